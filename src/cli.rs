@@ -1,0 +1,1 @@
+//! CLI (being written).

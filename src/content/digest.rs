@@ -1,0 +1,117 @@
+//! Fixed-size SHA-256 values with the names that say what they identify.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A SHA-256 digest written as 64 lowercase hex characters.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sha256Hex(pub [u8; 32]);
+
+impl Sha256Hex {
+    /// Digest of `bytes`.
+    pub fn of(bytes: &[u8]) -> Self {
+        use sha2::Digest;
+        Sha256Hex(sha2::Sha256::digest(bytes).into())
+    }
+
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+}
+
+impl fmt::Display for Sha256Hex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl fmt::Debug for Sha256Hex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.to_hex())
+    }
+}
+
+/// Why a string is not a SHA-256 hex digest.
+#[derive(Debug, thiserror::Error)]
+#[error("'{text}' is not a SHA-256 digest: expected 64 hex characters (0-9, a-f)")]
+pub struct BadDigest {
+    pub text: String,
+}
+
+impl FromStr for Sha256Hex {
+    type Err = BadDigest;
+    fn from_str(s: &str) -> Result<Self, BadDigest> {
+        let bad = || BadDigest { text: s.to_string() };
+        if s.len() != 64 {
+            return Err(bad());
+        }
+        let mut out = [0u8; 32];
+        hex::decode_to_slice(s.to_ascii_lowercase(), &mut out).map_err(|_| bad())?;
+        Ok(Sha256Hex(out))
+    }
+}
+
+impl Serialize for Sha256Hex {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for Sha256Hex {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+macro_rules! named_digest {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub Sha256Hex);
+
+        impl $name {
+            /// The first 12 hex characters, for tables and log lines.
+            pub fn short(&self) -> String {
+                self.0.to_hex()[..12].to_string()
+            }
+            pub fn to_hex(&self) -> String {
+                self.0.to_hex()
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(&self.0, f)
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}({})", stringify!($name), self.short())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = BadDigest;
+            fn from_str(s: &str) -> Result<Self, BadDigest> {
+                s.parse().map($name)
+            }
+        }
+    };
+}
+
+named_digest!(
+    /// The idempotency key of a deposit: SHA-256 over the canonical encoding of the manifest
+    /// and the metadata. Same content, same key, on every machine and in every run.
+    ContentKey
+);
+
+named_digest!(
+    /// SHA-256 over the canonical encoding of the manifest alone: equal fingerprints mean the
+    /// same data, whatever metadata it was deposited with.
+    DataFingerprint
+);

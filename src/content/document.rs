@@ -1,0 +1,189 @@
+//! The canonical, versioned document that a content key is computed over.
+//!
+//! `{"lodge": 1, "manifest": [...], "metadata": {...}}` encoded with RFC 8785 (JSON
+//! Canonicalization Scheme) and hashed with SHA-256. The manifest lists every file's relative
+//! path (`/`-separated, NFC), size and SHA-256, sorted by path; nothing per-machine or
+//! per-attempt (absolute paths, mtimes, times, random ids) is in it. The same document is the
+//! body of a sandbox record, so the server can recompute the key it is given.
+
+use serde::{Deserialize, Serialize};
+use unicode_normalization::{UnicodeNormalization, is_nfc};
+
+use super::{ContentKey, DataFingerprint, FieldProblem, Metadata, Sha256Hex};
+
+/// Version of the canonical encoding. Changing what is keyed means a new version.
+pub const ENCODING_VERSION: u32 = 1;
+
+/// One file of a dataset as it is keyed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ManifestEntry {
+    /// Relative path, `/`-separated, Unicode NFC.
+    pub path: String,
+    pub size: u64,
+    pub sha256: Sha256Hex,
+}
+
+/// Manifest plus metadata: what a deposit is, independent of where or when it is made.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContentDocument {
+    pub lodge: u32,
+    pub manifest: Vec<ManifestEntry>,
+    pub metadata: Metadata,
+}
+
+#[derive(Serialize)]
+struct FingerprintDocument<'a> {
+    lodge: u32,
+    manifest: &'a [ManifestEntry],
+}
+
+fn canonical_sha256<T: Serialize>(value: &T) -> Sha256Hex {
+    // Serialising plain structs of strings and integers cannot fail.
+    let bytes = serde_json_canonicalizer::to_vec(value).expect("canonical JSON of a document");
+    Sha256Hex::of(&bytes)
+}
+
+impl ContentDocument {
+    /// Build the document in its canonical form: metadata normalised, paths NFC, manifest
+    /// sorted by path.
+    pub fn new(mut manifest: Vec<ManifestEntry>, metadata: &Metadata) -> Self {
+        for entry in &mut manifest {
+            entry.path = entry.path.nfc().collect();
+        }
+        manifest.sort_by(|a, b| a.path.cmp(&b.path));
+        ContentDocument {
+            lodge: ENCODING_VERSION,
+            manifest,
+            metadata: metadata.normalized(),
+        }
+    }
+
+    /// The content key: SHA-256 of the RFC 8785 encoding of the whole document.
+    pub fn key(&self) -> ContentKey {
+        ContentKey(canonical_sha256(self))
+    }
+
+    /// The data fingerprint: the same over `{"lodge": 1, "manifest": [...]}` alone.
+    pub fn fingerprint(&self) -> DataFingerprint {
+        DataFingerprint(canonical_sha256(&FingerprintDocument {
+            lodge: self.lodge,
+            manifest: &self.manifest,
+        }))
+    }
+
+    /// The canonical bytes (RFC 8785) of the document, as sent in a record body.
+    pub fn canonical_json(&self) -> Vec<u8> {
+        serde_json_canonicalizer::to_vec(self).expect("canonical JSON of a document")
+    }
+
+    /// Total size of the data in bytes.
+    pub fn total_size(&self) -> u64 {
+        self.manifest.iter().map(|e| e.size).sum()
+    }
+
+    /// Every reason this document cannot be deposited: an unknown encoding version, a manifest
+    /// that is empty, unsorted, has duplicate or unsafe paths, and every metadata problem.
+    pub fn problems(&self) -> Vec<FieldProblem> {
+        let mut out = Vec::new();
+        if self.lodge != ENCODING_VERSION {
+            out.push(FieldProblem {
+                field: "lodge".into(),
+                message: format!(
+                    "encoding version {} is not supported (this Lodge writes {ENCODING_VERSION})",
+                    self.lodge
+                ),
+            });
+        }
+        if self.manifest.is_empty() {
+            out.push(FieldProblem {
+                field: "manifest".into(),
+                message: "is empty: a dataset needs at least one file".into(),
+            });
+        }
+        for (i, e) in self.manifest.iter().enumerate() {
+            let unsafe_path = e.path.is_empty()
+                || e.path.starts_with('/')
+                || e.path.contains('\\')
+                || e.path.split('/').any(|c| c.is_empty() || c == "." || c == "..");
+            if unsafe_path {
+                out.push(FieldProblem {
+                    field: format!("manifest[{i}].path"),
+                    message: format!("'{}' is not a relative /-separated path", e.path),
+                });
+            } else if !is_nfc(&e.path) {
+                out.push(FieldProblem {
+                    field: format!("manifest[{i}].path"),
+                    message: format!("'{}' is not in Unicode NFC", e.path),
+                });
+            }
+            if i > 0 && self.manifest[i - 1].path >= e.path {
+                out.push(FieldProblem {
+                    field: format!("manifest[{i}].path"),
+                    message: format!("'{}' is out of order or repeated", e.path),
+                });
+            }
+        }
+        out.extend(self.metadata.problems());
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::Creator;
+
+    fn sample() -> (Vec<ManifestEntry>, Metadata) {
+        let manifest = vec![
+            ManifestEntry {
+                path: "b.csv".into(),
+                size: 3,
+                sha256: Sha256Hex::of(b"abc"),
+            },
+            ManifestEntry {
+                path: "a/x.txt".into(),
+                size: 1,
+                sha256: Sha256Hex::of(b"x"),
+            },
+        ];
+        let metadata = Metadata {
+            title: "Soil".into(),
+            creators: vec![Creator::named("Curie, Marie")],
+            publisher: "Lab".into(),
+            publication_year: Some(2026),
+            ..Metadata::default()
+        };
+        (manifest, metadata)
+    }
+
+    #[test]
+    fn manifest_order_does_not_change_the_key() {
+        let (m, meta) = sample();
+        let mut reversed = m.clone();
+        reversed.reverse();
+        assert_eq!(
+            ContentDocument::new(m, &meta).key(),
+            ContentDocument::new(reversed, &meta).key()
+        );
+    }
+
+    #[test]
+    fn metadata_changes_the_key_but_not_the_fingerprint() {
+        let (m, meta) = sample();
+        let a = ContentDocument::new(m.clone(), &meta);
+        let mut other = meta.clone();
+        other.title = "Soil, revised".into();
+        let b = ContentDocument::new(m, &other);
+        assert_ne!(a.key(), b.key());
+        assert_eq!(a.fingerprint(), b.fingerprint());
+    }
+
+    #[test]
+    fn key_is_sha256_of_the_jcs_document() {
+        let (m, meta) = sample();
+        let doc = ContentDocument::new(m, &meta);
+        let text = String::from_utf8(doc.canonical_json()).unwrap();
+        assert!(text.starts_with("{\"lodge\":1,\"manifest\":[{\"path\":\"a/x.txt\""));
+        assert_eq!(doc.key().0, Sha256Hex::of(text.as_bytes()));
+    }
+}

@@ -1,0 +1,14 @@
+//! Lodge: exactly-once deposits of research datasets into repositories.
+//!
+//! The library is the whole of Lodge except the front ends: [`content`] turns a folder into a
+//! manifest and a [`content::ContentKey`], [`store`] keeps datasets, the durable job queue, the
+//! dedup results and the event log in SQLite, [`engine`] runs guarded deposits with retries and
+//! leases, [`targets`] speaks to the repositories, and [`sandbox`] is Lodge's own local
+//! repository server. The command line ([`cli`]) only parses arguments and calls into these.
+
+pub mod cli;
+pub mod content;
+pub mod engine;
+pub mod sandbox;
+pub mod store;
+pub mod targets;

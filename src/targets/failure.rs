@@ -1,0 +1,286 @@
+//! Classification of everything that can go wrong in one attempt (invariant 5).
+//!
+//! The engine decides what to do from the variant alone: wait and retry, reconcile and retry,
+//! stop for good, or pause the whole target until the user acts.
+
+use std::time::{Duration, SystemTime};
+
+use crate::content::FieldProblem;
+
+/// Why an attempt did not land.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum Failure {
+    /// The server asked us to slow down (429) or is unavailable (503): the write did not
+    /// happen. Retry after `retry_after` when given.
+    #[error("server busy (HTTP {status}): {message}")]
+    Wait {
+        status: u16,
+        retry_after: Option<Duration>,
+        message: String,
+    },
+    /// The request may or may not have taken effect: a timeout, a reset, a dropped response
+    /// or a 5xx after the request left. Retry with the same key, reconciling first.
+    #[error("outcome unknown{}: {message}", status.map(|s| format!(" (HTTP {s})")).unwrap_or_default())]
+    Ambiguous {
+        status: Option<u16>,
+        message: String,
+    },
+    /// The request never left this machine (connection refused, name not resolved): safe to
+    /// retry.
+    #[error("could not reach the server: {message}")]
+    NotSent { message: String },
+    /// The server refused the content (400/422): terminal, never retried.
+    #[error("rejected (HTTP {status}): {}", problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))]
+    Rejected {
+        status: u16,
+        problems: Vec<FieldProblem>,
+    },
+    /// Credentials missing or refused (401/403): the target stops until the user acts.
+    #[error("not authorised (HTTP {status}): {message}")]
+    Unauthorized { status: u16, message: String },
+    /// A local file changed since it was scanned: rescan before depositing.
+    #[error("changed since scan, rescan: {path}: {message}")]
+    Changed { path: String, message: String },
+    /// The server holds a different record under this identifier: terminal, a person decides.
+    #[error("conflict: {message}")]
+    Conflict { message: String },
+}
+
+/// What the engine does about a failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureClass {
+    /// Retry later; the write certainly did not happen.
+    Retry,
+    /// Retry later; the write may have happened, reconcile first.
+    RetryAmbiguous,
+    /// Never retry automatically.
+    Terminal,
+    /// Stop every job of this target until the user acts.
+    PauseTarget,
+}
+
+impl Failure {
+    pub fn class(&self) -> FailureClass {
+        match self {
+            Failure::Wait { .. } | Failure::NotSent { .. } => FailureClass::Retry,
+            Failure::Ambiguous { .. } => FailureClass::RetryAmbiguous,
+            Failure::Rejected { .. } | Failure::Changed { .. } | Failure::Conflict { .. } => {
+                FailureClass::Terminal
+            }
+            Failure::Unauthorized { .. } => FailureClass::PauseTarget,
+        }
+    }
+
+    /// The HTTP status behind the failure, when there was one.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            Failure::Wait { status, .. }
+            | Failure::Rejected { status, .. }
+            | Failure::Unauthorized { status, .. } => Some(*status),
+            Failure::Ambiguous { status, .. } => *status,
+            _ => None,
+        }
+    }
+
+    /// How long the server asked us to wait, when it did.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Failure::Wait { retry_after, .. } => *retry_after,
+            _ => None,
+        }
+    }
+
+    /// Classify a non-success HTTP status. `body` is the response text, used for messages;
+    /// `retry_after` is the raw `Retry-After` header value.
+    pub fn from_status(status: u16, retry_after: Option<&str>, body: &str) -> Failure {
+        let message = summarize_body(body);
+        match status {
+            429 | 503 => Failure::Wait {
+                status,
+                retry_after: retry_after.and_then(parse_retry_after),
+                message,
+            },
+            401 | 403 => Failure::Unauthorized { status, message },
+            400 | 422 => Failure::Rejected {
+                status,
+                problems: problems_from_body(body),
+            },
+            // Any other 4xx means the request itself is wrong: retrying sends it again.
+            400..=499 => Failure::Rejected {
+                status,
+                problems: vec![FieldProblem {
+                    field: "request".into(),
+                    message: format!("HTTP {status}: {message}"),
+                }],
+            },
+            // 5xx after the request left: the server may have committed before failing.
+            _ => Failure::Ambiguous {
+                status: Some(status),
+                message,
+            },
+        }
+    }
+
+    /// Classify a transport error. Whether the request left decides between
+    /// [`Failure::NotSent`] and [`Failure::Ambiguous`].
+    pub fn from_reqwest(err: &reqwest::Error) -> Failure {
+        let message = error_chain(err);
+        if err.is_connect() {
+            Failure::NotSent { message }
+        } else if err.is_builder() {
+            Failure::Rejected {
+                status: 0,
+                problems: vec![FieldProblem {
+                    field: "request".into(),
+                    message,
+                }],
+            }
+        } else {
+            Failure::Ambiguous {
+                status: None,
+                message,
+            }
+        }
+    }
+}
+
+/// A transport error with its causes, which is where reqwest keeps the useful part.
+fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// `Retry-After` as delta-seconds or an HTTP date.
+pub fn parse_retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    Some(
+        when.duration_since(SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
+}
+
+/// Field problems from a JSON body of the forms `{"errors":[{"field","message"}]}`,
+/// `{"errors":[{"field","messages":[..]}]}` or `{"errors":[{"source","title"}]}`; otherwise one
+/// problem carrying the body's text.
+pub fn problems_from_body(body: &str) -> Vec<FieldProblem> {
+    let mut out = Vec::new();
+    if let Ok(json) = serde_json::from_str::<serde_json::Value>(body)
+        && let Some(errors) = json.get("errors").and_then(|e| e.as_array())
+    {
+        for e in errors {
+            let field = e
+                .get("field")
+                .or_else(|| e.get("source"))
+                .and_then(|f| f.as_str())
+                .unwrap_or("record")
+                .to_string();
+            let mut messages: Vec<String> = Vec::new();
+            for k in ["message", "title", "detail"] {
+                if let Some(m) = e.get(k).and_then(|m| m.as_str()) {
+                    messages.push(m.to_string());
+                }
+            }
+            if let Some(ms) = e.get("messages").and_then(|m| m.as_array()) {
+                messages.extend(ms.iter().filter_map(|m| m.as_str().map(String::from)));
+            }
+            if messages.is_empty() {
+                messages.push(e.to_string());
+            }
+            for message in messages {
+                out.push(FieldProblem {
+                    field: field.clone(),
+                    message,
+                });
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push(FieldProblem {
+            field: "record".into(),
+            message: summarize_body(body),
+        });
+    }
+    out
+}
+
+fn summarize_body(body: &str) -> String {
+    let body = body.trim();
+    if body.is_empty() {
+        return "(empty response body)".into();
+    }
+    let mut s: String = body.chars().take(300).collect();
+    if body.chars().count() > 300 {
+        s.push('…');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_map_to_the_invariant_5_classes() {
+        assert_eq!(
+            Failure::from_status(429, Some("3"), "").class(),
+            FailureClass::Retry
+        );
+        assert_eq!(
+            Failure::from_status(429, Some("3"), "").retry_after(),
+            Some(Duration::from_secs(3))
+        );
+        assert_eq!(
+            Failure::from_status(503, None, "").class(),
+            FailureClass::Retry
+        );
+        assert_eq!(
+            Failure::from_status(500, None, "").class(),
+            FailureClass::RetryAmbiguous
+        );
+        assert_eq!(
+            Failure::from_status(504, None, "").class(),
+            FailureClass::RetryAmbiguous
+        );
+        assert_eq!(
+            Failure::from_status(422, None, "").class(),
+            FailureClass::Terminal
+        );
+        assert_eq!(
+            Failure::from_status(400, None, "").class(),
+            FailureClass::Terminal
+        );
+        assert_eq!(
+            Failure::from_status(401, None, "").class(),
+            FailureClass::PauseTarget
+        );
+        assert_eq!(
+            Failure::from_status(403, None, "").class(),
+            FailureClass::PauseTarget
+        );
+    }
+
+    #[test]
+    fn retry_after_accepts_an_http_date() {
+        let later = SystemTime::now() + Duration::from_secs(120);
+        let parsed = parse_retry_after(&httpdate::fmt_http_date(later)).unwrap();
+        assert!(parsed <= Duration::from_secs(120) && parsed >= Duration::from_secs(100));
+        assert_eq!(parse_retry_after("soon"), None);
+    }
+
+    #[test]
+    fn field_errors_are_read_from_json_bodies() {
+        let p = problems_from_body(r#"{"errors":[{"field":"title","message":"is required"}]}"#);
+        assert_eq!(p[0].field, "title");
+        assert_eq!(p[0].message, "is required");
+    }
+}

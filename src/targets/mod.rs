@@ -1,0 +1,113 @@
+//! Targets: the repositories Lodge deposits into, behind one trait.
+//!
+//! A target knows how to send a dataset's bytes, how to create its record with a conditional
+//! write that the server arbitrates (invariant 3), how to look a content key up for
+//! reconciliation, and how to turn what the server or the network said into a [`Failure`]
+//! the engine can act on (invariant 5). The engine never sees HTTP; a target never sees the
+//! store or the queue.
+
+pub mod failure;
+pub mod sandbox;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::content::{ContentDocument, ContentKey};
+pub use failure::Failure;
+
+/// What a repository calls a record once it exists.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RecordRef {
+    /// The server's identifier (a sandbox number, a DOI, an object URL...).
+    pub identifier: String,
+    /// Where a person can look at the record, when the target has such a place.
+    pub url: Option<String>,
+}
+
+/// A confirmed write: either this request created the record or it was already there.
+/// Both are success (invariant 3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Landed {
+    Created(RecordRef),
+    Existing(RecordRef),
+}
+
+impl Landed {
+    pub fn record(&self) -> &RecordRef {
+        match self {
+            Landed::Created(r) | Landed::Existing(r) => r,
+        }
+    }
+}
+
+/// Everything a target needs to deposit one dataset.
+pub struct DepositRequest<'a> {
+    pub key: ContentKey,
+    pub document: &'a ContentDocument,
+    /// The dataset's folder on this machine; manifest paths are relative to it.
+    pub root: &'a Path,
+}
+
+/// Reports bytes sent so far, for progress bars. Cheap to call often.
+pub type ProgressSink = Arc<dyn Fn(u64) + Send + Sync>;
+
+/// One repository Lodge can deposit into.
+#[async_trait]
+pub trait Target: Send + Sync {
+    /// The target's identity in the dedup scope (target, operation, key): kind + endpoint +
+    /// account/bucket/prefix, never credentials, so it stays stable when they rotate.
+    fn scope_id(&self) -> &str;
+
+    /// A short human label ("Local sandbox at 127.0.0.1:8080").
+    fn label(&self) -> String;
+
+    /// Send the data files, skipping those the server already holds. Bytes are hashed as
+    /// they are sent; a file whose bytes no longer match the manifest fails with
+    /// [`Failure::Changed`] and nothing of it is committed on the server.
+    async fn upload(&self, request: &DepositRequest<'_>, progress: ProgressSink)
+    -> Result<(), Failure>;
+
+    /// Create the record for `request.key` with a conditional write. "Already exists" is
+    /// [`Landed::Existing`], never an error.
+    async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure>;
+
+    /// Look the key up on the server: `Ok(None)` when no record exists for it. Targets that
+    /// cannot look a key up return `Ok(None)` and say so in [`Target::can_lookup`].
+    async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure>;
+
+    /// Whether [`Target::lookup`] can find a record by key (used to reconcile before a retry).
+    fn can_lookup(&self) -> bool;
+}
+
+/// Why a target URL cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetUrlError {
+    #[error("'{url}' is not a target URL: {reason}. Example: sandbox+http://127.0.0.1:8080")]
+    Malformed { url: String, reason: String },
+    #[error(
+        "'{url}' uses the unknown target kind '{kind}'. Known kinds: sandbox+http, sandbox+https"
+    )]
+    UnknownKind { url: String, kind: String },
+}
+
+/// Open the target a URL names, with an optional bearer token.
+pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, TargetUrlError> {
+    let Some((kind, rest)) = url.split_once('+') else {
+        return Err(TargetUrlError::Malformed {
+            url: url.into(),
+            reason: "it has no kind prefix such as 'sandbox+'".into(),
+        });
+    };
+    match kind {
+        "sandbox" => {
+            let _ = (rest, token);
+            todo!("sandbox target")
+        }
+        other => Err(TargetUrlError::UnknownKind {
+            url: url.into(),
+            kind: other.into(),
+        }),
+    }
+}
