@@ -1,1 +1,160 @@
-//! Store (being written).
+//! The store: datasets, the durable job queue, the dedup results and the event log, in SQLite.
+//!
+//! Every query Lodge makes lives in this module, behind [`Store`]'s methods, so that another
+//! backend (PostgreSQL, for a lab sharing one queue) can stand behind the same interface.
+//! Writes that belong together commit together: a deposit's result, its job's state and its
+//! log event are one transaction (invariant 4), and a worker's fencing token is checked in
+//! that same transaction (invariant 7).
+
+mod datasets;
+mod events;
+mod hash_cache;
+mod jobs;
+mod reports;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::Connection;
+
+pub use datasets::{DatasetRow, FileScan, NewDataset};
+pub use hash_cache::CachedDigest;
+pub use events::{EventKind, EventRow, NewEvent};
+pub use jobs::{ClaimFilter, Enqueued, Finish, JobRow, JobState, Lease};
+pub use reports::{DepositResult, HistoryRow, StatusRow, Totals};
+
+/// The only operation so far: deposit a dataset. Part of every dedup scope.
+pub const OPERATION_DEPOSIT: &str = "deposit";
+
+/// What went wrong in the store, naming the database file where it helps.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the Lodge database {path}: {source}")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("cannot create the folder {path} for the Lodge database: {source}")]
+    CreateDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "the Lodge database {path} has schema changes this Lodge does not know ({source}); use a newer Lodge or another --db"
+    )]
+    Migrate {
+        path: PathBuf,
+        #[source]
+        source: rusqlite_migration::Error,
+    },
+    /// A worker tried to record a result after its lease was taken over (fencing token
+    /// mismatch). The result is refused; the newer holder will record its own.
+    #[error("job {job}: lease lost (fence {fence} is stale), result refused")]
+    StaleLease { job: i64, fence: i64 },
+    #[error("no dataset matches '{0}': give its number, its folder or its name (see `lodge status`)")]
+    NoSuchDataset(String),
+    #[error("'{0}' names more than one dataset: give its number or its folder instead")]
+    AmbiguousDataset(String),
+    #[error("no job {0} (see `lodge status` or `lodge history`)")]
+    NoSuchJob(i64),
+    #[error("stored data is damaged: {0}")]
+    Corrupt(String),
+    #[error("database error: {0}")]
+    Sql(#[from] rusqlite::Error),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// A handle on one Lodge database. Cheap to share behind an `Arc`; each `Store` is one SQLite
+/// connection, so several processes (or several `Store`s) can use one file at once.
+pub struct Store {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+    actor: String,
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+fn ms(d: Duration) -> i64 {
+    d.as_millis().min(i64::MAX as u128) as i64
+}
+
+impl Store {
+    /// The database Lodge uses when neither `--db` nor `LODGE_DB` says otherwise: `lodge.db`
+    /// in the platform's data directory.
+    pub fn default_path() -> PathBuf {
+        directories::ProjectDirs::from("org", "Lodge", "lodge")
+            .map(|d| d.data_dir().join("lodge.db"))
+            .unwrap_or_else(|| PathBuf::from("lodge.db"))
+    }
+
+    /// Open (creating if needed) and migrate the database at `path`.
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+                path: parent.to_path_buf(),
+                source,
+            })?;
+        }
+        let open_err = |source| StoreError::Open {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut conn = Connection::open(path).map_err(open_err)?;
+        conn.busy_timeout(Duration::from_secs(30))
+            .map_err(open_err)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(open_err)?;
+        // NORMAL is durable in WAL mode across process crashes (what the queue promises);
+        // only a power loss can drop the last commits, never corrupt them.
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(open_err)?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(open_err)?;
+        schema::migrations()
+            .to_latest(&mut conn)
+            .map_err(|source| StoreError::Migrate {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        Ok(Store {
+            conn: Mutex::new(conn),
+            path: path.to_path_buf(),
+            actor: default_actor(),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Who this handle writes events as (`user@host`).
+    pub fn actor(&self) -> &str {
+        &self.actor
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave a transaction open (rusqlite rolls back
+        // on drop), so a poisoned lock is still a usable connection.
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn default_actor() -> String {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("USERNAME"))
+        .unwrap_or_else(|_| "someone".into());
+    let host = gethostname::gethostname().to_string_lossy().into_owned();
+    format!("{user}@{host}")
+}

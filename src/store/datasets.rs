@@ -1,0 +1,276 @@
+//! Datasets, their last scan, and the immutable documents their keys name.
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{Result, Store, StoreError, now_ms};
+use crate::content::{ContentDocument, ContentKey, DataFingerprint, Metadata};
+
+/// One file as the last scan saw it on this machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileScan {
+    pub rel_path: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub file_id: u64,
+    pub sha256: String,
+}
+
+/// A scanned dataset to record.
+pub struct NewDataset<'a> {
+    /// Canonical absolute folder.
+    pub path: &'a str,
+    pub name: &'a str,
+    pub metadata: &'a Metadata,
+    pub document: &'a ContentDocument,
+    pub files: &'a [FileScan],
+}
+
+/// A dataset as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatasetRow {
+    pub id: i64,
+    pub path: String,
+    pub name: String,
+    pub metadata: Metadata,
+    pub key: Option<ContentKey>,
+    pub fingerprint: Option<DataFingerprint>,
+    pub file_count: u64,
+    pub total_bytes: u64,
+    pub added_at: i64,
+    pub scanned_at: Option<i64>,
+}
+
+const DATASET_COLUMNS: &str = "id, path, name, metadata, content_key, fingerprint, file_count, \
+                               total_bytes, added_at, scanned_at";
+
+fn parse<T: std::str::FromStr>(text: Option<String>) -> Result<Option<T>> {
+    match text {
+        None => Ok(None),
+        Some(t) => t
+            .parse()
+            .map(Some)
+            .map_err(|_| StoreError::Corrupt(format!("'{t}' is not a digest"))),
+    }
+}
+
+fn dataset_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<DatasetRaw> {
+    Ok(DatasetRaw {
+        id: row.get(0)?,
+        path: row.get(1)?,
+        name: row.get(2)?,
+        metadata: row.get(3)?,
+        key: row.get(4)?,
+        fingerprint: row.get(5)?,
+        file_count: row.get(6)?,
+        total_bytes: row.get(7)?,
+        added_at: row.get(8)?,
+        scanned_at: row.get(9)?,
+    })
+}
+
+struct DatasetRaw {
+    id: i64,
+    path: String,
+    name: String,
+    metadata: String,
+    key: Option<String>,
+    fingerprint: Option<String>,
+    file_count: i64,
+    total_bytes: i64,
+    added_at: i64,
+    scanned_at: Option<i64>,
+}
+
+impl DatasetRaw {
+    fn into_row(self) -> Result<DatasetRow> {
+        Ok(DatasetRow {
+            id: self.id,
+            metadata: serde_json::from_str(&self.metadata).map_err(|e| {
+                StoreError::Corrupt(format!("metadata of dataset {}: {e}", self.id))
+            })?,
+            key: parse(self.key)?,
+            fingerprint: parse(self.fingerprint)?,
+            path: self.path,
+            name: self.name,
+            file_count: self.file_count as u64,
+            total_bytes: self.total_bytes as u64,
+            added_at: self.added_at,
+            scanned_at: self.scanned_at,
+        })
+    }
+}
+
+impl Store {
+    /// Record a scanned dataset (new, or the same folder scanned again), its document and its
+    /// files, in one transaction. Returns the dataset's id.
+    pub fn save_dataset(&self, new: &NewDataset<'_>) -> Result<i64> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let now = now_ms();
+        let key = new.document.key().to_hex();
+        let fingerprint = new.document.fingerprint().to_hex();
+        let document = String::from_utf8(new.document.canonical_json())
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        tx.execute(
+            "INSERT INTO documents (content_key, fingerprint, document) VALUES (?1, ?2, ?3)
+             ON CONFLICT (content_key) DO NOTHING",
+            params![key, fingerprint, document],
+        )?;
+        let metadata = serde_json::to_string(&new.metadata.normalized())
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let total: u64 = new.files.iter().map(|f| f.size).sum();
+        let id: i64 = tx.query_row(
+            "INSERT INTO datasets (path, name, metadata, content_key, fingerprint, file_count,
+                                   total_bytes, added_at, scanned_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)
+             ON CONFLICT (path) DO UPDATE SET
+                name = excluded.name, metadata = excluded.metadata,
+                content_key = excluded.content_key, fingerprint = excluded.fingerprint,
+                file_count = excluded.file_count, total_bytes = excluded.total_bytes,
+                scanned_at = excluded.scanned_at
+             RETURNING id",
+            params![
+                new.path,
+                new.name,
+                metadata,
+                key,
+                fingerprint,
+                new.files.len() as i64,
+                total as i64,
+                now
+            ],
+            |r| r.get(0),
+        )?;
+        tx.execute("DELETE FROM dataset_files WHERE dataset_id = ?1", [id])?;
+        {
+            let mut insert = tx.prepare(
+                "INSERT INTO dataset_files (dataset_id, rel_path, size, mtime_ns, file_id, sha256)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for f in new.files {
+                insert.execute(params![
+                    id,
+                    f.rel_path,
+                    f.size as i64,
+                    f.mtime_ns,
+                    f.file_id as i64,
+                    f.sha256
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Every dataset, by id.
+    pub fn datasets(&self) -> Result<Vec<DatasetRow>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!("SELECT {DATASET_COLUMNS} FROM datasets ORDER BY id"))?;
+        let raws = stmt
+            .query_map([], dataset_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        raws.into_iter().map(DatasetRaw::into_row).collect()
+    }
+
+    /// One dataset by id.
+    pub fn dataset(&self, id: i64) -> Result<Option<DatasetRow>> {
+        let conn = self.conn();
+        let raw = conn
+            .query_row(
+                &format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE id = ?1"),
+                [id],
+                dataset_from_row,
+            )
+            .optional()?;
+        raw.map(DatasetRaw::into_row).transpose()
+    }
+
+    /// The dataset whose folder is `path` (canonical absolute).
+    pub fn dataset_by_path(&self, path: &str) -> Result<Option<DatasetRow>> {
+        let conn = self.conn();
+        let raw = conn
+            .query_row(
+                &format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE path = ?1"),
+                [path],
+                dataset_from_row,
+            )
+            .optional()?;
+        raw.map(DatasetRaw::into_row).transpose()
+    }
+
+    /// Find a dataset by what a person types: its number, its folder (canonical absolute
+    /// path), its name, or a prefix of its key (at least 8 hex characters).
+    pub fn find_dataset(&self, selector: &str) -> Result<DatasetRow> {
+        if let Ok(id) = selector.parse::<i64>()
+            && let Some(d) = self.dataset(id)?
+        {
+            return Ok(d);
+        }
+        if let Some(d) = self.dataset_by_path(selector)? {
+            return Ok(d);
+        }
+        let conn = self.conn();
+        let key_prefix = if selector.len() >= 8 && selector.chars().all(|c| c.is_ascii_hexdigit())
+        {
+            format!("{}%", selector.to_ascii_lowercase())
+        } else {
+            // Matches no key.
+            "-".to_string()
+        };
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {DATASET_COLUMNS} FROM datasets WHERE name = ?1 OR content_key LIKE ?2 LIMIT 2"
+        ))?;
+        let mut raws = stmt
+            .query_map(params![selector, key_prefix], dataset_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        match raws.len() {
+            0 => Err(StoreError::NoSuchDataset(selector.into())),
+            1 => raws.remove(0).into_row(),
+            _ => Err(StoreError::AmbiguousDataset(selector.into())),
+        }
+    }
+
+    /// The document a key names.
+    pub fn document(&self, key: &ContentKey) -> Result<Option<ContentDocument>> {
+        let conn = self.conn();
+        let text: Option<String> = conn
+            .query_row(
+                "SELECT document FROM documents WHERE content_key = ?1",
+                [key.to_hex()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        text.map(|t| {
+            serde_json::from_str(&t)
+                .map_err(|e| StoreError::Corrupt(format!("document {}: {e}", key.short())))
+        })
+        .transpose()
+    }
+
+    /// What the last scan of a dataset saw, by path.
+    pub fn dataset_files(&self, dataset_id: i64) -> Result<Vec<FileScan>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT rel_path, size, mtime_ns, file_id, sha256 FROM dataset_files
+             WHERE dataset_id = ?1 ORDER BY rel_path",
+        )?;
+        let rows = stmt
+            .query_map([dataset_id], |r| {
+                Ok(FileScan {
+                    rel_path: r.get(0)?,
+                    size: r.get::<_, i64>(1)? as u64,
+                    mtime_ns: r.get(2)?,
+                    file_id: r.get::<_, i64>(3)? as u64,
+                    sha256: r.get(4)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Forget a dataset (its jobs, results and events stay, as history).
+    pub fn remove_dataset(&self, id: i64) -> Result<bool> {
+        let conn = self.conn();
+        Ok(conn.execute("DELETE FROM datasets WHERE id = ?1", [id])? == 1)
+    }
+}

@@ -1,0 +1,774 @@
+//! The durable job queue: targets, enqueueing, claiming with leases and fencing tokens, and
+//! recording each job's outcome together with its result and its event.
+
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+
+use super::events::insert_event;
+use super::{EventKind, EventRow, NewEvent, OPERATION_DEPOSIT, Result, Store, StoreError, ms, now_ms};
+use crate::content::ContentKey;
+use crate::targets::RecordRef;
+
+/// Where a job is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobState {
+    Queued,
+    Running,
+    /// A retry is scheduled for `not_before`.
+    Waiting,
+    /// This job's write created the record.
+    Deposited,
+    /// The record already existed (replay from the store, or the server said so).
+    Existing,
+    /// Retries exhausted (dead letter): `retry` re-queues it with the same key.
+    Failed,
+    /// Refused for good (validation, changed since scan, conflict).
+    Rejected,
+}
+
+impl JobState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Waiting => "waiting",
+            JobState::Deposited => "deposited",
+            JobState::Existing => "existing",
+            JobState::Failed => "failed",
+            JobState::Rejected => "rejected",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<JobState> {
+        use JobState::*;
+        [
+            Queued, Running, Waiting, Deposited, Existing, Failed, Rejected,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+
+    /// No worker will touch the job again unless a person re-queues it.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            JobState::Deposited | JobState::Existing | JobState::Failed | JobState::Rejected
+        )
+    }
+
+    /// The deposit took effect (created now or before).
+    pub fn is_landed(self) -> bool {
+        matches!(self, JobState::Deposited | JobState::Existing)
+    }
+}
+
+/// A job as stored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobRow {
+    pub id: i64,
+    pub dataset_id: Option<i64>,
+    /// Folder of the dataset on this machine, when the dataset is still known.
+    pub dataset_path: Option<String>,
+    pub dataset_name: Option<String>,
+    pub target: String,
+    pub operation: String,
+    pub key: ContentKey,
+    pub state: JobState,
+    pub attempts: u32,
+    pub not_before: i64,
+    pub deadline: i64,
+    pub lease_owner: Option<String>,
+    pub lease_expires: Option<i64>,
+    pub fence: i64,
+    pub last_error: Option<String>,
+    pub last_status: Option<u16>,
+    pub identifier: Option<String>,
+    pub url: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// A claimed job: only the holder of the current fence may record its outcome.
+#[derive(Clone, Debug)]
+pub struct Lease {
+    pub job: JobRow,
+    pub fence: i64,
+    pub owner: String,
+    pub expires_at: i64,
+}
+
+/// Which jobs a worker may claim.
+#[derive(Clone, Debug, Default)]
+pub struct ClaimFilter {
+    /// Only jobs for these targets (the ones this worker can reach).
+    pub targets: Vec<String>,
+    /// Only these jobs (a command-line batch); `None` for any.
+    pub job_ids: Option<Vec<i64>>,
+}
+
+/// Whether `enqueue_deposit` made a new job or joined one already on the queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enqueued {
+    New(i64),
+    AlreadyQueued(i64),
+}
+
+impl Enqueued {
+    pub fn job_id(self) -> i64 {
+        match self {
+            Enqueued::New(id) | Enqueued::AlreadyQueued(id) => id,
+        }
+    }
+}
+
+/// How a claimed job ends this round. Each is recorded with one event, atomically.
+#[derive(Clone, Debug)]
+pub enum Finish {
+    /// The server confirmed the write: it created the record (`created`) or the record was
+    /// there already. The result is inserted if the scope has none; the winner is returned.
+    Landed {
+        record: RecordRef,
+        created: bool,
+        fingerprint: String,
+        kind: EventKind,
+        message: String,
+        http_status: Option<u16>,
+    },
+    /// The store already held the result for this scope: nothing was sent.
+    Replayed { message: String },
+    /// Try again at `not_before`.
+    Retry {
+        not_before: i64,
+        delay: Duration,
+        error: String,
+        http_status: Option<u16>,
+    },
+    /// Dead letter: retries or time exhausted.
+    Failed {
+        error: String,
+        http_status: Option<u16>,
+    },
+    /// Terminal refusal.
+    Rejected {
+        error: String,
+        http_status: Option<u16>,
+    },
+    /// The target refused the credentials: pause it, put the job back on the queue.
+    PauseTarget {
+        error: String,
+        http_status: Option<u16>,
+    },
+    /// Give the job back untouched (shutdown, or a target this worker cannot use now).
+    Release { message: String },
+}
+
+const JOB_COLUMNS: &str = "j.id, j.dataset_id, d.path, d.name, j.target, j.operation, \
+    j.content_key, j.state, j.attempts, j.not_before, j.deadline, j.lease_owner, \
+    j.lease_expires, j.fence, j.last_error, j.last_status, j.identifier, j.url, \
+    j.created_at, j.updated_at";
+
+fn job_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRow> {
+    let key: String = r.get(6)?;
+    let state: String = r.get(7)?;
+    let bad = |what: &str, text: &str| {
+        rusqlite::Error::FromSqlConversionFailure(
+            0,
+            rusqlite::types::Type::Text,
+            format!("{what} '{text}'").into(),
+        )
+    };
+    Ok(JobRow {
+        id: r.get(0)?,
+        dataset_id: r.get(1)?,
+        dataset_path: r.get(2)?,
+        dataset_name: r.get(3)?,
+        target: r.get(4)?,
+        operation: r.get(5)?,
+        key: key.parse().map_err(|_| bad("content key", &key))?,
+        state: JobState::parse(&state).ok_or_else(|| bad("job state", &state))?,
+        attempts: r.get(8)?,
+        not_before: r.get(9)?,
+        deadline: r.get(10)?,
+        lease_owner: r.get(11)?,
+        lease_expires: r.get(12)?,
+        fence: r.get(13)?,
+        last_error: r.get(14)?,
+        last_status: r.get(15)?,
+        identifier: r.get(16)?,
+        url: r.get(17)?,
+        created_at: r.get(18)?,
+        updated_at: r.get(19)?,
+    })
+}
+
+fn load_job(conn: &Connection, id: i64) -> Result<Option<JobRow>> {
+    Ok(conn
+        .query_row(
+            &format!(
+                "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+                 WHERE j.id = ?1"
+            ),
+            [id],
+            job_from_row,
+        )
+        .optional()?)
+}
+
+fn job_event(job: &JobRow, kind: EventKind, message: String) -> NewEvent {
+    NewEvent {
+        job_id: Some(job.id),
+        dataset_id: job.dataset_id,
+        target: Some(job.target.clone()),
+        content_key: Some(job.key.to_hex()),
+        kind: Some(kind),
+        attempt: Some(job.attempts),
+        message,
+        ..NewEvent::default()
+    }
+}
+
+/// Check, inside `tx`, that `lease` still holds the job. The fence only ever grows, so an
+/// equal fence and a running state mean nobody has claimed the job since.
+fn check_fence(tx: &Transaction<'_>, lease: &Lease) -> Result<()> {
+    let current: Option<(i64, String)> = tx
+        .query_row(
+            "SELECT fence, state FROM jobs WHERE id = ?1",
+            [lease.job.id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    match current {
+        Some((fence, state)) if fence == lease.fence && state == "running" => Ok(()),
+        _ => Err(StoreError::StaleLease {
+            job: lease.job.id,
+            fence: lease.fence,
+        }),
+    }
+}
+
+impl Store {
+    /// Make sure a target exists in the store (its scope id is what results are keyed by).
+    pub fn upsert_target(&self, scope_id: &str, url: &str, label: &str) -> Result<()> {
+        let conn = self.conn();
+        conn.execute(
+            "INSERT INTO targets (scope_id, url, label, added_at) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (scope_id) DO UPDATE SET url = excluded.url, label = excluded.label",
+            params![scope_id, url, label, now_ms()],
+        )?;
+        Ok(())
+    }
+
+    /// Why a target is paused, if it is.
+    pub fn target_paused(&self, scope_id: &str) -> Result<Option<String>> {
+        let conn = self.conn();
+        Ok(conn
+            .query_row(
+                "SELECT paused_reason FROM targets WHERE scope_id = ?1",
+                [scope_id],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()?
+            .flatten())
+    }
+
+    /// Lift a pause (the user acted: new credentials, or asked to deposit again).
+    pub fn resume_target(&self, scope_id: &str) -> Result<Option<EventRow>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let changed = tx.execute(
+            "UPDATE targets SET paused_reason = NULL, paused_at = NULL
+             WHERE scope_id = ?1 AND paused_reason IS NOT NULL",
+            [scope_id],
+        )?;
+        let event = if changed == 1 {
+            Some(insert_event(
+                &tx,
+                &NewEvent {
+                    target: Some(scope_id.into()),
+                    kind: Some(EventKind::Resumed),
+                    message: format!("{scope_id} resumed"),
+                    ..NewEvent::default()
+                },
+                &self.actor,
+            )?)
+        } else {
+            None
+        };
+        tx.commit()?;
+        Ok(event)
+    }
+
+    /// Put a deposit of `key` to `target` on the queue, or join the job already queued,
+    /// running or waiting for that scope. `deadline` bounds when retries may be scheduled.
+    pub fn enqueue_deposit(
+        &self,
+        dataset_id: i64,
+        target: &str,
+        key: &ContentKey,
+        deadline: Duration,
+    ) -> Result<(Enqueued, Option<EventRow>)> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let existing: Option<i64> = tx
+            .query_row(
+                "SELECT id FROM jobs WHERE target = ?1 AND operation = ?2 AND content_key = ?3
+                 AND state IN ('queued','running','waiting')",
+                params![target, OPERATION_DEPOSIT, key.to_hex()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(id) = existing {
+            tx.commit()?;
+            return Ok((Enqueued::AlreadyQueued(id), None));
+        }
+        let now = now_ms();
+        tx.execute(
+            "INSERT INTO jobs (dataset_id, target, operation, content_key, state, deadline,
+                               created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?6)",
+            params![
+                dataset_id,
+                target,
+                OPERATION_DEPOSIT,
+                key.to_hex(),
+                now + ms(deadline),
+                now
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        let job = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
+        let event = insert_event(
+            &tx,
+            &job_event(&job, EventKind::Queued, format!("queued for {target}")),
+            &self.actor,
+        )?;
+        tx.commit()?;
+        Ok((Enqueued::New(id), Some(event)))
+    }
+
+    /// Claim the next job that is due: queued, waiting past its time, or running under a
+    /// lease that has expired. Bumps the fencing token in the same transaction. Returns the
+    /// lease and, when the job was taken over from an expired lease, the event saying so.
+    pub fn claim(
+        &self,
+        owner: &str,
+        lease_for: Duration,
+        filter: &ClaimFilter,
+    ) -> Result<Option<(Lease, Option<EventRow>)>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let now = now_ms();
+        let targets = serde_json::to_string(&filter.targets).unwrap_or_else(|_| "[]".into());
+        let ids = filter
+            .job_ids
+            .as_ref()
+            .map(|ids| serde_json::to_string(ids).unwrap_or_else(|_| "[]".into()));
+        let picked: Option<i64> = tx
+            .query_row(
+                "SELECT j.id FROM jobs j
+                 WHERE (j.state = 'queued'
+                        OR (j.state = 'waiting' AND j.not_before <= ?1)
+                        OR (j.state = 'running' AND j.lease_expires <= ?1))
+                   AND j.target IN (SELECT value FROM json_each(?2))
+                   AND NOT EXISTS (SELECT 1 FROM targets t
+                                   WHERE t.scope_id = j.target AND t.paused_reason IS NOT NULL)
+                   AND (?3 IS NULL OR j.id IN (SELECT value FROM json_each(?3)))
+                 ORDER BY j.not_before, j.id
+                 LIMIT 1",
+                params![now, targets, ids],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(id) = picked else {
+            tx.commit()?;
+            return Ok(None);
+        };
+        let before = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
+        let expires_at = now + ms(lease_for);
+        tx.execute(
+            "UPDATE jobs SET state = 'running', fence = fence + 1, lease_owner = ?2,
+                             lease_expires = ?3, updated_at = ?4
+             WHERE id = ?1",
+            params![id, owner, expires_at, now],
+        )?;
+        let job = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
+        let event = if before.state == JobState::Running {
+            Some(insert_event(
+                &tx,
+                &job_event(
+                    &job,
+                    EventKind::Reclaimed,
+                    format!(
+                        "lease of {} expired; job taken over",
+                        before.lease_owner.as_deref().unwrap_or("another worker")
+                    ),
+                ),
+                &self.actor,
+            )?)
+        } else {
+            None
+        };
+        tx.commit()?;
+        let fence = job.fence;
+        Ok(Some((
+            Lease {
+                job,
+                fence,
+                owner: owner.to_string(),
+                expires_at,
+            },
+            event,
+        )))
+    }
+
+    /// Extend a lease. `false` when it was lost (another worker claimed the job).
+    pub fn renew_lease(&self, lease: &mut Lease, lease_for: Duration) -> Result<bool> {
+        let conn = self.conn();
+        let expires_at = now_ms() + ms(lease_for);
+        let n = conn.execute(
+            "UPDATE jobs SET lease_expires = ?3 WHERE id = ?1 AND fence = ?2 AND state = 'running'",
+            params![lease.job.id, lease.fence, expires_at],
+        )?;
+        if n == 1 {
+            lease.expires_at = expires_at;
+        }
+        Ok(n == 1)
+    }
+
+    /// Count one more attempt and log it, if the lease still holds. Returns the event.
+    pub fn begin_attempt(&self, lease: &mut Lease, message: &str) -> Result<EventRow> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        check_fence(&tx, lease)?;
+        tx.execute(
+            "UPDATE jobs SET attempts = attempts + 1, updated_at = ?2 WHERE id = ?1",
+            params![lease.job.id, now_ms()],
+        )?;
+        lease.job.attempts += 1;
+        let event = insert_event(
+            &tx,
+            &job_event(&lease.job, EventKind::Attempt, message.to_string()),
+            &self.actor,
+        )?;
+        tx.commit()?;
+        Ok(event)
+    }
+
+    /// Log an event about a leased job (reconciliation found nothing, say), if the lease holds.
+    pub fn log_for_lease(
+        &self,
+        lease: &Lease,
+        kind: EventKind,
+        message: &str,
+        http_status: Option<u16>,
+    ) -> Result<EventRow> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        check_fence(&tx, lease)?;
+        let mut event = job_event(&lease.job, kind, message.to_string());
+        event.http_status = http_status;
+        let row = insert_event(&tx, &event, &self.actor)?;
+        tx.commit()?;
+        Ok(row)
+    }
+
+    /// Record how a claimed job ends this round: the job's state, the result (for a landed
+    /// write) and one event, in one transaction, and only if the lease still holds
+    /// ([`StoreError::StaleLease`] otherwise). Returns the updated job and the event.
+    pub fn finish(&self, lease: &Lease, finish: Finish) -> Result<(JobRow, EventRow)> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        check_fence(&tx, lease)?;
+        let job = &lease.job;
+        let now = now_ms();
+        let (state, event) = match finish {
+            Finish::Landed {
+                record,
+                created,
+                fingerprint,
+                kind,
+                message,
+                http_status,
+            } => {
+                let outcome = if created { "created" } else { "existing" };
+                // Claim the scope; if another worker recorded it first, theirs stands.
+                let inserted = tx.execute(
+                    "INSERT INTO results (target, operation, content_key, identifier, url,
+                                          outcome, fingerprint, job_id, recorded_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                     ON CONFLICT (target, operation, content_key) DO NOTHING",
+                    params![
+                        job.target,
+                        job.operation,
+                        job.key.to_hex(),
+                        record.identifier,
+                        record.url,
+                        outcome,
+                        fingerprint,
+                        job.id,
+                        now
+                    ],
+                )? == 1;
+                let (identifier, url): (String, Option<String>) = tx.query_row(
+                    "SELECT identifier, url FROM results
+                     WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
+                    params![job.target, job.operation, job.key.to_hex()],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )?;
+                let state = if created && inserted {
+                    JobState::Deposited
+                } else {
+                    JobState::Existing
+                };
+                tx.execute(
+                    "UPDATE jobs SET identifier = ?2, url = ?3, last_error = NULL,
+                                     last_status = ?4
+                     WHERE id = ?1",
+                    params![job.id, identifier, url, http_status],
+                )?;
+                let mut e = job_event(job, kind, message);
+                e.http_status = http_status;
+                (state, e)
+            }
+            Finish::Replayed { message } => {
+                let (identifier, url): (String, Option<String>) = tx.query_row(
+                    "SELECT identifier, url FROM results
+                     WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
+                    params![job.target, job.operation, job.key.to_hex()],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )?;
+                tx.execute(
+                    "UPDATE jobs SET identifier = ?2, url = ?3, last_error = NULL WHERE id = ?1",
+                    params![job.id, identifier, url],
+                )?;
+                (
+                    JobState::Existing,
+                    job_event(job, EventKind::Replay, message),
+                )
+            }
+            Finish::Retry {
+                not_before,
+                delay,
+                error,
+                http_status,
+            } => {
+                tx.execute(
+                    "UPDATE jobs SET not_before = ?2, last_error = ?3, last_status = ?4
+                     WHERE id = ?1",
+                    params![job.id, not_before, error, http_status],
+                )?;
+                let mut e = job_event(
+                    job,
+                    EventKind::RetryScheduled,
+                    format!(
+                        "retry in {:.1} s after attempt {}: {error}",
+                        delay.as_secs_f64(),
+                        job.attempts
+                    ),
+                );
+                e.http_status = http_status;
+                e.delay_ms = Some(ms(delay));
+                (JobState::Waiting, e)
+            }
+            Finish::Failed { error, http_status } => {
+                tx.execute(
+                    "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
+                    params![job.id, error, http_status],
+                )?;
+                let mut e = job_event(job, EventKind::Failed, error);
+                e.http_status = http_status;
+                (JobState::Failed, e)
+            }
+            Finish::Rejected { error, http_status } => {
+                tx.execute(
+                    "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
+                    params![job.id, error, http_status],
+                )?;
+                let mut e = job_event(job, EventKind::Rejected, error);
+                e.http_status = http_status;
+                (JobState::Rejected, e)
+            }
+            Finish::PauseTarget { error, http_status } => {
+                tx.execute(
+                    "UPDATE targets SET paused_reason = ?2, paused_at = ?3 WHERE scope_id = ?1",
+                    params![job.target, error, now],
+                )?;
+                tx.execute(
+                    "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
+                    params![job.id, error, http_status],
+                )?;
+                let mut e = job_event(
+                    job,
+                    EventKind::Paused,
+                    format!("{} paused until you act: {error}", job.target),
+                );
+                e.http_status = http_status;
+                (JobState::Queued, e)
+            }
+            Finish::Release { message } => {
+                // Not an outcome: the job goes back to the queue with no event of its own
+                // unless a message is given.
+                tx.execute(
+                    "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires = NULL,
+                                     updated_at = ?2
+                     WHERE id = ?1",
+                    params![job.id, now],
+                )?;
+                let e = job_event(job, EventKind::Queued, message);
+                let row = insert_event(&tx, &e, &self.actor)?;
+                let updated = load_job(&tx, job.id)?.ok_or(StoreError::NoSuchJob(job.id))?;
+                tx.commit()?;
+                return Ok((updated, row));
+            }
+        };
+        tx.execute(
+            "UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires = NULL, updated_at = ?3
+             WHERE id = ?1",
+            params![job.id, state.as_str(), now],
+        )?;
+        let row = insert_event(&tx, &event, &self.actor)?;
+        let updated = load_job(&tx, job.id)?.ok_or(StoreError::NoSuchJob(job.id))?;
+        tx.commit()?;
+        Ok((updated, row))
+    }
+
+    /// Log that a worker's late result was refused (the fence no longer matched). Written
+    /// outside any lease: it is a fact about the stale worker, not about the job's state.
+    pub fn log_stale_lease(&self, lease: &Lease, what: &str) -> Result<EventRow> {
+        self.append_event(&job_event(
+            &lease.job,
+            EventKind::StaleLease,
+            format!(
+                "late result from {} refused (fence {} is stale): {what}",
+                lease.owner, lease.fence
+            ),
+        ))
+    }
+
+    /// Re-queue failed jobs with the same key: a fresh attempt budget and deadline.
+    /// Returns the ids re-queued. Jobs that are not failed are left alone.
+    pub fn retry_jobs(&self, ids: &[i64], deadline: Duration) -> Result<Vec<i64>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let mut done = Vec::new();
+        for &id in ids {
+            let Some(job) = load_job(&tx, id)? else {
+                return Err(StoreError::NoSuchJob(id));
+            };
+            if job.state != JobState::Failed {
+                continue;
+            }
+            // A newer job for the same scope may already be active; then this one stays as
+            // history and the active one carries on.
+            let active: bool = tx.query_row(
+                "SELECT EXISTS (SELECT 1 FROM jobs WHERE target = ?1 AND operation = ?2
+                   AND content_key = ?3 AND state IN ('queued','running','waiting'))",
+                params![job.target, job.operation, job.key.to_hex()],
+                |r| r.get(0),
+            )?;
+            if active {
+                continue;
+            }
+            let now = now_ms();
+            tx.execute(
+                "UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, deadline = ?2,
+                                 updated_at = ?3
+                 WHERE id = ?1",
+                params![id, now + ms(deadline), now],
+            )?;
+            insert_event(
+                &tx,
+                &job_event(
+                    &job,
+                    EventKind::Queued,
+                    "re-queued by retry with the same key".into(),
+                ),
+                &self.actor,
+            )?;
+            done.push(id);
+        }
+        tx.commit()?;
+        Ok(done)
+    }
+
+    /// Ids of every failed job, optionally of one target.
+    pub fn failed_job_ids(&self, target: Option<&str>) -> Result<Vec<i64>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT id FROM jobs WHERE state = 'failed' AND (?1 IS NULL OR target = ?1) ORDER BY id",
+        )?;
+        let ids = stmt
+            .query_map([target], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        Ok(ids)
+    }
+
+    /// One job.
+    pub fn job(&self, id: i64) -> Result<JobRow> {
+        let conn = self.conn();
+        load_job(&conn, id)?.ok_or(StoreError::NoSuchJob(id))
+    }
+
+    /// Several jobs, in the order asked.
+    pub fn jobs(&self, ids: &[i64]) -> Result<Vec<JobRow>> {
+        let conn = self.conn();
+        ids.iter()
+            .map(|&id| load_job(&conn, id)?.ok_or(StoreError::NoSuchJob(id)))
+            .collect()
+    }
+
+    /// Every job of one dataset, newest first.
+    pub fn jobs_of_dataset(&self, dataset_id: i64) -> Result<Vec<JobRow>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+             WHERE j.dataset_id = ?1 ORDER BY j.id DESC"
+        ))?;
+        let rows = stmt
+            .query_map([dataset_id], job_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Running jobs whose lease is still valid and held by someone else: the engine checks
+    /// whether their owners are alive.
+    pub fn live_leases(&self) -> Result<Vec<(i64, i64, String)>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT id, fence, lease_owner FROM jobs
+             WHERE state = 'running' AND lease_expires > ?1 AND lease_owner IS NOT NULL",
+        )?;
+        let rows = stmt
+            .query_map([now_ms()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// End a lease early because its owner is known to be gone (a dead process on this
+    /// machine). Only that exact fence is expired; the next claim bumps the fence, so should
+    /// the owner be alive after all, it cannot record anything.
+    pub fn expire_lease(&self, job_id: i64, fence: i64) -> Result<bool> {
+        let conn = self.conn();
+        Ok(conn.execute(
+            "UPDATE jobs SET lease_expires = ?3
+             WHERE id = ?1 AND fence = ?2 AND state = 'running'",
+            params![job_id, fence, now_ms()],
+        )? == 1)
+    }
+
+    /// When the earliest of these jobs becomes claimable again (a retry's time or a lease's
+    /// end), in unix ms; `None` if none of them is waiting or leased.
+    pub fn next_wakeup(&self, ids: &[i64]) -> Result<Option<i64>> {
+        let conn = self.conn();
+        let ids = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
+        Ok(conn.query_row(
+            "SELECT min(CASE state WHEN 'waiting' THEN not_before ELSE lease_expires END)
+             FROM jobs WHERE id IN (SELECT value FROM json_each(?1))
+               AND state IN ('waiting','running')",
+            [ids],
+            |r| r.get(0),
+        )?)
+    }
+}

@@ -1,0 +1,133 @@
+//! The store's schema, as versioned migrations (rusqlite_migration keeps the version in
+//! SQLite's `user_version`). Add a migration at the end; never edit one that has shipped.
+
+use rusqlite_migration::{M, Migrations};
+
+const V1: &str = r#"
+CREATE TABLE datasets (
+    id          INTEGER PRIMARY KEY,
+    path        TEXT NOT NULL UNIQUE,      -- canonical absolute folder on this machine
+    name        TEXT NOT NULL,
+    metadata    TEXT NOT NULL,             -- JSON of the normalised Metadata
+    content_key TEXT,                      -- key of the last scan
+    fingerprint TEXT,
+    file_count  INTEGER NOT NULL DEFAULT 0,
+    total_bytes INTEGER NOT NULL DEFAULT 0,
+    added_at    INTEGER NOT NULL,          -- unix ms
+    scanned_at  INTEGER
+);
+
+-- The canonical document of every key ever scanned. Immutable: a key names one document.
+CREATE TABLE documents (
+    content_key TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL,
+    document    TEXT NOT NULL
+);
+CREATE INDEX documents_by_fingerprint ON documents(fingerprint);
+
+-- What the last scan saw on disk, to notice a file that changed before it is sent.
+CREATE TABLE dataset_files (
+    dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+    rel_path   TEXT NOT NULL,
+    size       INTEGER NOT NULL,
+    mtime_ns   INTEGER NOT NULL,
+    file_id    INTEGER NOT NULL,
+    sha256     TEXT NOT NULL,
+    PRIMARY KEY (dataset_id, rel_path)
+) WITHOUT ROWID;
+
+-- Digests of files on this machine, valid while (size, mtime, file id) are unchanged.
+CREATE TABLE hash_cache (
+    abs_path TEXT PRIMARY KEY,
+    size     INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    file_id  INTEGER NOT NULL,
+    sha256   TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE targets (
+    scope_id      TEXT PRIMARY KEY,        -- kind + endpoint + account/prefix, no credentials
+    url           TEXT NOT NULL,
+    label         TEXT NOT NULL,
+    paused_reason TEXT,                    -- set when credentials were refused
+    paused_at     INTEGER,
+    added_at      INTEGER NOT NULL
+);
+
+-- The durable queue. A job is one (target, operation, key) to bring about.
+CREATE TABLE jobs (
+    id            INTEGER PRIMARY KEY,
+    dataset_id    INTEGER REFERENCES datasets(id) ON DELETE SET NULL,
+    target        TEXT NOT NULL REFERENCES targets(scope_id),
+    operation     TEXT NOT NULL,
+    content_key   TEXT NOT NULL REFERENCES documents(content_key),
+    state         TEXT NOT NULL CHECK (state IN
+                  ('queued','running','waiting','deposited','existing','failed','rejected')),
+    attempts      INTEGER NOT NULL DEFAULT 0,
+    not_before    INTEGER NOT NULL DEFAULT 0,  -- unix ms; a waiting job sleeps until then
+    deadline      INTEGER NOT NULL,            -- unix ms; no retry is scheduled past it
+    lease_owner   TEXT,
+    lease_expires INTEGER,
+    fence         INTEGER NOT NULL DEFAULT 0,  -- fencing token, bumped by every claim
+    last_error    TEXT,
+    last_status   INTEGER,
+    identifier    TEXT,
+    url           TEXT,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX jobs_one_active_per_scope ON jobs(target, operation, content_key)
+    WHERE state IN ('queued','running','waiting');
+CREATE INDEX jobs_by_state ON jobs(state, not_before);
+CREATE INDEX jobs_by_dataset ON jobs(dataset_id, target);
+
+-- The dedup store: what each scope produced. Kept forever unless the user forgets it.
+CREATE TABLE results (
+    target      TEXT NOT NULL,
+    operation   TEXT NOT NULL,
+    content_key TEXT NOT NULL,
+    identifier  TEXT NOT NULL,
+    url         TEXT,
+    outcome     TEXT NOT NULL CHECK (outcome IN ('created','existing')),
+    fingerprint TEXT NOT NULL,
+    job_id      INTEGER,
+    recorded_at INTEGER NOT NULL,
+    PRIMARY KEY (target, operation, content_key)
+);
+CREATE INDEX results_by_fingerprint ON results(fingerprint);
+
+-- Append-only log of every attempt, retry, replay, reconciliation and outcome.
+CREATE TABLE events (
+    id          INTEGER PRIMARY KEY,
+    at          INTEGER NOT NULL,
+    job_id      INTEGER,
+    dataset_id  INTEGER,
+    target      TEXT,
+    content_key TEXT,
+    kind        TEXT NOT NULL,
+    attempt     INTEGER,
+    http_status INTEGER,
+    delay_ms    INTEGER,
+    message     TEXT NOT NULL,
+    actor       TEXT NOT NULL
+);
+CREATE INDEX events_by_job ON events(job_id);
+CREATE INDEX events_by_kind ON events(kind);
+CREATE TRIGGER events_are_append_only_update BEFORE UPDATE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+CREATE TRIGGER events_are_append_only_delete BEFORE DELETE ON events
+BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
+"#;
+
+/// Every migration, oldest first.
+pub fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(V1)])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn migrations_are_valid() {
+        assert!(super::migrations().validate().is_ok());
+    }
+}
