@@ -1,1 +1,250 @@
-//! Engine (being written).
+//! The engine: guarded deposits run by a pool of tokio workers over the durable queue.
+//!
+//! A worker claims a job with a lease and a fencing token, then runs the guarded deposit in
+//! [`guarded`]: replay from the store if the scope already has a result, otherwise reconcile
+//! (after an earlier attempt), check the files, upload, write the record conditionally,
+//! classify what happened and commit the outcome with its event in one transaction. Retries
+//! are scheduled in the store (state `waiting`), so a crash loses nothing and a restart in
+//! another process carries on.
+
+mod guarded;
+mod liveness;
+pub mod retry;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rand::SeedableRng;
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+
+use crate::store::{ClaimFilter, EventRow, JobRow, Store, StoreError, now_ms};
+use crate::targets::Target;
+pub use retry::{RetryDecision, RetryPolicy};
+
+/// How the engine runs.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// Jobs in flight at once.
+    pub concurrency: usize,
+    pub retry: RetryPolicy,
+    /// How long a claim holds a job; renewed every third of it while the job runs.
+    pub lease: Duration,
+    /// Longest sleep of an idle worker between looks at the queue.
+    pub poll: Duration,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            concurrency: 4,
+            retry: RetryPolicy::default(),
+            lease: Duration::from_secs(30),
+            poll: Duration::from_millis(500),
+        }
+    }
+}
+
+/// What the engine tells front ends as it works.
+#[derive(Clone, Debug)]
+pub enum EngineEvent {
+    /// An event was committed to the log.
+    Logged(EventRow),
+    /// Bytes sent for a job so far, of its total.
+    Progress {
+        job: i64,
+        dataset: Option<i64>,
+        sent: u64,
+        total: u64,
+    },
+    /// A job changed state (after its event was committed).
+    JobChanged(JobRow),
+}
+
+/// Errors that stop the engine itself (not a job).
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("a store task failed: {0}")]
+    Join(#[from] tokio::task::JoinError),
+}
+
+/// The worker pool, the targets it can reach, and the channel it reports on.
+pub struct Engine {
+    store: Arc<Store>,
+    targets: HashMap<String, Arc<dyn Target>>,
+    config: EngineConfig,
+    owner: String,
+    events: broadcast::Sender<EngineEvent>,
+    rng: Mutex<rand::rngs::StdRng>,
+}
+
+impl Engine {
+    pub fn new(store: Arc<Store>, config: EngineConfig) -> Engine {
+        let (events, _) = broadcast::channel(4096);
+        Engine {
+            store,
+            targets: HashMap::new(),
+            config,
+            owner: liveness::lease_owner(),
+            events,
+            rng: Mutex::new(rand::rngs::StdRng::from_os_rng()),
+        }
+    }
+
+    /// Make a target reachable by this engine's workers (and known to the store).
+    pub fn add_target(&mut self, target: Arc<dyn Target>) -> Result<(), EngineError> {
+        self.store
+            .upsert_target(target.scope_id(), target.scope_id(), &target.label())?;
+        self.targets.insert(target.scope_id().to_string(), target);
+        Ok(())
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
+    /// The name this engine's leases carry.
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// Listen to what the engine does from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<EngineEvent> {
+        self.events.subscribe()
+    }
+
+    fn emit(&self, event: EngineEvent) {
+        // No receiver is fine: the store has the log.
+        let _ = self.events.send(event);
+    }
+
+    fn logged(&self, row: EventRow) {
+        self.emit(EngineEvent::Logged(row));
+    }
+
+    /// Run a store call on the blocking pool, so a busy database never stalls the runtime.
+    async fn db<T, F>(&self, f: F) -> Result<T, EngineError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+    {
+        let store = self.store.clone();
+        Ok(tokio::task::spawn_blocking(move || f(&store)).await??)
+    }
+
+    fn filter(&self, job_ids: Option<Vec<i64>>) -> ClaimFilter {
+        ClaimFilter {
+            targets: self.targets.keys().cloned().collect(),
+            job_ids,
+        }
+    }
+
+    /// Work on these jobs until each has ended (deposited, existing, failed or rejected) or
+    /// waits on a paused target, or until `shutdown`. Returns the jobs as they ended.
+    pub async fn run_batch(
+        self: &Arc<Self>,
+        job_ids: Vec<i64>,
+        shutdown: CancellationToken,
+    ) -> Result<Vec<JobRow>, EngineError> {
+        let mut workers = tokio::task::JoinSet::new();
+        for _ in 0..self.config.concurrency.max(1) {
+            let engine = self.clone();
+            let ids = job_ids.clone();
+            let shutdown = shutdown.clone();
+            workers.spawn(async move { engine.work(Some(ids), shutdown, true).await });
+        }
+        let mut first_error = None;
+        while let Some(done) = workers.join_next().await {
+            let outcome = done.map_err(EngineError::from).and_then(|r| r);
+            if let Err(e) = outcome {
+                // One worker's store error stops the batch: the others finish their job.
+                shutdown.cancel();
+                first_error.get_or_insert(e);
+            }
+        }
+        if let Some(e) = first_error {
+            return Err(e);
+        }
+        self.db(move |s| s.jobs(&job_ids)).await
+    }
+
+    /// Work on any due job of this engine's targets until `shutdown` (the GUI's mode).
+    pub async fn run_forever(self: &Arc<Self>, shutdown: CancellationToken) -> Result<(), EngineError> {
+        let mut workers = tokio::task::JoinSet::new();
+        for _ in 0..self.config.concurrency.max(1) {
+            let engine = self.clone();
+            let shutdown = shutdown.clone();
+            workers.spawn(async move { engine.work(None, shutdown, false).await });
+        }
+        while let Some(done) = workers.join_next().await {
+            done??;
+        }
+        Ok(())
+    }
+
+    /// One worker: claim, deposit, repeat; sleep when nothing is due.
+    async fn work(
+        self: Arc<Self>,
+        job_ids: Option<Vec<i64>>,
+        shutdown: CancellationToken,
+        stop_when_settled: bool,
+    ) -> Result<(), EngineError> {
+        let filter = self.filter(job_ids.clone());
+        while !shutdown.is_cancelled() {
+            let owner = self.owner.clone();
+            let lease_for = self.config.lease;
+            let f = filter.clone();
+            let claimed = self.db(move |s| s.claim(&owner, lease_for, &f)).await?;
+            if let Some((lease, reclaimed)) = claimed {
+                if let Some(row) = reclaimed {
+                    self.logged(row);
+                }
+                self.run_guarded(lease, &shutdown).await?;
+                continue;
+            }
+            // Nothing due now.
+            let ids = job_ids.clone().unwrap_or_default();
+            if stop_when_settled && self.batch_settled(&ids).await? {
+                return Ok(());
+            }
+            liveness::expire_leases_of_dead_processes(&self.store, &self.owner).await?;
+            let wake = {
+                let ids = ids.clone();
+                self.db(move |s| s.next_wakeup(&ids)).await?
+            };
+            let mut sleep = self.config.poll;
+            if let Some(at) = wake {
+                let until = Duration::from_millis((at - now_ms()).max(5) as u64);
+                sleep = sleep.min(until);
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(sleep) => {}
+                _ = shutdown.cancelled() => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Every job of the batch has ended, or waits on a paused target.
+    async fn batch_settled(&self, ids: &[i64]) -> Result<bool, EngineError> {
+        let ids = ids.to_vec();
+        let jobs = self.db(move |s| s.jobs(&ids)).await?;
+        for job in jobs {
+            if job.state.is_terminal() {
+                continue;
+            }
+            let target = job.target.clone();
+            if self.db(move |s| s.target_paused(&target)).await?.is_none() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::content::{ContentDocument, ContentKey};
-pub use failure::Failure;
+pub use failure::{Failure, FailureClass};
 
 /// What a repository calls a record once it exists.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -101,10 +101,12 @@ pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, 
         });
     };
     match kind {
-        "sandbox" => {
-            let _ = (rest, token);
-            todo!("sandbox target")
-        }
+        "sandbox" => Ok(Arc::new(sandbox::SandboxTarget::new(rest, token).map_err(
+            |reason| TargetUrlError::Malformed {
+                url: url.into(),
+                reason,
+            },
+        )?)),
         other => Err(TargetUrlError::UnknownKind {
             url: url.into(),
             kind: other.into(),

@@ -1,9 +1,328 @@
-//! The sandbox target: Lodge's own local repository, spoken to over HTTP.
+//! The sandbox target: Lodge's own local repository server (see [`crate::sandbox`]), spoken
+//! to over HTTP.
+//!
+//! Blobs are content-addressed (`/blobs/sha256/HEX`) and sent first; the record
+//! (`/records/KEY`, the canonical document as body) is written last with `If-None-Match: *`,
+//! so the server arbitrates: 201 created, 412 exists — both success.
 
-/// Client of a Lodge sandbox server.
-pub struct SandboxTarget;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use reqwest::{Method, StatusCode, Url, header};
+use sha2::Digest;
+use tokio::io::AsyncReadExt;
+
+use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
+use crate::content::{ContentKey, ManifestEntry, Sha256Hex};
+
+/// Files at least this big are looked up with HEAD before sending; smaller ones are sent
+/// straight away with `If-None-Match: *` (a 412 then costs less than the extra round trip).
+const HEAD_FIRST_BYTES: u64 = 1 << 20;
+
+/// Read size of the upload stream.
+const CHUNK: usize = 256 * 1024;
+
+/// Client of one sandbox server.
+pub struct SandboxTarget {
+    base: Url,
+    scope_id: String,
+    token: Option<String>,
+    http: reqwest::Client,
+}
+
+#[derive(serde::Deserialize)]
+struct RecordBody {
+    identifier: String,
+    url: Option<String>,
+}
+
 impl SandboxTarget {
-    pub fn new(_rest: &str, _token: Option<String>) -> Result<Self, String> {
-        Err("not yet".into())
+    /// `rest` is the part after `sandbox+`: `http://HOST:PORT`.
+    pub fn new(rest: &str, token: Option<String>) -> Result<Self, String> {
+        let mut base = Url::parse(rest).map_err(|e| format!("{rest}: {e}"))?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(format!("the scheme must be http or https, not '{}'", base.scheme()));
+        }
+        let host = base
+            .host_str()
+            .ok_or_else(|| "it names no host".to_string())?
+            .to_ascii_lowercase();
+        let port = base
+            .port_or_known_default()
+            .ok_or_else(|| "it names no port".to_string())?;
+        if !base.path().ends_with('/') {
+            let p = format!("{}/", base.path());
+            base.set_path(&p);
+        }
+        let path = base.path().trim_end_matches('/');
+        let scope_id = format!("sandbox+{}://{host}:{port}{path}", base.scheme());
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .read_timeout(Duration::from_secs(120))
+            .user_agent(concat!("lodge/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        Ok(SandboxTarget {
+            base,
+            scope_id,
+            token,
+            http,
+        })
+    }
+
+    fn url(&self, path: &str) -> Url {
+        // Joining a relative path onto a base ending in '/' cannot fail.
+        self.base.join(path).expect("relative URL")
+    }
+
+    fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
+        let mut rb = self.http.request(method, self.url(path));
+        if let Some(token) = &self.token {
+            rb = rb.bearer_auth(token);
+        }
+        rb
+    }
+
+    async fn send(&self, rb: reqwest::RequestBuilder) -> Result<reqwest::Response, Failure> {
+        rb.send().await.map_err(|e| Failure::from_reqwest(&e))
+    }
+
+    async fn failure_of(resp: reqwest::Response) -> Failure {
+        let status = resp.status().as_u16();
+        let retry_after = resp
+            .headers()
+            .get(header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let body = resp.text().await.unwrap_or_default();
+        Failure::from_status(status, retry_after.as_deref(), &body)
+    }
+
+    async fn blob_exists(&self, digest: &Sha256Hex) -> Result<bool, Failure> {
+        let resp = self
+            .send(self.request(Method::HEAD, &format!("blobs/sha256/{digest}")))
+            .await?;
+        match resp.status() {
+            StatusCode::OK => Ok(true),
+            StatusCode::NOT_FOUND => Ok(false),
+            _ => Err(Self::failure_of(resp).await),
+        }
+    }
+
+    /// Send one file as a blob, hashing the bytes as they go out.
+    async fn put_blob(
+        &self,
+        request: &DepositRequest<'_>,
+        entry: &ManifestEntry,
+        progress: &ProgressSink,
+    ) -> Result<(), Failure> {
+        let path = request.root.join(&entry.path);
+        let file = tokio::fs::File::open(&path)
+            .await
+            .map_err(|e| Failure::Changed {
+                path: path.display().to_string(),
+                message: format!("cannot open it any more ({e})"),
+            })?;
+        let changed: Arc<Mutex<Option<String>>> = Arc::default();
+        let body = hashing_body(file, entry.clone(), changed.clone(), progress.clone());
+        let sent = self
+            .send(
+                self.request(Method::PUT, &format!("blobs/sha256/{}", entry.sha256))
+                    .header(header::IF_NONE_MATCH, "*")
+                    .header(header::CONTENT_LENGTH, entry.size)
+                    .header(header::CONTENT_TYPE, "application/octet-stream")
+                    .body(body),
+            )
+            .await;
+        let changed_message = changed.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(message) = changed_message {
+            return Err(Failure::Changed {
+                path: path.display().to_string(),
+                message,
+            });
+        }
+        let resp = sent?;
+        match resp.status() {
+            StatusCode::CREATED | StatusCode::OK | StatusCode::PRECONDITION_FAILED => Ok(()),
+            _ => Err(Self::failure_of(resp).await),
+        }
+    }
+}
+
+/// A request body that streams `file`, hashes what it sends and refuses to finish (so the
+/// server never commits the blob) when the bytes differ from the manifest entry.
+fn hashing_body(
+    file: tokio::fs::File,
+    entry: ManifestEntry,
+    changed: Arc<Mutex<Option<String>>>,
+    progress: ProgressSink,
+) -> reqwest::Body {
+    struct State {
+        file: tokio::fs::File,
+        hasher: sha2::Sha256,
+        sent: u64,
+        entry: ManifestEntry,
+        changed: Arc<Mutex<Option<String>>>,
+        progress: ProgressSink,
+    }
+    let state = State {
+        file,
+        hasher: sha2::Sha256::new(),
+        sent: 0,
+        entry,
+        changed,
+        progress,
+    };
+    let stream = futures_util::stream::try_unfold(state, |mut st| async move {
+        let mut buf = vec![0u8; CHUNK];
+        let n = st.file.read(&mut buf).await?;
+        let refuse = |st: &State, why: String| {
+            *st.changed.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.clone());
+            std::io::Error::other(why)
+        };
+        if n == 0 {
+            let digest = Sha256Hex(st.hasher.clone().finalize().into());
+            if st.sent != st.entry.size {
+                return Err(refuse(
+                    &st,
+                    format!("size is now {} bytes, was {}", st.sent, st.entry.size),
+                ));
+            }
+            if digest != st.entry.sha256 {
+                return Err(refuse(
+                    &st,
+                    format!("content changed (SHA-256 now {digest})"),
+                ));
+            }
+            return Ok(None);
+        }
+        if st.sent + n as u64 > st.entry.size {
+            return Err(refuse(
+                &st,
+                format!("file grew past its scanned size of {} bytes", st.entry.size),
+            ));
+        }
+        st.hasher.update(&buf[..n]);
+        st.sent += n as u64;
+        (st.progress)(n as u64);
+        buf.truncate(n);
+        Ok(Some((Bytes::from(buf), st)))
+    });
+    reqwest::Body::wrap_stream(stream)
+}
+
+#[async_trait]
+impl Target for SandboxTarget {
+    fn scope_id(&self) -> &str {
+        &self.scope_id
+    }
+
+    fn label(&self) -> String {
+        format!(
+            "Local sandbox at {}",
+            self.base.host_str().unwrap_or("?").to_owned()
+                + &self.base.port().map(|p| format!(":{p}")).unwrap_or_default()
+        )
+    }
+
+    async fn upload(
+        &self,
+        request: &DepositRequest<'_>,
+        progress: ProgressSink,
+    ) -> Result<(), Failure> {
+        let mut seen = std::collections::HashSet::new();
+        for entry in &request.document.manifest {
+            // Identical files are one blob.
+            if !seen.insert(entry.sha256) {
+                progress(entry.size);
+                continue;
+            }
+            if entry.size >= HEAD_FIRST_BYTES && self.blob_exists(&entry.sha256).await? {
+                progress(entry.size);
+                continue;
+            }
+            self.put_blob(request, entry, &progress).await?;
+        }
+        Ok(())
+    }
+
+    async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
+        let resp = self
+            .send(
+                self.request(Method::PUT, &format!("records/{}", request.key))
+                    .header(header::IF_NONE_MATCH, "*")
+                    .header(header::CONTENT_TYPE, "application/json")
+                    .body(request.document.canonical_json()),
+            )
+            .await?;
+        let status = resp.status();
+        match status {
+            StatusCode::CREATED | StatusCode::PRECONDITION_FAILED => {
+                let text = resp.text().await.map_err(|e| Failure::Ambiguous {
+                    status: Some(status.as_u16()),
+                    message: format!("the response body was cut off: {e}"),
+                })?;
+                let body: RecordBody =
+                    serde_json::from_str(&text).map_err(|e| Failure::Ambiguous {
+                        status: Some(status.as_u16()),
+                        message: format!("unreadable response ({e}): {text}"),
+                    })?;
+                let record = RecordRef {
+                    identifier: body.identifier,
+                    url: body.url,
+                };
+                Ok(if status == StatusCode::CREATED {
+                    Landed::Created(record)
+                } else {
+                    Landed::Existing(record)
+                })
+            }
+            _ => Err(Self::failure_of(resp).await),
+        }
+    }
+
+    async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
+        let resp = self
+            .send(self.request(Method::GET, &format!("records/{key}")))
+            .await?;
+        match resp.status() {
+            StatusCode::OK => {
+                let body: RecordBody = resp.json().await.map_err(|e| Failure::Ambiguous {
+                    status: Some(200),
+                    message: format!("unreadable lookup response: {e}"),
+                })?;
+                Ok(Some(RecordRef {
+                    identifier: body.identifier,
+                    url: body.url,
+                }))
+            }
+            StatusCode::NOT_FOUND => Ok(None),
+            _ => Err(Self::failure_of(resp).await),
+        }
+    }
+
+    fn can_lookup(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scope_id_is_normalised_and_has_no_credentials() {
+        let t = SandboxTarget::new("http://LOCALHOST:8080/", Some("secret".into())).unwrap();
+        assert_eq!(t.scope_id(), "sandbox+http://localhost:8080");
+        let t = SandboxTarget::new("http://127.0.0.1", None).unwrap();
+        assert_eq!(t.scope_id(), "sandbox+http://127.0.0.1:80");
+    }
+
+    #[test]
+    fn a_url_without_host_is_refused_with_a_reason() {
+        assert!(SandboxTarget::new("http://", None).is_err());
+        assert!(SandboxTarget::new("ftp://x:1", None).is_err());
     }
 }

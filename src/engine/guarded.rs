@@ -1,0 +1,349 @@
+//! One guarded deposit: the steps a worker takes for a claimed job.
+//!
+//! 1. Replay: the store already has a result for (target, operation, key) -> done, nothing
+//!    is sent (invariant 4).
+//! 2. Count the attempt. After an earlier attempt, reconcile: ask the target whether the key
+//!    already landed (the earlier response may have been lost).
+//! 3. Check that the files are as scanned, send the data, write the record conditionally.
+//! 4. Classify the outcome (invariant 5) and commit it with its event, under the fence.
+//!
+//! While 2-3 run, a heartbeat renews the lease; if it is lost, the attempt is abandoned and
+//! whatever it might still say is refused by the fence check.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{Engine, EngineError, EngineEvent, RetryDecision};
+use crate::content::ContentDocument;
+use crate::store::{EventKind, FileScan, Finish, Lease, StoreError, now_ms};
+use crate::targets::{DepositRequest, Failure, FailureClass, Landed, ProgressSink, RecordRef, Target};
+
+/// What an attempt produced, before it is recorded.
+enum AttemptOutcome {
+    Landed(Landed),
+    /// Reconciliation found the record from an earlier attempt.
+    Reconciled(RecordRef),
+    Failed(Failure),
+}
+
+impl Engine {
+    /// Run one claimed job to its next recorded state.
+    pub(super) async fn run_guarded(
+        &self,
+        mut lease: Lease,
+        shutdown: &CancellationToken,
+    ) -> Result<(), EngineError> {
+        let job = lease.job.clone();
+        let Some(target) = self.targets.get(&job.target).cloned() else {
+            // The claim filter only hands out jobs of our targets; be safe anyway.
+            return self
+                .record(&lease, Finish::Release {
+                    message: format!("this worker cannot reach {}", job.target),
+                })
+                .await;
+        };
+
+        // 1. Replay from the store: no network.
+        let (t, k) = (job.target.clone(), job.key);
+        if let Some(result) = self.db(move |s| s.lookup_result(&t, &k)).await? {
+            let message = format!(
+                "replay: already deposited as {} ({}), no request sent",
+                result.identifier, result.outcome
+            );
+            return self.record(&lease, Finish::Replayed { message }).await;
+        }
+
+        let k = job.key;
+        let Some(document) = self.db(move |s| s.document(&k)).await? else {
+            return self
+                .record(&lease, Finish::Rejected {
+                    error: format!(
+                        "the store has no document for key {}: add the dataset again",
+                        job.key.short()
+                    ),
+                    http_status: None,
+                })
+                .await;
+        };
+        let (Some(root), Some(dataset_id)) = (job.dataset_path.clone(), job.dataset_id) else {
+            return self
+                .record(&lease, Finish::Rejected {
+                    error: "the dataset was removed from Lodge: add its folder again".into(),
+                    http_status: None,
+                })
+                .await;
+        };
+
+        // 2. Count the attempt, durably, before anything is sent.
+        let message = format!(
+            "attempt {} of {} to {}",
+            lease.job.attempts + 1,
+            self.config.retry.max_attempts,
+            target.scope_id()
+        );
+        let (lease_after, row) = {
+            let mut l = lease.clone();
+            match self
+                .db(move |s| s.begin_attempt(&mut l, &message).map(|row| (l, row)))
+                .await
+            {
+                Ok(v) => v,
+                Err(EngineError::Store(StoreError::StaleLease { .. })) => return Ok(()),
+                Err(e) => return Err(e),
+            }
+        };
+        lease = lease_after;
+        self.logged(row);
+
+        let attempt = self.attempt(&lease, &target, &document, Path::new(&root), dataset_id);
+        let outcome = tokio::select! {
+            outcome = attempt => outcome?,
+            () = self.keep_lease(lease.clone()) => {
+                // Lost the lease mid-attempt: someone else owns the job now.
+                let l = lease.clone();
+                let row = self.db(move |s| s.log_stale_lease(&l, "attempt abandoned")).await?;
+                self.logged(row);
+                return Ok(());
+            }
+            () = shutdown.cancelled() => {
+                // Whatever was in flight is ambiguous; the next attempt reconciles first.
+                return self.record(&lease, Finish::Release {
+                    message: "stopped before the attempt finished; back on the queue".into(),
+                }).await;
+            }
+        };
+
+        let fingerprint = document.fingerprint().to_hex();
+        let finish = match outcome {
+            AttemptOutcome::Landed(Landed::Created(record)) => Finish::Landed {
+                message: format!("created {}", record.identifier),
+                record,
+                created: true,
+                fingerprint,
+                kind: EventKind::Created,
+                http_status: Some(201),
+            },
+            AttemptOutcome::Landed(Landed::Existing(record)) => Finish::Landed {
+                message: format!("server says it already exists: {}", record.identifier),
+                record,
+                created: false,
+                fingerprint,
+                kind: EventKind::Existing,
+                http_status: None,
+            },
+            AttemptOutcome::Reconciled(record) => Finish::Landed {
+                message: format!(
+                    "reconciled: the server already has {} from an earlier attempt",
+                    record.identifier
+                ),
+                record,
+                created: false,
+                fingerprint,
+                kind: EventKind::Reconciled,
+                http_status: None,
+            },
+            AttemptOutcome::Failed(failure) => self.decide(&lease, &failure),
+        };
+        self.record(&lease, finish).await
+    }
+
+    /// Reconcile (after an earlier attempt), check the files, upload, create the record.
+    async fn attempt(
+        &self,
+        lease: &Lease,
+        target: &Arc<dyn Target>,
+        document: &ContentDocument,
+        root: &Path,
+        dataset_id: i64,
+    ) -> Result<AttemptOutcome, EngineError> {
+        let job = &lease.job;
+        if job.attempts > 1 && target.can_lookup() {
+            match target.lookup(&job.key).await {
+                Ok(Some(record)) => return Ok(AttemptOutcome::Reconciled(record)),
+                Ok(None) => {
+                    let l = lease.clone();
+                    let row = self
+                        .db(move |s| {
+                            s.log_for_lease(
+                                &l,
+                                EventKind::Reconciled,
+                                "reconciled: not on the server; sending again",
+                                Some(404),
+                            )
+                        })
+                        .await;
+                    match row {
+                        Ok(row) => self.logged(row),
+                        Err(EngineError::Store(StoreError::StaleLease { .. })) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                Err(failure) => return Ok(AttemptOutcome::Failed(failure)),
+            }
+        }
+
+        let files = self.db(move |s| s.dataset_files(dataset_id)).await?;
+        let d = dataset_id;
+        let current_key = self.db(move |s| s.dataset(d)).await?.and_then(|d| d.key);
+        if current_key != Some(job.key) {
+            return Ok(AttemptOutcome::Failed(Failure::Changed {
+                path: root.display().to_string(),
+                message: "the dataset was rescanned since this job was queued and its key \
+                          changed; deposit it again"
+                    .into(),
+            }));
+        }
+        if let Err(failure) = check_unchanged(root, &files) {
+            return Ok(AttemptOutcome::Failed(failure));
+        }
+
+        let request = DepositRequest {
+            key: job.key,
+            document,
+            root,
+        };
+        let progress = self.progress_sink(job.id, job.dataset_id, document.total_size());
+        if let Err(failure) = target.upload(&request, progress).await {
+            return Ok(AttemptOutcome::Failed(failure));
+        }
+        Ok(match target.create_record(&request).await {
+            Ok(landed) => AttemptOutcome::Landed(landed),
+            Err(failure) => AttemptOutcome::Failed(failure),
+        })
+    }
+
+    fn progress_sink(&self, job: i64, dataset: Option<i64>, total: u64) -> ProgressSink {
+        let sent = Arc::new(AtomicU64::new(0));
+        let events = self.events.clone();
+        Arc::new(move |n| {
+            let now = sent.fetch_add(n, Ordering::Relaxed) + n;
+            let _ = events.send(EngineEvent::Progress {
+                job,
+                dataset,
+                sent: now,
+                total,
+            });
+        })
+    }
+
+    /// Renew the lease every third of its term; return only when it is lost.
+    async fn keep_lease(&self, mut lease: Lease) {
+        let every = self.config.lease / 3;
+        let lease_for = self.config.lease;
+        loop {
+            tokio::time::sleep(every).await;
+            let mut l = lease.clone();
+            match self
+                .db(move |s| s.renew_lease(&mut l, lease_for).map(|ok| (ok, l)))
+                .await
+            {
+                Ok((true, l)) => lease = l,
+                Ok((false, _)) => return,
+                // The database is briefly unavailable: keep trying while the lease lasts.
+                Err(_) if now_ms() < lease.expires_at => continue,
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// Turn a failure into the job's next state (invariants 5 and 6).
+    fn decide(&self, lease: &Lease, failure: &Failure) -> Finish {
+        let error = failure.to_string();
+        let http_status = failure.http_status();
+        match failure.class() {
+            FailureClass::Terminal => Finish::Rejected { error, http_status },
+            FailureClass::PauseTarget => Finish::PauseTarget { error, http_status },
+            FailureClass::Retry | FailureClass::RetryAmbiguous => {
+                let remaining =
+                    Duration::from_millis((lease.job.deadline - now_ms()).max(0) as u64);
+                let decision = {
+                    let mut rng = self.rng.lock().unwrap_or_else(|e| e.into_inner());
+                    self.config.retry.decide(
+                        lease.job.attempts,
+                        failure.retry_after(),
+                        remaining,
+                        &mut *rng,
+                    )
+                };
+                match decision {
+                    RetryDecision::After(delay) => Finish::Retry {
+                        not_before: now_ms() + delay.as_millis() as i64,
+                        delay,
+                        error,
+                        http_status,
+                    },
+                    RetryDecision::AttemptsExhausted => Finish::Failed {
+                        error: format!(
+                            "gave up after {} attempts; last: {error}",
+                            lease.job.attempts
+                        ),
+                        http_status,
+                    },
+                    RetryDecision::DeadlinePassed => Finish::Failed {
+                        error: format!(
+                            "deadline reached after {} attempts; last: {error}",
+                            lease.job.attempts
+                        ),
+                        http_status,
+                    },
+                }
+            }
+        }
+    }
+
+    /// Commit an outcome under the fence and tell the front ends. A refused (stale) result is
+    /// logged as such and is not an error of the engine.
+    async fn record(&self, lease: &Lease, finish: Finish) -> Result<(), EngineError> {
+        let l = lease.clone();
+        match self.db(move |s| s.finish(&l, finish)).await {
+            Ok((job, row)) => {
+                self.logged(row);
+                self.emit(EngineEvent::JobChanged(job));
+                Ok(())
+            }
+            Err(EngineError::Store(StoreError::StaleLease { .. })) => {
+                let l = lease.clone();
+                let row = self
+                    .db(move |s| s.log_stale_lease(&l, "outcome not recorded"))
+                    .await?;
+                self.logged(row);
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+/// Size and modification time of every file still as the scan saw them.
+fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
+    for f in files {
+        let path: PathBuf = root.join(&f.rel_path);
+        let changed = |message: String| Failure::Changed {
+            path: path.display().to_string(),
+            message,
+        };
+        let meta = std::fs::symlink_metadata(&path)
+            .map_err(|e| changed(format!("cannot read it any more ({e})")))?;
+        if meta.len() != f.size {
+            return Err(changed(format!(
+                "size is now {} bytes, was {}",
+                meta.len(),
+                f.size
+            )));
+        }
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(0);
+        if mtime_ns != f.mtime_ns {
+            return Err(changed("modified since it was scanned".into()));
+        }
+    }
+    Ok(())
+}

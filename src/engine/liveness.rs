@@ -1,0 +1,69 @@
+//! Who holds a lease, and whether that holder still lives.
+//!
+//! A lease names its owner as `HOST/PID/NONCE`. An expired lease is reclaimed by anyone
+//! (that is what leases are for). As a courtesy after a crash, a lease held by a process of
+//! this same machine that no longer exists is expired at once instead of after its full
+//! term: if the check is ever wrong (a recycled pid), nothing breaks, because the next claim
+//! bumps the fencing token and the old holder can no longer record anything.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::EngineError;
+use crate::store::Store;
+
+fn host() -> String {
+    gethostname::gethostname().to_string_lossy().into_owned()
+}
+
+/// This process's lease owner name.
+pub fn lease_owner() -> String {
+    format!("{}/{}/{:08x}", host(), std::process::id(), rand::random::<u32>())
+}
+
+/// `Some(false)` when `owner` is a process of this machine known to be gone; `Some(true)`
+/// when it runs; `None` when we cannot tell (another machine, or no `/proc`).
+fn owner_alive(owner: &str) -> Option<bool> {
+    let mut parts = owner.split('/');
+    let (h, pid) = (parts.next()?, parts.next()?.parse::<u32>().ok()?);
+    if h != host() || !Path::new("/proc/self").exists() {
+        return None;
+    }
+    Some(Path::new("/proc").join(pid.to_string()).exists())
+}
+
+/// Expire the live leases held by dead processes of this machine.
+pub async fn expire_leases_of_dead_processes(
+    store: &Arc<Store>,
+    me: &str,
+) -> Result<(), EngineError> {
+    let store = store.clone();
+    let me = me.to_string();
+    tokio::task::spawn_blocking(move || -> Result<(), EngineError> {
+        for (job, fence, owner) in store.live_leases()? {
+            if owner != me && owner_alive(&owner) == Some(false) {
+                store.expire_lease(job, fence)?;
+            }
+        }
+        Ok(())
+    })
+    .await?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_is_alive_and_other_hosts_are_unknown() {
+        let me = lease_owner();
+        if Path::new("/proc/self").exists() {
+            assert_eq!(owner_alive(&me), Some(true));
+            assert_eq!(
+                owner_alive(&format!("{}/{}/0", host(), u32::MAX - 1)),
+                Some(false)
+            );
+        }
+        assert_eq!(owner_alive("some-other-host/1/0"), None);
+    }
+}
