@@ -1,1 +1,230 @@
-//! CLI (being written).
+//! The command line: argument parsing and dispatch. Each command lives in its own file under
+//! `cli/` and only calls into the library; this is Lodge's public interface for batches, so
+//! the names of commands and flags are kept stable.
+
+mod add;
+mod deposit;
+mod output;
+mod report;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::engine::{EngineConfig, RetryPolicy};
+use crate::store::Store;
+
+/// Lodge: deposit research datasets exactly once, however often a deposit is retried,
+/// crashed or re-run.
+#[derive(Debug, Parser)]
+#[command(name = "lodge", version, about, long_about = None)]
+pub struct Cli {
+    /// The Lodge database (default: lodge.db in the platform data directory).
+    #[arg(long, global = true, env = "LODGE_DB", value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Add (or update) a dataset folder: scan, hash, key. Prints the dataset id and its key.
+    Add(add::AddArgs),
+    /// Rescan datasets (unchanged files cost one stat each) and update their keys.
+    Scan(add::ScanArgs),
+    /// Deposit datasets into a target; returns when every item has landed, failed or was
+    /// rejected. Exit status 0 only if all landed.
+    Deposit(deposit::DepositArgs),
+    /// Every dataset with its state per target, then totals.
+    Status {
+        /// Machine-readable output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every deposit job ever run from this store.
+    History {
+        #[arg(long, conflicts_with = "csv")]
+        json: bool,
+        #[arg(long)]
+        csv: bool,
+    },
+    /// Re-queue failed jobs with the same key, then run them.
+    Retry(deposit::RetryArgs),
+    /// The event log: attempts, retries, replays, reconciliations, outcomes.
+    Log {
+        /// Keep printing new events as they are written (by any process).
+        #[arg(long)]
+        follow: bool,
+        /// Start with the last N events.
+        #[arg(long, default_value_t = 200)]
+        tail: usize,
+    },
+    /// Forget recorded deposit results (they are kept forever by default). The next deposit
+    /// of a forgotten key asks the server again, which still arbitrates.
+    Forget {
+        /// Forget results recorded longer ago than this (e.g. 90d).
+        #[arg(long, value_parser = parse_duration, value_name = "AGE")]
+        older_than: Duration,
+        /// Only results of this target URL.
+        #[arg(long)]
+        target: Option<String>,
+    },
+    /// Run Lodge's local sandbox repository server.
+    Sandbox(SandboxArgs),
+}
+
+/// `lodge sandbox` options.
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    /// Address to listen on (loopback; port 0 picks a free one).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: std::net::SocketAddr,
+    /// Folder for the sandbox's records and blobs.
+    #[arg(long, value_name = "DIR")]
+    pub data: PathBuf,
+    /// Require `Authorization: Bearer TOKEN`.
+    #[arg(long, env = "LODGE_SANDBOX_TOKEN")]
+    pub token: Option<String>,
+    /// Probability of committing a write, then closing with no response.
+    #[arg(long, value_parser = parse_probability, default_value_t = 0.0)]
+    pub drop_after_commit: f64,
+    /// Probability of answering 503 before committing.
+    #[arg(long, value_parser = parse_probability, default_value_t = 0.0)]
+    pub fail_before_commit: f64,
+    /// Probability of answering 429 with Retry-After.
+    #[arg(long, value_parser = parse_probability, default_value_t = 0.0)]
+    pub rate_limit: f64,
+    /// Seconds sent in Retry-After with --rate-limit.
+    #[arg(long, default_value_t = 1)]
+    pub retry_after: u64,
+    /// Probability of closing the connection before reading the body.
+    #[arg(long, value_parser = parse_probability, default_value_t = 0.0)]
+    pub reset: f64,
+    /// Added latency per request, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    pub latency_ms: u64,
+    /// Seed for the fault generator (reproducible runs).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+/// Retry and lease settings shared by `deposit` and `retry`.
+#[derive(Debug, Clone, Args)]
+pub struct EngineArgs {
+    /// Deposits in flight at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Attempts per item before it is failed.
+    #[arg(long, default_value_t = 8)]
+    pub max_attempts: u32,
+    /// First backoff (doubles each attempt, full jitter).
+    #[arg(long, value_parser = parse_duration, default_value = "500ms")]
+    pub retry_base: Duration,
+    /// Largest backoff.
+    #[arg(long, value_parser = parse_duration, default_value = "60s")]
+    pub retry_cap: Duration,
+    /// No retry is scheduled later than this after an item was queued.
+    #[arg(long, value_parser = parse_duration, default_value = "1h")]
+    pub deadline: Duration,
+    /// Longest wait accepted from a server's Retry-After.
+    #[arg(long, value_parser = parse_duration, default_value = "10m")]
+    pub retry_after_cap: Duration,
+    /// How long a worker's claim on an item lasts without renewal.
+    #[arg(long, value_parser = parse_duration, default_value = "30s")]
+    pub lease: Duration,
+}
+
+impl EngineArgs {
+    pub fn config(&self) -> EngineConfig {
+        EngineConfig {
+            concurrency: self.concurrency.max(1),
+            retry: RetryPolicy {
+                base: self.retry_base,
+                factor: 2.0,
+                cap: self.retry_cap,
+                max_attempts: self.max_attempts.max(1),
+                deadline: self.deadline,
+                retry_after_cap: self.retry_after_cap,
+            },
+            lease: self.lease.max(Duration::from_millis(300)),
+            poll: Duration::from_millis(200),
+        }
+    }
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    humantime::parse_duration(s)
+        .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 500ms, 30s, 10m, 1h"))
+}
+
+fn parse_probability(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("'{s}' is not a probability: give a number from 0 to 1, e.g. 0.3")),
+    }
+}
+
+/// Open the store named by `--db`/`LODGE_DB`, or the default one.
+pub fn open_store(db: Option<&PathBuf>) -> anyhow::Result<Store> {
+    let path = db.cloned().unwrap_or_else(Store::default_path);
+    Ok(Store::open(&path)?)
+}
+
+/// Parse the arguments and run the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let Some(command) = cli.command else {
+        use clap::CommandFactory;
+        let _ = Cli::command().print_help();
+        return ExitCode::SUCCESS;
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(run(cli.db, command));
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(db: Option<PathBuf>, command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Add(args) => add::add(db.as_ref(), args).await,
+        Command::Scan(args) => add::scan(db.as_ref(), args).await,
+        Command::Deposit(args) => deposit::deposit(db.as_ref(), args).await,
+        Command::Retry(args) => deposit::retry(db.as_ref(), args).await,
+        Command::Status { json } => report::status(db.as_ref(), json),
+        Command::History { json, csv } => report::history(db.as_ref(), json, csv),
+        Command::Log { follow, tail } => report::log(db.as_ref(), follow, tail).await,
+        Command::Forget { older_than, target } => report::forget(db.as_ref(), older_than, target),
+        Command::Sandbox(args) => {
+            let config = crate::sandbox::SandboxConfig {
+                addr: args.addr,
+                data_dir: args.data,
+                token: args.token,
+                faults: crate::sandbox::FaultConfig {
+                    drop_after_commit: args.drop_after_commit,
+                    fail_before_commit: args.fail_before_commit,
+                    rate_limit: args.rate_limit,
+                    retry_after_secs: args.retry_after,
+                    reset: args.reset,
+                    latency_ms: args.latency_ms,
+                    seed: args.seed,
+                },
+            };
+            crate::sandbox::serve_until_ctrl_c(config).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
