@@ -103,14 +103,35 @@ fn if_none_match_star(headers: &HeaderMap) -> Option<bool> {
         .map(|v| v.to_str().map(|s| s.trim() == "*").unwrap_or(false))
 }
 
-fn parse_digest(text: &str) -> Result<Sha256Hex, Response> {
-    text.parse::<Sha256Hex>()
-        .map_err(|e| error(StatusCode::BAD_REQUEST, "digest", e.to_string()))
+/// A request refused before any work, with one error entry.
+struct Reject {
+    status: StatusCode,
+    field: &'static str,
+    message: String,
 }
 
-fn parse_key(text: &str) -> Result<ContentKey, Response> {
+impl IntoResponse for Reject {
+    fn into_response(self) -> Response {
+        error(self.status, self.field, self.message)
+    }
+}
+
+fn bad_request(field: &'static str, message: String) -> Reject {
+    Reject {
+        status: StatusCode::BAD_REQUEST,
+        field,
+        message,
+    }
+}
+
+fn parse_digest(text: &str) -> Result<Sha256Hex, Reject> {
+    text.parse::<Sha256Hex>()
+        .map_err(|e| bad_request("digest", e.to_string()))
+}
+
+fn parse_key(text: &str) -> Result<ContentKey, Reject> {
     text.parse::<ContentKey>()
-        .map_err(|e| error(StatusCode::BAD_REQUEST, "key", e.to_string()))
+        .map_err(|e| bad_request("key", e.to_string()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -231,7 +252,7 @@ async fn stats(State(app): AppState) -> Response {
 async fn blob_head(State(app): AppState, Path(hex): Path<String>) -> Response {
     let digest = match parse_digest(&hex) {
         Ok(d) => d,
-        Err(resp) => return resp,
+        Err(reject) => return reject.into_response(),
     };
     match app.blobs.size(&digest).await {
         Ok(Some(size)) => (StatusCode::OK, [(header::CONTENT_LENGTH, size)]).into_response(),
@@ -243,7 +264,7 @@ async fn blob_head(State(app): AppState, Path(hex): Path<String>) -> Response {
 async fn blob_get(State(app): AppState, Path(hex): Path<String>) -> Response {
     let digest = match parse_digest(&hex) {
         Ok(d) => d,
-        Err(resp) => return resp,
+        Err(reject) => return reject.into_response(),
     };
     match tokio::fs::File::open(app.blobs.path(&digest)).await {
         Ok(file) => {
@@ -284,7 +305,7 @@ async fn blob_put(
 ) -> Response {
     let digest = match parse_digest(&hex) {
         Ok(d) => d,
-        Err(resp) => return resp,
+        Err(reject) => return reject.into_response(),
     };
     let only_if_new = if_none_match_star(&headers) == Some(true);
     // Answer "exists" without reading the body at all.
@@ -388,7 +409,7 @@ async fn record_put(
 ) -> Response {
     let key = match parse_key(&key_text) {
         Ok(k) => k,
-        Err(resp) => return resp,
+        Err(reject) => return reject.into_response(),
     };
     let key_hex = key.to_hex();
     match if_none_match_star(&headers) {
@@ -471,7 +492,7 @@ async fn record_put(
 async fn record_get(State(app): AppState, Path(key_text): Path<String>) -> Response {
     let key = match parse_key(&key_text) {
         Ok(k) => k.to_hex(),
-        Err(resp) => return resp,
+        Err(reject) => return reject.into_response(),
     };
     let found = {
         let key = key.clone();
@@ -499,13 +520,16 @@ async fn record_get(State(app): AppState, Path(key_text): Path<String>) -> Respo
     }
 }
 
-fn positive(query: &HashMap<String, String>, name: &str, default: u64) -> Result<u64, Response> {
+fn positive(
+    query: &HashMap<String, String>,
+    name: &'static str,
+    default: u64,
+) -> Result<u64, Reject> {
     match query.get(name) {
         None => Ok(default),
         Some(text) => match text.trim().parse::<u64>() {
             Ok(n) if n >= 1 => Ok(n),
-            _ => Err(error(
-                StatusCode::BAD_REQUEST,
+            _ => Err(bad_request(
                 name,
                 format!("'{text}' is not a whole number of 1 or more"),
             )),
@@ -519,11 +543,11 @@ async fn record_list(
 ) -> Response {
     let page = match positive(&query, "page", 1) {
         Ok(n) => n,
-        Err(resp) => return resp,
+        Err(reject) => return reject.into_response(),
     };
     let per_page = match positive(&query, "per_page", DEFAULT_PER_PAGE) {
         Ok(n) => n.min(MAX_PER_PAGE),
-        Err(resp) => return resp,
+        Err(reject) => return reject.into_response(),
     };
     let offset = (page - 1).saturating_mul(per_page);
     let listed = blocking(&app, move |app| {
