@@ -1,9 +1,35 @@
 //! Lodge's local sandbox repository: a real HTTP server on loopback with its own SQLite file.
 //!
-//! (Skeleton: the public API below is fixed; the implementation is being written.)
+//! The sandbox behaves like a small content-addressed repository: blobs are uploaded to
+//! `PUT /blobs/sha256/{hex}` and verified against their digest, and a record is created once
+//! per content key with `PUT /records/{key}` and `If-None-Match: *`, receiving a sequential,
+//! server-minted identifier (`sbx-000001`, ...). Faults (latency, resets, 429, 503, and
+//! "committed but the response was lost") can be injected to exercise Lodge's exactly-once
+//! machinery. See `routes.rs` for the HTTP surface.
+//!
+//! Layout of this module: `server.rs` accept loop and per-connection kill switch, `routes.rs`
+//! handlers, `db.rs` SQLite, `blobs.rs` blob files, `faults.rs` fault decisions, `page.rs`
+//! the HTML index page, `state.rs` shared state and counters.
+
+mod blobs;
+mod db;
+mod faults;
+mod page;
+mod routes;
+mod server;
+mod state;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use state::App;
+
+/// How long [`RunningSandbox::shutdown`] waits for in-flight connections before closing them.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// Probabilities (0.0..=1.0) of each injected fault, per request to `/blobs` or `/records`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -47,19 +73,59 @@ pub struct SandboxStats {
 
 /// A sandbox server running on the current tokio runtime.
 pub struct RunningSandbox {
-    _private: (),
+    addr: SocketAddr,
+    data_dir: PathBuf,
+    app: Arc<App>,
+    shutdown: tokio::sync::watch::Sender<bool>,
+    server: tokio::task::JoinHandle<()>,
 }
 
 impl RunningSandbox {
     /// Bind, open (or create) the data folder and serve until [`RunningSandbox::shutdown`].
     pub async fn start(config: SandboxConfig) -> anyhow::Result<RunningSandbox> {
-        let _ = config;
-        todo!("sandbox server")
+        let data_dir = config.data_dir.clone();
+        let (db, blobs) = tokio::task::spawn_blocking(move || open_data_dir(&data_dir))
+            .await
+            .context("opening the sandbox data folder")??;
+        let listener = bind(config.addr).await?;
+        let addr = listener
+            .local_addr()
+            .with_context(|| format!("cannot read the address bound for {}", config.addr))?;
+        let app = Arc::new(App::new(
+            db,
+            blobs,
+            format!("http://{addr}"),
+            config.token.clone(),
+            config.faults.clone(),
+        ));
+        let (shutdown, shutdown_rx) = tokio::sync::watch::channel(false);
+        let server = tokio::spawn(server::accept_loop(
+            listener,
+            routes::router(app.clone()),
+            shutdown_rx,
+        ));
+        Ok(RunningSandbox {
+            addr,
+            data_dir: config.data_dir,
+            app,
+            shutdown,
+            server,
+        })
     }
 
     /// The address actually bound.
     pub fn addr(&self) -> SocketAddr {
-        todo!()
+        self.addr
+    }
+
+    /// The base URL of the HTTP API: `http://HOST:PORT`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The folder holding `sandbox.db` and `blobs/`.
+    pub fn data_dir(&self) -> &std::path::Path {
+        &self.data_dir
     }
 
     /// The target URL for Lodge: `sandbox+http://HOST:PORT`.
@@ -67,19 +133,80 @@ impl RunningSandbox {
         format!("sandbox+http://{}", self.addr())
     }
 
-    /// Change the injected faults while running.
+    /// Change the injected faults while running. A configuration with a seed restarts the
+    /// fault generator from that seed.
     pub fn set_faults(&self, faults: FaultConfig) {
-        let _ = faults;
-        todo!()
+        self.app.faults.set(faults);
     }
 
     /// Current counters (the same as `GET /stats`).
     pub fn stats(&self) -> SandboxStats {
-        todo!()
+        self.app.stats()
     }
 
-    /// Stop accepting, finish in-flight requests, close the database.
+    /// Stop accepting, finish in-flight requests (for at most [`SHUTDOWN_GRACE`]), close the
+    /// database.
     pub async fn shutdown(self) {
-        todo!()
+        let _ = self.shutdown.send(true);
+        let _ = self.server.await;
+        // The last reference to the database goes with `self.app` here.
     }
+}
+
+/// Create the data folder if needed and open the database and blob store in it, with errors
+/// that name the path.
+fn open_data_dir(dir: &std::path::Path) -> anyhow::Result<(db::Db, blobs::BlobStore)> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the sandbox data folder {}", dir.display()))?;
+    let blobs = blobs::BlobStore::open(dir)?;
+    let db = db::Db::open(&dir.join("sandbox.db"))?;
+    Ok((db, blobs))
+}
+
+async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
+    match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => Ok(l),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => Err(anyhow::anyhow!(
+            "address {addr} is in use: pick another with --addr"
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::AddrNotAvailable => Err(anyhow::anyhow!(
+            "address {addr} is not an address of this machine: pick another with --addr"
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(anyhow::anyhow!(
+            "not allowed to listen on {addr} (ports below 1024 need privileges): pick another with --addr"
+        )),
+        Err(e) => Err(anyhow::Error::new(e).context(format!("cannot listen on {addr}"))),
+    }
+}
+
+/// Run a sandbox until Ctrl-C or SIGTERM, for `lodge sandbox`: prints one line
+/// `Lodge sandbox listening on http://ADDR (data: DIR)` and shuts down gracefully.
+pub async fn serve_until_ctrl_c(config: SandboxConfig) -> anyhow::Result<()> {
+    let sandbox = RunningSandbox::start(config).await?;
+    println!(
+        "Lodge sandbox listening on {} (data: {})",
+        sandbox.base_url(),
+        sandbox.data_dir().display()
+    );
+    wait_for_signal().await?;
+    sandbox.shutdown().await;
+    Ok(())
+}
+
+#[cfg(unix)]
+async fn wait_for_signal() -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r.context("cannot listen for Ctrl-C")?,
+        _ = term.recv() => {}
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+async fn wait_for_signal() -> anyhow::Result<()> {
+    tokio::signal::ctrl_c()
+        .await
+        .context("cannot listen for Ctrl-C")
 }
