@@ -319,7 +319,7 @@ impl Engine {
 }
 
 /// Size and modification time of every file still as the scan saw them.
-fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
+pub fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
     for f in files {
         let path: PathBuf = root.join(&f.rel_path);
         let changed = |message: String| Failure::Changed {

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::store::{ClaimFilter, EventRow, JobRow, Store, StoreError, now_ms};
 use crate::targets::Target;
+pub use guarded::check_unchanged;
 pub use retry::{RetryDecision, RetryPolicy};
 
 /// How the engine runs.

@@ -223,3 +223,11 @@ impl Store {
         Ok(n as u64)
     }
 }
+
+impl Store {
+    /// Id of the newest event (0 when the log is empty).
+    pub fn last_event_id(&self) -> Result<i64> {
+        let conn = self.conn();
+        Ok(conn.query_row("SELECT coalesce(max(id), 0) FROM events", [], |r| r.get(0))?)
+    }
+}

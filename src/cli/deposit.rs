@@ -1,0 +1,266 @@
+//! `lodge deposit` and `lodge retry`: queue jobs, run the engine until they settle, report.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::Args;
+use tokio_util::sync::CancellationToken;
+
+use super::add::select_datasets;
+use super::output::items_progress_bar;
+use super::{EngineArgs, open_store};
+use crate::engine::{Engine, EngineEvent, check_unchanged};
+use crate::store::{EventKind, JobRow, JobState, Store};
+use crate::targets::{Target, open_target};
+
+#[derive(Debug, Args)]
+pub struct DepositArgs {
+    /// Where to deposit, e.g. sandbox+http://127.0.0.1:8080.
+    #[arg(long, env = "LODGE_TARGET")]
+    pub target: String,
+    /// Bearer token for the target, if it needs one.
+    #[arg(long, env = "LODGE_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// Print what would be replayed, created or refused; change nothing anywhere.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Every dataset in the store.
+    #[arg(long, conflicts_with = "datasets")]
+    pub all: bool,
+    /// Datasets by number, folder, name or key prefix.
+    pub datasets: Vec<String>,
+    /// Print every event, attempts included.
+    #[arg(long, short)]
+    pub verbose: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RetryArgs {
+    /// Every failed job.
+    #[arg(long, conflicts_with = "jobs")]
+    pub all_failed: bool,
+    /// Job numbers (see `lodge status` or `lodge history`).
+    pub jobs: Vec<i64>,
+    /// Only re-queue; do not run the jobs now.
+    #[arg(long)]
+    pub queue_only: bool,
+    /// Bearer token for the jobs' targets, if they need one.
+    #[arg(long, env = "LODGE_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    #[arg(long, short)]
+    pub verbose: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+pub async fn deposit(db: Option<&PathBuf>, args: DepositArgs) -> anyhow::Result<ExitCode> {
+    let target = open_target(&args.target, args.token.clone())?;
+    let store = Arc::new(open_store(db)?);
+    let datasets = select_datasets(&store, &args.datasets, args.all)?;
+    if datasets.is_empty() {
+        println!("no datasets: add one with `lodge add DIR`");
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    // Refuse what cannot be deposited before anything is queued.
+    let mut refused = 0usize;
+    let mut ready = Vec::new();
+    for d in datasets {
+        let problems = d.metadata.problems();
+        match d.key {
+            None => {
+                println!("refused  {}: not scanned yet (run `lodge scan {}`)", d.name, d.id);
+                refused += 1;
+            }
+            Some(_) if !problems.is_empty() => {
+                println!("refused  {}: metadata incomplete", d.name);
+                for p in problems {
+                    println!("           {p} (fix with `lodge add {} --...`)", d.path);
+                }
+                refused += 1;
+            }
+            Some(key) => ready.push((d, key)),
+        }
+    }
+
+    if args.dry_run {
+        for (d, key) in &ready {
+            let name = &d.name;
+            if let Some(r) = store.lookup_result(target.scope_id(), key)? {
+                println!("replay   {name}: already deposited as {} (no request)", r.identifier);
+                continue;
+            }
+            let files = store.dataset_files(d.id)?;
+            if let Err(f) = check_unchanged(Path::new(&d.path), &files) {
+                println!("refused  {name}: {f}");
+                continue;
+            }
+            let note = d
+                .fingerprint
+                .map(|f| store.results_with_fingerprint(&f.to_hex()))
+                .transpose()?
+                .unwrap_or_default()
+                .into_iter()
+                .find(|r| r.key != key.to_hex())
+                .map(|r| format!(" (same data as {} on {})", r.identifier, r.target))
+                .unwrap_or_default();
+            println!("create   {name}: key {}{note}", key.short());
+        }
+        println!("dry run: nothing was sent or recorded");
+        return Ok(if refused == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
+
+    let config = args.engine.config();
+    let mut engine = Engine::new(store.clone(), config.clone());
+    engine.add_target(target.clone())?;
+    if let Some(event) = store.resume_target(target.scope_id())? {
+        println!("{}", event.message);
+    }
+    let mut job_ids = Vec::new();
+    for (d, key) in &ready {
+        let (enqueued, _) = store.enqueue_deposit(d.id, target.scope_id(), key, config.retry.deadline)?;
+        job_ids.push(enqueued.job_id());
+    }
+    let jobs = run_jobs(Arc::new(engine), job_ids, args.verbose).await?;
+    Ok(summarize(&store, &jobs, refused))
+}
+
+pub async fn retry(db: Option<&PathBuf>, args: RetryArgs) -> anyhow::Result<ExitCode> {
+    let store = Arc::new(open_store(db)?);
+    let ids = if args.all_failed {
+        store.failed_job_ids(None)?
+    } else if args.jobs.is_empty() {
+        anyhow::bail!("name the jobs to retry (numbers from `lodge status`) or pass --all-failed");
+    } else {
+        args.jobs.clone()
+    };
+    let config = args.engine.config();
+    let requeued = store.retry_jobs(&ids, config.retry.deadline)?;
+    for id in ids.iter().filter(|id| !requeued.contains(id)) {
+        let job = store.job(*id)?;
+        println!(
+            "job {id} is {} (only failed jobs are retried)",
+            job.state.as_str()
+        );
+    }
+    println!("re-queued {} job(s) with the same key", requeued.len());
+    if args.queue_only || requeued.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut engine = Engine::new(store.clone(), config);
+    let mut targets: BTreeMap<String, Arc<dyn Target>> = BTreeMap::new();
+    for job in store.jobs(&requeued)? {
+        if !targets.contains_key(&job.target) {
+            let target = open_target(&job.target, args.token.clone())?;
+            targets.insert(job.target.clone(), target);
+        }
+    }
+    for target in targets.values() {
+        store.resume_target(target.scope_id())?;
+        engine.add_target(target.clone())?;
+    }
+    let jobs = run_jobs(Arc::new(engine), requeued, args.verbose).await?;
+    Ok(summarize(&store, &jobs, 0))
+}
+
+/// Run the engine over a batch with a progress bar and a live log; Ctrl-C stops gracefully
+/// (jobs in flight go back on the queue and are reconciled next time).
+async fn run_jobs(engine: Arc<Engine>, job_ids: Vec<i64>, verbose: bool) -> anyhow::Result<Vec<JobRow>> {
+    let bar = items_progress_bar(job_ids.len() as u64, "depositing");
+    let mut events = engine.subscribe();
+    let printer_bar = bar.clone();
+    let batch: std::collections::HashSet<i64> = job_ids.iter().copied().collect();
+    let printer = tokio::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            match events.recv().await {
+                Ok(EngineEvent::Logged(e)) => {
+                    let routine = matches!(e.kind, EventKind::Attempt | EventKind::Queued);
+                    if verbose || !routine {
+                        let job = e.job_id.map(|j| format!("job {j}: ")).unwrap_or_default();
+                        printer_bar.println(format!("{:<15} {job}{}", e.kind.as_str(), e.message));
+                    }
+                }
+                Ok(EngineEvent::JobChanged(job)) => {
+                    if batch.contains(&job.id) && job.state.is_terminal() {
+                        printer_bar.inc(1);
+                    }
+                }
+                Ok(EngineEvent::Progress { .. }) => {}
+                Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+    let shutdown = CancellationToken::new();
+    let on_signal = shutdown.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("stopping: items in flight go back on the queue (run the command again to finish)");
+            on_signal.cancel();
+        }
+    });
+    let jobs = engine.run_batch(job_ids, shutdown).await;
+    drop(engine);
+    let _ = printer.await;
+    bar.finish_and_clear();
+    Ok(jobs?)
+}
+
+/// One line per job, then the counts; exit 0 only if everything landed.
+fn summarize(store: &Store, jobs: &[JobRow], refused: usize) -> ExitCode {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut all_landed = refused == 0;
+    for job in jobs {
+        let name = job.dataset_name.clone().unwrap_or_else(|| job.key.short());
+        let line = match job.state {
+            JobState::Deposited => format!("deposited {name} -> {}", job.identifier.as_deref().unwrap_or("?")),
+            JobState::Existing => format!(
+                "existing  {name} -> {} (already deposited)",
+                job.identifier.as_deref().unwrap_or("?")
+            ),
+            JobState::Failed => format!(
+                "failed    {name} (job {}): {} — retry with `lodge retry {}`",
+                job.id,
+                job.last_error.as_deref().unwrap_or("unknown error"),
+                job.id
+            ),
+            JobState::Rejected => format!(
+                "rejected  {name} (job {}): {}",
+                job.id,
+                job.last_error.as_deref().unwrap_or("refused")
+            ),
+            other => {
+                let paused = store.target_paused(&job.target).ok().flatten();
+                match paused {
+                    Some(reason) => format!(
+                        "paused    {name} (job {}): {} is paused: {reason} — fix the credentials, then run the command again",
+                        job.id, job.target
+                    ),
+                    None => format!("{:<9} {name} (job {}): not finished; run the command again", other.as_str(), job.id),
+                }
+            }
+        };
+        println!("{line}");
+        *counts.entry(job.state.as_str()).or_default() += 1;
+        all_landed &= job.state.is_landed();
+    }
+    let mut parts: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    if refused > 0 {
+        parts.push(format!("{refused} refused before queueing"));
+    }
+    println!("{}", parts.join(", "));
+    if all_landed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -1,0 +1,187 @@
+//! `lodge status`, `history`, `log` and `forget`: read what the store knows.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::open_store;
+use super::output::time_text;
+use crate::store::{EventRow, Store};
+
+pub fn status(db: Option<&PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
+    let store = open_store(db)?;
+    let rows = store.status_rows()?;
+    let totals = store.totals()?;
+    if json {
+        let items: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "dataset": r.dataset,
+                    "name": r.name,
+                    "path": r.path,
+                    "key": r.key,
+                    "target": r.target,
+                    "state": r.state,
+                    "job": r.job,
+                    "identifier": r.identifier,
+                    "url": r.url,
+                    "attempts": r.attempts,
+                    "last_error": r.last_error,
+                })
+            })
+            .collect();
+        let out = serde_json::json!({ "items": items, "totals": totals });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if rows.is_empty() {
+        println!("no datasets yet: add one with `lodge add DIR`");
+    }
+    for r in &rows {
+        let key = r.key.as_deref().map(|k| &k[..12]).unwrap_or("(not scanned)");
+        let target = r.target.as_deref().unwrap_or("-");
+        let id = r.identifier.as_deref().unwrap_or("");
+        let job = r.job.map(|j| format!("job {j}")).unwrap_or_default();
+        println!(
+            "{:>4} {:<24} {key} {:<10} {target} {id} {job} attempts {}",
+            r.dataset, r.name, r.state, r.attempts
+        );
+        if let Some(e) = &r.last_error
+            && !matches!(r.state.as_str(), "deposited" | "existing")
+        {
+            println!("       last error: {e}");
+        }
+    }
+    println!(
+        "replays {}, conflicts (server said exists) {}, retries {}, failed {}, rejected {}, pending {}{}",
+        totals.replays,
+        totals.conflicts,
+        totals.retries,
+        totals.failed,
+        totals.rejected,
+        totals.pending,
+        totals
+            .oldest_pending_age_secs
+            .map(|s| format!(", oldest pending {s:.0} s"))
+            .unwrap_or_default()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn history(db: Option<&PathBuf>, json: bool, csv: bool) -> anyhow::Result<ExitCode> {
+    let store = open_store(db)?;
+    let rows = store.history()?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else if csv {
+        let mut w = csv::Writer::from_writer(std::io::stdout());
+        w.write_record([
+            "job", "dataset", "name", "title", "target", "key", "state", "identifier", "url",
+            "attempts", "last_error", "created_at", "updated_at",
+        ])?;
+        for r in &rows {
+            w.write_record([
+                r.job.to_string(),
+                r.dataset.map(|d| d.to_string()).unwrap_or_default(),
+                r.name.clone().unwrap_or_default(),
+                r.title.clone().unwrap_or_default(),
+                r.target.clone(),
+                r.key.clone(),
+                r.state.clone(),
+                r.identifier.clone().unwrap_or_default(),
+                r.url.clone().unwrap_or_default(),
+                r.attempts.to_string(),
+                r.last_error.clone().unwrap_or_default(),
+                time_text(r.created_at),
+                time_text(r.updated_at),
+            ])?;
+        }
+        w.flush()?;
+    } else {
+        if rows.is_empty() {
+            println!("no deposits yet");
+        }
+        for r in &rows {
+            println!(
+                "{} job {:<5} {:<9} {:<24} {} {} {}",
+                time_text(r.updated_at),
+                r.job,
+                r.state,
+                r.name.as_deref().unwrap_or("(removed)"),
+                r.target,
+                r.identifier.as_deref().unwrap_or("-"),
+                r.url.as_deref().unwrap_or("")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_event(e: &EventRow) {
+    let mut extra = Vec::new();
+    if let Some(a) = e.attempt {
+        extra.push(format!("attempt {a}"));
+    }
+    if let Some(s) = e.http_status {
+        extra.push(format!("HTTP {s}"));
+    }
+    if let Some(d) = e.delay_ms {
+        extra.push(format!("delay {:.1} s", d as f64 / 1000.0));
+    }
+    let job = e.job_id.map(|j| format!("job {j} ")).unwrap_or_default();
+    let extra = if extra.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", extra.join(", "))
+    };
+    println!(
+        "{} {:<15} {job}{}{extra} ({})",
+        time_text(e.at),
+        e.kind.as_str(),
+        e.message,
+        e.actor
+    );
+}
+
+pub async fn log(db: Option<&PathBuf>, follow: bool, tail: usize) -> anyhow::Result<ExitCode> {
+    let store = open_store(db)?;
+    let last = last_event_id(&store)?;
+    let mut after = (last - tail as i64).max(0);
+    loop {
+        let events = store.events_after(after, 1000)?;
+        for e in &events {
+            print_event(e);
+            after = e.id;
+        }
+        if !follow {
+            break;
+        }
+        if events.len() < 1000 {
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(300)) => {}
+                _ = tokio::signal::ctrl_c() => break,
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn last_event_id(store: &Store) -> anyhow::Result<i64> {
+    Ok(store.last_event_id()?)
+}
+
+pub fn forget(
+    db: Option<&PathBuf>,
+    older_than: Duration,
+    target: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let store = open_store(db)?;
+    let target = match target {
+        Some(url) => Some(crate::targets::open_target(&url, None)?.scope_id().to_string()),
+        None => None,
+    };
+    let n = store.forget_results(older_than.as_millis() as i64, target.as_deref())?;
+    println!("forgot {n} recorded result(s); the servers still hold the records");
+    Ok(ExitCode::SUCCESS)
+}
