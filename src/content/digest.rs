@@ -43,7 +43,9 @@ pub struct BadDigest {
 impl FromStr for Sha256Hex {
     type Err = BadDigest;
     fn from_str(s: &str) -> Result<Self, BadDigest> {
-        let bad = || BadDigest { text: s.to_string() };
+        let bad = || BadDigest {
+            text: s.to_string(),
+        };
         if s.len() != 64 {
             return Err(bad());
         }

@@ -104,7 +104,9 @@ impl ContentDocument {
             let unsafe_path = e.path.is_empty()
                 || e.path.starts_with('/')
                 || e.path.contains('\\')
-                || e.path.split('/').any(|c| c.is_empty() || c == "." || c == "..");
+                || e.path
+                    .split('/')
+                    .any(|c| c.is_empty() || c == "." || c == "..");
             if unsafe_path {
                 out.push(FieldProblem {
                     field: format!("manifest[{i}].path"),

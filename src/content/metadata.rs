@@ -191,7 +191,11 @@ impl Metadata {
                 .collect(),
             resource_type: {
                 let t = clean(&self.resource_type);
-                if t.is_empty() { default_resource_type() } else { t }
+                if t.is_empty() {
+                    default_resource_type()
+                } else {
+                    t
+                }
             },
             version: clean_opt(&self.version),
         }
@@ -209,7 +213,10 @@ impl Metadata {
             })
         };
         if m.title.is_empty() {
-            problem("title".into(), "is required: give the dataset a title (--title)");
+            problem(
+                "title".into(),
+                "is required: give the dataset a title (--title)",
+            );
         }
         if m.creators.is_empty() {
             problem(

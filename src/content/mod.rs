@@ -5,10 +5,23 @@
 //! (invariant 1 in DEVELOPERS.md). The hash cache is reached only through the [`HashCache`]
 //! trait so that this module does not depend on the store.
 
+mod dataset;
 mod digest;
 mod document;
+mod error;
+mod hash;
 mod metadata;
+mod prefill;
+mod scan;
 
+pub use dataset::{PreparedDataset, prepare_dataset};
 pub use digest::{ContentKey, DataFingerprint, Sha256Hex};
 pub use document::{ContentDocument, ENCODING_VERSION, ManifestEntry};
+pub use error::ContentError;
+pub use hash::{
+    FileStamp, HASH_BUFFER_BYTES, HashCache, HashProgress, HashedFile, MemoryHashCache,
+    NoHashCache, hash_files, sha256_reader,
+};
 pub use metadata::{Creator, FieldProblem, Metadata};
+pub use prefill::{CITATION_CFF, ZENODO_JSON, metadata_from_folder};
+pub use scan::{IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, scan_folder};

@@ -66,8 +66,11 @@ pub trait Target: Send + Sync {
     /// Send the data files, skipping those the server already holds. Bytes are hashed as
     /// they are sent; a file whose bytes no longer match the manifest fails with
     /// [`Failure::Changed`] and nothing of it is committed on the server.
-    async fn upload(&self, request: &DepositRequest<'_>, progress: ProgressSink)
-    -> Result<(), Failure>;
+    async fn upload(
+        &self,
+        request: &DepositRequest<'_>,
+        progress: ProgressSink,
+    ) -> Result<(), Failure>;
 
     /// Create the record for `request.key` with a conditional write. "Already exists" is
     /// [`Landed::Existing`], never an error.

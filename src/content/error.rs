@@ -1,0 +1,65 @@
+//! Why a folder could not be turned into a dataset: every error names the path it is about
+//! and says what to do about it.
+
+use std::io;
+use std::path::PathBuf;
+
+/// An error from scanning, hashing or reading the metadata of a dataset folder.
+#[derive(Debug, thiserror::Error)]
+pub enum ContentError {
+    #[error("{} is not a folder: give the folder that holds the dataset's files", path.display())]
+    NotAFolder { path: PathBuf },
+
+    #[error(
+        "{} has no files to deposit (after skipping symlinks, system files and .lodgeignore \
+         matches): put the data files in it or check its .lodgeignore",
+        path.display()
+    )]
+    EmptyFolder { path: PathBuf },
+
+    #[error(
+        "'{path}' has a name that is not valid UTF-8: rename it (repositories need \
+         Unicode file names) and scan again"
+    )]
+    NonUtf8Name {
+        /// The path, with invalid bytes shown as U+FFFD.
+        path: String,
+    },
+
+    #[error(
+        "'{rel_path}' appears twice once names are put in Unicode NFC: {} and {} differ \
+         only in how accented letters are encoded; rename or remove one of them",
+        first.display(),
+        second.display()
+    )]
+    NormalizationClash {
+        /// The shared NFC relative path.
+        rel_path: String,
+        first: PathBuf,
+        second: PathBuf,
+    },
+
+    #[error("cannot read {}: {source}; fix its permissions or remove it from the folder", path.display())]
+    Unreadable {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+
+    #[error(
+        "{} changed or was removed while it was being hashed: wait until nothing writes to \
+         the folder and rescan",
+        path.display()
+    )]
+    ChangedWhileHashing { path: PathBuf },
+
+    #[error("{} is not a usable ignore file: {message}; fix the pattern and scan again", path.display())]
+    BadIgnoreFile { path: PathBuf, message: String },
+
+    #[error(
+        "{} could not be read as citation metadata: {message}; fix the file, or remove it and \
+         enter the metadata by hand",
+        path.display()
+    )]
+    BadCitation { path: PathBuf, message: String },
+}

@@ -1,0 +1,302 @@
+//! Prefilling a dataset's metadata from citation files already in its folder:
+//! `CITATION.cff` (Citation File Format, YAML) or, failing that, `.zenodo.json` (Zenodo
+//! deposit metadata).
+//!
+//! The result is a starting point, not validated: the caller shows it, lets the person fix
+//! it, and checks it with [`Metadata::problems`]. Both files stay part of the dataset.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value as Json;
+use serde_yaml_ng::Value as Yaml;
+
+use super::{ContentError, Creator, Metadata};
+
+/// File name of Citation File Format metadata.
+pub const CITATION_CFF: &str = "CITATION.cff";
+/// File name of Zenodo deposit metadata.
+pub const ZENODO_JSON: &str = ".zenodo.json";
+
+/// Metadata from `CITATION.cff` in `root`, else from `.zenodo.json`, with the path of the
+/// file used; `None` when neither exists. A file that exists but cannot be read or parsed is
+/// [`ContentError::BadCitation`].
+pub fn metadata_from_folder(root: &Path) -> Result<Option<(Metadata, PathBuf)>, ContentError> {
+    let cff = root.join(CITATION_CFF);
+    if let Some(text) = read_if_exists(&cff)? {
+        let metadata = from_cff(&text).map_err(|message| ContentError::BadCitation {
+            path: cff.clone(),
+            message,
+        })?;
+        return Ok(Some((metadata, cff)));
+    }
+    let zenodo = root.join(ZENODO_JSON);
+    if let Some(text) = read_if_exists(&zenodo)? {
+        let metadata = from_zenodo(&text).map_err(|message| ContentError::BadCitation {
+            path: zenodo.clone(),
+            message,
+        })?;
+        return Ok(Some((metadata, zenodo)));
+    }
+    Ok(None)
+}
+
+fn read_if_exists(path: &Path) -> Result<Option<String>, ContentError> {
+    match fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| ContentError::BadCitation {
+                path: path.to_path_buf(),
+                message: "the file is not UTF-8 text".into(),
+            }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(ContentError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Year of a `YYYY-MM-DD` (or `YYYY`) date.
+fn year_of(field: &str, date: &str) -> Result<i32, String> {
+    date.trim()
+        .get(..4)
+        .and_then(|y| y.parse().ok())
+        .ok_or_else(|| format!("{field} '{date}' is not a date like 2024-05-31"))
+}
+
+// ---- CITATION.cff ------------------------------------------------------------------------
+
+fn yaml_text(field: &str, v: &Yaml) -> Result<String, String> {
+    match v {
+        Yaml::String(s) => Ok(s.clone()),
+        Yaml::Number(n) => Ok(n.to_string()),
+        Yaml::Bool(b) => Ok(b.to_string()),
+        _ => Err(format!("{field} must be text")),
+    }
+}
+
+fn yaml_opt_text(map: &Yaml, key: &str, field: &str) -> Result<Option<String>, String> {
+    match map.get(key) {
+        None | Some(Yaml::Null) => Ok(None),
+        Some(v) => yaml_text(field, v).map(Some),
+    }
+}
+
+fn from_cff(text: &str) -> Result<Metadata, String> {
+    let doc: Yaml = serde_yaml_ng::from_str(text).map_err(|e| e.to_string())?;
+    if !doc.is_mapping() {
+        return Err(
+            "expected a YAML mapping of CFF keys (cff-version, title, authors, ...)".into(),
+        );
+    }
+    let mut m = Metadata {
+        title: yaml_opt_text(&doc, "title", "title")?.unwrap_or_default(),
+        description: yaml_opt_text(&doc, "abstract", "abstract")?,
+        version: yaml_opt_text(&doc, "version", "version")?,
+        ..Metadata::default()
+    };
+    if let Some(authors) = doc.get("authors") {
+        let list = authors
+            .as_sequence()
+            .ok_or("authors must be a list of persons or entities")?;
+        for (i, a) in list.iter().enumerate() {
+            m.creators.push(cff_author(i, a)?);
+        }
+    }
+    if let Some(date) = doc.get("date-released").filter(|v| !v.is_null()) {
+        let date = yaml_text("date-released", date)?;
+        m.publication_year = Some(year_of("date-released", &date)?);
+    }
+    m.license = match doc.get("license") {
+        None | Some(Yaml::Null) => None,
+        // CFF allows a list of SPDX ids; they mean "any of", written as an SPDX expression.
+        Some(Yaml::Sequence(ids)) => {
+            let ids = ids
+                .iter()
+                .map(|v| yaml_text("license", v))
+                .collect::<Result<Vec<_>, _>>()?;
+            Some(ids.join(" OR ")).filter(|s| !s.is_empty())
+        }
+        Some(v) => Some(yaml_text("license", v)?),
+    };
+    if let Some(keywords) = doc.get("keywords").filter(|v| !v.is_null()) {
+        let list = keywords.as_sequence().ok_or("keywords must be a list")?;
+        for (i, k) in list.iter().enumerate() {
+            m.keywords.push(yaml_text(&format!("keywords[{i}]"), k)?);
+        }
+    }
+    if let Some(publisher) = doc.get("publisher").filter(|v| !v.is_null()) {
+        m.publisher = match publisher {
+            Yaml::Mapping(_) => yaml_opt_text(publisher, "name", "publisher.name")?,
+            other => Some(yaml_text("publisher", other)?),
+        }
+        .unwrap_or_default();
+    }
+    if let Some(kind) = yaml_opt_text(&doc, "type", "type")? {
+        m.resource_type = match kind.as_str() {
+            "software" => "Software",
+            _ => "Dataset",
+        }
+        .into();
+    }
+    Ok(m)
+}
+
+fn cff_author(i: usize, a: &Yaml) -> Result<Creator, String> {
+    if !a.is_mapping() {
+        return Err(format!(
+            "authors[{i}] must be a mapping (family-names, given-names, ...)"
+        ));
+    }
+    let field = |key: &str| yaml_opt_text(a, key, &format!("authors[{i}].{key}"));
+    let family = [
+        field("name-particle")?,
+        field("family-names")?,
+        field("name-suffix")?,
+    ]
+    .into_iter()
+    .flatten()
+    .map(|s| s.trim().to_string())
+    .filter(|s| !s.is_empty())
+    .collect::<Vec<_>>()
+    .join(" ");
+    let given = field("given-names")?.unwrap_or_default();
+    let name = match (family.is_empty(), given.trim().is_empty()) {
+        (false, false) => format!("{family}, {}", given.trim()),
+        (false, true) => family,
+        (true, false) => given.trim().to_string(),
+        // An entity (organisation, team) has a `name`; persons may use an alias.
+        (true, true) => field("name")?.or(field("alias")?).unwrap_or_default(),
+    };
+    Ok(Creator {
+        name,
+        orcid: field("orcid")?,
+        affiliation: field("affiliation")?,
+    })
+}
+
+// ---- .zenodo.json ------------------------------------------------------------------------
+
+fn json_opt_text(obj: &Json, key: &str, field: &str) -> Result<Option<String>, String> {
+    match obj.get(key) {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::String(s)) => Ok(Some(s.clone())),
+        Some(Json::Number(n)) => Ok(Some(n.to_string())),
+        Some(_) => Err(format!("{field} must be a string")),
+    }
+}
+
+/// Zenodo `upload_type` -> DataCite `resourceTypeGeneral`.
+fn resource_type_of_upload(upload_type: &str) -> &'static str {
+    match upload_type {
+        "dataset" => "Dataset",
+        "software" => "Software",
+        "image" => "Image",
+        "video" => "Audiovisual",
+        "physicalobject" => "PhysicalObject",
+        "lesson" => "InteractiveResource",
+        "publication" | "poster" | "presentation" => "Text",
+        _ => "Other",
+    }
+}
+
+fn from_zenodo(text: &str) -> Result<Metadata, String> {
+    let doc: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    // A file saved from the deposit API may wrap the fields in {"metadata": {...}}.
+    let doc = match doc.get("metadata") {
+        Some(inner) if inner.is_object() && doc.get("title").is_none() => inner,
+        _ => &doc,
+    };
+    if !doc.is_object() {
+        return Err(
+            "expected a JSON object of Zenodo deposit fields (title, creators, ...)".into(),
+        );
+    }
+    let mut m = Metadata {
+        title: json_opt_text(doc, "title", "title")?.unwrap_or_default(),
+        description: json_opt_text(doc, "description", "description")?,
+        version: json_opt_text(doc, "version", "version")?,
+        publisher: json_opt_text(doc, "publisher", "publisher")?.unwrap_or_default(),
+        ..Metadata::default()
+    };
+    if let Some(creators) = doc.get("creators").filter(|v| !v.is_null()) {
+        let list = creators
+            .as_array()
+            .ok_or("creators must be a list of {name, orcid, affiliation}")?;
+        for (i, c) in list.iter().enumerate() {
+            if !c.is_object() {
+                return Err(format!("creators[{i}] must be an object with a name"));
+            }
+            let field = |key: &str| json_opt_text(c, key, &format!("creators[{i}].{key}"));
+            m.creators.push(Creator {
+                name: field("name")?.unwrap_or_default(),
+                orcid: field("orcid")?,
+                affiliation: field("affiliation")?,
+            });
+        }
+    }
+    if let Some(date) = json_opt_text(doc, "publication_date", "publication_date")? {
+        m.publication_year = Some(year_of("publication_date", &date)?);
+    }
+    m.license = match doc.get("license") {
+        None | Some(Json::Null) => None,
+        Some(Json::String(s)) => Some(s.clone()),
+        Some(obj @ Json::Object(_)) => json_opt_text(obj, "id", "license.id")?,
+        Some(_) => return Err("license must be a string or {\"id\": ...}".into()),
+    };
+    if let Some(keywords) = doc.get("keywords").filter(|v| !v.is_null()) {
+        let list = keywords.as_array().ok_or("keywords must be a list")?;
+        for (i, k) in list.iter().enumerate() {
+            let k = k
+                .as_str()
+                .ok_or_else(|| format!("keywords[{i}] must be a string"))?;
+            m.keywords.push(k.to_string());
+        }
+    }
+    if let Some(kind) = json_opt_text(doc, "upload_type", "upload_type")? {
+        m.resource_type = resource_type_of_upload(&kind).into();
+    }
+    Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cff_person_with_particle_is_family_comma_given() {
+        let m = from_cff(
+            "cff-version: 1.2.0\ntitle: T\nauthors:\n  - family-names: Beethoven\n    \
+             name-particle: van\n    given-names: Ludwig\n",
+        )
+        .unwrap();
+        assert_eq!(m.creators[0].name, "van Beethoven, Ludwig");
+    }
+
+    #[test]
+    fn cff_license_list_becomes_an_spdx_or_expression() {
+        let m = from_cff("title: T\nlicense: [MIT, Apache-2.0]\n").unwrap();
+        assert_eq!(m.license.as_deref(), Some("MIT OR Apache-2.0"));
+    }
+
+    #[test]
+    fn cff_numeric_version_is_kept_as_text() {
+        let m = from_cff("title: T\nversion: 2\n").unwrap();
+        assert_eq!(m.version.as_deref(), Some("2"));
+    }
+
+    #[test]
+    fn zenodo_wrapped_in_metadata_is_unwrapped() {
+        let m = from_zenodo(r#"{"metadata": {"title": "T", "upload_type": "video"}}"#).unwrap();
+        assert_eq!(m.title, "T");
+        assert_eq!(m.resource_type, "Audiovisual");
+    }
+
+    #[test]
+    fn bad_date_is_reported_with_its_field() {
+        let err = from_zenodo(r#"{"publication_date": "soon"}"#).unwrap_err();
+        assert!(err.contains("publication_date"), "{err}");
+    }
+}

@@ -1,0 +1,298 @@
+//! Scanning a dataset folder: which files are in the dataset, under which relative names, and
+//! what was left out and why.
+//!
+//! The walk costs one `stat` per file (the stamp used by the hash cache comes from it), so a
+//! rescan of an unchanged folder is cheap. Symlinks are never followed, system files
+//! (`.DS_Store`, `Thumbs.db`, `desktop.ini`, `.git`) are skipped, and gitignore-style patterns
+//! in `.lodgeignore` files (in the folder and its subfolders) leave files out.
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use ignore::WalkBuilder;
+use unicode_normalization::{UnicodeNormalization, is_nfc};
+
+use super::{ContentError, FileStamp};
+
+/// Name of the ignore files that leave paths out of a dataset.
+pub const IGNORE_FILE_NAME: &str = ".lodgeignore";
+
+/// Names of files that operating systems and tools leave behind; never part of a dataset.
+const SYSTEM_FILE_NAMES: &[&str] = &[".DS_Store", "Thumbs.db", "desktop.ini"];
+
+/// A file that is part of the dataset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScannedFile {
+    /// Path relative to the scanned folder, `/`-separated, Unicode NFC.
+    pub rel_path: String,
+    pub abs_path: PathBuf,
+    pub stamp: FileStamp,
+}
+
+/// Why an entry of the folder is not part of the dataset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SkipReason {
+    /// A symbolic link; links are listed, never followed.
+    Symlink,
+    /// `.DS_Store`, `Thumbs.db`, `desktop.ini` or a `.git` folder (or `.git` file).
+    SystemFile,
+    /// Matched a pattern in a `.lodgeignore` file, or is a `.lodgeignore` file.
+    Ignored,
+    /// Neither a regular file, a folder nor a symlink (a FIFO, socket or device).
+    NotARegularFile,
+}
+
+/// An entry of the folder left out of the dataset. An ignored folder is listed once, not
+/// file by file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedEntry {
+    /// Path relative to the scanned folder, `/`-separated; a name that is not UTF-8 is shown
+    /// with U+FFFD (it is not deposited, so it does not have to be valid).
+    pub rel_path: String,
+    pub reason: SkipReason,
+}
+
+/// The result of scanning a folder.
+#[derive(Clone, Debug)]
+pub struct ScanReport {
+    /// The folder, canonical and absolute.
+    pub root: PathBuf,
+    /// The dataset's files, sorted by `rel_path` (byte order).
+    pub files: Vec<ScannedFile>,
+    /// What was left out, sorted by `rel_path`.
+    pub skipped: Vec<SkippedEntry>,
+    /// Sum of the sizes of `files`.
+    pub total_bytes: u64,
+}
+
+fn is_system_name(name: &OsStr) -> bool {
+    name.to_str()
+        .is_some_and(|n| n == ".git" || SYSTEM_FILE_NAMES.iter().any(|s| s.eq_ignore_ascii_case(n)))
+}
+
+/// The relative path of a file that will be deposited: must be UTF-8; `/`-separated, NFC.
+fn strict_rel_path(root: &Path, path: &Path) -> Result<String, ContentError> {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let text = rel.to_str().ok_or_else(|| ContentError::NonUtf8Name {
+        path: path.to_string_lossy().into_owned(),
+    })?;
+    let text = if std::path::MAIN_SEPARATOR == '/' {
+        text
+    } else {
+        &text.replace(std::path::MAIN_SEPARATOR, "/")
+    };
+    Ok(if is_nfc(text) {
+        text.to_owned()
+    } else {
+        text.nfc().collect()
+    })
+}
+
+/// The relative path of a skipped entry, for display only.
+fn lossy_rel_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let text = rel.to_string_lossy();
+    let text = if std::path::MAIN_SEPARATOR == '/' {
+        text.into_owned()
+    } else {
+        text.replace(std::path::MAIN_SEPARATOR, "/")
+    };
+    text.nfc().collect()
+}
+
+/// The path an `ignore` error is about (or `fallback`), and its I/O error.
+fn walk_error(err: ignore::Error, fallback: &Path) -> ContentError {
+    fn path_of(err: &ignore::Error) -> Option<&Path> {
+        match err {
+            ignore::Error::WithPath { path, .. } => Some(path),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                path_of(err)
+            }
+            ignore::Error::Partial(errs) => errs.iter().find_map(path_of),
+            _ => None,
+        }
+    }
+    let path = path_of(&err).unwrap_or(fallback).to_path_buf();
+    let message = err.to_string();
+    let source = err
+        .into_io_error()
+        .unwrap_or_else(|| io::Error::other(message));
+    ContentError::Unreadable { path, source }
+}
+
+/// Walk `root` and list the files of the dataset it holds.
+///
+/// Errors: `root` is not a folder; a file that would be deposited has a name that is not
+/// UTF-8, or two names are equal once in NFC; a folder or file cannot be read; a
+/// `.lodgeignore` has a bad pattern; nothing is left to deposit.
+pub fn scan_folder(root: &Path) -> Result<ScanReport, ContentError> {
+    let md = fs::metadata(root).map_err(|source| match source.kind() {
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => ContentError::NotAFolder {
+            path: root.to_path_buf(),
+        },
+        _ => ContentError::Unreadable {
+            path: root.to_path_buf(),
+            source,
+        },
+    })?;
+    if !md.is_dir() {
+        return Err(ContentError::NotAFolder {
+            path: root.to_path_buf(),
+        });
+    }
+    let root = fs::canonicalize(root).map_err(|source| ContentError::Unreadable {
+        path: root.to_path_buf(),
+        source,
+    })?;
+
+    // `.git` folders are pruned by the walk's filter, which can only report them through
+    // shared state.
+    let pruned: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
+    let walk = {
+        let pruned = Arc::clone(&pruned);
+        WalkBuilder::new(&root)
+            .standard_filters(false)
+            .hidden(false)
+            .parents(false)
+            .ignore(false)
+            .git_ignore(false)
+            .git_global(false)
+            .git_exclude(false)
+            .require_git(false)
+            .follow_links(false)
+            .add_custom_ignore_filename(IGNORE_FILE_NAME)
+            .filter_entry(move |entry| {
+                let is_git = entry.depth() > 0
+                    && entry.file_name() == ".git"
+                    && entry.file_type().is_some_and(|t| t.is_dir());
+                if is_git {
+                    pruned
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(entry.path().to_path_buf());
+                }
+                !is_git
+            })
+            .build()
+    };
+
+    let mut files: Vec<ScannedFile> = Vec::new();
+    let mut skipped: Vec<(PathBuf, SkipReason)> = Vec::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut saw_ignore_file = false;
+
+    for item in walk {
+        let entry = item.map_err(|e| walk_error(e, &root))?;
+        if let Some(err) = entry.error() {
+            // An ignore file in this folder could not be read or parsed.
+            return Err(ContentError::BadIgnoreFile {
+                path: entry.path().join(IGNORE_FILE_NAME),
+                message: err.to_string(),
+            });
+        }
+        let Some(file_type) = entry.file_type() else {
+            continue;
+        };
+        if file_type.is_dir() {
+            dirs.push(entry.into_path());
+            continue;
+        }
+        if entry.depth() == 0 {
+            continue;
+        }
+        let name = entry.file_name();
+        let reason = if file_type.is_symlink() {
+            Some(SkipReason::Symlink)
+        } else if name == IGNORE_FILE_NAME {
+            saw_ignore_file = true;
+            Some(SkipReason::Ignored)
+        } else if is_system_name(name) {
+            Some(SkipReason::SystemFile)
+        } else if !file_type.is_file() {
+            Some(SkipReason::NotARegularFile)
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            skipped.push((entry.into_path(), reason));
+            continue;
+        }
+        let rel_path = strict_rel_path(&root, entry.path())?;
+        let md = entry.metadata().map_err(|e| walk_error(e, entry.path()))?;
+        let stamp = FileStamp::from_metadata(entry.into_path(), &md);
+        files.push(ScannedFile {
+            rel_path,
+            abs_path: stamp.abs_path.clone(),
+            stamp,
+        });
+    }
+
+    let pruned = std::mem::take(&mut *pruned.lock().unwrap_or_else(|e| e.into_inner()));
+    skipped.extend(pruned.into_iter().map(|p| (p, SkipReason::SystemFile)));
+    if saw_ignore_file {
+        let ignored = ignored_entries(&dirs, &files, &skipped)?;
+        skipped.extend(ignored.into_iter().map(|p| (p, SkipReason::Ignored)));
+    }
+
+    files.sort_unstable_by(|a, b| a.rel_path.cmp(&b.rel_path));
+    if let Some(pair) = files.windows(2).find(|w| w[0].rel_path == w[1].rel_path) {
+        return Err(ContentError::NormalizationClash {
+            rel_path: pair[0].rel_path.clone(),
+            first: pair[0].abs_path.clone(),
+            second: pair[1].abs_path.clone(),
+        });
+    }
+    let mut skipped: Vec<SkippedEntry> = skipped
+        .into_iter()
+        .map(|(path, reason)| SkippedEntry {
+            rel_path: lossy_rel_path(&root, &path),
+            reason,
+        })
+        .collect();
+    skipped.sort_by(|a, b| a.rel_path.cmp(&b.rel_path));
+
+    if files.is_empty() {
+        return Err(ContentError::EmptyFolder { path: root });
+    }
+    let total_bytes = files.iter().map(|f| f.stamp.size).sum();
+    Ok(ScanReport {
+        root,
+        files,
+        skipped,
+        total_bytes,
+    })
+}
+
+/// Entries that the walk left out because of `.lodgeignore` patterns: children of visited
+/// folders that the walk did not yield. Costs one extra directory read per folder, and only
+/// runs when the folder has a `.lodgeignore`.
+fn ignored_entries(
+    dirs: &[PathBuf],
+    files: &[ScannedFile],
+    skipped: &[(PathBuf, SkipReason)],
+) -> Result<Vec<PathBuf>, ContentError> {
+    let seen: HashSet<&Path> = dirs
+        .iter()
+        .map(PathBuf::as_path)
+        .chain(files.iter().map(|f| f.abs_path.as_path()))
+        .chain(skipped.iter().map(|(p, _)| p.as_path()))
+        .collect();
+    let mut out = Vec::new();
+    for dir in dirs {
+        let unreadable = |source| ContentError::Unreadable {
+            path: dir.clone(),
+            source,
+        };
+        for child in fs::read_dir(dir).map_err(unreadable)? {
+            let path = child.map_err(unreadable)?.path();
+            if !seen.contains(path.as_path()) {
+                out.push(path);
+            }
+        }
+    }
+    Ok(out)
+}

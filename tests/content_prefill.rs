@@ -1,0 +1,154 @@
+//! Prefilling metadata from CITATION.cff or .zenodo.json found in the dataset folder.
+
+use std::fs;
+
+use lodge::content::{
+    ContentError, Creator, HashProgress, NoHashCache, metadata_from_folder, prepare_dataset,
+};
+
+const CFF: &str = r#"
+cff-version: 1.2.0
+message: "If you use this dataset, please cite it as below."
+type: dataset
+title: "Soil cores from the Black Forest"
+abstract: "Carbon content of 40 soil cores."
+authors:
+  - family-names: Curie
+    given-names: Marie
+    orcid: "https://orcid.org/0000-0002-1825-0097"
+    affiliation: "University of Paris"
+  - name: "The Soil Consortium"
+date-released: 2024-05-31
+license: CC-BY-4.0
+keywords:
+  - soil
+  - carbon
+version: 1.2.0
+"#;
+
+const ZENODO: &str = r#"{
+  "title": "Soil cores",
+  "upload_type": "software",
+  "description": "<p>Cores.</p>",
+  "creators": [{"name": "Curie, Marie", "orcid": "0000-0002-1825-0097", "affiliation": "Paris"}],
+  "publication_date": "2023-01-15",
+  "license": {"id": "cc-by-4.0"},
+  "keywords": ["soil"],
+  "version": "v2"
+}"#;
+
+#[test]
+fn citation_cff_fills_title_authors_year_license_keywords_and_version() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("CITATION.cff"), CFF).unwrap();
+    let (m, used) = metadata_from_folder(dir.path()).unwrap().unwrap();
+    assert_eq!(used, dir.path().join("CITATION.cff"));
+    assert_eq!(m.title, "Soil cores from the Black Forest");
+    assert_eq!(
+        m.description.as_deref(),
+        Some("Carbon content of 40 soil cores.")
+    );
+    assert_eq!(
+        m.creators,
+        vec![
+            Creator {
+                name: "Curie, Marie".into(),
+                orcid: Some("https://orcid.org/0000-0002-1825-0097".into()),
+                affiliation: Some("University of Paris".into()),
+            },
+            Creator::named("The Soil Consortium"),
+        ]
+    );
+    assert_eq!(m.publication_year, Some(2024));
+    assert_eq!(m.license.as_deref(), Some("CC-BY-4.0"));
+    assert_eq!(m.keywords, vec!["soil", "carbon"]);
+    assert_eq!(m.version.as_deref(), Some("1.2.0"));
+    assert_eq!(m.resource_type, "Dataset");
+    // CFF has no publisher: it is left for the person to fill in.
+    let fields: Vec<String> = m.problems().into_iter().map(|p| p.field).collect();
+    assert_eq!(fields, vec!["publisher"]);
+}
+
+#[test]
+fn zenodo_json_fills_metadata_when_there_is_no_citation_cff() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join(".zenodo.json"), ZENODO).unwrap();
+    let (m, used) = metadata_from_folder(dir.path()).unwrap().unwrap();
+    assert_eq!(used, dir.path().join(".zenodo.json"));
+    assert_eq!(m.title, "Soil cores");
+    assert_eq!(m.resource_type, "Software");
+    assert_eq!(m.creators[0].name, "Curie, Marie");
+    assert_eq!(m.creators[0].affiliation.as_deref(), Some("Paris"));
+    assert_eq!(m.publication_year, Some(2023));
+    assert_eq!(m.license.as_deref(), Some("cc-by-4.0"));
+    assert_eq!(m.keywords, vec!["soil"]);
+    assert_eq!(m.version.as_deref(), Some("v2"));
+    assert_eq!(m.description.as_deref(), Some("<p>Cores.</p>"));
+}
+
+#[test]
+fn zenodo_license_may_be_a_plain_string() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join(".zenodo.json"),
+        r#"{"title": "T", "license": "MIT", "upload_type": "dataset"}"#,
+    )
+    .unwrap();
+    let (m, _) = metadata_from_folder(dir.path()).unwrap().unwrap();
+    assert_eq!(m.license.as_deref(), Some("MIT"));
+    assert_eq!(m.resource_type, "Dataset");
+}
+
+#[test]
+fn citation_cff_is_preferred_over_zenodo_json() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("CITATION.cff"), CFF).unwrap();
+    fs::write(dir.path().join(".zenodo.json"), ZENODO).unwrap();
+    let (m, used) = metadata_from_folder(dir.path()).unwrap().unwrap();
+    assert!(used.ends_with("CITATION.cff"));
+    assert_eq!(m.title, "Soil cores from the Black Forest");
+}
+
+#[test]
+fn a_folder_without_citation_files_prefills_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("data.csv"), "1").unwrap();
+    assert!(metadata_from_folder(dir.path()).unwrap().is_none());
+}
+
+#[test]
+fn malformed_citation_files_are_errors_naming_the_file() {
+    for (name, text) in [
+        ("CITATION.cff", "title: [unclosed\n"),
+        ("CITATION.cff", "authors: Marie Curie\n"),
+        ("CITATION.cff", "title: T\ndate-released: someday\n"),
+        (".zenodo.json", "{\"title\": \"T\",}"),
+        (".zenodo.json", "{\"creators\": \"Marie\"}"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join(name), text).unwrap();
+        let err = metadata_from_folder(dir.path()).unwrap_err();
+        assert!(
+            matches!(err, ContentError::BadCitation { .. }),
+            "{text}: {err:?}"
+        );
+        assert!(err.to_string().contains(name), "{err}");
+    }
+}
+
+#[test]
+fn citation_files_stay_in_the_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("CITATION.cff"), CFF).unwrap();
+    fs::write(dir.path().join(".zenodo.json"), ZENODO).unwrap();
+    fs::write(dir.path().join("data.csv"), "1").unwrap();
+    let (m, _) = metadata_from_folder(dir.path()).unwrap().unwrap();
+    let p = prepare_dataset(dir.path(), &m, &NoHashCache, &|_: HashProgress| {}).unwrap();
+    let paths: Vec<&str> = p
+        .document
+        .manifest
+        .iter()
+        .map(|e| e.path.as_str())
+        .collect();
+    assert_eq!(paths, vec![".zenodo.json", "CITATION.cff", "data.csv"]);
+}
