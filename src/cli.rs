@@ -163,7 +163,9 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 fn parse_probability(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
-        _ => Err(format!("'{s}' is not a probability: give a number from 0 to 1, e.g. 0.3")),
+        _ => Err(format!(
+            "'{s}' is not a probability: give a number from 0 to 1, e.g. 0.3"
+        )),
     }
 }
 

@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::open_store;
-use super::output::{human_bytes, hash_progress_bar};
+use super::output::{hash_progress_bar, human_bytes};
 use crate::content::{Creator, Metadata, PreparedDataset, metadata_from_folder, prepare_dataset};
 use crate::store::{DatasetRow, FileScan, NewDataset, Store};
 
@@ -272,8 +272,8 @@ mod tests {
 
     #[test]
     fn creator_flags_carry_orcid_and_affiliation() {
-        let c = parse_creator("Curie, Marie; orcid=0000-0002-1825-0097; affiliation=Sorbonne")
-            .unwrap();
+        let c =
+            parse_creator("Curie, Marie; orcid=0000-0002-1825-0097; affiliation=Sorbonne").unwrap();
         assert_eq!(c.name, "Curie, Marie");
         assert_eq!(c.orcid.as_deref(), Some("0000-0002-1825-0097"));
         assert_eq!(c.affiliation.as_deref(), Some("Sorbonne"));

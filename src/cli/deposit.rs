@@ -73,7 +73,10 @@ pub async fn deposit(db: Option<&PathBuf>, args: DepositArgs) -> anyhow::Result<
         let problems = d.metadata.problems();
         match d.key {
             None => {
-                println!("refused  {}: not scanned yet (run `lodge scan {}`)", d.name, d.id);
+                println!(
+                    "refused  {}: not scanned yet (run `lodge scan {}`)",
+                    d.name, d.id
+                );
                 refused += 1;
             }
             Some(_) if !problems.is_empty() => {
@@ -91,7 +94,10 @@ pub async fn deposit(db: Option<&PathBuf>, args: DepositArgs) -> anyhow::Result<
         for (d, key) in &ready {
             let name = &d.name;
             if let Some(r) = store.lookup_result(target.scope_id(), key)? {
-                println!("replay   {name}: already deposited as {} (no request)", r.identifier);
+                println!(
+                    "replay   {name}: already deposited as {} (no request)",
+                    r.identifier
+                );
                 continue;
             }
             let files = store.dataset_files(d.id)?;
@@ -126,7 +132,8 @@ pub async fn deposit(db: Option<&PathBuf>, args: DepositArgs) -> anyhow::Result<
     }
     let mut job_ids = Vec::new();
     for (d, key) in &ready {
-        let (enqueued, _) = store.enqueue_deposit(d.id, target.scope_id(), key, config.retry.deadline)?;
+        let (enqueued, _) =
+            store.enqueue_deposit(d.id, target.scope_id(), key, config.retry.deadline)?;
         job_ids.push(enqueued.job_id());
     }
     let jobs = run_jobs(Arc::new(engine), job_ids, args.verbose).await?;
@@ -173,7 +180,11 @@ pub async fn retry(db: Option<&PathBuf>, args: RetryArgs) -> anyhow::Result<Exit
 
 /// Run the engine over a batch with a progress bar and a live log; Ctrl-C stops gracefully
 /// (jobs in flight go back on the queue and are reconciled next time).
-async fn run_jobs(engine: Arc<Engine>, job_ids: Vec<i64>, verbose: bool) -> anyhow::Result<Vec<JobRow>> {
+async fn run_jobs(
+    engine: Arc<Engine>,
+    job_ids: Vec<i64>,
+    verbose: bool,
+) -> anyhow::Result<Vec<JobRow>> {
     let bar = items_progress_bar(job_ids.len() as u64, "depositing");
     let mut events = engine.subscribe();
     let printer_bar = bar.clone();
@@ -186,7 +197,13 @@ async fn run_jobs(engine: Arc<Engine>, job_ids: Vec<i64>, verbose: bool) -> anyh
                     let routine = matches!(e.kind, EventKind::Attempt | EventKind::Queued);
                     if verbose || !routine {
                         let job = e.job_id.map(|j| format!("job {j}: ")).unwrap_or_default();
-                        printer_bar.println(format!("{:<15} {job}{}", e.kind.as_str(), e.message));
+                        let line = format!("{:<15} {job}{}", e.kind.as_str(), e.message);
+                        // A hidden bar (output is not a terminal) prints nothing itself.
+                        if printer_bar.is_hidden() {
+                            eprintln!("{line}");
+                        } else {
+                            printer_bar.println(line);
+                        }
                     }
                 }
                 Ok(EngineEvent::JobChanged(job)) => {
@@ -204,7 +221,9 @@ async fn run_jobs(engine: Arc<Engine>, job_ids: Vec<i64>, verbose: bool) -> anyh
     let on_signal = shutdown.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("stopping: items in flight go back on the queue (run the command again to finish)");
+            eprintln!(
+                "stopping: items in flight go back on the queue (run the command again to finish)"
+            );
             on_signal.cancel();
         }
     });
@@ -222,7 +241,10 @@ fn summarize(store: &Store, jobs: &[JobRow], refused: usize) -> ExitCode {
     for job in jobs {
         let name = job.dataset_name.clone().unwrap_or_else(|| job.key.short());
         let line = match job.state {
-            JobState::Deposited => format!("deposited {name} -> {}", job.identifier.as_deref().unwrap_or("?")),
+            JobState::Deposited => format!(
+                "deposited {name} -> {}",
+                job.identifier.as_deref().unwrap_or("?")
+            ),
             JobState::Existing => format!(
                 "existing  {name} -> {} (already deposited)",
                 job.identifier.as_deref().unwrap_or("?")
@@ -245,7 +267,11 @@ fn summarize(store: &Store, jobs: &[JobRow], refused: usize) -> ExitCode {
                         "paused    {name} (job {}): {} is paused: {reason} — fix the credentials, then run the command again",
                         job.id, job.target
                     ),
-                    None => format!("{:<9} {name} (job {}): not finished; run the command again", other.as_str(), job.id),
+                    None => format!(
+                        "{:<9} {name} (job {}): not finished; run the command again",
+                        other.as_str(),
+                        job.id
+                    ),
                 }
             }
         };

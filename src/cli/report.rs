@@ -39,7 +39,11 @@ pub fn status(db: Option<&PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
         println!("no datasets yet: add one with `lodge add DIR`");
     }
     for r in &rows {
-        let key = r.key.as_deref().map(|k| &k[..12]).unwrap_or("(not scanned)");
+        let key = r
+            .key
+            .as_deref()
+            .map(|k| &k[..12])
+            .unwrap_or("(not scanned)");
         let target = r.target.as_deref().unwrap_or("-");
         let id = r.identifier.as_deref().unwrap_or("");
         let job = r.job.map(|j| format!("job {j}")).unwrap_or_default();
@@ -77,8 +81,19 @@ pub fn history(db: Option<&PathBuf>, json: bool, csv: bool) -> anyhow::Result<Ex
     } else if csv {
         let mut w = csv::Writer::from_writer(std::io::stdout());
         w.write_record([
-            "job", "dataset", "name", "title", "target", "key", "state", "identifier", "url",
-            "attempts", "last_error", "created_at", "updated_at",
+            "job",
+            "dataset",
+            "name",
+            "title",
+            "target",
+            "key",
+            "state",
+            "identifier",
+            "url",
+            "attempts",
+            "last_error",
+            "created_at",
+            "updated_at",
         ])?;
         for r in &rows {
             w.write_record([
@@ -178,7 +193,11 @@ pub fn forget(
 ) -> anyhow::Result<ExitCode> {
     let store = open_store(db)?;
     let target = match target {
-        Some(url) => Some(crate::targets::open_target(&url, None)?.scope_id().to_string()),
+        Some(url) => Some(
+            crate::targets::open_target(&url, None)?
+                .scope_id()
+                .to_string(),
+        ),
         None => None,
     };
     let n = store.forget_results(older_than.as_millis() as i64, target.as_deref())?;

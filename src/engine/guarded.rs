@@ -18,9 +18,11 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::{Engine, EngineError, EngineEvent, RetryDecision};
-use crate::content::ContentDocument;
+use crate::content::{ContentDocument, FileStamp};
 use crate::store::{EventKind, FileScan, Finish, Lease, StoreError, now_ms};
-use crate::targets::{DepositRequest, Failure, FailureClass, Landed, ProgressSink, RecordRef, Target};
+use crate::targets::{
+    DepositRequest, Failure, FailureClass, Landed, ProgressSink, RecordRef, Target,
+};
 
 /// What an attempt produced, before it is recorded.
 enum AttemptOutcome {
@@ -41,9 +43,12 @@ impl Engine {
         let Some(target) = self.targets.get(&job.target).cloned() else {
             // The claim filter only hands out jobs of our targets; be safe anyway.
             return self
-                .record(&lease, Finish::Release {
-                    message: format!("this worker cannot reach {}", job.target),
-                })
+                .record(
+                    &lease,
+                    Finish::Release {
+                        message: format!("this worker cannot reach {}", job.target),
+                    },
+                )
                 .await;
         };
 
@@ -60,21 +65,27 @@ impl Engine {
         let k = job.key;
         let Some(document) = self.db(move |s| s.document(&k)).await? else {
             return self
-                .record(&lease, Finish::Rejected {
-                    error: format!(
-                        "the store has no document for key {}: add the dataset again",
-                        job.key.short()
-                    ),
-                    http_status: None,
-                })
+                .record(
+                    &lease,
+                    Finish::Rejected {
+                        error: format!(
+                            "the store has no document for key {}: add the dataset again",
+                            job.key.short()
+                        ),
+                        http_status: None,
+                    },
+                )
                 .await;
         };
         let (Some(root), Some(dataset_id)) = (job.dataset_path.clone(), job.dataset_id) else {
             return self
-                .record(&lease, Finish::Rejected {
-                    error: "the dataset was removed from Lodge: add its folder again".into(),
-                    http_status: None,
-                })
+                .record(
+                    &lease,
+                    Finish::Rejected {
+                        error: "the dataset was removed from Lodge: add its folder again".into(),
+                        http_status: None,
+                    },
+                )
                 .await;
         };
 
@@ -326,22 +337,15 @@ pub fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
             path: path.display().to_string(),
             message,
         };
-        let meta = std::fs::symlink_metadata(&path)
-            .map_err(|e| changed(format!("cannot read it any more ({e})")))?;
-        if meta.len() != f.size {
+        let stamp =
+            FileStamp::of(&path).map_err(|e| changed(format!("cannot read it any more ({e})")))?;
+        if stamp.size != f.size {
             return Err(changed(format!(
                 "size is now {} bytes, was {}",
-                meta.len(),
-                f.size
+                stamp.size, f.size
             )));
         }
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos() as i64)
-            .unwrap_or(0);
-        if mtime_ns != f.mtime_ns {
+        if stamp.mtime_ns != f.mtime_ns {
             return Err(changed("modified since it was scanned".into()));
         }
     }

@@ -18,7 +18,12 @@ fn host() -> String {
 
 /// This process's lease owner name.
 pub fn lease_owner() -> String {
-    format!("{}/{}/{:08x}", host(), std::process::id(), rand::random::<u32>())
+    format!(
+        "{}/{}/{:08x}",
+        host(),
+        std::process::id(),
+        rand::random::<u32>()
+    )
 }
 
 /// `Some(false)` when `owner` is a process of this machine known to be gone; `Some(true)`

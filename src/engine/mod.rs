@@ -177,7 +177,10 @@ impl Engine {
     }
 
     /// Work on any due job of this engine's targets until `shutdown` (the GUI's mode).
-    pub async fn run_forever(self: &Arc<Self>, shutdown: CancellationToken) -> Result<(), EngineError> {
+    pub async fn run_forever(
+        self: &Arc<Self>,
+        shutdown: CancellationToken,
+    ) -> Result<(), EngineError> {
         let mut workers = tokio::task::JoinSet::new();
         for _ in 0..self.config.concurrency.max(1) {
             let engine = self.clone();

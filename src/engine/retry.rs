@@ -57,7 +57,12 @@ impl RetryPolicy {
 
     /// Full jitter: a uniform delay between zero and the ceiling; never shorter than what
     /// the server asked for in `Retry-After` (capped).
-    pub fn delay(&self, attempt: u32, retry_after: Option<Duration>, rng: &mut impl Rng) -> Duration {
+    pub fn delay(
+        &self,
+        attempt: u32,
+        retry_after: Option<Duration>,
+        rng: &mut impl Rng,
+    ) -> Duration {
         let ceiling = self.ceiling(attempt);
         let jitter = if ceiling.is_zero() {
             Duration::ZERO
@@ -135,7 +140,12 @@ mod tests {
             RetryDecision::AttemptsExhausted
         );
         assert_eq!(
-            p.decide(1, Some(Duration::from_secs(10)), Duration::from_secs(5), &mut rng),
+            p.decide(
+                1,
+                Some(Duration::from_secs(10)),
+                Duration::from_secs(5),
+                &mut rng
+            ),
             RetryDecision::DeadlinePassed
         );
         assert!(matches!(

@@ -165,7 +165,9 @@ impl Store {
     /// Every dataset, by id.
     pub fn datasets(&self) -> Result<Vec<DatasetRow>> {
         let conn = self.conn();
-        let mut stmt = conn.prepare(&format!("SELECT {DATASET_COLUMNS} FROM datasets ORDER BY id"))?;
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {DATASET_COLUMNS} FROM datasets ORDER BY id"
+        ))?;
         let raws = stmt
             .query_map([], dataset_from_row)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -210,8 +212,7 @@ impl Store {
             return Ok(d);
         }
         let conn = self.conn();
-        let key_prefix = if selector.len() >= 8 && selector.chars().all(|c| c.is_ascii_hexdigit())
-        {
+        let key_prefix = if selector.len() >= 8 && selector.chars().all(|c| c.is_ascii_hexdigit()) {
             format!("{}%", selector.to_ascii_lowercase())
         } else {
             // Matches no key.

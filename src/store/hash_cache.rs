@@ -1,46 +1,41 @@
 //! The hash cache: digests of files on this machine, valid while size, modification time and
-//! file id are unchanged, so a rescan of unchanged files costs one `stat` each.
+//! file id are unchanged, so a rescan of unchanged files costs one `stat` each. The store is
+//! the [`HashCache`] the content module hashes through.
 
 use rusqlite::params;
 
-use super::{Result, Store};
-
-/// One cached digest: (absolute path, size, mtime in ns, file id) -> SHA-256 hex.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CachedDigest {
-    pub abs_path: String,
-    pub size: u64,
-    pub mtime_ns: i64,
-    pub file_id: u64,
-    pub sha256: String,
-}
+use super::Store;
+use crate::content::{FileStamp, HashCache, Sha256Hex};
 
 impl Store {
-    /// Look up many files at once (one transaction). `None` where the cache has nothing
-    /// valid for that exact (path, size, mtime, file id).
-    pub fn cached_digests(&self, files: &[(String, u64, i64, u64)]) -> Result<Vec<Option<String>>> {
+    fn cached_digests(&self, stamps: &[FileStamp]) -> rusqlite::Result<Vec<Option<Sha256Hex>>> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
-        let mut out = Vec::with_capacity(files.len());
+        let mut out = Vec::with_capacity(stamps.len());
         {
             let mut stmt = tx.prepare_cached(
                 "SELECT sha256 FROM hash_cache
                  WHERE abs_path = ?1 AND size = ?2 AND mtime_ns = ?3 AND file_id = ?4",
             )?;
-            for (path, size, mtime, id) in files {
-                let mut rows = stmt.query(params![path, *size as i64, mtime, *id as i64])?;
-                out.push(match rows.next()? {
-                    Some(r) => Some(r.get(0)?),
+            for s in stamps {
+                let mut rows = stmt.query(params![
+                    s.abs_path.to_string_lossy(),
+                    s.size as i64,
+                    s.mtime_ns,
+                    s.file_id as i64
+                ])?;
+                let hit = match rows.next()? {
+                    Some(r) => r.get::<_, String>(0)?.parse().ok(),
                     None => None,
-                });
+                };
+                out.push(hit);
             }
         }
         tx.commit()?;
         Ok(out)
     }
 
-    /// Remember digests (one transaction), replacing what was cached for those paths.
-    pub fn remember_digests(&self, entries: &[CachedDigest]) -> Result<()> {
+    fn remember_digests(&self, entries: &[(FileStamp, Sha256Hex)]) -> rusqlite::Result<()> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         {
@@ -51,17 +46,29 @@ impl Store {
                     mtime_ns = excluded.mtime_ns, file_id = excluded.file_id,
                     sha256 = excluded.sha256",
             )?;
-            for e in entries {
+            for (s, digest) in entries {
                 stmt.execute(params![
-                    e.abs_path,
-                    e.size as i64,
-                    e.mtime_ns,
-                    e.file_id as i64,
-                    e.sha256
+                    s.abs_path.to_string_lossy(),
+                    s.size as i64,
+                    s.mtime_ns,
+                    s.file_id as i64,
+                    digest.to_hex()
                 ])?;
             }
         }
-        tx.commit()?;
-        Ok(())
+        tx.commit()
+    }
+}
+
+/// The cache only saves work: if the database cannot answer, files are hashed again, and a
+/// failed write only means the next scan hashes them again too.
+impl HashCache for Store {
+    fn lookup_many(&self, stamps: &[FileStamp]) -> Vec<Option<Sha256Hex>> {
+        self.cached_digests(stamps)
+            .unwrap_or_else(|_| vec![None; stamps.len()])
+    }
+
+    fn remember(&self, entries: &[(FileStamp, Sha256Hex)]) {
+        let _ = self.remember_digests(entries);
     }
 }

@@ -6,7 +6,9 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use super::events::insert_event;
-use super::{EventKind, EventRow, NewEvent, OPERATION_DEPOSIT, Result, Store, StoreError, ms, now_ms};
+use super::{
+    EventKind, EventRow, NewEvent, OPERATION_DEPOSIT, Result, Store, StoreError, ms, now_ms,
+};
 use crate::content::ContentKey;
 use crate::targets::RecordRef;
 

@@ -20,7 +20,6 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::Connection;
 
 pub use datasets::{DatasetRow, FileScan, NewDataset};
-pub use hash_cache::CachedDigest;
 pub use events::{EventKind, EventRow, NewEvent};
 pub use jobs::{ClaimFilter, Enqueued, Finish, JobRow, JobState, Lease};
 pub use reports::{DepositResult, HistoryRow, StatusRow, Totals};
@@ -55,7 +54,9 @@ pub enum StoreError {
     /// mismatch). The result is refused; the newer holder will record its own.
     #[error("job {job}: lease lost (fence {fence} is stale), result refused")]
     StaleLease { job: i64, fence: i64 },
-    #[error("no dataset matches '{0}': give its number, its folder or its name (see `lodge status`)")]
+    #[error(
+        "no dataset matches '{0}': give its number, its folder or its name (see `lodge status`)"
+    )]
     NoSuchDataset(String),
     #[error("'{0}' names more than one dataset: give its number or its folder instead")]
     AmbiguousDataset(String),

@@ -43,7 +43,10 @@ impl SandboxTarget {
     pub fn new(rest: &str, token: Option<String>) -> Result<Self, String> {
         let mut base = Url::parse(rest).map_err(|e| format!("{rest}: {e}"))?;
         if !matches!(base.scheme(), "http" | "https") {
-            return Err(format!("the scheme must be http or https, not '{}'", base.scheme()));
+            return Err(format!(
+                "the scheme must be http or https, not '{}'",
+                base.scheme()
+            ));
         }
         let host = base
             .host_str()
@@ -223,7 +226,11 @@ impl Target for SandboxTarget {
         format!(
             "Local sandbox at {}",
             self.base.host_str().unwrap_or("?").to_owned()
-                + &self.base.port().map(|p| format!(":{p}")).unwrap_or_default()
+                + &self
+                    .base
+                    .port()
+                    .map(|p| format!(":{p}"))
+                    .unwrap_or_default()
         )
     }
 
