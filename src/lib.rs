@@ -6,6 +6,7 @@
 //! leases, [`targets`] speaks to the repositories, and [`sandbox`] is Lodge's own local
 //! repository server. The command line ([`cli`]) only parses arguments and calls into these.
 
+pub mod catalog;
 pub mod cli;
 pub mod content;
 pub mod engine;

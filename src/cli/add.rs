@@ -8,8 +8,9 @@ use clap::Args;
 
 use super::open_store;
 use super::output::{hash_progress_bar, human_bytes};
-use crate::content::{Creator, Metadata, PreparedDataset, metadata_from_folder, prepare_dataset};
-use crate::store::{DatasetRow, FileScan, NewDataset, Store};
+use crate::catalog::record_folder;
+use crate::content::{Creator, Metadata, PreparedDataset, metadata_from_folder};
+use crate::store::{DatasetRow, Store};
 
 #[derive(Debug, Args)]
 pub struct AddArgs {
@@ -124,43 +125,13 @@ pub(super) async fn scan_and_save(
 ) -> anyhow::Result<(i64, PreparedDataset)> {
     tokio::task::spawn_blocking(move || -> anyhow::Result<(i64, PreparedDataset)> {
         let bar = hash_progress_bar(&root);
-        let prepared = prepare_dataset(&root, &metadata, &*store, &|p| {
+        let recorded = record_folder(&store, &root, &metadata, &|p| {
             bar.set_length(p.bytes_total);
             bar.set_position(p.bytes_done);
         });
         bar.finish_and_clear();
-        let prepared = prepared?;
-        let path = prepared
-            .report
-            .root
-            .to_str()
-            .with_context(|| format!("the folder name {} is not valid UTF-8", root.display()))?
-            .to_string();
-        let name = prepared
-            .report
-            .root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.clone());
-        let files: Vec<FileScan> = prepared
-            .files
-            .iter()
-            .map(|h| FileScan {
-                rel_path: h.file.rel_path.clone(),
-                size: h.file.stamp.size,
-                mtime_ns: h.file.stamp.mtime_ns,
-                file_id: h.file.stamp.file_id,
-                sha256: h.sha256.to_hex(),
-            })
-            .collect();
-        let id = store.save_dataset(&NewDataset {
-            path: &path,
-            name: &name,
-            metadata: &metadata,
-            document: &prepared.document,
-            files: &files,
-        })?;
-        Ok((id, prepared))
+        let recorded = recorded?;
+        Ok((recorded.id, recorded.prepared))
     })
     .await?
 }

@@ -209,6 +209,17 @@ fn hashing_body(
         }
         st.hasher.update(&buf[..n]);
         st.sent += n as u64;
+        // Check the digest before the last chunk leaves: once the server has Content-Length
+        // bytes the request is complete, and the stream may never be polled again.
+        if st.sent == st.entry.size {
+            let digest = Sha256Hex(st.hasher.clone().finalize().into());
+            if digest != st.entry.sha256 {
+                return Err(refuse(
+                    &st,
+                    format!("content changed (SHA-256 now {digest})"),
+                ));
+            }
+        }
         (st.progress)(n as u64);
         buf.truncate(n);
         Ok(Some((Bytes::from(buf), st)))

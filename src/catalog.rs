@@ -1,0 +1,69 @@
+//! The catalog: adding and rescanning dataset folders, where content meets the store.
+//!
+//! Scanning, hashing (through the store's hash cache) and recording happen here once, for the
+//! command line and the desktop app alike. Nothing is recorded unless the whole folder was
+//! scanned and hashed without error.
+
+use std::path::Path;
+
+use crate::content::{ContentError, HashProgress, Metadata, PreparedDataset, prepare_dataset};
+use crate::store::{FileScan, NewDataset, Store, StoreError};
+
+/// Why a folder could not be added.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error(transparent)]
+    Content(#[from] ContentError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the folder name {0} is not valid UTF-8: rename it")]
+    NonUtf8Root(String),
+}
+
+/// A folder as recorded: its dataset id and what the scan found.
+pub struct RecordedDataset {
+    pub id: i64,
+    pub prepared: PreparedDataset,
+}
+
+/// Scan and hash `root` with `metadata`, then record the dataset, its document and its files
+/// in one transaction. Progress is reported as hashing proceeds.
+pub fn record_folder(
+    store: &Store,
+    root: &Path,
+    metadata: &Metadata,
+    progress: &(dyn Fn(HashProgress) + Sync),
+) -> Result<RecordedDataset, CatalogError> {
+    let prepared = prepare_dataset(root, metadata, store, progress)?;
+    let path = prepared
+        .report
+        .root
+        .to_str()
+        .ok_or_else(|| CatalogError::NonUtf8Root(root.display().to_string()))?
+        .to_string();
+    let name = prepared
+        .report
+        .root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.clone());
+    let files: Vec<FileScan> = prepared
+        .files
+        .iter()
+        .map(|h| FileScan {
+            rel_path: h.file.rel_path.clone(),
+            size: h.file.stamp.size,
+            mtime_ns: h.file.stamp.mtime_ns,
+            file_id: h.file.stamp.file_id,
+            sha256: h.sha256.to_hex(),
+        })
+        .collect();
+    let id = store.save_dataset(&NewDataset {
+        path: &path,
+        name: &name,
+        metadata,
+        document: &prepared.document,
+        files: &files,
+    })?;
+    Ok(RecordedDataset { id, prepared })
+}

@@ -1,0 +1,488 @@
+//! The guarantees of a guarded deposit, against a real sandbox server over loopback and real
+//! SQLite files: replays send nothing, the server arbitrates, failures are classified, leases
+//! are fenced.
+
+mod support;
+
+use std::time::Duration;
+
+use lodge::content::Metadata;
+use lodge::sandbox::FaultConfig;
+use lodge::store::{EventKind, Finish, JobState, StoreError};
+use support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn replay_makes_one_record_returns_the_same_identifier_and_sends_nothing() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(1), &metadata("One"));
+
+    let first = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(first[0].state, JobState::Deposited);
+    let requests_after_first = sandbox.stats().requests;
+
+    let again = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(again[0].state, JobState::Existing);
+    assert_eq!(again[0].identifier, first[0].identifier);
+    let stats = sandbox.stats();
+    assert_eq!(stats.records, 1);
+    assert_eq!(
+        stats.requests, requests_after_first,
+        "a replay sends no request"
+    );
+    let events = store.events_for_job(again[0].id).unwrap();
+    assert!(events.iter().any(|e| e.kind == EventKind::Replay));
+    assert!(!events.iter().any(|e| e.kind == EventKind::Attempt));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn validation_error_is_terminal_after_exactly_one_attempt() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    // The command line refuses this before queueing; the engine must still handle the
+    // server's 422 as terminal if it ever gets that far.
+    let no_title = Metadata {
+        title: String::new(),
+        ..metadata("x")
+    };
+    let ds = add(&store, &lab.numbered_folder(2), &no_title);
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected);
+    assert_eq!(jobs[0].attempts, 1);
+    assert_eq!(jobs[0].last_status, Some(422));
+    assert!(jobs[0].last_error.as_deref().unwrap().contains("title"));
+    let events = store.events_for_job(jobs[0].id).unwrap();
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e.kind == EventKind::Attempt)
+            .count(),
+        1
+    );
+    assert!(!events.iter().any(|e| e.kind == EventKind::RetryScheduled));
+    assert_eq!(sandbox.stats().records, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_concurrent_deposits_through_separate_connections_make_one_record() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let setup = lab.store("shared.db");
+    let ds = add(&setup, &lab.numbered_folder(3), &metadata("Shared"));
+
+    let mut runs = Vec::new();
+    for _ in 0..8 {
+        let store = lab.store("shared.db");
+        let target = target.clone();
+        runs.push(tokio::spawn(async move {
+            deposit(&store, &target, &[ds], fast_config()).await
+        }));
+    }
+    let mut identifiers = std::collections::HashSet::new();
+    for run in runs {
+        let jobs = run.await.unwrap();
+        assert!(jobs[0].state.is_landed());
+        identifiers.insert(jobs[0].identifier.clone().unwrap());
+    }
+    assert_eq!(
+        identifiers.len(),
+        1,
+        "every connection sees the same identifier"
+    );
+    assert_eq!(sandbox.stats().records, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_separate_stores_racing_at_the_server_get_one_record() {
+    // No shared queue at all: only the server's conditional write stands between them.
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let folder = lab.numbered_folder(4);
+    let mut runs = Vec::new();
+    for i in 0..8 {
+        let store = lab.store(&format!("machine{i}.db"));
+        let ds = add(&store, &folder, &metadata("Raced"));
+        let target = target.clone();
+        runs.push(tokio::spawn(async move {
+            deposit(&store, &target, &[ds], fast_config()).await
+        }));
+    }
+    let mut identifiers = std::collections::HashSet::new();
+    let mut created = 0;
+    for run in runs {
+        let jobs = run.await.unwrap();
+        assert!(jobs[0].state.is_landed());
+        created += (jobs[0].state == JobState::Deposited) as usize;
+        identifiers.insert(jobs[0].identifier.clone().unwrap());
+    }
+    assert_eq!(identifiers.len(), 1);
+    assert_eq!(
+        created, 1,
+        "exactly one store saw its own write create the record"
+    );
+    let stats = sandbox.stats();
+    assert_eq!(stats.records, 1);
+    assert_eq!(stats.creates, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn same_key_on_another_target_is_an_independent_deposit() {
+    let lab = Lab::new();
+    let a = lab.sandbox("sbx-a", FaultConfig::default()).await;
+    let b = lab.sandbox("sbx-b", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(5), &metadata("Twice"));
+
+    let on_a = deposit(&store, &target_of(&a), &[ds], fast_config()).await;
+    let on_b = deposit(&store, &target_of(&b), &[ds], fast_config()).await;
+    assert_eq!(on_a[0].state, JobState::Deposited);
+    assert_eq!(
+        on_b[0].state,
+        JobState::Deposited,
+        "not a replay of the other target"
+    );
+    assert_eq!(a.stats().records, 1);
+    assert_eq!(b.stats().records, 1);
+    assert!(
+        store
+            .lookup_result(target_of(&a).scope_id(), &ds.1)
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        store
+            .lookup_result(target_of(&b).scope_id(), &ds.1)
+            .unwrap()
+            .is_some()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn failure_before_commit_then_success_makes_exactly_one_record() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                fail_before_commit: 0.5,
+                seed: Some(11),
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let datasets: Vec<_> = (10..16)
+        .map(|n| add(&store, &lab.numbered_folder(n), &metadata(&format!("D{n}"))))
+        .collect();
+    let mut config = fast_config();
+    config.retry.max_attempts = 30;
+    let jobs = deposit(&store, &target, &datasets, config).await;
+    assert!(
+        jobs.iter().all(|j| j.state == JobState::Deposited),
+        "{jobs:?}"
+    );
+    assert_eq!(sandbox.stats().records, datasets.len() as u64);
+    let retried_503 = jobs
+        .iter()
+        .flat_map(|j| store.events_for_job(j.id).unwrap())
+        .filter(|e| e.kind == EventKind::RetryScheduled && e.http_status == Some(503))
+        .count();
+    assert!(retried_503 > 0, "the fault must have been hit");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn response_dropped_after_commit_retry_records_the_original_identifier() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    // Big enough that its blob is looked up with HEAD: once uploaded by the first dataset,
+    // the second dataset's only PUT is its record.
+    let big = vec![7u8; 2 << 20];
+    let folder = lab.folder("big", &[("big.bin", &big)]);
+    let first = add(&store, &folder, &metadata("First title"));
+    deposit(&store, &target, &[first], fast_config()).await;
+
+    let second = add(&store, &folder, &metadata("Second title"));
+    sandbox.set_faults(FaultConfig {
+        drop_after_commit: 1.0,
+        ..FaultConfig::default()
+    });
+    let jobs = deposit(&store, &target, &[second], fast_config()).await;
+    let job = &jobs[0];
+    assert_eq!(job.state, JobState::Existing, "{job:?}");
+    let server = get_json(&sandbox, &format!("/records/{}", second.1)).await;
+    assert_eq!(job.identifier.as_deref(), server["identifier"].as_str());
+    assert_eq!(sandbox.stats().records, 2, "no duplicate record");
+    let events = store.events_for_job(job.id).unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.kind == EventKind::Reconciled && e.message.contains("already has")),
+        "{events:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn expired_lease_lets_a_second_worker_finish_and_refuses_the_first() {
+    let lab = Lab::new();
+    let store_a = lab.store("lodge.db");
+    let store_b = lab.store("lodge.db");
+    let ds = add(&store_a, &lab.numbered_folder(20), &metadata("Leased"));
+    store_a
+        .upsert_target(
+            "sandbox+http://127.0.0.1:9",
+            "sandbox+http://127.0.0.1:9",
+            "t",
+        )
+        .unwrap();
+    let filter = lodge::store::ClaimFilter {
+        targets: vec!["sandbox+http://127.0.0.1:9".into()],
+        job_ids: None,
+    };
+    store_a
+        .enqueue_deposit(
+            ds.0,
+            "sandbox+http://127.0.0.1:9",
+            &ds.1,
+            Duration::from_secs(60),
+        )
+        .unwrap();
+
+    let (first, _) = store_a
+        .claim("worker-a", Duration::from_millis(50), &filter)
+        .unwrap()
+        .expect("first claim");
+    assert!(
+        store_b
+            .claim("worker-b", Duration::from_secs(10), &filter)
+            .unwrap()
+            .is_none(),
+        "a live lease is not handed out twice"
+    );
+    std::thread::sleep(Duration::from_millis(80));
+    let (second, reclaimed) = store_b
+        .claim("worker-b", Duration::from_secs(10), &filter)
+        .unwrap()
+        .expect("expired lease is reclaimed");
+    assert!(second.fence > first.fence);
+    assert_eq!(reclaimed.unwrap().kind, EventKind::Reclaimed);
+
+    let record = lodge::targets::RecordRef {
+        identifier: "sbx-000042".into(),
+        url: None,
+    };
+    let landed = |id: &str| Finish::Landed {
+        record: lodge::targets::RecordRef {
+            identifier: id.into(),
+            ..record.clone()
+        },
+        created: true,
+        fingerprint: "f".into(),
+        kind: EventKind::Created,
+        message: "created".into(),
+        http_status: Some(201),
+    };
+    let (done, _) = store_b.finish(&second, landed("sbx-000042")).unwrap();
+    assert_eq!(done.state, JobState::Deposited);
+
+    let late = store_a.finish(&first, landed("sbx-000043"));
+    assert!(
+        matches!(late, Err(StoreError::StaleLease { .. })),
+        "{late:?}"
+    );
+    let result = store_a
+        .lookup_result("sandbox+http://127.0.0.1:9", &ds.1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(result.identifier, "sbx-000042");
+    assert_eq!(store_a.job(done.id).unwrap().state, JobState::Deposited);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn file_changed_after_scan_is_rejected_and_nothing_lands_on_the_server() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(30);
+    let ds = add(&store, &folder, &metadata("Edited"));
+    std::fs::write(
+        folder.join("data.csv"),
+        b"id,value\nedited after the scan\n",
+    )
+    .unwrap();
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected);
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(error.contains("changed since scan, rescan"), "{error}");
+    assert!(error.contains("data.csv"), "{error}");
+    let stats = sandbox.stats();
+    assert_eq!((stats.records, stats.blobs, stats.requests), (0, 0, 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn same_size_edit_with_restored_mtime_is_caught_by_hashing_the_bytes_sent() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let folder = lab.folder("sneaky", &[("a.txt", b"aaaa")]);
+    let ds = add(&store, &folder, &metadata("Sneaky"));
+    let path = folder.join("a.txt");
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    std::fs::write(&path, b"bbbb").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert!(
+        jobs[0]
+            .last_error
+            .as_deref()
+            .unwrap()
+            .contains("changed since scan")
+    );
+    let stats = sandbox.stats();
+    assert_eq!(
+        (stats.records, stats.blobs),
+        (0, 0),
+        "the changed blob was not committed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn rate_limit_is_waited_out_honouring_retry_after() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                rate_limit: 0.5,
+                retry_after_secs: 1,
+                seed: Some(3),
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(40), &metadata("Throttled"));
+    let mut config = fast_config();
+    config.retry.retry_after_cap = Duration::from_secs(5);
+    config.retry.max_attempts = 20;
+    let jobs = deposit(&store, &target, &[ds], config).await;
+    assert_eq!(jobs[0].state, JobState::Deposited);
+    let waits: Vec<i64> = store
+        .events_for_job(jobs[0].id)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == EventKind::RetryScheduled && e.http_status == Some(429))
+        .map(|e| e.delay_ms.unwrap())
+        .collect();
+    assert!(!waits.is_empty(), "the rate limit must have been hit");
+    assert!(
+        waits.iter().all(|d| *d >= 1000),
+        "Retry-After: 1 honoured: {waits:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn wrong_credentials_pause_the_target_without_retrying() {
+    let lab = Lab::new();
+    let sandbox = lodge::sandbox::RunningSandbox::start(lodge::sandbox::SandboxConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        data_dir: lab.path("sbx"),
+        token: Some("right".into()),
+        faults: FaultConfig::default(),
+    })
+    .await
+    .unwrap();
+    let target = lodge::targets::open_target(&sandbox.target_url(), Some("wrong".into())).unwrap();
+    let store = lab.store("lodge.db");
+    let datasets: Vec<_> = (50..53)
+        .map(|n| add(&store, &lab.numbered_folder(n), &metadata(&format!("D{n}"))))
+        .collect();
+    let jobs = deposit(&store, &target, &datasets, fast_config()).await;
+    assert!(jobs.iter().all(|j| j.state == JobState::Queued), "{jobs:?}");
+    let paused = store.target_paused(target.scope_id()).unwrap();
+    assert!(paused.unwrap().contains("401"));
+    // Workers already in flight when the first 401 arrives finish their one attempt; none
+    // is retried, and nothing is sent after the pause.
+    assert!(jobs.iter().all(|j| j.attempts <= 1), "{jobs:?}");
+    let attempts: u64 = jobs.iter().map(|j| j.attempts as u64).sum();
+    let stats = sandbox.stats();
+    assert_eq!(
+        stats.requests, attempts,
+        "one refused request per attempt, no loop"
+    );
+    assert_eq!(stats.records, 0);
+
+    // The user acts: right token, resume, deposit again.
+    store.resume_target(target.scope_id()).unwrap();
+    let fixed = lodge::targets::open_target(&sandbox.target_url(), Some("right".into())).unwrap();
+    let jobs = deposit(&store, &fixed, &datasets, fast_config()).await;
+    assert!(
+        jobs.iter().all(|j| j.state == JobState::Deposited),
+        "{jobs:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn exhausted_retries_fail_and_retry_requeues_with_the_same_key() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                fail_before_commit: 1.0,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(60), &metadata("Stubborn"));
+    let mut config = fast_config();
+    config.retry.max_attempts = 3;
+    let jobs = deposit(&store, &target, &[ds], config.clone()).await;
+    assert_eq!(jobs[0].state, JobState::Failed);
+    assert_eq!(jobs[0].attempts, 3);
+    assert!(
+        jobs[0]
+            .last_error
+            .as_deref()
+            .unwrap()
+            .contains("gave up after 3 attempts")
+    );
+
+    sandbox.set_faults(FaultConfig::default());
+    let requeued = store
+        .retry_jobs(&[jobs[0].id], Duration::from_secs(60))
+        .unwrap();
+    assert_eq!(requeued, vec![jobs[0].id]);
+    let mut engine = lodge::engine::Engine::new(store.clone(), config);
+    engine.add_target(target.clone()).unwrap();
+    let done = std::sync::Arc::new(engine)
+        .run_batch(requeued, tokio_util::sync::CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(done[0].id, jobs[0].id);
+    assert_eq!(done[0].key, ds.1, "same key");
+    assert_eq!(done[0].state, JobState::Deposited);
+    assert_eq!(sandbox.stats().records, 1);
+}

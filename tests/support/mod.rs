@@ -1,0 +1,154 @@
+//! Shared test helpers: temporary labs with a real SQLite store, dataset folders, sandboxes
+//! on loopback, engines with fast retries, and the `lodge` binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use lodge::catalog::record_folder;
+use lodge::content::{ContentKey, Creator, Metadata};
+use lodge::engine::{Engine, EngineConfig, RetryPolicy};
+use lodge::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
+use lodge::store::{JobRow, Store};
+use lodge::targets::{Target, open_target};
+use tokio_util::sync::CancellationToken;
+
+/// A temporary folder holding datasets, stores and sandbox data.
+pub struct Lab {
+    pub dir: tempfile::TempDir,
+}
+
+impl Lab {
+    pub fn new() -> Lab {
+        Lab {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// A store file in the lab (several calls with one name share the file).
+    pub fn store(&self, name: &str) -> Arc<Store> {
+        Arc::new(Store::open(&self.path(name)).expect("open store"))
+    }
+
+    /// A dataset folder with these files.
+    pub fn folder(&self, name: &str, files: &[(&str, &[u8])]) -> PathBuf {
+        let root = self.path(name);
+        for (rel, bytes) in files {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        }
+        root
+    }
+
+    /// A small dataset folder whose content depends on `n`.
+    pub fn numbered_folder(&self, n: usize) -> PathBuf {
+        self.folder(
+            &format!("datasets/ds{n:03}"),
+            &[
+                ("data.csv", format!("id,value\n{n},{}\n", n * n).as_bytes()),
+                ("README.txt", b"shared readme"),
+            ],
+        )
+    }
+
+    /// A sandbox on a free loopback port with its data in the lab.
+    pub async fn sandbox(&self, name: &str, faults: FaultConfig) -> RunningSandbox {
+        RunningSandbox::start(SandboxConfig {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            data_dir: self.path(name),
+            token: None,
+            faults,
+        })
+        .await
+        .expect("start sandbox")
+    }
+}
+
+/// Metadata that passes validation.
+pub fn metadata(title: &str) -> Metadata {
+    Metadata {
+        title: title.into(),
+        creators: vec![Creator::named("Curie, Marie")],
+        publisher: "Lodge test lab".into(),
+        publication_year: Some(2026),
+        ..Metadata::default()
+    }
+}
+
+/// Scan and record a folder; returns its dataset id and key.
+pub fn add(store: &Store, root: &Path, metadata: &Metadata) -> (i64, ContentKey) {
+    let recorded = record_folder(store, root, metadata, &|_| {}).expect("record folder");
+    (recorded.id, recorded.prepared.key())
+}
+
+/// Retries in milliseconds, so fault tests finish quickly.
+pub fn fast_config() -> EngineConfig {
+    EngineConfig {
+        concurrency: 4,
+        retry: RetryPolicy {
+            base: Duration::from_millis(5),
+            factor: 2.0,
+            cap: Duration::from_millis(50),
+            max_attempts: 8,
+            deadline: Duration::from_secs(120),
+            retry_after_cap: Duration::from_millis(50),
+        },
+        lease: Duration::from_secs(10),
+        poll: Duration::from_millis(20),
+    }
+}
+
+pub fn target_of(sandbox: &RunningSandbox) -> Arc<dyn Target> {
+    open_target(&sandbox.target_url(), None).expect("sandbox target")
+}
+
+/// Queue these datasets for `target` and run an engine until they settle.
+pub async fn deposit(
+    store: &Arc<Store>,
+    target: &Arc<dyn Target>,
+    datasets: &[(i64, ContentKey)],
+    config: EngineConfig,
+) -> Vec<JobRow> {
+    let deadline = config.retry.deadline;
+    let mut engine = Engine::new(store.clone(), config);
+    engine.add_target(target.clone()).expect("add target");
+    let ids: Vec<i64> = datasets
+        .iter()
+        .map(|(id, key)| {
+            store
+                .enqueue_deposit(*id, target.scope_id(), key, deadline)
+                .expect("enqueue")
+                .0
+                .job_id()
+        })
+        .collect();
+    Arc::new(engine)
+        .run_batch(ids, CancellationToken::new())
+        .await
+        .expect("run batch")
+}
+
+/// `GET base/path` as JSON.
+pub async fn get_json(sandbox: &RunningSandbox, path: &str) -> serde_json::Value {
+    reqwest::get(format!("{}{path}", sandbox.base_url()))
+        .await
+        .expect("GET")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+/// The `lodge` binary with a database.
+pub fn lodge(db: &Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_lodge"));
+    cmd.env("LODGE_DB", db)
+        .env_remove("LODGE_TARGET")
+        .env_remove("LODGE_TOKEN");
+    cmd
+}
