@@ -1,0 +1,429 @@
+//! The command line as a researcher uses it: real `lodge` processes, a real sandbox on
+//! loopback, real SQLite files — including `kill -9` in the middle of a batch.
+
+mod support;
+
+use std::collections::HashSet;
+use std::process::{Output, Stdio};
+use std::time::{Duration, Instant};
+
+use lodge::sandbox::FaultConfig;
+use support::*;
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+async fn run(mut cmd: std::process::Command) -> Output {
+    tokio::task::spawn_blocking(move || cmd.output().expect("run lodge"))
+        .await
+        .unwrap()
+}
+
+const FAST: [&str; 6] = [
+    "--retry-base",
+    "5ms",
+    "--retry-cap",
+    "50ms",
+    "--retry-after-cap",
+    "50ms",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn kill_9_mid_batch_then_rerun_deposits_every_dataset_exactly_once() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                drop_after_commit: 0.3,
+                latency_ms: 15,
+                seed: Some(2026),
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let db = lab.path("lodge.db");
+    {
+        let store = lab.store("lodge.db");
+        for n in 0..50 {
+            add(
+                &store,
+                &lab.numbered_folder(n),
+                &metadata(&format!("Dataset {n}")),
+            );
+        }
+    }
+    let url = sandbox.target_url();
+    let deposit_cmd = || {
+        let mut cmd = lodge(&db);
+        cmd.args(["deposit", "--target", &url, "--all", "--max-attempts", "50"])
+            .args(FAST)
+            .args(["--lease", "3s"]);
+        cmd
+    };
+
+    let mut first = deposit_cmd()
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while sandbox.stats().records < 15 {
+        assert!(started.elapsed() < Duration::from_secs(60), "no progress");
+        assert!(
+            first.try_wait().unwrap().is_none(),
+            "finished before the kill"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    first.kill().unwrap(); // SIGKILL: no cleanup of any kind
+    first.wait().unwrap();
+    let records_at_kill = sandbox.stats().records;
+    assert!(records_at_kill < 50, "the kill must land mid-batch");
+
+    let again = run(deposit_cmd()).await;
+    assert!(again.status.success(), "{}", text(&again));
+
+    let status = run({
+        let mut c = lodge(&db);
+        c.args(["status", "--json"]);
+        c
+    })
+    .await;
+    let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let items = json["items"].as_array().unwrap();
+    assert_eq!(items.len(), 50);
+    let mut identifiers = HashSet::new();
+    for item in items {
+        let state = item["state"].as_str().unwrap();
+        assert!(state == "deposited" || state == "existing", "{item}");
+        let key = item["key"].as_str().unwrap();
+        let server = get_json(&sandbox, &format!("/records/{key}")).await;
+        assert_eq!(
+            item["identifier"], server["identifier"],
+            "local = server for {key}"
+        );
+        identifiers.insert(item["identifier"].as_str().unwrap().to_string());
+    }
+    assert_eq!(identifiers.len(), 50);
+    let stats = sandbox.stats();
+    assert_eq!(stats.records, 50, "exactly one record per dataset");
+    assert_eq!(stats.creates, 50, "no create was ever repeated");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn dry_run_sends_nothing_and_records_nothing() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("One"));
+    let events_before = store.last_event_id().unwrap();
+
+    let out = run({
+        let mut c = lodge(&db);
+        c.args([
+            "deposit",
+            "--dry-run",
+            "--all",
+            "--target",
+            &sandbox.target_url(),
+        ]);
+        c
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("create   ds001"), "{}", text(&out));
+    assert_eq!(sandbox.stats().requests, 0);
+    assert_eq!(store.last_event_id().unwrap(), events_before);
+    assert!(store.history().unwrap().is_empty(), "no job was queued");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn incomplete_metadata_is_refused_before_queueing_with_one_line_per_problem() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let folder = lab.numbered_folder(2);
+    let added = run({
+        let mut c = lodge(&db);
+        c.arg("add").arg(&folder).args(["--title", "Only a title"]);
+        c
+    })
+    .await;
+    assert!(added.status.success(), "{}", text(&added));
+    let out_text = text(&added);
+    assert!(
+        out_text.contains("creators: at least one creator is required"),
+        "{out_text}"
+    );
+    assert!(out_text.contains("publisher: is required"), "{out_text}");
+    assert!(
+        out_text.contains("publication_year: is required"),
+        "{out_text}"
+    );
+
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["deposit", "--all", "--target", &sandbox.target_url()]);
+        c
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("refused  ds002: metadata incomplete"));
+    assert_eq!(sandbox.stats().requests, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn add_prints_id_and_full_key_and_status_history_and_log_report_the_deposit() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let folder = lab.numbered_folder(3);
+    let added = run({
+        let mut c = lodge(&db);
+        c.arg("add").arg(&folder).args([
+            "--title",
+            "Three",
+            "--creator",
+            "Curie, Marie; orcid=0000-0002-1825-0097",
+            "--publisher",
+            "Lab",
+            "--year",
+            "2026",
+            "--keyword",
+            "soil",
+        ]);
+        c
+    })
+    .await;
+    assert!(added.status.success(), "{}", text(&added));
+    let first = String::from_utf8_lossy(&added.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let parts: Vec<&str> = first.split_whitespace().collect();
+    assert_eq!(parts[..3], ["dataset", "1", "key"]);
+    assert_eq!(parts[3].len(), 64);
+    assert!(parts[3].chars().all(|c| c.is_ascii_hexdigit()));
+
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["deposit", "--all", "--target", &sandbox.target_url()]);
+        c
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("deposited ds003 -> sbx-000001"));
+
+    let status = run({
+        let mut c = lodge(&db);
+        c.args(["status", "--json"]);
+        c
+    })
+    .await;
+    let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let item = &json["items"][0];
+    for field in [
+        "dataset",
+        "path",
+        "key",
+        "target",
+        "state",
+        "identifier",
+        "attempts",
+        "last_error",
+    ] {
+        assert!(
+            item.get(field).is_some(),
+            "status item lacks {field}: {item}"
+        );
+    }
+    assert_eq!(item["key"], parts[3]);
+    assert_eq!(item["state"], "deposited");
+    for field in [
+        "replays",
+        "conflicts",
+        "retries",
+        "failed",
+        "rejected",
+        "oldest_pending_age_secs",
+    ] {
+        assert!(json["totals"].get(field).is_some(), "totals lack {field}");
+    }
+
+    let csv = run({
+        let mut c = lodge(&db);
+        c.args(["history", "--csv"]);
+        c
+    })
+    .await;
+    let csv = String::from_utf8_lossy(&csv.stdout).to_string();
+    assert!(csv.starts_with("job,dataset,name,title,target,key,state,identifier"));
+    assert!(csv.contains("sbx-000001"));
+
+    let log = run({
+        let mut c = lodge(&db);
+        c.arg("log");
+        c
+    })
+    .await;
+    let log = String::from_utf8_lossy(&log.stdout).to_string();
+    assert!(
+        log.contains("queued") && log.contains("attempt") && log.contains("created sbx-000001")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn failed_items_are_retried_with_one_command_and_the_same_key() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                fail_before_commit: 1.0,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (_, key) = add(&store, &lab.numbered_folder(4), &metadata("Four"));
+    let out = run({
+        let mut c = lodge(&db);
+        c.args([
+            "deposit",
+            "--all",
+            "--target",
+            &sandbox.target_url(),
+            "--max-attempts",
+            "2",
+        ])
+        .args(FAST);
+        c
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out).contains("failed    ds004 (job 1)"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        text(&out).contains("retry_scheduled"),
+        "the live log shows the retry"
+    );
+
+    sandbox.set_faults(FaultConfig::default());
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["retry", "--all-failed"]).args(FAST);
+        c
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("re-queued 1 job(s) with the same key"));
+    let job = store.job(1).unwrap();
+    assert_eq!(job.key, key);
+    assert_eq!(job.state, lodge::store::JobState::Deposited);
+    assert_eq!(sandbox.stats().records, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_folders_are_clear_errors_that_record_nothing() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let missing = run({
+        let mut c = lodge(&db);
+        c.arg("add").arg(lab.path("no-such-folder"));
+        c
+    })
+    .await;
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        text(&missing).contains("no-such-folder"),
+        "{}",
+        text(&missing)
+    );
+
+    std::fs::create_dir_all(lab.path("empty/.git")).unwrap();
+    std::fs::write(lab.path("empty/.DS_Store"), b"x").unwrap();
+    let empty = run({
+        let mut c = lodge(&db);
+        c.arg("add").arg(lab.path("empty"));
+        c
+    })
+    .await;
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(text(&empty).contains("empty"), "{}", text(&empty));
+
+    let bad_target = run({
+        let mut c = lodge(&db);
+        c.args(["deposit", "--all", "--target", "ftp://example"]);
+        c
+    })
+    .await;
+    assert_eq!(bad_target.status.code(), Some(2));
+    assert!(
+        text(&bad_target).contains("sandbox+http://"),
+        "{}",
+        text(&bad_target)
+    );
+
+    let store = lab.store("lodge.db");
+    assert!(
+        store.datasets().unwrap().is_empty(),
+        "nothing half-recorded"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_command_serves_and_rejects_bad_fault_options() {
+    let lab = Lab::new();
+    let bad = run({
+        let mut c = lodge(&lab.path("x.db"));
+        c.args([
+            "sandbox",
+            "--addr",
+            "127.0.0.1:0",
+            "--drop-after-commit",
+            "1.5",
+            "--data",
+        ])
+        .arg(lab.path("sbx"));
+        c
+    })
+    .await;
+    assert!(!bad.status.success());
+    assert!(text(&bad).contains("not a probability"), "{}", text(&bad));
+
+    let mut child = lodge(&lab.path("x.db"))
+        .args(["sandbox", "--addr", "127.0.0.1:0", "--data"])
+        .arg(lab.path("sbx"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let line = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let mut line = String::new();
+        std::io::BufReader::new(stdout)
+            .read_line(&mut line)
+            .unwrap();
+        line
+    })
+    .await
+    .unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        line.starts_with("Lodge sandbox listening on http://127.0.0.1:"),
+        "{line}"
+    );
+}
