@@ -1,6 +1,7 @@
 //! The durable job queue: targets, enqueueing, claiming with leases and fencing tokens, and
 //! recording each job's outcome together with its result and its event.
 
+use std::collections::HashSet;
 use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
@@ -107,7 +108,7 @@ pub struct ClaimFilter {
     /// Only jobs for these targets (the ones this worker can reach).
     pub targets: Vec<String>,
     /// Only these jobs (a command-line batch); `None` for any.
-    pub job_ids: Option<Vec<i64>>,
+    pub job_ids: Option<HashSet<i64>>,
 }
 
 /// Whether `enqueue_deposit` made a new job or joined one already on the queue.
@@ -362,27 +363,40 @@ impl Store {
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let now = now_ms();
-        let targets = serde_json::to_string(&filter.targets).unwrap_or_else(|_| "[]".into());
-        let ids = filter
-            .job_ids
-            .as_ref()
-            .map(|ids| serde_json::to_string(ids).unwrap_or_else(|_| "[]".into()));
-        let picked: Option<i64> = tx
-            .query_row(
-                "SELECT j.id FROM jobs j
-                 WHERE (j.state = 'queued'
-                        OR (j.state = 'waiting' AND j.not_before <= ?1)
-                        OR (j.state = 'running' AND j.lease_expires <= ?1))
-                   AND j.target IN (SELECT value FROM json_each(?2))
-                   AND NOT EXISTS (SELECT 1 FROM targets t
-                                   WHERE t.scope_id = j.target AND t.paused_reason IS NOT NULL)
-                   AND (?3 IS NULL OR j.id IN (SELECT value FROM json_each(?3)))
-                 ORDER BY j.not_before, j.id
-                 LIMIT 1",
-                params![now, targets, ids],
-                |r| r.get(0),
-            )
-            .optional()?;
+        let paused: HashSet<String> = tx
+            .prepare_cached("SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let wanted = |id: i64, target: &str| {
+            filter.targets.iter().any(|t| t == target)
+                && !paused.contains(target)
+                && filter.job_ids.as_ref().is_none_or(|ids| ids.contains(&id))
+        };
+        // Due jobs in order, a page at a time, off the partial index on due_at; the first
+        // that passes the filter is ours. Usually the first row does.
+        const PAGE: i64 = 64;
+        let mut picked = None;
+        let mut offset = 0;
+        'pages: loop {
+            let mut stmt = tx.prepare_cached(
+                "SELECT id, target FROM jobs
+                 WHERE state IN ('queued','running','waiting') AND due_at <= ?1
+                 ORDER BY due_at, id LIMIT ?2 OFFSET ?3",
+            )?;
+            let page: Vec<(i64, String)> = stmt
+                .query_map(params![now, PAGE, offset], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<rusqlite::Result<_>>()?;
+            for (id, target) in &page {
+                if wanted(*id, target) {
+                    picked = Some(*id);
+                    break 'pages;
+                }
+            }
+            if (page.len() as i64) < PAGE {
+                break;
+            }
+            offset += PAGE;
+        }
         let Some(id) = picked else {
             tx.commit()?;
             return Ok(None);
@@ -391,7 +405,7 @@ impl Store {
         let expires_at = now + ms(lease_for);
         tx.execute(
             "UPDATE jobs SET state = 'running', fence = fence + 1, lease_owner = ?2,
-                             lease_expires = ?3, updated_at = ?4
+                             lease_expires = ?3, due_at = ?3, updated_at = ?4
              WHERE id = ?1",
             params![id, owner, expires_at, now],
         )?;
@@ -430,7 +444,8 @@ impl Store {
         let conn = self.conn();
         let expires_at = now_ms() + ms(lease_for);
         let n = conn.execute(
-            "UPDATE jobs SET lease_expires = ?3 WHERE id = ?1 AND fence = ?2 AND state = 'running'",
+            "UPDATE jobs SET lease_expires = ?3, due_at = ?3
+             WHERE id = ?1 AND fence = ?2 AND state = 'running'",
             params![lease.job.id, lease.fence, expires_at],
         )?;
         if n == 1 {
@@ -557,7 +572,8 @@ impl Store {
                 http_status,
             } => {
                 tx.execute(
-                    "UPDATE jobs SET not_before = ?2, last_error = ?3, last_status = ?4
+                    "UPDATE jobs SET not_before = ?2, due_at = ?2, last_error = ?3,
+                                     last_status = ?4
                      WHERE id = ?1",
                     params![job.id, not_before, error, http_status],
                 )?;
@@ -614,7 +630,7 @@ impl Store {
                 // unless a message is given.
                 tx.execute(
                     "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires = NULL,
-                                     updated_at = ?2
+                                     due_at = ?2, updated_at = ?2
                      WHERE id = ?1",
                     params![job.id, now],
                 )?;
@@ -626,7 +642,8 @@ impl Store {
             }
         };
         tx.execute(
-            "UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires = NULL, updated_at = ?3
+            "UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires = NULL, updated_at = ?3,
+                             due_at = CASE WHEN ?2 = 'queued' THEN ?3 ELSE due_at END
              WHERE id = ?1",
             params![job.id, state.as_str(), now],
         )?;
@@ -675,8 +692,8 @@ impl Store {
             }
             let now = now_ms();
             tx.execute(
-                "UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, deadline = ?2,
-                                 updated_at = ?3
+                "UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, due_at = 0,
+                                 deadline = ?2, updated_at = ?3
                  WHERE id = ?1",
                 params![id, now + ms(deadline), now],
             )?;
@@ -754,7 +771,7 @@ impl Store {
     pub fn expire_lease(&self, job_id: i64, fence: i64) -> Result<bool> {
         let conn = self.conn();
         Ok(conn.execute(
-            "UPDATE jobs SET lease_expires = ?3
+            "UPDATE jobs SET lease_expires = ?3, due_at = ?3
              WHERE id = ?1 AND fence = ?2 AND state = 'running'",
             params![job_id, fence, now_ms()],
         )? == 1)
@@ -766,7 +783,7 @@ impl Store {
         let conn = self.conn();
         let ids = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
         Ok(conn.query_row(
-            "SELECT min(CASE state WHEN 'waiting' THEN not_before ELSE lease_expires END)
+            "SELECT min(due_at)
              FROM jobs WHERE id IN (SELECT value FROM json_each(?1))
                AND state IN ('waiting','running')",
             [ids],

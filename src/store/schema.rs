@@ -65,6 +65,9 @@ CREATE TABLE jobs (
                   ('queued','running','waiting','deposited','existing','failed','rejected')),
     attempts      INTEGER NOT NULL DEFAULT 0,
     not_before    INTEGER NOT NULL DEFAULT 0,  -- unix ms; a waiting job sleeps until then
+    due_at        INTEGER NOT NULL DEFAULT 0,  -- unix ms; when a worker may claim it next:
+                                               -- queued: now, waiting: not_before,
+                                               -- running: when its lease expires
     deadline      INTEGER NOT NULL,            -- unix ms; no retry is scheduled past it
     lease_owner   TEXT,
     lease_expires INTEGER,
@@ -78,7 +81,8 @@ CREATE TABLE jobs (
 );
 CREATE UNIQUE INDEX jobs_one_active_per_scope ON jobs(target, operation, content_key)
     WHERE state IN ('queued','running','waiting');
-CREATE INDEX jobs_by_state ON jobs(state, not_before);
+CREATE INDEX jobs_due ON jobs(due_at, id) WHERE state IN ('queued','running','waiting');
+CREATE INDEX jobs_by_state ON jobs(state);
 CREATE INDEX jobs_by_dataset ON jobs(dataset_id, target);
 
 -- The dedup store: what each scope produced. Kept forever unless the user forgets it.
