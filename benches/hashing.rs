@@ -54,7 +54,11 @@ fn main() -> anyhow::Result<()> {
     println!("generating 1 GiB in {} ...", root.display());
     write_file(&root.join("big.bin"), BIG_FILE, 0)?;
     for i in 0..SMALL_FILES {
-        write_file(&root.join(format!("parts/part-{i:04}.bin")), SMALL_FILE, i + 1)?;
+        write_file(
+            &root.join(format!("parts/part-{i:04}.bin")),
+            SMALL_FILE,
+            i + 1,
+        )?;
     }
 
     let report = scan_folder(&root)?;
@@ -74,7 +78,11 @@ fn main() -> anyhow::Result<()> {
     println!("lodge hash_files : {lodge_secs:7.3} s  {lodge_mbps:8.1} MB/s");
 
     let start = Instant::now();
-    match Command::new("openssl").args(["dgst", "-sha256"]).args(&paths).output() {
+    match Command::new("openssl")
+        .args(["dgst", "-sha256"])
+        .args(&paths)
+        .output()
+    {
         Err(e) => println!("openssl          : not run ({e}); install openssl to compare"),
         Ok(out) if !out.status.success() => println!(
             "openssl          : failed: {}",
@@ -92,7 +100,9 @@ fn main() -> anyhow::Result<()> {
                 .find(|h| h.file.rel_path == "big.bin")
                 .map(|h| h.sha256.to_hex())
                 .unwrap_or_default();
-            let agrees = text.lines().any(|l| l.contains("big.bin") && l.ends_with(&big));
+            let agrees = text
+                .lines()
+                .any(|l| l.contains("big.bin") && l.ends_with(&big));
             println!("digests agree    : {}", if agrees { "yes" } else { "NO" });
         }
     }
