@@ -243,7 +243,8 @@ fn hash_one(
 /// read. The rest are hashed in parallel on the rayon pool, biggest first, and the new
 /// digests are given to `cache.remember` in one call. A file whose size or mtime differs
 /// after hashing from when it was scanned is [`ContentError::ChangedWhileHashing`].
-/// `progress` is called from the hashing threads, about once per MiB and once per file.
+/// `progress` is called from the hashing threads, about once per MiB and once per file, one
+/// call at a time (under a lock, so that its figures only grow): keep it cheap.
 pub fn hash_files(
     report: &ScanReport,
     cache: &dyn HashCache,

@@ -13,7 +13,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use ignore::WalkBuilder;
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 use unicode_normalization::{UnicodeNormalization, is_nfc};
 
 use super::{ContentError, FileStamp};
@@ -177,58 +177,25 @@ pub fn scan_folder(root: &Path) -> Result<ScanReport, ContentError> {
                 }
                 !is_git
             })
-            .build()
+            .build_parallel()
     };
 
-    let mut files: Vec<ScannedFile> = Vec::new();
-    let mut skipped: Vec<(PathBuf, SkipReason)> = Vec::new();
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    let mut saw_ignore_file = false;
-
-    for item in walk {
-        let entry = item.map_err(|e| walk_error(e, &root))?;
-        if let Some(err) = entry.error() {
-            // An ignore file in this folder could not be read or parsed.
-            return Err(ContentError::BadIgnoreFile {
-                path: entry.path().join(IGNORE_FILE_NAME),
-                message: err.to_string(),
-            });
-        }
-        let Some(file_type) = entry.file_type() else {
-            continue;
-        };
-        if file_type.is_dir() {
-            dirs.push(entry.into_path());
-            continue;
-        }
-        if entry.depth() == 0 {
-            continue;
-        }
-        let name = entry.file_name();
-        let reason = if file_type.is_symlink() {
-            Some(SkipReason::Symlink)
-        } else if name == IGNORE_FILE_NAME {
-            saw_ignore_file = true;
-            Some(SkipReason::Ignored)
-        } else if is_system_name(name) {
-            Some(SkipReason::SystemFile)
-        } else if !file_type.is_file() {
-            Some(SkipReason::NotARegularFile)
-        } else {
-            None
-        };
-        if let Some(reason) = reason {
-            skipped.push((entry.into_path(), reason));
-            continue;
-        }
-        let rel_path = strict_rel_path(&root, entry.path())?;
-        let md = entry.metadata().map_err(|e| walk_error(e, entry.path()))?;
-        let stamp = FileStamp::from_metadata(entry.into_path(), &md);
-        files.push(ScannedFile {
-            rel_path,
-            abs_path: stamp.abs_path.clone(),
-            stamp,
-        });
+    // The walk runs on several threads (the stats dominate a rescan); each collects on its
+    // own and merges into `shared` when it finishes.
+    let shared = Mutex::new(Collected::default());
+    walk.visit(&mut CollectorBuilder {
+        root: &root,
+        shared: &shared,
+    });
+    let Collected {
+        mut files,
+        mut skipped,
+        dirs,
+        saw_ignore_file,
+        error,
+    } = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, error)) = error {
+        return Err(error);
     }
 
     let pruned = std::mem::take(&mut *pruned.lock().unwrap_or_else(|e| e.into_inner()));
@@ -265,6 +232,145 @@ pub fn scan_folder(root: &Path) -> Result<ScanReport, ContentError> {
         skipped,
         total_bytes,
     })
+}
+
+/// What the walk found, per thread and then merged.
+#[derive(Default)]
+struct Collected {
+    files: Vec<ScannedFile>,
+    skipped: Vec<(PathBuf, SkipReason)>,
+    dirs: Vec<PathBuf>,
+    saw_ignore_file: bool,
+    /// The error about the path that sorts first, so that the error reported does not depend
+    /// on thread timing when a folder has several problems.
+    error: Option<(PathBuf, ContentError)>,
+}
+
+impl Collected {
+    fn fail(&mut self, path: PathBuf, error: ContentError) {
+        if self.error.as_ref().is_none_or(|(p, _)| path < *p) {
+            self.error = Some((path, error));
+        }
+    }
+
+    fn merge(&mut self, other: Collected) {
+        self.files.extend(other.files);
+        self.skipped.extend(other.skipped);
+        self.dirs.extend(other.dirs);
+        self.saw_ignore_file |= other.saw_ignore_file;
+        if let Some((path, error)) = other.error {
+            self.fail(path, error);
+        }
+    }
+
+    /// Sort one walk entry into files, skipped entries or folders.
+    fn take(&mut self, root: &Path, item: Result<DirEntry, ignore::Error>) -> WalkState {
+        let entry = match item {
+            Ok(entry) => entry,
+            Err(e) => {
+                let error = walk_error(e, root);
+                let path = match &error {
+                    ContentError::Unreadable { path, .. } => path.clone(),
+                    _ => root.to_path_buf(),
+                };
+                self.fail(path, error);
+                return WalkState::Quit;
+            }
+        };
+        if let Some(err) = entry.error() {
+            // An ignore file in this folder could not be read or parsed.
+            let path = entry.path().join(IGNORE_FILE_NAME);
+            let message = err.to_string();
+            self.fail(path.clone(), ContentError::BadIgnoreFile { path, message });
+            return WalkState::Quit;
+        }
+        let Some(file_type) = entry.file_type() else {
+            return WalkState::Continue;
+        };
+        if file_type.is_dir() {
+            self.dirs.push(entry.into_path());
+            return WalkState::Continue;
+        }
+        if entry.depth() == 0 {
+            return WalkState::Continue;
+        }
+        let name = entry.file_name();
+        let reason = if file_type.is_symlink() {
+            Some(SkipReason::Symlink)
+        } else if name == IGNORE_FILE_NAME {
+            self.saw_ignore_file = true;
+            Some(SkipReason::Ignored)
+        } else if is_system_name(name) {
+            Some(SkipReason::SystemFile)
+        } else if !file_type.is_file() {
+            Some(SkipReason::NotARegularFile)
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            self.skipped.push((entry.into_path(), reason));
+            return WalkState::Continue;
+        }
+        let rel_path = match strict_rel_path(root, entry.path()) {
+            Ok(rel_path) => rel_path,
+            Err(error) => {
+                self.fail(entry.into_path(), error);
+                return WalkState::Quit;
+            }
+        };
+        let md = match entry.metadata() {
+            Ok(md) => md,
+            Err(e) => {
+                self.fail(entry.path().to_path_buf(), walk_error(e, entry.path()));
+                return WalkState::Quit;
+            }
+        };
+        let stamp = FileStamp::from_metadata(entry.into_path(), &md);
+        self.files.push(ScannedFile {
+            rel_path,
+            abs_path: stamp.abs_path.clone(),
+            stamp,
+        });
+        WalkState::Continue
+    }
+}
+
+struct CollectorBuilder<'a> {
+    root: &'a Path,
+    shared: &'a Mutex<Collected>,
+}
+
+impl<'s> ParallelVisitorBuilder<'s> for CollectorBuilder<'s> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Collector {
+            root: self.root,
+            shared: self.shared,
+            local: Collected::default(),
+        })
+    }
+}
+
+/// One walking thread's collector; hands its findings over when the thread is done.
+struct Collector<'a> {
+    root: &'a Path,
+    shared: &'a Mutex<Collected>,
+    local: Collected,
+}
+
+impl ParallelVisitor for Collector<'_> {
+    fn visit(&mut self, item: Result<DirEntry, ignore::Error>) -> WalkState {
+        self.local.take(self.root, item)
+    }
+}
+
+impl Drop for Collector<'_> {
+    fn drop(&mut self) {
+        let local = std::mem::take(&mut self.local);
+        self.shared
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .merge(local);
+    }
 }
 
 /// Entries that the walk left out because of `.lodgeignore` patterns: children of visited
