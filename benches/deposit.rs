@@ -33,6 +33,19 @@ async fn sandbox(dir: &std::path::Path) -> RunningSandbox {
     .expect("sandbox")
 }
 
+/// CPU time (user + system) this process has used so far, from /proc (Linux).
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let fields: Vec<u64> = rest
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
+    Duration::from_millis(ticks * 10)
+}
+
 fn rate(n: usize, d: Duration) -> f64 {
     n as f64 / d.as_secs_f64()
 }
@@ -70,6 +83,7 @@ async fn main() {
         let root = store.dataset(*id).unwrap().unwrap().path;
         documents.push((*key, doc, std::path::PathBuf::from(root)));
     }
+    let cpu = cpu_time();
     let started = Instant::now();
     futures_util::stream::iter(documents.iter())
         .for_each_concurrent(concurrency, |(key, doc, root)| {
@@ -80,12 +94,16 @@ async fn main() {
                     document: doc,
                     root,
                 };
-                target.upload(&request, Arc::new(|_| {})).await.expect("raw upload");
+                target
+                    .upload(&request, Arc::new(|_| {}))
+                    .await
+                    .expect("raw upload");
                 target.create_record(&request).await.expect("raw record");
             }
         })
         .await;
     let raw = started.elapsed();
+    let raw_cpu = cpu_time() - cpu;
     let raw_requests = raw_server.stats().requests;
 
     // Guarded: the engine, with the store in the loop.
@@ -96,20 +114,17 @@ async fn main() {
         ..EngineConfig::default()
     };
     let enqueue = |store: &Store| -> Vec<i64> {
-        datasets
-            .iter()
-            .map(|(id, key)| {
-                store
-                    .enqueue_deposit(*id, target.scope_id(), key, config.retry.deadline)
-                    .unwrap()
-                    .0
-                    .job_id()
-            })
+        store
+            .enqueue_deposits(target.scope_id(), &datasets, config.retry.deadline)
+            .unwrap()
+            .into_iter()
+            .map(|(e, _)| e.job_id())
             .collect()
     };
     let mut engine = Engine::new(store.clone(), config.clone());
     engine.add_target(target.clone()).unwrap();
     let engine = Arc::new(engine);
+    let cpu = cpu_time();
     let started = Instant::now();
     let ids = enqueue(&store);
     let jobs = engine
@@ -117,10 +132,12 @@ async fn main() {
         .await
         .unwrap();
     let guarded = started.elapsed();
+    let guarded_cpu = cpu_time() - cpu;
     assert!(jobs.iter().all(|j| j.state.is_landed()));
     let guarded_requests = server.stats().requests;
 
     // Replay: every key has a result; nothing may reach the server.
+    let cpu = cpu_time();
     let started = Instant::now();
     let ids = enqueue(&store);
     let replayed = engine
@@ -128,31 +145,39 @@ async fn main() {
         .await
         .unwrap();
     let replay = started.elapsed();
+    let replay_cpu = cpu_time() - cpu;
     assert!(replayed.iter().all(|j| j.state.is_landed()));
     let replay_requests = server.stats().requests - guarded_requests;
 
     println!("deposit throughput, {items} tiny datasets, concurrency {concurrency}");
-    println!("{:<34} {:>10} {:>12} {:>10}", "", "seconds", "items/s", "requests");
     println!(
-        "{:<34} {:>10.2} {:>12.0} {:>10}",
+        "{:<34} {:>10} {:>12} {:>10} {:>14}",
+        "", "seconds", "items/s", "requests", "CPU ms/item"
+    );
+    let per_item = |cpu: Duration| cpu.as_secs_f64() * 1000.0 / items as f64;
+    println!(
+        "{:<34} {:>10.2} {:>12.0} {:>10} {:>14.3}",
         "raw conditional PUTs (no store)",
         raw.as_secs_f64(),
         rate(items, raw),
-        raw_requests
+        raw_requests,
+        per_item(raw_cpu)
     );
     println!(
-        "{:<34} {:>10.2} {:>12.0} {:>10}",
+        "{:<34} {:>10.2} {:>12.0} {:>10} {:>14.3}",
         "guarded deposits (lodge engine)",
         guarded.as_secs_f64(),
         rate(items, guarded),
-        guarded_requests
+        guarded_requests,
+        per_item(guarded_cpu)
     );
     println!(
-        "{:<34} {:>10.2} {:>12.0} {:>10}",
+        "{:<34} {:>10.2} {:>12.0} {:>10} {:>14.3}",
         "replay of the finished batch",
         replay.as_secs_f64(),
         rate(items, replay),
-        replay_requests
+        replay_requests,
+        per_item(replay_cpu)
     );
     println!(
         "guarded / raw = {:.2} (goal >= 0.8); replay sent {replay_requests} requests (goal 0)",

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use lodge::content::Metadata;
 use lodge::sandbox::FaultConfig;
-use lodge::store::{EventKind, Finish, JobState, StoreError};
+use lodge::store::{Claim, EventKind, Finish, JobState, StoreError};
 use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -171,7 +171,9 @@ async fn failure_before_commit_then_success_makes_exactly_one_record() {
         .sandbox(
             "sbx",
             FaultConfig {
-                fail_before_commit: 0.5,
+                // Per attempt: a lookup, a blob PUT and a record PUT, each failing with
+                // this chance; 30 attempts make a give-up vanishingly unlikely.
+                fail_before_commit: 0.3,
                 seed: Some(11),
                 ..FaultConfig::default()
             },
@@ -257,24 +259,35 @@ async fn expired_lease_lets_a_second_worker_finish_and_refuses_the_first() {
         )
         .unwrap();
 
-    let (first, _) = store_a
-        .claim("worker-a", Duration::from_millis(50), &filter)
+    let Claim::Attempt { lease: first, .. } = store_a
+        .claim("worker-a", Duration::from_millis(50), 8, &filter)
         .unwrap()
-        .expect("first claim");
+    else {
+        panic!("the first claim gets the job")
+    };
     assert!(
-        store_b
-            .claim("worker-b", Duration::from_secs(10), &filter)
-            .unwrap()
-            .is_none(),
+        matches!(
+            store_b
+                .claim("worker-b", Duration::from_secs(10), 8, &filter)
+                .unwrap(),
+            Claim::Idle
+        ),
         "a live lease is not handed out twice"
     );
     std::thread::sleep(Duration::from_millis(80));
-    let (second, reclaimed) = store_b
-        .claim("worker-b", Duration::from_secs(10), &filter)
+    let Claim::Attempt {
+        lease: second,
+        events,
+        ..
+    } = store_b
+        .claim("worker-b", Duration::from_secs(10), 8, &filter)
         .unwrap()
-        .expect("expired lease is reclaimed");
+    else {
+        panic!("an expired lease is reclaimed")
+    };
     assert!(second.fence > first.fence);
-    assert_eq!(reclaimed.unwrap().kind, EventKind::Reclaimed);
+    assert_eq!(events[0].kind, EventKind::Reclaimed);
+    assert_eq!(second.job.attempts, 2, "taking over is a new attempt");
 
     let record = lodge::targets::RecordRef {
         identifier: "sbx-000042".into(),

@@ -130,12 +130,13 @@ pub async fn deposit(db: Option<&PathBuf>, args: DepositArgs) -> anyhow::Result<
     if let Some(event) = store.resume_target(target.scope_id())? {
         println!("{}", event.message);
     }
-    let mut job_ids = Vec::new();
-    for (d, key) in &ready {
-        let (enqueued, _) =
-            store.enqueue_deposit(d.id, target.scope_id(), key, config.retry.deadline)?;
-        job_ids.push(enqueued.job_id());
-    }
+    let items: Vec<(i64, crate::content::ContentKey)> =
+        ready.iter().map(|(d, key)| (d.id, *key)).collect();
+    let job_ids: Vec<i64> = store
+        .enqueue_deposits(target.scope_id(), &items, config.retry.deadline)?
+        .into_iter()
+        .map(|(enqueued, _)| enqueued.job_id())
+        .collect();
     let jobs = run_jobs(Arc::new(engine), job_ids, args.verbose).await?;
     Ok(summarize(&store, &jobs, refused))
 }

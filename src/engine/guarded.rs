@@ -1,9 +1,9 @@
 //! One guarded deposit: the steps a worker takes for a claimed job.
 //!
 //! 1. Replay: the store already has a result for (target, operation, key) -> done, nothing
-//!    is sent (invariant 4).
-//! 2. Count the attempt. After an earlier attempt, reconcile: ask the target whether the key
-//!    already landed (the earlier response may have been lost).
+//!    is sent (invariant 4). The claim itself does this, in its own transaction.
+//! 2. The claim counted the attempt. After an earlier attempt, reconcile: ask the target
+//!    whether the key already landed (the earlier response may have been lost).
 //! 3. Check that the files are as scanned, send the data, write the record conditionally.
 //! 4. Classify the outcome (invariant 5) and commit it with its event, under the fence.
 //!
@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Engine, EngineError, EngineEvent, RetryDecision};
 use crate::content::{ContentDocument, FileStamp};
-use crate::store::{EventKind, FileScan, Finish, Lease, StoreError, now_ms};
+use crate::store::{AttemptInput, EventKind, FileScan, Finish, Lease, StoreError, now_ms};
 use crate::targets::{
     DepositRequest, Failure, FailureClass, Landed, ProgressSink, RecordRef, Target,
 };
@@ -33,10 +33,12 @@ enum AttemptOutcome {
 }
 
 impl Engine {
-    /// Run one claimed job to its next recorded state.
+    /// Run one claimed attempt (already counted by the claim) to the job's next recorded
+    /// state.
     pub(super) async fn run_guarded(
         &self,
-        mut lease: Lease,
+        lease: Lease,
+        input: AttemptInput,
         shutdown: &CancellationToken,
     ) -> Result<(), EngineError> {
         let job = lease.job.clone();
@@ -51,66 +53,31 @@ impl Engine {
                 )
                 .await;
         };
-
-        // 1. Replay from the store: no network.
-        let (t, k) = (job.target.clone(), job.key);
-        if let Some(result) = self.db(move |s| s.lookup_result(&t, &k)).await? {
-            let message = format!(
-                "replay: already deposited as {} ({}), no request sent",
-                result.identifier, result.outcome
-            );
-            return self.record(&lease, Finish::Replayed { message }).await;
+        if job.dataset_id.is_none() {
+            return self
+                .reject(
+                    &lease,
+                    "the dataset was removed from Lodge: add its folder again",
+                )
+                .await;
         }
-
-        let k = job.key;
-        let Some(document) = self.db(move |s| s.document(&k)).await? else {
+        let (Some(document), Some(root)) = (input.document, job.dataset_path.clone()) else {
             return self
-                .record(
+                .reject(
                     &lease,
-                    Finish::Rejected {
-                        error: format!(
-                            "the store has no document for key {}: add the dataset again",
-                            job.key.short()
-                        ),
-                        http_status: None,
-                    },
-                )
-                .await;
-        };
-        let (Some(root), Some(dataset_id)) = (job.dataset_path.clone(), job.dataset_id) else {
-            return self
-                .record(
-                    &lease,
-                    Finish::Rejected {
-                        error: "the dataset was removed from Lodge: add its folder again".into(),
-                        http_status: None,
-                    },
+                    "the store has no document for this key: add the dataset again",
                 )
                 .await;
         };
 
-        // 2. Count the attempt, durably, before anything is sent.
-        let message = format!(
-            "attempt {} of {} to {}",
-            lease.job.attempts + 1,
-            self.config.retry.max_attempts,
-            target.scope_id()
+        let attempt = self.attempt(
+            &lease,
+            &target,
+            &document,
+            Path::new(&root),
+            &input.files,
+            input.dataset_key,
         );
-        let (lease_after, row) = {
-            let mut l = lease.clone();
-            match self
-                .db(move |s| s.begin_attempt(&mut l, &message).map(|row| (l, row)))
-                .await
-            {
-                Ok(v) => v,
-                Err(EngineError::Store(StoreError::StaleLease { .. })) => return Ok(()),
-                Err(e) => return Err(e),
-            }
-        };
-        lease = lease_after;
-        self.logged(row);
-
-        let attempt = self.attempt(&lease, &target, &document, Path::new(&root), dataset_id);
         let outcome = tokio::select! {
             outcome = attempt => outcome?,
             () = self.keep_lease(lease.clone()) => {
@@ -169,7 +136,8 @@ impl Engine {
         target: &Arc<dyn Target>,
         document: &ContentDocument,
         root: &Path,
-        dataset_id: i64,
+        files: &[FileScan],
+        dataset_key: Option<crate::content::ContentKey>,
     ) -> Result<AttemptOutcome, EngineError> {
         let job = &lease.job;
         if job.attempts > 1 && target.can_lookup() {
@@ -197,10 +165,7 @@ impl Engine {
             }
         }
 
-        let files = self.db(move |s| s.dataset_files(dataset_id)).await?;
-        let d = dataset_id;
-        let current_key = self.db(move |s| s.dataset(d)).await?.and_then(|d| d.key);
-        if current_key != Some(job.key) {
+        if dataset_key != Some(job.key) {
             return Ok(AttemptOutcome::Failed(Failure::Changed {
                 path: root.display().to_string(),
                 message: "the dataset was rescanned since this job was queued and its key \
@@ -208,7 +173,7 @@ impl Engine {
                     .into(),
             }));
         }
-        if let Err(failure) = check_unchanged(root, &files) {
+        if let Err(failure) = check_unchanged(root, files) {
             return Ok(AttemptOutcome::Failed(failure));
         }
 
@@ -304,6 +269,17 @@ impl Engine {
                 }
             }
         }
+    }
+
+    async fn reject(&self, lease: &Lease, error: &str) -> Result<(), EngineError> {
+        self.record(
+            lease,
+            Finish::Rejected {
+                error: error.to_string(),
+                http_status: None,
+            },
+        )
+        .await
     }
 
     /// Commit an outcome under the fence and tell the front ends. A refused (stale) result is

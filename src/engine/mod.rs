@@ -19,7 +19,7 @@ use rand::SeedableRng;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::store::{ClaimFilter, EventRow, JobRow, Store, StoreError, now_ms};
+use crate::store::{Claim, ClaimFilter, EventRow, JobRow, Store, StoreError, now_ms};
 use crate::targets::Target;
 pub use guarded::check_unchanged;
 pub use retry::{RetryDecision, RetryPolicy};
@@ -204,14 +204,27 @@ impl Engine {
         while !shutdown.is_cancelled() {
             let owner = self.owner.clone();
             let lease_for = self.config.lease;
+            let max_attempts = self.config.retry.max_attempts;
             let f = filter.clone();
-            let claimed = self.db(move |s| s.claim(&owner, lease_for, &f)).await?;
-            if let Some((lease, reclaimed)) = claimed {
-                if let Some(row) = reclaimed {
-                    self.logged(row);
+            let claim = self
+                .db(move |s| s.claim(&owner, lease_for, max_attempts, &f))
+                .await?;
+            match claim {
+                Claim::Attempt {
+                    lease,
+                    input,
+                    events,
+                } => {
+                    events.into_iter().for_each(|e| self.logged(e));
+                    self.run_guarded(lease, input, &shutdown).await?;
+                    continue;
                 }
-                self.run_guarded(lease, &shutdown).await?;
-                continue;
+                Claim::Replayed { job, events } => {
+                    events.into_iter().for_each(|e| self.logged(e));
+                    self.emit(EngineEvent::JobChanged(job));
+                    continue;
+                }
+                Claim::Idle => {}
             }
             // Nothing due now.
             let ids = job_ids.clone().unwrap_or_default();
@@ -238,17 +251,7 @@ impl Engine {
 
     /// Every job of the batch has ended, or waits on a paused target.
     async fn batch_settled(&self, ids: &[i64]) -> Result<bool, EngineError> {
-        let ids = ids.to_vec();
-        let jobs = self.db(move |s| s.jobs(&ids)).await?;
-        for job in jobs {
-            if job.state.is_terminal() {
-                continue;
-            }
-            let target = job.target.clone();
-            if self.db(move |s| s.target_paused(&target)).await?.is_none() {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+        let ids: std::collections::HashSet<i64> = ids.iter().copied().collect();
+        Ok(self.db(move |s| s.unsettled(&ids)).await? == 0)
     }
 }

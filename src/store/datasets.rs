@@ -25,6 +25,50 @@ pub struct NewDataset<'a> {
     pub files: &'a [FileScan],
 }
 
+/// What a worker reads before an attempt: the key's document and, for the dataset the job
+/// came from, its current key and the files of its last scan.
+#[derive(Clone, Debug)]
+pub struct AttemptInput {
+    pub document: Option<ContentDocument>,
+    pub dataset_key: Option<ContentKey>,
+    pub files: Vec<FileScan>,
+}
+
+/// Read an [`AttemptInput`] inside whatever transaction `conn` is in.
+pub(super) fn read_attempt_input(
+    conn: &rusqlite::Connection,
+    dataset_id: i64,
+    key: &ContentKey,
+) -> Result<AttemptInput> {
+    let text: Option<String> = conn
+        .prepare_cached("SELECT document FROM documents WHERE content_key = ?1")?
+        .query_row([key.to_hex()], |r| r.get(0))
+        .optional()?;
+    let document = text
+        .map(|t| {
+            serde_json::from_str(&t)
+                .map_err(|e| StoreError::Corrupt(format!("document {}: {e}", key.short())))
+        })
+        .transpose()?;
+    let dataset_key: Option<String> = conn
+        .prepare_cached("SELECT content_key FROM datasets WHERE id = ?1")?
+        .query_row([dataset_id], |r| r.get(0))
+        .optional()?
+        .flatten();
+    let files = conn
+        .prepare_cached(
+            "SELECT rel_path, size, mtime_ns, file_id, sha256 FROM dataset_files
+             WHERE dataset_id = ?1 ORDER BY rel_path",
+        )?
+        .query_map([dataset_id], file_from_row)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(AttemptInput {
+        document,
+        dataset_key: parse(dataset_key)?,
+        files,
+    })
+}
+
 /// A dataset as stored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DatasetRow {
@@ -51,6 +95,16 @@ fn parse<T: std::str::FromStr>(text: Option<String>) -> Result<Option<T>> {
             .map(Some)
             .map_err(|_| StoreError::Corrupt(format!("'{t}' is not a digest"))),
     }
+}
+
+fn file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileScan> {
+    Ok(FileScan {
+        rel_path: r.get(0)?,
+        size: r.get::<_, i64>(1)? as u64,
+        mtime_ns: r.get(2)?,
+        file_id: r.get::<_, i64>(3)? as u64,
+        sha256: r.get(4)?,
+    })
 }
 
 fn dataset_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<DatasetRaw> {
@@ -256,17 +310,14 @@ impl Store {
              WHERE dataset_id = ?1 ORDER BY rel_path",
         )?;
         let rows = stmt
-            .query_map([dataset_id], |r| {
-                Ok(FileScan {
-                    rel_path: r.get(0)?,
-                    size: r.get::<_, i64>(1)? as u64,
-                    mtime_ns: r.get(2)?,
-                    file_id: r.get::<_, i64>(3)? as u64,
-                    sha256: r.get(4)?,
-                })
-            })?
+            .query_map([dataset_id], file_from_row)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
+    }
+
+    /// Everything an attempt needs to read, under one lock.
+    pub fn attempt_input(&self, dataset_id: i64, key: &ContentKey) -> Result<AttemptInput> {
+        read_attempt_input(&self.conn(), dataset_id, key)
     }
 
     /// Forget a dataset (its jobs, results and events stay, as history).

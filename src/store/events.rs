@@ -126,24 +126,24 @@ pub struct EventRow {
 pub(super) fn insert_event(conn: &Connection, e: &NewEvent, actor: &str) -> Result<EventRow> {
     let at = now_ms();
     let kind = e.kind.unwrap_or(EventKind::Attempt);
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO events (at, job_id, dataset_id, target, content_key, kind, attempt,
                              http_status, delay_ms, message, actor)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        params![
-            at,
-            e.job_id,
-            e.dataset_id,
-            e.target,
-            e.content_key,
-            kind.as_str(),
-            e.attempt,
-            e.http_status,
-            e.delay_ms,
-            e.message,
-            actor
-        ],
-    )?;
+    )?
+    .execute(params![
+        at,
+        e.job_id,
+        e.dataset_id,
+        e.target,
+        e.content_key,
+        kind.as_str(),
+        e.attempt,
+        e.http_status,
+        e.delay_ms,
+        e.message,
+        actor
+    ])?;
     Ok(EventRow {
         id: conn.last_insert_rowid(),
         at,

@@ -4,9 +4,11 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
+use super::datasets::{AttemptInput, read_attempt_input};
 use super::events::insert_event;
+use super::tx::WriteTx;
 use super::{
     EventKind, EventRow, NewEvent, OPERATION_DEPOSIT, Result, Store, StoreError, ms, now_ms,
 };
@@ -139,8 +141,6 @@ pub enum Finish {
         message: String,
         http_status: Option<u16>,
     },
-    /// The store already held the result for this scope: nothing was sent.
-    Replayed { message: String },
     /// Try again at `not_before`.
     Retry {
         not_before: i64,
@@ -208,14 +208,11 @@ fn job_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRow> {
 
 fn load_job(conn: &Connection, id: i64) -> Result<Option<JobRow>> {
     Ok(conn
-        .query_row(
-            &format!(
-                "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
-                 WHERE j.id = ?1"
-            ),
-            [id],
-            job_from_row,
-        )
+        .prepare_cached(&format!(
+            "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+             WHERE j.id = ?1"
+        ))?
+        .query_row([id], job_from_row)
         .optional()?)
 }
 
@@ -234,13 +231,10 @@ fn job_event(job: &JobRow, kind: EventKind, message: String) -> NewEvent {
 
 /// Check, inside `tx`, that `lease` still holds the job. The fence only ever grows, so an
 /// equal fence and a running state mean nobody has claimed the job since.
-fn check_fence(tx: &Transaction<'_>, lease: &Lease) -> Result<()> {
+fn check_fence(tx: &Connection, lease: &Lease) -> Result<()> {
     let current: Option<(i64, String)> = tx
-        .query_row(
-            "SELECT fence, state FROM jobs WHERE id = ?1",
-            [lease.job.id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+        .prepare_cached("SELECT fence, state FROM jobs WHERE id = ?1")?
+        .query_row([lease.job.id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     match current {
         Some((fence, state)) if fence == lease.fence && state == "running" => Ok(()),
@@ -249,6 +243,82 @@ fn check_fence(tx: &Transaction<'_>, lease: &Lease) -> Result<()> {
             fence: lease.fence,
         }),
     }
+}
+
+/// A due job as the claim first sees it.
+struct DueJob {
+    id: i64,
+    target: String,
+    operation: String,
+    key: String,
+    state: String,
+    lease_owner: Option<String>,
+}
+
+/// The first due job that passes `filter`: due jobs in order, a page at a time, off the
+/// partial index on `due_at`. Usually the first row is the one.
+fn next_due(tx: &Connection, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>> {
+    let paused: HashSet<String> = tx
+        .prepare_cached("SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let wanted = |job: &DueJob| {
+        filter.targets.iter().any(|t| *t == job.target)
+            && !paused.contains(&job.target)
+            && filter
+                .job_ids
+                .as_ref()
+                .is_none_or(|ids| ids.contains(&job.id))
+    };
+    const PAGE: i64 = 16;
+    let mut offset = 0;
+    loop {
+        // The partial index yields due jobs already in order; without the hint SQLite may
+        // prefer another index and sort every active job on each claim.
+        let mut stmt = tx.prepare_cached(
+            "SELECT id, target, operation, content_key, state, lease_owner
+             FROM jobs INDEXED BY jobs_due
+             WHERE state IN ('queued','running','waiting') AND due_at <= ?1
+             ORDER BY due_at, id LIMIT ?2 OFFSET ?3",
+        )?;
+        let page: Vec<DueJob> = stmt
+            .query_map(params![now, PAGE, offset], |r| {
+                Ok(DueJob {
+                    id: r.get(0)?,
+                    target: r.get(1)?,
+                    operation: r.get(2)?,
+                    key: r.get(3)?,
+                    state: r.get(4)?,
+                    lease_owner: r.get(5)?,
+                })
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+        let full = page.len() as i64 == PAGE;
+        if let Some(job) = page.into_iter().find(|j| wanted(j)) {
+            return Ok(Some(job));
+        }
+        if !full {
+            return Ok(None);
+        }
+        offset += PAGE;
+    }
+}
+
+/// What a claim produced.
+#[derive(Clone, Debug)]
+pub enum Claim {
+    /// Nothing is due for this worker.
+    Idle,
+    /// The scope already had a result: the job was closed as a replay in the claim's own
+    /// transaction. Nothing is to be sent.
+    Replayed { job: JobRow, events: Vec<EventRow> },
+    /// The job is leased to this worker and the attempt is counted and logged. `input` is
+    /// what the attempt needs to read, taken in the same transaction.
+    Attempt {
+        lease: Lease,
+        input: AttemptInput,
+        events: Vec<EventRow>,
+    },
 }
 
 impl Store {
@@ -278,9 +348,9 @@ impl Store {
 
     /// Lift a pause (the user acted: new credentials, or asked to deposit again).
     pub fn resume_target(&self, scope_id: &str) -> Result<Option<EventRow>> {
-        let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let changed = tx.execute(
+        let conn = self.conn();
+        let tx = WriteTx::begin(&conn)?;
+        let changed = tx.run(
             "UPDATE targets SET paused_reason = NULL, paused_at = NULL
              WHERE scope_id = ?1 AND paused_reason IS NOT NULL",
             [scope_id],
@@ -312,131 +382,161 @@ impl Store {
         key: &ContentKey,
         deadline: Duration,
     ) -> Result<(Enqueued, Option<EventRow>)> {
-        let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let existing: Option<i64> = tx
-            .query_row(
-                "SELECT id FROM jobs WHERE target = ?1 AND operation = ?2 AND content_key = ?3
-                 AND state IN ('queued','running','waiting')",
-                params![target, OPERATION_DEPOSIT, key.to_hex()],
-                |r| r.get(0),
-            )
-            .optional()?;
-        if let Some(id) = existing {
-            tx.commit()?;
-            return Ok((Enqueued::AlreadyQueued(id), None));
-        }
+        let mut out = self.enqueue_deposits(target, &[(dataset_id, *key)], deadline)?;
+        Ok(out.remove(0))
+    }
+
+    /// [`Store::enqueue_deposit`] for a whole batch, in one transaction.
+    pub fn enqueue_deposits(
+        &self,
+        target: &str,
+        items: &[(i64, ContentKey)],
+        deadline: Duration,
+    ) -> Result<Vec<(Enqueued, Option<EventRow>)>> {
+        let conn = self.conn();
+        let tx = WriteTx::begin(&conn)?;
         let now = now_ms();
-        tx.execute(
-            "INSERT INTO jobs (dataset_id, target, operation, content_key, state, deadline,
-                               created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?6)",
-            params![
+        let mut out = Vec::with_capacity(items.len());
+        for (dataset_id, key) in items {
+            let existing: Option<i64> = tx
+                .prepare_cached(
+                    "SELECT id FROM jobs WHERE target = ?1 AND operation = ?2
+                     AND content_key = ?3 AND state IN ('queued','running','waiting')",
+                )?
+                .query_row(params![target, OPERATION_DEPOSIT, key.to_hex()], |r| {
+                    r.get(0)
+                })
+                .optional()?;
+            if let Some(id) = existing {
+                out.push((Enqueued::AlreadyQueued(id), None));
+                continue;
+            }
+            tx.prepare_cached(
+                "INSERT INTO jobs (dataset_id, target, operation, content_key, state, deadline,
+                                   due_at, created_at, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?6, ?6)",
+            )?
+            .execute(params![
                 dataset_id,
                 target,
                 OPERATION_DEPOSIT,
                 key.to_hex(),
                 now + ms(deadline),
                 now
-            ],
-        )?;
-        let id = tx.last_insert_rowid();
-        let job = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
-        let event = insert_event(
-            &tx,
-            &job_event(&job, EventKind::Queued, format!("queued for {target}")),
-            &self.actor,
-        )?;
+            ])?;
+            let id = tx.last_insert_rowid();
+            let job = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
+            let event = insert_event(
+                &tx,
+                &job_event(&job, EventKind::Queued, format!("queued for {target}")),
+                &self.actor,
+            )?;
+            out.push((Enqueued::New(id), Some(event)));
+        }
         tx.commit()?;
-        Ok((Enqueued::New(id), Some(event)))
+        Ok(out)
     }
 
-    /// Claim the next job that is due: queued, waiting past its time, or running under a
-    /// lease that has expired. Bumps the fencing token in the same transaction. Returns the
-    /// lease and, when the job was taken over from an expired lease, the event saying so.
+    /// Claim the next due job — queued, waiting past its time, or running under an expired
+    /// lease — in one transaction that bumps its fencing token. If the scope already has a
+    /// result the job is closed right there as a replay (nothing to send); otherwise the
+    /// attempt is counted and logged before anything leaves this machine.
     pub fn claim(
         &self,
         owner: &str,
         lease_for: Duration,
+        max_attempts: u32,
         filter: &ClaimFilter,
-    ) -> Result<Option<(Lease, Option<EventRow>)>> {
-        let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    ) -> Result<Claim> {
+        let conn = self.conn();
+        let tx = WriteTx::begin(&conn)?;
         let now = now_ms();
-        let paused: HashSet<String> = tx
-            .prepare_cached("SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL")?
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
-        let wanted = |id: i64, target: &str| {
-            filter.targets.iter().any(|t| t == target)
-                && !paused.contains(target)
-                && filter.job_ids.as_ref().is_none_or(|ids| ids.contains(&id))
-        };
-        // Due jobs in order, a page at a time, off the partial index on due_at; the first
-        // that passes the filter is ours. Usually the first row does.
-        const PAGE: i64 = 64;
-        let mut picked = None;
-        let mut offset = 0;
-        'pages: loop {
-            let mut stmt = tx.prepare_cached(
-                "SELECT id, target FROM jobs
-                 WHERE state IN ('queued','running','waiting') AND due_at <= ?1
-                 ORDER BY due_at, id LIMIT ?2 OFFSET ?3",
-            )?;
-            let page: Vec<(i64, String)> = stmt
-                .query_map(params![now, PAGE, offset], |r| Ok((r.get(0)?, r.get(1)?)))?
-                .collect::<rusqlite::Result<_>>()?;
-            for (id, target) in &page {
-                if wanted(*id, target) {
-                    picked = Some(*id);
-                    break 'pages;
-                }
-            }
-            if (page.len() as i64) < PAGE {
-                break;
-            }
-            offset += PAGE;
-        }
-        let Some(id) = picked else {
+        let Some(due) = next_due(&tx, now, filter)? else {
             tx.commit()?;
-            return Ok(None);
+            return Ok(Claim::Idle);
         };
-        let before = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
+        let id = due.id;
+        let mut events = Vec::new();
         let expires_at = now + ms(lease_for);
-        tx.execute(
-            "UPDATE jobs SET state = 'running', fence = fence + 1, lease_owner = ?2,
-                             lease_expires = ?3, due_at = ?3, updated_at = ?4
-             WHERE id = ?1",
-            params![id, owner, expires_at, now],
-        )?;
-        let job = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
-        let event = if before.state == JobState::Running {
-            Some(insert_event(
+        let existing: Option<(String, Option<String>, String)> = tx
+            .prepare_cached(
+                "SELECT identifier, url, outcome FROM results
+                 WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
+            )?
+            .query_row(params![due.target, due.operation, due.key], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .optional()?;
+        let reclaimed = (due.state == "running").then(|| {
+            format!(
+                "lease of {} expired; job taken over",
+                due.lease_owner.as_deref().unwrap_or("another worker")
+            )
+        });
+        if let Some((identifier, url, outcome)) = existing {
+            // Replay: the fence still moves, so a stale holder cannot record anything.
+            tx.prepare_cached(
+                "UPDATE jobs SET state = 'existing', fence = fence + 1, lease_owner = NULL,
+                                 lease_expires = NULL, identifier = ?2, url = ?3,
+                                 last_error = NULL, updated_at = ?4
+                 WHERE id = ?1",
+            )?
+            .execute(params![id, identifier, url, now])?;
+            let job = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
+            if let Some(message) = reclaimed {
+                let e = job_event(&job, EventKind::Reclaimed, message);
+                events.push(insert_event(&tx, &e, &self.actor)?);
+            }
+            let message =
+                format!("replay: already deposited as {identifier} ({outcome}), no request sent");
+            events.push(insert_event(
                 &tx,
-                &job_event(
-                    &job,
-                    EventKind::Reclaimed,
-                    format!(
-                        "lease of {} expired; job taken over",
-                        before.lease_owner.as_deref().unwrap_or("another worker")
-                    ),
-                ),
+                &job_event(&job, EventKind::Replay, message),
                 &self.actor,
-            )?)
-        } else {
-            None
+            )?);
+            tx.commit()?;
+            return Ok(Claim::Replayed { job, events });
+        }
+        tx.prepare_cached(
+            "UPDATE jobs SET state = 'running', fence = fence + 1, attempts = attempts + 1,
+                             lease_owner = ?2, lease_expires = ?3, due_at = ?3, updated_at = ?4
+             WHERE id = ?1",
+        )?
+        .execute(params![id, owner, expires_at, now])?;
+        let job = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
+        if let Some(message) = reclaimed {
+            let e = job_event(&job, EventKind::Reclaimed, message);
+            events.push(insert_event(&tx, &e, &self.actor)?);
+        }
+        let message = format!(
+            "attempt {} of {max_attempts} to {}",
+            job.attempts, job.target
+        );
+        events.push(insert_event(
+            &tx,
+            &job_event(&job, EventKind::Attempt, message),
+            &self.actor,
+        )?);
+        let input = match job.dataset_id {
+            Some(dataset) => read_attempt_input(&tx, dataset, &job.key)?,
+            None => AttemptInput {
+                document: None,
+                dataset_key: None,
+                files: Vec::new(),
+            },
         };
         tx.commit()?;
         let fence = job.fence;
-        Ok(Some((
-            Lease {
+        Ok(Claim::Attempt {
+            input,
+            lease: Lease {
                 job,
                 fence,
                 owner: owner.to_string(),
                 expires_at,
             },
-            event,
-        )))
+            events,
+        })
     }
 
     /// Extend a lease. `false` when it was lost (another worker claimed the job).
@@ -454,25 +554,6 @@ impl Store {
         Ok(n == 1)
     }
 
-    /// Count one more attempt and log it, if the lease still holds. Returns the event.
-    pub fn begin_attempt(&self, lease: &mut Lease, message: &str) -> Result<EventRow> {
-        let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        check_fence(&tx, lease)?;
-        tx.execute(
-            "UPDATE jobs SET attempts = attempts + 1, updated_at = ?2 WHERE id = ?1",
-            params![lease.job.id, now_ms()],
-        )?;
-        lease.job.attempts += 1;
-        let event = insert_event(
-            &tx,
-            &job_event(&lease.job, EventKind::Attempt, message.to_string()),
-            &self.actor,
-        )?;
-        tx.commit()?;
-        Ok(event)
-    }
-
     /// Log an event about a leased job (reconciliation found nothing, say), if the lease holds.
     pub fn log_for_lease(
         &self,
@@ -481,8 +562,8 @@ impl Store {
         message: &str,
         http_status: Option<u16>,
     ) -> Result<EventRow> {
-        let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let conn = self.conn();
+        let tx = WriteTx::begin(&conn)?;
         check_fence(&tx, lease)?;
         let mut event = job_event(&lease.job, kind, message.to_string());
         event.http_status = http_status;
@@ -495,8 +576,8 @@ impl Store {
     /// write) and one event, in one transaction, and only if the lease still holds
     /// ([`StoreError::StaleLease`] otherwise). Returns the updated job and the event.
     pub fn finish(&self, lease: &Lease, finish: Finish) -> Result<(JobRow, EventRow)> {
-        let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let conn = self.conn();
+        let tx = WriteTx::begin(&conn)?;
         check_fence(&tx, lease)?;
         let job = &lease.job;
         let now = now_ms();
@@ -511,7 +592,7 @@ impl Store {
             } => {
                 let outcome = if created { "created" } else { "existing" };
                 // Claim the scope; if another worker recorded it first, theirs stands.
-                let inserted = tx.execute(
+                let inserted = tx.run(
                     "INSERT INTO results (target, operation, content_key, identifier, url,
                                           outcome, fingerprint, job_id, recorded_at)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
@@ -528,7 +609,7 @@ impl Store {
                         now
                     ],
                 )? == 1;
-                let (identifier, url): (String, Option<String>) = tx.query_row(
+                let (identifier, url): (String, Option<String>) = tx.one(
                     "SELECT identifier, url FROM results
                      WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
                     params![job.target, job.operation, job.key.to_hex()],
@@ -539,7 +620,7 @@ impl Store {
                 } else {
                     JobState::Existing
                 };
-                tx.execute(
+                tx.run(
                     "UPDATE jobs SET identifier = ?2, url = ?3, last_error = NULL,
                                      last_status = ?4
                      WHERE id = ?1",
@@ -549,29 +630,13 @@ impl Store {
                 e.http_status = http_status;
                 (state, e)
             }
-            Finish::Replayed { message } => {
-                let (identifier, url): (String, Option<String>) = tx.query_row(
-                    "SELECT identifier, url FROM results
-                     WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
-                    params![job.target, job.operation, job.key.to_hex()],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )?;
-                tx.execute(
-                    "UPDATE jobs SET identifier = ?2, url = ?3, last_error = NULL WHERE id = ?1",
-                    params![job.id, identifier, url],
-                )?;
-                (
-                    JobState::Existing,
-                    job_event(job, EventKind::Replay, message),
-                )
-            }
             Finish::Retry {
                 not_before,
                 delay,
                 error,
                 http_status,
             } => {
-                tx.execute(
+                tx.run(
                     "UPDATE jobs SET not_before = ?2, due_at = ?2, last_error = ?3,
                                      last_status = ?4
                      WHERE id = ?1",
@@ -591,7 +656,7 @@ impl Store {
                 (JobState::Waiting, e)
             }
             Finish::Failed { error, http_status } => {
-                tx.execute(
+                tx.run(
                     "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
                     params![job.id, error, http_status],
                 )?;
@@ -600,7 +665,7 @@ impl Store {
                 (JobState::Failed, e)
             }
             Finish::Rejected { error, http_status } => {
-                tx.execute(
+                tx.run(
                     "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
                     params![job.id, error, http_status],
                 )?;
@@ -609,11 +674,11 @@ impl Store {
                 (JobState::Rejected, e)
             }
             Finish::PauseTarget { error, http_status } => {
-                tx.execute(
+                tx.run(
                     "UPDATE targets SET paused_reason = ?2, paused_at = ?3 WHERE scope_id = ?1",
                     params![job.target, error, now],
                 )?;
-                tx.execute(
+                tx.run(
                     "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
                     params![job.id, error, http_status],
                 )?;
@@ -628,7 +693,7 @@ impl Store {
             Finish::Release { message } => {
                 // Not an outcome: the job goes back to the queue with no event of its own
                 // unless a message is given.
-                tx.execute(
+                tx.run(
                     "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires = NULL,
                                      due_at = ?2, updated_at = ?2
                      WHERE id = ?1",
@@ -641,7 +706,7 @@ impl Store {
                 return Ok((updated, row));
             }
         };
-        tx.execute(
+        tx.run(
             "UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires = NULL, updated_at = ?3,
                              due_at = CASE WHEN ?2 = 'queued' THEN ?3 ELSE due_at END
              WHERE id = ?1",
@@ -669,8 +734,8 @@ impl Store {
     /// Re-queue failed jobs with the same key: a fresh attempt budget and deadline.
     /// Returns the ids re-queued. Jobs that are not failed are left alone.
     pub fn retry_jobs(&self, ids: &[i64], deadline: Duration) -> Result<Vec<i64>> {
-        let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let conn = self.conn();
+        let tx = WriteTx::begin(&conn)?;
         let mut done = Vec::new();
         for &id in ids {
             let Some(job) = load_job(&tx, id)? else {
@@ -681,7 +746,7 @@ impl Store {
             }
             // A newer job for the same scope may already be active; then this one stays as
             // history and the active one carries on.
-            let active: bool = tx.query_row(
+            let active: bool = tx.one(
                 "SELECT EXISTS (SELECT 1 FROM jobs WHERE target = ?1 AND operation = ?2
                    AND content_key = ?3 AND state IN ('queued','running','waiting'))",
                 params![job.target, job.operation, job.key.to_hex()],
@@ -691,7 +756,7 @@ impl Store {
                 continue;
             }
             let now = now_ms();
-            tx.execute(
+            tx.run(
                 "UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, due_at = 0,
                                  deadline = ?2, updated_at = ?3
                  WHERE id = ?1",
@@ -749,6 +814,23 @@ impl Store {
             .query_map([dataset_id], job_from_row)?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         Ok(rows)
+    }
+
+    /// How many of these jobs are still to be worked on: queued, running or waiting, on a
+    /// target that is not paused.
+    pub fn unsettled(&self, ids: &HashSet<i64>) -> Result<usize> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare_cached(
+            "SELECT j.id FROM jobs j
+             WHERE j.state IN ('queued','running','waiting')
+               AND NOT EXISTS (SELECT 1 FROM targets t
+                               WHERE t.scope_id = j.target AND t.paused_reason IS NOT NULL)",
+        )?;
+        let open = stmt
+            .query_map([], |r| r.get::<_, i64>(0))?
+            .filter(|id| id.as_ref().map_or(true, |id| ids.contains(id)))
+            .count();
+        Ok(open)
     }
 
     /// Running jobs whose lease is still valid and held by someone else: the engine checks

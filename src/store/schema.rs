@@ -82,7 +82,6 @@ CREATE TABLE jobs (
 CREATE UNIQUE INDEX jobs_one_active_per_scope ON jobs(target, operation, content_key)
     WHERE state IN ('queued','running','waiting');
 CREATE INDEX jobs_due ON jobs(due_at, id) WHERE state IN ('queued','running','waiting');
-CREATE INDEX jobs_by_state ON jobs(state);
 CREATE INDEX jobs_by_dataset ON jobs(dataset_id, target);
 
 -- The dedup store: what each scope produced. Kept forever unless the user forgets it.
@@ -116,7 +115,6 @@ CREATE TABLE events (
     actor       TEXT NOT NULL
 );
 CREATE INDEX events_by_job ON events(job_id);
-CREATE INDEX events_by_kind ON events(kind);
 CREATE TRIGGER events_are_append_only_update BEFORE UPDATE ON events
 BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 CREATE TRIGGER events_are_append_only_delete BEFORE DELETE ON events
