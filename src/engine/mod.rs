@@ -216,7 +216,7 @@ impl Engine {
                     events,
                 } => {
                     events.into_iter().for_each(|e| self.logged(e));
-                    self.run_guarded(lease, input, &shutdown).await?;
+                    self.run_guarded(*lease, input, &shutdown).await?;
                     continue;
                 }
                 Claim::Replayed { job, events } => {

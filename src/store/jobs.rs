@@ -263,7 +263,7 @@ fn next_due(tx: &Connection, now: i64, filter: &ClaimFilter) -> Result<Option<Du
         .query_map([], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     let wanted = |job: &DueJob| {
-        filter.targets.iter().any(|t| *t == job.target)
+        filter.targets.contains(&job.target)
             && !paused.contains(&job.target)
             && filter
                 .job_ids
@@ -315,7 +315,7 @@ pub enum Claim {
     /// The job is leased to this worker and the attempt is counted and logged. `input` is
     /// what the attempt needs to read, taken in the same transaction.
     Attempt {
-        lease: Lease,
+        lease: Box<Lease>,
         input: AttemptInput,
         events: Vec<EventRow>,
     },
@@ -529,12 +529,12 @@ impl Store {
         let fence = job.fence;
         Ok(Claim::Attempt {
             input,
-            lease: Lease {
+            lease: Box::new(Lease {
                 job,
                 fence,
                 owner: owner.to_string(),
                 expires_at,
-            },
+            }),
             events,
         })
     }
