@@ -83,6 +83,13 @@ async fn main() {
         let root = store.dataset(*id).unwrap().unwrap().path;
         documents.push((*key, doc, std::path::PathBuf::from(root)));
     }
+    // LODGE_BENCH_ONLY=raw|guarded runs one side (for profiling).
+    let only = std::env::var("LODGE_BENCH_ONLY").unwrap_or_default();
+    let documents = if only == "guarded" {
+        Vec::new()
+    } else {
+        documents
+    };
     let cpu = cpu_time();
     let started = Instant::now();
     futures_util::stream::iter(documents.iter())
@@ -121,7 +128,15 @@ async fn main() {
             .map(|(e, _)| e.job_id())
             .collect()
     };
-    let mut engine = Engine::new(store.clone(), config.clone());
+    if only == "raw" {
+        println!(
+            "raw only: {:.0} items/s, {:.3} CPU ms/item",
+            rate(items, raw),
+            raw_cpu.as_secs_f64() * 1000.0 / items as f64
+        );
+        return;
+    }
+    let mut engine = Engine::new(store.clone(), config.clone()).unwrap();
     engine.add_target(target.clone()).unwrap();
     let engine = Arc::new(engine);
     let cpu = cpu_time();

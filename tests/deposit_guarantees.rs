@@ -488,7 +488,7 @@ async fn exhausted_retries_fail_and_retry_requeues_with_the_same_key() {
         .retry_jobs(&[jobs[0].id], Duration::from_secs(60))
         .unwrap();
     assert_eq!(requeued, vec![jobs[0].id]);
-    let mut engine = lodge::engine::Engine::new(store.clone(), config);
+    let mut engine = lodge::engine::Engine::new(store.clone(), config).unwrap();
     engine.add_target(target.clone()).unwrap();
     let done = std::sync::Arc::new(engine)
         .run_batch(requeued, tokio_util::sync::CancellationToken::new())

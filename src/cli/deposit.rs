@@ -125,7 +125,7 @@ pub async fn deposit(db: Option<&PathBuf>, args: DepositArgs) -> anyhow::Result<
     }
 
     let config = args.engine.config();
-    let mut engine = Engine::new(store.clone(), config.clone());
+    let mut engine = Engine::new(store.clone(), config.clone())?;
     engine.add_target(target.clone())?;
     if let Some(event) = store.resume_target(target.scope_id())? {
         println!("{}", event.message);
@@ -163,7 +163,7 @@ pub async fn retry(db: Option<&PathBuf>, args: RetryArgs) -> anyhow::Result<Exit
     if args.queue_only || requeued.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    let mut engine = Engine::new(store.clone(), config);
+    let mut engine = Engine::new(store.clone(), config)?;
     let mut targets: BTreeMap<String, Arc<dyn Target>> = BTreeMap::new();
     for job in store.jobs(&requeued)? {
         if !targets.contains_key(&job.target) {

@@ -10,6 +10,7 @@
 mod guarded;
 mod liveness;
 pub mod retry;
+mod store_thread;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -70,11 +71,14 @@ pub enum EngineError {
     Store(#[from] StoreError),
     #[error("a store task failed: {0}")]
     Join(#[from] tokio::task::JoinError),
+    #[error(transparent)]
+    StoreThread(#[from] store_thread::StoreThreadGone),
 }
 
 /// The worker pool, the targets it can reach, and the channel it reports on.
 pub struct Engine {
     store: Arc<Store>,
+    store_thread: store_thread::StoreThread,
     targets: HashMap<String, Arc<dyn Target>>,
     config: EngineConfig,
     owner: String,
@@ -83,16 +87,19 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(store: Arc<Store>, config: EngineConfig) -> Engine {
+    /// An engine over `store`'s database. The engine opens a connection of its own for its
+    /// store thread.
+    pub fn new(store: Arc<Store>, config: EngineConfig) -> Result<Engine, EngineError> {
         let (events, _) = broadcast::channel(4096);
-        Engine {
+        Ok(Engine {
+            store_thread: store_thread::StoreThread::spawn(store.reopen()?),
             store,
             targets: HashMap::new(),
             config,
             owner: liveness::lease_owner(),
             events,
             rng: Mutex::new(rand::rngs::StdRng::from_os_rng()),
-        }
+        })
     }
 
     /// Make a target reachable by this engine's workers (and known to the store).
@@ -130,14 +137,14 @@ impl Engine {
         self.emit(EngineEvent::Logged(row));
     }
 
-    /// Run a store call on the blocking pool, so a busy database never stalls the runtime.
+    /// Run a store call on the engine's store thread, so a busy database never stalls the
+    /// runtime.
     async fn db<T, F>(&self, f: F) -> Result<T, EngineError>
     where
         T: Send + 'static,
         F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
     {
-        let store = self.store.clone();
-        Ok(tokio::task::spawn_blocking(move || f(&store)).await??)
+        Ok(self.store_thread.call(f).await??)
     }
 
     fn filter(&self, job_ids: Option<Vec<i64>>) -> ClaimFilter {

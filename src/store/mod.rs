@@ -67,6 +67,9 @@ pub enum StoreError {
     Corrupt(String),
     #[error("database error: {0}")]
     Sql(#[from] rusqlite::Error),
+    /// The group transaction a call ran in could not commit: the call's effect is undone.
+    #[error("the database could not commit: {0}")]
+    GroupCommit(String),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -147,6 +150,34 @@ impl Store {
     /// Who this handle writes events as (`user@host`).
     pub fn actor(&self) -> &str {
         &self.actor
+    }
+
+    /// Open another connection to the same database, for a thread of its own.
+    pub fn reopen(&self) -> Result<Store> {
+        Store::open(&self.path)
+    }
+
+    /// Start a group transaction (group commit): until [`Store::commit_group`], each store
+    /// call on this connection runs as a savepoint that commits or rolls back on its own, and
+    /// all of them become durable together when the group commits. Callers may act on a
+    /// call's result only after the group has committed.
+    ///
+    /// Meant for a connection that one thread owns (an engine's store thread, see
+    /// [`Store::reopen`]): a call from another thread during the group would join it.
+    pub fn begin_group(&self) -> Result<()> {
+        self.conn().prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+        Ok(())
+    }
+
+    /// Commit the group started by [`Store::begin_group`]; on failure, roll it all back.
+    pub fn commit_group(&self) -> Result<()> {
+        let conn = self.conn();
+        let committed = conn.prepare_cached("COMMIT")?.execute([]);
+        if let Err(e) = committed {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Err(e.into());
+        }
+        Ok(())
     }
 
     fn conn(&self) -> MutexGuard<'_, Connection> {

@@ -116,7 +116,7 @@ pub async fn deposit(
     config: EngineConfig,
 ) -> Vec<JobRow> {
     let deadline = config.retry.deadline;
-    let mut engine = Engine::new(store.clone(), config);
+    let mut engine = Engine::new(store.clone(), config).expect("engine");
     engine.add_target(target.clone()).expect("add target");
     let ids: Vec<i64> = datasets
         .iter()
