@@ -109,6 +109,15 @@ pub struct SandboxArgs {
     /// Seed for the fault generator (reproducible runs).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Repository id the DataCite emulation (`/dois`) accepts.
+    #[arg(long, default_value = "LODGE.SANDBOX")]
+    pub datacite_repository: String,
+    /// Password the DataCite emulation accepts.
+    #[arg(long, default_value = "sandbox")]
+    pub datacite_password: String,
+    /// DOI prefix the DataCite emulation owns (a local, unregistered one by default).
+    #[arg(long, default_value = "10.80000")]
+    pub datacite_prefix: String,
 }
 
 /// Retry and lease settings shared by `deposit` and `retry`.
@@ -225,7 +234,12 @@ async fn run(db: Option<PathBuf>, command: Command) -> anyhow::Result<ExitCode> 
                     seed: args.seed,
                 },
             };
-            crate::sandbox::serve_until_ctrl_c(config).await?;
+            let datacite = crate::sandbox::DataCiteAccount {
+                repository: args.datacite_repository,
+                password: args.datacite_password,
+                prefix: args.datacite_prefix,
+            };
+            crate::sandbox::serve_until_ctrl_c(config, datacite).await?;
             Ok(ExitCode::SUCCESS)
         }
     }

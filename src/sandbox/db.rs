@@ -50,6 +50,11 @@ CREATE TABLE IF NOT EXISTS records (
     created_at TEXT NOT NULL,
     document   TEXT NOT NULL
 );
+-- DOIs of the DataCite emulation: the attributes as DataCite returns them, as JSON text.
+CREATE TABLE IF NOT EXISTS dois (
+    doi        TEXT PRIMARY KEY COLLATE NOCASE,
+    attributes TEXT NOT NULL
+);
 PRAGMA user_version = 1;
 ";
 
@@ -129,6 +134,49 @@ impl Db {
         )?;
         stmt.query_map(params![limit as i64, offset as i64], row)?
             .collect()
+    }
+}
+
+/// A DOI of the DataCite emulation.
+pub(crate) enum DoiInsert {
+    Created,
+    Taken,
+}
+
+impl Db {
+    /// The stored attributes (JSON text) of a DOI, any case.
+    pub fn doi(&self, doi: &str) -> rusqlite::Result<Option<String>> {
+        let conn = self.lock();
+        conn.query_row("SELECT attributes FROM dois WHERE doi = ?1", [doi], |r| {
+            r.get(0)
+        })
+        .optional()
+    }
+
+    /// Register `doi` with `attributes` unless it is taken, atomically.
+    pub fn insert_doi(&self, doi: &str, attributes: &str) -> rusqlite::Result<DoiInsert> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let existing: Option<String> = tx
+            .query_row("SELECT attributes FROM dois WHERE doi = ?1", [doi], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if existing.is_some() {
+            return Ok(DoiInsert::Taken);
+        }
+        tx.execute(
+            "INSERT INTO dois (doi, attributes) VALUES (?1, ?2)",
+            params![doi, attributes],
+        )?;
+        tx.commit()?;
+        Ok(DoiInsert::Created)
+    }
+
+    pub fn count_dois(&self) -> rusqlite::Result<u64> {
+        let conn = self.lock();
+        conn.query_row("SELECT COUNT(*) FROM dois", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
     }
 }
 

@@ -12,6 +12,7 @@
 //! the HTML index page, `state.rs` shared state and counters.
 
 mod blobs;
+mod datacite;
 mod db;
 mod faults;
 mod page;
@@ -60,6 +61,8 @@ pub struct SandboxConfig {
     pub token: Option<String>,
     pub faults: FaultConfig,
 }
+
+pub use datacite::DataCiteAccount;
 
 /// Counters served at `GET /stats`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -139,6 +142,30 @@ impl RunningSandbox {
         self.app.faults.set(faults);
     }
 
+    /// Use this DataCite account (repository id, password, prefix) from now on.
+    pub fn set_datacite_account(&self, account: DataCiteAccount) {
+        *self.app.datacite.write().unwrap_or_else(|e| e.into_inner()) = account;
+    }
+
+    /// The DataCite account the emulation accepts.
+    pub fn datacite_account(&self) -> DataCiteAccount {
+        self.app.datacite_account()
+    }
+
+    /// The DataCite target URL for this sandbox: `datacite+http://HOST:PORT?prefix=...`.
+    pub fn datacite_target_url(&self) -> String {
+        let a = self.datacite_account();
+        format!(
+            "datacite+http://{}?prefix={}&repository={}",
+            self.addr, a.prefix, a.repository
+        )
+    }
+
+    /// How many DOIs the DataCite emulation holds.
+    pub fn doi_count(&self) -> u64 {
+        self.app.db.count_dois().unwrap_or(0)
+    }
+
     /// Current counters (the same as `GET /stats`).
     pub fn stats(&self) -> SandboxStats {
         self.app.stats()
@@ -181,12 +208,20 @@ async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
 
 /// Run a sandbox until Ctrl-C or SIGTERM, for `lodge sandbox`: prints one line
 /// `Lodge sandbox listening on http://ADDR (data: DIR)` and shuts down gracefully.
-pub async fn serve_until_ctrl_c(config: SandboxConfig) -> anyhow::Result<()> {
+pub async fn serve_until_ctrl_c(
+    config: SandboxConfig,
+    datacite: DataCiteAccount,
+) -> anyhow::Result<()> {
     let sandbox = RunningSandbox::start(config).await?;
+    sandbox.set_datacite_account(datacite);
     println!(
         "Lodge sandbox listening on {} (data: {})",
         sandbox.base_url(),
         sandbox.data_dir().display()
+    );
+    println!(
+        "DataCite emulation: lodge deposit --target '{}' --token PASSWORD (--datacite-password)",
+        sandbox.datacite_target_url()
     );
     wait_for_signal().await?;
     sandbox.shutdown().await;

@@ -43,6 +43,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         )
         .route("/records", get(record_list))
         .route("/records/{key}", get(record_get).put(record_put))
+        .merge(super::datacite::router())
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(app.clone(), gate))
         .with_state(app)
@@ -61,6 +62,10 @@ fn errors(status: StatusCode, problems: Vec<(String, String)>) -> Response {
 
 fn error(status: StatusCode, field: &str, message: impl Into<String>) -> Response {
     errors(status, vec![(field.to_string(), message.into())])
+}
+
+pub(crate) fn internal_error(what: &str, e: impl std::fmt::Display) -> Response {
+    internal(what, e)
 }
 
 fn internal(what: &str, e: impl std::fmt::Display) -> Response {
@@ -138,7 +143,7 @@ fn parse_key(text: &str) -> Result<ContentKey, Reject> {
 // Gate: counting, authentication, faults
 
 fn is_api(path: &str) -> bool {
-    ["/blobs", "/records"]
+    ["/blobs", "/records", "/dois"]
         .iter()
         .any(|p| path == *p || path.starts_with(&format!("{p}/")))
 }
@@ -166,11 +171,15 @@ async fn gate(State(app): AppState, req: Request, next: Next) -> Response {
     }
     app.counters.requests.fetch_add(1, Ordering::Relaxed);
     // Drawn for every API request, so a seeded run meets the same faults in the same order.
-    let decision = app.faults.decide(req.method() == Method::PUT);
+    let decision = app
+        .faults
+        .decide(matches!(*req.method(), Method::PUT | Method::POST));
     if decision.latency_ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(decision.latency_ms)).await;
     }
-    if !authorized(&app, req.headers()) {
+    // The DataCite emulation checks its own Basic auth, as DataCite does.
+    let bearer_protected = !req.uri().path().starts_with("/dois");
+    if bearer_protected && !authorized(&app, req.headers()) {
         let mut resp = error(
             StatusCode::UNAUTHORIZED,
             "authorization",

@@ -19,6 +19,8 @@ pub(crate) struct Counters {
 }
 
 pub(crate) struct App {
+    /// The DataCite emulation's account; changeable while running.
+    pub datacite: std::sync::RwLock<super::DataCiteAccount>,
     pub db: Db,
     pub blobs: BlobStore,
     /// `http://HOST:PORT`, used to build record URLs.
@@ -37,6 +39,7 @@ impl App {
         faults: FaultConfig,
     ) -> Self {
         App {
+            datacite: std::sync::RwLock::new(super::DataCiteAccount::default()),
             db,
             blobs,
             base_url,
@@ -44,6 +47,13 @@ impl App {
             faults: Faults::new(faults),
             counters: Counters::default(),
         }
+    }
+
+    pub fn datacite_account(&self) -> super::DataCiteAccount {
+        self.datacite
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     pub fn record_url(&self, key: &str) -> String {

@@ -6,6 +6,7 @@
 //! the engine can act on (invariant 5). The engine never sees HTTP; a target never sees the
 //! store or the queue.
 
+pub mod datacite;
 pub mod failure;
 pub mod sandbox;
 
@@ -90,7 +91,7 @@ pub enum TargetUrlError {
     #[error("'{url}' is not a target URL: {reason}. Example: sandbox+http://127.0.0.1:8080")]
     Malformed { url: String, reason: String },
     #[error(
-        "'{url}' uses the unknown target kind '{kind}'. Known kinds: sandbox+http, sandbox+https"
+        "'{url}' uses the unknown target kind '{kind}'. Known kinds: sandbox+http(s), datacite+http(s)"
     )]
     UnknownKind { url: String, kind: String },
 }
@@ -110,6 +111,14 @@ pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, 
                 reason,
             },
         )?)),
+        "datacite" => Ok(Arc::new(
+            datacite::DataCiteTarget::new(rest, token).map_err(|reason| {
+                TargetUrlError::Malformed {
+                    url: url.into(),
+                    reason,
+                }
+            })?,
+        )),
         other => Err(TargetUrlError::UnknownKind {
             url: url.into(),
             kind: other.into(),

@@ -1,0 +1,258 @@
+//! The sandbox's DataCite emulation: `POST /dois` and `GET /dois/{prefix}/{suffix}` of the
+//! DataCite REST API, as documented, so the DataCite target is tested over real HTTP.
+//!
+//! What it reproduces: JSON:API bodies (`application/vnd.api+json`), HTTP Basic auth with a
+//! repository id and password (401 "Bad credentials."), the client-chosen DOI that must use
+//! the repository's prefix, 201 with the DOI's attributes and `state` (`draft`, `registered`
+//! after `event: register`, `findable` after `event: publish`), 422 `{"errors":[{"source":
+//! "doi","title":"This DOI has already been taken"}]}` for a DOI that exists, 422 per missing
+//! field when registering or publishing (a draft needs only its DOI), and 404 for an unknown
+//! DOI. The sandbox's fault injection applies to these routes too.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+
+use super::db::DoiInsert;
+use super::state::App;
+
+/// The repository the emulation accepts, and the prefix it owns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataCiteAccount {
+    pub repository: String,
+    pub password: String,
+    pub prefix: String,
+}
+
+impl Default for DataCiteAccount {
+    /// A local account and a prefix that is not DataCite's: nothing minted here is real.
+    fn default() -> Self {
+        DataCiteAccount {
+            repository: "LODGE.SANDBOX".into(),
+            password: "sandbox".into(),
+            prefix: "10.80000".into(),
+        }
+    }
+}
+
+const JSON_API: &str = "application/vnd.api+json";
+
+/// The DataCite routes, to merge into the sandbox's router (which supplies the state).
+pub(crate) fn router() -> Router<Arc<App>> {
+    Router::new()
+        .route("/dois", post(create))
+        .route("/dois/{prefix}/{suffix}", get(show))
+}
+
+fn api_errors(status: StatusCode, errors: Vec<Value>) -> Response {
+    let mut resp = (status, axum::Json(json!({ "errors": errors }))).into_response();
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON_API));
+    resp
+}
+
+fn api_data(status: StatusCode, doi: &str, attributes: Value) -> Response {
+    let body =
+        json!({"data": {"id": doi.to_lowercase(), "type": "dois", "attributes": attributes}});
+    let mut resp = (status, axum::Json(body)).into_response();
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON_API));
+    resp
+}
+
+/// Basic auth with the account's repository id and password.
+fn authorized(app: &App, headers: &HeaderMap) -> bool {
+    use base64::Engine as _;
+    let account = app.datacite_account();
+    let Some(encoded) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Basic "))
+    else {
+        return false;
+    };
+    let Ok(decoded) = base64::engine::general_purpose::STANDARD.decode(encoded.trim()) else {
+        return false;
+    };
+    let expected = format!("{}:{}", account.repository, account.password);
+    decoded == expected.as_bytes()
+}
+
+fn bad_credentials() -> Response {
+    api_errors(
+        StatusCode::UNAUTHORIZED,
+        vec![json!({"status": "401", "title": "Bad credentials."})],
+    )
+}
+
+async fn show(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path((prefix, suffix)): Path<(String, String)>,
+) -> Response {
+    if !authorized(&app, &headers) {
+        return bad_credentials();
+    }
+    let doi = format!("{prefix}/{suffix}");
+    match app.db.doi(&doi) {
+        Ok(Some(text)) => match serde_json::from_str::<Value>(&text) {
+            Ok(attributes) => api_data(StatusCode::OK, &doi, attributes),
+            Err(e) => super::routes::internal_error("stored DOI", e),
+        },
+        Ok(None) => api_errors(
+            StatusCode::NOT_FOUND,
+            vec![
+                json!({"status": "404", "title": "The resource you are looking for doesn't exist."}),
+            ],
+        ),
+        Err(e) => super::routes::internal_error("DOI lookup", e),
+    }
+}
+
+/// Fields DataCite requires to register or publish a DOI (a draft needs none of them).
+fn missing_for_registration(attributes: &Value) -> Vec<Value> {
+    let mut errors = Vec::new();
+    let empty = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => true,
+        Some(Value::String(s)) => s.trim().is_empty(),
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(Value::Object(o)) => o.is_empty(),
+        _ => false,
+    };
+    for (field, title) in [
+        ("creators", "can't be blank"),
+        ("titles", "can't be blank"),
+        ("publisher", "can't be blank"),
+        ("publicationYear", "can't be blank"),
+        ("url", "can't be blank"),
+    ] {
+        if empty(attributes.get(field)) {
+            errors.push(json!({"source": field, "title": title}));
+        }
+    }
+    if empty(
+        attributes
+            .get("types")
+            .and_then(|t| t.get("resourceTypeGeneral")),
+    ) {
+        errors.push(json!({"source": "types", "title": "resourceTypeGeneral can't be blank"}));
+    }
+    errors
+}
+
+async fn create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
+    if !authorized(&app, &headers) {
+        return bad_credentials();
+    }
+    let account = app.datacite_account();
+    let request: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            return api_errors(
+                StatusCode::BAD_REQUEST,
+                vec![
+                    json!({"status": "400", "title": format!("You need to provide a payload following the JSONAPI spec: {e}")}),
+                ],
+            );
+        }
+    };
+    let Some(mut attributes) = request
+        .get("data")
+        .filter(|d| d.get("type").and_then(Value::as_str) == Some("dois"))
+        .and_then(|d| d.get("attributes"))
+        .cloned()
+        .filter(Value::is_object)
+    else {
+        return api_errors(
+            StatusCode::BAD_REQUEST,
+            vec![
+                json!({"status": "400", "title": "You need to provide a payload following the JSONAPI spec"}),
+            ],
+        );
+    };
+    let Some(doi) = attributes
+        .get("doi")
+        .and_then(Value::as_str)
+        .map(str::to_lowercase)
+    else {
+        return api_errors(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            vec![json!({"source": "doi", "title": "can't be blank"})],
+        );
+    };
+    match doi.split_once('/') {
+        Some((prefix, suffix)) if prefix == account.prefix && !suffix.is_empty() => {}
+        _ => {
+            return api_errors(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                vec![
+                    json!({"source": "doi", "title": format!("Prefix is not assigned to repository {}", account.repository), "uid": doi}),
+                ],
+            );
+        }
+    }
+    let event = attributes
+        .get("event")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let state = match event.as_deref() {
+        None => "draft",
+        Some("register") => "registered",
+        Some("publish") => "findable",
+        Some(other) => {
+            return api_errors(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                vec![
+                    json!({"source": "event", "title": format!("'{other}' is not a valid event (register, publish, hide)"), "uid": doi}),
+                ],
+            );
+        }
+    };
+    // "Already taken" is decided before validation, as DataCite does for a known DOI.
+    if app.db.doi(&doi).ok().flatten().is_some() {
+        return taken(&doi);
+    }
+    if state != "draft" {
+        let missing = missing_for_registration(&attributes);
+        if !missing.is_empty() {
+            let errors = missing
+                .into_iter()
+                .map(|mut e| {
+                    e["uid"] = json!(doi);
+                    e
+                })
+                .collect();
+            return api_errors(StatusCode::UNPROCESSABLE_ENTITY, errors);
+        }
+    }
+    let object = attributes.as_object_mut().expect("checked to be an object");
+    object.remove("event");
+    object.insert("doi".into(), json!(doi));
+    object.insert("prefix".into(), json!(account.prefix));
+    object.insert("suffix".into(), json!(doi.split_once('/').map(|(_, s)| s)));
+    object.insert("state".into(), json!(state));
+    object.insert("created".into(), json!(now_iso()));
+    let text = attributes.to_string();
+    match app.db.insert_doi(&doi, &text) {
+        Ok(DoiInsert::Created) => api_data(StatusCode::CREATED, &doi, attributes),
+        Ok(DoiInsert::Taken) => taken(&doi),
+        Err(e) => super::routes::internal_error("DOI insert", e),
+    }
+}
+
+fn taken(doi: &str) -> Response {
+    api_errors(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        vec![json!({"source": "doi", "title": "This DOI has already been taken", "uid": doi})],
+    )
+}
+
+fn now_iso() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

@@ -1,0 +1,195 @@
+//! Lodge metadata as DataCite Metadata Schema 4 attributes (the REST API's JSON form).
+//!
+//! The content key travels with the DOI as an alternate identifier of Lodge's own type, so
+//! that "this DOI is already taken" can be told apart from "this DOI is ours already".
+
+use serde_json::{Value, json};
+
+use crate::content::{ContentDocument, ContentKey, Creator};
+
+/// `alternateIdentifierType` of the content key in a DOI's metadata.
+pub const KEY_IDENTIFIER_TYPE: &str = "Lodge content key";
+
+/// What the user asked the DOI to become.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DoiState {
+    /// No event: a draft, deletable, not resolvable.
+    Draft,
+    /// `register`: resolvable, not in the public index.
+    Register,
+    /// `publish`: findable. Needs a landing URL.
+    Publish,
+}
+
+impl DoiState {
+    pub fn parse(s: &str) -> Option<DoiState> {
+        match s {
+            "draft" => Some(DoiState::Draft),
+            "register" | "registered" => Some(DoiState::Register),
+            "publish" | "findable" => Some(DoiState::Publish),
+            _ => None,
+        }
+    }
+
+    fn event(self) -> Option<&'static str> {
+        match self {
+            DoiState::Draft => None,
+            DoiState::Register => Some("register"),
+            DoiState::Publish => Some("publish"),
+        }
+    }
+}
+
+fn creator(c: &Creator) -> Value {
+    let mut out = json!({ "name": c.name });
+    match c.name.split_once(',') {
+        Some((family, given)) => {
+            out["nameType"] = json!("Personal");
+            out["familyName"] = json!(family.trim());
+            out["givenName"] = json!(given.trim());
+        }
+        None => out["nameType"] = json!("Organizational"),
+    }
+    if let Some(orcid) = &c.orcid {
+        out["nameIdentifiers"] = json!([{
+            "nameIdentifier": format!("https://orcid.org/{orcid}"),
+            "nameIdentifierScheme": "ORCID",
+            "schemeUri": "https://orcid.org",
+        }]);
+    }
+    if let Some(affiliation) = &c.affiliation {
+        out["affiliation"] = json!([{ "name": affiliation }]);
+    }
+    out
+}
+
+/// The `attributes` of a `POST /dois` for `document` under `doi`.
+pub fn attributes(
+    doi: &str,
+    key: &ContentKey,
+    document: &ContentDocument,
+    state: DoiState,
+    url: Option<&str>,
+) -> Value {
+    let m = &document.metadata;
+    let mut a = json!({
+        "doi": doi,
+        "creators": m.creators.iter().map(creator).collect::<Vec<_>>(),
+        "titles": [{ "title": m.title }],
+        "publisher": m.publisher,
+        "publicationYear": m.publication_year,
+        "types": { "resourceTypeGeneral": m.resource_type },
+        "alternateIdentifiers": [{
+            "alternateIdentifier": key.to_hex(),
+            "alternateIdentifierType": KEY_IDENTIFIER_TYPE,
+        }],
+        "sizes": [format!("{} bytes", document.total_size())],
+        "schemaVersion": "http://datacite.org/schema/kernel-4",
+    });
+    if let Some(event) = state.event() {
+        a["event"] = json!(event);
+    }
+    if let Some(url) = url {
+        a["url"] = json!(url);
+    }
+    if let Some(d) = &m.description {
+        a["descriptions"] = json!([{ "description": d, "descriptionType": "Abstract" }]);
+    }
+    if !m.keywords.is_empty() {
+        a["subjects"] = json!(
+            m.keywords
+                .iter()
+                .map(|k| json!({ "subject": k }))
+                .collect::<Vec<_>>()
+        );
+    }
+    if let Some(license) = &m.license {
+        a["rightsList"] = json!([{
+            "rights": license,
+            "rightsIdentifier": license.to_lowercase(),
+            "rightsIdentifierScheme": "SPDX",
+        }]);
+    }
+    if let Some(version) = &m.version {
+        a["version"] = json!(version);
+    }
+    a
+}
+
+/// The content key a DOI's attributes carry, if Lodge minted it.
+pub fn key_of(attributes: &Value) -> Option<String> {
+    attributes
+        .get("alternateIdentifiers")?
+        .as_array()?
+        .iter()
+        .find(|i| {
+            i.get("alternateIdentifierType").and_then(Value::as_str) == Some(KEY_IDENTIFIER_TYPE)
+        })?
+        .get("alternateIdentifier")?
+        .as_str()
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::{ManifestEntry, Metadata, Sha256Hex};
+
+    #[test]
+    fn metadata_maps_to_schema_4_fields() {
+        let metadata = Metadata {
+            title: "Soil cores".into(),
+            creators: vec![
+                Creator {
+                    name: "Curie, Marie".into(),
+                    orcid: Some("0000-0002-1825-0097".into()),
+                    affiliation: Some("Sorbonne".into()),
+                },
+                Creator::named("Lodge Lab"),
+            ],
+            description: Some("Cores".into()),
+            publication_year: Some(2026),
+            publisher: "Lab".into(),
+            license: Some("CC-BY-4.0".into()),
+            keywords: vec!["soil".into()],
+            resource_type: "Dataset".into(),
+            version: Some("1.0".into()),
+        };
+        let doc = ContentDocument::new(
+            vec![ManifestEntry {
+                path: "a".into(),
+                size: 3,
+                sha256: Sha256Hex::of(b"abc"),
+            }],
+            &metadata,
+        );
+        let key = doc.key();
+        let a = attributes(
+            "10.80000/abcd-ef12",
+            &key,
+            &doc,
+            DoiState::Publish,
+            Some("https://x"),
+        );
+        assert_eq!(a["event"], "publish");
+        assert_eq!(a["creators"][0]["nameType"], "Personal");
+        assert_eq!(a["creators"][0]["familyName"], "Curie");
+        assert_eq!(a["creators"][0]["givenName"], "Marie");
+        assert_eq!(
+            a["creators"][0]["nameIdentifiers"][0]["nameIdentifier"],
+            "https://orcid.org/0000-0002-1825-0097"
+        );
+        assert_eq!(a["creators"][0]["affiliation"][0]["name"], "Sorbonne");
+        assert_eq!(a["creators"][1]["nameType"], "Organizational");
+        assert_eq!(a["titles"][0]["title"], "Soil cores");
+        assert_eq!(a["publicationYear"], 2026);
+        assert_eq!(a["types"]["resourceTypeGeneral"], "Dataset");
+        assert_eq!(a["descriptions"][0]["descriptionType"], "Abstract");
+        assert_eq!(a["subjects"][0]["subject"], "soil");
+        assert_eq!(a["rightsList"][0]["rightsIdentifier"], "cc-by-4.0");
+        assert_eq!(a["version"], "1.0");
+        assert_eq!(key_of(&a), Some(key.to_hex()));
+        let draft = attributes("10.80000/abcd-ef12", &key, &doc, DoiState::Draft, None);
+        assert!(draft.get("event").is_none());
+    }
+}

@@ -1,0 +1,272 @@
+//! The DataCite target: DOIs minted with `POST /dois` naming a DOI derived from the content
+//! key, so that the DOI registry itself arbitrates (invariant 3).
+//!
+//! URL: `datacite+https://api.test.datacite.org?prefix=10.1234&repository=ORG.REPO`, with
+//! optional `state=draft|register|publish` (draft by default) and `url=` (the landing page;
+//! `{key}` and `{doi}` in it are filled in; required to publish). The password is the
+//! target's token (`--token` / `LODGE_TOKEN`). A `422 ... already been taken` is read back
+//! with `GET /dois/{doi}`: the same content key there means the DOI exists already (success),
+//! another key is a conflict for a person. The upserting `PUT /dois/{doi}` is never used.
+
+pub mod doi;
+pub mod mapping;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use reqwest::{StatusCode, Url, header};
+use serde_json::Value;
+
+use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
+use crate::content::ContentKey;
+use mapping::DoiState;
+
+const JSON_API: &str = "application/vnd.api+json";
+
+/// Client of one DataCite repository (a prefix on a DataCite API endpoint).
+pub struct DataCiteTarget {
+    api: Url,
+    scope_id: String,
+    prefix: String,
+    repository: String,
+    password: Option<String>,
+    state: DoiState,
+    landing: Option<String>,
+    http: reqwest::Client,
+}
+
+fn query(url: &Url, name: &str) -> Option<String> {
+    url.query_pairs()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+}
+
+impl DataCiteTarget {
+    /// `rest` is the part after `datacite+`.
+    pub fn new(rest: &str, password: Option<String>) -> Result<Self, String> {
+        let url = Url::parse(rest).map_err(|e| format!("{rest}: {e}"))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(format!(
+                "the scheme must be https (or http on loopback), not '{}'",
+                url.scheme()
+            ));
+        }
+        let host = url
+            .host_str()
+            .ok_or_else(|| "it names no host".to_string())?
+            .to_ascii_lowercase();
+        let loopback = matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]");
+        if url.scheme() == "http" && !loopback {
+            return Err("plain http is only allowed to this computer (loopback); use https".into());
+        }
+        let port = url
+            .port_or_known_default()
+            .ok_or_else(|| "it names no port".to_string())?;
+        let prefix = query(&url, "prefix")
+            .ok_or("it needs the DOI prefix: add ?prefix=10.xxxx (your repository's prefix)")?;
+        if !prefix.starts_with("10.") || prefix.contains('/') {
+            return Err(format!("'{prefix}' is not a DOI prefix (expected 10.xxxx)"));
+        }
+        let repository = query(&url, "repository")
+            .ok_or("it needs the repository id: add &repository=ORG.REPO")?;
+        let state = match query(&url, "state") {
+            None => DoiState::Draft,
+            Some(s) => DoiState::parse(&s)
+                .ok_or_else(|| format!("state '{s}' is not one of draft, register, publish"))?,
+        };
+        let landing = query(&url, "url");
+        if state == DoiState::Publish && landing.is_none() {
+            return Err(
+                "publishing a DOI needs a landing page: add &url=https://... \
+                        ({key} and {doi} are filled in)"
+                    .into(),
+            );
+        }
+        let mut api = url.clone();
+        api.set_query(None);
+        let path = api.path().trim_end_matches('/').to_string();
+        api.set_path(&format!("{path}/"));
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .read_timeout(Duration::from_secs(60))
+            .user_agent(concat!("lodge/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        Ok(DataCiteTarget {
+            scope_id: format!("datacite+{}://{host}:{port}{path}/{prefix}", url.scheme()),
+            api,
+            prefix,
+            repository,
+            password,
+            state,
+            landing,
+            http,
+        })
+    }
+
+    fn doi(&self, key: &ContentKey) -> String {
+        doi::doi_for(&self.prefix, key)
+    }
+
+    fn endpoint(&self, path: &str) -> Url {
+        self.api.join(path).expect("relative URL")
+    }
+
+    fn authed(&self, rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        rb.basic_auth(&self.repository, self.password.as_deref())
+            .header(header::ACCEPT, JSON_API)
+    }
+
+    /// Where a person can see the DOI.
+    fn record_url(&self, doi: &str) -> String {
+        match self.api.host_str() {
+            Some("api.datacite.org") => format!("https://doi.org/{doi}"),
+            Some("api.test.datacite.org") => format!("https://handle.test.datacite.org/{doi}"),
+            _ => self.endpoint(&format!("dois/{doi}")).to_string(),
+        }
+    }
+
+    async fn failure_of(resp: reqwest::Response) -> Failure {
+        let status = resp.status().as_u16();
+        let retry_after = resp
+            .headers()
+            .get(header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let body = resp.text().await.unwrap_or_default();
+        Failure::from_status(status, retry_after.as_deref(), &body)
+    }
+
+    /// The attributes of `doi`, or `None` when DataCite has no such DOI.
+    async fn read_doi(&self, doi: &str) -> Result<Option<Value>, Failure> {
+        let resp = self
+            .authed(self.http.get(self.endpoint(&format!("dois/{doi}"))))
+            .send()
+            .await
+            .map_err(|e| Failure::from_reqwest(&e))?;
+        match resp.status() {
+            StatusCode::OK => {
+                let body: Value = resp.json().await.map_err(|e| Failure::Ambiguous {
+                    status: Some(200),
+                    message: format!("unreadable DOI record: {e}"),
+                })?;
+                Ok(Some(body["data"]["attributes"].clone()))
+            }
+            StatusCode::NOT_FOUND => Ok(None),
+            _ => Err(Self::failure_of(resp).await),
+        }
+    }
+
+    /// `Some(record)` if `doi` exists and carries `key`; a conflict if it carries another.
+    async fn ours(&self, doi: &str, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
+        let Some(attributes) = self.read_doi(doi).await? else {
+            return Ok(None);
+        };
+        match mapping::key_of(&attributes) {
+            Some(k) if k == key.to_hex() => Ok(Some(RecordRef {
+                identifier: doi.to_string(),
+                url: Some(self.record_url(doi)),
+            })),
+            other => Err(Failure::Conflict {
+                message: format!(
+                    "DOI {doi} already exists for other content ({}); Lodge derives DOIs from \
+                     content keys and will not reuse it: choose another prefix or mint this \
+                     DOI by hand",
+                    other
+                        .map(|k| format!("content key {}", &k[..12.min(k.len())]))
+                        .unwrap_or_else(|| "not minted by Lodge".into())
+                ),
+            }),
+        }
+    }
+}
+
+fn taken(body: &str) -> bool {
+    serde_json::from_str::<Value>(body)
+        .ok()
+        .and_then(|v| v.get("errors").and_then(Value::as_array).cloned())
+        .is_some_and(|errors| {
+            errors.iter().any(|e| {
+                e.get("title")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| t.to_ascii_lowercase().contains("already been taken"))
+            })
+        })
+}
+
+#[async_trait]
+impl Target for DataCiteTarget {
+    fn scope_id(&self) -> &str {
+        &self.scope_id
+    }
+
+    fn label(&self) -> String {
+        format!(
+            "DataCite {} ({} on {})",
+            self.prefix,
+            self.repository,
+            self.api.host_str().unwrap_or("?")
+        )
+    }
+
+    /// DataCite holds metadata only; the data lives at the landing page.
+    async fn upload(
+        &self,
+        request: &DepositRequest<'_>,
+        progress: ProgressSink,
+    ) -> Result<(), Failure> {
+        progress(request.document.total_size());
+        Ok(())
+    }
+
+    async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
+        let doi = self.doi(&request.key);
+        let landing = self.landing.as_ref().map(|u| {
+            u.replace("{key}", &request.key.to_hex())
+                .replace("{doi}", &doi)
+        });
+        let body = serde_json::json!({
+            "data": {
+                "type": "dois",
+                "attributes": mapping::attributes(&doi, &request.key, request.document, self.state, landing.as_deref()),
+            }
+        });
+        let resp = self
+            .authed(self.http.post(self.endpoint("dois")))
+            .header(header::CONTENT_TYPE, JSON_API)
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| Failure::from_reqwest(&e))?;
+        let status = resp.status();
+        if status == StatusCode::CREATED {
+            return Ok(Landed::Created(RecordRef {
+                url: Some(self.record_url(&doi)),
+                identifier: doi,
+            }));
+        }
+        if status == StatusCode::UNPROCESSABLE_ENTITY {
+            let text = resp.text().await.unwrap_or_default();
+            if taken(&text) {
+                return match self.ours(&doi, &request.key).await? {
+                    Some(record) => Ok(Landed::Existing(record)),
+                    // Taken, yet not readable: the registry is mid-change; ask again later.
+                    None => Err(Failure::Ambiguous {
+                        status: Some(422),
+                        message: format!("DOI {doi} is reported taken but cannot be read yet"),
+                    }),
+                };
+            }
+            return Err(Failure::from_status(422, None, &text));
+        }
+        Err(Self::failure_of(resp).await)
+    }
+
+    async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
+        self.ours(&self.doi(key), key).await
+    }
+
+    fn can_lookup(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,319 @@
+//! The DataCite target against the sandbox's DataCite emulation over real HTTP: DOIs derived
+//! from content keys, "already taken" read back and decided by content key, validation
+//! errors terminal, wrong credentials pausing the target; and contract tests that hold the
+//! emulation and the client to DataCite's documented request and response examples.
+
+mod support;
+
+use std::sync::Arc;
+
+use lodge::content::Metadata;
+use lodge::sandbox::{FaultConfig, RunningSandbox};
+use lodge::store::{EventKind, JobState};
+use lodge::targets::datacite::{doi, mapping};
+use lodge::targets::{Failure, FailureClass, Target, open_target};
+use serde_json::Value;
+use support::*;
+
+fn datacite(sandbox: &RunningSandbox, extra: &str) -> Arc<dyn Target> {
+    let url = format!("{}{extra}", sandbox.datacite_target_url());
+    open_target(&url, Some(sandbox.datacite_account().password)).expect("datacite target")
+}
+
+fn example(name: &str) -> Value {
+    let path = format!(
+        "{}/tests/contract/datacite/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+async fn get_doi(sandbox: &RunningSandbox, doi: &str) -> reqwest::Response {
+    let account = sandbox.datacite_account();
+    reqwest::Client::new()
+        .get(format!("{}/dois/{doi}", sandbox.base_url()))
+        .basic_auth(account.repository, Some(account.password))
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn deposit_mints_the_doi_derived_from_the_key_and_a_replay_sends_nothing() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = datacite(&sandbox, "");
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(1), &metadata("Soil"));
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    let expected = doi::doi_for("10.80000", &ds.1);
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].identifier.as_deref(), Some(expected.as_str()));
+    let body: Value = get_doi(&sandbox, &expected).await.json().await.unwrap();
+    assert_eq!(body["data"]["attributes"]["state"], "draft");
+    assert_eq!(
+        mapping::key_of(&body["data"]["attributes"]),
+        Some(ds.1.to_hex())
+    );
+
+    let requests = sandbox.stats().requests;
+    let again = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(again[0].state, JobState::Existing);
+    assert_eq!(again[0].identifier, jobs[0].identifier);
+    assert_eq!(sandbox.stats().requests, requests, "a replay sends nothing");
+    assert_eq!(sandbox.doi_count(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn another_machine_minting_the_same_dataset_gets_the_same_doi_not_a_second_one() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = datacite(&sandbox, "");
+    let folder = lab.numbered_folder(2);
+    let mut identifiers = Vec::new();
+    for machine in ["a.db", "b.db"] {
+        let store = lab.store(machine);
+        let ds = add(&store, &folder, &metadata("Shared"));
+        let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+        assert!(jobs[0].state.is_landed(), "{:?}", jobs[0]);
+        identifiers.push(jobs[0].identifier.clone().unwrap());
+        if machine == "b.db" {
+            assert_eq!(
+                jobs[0].state,
+                JobState::Existing,
+                "DataCite said: already taken"
+            );
+        }
+    }
+    assert_eq!(identifiers[0], identifiers[1]);
+    assert_eq!(sandbox.doi_count(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_doi_taken_by_other_content_is_a_terminal_conflict() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = datacite(&sandbox, "");
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(3), &metadata("Mine"));
+    // Someone minted our DOI by hand, for something else.
+    let mut request = example("create-request.json");
+    request["data"]["attributes"]["doi"] = doi::doi_for("10.80000", &ds.1).into();
+    let account = sandbox.datacite_account();
+    let resp = reqwest::Client::new()
+        .post(format!("{}/dois", sandbox.base_url()))
+        .basic_auth(&account.repository, Some(&account.password))
+        .header("content-type", "application/vnd.api+json")
+        .body(request.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 201);
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected);
+    assert_eq!(jobs[0].attempts, 1);
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains("already exists for other content"),
+        "{error}"
+    );
+    assert_eq!(sandbox.doi_count(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn publishing_needs_complete_metadata_and_datacites_field_messages_are_kept() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = datacite(
+        &sandbox,
+        "&state=publish&url=https://example.org/data/{key}",
+    );
+    let store = lab.store("lodge.db");
+    let no_publisher = Metadata {
+        publisher: String::new(),
+        ..metadata("Unpublishable")
+    };
+    let ds = add(&store, &lab.numbered_folder(4), &no_publisher);
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected);
+    assert_eq!(jobs[0].attempts, 1, "validation errors are never retried");
+    assert_eq!(jobs[0].last_status, Some(422));
+    assert!(jobs[0].last_error.as_deref().unwrap().contains("publisher"));
+
+    let ok = add(&store, &lab.numbered_folder(5), &metadata("Published"));
+    let jobs = deposit(&store, &target, &[ok], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited);
+    let doi = jobs[0].identifier.clone().unwrap();
+    let body: Value = get_doi(&sandbox, &doi).await.json().await.unwrap();
+    assert_eq!(body["data"]["attributes"]["state"], "findable");
+    assert_eq!(
+        body["data"]["attributes"]["url"],
+        format!("https://example.org/data/{}", ok.1)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn response_lost_after_the_doi_was_minted_reconciles_to_the_same_doi() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                drop_after_commit: 1.0,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let target = datacite(&sandbox, "");
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(6), &metadata("Dropped"));
+    // Every POST commits and then loses its response; the GET of reconciliation does not.
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Existing, "{:?}", jobs[0]);
+    assert_eq!(
+        jobs[0].identifier.as_deref(),
+        Some(doi::doi_for("10.80000", &ds.1).as_str())
+    );
+    assert_eq!(sandbox.doi_count(), 1);
+    let events = store.events_for_job(jobs[0].id).unwrap();
+    assert!(events.iter().any(|e| e.kind == EventKind::Reconciled));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn wrong_password_pauses_the_datacite_target() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = open_target(&sandbox.datacite_target_url(), Some("wrong".into())).unwrap();
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(7), &metadata("Locked out"));
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Queued);
+    assert_eq!(jobs[0].attempts, 1);
+    let paused = store.target_paused(target.scope_id()).unwrap().unwrap();
+    assert!(
+        paused.contains("401") && paused.contains("Bad credentials"),
+        "{paused}"
+    );
+}
+
+#[test]
+fn target_urls_name_what_is_missing() {
+    let err = |u: &str| open_target(u, None).err().unwrap().to_string();
+    assert!(err("datacite+https://api.test.datacite.org?repository=A.B").contains("prefix"));
+    assert!(err("datacite+https://api.test.datacite.org?prefix=10.1234").contains("repository"));
+    assert!(
+        err("datacite+https://api.test.datacite.org?prefix=10.1234&repository=A.B&state=publish")
+            .contains("landing page")
+    );
+    assert!(
+        err("datacite+http://datacite.example.org?prefix=10.1234&repository=A.B").contains("https")
+    );
+    let t = open_target(
+        "datacite+https://api.test.datacite.org?prefix=10.1234&repository=A.B",
+        Some("secret".into()),
+    )
+    .unwrap();
+    assert_eq!(
+        t.scope_id(),
+        "datacite+https://api.test.datacite.org:443/10.1234"
+    );
+    assert!(!t.scope_id().contains("secret"));
+}
+
+// ---- contract: the documented examples ----------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn emulation_accepts_the_documented_create_request_and_answers_the_documented_shape() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let account = sandbox.datacite_account();
+    let client = reqwest::Client::new();
+    let post = || {
+        client
+            .post(format!("{}/dois", sandbox.base_url()))
+            .basic_auth(&account.repository, Some(&account.password))
+            .header("content-type", "application/vnd.api+json")
+            .body(example("create-request.json").to_string())
+            .send()
+    };
+    let resp = post().await.unwrap();
+    assert_eq!(resp.status(), 201);
+    let body: Value = resp.json().await.unwrap();
+    let documented = example("create-response-201.json");
+    assert_eq!(body["data"]["id"], documented["data"]["id"]);
+    assert_eq!(body["data"]["type"], documented["data"]["type"]);
+    for (field, value) in documented["data"]["attributes"].as_object().unwrap() {
+        assert_eq!(
+            &body["data"]["attributes"][field], value,
+            "attribute {field}"
+        );
+    }
+
+    let again = post().await.unwrap();
+    assert_eq!(again.status(), 422);
+    assert_eq!(
+        again.json::<Value>().await.unwrap(),
+        example("error-422-taken.json")
+    );
+
+    let unknown = get_doi(&sandbox, "10.80000/none-0000").await;
+    assert_eq!(unknown.status(), 404);
+    assert_eq!(
+        unknown.json::<Value>().await.unwrap(),
+        example("error-404.json")
+    );
+
+    let denied = client
+        .post(format!("{}/dois", sandbox.base_url()))
+        .basic_auth(&account.repository, Some("wrong"))
+        .body(example("create-request.json").to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(denied.status(), 401);
+    assert_eq!(
+        denied.json::<Value>().await.unwrap(),
+        example("error-401.json")
+    );
+}
+
+#[test]
+fn lodge_requests_carry_every_field_of_the_documented_example() {
+    let documented = example("create-request.json");
+    let doc = lodge::content::ContentDocument::new(
+        vec![lodge::content::ManifestEntry {
+            path: "a.csv".into(),
+            size: 1,
+            sha256: lodge::content::Sha256Hex::of(b"a"),
+        }],
+        &metadata("Fields"),
+    );
+    let ours = mapping::attributes(
+        "10.80000/abcd-ef12",
+        &doc.key(),
+        &doc,
+        mapping::DoiState::Publish,
+        Some("https://example.org"),
+    );
+    for field in documented["data"]["attributes"].as_object().unwrap().keys() {
+        assert!(ours.get(field).is_some(), "Lodge's request lacks {field}");
+    }
+}
+
+#[test]
+fn documented_error_bodies_are_classified_as_invariant_5_says() {
+    let body = |name: &str| example(name).to_string();
+    assert_eq!(
+        Failure::from_status(401, None, &body("error-401.json")).class(),
+        FailureClass::PauseTarget
+    );
+    let Failure::Rejected { problems, .. } =
+        Failure::from_status(422, None, &body("error-422-taken.json"))
+    else {
+        panic!("422 is a rejection unless the client reads it as 'taken'");
+    };
+    assert_eq!(problems[0].field, "doi");
+    assert_eq!(problems[0].message, "This DOI has already been taken");
+}
