@@ -103,6 +103,9 @@ pub struct SandboxArgs {
     /// Probability of closing the connection before reading the body.
     #[arg(long, value_parser = parse_probability, default_value_t = 0.0)]
     pub reset: f64,
+    /// Probability of committing a write, then answering 504 Gateway Timeout.
+    #[arg(long, value_parser = parse_probability, default_value_t = 0.0)]
+    pub timeout_after_commit: f64,
     /// Added latency per request, in milliseconds.
     #[arg(long, default_value_t = 0)]
     pub latency_ms: u64,
@@ -230,6 +233,7 @@ async fn run(db: Option<PathBuf>, command: Command) -> anyhow::Result<ExitCode> 
                     rate_limit: args.rate_limit,
                     retry_after_secs: args.retry_after,
                     reset: args.reset,
+                    timeout_after_commit: args.timeout_after_commit,
                     latency_ms: args.latency_ms,
                     seed: args.seed,
                 },

@@ -50,6 +50,25 @@ CREATE TABLE IF NOT EXISTS records (
     created_at TEXT NOT NULL,
     document   TEXT NOT NULL
 );
+-- Records and drafts of the InvenioRDM emulation. `data` is the record's JSON as last
+-- written by the client (metadata, access, files.enabled).
+CREATE TABLE IF NOT EXISTS invenio_records (
+    seq       INTEGER PRIMARY KEY,
+    id        TEXT NOT NULL UNIQUE,
+    published INTEGER NOT NULL DEFAULT 0,
+    data      TEXT NOT NULL,
+    created   TEXT NOT NULL,
+    updated   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS invenio_files (
+    record_id TEXT NOT NULL,
+    key       TEXT NOT NULL,
+    status    TEXT NOT NULL,
+    size      INTEGER,
+    md5       TEXT,
+    content   BLOB,
+    PRIMARY KEY (record_id, key)
+);
 -- DOIs of the DataCite emulation: the attributes as DataCite returns them, as JSON text.
 CREATE TABLE IF NOT EXISTS dois (
     doi        TEXT PRIMARY KEY COLLATE NOCASE,
@@ -134,6 +153,182 @@ impl Db {
         )?;
         stmt.query_map(params![limit as i64, offset as i64], row)?
             .collect()
+    }
+}
+
+/// A record or draft of the InvenioRDM emulation.
+#[derive(Clone, Debug)]
+pub(crate) struct InvenioRow {
+    pub id: String,
+    pub published: bool,
+    pub data: String,
+    pub created: String,
+    pub updated: String,
+}
+
+/// A file of an InvenioRDM draft.
+#[derive(Clone, Debug)]
+pub(crate) struct InvenioFile {
+    pub key: String,
+    pub status: String,
+    pub size: Option<i64>,
+    pub md5: Option<String>,
+}
+
+fn invenio_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InvenioRow> {
+    Ok(InvenioRow {
+        id: r.get(0)?,
+        published: r.get(1)?,
+        data: r.get(2)?,
+        created: r.get(3)?,
+        updated: r.get(4)?,
+    })
+}
+
+const INVENIO_COLUMNS: &str = "id, published, data, created, updated";
+const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+impl Db {
+    /// Create a draft; its id is minted from the row's sequence number.
+    pub fn invenio_create(&self, data: &str) -> rusqlite::Result<InvenioRow> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let seq: i64 = tx.query_row(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM invenio_records",
+            [],
+            |r| r.get(0),
+        )?;
+        let id = format!("{:05}-{:05}", seq / 100_000, seq % 100_000);
+        tx.execute(
+            &format!(
+                "INSERT INTO invenio_records (seq, id, published, data, created, updated)
+                 VALUES (?1, ?2, 0, ?3, {NOW}, {NOW})"
+            ),
+            params![seq, id, data],
+        )?;
+        let row = tx.query_row(
+            &format!("SELECT {INVENIO_COLUMNS} FROM invenio_records WHERE id = ?1"),
+            [&id],
+            invenio_row,
+        )?;
+        tx.commit()?;
+        Ok(row)
+    }
+
+    pub fn invenio_get(&self, id: &str) -> rusqlite::Result<Option<InvenioRow>> {
+        let conn = self.lock();
+        conn.query_row(
+            &format!("SELECT {INVENIO_COLUMNS} FROM invenio_records WHERE id = ?1"),
+            [id],
+            invenio_row,
+        )
+        .optional()
+    }
+
+    /// Every record and draft, oldest first (the emulation has one user).
+    pub fn invenio_all(&self) -> rusqlite::Result<Vec<InvenioRow>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {INVENIO_COLUMNS} FROM invenio_records ORDER BY seq"
+        ))?;
+        stmt.query_map([], invenio_row)?.collect()
+    }
+
+    pub fn invenio_publish(&self, id: &str) -> rusqlite::Result<bool> {
+        let conn = self.lock();
+        Ok(conn.execute(
+            &format!(
+                "UPDATE invenio_records SET published = 1, updated = {NOW}
+                 WHERE id = ?1 AND published = 0"
+            ),
+            [id],
+        )? == 1)
+    }
+
+    /// Delete a draft (never a published record) and its files.
+    pub fn invenio_delete_draft(&self, id: &str) -> rusqlite::Result<bool> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let n = tx.execute(
+            "DELETE FROM invenio_records WHERE id = ?1 AND published = 0",
+            [id],
+        )?;
+        tx.execute("DELETE FROM invenio_files WHERE record_id = ?1", [id])?;
+        tx.commit()?;
+        Ok(n == 1)
+    }
+
+    pub fn invenio_files(&self, id: &str) -> rusqlite::Result<Vec<InvenioFile>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT key, status, size, md5 FROM invenio_files WHERE record_id = ?1 ORDER BY key",
+        )?;
+        stmt.query_map([id], |r| {
+            Ok(InvenioFile {
+                key: r.get(0)?,
+                status: r.get(1)?,
+                size: r.get(2)?,
+                md5: r.get(3)?,
+            })
+        })?
+        .collect()
+    }
+
+    /// Start a file; starting it again is harmless while it is pending.
+    pub fn invenio_file_init(&self, id: &str, key: &str) -> rusqlite::Result<()> {
+        let conn = self.lock();
+        conn.execute(
+            "INSERT INTO invenio_files (record_id, key, status) VALUES (?1, ?2, 'pending')
+             ON CONFLICT (record_id, key) DO NOTHING",
+            params![id, key],
+        )?;
+        Ok(())
+    }
+
+    /// Store a file's bytes; `false` if the file was never started.
+    pub fn invenio_file_content(
+        &self,
+        id: &str,
+        key: &str,
+        bytes: &[u8],
+    ) -> rusqlite::Result<bool> {
+        let conn = self.lock();
+        Ok(conn.execute(
+            "UPDATE invenio_files SET content = ?3, size = ?4, status = 'pending', md5 = NULL
+             WHERE record_id = ?1 AND key = ?2",
+            params![id, key, bytes, bytes.len() as i64],
+        )? == 1)
+    }
+
+    /// Commit a file: its MD5 is computed from the stored bytes. `None` if it has no content.
+    pub fn invenio_file_commit(
+        &self,
+        id: &str,
+        key: &str,
+    ) -> rusqlite::Result<Option<InvenioFile>> {
+        use md5::Digest as _;
+        let conn = self.lock();
+        let content: Option<Option<Vec<u8>>> = conn
+            .query_row(
+                "SELECT content FROM invenio_files WHERE record_id = ?1 AND key = ?2",
+                params![id, key],
+                |r| r.get(0),
+            )
+            .optional()?;
+        let Some(Some(bytes)) = content else {
+            return Ok(None);
+        };
+        let md5 = format!("md5:{}", hex::encode(md5::Md5::digest(&bytes)));
+        conn.execute(
+            "UPDATE invenio_files SET status = 'completed', md5 = ?3 WHERE record_id = ?1 AND key = ?2",
+            params![id, key, md5],
+        )?;
+        Ok(Some(InvenioFile {
+            key: key.to_string(),
+            status: "completed".into(),
+            size: Some(bytes.len() as i64),
+            md5: Some(md5),
+        }))
     }
 }
 

@@ -1,4 +1,5 @@
-//! Fault decisions: one draw per request to `/blobs` or `/records`.
+//! Fault decisions: one draw per request to the sandbox's APIs (`/blobs`, `/records`,
+//! `/dois`, `/api`).
 //!
 //! Every decision consumes the same four numbers from the generator, whatever the
 //! probabilities and the request, so that with a seed the same sequence of requests meets the
@@ -25,6 +26,8 @@ pub(crate) enum Fault {
     FailBeforeCommit,
     /// Handle the request fully, then close the connection with no response (writes only).
     DropAfterCommit,
+    /// Handle the request fully, then answer 504 as a proxy that gave up would (writes only).
+    TimeoutAfterCommit,
 }
 
 pub(crate) struct Decision {
@@ -65,7 +68,7 @@ impl Faults {
         inner.config = config;
     }
 
-    /// Decide the fate of one request; `is_write` is true for PUT.
+    /// Decide the fate of one request; `is_write` is true for PUT and POST.
     pub fn decide(&self, is_write: bool) -> Decision {
         let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         let draws: [f64; 4] = [
@@ -85,6 +88,9 @@ impl Faults {
             Fault::FailBeforeCommit
         } else if is_write && draws[3] < c.drop_after_commit {
             Fault::DropAfterCommit
+        } else if is_write && draws[3] < c.drop_after_commit + c.timeout_after_commit {
+            // Shares the fourth draw, so adding this fault keeps seeded runs of the others.
+            Fault::TimeoutAfterCommit
         } else {
             Fault::None
         };

@@ -15,6 +15,7 @@ mod blobs;
 mod datacite;
 mod db;
 mod faults;
+mod invenio;
 mod page;
 mod routes;
 mod server;
@@ -44,6 +45,8 @@ pub struct FaultConfig {
     pub retry_after_secs: u64,
     /// Close the connection before reading the request body.
     pub reset: f64,
+    /// Commit the write, then answer 504 Gateway Timeout (as a proxy that gave up would).
+    pub timeout_after_commit: f64,
     /// Added to every request to `/blobs` and `/records`.
     pub latency_ms: u64,
     /// Seed of the fault generator, for reproducible runs.
@@ -63,6 +66,7 @@ pub struct SandboxConfig {
 }
 
 pub use datacite::DataCiteAccount;
+pub use invenio::InvenioAccount;
 
 /// Counters served at `GET /stats`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -159,6 +163,35 @@ impl RunningSandbox {
             "datacite+http://{}?prefix={}&repository={}",
             self.addr, a.prefix, a.repository
         )
+    }
+
+    /// Use this InvenioRDM user (token, rate limit) from now on.
+    pub fn set_invenio_account(&self, account: InvenioAccount) {
+        *self.app.invenio.write().unwrap_or_else(|e| e.into_inner()) = account;
+    }
+
+    pub fn invenio_account(&self) -> InvenioAccount {
+        self.app.invenio_account()
+    }
+
+    /// The InvenioRDM target URL for this sandbox: `invenio+http://HOST:PORT`.
+    pub fn invenio_target_url(&self) -> String {
+        format!("invenio+http://{}", self.addr)
+    }
+
+    /// File contents the InvenioRDM emulation has received (each `PUT .../content`).
+    pub fn invenio_uploads(&self) -> u64 {
+        self.app
+            .counters
+            .invenio_uploads
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Published records and drafts of the InvenioRDM emulation.
+    pub fn invenio_counts(&self) -> (u64, u64) {
+        let rows = self.app.db.invenio_all().unwrap_or_default();
+        let published = rows.iter().filter(|r| r.published).count() as u64;
+        (published, rows.len() as u64 - published)
     }
 
     /// How many DOIs the DataCite emulation holds.

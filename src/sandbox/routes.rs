@@ -44,6 +44,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         .route("/records", get(record_list))
         .route("/records/{key}", get(record_get).put(record_put))
         .merge(super::datacite::router())
+        .merge(super::invenio::router(app.clone()))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(app.clone(), gate))
         .with_state(app)
@@ -143,7 +144,7 @@ fn parse_key(text: &str) -> Result<ContentKey, Reject> {
 // Gate: counting, authentication, faults
 
 fn is_api(path: &str) -> bool {
-    ["/blobs", "/records", "/dois"]
+    ["/blobs", "/records", "/dois", "/api"]
         .iter()
         .any(|p| path == *p || path.starts_with(&format!("{p}/")))
 }
@@ -177,8 +178,10 @@ async fn gate(State(app): AppState, req: Request, next: Next) -> Response {
     if decision.latency_ms > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(decision.latency_ms)).await;
     }
-    // The DataCite emulation checks its own Basic auth, as DataCite does.
-    let bearer_protected = !req.uri().path().starts_with("/dois");
+    // The DataCite and InvenioRDM emulations check their own credentials, as those
+    // services do.
+    let bearer_protected =
+        !(req.uri().path().starts_with("/dois") || req.uri().path().starts_with("/api"));
     if bearer_protected && !authorized(&app, req.headers()) {
         let mut resp = error(
             StatusCode::UNAUTHORIZED,
@@ -210,6 +213,14 @@ async fn gate(State(app): AppState, req: Request, next: Next) -> Response {
             "request",
             "service unavailable (injected fault): nothing was committed",
         ),
+        (Fault::TimeoutAfterCommit, _) => {
+            drop(next.run(req).await);
+            error(
+                StatusCode::GATEWAY_TIMEOUT,
+                "request",
+                "gateway timeout (injected fault) after the write was committed",
+            )
+        }
         (Fault::DropAfterCommit, kill) => {
             let resp = next.run(req).await;
             match kill {

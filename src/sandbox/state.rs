@@ -16,11 +16,16 @@ pub(crate) struct Counters {
     pub creates: AtomicU64,
     /// 412 answers to `PUT /records/{key}`.
     pub conflicts: AtomicU64,
+    /// File contents received by the InvenioRDM emulation.
+    pub invenio_uploads: AtomicU64,
 }
 
 pub(crate) struct App {
     /// The DataCite emulation's account; changeable while running.
     pub datacite: std::sync::RwLock<super::DataCiteAccount>,
+    /// The InvenioRDM emulation's user and its rate-limit window.
+    pub invenio: std::sync::RwLock<super::InvenioAccount>,
+    pub invenio_window: std::sync::Mutex<super::invenio::RateWindow>,
     pub db: Db,
     pub blobs: BlobStore,
     /// `http://HOST:PORT`, used to build record URLs.
@@ -40,6 +45,8 @@ impl App {
     ) -> Self {
         App {
             datacite: std::sync::RwLock::new(super::DataCiteAccount::default()),
+            invenio: std::sync::RwLock::new(super::InvenioAccount::default()),
+            invenio_window: std::sync::Mutex::new(Default::default()),
             db,
             blobs,
             base_url,

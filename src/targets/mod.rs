@@ -8,6 +8,7 @@
 
 pub mod datacite;
 pub mod failure;
+pub mod invenio;
 pub mod sandbox;
 
 use std::path::Path;
@@ -91,7 +92,7 @@ pub enum TargetUrlError {
     #[error("'{url}' is not a target URL: {reason}. Example: sandbox+http://127.0.0.1:8080")]
     Malformed { url: String, reason: String },
     #[error(
-        "'{url}' uses the unknown target kind '{kind}'. Known kinds: sandbox+http(s), datacite+http(s)"
+        "'{url}' uses the unknown target kind '{kind}'. Known kinds: sandbox+http(s), datacite+https, zenodo+https, invenio+https"
     )]
     UnknownKind { url: String, kind: String },
 }
@@ -119,6 +120,21 @@ pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, 
                 }
             })?,
         )),
+        "zenodo" | "invenio" => {
+            let kind = if kind == "zenodo" {
+                "zenodo"
+            } else {
+                "invenio"
+            };
+            Ok(Arc::new(
+                invenio::InvenioTarget::new(kind, rest, token).map_err(|reason| {
+                    TargetUrlError::Malformed {
+                        url: url.into(),
+                        reason,
+                    }
+                })?,
+            ))
+        }
         other => Err(TargetUrlError::UnknownKind {
             url: url.into(),
             kind: other.into(),

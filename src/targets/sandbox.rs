@@ -156,7 +156,7 @@ impl SandboxTarget {
 
 /// A request body that streams `file`, hashes what it sends and refuses to finish (so the
 /// server never commits the blob) when the bytes differ from the manifest entry.
-fn hashing_body(
+pub(super) fn hashing_body(
     file: tokio::fs::File,
     entry: ManifestEntry,
     changed: Arc<Mutex<Option<String>>>,

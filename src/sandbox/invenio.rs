@@ -1,0 +1,471 @@
+//! The sandbox's InvenioRDM emulation (Zenodo runs InvenioRDM): the records API as
+//! documented, so the Invenio/Zenodo target is tested over real HTTP.
+//!
+//! Reproduced: bearer-token auth (401), drafts (`POST /api/records` -> 201, saved even when
+//! incomplete, with an `errors` list), the three-step file upload (`POST .../draft/files`,
+//! `PUT .../files/{key}/content`, `POST .../files/{key}/commit` answering the MD5 checksum),
+//! publish (`POST .../draft/actions/publish` -> 202; 400 `{"status","message","errors":
+//! [{"field","messages"}]}` when metadata is missing or a file is not committed), discarding
+//! a draft (`DELETE .../draft` -> 204), the user's records and drafts with a query
+//! (`GET /api/user/records?q=`), and the rate-limit headers `X-RateLimit-Limit`,
+//! `X-RateLimit-Remaining`, `X-RateLimit-Reset` with 429 over the limit. The sandbox's fault
+//! injection applies, including `--timeout-after-commit` (a publish that answers 504 after
+//! it happened).
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use serde_json::{Value, json};
+
+use super::db::InvenioRow;
+use super::state::App;
+
+/// The one user the emulation knows, and its rate limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvenioAccount {
+    /// Personal access token expected as `Authorization: Bearer TOKEN`.
+    pub token: String,
+    /// Requests per minute before 429 (Zenodo allows 100 a minute).
+    pub requests_per_minute: u32,
+    /// Publish, then answer 504 as Zenodo's gateway sometimes does after it happened.
+    pub publish_times_out: bool,
+}
+
+impl Default for InvenioAccount {
+    fn default() -> Self {
+        InvenioAccount {
+            token: "sandbox".into(),
+            requests_per_minute: 6000,
+            publish_times_out: false,
+        }
+    }
+}
+
+/// Requests counted in the current one-minute window.
+#[derive(Default)]
+pub(crate) struct RateWindow {
+    started: u64,
+    used: u32,
+}
+
+/// Largest file the emulation keeps (in its database).
+const FILE_LIMIT: usize = 64 * 1024 * 1024;
+
+pub(crate) fn router(app: Arc<App>) -> Router<Arc<App>> {
+    Router::new()
+        .route("/api/records", post(create_draft))
+        .route("/api/records/{id}", get(get_record))
+        .route(
+            "/api/records/{id}/draft",
+            get(get_draft).delete(delete_draft),
+        )
+        .route(
+            "/api/records/{id}/draft/files",
+            get(list_files).post(init_files),
+        )
+        .route(
+            "/api/records/{id}/draft/files/{key}/content",
+            put(put_content),
+        )
+        .route(
+            "/api/records/{id}/draft/files/{key}/commit",
+            post(commit_file),
+        )
+        .route("/api/records/{id}/draft/actions/publish", post(publish))
+        .route("/api/user/records", get(user_records))
+        .layer(middleware::from_fn_with_state(app, guard))
+}
+
+fn message(status: StatusCode, text: &str) -> Response {
+    (
+        status,
+        axum::Json(json!({"status": status.as_u16(), "message": text})),
+    )
+        .into_response()
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs()
+}
+
+/// Auth and the rate limit, with the rate-limit headers on every answer.
+async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+    let account = app.invenio_account();
+    let now = now_secs();
+    let (remaining, reset, over) = {
+        let mut w = app.invenio_window.lock().unwrap_or_else(|e| e.into_inner());
+        if now >= w.started + 60 {
+            w.started = now;
+            w.used = 0;
+        }
+        w.used += 1;
+        let over = w.used > account.requests_per_minute;
+        (
+            account.requests_per_minute.saturating_sub(w.used),
+            w.started + 60,
+            over,
+        )
+    };
+    let token_ok = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .is_some_and(|t| t.trim() == account.token);
+    let mut resp = if over {
+        let mut r = message(
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many requests: rate limit exceeded.",
+        );
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(reset - now));
+        r
+    } else if !token_ok {
+        message(
+            StatusCode::UNAUTHORIZED,
+            "The server could not verify that you are authorized to access the URL requested.",
+        )
+    } else {
+        next.run(req).await
+    };
+    let h = resp.headers_mut();
+    h.insert(
+        "x-ratelimit-limit",
+        HeaderValue::from(account.requests_per_minute),
+    );
+    h.insert("x-ratelimit-remaining", HeaderValue::from(remaining));
+    h.insert("x-ratelimit-reset", HeaderValue::from(reset));
+    resp
+}
+
+/// Required metadata, as InvenioRDM reports it: one entry per field.
+fn validation_errors(data: &Value) -> Vec<Value> {
+    let m = &data["metadata"];
+    let blank = |v: &Value| match v {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    };
+    let mut errors = Vec::new();
+    for (field, value) in [
+        ("metadata.title", &m["title"]),
+        ("metadata.creators", &m["creators"]),
+        ("metadata.publication_date", &m["publication_date"]),
+        ("metadata.resource_type", &m["resource_type"]["id"]),
+        ("metadata.publisher", &m["publisher"]),
+    ] {
+        if blank(value) {
+            errors.push(json!({"field": field, "messages": ["Missing data for required field."]}));
+        }
+    }
+    errors
+}
+
+fn record_json(app: &App, row: &InvenioRow, draft: bool) -> Value {
+    let data: Value = serde_json::from_str(&row.data).unwrap_or(Value::Null);
+    let api = format!("{}/api/records/{}", app.base_url, row.id);
+    let links = if draft {
+        json!({
+            "self": format!("{api}/draft"),
+            "files": format!("{api}/draft/files"),
+            "publish": format!("{api}/draft/actions/publish"),
+            "self_html": format!("{}/uploads/{}", app.base_url, row.id),
+        })
+    } else {
+        json!({
+            "self": api,
+            "self_html": format!("{}/records/{}", app.base_url, row.id),
+        })
+    };
+    let mut out = json!({
+        "id": row.id,
+        "is_draft": draft,
+        "is_published": row.published,
+        "status": if row.published { "published" } else { "draft" },
+        "metadata": data["metadata"],
+        "access": data["access"],
+        "files": {"enabled": data["files"]["enabled"].as_bool().unwrap_or(true)},
+        "created": row.created,
+        "updated": row.updated,
+        "links": links,
+    });
+    if draft {
+        out["errors"] = json!(validation_errors(&data));
+    }
+    out
+}
+
+fn not_found() -> Response {
+    message(
+        StatusCode::NOT_FOUND,
+        "The persistent identifier does not exist.",
+    )
+}
+
+fn internal(e: impl std::fmt::Display) -> Response {
+    message(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        &format!("internal error: {e}"),
+    )
+}
+
+async fn create_draft(State(app): State<Arc<App>>, body: Bytes) -> Response {
+    let data: Value = match serde_json::from_slice(&body) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => {
+            return (
+                StatusCode::BAD_REQUEST,
+                axum::Json(json!({"status": 400, "message": "Invalid JSON body."})),
+            )
+                .into_response();
+        }
+    };
+    match app.db.invenio_create(&data.to_string()) {
+        Ok(row) => (
+            StatusCode::CREATED,
+            axum::Json(record_json(&app, &row, true)),
+        )
+            .into_response(),
+        Err(e) => internal(e),
+    }
+}
+
+fn draft_row(app: &App, id: &str) -> Result<InvenioRow, Response> {
+    match app.db.invenio_get(id) {
+        Ok(Some(row)) if !row.published => Ok(row),
+        Ok(_) => Err(not_found()),
+        Err(e) => Err(internal(e)),
+    }
+}
+
+async fn get_record(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    match app.db.invenio_get(&id) {
+        Ok(Some(row)) if row.published => {
+            axum::Json(record_json(&app, &row, false)).into_response()
+        }
+        Ok(_) => not_found(),
+        Err(e) => internal(e),
+    }
+}
+
+async fn get_draft(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    match draft_row(&app, &id) {
+        Ok(row) => axum::Json(record_json(&app, &row, true)).into_response(),
+        Err(resp) => resp,
+    }
+}
+
+async fn delete_draft(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    match app.db.invenio_delete_draft(&id) {
+        Ok(true) => StatusCode::NO_CONTENT.into_response(),
+        Ok(false) => not_found(),
+        Err(e) => internal(e),
+    }
+}
+
+fn file_json(app: &App, id: &str, f: &super::db::InvenioFile) -> Value {
+    let base = format!("{}/api/records/{id}/draft/files/{}", app.base_url, f.key);
+    let mut out = json!({
+        "key": f.key,
+        "status": f.status,
+        "links": {"content": format!("{base}/content"), "commit": format!("{base}/commit")},
+    });
+    if let Some(size) = f.size {
+        out["size"] = json!(size);
+    }
+    if let Some(md5) = &f.md5 {
+        out["checksum"] = json!(md5);
+    }
+    out
+}
+
+async fn list_files(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    if let Err(resp) = draft_row(&app, &id) {
+        return resp;
+    }
+    match app.db.invenio_files(&id) {
+        Ok(files) => {
+            let entries: Vec<Value> = files.iter().map(|f| file_json(&app, &id, f)).collect();
+            axum::Json(json!({"enabled": true, "entries": entries})).into_response()
+        }
+        Err(e) => internal(e),
+    }
+}
+
+async fn init_files(State(app): State<Arc<App>>, Path(id): Path<String>, body: Bytes) -> Response {
+    if let Err(resp) = draft_row(&app, &id) {
+        return resp;
+    }
+    let Ok(Value::Array(items)) = serde_json::from_slice::<Value>(&body) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"status": 400, "message": "Expected a list of {\"key\": ...}."})),
+        )
+            .into_response();
+    };
+    for item in &items {
+        let Some(key) = item.get("key").and_then(Value::as_str) else {
+            return (
+                StatusCode::BAD_REQUEST,
+                axum::Json(json!({"status": 400, "message": "A file entry has no key.",
+                    "errors": [{"field": "key", "messages": ["Missing data for required field."]}]})),
+            )
+                .into_response();
+        };
+        if let Err(e) = app.db.invenio_file_init(&id, key) {
+            return internal(e);
+        }
+    }
+    match app.db.invenio_files(&id) {
+        Ok(files) => {
+            let entries: Vec<Value> = files.iter().map(|f| file_json(&app, &id, f)).collect();
+            (
+                StatusCode::CREATED,
+                axum::Json(json!({"enabled": true, "entries": entries})),
+            )
+                .into_response()
+        }
+        Err(e) => internal(e),
+    }
+}
+
+async fn put_content(
+    State(app): State<Arc<App>>,
+    Path((id, key)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    if let Err(resp) = draft_row(&app, &id) {
+        return resp;
+    }
+    if body.len() > FILE_LIMIT {
+        return message(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "File too large for the sandbox.",
+        );
+    }
+    app.counters
+        .invenio_uploads
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    match app.db.invenio_file_content(&id, &key, &body) {
+        Ok(true) => {
+            axum::Json(json!({"key": key, "status": "pending", "size": body.len()})).into_response()
+        }
+        Ok(false) => not_found(),
+        Err(e) => internal(e),
+    }
+}
+
+async fn commit_file(
+    State(app): State<Arc<App>>,
+    Path((id, key)): Path<(String, String)>,
+) -> Response {
+    if let Err(resp) = draft_row(&app, &id) {
+        return resp;
+    }
+    match app.db.invenio_file_commit(&id, &key) {
+        Ok(Some(file)) => axum::Json(file_json(&app, &id, &file)).into_response(),
+        Ok(None) => (
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"status": 400, "message": format!("File '{key}' has no content to commit.")})),
+        )
+            .into_response(),
+        Err(e) => internal(e),
+    }
+}
+
+async fn publish(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    let row = match draft_row(&app, &id) {
+        Ok(row) => row,
+        Err(resp) => return resp,
+    };
+    let data: Value = serde_json::from_str(&row.data).unwrap_or(Value::Null);
+    let mut errors = validation_errors(&data);
+    match app.db.invenio_files(&id) {
+        Ok(files) => {
+            if files.is_empty() {
+                errors.push(json!({"field": "files.enabled", "messages": ["Missing uploaded files. To disable files for this record please mark it as metadata-only."]}));
+            }
+            for f in files.iter().filter(|f| f.status != "completed") {
+                errors.push(json!({"field": "files", "messages": [format!("File '{}' is not committed.", f.key)]}));
+            }
+        }
+        Err(e) => return internal(e),
+    }
+    if !errors.is_empty() {
+        return (
+            StatusCode::BAD_REQUEST,
+            axum::Json(
+                json!({"status": 400, "message": "A validation error occurred.", "errors": errors}),
+            ),
+        )
+            .into_response();
+    }
+    match app.db.invenio_publish(&id) {
+        Ok(_) if app.invenio_account().publish_times_out => message(
+            StatusCode::GATEWAY_TIMEOUT,
+            "Gateway Timeout: the request took too long (it may still have been done).",
+        ),
+        Ok(_) => match app.db.invenio_get(&id) {
+            Ok(Some(row)) => (
+                StatusCode::ACCEPTED,
+                axum::Json(record_json(&app, &row, false)),
+            )
+                .into_response(),
+            Ok(None) => not_found(),
+            Err(e) => internal(e),
+        },
+        Err(e) => internal(e),
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Search {
+    q: Option<String>,
+    size: Option<usize>,
+}
+
+/// The user's records and drafts. `q` is matched as InvenioRDM's query string would for the
+/// forms Lodge uses: `field:"value"` (the value must occur in that field) or plain text.
+async fn user_records(State(app): State<Arc<App>>, Query(search): Query<Search>) -> Response {
+    let rows = match app.db.invenio_all() {
+        Ok(rows) => rows,
+        Err(e) => return internal(e),
+    };
+    let needle = search.q.as_deref().map(|q| {
+        let value = q.split_once(':').map(|(_, v)| v).unwrap_or(q);
+        value.trim().trim_matches('"').to_string()
+    });
+    let hits: Vec<Value> = rows
+        .iter()
+        .filter(|row| {
+            needle
+                .as_deref()
+                .is_none_or(|n| n.is_empty() || row.data.contains(n))
+        })
+        .take(search.size.unwrap_or(10).clamp(1, 100))
+        .map(|row| record_json(&app, row, !row.published))
+        .collect();
+    let total = hits.len();
+    axum::Json(json!({"hits": {"hits": hits, "total": total}})).into_response()
+}
+
+impl App {
+    pub fn invenio_account(&self) -> InvenioAccount {
+        self.invenio
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}

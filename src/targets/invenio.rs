@@ -1,0 +1,586 @@
+//! The InvenioRDM target, Zenodo included (Zenodo runs InvenioRDM): a draft, the three-step
+//! file upload, publish.
+//!
+//! InvenioRDM has no idempotency key and no create-if-absent, so Lodge makes its own: the
+//! content key goes into the draft's metadata as a subject `lodge:KEY`, and before creating
+//! anything Lodge searches the user's records and drafts for it. Found published: the deposit
+//! exists. Found a draft: resume it, skipping files already committed whose MD5 matches the
+//! local file (read once for MD5 and SHA-256 together). Should two machines race and make two
+//! drafts, the oldest wins and the other is discarded before anything is published. Publish
+//! is never retried blindly: every attempt first re-reads what the server has.
+//!
+//! URL: `zenodo+https://sandbox.zenodo.org` or `invenio+https://HOST`; the token is a personal
+//! access token (`--token` / `LODGE_TOKEN`). 429 and the `X-RateLimit-*` headers are honoured.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use async_trait::async_trait;
+use md5::Digest as _;
+use reqwest::{Method, StatusCode, Url, header};
+use serde_json::{Value, json};
+
+use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
+use crate::content::{ContentDocument, ContentKey, Creator, ManifestEntry, Sha256Hex};
+
+/// Subject that carries the content key in a draft's metadata.
+pub fn key_subject(key: &ContentKey) -> String {
+    format!("lodge:{key}")
+}
+
+/// Client of one InvenioRDM instance.
+pub struct InvenioTarget {
+    base: Url,
+    scope_id: String,
+    kind: &'static str,
+    token: Option<String>,
+    http: reqwest::Client,
+    /// Unix second before which the server's rate limit leaves no request.
+    quiet_until: Mutex<u64>,
+}
+
+/// A record or draft found by the key search.
+#[derive(Clone, Debug)]
+struct Hit {
+    id: String,
+    published: bool,
+    created: String,
+    html: Option<String>,
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs()
+}
+
+/// InvenioRDM's resource type ids for DataCite's general types.
+fn resource_type(general: &str) -> &'static str {
+    match general {
+        "Dataset" => "dataset",
+        "Software" => "software",
+        "Image" => "image",
+        "Audiovisual" => "video",
+        "Text" | "JournalArticle" | "Preprint" | "Report" | "Book" | "BookChapter" => "publication",
+        "Workflow" => "workflow",
+        "Model" => "model",
+        "PhysicalObject" => "physicalobject",
+        _ => "other",
+    }
+}
+
+fn creator(c: &Creator) -> Value {
+    let mut person = match c.name.split_once(',') {
+        Some((family, given)) => json!({
+            "type": "personal",
+            "family_name": family.trim(),
+            "given_name": given.trim(),
+        }),
+        None => json!({"type": "organizational", "name": c.name}),
+    };
+    if let Some(orcid) = &c.orcid {
+        person["identifiers"] = json!([{"scheme": "orcid", "identifier": orcid}]);
+    }
+    let mut out = json!({ "person_or_org": person });
+    if let Some(a) = &c.affiliation {
+        out["affiliations"] = json!([{ "name": a }]);
+    }
+    out
+}
+
+/// The draft body: InvenioRDM metadata, with the content key as a subject of Lodge's.
+pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
+    let m = &document.metadata;
+    let mut subjects: Vec<Value> = m.keywords.iter().map(|k| json!({"subject": k})).collect();
+    subjects.push(json!({"subject": key_subject(key)}));
+    let mut metadata = json!({
+        "title": m.title,
+        "creators": m.creators.iter().map(creator).collect::<Vec<_>>(),
+        "publication_date": m.publication_year.map(|y| y.to_string()),
+        "resource_type": {"id": resource_type(&m.resource_type)},
+        "publisher": m.publisher,
+        "subjects": subjects,
+    });
+    if let Some(d) = &m.description {
+        metadata["description"] = json!(d);
+    }
+    if let Some(l) = &m.license {
+        metadata["rights"] = json!([{"id": l.to_lowercase()}]);
+    }
+    if let Some(v) = &m.version {
+        metadata["version"] = json!(v);
+    }
+    json!({
+        "metadata": metadata,
+        "access": {"record": "public", "files": "public"},
+        "files": {"enabled": true},
+    })
+}
+
+/// MD5 and SHA-256 of a file in one read pass.
+fn md5_and_sha256(path: &std::path::Path) -> std::io::Result<(String, Sha256Hex)> {
+    use std::io::Read as _;
+    let mut file = std::fs::File::open(path)?;
+    let mut md5 = md5::Md5::new();
+    let mut sha = sha2::Sha256::new();
+    let mut buf = vec![0u8; 256 * 1024];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        md5.update(&buf[..n]);
+        sha2::Digest::update(&mut sha, &buf[..n]);
+    }
+    Ok((
+        format!("md5:{}", hex::encode(md5.finalize())),
+        Sha256Hex(sha2::Digest::finalize(sha).into()),
+    ))
+}
+
+impl InvenioTarget {
+    /// `kind` is `zenodo` or `invenio`; `rest` the part after `KIND+`.
+    pub fn new(kind: &'static str, rest: &str, token: Option<String>) -> Result<Self, String> {
+        let mut base = Url::parse(rest).map_err(|e| format!("{rest}: {e}"))?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(format!("the scheme must be https, not '{}'", base.scheme()));
+        }
+        let host = base
+            .host_str()
+            .ok_or_else(|| "it names no host".to_string())?
+            .to_ascii_lowercase();
+        let loopback = matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]");
+        if base.scheme() == "http" && !loopback {
+            return Err("plain http is only allowed to this computer (loopback); use https".into());
+        }
+        let port = base
+            .port_or_known_default()
+            .ok_or_else(|| "it names no port".to_string())?;
+        let path = base.path().trim_end_matches('/').to_string();
+        base.set_path(&format!("{path}/"));
+        base.set_query(None);
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .read_timeout(Duration::from_secs(120))
+            .user_agent(concat!("lodge/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        Ok(InvenioTarget {
+            scope_id: format!("{kind}+{}://{host}:{port}{path}", base.scheme()),
+            base,
+            kind,
+            token,
+            http,
+            quiet_until: Mutex::new(0),
+        })
+    }
+
+    fn url(&self, segments: &[&str]) -> Url {
+        let mut url = self.base.clone();
+        {
+            let mut path = url.path_segments_mut().expect("http URL");
+            path.pop_if_empty();
+            for s in segments {
+                path.push(s);
+            }
+        }
+        url
+    }
+
+    /// Send a request, waiting first if the server's rate limit is used up, and remember
+    /// what its `X-RateLimit-*` headers say.
+    async fn send(
+        &self,
+        method: Method,
+        url: Url,
+        body: Option<reqwest::Body>,
+        json: bool,
+    ) -> Result<reqwest::Response, Failure> {
+        let wait = {
+            let until = *self.quiet_until.lock().unwrap_or_else(|e| e.into_inner());
+            until.saturating_sub(now_secs())
+        };
+        if wait > 0 {
+            tokio::time::sleep(Duration::from_secs(wait.min(120))).await;
+        }
+        let mut rb = self.http.request(method, url);
+        if let Some(token) = &self.token {
+            rb = rb.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            rb = rb
+                .header(
+                    header::CONTENT_TYPE,
+                    if json {
+                        "application/json"
+                    } else {
+                        "application/octet-stream"
+                    },
+                )
+                .body(body);
+        }
+        let resp = rb.send().await.map_err(|e| Failure::from_reqwest(&e))?;
+        let number = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<u64>().ok())
+        };
+        if let (Some(0), Some(reset)) =
+            (number("x-ratelimit-remaining"), number("x-ratelimit-reset"))
+        {
+            *self.quiet_until.lock().unwrap_or_else(|e| e.into_inner()) = reset;
+        }
+        Ok(resp)
+    }
+
+    async fn failure_of(resp: reqwest::Response) -> Failure {
+        let status = resp.status().as_u16();
+        let retry_after = resp
+            .headers()
+            .get(header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+            .or_else(|| {
+                // No Retry-After: the rate limit's reset time says how long.
+                resp.headers()
+                    .get("x-ratelimit-reset")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .map(|reset| reset.saturating_sub(now_secs()).to_string())
+            });
+        let body = resp.text().await.unwrap_or_default();
+        Failure::from_status(status, retry_after.as_deref(), &body)
+    }
+
+    async fn json_of(resp: reqwest::Response, what: &str) -> Result<Value, Failure> {
+        let status = resp.status().as_u16();
+        resp.json().await.map_err(|e| Failure::Ambiguous {
+            status: Some(status),
+            message: format!("unreadable {what} response: {e}"),
+        })
+    }
+
+    /// Records and drafts of the user carrying `key`, oldest first.
+    async fn find(&self, key: &ContentKey) -> Result<Vec<Hit>, Failure> {
+        let mut url = self.url(&["api", "user", "records"]);
+        url.query_pairs_mut()
+            .append_pair(
+                "q",
+                &format!("metadata.subjects.subject:\"{}\"", key_subject(key)),
+            )
+            .append_pair("size", "25");
+        let resp = self.send(Method::GET, url, None, false).await?;
+        if resp.status() != StatusCode::OK {
+            return Err(Self::failure_of(resp).await);
+        }
+        let body = Self::json_of(resp, "search").await?;
+        let subject = key_subject(key);
+        let mut hits: Vec<Hit> = body["hits"]["hits"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            // The search is full text; keep only exact carriers of the key.
+            .filter(|h| {
+                h["metadata"]["subjects"]
+                    .as_array()
+                    .is_some_and(|s| s.iter().any(|s| s["subject"] == subject.as_str()))
+            })
+            .filter_map(|h| {
+                Some(Hit {
+                    id: h["id"].as_str()?.to_string(),
+                    published: h["is_published"].as_bool().unwrap_or(false),
+                    created: h["created"].as_str().unwrap_or("").to_string(),
+                    html: h["links"]["self_html"].as_str().map(str::to_string),
+                })
+            })
+            .collect();
+        hits.sort_by(|a, b| (&a.created, &a.id).cmp(&(&b.created, &b.id)));
+        Ok(hits)
+    }
+
+    fn record_ref(hit: &Hit) -> RecordRef {
+        RecordRef {
+            identifier: hit.id.clone(),
+            url: hit.html.clone(),
+        }
+    }
+
+    async fn create_draft(&self, request: &DepositRequest<'_>) -> Result<String, Failure> {
+        let body = draft_body(&request.key, request.document).to_string();
+        let resp = self
+            .send(
+                Method::POST,
+                self.url(&["api", "records"]),
+                Some(body.into()),
+                true,
+            )
+            .await?;
+        if resp.status() != StatusCode::CREATED {
+            return Err(Self::failure_of(resp).await);
+        }
+        let draft = Self::json_of(resp, "draft").await?;
+        draft["id"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| Failure::Ambiguous {
+                status: Some(201),
+                message: "the new draft has no id".into(),
+            })
+    }
+
+    /// Send every file the draft lacks: init, content, commit; skip committed files whose
+    /// MD5 matches the local file.
+    async fn send_files(
+        &self,
+        draft: &str,
+        request: &DepositRequest<'_>,
+        progress: &ProgressSink,
+    ) -> Result<(), Failure> {
+        let resp = self
+            .send(
+                Method::GET,
+                self.url(&["api", "records", draft, "draft", "files"]),
+                None,
+                false,
+            )
+            .await?;
+        if resp.status() != StatusCode::OK {
+            return Err(Self::failure_of(resp).await);
+        }
+        let listing = Self::json_of(resp, "file list").await?;
+        let on_server: std::collections::HashMap<String, (String, Option<String>)> =
+            listing["entries"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|e| {
+                    Some((
+                        e["key"].as_str()?.to_string(),
+                        (
+                            e["status"].as_str().unwrap_or("").to_string(),
+                            e["checksum"].as_str().map(str::to_string),
+                        ),
+                    ))
+                })
+                .collect();
+        let missing: Vec<Value> = request
+            .document
+            .manifest
+            .iter()
+            .filter(|e| !on_server.contains_key(&e.path))
+            .map(|e| json!({"key": e.path}))
+            .collect();
+        if !missing.is_empty() {
+            let resp = self
+                .send(
+                    Method::POST,
+                    self.url(&["api", "records", draft, "draft", "files"]),
+                    Some(Value::Array(missing).to_string().into()),
+                    true,
+                )
+                .await?;
+            if !resp.status().is_success() {
+                return Err(Self::failure_of(resp).await);
+            }
+        }
+        for entry in &request.document.manifest {
+            let path = request.root.join(&entry.path);
+            let local = {
+                let path = path.clone();
+                tokio::task::spawn_blocking(move || md5_and_sha256(&path))
+                    .await
+                    .map_err(|e| Failure::Ambiguous {
+                        status: None,
+                        message: e.to_string(),
+                    })?
+            };
+            let (md5, sha) = local.map_err(|e| Failure::Changed {
+                path: path.display().to_string(),
+                message: format!("cannot read it any more ({e})"),
+            })?;
+            if sha != entry.sha256 {
+                return Err(Failure::Changed {
+                    path: path.display().to_string(),
+                    message: format!("content changed (SHA-256 now {sha})"),
+                });
+            }
+            if let Some((status, Some(checksum))) = on_server.get(&entry.path)
+                && status == "completed"
+                && *checksum == md5
+            {
+                progress(entry.size);
+                continue;
+            }
+            self.send_file(draft, request, entry, &md5, progress)
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn send_file(
+        &self,
+        draft: &str,
+        request: &DepositRequest<'_>,
+        entry: &ManifestEntry,
+        md5: &str,
+        progress: &ProgressSink,
+    ) -> Result<(), Failure> {
+        let path = request.root.join(&entry.path);
+        let file = tokio::fs::File::open(&path)
+            .await
+            .map_err(|e| Failure::Changed {
+                path: path.display().to_string(),
+                message: format!("cannot open it any more ({e})"),
+            })?;
+        let changed: Arc<Mutex<Option<String>>> = Arc::default();
+        let body =
+            super::sandbox::hashing_body(file, entry.clone(), changed.clone(), progress.clone());
+        let content_url = self.url(&[
+            "api",
+            "records",
+            draft,
+            "draft",
+            "files",
+            &entry.path,
+            "content",
+        ]);
+        let sent = self.send(Method::PUT, content_url, Some(body), false).await;
+        if let Some(message) = changed.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return Err(Failure::Changed {
+                path: path.display().to_string(),
+                message,
+            });
+        }
+        let resp = sent?;
+        if !resp.status().is_success() {
+            return Err(Self::failure_of(resp).await);
+        }
+        let commit_url = self.url(&[
+            "api",
+            "records",
+            draft,
+            "draft",
+            "files",
+            &entry.path,
+            "commit",
+        ]);
+        let resp = self.send(Method::POST, commit_url, None, false).await?;
+        if !resp.status().is_success() {
+            return Err(Self::failure_of(resp).await);
+        }
+        let committed = Self::json_of(resp, "commit").await?;
+        match committed["checksum"].as_str() {
+            Some(c) if c == md5 => Ok(()),
+            other => Err(Failure::Ambiguous {
+                status: Some(200),
+                message: format!(
+                    "{}: the server's checksum {} differs from the local {md5}; sending again",
+                    entry.path,
+                    other.unwrap_or("(none)")
+                ),
+            }),
+        }
+    }
+
+    async fn discard_draft(&self, id: &str) -> Result<(), Failure> {
+        let resp = self
+            .send(
+                Method::DELETE,
+                self.url(&["api", "records", id, "draft"]),
+                None,
+                false,
+            )
+            .await?;
+        match resp.status() {
+            s if s.is_success() || s == StatusCode::NOT_FOUND => Ok(()),
+            _ => Err(Self::failure_of(resp).await),
+        }
+    }
+}
+
+#[async_trait]
+impl Target for InvenioTarget {
+    fn scope_id(&self) -> &str {
+        &self.scope_id
+    }
+
+    fn label(&self) -> String {
+        let name = if self.kind == "zenodo" {
+            "Zenodo"
+        } else {
+            "InvenioRDM"
+        };
+        format!("{name} at {}", self.base.host_str().unwrap_or("?"))
+    }
+
+    async fn upload(
+        &self,
+        request: &DepositRequest<'_>,
+        progress: ProgressSink,
+    ) -> Result<(), Failure> {
+        let hits = self.find(&request.key).await?;
+        if hits.iter().any(|h| h.published) {
+            return Ok(());
+        }
+        let draft = match hits.first() {
+            Some(oldest) => oldest.id.clone(),
+            None => {
+                let mine = self.create_draft(request).await?;
+                // Another machine may have made a draft for the same key meanwhile: the
+                // oldest wins everywhere, so exactly one is ever published.
+                let hits = self.find(&request.key).await?;
+                match hits.iter().find(|h| !h.published) {
+                    Some(oldest) if oldest.id != mine => {
+                        self.discard_draft(&mine).await?;
+                        oldest.id.clone()
+                    }
+                    _ => mine,
+                }
+            }
+        };
+        self.send_files(&draft, request, &progress).await
+    }
+
+    async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
+        // Never publish blindly: read what the server has first.
+        let hits = self.find(&request.key).await?;
+        if let Some(published) = hits.iter().find(|h| h.published) {
+            return Ok(Landed::Existing(Self::record_ref(published)));
+        }
+        let Some(draft) = hits.first() else {
+            return Err(Failure::Ambiguous {
+                status: None,
+                message: "the draft for this key is not found yet; looking again".into(),
+            });
+        };
+        let resp = self
+            .send(
+                Method::POST,
+                self.url(&["api", "records", &draft.id, "draft", "actions", "publish"]),
+                None,
+                false,
+            )
+            .await?;
+        if resp.status() == StatusCode::ACCEPTED || resp.status() == StatusCode::OK {
+            let record = Self::json_of(resp, "publish").await?;
+            return Ok(Landed::Created(RecordRef {
+                identifier: record["id"].as_str().unwrap_or(&draft.id).to_string(),
+                url: record["links"]["self_html"].as_str().map(str::to_string),
+            }));
+        }
+        Err(Self::failure_of(resp).await)
+    }
+
+    async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
+        let hits = self.find(key).await?;
+        Ok(hits.iter().find(|h| h.published).map(Self::record_ref))
+    }
+
+    fn can_lookup(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,422 @@
+//! The InvenioRDM/Zenodo target against the sandbox's InvenioRDM emulation over real HTTP:
+//! drafts found by the content key before anything is created, resumed drafts, publish
+//! never retried blindly, validation terminal, wrong tokens pausing the target; and contract
+//! tests holding the emulation and the client to InvenioRDM's documented examples.
+
+mod support;
+
+use std::sync::Arc;
+
+use lodge::content::Metadata;
+use lodge::sandbox::{FaultConfig, InvenioAccount, RunningSandbox};
+use lodge::store::{EventKind, JobState};
+use lodge::targets::invenio::{draft_body, key_subject};
+use lodge::targets::{Target, open_target};
+use serde_json::{Value, json};
+use support::*;
+
+fn invenio(sandbox: &RunningSandbox) -> Arc<dyn Target> {
+    open_target(
+        &sandbox.invenio_target_url(),
+        Some(sandbox.invenio_account().token),
+    )
+    .expect("invenio target")
+}
+
+fn example(name: &str) -> Value {
+    let path = format!(
+        "{}/tests/contract/invenio/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// A client of the emulation's API with the right token.
+struct Api<'a> {
+    sandbox: &'a RunningSandbox,
+    http: reqwest::Client,
+}
+
+impl Api<'_> {
+    fn new(sandbox: &RunningSandbox) -> Api<'_> {
+        Api {
+            sandbox,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Vec<u8>>,
+    ) -> reqwest::Response {
+        let mut rb = self
+            .http
+            .request(method, format!("{}{path}", self.sandbox.base_url()))
+            .bearer_auth(self.sandbox.invenio_account().token);
+        if let Some(b) = body {
+            rb = rb.body(b);
+        }
+        rb.send().await.unwrap()
+    }
+
+    async fn json(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
+        let resp = self
+            .call(method, path, body.map(|b| b.to_string().into_bytes()))
+            .await;
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    /// A draft with one file committed, the three documented steps.
+    async fn draft_with_file(&self, body: Value, key: &str, bytes: &[u8]) -> String {
+        use reqwest::Method;
+        let (status, draft) = self.json(Method::POST, "/api/records", Some(body)).await;
+        assert_eq!(status, 201, "{draft}");
+        let id = draft["id"].as_str().unwrap().to_string();
+        let (status, _) = self
+            .json(
+                Method::POST,
+                &format!("/api/records/{id}/draft/files"),
+                Some(json!([{"key": key}])),
+            )
+            .await;
+        assert_eq!(status, 201);
+        let put = self
+            .call(
+                Method::PUT,
+                &format!("/api/records/{id}/draft/files/{key}/content"),
+                Some(bytes.to_vec()),
+            )
+            .await;
+        assert_eq!(put.status(), 200);
+        let (status, committed) = self
+            .json(
+                Method::POST,
+                &format!("/api/records/{id}/draft/files/{key}/commit"),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{committed}");
+        id
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn deposit_publishes_one_record_with_its_files_and_a_replay_sends_nothing() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(1), &metadata("Cores"));
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (1, 0),
+        "one published record, no draft left"
+    );
+    let id = jobs[0].identifier.clone().unwrap();
+    let (status, record) = Api::new(&sandbox)
+        .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
+        .await;
+    assert_eq!(status, 200);
+    let subjects = record["metadata"]["subjects"].to_string();
+    assert!(subjects.contains(&key_subject(&ds.1)), "{subjects}");
+    assert_eq!(sandbox.invenio_uploads(), 2, "two files, each sent once");
+
+    let requests = sandbox.stats().requests;
+    let again = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(again[0].state, JobState::Existing);
+    assert_eq!(again[0].identifier, jobs[0].identifier);
+    assert_eq!(sandbox.stats().requests, requests, "a replay sends nothing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn another_machine_finds_the_published_record_by_key_instead_of_creating_one() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let folder = lab.numbered_folder(2);
+    let mut ids = Vec::new();
+    for machine in ["a.db", "b.db"] {
+        let store = lab.store(machine);
+        let ds = add(&store, &folder, &metadata("Shared"));
+        let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+        assert!(jobs[0].state.is_landed(), "{:?}", jobs[0]);
+        ids.push(jobs[0].identifier.clone().unwrap());
+    }
+    assert_eq!(ids[0], ids[1]);
+    assert_eq!(sandbox.invenio_counts(), (1, 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_draft_left_behind_is_resumed_and_files_committed_with_the_same_md5_are_not_sent() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(3);
+    let ds = add(&store, &folder, &metadata("Resumed"));
+    // A crashed earlier run: a draft with the key, README.txt committed, data.csv not.
+    let document = store.document(&ds.1).unwrap().unwrap();
+    let readme = std::fs::read(folder.join("README.txt")).unwrap();
+    Api::new(&sandbox)
+        .draft_with_file(draft_body(&ds.1, &document), "README.txt", &readme)
+        .await;
+    assert_eq!(sandbox.invenio_counts(), (0, 1));
+    let uploads_before = sandbox.invenio_uploads();
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (1, 0),
+        "the draft was published, no new one"
+    );
+    assert_eq!(
+        sandbox.invenio_uploads() - uploads_before,
+        1,
+        "only data.csv was sent"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn publish_that_answers_504_after_it_happened_is_reconciled_not_repeated() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    sandbox.set_invenio_account(InvenioAccount {
+        publish_times_out: true,
+        ..InvenioAccount::default()
+    });
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(4), &metadata("Slow gateway"));
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Existing, "{:?}", jobs[0]);
+    assert_eq!(sandbox.invenio_counts(), (1, 0));
+    let events = store.events_for_job(jobs[0].id).unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.kind == EventKind::RetryScheduled && e.http_status == Some(504))
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e.kind == EventKind::Reconciled && e.message.contains("already has"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn validation_errors_are_terminal_with_the_servers_field_messages() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let no_publisher = Metadata {
+        publisher: String::new(),
+        ..metadata("No publisher")
+    };
+    let ds = add(&store, &lab.numbered_folder(5), &no_publisher);
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].attempts, 1);
+    assert_eq!(jobs[0].last_status, Some(400));
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains("metadata.publisher") && error.contains("Missing data"),
+        "{error}"
+    );
+    assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn wrong_token_pauses_the_invenio_target() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = open_target(&sandbox.invenio_target_url(), Some("wrong".into())).unwrap();
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(6), &metadata("Locked out"));
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Queued);
+    assert_eq!(jobs[0].attempts, 1);
+    assert!(
+        store
+            .target_paused(target.scope_id())
+            .unwrap()
+            .unwrap()
+            .contains("401")
+    );
+    assert_eq!(sandbox.invenio_counts(), (0, 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_carries_the_rate_limit_headers_and_429_says_when_to_come_back() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    sandbox.set_invenio_account(InvenioAccount {
+        requests_per_minute: 2,
+        ..InvenioAccount::default()
+    });
+    let api = Api::new(&sandbox);
+    let mut last = None;
+    for _ in 0..3 {
+        last = Some(
+            api.call(reqwest::Method::GET, "/api/user/records", None)
+                .await,
+        );
+    }
+    let resp = last.unwrap();
+    assert_eq!(resp.status(), 429);
+    for h in [
+        "x-ratelimit-limit",
+        "x-ratelimit-remaining",
+        "x-ratelimit-reset",
+        "retry-after",
+    ] {
+        assert!(resp.headers().contains_key(h), "missing {h}");
+    }
+    assert_eq!(resp.headers()["x-ratelimit-remaining"], "0");
+    let failure =
+        lodge::targets::Failure::from_status(429, resp.headers()["retry-after"].to_str().ok(), "");
+    assert!(failure.retry_after().unwrap() <= std::time::Duration::from_secs(60));
+}
+
+// ---- contract: the documented examples ----------------------------------------------------
+
+fn assert_contains(actual: &Value, documented: &Value, at: &str) {
+    match documented {
+        Value::Object(fields) => {
+            for (k, v) in fields {
+                assert_contains(&actual[k], v, &format!("{at}.{k}"));
+            }
+        }
+        Value::String(s) if s.contains('{') => {
+            assert!(!actual.is_null(), "{at} missing (documented: {s})");
+        }
+        Value::Array(items) => {
+            let got = actual
+                .as_array()
+                .unwrap_or_else(|| panic!("{at} is not a list"));
+            assert_eq!(got.len(), items.len(), "{at}");
+            for (i, item) in items.iter().enumerate() {
+                assert_contains(&got[i], item, &format!("{at}[{i}]"));
+            }
+        }
+        other => assert_eq!(actual, other, "{at}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn emulation_follows_the_documented_draft_file_and_publish_steps() {
+    use reqwest::Method;
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let api = Api::new(&sandbox);
+    let (status, draft) = api
+        .json(
+            Method::POST,
+            "/api/records",
+            Some(example("create-draft-request.json")),
+        )
+        .await;
+    assert_eq!(status, 201);
+    assert_contains(&draft, &example("create-draft-response-201.json"), "draft");
+    let id = draft["id"].as_str().unwrap();
+
+    let (status, files) = api
+        .json(
+            Method::POST,
+            &format!("/api/records/{id}/draft/files"),
+            Some(example("files-init-request.json")),
+        )
+        .await;
+    assert_eq!(status, 201);
+    assert_contains(&files, &example("files-init-response-201.json"), "files");
+
+    for key in ["figure.png", "article.pdf"] {
+        let put = api
+            .call(
+                Method::PUT,
+                &format!("/api/records/{id}/draft/files/{key}/content"),
+                Some(b"bytes".to_vec()),
+            )
+            .await;
+        assert_eq!(put.status(), 200);
+        let (status, committed) = api
+            .json(
+                Method::POST,
+                &format!("/api/records/{id}/draft/files/{key}/commit"),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200);
+        if key == "figure.png" {
+            assert_contains(
+                &committed,
+                &example("file-commit-response-200.json"),
+                "commit",
+            );
+            assert_eq!(
+                committed["checksum"],
+                "md5:4b3a6218bb3e3a7303e8a171a60fcf92"
+            );
+        }
+    }
+    let (status, published) = api
+        .json(
+            Method::POST,
+            &format!("/api/records/{id}/draft/actions/publish"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 202);
+    assert_contains(
+        &published,
+        &example("publish-response-202.json"),
+        "published",
+    );
+
+    let mut untitled = example("create-draft-request.json");
+    untitled["metadata"]["title"] = Value::Null;
+    let other = api.draft_with_file(untitled, "a.txt", b"a").await;
+    let (status, error) = api
+        .json(
+            Method::POST,
+            &format!("/api/records/{other}/draft/actions/publish"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert_contains(&error, &example("validation-error-400.json"), "error");
+}
+
+#[test]
+fn lodge_draft_bodies_have_every_field_of_the_documented_request() {
+    let documented = example("create-draft-request.json");
+    let doc = lodge::content::ContentDocument::new(
+        vec![lodge::content::ManifestEntry {
+            path: "a.csv".into(),
+            size: 1,
+            sha256: lodge::content::Sha256Hex::of(b"a"),
+        }],
+        &metadata("Fields"),
+    );
+    let ours = draft_body(&doc.key(), &doc);
+    for section in ["access", "files", "metadata"] {
+        for field in documented[section].as_object().unwrap().keys() {
+            assert!(
+                !ours[section][field].is_null(),
+                "Lodge's draft lacks {section}.{field}"
+            );
+        }
+    }
+    assert_eq!(
+        ours["metadata"]["creators"][0]["person_or_org"]["type"],
+        "personal"
+    );
+    assert_eq!(ours["metadata"]["resource_type"]["id"], "dataset");
+}
