@@ -242,6 +242,8 @@ async fn create_draft(State(app): State<Arc<App>>, body: Bytes) -> Response {
     }
 }
 
+// A handler-local helper: the error is the response to send, built once per request.
+#[allow(clippy::result_large_err)]
 fn draft_row(app: &App, id: &str) -> Result<InvenioRow, Response> {
     match app.db.invenio_get(id) {
         Ok(Some(row)) if !row.published => Ok(row),
