@@ -317,3 +317,50 @@ fn documented_error_bodies_are_classified_as_invariant_5_says() {
     assert_eq!(problems[0].field, "doi");
     assert_eq!(problems[0].message, "This DOI has already been taken");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_doi_can_be_minted_for_what_was_just_deposited_to_another_target() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let deposited = add(
+        &store,
+        &lab.numbered_folder(8),
+        &metadata("Deposited first"),
+    );
+    let _not_yet = add(&store, &lab.numbered_folder(9), &metadata("Not deposited"));
+    let records = deposit(&store, &target_of(&sandbox), &[deposited], fast_config()).await;
+    let record_url = records[0].url.clone().unwrap();
+
+    let url = format!(
+        "{}&state=publish&landing_from={}",
+        sandbox.datacite_target_url(),
+        sandbox.target_url()
+    );
+    let mut cmd = lodge(&db);
+    cmd.args(["deposit", "--all", "--target", &url, "--token"])
+        .arg(sandbox.datacite_account().password)
+        .args(["--retry-base", "5ms"]);
+    let out = tokio::task::spawn_blocking(move || cmd.output().unwrap())
+        .await
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "one of two has no landing page: {text}"
+    );
+    assert!(text.contains("no landing page"), "{text}");
+    assert!(text.contains("deposit it there first"), "{text}");
+
+    let doi = doi::doi_for("10.80000", &deposited.1);
+    let body: Value = get_doi(&sandbox, &doi).await.json().await.unwrap();
+    assert_eq!(body["data"]["attributes"]["state"], "findable");
+    assert_eq!(body["data"]["attributes"]["url"], record_url.as_str());
+    assert_eq!(sandbox.doi_count(), 1);
+}

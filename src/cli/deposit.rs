@@ -58,9 +58,9 @@ pub struct RetryArgs {
 }
 
 pub async fn deposit(db: Option<&PathBuf>, args: DepositArgs) -> anyhow::Result<ExitCode> {
-    let target = open_target(&args.target, args.token.clone())?;
     let store = Arc::new(open_store(db)?);
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
+    let target = open_deposit_target(&store, &args.target, args.token.clone(), &datasets)?;
     if datasets.is_empty() {
         println!("no datasets: add one with `lodge add DIR`");
         return Ok(ExitCode::SUCCESS);
@@ -139,6 +139,35 @@ pub async fn deposit(db: Option<&PathBuf>, args: DepositArgs) -> anyhow::Result<
         .collect();
     let jobs = run_jobs(Arc::new(engine), job_ids, args.verbose).await?;
     Ok(summarize(&store, &jobs, refused))
+}
+
+/// Open the target; a DataCite target with `landing_from=` gets each dataset's landing page
+/// from the record its deposit to that other target recorded.
+fn open_deposit_target(
+    store: &Store,
+    url: &str,
+    token: Option<String>,
+    datasets: &[crate::store::DatasetRow],
+) -> anyhow::Result<Arc<dyn Target>> {
+    if let Some(rest) = url.strip_prefix("datacite+") {
+        let target =
+            crate::targets::datacite::DataCiteTarget::new(rest, token).map_err(|reason| {
+                anyhow::anyhow!("'{url}' is not a usable DataCite target: {reason}")
+            })?;
+        if let Some(from) = target.landing_from().map(str::to_string) {
+            let from_scope = open_target(&from, None)?.scope_id().to_string();
+            let mut pages = std::collections::HashMap::new();
+            for d in datasets {
+                let Some(key) = d.key else { continue };
+                if let Some(url) = store.lookup_result(&from_scope, &key)?.and_then(|r| r.url) {
+                    pages.insert(key.to_hex(), url);
+                }
+            }
+            return Ok(Arc::new(target.with_landing_pages(pages)));
+        }
+        return Ok(Arc::new(target));
+    }
+    Ok(open_target(url, token)?)
 }
 
 pub async fn retry(db: Option<&PathBuf>, args: RetryArgs) -> anyhow::Result<ExitCode> {

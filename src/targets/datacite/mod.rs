@@ -2,8 +2,10 @@
 //! key, so that the DOI registry itself arbitrates (invariant 3).
 //!
 //! URL: `datacite+https://api.test.datacite.org?prefix=10.1234&repository=ORG.REPO`, with
-//! optional `state=draft|register|publish` (draft by default) and `url=` (the landing page;
-//! `{key}` and `{doi}` in it are filled in; required to publish). The password is the
+//! optional `state=draft|register|publish` (draft by default) and a landing page, required to
+//! publish: `url=` (a template; `{key}` and `{doi}` are filled in) or `landing_from=TARGET_URL`
+//! ("mint a DOI for what I deposited to that target": each dataset's landing page is the
+//! record URL its deposit to that target recorded; see [`DataCiteTarget::with_landing_pages`]). The password is the
 //! target's token (`--token` / `LODGE_TOKEN`). A `422 ... already been taken` is read back
 //! with `GET /dois/{doi}`: the same content key there means the DOI exists already (success),
 //! another key is a conflict for a person. The upserting `PUT /dois/{doi}` is never used.
@@ -32,6 +34,10 @@ pub struct DataCiteTarget {
     password: Option<String>,
     state: DoiState,
     landing: Option<String>,
+    /// The target whose record URLs are the landing pages, when `landing_from` is given.
+    landing_from: Option<String>,
+    /// Landing pages by content key (hex), filled in from the store by the caller.
+    landing_pages: std::collections::HashMap<String, String>,
     http: reqwest::Client,
 }
 
@@ -75,10 +81,13 @@ impl DataCiteTarget {
                 .ok_or_else(|| format!("state '{s}' is not one of draft, register, publish"))?,
         };
         let landing = query(&url, "url");
-        if state == DoiState::Publish && landing.is_none() {
+        // A target URL's "+" arrives as a space after query decoding; target URLs hold no
+        // spaces, so put it back rather than make people write %2B.
+        let landing_from = query(&url, "landing_from").map(|u| u.replace(' ', "+"));
+        if state == DoiState::Publish && landing.is_none() && landing_from.is_none() {
             return Err(
                 "publishing a DOI needs a landing page: add &url=https://... \
-                        ({key} and {doi} are filled in)"
+                        ({key} and {doi} are filled in) or &landing_from=TARGET_URL"
                     .into(),
             );
         }
@@ -100,8 +109,21 @@ impl DataCiteTarget {
             password,
             state,
             landing,
+            landing_from,
+            landing_pages: Default::default(),
             http,
         })
+    }
+
+    /// The target named by `landing_from=`, whose record URLs become landing pages.
+    pub fn landing_from(&self) -> Option<&str> {
+        self.landing_from.as_deref()
+    }
+
+    /// Landing pages by content key (hex), for `landing_from`.
+    pub fn with_landing_pages(mut self, pages: std::collections::HashMap<String, String>) -> Self {
+        self.landing_pages = pages;
+        self
     }
 
     fn doi(&self, key: &ContentKey) -> String {
@@ -221,10 +243,29 @@ impl Target for DataCiteTarget {
 
     async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
         let doi = self.doi(&request.key);
-        let landing = self.landing.as_ref().map(|u| {
-            u.replace("{key}", &request.key.to_hex())
-                .replace("{doi}", &doi)
-        });
+        let landing = match (&self.landing, &self.landing_from) {
+            (Some(template), _) => Some(
+                template
+                    .replace("{key}", &request.key.to_hex())
+                    .replace("{doi}", &doi),
+            ),
+            (None, Some(from)) => match self.landing_pages.get(&request.key.to_hex()) {
+                Some(url) => Some(url.clone()),
+                None => {
+                    return Err(Failure::Rejected {
+                        status: 0,
+                        problems: vec![crate::content::FieldProblem {
+                            field: "url".into(),
+                            message: format!(
+                                "no landing page: this dataset has no record on {from} yet; \
+                                 deposit it there first"
+                            ),
+                        }],
+                    });
+                }
+            },
+            (None, None) => None,
+        };
         let body = serde_json::json!({
             "data": {
                 "type": "dois",
