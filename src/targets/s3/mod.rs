@@ -10,7 +10,7 @@ mod errors;
 pub mod location;
 mod multipart;
 mod probe;
-mod sign;
+pub mod sign;
 
 use async_trait::async_trait;
 use base64::Engine as _;
