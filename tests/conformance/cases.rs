@@ -97,7 +97,11 @@ pub async fn eight_concurrent_deposits_make_one_record(kind: Kind) {
         assert!(jobs[0].state.is_landed(), "{:?}", jobs[0]);
         identifiers.insert(jobs[0].identifier.clone().unwrap());
     }
-    assert_eq!(identifiers.len(), 1, "every machine sees the same identifier");
+    assert_eq!(
+        identifiers.len(),
+        1,
+        "every machine sees the same identifier"
+    );
     assert_eq!(env.records().await, 1);
 }
 
@@ -111,7 +115,11 @@ pub async fn same_key_on_another_target_is_independent(kind: Kind) {
     let on_a = deposit(&store, &a.target, &[ds], fast_config()).await;
     let on_b = deposit(&store, &b.target, &[ds], fast_config()).await;
     assert_eq!(on_a[0].state, JobState::Deposited);
-    assert_eq!(on_b[0].state, JobState::Deposited, "not a replay of the other target");
+    assert_eq!(
+        on_b[0].state,
+        JobState::Deposited,
+        "not a replay of the other target"
+    );
     assert_eq!((a.records().await, b.records().await), (1, 1));
 }
 
@@ -129,7 +137,11 @@ pub async fn large_file_deposits_and_verifies(kind: Kind) {
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
     let held = env.blob(&digest).await;
     assert_eq!(held.len(), size);
-    assert_eq!(Sha256Hex::of(&held), digest, "the server holds the same bytes");
+    assert_eq!(
+        Sha256Hex::of(&held),
+        digest,
+        "the server holds the same bytes"
+    );
     if kind == Kind::S3 {
         let log = env.proxy.log();
         let parts = log
@@ -137,7 +149,10 @@ pub async fn large_file_deposits_and_verifies(kind: Kind) {
             .filter(|(m, p)| m == "PUT" && p.contains("partNumber="))
             .count();
         assert_eq!(parts, 3, "sent by multipart upload in 3 parts: {log:?}");
-        assert!(log.iter().any(|(m, p)| m == "POST" && p.contains("uploads")));
+        assert!(
+            log.iter()
+                .any(|(m, p)| m == "POST" && p.contains("uploads"))
+        );
     }
 }
 
@@ -149,7 +164,11 @@ pub async fn killed_mid_upload_resumes_without_resending_blobs(kind: Kind) {
     let digests: Vec<Sha256Hex> = files.iter().map(|f| Sha256Hex::of(f)).collect();
     let folder = lab.folder(
         "three",
-        &[("a.bin", &files[0]), ("b.bin", &files[1]), ("c.bin", &files[2])],
+        &[
+            ("a.bin", &files[0]),
+            ("b.bin", &files[1]),
+            ("c.bin", &files[2]),
+        ],
     );
     let ds = add(&store, &folder, &metadata("Killed"));
 
@@ -179,11 +198,15 @@ pub async fn killed_mid_upload_resumes_without_resending_blobs(kind: Kind) {
     let log = env.proxy.log();
     for d in &digests[..2] {
         assert!(
-            !log.iter().any(|(m, p)| m != "HEAD" && p.contains(&d.to_hex())),
+            !log.iter()
+                .any(|(m, p)| m != "HEAD" && p.contains(&d.to_hex())),
             "a finished blob was sent again: {log:?}"
         );
     }
-    assert!(log.iter().any(|(m, p)| m == "PUT" && p.contains(&digests[2].to_hex())));
+    assert!(
+        log.iter()
+            .any(|(m, p)| m == "PUT" && p.contains(&digests[2].to_hex()))
+    );
     assert_eq!(env.blob(&digests[2]).await, files[2]);
     assert_eq!(env.records().await, 1);
 }
@@ -199,7 +222,10 @@ pub async fn wrong_credentials_pause_the_target_without_a_loop(kind: Kind) {
     assert!(jobs.iter().all(|j| j.state == JobState::Queued), "{jobs:?}");
     let paused = store.target_paused(env.target.scope_id()).unwrap();
     let reason = paused.expect("the target is paused");
-    assert!(reason.contains("40"), "the reason names the HTTP status: {reason}");
+    assert!(
+        reason.contains("40"),
+        "the reason names the HTTP status: {reason}"
+    );
     if kind != Kind::Sandbox {
         assert!(
             reason.contains("target '"),

@@ -12,9 +12,9 @@ use lodge::targets::secret::{Secret, UserSecret};
 use lodge::targets::webdav::WebDavTarget;
 use lodge::targets::{Target, open_target};
 
+use crate::support::Lab;
 use crate::support::proxy::Proxy;
 use crate::support::servers::{self, DAV_PASSWORD, DAV_USER, unique};
-use crate::support::Lab;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -75,9 +75,11 @@ impl Env {
             Kind::S3 => {
                 let upstream = servers::moto();
                 let bucket = unique("lodge");
-                let direct = S3Location::parse(&format!("s3://{bucket}"), Some(upstream), None)
-                    .unwrap();
-                let status = s3_request(reqwest::Method::PUT, direct.bucket_url()).await.0;
+                let direct =
+                    S3Location::parse(&format!("s3://{bucket}"), Some(upstream), None).unwrap();
+                let status = s3_request(reqwest::Method::PUT, direct.bucket_url())
+                    .await
+                    .0;
                 assert!(status.is_success(), "create bucket {bucket}: HTTP {status}");
                 let proxy = Proxy::start(upstream).await;
                 let location =
@@ -125,7 +127,10 @@ impl Env {
                 let mut url = direct.bucket_url();
                 url.set_query(Some("list-type=2&prefix=dep/records/"));
                 let (status, body) = s3_request(reqwest::Method::GET, url).await;
-                assert!(status.is_success(), "list {bucket}: HTTP {status}: {body:?}");
+                assert!(
+                    status.is_success(),
+                    "list {bucket}: HTTP {status}: {body:?}"
+                );
                 String::from_utf8_lossy(&body).matches("<Key>").count()
             }
             Server::WebDav { folder } => std::fs::read_dir(folder.join("records"))
@@ -148,9 +153,11 @@ impl Env {
                 let direct =
                     S3Location::parse(&format!("s3://{bucket}/dep"), Some(servers::moto()), None)
                         .unwrap();
-                let (status, body) =
-                    s3_request(reqwest::Method::GET, direct.object_url(&direct.blob_key(digest)))
-                        .await;
+                let (status, body) = s3_request(
+                    reqwest::Method::GET,
+                    direct.object_url(&direct.blob_key(digest)),
+                )
+                .await;
                 assert!(status.is_success(), "GET blob: HTTP {status}");
                 body
             }
@@ -178,11 +185,8 @@ impl Env {
                 .await
                 .unwrap();
                 let proxy = Proxy::start(&sandbox.base_url()).await;
-                let target = open_target(
-                    &format!("sandbox+{}", proxy.url()),
-                    Some("wrong".into()),
-                )
-                .unwrap();
+                let target =
+                    open_target(&format!("sandbox+{}", proxy.url()), Some("wrong".into())).unwrap();
                 let env = Env {
                     kind,
                     proxy: proxy.clone(),
@@ -198,8 +202,7 @@ impl Env {
                 let location =
                     S3Location::parse("s3://lodge-locked/dep", Some(&proxy.url()), None).unwrap();
                 let target =
-                    S3Target::new("moto-locked", location, s3_credentials(), s3_options())
-                        .unwrap();
+                    S3Target::new("moto-locked", location, s3_credentials(), s3_options()).unwrap();
                 let env = Env {
                     kind,
                     proxy: proxy.clone(),
@@ -239,7 +242,10 @@ pub fn dav_credentials(password: &str) -> UserSecret {
 }
 
 /// A signed request straight to moto (not through the proxy).
-pub async fn s3_request(method: reqwest::Method, url: reqwest::Url) -> (reqwest::StatusCode, Vec<u8>) {
+pub async fn s3_request(
+    method: reqwest::Method,
+    url: reqwest::Url,
+) -> (reqwest::StatusCode, Vec<u8>) {
     let client = reqwest::Client::new();
     let mut request = client
         .request(method, url)

@@ -153,10 +153,7 @@ async fn handle(
         let stream = body.into_data_stream().map_err(std::io::Error::other);
         rb = rb.body(reqwest::Body::wrap_stream(stream));
     }
-    let resp = rb
-        .send()
-        .await
-        .map_err(std::io::Error::other)?;
+    let resp = rb.send().await.map_err(std::io::Error::other)?;
     let status = resp.status();
     let headers = resp.headers().clone();
     if let Some(Action::DropAfterCommit) = &action {
@@ -170,7 +167,9 @@ async fn handle(
         out = out.header(name, value);
     }
     let body: Body = if parts.method == hyper::Method::HEAD {
-        Full::new(Bytes::new()).map_err(|never| match never {}).boxed()
+        Full::new(Bytes::new())
+            .map_err(|never| match never {})
+            .boxed()
     } else {
         let stream = resp
             .bytes_stream()

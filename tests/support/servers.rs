@@ -3,7 +3,7 @@
 //! fails the test loudly; it is never skipped. Each server is watched by a shell that stops it
 //! when the test process exits.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -35,7 +35,7 @@ fn free_port() -> u16 {
 }
 
 /// Start `program args` under a watchdog that kills it when this process ends.
-fn spawn_watched(program: &PathBuf, args: &[String], envs: &[(&str, &str)], log: &PathBuf) {
+fn spawn_watched(program: &Path, args: &[String], envs: &[(&str, &str)], log: &Path) {
     let mut quoted = format!("'{}'", program.display());
     for a in args {
         quoted.push_str(&format!(" '{a}'"));
@@ -55,10 +55,12 @@ fn spawn_watched(program: &PathBuf, args: &[String], envs: &[(&str, &str)], log:
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    cmd.spawn().expect("start a test server");
+    let mut watchdog = cmd.spawn().expect("start a test server");
+    // Reap the watchdog when it ends (with this process, or when the server dies).
+    std::thread::spawn(move || watchdog.wait());
 }
 
-fn wait_ready(port: u16, what: &str, log: &PathBuf) {
+fn wait_ready(port: u16, what: &str, log: &Path) {
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(30) {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
@@ -89,7 +91,12 @@ pub fn start_moto(auth: bool) -> String {
     };
     spawn_watched(
         &venv_bin("moto_server"),
-        &["-H".into(), "127.0.0.1".into(), "-p".into(), port.to_string()],
+        &[
+            "-H".into(),
+            "127.0.0.1".into(),
+            "-p".into(),
+            port.to_string(),
+        ],
         envs,
         &log,
     );
