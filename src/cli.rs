@@ -6,6 +6,7 @@ mod add;
 mod deposit;
 mod output;
 mod report;
+mod target;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -68,12 +69,15 @@ pub enum Command {
         /// Forget results recorded longer ago than this (e.g. 90d).
         #[arg(long, value_parser = parse_duration, value_name = "AGE")]
         older_than: Duration,
-        /// Only results of this target URL.
+        /// Only results of this target (name or URL).
         #[arg(long)]
         target: Option<String>,
     },
     /// Run Lodge's local sandbox repository server.
     Sandbox(SandboxArgs),
+    /// Named targets (S3, WebDAV, sandbox) in the config file, and their credentials.
+    #[command(subcommand)]
+    Target(target::TargetCommand),
 }
 
 /// `lodge sandbox` options.
@@ -222,6 +226,7 @@ async fn run(db: Option<PathBuf>, command: Command) -> anyhow::Result<ExitCode> 
         Command::History { json, csv } => report::history(db.as_ref(), json, csv),
         Command::Log { follow, tail } => report::log(db.as_ref(), follow, tail).await,
         Command::Forget { older_than, target } => report::forget(db.as_ref(), older_than, target),
+        Command::Target(command) => target::run(command).await,
         Command::Sandbox(args) => {
             let config = crate::sandbox::SandboxConfig {
                 addr: args.addr,

@@ -3,11 +3,12 @@
 //! The library is the whole of Lodge except the front ends: [`content`] turns a folder into a
 //! manifest and a [`content::ContentKey`], [`store`] keeps datasets, the durable job queue, the
 //! dedup results and the event log in SQLite, [`engine`] runs guarded deposits with retries and
-//! leases, [`targets`] speaks to the repositories, and [`sandbox`] is Lodge's own local
+//! leases, [`targets`] speaks to the repositories, [`config`] names them, and [`sandbox`] is Lodge's own local
 //! repository server. The command line ([`cli`]) only parses arguments and calls into these.
 
 pub mod catalog;
 pub mod cli;
+pub mod config;
 pub mod content;
 pub mod engine;
 pub mod sandbox;

@@ -73,7 +73,14 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 fn spawn_deposit(db: &std::path::Path, url: &str) -> Child {
     lodge(db)
         .args(["deposit", "--all", "--target", url, "--max-attempts", "100"])
-        .args(["--retry-base", "5ms", "--retry-cap", "100ms", "--retry-after-cap", "200ms"])
+        .args([
+            "--retry-base",
+            "5ms",
+            "--retry-cap",
+            "100ms",
+            "--retry-after-cap",
+            "200ms",
+        ])
         .args(["--lease", "3s", "--deadline", "1h"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -87,7 +94,10 @@ async fn wait(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
         if let Some(status) = child.try_wait().unwrap() {
             return status;
         }
-        assert!(started.elapsed() < limit, "lodge deposit did not finish in {limit:?}");
+        assert!(
+            started.elapsed() < limit,
+            "lodge deposit did not finish in {limit:?}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -144,7 +154,13 @@ async fn chaos_kills_and_concurrent_processes_leave_no_duplicate_loss_or_mismatc
             let moved = lab.path(&format!("chaos2/ds{i:05}"));
             std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
             std::fs::rename(&root, &moved).unwrap();
-            (moved, Metadata { title: format!("Second phase {i}"), ..m })
+            (
+                moved,
+                Metadata {
+                    title: format!("Second phase {i}"),
+                    ..m
+                },
+            )
         })
         .collect::<Vec<_>>();
     for (root, m) in &second_half {

@@ -11,13 +11,39 @@ use tokio_util::sync::CancellationToken;
 use super::add::select_datasets;
 use super::output::items_progress_bar;
 use super::{EngineArgs, open_store};
+use crate::config::{Config, config_path, open_target_spec, resolve, scope_id_of};
 use crate::engine::{Engine, EngineEvent, check_unchanged};
 use crate::store::{EventKind, JobRow, JobState, Store};
 use crate::targets::{Target, open_target};
 
+/// A target by name (from the config file) or URL.
+pub fn open_cli_target(
+    name_or_url: &str,
+    token: Option<String>,
+) -> anyhow::Result<Arc<dyn Target>> {
+    let path = config_path();
+    let config = Config::load(&path)?;
+    let (name, spec) = resolve(&config, name_or_url)?;
+    Ok(open_target_spec(&path, &name, &spec, token)?)
+}
+
+/// The target a job was queued for: the configured target with that identity, else the
+/// identity read as a URL (sandbox targets).
+fn open_by_scope(scope_id: &str, token: Option<String>) -> anyhow::Result<Arc<dyn Target>> {
+    let path = config_path();
+    let config = Config::load(&path)?;
+    for (name, spec) in &config.targets {
+        if scope_id_of(name, spec).is_ok_and(|s| s == scope_id) {
+            return Ok(open_target_spec(&path, name, spec, token)?);
+        }
+    }
+    Ok(open_target(scope_id, token)?)
+}
+
 #[derive(Debug, Args)]
 pub struct DepositArgs {
-    /// Where to deposit, e.g. sandbox+http://127.0.0.1:8080.
+    /// Where to deposit: a target name from `lodge target list`, or a URL such as
+    /// sandbox+http://127.0.0.1:8080.
     #[arg(long, env = "LODGE_TARGET")]
     pub target: String,
     /// Bearer token for the target, if it needs one.
@@ -167,7 +193,7 @@ fn open_deposit_target(
         }
         return Ok(Arc::new(target));
     }
-    Ok(open_target(url, token)?)
+    open_cli_target(url, token)
 }
 
 pub async fn retry(db: Option<&PathBuf>, args: RetryArgs) -> anyhow::Result<ExitCode> {
@@ -196,7 +222,7 @@ pub async fn retry(db: Option<&PathBuf>, args: RetryArgs) -> anyhow::Result<Exit
     let mut targets: BTreeMap<String, Arc<dyn Target>> = BTreeMap::new();
     for job in store.jobs(&requeued)? {
         if !targets.contains_key(&job.target) {
-            let target = open_target(&job.target, args.token.clone())?;
+            let target = open_by_scope(&job.target, args.token.clone())?;
             targets.insert(job.target.clone(), target);
         }
     }

@@ -193,11 +193,11 @@ pub fn forget(
 ) -> anyhow::Result<ExitCode> {
     let store = open_store(db)?;
     let target = match target {
-        Some(url) => Some(
-            crate::targets::open_target(&url, None)?
-                .scope_id()
-                .to_string(),
-        ),
+        Some(name_or_url) => {
+            let config = crate::config::Config::load(&crate::config::config_path())?;
+            let (name, spec) = crate::config::resolve(&config, &name_or_url)?;
+            Some(crate::config::scope_id_of(&name, &spec)?)
+        }
         None => None,
     };
     let n = store.forget_results(older_than.as_millis() as i64, target.as_deref())?;

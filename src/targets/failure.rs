@@ -29,8 +29,9 @@ pub enum Failure {
     /// retry.
     #[error("could not reach the server: {message}")]
     NotSent { message: String },
-    /// The server refused the content (400/422): terminal, never retried.
-    #[error("rejected (HTTP {status}): {}", problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))]
+    /// The server refused the content (400/422): terminal, never retried. `status` 0: Lodge
+    /// refused it before sending (for targets whose servers do not validate records).
+    #[error("rejected{}: {}", if *status == 0 { String::new() } else { format!(" (HTTP {status})") }, problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; "))]
     Rejected {
         status: u16,
         problems: Vec<FieldProblem>,
@@ -74,6 +75,7 @@ impl Failure {
     /// The HTTP status behind the failure, when there was one.
     pub fn http_status(&self) -> Option<u16> {
         match self {
+            Failure::Rejected { status: 0, .. } | Failure::Unauthorized { status: 0, .. } => None,
             Failure::Wait { status, .. }
             | Failure::Rejected { status, .. }
             | Failure::Unauthorized { status, .. } => Some(*status),

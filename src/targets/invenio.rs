@@ -12,7 +12,7 @@
 //! URL: `zenodo+https://sandbox.zenodo.org` or `invenio+https://HOST`; the token is a personal
 //! access token (`--token` / `LODGE_TOKEN`). 429 and the `X-RateLimit-*` headers are honoured.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
@@ -20,6 +20,7 @@ use md5::Digest as _;
 use reqwest::{Method, StatusCode, Url, header};
 use serde_json::{Value, json};
 
+use super::stream::{FileSlice, file_body, refusal};
 use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
 use crate::content::{ContentDocument, ContentKey, Creator, ManifestEntry, Sha256Hex};
 
@@ -430,15 +431,13 @@ impl InvenioTarget {
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
         let path = request.root.join(&entry.path);
-        let file = tokio::fs::File::open(&path)
-            .await
-            .map_err(|e| Failure::Changed {
-                path: path.display().to_string(),
-                message: format!("cannot open it any more ({e})"),
-            })?;
-        let changed: Arc<Mutex<Option<String>>> = Arc::default();
-        let body =
-            super::sandbox::hashing_body(file, entry.clone(), changed.clone(), progress.clone());
+        let slice = FileSlice {
+            path: &path,
+            offset: 0,
+            len: entry.size,
+            expect: Some(entry.sha256),
+        };
+        let (body, watch) = file_body(slice, progress.clone()).await?;
         let content_url = self.url(&[
             "api",
             "records",
@@ -449,11 +448,8 @@ impl InvenioTarget {
             "content",
         ]);
         let sent = self.send(Method::PUT, content_url, Some(body), false).await;
-        if let Some(message) = changed.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            return Err(Failure::Changed {
-                path: path.display().to_string(),
-                message,
-            });
+        if let Some(changed) = refusal(&path, &watch) {
+            return Err(changed);
         }
         let resp = sent?;
         if !resp.status().is_success() {

@@ -8,8 +8,15 @@
 
 pub mod datacite;
 pub mod failure;
+pub mod http;
 pub mod invenio;
+pub mod probe;
+pub mod record;
+pub mod s3;
 pub mod sandbox;
+pub mod secret;
+pub mod stream;
+pub mod webdav;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -84,6 +91,30 @@ pub trait Target: Send + Sync {
 
     /// Whether [`Target::lookup`] can find a record by key (used to reconcile before a retry).
     fn can_lookup(&self) -> bool;
+
+    /// Check the target for `lodge target test` (and the GUI's "Test connection"): can it be
+    /// reached, are the credentials accepted, does it honour conditional writes. The default
+    /// looks a key up, which checks the first two.
+    async fn probe(&self) -> probe::ProbeReport {
+        let mut report = probe::ProbeReport::default();
+        let nobody = ContentKey(crate::content::Sha256Hex([0; 32]));
+        match self.lookup(&nobody).await {
+            Ok(_) => {
+                report.pass("reachable", "the server answers");
+                report.pass("credentials", "a lookup was accepted");
+                report.pass(
+                    "conditional write",
+                    "this kind of target always writes records with If-None-Match: *",
+                );
+            }
+            Err(f @ Failure::Unauthorized { .. }) => {
+                report.pass("reachable", "the server answers");
+                report.fail("credentials", f.to_string());
+            }
+            Err(f) => report.fail("reachable", f.to_string()),
+        }
+        report
+    }
 }
 
 /// Why a target URL cannot be used.

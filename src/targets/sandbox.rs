@@ -5,24 +5,16 @@
 //! (`/records/KEY`, the canonical document as body) is written last with `If-None-Match: *`,
 //! so the server arbitrates: 201 created, 412 exists — both success.
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
 use async_trait::async_trait;
-use bytes::Bytes;
 use reqwest::{Method, StatusCode, Url, header};
-use sha2::Digest;
-use tokio::io::AsyncReadExt;
 
+use super::stream::{FileSlice, file_body, refusal};
 use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
 use crate::content::{ContentKey, ManifestEntry, Sha256Hex};
 
 /// Files at least this big are looked up with HEAD before sending; smaller ones are sent
 /// straight away with `If-None-Match: *` (a 412 then costs less than the extra round trip).
 const HEAD_FIRST_BYTES: u64 = 1 << 20;
-
-/// Read size of the upload stream.
-const CHUNK: usize = 256 * 1024;
 
 /// Client of one sandbox server.
 pub struct SandboxTarget {
@@ -61,12 +53,7 @@ impl SandboxTarget {
         }
         let path = base.path().trim_end_matches('/');
         let scope_id = format!("sandbox+{}://{host}:{port}{path}", base.scheme());
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .read_timeout(Duration::from_secs(120))
-            .user_agent(concat!("lodge/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        let http = super::http::client()?;
         Ok(SandboxTarget {
             base,
             scope_id,
@@ -93,14 +80,7 @@ impl SandboxTarget {
     }
 
     async fn failure_of(resp: reqwest::Response) -> Failure {
-        let status = resp.status().as_u16();
-        let retry_after = resp
-            .headers()
-            .get(header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        let body = resp.text().await.unwrap_or_default();
-        Failure::from_status(status, retry_after.as_deref(), &body)
+        super::http::failure_of(resp).await
     }
 
     async fn blob_exists(&self, digest: &Sha256Hex) -> Result<bool, Failure> {
@@ -122,14 +102,13 @@ impl SandboxTarget {
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
         let path = request.root.join(&entry.path);
-        let file = tokio::fs::File::open(&path)
-            .await
-            .map_err(|e| Failure::Changed {
-                path: path.display().to_string(),
-                message: format!("cannot open it any more ({e})"),
-            })?;
-        let changed: Arc<Mutex<Option<String>>> = Arc::default();
-        let body = hashing_body(file, entry.clone(), changed.clone(), progress.clone());
+        let slice = FileSlice {
+            path: &path,
+            offset: 0,
+            len: entry.size,
+            expect: Some(entry.sha256),
+        };
+        let (body, watch) = file_body(slice, progress.clone()).await?;
         let sent = self
             .send(
                 self.request(Method::PUT, &format!("blobs/sha256/{}", entry.sha256))
@@ -139,12 +118,8 @@ impl SandboxTarget {
                     .body(body),
             )
             .await;
-        let changed_message = changed.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(message) = changed_message {
-            return Err(Failure::Changed {
-                path: path.display().to_string(),
-                message,
-            });
+        if let Some(changed) = refusal(&path, &watch) {
+            return Err(changed);
         }
         let resp = sent?;
         match resp.status() {
@@ -152,79 +127,6 @@ impl SandboxTarget {
             _ => Err(Self::failure_of(resp).await),
         }
     }
-}
-
-/// A request body that streams `file`, hashes what it sends and refuses to finish (so the
-/// server never commits the blob) when the bytes differ from the manifest entry.
-pub(super) fn hashing_body(
-    file: tokio::fs::File,
-    entry: ManifestEntry,
-    changed: Arc<Mutex<Option<String>>>,
-    progress: ProgressSink,
-) -> reqwest::Body {
-    struct State {
-        file: tokio::fs::File,
-        hasher: sha2::Sha256,
-        sent: u64,
-        entry: ManifestEntry,
-        changed: Arc<Mutex<Option<String>>>,
-        progress: ProgressSink,
-    }
-    let state = State {
-        file,
-        hasher: sha2::Sha256::new(),
-        sent: 0,
-        entry,
-        changed,
-        progress,
-    };
-    let stream = futures_util::stream::try_unfold(state, |mut st| async move {
-        let mut buf = vec![0u8; CHUNK];
-        let n = st.file.read(&mut buf).await?;
-        let refuse = |st: &State, why: String| {
-            *st.changed.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.clone());
-            std::io::Error::other(why)
-        };
-        if n == 0 {
-            let digest = Sha256Hex(st.hasher.clone().finalize().into());
-            if st.sent != st.entry.size {
-                return Err(refuse(
-                    &st,
-                    format!("size is now {} bytes, was {}", st.sent, st.entry.size),
-                ));
-            }
-            if digest != st.entry.sha256 {
-                return Err(refuse(
-                    &st,
-                    format!("content changed (SHA-256 now {digest})"),
-                ));
-            }
-            return Ok(None);
-        }
-        if st.sent + n as u64 > st.entry.size {
-            return Err(refuse(
-                &st,
-                format!("file grew past its scanned size of {} bytes", st.entry.size),
-            ));
-        }
-        st.hasher.update(&buf[..n]);
-        st.sent += n as u64;
-        // Check the digest before the last chunk leaves: once the server has Content-Length
-        // bytes the request is complete, and the stream may never be polled again.
-        if st.sent == st.entry.size {
-            let digest = Sha256Hex(st.hasher.clone().finalize().into());
-            if digest != st.entry.sha256 {
-                return Err(refuse(
-                    &st,
-                    format!("content changed (SHA-256 now {digest})"),
-                ));
-            }
-        }
-        (st.progress)(n as u64);
-        buf.truncate(n);
-        Ok(Some((Bytes::from(buf), st)))
-    });
-    reqwest::Body::wrap_stream(stream)
 }
 
 #[async_trait]

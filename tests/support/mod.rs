@@ -2,6 +2,9 @@
 //! on loopback, engines with fast retries, and the `lodge` binary.
 #![allow(dead_code)]
 
+pub mod proxy;
+pub mod servers;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,0 +1,146 @@
+//! `lodge target add|list|test|remove`: named targets in the config file, their credentials
+//! (stored in the OS keyring or the private secrets file, never printed) and their self-check.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use clap::{Args, Subcommand};
+
+use crate::config::credentials::{forget_secret, store_secret};
+use crate::config::{Config, TargetConfig, config_path, test_named};
+use crate::targets::probe::Outcome;
+use crate::targets::secret::Secret;
+
+#[derive(Debug, Subcommand)]
+pub enum TargetCommand {
+    /// Add (or replace) a named target.
+    Add(AddTarget),
+    /// List the configured targets (no secrets).
+    List,
+    /// Check a target: reachable, credentials accepted, conditional writes honoured.
+    Test { name: String },
+    /// Remove a target and its stored secret.
+    Remove { name: String },
+}
+
+#[derive(Debug, Args)]
+pub struct AddTarget {
+    /// The name to use with `deposit --target NAME`.
+    pub name: String,
+    /// s3://bucket/prefix, webdav+https://host/path or sandbox+http://127.0.0.1:PORT.
+    pub url: String,
+    /// S3 region (default us-east-1).
+    #[arg(long)]
+    pub region: Option<String>,
+    /// S3 endpoint, e.g. https://s3.example.org (default: AWS in the region).
+    #[arg(long)]
+    pub endpoint: Option<String>,
+    /// User name (WebDAV) or access key id (S3); an id, not a secret.
+    #[arg(long, conflicts_with = "access_key_env")]
+    pub user: Option<String>,
+    /// Environment variable holding the user name or access key id.
+    #[arg(long, alias = "user-env")]
+    pub access_key_env: Option<String>,
+    /// Environment variable holding the password or secret key.
+    #[arg(long, alias = "secret-key-env", conflicts_with = "secret_stdin")]
+    pub secret_env: Option<String>,
+    /// Read the password or secret key from standard input and store it in the OS keyring
+    /// (or the private secrets file where there is no keyring).
+    #[arg(long)]
+    pub secret_stdin: bool,
+    /// Allow plain http:// to a host that is not loopback.
+    #[arg(long)]
+    pub allow_insecure: bool,
+    /// S3: files of at least this many bytes go by multipart upload (default 64 MiB).
+    #[arg(long)]
+    pub multipart_threshold: Option<u64>,
+    /// S3: multipart part size in bytes (default 16 MiB).
+    #[arg(long)]
+    pub part_size: Option<u64>,
+}
+
+pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
+    let path = config_path();
+    match command {
+        TargetCommand::Add(a) => {
+            let mut config = Config::load(&path)?;
+            let target = TargetConfig {
+                url: a.url,
+                endpoint: a.endpoint,
+                region: a.region,
+                user: a.user,
+                user_env: a.access_key_env,
+                secret_env: a.secret_env,
+                allow_insecure: a.allow_insecure,
+                multipart_threshold: a.multipart_threshold,
+                part_size: a.part_size,
+            };
+            config.set_target(&a.name, target)?;
+            if a.secret_stdin {
+                let mut text = String::new();
+                std::io::stdin().read_to_string(&mut text)?;
+                let secret = text.trim_end_matches(['\n', '\r']);
+                anyhow::ensure!(!secret.is_empty(), "no secret on standard input");
+                let went = store_secret(&path, &a.name, &Secret::new(secret))?;
+                println!("secret of '{}' stored in {went}", a.name);
+            }
+            config.save(&path)?;
+            let scope = crate::config::scope_id_of(&a.name, &config.targets[&a.name])?;
+            println!("target '{}' saved in {} ({scope})", a.name, path.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        TargetCommand::List => {
+            let config = Config::load(&path)?;
+            if config.targets.is_empty() {
+                println!(
+                    "no targets in {}: add one with `lodge target add NAME URL`",
+                    path.display()
+                );
+            }
+            for t in config.summaries() {
+                println!("{:<16} {:<8} {}", t.name, t.kind, t.url);
+                println!(
+                    "{:<16} identity {}; credentials: {}",
+                    "", t.scope_id, t.credentials
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        TargetCommand::Test { name } => {
+            let report = test_named(&path, &name).await?;
+            for check in &report.checks {
+                let (mark, text) = match &check.outcome {
+                    Outcome::Passed(t) => ("ok     ", t),
+                    Outcome::Failed(t) => ("FAILED ", t),
+                    Outcome::Skipped(t) => ("skipped", t),
+                };
+                println!("{mark} {}: {text}", check.name);
+            }
+            Ok(match report.first_failure() {
+                None if report.ok() => {
+                    println!("target '{name}' is ready");
+                    ExitCode::SUCCESS
+                }
+                Some(check) => {
+                    println!(
+                        "target '{name}' cannot be used: the {} check failed",
+                        check.name
+                    );
+                    ExitCode::from(1)
+                }
+                None => ExitCode::from(1),
+            })
+        }
+        TargetCommand::Remove { name } => {
+            let mut config = Config::load(&path)?;
+            anyhow::ensure!(
+                config.remove_target(&name),
+                "there is no target named '{name}'"
+            );
+            forget_secret(&path, &name)?;
+            config.save(&path)?;
+            println!("target '{name}' removed");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! Where a target's secret comes from, in order: the environment variable the target names
+//! (`secret_env`), the OS keyring (the `keyring` crate: Keychain, Windows Credential Manager,
+//! Secret Service), or `secrets.toml` beside the config file, created with mode 0600, where no
+//! keyring is available. Never the SQLite store, never printed.
+//!
+//! `LODGE_NO_KEYRING=1` skips the keyring (tests, headless machines that should use the file).
+
+use std::path::{Path, PathBuf};
+
+use super::{ConfigError, TargetConfig};
+use crate::targets::secret::{Secret, UserSecret};
+
+const KEYRING_SERVICE: &str = "lodge";
+
+/// Where a stored secret went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SecretStore {
+    Keyring,
+    File(PathBuf),
+}
+
+impl std::fmt::Display for SecretStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SecretStore::Keyring => f.write_str("the OS keyring"),
+            SecretStore::File(p) => write!(f, "{} (mode 0600)", p.display()),
+        }
+    }
+}
+
+/// `secrets.toml` beside the config file.
+pub fn secrets_path(config_path: &Path) -> PathBuf {
+    config_path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("secrets.toml")
+}
+
+fn keyring_enabled() -> bool {
+    std::env::var_os("LODGE_NO_KEYRING").is_none_or(|v| v.is_empty() || v == "0")
+}
+
+/// Run a keyring call on its own thread: some backends block on their own runtime, which
+/// must not happen inside Lodge's.
+fn on_keyring<T: Send>(f: impl FnOnce() -> Option<T> + Send) -> Option<T> {
+    if !keyring_enabled() {
+        return None;
+    }
+    std::thread::scope(|s| s.spawn(f).join().ok().flatten())
+}
+
+fn keyring_account(name: &str) -> String {
+    format!("target/{name}")
+}
+
+/// Store a target's secret: in the keyring when there is one, else in the secrets file.
+pub fn store_secret(
+    config_path: &Path,
+    name: &str,
+    secret: &Secret,
+) -> Result<SecretStore, ConfigError> {
+    let account = keyring_account(name);
+    let stored = on_keyring(|| {
+        let entry = keyring::Entry::new(KEYRING_SERVICE, &account).ok()?;
+        entry.set_password(secret.expose()).ok()?;
+        // Some backends accept a write and forget it: read it back.
+        (entry.get_password().ok()? == secret.expose()).then_some(())
+    });
+    if stored.is_some() {
+        return Ok(SecretStore::Keyring);
+    }
+    let path = secrets_path(config_path);
+    let mut secrets = read_secrets_file(&path)?;
+    secrets.insert(name.to_string(), secret.expose().to_string());
+    write_secrets_file(&path, &secrets)?;
+    Ok(SecretStore::File(path))
+}
+
+/// Forget a target's stored secret (keyring and file).
+pub fn forget_secret(config_path: &Path, name: &str) -> Result<(), ConfigError> {
+    let account = keyring_account(name);
+    on_keyring(|| {
+        keyring::Entry::new(KEYRING_SERVICE, &account)
+            .ok()?
+            .delete_credential()
+            .ok()
+    });
+    let path = secrets_path(config_path);
+    let mut secrets = read_secrets_file(&path)?;
+    if secrets.remove(name).is_some() {
+        write_secrets_file(&path, &secrets)?;
+    }
+    Ok(())
+}
+
+fn stored_secret(config_path: &Path, name: &str) -> Result<Option<Secret>, ConfigError> {
+    let account = keyring_account(name);
+    if let Some(s) = on_keyring(|| {
+        keyring::Entry::new(KEYRING_SERVICE, &account)
+            .ok()?
+            .get_password()
+            .ok()
+    }) {
+        return Ok(Some(Secret::new(s)));
+    }
+    Ok(read_secrets_file(&secrets_path(config_path))?
+        .remove(name)
+        .map(Secret::new))
+}
+
+fn env_var(name: &str, var: &str, what: &str) -> Result<String, ConfigError> {
+    std::env::var(var).map_err(|_| {
+        ConfigError::new(format!(
+            "target '{name}': the environment variable {var} ({what}) is not set: export it, \
+             or change the target with `lodge target add {name} ...`"
+        ))
+    })
+}
+
+/// The credentials of a target, or `None` when it has none configured.
+pub fn resolve(
+    config_path: &Path,
+    name: &str,
+    target: &TargetConfig,
+) -> Result<Option<UserSecret>, ConfigError> {
+    let user = match (&target.user, &target.user_env) {
+        (Some(u), _) => Some(u.clone()),
+        (None, Some(var)) => Some(env_var(name, var, "its user or access key id")?),
+        (None, None) => None,
+    };
+    let secret = match &target.secret_env {
+        Some(var) => Some(Secret::new(env_var(name, var, "its secret")?)),
+        None => stored_secret(config_path, name)?,
+    };
+    match (user, secret) {
+        (Some(user), Some(secret)) => Ok(Some(UserSecret { user, secret })),
+        (None, None) => Ok(None),
+        (Some(_), None) => Err(ConfigError::new(format!(
+            "target '{name}' has a user but no secret: store one with `lodge target add {name} \
+             URL ... --secret-stdin`, or name its environment variable with --secret-env VAR"
+        ))),
+        (None, Some(_)) => Err(ConfigError::new(format!(
+            "target '{name}' has a secret but no user or access key id: add --user ID or \
+             --access-key-env VAR with `lodge target add {name} ...`"
+        ))),
+    }
+}
+
+fn read_secrets_file(
+    path: &Path,
+) -> Result<std::collections::BTreeMap<String, String>, ConfigError> {
+    #[derive(serde::Deserialize, Default)]
+    struct File {
+        #[serde(default)]
+        secrets: std::collections::BTreeMap<String, String>,
+    }
+    match std::fs::read_to_string(path) {
+        Ok(text) => toml::from_str::<File>(&text)
+            .map(|f| f.secrets)
+            .map_err(|e| {
+                ConfigError::new(format!(
+                    "the secrets file {} is not valid TOML ({}): fix or delete it",
+                    path.display(),
+                    e.message()
+                ))
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Default::default()),
+        Err(e) => Err(ConfigError::new(format!(
+            "cannot read the secrets file {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
+fn write_secrets_file(
+    path: &Path,
+    secrets: &std::collections::BTreeMap<String, String>,
+) -> Result<(), ConfigError> {
+    use std::io::Write;
+    let io = |e: std::io::Error| {
+        ConfigError::new(format!(
+            "cannot write the secrets file {}: {e}",
+            path.display()
+        ))
+    };
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let mut text =
+        String::from("# Lodge target secrets. Keep this file private (mode 0600).\n[secrets]\n");
+    for (name, secret) in secrets {
+        let value = toml::Value::String(secret.clone()).to_string();
+        text.push_str(&format!("{name} = {value}\n"));
+    }
+    let tmp = path.with_extension("toml.tmp");
+    let _ = std::fs::remove_file(&tmp);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(&tmp).map_err(io)?;
+    file.write_all(text.as_bytes()).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    std::fs::rename(&tmp, path).map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(unix)]
+    fn the_secrets_file_is_private_and_round_trips() {
+        use std::os::unix::fs::PermissionsExt;
+        // SAFETY: tests in this module do not read the environment concurrently.
+        unsafe { std::env::set_var("LODGE_NO_KEYRING", "1") };
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("config.toml");
+        let went = store_secret(&config, "dav", &Secret::new("s3cr\"et")).unwrap();
+        assert_eq!(went, SecretStore::File(dir.path().join("secrets.toml")));
+        let mode = std::fs::metadata(dir.path().join("secrets.toml"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let t = TargetConfig {
+            url: "webdav+http://127.0.0.1:1/x".into(),
+            user: Some("alice".into()),
+            ..TargetConfig::default()
+        };
+        let c = resolve(&config, "dav", &t).unwrap().unwrap();
+        assert_eq!(c.secret.expose(), "s3cr\"et");
+        forget_secret(&config, "dav").unwrap();
+        assert!(resolve(&config, "dav", &t).is_err());
+    }
+}

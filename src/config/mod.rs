@@ -1,0 +1,200 @@
+//! Named targets: the TOML config file in the platform config directory (`LODGE_CONFIG`
+//! overrides its path), and what a front end needs to list, add, remove, open and test them.
+//!
+//! ```toml
+//! [targets.lab-s3]
+//! url = "s3://lab-data/deposits"
+//! endpoint = "https://s3.example.org"
+//! region = "eu-central-1"
+//! user_env = "LAB_S3_ACCESS_KEY"     # or user = "AKIA..." (an id, not a secret)
+//! secret_env = "LAB_S3_SECRET_KEY"   # else the OS keyring, else secrets.toml (mode 0600)
+//!
+//! [targets.group-dav]
+//! url = "webdav+https://dav.example.org/remote.php/dav/files/alice/lodge"
+//! user = "alice"
+//! ```
+//!
+//! No secret is ever written to this file; see [`credentials`].
+
+pub mod credentials;
+mod open;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+pub use open::{TargetSummary, open_named, open_target_spec, resolve, scope_id_of, test_named};
+
+/// Why the configuration cannot be read, written or used; the message names the fix.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+impl ConfigError {
+    pub fn new(message: impl Into<String>) -> ConfigError {
+        ConfigError(message.into())
+    }
+}
+
+/// One named target as written in the config file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TargetConfig {
+    /// `s3://bucket/prefix`, `webdav+https://host/path` or `sandbox+http://host:port`.
+    pub url: String,
+    /// S3: the endpoint (default AWS in `region`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    /// S3: the region (default us-east-1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// The user name (WebDAV) or access key id (S3) itself: an id, not a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
+    /// Or the environment variable that holds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_env: Option<String>,
+    /// The environment variable that holds the password or secret key; without it the secret
+    /// comes from the OS keyring or the secrets file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_env: Option<String>,
+    /// Allow plain `http://` to a host that is not loopback.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub allow_insecure: bool,
+    /// S3: files of at least this many bytes go by multipart upload (default 64 MiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipart_threshold: Option<u64>,
+    /// S3: multipart part size in bytes (default 16 MiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part_size: Option<u64>,
+}
+
+/// The whole config file.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Config {
+    #[serde(default)]
+    pub targets: BTreeMap<String, TargetConfig>,
+}
+
+/// `LODGE_CONFIG`, or `config.toml` in the platform config directory
+/// (`~/.config/lodge/config.toml` on Linux).
+pub fn config_path() -> PathBuf {
+    if let Some(p) = std::env::var_os("LODGE_CONFIG") {
+        return PathBuf::from(p);
+    }
+    directories::ProjectDirs::from("org", "lodge", "lodge")
+        .map(|d| d.config_dir().join("config.toml"))
+        .unwrap_or_else(|| PathBuf::from("lodge-config.toml"))
+}
+
+impl Config {
+    /// Read the config file; a missing file is an empty config.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(e) => {
+                return Err(ConfigError::new(format!(
+                    "cannot read the config file {}: {e}",
+                    path.display()
+                )));
+            }
+        };
+        toml::from_str(&text).map_err(|e| {
+            ConfigError::new(format!(
+                "the config file {} is not valid: {e}; fix or remove the entry",
+                path.display()
+            ))
+        })
+    }
+
+    /// The config at [`config_path`].
+    pub fn load_default() -> Result<Config, ConfigError> {
+        Config::load(&config_path())
+    }
+
+    /// Write the config file (atomically: a temporary file renamed over it).
+    pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
+        let io = |e: std::io::Error| {
+            ConfigError::new(format!(
+                "cannot write the config file {}: {e}",
+                path.display()
+            ))
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let text = toml::to_string_pretty(self)
+            .map_err(|e| ConfigError::new(format!("cannot encode the config: {e}")))?;
+        let tmp = path.with_extension("toml.tmp");
+        std::fs::write(&tmp, text).map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
+    }
+
+    /// Add or replace a target after checking that it can be opened (URL, options, transport
+    /// security); credentials are not needed for that.
+    pub fn set_target(&mut self, name: &str, target: TargetConfig) -> Result<(), ConfigError> {
+        check_name(name)?;
+        scope_id_of(name, &target)?;
+        self.targets.insert(name.to_string(), target);
+        Ok(())
+    }
+
+    /// Remove a target; true if it was there.
+    pub fn remove_target(&mut self, name: &str) -> bool {
+        self.targets.remove(name).is_some()
+    }
+}
+
+/// Target names: letters, digits, `-`, `_`, `.`; they must not look like URLs.
+pub fn check_name(name: &str) -> Result<(), ConfigError> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError::new(format!(
+            "'{name}' is not a target name: use up to 64 letters, digits, '-', '_' or '.'"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_round_trips_through_toml() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c/config.toml");
+        let mut c = Config::default();
+        c.set_target(
+            "lab-s3",
+            TargetConfig {
+                url: "s3://lab-data/p".into(),
+                endpoint: Some("http://127.0.0.1:9000".into()),
+                user_env: Some("AK".into()),
+                secret_env: Some("SK".into()),
+                ..TargetConfig::default()
+            },
+        )
+        .unwrap();
+        c.save(&path).unwrap();
+        assert_eq!(Config::load(&path).unwrap(), c);
+        assert!(c.set_target("bad name", TargetConfig::default()).is_err());
+    }
+
+    #[test]
+    fn plain_http_to_a_remote_host_is_refused_unless_allowed() {
+        let mut c = Config::default();
+        let mut t = TargetConfig {
+            url: "webdav+http://dav.example.org/x".into(),
+            ..TargetConfig::default()
+        };
+        let e = c.set_target("dav", t.clone()).unwrap_err().to_string();
+        assert!(e.contains("allow_insecure"), "{e}");
+        t.allow_insecure = true;
+        c.set_target("dav", t).unwrap();
+    }
+}

@@ -1,0 +1,168 @@
+//! From a target name or URL to an open [`Target`]: look the name up in the config, resolve
+//! its credentials, check transport security, and build the S3, WebDAV or sandbox client.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use reqwest::Url;
+
+use super::{Config, ConfigError, TargetConfig, config_path, credentials};
+use crate::targets::http::check_transport;
+use crate::targets::probe::ProbeReport;
+use crate::targets::s3::{S3Location, S3Options, S3Target};
+use crate::targets::webdav::WebDavTarget;
+use crate::targets::{Target, open_target};
+
+/// A target as a front end lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetSummary {
+    pub name: String,
+    pub url: String,
+    /// `s3`, `webdav` or `sandbox`.
+    pub kind: String,
+    /// The identity deposits are recorded under (no credentials in it).
+    pub scope_id: String,
+    /// Where its secret comes from, in words (never the secret).
+    pub credentials: String,
+}
+
+impl Config {
+    /// Every configured target, by name.
+    pub fn summaries(&self) -> Vec<TargetSummary> {
+        self.targets
+            .iter()
+            .map(|(name, t)| TargetSummary {
+                name: name.clone(),
+                url: t.url.clone(),
+                kind: t.url.split(['+', ':']).next().unwrap_or("").to_string(),
+                scope_id: scope_id_of(name, t).unwrap_or_else(|e| format!("(invalid: {e})")),
+                credentials: describe_credentials(t),
+            })
+            .collect()
+    }
+}
+
+fn describe_credentials(t: &TargetConfig) -> String {
+    let user = match (&t.user, &t.user_env) {
+        (Some(u), _) => format!("user {u}"),
+        (None, Some(v)) => format!("user from ${v}"),
+        (None, None) => return "none".into(),
+    };
+    let secret = match &t.secret_env {
+        Some(v) => format!("secret from ${v}"),
+        None => "secret from the keyring or secrets file".into(),
+    };
+    format!("{user}, {secret}")
+}
+
+/// A name from the config, or a URL used as it is: its name and configuration.
+pub fn resolve(config: &Config, name_or_url: &str) -> Result<(String, TargetConfig), ConfigError> {
+    if let Some(t) = config.targets.get(name_or_url) {
+        return Ok((name_or_url.to_string(), t.clone()));
+    }
+    if name_or_url.contains("://") {
+        return Ok((
+            name_or_url.to_string(),
+            TargetConfig {
+                url: name_or_url.to_string(),
+                ..TargetConfig::default()
+            },
+        ));
+    }
+    let known: Vec<&str> = config.targets.keys().map(String::as_str).collect();
+    Err(ConfigError::new(format!(
+        "there is no target named '{name_or_url}' (known: {}): add it with `lodge target add \
+         {name_or_url} URL`, or give a URL",
+        if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        }
+    )))
+}
+
+/// The identity of a configured target, without its credentials.
+pub fn scope_id_of(name: &str, t: &TargetConfig) -> Result<String, ConfigError> {
+    open_with(name, t, None, None, true).map(|target| target.scope_id().to_string())
+}
+
+/// Open a configured target by name, with its credentials (the GUI's entry point).
+pub fn open_named(name: &str) -> Result<Arc<dyn Target>, ConfigError> {
+    let path = config_path();
+    let config = Config::load(&path)?;
+    let (name, t) = resolve(&config, name)?;
+    open_target_spec(&path, &name, &t, None)
+}
+
+/// Open a target from its configuration; `token` is the sandbox's bearer token.
+pub fn open_target_spec(
+    config_path: &Path,
+    name: &str,
+    t: &TargetConfig,
+    token: Option<String>,
+) -> Result<Arc<dyn Target>, ConfigError> {
+    let creds = credentials::resolve(config_path, name, t)?;
+    open_with(name, t, creds, token, false)
+}
+
+fn open_with(
+    name: &str,
+    t: &TargetConfig,
+    creds: Option<crate::targets::secret::UserSecret>,
+    token: Option<String>,
+    for_identity: bool,
+) -> Result<Arc<dyn Target>, ConfigError> {
+    let err = |m: String| ConfigError::new(format!("target '{name}': {m}"));
+    let url = t.url.as_str();
+    if url.starts_with("s3://") {
+        let location =
+            S3Location::parse(url, t.endpoint.as_deref(), t.region.as_deref()).map_err(err)?;
+        check_transport(&location.endpoint, t.allow_insecure).map_err(err)?;
+        let creds = match creds {
+            Some(c) => c,
+            None if for_identity => crate::targets::secret::UserSecret {
+                user: String::new(),
+                secret: crate::targets::secret::Secret::new(""),
+            },
+            None => {
+                return Err(err(format!(
+                    "S3 needs an access key and secret: `lodge target add {name} {url} \
+                     --access-key-env VAR --secret-env VAR` (or --secret-stdin)"
+                )));
+            }
+        };
+        let defaults = S3Options::default();
+        let options = S3Options {
+            multipart_threshold: t
+                .multipart_threshold
+                .unwrap_or(defaults.multipart_threshold),
+            part_size: t.part_size.unwrap_or(defaults.part_size),
+            ..defaults
+        };
+        return Ok(Arc::new(
+            S3Target::new(name, location, creds, options).map_err(err)?,
+        ));
+    }
+    if let Some(rest) = url.strip_prefix("webdav+") {
+        let parsed = Url::parse(rest).map_err(|e| err(format!("'{url}': {e}")))?;
+        check_transport(&parsed, t.allow_insecure).map_err(err)?;
+        return Ok(Arc::new(WebDavTarget::new(name, rest, creds).map_err(err)?));
+    }
+    if let Some(rest) = url.strip_prefix("sandbox+") {
+        let parsed = Url::parse(rest).map_err(|e| err(format!("'{url}': {e}")))?;
+        check_transport(&parsed, t.allow_insecure).map_err(err)?;
+        return open_target(url, token).map_err(|e| err(e.to_string()));
+    }
+    Err(err(format!(
+        "'{url}' is not a target URL. Known kinds: s3://bucket/prefix, \
+         webdav+https://host/path, sandbox+http://127.0.0.1:PORT"
+    )))
+}
+
+/// `lodge target test NAME` (and the GUI's "Test connection"): run the target's checks.
+pub async fn test_named(config_path: &Path, name: &str) -> Result<ProbeReport, ConfigError> {
+    let config = Config::load(config_path)?;
+    let (name, t) = resolve(&config, name)?;
+    let target = open_target_spec(config_path, &name, &t, None)?;
+    Ok(target.probe().await)
+}

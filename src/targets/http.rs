@@ -1,0 +1,83 @@
+//! HTTP helpers shared by the targets: one client configuration, transport errors and
+//! non-success responses turned into [`Failure`]s, and the rule that plain `http://` is only
+//! for loopback hosts unless a target explicitly allows it.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use reqwest::{Url, header};
+
+use super::Failure;
+
+/// The HTTP client every target uses: bounded connect and read timeouts, Lodge's user agent.
+pub fn client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .read_timeout(Duration::from_secs(120))
+        .pool_max_idle_per_host(16)
+        .user_agent(concat!("lodge/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| format!("cannot build an HTTP client: {e}"))
+}
+
+/// Send a request; a transport error becomes a classified failure.
+pub async fn send(rb: reqwest::RequestBuilder) -> Result<reqwest::Response, Failure> {
+    rb.send().await.map_err(|e| Failure::from_reqwest(&e))
+}
+
+/// Status, `Retry-After` and body of a response that did not succeed.
+pub async fn status_parts(resp: reqwest::Response) -> (u16, Option<String>, String) {
+    let status = resp.status().as_u16();
+    let retry_after = resp
+        .headers()
+        .get(header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let body = resp.text().await.unwrap_or_default();
+    (status, retry_after, body)
+}
+
+/// Classify a response that did not succeed.
+pub async fn failure_of(resp: reqwest::Response) -> Failure {
+    let (status, retry_after, body) = status_parts(resp).await;
+    Failure::from_status(status, retry_after.as_deref(), &body)
+}
+
+/// Whether `host` is a loopback name or address (127.0.0.0/8, ::1, localhost).
+pub fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Refuse plain `http://` to a host that is not loopback unless `allow_insecure`.
+pub fn check_transport(url: &Url, allow_insecure: bool) -> Result<(), String> {
+    if url.scheme() == "http" && !allow_insecure && !is_loopback(url.host_str().unwrap_or("")) {
+        return Err(format!(
+            "{url} is plain http to a host that is not loopback: credentials and data would \
+             cross the network unencrypted. Use https, or set allow_insecure = true for this \
+             target (lodge target add ... --allow-insecure) if you accept that"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_may_use_plain_http() {
+        let ok = |u: &str, insecure| check_transport(&Url::parse(u).unwrap(), insecure).is_ok();
+        assert!(ok("http://127.0.0.1:9000", false));
+        assert!(ok("http://127.3.4.5:9000", false));
+        assert!(ok("http://localhost:9000", false));
+        assert!(ok("http://[::1]:9000", false));
+        assert!(!ok("http://10.0.0.5:9000", false));
+        assert!(!ok("http://s3.example.org", false));
+        assert!(ok("http://s3.example.org", true));
+        assert!(ok("https://s3.example.org", false));
+    }
+}

@@ -1,0 +1,59 @@
+//! `lodge target test`: what a target's self-check found, check by check, so the user is told
+//! which one failed (reachability, credentials, conditional writes) and what to do.
+
+/// One check and how it went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    /// "reachable", "credentials", "conditional write", ...
+    pub name: String,
+    pub outcome: Outcome,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Passed(String),
+    Failed(String),
+    /// Not run because an earlier check failed, or the target cannot check it.
+    Skipped(String),
+}
+
+/// Every check of one target, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProbeReport {
+    pub checks: Vec<Check>,
+}
+
+impl ProbeReport {
+    pub fn pass(&mut self, name: &str, message: impl Into<String>) {
+        self.push(name, Outcome::Passed(message.into()));
+    }
+
+    pub fn fail(&mut self, name: &str, message: impl Into<String>) {
+        self.push(name, Outcome::Failed(message.into()));
+    }
+
+    pub fn skip(&mut self, name: &str, message: impl Into<String>) {
+        self.push(name, Outcome::Skipped(message.into()));
+    }
+
+    fn push(&mut self, name: &str, outcome: Outcome) {
+        self.checks.push(Check {
+            name: name.into(),
+            outcome,
+        });
+    }
+
+    /// True when no check failed and none was skipped.
+    pub fn ok(&self) -> bool {
+        self.checks
+            .iter()
+            .all(|c| matches!(c.outcome, Outcome::Passed(_)))
+    }
+
+    /// The first failed check, if any.
+    pub fn first_failure(&self) -> Option<&Check> {
+        self.checks
+            .iter()
+            .find(|c| matches!(c.outcome, Outcome::Failed(_)))
+    }
+}

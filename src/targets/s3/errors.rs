@@ -1,0 +1,141 @@
+//! S3 error responses (`<Error><Code>..</Code><Message>..</Message></Error>`) classified into
+//! [`Failure`]s whose messages name the target, the thing and the fix.
+
+use crate::content::FieldProblem;
+use crate::targets::Failure;
+use crate::targets::http::status_parts;
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ErrorBody {
+    #[serde(default)]
+    code: String,
+    #[serde(default)]
+    message: String,
+}
+
+/// The `Code` and `Message` of an S3 error body (empty when there is none).
+pub fn parse_error(body: &str) -> (String, String) {
+    let e: ErrorBody = quick_xml::de::from_str(body).unwrap_or_default();
+    (e.code, e.message)
+}
+
+/// What the target is called in messages, and where it writes.
+pub struct Context<'a> {
+    pub name: &'a str,
+    pub bucket: &'a str,
+}
+
+/// Classify a response that did not succeed.
+pub async fn failure_of(ctx: &Context<'_>, resp: reqwest::Response) -> Failure {
+    let (status, retry_after, body) = status_parts(resp).await;
+    classify(ctx, status, retry_after.as_deref(), &body)
+}
+
+pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body: &str) -> Failure {
+    let (code, message) = parse_error(body);
+    let what = if code.is_empty() {
+        format!("HTTP {status}")
+    } else {
+        format!("HTTP {status} {code}")
+    };
+    let name = ctx.name;
+    let bucket = ctx.bucket;
+    let detail = if message.is_empty() {
+        String::new()
+    } else {
+        format!(" ({message})")
+    };
+    match (status, code.as_str()) {
+        (404, "NoSuchBucket") => Failure::Rejected {
+            status,
+            problems: vec![FieldProblem {
+                field: "target".into(),
+                message: format!(
+                    "target '{name}': bucket '{bucket}' does not exist ({what}): create it or fix the URL"
+                ),
+            }],
+        },
+        (403, "InvalidAccessKeyId") => Failure::Unauthorized {
+            status,
+            message: format!(
+                "target '{name}': the access key is not known to the server ({what}): fix the \
+                 access key of the target (lodge target add {name} ... --access-key-env VAR)"
+            ),
+        },
+        (403, "SignatureDoesNotMatch") => Failure::Unauthorized {
+            status,
+            message: format!(
+                "target '{name}': the secret key does not match the access key ({what}): store \
+                 the right secret (lodge target add {name} ... --secret-stdin)"
+            ),
+        },
+        (401 | 403, _) => Failure::Unauthorized {
+            status,
+            message: format!(
+                "target '{name}': access to bucket '{bucket}' was refused ({what}){detail}: \
+                 check the credentials and the bucket's policy"
+            ),
+        },
+        (409, "ConditionalRequestConflict") => Failure::Ambiguous {
+            status: Some(status),
+            message: format!(
+                "target '{name}': a concurrent write to the same key ({what}); retrying"
+            ),
+        },
+        (503, _) | (429, _) | (500, "SlowDown") => Failure::Wait {
+            status,
+            retry_after: retry_after.and_then(crate::targets::failure::parse_retry_after),
+            message: format!("target '{name}': the server asks to slow down ({what}){detail}"),
+        },
+        _ => {
+            let mut f = Failure::from_status(status, retry_after, body);
+            if let Failure::Rejected { problems, .. } = &mut f {
+                *problems = vec![FieldProblem {
+                    field: "request".into(),
+                    message: format!(
+                        "target '{name}': the server refused the request ({what}){detail}"
+                    ),
+                }];
+            }
+            f
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::targets::FailureClass;
+
+    const CTX: Context<'static> = Context {
+        name: "lab-s3",
+        bucket: "x",
+    };
+
+    #[test]
+    fn missing_bucket_names_the_bucket_and_the_fix() {
+        let body = "<?xml version=\"1.0\"?><Error><Code>NoSuchBucket</Code><Message>nope</Message></Error>";
+        let f = classify(&CTX, 404, None, body);
+        let text = f.to_string();
+        assert!(
+            text.contains("target 'lab-s3': bucket 'x' does not exist (HTTP 404 NoSuchBucket): create it or fix the URL"),
+            "{text}"
+        );
+        assert_eq!(f.class(), FailureClass::Terminal);
+    }
+
+    #[test]
+    fn conditional_conflict_is_ambiguous_and_refused_keys_pause() {
+        let body = "<Error><Code>ConditionalRequestConflict</Code></Error>";
+        assert_eq!(
+            classify(&CTX, 409, None, body).class(),
+            FailureClass::RetryAmbiguous
+        );
+        let body = "<Error><Code>InvalidAccessKeyId</Code></Error>";
+        assert_eq!(
+            classify(&CTX, 403, None, body).class(),
+            FailureClass::PauseTarget
+        );
+    }
+}

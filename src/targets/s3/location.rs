@@ -1,0 +1,162 @@
+//! Where an S3 target writes: endpoint, region, bucket and key prefix, parsed from
+//! `s3://bucket/prefix` plus options; object keys of blobs and records; and the target's
+//! identity in the dedup scope (no credentials in it, so it survives their rotation).
+
+use reqwest::Url;
+
+use crate::content::{ContentKey, Sha256Hex};
+
+/// Endpoint used when a target names none.
+pub const AWS_DEFAULT_REGION: &str = "us-east-1";
+
+/// A bucket and key prefix on one endpoint. Requests use path-style URLs
+/// (`ENDPOINT/BUCKET/KEY`), which MinIO, Ceph and moto all accept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct S3Location {
+    pub endpoint: Url,
+    pub region: String,
+    pub bucket: String,
+    /// Without leading or trailing `/`; may be empty.
+    pub prefix: String,
+}
+
+impl S3Location {
+    /// `url` is `s3://bucket[/prefix]`; `endpoint` defaults to AWS in `region`.
+    pub fn parse(url: &str, endpoint: Option<&str>, region: Option<&str>) -> Result<Self, String> {
+        let rest = url
+            .strip_prefix("s3://")
+            .ok_or_else(|| format!("'{url}' does not start with s3://"))?;
+        let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        if bucket.len() < 3
+            || bucket.len() > 63
+            || !bucket
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '.')
+        {
+            return Err(format!(
+                "'{bucket}' is not a bucket name: 3 to 63 lowercase letters, digits, '-' or '.'"
+            ));
+        }
+        let prefix = prefix.trim_matches('/').to_string();
+        let region = region.unwrap_or(AWS_DEFAULT_REGION).to_string();
+        let endpoint = match endpoint {
+            Some(e) => e.to_string(),
+            None => format!("https://s3.{region}.amazonaws.com"),
+        };
+        let mut endpoint =
+            Url::parse(&endpoint).map_err(|e| format!("endpoint '{endpoint}': {e}"))?;
+        if !matches!(endpoint.scheme(), "http" | "https") || endpoint.host_str().is_none() {
+            return Err(format!(
+                "endpoint '{endpoint}' must be an http(s) URL with a host, e.g. https://s3.example.org"
+            ));
+        }
+        if !endpoint.path().ends_with('/') {
+            let p = format!("{}/", endpoint.path());
+            endpoint.set_path(&p);
+        }
+        endpoint.set_query(None);
+        endpoint.set_fragment(None);
+        let _ = endpoint.set_username("");
+        let _ = endpoint.set_password(None);
+        Ok(S3Location {
+            endpoint,
+            region,
+            bucket: bucket.to_string(),
+            prefix,
+        })
+    }
+
+    /// `s3:ENDPOINT/BUCKET/PREFIX`, host lower-case, port explicit.
+    pub fn scope_id(&self) -> String {
+        let host = self.endpoint.host_str().unwrap_or("").to_ascii_lowercase();
+        let port = self.endpoint.port_or_known_default().unwrap_or(0);
+        let path = self.endpoint.path().trim_end_matches('/');
+        let mut id = format!(
+            "s3:{}://{host}:{port}{path}/{}",
+            self.endpoint.scheme(),
+            self.bucket
+        );
+        if !self.prefix.is_empty() {
+            id.push('/');
+            id.push_str(&self.prefix);
+        }
+        id
+    }
+
+    fn key(&self, rest: &str) -> String {
+        if self.prefix.is_empty() {
+            rest.to_string()
+        } else {
+            format!("{}/{rest}", self.prefix)
+        }
+    }
+
+    pub fn blob_key(&self, digest: &Sha256Hex) -> String {
+        self.key(&format!("blobs/sha256/{digest}"))
+    }
+
+    pub fn record_key(&self, key: &ContentKey) -> String {
+        self.key(&format!("records/{key}.json"))
+    }
+
+    /// A key under the prefix for `lodge target test` to write and delete.
+    pub fn probe_key(&self, nonce: &str) -> String {
+        self.key(&format!("lodge-probe/{nonce}"))
+    }
+
+    /// The path-style URL of an object (each key segment percent-encoded).
+    pub fn object_url(&self, key: &str) -> Url {
+        let mut url = self.bucket_url();
+        {
+            let mut segments = url.path_segments_mut().expect("http URL");
+            segments.pop_if_empty();
+            for part in key.split('/') {
+                segments.push(part);
+            }
+        }
+        url
+    }
+
+    /// The path-style URL of the bucket itself.
+    pub fn bucket_url(&self) -> Url {
+        let mut url = self.endpoint.clone();
+        {
+            let mut segments = url.path_segments_mut().expect("http URL");
+            segments.pop_if_empty();
+            segments.push(&self.bucket);
+        }
+        url
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scope_id_is_endpoint_bucket_and_prefix() {
+        let l = S3Location::parse(
+            "s3://lab-data/deposits/",
+            Some("http://LOCALHOST:9000"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(l.scope_id(), "s3:http://localhost:9000/lab-data/deposits");
+        assert_eq!(
+            l.object_url("deposits/records/k.json").as_str(),
+            "http://localhost:9000/lab-data/deposits/records/k.json"
+        );
+        let aws = S3Location::parse("s3://lab-data", None, Some("eu-west-1")).unwrap();
+        assert_eq!(
+            aws.scope_id(),
+            "s3:https://s3.eu-west-1.amazonaws.com:443/lab-data"
+        );
+    }
+
+    #[test]
+    fn bad_bucket_names_are_refused_with_the_rule() {
+        let e = S3Location::parse("s3://ab", None, None).unwrap_err();
+        assert!(e.contains("3 to 63"), "{e}");
+        assert!(S3Location::parse("s3://Upper", None, None).is_err());
+    }
+}

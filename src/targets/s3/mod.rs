@@ -1,0 +1,375 @@
+//! The S3-compatible target (`s3://bucket/prefix` on AWS, MinIO, Ceph, moto...).
+//!
+//! Blobs are content-addressed (`PREFIX/blobs/sha256/HEX`) and sent first, each with its
+//! SHA-256 in `x-amz-checksum-sha256` so the server verifies what landed; big files go by
+//! multipart upload ([`multipart`]). The record (`PREFIX/records/KEY.json`) is written last
+//! with `If-None-Match: *`: 200 created, 412 exists (both success), 409
+//! ConditionalRequestConflict ambiguous. A restarted job HEADs blobs and skips those there.
+
+mod errors;
+pub mod location;
+mod multipart;
+mod probe;
+pub mod sign;
+
+use async_trait::async_trait;
+use base64::Engine as _;
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderValue, IF_NONE_MATCH};
+use reqwest::{Method, StatusCode, Url};
+
+use super::http::client;
+use super::probe::ProbeReport;
+use super::record::{record_body, validate};
+use super::secret::UserSecret;
+use super::stream::{FileSlice, file_body, refusal};
+use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
+use crate::content::{ContentKey, ManifestEntry, Sha256Hex};
+pub use location::S3Location;
+
+/// Files at least this big are looked up with HEAD before sending.
+const HEAD_FIRST_BYTES: u64 = 1 << 20;
+
+/// Options of an S3 target beyond where it writes.
+#[derive(Clone, Debug)]
+pub struct S3Options {
+    /// Files of at least this many bytes go by multipart upload (default 64 MiB).
+    pub multipart_threshold: u64,
+    /// Size of each part (at least 5 MiB on AWS; raised so no file needs > 10,000 parts).
+    pub part_size: u64,
+    /// Parts in flight at once.
+    pub parallel_parts: usize,
+}
+
+impl Default for S3Options {
+    fn default() -> Self {
+        S3Options {
+            multipart_threshold: 64 << 20,
+            part_size: 16 << 20,
+            parallel_parts: 4,
+        }
+    }
+}
+
+/// Client of one bucket and prefix.
+pub struct S3Target {
+    name: String,
+    location: S3Location,
+    scope_id: String,
+    signer: sign::Signer,
+    options: S3Options,
+    http: reqwest::Client,
+}
+
+impl S3Target {
+    /// `name` is what messages call the target (its configured name, or its URL).
+    pub fn new(
+        name: &str,
+        location: S3Location,
+        credentials: UserSecret,
+        options: S3Options,
+    ) -> Result<S3Target, String> {
+        Ok(S3Target {
+            name: name.to_string(),
+            scope_id: location.scope_id(),
+            signer: sign::Signer::new(credentials, location.region.clone()),
+            location,
+            options,
+            http: client()?,
+        })
+    }
+
+    fn context(&self) -> errors::Context<'_> {
+        errors::Context {
+            name: &self.name,
+            bucket: &self.location.bucket,
+        }
+    }
+
+    async fn failure_of(&self, resp: reqwest::Response) -> Failure {
+        errors::failure_of(&self.context(), resp).await
+    }
+
+    /// Build, sign and send one request.
+    async fn exec(
+        &self,
+        method: Method,
+        url: Url,
+        headers: HeaderMap,
+        body: Option<reqwest::Body>,
+    ) -> Result<reqwest::Response, Failure> {
+        let mut rb = self.http.request(method, url).headers(headers);
+        if let Some(body) = body {
+            rb = rb.body(body);
+        }
+        let mut request = rb.build().map_err(|e| Failure::from_reqwest(&e))?;
+        self.signer.sign(&mut request)?;
+        send_request(&self.http, request).await
+    }
+
+    /// HEAD an object: its size and ETag when it exists.
+    async fn head(&self, key: &str) -> Result<Option<(u64, Option<String>)>, Failure> {
+        let resp = self
+            .exec(
+                Method::HEAD,
+                self.location.object_url(key),
+                HeaderMap::new(),
+                None,
+            )
+            .await?;
+        match resp.status() {
+            StatusCode::OK => {
+                let size = resp
+                    .headers()
+                    .get(CONTENT_LENGTH)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0);
+                Ok(Some((size, etag_of(&resp))))
+            }
+            StatusCode::NOT_FOUND => Ok(None),
+            // HEAD has no body: give the bucket check a body to classify.
+            StatusCode::FORBIDDEN => Err(errors::classify(&self.context(), 403, None, "")),
+            _ => Err(self.failure_of(resp).await),
+        }
+    }
+
+    /// Send one blob, by single PUT or multipart upload.
+    async fn put_blob(
+        &self,
+        request: &DepositRequest<'_>,
+        entry: &ManifestEntry,
+        progress: &ProgressSink,
+    ) -> Result<(), Failure> {
+        let key = self.location.blob_key(&entry.sha256);
+        let path = request.root.join(&entry.path);
+        if entry.size >= self.options.multipart_threshold {
+            return multipart::upload(self, &key, &path, entry, progress).await;
+        }
+        let slice = FileSlice {
+            path: &path,
+            offset: 0,
+            len: entry.size,
+            expect: Some(entry.sha256),
+        };
+        let (body, watch) = file_body(slice, progress.clone()).await?;
+        let mut headers = HeaderMap::new();
+        headers.insert(IF_NONE_MATCH, HeaderValue::from_static("*"));
+        headers.insert(CONTENT_LENGTH, HeaderValue::from(entry.size));
+        headers.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("application/octet-stream"),
+        );
+        headers.insert(
+            "x-amz-checksum-sha256",
+            HeaderValue::from_str(&checksum_header(&entry.sha256)).expect("base64 is ASCII"),
+        );
+        let sent = self
+            .exec(
+                Method::PUT,
+                self.location.object_url(&key),
+                headers,
+                Some(body),
+            )
+            .await;
+        if let Some(changed) = refusal(&path, &watch) {
+            return Err(changed);
+        }
+        let resp = sent?;
+        match resp.status() {
+            StatusCode::OK | StatusCode::CREATED => verify_echoed_checksum(&resp, entry, &key),
+            StatusCode::PRECONDITION_FAILED => Ok(()),
+            _ => Err(self.failure_of(resp).await),
+        }
+    }
+
+    fn record_ref(&self, key: &ContentKey) -> RecordRef {
+        let url = self.location.object_url(&self.location.record_key(key));
+        RecordRef {
+            identifier: url.to_string(),
+            url: Some(url.to_string()),
+        }
+    }
+
+    /// Read an existing record back and check it is the record of `key`.
+    async fn read_record(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
+        let object = self.location.record_key(key);
+        let resp = self
+            .exec(
+                Method::GET,
+                self.location.object_url(&object),
+                HeaderMap::new(),
+                None,
+            )
+            .await?;
+        match resp.status() {
+            StatusCode::OK => {
+                let body = resp.bytes().await.map_err(|e| Failure::Ambiguous {
+                    status: Some(200),
+                    message: format!("the record {object} could not be read back: {e}"),
+                })?;
+                if super::record::key_of_record(&body).as_deref() != Some(&key.to_hex()) {
+                    return Err(Failure::Conflict {
+                        message: format!(
+                            "target '{}': {object} exists but is not Lodge's record of this \
+                             key; move it away or deposit under another prefix",
+                            self.name
+                        ),
+                    });
+                }
+                Ok(Some(self.record_ref(key)))
+            }
+            StatusCode::NOT_FOUND => Ok(None),
+            _ => Err(self.failure_of(resp).await),
+        }
+    }
+}
+
+/// Send a built request; transport errors classified.
+async fn send_request(
+    http: &reqwest::Client,
+    request: reqwest::Request,
+) -> Result<reqwest::Response, Failure> {
+    http.execute(request)
+        .await
+        .map_err(|e| Failure::from_reqwest(&e))
+}
+
+/// The unquoted ETag of a response.
+fn etag_of(resp: &reqwest::Response) -> Option<String> {
+    resp.headers()
+        .get(reqwest::header::ETAG)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim_matches('"').to_string())
+}
+
+/// `x-amz-checksum-sha256`: the base64 of the raw digest.
+fn checksum_header(digest: &Sha256Hex) -> String {
+    base64::engine::general_purpose::STANDARD.encode(digest.0)
+}
+
+/// A server that supports checksums echoes the one it computed: compare it.
+fn verify_echoed_checksum(
+    resp: &reqwest::Response,
+    entry: &ManifestEntry,
+    key: &str,
+) -> Result<(), Failure> {
+    let Some(echoed) = resp
+        .headers()
+        .get("x-amz-checksum-sha256")
+        .and_then(|v| v.to_str().ok())
+    else {
+        return Ok(());
+    };
+    if echoed == checksum_header(&entry.sha256) {
+        Ok(())
+    } else {
+        Err(Failure::Conflict {
+            message: format!(
+                "{key}: the server computed SHA-256 {echoed} (base64) for what it stored, not \
+                 the file's {}; the upload was corrupted in transit",
+                entry.sha256
+            ),
+        })
+    }
+}
+
+#[async_trait]
+impl Target for S3Target {
+    fn scope_id(&self) -> &str {
+        &self.scope_id
+    }
+
+    fn label(&self) -> String {
+        let mut where_ = format!("s3://{}", self.location.bucket);
+        if !self.location.prefix.is_empty() {
+            where_ = format!("{where_}/{}", self.location.prefix);
+        }
+        format!(
+            "S3 {where_} at {}",
+            self.location.endpoint.as_str().trim_end_matches('/')
+        )
+    }
+
+    async fn upload(
+        &self,
+        request: &DepositRequest<'_>,
+        progress: ProgressSink,
+    ) -> Result<(), Failure> {
+        validate(request)?;
+        let mut seen = std::collections::HashSet::new();
+        for entry in &request.document.manifest {
+            if !seen.insert(entry.sha256) {
+                progress(entry.size);
+                continue;
+            }
+            if entry.size >= HEAD_FIRST_BYTES {
+                let key = self.location.blob_key(&entry.sha256);
+                if let Some((size, _)) = self.head(&key).await? {
+                    if size != entry.size {
+                        return Err(Failure::Conflict {
+                            message: format!(
+                                "target '{}': blob {key} holds {size} bytes, not {}; remove it \
+                                 so it can be sent again",
+                                self.name, entry.size
+                            ),
+                        });
+                    }
+                    progress(entry.size);
+                    continue;
+                }
+            }
+            self.put_blob(request, entry, &progress).await?;
+        }
+        Ok(())
+    }
+
+    async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
+        validate(request)?;
+        let body = record_body(request);
+        let mut headers = HeaderMap::new();
+        headers.insert(IF_NONE_MATCH, HeaderValue::from_static("*"));
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(CONTENT_LENGTH, HeaderValue::from(body.len() as u64));
+        headers.insert(
+            "x-amz-checksum-sha256",
+            HeaderValue::from_str(&checksum_header(&Sha256Hex::of(&body))).expect("ASCII"),
+        );
+        let object = self.location.record_key(&request.key);
+        let resp = self
+            .exec(
+                Method::PUT,
+                self.location.object_url(&object),
+                headers,
+                Some(body.into()),
+            )
+            .await?;
+        match resp.status() {
+            StatusCode::OK | StatusCode::CREATED => {
+                Ok(Landed::Created(self.record_ref(&request.key)))
+            }
+            StatusCode::PRECONDITION_FAILED => match self.read_record(&request.key).await? {
+                Some(record) => Ok(Landed::Existing(record)),
+                None => Err(Failure::Ambiguous {
+                    status: Some(412),
+                    message: format!(
+                        "target '{}': {object} was reported to exist but cannot be read back",
+                        self.name
+                    ),
+                }),
+            },
+            _ => Err(self.failure_of(resp).await),
+        }
+    }
+
+    async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
+        self.read_record(key).await
+    }
+
+    fn can_lookup(&self) -> bool {
+        true
+    }
+
+    async fn probe(&self) -> ProbeReport {
+        probe::run(self).await
+    }
+}

@@ -1,0 +1,148 @@
+//! Upload bodies that stream a file (or a range of it) from disk with a bounded buffer,
+//! hash the bytes as they leave, and refuse to finish the body when they differ from what
+//! the manifest promised, so the server never commits changed data.
+//!
+//! Every target sends its files through [`file_body`]; memory per upload is one read
+//! buffer ([`CHUNK`]) plus what the HTTP client holds in flight, whatever the file size.
+
+use std::io::SeekFrom;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use sha2::Digest;
+use tokio::io::{AsyncReadExt, AsyncSeekExt};
+
+use super::{Failure, ProgressSink};
+use crate::content::Sha256Hex;
+
+/// Read size of an upload stream.
+pub const CHUNK: usize = 256 * 1024;
+
+/// What the body learnt while it was sent: why it refused to finish, and the SHA-256 of
+/// every byte it sent (once it sent them all).
+#[derive(Debug, Default)]
+pub struct BodyReport {
+    pub changed: Option<String>,
+    pub sent_digest: Option<Sha256Hex>,
+}
+
+/// Shared with the body while it streams; read it after the request returned.
+pub type BodyWatch = Arc<Mutex<BodyReport>>;
+
+/// The bytes `offset .. offset + len` of `path`, as an upload body.
+pub struct FileSlice<'a> {
+    pub path: &'a Path,
+    pub offset: u64,
+    pub len: u64,
+    /// The SHA-256 these bytes must have; the last chunk is held back when they differ.
+    pub expect: Option<Sha256Hex>,
+}
+
+/// Open `slice` as a streaming body. A file that cannot be opened is [`Failure::Changed`].
+pub async fn file_body(
+    slice: FileSlice<'_>,
+    progress: ProgressSink,
+) -> Result<(reqwest::Body, BodyWatch), Failure> {
+    let changed = |message: String| Failure::Changed {
+        path: slice.path.display().to_string(),
+        message,
+    };
+    let mut file = tokio::fs::File::open(slice.path)
+        .await
+        .map_err(|e| changed(format!("cannot open it any more ({e})")))?;
+    if slice.offset > 0 {
+        file.seek(SeekFrom::Start(slice.offset))
+            .await
+            .map_err(|e| changed(format!("cannot seek in it ({e})")))?;
+    }
+    let watch = BodyWatch::default();
+    let body = hashing_body(file, slice.len, slice.expect, watch.clone(), progress);
+    Ok((body, watch))
+}
+
+/// After the request returned: a refusal recorded by the body, as a failure.
+pub fn refusal(path: &Path, watch: &BodyWatch) -> Option<Failure> {
+    let message = watch
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .changed
+        .take()?;
+    Some(Failure::Changed {
+        path: path.display().to_string(),
+        message,
+    })
+}
+
+/// The digest of what the body sent, once it sent everything.
+pub fn sent_digest(watch: &BodyWatch) -> Option<Sha256Hex> {
+    watch.lock().unwrap_or_else(|e| e.into_inner()).sent_digest
+}
+
+fn hashing_body(
+    file: tokio::fs::File,
+    len: u64,
+    expect: Option<Sha256Hex>,
+    watch: BodyWatch,
+    progress: ProgressSink,
+) -> reqwest::Body {
+    struct State {
+        file: tokio::fs::File,
+        hasher: sha2::Sha256,
+        sent: u64,
+        len: u64,
+        expect: Option<Sha256Hex>,
+        watch: BodyWatch,
+        progress: ProgressSink,
+    }
+    let state = State {
+        file,
+        hasher: sha2::Sha256::new(),
+        sent: 0,
+        len,
+        expect,
+        watch,
+        progress,
+    };
+    let refuse = |st: &State, why: String| {
+        st.watch.lock().unwrap_or_else(|e| e.into_inner()).changed = Some(why.clone());
+        std::io::Error::other(why)
+    };
+    let stream = futures_util::stream::try_unfold(state, move |mut st| async move {
+        if st.sent == st.len {
+            return Ok(None);
+        }
+        let want = CHUNK.min((st.len - st.sent) as usize);
+        let mut buf = vec![0u8; want];
+        let n = st.file.read(&mut buf).await?;
+        if n == 0 {
+            return Err(refuse(
+                &st,
+                format!("it is now shorter than its scanned size ({} bytes)", st.len),
+            ));
+        }
+        st.hasher.update(&buf[..n]);
+        st.sent += n as u64;
+        // Check the digest before the last chunk leaves: once the server has Content-Length
+        // bytes the request is complete, and the stream may never be polled again.
+        if st.sent == st.len {
+            let digest = Sha256Hex(st.hasher.clone().finalize().into());
+            if let Some(expect) = st.expect
+                && digest != expect
+            {
+                return Err(refuse(
+                    &st,
+                    format!("content changed (SHA-256 now {digest})"),
+                ));
+            }
+            st.watch
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .sent_digest = Some(digest);
+        }
+        (st.progress)(n as u64);
+        buf.truncate(n);
+        Ok(Some((Bytes::from(buf), st)))
+    });
+    reqwest::Body::wrap_stream(stream)
+}

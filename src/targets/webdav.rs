@@ -1,0 +1,404 @@
+//! The WebDAV target (`webdav+https://host/path`; `webdav+http` for loopback or with
+//! `allow_insecure`): Nextcloud, ownCloud, Apache mod_dav, wsgidav...
+//!
+//! Folders are made with MKCOL (405 = exists), blobs are PUT to `PATH/blobs/sha256/HEX` with
+//! `If-None-Match: *`, and the record `PATH/records/KEY.json` is written last, with the same
+//! condition: 201 created, 412 exists. Basic auth. A server that ignores the condition is
+//! found out by [`Target::probe`] (`lodge target test`).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use async_trait::async_trait;
+use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, IF_NONE_MATCH};
+use reqwest::{Method, StatusCode, Url};
+
+use super::http::{client, failure_of, send};
+use super::probe::ProbeReport;
+use super::record::{key_of_record, record_body, validate};
+use super::secret::UserSecret;
+use super::stream::{FileSlice, file_body, refusal};
+use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
+use crate::content::{ContentKey, ManifestEntry};
+
+/// Files at least this big are looked up with HEAD before sending.
+const HEAD_FIRST_BYTES: u64 = 1 << 20;
+
+/// Client of one WebDAV folder.
+pub struct WebDavTarget {
+    name: String,
+    base: Url,
+    scope_id: String,
+    auth: Option<UserSecret>,
+    http: reqwest::Client,
+    folders_made: AtomicBool,
+}
+
+impl WebDavTarget {
+    /// `rest` is the URL after `webdav+`: `https://host[:port]/path`.
+    pub fn new(name: &str, rest: &str, auth: Option<UserSecret>) -> Result<Self, String> {
+        let mut base = Url::parse(rest).map_err(|e| format!("{rest}: {e}"))?;
+        if !matches!(base.scheme(), "http" | "https") {
+            return Err(format!(
+                "the scheme must be webdav+https or webdav+http, not webdav+{}",
+                base.scheme()
+            ));
+        }
+        let host = base
+            .host_str()
+            .ok_or_else(|| "it names no host".to_string())?
+            .to_ascii_lowercase();
+        let port = base.port_or_known_default().unwrap_or(0);
+        let _ = base.set_username("");
+        let _ = base.set_password(None);
+        base.set_query(None);
+        base.set_fragment(None);
+        if !base.path().ends_with('/') {
+            let p = format!("{}/", base.path());
+            base.set_path(&p);
+        }
+        let path = base.path().trim_end_matches('/');
+        let scope_id = format!("webdav+{}://{host}:{port}{path}", base.scheme());
+        Ok(WebDavTarget {
+            name: name.to_string(),
+            base,
+            scope_id,
+            auth,
+            http: client()?,
+            folders_made: AtomicBool::new(false),
+        })
+    }
+
+    fn url(&self, path: &str) -> Url {
+        self.base.join(path).expect("relative URL")
+    }
+
+    fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
+        let rb = self.http.request(method, self.url(path));
+        match &self.auth {
+            Some(a) => rb.basic_auth(&a.user, Some(a.secret.expose())),
+            None => rb,
+        }
+    }
+
+    async fn failure(&self, resp: reqwest::Response) -> Failure {
+        match failure_of(resp).await {
+            Failure::Unauthorized { status, .. } => Failure::Unauthorized {
+                status,
+                message: format!(
+                    "target '{}': the server refused the user name or password: store the \
+                     right ones (lodge target add {} URL --user USER --secret-stdin)",
+                    self.name, self.name
+                ),
+            },
+            other => other,
+        }
+    }
+
+    /// MKCOL `blobs/`, `blobs/sha256/` and `records/` (405: already there).
+    async fn make_folders(&self) -> Result<(), Failure> {
+        if self.folders_made.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        for folder in ["blobs/", "blobs/sha256/", "records/"] {
+            let mkcol = Method::from_bytes(b"MKCOL").expect("method name");
+            let resp = send(self.request(mkcol, folder)).await?;
+            match resp.status() {
+                StatusCode::CREATED | StatusCode::METHOD_NOT_ALLOWED | StatusCode::OK => {}
+                StatusCode::CONFLICT => {
+                    return Err(Failure::Rejected {
+                        status: 409,
+                        problems: vec![crate::content::FieldProblem {
+                            field: "target".into(),
+                            message: format!(
+                                "target '{}': folder {} does not exist on the server (HTTP 409 \
+                                 on MKCOL {folder}): create it or fix the URL",
+                                self.name, self.base
+                            ),
+                        }],
+                    });
+                }
+                _ => return Err(self.failure(resp).await),
+            }
+        }
+        self.folders_made.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    async fn blob_size(&self, entry: &ManifestEntry) -> Result<Option<u64>, Failure> {
+        let resp = send(self.request(Method::HEAD, &blob_path(entry))).await?;
+        match resp.status() {
+            StatusCode::OK => Ok(Some(
+                resp.headers()
+                    .get(CONTENT_LENGTH)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0),
+            )),
+            StatusCode::NOT_FOUND => Ok(None),
+            _ => Err(self.failure(resp).await),
+        }
+    }
+
+    async fn put_blob(
+        &self,
+        request: &DepositRequest<'_>,
+        entry: &ManifestEntry,
+        progress: &ProgressSink,
+    ) -> Result<(), Failure> {
+        let path = request.root.join(&entry.path);
+        let slice = FileSlice {
+            path: &path,
+            offset: 0,
+            len: entry.size,
+            expect: Some(entry.sha256),
+        };
+        let (body, watch) = file_body(slice, progress.clone()).await?;
+        let sent = send(
+            self.request(Method::PUT, &blob_path(entry))
+                .header(IF_NONE_MATCH, "*")
+                .header(CONTENT_LENGTH, entry.size)
+                .header(CONTENT_TYPE, "application/octet-stream")
+                .body(body),
+        )
+        .await;
+        if let Some(changed) = refusal(&path, &watch) {
+            return Err(changed);
+        }
+        let resp = sent?;
+        match resp.status() {
+            s if s.is_success() => Ok(()),
+            StatusCode::PRECONDITION_FAILED => Ok(()),
+            _ => Err(self.failure(resp).await),
+        }
+    }
+
+    fn record_ref(&self, key: &ContentKey) -> RecordRef {
+        let url = self.url(&record_path(key)).to_string();
+        RecordRef {
+            identifier: url.clone(),
+            url: Some(url),
+        }
+    }
+
+    async fn read_record(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
+        let resp = send(self.request(Method::GET, &record_path(key))).await?;
+        match resp.status() {
+            StatusCode::OK => {
+                let body = resp.bytes().await.map_err(|e| Failure::Ambiguous {
+                    status: Some(200),
+                    message: format!("the record could not be read back: {e}"),
+                })?;
+                if key_of_record(&body).as_deref() != Some(&key.to_hex()) {
+                    return Err(Failure::Conflict {
+                        message: format!(
+                            "target '{}': {} exists but is not Lodge's record of this key; \
+                             move it away or deposit into another folder",
+                            self.name,
+                            self.url(&record_path(key))
+                        ),
+                    });
+                }
+                Ok(Some(self.record_ref(key)))
+            }
+            StatusCode::NOT_FOUND => Ok(None),
+            _ => Err(self.failure(resp).await),
+        }
+    }
+}
+
+fn blob_path(entry: &ManifestEntry) -> String {
+    format!("blobs/sha256/{}", entry.sha256)
+}
+
+fn record_path(key: &ContentKey) -> String {
+    format!("records/{key}.json")
+}
+
+#[async_trait]
+impl Target for WebDavTarget {
+    fn scope_id(&self) -> &str {
+        &self.scope_id
+    }
+
+    fn label(&self) -> String {
+        format!("WebDAV folder {}", self.base)
+    }
+
+    async fn upload(
+        &self,
+        request: &DepositRequest<'_>,
+        progress: ProgressSink,
+    ) -> Result<(), Failure> {
+        validate(request)?;
+        self.make_folders().await?;
+        let mut seen = std::collections::HashSet::new();
+        for entry in &request.document.manifest {
+            if !seen.insert(entry.sha256) {
+                progress(entry.size);
+                continue;
+            }
+            if entry.size >= HEAD_FIRST_BYTES
+                && let Some(size) = self.blob_size(entry).await?
+            {
+                if size != entry.size {
+                    return Err(Failure::Conflict {
+                        message: format!(
+                            "target '{}': blob {} holds {size} bytes, not {}; delete it so it \
+                             can be sent again",
+                            self.name,
+                            self.url(&blob_path(entry)),
+                            entry.size
+                        ),
+                    });
+                }
+                progress(entry.size);
+                continue;
+            }
+            self.put_blob(request, entry, &progress).await?;
+        }
+        Ok(())
+    }
+
+    async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
+        validate(request)?;
+        self.make_folders().await?;
+        let body = record_body(request);
+        let resp = send(
+            self.request(Method::PUT, &record_path(&request.key))
+                .header(IF_NONE_MATCH, "*")
+                .header(CONTENT_TYPE, "application/json")
+                .body(body),
+        )
+        .await?;
+        match resp.status() {
+            s if s.is_success() => Ok(Landed::Created(self.record_ref(&request.key))),
+            StatusCode::PRECONDITION_FAILED => match self.read_record(&request.key).await? {
+                Some(record) => Ok(Landed::Existing(record)),
+                None => Err(Failure::Ambiguous {
+                    status: Some(412),
+                    message: "the record was reported to exist but cannot be read back".into(),
+                }),
+            },
+            _ => Err(self.failure(resp).await),
+        }
+    }
+
+    async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
+        self.read_record(key).await
+    }
+
+    fn can_lookup(&self) -> bool {
+        true
+    }
+
+    async fn probe(&self) -> ProbeReport {
+        let mut report = ProbeReport::default();
+        let propfind = Method::from_bytes(b"PROPFIND").expect("method name");
+        let resp = match send(self.request(propfind, "").header("Depth", "0")).await {
+            Ok(resp) => resp,
+            Err(f) => {
+                report.fail(
+                    "reachable",
+                    format!("{} does not answer: {f}; check the URL", self.base),
+                );
+                report.skip("credentials", "the server was not reached");
+                report.skip("conditional write", "the server was not reached");
+                return report;
+            }
+        };
+        report.pass("reachable", format!("{} answers", self.base));
+        match resp.status() {
+            s if s.is_success() => report.pass("credentials", "the folder is readable"),
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+                report.fail("credentials", self.failure(resp).await.to_string());
+                report.skip("conditional write", "the credentials were refused");
+                return report;
+            }
+            s => {
+                report.fail(
+                    "folder",
+                    format!(
+                        "target '{}': {} answered HTTP {} to PROPFIND: check that the folder \
+                         exists and is a WebDAV collection",
+                        self.name,
+                        self.base,
+                        s.as_u16()
+                    ),
+                );
+                report.skip("conditional write", "the folder was not found");
+                return report;
+            }
+        }
+        let probe = format!("lodge-probe-{:016x}", rand::random::<u64>());
+        let put = || {
+            send(
+                self.request(Method::PUT, &probe)
+                    .header(IF_NONE_MATCH, "*")
+                    .body("lodge target test\n"),
+            )
+        };
+        let first = put().await.map(|r| r.status());
+        let second = match &first {
+            Ok(s) if s.is_success() => Some(put().await.map(|r| r.status())),
+            _ => None,
+        };
+        match (first, second) {
+            (_, Some(Ok(StatusCode::PRECONDITION_FAILED))) => report.pass(
+                "conditional write",
+                "a second If-None-Match: * PUT of one file is refused with 412",
+            ),
+            (_, Some(Ok(s))) if s.is_success() => report.fail(
+                "conditional write",
+                format!(
+                    "target '{}': the server overwrote an existing file despite \
+                     If-None-Match: * (HTTP {} instead of 412). It ignores conditional writes \
+                     (nginx's dav module does), so it cannot stop duplicate deposits: Lodge \
+                     refuses it. Use Apache mod_dav, Nextcloud, ownCloud or another server \
+                     that honours If-None-Match",
+                    self.name,
+                    s.as_u16()
+                ),
+            ),
+            (Ok(s), None) => report.fail(
+                "conditional write",
+                format!(
+                    "target '{}': writing a test file was refused (HTTP {}): the user needs \
+                     write access to {}",
+                    self.name,
+                    s.as_u16(),
+                    self.base
+                ),
+            ),
+            (_, Some(Ok(s))) => report.fail(
+                "conditional write",
+                format!(
+                    "target '{}': unexpected HTTP {} to a second conditional PUT",
+                    self.name,
+                    s.as_u16()
+                ),
+            ),
+            (Err(f), _) | (_, Some(Err(f))) => report.fail(
+                "conditional write",
+                format!("target '{}': the test write failed: {f}", self.name),
+            ),
+        }
+        let _ = send(self.request(Method::DELETE, &probe)).await;
+        report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scope_id_has_kind_host_port_and_path_but_no_user() {
+        let t =
+            WebDavTarget::new("x", "https://alice:pw@DAV.example.org/remote/files/", None).unwrap();
+        assert_eq!(
+            t.scope_id(),
+            "webdav+https://dav.example.org:443/remote/files"
+        );
+        assert!(!t.label().contains("pw"));
+    }
+}

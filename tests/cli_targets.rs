@@ -1,0 +1,228 @@
+//! `lodge target add|list|test` and `deposit --target NAME` as a user runs them, against real
+//! WebDAV and S3 servers on loopback: the config file, secrets that never show up in output,
+//! logs or the store, plain http refused for remote hosts, and a server that ignores
+//! `If-None-Match` refused by `target test`.
+
+mod support;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Output, Stdio};
+
+use support::proxy::{Action, Proxy, Rule};
+use support::servers::{self, DAV_PASSWORD, DAV_USER, unique};
+use support::*;
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn lodge_in(lab: &Lab) -> std::process::Command {
+    let mut cmd = lodge(&lab.path("lodge.db"));
+    cmd.env("LODGE_CONFIG", lab.path("config/config.toml"))
+        .env("LODGE_NO_KEYRING", "1");
+    cmd
+}
+
+fn run_with_stdin(mut cmd: std::process::Command, input: &str) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn dav_folder(root: &Path) -> String {
+    let name = unique("cli");
+    std::fs::create_dir_all(root.join(&name)).unwrap();
+    name
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
+    let lab = Lab::new();
+    let (dav, root) = servers::webdav().clone();
+    let folder = dav_folder(&root);
+    let url = format!("webdav+{dav}/{folder}");
+
+    let mut add = lodge_in(&lab);
+    add.args([
+        "target",
+        "add",
+        "lab-dav",
+        &url,
+        "--user",
+        DAV_USER,
+        "--secret-stdin",
+    ]);
+    let out = run_with_stdin(add, &format!("{DAV_PASSWORD}\n"));
+    let mut outputs = text(&out);
+    assert!(out.status.success(), "{outputs}");
+    let secrets = lab.path("config/secrets.toml");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&secrets).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the secrets file is private");
+    }
+    let config = std::fs::read_to_string(lab.path("config/config.toml")).unwrap();
+    assert!(config.contains("[targets.lab-dav]"), "{config}");
+    assert!(
+        !config.contains(DAV_PASSWORD),
+        "no secret in the config file"
+    );
+
+    for args in [vec!["target", "list"], vec!["target", "test", "lab-dav"]] {
+        let out = lodge_in(&lab).args(&args).output().unwrap();
+        outputs.push_str(&text(&out));
+        assert!(out.status.success(), "{args:?}: {}", text(&out));
+    }
+    assert!(outputs.contains("is ready"), "{outputs}");
+
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let out = lodge_in(&lab)
+        .args(["deposit", "--target", "lab-dav", "--all", "-v"])
+        .output()
+        .unwrap();
+    outputs.push_str(&text(&out));
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("deposited"), "{}", text(&out));
+    for args in [vec!["log"], vec!["status"], vec!["history", "--json"]] {
+        let out = lodge_in(&lab).args(&args).output().unwrap();
+        outputs.push_str(&text(&out));
+    }
+    assert!(
+        !outputs.contains(DAV_PASSWORD),
+        "the secret was printed:\n{outputs}"
+    );
+    drop(store);
+    for file in ["lodge.db", "lodge.db-wal"] {
+        if let Ok(bytes) = std::fs::read(lab.path(file)) {
+            let found = bytes
+                .windows(DAV_PASSWORD.len())
+                .any(|w| w == DAV_PASSWORD.as_bytes());
+            assert!(!found, "the secret is in {file}");
+        }
+    }
+}
+
+fn add_dataset(store: &lodge::store::Store, lab: &Lab) {
+    add(store, &lab.numbered_folder(1), &metadata("By name"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_server_that_ignores_if_none_match_is_refused_by_target_test() {
+    let lab = Lab::new();
+    let (dav, root) = servers::webdav().clone();
+    let folder = dav_folder(&root);
+    // The proxy strips If-None-Match, as nginx's dav module ignores it.
+    let proxy = Proxy::start(&dav).await;
+    proxy.add_rule(Rule {
+        method: "PUT",
+        path_contains: "lodge-probe".into(),
+        action: Action::StripHeader("if-none-match"),
+        times: 10,
+    });
+    let url = format!("webdav+{}/{folder}", proxy.url());
+    let mut add = lodge_in(&lab);
+    add.args([
+        "target",
+        "add",
+        "careless",
+        &url,
+        "--user",
+        DAV_USER,
+        "--secret-stdin",
+    ]);
+    assert!(run_with_stdin(add, DAV_PASSWORD).status.success());
+    let out = tokio::task::spawn_blocking(move || {
+        lodge_in(&lab)
+            .args(["target", "test", "careless"])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("FAILED  conditional write"), "{t}");
+    assert!(t.contains("overwrote an existing file"), "{t}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn s3_target_test_names_a_missing_bucket_and_a_missing_variable() {
+    let lab = Lab::new();
+    let moto = servers::moto();
+    let add = |name: &str, bucket: &str| {
+        let out = lodge_in(&lab)
+            .args(["target", "add", name, &format!("s3://{bucket}/p")])
+            .args([
+                "--endpoint",
+                moto,
+                "--access-key-env",
+                "T_AK",
+                "--secret-env",
+                "T_SK",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    };
+    add("missing", "no-such-bucket-here");
+    let out = lodge_in(&lab)
+        .env("T_AK", "AKIALODGETESTKEY0001")
+        .env("T_SK", "lodge-test-secret")
+        .args(["target", "test", "missing"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("bucket 'no-such-bucket-here' does not exist") && t.contains("create it"),
+        "{t}"
+    );
+    let out = lodge_in(&lab)
+        .args(["target", "test", "missing"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out).contains("T_AK"),
+        "names the missing variable: {}",
+        text(&out)
+    );
+}
+
+#[test]
+fn plain_http_to_a_remote_host_is_refused_unless_allowed() {
+    let lab = Lab::new();
+    let out = lodge_in(&lab)
+        .args(["target", "add", "far", "webdav+http://dav.example.org/x"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(text(&out).contains("allow_insecure"), "{}", text(&out));
+    let out = lodge_in(&lab)
+        .args([
+            "target",
+            "add",
+            "far",
+            "webdav+http://dav.example.org/x",
+            "--allow-insecure",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}

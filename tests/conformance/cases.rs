@@ -1,0 +1,261 @@
+//! The conformance cases: each takes a target kind and must hold for every kind.
+
+use std::sync::Arc;
+
+use lodge::content::{Metadata, Sha256Hex};
+use lodge::engine::Engine;
+use lodge::store::{EventKind, JobState};
+use tokio_util::sync::CancellationToken;
+
+use crate::env::{Env, Kind, MULTIPART_THRESHOLD, PART_SIZE};
+use crate::support::proxy::{Action, Rule};
+use crate::support::*;
+
+/// Blob files at least this big are HEADed first by every target.
+const BIG: usize = (1 << 20) + 4096;
+
+fn big_bytes(seed: u8, len: usize) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u32).wrapping_mul(2654435761).to_le_bytes()[0] ^ seed)
+        .collect()
+}
+
+pub async fn create(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(1), &metadata("Created"));
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert_eq!(env.records().await, 1);
+    assert_eq!(
+        jobs[0].identifier.as_deref(),
+        Some(env.identifier(&ds.1).await.as_str())
+    );
+}
+
+pub async fn replay_makes_no_request(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(2), &metadata("Replayed"));
+    let first = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(first[0].state, JobState::Deposited);
+    let before = env.proxy.requests();
+    let again = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(again[0].state, JobState::Existing);
+    assert_eq!(again[0].identifier, first[0].identifier);
+    assert_eq!(env.proxy.requests(), before, "a replay sends no request");
+    assert_eq!(env.records().await, 1);
+}
+
+pub async fn response_lost_after_commit_gives_the_original_identifier(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(3), &metadata("Lost reply"));
+    env.proxy.add_rule(Rule {
+        method: "PUT",
+        path_contains: format!("records/{}", ds.1),
+        action: Action::DropAfterCommit,
+        times: 1,
+    });
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    let job = &jobs[0];
+    assert_eq!(job.state, JobState::Existing, "{job:?}");
+    assert_eq!(
+        job.identifier.as_deref(),
+        Some(env.identifier(&ds.1).await.as_str())
+    );
+    assert_eq!(env.records().await, 1, "no duplicate record");
+    let events = store.events_for_job(job.id).unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.kind == EventKind::Reconciled && e.message.contains("already has")),
+        "{events:#?}"
+    );
+}
+
+pub async fn eight_concurrent_deposits_make_one_record(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let folder = lab.numbered_folder(4);
+    let mut runs = Vec::new();
+    for i in 0..8 {
+        // Eight machines: separate stores, only the server between them.
+        let store = lab.store(&format!("machine{i}.db"));
+        let ds = add(&store, &folder, &metadata("Raced"));
+        let target = env.target.clone();
+        runs.push(tokio::spawn(async move {
+            deposit(&store, &target, &[ds], fast_config()).await
+        }));
+    }
+    let mut identifiers = std::collections::HashSet::new();
+    for run in runs {
+        let jobs = run.await.unwrap();
+        assert!(jobs[0].state.is_landed(), "{:?}", jobs[0]);
+        identifiers.insert(jobs[0].identifier.clone().unwrap());
+    }
+    assert_eq!(
+        identifiers.len(),
+        1,
+        "every machine sees the same identifier"
+    );
+    assert_eq!(env.records().await, 1);
+}
+
+pub async fn same_key_on_another_target_is_independent(kind: Kind) {
+    let lab = Lab::new();
+    let a = Env::new(kind, &lab).await;
+    let b = Env::new(kind, &lab).await;
+    assert_ne!(a.target.scope_id(), b.target.scope_id());
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(5), &metadata("Twice"));
+    let on_a = deposit(&store, &a.target, &[ds], fast_config()).await;
+    let on_b = deposit(&store, &b.target, &[ds], fast_config()).await;
+    assert_eq!(on_a[0].state, JobState::Deposited);
+    assert_eq!(
+        on_b[0].state,
+        JobState::Deposited,
+        "not a replay of the other target"
+    );
+    assert_eq!((a.records().await, b.records().await), (1, 1));
+}
+
+pub async fn large_file_deposits_and_verifies(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let size = (2 * PART_SIZE + (1 << 20)) as usize;
+    assert!(size as u64 >= MULTIPART_THRESHOLD);
+    let bytes = big_bytes(9, size);
+    let digest = Sha256Hex::of(&bytes);
+    let folder = lab.folder("large", &[("large.bin", &bytes), ("small.txt", b"small")]);
+    let ds = add(&store, &folder, &metadata("Large"));
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let held = env.blob(&digest).await;
+    assert_eq!(held.len(), size);
+    assert_eq!(
+        Sha256Hex::of(&held),
+        digest,
+        "the server holds the same bytes"
+    );
+    if kind == Kind::S3 {
+        let log = env.proxy.log();
+        let parts = log
+            .iter()
+            .filter(|(m, p)| m == "PUT" && p.contains("partNumber="))
+            .count();
+        assert_eq!(parts, 3, "sent by multipart upload in 3 parts: {log:?}");
+        assert!(
+            log.iter()
+                .any(|(m, p)| m == "POST" && p.contains("uploads"))
+        );
+    }
+}
+
+pub async fn killed_mid_upload_resumes_without_resending_blobs(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let files: Vec<Vec<u8>> = (0..3).map(|i| big_bytes(i, BIG)).collect();
+    let digests: Vec<Sha256Hex> = files.iter().map(|f| Sha256Hex::of(f)).collect();
+    let folder = lab.folder(
+        "three",
+        &[
+            ("a.bin", &files[0]),
+            ("b.bin", &files[1]),
+            ("c.bin", &files[2]),
+        ],
+    );
+    let ds = add(&store, &folder, &metadata("Killed"));
+
+    // The job is "killed" when the third file starts to go out.
+    let kill = CancellationToken::new();
+    env.proxy.add_rule(Rule {
+        method: "PUT",
+        path_contains: digests[2].to_hex(),
+        action: Action::Stall(kill.clone()),
+        times: 1,
+    });
+    let config = fast_config();
+    let deadline = config.retry.deadline;
+    let mut engine = Engine::new(store.clone(), config);
+    engine.add_target(env.target.clone()).unwrap();
+    let job = store
+        .enqueue_deposit(ds.0, env.target.scope_id(), &ds.1, deadline)
+        .unwrap()
+        .0
+        .job_id();
+    let first = Arc::new(engine).run_batch(vec![job], kill).await.unwrap();
+    assert!(!first[0].state.is_terminal(), "{:?}", first[0]);
+
+    env.proxy.clear_log();
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let log = env.proxy.log();
+    for d in &digests[..2] {
+        assert!(
+            !log.iter()
+                .any(|(m, p)| m != "HEAD" && p.contains(&d.to_hex())),
+            "a finished blob was sent again: {log:?}"
+        );
+    }
+    assert!(
+        log.iter()
+            .any(|(m, p)| m == "PUT" && p.contains(&digests[2].to_hex()))
+    );
+    assert_eq!(env.blob(&digests[2]).await, files[2]);
+    assert_eq!(env.records().await, 1);
+}
+
+pub async fn wrong_credentials_pause_the_target_without_a_loop(kind: Kind) {
+    let lab = Lab::new();
+    let (env, proxy) = Env::with_wrong_credentials(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let datasets: Vec<_> = (50..53)
+        .map(|n| add(&store, &lab.numbered_folder(n), &metadata(&format!("D{n}"))))
+        .collect();
+    let jobs = deposit(&store, &env.target, &datasets, fast_config()).await;
+    assert!(jobs.iter().all(|j| j.state == JobState::Queued), "{jobs:?}");
+    let paused = store.target_paused(env.target.scope_id()).unwrap();
+    let reason = paused.expect("the target is paused");
+    assert!(
+        reason.contains("40"),
+        "the reason names the HTTP status: {reason}"
+    );
+    if kind != Kind::Sandbox {
+        assert!(
+            reason.contains("target '"),
+            "the reason names the target and the fix: {reason}"
+        );
+    }
+    assert!(jobs.iter().all(|j| j.attempts <= 1), "{jobs:?}");
+    let attempts: usize = jobs.iter().map(|j| j.attempts as usize).sum();
+    assert_eq!(
+        proxy.requests(),
+        attempts,
+        "one refused request per attempt, no loop: {:?}",
+        proxy.log()
+    );
+}
+
+pub async fn validation_error_is_terminal(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let no_title = Metadata {
+        title: String::new(),
+        ..metadata("x")
+    };
+    let ds = add(&store, &lab.numbered_folder(6), &no_title);
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].attempts, 1);
+    assert!(jobs[0].last_error.as_deref().unwrap().contains("title"));
+    let events = store.events_for_job(jobs[0].id).unwrap();
+    assert!(!events.iter().any(|e| e.kind == EventKind::RetryScheduled));
+    assert_eq!(env.records().await, 0);
+}

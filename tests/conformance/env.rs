@@ -1,0 +1,261 @@
+//! One target of each kind behind the fault proxy, on a fresh bucket, folder or sandbox, with
+//! the few server-side looks the conformance cases need (records held, blob bytes).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use lodge::content::{ContentKey, Sha256Hex};
+use lodge::sandbox::{FaultConfig, RunningSandbox};
+use lodge::targets::s3::sign::Signer;
+use lodge::targets::s3::{S3Location, S3Options, S3Target};
+use lodge::targets::secret::{Secret, UserSecret};
+use lodge::targets::webdav::WebDavTarget;
+use lodge::targets::{Target, open_target};
+
+use crate::support::Lab;
+use crate::support::proxy::Proxy;
+use crate::support::servers::{self, DAV_PASSWORD, DAV_USER, unique};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Sandbox,
+    S3,
+    WebDav,
+}
+
+/// Small multipart settings so the large-file case stays small (moto keeps S3's 5 MiB
+/// minimum part size).
+pub const MULTIPART_THRESHOLD: u64 = 8 << 20;
+pub const PART_SIZE: u64 = 5 << 20;
+
+pub fn s3_credentials() -> UserSecret {
+    UserSecret {
+        user: "AKIALODGETESTKEY0001".into(),
+        secret: Secret::new("lodge-test-secret"),
+    }
+}
+
+pub fn s3_options() -> S3Options {
+    S3Options {
+        multipart_threshold: MULTIPART_THRESHOLD,
+        part_size: PART_SIZE,
+        parallel_parts: 3,
+    }
+}
+
+enum Server {
+    Sandbox(RunningSandbox),
+    S3 { bucket: String },
+    WebDav { folder: PathBuf },
+}
+
+/// A target of one kind, reached through a proxy that logs and injects faults.
+pub struct Env {
+    #[allow(dead_code)]
+    pub kind: Kind,
+    pub proxy: Proxy,
+    pub target: Arc<dyn Target>,
+    server: Server,
+}
+
+impl Env {
+    pub async fn new(kind: Kind, lab: &Lab) -> Env {
+        match kind {
+            Kind::Sandbox => {
+                let sandbox = lab.sandbox(&unique("sbx"), FaultConfig::default()).await;
+                let proxy = Proxy::start(&sandbox.base_url()).await;
+                let target = open_target(&format!("sandbox+{}", proxy.url()), None).unwrap();
+                Env {
+                    kind,
+                    proxy,
+                    target,
+                    server: Server::Sandbox(sandbox),
+                }
+            }
+            Kind::S3 => {
+                let upstream = servers::moto();
+                let bucket = unique("lodge");
+                let direct =
+                    S3Location::parse(&format!("s3://{bucket}"), Some(upstream), None).unwrap();
+                let status = s3_request(reqwest::Method::PUT, direct.bucket_url())
+                    .await
+                    .0;
+                assert!(status.is_success(), "create bucket {bucket}: HTTP {status}");
+                let proxy = Proxy::start(upstream).await;
+                let location =
+                    S3Location::parse(&format!("s3://{bucket}/dep"), Some(&proxy.url()), None)
+                        .unwrap();
+                let target =
+                    S3Target::new("moto", location, s3_credentials(), s3_options()).unwrap();
+                Env {
+                    kind,
+                    proxy,
+                    target: Arc::new(target),
+                    server: Server::S3 { bucket },
+                }
+            }
+            Kind::WebDav => {
+                let (upstream, root) = servers::webdav();
+                let name = unique("dav");
+                let folder = root.join(&name);
+                std::fs::create_dir_all(&folder).unwrap();
+                let proxy = Proxy::start(upstream).await;
+                let target = WebDavTarget::new(
+                    "dav",
+                    &format!("{}/{name}/", proxy.url()),
+                    Some(dav_credentials(DAV_PASSWORD)),
+                )
+                .unwrap();
+                Env {
+                    kind,
+                    proxy,
+                    target: Arc::new(target),
+                    server: Server::WebDav { folder },
+                }
+            }
+        }
+    }
+
+    /// How many records the server holds for this target.
+    pub async fn records(&self) -> usize {
+        match &self.server {
+            Server::Sandbox(s) => s.stats().records as usize,
+            Server::S3 { bucket } => {
+                let direct =
+                    S3Location::parse(&format!("s3://{bucket}"), Some(servers::moto()), None)
+                        .unwrap();
+                let mut url = direct.bucket_url();
+                url.set_query(Some("list-type=2&prefix=dep/records/"));
+                let (status, body) = s3_request(reqwest::Method::GET, url).await;
+                assert!(
+                    status.is_success(),
+                    "list {bucket}: HTTP {status}: {body:?}"
+                );
+                String::from_utf8_lossy(&body).matches("<Key>").count()
+            }
+            Server::WebDav { folder } => std::fs::read_dir(folder.join("records"))
+                .map(|d| d.count())
+                .unwrap_or(0),
+        }
+    }
+
+    /// The bytes the server holds for a blob.
+    pub async fn blob(&self, digest: &Sha256Hex) -> Vec<u8> {
+        match &self.server {
+            Server::Sandbox(s) => reqwest::get(format!("{}/blobs/sha256/{digest}", s.base_url()))
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap()
+                .to_vec(),
+            Server::S3 { bucket } => {
+                let direct =
+                    S3Location::parse(&format!("s3://{bucket}/dep"), Some(servers::moto()), None)
+                        .unwrap();
+                let (status, body) = s3_request(
+                    reqwest::Method::GET,
+                    direct.object_url(&direct.blob_key(digest)),
+                )
+                .await;
+                assert!(status.is_success(), "GET blob: HTTP {status}");
+                body
+            }
+            Server::WebDav { folder } => {
+                std::fs::read(folder.join(format!("blobs/sha256/{digest}"))).unwrap()
+            }
+        }
+    }
+
+    /// The server's identifier for a key, read back.
+    pub async fn identifier(&self, key: &ContentKey) -> String {
+        self.target.lookup(key).await.unwrap().unwrap().identifier
+    }
+
+    /// The same kind of target with credentials the server refuses.
+    pub async fn with_wrong_credentials(kind: Kind, lab: &Lab) -> (Env, Proxy) {
+        match kind {
+            Kind::Sandbox => {
+                let sandbox = RunningSandbox::start(lodge::sandbox::SandboxConfig {
+                    addr: "127.0.0.1:0".parse().unwrap(),
+                    data_dir: lab.path(&unique("sbx")),
+                    token: Some("right".into()),
+                    faults: FaultConfig::default(),
+                })
+                .await
+                .unwrap();
+                let proxy = Proxy::start(&sandbox.base_url()).await;
+                let target =
+                    open_target(&format!("sandbox+{}", proxy.url()), Some("wrong".into())).unwrap();
+                let env = Env {
+                    kind,
+                    proxy: proxy.clone(),
+                    target,
+                    server: Server::Sandbox(sandbox),
+                };
+                (env, proxy)
+            }
+            Kind::S3 => {
+                // A moto that checks keys: it knows none, so this one is refused.
+                let upstream = servers::start_moto(true);
+                let proxy = Proxy::start(&upstream).await;
+                let location =
+                    S3Location::parse("s3://lodge-locked/dep", Some(&proxy.url()), None).unwrap();
+                let target =
+                    S3Target::new("moto-locked", location, s3_credentials(), s3_options()).unwrap();
+                let env = Env {
+                    kind,
+                    proxy: proxy.clone(),
+                    target: Arc::new(target),
+                    server: Server::S3 {
+                        bucket: "lodge-locked".into(),
+                    },
+                };
+                (env, proxy)
+            }
+            Kind::WebDav => {
+                let mut env = Env::new(kind, lab).await;
+                let Server::WebDav { folder } = &env.server else {
+                    unreachable!()
+                };
+                let name = folder.file_name().unwrap().to_string_lossy().to_string();
+                env.target = Arc::new(
+                    WebDavTarget::new(
+                        "dav",
+                        &format!("{}/{name}/", env.proxy.url()),
+                        Some(dav_credentials("not-the-password")),
+                    )
+                    .unwrap(),
+                );
+                let proxy = env.proxy.clone();
+                (env, proxy)
+            }
+        }
+    }
+}
+
+pub fn dav_credentials(password: &str) -> UserSecret {
+    UserSecret {
+        user: DAV_USER.into(),
+        secret: Secret::new(password),
+    }
+}
+
+/// A signed request straight to moto (not through the proxy).
+pub async fn s3_request(
+    method: reqwest::Method,
+    url: reqwest::Url,
+) -> (reqwest::StatusCode, Vec<u8>) {
+    let client = reqwest::Client::new();
+    let mut request = client
+        .request(method, url)
+        .header("content-length", "0")
+        .build()
+        .unwrap();
+    Signer::new(s3_credentials(), "us-east-1".into())
+        .sign(&mut request)
+        .unwrap();
+    let resp = client.execute(request).await.unwrap();
+    let status = resp.status();
+    (status, resp.bytes().await.unwrap().to_vec())
+}

@@ -1,0 +1,181 @@
+//! A small fault-injecting HTTP proxy on loopback, for targets whose servers have no fault
+//! options of their own: it forwards every request to one upstream, logs method and path,
+//! and on matching requests can drop the response after the upstream committed, stall (to
+//! stand for a killed job), or strip a header (to stand for a server that ignores it).
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use futures_util::TryStreamExt;
+use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
+use hyper::body::{Frame, Incoming};
+use hyper_util::rt::TokioIo;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+/// What to do with a matching request.
+#[derive(Clone)]
+pub enum Action {
+    /// Forward, let the upstream answer, then close the connection with no response.
+    DropAfterCommit,
+    /// Never forward or answer; cancel this token (a job killed mid-upload).
+    Stall(CancellationToken),
+    /// Forward without this header.
+    StripHeader(&'static str),
+}
+
+#[derive(Clone)]
+pub struct Rule {
+    pub method: &'static str,
+    pub path_contains: String,
+    pub action: Action,
+    /// How many requests it applies to (then it is spent).
+    pub times: usize,
+}
+
+#[derive(Default)]
+struct State {
+    log: Vec<(String, String)>,
+    rules: Vec<Rule>,
+}
+
+/// A running proxy; stops with the test's runtime.
+#[derive(Clone)]
+pub struct Proxy {
+    pub addr: SocketAddr,
+    state: Arc<Mutex<State>>,
+}
+
+impl Proxy {
+    /// Forward to `upstream` (`http://127.0.0.1:PORT`).
+    pub async fn start(upstream: &str) -> Proxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let state: Arc<Mutex<State>> = Arc::default();
+        let upstream = upstream.trim_end_matches('/').to_string();
+        let client = reqwest::Client::builder().build().unwrap();
+        let st = state.clone();
+        tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let st = st.clone();
+                let upstream = upstream.clone();
+                let client = client.clone();
+                tokio::spawn(async move {
+                    let kill = Arc::new(Notify::new());
+                    let k = kill.clone();
+                    let service = hyper::service::service_fn(move |req| {
+                        handle(req, st.clone(), upstream.clone(), client.clone(), k.clone())
+                    });
+                    let conn = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), service);
+                    tokio::select! {
+                        _ = conn => {}
+                        _ = kill.notified() => {}
+                    }
+                });
+            }
+        });
+        Proxy { addr, state }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn add_rule(&self, rule: Rule) {
+        self.state.lock().unwrap().rules.push(rule);
+    }
+
+    /// Every request seen so far: (method, path and query).
+    pub fn log(&self) -> Vec<(String, String)> {
+        self.state.lock().unwrap().log.clone()
+    }
+
+    pub fn requests(&self) -> usize {
+        self.state.lock().unwrap().log.len()
+    }
+
+    pub fn clear_log(&self) {
+        self.state.lock().unwrap().log.clear();
+    }
+}
+
+type Body = BoxBody<Bytes, std::io::Error>;
+
+async fn handle(
+    req: hyper::Request<Incoming>,
+    state: Arc<Mutex<State>>,
+    upstream: String,
+    client: reqwest::Client,
+    kill: Arc<Notify>,
+) -> Result<hyper::Response<Body>, std::io::Error> {
+    let method = req.method().to_string();
+    let path = req
+        .uri()
+        .path_and_query()
+        .map(|p| p.to_string())
+        .unwrap_or_default();
+    let action = {
+        let mut st = state.lock().unwrap();
+        st.log.push((method.clone(), path.clone()));
+        let hit = st
+            .rules
+            .iter_mut()
+            .find(|r| r.times > 0 && r.method == method && path.contains(&r.path_contains));
+        hit.map(|r| {
+            r.times -= 1;
+            r.action.clone()
+        })
+    };
+    if let Some(Action::Stall(token)) = &action {
+        token.cancel();
+        std::future::pending::<()>().await;
+    }
+    let (parts, body) = req.into_parts();
+    let mut rb = client.request(parts.method.clone(), format!("{upstream}{path}"));
+    for (name, value) in &parts.headers {
+        if let Some(Action::StripHeader(h)) = &action
+            && name.as_str().eq_ignore_ascii_case(h)
+        {
+            continue;
+        }
+        rb = rb.header(name, value);
+    }
+    // Only a request that has a body gets one: an empty chunked body after a HEAD or GET
+    // would reach the server as a malformed next request.
+    let has_body = parts.headers.contains_key(hyper::header::CONTENT_LENGTH)
+        || parts.headers.contains_key(hyper::header::TRANSFER_ENCODING);
+    if has_body {
+        let stream = body.into_data_stream().map_err(std::io::Error::other);
+        rb = rb.body(reqwest::Body::wrap_stream(stream));
+    }
+    let resp = rb.send().await.map_err(std::io::Error::other)?;
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    if let Some(Action::DropAfterCommit) = &action {
+        let _ = resp.bytes().await;
+        kill.notify_one();
+        std::future::pending::<()>().await;
+        unreachable!("the connection is closed with no response");
+    }
+    let mut out = hyper::Response::builder().status(status);
+    for (name, value) in &headers {
+        out = out.header(name, value);
+    }
+    let body: Body = if parts.method == hyper::Method::HEAD {
+        Full::new(Bytes::new())
+            .map_err(|never| match never {})
+            .boxed()
+    } else {
+        let stream = resp
+            .bytes_stream()
+            .map_ok(Frame::data)
+            .map_err(std::io::Error::other);
+        BodyExt::boxed(StreamBody::new(stream))
+    };
+    Ok(out.body(body).unwrap())
+}

@@ -1,0 +1,155 @@
+//! Real test servers on loopback, started from the project's `.venv` (made by
+//! `scripts/install/target-servers.sh`): moto (S3) and wsgidav (WebDAV). A missing server
+//! fails the test loudly; it is never skipped. Each server is watched by a shell that stops it
+//! when the test process exits.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The WebDAV test user and password.
+pub const DAV_USER: &str = "lodge";
+pub const DAV_PASSWORD: &str = "dav-test-password";
+
+fn venv_bin(name: &str) -> PathBuf {
+    let venv = std::env::var_os("LODGE_TEST_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".venv"));
+    let bin = venv.join("bin").join(name);
+    assert!(
+        bin.exists(),
+        "{} is missing: run scripts/install/target-servers.sh (scripts/test does) — the \
+         conformance suite needs real servers and never skips",
+        bin.display()
+    );
+    bin
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Start `program args` under a watchdog that kills it when this process ends.
+fn spawn_watched(program: &Path, args: &[String], envs: &[(&str, &str)], log: &Path) {
+    let mut quoted = format!("'{}'", program.display());
+    for a in args {
+        quoted.push_str(&format!(" '{a}'"));
+    }
+    let script = format!(
+        "{quoted} >'{}' 2>&1 & S=$!; while kill -0 {} 2>/dev/null && kill -0 $S 2>/dev/null; \
+         do sleep 0.5; done; kill $S 2>/dev/null",
+        log.display(),
+        std::process::id()
+    );
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
+        .arg(script)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let mut watchdog = cmd.spawn().expect("start a test server");
+    // Reap the watchdog when it ends (with this process, or when the server dies).
+    std::thread::spawn(move || watchdog.wait());
+}
+
+fn wait_ready(port: u16, what: &str, log: &Path) {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(30) {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!(
+        "{what} did not start on 127.0.0.1:{port} within 30 s; its log:\n{}",
+        std::fs::read_to_string(log).unwrap_or_default()
+    );
+}
+
+fn scratch() -> &'static tempfile::TempDir {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().unwrap())
+}
+
+/// A moto S3 server: `auth` makes it check access keys (it knows none, so every key is
+/// wrong).
+pub fn start_moto(auth: bool) -> String {
+    let port = free_port();
+    let log = scratch().path().join(format!("moto-{port}.log"));
+    let envs: &[(&str, &str)] = if auth {
+        &[("INITIAL_NO_AUTH_ACTION_COUNT", "0")]
+    } else {
+        &[]
+    };
+    spawn_watched(
+        &venv_bin("moto_server"),
+        &[
+            "-H".into(),
+            "127.0.0.1".into(),
+            "-p".into(),
+            port.to_string(),
+        ],
+        envs,
+        &log,
+    );
+    wait_ready(port, "moto_server", &log);
+    format!("http://127.0.0.1:{port}")
+}
+
+/// The moto server shared by this test binary (no auth).
+pub fn moto() -> &'static str {
+    static URL: OnceLock<String> = OnceLock::new();
+    URL.get_or_init(|| std::env::var("LODGE_TEST_MOTO_URL").unwrap_or_else(|_| start_moto(false)))
+}
+
+/// The wsgidav server shared by this test binary: URL and the folder it serves.
+pub fn webdav() -> &'static (String, PathBuf) {
+    static DAV: OnceLock<(String, PathBuf)> = OnceLock::new();
+    DAV.get_or_init(|| {
+        let port = free_port();
+        let root = scratch().path().join(format!("dav-{port}"));
+        std::fs::create_dir_all(&root).unwrap();
+        let config = scratch().path().join(format!("wsgidav-{port}.yaml"));
+        std::fs::write(
+            &config,
+            format!(
+                "host: 127.0.0.1\nport: {port}\nserver: cheroot\nverbose: 1\n\
+                 provider_mapping:\n  '/': '{}'\n\
+                 http_authenticator:\n  domain_controller: null\n  accept_basic: true\n  \
+                 accept_digest: false\n  default_to_digest: false\n\
+                 simple_dc:\n  user_mapping:\n    '*':\n      '{DAV_USER}':\n        \
+                 password: '{DAV_PASSWORD}'\n",
+                root.display()
+            ),
+        )
+        .unwrap();
+        let log = scratch().path().join(format!("wsgidav-{port}.log"));
+        spawn_watched(
+            &venv_bin("wsgidav"),
+            &["--config".into(), config.display().to_string()],
+            &[],
+            &log,
+        );
+        wait_ready(port, "wsgidav", &log);
+        (format!("http://127.0.0.1:{port}"), root)
+    })
+}
+
+/// A unique lowercase name for a bucket or folder.
+pub fn unique(prefix: &str) -> String {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    format!(
+        "{prefix}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
