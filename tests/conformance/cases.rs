@@ -182,7 +182,7 @@ pub async fn killed_mid_upload_resumes_without_resending_blobs(kind: Kind) {
     });
     let config = fast_config();
     let deadline = config.retry.deadline;
-    let mut engine = Engine::new(store.clone(), config);
+    let mut engine = Engine::new(store.clone(), config).expect("engine");
     engine.add_target(env.target.clone()).unwrap();
     let job = store
         .enqueue_deposit(ds.0, env.target.scope_id(), &ds.1, deadline)
