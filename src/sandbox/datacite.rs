@@ -125,6 +125,22 @@ fn missing_for_registration(attributes: &Value) -> Vec<Value> {
         Some(Value::Object(o)) => o.is_empty(),
         _ => false,
     };
+    // A list whose entries all have a blank name or title is as blank as an empty one.
+    let blank_entries = |v: Option<&Value>, key: &str| {
+        v.and_then(Value::as_array).is_some_and(|items| {
+            items.iter().all(|i| {
+                i.get(key)
+                    .and_then(Value::as_str)
+                    .is_none_or(|s| s.trim().is_empty())
+            })
+        })
+    };
+    if blank_entries(attributes.get("titles"), "title") && !empty(attributes.get("titles")) {
+        errors.push(json!({"source": "titles", "title": "can't be blank"}));
+    }
+    if blank_entries(attributes.get("creators"), "name") && !empty(attributes.get("creators")) {
+        errors.push(json!({"source": "creators", "title": "can't be blank"}));
+    }
     for (field, title) in [
         ("creators", "can't be blank"),
         ("titles", "can't be blank"),

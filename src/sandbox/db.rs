@@ -274,6 +274,19 @@ impl Db {
         .collect()
     }
 
+    /// The stored bytes of a file, if it has any.
+    pub fn invenio_file_bytes(&self, id: &str, key: &str) -> rusqlite::Result<Option<Vec<u8>>> {
+        let conn = self.lock();
+        Ok(conn
+            .query_row(
+                "SELECT content FROM invenio_files WHERE record_id = ?1 AND key = ?2",
+                params![id, key],
+                |r| r.get::<_, Option<Vec<u8>>>(0),
+            )
+            .optional()?
+            .flatten())
+    }
+
     /// Start a file; starting it again is harmless while it is pending.
     pub fn invenio_file_init(&self, id: &str, key: &str) -> rusqlite::Result<()> {
         let conn = self.lock();

@@ -6,7 +6,8 @@
 //! `PUT .../files/{key}/content`, `POST .../files/{key}/commit` answering the MD5 checksum),
 //! publish (`POST .../draft/actions/publish` -> 202; 400 `{"status","message","errors":
 //! [{"field","messages"}]}` when metadata is missing or a file is not committed), discarding
-//! a draft (`DELETE .../draft` -> 204), the user's records and drafts with a query
+//! a draft (`DELETE .../draft` -> 204), a published file's bytes
+//! (`GET /api/records/{id}/files/{key}/content`), the user's records and drafts with a query
 //! (`GET /api/user/records?q=`), and the rate-limit headers `X-RateLimit-Limit`,
 //! `X-RateLimit-Remaining`, `X-RateLimit-Reset` with 429 over the limit. The sandbox's fault
 //! injection applies, including `--timeout-after-commit` (a publish that answers 504 after
@@ -79,7 +80,10 @@ pub(crate) fn router(app: Arc<App>) -> Router<Arc<App>> {
             post(commit_file),
         )
         .route("/api/records/{id}/draft/actions/publish", post(publish))
+        .route("/api/records/{id}/files", get(list_published_files))
+        .route("/api/records/{id}/files/{key}/content", get(get_content))
         .route("/api/user/records", get(user_records))
+        .layer(axum::extract::DefaultBodyLimit::max(FILE_LIMIT))
         .layer(middleware::from_fn_with_state(app, guard))
 }
 
@@ -365,6 +369,41 @@ async fn put_content(
             axum::Json(json!({"key": key, "status": "pending", "size": body.len()})).into_response()
         }
         Ok(false) => not_found(),
+        Err(e) => internal(e),
+    }
+}
+
+/// The files of a published record.
+async fn list_published_files(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    match app.db.invenio_get(&id) {
+        Ok(Some(row)) if row.published => {}
+        Ok(_) => return not_found(),
+        Err(e) => return internal(e),
+    }
+    match app.db.invenio_files(&id) {
+        Ok(files) => {
+            let entries: Vec<Value> = files.iter().map(|f| file_json(&app, &id, f)).collect();
+            axum::Json(json!({"enabled": true, "entries": entries})).into_response()
+        }
+        Err(e) => internal(e),
+    }
+}
+
+/// The bytes of a published record's file.
+async fn get_content(
+    State(app): State<Arc<App>>,
+    Path((id, key)): Path<(String, String)>,
+) -> Response {
+    match app.db.invenio_get(&id) {
+        Ok(Some(row)) if row.published => {}
+        Ok(_) => return not_found(),
+        Err(e) => return internal(e),
+    }
+    match app.db.invenio_file_bytes(&id, &key) {
+        Ok(Some(bytes)) => {
+            ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response()
+        }
+        Ok(None) => not_found(),
         Err(e) => internal(e),
     }
 }

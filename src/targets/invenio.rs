@@ -482,6 +482,25 @@ impl InvenioTarget {
         }
     }
 
+    /// Whether any file of the draft is not committed yet.
+    async fn has_pending_file(&self, draft: &str) -> Result<bool, Failure> {
+        let resp = self
+            .send(
+                Method::GET,
+                self.url(&["api", "records", draft, "draft", "files"]),
+                None,
+                false,
+            )
+            .await?;
+        if resp.status() != StatusCode::OK {
+            return Ok(false);
+        }
+        let listing = Self::json_of(resp, "file list").await?;
+        Ok(listing["entries"]
+            .as_array()
+            .is_some_and(|e| e.iter().any(|f| f["status"] != "completed")))
+    }
+
     async fn discard_draft(&self, id: &str) -> Result<(), Failure> {
         let resp = self
             .send(
@@ -568,7 +587,24 @@ impl Target for InvenioTarget {
                 url: record["links"]["self_html"].as_str().map(str::to_string),
             }));
         }
-        Err(Self::failure_of(resp).await)
+        let failure = Self::failure_of(resp).await;
+        // Another worker may have published this very draft a moment ago (its draft is then
+        // gone), or be sending one of its files again: what the server holds now decides,
+        // not the refusal.
+        if let Some(published) = self.find(&request.key).await?.iter().find(|h| h.published) {
+            return Ok(Landed::Existing(Self::record_ref(published)));
+        }
+        if failure.class() == super::FailureClass::Terminal
+            && self.has_pending_file(&draft.id).await?
+        {
+            return Err(Failure::NotSent {
+                message: format!(
+                    "a file of draft {} is still being uploaded (another worker?); publishing later",
+                    draft.id
+                ),
+            });
+        }
+        Err(failure)
     }
 
     async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {

@@ -21,6 +21,17 @@ pub enum Kind {
     Sandbox,
     S3,
     WebDav,
+    /// The sandbox's DataCite emulation (metadata only: no files).
+    DataCite,
+    /// The sandbox's InvenioRDM emulation (what Zenodo runs).
+    Invenio,
+}
+
+impl Kind {
+    /// Whether the target stores the dataset's files (DataCite holds metadata only).
+    pub fn stores_files(self) -> bool {
+        self != Kind::DataCite
+    }
 }
 
 /// Small multipart settings so the large-file case stays small (moto keeps S3's 5 MiB
@@ -45,6 +56,8 @@ pub fn s3_options() -> S3Options {
 
 enum Server {
     Sandbox(RunningSandbox),
+    DataCite(RunningSandbox),
+    Invenio(RunningSandbox),
     S3 { bucket: String },
     WebDav { folder: PathBuf },
 }
@@ -70,6 +83,40 @@ impl Env {
                     proxy,
                     target,
                     server: Server::Sandbox(sandbox),
+                }
+            }
+            Kind::DataCite => {
+                let sandbox = lab.sandbox(&unique("sbx"), FaultConfig::default()).await;
+                let proxy = Proxy::start(&sandbox.base_url()).await;
+                let account = sandbox.datacite_account();
+                // Registered, so DataCite validates the metadata (drafts need none).
+                let url = format!(
+                    "datacite+{}?prefix={}&repository={}&state=register&url=https://example.org/{{key}}",
+                    proxy.url(),
+                    account.prefix,
+                    account.repository
+                );
+                let target = open_target(&url, Some(account.password)).unwrap();
+                Env {
+                    kind,
+                    proxy,
+                    target,
+                    server: Server::DataCite(sandbox),
+                }
+            }
+            Kind::Invenio => {
+                let sandbox = lab.sandbox(&unique("sbx"), FaultConfig::default()).await;
+                let proxy = Proxy::start(&sandbox.base_url()).await;
+                let target = open_target(
+                    &format!("invenio+{}", proxy.url()),
+                    Some(sandbox.invenio_account().token),
+                )
+                .unwrap();
+                Env {
+                    kind,
+                    proxy,
+                    target,
+                    server: Server::Invenio(sandbox),
                 }
             }
             Kind::S3 => {
@@ -120,6 +167,8 @@ impl Env {
     pub async fn records(&self) -> usize {
         match &self.server {
             Server::Sandbox(s) => s.stats().records as usize,
+            Server::DataCite(s) => s.doi_count() as usize,
+            Server::Invenio(s) => s.invenio_counts().0 as usize,
             Server::S3 { bucket } => {
                 let direct =
                     S3Location::parse(&format!("s3://{bucket}"), Some(servers::moto()), None)
@@ -142,6 +191,60 @@ impl Env {
     /// The bytes the server holds for a blob.
     pub async fn blob(&self, digest: &Sha256Hex) -> Vec<u8> {
         match &self.server {
+            Server::DataCite(_) => panic!("DataCite holds no files"),
+            Server::Invenio(s) => {
+                // Files are named by path there: find the published file with these bytes.
+                let token = s.invenio_account().token;
+                let client = reqwest::Client::new();
+                let hits: serde_json::Value = client
+                    .get(format!("{}/api/user/records", s.base_url()))
+                    .bearer_auth(&token)
+                    .send()
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+                for hit in hits["hits"]["hits"].as_array().unwrap() {
+                    let id = hit["id"].as_str().unwrap();
+                    let files: serde_json::Value = client
+                        .get(format!("{}/api/records/{id}/files", s.base_url()))
+                        .bearer_auth(&token)
+                        .send()
+                        .await
+                        .unwrap()
+                        .json()
+                        .await
+                        .unwrap_or_default();
+                    let keys: Vec<String> = files["entries"]
+                        .as_array()
+                        .map(|e| {
+                            e.iter()
+                                .filter_map(|f| f["key"].as_str().map(String::from))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    for key in keys {
+                        let bytes = client
+                            .get(format!(
+                                "{}/api/records/{id}/files/{key}/content",
+                                s.base_url()
+                            ))
+                            .bearer_auth(&token)
+                            .send()
+                            .await
+                            .unwrap()
+                            .bytes()
+                            .await
+                            .unwrap()
+                            .to_vec();
+                        if Sha256Hex::of(&bytes) == *digest {
+                            return bytes;
+                        }
+                    }
+                }
+                Vec::new()
+            }
             Server::Sandbox(s) => reqwest::get(format!("{}/blobs/sha256/{digest}", s.base_url()))
                 .await
                 .unwrap()
@@ -172,9 +275,37 @@ impl Env {
         self.target.lookup(key).await.unwrap().unwrap().identifier
     }
 
+    /// The path fragment by which the proxy log shows a file being sent: the blob's digest,
+    /// or for InvenioRDM (files named by path) the file's content URL.
+    pub fn file_fragment(&self, rel_path: &str, digest: &Sha256Hex) -> String {
+        match self.kind {
+            Kind::Invenio => format!("/files/{rel_path}/content"),
+            _ => digest.to_hex(),
+        }
+    }
+
+    /// Method and path fragment of the request that commits the record.
+    pub fn record_write(&self, key: &ContentKey) -> (&'static str, String) {
+        match self.kind {
+            Kind::DataCite => ("POST", "/dois".into()),
+            Kind::Invenio => ("POST", "/actions/publish".into()),
+            _ => ("PUT", format!("records/{key}")),
+        }
+    }
+
     /// The same kind of target with credentials the server refuses.
     pub async fn with_wrong_credentials(kind: Kind, lab: &Lab) -> (Env, Proxy) {
         match kind {
+            Kind::DataCite | Kind::Invenio => {
+                let env = Env::new(kind, lab).await;
+                let url = match kind {
+                    Kind::DataCite => env.target_url_with_wrong_secret(),
+                    _ => format!("invenio+{}", env.proxy.url()),
+                };
+                let target = open_target(&url, Some("wrong".into())).unwrap();
+                let proxy = env.proxy.clone();
+                (Env { target, ..env }, proxy)
+            }
             Kind::Sandbox => {
                 let sandbox = RunningSandbox::start(lodge::sandbox::SandboxConfig {
                     addr: "127.0.0.1:0".parse().unwrap(),
@@ -231,6 +362,21 @@ impl Env {
                 (env, proxy)
             }
         }
+    }
+}
+
+impl Env {
+    fn target_url_with_wrong_secret(&self) -> String {
+        let Server::DataCite(s) = &self.server else {
+            unreachable!()
+        };
+        let account = s.datacite_account();
+        format!(
+            "datacite+{}?prefix={}&repository={}",
+            self.proxy.url(),
+            account.prefix,
+            account.repository
+        )
     }
 }
 

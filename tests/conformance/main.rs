@@ -1,6 +1,7 @@
 //! The conformance suite: the same cases against every target kind, each on a real server on
-//! loopback — Lodge's sandbox, S3 (moto) and WebDAV (wsgidav) — reached through a
-//! fault-injecting proxy. The servers come from `.venv` (scripts/install/target-servers.sh);
+//! loopback — Lodge's sandbox, S3 (moto), WebDAV (wsgidav), and the sandbox's InvenioRDM and
+//! DataCite emulations — reached through a fault-injecting proxy. DataCite holds metadata
+//! only, so the two cases about files run against the other four. The servers come from `.venv` (scripts/install/target-servers.sh);
 //! a missing one fails the run.
 
 #[path = "../support/mod.rs"]
@@ -10,28 +11,20 @@ mod cases;
 mod env;
 
 macro_rules! conformance {
-    ($($case:ident),* $(,)?) => {
-        mod sandbox {
+    (files: $($fcase:ident),* ; all: $($case:ident),* $(,)?) => {
+        conformance!(@kind sandbox Sandbox: $($fcase,)* $($case),*);
+        conformance!(@kind s3 S3: $($fcase,)* $($case),*);
+        conformance!(@kind webdav WebDav: $($fcase,)* $($case),*);
+        conformance!(@kind invenio Invenio: $($fcase,)* $($case),*);
+        // DataCite holds metadata only: the cases about files do not apply.
+        conformance!(@kind datacite DataCite: $($case),*);
+    };
+    (@kind $module:ident $kind:ident: $($case:ident),*) => {
+        mod $module {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 async fn $case() {
-                    crate::cases::$case(crate::env::Kind::Sandbox).await
-                }
-            )*
-        }
-        mod s3 {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $case() {
-                    crate::cases::$case(crate::env::Kind::S3).await
-                }
-            )*
-        }
-        mod webdav {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $case() {
-                    crate::cases::$case(crate::env::Kind::WebDav).await
+                    crate::cases::$case(crate::env::Kind::$kind).await
                 }
             )*
         }
@@ -39,13 +32,15 @@ macro_rules! conformance {
 }
 
 conformance!(
+    files:
+    large_file_deposits_and_verifies,
+    killed_mid_upload_resumes_without_resending_blobs;
+    all:
     create,
     replay_makes_no_request,
     response_lost_after_commit_gives_the_original_identifier,
     eight_concurrent_deposits_make_one_record,
     same_key_on_another_target_is_independent,
-    large_file_deposits_and_verifies,
-    killed_mid_upload_resumes_without_resending_blobs,
     wrong_credentials_pause_the_target_without_a_loop,
     validation_error_is_terminal,
 );
