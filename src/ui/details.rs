@@ -79,7 +79,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                             ui.label("Key");
                             ui.monospace(key.short()).on_hover_text(key.to_hex());
                             if ui
-                                .small_button("⎘")
+                                .small_button("📋")
                                 .on_hover_text("Copy the full key")
                                 .clicked()
                             {

@@ -56,6 +56,8 @@ pub struct HistoryState {
     pub since: Since,
     /// The model version the history was last asked for.
     requested_for: Option<u64>,
+    /// When (input time, s) it was last asked for.
+    requested_at: f64,
 }
 
 fn passes(app: &LodgeApp, r: &HistoryRow, needle: &str, now: i64) -> bool {
@@ -76,10 +78,18 @@ fn passes(app: &LodgeApp, r: &HistoryRow, needle: &str, now: i64) -> bool {
 }
 
 pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
-    // Ask again when deposits changed since the last load (the store answers off-thread).
+    // Ask again when deposits changed since the last load, at most once a second (the
+    // store answers off-thread).
+    let now = ui.input(|i| i.time);
     if app.history.requested_for != Some(app.model.version) && app.model.ready {
-        app.history.requested_for = Some(app.model.version);
-        app.send(Command::LoadHistory);
+        if now - app.history.requested_at >= 1.0 || app.history.requested_for.is_none() {
+            app.history.requested_for = Some(app.model.version);
+            app.history.requested_at = now;
+            app.send(Command::LoadHistory);
+        } else {
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_secs_f64(1.0));
+        }
     }
     toolbar(app, ui);
     ui.separator();

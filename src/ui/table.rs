@@ -246,7 +246,7 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     Some(key) => {
                         ui.monospace(key.short()).on_hover_text(key.to_hex());
                         if ui
-                            .small_button("⎘")
+                            .small_button("📋")
                             .on_hover_text("Copy the full key")
                             .clicked()
                         {
