@@ -6,6 +6,7 @@
 //! leases, [`targets`] speaks to the repositories, [`config`] names them, and [`sandbox`] is Lodge's own local
 //! repository server. The command line ([`cli`]) only parses arguments and calls into these.
 
+pub mod app;
 pub mod catalog;
 pub mod cli;
 pub mod config;
@@ -14,3 +15,4 @@ pub mod engine;
 pub mod sandbox;
 pub mod store;
 pub mod targets;
+pub mod ui;

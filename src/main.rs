@@ -1,5 +1,80 @@
-//! The `lodge` binary: everything is in the library; this only hands over to the CLI.
+//! The `lodge` binary. With no arguments it opens the desktop window; with any argument it is
+//! the command line (`lodge::cli::main`), unchanged.
 
-fn main() -> std::process::ExitCode {
-    lodge::cli::main()
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use lodge::app::{AppService, ServiceConfig};
+use lodge::ui::LodgeApp;
+
+const ICON_PNG: &[u8] = include_bytes!("../assets/icon.png");
+
+fn main() -> ExitCode {
+    if std::env::args_os().len() > 1 {
+        return lodge::cli::main();
+    }
+    run_window()
+}
+
+fn run_window() -> ExitCode {
+    // The runtime lives here, for the whole life of the window: hashing, deposits and the
+    // sandbox run on it; dropping it would cancel them.
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let handle = runtime.handle().clone();
+
+    let mut viewport = egui::ViewportBuilder::default()
+        .with_title("Lodge")
+        .with_app_id("lodge")
+        .with_inner_size([1280.0, 800.0])
+        .with_min_inner_size([900.0, 560.0])
+        .with_drag_and_drop(true);
+    match eframe::icon_data::from_png_bytes(ICON_PNG) {
+        Ok(icon) => viewport = viewport.with_icon(Arc::new(icon)),
+        Err(e) => eprintln!("warning: the app icon could not be read: {e}"),
+    }
+    let mut options = eframe::NativeOptions {
+        viewport,
+        persist_window: true,
+        ..Default::default()
+    };
+    // winit delivers no drops on native Wayland: run on X11 (XWayland) so folder drops work.
+    #[cfg(target_os = "linux")]
+    {
+        options.event_loop_builder = Some(Box::new(|builder| {
+            use winit::platform::x11::EventLoopBuilderExtX11;
+            builder.with_x11();
+        }));
+    }
+
+    let result = eframe::run_native(
+        "Lodge",
+        options,
+        Box::new(move |cc| {
+            let ctx = cc.egui_ctx.clone();
+            let service = AppService::start(
+                &handle,
+                ServiceConfig::platform(),
+                Arc::new(move || ctx.request_repaint()),
+            );
+            Ok(Box::new(LodgeApp::new(service)))
+        }),
+    );
+    // The window is closed (the app and its service are dropped, which cancels the engine):
+    // give in-flight work a moment to stop cleanly.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(3));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!(
+                "error: cannot open the Lodge window: {e}. The command line still works: `lodge --help`."
+            );
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -22,6 +22,6 @@ pub use hash::{
     FileStamp, HASH_BUFFER_BYTES, HashCache, HashProgress, HashedFile, MemoryHashCache,
     NoHashCache, hash_files, sha256_reader,
 };
-pub use metadata::{Creator, FieldProblem, Metadata};
+pub use metadata::{Creator, FieldProblem, Metadata, RESOURCE_TYPES};
 pub use prefill::{CITATION_CFF, ZENODO_JSON, metadata_from_folder};
 pub use scan::{IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, scan_folder};

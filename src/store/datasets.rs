@@ -160,60 +160,23 @@ impl Store {
     pub fn save_dataset(&self, new: &NewDataset<'_>) -> Result<i64> {
         let mut conn = self.conn();
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let now = now_ms();
-        let key = new.document.key().to_hex();
-        let fingerprint = new.document.fingerprint().to_hex();
-        let document = String::from_utf8(new.document.canonical_json())
-            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        tx.execute(
-            "INSERT INTO documents (content_key, fingerprint, document) VALUES (?1, ?2, ?3)
-             ON CONFLICT (content_key) DO NOTHING",
-            params![key, fingerprint, document],
-        )?;
-        let metadata = serde_json::to_string(&new.metadata.normalized())
-            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-        let total: u64 = new.files.iter().map(|f| f.size).sum();
-        let id: i64 = tx.query_row(
-            "INSERT INTO datasets (path, name, metadata, content_key, fingerprint, file_count,
-                                   total_bytes, added_at, scanned_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)
-             ON CONFLICT (path) DO UPDATE SET
-                name = excluded.name, metadata = excluded.metadata,
-                content_key = excluded.content_key, fingerprint = excluded.fingerprint,
-                file_count = excluded.file_count, total_bytes = excluded.total_bytes,
-                scanned_at = excluded.scanned_at
-             RETURNING id",
-            params![
-                new.path,
-                new.name,
-                metadata,
-                key,
-                fingerprint,
-                new.files.len() as i64,
-                total as i64,
-                now
-            ],
-            |r| r.get(0),
-        )?;
-        tx.execute("DELETE FROM dataset_files WHERE dataset_id = ?1", [id])?;
-        {
-            let mut insert = tx.prepare(
-                "INSERT INTO dataset_files (dataset_id, rel_path, size, mtime_ns, file_id, sha256)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )?;
-            for f in new.files {
-                insert.execute(params![
-                    id,
-                    f.rel_path,
-                    f.size as i64,
-                    f.mtime_ns,
-                    f.file_id as i64,
-                    f.sha256
-                ])?;
-            }
-        }
+        let id = save_in(&tx, new, now_ms())?;
         tx.commit()?;
         Ok(id)
+    }
+
+    /// [`Store::save_dataset`] for many datasets in one transaction (imports, benchmarks).
+    /// Returns their ids in order.
+    pub fn save_datasets(&self, news: &[NewDataset<'_>]) -> Result<Vec<i64>> {
+        let mut conn = self.conn();
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let now = now_ms();
+        let ids = news
+            .iter()
+            .map(|new| save_in(&tx, new, now))
+            .collect::<Result<Vec<_>>>()?;
+        tx.commit()?;
+        Ok(ids)
     }
 
     /// Every dataset, by id.
@@ -325,4 +288,60 @@ impl Store {
         let conn = self.conn();
         Ok(conn.execute("DELETE FROM datasets WHERE id = ?1", [id])? == 1)
     }
+}
+
+/// Record one scanned dataset inside the caller's transaction.
+fn save_in(tx: &rusqlite::Connection, new: &NewDataset<'_>, now: i64) -> Result<i64> {
+    let key = new.document.key().to_hex();
+    let fingerprint = new.document.fingerprint().to_hex();
+    let document = String::from_utf8(new.document.canonical_json())
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    tx.execute(
+        "INSERT INTO documents (content_key, fingerprint, document) VALUES (?1, ?2, ?3)
+             ON CONFLICT (content_key) DO NOTHING",
+        params![key, fingerprint, document],
+    )?;
+    let metadata = serde_json::to_string(&new.metadata.normalized())
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let total: u64 = new.files.iter().map(|f| f.size).sum();
+    let id: i64 = tx.query_row(
+        "INSERT INTO datasets (path, name, metadata, content_key, fingerprint, file_count,
+                                   total_bytes, added_at, scanned_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)
+             ON CONFLICT (path) DO UPDATE SET
+                name = excluded.name, metadata = excluded.metadata,
+                content_key = excluded.content_key, fingerprint = excluded.fingerprint,
+                file_count = excluded.file_count, total_bytes = excluded.total_bytes,
+                scanned_at = excluded.scanned_at
+             RETURNING id",
+        params![
+            new.path,
+            new.name,
+            metadata,
+            key,
+            fingerprint,
+            new.files.len() as i64,
+            total as i64,
+            now
+        ],
+        |r| r.get(0),
+    )?;
+    tx.execute("DELETE FROM dataset_files WHERE dataset_id = ?1", [id])?;
+    {
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO dataset_files (dataset_id, rel_path, size, mtime_ns, file_id, sha256)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?;
+        for f in new.files {
+            insert.execute(params![
+                id,
+                f.rel_path,
+                f.size as i64,
+                f.mtime_ns,
+                f.file_id as i64,
+                f.sha256
+            ])?;
+        }
+    }
+    Ok(id)
 }

@@ -167,12 +167,12 @@ pub enum Finish {
     Release { message: String },
 }
 
-const JOB_COLUMNS: &str = "j.id, j.dataset_id, d.path, d.name, j.target, j.operation, \
+pub(super) const JOB_COLUMNS: &str = "j.id, j.dataset_id, d.path, d.name, j.target, j.operation, \
     j.content_key, j.state, j.attempts, j.not_before, j.deadline, j.lease_owner, \
     j.lease_expires, j.fence, j.last_error, j.last_status, j.identifier, j.url, \
     j.created_at, j.updated_at";
 
-fn job_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRow> {
+pub(super) fn job_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRow> {
     let key: String = r.get(6)?;
     let state: String = r.get(7)?;
     let bad = |what: &str, text: &str| {

@@ -10,6 +10,7 @@ mod datasets;
 mod events;
 mod hash_cache;
 mod jobs;
+mod overview;
 mod reports;
 mod schema;
 mod tx;
@@ -23,6 +24,7 @@ use rusqlite::Connection;
 pub use datasets::{AttemptInput, DatasetRow, FileScan, NewDataset};
 pub use events::{EventKind, EventRow, NewEvent};
 pub use jobs::{Claim, ClaimFilter, Enqueued, Finish, JobRow, JobState, Lease};
+pub use overview::{DatasetSummary, ResultFingerprint};
 pub use reports::{DepositResult, HistoryRow, StatusRow, Totals};
 
 /// The only operation so far: deposit a dataset. Part of every dedup scope.

@@ -1,0 +1,576 @@
+//! What each [`Command`] does, on the runtime: every store call runs on the blocking pool,
+//! every outcome goes back to the window as an [`Update`], every problem as a [`Notice`]
+//! that names the thing and the fix.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+use super::export::{ExportFormat, write_history};
+use super::model::Notice;
+use super::service::{Command, Repaint, ServiceConfig};
+use super::settings::Settings;
+use super::update::{Details, Update};
+use crate::catalog::{RecordedDataset, record_folder};
+use crate::content::{Metadata, metadata_from_folder};
+use crate::engine::Engine;
+use crate::sandbox::RunningSandbox;
+use crate::store::{DatasetSummary, Store, StoreError};
+
+/// Hashing progress is sent at most this often per folder.
+const PROGRESS_EVERY: Duration = Duration::from_millis(50);
+
+/// A folder picker that answers faster than this without a folder had no dialog to show.
+const NO_PICKER_WITHIN: Duration = Duration::from_millis(1500);
+
+/// The sending side of the update channel: every send also asks for a repaint.
+#[derive(Clone)]
+pub(super) struct Outbox {
+    tx: std::sync::mpsc::Sender<Update>,
+    repaint: Repaint,
+}
+
+impl Outbox {
+    pub fn new(tx: std::sync::mpsc::Sender<Update>, repaint: Repaint) -> Outbox {
+        Outbox { tx, repaint }
+    }
+
+    pub fn send(&self, update: Update) {
+        if self.tx.send(update).is_ok() {
+            (self.repaint)();
+        }
+    }
+
+    fn notice(&self, notice: Notice) {
+        self.send(Update::Notice(notice));
+    }
+}
+
+/// The running background side: store, engine, sandbox and what commands share.
+pub(super) struct Core {
+    store: Arc<Store>,
+    engine: Arc<Engine>,
+    sandbox: Mutex<Option<RunningSandbox>>,
+    config: ServiceConfig,
+    settings: Mutex<Settings>,
+    out: Outbox,
+    shutdown: CancellationToken,
+    /// The engine's current run; `None` while paused.
+    engine_run: Mutex<Option<CancellationToken>>,
+    /// Folders being added right now (canonical paths).
+    adding: Mutex<HashSet<String>>,
+    next_placeholder: AtomicI64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn folder_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+impl Core {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        store: Arc<Store>,
+        engine: Arc<Engine>,
+        sandbox: RunningSandbox,
+        config: ServiceConfig,
+        settings: Settings,
+        out: Outbox,
+        shutdown: CancellationToken,
+    ) -> Core {
+        Core {
+            store,
+            engine,
+            sandbox: Mutex::new(Some(sandbox)),
+            config,
+            settings: Mutex::new(settings),
+            out,
+            shutdown,
+            engine_run: Mutex::new(None),
+            adding: Mutex::new(HashSet::new()),
+            next_placeholder: AtomicI64::new(-1),
+        }
+    }
+
+    /// Run a store call on the blocking pool.
+    async fn db<T, F>(&self, f: F) -> Result<T, String>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+    {
+        let store = self.store.clone();
+        match tokio::task::spawn_blocking(move || f(&store)).await {
+            Ok(r) => r.map_err(|e| e.to_string()),
+            Err(e) => Err(format!("a database task failed: {e}")),
+        }
+    }
+
+    pub async fn handle(self: Arc<Self>, command: Command) {
+        match command {
+            Command::AddFolders(paths) => {
+                for path in paths {
+                    let core = self.clone();
+                    tokio::spawn(async move { core.add_folder(path).await });
+                }
+            }
+            Command::PickFolder => self.pick_folder().await,
+            Command::SetMetadata {
+                id,
+                metadata,
+                then_deposit,
+            } => self.set_metadata(id, metadata, then_deposit).await,
+            Command::Deposit { ids, target } => self.deposit(ids, target).await,
+            Command::Retry { jobs } => self.retry(jobs).await,
+            Command::RetryAllFailed { target } => {
+                match self.db(move |s| s.failed_job_ids(Some(&target))).await {
+                    Ok(ids) if ids.is_empty() => self
+                        .out
+                        .notice(Notice::info("No failed deposits to retry.")),
+                    Ok(ids) => self.retry(ids).await,
+                    Err(e) => self.out.notice(Notice::error(format!(
+                        "Cannot list the failed deposits: {e}"
+                    ))),
+                }
+            }
+            Command::Remove { id } => self.remove(id).await,
+            Command::Pause => self.pause(),
+            Command::Resume => self.resume(),
+            Command::LoadDetails { id } => self.load_details(id).await,
+            Command::LoadHistory => match self.db(|s| s.history()).await {
+                Ok(rows) => self.out.send(Update::History(rows)),
+                Err(e) => self
+                    .out
+                    .notice(Notice::error(format!("Cannot read the history: {e}"))),
+            },
+            Command::ExportHistory(format) => self.export(format).await,
+            Command::SaveSettings(settings) => self.save_settings(settings).await,
+            Command::ShowFolder(path) => {
+                if let Err(e) = open::that_detached(&path) {
+                    self.out.notice(Notice::error(format!(
+                        "Cannot open the folder {} in a file manager: {e}. Open it yourself.",
+                        path.display()
+                    )));
+                }
+            }
+            Command::SetSandboxFaults(faults) => {
+                if let Some(s) = lock(&self.sandbox).as_ref() {
+                    s.set_faults(faults);
+                }
+            }
+        }
+    }
+
+    /// Start claiming work (again).
+    pub fn resume(self: &Arc<Self>) {
+        let mut run = lock(&self.engine_run);
+        if run.is_some() {
+            return;
+        }
+        let token = self.shutdown.child_token();
+        *run = Some(token.clone());
+        drop(run);
+        self.out.send(Update::EngineRunning(true));
+        let core = self.clone();
+        tokio::spawn(async move {
+            let result = core.engine.run_forever(token.clone()).await;
+            let mut run = lock(&core.engine_run);
+            if run
+                .as_ref()
+                .is_some_and(|t| t.is_cancelled() || result.is_err())
+            {
+                *run = None;
+            }
+            drop(run);
+            if let Err(e) = result {
+                core.out.send(Update::EngineRunning(false));
+                core.out.notice(Notice::error(format!(
+                    "Deposits stopped: {e}. Press Resume to start them again."
+                )));
+            }
+        });
+    }
+
+    /// Stop claiming new work; attempts in flight finish.
+    fn pause(&self) {
+        if let Some(token) = lock(&self.engine_run).take() {
+            token.cancel();
+        }
+        self.out.send(Update::EngineRunning(false));
+    }
+
+    /// Stop everything before the process exits.
+    pub async fn stop(&self) {
+        self.pause();
+        let sandbox = lock(&self.sandbox).take();
+        if let Some(s) = sandbox {
+            s.shutdown().await;
+        }
+    }
+
+    async fn add_folder(self: Arc<Self>, path: PathBuf) {
+        let name = folder_name(&path);
+        let meta = match tokio::fs::metadata(&path).await {
+            Ok(m) => m,
+            Err(e) => {
+                return self.out.notice(Notice::warning(format!(
+                    "Cannot add {}: {e}. Check that the folder exists and that you may read it.",
+                    path.display()
+                )));
+            }
+        };
+        if !meta.is_dir() {
+            return self.out.notice(Notice::warning(format!(
+                "{name} is a file, not a folder: drop the folder that holds the dataset's files."
+            )));
+        }
+        let root = match tokio::fs::canonicalize(&path).await {
+            Ok(p) => p,
+            Err(e) => {
+                return self.out.notice(Notice::warning(format!(
+                    "Cannot resolve the folder {}: {e}.",
+                    path.display()
+                )));
+            }
+        };
+        let text = root.to_string_lossy().into_owned();
+        if !lock(&self.adding).insert(text.clone()) {
+            return self.out.notice(Notice::info(format!(
+                "{name} is already being added; it was not added twice."
+            )));
+        }
+        let known = {
+            let text = text.clone();
+            self.db(move |s| s.dataset_by_path(&text)).await
+        };
+        match known {
+            Ok(Some(d)) => {
+                lock(&self.adding).remove(&text);
+                return self.out.notice(Notice::info(format!(
+                    "{name} is already in the list (dataset {}); it was not added twice.",
+                    d.id
+                )));
+            }
+            Ok(None) => {}
+            Err(e) => {
+                lock(&self.adding).remove(&text);
+                return self
+                    .out
+                    .notice(Notice::error(format!("Cannot add {name}: {e}")));
+            }
+        }
+        let row = self.next_placeholder.fetch_sub(1, Ordering::Relaxed);
+        self.out.send(Update::HashStarted {
+            row,
+            path: text.clone(),
+            name: name.clone(),
+        });
+        let core = self.clone();
+        let root2 = root.clone();
+        let outcome = tokio::task::spawn_blocking(move || {
+            let mut notes = Vec::new();
+            let mut metadata = match metadata_from_folder(&root2) {
+                Ok(Some((m, from))) => {
+                    notes.push(Notice::info(format!(
+                        "Metadata of {} prefilled from {}.",
+                        folder_name(&root2),
+                        folder_name(&from)
+                    )));
+                    m
+                }
+                Ok(None) => Metadata::default(),
+                Err(e) => {
+                    notes.push(Notice::warning(format!(
+                        "Could not prefill the metadata of {}: {e}. Fill it in by hand.",
+                        folder_name(&root2)
+                    )));
+                    Metadata::default()
+                }
+            };
+            lock(&core.settings).apply_defaults(&mut metadata);
+            let recorded = core.record(row, &root2, &metadata);
+            (notes, recorded.map(|r| (r, metadata)))
+        })
+        .await;
+        lock(&self.adding).remove(&text);
+        match outcome {
+            Ok((notes, Ok((recorded, metadata)))) => {
+                notes.into_iter().for_each(|n| self.out.notice(n));
+                self.out.send(Update::DatasetSaved {
+                    placeholder: Some(row),
+                    summary: summary(&text, &name, &metadata, &recorded),
+                });
+            }
+            Ok((_, Err(e))) => {
+                self.out.send(Update::HashEnded { row });
+                self.out
+                    .notice(Notice::error(format!("Cannot add {name}: {e}")));
+            }
+            Err(e) => {
+                self.out.send(Update::HashEnded { row });
+                self.out
+                    .notice(Notice::error(format!("Adding {name} failed: {e}")));
+            }
+        }
+    }
+
+    /// Scan, hash and record (blocking), reporting progress for `row`.
+    fn record(
+        &self,
+        row: i64,
+        root: &Path,
+        metadata: &Metadata,
+    ) -> Result<RecordedDataset, String> {
+        let last = Mutex::new(Instant::now() - PROGRESS_EVERY);
+        let out = self.out.clone();
+        let progress = move |p: crate::content::HashProgress| {
+            let mut last = lock(&last);
+            if last.elapsed() >= PROGRESS_EVERY || p.bytes_done == p.bytes_total {
+                *last = Instant::now();
+                out.send(Update::HashProgress {
+                    row,
+                    done: p.bytes_done,
+                    total: p.bytes_total,
+                });
+            }
+        };
+        record_folder(&self.store, root, metadata, &progress).map_err(|e| e.to_string())
+    }
+
+    async fn pick_folder(self: Arc<Self>) {
+        let asked = Instant::now();
+        let picked = rfd::AsyncFileDialog::new()
+            .set_title("Add a dataset folder")
+            .pick_folder()
+            .await;
+        match picked {
+            Some(folder) => self.add_folder(folder.path().to_path_buf()).await,
+            None if asked.elapsed() < NO_PICKER_WITHIN => self.out.notice(Notice::warning(
+                "No folder picker is available on this desktop (no XDG desktop portal \
+                 answered). Drop the folder onto the window instead.",
+            )),
+            None => {}
+        }
+    }
+
+    async fn set_metadata(self: Arc<Self>, id: i64, metadata: Metadata, then: Option<String>) {
+        let dataset = match self.db(move |s| s.dataset(id)).await {
+            Ok(Some(d)) => d,
+            Ok(None) => {
+                return self.out.notice(Notice::error(format!(
+                    "Dataset {id} is no longer in the store; add its folder again."
+                )));
+            }
+            Err(e) => {
+                return self
+                    .out
+                    .notice(Notice::error(format!("Cannot read dataset {id}: {e}")));
+            }
+        };
+        self.out.send(Update::HashStarted {
+            row: id,
+            path: dataset.path.clone(),
+            name: dataset.name.clone(),
+        });
+        let core = self.clone();
+        let root = PathBuf::from(&dataset.path);
+        let m = metadata.clone();
+        let recorded = tokio::task::spawn_blocking(move || core.record(id, &root, &m))
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()));
+        match recorded {
+            Ok(recorded) => {
+                self.out.send(Update::DatasetSaved {
+                    placeholder: None,
+                    summary: summary(&dataset.path, &dataset.name, &metadata, &recorded),
+                });
+                self.load_details(id).await;
+                if let Some(target) = then {
+                    self.deposit(vec![id], target).await;
+                }
+            }
+            Err(e) => {
+                self.out.send(Update::HashEnded { row: id });
+                self.out.notice(Notice::error(format!(
+                    "Cannot rescan {} to save its metadata: {e}",
+                    dataset.name
+                )));
+            }
+        }
+    }
+
+    async fn deposit(self: &Arc<Self>, ids: Vec<i64>, target: String) {
+        let deadline = self.config.engine.retry.deadline;
+        let result = self
+            .db(move |s| {
+                let mut items = Vec::new();
+                let mut refused = Vec::new();
+                for id in ids {
+                    let Some(d) = s.dataset(id)? else { continue };
+                    let problems = d.metadata.problems();
+                    match d.key {
+                        Some(key) if problems.is_empty() => items.push((id, key)),
+                        _ => refused.push((d.name, problems)),
+                    }
+                }
+                let mut events: Vec<_> = s.resume_target(&target)?.into_iter().collect();
+                let queued = s.enqueue_deposits(&target, &items, deadline)?;
+                let job_ids: Vec<i64> = queued.iter().map(|(q, _)| q.job_id()).collect();
+                events.extend(queued.into_iter().filter_map(|(_, e)| e));
+                let jobs = s.jobs(&job_ids)?;
+                Ok((jobs, events, refused))
+            })
+            .await;
+        match result {
+            Ok((jobs, events, refused)) => {
+                for (name, problems) in refused {
+                    let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+                    self.out.notice(Notice::warning(format!(
+                        "{name} was not queued: its metadata is incomplete ({}). Fix it in the \
+                         details panel.",
+                        list.join("; ")
+                    )));
+                }
+                let n = jobs.len();
+                self.out.send(Update::Logged(events));
+                self.out.send(Update::Jobs(jobs));
+                if n > 0 && lock(&self.engine_run).is_none() {
+                    self.out.notice(Notice::info(format!(
+                        "{n} deposit(s) queued; deposits are paused: press Resume to send them."
+                    )));
+                }
+            }
+            Err(e) => self
+                .out
+                .notice(Notice::error(format!("Cannot queue the deposits: {e}"))),
+        }
+    }
+
+    async fn retry(self: &Arc<Self>, jobs: Vec<i64>) {
+        let deadline = self.config.engine.retry.deadline;
+        let result = self
+            .db(move |s| {
+                let done = s.retry_jobs(&jobs, deadline)?;
+                let mut events = Vec::new();
+                for &id in &done {
+                    events.extend(s.events_for_job(id)?.pop());
+                }
+                Ok((s.jobs(&done)?, events))
+            })
+            .await;
+        match result {
+            Ok((jobs, _)) if jobs.is_empty() => self.out.notice(Notice::info(
+                "Nothing was re-queued: those deposits are no longer failed.",
+            )),
+            Ok((jobs, events)) => {
+                self.out.send(Update::Logged(events));
+                self.out.send(Update::Jobs(jobs));
+            }
+            Err(e) => self.out.notice(Notice::error(format!("Cannot retry: {e}"))),
+        }
+    }
+
+    async fn remove(&self, id: i64) {
+        match self.db(move |s| s.remove_dataset(id)).await {
+            Ok(_) => self.out.send(Update::DatasetRemoved(id)),
+            Err(e) => self
+                .out
+                .notice(Notice::error(format!("Cannot remove dataset {id}: {e}"))),
+        }
+    }
+
+    async fn load_details(&self, id: i64) {
+        let result = self
+            .db(move |s| {
+                let files = s.dataset_files(id)?;
+                let jobs = s
+                    .jobs_of_dataset(id)?
+                    .into_iter()
+                    .map(|j| {
+                        let events = s.events_for_job(j.id)?;
+                        Ok((j, events))
+                    })
+                    .collect::<Result<Vec<_>, StoreError>>()?;
+                Ok(Details {
+                    dataset: id,
+                    files,
+                    jobs,
+                })
+            })
+            .await;
+        match result {
+            Ok(details) => self.out.send(Update::Details(Box::new(details))),
+            Err(e) => self.out.notice(Notice::error(format!(
+                "Cannot read the details of dataset {id}: {e}"
+            ))),
+        }
+    }
+
+    async fn export(&self, format: ExportFormat) {
+        let dir = self.config.paths.export_dir.clone();
+        let store = self.store.clone();
+        let written = tokio::task::spawn_blocking(move || {
+            let rows = store.history().map_err(|e| e.to_string())?;
+            write_history(&dir, format, &rows)
+        })
+        .await
+        .unwrap_or_else(|e| Err(e.to_string()));
+        match written {
+            Ok(path) => {
+                self.out.notice(Notice::info(format!(
+                    "History exported to {}.",
+                    path.display()
+                )));
+                self.out.send(Update::Exported(path));
+            }
+            Err(e) => self
+                .out
+                .notice(Notice::error(format!("Export failed: {e}"))),
+        }
+    }
+
+    async fn save_settings(&self, settings: Settings) {
+        let path = self.config.paths.settings_file.clone();
+        let s = settings.clone();
+        let saved = tokio::task::spawn_blocking(move || s.save(&path))
+            .await
+            .unwrap_or_else(|e| Err(e.to_string()));
+        match saved {
+            Ok(()) => {
+                *lock(&self.settings) = settings.clone();
+                self.out.send(Update::Settings(settings));
+                self.out.notice(Notice::info(
+                    "Settings saved; they apply to folders added from now on.",
+                ));
+            }
+            Err(e) => self.out.notice(Notice::error(e)),
+        }
+    }
+}
+
+/// The row of a freshly recorded folder.
+fn summary(
+    path: &str,
+    name: &str,
+    metadata: &Metadata,
+    recorded: &RecordedDataset,
+) -> DatasetSummary {
+    DatasetSummary {
+        id: recorded.id,
+        path: path.to_string(),
+        name: name.to_string(),
+        metadata: metadata.normalized(),
+        key: Some(recorded.prepared.key()),
+        fingerprint: Some(recorded.prepared.fingerprint().to_hex()),
+        file_count: recorded.prepared.files.len() as u64,
+        total_bytes: recorded.prepared.report.total_bytes,
+    }
+}

@@ -1,0 +1,55 @@
+//! Writing the deposit history to a CSV or JSON file, for "Export" in the history view.
+
+use std::path::{Path, PathBuf};
+
+use crate::store::HistoryRow;
+
+/// The file formats history exports to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    Csv,
+    Json,
+}
+
+impl ExportFormat {
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Json => "json",
+        }
+    }
+}
+
+/// Write `rows` to a new file `lodge-history-<time>.<ext>` in `dir`; returns its path.
+/// The CSV has the columns of `lodge history --csv`; the JSON is `lodge history --json`.
+pub fn write_history(
+    dir: &Path,
+    format: ExportFormat,
+    rows: &[HistoryRow],
+) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| {
+        format!(
+            "cannot create the export folder {}: {e}; check its permissions",
+            dir.display()
+        )
+    })?;
+    let stamp = humantime::format_rfc3339_seconds(std::time::SystemTime::now())
+        .to_string()
+        .replace(':', "-");
+    let path = dir.join(format!("lodge-history-{stamp}.{}", format.extension()));
+    let fail = |e: String| format!("cannot write {}: {e}", path.display());
+    match format {
+        ExportFormat::Json => {
+            let text = serde_json::to_string_pretty(rows).map_err(|e| fail(e.to_string()))?;
+            std::fs::write(&path, text).map_err(|e| fail(e.to_string()))?;
+        }
+        ExportFormat::Csv => {
+            let mut w = csv::Writer::from_path(&path).map_err(|e| fail(e.to_string()))?;
+            for row in rows {
+                w.serialize(row).map_err(|e| fail(e.to_string()))?;
+            }
+            w.flush().map_err(|e| fail(e.to_string()))?;
+        }
+    }
+    Ok(path)
+}

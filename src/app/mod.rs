@@ -1,0 +1,26 @@
+//! The application service behind the desktop window, with no GUI code in it.
+//!
+//! [`AppService`] owns the connection to the core: the store, the in-process sandbox, the
+//! engine running deposits, and the commands a person can give (add folders, edit metadata,
+//! deposit, retry, remove, export). Commands run on the tokio runtime and report back as
+//! [`Update`]s over a channel; [`Model`] applies them to an in-memory picture of every
+//! dataset, so a window can draw 100,000 rows without touching the database per frame.
+//! [`DedupStatus`] is the per-row answer to "where is this dataset, per target".
+
+mod commands;
+mod export;
+mod model;
+mod paths;
+mod service;
+mod settings;
+mod startup;
+mod status;
+mod update;
+
+pub use export::{ExportFormat, write_history};
+pub use model::{DatasetEntry, LogLevel, LogLine, Model, Notice, NoticeLevel};
+pub use paths::AppPaths;
+pub use service::{AppService, Command, Repaint, ServiceConfig};
+pub use settings::Settings;
+pub use status::{DedupStatus, StatusKind};
+pub use update::{Details, Startup, TargetInfo, Update};

@@ -1,0 +1,467 @@
+//! The in-memory picture the window draws: every dataset with its latest job per target,
+//! transient hashing and upload progress, the live log and the notices. Kept current by
+//! applying [`Update`]s one by one; nothing here touches the database.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+
+use super::settings::Settings;
+use super::status::DedupStatus;
+use super::update::{Details, Startup, TargetInfo, Update};
+use crate::content::{ContentKey, FieldProblem, Metadata};
+use crate::engine::EngineEvent;
+use crate::store::{DatasetSummary, EventKind, EventRow, HistoryRow, JobRow, ResultFingerprint};
+
+/// The log keeps at most this many lines in memory (the store keeps them all).
+pub const LOG_CAPACITY: usize = 20_000;
+
+/// One dataset row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatasetEntry {
+    /// The dataset's id, or a negative placeholder while a new folder hashes.
+    pub id: i64,
+    pub path: String,
+    pub name: String,
+    pub metadata: Metadata,
+    /// What blocks a deposit (empty when the metadata is complete).
+    pub problems: Vec<FieldProblem>,
+    pub key: Option<ContentKey>,
+    pub fingerprint: Option<String>,
+    pub file_count: u64,
+    pub total_bytes: u64,
+    /// Latest job per target scope id.
+    pub jobs: HashMap<String, JobRow>,
+    /// Bytes hashed of the total, while hashing.
+    pub hashing: Option<(u64, u64)>,
+    /// Upload progress of a running job: (job, sent, total).
+    pub upload: Option<(i64, u64, u64)>,
+}
+
+impl DatasetEntry {
+    pub fn from_summary(s: DatasetSummary) -> DatasetEntry {
+        DatasetEntry {
+            problems: s.metadata.problems(),
+            id: s.id,
+            path: s.path,
+            name: s.name,
+            metadata: s.metadata,
+            key: s.key,
+            fingerprint: s.fingerprint,
+            file_count: s.file_count,
+            total_bytes: s.total_bytes,
+            jobs: HashMap::new(),
+            hashing: None,
+            upload: None,
+        }
+    }
+
+    /// A folder being hashed before it is in the store.
+    fn placeholder(row: i64, path: String, name: String) -> DatasetEntry {
+        DatasetEntry {
+            id: row,
+            path,
+            name,
+            metadata: Metadata::default(),
+            problems: Vec::new(),
+            key: None,
+            fingerprint: None,
+            file_count: 0,
+            total_bytes: 0,
+            jobs: HashMap::new(),
+            hashing: Some((0, 0)),
+            upload: None,
+        }
+    }
+
+    /// The latest job for `target` if it deposits the current key.
+    pub fn current_job(&self, target: &str) -> Option<&JobRow> {
+        let key = self.key?;
+        self.jobs.get(target).filter(|j| j.key == key)
+    }
+
+    /// Every job of this row that a person could retry (failed, any target).
+    pub fn failed_jobs(&self) -> impl Iterator<Item = &JobRow> {
+        self.jobs
+            .values()
+            .filter(|j| j.state == crate::store::JobState::Failed)
+    }
+}
+
+/// How loud a log line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+impl LogLevel {
+    pub fn label(self) -> &'static str {
+        match self {
+            LogLevel::Info => "info",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+        }
+    }
+
+    fn of(kind: EventKind) -> LogLevel {
+        match kind {
+            EventKind::Failed | EventKind::Rejected | EventKind::Paused => LogLevel::Error,
+            k if k.is_problem() => LogLevel::Warning,
+            EventKind::Reclaimed => LogLevel::Warning,
+            _ => LogLevel::Info,
+        }
+    }
+}
+
+/// One line of the live log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogLine {
+    /// Unix ms.
+    pub at: i64,
+    pub level: LogLevel,
+    pub dataset: Option<i64>,
+    /// What happened, in a word (`attempt`, `retry_scheduled`, `replay`, ... or `app`).
+    pub kind: &'static str,
+    pub text: String,
+}
+
+/// How loud a notice is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoticeLevel {
+    Info,
+    Warning,
+    Error,
+}
+
+/// A message for the person, shown briefly and kept in the log.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    pub level: NoticeLevel,
+    pub text: String,
+}
+
+impl Notice {
+    pub fn info(text: impl Into<String>) -> Notice {
+        Notice {
+            level: NoticeLevel::Info,
+            text: text.into(),
+        }
+    }
+    pub fn warning(text: impl Into<String>) -> Notice {
+        Notice {
+            level: NoticeLevel::Warning,
+            text: text.into(),
+        }
+    }
+    pub fn error(text: impl Into<String>) -> Notice {
+        Notice {
+            level: NoticeLevel::Error,
+            text: text.into(),
+        }
+    }
+}
+
+/// Everything the window shows, kept current by [`Model::apply`].
+#[derive(Debug, Default)]
+pub struct Model {
+    /// The store is open and the rows are loaded.
+    pub ready: bool,
+    pub start_error: Option<String>,
+    pub db: Option<PathBuf>,
+    pub targets: Vec<TargetInfo>,
+    rows: Vec<DatasetEntry>,
+    index: HashMap<i64, usize>,
+    /// Recorded results by data fingerprint.
+    same_data: HashMap<String, Vec<ResultFingerprint>>,
+    /// Job id -> dataset id, for progress events that carry only the job.
+    job_dataset: HashMap<i64, i64>,
+    pub log: VecDeque<LogLine>,
+    /// Notices not yet shown; the window takes them.
+    pub notices: Vec<Notice>,
+    pub details: Option<Details>,
+    pub history: Option<Vec<HistoryRow>>,
+    pub settings: Settings,
+    pub engine_running: bool,
+    pub last_export: Option<PathBuf>,
+    /// Bumped when rows are added or removed or a status may have changed (not on progress).
+    pub version: u64,
+    /// Bumped when the log grows.
+    pub log_version: u64,
+}
+
+impl Model {
+    pub fn rows(&self) -> &[DatasetEntry] {
+        &self.rows
+    }
+
+    pub fn row(&self, id: i64) -> Option<&DatasetEntry> {
+        self.index.get(&id).map(|&i| &self.rows[i])
+    }
+
+    /// Whether a folder is already a row (added or being added).
+    pub fn has_path(&self, path: &str) -> bool {
+        self.rows.iter().any(|r| r.path == path)
+    }
+
+    /// A row's dedup status for `target`.
+    pub fn status(&self, entry: &DatasetEntry, target: &str) -> DedupStatus {
+        if let Some((done, total)) = entry.hashing {
+            return DedupStatus::Hashing { done, total };
+        }
+        if let Some(job) = entry.current_job(target) {
+            let upload = entry
+                .upload
+                .filter(|(j, _, _)| *j == job.id)
+                .map(|(_, sent, total)| (sent, total));
+            return DedupStatus::from_job(job, upload);
+        }
+        if let (Some(fp), Some(key)) = (&entry.fingerprint, entry.key)
+            && let Some(known) = self.same_data.get(fp)
+        {
+            let key = key.to_hex();
+            let mut same = known.iter().filter(|r| r.key != key);
+            let first = same
+                .clone()
+                .find(|r| r.target == target)
+                .or_else(|| same.next());
+            if let Some(r) = first {
+                return DedupStatus::SameDataAsAnother {
+                    identifier: r.identifier.clone(),
+                    url: r.url.clone(),
+                };
+            }
+        }
+        DedupStatus::New {
+            ready: entry.key.is_some() && entry.problems.is_empty(),
+        }
+    }
+
+    /// A target's label for its scope id (the scope id itself when unknown).
+    pub fn target_label<'a>(&'a self, scope_id: &'a str) -> &'a str {
+        self.targets
+            .iter()
+            .find(|t| t.scope_id == scope_id)
+            .map(|t| t.label.as_str())
+            .unwrap_or(scope_id)
+    }
+
+    /// Apply one update.
+    pub fn apply(&mut self, update: Update) {
+        match update {
+            Update::Started(startup) => self.start(*startup),
+            Update::StartFailed(message) => {
+                self.push_app_log(LogLevel::Error, &message);
+                self.start_error = Some(message);
+            }
+            Update::Engine(event) => self.engine_event(event),
+            Update::EngineRunning(running) => self.engine_running = running,
+            Update::JobsReloaded(jobs) | Update::Jobs(jobs) => {
+                jobs.into_iter().for_each(|j| self.job_changed(j));
+                self.version += 1;
+            }
+            Update::HashStarted { row, path, name } => {
+                if let Some(&i) = self.index.get(&row) {
+                    self.rows[i].hashing = Some((0, 0));
+                } else {
+                    self.insert(DatasetEntry::placeholder(row, path, name));
+                }
+                self.version += 1;
+            }
+            Update::HashProgress { row, done, total } => {
+                if let Some(&i) = self.index.get(&row) {
+                    self.rows[i].hashing = Some((done, total));
+                }
+            }
+            Update::HashEnded { row } => {
+                if row < 0 {
+                    self.remove(row);
+                } else if let Some(&i) = self.index.get(&row) {
+                    self.rows[i].hashing = None;
+                }
+                self.version += 1;
+            }
+            Update::DatasetSaved {
+                placeholder,
+                summary,
+            } => {
+                if let Some(p) = placeholder {
+                    self.remove(p);
+                }
+                let mut entry = DatasetEntry::from_summary(summary);
+                if let Some(&i) = self.index.get(&entry.id) {
+                    entry.jobs = std::mem::take(&mut self.rows[i].jobs);
+                    self.rows[i] = entry;
+                } else {
+                    self.insert(entry);
+                }
+                self.version += 1;
+            }
+            Update::DatasetRemoved(id) => {
+                self.remove(id);
+                if self.details.as_ref().is_some_and(|d| d.dataset == id) {
+                    self.details = None;
+                }
+                self.version += 1;
+            }
+            Update::Logged(events) => events.iter().for_each(|e| self.push_event(e)),
+            Update::Notice(notice) => {
+                let level = match notice.level {
+                    NoticeLevel::Info => LogLevel::Info,
+                    NoticeLevel::Warning => LogLevel::Warning,
+                    NoticeLevel::Error => LogLevel::Error,
+                };
+                self.push_app_log(level, &notice.text);
+                self.notices.push(notice);
+            }
+            Update::Details(details) => self.details = Some(*details),
+            Update::History(rows) => self.history = Some(rows),
+            Update::Settings(settings) => self.settings = settings,
+            Update::Exported(path) => self.last_export = Some(path),
+        }
+    }
+
+    fn start(&mut self, s: Startup) {
+        self.ready = true;
+        self.db = Some(s.db);
+        self.targets = s.targets;
+        self.settings = s.settings;
+        self.rows = s
+            .datasets
+            .into_iter()
+            .map(DatasetEntry::from_summary)
+            .collect();
+        self.index = self
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.id, i))
+            .collect();
+        for job in s.latest_jobs {
+            self.job_changed(job);
+        }
+        for r in s.results {
+            self.same_data
+                .entry(r.fingerprint.clone())
+                .or_default()
+                .push(r);
+        }
+        for e in &s.recent_events {
+            self.push_event(e);
+        }
+        if let Some(problem) = s.settings_problem {
+            self.apply(Update::Notice(Notice::warning(problem)));
+        }
+        self.version += 1;
+    }
+
+    fn insert(&mut self, entry: DatasetEntry) {
+        self.index.insert(entry.id, self.rows.len());
+        self.rows.push(entry);
+    }
+
+    fn remove(&mut self, id: i64) {
+        let Some(i) = self.index.remove(&id) else {
+            return;
+        };
+        self.rows.swap_remove(i);
+        if let Some(moved) = self.rows.get(i) {
+            self.index.insert(moved.id, i);
+        }
+    }
+
+    fn engine_event(&mut self, event: EngineEvent) {
+        match event {
+            EngineEvent::Logged(row) => self.push_event(&row),
+            EngineEvent::Progress {
+                job,
+                dataset,
+                sent,
+                total,
+            } => {
+                let dataset = dataset.or_else(|| self.job_dataset.get(&job).copied());
+                if let Some(&i) = dataset.and_then(|d| self.index.get(&d)) {
+                    self.rows[i].upload = Some((job, sent, total));
+                }
+            }
+            EngineEvent::JobChanged(job) => {
+                self.job_changed(job);
+                self.version += 1;
+            }
+        }
+    }
+
+    fn job_changed(&mut self, job: JobRow) {
+        let Some(dataset) = job.dataset_id else {
+            return;
+        };
+        self.job_dataset.insert(job.id, dataset);
+        let Some(&i) = self.index.get(&dataset) else {
+            return;
+        };
+        let entry = &mut self.rows[i];
+        if entry.upload.is_some_and(|(j, _, _)| j == job.id) && job.state.is_terminal() {
+            entry.upload = None;
+        }
+        if job.state.is_landed()
+            && let (Some(identifier), Some(fingerprint)) = (&job.identifier, &entry.fingerprint)
+        {
+            let key = job.key.to_hex();
+            let known = self.same_data.entry(fingerprint.clone()).or_default();
+            if !known.iter().any(|r| r.key == key && r.target == job.target) {
+                known.push(ResultFingerprint {
+                    target: job.target.clone(),
+                    key,
+                    fingerprint: fingerprint.clone(),
+                    identifier: identifier.clone(),
+                    url: job.url.clone(),
+                });
+            }
+        }
+        let newer = entry.jobs.get(&job.target).is_none_or(|old| {
+            old.id < job.id || (old.id == job.id && old.updated_at <= job.updated_at)
+        });
+        if newer {
+            entry.jobs.insert(job.target.clone(), job);
+        }
+    }
+
+    /// Targets' scope ids in messages become their short labels (no ports in the log).
+    pub fn readable(&self, text: &str) -> String {
+        let mut out = text.to_string();
+        for t in &self.targets {
+            let short = t.label.split(" — ").next().unwrap_or(&t.label);
+            out = out.replace(&t.scope_id, short);
+        }
+        out
+    }
+
+    fn push_event(&mut self, e: &EventRow) {
+        let text = self.readable(&e.message);
+        self.push_line(LogLine {
+            at: e.at,
+            level: LogLevel::of(e.kind),
+            dataset: e.dataset_id,
+            kind: e.kind.as_str(),
+            text,
+        });
+    }
+
+    fn push_app_log(&mut self, level: LogLevel, text: &str) {
+        self.push_line(LogLine {
+            at: crate::store::now_ms(),
+            level,
+            dataset: None,
+            kind: "app",
+            text: text.to_string(),
+        });
+    }
+
+    fn push_line(&mut self, line: LogLine) {
+        if self.log.len() == LOG_CAPACITY {
+            self.log.pop_front();
+        }
+        self.log.push_back(line);
+        self.log_version += 1;
+    }
+}

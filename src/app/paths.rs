@@ -1,0 +1,62 @@
+//! Where the desktop app keeps its files: the store, the sandbox's data, the settings file
+//! and exported history. Platform directories by default; one folder for tests and demos.
+
+use std::path::{Path, PathBuf};
+
+use crate::store::Store;
+
+/// Every file location the app uses.
+#[derive(Clone, Debug)]
+pub struct AppPaths {
+    /// The Lodge database (the same one the command line uses by default).
+    pub db: PathBuf,
+    /// The in-process sandbox's records and blobs.
+    pub sandbox_dir: PathBuf,
+    /// The loopback port the sandbox used last time, so its target (and the dedup scope)
+    /// stays the same across restarts.
+    pub sandbox_port_file: PathBuf,
+    /// Settings (JSON): never in the database.
+    pub settings_file: PathBuf,
+    /// Where "Export CSV/JSON" writes.
+    pub export_dir: PathBuf,
+}
+
+impl AppPaths {
+    /// The platform's directories (`~/.local/share/lodge`, `~/.config/lodge` on Linux);
+    /// `LODGE_DB` chooses another database as it does for the command line.
+    pub fn platform() -> AppPaths {
+        let dirs = directories::ProjectDirs::from("org", "Lodge", "lodge");
+        let data = dirs
+            .as_ref()
+            .map(|d| d.data_dir().to_path_buf())
+            .unwrap_or_else(|| PathBuf::from("."));
+        let config = dirs
+            .as_ref()
+            .map(|d| d.config_dir().to_path_buf())
+            .unwrap_or_else(|| PathBuf::from("."));
+        let export_dir = directories::UserDirs::new()
+            .and_then(|u| u.download_dir().map(Path::to_path_buf))
+            .unwrap_or_else(|| data.join("exports"));
+        let db = std::env::var_os("LODGE_DB")
+            .map(PathBuf::from)
+            .unwrap_or_else(Store::default_path);
+        AppPaths {
+            db,
+            sandbox_dir: data.join("sandbox"),
+            sandbox_port_file: data.join("sandbox-port"),
+            settings_file: config.join("settings.json"),
+            export_dir,
+        }
+    }
+
+    /// Everything under one folder (tests, demos).
+    pub fn in_dir(dir: &Path) -> AppPaths {
+        AppPaths {
+            db: dir.join("lodge.db"),
+            sandbox_dir: dir.join("sandbox"),
+            sandbox_port_file: dir.join("sandbox-port"),
+            settings_file: dir.join("settings.json"),
+            export_dir: dir.join("exports"),
+        }
+    }
+}

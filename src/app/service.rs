@@ -1,0 +1,181 @@
+//! [`AppService`]: the window's handle on the core. It starts the background side on the
+//! tokio runtime (store, sandbox, engine), takes [`Command`]s, and hands back [`Update`]s
+//! that the window applies to its [`Model`] each frame without waiting.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::runtime::Handle;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::commands::Outbox;
+use super::export::ExportFormat;
+use super::model::Model;
+use super::paths::AppPaths;
+use super::settings::Settings;
+use super::startup;
+use super::update::Update;
+use crate::content::Metadata;
+use crate::engine::EngineConfig;
+use crate::sandbox::FaultConfig;
+
+/// Asks the window to draw again (the GUI passes `egui::Context::request_repaint`).
+pub type Repaint = Arc<dyn Fn() + Send + Sync>;
+
+/// How the service starts.
+#[derive(Clone, Debug)]
+pub struct ServiceConfig {
+    pub paths: AppPaths,
+    pub engine: EngineConfig,
+    /// Faults the in-process sandbox injects (none for normal use).
+    pub sandbox_faults: FaultConfig,
+    /// Open with deposits paused (nothing is claimed until Resume): demos and snapshots.
+    pub start_paused: bool,
+}
+
+impl ServiceConfig {
+    /// The app as a person runs it: platform directories, default retries, no faults.
+    pub fn platform() -> ServiceConfig {
+        ServiceConfig {
+            paths: AppPaths::platform(),
+            engine: EngineConfig::default(),
+            sandbox_faults: FaultConfig::default(),
+            start_paused: false,
+        }
+    }
+}
+
+/// Something a person asked for. Each runs on the runtime and answers with [`Update`]s.
+#[derive(Clone, Debug)]
+pub enum Command {
+    /// Add dropped or picked folders (files get a "not a folder" notice).
+    AddFolders(Vec<PathBuf>),
+    /// Open the system folder picker, then add what was picked.
+    PickFolder,
+    /// Save new metadata: rescan (cheap, hash cache) and re-key; then optionally deposit to
+    /// the target with this scope id.
+    SetMetadata {
+        id: i64,
+        metadata: Metadata,
+        then_deposit: Option<String>,
+    },
+    /// Queue deposits of these datasets to a target (datasets whose metadata has problems are
+    /// refused with a notice).
+    Deposit {
+        ids: Vec<i64>,
+        target: String,
+    },
+    /// Re-queue failed jobs with the same key.
+    Retry {
+        jobs: Vec<i64>,
+    },
+    RetryAllFailed {
+        target: String,
+    },
+    /// Forget a dataset (its jobs, results and events stay as history).
+    Remove {
+        id: i64,
+    },
+    /// Stop claiming new work (jobs in flight finish).
+    Pause,
+    Resume,
+    LoadDetails {
+        id: i64,
+    },
+    LoadHistory,
+    ExportHistory(ExportFormat),
+    SaveSettings(Settings),
+    /// Open a folder in the system's file manager.
+    ShowFolder(PathBuf),
+    /// Change the faults the in-process sandbox injects (tests, demos).
+    SetSandboxFaults(FaultConfig),
+}
+
+/// The window's handle on the background side.
+pub struct AppService {
+    commands: mpsc::UnboundedSender<Command>,
+    updates: std::sync::mpsc::Receiver<Update>,
+    shutdown: CancellationToken,
+}
+
+/// At most this many updates are applied per frame, so a burst never stalls a frame.
+const UPDATES_PER_FRAME: usize = 5_000;
+
+impl AppService {
+    /// Start the background side on `runtime`: it opens the store and the sandbox, loads the
+    /// rows, starts the engine and then serves commands. Returns at once.
+    pub fn start(runtime: &Handle, config: ServiceConfig, repaint: Repaint) -> AppService {
+        let (commands, command_rx) = mpsc::unbounded_channel();
+        let (tx, updates) = std::sync::mpsc::channel();
+        let shutdown = CancellationToken::new();
+        let out = Outbox::new(tx, repaint);
+        runtime.spawn(serve(config, out, command_rx, shutdown.clone()));
+        AppService {
+            commands,
+            updates,
+            shutdown,
+        }
+    }
+
+    /// Ask for something; the answer comes back as updates.
+    pub fn send(&self, command: Command) {
+        // Fails only after shutdown, when nobody is listening any more.
+        let _ = self.commands.send(command);
+    }
+
+    /// Apply the updates that have arrived (never waits). Returns how many were applied.
+    pub fn drain(&self, model: &mut Model) -> usize {
+        let mut n = 0;
+        while n < UPDATES_PER_FRAME {
+            match self.updates.try_recv() {
+                Ok(update) => {
+                    model.apply(update);
+                    n += 1;
+                }
+                Err(_) => break,
+            }
+        }
+        n
+    }
+
+    /// Cancelled when the window closes: the engine stops claiming and the sandbox stops.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+}
+
+impl Drop for AppService {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+    }
+}
+
+async fn serve(
+    config: ServiceConfig,
+    out: Outbox,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+    shutdown: CancellationToken,
+) {
+    let start_paused = config.start_paused;
+    let core = match startup::open(config, out.clone(), shutdown.clone()).await {
+        Ok(core) => core,
+        Err(message) => {
+            out.send(Update::StartFailed(message));
+            return;
+        }
+    };
+    if !start_paused {
+        core.resume();
+    }
+    loop {
+        let command = tokio::select! {
+            c = commands.recv() => c,
+            _ = shutdown.cancelled() => None,
+        };
+        let Some(command) = command else { break };
+        let core = core.clone();
+        tokio::spawn(async move { core.handle(command).await });
+    }
+    core.stop().await;
+}

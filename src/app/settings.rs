@@ -1,0 +1,75 @@
+//! The user's defaults for new datasets (name, affiliation, license), kept in a JSON file in
+//! the platform config directory, never in the dataset store.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::content::{Creator, Metadata};
+
+/// Defaults applied to the metadata of newly added folders.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Settings {
+    /// "Family, Given".
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub affiliation: String,
+    /// SPDX identifier, e.g. CC-BY-4.0.
+    #[serde(default)]
+    pub license: String,
+}
+
+impl Settings {
+    /// Read the settings file; a missing file is the defaults, a damaged one is an error that
+    /// names the file.
+    pub fn load(path: &Path) -> Result<Settings, String> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| {
+                format!(
+                    "the settings file {} is damaged ({e}); fix it or delete it to start over",
+                    path.display()
+                )
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Settings::default()),
+            Err(e) => Err(format!(
+                "cannot read the settings file {}: {e}",
+                path.display()
+            )),
+        }
+    }
+
+    /// Write the settings file (creating its folder), atomically.
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        let fail = |e: std::io::Error| format!("cannot save settings to {}: {e}", path.display());
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(fail)?;
+        }
+        let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, text).map_err(fail)?;
+        std::fs::rename(&tmp, path).map_err(fail)
+    }
+
+    /// Fill what `metadata` leaves empty from these defaults.
+    pub fn apply_defaults(&self, metadata: &mut Metadata) {
+        let name = self.name.trim();
+        if metadata.creators.is_empty() && !name.is_empty() {
+            let affiliation = self.affiliation.trim();
+            metadata.creators.push(Creator {
+                name: name.to_string(),
+                orcid: None,
+                affiliation: (!affiliation.is_empty()).then(|| affiliation.to_string()),
+            });
+        }
+        let license = self.license.trim();
+        if metadata
+            .license
+            .as_deref()
+            .is_none_or(|l| l.trim().is_empty())
+            && !license.is_empty()
+        {
+            metadata.license = Some(license.to_string());
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! Opening everything the app needs, off the UI thread: the store, the settings, the
+//! in-process sandbox (on the loopback port it used last time when free), the engine and its
+//! event forwarder; then the first picture of every dataset.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::sync::broadcast::error::RecvError;
+use tokio_util::sync::CancellationToken;
+
+use super::commands::{Core, Outbox};
+use super::service::ServiceConfig;
+use super::settings::Settings;
+use super::update::{Startup, TargetInfo, Update};
+use crate::engine::Engine;
+use crate::sandbox::{RunningSandbox, SandboxConfig};
+use crate::store::Store;
+use crate::targets::open_target;
+
+/// What the picker calls the built-in sandbox.
+pub const SANDBOX_LABEL: &str = "Local sandbox — test deposits, nothing leaves this computer";
+
+/// How many recent events the log starts with.
+const RECENT_EVENTS: i64 = 500;
+
+pub(super) async fn open(
+    config: ServiceConfig,
+    out: Outbox,
+    shutdown: CancellationToken,
+) -> Result<Arc<Core>, String> {
+    let paths = config.paths.clone();
+    let (store, settings, settings_problem, saved_port) = {
+        let paths = paths.clone();
+        tokio::task::spawn_blocking(move || {
+            let store = Store::open(&paths.db).map_err(|e| e.to_string())?;
+            let (settings, problem) = match Settings::load(&paths.settings_file) {
+                Ok(s) => (s, None),
+                Err(problem) => (Settings::default(), Some(problem)),
+            };
+            let port = std::fs::read_to_string(&paths.sandbox_port_file)
+                .ok()
+                .and_then(|t| t.trim().parse::<u16>().ok());
+            Ok::<_, String>((Arc::new(store), settings, problem, port))
+        })
+        .await
+        .map_err(|e| format!("starting Lodge failed: {e}"))??
+    };
+
+    let sandbox = start_sandbox(&config, saved_port).await?;
+    let port = sandbox.addr().port().to_string();
+    // Best effort: a different port next time only means a different sandbox scope.
+    let _ = tokio::fs::write(&paths.sandbox_port_file, port).await;
+    let target = open_target(&sandbox.target_url(), None).map_err(|e| e.to_string())?;
+
+    let engine = {
+        let store = store.clone();
+        let target = target.clone();
+        let engine_config = config.engine.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut engine = Engine::new(store, engine_config)?;
+            engine.add_target(target).map(|_| engine)
+        })
+        .await
+        .map_err(|e| format!("starting the deposit engine failed: {e}"))?
+        .map_err(|e| format!("cannot register the sandbox target: {e}"))?
+    };
+    let engine = Arc::new(engine);
+    forward_engine_events(&engine, store.clone(), out.clone(), shutdown.clone());
+
+    let targets = vec![TargetInfo {
+        scope_id: target.scope_id().to_string(),
+        label: SANDBOX_LABEL.to_string(),
+    }];
+    let startup = {
+        let store = store.clone();
+        let db = paths.db.clone();
+        tokio::task::spawn_blocking(move || {
+            let last = store.last_event_id()?;
+            Ok::<_, crate::store::StoreError>(Startup {
+                db,
+                targets,
+                datasets: store.dataset_summaries()?,
+                latest_jobs: store.latest_jobs()?,
+                results: store.result_fingerprints()?,
+                recent_events: store.events_after(last - RECENT_EVENTS, RECENT_EVENTS as usize)?,
+                settings: settings.clone(),
+                settings_problem,
+            })
+        })
+        .await
+        .map_err(|e| format!("loading the datasets failed: {e}"))?
+        .map_err(|e| format!("cannot read the Lodge database {}: {e}", paths.db.display()))?
+    };
+    let settings = startup.settings.clone();
+    out.send(Update::Started(Box::new(startup)));
+    Ok(Arc::new(Core::new(
+        store, engine, sandbox, config, settings, out, shutdown,
+    )))
+}
+
+async fn start_sandbox(
+    config: &ServiceConfig,
+    saved_port: Option<u16>,
+) -> Result<RunningSandbox, String> {
+    let sandbox_config = |port: u16| SandboxConfig {
+        addr: SocketAddr::from(([127, 0, 0, 1], port)),
+        data_dir: config.paths.sandbox_dir.clone(),
+        token: None,
+        faults: config.sandbox_faults.clone(),
+    };
+    if let Some(port) = saved_port
+        && let Ok(sandbox) = RunningSandbox::start(sandbox_config(port)).await
+    {
+        return Ok(sandbox);
+    }
+    RunningSandbox::start(sandbox_config(0)).await.map_err(|e| {
+        format!(
+            "cannot start the local sandbox with its data in {}: {e:#}",
+            config.paths.sandbox_dir.display()
+        )
+    })
+}
+
+/// Pass every engine event on to the window. If the window fell behind and events were
+/// dropped, reload the latest jobs so no row stays stale.
+fn forward_engine_events(
+    engine: &Arc<Engine>,
+    store: Arc<Store>,
+    out: Outbox,
+    shutdown: CancellationToken,
+) {
+    let mut events = engine.subscribe();
+    tokio::spawn(async move {
+        loop {
+            let event = tokio::select! {
+                e = events.recv() => e,
+                _ = shutdown.cancelled() => return,
+            };
+            match event {
+                Ok(e) => out.send(Update::Engine(e)),
+                Err(RecvError::Lagged(_)) => {
+                    let store = store.clone();
+                    if let Ok(Ok(jobs)) =
+                        tokio::task::spawn_blocking(move || store.latest_jobs()).await
+                    {
+                        out.send(Update::JobsReloaded(jobs));
+                    }
+                }
+                Err(RecvError::Closed) => return,
+            }
+        }
+    });
+}

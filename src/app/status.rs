@@ -1,0 +1,178 @@
+//! The dedup status of one dataset for one target: what the table's badge says.
+//!
+//! Computed from the dataset's current key, its latest job for the target (only when that job
+//! is for the current key: a re-keyed dataset is new again), transient hashing and upload
+//! progress, and the recorded results that share its data fingerprint.
+
+use crate::store::{JobRow, JobState};
+
+/// Where a dataset stands for one target.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DedupStatus {
+    /// Never deposited to this target under its current key. `ready` is false while its
+    /// metadata has problems.
+    New { ready: bool },
+    /// Being scanned and hashed.
+    Hashing { done: u64, total: u64 },
+    /// On the queue, not yet claimed.
+    Queued,
+    /// A worker is sending it (bytes so far, when known).
+    Uploading { sent: u64, total: u64 },
+    /// A retry is scheduled at `at_ms` (unix ms) because of `cause`.
+    WaitingToRetry { at_ms: i64, cause: String },
+    /// This job created the record.
+    Deposited {
+        identifier: String,
+        url: Option<String>,
+    },
+    /// The record already existed: replayed from the store, or the server said so.
+    AlreadyDeposited {
+        identifier: String,
+        url: Option<String>,
+    },
+    /// Not deposited under this key, but the same data was deposited with other metadata.
+    SameDataAsAnother {
+        identifier: String,
+        url: Option<String>,
+    },
+    /// Files changed after the scan; rescan (save the metadata again) before depositing.
+    ChangedSinceScan { cause: String },
+    /// Retries exhausted; Retry re-queues with the same key.
+    Failed { cause: String },
+    /// Refused for good (validation, conflict).
+    Rejected { cause: String },
+}
+
+/// The status without its data, for filters and sorting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StatusKind {
+    New,
+    Hashing,
+    Queued,
+    Uploading,
+    WaitingToRetry,
+    Deposited,
+    AlreadyDeposited,
+    SameDataAsAnother,
+    ChangedSinceScan,
+    Failed,
+    Rejected,
+}
+
+impl StatusKind {
+    pub const ALL: [StatusKind; 11] = [
+        StatusKind::New,
+        StatusKind::Hashing,
+        StatusKind::Queued,
+        StatusKind::Uploading,
+        StatusKind::WaitingToRetry,
+        StatusKind::Deposited,
+        StatusKind::AlreadyDeposited,
+        StatusKind::SameDataAsAnother,
+        StatusKind::ChangedSinceScan,
+        StatusKind::Failed,
+        StatusKind::Rejected,
+    ];
+
+    /// The badge's words.
+    pub fn label(self) -> &'static str {
+        match self {
+            StatusKind::New => "New",
+            StatusKind::Hashing => "Hashing",
+            StatusKind::Queued => "Queued",
+            StatusKind::Uploading => "Uploading",
+            StatusKind::WaitingToRetry => "Waiting to retry",
+            StatusKind::Deposited => "Deposited",
+            StatusKind::AlreadyDeposited => "Already deposited",
+            StatusKind::SameDataAsAnother => "Same data as another record",
+            StatusKind::ChangedSinceScan => "Changed since scan",
+            StatusKind::Failed => "Failed",
+            StatusKind::Rejected => "Rejected",
+        }
+    }
+}
+
+/// The prefix of the error the engine records when files changed after the scan.
+const CHANGED_PREFIX: &str = "changed since scan";
+
+impl DedupStatus {
+    pub fn kind(&self) -> StatusKind {
+        match self {
+            DedupStatus::New { .. } => StatusKind::New,
+            DedupStatus::Hashing { .. } => StatusKind::Hashing,
+            DedupStatus::Queued => StatusKind::Queued,
+            DedupStatus::Uploading { .. } => StatusKind::Uploading,
+            DedupStatus::WaitingToRetry { .. } => StatusKind::WaitingToRetry,
+            DedupStatus::Deposited { .. } => StatusKind::Deposited,
+            DedupStatus::AlreadyDeposited { .. } => StatusKind::AlreadyDeposited,
+            DedupStatus::SameDataAsAnother { .. } => StatusKind::SameDataAsAnother,
+            DedupStatus::ChangedSinceScan { .. } => StatusKind::ChangedSinceScan,
+            DedupStatus::Failed { .. } => StatusKind::Failed,
+            DedupStatus::Rejected { .. } => StatusKind::Rejected,
+        }
+    }
+
+    /// The record a person can open, when there is one.
+    pub fn record_url(&self) -> Option<&str> {
+        match self {
+            DedupStatus::Deposited { url, .. }
+            | DedupStatus::AlreadyDeposited { url, .. }
+            | DedupStatus::SameDataAsAnother { url, .. } => url.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// A retry with the same key makes sense.
+    pub fn can_retry(&self) -> bool {
+        matches!(self, DedupStatus::Failed { .. })
+    }
+
+    /// Work is in flight; nothing to start.
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            DedupStatus::Hashing { .. }
+                | DedupStatus::Queued
+                | DedupStatus::Uploading { .. }
+                | DedupStatus::WaitingToRetry { .. }
+        )
+    }
+
+    /// The status a latest job for the dataset's current key gives.
+    pub fn from_job(job: &JobRow, upload: Option<(u64, u64)>) -> DedupStatus {
+        let cause = || {
+            job.last_error
+                .clone()
+                .unwrap_or_else(|| "no cause was recorded".into())
+        };
+        let identifier = || job.identifier.clone().unwrap_or_default();
+        match job.state {
+            JobState::Queued => DedupStatus::Queued,
+            JobState::Running => {
+                let (sent, total) = upload.unwrap_or((0, 0));
+                DedupStatus::Uploading { sent, total }
+            }
+            JobState::Waiting => DedupStatus::WaitingToRetry {
+                at_ms: job.not_before,
+                cause: cause(),
+            },
+            JobState::Deposited => DedupStatus::Deposited {
+                identifier: identifier(),
+                url: job.url.clone(),
+            },
+            JobState::Existing => DedupStatus::AlreadyDeposited {
+                identifier: identifier(),
+                url: job.url.clone(),
+            },
+            JobState::Failed => DedupStatus::Failed { cause: cause() },
+            JobState::Rejected => {
+                let cause = cause();
+                if cause.starts_with(CHANGED_PREFIX) {
+                    DedupStatus::ChangedSinceScan { cause }
+                } else {
+                    DedupStatus::Rejected { cause }
+                }
+            }
+        }
+    }
+}

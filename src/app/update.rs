@@ -1,0 +1,86 @@
+//! What background work reports to the window, one message at a time.
+
+use std::path::PathBuf;
+
+use super::model::Notice;
+use super::settings::Settings;
+use crate::engine::EngineEvent;
+use crate::store::{DatasetSummary, EventRow, FileScan, HistoryRow, JobRow, ResultFingerprint};
+
+/// A deposit target as the window shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetInfo {
+    /// The dedup scope id (jobs and results are keyed by it).
+    pub scope_id: String,
+    /// What the picker says.
+    pub label: String,
+}
+
+/// Everything the window needs once the store is open.
+#[derive(Clone, Debug)]
+pub struct Startup {
+    pub db: PathBuf,
+    pub targets: Vec<TargetInfo>,
+    pub datasets: Vec<DatasetSummary>,
+    pub latest_jobs: Vec<JobRow>,
+    pub results: Vec<ResultFingerprint>,
+    /// The end of the event log, oldest first.
+    pub recent_events: Vec<EventRow>,
+    pub settings: Settings,
+    /// A problem reading the settings (the defaults are used meanwhile).
+    pub settings_problem: Option<String>,
+}
+
+/// The selected dataset in full: its files and every job with its events.
+#[derive(Clone, Debug)]
+pub struct Details {
+    pub dataset: i64,
+    pub files: Vec<FileScan>,
+    /// Newest first, each with its events (oldest first).
+    pub jobs: Vec<(JobRow, Vec<EventRow>)>,
+}
+
+/// One message from background work to the window.
+#[derive(Clone, Debug)]
+pub enum Update {
+    Started(Box<Startup>),
+    /// The store or the sandbox could not be opened: nothing else will work.
+    StartFailed(String),
+    Engine(EngineEvent),
+    /// Whether the engine is claiming new work (Pause/Resume).
+    EngineRunning(bool),
+    /// The latest jobs, reloaded after the engine's event channel overflowed.
+    JobsReloaded(Vec<JobRow>),
+    /// A folder started hashing. `row` is the dataset's id, or a negative placeholder for a
+    /// folder not yet in the store.
+    HashStarted {
+        row: i64,
+        path: String,
+        name: String,
+    },
+    HashProgress {
+        row: i64,
+        done: u64,
+        total: u64,
+    },
+    /// Hashing stopped without a saved dataset (an error, reported separately).
+    HashEnded {
+        row: i64,
+    },
+    /// A dataset was recorded (new or re-keyed); `placeholder` is the row it replaces.
+    DatasetSaved {
+        placeholder: Option<i64>,
+        summary: DatasetSummary,
+    },
+    DatasetRemoved(i64),
+    /// Jobs as they are now (after queueing or retrying).
+    Jobs(Vec<JobRow>),
+    /// Events committed by a command (queueing, retry) rather than by the engine.
+    Logged(Vec<EventRow>),
+    Notice(Notice),
+    Details(Box<Details>),
+    History(Vec<HistoryRow>),
+    Settings(Settings),
+    /// A history export was written here.
+    Exported(PathBuf),
+}

@@ -1,0 +1,118 @@
+//! Whole-store views for a front end that keeps its own model: every dataset in one cheap
+//! pass, the latest job of each dataset per target, and every recorded result's fingerprint.
+//! Each is one query, so a window can open on 100,000 datasets without a query per row.
+
+use super::jobs::{JOB_COLUMNS, job_from_row};
+use super::{JobRow, Result, Store, StoreError};
+use crate::content::{ContentKey, Metadata};
+
+/// A dataset as a table row needs it: no files, metadata parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DatasetSummary {
+    pub id: i64,
+    pub path: String,
+    pub name: String,
+    pub metadata: Metadata,
+    pub key: Option<ContentKey>,
+    /// Hex of the data fingerprint.
+    pub fingerprint: Option<String>,
+    pub file_count: u64,
+    pub total_bytes: u64,
+}
+
+/// A recorded result reduced to what dedup across metadata needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResultFingerprint {
+    pub target: String,
+    pub key: String,
+    pub fingerprint: String,
+    pub identifier: String,
+    pub url: Option<String>,
+}
+
+impl Store {
+    /// Every dataset, by id, with its metadata (one query).
+    pub fn dataset_summaries(&self) -> Result<Vec<DatasetSummary>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT id, path, name, metadata, content_key, fingerprint, file_count, total_bytes
+             FROM datasets ORDER BY id",
+        )?;
+        let raws = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                    r.get::<_, Option<String>>(4)?,
+                    r.get::<_, Option<String>>(5)?,
+                    r.get::<_, i64>(6)?,
+                    r.get::<_, i64>(7)?,
+                ))
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        drop(stmt);
+        drop(conn);
+        raws.into_iter()
+            .map(
+                |(id, path, name, metadata, key, fingerprint, files, bytes)| {
+                    Ok(DatasetSummary {
+                        id,
+                        path,
+                        name,
+                        metadata: serde_json::from_str(&metadata).map_err(|e| {
+                            StoreError::Corrupt(format!("metadata of dataset {id}: {e}"))
+                        })?,
+                        key: key
+                            .map(|k| {
+                                k.parse().map_err(|_| {
+                                    StoreError::Corrupt(format!("'{k}' is not a content key"))
+                                })
+                            })
+                            .transpose()?,
+                        fingerprint,
+                        file_count: files as u64,
+                        total_bytes: bytes as u64,
+                    })
+                },
+            )
+            .collect()
+    }
+
+    /// The newest job of every dataset for every target it was queued for (one query).
+    pub fn latest_jobs(&self) -> Result<Vec<JobRow>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+             WHERE j.id IN (SELECT max(id) FROM jobs WHERE dataset_id IS NOT NULL
+                            GROUP BY dataset_id, target)
+             ORDER BY j.id"
+        ))?;
+        let rows = stmt
+            .query_map([], job_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+
+    /// Every recorded result's scope, fingerprint and record, oldest first.
+    pub fn result_fingerprints(&self) -> Result<Vec<ResultFingerprint>> {
+        let conn = self.conn();
+        let mut stmt = conn.prepare(
+            "SELECT target, content_key, fingerprint, identifier, url FROM results
+             ORDER BY recorded_at",
+        )?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(ResultFingerprint {
+                    target: r.get(0)?,
+                    key: r.get(1)?,
+                    fingerprint: r.get(2)?,
+                    identifier: r.get(3)?,
+                    url: r.get(4)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(rows)
+    }
+}

@@ -1,0 +1,117 @@
+//! The coloured status badge of a dataset row: icon, words, and the detail on hover.
+
+use egui::{Color32, RichText};
+
+use super::format;
+use crate::app::{DedupStatus, StatusKind};
+
+/// Icon and colour per status (readable on light and dark backgrounds).
+pub fn style(kind: StatusKind) -> (&'static str, Color32) {
+    match kind {
+        StatusKind::New => ("✚", Color32::from_rgb(0x6e, 0x7f, 0x96)),
+        StatusKind::Hashing => ("⚙", Color32::from_rgb(0x8a, 0x63, 0xd2)),
+        StatusKind::Queued => ("⌛", Color32::from_rgb(0x4a, 0x7f, 0xc1)),
+        StatusKind::Uploading => ("⬆", Color32::from_rgb(0x1f, 0x8f, 0xd1)),
+        StatusKind::WaitingToRetry => ("⟳", Color32::from_rgb(0xd0, 0x8a, 0x10)),
+        StatusKind::Deposited => ("✔", Color32::from_rgb(0x2e, 0x9e, 0x4f)),
+        StatusKind::AlreadyDeposited => ("♻", Color32::from_rgb(0x2a, 0x9d, 0x8f)),
+        StatusKind::SameDataAsAnother => ("🔗", Color32::from_rgb(0xb5, 0x6b, 0xb5)),
+        StatusKind::ChangedSinceScan => ("✏", Color32::from_rgb(0xc9, 0x6a, 0x1b)),
+        StatusKind::Failed => ("✖", Color32::from_rgb(0xd6, 0x3c, 0x3c)),
+        StatusKind::Rejected => ("⛔", Color32::from_rgb(0xb0, 0x30, 0x60)),
+    }
+}
+
+/// The badge text: status words plus the one detail that fits in a cell.
+pub fn text(status: &DedupStatus, now_ms: i64) -> String {
+    let kind = status.kind();
+    let (icon, _) = style(kind);
+    let detail = match status {
+        DedupStatus::New { ready: false } => Some("metadata incomplete".to_string()),
+        DedupStatus::Uploading { sent, total } if *total > 0 => Some(format!(
+            "{} of {}",
+            format::bytes(*sent),
+            format::bytes(*total)
+        )),
+        DedupStatus::WaitingToRetry { at_ms, .. } => {
+            Some(format!("in {}", format::countdown(*at_ms, now_ms)))
+        }
+        DedupStatus::Deposited { identifier, .. }
+        | DedupStatus::AlreadyDeposited { identifier, .. }
+        | DedupStatus::SameDataAsAnother { identifier, .. } => Some(identifier.clone()),
+        _ => None,
+    };
+    match detail {
+        Some(d) => format!("{icon} {} · {d}", kind.label()),
+        None => format!("{icon} {}", kind.label()),
+    }
+}
+
+/// The full explanation shown on hover.
+pub fn hover(status: &DedupStatus) -> String {
+    match status {
+        DedupStatus::New { ready: true } => {
+            "Never deposited to this target under its current key.".into()
+        }
+        DedupStatus::New { ready: false } => {
+            "Never deposited. Its metadata is incomplete: fix it in the details panel.".into()
+        }
+        DedupStatus::Hashing { done, total } => {
+            format!(
+                "Hashing: {} of {}",
+                format::bytes(*done),
+                format::bytes(*total)
+            )
+        }
+        DedupStatus::Queued => "On the queue; a worker will send it soon.".into(),
+        DedupStatus::Uploading { .. } => "Sending the files and creating the record.".into(),
+        DedupStatus::WaitingToRetry { cause, .. } => format!("Retry scheduled. Cause: {cause}"),
+        DedupStatus::Deposited { identifier, .. } => format!("Deposited as {identifier}."),
+        DedupStatus::AlreadyDeposited { identifier, .. } => format!(
+            "Already deposited as {identifier}: replayed from the store, or the server said the record exists. Nothing was duplicated."
+        ),
+        DedupStatus::SameDataAsAnother { identifier, .. } => format!(
+            "The same files were deposited with other metadata as {identifier}. Depositing now would create a second record."
+        ),
+        DedupStatus::ChangedSinceScan { cause } => {
+            format!("Files changed after the scan: {cause}. Press Rescan, then deposit again.")
+        }
+        DedupStatus::Failed { cause } => {
+            format!("Failed after its retries: {cause}. Retry re-queues it with the same key.")
+        }
+        DedupStatus::Rejected { cause } => format!("Refused: {cause}"),
+    }
+}
+
+/// Draw the badge.
+pub fn show(ui: &mut egui::Ui, status: &DedupStatus, now_ms: i64) -> egui::Response {
+    let (_, colour) = style(status.kind());
+    let text = RichText::new(text(status, now_ms)).color(colour).strong();
+    match status {
+        DedupStatus::Hashing { done, total } => {
+            let fraction = if *total == 0 {
+                0.0
+            } else {
+                *done as f32 / *total as f32
+            };
+            ui.horizontal(|ui| {
+                ui.label(text);
+                ui.add(
+                    egui::ProgressBar::new(fraction)
+                        .desired_width(70.0)
+                        .show_percentage(),
+                );
+            })
+            .response
+            .on_hover_text(hover(status))
+        }
+        DedupStatus::Uploading { sent, total } if *total > 0 => ui
+            .horizontal(|ui| {
+                ui.add(egui::ProgressBar::new(*sent as f32 / *total as f32).desired_width(50.0));
+                ui.label(text);
+            })
+            .response
+            .on_hover_text(hover(status)),
+        _ => ui.label(text).on_hover_text(hover(status)),
+    }
+}

@@ -1,0 +1,253 @@
+//! The details panel of the selected dataset: the metadata form (inline validation that
+//! blocks Deposit), the manifest (paths, sizes, hashes) and the deposit attempts per target.
+
+use egui::RichText;
+
+use super::metadata_form::{self, MetadataForm};
+use super::{LodgeApp, badge, format};
+use crate::app::Command;
+
+#[derive(Default)]
+pub struct DetailsState {
+    /// The form and the stored metadata it started from (to tell edits apart).
+    form: Option<(i64, MetadataForm, MetadataForm)>,
+    /// The row's latest-job stamp the details were loaded for.
+    loaded_for: Option<(i64, i64)>,
+}
+
+impl DetailsState {
+    pub fn reset(&mut self) {
+        *self = DetailsState::default();
+    }
+}
+
+pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    let Some(id) = app.selected else { return };
+    let Some(entry) = app.model.row(id).cloned() else {
+        return;
+    };
+    // Reload the manifest and attempts when one of the row's jobs moved.
+    let stamp = entry
+        .jobs
+        .values()
+        .map(|j| j.updated_at + j.id)
+        .max()
+        .unwrap_or(0);
+    if id > 0 && entry.hashing.is_none() && app.details.loaded_for != Some((id, stamp)) {
+        if app.details.loaded_for.is_some_and(|(d, _)| d == id) {
+            app.send(Command::LoadDetails { id });
+        }
+        app.details.loaded_for = Some((id, stamp));
+    }
+    // (Re)build the form when the stored metadata changed and nothing is being edited.
+    let stored = MetadataForm::from_metadata(&entry.metadata);
+    let rebuild = match &app.details.form {
+        Some((fid, form, base)) => *fid != id || (form == base && *base != stored),
+        None => true,
+    };
+    if rebuild {
+        app.details.form = Some((id, stored.clone(), stored));
+    }
+
+    egui::Panel::right("details_panel")
+        .resizable(true)
+        .default_size(430.0)
+        .min_size(320.0)
+        .show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .id_salt("details_scroll")
+                .show(ui, |ui| {
+                    ui.horizontal(|ui| {
+                        ui.heading(&entry.name);
+                        if ui
+                            .small_button("✖")
+                            .on_hover_text("Close the details")
+                            .clicked()
+                        {
+                            app.selected = None;
+                        }
+                    });
+                    let status = app.model.status(&entry, app.target_id());
+                    badge::show(ui, &status, app.clock.now_ms());
+                    ui.label(format!(
+                        "{} files, {}",
+                        entry.file_count,
+                        format::bytes(entry.total_bytes)
+                    ));
+                    if let Some(key) = entry.key {
+                        ui.horizontal(|ui| {
+                            ui.label("Key");
+                            ui.monospace(key.short()).on_hover_text(key.to_hex());
+                            if ui
+                                .small_button("📋")
+                                .on_hover_text("Copy the full key")
+                                .clicked()
+                            {
+                                ui.ctx().copy_text(key.to_hex());
+                            }
+                        });
+                    }
+                    ui.separator();
+                    form_section(app, ui, &entry);
+                    ui.separator();
+                    manifest(app, ui, id);
+                    attempts(app, ui, id);
+                });
+        });
+}
+
+fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::DatasetEntry) {
+    let target = app.target_id().to_string();
+    let target_short = app
+        .model
+        .target_label(&target)
+        .split(" — ")
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let Some((_, form, base)) = app.details.form.as_mut() else {
+        return;
+    };
+    ui.heading("Metadata");
+    let (_, problems) = form.to_metadata();
+    metadata_form::show(ui, form, &problems);
+    let (metadata, problems) = form.to_metadata();
+    let edited = form != base;
+    let busy = entry.hashing.is_some();
+    let mut command = None;
+    ui.add_space(6.0);
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(edited && !busy, egui::Button::new("Save metadata"))
+            .on_hover_text("Re-key the dataset with this metadata (files are not hashed again)")
+            .clicked()
+        {
+            command = Some(Command::SetMetadata {
+                id: entry.id,
+                metadata: metadata.clone(),
+                then_deposit: None,
+            });
+        }
+        let can_deposit = problems.is_empty() && !busy && entry.id > 0;
+        let deposit = ui
+            .add_enabled(
+                can_deposit,
+                egui::Button::new(format!("Deposit to {target_short}")),
+            )
+            .on_disabled_hover_text("Fix the fields marked in red first");
+        if deposit.clicked() {
+            command = Some(if edited {
+                Command::SetMetadata {
+                    id: entry.id,
+                    metadata: metadata.clone(),
+                    then_deposit: Some(target.clone()),
+                }
+            } else {
+                Command::Deposit {
+                    ids: vec![entry.id],
+                    target: target.clone(),
+                }
+            });
+        }
+        if edited && ui.button("Undo edits").clicked() {
+            *form = base.clone();
+        }
+    });
+    if !problems.is_empty() {
+        ui.label(
+            RichText::new(format!(
+                "{} problem(s) to fix before depositing.",
+                problems.len()
+            ))
+            .color(egui::Color32::from_rgb(0xd6, 0x3c, 0x3c)),
+        );
+    }
+    if let Some(c) = command {
+        app.send(c);
+    }
+}
+
+fn manifest(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
+    let details = app.model.details.as_ref().filter(|d| d.dataset == id);
+    let count = details.map(|d| d.files.len());
+    egui::CollapsingHeader::new(format!(
+        "Files ({})",
+        count.map_or("…".into(), |n| n.to_string())
+    ))
+    .id_salt("manifest")
+    .show(ui, |ui| {
+        let Some(d) = details else {
+            ui.label("Loading…");
+            return;
+        };
+        egui::ScrollArea::vertical()
+            .id_salt("manifest_scroll")
+            .max_height(180.0)
+            .show_rows(ui, 18.0, d.files.len(), |ui, range| {
+                for f in &d.files[range] {
+                    ui.horizontal(|ui| {
+                        ui.monospace(&f.sha256[..12]).on_hover_text(&f.sha256);
+                        ui.label(format::bytes(f.size));
+                        ui.label(&f.rel_path);
+                    });
+                }
+            });
+    });
+}
+
+fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
+    let details = app.model.details.as_ref().filter(|d| d.dataset == id);
+    egui::CollapsingHeader::new("Deposit attempts")
+        .id_salt("attempts")
+        .default_open(true)
+        .show(ui, |ui| {
+            let Some(d) = details else {
+                ui.label("Loading…");
+                return;
+            };
+            if d.jobs.is_empty() {
+                ui.label("Not deposited anywhere yet.");
+                return;
+            }
+            for target in &app.model.targets {
+                let jobs: Vec<_> = d
+                    .jobs
+                    .iter()
+                    .filter(|(j, _)| j.target == target.scope_id)
+                    .collect();
+                if jobs.is_empty() {
+                    continue;
+                }
+                ui.label(RichText::new(target.label.split(" — ").next().unwrap_or("")).strong());
+                for (job, events) in jobs {
+                    let outcome = job
+                        .identifier
+                        .as_deref()
+                        .map(|i| format!(": {i}"))
+                        .or_else(|| job.last_error.as_deref().map(|e| format!(": {e}")))
+                        .unwrap_or_default();
+                    egui::CollapsingHeader::new(format!(
+                        "Job {} · {} · {} attempt(s){outcome}",
+                        job.id,
+                        job.state.as_str(),
+                        job.attempts
+                    ))
+                    .id_salt(("job", job.id))
+                    .show(ui, |ui| {
+                        for e in events {
+                            ui.label(
+                                RichText::new(format!(
+                                    "{} {:15} {}",
+                                    app.clock.time(e.at),
+                                    e.kind.as_str(),
+                                    app.model.readable(&e.message)
+                                ))
+                                .monospace()
+                                .size(11.0),
+                            );
+                        }
+                    });
+                }
+            }
+        });
+}

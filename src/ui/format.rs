@@ -1,0 +1,75 @@
+//! How numbers, sizes and times read in the window.
+
+/// 1536 -> "1.5 KiB".
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+/// Seconds left until `at_ms`, as "12 s" or "3 min 5 s".
+pub fn countdown(at_ms: i64, now_ms: i64) -> String {
+    let secs = ((at_ms - now_ms).max(0) + 999) / 1000;
+    if secs >= 60 {
+        format!("{} min {} s", secs / 60, secs % 60)
+    } else {
+        format!("{secs} s")
+    }
+}
+
+/// How times are shown: real, or masked (for reproducible snapshots).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Clock {
+    #[default]
+    System,
+    /// A fixed "now" and every timestamp shown as `--:--:--`.
+    Fixed(i64),
+}
+
+impl Clock {
+    pub fn now_ms(self) -> i64 {
+        match self {
+            Clock::System => crate::store::now_ms(),
+            Clock::Fixed(ms) => ms,
+        }
+    }
+
+    /// A timestamp as local-independent UTC `HH:MM:SS`.
+    pub fn time(self, at_ms: i64) -> String {
+        match self {
+            Clock::Fixed(_) => "--:--:--".into(),
+            Clock::System => {
+                let t =
+                    std::time::UNIX_EPOCH + std::time::Duration::from_millis(at_ms.max(0) as u64);
+                let s = humantime::format_rfc3339_seconds(t).to_string();
+                s.get(11..19).unwrap_or(&s).to_string()
+            }
+        }
+    }
+
+    /// A timestamp as `YYYY-MM-DD HH:MM` UTC.
+    pub fn date_time(self, at_ms: i64) -> String {
+        match self {
+            Clock::Fixed(_) => "----------- --:--".into(),
+            Clock::System => {
+                let t =
+                    std::time::UNIX_EPOCH + std::time::Duration::from_millis(at_ms.max(0) as u64);
+                let s = humantime::format_rfc3339_seconds(t).to_string();
+                format!(
+                    "{} {}",
+                    s.get(..10).unwrap_or(&s),
+                    s.get(11..16).unwrap_or("")
+                )
+            }
+        }
+    }
+}

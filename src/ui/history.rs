@@ -1,0 +1,263 @@
+//! The history view: every deposit ever made from this store, across targets; search,
+//! filters by status, target and date, export to CSV and JSON, links to the records.
+
+use egui::RichText;
+use egui_extras::{Column, TableBuilder};
+
+use super::LodgeApp;
+use crate::app::{Command, ExportFormat};
+use crate::store::HistoryRow;
+
+/// How far back the date filter reaches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Since {
+    #[default]
+    Any,
+    Day,
+    Week,
+    Month,
+}
+
+impl Since {
+    fn label(self) -> &'static str {
+        match self {
+            Since::Any => "Any time",
+            Since::Day => "Last 24 hours",
+            Since::Week => "Last 7 days",
+            Since::Month => "Last 30 days",
+        }
+    }
+    fn millis(self) -> Option<i64> {
+        let day = 24 * 3600 * 1000;
+        match self {
+            Since::Any => None,
+            Since::Day => Some(day),
+            Since::Week => Some(7 * day),
+            Since::Month => Some(30 * day),
+        }
+    }
+}
+
+const STATES: [&str; 7] = [
+    "queued",
+    "running",
+    "waiting",
+    "deposited",
+    "existing",
+    "failed",
+    "rejected",
+];
+
+#[derive(Default)]
+pub struct HistoryState {
+    pub search: String,
+    pub state: Option<&'static str>,
+    pub target: Option<String>,
+    pub since: Since,
+    /// The model version the history was last asked for.
+    requested_for: Option<u64>,
+    /// When (input time, s) it was last asked for.
+    requested_at: f64,
+}
+
+fn passes(app: &LodgeApp, r: &HistoryRow, needle: &str, now: i64) -> bool {
+    let h = &app.history;
+    h.state.is_none_or(|s| r.state == s)
+        && h.target.as_ref().is_none_or(|t| &r.target == t)
+        && h.since.millis().is_none_or(|ms| r.updated_at >= now - ms)
+        && (needle.is_empty()
+            || [
+                r.name.as_deref(),
+                r.title.as_deref(),
+                r.identifier.as_deref(),
+                Some(r.key.as_str()),
+            ]
+            .into_iter()
+            .flatten()
+            .any(|s| s.to_lowercase().contains(needle)))
+}
+
+pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    // Ask again when deposits changed since the last load, at most once a second (the
+    // store answers off-thread).
+    let now = ui.input(|i| i.time);
+    if app.history.requested_for != Some(app.model.version) && app.model.ready {
+        if now - app.history.requested_at >= 1.0 || app.history.requested_for.is_none() {
+            app.history.requested_for = Some(app.model.version);
+            app.history.requested_at = now;
+            app.send(Command::LoadHistory);
+        } else {
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_secs_f64(1.0));
+        }
+    }
+    toolbar(app, ui);
+    ui.separator();
+    let Some(rows) = app.model.history.as_ref() else {
+        ui.label("Loading the history…");
+        return;
+    };
+    let now = app.clock.now_ms();
+    let needle = app.history.search.trim().to_lowercase();
+    let shown: Vec<&HistoryRow> = rows
+        .iter()
+        .filter(|r| passes(app, r, &needle, now))
+        .collect();
+    if shown.is_empty() {
+        ui.label("No deposits match. Deposits appear here as soon as they are queued.");
+        return;
+    }
+    let mut open: Option<String> = None;
+    TableBuilder::new(ui)
+        .id_salt("history")
+        .striped(true)
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+        .column(Column::exact(50.0))
+        .column(Column::initial(150.0).clip(true))
+        .column(Column::remainder().at_least(120.0).clip(true))
+        .column(Column::exact(110.0).clip(true))
+        .column(Column::exact(80.0))
+        .column(Column::exact(150.0).clip(true))
+        .column(Column::exact(65.0))
+        .column(Column::exact(130.0))
+        .header(22.0, |mut h| {
+            for title in [
+                "Job",
+                "Dataset",
+                "Title",
+                "Target",
+                "State",
+                "Record",
+                "Attempts",
+                "Updated (UTC)",
+            ] {
+                h.col(|ui| {
+                    ui.strong(title);
+                });
+            }
+        })
+        .body(|body| {
+            body.rows(22.0, shown.len(), |mut row| {
+                let r = shown[row.index()];
+                row.col(|ui| {
+                    ui.label(r.job.to_string());
+                });
+                row.col(|ui| {
+                    ui.label(r.name.as_deref().unwrap_or("(removed)"));
+                });
+                row.col(|ui| {
+                    ui.label(r.title.as_deref().unwrap_or(""));
+                });
+                row.col(|ui| {
+                    let label = app.model.target_label(&r.target);
+                    ui.label(label.split(" — ").next().unwrap_or(label))
+                        .on_hover_text(label);
+                });
+                row.col(|ui| {
+                    let text = RichText::new(&r.state);
+                    match &r.last_error {
+                        Some(e) => ui.label(text).on_hover_text(e),
+                        None => ui.label(text),
+                    };
+                });
+                row.col(|ui| match (&r.identifier, &r.url) {
+                    (Some(id), Some(url)) => {
+                        if ui.link(id).on_hover_text(url).clicked() {
+                            open = Some(url.clone());
+                        }
+                    }
+                    (Some(id), None) => {
+                        ui.label(id);
+                    }
+                    _ => {
+                        ui.weak("—");
+                    }
+                });
+                row.col(|ui| {
+                    ui.label(r.attempts.to_string());
+                });
+                row.col(|ui| {
+                    ui.label(app.clock.date_time(r.updated_at));
+                });
+            });
+        });
+    if let Some(url) = open {
+        ui.ctx().open_url(egui::OpenUrl::new_tab(url));
+    }
+}
+
+fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    ui.horizontal_wrapped(|ui| {
+        let l = ui.label("Search:");
+        ui.add(
+            egui::TextEdit::singleline(&mut app.history.search)
+                .hint_text("dataset, title, record or key")
+                .desired_width(220.0),
+        )
+        .labelled_by(l.id);
+        let l = ui.label("Status:");
+        egui::ComboBox::from_id_salt("history_state")
+            .selected_text(app.history.state.unwrap_or("All"))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut app.history.state, None, "All");
+                for s in STATES {
+                    ui.selectable_value(&mut app.history.state, Some(s), s);
+                }
+            })
+            .response
+            .labelled_by(l.id);
+        let l = ui.label("Target:");
+        let current = app
+            .history
+            .target
+            .as_deref()
+            .map(|t| {
+                app.model
+                    .target_label(t)
+                    .split(" — ")
+                    .next()
+                    .unwrap_or(t)
+                    .to_string()
+            })
+            .unwrap_or_else(|| "All".into());
+        egui::ComboBox::from_id_salt("history_target")
+            .selected_text(current)
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut app.history.target, None, "All");
+                for t in &app.model.targets {
+                    ui.selectable_value(
+                        &mut app.history.target,
+                        Some(t.scope_id.clone()),
+                        &t.label,
+                    );
+                }
+            })
+            .response
+            .labelled_by(l.id);
+        let l = ui.label("Date:");
+        egui::ComboBox::from_id_salt("history_since")
+            .selected_text(app.history.since.label())
+            .show_ui(ui, |ui| {
+                for s in [Since::Any, Since::Day, Since::Week, Since::Month] {
+                    ui.selectable_value(&mut app.history.since, s, s.label());
+                }
+            })
+            .response
+            .labelled_by(l.id);
+        if ui.button("Export CSV").clicked() {
+            app.send(Command::ExportHistory(ExportFormat::Csv));
+        }
+        if ui.button("Export JSON").clicked() {
+            app.send(Command::ExportHistory(ExportFormat::Json));
+        }
+        if let Some(path) = app.model.last_export.clone()
+            && let Some(dir) = path.parent()
+            && ui
+                .button("Show export folder")
+                .on_hover_text(path.display().to_string())
+                .clicked()
+        {
+            app.send(Command::ShowFolder(dir.to_path_buf()));
+        }
+    });
+}

@@ -1,0 +1,141 @@
+//! The live log (bottom panel): every event as it happens, filtered by level and dataset,
+//! following new lines until the person scrolls up, with a Copy button.
+
+use egui::{Color32, RichText};
+
+use super::LodgeApp;
+use crate::app::{LogLevel, LogLine};
+
+const LINE_HEIGHT: f32 = 18.0;
+
+#[derive(Default)]
+pub struct LogState {
+    pub min_level: Option<LogLevel>,
+    pub only_selected: bool,
+    /// Indexes into the model's log that pass the filters, and what they were built for.
+    shown: Vec<usize>,
+    built_for: Option<(u64, Option<LogLevel>, Option<i64>, usize)>,
+}
+
+fn passes(line: &LogLine, min: Option<LogLevel>, dataset: Option<i64>) -> bool {
+    min.is_none_or(|m| line.level >= m) && dataset.is_none_or(|d| line.dataset == Some(d))
+}
+
+/// One line as text (what Copy puts on the clipboard).
+pub fn line_text(app: &LodgeApp, line: &LogLine) -> String {
+    let dataset = line
+        .dataset
+        .and_then(|d| {
+            app.model
+                .row(d)
+                .map(|r| r.name.clone())
+                .or(Some(format!("#{d}")))
+        })
+        .map(|n| format!("{n}: "))
+        .unwrap_or_default();
+    format!(
+        "{} {:7} {:15} {dataset}{}",
+        app.clock.time(line.at),
+        line.level.label(),
+        line.kind,
+        line.text
+    )
+}
+
+pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    egui::Panel::bottom("log_panel")
+        .resizable(true)
+        .default_size(170.0)
+        .min_size(80.0)
+        .show(ui, |ui| {
+            ui.add_space(2.0);
+            let dataset = if app.log.only_selected {
+                app.selected
+            } else {
+                None
+            };
+            filters(app, ui);
+            let stamp = (
+                app.model.log_version,
+                app.log.min_level,
+                dataset,
+                app.model.log.len(),
+            );
+            if app.log.built_for != Some(stamp) {
+                app.log.shown = app
+                    .model
+                    .log
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, l)| passes(l, app.log.min_level, dataset))
+                    .map(|(i, _)| i)
+                    .collect();
+                app.log.built_for = Some(stamp);
+            }
+            ui.separator();
+            egui::ScrollArea::vertical()
+                .id_salt("log_scroll")
+                .auto_shrink(false)
+                .stick_to_bottom(true)
+                .show_rows(ui, LINE_HEIGHT, app.log.shown.len(), |ui, range| {
+                    for &i in &app.log.shown[range] {
+                        let line = &app.model.log[i];
+                        let colour = match line.level {
+                            LogLevel::Info => ui.visuals().text_color(),
+                            LogLevel::Warning => Color32::from_rgb(0xd0, 0x8a, 0x10),
+                            LogLevel::Error => Color32::from_rgb(0xd6, 0x3c, 0x3c),
+                        };
+                        ui.add(
+                            egui::Label::new(
+                                RichText::new(line_text(app, line))
+                                    .monospace()
+                                    .color(colour),
+                            )
+                            .truncate(),
+                        );
+                    }
+                });
+        });
+}
+
+fn filters(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        ui.strong("Log");
+        let l = ui.label("Level:");
+        egui::ComboBox::from_id_salt("log_level")
+            .selected_text(match app.log.min_level {
+                None => "All",
+                Some(LogLevel::Info) => "All",
+                Some(LogLevel::Warning) => "Warnings and errors",
+                Some(LogLevel::Error) => "Errors",
+            })
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut app.log.min_level, None, "All");
+                ui.selectable_value(
+                    &mut app.log.min_level,
+                    Some(LogLevel::Warning),
+                    "Warnings and errors",
+                );
+                ui.selectable_value(&mut app.log.min_level, Some(LogLevel::Error), "Errors");
+            })
+            .response
+            .labelled_by(l.id);
+        ui.add_enabled_ui(app.selected.is_some(), |ui| {
+            ui.checkbox(&mut app.log.only_selected, "Selected dataset only");
+        });
+        if ui
+            .button("Copy")
+            .on_hover_text("Copy the lines shown to the clipboard")
+            .clicked()
+        {
+            let text: Vec<String> = app
+                .log
+                .shown
+                .iter()
+                .map(|&i| line_text(app, &app.model.log[i]))
+                .collect();
+            ui.ctx().copy_text(text.join("\n"));
+        }
+        ui.weak(format!("{} lines", app.log.shown.len()));
+    });
+}

@@ -1,0 +1,250 @@
+//! The metadata form of the details panel: one field per DataCite property, each with its
+//! validation message right next to it. The messages come from `Metadata::problems()` (and
+//! a year that is not a number); the form holds text only.
+
+use egui::{Color32, RichText};
+
+use crate::content::{Creator, FieldProblem, Metadata, RESOURCE_TYPES};
+
+/// One creator's fields.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CreatorFields {
+    pub name: String,
+    pub orcid: String,
+    pub affiliation: String,
+}
+
+/// The form's text, built from stored metadata and turned back into metadata.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MetadataForm {
+    pub title: String,
+    pub creators: Vec<CreatorFields>,
+    pub description: String,
+    pub year: String,
+    pub publisher: String,
+    pub license: String,
+    /// Comma-separated.
+    pub keywords: String,
+    pub resource_type: String,
+    pub version: String,
+}
+
+impl MetadataForm {
+    pub fn from_metadata(m: &Metadata) -> MetadataForm {
+        MetadataForm {
+            title: m.title.clone(),
+            creators: m
+                .creators
+                .iter()
+                .map(|c| CreatorFields {
+                    name: c.name.clone(),
+                    orcid: c.orcid.clone().unwrap_or_default(),
+                    affiliation: c.affiliation.clone().unwrap_or_default(),
+                })
+                .collect(),
+            description: m.description.clone().unwrap_or_default(),
+            year: m
+                .publication_year
+                .map(|y| y.to_string())
+                .unwrap_or_default(),
+            publisher: m.publisher.clone(),
+            license: m.license.clone().unwrap_or_default(),
+            keywords: m.keywords.join(", "),
+            resource_type: m.resource_type.clone(),
+            version: m.version.clone().unwrap_or_default(),
+        }
+    }
+
+    /// The metadata the form says, and every problem with it.
+    pub fn to_metadata(&self) -> (Metadata, Vec<FieldProblem>) {
+        let opt = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+        let year = self.year.trim();
+        let (publication_year, year_problem) = if year.is_empty() {
+            (None, None)
+        } else {
+            match year.parse::<i32>() {
+                Ok(y) => (Some(y), None),
+                Err(_) => (
+                    None,
+                    Some(FieldProblem {
+                        field: "publication_year".into(),
+                        message: format!("'{year}' is not a year: write four digits, e.g. 2026"),
+                    }),
+                ),
+            }
+        };
+        let metadata = Metadata {
+            title: self.title.clone(),
+            creators: self
+                .creators
+                .iter()
+                .map(|c| Creator {
+                    name: c.name.clone(),
+                    orcid: opt(&c.orcid),
+                    affiliation: opt(&c.affiliation),
+                })
+                .collect(),
+            description: opt(&self.description),
+            publication_year,
+            publisher: self.publisher.clone(),
+            license: opt(&self.license),
+            keywords: self
+                .keywords
+                .split(',')
+                .map(|k| k.trim().to_string())
+                .filter(|k| !k.is_empty())
+                .collect(),
+            resource_type: self.resource_type.clone(),
+            version: opt(&self.version),
+        };
+        let mut problems = metadata.problems();
+        if let Some(p) = year_problem {
+            problems.retain(|q| q.field != "publication_year");
+            problems.push(p);
+        }
+        (metadata, problems)
+    }
+}
+
+fn error_text(ui: &mut egui::Ui, problems: &[FieldProblem], field: &str) {
+    for p in problems.iter().filter(|p| p.field == field) {
+        ui.label(
+            RichText::new(format!("⚠ {}", p.message)).color(Color32::from_rgb(0xd6, 0x3c, 0x3c)),
+        );
+    }
+}
+
+fn text_field(
+    ui: &mut egui::Ui,
+    label: &str,
+    value: &mut String,
+    hint: &str,
+    multiline: bool,
+) -> bool {
+    let l = ui.label(RichText::new(label).strong());
+    let edit = if multiline {
+        egui::TextEdit::multiline(value).desired_rows(3)
+    } else {
+        egui::TextEdit::singleline(value)
+    };
+    ui.add(edit.hint_text(hint).desired_width(f32::INFINITY))
+        .labelled_by(l.id)
+        .changed()
+}
+
+/// Draw the form; returns whether anything changed.
+pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem]) -> bool {
+    let mut changed = false;
+    changed |= text_field(ui, "Title", &mut form.title, "What the dataset is", false);
+    error_text(ui, problems, "title");
+
+    ui.label(RichText::new("Creators").strong());
+    error_text(ui, problems, "creators");
+    let mut remove = None;
+    for (i, c) in form.creators.iter_mut().enumerate() {
+        egui::Frame::group(ui.style()).show(ui, |ui| {
+            ui.horizontal(|ui| {
+                let l = ui.label("Name");
+                changed |= ui
+                    .add(
+                        egui::TextEdit::singleline(&mut c.name)
+                            .hint_text("Family, Given")
+                            .desired_width(180.0),
+                    )
+                    .labelled_by(l.id)
+                    .changed();
+                if ui
+                    .small_button("✖")
+                    .on_hover_text("Remove this creator")
+                    .clicked()
+                {
+                    remove = Some(i);
+                }
+            });
+            error_text(ui, problems, &format!("creators[{i}].name"));
+            ui.horizontal(|ui| {
+                let l = ui.label("ORCID");
+                changed |= ui
+                    .add(
+                        egui::TextEdit::singleline(&mut c.orcid)
+                            .hint_text("0000-0000-0000-0000")
+                            .desired_width(150.0),
+                    )
+                    .labelled_by(l.id)
+                    .changed();
+                let l = ui.label("Affiliation");
+                changed |= ui
+                    .add(
+                        egui::TextEdit::singleline(&mut c.affiliation).desired_width(f32::INFINITY),
+                    )
+                    .labelled_by(l.id)
+                    .changed();
+            });
+            error_text(ui, problems, &format!("creators[{i}].orcid"));
+        });
+    }
+    if let Some(i) = remove {
+        form.creators.remove(i);
+        changed = true;
+    }
+    if ui.small_button("+ Add creator").clicked() {
+        form.creators.push(CreatorFields::default());
+        changed = true;
+    }
+
+    changed |= text_field(ui, "Description", &mut form.description, "Optional", true);
+    ui.horizontal(|ui| {
+        ui.vertical(|ui| {
+            ui.set_width(110.0);
+            changed |= text_field(ui, "Year", &mut form.year, "2026", false);
+        });
+        ui.vertical(|ui| {
+            changed |= text_field(
+                ui,
+                "Publisher",
+                &mut form.publisher,
+                "Institution or repository",
+                false,
+            );
+        });
+    });
+    error_text(ui, problems, "publication_year");
+    error_text(ui, problems, "publisher");
+    changed |= text_field(
+        ui,
+        "License",
+        &mut form.license,
+        "SPDX id, e.g. CC-BY-4.0",
+        false,
+    );
+    changed |= text_field(
+        ui,
+        "Keywords",
+        &mut form.keywords,
+        "comma, separated",
+        false,
+    );
+    ui.horizontal(|ui| {
+        let l = ui.label(RichText::new("Resource type").strong());
+        egui::ComboBox::from_id_salt("resource_type")
+            .selected_text(&form.resource_type)
+            .show_ui(ui, |ui| {
+                for t in RESOURCE_TYPES {
+                    changed |= ui
+                        .selectable_value(&mut form.resource_type, t.to_string(), *t)
+                        .changed();
+                }
+            })
+            .response
+            .labelled_by(l.id);
+    });
+    error_text(ui, problems, "resource_type");
+    changed |= text_field(
+        ui,
+        "Version",
+        &mut form.version,
+        "Optional, e.g. 1.0",
+        false,
+    );
+    changed
+}

@@ -1,0 +1,132 @@
+//! The desktop window (egui): panels that draw the [`Model`] and send [`Command`]s to the
+//! [`AppService`]. No business logic lives here; every decision is the core's or `app`'s.
+//!
+//! One file per panel: [`top_bar`], [`table`] (datasets), [`details`] (with
+//! [`metadata_form`]), [`log_panel`], [`history`], [`settings_window`], [`drop`] (the drop
+//! overlay and dropped paths), [`dialogs`], [`notices`] and [`shortcuts`].
+
+pub mod badge;
+pub mod details;
+pub mod dialogs;
+pub mod drop;
+pub mod format;
+pub mod history;
+pub mod log_panel;
+pub mod metadata_form;
+pub mod notices;
+pub mod settings_window;
+pub mod shortcuts;
+pub mod table;
+pub mod top_bar;
+
+use crate::app::{AppService, Command, DedupStatus, Model};
+pub use format::Clock;
+
+/// Which view fills the middle of the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum View {
+    Datasets,
+    History,
+}
+
+/// The window: the service, the model it keeps current, and what each panel remembers.
+pub struct LodgeApp {
+    pub service: AppService,
+    pub model: Model,
+    pub view: View,
+    /// Index into `model.targets`.
+    pub target: usize,
+    pub selected: Option<i64>,
+    pub clock: Clock,
+    pub table: table::TableState,
+    pub details: details::DetailsState,
+    pub log: log_panel::LogState,
+    pub history: history::HistoryState,
+    pub settings: settings_window::SettingsWindow,
+    pub dialogs: dialogs::Dialogs,
+    pub notices: notices::Notices,
+}
+
+impl LodgeApp {
+    pub fn new(service: AppService) -> LodgeApp {
+        LodgeApp {
+            service,
+            model: Model::default(),
+            view: View::Datasets,
+            target: 0,
+            selected: None,
+            clock: Clock::System,
+            table: table::TableState::default(),
+            details: details::DetailsState::default(),
+            log: log_panel::LogState::default(),
+            history: history::HistoryState::default(),
+            settings: settings_window::SettingsWindow::default(),
+            dialogs: dialogs::Dialogs::default(),
+            notices: notices::Notices::default(),
+        }
+    }
+
+    /// The selected target's scope id (empty before the store is open).
+    pub fn target_id(&self) -> &str {
+        self.model
+            .targets
+            .get(self.target)
+            .map(|t| t.scope_id.as_str())
+            .unwrap_or("")
+    }
+
+    /// The status of a row for the selected target.
+    pub fn status_of(&self, id: i64) -> Option<DedupStatus> {
+        let row = self.model.row(id)?;
+        Some(self.model.status(row, self.target_id()))
+    }
+
+    pub fn send(&self, command: Command) {
+        self.service.send(command);
+    }
+
+    /// Select a dataset and fetch its details.
+    pub fn select(&mut self, id: Option<i64>) {
+        if self.selected != id {
+            self.selected = id;
+            self.details.reset();
+            if let Some(id) = id.filter(|id| *id > 0) {
+                self.send(Command::LoadDetails { id });
+            }
+        }
+    }
+
+    /// Draw one frame.
+    pub fn show(&mut self, ui: &mut egui::Ui) {
+        self.service.drain(&mut self.model);
+        if self.selected.is_some_and(|id| self.model.row(id).is_none()) {
+            self.select(None);
+        }
+        self.notices.take_from(&mut self.model, ui.ctx());
+        drop::take_dropped(self, ui.ctx());
+        let target = self.target_id().to_string();
+        self.table.refresh(&self.model, &target);
+        shortcuts::handle(self, ui.ctx());
+
+        top_bar::show(self, ui);
+        log_panel::show(self, ui);
+        if self.view == View::Datasets && self.selected.is_some() {
+            details::show(self, ui);
+        }
+        egui::CentralPanel::default().show(ui, |ui| match self.view {
+            View::Datasets => table::show(self, ui),
+            View::History => history::show(self, ui),
+        });
+
+        settings_window::show(self, ui.ctx());
+        dialogs::show(self, ui.ctx());
+        self.notices.show(ui.ctx(), self.clock);
+        drop::overlay(ui.ctx());
+    }
+}
+
+impl eframe::App for LodgeApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.show(ui);
+    }
+}

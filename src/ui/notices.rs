@@ -1,0 +1,84 @@
+//! Brief, non-blocking messages in the bottom-right corner ("not a folder", "exported to").
+//! Each stays a few seconds (errors longer) and can be closed; all are also in the log.
+
+use egui::{Align2, Color32, RichText};
+
+use super::Clock;
+use crate::app::{Model, Notice, NoticeLevel};
+
+const SHOWN_FOR_SECS: f64 = 8.0;
+const ERROR_SHOWN_FOR_SECS: f64 = 20.0;
+const MAX_SHOWN: usize = 4;
+
+#[derive(Default)]
+pub struct Notices {
+    /// Each notice with the input time when it disappears.
+    shown: Vec<(Notice, f64)>,
+}
+
+impl Notices {
+    /// Take the model's new notices.
+    pub fn take_from(&mut self, model: &mut Model, ctx: &egui::Context) {
+        for n in std::mem::take(&mut model.notices) {
+            self.push(n, ctx);
+        }
+    }
+
+    pub fn push(&mut self, notice: Notice, ctx: &egui::Context) {
+        let now = ctx.input(|i| i.time);
+        let secs = match notice.level {
+            NoticeLevel::Error => ERROR_SHOWN_FOR_SECS,
+            _ => SHOWN_FOR_SECS,
+        };
+        self.shown.push((notice, now + secs));
+        if self.shown.len() > MAX_SHOWN {
+            self.shown.remove(0);
+        }
+    }
+
+    /// The notices on screen now.
+    pub fn current(&self) -> impl Iterator<Item = &Notice> {
+        self.shown.iter().map(|(n, _)| n)
+    }
+
+    pub fn show(&mut self, ctx: &egui::Context, clock: Clock) {
+        let now = ctx.input(|i| i.time);
+        // A fixed clock (snapshots) keeps notices until closed.
+        if clock == Clock::System {
+            self.shown.retain(|(_, until)| *until > now);
+        }
+        if self.shown.is_empty() {
+            return;
+        }
+        if let Some(next) = self.shown.iter().map(|(_, t)| *t).reduce(f64::min) {
+            ctx.request_repaint_after(std::time::Duration::from_secs_f64((next - now).max(0.05)));
+        }
+        let mut close = None;
+        egui::Area::new(egui::Id::unique("notices"))
+            .anchor(Align2::RIGHT_BOTTOM, [-12.0, -12.0])
+            .order(egui::Order::Foreground)
+            .show(ctx, |ui| {
+                for (i, (notice, _)) in self.shown.iter().enumerate() {
+                    let colour = match notice.level {
+                        NoticeLevel::Info => ui.visuals().text_color(),
+                        NoticeLevel::Warning => Color32::from_rgb(0xd0, 0x8a, 0x10),
+                        NoticeLevel::Error => Color32::from_rgb(0xd6, 0x3c, 0x3c),
+                    };
+                    egui::Frame::popup(ui.style()).show(ui, |ui| {
+                        ui.set_max_width(420.0);
+                        ui.horizontal(|ui| {
+                            ui.add(
+                                egui::Label::new(RichText::new(&notice.text).color(colour)).wrap(),
+                            );
+                            if ui.small_button("✖").on_hover_text("Close").clicked() {
+                                close = Some(i);
+                            }
+                        });
+                    });
+                }
+            });
+        if let Some(i) = close {
+            self.shown.remove(i);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Settings: the defaults new datasets get (your name, affiliation, license). Saved to a
+//! JSON file in the platform config directory by the service, never to the store.
+
+use super::LodgeApp;
+use crate::app::{Command, Settings};
+
+#[derive(Default)]
+pub struct SettingsWindow {
+    /// The settings being edited while the window is open.
+    editing: Option<Settings>,
+}
+
+impl SettingsWindow {
+    pub fn open(&mut self, current: &Settings) {
+        self.editing = Some(current.clone());
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.editing.is_some()
+    }
+}
+
+pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
+    let Some(editing) = app.settings.editing.as_mut() else {
+        return;
+    };
+    let mut open = true;
+    let mut save = false;
+    egui::Window::new("Settings")
+        .open(&mut open)
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            ui.label("Defaults for folders you add from now on (a CITATION.cff or .zenodo.json in the folder comes first).");
+            egui::Grid::new("settings_grid").num_columns(2).show(ui, |ui| {
+                let l = ui.label("Your name");
+                ui.add(egui::TextEdit::singleline(&mut editing.name).hint_text("Family, Given"))
+                    .labelled_by(l.id);
+                ui.end_row();
+                let l = ui.label("Affiliation");
+                ui.add(egui::TextEdit::singleline(&mut editing.affiliation).hint_text("Institution"))
+                    .labelled_by(l.id);
+                ui.end_row();
+                let l = ui.label("License");
+                ui.add(egui::TextEdit::singleline(&mut editing.license).hint_text("CC-BY-4.0"))
+                    .labelled_by(l.id);
+                ui.end_row();
+            });
+            if ui.button("Save settings").clicked() {
+                save = true;
+            }
+        });
+    if save {
+        if let Some(s) = app.settings.editing.take() {
+            app.send(Command::SaveSettings(s));
+        }
+    } else if !open {
+        app.settings.editing = None;
+    }
+}

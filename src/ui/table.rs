@@ -1,0 +1,355 @@
+//! The datasets table: search, status filter, sortable columns, and one virtualised row per
+//! dataset (only the visible rows are built) with its dedup badge and row actions.
+
+use egui::RichText;
+use egui_extras::{Column, TableBuilder};
+
+use super::{LodgeApp, badge, format};
+use crate::app::{Command, DedupStatus, Model, StatusKind};
+
+pub const ROW_HEIGHT: f32 = 26.0;
+
+/// The column a table is sorted by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SortBy {
+    #[default]
+    Added,
+    Name,
+    Files,
+    Size,
+    Status,
+}
+
+/// What the table remembers between frames, including its cached row order.
+#[derive(Default)]
+pub struct TableState {
+    pub search: String,
+    pub filter: Option<StatusKind>,
+    pub sort: SortBy,
+    pub descending: bool,
+    /// Row ids in display order, rebuilt only when the model or the view settings change.
+    pub order: Vec<i64>,
+    /// Datasets "Deposit all ready" would queue, and failed rows: rebuilt with `order`.
+    pub ready_ids: Vec<i64>,
+    pub failed_count: usize,
+    pub any_waiting: bool,
+    built_for: Option<(u64, String, Option<StatusKind>, SortBy, bool, String)>,
+    pub focus_search: bool,
+}
+
+impl TableState {
+    /// Rebuild the order and counts if the model or the view settings changed.
+    pub fn refresh(&mut self, model: &Model, target: &str) {
+        let stamp = (
+            model.version,
+            self.search.clone(),
+            self.filter,
+            self.sort,
+            self.descending,
+            target.to_string(),
+        );
+        if self.built_for.as_ref() == Some(&stamp) {
+            return;
+        }
+        let needle = self.search.trim().to_lowercase();
+        let mut rows: Vec<(i64, StatusKind, &crate::app::DatasetEntry)> = Vec::new();
+        self.ready_ids.clear();
+        self.failed_count = 0;
+        self.any_waiting = false;
+        for r in model.rows() {
+            let status = model.status(r, target);
+            let kind = status.kind();
+            if status == (DedupStatus::New { ready: true }) && r.id > 0 {
+                self.ready_ids.push(r.id);
+            }
+            self.failed_count += usize::from(kind == StatusKind::Failed);
+            self.any_waiting |= kind == StatusKind::WaitingToRetry;
+            if self.filter.is_some_and(|f| f != kind) {
+                continue;
+            }
+            if !needle.is_empty() && !matches(r, &needle) {
+                continue;
+            }
+            rows.push((r.id, kind, r));
+        }
+        match self.sort {
+            SortBy::Added => rows.sort_by_key(|(id, _, _)| order_of_id(*id)),
+            SortBy::Name => rows.sort_by_cached_key(|(_, _, r)| r.name.to_lowercase()),
+            SortBy::Files => rows.sort_by_key(|(_, _, r)| r.file_count),
+            SortBy::Size => rows.sort_by_key(|(_, _, r)| r.total_bytes),
+            SortBy::Status => rows.sort_by_key(|(_, k, _)| *k),
+        }
+        if self.descending {
+            rows.reverse();
+        }
+        self.order = rows.into_iter().map(|(id, _, _)| id).collect();
+        self.built_for = Some(stamp);
+    }
+}
+
+/// Stored datasets by id, then folders still being added.
+fn order_of_id(id: i64) -> (bool, i64) {
+    (id < 0, id.abs())
+}
+
+fn matches(r: &crate::app::DatasetEntry, needle: &str) -> bool {
+    r.name.to_lowercase().contains(needle)
+        || r.metadata.title.to_lowercase().contains(needle)
+        || r.key.is_some_and(|k| k.to_hex().starts_with(needle))
+}
+
+pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    if !app.model.ready {
+        let text = match &app.model.start_error {
+            Some(e) => format!("Lodge could not start: {e}"),
+            None => "Opening the Lodge database…".to_string(),
+        };
+        ui.centered_and_justified(|ui| ui.label(RichText::new(text).size(18.0)));
+        return;
+    }
+    if app.model.rows().is_empty() {
+        empty_hint(ui);
+        return;
+    }
+    toolbar(app, ui);
+    ui.separator();
+    rows(app, ui);
+}
+
+fn empty_hint(ui: &mut egui::Ui) {
+    ui.vertical_centered(|ui| {
+        ui.add_space(ui.available_height() * 0.3);
+        ui.label(RichText::new("📂").size(48.0));
+        ui.label(
+            RichText::new("Drop dataset folders here")
+                .size(24.0)
+                .strong(),
+        );
+        ui.add_space(6.0);
+        ui.label("or use Add folder… (Ctrl+O). Lodge hashes each folder, gives it a content key,");
+        ui.label("and deposits it exactly once, however often you press Deposit.");
+        ui.add_space(6.0);
+        ui.label(
+            RichText::new(
+                "Deposits go to the local sandbox by default: nothing leaves this computer.",
+            )
+            .weak(),
+        );
+    });
+}
+
+fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        let label = ui.label("Search:");
+        let search = egui::TextEdit::singleline(&mut app.table.search)
+            .hint_text("name, title or key (Ctrl+F)")
+            .desired_width(260.0);
+        let response = ui.add(search).labelled_by(label.id);
+        if std::mem::take(&mut app.table.focus_search) {
+            response.request_focus();
+        }
+        let l = ui.label("Status:");
+        egui::ComboBox::from_id_salt("status_filter")
+            .selected_text(app.table.filter.map_or("All", |k| k.label()))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut app.table.filter, None, "All");
+                for kind in StatusKind::ALL {
+                    ui.selectable_value(&mut app.table.filter, Some(kind), kind.label());
+                }
+            })
+            .response
+            .labelled_by(l.id);
+        ui.label(format!(
+            "{} of {} datasets",
+            app.table.order.len(),
+            app.model.rows().len()
+        ));
+    });
+}
+
+fn header_button(app: &mut LodgeApp, ui: &mut egui::Ui, title: &str, sort: SortBy) {
+    let arrow = if app.table.sort == sort {
+        if app.table.descending { " ⏷" } else { " ⏶" }
+    } else {
+        ""
+    };
+    if ui
+        .add(egui::Button::new(RichText::new(format!("{title}{arrow}")).strong()).frame(false))
+        .on_hover_text("Sort by this column")
+        .clicked()
+    {
+        if app.table.sort == sort {
+            app.table.descending = !app.table.descending;
+        } else {
+            app.table.sort = sort;
+            app.table.descending = false;
+        }
+    }
+}
+
+fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    let now = app.clock.now_ms();
+    if app.table.any_waiting {
+        ui.ctx()
+            .request_repaint_after(std::time::Duration::from_secs(1));
+    }
+    let mut clicked: Option<i64> = None;
+    let mut commands: Vec<Command> = Vec::new();
+    let mut remove: Option<i64> = None;
+    let target = app.target_id().to_string();
+    TableBuilder::new(ui)
+        .id_salt("datasets")
+        .striped(true)
+        .sense(egui::Sense::click())
+        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+        .column(Column::remainder().at_least(120.0).clip(true))
+        .column(Column::exact(50.0))
+        .column(Column::exact(80.0))
+        .column(Column::exact(130.0))
+        .column(Column::exact(290.0).clip(true))
+        .column(Column::exact(250.0).clip(true))
+        .header(24.0, |mut h| {
+            h.col(|ui| header_button(app, ui, "Name", SortBy::Name));
+            h.col(|ui| header_button(app, ui, "Files", SortBy::Files));
+            h.col(|ui| header_button(app, ui, "Size", SortBy::Size));
+            h.col(|ui| {
+                ui.strong("Content key");
+            });
+            h.col(|ui| header_button(app, ui, "Status", SortBy::Status));
+            h.col(|ui| {
+                ui.strong("Actions");
+            });
+        })
+        .body(|body| {
+            body.rows(ROW_HEIGHT, app.table.order.len(), |mut row| {
+                let id = app.table.order[row.index()];
+                let Some(entry) = app.model.row(id) else {
+                    return;
+                };
+                let status = app.model.status(entry, &target);
+                row.set_selected(app.selected == Some(id));
+                row.col(|ui| {
+                    ui.label(&entry.name)
+                        .on_hover_text(if entry.metadata.title.is_empty() {
+                            "(no title yet)"
+                        } else {
+                            &entry.metadata.title
+                        });
+                });
+                row.col(|ui| {
+                    ui.label(entry.file_count.to_string());
+                });
+                row.col(|ui| {
+                    ui.label(format::bytes(entry.total_bytes));
+                });
+                row.col(|ui| match entry.key {
+                    Some(key) => {
+                        ui.monospace(key.short()).on_hover_text(key.to_hex());
+                        if ui
+                            .small_button("📋")
+                            .on_hover_text("Copy the full key")
+                            .clicked()
+                        {
+                            ui.ctx().copy_text(key.to_hex());
+                        }
+                    }
+                    None => {
+                        ui.weak("—");
+                    }
+                });
+                row.col(|ui| {
+                    badge::show(ui, &status, now);
+                });
+                row.col(|ui| {
+                    actions(ui, entry, &status, &target, &mut commands, &mut remove);
+                });
+                if row.response().clicked() {
+                    clicked = Some(id);
+                }
+            });
+        });
+    for c in commands {
+        if let Command::LoadDetails { id } = c {
+            clicked = Some(id);
+        } else {
+            app.send(c);
+        }
+    }
+    if let Some(id) = clicked {
+        app.select(Some(id));
+    }
+    if let Some(id) = remove {
+        super::dialogs::ask_remove(app, id);
+    }
+}
+
+fn actions(
+    ui: &mut egui::Ui,
+    entry: &crate::app::DatasetEntry,
+    status: &DedupStatus,
+    target: &str,
+    commands: &mut Vec<Command>,
+    remove: &mut Option<i64>,
+) {
+    if entry.id < 0 {
+        return;
+    }
+    match status {
+        DedupStatus::Failed { .. } => {
+            let retry = ui
+                .small_button("Retry")
+                .on_hover_text("Re-queue with the same key (Ctrl+R)");
+            if let Some(job) = entry.current_job(target).filter(|_| retry.clicked()) {
+                commands.push(Command::Retry { jobs: vec![job.id] });
+            }
+        }
+        DedupStatus::ChangedSinceScan { .. } => {
+            let rescan = ui
+                .small_button("Rescan")
+                .on_hover_text("Scan the folder again and re-key it");
+            if rescan.clicked() {
+                commands.push(Command::SetMetadata {
+                    id: entry.id,
+                    metadata: entry.metadata.clone(),
+                    then_deposit: None,
+                });
+            }
+        }
+        DedupStatus::New { .. } | DedupStatus::SameDataAsAnother { .. } => {
+            let ready = entry.problems.is_empty() && entry.key.is_some();
+            let deposit = ui
+                .add_enabled(ready, egui::Button::new("Deposit").small())
+                .on_disabled_hover_text("Complete the metadata first (select the row)");
+            if deposit.clicked() {
+                commands.push(Command::Deposit {
+                    ids: vec![entry.id],
+                    target: target.to_string(),
+                });
+            }
+        }
+        DedupStatus::Rejected { .. } => {
+            let edit = ui
+                .small_button("Edit")
+                .on_hover_text("Fix the metadata in the details panel, then deposit again");
+            if edit.clicked() {
+                commands.push(Command::LoadDetails { id: entry.id });
+            }
+        }
+        _ => {}
+    }
+    if let Some(url) = status.record_url()
+        && ui.small_button("Open record").on_hover_text(url).clicked()
+    {
+        ui.ctx().open_url(egui::OpenUrl::new_tab(url));
+    }
+    if ui.small_button("📂").on_hover_text("Show folder").clicked() {
+        commands.push(Command::ShowFolder(entry.path.clone().into()));
+    }
+    if ui
+        .small_button("🗑")
+        .on_hover_text("Remove from the list (Delete)")
+        .clicked()
+    {
+        *remove = Some(entry.id);
+    }
+}

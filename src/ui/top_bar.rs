@@ -1,0 +1,99 @@
+//! The top bar: view switch, target picker, Add folder, Deposit all ready, Retry all failed,
+//! Pause/Resume and Settings.
+
+use super::{LodgeApp, View};
+use crate::app::Command;
+
+pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    egui::Panel::top("top_bar").show(ui, |ui| {
+        ui.add_space(4.0);
+        ui.horizontal_wrapped(|ui| {
+            ui.heading("Lodge");
+            ui.separator();
+            ui.selectable_value(&mut app.view, View::Datasets, "Datasets");
+            if ui
+                .selectable_value(&mut app.view, View::History, "History")
+                .clicked()
+            {
+                app.send(Command::LoadHistory);
+            }
+            ui.separator();
+            target_picker(app, ui);
+            ui.separator();
+            let ready = app.model.ready;
+            if ui
+                .add_enabled(ready, egui::Button::new("Add folder…"))
+                .on_hover_text("Add a dataset folder (Ctrl+O), or drop folders on the window")
+                .clicked()
+            {
+                app.send(Command::PickFolder);
+            }
+            let ready_ids = app.table.ready_ids.clone();
+            if ui
+                .add_enabled(
+                    !ready_ids.is_empty(),
+                    egui::Button::new(format!("Deposit all ready ({})", ready_ids.len())),
+                )
+                .on_hover_text("Deposit every new dataset whose metadata is complete")
+                .clicked()
+            {
+                let target = app.target_id().to_string();
+                app.send(Command::Deposit {
+                    ids: ready_ids,
+                    target,
+                });
+            }
+            let failed = app.table.failed_count;
+            if ui
+                .add_enabled(
+                    failed > 0,
+                    egui::Button::new(format!("Retry all failed ({failed})")),
+                )
+                .on_hover_text("Re-queue every failed deposit with the same key")
+                .clicked()
+            {
+                let target = app.target_id().to_string();
+                app.send(Command::RetryAllFailed { target });
+            }
+            if app.model.engine_running {
+                if ui
+                    .button("⏸ Pause")
+                    .on_hover_text("Stop starting new deposits; those in flight finish")
+                    .clicked()
+                {
+                    app.send(Command::Pause);
+                }
+            } else if ui
+                .add_enabled(ready, egui::Button::new("▶ Resume"))
+                .on_hover_text("Start depositing queued datasets again")
+                .clicked()
+            {
+                app.send(Command::Resume);
+            }
+            if ui.button("Settings").clicked() {
+                app.settings.open(&app.model.settings);
+            }
+        });
+        ui.add_space(4.0);
+    });
+}
+
+fn target_picker(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    let l = ui.label("Target:");
+    let current = app
+        .model
+        .targets
+        .get(app.target)
+        .map(|t| t.label.clone())
+        .unwrap_or_else(|| "opening…".into());
+    egui::ComboBox::from_id_salt("target_picker")
+        .selected_text(current)
+        .width(420.0)
+        .show_ui(ui, |ui| {
+            for (i, t) in app.model.targets.iter().enumerate() {
+                ui.selectable_value(&mut app.target, i, &t.label);
+            }
+        })
+        .response
+        .labelled_by(l.id);
+}

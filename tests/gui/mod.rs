@@ -1,0 +1,153 @@
+//! Helpers for the window tests: a real app service (store in a temp folder, in-process
+//! sandbox on loopback, fast retries) behind a kittest harness at 1280x800, and waiting for
+//! background work by stepping frames.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use lodge::app::{AppPaths, AppService, DedupStatus, ServiceConfig};
+use lodge::sandbox::FaultConfig;
+use lodge::ui::LodgeApp;
+
+use crate::support::{Lab, fast_config};
+
+pub const WINDOW: [f32; 2] = [1280.0, 800.0];
+
+/// A dropped file or folder, as the platform would deliver it.
+#[derive(Debug)]
+pub struct Dropped(pub PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &Path {
+        &self.0
+    }
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+/// A runtime, a lab folder and the window.
+pub struct Window {
+    pub lab: Lab,
+    pub harness: Harness<'static, LodgeApp>,
+    // Dropped last: the harness (and the service in it) goes first.
+    pub runtime: tokio::runtime::Runtime,
+}
+
+pub fn config(lab: &Lab, faults: FaultConfig) -> ServiceConfig {
+    ServiceConfig {
+        paths: AppPaths::in_dir(&lab.path("app")),
+        engine: fast_config(),
+        sandbox_faults: faults,
+        start_paused: false,
+    }
+}
+
+impl Window {
+    /// Open the window on a fresh lab and wait until the store is loaded.
+    pub fn open(faults: FaultConfig) -> Window {
+        let lab = Lab::new();
+        let cfg = config(&lab, faults);
+        Window::open_with(lab, cfg)
+    }
+
+    pub fn open_with(lab: Lab, config: ServiceConfig) -> Window {
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        let service = AppService::start(runtime.handle(), config, Arc::new(|| {}));
+        let app = LodgeApp::new(service);
+        let harness = Harness::builder()
+            .with_size(WINDOW)
+            .build_ui_state(|ui, app: &mut LodgeApp| app.show(ui), app);
+        let mut w = Window {
+            lab,
+            harness,
+            runtime,
+        };
+        w.wait("the store to open", |app| app.model.ready);
+        w
+    }
+
+    pub fn app(&self) -> &LodgeApp {
+        self.harness.state()
+    }
+
+    /// Step frames until `done` holds (10 s at most), then one more frame.
+    pub fn wait(&mut self, what: &str, done: impl Fn(&LodgeApp) -> bool) {
+        let start = Instant::now();
+        loop {
+            self.harness.step();
+            if done(self.harness.state()) {
+                self.harness.step();
+                return;
+            }
+            if start.elapsed() > Duration::from_secs(20) {
+                let log: Vec<String> = self
+                    .app()
+                    .model
+                    .log
+                    .iter()
+                    .map(|l| format!("{} {}", l.kind, l.text))
+                    .collect();
+                panic!("timed out waiting for {what}; log:\n{}", log.join("\n"));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Drop these paths on the window.
+    pub fn drop_paths(&mut self, paths: &[&Path]) {
+        for p in paths {
+            self.harness
+                .input_mut()
+                .dropped_files
+                .push(Arc::new(Dropped(p.to_path_buf())));
+        }
+        self.harness.step();
+    }
+
+    /// The status of the only row whose name is `name`.
+    pub fn status(&self, name: &str) -> Option<DedupStatus> {
+        let app = self.app();
+        let row = app.model.rows().iter().find(|r| r.name == name)?;
+        Some(app.model.status(row, app.target_id()))
+    }
+
+    pub fn row_id(&self, name: &str) -> i64 {
+        self.app()
+            .model
+            .rows()
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| r.id)
+            .expect("row")
+    }
+
+    /// Log lines of one kind.
+    pub fn log_of(&self, kind: &str) -> Vec<String> {
+        self.app()
+            .model
+            .log
+            .iter()
+            .filter(|l| l.kind == kind)
+            .map(|l| l.text.clone())
+            .collect()
+    }
+}
+
+/// A folder whose CITATION.cff makes its metadata complete.
+pub fn citable_folder(lab: &Lab, name: &str, title: &str) -> PathBuf {
+    let cff = format!(
+        "cff-version: 1.2.0\ntitle: \"{title}\"\nauthors:\n  - family-names: Curie\n    given-names: Marie\ndate-released: 2026-03-01\npublisher: Lodge test lab\n"
+    );
+    lab.folder(
+        name,
+        &[
+            ("CITATION.cff", cff.as_bytes()),
+            ("data/cores.csv", b"core,depth\n1,0.5\n2,1.0\n"),
+            ("README.txt", b"Soil cores from the test plot."),
+        ],
+    )
+}

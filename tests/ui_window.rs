@@ -1,0 +1,236 @@
+//! The desktop window driven like a person would (egui_kittest), on a real store in a temp
+//! folder and the in-process sandbox over loopback.
+
+mod gui;
+mod support;
+
+use egui_kittest::kittest::{NodeT, Queryable};
+use lodge::app::{Command, DedupStatus, StatusKind};
+use lodge::sandbox::FaultConfig;
+
+use gui::{Window, citable_folder};
+
+async fn sandbox_requests(scope_id: &str) -> u64 {
+    let base = scope_id.trim_start_matches("sandbox+");
+    let stats: serde_json::Value = reqwest::get(format!("{base}/stats"))
+        .await
+        .expect("GET /stats")
+        .json()
+        .await
+        .expect("stats JSON");
+    stats["requests"].as_u64().expect("requests counter")
+}
+
+#[test]
+fn dropping_a_folder_adds_a_row_that_shows_the_key_after_hashing() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    w.drop_paths(&[&folder]);
+    w.wait("the row to get its key", |app| {
+        app.model
+            .rows()
+            .iter()
+            .any(|r| r.name == "soil-cores" && r.key.is_some())
+    });
+    let key = w.app().model.rows()[0].key.expect("key");
+    w.harness.get_by_label(&key.short());
+    assert_eq!(
+        w.status("soil-cores"),
+        Some(DedupStatus::New { ready: true })
+    );
+}
+
+#[test]
+fn deposit_ends_deposited_with_the_identifier_and_again_shows_already_deposited_with_a_replay_and_no_request()
+ {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    w.drop_paths(&[&folder]);
+    w.wait("hashing", |app| {
+        app.model.rows().iter().any(|r| r.key.is_some())
+    });
+
+    w.harness.get_by_label("Deposit").click();
+    w.wait("Deposited", |app| {
+        app.table.order.len() == 1
+            && matches!(
+                app.status_of(app.table.order[0]),
+                Some(DedupStatus::Deposited { .. })
+            )
+    });
+    let Some(DedupStatus::Deposited { identifier, .. }) = w.status("soil-cores") else {
+        unreachable!()
+    };
+    w.harness
+        .get_by_label_contains(&format!("Deposited · {identifier}"));
+
+    let scope = w.app().target_id().to_string();
+    let before = w.runtime.block_on(sandbox_requests(&scope));
+    let id = w.row_id("soil-cores");
+    w.harness.state_mut().select(Some(id));
+    w.harness.step();
+    w.harness.get_by_label("Deposit to Local sandbox").click();
+    w.wait("Already deposited", |app| {
+        matches!(
+            app.status_of(id),
+            Some(DedupStatus::AlreadyDeposited { .. })
+        )
+    });
+    assert!(
+        w.harness
+            .query_all_by_label_contains(&format!("Already deposited · {identifier}"))
+            .next()
+            .is_some(),
+        "the badge names the record"
+    );
+    let replays = w.log_of("replay");
+    assert_eq!(replays.len(), 1, "one replay in the log: {replays:?}");
+    assert!(replays[0].contains("no request sent"), "{replays:?}");
+    let after = w.runtime.block_on(sandbox_requests(&scope));
+    assert_eq!(after, before, "the replay sent nothing to the sandbox");
+}
+
+#[test]
+fn a_sandbox_that_always_fails_ends_failed_and_retry_after_the_faults_stop_deposits_with_the_causes_logged()
+ {
+    let always_503 = FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    };
+    let mut w = Window::open(always_503);
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    w.drop_paths(&[&folder]);
+    w.wait("hashing", |app| {
+        app.model.rows().iter().any(|r| r.key.is_some())
+    });
+    w.harness.get_by_label("Deposit").click();
+    w.wait("Failed", |app| {
+        app.table.order.len() == 1
+            && app.status_of(app.table.order[0]).map(|s| s.kind()) == Some(StatusKind::Failed)
+    });
+    w.harness.get_by_label_contains("✖ Failed");
+    let retries = w.log_of("retry_scheduled");
+    assert_eq!(retries.len(), 7, "8 attempts, 7 retries: {retries:?}");
+    assert!(
+        retries.iter().all(|r| r.contains("503")),
+        "each retry names its cause: {retries:?}"
+    );
+
+    w.harness
+        .state()
+        .send(Command::SetSandboxFaults(FaultConfig::default()));
+    w.harness.get_by_label("Retry").click();
+    w.wait("Deposited after the retry", |app| {
+        app.table.order.len() == 1
+            && matches!(
+                app.status_of(app.table.order[0]),
+                Some(DedupStatus::Deposited { .. })
+            )
+    });
+    assert!(
+        w.log_of("queued")
+            .iter()
+            .any(|l| l.contains("re-queued by retry with the same key")),
+        "the log shows the re-queue"
+    );
+    assert!(
+        !w.log_of("created").is_empty(),
+        "the log shows the record created"
+    );
+}
+
+#[test]
+fn invalid_metadata_blocks_deposit_and_shows_the_message_next_to_the_field() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = w.lab.folder("untitled", &[("a.csv", b"x\n1\n")]);
+    w.drop_paths(&[&folder]);
+    w.wait("hashing", |app| {
+        app.model.rows().iter().any(|r| r.key.is_some())
+    });
+    let id = w.row_id("untitled");
+    w.harness.state_mut().select(Some(id));
+    w.harness.step();
+    w.harness.step();
+
+    let deposit = w.harness.get_by_label("Deposit to Local sandbox");
+    assert!(
+        deposit.accesskit_node().is_disabled(),
+        "Deposit is blocked while the metadata is invalid"
+    );
+    assert!(
+        w.harness
+            .get_by_label("Deposit")
+            .accesskit_node()
+            .is_disabled(),
+        "the row's Deposit is blocked too"
+    );
+
+    let title_field = w.harness.get_by_label("Title").rect();
+    let message = w
+        .harness
+        .get_by_label_contains("is required: give the dataset a title")
+        .rect();
+    assert!(
+        message.top() >= title_field.bottom() - 1.0 && message.top() - title_field.bottom() < 40.0,
+        "the title's message sits right under the title field ({title_field:?} vs {message:?})"
+    );
+    w.harness
+        .get_by_label_contains("at least one creator is required");
+    w.harness
+        .get_by_label_contains("is required: give the year of publication");
+
+    // A year that is not a number gets its own message next to the year.
+    w.harness.get_by_label("Year").focus();
+    w.harness.get_by_label("Year").type_text("20x6");
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label_contains("'20x6' is not a year");
+    assert!(
+        w.harness
+            .get_by_label("Deposit to Local sandbox")
+            .accesskit_node()
+            .is_disabled()
+    );
+}
+
+#[test]
+fn dropping_a_plain_file_says_not_a_folder_and_the_same_folder_twice_is_added_once() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let file = folder.join("README.txt");
+    w.drop_paths(&[&file]);
+    w.wait("the not-a-folder notice", |app| {
+        app.notices
+            .current()
+            .any(|n| n.text.contains("is a file, not a folder"))
+    });
+    assert!(
+        w.harness
+            .query_all_by_label_contains("README.txt is a file, not a folder")
+            .next()
+            .is_some(),
+        "the notice is on screen"
+    );
+    assert!(w.app().model.rows().is_empty(), "a file adds no row");
+
+    w.drop_paths(&[&folder]);
+    w.wait("the row", |app| {
+        app.model.rows().iter().any(|r| r.key.is_some())
+    });
+    w.drop_paths(&[&folder]);
+    w.wait("the already-added notice", |app| {
+        app.notices
+            .current()
+            .any(|n| n.text.contains("not added twice"))
+    });
+    // Both at once, too.
+    w.drop_paths(&[&folder, &folder]);
+    w.wait("two more notices", |app| {
+        app.notices
+            .current()
+            .filter(|n| n.text.contains("not added twice"))
+            .count()
+            >= 3
+    });
+    assert_eq!(w.app().model.rows().len(), 1, "the folder is one row");
+}
