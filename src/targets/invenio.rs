@@ -557,7 +557,20 @@ impl Target for InvenioTarget {
                 }
             }
         };
-        self.send_files(&draft, request, &progress).await
+        match self.send_files(&draft, request, &progress).await {
+            Err(failure) if failure.http_status() == Some(404) => {
+                // The draft went away under us: another worker published it (then the
+                // record stands) or discarded it (then try again).
+                if self.find(&request.key).await?.iter().any(|h| h.published) {
+                    Ok(())
+                } else {
+                    Err(Failure::NotSent {
+                        message: format!("draft {draft} disappeared while sending; trying again"),
+                    })
+                }
+            }
+            other => other,
+        }
     }
 
     async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
@@ -594,8 +607,13 @@ impl Target for InvenioTarget {
         if let Some(published) = self.find(&request.key).await?.iter().find(|h| h.published) {
             return Ok(Landed::Existing(Self::record_ref(published)));
         }
-        if failure.class() == super::FailureClass::Terminal
-            && self.has_pending_file(&draft.id).await?
+        // A refusal about files only (not about metadata) comes from another worker still
+        // sending one: publishing later will do. Metadata problems stay terminal.
+        let only_files = matches!(&failure, Failure::Rejected { problems, .. }
+            if !problems.is_empty() && problems.iter().all(|p| p.field.starts_with("files")));
+        if only_files
+            || (failure.class() == super::FailureClass::Terminal
+                && self.has_pending_file(&draft.id).await?)
         {
             return Err(Failure::NotSent {
                 message: format!(
