@@ -215,10 +215,25 @@ pub fn problems_from_body(body: &str) -> Vec<FieldProblem> {
     out
 }
 
+/// What a person should read of a response body: the messages of a JSON error body
+/// (`{"errors":[...]}` or `{"message": ...}`), else the start of the text.
 fn summarize_body(body: &str) -> String {
     let body = body.trim();
     if body.is_empty() {
         return "(empty response body)".into();
+    }
+    if let Ok(json) = serde_json::from_str::<serde_json::Value>(body) {
+        if json.get("errors").is_some_and(|e| e.is_array()) {
+            let problems = problems_from_body(body);
+            return problems
+                .iter()
+                .map(|p| p.message.clone())
+                .collect::<Vec<_>>()
+                .join("; ");
+        }
+        if let Some(message) = json.get("message").and_then(|m| m.as_str()) {
+            return message.to_string();
+        }
     }
     let mut s: String = body.chars().take(300).collect();
     if body.chars().count() > 300 {
@@ -277,6 +292,18 @@ mod tests {
         let parsed = parse_retry_after(&httpdate::fmt_http_date(later)).unwrap();
         assert!(parsed <= Duration::from_secs(120) && parsed >= Duration::from_secs(100));
         assert_eq!(parse_retry_after("soon"), None);
+    }
+
+    #[test]
+    fn messages_are_read_out_of_json_error_bodies() {
+        let f = Failure::from_status(
+            503,
+            None,
+            r#"{"errors":[{"field":"request","message":"service unavailable"}]}"#,
+        );
+        assert_eq!(f.to_string(), "server busy (HTTP 503): service unavailable");
+        let f = Failure::from_status(500, None, r#"{"status":500,"message":"boom"}"#);
+        assert_eq!(f.to_string(), "outcome unknown (HTTP 500): boom");
     }
 
     #[test]
