@@ -6,7 +6,6 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
 use lodge::catalog::record_folder;
 use lodge::content::{ContentKey, Creator, Metadata};
 use lodge::engine::{Engine, EngineConfig};
@@ -92,10 +91,19 @@ async fn main() {
     };
     let cpu = cpu_time();
     let started = Instant::now();
-    futures_util::stream::iter(documents.iter())
-        .for_each_concurrent(concurrency, |(key, doc, root)| {
-            let target = raw_target.clone();
-            async move {
+    // The same shape as the engine: `concurrency` tasks on the runtime's worker threads,
+    // each taking the next item, so the two sides differ only by the store.
+    let documents = Arc::new(documents);
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut senders = tokio::task::JoinSet::new();
+    for _ in 0..concurrency {
+        let (documents, next, target) = (documents.clone(), next.clone(), raw_target.clone());
+        senders.spawn(async move {
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((key, doc, root)) = documents.get(i) else {
+                    break;
+                };
                 let request = DepositRequest {
                     key: *key,
                     document: doc,
@@ -107,8 +115,11 @@ async fn main() {
                     .expect("raw upload");
                 target.create_record(&request).await.expect("raw record");
             }
-        })
-        .await;
+        });
+    }
+    while let Some(done) = senders.join_next().await {
+        done.expect("raw sender");
+    }
     let raw = started.elapsed();
     let raw_cpu = cpu_time() - cpu;
     let raw_requests = raw_server.stats().requests;
