@@ -71,6 +71,7 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
 }
 
 fn spawn_deposit(db: &std::path::Path, url: &str) -> Child {
+    let log = std::fs::File::create(db.with_extension("last-run.log")).expect("run log");
     lodge(db)
         .args(["deposit", "--all", "--target", url, "--max-attempts", "100"])
         .args([
@@ -82,8 +83,8 @@ fn spawn_deposit(db: &std::path::Path, url: &str) -> Child {
             "200ms",
         ])
         .args(["--lease", "3s", "--deadline", "1h"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(log.try_clone().expect("run log"))
+        .stderr(log)
         .spawn()
         .expect("spawn lodge deposit")
 }
@@ -144,7 +145,16 @@ async fn chaos_kills_and_concurrent_processes_leave_no_duplicate_loss_or_mismatc
         child = spawn_deposit(&db, &url);
     }
     let status = wait(&mut child, Duration::from_secs(600)).await;
-    assert!(status.success(), "the last run must land everything");
+    let last_run = std::fs::read_to_string(db.with_extension("last-run.log")).unwrap_or_default();
+    let not_landed: Vec<&str> = last_run
+        .lines()
+        .filter(|l| !l.starts_with("deposited") && !l.starts_with("existing"))
+        .filter(|l| !l.contains("retry_scheduled") && !l.contains("reconciled"))
+        .collect();
+    assert!(
+        status.success(),
+        "the last run must land everything: {not_landed:#?}"
+    );
 
     // Phase 2: four processes on one store at once.
     let second_half = make_datasets(&lab, n - n / 2, &mut rng)
@@ -173,7 +183,8 @@ async fn chaos_kills_and_concurrent_processes_leave_no_duplicate_loss_or_mismatc
         assert!(status.success());
     }
 
-    // Compare the server with the store.
+    // Compare the server with the store (with the faults off: this is the audit).
+    sandbox.set_faults(FaultConfig::default());
     let mut server: HashMap<String, Vec<String>> = HashMap::new();
     let mut page = 1;
     loop {
