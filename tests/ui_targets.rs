@@ -241,3 +241,82 @@ fn the_secret_typed_in_settings_never_shows_in_the_config_the_model_the_log_or_t
         }
     }
 }
+
+#[test]
+fn removing_a_target_in_settings_takes_it_out_of_the_picker_the_config_and_the_secrets_file() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    add_target(
+        &mut w,
+        "short-lived",
+        &other.target_url(),
+        Some(("alice", "pw-removed-too")),
+    );
+    w.wait("the target saved", |app| {
+        app.model.targets.len() == 2 && app.model.target_saved.is_some()
+    });
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+
+    w.harness.get_by_label("Remove").click();
+    w.wait("the target gone", |app| {
+        app.model.targets.len() == 1 && app.model.configured.is_empty()
+    });
+    assert_eq!(w.app().target, 0, "the picker falls back to the sandbox");
+    assert!(
+        !config_text(&w).contains("short-lived"),
+        "{}",
+        config_text(&w)
+    );
+    let secrets = std::fs::read_to_string(w.lab.path("app/secrets.toml")).unwrap_or_default();
+    assert!(
+        !secrets.contains("pw-removed-too"),
+        "the secret is forgotten"
+    );
+    w.harness.get_by_label("No targets configured yet.");
+}
+
+#[test]
+fn editing_a_target_keeps_its_stored_secret_and_a_bad_url_leaves_the_config_unchanged() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    let url = other.target_url();
+    add_target(&mut w, "edited", &url, Some(("alice", "pw-kept-on-edit")));
+    w.wait("the target saved", |app| {
+        app.model.targets.len() == 2 && app.model.target_saved.is_some()
+    });
+    let before = config_text(&w);
+
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    type_into(&mut w, "Target URL", "-broken");
+    w.harness.get_by_label("Save target").click();
+    w.wait("the refusal", |app| app.model.target_problem.is_some());
+    assert_eq!(config_text(&w), before, "a refused edit changes nothing");
+
+    // Back to the good URL, no secret typed: the stored one is kept.
+    w.harness.get_by_label("Cancel").click();
+    w.harness.step();
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Save target").click();
+    w.wait("the edit saved", |app| app.model.target_saved.is_some());
+    let secrets = std::fs::read_to_string(w.lab.path("app/secrets.toml")).unwrap();
+    assert!(
+        secrets.contains("pw-kept-on-edit"),
+        "the stored secret stays"
+    );
+    assert_eq!(config_text(&w), before);
+    assert!(
+        w.app()
+            .model
+            .log
+            .iter()
+            .any(|l| l.text.contains("Target 'edited' changed")),
+        "the log says it changed"
+    );
+}
