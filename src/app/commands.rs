@@ -20,6 +20,7 @@ use crate::content::{Metadata, metadata_from_folder};
 use crate::engine::Engine;
 use crate::sandbox::RunningSandbox;
 use crate::store::{DatasetSummary, Store, StoreError};
+use crate::targets::Target;
 
 /// Hashing progress is sent at most this often per folder.
 const PROGRESS_EVERY: Duration = Duration::from_millis(50);
@@ -45,7 +46,7 @@ impl Outbox {
         }
     }
 
-    fn notice(&self, notice: Notice) {
+    pub fn notice(&self, notice: Notice) {
         self.send(Update::Notice(notice));
     }
 }
@@ -53,8 +54,11 @@ impl Outbox {
 /// The running background side: store, engine, sandbox and what commands share.
 pub(super) struct Core {
     store: Arc<Store>,
-    engine: Arc<Engine>,
+    /// The current engine; replaced (and its run restarted) when targets change.
+    engine: Mutex<Arc<Engine>>,
     sandbox: Mutex<Option<RunningSandbox>>,
+    /// The in-process sandbox's target, registered with every engine.
+    sandbox_target: Arc<dyn Target>,
     config: ServiceConfig,
     settings: Mutex<Settings>,
     out: Outbox,
@@ -82,6 +86,7 @@ impl Core {
         store: Arc<Store>,
         engine: Arc<Engine>,
         sandbox: RunningSandbox,
+        sandbox_target: Arc<dyn Target>,
         config: ServiceConfig,
         settings: Settings,
         out: Outbox,
@@ -89,8 +94,9 @@ impl Core {
     ) -> Core {
         Core {
             store,
-            engine,
+            engine: Mutex::new(engine),
             sandbox: Mutex::new(Some(sandbox)),
+            sandbox_target,
             config,
             settings: Mutex::new(settings),
             out,
@@ -166,6 +172,45 @@ impl Core {
                     s.set_faults(faults);
                 }
             }
+            Command::SaveTarget(form) => self.save_target(form).await,
+            Command::RemoveTarget(name) => self.remove_target(name).await,
+            Command::TestTarget(name) => self.test_target(name).await,
+        }
+    }
+
+    /// The engine deposits run on now.
+    pub(super) fn engine(&self) -> Arc<Engine> {
+        lock(&self.engine).clone()
+    }
+
+    pub(super) fn config(&self) -> &ServiceConfig {
+        &self.config
+    }
+
+    pub(super) fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    pub(super) fn sandbox_target(&self) -> &Arc<dyn Target> {
+        &self.sandbox_target
+    }
+
+    pub(super) fn out(&self) -> &Outbox {
+        &self.out
+    }
+
+    pub(super) fn shutdown_token(&self) -> &CancellationToken {
+        &self.shutdown
+    }
+
+    /// Deposit with `engine` from now on: a running engine is stopped (its attempts in
+    /// flight finish) and the new one started in its place; a paused one stays paused.
+    pub(super) fn replace_engine(self: &Arc<Self>, engine: Arc<Engine>) {
+        *lock(&self.engine) = engine;
+        let running = lock(&self.engine_run).take();
+        if let Some(token) = running {
+            token.cancel();
+            self.resume();
         }
     }
 
@@ -181,7 +226,8 @@ impl Core {
         self.out.send(Update::EngineRunning(true));
         let core = self.clone();
         tokio::spawn(async move {
-            let result = core.engine.run_forever(token.clone()).await;
+            let engine = core.engine();
+            let result = engine.run_forever(token.clone()).await;
             let mut run = lock(&core.engine_run);
             if run
                 .as_ref()

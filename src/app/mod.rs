@@ -15,6 +15,8 @@ mod service;
 mod settings;
 mod startup;
 mod status;
+mod target_commands;
+mod targets;
 mod update;
 
 pub use export::{ExportFormat, write_history};
@@ -23,4 +25,5 @@ pub use paths::AppPaths;
 pub use service::{AppService, Command, Repaint, ServiceConfig};
 pub use settings::Settings;
 pub use status::{DedupStatus, StatusKind};
+pub use targets::{ConfiguredTarget, TargetField, TargetForm, TargetTest};
 pub use update::{Details, Startup, TargetInfo, Update};

@@ -2,11 +2,12 @@
 //! transient hashing and upload progress, the live log and the notices. Kept current by
 //! applying [`Update`]s one by one; nothing here touches the database.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
 
 use super::settings::Settings;
 use super::status::DedupStatus;
+use super::targets::{ConfiguredTarget, TargetField, TargetTest};
 use super::update::{Details, Startup, TargetInfo, Update};
 use crate::content::{ContentKey, FieldProblem, Metadata};
 use crate::engine::EngineEvent;
@@ -184,6 +185,15 @@ pub struct Model {
     pub settings: Settings,
     pub engine_running: bool,
     pub last_export: Option<PathBuf>,
+    /// Every target in the config file (Settings lists them).
+    pub configured: Vec<ConfiguredTarget>,
+    /// Bumped when the picker's targets change.
+    pub targets_version: u64,
+    /// The last "Save target": its name when saved, else the problem and its field.
+    pub target_saved: Option<String>,
+    pub target_problem: Option<(TargetField, String)>,
+    /// "Test connection" per target name.
+    pub target_tests: BTreeMap<String, TargetTest>,
     /// Bumped when rows are added or removed or a status may have changed (not on progress).
     pub version: u64,
     /// Bumped when the log grows.
@@ -318,13 +328,46 @@ impl Model {
             Update::History(rows) => self.history = Some(rows),
             Update::Settings(settings) => self.settings = settings,
             Update::Exported(path) => self.last_export = Some(path),
+            Update::Targets { picker, configured } => {
+                self.targets = picker;
+                self.configured = configured;
+                self.targets_version += 1;
+                self.version += 1;
+            }
+            Update::TargetSaved(name) => {
+                self.target_tests.remove(&name);
+                self.target_problem = None;
+                self.target_saved = Some(name);
+            }
+            Update::TargetRefused { field, message } => {
+                self.target_saved = None;
+                self.target_problem = Some((field, message));
+            }
+            Update::TargetTesting(name) => {
+                self.target_tests.insert(name, TargetTest::Running);
+            }
+            Update::TargetTested { name, report } => {
+                let test = match report {
+                    Ok(report) => TargetTest::Done(report),
+                    Err(e) => TargetTest::Error(e),
+                };
+                self.target_tests.insert(name, test);
+            }
         }
+    }
+
+    /// Forget the outcome of the last "Save target" (a new save is on its way).
+    pub fn begin_target_save(&mut self) {
+        self.target_saved = None;
+        self.target_problem = None;
     }
 
     fn start(&mut self, s: Startup) {
         self.ready = true;
         self.db = Some(s.db);
         self.targets = s.targets;
+        self.configured = s.configured;
+        self.targets_version += 1;
         self.settings = s.settings;
         self.rows = s
             .datasets

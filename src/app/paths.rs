@@ -1,5 +1,5 @@
-//! Where the desktop app keeps its files: the store, the sandbox's data, the settings file
-//! and exported history. Platform directories by default; one folder for tests and demos.
+//! Where the desktop app keeps its files: the store, the sandbox's data, the settings file,
+//! exported history and the targets' config file. Platform directories by default; one folder for tests and demos.
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +19,9 @@ pub struct AppPaths {
     pub settings_file: PathBuf,
     /// Where "Export CSV/JSON" writes.
     pub export_dir: PathBuf,
+    /// The named targets (TOML, shared with the command line); their secrets live in the OS
+    /// keyring or `secrets.toml` beside it.
+    pub config_file: PathBuf,
 }
 
 impl AppPaths {
@@ -46,6 +49,7 @@ impl AppPaths {
             sandbox_port_file: data.join("sandbox-port"),
             settings_file: config.join("settings.json"),
             export_dir,
+            config_file: crate::config::config_path(),
         }
     }
 
@@ -57,6 +61,7 @@ impl AppPaths {
             sandbox_port_file: dir.join("sandbox-port"),
             settings_file: dir.join("settings.json"),
             export_dir: dir.join("exports"),
+            config_file: dir.join("config.toml"),
         }
     }
 }

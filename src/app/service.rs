@@ -15,6 +15,7 @@ use super::model::Model;
 use super::paths::AppPaths;
 use super::settings::Settings;
 use super::startup;
+use super::targets::TargetForm;
 use super::update::Update;
 use crate::content::Metadata;
 use crate::engine::EngineConfig;
@@ -90,6 +91,13 @@ pub enum Command {
     ShowFolder(PathBuf),
     /// Change the faults the in-process sandbox injects (tests, demos).
     SetSandboxFaults(FaultConfig),
+    /// Add or change a named target (its secret, if typed, goes to the keyring or the
+    /// private secrets file); the engine then restarts with every configured target.
+    SaveTarget(TargetForm),
+    /// Remove a named target and its stored secret.
+    RemoveTarget(String),
+    /// Run a target's checks: reachable, credentials, conditional writes.
+    TestTarget(String),
 }
 
 /// The window's handle on the background side.

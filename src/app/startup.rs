@@ -1,6 +1,6 @@
 //! Opening everything the app needs, off the UI thread: the store, the settings, the
-//! in-process sandbox (on the loopback port it used last time when free), the engine and its
-//! event forwarder; then the first picture of every dataset.
+//! in-process sandbox (on the loopback port it used last time when free), the engine with the
+//! sandbox and every configured target, and its event forwarder; then the first picture of every dataset.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -9,9 +9,11 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use super::commands::{Core, Outbox};
+use super::model::Notice;
 use super::service::ServiceConfig;
 use super::settings::Settings;
-use super::update::{Startup, TargetInfo, Update};
+use super::targets::register_all;
+use super::update::{Startup, Update};
 use crate::engine::Engine;
 use crate::sandbox::{RunningSandbox, SandboxConfig};
 use crate::store::Store;
@@ -52,25 +54,31 @@ pub(super) async fn open(
     let _ = tokio::fs::write(&paths.sandbox_port_file, port).await;
     let target = open_target(&sandbox.target_url(), None).map_err(|e| e.to_string())?;
 
-    let engine = {
+    let registered = {
         let store = store.clone();
         let target = target.clone();
         let engine_config = config.engine.clone();
+        let config_file = paths.config_file.clone();
         tokio::task::spawn_blocking(move || {
-            let mut engine = Engine::new(store, engine_config)?;
-            engine.add_target(target).map(|_| engine)
+            register_all(store, engine_config, target, SANDBOX_LABEL, &config_file)
         })
         .await
-        .map_err(|e| format!("starting the deposit engine failed: {e}"))?
-        .map_err(|e| format!("cannot register the sandbox target: {e}"))?
+        .map_err(|e| format!("starting the deposit engine failed: {e}"))??
     };
-    let engine = Arc::new(engine);
+    let engine = Arc::new(registered.engine);
     forward_engine_events(&engine, store.clone(), out.clone(), shutdown.clone());
-
-    let targets = vec![TargetInfo {
-        scope_id: target.scope_id().to_string(),
-        label: SANDBOX_LABEL.to_string(),
-    }];
+    let targets = registered.picker;
+    let configured = registered.configured;
+    let problems: Vec<String> = configured
+        .iter()
+        .filter_map(|t| {
+            let p = t.problem.as_ref()?;
+            Some(format!(
+                "Target '{}' is not in the picker: {p}",
+                t.summary.name
+            ))
+        })
+        .collect();
     let startup = {
         let store = store.clone();
         let db = paths.db.clone();
@@ -79,6 +87,7 @@ pub(super) async fn open(
             Ok::<_, crate::store::StoreError>(Startup {
                 db,
                 targets,
+                configured,
                 datasets: store.dataset_summaries()?,
                 latest_jobs: store.latest_jobs()?,
                 results: store.result_fingerprints()?,
@@ -93,8 +102,11 @@ pub(super) async fn open(
     };
     let settings = startup.settings.clone();
     out.send(Update::Started(Box::new(startup)));
+    for p in problems {
+        out.send(Update::Notice(Notice::warning(p)));
+    }
     Ok(Arc::new(Core::new(
-        store, engine, sandbox, config, settings, out, shutdown,
+        store, engine, sandbox, target, config, settings, out, shutdown,
     )))
 }
 
@@ -123,7 +135,7 @@ async fn start_sandbox(
 
 /// Pass every engine event on to the window. If the window fell behind and events were
 /// dropped, reload the latest jobs so no row stays stale.
-fn forward_engine_events(
+pub(super) fn forward_engine_events(
     engine: &Arc<Engine>,
     store: Arc<Store>,
     out: Outbox,

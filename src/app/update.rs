@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use super::model::Notice;
 use super::settings::Settings;
+use super::targets::{ConfiguredTarget, TargetField};
 use crate::engine::EngineEvent;
 use crate::store::{DatasetSummary, EventRow, FileScan, HistoryRow, JobRow, ResultFingerprint};
+use crate::targets::probe::ProbeReport;
 
 /// A deposit target as the window shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,7 +22,10 @@ pub struct TargetInfo {
 #[derive(Clone, Debug)]
 pub struct Startup {
     pub db: PathBuf,
+    /// The picker: the sandbox first, then every configured target that opened.
     pub targets: Vec<TargetInfo>,
+    /// Every target in the config file, as Settings lists them.
+    pub configured: Vec<ConfiguredTarget>,
     pub datasets: Vec<DatasetSummary>,
     pub latest_jobs: Vec<JobRow>,
     pub results: Vec<ResultFingerprint>,
@@ -83,4 +88,23 @@ pub enum Update {
     Settings(Settings),
     /// A history export was written here.
     Exported(PathBuf),
+    /// The targets changed (added, edited or removed in Settings): the picker and the list.
+    Targets {
+        picker: Vec<TargetInfo>,
+        configured: Vec<ConfiguredTarget>,
+    },
+    /// The Add / Edit form was saved under this name.
+    TargetSaved(String),
+    /// The Add / Edit form was not saved: the problem and the field it belongs next to.
+    TargetRefused {
+        field: TargetField,
+        message: String,
+    },
+    /// "Test connection" started for this target.
+    TargetTesting(String),
+    /// "Test connection" ended: every check, or why the target could not be opened.
+    TargetTested {
+        name: String,
+        report: Result<ProbeReport, String>,
+    },
 }

@@ -17,6 +17,7 @@ pub mod notices;
 pub mod settings_window;
 pub mod shortcuts;
 pub mod table;
+pub mod targets_section;
 pub mod top_bar;
 
 use crate::app::{AppService, Command, DedupStatus, Model};
@@ -36,6 +37,9 @@ pub struct LodgeApp {
     pub view: View,
     /// Index into `model.targets`.
     pub target: usize,
+    /// The picked target's scope id and the targets' version it was picked in, so the pick
+    /// survives targets being added or removed in Settings.
+    picked: (String, u64),
     pub selected: Option<i64>,
     pub clock: Clock,
     pub table: table::TableState,
@@ -54,6 +58,7 @@ impl LodgeApp {
             model: Model::default(),
             view: View::Datasets,
             target: 0,
+            picked: (String::new(), 0),
             selected: None,
             clock: Clock::System,
             table: table::TableState::default(),
@@ -96,9 +101,25 @@ impl LodgeApp {
         }
     }
 
+    /// After the targets changed, point the picker at the same target again (the sandbox
+    /// when the picked one was removed).
+    fn keep_picked_target(&mut self) {
+        if self.picked.1 != self.model.targets_version {
+            let (scope, _) = &self.picked;
+            self.target = self
+                .model
+                .targets
+                .iter()
+                .position(|t| &t.scope_id == scope)
+                .unwrap_or(if scope.is_empty() { self.target } else { 0 });
+        }
+        self.picked = (self.target_id().to_string(), self.model.targets_version);
+    }
+
     /// Draw one frame.
     pub fn show(&mut self, ui: &mut egui::Ui) {
         self.service.drain(&mut self.model);
+        self.keep_picked_target();
         if self.selected.is_some_and(|id| self.model.row(id).is_none()) {
             self.select(None);
         }

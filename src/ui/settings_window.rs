@@ -1,13 +1,16 @@
-//! Settings: the defaults new datasets get (your name, affiliation, license). Saved to a
-//! JSON file in the platform config directory by the service, never to the store.
+//! Settings: the defaults new datasets get (your name, affiliation, license), saved to a
+//! JSON file in the platform config directory by the service, never to the store; and the
+//! named targets ([`super::targets_section`]).
 
 use super::LodgeApp;
+use super::targets_section::{self, TargetsSection};
 use crate::app::{Command, Settings};
 
 #[derive(Default)]
 pub struct SettingsWindow {
     /// The settings being edited while the window is open.
     editing: Option<Settings>,
+    pub targets: TargetsSection,
 }
 
 impl SettingsWindow {
@@ -21,9 +24,9 @@ impl SettingsWindow {
 }
 
 pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
-    let Some(editing) = app.settings.editing.as_mut() else {
+    if app.settings.editing.is_none() {
         return;
-    };
+    }
     let mut open = true;
     let mut save = false;
     egui::Window::new("Settings")
@@ -31,6 +34,14 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         .collapsible(false)
         .resizable(false)
         .show(ctx, |ui| {
+            egui::ScrollArea::vertical()
+                .max_height((ctx.content_rect().height() - 80.0).max(200.0))
+                .min_scrolled_height(600.0_f32.min(ctx.content_rect().height() - 80.0))
+                .show(ui, |ui| {
+            ui.set_min_width(560.0);
+            let Some(editing) = app.settings.editing.as_mut() else {
+                return;
+            };
             ui.label("Defaults for folders you add from now on (a CITATION.cff or .zenodo.json in the folder comes first).");
             egui::Grid::new("settings_grid").num_columns(2).show(ui, |ui| {
                 let l = ui.label("Your name");
@@ -49,6 +60,9 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             if ui.button("Save settings").clicked() {
                 save = true;
             }
+            ui.separator();
+            targets_section::show(app, ui);
+            });
         });
     if save {
         if let Some(s) = app.settings.editing.take() {

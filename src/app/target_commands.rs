@@ -1,0 +1,101 @@
+//! The Settings commands for targets, on the runtime: save, remove and test a named target,
+//! then rebuild the engine with every configured target so deposits can go to them.
+
+use std::sync::Arc;
+
+use super::commands::Core;
+use super::model::Notice;
+use super::startup::{SANDBOX_LABEL, forward_engine_events};
+use super::targets::{self, TargetField, TargetForm};
+use super::update::Update;
+
+impl Core {
+    pub(super) async fn save_target(self: Arc<Self>, form: TargetForm) {
+        let path = self.config().paths.config_file.clone();
+        let editing = form.editing.is_some();
+        let saved = tokio::task::spawn_blocking(move || targets::save(&path, form))
+            .await
+            .unwrap_or_else(|e| Err((TargetField::Form, format!("saving the target failed: {e}"))));
+        match saved {
+            Ok(name) => {
+                self.reload_targets().await;
+                self.out().send(Update::TargetSaved(name.clone()));
+                self.out().notice(Notice::info(format!(
+                    "Target '{name}' {}; it is in the target picker.",
+                    if editing { "changed" } else { "added" }
+                )));
+            }
+            Err((field, message)) => self.out().send(Update::TargetRefused { field, message }),
+        }
+    }
+
+    pub(super) async fn remove_target(self: Arc<Self>, name: String) {
+        let path = self.config().paths.config_file.clone();
+        let n = name.clone();
+        let removed = tokio::task::spawn_blocking(move || targets::remove(&path, &n))
+            .await
+            .unwrap_or_else(|e| Err(format!("removing the target failed: {e}")));
+        match removed {
+            Ok(()) => {
+                self.reload_targets().await;
+                self.out().notice(Notice::info(format!(
+                    "Target '{name}' and its stored secret removed; its deposit history stays."
+                )));
+            }
+            Err(e) => self
+                .out()
+                .notice(Notice::error(format!("Cannot remove target '{name}': {e}"))),
+        }
+    }
+
+    pub(super) async fn test_target(self: Arc<Self>, name: String) {
+        self.out().send(Update::TargetTesting(name.clone()));
+        let path = self.config().paths.config_file.clone();
+        let report = crate::config::test_named(&path, &name)
+            .await
+            .map_err(|e| e.to_string());
+        self.out().send(Update::TargetTested { name, report });
+    }
+
+    /// Open every configured target again, start a new engine with them and tell the window.
+    pub(super) async fn reload_targets(self: &Arc<Self>) {
+        let store = self.store().clone();
+        let engine_config = self.config().engine.clone();
+        let sandbox = self.sandbox_target().clone();
+        let path = self.config().paths.config_file.clone();
+        let built = tokio::task::spawn_blocking(move || {
+            targets::register_all(store, engine_config, sandbox, SANDBOX_LABEL, &path)
+        })
+        .await
+        .unwrap_or_else(|e| Err(format!("opening the targets failed: {e}")));
+        let registered = match built {
+            Ok(r) => r,
+            Err(e) => {
+                return self.out().notice(Notice::error(format!(
+                    "The targets were saved but deposits still use the old list: {e}. \
+                     Restart Lodge."
+                )));
+            }
+        };
+        let engine = Arc::new(registered.engine);
+        forward_engine_events(
+            &engine,
+            self.store().clone(),
+            self.out().clone(),
+            self.shutdown_token().clone(),
+        );
+        self.replace_engine(engine);
+        for t in registered.configured.iter() {
+            if let Some(problem) = &t.problem {
+                self.out().notice(Notice::warning(format!(
+                    "Target '{}' is not in the picker: {problem}",
+                    t.summary.name
+                )));
+            }
+        }
+        self.out().send(Update::Targets {
+            picker: registered.picker,
+            configured: registered.configured,
+        });
+    }
+}

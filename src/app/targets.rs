@@ -1,0 +1,275 @@
+//! Configured targets in the app: reading them from the config file, opening each one for the
+//! engine and the target picker, and saving, removing and testing them from Settings. The
+//! secret typed into the form goes straight to [`credentials::store_secret`] (OS keyring or
+//! the private secrets file); it is never kept in the model, the config file or the log.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::update::TargetInfo;
+use crate::config::{Config, TargetConfig, TargetSummary, check_name, credentials};
+use crate::engine::{Engine, EngineConfig};
+use crate::store::Store;
+use crate::targets::Target;
+use crate::targets::probe::ProbeReport;
+use crate::targets::secret::Secret;
+
+/// A configured target as Settings lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfiguredTarget {
+    pub summary: TargetSummary,
+    /// Its entry in the config file (no secrets in it), to prefill the Edit form.
+    pub config: TargetConfig,
+    /// Why it is not in the target picker (it could not be opened), if it is not.
+    pub problem: Option<String>,
+}
+
+/// What the Add / Edit form says when "Save target" is pressed.
+#[derive(Clone, Debug, Default)]
+pub struct TargetForm {
+    /// The target being edited; `None` adds a new one.
+    pub editing: Option<String>,
+    pub name: String,
+    pub url: String,
+    /// S3 only; empty means the default.
+    pub endpoint: String,
+    pub region: String,
+    /// User name (WebDAV) or access key id (S3); empty keeps an environment variable set in
+    /// the config file, if any.
+    pub user: String,
+    /// The password or secret key as typed; `None` keeps the stored one.
+    pub secret: Option<Secret>,
+    pub allow_insecure: bool,
+}
+
+/// The form field a problem belongs next to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetField {
+    Name,
+    Url,
+    User,
+    Secret,
+    /// Not one field: the config file itself.
+    Form,
+}
+
+/// How "Test connection" went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TargetTest {
+    Running,
+    Done(ProbeReport),
+    /// The target could not even be opened (config, credentials).
+    Error(String),
+}
+
+/// The engine with every target registered, and what the window shows of them.
+pub(super) struct Registered {
+    pub engine: Engine,
+    pub picker: Vec<TargetInfo>,
+    pub configured: Vec<ConfiguredTarget>,
+}
+
+/// Build an engine over `store` with the sandbox and every configured target that opens
+/// (blocking: run it on the blocking pool). Targets that do not open are listed with their
+/// problem and left out of the picker.
+pub(super) fn register_all(
+    store: Arc<Store>,
+    engine_config: EngineConfig,
+    sandbox: Arc<dyn Target>,
+    sandbox_label: &str,
+    config_path: &Path,
+) -> Result<Registered, String> {
+    let mut engine = Engine::new(store, engine_config)
+        .map_err(|e| format!("starting the deposit engine failed: {e}"))?;
+    let mut picker = vec![TargetInfo {
+        scope_id: sandbox.scope_id().to_string(),
+        label: sandbox_label.to_string(),
+    }];
+    engine
+        .add_target(sandbox)
+        .map_err(|e| format!("cannot register the sandbox target: {e}"))?;
+    let config = match Config::load(config_path) {
+        Ok(c) => c,
+        Err(e) => {
+            // The sandbox still works; Settings shows nothing until the file is fixed.
+            return Ok(Registered {
+                engine,
+                picker,
+                configured: vec![ConfiguredTarget {
+                    summary: TargetSummary {
+                        name: "(config file)".into(),
+                        url: config_path.display().to_string(),
+                        kind: String::new(),
+                        scope_id: String::new(),
+                        credentials: String::new(),
+                    },
+                    config: TargetConfig::default(),
+                    problem: Some(e.to_string()),
+                }],
+            });
+        }
+    };
+    let mut configured = Vec::new();
+    for summary in config.summaries() {
+        let t = config.targets[&summary.name].clone();
+        let problem = match open_one(config_path, &summary.name, &t, &picker) {
+            Ok(target) => {
+                picker.push(TargetInfo {
+                    scope_id: target.scope_id().to_string(),
+                    label: format!("{} — {}", summary.name, summary.url),
+                });
+                engine.add_target(target).err().map(|e| {
+                    picker.pop();
+                    format!("cannot register target '{}': {e}", summary.name)
+                })
+            }
+            Err(e) => Some(e),
+        };
+        configured.push(ConfiguredTarget {
+            summary,
+            config: t,
+            problem,
+        });
+    }
+    Ok(Registered {
+        engine,
+        picker,
+        configured,
+    })
+}
+
+fn open_one(
+    config_path: &Path,
+    name: &str,
+    t: &TargetConfig,
+    known: &[TargetInfo],
+) -> Result<Arc<dyn Target>, String> {
+    let target =
+        crate::config::open_target_spec(config_path, name, t, None).map_err(|e| e.to_string())?;
+    if let Some(same) = known.iter().find(|k| k.scope_id == target.scope_id()) {
+        return Err(format!(
+            "target '{name}' is the same place as '{}' ({}): remove one of them",
+            same.label.split(" — ").next().unwrap_or(&same.label),
+            target.scope_id()
+        ));
+    }
+    Ok(target)
+}
+
+/// Check and save the form to the config file, storing a typed secret (blocking). Returns
+/// the target's name, or the field the problem belongs to and the message.
+pub(super) fn save(config_path: &Path, form: TargetForm) -> Result<String, (TargetField, String)> {
+    let name = form.name.trim().to_string();
+    let secret = form.secret.filter(|s| !s.expose().is_empty());
+    check_name(&name).map_err(|e| (TargetField::Name, e.to_string()))?;
+    let mut config = Config::load(config_path).map_err(|e| (TargetField::Form, e.to_string()))?;
+    let existing = match &form.editing {
+        Some(old) => config.targets.get(old).cloned().ok_or_else(|| {
+            (
+                TargetField::Form,
+                format!("target '{old}' is no longer in the config file: add it again"),
+            )
+        })?,
+        None if config.targets.contains_key(&name) => {
+            return Err((
+                TargetField::Name,
+                format!(
+                    "a target named '{name}' already exists: choose another name, or press \
+                     Edit next to it"
+                ),
+            ));
+        }
+        None => TargetConfig::default(),
+    };
+    let text = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+    let mut t = TargetConfig {
+        url: form.url.trim().to_string(),
+        endpoint: text(&form.endpoint),
+        region: text(&form.region),
+        allow_insecure: form.allow_insecure,
+        ..existing
+    };
+    if let Some(user) = text(&form.user) {
+        t.user = Some(user);
+        t.user_env = None;
+    } else {
+        t.user = None;
+    }
+    if secret.is_some() {
+        // A typed secret replaces one named by an environment variable.
+        t.secret_env = None;
+    }
+    if t.url.is_empty() {
+        return Err((
+            TargetField::Url,
+            "the URL is required: s3://bucket/prefix, webdav+https://host/path or \
+             sandbox+http://127.0.0.1:PORT"
+                .into(),
+        ));
+    }
+    config
+        .set_target(&name, t.clone())
+        .map_err(|e| (TargetField::Url, e.to_string()))?;
+    let has_user = t.user.is_some() || t.user_env.is_some();
+    match &secret {
+        Some(_) if !has_user => {
+            return Err((
+                TargetField::User,
+                "a password or secret key needs a user name (WebDAV) or access key id (S3): \
+                 fill in the user"
+                    .into(),
+            ));
+        }
+        Some(secret) => {
+            credentials::store_secret(config_path, &name, secret)
+                .map_err(|e| (TargetField::Secret, e.to_string()))?;
+        }
+        None if has_user
+            && t.secret_env.is_none()
+            && credentials::resolve(config_path, &name, &t).is_err() =>
+        {
+            return Err((
+                TargetField::Secret,
+                format!(
+                    "target '{name}' has a user but no stored password or secret key: type it \
+                     here"
+                ),
+            ));
+        }
+        None => {}
+    }
+    config
+        .save(config_path)
+        .map_err(|e| (TargetField::Form, e.to_string()))?;
+    Ok(name)
+}
+
+/// Remove a target and its stored secret from the config (blocking).
+pub(super) fn remove(config_path: &Path, name: &str) -> Result<(), String> {
+    let mut config = Config::load(config_path).map_err(|e| e.to_string())?;
+    if !config.remove_target(name) {
+        return Err(format!(
+            "there is no target named '{name}' in {} any more",
+            config_path.display()
+        ));
+    }
+    config.save(config_path).map_err(|e| e.to_string())?;
+    credentials::forget_secret(config_path, name).map_err(|e| e.to_string())
+}
+
+impl TargetForm {
+    /// The form to edit a configured target: everything but the secret.
+    pub fn edit(target: &ConfiguredTarget) -> TargetForm {
+        let c = &target.config;
+        TargetForm {
+            editing: Some(target.summary.name.clone()),
+            name: target.summary.name.clone(),
+            url: c.url.clone(),
+            endpoint: c.endpoint.clone().unwrap_or_default(),
+            region: c.region.clone().unwrap_or_default(),
+            user: c.user.clone().unwrap_or_default(),
+            secret: None,
+            allow_insecure: c.allow_insecure,
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! Settings → Targets: the configured targets (name, kind, URL, where the credentials come
+//! from), the Add / Edit form, Remove, and "Test connection" with each check's outcome.
+//! The secret is typed into a password field and handed to the service on Save; this panel
+//! forgets it right after, and the model never holds it.
+
+use egui::{Color32, RichText};
+
+use super::LodgeApp;
+use crate::app::{Command, ConfiguredTarget, TargetField, TargetForm, TargetTest};
+use crate::targets::probe::Outcome;
+use crate::targets::secret::Secret;
+
+const ERROR: Color32 = Color32::from_rgb(0xd6, 0x3c, 0x3c);
+const PASSED: Color32 = Color32::from_rgb(0x2e, 0x8b, 0x57);
+
+/// What the section remembers between frames.
+#[derive(Default)]
+pub struct TargetsSection {
+    form: Option<Draft>,
+    /// "Save target" was pressed and the service has not answered yet.
+    saving: bool,
+}
+
+/// The Add / Edit form as typed.
+#[derive(Default)]
+struct Draft {
+    editing: Option<String>,
+    name: String,
+    url: String,
+    endpoint: String,
+    region: String,
+    user: String,
+    secret: String,
+    allow_insecure: bool,
+}
+
+impl Draft {
+    fn edit(target: &ConfiguredTarget) -> Draft {
+        let f = TargetForm::edit(target);
+        Draft {
+            editing: f.editing,
+            name: f.name,
+            url: f.url,
+            endpoint: f.endpoint,
+            region: f.region,
+            user: f.user,
+            secret: String::new(),
+            allow_insecure: f.allow_insecure,
+        }
+    }
+
+    /// The form for the service; the typed secret moves into a [`Secret`] and leaves the
+    /// draft.
+    fn take_form(&mut self) -> TargetForm {
+        let secret = std::mem::take(&mut self.secret);
+        TargetForm {
+            editing: self.editing.clone(),
+            name: self.name.clone(),
+            url: self.url.clone(),
+            endpoint: self.endpoint.clone(),
+            region: self.region.clone(),
+            user: self.user.clone(),
+            secret: (!secret.is_empty()).then(|| Secret::new(secret)),
+            allow_insecure: self.allow_insecure,
+        }
+    }
+}
+
+pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    ui.heading("Targets");
+    ui.label("Where deposits can go besides the local sandbox. Secrets are kept in the OS keyring or a private file, never in the config file.");
+    follow_save(app);
+    if app.model.configured.is_empty() {
+        ui.label("No targets configured yet.");
+    }
+    let configured = app.model.configured.clone();
+    for t in &configured {
+        target_row(app, ui, t);
+    }
+    if app.settings.targets.form.is_none() {
+        if ui.button("Add target").clicked() {
+            app.settings.targets.form = Some(Draft::default());
+            app.model.begin_target_save();
+        }
+    } else {
+        form(app, ui);
+    }
+}
+
+/// Close the form once the service says it was saved; stop waiting when it was refused.
+fn follow_save(app: &mut LodgeApp) {
+    let section = &mut app.settings.targets;
+    if !section.saving {
+        return;
+    }
+    let saved_this = match (&section.form, &app.model.target_saved) {
+        (Some(d), Some(saved)) => d.name.trim() == saved,
+        _ => false,
+    };
+    if saved_this {
+        section.form = None;
+        section.saving = false;
+    } else if app.model.target_problem.is_some() {
+        section.saving = false;
+    }
+}
+
+fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
+    let name = &t.summary.name;
+    ui.separator();
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new(name).strong());
+        ui.label(format!("({})", t.summary.kind));
+        ui.label(&t.summary.url);
+    });
+    ui.label(format!("Credentials: {}", t.summary.credentials));
+    if let Some(problem) = &t.problem {
+        ui.label(RichText::new(format!("⚠ Not in the picker: {problem}")).color(ERROR));
+    }
+    let testing = matches!(app.model.target_tests.get(name), Some(TargetTest::Running));
+    ui.horizontal(|ui| {
+        if ui
+            .add_enabled(!testing, egui::Button::new("Test connection"))
+            .on_hover_text(format!(
+                "Check that '{name}' is reachable, accepts the credentials and honours conditional writes"
+            ))
+            .clicked()
+        {
+            app.send(Command::TestTarget(name.clone()));
+        }
+        if ui.button("Edit").clicked() {
+            app.settings.targets.form = Some(Draft::edit(t));
+            app.settings.targets.saving = false;
+            app.model.begin_target_save();
+        }
+        if ui
+            .button("Remove")
+            .on_hover_text("Remove the target and its stored secret; its deposit history stays")
+            .clicked()
+        {
+            app.send(Command::RemoveTarget(name.clone()));
+        }
+    });
+    match app.model.target_tests.get(name) {
+        None => {}
+        Some(TargetTest::Running) => {
+            ui.label("Testing…");
+        }
+        Some(TargetTest::Error(e)) => {
+            ui.label(RichText::new(format!("✖ {e}")).color(ERROR));
+        }
+        Some(TargetTest::Done(report)) => {
+            for check in &report.checks {
+                let (text, color) = match &check.outcome {
+                    Outcome::Passed(t) => (format!("✔ {} passed: {t}", check.name), PASSED),
+                    Outcome::Failed(t) => (format!("✖ {} failed: {t}", check.name), ERROR),
+                    Outcome::Skipped(t) => (
+                        format!("– {} skipped: {t}", check.name),
+                        ui.visuals().weak_text_color(),
+                    ),
+                };
+                ui.label(RichText::new(text).color(color));
+            }
+            let verdict = if report.ok() {
+                format!("'{name}' is ready for deposits.")
+            } else {
+                format!("'{name}' cannot be used yet: fix the failed check and test again.")
+            };
+            ui.label(RichText::new(verdict).strong());
+        }
+    }
+}
+
+fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    let problem = app.model.target_problem.clone();
+    let saving = app.settings.targets.saving;
+    let Some(draft) = app.settings.targets.form.as_mut() else {
+        return;
+    };
+    ui.separator();
+    ui.label(
+        RichText::new(match &draft.editing {
+            Some(name) => format!("Edit target '{name}'"),
+            None => "Add target".to_string(),
+        })
+        .strong(),
+    );
+    let error_at = |ui: &mut egui::Ui, field: TargetField| {
+        if let Some((f, message)) = &problem
+            && *f == field
+        {
+            ui.label(RichText::new(format!("⚠ {message}")).color(ERROR));
+        }
+    };
+    let editing = draft.editing.is_some();
+    field(ui, "Target name", &mut draft.name, "lab-s3", !editing);
+    error_at(ui, TargetField::Name);
+    field(
+        ui,
+        "Target URL",
+        &mut draft.url,
+        "s3://bucket/prefix, webdav+https://host/path or sandbox+http://127.0.0.1:PORT",
+        true,
+    );
+    error_at(ui, TargetField::Url);
+    ui.checkbox(
+        &mut draft.allow_insecure,
+        "Allow plain http:// to a host that is not this computer",
+    );
+    field(
+        ui,
+        "S3 endpoint",
+        &mut draft.endpoint,
+        "S3 only: https://s3.example.org (default AWS)",
+        true,
+    );
+    field(
+        ui,
+        "S3 region",
+        &mut draft.region,
+        "S3 only: us-east-1",
+        true,
+    );
+    field(
+        ui,
+        "User or access key id",
+        &mut draft.user,
+        "WebDAV user name or S3 access key id",
+        true,
+    );
+    error_at(ui, TargetField::User);
+    ui.horizontal(|ui| {
+        let l = ui.label(RichText::new("Password or secret key").strong());
+        let hint = if editing {
+            "empty keeps the stored one"
+        } else {
+            "stored in the keyring, not in the config"
+        };
+        ui.add(
+            egui::TextEdit::singleline(&mut draft.secret)
+                .password(true)
+                .hint_text(hint)
+                .desired_width(280.0),
+        )
+        .labelled_by(l.id);
+    });
+    error_at(ui, TargetField::Secret);
+    error_at(ui, TargetField::Form);
+    let mut save = false;
+    let mut cancel = false;
+    ui.horizontal(|ui| {
+        save = ui
+            .add_enabled(!saving, egui::Button::new("Save target"))
+            .clicked();
+        cancel = ui.button("Cancel").clicked();
+    });
+    if save {
+        let form = draft.take_form();
+        app.settings.targets.saving = true;
+        app.model.begin_target_save();
+        app.send(Command::SaveTarget(form));
+    } else if cancel {
+        app.settings.targets.form = None;
+        app.settings.targets.saving = false;
+        app.model.begin_target_save();
+    }
+}
+
+fn field(ui: &mut egui::Ui, label: &str, value: &mut String, hint: &str, enabled: bool) {
+    ui.horizontal(|ui| {
+        let l = ui.label(RichText::new(label).strong());
+        ui.add_enabled(
+            enabled,
+            egui::TextEdit::singleline(value)
+                .hint_text(hint)
+                .desired_width(420.0),
+        )
+        .labelled_by(l.id);
+    });
+}

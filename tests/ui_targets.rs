@@ -1,0 +1,322 @@
+//! Settings → Targets driven like a person would (egui_kittest): adding a second sandbox on
+//! loopback puts it in the picker and the config file and deposits go to it; Test connection
+//! shows its checks; a malformed URL is refused next to the field and nothing is saved; a
+//! typed secret never shows up in the config file, the model, the log or the store.
+//!
+//! The config file is the app's `config.toml` in each test's temp folder; `LODGE_NO_KEYRING=1`
+//! sends secrets to the 0600 secrets file beside it.
+
+mod gui;
+mod support;
+
+use std::net::SocketAddr;
+use std::sync::Once;
+
+use egui_kittest::kittest::Queryable;
+use lodge::app::{DedupStatus, TargetField, TargetTest};
+use lodge::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
+
+use gui::{Window, citable_folder};
+
+/// Every test calls this first, before it starts any thread, so the environment is written
+/// once while nothing reads it.
+fn no_keyring() {
+    static ONCE: Once = Once::new();
+    // SAFETY: see above; every test of this binary waits here before doing anything else.
+    ONCE.call_once(|| unsafe { std::env::set_var("LODGE_NO_KEYRING", "1") });
+}
+
+fn second_sandbox(w: &Window) -> RunningSandbox {
+    let config = SandboxConfig {
+        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        data_dir: w.lab.path("second-sandbox"),
+        token: None,
+        faults: FaultConfig::default(),
+    };
+    w.runtime
+        .block_on(RunningSandbox::start(config))
+        .expect("second sandbox")
+}
+
+async fn sandbox_requests(base: &str) -> u64 {
+    let stats: serde_json::Value = reqwest::get(format!("{base}/stats"))
+        .await
+        .expect("GET /stats")
+        .json()
+        .await
+        .expect("stats JSON");
+    stats["requests"].as_u64().expect("requests counter")
+}
+
+fn type_into(w: &mut Window, label: &str, text: &str) {
+    w.harness.get_by_label(label).focus();
+    w.harness.step();
+    w.harness.get_by_label(label).type_text(text);
+    w.harness.step();
+}
+
+/// Open Settings, press Add target and fill in the form (user and secret when given).
+fn add_target(w: &mut Window, name: &str, url: &str, user_secret: Option<(&str, &str)>) {
+    if w.harness.query_by_label("Add target").is_none() {
+        w.harness.get_by_label("Settings").click();
+        w.harness.step();
+        w.harness.step();
+    }
+    w.harness.get_by_label("Add target").click();
+    w.harness.step();
+    w.harness.step();
+    type_into(w, "Target name", name);
+    type_into(w, "Target URL", url);
+    if let Some((user, secret)) = user_secret {
+        type_into(w, "User or access key id", user);
+        type_into(w, "Password or secret key", secret);
+    }
+    w.harness.get_by_label("Save target").click();
+    w.harness.step();
+}
+
+fn config_text(w: &Window) -> String {
+    std::fs::read_to_string(w.lab.path("app/config.toml")).unwrap_or_default()
+}
+
+#[test]
+fn a_target_added_in_settings_is_in_the_picker_and_the_config_passes_test_connection_and_takes_deposits()
+ {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    let url = other.target_url();
+    add_target(&mut w, "lab-sandbox", &url, None);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+
+    let picked = w.app().model.targets[1].clone();
+    assert_eq!(picked.label, format!("lab-sandbox — {url}"));
+    let config = config_text(&w);
+    assert!(config.contains("[targets.lab-sandbox]"), "{config}");
+    assert!(config.contains(&url), "{config}");
+    w.wait("the form to close", |app| {
+        app.model.configured.len() == 1 && app.model.target_saved.is_some()
+    });
+    assert!(
+        w.harness.query_by_label("Save target").is_none(),
+        "the form closed after saving"
+    );
+    w.harness.get_by_label("lab-sandbox");
+
+    w.harness.get_by_label("Test connection").click();
+    w.wait("the checks", |app| {
+        matches!(
+            app.model.target_tests.get("lab-sandbox"),
+            Some(TargetTest::Done(_))
+        )
+    });
+    let Some(TargetTest::Done(report)) = w.app().model.target_tests.get("lab-sandbox").cloned()
+    else {
+        unreachable!()
+    };
+    assert!(report.ok(), "every check passed: {report:?}");
+    assert!(!report.checks.is_empty());
+    for check in &report.checks {
+        w.harness
+            .get_by_label_contains(&format!("✔ {} passed:", check.name));
+    }
+    w.harness
+        .get_by_label_contains("'lab-sandbox' is ready for deposits.");
+
+    // Deposit to the picked target: it lands in the second sandbox.
+    w.harness.state_mut().settings = Default::default();
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    w.drop_paths(&[&folder]);
+    w.wait("hashing", |app| {
+        app.model.rows().iter().any(|r| r.key.is_some())
+    });
+    let before = w.runtime.block_on(sandbox_requests(&other.base_url()));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("Deposited to lab-sandbox", |app| {
+        app.table.order.len() == 1
+            && matches!(
+                app.status_of(app.table.order[0]),
+                Some(DedupStatus::Deposited { .. })
+            )
+    });
+    assert_eq!(w.app().target_id(), picked.scope_id);
+    let after = w.runtime.block_on(sandbox_requests(&other.base_url()));
+    assert!(after > before, "the deposit went to the second sandbox");
+}
+
+#[test]
+fn a_malformed_url_shows_the_error_next_to_the_field_and_saves_nothing() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    add_target(&mut w, "broken", "ftp//nowhere", None);
+    w.wait("the refusal", |app| app.model.target_problem.is_some());
+    let (field, message) = w.app().model.target_problem.clone().expect("problem");
+    assert_eq!(field, TargetField::Url);
+    assert!(message.contains("is not a target URL"), "{message}");
+
+    let url_field = w.harness.get_by_label("Target URL").rect();
+    let shown = w
+        .harness
+        .get_by_label_contains("is not a target URL")
+        .rect();
+    assert!(
+        shown.top() >= url_field.bottom() - 1.0 && shown.top() - url_field.bottom() < 40.0,
+        "the message sits right under the URL field ({url_field:?} vs {shown:?})"
+    );
+    assert!(
+        !w.lab.path("app/config.toml").exists(),
+        "nothing was saved: {}",
+        config_text(&w)
+    );
+    assert!(w.app().model.configured.is_empty());
+    assert_eq!(w.app().model.targets.len(), 1, "the picker is unchanged");
+    w.harness.get_by_label("Save target");
+}
+
+#[test]
+fn the_secret_typed_in_settings_never_shows_in_the_config_the_model_the_log_or_the_store() {
+    no_keyring();
+    const SECRET: &str = "pw-7f3a9c-never-shown";
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    let url = other.target_url();
+    add_target(&mut w, "with-secret", &url, Some(("alice", SECRET)));
+    w.wait("the target saved", |app| {
+        app.model.targets.len() == 2 && app.model.target_saved.is_some()
+    });
+    w.harness.get_by_label("Test connection").click();
+    w.wait("the checks", |app| {
+        matches!(
+            app.model.target_tests.get("with-secret"),
+            Some(TargetTest::Done(_))
+        )
+    });
+
+    let secrets = w.lab.path("app/secrets.toml");
+    let stored = std::fs::read_to_string(&secrets).expect("secrets file");
+    assert!(
+        stored.contains(SECRET),
+        "the secret is stored in the secrets file"
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&secrets).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the secrets file is private");
+    }
+    let config = config_text(&w);
+    assert!(config.contains("user = \"alice\""), "{config}");
+    assert!(!config.contains(SECRET), "config: {config}");
+    let model = format!("{:?}", w.app().model);
+    assert!(!model.contains(SECRET), "the model's Debug output");
+    let log: Vec<&str> = w.app().model.log.iter().map(|l| l.text.as_str()).collect();
+    assert!(!log.join("\n").contains(SECRET), "the log: {log:?}");
+    w.wait("the credentials in the list", |app| {
+        app.model
+            .configured
+            .iter()
+            .any(|t| t.summary.credentials.contains("user alice"))
+    });
+    assert!(
+        w.harness
+            .query_all_by_label_contains(SECRET)
+            .next()
+            .is_none(),
+        "nothing on screen shows the secret"
+    );
+    for entry in std::fs::read_dir(w.lab.path("app")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() && path != secrets {
+            let bytes = std::fs::read(&path).unwrap();
+            let text = String::from_utf8_lossy(&bytes);
+            assert!(
+                !text.contains(SECRET),
+                "{} holds the secret",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn removing_a_target_in_settings_takes_it_out_of_the_picker_the_config_and_the_secrets_file() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    add_target(
+        &mut w,
+        "short-lived",
+        &other.target_url(),
+        Some(("alice", "pw-removed-too")),
+    );
+    w.wait("the target saved", |app| {
+        app.model.targets.len() == 2 && app.model.target_saved.is_some()
+    });
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+
+    w.harness.get_by_label("Remove").click();
+    w.wait("the target gone", |app| {
+        app.model.targets.len() == 1 && app.model.configured.is_empty()
+    });
+    assert_eq!(w.app().target, 0, "the picker falls back to the sandbox");
+    assert!(
+        !config_text(&w).contains("short-lived"),
+        "{}",
+        config_text(&w)
+    );
+    let secrets = std::fs::read_to_string(w.lab.path("app/secrets.toml")).unwrap_or_default();
+    assert!(
+        !secrets.contains("pw-removed-too"),
+        "the secret is forgotten"
+    );
+    w.harness.get_by_label("No targets configured yet.");
+}
+
+#[test]
+fn editing_a_target_keeps_its_stored_secret_and_a_bad_url_leaves_the_config_unchanged() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    let url = other.target_url();
+    add_target(&mut w, "edited", &url, Some(("alice", "pw-kept-on-edit")));
+    w.wait("the target saved", |app| {
+        app.model.targets.len() == 2 && app.model.target_saved.is_some()
+    });
+    let before = config_text(&w);
+
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    type_into(&mut w, "Target URL", "-broken");
+    w.harness.get_by_label("Save target").click();
+    w.wait("the refusal", |app| app.model.target_problem.is_some());
+    assert_eq!(config_text(&w), before, "a refused edit changes nothing");
+
+    // Back to the good URL, no secret typed: the stored one is kept.
+    w.harness.get_by_label("Cancel").click();
+    w.harness.step();
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Save target").click();
+    w.wait("the edit saved", |app| app.model.target_saved.is_some());
+    let secrets = std::fs::read_to_string(w.lab.path("app/secrets.toml")).unwrap();
+    assert!(
+        secrets.contains("pw-kept-on-edit"),
+        "the stored secret stays"
+    );
+    assert_eq!(config_text(&w), before);
+    assert!(
+        w.app()
+            .model
+            .log
+            .iter()
+            .any(|l| l.text.contains("Target 'edited' changed")),
+        "the log says it changed"
+    );
+}
