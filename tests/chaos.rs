@@ -11,7 +11,7 @@
 mod support;
 
 use std::collections::{HashMap, HashSet};
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use lodge::content::Metadata;
