@@ -151,22 +151,14 @@ impl InvenioTarget {
             .host_str()
             .ok_or_else(|| "it names no host".to_string())?
             .to_ascii_lowercase();
-        let loopback = matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]");
-        if base.scheme() == "http" && !loopback {
-            return Err("plain http is only allowed to this computer (loopback); use https".into());
-        }
+        super::http::check_transport(&base, false)?;
         let port = base
             .port_or_known_default()
             .ok_or_else(|| "it names no port".to_string())?;
         let path = base.path().trim_end_matches('/').to_string();
         base.set_path(&format!("{path}/"));
         base.set_query(None);
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .read_timeout(Duration::from_secs(120))
-            .user_agent(concat!("lodge/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        let http = super::http::client()?;
         Ok(InvenioTarget {
             scope_id: format!("{kind}+{}://{host}:{port}{path}", base.scheme()),
             base,

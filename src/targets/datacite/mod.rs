@@ -13,8 +13,6 @@
 pub mod doi;
 pub mod mapping;
 
-use std::time::Duration;
-
 use async_trait::async_trait;
 use reqwest::{StatusCode, Url, header};
 use serde_json::Value;
@@ -61,10 +59,7 @@ impl DataCiteTarget {
             .host_str()
             .ok_or_else(|| "it names no host".to_string())?
             .to_ascii_lowercase();
-        let loopback = matches!(host.as_str(), "localhost" | "127.0.0.1" | "[::1]");
-        if url.scheme() == "http" && !loopback {
-            return Err("plain http is only allowed to this computer (loopback); use https".into());
-        }
+        super::http::check_transport(&url, false)?;
         let port = url
             .port_or_known_default()
             .ok_or_else(|| "it names no port".to_string())?;
@@ -95,12 +90,7 @@ impl DataCiteTarget {
         api.set_query(None);
         let path = api.path().trim_end_matches('/').to_string();
         api.set_path(&format!("{path}/"));
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .read_timeout(Duration::from_secs(60))
-            .user_agent(concat!("lodge/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
+        let http = super::http::client()?;
         Ok(DataCiteTarget {
             scope_id: format!("datacite+{}://{host}:{port}{path}/{prefix}", url.scheme()),
             api,
@@ -148,17 +138,6 @@ impl DataCiteTarget {
         }
     }
 
-    async fn failure_of(resp: reqwest::Response) -> Failure {
-        let status = resp.status().as_u16();
-        let retry_after = resp
-            .headers()
-            .get(header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        let body = resp.text().await.unwrap_or_default();
-        Failure::from_status(status, retry_after.as_deref(), &body)
-    }
-
     /// The attributes of `doi`, or `None` when DataCite has no such DOI.
     async fn read_doi(&self, doi: &str) -> Result<Option<Value>, Failure> {
         let resp = self
@@ -175,7 +154,7 @@ impl DataCiteTarget {
                 Ok(Some(body["data"]["attributes"].clone()))
             }
             StatusCode::NOT_FOUND => Ok(None),
-            _ => Err(Self::failure_of(resp).await),
+            _ => Err(super::http::failure_of(resp).await),
         }
     }
 
@@ -300,7 +279,7 @@ impl Target for DataCiteTarget {
             }
             return Err(Failure::from_status(422, None, &text));
         }
-        Err(Self::failure_of(resp).await)
+        Err(super::http::failure_of(resp).await)
     }
 
     async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
