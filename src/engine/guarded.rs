@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Engine, EngineError, EngineEvent, RetryDecision};
+use super::{Engine, EngineError, EngineEvent, RetryDecision, store_thread};
 use crate::content::{ContentDocument, FileStamp};
 use crate::store::{AttemptInput, EventKind, FileScan, Finish, Lease, StoreError, now_ms};
 use crate::targets::{
@@ -284,24 +284,47 @@ impl Engine {
 
     /// Commit an outcome under the fence and tell the front ends. A refused (stale) result is
     /// logged as such and is not an error of the engine.
+    ///
+    /// The worker does not wait for the commit: the store thread runs calls in the order they
+    /// were submitted, so the worker's next claim (and any other worker's) is served after
+    /// this outcome is in, and both usually share one group commit. The events go out when
+    /// the commit is durable; a store error is kept and ends the batch at the next claim.
     async fn record(&self, lease: &Lease, finish: Finish) -> Result<(), EngineError> {
         let l = lease.clone();
-        match self.db(move |s| s.finish(&l, finish)).await {
-            Ok((job, row)) => {
-                self.logged(row);
-                self.emit(EngineEvent::JobChanged(job));
-                Ok(())
+        let pending = self
+            .store_thread
+            .submit(move |s| match s.finish(&l, finish) {
+                Ok((job, row)) => Ok((Some(job), row)),
+                Err(StoreError::StaleLease { .. }) => s
+                    .log_stale_lease(&l, "outcome not recorded")
+                    .map(|row| (None, row)),
+                Err(e) => Err(e),
+            })?;
+        let events = self.events.clone();
+        let deferred = self.deferred_error.clone();
+        tokio::spawn(async move {
+            match pending.await {
+                Ok(Ok((job, row))) => {
+                    let _ = events.send(EngineEvent::Logged(row));
+                    if let Some(job) = job {
+                        let _ = events.send(EngineEvent::JobChanged(job));
+                    }
+                }
+                Ok(Err(e)) => {
+                    deferred
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(EngineError::Store(e));
+                }
+                Err(_) => {
+                    deferred
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(EngineError::StoreThread(store_thread::StoreThreadGone));
+                }
             }
-            Err(EngineError::Store(StoreError::StaleLease { .. })) => {
-                let l = lease.clone();
-                let row = self
-                    .db(move |s| s.log_stale_lease(&l, "outcome not recorded"))
-                    .await?;
-                self.logged(row);
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
+        });
+        Ok(())
     }
 }
 

@@ -79,6 +79,8 @@ pub enum EngineError {
 pub struct Engine {
     store: Arc<Store>,
     store_thread: store_thread::StoreThread,
+    /// A store error from an outcome recorded without waiting; ends the batch.
+    deferred_error: Arc<Mutex<Option<EngineError>>>,
     targets: HashMap<String, Arc<dyn Target>>,
     config: EngineConfig,
     owner: String,
@@ -93,6 +95,7 @@ impl Engine {
         let (events, _) = broadcast::channel(4096);
         Ok(Engine {
             store_thread: store_thread::StoreThread::spawn(store.reopen()?),
+            deferred_error: Arc::default(),
             store,
             targets: HashMap::new(),
             config,
@@ -209,6 +212,14 @@ impl Engine {
     ) -> Result<(), EngineError> {
         let filter = self.filter(job_ids.clone());
         while !shutdown.is_cancelled() {
+            if let Some(e) = self
+                .deferred_error
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take()
+            {
+                return Err(e);
+            }
             let owner = self.owner.clone();
             let lease_for = self.config.lease;
             let max_attempts = self.config.retry.max_attempts;

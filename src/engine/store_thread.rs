@@ -42,8 +42,12 @@ impl StoreThread {
         StoreThread { calls }
     }
 
-    /// Run `f` on the store thread; its result arrives after it is durable.
-    pub async fn call<T, F>(&self, f: F) -> Result<Result<T, StoreError>, StoreThreadGone>
+    /// Queue `f` on the store thread and return where its result will arrive, after it is
+    /// durable. Calls run in the order they were submitted, from all workers.
+    pub fn submit<T, F>(
+        &self,
+        f: F,
+    ) -> Result<oneshot::Receiver<Result<T, StoreError>>, StoreThreadGone>
     where
         T: Send + 'static,
         F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
@@ -60,7 +64,16 @@ impl StoreThread {
             })
         });
         self.calls.send(call).map_err(|_| StoreThreadGone)?;
-        rx.await.map_err(|_| StoreThreadGone)
+        Ok(rx)
+    }
+
+    /// Run `f` on the store thread; its result arrives after it is durable.
+    pub async fn call<T, F>(&self, f: F) -> Result<Result<T, StoreError>, StoreThreadGone>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.submit(f)?.await.map_err(|_| StoreThreadGone)
     }
 }
 
