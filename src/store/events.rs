@@ -55,25 +55,25 @@ impl EventKind {
         }
     }
 
+    /// Every kind, in the order of the log's vocabulary.
+    pub const ALL: [EventKind; 13] = [
+        EventKind::Queued,
+        EventKind::Reclaimed,
+        EventKind::Attempt,
+        EventKind::RetryScheduled,
+        EventKind::Replay,
+        EventKind::Reconciled,
+        EventKind::Created,
+        EventKind::Existing,
+        EventKind::Rejected,
+        EventKind::Failed,
+        EventKind::Paused,
+        EventKind::Resumed,
+        EventKind::StaleLease,
+    ];
+
     pub fn parse(s: &str) -> Option<EventKind> {
-        use EventKind::*;
-        [
-            Queued,
-            Reclaimed,
-            Attempt,
-            RetryScheduled,
-            Replay,
-            Reconciled,
-            Created,
-            Existing,
-            Rejected,
-            Failed,
-            Paused,
-            Resumed,
-            StaleLease,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
+        EventKind::ALL.into_iter().find(|k| k.as_str() == s)
     }
 
     /// Whether a person should notice this event (for log filters).
@@ -172,7 +172,14 @@ fn event_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventRow> {
         dataset_id: r.get(3)?,
         target: r.get(4)?,
         content_key: r.get(5)?,
-        kind: EventKind::parse(&kind).unwrap_or(EventKind::Attempt),
+        // An unknown kind (written by a newer Lodge, say) is an error, not silently relabelled.
+        kind: EventKind::parse(&kind).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                6,
+                rusqlite::types::Type::Text,
+                format!("unknown event kind '{kind}'").into(),
+            )
+        })?,
         attempt: r.get(7)?,
         http_status: r.get(8)?,
         delay_ms: r.get(9)?,
@@ -229,5 +236,18 @@ impl Store {
     pub fn last_event_id(&self) -> Result<i64> {
         let conn = self.conn();
         Ok(conn.query_row("SELECT coalesce(max(id), 0) FROM events", [], |r| r.get(0))?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EventKind;
+
+    #[test]
+    fn every_event_kind_reads_back_as_itself() {
+        for kind in EventKind::ALL {
+            assert_eq!(EventKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(EventKind::parse("no_such_kind"), None);
     }
 }

@@ -8,7 +8,8 @@
 use async_trait::async_trait;
 use reqwest::{Method, StatusCode, Url, header};
 
-use super::stream::{FileSlice, file_body, refusal};
+use super::http::{failure_of, send};
+use super::stream::put_file;
 use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
 use crate::content::{ContentKey, ManifestEntry, Sha256Hex};
 
@@ -75,22 +76,12 @@ impl SandboxTarget {
         rb
     }
 
-    async fn send(&self, rb: reqwest::RequestBuilder) -> Result<reqwest::Response, Failure> {
-        rb.send().await.map_err(|e| Failure::from_reqwest(&e))
-    }
-
-    async fn failure_of(resp: reqwest::Response) -> Failure {
-        super::http::failure_of(resp).await
-    }
-
     async fn blob_exists(&self, digest: &Sha256Hex) -> Result<bool, Failure> {
-        let resp = self
-            .send(self.request(Method::HEAD, &format!("blobs/sha256/{digest}")))
-            .await?;
+        let resp = send(self.request(Method::HEAD, &format!("blobs/sha256/{digest}"))).await?;
         match resp.status() {
             StatusCode::OK => Ok(true),
             StatusCode::NOT_FOUND => Ok(false),
-            _ => Err(Self::failure_of(resp).await),
+            _ => Err(failure_of(resp).await),
         }
     }
 
@@ -101,30 +92,14 @@ impl SandboxTarget {
         entry: &ManifestEntry,
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
-        let path = request.root.join(&entry.path);
-        let slice = FileSlice {
-            path: &path,
-            offset: 0,
-            len: entry.size,
-            expect: Some(entry.sha256),
-        };
-        let (body, watch) = file_body(slice, progress.clone()).await?;
-        let sent = self
-            .send(
-                self.request(Method::PUT, &format!("blobs/sha256/{}", entry.sha256))
-                    .header(header::IF_NONE_MATCH, "*")
-                    .header(header::CONTENT_LENGTH, entry.size)
-                    .header(header::CONTENT_TYPE, "application/octet-stream")
-                    .body(body),
-            )
-            .await;
-        if let Some(changed) = refusal(&path, &watch) {
-            return Err(changed);
-        }
+        let rb = self
+            .request(Method::PUT, &format!("blobs/sha256/{}", entry.sha256))
+            .header(header::IF_NONE_MATCH, "*");
+        let sent = put_file(rb, request.root, entry, progress).await;
         let resp = sent?;
         match resp.status() {
             StatusCode::CREATED | StatusCode::OK | StatusCode::PRECONDITION_FAILED => Ok(()),
-            _ => Err(Self::failure_of(resp).await),
+            _ => Err(failure_of(resp).await),
         }
     }
 }
@@ -169,14 +144,13 @@ impl Target for SandboxTarget {
     }
 
     async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
-        let resp = self
-            .send(
-                self.request(Method::PUT, &format!("records/{}", request.key))
-                    .header(header::IF_NONE_MATCH, "*")
-                    .header(header::CONTENT_TYPE, "application/json")
-                    .body(request.document.canonical_json()),
-            )
-            .await?;
+        let resp = send(
+            self.request(Method::PUT, &format!("records/{}", request.key))
+                .header(header::IF_NONE_MATCH, "*")
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(request.document.canonical_json()),
+        )
+        .await?;
         let status = resp.status();
         match status {
             StatusCode::CREATED | StatusCode::PRECONDITION_FAILED => {
@@ -199,14 +173,12 @@ impl Target for SandboxTarget {
                     Landed::Existing(record)
                 })
             }
-            _ => Err(Self::failure_of(resp).await),
+            _ => Err(failure_of(resp).await),
         }
     }
 
     async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
-        let resp = self
-            .send(self.request(Method::GET, &format!("records/{key}")))
-            .await?;
+        let resp = send(self.request(Method::GET, &format!("records/{key}"))).await?;
         match resp.status() {
             StatusCode::OK => {
                 let body: RecordBody = resp.json().await.map_err(|e| Failure::Ambiguous {
@@ -219,7 +191,7 @@ impl Target for SandboxTarget {
                 }))
             }
             StatusCode::NOT_FOUND => Ok(None),
-            _ => Err(Self::failure_of(resp).await),
+            _ => Err(failure_of(resp).await),
         }
     }
 

@@ -14,7 +14,7 @@ use sha2::Digest;
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
 use super::{Failure, ProgressSink};
-use crate::content::Sha256Hex;
+use crate::content::{ManifestEntry, Sha256Hex};
 
 /// Read size of an upload stream.
 pub const CHUNK: usize = 256 * 1024;
@@ -59,6 +59,35 @@ pub async fn file_body(
     let watch = BodyWatch::default();
     let body = hashing_body(file, slice.len, slice.expect, watch.clone(), progress);
     Ok((body, watch))
+}
+
+/// Send the manifest file `entry` (under `root`) as the body of `rb`, a conditional PUT the
+/// target built: streamed and hashed as it leaves, with its length and type set. A file that
+/// changed since the scan is [`Failure::Changed`], and its body never completes.
+pub async fn put_file(
+    rb: reqwest::RequestBuilder,
+    root: &Path,
+    entry: &ManifestEntry,
+    progress: &ProgressSink,
+) -> Result<reqwest::Response, Failure> {
+    let path = root.join(&entry.path);
+    let slice = FileSlice {
+        path: &path,
+        offset: 0,
+        len: entry.size,
+        expect: Some(entry.sha256),
+    };
+    let (body, watch) = file_body(slice, progress.clone()).await?;
+    let sent = super::http::send(
+        rb.header(reqwest::header::CONTENT_LENGTH, entry.size)
+            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+            .body(body),
+    )
+    .await;
+    if let Some(changed) = refusal(&path, &watch) {
+        return Err(changed);
+    }
+    sent
 }
 
 /// After the request returned: a refusal recorded by the body, as a failure.

@@ -16,7 +16,7 @@ use super::http::{client, failure_of, send};
 use super::probe::ProbeReport;
 use super::record::{key_of_record, record_body, validate};
 use super::secret::UserSecret;
-use super::stream::{FileSlice, file_body, refusal};
+use super::stream::put_file;
 use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
 use crate::content::{ContentKey, ManifestEntry};
 
@@ -145,25 +145,10 @@ impl WebDavTarget {
         entry: &ManifestEntry,
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
-        let path = request.root.join(&entry.path);
-        let slice = FileSlice {
-            path: &path,
-            offset: 0,
-            len: entry.size,
-            expect: Some(entry.sha256),
-        };
-        let (body, watch) = file_body(slice, progress.clone()).await?;
-        let sent = send(
-            self.request(Method::PUT, &blob_path(entry))
-                .header(IF_NONE_MATCH, "*")
-                .header(CONTENT_LENGTH, entry.size)
-                .header(CONTENT_TYPE, "application/octet-stream")
-                .body(body),
-        )
-        .await;
-        if let Some(changed) = refusal(&path, &watch) {
-            return Err(changed);
-        }
+        let rb = self
+            .request(Method::PUT, &blob_path(entry))
+            .header(IF_NONE_MATCH, "*");
+        let sent = put_file(rb, request.root, entry, progress).await;
         let resp = sent?;
         match resp.status() {
             s if s.is_success() => Ok(()),
