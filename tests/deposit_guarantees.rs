@@ -248,7 +248,7 @@ async fn expired_lease_lets_a_second_worker_finish_and_refuses_the_first() {
         .unwrap();
     let filter = lodge::store::ClaimFilter {
         targets: vec!["sandbox+http://127.0.0.1:9".into()],
-        job_ids: None,
+        ..Default::default()
     };
     store_a
         .enqueue_deposit(

@@ -59,6 +59,7 @@ fn claim_one(store: &Store, target: &str, job: i64) -> Lease {
     let filter = ClaimFilter {
         targets: vec![target.to_string()],
         job_ids: Some(HashSet::from([job])),
+        ..Default::default()
     };
     match store
         .claim("seed@test", Duration::from_secs(3600), 8, &filter)

@@ -49,6 +49,7 @@ impl Engine {
                     &lease,
                     Finish::Release {
                         message: format!("this worker cannot reach {}", job.target),
+                        not_before: None,
                     },
                 )
                 .await;
@@ -69,6 +70,28 @@ impl Engine {
                 )
                 .await;
         };
+
+        // On a shared store the folder may be on another machine: leave the job to one that
+        // can read it rather than call the data changed.
+        let here = self.store.host();
+        if let Some(origin) = input.origin.as_deref()
+            && origin != here
+            && !Path::new(&root).is_dir()
+        {
+            self.left_for_others().insert(job.id);
+            return self
+                .record(
+                    &lease,
+                    Finish::Release {
+                        message: format!(
+                            "cannot read {root} on {here}: the dataset was added on {origin}; \
+                             left for a machine that can read it"
+                        ),
+                        not_before: None,
+                    },
+                )
+                .await;
+        }
 
         let attempt = self.attempt(
             &lease,
@@ -91,6 +114,7 @@ impl Engine {
                 // Whatever was in flight is ambiguous; the next attempt reconciles first.
                 return self.record(&lease, Finish::Release {
                     message: "stopped before the attempt finished; back on the queue".into(),
+                    not_before: None,
                 }).await;
             }
         };

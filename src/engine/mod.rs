@@ -12,7 +12,7 @@ mod liveness;
 pub mod retry;
 mod store_thread;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -81,6 +81,9 @@ pub struct Engine {
     store_thread: store_thread::StoreThread,
     /// A store error from an outcome recorded without waiting; ends the batch.
     deferred_error: Arc<Mutex<Option<EngineError>>>,
+    /// Jobs given back because their folder is on another machine (shared store): this
+    /// engine does not claim them again, and a batch does not wait for them.
+    left_for_others: Mutex<HashSet<i64>>,
     targets: HashMap<String, Arc<dyn Target>>,
     config: EngineConfig,
     owner: String,
@@ -96,6 +99,7 @@ impl Engine {
         Ok(Engine {
             store_thread: store_thread::StoreThread::spawn(store.reopen()?),
             deferred_error: Arc::default(),
+            left_for_others: Mutex::default(),
             store,
             targets: HashMap::new(),
             config,
@@ -154,6 +158,7 @@ impl Engine {
         ClaimFilter {
             targets: self.targets.keys().cloned().collect(),
             job_ids: job_ids.map(|ids| ids.into_iter().collect()),
+            skip: HashSet::new(),
         }
     }
 
@@ -223,7 +228,8 @@ impl Engine {
             let owner = self.owner.clone();
             let lease_for = self.config.lease;
             let max_attempts = self.config.retry.max_attempts;
-            let f = filter.clone();
+            let mut f = filter.clone();
+            f.skip = self.left_for_others().clone();
             let claim = self
                 .db(move |s| s.claim(&owner, lease_for, max_attempts, &f))
                 .await?;
@@ -267,9 +273,22 @@ impl Engine {
         Ok(())
     }
 
-    /// Every job of the batch has ended, or waits on a paused target.
+    /// Jobs this engine left for a machine that can read their folder.
+    pub fn left_for_others(&self) -> std::sync::MutexGuard<'_, HashSet<i64>> {
+        self.left_for_others
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Every job of the batch has ended, waits on a paused target, or was left for another
+    /// machine.
     async fn batch_settled(&self, ids: &[i64]) -> Result<bool, EngineError> {
-        let ids: std::collections::HashSet<i64> = ids.iter().copied().collect();
+        let left = self.left_for_others().clone();
+        let ids: HashSet<i64> = ids
+            .iter()
+            .copied()
+            .filter(|id| !left.contains(id))
+            .collect();
         Ok(self.db(move |s| s.unsettled(&ids)).await? == 0)
     }
 }

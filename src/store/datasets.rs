@@ -1,7 +1,6 @@
 //! Datasets, their last scan, and the immutable documents their keys name.
 
-use rusqlite::{OptionalExtension, params};
-
+use super::sql::{Db, Row, args};
 use super::{Result, Store, StoreError, now_ms};
 use crate::content::{ContentDocument, ContentKey, DataFingerprint, Metadata};
 
@@ -31,40 +30,45 @@ pub struct NewDataset<'a> {
 pub struct AttemptInput {
     pub document: Option<ContentDocument>,
     pub dataset_key: Option<ContentKey>,
+    /// The machine the dataset was added on (its folder is there), when known.
+    pub origin: Option<String>,
     pub files: Vec<FileScan>,
 }
 
-/// Read an [`AttemptInput`] inside whatever transaction `conn` is in.
+/// Read an [`AttemptInput`] inside whatever transaction `db` is in.
 pub(super) fn read_attempt_input(
-    conn: &rusqlite::Connection,
+    db: Db<'_>,
     dataset_id: i64,
     key: &ContentKey,
 ) -> Result<AttemptInput> {
-    let text: Option<String> = conn
-        .prepare_cached("SELECT document FROM documents WHERE content_key = ?1")?
-        .query_row([key.to_hex()], |r| r.get(0))
-        .optional()?;
+    let text: Option<String> = db.opt(
+        "SELECT document FROM documents WHERE content_key = ?1",
+        args![key.to_hex()],
+        |r| r.get(0),
+    )?;
     let document = text
         .map(|t| {
             serde_json::from_str(&t)
                 .map_err(|e| StoreError::Corrupt(format!("document {}: {e}", key.short())))
         })
         .transpose()?;
-    let dataset_key: Option<String> = conn
-        .prepare_cached("SELECT content_key FROM datasets WHERE id = ?1")?
-        .query_row([dataset_id], |r| r.get(0))
-        .optional()?
-        .flatten();
-    let files = conn
-        .prepare_cached(
-            "SELECT rel_path, size, mtime_ns, file_id, sha256 FROM dataset_files
-             WHERE dataset_id = ?1 ORDER BY rel_path",
+    let (dataset_key, origin): (Option<String>, Option<String>) = db
+        .opt(
+            "SELECT content_key, origin FROM datasets WHERE id = ?1",
+            args![dataset_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )?
-        .query_map([dataset_id], file_from_row)?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+        .unwrap_or_default();
+    let files = db.all(
+        "SELECT rel_path, size, mtime_ns, file_id, sha256 FROM dataset_files
+         WHERE dataset_id = ?1 ORDER BY rel_path",
+        args![dataset_id],
+        file_from_row,
+    )?;
     Ok(AttemptInput {
         document,
         dataset_key: parse(dataset_key)?,
+        origin: origin.filter(|o| !o.is_empty()),
         files,
     })
 }
@@ -97,17 +101,17 @@ fn parse<T: std::str::FromStr>(text: Option<String>) -> Result<Option<T>> {
     }
 }
 
-fn file_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FileScan> {
+fn file_from_row(r: &Row<'_, '_>) -> Result<FileScan> {
     Ok(FileScan {
         rel_path: r.get(0)?,
-        size: r.get::<_, i64>(1)? as u64,
+        size: r.get::<i64>(1)? as u64,
         mtime_ns: r.get(2)?,
-        file_id: r.get::<_, i64>(3)? as u64,
+        file_id: r.get::<i64>(3)? as u64,
         sha256: r.get(4)?,
     })
 }
 
-fn dataset_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<DatasetRaw> {
+fn dataset_from_row(row: &Row<'_, '_>) -> Result<DatasetRaw> {
     Ok(DatasetRaw {
         id: row.get(0)?,
         path: row.get(1)?,
@@ -158,62 +162,58 @@ impl Store {
     /// Record a scanned dataset (new, or the same folder scanned again), its document and its
     /// files, in one transaction. Returns the dataset's id.
     pub fn save_dataset(&self, new: &NewDataset<'_>) -> Result<i64> {
-        let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let id = save_in(&tx, new, now_ms())?;
-        tx.commit()?;
-        Ok(id)
+        let origin = self.host();
+        self.write(|db| save_in(db, new, origin, now_ms()))
     }
 
     /// [`Store::save_dataset`] for many datasets in one transaction (imports, benchmarks).
     /// Returns their ids in order.
     pub fn save_datasets(&self, news: &[NewDataset<'_>]) -> Result<Vec<i64>> {
-        let mut conn = self.conn();
-        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let now = now_ms();
-        let ids = news
-            .iter()
-            .map(|new| save_in(&tx, new, now))
-            .collect::<Result<Vec<_>>>()?;
-        tx.commit()?;
-        Ok(ids)
+        let origin = self.host();
+        self.write(|db| {
+            let now = now_ms();
+            news.iter()
+                .map(|new| save_in(db, new, origin, now))
+                .collect::<Result<Vec<_>>>()
+        })
     }
 
     /// Every dataset, by id.
     pub fn datasets(&self) -> Result<Vec<DatasetRow>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {DATASET_COLUMNS} FROM datasets ORDER BY id"
-        ))?;
-        let raws = stmt
-            .query_map([], dataset_from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let raws = self.with(|db| {
+            db.all(
+                &format!("SELECT {DATASET_COLUMNS} FROM datasets ORDER BY id"),
+                args![],
+                dataset_from_row,
+            )
+        })?;
         raws.into_iter().map(DatasetRaw::into_row).collect()
     }
 
     /// One dataset by id.
     pub fn dataset(&self, id: i64) -> Result<Option<DatasetRow>> {
-        let conn = self.conn();
-        let raw = conn
-            .query_row(
+        let raw = self.with(|db| {
+            db.opt(
                 &format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE id = ?1"),
-                [id],
+                args![id],
                 dataset_from_row,
             )
-            .optional()?;
+        })?;
         raw.map(DatasetRaw::into_row).transpose()
     }
 
-    /// The dataset whose folder is `path` (canonical absolute).
+    /// The dataset whose folder on this machine is `path` (canonical absolute).
     pub fn dataset_by_path(&self, path: &str) -> Result<Option<DatasetRow>> {
-        let conn = self.conn();
-        let raw = conn
-            .query_row(
-                &format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE path = ?1"),
-                [path],
-                dataset_from_row,
-            )
-            .optional()?;
+        let origin = self.host();
+        let raw = self.with(|db| {
+            // On a shared database the same path on two machines is two datasets.
+            let sql = if db.is_postgres() {
+                format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE path = ?1 AND origin = ?2")
+            } else {
+                format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE path = ?1 AND ?2 = ?2")
+            };
+            db.opt(&sql, args![path, origin], dataset_from_row)
+        })?;
         raw.map(DatasetRaw::into_row).transpose()
     }
 
@@ -228,19 +228,22 @@ impl Store {
         if let Some(d) = self.dataset_by_path(selector)? {
             return Ok(d);
         }
-        let conn = self.conn();
         let key_prefix = if selector.len() >= 8 && selector.chars().all(|c| c.is_ascii_hexdigit()) {
             format!("{}%", selector.to_ascii_lowercase())
         } else {
             // Matches no key.
             "-".to_string()
         };
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {DATASET_COLUMNS} FROM datasets WHERE name = ?1 OR content_key LIKE ?2 LIMIT 2"
-        ))?;
-        let mut raws = stmt
-            .query_map(params![selector, key_prefix], dataset_from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut raws = self.with(|db| {
+            db.all(
+                &format!(
+                    "SELECT {DATASET_COLUMNS} FROM datasets
+                     WHERE name = ?1 OR content_key LIKE ?2 LIMIT 2"
+                ),
+                args![selector, &key_prefix],
+                dataset_from_row,
+            )
+        })?;
         match raws.len() {
             0 => Err(StoreError::NoSuchDataset(selector.into())),
             1 => raws.remove(0).into_row(),
@@ -250,14 +253,13 @@ impl Store {
 
     /// The document a key names.
     pub fn document(&self, key: &ContentKey) -> Result<Option<ContentDocument>> {
-        let conn = self.conn();
-        let text: Option<String> = conn
-            .query_row(
+        let text: Option<String> = self.with(|db| {
+            db.opt(
                 "SELECT document FROM documents WHERE content_key = ?1",
-                [key.to_hex()],
+                args![key.to_hex()],
                 |r| r.get(0),
             )
-            .optional()?;
+        })?;
         text.map(|t| {
             serde_json::from_str(&t)
                 .map_err(|e| StoreError::Corrupt(format!("document {}: {e}", key.short())))
@@ -267,81 +269,80 @@ impl Store {
 
     /// What the last scan of a dataset saw, by path.
     pub fn dataset_files(&self, dataset_id: i64) -> Result<Vec<FileScan>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT rel_path, size, mtime_ns, file_id, sha256 FROM dataset_files
-             WHERE dataset_id = ?1 ORDER BY rel_path",
-        )?;
-        let rows = stmt
-            .query_map([dataset_id], file_from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.with(|db| {
+            db.all(
+                "SELECT rel_path, size, mtime_ns, file_id, sha256 FROM dataset_files
+                 WHERE dataset_id = ?1 ORDER BY rel_path",
+                args![dataset_id],
+                file_from_row,
+            )
+        })
     }
 
     /// Everything an attempt needs to read, under one lock.
     pub fn attempt_input(&self, dataset_id: i64, key: &ContentKey) -> Result<AttemptInput> {
-        read_attempt_input(&self.conn(), dataset_id, key)
+        self.with(|db| read_attempt_input(db, dataset_id, key))
     }
 
     /// Forget a dataset (its jobs, results and events stay, as history).
     pub fn remove_dataset(&self, id: i64) -> Result<bool> {
-        let conn = self.conn();
-        Ok(conn.execute("DELETE FROM datasets WHERE id = ?1", [id])? == 1)
+        self.with(|db| Ok(db.run("DELETE FROM datasets WHERE id = ?1", args![id])? == 1))
     }
 }
 
 /// Record one scanned dataset inside the caller's transaction.
-fn save_in(tx: &rusqlite::Connection, new: &NewDataset<'_>, now: i64) -> Result<i64> {
+fn save_in(db: Db<'_>, new: &NewDataset<'_>, origin: &str, now: i64) -> Result<i64> {
     let key = new.document.key().to_hex();
     let fingerprint = new.document.fingerprint().to_hex();
     let document = String::from_utf8(new.document.canonical_json())
         .map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    tx.execute(
+    db.run(
         "INSERT INTO documents (content_key, fingerprint, document) VALUES (?1, ?2, ?3)
              ON CONFLICT (content_key) DO NOTHING",
-        params![key, fingerprint, document],
+        args![&key, &fingerprint, document],
     )?;
     let metadata = serde_json::to_string(&new.metadata.normalized())
         .map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let total: u64 = new.files.iter().map(|f| f.size).sum();
-    let id: i64 = tx.query_row(
-        "INSERT INTO datasets (path, name, metadata, content_key, fingerprint, file_count,
-                                   total_bytes, added_at, scanned_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)
-             ON CONFLICT (path) DO UPDATE SET
+    // A folder is one dataset per machine: on a shared database the same path on two
+    // machines is two datasets.
+    let conflict = if db.is_postgres() {
+        "(origin, path)"
+    } else {
+        "(path)"
+    };
+    let id: i64 = db.one(
+        &format!(
+            "INSERT INTO datasets (path, name, metadata, content_key, fingerprint, file_count,
+                                   total_bytes, added_at, scanned_at, origin)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)
+             ON CONFLICT {conflict} DO UPDATE SET
                 name = excluded.name, metadata = excluded.metadata,
                 content_key = excluded.content_key, fingerprint = excluded.fingerprint,
                 file_count = excluded.file_count, total_bytes = excluded.total_bytes,
-                scanned_at = excluded.scanned_at
-             RETURNING id",
-        params![
+                scanned_at = excluded.scanned_at, origin = excluded.origin
+             RETURNING id"
+        ),
+        args![
             new.path,
             new.name,
             metadata,
-            key,
-            fingerprint,
-            new.files.len() as i64,
-            total as i64,
-            now
+            &key,
+            &fingerprint,
+            new.files.len(),
+            total,
+            now,
+            origin
         ],
         |r| r.get(0),
     )?;
-    tx.execute("DELETE FROM dataset_files WHERE dataset_id = ?1", [id])?;
-    {
-        let mut insert = tx.prepare_cached(
+    db.run("DELETE FROM dataset_files WHERE dataset_id = ?1", args![id])?;
+    for f in new.files {
+        db.run(
             "INSERT INTO dataset_files (dataset_id, rel_path, size, mtime_ns, file_id, sha256)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            args![id, &f.rel_path, f.size, f.mtime_ns, f.file_id, &f.sha256],
         )?;
-        for f in new.files {
-            insert.execute(params![
-                id,
-                f.rel_path,
-                f.size as i64,
-                f.mtime_ns,
-                f.file_id as i64,
-                f.sha256
-            ])?;
-        }
     }
     Ok(id)
 }

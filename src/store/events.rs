@@ -1,8 +1,7 @@
 //! The append-only event log: every attempt, retry, replay, reconciliation and outcome.
 
-use rusqlite::{Connection, params};
-
-use super::{Result, Store, now_ms};
+use super::sql::{Db, Row, args};
+use super::{Result, Store, StoreError, now_ms};
 
 /// What happened. Stored as its lowercase name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -122,30 +121,32 @@ pub struct EventRow {
     pub actor: String,
 }
 
-/// Append inside whatever transaction `conn` is in; returns the stored row.
-pub(super) fn insert_event(conn: &Connection, e: &NewEvent, actor: &str) -> Result<EventRow> {
+/// Append inside whatever transaction `db` is in; returns the stored row.
+pub(super) fn insert_event(db: Db<'_>, e: &NewEvent, actor: &str) -> Result<EventRow> {
     let at = now_ms();
     let kind = e.kind.unwrap_or(EventKind::Attempt);
-    conn.prepare_cached(
+    let id: i64 = db.one(
         "INSERT INTO events (at, job_id, dataset_id, target, content_key, kind, attempt,
                              http_status, delay_ms, message, actor)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    )?
-    .execute(params![
-        at,
-        e.job_id,
-        e.dataset_id,
-        e.target,
-        e.content_key,
-        kind.as_str(),
-        e.attempt,
-        e.http_status,
-        e.delay_ms,
-        e.message,
-        actor
-    ])?;
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+         RETURNING id",
+        args![
+            at,
+            e.job_id,
+            e.dataset_id,
+            &e.target,
+            &e.content_key,
+            kind.as_str(),
+            e.attempt,
+            e.http_status,
+            e.delay_ms,
+            &e.message,
+            actor
+        ],
+        |r| r.get(0),
+    )?;
     Ok(EventRow {
-        id: conn.last_insert_rowid(),
+        id,
         at,
         job_id: e.job_id,
         dataset_id: e.dataset_id,
@@ -163,7 +164,7 @@ pub(super) fn insert_event(conn: &Connection, e: &NewEvent, actor: &str) -> Resu
 const EVENT_COLUMNS: &str = "id, at, job_id, dataset_id, target, content_key, kind, attempt, \
                              http_status, delay_ms, message, actor";
 
-fn event_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventRow> {
+fn event_from_row(r: &Row<'_, '_>) -> Result<EventRow> {
     let kind: String = r.get(6)?;
     Ok(EventRow {
         id: r.get(0)?,
@@ -173,13 +174,8 @@ fn event_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventRow> {
         target: r.get(4)?,
         content_key: r.get(5)?,
         // An unknown kind (written by a newer Lodge, say) is an error, not silently relabelled.
-        kind: EventKind::parse(&kind).ok_or_else(|| {
-            rusqlite::Error::FromSqlConversionFailure(
-                6,
-                rusqlite::types::Type::Text,
-                format!("unknown event kind '{kind}'").into(),
-            )
-        })?,
+        kind: EventKind::parse(&kind)
+            .ok_or_else(|| StoreError::Corrupt(format!("unknown event kind '{kind}'")))?,
         attempt: r.get(7)?,
         http_status: r.get(8)?,
         delay_ms: r.get(9)?,
@@ -188,54 +184,73 @@ fn event_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventRow> {
     })
 }
 
+/// One event by id, inside whatever transaction `db` is in.
+pub(super) fn event_by_id(db: Db<'_>, id: i64) -> Result<EventRow> {
+    db.opt(
+        &format!("SELECT {EVENT_COLUMNS} FROM events WHERE id = ?1"),
+        args![id],
+        event_from_row,
+    )?
+    .ok_or_else(|| StoreError::Corrupt(format!("event {id} is missing")))
+}
+
 impl Store {
     /// Append one event on its own.
     pub fn append_event(&self, event: &NewEvent) -> Result<EventRow> {
-        let conn = self.conn();
-        insert_event(&conn, event, &self.actor)
+        self.with(|db| insert_event(db, event, &self.actor))
     }
 
     /// Events with id greater than `after`, oldest first, at most `limit`.
     pub fn events_after(&self, after: i64, limit: usize) -> Result<Vec<EventRow>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {EVENT_COLUMNS} FROM events WHERE id > ?1 ORDER BY id LIMIT ?2"
-        ))?;
-        let rows = stmt
-            .query_map(params![after, limit as i64], event_from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.with(|db| {
+            db.all(
+                &format!("SELECT {EVENT_COLUMNS} FROM events WHERE id > ?1 ORDER BY id LIMIT ?2"),
+                args![after, limit],
+                event_from_row,
+            )
+        })
     }
 
     /// Every event of one job, oldest first.
     pub fn events_for_job(&self, job_id: i64) -> Result<Vec<EventRow>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {EVENT_COLUMNS} FROM events WHERE job_id = ?1 ORDER BY id"
-        ))?;
-        let rows = stmt
-            .query_map([job_id], event_from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.with(|db| {
+            db.all(
+                &format!("SELECT {EVENT_COLUMNS} FROM events WHERE job_id = ?1 ORDER BY id"),
+                args![job_id],
+                event_from_row,
+            )
+        })
     }
 
     /// How many events of a kind were ever logged.
     pub fn count_events(&self, kind: EventKind) -> Result<u64> {
-        let conn = self.conn();
-        let n: i64 = conn.query_row(
-            "SELECT count(*) FROM events WHERE kind = ?1",
-            [kind.as_str()],
-            |r| r.get(0),
-        )?;
+        let n: i64 = self.with(|db| {
+            db.one(
+                "SELECT count(*) FROM events WHERE kind = ?1",
+                args![kind.as_str()],
+                |r| r.get(0),
+            )
+        })?;
         Ok(n as u64)
     }
-}
 
-impl Store {
     /// Id of the newest event (0 when the log is empty).
     pub fn last_event_id(&self) -> Result<i64> {
-        let conn = self.conn();
-        Ok(conn.query_row("SELECT coalesce(max(id), 0) FROM events", [], |r| r.get(0))?)
+        self.with(|db| {
+            db.one("SELECT coalesce(max(id), 0) FROM events", args![], |r| {
+                r.get(0)
+            })
+        })
+    }
+
+    /// On a shared PostgreSQL store, a stream of notices that another process (on any
+    /// machine) logged events: the id of each new event, or 0 for "catch up". `None` on
+    /// SQLite, where only this machine's processes write.
+    pub fn event_notices(&self) -> Option<super::postgres::EventNotices> {
+        match self.location() {
+            super::StoreLocation::Postgres(url) => Some(super::postgres::listen(url)),
+            super::StoreLocation::File(_) => None,
+        }
     }
 }
 

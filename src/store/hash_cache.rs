@@ -2,61 +2,54 @@
 //! file id are unchanged, so a rescan of unchanged files costs one `stat` each. The store is
 //! the [`HashCache`] the content module hashes through.
 
-use rusqlite::params;
-
-use super::Store;
+use super::sql::args;
+use super::{Result, Store};
 use crate::content::{FileStamp, HashCache, Sha256Hex};
 
 impl Store {
-    fn cached_digests(&self, stamps: &[FileStamp]) -> rusqlite::Result<Vec<Option<Sha256Hex>>> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        let mut out = Vec::with_capacity(stamps.len());
-        {
-            let mut stmt = tx.prepare_cached(
-                "SELECT sha256 FROM hash_cache
-                 WHERE abs_path = ?1 AND size = ?2 AND mtime_ns = ?3 AND file_id = ?4",
-            )?;
-            for s in stamps {
-                let mut rows = stmt.query(params![
-                    s.abs_path.to_string_lossy(),
-                    s.size as i64,
-                    s.mtime_ns,
-                    s.file_id as i64
-                ])?;
-                let hit = match rows.next()? {
-                    Some(r) => r.get::<_, String>(0)?.parse().ok(),
-                    None => None,
-                };
-                out.push(hit);
-            }
+    fn cached_digests(&self, stamps: &[FileStamp]) -> Result<Vec<Option<Sha256Hex>>> {
+        if let Some(local) = &self.local_cache {
+            return local.cached_digests(stamps);
         }
-        tx.commit()?;
-        Ok(out)
+        self.read(|db| {
+            stamps
+                .iter()
+                .map(|s| {
+                    let hit: Option<String> = db.opt(
+                        "SELECT sha256 FROM hash_cache
+                         WHERE abs_path = ?1 AND size = ?2 AND mtime_ns = ?3 AND file_id = ?4",
+                        args![s.abs_path.to_string_lossy(), s.size, s.mtime_ns, s.file_id],
+                        |r| r.get(0),
+                    )?;
+                    Ok(hit.and_then(|h| h.parse().ok()))
+                })
+                .collect()
+        })
     }
 
-    fn remember_digests(&self, entries: &[(FileStamp, Sha256Hex)]) -> rusqlite::Result<()> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        {
-            let mut stmt = tx.prepare_cached(
-                "INSERT INTO hash_cache (abs_path, size, mtime_ns, file_id, sha256)
-                 VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT (abs_path) DO UPDATE SET size = excluded.size,
-                    mtime_ns = excluded.mtime_ns, file_id = excluded.file_id,
-                    sha256 = excluded.sha256",
-            )?;
-            for (s, digest) in entries {
-                stmt.execute(params![
-                    s.abs_path.to_string_lossy(),
-                    s.size as i64,
-                    s.mtime_ns,
-                    s.file_id as i64,
-                    digest.to_hex()
-                ])?;
-            }
+    fn remember_digests(&self, entries: &[(FileStamp, Sha256Hex)]) -> Result<()> {
+        if let Some(local) = &self.local_cache {
+            return local.remember_digests(entries);
         }
-        tx.commit()
+        self.write(|db| {
+            for (s, digest) in entries {
+                db.run(
+                    "INSERT INTO hash_cache (abs_path, size, mtime_ns, file_id, sha256)
+                     VALUES (?1, ?2, ?3, ?4, ?5)
+                     ON CONFLICT (abs_path) DO UPDATE SET size = excluded.size,
+                        mtime_ns = excluded.mtime_ns, file_id = excluded.file_id,
+                        sha256 = excluded.sha256",
+                    args![
+                        s.abs_path.to_string_lossy(),
+                        s.size,
+                        s.mtime_ns,
+                        s.file_id,
+                        digest.to_hex()
+                    ],
+                )?;
+            }
+            Ok(())
+        })
     }
 }
 

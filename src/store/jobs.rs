@@ -4,11 +4,9 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, params};
-
 use super::datasets::{AttemptInput, read_attempt_input};
 use super::events::insert_event;
-use super::tx::WriteTx;
+use super::sql::{Db, Row, args};
 use super::{
     EventKind, EventRow, NewEvent, OPERATION_DEPOSIT, Result, Store, StoreError, ms, now_ms,
 };
@@ -111,6 +109,9 @@ pub struct ClaimFilter {
     pub targets: Vec<String>,
     /// Only these jobs (a command-line batch); `None` for any.
     pub job_ids: Option<HashSet<i64>>,
+    /// Jobs this worker gave back because it cannot do them (their folder is on another
+    /// machine): left for others.
+    pub skip: HashSet<i64>,
 }
 
 /// Whether `enqueue_deposit` made a new job or joined one already on the queue.
@@ -163,8 +164,12 @@ pub enum Finish {
         error: String,
         http_status: Option<u16>,
     },
-    /// Give the job back untouched (shutdown, or a target this worker cannot use now).
-    Release { message: String },
+    /// Give the job back untouched (shutdown, or a target this worker cannot use now), to
+    /// be claimable again at `not_before` (unix ms; `None` for now).
+    Release {
+        message: String,
+        not_before: Option<i64>,
+    },
 }
 
 pub(super) const JOB_COLUMNS: &str = "j.id, j.dataset_id, d.path, d.name, j.target, j.operation, \
@@ -172,16 +177,10 @@ pub(super) const JOB_COLUMNS: &str = "j.id, j.dataset_id, d.path, d.name, j.targ
     j.lease_expires, j.fence, j.last_error, j.last_status, j.identifier, j.url, \
     j.created_at, j.updated_at";
 
-pub(super) fn job_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRow> {
+pub(super) fn job_from_row(r: &Row<'_, '_>) -> Result<JobRow> {
     let key: String = r.get(6)?;
     let state: String = r.get(7)?;
-    let bad = |what: &str, text: &str| {
-        rusqlite::Error::FromSqlConversionFailure(
-            0,
-            rusqlite::types::Type::Text,
-            format!("{what} '{text}'").into(),
-        )
-    };
+    let bad = |what: &str, text: &str| StoreError::Corrupt(format!("{what} '{text}'"));
     Ok(JobRow {
         id: r.get(0)?,
         dataset_id: r.get(1)?,
@@ -206,14 +205,15 @@ pub(super) fn job_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRow> {
     })
 }
 
-fn load_job(conn: &Connection, id: i64) -> Result<Option<JobRow>> {
-    Ok(conn
-        .prepare_cached(&format!(
+fn load_job(db: Db<'_>, id: i64) -> Result<Option<JobRow>> {
+    db.opt(
+        &format!(
             "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
              WHERE j.id = ?1"
-        ))?
-        .query_row([id], job_from_row)
-        .optional()?)
+        ),
+        args![id],
+        job_from_row,
+    )
 }
 
 fn job_event(job: &JobRow, kind: EventKind, message: String) -> NewEvent {
@@ -229,15 +229,30 @@ fn job_event(job: &JobRow, kind: EventKind, message: String) -> NewEvent {
     }
 }
 
-/// Check, inside `tx`, that `lease` still holds the job. The fence only ever grows, so an
-/// equal fence and a running state mean nobody has claimed the job since.
-fn check_fence(tx: &Connection, lease: &Lease) -> Result<()> {
-    let current: Option<(i64, String)> = tx
-        .prepare_cached("SELECT fence, state FROM jobs WHERE id = ?1")?
-        .query_row([lease.job.id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
+/// Whether a lease still holds its job, checked inside the transaction that would record.
+enum FenceCheck {
+    /// The fence only ever grows, so an equal fence and a running state mean nobody has
+    /// claimed the job since.
+    Holds,
+    /// The same fence, but the job is no longer running: this lease's own outcome was
+    /// committed already (a COMMIT whose answer was lost, then run again). Nobody else can
+    /// change a job's state without moving its fence, except a person re-queueing it after
+    /// that outcome.
+    AlreadyRecorded,
+}
+
+fn check_fence(db: Db<'_>, lease: &Lease) -> Result<FenceCheck> {
+    // On PostgreSQL the row lock also makes a concurrent claim of this job wait for us.
+    let sql = if db.is_postgres() {
+        "SELECT fence, state FROM jobs WHERE id = ?1 FOR UPDATE"
+    } else {
+        "SELECT fence, state FROM jobs WHERE id = ?1"
+    };
+    let current: Option<(i64, String)> =
+        db.opt(sql, args![lease.job.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
     match current {
-        Some((fence, state)) if fence == lease.fence && state == "running" => Ok(()),
+        Some((fence, state)) if fence == lease.fence && state == "running" => Ok(FenceCheck::Holds),
+        Some((fence, _)) if fence == lease.fence => Ok(FenceCheck::AlreadyRecorded),
         _ => Err(StoreError::StaleLease {
             job: lease.job.id,
             fence: lease.fence,
@@ -256,43 +271,54 @@ struct DueJob {
 }
 
 /// The first due job that passes `filter`: due jobs in order, a page at a time, off the
-/// partial index on `due_at`. Usually the first row is the one.
-fn next_due(tx: &Connection, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>> {
-    let paused: HashSet<String> = tx
-        .prepare_cached("SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL")?
-        .query_map([], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+/// partial index on `due_at`. Usually the first row is the one. On PostgreSQL the rows are
+/// locked as they are read and rows other workers hold are skipped (`SKIP LOCKED`), so
+/// workers on many machines claim different jobs without waiting on each other.
+fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>> {
+    let paused: HashSet<String> = db
+        .all(
+            "SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL",
+            args![],
+            |r| r.get(0),
+        )?
+        .into_iter()
+        .collect();
     let wanted = |job: &DueJob| {
         filter.targets.contains(&job.target)
             && !paused.contains(&job.target)
+            && !filter.skip.contains(&job.id)
             && filter
                 .job_ids
                 .as_ref()
                 .is_none_or(|ids| ids.contains(&job.id))
     };
+    // The partial index yields due jobs already in order; without the hint SQLite may
+    // prefer another index and sort every active job on each claim.
+    let sql = if db.is_postgres() {
+        "SELECT id, target, operation, content_key, state, lease_owner
+         FROM jobs
+         WHERE state IN ('queued','running','waiting') AND due_at <= ?1
+         ORDER BY due_at, id LIMIT ?2 OFFSET ?3
+         FOR UPDATE SKIP LOCKED"
+    } else {
+        "SELECT id, target, operation, content_key, state, lease_owner
+         FROM jobs INDEXED BY jobs_due
+         WHERE state IN ('queued','running','waiting') AND due_at <= ?1
+         ORDER BY due_at, id LIMIT ?2 OFFSET ?3"
+    };
     const PAGE: i64 = 16;
     let mut offset = 0;
     loop {
-        // The partial index yields due jobs already in order; without the hint SQLite may
-        // prefer another index and sort every active job on each claim.
-        let mut stmt = tx.prepare_cached(
-            "SELECT id, target, operation, content_key, state, lease_owner
-             FROM jobs INDEXED BY jobs_due
-             WHERE state IN ('queued','running','waiting') AND due_at <= ?1
-             ORDER BY due_at, id LIMIT ?2 OFFSET ?3",
-        )?;
-        let page: Vec<DueJob> = stmt
-            .query_map(params![now, PAGE, offset], |r| {
-                Ok(DueJob {
-                    id: r.get(0)?,
-                    target: r.get(1)?,
-                    operation: r.get(2)?,
-                    key: r.get(3)?,
-                    state: r.get(4)?,
-                    lease_owner: r.get(5)?,
-                })
-            })?
-            .collect::<rusqlite::Result<_>>()?;
+        let page: Vec<DueJob> = db.all(sql, args![now, PAGE, offset], |r| {
+            Ok(DueJob {
+                id: r.get(0)?,
+                target: r.get(1)?,
+                operation: r.get(2)?,
+                key: r.get(3)?,
+                state: r.get(4)?,
+                lease_owner: r.get(5)?,
+            })
+        })?;
         let full = page.len() as i64 == PAGE;
         if let Some(job) = page.into_iter().find(|j| wanted(j)) {
             return Ok(Some(job));
@@ -321,56 +347,105 @@ pub enum Claim {
     },
 }
 
+/// Record a landed write's result for the job's scope, unless the scope has one already;
+/// returns the scope's result (ours or the earlier winner's) and whether ours was inserted.
+///
+/// `ON CONFLICT DO NOTHING` claims the scope atomically. On PostgreSQL at Read Committed it
+/// may decline because of a row that another transaction committed after this statement's
+/// snapshot was taken, so the winner is read in a separate statement (which sees every
+/// committed row); should even that find nothing (the winner was forgotten in between),
+/// the insert is tried again.
+fn record_result(
+    db: Db<'_>,
+    job: &JobRow,
+    record: &RecordRef,
+    outcome: &str,
+    fingerprint: &str,
+    now: i64,
+) -> Result<(String, Option<String>, bool)> {
+    for _ in 0..3 {
+        let inserted = db.run(
+            "INSERT INTO results (target, operation, content_key, identifier, url,
+                                  outcome, fingerprint, job_id, recorded_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             ON CONFLICT (target, operation, content_key) DO NOTHING",
+            args![
+                &job.target,
+                &job.operation,
+                job.key.to_hex(),
+                &record.identifier,
+                &record.url,
+                outcome,
+                fingerprint,
+                job.id,
+                now
+            ],
+        )? == 1;
+        let winner: Option<(String, Option<String>)> = db.opt(
+            "SELECT identifier, url FROM results
+             WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
+            args![&job.target, &job.operation, job.key.to_hex()],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        if let Some((identifier, url)) = winner {
+            return Ok((identifier, url, inserted));
+        }
+    }
+    // Retried by the store as a whole transaction, never skipped.
+    Err(StoreError::Postgres {
+        message: format!(
+            "the result of job {} neither inserted nor found; trying again",
+            job.id
+        ),
+        transient: true,
+    })
+}
+
 impl Store {
     /// Make sure a target exists in the store (its scope id is what results are keyed by).
     pub fn upsert_target(&self, scope_id: &str, url: &str, label: &str) -> Result<()> {
-        let conn = self.conn();
-        conn.execute(
-            "INSERT INTO targets (scope_id, url, label, added_at) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (scope_id) DO UPDATE SET url = excluded.url, label = excluded.label",
-            params![scope_id, url, label, now_ms()],
-        )?;
-        Ok(())
+        self.with(|db| {
+            db.run(
+                "INSERT INTO targets (scope_id, url, label, added_at) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (scope_id) DO UPDATE SET url = excluded.url, label = excluded.label",
+                args![scope_id, url, label, now_ms()],
+            )?;
+            Ok(())
+        })
     }
 
     /// Why a target is paused, if it is.
     pub fn target_paused(&self, scope_id: &str) -> Result<Option<String>> {
-        let conn = self.conn();
-        Ok(conn
-            .query_row(
-                "SELECT paused_reason FROM targets WHERE scope_id = ?1",
-                [scope_id],
-                |r| r.get::<_, Option<String>>(0),
-            )
-            .optional()?
-            .flatten())
+        self.with(|db| {
+            Ok(db
+                .opt(
+                    "SELECT paused_reason FROM targets WHERE scope_id = ?1",
+                    args![scope_id],
+                    |r| r.get::<Option<String>>(0),
+                )?
+                .flatten())
+        })
     }
 
     /// Lift a pause (the user acted: new credentials, or asked to deposit again).
     pub fn resume_target(&self, scope_id: &str) -> Result<Option<EventRow>> {
-        let conn = self.conn();
-        let tx = WriteTx::begin(&conn)?;
-        let changed = tx.run(
-            "UPDATE targets SET paused_reason = NULL, paused_at = NULL
-             WHERE scope_id = ?1 AND paused_reason IS NOT NULL",
-            [scope_id],
-        )?;
-        let event = if changed == 1 {
-            Some(insert_event(
-                &tx,
-                &NewEvent {
-                    target: Some(scope_id.into()),
-                    kind: Some(EventKind::Resumed),
-                    message: format!("{scope_id} resumed"),
-                    ..NewEvent::default()
-                },
-                &self.actor,
-            )?)
-        } else {
-            None
-        };
-        tx.commit()?;
-        Ok(event)
+        self.write(|db| {
+            let changed = db.run(
+                "UPDATE targets SET paused_reason = NULL, paused_at = NULL
+                 WHERE scope_id = ?1 AND paused_reason IS NOT NULL",
+                args![scope_id],
+            )?;
+            if changed != 1 {
+                return Ok(None);
+            }
+            let event = NewEvent {
+                target: Some(scope_id.into()),
+                kind: Some(EventKind::Resumed),
+                message: format!("{scope_id} resumed"),
+                ..NewEvent::default()
+            };
+            Ok(Some(insert_event(db, &event, &self.actor)?))
+        })
     }
 
     /// Put a deposit of `key` to `target` on the queue, or join the job already queued,
@@ -393,48 +468,49 @@ impl Store {
         items: &[(i64, ContentKey)],
         deadline: Duration,
     ) -> Result<Vec<(Enqueued, Option<EventRow>)>> {
-        let conn = self.conn();
-        let tx = WriteTx::begin(&conn)?;
-        let now = now_ms();
-        let mut out = Vec::with_capacity(items.len());
-        for (dataset_id, key) in items {
-            let existing: Option<i64> = tx
-                .prepare_cached(
-                    "SELECT id FROM jobs WHERE target = ?1 AND operation = ?2
-                     AND content_key = ?3 AND state IN ('queued','running','waiting')",
-                )?
-                .query_row(params![target, OPERATION_DEPOSIT, key.to_hex()], |r| {
-                    r.get(0)
-                })
-                .optional()?;
-            if let Some(id) = existing {
-                out.push((Enqueued::AlreadyQueued(id), None));
-                continue;
+        self.write(|db| {
+            let now = now_ms();
+            let mut out = Vec::with_capacity(items.len());
+            for (dataset_id, key) in items {
+                // Another machine may enqueue the same scope at once: the partial unique
+                // index decides, and the loser joins the winner's job.
+                let inserted: Option<i64> = db.opt(
+                    "INSERT INTO jobs (dataset_id, target, operation, content_key, state,
+                                       deadline, due_at, created_at, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?6, ?6)
+                     ON CONFLICT (target, operation, content_key)
+                        WHERE state IN ('queued','running','waiting') DO NOTHING
+                     RETURNING id",
+                    args![
+                        dataset_id,
+                        target,
+                        OPERATION_DEPOSIT,
+                        key.to_hex(),
+                        now + ms(deadline),
+                        now
+                    ],
+                    |r| r.get(0),
+                )?;
+                let Some(id) = inserted else {
+                    let existing: i64 = db.one(
+                        "SELECT id FROM jobs WHERE target = ?1 AND operation = ?2
+                         AND content_key = ?3 AND state IN ('queued','running','waiting')",
+                        args![target, OPERATION_DEPOSIT, key.to_hex()],
+                        |r| r.get(0),
+                    )?;
+                    out.push((Enqueued::AlreadyQueued(existing), None));
+                    continue;
+                };
+                let job = load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?;
+                let event = insert_event(
+                    db,
+                    &job_event(&job, EventKind::Queued, format!("queued for {target}")),
+                    &self.actor,
+                )?;
+                out.push((Enqueued::New(id), Some(event)));
             }
-            tx.prepare_cached(
-                "INSERT INTO jobs (dataset_id, target, operation, content_key, state, deadline,
-                                   due_at, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?6, ?6)",
-            )?
-            .execute(params![
-                dataset_id,
-                target,
-                OPERATION_DEPOSIT,
-                key.to_hex(),
-                now + ms(deadline),
-                now
-            ])?;
-            let id = tx.last_insert_rowid();
-            let job = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
-            let event = insert_event(
-                &tx,
-                &job_event(&job, EventKind::Queued, format!("queued for {target}")),
-                &self.actor,
-            )?;
-            out.push((Enqueued::New(id), Some(event)));
-        }
-        tx.commit()?;
-        Ok(out)
+            Ok(out)
+        })
     }
 
     /// Claim the next due job — queued, waiting past its time, or running under an expired
@@ -448,25 +524,30 @@ impl Store {
         max_attempts: u32,
         filter: &ClaimFilter,
     ) -> Result<Claim> {
-        let conn = self.conn();
-        let tx = WriteTx::begin(&conn)?;
+        self.write(|db| self.claim_in(db, owner, lease_for, max_attempts, filter))
+    }
+
+    fn claim_in(
+        &self,
+        db: Db<'_>,
+        owner: &str,
+        lease_for: Duration,
+        max_attempts: u32,
+        filter: &ClaimFilter,
+    ) -> Result<Claim> {
         let now = now_ms();
-        let Some(due) = next_due(&tx, now, filter)? else {
-            tx.commit()?;
+        let Some(due) = next_due(db, now, filter)? else {
             return Ok(Claim::Idle);
         };
         let id = due.id;
         let mut events = Vec::new();
         let expires_at = now + ms(lease_for);
-        let existing: Option<(String, Option<String>, String)> = tx
-            .prepare_cached(
-                "SELECT identifier, url, outcome FROM results
-                 WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
-            )?
-            .query_row(params![due.target, due.operation, due.key], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })
-            .optional()?;
+        let existing: Option<(String, Option<String>, String)> = db.opt(
+            "SELECT identifier, url, outcome FROM results
+             WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
+            args![&due.target, &due.operation, &due.key],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
         let reclaimed = (due.state == "running").then(|| {
             format!(
                 "lease of {} expired; job taken over",
@@ -475,57 +556,56 @@ impl Store {
         });
         if let Some((identifier, url, outcome)) = existing {
             // Replay: the fence still moves, so a stale holder cannot record anything.
-            tx.prepare_cached(
+            db.run(
                 "UPDATE jobs SET state = 'existing', fence = fence + 1, lease_owner = NULL,
                                  lease_expires = NULL, identifier = ?2, url = ?3,
                                  last_error = NULL, updated_at = ?4
                  WHERE id = ?1",
-            )?
-            .execute(params![id, identifier, url, now])?;
-            let job = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
+                args![id, &identifier, &url, now],
+            )?;
+            let job = load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?;
             if let Some(message) = reclaimed {
                 let e = job_event(&job, EventKind::Reclaimed, message);
-                events.push(insert_event(&tx, &e, &self.actor)?);
+                events.push(insert_event(db, &e, &self.actor)?);
             }
             let message =
                 format!("replay: already deposited as {identifier} ({outcome}), no request sent");
             events.push(insert_event(
-                &tx,
+                db,
                 &job_event(&job, EventKind::Replay, message),
                 &self.actor,
             )?);
-            tx.commit()?;
             return Ok(Claim::Replayed { job, events });
         }
-        tx.prepare_cached(
+        db.run(
             "UPDATE jobs SET state = 'running', fence = fence + 1, attempts = attempts + 1,
                              lease_owner = ?2, lease_expires = ?3, due_at = ?3, updated_at = ?4
              WHERE id = ?1",
-        )?
-        .execute(params![id, owner, expires_at, now])?;
-        let job = load_job(&tx, id)?.ok_or(StoreError::NoSuchJob(id))?;
+            args![id, owner, expires_at, now],
+        )?;
+        let job = load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?;
         if let Some(message) = reclaimed {
             let e = job_event(&job, EventKind::Reclaimed, message);
-            events.push(insert_event(&tx, &e, &self.actor)?);
+            events.push(insert_event(db, &e, &self.actor)?);
         }
         let message = format!(
             "attempt {} of {max_attempts} to {}",
             job.attempts, job.target
         );
         events.push(insert_event(
-            &tx,
+            db,
             &job_event(&job, EventKind::Attempt, message),
             &self.actor,
         )?);
         let input = match job.dataset_id {
-            Some(dataset) => read_attempt_input(&tx, dataset, &job.key)?,
+            Some(dataset) => read_attempt_input(db, dataset, &job.key)?,
             None => AttemptInput {
                 document: None,
                 dataset_key: None,
+                origin: None,
                 files: Vec::new(),
             },
         };
-        tx.commit()?;
         let fence = job.fence;
         Ok(Claim::Attempt {
             input,
@@ -541,13 +621,14 @@ impl Store {
 
     /// Extend a lease. `false` when it was lost (another worker claimed the job).
     pub fn renew_lease(&self, lease: &mut Lease, lease_for: Duration) -> Result<bool> {
-        let conn = self.conn();
         let expires_at = now_ms() + ms(lease_for);
-        let n = conn.execute(
-            "UPDATE jobs SET lease_expires = ?3, due_at = ?3
-             WHERE id = ?1 AND fence = ?2 AND state = 'running'",
-            params![lease.job.id, lease.fence, expires_at],
-        )?;
+        let n = self.with(|db| {
+            db.run(
+                "UPDATE jobs SET lease_expires = ?3, due_at = ?3
+                 WHERE id = ?1 AND fence = ?2 AND state = 'running'",
+                args![lease.job.id, lease.fence, expires_at],
+            )
+        })?;
         if n == 1 {
             lease.expires_at = expires_at;
         }
@@ -562,26 +643,46 @@ impl Store {
         message: &str,
         http_status: Option<u16>,
     ) -> Result<EventRow> {
-        let conn = self.conn();
-        let tx = WriteTx::begin(&conn)?;
-        check_fence(&tx, lease)?;
-        let mut event = job_event(&lease.job, kind, message.to_string());
-        event.http_status = http_status;
-        let row = insert_event(&tx, &event, &self.actor)?;
-        tx.commit()?;
-        Ok(row)
+        self.write(|db| {
+            if let FenceCheck::AlreadyRecorded = check_fence(db, lease)? {
+                return Err(StoreError::StaleLease {
+                    job: lease.job.id,
+                    fence: lease.fence,
+                });
+            }
+            let mut event = job_event(&lease.job, kind, message.to_string());
+            event.http_status = http_status;
+            insert_event(db, &event, &self.actor)
+        })
     }
 
     /// Record how a claimed job ends this round: the job's state, the result (for a landed
     /// write) and one event, in one transaction, and only if the lease still holds
     /// ([`StoreError::StaleLease`] otherwise). Returns the updated job and the event.
     pub fn finish(&self, lease: &Lease, finish: Finish) -> Result<(JobRow, EventRow)> {
-        let conn = self.conn();
-        let tx = WriteTx::begin(&conn)?;
-        check_fence(&tx, lease)?;
+        self.write(|db| match check_fence(db, lease)? {
+            FenceCheck::Holds => self.finish_in(db, lease, &finish),
+            FenceCheck::AlreadyRecorded => {
+                // Our own earlier commit: answer what it recorded.
+                let job = load_job(db, lease.job.id)?.ok_or(StoreError::NoSuchJob(lease.job.id))?;
+                let event = db
+                    .opt(
+                        "SELECT max(id) FROM events WHERE job_id = ?1",
+                        args![job.id],
+                        |r| r.get::<Option<i64>>(0),
+                    )?
+                    .flatten()
+                    .ok_or(StoreError::NoSuchJob(job.id))?;
+                let event = super::events::event_by_id(db, event)?;
+                Ok((job, event))
+            }
+        })
+    }
+
+    fn finish_in(&self, db: Db<'_>, lease: &Lease, finish: &Finish) -> Result<(JobRow, EventRow)> {
         let job = &lease.job;
         let now = now_ms();
-        let (state, event) = match finish {
+        let (state, event) = match finish.clone() {
             Finish::Landed {
                 record,
                 created,
@@ -592,39 +693,18 @@ impl Store {
             } => {
                 let outcome = if created { "created" } else { "existing" };
                 // Claim the scope; if another worker recorded it first, theirs stands.
-                let inserted = tx.run(
-                    "INSERT INTO results (target, operation, content_key, identifier, url,
-                                          outcome, fingerprint, job_id, recorded_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                     ON CONFLICT (target, operation, content_key) DO NOTHING",
-                    params![
-                        job.target,
-                        job.operation,
-                        job.key.to_hex(),
-                        record.identifier,
-                        record.url,
-                        outcome,
-                        fingerprint,
-                        job.id,
-                        now
-                    ],
-                )? == 1;
-                let (identifier, url): (String, Option<String>) = tx.one(
-                    "SELECT identifier, url FROM results
-                     WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
-                    params![job.target, job.operation, job.key.to_hex()],
-                    |r| Ok((r.get(0)?, r.get(1)?)),
-                )?;
+                let (identifier, url, inserted) =
+                    record_result(db, job, &record, outcome, &fingerprint, now)?;
                 let state = if created && inserted {
                     JobState::Deposited
                 } else {
                     JobState::Existing
                 };
-                tx.run(
+                db.run(
                     "UPDATE jobs SET identifier = ?2, url = ?3, last_error = NULL,
                                      last_status = ?4
                      WHERE id = ?1",
-                    params![job.id, identifier, url, http_status],
+                    args![job.id, identifier, url, http_status],
                 )?;
                 let mut e = job_event(job, kind, message);
                 e.http_status = http_status;
@@ -636,11 +716,11 @@ impl Store {
                 error,
                 http_status,
             } => {
-                tx.run(
+                db.run(
                     "UPDATE jobs SET not_before = ?2, due_at = ?2, last_error = ?3,
                                      last_status = ?4
                      WHERE id = ?1",
-                    params![job.id, not_before, error, http_status],
+                    args![job.id, not_before, &error, http_status],
                 )?;
                 let mut e = job_event(
                     job,
@@ -656,31 +736,31 @@ impl Store {
                 (JobState::Waiting, e)
             }
             Finish::Failed { error, http_status } => {
-                tx.run(
+                db.run(
                     "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
-                    params![job.id, error, http_status],
+                    args![job.id, &error, http_status],
                 )?;
                 let mut e = job_event(job, EventKind::Failed, error);
                 e.http_status = http_status;
                 (JobState::Failed, e)
             }
             Finish::Rejected { error, http_status } => {
-                tx.run(
+                db.run(
                     "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
-                    params![job.id, error, http_status],
+                    args![job.id, &error, http_status],
                 )?;
                 let mut e = job_event(job, EventKind::Rejected, error);
                 e.http_status = http_status;
                 (JobState::Rejected, e)
             }
             Finish::PauseTarget { error, http_status } => {
-                tx.run(
+                db.run(
                     "UPDATE targets SET paused_reason = ?2, paused_at = ?3 WHERE scope_id = ?1",
-                    params![job.target, error, now],
+                    args![&job.target, &error, now],
                 )?;
-                tx.run(
+                db.run(
                     "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
-                    params![job.id, error, http_status],
+                    args![job.id, &error, http_status],
                 )?;
                 let mut e = job_event(
                     job,
@@ -690,31 +770,33 @@ impl Store {
                 e.http_status = http_status;
                 (JobState::Queued, e)
             }
-            Finish::Release { message } => {
-                // Not an outcome: the job goes back to the queue with no event of its own
-                // unless a message is given.
-                tx.run(
+            Finish::Release {
+                message,
+                not_before,
+            } => {
+                // Not an outcome: the job goes back to the queue, claimable again at
+                // `not_before` (now, unless it was left for another machine).
+                let due = not_before.unwrap_or(now).max(now);
+                db.run(
                     "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires = NULL,
-                                     due_at = ?2, updated_at = ?2
+                                     due_at = ?2, updated_at = ?3
                      WHERE id = ?1",
-                    params![job.id, now],
+                    args![job.id, due, now],
                 )?;
                 let e = job_event(job, EventKind::Queued, message);
-                let row = insert_event(&tx, &e, &self.actor)?;
-                let updated = load_job(&tx, job.id)?.ok_or(StoreError::NoSuchJob(job.id))?;
-                tx.commit()?;
+                let row = insert_event(db, &e, &self.actor)?;
+                let updated = load_job(db, job.id)?.ok_or(StoreError::NoSuchJob(job.id))?;
                 return Ok((updated, row));
             }
         };
-        tx.run(
+        db.run(
             "UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires = NULL, updated_at = ?3,
                              due_at = CASE WHEN ?2 = 'queued' THEN ?3 ELSE due_at END
              WHERE id = ?1",
-            params![job.id, state.as_str(), now],
+            args![job.id, state.as_str(), now],
         )?;
-        let row = insert_event(&tx, &event, &self.actor)?;
-        let updated = load_job(&tx, job.id)?.ok_or(StoreError::NoSuchJob(job.id))?;
-        tx.commit()?;
+        let row = insert_event(db, &event, &self.actor)?;
+        let updated = load_job(db, job.id)?.ok_or(StoreError::NoSuchJob(job.id))?;
         Ok((updated, row))
     }
 
@@ -734,142 +816,145 @@ impl Store {
     /// Re-queue failed jobs with the same key: a fresh attempt budget and deadline.
     /// Returns the ids re-queued. Jobs that are not failed are left alone.
     pub fn retry_jobs(&self, ids: &[i64], deadline: Duration) -> Result<Vec<i64>> {
-        let conn = self.conn();
-        let tx = WriteTx::begin(&conn)?;
-        let mut done = Vec::new();
-        for &id in ids {
-            let Some(job) = load_job(&tx, id)? else {
-                return Err(StoreError::NoSuchJob(id));
-            };
-            if job.state != JobState::Failed {
-                continue;
+        self.write(|db| {
+            let mut done = Vec::new();
+            for &id in ids {
+                let Some(job) = load_job(db, id)? else {
+                    return Err(StoreError::NoSuchJob(id));
+                };
+                if job.state != JobState::Failed {
+                    continue;
+                }
+                // A newer job for the same scope may already be active; then this one stays
+                // as history and the active one carries on.
+                let active: bool = db.one(
+                    "SELECT EXISTS (SELECT 1 FROM jobs WHERE target = ?1 AND operation = ?2
+                       AND content_key = ?3 AND state IN ('queued','running','waiting'))",
+                    args![&job.target, &job.operation, job.key.to_hex()],
+                    |r| r.get(0),
+                )?;
+                if active {
+                    continue;
+                }
+                let now = now_ms();
+                db.run(
+                    "UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, due_at = 0,
+                                     deadline = ?2, updated_at = ?3
+                     WHERE id = ?1",
+                    args![id, now + ms(deadline), now],
+                )?;
+                insert_event(
+                    db,
+                    &job_event(
+                        &job,
+                        EventKind::Queued,
+                        "re-queued by retry with the same key".into(),
+                    ),
+                    &self.actor,
+                )?;
+                done.push(id);
             }
-            // A newer job for the same scope may already be active; then this one stays as
-            // history and the active one carries on.
-            let active: bool = tx.one(
-                "SELECT EXISTS (SELECT 1 FROM jobs WHERE target = ?1 AND operation = ?2
-                   AND content_key = ?3 AND state IN ('queued','running','waiting'))",
-                params![job.target, job.operation, job.key.to_hex()],
-                |r| r.get(0),
-            )?;
-            if active {
-                continue;
-            }
-            let now = now_ms();
-            tx.run(
-                "UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, due_at = 0,
-                                 deadline = ?2, updated_at = ?3
-                 WHERE id = ?1",
-                params![id, now + ms(deadline), now],
-            )?;
-            insert_event(
-                &tx,
-                &job_event(
-                    &job,
-                    EventKind::Queued,
-                    "re-queued by retry with the same key".into(),
-                ),
-                &self.actor,
-            )?;
-            done.push(id);
-        }
-        tx.commit()?;
-        Ok(done)
+            Ok(done)
+        })
     }
 
     /// Ids of every failed job, optionally of one target.
     pub fn failed_job_ids(&self, target: Option<&str>) -> Result<Vec<i64>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT id FROM jobs WHERE state = 'failed' AND (?1 IS NULL OR target = ?1) ORDER BY id",
-        )?;
-        let ids = stmt
-            .query_map([target], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<i64>>>()?;
-        Ok(ids)
+        self.with(|db| {
+            db.all(
+                "SELECT id FROM jobs WHERE state = 'failed'
+                 AND (CAST(?1 AS TEXT) IS NULL OR target = ?1) ORDER BY id",
+                args![target],
+                |r| r.get(0),
+            )
+        })
     }
 
     /// One job.
     pub fn job(&self, id: i64) -> Result<JobRow> {
-        let conn = self.conn();
-        load_job(&conn, id)?.ok_or(StoreError::NoSuchJob(id))
+        self.with(|db| load_job(db, id)?.ok_or(StoreError::NoSuchJob(id)))
     }
 
     /// Several jobs, in the order asked.
     pub fn jobs(&self, ids: &[i64]) -> Result<Vec<JobRow>> {
-        let conn = self.conn();
-        ids.iter()
-            .map(|&id| load_job(&conn, id)?.ok_or(StoreError::NoSuchJob(id)))
-            .collect()
+        self.with(|db| {
+            ids.iter()
+                .map(|&id| load_job(db, id)?.ok_or(StoreError::NoSuchJob(id)))
+                .collect()
+        })
     }
 
     /// Every job of one dataset, newest first.
     pub fn jobs_of_dataset(&self, dataset_id: i64) -> Result<Vec<JobRow>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
-             WHERE j.dataset_id = ?1 ORDER BY j.id DESC"
-        ))?;
-        let rows = stmt
-            .query_map([dataset_id], job_from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.with(|db| {
+            db.all(
+                &format!(
+                    "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+                     WHERE j.dataset_id = ?1 ORDER BY j.id DESC"
+                ),
+                args![dataset_id],
+                job_from_row,
+            )
+        })
     }
 
     /// How many of these jobs are still to be worked on: queued, running or waiting, on a
     /// target that is not paused.
     pub fn unsettled(&self, ids: &HashSet<i64>) -> Result<usize> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare_cached(
-            "SELECT j.id FROM jobs j
-             WHERE j.state IN ('queued','running','waiting')
-               AND NOT EXISTS (SELECT 1 FROM targets t
-                               WHERE t.scope_id = j.target AND t.paused_reason IS NOT NULL)",
-        )?;
-        let open = stmt
-            .query_map([], |r| r.get::<_, i64>(0))?
-            .filter(|id| id.as_ref().map_or(true, |id| ids.contains(id)))
-            .count();
-        Ok(open)
+        let open: Vec<i64> = self.with(|db| {
+            db.all(
+                "SELECT j.id FROM jobs j
+                 WHERE j.state IN ('queued','running','waiting')
+                   AND NOT EXISTS (SELECT 1 FROM targets t
+                                   WHERE t.scope_id = j.target AND t.paused_reason IS NOT NULL)",
+                args![],
+                |r| r.get(0),
+            )
+        })?;
+        Ok(open.iter().filter(|id| ids.contains(id)).count())
     }
 
     /// Running jobs whose lease is still valid and held by someone else: the engine checks
     /// whether their owners are alive.
     pub fn live_leases(&self) -> Result<Vec<(i64, i64, String)>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT id, fence, lease_owner FROM jobs
-             WHERE state = 'running' AND lease_expires > ?1 AND lease_owner IS NOT NULL",
-        )?;
-        let rows = stmt
-            .query_map([now_ms()], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.with(|db| {
+            db.all(
+                "SELECT id, fence, lease_owner FROM jobs
+                 WHERE state = 'running' AND lease_expires > ?1 AND lease_owner IS NOT NULL",
+                args![now_ms()],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+        })
     }
 
     /// End a lease early because its owner is known to be gone (a dead process on this
     /// machine). Only that exact fence is expired; the next claim bumps the fence, so should
     /// the owner be alive after all, it cannot record anything.
     pub fn expire_lease(&self, job_id: i64, fence: i64) -> Result<bool> {
-        let conn = self.conn();
-        Ok(conn.execute(
-            "UPDATE jobs SET lease_expires = ?3, due_at = ?3
-             WHERE id = ?1 AND fence = ?2 AND state = 'running'",
-            params![job_id, fence, now_ms()],
-        )? == 1)
+        self.with(|db| {
+            Ok(db.run(
+                "UPDATE jobs SET lease_expires = ?3, due_at = ?3
+                 WHERE id = ?1 AND fence = ?2 AND state = 'running'",
+                args![job_id, fence, now_ms()],
+            )? == 1)
+        })
     }
 
     /// When the earliest of these jobs becomes claimable again (a retry's time or a lease's
     /// end), in unix ms; `None` if none of them is waiting or leased.
     pub fn next_wakeup(&self, ids: &[i64]) -> Result<Option<i64>> {
-        let conn = self.conn();
-        let ids = serde_json::to_string(ids).unwrap_or_else(|_| "[]".into());
-        Ok(conn.query_row(
-            "SELECT min(due_at)
-             FROM jobs WHERE id IN (SELECT value FROM json_each(?1))
-               AND state IN ('waiting','running')",
-            [ids],
-            |r| r.get(0),
-        )?)
+        let wanted: HashSet<i64> = ids.iter().copied().collect();
+        let due: Vec<(i64, i64)> = self.with(|db| {
+            db.all(
+                "SELECT id, due_at FROM jobs WHERE state IN ('waiting','running')",
+                args![],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+        })?;
+        Ok(due
+            .into_iter()
+            .filter(|(id, _)| wanted.contains(id))
+            .map(|(_, at)| at)
+            .min())
     }
 }

@@ -1,7 +1,9 @@
-//! The store: datasets, the durable job queue, the dedup results and the event log, in SQLite.
+//! The store: datasets, the durable job queue, the dedup results and the event log, in a
+//! SQLite file (one machine) or in PostgreSQL (a lab's machines sharing one queue and one
+//! dedup store).
 //!
-//! Every query Lodge makes lives in this module, behind [`Store`]'s methods, so that another
-//! backend (PostgreSQL, for a lab sharing one queue) can stand behind the same interface.
+//! Every query Lodge makes lives in this module, behind [`Store`]'s methods, and is written
+//! once for both databases (see [`sql`]).
 //! Writes that belong together commit together: a deposit's result, its job's state and its
 //! log event are one transaction (invariant 4), and a worker's fencing token is checked in
 //! that same transaction (invariant 7).
@@ -10,21 +12,24 @@ mod datasets;
 mod events;
 mod hash_cache;
 mod jobs;
+mod location;
 mod overview;
+mod postgres;
 mod reports;
 mod schema;
+mod sql;
 mod tx;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rusqlite::Connection;
-
 pub use datasets::{AttemptInput, DatasetRow, FileScan, NewDataset};
 pub use events::{EventKind, EventRow, NewEvent};
 pub use jobs::{Claim, ClaimFilter, Enqueued, Finish, JobRow, JobState, Lease};
+pub use location::StoreLocation;
 pub use overview::{DatasetSummary, ResultFingerprint};
+pub use postgres::EventNotices;
 pub use reports::{DepositResult, HistoryRow, StatusRow, Totals};
 
 /// The only operation so far: deposit a dataset. Part of every dedup scope.
@@ -69,6 +74,15 @@ pub enum StoreError {
     Corrupt(String),
     #[error("database error: {0}")]
     Sql(#[from] rusqlite::Error),
+    /// An error PostgreSQL reported; `transient` ones (lost connection, lock or statement
+    /// timeout, deadlock) are retried by the store before they reach a caller.
+    #[error("PostgreSQL: {message}")]
+    Postgres { message: String, transient: bool },
+    /// The shared database could not be reached for longer than the store waits.
+    #[error(
+        "cannot reach the Lodge database {location}: {reason}; check that PostgreSQL is running and the URL is right"
+    )]
+    Unavailable { location: String, reason: String },
     /// The group transaction a call ran in could not commit: the call's effect is undone.
     #[error("the database could not commit: {0}")]
     GroupCommit(String),
@@ -76,12 +90,42 @@ pub enum StoreError {
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
-/// A handle on one Lodge database. Cheap to share behind an `Arc`; each `Store` is one SQLite
-/// connection, so several processes (or several `Store`s) can use one file at once.
+impl StoreError {
+    /// Worth trying the same transaction again (PostgreSQL's lost connections and timeouts).
+    pub fn is_transient(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Postgres {
+                transient: true,
+                ..
+            }
+        )
+    }
+}
+
+impl From<tokio_postgres::Error> for StoreError {
+    fn from(e: tokio_postgres::Error) -> StoreError {
+        postgres::classify(e)
+    }
+}
+
+/// A handle on one Lodge database. Cheap to share behind an `Arc`; each `Store` is one
+/// connection, so several processes (or several `Store`s) can use one database at once.
 pub struct Store {
-    conn: Mutex<Connection>,
-    path: PathBuf,
+    backend: Mutex<Backend>,
+    location: StoreLocation,
     actor: String,
+    /// This machine's name, as datasets record where they were added.
+    host: String,
+    /// With PostgreSQL, the hash cache stays in a SQLite file on this machine: it describes
+    /// this machine's files.
+    local_cache: Option<Box<Store>>,
+}
+
+enum Backend {
+    Lite(rusqlite::Connection),
+    /// `None` while the connection is lost; the next call reconnects.
+    Pg(Option<sql::PgSession>),
 }
 
 /// Milliseconds since the Unix epoch.
@@ -100,13 +144,36 @@ impl Store {
     /// The database Lodge uses when neither `--db` nor `LODGE_DB` says otherwise: `lodge.db`
     /// in the platform's data directory.
     pub fn default_path() -> PathBuf {
-        directories::ProjectDirs::from("org", "Lodge", "lodge")
-            .map(|d| d.data_dir().join("lodge.db"))
-            .unwrap_or_else(|| PathBuf::from("lodge.db"))
+        data_dir().join("lodge.db")
     }
 
-    /// Open (creating if needed) and migrate the database at `path`.
+    /// Open (creating if needed) and migrate the SQLite database at `path`.
     pub fn open(path: &Path) -> Result<Store> {
+        Store::open_at(&StoreLocation::File(path.to_path_buf()))
+    }
+
+    /// Open and migrate the database at `location`: a SQLite file or a PostgreSQL URL.
+    pub fn open_at(location: &StoreLocation) -> Result<Store> {
+        match location {
+            StoreLocation::File(path) => Store::open_file(path),
+            StoreLocation::Postgres(url) => {
+                let session = postgres::connect(url)?;
+                postgres::migrate(&session, url)?;
+                let cache_path = std::env::var_os("LODGE_HASH_CACHE")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| data_dir().join("hash-cache.db"));
+                Ok(Store {
+                    backend: Mutex::new(Backend::Pg(Some(session))),
+                    location: location.clone(),
+                    actor: default_actor(),
+                    host: this_host(),
+                    local_cache: Some(Box::new(Store::open_file(&cache_path)?)),
+                })
+            }
+        }
+    }
+
+    fn open_file(path: &Path) -> Result<Store> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
                 path: parent.to_path_buf(),
@@ -117,7 +184,7 @@ impl Store {
             path: path.to_path_buf(),
             source,
         };
-        let mut conn = Connection::open(path).map_err(open_err)?;
+        let mut conn = rusqlite::Connection::open(path).map_err(open_err)?;
         conn.busy_timeout(Duration::from_secs(30))
             .map_err(open_err)?;
         // Every hot query is a cached statement; the default cache (16) is smaller than
@@ -138,15 +205,31 @@ impl Store {
                 source,
             })?;
         Ok(Store {
-            conn: Mutex::new(conn),
-            path: path.to_path_buf(),
+            backend: Mutex::new(Backend::Lite(conn)),
+            location: StoreLocation::File(path.to_path_buf()),
             actor: default_actor(),
+            host: this_host(),
+            local_cache: None,
         })
     }
 
-    /// The database file.
+    /// Where the database is.
+    pub fn location(&self) -> &StoreLocation {
+        &self.location
+    }
+
+    /// The database file, or for PostgreSQL its URL (without a password) as a path: for
+    /// messages.
     pub fn path(&self) -> &Path {
-        &self.path
+        match &self.location {
+            StoreLocation::File(p) => p,
+            StoreLocation::Postgres(url) => Path::new(url.as_str()),
+        }
+    }
+
+    /// Whether this is a shared PostgreSQL store.
+    pub fn is_shared(&self) -> bool {
+        matches!(self.location, StoreLocation::Postgres(_))
     }
 
     /// Who this handle writes events as (`user@host`).
@@ -154,9 +237,14 @@ impl Store {
         &self.actor
     }
 
+    /// This machine's name (`LODGE_HOST` overrides it, for machines that share one name).
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
     /// Open another connection to the same database, for a thread of its own.
     pub fn reopen(&self) -> Result<Store> {
-        Store::open(&self.path)
+        Store::open_at(&self.location)
     }
 
     /// Start a group transaction (group commit): until [`Store::commit_group`], each store
@@ -166,33 +254,87 @@ impl Store {
     ///
     /// Meant for a connection that one thread owns (an engine's store thread, see
     /// [`Store::reopen`]): a call from another thread during the group would join it.
+    /// On PostgreSQL every call is its own transaction (shorter locks across machines), so
+    /// this does nothing.
     pub fn begin_group(&self) -> Result<()> {
-        self.conn().prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+        if let Backend::Lite(conn) = &*self.lock() {
+            conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+        }
         Ok(())
     }
 
     /// Commit the group started by [`Store::begin_group`]; on failure, roll it all back.
     pub fn commit_group(&self) -> Result<()> {
-        let conn = self.conn();
-        let committed = conn.prepare_cached("COMMIT")?.execute([]);
-        if let Err(e) = committed {
-            let _ = conn.execute_batch("ROLLBACK");
-            return Err(e.into());
+        if let Backend::Lite(conn) = &*self.lock() {
+            let committed = conn.prepare_cached("COMMIT")?.execute([]);
+            if let Err(e) = committed {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(e.into());
+            }
         }
         Ok(())
     }
 
-    fn conn(&self) -> MutexGuard<'_, Connection> {
-        // A panic while holding the lock cannot leave a transaction open (rusqlite rolls back
-        // on drop), so a poisoned lock is still a usable connection.
-        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> MutexGuard<'_, Backend> {
+        // A panic while holding the lock cannot leave a transaction open (a unit rolls back
+        // when it fails), so a poisoned lock is still a usable connection.
+        self.backend.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    /// Run `f` on the database. On PostgreSQL a lost connection is re-opened and `f` run
+    /// again after a transient error (see [`postgres::run`]), so `f` must be repeatable:
+    /// a read, or a [`Store::write`].
+    fn with<T>(&self, mut f: impl FnMut(sql::Db<'_>) -> Result<T>) -> Result<T> {
+        let mut backend = self.lock();
+        match &mut *backend {
+            Backend::Lite(conn) => f(sql::Db::Lite(conn)),
+            Backend::Pg(session) => postgres::run(session, &self.location, f),
+        }
+    }
+
+    /// Run `f` as one read transaction: one consistent view, and on SQLite one lock for a
+    /// whole batch of reads instead of one per statement.
+    fn read<T>(&self, mut f: impl FnMut(sql::Db<'_>) -> Result<T>) -> Result<T> {
+        self.with(|db| match db {
+            sql::Db::Lite(conn) if conn.is_autocommit() => {
+                conn.prepare_cached("BEGIN")?.execute([])?;
+                let out = f(db);
+                let end = if out.is_ok() { "COMMIT" } else { "ROLLBACK" };
+                conn.prepare_cached(end)?.execute([])?;
+                out
+            }
+            _ => f(db),
+        })
+    }
+
+    /// Run `f` as one write transaction: all of it commits, or none of it.
+    fn write<T>(&self, mut f: impl FnMut(sql::Db<'_>) -> Result<T>) -> Result<T> {
+        self.with(|db| {
+            let tx = tx::WriteTx::begin(db)?;
+            let out = f(db)?;
+            tx.commit()?;
+            Ok(out)
+        })
+    }
+}
+
+/// Lodge's folder in the platform's data directory.
+fn data_dir() -> PathBuf {
+    directories::ProjectDirs::from("org", "Lodge", "lodge")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn this_host() -> String {
+    std::env::var("LODGE_HOST")
+        .ok()
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| gethostname::gethostname().to_string_lossy().into_owned())
 }
 
 fn default_actor() -> String {
     let user = std::env::var("USER")
         .or_else(|_| std::env::var("USERNAME"))
         .unwrap_or_else(|_| "someone".into());
-    let host = gethostname::gethostname().to_string_lossy().into_owned();
-    format!("{user}@{host}")
+    format!("{user}@{}", this_host())
 }

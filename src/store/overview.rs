@@ -3,6 +3,7 @@
 //! Each is one query, so a window can open on 100,000 datasets without a query per row.
 
 use super::jobs::{JOB_COLUMNS, job_from_row};
+use super::sql::args;
 use super::{JobRow, Result, Store, StoreError};
 use crate::content::{ContentKey, Metadata};
 
@@ -33,27 +34,26 @@ pub struct ResultFingerprint {
 impl Store {
     /// Every dataset, by id, with its metadata (one query).
     pub fn dataset_summaries(&self) -> Result<Vec<DatasetSummary>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT id, path, name, metadata, content_key, fingerprint, file_count, total_bytes
-             FROM datasets ORDER BY id",
-        )?;
-        let raws = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, String>(3)?,
-                    r.get::<_, Option<String>>(4)?,
-                    r.get::<_, Option<String>>(5)?,
-                    r.get::<_, i64>(6)?,
-                    r.get::<_, i64>(7)?,
-                ))
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        drop(stmt);
-        drop(conn);
+        let raws = self.with(|db| {
+            db.all(
+                "SELECT id, path, name, metadata, content_key, fingerprint, file_count,
+                        total_bytes
+                 FROM datasets ORDER BY id",
+                args![],
+                |r| {
+                    Ok((
+                        r.get::<i64>(0)?,
+                        r.get::<String>(1)?,
+                        r.get::<String>(2)?,
+                        r.get::<String>(3)?,
+                        r.get::<Option<String>>(4)?,
+                        r.get::<Option<String>>(5)?,
+                        r.get::<i64>(6)?,
+                        r.get::<i64>(7)?,
+                    ))
+                },
+            )
+        })?;
         raws.into_iter()
             .map(
                 |(id, path, name, metadata, key, fingerprint, files, bytes)| {
@@ -82,37 +82,37 @@ impl Store {
 
     /// The newest job of every dataset for every target it was queued for (one query).
     pub fn latest_jobs(&self) -> Result<Vec<JobRow>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
-             WHERE j.id IN (SELECT max(id) FROM jobs WHERE dataset_id IS NOT NULL
-                            GROUP BY dataset_id, target)
-             ORDER BY j.id"
-        ))?;
-        let rows = stmt
-            .query_map([], job_from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.with(|db| {
+            db.all(
+                &format!(
+                    "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+                     WHERE j.id IN (SELECT max(id) FROM jobs WHERE dataset_id IS NOT NULL
+                                    GROUP BY dataset_id, target)
+                     ORDER BY j.id"
+                ),
+                args![],
+                job_from_row,
+            )
+        })
     }
 
     /// Every recorded result's scope, fingerprint and record, oldest first.
     pub fn result_fingerprints(&self) -> Result<Vec<ResultFingerprint>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT target, content_key, fingerprint, identifier, url FROM results
-             ORDER BY recorded_at",
-        )?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(ResultFingerprint {
-                    target: r.get(0)?,
-                    key: r.get(1)?,
-                    fingerprint: r.get(2)?,
-                    identifier: r.get(3)?,
-                    url: r.get(4)?,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.with(|db| {
+            db.all(
+                "SELECT target, content_key, fingerprint, identifier, url FROM results
+                 ORDER BY recorded_at",
+                args![],
+                |r| {
+                    Ok(ResultFingerprint {
+                        target: r.get(0)?,
+                        key: r.get(1)?,
+                        fingerprint: r.get(2)?,
+                        identifier: r.get(3)?,
+                        url: r.get(4)?,
+                    })
+                },
+            )
+        })
     }
 }

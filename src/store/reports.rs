@@ -1,7 +1,6 @@
 //! Read-only views: the dedup results, per-dataset status, totals and the history.
 
-use rusqlite::{OptionalExtension, params};
-
+use super::sql::{Row, args};
 use super::{OPERATION_DEPOSIT, Result, Store, now_ms};
 use crate::content::ContentKey;
 
@@ -20,7 +19,7 @@ pub struct DepositResult {
     pub recorded_at: i64,
 }
 
-fn result_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DepositResult> {
+fn result_from_row(r: &Row<'_, '_>) -> Result<DepositResult> {
     Ok(DepositResult {
         target: r.get(0)?,
         operation: r.get(1)?,
@@ -93,130 +92,140 @@ pub struct HistoryRow {
 impl Store {
     /// The recorded result of a deposit scope, if any. This is the replay fast path.
     pub fn lookup_result(&self, target: &str, key: &ContentKey) -> Result<Option<DepositResult>> {
-        let conn = self.conn();
-        Ok(conn
-            .query_row(
+        self.with(|db| {
+            db.opt(
                 &format!(
                     "SELECT {RESULT_COLUMNS} FROM results
                      WHERE target = ?1 AND operation = ?2 AND content_key = ?3"
                 ),
-                params![target, OPERATION_DEPOSIT, key.to_hex()],
+                args![target, OPERATION_DEPOSIT, key.to_hex()],
                 result_from_row,
             )
-            .optional()?)
+        })
     }
 
     /// Results on any target whose data fingerprint is `fingerprint`.
     pub fn results_with_fingerprint(&self, fingerprint: &str) -> Result<Vec<DepositResult>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(&format!(
-            "SELECT {RESULT_COLUMNS} FROM results WHERE fingerprint = ?1 ORDER BY recorded_at"
-        ))?;
-        let rows = stmt
-            .query_map([fingerprint], result_from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.with(|db| {
+            db.all(
+                &format!(
+                    "SELECT {RESULT_COLUMNS} FROM results WHERE fingerprint = ?1
+                     ORDER BY recorded_at"
+                ),
+                args![fingerprint],
+                result_from_row,
+            )
+        })
     }
 
     /// Every dataset with its latest job per target (a dataset never queued appears once,
     /// with state `new`).
     pub fn status_rows(&self) -> Result<Vec<StatusRow>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "WITH latest AS (SELECT max(id) AS id FROM jobs WHERE dataset_id IS NOT NULL
-                             GROUP BY dataset_id, target)
-             SELECT d.id, d.name, d.path, d.content_key, j.target, coalesce(j.state, 'new'),
-                    j.id, j.identifier, j.url, coalesce(j.attempts, 0), j.last_error
-             FROM datasets d
-             LEFT JOIN jobs j ON j.dataset_id = d.id AND j.id IN (SELECT id FROM latest)
-             ORDER BY d.id, j.target",
-        )?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(StatusRow {
-                    dataset: r.get(0)?,
-                    name: r.get(1)?,
-                    path: r.get(2)?,
-                    key: r.get(3)?,
-                    target: r.get(4)?,
-                    state: r.get(5)?,
-                    job: r.get(6)?,
-                    identifier: r.get(7)?,
-                    url: r.get(8)?,
-                    attempts: r.get(9)?,
-                    last_error: r.get(10)?,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.with(|db| {
+            db.all(
+                "WITH latest AS (SELECT max(id) AS id FROM jobs WHERE dataset_id IS NOT NULL
+                                 GROUP BY dataset_id, target)
+                 SELECT d.id, d.name, d.path, d.content_key, j.target, coalesce(j.state, 'new'),
+                        j.id, j.identifier, j.url, coalesce(j.attempts, 0), j.last_error
+                 FROM datasets d
+                 LEFT JOIN jobs j ON j.dataset_id = d.id AND j.id IN (SELECT id FROM latest)
+                 ORDER BY d.id, j.target",
+                args![],
+                |r| {
+                    Ok(StatusRow {
+                        dataset: r.get(0)?,
+                        name: r.get(1)?,
+                        path: r.get(2)?,
+                        key: r.get(3)?,
+                        target: r.get(4)?,
+                        state: r.get(5)?,
+                        job: r.get(6)?,
+                        identifier: r.get(7)?,
+                        url: r.get(8)?,
+                        attempts: r.get(9)?,
+                        last_error: r.get(10)?,
+                    })
+                },
+            )
+        })
     }
 
     /// Counters over the whole store.
     pub fn totals(&self) -> Result<Totals> {
-        let conn = self.conn();
-        let count = |sql: &str| -> Result<u64> {
-            Ok(conn.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64)
-        };
-        let oldest: Option<i64> = conn.query_row(
-            "SELECT min(created_at) FROM jobs WHERE state IN ('queued','running','waiting')",
-            [],
-            |r| r.get(0),
-        )?;
-        Ok(Totals {
-            replays: count("SELECT count(*) FROM events WHERE kind = 'replay'")?,
-            conflicts: count("SELECT count(*) FROM events WHERE kind = 'existing'")?,
-            retries: count("SELECT count(*) FROM events WHERE kind = 'retry_scheduled'")?,
-            failed: count("SELECT count(*) FROM jobs WHERE state = 'failed'")?,
-            rejected: count("SELECT count(*) FROM jobs WHERE state = 'rejected'")?,
-            pending: count(
-                "SELECT count(*) FROM jobs WHERE state IN ('queued','running','waiting')",
-            )?,
-            oldest_pending_age_secs: oldest.map(|t| (now_ms() - t).max(0) as f64 / 1000.0),
+        self.with(|db| {
+            let count = |sql: &str| -> Result<u64> {
+                Ok(db.one(sql, args![], |r| r.get::<i64>(0))? as u64)
+            };
+            let oldest: Option<i64> = db.one(
+                "SELECT min(created_at) FROM jobs WHERE state IN ('queued','running','waiting')",
+                args![],
+                |r| r.get(0),
+            )?;
+            Ok(Totals {
+                replays: count("SELECT count(*) FROM events WHERE kind = 'replay'")?,
+                conflicts: count("SELECT count(*) FROM events WHERE kind = 'existing'")?,
+                retries: count("SELECT count(*) FROM events WHERE kind = 'retry_scheduled'")?,
+                failed: count("SELECT count(*) FROM jobs WHERE state = 'failed'")?,
+                rejected: count("SELECT count(*) FROM jobs WHERE state = 'rejected'")?,
+                pending: count(
+                    "SELECT count(*) FROM jobs WHERE state IN ('queued','running','waiting')",
+                )?,
+                oldest_pending_age_secs: oldest.map(|t| (now_ms() - t).max(0) as f64 / 1000.0),
+            })
         })
     }
 
     /// Every job ever queued, newest first.
     pub fn history(&self) -> Result<Vec<HistoryRow>> {
-        let conn = self.conn();
-        let mut stmt = conn.prepare(
-            "SELECT j.id, j.dataset_id, d.name, json_extract(doc.document, '$.metadata.title'),
-                    j.target, j.content_key, j.state, j.identifier, j.url, j.attempts,
-                    j.last_error, j.created_at, j.updated_at
-             FROM jobs j
-             LEFT JOIN datasets d ON d.id = j.dataset_id
-             LEFT JOIN documents doc ON doc.content_key = j.content_key
-             ORDER BY j.id DESC",
-        )?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(HistoryRow {
-                    job: r.get(0)?,
-                    dataset: r.get(1)?,
-                    name: r.get(2)?,
-                    title: r.get(3)?,
-                    target: r.get(4)?,
-                    key: r.get(5)?,
-                    state: r.get(6)?,
-                    identifier: r.get(7)?,
-                    url: r.get(8)?,
-                    attempts: r.get(9)?,
-                    last_error: r.get(10)?,
-                    created_at: r.get(11)?,
-                    updated_at: r.get(12)?,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(rows)
+        self.with(|db| {
+            let title = if db.is_postgres() {
+                "doc.document::json -> 'metadata' ->> 'title'"
+            } else {
+                "json_extract(doc.document, '$.metadata.title')"
+            };
+            db.all(
+                &format!(
+                    "SELECT j.id, j.dataset_id, d.name, {title},
+                            j.target, j.content_key, j.state, j.identifier, j.url, j.attempts,
+                            j.last_error, j.created_at, j.updated_at
+                     FROM jobs j
+                     LEFT JOIN datasets d ON d.id = j.dataset_id
+                     LEFT JOIN documents doc ON doc.content_key = j.content_key
+                     ORDER BY j.id DESC"
+                ),
+                args![],
+                |r| {
+                    Ok(HistoryRow {
+                        job: r.get(0)?,
+                        dataset: r.get(1)?,
+                        name: r.get(2)?,
+                        title: r.get(3)?,
+                        target: r.get(4)?,
+                        key: r.get(5)?,
+                        state: r.get(6)?,
+                        identifier: r.get(7)?,
+                        url: r.get(8)?,
+                        attempts: r.get(9)?,
+                        last_error: r.get(10)?,
+                        created_at: r.get(11)?,
+                        updated_at: r.get(12)?,
+                    })
+                },
+            )
+        })
     }
 
     /// Forget recorded results older than `age` (all targets, or one). Lodge keeps results
     /// forever unless this is called: a forgotten result means the next deposit of that key
     /// asks the server again (which still arbitrates). Returns how many were removed.
     pub fn forget_results(&self, older_than_ms: i64, target: Option<&str>) -> Result<usize> {
-        let conn = self.conn();
-        Ok(conn.execute(
-            "DELETE FROM results WHERE recorded_at < ?1 AND (?2 IS NULL OR target = ?2)",
-            params![now_ms() - older_than_ms, target],
-        )?)
+        let before = now_ms() - older_than_ms;
+        self.with(|db| {
+            db.run(
+                "DELETE FROM results
+                 WHERE recorded_at < ?1 AND (CAST(?2 AS TEXT) IS NULL OR target = ?2)",
+                args![before, target],
+            )
+        })
     }
 }

@@ -1,0 +1,258 @@
+//! The PostgreSQL side of the store: opening a session, migrating, telling transient errors
+//! from real ones, waiting out a database restart, and listening for other machines' events.
+//!
+//! A session's socket is driven by a small runtime on a thread of its own; the store talks
+//! to it through the client's channels (see [`super::sql::block_on`]), so a store call blocks
+//! its caller exactly as a SQLite call does.
+
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::sql::{Db, PgSession};
+use super::{Result, StoreError, StoreLocation, schema};
+
+/// How long a call waits for a lost database to come back before it gives up.
+fn patience() -> Duration {
+    std::env::var("LODGE_PG_PATIENCE_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map(Duration::from_secs)
+        .unwrap_or(Duration::from_secs(600))
+}
+
+/// The session's limits: no statement waits on a lock or runs forever, so a stuck peer
+/// becomes a transient error (retried), never a hang and never a skipped dedup check.
+const SESSION_SETTINGS: &str = "SET lock_timeout = '10s';
+     SET statement_timeout = '60s';
+     SET idle_in_transaction_session_timeout = '120s';
+     SET application_name = 'lodge'";
+
+/// Open a session on `url`.
+pub(super) fn connect(url: &str) -> Result<PgSession> {
+    let unavailable = |reason: String| StoreError::Unavailable {
+        location: StoreLocation::Postgres(url.to_string()).to_string(),
+        reason,
+    };
+    let (ready, client) = mpsc::channel();
+    let url_owned = url.to_string();
+    std::thread::Builder::new()
+        .name("lodge-postgres".into())
+        .spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt,
+                Err(e) => {
+                    let _ = ready.send(Err(e.to_string()));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                let connecting = tokio_postgres::connect(&url_owned, tokio_postgres::NoTls);
+                match tokio::time::timeout(Duration::from_secs(10), connecting).await {
+                    Ok(Ok((client, connection))) => {
+                        let _ = ready.send(Ok(client));
+                        // Runs until the session ends; the client sees it closed.
+                        let _ = connection.await;
+                    }
+                    Ok(Err(e)) => {
+                        let _ = ready.send(Err(e.to_string()));
+                    }
+                    Err(_) => {
+                        let _ = ready.send(Err("no answer within 10 s".into()));
+                    }
+                }
+            })
+        })
+        .map_err(|e| unavailable(e.to_string()))?;
+    let client = client
+        .recv()
+        .map_err(|_| unavailable("the connection thread stopped".into()))?
+        .map_err(unavailable)?;
+    let session = PgSession::new(client);
+    session.batch(SESSION_SETTINGS)?;
+    Ok(session)
+}
+
+/// Bring the schema up to date, one migrator at a time across every machine.
+pub(super) fn migrate(session: &PgSession, url: &str) -> Result<()> {
+    let db = Db::Pg(session);
+    db.batch("BEGIN; SELECT pg_advisory_xact_lock(7_411_2026);")?;
+    let applied = (|| {
+        db.batch("CREATE TABLE IF NOT EXISTS lodge_schema (version BIGINT NOT NULL)")?;
+        let version: i64 = db.one(
+            "SELECT coalesce(max(version), 0) FROM lodge_schema",
+            &[],
+            |r| r.get(0),
+        )?;
+        let all = schema::postgres_migrations();
+        if version as usize > all.len() {
+            return Err(StoreError::Unavailable {
+                location: StoreLocation::Postgres(url.to_string()).to_string(),
+                reason: format!(
+                    "its schema is version {version}, newer than this Lodge knows ({}); use a newer Lodge",
+                    all.len()
+                ),
+            });
+        }
+        for (i, migration) in all.iter().enumerate().skip(version as usize) {
+            db.batch(migration)?;
+            db.run(
+                "INSERT INTO lodge_schema (version) VALUES (?1)",
+                super::sql::args![(i + 1) as i64],
+            )?;
+        }
+        Ok(())
+    })();
+    match applied {
+        Ok(()) => db.batch("COMMIT"),
+        Err(e) => {
+            let _ = db.batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// Sort PostgreSQL's errors: the ones a retry of the whole transaction can cure are
+/// transient.
+pub(super) fn classify(e: tokio_postgres::Error) -> StoreError {
+    let transient = e.is_closed()
+        || match e.code() {
+            // Connection exceptions (class 08), serialization failure, deadlock, lock
+            // timeout, statement timeout, shutdown, cannot connect now.
+            Some(code) => {
+                let code = code.code();
+                code.starts_with("08")
+                    || matches!(
+                        code,
+                        "40001" | "40P01" | "55P03" | "57014" | "57P01" | "57P02" | "57P03"
+                    )
+            }
+            // No SQLSTATE: the socket itself failed.
+            None => true,
+        };
+    let message = match e.as_db_error() {
+        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        None => e.to_string(),
+    };
+    StoreError::Postgres { message, transient }
+}
+
+/// Run `f` on the session in `slot`, re-opening the session and running `f` again after a
+/// transient error, until [`patience`] runs out. This is how workers "wait and carry on"
+/// through a database restart.
+///
+/// A COMMIT whose answer was lost may have taken effect; running the transaction again is
+/// safe because every write transaction in the store is fenced or conditional: a repeated
+/// outcome finds its own earlier commit (see `jobs::check_fence`), a repeated claim leaves
+/// at worst a lease that expires.
+pub(super) fn run<T>(
+    slot: &mut Option<PgSession>,
+    location: &StoreLocation,
+    mut f: impl FnMut(Db<'_>) -> Result<T>,
+) -> Result<T> {
+    let url = match location {
+        StoreLocation::Postgres(url) => url.as_str(),
+        StoreLocation::File(_) => unreachable!("a PostgreSQL session for a file"),
+    };
+    let give_up = Instant::now() + patience();
+    let mut pause = Duration::from_millis(100);
+    loop {
+        let last_error = match slot {
+            Some(session) => match f(Db::Pg(session)) {
+                Err(e) if e.is_transient() => {
+                    if session.client.is_closed() {
+                        *slot = None;
+                    }
+                    e
+                }
+                done => return done,
+            },
+            None => match connect(url) {
+                Ok(session) => {
+                    *slot = Some(session);
+                    continue;
+                }
+                Err(e) => e,
+            },
+        };
+        if Instant::now() >= give_up {
+            return Err(match last_error {
+                StoreError::Postgres { message, .. } => StoreError::Unavailable {
+                    location: location.to_string(),
+                    reason: message,
+                },
+                other => other,
+            });
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_secs(2));
+    }
+}
+
+/// Notices of new events from any machine, sent by the `events` table's trigger. Each
+/// message is the id of a new event; a gap (a lost session) is not a problem, since
+/// readers fetch every event after the last one they saw.
+pub struct EventNotices {
+    pub receiver: tokio::sync::mpsc::UnboundedReceiver<i64>,
+}
+
+/// Listen on `url` for new events until the receiver is dropped, re-opening the session
+/// after it is lost.
+pub(super) fn listen(url: &str) -> EventNotices {
+    let (tx, receiver) = tokio::sync::mpsc::unbounded_channel();
+    let url = url.to_string();
+    let _ = std::thread::Builder::new()
+        .name("lodge-listen".into())
+        .spawn(move || {
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            runtime.block_on(listen_forever(url, tx));
+        });
+    EventNotices { receiver }
+}
+
+async fn listen_forever(url: String, tx: tokio::sync::mpsc::UnboundedSender<i64>) {
+    use futures_util::StreamExt;
+    use tokio_postgres::AsyncMessage;
+    while !tx.is_closed() {
+        let Ok((client, mut connection)) =
+            tokio_postgres::connect(&url, tokio_postgres::NoTls).await
+        else {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            continue;
+        };
+        let mut messages =
+            futures_util::stream::poll_fn(move |cx| connection.poll_message(cx)).boxed();
+        // The LISTEN's own answer arrives through the connection, which only moves while
+        // `messages` is polled: send it, then poll both.
+        let listening = client.batch_execute("LISTEN lodge_events");
+        tokio::pin!(listening);
+        let mut listened = false;
+        loop {
+            tokio::select! {
+                done = &mut listening, if !listened => {
+                    if done.is_err() { break; }
+                    listened = true;
+                    // Anything that happened while not listening: readers catch up.
+                    let _ = tx.send(0);
+                }
+                message = messages.next() => match message {
+                    Some(Ok(AsyncMessage::Notification(n))) => {
+                        let id = n.payload().parse().unwrap_or(0);
+                        if tx.send(id).is_err() { return; }
+                    }
+                    Some(Ok(_)) => {}
+                    Some(Err(_)) | None => break,
+                },
+                _ = tx.closed() => return,
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
