@@ -198,12 +198,20 @@ impl Store {
             .map_err(open_err)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(open_err)?;
-        schema::migrations()
-            .to_latest(&mut conn)
-            .map_err(|source| StoreError::Migrate {
-                path: path.to_path_buf(),
-                source,
-            })?;
+        // Two processes opening a new file at once both see version 0; the loser's first
+        // statement fails ("table already exists") once the winner commits. Read the version
+        // again and carry on from there.
+        let mut tries = 0;
+        while let Err(source) = schema::migrations().to_latest(&mut conn) {
+            tries += 1;
+            if tries == 5 {
+                return Err(StoreError::Migrate {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(50 * tries));
+        }
         Ok(Store {
             backend: Mutex::new(Backend::Lite(conn)),
             location: StoreLocation::File(path.to_path_buf()),

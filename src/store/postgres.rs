@@ -78,7 +78,7 @@ pub(super) fn connect(url: &str) -> Result<PgSession> {
 /// Bring the schema up to date, one migrator at a time across every machine.
 pub(super) fn migrate(session: &PgSession, url: &str) -> Result<()> {
     let db = Db::Pg(session);
-    db.batch("BEGIN; SELECT pg_advisory_xact_lock(7_411_2026);")?;
+    db.batch("BEGIN; SELECT pg_advisory_xact_lock(74112026);")?;
     let applied = (|| {
         db.batch("CREATE TABLE IF NOT EXISTS lodge_schema (version BIGINT NOT NULL)")?;
         let version: i64 = db.one(

@@ -2,6 +2,7 @@
 //! on loopback, engines with fast retries, and the `lodge` binary.
 #![allow(dead_code)]
 
+pub mod postgres;
 pub mod proxy;
 pub mod servers;
 

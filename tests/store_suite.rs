@@ -1,0 +1,322 @@
+//! The store's contract, run unchanged against both backends: a SQLite file and a
+//! PostgreSQL database (a throwaway cluster on loopback, see `support::postgres`). Each case
+//! is written once against `Store` and instantiated for each backend by `store_suite!`.
+
+mod support;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use lodge::content::ContentKey;
+use lodge::store::{
+    Claim, ClaimFilter, Enqueued, EventKind, Finish, JobState, Lease, Store, StoreError,
+    StoreLocation,
+};
+use lodge::targets::RecordRef;
+use support::{Lab, metadata};
+
+const TARGET: &str = "sandbox+http://127.0.0.1:9";
+
+/// Where a case's database lives; `open` gives another connection to the same one.
+struct Backend {
+    location: StoreLocation,
+    lab: Lab,
+}
+
+impl Backend {
+    fn sqlite() -> Backend {
+        let lab = Lab::new();
+        Backend {
+            location: StoreLocation::File(lab.path("lodge.db")),
+            lab,
+        }
+    }
+
+    fn postgres() -> Backend {
+        let lab = Lab::new();
+        local_hash_cache();
+        Backend {
+            location: StoreLocation::Postgres(support::postgres::shared().new_database()),
+            lab,
+        }
+    }
+
+    fn open(&self) -> Arc<Store> {
+        Arc::new(Store::open_at(&self.location).expect("open store"))
+    }
+
+    /// A recorded dataset with its key, queued for TARGET.
+    fn queued(&self, store: &Store, n: usize) -> (i64, ContentKey, i64) {
+        let root = self.lab.numbered_folder(n);
+        let (id, key) = support::add(store, &root, &metadata(&format!("Dataset {n}")));
+        let job = store
+            .enqueue_deposit(id, TARGET, &key, Duration::from_secs(3600))
+            .unwrap()
+            .0
+            .job_id();
+        (id, key, job)
+    }
+}
+
+/// With PostgreSQL the hash cache is a file on this machine: one for the whole test process.
+fn local_hash_cache() {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        // SAFETY: set once, before the first PostgreSQL store of this process opens, to a
+        // folder that lives as long as the process.
+        unsafe { std::env::set_var("LODGE_HASH_CACHE", dir.path().join("hash-cache.db")) };
+        dir
+    });
+}
+
+fn filter() -> ClaimFilter {
+    ClaimFilter {
+        targets: vec![TARGET.into()],
+        ..Default::default()
+    }
+}
+
+fn claim(store: &Store, owner: &str, lease: Duration) -> Lease {
+    match store.claim(owner, lease, 8, &filter()).unwrap() {
+        Claim::Attempt { lease, .. } => *lease,
+        other => panic!("expected an attempt, got {other:?}"),
+    }
+}
+
+fn landed(identifier: &str) -> Finish {
+    Finish::Landed {
+        record: RecordRef {
+            identifier: identifier.into(),
+            url: None,
+        },
+        created: true,
+        fingerprint: "f".repeat(64),
+        kind: EventKind::Created,
+        message: format!("created {identifier}"),
+        http_status: Some(201),
+    }
+}
+
+fn with_target(store: &Store) {
+    store.upsert_target(TARGET, TARGET, "test sandbox").unwrap();
+}
+
+// ---- the cases ----
+
+fn enqueueing_a_scope_twice_joins_the_active_job(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (id, key, job) = b.queued(&store, 1);
+    let (again, event) = store
+        .enqueue_deposit(id, TARGET, &key, Duration::from_secs(60))
+        .unwrap();
+    assert_eq!(again, Enqueued::AlreadyQueued(job));
+    assert!(event.is_none());
+}
+
+fn a_claim_bumps_the_fence_counts_the_attempt_and_holds_the_job(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (_, _, job) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    assert_eq!(lease.job.id, job);
+    assert_eq!(lease.fence, 1);
+    assert_eq!(lease.job.attempts, 1);
+    assert_eq!(lease.job.state, JobState::Running);
+    // Held: nothing else is due.
+    assert!(matches!(
+        store.claim("w2", Duration::from_secs(60), 8, &filter()).unwrap(),
+        Claim::Idle
+    ));
+}
+
+fn an_expired_lease_is_taken_over_and_the_late_result_refused(b: Backend) {
+    let first = b.open();
+    let second = b.open();
+    with_target(&first);
+    b.queued(&first, 1);
+    let stale = claim(&first, "w1", Duration::from_millis(1));
+    std::thread::sleep(Duration::from_millis(20));
+    let fresh = claim(&second, "w2", Duration::from_secs(60));
+    assert_eq!(fresh.fence, stale.fence + 1);
+    let refused = first.finish(&stale, landed("stale-1")).unwrap_err();
+    assert!(matches!(refused, StoreError::StaleLease { .. }), "{refused}");
+    let (job, _) = second.finish(&fresh, landed("fresh-1")).unwrap();
+    assert_eq!(job.state, JobState::Deposited);
+    assert_eq!(job.identifier.as_deref(), Some("fresh-1"));
+}
+
+fn a_recorded_result_makes_the_next_job_of_the_scope_a_replay(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (id, key, _) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, landed("42")).unwrap();
+    // Forget nothing; queue the same scope again: the claim replays it.
+    let (again, _) = store
+        .enqueue_deposit(id, TARGET, &key, Duration::from_secs(60))
+        .unwrap();
+    match store.claim("w1", Duration::from_secs(60), 8, &filter()).unwrap() {
+        Claim::Replayed { job, events } => {
+            assert_eq!(job.id, again.job_id());
+            assert_eq!(job.state, JobState::Existing);
+            assert_eq!(job.identifier.as_deref(), Some("42"));
+            assert!(events.iter().any(|e| e.kind == EventKind::Replay));
+        }
+        other => panic!("expected a replay, got {other:?}"),
+    }
+    assert_eq!(store.lookup_result(TARGET, &key).unwrap().unwrap().identifier, "42");
+}
+
+fn a_finish_run_again_after_its_commit_answers_what_was_recorded(b: Backend) {
+    // A COMMIT whose answer was lost is run again by the store: the second run must find
+    // the first, not refuse it or record twice.
+    let store = b.open();
+    with_target(&store);
+    b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let (first, event) = store.finish(&lease, landed("7")).unwrap();
+    let (again, same_event) = store.finish(&lease, landed("7")).unwrap();
+    assert_eq!(again.state, first.state);
+    assert_eq!(same_event.id, event.id);
+    assert_eq!(store.events_for_job(first.id).unwrap().len(), 3); // queued, attempt, created
+}
+
+fn concurrent_claimers_never_share_a_job(b: Backend) {
+    let setup = b.open();
+    with_target(&setup);
+    let jobs: HashSet<i64> = (0..40).map(|n| b.queued(&setup, n).2).collect();
+    let claimers: Vec<_> = (0..6)
+        .map(|w| {
+            let store = b.open();
+            std::thread::spawn(move || {
+                let mut mine = Vec::new();
+                loop {
+                    match store
+                        .claim(&format!("w{w}"), Duration::from_secs(60), 8, &filter())
+                        .unwrap()
+                    {
+                        Claim::Attempt { lease, .. } => {
+                            store.finish(&lease, landed(&format!("r{}", lease.job.id))).unwrap();
+                            mine.push(lease.job.id);
+                        }
+                        Claim::Idle => return mine,
+                        Claim::Replayed { .. } => panic!("nothing was recorded before"),
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut claimed: Vec<i64> = claimers.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    claimed.sort();
+    let unique: HashSet<i64> = claimed.iter().copied().collect();
+    assert_eq!(claimed.len(), unique.len(), "a job was claimed twice: {claimed:?}");
+    assert_eq!(unique, jobs);
+    assert_eq!(setup.totals().unwrap().pending, 0);
+}
+
+fn a_failed_job_is_requeued_with_the_same_key(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (_, key, job) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store
+        .finish(
+            &lease,
+            Finish::Failed {
+                error: "gave up".into(),
+                http_status: Some(503),
+            },
+        )
+        .unwrap();
+    assert_eq!(store.failed_job_ids(Some(TARGET)).unwrap(), vec![job]);
+    assert_eq!(store.retry_jobs(&[job], Duration::from_secs(60)).unwrap(), vec![job]);
+    let again = claim(&store, "w1", Duration::from_secs(60));
+    assert_eq!(again.job.id, job);
+    assert_eq!(again.job.key, key);
+    assert_eq!(again.job.attempts, 1);
+}
+
+fn the_event_log_is_append_only_and_names_who_wrote_it(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (_, _, job) = b.queued(&store, 1);
+    let events = store.events_for_job(job).unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].kind, EventKind::Queued);
+    assert_eq!(events[0].actor, store.actor());
+    assert!(store.actor().contains('@'), "{}", store.actor());
+    assert_eq!(store.last_event_id().unwrap(), events[0].id);
+}
+
+fn reports_read_the_same_on_every_backend(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    b.queued(&store, 1);
+    b.queued(&store, 2);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, landed("1")).unwrap();
+    let history = store.history().unwrap();
+    assert_eq!(history.len(), 2);
+    assert!(history.iter().all(|h| h.title.as_deref().unwrap().starts_with("Dataset ")));
+    let status = store.status_rows().unwrap();
+    assert_eq!(status.len(), 2);
+    assert_eq!(store.totals().unwrap().pending, 1);
+    assert_eq!(store.latest_jobs().unwrap().len(), 2);
+    assert_eq!(store.result_fingerprints().unwrap().len(), 1);
+    assert_eq!(store.dataset_summaries().unwrap().len(), 2);
+    assert_eq!(store.forget_results(-1, Some(TARGET)).unwrap(), 1);
+}
+
+fn a_second_open_finds_the_schema_migrated(b: Backend) {
+    let first = b.open();
+    with_target(&first);
+    b.queued(&first, 1);
+    drop(first);
+    let again = b.open();
+    assert_eq!(again.datasets().unwrap().len(), 1);
+}
+
+fn a_dataset_remembers_the_machine_it_was_added_on(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (id, key, _) = b.queued(&store, 1);
+    let input = store.attempt_input(id, &key).unwrap();
+    assert_eq!(input.origin.as_deref(), Some(store.host()));
+}
+
+macro_rules! store_suite {
+    ($backend:ident: $($case:ident),* $(,)?) => {
+        mod $backend {
+            $(
+                #[test]
+                fn $case() {
+                    super::$case(super::Backend::$backend());
+                }
+            )*
+        }
+    };
+}
+
+macro_rules! every_backend {
+    ($($case:ident),* $(,)?) => {
+        store_suite!(sqlite: $($case),*);
+        store_suite!(postgres: $($case),*);
+    };
+}
+
+every_backend!(
+    enqueueing_a_scope_twice_joins_the_active_job,
+    a_claim_bumps_the_fence_counts_the_attempt_and_holds_the_job,
+    an_expired_lease_is_taken_over_and_the_late_result_refused,
+    a_recorded_result_makes_the_next_job_of_the_scope_a_replay,
+    a_finish_run_again_after_its_commit_answers_what_was_recorded,
+    concurrent_claimers_never_share_a_job,
+    a_failed_job_is_requeued_with_the_same_key,
+    the_event_log_is_append_only_and_names_who_wrote_it,
+    reports_read_the_same_on_every_backend,
+    a_second_open_finds_the_schema_migrated,
+    a_dataset_remembers_the_machine_it_was_added_on,
+);

@@ -1,0 +1,196 @@
+//! Throwaway PostgreSQL clusters on loopback for the team-mode tests: `initdb` into a
+//! temporary folder, `pg_ctl start` on a free port, trust authentication, and a watchdog that
+//! stops the cluster when the test process ends. PostgreSQL comes from the machine's packages
+//! (`scripts/install/postgres.sh`, run by `scripts/test`); a missing one fails the test loudly.
+//!
+//! As root (CI), the cluster runs as the `postgres` user, since PostgreSQL refuses to run as
+//! root.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub struct PgCluster {
+    bin: PathBuf,
+    data: PathBuf,
+    log: PathBuf,
+    port: u16,
+    _dir: tempfile::TempDir,
+}
+
+fn pg_bin() -> PathBuf {
+    if let Some(dir) = std::env::var_os("LODGE_TEST_PG_BIN") {
+        return PathBuf::from(dir);
+    }
+    let mut found: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("bin"))
+        .filter(|bin| bin.join("initdb").exists())
+        .collect();
+    found.sort();
+    found.pop().unwrap_or_else(|| {
+        panic!(
+            "PostgreSQL's server programs (initdb, pg_ctl) are not installed: run \
+             scripts/install/postgres.sh (scripts/test does), or set LODGE_TEST_PG_BIN — the \
+             team-mode tests need a real PostgreSQL and never skip"
+        )
+    })
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
+}
+
+/// `program args`, as the `postgres` user when we are root.
+fn as_cluster_user(program: &Path) -> Command {
+    if is_root() {
+        let mut cmd = Command::new("runuser");
+        cmd.args(["-u", "postgres", "--"]).arg(program);
+        cmd
+    } else {
+        Command::new(program)
+    }
+}
+
+fn run(mut cmd: Command, what: &str) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl PgCluster {
+    /// A new cluster of its own (for a test that stops and starts it).
+    pub fn start_new() -> PgCluster {
+        let bin = pg_bin();
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let log = dir.path().join("postgres.log");
+        if is_root() {
+            // The cluster's user must reach its folder.
+            run(
+                {
+                    let mut c = Command::new("chown");
+                    c.arg("postgres").arg(dir.path());
+                    c
+                },
+                "chown the cluster folder",
+            );
+        }
+        let mut initdb = as_cluster_user(&bin.join("initdb"));
+        initdb
+            .arg("-D")
+            .arg(&data)
+            .args(["-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
+        run(initdb, "initdb");
+        let cluster = PgCluster {
+            bin,
+            data,
+            log,
+            port: free_port(),
+            _dir: dir,
+        };
+        cluster.start();
+        cluster.watch();
+        cluster
+    }
+
+    /// Start (or start again) the cluster on its port.
+    pub fn start(&self) {
+        let mut ctl = as_cluster_user(&self.bin.join("pg_ctl"));
+        ctl.arg("-D")
+            .arg(&self.data)
+            .arg("-l")
+            .arg(&self.log)
+            .arg("-o")
+            .arg(format!(
+                "-c listen_addresses=127.0.0.1 -p {} -c unix_socket_directories={} \
+                 -c fsync=off -c max_connections=200",
+                self.port,
+                self.data.display()
+            ))
+            .args(["-w", "start"])
+            .stdout(Stdio::null());
+        run(ctl, "pg_ctl start");
+    }
+
+    /// Stop at once, as a crash would: no checkpoint, sessions cut.
+    pub fn stop_immediately(&self) {
+        let mut ctl = as_cluster_user(&self.bin.join("pg_ctl"));
+        ctl.arg("-D")
+            .arg(&self.data)
+            .args(["-m", "immediate", "-w", "stop"]);
+        run(ctl, "pg_ctl stop");
+    }
+
+    /// Stop the cluster when this test process ends.
+    fn watch(&self) {
+        let ctl = self.bin.join("pg_ctl");
+        let stop = if is_root() {
+            format!(
+                "runuser -u postgres -- '{}' -D '{}' -m immediate stop",
+                ctl.display(),
+                self.data.display()
+            )
+        } else {
+            format!("'{}' -D '{}' -m immediate stop", ctl.display(), self.data.display())
+        };
+        let script = format!(
+            "while kill -0 {} 2>/dev/null; do sleep 0.5; done; {stop} >/dev/null 2>&1",
+            std::process::id()
+        );
+        let mut watchdog = Command::new("bash")
+            .arg("-c")
+            .arg(script)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the cluster's watchdog");
+        std::thread::spawn(move || watchdog.wait());
+    }
+
+    /// A new, empty database on this cluster; its URL.
+    pub fn new_database(&self) -> String {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let name = format!(
+            "lodge_{}_{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        );
+        let mut create = Command::new(self.bin.join("createdb"));
+        create
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "postgres"])
+            .arg(&name);
+        run(create, "createdb");
+        self.url(&name)
+    }
+
+    pub fn url(&self, database: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
+    }
+}
+
+/// The cluster shared by this test binary.
+pub fn shared() -> &'static PgCluster {
+    static CLUSTER: OnceLock<PgCluster> = OnceLock::new();
+    CLUSTER.get_or_init(PgCluster::start_new)
+}
