@@ -15,15 +15,16 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::engine::{EngineConfig, RetryPolicy};
-use crate::store::Store;
+use crate::store::{Store, StoreLocation};
 
 /// Lodge: deposit research datasets exactly once, however often a deposit is retried,
 /// crashed or re-run.
 #[derive(Debug, Parser)]
 #[command(name = "lodge", version, about, long_about = None)]
 pub struct Cli {
-    /// The Lodge database (default: lodge.db in the platform data directory).
-    #[arg(long, global = true, env = "LODGE_DB", value_name = "PATH")]
+    /// The Lodge database: a file (default: lodge.db in the platform data directory), or
+    /// postgres://USER@HOST:PORT/DB for one queue and dedup store shared by a lab's machines.
+    #[arg(long, global = true, env = "LODGE_DB", value_name = "PATH|URL")]
     pub db: Option<PathBuf>,
 
     #[command(subcommand)]
@@ -185,10 +186,11 @@ fn parse_probability(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Open the store named by `--db`/`LODGE_DB`, or the default one.
+/// Open the store named by `--db`/`LODGE_DB` (a file, or a `postgres://` URL for a store
+/// shared by a lab's machines), or the default one.
 pub fn open_store(db: Option<&PathBuf>) -> anyhow::Result<Store> {
     let path = db.cloned().unwrap_or_else(Store::default_path);
-    Ok(Store::open(&path)?)
+    Ok(Store::open_at(&StoreLocation::from(path))?)
 }
 
 /// Parse the arguments and run the command.

@@ -35,7 +35,7 @@ impl Backend {
 
     fn postgres() -> Backend {
         let lab = Lab::new();
-        local_hash_cache();
+        support::postgres::local_hash_cache();
         Backend {
             location: StoreLocation::Postgres(support::postgres::shared().new_database()),
             lab,
@@ -57,18 +57,6 @@ impl Backend {
             .job_id();
         (id, key, job)
     }
-}
-
-/// With PostgreSQL the hash cache is a file on this machine: one for the whole test process.
-fn local_hash_cache() {
-    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        // SAFETY: set once, before the first PostgreSQL store of this process opens, to a
-        // folder that lives as long as the process.
-        unsafe { std::env::set_var("LODGE_HASH_CACHE", dir.path().join("hash-cache.db")) };
-        dir
-    });
 }
 
 fn filter() -> ClaimFilter {
@@ -127,7 +115,9 @@ fn a_claim_bumps_the_fence_counts_the_attempt_and_holds_the_job(b: Backend) {
     assert_eq!(lease.job.state, JobState::Running);
     // Held: nothing else is due.
     assert!(matches!(
-        store.claim("w2", Duration::from_secs(60), 8, &filter()).unwrap(),
+        store
+            .claim("w2", Duration::from_secs(60), 8, &filter())
+            .unwrap(),
         Claim::Idle
     ));
 }
@@ -142,7 +132,10 @@ fn an_expired_lease_is_taken_over_and_the_late_result_refused(b: Backend) {
     let fresh = claim(&second, "w2", Duration::from_secs(60));
     assert_eq!(fresh.fence, stale.fence + 1);
     let refused = first.finish(&stale, landed("stale-1")).unwrap_err();
-    assert!(matches!(refused, StoreError::StaleLease { .. }), "{refused}");
+    assert!(
+        matches!(refused, StoreError::StaleLease { .. }),
+        "{refused}"
+    );
     let (job, _) = second.finish(&fresh, landed("fresh-1")).unwrap();
     assert_eq!(job.state, JobState::Deposited);
     assert_eq!(job.identifier.as_deref(), Some("fresh-1"));
@@ -158,7 +151,10 @@ fn a_recorded_result_makes_the_next_job_of_the_scope_a_replay(b: Backend) {
     let (again, _) = store
         .enqueue_deposit(id, TARGET, &key, Duration::from_secs(60))
         .unwrap();
-    match store.claim("w1", Duration::from_secs(60), 8, &filter()).unwrap() {
+    match store
+        .claim("w1", Duration::from_secs(60), 8, &filter())
+        .unwrap()
+    {
         Claim::Replayed { job, events } => {
             assert_eq!(job.id, again.job_id());
             assert_eq!(job.state, JobState::Existing);
@@ -167,7 +163,14 @@ fn a_recorded_result_makes_the_next_job_of_the_scope_a_replay(b: Backend) {
         }
         other => panic!("expected a replay, got {other:?}"),
     }
-    assert_eq!(store.lookup_result(TARGET, &key).unwrap().unwrap().identifier, "42");
+    assert_eq!(
+        store
+            .lookup_result(TARGET, &key)
+            .unwrap()
+            .unwrap()
+            .identifier,
+        "42"
+    );
 }
 
 fn a_finish_run_again_after_its_commit_answers_what_was_recorded(b: Backend) {
@@ -199,7 +202,9 @@ fn concurrent_claimers_never_share_a_job(b: Backend) {
                         .unwrap()
                     {
                         Claim::Attempt { lease, .. } => {
-                            store.finish(&lease, landed(&format!("r{}", lease.job.id))).unwrap();
+                            store
+                                .finish(&lease, landed(&format!("r{}", lease.job.id)))
+                                .unwrap();
                             mine.push(lease.job.id);
                         }
                         Claim::Idle => return mine,
@@ -209,10 +214,17 @@ fn concurrent_claimers_never_share_a_job(b: Backend) {
             })
         })
         .collect();
-    let mut claimed: Vec<i64> = claimers.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    let mut claimed: Vec<i64> = claimers
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
     claimed.sort();
     let unique: HashSet<i64> = claimed.iter().copied().collect();
-    assert_eq!(claimed.len(), unique.len(), "a job was claimed twice: {claimed:?}");
+    assert_eq!(
+        claimed.len(),
+        unique.len(),
+        "a job was claimed twice: {claimed:?}"
+    );
     assert_eq!(unique, jobs);
     assert_eq!(setup.totals().unwrap().pending, 0);
 }
@@ -232,7 +244,10 @@ fn a_failed_job_is_requeued_with_the_same_key(b: Backend) {
         )
         .unwrap();
     assert_eq!(store.failed_job_ids(Some(TARGET)).unwrap(), vec![job]);
-    assert_eq!(store.retry_jobs(&[job], Duration::from_secs(60)).unwrap(), vec![job]);
+    assert_eq!(
+        store.retry_jobs(&[job], Duration::from_secs(60)).unwrap(),
+        vec![job]
+    );
     let again = claim(&store, "w1", Duration::from_secs(60));
     assert_eq!(again.job.id, job);
     assert_eq!(again.job.key, key);
@@ -260,7 +275,11 @@ fn reports_read_the_same_on_every_backend(b: Backend) {
     store.finish(&lease, landed("1")).unwrap();
     let history = store.history().unwrap();
     assert_eq!(history.len(), 2);
-    assert!(history.iter().all(|h| h.title.as_deref().unwrap().starts_with("Dataset ")));
+    assert!(
+        history
+            .iter()
+            .all(|h| h.title.as_deref().unwrap().starts_with("Dataset "))
+    );
     let status = store.status_rows().unwrap();
     assert_eq!(status.len(), 2);
     assert_eq!(store.totals().unwrap().pending, 1);

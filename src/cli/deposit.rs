@@ -291,6 +291,17 @@ async fn run_jobs(
 }
 
 /// One line per job, then the counts; exit 0 only if everything landed.
+/// Why a queued job was given back to the shared queue by this machine, if it was: its
+/// folder is on the machine that added it.
+fn left_for_another_machine(store: &Store, job: &JobRow) -> Option<String> {
+    let last = store.events_for_job(job.id).ok()?.pop()?;
+    (job.state == JobState::Queued
+        && last.kind == EventKind::Queued
+        && last.actor == store.actor()
+        && last.message.contains("left for a machine"))
+    .then_some(last.message)
+}
+
 fn summarize(store: &Store, jobs: &[JobRow], refused: usize) -> ExitCode {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     let mut all_landed = refused == 0;
@@ -323,11 +334,14 @@ fn summarize(store: &Store, jobs: &[JobRow], refused: usize) -> ExitCode {
                         "paused    {name} (job {}): {} is paused: {reason} — fix the credentials, then run the command again",
                         job.id, job.target
                     ),
-                    None => format!(
-                        "{:<9} {name} (job {}): not finished; run the command again",
-                        other.as_str(),
-                        job.id
-                    ),
+                    None => match left_for_another_machine(store, job) {
+                        Some(why) => format!("left      {name} (job {}): {why}", job.id),
+                        None => format!(
+                            "{:<9} {name} (job {}): not finished; run the command again",
+                            other.as_str(),
+                            job.id
+                        ),
+                    },
                 }
             }
         };

@@ -13,7 +13,7 @@ use super::EngineError;
 use crate::store::Store;
 
 fn host() -> String {
-    gethostname::gethostname().to_string_lossy().into_owned()
+    crate::store::this_host()
 }
 
 /// This process's lease owner name.

@@ -333,7 +333,9 @@ fn data_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-fn this_host() -> String {
+/// This machine's name: `LODGE_HOST` when set (for machines that share one name, and for
+/// tests), else the host name.
+pub fn this_host() -> String {
     std::env::var("LODGE_HOST")
         .ok()
         .filter(|h| !h.is_empty())

@@ -96,10 +96,14 @@ impl PgCluster {
             );
         }
         let mut initdb = as_cluster_user(&bin.join("initdb"));
-        initdb
-            .arg("-D")
-            .arg(&data)
-            .args(["-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
+        initdb.arg("-D").arg(&data).args([
+            "-U",
+            "postgres",
+            "--auth=trust",
+            "--no-sync",
+            "-E",
+            "UTF8",
+        ]);
         run(initdb, "initdb");
         let cluster = PgCluster {
             bin,
@@ -151,7 +155,11 @@ impl PgCluster {
                 self.data.display()
             )
         } else {
-            format!("'{}' -D '{}' -m immediate stop", ctl.display(), self.data.display())
+            format!(
+                "'{}' -D '{}' -m immediate stop",
+                ctl.display(),
+                self.data.display()
+            )
         };
         let script = format!(
             "while kill -0 {} 2>/dev/null; do sleep 0.5; done; {stop} >/dev/null 2>&1",
@@ -178,7 +186,14 @@ impl PgCluster {
         );
         let mut create = Command::new(self.bin.join("createdb"));
         create
-            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "-U", "postgres"])
+            .args([
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "postgres",
+            ])
             .arg(&name);
         run(create, "createdb");
         self.url(&name)
@@ -193,4 +208,18 @@ impl PgCluster {
 pub fn shared() -> &'static PgCluster {
     static CLUSTER: OnceLock<PgCluster> = OnceLock::new();
     CLUSTER.get_or_init(PgCluster::start_new)
+}
+
+/// With PostgreSQL the hash cache is a file on this machine: one for this whole test
+/// process, set before its first PostgreSQL store opens.
+pub fn local_hash_cache() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let dir = DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        // SAFETY: set once, before the first PostgreSQL store of this process opens, to a
+        // folder that lives as long as the process.
+        unsafe { std::env::set_var("LODGE_HASH_CACHE", dir.path().join("hash-cache.db")) };
+        dir
+    });
+    dir.path()
 }

@@ -1,0 +1,388 @@
+//! Team mode: several `lodge` processes (standing for a lab's machines) on one PostgreSQL
+//! store and one sandbox. Each key is created once whatever the processes do at once; a
+//! worker paused past its lease cannot record; PostgreSQL killed mid-batch and started again
+//! loses and duplicates nothing; a job whose folder is on another machine is left for it;
+//! every store hears of other machines' events at once.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use lodge::sandbox::{FaultConfig, RunningSandbox};
+use lodge::store::{EventKind, JobState, NewEvent, Store, StoreLocation};
+use support::postgres::{PgCluster, local_hash_cache, shared};
+use support::{Lab, get_json};
+
+/// `lodge` on the shared store `url`, as machine `host`.
+fn lodge_on(url: &str, host: &str) -> Command {
+    let mut cmd = support::lodge(Path::new(url));
+    cmd.env("LODGE_HOST", host).env(
+        "LODGE_HASH_CACHE",
+        local_hash_cache().join(format!("{host}.db")),
+    );
+    cmd
+}
+
+/// Fast retries, so faults cost milliseconds.
+const FAST: &[&str] = &[
+    "--retry-base",
+    "5ms",
+    "--retry-cap",
+    "50ms",
+    "--retry-after-cap",
+    "50ms",
+    "--max-attempts",
+    "30",
+];
+
+fn deposit(url: &str, host: &str, target: &str, extra: &[&str]) -> Command {
+    let mut cmd = lodge_on(url, host);
+    cmd.args(["deposit", "--target", target, "--all"])
+        .args(FAST)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn add_all(url: &str, host: &str, folders: &[std::path::PathBuf]) {
+    for (n, folder) in folders.iter().enumerate() {
+        let out = lodge_on(url, host)
+            .arg("add")
+            .arg(folder)
+            .args(["--title", &format!("Team dataset {n}")])
+            .args([
+                "--creator",
+                "Curie, Marie",
+                "--publisher",
+                "Lab",
+                "--year",
+                "2026",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "add: {}", text(&out));
+    }
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn wait_for(child: Child, limit: Duration) -> Output {
+    let pid = child.id();
+    let waiter = std::thread::spawn(move || child.wait_with_output().unwrap());
+    let started = Instant::now();
+    while !waiter.is_finished() {
+        if started.elapsed() > limit {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            panic!("lodge deposit did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    waiter.join().unwrap()
+}
+
+fn open(url: &str) -> Store {
+    local_hash_cache();
+    Store::open_at(&StoreLocation::Postgres(url.into())).unwrap()
+}
+
+/// The identifier the sandbox holds for `key`, asking again past the sandbox's own
+/// injected faults (which apply to reads too).
+async fn server_identifier(sandbox: &RunningSandbox, key: &str) -> Option<String> {
+    let url = format!("{}/records/{key}", sandbox.base_url());
+    for _ in 0..50 {
+        if let Ok(response) = reqwest::get(&url).await
+            && response.status() == reqwest::StatusCode::OK
+            && let Ok(json) = response.json::<serde_json::Value>().await
+        {
+            return json["identifier"].as_str().map(str::to_string);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("the sandbox never answered GET {url}");
+}
+
+/// Every dataset's job agrees with the sandbox: landed, and under the identifier the
+/// server holds for its key.
+async fn assert_store_agrees_with_server(store: &Store, sandbox: &RunningSandbox, n: usize) {
+    let stats = get_json(sandbox, "/stats").await;
+    assert_eq!(stats["records"], n, "server records: {stats}");
+    assert_eq!(stats["creates"], n, "a key was created twice: {stats}");
+    let datasets = store.datasets().unwrap();
+    assert_eq!(datasets.len(), n);
+    for d in datasets {
+        let key = d.key.unwrap();
+        let job = store.jobs_of_dataset(d.id).unwrap().remove(0);
+        assert!(job.state.is_landed(), "{} is {:?}", d.name, job.state);
+        assert_eq!(
+            server_identifier(sandbox, &key.to_hex()).await,
+            job.identifier,
+            "{}: store and server disagree",
+            d.name
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_processes_on_one_postgres_store_create_each_key_once() {
+    let lab = Lab::new();
+    let url = shared().new_database();
+    let sandbox = lab
+        .sandbox(
+            "sandbox",
+            FaultConfig {
+                drop_after_commit: 0.15,
+                fail_before_commit: 0.1,
+                rate_limit: 0.05,
+                retry_after_secs: 1,
+                reset: 0.05,
+                latency_ms: 5,
+                seed: Some(7),
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let folders: Vec<_> = (0..24).map(|n| lab.numbered_folder(n)).collect();
+    add_all(&url, "ws1", &folders);
+
+    let target = sandbox.target_url();
+    let workers: Vec<Child> = (0..4)
+        .map(|w| {
+            deposit(
+                &url,
+                &format!("ws{}", w + 1),
+                &target,
+                &["--concurrency", "3"],
+            )
+            .spawn()
+            .unwrap()
+        })
+        .collect();
+    for child in workers {
+        let out = wait_for(child, Duration::from_secs(120));
+        assert!(out.status.success(), "a worker failed: {}", text(&out));
+    }
+    let store = open(&url);
+    assert_store_agrees_with_server(&store, &sandbox, 24).await;
+    // Every process's view agrees with the server, not only this one's.
+    for w in 1..=4 {
+        let out = lodge_on(&url, &format!("ws{w}"))
+            .args(["status", "--json"])
+            .output()
+            .unwrap();
+        let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let rows = status["items"].as_array().unwrap();
+        assert_eq!(rows.len(), 24, "ws{w} sees another number of datasets");
+        for row in rows {
+            let key = row["key"].as_str().unwrap();
+            assert_eq!(
+                row["identifier"].as_str().map(str::to_string),
+                server_identifier(&sandbox, key).await,
+                "ws{w}: {row}"
+            );
+        }
+    }
+    // The other machines' work is in the log, named by machine.
+    let actors: std::collections::HashSet<String> = store
+        .events_after(0, 100_000)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == EventKind::Attempt)
+        .map(|e| e.actor)
+        .collect();
+    assert!(actors.len() > 1, "only {actors:?} worked");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_paused_past_its_lease_cannot_record_its_stale_result() {
+    let lab = Lab::new();
+    let url = shared().new_database();
+    // Slow enough that the first worker is mid-request when it is paused.
+    let sandbox = lab
+        .sandbox(
+            "sandbox",
+            FaultConfig {
+                latency_ms: 1500,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    add_all(&url, "ws1", &[lab.numbered_folder(1)]);
+    let target = sandbox.target_url();
+    let store = open(&url);
+
+    let first = deposit(&url, "ws1", &target, &["--lease", "1s"])
+        .spawn()
+        .unwrap();
+    let pid = first.id().to_string();
+    // Wait until the first worker holds the job.
+    let started = Instant::now();
+    let job = loop {
+        let job = store.jobs_of_dataset(1).unwrap().into_iter().next();
+        if let Some(job) = job.filter(|j| j.state == JobState::Running) {
+            break job;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "never claimed");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        Command::new("kill")
+            .args(["-STOP", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+
+    // Another machine takes the expired lease over and finishes the job.
+    let second = deposit(&url, "ws2", &target, &["--lease", "10s"])
+        .output()
+        .unwrap();
+    assert!(second.status.success(), "{}", text(&second));
+    let done = store.job(job.id).unwrap();
+    assert!(done.state.is_landed(), "{:?}", done.state);
+    assert!(done.fence > job.fence);
+
+    // The paused worker wakes up and tries to record: refused by the fence.
+    assert!(
+        Command::new("kill")
+            .args(["-CONT", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let first = wait_for(first, Duration::from_secs(60));
+    let events = store.events_for_job(job.id).unwrap();
+    assert!(
+        events.iter().any(|e| e.kind == EventKind::StaleLease),
+        "no stale-lease refusal: {events:#?}\n{}",
+        text(&first)
+    );
+    let after = store.job(job.id).unwrap();
+    assert_eq!(
+        after.identifier, done.identifier,
+        "the stale result overwrote the job"
+    );
+    assert_eq!(get_json(&sandbox, "/stats").await["records"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_killed_mid_batch_and_started_again_loses_and_duplicates_nothing() {
+    let lab = Lab::new();
+    let cluster = PgCluster::start_new();
+    let url = cluster.new_database();
+    let sandbox = lab
+        .sandbox(
+            "sandbox",
+            FaultConfig {
+                latency_ms: 40,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let folders: Vec<_> = (0..30).map(|n| lab.numbered_folder(n)).collect();
+    add_all(&url, "ws1", &folders);
+    let worker = deposit(&url, "ws1", &sandbox.target_url(), &["--concurrency", "4"])
+        .spawn()
+        .unwrap();
+
+    // Let part of the batch land, then crash the database under it.
+    let started = Instant::now();
+    while get_json(&sandbox, "/stats").await["records"]
+        .as_u64()
+        .unwrap()
+        < 5
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "nothing landed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    cluster.stop_immediately();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    cluster.start();
+
+    let out = wait_for(worker, Duration::from_secs(180));
+    assert!(
+        out.status.success(),
+        "the worker did not carry on: {}",
+        text(&out)
+    );
+    let store = open(&url);
+    assert_store_agrees_with_server(&store, &sandbox, 30).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_whose_folder_is_on_another_machine_is_left_for_one_that_can_read_it() {
+    let lab = Lab::new();
+    let url = shared().new_database();
+    let sandbox = lab.sandbox("sandbox", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    add_all(&url, "alpha", std::slice::from_ref(&folder));
+    // On machine beta the folder does not exist.
+    let away = lab.path("elsewhere");
+    std::fs::rename(&folder, &away).unwrap();
+
+    let on_beta = deposit(&url, "beta", &sandbox.target_url(), &[])
+        .output()
+        .unwrap();
+    let said = text(&on_beta);
+    assert!(!on_beta.status.success(), "{said}");
+    assert!(
+        said.contains("added on alpha") && said.contains("left for a machine that can read it"),
+        "{said}"
+    );
+    assert_eq!(get_json(&sandbox, "/stats").await["records"], 0);
+    let store = open(&url);
+    assert_eq!(store.jobs_of_dataset(1).unwrap()[0].state, JobState::Queued);
+
+    // Back on alpha, where the folder is, the same job lands.
+    std::fs::rename(&away, &folder).unwrap();
+    let on_alpha = deposit(&url, "alpha", &sandbox.target_url(), &[])
+        .output()
+        .unwrap();
+    assert!(on_alpha.status.success(), "{}", text(&on_alpha));
+    assert_store_agrees_with_server(&store, &sandbox, 1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_store_hears_of_another_machines_events_within_a_second() {
+    let url = shared().new_database();
+    let listener = Arc::new(open(&url));
+    let mut notices = listener
+        .event_notices()
+        .expect("PostgreSQL stores send notices");
+    // The listener says when it is listening (a 0: "catch up").
+    let first = tokio::time::timeout(Duration::from_secs(5), notices.receiver.recv())
+        .await
+        .expect("listening");
+    assert_eq!(first, Some(0));
+
+    let other = open(&url);
+    let sent = Instant::now();
+    let row = other
+        .append_event(&NewEvent {
+            kind: Some(EventKind::Resumed),
+            message: "from another machine".into(),
+            ..NewEvent::default()
+        })
+        .unwrap();
+    let heard = tokio::time::timeout(Duration::from_secs(1), notices.receiver.recv())
+        .await
+        .expect("no notice within a second");
+    assert_eq!(heard, Some(row.id));
+    assert!(sent.elapsed() < Duration::from_secs(1));
+    let seen = listener.events_after(row.id - 1, 10).unwrap();
+    assert_eq!(seen[0].message, "from another machine");
+    assert_eq!(seen[0].actor, other.actor());
+}
