@@ -234,3 +234,75 @@ fn dropping_a_plain_file_says_not_a_folder_and_the_same_folder_twice_is_added_on
     });
     assert_eq!(w.app().model.rows().len(), 1, "the folder is one row");
 }
+
+/// Team mode: a window on a shared PostgreSQL store (named in Settings) shows a dataset
+/// another machine added and deposited, and names that machine in the log, without a
+/// restart or a click.
+#[test]
+fn a_window_on_a_shared_store_shows_another_machines_work() {
+    let lab = support::Lab::new();
+    let url = support::postgres::shared().new_database();
+    let caches = support::postgres::local_hash_cache();
+    let config = gui::config(&lab, FaultConfig::default());
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    std::fs::write(
+        lab.path("app/settings.json"),
+        serde_json::json!({ "database": url }).to_string(),
+    )
+    .unwrap();
+    let mut w = Window::open_with(lab, config);
+    assert!(
+        w.app()
+            .model
+            .db
+            .as_ref()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("postgres://"),
+        "the window did not open the shared database"
+    );
+
+    let sandbox = w
+        .runtime
+        .block_on(w.lab.sandbox("elsewhere", FaultConfig::default()));
+    let folder = w.lab.numbered_folder(1);
+    let other = |args: &[&str]| {
+        let out = support::lodge(std::path::Path::new(&url))
+            .env("LODGE_HOST", "other-machine")
+            .env("LODGE_HASH_CACHE", caches.join("other.db"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    other(&[
+        "add",
+        folder.to_str().unwrap(),
+        "--title",
+        "From another machine",
+        "--creator",
+        "Curie, Marie",
+        "--publisher",
+        "Lab",
+        "--year",
+        "2026",
+    ]);
+    other(&["deposit", "--target", &sandbox.target_url(), "--all"]);
+
+    w.wait("the other machine's dataset, deposit and log", |app| {
+        let landed = app.model.rows().iter().any(|r| {
+            r.metadata.title == "From another machine"
+                && r.jobs.values().any(|j| j.state.is_landed())
+        });
+        let named = app
+            .model
+            .log
+            .iter()
+            .any(|l| l.kind == "created" && l.text.contains("@other-machine"));
+        landed && named
+    });
+}

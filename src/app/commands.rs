@@ -584,6 +584,12 @@ impl Core {
     }
 
     async fn save_settings(&self, settings: Settings) {
+        if let Some(problem) = settings.problem() {
+            // Nothing is saved: the window keeps what was typed so it can be fixed.
+            self.out.notice(Notice::error(problem));
+            return;
+        }
+        let database_changed = lock(&self.settings).database.trim() != settings.database.trim();
         let path = self.config.paths.settings_file.clone();
         let s = settings.clone();
         let saved = tokio::task::spawn_blocking(move || s.save(&path))
@@ -593,9 +599,11 @@ impl Core {
             Ok(()) => {
                 *lock(&self.settings) = settings.clone();
                 self.out.send(Update::Settings(settings));
-                self.out.notice(Notice::info(
-                    "Settings saved; they apply to folders added from now on.",
-                ));
+                self.out.notice(Notice::info(if database_changed {
+                    "Settings saved. Restart Lodge to use the new database; the defaults apply to folders added from now on."
+                } else {
+                    "Settings saved; they apply to folders added from now on."
+                }));
             }
             Err(e) => self.out.notice(Notice::error(e)),
         }

@@ -2,7 +2,7 @@
 //! transient hashing and upload progress, the live log and the notices. Kept current by
 //! applying [`Update`]s one by one; nothing here touches the database.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 
 use super::settings::Settings;
@@ -178,6 +178,11 @@ pub struct Model {
     /// Job id -> dataset id, for progress events that carry only the job.
     job_dataset: HashMap<i64, i64>,
     pub log: VecDeque<LogLine>,
+    /// Ids of the events in the log: the same event can arrive twice (from this process's
+    /// engine and from the shared store's notices) and is shown once.
+    logged_events: HashSet<i64>,
+    /// Who this window's own events are written as (`user@host`); others' are named.
+    actor: String,
     /// Notices not yet shown; the window takes them.
     pub notices: Vec<Notice>,
     pub details: Option<Details>,
@@ -365,6 +370,7 @@ impl Model {
     fn start(&mut self, s: Startup) {
         self.ready = true;
         self.db = Some(s.db);
+        self.actor = s.actor;
         self.targets = s.targets;
         self.configured = s.configured;
         self.targets_version += 1;
@@ -480,7 +486,14 @@ impl Model {
     }
 
     fn push_event(&mut self, e: &EventRow) {
-        let text = self.readable(&e.message);
+        if !self.logged_events.insert(e.id) {
+            return;
+        }
+        let mut text = self.readable(&e.message);
+        if !self.actor.is_empty() && e.actor != self.actor {
+            // Another machine (or user) on a shared store: say who.
+            text = format!("{} — {text}", e.actor);
+        }
         self.push_line(LogLine {
             at: e.at,
             level: LogLevel::of(e.kind),

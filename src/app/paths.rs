@@ -8,8 +8,11 @@ use crate::store::Store;
 /// Every file location the app uses.
 #[derive(Clone, Debug)]
 pub struct AppPaths {
-    /// The Lodge database (the same one the command line uses by default).
+    /// The Lodge database (the same one the command line uses by default): a file, or a
+    /// `postgres://` URL given in `LODGE_DB`.
     pub db: PathBuf,
+    /// `db` was chosen by `LODGE_DB`, and wins over the database named in Settings.
+    pub db_from_command_line: bool,
     /// The in-process sandbox's records and blobs.
     pub sandbox_dir: PathBuf,
     /// The loopback port the sandbox used last time, so its target (and the dedup scope)
@@ -40,11 +43,10 @@ impl AppPaths {
         let export_dir = directories::UserDirs::new()
             .and_then(|u| u.download_dir().map(Path::to_path_buf))
             .unwrap_or_else(|| data.join("exports"));
-        let db = std::env::var_os("LODGE_DB")
-            .map(PathBuf::from)
-            .unwrap_or_else(Store::default_path);
+        let from_env = std::env::var_os("LODGE_DB").map(PathBuf::from);
         AppPaths {
-            db,
+            db_from_command_line: from_env.is_some(),
+            db: from_env.unwrap_or_else(Store::default_path),
             sandbox_dir: data.join("sandbox"),
             sandbox_port_file: data.join("sandbox-port"),
             settings_file: config.join("settings.json"),
@@ -57,6 +59,7 @@ impl AppPaths {
     pub fn in_dir(dir: &Path) -> AppPaths {
         AppPaths {
             db: dir.join("lodge.db"),
+            db_from_command_line: false,
             sandbox_dir: dir.join("sandbox"),
             sandbox_port_file: dir.join("sandbox-port"),
             settings_file: dir.join("settings.json"),

@@ -1,5 +1,6 @@
-//! The user's defaults for new datasets (name, affiliation, license), kept in a JSON file in
-//! the platform config directory, never in the dataset store.
+//! The user's defaults for new datasets (name, affiliation, license) and the database to use
+//! (this computer's file, or a lab's shared PostgreSQL), kept in a JSON file in the platform
+//! config directory, never in the dataset store.
 
 use std::path::Path;
 
@@ -18,6 +19,10 @@ pub struct Settings {
     /// SPDX identifier, e.g. CC-BY-4.0.
     #[serde(default)]
     pub license: String,
+    /// A `postgres://` URL to share one queue and dedup store with a lab's machines; empty
+    /// for this computer's own file. `--db`/`LODGE_DB` win over it. Used from the next start.
+    #[serde(default)]
+    pub database: String,
 }
 
 impl Settings {
@@ -49,6 +54,27 @@ impl Settings {
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, text).map_err(fail)?;
         std::fs::rename(&tmp, path).map_err(fail)
+    }
+
+    /// What is wrong with these settings, if anything, naming the field and the fix.
+    pub fn problem(&self) -> Option<String> {
+        let db = self.database.trim();
+        if db.is_empty() {
+            return None;
+        }
+        match crate::store::StoreLocation::parse(db) {
+            crate::store::StoreLocation::Postgres(url) if url::Url::parse(&url).is_ok() => None,
+            _ => Some(format!(
+                "Shared database: '{db}' is not a PostgreSQL URL; write \
+                 postgres://USER@HOST:5432/DATABASE, or leave it empty to use this computer's file"
+            )),
+        }
+    }
+
+    /// The shared database these settings name, if any.
+    pub fn shared_database(&self) -> Option<crate::store::StoreLocation> {
+        let db = self.database.trim();
+        (!db.is_empty() && self.problem().is_none()).then(|| crate::store::StoreLocation::parse(db))
     }
 
     /// Fill what `metadata` leaves empty from these defaults.

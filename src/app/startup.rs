@@ -16,7 +16,7 @@ use super::targets::register_all;
 use super::update::{Startup, Update};
 use crate::engine::Engine;
 use crate::sandbox::{RunningSandbox, SandboxConfig};
-use crate::store::Store;
+use crate::store::{Store, StoreLocation};
 use crate::targets::open_target;
 
 /// What the picker calls the built-in sandbox.
@@ -34,11 +34,16 @@ pub(super) async fn open(
     let (store, settings, settings_problem, saved_port) = {
         let paths = paths.clone();
         tokio::task::spawn_blocking(move || {
-            let store = Store::open(&paths.db).map_err(|e| e.to_string())?;
             let (settings, problem) = match Settings::load(&paths.settings_file) {
                 Ok(s) => (s, None),
                 Err(problem) => (Settings::default(), Some(problem)),
             };
+            // `--db`/`LODGE_DB` first, then the shared database named in Settings.
+            let location = match settings.shared_database() {
+                Some(shared) if !paths.db_from_command_line => shared,
+                _ => StoreLocation::from(paths.db.clone()),
+            };
+            let store = Store::open_at(&location).map_err(|e| e.to_string())?;
             let port = std::fs::read_to_string(&paths.sandbox_port_file)
                 .ok()
                 .and_then(|t| t.trim().parse::<u16>().ok());
@@ -81,11 +86,13 @@ pub(super) async fn open(
         .collect();
     let startup = {
         let store = store.clone();
-        let db = paths.db.clone();
+        // Shown in the window: a PostgreSQL URL without its password.
+        let db = std::path::PathBuf::from(store.location().to_string());
         tokio::task::spawn_blocking(move || {
             let last = store.last_event_id()?;
             Ok::<_, crate::store::StoreError>(Startup {
                 db,
+                actor: store.actor().to_string(),
                 targets,
                 configured,
                 datasets: store.dataset_summaries()?,
@@ -101,7 +108,16 @@ pub(super) async fn open(
         .map_err(|e| format!("cannot read the Lodge database {}: {e}", paths.db.display()))?
     };
     let settings = startup.settings.clone();
+    let last_event = startup.recent_events.last().map_or(0, |e| e.id);
+    let known = startup.datasets.iter().map(|d| d.id).collect();
     out.send(Update::Started(Box::new(startup)));
+    watch_shared_store(
+        store.clone(),
+        last_event,
+        known,
+        out.clone(),
+        shutdown.clone(),
+    );
     for p in problems {
         out.send(Update::Notice(Notice::warning(p)));
     }
@@ -160,6 +176,69 @@ pub(super) fn forward_engine_events(
                 }
                 Err(RecvError::Closed) => return,
             }
+        }
+    });
+}
+
+/// On a store shared with other machines (PostgreSQL), show what their workers do: on each
+/// notice, read the events after the last one seen, the jobs they touched and any dataset
+/// this window has not seen, and pass them on like this process's own. Events this process
+/// logged itself arrive twice and are shown once (the model keeps event ids).
+fn watch_shared_store(
+    store: Arc<Store>,
+    mut last: i64,
+    mut known: std::collections::HashSet<i64>,
+    out: Outbox,
+    shutdown: CancellationToken,
+) {
+    let Some(mut notices) = store.event_notices() else {
+        return;
+    };
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                notice = notices.receiver.recv() => if notice.is_none() { return },
+                _ = shutdown.cancelled() => return,
+            }
+            // A burst of notices is one read.
+            while notices.receiver.try_recv().is_ok() {}
+            let s = store.clone();
+            let unknown = known.clone();
+            let read = tokio::task::spawn_blocking(move || {
+                let events = s.events_after(last, 10_000)?;
+                let mut jobs: Vec<i64> = events.iter().filter_map(|e| e.job_id).collect();
+                jobs.sort_unstable();
+                jobs.dedup();
+                let mut datasets = Vec::new();
+                for id in events.iter().filter_map(|e| e.dataset_id) {
+                    if !unknown.contains(&id)
+                        && !datasets
+                            .iter()
+                            .any(|d: &crate::store::DatasetSummary| d.id == id)
+                        && let Some(summary) = s.dataset_summary(id)?
+                    {
+                        datasets.push(summary);
+                    }
+                }
+                Ok::<_, crate::store::StoreError>((events, s.jobs(&jobs)?, datasets))
+            })
+            .await;
+            let Ok(Ok((events, jobs, datasets))) = read else {
+                continue;
+            };
+            let Some(newest) = events.last() else {
+                continue;
+            };
+            last = newest.id;
+            for summary in datasets {
+                known.insert(summary.id);
+                out.send(Update::DatasetSaved {
+                    placeholder: None,
+                    summary,
+                });
+            }
+            out.send(Update::Logged(events));
+            out.send(Update::Jobs(jobs));
         }
     });
 }

@@ -22,6 +22,8 @@ pub struct TargetInfo {
 #[derive(Clone, Debug)]
 pub struct Startup {
     pub db: PathBuf,
+    /// `user@host` this window's events are written as.
+    pub actor: String,
     /// The picker: the sandbox first, then every configured target that opened.
     pub targets: Vec<TargetInfo>,
     /// Every target in the config file, as Settings lists them.

@@ -34,12 +34,23 @@ pub struct ResultFingerprint {
 impl Store {
     /// Every dataset, by id, with its metadata (one query).
     pub fn dataset_summaries(&self) -> Result<Vec<DatasetSummary>> {
+        self.summaries_where("1 = ?1", 1)
+    }
+
+    /// One dataset's summary (a dataset another machine added, say).
+    pub fn dataset_summary(&self, id: i64) -> Result<Option<DatasetSummary>> {
+        Ok(self.summaries_where("id = ?1", id)?.pop())
+    }
+
+    fn summaries_where(&self, condition: &str, arg: i64) -> Result<Vec<DatasetSummary>> {
         let raws = self.with(|db| {
             db.all(
-                "SELECT id, path, name, metadata, content_key, fingerprint, file_count,
-                        total_bytes
-                 FROM datasets ORDER BY id",
-                args![],
+                &format!(
+                    "SELECT id, path, name, metadata, content_key, fingerprint, file_count,
+                            total_bytes
+                     FROM datasets WHERE {condition} ORDER BY id"
+                ),
+                args![arg],
                 |r| {
                     Ok((
                         r.get::<i64>(0)?,

@@ -57,6 +57,21 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                     .labelled_by(l.id);
                 ui.end_row();
             });
+            ui.separator();
+            ui.label("Shared database: one queue and one dedup store for your lab's machines (PostgreSQL). Empty: this computer's own file. Used from the next start.");
+            egui::Grid::new("database_grid").num_columns(2).show(ui, |ui| {
+                let l = ui.label("Shared database");
+                ui.add(
+                    egui::TextEdit::singleline(&mut editing.database)
+                        .hint_text("postgres://you@db.lab.example:5432/lodge")
+                        .desired_width(380.0),
+                )
+                .labelled_by(l.id);
+                ui.end_row();
+            });
+            if let Some(problem) = editing.problem() {
+                ui.colored_label(ui.visuals().error_fg_color, problem);
+            }
             if ui.button("Save settings").clicked() {
                 save = true;
             }
@@ -65,7 +80,13 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             });
         });
     if save {
-        if let Some(s) = app.settings.editing.take() {
+        // A problem is shown under its field and the window stays open with what was typed.
+        let fixable = app
+            .settings
+            .editing
+            .as_ref()
+            .is_some_and(|s| s.problem().is_some());
+        if !fixable && let Some(s) = app.settings.editing.take() {
             app.send(Command::SaveSettings(s));
         }
     } else if !open {
