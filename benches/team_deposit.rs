@@ -71,7 +71,10 @@ fn sandbox(dir: &Path) -> (Child, String) {
         .unwrap();
     let started = Instant::now();
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < Duration::from_secs(10), "sandbox did not start");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "sandbox did not start"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     (child, format!("sandbox+http://127.0.0.1:{port}"))
@@ -141,5 +144,8 @@ fn main() {
         "  4 processes on PostgreSQL: {:>7.0} items/s ({pg_secs:.1} s)",
         rate(pg_secs)
     );
-    println!("  ratio PostgreSQL x4 / SQLite x1: {:.2}", sqlite_secs / pg_secs);
+    println!(
+        "  ratio PostgreSQL x4 / SQLite x1: {:.2}",
+        sqlite_secs / pg_secs
+    );
 }

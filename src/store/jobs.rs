@@ -401,6 +401,58 @@ fn record_result(
     })
 }
 
+/// Insert a queued job for the scope, or find the active one. Another machine may enqueue
+/// the same scope at once: the partial unique index decides, and the loser joins the
+/// winner's job, read in a statement of its own (at Read Committed the insert's snapshot may
+/// not show it). Should the winner have ended in between, the insert is tried again.
+fn queue_or_join(
+    db: Db<'_>,
+    dataset_id: i64,
+    target: &str,
+    key: &ContentKey,
+    now: i64,
+    deadline: Duration,
+) -> Result<Enqueued> {
+    for _ in 0..3 {
+        let inserted: Option<i64> = db.opt(
+            "INSERT INTO jobs (dataset_id, target, operation, content_key, state,
+                               deadline, due_at, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?6, ?6)
+             ON CONFLICT (target, operation, content_key)
+                WHERE state IN ('queued','running','waiting') DO NOTHING
+             RETURNING id",
+            args![
+                dataset_id,
+                target,
+                OPERATION_DEPOSIT,
+                key.to_hex(),
+                now + ms(deadline),
+                now
+            ],
+            |r| r.get(0),
+        )?;
+        if let Some(id) = inserted {
+            return Ok(Enqueued::New(id));
+        }
+        let active: Option<i64> = db.opt(
+            "SELECT id FROM jobs WHERE target = ?1 AND operation = ?2
+             AND content_key = ?3 AND state IN ('queued','running','waiting')",
+            args![target, OPERATION_DEPOSIT, key.to_hex()],
+            |r| r.get(0),
+        )?;
+        if let Some(id) = active {
+            return Ok(Enqueued::AlreadyQueued(id));
+        }
+    }
+    Err(StoreError::Postgres {
+        message: format!(
+            "the job for {} neither queued nor found; trying again",
+            key.short()
+        ),
+        transient: true,
+    })
+}
+
 impl Store {
     /// Make sure a target exists in the store (its scope id is what results are keyed by).
     pub fn upsert_target(&self, scope_id: &str, url: &str, label: &str) -> Result<()> {
@@ -472,34 +524,12 @@ impl Store {
             let now = now_ms();
             let mut out = Vec::with_capacity(items.len());
             for (dataset_id, key) in items {
-                // Another machine may enqueue the same scope at once: the partial unique
-                // index decides, and the loser joins the winner's job.
-                let inserted: Option<i64> = db.opt(
-                    "INSERT INTO jobs (dataset_id, target, operation, content_key, state,
-                                       deadline, due_at, created_at, updated_at)
-                     VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?6, ?6)
-                     ON CONFLICT (target, operation, content_key)
-                        WHERE state IN ('queued','running','waiting') DO NOTHING
-                     RETURNING id",
-                    args![
-                        dataset_id,
-                        target,
-                        OPERATION_DEPOSIT,
-                        key.to_hex(),
-                        now + ms(deadline),
-                        now
-                    ],
-                    |r| r.get(0),
-                )?;
-                let Some(id) = inserted else {
-                    let existing: i64 = db.one(
-                        "SELECT id FROM jobs WHERE target = ?1 AND operation = ?2
-                         AND content_key = ?3 AND state IN ('queued','running','waiting')",
-                        args![target, OPERATION_DEPOSIT, key.to_hex()],
-                        |r| r.get(0),
-                    )?;
-                    out.push((Enqueued::AlreadyQueued(existing), None));
-                    continue;
+                let id = match queue_or_join(db, *dataset_id, target, key, now, deadline)? {
+                    Enqueued::New(id) => id,
+                    joined => {
+                        out.push((joined, None));
+                        continue;
+                    }
                 };
                 let job = load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?;
                 let event = insert_event(
