@@ -50,6 +50,7 @@ impl Engine {
                     Finish::Release {
                         message: format!("this worker cannot reach {}", job.target),
                         not_before: None,
+                        attempt_made: false,
                     },
                 )
                 .await;
@@ -88,6 +89,7 @@ impl Engine {
                              left for a machine that can read it"
                         ),
                         not_before: None,
+                        attempt_made: false,
                     },
                 )
                 .await;
@@ -115,6 +117,7 @@ impl Engine {
                 return self.record(&lease, Finish::Release {
                     message: "stopped before the attempt finished; back on the queue".into(),
                     not_before: None,
+                    attempt_made: true,
                 }).await;
             }
         };

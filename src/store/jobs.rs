@@ -164,11 +164,13 @@ pub enum Finish {
         error: String,
         http_status: Option<u16>,
     },
-    /// Give the job back untouched (shutdown, or a target this worker cannot use now), to
-    /// be claimable again at `not_before` (unix ms; `None` for now).
+    /// Give the job back (shutdown, or a job this worker cannot do), to be claimable again
+    /// at `not_before` (unix ms; `None` for now). Unless `attempt_made` (a request may have
+    /// left), the claim's attempt is given back too.
     Release {
         message: String,
         not_before: Option<i64>,
+        attempt_made: bool,
     },
 }
 
@@ -803,15 +805,18 @@ impl Store {
             Finish::Release {
                 message,
                 not_before,
+                attempt_made,
             } => {
                 // Not an outcome: the job goes back to the queue, claimable again at
-                // `not_before` (now, unless it was left for another machine).
+                // `not_before`.
                 let due = not_before.unwrap_or(now).max(now);
                 db.run(
                     "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires = NULL,
-                                     due_at = ?2, updated_at = ?3
+                                     due_at = ?2, updated_at = ?3,
+                                     attempts = CASE WHEN attempts > ?4 THEN attempts - ?4
+                                                     ELSE 0 END
                      WHERE id = ?1",
-                    args![job.id, due, now],
+                    args![job.id, due, now, !attempt_made],
                 )?;
                 let e = job_event(job, EventKind::Queued, message);
                 let row = insert_event(db, &e, &self.actor)?;
