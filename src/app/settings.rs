@@ -99,3 +99,46 @@ impl Settings {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Settings;
+    use crate::store::StoreLocation;
+
+    fn with_database(db: &str) -> Settings {
+        Settings {
+            database: db.into(),
+            ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn an_empty_shared_database_means_this_computers_file() {
+        assert_eq!(with_database("  ").problem(), None);
+        assert_eq!(with_database("").shared_database(), None);
+    }
+
+    #[test]
+    fn a_postgres_url_names_the_shared_database() {
+        let s = with_database(" postgres://lab@db.example:5432/lodge ");
+        assert_eq!(s.problem(), None);
+        assert_eq!(
+            s.shared_database(),
+            Some(StoreLocation::Postgres(
+                "postgres://lab@db.example:5432/lodge".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn anything_else_is_a_problem_naming_the_field_and_the_fix() {
+        let s = with_database("/home/me/lodge.db");
+        let problem = s.problem().unwrap();
+        assert!(problem.starts_with("Shared database:"), "{problem}");
+        assert!(
+            problem.contains("postgres://USER@HOST:5432/DATABASE"),
+            "{problem}"
+        );
+        assert_eq!(s.shared_database(), None);
+    }
+}
