@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod proxy;
+pub mod s3;
 pub mod servers;
 
 use std::path::{Path, PathBuf};
