@@ -45,7 +45,10 @@ fn bench_quick_prints_every_row_with_figures_and_a_replay_that_sent_no_request()
     assert!(out.status.success(), "{stdout}\n{stderr}");
     assert!(stdout.starts_with("machine: "), "{stdout}");
     if cfg!(debug_assertions) {
-        assert!(stderr.contains("debug build"), "a debug build is named: {stderr}");
+        assert!(
+            stderr.contains("debug build"),
+            "a debug build is named: {stderr}"
+        );
     }
     let header = row(&stdout, "measure");
     assert_eq!(

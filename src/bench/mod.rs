@@ -280,7 +280,7 @@ pub async fn run(options: &Options, progress: &dyn Fn(&str)) -> anyhow::Result<V
 }
 
 fn mib(bytes: u64) -> String {
-    if bytes >= 1024 * MIB && bytes % (1024 * MIB) == 0 {
+    if bytes >= 1024 * MIB && bytes.is_multiple_of(1024 * MIB) {
         format!("{} GiB", bytes / (1024 * MIB))
     } else {
         format!("{} MiB", bytes / MIB)
@@ -403,7 +403,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
