@@ -296,11 +296,13 @@ async fn handle(
     Ok(out.body(body).unwrap())
 }
 
-/// A response made by the proxy itself.
+/// A response made by the proxy itself. The request's body is left unread, so the
+/// connection closes after it, and says so.
 fn answer(status: u16, retry_after_secs: Option<u64>, body: &'static str) -> hyper::Response<Body> {
     let mut out = hyper::Response::builder()
         .status(status)
-        .header("content-type", "application/xml");
+        .header("content-type", "application/xml")
+        .header("connection", "close");
     if let Some(secs) = retry_after_secs {
         out = out.header("retry-after", secs.to_string());
     }
