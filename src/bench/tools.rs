@@ -1,6 +1,6 @@
 //! What the benchmark needs from the machine: the reference tools (found on `PATH`, or a
 //! loud error naming the tool and how to install it), child processes timed with their peak
-//! resident memory, and this process's CPU time.
+//! resident memory (Linux), and this process's CPU time.
 
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
@@ -41,13 +41,20 @@ fn is_executable(path: &std::path::Path) -> bool {
 pub struct Finished {
     pub status: ExitStatus,
     pub elapsed: Duration,
-    /// Peak resident memory in bytes (Unix: from the kernel's accounting of the child).
+    /// Peak resident memory in bytes (Linux: the child's own `VmHWM`).
     pub peak_rss: Option<u64>,
     pub stdout: String,
     pub stderr: String,
 }
 
-/// Run `command` to the end; its output is captured.
+/// How often a running child's memory high-water mark is read.
+const RSS_POLL: Duration = Duration::from_millis(5);
+
+/// Run `command` to the end; its output is captured and its peak resident memory read.
+///
+/// The peak is the child's `VmHWM` (the high-water mark of its own address space, which only
+/// grows) read every few milliseconds until it exits. `wait4`'s `ru_maxrss` would not do: the
+/// kernel charges a child that was started from a big process with that process's memory.
 pub fn run_measured(mut command: Command) -> anyhow::Result<Finished> {
     let program = command.get_program().to_string_lossy().to_string();
     command
@@ -63,7 +70,23 @@ pub fn run_measured(mut command: Command) -> anyhow::Result<Finished> {
     let mut err = child.stderr.take().expect("piped");
     let out = std::thread::spawn(move || read_all(&mut out));
     let err = std::thread::spawn(move || read_all(&mut err));
-    let (status, peak_rss) = wait_with_rusage(child)?;
+    let proc_dir = PathBuf::from(format!("/proc/{}", child.id()));
+    let parent_cmdline = std::fs::read("/proc/self/cmdline").unwrap_or_default();
+    let mut peak_rss = None;
+    let status = loop {
+        if let Some(status) = child
+            .try_wait()
+            .with_context(|| format!("cannot wait for {program}"))?
+        {
+            break status;
+        }
+        // Until the child has replaced itself with the program, /proc shows this process.
+        let cmdline = std::fs::read(proc_dir.join("cmdline")).unwrap_or_default();
+        if !cmdline.is_empty() && cmdline != parent_cmdline {
+            peak_rss = high_water_mark(&proc_dir).or(peak_rss);
+        }
+        std::thread::sleep(RSS_POLL);
+    };
     let elapsed = started.elapsed();
     Ok(Finished {
         status,
@@ -74,42 +97,24 @@ pub fn run_measured(mut command: Command) -> anyhow::Result<Finished> {
     })
 }
 
+/// `VmHWM` of a running process, in bytes (None once it has exited, or off Linux).
+fn high_water_mark(proc_dir: &std::path::Path) -> Option<u64> {
+    let status = std::fs::read_to_string(proc_dir.join("status")).ok()?;
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
 fn read_all(from: &mut impl std::io::Read) -> String {
     let mut bytes = Vec::new();
     let _ = from.read_to_end(&mut bytes);
     String::from_utf8_lossy(&bytes).into_owned()
-}
-
-/// Wait for the child with `wait4`, which reports the child's own peak RSS (`ru_maxrss`).
-#[cfg(unix)]
-fn wait_with_rusage(child: std::process::Child) -> anyhow::Result<(ExitStatus, Option<u64>)> {
-    use std::os::unix::process::ExitStatusExt;
-    let pid = child.id() as libc::pid_t;
-    let mut status: libc::c_int = 0;
-    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: `pid` is our own child, not yet reaped (std's handle is never waited on);
-        // both pointers are to live locals.
-        let got = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        if got == pid {
-            break;
-        }
-        let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(e).context(format!("cannot wait for process {pid}"));
-        }
-    }
-    // Linux reports kilobytes; macOS bytes.
-    let scale = if cfg!(target_os = "macos") { 1 } else { 1024 };
-    let peak = (usage.ru_maxrss as u64).saturating_mul(scale);
-    drop(child);
-    Ok((ExitStatus::from_raw(status), Some(peak)))
-}
-
-#[cfg(not(unix))]
-fn wait_with_rusage(mut child: std::process::Child) -> anyhow::Result<(ExitStatus, Option<u64>)> {
-    Ok((child.wait().context("cannot wait for the child")?, None))
 }
 
 /// CPU time (user + system) this process has used so far (Linux, from /proc; zero
