@@ -1,22 +1,21 @@
 //! Rescan cost: 100,000 small unchanged files, prepared once with a cold cache, then scanned
 //! and hashed again with the warm cache (which should cost about one `stat` per file and read
 //! none) — with the in-memory cache and with the SQLite hash cache of a real Lodge store,
-//! which is what `lodge scan` uses.
+//! which is what `lodge scan` uses — against a plain stat walk of the same files. The
+//! measurement is [`lodge::bench::rescan`], which `lodge bench` also runs.
 //!
 //! Run with `cargo bench --bench rescan`. The files are generated in a temporary folder, or in
 //! `$LODGE_BENCH_DIR/rescan` (kept and reused) when that is set.
 
-use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use lodge::content::{
-    HashCache, MemoryHashCache, Metadata, hash_files, prepare_dataset, scan_folder,
-};
+use lodge::bench::data::small_files;
+use lodge::bench::rescan::measure;
+use lodge::content::{HashCache, MemoryHashCache};
 use lodge::store::Store;
 
 const FILES: usize = 100_000;
-const PER_FOLDER: usize = 1_000;
 
 fn main() -> anyhow::Result<()> {
     let _temp;
@@ -28,51 +27,38 @@ fn main() -> anyhow::Result<()> {
         }
     };
     let start = Instant::now();
-    for i in 0..FILES {
-        let dir = root.join(format!("batch-{:03}", i / PER_FOLDER));
-        if i % PER_FOLDER == 0 {
-            fs::create_dir_all(&dir)?;
-        }
-        let path = dir.join(format!("sample-{i:06}.txt"));
-        if !path.exists() {
-            fs::write(path, format!("sample {i}\nvalue {}\n", i * 7919 % 10007))?;
-        }
-    }
+    small_files(&root, FILES)?;
     println!(
         "{FILES} files in {} ready in {:.1} s",
         root.display(),
         start.elapsed().as_secs_f64()
     );
-
-    let memory = MemoryHashCache::new();
-    rounds("in-memory cache", &root, &memory)?;
+    rounds("in-memory cache", &root, &MemoryHashCache::new())?;
     let db = tempfile::tempdir()?;
     let store = Store::open(&db.path().join("lodge.db"))?;
     rounds("SQLite hash cache (the Lodge store)", &root, &store)?;
     Ok(())
 }
 
-/// One cold preparation, then three warm rescans through `cache`.
-fn rounds(name: &str, root: &std::path::Path, cache: &dyn HashCache) -> anyhow::Result<()> {
+/// One cold preparation, then three warm rescans through `cache`, then the stat walk.
+fn rounds(name: &str, root: &Path, cache: &dyn HashCache) -> anyhow::Result<()> {
     println!("-- {name}");
-    let metadata = Metadata::default();
-    let start = Instant::now();
-    let cold = prepare_dataset(root, &metadata, cache, &|_| {})?;
-    let cold_secs = start.elapsed().as_secs_f64();
-    println!("cold prepare_dataset (scan + read + hash all) : {cold_secs:7.3} s");
-    for round in 1..=3 {
-        let start = Instant::now();
-        let report = scan_folder(root)?;
-        let scanned = start.elapsed().as_secs_f64();
-        let hashed = hash_files(&report, cache, &|_| {})?;
-        let total = start.elapsed().as_secs_f64();
-        assert_eq!(hashed.len(), cold.files.len());
+    let f = measure(root, cache, 3)?;
+    println!(
+        "cold prepare_dataset (scan + read + hash all) : {:7.3} s",
+        f.cold.as_secs_f64()
+    );
+    for (round, warm) in f.warm.iter().enumerate() {
         println!(
-            "warm rescan #{round} (scan {scanned:.3} s + cached hash {:.3} s) : {total:7.3} s  \
-             = {:.1} µs per file  (goal: under 2 s)",
-            total - scanned,
-            total * 1e6 / FILES as f64
+            "warm rescan #{} (scan + cached hash) : {:7.3} s  = {:.1} µs per file  (goal: under 2 s)",
+            round + 1,
+            warm.as_secs_f64(),
+            warm.as_secs_f64() * 1e6 / f.files as f64
         );
     }
+    println!(
+        "plain stat walk of the same files (reference) : {:7.3} s",
+        f.stat_walk.as_secs_f64()
+    );
     Ok(())
 }

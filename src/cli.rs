@@ -3,6 +3,7 @@
 //! the names of commands and flags are kept stable.
 
 mod add;
+mod bench;
 mod deposit;
 mod output;
 mod report;
@@ -79,6 +80,10 @@ pub enum Command {
     /// Named targets (S3, WebDAV, sandbox) in the config file, and their credentials.
     #[command(subcommand)]
     Target(target::TargetCommand),
+    /// Measure Lodge against its references on this machine (hashing vs openssl, rescan,
+    /// guarded vs raw deposits, replay, upload vs curl, window frame time) and print one
+    /// table. Build with --release first; openssl and curl must be installed.
+    Bench(bench::BenchArgs),
 }
 
 /// `lodge sandbox` options.
@@ -229,6 +234,7 @@ async fn run(db: Option<PathBuf>, command: Command) -> anyhow::Result<ExitCode> 
         Command::Log { follow, tail } => report::log(db.as_ref(), follow, tail).await,
         Command::Forget { older_than, target } => report::forget(db.as_ref(), older_than, target),
         Command::Target(command) => target::run(command).await,
+        Command::Bench(args) => bench::bench(args).await,
         Command::Sandbox(args) => {
             let config = crate::sandbox::SandboxConfig {
                 addr: args.addr,

@@ -4,9 +4,11 @@
 //! manifest and a [`content::ContentKey`], [`store`] keeps datasets, the durable job queue, the
 //! dedup results and the event log in SQLite, [`engine`] runs guarded deposits with retries and
 //! leases, [`targets`] speaks to the repositories, [`config`] names them, and [`sandbox`] is Lodge's own local
-//! repository server. The command line ([`cli`]) only parses arguments and calls into these.
+//! repository server. The command line ([`cli`]) only parses arguments and calls into these;
+//! [`bench`] measures Lodge against reference tools (`lodge bench`, `cargo bench`).
 
 pub mod app;
+pub mod bench;
 pub mod catalog;
 pub mod cli;
 pub mod config;

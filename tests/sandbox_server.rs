@@ -294,6 +294,44 @@ async fn blob_put_is_201_then_head_200_and_if_none_match_412() {
 }
 
 #[tokio::test]
+async fn an_exists_answer_that_leaves_the_body_unread_says_connection_close() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = start(dir.path()).await;
+    let (c, base) = (client(), sb.base_url());
+    let bytes = vec![b'x'; 64 * 1024];
+    let doc = document(&[("common.bin", &bytes)], "Shared file");
+    assert_eq!(
+        put_blob(&c, &base, &bytes).await.status(),
+        StatusCode::CREATED
+    );
+    assert_eq!(
+        put_record(&c, &base, &doc).await.status(),
+        StatusCode::CREATED
+    );
+    let blob_url = format!("{base}/blobs/sha256/{}", Sha256Hex::of(&bytes));
+    // A client reusing its connection right away must not meet a silently closed one.
+    for round in 0..50 {
+        let exists = c
+            .put(&blob_url)
+            .header("If-None-Match", "*")
+            .body(bytes.clone())
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("round {round}: blob PUT: {e}"));
+        assert_eq!(exists.status(), StatusCode::PRECONDITION_FAILED);
+        assert_eq!(exists.headers()["connection"], "close", "round {round}");
+        let again = put_record(&c, &base, &doc).await;
+        assert_eq!(again.status(), StatusCode::PRECONDITION_FAILED);
+        assert_eq!(again.headers()["connection"], "close", "round {round}");
+    }
+    // A success keeps the connection.
+    let head = c.head(&blob_url).send().await.unwrap();
+    assert_eq!(head.status(), StatusCode::OK);
+    assert!(head.headers().get("connection").is_none());
+    sb.shutdown().await;
+}
+
+#[tokio::test]
 async fn blob_digest_mismatch_is_400_and_keeps_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let sb = start(dir.path()).await;

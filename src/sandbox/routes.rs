@@ -166,7 +166,25 @@ fn authorized(app: &App, headers: &HeaderMap) -> bool {
     given.is_some_and(|g| same_secret(g.as_bytes(), token.as_bytes()))
 }
 
-async fn gate(State(app): AppState, req: Request, next: Next) -> Response {
+/// Counting, authentication and faults in front of the APIs. A refusal of a request with a
+/// body (an "exists", an error, an injected fault) may leave the body unread, after which the
+/// server closes the connection: it says `Connection: close`, so a client does not send its
+/// next request on a connection that is about to close.
+async fn gate(state: AppState, req: Request, next: Next) -> Response {
+    let has_body = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .is_some_and(|v| v != "0")
+        || req.headers().contains_key(header::TRANSFER_ENCODING);
+    let mut resp = gate_api(state, req, next).await;
+    if has_body && !resp.status().is_success() {
+        resp.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    resp
+}
+
+async fn gate_api(State(app): AppState, req: Request, next: Next) -> Response {
     if !is_api(req.uri().path()) {
         return next.run(req).await;
     }

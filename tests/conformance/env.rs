@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use lodge::content::{ContentKey, Sha256Hex};
 use lodge::sandbox::{FaultConfig, RunningSandbox};
-use lodge::targets::s3::sign::Signer;
 use lodge::targets::s3::{S3Location, S3Options, S3Target};
 use lodge::targets::secret::{Secret, UserSecret};
 use lodge::targets::webdav::WebDavTarget;
@@ -14,6 +13,7 @@ use lodge::targets::{Target, open_target};
 
 use crate::support::Lab;
 use crate::support::proxy::Proxy;
+pub use crate::support::s3::{credentials as s3_credentials, request as s3_request};
 use crate::support::servers::{self, DAV_PASSWORD, DAV_USER, unique};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,13 +38,6 @@ impl Kind {
 /// minimum part size).
 pub const MULTIPART_THRESHOLD: u64 = 8 << 20;
 pub const PART_SIZE: u64 = 5 << 20;
-
-pub fn s3_credentials() -> UserSecret {
-    UserSecret {
-        user: "AKIALODGETESTKEY0001".into(),
-        secret: Secret::new("lodge-test-secret"),
-    }
-}
 
 pub fn s3_options() -> S3Options {
     S3Options {
@@ -385,23 +378,4 @@ pub fn dav_credentials(password: &str) -> UserSecret {
         user: DAV_USER.into(),
         secret: Secret::new(password),
     }
-}
-
-/// A signed request straight to moto (not through the proxy).
-pub async fn s3_request(
-    method: reqwest::Method,
-    url: reqwest::Url,
-) -> (reqwest::StatusCode, Vec<u8>) {
-    let client = reqwest::Client::new();
-    let mut request = client
-        .request(method, url)
-        .header("content-length", "0")
-        .build()
-        .unwrap();
-    Signer::new(s3_credentials(), "us-east-1".into())
-        .sign(&mut request)
-        .unwrap();
-    let resp = client.execute(request).await.unwrap();
-    let status = resp.status();
-    (status, resp.bytes().await.unwrap().to_vec())
 }

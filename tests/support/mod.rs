@@ -4,6 +4,7 @@
 
 pub mod postgres;
 pub mod proxy;
+pub mod s3;
 pub mod servers;
 
 use std::path::{Path, PathBuf};

@@ -1,16 +1,21 @@
 //! A small fault-injecting HTTP proxy on loopback, for targets whose servers have no fault
-//! options of their own: it forwards every request to one upstream, logs method and path,
-//! and on matching requests can drop the response after the upstream committed, stall (to
-//! stand for a killed job), or strip a header (to stand for a server that ignores it).
+//! options of their own: it forwards every request to one upstream, logs method, path and the
+//! upstream's status, and on matching requests can drop the response after the upstream
+//! committed, stall (to stand for a killed job), or strip a header (to stand for a server
+//! that ignores it). A seeded [`FaultMix`] adds random faults to every request (the chaos
+//! harness's drop-after-commit, 503, 429 with Retry-After, resets and latency spikes).
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::TryStreamExt;
 use http_body_util::{BodyExt, Full, StreamBody, combinators::BoxBody};
 use hyper::body::{Frame, Incoming};
 use hyper_util::rt::TokioIo;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -23,6 +28,60 @@ pub enum Action {
     Stall(CancellationToken),
     /// Forward without this header.
     StripHeader(&'static str),
+    /// Answer 503 Service Unavailable (an S3 `SlowDown` body) without forwarding.
+    Unavailable,
+    /// Answer 429 with `Retry-After: SECONDS` without forwarding.
+    RateLimit { retry_after_secs: u64 },
+    /// Close the connection with no response, before forwarding.
+    Reset,
+    /// Wait, then forward (a latency spike).
+    Delay(Duration),
+}
+
+/// Seeded probabilities (0..=1, summing to at most 1) of a random fault on each request that
+/// no rule matched.
+#[derive(Clone, Debug, Default)]
+pub struct FaultMix {
+    /// Forward, let the upstream commit, close with no response.
+    pub drop_after_commit: f64,
+    /// 503 without forwarding.
+    pub unavailable: f64,
+    /// 429 with `Retry-After: retry_after_secs` without forwarding.
+    pub rate_limit: f64,
+    pub retry_after_secs: u64,
+    /// Close the connection before forwarding.
+    pub reset: f64,
+    /// Wait `spike` before forwarding.
+    pub latency_spike: f64,
+    pub spike: Duration,
+    pub seed: u64,
+}
+
+impl FaultMix {
+    /// One draw: the fault for the next request, if any.
+    fn draw(&self, rng: &mut StdRng) -> Option<Action> {
+        let roll: f64 = rng.random();
+        let faults = [
+            (self.drop_after_commit, Action::DropAfterCommit),
+            (self.unavailable, Action::Unavailable),
+            (
+                self.rate_limit,
+                Action::RateLimit {
+                    retry_after_secs: self.retry_after_secs,
+                },
+            ),
+            (self.reset, Action::Reset),
+            (self.latency_spike, Action::Delay(self.spike)),
+        ];
+        let mut edge = 0.0;
+        for (p, action) in faults {
+            edge += p;
+            if roll < edge {
+                return Some(action);
+            }
+        }
+        None
+    }
 }
 
 #[derive(Clone)]
@@ -37,7 +96,12 @@ pub struct Rule {
 #[derive(Default)]
 struct State {
     log: Vec<(String, String)>,
+    /// Forwarded requests with the upstream's status (also those dropped after commit).
+    answered: Vec<(String, String, u16)>,
     rules: Vec<Rule>,
+    mix: Option<(FaultMix, StdRng)>,
+    /// Faults the mix injected.
+    injected: u64,
 }
 
 /// A running proxy; stops with the test's runtime.
@@ -102,6 +166,24 @@ impl Proxy {
     pub fn clear_log(&self) {
         self.state.lock().unwrap().log.clear();
     }
+
+    /// Inject random faults from now on (`None`: forward everything again).
+    pub fn set_faults(&self, mix: Option<FaultMix>) {
+        self.state.lock().unwrap().mix = mix.map(|m| {
+            let rng = StdRng::seed_from_u64(m.seed);
+            (m, rng)
+        });
+    }
+
+    /// How many faults the mix has injected.
+    pub fn faults_injected(&self) -> u64 {
+        self.state.lock().unwrap().injected
+    }
+
+    /// Every forwarded request with the upstream's status: (method, path and query, status).
+    pub fn answered(&self) -> Vec<(String, String, u16)> {
+        self.state.lock().unwrap().answered.clone()
+    }
 }
 
 type Body = BoxBody<Bytes, std::io::Error>;
@@ -126,14 +208,43 @@ async fn handle(
             .rules
             .iter_mut()
             .find(|r| r.times > 0 && r.method == method && path.contains(&r.path_contains));
-        hit.map(|r| {
+        let ruled = hit.map(|r| {
             r.times -= 1;
             r.action.clone()
+        });
+        let st = &mut *st;
+        ruled.or_else(|| {
+            let (mix, rng) = st.mix.as_mut()?;
+            let drawn = mix.draw(rng);
+            st.injected += u64::from(drawn.is_some());
+            drawn
         })
     };
-    if let Some(Action::Stall(token)) = &action {
-        token.cancel();
-        std::future::pending::<()>().await;
+    match &action {
+        Some(Action::Stall(token)) => {
+            token.cancel();
+            std::future::pending::<()>().await;
+        }
+        Some(Action::Reset) => {
+            kill.notify_one();
+            std::future::pending::<()>().await;
+        }
+        Some(Action::Unavailable) => {
+            return Ok(answer(
+                503,
+                None,
+                "<Error><Code>SlowDown</Code><Message>injected by the test proxy</Message></Error>",
+            ));
+        }
+        Some(Action::RateLimit { retry_after_secs }) => {
+            return Ok(answer(
+                429,
+                Some(*retry_after_secs),
+                "<Error><Code>TooManyRequests</Code><Message>injected by the test proxy</Message></Error>",
+            ));
+        }
+        Some(Action::Delay(wait)) => tokio::time::sleep(*wait).await,
+        _ => {}
     }
     let (parts, body) = req.into_parts();
     let mut rb = client.request(parts.method.clone(), format!("{upstream}{path}"));
@@ -156,6 +267,11 @@ async fn handle(
     let resp = rb.send().await.map_err(std::io::Error::other)?;
     let status = resp.status();
     let headers = resp.headers().clone();
+    state
+        .lock()
+        .unwrap()
+        .answered
+        .push((method, path, status.as_u16()));
     if let Some(Action::DropAfterCommit) = &action {
         let _ = resp.bytes().await;
         kill.notify_one();
@@ -178,4 +294,22 @@ async fn handle(
         BodyExt::boxed(StreamBody::new(stream))
     };
     Ok(out.body(body).unwrap())
+}
+
+/// A response made by the proxy itself. The request's body is left unread, so the
+/// connection closes after it, and says so.
+fn answer(status: u16, retry_after_secs: Option<u64>, body: &'static str) -> hyper::Response<Body> {
+    let mut out = hyper::Response::builder()
+        .status(status)
+        .header("content-type", "application/xml")
+        .header("connection", "close");
+    if let Some(secs) = retry_after_secs {
+        out = out.header("retry-after", secs.to_string());
+    }
+    out.body(
+        Full::new(Bytes::from_static(body.as_bytes()))
+            .map_err(|never| match never {})
+            .boxed(),
+    )
+    .unwrap()
 }

@@ -1,0 +1,132 @@
+//! What the benchmark needs from the machine: the reference tools (found on `PATH`, or a
+//! loud error naming the tool and how to install it), child processes timed with their peak
+//! resident memory (Linux), and this process's CPU time.
+
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+
+/// How to install the reference tools.
+pub const INSTALL_HINT: &str = "install it (Debian/Ubuntu: apt-get install openssl curl; Fedora: dnf install openssl curl; \
+     macOS: brew install openssl curl)";
+
+/// The reference tool `name` on `PATH`; `why` says which row compares against it.
+pub fn require_tool(name: &str, why: &str) -> anyhow::Result<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "{name} is not installed (not found on PATH): {why}, and a benchmark without its \
+                 reference is not run; {INSTALL_HINT}"
+            )
+        })
+}
+
+#[cfg(unix)]
+fn is_executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &std::path::Path) -> bool {
+    path.is_file() || path.with_extension("exe").is_file()
+}
+
+/// A finished child process.
+pub struct Finished {
+    pub status: ExitStatus,
+    pub elapsed: Duration,
+    /// Peak resident memory in bytes (Linux: the child's own `VmHWM`).
+    pub peak_rss: Option<u64>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// How often a running child's memory high-water mark is read.
+const RSS_POLL: Duration = Duration::from_millis(5);
+
+/// Run `command` to the end; its output is captured and its peak resident memory read.
+///
+/// The peak is the child's `VmHWM` (the high-water mark of its own address space, which only
+/// grows) read every few milliseconds until it exits. `wait4`'s `ru_maxrss` would not do: the
+/// kernel charges a child that was started from a big process with that process's memory.
+pub fn run_measured(mut command: Command) -> anyhow::Result<Finished> {
+    let program = command.get_program().to_string_lossy().to_string();
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = command
+        .spawn()
+        .with_context(|| format!("cannot start {program}"))?;
+    // Read the pipes on threads so a chatty child never blocks on a full pipe.
+    let mut out = child.stdout.take().expect("piped");
+    let mut err = child.stderr.take().expect("piped");
+    let out = std::thread::spawn(move || read_all(&mut out));
+    let err = std::thread::spawn(move || read_all(&mut err));
+    let proc_dir = PathBuf::from(format!("/proc/{}", child.id()));
+    let parent_cmdline = std::fs::read("/proc/self/cmdline").unwrap_or_default();
+    let mut peak_rss = None;
+    let status = loop {
+        if let Some(status) = child
+            .try_wait()
+            .with_context(|| format!("cannot wait for {program}"))?
+        {
+            break status;
+        }
+        // Until the child has replaced itself with the program, /proc shows this process.
+        let cmdline = std::fs::read(proc_dir.join("cmdline")).unwrap_or_default();
+        if !cmdline.is_empty() && cmdline != parent_cmdline {
+            peak_rss = high_water_mark(&proc_dir).or(peak_rss);
+        }
+        std::thread::sleep(RSS_POLL);
+    };
+    let elapsed = started.elapsed();
+    Ok(Finished {
+        status,
+        elapsed,
+        peak_rss,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
+}
+
+/// `VmHWM` of a running process, in bytes (None once it has exited, or off Linux).
+fn high_water_mark(proc_dir: &std::path::Path) -> Option<u64> {
+    let status = std::fs::read_to_string(proc_dir.join("status")).ok()?;
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+fn read_all(from: &mut impl std::io::Read) -> String {
+    let mut bytes = Vec::new();
+    let _ = from.read_to_end(&mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// CPU time (user + system) this process has used so far (Linux, from /proc; zero
+/// elsewhere).
+pub fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let fields: Vec<u64> = rest
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
+    Duration::from_millis(ticks * 10)
+}
