@@ -13,6 +13,7 @@ mod jobs;
 mod overview;
 mod reports;
 mod schema;
+mod trouble;
 mod tx;
 
 use std::path::{Path, PathBuf};
@@ -26,9 +27,14 @@ pub use events::{EventKind, EventRow, NewEvent};
 pub use jobs::{Claim, ClaimFilter, Enqueued, Finish, JobRow, JobState, Lease};
 pub use overview::{DatasetSummary, ResultFingerprint};
 pub use reports::{DepositResult, HistoryRow, StatusRow, Totals};
+pub use trouble::DatabaseTrouble;
 
 /// The only operation so far: deposit a dataset. Part of every dedup scope.
 pub const OPERATION_DEPOSIT: &str = "deposit";
+
+/// How long a call waits for a write lock another connection holds before it gives up with
+/// [`DatabaseTrouble::Locked`], unless [`Store::open_waiting`] says otherwise.
+pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// What went wrong in the store, naming the database file where it helps.
 #[derive(Debug, thiserror::Error)]
@@ -82,6 +88,7 @@ pub struct Store {
     conn: Mutex<Connection>,
     path: PathBuf,
     actor: String,
+    lock_wait: Duration,
 }
 
 /// Milliseconds since the Unix epoch.
@@ -105,8 +112,15 @@ impl Store {
             .unwrap_or_else(|| PathBuf::from("lodge.db"))
     }
 
-    /// Open (creating if needed) and migrate the database at `path`.
+    /// Open (creating if needed) and migrate the database at `path`, waiting up to
+    /// [`DEFAULT_LOCK_WAIT`] for locks other processes hold.
     pub fn open(path: &Path) -> Result<Store> {
+        Store::open_waiting(path, DEFAULT_LOCK_WAIT)
+    }
+
+    /// [`Store::open`], waiting up to `lock_wait` whenever another connection holds the
+    /// write lock (SQLite's busy timeout). Connections made by [`Store::reopen`] wait as long.
+    pub fn open_waiting(path: &Path, lock_wait: Duration) -> Result<Store> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
                 path: parent.to_path_buf(),
@@ -118,8 +132,7 @@ impl Store {
             source,
         };
         let mut conn = Connection::open(path).map_err(open_err)?;
-        conn.busy_timeout(Duration::from_secs(30))
-            .map_err(open_err)?;
+        conn.busy_timeout(lock_wait).map_err(open_err)?;
         // Every hot query is a cached statement; the default cache (16) is smaller than
         // the set the queue uses, and re-preparing shows in profiles.
         conn.set_prepared_statement_cache_capacity(64);
@@ -141,6 +154,7 @@ impl Store {
             conn: Mutex::new(conn),
             path: path.to_path_buf(),
             actor: default_actor(),
+            lock_wait,
         })
     }
 
@@ -154,9 +168,14 @@ impl Store {
         &self.actor
     }
 
+    /// How long a call waits for another connection's write lock.
+    pub fn lock_wait(&self) -> Duration {
+        self.lock_wait
+    }
+
     /// Open another connection to the same database, for a thread of its own.
     pub fn reopen(&self) -> Result<Store> {
-        Store::open(&self.path)
+        Store::open_waiting(&self.path, self.lock_wait)
     }
 
     /// Start a group transaction (group commit): until [`Store::commit_group`], each store
