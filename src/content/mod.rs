@@ -23,5 +23,7 @@ pub use hash::{
     NoHashCache, hash_files, sha256_reader,
 };
 pub use metadata::{Creator, FieldProblem, Metadata, RESOURCE_TYPES};
-pub use prefill::{CITATION_CFF, ZENODO_JSON, metadata_from_folder};
+pub use prefill::{
+    CITATION_CFF, ZENODO_JSON, metadata_from_folder, parse_citation_cff, parse_zenodo_json,
+};
 pub use scan::{IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, scan_folder};
