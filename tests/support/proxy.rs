@@ -1,7 +1,9 @@
 //! A small fault-injecting HTTP proxy on loopback, for targets whose servers have no fault
 //! options of their own: it forwards every request to one upstream, logs method and path,
 //! and on matching requests can drop the response after the upstream committed, stall (to
-//! stand for a killed job), or strip a header (to stand for a server that ignores it).
+//! stand for a killed job), strip a header (to stand for a server that ignores it), hold the
+//! request until the test lets it go, answer in the upstream's place (a proxy's error page),
+//! or replace the upstream's answer with other bytes (garbage after a commit).
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -23,6 +25,20 @@ pub enum Action {
     Stall(CancellationToken),
     /// Forward without this header.
     StripHeader(&'static str),
+    /// Cancel `reached` when the request arrives, then wait for `release` before forwarding
+    /// it (its body waits in the client, as behind a slow link).
+    Hold {
+        reached: CancellationToken,
+        release: CancellationToken,
+    },
+    /// Answer this, without forwarding (a proxy in front of the server answering itself).
+    Answer {
+        status: u16,
+        content_type: &'static str,
+        body: String,
+    },
+    /// Forward, let the upstream answer, then send its status with this body instead.
+    ReplaceBody(String),
 }
 
 #[derive(Clone)]
@@ -102,6 +118,11 @@ impl Proxy {
     pub fn clear_log(&self) {
         self.state.lock().unwrap().log.clear();
     }
+
+    /// Forward everything from now on.
+    pub fn clear_rules(&self) {
+        self.state.lock().unwrap().rules.clear();
+    }
 }
 
 type Body = BoxBody<Bytes, std::io::Error>;
@@ -131,9 +152,28 @@ async fn handle(
             r.action.clone()
         })
     };
-    if let Some(Action::Stall(token)) = &action {
-        token.cancel();
-        std::future::pending::<()>().await;
+    match &action {
+        Some(Action::Stall(token)) => {
+            token.cancel();
+            std::future::pending::<()>().await;
+        }
+        Some(Action::Hold { reached, release }) => {
+            reached.cancel();
+            release.cancelled().await;
+        }
+        Some(Action::Answer {
+            status,
+            content_type,
+            body,
+        }) => {
+            let out = hyper::Response::builder()
+                .status(*status)
+                .header(hyper::header::CONTENT_TYPE, *content_type)
+                .body(full(body.clone()))
+                .unwrap();
+            return Ok(out);
+        }
+        _ => {}
     }
     let (parts, body) = req.into_parts();
     let mut rb = client.request(parts.method.clone(), format!("{upstream}{path}"));
@@ -162,14 +202,21 @@ async fn handle(
         std::future::pending::<()>().await;
         unreachable!("the connection is closed with no response");
     }
+    if let Some(Action::ReplaceBody(body)) = &action {
+        let _ = resp.bytes().await;
+        let out = hyper::Response::builder()
+            .status(status)
+            .header(hyper::header::CONTENT_TYPE, "application/json")
+            .body(full(body.clone()))
+            .unwrap();
+        return Ok(out);
+    }
     let mut out = hyper::Response::builder().status(status);
     for (name, value) in &headers {
         out = out.header(name, value);
     }
     let body: Body = if parts.method == hyper::Method::HEAD {
-        Full::new(Bytes::new())
-            .map_err(|never| match never {})
-            .boxed()
+        full(String::new())
     } else {
         let stream = resp
             .bytes_stream()
@@ -178,4 +225,10 @@ async fn handle(
         BodyExt::boxed(StreamBody::new(stream))
     };
     Ok(out.body(body).unwrap())
+}
+
+fn full(text: String) -> Body {
+    Full::new(Bytes::from(text))
+        .map_err(|never| match never {})
+        .boxed()
 }
