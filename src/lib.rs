@@ -4,8 +4,11 @@
 //! manifest and a [`content::ContentKey`], [`store`] keeps datasets, the durable job queue, the
 //! dedup results and the event log in SQLite, [`engine`] runs guarded deposits with retries and
 //! leases, [`targets`] speaks to the repositories, [`config`] names them, and [`sandbox`] is Lodge's own local
-//! repository server. The command line ([`cli`]) only parses arguments and calls into these.
+//! repository server. The command line ([`cli`]) only parses arguments and calls into these;
+//! the desktop window ([`ui`] over the application service [`app`]) is the `desktop` feature,
+//! on by default.
 
+#[cfg(feature = "desktop")]
 pub mod app;
 pub mod catalog;
 pub mod cli;
@@ -15,4 +18,5 @@ pub mod engine;
 pub mod sandbox;
 pub mod store;
 pub mod targets;
+#[cfg(feature = "desktop")]
 pub mod ui;
