@@ -378,7 +378,14 @@ async fn empty_file_is_deposited_with_size_zero_and_the_empty_digest() {
 fn hundred_thousand_files_are_recorded_with_every_manifest_entry_and_a_key() {
     const FILES: usize = 100_000;
     let lab = Lab::new();
-    let root = lab.path("many");
+    // The shared-memory tmpfs when there is one: a disk-backed /tmp can spend a minute
+    // creating and deleting 100,000 files, which would be all this test measures.
+    let scratch = tempfile::Builder::new()
+        .prefix("lodge-many-")
+        .tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .unwrap();
+    let root = scratch.path().join("many");
     for dir in 0..100 {
         let sub = root.join(format!("d{dir:02}"));
         fs::create_dir_all(&sub).unwrap();
