@@ -285,9 +285,6 @@ pub fn summarize_body(body: &str) -> String {
     if body.is_empty() {
         return "(empty response body)".into();
     }
-    if let Some(page) = html_page_summary(body) {
-        return page;
-    }
     if let Ok(json) = serde_json::from_str::<serde_json::Value>(body) {
         if json.get("errors").is_some_and(|e| e.is_array()) {
             let problems = problems_from_body(body);
@@ -300,6 +297,8 @@ pub fn summarize_body(body: &str) -> String {
         if let Some(message) = json.get("message").and_then(|m| m.as_str()) {
             return message.to_string();
         }
+    } else if let Some(page) = html_page_summary(body) {
+        return page;
     }
     let mut s: String = body.chars().take(300).collect();
     if body.chars().count() > 300 {
@@ -316,8 +315,7 @@ fn html_page_summary(body: &str) -> Option<String> {
         .take(512)
         .collect::<String>()
         .to_ascii_lowercase();
-    if !(head.starts_with("<!doctype html") || head.starts_with("<html") || head.contains("<html"))
-    {
+    if !(head.starts_with("<!doctype html") || head.contains("<html")) {
         return None;
     }
     let inner = |tag: &str| {
@@ -327,9 +325,10 @@ fn html_page_summary(body: &str) -> Option<String> {
         let end = start + lower[start..].find(&format!("</{tag}"))?;
         Some(body.get(start..end)?.to_string())
     };
-    let text = inner("title")
-        .or_else(|| inner("h1"))
-        .unwrap_or_else(|| body.to_string());
+    let (how, text) = match inner("title").or_else(|| inner("h1")) {
+        Some(title) => ("titled", title),
+        None => ("reading", body.to_string()),
+    };
     let mut plain = String::new();
     let mut in_tag = false;
     for c in text.chars() {
@@ -343,10 +342,10 @@ fn html_page_summary(body: &str) -> Option<String> {
     let words: Vec<&str> = plain.split_whitespace().collect();
     let mut summary: String = words.join(" ").chars().take(200).collect();
     if summary.is_empty() {
-        summary = "untitled".into();
+        summary = "(nothing)".into();
     }
     Some(format!(
-        "an HTML page titled '{summary}' instead of the API's answer (a proxy or web server \
+        "an HTML page {how} '{summary}' instead of the API's answer (a proxy or web server \
          in front of the repository, or a URL that is not the repository's API)"
     ))
 }
