@@ -16,7 +16,7 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 
 use crate::engine::{EngineConfig, RetryPolicy};
-use crate::store::{Store, StoreLocation};
+use crate::store::{DatabaseTrouble, Store, StoreLocation};
 
 /// Lodge: deposit research datasets exactly once, however often a deposit is retried,
 /// crashed or re-run.
@@ -27,6 +27,11 @@ pub struct Cli {
     /// postgres://USER@HOST:PORT/DB for one queue and dedup store shared by a lab's machines.
     #[arg(long, global = true, env = "LODGE_DB", value_name = "PATH|URL")]
     pub db: Option<PathBuf>,
+
+    /// How long to wait when another process holds the database's write lock (e.g. 30s).
+    #[arg(long, global = true, env = "LODGE_DB_WAIT", value_name = "DURATION",
+          value_parser = parse_duration, default_value = "30s")]
+    pub db_wait: Duration,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -191,11 +196,31 @@ fn parse_probability(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Open the store named by `--db`/`LODGE_DB` (a file, or a `postgres://` URL for a store
-/// shared by a lab's machines), or the default one.
-pub fn open_store(db: Option<&PathBuf>) -> anyhow::Result<Store> {
-    let path = db.cloned().unwrap_or_else(Store::default_path);
-    Ok(Store::open_at(&StoreLocation::from(path))?)
+/// The database a command uses: `--db`/`LODGE_DB` or the default one, and how long to wait
+/// for another process's lock on it.
+#[derive(Clone, Debug)]
+pub struct Database {
+    pub path: PathBuf,
+    pub wait: Duration,
+}
+
+impl Database {
+    /// Open it: a file, or a `postgres://` URL for a store shared by a lab's machines.
+    pub fn open(&self) -> anyhow::Result<Store> {
+        let location = StoreLocation::from(self.path.clone());
+        Ok(Store::open_at_waiting(&location, self.wait)?)
+    }
+
+    /// What to tell the user when `error` is about the database file itself (locked,
+    /// damaged, disk full, read-only), naming the file and the fix.
+    pub fn trouble(&self, error: &anyhow::Error) -> Option<String> {
+        let cause = error
+            .chain()
+            .find_map(|e| e.downcast_ref::<rusqlite::Error>())
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        DatabaseTrouble::of(error.as_ref()).map(|t| t.explain(&self.path, self.wait, &cause))
+    }
 }
 
 /// Parse the arguments and run the command.
@@ -213,26 +238,33 @@ pub fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let result = runtime.block_on(run(cli.db, command));
+    let db = Database {
+        path: cli.db.unwrap_or_else(Store::default_path),
+        wait: cli.db_wait,
+    };
+    let result = runtime.block_on(run(&db, command));
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            match db.trouble(&e) {
+                Some(explained) => eprintln!("error: {explained}"),
+                None => eprintln!("error: {e:#}"),
+            }
             ExitCode::from(2)
         }
     }
 }
 
-async fn run(db: Option<PathBuf>, command: Command) -> anyhow::Result<ExitCode> {
+async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
     match command {
-        Command::Add(args) => add::add(db.as_ref(), args).await,
-        Command::Scan(args) => add::scan(db.as_ref(), args).await,
-        Command::Deposit(args) => deposit::deposit(db.as_ref(), args).await,
-        Command::Retry(args) => deposit::retry(db.as_ref(), args).await,
-        Command::Status { json } => report::status(db.as_ref(), json),
-        Command::History { json, csv } => report::history(db.as_ref(), json, csv),
-        Command::Log { follow, tail } => report::log(db.as_ref(), follow, tail).await,
-        Command::Forget { older_than, target } => report::forget(db.as_ref(), older_than, target),
+        Command::Add(args) => add::add(db, args).await,
+        Command::Scan(args) => add::scan(db, args).await,
+        Command::Deposit(args) => deposit::deposit(db, args).await,
+        Command::Retry(args) => deposit::retry(db, args).await,
+        Command::Status { json } => report::status(db, json),
+        Command::History { json, csv } => report::history(db, json, csv),
+        Command::Log { follow, tail } => report::log(db, follow, tail).await,
+        Command::Forget { older_than, target } => report::forget(db, older_than, target),
         Command::Target(command) => target::run(command).await,
         Command::Bench(args) => bench::bench(args).await,
         Command::Sandbox(args) => {

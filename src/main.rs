@@ -1,12 +1,17 @@
 //! The `lodge` binary. With no arguments it opens the desktop window; with any argument it is
-//! the command line (`lodge::cli::main`), unchanged.
+//! the command line (`lodge::cli::main`), unchanged. Built without the `desktop` feature it is
+//! the command line alone.
 
 use std::process::ExitCode;
+#[cfg(feature = "desktop")]
 use std::sync::Arc;
 
+#[cfg(feature = "desktop")]
 use lodge::app::{AppService, ServiceConfig};
+#[cfg(feature = "desktop")]
 use lodge::ui::LodgeApp;
 
+#[cfg(feature = "desktop")]
 const ICON_PNG: &[u8] = include_bytes!("../assets/icon.png");
 
 fn main() -> ExitCode {
@@ -16,6 +21,16 @@ fn main() -> ExitCode {
     run_window()
 }
 
+#[cfg(not(feature = "desktop"))]
+fn run_window() -> ExitCode {
+    eprintln!(
+        "this lodge was built without its desktop window (the `desktop` feature): use the \
+         command line, see `lodge --help`"
+    );
+    ExitCode::FAILURE
+}
+
+#[cfg(feature = "desktop")]
 fn run_window() -> ExitCode {
     // The runtime lives here, for the whole life of the window: hashing, deposits and the
     // sandbox run on it; dropping it would cancel them.

@@ -4,34 +4,11 @@
 mod support;
 
 use std::collections::HashSet;
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use lodge::sandbox::FaultConfig;
 use support::*;
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-async fn run(mut cmd: std::process::Command) -> Output {
-    tokio::task::spawn_blocking(move || cmd.output().expect("run lodge"))
-        .await
-        .unwrap()
-}
-
-const FAST: [&str; 6] = [
-    "--retry-base",
-    "5ms",
-    "--retry-cap",
-    "50ms",
-    "--retry-after-cap",
-    "50ms",
-];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn kill_9_mid_batch_then_rerun_deposits_every_dataset_exactly_once() {

@@ -5,50 +5,9 @@
 
 mod support;
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Output, Stdio};
-
 use support::proxy::{Action, Proxy, Rule};
-use support::servers::{self, DAV_PASSWORD, DAV_USER, unique};
+use support::servers::{self, DAV_PASSWORD, DAV_USER, dav_folder};
 use support::*;
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
-
-fn lodge_in(lab: &Lab) -> std::process::Command {
-    let mut cmd = lodge(&lab.path("lodge.db"));
-    cmd.env("LODGE_CONFIG", lab.path("config/config.toml"))
-        .env("LODGE_NO_KEYRING", "1");
-    cmd
-}
-
-fn run_with_stdin(mut cmd: std::process::Command, input: &str) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn dav_folder(root: &Path) -> String {
-    let name = unique("cli");
-    std::fs::create_dir_all(root.join(&name)).unwrap();
-    name
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 
-use super::open_store;
+use super::Database;
 use super::output::{hash_progress_bar, human_bytes};
 use crate::catalog::record_folder;
-use crate::content::{Creator, Metadata, PreparedDataset, metadata_from_folder};
+use crate::content::{Creator, Metadata, PreparedDataset, SkipReason, metadata_from_folder};
 use crate::store::{DatasetRow, Store};
 
 #[derive(Debug, Args)]
@@ -153,7 +153,13 @@ fn describe(store: &Store, id: i64, prepared: &PreparedDataset, before: Option<&
         }
     }
     for skipped in &prepared.report.skipped {
-        println!("  skipped {} ({:?})", skipped.rel_path, skipped.reason);
+        let why = match skipped.reason {
+            SkipReason::Symlink => "a symbolic link: listed, never followed",
+            SkipReason::SystemFile => "a system file",
+            SkipReason::Ignored => "matched by .lodgeignore",
+            SkipReason::NotARegularFile => "not a regular file (a pipe, socket or device)",
+        };
+        println!("  skipped {} ({why})", skipped.rel_path);
     }
     if let Ok(same) = store.results_with_fingerprint(&prepared.fingerprint().to_hex()) {
         for r in same.iter().filter(|r| r.key != key.to_hex()) {
@@ -172,19 +178,28 @@ fn describe(store: &Store, id: i64, prepared: &PreparedDataset, before: Option<&
     }
 }
 
-pub async fn add(db: Option<&PathBuf>, args: AddArgs) -> anyhow::Result<ExitCode> {
-    let store = std::sync::Arc::new(open_store(db)?);
+pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
+    let store = std::sync::Arc::new(db.open()?);
     let root = canonical_folder(&args.dir)?;
     let root_text = root.to_string_lossy().into_owned();
     let before = store.dataset_by_path(&root_text)?;
     let mut metadata = match &before {
         Some(d) => d.metadata.clone(),
-        None => match metadata_from_folder(&root)? {
-            Some((m, from)) => {
+        None => match metadata_from_folder(&root) {
+            Ok(Some((m, from))) => {
                 println!("metadata prefilled from {}", from.display());
                 m
             }
-            None => Metadata::default(),
+            Ok(None) => Metadata::default(),
+            // A citation file Lodge cannot read is a note, not a reason to refuse the
+            // folder: the file is data too, and the metadata can come from the flags.
+            Err(e) => {
+                eprintln!(
+                    "warning: {e}. The folder is added with the metadata given here \
+                     (--title, --creator, ...)"
+                );
+                Metadata::default()
+            }
         },
     };
     args.apply(&mut metadata)?;
@@ -193,8 +208,8 @@ pub async fn add(db: Option<&PathBuf>, args: AddArgs) -> anyhow::Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-pub async fn scan(db: Option<&PathBuf>, args: ScanArgs) -> anyhow::Result<ExitCode> {
-    let store = std::sync::Arc::new(open_store(db)?);
+pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
+    let store = std::sync::Arc::new(db.open()?);
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
     let mut code = ExitCode::SUCCESS;
     for d in datasets {
@@ -202,7 +217,8 @@ pub async fn scan(db: Option<&PathBuf>, args: ScanArgs) -> anyhow::Result<ExitCo
         match scan_and_save(store.clone(), root, d.metadata.clone()).await {
             Ok((id, prepared)) => describe(&store, id, &prepared, Some(&d)),
             Err(e) => {
-                eprintln!("error: dataset {} ({}): {e:#}", d.id, d.path);
+                let why = db.trouble(&e).unwrap_or_else(|| format!("{e:#}"));
+                eprintln!("error: dataset {} ({}): {why}", d.id, d.path);
                 code = ExitCode::from(1);
             }
         }

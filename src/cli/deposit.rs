@@ -1,7 +1,7 @@
 //! `lodge deposit` and `lodge retry`: queue jobs, run the engine until they settle, report.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::add::select_datasets;
 use super::output::items_progress_bar;
-use super::{EngineArgs, open_store};
+use super::{Database, EngineArgs};
 use crate::config::{Config, config_path, open_target_spec, resolve, scope_id_of};
 use crate::engine::{Engine, EngineEvent, check_unchanged};
 use crate::store::{EventKind, JobRow, JobState, Store};
@@ -83,8 +83,8 @@ pub struct RetryArgs {
     pub engine: EngineArgs,
 }
 
-pub async fn deposit(db: Option<&PathBuf>, args: DepositArgs) -> anyhow::Result<ExitCode> {
-    let store = Arc::new(open_store(db)?);
+pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCode> {
+    let store = Arc::new(db.open()?);
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
     let target = open_deposit_target(&store, &args.target, args.token.clone(), &datasets)?;
     if datasets.is_empty() {
@@ -196,8 +196,8 @@ fn open_deposit_target(
     open_cli_target(url, token)
 }
 
-pub async fn retry(db: Option<&PathBuf>, args: RetryArgs) -> anyhow::Result<ExitCode> {
-    let store = Arc::new(open_store(db)?);
+pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
+    let store = Arc::new(db.open()?);
     let ids = if args.all_failed {
         store.failed_job_ids(None)?
     } else if args.jobs.is_empty() {
@@ -317,23 +317,32 @@ fn summarize(store: &Store, jobs: &[JobRow], refused: usize) -> ExitCode {
                 job.identifier.as_deref().unwrap_or("?")
             ),
             JobState::Failed => format!(
-                "failed    {name} (job {}): {} — retry with `lodge retry {}`",
+                "failed    {name} (job {}) at {}: {} — retry with `lodge retry {}`",
                 job.id,
+                job.target,
                 job.last_error.as_deref().unwrap_or("unknown error"),
                 job.id
             ),
             JobState::Rejected => format!(
-                "rejected  {name} (job {}): {}",
+                "rejected  {name} (job {}) at {}: {}",
                 job.id,
+                job.target,
                 job.last_error.as_deref().unwrap_or("refused")
             ),
             other => {
                 let paused = store.target_paused(&job.target).ok().flatten();
                 match paused {
-                    Some(reason) => format!(
-                        "paused    {name} (job {}): {} is paused: {reason} — fix the credentials, then run the command again",
-                        job.id, job.target
-                    ),
+                    Some(reason) => {
+                        let fix = if reason.starts_with("not authorised") {
+                            "fix the credentials"
+                        } else {
+                            "fix that"
+                        };
+                        format!(
+                            "paused    {name} (job {}): {} is paused: {reason} — {fix}, then run the command again",
+                            job.id, job.target
+                        )
+                    }
                     None => match left_for_another_machine(store, job) {
                         Some(why) => format!("left      {name} (job {}): {why}", job.id),
                         None => format!(

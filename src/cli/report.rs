@@ -1,15 +1,14 @@
 //! `lodge status`, `history`, `log` and `forget`: read what the store knows.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::open_store;
+use super::Database;
 use super::output::time_text;
 use crate::store::{EventRow, Store};
 
-pub fn status(db: Option<&PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
-    let store = open_store(db)?;
+pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
+    let store = db.open()?;
     let rows = store.status_rows()?;
     let totals = store.totals()?;
     if json {
@@ -73,8 +72,8 @@ pub fn status(db: Option<&PathBuf>, json: bool) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn history(db: Option<&PathBuf>, json: bool, csv: bool) -> anyhow::Result<ExitCode> {
-    let store = open_store(db)?;
+pub fn history(db: &Database, json: bool, csv: bool) -> anyhow::Result<ExitCode> {
+    let store = db.open()?;
     let rows = store.history()?;
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
@@ -159,8 +158,8 @@ fn print_event(e: &EventRow) {
     );
 }
 
-pub async fn log(db: Option<&PathBuf>, follow: bool, tail: usize) -> anyhow::Result<ExitCode> {
-    let store = open_store(db)?;
+pub async fn log(db: &Database, follow: bool, tail: usize) -> anyhow::Result<ExitCode> {
+    let store = db.open()?;
     let last = last_event_id(&store)?;
     let mut after = (last - tail as i64).max(0);
     loop {
@@ -187,11 +186,11 @@ fn last_event_id(store: &Store) -> anyhow::Result<i64> {
 }
 
 pub fn forget(
-    db: Option<&PathBuf>,
+    db: &Database,
     older_than: Duration,
     target: Option<String>,
 ) -> anyhow::Result<ExitCode> {
-    let store = open_store(db)?;
+    let store = db.open()?;
     let target = match target {
         Some(name_or_url) => {
             let config = crate::config::Config::load(&crate::config::config_path())?;

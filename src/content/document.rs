@@ -14,6 +14,10 @@ use super::{ContentKey, DataFingerprint, FieldProblem, Metadata, Sha256Hex};
 /// Version of the canonical encoding. Changing what is keyed means a new version.
 pub const ENCODING_VERSION: u32 = 1;
 
+/// The largest file size a content key tells apart: RFC 8785 writes numbers as IEEE doubles,
+/// exact only up to 2^53 - 1 (8 PiB), so two larger sizes could key the same.
+pub const MAX_KEYED_SIZE: u64 = (1 << 53) - 1;
+
 /// One file of a dataset as it is keyed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ManifestEntry {
@@ -82,7 +86,8 @@ impl ContentDocument {
     }
 
     /// Every reason this document cannot be deposited: an unknown encoding version, a manifest
-    /// that is empty, unsorted, has duplicate or unsafe paths, and every metadata problem.
+    /// that is empty, unsorted, has duplicate or unsafe paths or sizes beyond
+    /// [`MAX_KEYED_SIZE`], and every metadata problem.
     pub fn problems(&self) -> Vec<FieldProblem> {
         let mut out = Vec::new();
         if self.lodge != ENCODING_VERSION {
@@ -116,6 +121,16 @@ impl ContentDocument {
                 out.push(FieldProblem {
                     field: format!("manifest[{i}].path"),
                     message: format!("'{}' is not in Unicode NFC", e.path),
+                });
+            }
+            if e.size > MAX_KEYED_SIZE {
+                out.push(FieldProblem {
+                    field: format!("manifest[{i}].size"),
+                    message: format!(
+                        "{} bytes is more than a content key can tell apart (at most \
+                         {MAX_KEYED_SIZE})",
+                        e.size
+                    ),
                 });
             }
             if i > 0 && self.manifest[i - 1].path >= e.path {

@@ -7,7 +7,11 @@ use std::path::PathBuf;
 /// An error from scanning, hashing or reading the metadata of a dataset folder.
 #[derive(Debug, thiserror::Error)]
 pub enum ContentError {
-    #[error("{} is not a folder: give the folder that holds the dataset's files", path.display())]
+    #[error(
+        "{} is not a folder, or no longer exists: give the folder that holds the dataset's \
+         files (if it was moved, add it where it is now)",
+        path.display()
+    )]
     NotAFolder { path: PathBuf },
 
     #[error(
@@ -57,8 +61,8 @@ pub enum ContentError {
     BadIgnoreFile { path: PathBuf, message: String },
 
     #[error(
-        "{} could not be read as citation metadata: {message}; fix the file, or remove it and \
-         enter the metadata by hand",
+        "{} could not be read as citation metadata: {message}; fix the file and add the folder \
+         again, or enter the metadata by hand (the file stays part of the dataset either way)",
         path.display()
     )]
     BadCitation { path: PathBuf, message: String },

@@ -143,7 +143,8 @@ fn bare_orcid(s: &str) -> String {
 /// ISO 7064 11,2 check of an ORCID in its bare form.
 fn orcid_is_valid(bare: &str) -> bool {
     let groups: Vec<&str> = bare.split('-').collect();
-    if groups.len() != 4 || groups.iter().any(|g| g.len() != 4) {
+    // Four groups of four ASCII characters (a byte length of 4 alone lets "éé" through).
+    if groups.len() != 4 || groups.iter().any(|g| g.len() != 4 || !g.is_ascii()) {
         return false;
     }
     let chars: Vec<char> = groups.concat().chars().collect();
@@ -174,7 +175,11 @@ impl Metadata {
                 .iter()
                 .map(|c| Creator {
                     name: clean(&c.name),
-                    orcid: clean_opt(&c.orcid).map(|o| bare_orcid(&o)),
+                    // Cleaned again after the prefix is cut and letters are upper-cased, so
+                    // that normalising twice changes nothing.
+                    orcid: clean_opt(&c.orcid)
+                        .map(|o| clean(&bare_orcid(&o)))
+                        .filter(|o| !o.is_empty()),
                     affiliation: clean_opt(&c.affiliation),
                 })
                 .filter(|c| !c.name.is_empty() || c.orcid.is_some() || c.affiliation.is_some())
@@ -277,6 +282,42 @@ mod tests {
         assert!(orcid_is_valid("0000-0002-1694-233X"));
         assert!(!orcid_is_valid("0000-0002-1825-0098"));
         assert!(!orcid_is_valid("0000-0002-1825"));
+    }
+
+    #[test]
+    fn an_orcid_of_multibyte_characters_is_invalid_not_a_panic() {
+        assert!(!orcid_is_valid("ÉÉ-ÉÉ-ÉÉ-ÉÉ"));
+        assert!(!orcid_is_valid("€0-0002-1825-0097"));
+        let m = Metadata {
+            creators: vec![Creator {
+                name: "Curie, Marie".into(),
+                orcid: Some("éé-éé-éé-éé".into()),
+                affiliation: None,
+            }],
+            ..Metadata::default()
+        };
+        assert!(m.problems().iter().any(|p| p.field == "creators[0].orcid"));
+    }
+
+    #[test]
+    fn normalising_twice_changes_nothing() {
+        for orcid in [
+            "https://orcid.org/ 0000",
+            "i\u{307}",
+            "https://orcid.org/",
+            " x ",
+        ] {
+            let m = Metadata {
+                creators: vec![Creator {
+                    name: "N".into(),
+                    orcid: Some(orcid.into()),
+                    affiliation: None,
+                }],
+                ..Metadata::default()
+            };
+            let once = m.normalized();
+            assert_eq!(once.normalized(), once, "{orcid:?}");
+        }
     }
 
     #[test]

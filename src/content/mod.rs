@@ -16,12 +16,14 @@ mod scan;
 
 pub use dataset::{PreparedDataset, prepare_dataset};
 pub use digest::{ContentKey, DataFingerprint, Sha256Hex};
-pub use document::{ContentDocument, ENCODING_VERSION, ManifestEntry};
+pub use document::{ContentDocument, ENCODING_VERSION, MAX_KEYED_SIZE, ManifestEntry};
 pub use error::ContentError;
 pub use hash::{
     FileStamp, HASH_BUFFER_BYTES, HashCache, HashProgress, HashedFile, MemoryHashCache,
     NoHashCache, hash_files, sha256_reader,
 };
 pub use metadata::{Creator, FieldProblem, Metadata, RESOURCE_TYPES};
-pub use prefill::{CITATION_CFF, ZENODO_JSON, metadata_from_folder};
+pub use prefill::{
+    CITATION_CFF, ZENODO_JSON, metadata_from_folder, parse_citation_cff, parse_zenodo_json,
+};
 pub use scan::{IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, scan_folder};

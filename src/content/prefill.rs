@@ -25,7 +25,7 @@ pub const ZENODO_JSON: &str = ".zenodo.json";
 pub fn metadata_from_folder(root: &Path) -> Result<Option<(Metadata, PathBuf)>, ContentError> {
     let cff = root.join(CITATION_CFF);
     if let Some(text) = read_if_exists(&cff)? {
-        let metadata = from_cff(&text).map_err(|message| ContentError::BadCitation {
+        let metadata = parse_citation_cff(&text).map_err(|message| ContentError::BadCitation {
             path: cff.clone(),
             message,
         })?;
@@ -33,7 +33,7 @@ pub fn metadata_from_folder(root: &Path) -> Result<Option<(Metadata, PathBuf)>, 
     }
     let zenodo = root.join(ZENODO_JSON);
     if let Some(text) = read_if_exists(&zenodo)? {
-        let metadata = from_zenodo(&text).map_err(|message| ContentError::BadCitation {
+        let metadata = parse_zenodo_json(&text).map_err(|message| ContentError::BadCitation {
             path: zenodo.clone(),
             message,
         })?;
@@ -84,7 +84,9 @@ fn yaml_opt_text(map: &Yaml, key: &str, field: &str) -> Result<Option<String>, S
     }
 }
 
-fn from_cff(text: &str) -> Result<Metadata, String> {
+/// Metadata from the text of a `CITATION.cff` file. The error names the field (or the YAML
+/// position) that could not be read; the caller adds the file's path.
+pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
     let doc: Yaml = serde_yaml_ng::from_str(text).map_err(|e| e.to_string())?;
     if !doc.is_mapping() {
         return Err(
@@ -202,7 +204,9 @@ fn resource_type_of_upload(upload_type: &str) -> &'static str {
     }
 }
 
-fn from_zenodo(text: &str) -> Result<Metadata, String> {
+/// Metadata from the text of a `.zenodo.json` file. The error names the field (or the JSON
+/// position) that could not be read; the caller adds the file's path.
+pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
     let doc: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
     // A file saved from the deposit API may wrap the fields in {"metadata": {...}}.
     let doc = match doc.get("metadata") {
@@ -267,7 +271,7 @@ mod tests {
 
     #[test]
     fn cff_person_with_particle_is_family_comma_given() {
-        let m = from_cff(
+        let m = parse_citation_cff(
             "cff-version: 1.2.0\ntitle: T\nauthors:\n  - family-names: Beethoven\n    \
              name-particle: van\n    given-names: Ludwig\n",
         )
@@ -277,26 +281,27 @@ mod tests {
 
     #[test]
     fn cff_license_list_becomes_an_spdx_or_expression() {
-        let m = from_cff("title: T\nlicense: [MIT, Apache-2.0]\n").unwrap();
+        let m = parse_citation_cff("title: T\nlicense: [MIT, Apache-2.0]\n").unwrap();
         assert_eq!(m.license.as_deref(), Some("MIT OR Apache-2.0"));
     }
 
     #[test]
     fn cff_numeric_version_is_kept_as_text() {
-        let m = from_cff("title: T\nversion: 2\n").unwrap();
+        let m = parse_citation_cff("title: T\nversion: 2\n").unwrap();
         assert_eq!(m.version.as_deref(), Some("2"));
     }
 
     #[test]
     fn zenodo_wrapped_in_metadata_is_unwrapped() {
-        let m = from_zenodo(r#"{"metadata": {"title": "T", "upload_type": "video"}}"#).unwrap();
+        let m =
+            parse_zenodo_json(r#"{"metadata": {"title": "T", "upload_type": "video"}}"#).unwrap();
         assert_eq!(m.title, "T");
         assert_eq!(m.resource_type, "Audiovisual");
     }
 
     #[test]
     fn bad_date_is_reported_with_its_field() {
-        let err = from_zenodo(r#"{"publication_date": "soon"}"#).unwrap_err();
+        let err = parse_zenodo_json(r#"{"publication_date": "soon"}"#).unwrap_err();
         assert!(err.contains("publication_date"), "{err}");
     }
 }

@@ -357,6 +357,19 @@ impl Engine {
 
 /// Size and modification time of every file still as the scan saw them.
 pub fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
+    if let Err(e) = std::fs::metadata(root) {
+        let message = if e.kind() == std::io::ErrorKind::NotFound {
+            "the dataset's folder is gone (moved or deleted since it was scanned): put it back \
+             and deposit again, or add the folder where it is now (lodge add NEWPATH)"
+                .to_string()
+        } else {
+            format!("the dataset's folder cannot be read any more ({e})")
+        };
+        return Err(Failure::Changed {
+            path: root.display().to_string(),
+            message,
+        });
+    }
     for f in files {
         let path: PathBuf = root.join(&f.rel_path);
         let changed = |message: String| Failure::Changed {

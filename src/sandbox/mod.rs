@@ -8,8 +8,9 @@
 //! machinery. See `routes.rs` for the HTTP surface.
 //!
 //! Layout of this module: `server.rs` accept loop and per-connection kill switch, `routes.rs`
-//! handlers, `db.rs` SQLite, `blobs.rs` blob files, `faults.rs` fault decisions, `page.rs`
-//! the HTML index page, `state.rs` shared state and counters.
+//! handlers, `requests.rs` what a request says (path, headers, record body; pure, fuzzed),
+//! `db.rs` SQLite, `blobs.rs` blob files, `faults.rs` fault decisions, `page.rs` the HTML
+//! index page, `state.rs` shared state and counters.
 
 mod blobs;
 mod datacite;
@@ -17,6 +18,7 @@ mod db;
 mod faults;
 mod invenio;
 mod page;
+pub mod requests;
 mod routes;
 mod server;
 mod state;

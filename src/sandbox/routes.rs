@@ -20,6 +20,10 @@ use super::blobs::BlobError;
 use super::db::{Insert, RecordRow};
 use super::faults::Fault;
 use super::page;
+use super::requests::{
+    Refusal, bearer_allows, document_problems, if_none_match_star, is_api, parse_digest, parse_key,
+    parse_record_body, record_condition,
+};
 use super::server::KillSwitch;
 use super::state::App;
 use crate::content::{ContentDocument, ContentKey, Sha256Hex};
@@ -103,67 +107,25 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| internal("database task failed", e))
 }
 
-fn if_none_match_star(headers: &HeaderMap) -> Option<bool> {
-    headers
-        .get(header::IF_NONE_MATCH)
-        .map(|v| v.to_str().map(|s| s.trim() == "*").unwrap_or(false))
-}
-
-/// A request refused before any work, with one error entry.
-struct Reject {
-    status: StatusCode,
-    field: &'static str,
-    message: String,
-}
-
-impl IntoResponse for Reject {
+impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
         error(self.status, self.field, self.message)
     }
 }
 
-fn bad_request(field: &'static str, message: String) -> Reject {
-    Reject {
+fn bad_request(field: &'static str, message: String) -> Refusal {
+    Refusal {
         status: StatusCode::BAD_REQUEST,
         field,
         message,
     }
 }
 
-fn parse_digest(text: &str) -> Result<Sha256Hex, Reject> {
-    text.parse::<Sha256Hex>()
-        .map_err(|e| bad_request("digest", e.to_string()))
-}
-
-fn parse_key(text: &str) -> Result<ContentKey, Reject> {
-    text.parse::<ContentKey>()
-        .map_err(|e| bad_request("key", e.to_string()))
-}
-
 // ---------------------------------------------------------------------------------------------
 // Gate: counting, authentication, faults
 
-fn is_api(path: &str) -> bool {
-    ["/blobs", "/records", "/dois", "/api"]
-        .iter()
-        .any(|p| path == *p || path.starts_with(&format!("{p}/")))
-}
-
-/// Equal-time comparison, so the token cannot be guessed byte by byte from timings.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 fn authorized(app: &App, headers: &HeaderMap) -> bool {
-    let Some(token) = &app.token else {
-        return true;
-    };
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
-    given.is_some_and(|g| same_secret(g.as_bytes(), token.as_bytes()))
+    bearer_allows(headers, app.token.as_deref())
 }
 
 /// Counting, authentication and faults in front of the APIs. A refusal of a request with a
@@ -391,27 +353,14 @@ fn record_exists(app: &App, row: &RecordRow) -> Response {
         .into_response()
 }
 
-/// Every reason `doc` cannot become the record `key`, as (field, message).
+/// Every reason `doc` cannot become the record `key`, as (field, message): the document's
+/// own, then every manifest entry whose blob is missing or of another size.
 async fn record_problems(
     app: &App,
     key: &ContentKey,
     doc: &ContentDocument,
 ) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = doc
-        .problems()
-        .into_iter()
-        .map(|p| (p.field, p.message))
-        .collect();
-    let actual = doc.key();
-    if actual != *key {
-        out.push((
-            "key".into(),
-            format!(
-                "the document's content key is {actual}, not {key} as named in the URL \
-                 (send the canonical document the key was computed over)"
-            ),
-        ));
-    }
+    let mut out = document_problems(key, doc);
     for (i, entry) in doc.manifest.iter().enumerate() {
         let hex = entry.sha256.to_hex();
         match app.blobs.size(&entry.sha256).await {
@@ -450,22 +399,8 @@ async fn record_put(
         Err(reject) => return reject.into_response(),
     };
     let key_hex = key.to_hex();
-    match if_none_match_star(&headers) {
-        Some(true) => {}
-        Some(false) => {
-            return error(
-                StatusCode::PRECONDITION_REQUIRED,
-                "If-None-Match",
-                "records are created once: send `If-None-Match: *` (no other value is accepted)",
-            );
-        }
-        None => {
-            return error(
-                StatusCode::PRECONDITION_REQUIRED,
-                "If-None-Match",
-                "records are created once: the header `If-None-Match: *` is required",
-            );
-        }
+    if let Err(refusal) = record_condition(&headers) {
+        return refusal.into_response();
     }
     // Exists wins: the body is irrelevant (and not read) when the key has a record.
     let lookup = {
@@ -490,17 +425,9 @@ async fn record_put(
             );
         }
     };
-    let doc: ContentDocument = match serde_json::from_slice(&bytes) {
+    let doc = match parse_record_body(&bytes) {
         Ok(d) => d,
-        Err(e) => {
-            return error(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "body",
-                format!(
-                    "not a Lodge content document ({{\"lodge\":1,\"manifest\":[...],\"metadata\":{{...}}}}): {e}"
-                ),
-            );
-        }
+        Err(refusal) => return refusal.into_response(),
     };
     let problems = record_problems(&app, &key, &doc).await;
     if !problems.is_empty() {
@@ -562,7 +489,7 @@ fn positive(
     query: &HashMap<String, String>,
     name: &'static str,
     default: u64,
-) -> Result<u64, Reject> {
+) -> Result<u64, Refusal> {
     match query.get(name) {
         None => Ok(default),
         Some(text) => match text.trim().parse::<u64>() {

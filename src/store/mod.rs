@@ -18,6 +18,7 @@ mod postgres;
 mod reports;
 mod schema;
 mod sql;
+mod trouble;
 mod tx;
 
 use std::path::{Path, PathBuf};
@@ -31,9 +32,14 @@ pub use location::StoreLocation;
 pub use overview::{DatasetSummary, ResultFingerprint};
 pub use postgres::EventNotices;
 pub use reports::{DepositResult, HistoryRow, StatusRow, Totals};
+pub use trouble::DatabaseTrouble;
 
 /// The only operation so far: deposit a dataset. Part of every dedup scope.
 pub const OPERATION_DEPOSIT: &str = "deposit";
+
+/// How long a call waits for a write lock another connection holds before it gives up with
+/// [`DatabaseTrouble::Locked`], unless [`Store::open_waiting`] says otherwise.
+pub const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// What went wrong in the store, naming the database file where it helps.
 #[derive(Debug, thiserror::Error)]
@@ -115,6 +121,8 @@ pub struct Store {
     backend: Mutex<Backend>,
     location: StoreLocation,
     actor: String,
+    /// How long a SQLite call waits for another connection's write lock.
+    lock_wait: Duration,
     /// This machine's name, as datasets record where they were added.
     host: String,
     /// With PostgreSQL, the hash cache stays in a SQLite file on this machine: it describes
@@ -147,15 +155,28 @@ impl Store {
         data_dir().join("lodge.db")
     }
 
-    /// Open (creating if needed) and migrate the SQLite database at `path`.
+    /// Open (creating if needed) and migrate the SQLite database at `path`, waiting up to
+    /// [`DEFAULT_LOCK_WAIT`] for locks other processes hold.
     pub fn open(path: &Path) -> Result<Store> {
-        Store::open_at(&StoreLocation::File(path.to_path_buf()))
+        Store::open_waiting(path, DEFAULT_LOCK_WAIT)
+    }
+
+    /// [`Store::open`], waiting up to `lock_wait` whenever another connection holds the
+    /// write lock (SQLite's busy timeout). Connections made by [`Store::reopen`] wait as long.
+    pub fn open_waiting(path: &Path, lock_wait: Duration) -> Result<Store> {
+        Store::open_at_waiting(&StoreLocation::File(path.to_path_buf()), lock_wait)
     }
 
     /// Open and migrate the database at `location`: a SQLite file or a PostgreSQL URL.
     pub fn open_at(location: &StoreLocation) -> Result<Store> {
+        Store::open_at_waiting(location, DEFAULT_LOCK_WAIT)
+    }
+
+    /// [`Store::open_at`] with a lock wait for SQLite files (PostgreSQL sessions have their
+    /// own lock timeout and retry).
+    pub fn open_at_waiting(location: &StoreLocation, lock_wait: Duration) -> Result<Store> {
         match location {
-            StoreLocation::File(path) => Store::open_file(path),
+            StoreLocation::File(path) => Store::open_file(path, lock_wait),
             StoreLocation::Postgres(url) => {
                 let session = postgres::connect(url)?;
                 postgres::migrate(&session, url)?;
@@ -166,14 +187,15 @@ impl Store {
                     backend: Mutex::new(Backend::Pg(Some(session))),
                     location: location.clone(),
                     actor: default_actor(),
+                    lock_wait,
                     host: this_host(),
-                    local_cache: Some(Box::new(Store::open_file(&cache_path)?)),
+                    local_cache: Some(Box::new(Store::open_file(&cache_path, lock_wait)?)),
                 })
             }
         }
     }
 
-    fn open_file(path: &Path) -> Result<Store> {
+    fn open_file(path: &Path, lock_wait: Duration) -> Result<Store> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
                 path: parent.to_path_buf(),
@@ -185,8 +207,7 @@ impl Store {
             source,
         };
         let mut conn = rusqlite::Connection::open(path).map_err(open_err)?;
-        conn.busy_timeout(Duration::from_secs(30))
-            .map_err(open_err)?;
+        conn.busy_timeout(lock_wait).map_err(open_err)?;
         // Every hot query is a cached statement; the default cache (16) is smaller than
         // the set the queue uses, and re-preparing shows in profiles.
         conn.set_prepared_statement_cache_capacity(64);
@@ -204,7 +225,7 @@ impl Store {
         let mut tries = 0;
         while let Err(source) = schema::migrations().to_latest(&mut conn) {
             tries += 1;
-            if tries == 5 {
+            if tries == 5 || !source.to_string().contains("already exists") {
                 return Err(StoreError::Migrate {
                     path: path.to_path_buf(),
                     source,
@@ -216,6 +237,7 @@ impl Store {
             backend: Mutex::new(Backend::Lite(conn)),
             location: StoreLocation::File(path.to_path_buf()),
             actor: default_actor(),
+            lock_wait,
             host: this_host(),
             local_cache: None,
         })
@@ -245,6 +267,11 @@ impl Store {
         &self.actor
     }
 
+    /// How long a call waits for another connection's write lock.
+    pub fn lock_wait(&self) -> Duration {
+        self.lock_wait
+    }
+
     /// This machine's name (`LODGE_HOST` overrides it, for machines that share one name).
     pub fn host(&self) -> &str {
         &self.host
@@ -252,7 +279,7 @@ impl Store {
 
     /// Open another connection to the same database, for a thread of its own.
     pub fn reopen(&self) -> Result<Store> {
-        Store::open_at(&self.location)
+        Store::open_at_waiting(&self.location, self.lock_wait)
     }
 
     /// Start a group transaction (group commit): until [`Store::commit_group`], each store

@@ -45,6 +45,14 @@ pub enum Failure {
     /// The server holds a different record under this identifier: terminal, a person decides.
     #[error("conflict: {message}")]
     Conflict { message: String },
+    /// The target cannot be used as it is configured — TLS refused, a redirect, a server
+    /// that ignores conditional writes — whatever the job: the target stops until the user
+    /// fixes it. `message` names the URL and the fix.
+    #[error("{message}")]
+    Unusable {
+        status: Option<u16>,
+        message: String,
+    },
 }
 
 /// What the engine does about a failure.
@@ -68,7 +76,7 @@ impl Failure {
             Failure::Rejected { .. } | Failure::Changed { .. } | Failure::Conflict { .. } => {
                 FailureClass::Terminal
             }
-            Failure::Unauthorized { .. } => FailureClass::PauseTarget,
+            Failure::Unauthorized { .. } | Failure::Unusable { .. } => FailureClass::PauseTarget,
         }
     }
 
@@ -79,7 +87,7 @@ impl Failure {
             Failure::Wait { status, .. }
             | Failure::Rejected { status, .. }
             | Failure::Unauthorized { status, .. } => Some(*status),
-            Failure::Ambiguous { status, .. } => *status,
+            Failure::Ambiguous { status, .. } | Failure::Unusable { status, .. } => *status,
             _ => None,
         }
     }
@@ -103,6 +111,15 @@ impl Failure {
                 message,
             },
             401 | 403 => Failure::Unauthorized { status, message },
+            // Not followed (a write must not land somewhere else than its target): the
+            // target's URL is not the server's.
+            300..=399 => Failure::Unusable {
+                status: Some(status),
+                message: format!(
+                    "the server answered with a redirect (HTTP {status}), which Lodge does not \
+                     follow: set the target URL to the address the server redirects to"
+                ),
+            },
             400 | 422 => Failure::Rejected {
                 status,
                 problems: problems_from_body(body),
@@ -127,7 +144,30 @@ impl Failure {
     /// [`Failure::NotSent`] and [`Failure::Ambiguous`].
     pub fn from_reqwest(err: &reqwest::Error) -> Failure {
         let message = error_chain(err);
-        if err.is_connect() {
+        let origin = err
+            .url()
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_else(|| "the server".into());
+        if err.is_connect() && is_tls_failure(err) {
+            Failure::Unusable {
+                status: None,
+                message: format!(
+                    "the secure (TLS) connection to {origin} failed ({message}): check that \
+                     the server speaks https at that address (an https:// URL to a plain http \
+                     server fails like this) and that its certificate is valid for that name \
+                     and signed by an authority this computer trusts; then fix the target URL \
+                     or the server"
+                ),
+            }
+        } else if err.is_redirect() {
+            Failure::Unusable {
+                status: None,
+                message: format!(
+                    "{origin} redirects in a loop ({message}): fix the target URL so that it \
+                     names the server's real address"
+                ),
+            }
+        } else if err.is_connect() {
             Failure::NotSent { message }
         } else if err.is_builder() {
             Failure::Rejected {
@@ -144,6 +184,28 @@ impl Failure {
             }
         }
     }
+}
+
+/// Whether a connect error came from the TLS handshake rather than from TCP: the TLS layer
+/// reports its refusals as I/O errors of kind `InvalidData` (a certificate not trusted, or a
+/// server answering plain HTTP), TCP never does.
+fn is_tls_failure(err: &(dyn std::error::Error + 'static)) -> bool {
+    let mut next = err.source();
+    while let Some(e) = next {
+        // I/O errors nest as `Other(InvalidData(tls error))`, and an I/O error's `source`
+        // skips the error it wraps: look inside each one.
+        let mut io = e.downcast_ref::<std::io::Error>();
+        while let Some(i) = io {
+            if i.kind() == std::io::ErrorKind::InvalidData {
+                return true;
+            }
+            io = i
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<std::io::Error>());
+        }
+        next = e.source();
+    }
+    false
 }
 
 /// A transport error with its causes, which is where reqwest keeps the useful part.
@@ -216,8 +278,9 @@ pub fn problems_from_body(body: &str) -> Vec<FieldProblem> {
 }
 
 /// What a person should read of a response body: the messages of a JSON error body
-/// (`{"errors":[...]}` or `{"message": ...}`), else the start of the text.
-fn summarize_body(body: &str) -> String {
+/// (`{"errors":[...]}` or `{"message": ...}`), the title of an HTML page, else the start of
+/// the text.
+pub fn summarize_body(body: &str) -> String {
     let body = body.trim();
     if body.is_empty() {
         return "(empty response body)".into();
@@ -234,12 +297,57 @@ fn summarize_body(body: &str) -> String {
         if let Some(message) = json.get("message").and_then(|m| m.as_str()) {
             return message.to_string();
         }
+    } else if let Some(page) = html_page_summary(body) {
+        return page;
     }
     let mut s: String = body.chars().take(300).collect();
     if body.chars().count() > 300 {
         s.push('…');
     }
     s
+}
+
+/// An HTML page (a proxy's or a web server's error page, a login page) instead of the API's
+/// answer: its title, or its first heading, or its text.
+fn html_page_summary(body: &str) -> Option<String> {
+    let head: String = body
+        .chars()
+        .take(512)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if !(head.starts_with("<!doctype html") || head.contains("<html")) {
+        return None;
+    }
+    let inner = |tag: &str| {
+        let lower = body.to_ascii_lowercase();
+        let open = lower.find(&format!("<{tag}"))?;
+        let start = open + lower[open..].find('>')? + 1;
+        let end = start + lower[start..].find(&format!("</{tag}"))?;
+        Some(body.get(start..end)?.to_string())
+    };
+    let (how, text) = match inner("title").or_else(|| inner("h1")) {
+        Some(title) => ("titled", title),
+        None => ("reading", body.to_string()),
+    };
+    let mut plain = String::new();
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => plain.push(c),
+            _ => {}
+        }
+    }
+    let words: Vec<&str> = plain.split_whitespace().collect();
+    let mut summary: String = words.join(" ").chars().take(200).collect();
+    if summary.is_empty() {
+        summary = "(nothing)".into();
+    }
+    Some(format!(
+        "an HTML page {how} '{summary}' instead of the API's answer (a proxy or web server \
+         in front of the repository, or a URL that is not the repository's API)"
+    ))
 }
 
 #[cfg(test)]
@@ -304,6 +412,27 @@ mod tests {
         assert_eq!(f.to_string(), "server busy (HTTP 503): service unavailable");
         let f = Failure::from_status(500, None, r#"{"status":500,"message":"boom"}"#);
         assert_eq!(f.to_string(), "outcome unknown (HTTP 500): boom");
+    }
+
+    #[test]
+    fn html_error_pages_are_summarised_by_their_title() {
+        let page = "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>\
+                    <body><center><h1>502 Bad Gateway</h1></center><hr>nginx</body></html>";
+        let f = Failure::from_status(502, None, page);
+        let text = f.to_string();
+        assert!(
+            text.contains("HTML page titled '502 Bad Gateway'"),
+            "{text}"
+        );
+        assert!(!text.contains("<center>"), "{text}");
+        assert_eq!(f.class(), FailureClass::RetryAmbiguous);
+    }
+
+    #[test]
+    fn redirects_stop_the_target() {
+        let f = Failure::from_status(302, None, "");
+        assert_eq!(f.class(), FailureClass::PauseTarget);
+        assert!(f.to_string().contains("redirect"), "{f}");
     }
 
     #[test]

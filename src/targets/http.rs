@@ -9,9 +9,13 @@ use reqwest::{Url, header};
 
 use super::Failure;
 
-/// The HTTP client every target uses: bounded connect and read timeouts, Lodge's user agent.
+/// The HTTP client every target uses: bounded connect and read timeouts, Lodge's user agent,
+/// and no redirects followed: a write must land at its target or fail, never be re-sent
+/// somewhere else (or turned into a GET, as a followed 302 would), and a redirect loop must
+/// not cost ten requests per attempt.
 pub fn client() -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(Duration::from_secs(10))
         .read_timeout(Duration::from_secs(120))
         .pool_max_idle_per_host(16)
@@ -39,8 +43,43 @@ pub async fn status_parts(resp: reqwest::Response) -> (u16, Option<String>, Stri
 
 /// Classify a response that did not succeed.
 pub async fn failure_of(resp: reqwest::Response) -> Failure {
+    if resp.status().is_redirection() {
+        return redirect_failure(&resp);
+    }
     let (status, retry_after, body) = status_parts(resp).await;
     Failure::from_status(status, retry_after.as_deref(), &body)
+}
+
+/// A redirect, which Lodge does not follow: where it pointed, and what to do about it.
+fn redirect_failure(resp: &reqwest::Response) -> Failure {
+    let status = resp.status().as_u16();
+    let from = resp.url();
+    let to = resp
+        .headers()
+        .get(header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|l| from.join(l).ok());
+    let message = match to {
+        Some(to) if to == *from => format!(
+            "{from} redirects to itself (HTTP {status}): a redirect loop. The server at {} is \
+             misconfigured, or the target URL is not its address: fix the target URL or the \
+             server",
+            from.origin().ascii_serialization()
+        ),
+        Some(to) => format!(
+            "{from} redirects to {to} (HTTP {status}). Lodge does not follow redirects, so \
+             that no write lands anywhere but at its target: set the target URL to the address \
+             the server redirects to"
+        ),
+        None => format!(
+            "{from} answered with a redirect (HTTP {status}) that names no address: fix the \
+             target URL"
+        ),
+    };
+    Failure::Unusable {
+        status: Some(status),
+        message,
+    }
 }
 
 /// Whether `host` is a loopback name or address (127.0.0.0/8, ::1, localhost).

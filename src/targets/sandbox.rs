@@ -104,6 +104,26 @@ impl SandboxTarget {
     }
 }
 
+/// The `{"identifier", "url"}` a sandbox answers about a record. Anything else (a body cut
+/// off, garbage, another server's page) leaves the outcome unknown: the next attempt
+/// reconciles first.
+async fn read_record_body(resp: reqwest::Response) -> Result<RecordBody, Failure> {
+    let status = resp.status().as_u16();
+    let url = resp.url().clone();
+    let text = resp.text().await.map_err(|e| Failure::Ambiguous {
+        status: Some(status),
+        message: format!("the answer of {url} was cut off: {e}"),
+    })?;
+    serde_json::from_str(&text).map_err(|e| Failure::Ambiguous {
+        status: Some(status),
+        message: format!(
+            "{url} answered with a body that is not the JSON a Lodge sandbox sends ({e}): {}. \
+             Check that the target URL points at a Lodge sandbox",
+            super::failure::summarize_body(&text)
+        ),
+    })
+}
+
 #[async_trait]
 impl Target for SandboxTarget {
     fn scope_id(&self) -> &str {
@@ -154,15 +174,7 @@ impl Target for SandboxTarget {
         let status = resp.status();
         match status {
             StatusCode::CREATED | StatusCode::PRECONDITION_FAILED => {
-                let text = resp.text().await.map_err(|e| Failure::Ambiguous {
-                    status: Some(status.as_u16()),
-                    message: format!("the response body was cut off: {e}"),
-                })?;
-                let body: RecordBody =
-                    serde_json::from_str(&text).map_err(|e| Failure::Ambiguous {
-                        status: Some(status.as_u16()),
-                        message: format!("unreadable response ({e}): {text}"),
-                    })?;
+                let body = read_record_body(resp).await?;
                 let record = RecordRef {
                     identifier: body.identifier,
                     url: body.url,
@@ -181,10 +193,7 @@ impl Target for SandboxTarget {
         let resp = send(self.request(Method::GET, &format!("records/{key}"))).await?;
         match resp.status() {
             StatusCode::OK => {
-                let body: RecordBody = resp.json().await.map_err(|e| Failure::Ambiguous {
-                    status: Some(200),
-                    message: format!("unreadable lookup response: {e}"),
-                })?;
+                let body = read_record_body(resp).await?;
                 Ok(Some(RecordRef {
                     identifier: body.identifier,
                     url: body.url,

@@ -256,7 +256,23 @@ impl Target for WebDavTarget {
         )
         .await?;
         match resp.status() {
-            s if s.is_success() => Ok(Landed::Created(self.record_ref(&request.key))),
+            StatusCode::CREATED => Ok(Landed::Created(self.record_ref(&request.key))),
+            // 200 or 204 to a PUT means an existing file was replaced: the server ignored
+            // If-None-Match. The record had this key's content already, so nothing is
+            // duplicated, but such a server cannot arbitrate: stop using it.
+            s if s.is_success() => Err(Failure::Unusable {
+                status: Some(s.as_u16()),
+                message: format!(
+                    "target '{}': the server overwrote {} despite If-None-Match: * (HTTP {} \
+                     instead of 201 or 412). It ignores conditional writes (nginx's dav module \
+                     does), so it cannot stop duplicate deposits and Lodge stops using it: \
+                     deposit into a server that honours If-None-Match (Apache mod_dav, \
+                     Nextcloud, ownCloud); `lodge target test` checks one",
+                    self.name,
+                    self.url(&record_path(&request.key)),
+                    s.as_u16()
+                ),
+            }),
             StatusCode::PRECONDITION_FAILED => match self.read_record(&request.key).await? {
                 Some(record) => Ok(Landed::Existing(record)),
                 None => Err(Failure::Ambiguous {

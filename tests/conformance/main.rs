@@ -34,6 +34,7 @@ macro_rules! conformance {
 conformance!(
     files:
     large_file_deposits_and_verifies,
+    empty_file_deposits_and_reads_back_empty,
     killed_mid_upload_resumes_without_resending_blobs;
     all:
     create,

@@ -2,6 +2,8 @@
 //! on loopback, engines with fast retries, and the `lodge` binary.
 #![allow(dead_code)]
 
+pub mod cli;
+pub mod fake;
 pub mod postgres;
 pub mod proxy;
 pub mod s3;
@@ -18,6 +20,9 @@ use lodge::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
 use lodge::store::{JobRow, Store};
 use lodge::targets::{Target, open_target};
 use tokio_util::sync::CancellationToken;
+
+#[allow(unused_imports)]
+pub use cli::{FAST, lodge, lodge_in, run, run_with_stdin, text};
 
 /// A temporary folder holding datasets, stores and sandbox data.
 pub struct Lab {
@@ -147,13 +152,4 @@ pub async fn get_json(sandbox: &RunningSandbox, path: &str) -> serde_json::Value
         .json()
         .await
         .expect("JSON")
-}
-
-/// The `lodge` binary with a database.
-pub fn lodge(db: &Path) -> std::process::Command {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_lodge"));
-    cmd.env("LODGE_DB", db)
-        .env_remove("LODGE_TARGET")
-        .env_remove("LODGE_TOKEN");
-    cmd
 }

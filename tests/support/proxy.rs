@@ -1,9 +1,11 @@
 //! A small fault-injecting HTTP proxy on loopback, for targets whose servers have no fault
 //! options of their own: it forwards every request to one upstream, logs method, path and the
 //! upstream's status, and on matching requests can drop the response after the upstream
-//! committed, stall (to stand for a killed job), or strip a header (to stand for a server
-//! that ignores it). A seeded [`FaultMix`] adds random faults to every request (the chaos
-//! harness's drop-after-commit, 503, 429 with Retry-After, resets and latency spikes).
+//! committed, stall (to stand for a killed job), strip a header (to stand for a server that
+//! ignores it), hold the request until the test lets it go, answer in the upstream's place (a
+//! proxy's error page), or replace the upstream's answer with other bytes (garbage after a
+//! commit). A seeded [`FaultMix`] adds random faults to every request (the chaos harness's
+//! drop-after-commit, 503, 429 with Retry-After, resets and latency spikes).
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
@@ -28,6 +30,20 @@ pub enum Action {
     Stall(CancellationToken),
     /// Forward without this header.
     StripHeader(&'static str),
+    /// Cancel `reached` when the request arrives, then wait for `release` before forwarding
+    /// it (its body waits in the client, as behind a slow link).
+    Hold {
+        reached: CancellationToken,
+        release: CancellationToken,
+    },
+    /// Answer this, without forwarding (a proxy in front of the server answering itself).
+    Answer {
+        status: u16,
+        content_type: &'static str,
+        body: String,
+    },
+    /// Forward, let the upstream answer, then send its status with this body instead.
+    ReplaceBody(String),
     /// Answer 503 Service Unavailable (an S3 `SlowDown` body) without forwarding.
     Unavailable,
     /// Answer 429 with `Retry-After: SECONDS` without forwarding.
@@ -184,6 +200,11 @@ impl Proxy {
     pub fn answered(&self) -> Vec<(String, String, u16)> {
         self.state.lock().unwrap().answered.clone()
     }
+
+    /// Forward everything from now on.
+    pub fn clear_rules(&self) {
+        self.state.lock().unwrap().rules.clear();
+    }
 }
 
 type Body = BoxBody<Bytes, std::io::Error>;
@@ -244,6 +265,22 @@ async fn handle(
             ));
         }
         Some(Action::Delay(wait)) => tokio::time::sleep(*wait).await,
+        Some(Action::Hold { reached, release }) => {
+            reached.cancel();
+            release.cancelled().await;
+        }
+        Some(Action::Answer {
+            status,
+            content_type,
+            body,
+        }) => {
+            let out = hyper::Response::builder()
+                .status(*status)
+                .header(hyper::header::CONTENT_TYPE, *content_type)
+                .body(full(body.clone()))
+                .unwrap();
+            return Ok(out);
+        }
         _ => {}
     }
     let (parts, body) = req.into_parts();
@@ -278,14 +315,21 @@ async fn handle(
         std::future::pending::<()>().await;
         unreachable!("the connection is closed with no response");
     }
+    if let Some(Action::ReplaceBody(body)) = &action {
+        let _ = resp.bytes().await;
+        let out = hyper::Response::builder()
+            .status(status)
+            .header(hyper::header::CONTENT_TYPE, "application/json")
+            .body(full(body.clone()))
+            .unwrap();
+        return Ok(out);
+    }
     let mut out = hyper::Response::builder().status(status);
     for (name, value) in &headers {
         out = out.header(name, value);
     }
     let body: Body = if parts.method == hyper::Method::HEAD {
-        Full::new(Bytes::new())
-            .map_err(|never| match never {})
-            .boxed()
+        full(String::new())
     } else {
         let stream = resp
             .bytes_stream()
@@ -312,4 +356,10 @@ fn answer(status: u16, retry_after_secs: Option<u64>, body: &'static str) -> hyp
             .boxed(),
     )
     .unwrap()
+}
+
+fn full(text: String) -> Body {
+    Full::new(Bytes::from(text))
+        .map_err(|never| match never {})
+        .boxed()
 }

@@ -153,3 +153,10 @@ pub fn unique(prefix: &str) -> String {
         N.fetch_add(1, Ordering::Relaxed)
     )
 }
+
+/// A fresh folder in the shared WebDAV server's tree; its name, for the target URL.
+pub fn dav_folder(root: &Path) -> String {
+    let name = unique("cli");
+    std::fs::create_dir_all(root.join(&name)).unwrap();
+    name
+}

@@ -1,0 +1,44 @@
+//! Metadata with arbitrary field values, as a form or a citation file may hold them: the
+//! properties of `lodge_fuzz::check_metadata` (validation gives messages, normalising twice
+//! changes nothing, the round trips keep it) hold for any text in any field.
+#![no_main]
+
+use libfuzzer_sys::arbitrary::{self, Arbitrary};
+use libfuzzer_sys::fuzz_target;
+use lodge::content::{Creator, Metadata};
+
+#[derive(Arbitrary, Debug)]
+struct Fields {
+    title: String,
+    creators: Vec<(String, Option<String>, Option<String>)>,
+    description: Option<String>,
+    publication_year: Option<i32>,
+    publisher: String,
+    license: Option<String>,
+    keywords: Vec<String>,
+    resource_type: String,
+    version: Option<String>,
+}
+
+fuzz_target!(|f: Fields| {
+    let metadata = Metadata {
+        title: f.title,
+        creators: f
+            .creators
+            .into_iter()
+            .map(|(name, orcid, affiliation)| Creator {
+                name,
+                orcid,
+                affiliation,
+            })
+            .collect(),
+        description: f.description,
+        publication_year: f.publication_year,
+        publisher: f.publisher,
+        license: f.license,
+        keywords: f.keywords,
+        resource_type: f.resource_type,
+        version: f.version,
+    };
+    lodge_fuzz::check_metadata(&metadata);
+});

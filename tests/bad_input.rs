@@ -1,0 +1,1114 @@
+//! The bad-input catalogue: every kind of bad input Lodge meets, one test each. Each test
+//! asserts what the user is told — the message names the thing (path, file, field, database,
+//! target URL) and the fix — and that nothing is lost: the store still holds what it held,
+//! the rest of a batch still deposits, the job ends in a state that can be retried, and the
+//! server holds no half-made or duplicate record.
+//!
+//! Most cases drive the real `lodge` binary, since what it prints is what a user reads; the
+//! file changed in the middle of its upload needs the engine's timing, so it uses the library.
+//! Servers are real (Lodge's sandbox, wsgidav) or, for misbehaviour no real repository shows
+//! on purpose, a fault-injecting proxy in front of a real sandbox or a fake answering
+//! whatever it is told to.
+
+mod support;
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use lodge::content::Sha256Hex;
+use lodge::sandbox::FaultConfig;
+use lodge::store::{JobState, Store};
+use support::fake::{Answer, FakeServer};
+use support::proxy::{Action, Proxy, Rule};
+use support::servers::{self, DAV_PASSWORD, DAV_USER, dav_folder};
+use support::*;
+use tokio_util::sync::CancellationToken;
+
+/// Metadata flags that pass validation.
+const METADATA: [&str; 8] = [
+    "--title",
+    "Soil cores",
+    "--creator",
+    "Curie, Marie",
+    "--publisher",
+    "Lodge test lab",
+    "--year",
+    "2026",
+];
+
+/// `lodge add DIR` with complete metadata, on the lab's database.
+fn add_cmd(lab: &Lab, folder: &Path) -> Command {
+    let mut cmd = lodge_in(lab);
+    cmd.arg("add").arg(folder).args(METADATA);
+    cmd
+}
+
+/// `lodge deposit --all` to `target`, giving up after three quick attempts.
+fn deposit_cmd(lab: &Lab, target: &str) -> Command {
+    let mut cmd = lodge_in(lab);
+    cmd.args([
+        "deposit",
+        "--all",
+        "--target",
+        target,
+        "--max-attempts",
+        "3",
+    ])
+    .args(FAST);
+    cmd
+}
+
+/// The lab's store, opened after (or between) the `lodge` processes that wrote it.
+fn open_store(lab: &Lab) -> Store {
+    Store::open(&lab.path("lodge.db")).expect("open the lab's store")
+}
+
+/// The datasets' folder names and file counts, to compare before and after a failure.
+fn inventory(lab: &Lab) -> Vec<(String, u64)> {
+    open_store(lab)
+        .datasets()
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.name, d.file_count))
+        .collect()
+}
+
+fn assert_all(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "expected {part:?} in:\n{text}");
+    }
+}
+
+// ---- Files and folders ----------------------------------------------------------------------
+
+/// Root reads a mode-000 file anyway (CAP_DAC_OVERRIDE), so when the tests run as root the
+/// `lodge` process runs as root without that capability (and CAP_DAC_READ_SEARCH), through
+/// util-linux's `setpriv`: the permission check is then the kernel's real one.
+#[cfg(unix)]
+fn without_read_override(cmd: Command) -> Option<Command> {
+    let mut wrapped = Command::new("setpriv");
+    wrapped
+        .arg("--bounding-set=-dac_override,-dac_read_search")
+        .arg("--inh-caps=-dac_override,-dac_read_search")
+        .arg("--")
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => wrapped.env(k, v),
+            None => wrapped.env_remove(k),
+        };
+    }
+    let works = Command::new("setpriv")
+        .args(["--bounding-set=-dac_override", "--", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    works.then_some(wrapped)
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_file_is_named_with_the_fix_and_nothing_is_recorded() {
+    use std::os::unix::fs::PermissionsExt;
+    let lab = Lab::new();
+    let earlier = lab.numbered_folder(1);
+    assert!(add_cmd(&lab, &earlier).output().unwrap().status.success());
+    let folder = lab.folder("locked", &[("data.csv", b"1,2\n"), ("secret.csv", b"s\n")]);
+    let secret = folder.join("secret.csv");
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o000)).unwrap();
+
+    let mut cmd = add_cmd(&lab, &folder);
+    if fs::read(&secret).is_ok() {
+        cmd = match without_read_override(cmd) {
+            Some(cmd) => cmd,
+            None => {
+                fs::set_permissions(&secret, fs::Permissions::from_mode(0o644)).unwrap();
+                eprintln!(
+                    "note: SKIPPED unreadable_file_is_named_with_the_fix_and_nothing_is_recorded: \
+                     running as root and `setpriv` (util-linux) cannot drop CAP_DAC_OVERRIDE here"
+                );
+                return;
+            }
+        };
+    }
+    let out = cmd.output().unwrap();
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o644)).unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[
+            &secret.canonicalize().unwrap().display().to_string(),
+            "Permission denied",
+            "fix its permissions or remove it from the folder",
+        ],
+    );
+    assert_eq!(
+        inventory(&lab),
+        vec![("ds001".into(), 2)],
+        "nothing half-recorded"
+    );
+
+    let again = add_cmd(&lab, &folder).output().unwrap();
+    assert!(again.status.success(), "{}", text(&again));
+    assert_eq!(
+        inventory(&lab),
+        vec![("ds001".into(), 2), ("locked".into(), 2)]
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn non_utf8_file_name_is_named_with_the_fix_and_nothing_is_recorded() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let lab = Lab::new();
+    let folder = lab.folder("names", &[("ok.csv", b"1")]);
+    let bad = folder.join(OsStr::from_bytes(b"caf\xe9.csv"));
+    if let Err(e) = fs::write(&bad, b"x") {
+        eprintln!("note: this filesystem refuses non-UTF-8 names ({e}); nothing to check");
+        return;
+    }
+    let out = add_cmd(&lab, &folder).output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &["names/caf\u{FFFD}.csv", "not valid UTF-8", "rename it"],
+    );
+    assert!(inventory(&lab).is_empty(), "nothing half-recorded");
+
+    fs::rename(&bad, folder.join("café.csv")).unwrap();
+    let again = add_cmd(&lab, &folder).output().unwrap();
+    assert!(again.status.success(), "{}", text(&again));
+    assert_eq!(inventory(&lab), vec![("names".into(), 2)]);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_are_listed_never_followed_and_a_looping_folder_is_named() {
+    use std::os::unix::fs::symlink;
+    let lab = Lab::new();
+    let folder = lab.folder("loops", &[("data.csv", b"1"), ("sub/more.csv", b"2")]);
+    symlink(".", folder.join("self")).unwrap();
+    symlink("..", folder.join("sub/up")).unwrap();
+    symlink("pong", folder.join("ping")).unwrap();
+    symlink("ping", folder.join("pong")).unwrap();
+    let out = add_cmd(&lab, &folder).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for link in ["self", "sub/up", "ping", "pong"] {
+        assert!(
+            t.contains(&format!(
+                "skipped {link} (a symbolic link: listed, never followed)"
+            )),
+            "{t}"
+        );
+    }
+    let store = open_store(&lab);
+    let d = &store.datasets().unwrap()[0];
+    let files: Vec<String> = store
+        .dataset_files(d.id)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.rel_path)
+        .collect();
+    assert_eq!(files, vec!["data.csv", "sub/more.csv"]);
+
+    // A dataset folder that is itself a loop is an error naming it.
+    let circle = lab.path("circle");
+    symlink(&circle, &circle).unwrap();
+    let out = add_cmd(&lab, &circle).output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[
+            &circle.display().to_string(),
+            "check the path",
+            "symbolic links",
+        ],
+    );
+    assert_eq!(open_store(&lab).datasets().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn folder_deleted_after_scan_is_rejected_by_name_and_the_rest_of_the_batch_deposits() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let (gone, kept) = (lab.numbered_folder(1), lab.numbered_folder(2));
+    for folder in [&gone, &kept] {
+        assert!(run(add_cmd(&lab, folder)).await.status.success());
+    }
+    let away = lab.path("moved-away");
+    fs::rename(&gone, &away).unwrap();
+
+    let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "rejected  ds001 (job 1) at sandbox+http://",
+            &gone.display().to_string(),
+            "the dataset's folder is gone",
+            "put it back and deposit again",
+            "deposited ds002",
+        ],
+    );
+    assert_eq!(
+        sandbox.stats().records,
+        1,
+        "the rest of the batch deposited"
+    );
+
+    // Nothing was lost: the folder put back deposits under the same key.
+    fs::rename(&away, &gone).unwrap();
+    let key = open_store(&lab).datasets().unwrap()[0].key.unwrap();
+    let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("deposited ds001"), "{}", text(&out));
+    let record = get_json(&sandbox, &format!("/records/{key}")).await;
+    assert_eq!(record["key"], key.to_hex());
+    assert_eq!(sandbox.stats().records, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn file_changed_while_uploading_is_rejected_and_neither_its_blob_nor_its_record_lands() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let proxy = Proxy::start(&sandbox.base_url()).await;
+    let target = lodge::targets::open_target(&format!("sandbox+{}", proxy.url()), None).unwrap();
+    let store = lab.store("lodge.db");
+    // Big enough that most of it still waits on this machine while the upload is held.
+    let big: Vec<u8> = (0..24u32 << 20).map(|i| (i % 251) as u8).collect();
+    let digest = Sha256Hex::of(&big);
+    let folder = lab.folder("growing", &[("big.bin", &big), ("notes.txt", b"n")]);
+    let changing = add(&store, &folder, &metadata("Changing"));
+    let steady = add(&store, &lab.numbered_folder(2), &metadata("Steady"));
+
+    let (reached, release) = (CancellationToken::new(), CancellationToken::new());
+    proxy.add_rule(Rule {
+        method: "PUT",
+        path_contains: digest.to_hex(),
+        action: Action::Hold {
+            reached: reached.clone(),
+            release: release.clone(),
+        },
+        times: 1,
+    });
+    let run = {
+        let (store, target) = (store.clone(), target.clone());
+        tokio::spawn(
+            async move { deposit(&store, &target, &[changing, steady], fast_config()).await },
+        )
+    };
+    tokio::time::timeout(Duration::from_secs(60), reached.cancelled())
+        .await
+        .expect("the upload of big.bin started");
+    // Someone writes into the end of the file while its start is on the wire.
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .open(folder.join("big.bin"))
+            .unwrap();
+        file.seek(SeekFrom::End(-1024)).unwrap();
+        file.write_all(&[0xEE; 1024]).unwrap();
+    }
+    release.cancel();
+    let jobs = run.await.unwrap();
+
+    let job = jobs.iter().find(|j| j.key == changing.1).unwrap();
+    assert_eq!(job.state, JobState::Rejected, "{job:?}");
+    let error = job.last_error.as_deref().unwrap();
+    assert_all(
+        error,
+        &["changed since scan, rescan", "big.bin", "content changed"],
+    );
+    let other = jobs.iter().find(|j| j.key == steady.1).unwrap();
+    assert_eq!(
+        other.state,
+        JobState::Deposited,
+        "the rest of the batch lands"
+    );
+    assert_eq!(
+        sandbox.stats().records,
+        1,
+        "no record for the changed dataset"
+    );
+    let blob = reqwest::get(format!("{}/blobs/sha256/{digest}", sandbox.base_url()))
+        .await
+        .unwrap();
+    assert_eq!(blob.status(), 404, "no blob half-written");
+    let record = reqwest::get(format!("{}/records/{}", sandbox.base_url(), changing.1))
+        .await
+        .unwrap();
+    assert_eq!(record.status(), 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn empty_file_is_deposited_with_size_zero_and_the_empty_digest() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.folder("empty-file", &[("empty.dat", b"")]);
+    let added = run(add_cmd(&lab, &folder)).await;
+    assert!(added.status.success(), "{}", text(&added));
+    assert!(text(&added).contains("1 files, 0 B"), "{}", text(&added));
+    let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let key = open_store(&lab).datasets().unwrap()[0].key.unwrap();
+    let record = get_json(&sandbox, &format!("/records/{key}")).await;
+    let entry = &record["document"]["manifest"][0];
+    let empty = Sha256Hex::of(b"");
+    assert_eq!(entry["path"], "empty.dat");
+    assert_eq!(entry["size"], 0);
+    assert_eq!(entry["sha256"], empty.to_hex());
+    let blob = reqwest::get(format!("{}/blobs/sha256/{empty}", sandbox.base_url()))
+        .await
+        .unwrap();
+    assert_eq!(blob.status(), 200);
+    assert!(blob.bytes().await.unwrap().is_empty());
+}
+
+#[test]
+fn hundred_thousand_files_are_recorded_with_every_manifest_entry_and_a_key() {
+    const FILES: usize = 100_000;
+    let lab = Lab::new();
+    // The shared-memory tmpfs when there is one: a disk-backed /tmp can spend a minute
+    // creating and deleting 100,000 files, which would be all this test measures.
+    let scratch = tempfile::Builder::new()
+        .prefix("lodge-many-")
+        .tempdir_in("/dev/shm")
+        .or_else(|_| tempfile::tempdir())
+        .unwrap();
+    let root = scratch.path().join("many");
+    for dir in 0..100 {
+        let sub = root.join(format!("d{dir:02}"));
+        fs::create_dir_all(&sub).unwrap();
+        for n in 0..FILES / 100 {
+            fs::write(sub.join(format!("f{n:04}.txt")), format!("{dir}/{n}")).unwrap();
+        }
+    }
+    let out = add_cmd(&lab, &root).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("100000 files"), "{t}");
+    assert!(t.len() < 4096, "the output does not list the files");
+
+    let store = open_store(&lab);
+    let d = &store.datasets().unwrap()[0];
+    assert_eq!(d.file_count, FILES as u64);
+    let key = d.key.expect("the dataset has a key");
+    assert_eq!(store.dataset_files(d.id).unwrap().len(), FILES);
+    let document = store.document(&key).unwrap().expect("the keyed document");
+    assert_eq!(document.manifest.len(), FILES);
+    assert_eq!(document.key(), key, "the key is the document's");
+    assert_eq!(document.manifest[0].path, "d00/f0000.txt");
+    assert_eq!(document.manifest[FILES - 1].path, "d99/f0999.txt");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn ten_megabyte_description_is_kept_whole_from_citation_cff_to_the_record() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let sentence = "Carbon content of soil cores, measured twice. ";
+    let description = sentence
+        .repeat((10 << 20) / sentence.len())
+        .trim()
+        .to_string();
+    assert!(description.len() >= 10_000_000);
+    let cff = format!(
+        "cff-version: 1.2.0\ntitle: Long\nabstract: \"{description}\"\nauthors:\n  - \
+         family-names: Curie\n    given-names: Marie\ndate-released: 2026-01-02\n"
+    );
+    let folder = lab.folder("long", &[("CITATION.cff", cff.as_bytes()), ("a.csv", b"1")]);
+    let mut add = lodge_in(&lab);
+    add.arg("add").arg(&folder).args(["--publisher", "Lab"]);
+    let added = run(add).await;
+    let t = text(&added);
+    assert!(added.status.success(), "{t}");
+    assert!(t.contains("metadata prefilled from"), "{t}");
+    assert!(
+        t.len() < 4096,
+        "the description is not echoed: {} bytes",
+        t.len()
+    );
+
+    let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let key = open_store(&lab).datasets().unwrap()[0].key.unwrap();
+    let record = get_json(&sandbox, &format!("/records/{key}")).await;
+    let held = record["document"]["metadata"]["description"]
+        .as_str()
+        .unwrap();
+    assert_eq!(held.len(), description.len());
+    assert!(held == description, "the description arrived whole");
+}
+
+// ---- Metadata --------------------------------------------------------------------------------
+
+#[test]
+fn malformed_citation_cff_is_named_with_its_field_and_the_folder_is_still_added() {
+    let lab = Lab::new();
+    let folder = lab.folder(
+        "cited",
+        &[
+            (
+                "CITATION.cff",
+                b"cff-version: 1.2.0\ntitle: T\nauthors: Marie Curie\n",
+            ),
+            ("data.csv", b"1"),
+        ],
+    );
+    let out = add_cmd(&lab, &folder).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "warning: ",
+            &folder.join("CITATION.cff").display().to_string(),
+            "authors must be a list",
+            "fix the file and add the folder again",
+            "the metadata given here",
+        ],
+    );
+    // The file is data too: it stays in the dataset, and the flags' metadata is used.
+    let store = open_store(&lab);
+    let d = &store.datasets().unwrap()[0];
+    assert_eq!(d.metadata.title, "Soil cores");
+    let files: Vec<String> = store
+        .dataset_files(d.id)
+        .unwrap()
+        .into_iter()
+        .map(|f| f.rel_path)
+        .collect();
+    assert_eq!(files, vec!["CITATION.cff", "data.csv"]);
+
+    // YAML that does not parse is named with its position.
+    let broken = lab.folder("broken", &[("CITATION.cff", b"title: [unclosed\n")]);
+    let out = add_cmd(&lab, &broken).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(&t, &["CITATION.cff", "line 2"]);
+    assert_eq!(open_store(&lab).datasets().unwrap().len(), 2);
+}
+
+#[test]
+fn malformed_zenodo_json_is_named_with_its_position_and_the_folder_is_still_added() {
+    let lab = Lab::new();
+    let folder = lab.folder(
+        "zenodo",
+        &[
+            (
+                ".zenodo.json",
+                b"{\"title\": \"T\",\n \"creators\": \"Marie\"}",
+            ),
+            ("data.csv", b"1"),
+        ],
+    );
+    let out = add_cmd(&lab, &folder).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            &folder.join(".zenodo.json").display().to_string(),
+            "creators must be a list",
+            "fix the file and add the folder again",
+        ],
+    );
+    let trailing = lab.folder("trailing", &[(".zenodo.json", b"{\"title\": \"T\",}")]);
+    let out = add_cmd(&lab, &trailing).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(&t, &[".zenodo.json", "trailing comma", "line 1 column"]);
+    let store = open_store(&lab);
+    let datasets = store.datasets().unwrap();
+    assert_eq!(datasets.len(), 2);
+    assert!(
+        store
+            .dataset_files(datasets[0].id)
+            .unwrap()
+            .iter()
+            .any(|f| f.rel_path == ".zenodo.json")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_deposits() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let (bad, good) = (lab.numbered_folder(1), lab.numbered_folder(2));
+    let mut add = lodge_in(&lab);
+    add.arg("add").arg(&bad).args([
+        "--title",
+        "Bad",
+        "--creator",
+        "Curie, Marie; orcid=0000-0002-1825-0098",
+        "--publisher",
+        "Lab",
+        "--year",
+        "20261",
+        "--resource-type",
+        "Spreadsheet",
+    ]);
+    assert!(run(add).await.status.success());
+    assert!(run(add_cmd(&lab, &good)).await.status.success());
+
+    let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "refused  ds001: metadata incomplete",
+            "creators[0].orcid: is not a valid ORCID iD",
+            "publication_year: must be a four-digit year",
+            "resource_type: is not a DataCite resourceTypeGeneral",
+            &format!(
+                "(fix with `lodge add {}",
+                bad.canonicalize().unwrap().display()
+            ),
+            "deposited ds002",
+        ],
+    );
+    assert_eq!(
+        sandbox.stats().records,
+        1,
+        "only the valid dataset was sent"
+    );
+
+    let mut fix = lodge_in(&lab);
+    fix.arg("add").arg(&bad).args([
+        "--creator",
+        "Curie, Marie; orcid=0000-0002-1825-0097",
+        "--year",
+        "2026",
+        "--resource-type",
+        "Dataset",
+    ]);
+    assert!(run(fix).await.status.success());
+    let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("deposited ds001"), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 2);
+}
+
+// ---- The store -------------------------------------------------------------------------------
+
+#[test]
+fn corrupt_store_is_named_left_untouched_with_the_fix() {
+    let lab = Lab::new();
+    // A file that is not a database at all.
+    let db = lab.path("notes.db");
+    let garbage = b"These are my notes, not a database.\n".repeat(200);
+    fs::write(&db, &garbage).unwrap();
+    let out = lodge(&db).arg("status").output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[
+            &db.display().to_string(),
+            "is damaged",
+            "Lodge has not changed it",
+            "restore it from a backup",
+            ".recover",
+        ],
+    );
+    assert_eq!(fs::read(&db).unwrap(), garbage, "the file is untouched");
+
+    // A real store whose pages were damaged after its header.
+    let folder = lab.numbered_folder(1);
+    assert!(add_cmd(&lab, &folder).output().unwrap().status.success());
+    let db = lab.path("lodge.db");
+    let mut bytes = fs::read(&db).unwrap();
+    assert!(bytes.len() > 3 * 4096, "more than the header page");
+    bytes[4096..].fill(0xA5);
+    fs::write(&db, &bytes).unwrap();
+    let out = lodge(&db).arg("status").output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(&t, &[&db.display().to_string(), "is damaged", "malformed"]);
+    assert_eq!(fs::read(&db).unwrap(), bytes, "the file is untouched");
+}
+
+#[test]
+fn store_locked_by_another_process_is_waited_for_then_named_and_nothing_is_lost() {
+    let lab = Lab::new();
+    let first = lab.numbered_folder(1);
+    assert!(add_cmd(&lab, &first).output().unwrap().status.success());
+    let before = inventory(&lab);
+    let folder = lab.numbered_folder(2);
+
+    // This test process holds the write lock; `lodge` is the other process.
+    let holder = rusqlite::Connection::open(lab.path("lodge.db")).unwrap();
+    holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let started = Instant::now();
+    let mut cmd = add_cmd(&lab, &folder);
+    cmd.args(["--db-wait", "1s"]);
+    let out = cmd.output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "it waited first"
+    );
+    assert_all(
+        &t,
+        &[
+            &lab.path("lodge.db").display().to_string(),
+            "locked by another process",
+            "let that process finish or close it",
+            "--db-wait",
+        ],
+    );
+    holder.execute_batch("ROLLBACK").unwrap();
+    assert_eq!(inventory(&lab), before, "nothing half-recorded");
+
+    // A lock released while Lodge waits costs nothing but the wait.
+    holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let child = add_cmd(&lab, &folder)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    holder.execute_batch("COMMIT").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        inventory(&lab),
+        vec![("ds001".into(), 2), ("ds002".into(), 2)]
+    );
+}
+
+/// A small tmpfs mounted for one test: a real filesystem that really runs out of space.
+/// (`PRAGMA max_page_count` would only imitate SQLite's answer; a tmpfs makes the kernel
+/// answer ENOSPC to the very writes Lodge's SQLite makes.) Unmounted when dropped.
+struct TinyDisk {
+    dir: std::path::PathBuf,
+}
+
+impl TinyDisk {
+    fn mount(dir: std::path::PathBuf, size: &str) -> Result<TinyDisk, String> {
+        fs::create_dir_all(&dir).unwrap();
+        let out = Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0755"),
+                "tmpfs",
+            ])
+            .arg(&dir)
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
+        }
+        Ok(TinyDisk { dir })
+    }
+
+    /// Write a filler file until the disk is full, then give back `keep` bytes.
+    fn fill_leaving(&self, keep: u64) -> std::path::PathBuf {
+        use std::io::Write;
+        let path = self.dir.join("filler");
+        let mut file = fs::File::create(&path).unwrap();
+        let chunk = vec![0x5Au8; 64 << 10];
+        let mut written = 0u64;
+        loop {
+            match file.write(&chunk) {
+                Ok(0) => break,
+                Ok(n) => written += n as u64,
+                Err(e) if e.raw_os_error() == Some(28) => break, // ENOSPC
+                Err(e) => panic!("filling the disk: {e}"),
+            }
+        }
+        file.set_len(written.saturating_sub(keep)).unwrap();
+        file.sync_all().unwrap();
+        path
+    }
+}
+
+impl Drop for TinyDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
+    }
+}
+
+#[test]
+fn store_on_a_full_disk_is_named_and_keeps_what_it_held() {
+    let lab = Lab::new();
+    let disk = match TinyDisk::mount(lab.path("disk"), "4m") {
+        Ok(disk) => disk,
+        Err(why) => {
+            eprintln!(
+                "note: SKIPPED store_on_a_full_disk_is_named_and_keeps_what_it_held: a tmpfs \
+                 cannot be mounted here (mounting needs root): {why}"
+            );
+            return;
+        }
+    };
+    let db = disk.dir.join("lodge.db");
+    let add_to_disk = |folder: &Path| {
+        let mut cmd = lodge(&db);
+        cmd.arg("add").arg(folder).args(METADATA);
+        cmd.output().unwrap()
+    };
+    let first = lab.numbered_folder(1);
+    assert!(add_to_disk(&first).status.success());
+    // Thousands of files: far more rows than the space left.
+    let many = lab.path("many");
+    fs::create_dir_all(&many).unwrap();
+    for n in 0..3000 {
+        fs::write(many.join(format!("file-{n:05}.csv")), format!("{n}")).unwrap();
+    }
+    let filler = disk.fill_leaving(160 << 10);
+
+    let out = add_to_disk(&many);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[
+            &db.display().to_string(),
+            "is full",
+            "free some space",
+            "everything recorded before it is kept",
+        ],
+    );
+    let store = Store::open(&db).unwrap();
+    let names: Vec<String> = store
+        .datasets()
+        .unwrap()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert_eq!(names, vec!["ds001"], "the store still holds what it held");
+    drop(store);
+
+    fs::remove_file(filler).unwrap();
+    let out = add_to_disk(&many);
+    assert!(out.status.success(), "{}", text(&out));
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store.datasets().unwrap().len(), 2);
+    let check: String = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+}
+
+// ---- Targets ---------------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn garbage_json_from_the_target_fails_clearly_and_a_retry_reconciles_one_record() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let proxy = Proxy::start(&sandbox.base_url()).await;
+    // Every answer about a record is garbage; the record PUT still reaches the sandbox.
+    for method in ["PUT", "GET"] {
+        proxy.add_rule(Rule {
+            method,
+            path_contains: "/records/".into(),
+            action: Action::ReplaceBody("{\"identifier\": \"sbx-0000".into()),
+            times: 100,
+        });
+    }
+    assert!(
+        run(add_cmd(&lab, &lab.numbered_folder(1)))
+            .await
+            .status
+            .success()
+    );
+    let url = format!("sandbox+{}", proxy.url());
+    let out = run(deposit_cmd(&lab, &url)).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!("failed    ds001 (job 1) at {url}"),
+            &format!("{}/records/", proxy.url()),
+            "not the JSON a Lodge sandbox sends",
+            "Check that the target URL points at a Lodge sandbox",
+            "retry with `lodge retry 1`",
+        ],
+    );
+    assert_eq!(sandbox.stats().records, 1, "the first PUT made the record");
+
+    proxy.clear_rules();
+    let mut retry = lodge_in(&lab);
+    retry.args(["retry", "--all-failed"]).args(FAST);
+    let out = run(retry).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("existing  ds001 -> sbx-000001"),
+        "{}",
+        text(&out)
+    );
+    let stats = sandbox.stats();
+    assert_eq!((stats.records, stats.creates), (1, 1), "no duplicate");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn html_error_page_from_the_target_is_summarised_by_its_title_and_a_retry_deposits() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let proxy = Proxy::start(&sandbox.base_url()).await;
+    proxy.add_rule(Rule {
+        method: "PUT",
+        path_contains: "/records/".into(),
+        action: Action::Answer {
+            status: 502,
+            content_type: "text/html",
+            body: "<!DOCTYPE html>\n<html>\n<head><title>502 Bad Gateway</title></head>\n\
+                   <body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center>\n\
+                   </body></html>\n"
+                .into(),
+        },
+        times: 100,
+    });
+    assert!(
+        run(add_cmd(&lab, &lab.numbered_folder(1)))
+            .await
+            .status
+            .success()
+    );
+    let url = format!("sandbox+{}", proxy.url());
+    let out = run(deposit_cmd(&lab, &url)).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!("failed    ds001 (job 1) at {url}"),
+            "HTTP 502",
+            "an HTML page titled '502 Bad Gateway'",
+            "retry with `lodge retry 1`",
+        ],
+    );
+    assert!(!t.contains("<center>"), "no raw HTML: {t}");
+    assert_eq!(sandbox.stats().records, 0);
+
+    proxy.clear_rules();
+    let mut retry = lodge_in(&lab);
+    retry.args(["retry", "1"]).args(FAST);
+    let out = run(retry).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("deposited ds001"), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn redirect_loop_pauses_the_target_after_one_request_per_item() {
+    let lab = Lab::new();
+    let looping = FakeServer::start(|_, path| Answer {
+        status: 302,
+        headers: vec![("location", path.to_string())],
+        body: String::new(),
+    })
+    .await;
+    for n in 1..=3 {
+        assert!(
+            run(add_cmd(&lab, &lab.numbered_folder(n)))
+                .await
+                .status
+                .success()
+        );
+    }
+    let url = format!("sandbox+{}", looping.url());
+    let mut deposit = deposit_cmd(&lab, &url);
+    deposit.args(["--concurrency", "1"]);
+    let out = run(deposit).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!("{url} is paused"),
+            &format!("{}/blobs/sha256/", looping.url()),
+            "redirects to itself (HTTP 302): a redirect loop",
+            "fix the target URL or the server",
+            "fix that, then run the command again",
+        ],
+    );
+    assert_eq!(
+        looping.requests(),
+        1,
+        "one request, then the target stopped"
+    );
+    let store = open_store(&lab);
+    let states: Vec<String> = store
+        .history()
+        .unwrap()
+        .into_iter()
+        .map(|h| h.state)
+        .collect();
+    assert_eq!(states, vec!["queued"; 3], "every job waits, none lost");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tls_failure_pauses_the_target_naming_the_url_and_the_fix() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    assert!(
+        run(add_cmd(&lab, &lab.numbered_folder(1)))
+            .await
+            .status
+            .success()
+    );
+    // https:// to a server that speaks plain http: the TLS handshake fails.
+    let https = format!("sandbox+https://{}", sandbox.addr());
+    let out = run(deposit_cmd(&lab, &https)).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "is paused",
+            &format!(
+                "the secure (TLS) connection to https://{} failed",
+                sandbox.addr()
+            ),
+            "an https:// URL to a plain http server fails like this",
+            "fix the target URL",
+        ],
+    );
+    let stats = sandbox.stats();
+    assert_eq!(
+        (stats.requests, stats.records),
+        (0, 0),
+        "nothing reached the API"
+    );
+
+    let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn unauthorized_target_pauses_and_the_right_token_deposits_each_dataset_once() {
+    let lab = Lab::new();
+    let sandbox = lodge::sandbox::RunningSandbox::start(lodge::sandbox::SandboxConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        data_dir: lab.path("sbx"),
+        token: Some("right".into()),
+        faults: FaultConfig::default(),
+    })
+    .await
+    .unwrap();
+    for n in 1..=3 {
+        assert!(
+            run(add_cmd(&lab, &lab.numbered_folder(n)))
+                .await
+                .status
+                .success()
+        );
+    }
+    let mut wrong = deposit_cmd(&lab, &sandbox.target_url());
+    wrong.args(["--token", "wrong"]);
+    let out = run(wrong).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!("{} is paused", sandbox.target_url()),
+            "not authorised (HTTP 401)",
+            "Authorization: Bearer TOKEN",
+            "fix the credentials, then run the command again",
+        ],
+    );
+    let stats = sandbox.stats();
+    assert_eq!(stats.records, 0);
+    assert!(stats.requests <= 3, "no retry loop: {stats:?}");
+
+    let mut right = deposit_cmd(&lab, &sandbox.target_url());
+    right.args(["--token", "right"]);
+    let out = run(right).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let stats = sandbox.stats();
+    assert_eq!((stats.records, stats.creates), (3, 3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn server_ignoring_if_none_match_is_refused_and_no_duplicate_is_made() {
+    let lab = Lab::new();
+    let (dav, root) = servers::webdav().clone();
+    let folder = dav_folder(&root);
+    // The proxy drops If-None-Match from every PUT, as nginx's dav module ignores it.
+    let proxy = Proxy::start(&dav).await;
+    proxy.add_rule(Rule {
+        method: "PUT",
+        path_contains: String::new(),
+        action: Action::StripHeader("if-none-match"),
+        times: usize::MAX,
+    });
+    let url = format!("webdav+{}/{folder}", proxy.url());
+    let mut add_target = lodge_in(&lab);
+    add_target.args([
+        "target",
+        "add",
+        "careless",
+        &url,
+        "--user",
+        DAV_USER,
+        "--secret-stdin",
+    ]);
+    assert!(run_with_stdin(add_target, DAV_PASSWORD).status.success());
+    let mut test = lodge_in(&lab);
+    test.args(["target", "test", "careless"]);
+    let out = run(test).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "FAILED  conditional write",
+            "overwrote an existing file",
+            "target 'careless' cannot be used",
+        ],
+    );
+
+    // Deposited anyway, from two machines: the second write is caught and refused.
+    let dataset = lab.numbered_folder(1);
+    assert!(run(add_cmd(&lab, &dataset)).await.status.success());
+    let out = run(deposit_cmd(&lab, "careless")).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let other = Lab::new();
+    fs::create_dir_all(other.path("config")).unwrap();
+    fs::copy(
+        lab.path("config/config.toml"),
+        other.path("config/config.toml"),
+    )
+    .unwrap();
+    fs::copy(
+        lab.path("config/secrets.toml"),
+        other.path("config/secrets.toml"),
+    )
+    .unwrap();
+    assert!(run(add_cmd(&other, &dataset)).await.status.success());
+    let out = run(deposit_cmd(&other, "careless")).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "is paused",
+            "target 'careless': the server overwrote",
+            "despite If-None-Match: *",
+            "it cannot stop duplicate deposits and Lodge stops using it",
+        ],
+    );
+    let records = fs::read_dir(root.join(&folder).join("records"))
+        .unwrap()
+        .count();
+    assert_eq!(records, 1, "one record on the server");
+}

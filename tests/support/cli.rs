@@ -1,0 +1,70 @@
+//! The `lodge` binary as a user runs it: with a database, a config folder of its own and no
+//! keyring, fed on standard input, and what it printed on both streams.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use super::Lab;
+
+/// Retry flags that make a command-line deposit give up in milliseconds, not minutes.
+pub const FAST: [&str; 6] = [
+    "--retry-base",
+    "5ms",
+    "--retry-cap",
+    "50ms",
+    "--retry-after-cap",
+    "50ms",
+];
+
+/// The `lodge` binary with a database.
+pub fn lodge(db: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_lodge"));
+    cmd.env("LODGE_DB", db)
+        .env_remove("LODGE_TARGET")
+        .env_remove("LODGE_TOKEN")
+        .env_remove("LODGE_DB_WAIT");
+    cmd
+}
+
+/// `lodge` with the lab's database (`lodge.db`), its own config file and the private secrets
+/// file instead of the keyring.
+pub fn lodge_in(lab: &Lab) -> Command {
+    let mut cmd = lodge(&lab.path("lodge.db"));
+    cmd.env("LODGE_CONFIG", lab.path("config/config.toml"))
+        .env("LODGE_NO_KEYRING", "1");
+    cmd
+}
+
+/// Standard output then standard error.
+pub fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Run a command to its end off the async threads (a sandbox in this process keeps serving).
+pub async fn run(mut cmd: Command) -> Output {
+    tokio::task::spawn_blocking(move || cmd.output().expect("run lodge"))
+        .await
+        .unwrap()
+}
+
+/// Run a command with `input` on its standard input.
+pub fn run_with_stdin(mut cmd: Command, input: &str) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
