@@ -316,7 +316,11 @@ impl Engine {
     /// were submitted, so the worker's next claim (and any other worker's) is served after
     /// this outcome is in, and both usually share one group commit. The events go out when
     /// the commit is durable; a store error is kept and ends the batch at the next claim.
-    async fn record(&self, lease: &Lease, finish: Finish) -> Result<(), EngineError> {
+    pub(super) async fn record(&self, lease: &Lease, finish: Finish) -> Result<(), EngineError> {
+        if matches!(finish, Finish::PauseTarget { .. }) {
+            // Jobs of this target claimed ahead are not sent (see `Engine::take_ahead`).
+            self.paused_here().insert(lease.job.target.clone());
+        }
         let l = lease.clone();
         let pending = self
             .store_thread

@@ -20,7 +20,7 @@ use rand::SeedableRng;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::store::{Claim, ClaimFilter, EventRow, JobRow, Store, StoreError, now_ms};
+use crate::store::{Claim, ClaimFilter, EventRow, Finish, JobRow, Store, StoreError, now_ms};
 use crate::targets::Target;
 pub use guarded::check_unchanged;
 pub use retry::{RetryDecision, RetryPolicy};
@@ -64,6 +64,9 @@ pub enum EngineEvent {
     JobChanged(JobRow),
 }
 
+/// A claim sent to the store thread ahead of time.
+type ClaimAhead = tokio::sync::oneshot::Receiver<Result<Claim, StoreError>>;
+
 /// Errors that stop the engine itself (not a job).
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
@@ -84,6 +87,9 @@ pub struct Engine {
     /// Jobs given back because their folder is on another machine (shared store): this
     /// engine does not claim them again, and a batch does not wait for them.
     left_for_others: Mutex<HashSet<i64>>,
+    /// Targets this engine paused (credentials refused, a redirect...): a job of theirs
+    /// claimed ahead is checked against the store before anything is sent.
+    paused_here: Mutex<HashSet<String>>,
     targets: HashMap<String, Arc<dyn Target>>,
     config: EngineConfig,
     owner: String,
@@ -100,6 +106,7 @@ impl Engine {
             store_thread: store_thread::StoreThread::spawn(store.reopen()?),
             deferred_error: Arc::default(),
             left_for_others: Mutex::default(),
+            paused_here: Mutex::default(),
             store,
             targets: HashMap::new(),
             config,
@@ -209,6 +216,11 @@ impl Engine {
     }
 
     /// One worker: claim, deposit, repeat; sleep when nothing is due.
+    ///
+    /// While a job uploads, the worker already claims its next one: the claim's trip through
+    /// the store thread (which waits for its group to commit) then overlaps the upload
+    /// instead of following it. A job claimed ahead that the worker will not run is given
+    /// back before the worker stops.
     async fn work(
         self: Arc<Self>,
         job_ids: Option<Vec<i64>>,
@@ -216,61 +228,148 @@ impl Engine {
         stop_when_settled: bool,
     ) -> Result<(), EngineError> {
         let filter = self.filter(job_ids.clone());
-        while !shutdown.is_cancelled() {
-            if let Some(e) = self
-                .deferred_error
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .take()
-            {
-                return Err(e);
-            }
-            let owner = self.owner.clone();
-            let lease_for = self.config.lease;
-            let max_attempts = self.config.retry.max_attempts;
-            let mut f = filter.clone();
-            f.skip = self.left_for_others().clone();
-            let claim = self
-                .db(move |s| s.claim(&owner, lease_for, max_attempts, &f))
-                .await?;
-            match claim {
-                Claim::Attempt {
-                    lease,
-                    input,
-                    events,
-                } => {
-                    events.into_iter().for_each(|e| self.logged(e));
-                    self.run_guarded(*lease, input, &shutdown).await?;
-                    continue;
+        let mut ahead: Option<ClaimAhead> = None;
+        let worked = async {
+            while !shutdown.is_cancelled() {
+                if let Some(e) = self
+                    .deferred_error
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .take()
+                {
+                    return Err(e);
                 }
-                Claim::Replayed { job, events } => {
-                    events.into_iter().for_each(|e| self.logged(e));
-                    self.emit(EngineEvent::JobChanged(job));
-                    continue;
+                let claim = match ahead.take() {
+                    Some(claimed) => self.take_ahead(claimed).await?,
+                    None => self.db(self.claim_call(&filter)).await?,
+                };
+                match claim {
+                    Claim::Attempt {
+                        lease,
+                        input,
+                        events,
+                    } => {
+                        events.into_iter().for_each(|e| self.logged(e));
+                        ahead = Some(self.store_thread.submit(self.claim_call(&filter))?);
+                        self.run_guarded(*lease, input, &shutdown).await?;
+                        continue;
+                    }
+                    Claim::Replayed { job, events } => {
+                        events.into_iter().for_each(|e| self.logged(e));
+                        self.emit(EngineEvent::JobChanged(job));
+                        continue;
+                    }
+                    Claim::Idle => {}
                 }
-                Claim::Idle => {}
+                // Nothing due now.
+                let ids = job_ids.clone().unwrap_or_default();
+                if stop_when_settled && self.batch_settled(&ids).await? {
+                    return Ok(());
+                }
+                liveness::expire_leases_of_dead_processes(&self.store, &self.owner).await?;
+                let wake = {
+                    let ids = ids.clone();
+                    self.db(move |s| s.next_wakeup(&ids)).await?
+                };
+                let mut sleep = self.config.poll;
+                if let Some(at) = wake {
+                    let until = Duration::from_millis((at - now_ms()).max(5) as u64);
+                    sleep = sleep.min(until);
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(sleep) => {}
+                    _ = shutdown.cancelled() => {}
+                }
             }
-            // Nothing due now.
-            let ids = job_ids.clone().unwrap_or_default();
-            if stop_when_settled && self.batch_settled(&ids).await? {
-                return Ok(());
-            }
-            liveness::expire_leases_of_dead_processes(&self.store, &self.owner).await?;
-            let wake = {
-                let ids = ids.clone();
-                self.db(move |s| s.next_wakeup(&ids)).await?
-            };
-            let mut sleep = self.config.poll;
-            if let Some(at) = wake {
-                let until = Duration::from_millis((at - now_ms()).max(5) as u64);
-                sleep = sleep.min(until);
-            }
-            tokio::select! {
-                _ = tokio::time::sleep(sleep) => {}
-                _ = shutdown.cancelled() => {}
-            }
+            Ok(())
         }
-        Ok(())
+        .await;
+        if let Some(claimed) = ahead
+            && let Ok(Ok(Claim::Attempt { lease, .. })) = claimed.await
+        {
+            self.record(
+                &lease,
+                Finish::Release {
+                    message: "claimed ahead by a worker that stopped; back on the queue".into(),
+                    not_before: None,
+                    attempt_made: false,
+                },
+            )
+            .await?;
+        }
+        worked
+    }
+
+    /// The store call that claims this worker's next job.
+    fn claim_call(
+        &self,
+        filter: &ClaimFilter,
+    ) -> impl FnOnce(&Store) -> Result<Claim, StoreError> + Send + 'static {
+        let owner = self.owner.clone();
+        let lease_for = self.config.lease;
+        let max_attempts = self.config.retry.max_attempts;
+        let mut filter = filter.clone();
+        filter.skip = self.left_for_others().clone();
+        move |s: &Store| s.claim(&owner, lease_for, max_attempts, &filter)
+    }
+
+    /// A job claimed ahead, once the job before it is done. Its lease has been running
+    /// meanwhile: with less than half of it left it is renewed first, and if another worker
+    /// took it over in the meantime (a long upload), it is not this worker's any more.
+    async fn take_ahead(&self, claimed: ClaimAhead) -> Result<Claim, EngineError> {
+        let claim = claimed.await.map_err(|_| store_thread::StoreThreadGone)??;
+        let Claim::Attempt {
+            mut lease,
+            input,
+            events,
+        } = claim
+        else {
+            return Ok(claim);
+        };
+        // A target paused while this job waited (by this engine's other job) stays
+        // untouched until the user acts.
+        if self.paused_here().contains(&lease.job.target) {
+            let target = lease.job.target.clone();
+            let still = self.db(move |s| s.target_paused(&target)).await?;
+            if still.is_some() {
+                self.record(
+                    &lease,
+                    Finish::Release {
+                        message: format!("{} is paused; back on the queue", lease.job.target),
+                        not_before: None,
+                        attempt_made: false,
+                    },
+                )
+                .await?;
+                return Ok(Claim::Idle);
+            }
+            self.paused_here().remove(&lease.job.target);
+        }
+        let half = (self.config.lease.as_millis() / 2) as i64;
+        if lease.expires_at - now_ms() < half {
+            let lease_for = self.config.lease;
+            let (kept, renewed) = self
+                .db(move |s| {
+                    let kept = s.renew_lease(&mut lease, lease_for)?;
+                    Ok((kept, lease))
+                })
+                .await?;
+            if !kept {
+                events.into_iter().for_each(|e| self.logged(e));
+                return Ok(Claim::Idle);
+            }
+            lease = renewed;
+        }
+        Ok(Claim::Attempt {
+            lease,
+            input,
+            events,
+        })
+    }
+
+    /// Targets this engine paused and has not seen resumed.
+    pub(super) fn paused_here(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.paused_here.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Jobs this engine left for a machine that can read their folder.

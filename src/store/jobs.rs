@@ -294,36 +294,48 @@ fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>
                 .as_ref()
                 .is_none_or(|ids| ids.contains(&job.id))
     };
-    // The partial index yields due jobs already in order; without the hint SQLite may
-    // prefer another index and sort every active job on each claim.
+    // The partial index yields active jobs in due order; without the hint SQLite may prefer
+    // another index and sort every active job on each claim. SQLite's query has no bound
+    // `due_at <= now`: with STAT4 a range bound to a new value makes SQLite plan the
+    // statement again on every claim, so the rows are cut at `now` here instead.
+    // PostgreSQL's locks the rows it reads, so only due rows are read there.
     let sql = if db.is_postgres() {
-        "SELECT id, target, operation, content_key, state, lease_owner
+        "SELECT id, target, operation, content_key, state, lease_owner, due_at
          FROM jobs
          WHERE state IN ('queued','running','waiting') AND due_at <= ?1
          ORDER BY due_at, id LIMIT ?2 OFFSET ?3
          FOR UPDATE SKIP LOCKED"
     } else {
-        "SELECT id, target, operation, content_key, state, lease_owner
+        "SELECT id, target, operation, content_key, state, lease_owner, due_at
          FROM jobs INDEXED BY jobs_due
-         WHERE state IN ('queued','running','waiting') AND due_at <= ?1
+         WHERE state IN ('queued','running','waiting') AND ?1 = ?1
          ORDER BY due_at, id LIMIT ?2 OFFSET ?3"
     };
-    const PAGE: i64 = 16;
+    const PAGE: i64 = 8;
     let mut offset = 0;
     loop {
-        let page: Vec<DueJob> = db.all(sql, args![now, PAGE, offset], |r| {
-            Ok(DueJob {
-                id: r.get(0)?,
-                target: r.get(1)?,
-                operation: r.get(2)?,
-                key: r.get(3)?,
-                state: r.get(4)?,
-                lease_owner: r.get(5)?,
-            })
+        let page: Vec<(DueJob, i64)> = db.all(sql, args![now, PAGE, offset], |r| {
+            Ok((
+                DueJob {
+                    id: r.get(0)?,
+                    target: r.get(1)?,
+                    operation: r.get(2)?,
+                    key: r.get(3)?,
+                    state: r.get(4)?,
+                    lease_owner: r.get(5)?,
+                },
+                r.get(6)?,
+            ))
         })?;
         let full = page.len() as i64 == PAGE;
-        if let Some(job) = page.into_iter().find(|j| wanted(j)) {
-            return Ok(Some(job));
+        for (job, due_at) in page {
+            if due_at > now {
+                // In due order: nothing after this one is due either.
+                return Ok(None);
+            }
+            if wanted(&job) {
+                return Ok(Some(job));
+            }
         }
         if !full {
             return Ok(None);

@@ -194,7 +194,10 @@ impl Row<'_, '_> {
                     ValueRef::Integer(n) => Cell::Int(n),
                     ValueRef::Real(f) => Cell::Int(f as i64),
                     ValueRef::Text(t) | ValueRef::Blob(t) => {
-                        Cell::Text(String::from_utf8_lossy(t).into_owned())
+                        Cell::Text(match std::str::from_utf8(t) {
+                            Ok(text) => text.to_owned(),
+                            Err(_) => String::from_utf8_lossy(t).into_owned(),
+                        })
                     }
                 }
             }
