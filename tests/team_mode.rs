@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use lodge::sandbox::{FaultConfig, RunningSandbox};
 use lodge::store::{EventKind, JobState, NewEvent, Store, StoreLocation};
+use support::cli::{FAST, text};
 use support::postgres::{PgCluster, local_hash_cache, shared};
 use support::{Lab, get_json};
 
@@ -26,22 +27,11 @@ fn lodge_on(url: &str, host: &str) -> Command {
     cmd
 }
 
-/// Fast retries, so faults cost milliseconds.
-const FAST: &[&str] = &[
-    "--retry-base",
-    "5ms",
-    "--retry-cap",
-    "50ms",
-    "--retry-after-cap",
-    "50ms",
-    "--max-attempts",
-    "30",
-];
-
 fn deposit(url: &str, host: &str, target: &str, extra: &[&str]) -> Command {
     let mut cmd = lodge_on(url, host);
     cmd.args(["deposit", "--target", target, "--all"])
         .args(FAST)
+        .args(["--max-attempts", "30"])
         .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -66,14 +56,6 @@ fn add_all(url: &str, host: &str, folders: &[std::path::PathBuf]) {
             .unwrap();
         assert!(out.status.success(), "add: {}", text(&out));
     }
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 fn wait_for(child: Child, limit: Duration) -> Output {

@@ -248,20 +248,6 @@ impl Store {
         &self.location
     }
 
-    /// The database file, or for PostgreSQL its URL (without a password) as a path: for
-    /// messages.
-    pub fn path(&self) -> &Path {
-        match &self.location {
-            StoreLocation::File(p) => p,
-            StoreLocation::Postgres(url) => Path::new(url.as_str()),
-        }
-    }
-
-    /// Whether this is a shared PostgreSQL store.
-    pub fn is_shared(&self) -> bool {
-        matches!(self.location, StoreLocation::Postgres(_))
-    }
-
     /// Who this handle writes events as (`user@host`).
     pub fn actor(&self) -> &str {
         &self.actor
