@@ -277,17 +277,8 @@ struct DueJob {
 /// locked as they are read and rows other workers hold are skipped (`SKIP LOCKED`), so
 /// workers on many machines claim different jobs without waiting on each other.
 fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>> {
-    let paused: HashSet<String> = db
-        .all(
-            "SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL",
-            args![],
-            |r| r.get(0),
-        )?
-        .into_iter()
-        .collect();
     let wanted = |job: &DueJob| {
         filter.targets.contains(&job.target)
-            && !paused.contains(&job.target)
             && !filter.skip.contains(&job.id)
             && filter
                 .job_ids
@@ -303,12 +294,14 @@ fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>
         "SELECT id, target, operation, content_key, state, lease_owner, due_at
          FROM jobs
          WHERE state IN ('queued','running','waiting') AND due_at <= ?1
+           AND target NOT IN (SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL)
          ORDER BY due_at, id LIMIT ?2 OFFSET ?3
          FOR UPDATE SKIP LOCKED"
     } else {
         "SELECT id, target, operation, content_key, state, lease_owner, due_at
          FROM jobs INDEXED BY jobs_due
          WHERE state IN ('queued','running','waiting') AND ?1 = ?1
+           AND target NOT IN (SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL)
          ORDER BY due_at, id LIMIT ?2 OFFSET ?3"
     };
     const PAGE: i64 = 8;
@@ -395,6 +388,10 @@ fn record_result(
                 now
             ],
         )? == 1;
+        if inserted {
+            // Ours is the scope's result.
+            return Ok((record.identifier.clone(), record.url.clone(), true));
+        }
         let winner: Option<(String, Option<String>)> = db.opt(
             "SELECT identifier, url FROM results
              WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
