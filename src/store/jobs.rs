@@ -286,9 +286,9 @@ fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>
                 .is_none_or(|ids| ids.contains(&job.id))
     };
     // The partial index yields active jobs in due order; without the hint SQLite may prefer
-    // another index and sort every active job on each claim. SQLite's query has no bound
-    // `due_at <= now`: with STAT4 a range bound to a new value makes SQLite plan the
-    // statement again on every claim, so the rows are cut at `now` here instead.
+    // another index and sort every active job on each claim. SQLite's query binds no value
+    // in its WHERE clause: with STAT4, SQLite plans a statement again whenever such a value
+    // changes (it did on every claim), so the rows are cut at `now` here instead.
     // PostgreSQL's locks the rows it reads, so only due rows are read there.
     let sql = if db.is_postgres() {
         "SELECT id, target, operation, content_key, state, lease_owner, due_at
@@ -300,14 +300,19 @@ fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>
     } else {
         "SELECT id, target, operation, content_key, state, lease_owner, due_at
          FROM jobs INDEXED BY jobs_due
-         WHERE state IN ('queued','running','waiting') AND ?1 = ?1
+         WHERE state IN ('queued','running','waiting')
            AND target NOT IN (SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL)
-         ORDER BY due_at, id LIMIT ?2 OFFSET ?3"
+         ORDER BY due_at, id LIMIT ?1 OFFSET ?2"
     };
     const PAGE: i64 = 8;
     let mut offset = 0;
     loop {
-        let page: Vec<(DueJob, i64)> = db.all(sql, args![now, PAGE, offset], |r| {
+        let page_args = if db.is_postgres() {
+            args![now, PAGE, offset].to_vec()
+        } else {
+            args![PAGE, offset].to_vec()
+        };
+        let page: Vec<(DueJob, i64)> = db.all(sql, &page_args, |r| {
             Ok((
                 DueJob {
                     id: r.get(0)?,
