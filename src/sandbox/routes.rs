@@ -437,16 +437,22 @@ async fn record_put(
     let document = String::from_utf8(doc.canonical_json()).unwrap_or_default();
     let inserted = {
         let key_hex = key_hex.clone();
-        blocking(&app, move |app| app.db.insert(&key_hex, &title, &document)).await
+        blocking(&app, move |app| {
+            let inserted = app.db.insert(&key_hex, &title, &document);
+            // Counted with the commit, not with the answer: a client that hangs up while
+            // the insert runs drops this handler, but the record exists all the same.
+            if let Ok(Insert::Created(_)) = &inserted {
+                app.counters.creates.fetch_add(1, Ordering::Relaxed);
+            }
+            inserted
+        })
+        .await
     };
     match inserted {
-        Ok(Ok(Insert::Created(row))) => {
-            app.counters.creates.fetch_add(1, Ordering::Relaxed);
-            with_location(
-                (StatusCode::CREATED, axum::Json(record_ref(&app, &row))).into_response(),
-                &format!("/records/{key_hex}"),
-            )
-        }
+        Ok(Ok(Insert::Created(row))) => with_location(
+            (StatusCode::CREATED, axum::Json(record_ref(&app, &row))).into_response(),
+            &format!("/records/{key_hex}"),
+        ),
         // A concurrent create of the same key committed first.
         Ok(Ok(Insert::Exists(row))) => record_exists(&app, &row),
         Ok(Err(e)) => internal("cannot create the record", e),
