@@ -6,16 +6,11 @@ set -euo pipefail
 if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     exit 0
 fi
-if [ "$(id -u)" != 0 ]; then
-    echo "scripts/install/postgres.sh: PostgreSQL is not installed; run as root or install" \
-         "the 'postgresql' package yourself" >&2
-    exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
 # The package's own cluster is not used; policy-rc.d keeps apt from starting it.
-printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
-chmod +x /usr/sbin/policy-rc.d
-trap 'rm -f /usr/sbin/policy-rc.d' EXIT
-apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+if [ "$(id -u)" = 0 ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod +x /usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
+"$(dirname "$0")/apt-packages.sh" "PostgreSQL's server, for the team-mode tests" postgresql
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null
