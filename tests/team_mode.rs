@@ -324,8 +324,14 @@ async fn a_job_whose_folder_is_on_another_machine_is_left_for_one_that_can_read_
         said.contains("added on alpha") && said.contains("left for a machine that can read it"),
         "{said}"
     );
+    assert!(
+        said.contains("left      ds001 (job 1)"),
+        "the summary names it: {said}"
+    );
     assert_eq!(get_json(&sandbox, "/stats").await["records"], 0);
     let store = open(&url);
+    let last = store.events_for_job(1).unwrap().pop().unwrap();
+    assert_eq!(last.kind, EventKind::LeftForOthers);
     let left = store.jobs_of_dataset(1).unwrap().remove(0);
     assert_eq!(left.state, JobState::Queued);
     assert_eq!(left.attempts, 0, "leaving a job is not an attempt");

@@ -296,9 +296,8 @@ async fn run_jobs(
 fn left_for_another_machine(store: &Store, job: &JobRow) -> Option<String> {
     let last = store.events_for_job(job.id).ok()?.pop()?;
     (job.state == JobState::Queued
-        && last.kind == EventKind::Queued
-        && last.actor == store.actor()
-        && last.message.contains("left for a machine"))
+        && last.kind == EventKind::LeftForOthers
+        && last.actor == store.actor())
     .then_some(last.message)
 }
 

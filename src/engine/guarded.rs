@@ -83,13 +83,11 @@ impl Engine {
             return self
                 .record(
                     &lease,
-                    Finish::Release {
+                    Finish::LeaveForOthers {
                         message: format!(
                             "cannot read {root} on {here}: the dataset was added on {origin}; \
                              left for a machine that can read it"
                         ),
-                        not_before: None,
-                        attempt_made: false,
                     },
                 )
                 .await;

@@ -33,6 +33,9 @@ pub enum EventKind {
     Resumed,
     /// A worker whose lease had been taken over tried to record a result; refused.
     StaleLease,
+    /// A worker gave a job back because it cannot read the dataset's folder (it is on the
+    /// machine that added it): left for a machine that can.
+    LeftForOthers,
 }
 
 impl EventKind {
@@ -51,11 +54,12 @@ impl EventKind {
             EventKind::Paused => "paused",
             EventKind::Resumed => "resumed",
             EventKind::StaleLease => "stale_lease",
+            EventKind::LeftForOthers => "left_for_others",
         }
     }
 
     /// Every kind, in the order of the log's vocabulary.
-    pub const ALL: [EventKind; 13] = [
+    pub const ALL: [EventKind; 14] = [
         EventKind::Queued,
         EventKind::Reclaimed,
         EventKind::Attempt,
@@ -69,6 +73,7 @@ impl EventKind {
         EventKind::Paused,
         EventKind::Resumed,
         EventKind::StaleLease,
+        EventKind::LeftForOthers,
     ];
 
     pub fn parse(s: &str) -> Option<EventKind> {
@@ -84,6 +89,7 @@ impl EventKind {
                 | EventKind::Failed
                 | EventKind::Paused
                 | EventKind::StaleLease
+                | EventKind::LeftForOthers
         )
     }
 }

@@ -172,6 +172,10 @@ pub enum Finish {
         not_before: Option<i64>,
         attempt_made: bool,
     },
+    /// Give the job back because this machine cannot read the dataset's folder (a shared
+    /// store; the folder is on the machine that added it). No attempt is counted; the event
+    /// is [`EventKind::LeftForOthers`].
+    LeaveForOthers { message: String },
 }
 
 pub(super) const JOB_COLUMNS: &str = "j.id, j.dataset_id, d.path, d.name, j.target, j.operation, \
@@ -816,11 +820,18 @@ impl Store {
                 e.http_status = http_status;
                 (JobState::Queued, e)
             }
-            Finish::Release {
-                message,
-                not_before,
-                attempt_made,
-            } => {
+            release @ (Finish::Release { .. } | Finish::LeaveForOthers { .. }) => {
+                let (message, not_before, attempt_made, kind) = match release {
+                    Finish::Release {
+                        message,
+                        not_before,
+                        attempt_made,
+                    } => (message, not_before, attempt_made, EventKind::Queued),
+                    Finish::LeaveForOthers { message } => {
+                        (message, None, false, EventKind::LeftForOthers)
+                    }
+                    _ => unreachable!("matched above"),
+                };
                 // Not an outcome: the job goes back to the queue, claimable again at
                 // `not_before`.
                 let due = not_before.unwrap_or(now).max(now);
@@ -832,7 +843,7 @@ impl Store {
                      WHERE id = ?1",
                     args![job.id, due, now, !attempt_made],
                 )?;
-                let e = job_event(job, EventKind::Queued, message);
+                let e = job_event(job, kind, message);
                 let row = insert_event(db, &e, &self.actor)?;
                 let updated = load_job(db, job.id)?.ok_or(StoreError::NoSuchJob(job.id))?;
                 return Ok((updated, row));
