@@ -58,7 +58,7 @@ fn free_port() -> u16 {
 fn claim_one(store: &Store, target: &str, job: i64) -> Lease {
     let filter = ClaimFilter {
         targets: vec![target.to_string()],
-        job_ids: Some(HashSet::from([job])),
+        job_ids: Some(std::sync::Arc::new(HashSet::from([job]))),
         ..Default::default()
     };
     match store

@@ -164,7 +164,7 @@ impl Engine {
     fn filter(&self, job_ids: Option<Vec<i64>>) -> ClaimFilter {
         ClaimFilter {
             targets: self.targets.keys().cloned().collect(),
-            job_ids: job_ids.map(|ids| ids.into_iter().collect()),
+            job_ids: job_ids.map(|ids| Arc::new(ids.into_iter().collect())),
             skip: HashSet::new(),
         }
     }

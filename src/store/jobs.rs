@@ -2,6 +2,7 @@
 //! recording each job's outcome together with its result and its event.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::datasets::{AttemptInput, read_attempt_input};
@@ -107,8 +108,9 @@ pub struct Lease {
 pub struct ClaimFilter {
     /// Only jobs for these targets (the ones this worker can reach).
     pub targets: Vec<String>,
-    /// Only these jobs (a command-line batch); `None` for any.
-    pub job_ids: Option<HashSet<i64>>,
+    /// Only these jobs (a command-line batch); `None` for any. Shared: every claim of a
+    /// batch carries the filter, and a batch can hold thousands of jobs.
+    pub job_ids: Option<Arc<HashSet<i64>>>,
     /// Jobs this worker gave back because it cannot do them (their folder is on another
     /// machine): left for others.
     pub skip: HashSet<i64>,

@@ -21,6 +21,7 @@ mod sql;
 mod trouble;
 mod tx;
 
+use rusqlite::config::DbConfig;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -211,6 +212,12 @@ impl Store {
         // Every hot query is a cached statement; the default cache (16) is smaller than
         // the set the queue uses, and re-preparing shows in profiles.
         conn.set_prepared_statement_cache_capacity(64);
+        // Plan each statement once. Without the query planner stability guarantee, SQLite
+        // looks at bound values while planning (a `LIMIT ?`, a value matched against a
+        // partial index) and then throws the plan away whenever such a value is bound
+        // again: the queue's claim query was planned anew on every claim.
+        conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
+            .map_err(open_err)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(open_err)?;
         // NORMAL is durable in WAL mode across process crashes (what the queue promises);
