@@ -499,3 +499,43 @@ async fn exhausted_retries_fail_and_retry_requeues_with_the_same_key() {
     assert_eq!(done[0].state, JobState::Deposited);
     assert_eq!(sandbox.stats().records, 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_batch_ends_when_its_last_outcome_commits_not_at_the_next_poll() {
+    // Workers that run out of jobs while others are still uploading wait for those outcomes;
+    // with an hour-long poll and lease they must be woken by the commits themselves.
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                latency_ms: 20,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let datasets: Vec<_> = (70..76)
+        .map(|n| {
+            add(
+                &store,
+                &lab.numbered_folder(n),
+                &metadata(&format!("Batch {n}")),
+            )
+        })
+        .collect();
+    let config = lodge::engine::EngineConfig {
+        lease: Duration::from_secs(3600),
+        poll: Duration::from_secs(3600),
+        ..fast_config()
+    };
+    let jobs = tokio::time::timeout(
+        Duration::from_secs(60),
+        deposit(&store, &target, &datasets, config),
+    )
+    .await
+    .expect("the batch ends once its outcomes are committed, not after the poll interval");
+    assert!(jobs.iter().all(|j| j.state == JobState::Deposited));
+    assert_eq!(sandbox.stats().records, 6);
+}

@@ -331,9 +331,11 @@ impl Engine {
             })?;
         let events = self.events.clone();
         let deferred = self.deferred_error.clone();
+        let committed = self.committed.clone();
         tokio::spawn(async move {
             match pending.await {
                 Ok(Ok((job, row))) => {
+                    committed.notify_waiters();
                     let _ = events.send(EngineEvent::Logged(row));
                     if let Some(job) = job {
                         let _ = events.send(EngineEvent::JobChanged(job));

@@ -90,6 +90,10 @@ pub struct Engine {
     /// Targets this engine paused (credentials refused, a redirect...): a job of theirs
     /// claimed ahead is checked against the store before anything is sent.
     paused_here: Mutex<HashSet<String>>,
+    /// Signalled whenever an outcome of this engine is committed: a worker with nothing
+    /// due waits on it (besides its poll interval), since the outcome may settle its batch
+    /// or put a job back on the queue.
+    committed: Arc<tokio::sync::Notify>,
     targets: HashMap<String, Arc<dyn Target>>,
     config: EngineConfig,
     owner: String,
@@ -107,6 +111,7 @@ impl Engine {
             deferred_error: Arc::default(),
             left_for_others: Mutex::default(),
             paused_here: Mutex::default(),
+            committed: Arc::default(),
             store,
             targets: HashMap::new(),
             config,
@@ -261,7 +266,11 @@ impl Engine {
                     }
                     Claim::Idle => {}
                 }
-                // Nothing due now.
+                // Nothing due now. Listen for outcomes before looking at the batch, so one
+                // committed between the look and the wait still wakes this worker.
+                let committed = self.committed.notified();
+                tokio::pin!(committed);
+                committed.as_mut().enable();
                 let ids = job_ids.clone().unwrap_or_default();
                 if stop_when_settled && self.batch_settled(&ids).await? {
                     return Ok(());
@@ -278,6 +287,7 @@ impl Engine {
                 }
                 tokio::select! {
                     _ = tokio::time::sleep(sleep) => {}
+                    _ = committed => {}
                     _ = shutdown.cancelled() => {}
                 }
             }
