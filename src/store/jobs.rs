@@ -213,6 +213,14 @@ pub(super) fn job_from_row(r: &Row<'_, '_>) -> Result<JobRow> {
     })
 }
 
+/// [`JOB_COLUMNS`] as an `UPDATE jobs … RETURNING` clause gives them (the dataset's
+/// columns by subquery), so a statement that changes a job also reads it back.
+const JOB_RETURNING: &str = "id, dataset_id, \
+    (SELECT d.path FROM datasets d WHERE d.id = jobs.dataset_id), \
+    (SELECT d.name FROM datasets d WHERE d.id = jobs.dataset_id), \
+    target, operation, content_key, state, attempts, not_before, deadline, lease_owner, \
+    lease_expires, fence, last_error, last_status, identifier, url, created_at, updated_at";
+
 fn load_job(db: Db<'_>, id: i64) -> Result<Option<JobRow>> {
     db.opt(
         &format!(
@@ -608,14 +616,19 @@ impl Store {
         });
         if let Some((identifier, url, outcome)) = existing {
             // Replay: the fence still moves, so a stale holder cannot record anything.
-            db.run(
-                "UPDATE jobs SET state = 'existing', fence = fence + 1, lease_owner = NULL,
-                                 lease_expires = NULL, identifier = ?2, url = ?3,
-                                 last_error = NULL, updated_at = ?4
-                 WHERE id = ?1",
-                args![id, &identifier, &url, now],
-            )?;
-            let job = load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?;
+            let job = db
+                .opt(
+                    &format!(
+                        "UPDATE jobs SET state = 'existing', fence = fence + 1, lease_owner = NULL,
+                                         lease_expires = NULL, identifier = ?2, url = ?3,
+                                         last_error = NULL, updated_at = ?4
+                         WHERE id = ?1
+                         RETURNING {JOB_RETURNING}"
+                    ),
+                    args![id, &identifier, &url, now],
+                    job_from_row,
+                )?
+                .ok_or(StoreError::NoSuchJob(id))?;
             if let Some(message) = reclaimed {
                 let e = job_event(&job, EventKind::Reclaimed, message);
                 events.push(insert_event(db, &e, &self.actor)?);
@@ -629,13 +642,19 @@ impl Store {
             )?);
             return Ok(Claim::Replayed { job, events });
         }
-        db.run(
-            "UPDATE jobs SET state = 'running', fence = fence + 1, attempts = attempts + 1,
-                             lease_owner = ?2, lease_expires = ?3, due_at = ?3, updated_at = ?4
-             WHERE id = ?1",
-            args![id, owner, expires_at, now],
-        )?;
-        let job = load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?;
+        let job = db
+            .opt(
+                &format!(
+                    "UPDATE jobs SET state = 'running', fence = fence + 1, attempts = attempts + 1,
+                                     lease_owner = ?2, lease_expires = ?3, due_at = ?3,
+                                     updated_at = ?4
+                     WHERE id = ?1
+                     RETURNING {JOB_RETURNING}"
+                ),
+                args![id, owner, expires_at, now],
+                job_from_row,
+            )?
+            .ok_or(StoreError::NoSuchJob(id))?;
         if let Some(message) = reclaimed {
             let e = job_event(&job, EventKind::Reclaimed, message);
             events.push(insert_event(db, &e, &self.actor)?);
@@ -734,7 +753,12 @@ impl Store {
     fn finish_in(&self, db: Db<'_>, lease: &Lease, finish: &Finish) -> Result<(JobRow, EventRow)> {
         let job = &lease.job;
         let now = now_ms();
-        let (state, event) = match finish.clone() {
+        // Each outcome comes down to the job's next state, when it is due next (`None`:
+        // unchanged), the columns it sets besides, and its event.
+        let mut landed_as: Option<(String, Option<String>)> = None;
+        let mut keep_error = false;
+        let (state, due_at, last_error, http_status, attempt_not_made, event) = match finish.clone()
+        {
             Finish::Landed {
                 record,
                 created,
@@ -745,22 +769,17 @@ impl Store {
             } => {
                 let outcome = if created { "created" } else { "existing" };
                 // Claim the scope; if another worker recorded it first, theirs stands.
-                let (identifier, url, inserted) =
+                let (winner, winner_url, inserted) =
                     record_result(db, job, &record, outcome, &fingerprint, now)?;
+                landed_as = Some((winner, winner_url));
                 let state = if created && inserted {
                     JobState::Deposited
                 } else {
                     JobState::Existing
                 };
-                db.run(
-                    "UPDATE jobs SET identifier = ?2, url = ?3, last_error = NULL,
-                                     last_status = ?4
-                     WHERE id = ?1",
-                    args![job.id, identifier, url, http_status],
-                )?;
                 let mut e = job_event(job, kind, message);
                 e.http_status = http_status;
-                (state, e)
+                (state, None, None, http_status, false, e)
             }
             Finish::Retry {
                 not_before,
@@ -768,12 +787,6 @@ impl Store {
                 error,
                 http_status,
             } => {
-                db.run(
-                    "UPDATE jobs SET not_before = ?2, due_at = ?2, last_error = ?3,
-                                     last_status = ?4
-                     WHERE id = ?1",
-                    args![job.id, not_before, &error, http_status],
-                )?;
                 let mut e = job_event(
                     job,
                     EventKind::RetryScheduled,
@@ -785,34 +798,30 @@ impl Store {
                 );
                 e.http_status = http_status;
                 e.delay_ms = Some(ms(delay));
-                (JobState::Waiting, e)
+                let not_before = Some(not_before);
+                (
+                    JobState::Waiting,
+                    not_before,
+                    Some(error),
+                    http_status,
+                    false,
+                    e,
+                )
             }
             Finish::Failed { error, http_status } => {
-                db.run(
-                    "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
-                    args![job.id, &error, http_status],
-                )?;
-                let mut e = job_event(job, EventKind::Failed, error);
+                let mut e = job_event(job, EventKind::Failed, error.clone());
                 e.http_status = http_status;
-                (JobState::Failed, e)
+                (JobState::Failed, None, Some(error), http_status, false, e)
             }
             Finish::Rejected { error, http_status } => {
-                db.run(
-                    "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
-                    args![job.id, &error, http_status],
-                )?;
-                let mut e = job_event(job, EventKind::Rejected, error);
+                let mut e = job_event(job, EventKind::Rejected, error.clone());
                 e.http_status = http_status;
-                (JobState::Rejected, e)
+                (JobState::Rejected, None, Some(error), http_status, false, e)
             }
             Finish::PauseTarget { error, http_status } => {
                 db.run(
                     "UPDATE targets SET paused_reason = ?2, paused_at = ?3 WHERE scope_id = ?1",
                     args![&job.target, &error, now],
-                )?;
-                db.run(
-                    "UPDATE jobs SET last_error = ?2, last_status = ?3 WHERE id = ?1",
-                    args![job.id, &error, http_status],
                 )?;
                 let mut e = job_event(
                     job,
@@ -820,7 +829,14 @@ impl Store {
                     format!("{} paused until you act: {error}", job.target),
                 );
                 e.http_status = http_status;
-                (JobState::Queued, e)
+                (
+                    JobState::Queued,
+                    Some(now),
+                    Some(error),
+                    http_status,
+                    false,
+                    e,
+                )
             }
             release @ (Finish::Release { .. } | Finish::LeaveForOthers { .. }) => {
                 let (message, not_before, attempt_made, kind) = match release {
@@ -835,30 +851,48 @@ impl Store {
                     _ => unreachable!("matched above"),
                 };
                 // Not an outcome: the job goes back to the queue, claimable again at
-                // `not_before`.
+                // `not_before`, with its last error and status as they were.
                 let due = not_before.unwrap_or(now).max(now);
-                db.run(
-                    "UPDATE jobs SET state = 'queued', lease_owner = NULL, lease_expires = NULL,
-                                     due_at = ?2, updated_at = ?3,
-                                     attempts = CASE WHEN attempts > ?4 THEN attempts - ?4
-                                                     ELSE 0 END
-                     WHERE id = ?1",
-                    args![job.id, due, now, !attempt_made],
-                )?;
+                keep_error = true;
                 let e = job_event(job, kind, message);
-                let row = insert_event(db, &e, &self.actor)?;
-                let updated = load_job(db, job.id)?.ok_or(StoreError::NoSuchJob(job.id))?;
-                return Ok((updated, row));
+                (JobState::Queued, Some(due), None, None, !attempt_made, e)
             }
         };
-        db.run(
-            "UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires = NULL, updated_at = ?3,
-                             due_at = CASE WHEN ?2 = 'queued' THEN ?3 ELSE due_at END
-             WHERE id = ?1",
-            args![job.id, state.as_str(), now],
-        )?;
+        // One statement sets the state and reads the job back. `None` leaves a column as it
+        // is: the identifier outside a landing, the due time of an ended job.
+        let updated = db
+            .opt(
+                &format!(
+                    "UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires = NULL,
+                                     updated_at = ?3, due_at = COALESCE(?4, due_at),
+                                     not_before = CASE WHEN ?2 = 'waiting' THEN ?4
+                                                       ELSE not_before END,
+                                     identifier = COALESCE(?5, identifier),
+                                     url = CASE WHEN ?5 IS NULL THEN url ELSE ?6 END,
+                                     last_error = CASE WHEN ?9 = 1 THEN last_error ELSE ?7 END,
+                                     last_status = CASE WHEN ?9 = 1 THEN last_status
+                                                        ELSE ?8 END,
+                                     attempts = CASE WHEN ?10 = 1 AND attempts > 0
+                                                     THEN attempts - 1 ELSE attempts END
+                     WHERE id = ?1
+                     RETURNING {JOB_RETURNING}"
+                ),
+                args![
+                    job.id,
+                    state.as_str(),
+                    now,
+                    due_at,
+                    landed_as.as_ref().map(|(identifier, _)| identifier),
+                    landed_as.as_ref().and_then(|(_, url)| url.as_ref()),
+                    last_error,
+                    http_status,
+                    keep_error,
+                    attempt_not_made
+                ],
+                job_from_row,
+            )?
+            .ok_or(StoreError::NoSuchJob(job.id))?;
         let row = insert_event(db, &event, &self.actor)?;
-        let updated = load_job(db, job.id)?.ok_or(StoreError::NoSuchJob(job.id))?;
         Ok((updated, row))
     }
 
