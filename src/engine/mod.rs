@@ -20,7 +20,9 @@ use rand::SeedableRng;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::store::{Claim, ClaimFilter, EventRow, Finish, JobRow, Store, StoreError, now_ms};
+use crate::store::{
+    Claim, ClaimFilter, EventRow, Finish, JobRow, Store, StoreError, StoreLocation, now_ms,
+};
 use crate::targets::Target;
 pub use guarded::check_unchanged;
 pub use retry::{RetryDecision, RetryPolicy};
@@ -107,7 +109,13 @@ impl Engine {
     pub fn new(store: Arc<Store>, config: EngineConfig) -> Result<Engine, EngineError> {
         let (events, _) = broadcast::channel(4096);
         Ok(Engine {
-            store_thread: store_thread::StoreThread::spawn(store.reopen()?),
+            store_thread: store_thread::StoreThread::spawn(
+                store.reopen()?,
+                match store.location() {
+                    StoreLocation::File(_) => Some(store.reopen()?),
+                    StoreLocation::Postgres(_) => None,
+                },
+            ),
             deferred_error: Arc::default(),
             left_for_others: Mutex::default(),
             paused_here: Mutex::default(),

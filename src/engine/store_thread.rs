@@ -32,12 +32,25 @@ pub struct StoreThread {
 pub struct StoreThreadGone;
 
 impl StoreThread {
-    /// Start the thread on `store`, a connection nobody else uses.
-    pub fn spawn(store: Store) -> StoreThread {
+    /// Start the thread on `store`, a connection nobody else uses. On a SQLite file,
+    /// `checkpoints` (another connection to it) takes the write-ahead log's checkpoints
+    /// off this thread, on a thread of its own.
+    pub fn spawn(store: Store, checkpoints: Option<Store>) -> StoreThread {
         let (calls, queue) = mpsc::channel::<Call>();
+        // Without a checkpointer, SQLite's own checkpoints after commits stay on.
+        let ask_checkpoint = checkpoints
+            .filter(|_| store.leave_checkpoints_to_others().is_ok())
+            .map(|other| {
+                let (ask, asked) = mpsc::channel::<()>();
+                std::thread::Builder::new()
+                    .name("lodge-checkpoint".into())
+                    .spawn(move || checkpoint(other, asked))
+                    .expect("spawn the checkpoint thread");
+                ask
+            });
         std::thread::Builder::new()
             .name("lodge-store".into())
-            .spawn(move || serve(store, queue))
+            .spawn(move || serve(store, queue, ask_checkpoint))
             .expect("spawn the store thread");
         StoreThread { calls }
     }
@@ -77,27 +90,49 @@ impl StoreThread {
     }
 }
 
-fn serve(store: Store, queue: mpsc::Receiver<Call>) {
+fn serve(store: Store, queue: mpsc::Receiver<Call>, checkpoints: Option<mpsc::Sender<()>>) {
+    let mut commits: u64 = 0;
     while let Ok(first) = queue.recv() {
-        let mut group = vec![first];
-        while group.len() < MAX_GROUP {
+        if store.begin_group().is_err() {
+            // Could not open a group (the database stayed locked past the busy timeout, for
+            // one): run the call on its own, committing its own transaction.
+            first(&store)(None);
+            continue;
+        }
+        // Calls that arrive while the group runs join it, up to MAX_GROUP: the busier the
+        // engine, the more calls share one commit, and no call waits for company.
+        let mut delivers: Vec<Deliver> = vec![first(&store)];
+        while delivers.len() < MAX_GROUP {
             match queue.try_recv() {
-                Ok(call) => group.push(call),
+                Ok(call) => delivers.push(call(&store)),
                 Err(_) => break,
             }
         }
-        if store.begin_group().is_err() {
-            // Could not open a group (the database stayed locked past the busy timeout, for
-            // one): run each call on its own, each committing its own transaction.
-            for call in group {
-                call(&store)(None);
-            }
-            continue;
-        }
-        let delivers: Vec<Deliver> = group.into_iter().map(|call| call(&store)).collect();
         let outcome = store.commit_group().err().map(|e| e.to_string());
         for deliver in delivers {
             deliver(outcome.as_deref());
         }
+        commits += 1;
+        if let Some(checkpointer) = &checkpoints
+            && commits % COMMITS_PER_CHECKPOINT == 0
+        {
+            let _ = checkpointer.send(());
+        }
     }
+}
+
+/// Group commits between two checkpoints. SQLite's own rule is a checkpoint once the log
+/// holds 1,000 pages; a group commit writes a handful.
+const COMMITS_PER_CHECKPOINT: u64 = 100;
+
+/// The checkpoint thread: asked by the store thread after every [`COMMITS_PER_CHECKPOINT`]
+/// commits, it copies the log back into the database file. A checkpoint syncs the file to
+/// disk; here that wait stalls no deposit. It ends with the store thread, after a last one.
+fn checkpoint(store: Store, asked: mpsc::Receiver<()>) {
+    while asked.recv().is_ok() {
+        // A failed checkpoint loses nothing (the log keeps every commit); the next one, or
+        // SQLite's when the last connection closes, carries on.
+        let _ = store.checkpoint();
+    }
+    let _ = store.checkpoint();
 }

@@ -303,6 +303,26 @@ impl Store {
         Ok(())
     }
 
+    /// Leave WAL checkpoints to someone else ([`Store::checkpoint`] on another connection):
+    /// a checkpoint syncs the database file, and on a connection that serves every call of
+    /// an engine that wait would stall them all. Nothing to do on PostgreSQL.
+    pub fn leave_checkpoints_to_others(&self) -> Result<()> {
+        if let Backend::Lite(conn) = &*self.lock() {
+            conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        }
+        Ok(())
+    }
+
+    /// Copy what the write-ahead log holds back into the database file, as far as readers
+    /// allow, without waiting for any lock (SQLite's PASSIVE checkpoint). Nothing to do on
+    /// PostgreSQL.
+    pub fn checkpoint(&self) -> Result<()> {
+        if let Backend::Lite(conn) = &*self.lock() {
+            conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+        }
+        Ok(())
+    }
+
     fn lock(&self) -> MutexGuard<'_, Backend> {
         // A panic while holding the lock cannot leave a transaction open (a unit rolls back
         // when it fails), so a poisoned lock is still a usable connection.
