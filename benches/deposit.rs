@@ -2,8 +2,8 @@
 //! conditional PUTs sent raw by the same HTTP client with no store, then a replay of the
 //! finished batch — the measurement `lodge bench` also runs ([`lodge::bench::deposit`]).
 //! Run with `cargo bench --bench deposit` (LODGE_BENCH_ITEMS, default 5000;
-//! LODGE_BENCH_CONCURRENCY, default 8; LODGE_BENCH_ONLY=raw|guarded runs one side, for
-//! profiling).
+//! LODGE_BENCH_CONCURRENCY, default 8; LODGE_BENCH_ROUNDS, default 3, each side's median
+//! counts; LODGE_BENCH_ONLY=raw|guarded runs one side, for profiling).
 
 use std::time::Duration;
 
@@ -20,6 +20,7 @@ fn env_usize(name: &str, default: usize) -> usize {
 async fn main() -> anyhow::Result<()> {
     let items = env_usize("LODGE_BENCH_ITEMS", 5000);
     let concurrency = env_usize("LODGE_BENCH_CONCURRENCY", 8);
+    let rounds = env_usize("LODGE_BENCH_ROUNDS", 3);
     let sides = match std::env::var("LODGE_BENCH_ONLY")
         .unwrap_or_default()
         .as_str()
@@ -30,9 +31,12 @@ async fn main() -> anyhow::Result<()> {
     };
     let lab = tempfile::tempdir()?;
     eprintln!("preparing {items} tiny datasets…");
-    let f = measure(lab.path(), items, concurrency, sides).await?;
+    let f = measure(lab.path(), items, concurrency, sides, rounds).await?;
 
-    println!("deposit throughput, {items} tiny datasets, concurrency {concurrency}");
+    println!(
+        "deposit throughput, {items} tiny datasets, concurrency {concurrency}, \
+         median of {rounds} rounds per side"
+    );
     println!(
         "{:<34} {:>10} {:>12} {:>10} {:>14}",
         "", "seconds", "items/s", "requests", "CPU ms/item"
@@ -52,6 +56,19 @@ async fn main() -> anyhow::Result<()> {
     line("raw conditional PUTs (no store)", &f.raw);
     line("guarded deposits (lodge engine)", &f.guarded);
     line("replay of the finished batch", &f.replay);
+    for (side, runs) in [("raw", &f.raw_rounds), ("guarded", &f.guarded_rounds)] {
+        let rounds: Vec<String> = runs
+            .iter()
+            .map(|r| {
+                format!(
+                    "{:.2} s ({:.3} CPU ms/item)",
+                    r.elapsed.as_secs_f64(),
+                    per_item(r.cpu)
+                )
+            })
+            .collect();
+        println!("{side} rounds: {}", rounds.join(", "));
+    }
     if let (Some(raw), Some(guarded), Some(replay)) = (f.raw, f.guarded, f.replay) {
         println!(
             "guarded / raw = {:.2} (goal >= 0.8); replay sent {} requests (goal 0)",

@@ -1,8 +1,9 @@
 //! Deposit throughput: tiny datasets deposited by the engine (store, queue, leases, events)
 //! into an in-process sandbox, against the same conditional PUTs sent raw by the same HTTP
 //! client with no store; then a replay of the finished batch, which must send no request.
+//! Each side runs several rounds, taking turns; the figures are each side's median.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -12,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::data::tiny_datasets;
 use super::tools::cpu_time;
+use crate::content::{ContentDocument, ContentKey};
 use crate::engine::{Engine, EngineConfig};
 use crate::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
 use crate::store::Store;
@@ -44,9 +46,14 @@ pub enum Sides {
 pub struct DepositFigures {
     pub items: usize,
     pub concurrency: usize,
+    /// Rounds of each side; the figures are each side's median round.
+    pub rounds: usize,
     pub raw: Option<Run>,
     pub guarded: Option<Run>,
     pub replay: Option<Run>,
+    /// Every round of each side, in the order they ran.
+    pub raw_rounds: Vec<Run>,
+    pub guarded_rounds: Vec<Run>,
 }
 
 async fn sandbox(dir: &Path) -> anyhow::Result<RunningSandbox> {
@@ -59,120 +66,162 @@ async fn sandbox(dir: &Path) -> anyhow::Result<RunningSandbox> {
     .await
 }
 
-/// Prepare `items` tiny datasets in `dir`, then run the chosen sides with `concurrency`
-/// deposits in flight.
+/// The run with the median time (the slower middle one of an even count).
+fn median(mut runs: Vec<Run>) -> Option<Run> {
+    runs.sort_by_key(|r| r.elapsed);
+    runs.get(runs.len() / 2).copied()
+}
+
+/// Prepare `items` tiny datasets in `dir`, then run the chosen sides `rounds` times each
+/// with `concurrency` deposits in flight, and replay the last guarded round.
+///
+/// The sides take turns (raw first in odd rounds, guarded first in even ones), each round
+/// against a sandbox of its own — for the guarded side another target, so the same
+/// datasets are new deposits there. On a shared machine the speed of the disk and of the
+/// CPUs drifts from one second to the next; taking turns and the median keep that drift
+/// from deciding the comparison.
 pub async fn measure(
     dir: &Path,
     items: usize,
     concurrency: usize,
     sides: Sides,
+    rounds: usize,
 ) -> anyhow::Result<DepositFigures> {
     let store = Arc::new(Store::open(&dir.join("deposit.db"))?);
     let datasets = {
         let (store, dir) = (store.clone(), dir.join("tiny"));
         tokio::task::spawn_blocking(move || tiny_datasets(&store, &dir, items)).await??
     };
-    let mut figures = DepositFigures {
+    let mut documents = Vec::with_capacity(items);
+    for (id, key) in &datasets {
+        let doc = store
+            .document(key)?
+            .context("a recorded dataset has a document")?;
+        let root = store.dataset(*id)?.context("a recorded dataset")?.path;
+        documents.push((*key, doc, std::path::PathBuf::from(root)));
+    }
+    let documents = Arc::new(documents);
+
+    let rounds = rounds.max(1);
+    let (mut raw, mut guarded, mut replay) = (Vec::new(), Vec::new(), None);
+    for round in 0..rounds {
+        let raw_first = round % 2 == 0;
+        for raw_turn in [raw_first, !raw_first] {
+            if raw_turn && sides != Sides::GuardedOnly {
+                let server = sandbox(&dir.join(format!("raw-sandbox-{round}"))).await?;
+                raw.push(raw_side(&server, &documents, concurrency).await?);
+                server.shutdown().await;
+            }
+            if !raw_turn && sides != Sides::RawOnly {
+                let server = sandbox(&dir.join(format!("sandbox-{round}"))).await?;
+                let engine = engine_for(&store, &server, concurrency)?;
+                guarded.push(guarded_side(&engine, &server, &datasets, "guarded deposits").await?);
+                if round + 1 == rounds {
+                    replay = Some(guarded_side(&engine, &server, &datasets, "replay").await?);
+                }
+                server.shutdown().await;
+            }
+        }
+    }
+    Ok(DepositFigures {
         items,
         concurrency,
-        raw: None,
-        guarded: None,
-        replay: None,
-    };
+        rounds,
+        raw: median(raw.clone()),
+        guarded: median(guarded.clone()),
+        replay,
+        raw_rounds: raw,
+        guarded_rounds: guarded,
+    })
+}
 
-    if sides != Sides::GuardedOnly {
-        // Raw: the target's own conditional PUTs, no store, no queue.
-        let server = sandbox(&dir.join("raw-sandbox")).await?;
-        let target = open_target(&server.target_url(), None)?;
-        let mut documents = Vec::with_capacity(items);
-        for (id, key) in &datasets {
-            let doc = store
-                .document(key)?
-                .context("a recorded dataset has a document")?;
-            let root = store.dataset(*id)?.context("a recorded dataset")?.path;
-            documents.push((*key, doc, std::path::PathBuf::from(root)));
-        }
-        let documents = Arc::new(documents);
-        let cpu = cpu_time();
-        let started = Instant::now();
-        // The same shape as the engine: `concurrency` tasks on the runtime's workers, each
-        // taking the next item, so the two sides differ only by the store.
-        let next = Arc::new(AtomicUsize::new(0));
-        let mut senders = tokio::task::JoinSet::new();
-        for _ in 0..concurrency {
-            let (documents, next, target) = (documents.clone(), next.clone(), target.clone());
-            senders.spawn(async move {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((key, document, root)) = documents.get(i) else {
-                        return Ok::<(), anyhow::Error>(());
-                    };
-                    let request = DepositRequest {
-                        key: *key,
-                        document,
-                        root,
-                    };
-                    target.upload(&request, Arc::new(|_| {})).await?;
-                    target.create_record(&request).await?;
-                }
-            });
-        }
-        while let Some(done) = senders.join_next().await {
-            done.context("a raw sender panicked")?
-                .context("a raw conditional PUT failed")?;
-        }
-        figures.raw = Some(Run {
-            elapsed: started.elapsed(),
-            cpu: cpu_time() - cpu,
-            requests: server.stats().requests,
-        });
-        server.shutdown().await;
-    }
-    if sides == Sides::RawOnly {
-        return Ok(figures);
-    }
-
-    // Guarded: the engine, with the store in the loop; then the replay.
-    let server = sandbox(&dir.join("sandbox")).await?;
+/// The target's own conditional PUTs, no store, no queue: `concurrency` tasks on the
+/// runtime's workers, each taking the next item — the engine's shape, so the two sides
+/// differ only by the store.
+async fn raw_side(
+    server: &RunningSandbox,
+    documents: &Arc<Vec<(ContentKey, ContentDocument, PathBuf)>>,
+    concurrency: usize,
+) -> anyhow::Result<Run> {
     let target = open_target(&server.target_url(), None)?;
+    let cpu = cpu_time();
+    let started = Instant::now();
+    let next = Arc::new(AtomicUsize::new(0));
+    let mut senders = tokio::task::JoinSet::new();
+    for _ in 0..concurrency {
+        let (documents, next, target) = (documents.clone(), next.clone(), target.clone());
+        senders.spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((key, document, root)) = documents.get(i) else {
+                    return Ok::<(), anyhow::Error>(());
+                };
+                let request = DepositRequest {
+                    key: *key,
+                    document,
+                    root,
+                };
+                target.upload(&request, Arc::new(|_| {})).await?;
+                target.create_record(&request).await?;
+            }
+        });
+    }
+    while let Some(done) = senders.join_next().await {
+        done.context("a raw sender panicked")?
+            .context("a raw conditional PUT failed")?;
+    }
+    Ok(Run {
+        elapsed: started.elapsed(),
+        cpu: cpu_time() - cpu,
+        requests: server.stats().requests,
+    })
+}
+
+fn engine_for(
+    store: &Arc<Store>,
+    server: &RunningSandbox,
+    concurrency: usize,
+) -> anyhow::Result<Arc<Engine>> {
     let config = EngineConfig {
         concurrency,
         ..EngineConfig::default()
     };
-    let mut engine = Engine::new(store.clone(), config.clone())?;
-    engine.add_target(target.clone())?;
-    let engine = Arc::new(engine);
-    let run = |label: &'static str| {
-        let (engine, store, datasets, target) =
-            (engine.clone(), store.clone(), &datasets, target.clone());
-        let deadline = config.retry.deadline;
-        let server = &server;
-        async move {
-            let before = server.stats().requests;
-            let cpu = cpu_time();
-            let started = Instant::now();
-            let ids: Vec<i64> = store
-                .enqueue_deposits(target.scope_id(), datasets, deadline)?
-                .into_iter()
-                .map(|(e, _)| e.job_id())
-                .collect();
-            let jobs = engine.run_batch(ids, CancellationToken::new()).await?;
-            let run = Run {
-                elapsed: started.elapsed(),
-                cpu: cpu_time() - cpu,
-                requests: server.stats().requests - before,
-            };
-            let unlanded = jobs.iter().filter(|j| !j.state.is_landed()).count();
-            anyhow::ensure!(
-                unlanded == 0,
-                "{label}: {unlanded} of {} deposits did not land",
-                jobs.len()
-            );
-            Ok::<Run, anyhow::Error>(run)
-        }
+    let mut engine = Engine::new(store.clone(), config)?;
+    engine.add_target(open_target(&server.target_url(), None)?)?;
+    Ok(Arc::new(engine))
+}
+
+/// The engine, with the store in the loop: queue every dataset for the sandbox's target
+/// and run the batch until each has landed.
+async fn guarded_side(
+    engine: &Arc<Engine>,
+    server: &RunningSandbox,
+    datasets: &[(i64, ContentKey)],
+    label: &str,
+) -> anyhow::Result<Run> {
+    let store = engine.store();
+    let scope = open_target(&server.target_url(), None)?
+        .scope_id()
+        .to_string();
+    let before = server.stats().requests;
+    let cpu = cpu_time();
+    let started = Instant::now();
+    let ids: Vec<i64> = store
+        .enqueue_deposits(&scope, datasets, engine.config().retry.deadline)?
+        .into_iter()
+        .map(|(e, _)| e.job_id())
+        .collect();
+    let jobs = engine.run_batch(ids, CancellationToken::new()).await?;
+    let run = Run {
+        elapsed: started.elapsed(),
+        cpu: cpu_time() - cpu,
+        requests: server.stats().requests - before,
     };
-    figures.guarded = Some(run("guarded deposits").await?);
-    figures.replay = Some(run("replay").await?);
-    server.shutdown().await;
-    Ok(figures)
+    let unlanded = jobs.iter().filter(|j| !j.state.is_landed()).count();
+    anyhow::ensure!(
+        unlanded == 0,
+        "{label}: {unlanded} of {} deposits did not land",
+        jobs.len()
+    );
+    Ok(run)
 }

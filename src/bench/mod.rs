@@ -53,6 +53,8 @@ pub struct Sizes {
     pub rescan_rounds: usize,
     pub deposits: usize,
     pub concurrency: usize,
+    /// Rounds of each deposit side (they take turns; each side's median counts).
+    pub deposit_rounds: usize,
     pub upload_bytes: u64,
     pub gui_rows: usize,
     pub gui_frames: usize,
@@ -67,6 +69,7 @@ impl Sizes {
             rescan_rounds: 3,
             deposits: 5_000,
             concurrency: 8,
+            deposit_rounds: 3,
             upload_bytes: 2048 * MIB,
             gui_rows: 100_000,
             gui_frames: 300,
@@ -81,6 +84,7 @@ impl Sizes {
             rescan_rounds: 1,
             deposits: 100,
             concurrency: 8,
+            deposit_rounds: 1,
             upload_bytes: 8 * MIB,
             gui_rows: 2_000,
             gui_frames: 10,
@@ -252,7 +256,14 @@ pub async fn run(options: &Options, progress: &dyn Fn(&str)) -> anyhow::Result<V
             deposit::Sides::GuardedOnly
         };
         let dir = run_dir.join("deposit");
-        let figures = deposit::measure(&dir, sizes.deposits, sizes.concurrency, sides).await?;
+        let figures = deposit::measure(
+            &dir,
+            sizes.deposits,
+            sizes.concurrency,
+            sides,
+            sizes.deposit_rounds,
+        )
+        .await?;
         if options.wants(RowKind::Deposit) {
             rows.push(deposit_row(&figures));
         }
@@ -351,9 +362,10 @@ fn deposit_row(f: &deposit::DepositFigures) -> Row {
     Row {
         kind: RowKind::Deposit,
         measure: format!(
-            "guarded deposits, {} tiny datasets, {} in flight",
+            "guarded deposits, {} tiny datasets, {} in flight (median of {})",
             thousands(f.items),
-            f.concurrency
+            f.concurrency,
+            f.rounds
         ),
         lodge: format!("{guarded:.0} items/s"),
         reference: format!("raw conditional PUTs {raw:.0} items/s"),
@@ -494,9 +506,12 @@ mod tests {
         let figures = deposit::DepositFigures {
             items: 10,
             concurrency: 1,
+            rounds: 1,
             raw: None,
             guarded: Some(run(20)),
             replay: Some(run(1)),
+            raw_rounds: Vec::new(),
+            guarded_rounds: vec![run(20)],
         };
         assert_eq!(replay_row(&figures).verdict, Verdict::Failed);
         let figures = deposit::DepositFigures {
