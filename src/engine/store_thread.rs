@@ -114,7 +114,7 @@ fn serve(store: Store, queue: mpsc::Receiver<Call>, checkpoints: Option<mpsc::Se
         }
         commits += 1;
         if let Some(checkpointer) = &checkpoints
-            && commits % COMMITS_PER_CHECKPOINT == 0
+            && commits.is_multiple_of(COMMITS_PER_CHECKPOINT)
         {
             let _ = checkpointer.send(());
         }
