@@ -2,6 +2,7 @@
 //! recording each job's outcome together with its result and its event.
 
 use std::collections::HashSet;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -299,55 +300,60 @@ fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>
                 .as_ref()
                 .is_none_or(|ids| ids.contains(&job.id))
     };
-    // The partial index yields active jobs in due order; without the hint SQLite may prefer
-    // another index and sort every active job on each claim. SQLite's query binds no value
-    // in its WHERE clause: with STAT4, SQLite plans a statement again whenever such a value
-    // changes (it did on every claim), so the rows are cut at `now` here instead.
-    // PostgreSQL's locks the rows it reads, so only due rows are read there.
-    let sql = if db.is_postgres() {
-        "SELECT id, target, operation, content_key, state, lease_owner, due_at
-         FROM jobs
-         WHERE state IN ('queued','running','waiting') AND due_at <= ?1
-           AND target NOT IN (SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL)
-         ORDER BY due_at, id LIMIT ?2 OFFSET ?3
-         FOR UPDATE SKIP LOCKED"
-    } else {
-        "SELECT id, target, operation, content_key, state, lease_owner, due_at
-         FROM jobs INDEXED BY jobs_due
-         WHERE state IN ('queued','running','waiting')
-           AND target NOT IN (SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL)
-         ORDER BY due_at, id LIMIT ?1 OFFSET ?2"
+    let due_job = |r: &Row<'_, '_>| -> Result<(DueJob, i64)> {
+        Ok((
+            DueJob {
+                id: r.get(0)?,
+                target: r.get(1)?,
+                operation: r.get(2)?,
+                key: r.get(3)?,
+                state: r.get(4)?,
+                lease_owner: r.get(5)?,
+            },
+            r.get(6)?,
+        ))
     };
+    if !db.is_postgres() {
+        // The partial index yields active jobs in due order (without the hint SQLite may
+        // prefer another index and sort every active job on each claim); rows are read one
+        // at a time up to the first wanted one, usually the first, or the first not yet due.
+        return db.scan(
+            "SELECT id, target, operation, content_key, state, lease_owner, due_at
+             FROM jobs INDEXED BY jobs_due
+             WHERE state IN ('queued','running','waiting')
+               AND target NOT IN (SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL)
+             ORDER BY due_at, id",
+            args![],
+            |r| {
+                let (job, due_at) = due_job(r)?;
+                Ok(if due_at > now {
+                    ControlFlow::Break(None)
+                } else if wanted(&job) {
+                    ControlFlow::Break(Some(job))
+                } else {
+                    ControlFlow::Continue(())
+                })
+            },
+        );
+    }
+    // PostgreSQL locks the rows it reads (SKIP LOCKED passes over those others hold): due
+    // rows only, a page at a time.
     const PAGE: i64 = 8;
     let mut offset = 0;
     loop {
-        let page_args = if db.is_postgres() {
-            args![now, PAGE, offset].to_vec()
-        } else {
-            args![PAGE, offset].to_vec()
-        };
-        let page: Vec<(DueJob, i64)> = db.all(sql, &page_args, |r| {
-            Ok((
-                DueJob {
-                    id: r.get(0)?,
-                    target: r.get(1)?,
-                    operation: r.get(2)?,
-                    key: r.get(3)?,
-                    state: r.get(4)?,
-                    lease_owner: r.get(5)?,
-                },
-                r.get(6)?,
-            ))
-        })?;
+        let page: Vec<(DueJob, i64)> = db.all(
+            "SELECT id, target, operation, content_key, state, lease_owner, due_at
+             FROM jobs
+             WHERE state IN ('queued','running','waiting') AND due_at <= ?1
+               AND target NOT IN (SELECT scope_id FROM targets WHERE paused_reason IS NOT NULL)
+             ORDER BY due_at, id LIMIT ?2 OFFSET ?3
+             FOR UPDATE SKIP LOCKED",
+            args![now, PAGE, offset],
+            due_job,
+        )?;
         let full = page.len() as i64 == PAGE;
-        for (job, due_at) in page {
-            if due_at > now {
-                // In due order: nothing after this one is due either.
-                return Ok(None);
-            }
-            if wanted(&job) {
-                return Ok(Some(job));
-            }
+        if let Some((job, _)) = page.into_iter().find(|(job, _)| wanted(job)) {
+            return Ok(Some(job));
         }
         if !full {
             return Ok(None);

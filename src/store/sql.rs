@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 use super::{Result, StoreError};
 
@@ -330,6 +331,36 @@ impl<'c> Db<'c> {
                 Ok(out)
             }
             Db::Pg(s) => s.query(sql, args)?.iter().map(|r| f(&Row::Pg(r))).collect(),
+        }
+    }
+
+    /// Read rows in order until `pick` breaks with an answer; `None` when the rows run out
+    /// first. SQLite reads no row past that one; PostgreSQL fetches them all first.
+    pub fn scan<T>(
+        &self,
+        sql: &str,
+        args: &[Value<'_>],
+        mut pick: impl FnMut(&Row<'_, '_>) -> Result<ControlFlow<Option<T>>>,
+    ) -> Result<Option<T>> {
+        match self {
+            Db::Lite(c) => {
+                let mut stmt = c.prepare_cached(sql)?;
+                let mut rows = stmt.query(args_lite(args).as_slice())?;
+                while let Some(r) = rows.next()? {
+                    if let ControlFlow::Break(answer) = pick(&Row::Lite(r))? {
+                        return Ok(answer);
+                    }
+                }
+                Ok(None)
+            }
+            Db::Pg(s) => {
+                for r in s.query(sql, args)?.iter() {
+                    if let ControlFlow::Break(answer) = pick(&Row::Pg(r))? {
+                        return Ok(answer);
+                    }
+                }
+                Ok(None)
+            }
         }
     }
 
