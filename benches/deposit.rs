@@ -61,9 +61,10 @@ async fn main() -> anyhow::Result<()> {
             .iter()
             .map(|r| {
                 format!(
-                    "{:.2} s ({:.3} CPU ms/item)",
+                    "{:.2} s ({:.3} CPU ms/item, store threads {:.3})",
                     r.elapsed.as_secs_f64(),
-                    per_item(r.cpu)
+                    per_item(r.cpu),
+                    per_item(r.store_cpu)
                 )
             })
             .collect();

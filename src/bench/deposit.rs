@@ -12,7 +12,10 @@ use anyhow::Context;
 use tokio_util::sync::CancellationToken;
 
 use super::data::tiny_datasets;
-use super::tools::cpu_time;
+use super::tools::{cpu_time, threads_cpu_time};
+
+/// The engine's threads that run SQLite (see `engine::store_thread`).
+const STORE_THREADS: [&str; 2] = ["lodge-store", "lodge-checkpoint"];
 use crate::content::{ContentDocument, ContentKey};
 use crate::engine::{Engine, EngineConfig};
 use crate::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
@@ -25,6 +28,8 @@ pub struct Run {
     pub elapsed: Duration,
     /// CPU time of this whole process (client, sandbox and store) during the run.
     pub cpu: Duration,
+    /// Of that, the engine's store and checkpoint threads (zero on the raw side).
+    pub store_cpu: Duration,
     /// Requests the sandbox saw.
     pub requests: u64,
 }
@@ -173,6 +178,7 @@ async fn raw_side(
     Ok(Run {
         elapsed: started.elapsed(),
         cpu: cpu_time() - cpu,
+        store_cpu: Duration::ZERO,
         requests: server.stats().requests,
     })
 }
@@ -205,6 +211,7 @@ async fn guarded_side(
         .to_string();
     let before = server.stats().requests;
     let cpu = cpu_time();
+    let store_cpu = threads_cpu_time(&STORE_THREADS);
     let started = Instant::now();
     let ids: Vec<i64> = store
         .enqueue_deposits(&scope, datasets, engine.config().retry.deadline)?
@@ -215,6 +222,7 @@ async fn guarded_side(
     let run = Run {
         elapsed: started.elapsed(),
         cpu: cpu_time() - cpu,
+        store_cpu: threads_cpu_time(&STORE_THREADS).saturating_sub(store_cpu),
         requests: server.stats().requests - before,
     };
     let unlanded = jobs.iter().filter(|j| !j.state.is_landed()).count();

@@ -501,6 +501,7 @@ mod tests {
         let run = |requests| deposit::Run {
             elapsed: Duration::from_secs(1),
             cpu: Duration::ZERO,
+            store_cpu: Duration::ZERO,
             requests,
         };
         let figures = deposit::DepositFigures {

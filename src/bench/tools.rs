@@ -130,3 +130,26 @@ pub fn cpu_time() -> Duration {
     let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
     Duration::from_millis(ticks * 10)
 }
+
+/// CPU time (user + system) of this process's threads whose name starts with one of
+/// `names`, on Linux; zero elsewhere. Threads that have ended no longer count.
+pub fn threads_cpu_time(names: &[&str]) -> Duration {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Duration::ZERO;
+    };
+    let mut ticks = 0;
+    for task in tasks.flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if !names.iter().any(|n| comm.trim_end().starts_with(n)) {
+            continue;
+        }
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+        let fields: Vec<u64> = rest
+            .split_whitespace()
+            .map(|f| f.parse().unwrap_or(0))
+            .collect();
+        ticks += fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
+    }
+    Duration::from_millis(ticks * 10)
+}

@@ -123,7 +123,7 @@ fn serve(store: Store, queue: mpsc::Receiver<Call>, checkpoints: Option<mpsc::Se
 
 /// Group commits between two checkpoints. SQLite's own rule is a checkpoint once the log
 /// holds 1,000 pages; a group commit writes a handful.
-const COMMITS_PER_CHECKPOINT: u64 = 100;
+const COMMITS_PER_CHECKPOINT: u64 = 400;
 
 /// The checkpoint thread: asked by the store thread after every [`COMMITS_PER_CHECKPOINT`]
 /// commits, it copies the log back into the database file. A checkpoint syncs the file to
