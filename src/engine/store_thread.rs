@@ -6,6 +6,10 @@
 //! Calls that arrive together run in one group transaction (group commit), each as a
 //! savepoint of its own, and their results are handed back only once the group has
 //! committed — so a worker never acts on a claim or an outcome that is not yet durable.
+//!
+//! On a SQLite file a second thread, with a second connection, takes the write-ahead log's
+//! checkpoints, which sync the file to disk: on the store thread that wait held up every
+//! claim and outcome behind it.
 
 use std::sync::mpsc;
 
