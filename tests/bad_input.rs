@@ -996,14 +996,7 @@ async fn tls_failure_pauses_the_target_naming_the_url_and_the_fix() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn unauthorized_target_pauses_and_the_right_token_deposits_each_dataset_once() {
     let lab = Lab::new();
-    let sandbox = lodge::sandbox::RunningSandbox::start(lodge::sandbox::SandboxConfig {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        data_dir: lab.path("sbx"),
-        token: Some("right".into()),
-        faults: FaultConfig::default(),
-    })
-    .await
-    .unwrap();
+    let sandbox = lab.sandbox_with_token("sbx", "right").await;
     for n in 1..=3 {
         assert!(
             run(add_cmd(&lab, &lab.numbered_folder(n)))

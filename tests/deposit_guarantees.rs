@@ -417,14 +417,7 @@ async fn rate_limit_is_waited_out_honouring_retry_after() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn wrong_credentials_pause_the_target_without_retrying() {
     let lab = Lab::new();
-    let sandbox = lodge::sandbox::RunningSandbox::start(lodge::sandbox::SandboxConfig {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        data_dir: lab.path("sbx"),
-        token: Some("right".into()),
-        faults: FaultConfig::default(),
-    })
-    .await
-    .unwrap();
+    let sandbox = lab.sandbox_with_token("sbx", "right").await;
     let target = lodge::targets::open_target(&sandbox.target_url(), Some("wrong".into())).unwrap();
     let store = lab.store("lodge.db");
     let datasets: Vec<_> = (50..53)

@@ -69,10 +69,25 @@ impl Lab {
 
     /// A sandbox on a free loopback port with its data in the lab.
     pub async fn sandbox(&self, name: &str, faults: FaultConfig) -> RunningSandbox {
+        self.start_sandbox(name, None, faults).await
+    }
+
+    /// A sandbox that answers 401 without `Authorization: Bearer TOKEN`.
+    pub async fn sandbox_with_token(&self, name: &str, token: &str) -> RunningSandbox {
+        self.start_sandbox(name, Some(token.into()), FaultConfig::default())
+            .await
+    }
+
+    async fn start_sandbox(
+        &self,
+        name: &str,
+        token: Option<String>,
+        faults: FaultConfig,
+    ) -> RunningSandbox {
         RunningSandbox::start(SandboxConfig {
             addr: "127.0.0.1:0".parse().unwrap(),
             data_dir: self.path(name),
-            token: None,
+            token,
             faults,
         })
         .await
