@@ -13,11 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::data::tiny_datasets;
 use super::tools::{cpu_time, threads_cpu_time};
-
-/// The engine's threads that run SQLite (see `engine::store_thread`).
-const STORE_THREADS: [&str; 2] = ["lodge-store", "lodge-checkpoint"];
 use crate::content::{ContentDocument, ContentKey};
-use crate::engine::{Engine, EngineConfig};
+use crate::engine::{Engine, EngineConfig, STORE_THREADS};
 use crate::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
 use crate::store::Store;
 use crate::targets::{DepositRequest, open_target};
@@ -103,7 +100,7 @@ pub async fn measure(
             .document(key)?
             .context("a recorded dataset has a document")?;
         let root = store.dataset(*id)?.context("a recorded dataset")?.path;
-        documents.push((*key, doc, std::path::PathBuf::from(root)));
+        documents.push((*key, doc, PathBuf::from(root)));
     }
     let documents = Arc::new(documents);
 

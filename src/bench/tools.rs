@@ -2,7 +2,7 @@
 //! loud error naming the tool and how to install it), child processes timed with their peak
 //! resident memory (Linux), and this process's CPU time.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -120,15 +120,7 @@ fn read_all(from: &mut impl std::io::Read) -> String {
 /// CPU time (user + system) this process has used so far (Linux, from /proc; zero
 /// elsewhere).
 pub fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name, which is in parentheses and may contain spaces.
-    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-    let fields: Vec<u64> = rest
-        .split_whitespace()
-        .map(|f| f.parse().unwrap_or(0))
-        .collect();
-    let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
-    Duration::from_millis(ticks * 10)
+    stat_cpu_time(Path::new("/proc/self/stat"))
 }
 
 /// CPU time (user + system) of this process's threads whose name starts with one of
@@ -137,19 +129,25 @@ pub fn threads_cpu_time(names: &[&str]) -> Duration {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
         return Duration::ZERO;
     };
-    let mut ticks = 0;
-    for task in tasks.flatten() {
-        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-        if !names.iter().any(|n| comm.trim_end().starts_with(n)) {
-            continue;
-        }
-        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
-        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-        let fields: Vec<u64> = rest
-            .split_whitespace()
-            .map(|f| f.parse().unwrap_or(0))
-            .collect();
-        ticks += fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
-    }
+    tasks
+        .flatten()
+        .filter(|task| {
+            let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+            names.iter().any(|n| comm.trim_end().starts_with(n))
+        })
+        .map(|task| stat_cpu_time(&task.path().join("stat")))
+        .sum()
+}
+
+/// User + system time from a `/proc/…/stat` file (clock ticks of 10 ms).
+fn stat_cpu_time(stat: &Path) -> Duration {
+    let stat = std::fs::read_to_string(stat).unwrap_or_default();
+    // Fields after the command name, which is in parentheses and may contain spaces.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let fields: Vec<u64> = rest
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
     Duration::from_millis(ticks * 10)
 }

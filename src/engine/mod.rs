@@ -26,6 +26,7 @@ use crate::store::{
 use crate::targets::Target;
 pub use guarded::check_unchanged;
 pub use retry::{RetryDecision, RetryPolicy};
+pub use store_thread::STORE_THREADS;
 
 /// How the engine runs.
 #[derive(Clone, Debug)]

@@ -17,6 +17,12 @@ use tokio::sync::oneshot;
 
 use crate::store::{Store, StoreError};
 
+/// The names of the engine's threads that run SQLite: the store thread and the checkpoint
+/// thread (a profiler or a benchmark tells them apart by these).
+pub const STORE_THREADS: [&str; 2] = [STORE_THREAD, CHECKPOINT_THREAD];
+const STORE_THREAD: &str = "lodge-store";
+const CHECKPOINT_THREAD: &str = "lodge-checkpoint";
+
 /// Calls that arrived together and are committed together, at most this many.
 const MAX_GROUP: usize = 64;
 
@@ -47,13 +53,13 @@ impl StoreThread {
             .map(|other| {
                 let (ask, asked) = mpsc::channel::<()>();
                 std::thread::Builder::new()
-                    .name("lodge-checkpoint".into())
+                    .name(CHECKPOINT_THREAD.into())
                     .spawn(move || checkpoint(other, asked))
                     .expect("spawn the checkpoint thread");
                 ask
             });
         std::thread::Builder::new()
-            .name("lodge-store".into())
+            .name(STORE_THREAD.into())
             .spawn(move || serve(store, queue, ask_checkpoint))
             .expect("spawn the store thread");
         StoreThread { calls }
