@@ -20,9 +20,7 @@ use rand::SeedableRng;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::store::{
-    Claim, ClaimFilter, EventRow, Finish, JobRow, Store, StoreError, StoreLocation, now_ms,
-};
+use crate::store::{Claim, ClaimFilter, EventRow, Finish, JobRow, Store, StoreError, now_ms};
 use crate::targets::Target;
 pub use guarded::check_unchanged;
 pub use retry::{RetryDecision, RetryPolicy};
@@ -112,10 +110,7 @@ impl Engine {
         Ok(Engine {
             store_thread: store_thread::StoreThread::spawn(
                 store.reopen()?,
-                match store.location() {
-                    StoreLocation::File(_) => Some(store.reopen()?),
-                    StoreLocation::Postgres(_) => None,
-                },
+                store.reopen_for_checkpoints()?,
             ),
             deferred_error: Arc::default(),
             left_for_others: Mutex::default(),

@@ -116,6 +116,14 @@ impl From<tokio_postgres::Error> for StoreError {
     }
 }
 
+/// What a write-ahead log checkpoint did: frames in the log, and how many of them are now
+/// in the database file (fewer when a reader still needs older pages).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checkpointed {
+    pub log_frames: i64,
+    pub copied_frames: i64,
+}
+
 /// A handle on one Lodge database. Cheap to share behind an `Arc`; each `Store` is one
 /// connection, so several processes (or several `Store`s) can use one database at once.
 pub struct Store {
@@ -303,6 +311,16 @@ impl Store {
         Ok(())
     }
 
+    /// Another connection to this store, for taking the write-ahead log's checkpoints off
+    /// a connection that has left them to others ([`Store::leave_checkpoints_to_others`]);
+    /// `None` on PostgreSQL, which has no such log to tend.
+    pub fn reopen_for_checkpoints(&self) -> Result<Option<Store>> {
+        match self.location {
+            StoreLocation::File(_) => self.reopen().map(Some),
+            StoreLocation::Postgres(_) => Ok(None),
+        }
+    }
+
     /// Leave WAL checkpoints to someone else ([`Store::checkpoint`] on another connection):
     /// a checkpoint syncs the database file, and on a connection that serves every call of
     /// an engine that wait would stall them all. Nothing to do on PostgreSQL.
@@ -314,13 +332,22 @@ impl Store {
     }
 
     /// Copy what the write-ahead log holds back into the database file, as far as readers
-    /// allow, without waiting for any lock (SQLite's PASSIVE checkpoint). Nothing to do on
+    /// allow, without waiting for any lock (SQLite's PASSIVE checkpoint). `None` on
     /// PostgreSQL.
-    pub fn checkpoint(&self) -> Result<()> {
-        if let Backend::Lite(conn) = &*self.lock() {
-            conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+    pub fn checkpoint(&self) -> Result<Option<Checkpointed>> {
+        match &*self.lock() {
+            Backend::Lite(conn) => Ok(Some(conn.query_row(
+                "PRAGMA wal_checkpoint(PASSIVE)",
+                [],
+                |r| {
+                    Ok(Checkpointed {
+                        log_frames: r.get(1)?,
+                        copied_frames: r.get(2)?,
+                    })
+                },
+            )?)),
+            Backend::Pg(_) => Ok(None),
         }
-        Ok(())
     }
 
     fn lock(&self) -> MutexGuard<'_, Backend> {
@@ -387,4 +414,37 @@ fn default_actor() -> String {
         .or_else(|_| std::env::var("USERNAME"))
         .unwrap_or_else(|_| "someone".into());
     format!("{user}@{}", this_host())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connection_that_leaves_checkpoints_to_others_keeps_its_commits_in_the_log_until_one_runs()
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = Store::open(&dir.path().join("lodge.db")).unwrap();
+        let checkpoints = writer
+            .reopen_for_checkpoints()
+            .unwrap()
+            .expect("a SQLite file");
+        writer.leave_checkpoints_to_others().unwrap();
+        // More pages than SQLite's own rule (1,000) would let pile up before checkpointing.
+        for n in 0..1500 {
+            let scope = format!("sandbox+http://127.0.0.1:{n}");
+            writer
+                .upsert_target(&scope, &scope, &"x".repeat(2000))
+                .unwrap();
+        }
+        let done = checkpoints.checkpoint().unwrap().expect("a SQLite file");
+        assert!(
+            done.log_frames > 1000,
+            "no checkpoint ran on the writer's commits: {done:?}"
+        );
+        assert_eq!(
+            done.copied_frames, done.log_frames,
+            "nobody reads: all copied"
+        );
+    }
 }
