@@ -246,6 +246,75 @@ fn job_event(job: &JobRow, kind: EventKind, message: String) -> NewEvent {
     }
 }
 
+/// How a finish changes its job; [`JobChange::apply`] makes the change and reads the job
+/// back in one statement.
+struct JobChange {
+    state: JobState,
+    /// When the job is due next; `None` leaves it (an ended job is never due).
+    due_at: Option<i64>,
+    /// The scope's result after a landing: identifier and URL. `None` leaves them.
+    landed_as: Option<(String, Option<String>)>,
+    /// The last error and HTTP status to show; `None` keeps them (a release).
+    error: Option<(Option<String>, Option<u16>)>,
+    /// A release of an attempt that never started gives its count back.
+    attempt_not_made: bool,
+}
+
+impl JobChange {
+    /// The job ends this round in `state` (or waits, or is queued) with this error.
+    fn ended(state: JobState, error: Option<String>, http_status: Option<u16>) -> JobChange {
+        JobChange {
+            state,
+            due_at: None,
+            landed_as: None,
+            error: Some((error, http_status)),
+            attempt_not_made: false,
+        }
+    }
+
+    /// Release the lease, set the state and the rest, and read the job back.
+    fn apply(&self, db: Db<'_>, job: i64, now: i64) -> Result<JobRow> {
+        let (identifier, url) = match &self.landed_as {
+            Some((identifier, url)) => (Some(identifier), url.as_ref()),
+            None => (None, None),
+        };
+        let (error, http_status) = match &self.error {
+            Some((error, status)) => (error.as_ref(), *status),
+            None => (None, None),
+        };
+        db.opt(
+            &format!(
+                "UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires = NULL,
+                                 updated_at = ?3, due_at = COALESCE(?4, due_at),
+                                 not_before = CASE WHEN ?2 = 'waiting' THEN ?4
+                                                   ELSE not_before END,
+                                 identifier = COALESCE(?5, identifier),
+                                 url = CASE WHEN ?5 IS NULL THEN url ELSE ?6 END,
+                                 last_error = CASE WHEN ?9 = 1 THEN last_error ELSE ?7 END,
+                                 last_status = CASE WHEN ?9 = 1 THEN last_status ELSE ?8 END,
+                                 attempts = CASE WHEN ?10 = 1 AND attempts > 0
+                                                 THEN attempts - 1 ELSE attempts END
+                 WHERE id = ?1
+                 RETURNING {JOB_RETURNING}"
+            ),
+            args![
+                job,
+                self.state.as_str(),
+                now,
+                self.due_at,
+                identifier,
+                url,
+                error,
+                http_status,
+                self.error.is_none(),
+                self.attempt_not_made
+            ],
+            job_from_row,
+        )?
+        .ok_or(StoreError::NoSuchJob(job))
+    }
+}
+
 /// Whether a lease still holds its job, checked inside the transaction that would record.
 enum FenceCheck {
     /// The fence only ever grows, so an equal fence and a running state mean nobody has
@@ -759,12 +828,7 @@ impl Store {
     fn finish_in(&self, db: Db<'_>, lease: &Lease, finish: &Finish) -> Result<(JobRow, EventRow)> {
         let job = &lease.job;
         let now = now_ms();
-        // Each outcome comes down to the job's next state, when it is due next (`None`:
-        // unchanged), the columns it sets besides, and its event.
-        let mut landed_as: Option<(String, Option<String>)> = None;
-        let mut keep_error = false;
-        let (state, due_at, last_error, http_status, attempt_not_made, event) = match finish.clone()
-        {
+        let (change, event) = match finish.clone() {
             Finish::Landed {
                 record,
                 created,
@@ -775,9 +839,8 @@ impl Store {
             } => {
                 let outcome = if created { "created" } else { "existing" };
                 // Claim the scope; if another worker recorded it first, theirs stands.
-                let (winner, winner_url, inserted) =
+                let (identifier, url, inserted) =
                     record_result(db, job, &record, outcome, &fingerprint, now)?;
-                landed_as = Some((winner, winner_url));
                 let state = if created && inserted {
                     JobState::Deposited
                 } else {
@@ -785,7 +848,11 @@ impl Store {
                 };
                 let mut e = job_event(job, kind, message);
                 e.http_status = http_status;
-                (state, None, None, http_status, false, e)
+                let change = JobChange {
+                    landed_as: Some((identifier, url)),
+                    ..JobChange::ended(state, None, http_status)
+                };
+                (change, e)
             }
             Finish::Retry {
                 not_before,
@@ -804,25 +871,23 @@ impl Store {
                 );
                 e.http_status = http_status;
                 e.delay_ms = Some(ms(delay));
-                let not_before = Some(not_before);
-                (
-                    JobState::Waiting,
-                    not_before,
-                    Some(error),
-                    http_status,
-                    false,
-                    e,
-                )
+                let change = JobChange {
+                    due_at: Some(not_before),
+                    ..JobChange::ended(JobState::Waiting, Some(error), http_status)
+                };
+                (change, e)
             }
             Finish::Failed { error, http_status } => {
                 let mut e = job_event(job, EventKind::Failed, error.clone());
                 e.http_status = http_status;
-                (JobState::Failed, None, Some(error), http_status, false, e)
+                let change = JobChange::ended(JobState::Failed, Some(error), http_status);
+                (change, e)
             }
             Finish::Rejected { error, http_status } => {
                 let mut e = job_event(job, EventKind::Rejected, error.clone());
                 e.http_status = http_status;
-                (JobState::Rejected, None, Some(error), http_status, false, e)
+                let change = JobChange::ended(JobState::Rejected, Some(error), http_status);
+                (change, e)
             }
             Finish::PauseTarget { error, http_status } => {
                 db.run(
@@ -835,14 +900,11 @@ impl Store {
                     format!("{} paused until you act: {error}", job.target),
                 );
                 e.http_status = http_status;
-                (
-                    JobState::Queued,
-                    Some(now),
-                    Some(error),
-                    http_status,
-                    false,
-                    e,
-                )
+                let change = JobChange {
+                    due_at: Some(now),
+                    ..JobChange::ended(JobState::Queued, Some(error), http_status)
+                };
+                (change, e)
             }
             release @ (Finish::Release { .. } | Finish::LeaveForOthers { .. }) => {
                 let (message, not_before, attempt_made, kind) = match release {
@@ -858,46 +920,17 @@ impl Store {
                 };
                 // Not an outcome: the job goes back to the queue, claimable again at
                 // `not_before`, with its last error and status as they were.
-                let due = not_before.unwrap_or(now).max(now);
-                keep_error = true;
-                let e = job_event(job, kind, message);
-                (JobState::Queued, Some(due), None, None, !attempt_made, e)
+                let change = JobChange {
+                    state: JobState::Queued,
+                    due_at: Some(not_before.unwrap_or(now).max(now)),
+                    landed_as: None,
+                    error: None,
+                    attempt_not_made: !attempt_made,
+                };
+                (change, job_event(job, kind, message))
             }
         };
-        // One statement sets the state and reads the job back. `None` leaves a column as it
-        // is: the identifier outside a landing, the due time of an ended job.
-        let updated = db
-            .opt(
-                &format!(
-                    "UPDATE jobs SET state = ?2, lease_owner = NULL, lease_expires = NULL,
-                                     updated_at = ?3, due_at = COALESCE(?4, due_at),
-                                     not_before = CASE WHEN ?2 = 'waiting' THEN ?4
-                                                       ELSE not_before END,
-                                     identifier = COALESCE(?5, identifier),
-                                     url = CASE WHEN ?5 IS NULL THEN url ELSE ?6 END,
-                                     last_error = CASE WHEN ?9 = 1 THEN last_error ELSE ?7 END,
-                                     last_status = CASE WHEN ?9 = 1 THEN last_status
-                                                        ELSE ?8 END,
-                                     attempts = CASE WHEN ?10 = 1 AND attempts > 0
-                                                     THEN attempts - 1 ELSE attempts END
-                     WHERE id = ?1
-                     RETURNING {JOB_RETURNING}"
-                ),
-                args![
-                    job.id,
-                    state.as_str(),
-                    now,
-                    due_at,
-                    landed_as.as_ref().map(|(identifier, _)| identifier),
-                    landed_as.as_ref().and_then(|(_, url)| url.as_ref()),
-                    last_error,
-                    http_status,
-                    keep_error,
-                    attempt_not_made
-                ],
-                job_from_row,
-            )?
-            .ok_or(StoreError::NoSuchJob(job.id))?;
+        let updated = change.apply(db, job.id, now)?;
         let row = insert_event(db, &event, &self.actor)?;
         Ok((updated, row))
     }
