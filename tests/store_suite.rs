@@ -254,6 +254,60 @@ fn a_failed_job_is_requeued_with_the_same_key(b: Backend) {
     assert_eq!(again.job.attempts, 1);
 }
 
+fn a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (_, _, job) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let not_before = lodge::store::now_ms() - 1;
+    let (waiting, _) = store
+        .finish(
+            &lease,
+            Finish::Retry {
+                not_before,
+                delay: Duration::from_millis(1),
+                error: "503 busy".into(),
+                http_status: Some(503),
+            },
+        )
+        .unwrap();
+    assert_eq!(waiting.state, JobState::Waiting);
+    assert_eq!(waiting.not_before, not_before);
+    assert_eq!(waiting.last_error.as_deref(), Some("503 busy"));
+    assert_eq!(waiting.last_status, Some(503));
+    assert_eq!(waiting.lease_owner, None);
+
+    // Claimed again (attempt 2), then given back before anything was sent: the attempt is
+    // not counted, the job is queued, and the last error stays what the server said.
+    let second = claim(&store, "w1", Duration::from_secs(60));
+    assert_eq!(second.job.attempts, 2);
+    let (released, event) = store
+        .finish(
+            &second,
+            Finish::Release {
+                message: "back on the queue".into(),
+                not_before: None,
+                attempt_made: false,
+            },
+        )
+        .unwrap();
+    assert_eq!(released.id, job);
+    assert_eq!(released.state, JobState::Queued);
+    assert_eq!(released.attempts, 1);
+    assert_eq!(released.last_error.as_deref(), Some("503 busy"));
+    assert_eq!(released.last_status, Some(503));
+    assert_eq!(released.identifier, None);
+    assert_eq!(event.kind, EventKind::Queued);
+
+    // A landing clears the error and records the identifier.
+    let third = claim(&store, "w1", Duration::from_secs(60));
+    let (done, _) = store.finish(&third, landed("sbx-000001")).unwrap();
+    assert_eq!(done.state, JobState::Deposited);
+    assert_eq!(done.identifier.as_deref(), Some("sbx-000001"));
+    assert_eq!(done.last_error, None);
+    assert_eq!(done.last_status, Some(201));
+}
+
 fn the_event_log_is_append_only_and_names_who_wrote_it(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -334,6 +388,7 @@ every_backend!(
     a_finish_run_again_after_its_commit_answers_what_was_recorded,
     concurrent_claimers_never_share_a_job,
     a_failed_job_is_requeued_with_the_same_key,
+    a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made,
     the_event_log_is_append_only_and_names_who_wrote_it,
     reports_read_the_same_on_every_backend,
     a_second_open_finds_the_schema_migrated,
