@@ -234,6 +234,11 @@ impl Store {
             .map_err(open_err)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(open_err)?;
+        // A group commit runs each call as a savepoint, whose undo copies (the statement
+        // journal) SQLite spills to a temporary file past 64 KiB: two writes per page.
+        // They are only needed until the group ends; keep them in memory.
+        conn.pragma_update(None, "temp_store", "MEMORY")
+            .map_err(open_err)?;
         // Two processes opening a new file at once both see version 0; the loser's first
         // statement fails ("table already exists") once the winner commits. Read the version
         // again and carry on from there.
