@@ -131,11 +131,10 @@ pub struct EventRow {
 pub(super) fn insert_event(db: Db<'_>, e: &NewEvent, actor: &str) -> Result<EventRow> {
     let at = now_ms();
     let kind = e.kind.unwrap_or(EventKind::Attempt);
-    let id: i64 = db.one(
+    let id = db.insert(
         "INSERT INTO events (at, job_id, dataset_id, target, content_key, kind, attempt,
                              http_status, delay_ms, message, actor)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-         RETURNING id",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         args![
             at,
             e.job_id,
@@ -149,7 +148,6 @@ pub(super) fn insert_event(db: Db<'_>, e: &NewEvent, actor: &str) -> Result<Even
             &e.message,
             actor
         ],
-        |r| r.get(0),
     )?;
     Ok(EventRow {
         id,

@@ -157,7 +157,7 @@ impl Store {
                 Ok(db.one(sql, args![], |r| r.get::<i64>(0))? as u64)
             };
             let oldest: Option<i64> = db.one(
-                "SELECT min(created_at) FROM jobs WHERE state IN ('queued','running','waiting')",
+                concat!("SELECT min(created_at) FROM jobs WHERE ", active_job!()),
                 args![],
                 |r| r.get(0),
             )?;
@@ -167,9 +167,7 @@ impl Store {
                 retries: count("SELECT count(*) FROM events WHERE kind = 'retry_scheduled'")?,
                 failed: count("SELECT count(*) FROM jobs WHERE state = 'failed'")?,
                 rejected: count("SELECT count(*) FROM jobs WHERE state = 'rejected'")?,
-                pending: count(
-                    "SELECT count(*) FROM jobs WHERE state IN ('queued','running','waiting')",
-                )?,
+                pending: count(concat!("SELECT count(*) FROM jobs WHERE ", active_job!()))?,
                 oldest_pending_age_secs: oldest.map(|t| (now_ms() - t).max(0) as f64 / 1000.0),
             })
         })
