@@ -296,7 +296,8 @@ impl JobChange {
                 error,
                 http_status,
                 self.error.is_none(),
-                self.attempt_not_made
+                self.attempt_not_made,
+                self.state.is_terminal().then_some(now)
             ],
         )
     }
@@ -310,12 +311,15 @@ const CLAIM_SET: &str = "state = 'running', fence = fence + 1, attempts = attemp
 /// A claim that finds the scope's result already recorded closes the job as a replay.
 /// `?1` job, `?2` identifier, `?3` URL, `?4` now.
 const REPLAY_SET: &str = "state = 'existing', fence = fence + 1, lease_owner = NULL,
-     lease_expires = NULL, identifier = ?2, url = ?3, last_error = NULL, updated_at = ?4";
+     lease_expires = NULL, identifier = ?2, url = ?3, last_error = NULL, updated_at = ?4,
+     ended_at = ?4";
 
 /// An outcome's change ([`JobChange`]): `?1` job, `?2` state, `?3` now, `?4` due time,
 /// `?5`/`?6` identifier and URL of a landing, `?7`/`?8` error and HTTP status, `?9` keep
-/// the error, `?10` give back an attempt that was not made.
+/// the error, `?10` give back an attempt that was not made, `?11` when the job ended
+/// (NULL if it goes on).
 const OUTCOME_SET: &str = "state = ?2, lease_owner = NULL, lease_expires = NULL, updated_at = ?3,
+     ended_at = ?11,
      due_at = COALESCE(?4, due_at),
      not_before = CASE WHEN ?2 = 'waiting' THEN ?4 ELSE not_before END,
      identifier = COALESCE(?5, identifier),
@@ -997,7 +1001,7 @@ impl Store {
                 let now = now_ms();
                 db.run(
                     "UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, due_at = 0,
-                                     deadline = ?2, updated_at = ?3
+                                     deadline = ?2, updated_at = ?3, ended_at = NULL
                      WHERE id = ?1",
                     args![id, now + ms(deadline), now],
                 )?;
@@ -1123,24 +1127,30 @@ impl Store {
 mod tests {
     use super::*;
 
-    /// The VDBE opcodes SQLite compiles `sql` to, on a database at the latest schema.
-    fn opcodes(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
+    /// A database at the latest schema.
+    fn latest() -> rusqlite::Connection {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        super::super::schema::migrations()
+            .to_latest(&mut conn)
+            .unwrap();
+        conn
+    }
+
+    /// The VDBE program SQLite compiles `sql` to: each opcode with its P2 operand.
+    fn program(conn: &rusqlite::Connection, sql: &str) -> Vec<(String, i64)> {
         let mut stmt = conn.prepare(&format!("EXPLAIN {sql}")).unwrap();
         // Compiled, not run: its parameters stay unbound.
         let mut rows = stmt.raw_query();
         let mut ops = Vec::new();
         while let Some(row) = rows.next().unwrap() {
-            ops.push(row.get::<_, String>(1).unwrap());
+            ops.push((row.get(1).unwrap(), row.get(3).unwrap()));
         }
         ops
     }
 
     #[test]
     fn claims_and_outcomes_build_no_temporary_btree_on_sqlite() {
-        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
-        super::super::schema::migrations()
-            .to_latest(&mut conn)
-            .unwrap();
+        let conn = latest();
         let statements = [
             format!("UPDATE jobs SET {CLAIM_SET} WHERE id = ?1"),
             format!("UPDATE jobs SET {REPLAY_SET} WHERE id = ?1"),
@@ -1148,11 +1158,36 @@ mod tests {
             DUE_JOBS_LITE.to_string(),
         ];
         for sql in statements {
-            let ops = opcodes(&conn, &sql);
+            let ops = program(&conn, &sql);
             assert!(
-                !ops.iter().any(|op| op == "OpenEphemeral"),
+                !ops.iter().any(|(op, _)| op == "OpenEphemeral"),
                 "builds a temporary b-tree on every run: {sql}\n{ops:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_claim_leaves_the_one_active_job_per_scope_index_alone_on_sqlite() {
+        let conn = latest();
+        let root: i64 = conn
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = 'jobs_one_active_per_scope'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let writes_index = |set: &str| {
+            program(&conn, &format!("UPDATE jobs SET {set} WHERE id = ?1"))
+                .iter()
+                .any(|(op, p2)| op == "OpenWrite" && *p2 == root)
+        };
+        assert!(
+            !writes_index(CLAIM_SET),
+            "a claim rewrites a random index page"
+        );
+        assert!(
+            writes_index(OUTCOME_SET),
+            "an outcome can end the job: it must"
+        );
     }
 }

@@ -8,13 +8,12 @@
 //! log event are one transaction (invariant 4), and a worker's fencing token is checked in
 //! that same transaction (invariant 7).
 
-/// A job still to be done (queued, running or waiting), as a SQL condition in the words of
-/// the predicate of the partial indexes on `jobs` (schema V3): SQLite uses a partial index
-/// only for a query that repeats its predicate exactly, and it would test an `IN` list of
-/// three states through a temporary b-tree built on every run. For `concat!`.
+/// A job still to be done (queued, running or waiting), as a SQL condition: the predicate
+/// of the partial indexes on `jobs` (schema V3), which SQLite uses only for a query that
+/// repeats it word for word. For `concat!`.
 macro_rules! active_job {
     () => {
-        "(state = 'queued' OR state = 'running' OR state = 'waiting')"
+        "ended_at IS NULL"
     };
 }
 

@@ -35,6 +35,9 @@ fn result_from_row(r: &Row<'_, '_>) -> Result<DepositResult> {
 
 const RESULT_COLUMNS: &str =
     "target, operation, content_key, identifier, url, outcome, fingerprint, job_id, recorded_at";
+/// [`RESULT_COLUMNS`] of `results r` in a join.
+const RESULT_COLUMNS_OF_R: &str = "r.target, r.operation, r.content_key, r.identifier, r.url, \
+     r.outcome, r.fingerprint, r.job_id, r.recorded_at";
 
 /// One line of `lodge status`: a dataset and its latest job for one target (or none yet).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -105,14 +108,22 @@ impl Store {
     }
 
     /// Results on any target whose data fingerprint is `fingerprint`.
+    ///
+    /// Found through the documents with that fingerprint and each target's results for
+    /// their keys (index lookups both): a result's key and target always have their rows
+    /// there, since a result is only recorded for a job, which refers to both. An index on
+    /// the results' own fingerprint column would cost a random page per recorded result.
     pub fn results_with_fingerprint(&self, fingerprint: &str) -> Result<Vec<DepositResult>> {
         self.with(|db| {
             db.all(
                 &format!(
-                    "SELECT {RESULT_COLUMNS} FROM results WHERE fingerprint = ?1
-                     ORDER BY recorded_at"
+                    "SELECT {RESULT_COLUMNS_OF_R} FROM documents d CROSS JOIN targets t
+                     JOIN results r ON r.target = t.scope_id AND r.operation = ?2
+                                   AND r.content_key = d.content_key
+                     WHERE d.fingerprint = ?1
+                     ORDER BY r.recorded_at"
                 ),
-                args![fingerprint],
+                args![fingerprint, OPERATION_DEPOSIT],
                 result_from_row,
             )
         })

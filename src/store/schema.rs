@@ -127,15 +127,22 @@ BEGIN SELECT RAISE(ABORT, 'the event log is append-only'); END;
 /// read its folder knows to leave the job for one that can.
 const V2: &str = "ALTER TABLE datasets ADD COLUMN origin TEXT NOT NULL DEFAULT '';";
 
-/// V3: the queue tests a job's state with comparisons, not `IN` lists. SQLite evaluates
-/// an `IN` list of more than two values through a temporary b-tree that it builds every
-/// time the statement runs; the check on `jobs.state` and the predicates of the two
-/// partial indexes did that five times for every claim and every outcome (a tenth of the
-/// store thread's time in profiles). A check cannot be altered in place, so the table is
-/// rebuilt with the same columns (no table refers to `jobs`).
+/// V3: the queue's writes touch fewer pages and build no temporary b-trees.
 ///
-/// A query that wants a partial index must repeat its predicate word for word:
-/// `active_job!` in `jobs.rs`.
+/// - `jobs.ended_at`: when the job ended (deposited, existing, failed or rejected); NULL
+///   while it is still to be done. The partial indexes of active jobs select on it, so a
+///   claim (queued -> running) no longer rewrites its entry in the one-active-job-per-scope
+///   index, a random page, as a predicate on `state` made SQLite do. A check keeps it in
+///   step with `state`.
+/// - The state check is written as comparisons: SQLite tests an `IN` list of more than two
+///   values through a temporary b-tree built on every run of the statement.
+/// - `results_by_fingerprint` goes: every result's key has a document, which has the
+///   fingerprint ([`Store::results_with_fingerprint`](super::Store) looks there), and the
+///   index cost each recorded result another random page.
+///
+/// A check cannot be altered in place, so `jobs` is rebuilt with its columns plus
+/// `ended_at` (no table refers to `jobs`). A query that wants a partial index must repeat
+/// its predicate word for word: `active_job!` in `store/mod.rs`.
 const V3: &str = r#"
 CREATE TABLE jobs_v3 (
     id            INTEGER PRIMARY KEY,
@@ -160,18 +167,22 @@ CREATE TABLE jobs_v3 (
     identifier    TEXT,
     url           TEXT,
     created_at    INTEGER NOT NULL,
-    updated_at    INTEGER NOT NULL
+    updated_at    INTEGER NOT NULL,
+    ended_at      INTEGER,                     -- unix ms; NULL while queued, running, waiting
+    CHECK ((ended_at IS NULL) = (state = 'queued' OR state = 'running' OR state = 'waiting'))
 );
 INSERT INTO jobs_v3 SELECT id, dataset_id, target, operation, content_key, state, attempts,
     not_before, due_at, deadline, lease_owner, lease_expires, fence, last_error,
-    last_status, identifier, url, created_at, updated_at FROM jobs;
+    last_status, identifier, url, created_at, updated_at,
+    CASE WHEN state IN ('queued','running','waiting') THEN NULL ELSE updated_at END
+    FROM jobs;
 DROP TABLE jobs;
 ALTER TABLE jobs_v3 RENAME TO jobs;
 CREATE UNIQUE INDEX jobs_one_active_per_scope ON jobs(target, operation, content_key)
-    WHERE (state = 'queued' OR state = 'running' OR state = 'waiting');
-CREATE INDEX jobs_due ON jobs(due_at, id)
-    WHERE (state = 'queued' OR state = 'running' OR state = 'waiting');
+    WHERE ended_at IS NULL;
+CREATE INDEX jobs_due ON jobs(due_at, id) WHERE ended_at IS NULL;
 CREATE INDEX jobs_by_dataset ON jobs(dataset_id, target);
+DROP INDEX results_by_fingerprint;
 "#;
 
 /// Every SQLite migration, oldest first.
@@ -294,14 +305,18 @@ CREATE TRIGGER events_notify AFTER INSERT ON events
 const PG_V2: &str = "ALTER TABLE datasets ADD COLUMN origin TEXT NOT NULL DEFAULT '';
 CREATE UNIQUE INDEX datasets_by_origin_path ON datasets(origin, path);";
 
-/// V3 on PostgreSQL: the partial indexes take the predicate the queries now state (the
-/// same words on both backends). PostgreSQL tests `IN` lists cheaply, so its check stays.
-const PG_V3: &str = "DROP INDEX jobs_one_active_per_scope;
+/// V3 on PostgreSQL: the same `ended_at` column, check and indexes, and no
+/// `results_by_fingerprint`. PostgreSQL tests `IN` lists cheaply, so its state check stays.
+const PG_V3: &str = "ALTER TABLE jobs ADD COLUMN ended_at BIGINT;
+UPDATE jobs SET ended_at = updated_at WHERE state NOT IN ('queued','running','waiting');
+ALTER TABLE jobs ADD CONSTRAINT jobs_ended_with_state
+    CHECK ((ended_at IS NULL) = (state IN ('queued','running','waiting')));
+DROP INDEX jobs_one_active_per_scope;
 DROP INDEX jobs_due;
 CREATE UNIQUE INDEX jobs_one_active_per_scope ON jobs(target, operation, content_key)
-    WHERE (state = 'queued' OR state = 'running' OR state = 'waiting');
-CREATE INDEX jobs_due ON jobs(due_at, id)
-    WHERE (state = 'queued' OR state = 'running' OR state = 'waiting');";
+    WHERE ended_at IS NULL;
+CREATE INDEX jobs_due ON jobs(due_at, id) WHERE ended_at IS NULL;
+DROP INDEX results_by_fingerprint;";
 
 /// Every PostgreSQL migration, oldest first; the same versions as [`migrations`].
 pub fn postgres_migrations() -> &'static [&'static str] {
@@ -340,34 +355,43 @@ mod tests {
     fn v3_rebuilds_the_job_queue_keeping_every_job_and_its_rules() {
         let mut conn = v2_queue();
         super::migrations().to_latest(&mut conn).unwrap();
-        let jobs: Vec<(i64, String, i64, Option<String>)> = conn
-            .prepare("SELECT id, state, fence, identifier FROM jobs ORDER BY id")
+        let jobs: Vec<(i64, String, i64, Option<String>, Option<i64>)> = conn
+            .prepare("SELECT id, state, fence, identifier, ended_at FROM jobs ORDER BY id")
             .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
             .unwrap()
             .map(|j| j.unwrap())
             .collect();
         assert_eq!(
             jobs,
             vec![
-                (1, "deposited".into(), 1, Some("sandbox:1".into())),
-                (2, "queued".into(), 0, None)
-            ]
+                (1, "deposited".into(), 1, Some("sandbox:1".into()), Some(2)),
+                (2, "queued".into(), 0, None, None)
+            ],
+            "every job kept; the ended one ended when it was last updated"
         );
+        let insert = |state: &str, ended_at: Option<i64>| {
+            conn.execute(
+                "INSERT INTO jobs (target, operation, content_key, state, deadline, created_at,
+                                   updated_at, ended_at)
+                 VALUES ('t', 'deposit', 'k', ?1, 9, 4, 4, ?2)",
+                rusqlite::params![state, ended_at],
+            )
+        };
         // Still one active job per scope...
-        let second_active = conn.execute(
-            "INSERT INTO jobs (target, operation, content_key, state, deadline, created_at,
-                               updated_at) VALUES ('t', 'deposit', 'k', 'waiting', 9, 4, 4)",
-            [],
-        );
-        assert!(second_active.is_err(), "a second active job for one scope");
+        assert!(insert("waiting", None).is_err(), "a second active job");
         // ...any number of ended ones...
-        conn.execute(
-            "INSERT INTO jobs (target, operation, content_key, state, deadline, created_at,
-                               updated_at) VALUES ('t', 'deposit', 'k', 'failed', 9, 4, 4)",
-            [],
-        )
-        .unwrap();
+        insert("failed", Some(4)).unwrap();
+        // ...an end time exactly when the state has ended...
+        assert!(
+            insert("failed", None).is_err(),
+            "an ended job without its end"
+        );
+        let requeued_with_its_end =
+            conn.execute("UPDATE jobs SET state = 'queued' WHERE id = 1", []);
+        assert!(requeued_with_its_end.is_err(), "an active job with an end");
         // ...and only the seven states.
         let bad = conn.execute("UPDATE jobs SET state = 'lost' WHERE id = 1", []);
         assert!(bad.is_err(), "a state outside the seven was accepted");
