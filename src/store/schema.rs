@@ -355,7 +355,9 @@ mod tests {
     fn v3_rebuilds_the_job_queue_keeping_every_job_and_its_rules() {
         let mut conn = v2_queue();
         super::migrations().to_latest(&mut conn).unwrap();
-        let jobs: Vec<(i64, String, i64, Option<String>, Option<i64>)> = conn
+        // id, state, fence, identifier, ended_at
+        type JobLine = (i64, String, i64, Option<String>, Option<i64>);
+        let jobs: Vec<JobLine> = conn
             .prepare("SELECT id, state, fence, identifier, ended_at FROM jobs ORDER BY id")
             .unwrap()
             .query_map([], |r| {
