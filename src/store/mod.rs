@@ -345,6 +345,10 @@ impl Store {
         Ok(())
     }
 
+    /// Longest wait of a checkpoint's RESTART step for the writer and readers; see
+    /// [`Store::checkpoint`].
+    const RESTART_WAIT: Duration = Duration::from_millis(50);
+
     /// Copy what the write-ahead log holds back into the database file and have the next
     /// write start the log from its beginning. `None` on PostgreSQL.
     ///
@@ -371,9 +375,14 @@ impl Store {
             })
         };
         let (_, copied) = run("PASSIVE")?;
-        // Busy (a reader held on past the lock wait) only means the log goes on growing
-        // until the next checkpoint.
-        match run("RESTART")? {
+        // The RESTART holds the write lock while it waits for readers of the old log (in
+        // any process) to finish: wait only briefly, never the store's whole lock wait,
+        // or one long read would stall every claim and outcome behind it. Busy only means
+        // the log goes on growing until the next checkpoint.
+        conn.busy_timeout(Self::RESTART_WAIT)?;
+        let restarted = run("RESTART");
+        conn.busy_timeout(self.lock_wait)?;
+        match restarted? {
             (false, restarted) => Ok(Some(restarted)),
             (true, _) => Ok(Some(copied)),
         }
@@ -504,5 +513,31 @@ mod tests {
             grown,
             "the log grew past its old end instead of starting over"
         );
+    }
+
+    #[test]
+    fn a_checkpoint_waits_only_briefly_for_a_long_reader_and_the_writer_carries_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lodge.db");
+        let writer = Store::open(&path).unwrap();
+        let checkpoints = writer.reopen_for_checkpoints().unwrap().unwrap();
+        writer.leave_checkpoints_to_others().unwrap();
+        writer.upsert_target("a", "a", "first").unwrap();
+        // Another process's long read, on the log as it was.
+        let reader = rusqlite::Connection::open(&path).unwrap();
+        reader
+            .execute_batch("BEGIN; SELECT count(*) FROM targets;")
+            .unwrap();
+        writer.upsert_target("b", "b", "second").unwrap();
+
+        let started = std::time::Instant::now();
+        checkpoints.checkpoint().unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the checkpoint waited {:?} for the reader (the store's lock wait is 30 s)",
+            started.elapsed()
+        );
+        writer.upsert_target("c", "c", "third").unwrap();
+        reader.execute_batch("COMMIT").unwrap();
     }
 }
