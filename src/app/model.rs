@@ -11,7 +11,9 @@ use super::targets::{ConfiguredTarget, TargetField, TargetTest};
 use super::update::{Details, Startup, TargetInfo, Update};
 use crate::content::{ContentKey, FieldProblem, Metadata};
 use crate::engine::EngineEvent;
-use crate::store::{DatasetSummary, EventKind, EventRow, HistoryRow, JobRow, ResultFingerprint};
+use crate::store::{
+    DatasetSummary, EventKind, EventRow, HistoryRow, JobRow, JobState, ResultFingerprint,
+};
 
 /// The log keeps at most this many lines in memory (the store keeps them all).
 pub const LOG_CAPACITY: usize = 20_000;
@@ -467,9 +469,10 @@ impl Model {
                 });
             }
         }
-        let newer = entry.jobs.get(&job.target).is_none_or(|old| {
-            old.id < job.id || (old.id == job.id && old.updated_at <= job.updated_at)
-        });
+        let newer = entry
+            .jobs
+            .get(&job.target)
+            .is_none_or(|old| supersedes(&job, old));
         if newer {
             entry.jobs.insert(job.target.clone(), job);
         }
@@ -519,5 +522,76 @@ impl Model {
         }
         self.log.push_back(line);
         self.log_version += 1;
+    }
+}
+
+/// Whether `new` is a later version than `old` of the latest job for a dataset and target.
+///
+/// A job's rows arrive from the engine and from commands' own reads, in no set order, and a
+/// replay can commit within the millisecond of the enqueue before it. On equal times the
+/// fence (moved by every claim and replay) decides, then a claim's `running` comes before
+/// whatever that claim ended in.
+fn supersedes(new: &JobRow, old: &JobRow) -> bool {
+    if new.id != old.id {
+        return new.id > old.id;
+    }
+    let version = |j: &JobRow| (j.updated_at, j.fence, j.state != JobState::Running);
+    version(old) <= version(new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(state: JobState, fence: i64, updated_at: i64) -> JobRow {
+        JobRow {
+            id: 7,
+            dataset_id: Some(1),
+            dataset_path: None,
+            dataset_name: None,
+            target: "sandbox+http://127.0.0.1:1".into(),
+            operation: "deposit".into(),
+            key: "ab".repeat(32).parse().unwrap(),
+            state,
+            attempts: 0,
+            not_before: 0,
+            deadline: 0,
+            lease_owner: None,
+            lease_expires: None,
+            fence,
+            last_error: None,
+            last_status: None,
+            identifier: None,
+            url: None,
+            created_at: 0,
+            updated_at,
+        }
+    }
+
+    #[test]
+    fn a_queued_snapshot_from_the_same_millisecond_does_not_hide_the_replay_after_it() {
+        let replayed = job(JobState::Existing, 1, 1000);
+        let queued = job(JobState::Queued, 0, 1000);
+        assert!(!supersedes(&queued, &replayed));
+        assert!(supersedes(&replayed, &queued));
+    }
+
+    #[test]
+    fn within_one_claim_its_outcome_follows_running_even_in_the_same_millisecond() {
+        let running = job(JobState::Running, 3, 1000);
+        let deposited = job(JobState::Deposited, 3, 1000);
+        assert!(supersedes(&deposited, &running));
+        assert!(!supersedes(&running, &deposited));
+    }
+
+    #[test]
+    fn a_later_time_or_a_newer_job_wins() {
+        assert!(supersedes(
+            &job(JobState::Queued, 3, 2000),
+            &job(JobState::Failed, 3, 1000)
+        ));
+        let mut newer_job = job(JobState::Queued, 0, 1);
+        newer_job.id = 8;
+        assert!(supersedes(&newer_job, &job(JobState::Failed, 5, 9000)));
     }
 }
