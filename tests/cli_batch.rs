@@ -397,10 +397,21 @@ async fn sandbox_command_serves_and_rejects_bad_fault_options() {
     })
     .await
     .unwrap();
-    child.kill().unwrap();
-    child.wait().unwrap();
     assert!(
         line.starts_with("Lodge sandbox listening on http://127.0.0.1:"),
         "{line}"
     );
+    // Its stdout is closed now (the reader is gone); it keeps serving all the same.
+    let base = line
+        .trim_start_matches("Lodge sandbox listening on ")
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let stats = reqwest::get(format!("{base}/stats")).await.unwrap();
+    assert!(stats.status().is_success(), "{}", stats.status());
+    assert!(child.try_wait().unwrap().is_none(), "the sandbox exited");
+    child.kill().unwrap();
+    child.wait().unwrap();
 }

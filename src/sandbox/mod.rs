@@ -23,6 +23,7 @@ mod routes;
 mod server;
 mod state;
 
+use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -249,13 +250,14 @@ pub async fn serve_until_ctrl_c(
 ) -> anyhow::Result<()> {
     let sandbox = RunningSandbox::start(config).await?;
     sandbox.set_datacite_account(datacite);
-    println!(
-        "Lodge sandbox listening on {} (data: {})",
+    // Whoever started the sandbox may stop reading after the first line (a script that
+    // wants the address): a closed stdout is no reason to stop serving.
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "Lodge sandbox listening on {} (data: {})\n\
+         DataCite emulation: lodge deposit --target '{}' --token PASSWORD (--datacite-password)",
         sandbox.base_url(),
-        sandbox.data_dir().display()
-    );
-    println!(
-        "DataCite emulation: lodge deposit --target '{}' --token PASSWORD (--datacite-password)",
+        sandbox.data_dir().display(),
         sandbox.datacite_target_url()
     );
     wait_for_signal().await?;
