@@ -458,23 +458,35 @@ fn default_actor() -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_connection_that_leaves_checkpoints_to_others_keeps_its_commits_in_the_log_until_one_runs()
-    {
-        let dir = tempfile::tempdir().unwrap();
-        let writer = Store::open(&dir.path().join("lodge.db")).unwrap();
+    /// A writer that leaves checkpoints to others, and the connection that takes them, on
+    /// `lodge.db` in `dir`.
+    fn writer_and_checkpoints(dir: &Path) -> (Store, Store) {
+        let writer = Store::open(&dir.join("lodge.db")).unwrap();
         let checkpoints = writer
             .reopen_for_checkpoints()
             .unwrap()
             .expect("a SQLite file");
         writer.leave_checkpoints_to_others().unwrap();
-        // More pages than SQLite's own rule (1,000) would let pile up before checkpointing.
-        for n in 0..1500 {
+        (writer, checkpoints)
+    }
+
+    /// `commits` commits of one 2 KB target each, numbered from `from`.
+    fn write_targets(writer: &Store, from: usize, commits: usize) {
+        for n in from..from + commits {
             let scope = format!("sandbox+http://127.0.0.1:{n}");
             writer
                 .upsert_target(&scope, &scope, &"x".repeat(2000))
                 .unwrap();
         }
+    }
+
+    #[test]
+    fn a_connection_that_leaves_checkpoints_to_others_keeps_its_commits_in_the_log_until_one_runs()
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let (writer, checkpoints) = writer_and_checkpoints(dir.path());
+        // More pages than SQLite's own rule (1,000) would let pile up before checkpointing.
+        write_targets(&writer, 0, 1500);
         let done = checkpoints.checkpoint().unwrap().expect("a SQLite file");
         assert!(
             done.log_frames > 1000,
@@ -489,25 +501,14 @@ mod tests {
     #[test]
     fn after_a_checkpoint_the_next_commits_start_the_log_from_its_beginning() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("lodge.db");
-        let writer = Store::open(&path).unwrap();
-        let checkpoints = writer.reopen_for_checkpoints().unwrap().unwrap();
-        writer.leave_checkpoints_to_others().unwrap();
+        let (writer, checkpoints) = writer_and_checkpoints(dir.path());
         let log = dir.path().join("lodge.db-wal");
-        let write = |from: usize, commits: usize| {
-            for n in from..from + commits {
-                let scope = format!("sandbox+http://127.0.0.1:{n}");
-                writer
-                    .upsert_target(&scope, &scope, &"x".repeat(2000))
-                    .unwrap();
-            }
-        };
-        write(0, 300);
+        write_targets(&writer, 0, 300);
         let grown = std::fs::metadata(&log).unwrap().len();
         let done = checkpoints.checkpoint().unwrap().unwrap();
         assert_eq!(done.copied_frames, done.log_frames, "all copied: {done:?}");
         // Fewer commits than before: started over, they stay within the old length.
-        write(300, 100);
+        write_targets(&writer, 300, 100);
         assert_eq!(
             std::fs::metadata(&log).unwrap().len(),
             grown,
@@ -518,13 +519,10 @@ mod tests {
     #[test]
     fn a_checkpoint_waits_only_briefly_for_a_long_reader_and_the_writer_carries_on() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("lodge.db");
-        let writer = Store::open(&path).unwrap();
-        let checkpoints = writer.reopen_for_checkpoints().unwrap().unwrap();
-        writer.leave_checkpoints_to_others().unwrap();
+        let (writer, checkpoints) = writer_and_checkpoints(dir.path());
         writer.upsert_target("a", "a", "first").unwrap();
         // Another process's long read, on the log as it was.
-        let reader = rusqlite::Connection::open(&path).unwrap();
+        let reader = rusqlite::Connection::open(dir.path().join("lodge.db")).unwrap();
         reader
             .execute_batch("BEGIN; SELECT count(*) FROM targets;")
             .unwrap();
