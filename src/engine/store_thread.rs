@@ -210,6 +210,8 @@ impl CheckpointPacer {
 /// disk; here that wait stalls no deposit. It ends with the store thread, after a last one.
 fn checkpoint(store: Store, asked: mpsc::Receiver<()>) {
     while asked.recv().is_ok() {
+        // Asks that piled up while a slow disk held the last checkpoint: one does for all.
+        while asked.try_recv().is_ok() {}
         // A failed checkpoint loses nothing (the log keeps every commit); the next one, or
         // SQLite's when the last connection closes, carries on.
         let _ = store.checkpoint();
