@@ -12,7 +12,7 @@ use anyhow::Context;
 use tokio_util::sync::CancellationToken;
 
 use super::data::tiny_datasets;
-use super::tools::{cpu_time, threads_cpu_time};
+use super::tools::{cpu_time, threads_cpu_since, threads_cpu_times};
 use crate::content::{ContentDocument, ContentKey};
 use crate::engine::{Engine, EngineConfig, STORE_THREADS};
 use crate::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
@@ -208,7 +208,7 @@ async fn guarded_side(
         .to_string();
     let before = server.stats().requests;
     let cpu = cpu_time();
-    let store_cpu = threads_cpu_time(&STORE_THREADS);
+    let store_cpu = threads_cpu_times(&STORE_THREADS);
     let started = Instant::now();
     let ids: Vec<i64> = store
         .enqueue_deposits(&scope, datasets, engine.config().retry.deadline)?
@@ -219,7 +219,7 @@ async fn guarded_side(
     let run = Run {
         elapsed: started.elapsed(),
         cpu: cpu_time() - cpu,
-        store_cpu: threads_cpu_time(&STORE_THREADS).saturating_sub(store_cpu),
+        store_cpu: threads_cpu_since(&STORE_THREADS, &store_cpu),
         requests: server.stats().requests - before,
     };
     let unlanded = jobs.iter().filter(|j| !j.state.is_landed()).count();

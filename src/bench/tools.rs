@@ -2,6 +2,7 @@
 //! loud error naming the tool and how to install it), child processes timed with their peak
 //! resident memory (Linux), and this process's CPU time.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -123,11 +124,11 @@ pub fn cpu_time() -> Duration {
     stat_cpu_time(Path::new("/proc/self/stat"))
 }
 
-/// CPU time (user + system) of this process's threads whose name starts with one of
-/// `names`, on Linux; zero elsewhere. Threads that have ended no longer count.
-pub fn threads_cpu_time(names: &[&str]) -> Duration {
+/// CPU time (user + system) so far of each of this process's threads whose name starts
+/// with one of `names`, by thread id, on Linux; empty elsewhere.
+pub fn threads_cpu_times(names: &[&str]) -> HashMap<String, Duration> {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return Duration::ZERO;
+        return HashMap::new();
     };
     tasks
         .flatten()
@@ -135,7 +136,21 @@ pub fn threads_cpu_time(names: &[&str]) -> Duration {
             let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
             names.iter().any(|n| comm.trim_end().starts_with(n))
         })
-        .map(|task| stat_cpu_time(&task.path().join("stat")))
+        .map(|task| {
+            let tid = task.file_name().to_string_lossy().into_owned();
+            (tid, stat_cpu_time(&task.path().join("stat")))
+        })
+        .collect()
+}
+
+/// CPU time the threads named `names` used since the snapshot `before`
+/// ([`threads_cpu_times`]): each thread's own difference, so a thread that ended meanwhile
+/// (an earlier engine's) drops out instead of cancelling the others' time, and a thread
+/// that started meanwhile counts whole.
+pub fn threads_cpu_since(names: &[&str], before: &HashMap<String, Duration>) -> Duration {
+    threads_cpu_times(names)
+        .into_iter()
+        .map(|(tid, now)| now.saturating_sub(before.get(&tid).copied().unwrap_or_default()))
         .sum()
 }
 
@@ -150,4 +165,52 @@ fn stat_cpu_time(stat: &Path) -> Duration {
         .collect();
     let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
     Duration::from_millis(ticks * 10)
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// A thread named `name` that burns `cpu` of CPU time, then waits for `stop`.
+    fn busy_thread(
+        name: &str,
+        cpu: Duration,
+    ) -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>) {
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let (ready, burnt) = std::sync::mpsc::channel::<()>();
+        let handle = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                // Its own CPU time, not the clock: a busy test machine may run it less.
+                let own = Path::new("/proc/thread-self/stat");
+                let started = Instant::now();
+                while stat_cpu_time(own) < cpu && started.elapsed() < Duration::from_secs(20) {
+                    std::hint::black_box(started.elapsed());
+                }
+                ready.send(()).unwrap();
+                let _ = stopped.recv();
+            })
+            .unwrap();
+        burnt.recv().unwrap();
+        (stop, handle)
+    }
+
+    #[test]
+    fn a_thread_that_ends_between_snapshots_does_not_cancel_the_time_of_the_others() {
+        let names = ["lodge-cputest"];
+        let (stop_old, old) = busy_thread("lodge-cputest-old", Duration::from_millis(300));
+        let before = threads_cpu_times(&names);
+        stop_old.send(()).unwrap();
+        old.join().unwrap();
+        let (stop_new, new) = busy_thread("lodge-cputest-new", Duration::from_millis(100));
+
+        let used = threads_cpu_since(&names, &before);
+        stop_new.send(()).unwrap();
+        new.join().unwrap();
+        // The new thread's 100 ms (in 10 ms ticks), not less the old one's 300 ms.
+        assert!(
+            used >= Duration::from_millis(100) && used < Duration::from_millis(250),
+            "{used:?}"
+        );
+    }
 }
