@@ -360,6 +360,43 @@ fn a_dataset_remembers_the_machine_it_was_added_on(b: Backend) {
     assert_eq!(input.origin.as_deref(), Some(store.host()));
 }
 
+fn the_same_data_under_other_metadata_finds_the_earlier_deposit(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let files: &[(&str, &[u8])] = &[("data.csv", b"a,b\n1,2\n")];
+    let first = support::add(&store, &b.lab.folder("first", files), &metadata("First"));
+    let second = support::add(&store, &b.lab.folder("second", files), &metadata("Second"));
+    assert_ne!(first.1, second.1, "other metadata, another key");
+    store
+        .enqueue_deposit(first.0, TARGET, &first.1, Duration::from_secs(60))
+        .unwrap();
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, landed("first-1")).unwrap();
+
+    let fingerprint = store
+        .document(&second.1)
+        .unwrap()
+        .unwrap()
+        .fingerprint()
+        .to_hex();
+    let same = store.results_with_fingerprint(&fingerprint).unwrap();
+    assert_eq!(same.len(), 1, "{same:?}");
+    assert_eq!(same[0].identifier, "first-1");
+    assert_eq!(same[0].target, TARGET);
+    let other_data = store
+        .document(&b.queued(&store, 9).1)
+        .unwrap()
+        .unwrap()
+        .fingerprint()
+        .to_hex();
+    assert!(
+        store
+            .results_with_fingerprint(&other_data)
+            .unwrap()
+            .is_empty()
+    );
+}
+
 macro_rules! store_suite {
     ($backend:ident: $($case:ident),* $(,)?) => {
         mod $backend {
@@ -393,4 +430,5 @@ every_backend!(
     reports_read_the_same_on_every_backend,
     a_second_open_finds_the_schema_migrated,
     a_dataset_remembers_the_machine_it_was_added_on,
+    the_same_data_under_other_metadata_finds_the_earlier_deposit,
 );

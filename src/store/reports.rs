@@ -35,9 +35,6 @@ fn result_from_row(r: &Row<'_, '_>) -> Result<DepositResult> {
 
 const RESULT_COLUMNS: &str =
     "target, operation, content_key, identifier, url, outcome, fingerprint, job_id, recorded_at";
-/// [`RESULT_COLUMNS`] of `results r` in a join.
-const RESULT_COLUMNS_OF_R: &str = "r.target, r.operation, r.content_key, r.identifier, r.url, \
-     r.outcome, r.fingerprint, r.job_id, r.recorded_at";
 
 /// One line of `lodge status`: a dataset and its latest job for one target (or none yet).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -117,11 +114,11 @@ impl Store {
         self.with(|db| {
             db.all(
                 &format!(
-                    "SELECT {RESULT_COLUMNS_OF_R} FROM documents d CROSS JOIN targets t
-                     JOIN results r ON r.target = t.scope_id AND r.operation = ?2
-                                   AND r.content_key = d.content_key
-                     WHERE d.fingerprint = ?1
-                     ORDER BY r.recorded_at"
+                    "SELECT {RESULT_COLUMNS} FROM results
+                     WHERE (target, operation, content_key) IN
+                           (SELECT t.scope_id, ?2, d.content_key
+                            FROM documents d CROSS JOIN targets t WHERE d.fingerprint = ?1)
+                     ORDER BY recorded_at"
                 ),
                 args![fingerprint, OPERATION_DEPOSIT],
                 result_from_row,
