@@ -299,7 +299,6 @@ async fn expired_lease_lets_a_second_worker_finish_and_refuses_the_first() {
             ..record.clone()
         },
         created: true,
-        fingerprint: "f".into(),
         kind: EventKind::Created,
         message: "created".into(),
         http_status: Some(201),

@@ -80,7 +80,6 @@ fn landed(identifier: &str) -> Finish {
             url: None,
         },
         created: true,
-        fingerprint: "f".repeat(64),
         kind: EventKind::Created,
         message: format!("created {identifier}"),
         http_status: Some(201),
@@ -383,6 +382,10 @@ fn the_same_data_under_other_metadata_finds_the_earlier_deposit(b: Backend) {
     assert_eq!(same.len(), 1, "{same:?}");
     assert_eq!(same[0].identifier, "first-1");
     assert_eq!(same[0].target, TARGET);
+    assert_eq!(
+        same[0].fingerprint, fingerprint,
+        "a result carries its document's data fingerprint"
+    );
     let other_data = store
         .document(&b.queued(&store, 9).1)
         .unwrap()
@@ -395,6 +398,104 @@ fn the_same_data_under_other_metadata_finds_the_earlier_deposit(b: Backend) {
             .unwrap()
             .is_empty()
     );
+}
+
+/// The claim and every kind of outcome answer the job exactly as the store now holds it:
+/// the engine and the GUI act on these rows without reading them again.
+fn a_claim_and_every_outcome_answer_the_job_as_stored(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let finishes = [
+        landed("sbx-1"),
+        Finish::Landed {
+            record: RecordRef {
+                identifier: "sbx-2".into(),
+                url: Some("http://127.0.0.1:9/records/sbx-2".into()),
+            },
+            created: false,
+            kind: EventKind::Existing,
+            message: "server says it already exists".into(),
+            http_status: Some(412),
+        },
+        Finish::Retry {
+            not_before: lodge::store::now_ms() + 60_000,
+            delay: Duration::from_secs(60),
+            error: "503 busy".into(),
+            http_status: Some(503),
+        },
+        Finish::Failed {
+            error: "gave up".into(),
+            http_status: Some(500),
+        },
+        Finish::Rejected {
+            error: "422 title missing".into(),
+            http_status: Some(422),
+        },
+        Finish::Release {
+            message: "stopped".into(),
+            not_before: None,
+            attempt_made: false,
+        },
+        Finish::Release {
+            message: "stopped mid-upload".into(),
+            not_before: Some(lodge::store::now_ms() + 5_000),
+            attempt_made: true,
+        },
+        Finish::LeaveForOthers {
+            message: "folder on another machine".into(),
+        },
+        Finish::PauseTarget {
+            error: "401 token refused".into(),
+            http_status: Some(401),
+        },
+    ];
+    for (n, finish) in finishes.into_iter().enumerate() {
+        let (_, _, job) = b.queued(&store, n);
+        // This case's job only: earlier ones may still be queued.
+        let only = ClaimFilter {
+            job_ids: Some(Arc::new(HashSet::from([job]))),
+            ..filter()
+        };
+        let mut lease = match store
+            .claim("w1", Duration::from_secs(60), 8, &only)
+            .unwrap()
+        {
+            Claim::Attempt { lease, .. } => *lease,
+            other => panic!("expected an attempt, got {other:?}"),
+        };
+        assert_eq!(lease.job, store.job(job).unwrap(), "claim of job {n}");
+        assert!(
+            store
+                .renew_lease(&mut lease, Duration::from_secs(90))
+                .unwrap()
+        );
+        let what = format!("{finish:?}");
+        let (answered, event) = store.finish(&lease, finish).unwrap();
+        assert_eq!(answered, store.job(job).unwrap(), "after {what}");
+        assert_eq!(event.job_id, Some(job));
+        if store.target_paused(TARGET).unwrap().is_some() {
+            store.resume_target(TARGET).unwrap();
+        }
+    }
+}
+
+/// The queued event says which job, dataset, target and key, at attempt 0.
+fn a_queued_job_logs_its_scope(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let root = b.lab.numbered_folder(1);
+    let (dataset, key) = support::add(&store, &root, &metadata("Dataset 1"));
+    let (queued, event) = store
+        .enqueue_deposit(dataset, TARGET, &key, Duration::from_secs(60))
+        .unwrap();
+    let event = event.expect("a new job logs that it was queued");
+    assert_eq!(event.kind, EventKind::Queued);
+    assert_eq!(event.job_id, Some(queued.job_id()));
+    assert_eq!(event.dataset_id, Some(dataset));
+    assert_eq!(event.target.as_deref(), Some(TARGET));
+    assert_eq!(event.content_key, Some(key.to_hex()));
+    assert_eq!(event.attempt, Some(0));
+    assert_eq!(store.events_for_job(queued.job_id()).unwrap(), vec![event]);
 }
 
 macro_rules! store_suite {
@@ -431,4 +532,41 @@ every_backend!(
     a_second_open_finds_the_schema_migrated,
     a_dataset_remembers_the_machine_it_was_added_on,
     the_same_data_under_other_metadata_finds_the_earlier_deposit,
+    a_claim_and_every_outcome_answer_the_job_as_stored,
+    a_queued_job_logs_its_scope,
 );
+
+/// A landing whose scope got a result from elsewhere after the claim looked (another
+/// machine's job, on a shared store) joins that result: the job ends `existing` with the
+/// earlier identifier, and the result is not replaced. SQLite only: the result is written
+/// straight into the file, as another process would.
+#[test]
+fn a_landing_after_another_result_for_the_scope_joins_it() {
+    let b = Backend::sqlite();
+    let store = b.open();
+    with_target(&store);
+    let (_, key, job) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let StoreLocation::File(path) = &b.location else {
+        unreachable!("a SQLite backend")
+    };
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .execute(
+            "INSERT INTO results (target, operation, content_key, identifier, url, outcome,
+                                  fingerprint, job_id, recorded_at)
+             VALUES (?1, 'deposit', ?2, 'theirs-1', NULL, 'created', 'f', NULL, 0)",
+            rusqlite::params![TARGET, key.to_hex()],
+        )
+        .unwrap();
+
+    let (joined, _) = store.finish(&lease, landed("mine-2")).unwrap();
+    assert_eq!(joined.state, JobState::Existing);
+    assert_eq!(joined.identifier.as_deref(), Some("theirs-1"));
+    assert_eq!(joined, store.job(job).unwrap());
+    let result = store
+        .lookup_result(TARGET, &key)
+        .unwrap()
+        .expect("a result");
+    assert_eq!(result.identifier, "theirs-1", "the earlier result stands");
+}

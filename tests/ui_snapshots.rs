@@ -106,20 +106,12 @@ fn seed_mixed_store(lab: &Lab, paths: &AppPaths, port: u16) {
         &metadata("Deposited cores"),
     );
     let lease = claim_one(&store, &target, queue(dep, dep_key));
-    let fingerprint = store
-        .dataset(dep)
-        .unwrap()
-        .unwrap()
-        .fingerprint
-        .unwrap()
-        .to_hex();
     store
         .finish(
             &lease,
             Finish::Landed {
                 record: record(1, port),
                 created: true,
-                fingerprint: fingerprint.clone(),
                 kind: EventKind::Created,
                 message: "created sandbox-1".into(),
                 http_status: Some(201),
@@ -138,20 +130,12 @@ fn seed_mixed_store(lab: &Lab, paths: &AppPaths, port: u16) {
         &metadata("Existing cores"),
     );
     let lease = claim_one(&store, &target, queue(ex, ex_key));
-    let fp = store
-        .dataset(ex)
-        .unwrap()
-        .unwrap()
-        .fingerprint
-        .unwrap()
-        .to_hex();
     store
         .finish(
             &lease,
             Finish::Landed {
                 record: record(2, port),
                 created: false,
-                fingerprint: fp,
                 kind: EventKind::Existing,
                 message: "server says it already exists: sandbox-2".into(),
                 http_status: Some(412),

@@ -120,13 +120,11 @@ impl Engine {
             }
         };
 
-        let fingerprint = document.fingerprint().to_hex();
         let finish = match outcome {
             AttemptOutcome::Landed(Landed::Created(record)) => Finish::Landed {
                 message: format!("created {}", record.identifier),
                 record,
                 created: true,
-                fingerprint,
                 kind: EventKind::Created,
                 http_status: Some(201),
             },
@@ -134,7 +132,6 @@ impl Engine {
                 message: format!("server says it already exists: {}", record.identifier),
                 record,
                 created: false,
-                fingerprint,
                 kind: EventKind::Existing,
                 http_status: None,
             },
@@ -145,7 +142,6 @@ impl Engine {
                 ),
                 record,
                 created: false,
-                fingerprint,
                 kind: EventKind::Reconciled,
                 http_status: None,
             },

@@ -46,12 +46,6 @@ pub(super) fn read_attempt_input(
         args![key.to_hex()],
         |r| r.get(0),
     )?;
-    let document = text
-        .map(|t| {
-            serde_json::from_str(&t)
-                .map_err(|e| StoreError::Corrupt(format!("document {}: {e}", key.short())))
-        })
-        .transpose()?;
     let (dataset_key, origin): (Option<String>, Option<String>) = db
         .opt(
             "SELECT content_key, origin FROM datasets WHERE id = ?1",
@@ -59,6 +53,26 @@ pub(super) fn read_attempt_input(
             |r| Ok((r.get(0)?, r.get(1)?)),
         )?
         .unwrap_or_default();
+    attempt_input_from(db, dataset_id, key, text, dataset_key, origin)
+}
+
+/// An [`AttemptInput`] from the key's document text and the dataset's current key and
+/// origin as read (by [`read_attempt_input`], or with the job by a claim), plus the files
+/// of the dataset's last scan.
+pub(super) fn attempt_input_from(
+    db: Db<'_>,
+    dataset_id: i64,
+    key: &ContentKey,
+    document: Option<String>,
+    dataset_key: Option<String>,
+    origin: Option<String>,
+) -> Result<AttemptInput> {
+    let document = document
+        .map(|t| {
+            serde_json::from_str(&t)
+                .map_err(|e| StoreError::Corrupt(format!("document {}: {e}", key.short())))
+        })
+        .transpose()?;
     let files = db.all(
         "SELECT rel_path, size, mtime_ns, file_id, sha256 FROM dataset_files
          WHERE dataset_id = ?1 ORDER BY rel_path",

@@ -6,7 +6,7 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::datasets::{AttemptInput, read_attempt_input};
+use super::datasets::{AttemptInput, attempt_input_from};
 use super::events::insert_event;
 use super::sql::{Db, Row, Value, args};
 use super::{
@@ -140,7 +140,6 @@ pub enum Finish {
     Landed {
         record: RecordRef,
         created: bool,
-        fingerprint: String,
         kind: EventKind,
         message: String,
         http_status: Option<u16>,
@@ -233,6 +232,39 @@ fn load_job(db: Db<'_>, id: i64) -> Result<Option<JobRow>> {
     )
 }
 
+/// A job just claimed, read back with what its attempt needs: the job (as [`load_job`]
+/// reads it), its dataset's current key and origin and the key's document in one
+/// statement, then the files of the dataset's last scan.
+fn load_claimed(db: Db<'_>, id: i64) -> Result<(JobRow, AttemptInput)> {
+    let (job, dataset_key, origin, document) = db
+        .opt(
+            &format!(
+                "SELECT {JOB_COLUMNS}, d.content_key, d.origin, doc.document
+                 FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+                 LEFT JOIN documents doc ON doc.content_key = j.content_key
+                 WHERE j.id = ?1"
+            ),
+            args![id],
+            |r| {
+                let job = job_from_row(r)?;
+                let (key, origin, document): (Option<String>, Option<String>, Option<String>) =
+                    (r.get(20)?, r.get(21)?, r.get(22)?);
+                Ok((job, key, origin, document))
+            },
+        )?
+        .ok_or(StoreError::NoSuchJob(id))?;
+    let input = match job.dataset_id {
+        Some(dataset) => attempt_input_from(db, dataset, &job.key, document, dataset_key, origin)?,
+        None => AttemptInput {
+            document: None,
+            dataset_key: None,
+            origin: None,
+            files: Vec::new(),
+        },
+    };
+    Ok((job, input))
+}
+
 fn job_event(job: &JobRow, kind: EventKind, message: String) -> NewEvent {
     NewEvent {
         job_id: Some(job.id),
@@ -246,8 +278,21 @@ fn job_event(job: &JobRow, kind: EventKind, message: String) -> NewEvent {
     }
 }
 
-/// How a finish changes its job; [`JobChange::apply`] makes the change and reads the job
-/// back in one statement.
+/// What a finish writes after its job's fenced change.
+enum Then {
+    Nothing,
+    /// A landing: the scope's result.
+    RecordResult {
+        record: RecordRef,
+        outcome: &'static str,
+    },
+    /// Credentials refused: the target pauses until the user acts.
+    PauseTarget {
+        error: String,
+    },
+}
+
+/// How a finish changes its job ([`JobChange::apply`]).
 struct JobChange {
     state: JobState,
     /// When the job is due next; `None` leaves it (an ended job is never due).
@@ -272,8 +317,11 @@ impl JobChange {
         }
     }
 
-    /// Release the lease, set the state and the rest, and read the job back.
-    fn apply(&self, db: Db<'_>, job: i64, now: i64) -> Result<JobRow> {
+    /// Release `lease`'s hold and make the change, if the lease still holds the job (its
+    /// fence, and the job still running); `None` if it does not, and nothing was changed.
+    /// Returns the job as it now stands, worked out from the claim's copy rather than read
+    /// back ([`JobChange::applied_to`]).
+    fn apply(&self, db: Db<'_>, lease: &Lease, now: i64) -> Result<Option<JobRow>> {
         let (identifier, url) = match &self.landed_as {
             Some((identifier, url)) => (Some(identifier), url.as_ref()),
             None => (None, None),
@@ -282,12 +330,12 @@ impl JobChange {
             Some((error, status)) => (error.as_ref(), *status),
             None => (None, None),
         };
-        update_job(
-            db,
-            job,
-            OUTCOME_SET,
+        let changed = db.run(
+            &format!(
+                "UPDATE jobs SET {OUTCOME_SET} WHERE id = ?1 AND fence = ?12 AND state = 'running'"
+            ),
             args![
-                job,
+                lease.job.id,
                 self.state.as_str(),
                 now,
                 self.due_at,
@@ -297,9 +345,37 @@ impl JobChange {
                 http_status,
                 self.error.is_none(),
                 self.attempt_not_made,
-                self.state.is_terminal().then_some(now)
+                self.state.is_terminal().then_some(now),
+                lease.fence
             ],
-        )
+        )?;
+        Ok((changed == 1).then(|| self.applied_to(&lease.job, now)))
+    }
+
+    /// What [`OUTCOME_SET`] makes of `job`, the running job as its claim read it (the
+    /// fence check guarantees nobody has changed it since, bar the lease's own renewals,
+    /// which the outcome clears). The dataset's name and folder are as the claim read them.
+    fn applied_to(&self, job: &JobRow, now: i64) -> JobRow {
+        let mut after = job.clone();
+        after.state = self.state;
+        after.lease_owner = None;
+        after.lease_expires = None;
+        after.updated_at = now;
+        if let (JobState::Waiting, Some(at)) = (self.state, self.due_at) {
+            after.not_before = at;
+        }
+        if let Some((identifier, url)) = &self.landed_as {
+            after.identifier = Some(identifier.clone());
+            after.url = url.clone();
+        }
+        if let Some((error, status)) = &self.error {
+            after.last_error = error.clone();
+            after.last_status = *status;
+        }
+        if self.attempt_not_made && after.attempts > 0 {
+            after.attempts -= 1;
+        }
+        after
     }
 }
 
@@ -317,7 +393,7 @@ const REPLAY_SET: &str = "state = 'existing', fence = fence + 1, lease_owner = N
 /// An outcome's change ([`JobChange`]): `?1` job, `?2` state, `?3` now, `?4` due time,
 /// `?5`/`?6` identifier and URL of a landing, `?7`/`?8` error and HTTP status, `?9` keep
 /// the error, `?10` give back an attempt that was not made, `?11` when the job ended
-/// (NULL if it goes on).
+/// (NULL if it goes on). [`JobChange::apply`] adds `?12`, the lease's fence, to the `WHERE`.
 const OUTCOME_SET: &str = "state = ?2, lease_owner = NULL, lease_expires = NULL, updated_at = ?3,
      ended_at = ?11,
      due_at = COALESCE(?4, due_at),
@@ -492,6 +568,7 @@ pub enum Claim {
 
 /// Record a landed write's result for the job's scope, unless the scope has one already;
 /// returns the scope's result (ours or the earlier winner's) and whether ours was inserted.
+/// The result's data fingerprint is its document's, as the store recorded it at the scan.
 ///
 /// `ON CONFLICT DO NOTHING` claims the scope atomically. On PostgreSQL at Read Committed it
 /// may decline because of a row that another transaction committed after this statement's
@@ -503,14 +580,14 @@ fn record_result(
     job: &JobRow,
     record: &RecordRef,
     outcome: &str,
-    fingerprint: &str,
     now: i64,
 ) -> Result<(String, Option<String>, bool)> {
     for _ in 0..3 {
         let inserted = db.run(
             "INSERT INTO results (target, operation, content_key, identifier, url,
                                   outcome, fingerprint, job_id, recorded_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6,
+                     (SELECT fingerprint FROM documents WHERE content_key = ?3), ?7, ?8)
              ON CONFLICT (target, operation, content_key) DO NOTHING",
             args![
                 &job.target,
@@ -519,7 +596,6 @@ fn record_result(
                 &record.identifier,
                 &record.url,
                 outcome,
-                fingerprint,
                 job.id,
                 now
             ],
@@ -552,6 +628,17 @@ fn record_result(
 /// the same scope at once: the partial unique index decides, and the loser joins the
 /// winner's job, read in a statement of its own (at Read Committed the insert's snapshot may
 /// not show it). Should the winner have ended in between, the insert is tried again.
+/// A new queued job for a scope, unless the scope has an active job already.
+/// `?1` dataset, `?2` target, `?3` operation, `?4` key, `?5` deadline, `?6` now.
+const QUEUE_JOB: &str = concat!(
+    "INSERT INTO jobs (dataset_id, target, operation, content_key, state,
+                       deadline, due_at, created_at, updated_at)
+     VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?6, ?6)
+     ON CONFLICT (target, operation, content_key) WHERE ",
+    active_job!(),
+    " DO NOTHING"
+);
+
 fn queue_or_join(
     db: Db<'_>,
     dataset_id: i64,
@@ -561,15 +648,8 @@ fn queue_or_join(
     deadline: Duration,
 ) -> Result<Enqueued> {
     for _ in 0..3 {
-        let inserted: Option<i64> = db.opt(
-            concat!(
-                "INSERT INTO jobs (dataset_id, target, operation, content_key, state,
-                                   deadline, due_at, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, 'queued', ?5, ?6, ?6, ?6)
-                 ON CONFLICT (target, operation, content_key) WHERE ",
-                active_job!(),
-                " DO NOTHING RETURNING id"
-            ),
+        let inserted = db.insert_if_new(
+            QUEUE_JOB,
             args![
                 dataset_id,
                 target,
@@ -578,7 +658,6 @@ fn queue_or_join(
                 now + ms(deadline),
                 now
             ],
-            |r| r.get(0),
         )?;
         if let Some(id) = inserted {
             return Ok(Enqueued::New(id));
@@ -683,12 +762,18 @@ impl Store {
                         continue;
                     }
                 };
-                let job = load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?;
-                let event = insert_event(
-                    db,
-                    &job_event(&job, EventKind::Queued, format!("queued for {target}")),
-                    &self.actor,
-                )?;
+                // What `job_event` would say of the new job, without reading it back.
+                let queued = NewEvent {
+                    job_id: Some(id),
+                    dataset_id: Some(*dataset_id),
+                    target: Some(target.to_string()),
+                    content_key: Some(key.to_hex()),
+                    kind: Some(EventKind::Queued),
+                    attempt: Some(0),
+                    message: format!("queued for {target}"),
+                    ..NewEvent::default()
+                };
+                let event = insert_event(db, &queued, &self.actor)?;
                 out.push((Enqueued::New(id), Some(event)));
             }
             Ok(out)
@@ -752,7 +837,14 @@ impl Store {
             )?);
             return Ok(Claim::Replayed { job, events });
         }
-        let job = update_job(db, id, CLAIM_SET, args![id, owner, expires_at, now])?;
+        if db.run(
+            &format!("UPDATE jobs SET {CLAIM_SET} WHERE id = ?1"),
+            args![id, owner, expires_at, now],
+        )? != 1
+        {
+            return Err(StoreError::NoSuchJob(id));
+        }
+        let (job, input) = load_claimed(db, id)?;
         if let Some(message) = reclaimed {
             let e = job_event(&job, EventKind::Reclaimed, message);
             events.push(insert_event(db, &e, &self.actor)?);
@@ -766,15 +858,6 @@ impl Store {
             &job_event(&job, EventKind::Attempt, message),
             &self.actor,
         )?);
-        let input = match job.dataset_id {
-            Some(dataset) => read_attempt_input(db, dataset, &job.key)?,
-            None => AttemptInput {
-                document: None,
-                dataset_key: None,
-                origin: None,
-                files: Vec::new(),
-            },
-        };
         let fence = job.fence;
         Ok(Claim::Attempt {
             input,
@@ -829,53 +912,66 @@ impl Store {
     /// write) and one event, in one transaction, and only if the lease still holds
     /// ([`StoreError::StaleLease`] otherwise). Returns the updated job and the event.
     pub fn finish(&self, lease: &Lease, finish: Finish) -> Result<(JobRow, EventRow)> {
-        self.write(|db| match check_fence(db, lease)? {
-            FenceCheck::Holds => self.finish_in(db, lease, &finish),
-            FenceCheck::AlreadyRecorded => {
-                // Our own earlier commit: answer what it recorded.
-                let job = load_job(db, lease.job.id)?.ok_or(StoreError::NoSuchJob(lease.job.id))?;
-                let event = db
-                    .opt(
-                        "SELECT max(id) FROM events WHERE job_id = ?1",
-                        args![job.id],
-                        |r| r.get::<Option<i64>>(0),
-                    )?
-                    .flatten()
-                    .ok_or(StoreError::NoSuchJob(job.id))?;
-                let event = super::events::event_by_id(db, event)?;
-                Ok((job, event))
-            }
+        self.write(|db| match self.finish_in(db, lease, &finish)? {
+            Some(recorded) => Ok(recorded),
+            // Nothing was written: the lease no longer holds the job. Perhaps because
+            // this very outcome was committed already (a COMMIT whose answer was lost,
+            // then run again): answer what it recorded.
+            None => match check_fence(db, lease)? {
+                FenceCheck::AlreadyRecorded => {
+                    let job =
+                        load_job(db, lease.job.id)?.ok_or(StoreError::NoSuchJob(lease.job.id))?;
+                    let event = db
+                        .opt(
+                            "SELECT max(id) FROM events WHERE job_id = ?1",
+                            args![job.id],
+                            |r| r.get::<Option<i64>>(0),
+                        )?
+                        .flatten()
+                        .ok_or(StoreError::NoSuchJob(job.id))?;
+                    let event = super::events::event_by_id(db, event)?;
+                    Ok((job, event))
+                }
+                // The update saw no running job under this fence; neither can this look.
+                FenceCheck::Holds => Err(StoreError::StaleLease {
+                    job: lease.job.id,
+                    fence: lease.fence,
+                }),
+            },
         })
     }
 
-    fn finish_in(&self, db: Db<'_>, lease: &Lease, finish: &Finish) -> Result<(JobRow, EventRow)> {
+    /// The job's change first, fenced: when the lease no longer holds the job, `None`, with
+    /// nothing written. Then the result of a landing and the event.
+    fn finish_in(
+        &self,
+        db: Db<'_>,
+        lease: &Lease,
+        finish: &Finish,
+    ) -> Result<Option<(JobRow, EventRow)>> {
         let job = &lease.job;
         let now = now_ms();
-        let (change, event) = match finish.clone() {
+        let (change, event, then) = match finish.clone() {
             Finish::Landed {
                 record,
                 created,
-                fingerprint,
                 kind,
                 message,
                 http_status,
             } => {
-                let outcome = if created { "created" } else { "existing" };
-                // Claim the scope; if another worker recorded it first, theirs stands.
-                let (identifier, url, inserted) =
-                    record_result(db, job, &record, outcome, &fingerprint, now)?;
-                let state = if created && inserted {
+                let mut e = job_event(job, kind, message);
+                e.http_status = http_status;
+                let state = if created {
                     JobState::Deposited
                 } else {
                     JobState::Existing
                 };
-                let mut e = job_event(job, kind, message);
-                e.http_status = http_status;
                 let change = JobChange {
-                    landed_as: Some((identifier, url)),
+                    landed_as: Some((record.identifier.clone(), record.url.clone())),
                     ..JobChange::ended(state, None, http_status)
                 };
-                (change, e)
+                let outcome = if created { "created" } else { "existing" };
+                (change, e, Then::RecordResult { record, outcome })
             }
             Finish::Retry {
                 not_before,
@@ -898,25 +994,21 @@ impl Store {
                     due_at: Some(not_before),
                     ..JobChange::ended(JobState::Waiting, Some(error), http_status)
                 };
-                (change, e)
+                (change, e, Then::Nothing)
             }
             Finish::Failed { error, http_status } => {
                 let mut e = job_event(job, EventKind::Failed, error.clone());
                 e.http_status = http_status;
                 let change = JobChange::ended(JobState::Failed, Some(error), http_status);
-                (change, e)
+                (change, e, Then::Nothing)
             }
             Finish::Rejected { error, http_status } => {
                 let mut e = job_event(job, EventKind::Rejected, error.clone());
                 e.http_status = http_status;
                 let change = JobChange::ended(JobState::Rejected, Some(error), http_status);
-                (change, e)
+                (change, e, Then::Nothing)
             }
             Finish::PauseTarget { error, http_status } => {
-                db.run(
-                    "UPDATE targets SET paused_reason = ?2, paused_at = ?3 WHERE scope_id = ?1",
-                    args![&job.target, &error, now],
-                )?;
                 let mut e = job_event(
                     job,
                     EventKind::Paused,
@@ -925,9 +1017,9 @@ impl Store {
                 e.http_status = http_status;
                 let change = JobChange {
                     due_at: Some(now),
-                    ..JobChange::ended(JobState::Queued, Some(error), http_status)
+                    ..JobChange::ended(JobState::Queued, Some(error.clone()), http_status)
                 };
-                (change, e)
+                (change, e, Then::PauseTarget { error })
             }
             release @ (Finish::Release { .. } | Finish::LeaveForOthers { .. }) => {
                 let (message, not_before, attempt_made, kind) = match release {
@@ -950,12 +1042,38 @@ impl Store {
                     error: None,
                     attempt_not_made: !attempt_made,
                 };
-                (change, job_event(job, kind, message))
+                (change, job_event(job, kind, message), Then::Nothing)
             }
         };
-        let updated = change.apply(db, job.id, now)?;
+        let Some(mut updated) = change.apply(db, lease, now)? else {
+            return Ok(None);
+        };
+        match then {
+            Then::Nothing => {}
+            Then::RecordResult { record, outcome } => {
+                // Claim the scope; if another worker recorded it first, theirs stands and
+                // the job joins it.
+                let (identifier, url, inserted) = record_result(db, job, &record, outcome, now)?;
+                if !inserted {
+                    db.run(
+                        "UPDATE jobs SET state = 'existing', identifier = ?2, url = ?3
+                         WHERE id = ?1",
+                        args![job.id, &identifier, &url],
+                    )?;
+                    updated.state = JobState::Existing;
+                    updated.identifier = Some(identifier);
+                    updated.url = url;
+                }
+            }
+            Then::PauseTarget { error } => {
+                db.run(
+                    "UPDATE targets SET paused_reason = ?2, paused_at = ?3 WHERE scope_id = ?1",
+                    args![&job.target, &error, now],
+                )?;
+            }
+        }
         let row = insert_event(db, &event, &self.actor)?;
-        Ok((updated, row))
+        Ok(Some((updated, row)))
     }
 
     /// Log that a worker's late result was refused (the fence no longer matched). Written
@@ -1156,6 +1274,7 @@ mod tests {
             format!("UPDATE jobs SET {REPLAY_SET} WHERE id = ?1"),
             format!("UPDATE jobs SET {OUTCOME_SET} WHERE id = ?1"),
             DUE_JOBS_LITE.to_string(),
+            QUEUE_JOB.to_string(),
         ];
         for sql in statements {
             let ops = program(&conn, &sql);

@@ -402,6 +402,19 @@ impl<'c> Db<'c> {
         }
     }
 
+    /// Run an `INSERT … ON CONFLICT DO NOTHING` of one row into a table keyed by `id`: the
+    /// new row's id, or `None` when a conflict left the table as it was. As for
+    /// [`Db::insert`], SQLite answers without `RETURNING`.
+    pub fn insert_if_new(&self, sql: &str, args: &[Value<'_>]) -> Result<Option<i64>> {
+        match self {
+            Db::Lite(c) => {
+                let changed = c.prepare_cached(sql)?.execute(args_lite(args).as_slice())?;
+                Ok((changed == 1).then(|| c.last_insert_rowid()))
+            }
+            Db::Pg(_) => self.opt(&format!("{sql} RETURNING id"), args, |r| r.get(0)),
+        }
+    }
+
     /// Exactly one row (a query that always yields one, such as an aggregate).
     pub fn one<T>(
         &self,
