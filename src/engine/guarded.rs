@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{Engine, EngineError, EngineEvent, RetryDecision, store_thread};
+use super::{Engine, EngineError, EngineEvent, RetryDecision};
 use crate::content::{ContentDocument, FileStamp};
 use crate::store::{AttemptInput, EventKind, FileScan, Finish, Lease, StoreError, now_ms};
 use crate::targets::{
@@ -316,41 +316,35 @@ impl Engine {
             self.paused_here().insert(lease.job.target.clone());
         }
         let l = lease.clone();
-        let pending = self
-            .store_thread
-            .submit(move |s| match s.finish(&l, finish) {
+        let events = self.events.clone();
+        let deferred = self.deferred_error.clone();
+        let committed = self.committed.clone();
+        let keep_error = move |e: EngineError| {
+            deferred
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get_or_insert(e);
+        };
+        self.store_thread.submit_then(
+            move |s| match s.finish(&l, finish) {
                 Ok((job, row)) => Ok((Some(job), row)),
                 Err(StoreError::StaleLease { .. }) => s
                     .log_stale_lease(&l, "outcome not recorded")
                     .map(|row| (None, row)),
                 Err(e) => Err(e),
-            })?;
-        let events = self.events.clone();
-        let deferred = self.deferred_error.clone();
-        let committed = self.committed.clone();
-        tokio::spawn(async move {
-            match pending.await {
-                Ok(Ok((job, row))) => {
+            },
+            // Runs on the store thread once the outcome is durable.
+            move |recorded| match recorded {
+                Ok((job, row)) => {
                     committed.notify_waiters();
                     let _ = events.send(EngineEvent::Logged(row));
                     if let Some(job) = job {
                         let _ = events.send(EngineEvent::JobChanged(job));
                     }
                 }
-                Ok(Err(e)) => {
-                    deferred
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .get_or_insert(EngineError::Store(e));
-                }
-                Err(_) => {
-                    deferred
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .get_or_insert(EngineError::StoreThread(store_thread::StoreThreadGone));
-                }
-            }
-        });
+                Err(e) => keep_error(EngineError::Store(e)),
+            },
+        )?;
         Ok(())
     }
 }
