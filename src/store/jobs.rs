@@ -3,12 +3,12 @@
 
 use std::collections::HashSet;
 use std::ops::ControlFlow;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use super::datasets::{AttemptInput, attempt_input_from};
 use super::events::insert_event;
-use super::sql::{Db, Row, Value, args};
+use super::sql::{Db, Row, args};
 use super::{
     EventKind, EventRow, NewEvent, OPERATION_DEPOSIT, Result, Store, StoreError, ms, now_ms,
 };
@@ -213,45 +213,38 @@ pub(super) fn job_from_row(r: &Row<'_, '_>) -> Result<JobRow> {
     })
 }
 
-/// [`JOB_COLUMNS`] as an `UPDATE jobs … RETURNING` clause gives them (the dataset's
-/// columns by subquery), so a statement that changes a job also reads it back.
-const JOB_RETURNING: &str = "id, dataset_id, \
-    (SELECT d.path FROM datasets d WHERE d.id = jobs.dataset_id), \
-    (SELECT d.name FROM datasets d WHERE d.id = jobs.dataset_id), \
-    target, operation, content_key, state, attempts, not_before, deadline, lease_owner, \
-    lease_expires, fence, last_error, last_status, identifier, url, created_at, updated_at";
+/// One job by id, as [`job_from_row`] reads it.
+static LOAD_JOB: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+         WHERE j.id = ?1"
+    )
+});
 
 fn load_job(db: Db<'_>, id: i64) -> Result<Option<JobRow>> {
-    db.opt(
-        &format!(
-            "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
-             WHERE j.id = ?1"
-        ),
-        args![id],
-        job_from_row,
-    )
+    db.opt(&LOAD_JOB, args![id], job_from_row)
 }
 
 /// A job just claimed, read back with what its attempt needs: the job (as [`load_job`]
 /// reads it), its dataset's current key and origin and the key's document in one
 /// statement, then the files of the dataset's last scan.
+static LOAD_CLAIMED: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {JOB_COLUMNS}, d.content_key, d.origin, doc.document
+         FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+         LEFT JOIN documents doc ON doc.content_key = j.content_key
+         WHERE j.id = ?1"
+    )
+});
+
 fn load_claimed(db: Db<'_>, id: i64) -> Result<(JobRow, AttemptInput)> {
     let (job, dataset_key, origin, document) = db
-        .opt(
-            &format!(
-                "SELECT {JOB_COLUMNS}, d.content_key, d.origin, doc.document
-                 FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
-                 LEFT JOIN documents doc ON doc.content_key = j.content_key
-                 WHERE j.id = ?1"
-            ),
-            args![id],
-            |r| {
-                let job = job_from_row(r)?;
-                let (key, origin, document): (Option<String>, Option<String>, Option<String>) =
-                    (r.get(20)?, r.get(21)?, r.get(22)?);
-                Ok((job, key, origin, document))
-            },
-        )?
+        .opt(&LOAD_CLAIMED, args![id], |r| {
+            let job = job_from_row(r)?;
+            let (key, origin, document): (Option<String>, Option<String>, Option<String>) =
+                (r.get(20)?, r.get(21)?, r.get(22)?);
+            Ok((job, key, origin, document))
+        })?
         .ok_or(StoreError::NoSuchJob(id))?;
     let input = match job.dataset_id {
         Some(dataset) => attempt_input_from(db, dataset, &job.key, document, dataset_key, origin)?,
@@ -331,9 +324,7 @@ impl JobChange {
             None => (None, None),
         };
         let changed = db.run(
-            &format!(
-                "UPDATE jobs SET {OUTCOME_SET} WHERE id = ?1 AND fence = ?12 AND state = 'running'"
-            ),
+            &FINISH_JOB,
             args![
                 lease.job.id,
                 self.state.as_str(),
@@ -404,26 +395,17 @@ const OUTCOME_SET: &str = "state = ?2, lease_owner = NULL, lease_expires = NULL,
      last_status = CASE WHEN ?9 = 1 THEN last_status ELSE ?8 END,
      attempts = CASE WHEN ?10 = 1 AND attempts > 0 THEN attempts - 1 ELSE attempts END";
 
-/// Change job `id` with `UPDATE jobs SET {set} WHERE id = ?1` (`args` start with the id)
-/// and read it back.
-///
-/// PostgreSQL does both in one statement (`RETURNING`). SQLite's `RETURNING` buffers its
-/// rows in a temporary b-tree that every run creates and tears down, which cost more in
-/// profiles than reading the row back by its key; there it is two statements.
-fn update_job(db: Db<'_>, id: i64, set: &str, args: &[Value<'_>]) -> Result<JobRow> {
-    let changed = if db.is_postgres() {
-        db.opt(
-            &format!("UPDATE jobs SET {set} WHERE id = ?1 RETURNING {JOB_RETURNING}"),
-            args,
-            job_from_row,
-        )?
-    } else if db.run(&format!("UPDATE jobs SET {set} WHERE id = ?1"), args)? == 1 {
-        load_job(db, id)?
-    } else {
-        None
-    };
-    changed.ok_or(StoreError::NoSuchJob(id))
-}
+/// The statements that change a job, built once from the clauses above (formatting them
+/// on every call showed in profiles). The job is read back, where needed, by its key:
+/// SQLite's `RETURNING` buffers its rows in a temporary b-tree that every run creates and
+/// tears down, which cost more than the read.
+static CLAIM_JOB: LazyLock<String> =
+    LazyLock::new(|| format!("UPDATE jobs SET {CLAIM_SET} WHERE id = ?1"));
+static REPLAY_JOB: LazyLock<String> =
+    LazyLock::new(|| format!("UPDATE jobs SET {REPLAY_SET} WHERE id = ?1"));
+static FINISH_JOB: LazyLock<String> = LazyLock::new(|| {
+    format!("UPDATE jobs SET {OUTCOME_SET} WHERE id = ?1 AND fence = ?12 AND state = 'running'")
+});
 
 /// Whether a lease still holds its job, checked inside the transaction that would record.
 enum FenceCheck {
@@ -823,7 +805,10 @@ impl Store {
         });
         if let Some((identifier, url, outcome)) = existing {
             // Replay: the fence still moves, so a stale holder cannot record anything.
-            let job = update_job(db, id, REPLAY_SET, args![id, &identifier, &url, now])?;
+            if db.run(&REPLAY_JOB, args![id, &identifier, &url, now])? != 1 {
+                return Err(StoreError::NoSuchJob(id));
+            }
+            let job = load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?;
             if let Some(message) = reclaimed {
                 let e = job_event(&job, EventKind::Reclaimed, message);
                 events.push(insert_event(db, &e, &self.actor)?);
@@ -837,11 +822,7 @@ impl Store {
             )?);
             return Ok(Claim::Replayed { job, events });
         }
-        if db.run(
-            &format!("UPDATE jobs SET {CLAIM_SET} WHERE id = ?1"),
-            args![id, owner, expires_at, now],
-        )? != 1
-        {
+        if db.run(&CLAIM_JOB, args![id, owner, expires_at, now])? != 1 {
             return Err(StoreError::NoSuchJob(id));
         }
         let (job, input) = load_claimed(db, id)?;
@@ -1270,9 +1251,10 @@ mod tests {
     fn claims_and_outcomes_build_no_temporary_btree_on_sqlite() {
         let conn = latest();
         let statements = [
-            format!("UPDATE jobs SET {CLAIM_SET} WHERE id = ?1"),
-            format!("UPDATE jobs SET {REPLAY_SET} WHERE id = ?1"),
-            format!("UPDATE jobs SET {OUTCOME_SET} WHERE id = ?1"),
+            CLAIM_JOB.to_string(),
+            REPLAY_JOB.to_string(),
+            FINISH_JOB.to_string(),
+            LOAD_CLAIMED.to_string(),
             DUE_JOBS_LITE.to_string(),
             QUEUE_JOB.to_string(),
         ];
