@@ -235,8 +235,20 @@ impl Store {
         // again: the queue's claim query was planned anew on every claim.
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)
             .map_err(open_err)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(open_err)?;
+        // Switching a new file to WAL takes its lock without waiting on the busy handler:
+        // when another connection is creating the file, or closing as the last one, it
+        // answers "database is locked" at once. Wait for that to pass.
+        let give_up = std::time::Instant::now() + lock_wait;
+        let mut pause = Duration::from_millis(5);
+        loop {
+            match conn.pragma_update(None, "journal_mode", "WAL") {
+                Err(e) if is_busy(&e) && std::time::Instant::now() < give_up => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(100));
+                }
+                done => break done.map_err(open_err)?,
+            }
+        }
         // NORMAL is durable in WAL mode across process crashes (what the queue promises);
         // only a power loss can drop the last commits, never corrupt them.
         conn.pragma_update(None, "synchronous", "NORMAL")
@@ -254,7 +266,8 @@ impl Store {
         let mut tries = 0;
         while let Err(source) = schema::migrations().to_latest(&mut conn) {
             tries += 1;
-            if tries == 5 || !source.to_string().contains("already exists") {
+            let busy = matches!(&source, rusqlite_migration::Error::RusqliteError { err, .. } if is_busy(err));
+            if tries == 5 || !(busy || source.to_string().contains("already exists")) {
                 return Err(StoreError::Migrate {
                     path: path.to_path_buf(),
                     source,
@@ -454,6 +467,14 @@ fn default_actor() -> String {
     format!("{user}@{}", this_host())
 }
 
+/// SQLite's "database is locked" (another connection holds the lock it needs).
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -537,5 +558,36 @@ mod tests {
         );
         writer.upsert_target("c", "c", "third").unwrap();
         reader.execute_batch("COMMIT").unwrap();
+    }
+
+    #[test]
+    fn connections_opening_and_closing_one_database_at_once_all_open_it() {
+        // Lodge's window and a command line started together (on a first run, too), or
+        // tests sharing one hash cache file: while one connection creates the file, or
+        // closes as the last one (checkpointing and removing the log), the others wait
+        // rather than fail with "database is locked".
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lodge.db");
+        let barrier = std::sync::Arc::new(std::sync::Barrier::new(6));
+        let openers: Vec<_> = (0..6)
+            .map(|_| {
+                let (path, barrier) = (path.clone(), barrier.clone());
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    for round in 0..40 {
+                        let store =
+                            Store::open(&path).map_err(|e| format!("round {round}: {e}"))?;
+                        store
+                            .upsert_target("t", "t", "a target")
+                            .map_err(|e| e.to_string())?;
+                    }
+                    Ok::<(), String>(())
+                })
+            })
+            .collect();
+        for opener in openers {
+            let opened = opener.join().unwrap();
+            assert!(opened.is_ok(), "{opened:?}");
+        }
     }
 }
