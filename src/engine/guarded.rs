@@ -308,8 +308,9 @@ impl Engine {
     ///
     /// The worker does not wait for the commit: the store thread runs calls in the order they
     /// were submitted, so the worker's next claim (and any other worker's) is served after
-    /// this outcome is in, and both usually share one group commit. The events go out when
-    /// the commit is durable; a store error is kept and ends the batch at the next claim.
+    /// this outcome is in, and both usually share one group commit. The store thread sends
+    /// the events once the commit is durable; a store error is kept and ends the batch at
+    /// the next claim.
     pub(super) async fn record(&self, lease: &Lease, finish: Finish) -> Result<(), EngineError> {
         if matches!(finish, Finish::PauseTarget { .. }) {
             // Jobs of this target claimed ahead are not sent (see `Engine::take_ahead`).
@@ -319,12 +320,6 @@ impl Engine {
         let events = self.events.clone();
         let deferred = self.deferred_error.clone();
         let committed = self.committed.clone();
-        let keep_error = move |e: EngineError| {
-            deferred
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .get_or_insert(e);
-        };
         self.store_thread.submit_then(
             move |s| match s.finish(&l, finish) {
                 Ok((job, row)) => Ok((Some(job), row)),
@@ -342,7 +337,12 @@ impl Engine {
                         let _ = events.send(EngineEvent::JobChanged(job));
                     }
                 }
-                Err(e) => keep_error(EngineError::Store(e)),
+                Err(e) => {
+                    deferred
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(EngineError::Store(e));
+                }
             },
         )?;
         Ok(())

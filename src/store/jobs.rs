@@ -606,10 +606,6 @@ fn record_result(
     })
 }
 
-/// Insert a queued job for the scope, or find the active one. Another machine may enqueue
-/// the same scope at once: the partial unique index decides, and the loser joins the
-/// winner's job, read in a statement of its own (at Read Committed the insert's snapshot may
-/// not show it). Should the winner have ended in between, the insert is tried again.
 /// A new queued job for a scope, unless the scope has an active job already.
 /// `?1` dataset, `?2` target, `?3` operation, `?4` key, `?5` deadline, `?6` now.
 const QUEUE_JOB: &str = concat!(
@@ -621,6 +617,10 @@ const QUEUE_JOB: &str = concat!(
     " DO NOTHING"
 );
 
+/// Insert a queued job for the scope, or find the active one. Another machine may enqueue
+/// the same scope at once: the partial unique index decides, and the loser joins the
+/// winner's job, read in a statement of its own (at Read Committed the insert's snapshot may
+/// not show it). Should the winner have ended in between, the insert is tried again.
 fn queue_or_join(
     db: Db<'_>,
     dataset_id: i64,
