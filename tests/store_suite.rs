@@ -354,9 +354,15 @@ fn a_second_open_finds_the_schema_migrated(b: Backend) {
 fn a_dataset_remembers_the_machine_it_was_added_on(b: Backend) {
     let store = b.open();
     with_target(&store);
-    let (id, key, _) = b.queued(&store, 1);
-    let input = store.attempt_input(id, &key).unwrap();
-    assert_eq!(input.origin.as_deref(), Some(store.host()));
+    b.queued(&store, 1);
+    // The claim hands the worker where the folder is, to leave it to that machine.
+    match store
+        .claim("w1", Duration::from_secs(60), 8, &filter())
+        .unwrap()
+    {
+        Claim::Attempt { input, .. } => assert_eq!(input.origin.as_deref(), Some(store.host())),
+        other => panic!("expected an attempt, got {other:?}"),
+    }
 }
 
 fn the_same_data_under_other_metadata_finds_the_earlier_deposit(b: Backend) {

@@ -35,30 +35,8 @@ pub struct AttemptInput {
     pub files: Vec<FileScan>,
 }
 
-/// Read an [`AttemptInput`] inside whatever transaction `db` is in.
-pub(super) fn read_attempt_input(
-    db: Db<'_>,
-    dataset_id: i64,
-    key: &ContentKey,
-) -> Result<AttemptInput> {
-    let text: Option<String> = db.opt(
-        "SELECT document FROM documents WHERE content_key = ?1",
-        args![key.to_hex()],
-        |r| r.get(0),
-    )?;
-    let (dataset_key, origin): (Option<String>, Option<String>) = db
-        .opt(
-            "SELECT content_key, origin FROM datasets WHERE id = ?1",
-            args![dataset_id],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?
-        .unwrap_or_default();
-    attempt_input_from(db, dataset_id, key, text, dataset_key, origin)
-}
-
 /// An [`AttemptInput`] from the key's document text and the dataset's current key and
-/// origin as read (by [`read_attempt_input`], or with the job by a claim), plus the files
-/// of the dataset's last scan.
+/// origin, as a claim read them with its job, plus the files of the dataset's last scan.
 pub(super) fn attempt_input_from(
     db: Db<'_>,
     dataset_id: i64,
@@ -291,11 +269,6 @@ impl Store {
                 file_from_row,
             )
         })
-    }
-
-    /// Everything an attempt needs to read, under one lock.
-    pub fn attempt_input(&self, dataset_id: i64, key: &ContentKey) -> Result<AttemptInput> {
-        self.with(|db| read_attempt_input(db, dataset_id, key))
     }
 
     /// Forget a dataset (its jobs, results and events stay, as history).

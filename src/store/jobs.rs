@@ -259,13 +259,35 @@ fn load_claimed(db: Db<'_>, id: i64) -> Result<(JobRow, AttemptInput)> {
 }
 
 fn job_event(job: &JobRow, kind: EventKind, message: String) -> NewEvent {
+    scope_event(
+        job.id,
+        job.dataset_id,
+        &job.target,
+        &job.key,
+        job.attempts,
+        kind,
+        message,
+    )
+}
+
+/// An event about job `job_id` of (`target`, `key`), at attempt `attempt`: what
+/// [`job_event`] says of a job, for one not read back (a job just queued).
+fn scope_event(
+    job_id: i64,
+    dataset_id: Option<i64>,
+    target: &str,
+    key: &ContentKey,
+    attempt: u32,
+    kind: EventKind,
+    message: String,
+) -> NewEvent {
     NewEvent {
-        job_id: Some(job.id),
-        dataset_id: job.dataset_id,
-        target: Some(job.target.clone()),
-        content_key: Some(job.key.to_hex()),
+        job_id: Some(job_id),
+        dataset_id,
+        target: Some(target.to_string()),
+        content_key: Some(key.to_hex()),
         kind: Some(kind),
-        attempt: Some(job.attempts),
+        attempt: Some(attempt),
         message,
         ..NewEvent::default()
     }
@@ -744,17 +766,15 @@ impl Store {
                         continue;
                     }
                 };
-                // What `job_event` would say of the new job, without reading it back.
-                let queued = NewEvent {
-                    job_id: Some(id),
-                    dataset_id: Some(*dataset_id),
-                    target: Some(target.to_string()),
-                    content_key: Some(key.to_hex()),
-                    kind: Some(EventKind::Queued),
-                    attempt: Some(0),
-                    message: format!("queued for {target}"),
-                    ..NewEvent::default()
-                };
+                let queued = scope_event(
+                    id,
+                    Some(*dataset_id),
+                    target,
+                    key,
+                    0,
+                    EventKind::Queued,
+                    format!("queued for {target}"),
+                );
                 let event = insert_event(db, &queued, &self.actor)?;
                 out.push((Enqueued::New(id), Some(event)));
             }
