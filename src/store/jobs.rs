@@ -628,6 +628,26 @@ fn record_result(
     })
 }
 
+/// Running jobs under a lease that has not expired ([`Store::live_leases`]). Like every
+/// look at the queue that an idle worker makes, it reads the active jobs only, off the
+/// partial index: the jobs table keeps every job ever run, and a scan of it on each idle
+/// check cost the store more the longer Lodge was used.
+const LIVE_LEASES: &str = concat!(
+    "SELECT id, fence, lease_owner FROM jobs
+     WHERE ",
+    active_job!(),
+    " AND state = 'running' AND lease_expires > ?1 AND lease_owner IS NOT NULL"
+);
+
+/// Waiting and running jobs with the time each is due ([`Store::next_wakeup`]); active jobs
+/// only, as [`LIVE_LEASES`].
+const NEXT_WAKEUPS: &str = concat!(
+    "SELECT id, due_at FROM jobs
+     WHERE ",
+    active_job!(),
+    " AND (state = 'waiting' OR state = 'running')"
+);
+
 /// A new queued job for a scope, unless the scope has an active job already.
 /// `?1` dataset, `?2` target, `?3` operation, `?4` key, `?5` deadline, `?6` now.
 const QUEUE_JOB: &str = concat!(
@@ -1201,12 +1221,9 @@ impl Store {
     /// whether their owners are alive.
     pub fn live_leases(&self) -> Result<Vec<(i64, i64, String)>> {
         self.with(|db| {
-            db.all(
-                "SELECT id, fence, lease_owner FROM jobs
-                 WHERE state = 'running' AND lease_expires > ?1 AND lease_owner IS NOT NULL",
-                args![now_ms()],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
+            db.all(LIVE_LEASES, args![now_ms()], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
         })
     }
 
@@ -1227,13 +1244,8 @@ impl Store {
     /// end), in unix ms; `None` if none of them is waiting or leased.
     pub fn next_wakeup(&self, ids: &[i64]) -> Result<Option<i64>> {
         let wanted: HashSet<i64> = ids.iter().copied().collect();
-        let due: Vec<(i64, i64)> = self.with(|db| {
-            db.all(
-                "SELECT id, due_at FROM jobs WHERE state IN ('waiting','running')",
-                args![],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-        })?;
+        let due: Vec<(i64, i64)> =
+            self.with(|db| db.all(NEXT_WAKEUPS, args![], |r| Ok((r.get(0)?, r.get(1)?))))?;
         Ok(due
             .into_iter()
             .filter(|(id, _)| wanted.contains(id))
@@ -1283,6 +1295,25 @@ mod tests {
             assert!(
                 !ops.iter().any(|(op, _)| op == "OpenEphemeral"),
                 "builds a temporary b-tree on every run: {sql}\n{ops:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_idle_worker_looks_only_at_active_jobs_on_sqlite() {
+        let conn = latest();
+        for sql in [LIVE_LEASES, NEXT_WAKEUPS, DUE_JOBS_LITE] {
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            // Planned, not run: its parameters stay unbound.
+            let mut rows = stmt.raw_query();
+            let mut plan: Vec<String> = Vec::new();
+            while let Some(row) = rows.next().unwrap() {
+                plan.push(row.get(3).unwrap());
+            }
+            assert!(
+                plan.iter().any(|d| d.contains("jobs_due"))
+                    && !plan.iter().any(|d| d == "SCAN jobs"),
+                "reads every job ever run instead of the active ones: {sql}\n{plan:?}"
             );
         }
     }
