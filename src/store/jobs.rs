@@ -1267,16 +1267,33 @@ mod tests {
         conn
     }
 
+    /// The rows of `explain` (`EXPLAIN` or `EXPLAIN QUERY PLAN`) for `sql`, each read by
+    /// `read`. Compiled, not run: its parameters stay unbound.
+    fn explained<T>(
+        conn: &rusqlite::Connection,
+        explain: &str,
+        sql: &str,
+        read: impl Fn(&rusqlite::Row<'_>) -> T,
+    ) -> Vec<T> {
+        let mut stmt = conn.prepare(&format!("{explain} {sql}")).unwrap();
+        let mut rows = stmt.raw_query();
+        let mut out = Vec::new();
+        while let Some(row) = rows.next().unwrap() {
+            out.push(read(row));
+        }
+        out
+    }
+
     /// The VDBE program SQLite compiles `sql` to: each opcode with its P2 operand.
     fn program(conn: &rusqlite::Connection, sql: &str) -> Vec<(String, i64)> {
-        let mut stmt = conn.prepare(&format!("EXPLAIN {sql}")).unwrap();
-        // Compiled, not run: its parameters stay unbound.
-        let mut rows = stmt.raw_query();
-        let mut ops = Vec::new();
-        while let Some(row) = rows.next().unwrap() {
-            ops.push((row.get(1).unwrap(), row.get(3).unwrap()));
-        }
-        ops
+        explained(conn, "EXPLAIN", sql, |r| {
+            (r.get(1).unwrap(), r.get(3).unwrap())
+        })
+    }
+
+    /// How SQLite plans to run `sql`: one line per step (`SCAN jobs USING INDEX ...`).
+    fn query_plan(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
+        explained(conn, "EXPLAIN QUERY PLAN", sql, |r| r.get(3).unwrap())
     }
 
     #[test]
@@ -1303,13 +1320,7 @@ mod tests {
     fn an_idle_worker_looks_only_at_active_jobs_on_sqlite() {
         let conn = latest();
         for sql in [LIVE_LEASES, NEXT_WAKEUPS, DUE_JOBS_LITE] {
-            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-            // Planned, not run: its parameters stay unbound.
-            let mut rows = stmt.raw_query();
-            let mut plan: Vec<String> = Vec::new();
-            while let Some(row) = rows.next().unwrap() {
-                plan.push(row.get(3).unwrap());
-            }
+            let plan = query_plan(&conn, sql);
             assert!(
                 plan.iter().any(|d| d.contains("jobs_due"))
                     && !plan.iter().any(|d| d == "SCAN jobs"),
