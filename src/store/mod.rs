@@ -501,30 +501,6 @@ mod tests {
         }
     }
 
-    /// `.cargo/config.toml` sets these for the bundled SQLite; a build that lost them (the
-    /// table moved, the variable renamed) would still pass every other test, only slower.
-    #[test]
-    fn the_bundled_sqlite_takes_no_process_wide_lock_per_allocation_or_page() {
-        let conn = rusqlite::Connection::open_in_memory().unwrap();
-        let options: Vec<String> = conn
-            .prepare("PRAGMA compile_options")
-            .unwrap()
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(|o| o.unwrap())
-            .collect();
-        for wanted in ["DEFAULT_MEMSTATUS=0", "OMIT_SHARED_CACHE", "USE_ALLOCA"] {
-            assert!(
-                options.iter().any(|o| o == wanted),
-                "SQLite built without {wanted}: {options:?}"
-            );
-        }
-        assert!(
-            !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
-            "page caches shared by the whole process: {options:?}"
-        );
-    }
-
     #[test]
     fn a_connection_that_leaves_checkpoints_to_others_keeps_its_commits_in_the_log_until_one_runs()
     {
