@@ -576,3 +576,40 @@ fn a_landing_after_another_result_for_the_scope_joins_it() {
         .expect("a result");
     assert_eq!(result.identifier, "theirs-1", "the earlier result stands");
 }
+
+/// In a group commit (SQLite) the calls share one transaction with no undo of their own: a
+/// unit of work that fails halfway (here the second job of a batch names no dataset) spoils
+/// the group, which then commits nothing, not even the calls before it. The engine's store
+/// thread runs such a group's calls again one by one.
+#[test]
+fn a_unit_that_fails_halfway_spoils_its_group_and_the_group_commits_nothing() {
+    let b = Backend::sqlite();
+    let store = b.open();
+    with_target(&store);
+    let added = |n: usize| support::add(&store, &b.lab.numbered_folder(n), &metadata("Data"));
+    let ((first, first_key), (second, second_key)) = (added(1), added(2));
+    let (_, third_key) = added(3);
+    let hour = Duration::from_secs(3600);
+
+    store.begin_group().unwrap();
+    store
+        .enqueue_deposit(first, TARGET, &first_key, hour)
+        .unwrap();
+    let halfway =
+        store.enqueue_deposits(TARGET, &[(second, second_key), (999_999, third_key)], hour);
+    assert!(halfway.is_err(), "a job for a dataset that does not exist");
+    assert!(store.group_spoiled());
+    assert!(
+        matches!(store.commit_group(), Err(StoreError::GroupCommit(_))),
+        "a spoiled group was committed"
+    );
+    assert!(store.jobs_of_dataset(first).unwrap().is_empty());
+    assert!(store.jobs_of_dataset(second).unwrap().is_empty());
+
+    // The connection carries on outside the group.
+    assert!(!store.group_spoiled());
+    store
+        .enqueue_deposit(first, TARGET, &first_key, hour)
+        .unwrap();
+    assert_eq!(store.jobs_of_dataset(first).unwrap().len(), 1);
+}

@@ -233,9 +233,12 @@ impl Engine {
         let lease_for = self.config.lease;
         loop {
             tokio::time::sleep(every).await;
-            let mut l = lease.clone();
+            let l = lease.clone();
             match self
-                .db(move |s| s.renew_lease(&mut l, lease_for).map(|ok| (ok, l)))
+                .db(move |s| {
+                    let mut l = l.clone();
+                    s.renew_lease(&mut l, lease_for).map(|ok| (ok, l))
+                })
                 .await
             {
                 Ok((true, l)) => lease = l,
@@ -321,7 +324,7 @@ impl Engine {
         let deferred = self.deferred_error.clone();
         let committed = self.committed.clone();
         self.store_thread.submit_then(
-            move |s| match s.finish(&l, finish) {
+            move |s| match s.finish(&l, finish.clone()) {
                 Ok((job, row)) => Ok((Some(job), row)),
                 Err(StoreError::StaleLease { .. }) => s
                     .log_stale_lease(&l, "outcome not recorded")

@@ -165,7 +165,7 @@ impl Engine {
     async fn db<T, F>(&self, f: F) -> Result<T, EngineError>
     where
         T: Send + 'static,
-        F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+        F: FnMut(&Store) -> Result<T, StoreError> + Send + 'static,
     {
         Ok(self.store_thread.call(f).await??)
     }
@@ -318,7 +318,7 @@ impl Engine {
     fn claim_call(
         &self,
         filter: &ClaimFilter,
-    ) -> impl FnOnce(&Store) -> Result<Claim, StoreError> + Send + 'static {
+    ) -> impl FnMut(&Store) -> Result<Claim, StoreError> + Send + 'static {
         let owner = self.owner.clone();
         let lease_for = self.config.lease;
         let max_attempts = self.config.retry.max_attempts;
@@ -364,6 +364,7 @@ impl Engine {
             let lease_for = self.config.lease;
             let (kept, renewed) = self
                 .db(move |s| {
+                    let mut lease = lease.clone();
                     let kept = s.renew_lease(&mut lease, lease_for)?;
                     Ok((kept, lease))
                 })

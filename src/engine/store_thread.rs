@@ -3,9 +3,11 @@
 //! Workers used to run their store calls on tokio's blocking pool, where eight of them queued
 //! on the connection's mutex: each hand-off woke a thread only to sleep on the lock again,
 //! and under load that cost more CPU than the SQL itself. Here one thread drains a queue.
-//! Calls that arrive together run in one group transaction (group commit), each as a
-//! savepoint of its own, and their results are handed back only once the group has
-//! committed — so a worker never acts on a claim or an outcome that is not yet durable.
+//! Calls that arrive together run in one group transaction (group commit), and their
+//! results are handed back only once the group has committed — so a worker never acts on a
+//! claim or an outcome that is not yet durable. Should one call of a group fail, the group
+//! is rolled back and its calls run again one by one, each committing on its own, so one
+//! call's failure is never another's.
 //!
 //! On a SQLite file a second thread, with a second connection, takes the write-ahead log's
 //! checkpoints, which sync the file to disk: on the store thread that wait held up every
@@ -27,9 +29,45 @@ const CHECKPOINT_THREAD: &str = "lodge-checkpoint";
 /// Calls that arrived together and are committed together, at most this many.
 const MAX_GROUP: usize = 64;
 
-/// Runs a call and returns what hands its result back once the group's fate is known.
-type Call = Box<dyn FnOnce(&Store) -> Deliver + Send>;
-type Deliver = Box<dyn FnOnce(Option<&str>) + Send>;
+/// A call waiting on the store thread: run (perhaps twice, see [`serve`]), then delivered.
+type Call = Box<dyn Pending>;
+
+trait Pending: Send {
+    /// Run the call on `store`, keeping its result; a second run replaces the first's.
+    fn run(&mut self, store: &Store);
+    /// Hand the kept result to whoever waits for it, or `commit_error` if the group it ran
+    /// in could not commit.
+    fn deliver(self: Box<Self>, commit_error: Option<&str>);
+}
+
+/// A call and what receives its result.
+struct StoreCall<T, F, D> {
+    call: F,
+    then: D,
+    result: Option<Result<T, StoreError>>,
+}
+
+impl<T, F, D> Pending for StoreCall<T, F, D>
+where
+    T: Send,
+    F: FnMut(&Store) -> Result<T, StoreError> + Send,
+    D: FnOnce(Result<T, StoreError>) + Send,
+{
+    fn run(&mut self, store: &Store) {
+        self.result = Some((self.call)(store));
+    }
+
+    fn deliver(self: Box<Self>, commit_error: Option<&str>) {
+        let StoreCall { then, result, .. } = *self;
+        then(match (commit_error, result) {
+            (Some(e), _) => Err(StoreError::GroupCommit(e.to_string())),
+            (None, Some(result)) => result,
+            (None, None) => Err(StoreError::GroupCommit(
+                "the call never ran (the store thread's bug)".into(),
+            )),
+        })
+    }
+}
 
 /// Handle to the store thread; cheap to clone. The thread ends when every handle is gone.
 #[derive(Clone)]
@@ -74,7 +112,7 @@ impl StoreThread {
     ) -> Result<oneshot::Receiver<Result<T, StoreError>>, StoreThreadGone>
     where
         T: Send + 'static,
-        F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+        F: FnMut(&Store) -> Result<T, StoreError> + Send + 'static,
     {
         let (tx, rx) = oneshot::channel();
         self.submit_then(f, move |result| {
@@ -91,17 +129,13 @@ impl StoreThread {
     pub fn submit_then<T, F, D>(&self, f: F, then: D) -> Result<(), StoreThreadGone>
     where
         T: Send + 'static,
-        F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+        F: FnMut(&Store) -> Result<T, StoreError> + Send + 'static,
         D: FnOnce(Result<T, StoreError>) + Send + 'static,
     {
-        let call: Call = Box::new(move |store: &Store| {
-            let result = f(store);
-            Box::new(move |commit_error: Option<&str>| {
-                then(match commit_error {
-                    Some(e) => Err(StoreError::GroupCommit(e.to_string())),
-                    None => result,
-                })
-            })
+        let call: Call = Box::new(StoreCall {
+            call: f,
+            then,
+            result: None,
         });
         self.calls.send(call).map_err(|_| StoreThreadGone)
     }
@@ -110,7 +144,7 @@ impl StoreThread {
     pub async fn call<T, F>(&self, f: F) -> Result<Result<T, StoreError>, StoreThreadGone>
     where
         T: Send + 'static,
-        F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+        F: FnMut(&Store) -> Result<T, StoreError> + Send + 'static,
     {
         self.submit(f)?.await.map_err(|_| StoreThreadGone)
     }
@@ -140,26 +174,45 @@ fn serve(store: Store, queue: mpsc::Receiver<Call>, checkpoints: Option<mpsc::Se
         if store.begin_group().is_err() {
             // Could not open a group (the database stayed locked past the busy timeout, for
             // one): run the call on its own, committing its own transaction.
-            first(&store)(None);
+            run_alone(&store, first);
             continue;
         }
         // Calls that arrive while the group runs join it, up to MAX_GROUP: the busier the
         // engine, the more calls share one commit, and no call waits for company.
-        let mut delivers: Vec<Deliver> = vec![first(&store)];
-        while delivers.len() < MAX_GROUP {
+        // A spoiled group takes no more calls: it is to be run again call by call.
+        let mut group: Vec<Call> = vec![first];
+        group[0].run(&store);
+        while group.len() < MAX_GROUP && !store.group_spoiled() {
             match queue.try_recv() {
-                Ok(call) => delivers.push(call(&store)),
+                Ok(mut call) => {
+                    call.run(&store);
+                    group.push(call);
+                }
                 Err(_) => break,
             }
         }
-        let outcome = store.commit_group().err().map(|e| e.to_string());
-        for deliver in delivers {
-            deliver(outcome.as_deref());
+        if store.group_spoiled() {
+            // A call failed, perhaps halfway through its writes, and the group has no undo
+            // per call: undo the whole group and run each call again on its own. A rare
+            // path: a database error, or an outcome whose lease was lost meanwhile.
+            store.rollback_group();
+            group.into_iter().for_each(|call| run_alone(&store, call));
+        } else {
+            let outcome = store.commit_group().err().map(|e| e.to_string());
+            for call in group {
+                call.deliver(outcome.as_deref());
+            }
         }
         if let Some(pacer) = &mut pacer {
             pacer.committed();
         }
     }
+}
+
+/// Run `call` in transactions of its own (outside any group) and deliver its result.
+fn run_alone(store: &Store, mut call: Call) {
+    call.run(store);
+    call.deliver(None);
 }
 
 /// Longest time commits wait in the write-ahead log for a checkpoint. The log is synced
@@ -282,12 +335,13 @@ mod tests {
         let (ask, asked) = mpsc::channel();
         let serving = std::thread::spawn(move || serve(store, queue, Some(ask)));
         let (done, committed) = mpsc::channel();
-        let call: Call = Box::new(move |s: &Store| {
-            s.upsert_target("t", "t", "a target").unwrap();
-            Box::new(move |error: Option<&str>| {
-                assert_eq!(error, None);
+        let call: Call = Box::new(StoreCall {
+            call: |s: &Store| s.upsert_target("t", "t", "a target"),
+            then: move |result: Result<(), StoreError>| {
+                result.unwrap();
                 done.send(()).unwrap();
-            })
+            },
+            result: None,
         });
         calls.send(call).unwrap();
         committed.recv().unwrap();
@@ -297,5 +351,54 @@ mod tests {
         assert!(asked_at.is_ok(), "no checkpoint asked for a quiet thread");
         drop(calls);
         serving.join().unwrap();
+    }
+
+    #[test]
+    fn a_call_that_fails_halfway_costs_the_other_calls_of_its_group_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("lodge.db")).unwrap();
+        let datasets =
+            crate::bench::data::tiny_datasets(&store, &dir.path().join("tiny"), 3).unwrap();
+        store.upsert_target("t", "t", "a target").unwrap();
+        let reader = store.reopen().unwrap();
+        let (calls, queue) = mpsc::channel::<Call>();
+        let (answers, answered) = mpsc::channel();
+        let enqueue = |name: &'static str, items: Vec<(i64, crate::content::ContentKey)>| {
+            let answers = answers.clone();
+            let call: Call = Box::new(StoreCall {
+                call: move |s: &Store| {
+                    s.enqueue_deposits("t", &items, Duration::from_secs(60))
+                        .map(|queued| queued.len())
+                },
+                then: move |result: Result<usize, StoreError>| {
+                    answers
+                        .send((name, result.map_err(|e| e.to_string())))
+                        .unwrap();
+                },
+                result: None,
+            });
+            call
+        };
+        // Queued before the thread starts, the three calls make one group. The middle one
+        // queues its first job, then fails on a dataset that does not exist.
+        calls.send(enqueue("first", vec![datasets[0]])).unwrap();
+        let halfway = vec![datasets[1], (999_999, datasets[2].1)];
+        calls.send(enqueue("halfway", halfway)).unwrap();
+        calls.send(enqueue("last", vec![datasets[2]])).unwrap();
+        let serving = std::thread::spawn(move || serve(store, queue, None));
+
+        let answers: std::collections::HashMap<_, _> =
+            (0..3).map(|_| answered.recv().unwrap()).collect();
+        assert_eq!(answers["first"], Ok(1));
+        assert_eq!(answers["last"], Ok(1));
+        let failed = answers["halfway"].clone().unwrap_err();
+        assert!(failed.contains("FOREIGN KEY"), "{failed}");
+        drop(calls);
+        serving.join().unwrap();
+
+        let jobs_of = |n: usize| reader.jobs_of_dataset(datasets[n].0).unwrap().len();
+        assert_eq!(jobs_of(0), 1, "the call before the failure committed");
+        assert_eq!(jobs_of(1), 0, "the failed call left no half of itself");
+        assert_eq!(jobs_of(2), 1, "the call after the failure committed");
     }
 }

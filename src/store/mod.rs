@@ -32,6 +32,7 @@ mod tx;
 
 use rusqlite::config::DbConfig;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -146,6 +147,10 @@ pub struct Store {
     /// With PostgreSQL, the hash cache stays in a SQLite file on this machine: it describes
     /// this machine's files.
     local_cache: Option<Box<Store>>,
+    /// A group transaction is open on this connection ([`Store::begin_group`]).
+    in_group: AtomicBool,
+    /// A unit of work failed inside the open group and may have written part of itself.
+    group_spoiled: AtomicBool,
 }
 
 enum Backend {
@@ -208,6 +213,8 @@ impl Store {
                     lock_wait,
                     host: this_host(),
                     local_cache: Some(Box::new(Store::open_file(&cache_path, lock_wait)?)),
+                    in_group: AtomicBool::new(false),
+                    group_spoiled: AtomicBool::new(false),
                 })
             }
         }
@@ -255,9 +262,10 @@ impl Store {
             .map_err(open_err)?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(open_err)?;
-        // A group commit runs each call as a savepoint, whose undo copies (the statement
-        // journal) SQLite spills to a temporary file past 64 KiB: two writes per page.
-        // They are only needed until the group ends; keep them in memory.
+        // A statement inside a transaction keeps undo copies of the pages it changes (the
+        // statement journal), which SQLite spills to a temporary file past 64 KiB: two
+        // writes per page. They are only needed until the statement ends; keep them in
+        // memory.
         conn.pragma_update(None, "temp_store", "MEMORY")
             .map_err(open_err)?;
         // Two processes opening a new file at once both see version 0; the loser's first
@@ -282,6 +290,8 @@ impl Store {
             lock_wait,
             host: this_host(),
             local_cache: None,
+            in_group: AtomicBool::new(false),
+            group_spoiled: AtomicBool::new(false),
         })
     }
 
@@ -310,10 +320,16 @@ impl Store {
         Store::open_at_waiting(&self.location, self.lock_wait)
     }
 
-    /// Start a group transaction (group commit): until [`Store::commit_group`], each store
-    /// call on this connection runs as a savepoint that commits or rolls back on its own, and
-    /// all of them become durable together when the group commits. Callers may act on a
-    /// call's result only after the group has committed.
+    /// Start a group transaction (group commit): until [`Store::commit_group`] or
+    /// [`Store::rollback_group`], every store call on this connection joins it, and all of
+    /// them become durable together when it commits. Callers may act on a call's result
+    /// only after the group has committed.
+    ///
+    /// The calls share the group's transaction with no undo of their own (a savepoint per
+    /// call copied every page it touched, a sixth of the store's work): a unit of work that
+    /// fails may leave part of itself written, so it *spoils* the group
+    /// ([`Store::group_spoiled`]), and the group must be rolled back and its calls run
+    /// again, each in a transaction of its own.
     ///
     /// Meant for a connection that one thread owns (an engine's store thread, see
     /// [`Store::reopen`]): a call from another thread during the group would join it.
@@ -322,13 +338,28 @@ impl Store {
     pub fn begin_group(&self) -> Result<()> {
         if let Backend::Lite(conn) = &*self.lock() {
             conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+            self.group_spoiled.store(false, Ordering::Relaxed);
+            self.in_group.store(true, Ordering::Relaxed);
         }
         Ok(())
     }
 
+    /// Whether a unit of work failed inside the open group: it must not be committed.
+    pub fn group_spoiled(&self) -> bool {
+        self.group_spoiled.load(Ordering::Relaxed)
+    }
+
     /// Commit the group started by [`Store::begin_group`]; on failure, roll it all back.
+    /// A spoiled group is never committed: it is rolled back and this says why.
     pub fn commit_group(&self) -> Result<()> {
+        if self.group_spoiled() {
+            self.rollback_group();
+            return Err(StoreError::GroupCommit(
+                "a call in the group failed; the group was rolled back".into(),
+            ));
+        }
         if let Backend::Lite(conn) = &*self.lock() {
+            self.in_group.store(false, Ordering::Relaxed);
             let committed = conn.prepare_cached("COMMIT")?.execute([]);
             if let Err(e) = committed {
                 let _ = conn.execute_batch("ROLLBACK");
@@ -336,6 +367,16 @@ impl Store {
             }
         }
         Ok(())
+    }
+
+    /// Undo everything the group started by [`Store::begin_group`] wrote.
+    pub fn rollback_group(&self) {
+        if let Backend::Lite(conn) = &*self.lock() {
+            self.in_group.store(false, Ordering::Relaxed);
+            self.group_spoiled.store(false, Ordering::Relaxed);
+            // Fails only when SQLite already rolled the transaction back itself.
+            let _ = conn.execute_batch("ROLLBACK");
+        }
     }
 
     /// Another connection to this store, for taking the write-ahead log's checkpoints off
@@ -433,9 +474,18 @@ impl Store {
         })
     }
 
-    /// Run `f` as one write transaction: all of it commits, or none of it.
+    /// Run `f` as one write transaction: all of it commits, or none of it. Inside a group
+    /// ([`Store::begin_group`]) it is part of the group's transaction, and if it fails it
+    /// spoils the group, which then commits none of it either.
     fn write<T>(&self, mut f: impl FnMut(sql::Db<'_>) -> Result<T>) -> Result<T> {
         self.with(|db| {
+            if self.in_group.load(Ordering::Relaxed) {
+                let out = f(db);
+                if out.is_err() {
+                    self.group_spoiled.store(true, Ordering::Relaxed);
+                }
+                return out;
+            }
             let tx = tx::WriteTx::begin(db)?;
             let out = f(db)?;
             tx.commit()?;

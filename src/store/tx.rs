@@ -2,10 +2,10 @@
 //! come from the connection's statement cache: rusqlite's own `Transaction` re-parses `BEGIN`
 //! and `COMMIT` every time, which showed as a sixth of the queue's CPU time in profiles.
 //!
-//! Inside a SQLite group transaction ([`super::Store::begin_group`]) the same unit becomes a
-//! savepoint: it still commits or rolls back as a whole, and becomes durable when the group
-//! commits. On PostgreSQL it is a plain `BEGIN` ... `COMMIT` at Read Committed, with the
-//! session's lock and statement timeouts (see [`super::postgres`]).
+//! Inside a SQLite group transaction ([`super::Store::begin_group`]) no such unit is opened:
+//! the work joins the group's transaction (see [`super::Store`]'s `write`). On PostgreSQL it
+//! is a plain `BEGIN` ... `COMMIT` at Read Committed, with the session's lock and statement
+//! timeouts (see [`super::postgres`]).
 
 use super::Result;
 use super::sql::Db;
@@ -14,46 +14,25 @@ use super::sql::Db;
 pub(super) struct WriteTx<'c> {
     db: Db<'c>,
     open: bool,
-    /// A savepoint inside a group transaction rather than a transaction of its own.
-    nested: bool,
 }
 
 impl<'c> WriteTx<'c> {
     pub fn begin(db: Db<'c>) -> Result<WriteTx<'c>> {
-        let nested = match db {
+        match db {
+            // The write lock is taken up front, so the transaction never has to be retried
+            // halfway.
             Db::Lite(conn) => {
-                let nested = !conn.is_autocommit();
-                let sql = if nested {
-                    "SAVEPOINT lodge_unit"
-                } else {
-                    // The write lock is taken up front, so the transaction never has to be
-                    // retried halfway.
-                    "BEGIN IMMEDIATE"
-                };
-                conn.prepare_cached(sql)?.execute([])?;
-                nested
+                conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
             }
-            Db::Pg(session) => {
-                session.batch("BEGIN")?;
-                false
-            }
-        };
-        Ok(WriteTx {
-            db,
-            open: true,
-            nested,
-        })
+            Db::Pg(session) => session.batch("BEGIN")?,
+        }
+        Ok(WriteTx { db, open: true })
     }
 
     pub fn commit(mut self) -> Result<()> {
         match self.db {
             Db::Lite(conn) => {
-                let sql = if self.nested {
-                    "RELEASE lodge_unit"
-                } else {
-                    "COMMIT"
-                };
-                conn.prepare_cached(sql)?.execute([])?;
+                conn.prepare_cached("COMMIT")?.execute([])?;
             }
             Db::Pg(session) => session.batch("COMMIT")?,
         }
@@ -72,12 +51,7 @@ impl Drop for WriteTx<'_> {
         // session ends (a lost session is re-opened before the next use).
         match self.db {
             Db::Lite(conn) => {
-                let sql = if self.nested {
-                    "ROLLBACK TO lodge_unit; RELEASE lodge_unit"
-                } else {
-                    "ROLLBACK"
-                };
-                let _ = conn.execute_batch(sql);
+                let _ = conn.execute_batch("ROLLBACK");
             }
             Db::Pg(session) => {
                 let _ = session.batch("ROLLBACK");
