@@ -170,10 +170,10 @@ impl Engine {
         Ok(self.store_thread.call(f).await??)
     }
 
-    fn filter(&self, job_ids: Option<Vec<i64>>) -> ClaimFilter {
+    fn filter(&self, batch: Option<Arc<HashSet<i64>>>) -> ClaimFilter {
         ClaimFilter {
             targets: self.targets.keys().cloned().collect(),
-            job_ids: job_ids.map(|ids| Arc::new(ids.into_iter().collect())),
+            job_ids: batch,
             skip: HashSet::new(),
         }
     }
@@ -185,12 +185,15 @@ impl Engine {
         job_ids: Vec<i64>,
         shutdown: CancellationToken,
     ) -> Result<Vec<JobRow>, EngineError> {
+        // One set of the batch's jobs for every worker and every look at the batch (a
+        // batch can hold thousands).
+        let batch: Arc<HashSet<i64>> = Arc::new(job_ids.iter().copied().collect());
         let mut workers = tokio::task::JoinSet::new();
         for _ in 0..self.config.concurrency.max(1) {
             let engine = self.clone();
-            let ids = job_ids.clone();
+            let batch = batch.clone();
             let shutdown = shutdown.clone();
-            workers.spawn(async move { engine.work(Some(ids), shutdown, true).await });
+            workers.spawn(async move { engine.work(Some(batch), shutdown, true).await });
         }
         let mut first_error = None;
         while let Some(done) = workers.join_next().await {
@@ -232,11 +235,11 @@ impl Engine {
     /// back before the worker stops.
     async fn work(
         self: Arc<Self>,
-        job_ids: Option<Vec<i64>>,
+        batch: Option<Arc<HashSet<i64>>>,
         shutdown: CancellationToken,
         stop_when_settled: bool,
     ) -> Result<(), EngineError> {
-        let filter = self.filter(job_ids.clone());
+        let filter = self.filter(batch.clone());
         let mut ahead: Option<ClaimAhead> = None;
         let worked = async {
             while !shutdown.is_cancelled() {
@@ -275,7 +278,7 @@ impl Engine {
                 let committed = self.committed.notified();
                 tokio::pin!(committed);
                 committed.as_mut().enable();
-                let ids = job_ids.clone().unwrap_or_default();
+                let ids = batch.clone().unwrap_or_default();
                 if stop_when_settled && self.batch_settled(&ids).await? {
                     return Ok(());
                 }
@@ -396,13 +399,13 @@ impl Engine {
 
     /// Every job of the batch has ended, waits on a paused target, or was left for another
     /// machine.
-    async fn batch_settled(&self, ids: &[i64]) -> Result<bool, EngineError> {
+    async fn batch_settled(&self, ids: &Arc<HashSet<i64>>) -> Result<bool, EngineError> {
         let left = self.left_for_others().clone();
-        let ids: HashSet<i64> = ids
-            .iter()
-            .copied()
-            .filter(|id| !left.contains(id))
-            .collect();
+        let ids = if left.is_empty() {
+            ids.clone()
+        } else {
+            Arc::new(ids.difference(&left).copied().collect())
+        };
         Ok(self.db(move |s| s.unsettled(&ids)).await? == 0)
     }
 }

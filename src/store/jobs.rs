@@ -1242,13 +1242,12 @@ impl Store {
 
     /// When the earliest of these jobs becomes claimable again (a retry's time or a lease's
     /// end), in unix ms; `None` if none of them is waiting or leased.
-    pub fn next_wakeup(&self, ids: &[i64]) -> Result<Option<i64>> {
-        let wanted: HashSet<i64> = ids.iter().copied().collect();
+    pub fn next_wakeup(&self, ids: &HashSet<i64>) -> Result<Option<i64>> {
         let due: Vec<(i64, i64)> =
             self.with(|db| db.all(NEXT_WAKEUPS, args![], |r| Ok((r.get(0)?, r.get(1)?))))?;
         Ok(due
             .into_iter()
-            .filter(|(id, _)| wanted.contains(id))
+            .filter(|(id, _)| ids.contains(id))
             .map(|(_, at)| at)
             .min())
     }
