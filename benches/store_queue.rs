@@ -1,0 +1,122 @@
+//! The store's own work per guarded deposit, without HTTP, the engine or a second thread:
+//! queue a batch of tiny datasets, then claim and record each one in group commits the
+//! size the engine's store thread sees (about two deposits, a claim and an outcome each),
+//! then read the batch's jobs back — the store calls of `lodge deposit`, in one thread.
+//!
+//! The deposit benchmark's ratio moves with everything else on the machine; this one
+//! isolates the store, and under callgrind it counts instructions, which do not move at
+//! all from one run to the next:
+//!
+//! ```sh
+//! cargo bench --bench store_queue            # CPU µs per deposit, median of the rounds
+//! cargo bench --bench store_queue --no-run   # then, for instructions per deposit:
+//! LODGE_BENCH_ITEMS=1000 LODGE_BENCH_ROUNDS=2 valgrind --tool=callgrind \
+//!     --collect-atstart=no --toggle-collect='*store_round*' target/release/deps/store_queue-*
+//! ```
+//!
+//! `LODGE_BENCH_ITEMS` (default 5000), `LODGE_BENCH_ROUNDS` (default 5; each round queues
+//! the batch for another target), `LODGE_BENCH_GROUP` (deposits per group commit, default 2).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use lodge::bench::data::tiny_datasets;
+use lodge::bench::tools::cpu_time;
+use lodge::content::ContentKey;
+use lodge::store::{Claim, ClaimFilter, EventKind, Finish, Lease, Store};
+use lodge::targets::RecordRef;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn main() -> anyhow::Result<()> {
+    let items = env_usize("LODGE_BENCH_ITEMS", 5000);
+    let rounds = env_usize("LODGE_BENCH_ROUNDS", 5).max(1);
+    let group = env_usize("LODGE_BENCH_GROUP", 2).max(1);
+    let lab = tempfile::tempdir()?;
+    eprintln!("preparing {items} tiny datasets…");
+    let store = Store::open(&lab.path().join("store.db"))?;
+    let datasets = tiny_datasets(&store, &lab.path().join("tiny"), items)?;
+
+    println!("store work per guarded deposit, {items} tiny datasets, {group} per group commit");
+    let mut per_deposit = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        let target = format!("sandbox+http://127.0.0.1:{}", 10_000 + round);
+        let cpu = cpu_time();
+        store_round(&store, &target, &datasets, group)?;
+        let micros = (cpu_time() - cpu).as_secs_f64() * 1e6 / items as f64;
+        println!("round {round}: {micros:.1} CPU µs per deposit");
+        per_deposit.push(micros);
+    }
+    per_deposit.sort_by(f64::total_cmp);
+    println!("median: {:.1} CPU µs per deposit", per_deposit[rounds / 2]);
+    Ok(())
+}
+
+/// Queue every dataset for `target`, deposit each (claim, then record it landed) in group
+/// commits of `group` claims and `group` outcomes, and read the batch back.
+#[inline(never)]
+fn store_round(
+    store: &Store,
+    target: &str,
+    datasets: &[(i64, ContentKey)],
+    group: usize,
+) -> anyhow::Result<()> {
+    store.upsert_target(target, target, "store benchmark")?;
+    let ids: Vec<i64> = store
+        .enqueue_deposits(target, datasets, Duration::from_secs(3600))?
+        .into_iter()
+        .map(|(queued, _)| queued.job_id())
+        .collect();
+    let filter = ClaimFilter {
+        targets: vec![target.to_string()],
+        job_ids: Some(Arc::new(ids.iter().copied().collect::<HashSet<_>>())),
+        skip: HashSet::new(),
+    };
+    // As in the engine, an outcome is recorded in a later group than its claim.
+    let mut in_flight: Vec<Lease> = Vec::new();
+    let mut landed = 0u64;
+    loop {
+        store.begin_group()?;
+        let mut claimed = 0;
+        for _ in 0..group {
+            if let Claim::Attempt { lease, .. } =
+                store.claim("bench/1/0", Duration::from_secs(30), 8, &filter)?
+            {
+                in_flight.push(*lease);
+                claimed += 1;
+            }
+        }
+        while in_flight.len() > group || (claimed == 0 && !in_flight.is_empty()) {
+            let lease = in_flight.remove(0);
+            landed += 1;
+            let identifier = format!("sandbox:{landed}");
+            store.finish(
+                &lease,
+                Finish::Landed {
+                    message: format!("created {identifier}"),
+                    record: RecordRef {
+                        url: Some(format!("http://127.0.0.1:1/records/{}", lease.job.key)),
+                        identifier,
+                    },
+                    created: true,
+                    kind: EventKind::Created,
+                    http_status: Some(201),
+                },
+            )?;
+        }
+        store.commit_group()?;
+        if claimed == 0 && in_flight.is_empty() {
+            break;
+        }
+    }
+    let jobs = store.jobs(&ids)?;
+    let unlanded = jobs.iter().filter(|j| !j.state.is_landed()).count();
+    anyhow::ensure!(unlanded == 0, "{unlanded} deposits did not land");
+    Ok(())
+}
