@@ -3,6 +3,7 @@
 //! writes the very same bytes.
 
 use super::{DepositRequest, Failure};
+use crate::content::ContentKey;
 
 /// Refuse, before anything is sent, a document the record must not be made of. Servers that
 /// store files do not validate metadata, so Lodge does: a problem here is terminal.
@@ -31,8 +32,47 @@ pub fn record_body(request: &DepositRequest<'_>) -> Vec<u8> {
     serde_json_canonicalizer::to_vec(&value).expect("canonical JSON of a record")
 }
 
-/// The content key a record body names, if it is one of ours.
-pub fn key_of_record(body: &[u8]) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
-    value.get("key")?.as_str().map(str::to_string)
+/// What was found where the record of `key` belongs.
+#[derive(Debug, PartialEq, Eq)]
+pub enum FoundRecord {
+    /// Lodge's record of this key.
+    Ours,
+    /// A whole JSON document that is not Lodge's record of this key.
+    Foreign,
+    /// Not a whole JSON document: empty or cut short. A WebDAV server shows a file from the
+    /// moment an upload starts writing it, so a deposit of the same key running at the same
+    /// time can read the record half-written (or the file is damaged).
+    Incomplete,
+}
+
+/// Read a record body found where the record of `key` belongs.
+pub fn found_record(body: &[u8], key: &ContentKey) -> FoundRecord {
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Err(_) => FoundRecord::Incomplete,
+        Ok(value) if value.get("key").and_then(|k| k.as_str()) == Some(&key.to_hex()) => {
+            FoundRecord::Ours
+        }
+        Ok(_) => FoundRecord::Foreign,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_cut_short_is_incomplete_and_another_keys_record_is_foreign() {
+        let key: ContentKey = "ab".repeat(32).parse().unwrap();
+        let other: ContentKey = "cd".repeat(32).parse().unwrap();
+        let ours = format!(r#"{{"key":"{key}","lodge":1,"manifest":[]}}"#);
+        assert_eq!(found_record(ours.as_bytes(), &key), FoundRecord::Ours);
+        assert_eq!(found_record(ours.as_bytes(), &other), FoundRecord::Foreign);
+        assert_eq!(
+            found_record(br#"{"title":"x"}"#, &key),
+            FoundRecord::Foreign
+        );
+        assert_eq!(found_record(b"", &key), FoundRecord::Incomplete);
+        let cut = &ours.as_bytes()[..ours.len() / 2];
+        assert_eq!(found_record(cut, &key), FoundRecord::Incomplete);
+    }
 }

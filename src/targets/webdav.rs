@@ -14,7 +14,7 @@ use reqwest::{Method, StatusCode, Url};
 
 use super::http::{client, failure_of, send};
 use super::probe::ProbeReport;
-use super::record::{key_of_record, record_body, validate};
+use super::record::{FoundRecord, found_record, record_body, validate};
 use super::secret::UserSecret;
 use super::stream::put_file;
 use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
@@ -173,15 +173,32 @@ impl WebDavTarget {
                     status: Some(200),
                     message: format!("the record could not be read back: {e}"),
                 })?;
-                if key_of_record(&body).as_deref() != Some(&key.to_hex()) {
-                    return Err(Failure::Conflict {
-                        message: format!(
-                            "target '{}': {} exists but is not Lodge's record of this key; \
+                match found_record(&body, key) {
+                    FoundRecord::Ours => {}
+                    // Another deposit of this key may be writing it right now: ask again
+                    // later (the retry looks the record up before sending anything).
+                    FoundRecord::Incomplete => {
+                        return Err(Failure::Ambiguous {
+                            status: Some(200),
+                            message: format!(
+                                "target '{}': {} is there but not a whole record yet: another \
+                                 upload of the same data may still be writing it (or the file \
+                                 is damaged); trying again",
+                                self.name,
+                                self.url(&record_path(key))
+                            ),
+                        });
+                    }
+                    FoundRecord::Foreign => {
+                        return Err(Failure::Conflict {
+                            message: format!(
+                                "target '{}': {} exists but is not Lodge's record of this key; \
                              move it away or deposit into another folder",
-                            self.name,
-                            self.url(&record_path(key))
-                        ),
-                    });
+                                self.name,
+                                self.url(&record_path(key))
+                            ),
+                        });
+                    }
                 }
                 Ok(Some(self.record_ref(key)))
             }

@@ -207,7 +207,9 @@ impl S3Target {
                     status: Some(200),
                     message: format!("the record {object} could not be read back: {e}"),
                 })?;
-                if super::record::key_of_record(&body).as_deref() != Some(&key.to_hex()) {
+                // An S3 PUT is atomic: whatever is there and is not our record is someone
+                // else's object, whole or damaged.
+                if super::record::found_record(&body, key) != super::record::FoundRecord::Ours {
                     return Err(Failure::Conflict {
                         message: format!(
                             "target '{}': {object} exists but is not Lodge's record of this \
