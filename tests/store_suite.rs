@@ -504,6 +504,34 @@ fn a_queued_job_logs_its_scope(b: Backend) {
     assert_eq!(store.events_for_job(queued.job_id()).unwrap(), vec![event]);
 }
 
+fn jobs_are_read_in_the_order_asked_and_a_missing_one_is_named(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let ids: Vec<i64> = (1..=4).map(|n| b.queued(&store, n).2).collect();
+    let read =
+        |asked: &[i64]| -> Vec<i64> { store.jobs(asked).unwrap().iter().map(|j| j.id).collect() };
+    assert_eq!(read(&ids), ids, "one run of consecutive ids");
+    let shuffled = [ids[2], ids[0], ids[1], ids[3], ids[0]];
+    assert_eq!(read(&shuffled), shuffled, "out of order, and twice");
+    assert!(read(&[]).is_empty());
+    for (job, id) in store.jobs(&ids).unwrap().iter().zip(&ids) {
+        assert_eq!(
+            job,
+            &store.job(*id).unwrap(),
+            "a job read in a run is the job"
+        );
+    }
+    let missing = ids[3] + 1000;
+    match store.jobs(&[ids[0], ids[1], missing]) {
+        Err(StoreError::NoSuchJob(id)) => assert_eq!(id, missing),
+        other => panic!("expected the missing job named, got {other:?}"),
+    }
+    match store.jobs(&[ids[2], ids[3], ids[3] + 1]) {
+        Err(StoreError::NoSuchJob(id)) => assert_eq!(id, ids[3] + 1),
+        other => panic!("expected the missing job at the end of a run, got {other:?}"),
+    }
+}
+
 macro_rules! store_suite {
     ($backend:ident: $($case:ident),* $(,)?) => {
         mod $backend {
@@ -540,6 +568,7 @@ every_backend!(
     the_same_data_under_other_metadata_finds_the_earlier_deposit,
     a_claim_and_every_outcome_answer_the_job_as_stored,
     a_queued_job_logs_its_scope,
+    jobs_are_read_in_the_order_asked_and_a_missing_one_is_named,
 );
 
 /// A landing whose scope got a result from elsewhere after the claim looked (another

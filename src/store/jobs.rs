@@ -221,6 +221,14 @@ static LOAD_JOB: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+/// The jobs with ids from `?1` to `?2`, by id, as [`job_from_row`] reads them.
+static LOAD_JOBS_BETWEEN: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+         WHERE j.id BETWEEN ?1 AND ?2 ORDER BY j.id"
+    )
+});
+
 fn load_job(db: Db<'_>, id: i64) -> Result<Option<JobRow>> {
     db.opt(&LOAD_JOB, args![id], job_from_row)
 }
@@ -1179,9 +1187,28 @@ impl Store {
     /// Several jobs, in the order asked.
     pub fn jobs(&self, ids: &[i64]) -> Result<Vec<JobRow>> {
         self.with(|db| {
-            ids.iter()
-                .map(|&id| load_job(db, id)?.ok_or(StoreError::NoSuchJob(id)))
-                .collect()
+            let mut jobs = Vec::with_capacity(ids.len());
+            let mut rest = ids;
+            while let Some(&first) = rest.first() {
+                // A run of consecutive ids (a batch queued at once is one) is read by one
+                // statement: one per job cost a batch's end a serial pause.
+                let run = rest
+                    .iter()
+                    .zip(first..)
+                    .take_while(|(id, next)| **id == *next)
+                    .count();
+                let last = first + run as i64 - 1;
+                let read = db.all(&LOAD_JOBS_BETWEEN, args![first, last], job_from_row)?;
+                if read.len() != run {
+                    let missing = (first..=last)
+                        .find(|id| !read.iter().any(|job| job.id == *id))
+                        .unwrap_or(first);
+                    return Err(StoreError::NoSuchJob(missing));
+                }
+                jobs.extend(read);
+                rest = &rest[run..];
+            }
+            Ok(jobs)
         })
     }
 
