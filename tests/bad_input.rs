@@ -1105,3 +1105,74 @@ async fn server_ignoring_if_none_match_is_refused_and_no_duplicate_is_made() {
         .count();
     assert_eq!(records, 1, "one record on the server");
 }
+
+/// A WebDAV server answering 412 to the record's conditional PUT, then serving `record`
+/// where the record belongs (everything else is created).
+async fn webdav_with_record(record: &'static str) -> FakeServer {
+    FakeServer::start(move |method, path| {
+        let status = match (method, path.contains("/records/")) {
+            ("PUT", true) => 412,
+            ("GET", true) => 200,
+            ("HEAD", _) | ("GET", _) => 404,
+            _ => 201,
+        };
+        let body = if status == 200 { record } else { "" };
+        Answer {
+            status,
+            headers: vec![],
+            body: body.to_string(),
+        }
+    })
+    .await
+}
+
+/// After a 412, the record read back may be half-written (another deposit of the same data
+/// is still writing it: WebDAV servers show a file from its first byte). That is retried,
+/// looking the record up first, and the item ends failed, to be retried, with the file and
+/// the fix named; a whole record of another key is refused at once as someone else's file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_webdav_record_half_written_is_retried_and_another_keys_record_refused() {
+    let lab = Lab::new();
+    let dav = webdav_with_record(r#"{"key":"cb610bc1048f7abce1a9"#).await;
+    assert!(
+        run(add_cmd(&lab, &lab.numbered_folder(1)))
+            .await
+            .status
+            .success()
+    );
+    let url = format!("webdav+{}/dav", dav.url());
+    let out = run(deposit_cmd(&lab, &url)).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!("{}/dav/records/", dav.url()),
+            "is there but not a whole record",
+            "delete it, then retry the item",
+        ],
+    );
+    let job = &open_store(&lab).history().unwrap()[0];
+    assert_eq!(job.state, "failed", "retried to the end, not refused: {t}");
+    assert_eq!(job.attempts, 3);
+
+    let other = Lab::new();
+    let dav = webdav_with_record(r#"{"key":"not this one","lodge":1}"#).await;
+    assert!(
+        run(add_cmd(&other, &other.numbered_folder(1)))
+            .await
+            .status
+            .success()
+    );
+    let url = format!("webdav+{}/dav", dav.url());
+    let out = run(deposit_cmd(&other, &url)).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("exists but is not Lodge's record of this key"),
+        "{t}"
+    );
+    let job = &open_store(&other).history().unwrap()[0];
+    assert_eq!(job.state, "rejected", "{t}");
+    assert_eq!(job.attempts, 1, "refused at once: {t}");
+}

@@ -22,7 +22,7 @@ impl Sha256Hex {
 
     /// The 64 hex characters, written into `out`. (`hex::encode` goes a character at a
     /// time through an iterator: a key is written out several times per deposit, and that
-    /// cost the store a tenth of its work.)
+    /// cost the store about 4% of its instructions.)
     fn write_hex<'a>(&self, out: &'a mut [u8; 64]) -> &'a str {
         hex::encode_to_slice(self.0, out).expect("32 bytes make 64 hex characters");
         std::str::from_utf8(out).expect("hex digits are ASCII")

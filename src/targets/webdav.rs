@@ -181,9 +181,9 @@ impl WebDavTarget {
                         return Err(Failure::Ambiguous {
                             status: Some(200),
                             message: format!(
-                                "target '{}': {} is there but not a whole record yet: another \
-                                 upload of the same data may still be writing it (or the file \
-                                 is damaged); trying again",
+                                "target '{}': {} is there but not a whole record: another \
+                                 upload of the same data may still be writing it. If it stays \
+                                 like this the file is damaged: delete it, then retry the item",
                                 self.name,
                                 self.url(&record_path(key))
                             ),
