@@ -98,7 +98,7 @@ fn store_round(
             let identifier = format!("sandbox:{landed}");
             store.finish(
                 &lease,
-                Finish::Landed {
+                &Finish::Landed {
                     message: format!("created {identifier}"),
                     record: RecordRef {
                         url: Some(format!("http://127.0.0.1:1/records/{}", lease.job.key)),

@@ -303,10 +303,10 @@ async fn expired_lease_lets_a_second_worker_finish_and_refuses_the_first() {
         message: "created".into(),
         http_status: Some(201),
     };
-    let (done, _) = store_b.finish(&second, landed("sbx-000042")).unwrap();
+    let (done, _) = store_b.finish(&second, &landed("sbx-000042")).unwrap();
     assert_eq!(done.state, JobState::Deposited);
 
-    let late = store_a.finish(&first, landed("sbx-000043"));
+    let late = store_a.finish(&first, &landed("sbx-000043"));
     assert!(
         matches!(late, Err(StoreError::StaleLease { .. })),
         "{late:?}"

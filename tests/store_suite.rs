@@ -130,12 +130,12 @@ fn an_expired_lease_is_taken_over_and_the_late_result_refused(b: Backend) {
     std::thread::sleep(Duration::from_millis(20));
     let fresh = claim(&second, "w2", Duration::from_secs(60));
     assert_eq!(fresh.fence, stale.fence + 1);
-    let refused = first.finish(&stale, landed("stale-1")).unwrap_err();
+    let refused = first.finish(&stale, &landed("stale-1")).unwrap_err();
     assert!(
         matches!(refused, StoreError::StaleLease { .. }),
         "{refused}"
     );
-    let (job, _) = second.finish(&fresh, landed("fresh-1")).unwrap();
+    let (job, _) = second.finish(&fresh, &landed("fresh-1")).unwrap();
     assert_eq!(job.state, JobState::Deposited);
     assert_eq!(job.identifier.as_deref(), Some("fresh-1"));
 }
@@ -145,7 +145,7 @@ fn a_recorded_result_makes_the_next_job_of_the_scope_a_replay(b: Backend) {
     with_target(&store);
     let (id, key, _) = b.queued(&store, 1);
     let lease = claim(&store, "w1", Duration::from_secs(60));
-    store.finish(&lease, landed("42")).unwrap();
+    store.finish(&lease, &landed("42")).unwrap();
     // Forget nothing; queue the same scope again: the claim replays it.
     let (again, _) = store
         .enqueue_deposit(id, TARGET, &key, Duration::from_secs(60))
@@ -179,8 +179,8 @@ fn a_finish_run_again_after_its_commit_answers_what_was_recorded(b: Backend) {
     with_target(&store);
     b.queued(&store, 1);
     let lease = claim(&store, "w1", Duration::from_secs(60));
-    let (first, event) = store.finish(&lease, landed("7")).unwrap();
-    let (again, same_event) = store.finish(&lease, landed("7")).unwrap();
+    let (first, event) = store.finish(&lease, &landed("7")).unwrap();
+    let (again, same_event) = store.finish(&lease, &landed("7")).unwrap();
     assert_eq!(again.state, first.state);
     assert_eq!(same_event.id, event.id);
     assert_eq!(store.events_for_job(first.id).unwrap().len(), 3); // queued, attempt, created
@@ -202,7 +202,7 @@ fn concurrent_claimers_never_share_a_job(b: Backend) {
                     {
                         Claim::Attempt { lease, .. } => {
                             store
-                                .finish(&lease, landed(&format!("r{}", lease.job.id)))
+                                .finish(&lease, &landed(&format!("r{}", lease.job.id)))
                                 .unwrap();
                             mine.push(lease.job.id);
                         }
@@ -236,7 +236,7 @@ fn a_failed_job_is_requeued_with_the_same_key(b: Backend) {
     store
         .finish(
             &lease,
-            Finish::Failed {
+            &Finish::Failed {
                 error: "gave up".into(),
                 http_status: Some(503),
             },
@@ -262,7 +262,7 @@ fn a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_no
     let (waiting, _) = store
         .finish(
             &lease,
-            Finish::Retry {
+            &Finish::Retry {
                 not_before,
                 delay: Duration::from_millis(1),
                 error: "503 busy".into(),
@@ -283,7 +283,7 @@ fn a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_no
     let (released, event) = store
         .finish(
             &second,
-            Finish::Release {
+            &Finish::Release {
                 message: "back on the queue".into(),
                 not_before: None,
                 attempt_made: false,
@@ -300,7 +300,7 @@ fn a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_no
 
     // A landing clears the error and records the identifier.
     let third = claim(&store, "w1", Duration::from_secs(60));
-    let (done, _) = store.finish(&third, landed("sbx-000001")).unwrap();
+    let (done, _) = store.finish(&third, &landed("sbx-000001")).unwrap();
     assert_eq!(done.state, JobState::Deposited);
     assert_eq!(done.identifier.as_deref(), Some("sbx-000001"));
     assert_eq!(done.last_error, None);
@@ -325,7 +325,7 @@ fn reports_read_the_same_on_every_backend(b: Backend) {
     b.queued(&store, 1);
     b.queued(&store, 2);
     let lease = claim(&store, "w1", Duration::from_secs(60));
-    store.finish(&lease, landed("1")).unwrap();
+    store.finish(&lease, &landed("1")).unwrap();
     let history = store.history().unwrap();
     assert_eq!(history.len(), 2);
     assert!(
@@ -376,7 +376,7 @@ fn the_same_data_under_other_metadata_finds_the_earlier_deposit(b: Backend) {
         .enqueue_deposit(first.0, TARGET, &first.1, Duration::from_secs(60))
         .unwrap();
     let lease = claim(&store, "w1", Duration::from_secs(60));
-    store.finish(&lease, landed("first-1")).unwrap();
+    store.finish(&lease, &landed("first-1")).unwrap();
 
     let fingerprint = store
         .document(&second.1)
@@ -476,7 +476,7 @@ fn a_claim_and_every_outcome_answer_the_job_as_stored(b: Backend) {
                 .unwrap()
         );
         let what = format!("{finish:?}");
-        let (answered, event) = store.finish(&lease, finish).unwrap();
+        let (answered, event) = store.finish(&lease, &finish).unwrap();
         assert_eq!(answered, store.job(job).unwrap(), "after {what}");
         assert_eq!(event.job_id, Some(job));
         if store.target_paused(TARGET).unwrap().is_some() {
@@ -595,7 +595,7 @@ fn a_landing_after_another_result_for_the_scope_joins_it() {
         )
         .unwrap();
 
-    let (joined, _) = store.finish(&lease, landed("mine-2")).unwrap();
+    let (joined, _) = store.finish(&lease, &landed("mine-2")).unwrap();
     assert_eq!(joined.state, JobState::Existing);
     assert_eq!(joined.identifier.as_deref(), Some("theirs-1"));
     assert_eq!(joined, store.job(job).unwrap());

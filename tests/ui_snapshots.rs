@@ -109,7 +109,7 @@ fn seed_mixed_store(lab: &Lab, paths: &AppPaths, port: u16) {
     store
         .finish(
             &lease,
-            Finish::Landed {
+            &Finish::Landed {
                 record: record(1, port),
                 created: true,
                 kind: EventKind::Created,
@@ -133,7 +133,7 @@ fn seed_mixed_store(lab: &Lab, paths: &AppPaths, port: u16) {
     store
         .finish(
             &lease,
-            Finish::Landed {
+            &Finish::Landed {
                 record: record(2, port),
                 created: false,
                 kind: EventKind::Existing,
@@ -172,7 +172,7 @@ fn seed_mixed_store(lab: &Lab, paths: &AppPaths, port: u16) {
     store
         .finish(
             &lease,
-            Finish::Retry {
+            &Finish::Retry {
                 not_before: NOW + 42_000,
                 delay: Duration::from_secs(42),
                 error: "server busy (HTTP 503): try again later".into(),
@@ -189,7 +189,7 @@ fn seed_mixed_store(lab: &Lab, paths: &AppPaths, port: u16) {
     store
         .finish(
             &lease,
-            Finish::Failed {
+            &Finish::Failed {
                 error: "server busy (HTTP 503) after 8 attempts".into(),
                 http_status: Some(503),
             },
@@ -204,7 +204,7 @@ fn seed_mixed_store(lab: &Lab, paths: &AppPaths, port: u16) {
     store
         .finish(
             &lease,
-            Finish::Rejected {
+            &Finish::Rejected {
                 error: "rejected (HTTP 422): title: too short".into(),
                 http_status: Some(422),
             },
@@ -219,7 +219,7 @@ fn seed_mixed_store(lab: &Lab, paths: &AppPaths, port: u16) {
     store
         .finish(
             &lease,
-            Finish::Rejected {
+            &Finish::Rejected {
                 error: "changed since scan, rescan: values.csv: modified since it was scanned"
                     .into(),
                 http_status: None,

@@ -324,7 +324,7 @@ impl Engine {
         let deferred = self.deferred_error.clone();
         let committed = self.committed.clone();
         self.store_thread.submit_then(
-            move |s| match s.finish(&l, finish.clone()) {
+            move |s| match s.finish(&l, &finish) {
                 Ok((job, row)) => Ok((Some(job), row)),
                 Err(StoreError::StaleLease { .. }) => s
                     .log_stale_lease(&l, "outcome not recorded")

@@ -940,8 +940,8 @@ impl Store {
     /// Record how a claimed job ends this round: the job's state, the result (for a landed
     /// write) and one event, in one transaction, and only if the lease still holds
     /// ([`StoreError::StaleLease`] otherwise). Returns the updated job and the event.
-    pub fn finish(&self, lease: &Lease, finish: Finish) -> Result<(JobRow, EventRow)> {
-        self.write(|db| match self.finish_in(db, lease, &finish)? {
+    pub fn finish(&self, lease: &Lease, finish: &Finish) -> Result<(JobRow, EventRow)> {
+        self.write(|db| match self.finish_in(db, lease, finish)? {
             Some(recorded) => Ok(recorded),
             // Nothing was written: the lease no longer holds the job. Perhaps because
             // this very outcome was committed already (a COMMIT whose answer was lost,
