@@ -60,6 +60,21 @@ fn deposit_cmd(lab: &Lab, target: &str) -> Command {
     cmd
 }
 
+/// Add the lab's first folder and deposit it to `target`, which must fail (exit 1); what
+/// `lodge deposit` printed.
+async fn one_failing_deposit(lab: &Lab, target: &str) -> String {
+    assert!(
+        run(add_cmd(lab, &lab.numbered_folder(1)))
+            .await
+            .status
+            .success()
+    );
+    let out = run(deposit_cmd(lab, target)).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    t
+}
+
 /// The lab's store, opened after (or between) the `lodge` processes that wrote it.
 fn open_store(lab: &Lab) -> Store {
     Store::open(&lab.path("lodge.db")).expect("open the lab's store")
@@ -821,16 +836,8 @@ async fn garbage_json_from_the_target_fails_clearly_and_a_retry_reconciles_one_r
             times: 100,
         });
     }
-    assert!(
-        run(add_cmd(&lab, &lab.numbered_folder(1)))
-            .await
-            .status
-            .success()
-    );
     let url = format!("sandbox+{}", proxy.url());
-    let out = run(deposit_cmd(&lab, &url)).await;
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
+    let t = one_failing_deposit(&lab, &url).await;
     assert_all(
         &t,
         &[
@@ -875,16 +882,8 @@ async fn html_error_page_from_the_target_is_summarised_by_its_title_and_a_retry_
         },
         times: 100,
     });
-    assert!(
-        run(add_cmd(&lab, &lab.numbered_folder(1)))
-            .await
-            .status
-            .success()
-    );
     let url = format!("sandbox+{}", proxy.url());
-    let out = run(deposit_cmd(&lab, &url)).await;
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
+    let t = one_failing_deposit(&lab, &url).await;
     assert_all(
         &t,
         &[
@@ -1134,16 +1133,7 @@ async fn webdav_with_record(record: &'static str) -> FakeServer {
 async fn a_webdav_record_half_written_is_retried_and_another_keys_record_refused() {
     let lab = Lab::new();
     let dav = webdav_with_record(r#"{"key":"cb610bc1048f7abce1a9"#).await;
-    assert!(
-        run(add_cmd(&lab, &lab.numbered_folder(1)))
-            .await
-            .status
-            .success()
-    );
-    let url = format!("webdav+{}/dav", dav.url());
-    let out = run(deposit_cmd(&lab, &url)).await;
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
+    let t = one_failing_deposit(&lab, &format!("webdav+{}/dav", dav.url())).await;
     assert_all(
         &t,
         &[
@@ -1158,16 +1148,7 @@ async fn a_webdav_record_half_written_is_retried_and_another_keys_record_refused
 
     let other = Lab::new();
     let dav = webdav_with_record(r#"{"key":"not this one","lodge":1}"#).await;
-    assert!(
-        run(add_cmd(&other, &other.numbered_folder(1)))
-            .await
-            .status
-            .success()
-    );
-    let url = format!("webdav+{}/dav", dav.url());
-    let out = run(deposit_cmd(&other, &url)).await;
-    let t = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{t}");
+    let t = one_failing_deposit(&other, &format!("webdav+{}/dav", dav.url())).await;
     assert!(
         t.contains("exists but is not Lodge's record of this key"),
         "{t}"
