@@ -323,6 +323,7 @@ impl Engine {
         let events = self.events.clone();
         let deferred = self.deferred_error.clone();
         let committed = self.committed.clone();
+        let batch = self.batch_of(lease.job.id);
         self.store_thread.submit_then(
             move |s| match s.finish(&l, &finish) {
                 Ok((job, row)) => Ok((Some(job), row)),
@@ -334,6 +335,9 @@ impl Engine {
             // Runs on the store thread once the outcome is durable.
             move |recorded| match recorded {
                 Ok((job, row)) => {
+                    if let (Some(batch), Some(job)) = (&batch, &job) {
+                        batch.committed(job);
+                    }
                     committed.notify_waiters();
                     let _ = events.send(EngineEvent::Logged(row));
                     if let Some(job) = job {

@@ -7,6 +7,7 @@
 //! are scheduled in the store (state `waiting`), so a crash loses nothing and a restart in
 //! another process carries on.
 
+mod batch;
 mod guarded;
 mod liveness;
 pub mod retry;
@@ -20,8 +21,10 @@ use rand::SeedableRng;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
+use crate::content::ContentKey;
 use crate::store::{Claim, ClaimFilter, EventRow, Finish, JobRow, Store, StoreError, now_ms};
 use crate::targets::Target;
+use batch::Batch;
 pub use guarded::check_unchanged;
 pub use retry::{RetryDecision, RetryPolicy};
 pub use store_thread::STORE_THREADS;
@@ -65,6 +68,11 @@ pub enum EngineEvent {
     JobChanged(JobRow),
 }
 
+/// Datasets queued by one store call while a batch's workers already run (after a first,
+/// smaller part). A part holds the store thread about a millisecond: the workers' claims
+/// and outcomes behind it wait no longer than an upload takes.
+const QUEUE_PART: usize = 128;
+
 /// A claim sent to the store thread ahead of time.
 type ClaimAhead = tokio::sync::oneshot::Receiver<Result<Claim, StoreError>>;
 
@@ -95,6 +103,8 @@ pub struct Engine {
     /// due waits on it (besides its poll interval), since the outcome may settle its batch
     /// or put a job back on the queue.
     committed: Arc<tokio::sync::Notify>,
+    /// The batches running now: a committed outcome of one of their jobs is kept there.
+    batches: Mutex<Vec<Arc<Batch>>>,
     targets: HashMap<String, Arc<dyn Target>>,
     config: EngineConfig,
     owner: String,
@@ -116,6 +126,7 @@ impl Engine {
             left_for_others: Mutex::default(),
             paused_here: Mutex::default(),
             committed: Arc::default(),
+            batches: Mutex::default(),
             store,
             targets: HashMap::new(),
             config,
@@ -170,14 +181,6 @@ impl Engine {
         Ok(self.store_thread.call(f).await??)
     }
 
-    fn filter(&self, batch: Option<Arc<HashSet<i64>>>) -> ClaimFilter {
-        ClaimFilter {
-            targets: self.targets.keys().cloned().collect(),
-            job_ids: batch,
-            skip: HashSet::new(),
-        }
-    }
-
     /// Work on these jobs until each has ended (deposited, existing, failed or rejected) or
     /// waits on a paused target, or until `shutdown`. Returns the jobs as they ended.
     pub async fn run_batch(
@@ -185,9 +188,68 @@ impl Engine {
         job_ids: Vec<i64>,
         shutdown: CancellationToken,
     ) -> Result<Vec<JobRow>, EngineError> {
-        // One set of the batch's jobs for every worker and every look at the batch (a
-        // batch can hold thousands).
-        let batch: Arc<HashSet<i64>> = Arc::new(job_ids.iter().copied().collect());
+        let batch = Arc::new(Batch::of(job_ids));
+        self.run(batch, async { Ok(()) }, shutdown).await
+    }
+
+    /// Queue a deposit of each dataset (`(dataset id, key)`) to `target`, and work on them
+    /// as [`Engine::run_batch`] does. The workers start on the first few while the rest
+    /// are still being queued. Returns the jobs as they ended, one per dataset, in order.
+    pub async fn deposit_batch(
+        self: &Arc<Self>,
+        target: &str,
+        datasets: Vec<(i64, ContentKey)>,
+        shutdown: CancellationToken,
+    ) -> Result<Vec<JobRow>, EngineError> {
+        let batch = Arc::new(Batch::growing());
+        let queueing = self.queue_into(batch.clone(), target, datasets, shutdown.clone());
+        self.run(batch, queueing, shutdown).await
+    }
+
+    /// Queue `datasets` into `batch` a part at a time, each part one call of the store
+    /// thread: the workers' claims and outcomes take turns with the parts, instead of
+    /// waiting for all of them. The first part is small, so that every worker has a job
+    /// after one short pause.
+    async fn queue_into(
+        &self,
+        batch: Arc<Batch>,
+        target: &str,
+        datasets: Vec<(i64, ContentKey)>,
+        shutdown: CancellationToken,
+    ) -> Result<(), EngineError> {
+        let first = (2 * self.config.concurrency).clamp(1, QUEUE_PART);
+        let mut rest = datasets.as_slice();
+        let mut part_len = first;
+        while !rest.is_empty() && !shutdown.is_cancelled() {
+            let (part, after) = rest.split_at(part_len.min(rest.len()));
+            rest = after;
+            part_len = QUEUE_PART;
+            let (part, target) = (part.to_vec(), target.to_string());
+            let deadline = self.config.retry.deadline;
+            let queued = self
+                .db(move |s| s.enqueue_deposits(&target, &part, deadline))
+                .await?;
+            let ids: Vec<i64> = queued.iter().map(|(q, _)| q.job_id()).collect();
+            batch.add(&ids);
+            queued
+                .into_iter()
+                .filter_map(|(_, event)| event)
+                .for_each(|e| self.logged(e));
+            // Idle workers look at the queue again.
+            self.committed.notify_waiters();
+        }
+        Ok(())
+    }
+
+    /// Run the workers over `batch` while `queueing` fills it; then the rows the batch's
+    /// jobs ended with.
+    async fn run(
+        self: &Arc<Self>,
+        batch: Arc<Batch>,
+        queueing: impl Future<Output = Result<(), EngineError>>,
+        shutdown: CancellationToken,
+    ) -> Result<Vec<JobRow>, EngineError> {
+        self.batches_running().push(batch.clone());
         let mut workers = tokio::task::JoinSet::new();
         for _ in 0..self.config.concurrency.max(1) {
             let engine = self.clone();
@@ -196,6 +258,13 @@ impl Engine {
             workers.spawn(async move { engine.work(Some(batch), shutdown, true).await });
         }
         let mut first_error = None;
+        if let Err(e) = queueing.await {
+            // The jobs already queued stay queued; this run stops.
+            shutdown.cancel();
+            first_error = Some(e);
+        }
+        batch.all_queued();
+        self.committed.notify_waiters();
         while let Some(done) = workers.join_next().await {
             let outcome = done.map_err(EngineError::from).and_then(|r| r);
             if let Err(e) = outcome {
@@ -204,10 +273,40 @@ impl Engine {
                 first_error.get_or_insert(e);
             }
         }
+        self.batches_running().retain(|b| !Arc::ptr_eq(b, &batch));
         if let Some(e) = first_error {
             return Err(e);
         }
-        self.db(move |s| s.jobs(&job_ids)).await
+        // Jobs that ended under this engine are as their outcomes committed them; only the
+        // others (ended elsewhere, or not ended) are read.
+        let ended = batch.ended_rows();
+        let to_read = ended.to_read;
+        let read: HashMap<i64, JobRow> = if to_read.is_empty() {
+            HashMap::new()
+        } else {
+            let rows = self.db(move |s| s.jobs(&to_read)).await?;
+            rows.into_iter().map(|job| (job.id, job)).collect()
+        };
+        ended
+            .rows
+            .into_iter()
+            .map(|(id, kept)| {
+                kept.or_else(|| read.get(&id).cloned())
+                    .ok_or(EngineError::Store(StoreError::NoSuchJob(id)))
+            })
+            .collect()
+    }
+
+    fn batches_running(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Batch>>> {
+        self.batches.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The running batch that holds job `id`, if one does.
+    fn batch_of(&self, id: i64) -> Option<Arc<Batch>> {
+        self.batches_running()
+            .iter()
+            .find(|b| b.contains(id))
+            .cloned()
     }
 
     /// Work on any due job of this engine's targets until `shutdown` (the GUI's mode).
@@ -235,11 +334,11 @@ impl Engine {
     /// back before the worker stops.
     async fn work(
         self: Arc<Self>,
-        batch: Option<Arc<HashSet<i64>>>,
+        batch: Option<Arc<Batch>>,
         shutdown: CancellationToken,
         stop_when_settled: bool,
     ) -> Result<(), EngineError> {
-        let filter = self.filter(batch.clone());
+        let batch = batch.as_deref();
         let mut ahead: Option<ClaimAhead> = None;
         let worked = async {
             while !shutdown.is_cancelled() {
@@ -253,7 +352,7 @@ impl Engine {
                 }
                 let claim = match ahead.take() {
                     Some(claimed) => self.take_ahead(claimed).await?,
-                    None => self.db(self.claim_call(&filter)).await?,
+                    None => self.db(self.claim_call(batch)).await?,
                 };
                 match claim {
                     Claim::Attempt {
@@ -262,12 +361,15 @@ impl Engine {
                         events,
                     } => {
                         events.into_iter().for_each(|e| self.logged(e));
-                        ahead = Some(self.store_thread.submit(self.claim_call(&filter))?);
+                        ahead = Some(self.store_thread.submit(self.claim_call(batch))?);
                         self.run_guarded(*lease, input, &shutdown).await?;
                         continue;
                     }
                     Claim::Replayed { job, events } => {
                         events.into_iter().for_each(|e| self.logged(e));
+                        if let Some(batch) = batch {
+                            batch.committed(&job);
+                        }
                         self.emit(EngineEvent::JobChanged(job));
                         continue;
                     }
@@ -278,10 +380,13 @@ impl Engine {
                 let committed = self.committed.notified();
                 tokio::pin!(committed);
                 committed.as_mut().enable();
-                let ids = batch.clone().unwrap_or_default();
-                if stop_when_settled && self.batch_settled(&ids).await? {
+                if let Some(batch) = batch
+                    && stop_when_settled
+                    && self.batch_settled(batch).await?
+                {
                     return Ok(());
                 }
+                let ids = batch.map(Batch::ids).unwrap_or_default();
                 liveness::expire_leases_of_dead_processes(&self.store, &self.owner).await?;
                 let wake = {
                     let ids = ids.clone();
@@ -317,16 +422,19 @@ impl Engine {
         worked
     }
 
-    /// The store call that claims this worker's next job.
+    /// The store call that claims this worker's next job (of `batch`, as queued so far).
     fn claim_call(
         &self,
-        filter: &ClaimFilter,
+        batch: Option<&Batch>,
     ) -> impl FnMut(&Store) -> Result<Claim, StoreError> + Send + 'static {
         let owner = self.owner.clone();
         let lease_for = self.config.lease;
         let max_attempts = self.config.retry.max_attempts;
-        let mut filter = filter.clone();
-        filter.skip = self.left_for_others().clone();
+        let filter = ClaimFilter {
+            targets: self.targets.keys().cloned().collect(),
+            job_ids: batch.map(Batch::ids),
+            skip: self.left_for_others().clone(),
+        };
         move |s: &Store| s.claim(&owner, lease_for, max_attempts, &filter)
     }
 
@@ -397,15 +505,38 @@ impl Engine {
             .unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Every job of the batch has ended, waits on a paused target, or was left for another
-    /// machine.
-    async fn batch_settled(&self, ids: &Arc<HashSet<i64>>) -> Result<bool, EngineError> {
+    /// Every job of the batch is queued, and each has ended, waits on a paused target, or
+    /// was left for another machine.
+    async fn batch_settled(&self, batch: &Batch) -> Result<bool, EngineError> {
+        if !batch.is_all_queued() {
+            return Ok(false);
+        }
+        let ids = batch.ids();
         let left = self.left_for_others().clone();
         let ids = if left.is_empty() {
-            ids.clone()
+            ids
         } else {
             Arc::new(ids.difference(&left).copied().collect())
         };
         Ok(self.db(move |s| s.unsettled(&ids)).await? == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_batch_still_being_queued_is_not_settled_even_with_nothing_left_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(&dir.path().join("lodge.db")).unwrap());
+        let engine = Engine::new(store, EngineConfig::default()).unwrap();
+        let batch = Batch::growing();
+        assert!(
+            !engine.batch_settled(&batch).await.unwrap(),
+            "its workers would stop before the rest of it is queued"
+        );
+        batch.all_queued();
+        assert!(engine.batch_settled(&batch).await.unwrap());
     }
 }
