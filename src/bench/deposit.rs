@@ -202,6 +202,7 @@ async fn guarded_side(
     datasets: &[(i64, ContentKey)],
     label: &str,
 ) -> anyhow::Result<Run> {
+    let store = engine.store();
     let scope = open_target(&server.target_url(), None)?
         .scope_id()
         .to_string();
@@ -209,9 +210,12 @@ async fn guarded_side(
     let cpu = cpu_time();
     let store_cpu = threads_cpu_times(&STORE_THREADS);
     let started = Instant::now();
-    let jobs = engine
-        .deposit_batch(&scope, datasets.to_vec(), CancellationToken::new())
-        .await?;
+    let ids: Vec<i64> = store
+        .enqueue_deposits(&scope, datasets, engine.config().retry.deadline)?
+        .into_iter()
+        .map(|(e, _)| e.job_id())
+        .collect();
+    let jobs = engine.run_batch(ids, CancellationToken::new()).await?;
     let run = Run {
         elapsed: started.elapsed(),
         cpu: cpu_time() - cpu,

@@ -158,14 +158,12 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     }
     let items: Vec<(i64, crate::content::ContentKey)> =
         ready.iter().map(|(d, key)| (d.id, *key)).collect();
-    let scope = target.scope_id().to_string();
-    let jobs = run_jobs(
-        Arc::new(engine),
-        items.len(),
-        args.verbose,
-        |engine, shutdown| async move { engine.deposit_batch(&scope, items, shutdown).await },
-    )
-    .await?;
+    let job_ids: Vec<i64> = store
+        .enqueue_deposits(target.scope_id(), &items, config.retry.deadline)?
+        .into_iter()
+        .map(|(enqueued, _)| enqueued.job_id())
+        .collect();
+    let jobs = run_jobs(Arc::new(engine), job_ids, args.verbose).await?;
     Ok(summarize(&store, &jobs, refused))
 }
 
@@ -232,32 +230,21 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
         store.resume_target(target.scope_id())?;
         engine.add_target(target.clone())?;
     }
-    let jobs = run_jobs(
-        Arc::new(engine),
-        requeued.len(),
-        args.verbose,
-        |engine, shutdown| async move { engine.run_batch(requeued, shutdown).await },
-    )
-    .await?;
+    let jobs = run_jobs(Arc::new(engine), requeued, args.verbose).await?;
     Ok(summarize(&store, &jobs, 0))
 }
 
-/// Run the engine over a batch of `total` jobs (`run` starts it) with a progress bar and a
-/// live log; Ctrl-C stops gracefully (jobs in flight go back on the queue and are
-/// reconciled next time).
-async fn run_jobs<R, F>(
+/// Run the engine over a batch with a progress bar and a live log; Ctrl-C stops gracefully
+/// (jobs in flight go back on the queue and are reconciled next time).
+async fn run_jobs(
     engine: Arc<Engine>,
-    total: usize,
+    job_ids: Vec<i64>,
     verbose: bool,
-    run: R,
-) -> anyhow::Result<Vec<JobRow>>
-where
-    R: FnOnce(Arc<Engine>, CancellationToken) -> F,
-    F: Future<Output = Result<Vec<JobRow>, crate::engine::EngineError>>,
-{
-    let bar = items_progress_bar(total as u64, "depositing");
+) -> anyhow::Result<Vec<JobRow>> {
+    let bar = items_progress_bar(job_ids.len() as u64, "depositing");
     let mut events = engine.subscribe();
     let printer_bar = bar.clone();
+    let batch: std::collections::HashSet<i64> = job_ids.iter().copied().collect();
     let printer = tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
         loop {
@@ -275,9 +262,8 @@ where
                         }
                     }
                 }
-                // The engine works on this batch alone: each job ends once.
                 Ok(EngineEvent::JobChanged(job)) => {
-                    if job.state.is_terminal() {
+                    if batch.contains(&job.id) && job.state.is_terminal() {
                         printer_bar.inc(1);
                     }
                 }
@@ -297,7 +283,8 @@ where
             on_signal.cancel();
         }
     });
-    let jobs = run(engine, shutdown).await;
+    let jobs = engine.run_batch(job_ids, shutdown).await;
+    drop(engine);
     let _ = printer.await;
     bar.finish_and_clear();
     Ok(jobs?)

@@ -21,7 +21,6 @@ use rand::SeedableRng;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::content::ContentKey;
 use crate::store::{Claim, ClaimFilter, EventRow, Finish, JobRow, Store, StoreError, now_ms};
 use crate::targets::Target;
 use batch::Batch;
@@ -67,11 +66,6 @@ pub enum EngineEvent {
     /// A job changed state (after its event was committed).
     JobChanged(JobRow),
 }
-
-/// Datasets queued by one store call while a batch's workers already run (after a first,
-/// smaller part). A part holds the store thread about a millisecond: the workers' claims
-/// and outcomes behind it wait no longer than an upload takes.
-const QUEUE_PART: usize = 128;
 
 /// A claim sent to the store thread ahead of time.
 type ClaimAhead = tokio::sync::oneshot::Receiver<Result<Claim, StoreError>>;
@@ -189,66 +183,6 @@ impl Engine {
         shutdown: CancellationToken,
     ) -> Result<Vec<JobRow>, EngineError> {
         let batch = Arc::new(Batch::of(job_ids));
-        self.run(batch, async { Ok(()) }, shutdown).await
-    }
-
-    /// Queue a deposit of each dataset (`(dataset id, key)`) to `target`, and work on them
-    /// as [`Engine::run_batch`] does. The workers start on the first few while the rest
-    /// are still being queued. Returns the jobs as they ended, one per dataset, in order.
-    pub async fn deposit_batch(
-        self: &Arc<Self>,
-        target: &str,
-        datasets: Vec<(i64, ContentKey)>,
-        shutdown: CancellationToken,
-    ) -> Result<Vec<JobRow>, EngineError> {
-        let batch = Arc::new(Batch::growing());
-        let queueing = self.queue_into(batch.clone(), target, datasets, shutdown.clone());
-        self.run(batch, queueing, shutdown).await
-    }
-
-    /// Queue `datasets` into `batch` a part at a time, each part one call of the store
-    /// thread: the workers' claims and outcomes take turns with the parts, instead of
-    /// waiting for all of them. The first part is small, so that every worker has a job
-    /// after one short pause.
-    async fn queue_into(
-        &self,
-        batch: Arc<Batch>,
-        target: &str,
-        datasets: Vec<(i64, ContentKey)>,
-        shutdown: CancellationToken,
-    ) -> Result<(), EngineError> {
-        let first = (2 * self.config.concurrency).clamp(1, QUEUE_PART);
-        let mut rest = datasets.as_slice();
-        let mut part_len = first;
-        while !rest.is_empty() && !shutdown.is_cancelled() {
-            let (part, after) = rest.split_at(part_len.min(rest.len()));
-            rest = after;
-            part_len = QUEUE_PART;
-            let (part, target) = (part.to_vec(), target.to_string());
-            let deadline = self.config.retry.deadline;
-            let queued = self
-                .db(move |s| s.enqueue_deposits(&target, &part, deadline))
-                .await?;
-            let ids: Vec<i64> = queued.iter().map(|(q, _)| q.job_id()).collect();
-            batch.add(&ids);
-            queued
-                .into_iter()
-                .filter_map(|(_, event)| event)
-                .for_each(|e| self.logged(e));
-            // Idle workers look at the queue again.
-            self.committed.notify_waiters();
-        }
-        Ok(())
-    }
-
-    /// Run the workers over `batch` while `queueing` fills it; then the rows the batch's
-    /// jobs ended with.
-    async fn run(
-        self: &Arc<Self>,
-        batch: Arc<Batch>,
-        queueing: impl Future<Output = Result<(), EngineError>>,
-        shutdown: CancellationToken,
-    ) -> Result<Vec<JobRow>, EngineError> {
         self.batches_running().push(batch.clone());
         let mut workers = tokio::task::JoinSet::new();
         for _ in 0..self.config.concurrency.max(1) {
@@ -258,13 +192,6 @@ impl Engine {
             workers.spawn(async move { engine.work(Some(batch), shutdown, true).await });
         }
         let mut first_error = None;
-        if let Err(e) = queueing.await {
-            // The jobs already queued stay queued; this run stops.
-            shutdown.cancel();
-            first_error = Some(e);
-        }
-        batch.all_queued();
-        self.committed.notify_waiters();
         while let Some(done) = workers.join_next().await {
             let outcome = done.map_err(EngineError::from).and_then(|r| r);
             if let Err(e) = outcome {
@@ -305,7 +232,7 @@ impl Engine {
     fn batch_of(&self, id: i64) -> Option<Arc<Batch>> {
         self.batches_running()
             .iter()
-            .find(|b| b.contains(id))
+            .find(|b| b.ids().contains(&id))
             .cloned()
     }
 
@@ -338,7 +265,11 @@ impl Engine {
         shutdown: CancellationToken,
         stop_when_settled: bool,
     ) -> Result<(), EngineError> {
-        let batch = batch.as_deref();
+        let filter = ClaimFilter {
+            targets: self.targets.keys().cloned().collect(),
+            job_ids: batch.as_ref().map(|b| b.ids().clone()),
+            skip: HashSet::new(),
+        };
         let mut ahead: Option<ClaimAhead> = None;
         let worked = async {
             while !shutdown.is_cancelled() {
@@ -352,7 +283,7 @@ impl Engine {
                 }
                 let claim = match ahead.take() {
                     Some(claimed) => self.take_ahead(claimed).await?,
-                    None => self.db(self.claim_call(batch)).await?,
+                    None => self.db(self.claim_call(&filter)).await?,
                 };
                 match claim {
                     Claim::Attempt {
@@ -361,13 +292,13 @@ impl Engine {
                         events,
                     } => {
                         events.into_iter().for_each(|e| self.logged(e));
-                        ahead = Some(self.store_thread.submit(self.claim_call(batch))?);
+                        ahead = Some(self.store_thread.submit(self.claim_call(&filter))?);
                         self.run_guarded(*lease, input, &shutdown).await?;
                         continue;
                     }
                     Claim::Replayed { job, events } => {
                         events.into_iter().for_each(|e| self.logged(e));
-                        if let Some(batch) = batch {
+                        if let Some(batch) = &batch {
                             batch.committed(&job);
                         }
                         self.emit(EngineEvent::JobChanged(job));
@@ -380,13 +311,10 @@ impl Engine {
                 let committed = self.committed.notified();
                 tokio::pin!(committed);
                 committed.as_mut().enable();
-                if let Some(batch) = batch
-                    && stop_when_settled
-                    && self.batch_settled(batch).await?
-                {
+                let ids = batch.as_ref().map(|b| b.ids().clone()).unwrap_or_default();
+                if stop_when_settled && self.batch_settled(&ids).await? {
                     return Ok(());
                 }
-                let ids = batch.map(Batch::ids).unwrap_or_default();
                 liveness::expire_leases_of_dead_processes(&self.store, &self.owner).await?;
                 let wake = {
                     let ids = ids.clone();
@@ -422,19 +350,16 @@ impl Engine {
         worked
     }
 
-    /// The store call that claims this worker's next job (of `batch`, as queued so far).
+    /// The store call that claims this worker's next job.
     fn claim_call(
         &self,
-        batch: Option<&Batch>,
+        filter: &ClaimFilter,
     ) -> impl FnMut(&Store) -> Result<Claim, StoreError> + Send + 'static {
         let owner = self.owner.clone();
         let lease_for = self.config.lease;
         let max_attempts = self.config.retry.max_attempts;
-        let filter = ClaimFilter {
-            targets: self.targets.keys().cloned().collect(),
-            job_ids: batch.map(Batch::ids),
-            skip: self.left_for_others().clone(),
-        };
+        let mut filter = filter.clone();
+        filter.skip = self.left_for_others().clone();
         move |s: &Store| s.claim(&owner, lease_for, max_attempts, &filter)
     }
 
@@ -505,38 +430,15 @@ impl Engine {
             .unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Every job of the batch is queued, and each has ended, waits on a paused target, or
-    /// was left for another machine.
-    async fn batch_settled(&self, batch: &Batch) -> Result<bool, EngineError> {
-        if !batch.is_all_queued() {
-            return Ok(false);
-        }
-        let ids = batch.ids();
+    /// Every job of the batch has ended, waits on a paused target, or was left for another
+    /// machine.
+    async fn batch_settled(&self, ids: &Arc<HashSet<i64>>) -> Result<bool, EngineError> {
         let left = self.left_for_others().clone();
         let ids = if left.is_empty() {
-            ids
+            ids.clone()
         } else {
             Arc::new(ids.difference(&left).copied().collect())
         };
         Ok(self.db(move |s| s.unsettled(&ids)).await? == 0)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn a_batch_still_being_queued_is_not_settled_even_with_nothing_left_to_do() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Arc::new(Store::open(&dir.path().join("lodge.db")).unwrap());
-        let engine = Engine::new(store, EngineConfig::default()).unwrap();
-        let batch = Batch::growing();
-        assert!(
-            !engine.batch_settled(&batch).await.unwrap(),
-            "its workers would stop before the rest of it is queued"
-        );
-        batch.all_queued();
-        assert!(engine.batch_settled(&batch).await.unwrap());
     }
 }
