@@ -480,12 +480,7 @@ async fn exhausted_retries_fail_and_retry_requeues_with_the_same_key() {
         .retry_jobs(&[jobs[0].id], Duration::from_secs(60))
         .unwrap();
     assert_eq!(requeued, vec![jobs[0].id]);
-    let mut engine = lodge::engine::Engine::new(store.clone(), config).unwrap();
-    engine.add_target(target.clone()).unwrap();
-    let done = std::sync::Arc::new(engine)
-        .run_batch(requeued, tokio_util::sync::CancellationToken::new())
-        .await
-        .unwrap();
+    let done = run_jobs(&engine_for(&store, &target, config), requeued).await;
     assert_eq!(done[0].id, jobs[0].id);
     assert_eq!(done[0].key, ds.1, "same key");
     assert_eq!(done[0].state, JobState::Deposited);
@@ -567,12 +562,8 @@ async fn a_batch_of_jobs_that_ended_before_it_returns_them_as_stored() {
     let ds = add(&store, &lab.numbered_folder(81), &metadata("Done before"));
     let done = deposit(&store, &target, &[ds], fast_config()).await;
 
-    let mut engine = lodge::engine::Engine::new(store.clone(), fast_config()).unwrap();
-    engine.add_target(target.clone()).unwrap();
-    let again = std::sync::Arc::new(engine)
-        .run_batch(vec![done[0].id], tokio_util::sync::CancellationToken::new())
-        .await
-        .unwrap();
+    let engine = engine_for(&store, &target, fast_config());
+    let again = run_jobs(&engine, vec![done[0].id]).await;
     assert_eq!(again, store.jobs(&[done[0].id]).unwrap());
     assert_eq!(again[0].state, JobState::Deposited);
 }

@@ -141,8 +141,8 @@ pub async fn deposit(
     config: EngineConfig,
 ) -> Vec<JobRow> {
     let deadline = config.retry.deadline;
-    let mut engine = Engine::new(store.clone(), config).expect("engine");
-    engine.add_target(target.clone()).expect("add target");
+    // The engine first: it records the target, which the queued jobs refer to.
+    let engine = engine_for(store, target, config);
     let ids: Vec<i64> = datasets
         .iter()
         .map(|(id, key)| {
@@ -153,7 +153,23 @@ pub async fn deposit(
                 .job_id()
         })
         .collect();
+    run_jobs(&engine, ids).await
+}
+
+/// An engine over `store` that can reach `target`.
+pub fn engine_for(
+    store: &Arc<Store>,
+    target: &Arc<dyn Target>,
+    config: EngineConfig,
+) -> Arc<Engine> {
+    let mut engine = Engine::new(store.clone(), config).expect("engine");
+    engine.add_target(target.clone()).expect("add target");
     Arc::new(engine)
+}
+
+/// Run `engine` over these queued jobs until they settle; the rows they ended with.
+pub async fn run_jobs(engine: &Arc<Engine>, ids: Vec<i64>) -> Vec<JobRow> {
+    engine
         .run_batch(ids, CancellationToken::new())
         .await
         .expect("run batch")
