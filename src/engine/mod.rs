@@ -81,6 +81,32 @@ pub enum EngineError {
     StoreThread(#[from] store_thread::StoreThreadGone),
 }
 
+/// A batch registered with its engine while it runs, so that its jobs' outcomes are kept
+/// in it; unregistered when the run ends, however it ends (a dropped future included).
+struct RunningBatch<'a> {
+    engine: &'a Engine,
+    batch: Arc<Batch>,
+}
+
+impl<'a> RunningBatch<'a> {
+    fn register(engine: &'a Engine, batch: &Arc<Batch>) -> RunningBatch<'a> {
+        engine.batches_running().push(batch.clone());
+        RunningBatch {
+            engine,
+            batch: batch.clone(),
+        }
+    }
+}
+
+impl Drop for RunningBatch<'_> {
+    fn drop(&mut self) {
+        let batch = &self.batch;
+        self.engine
+            .batches_running()
+            .retain(|b| !Arc::ptr_eq(b, batch));
+    }
+}
+
 /// The worker pool, the targets it can reach, and the channel it reports on.
 pub struct Engine {
     store: Arc<Store>,
@@ -183,7 +209,7 @@ impl Engine {
         shutdown: CancellationToken,
     ) -> Result<Vec<JobRow>, EngineError> {
         let batch = Arc::new(Batch::of(job_ids));
-        self.batches_running().push(batch.clone());
+        let _running = RunningBatch::register(self, &batch);
         let mut workers = tokio::task::JoinSet::new();
         for _ in 0..self.config.concurrency.max(1) {
             let engine = self.clone();
@@ -200,7 +226,6 @@ impl Engine {
                 first_error.get_or_insert(e);
             }
         }
-        self.batches_running().retain(|b| !Arc::ptr_eq(b, &batch));
         if let Some(e) = first_error {
             return Err(e);
         }
@@ -440,5 +465,27 @@ impl Engine {
             Arc::new(ids.difference(&left).copied().collect())
         };
         Ok(self.db(move |s| s.unsettled(&ids)).await? == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_is_unregistered_when_its_run_ends_or_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(&dir.path().join("lodge.db")).unwrap());
+        let engine = Engine::new(store, EngineConfig::default()).unwrap();
+        let batch = Arc::new(Batch::of(vec![1, 2]));
+        {
+            let _running = RunningBatch::register(&engine, &batch);
+            assert!(
+                engine.batch_of(2).is_some(),
+                "its outcomes are kept while it runs"
+            );
+        }
+        assert!(engine.batch_of(2).is_none());
+        assert!(engine.batches_running().is_empty());
     }
 }
