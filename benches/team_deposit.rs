@@ -8,6 +8,9 @@
 #[path = "../tests/support/postgres.rs"]
 #[allow(dead_code)]
 mod postgres;
+#[path = "../tests/support/scratch.rs"]
+#[allow(dead_code)]
+mod scratch;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

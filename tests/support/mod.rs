@@ -7,6 +7,7 @@ pub mod fake;
 pub mod postgres;
 pub mod proxy;
 pub mod s3;
+pub mod scratch;
 pub mod servers;
 
 use std::path::{Path, PathBuf};

@@ -1,6 +1,7 @@
 //! Throwaway PostgreSQL clusters on loopback for the team-mode tests: `initdb` into a
-//! temporary folder, `pg_ctl start` on a free port, trust authentication, and a watchdog that
-//! stops the cluster when the test process ends. PostgreSQL comes from the machine's packages
+//! temporary folder, `pg_ctl start` on a free port, trust authentication. A cluster is
+//! stopped and its folder removed when its value is dropped, or, for the shared one that
+//! lives in a `static`, by a watchdog when the test process ends. PostgreSQL comes from the machine's packages
 //! (`scripts/install/postgres.sh`, run by `scripts/test`); a missing one fails the test loudly.
 //!
 //! As root (CI), the cluster runs as the `postgres` user, since PostgreSQL refuses to run as
@@ -16,7 +17,7 @@ pub struct PgCluster {
     data: PathBuf,
     log: PathBuf,
     port: u16,
-    _dir: tempfile::TempDir,
+    dir: PathBuf,
 }
 
 fn pg_bin() -> PathBuf {
@@ -81,15 +82,15 @@ impl PgCluster {
     /// A new cluster of its own (for a test that stops and starts it).
     pub fn start_new() -> PgCluster {
         let bin = pg_bin();
-        let dir = tempfile::tempdir().unwrap();
-        let data = dir.path().join("data");
-        let log = dir.path().join("postgres.log");
+        let dir = tempfile::tempdir().unwrap().keep();
+        let data = dir.join("data");
+        let log = dir.join("postgres.log");
         if is_root() {
             // The cluster's user must reach its folder.
             run(
                 {
                     let mut c = Command::new("chown");
-                    c.arg("postgres").arg(dir.path());
+                    c.arg("postgres").arg(&dir);
                     c
                 },
                 "chown the cluster folder",
@@ -110,7 +111,7 @@ impl PgCluster {
             data,
             log,
             port: free_port(),
-            _dir: dir,
+            dir,
         };
         cluster.start();
         cluster.watch();
@@ -145,35 +146,21 @@ impl PgCluster {
         run(ctl, "pg_ctl stop");
     }
 
-    /// Stop the cluster when this test process ends.
+    /// Stop the cluster and remove its folder when this test process ends, if it is still
+    /// there then (a `static` cluster is never dropped).
     fn watch(&self) {
         let ctl = self.bin.join("pg_ctl");
-        let stop = if is_root() {
-            format!(
-                "runuser -u postgres -- '{}' -D '{}' -m immediate stop",
-                ctl.display(),
-                self.data.display()
-            )
-        } else {
-            format!(
-                "'{}' -D '{}' -m immediate stop",
-                ctl.display(),
-                self.data.display()
-            )
-        };
-        let script = format!(
-            "while kill -0 {} 2>/dev/null; do sleep 0.5; done; {stop} >/dev/null 2>&1",
-            std::process::id()
+        let stop = format!(
+            "'{}' -D '{}' -m immediate stop",
+            ctl.display(),
+            self.data.display()
         );
-        let mut watchdog = Command::new("bash")
-            .arg("-c")
-            .arg(script)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the cluster's watchdog");
-        std::thread::spawn(move || watchdog.wait());
+        let stop = if is_root() {
+            format!("runuser -u postgres -- {stop}")
+        } else {
+            stop
+        };
+        super::scratch::remove_when_process_ends(&self.dir, &stop);
     }
 
     /// A new, empty database on this cluster; its URL.
@@ -204,6 +191,20 @@ impl PgCluster {
     }
 }
 
+impl Drop for PgCluster {
+    /// Stop the cluster (it may be stopped already) and remove its folder.
+    fn drop(&mut self) {
+        let mut ctl = as_cluster_user(&self.bin.join("pg_ctl"));
+        ctl.arg("-D")
+            .arg(&self.data)
+            .args(["-m", "immediate", "-w", "stop"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let _ = ctl.status();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 /// The cluster shared by this test binary.
 pub fn shared() -> &'static PgCluster {
     static CLUSTER: OnceLock<PgCluster> = OnceLock::new();
@@ -213,13 +214,12 @@ pub fn shared() -> &'static PgCluster {
 /// With PostgreSQL the hash cache is a file on this machine: one for this whole test
 /// process, set before its first PostgreSQL store opens.
 pub fn local_hash_cache() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let dir = DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = super::scratch::process_folder();
         // SAFETY: set once, before the first PostgreSQL store of this process opens, to a
         // folder that lives as long as the process.
-        unsafe { std::env::set_var("LODGE_HASH_CACHE", dir.path().join("hash-cache.db")) };
+        unsafe { std::env::set_var("LODGE_HASH_CACHE", dir.join("hash-cache.db")) };
         dir
-    });
-    dir.path()
+    })
 }

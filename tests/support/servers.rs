@@ -74,16 +74,11 @@ fn wait_ready(port: u16, what: &str, log: &Path) {
     );
 }
 
-fn scratch() -> &'static tempfile::TempDir {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().unwrap())
-}
-
 /// A moto S3 server: `auth` makes it check access keys (it knows none, so every key is
 /// wrong).
 pub fn start_moto(auth: bool) -> String {
     let port = free_port();
-    let log = scratch().path().join(format!("moto-{port}.log"));
+    let log = super::scratch::process_scratch().join(format!("moto-{port}.log"));
     let envs: &[(&str, &str)] = if auth {
         &[("INITIAL_NO_AUTH_ACTION_COUNT", "0")]
     } else {
@@ -115,9 +110,9 @@ pub fn webdav() -> &'static (String, PathBuf) {
     static DAV: OnceLock<(String, PathBuf)> = OnceLock::new();
     DAV.get_or_init(|| {
         let port = free_port();
-        let root = scratch().path().join(format!("dav-{port}"));
+        let root = super::scratch::process_scratch().join(format!("dav-{port}"));
         std::fs::create_dir_all(&root).unwrap();
-        let config = scratch().path().join(format!("wsgidav-{port}.yaml"));
+        let config = super::scratch::process_scratch().join(format!("wsgidav-{port}.yaml"));
         std::fs::write(
             &config,
             format!(
@@ -131,7 +126,7 @@ pub fn webdav() -> &'static (String, PathBuf) {
             ),
         )
         .unwrap();
-        let log = scratch().path().join(format!("wsgidav-{port}.log"));
+        let log = super::scratch::process_scratch().join(format!("wsgidav-{port}.log"));
         spawn_watched(
             &venv_bin("wsgidav"),
             &["--config".into(), config.display().to_string()],

@@ -1,0 +1,49 @@
+//! Folders that live as long as the test process, and are removed after it ends.
+//!
+//! A `TempDir` held in a `static` (the shared PostgreSQL cluster, the servers' logs, the hash
+//! cache of team mode) is never dropped, so it would be left behind by every run: a
+//! PostgreSQL cluster alone is about 140 MB, and a machine that runs the suite all day fills
+//! its disk. Each such folder is handed to a watchdog shell that waits for this process to
+//! end and then removes it (after `before`, a command such as stopping the cluster).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// Run `before` (a shell command, may be empty), then remove `path` and everything in it,
+/// once this process has ended.
+pub fn remove_when_process_ends(path: &Path, before: &str) {
+    let before = if before.is_empty() {
+        String::new()
+    } else {
+        format!("{before} >/dev/null 2>&1; ")
+    };
+    let script = format!(
+        "while kill -0 {} 2>/dev/null; do sleep 0.5; done; {before}rm -rf '{}'",
+        std::process::id(),
+        path.display()
+    );
+    let mut watchdog = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the watchdog that removes a test folder");
+    // Reap the watchdog if it ends first (it does not while this process lives).
+    std::thread::spawn(move || watchdog.wait());
+}
+
+/// A new temporary folder removed when this process ends (not when a value is dropped).
+pub fn process_folder() -> PathBuf {
+    let path = tempfile::tempdir().expect("make a temporary folder").keep();
+    remove_when_process_ends(&path, "");
+    path
+}
+
+/// One folder for this whole test process: server logs, shared caches.
+pub fn process_scratch() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(process_folder)
+}
