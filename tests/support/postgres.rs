@@ -1,8 +1,9 @@
 //! Throwaway PostgreSQL clusters on loopback for the team-mode tests: `initdb` into a
 //! temporary folder, `pg_ctl start` on a free port, trust authentication. A cluster is
 //! stopped and its folder removed when its value is dropped, or, for the shared one that
-//! lives in a `static`, by a watchdog when the test process ends. PostgreSQL comes from the machine's packages
-//! (`scripts/install/postgres.sh`, run by `scripts/test`); a missing one fails the test loudly.
+//! lives in a `static`, by a watchdog when the test process ends. PostgreSQL comes from the
+//! machine's packages (`scripts/install/postgres.sh`, run by `scripts/test`); a missing one
+//! fails the test loudly.
 //!
 //! As root (CI), the cluster runs as the `postgres` user, since PostgreSQL refuses to run as
 //! root.
