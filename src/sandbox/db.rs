@@ -5,7 +5,7 @@
 //! succeed and the sequence never has a duplicate.
 
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 
 use anyhow::Context as _;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -126,14 +126,14 @@ impl Db {
         if let Some(existing) = find(&tx, key)? {
             return Ok(Insert::Exists(existing));
         }
-        let seq: i64 = tx.query_row("SELECT COALESCE(MAX(seq), 0) + 1 FROM records", [], |r| {
-            r.get(0)
-        })?;
-        tx.execute(
+        let seq: i64 = tx
+            .prepare_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM records")?
+            .query_row([], |r| r.get(0))?;
+        tx.prepare_cached(
             "INSERT INTO records (seq, key, title, created_at, document)
              VALUES (?1, ?2, ?3, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?4)",
-            params![seq, key, title, document],
-        )?;
+        )?
+        .execute(params![seq, key, title, document])?;
         let created = find(&tx, key)?.ok_or(rusqlite::Error::QueryReturnedNoRows)?;
         tx.commit()?;
         Ok(Insert::Created(created))
@@ -388,11 +388,11 @@ impl Db {
     }
 }
 
+/// The record of `key`. This and the statements of [`Db::insert`] run on every record
+/// request, so they are prepared once per connection (rusqlite's statement cache), not
+/// parsed anew each time.
 fn find(conn: &Connection, key: &str) -> rusqlite::Result<Option<RecordRow>> {
-    conn.query_row(
-        &format!("SELECT {COLUMNS} FROM records WHERE key = ?1"),
-        [key],
-        row,
-    )
-    .optional()
+    static SQL: LazyLock<String> =
+        LazyLock::new(|| format!("SELECT {COLUMNS} FROM records WHERE key = ?1"));
+    conn.prepare_cached(&SQL)?.query_row([key], row).optional()
 }
