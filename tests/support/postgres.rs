@@ -187,6 +187,16 @@ impl PgCluster {
         self.url(&name)
     }
 
+    /// The cluster's port on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The folder holding the cluster's data and log.
+    pub fn folder(&self) -> &Path {
+        &self.dir
+    }
+
     pub fn url(&self, database: &str) -> String {
         format!("postgres://postgres@127.0.0.1:{}/{database}", self.port)
     }

@@ -13,14 +13,18 @@ use std::sync::OnceLock;
 /// Run `before` (a shell command, may be empty), then remove `path` and everything in it,
 /// once this process has ended.
 pub fn remove_when_process_ends(path: &Path, before: &str) {
+    remove_when_ended(std::process::id(), path, before);
+}
+
+/// Run `before`, then remove `path`, once the process `pid` has ended.
+pub fn remove_when_ended(pid: u32, path: &Path, before: &str) {
     let before = if before.is_empty() {
         String::new()
     } else {
         format!("{before} >/dev/null 2>&1; ")
     };
     let script = format!(
-        "while kill -0 {} 2>/dev/null; do sleep 0.5; done; {before}rm -rf '{}'",
-        std::process::id(),
+        "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; {before}rm -rf '{}'",
         path.display()
     );
     let mut watchdog = Command::new("bash")
@@ -31,7 +35,7 @@ pub fn remove_when_process_ends(path: &Path, before: &str) {
         .stderr(Stdio::null())
         .spawn()
         .expect("start the watchdog that removes a test folder");
-    // Reap the watchdog if it ends first (it does not while this process lives).
+    // Reap the watchdog when it ends.
     std::thread::spawn(move || watchdog.wait());
 }
 
