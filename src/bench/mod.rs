@@ -262,6 +262,7 @@ pub async fn run(options: &Options, progress: &dyn Fn(&str)) -> anyhow::Result<V
             sizes.concurrency,
             sides,
             sizes.deposit_rounds,
+            Duration::ZERO,
         )
         .await?;
         if options.wants(RowKind::Deposit) {
