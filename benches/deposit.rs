@@ -10,27 +10,24 @@
 use std::time::Duration;
 
 use lodge::bench::deposit::{Run, Sides, measure};
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+use lodge::bench::tools::env_count;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let items = env_usize("LODGE_BENCH_ITEMS", 5000);
-    let concurrency = env_usize("LODGE_BENCH_CONCURRENCY", 8);
-    let rounds = env_usize("LODGE_BENCH_ROUNDS", 3);
-    let latency_ms = env_usize("LODGE_BENCH_LATENCY_MS", 0);
+    let items = env_count("LODGE_BENCH_ITEMS", 5000)?;
+    let concurrency = env_count("LODGE_BENCH_CONCURRENCY", 8)?;
+    let rounds = env_count("LODGE_BENCH_ROUNDS", 3)?;
+    let latency_ms = env_count("LODGE_BENCH_LATENCY_MS", 0)?;
     let sides = match std::env::var("LODGE_BENCH_ONLY")
         .unwrap_or_default()
         .as_str()
     {
         "raw" => Sides::RawOnly,
         "guarded" => Sides::GuardedOnly,
-        _ => Sides::Both,
+        "" => Sides::Both,
+        other => anyhow::bail!(
+            "LODGE_BENCH_ONLY must be raw or guarded (got '{other}'); unset it for both"
+        ),
     };
     let lab = tempfile::tempdir()?;
     eprintln!("preparing {items} tiny datasets…");

@@ -24,22 +24,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lodge::bench::data::tiny_datasets;
-use lodge::bench::tools::cpu_time;
+use lodge::bench::tools::{cpu_time, env_count};
 use lodge::content::ContentKey;
 use lodge::store::{Claim, ClaimFilter, EventKind, Finish, Lease, Store};
 use lodge::targets::RecordRef;
 
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() -> anyhow::Result<()> {
-    let items = env_usize("LODGE_BENCH_ITEMS", 5000);
-    let rounds = env_usize("LODGE_BENCH_ROUNDS", 5).max(1);
-    let group = env_usize("LODGE_BENCH_GROUP", 2).max(1);
+    let items = env_count("LODGE_BENCH_ITEMS", 5000)?;
+    let rounds = env_count("LODGE_BENCH_ROUNDS", 5)?.max(1);
+    let group = env_count("LODGE_BENCH_GROUP", 2)?.max(1);
     let lab = tempfile::tempdir()?;
     eprintln!("preparing {items} tiny datasets…");
     let store = Store::open(&lab.path().join("store.db"))?;

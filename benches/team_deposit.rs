@@ -16,16 +16,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use lodge::bench::tools::env_count;
 use lodge::catalog::record_folder;
 use lodge::content::{Creator, Metadata};
 use lodge::store::{Store, StoreLocation};
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// The release `lodge` binary next to this bench.
 fn lodge_bin() -> PathBuf {
@@ -106,9 +100,9 @@ fn run(db: &str, target: &str, processes: usize, concurrency: usize, cache: &Pat
     started.elapsed().as_secs_f64()
 }
 
-fn main() {
-    let items = env_usize("LODGE_BENCH_ITEMS", 5000);
-    let concurrency = env_usize("LODGE_BENCH_CONCURRENCY", 8);
+fn main() -> anyhow::Result<()> {
+    let items = env_count("LODGE_BENCH_ITEMS", 5000)?;
+    let concurrency = env_count("LODGE_BENCH_CONCURRENCY", 8)?;
     let lab = tempfile::tempdir().unwrap();
     let cache = postgres::local_hash_cache();
     eprintln!("preparing {items} tiny datasets…");
@@ -151,4 +145,5 @@ fn main() {
         "  ratio PostgreSQL x4 / SQLite x1: {:.2}",
         sqlite_secs / pg_secs
     );
+    Ok(())
 }

@@ -1,6 +1,7 @@
 //! What the benchmark needs from the machine: the reference tools (found on `PATH`, or a
 //! loud error naming the tool and how to install it), child processes timed with their peak
-//! resident memory (Linux), and this process's CPU time.
+//! resident memory (Linux), this process's CPU time, and the `cargo bench` targets' settings
+//! from the environment.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,29 @@ use anyhow::Context;
 /// How to install the reference tools.
 pub const INSTALL_HINT: &str = "install it (Debian/Ubuntu: apt-get install openssl curl; Fedora: dnf install openssl curl; \
      macOS: brew install openssl curl)";
+
+/// A whole-number setting of a `cargo bench` target from the environment variable `name`,
+/// `default` when unset. A value that is not a whole number is an error naming the variable,
+/// rather than the default: `1ms` for a latency must not quietly measure with none.
+pub fn env_count(name: &str, default: usize) -> anyhow::Result<usize> {
+    count_setting(name, std::env::var(name), default)
+}
+
+fn count_setting(
+    name: &str,
+    value: Result<String, std::env::VarError>,
+    default: usize,
+) -> anyhow::Result<usize> {
+    match value {
+        Err(std::env::VarError::NotPresent) => Ok(default),
+        Ok(value) => value.trim().parse().map_err(|_| {
+            anyhow::anyhow!("{name} must be a whole number (got '{value}'); unset it for {default}")
+        }),
+        Err(std::env::VarError::NotUnicode(value)) => Err(anyhow::anyhow!(
+            "{name} must be a whole number (got {value:?}); unset it for {default}"
+        )),
+    }
+}
 
 /// The reference tool `name` on `PATH`; `why` says which row compares against it.
 pub fn require_tool(name: &str, why: &str) -> anyhow::Result<PathBuf> {
@@ -212,5 +236,25 @@ mod tests {
             used >= Duration::from_millis(100) && used < Duration::from_millis(250),
             "{used:?}"
         );
+    }
+}
+
+#[cfg(test)]
+mod settings_tests {
+    use super::*;
+    use std::env::VarError;
+
+    #[test]
+    fn a_bench_setting_that_is_not_a_whole_number_is_an_error_naming_it_not_the_default() {
+        let unset = count_setting("LODGE_BENCH_ITEMS", Err(VarError::NotPresent), 5000);
+        assert_eq!(unset.unwrap(), 5000);
+        let set = count_setting("LODGE_BENCH_ITEMS", Ok(" 300 ".into()), 5000);
+        assert_eq!(set.unwrap(), 300);
+
+        let typo = count_setting("LODGE_BENCH_LATENCY_MS", Ok("1ms".into()), 0)
+            .unwrap_err()
+            .to_string();
+        assert!(typo.contains("LODGE_BENCH_LATENCY_MS"), "{typo}");
+        assert!(typo.contains("'1ms'"), "{typo}");
     }
 }
