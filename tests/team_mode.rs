@@ -395,10 +395,16 @@ fn test_clusters_and_process_folders_are_removed_when_done() {
         "the dropped cluster still answers on port {port}"
     );
 
-    let kept = tempfile::tempdir().unwrap().keep();
+    // A name a shell would trip over, and a command to run first (as a cluster is stopped).
+    let parent = tempfile::tempdir().unwrap();
+    let kept = parent.path().join("it's a $HOME folder");
+    std::fs::create_dir(&kept).unwrap();
     std::fs::write(kept.join("server.log"), "log").unwrap();
+    let ran_first = parent.path().join("stopped");
+    let mut before = Command::new("touch");
+    before.arg(&ran_first);
     let mut child = Command::new("sleep").arg("1").spawn().unwrap();
-    support::scratch::remove_when_ended(child.id(), &kept, "");
+    support::scratch::remove_when_ended(child.id(), &kept, Some(&before));
     assert!(kept.exists(), "removed while its process still ran");
     child.wait().unwrap();
     let ended = Instant::now();
@@ -409,5 +415,9 @@ fn test_clusters_and_process_folders_are_removed_when_done() {
         !kept.exists(),
         "{} is left after its process ended",
         kept.display()
+    );
+    assert!(
+        ran_first.exists(),
+        "the command before the removal did not run"
     );
 }

@@ -147,21 +147,19 @@ impl PgCluster {
         run(ctl, "pg_ctl stop");
     }
 
+    /// `pg_ctl stop` for this cluster, immediate (no checkpoint: its data is thrown away).
+    fn stop_now(&self) -> Command {
+        let mut ctl = as_cluster_user(&self.bin.join("pg_ctl"));
+        ctl.arg("-D")
+            .arg(&self.data)
+            .args(["-m", "immediate", "-w", "stop"]);
+        ctl
+    }
+
     /// Stop the cluster and remove its folder when this test process ends, if it is still
     /// there then (a `static` cluster is never dropped).
     fn watch(&self) {
-        let ctl = self.bin.join("pg_ctl");
-        let stop = format!(
-            "'{}' -D '{}' -m immediate stop",
-            ctl.display(),
-            self.data.display()
-        );
-        let stop = if is_root() {
-            format!("runuser -u postgres -- {stop}")
-        } else {
-            stop
-        };
-        super::scratch::remove_when_process_ends(&self.dir, &stop);
+        super::scratch::remove_when_process_ends(&self.dir, Some(&self.stop_now()));
     }
 
     /// A new, empty database on this cluster; its URL.
@@ -205,13 +203,11 @@ impl PgCluster {
 impl Drop for PgCluster {
     /// Stop the cluster (it may be stopped already) and remove its folder.
     fn drop(&mut self) {
-        let mut ctl = as_cluster_user(&self.bin.join("pg_ctl"));
-        ctl.arg("-D")
-            .arg(&self.data)
-            .args(["-m", "immediate", "-w", "stop"])
+        let _ = self
+            .stop_now()
             .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let _ = ctl.status();
+            .stderr(Stdio::null())
+            .status();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

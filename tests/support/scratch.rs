@@ -10,26 +10,31 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-/// Run `before` (a shell command, may be empty), then remove `path` and everything in it,
-/// once this process has ended.
-pub fn remove_when_process_ends(path: &Path, before: &str) {
+/// Run `before` (a command, if given), then remove `path` and everything in it, once this
+/// process has ended.
+pub fn remove_when_process_ends(path: &Path, before: Option<&Command>) {
     remove_when_ended(std::process::id(), path, before);
 }
 
-/// Run `before`, then remove `path`, once the process `pid` has ended.
-pub fn remove_when_ended(pid: u32, path: &Path, before: &str) {
-    let before = if before.is_empty() {
-        String::new()
-    } else {
-        format!("{before} >/dev/null 2>&1; ")
-    };
-    let script = format!(
-        "while kill -0 {pid} 2>/dev/null; do sleep 0.5; done; {before}rm -rf '{}'",
-        path.display()
-    );
-    let mut watchdog = Command::new("bash")
+/// Run `before`, then remove `path`, once the process `pid` has ended. The path and the
+/// command reach the watchdog shell as its arguments, never spliced into its script, so no
+/// character in them needs quoting.
+pub fn remove_when_ended(pid: u32, path: &Path, before: Option<&Command>) {
+    let mut watchdog = Command::new("bash");
+    watchdog
         .arg("-c")
-        .arg(script)
+        .arg(
+            r#"while kill -0 "$1" 2>/dev/null; do sleep 0.5; done
+               if [ $# -gt 2 ]; then "${@:3}" >/dev/null 2>&1; fi
+               rm -rf -- "$2""#,
+        )
+        .arg("watchdog")
+        .arg(pid.to_string())
+        .arg(path);
+    if let Some(before) = before {
+        watchdog.arg(before.get_program()).args(before.get_args());
+    }
+    let mut watchdog = watchdog
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -42,7 +47,7 @@ pub fn remove_when_ended(pid: u32, path: &Path, before: &str) {
 /// A new temporary folder removed when this process ends (not when a value is dropped).
 pub fn process_folder() -> PathBuf {
     let path = tempfile::tempdir().expect("make a temporary folder").keep();
-    remove_when_process_ends(&path, "");
+    remove_when_process_ends(&path, None);
     path
 }
 
