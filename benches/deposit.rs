@@ -14,10 +14,10 @@ use lodge::bench::tools::env_count;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let items = env_count("LODGE_BENCH_ITEMS", 5000)?;
-    let concurrency = env_count("LODGE_BENCH_CONCURRENCY", 8)?;
-    let rounds = env_count("LODGE_BENCH_ROUNDS", 3)?;
-    let latency_ms = env_count("LODGE_BENCH_LATENCY_MS", 0)?;
+    let items = env_count("LODGE_BENCH_ITEMS", 5000, 1)?;
+    let concurrency = env_count("LODGE_BENCH_CONCURRENCY", 8, 1)?;
+    let rounds = env_count("LODGE_BENCH_ROUNDS", 3, 1)?;
+    let latency_ms = env_count("LODGE_BENCH_LATENCY_MS", 0, 0)?;
     let sides = match std::env::var("LODGE_BENCH_ONLY")
         .unwrap_or_default()
         .as_str()

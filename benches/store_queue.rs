@@ -30,9 +30,9 @@ use lodge::store::{Claim, ClaimFilter, EventKind, Finish, Lease, Store};
 use lodge::targets::RecordRef;
 
 fn main() -> anyhow::Result<()> {
-    let items = env_count("LODGE_BENCH_ITEMS", 5000)?;
-    let rounds = env_count("LODGE_BENCH_ROUNDS", 5)?.max(1);
-    let group = env_count("LODGE_BENCH_GROUP", 2)?.max(1);
+    let items = env_count("LODGE_BENCH_ITEMS", 5000, 1)?;
+    let rounds = env_count("LODGE_BENCH_ROUNDS", 5, 1)?;
+    let group = env_count("LODGE_BENCH_GROUP", 2, 1)?;
     let lab = tempfile::tempdir()?;
     eprintln!("preparing {items} tiny datasets…");
     let store = Store::open(&lab.path().join("store.db"))?;

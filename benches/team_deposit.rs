@@ -101,8 +101,8 @@ fn run(db: &str, target: &str, processes: usize, concurrency: usize, cache: &Pat
 }
 
 fn main() -> anyhow::Result<()> {
-    let items = env_count("LODGE_BENCH_ITEMS", 5000)?;
-    let concurrency = env_count("LODGE_BENCH_CONCURRENCY", 8)?;
+    let items = env_count("LODGE_BENCH_ITEMS", 5000, 1)?;
+    let concurrency = env_count("LODGE_BENCH_CONCURRENCY", 8, 1)?;
     let lab = tempfile::tempdir().unwrap();
     let cache = postgres::local_hash_cache();
     eprintln!("preparing {items} tiny datasets…");

@@ -15,25 +15,32 @@ pub const INSTALL_HINT: &str = "install it (Debian/Ubuntu: apt-get install opens
      macOS: brew install openssl curl)";
 
 /// A whole-number setting of a `cargo bench` target from the environment variable `name`,
-/// `default` when unset. A value that is not a whole number is an error naming the variable,
-/// rather than the default: `1ms` for a latency must not quietly measure with none.
-pub fn env_count(name: &str, default: usize) -> anyhow::Result<usize> {
-    count_setting(name, std::env::var(name), default)
+/// `default` when unset, and at least `least` (1 for a count of datasets, rounds or deposits
+/// in flight, where 0 would measure nothing). A value that is not a whole number, or is
+/// below `least`, is an error naming the variable rather than the default: `1ms` for a
+/// latency must not quietly measure with none.
+pub fn env_count(name: &str, default: usize, least: usize) -> anyhow::Result<usize> {
+    count_setting(name, std::env::var(name), default, least)
 }
 
 fn count_setting(
     name: &str,
     value: Result<String, std::env::VarError>,
     default: usize,
+    least: usize,
 ) -> anyhow::Result<usize> {
+    let refused = |got: String| {
+        anyhow::anyhow!(
+            "{name} must be a whole number of at least {least} (got {got}); unset it for {default}"
+        )
+    };
     match value {
         Err(std::env::VarError::NotPresent) => Ok(default),
-        Ok(value) => value.trim().parse().map_err(|_| {
-            anyhow::anyhow!("{name} must be a whole number (got '{value}'); unset it for {default}")
-        }),
-        Err(std::env::VarError::NotUnicode(value)) => Err(anyhow::anyhow!(
-            "{name} must be a whole number (got {value:?}); unset it for {default}"
-        )),
+        Ok(value) => match value.trim().parse() {
+            Ok(n) if n >= least => Ok(n),
+            _ => Err(refused(format!("'{value}'"))),
+        },
+        Err(std::env::VarError::NotUnicode(value)) => Err(refused(format!("{value:?}"))),
     }
 }
 
@@ -245,13 +252,20 @@ mod settings_tests {
     use std::env::VarError;
 
     #[test]
-    fn a_bench_setting_that_is_not_a_whole_number_is_an_error_naming_it_not_the_default() {
-        let unset = count_setting("LODGE_BENCH_ITEMS", Err(VarError::NotPresent), 5000);
+    fn a_bench_setting_that_is_not_a_whole_number_or_is_too_small_is_an_error_naming_it() {
+        let unset = count_setting("LODGE_BENCH_ITEMS", Err(VarError::NotPresent), 5000, 1);
         assert_eq!(unset.unwrap(), 5000);
-        let set = count_setting("LODGE_BENCH_ITEMS", Ok(" 300 ".into()), 5000);
+        let set = count_setting("LODGE_BENCH_ITEMS", Ok(" 300 ".into()), 5000, 1);
         assert_eq!(set.unwrap(), 300);
+        let none = count_setting("LODGE_BENCH_LATENCY_MS", Ok("0".into()), 0, 0);
+        assert_eq!(none.unwrap(), 0, "no latency is a latency");
 
-        let typo = count_setting("LODGE_BENCH_LATENCY_MS", Ok("1ms".into()), 0)
+        let zero = count_setting("LODGE_BENCH_CONCURRENCY", Ok("0".into()), 8, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(zero.contains("LODGE_BENCH_CONCURRENCY"), "{zero}");
+        assert!(zero.contains("at least 1"), "{zero}");
+        let typo = count_setting("LODGE_BENCH_LATENCY_MS", Ok("1ms".into()), 0, 0)
             .unwrap_err()
             .to_string();
         assert!(typo.contains("LODGE_BENCH_LATENCY_MS"), "{typo}");
