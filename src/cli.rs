@@ -141,11 +141,11 @@ pub struct SandboxArgs {
 /// Retry and lease settings shared by `deposit` and `retry`.
 #[derive(Debug, Clone, Args)]
 pub struct EngineArgs {
-    /// Deposits in flight at once.
-    #[arg(long, default_value_t = 4)]
+    /// Deposits in flight at once (at least 1).
+    #[arg(long, value_parser = parse_at_least_one::<usize>, default_value_t = 4)]
     pub concurrency: usize,
-    /// Attempts per item before it is failed.
-    #[arg(long, default_value_t = 8)]
+    /// Attempts per item before it is failed (at least 1).
+    #[arg(long, value_parser = parse_at_least_one::<u32>, default_value_t = 8)]
     pub max_attempts: u32,
     /// First backoff (doubles each attempt, full jitter).
     #[arg(long, value_parser = parse_duration, default_value = "500ms")]
@@ -159,24 +159,24 @@ pub struct EngineArgs {
     /// Longest wait accepted from a server's Retry-After.
     #[arg(long, value_parser = parse_duration, default_value = "10m")]
     pub retry_after_cap: Duration,
-    /// How long a worker's claim on an item lasts without renewal.
-    #[arg(long, value_parser = parse_duration, default_value = "30s")]
+    /// How long a worker's claim on an item lasts without renewal (at least 1s).
+    #[arg(long, value_parser = parse_lease, default_value = "30s")]
     pub lease: Duration,
 }
 
 impl EngineArgs {
     pub fn config(&self) -> EngineConfig {
         EngineConfig {
-            concurrency: self.concurrency.max(1),
+            concurrency: self.concurrency,
             retry: RetryPolicy {
                 base: self.retry_base,
                 factor: 2.0,
                 cap: self.retry_cap,
-                max_attempts: self.max_attempts.max(1),
+                max_attempts: self.max_attempts,
                 deadline: self.deadline,
                 retry_after_cap: self.retry_after_cap,
             },
-            lease: self.lease.max(Duration::from_millis(300)),
+            lease: self.lease,
             poll: Duration::from_millis(200),
         }
     }
@@ -185,6 +185,30 @@ impl EngineArgs {
 fn parse_duration(s: &str) -> Result<Duration, String> {
     humantime::parse_duration(s)
         .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 500ms, 30s, 10m, 1h"))
+}
+
+/// A count that must be at least 1 (deposits in flight, attempts): 0 would do nothing, so
+/// it is refused rather than quietly taken as 1.
+fn parse_at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(s: &str) -> Result<T, String> {
+    match s.parse::<T>() {
+        Ok(n) if n >= T::from(1) => Ok(n),
+        _ => Err(format!(
+            "'{s}' is not a whole number of at least 1; give e.g. 4"
+        )),
+    }
+}
+
+/// A lease: renewed every third of its length while an attempt runs, so one shorter than a
+/// second would lapse during an ordinary request and hand the job to another worker.
+fn parse_lease(s: &str) -> Result<Duration, String> {
+    let lease = parse_duration(s)?;
+    if lease < Duration::from_secs(1) {
+        return Err(format!(
+            "'{s}' is too short for a lease: a worker renews it while its request runs, so \
+             give at least 1s (the default is 30s)"
+        ));
+    }
+    Ok(lease)
 }
 
 fn parse_probability(s: &str) -> Result<f64, String> {
@@ -202,13 +226,37 @@ fn parse_probability(s: &str) -> Result<f64, String> {
 pub struct Database {
     pub path: PathBuf,
     pub wait: Duration,
+    /// Whether the path was given (`--db` or `LODGE_DB`) rather than the default one.
+    pub given: bool,
 }
 
 impl Database {
-    /// Open it: a file, or a `postgres://` URL for a store shared by a lab's machines.
+    /// Open it, creating a database file (and its folder) that does not exist yet: a file,
+    /// or a `postgres://` URL for a store shared by a lab's machines. For `lodge add`, the
+    /// command that puts something in a database.
     pub fn open(&self) -> anyhow::Result<Store> {
         let location = StoreLocation::from(self.path.clone());
         Ok(Store::open_at_waiting(&location, self.wait)?)
+    }
+
+    /// Open it for a command that works on what is already there. A database file given by
+    /// `--db` or `LODGE_DB` that does not exist is most likely a typo: say so, and create
+    /// nothing, rather than make an empty database (and folders) and report it empty, as if
+    /// the history were gone. The default database is created as by [`Database::open`], so
+    /// a first `lodge status` simply says there is nothing yet.
+    pub fn open_existing(&self) -> anyhow::Result<Store> {
+        if let StoreLocation::File(path) = StoreLocation::from(self.path.clone())
+            && self.given
+            && !path.exists()
+        {
+            anyhow::bail!(
+                "no Lodge database at {}: nothing has been added with it yet. Check the path \
+                 given by --db or LODGE_DB, or start this database with `lodge --db {} add DIR`",
+                path.display(),
+                path.display()
+            );
+        }
+        self.open()
     }
 
     /// What to tell the user when `error` is about the database file itself (locked,
@@ -239,6 +287,7 @@ pub fn main() -> ExitCode {
         }
     };
     let db = Database {
+        given: cli.db.is_some(),
         path: cli.db.unwrap_or_else(Store::default_path),
         wait: cli.db_wait,
     };

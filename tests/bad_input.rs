@@ -654,6 +654,115 @@ fn corrupt_store_is_named_left_untouched_with_the_fix() {
 }
 
 #[test]
+fn a_database_path_that_does_not_exist_is_named_and_nothing_is_created_until_add() {
+    let lab = Lab::new();
+    // A typo in --db or LODGE_DB: the folder does not exist either.
+    let db = lab.path("lodgee/lodge.db");
+    let commands: [&[&str]; 7] = [
+        &["status"],
+        &["status", "--json"],
+        &["history", "--csv"],
+        &["log"],
+        &["scan", "--all"],
+        &["deposit", "--all", "--target", "sandbox+http://127.0.0.1:9"],
+        &["retry", "--all-failed"],
+    ];
+    for args in commands {
+        let out = lodge(&db).args(args).output().unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "lodge {args:?}: {t}");
+        assert_all(
+            &t,
+            &[
+                &format!("no Lodge database at {}", db.display()),
+                "--db or LODGE_DB",
+                &format!("lodge --db {} add DIR", db.display()),
+            ],
+        );
+        assert!(
+            !db.parent().unwrap().exists(),
+            "lodge {args:?} made the database's folder"
+        );
+    }
+    // A mistyped folder to add leaves no database behind either.
+    let out = lodge(&db)
+        .args(["add"])
+        .arg(lab.path("nope"))
+        .args(METADATA)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        !db.parent().unwrap().exists(),
+        "a failed add made the folder"
+    );
+
+    // `lodge add` starts the database, and then the others work on it.
+    let folder = lab.numbered_folder(1);
+    let out = lodge(&db)
+        .arg("add")
+        .arg(&folder)
+        .args(METADATA)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = lodge(&db).arg("status").output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(&text(&out), &["pending 0"]);
+}
+
+#[test]
+fn zero_deposits_in_flight_zero_attempts_or_a_sub_second_lease_is_refused_naming_the_flag() {
+    let lab = Lab::new();
+    assert!(
+        add_cmd(&lab, &lab.numbered_folder(1))
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let refused: [(&[&str], &[&str]); 4] = [
+        (
+            &["--concurrency", "0"],
+            &["--concurrency", "'0'", "at least 1"],
+        ),
+        (
+            &["--max-attempts", "0"],
+            &["--max-attempts", "'0'", "at least 1"],
+        ),
+        (
+            &["--concurrency=-2"],
+            &["--concurrency", "'-2'", "at least 1"],
+        ),
+        (
+            &["--lease", "200ms"],
+            &["--lease", "'200ms'", "at least 1s"],
+        ),
+    ];
+    for (flags, said) in refused {
+        for command in ["deposit", "retry"] {
+            let mut cmd = lodge_in(&lab);
+            match command {
+                "deposit" => {
+                    cmd.args(["deposit", "--all", "--target", "sandbox+http://127.0.0.1:9"])
+                }
+                _ => cmd.args(["retry", "--all-failed"]),
+            };
+            let out = cmd.args(flags).output().unwrap();
+            let t = text(&out);
+            assert_eq!(out.status.code(), Some(2), "lodge {command} {flags:?}: {t}");
+            assert_all(&t, said);
+        }
+    }
+    let store = open_store(&lab);
+    let dataset = store.datasets().unwrap().remove(0);
+    assert!(
+        store.jobs_of_dataset(dataset.id).unwrap().is_empty(),
+        "a refused flag queued nothing"
+    );
+}
+
+#[test]
 fn store_locked_by_another_process_is_waited_for_then_named_and_nothing_is_lost() {
     let lab = Lab::new();
     let first = lab.numbered_folder(1);

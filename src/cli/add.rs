@@ -179,8 +179,9 @@ fn describe(store: &Store, id: i64, prepared: &PreparedDataset, before: Option<&
 }
 
 pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
-    let store = std::sync::Arc::new(db.open()?);
+    // The folder first: a mistyped one leaves no new database behind.
     let root = canonical_folder(&args.dir)?;
+    let store = std::sync::Arc::new(db.open()?);
     let root_text = root.to_string_lossy().into_owned();
     let before = store.dataset_by_path(&root_text)?;
     let mut metadata = match &before {
@@ -209,7 +210,7 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
-    let store = std::sync::Arc::new(db.open()?);
+    let store = std::sync::Arc::new(db.open_existing()?);
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
     let mut code = ExitCode::SUCCESS;
     for d in datasets {

@@ -84,7 +84,7 @@ pub struct RetryArgs {
 }
 
 pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCode> {
-    let store = Arc::new(db.open()?);
+    let store = Arc::new(db.open_existing()?);
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
     let target = open_deposit_target(&store, &args.target, args.token.clone(), &datasets)?;
     if datasets.is_empty() {
@@ -197,7 +197,7 @@ fn open_deposit_target(
 }
 
 pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
-    let store = Arc::new(db.open()?);
+    let store = Arc::new(db.open_existing()?);
     let ids = if args.all_failed {
         store.failed_job_ids(None)?
     } else if args.jobs.is_empty() {

@@ -8,7 +8,7 @@ use super::output::time_text;
 use crate::store::{EventRow, Store};
 
 pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
-    let store = db.open()?;
+    let store = db.open_existing()?;
     let rows = store.status_rows()?;
     let totals = store.totals()?;
     if json {
@@ -73,7 +73,7 @@ pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
 }
 
 pub fn history(db: &Database, json: bool, csv: bool) -> anyhow::Result<ExitCode> {
-    let store = db.open()?;
+    let store = db.open_existing()?;
     let rows = store.history()?;
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
@@ -159,7 +159,7 @@ fn print_event(e: &EventRow) {
 }
 
 pub async fn log(db: &Database, follow: bool, tail: usize) -> anyhow::Result<ExitCode> {
-    let store = db.open()?;
+    let store = db.open_existing()?;
     let last = last_event_id(&store)?;
     let mut after = (last - tail as i64).max(0);
     loop {
@@ -190,7 +190,7 @@ pub fn forget(
     older_than: Duration,
     target: Option<String>,
 ) -> anyhow::Result<ExitCode> {
-    let store = db.open()?;
+    let store = db.open_existing()?;
     let target = match target {
         Some(name_or_url) => {
             let config = crate::config::Config::load(&crate::config::config_path())?;
