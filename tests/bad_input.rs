@@ -684,6 +684,27 @@ fn a_database_path_that_does_not_exist_is_named_and_nothing_is_created_until_add
             "lodge {args:?} made the database's folder"
         );
     }
+    // A file given as the folder is named as such (not as an unreadable CITATION.cff
+    // inside it), and leaves no database behind.
+    let file = lab.path("readme.txt");
+    fs::write(&file, "notes").unwrap();
+    let out = lodge(&db)
+        .arg("add")
+        .arg(&file)
+        .args(METADATA)
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[&format!("{} is a file, not a folder", file.display())],
+    );
+    assert!(!t.contains("CITATION.cff"), "{t}");
+    assert!(
+        !db.parent().unwrap().exists(),
+        "adding a file made the folder"
+    );
     // A mistyped folder to add leaves no database behind either.
     let out = lodge(&db)
         .args(["add"])

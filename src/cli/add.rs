@@ -114,6 +114,14 @@ fn canonical_folder(dir: &Path) -> anyhow::Result<PathBuf> {
             dir.display()
         )
     })?;
+    // Before anything reads "the folder's" CITATION.cff or opens the database.
+    if !path.is_dir() {
+        anyhow::bail!(
+            "{} is a file, not a folder: give the folder that holds the dataset's files \
+             (a single file goes in a folder of its own)",
+            dir.display()
+        );
+    }
     Ok(path)
 }
 
