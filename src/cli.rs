@@ -101,7 +101,7 @@ pub struct SandboxArgs {
     #[arg(long, value_name = "DIR")]
     pub data: PathBuf,
     /// Require `Authorization: Bearer TOKEN`.
-    #[arg(long, env = "LODGE_SANDBOX_TOKEN")]
+    #[arg(long, env = "LODGE_SANDBOX_TOKEN", value_parser = parse_token)]
     pub token: Option<String>,
     /// Probability of committing a write, then closing with no response.
     #[arg(long, value_parser = parse_probability, default_value_t = 0.0)]
@@ -209,6 +209,19 @@ fn parse_lease(s: &str) -> Result<Duration, String> {
         ));
     }
     Ok(lease)
+}
+
+/// A bearer token: an empty one (often an unset variable in a script) would only earn a 401
+/// later, or a sandbox that accepts `Bearer ` with nothing after it.
+fn parse_token(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        return Err(
+            "the token is empty: give the token, or leave out both the flag and its \
+                    environment variable"
+                .to_string(),
+        );
+    }
+    Ok(s.to_string())
 }
 
 fn parse_probability(s: &str) -> Result<f64, String> {

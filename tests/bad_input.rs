@@ -733,7 +733,7 @@ fn a_database_path_that_does_not_exist_is_named_and_nothing_is_created_until_add
 }
 
 #[test]
-fn zero_deposits_in_flight_zero_attempts_or_a_sub_second_lease_is_refused_naming_the_flag() {
+fn a_deposit_flag_that_cannot_work_is_refused_naming_it_and_nothing_is_queued() {
     let lab = Lab::new();
     assert!(
         add_cmd(&lab, &lab.numbered_folder(1))
@@ -742,7 +742,9 @@ fn zero_deposits_in_flight_zero_attempts_or_a_sub_second_lease_is_refused_naming
             .status
             .success()
     );
-    let refused: [(&[&str], &[&str]); 4] = [
+    // Zero deposits in flight or attempts, a lease that lapses mid-request, an empty token.
+    let refused: [(&[&str], &[&str]); 5] = [
+        (&["--token", ""], &["--token", "the token is empty"]),
         (
             &["--concurrency", "0"],
             &["--concurrency", "'0'", "at least 1"],
@@ -775,6 +777,17 @@ fn zero_deposits_in_flight_zero_attempts_or_a_sub_second_lease_is_refused_naming
             assert_all(&t, said);
         }
     }
+    // An empty LODGE_TOKEN (a variable set to nothing in a script) too.
+    let out = lodge_in(&lab)
+        .env("LODGE_TOKEN", "")
+        .args(["deposit", "--all", "--target", "sandbox+http://127.0.0.1:9"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &["--token", "the token is empty", "environment variable"],
+    );
     let store = open_store(&lab);
     let dataset = store.datasets().unwrap().remove(0);
     assert!(

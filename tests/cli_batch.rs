@@ -4,6 +4,7 @@
 mod support;
 
 use std::collections::HashSet;
+use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -361,24 +362,51 @@ async fn bad_folders_are_clear_errors_that_record_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sandbox_command_serves_and_rejects_bad_fault_options() {
+async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
     let lab = Lab::new();
-    let bad = run({
-        let mut c = lodge(&lab.path("x.db"));
-        c.args([
-            "sandbox",
-            "--addr",
-            "127.0.0.1:0",
-            "--drop-after-commit",
-            "1.5",
-            "--data",
-        ])
-        .arg(lab.path("sbx"));
-        c
-    })
-    .await;
-    assert!(!bad.status.success());
-    assert!(text(&bad).contains("not a probability"), "{}", text(&bad));
+    let a_file = lab.path("notes.txt");
+    std::fs::write(&a_file, "notes").unwrap();
+    let refused: [(&[&str], PathBuf, &[&str]); 3] = [
+        (
+            &["--drop-after-commit", "1.5"],
+            lab.path("sbx"),
+            &["--drop-after-commit", "not a probability"],
+        ),
+        (
+            &["--token", ""],
+            lab.path("sbx"),
+            &["--token", "the token is empty"],
+        ),
+        (
+            &[],
+            a_file.clone(),
+            &["the sandbox data folder", "is a file", "give a folder"],
+        ),
+    ];
+    for (options, data, said) in refused {
+        let bad = run({
+            let mut c = lodge(&lab.path("x.db"));
+            c.args(["sandbox", "--addr", "127.0.0.1:0"])
+                .args(options)
+                .arg("--data")
+                .arg(&data);
+            c
+        })
+        .await;
+        let t = text(&bad);
+        assert_eq!(bad.status.code(), Some(2), "{options:?}: {t}");
+        for part in said {
+            assert!(
+                t.contains(part),
+                "expected {part:?} for {options:?} in:\n{t}"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read(&a_file).unwrap(),
+        b"notes",
+        "the file is untouched"
+    );
 
     let mut child = lodge(&lab.path("x.db"))
         .args(["sandbox", "--addr", "127.0.0.1:0", "--data"])

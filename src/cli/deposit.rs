@@ -47,7 +47,7 @@ pub struct DepositArgs {
     #[arg(long, env = "LODGE_TARGET")]
     pub target: String,
     /// Bearer token for the target, if it needs one.
-    #[arg(long, env = "LODGE_TOKEN", hide_env_values = true)]
+    #[arg(long, env = "LODGE_TOKEN", hide_env_values = true, value_parser = super::parse_token)]
     pub token: Option<String>,
     /// Print what would be replayed, created or refused; change nothing anywhere.
     #[arg(long)]
@@ -75,7 +75,7 @@ pub struct RetryArgs {
     #[arg(long)]
     pub queue_only: bool,
     /// Bearer token for the jobs' targets, if they need one.
-    #[arg(long, env = "LODGE_TOKEN", hide_env_values = true)]
+    #[arg(long, env = "LODGE_TOKEN", hide_env_values = true, value_parser = super::parse_token)]
     pub token: Option<String>,
     #[arg(long, short)]
     pub verbose: bool,

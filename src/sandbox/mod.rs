@@ -219,6 +219,13 @@ impl RunningSandbox {
 /// Create the data folder if needed and open the database and blob store in it, with errors
 /// that name the path.
 fn open_data_dir(dir: &std::path::Path) -> anyhow::Result<(db::Db, blobs::BlobStore)> {
+    if dir.is_file() {
+        anyhow::bail!(
+            "the sandbox data folder {} is a file: give a folder for the sandbox's records and \
+             blobs (it is made if missing)",
+            dir.display()
+        );
+    }
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the sandbox data folder {}", dir.display()))?;
     let blobs = blobs::BlobStore::open(dir)?;
