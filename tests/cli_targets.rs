@@ -185,3 +185,48 @@ fn plain_http_to_a_remote_host_is_refused_unless_allowed() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
 }
+
+#[test]
+fn a_url_that_cannot_be_a_named_target_is_refused_saying_what_to_do_instead() {
+    let lab = Lab::new();
+    let refused = [
+        (
+            "dc",
+            "datacite+https://api.test.datacite.org?prefix=10.1234&repository=ORG.REPO",
+            &[
+                "is a DataCite, Zenodo or InvenioRDM URL",
+                "lodge deposit --target",
+                "LODGE_TOKEN",
+            ][..],
+        ),
+        (
+            "z",
+            "zenodo+https://sandbox.zenodo.org",
+            &["is a DataCite, Zenodo or InvenioRDM URL", "--token"][..],
+        ),
+        (
+            "f",
+            "ftp://files.example.org/x",
+            &[
+                "is not a target URL",
+                "s3://bucket/prefix",
+                "webdav+https://",
+            ][..],
+        ),
+    ];
+    for (name, url, said) in refused {
+        let out = lodge_in(&lab)
+            .args(["target", "add", name, url])
+            .output()
+            .unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{url}: {t}");
+        for part in said {
+            assert!(t.contains(part), "expected {part:?} for {url} in:\n{t}");
+        }
+    }
+    assert!(
+        !lab.path("config/config.toml").exists(),
+        "nothing was saved"
+    );
+}

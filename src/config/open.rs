@@ -153,8 +153,19 @@ fn open_with(
         check_transport(&parsed, t.allow_insecure).map_err(err)?;
         return open_target(url, token).map_err(|e| err(e.to_string()));
     }
+    if ["datacite+", "zenodo+", "invenio+"]
+        .iter()
+        .any(|kind| url.starts_with(kind))
+    {
+        // These take a token per run, never stored: they are used by URL, not by name.
+        return Err(err(format!(
+            "'{url}' is a DataCite, Zenodo or InvenioRDM URL, which is not saved as a named \
+             target (its password or token is never stored): deposit with \
+             `lodge deposit --target '{url}'` and the token in --token or LODGE_TOKEN"
+        )));
+    }
     Err(err(format!(
-        "'{url}' is not a target URL. Known kinds: s3://bucket/prefix, \
+        "'{url}' is not a target URL. Kinds a named target can have: s3://bucket/prefix, \
          webdav+https://host/path, sandbox+http://127.0.0.1:PORT"
     )))
 }
