@@ -230,3 +230,31 @@ fn a_url_that_cannot_be_a_named_target_is_refused_saying_what_to_do_instead() {
         "nothing was saved"
     );
 }
+
+#[test]
+fn saving_a_target_whose_credential_variable_is_unset_notes_the_variable() {
+    let lab = Lab::new();
+    let out = lodge_in(&lab)
+        .env_remove("LODGE_TEST_UNSET_SECRET")
+        .env("LODGE_TEST_SET_USER", "alice")
+        .args([
+            "target",
+            "add",
+            "dav",
+            "webdav+https://dav.example.org/x",
+            "--access-key-env",
+            "LODGE_TEST_SET_USER",
+            "--secret-env",
+            "LODGE_TEST_UNSET_SECRET",
+        ])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("target 'dav' saved"), "{t}");
+    assert!(
+        t.contains("note: $LODGE_TEST_UNSET_SECRET is not set here"),
+        "{t}"
+    );
+    assert!(!t.contains("$LODGE_TEST_SET_USER"), "{t}");
+}

@@ -87,6 +87,17 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             config.save(&path)?;
             let scope = crate::config::scope_id_of(&a.name, &config.targets[&a.name])?;
             println!("target '{}' saved in {} ({scope})", a.name, path.display());
+            // Saved all the same: the variable may be set where deposits run.
+            let saved = &config.targets[&a.name];
+            for var in [&saved.user_env, &saved.secret_env].into_iter().flatten() {
+                if std::env::var_os(var).is_none() {
+                    eprintln!(
+                        "note: ${var} is not set here; set it before `lodge target test {0}` \
+                         or a deposit to '{0}'",
+                        a.name
+                    );
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         TargetCommand::List => {
