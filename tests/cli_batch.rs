@@ -4,6 +4,7 @@
 mod support;
 
 use std::collections::HashSet;
+use std::fs;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -120,6 +121,66 @@ async fn dry_run_sends_nothing_and_records_nothing() {
     assert_eq!(sandbox.stats().requests, 0);
     assert_eq!(store.last_event_id().unwrap(), events_before);
     assert!(store.history().unwrap().is_empty(), "no job was queued");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_folder_changed_since_its_scan_is_noted_as_deposited_as_scanned_with_the_rescan_to_run() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (one, two) = (lab.numbered_folder(1), lab.numbered_folder(2));
+    let (first, _) = add(&store, &one, &metadata("One"));
+    let (second, _) = add(&store, &two, &metadata("Two"));
+    let deposit = |datasets: &[i64], dry_run: bool| {
+        let mut c = lodge(&db);
+        c.args(["deposit", "--target", &sandbox.target_url()]);
+        c.args(datasets.iter().map(|d| d.to_string()));
+        if dry_run {
+            c.arg("--dry-run");
+        }
+        run(c)
+    };
+    let out = deposit(&[first], false).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!text(&out).contains("note"), "{}", text(&out));
+
+    // Edited after its deposit: the replay says it repeats the scanned content.
+    fs::write(one.join("data.csv"), "id,value\n1,2\n").unwrap();
+    let out = deposit(&[first], false).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for part in [
+        "note     ds001: changed since scan",
+        "data.csv",
+        "This replays the deposit of the content as scanned",
+        &format!("`lodge scan {first}`, then deposit again"),
+        "existing  ds001",
+    ] {
+        assert!(t.contains(part), "expected {part:?} in:\n{t}");
+    }
+
+    // Files added before a first deposit: they are named, and left out as the key says.
+    fs::write(two.join("extra-1.csv"), "x").unwrap();
+    fs::write(two.join("extra-2.csv"), "y").unwrap();
+    for dry_run in [true, false] {
+        let out = deposit(&[second], dry_run).await;
+        let t = text(&out);
+        assert!(out.status.success(), "{t}");
+        for part in [
+            "note     ds002: extra-1.csv and 1 other file added since the last scan",
+            "this deposit is of the content as scanned, without them",
+            &format!("To include them, `lodge scan {second}`"),
+        ] {
+            assert!(
+                t.contains(part),
+                "dry run {dry_run}: expected {part:?} in:\n{t}"
+            );
+        }
+    }
+    assert_eq!(sandbox.stats().records, 2, "each dataset deposited once");
+    let manifest = store.dataset_files(second).unwrap();
+    assert_eq!(manifest.len(), 2, "the key is still the scanned content's");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

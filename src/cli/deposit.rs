@@ -1,6 +1,6 @@
 //! `lodge deposit` and `lodge retry`: queue jobs, run the engine until they settle, report.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use super::output::items_progress_bar;
 use super::{Database, EngineArgs};
 use crate::config::{Config, config_path, open_target_spec, resolve, scope_id_of};
 use crate::engine::{Engine, EngineEvent, check_unchanged};
-use crate::store::{EventKind, JobRow, JobState, Store};
+use crate::store::{DatasetRow, EventKind, JobRow, JobState, Store};
 use crate::targets::{Target, open_target};
 
 /// A target by name (from the config file) or URL.
@@ -116,6 +116,14 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         }
     }
 
+    // A deposit is of the content as scanned: say so where the folder has moved on since.
+    for (d, key) in &ready {
+        let replay = store.lookup_result(target.scope_id(), key)?.is_some();
+        if let Some(note) = drift_note(&store, d, replay)? {
+            println!("note     {}: {note}", d.name);
+        }
+    }
+
     if args.dry_run {
         for (d, key) in &ready {
             let name = &d.name;
@@ -165,6 +173,54 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         .collect();
     let jobs = run_jobs(Arc::new(engine), job_ids, args.verbose).await?;
     Ok(summarize(&store, &jobs, refused))
+}
+
+/// What a deposit of `d` should say about its folder having changed since its last scan,
+/// if it has. A replay sends nothing, so it repeats the earlier deposit of the scanned
+/// content: any change is worth a note. A new deposit checks every scanned file before it
+/// sends anything and refuses a changed one itself; what it cannot see is a file added
+/// since, which would be left out.
+fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Option<String>> {
+    let root = Path::new(&d.path);
+    let files = store.dataset_files(d.id)?;
+    let rescan = format!("`lodge scan {}`, then deposit again", d.id);
+    if let Err(changed) = check_unchanged(root, &files) {
+        return Ok(replay.then(|| {
+            format!(
+                "{changed}. This replays the deposit of the content as scanned; to deposit \
+                 the folder as it is now, {rescan}"
+            )
+        }));
+    }
+    let scanned: HashSet<&str> = files.iter().map(|f| f.rel_path.as_str()).collect();
+    let now = match crate::content::scan_folder(root) {
+        Ok(report) => report,
+        // The scan at deposit time names the problem; this is only a note.
+        Err(_) => return Ok(None),
+    };
+    let added: Vec<&str> = now
+        .files
+        .iter()
+        .map(|f| f.rel_path.as_str())
+        .filter(|p| !scanned.contains(p))
+        .collect();
+    let Some(first) = added.first() else {
+        return Ok(None);
+    };
+    let others = match added.len() {
+        1 => String::new(),
+        2 => " and 1 other file".to_string(),
+        n => format!(" and {} other files", n - 1),
+    };
+    let it = if added.len() == 1 { "it" } else { "them" };
+    let what = if replay {
+        "this replays the deposit of the content as scanned".to_string()
+    } else {
+        format!("this deposit is of the content as scanned, without {it}")
+    };
+    Ok(Some(format!(
+        "{first}{others} added since the last scan; {what}. To include {it}, {rescan}"
+    )))
 }
 
 /// Open the target; a DataCite target with `landing_from=` gets each dataset's landing page
