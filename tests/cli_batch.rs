@@ -178,6 +178,11 @@ async fn a_folder_changed_since_its_scan_is_noted_as_deposited_as_scanned_with_t
             );
         }
     }
+    // A folder gone since its deposit needs no note: the replay does not read it.
+    fs::remove_dir_all(&one).unwrap();
+    let out = deposit(&[first], false).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!text(&out).contains("note"), "{}", text(&out));
     assert_eq!(sandbox.stats().records, 2, "each dataset deposited once");
     let manifest = store.dataset_files(second).unwrap();
     assert_eq!(manifest.len(), 2, "the key is still the scanned content's");

@@ -182,6 +182,11 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
 /// since, which would be left out.
 fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Option<String>> {
     let root = Path::new(&d.path);
+    if !root.is_dir() {
+        // Moved, deleted, or on another machine of a shared store: a replay does not need
+        // it, and a new deposit says what it found when it looks.
+        return Ok(None);
+    }
     let files = store.dataset_files(d.id)?;
     let rescan = format!("`lodge scan {}`, then deposit again", d.id);
     if let Err(changed) = check_unchanged(root, &files) {
