@@ -214,12 +214,9 @@ fn parse_lease(s: &str) -> Result<Duration, String> {
 /// A bearer token: an empty one (often an unset variable in a script) would only earn a 401
 /// later, or a sandbox that accepts `Bearer ` with nothing after it.
 fn parse_token(s: &str) -> Result<String, String> {
+    const EMPTY: &str = "the token is empty: give the token, or leave out both the flag and its environment variable";
     if s.trim().is_empty() {
-        return Err(
-            "the token is empty: give the token, or leave out both the flag and its \
-                    environment variable"
-                .to_string(),
-        );
+        return Err(EMPTY.to_string());
     }
     Ok(s.to_string())
 }
