@@ -124,7 +124,7 @@ async fn dry_run_sends_nothing_and_records_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_folder_changed_since_its_scan_is_noted_as_deposited_as_scanned_with_the_rescan_to_run() {
+async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_rescan_says_it_is_not_deposited() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let db = lab.path("lodge.db");
@@ -186,6 +186,22 @@ async fn a_folder_changed_since_its_scan_is_noted_as_deposited_as_scanned_with_t
     assert_eq!(sandbox.stats().records, 2, "each dataset deposited once");
     let manifest = store.dataset_files(second).unwrap();
     assert_eq!(manifest.len(), 2, "the key is still the scanned content's");
+
+    // Scanned again, its status is its new content's: not deposited yet, and says so.
+    let mut scan = lodge(&db);
+    scan.args(["scan", &second.to_string()]);
+    assert!(run(scan).await.status.success());
+    let mut status = lodge(&db);
+    status.arg("status");
+    let t = text(&run(status).await);
+    for part in [
+        "ds002",
+        " changed ",
+        "deposited as sbx-000002 before its last scan",
+        &format!("`lodge deposit --target {} {second}`", sandbox.target_url()),
+    ] {
+        assert!(t.contains(part), "expected {part:?} in:\n{t}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

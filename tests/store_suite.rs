@@ -342,6 +342,49 @@ fn reports_read_the_same_on_every_backend(b: Backend) {
     assert_eq!(store.forget_results(-1, Some(TARGET)).unwrap(), 1);
 }
 
+fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (id, first_key, _) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, &landed("first-1")).unwrap();
+    let row = |store: &Store| {
+        let mut rows = store.status_rows().unwrap();
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        rows.remove(0)
+    };
+    let before = row(&store);
+    assert_eq!(before.state, "deposited");
+    assert_eq!(before.identifier.as_deref(), Some("first-1"));
+    assert_eq!(before.key, Some(first_key.to_hex()));
+
+    // The folder gains a file and is scanned again: a new key, not deposited anywhere.
+    let root = b.lab.numbered_folder(1);
+    std::fs::write(root.join("more.csv"), "id\n2\n").unwrap();
+    let (again, second_key) = support::add(&store, &root, &metadata("Dataset 1"));
+    assert_eq!(again, id);
+    assert_ne!(second_key, first_key);
+    let changed = row(&store);
+    assert_eq!(changed.state, "changed");
+    assert_eq!(changed.key, Some(second_key.to_hex()));
+    assert_eq!(changed.target.as_deref(), Some(TARGET));
+    assert_eq!((changed.job, changed.identifier), (None, None));
+    assert_eq!(changed.earlier_identifier.as_deref(), Some("first-1"));
+
+    // Deposited in turn, the row is the new job's.
+    let (job, _) = store
+        .enqueue_deposit(id, TARGET, &second_key, Duration::from_secs(3600))
+        .unwrap();
+    assert_eq!(row(&store).state, "queued");
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, &landed("second-2")).unwrap();
+    let after = row(&store);
+    assert_eq!(after.state, "deposited");
+    assert_eq!(after.job, Some(job.job_id()));
+    assert_eq!(after.identifier.as_deref(), Some("second-2"));
+    assert_eq!(after.earlier_identifier, None);
+}
+
 fn a_second_open_finds_the_schema_migrated(b: Backend) {
     let first = b.open();
     with_target(&first);
@@ -554,6 +597,7 @@ macro_rules! every_backend {
 
 every_backend!(
     enqueueing_a_scope_twice_joins_the_active_job,
+    status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit,
     a_claim_bumps_the_fence_counts_the_attempt_and_holds_the_job,
     an_expired_lease_is_taken_over_and_the_late_result_refused,
     a_recorded_result_makes_the_next_job_of_the_scope_a_replay,

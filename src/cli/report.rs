@@ -27,6 +27,7 @@ pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
                     "url": r.url,
                     "attempts": r.attempts,
                     "last_error": r.last_error,
+                    "earlier_identifier": r.earlier_identifier,
                 })
             })
             .collect();
@@ -54,6 +55,17 @@ pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
             && !matches!(r.state.as_str(), "deposited" | "existing")
         {
             println!("       last error: {e}");
+        }
+        if r.state == "changed" {
+            let before = match &r.earlier_identifier {
+                Some(id) => format!("deposited as {id} before its last scan"),
+                None => "queued before its last scan".to_string(),
+            };
+            println!(
+                "       {before}; this content is not deposited here yet: \
+                 `lodge deposit --target {target} {}`",
+                r.dataset
+            );
         }
     }
     println!(

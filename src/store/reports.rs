@@ -36,7 +36,8 @@ fn result_from_row(r: &Row<'_, '_>) -> Result<DepositResult> {
 const RESULT_COLUMNS: &str =
     "target, operation, content_key, identifier, url, outcome, fingerprint, job_id, recorded_at";
 
-/// One line of `lodge status`: a dataset and its latest job for one target (or none yet).
+/// One line of `lodge status`: a dataset, with its current key, and the latest job that
+/// deposits that key to one target (or none yet).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct StatusRow {
     pub dataset: i64,
@@ -44,13 +45,17 @@ pub struct StatusRow {
     pub path: String,
     pub key: Option<String>,
     pub target: Option<String>,
-    /// Job state, or `new` when the dataset was never queued.
+    /// The job's state; `new` when the dataset was never queued; `changed` when it was
+    /// queued for this target only under earlier keys (it was rescanned since, and its
+    /// current content has not been deposited there).
     pub state: String,
     pub job: Option<i64>,
     pub identifier: Option<String>,
     pub url: Option<String>,
     pub attempts: u32,
     pub last_error: Option<String>,
+    /// When `changed`: the identifier the latest deposit of an earlier key got there.
+    pub earlier_identifier: Option<String>,
 }
 
 /// Totals shown under `lodge status`.
@@ -131,13 +136,32 @@ impl Store {
     pub fn status_rows(&self) -> Result<Vec<StatusRow>> {
         self.with(|db| {
             db.all(
-                "WITH latest AS (SELECT max(id) AS id FROM jobs WHERE dataset_id IS NOT NULL
+                // Per dataset and target: the latest job of any key (is there one at all?),
+                // the latest of the dataset's current key (what the row reports) and the
+                // latest that landed (what an earlier key got, when the current has none).
+                "WITH latest AS (SELECT dataset_id, target, max(id) AS id FROM jobs
+                                 WHERE dataset_id IS NOT NULL GROUP BY dataset_id, target),
+                      current AS (SELECT j.dataset_id, j.target, max(j.id) AS id
+                                  FROM jobs j JOIN datasets d
+                                    ON d.id = j.dataset_id AND d.content_key = j.content_key
+                                  GROUP BY j.dataset_id, j.target),
+                      landed AS (SELECT dataset_id, target, max(id) AS id FROM jobs
+                                 WHERE dataset_id IS NOT NULL
+                                   AND state IN ('deposited', 'existing')
                                  GROUP BY dataset_id, target)
-                 SELECT d.id, d.name, d.path, d.content_key, j.target, coalesce(j.state, 'new'),
-                        j.id, j.identifier, j.url, coalesce(j.attempts, 0), j.last_error
+                 SELECT d.id, d.name, d.path, d.content_key, l.target,
+                        CASE WHEN l.id IS NULL THEN 'new'
+                             WHEN c.id IS NULL THEN 'changed'
+                             ELSE j.state END,
+                        j.id, j.identifier, j.url, coalesce(j.attempts, 0), j.last_error,
+                        CASE WHEN c.id IS NULL THEN earlier.identifier END
                  FROM datasets d
-                 LEFT JOIN jobs j ON j.dataset_id = d.id AND j.id IN (SELECT id FROM latest)
-                 ORDER BY d.id, j.target",
+                 LEFT JOIN latest l ON l.dataset_id = d.id
+                 LEFT JOIN current c ON c.dataset_id = d.id AND c.target = l.target
+                 LEFT JOIN jobs j ON j.id = c.id
+                 LEFT JOIN landed e ON e.dataset_id = d.id AND e.target = l.target
+                 LEFT JOIN jobs earlier ON earlier.id = e.id
+                 ORDER BY d.id, l.target",
                 args![],
                 |r| {
                     Ok(StatusRow {
@@ -152,6 +176,7 @@ impl Store {
                         url: r.get(8)?,
                         attempts: r.get(9)?,
                         last_error: r.get(10)?,
+                        earlier_identifier: r.get(11)?,
                     })
                 },
             )
