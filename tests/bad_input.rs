@@ -654,7 +654,7 @@ fn corrupt_store_is_named_left_untouched_with_the_fix() {
 }
 
 #[test]
-fn a_database_path_that_does_not_exist_is_named_and_nothing_is_created_until_add() {
+fn a_database_path_with_no_database_or_naming_a_folder_is_named_and_nothing_is_created() {
     let lab = Lab::new();
     // A typo in --db or LODGE_DB: the folder does not exist either.
     let db = lab.path("lodgee/lodge.db");
@@ -717,6 +717,29 @@ fn a_database_path_that_does_not_exist_is_named_and_nothing_is_created_until_add
         !db.parent().unwrap().exists(),
         "a failed add made the folder"
     );
+
+    // A folder given as the database: named, with a file to give instead, and left empty.
+    let folder_db = lab.path("stores");
+    fs::create_dir(&folder_db).unwrap();
+    for args in [&["status"][..], &["add"][..]] {
+        let mut cmd = lodge(&folder_db);
+        cmd.args(args);
+        if args[0] == "add" {
+            cmd.arg(lab.numbered_folder(3)).args(METADATA);
+        }
+        let out = cmd.output().unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "lodge {args:?}: {t}");
+        assert_all(
+            &t,
+            &[&format!(
+                "the Lodge database {} is a folder: give a file, such as {}",
+                folder_db.display(),
+                folder_db.join("lodge.db").display()
+            )],
+        );
+        assert_eq!(fs::read_dir(&folder_db).unwrap().count(), 0, "{t}");
+    }
 
     // `lodge add` starts the database, and then the others work on it.
     let folder = lab.numbered_folder(1);

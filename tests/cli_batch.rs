@@ -124,7 +124,8 @@ async fn dry_run_sends_nothing_and_records_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_rescan_says_it_is_not_deposited() {
+async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_rescan_says_it_is_not_deposited()
+ {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let db = lab.path("lodge.db");

@@ -61,6 +61,11 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
+    #[error(
+        "the Lodge database {path} is a folder: give a file, such as {}",
+        path.join("lodge.db").display()
+    )]
+    IsAFolder { path: PathBuf },
     #[error("cannot create the folder {path} for the Lodge database: {source}")]
     CreateDir {
         path: PathBuf,
@@ -221,6 +226,11 @@ impl Store {
     }
 
     fn open_file(path: &Path, lock_wait: Duration) -> Result<Store> {
+        if path.is_dir() {
+            return Err(StoreError::IsAFolder {
+                path: path.to_path_buf(),
+            });
+        }
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
                 path: parent.to_path_buf(),
