@@ -307,11 +307,25 @@ pub fn main() -> ExitCode {
         Err(e) => {
             match db.trouble(&e) {
                 Some(explained) => eprintln!("error: {explained}"),
-                None => eprintln!("error: {e:#}"),
+                None => eprintln!("error: {}", error_text(&e)),
             }
             ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes on one line, each cause once: many errors already end with their
+/// cause's text (`cannot open X: {source}`), which would otherwise be printed again.
+fn error_text(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }
 
 async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
@@ -350,5 +364,38 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
             crate::sandbox::serve_until_ctrl_c(config, datacite).await?;
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_text;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot open {path}: {source}")]
+    struct OpenFailed {
+        path: &'static str,
+        #[source]
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn an_error_line_names_each_cause_once() {
+        let io = || std::io::Error::other("permission denied");
+        // A cause its error already quotes is not repeated...
+        let quoted = anyhow::Error::new(OpenFailed {
+            path: "/data/lodge.db",
+            source: io(),
+        });
+        assert_eq!(
+            error_text(&quoted),
+            "cannot open /data/lodge.db: permission denied"
+        );
+        // ...one it does not is added, as anyhow's context chain would.
+        let wrapped = anyhow::Error::new(io()).context("cannot read the folder /data");
+        assert_eq!(
+            error_text(&wrapped),
+            "cannot read the folder /data: permission denied"
+        );
     }
 }
