@@ -206,6 +206,45 @@ async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_by_name() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
+    let (_, key) = add(&store, &lab.folder("original", files), &metadata("Copy"));
+    let (_, same) = add(&store, &lab.folder("backup", files), &metadata("Copy"));
+    assert_eq!(key, same);
+
+    let mut cmd = lodge(&db);
+    cmd.args(["deposit", "--all", "--target", &sandbox.target_url()]);
+    let out = run(cmd).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for part in [
+        "deposited original -> sbx-000001\n",
+        "deposited backup -> sbx-000001 (same key as original: one deposit for both)",
+        "2 deposited, 1 by another dataset's deposit of the same key",
+    ] {
+        assert!(t.contains(part), "expected {part:?} in:\n{t}");
+    }
+    assert_eq!(sandbox.stats().records, 1);
+    assert_eq!(sandbox.stats().requests, 2, "one blob, one record");
+
+    let mut status = lodge(&db);
+    status.arg("status");
+    let t = text(&run(status).await);
+    let backup = t
+        .lines()
+        .find(|l| l.contains(" backup "))
+        .unwrap_or_default();
+    assert!(
+        backup.contains("existing") && backup.contains("sbx-000001"),
+        "{t}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn incomplete_metadata_is_refused_before_queueing_with_one_line_per_problem() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;

@@ -385,6 +385,40 @@ fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: B
     assert_eq!(after.earlier_identifier, None);
 }
 
+fn status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    // Two copies of one folder with the same metadata: one key.
+    let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
+    let (one, key) = support::add(
+        &store,
+        &b.lab.folder("copies/one", files),
+        &metadata("Copy"),
+    );
+    let (two, same) = support::add(
+        &store,
+        &b.lab.folder("copies/two", files),
+        &metadata("Copy"),
+    );
+    assert_eq!(key, same);
+    store
+        .enqueue_deposit(one, TARGET, &key, Duration::from_secs(3600))
+        .unwrap();
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, &landed("copy-1")).unwrap();
+
+    let rows = store.status_rows().unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    let second = rows.iter().find(|r| r.dataset == two).unwrap();
+    assert_eq!(second.state, "existing", "{second:?}");
+    assert_eq!(second.target.as_deref(), Some(TARGET));
+    assert_eq!(second.identifier.as_deref(), Some("copy-1"));
+    assert_eq!(
+        (second.job, second.earlier_identifier.as_deref()),
+        (None, None)
+    );
+}
+
 fn a_second_open_finds_the_schema_migrated(b: Backend) {
     let first = b.open();
     with_target(&first);
@@ -598,6 +632,7 @@ macro_rules! every_backend {
 every_backend!(
     enqueueing_a_scope_twice_joins_the_active_job,
     status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit,
+    status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing,
     a_claim_bumps_the_fence_counts_the_attempt_and_holds_the_job,
     an_expired_lease_is_taken_over_and_the_late_result_refused,
     a_recorded_result_makes_the_next_job_of_the_scope_a_replay,

@@ -1,6 +1,6 @@
 //! `lodge deposit` and `lodge retry`: queue jobs, run the engine until they settle, report.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -166,13 +166,36 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     }
     let items: Vec<(i64, crate::content::ContentKey)> =
         ready.iter().map(|(d, key)| (d.id, *key)).collect();
-    let job_ids: Vec<i64> = store
+    // Datasets with the same key (copies of one folder with the same metadata) are one
+    // scope: they share its one job, run once and reported under each dataset's name.
+    let queued: Vec<i64> = store
         .enqueue_deposits(target.scope_id(), &items, config.retry.deadline)?
         .into_iter()
         .map(|(enqueued, _)| enqueued.job_id())
         .collect();
-    let jobs = run_jobs(Arc::new(engine), job_ids, args.verbose).await?;
-    Ok(summarize(&store, &jobs, refused))
+    let mut job_ids = queued.clone();
+    let mut seen = HashSet::new();
+    job_ids.retain(|id| seen.insert(*id));
+    let jobs: HashMap<i64, JobRow> = run_jobs(Arc::new(engine), job_ids, args.verbose)
+        .await?
+        .into_iter()
+        .map(|job| (job.id, job))
+        .collect();
+    let lines: Vec<Outcome> = ready
+        .iter()
+        .zip(&queued)
+        .filter_map(|((d, _), id)| {
+            let job = jobs.get(id)?.clone();
+            let shared_with = (job.dataset_id != Some(d.id))
+                .then(|| job.dataset_name.clone().unwrap_or_else(|| job.key.short()));
+            Some(Outcome {
+                name: d.name.clone(),
+                shared_with,
+                job,
+            })
+        })
+        .collect();
+    Ok(summarize(&store, &lines, refused))
 }
 
 /// What a deposit of `d` should say about its folder having changed since its last scan,
@@ -292,7 +315,8 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
         engine.add_target(target.clone())?;
     }
     let jobs = run_jobs(Arc::new(engine), requeued, args.verbose).await?;
-    Ok(summarize(&store, &jobs, 0))
+    let lines: Vec<Outcome> = jobs.into_iter().map(Outcome::of).collect();
+    Ok(summarize(&store, &lines, 0))
 }
 
 /// Run the engine over a batch with a progress bar and a live log; Ctrl-C stops gracefully
@@ -351,7 +375,6 @@ async fn run_jobs(
     Ok(jobs?)
 }
 
-/// One line per job, then the counts; exit 0 only if everything landed.
 /// Why a queued job was given back to the shared queue by this machine, if it was: its
 /// folder is on the machine that added it.
 fn left_for_another_machine(store: &Store, job: &JobRow) -> Option<String> {
@@ -362,18 +385,46 @@ fn left_for_another_machine(store: &Store, job: &JobRow) -> Option<String> {
     .then_some(last.message)
 }
 
-fn summarize(store: &Store, jobs: &[JobRow], refused: usize) -> ExitCode {
+/// How one item of a batch ended: the job that ran it, under the name of the dataset the
+/// item was for (another dataset's job when the two have the same key).
+struct Outcome {
+    name: String,
+    /// The dataset whose job this is, when it is not this item's own.
+    shared_with: Option<String>,
+    job: JobRow,
+}
+
+impl Outcome {
+    fn of(job: JobRow) -> Outcome {
+        Outcome {
+            name: job.dataset_name.clone().unwrap_or_else(|| job.key.short()),
+            shared_with: None,
+            job,
+        }
+    }
+}
+
+/// One line per item, then the counts; exit 0 only if everything landed.
+fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     let mut all_landed = refused == 0;
-    for job in jobs {
-        let name = job.dataset_name.clone().unwrap_or_else(|| job.key.short());
+    for Outcome {
+        name,
+        shared_with,
+        job,
+    } in outcomes
+    {
+        let shared = shared_with
+            .as_ref()
+            .map(|other| format!(" (same key as {other}: one deposit for both)"))
+            .unwrap_or_default();
         let line = match job.state {
             JobState::Deposited => format!(
-                "deposited {name} -> {}",
+                "deposited {name} -> {}{shared}",
                 job.identifier.as_deref().unwrap_or("?")
             ),
             JobState::Existing => format!(
-                "existing  {name} -> {} (already deposited)",
+                "existing  {name} -> {} (already deposited){shared}",
                 job.identifier.as_deref().unwrap_or("?")
             ),
             JobState::Failed => format!(
@@ -419,6 +470,12 @@ fn summarize(store: &Store, jobs: &[JobRow], refused: usize) -> ExitCode {
         all_landed &= job.state.is_landed();
     }
     let mut parts: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
+    let shared = outcomes.iter().filter(|o| o.shared_with.is_some()).count();
+    if shared > 0 {
+        parts.push(format!(
+            "{shared} by another dataset's deposit of the same key"
+        ));
+    }
     if refused > 0 {
         parts.push(format!("{refused} refused before queueing"));
     }

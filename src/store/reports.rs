@@ -45,9 +45,10 @@ pub struct StatusRow {
     pub path: String,
     pub key: Option<String>,
     pub target: Option<String>,
-    /// The job's state; `new` when the dataset was never queued; `changed` when it was
-    /// queued for this target only under earlier keys (it was rescanned since, and its
-    /// current content has not been deposited there).
+    /// The job's state; `existing` (with no job) when another dataset with the same key
+    /// deposited it; `new` when the dataset was never queued; `changed` when it was queued
+    /// for this target only under earlier keys (it was rescanned since, and its current
+    /// content has not been deposited there).
     pub state: String,
     pub job: Option<i64>,
     pub identifier: Option<String>,
@@ -136,11 +137,16 @@ impl Store {
     pub fn status_rows(&self) -> Result<Vec<StatusRow>> {
         self.with(|db| {
             db.all(
-                // Per dataset and target: the latest job of any key (is there one at all?),
-                // the latest of the dataset's current key (what the row reports) and the
-                // latest that landed (what an earlier key got, when the current has none).
+                // Per dataset and target: the targets it was queued for or its key has a
+                // result on (deposited by another dataset with the same key); the latest
+                // job of the dataset's current key (what the row reports); else the
+                // result; else the latest that landed for an earlier key.
                 "WITH latest AS (SELECT dataset_id, target, max(id) AS id FROM jobs
                                  WHERE dataset_id IS NOT NULL GROUP BY dataset_id, target),
+                      scopes AS (SELECT dataset_id, target FROM latest
+                                 UNION
+                                 SELECT d.id, r.target FROM datasets d JOIN results r
+                                   ON r.content_key = d.content_key AND r.operation = ?1),
                       current AS (SELECT j.dataset_id, j.target, max(j.id) AS id
                                   FROM jobs j JOIN datasets d
                                     ON d.id = j.dataset_id AND d.content_key = j.content_key
@@ -149,20 +155,25 @@ impl Store {
                                  WHERE dataset_id IS NOT NULL
                                    AND state IN ('deposited', 'existing')
                                  GROUP BY dataset_id, target)
-                 SELECT d.id, d.name, d.path, d.content_key, l.target,
-                        CASE WHEN l.id IS NULL THEN 'new'
-                             WHEN c.id IS NULL THEN 'changed'
-                             ELSE j.state END,
-                        j.id, j.identifier, j.url, coalesce(j.attempts, 0), j.last_error,
-                        CASE WHEN c.id IS NULL THEN earlier.identifier END
+                 SELECT d.id, d.name, d.path, d.content_key, s.target,
+                        CASE WHEN s.target IS NULL THEN 'new'
+                             WHEN c.id IS NOT NULL THEN j.state
+                             WHEN r.identifier IS NOT NULL THEN 'existing'
+                             ELSE 'changed' END,
+                        j.id, coalesce(j.identifier, r.identifier), coalesce(j.url, r.url),
+                        coalesce(j.attempts, 0), j.last_error,
+                        CASE WHEN c.id IS NULL AND r.identifier IS NULL
+                             THEN earlier.identifier END
                  FROM datasets d
-                 LEFT JOIN latest l ON l.dataset_id = d.id
-                 LEFT JOIN current c ON c.dataset_id = d.id AND c.target = l.target
+                 LEFT JOIN scopes s ON s.dataset_id = d.id
+                 LEFT JOIN current c ON c.dataset_id = d.id AND c.target = s.target
                  LEFT JOIN jobs j ON j.id = c.id
-                 LEFT JOIN landed e ON e.dataset_id = d.id AND e.target = l.target
+                 LEFT JOIN results r ON c.id IS NULL AND r.target = s.target
+                                    AND r.operation = ?1 AND r.content_key = d.content_key
+                 LEFT JOIN landed e ON e.dataset_id = d.id AND e.target = s.target
                  LEFT JOIN jobs earlier ON earlier.id = e.id
-                 ORDER BY d.id, l.target",
-                args![],
+                 ORDER BY d.id, s.target",
+                args![OPERATION_DEPOSIT],
                 |r| {
                     Ok(StatusRow {
                         dataset: r.get(0)?,
