@@ -91,6 +91,38 @@ fn deposit_ends_deposited_with_the_identifier_and_again_shows_already_deposited_
 }
 
 #[test]
+fn a_copy_of_a_deposited_folder_shows_already_deposited_with_its_identifier_before_any_deposit() {
+    let mut w = Window::open(FaultConfig::default());
+    let original = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let copy = citable_folder(&w.lab, "soil-cores-backup", "Soil cores 2026");
+    w.drop_paths(&[&original, &copy]);
+    w.wait("hashing both", |app| {
+        app.model.rows().len() == 2 && app.model.rows().iter().all(|r| r.key.is_some())
+    });
+    let id = w.row_id("soil-cores");
+    w.harness.state_mut().select(Some(id));
+    w.harness.step();
+    w.harness.get_by_label("Deposit to Local sandbox").click();
+    w.wait("Deposited", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    let Some(DedupStatus::Deposited { identifier, .. }) = w.status("soil-cores") else {
+        unreachable!()
+    };
+    let Some(DedupStatus::AlreadyDeposited {
+        identifier: copy_id,
+        ..
+    }) = w.status("soil-cores-backup")
+    else {
+        panic!(
+            "the copy (same key) should show as already deposited, not {:?}",
+            w.status("soil-cores-backup")
+        );
+    };
+    assert_eq!(copy_id, identifier);
+}
+
+#[test]
 fn a_sandbox_that_always_fails_ends_failed_and_retry_after_the_faults_stop_deposits_with_the_causes_logged()
  {
     let always_503 = FaultConfig {

@@ -237,6 +237,14 @@ impl Model {
             && let Some(known) = self.same_data.get(fp)
         {
             let key = key.to_hex();
+            // Another dataset with this very key (a copy of the folder) deposited it here:
+            // a deposit of this one would be a replay.
+            if let Some(r) = known.iter().find(|r| r.key == key && r.target == target) {
+                return DedupStatus::AlreadyDeposited {
+                    identifier: r.identifier.clone(),
+                    url: r.url.clone(),
+                };
+            }
             let mut same = known.iter().filter(|r| r.key != key);
             let first = same
                 .clone()
