@@ -90,12 +90,6 @@ fn inventory(lab: &Lab) -> Vec<(String, u64)> {
         .collect()
 }
 
-fn assert_all(text: &str, parts: &[&str]) {
-    for part in parts {
-        assert!(text.contains(part), "expected {part:?} in:\n{text}");
-    }
-}
-
 // ---- Files and folders ----------------------------------------------------------------------
 
 /// Root reads a mode-000 file anyway (CAP_DAC_OVERRIDE), so when the tests run as root the

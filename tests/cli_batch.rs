@@ -151,15 +151,16 @@ async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_
     let out = deposit(&[first], false).await;
     let t = text(&out);
     assert!(out.status.success(), "{t}");
-    for part in [
-        "note     ds001: changed since scan",
-        "data.csv",
-        "This replays the deposit of the content as scanned",
-        &format!("`lodge scan {first}`, then deposit again"),
-        "existing  ds001",
-    ] {
-        assert!(t.contains(part), "expected {part:?} in:\n{t}");
-    }
+    assert_all(
+        &t,
+        &[
+            "note     ds001: changed since scan",
+            "data.csv",
+            "This replays the deposit of the content as scanned",
+            &format!("`lodge scan {first}`, then deposit again"),
+            "existing  ds001",
+        ],
+    );
 
     // Files added before a first deposit: they are named, and left out as the key says.
     fs::write(two.join("extra-1.csv"), "x").unwrap();
@@ -168,16 +169,14 @@ async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_
         let out = deposit(&[second], dry_run).await;
         let t = text(&out);
         assert!(out.status.success(), "{t}");
-        for part in [
-            "note     ds002: extra-1.csv and 1 other file added since the last scan",
-            "this deposit is of the content as scanned, without them",
-            &format!("To include them, `lodge scan {second}`"),
-        ] {
-            assert!(
-                t.contains(part),
-                "dry run {dry_run}: expected {part:?} in:\n{t}"
-            );
-        }
+        assert_all(
+            &t,
+            &[
+                "note     ds002: extra-1.csv and 1 other file added since the last scan",
+                "this deposit is of the content as scanned, without them",
+                &format!("To include them, `lodge scan {second}`"),
+            ],
+        );
     }
     // A folder gone since its deposit needs no note: the replay does not read it.
     fs::remove_dir_all(&one).unwrap();
@@ -195,14 +194,15 @@ async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_
     let mut status = lodge(&db);
     status.arg("status");
     let t = text(&run(status).await);
-    for part in [
-        "ds002",
-        " changed ",
-        "deposited as sbx-000002 before its last scan",
-        &format!("`lodge deposit --target {} {second}`", sandbox.target_url()),
-    ] {
-        assert!(t.contains(part), "expected {part:?} in:\n{t}");
-    }
+    assert_all(
+        &t,
+        &[
+            "ds002",
+            " changed ",
+            "deposited as sbx-000002 before its last scan",
+            &format!("`lodge deposit --target {} {second}`", sandbox.target_url()),
+        ],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -221,13 +221,14 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
     let out = run(cmd).await;
     let t = text(&out);
     assert!(out.status.success(), "{t}");
-    for part in [
-        "deposited original -> sbx-000001\n",
-        "deposited backup -> sbx-000001 (same key as original: one deposit for both)",
-        "2 deposited, 1 by another dataset's deposit of the same key",
-    ] {
-        assert!(t.contains(part), "expected {part:?} in:\n{t}");
-    }
+    assert_all(
+        &t,
+        &[
+            "deposited original -> sbx-000001\n",
+            "deposited backup -> sbx-000001 (same key as original: one deposit for both)",
+            "2 deposited, 1 by another dataset's deposit of the same key",
+        ],
+    );
     assert_eq!(sandbox.stats().records, 1);
     assert_eq!(sandbox.stats().requests, 2, "one blob, one record");
 
@@ -517,12 +518,7 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
         .await;
         let t = text(&bad);
         assert_eq!(bad.status.code(), Some(2), "{options:?}: {t}");
-        for part in said {
-            assert!(
-                t.contains(part),
-                "expected {part:?} for {options:?} in:\n{t}"
-            );
-        }
+        assert_all(&t, said);
     }
     assert_eq!(
         std::fs::read(&a_file).unwrap(),

@@ -221,9 +221,7 @@ fn a_url_that_cannot_be_a_named_target_is_refused_saying_what_to_do_instead() {
             .unwrap();
         let t = text(&out);
         assert_eq!(out.status.code(), Some(2), "{url}: {t}");
-        for part in said {
-            assert!(t.contains(part), "expected {part:?} for {url} in:\n{t}");
-        }
+        assert_all(&t, said);
     }
     assert!(
         !lab.path("config/config.toml").exists(),

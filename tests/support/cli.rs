@@ -45,6 +45,14 @@ pub fn text(out: &Output) -> String {
     )
 }
 
+/// Assert that a command's output holds every one of `parts`, showing the whole output when
+/// one is missing.
+pub fn assert_all(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "expected {part:?} in:\n{text}");
+    }
+}
+
 /// Run a command to its end off the async threads (a sandbox in this process keeps serving).
 pub async fn run(mut cmd: Command) -> Output {
     tokio::task::spawn_blocking(move || cmd.output().expect("run lodge"))
