@@ -116,18 +116,23 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         }
     }
 
+    // What the store already holds for each (a replay), read once for the notes and the
+    // dry run.
+    let recorded = ready
+        .iter()
+        .map(|(_, key)| store.lookup_result(target.scope_id(), key))
+        .collect::<Result<Vec<_>, _>>()?;
     // A deposit is of the content as scanned: say so where the folder has moved on since.
-    for (d, key) in &ready {
-        let replay = store.lookup_result(target.scope_id(), key)?.is_some();
-        if let Some(note) = drift_note(&store, d, replay)? {
+    for ((d, _), result) in ready.iter().zip(&recorded) {
+        if let Some(note) = drift_note(&store, d, result.is_some())? {
             println!("note     {}: {note}", d.name);
         }
     }
 
     if args.dry_run {
-        for (d, key) in &ready {
+        for ((d, key), result) in ready.iter().zip(&recorded) {
             let name = &d.name;
-            if let Some(r) = store.lookup_result(target.scope_id(), key)? {
+            if let Some(r) = result {
                 println!(
                     "replay   {name}: already deposited as {} (no request)",
                     r.identifier
