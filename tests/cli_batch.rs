@@ -243,6 +243,36 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
         backup.contains("existing") && backup.contains("sbx-000001"),
         "{t}"
     );
+
+    // Where the shared job fails, the copy's line says whose job it is, and the retry
+    // named is that one job.
+    let failing = lab
+        .sandbox(
+            "down",
+            FaultConfig {
+                fail_before_commit: 1.0,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let mut cmd = lodge(&db);
+    cmd.args(["deposit", "--all", "--target", &failing.target_url()])
+        .args(["--max-attempts", "1"]);
+    let out = run(cmd).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    let job = t
+        .lines()
+        .find_map(|l| l.strip_prefix("failed    original (job "))
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("no failed line for the original in:\n{t}"));
+    assert_all(
+        &t,
+        &[&format!(
+            "failed    backup (job {job}) (same key as original: one deposit for both) at"
+        )],
+    );
+    assert_eq!(failing.stats().records, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

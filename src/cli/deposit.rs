@@ -433,14 +433,14 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 job.identifier.as_deref().unwrap_or("?")
             ),
             JobState::Failed => format!(
-                "failed    {name} (job {}) at {}: {} — retry with `lodge retry {}`",
+                "failed    {name} (job {}){shared} at {}: {} — retry with `lodge retry {}`",
                 job.id,
                 job.target,
                 job.last_error.as_deref().unwrap_or("unknown error"),
                 job.id
             ),
             JobState::Rejected => format!(
-                "rejected  {name} (job {}) at {}: {}",
+                "rejected  {name} (job {}){shared} at {}: {}",
                 job.id,
                 job.target,
                 job.last_error.as_deref().unwrap_or("refused")
