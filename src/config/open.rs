@@ -153,9 +153,9 @@ fn open_with(
         check_transport(&parsed, t.allow_insecure).map_err(err)?;
         return open_target(url, token).map_err(|e| err(e.to_string()));
     }
-    if ["datacite+", "zenodo+", "invenio+"]
-        .iter()
-        .any(|kind| url.starts_with(kind))
+    if url
+        .split_once('+')
+        .is_some_and(|(kind, _)| crate::targets::TOKEN_TARGET_KINDS.contains(&kind))
     {
         // These take a token per run, never stored: they are used by URL, not by name.
         return Err(err(format!(

@@ -128,6 +128,10 @@ pub enum TargetUrlError {
     UnknownKind { url: String, kind: String },
 }
 
+/// The kinds of [`open_target`]'s URLs that take a token for each run and are never saved
+/// as a named target (`KIND+https://...`).
+pub const TOKEN_TARGET_KINDS: [&str; 3] = ["datacite", "zenodo", "invenio"];
+
 /// Open the target a URL names, with an optional bearer token.
 pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, TargetUrlError> {
     let Some((kind, rest)) = url.split_once('+') else {
@@ -170,5 +174,22 @@ pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, 
             url: url.into(),
             kind: other.into(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_token_target_kind_is_one_open_target_knows() {
+        for kind in TOKEN_TARGET_KINDS {
+            let url = format!("{kind}+https://repository.example.org");
+            let known = !matches!(
+                open_target(&url, Some("token".into())),
+                Err(TargetUrlError::UnknownKind { .. })
+            );
+            assert!(known, "{kind} is listed but open_target does not know it");
+        }
     }
 }
