@@ -365,7 +365,7 @@ async fn empty_file_is_deposited_with_size_zero_and_the_empty_digest() {
     let folder = lab.folder("empty-file", &[("empty.dat", b"")]);
     let added = run(add_cmd(&lab, &folder)).await;
     assert!(added.status.success(), "{}", text(&added));
-    assert!(text(&added).contains("1 files, 0 B"), "{}", text(&added));
+    assert!(text(&added).contains("1 file, 0 B"), "{}", text(&added));
     let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
     assert!(out.status.success(), "{}", text(&out));
 
@@ -580,12 +580,13 @@ async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_de
             "publication_year: must be a four-digit year",
             "resource_type: is not a DataCite resourceTypeGeneral",
             &format!(
-                "(fix with `lodge add {}",
+                "fix with `lodge add {}` and the flags named above",
                 bad.canonicalize().unwrap().display()
             ),
             "deposited ds002",
         ],
     );
+    assert_eq!(t.matches("fix with").count(), 1, "one fix line: {t}");
     assert_eq!(
         sandbox.stats().records,
         1,

@@ -459,7 +459,7 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
     })
     .await;
     assert!(out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("re-queued 1 job(s) with the same key"));
+    assert!(text(&out).contains("re-queued 1 job with the same key"));
     let job = store.job(1).unwrap();
     assert_eq!(job.key, key);
     assert_eq!(job.state, lodge::store::JobState::Deposited);

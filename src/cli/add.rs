@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::Database;
-use super::output::{hash_progress_bar, human_bytes};
+use super::output::{count_of, hash_progress_bar, human_bytes};
 use crate::catalog::record_folder;
 use crate::content::{Creator, Metadata, PreparedDataset, SkipReason, metadata_from_folder};
 use crate::store::{DatasetRow, Store};
@@ -148,9 +148,9 @@ fn describe(store: &Store, id: i64, prepared: &PreparedDataset, before: Option<&
     let key = prepared.key();
     println!("dataset {id} key {key}");
     println!(
-        "  {} — {} files, {}",
+        "  {} — {}, {}",
         prepared.report.root.display(),
-        prepared.files.len(),
+        count_of(prepared.files.len(), "file", "files"),
         human_bytes(prepared.report.total_bytes)
     );
     if let Some(before) = before {

@@ -9,7 +9,7 @@ use clap::Args;
 use tokio_util::sync::CancellationToken;
 
 use super::add::select_datasets;
-use super::output::items_progress_bar;
+use super::output::{count_of, items_progress_bar, shell_word};
 use super::{Database, EngineArgs};
 use crate::config::{Config, config_path, open_target_spec, resolve, scope_id_of};
 use crate::engine::{Engine, EngineEvent, check_unchanged};
@@ -108,8 +108,12 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
             Some(_) if !problems.is_empty() => {
                 println!("refused  {}: metadata incomplete", d.name);
                 for p in problems {
-                    println!("           {p} (fix with `lodge add {} --...`)", d.path);
+                    println!("           {p}");
                 }
+                println!(
+                    "           fix with `lodge add {}` and the flags named above",
+                    shell_word(&d.path)
+                );
                 refused += 1;
             }
             Some(key) => ready.push((d, key)),
@@ -303,7 +307,10 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
             job.state.as_str()
         );
     }
-    println!("re-queued {} job(s) with the same key", requeued.len());
+    println!(
+        "re-queued {} with the same key",
+        count_of(requeued.len(), "job", "jobs")
+    );
     if args.queue_only || requeued.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }

@@ -70,8 +70,13 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     let status = app.model.status(&entry, app.target_id());
                     badge::show(ui, &status, app.clock.now_ms());
                     ui.label(format!(
-                        "{} files, {}",
+                        "{} {}, {}",
                         entry.file_count,
+                        if entry.file_count == 1 {
+                            "file"
+                        } else {
+                            "files"
+                        },
                         format::bytes(entry.total_bytes)
                     ));
                     if let Some(key) = entry.key {
