@@ -22,3 +22,4 @@ pub mod store;
 pub mod targets;
 #[cfg(feature = "desktop")]
 pub mod ui;
+pub mod wording;

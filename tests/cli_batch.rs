@@ -591,3 +591,74 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forgotten_results_leave_the_records_and_a_new_deposit_is_answered_existing_by_the_server()
+{
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("One"));
+    add(&store, &lab.numbered_folder(2), &metadata("Two"));
+    let deposit = || {
+        let mut c = lodge(&db);
+        c.args(["deposit", "--all", "--target", &sandbox.target_url()])
+            .args(FAST);
+        c
+    };
+    let first = run(deposit()).await;
+    assert!(first.status.success(), "{}", text(&first));
+    let identifiers: Vec<_> = (1..=2)
+        .map(|job| store.job(job).unwrap().identifier.expect("deposited"))
+        .collect();
+
+    // An age no result has reached yet forgets nothing.
+    let keep = run({
+        let mut c = lodge(&db);
+        c.args(["forget", "--older-than", "1d"]);
+        c
+    })
+    .await;
+    assert!(keep.status.success(), "{}", text(&keep));
+    assert!(
+        text(&keep).contains("forgot 0 recorded results"),
+        "{}",
+        text(&keep)
+    );
+    let before = sandbox.stats().requests;
+    let replay = run(deposit()).await;
+    assert_eq!(
+        sandbox.stats().requests,
+        before,
+        "a replay sends nothing: {}",
+        text(&replay)
+    );
+
+    let forget = run({
+        let mut c = lodge(&db);
+        c.args(["forget", "--older-than", "0s"]);
+        c
+    })
+    .await;
+    assert!(forget.status.success(), "{}", text(&forget));
+    assert_all(
+        &text(&forget),
+        &["forgot 2 recorded results; the servers still hold the records"],
+    );
+
+    // With nothing recorded locally, the deposit goes to the server, which arbitrates: the
+    // records it holds answer "exists", and no second record is made.
+    let again = run(deposit()).await;
+    assert!(again.status.success(), "{}", text(&again));
+    assert_all(
+        &text(&again),
+        &[
+            &format!("existing  ds001 -> {}", identifiers[0]),
+            &format!("existing  ds002 -> {}", identifiers[1]),
+            "2 existing",
+        ],
+    );
+    let stats = sandbox.stats();
+    assert_eq!((stats.records, stats.conflicts), (2, 2));
+}

@@ -69,6 +69,15 @@ fn deposit_ends_deposited_with_the_identifier_and_again_shows_already_deposited_
     let id = w.row_id("soil-cores");
     w.harness.state_mut().select(Some(id));
     w.harness.step();
+    // The details say how it went, in words: one attempt, not "1 attempt(s)".
+    w.wait("the dataset's details", |app| {
+        app.model
+            .details
+            .as_ref()
+            .is_some_and(|d| d.dataset == id && !d.jobs.is_empty())
+    });
+    w.harness
+        .get_by_label_contains(&format!("· deposited · 1 attempt: {identifier}"));
     w.harness.get_by_label("Deposit to Local sandbox").click();
     w.wait("Already deposited", |app| {
         matches!(

@@ -21,6 +21,7 @@ use crate::engine::Engine;
 use crate::sandbox::RunningSandbox;
 use crate::store::{DatasetSummary, Store, StoreError};
 use crate::targets::Target;
+use crate::wording::count_of;
 
 /// Hashing progress is sent at most this often per folder.
 const PROGRESS_EVERY: Duration = Duration::from_millis(50);
@@ -490,7 +491,8 @@ impl Core {
                 self.out.send(Update::Jobs(jobs));
                 if n > 0 && lock(&self.engine_run).is_none() {
                     self.out.notice(Notice::info(format!(
-                        "{n} deposit(s) queued; deposits are paused: press Resume to send them."
+                        "{} queued; deposits are paused: press Resume to send them.",
+                        count_of(n as u64, "deposit", "deposits")
                     )));
                 }
             }

@@ -7,10 +7,11 @@ use anyhow::Context;
 use clap::Args;
 
 use super::Database;
-use super::output::{count_of, hash_progress_bar, human_bytes};
+use super::output::hash_progress_bar;
 use crate::catalog::record_folder;
 use crate::content::{Creator, Metadata, PreparedDataset, SkipReason, metadata_from_folder};
 use crate::store::{DatasetRow, Store};
+use crate::wording::{count_of, human_bytes};
 
 #[derive(Debug, Args)]
 pub struct AddArgs {
@@ -150,7 +151,7 @@ fn describe(store: &Store, id: i64, prepared: &PreparedDataset, before: Option<&
     println!(
         "  {} — {}, {}",
         prepared.report.root.display(),
-        count_of(prepared.files.len(), "file", "files"),
+        count_of(prepared.files.len() as u64, "file", "files"),
         human_bytes(prepared.report.total_bytes)
     );
     if let Some(before) = before {

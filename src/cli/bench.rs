@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use crate::bench::{self, Options, RowKind, Sizes, Verdict};
+use crate::wording::count_of;
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -82,7 +83,10 @@ pub async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         .filter(|r| r.verdict == Verdict::BelowGoal)
         .count();
     if below > 0 {
-        println!("{below} row(s) below goal: measure again on a quiet machine");
+        println!(
+            "{} below goal: measure again on a quiet machine",
+            count_of(below as u64, "row", "rows")
+        );
     }
     let failed: Vec<String> = rows
         .iter()

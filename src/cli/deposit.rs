@@ -9,12 +9,13 @@ use clap::Args;
 use tokio_util::sync::CancellationToken;
 
 use super::add::select_datasets;
-use super::output::{count_of, items_progress_bar, shell_word};
+use super::output::{items_progress_bar, shell_word};
 use super::{Database, EngineArgs};
 use crate::config::{Config, config_path, open_target_spec, resolve, scope_id_of};
 use crate::engine::{Engine, EngineEvent, check_unchanged};
 use crate::store::{DatasetRow, EventKind, JobRow, JobState, Store};
 use crate::targets::{Target, open_target};
+use crate::wording::count_of;
 
 /// A target by name (from the config file) or URL.
 pub fn open_cli_target(
@@ -309,7 +310,7 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     }
     println!(
         "re-queued {} with the same key",
-        count_of(requeued.len(), "job", "jobs")
+        count_of(requeued.len() as u64, "job", "jobs")
     );
     if args.queue_only || requeued.is_empty() {
         return Ok(ExitCode::SUCCESS);

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::Database;
 use super::output::time_text;
 use crate::store::{EventRow, Store};
+use crate::wording::count_of;
 
 pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
@@ -212,6 +213,9 @@ pub fn forget(
         None => None,
     };
     let n = store.forget_results(older_than.as_millis() as i64, target.as_deref())?;
-    println!("forgot {n} recorded result(s); the servers still hold the records");
+    println!(
+        "forgot {}; the servers still hold the records",
+        count_of(n as u64, "recorded result", "recorded results")
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@ use egui::RichText;
 use super::metadata_form::{self, MetadataForm};
 use super::{LodgeApp, badge, format};
 use crate::app::Command;
+use crate::wording::count_of;
 
 #[derive(Default)]
 pub struct DetailsState {
@@ -70,13 +71,8 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     let status = app.model.status(&entry, app.target_id());
                     badge::show(ui, &status, app.clock.now_ms());
                     ui.label(format!(
-                        "{} {}, {}",
-                        entry.file_count,
-                        if entry.file_count == 1 {
-                            "file"
-                        } else {
-                            "files"
-                        },
+                        "{}, {}",
+                        count_of(entry.file_count, "file", "files"),
                         format::bytes(entry.total_bytes)
                     ));
                     if let Some(key) = entry.key {
@@ -161,8 +157,8 @@ fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datas
     if !problems.is_empty() {
         ui.label(
             RichText::new(format!(
-                "{} problem(s) to fix before depositing.",
-                problems.len()
+                "{} to fix before depositing.",
+                count_of(problems.len() as u64, "problem", "problems")
             ))
             .color(egui::Color32::from_rgb(0xd6, 0x3c, 0x3c)),
         );
@@ -232,10 +228,10 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                         .or_else(|| job.last_error.as_deref().map(|e| format!(": {e}")))
                         .unwrap_or_default();
                     egui::CollapsingHeader::new(format!(
-                        "Job {} · {} · {} attempt(s){outcome}",
+                        "Job {} · {} · {}{outcome}",
                         job.id,
                         job.state.as_str(),
-                        job.attempts
+                        count_of(job.attempts, "attempt", "attempts")
                     ))
                     .id_salt(("job", job.id))
                     .show(ui, |ui| {

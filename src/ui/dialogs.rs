@@ -2,6 +2,7 @@
 
 use super::LodgeApp;
 use crate::app::Command;
+use crate::wording::count_of;
 
 #[derive(Default)]
 pub struct Dialogs {
@@ -37,9 +38,10 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         ui.set_max_width(420.0);
         ui.heading(format!("Remove {name}?"));
         ui.label(format!(
-            "It has deposit history on {deposits} target(s). The history and the records in \
+            "It has deposit history on {}. The history and the records in \
              the repository stay; only the row and its scan are removed. Adding the folder \
-             again brings it back, and depositing it again is still replayed, never duplicated."
+             again brings it back, and depositing it again is still replayed, never duplicated.",
+            count_of(deposits as u64, "target", "targets")
         ));
         ui.horizontal(|ui| {
             if ui.button("Remove").clicked() {

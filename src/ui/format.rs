@@ -1,20 +1,6 @@
 //! How numbers, sizes and times read in the window.
 
-/// 1536 -> "1.5 KiB".
-pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = n as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit < UNITS.len() - 1 {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[unit])
-    }
-}
+pub use crate::wording::human_bytes as bytes;
 
 /// Seconds left until `at_ms`, as "12 s" or "3 min 5 s".
 pub fn countdown(at_ms: i64, now_ms: i64) -> String {

@@ -1,0 +1,43 @@
+//! How sizes and counts read wherever Lodge speaks to a person: the command line and the
+//! window word them the same way.
+
+/// 1536 -> "1.5 KiB".
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = n as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+/// `1 file`, `2 files`.
+pub fn count_of(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_like_a_person_writes_them() {
+        assert_eq!(human_bytes(12), "12 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 << 30), "3.0 GiB");
+    }
+
+    #[test]
+    fn a_count_of_one_is_singular() {
+        assert_eq!(count_of(1u32, "file", "files"), "1 file");
+        assert_eq!(count_of(0u32, "file", "files"), "0 files");
+        assert_eq!(count_of(2u64, "job", "jobs"), "2 jobs");
+    }
+}
