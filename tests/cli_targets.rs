@@ -211,6 +211,7 @@ fn a_url_that_cannot_be_a_named_target_is_refused_saying_what_to_do_instead() {
                 "is not a target URL",
                 "s3://bucket/prefix",
                 "webdav+https://",
+                "zenodo+https://",
             ][..],
         ),
     ];
@@ -255,4 +256,52 @@ fn saving_a_target_whose_credential_variable_is_unset_notes_the_variable() {
         "{t}"
     );
     assert!(!t.contains("$LODGE_TEST_SET_USER"), "{t}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn zenodo_and_invenio_urls_deposit_with_a_token_and_a_missing_token_names_the_flag() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let token = sandbox.invenio_account().token;
+    let invenio = sandbox.invenio_target_url();
+    let zenodo = invenio.replacen("invenio+", "zenodo+", 1);
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let deposit = |url: &str, token: Option<&str>| {
+        let mut c = lodge_in(&lab);
+        c.env_remove("LODGE_TOKEN")
+            .args(["deposit", "--all", "--target", url]);
+        if let Some(t) = token {
+            c.args(["--token", t]);
+        }
+        c.output().unwrap()
+    };
+
+    let unauthorised = deposit(&invenio, None);
+    let t = text(&unauthorised);
+    assert_eq!(unauthorised.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "paused    ds001",
+            "not authorised (HTTP 401)",
+            "give the right token with --token (or LODGE_TOKEN), then run the command again",
+        ],
+    );
+    assert_eq!(sandbox.invenio_uploads(), 0, "nothing was uploaded");
+
+    let out = deposit(&invenio, Some(&token));
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(&t, &["resumed", "deposited ds001 -> "]);
+    let identifier = store.job(1).unwrap().identifier.expect("deposited");
+
+    // The same repository as Zenodo's URL kind is another scope: its server says the
+    // record exists, and names it.
+    let out = deposit(&zenodo, Some(&token));
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(&t, &[&format!("existing  ds001 -> {identifier}")]);
 }

@@ -18,12 +18,17 @@ use crate::targets::{Target, open_target};
 use crate::wording::count_of;
 
 /// A target by name (from the config file) or URL.
-pub fn open_cli_target(
-    name_or_url: &str,
-    token: Option<String>,
-) -> anyhow::Result<Arc<dyn Target>> {
+fn open_cli_target(name_or_url: &str, token: Option<String>) -> anyhow::Result<Arc<dyn Target>> {
     let path = config_path();
     let config = Config::load(&path)?;
+    let token_kind = name_or_url
+        .split_once('+')
+        .is_some_and(|(kind, _)| crate::targets::TOKEN_TARGET_KINDS.contains(&kind));
+    if token_kind && !config.targets.contains_key(name_or_url) {
+        // Zenodo and InvenioRDM (DataCite too) are used by URL with a token for the run,
+        // never saved by name: nothing in the config file to resolve.
+        return Ok(open_target(name_or_url, token)?);
+    }
     let (name, spec) = resolve(&config, name_or_url)?;
     Ok(open_target_spec(&path, &name, &spec, token)?)
 }
@@ -263,6 +268,14 @@ fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Opt
 
 /// Open the target; a DataCite target with `landing_from=` gets each dataset's landing page
 /// from the record its deposit to that other target recorded.
+/// Whether `scope_id` is a target given by URL whose token comes with each run (`--token`),
+/// not from a saved target's credentials.
+fn takes_token_per_run(scope_id: &str) -> bool {
+    scope_id.split_once('+').is_some_and(|(kind, _)| {
+        kind == "sandbox" || crate::targets::TOKEN_TARGET_KINDS.contains(&kind)
+    })
+}
+
 fn open_deposit_target(
     store: &Store,
     url: &str,
@@ -457,10 +470,12 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 let paused = store.target_paused(&job.target).ok().flatten();
                 match paused {
                     Some(reason) => {
-                        let fix = if reason.starts_with("not authorised") {
-                            "fix the credentials"
-                        } else {
+                        let fix = if !reason.starts_with("not authorised") {
                             "fix that"
+                        } else if takes_token_per_run(&job.target) {
+                            "give the right token with --token (or LODGE_TOKEN)"
+                        } else {
+                            "fix the credentials"
                         };
                         format!(
                             "paused    {name} (job {}): {} is paused: {reason} — {fix}, then run the command again",

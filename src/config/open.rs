@@ -166,7 +166,9 @@ fn open_with(
     }
     Err(err(format!(
         "'{url}' is not a target URL. Kinds a named target can have: s3://bucket/prefix, \
-         webdav+https://host/path, sandbox+http://127.0.0.1:PORT"
+         webdav+https://host/path, sandbox+http://127.0.0.1:PORT; DataCite, Zenodo and \
+         InvenioRDM are used by URL with --token: datacite+https://..., zenodo+https://..., \
+         invenio+https://..."
     )))
 }
 
