@@ -5,6 +5,7 @@
 
 mod support;
 
+use lodge::targets::open_target;
 use support::proxy::{Action, Proxy, Rule};
 use support::servers::{self, DAV_PASSWORD, DAV_USER, dav_folder};
 use support::*;
@@ -304,4 +305,16 @@ async fn zenodo_and_invenio_urls_deposit_with_a_token_and_a_missing_token_names_
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert_all(&t, &[&format!("existing  ds001 -> {identifier}")]);
+
+    // `forget --target` takes such a URL too, and forgets that scope's result alone.
+    let out = lodge_in(&lab)
+        .args(["forget", "--older-than", "0s", "--target", &zenodo])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(&t, &["forgot 1 recorded result;"]);
+    let invenio_scope = open_target(&invenio, None).unwrap().scope_id().to_string();
+    let key = store.job(1).unwrap().key;
+    assert!(store.lookup_result(&invenio_scope, &key).unwrap().is_some());
 }

@@ -21,16 +21,29 @@ use crate::wording::count_of;
 fn open_cli_target(name_or_url: &str, token: Option<String>) -> anyhow::Result<Arc<dyn Target>> {
     let path = config_path();
     let config = Config::load(&path)?;
-    let token_kind = name_or_url
-        .split_once('+')
-        .is_some_and(|(kind, _)| crate::targets::TOKEN_TARGET_KINDS.contains(&kind));
-    if token_kind && !config.targets.contains_key(name_or_url) {
-        // Zenodo and InvenioRDM (DataCite too) are used by URL with a token for the run,
-        // never saved by name: nothing in the config file to resolve.
+    if used_by_url_only(&config, name_or_url) {
         return Ok(open_target(name_or_url, token)?);
     }
     let (name, spec) = resolve(&config, name_or_url)?;
     Ok(open_target_spec(&path, &name, &spec, token)?)
+}
+
+/// Whether `--target` gives a DataCite, Zenodo or InvenioRDM URL: these are used by URL
+/// with a token for the run and never saved by name, so there is nothing in the config
+/// file to resolve.
+fn used_by_url_only(config: &Config, name_or_url: &str) -> bool {
+    crate::targets::is_token_target_url(name_or_url) && !config.targets.contains_key(name_or_url)
+}
+
+/// The scope (the target's identity in the store) of what `--target` names, without
+/// opening it with credentials: a saved target's, or a URL's.
+pub(super) fn cli_target_scope(name_or_url: &str) -> anyhow::Result<String> {
+    let config = Config::load(&config_path())?;
+    if used_by_url_only(&config, name_or_url) {
+        return Ok(open_target(name_or_url, None)?.scope_id().to_string());
+    }
+    let (name, spec) = resolve(&config, name_or_url)?;
+    Ok(scope_id_of(&name, &spec)?)
 }
 
 /// The target a job was queued for: the configured target with that identity, else the
@@ -271,9 +284,7 @@ fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Opt
 /// Whether `scope_id` is a target given by URL whose token comes with each run (`--token`),
 /// not from a saved target's credentials.
 fn takes_token_per_run(scope_id: &str) -> bool {
-    scope_id.split_once('+').is_some_and(|(kind, _)| {
-        kind == "sandbox" || crate::targets::TOKEN_TARGET_KINDS.contains(&kind)
-    })
+    scope_id.starts_with("sandbox+") || crate::targets::is_token_target_url(scope_id)
 }
 
 fn open_deposit_target(

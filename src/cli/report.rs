@@ -205,11 +205,7 @@ pub fn forget(
 ) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
     let target = match target {
-        Some(name_or_url) => {
-            let config = crate::config::Config::load(&crate::config::config_path())?;
-            let (name, spec) = crate::config::resolve(&config, &name_or_url)?;
-            Some(crate::config::scope_id_of(&name, &spec)?)
-        }
+        Some(name_or_url) => Some(super::deposit::cli_target_scope(&name_or_url)?),
         None => None,
     };
     let n = store.forget_results(older_than.as_millis() as i64, target.as_deref())?;

@@ -153,10 +153,7 @@ fn open_with(
         check_transport(&parsed, t.allow_insecure).map_err(err)?;
         return open_target(url, token).map_err(|e| err(e.to_string()));
     }
-    if url
-        .split_once('+')
-        .is_some_and(|(kind, _)| crate::targets::TOKEN_TARGET_KINDS.contains(&kind))
-    {
+    if crate::targets::is_token_target_url(url) {
         // These take a token per run, never stored: they are used by URL, not by name.
         return Err(err(format!(
             "'{url}' is a DataCite, Zenodo or InvenioRDM URL, which is not saved as a named \

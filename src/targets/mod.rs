@@ -132,6 +132,12 @@ pub enum TargetUrlError {
 /// as a named target (`KIND+https://...`).
 pub const TOKEN_TARGET_KINDS: [&str; 3] = ["datacite", "zenodo", "invenio"];
 
+/// Whether `url` is of one of the [`TOKEN_TARGET_KINDS`].
+pub fn is_token_target_url(url: &str) -> bool {
+    url.split_once('+')
+        .is_some_and(|(kind, _)| TOKEN_TARGET_KINDS.contains(&kind))
+}
+
 /// Open the target a URL names, with an optional bearer token.
 pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, TargetUrlError> {
     let Some((kind, rest)) = url.split_once('+') else {
