@@ -230,7 +230,8 @@ impl Metadata {
             );
         }
         for (i, c) in m.creators.iter().enumerate() {
-            if c.name.is_empty() {
+            // "," or " ; " is as empty as "": no letter or digit names anyone.
+            if !c.name.chars().any(char::is_alphanumeric) {
                 problem(
                     format!("creators[{i}].name"),
                     "is empty: write the name as \"Family, Given\" or an organisation's name",
@@ -317,6 +318,25 @@ mod tests {
             };
             let once = m.normalized();
             assert_eq!(once.normalized(), once, "{orcid:?}");
+        }
+    }
+
+    #[test]
+    fn a_creator_named_only_by_punctuation_is_named_empty() {
+        for (name, empty) in [
+            ("", true),
+            (",", true),
+            (" , ", true),
+            ("CERN", false),
+            ("Ōe, K", false),
+        ] {
+            let m = Metadata {
+                creators: vec![Creator::named(name)],
+                ..Metadata::default()
+            };
+            // (An empty creator is dropped, and then "creators" is missing.)
+            let named = m.problems().iter().any(|p| p.field.starts_with("creators"));
+            assert_eq!(named, empty, "{name:?}");
         }
     }
 
