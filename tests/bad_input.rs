@@ -607,6 +607,24 @@ async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_de
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("deposited ds001"), "{}", text(&out));
     assert_eq!(sandbox.stats().records, 2);
+
+    // A year that is not a number is named by its flag, and nothing changes.
+    let mut year = lodge_in(&lab);
+    year.arg("add").arg(&bad).args(["--year", "twenty26"]);
+    let out = run(year).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &["--year", "'twenty26' is not a year", "e.g. 2026"],
+    );
+    // A creator with no name in it is a problem to fix, not a creator.
+    let mut nameless = lodge_in(&lab);
+    nameless.arg("add").arg(&bad).args(["--creator", ", "]);
+    let out = run(nameless).await;
+    assert_all(
+        &text(&out),
+        &["metadata incomplete", "creators[0].name: is empty"],
+    );
 }
 
 // ---- The store -------------------------------------------------------------------------------

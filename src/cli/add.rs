@@ -26,7 +26,7 @@ pub struct AddArgs {
     #[arg(long)]
     pub description: Option<String>,
     /// Publication year.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_year)]
     pub year: Option<i32>,
     #[arg(long)]
     pub publisher: Option<String>,
@@ -50,6 +50,14 @@ pub struct ScanArgs {
     /// Every dataset.
     #[arg(long, conflicts_with = "datasets")]
     pub all: bool,
+}
+
+/// `--year`: a number (whether it is a plausible year is the metadata check's to say, with
+/// the rest of the metadata's problems).
+fn parse_year(text: &str) -> Result<i32, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a year: write it in digits, e.g. 2026"))
 }
 
 /// `"Curie, Marie; orcid=...; affiliation=..."` -> a creator.
