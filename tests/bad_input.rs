@@ -1194,7 +1194,7 @@ async fn unauthorized_target_pauses_and_the_right_token_deposits_each_dataset_on
             &format!("{} is paused", sandbox.target_url()),
             "not authorised (HTTP 401)",
             "Authorization: Bearer TOKEN",
-            "fix the credentials, then run the command again",
+            "give the right token with --token (or LODGE_TOKEN), then run the command again",
         ],
     );
     let stats = sandbox.stats();
