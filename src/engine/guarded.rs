@@ -23,6 +23,7 @@ use crate::store::{AttemptInput, EventKind, FileScan, Finish, Lease, StoreError,
 use crate::targets::{
     DepositRequest, Failure, FailureClass, Landed, ProgressSink, RecordRef, Target,
 };
+use crate::wording::count_of;
 
 /// What an attempt produced, before it is recorded.
 enum AttemptOutcome {
@@ -278,15 +279,15 @@ impl Engine {
                     },
                     RetryDecision::AttemptsExhausted => Finish::Failed {
                         error: format!(
-                            "gave up after {} attempts; last: {error}",
-                            lease.job.attempts
+                            "gave up after {}; last: {error}",
+                            count_of(lease.job.attempts, "attempt", "attempts")
                         ),
                         http_status,
                     },
                     RetryDecision::DeadlinePassed => Finish::Failed {
                         error: format!(
-                            "deadline reached after {} attempts; last: {error}",
-                            lease.job.attempts
+                            "deadline reached after {}; last: {error}",
+                            count_of(lease.job.attempts, "attempt", "attempts")
                         ),
                         http_status,
                     },
