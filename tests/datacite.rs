@@ -364,3 +364,50 @@ async fn a_doi_can_be_minted_for_what_was_just_deposited_to_another_target() {
     assert_eq!(body["data"]["attributes"]["url"], record_url.as_str());
     assert_eq!(sandbox.doi_count(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_failed_doi_is_retried_from_the_command_line_with_its_prefix_state_and_landing_page() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(3), &metadata("Landed first"));
+    let records = deposit(&store, &target_of(&sandbox), &[ds], fast_config()).await;
+    let record_url = records[0].url.clone().unwrap();
+
+    // The DOI's first deposit fails for good: the server is down for every attempt.
+    sandbox.set_faults(FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    });
+    let url = format!(
+        "{}&state=publish&landing_from={}",
+        sandbox.datacite_target_url(),
+        sandbox.target_url()
+    );
+    let password = sandbox.datacite_account().password;
+    let mut first = lodge_in(&lab);
+    first
+        .args(["deposit", "--all", "--max-attempts", "1", "--target", &url])
+        .args(["--token", &password])
+        .args(FAST);
+    let out = run(first).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_all(&text(&out), &["failed    ds003", "retry with `lodge retry"]);
+    assert_eq!(sandbox.doi_count(), 0);
+
+    // `lodge retry` opens the target again from what the store kept of its URL: the
+    // prefix and repository, the state to publish in, and where the landing page comes from.
+    sandbox.set_faults(FaultConfig::default());
+    let mut retry = lodge_in(&lab);
+    retry
+        .args(["retry", "--all-failed", "--token", &password])
+        .args(FAST);
+    let out = run(retry).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let doi = doi::doi_for("10.80000", &ds.1);
+    assert_all(&text(&out), &[&format!("deposited ds003 -> {doi}")]);
+    let body: Value = get_doi(&sandbox, &doi).await.json().await.unwrap();
+    assert_eq!(body["data"]["attributes"]["state"], "findable");
+    assert_eq!(body["data"]["attributes"]["url"], record_url.as_str());
+    assert_eq!(sandbox.doi_count(), 1);
+}

@@ -609,6 +609,26 @@ fn jobs_are_read_in_the_order_asked_and_a_missing_one_is_named(b: Backend) {
     }
 }
 
+/// A target keeps the URL it was last opened from, for `lodge retry` to open it again.
+fn a_target_keeps_the_url_it_was_last_opened_from(b: Backend) {
+    let store = b.open();
+    assert_eq!(store.target_url(TARGET).unwrap(), None, "never opened");
+    store
+        .upsert_target(TARGET, "datacite+http://h?prefix=10.1&state=draft", "first")
+        .unwrap();
+    store
+        .upsert_target(
+            TARGET,
+            "datacite+http://h?prefix=10.1&state=publish",
+            "again",
+        )
+        .unwrap();
+    assert_eq!(
+        store.target_url(TARGET).unwrap().as_deref(),
+        Some("datacite+http://h?prefix=10.1&state=publish")
+    );
+}
+
 macro_rules! store_suite {
     ($backend:ident: $($case:ident),* $(,)?) => {
         mod $backend {
@@ -648,6 +668,7 @@ every_backend!(
     a_claim_and_every_outcome_answer_the_job_as_stored,
     a_queued_job_logs_its_scope,
     jobs_are_read_in_the_order_asked_and_a_missing_one_is_named,
+    a_target_keeps_the_url_it_was_last_opened_from,
 );
 
 /// A landing whose scope got a result from elsewhere after the claim looked (another

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use anyhow::Context;
 use clap::Args;
 use tokio_util::sync::CancellationToken;
 
@@ -12,6 +13,7 @@ use super::add::select_datasets;
 use super::output::{items_progress_bar, shell_word};
 use super::{Database, EngineArgs};
 use crate::config::{Config, config_path, open_target_spec, resolve, scope_id_of};
+use crate::content::ContentKey;
 use crate::engine::{Engine, EngineEvent, check_unchanged};
 use crate::store::{DatasetRow, EventKind, JobRow, JobState, Store};
 use crate::targets::{Target, open_target};
@@ -46,9 +48,15 @@ pub(super) fn cli_target_scope(name_or_url: &str) -> anyhow::Result<String> {
     Ok(scope_id_of(&name, &spec)?)
 }
 
-/// The target a job was queued for: the configured target with that identity, else the
-/// identity read as a URL (sandbox targets).
-fn open_by_scope(scope_id: &str, token: Option<String>) -> anyhow::Result<Arc<dyn Target>> {
+/// The target jobs were queued for, to send `keys` again: the configured target with that
+/// identity, else the URL it was last opened from (which the store keeps: for DataCite it
+/// holds the prefix, repository and state that the identity leaves out).
+fn open_by_scope(
+    store: &Store,
+    scope_id: &str,
+    token: Option<String>,
+    keys: &[ContentKey],
+) -> anyhow::Result<Arc<dyn Target>> {
     let path = config_path();
     let config = Config::load(&path)?;
     for (name, spec) in &config.targets {
@@ -56,7 +64,15 @@ fn open_by_scope(scope_id: &str, token: Option<String>) -> anyhow::Result<Arc<dy
             return Ok(open_target_spec(&path, name, spec, token)?);
         }
     }
-    Ok(open_target(scope_id, token)?)
+    let url = store
+        .target_url(scope_id)?
+        .unwrap_or_else(|| scope_id.to_string());
+    open_deposit_target(store, &url, token, keys).with_context(|| {
+        format!(
+            "cannot open {scope_id} again from what Lodge recorded of it: deposit those \
+             datasets with `lodge deposit --target URL` (the target's full URL) instead"
+        )
+    })
 }
 
 #[derive(Debug, Args)]
@@ -105,7 +121,8 @@ pub struct RetryArgs {
 pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCode> {
     let store = Arc::new(db.open_existing()?);
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
-    let target = open_deposit_target(&store, &args.target, args.token.clone(), &datasets)?;
+    let keys: Vec<ContentKey> = datasets.iter().filter_map(|d| d.key).collect();
+    let target = open_deposit_target(&store, &args.target, args.token.clone(), &keys)?;
     if datasets.is_empty() {
         println!("no datasets: add one with `lodge add DIR`");
         return Ok(ExitCode::SUCCESS);
@@ -279,19 +296,19 @@ fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Opt
     )))
 }
 
-/// Open the target; a DataCite target with `landing_from=` gets each dataset's landing page
-/// from the record its deposit to that other target recorded.
 /// Whether `scope_id` is a target given by URL whose token comes with each run (`--token`),
 /// not from a saved target's credentials.
 fn takes_token_per_run(scope_id: &str) -> bool {
     scope_id.starts_with("sandbox+") || crate::targets::is_token_target_url(scope_id)
 }
 
+/// Open the target; a DataCite target with `landing_from=` gets the landing page of each
+/// of `keys` from the record its deposit to that other target recorded.
 fn open_deposit_target(
     store: &Store,
     url: &str,
     token: Option<String>,
-    datasets: &[crate::store::DatasetRow],
+    keys: &[ContentKey],
 ) -> anyhow::Result<Arc<dyn Target>> {
     if let Some(rest) = url.strip_prefix("datacite+") {
         let target =
@@ -301,9 +318,8 @@ fn open_deposit_target(
         if let Some(from) = target.landing_from().map(str::to_string) {
             let from_scope = open_target(&from, None)?.scope_id().to_string();
             let mut pages = std::collections::HashMap::new();
-            for d in datasets {
-                let Some(key) = d.key else { continue };
-                if let Some(url) = store.lookup_result(&from_scope, &key)?.and_then(|r| r.url) {
+            for key in keys {
+                if let Some(url) = store.lookup_result(&from_scope, key)?.and_then(|r| r.url) {
                     pages.insert(key.to_hex(), url);
                 }
             }
@@ -323,6 +339,24 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.jobs.clone()
     };
+    // Open every target first: if one cannot be opened, nothing is re-queued.
+    let mut targets: BTreeMap<String, Arc<dyn Target>> = BTreeMap::new();
+    let failed: Vec<JobRow> = store
+        .jobs(&ids)?
+        .into_iter()
+        .filter(|j| j.state == JobState::Failed)
+        .collect();
+    for job in &failed {
+        if !targets.contains_key(&job.target) {
+            let keys: Vec<ContentKey> = failed
+                .iter()
+                .filter(|j| j.target == job.target)
+                .map(|j| j.key)
+                .collect();
+            let target = open_by_scope(&store, &job.target, args.token.clone(), &keys)?;
+            targets.insert(job.target.clone(), target);
+        }
+    }
     let config = args.engine.config();
     let requeued = store.retry_jobs(&ids, config.retry.deadline)?;
     for id in ids.iter().filter(|id| !requeued.contains(id)) {
@@ -339,14 +373,14 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     if args.queue_only || requeued.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
-    let mut engine = Engine::new(store.clone(), config)?;
-    let mut targets: BTreeMap<String, Arc<dyn Target>> = BTreeMap::new();
+    // A job that failed (elsewhere) after the look above is re-queued too; open its target.
     for job in store.jobs(&requeued)? {
         if !targets.contains_key(&job.target) {
-            let target = open_by_scope(&job.target, args.token.clone())?;
+            let target = open_by_scope(&store, &job.target, args.token.clone(), &[job.key])?;
             targets.insert(job.target.clone(), target);
         }
     }
+    let mut engine = Engine::new(store.clone(), config)?;
     for target in targets.values() {
         store.resume_target(target.scope_id())?;
         engine.add_target(target.clone())?;

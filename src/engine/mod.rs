@@ -159,7 +159,7 @@ impl Engine {
     /// Make a target reachable by this engine's workers (and known to the store).
     pub fn add_target(&mut self, target: Arc<dyn Target>) -> Result<(), EngineError> {
         self.store
-            .upsert_target(target.scope_id(), target.scope_id(), &target.label())?;
+            .upsert_target(target.scope_id(), &target.target_url(), &target.label())?;
         self.targets.insert(target.scope_id().to_string(), target);
         Ok(())
     }

@@ -729,6 +729,17 @@ impl Store {
         })
     }
 
+    /// The URL a target was last opened from (see `Target::target_url`), if it ever was.
+    pub fn target_url(&self, scope_id: &str) -> Result<Option<String>> {
+        self.with(|db| {
+            db.opt(
+                "SELECT url FROM targets WHERE scope_id = ?1",
+                args![scope_id],
+                |r| r.get::<String>(0),
+            )
+        })
+    }
+
     /// Why a target is paused, if it is.
     pub fn target_paused(&self, scope_id: &str) -> Result<Option<String>> {
         self.with(|db| {

@@ -72,6 +72,13 @@ pub trait Target: Send + Sync {
     /// A short human label ("Local sandbox at 127.0.0.1:8080").
     fn label(&self) -> String;
 
+    /// The URL that opens this target again as `--target` takes it (kind, endpoint and
+    /// options, never a credential), which the store keeps so that `lodge retry` can. The
+    /// scope id is such a URL for every kind but DataCite, whose options it leaves out.
+    fn target_url(&self) -> String {
+        self.scope_id().to_string()
+    }
+
     /// Send the data files, skipping those the server already holds. Bytes are hashed as
     /// they are sent; a file whose bytes no longer match the manifest fails with
     /// [`Failure::Changed`] and nothing of it is committed on the server.

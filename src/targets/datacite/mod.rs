@@ -25,6 +25,8 @@ const JSON_API: &str = "application/vnd.api+json";
 
 /// Client of one DataCite repository (a prefix on a DataCite API endpoint).
 pub struct DataCiteTarget {
+    /// `datacite+` and the URL it was opened from (no password: that comes apart).
+    url: String,
     api: Url,
     scope_id: String,
     prefix: String,
@@ -92,6 +94,7 @@ impl DataCiteTarget {
         api.set_path(&format!("{path}/"));
         let http = super::http::client()?;
         Ok(DataCiteTarget {
+            url: format!("datacite+{rest}"),
             scope_id: format!("datacite+{}://{host}:{port}{path}/{prefix}", url.scheme()),
             api,
             prefix,
@@ -199,6 +202,10 @@ fn taken(body: &str) -> bool {
 impl Target for DataCiteTarget {
     fn scope_id(&self) -> &str {
         &self.scope_id
+    }
+
+    fn target_url(&self) -> String {
+        self.url.clone()
     }
 
     fn label(&self) -> String {
