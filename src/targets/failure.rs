@@ -168,7 +168,9 @@ impl Failure {
                 ),
             }
         } else if err.is_connect() {
-            Failure::NotSent { message }
+            Failure::NotSent {
+                message: connect_failure_text(err, &origin, message),
+            }
         } else if err.is_builder() {
             Failure::Rejected {
                 status: 0,
@@ -206,6 +208,34 @@ fn is_tls_failure(err: &(dyn std::error::Error + 'static)) -> bool {
         next = e.source();
     }
     false
+}
+
+/// What a failed connection means for the person reading it: the two common causes in
+/// words, with what to check; anything else as the transport said it.
+fn connect_failure_text(
+    err: &(dyn std::error::Error + 'static),
+    origin: &str,
+    chain: String,
+) -> String {
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = next {
+        if let Some(io) = e.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::ConnectionRefused
+        {
+            return format!(
+                "{origin} refused the connection: is the repository running, and is that \
+                 its address?"
+            );
+        }
+        next = e.source();
+    }
+    if let Some((_, why)) = chain.split_once("dns error: ") {
+        return format!(
+            "the host name of {origin} could not be looked up ({why}): check the target URL \
+             and this computer's network"
+        );
+    }
+    chain
 }
 
 /// A transport error with its causes, which is where reqwest keeps the useful part.
@@ -426,6 +456,46 @@ mod tests {
         );
         assert!(!text.contains("<center>"), "{text}");
         assert_eq!(f.class(), FailureClass::RetryAmbiguous);
+    }
+
+    #[tokio::test]
+    async fn a_refused_connection_names_the_address_and_what_to_check() {
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = closed.local_addr().unwrap();
+        drop(closed);
+        let err = reqwest::Client::new()
+            .get(format!("http://{addr}/records/x"))
+            .send()
+            .await
+            .expect_err("nothing listens there");
+        let f = Failure::from_reqwest(&err);
+        assert_eq!(f.class(), FailureClass::Retry, "the request never left");
+        assert_eq!(
+            f.to_string(),
+            format!(
+                "could not reach the server: http://{addr} refused the connection: is the \
+                 repository running, and is that its address?"
+            )
+        );
+    }
+
+    #[test]
+    fn a_host_name_not_found_says_to_check_the_url_and_the_network() {
+        let chain = "error sending request for url (https://h.invalid/x): client error \
+                     (Connect): dns error: failed to lookup address information: Name or \
+                     service not known";
+        let io = std::io::Error::other("dns");
+        assert_eq!(
+            connect_failure_text(&io, "https://h.invalid", chain.into()),
+            "the host name of https://h.invalid could not be looked up (failed to lookup \
+             address information: Name or service not known): check the target URL and this \
+             computer's network"
+        );
+        // Anything else is said as the transport said it.
+        assert_eq!(
+            connect_failure_text(&io, "https://h", "handshake ended".into()),
+            "handshake ended"
+        );
     }
 
     #[test]
