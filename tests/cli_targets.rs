@@ -318,3 +318,52 @@ async fn zenodo_and_invenio_urls_deposit_with_a_token_and_a_missing_token_names_
     let key = store.job(1).unwrap().key;
     assert!(store.lookup_result(&invenio_scope, &key).unwrap().is_some());
 }
+
+#[test]
+fn retry_that_cannot_open_a_target_re_queues_nothing_and_queue_only_needs_no_target() {
+    let lab = Lab::new();
+    // A WebDAV server that is not running: every attempt is refused before anything is sent.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("webdav+http://{}/lodge", closed.local_addr().unwrap());
+    drop(closed);
+    let add = lodge_in(&lab)
+        .args(["target", "add", "dav", &url, "--user", "alice"])
+        .args(["--secret-env", "LODGE_TEST_DAV_SECRET"])
+        .output()
+        .unwrap();
+    assert!(add.status.success(), "{}", text(&add));
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let out = lodge_in(&lab)
+        .env("LODGE_TEST_DAV_SECRET", "s3cret")
+        .args(["deposit", "--all", "--target", "dav", "--max-attempts", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("refused the connection"),
+        "{}",
+        text(&out)
+    );
+
+    // Without the secret's variable the target cannot open: said, and the job stays failed.
+    let out = lodge_in(&lab)
+        .env_remove("LODGE_TEST_DAV_SECRET")
+        .args(["retry", "--all-failed"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(&text(&out), &["LODGE_TEST_DAV_SECRET"]);
+    assert!(!text(&out).contains("re-queued"), "{}", text(&out));
+    assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+
+    // Only re-queueing opens nothing.
+    let out = lodge_in(&lab)
+        .env_remove("LODGE_TEST_DAV_SECRET")
+        .args(["retry", "--all-failed", "--queue-only"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(&text(&out), &["re-queued 1 job with the same key"]);
+    assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Queued);
+}

@@ -339,13 +339,17 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.jobs.clone()
     };
-    // Open every target first: if one cannot be opened, nothing is re-queued.
+    // Open every target to run the jobs on first: if one cannot be opened, nothing is
+    // re-queued. (Only re-queueing needs none.)
     let mut targets: BTreeMap<String, Arc<dyn Target>> = BTreeMap::new();
-    let failed: Vec<JobRow> = store
-        .jobs(&ids)?
-        .into_iter()
-        .filter(|j| j.state == JobState::Failed)
-        .collect();
+    let failed: Vec<JobRow> = match args.queue_only {
+        true => Vec::new(),
+        false => store
+            .jobs(&ids)?
+            .into_iter()
+            .filter(|j| j.state == JobState::Failed)
+            .collect(),
+    };
     for job in &failed {
         if !targets.contains_key(&job.target) {
             let keys: Vec<ContentKey> = failed
