@@ -2,6 +2,7 @@
 
 use super::SandboxStats;
 use super::db::RecordRow;
+use crate::wording::count_of;
 
 /// Escape text for HTML element content and quoted attribute values.
 pub(crate) fn escape(text: &str) -> String {
@@ -62,22 +63,42 @@ code {{ font-size: 0.85em; }}
 </head>
 <body>
 <h1>Lodge sandbox</h1>
-<p>{records} records, {blobs} blobs; since start: {creates} created, {conflicts} conflicts, {requests} requests.</p>
+<p>{records}, {blobs}; since start: {creates} created, {conflicts}, {requests}.</p>
 {body}
 {shown}
 </body>
 </html>
 ",
-        records = stats.records,
-        blobs = stats.blobs,
+        records = count_of(stats.records, "record", "records"),
+        blobs = count_of(stats.blobs, "blob", "blobs"),
         creates = stats.creates,
-        conflicts = stats.conflicts,
-        requests = stats.requests,
+        conflicts = count_of(stats.conflicts, "conflict", "conflicts"),
+        requests = count_of(stats.requests, "request", "requests"),
     )
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn the_counts_read_in_words() {
+        let stats = SandboxStats {
+            records: 1,
+            blobs: 2,
+            creates: 1,
+            conflicts: 1,
+            requests: 1,
+        };
+        let page = index(&[], 1, &stats);
+        assert!(
+            page.contains(
+                "<p>1 record, 2 blobs; since start: 1 created, 1 conflict, 1 request.</p>"
+            ),
+            "{page}"
+        );
+    }
+
     #[test]
     fn escapes_markup_and_quotes() {
         assert_eq!(
