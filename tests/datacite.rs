@@ -220,6 +220,18 @@ fn target_urls_name_what_is_missing() {
         "datacite+https://api.test.datacite.org:443/10.1234"
     );
     assert!(!t.scope_id().contains("secret"));
+
+    // What the store keeps to open it again has its options and no credential, even one
+    // written into the URL.
+    let t = open_target(
+        "datacite+https://me:hunter2@api.test.datacite.org?prefix=10.1234&repository=A.B&state=register&url=https://lab.example.org/{doi}",
+        Some("secret".into()),
+    )
+    .unwrap();
+    assert_eq!(
+        t.target_url(),
+        "datacite+https://api.test.datacite.org/?prefix=10.1234&repository=A.B&state=register&url=https://lab.example.org/{doi}"
+    );
 }
 
 // ---- contract: the documented examples ----------------------------------------------------

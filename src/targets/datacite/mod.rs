@@ -41,6 +41,15 @@ pub struct DataCiteTarget {
     http: reqwest::Client,
 }
 
+/// `url` with any `user:password@` taken out, so that what is kept of it holds no secret.
+fn without_userinfo(url: &Url) -> Url {
+    let mut url = url.clone();
+    // Only URLs that cannot have a user (`data:`, say) refuse these, and this is http(s).
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url
+}
+
 fn query(url: &Url, name: &str) -> Option<String> {
     url.query_pairs()
         .find(|(k, _)| k == name)
@@ -94,7 +103,7 @@ impl DataCiteTarget {
         api.set_path(&format!("{path}/"));
         let http = super::http::client()?;
         Ok(DataCiteTarget {
-            url: format!("datacite+{rest}"),
+            url: format!("datacite+{}", without_userinfo(&url)),
             scope_id: format!("datacite+{}://{host}:{port}{path}/{prefix}", url.scheme()),
             api,
             prefix,
