@@ -314,18 +314,9 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// An error and its causes on one line, each cause once: many errors already end with their
-/// cause's text (`cannot open X: {source}`), which would otherwise be printed again.
+/// The error line: the error and its causes, each once ([`crate::wording::with_causes`]).
 fn error_text(error: &anyhow::Error) -> String {
-    let mut text = error.to_string();
-    for cause in error.chain().skip(1) {
-        let cause = cause.to_string();
-        if !text.contains(&cause) {
-            text.push_str(": ");
-            text.push_str(&cause);
-        }
-    }
-    text
+    crate::wording::with_causes(error.as_ref())
 }
 
 async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {

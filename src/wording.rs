@@ -1,5 +1,7 @@
-//! How sizes and counts read wherever Lodge speaks to a person: the command line and the
-//! window word them the same way.
+//! How sizes, counts and errors read wherever Lodge speaks to a person: the command line and
+//! the window word them the same way.
+
+use std::error::Error;
 
 /// 1536 -> "1.5 KiB".
 pub fn human_bytes(n: u64) -> String {
@@ -21,6 +23,23 @@ pub fn human_bytes(n: u64) -> String {
 pub fn count_of(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// An error and its causes on one line, each cause once: many errors already end with their
+/// cause's text (`cannot open X: {source}`), which would otherwise be said twice; others
+/// (reqwest's, tokio-postgres's) keep the useful part in their causes alone.
+pub fn with_causes(error: &(dyn Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut next = error.source();
+    while let Some(cause) = next {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        next = cause.source();
+    }
+    text
 }
 
 #[cfg(test)]

@@ -754,6 +754,22 @@ fn a_database_path_with_no_database_or_naming_a_folder_is_named_and_nothing_is_c
         assert_eq!(fs::read_dir(&folder_db).unwrap().count(), 0, "{t}");
     }
 
+    // A shared database that does not answer: named, with why (not only "error connecting").
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("postgres://lodge@{}/lodge", closed.local_addr().unwrap());
+    drop(closed);
+    let out = lodge(Path::new(&url)).arg("status").output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!("cannot reach the Lodge database {url}"),
+            "refused",
+            "check that PostgreSQL is running",
+        ],
+    );
+
     // `lodge add` starts the database, and then the others work on it.
     let folder = lab.numbered_folder(1);
     let out = lodge(&db)

@@ -57,7 +57,8 @@ pub(super) fn connect(url: &str) -> Result<PgSession> {
                         let _ = connection.await;
                     }
                     Ok(Err(e)) => {
-                        let _ = ready.send(Err(e.to_string()));
+                        // The cause (refused, not resolved, bad password) is in its sources.
+                        let _ = ready.send(Err(crate::wording::with_causes(&e)));
                     }
                     Err(_) => {
                         let _ = ready.send(Err("no answer within 10 s".into()));

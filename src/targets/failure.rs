@@ -143,7 +143,7 @@ impl Failure {
     /// Classify a transport error. Whether the request left decides between
     /// [`Failure::NotSent`] and [`Failure::Ambiguous`].
     pub fn from_reqwest(err: &reqwest::Error) -> Failure {
-        let message = error_chain(err);
+        let message = crate::wording::with_causes(err);
         let origin = err
             .url()
             .map(|u| u.origin().ascii_serialization())
@@ -236,18 +236,6 @@ fn connect_failure_text(
         );
     }
     chain
-}
-
-/// A transport error with its causes, which is where reqwest keeps the useful part.
-fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 /// `Retry-After` as delta-seconds or an HTTP date.
