@@ -367,3 +367,46 @@ fn retry_that_cannot_open_a_target_re_queues_nothing_and_queue_only_needs_no_tar
     assert_all(&text(&out), &["re-queued 1 job with the same key"]);
     assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Queued);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_target_used_by_url_is_tested_with_its_token_and_says_how_it_prevents_duplicates() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let test = |url: &str, token: Option<&str>| {
+        let mut c = lodge_in(&lab);
+        c.env_remove("LODGE_TOKEN").args(["target", "test", url]);
+        if let Some(t) = token {
+            c.args(["--token", t]);
+        }
+        c.output().unwrap()
+    };
+    let zenodo = sandbox
+        .invenio_target_url()
+        .replacen("invenio+", "zenodo+", 1);
+    let token = sandbox.invenio_account().token;
+
+    let out = test(&zenodo, None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "FAILED  credentials: not authorised (HTTP 401)",
+            "cannot be used",
+        ],
+    );
+    let out = test(&zenodo, Some(&token));
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &["ok      credentials", "subject lodge:KEY", "is ready"],
+    );
+
+    let datacite = sandbox.datacite_target_url();
+    let out = test(&datacite, Some(&sandbox.datacite_account().password));
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(&text(&out), &["derived from the content key", "is ready"]);
+    let out = test(&datacite, Some("wrong"));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+}

@@ -20,7 +20,10 @@ use crate::targets::{Target, open_target};
 use crate::wording::count_of;
 
 /// A target by name (from the config file) or URL.
-fn open_cli_target(name_or_url: &str, token: Option<String>) -> anyhow::Result<Arc<dyn Target>> {
+pub(super) fn open_cli_target(
+    name_or_url: &str,
+    token: Option<String>,
+) -> anyhow::Result<Arc<dyn Target>> {
     let path = config_path();
     let config = Config::load(&path)?;
     if used_by_url_only(&config, name_or_url) {

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 
 use crate::config::credentials::{forget_secret, store_secret};
-use crate::config::{Config, TargetConfig, config_path, test_named};
+use crate::config::{Config, TargetConfig, config_path};
 use crate::targets::probe::Outcome;
 use crate::targets::secret::Secret;
 
@@ -18,7 +18,13 @@ pub enum TargetCommand {
     /// List the configured targets (no secrets).
     List,
     /// Check a target: reachable, credentials accepted, conditional writes honoured.
-    Test { name: String },
+    Test {
+        /// A target's name, or a URL (a DataCite, Zenodo or InvenioRDM one with --token).
+        name: String,
+        /// The token or password to check, for a target given by URL.
+        #[arg(long, env = "LODGE_TOKEN", hide_env_values = true, value_parser = super::parse_token)]
+        token: Option<String>,
+    },
     /// Remove a target and its stored secret.
     Remove { name: String },
 }
@@ -117,8 +123,8 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        TargetCommand::Test { name } => {
-            let report = test_named(&path, &name).await?;
+        TargetCommand::Test { name, token } => {
+            let report = super::deposit::open_cli_target(&name, token)?.probe().await;
             for check in &report.checks {
                 let (mark, text) = match &check.outcome {
                     Outcome::Passed(t) => ("ok     ", t),

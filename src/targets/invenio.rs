@@ -625,4 +625,9 @@ impl Target for InvenioTarget {
     fn can_lookup(&self) -> bool {
         true
     }
+
+    fn duplicate_guard(&self) -> &'static str {
+        "the content key is kept as the subject lodge:KEY, and your records and drafts are \
+         searched for it before anything is created"
+    }
 }

@@ -99,6 +99,12 @@ pub trait Target: Send + Sync {
     /// Whether [`Target::lookup`] can find a record by key (used to reconcile before a retry).
     fn can_lookup(&self) -> bool;
 
+    /// How the server keeps a second record of one key from being made, in a sentence, for
+    /// the default [`Target::probe`] to report.
+    fn duplicate_guard(&self) -> &'static str {
+        "this kind of target always writes records with If-None-Match: *"
+    }
+
     /// Check the target for `lodge target test` (and the GUI's "Test connection"): can it be
     /// reached, are the credentials accepted, does it honour conditional writes. The default
     /// looks a key up, which checks the first two.
@@ -109,10 +115,7 @@ pub trait Target: Send + Sync {
             Ok(_) => {
                 report.pass("reachable", "the server answers");
                 report.pass("credentials", "a lookup was accepted");
-                report.pass(
-                    "conditional write",
-                    "this kind of target always writes records with If-None-Match: *",
-                );
+                report.pass("conditional write", self.duplicate_guard());
             }
             Err(f @ Failure::Unauthorized { .. }) => {
                 report.pass("reachable", "the server answers");

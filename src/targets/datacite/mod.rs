@@ -305,4 +305,9 @@ impl Target for DataCiteTarget {
     fn can_lookup(&self) -> bool {
         true
     }
+
+    fn duplicate_guard(&self) -> &'static str {
+        "the DOI is derived from the content key, so DataCite refuses a second one as \
+         'already taken', and Lodge reads it back"
+    }
 }
