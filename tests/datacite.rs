@@ -350,6 +350,21 @@ async fn a_doi_can_be_minted_for_what_was_just_deposited_to_another_target() {
         sandbox.datacite_target_url(),
         sandbox.target_url()
     );
+    // A dry run already knows which one has no landing page, and sends nothing.
+    let mut dry = lodge(&db);
+    dry.args(["deposit", "--dry-run", "--all", "--target", &url]);
+    let out = run(dry).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "create   ds008",
+            "refused  ds009: rejected: url: no landing page",
+            "nothing was sent",
+        ],
+    );
+    assert_eq!(sandbox.doi_count(), 0);
+
     let mut cmd = lodge(&db);
     cmd.args(["deposit", "--all", "--target", &url, "--token"])
         .arg(sandbox.datacite_account().password)

@@ -185,6 +185,12 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
             let files = store.dataset_files(d.id)?;
             if let Err(f) = check_unchanged(Path::new(&d.path), &files) {
                 println!("refused  {name}: {f}");
+                refused += 1;
+                continue;
+            }
+            if let Some(f) = target.refusal_before_sending(key) {
+                println!("refused  {name}: {f}");
+                refused += 1;
                 continue;
             }
             let note = d

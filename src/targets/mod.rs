@@ -99,6 +99,13 @@ pub trait Target: Send + Sync {
     /// Whether [`Target::lookup`] can find a record by key (used to reconcile before a retry).
     fn can_lookup(&self) -> bool;
 
+    /// Why this target would refuse `key` before sending anything, where that is known
+    /// without asking the server (DataCite with `landing_from=` and no landing page for it);
+    /// `lodge deposit --dry-run` says so.
+    fn refusal_before_sending(&self, _key: &ContentKey) -> Option<Failure> {
+        None
+    }
+
     /// How the server keeps a second record of one key from being made, in a sentence, for
     /// the default [`Target::probe`] to report.
     fn duplicate_guard(&self) -> &'static str {

@@ -117,6 +117,32 @@ impl DataCiteTarget {
         })
     }
 
+    /// The landing page of `key`'s DOI, if the target gives one; refused (before anything is
+    /// sent) when it comes from `landing_from=` and that target has no record of `key`.
+    fn landing_page(&self, key: &ContentKey, doi: &str) -> Result<Option<String>, Failure> {
+        match (&self.landing, &self.landing_from) {
+            (Some(template), _) => Ok(Some(
+                template
+                    .replace("{key}", &key.to_hex())
+                    .replace("{doi}", doi),
+            )),
+            (None, Some(from)) => match self.landing_pages.get(&key.to_hex()) {
+                Some(url) => Ok(Some(url.clone())),
+                None => Err(Failure::Rejected {
+                    status: 0,
+                    problems: vec![crate::content::FieldProblem {
+                        field: "url".into(),
+                        message: format!(
+                            "no landing page: this dataset has no record on {from} yet; \
+                             deposit it there first"
+                        ),
+                    }],
+                }),
+            },
+            (None, None) => Ok(None),
+        }
+    }
+
     /// The target named by `landing_from=`, whose record URLs become landing pages.
     pub fn landing_from(&self) -> Option<&str> {
         self.landing_from.as_deref()
@@ -238,29 +264,7 @@ impl Target for DataCiteTarget {
 
     async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
         let doi = self.doi(&request.key);
-        let landing = match (&self.landing, &self.landing_from) {
-            (Some(template), _) => Some(
-                template
-                    .replace("{key}", &request.key.to_hex())
-                    .replace("{doi}", &doi),
-            ),
-            (None, Some(from)) => match self.landing_pages.get(&request.key.to_hex()) {
-                Some(url) => Some(url.clone()),
-                None => {
-                    return Err(Failure::Rejected {
-                        status: 0,
-                        problems: vec![crate::content::FieldProblem {
-                            field: "url".into(),
-                            message: format!(
-                                "no landing page: this dataset has no record on {from} yet; \
-                                 deposit it there first"
-                            ),
-                        }],
-                    });
-                }
-            },
-            (None, None) => None,
-        };
+        let landing = self.landing_page(&request.key, &doi)?;
         let body = serde_json::json!({
             "data": {
                 "type": "dois",
@@ -304,6 +308,10 @@ impl Target for DataCiteTarget {
 
     fn can_lookup(&self) -> bool {
         true
+    }
+
+    fn refusal_before_sending(&self, key: &ContentKey) -> Option<Failure> {
+        self.landing_page(key, &self.doi(key)).err()
     }
 
     fn duplicate_guard(&self) -> &'static str {
