@@ -34,6 +34,7 @@ fn dropping_a_folder_adds_a_row_that_shows_the_key_after_hashing() {
     });
     let key = w.app().model.rows()[0].key.expect("key");
     w.harness.get_by_label(&key.short());
+    w.harness.get_by_label("1 of 1 dataset");
     assert_eq!(
         w.status("soil-cores"),
         Some(DedupStatus::New { ready: true })

@@ -5,6 +5,7 @@ use egui::{Color32, RichText};
 
 use super::LodgeApp;
 use crate::app::{LogLevel, LogLine};
+use crate::wording::count_of;
 
 const LINE_HEIGHT: f32 = 18.0;
 
@@ -136,6 +137,6 @@ fn filters(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 .collect();
             ui.ctx().copy_text(text.join("\n"));
         }
-        ui.weak(format!("{} lines", app.log.shown.len()));
+        ui.weak(count_of(app.log.shown.len() as u64, "line", "lines"));
     });
 }

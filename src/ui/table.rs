@@ -6,6 +6,7 @@ use egui_extras::{Column, TableBuilder};
 
 use super::{LodgeApp, badge, format};
 use crate::app::{Command, DedupStatus, Model, StatusKind};
+use crate::wording::count_of;
 
 pub const ROW_HEIGHT: f32 = 26.0;
 
@@ -160,9 +161,9 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             .response
             .labelled_by(l.id);
         ui.label(format!(
-            "{} of {} datasets",
+            "{} of {}",
             app.table.order.len(),
-            app.model.rows().len()
+            count_of(app.model.rows().len() as u64, "dataset", "datasets")
         ));
     });
 }
