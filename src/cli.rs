@@ -8,6 +8,7 @@ mod deposit;
 mod output;
 mod report;
 mod target;
+mod target_arg;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

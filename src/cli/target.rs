@@ -124,7 +124,9 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TargetCommand::Test { name, token } => {
-            let report = super::deposit::open_cli_target(&name, token)?.probe().await;
+            let report = super::target_arg::open_cli_target(&name, token)?
+                .probe()
+                .await;
             for check in &report.checks {
                 let (mark, text) = match &check.outcome {
                     Outcome::Passed(t) => ("ok     ", t),

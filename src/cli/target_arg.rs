@@ -1,0 +1,105 @@
+//! What `--target` names, for `deposit`, `retry`, `forget` and `target test`: a saved
+//! target or a URL, opened (with its token) or only identified (its scope), and the target
+//! a job was queued for, opened again from what the store kept of it.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use crate::config::{Config, config_path, open_target_spec, resolve, scope_id_of};
+use crate::content::ContentKey;
+use crate::store::Store;
+use crate::targets::{Target, open_target};
+
+/// A target by name (from the config file) or URL.
+pub(super) fn open_cli_target(
+    name_or_url: &str,
+    token: Option<String>,
+) -> anyhow::Result<Arc<dyn Target>> {
+    let path = config_path();
+    let config = Config::load(&path)?;
+    if used_by_url_only(&config, name_or_url) {
+        return Ok(open_target(name_or_url, token)?);
+    }
+    let (name, spec) = resolve(&config, name_or_url)?;
+    Ok(open_target_spec(&path, &name, &spec, token)?)
+}
+
+/// Whether `--target` gives a DataCite, Zenodo or InvenioRDM URL: these are used by URL
+/// with a token for the run and never saved by name, so there is nothing in the config
+/// file to resolve.
+fn used_by_url_only(config: &Config, name_or_url: &str) -> bool {
+    crate::targets::is_token_target_url(name_or_url) && !config.targets.contains_key(name_or_url)
+}
+
+/// The scope (the target's identity in the store) of what `--target` names, without
+/// opening it with credentials: a saved target's, or a URL's.
+pub(super) fn cli_target_scope(name_or_url: &str) -> anyhow::Result<String> {
+    let config = Config::load(&config_path())?;
+    if used_by_url_only(&config, name_or_url) {
+        return Ok(open_target(name_or_url, None)?.scope_id().to_string());
+    }
+    let (name, spec) = resolve(&config, name_or_url)?;
+    Ok(scope_id_of(&name, &spec)?)
+}
+
+/// The target jobs were queued for, to send `keys` again: the configured target with that
+/// identity, else the URL it was last opened from (which the store keeps: for DataCite it
+/// holds the prefix, repository and state that the identity leaves out).
+pub(super) fn open_by_scope(
+    store: &Store,
+    scope_id: &str,
+    token: Option<String>,
+    keys: &[ContentKey],
+) -> anyhow::Result<Arc<dyn Target>> {
+    let path = config_path();
+    let config = Config::load(&path)?;
+    for (name, spec) in &config.targets {
+        if scope_id_of(name, spec).is_ok_and(|s| s == scope_id) {
+            return Ok(open_target_spec(&path, name, spec, token)?);
+        }
+    }
+    let url = store
+        .target_url(scope_id)?
+        .unwrap_or_else(|| scope_id.to_string());
+    open_deposit_target(store, &url, token, keys).with_context(|| {
+        format!(
+            "cannot open {scope_id} again from what Lodge recorded of it: deposit those \
+             datasets with `lodge deposit --target URL` (the target's full URL) instead"
+        )
+    })
+}
+
+/// Whether `scope_id` is a target given by URL whose token comes with each run (`--token`),
+/// not from a saved target's credentials.
+pub(super) fn takes_token_per_run(scope_id: &str) -> bool {
+    scope_id.starts_with("sandbox+") || crate::targets::is_token_target_url(scope_id)
+}
+
+/// Open the target; a DataCite target with `landing_from=` gets the landing page of each
+/// of `keys` from the record its deposit to that other target recorded.
+pub(super) fn open_deposit_target(
+    store: &Store,
+    url: &str,
+    token: Option<String>,
+    keys: &[ContentKey],
+) -> anyhow::Result<Arc<dyn Target>> {
+    if let Some(rest) = url.strip_prefix("datacite+") {
+        let target =
+            crate::targets::datacite::DataCiteTarget::new(rest, token).map_err(|reason| {
+                anyhow::anyhow!("'{url}' is not a usable DataCite target: {reason}")
+            })?;
+        if let Some(from) = target.landing_from().map(str::to_string) {
+            let from_scope = open_target(&from, None)?.scope_id().to_string();
+            let mut pages = std::collections::HashMap::new();
+            for key in keys {
+                if let Some(url) = store.lookup_result(&from_scope, key)?.and_then(|r| r.url) {
+                    pages.insert(key.to_hex(), url);
+                }
+            }
+            return Ok(Arc::new(target.with_landing_pages(pages)));
+        }
+        return Ok(Arc::new(target));
+    }
+    open_cli_target(url, token)
+}
