@@ -79,6 +79,17 @@ async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
     }
 }
 
+/// `lodge ARGS`, with `--token TOKEN` when one is given (and never one from the
+/// environment: `lodge` leaves `LODGE_TOKEN` out).
+fn with_token(lab: &Lab, args: &[&str], token: Option<&str>) -> std::process::Output {
+    let mut cmd = lodge_in(lab);
+    cmd.args(args);
+    if let Some(t) = token {
+        cmd.args(["--token", t]);
+    }
+    cmd.output().unwrap()
+}
+
 fn add_dataset(store: &lodge::store::Store, lab: &Lab) {
     add(store, &lab.numbered_folder(1), &metadata("By name"));
 }
@@ -271,13 +282,7 @@ async fn zenodo_and_invenio_urls_deposit_with_a_token_and_a_missing_token_names_
     let store = lab.store("lodge.db");
     add_dataset(&store, &lab);
     let deposit = |url: &str, token: Option<&str>| {
-        let mut c = lodge_in(&lab);
-        c.env_remove("LODGE_TOKEN")
-            .args(["deposit", "--all", "--target", url]);
-        if let Some(t) = token {
-            c.args(["--token", t]);
-        }
-        c.output().unwrap()
+        with_token(&lab, &["deposit", "--all", "--target", url], token)
     };
 
     let unauthorised = deposit(&invenio, None);
@@ -374,14 +379,7 @@ async fn a_target_used_by_url_is_tested_with_its_token_and_says_how_it_prevents_
     let sandbox = lab
         .sandbox("sbx", lodge::sandbox::FaultConfig::default())
         .await;
-    let test = |url: &str, token: Option<&str>| {
-        let mut c = lodge_in(&lab);
-        c.env_remove("LODGE_TOKEN").args(["target", "test", url]);
-        if let Some(t) = token {
-            c.args(["--token", t]);
-        }
-        c.output().unwrap()
-    };
+    let test = |url: &str, token: Option<&str>| with_token(&lab, &["target", "test", url], token);
     let zenodo = sandbox
         .invenio_target_url()
         .replacen("invenio+", "zenodo+", 1);
