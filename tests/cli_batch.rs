@@ -190,7 +190,13 @@ async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_
     // Scanned again, its status is its new content's: not deposited yet, and says so.
     let mut scan = lodge(&db);
     scan.args(["scan", &second.to_string()]);
-    assert!(run(scan).await.status.success());
+    let out = run(scan).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("files changed since the last scan: 2 files added (key was"),
+        "the rescan says what changed: {}",
+        text(&out)
+    );
     let mut status = lodge(&db);
     status.arg("status");
     let t = text(&run(status).await);
@@ -203,6 +209,33 @@ async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_
             &format!("`lodge deposit --target {} {second}`", sandbox.target_url()),
         ],
     );
+}
+
+#[test]
+fn adding_a_folder_again_with_new_metadata_says_the_files_are_the_same() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let folder = lab.numbered_folder(1);
+    let add = |title: &str| {
+        let out = lodge(&db)
+            .arg("add")
+            .arg(&folder)
+            .args(["--title", title, "--creator", "Curie, Marie"])
+            .args(["--publisher", "Lab", "--year", "2026"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        text(&out)
+    };
+    add("Soil cores");
+    let again = add("Soil cores");
+    assert!(again.contains("unchanged since the last scan"), "{again}");
+    let retitled = add("Soil cores, 2025 campaign");
+    assert!(
+        retitled.contains("new metadata, same files (key was"),
+        "{retitled}"
+    );
+    assert!(!retitled.contains("files changed"), "{retitled}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

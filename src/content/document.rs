@@ -145,6 +145,73 @@ impl ContentDocument {
     }
 }
 
+/// How one document of a dataset differs from an earlier one: what made its key change.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DocumentChanges {
+    /// Files in the newer manifest only.
+    pub added: usize,
+    /// Files in the earlier manifest only.
+    pub removed: usize,
+    /// Files in both, with other bytes (size or SHA-256).
+    pub modified: usize,
+    /// Whether the canonical metadata differs.
+    pub metadata: bool,
+}
+
+impl DocumentChanges {
+    /// Whether the files differ at all (the data fingerprint changed).
+    pub fn files_changed(&self) -> bool {
+        self.added + self.removed + self.modified > 0
+    }
+}
+
+impl ContentDocument {
+    /// What changed from `earlier` to this document. Both manifests are sorted by path (as
+    /// [`ContentDocument::new`] leaves them), so one merge walk compares them.
+    pub fn changes_since(&self, earlier: &ContentDocument) -> DocumentChanges {
+        use std::cmp::Ordering;
+        let mut changes = DocumentChanges {
+            metadata: self.metadata.normalized() != earlier.metadata.normalized(),
+            ..DocumentChanges::default()
+        };
+        let (mut old, mut new) = (
+            earlier.manifest.iter().peekable(),
+            self.manifest.iter().peekable(),
+        );
+        loop {
+            match (old.peek(), new.peek()) {
+                (None, None) => break,
+                (Some(_), None) => {
+                    changes.removed += 1;
+                    old.next();
+                }
+                (None, Some(_)) => {
+                    changes.added += 1;
+                    new.next();
+                }
+                (Some(o), Some(n)) => match o.path.cmp(&n.path) {
+                    Ordering::Less => {
+                        changes.removed += 1;
+                        old.next();
+                    }
+                    Ordering::Greater => {
+                        changes.added += 1;
+                        new.next();
+                    }
+                    Ordering::Equal => {
+                        if o.size != n.size || o.sha256 != n.sha256 {
+                            changes.modified += 1;
+                        }
+                        old.next();
+                        new.next();
+                    }
+                },
+            }
+        }
+        changes
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +260,42 @@ mod tests {
         let b = ContentDocument::new(m, &other);
         assert_ne!(a.key(), b.key());
         assert_eq!(a.fingerprint(), b.fingerprint());
+    }
+
+    #[test]
+    fn changes_since_counts_files_added_removed_and_modified_and_notes_new_metadata() {
+        let (m, meta) = sample();
+        let before = ContentDocument::new(m.clone(), &meta);
+        assert_eq!(
+            before.changes_since(&before),
+            DocumentChanges::default(),
+            "a document has not changed from itself"
+        );
+        let mut files = m;
+        files[0].sha256 = Sha256Hex::of(b"abd"); // b.csv: same size, other bytes
+        files.remove(1); // a/x.txt gone
+        files.push(ManifestEntry {
+            path: "c.txt".into(),
+            size: 2,
+            sha256: Sha256Hex::of(b"cc"),
+        });
+        let mut retitled = meta.clone();
+        retitled.title = "Soil, revised".into();
+        let after = ContentDocument::new(files.clone(), &meta);
+        let changes = after.changes_since(&before);
+        assert_eq!(
+            changes,
+            DocumentChanges {
+                added: 1,
+                removed: 1,
+                modified: 1,
+                metadata: false
+            }
+        );
+        assert!(changes.files_changed());
+        let only_metadata = ContentDocument::new(before.manifest.clone(), &retitled);
+        let changes = only_metadata.changes_since(&before);
+        assert!(changes.metadata && !changes.files_changed(), "{changes:?}");
     }
 
     #[test]

@@ -16,7 +16,9 @@ mod scan;
 
 pub use dataset::{PreparedDataset, prepare_dataset};
 pub use digest::{ContentKey, DataFingerprint, Sha256Hex};
-pub use document::{ContentDocument, ENCODING_VERSION, MAX_KEYED_SIZE, ManifestEntry};
+pub use document::{
+    ContentDocument, DocumentChanges, ENCODING_VERSION, MAX_KEYED_SIZE, ManifestEntry,
+};
 pub use error::ContentError;
 pub use hash::{
     FileStamp, HASH_BUFFER_BYTES, HashCache, HashProgress, HashedFile, MemoryHashCache,
