@@ -497,6 +497,20 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
     assert_eq!(job.key, key);
     assert_eq!(job.state, lodge::store::JobState::Deposited);
     assert_eq!(sandbox.stats().records, 1);
+
+    // Nothing failed any more: the command says so rather than "re-queued 0 jobs".
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["retry", "--all-failed"]).args(FAST);
+        c
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("no failed jobs: nothing to retry"),
+        "{}",
+        text(&out)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

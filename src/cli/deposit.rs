@@ -248,7 +248,12 @@ fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Opt
 pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     let store = Arc::new(db.open_existing()?);
     let ids = if args.all_failed {
-        store.failed_job_ids(None)?
+        let failed = store.failed_job_ids(None)?;
+        if failed.is_empty() {
+            println!("no failed jobs: nothing to retry (`lodge status` shows every job's state)");
+            return Ok(ExitCode::SUCCESS);
+        }
+        failed
     } else if args.jobs.is_empty() {
         anyhow::bail!("name the jobs to retry (numbers from `lodge status`) or pass --all-failed");
     } else {
