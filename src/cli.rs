@@ -282,9 +282,9 @@ impl Database {
     }
 }
 
-/// Parse the arguments and run the command.
-pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+/// Run the command of the parsed arguments; with none, print the help (the `lodge` binary
+/// opens its window instead, when it has one).
+pub fn run_parsed(cli: Cli) -> ExitCode {
     let Some(command) = cli.command else {
         use clap::CommandFactory;
         let _ = Cli::command().print_help();

@@ -1,6 +1,7 @@
-//! The `lodge` binary. With no arguments it opens the desktop window; with any argument it is
-//! the command line (`lodge::cli::main`), unchanged. Built without the `desktop` feature it is
-//! the command line alone.
+//! The `lodge` binary. With no command it opens the desktop window, on the database that
+//! `--db` or `LODGE_DB` names if any; with a command it is the command line
+//! (`lodge::cli::run_parsed`). Built without the `desktop` feature it is the command line
+//! alone.
 
 use std::process::ExitCode;
 #[cfg(feature = "desktop")]
@@ -15,14 +16,16 @@ use lodge::ui::LodgeApp;
 const ICON_PNG: &[u8] = include_bytes!("../assets/icon.png");
 
 fn main() -> ExitCode {
-    if std::env::args_os().len() > 1 {
-        return lodge::cli::main();
+    use clap::Parser;
+    let cli = lodge::cli::Cli::parse();
+    if cli.command.is_some() {
+        return lodge::cli::run_parsed(cli);
     }
-    run_window()
+    run_window(cli.db)
 }
 
 #[cfg(not(feature = "desktop"))]
-fn run_window() -> ExitCode {
+fn run_window(_db: Option<std::path::PathBuf>) -> ExitCode {
     eprintln!(
         "this lodge was built without its desktop window (the `desktop` feature): use the \
          command line, see `lodge --help`"
@@ -31,7 +34,16 @@ fn run_window() -> ExitCode {
 }
 
 #[cfg(feature = "desktop")]
-fn run_window() -> ExitCode {
+fn run_window(db: Option<std::path::PathBuf>) -> ExitCode {
+    // Without a display winit fails with an error about X server connections; say it plainly.
+    #[cfg(target_os = "linux")]
+    if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        eprintln!(
+            "error: no display to open the Lodge window on (neither DISPLAY nor WAYLAND_DISPLAY \
+             is set): run it in a desktop session, or use the command line: `lodge --help`"
+        );
+        return ExitCode::FAILURE;
+    }
     // The runtime lives here, for the whole life of the window: hashing, deposits and the
     // sandbox run on it; dropping it would cancel them.
     let runtime = match tokio::runtime::Runtime::new() {
@@ -74,7 +86,7 @@ fn run_window() -> ExitCode {
             let ctx = cc.egui_ctx.clone();
             let service = AppService::start(
                 &handle,
-                ServiceConfig::platform(),
+                ServiceConfig::platform(db),
                 Arc::new(move || ctx.request_repaint()),
             );
             Ok(Box::new(LodgeApp::new(service)))

@@ -211,6 +211,28 @@ async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_
     );
 }
 
+/// `lodge --db PATH` with no command opens the window on that database (here there is no
+/// display, which it says) rather than printing the help as if nothing had been asked.
+#[cfg(all(feature = "desktop", target_os = "linux"))]
+#[test]
+fn a_database_given_without_a_command_opens_the_window_not_the_help() {
+    let lab = Lab::new();
+    let out = lodge(&lab.path("other.db"))
+        .arg("--db")
+        .arg(lab.path("lodge.db"))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("no display to open the Lodge window on") && !t.contains("Usage:"),
+        "{t}"
+    );
+    assert!(!lab.path("lodge.db").exists(), "nothing was created");
+}
+
 #[test]
 fn adding_a_folder_again_with_new_metadata_says_the_files_are_the_same() {
     let lab = Lab::new();

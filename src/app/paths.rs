@@ -9,9 +9,9 @@ use crate::store::Store;
 #[derive(Clone, Debug)]
 pub struct AppPaths {
     /// The Lodge database (the same one the command line uses by default): a file, or a
-    /// `postgres://` URL given in `LODGE_DB`.
+    /// `postgres://` URL given by `--db` or `LODGE_DB`.
     pub db: PathBuf,
-    /// `db` was chosen by `LODGE_DB`, and wins over the database named in Settings.
+    /// `db` was chosen by `--db` or `LODGE_DB`, and wins over the database named in Settings.
     pub db_from_command_line: bool,
     /// The in-process sandbox's records and blobs.
     pub sandbox_dir: PathBuf,
@@ -29,8 +29,9 @@ pub struct AppPaths {
 
 impl AppPaths {
     /// The platform's directories (`~/.local/share/lodge`, `~/.config/lodge` on Linux);
-    /// `LODGE_DB` chooses another database as it does for the command line.
-    pub fn platform() -> AppPaths {
+    /// `db`, when given (`lodge --db PATH|URL` or `LODGE_DB`), is the database instead of
+    /// the default one, as it is for the command line.
+    pub fn platform(db: Option<PathBuf>) -> AppPaths {
         let dirs = directories::ProjectDirs::from("org", "Lodge", "lodge");
         let data = dirs
             .as_ref()
@@ -43,10 +44,9 @@ impl AppPaths {
         let export_dir = directories::UserDirs::new()
             .and_then(|u| u.download_dir().map(Path::to_path_buf))
             .unwrap_or_else(|| data.join("exports"));
-        let from_env = std::env::var_os("LODGE_DB").map(PathBuf::from);
         AppPaths {
-            db_from_command_line: from_env.is_some(),
-            db: from_env.unwrap_or_else(Store::default_path),
+            db_from_command_line: db.is_some(),
+            db: db.unwrap_or_else(Store::default_path),
             sandbox_dir: data.join("sandbox"),
             sandbox_port_file: data.join("sandbox-port"),
             settings_file: config.join("settings.json"),
@@ -66,5 +66,21 @@ impl AppPaths {
             export_dir: dir.join("exports"),
             config_file: dir.join("config.toml"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_database_given_on_the_command_line_is_the_windows_and_wins_over_settings() {
+        let given = PathBuf::from("/data/lab/lodge.db");
+        let paths = AppPaths::platform(Some(given.clone()));
+        assert_eq!(paths.db, given);
+        assert!(paths.db_from_command_line);
+        let default = AppPaths::platform(None);
+        assert_eq!(default.db, Store::default_path());
+        assert!(!default.db_from_command_line);
     }
 }

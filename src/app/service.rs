@@ -36,10 +36,11 @@ pub struct ServiceConfig {
 }
 
 impl ServiceConfig {
-    /// The app as a person runs it: platform directories, default retries, no faults.
-    pub fn platform() -> ServiceConfig {
+    /// The app as a person runs it: platform directories, default retries, no faults;
+    /// `db` is the database given by `--db` or `LODGE_DB` (the default one when `None`).
+    pub fn platform(db: Option<PathBuf>) -> ServiceConfig {
         ServiceConfig {
-            paths: AppPaths::platform(),
+            paths: AppPaths::platform(db),
             engine: EngineConfig::default(),
             sandbox_faults: FaultConfig::default(),
             start_paused: false,
