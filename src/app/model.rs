@@ -462,7 +462,11 @@ impl Model {
         if entry.upload.is_some_and(|(j, _, _)| j == job.id) && job.state.is_terminal() {
             entry.upload = None;
         }
+        // The row's fingerprint is its current key's: a job under an earlier key (a deposit
+        // made before the folder was rescanned with other files) is of other data, whose
+        // fingerprint the store's results carry, not the row.
         if job.state.is_landed()
+            && entry.key == Some(job.key)
             && let (Some(identifier), Some(fingerprint)) = (&job.identifier, &entry.fingerprint)
         {
             let key = job.key.to_hex();
@@ -574,6 +578,57 @@ mod tests {
             created_at: 0,
             updated_at,
         }
+    }
+
+    /// A row with key `key` (64 hex of one digit) and fingerprint `fingerprint`.
+    fn row(id: i64, key: char, fingerprint: &str) -> DatasetEntry {
+        DatasetEntry::from_summary(DatasetSummary {
+            id,
+            path: format!("/data/ds{id}"),
+            name: format!("ds{id}"),
+            metadata: Metadata::default(),
+            key: Some(key.to_string().repeat(64).parse().unwrap()),
+            fingerprint: Some(fingerprint.into()),
+            file_count: 1,
+            total_bytes: 1,
+        })
+    }
+
+    #[test]
+    fn a_deposit_made_before_a_rescan_with_other_files_is_not_called_the_same_data() {
+        let target = "sandbox+http://127.0.0.1:1";
+        let mut model = Model::default();
+        // ds1 was deposited under key a…a, then rescanned with another file: key c…c, data g.
+        model.insert(row(1, 'c', "g"));
+        // ds2 holds what ds1 held then (data f) under other metadata.
+        model.insert(row(2, 'b', "f"));
+        let mut landed = job(JobState::Deposited, 1, 1000);
+        landed.key = "a".repeat(64).parse().unwrap();
+        landed.identifier = Some("sbx-000001".into());
+        model.job_changed(landed);
+        for id in [1, 2] {
+            let entry = model.row(id).unwrap();
+            assert!(
+                matches!(model.status(entry, target), DedupStatus::New { .. }),
+                "ds{id}: {:?}",
+                model.status(entry, target)
+            );
+        }
+
+        // A deposit of ds1's current key is its data's: a row with the same data says so.
+        model.insert(row(3, 'd', "g"));
+        let mut current = job(JobState::Deposited, 2, 2000);
+        current.id = 8;
+        current.key = "c".repeat(64).parse().unwrap();
+        current.identifier = Some("sbx-000002".into());
+        model.job_changed(current);
+        assert_eq!(
+            model.status(model.row(3).unwrap(), target),
+            DedupStatus::SameDataAsAnother {
+                identifier: "sbx-000002".into(),
+                url: None
+            }
+        );
     }
 
     #[test]
