@@ -101,6 +101,68 @@ fn deposit_ends_deposited_with_the_identifier_and_again_shows_already_deposited_
 }
 
 #[test]
+fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_and_deposits_as_a_new_record()
+ {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    w.drop_paths(&[&folder]);
+    w.wait("hashing", |app| {
+        app.model.rows().iter().any(|r| r.key.is_some())
+    });
+    let id = w.row_id("soil-cores");
+    w.harness.get_by_label("Deposit").click();
+    w.wait("Deposited", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    let Some(DedupStatus::Deposited { identifier, .. }) = w.status("soil-cores") else {
+        unreachable!()
+    };
+
+    // A corrected title makes another key: the row says which record it is a new version of.
+    w.harness.state_mut().select(Some(id));
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Title").focus();
+    w.harness.get_by_label("Title").type_text(", corrected");
+    w.harness.step();
+    w.harness.get_by_label("Save metadata").click();
+    w.wait("the new version", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::NewVersion { .. }))
+    });
+    assert_eq!(
+        w.status("soil-cores"),
+        Some(DedupStatus::NewVersion {
+            identifier: identifier.clone(),
+            url: w.app().model.rows()[0]
+                .jobs
+                .values()
+                .next()
+                .and_then(|j| j.url.clone()),
+        })
+    );
+    assert!(
+        w.harness
+            .query_all_by_label_contains(&format!("New version · was {identifier}"))
+            .next()
+            .is_some(),
+        "the badge names the earlier record"
+    );
+
+    // Depositing it is a deliberate new record, never a replay of the old one.
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the new version deposited", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    let Some(DedupStatus::Deposited {
+        identifier: new, ..
+    }) = w.status("soil-cores")
+    else {
+        unreachable!()
+    };
+    assert_ne!(new, identifier, "a second record for the second version");
+}
+
+#[test]
 fn a_copy_of_a_deposited_folder_shows_already_deposited_with_its_identifier_before_any_deposit() {
     let mut w = Window::open(FaultConfig::default());
     let original = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");

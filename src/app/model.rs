@@ -82,6 +82,15 @@ impl DatasetEntry {
         self.jobs.get(target).filter(|j| j.key == key)
     }
 
+    /// The latest job for `target` when it landed under an earlier key than the current one
+    /// (the folder was rescanned with other files, or its metadata edited, since).
+    pub fn earlier_version_deposited(&self, target: &str) -> Option<&JobRow> {
+        let key = self.key?;
+        self.jobs
+            .get(target)
+            .filter(|j| j.key != key && j.state.is_landed() && j.identifier.is_some())
+    }
+
     /// Every job of this row that a person could retry (failed, any target).
     pub fn failed_jobs(&self) -> impl Iterator<Item = &JobRow> {
         self.jobs
@@ -245,6 +254,17 @@ impl Model {
                     url: r.url.clone(),
                 };
             }
+        }
+        if let Some(earlier) = entry.earlier_version_deposited(target) {
+            return DedupStatus::NewVersion {
+                identifier: earlier.identifier.clone().unwrap_or_default(),
+                url: earlier.url.clone(),
+            };
+        }
+        if let (Some(fp), Some(key)) = (&entry.fingerprint, entry.key)
+            && let Some(known) = self.same_data.get(fp)
+        {
+            let key = key.to_hex();
             let mut same = known.iter().filter(|r| r.key != key);
             let first = same
                 .clone()
@@ -595,7 +615,7 @@ mod tests {
     }
 
     #[test]
-    fn a_deposit_made_before_a_rescan_with_other_files_is_not_called_the_same_data() {
+    fn a_deposit_made_before_a_rescan_with_other_files_makes_a_new_version_not_the_same_data() {
         let target = "sandbox+http://127.0.0.1:1";
         let mut model = Model::default();
         // ds1 was deposited under key a…a, then rescanned with another file: key c…c, data g.
@@ -606,14 +626,27 @@ mod tests {
         landed.key = "a".repeat(64).parse().unwrap();
         landed.identifier = Some("sbx-000001".into());
         model.job_changed(landed);
-        for id in [1, 2] {
-            let entry = model.row(id).unwrap();
-            assert!(
-                matches!(model.status(entry, target), DedupStatus::New { .. }),
-                "ds{id}: {:?}",
-                model.status(entry, target)
-            );
-        }
+        // ds1 is a new version of what it deposited; ds2's data is not ds1's new data.
+        assert_eq!(
+            model.status(model.row(1).unwrap(), target),
+            DedupStatus::NewVersion {
+                identifier: "sbx-000001".into(),
+                url: None
+            }
+        );
+        assert!(
+            matches!(
+                model.status(model.row(2).unwrap(), target),
+                DedupStatus::New { .. }
+            ),
+            "{:?}",
+            model.status(model.row(2).unwrap(), target)
+        );
+        // On another target ds1 was never deposited.
+        assert!(matches!(
+            model.status(model.row(1).unwrap(), "sandbox+http://127.0.0.1:2"),
+            DedupStatus::New { .. }
+        ));
 
         // A deposit of ds1's current key is its data's: a row with the same data says so.
         model.insert(row(3, 'd', "g"));

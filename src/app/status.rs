@@ -1,8 +1,9 @@
 //! The dedup status of one dataset for one target: what the table's badge says.
 //!
-//! Computed from the dataset's current key, its latest job for the target (only when that job
-//! is for the current key: a re-keyed dataset is new again), transient hashing and upload
-//! progress, and the recorded results that share its data fingerprint.
+//! Computed from the dataset's current key, its latest job for the target (when that job is
+//! for the current key; a landed job under an earlier key makes the dataset a new version),
+//! transient hashing and upload progress, and the recorded results that share its data
+//! fingerprint.
 
 use crate::store::{JobRow, JobState};
 
@@ -30,6 +31,13 @@ pub enum DedupStatus {
         identifier: String,
         url: Option<String>,
     },
+    /// Deposited to this target under an earlier key, before its files or metadata changed;
+    /// this version is not deposited here yet.
+    NewVersion {
+        /// The earlier version's record.
+        identifier: String,
+        url: Option<String>,
+    },
     /// Not deposited under this key, but the same data was deposited with other metadata.
     SameDataAsAnother {
         identifier: String,
@@ -53,6 +61,7 @@ pub enum StatusKind {
     WaitingToRetry,
     Deposited,
     AlreadyDeposited,
+    NewVersion,
     SameDataAsAnother,
     ChangedSinceScan,
     Failed,
@@ -60,7 +69,7 @@ pub enum StatusKind {
 }
 
 impl StatusKind {
-    pub const ALL: [StatusKind; 11] = [
+    pub const ALL: [StatusKind; 12] = [
         StatusKind::New,
         StatusKind::Hashing,
         StatusKind::Queued,
@@ -68,6 +77,7 @@ impl StatusKind {
         StatusKind::WaitingToRetry,
         StatusKind::Deposited,
         StatusKind::AlreadyDeposited,
+        StatusKind::NewVersion,
         StatusKind::SameDataAsAnother,
         StatusKind::ChangedSinceScan,
         StatusKind::Failed,
@@ -84,6 +94,7 @@ impl StatusKind {
             StatusKind::WaitingToRetry => "Waiting to retry",
             StatusKind::Deposited => "Deposited",
             StatusKind::AlreadyDeposited => "Already deposited",
+            StatusKind::NewVersion => "New version",
             StatusKind::SameDataAsAnother => "Same data as another record",
             StatusKind::ChangedSinceScan => "Changed since scan",
             StatusKind::Failed => "Failed",
@@ -105,6 +116,7 @@ impl DedupStatus {
             DedupStatus::WaitingToRetry { .. } => StatusKind::WaitingToRetry,
             DedupStatus::Deposited { .. } => StatusKind::Deposited,
             DedupStatus::AlreadyDeposited { .. } => StatusKind::AlreadyDeposited,
+            DedupStatus::NewVersion { .. } => StatusKind::NewVersion,
             DedupStatus::SameDataAsAnother { .. } => StatusKind::SameDataAsAnother,
             DedupStatus::ChangedSinceScan { .. } => StatusKind::ChangedSinceScan,
             DedupStatus::Failed { .. } => StatusKind::Failed,
@@ -117,6 +129,7 @@ impl DedupStatus {
         match self {
             DedupStatus::Deposited { url, .. }
             | DedupStatus::AlreadyDeposited { url, .. }
+            | DedupStatus::NewVersion { url, .. }
             | DedupStatus::SameDataAsAnother { url, .. } => url.as_deref(),
             _ => None,
         }

@@ -15,6 +15,7 @@ pub fn style(kind: StatusKind) -> (&'static str, Color32) {
         StatusKind::WaitingToRetry => ("⟳", Color32::from_rgb(0xd0, 0x8a, 0x10)),
         StatusKind::Deposited => ("✔", Color32::from_rgb(0x2e, 0x9e, 0x4f)),
         StatusKind::AlreadyDeposited => ("♻", Color32::from_rgb(0x2a, 0x9d, 0x8f)),
+        StatusKind::NewVersion => ("✚", Color32::from_rgb(0x3d, 0x8f, 0x9e)),
         StatusKind::SameDataAsAnother => ("🔗", Color32::from_rgb(0xb5, 0x6b, 0xb5)),
         StatusKind::ChangedSinceScan => ("✏", Color32::from_rgb(0xc9, 0x6a, 0x1b)),
         StatusKind::Failed => ("✖", Color32::from_rgb(0xd6, 0x3c, 0x3c)),
@@ -39,6 +40,7 @@ pub fn text(status: &DedupStatus, now_ms: i64) -> String {
         DedupStatus::Deposited { identifier, .. }
         | DedupStatus::AlreadyDeposited { identifier, .. }
         | DedupStatus::SameDataAsAnother { identifier, .. } => Some(identifier.clone()),
+        DedupStatus::NewVersion { identifier, .. } => Some(format!("was {identifier}")),
         _ => None,
     };
     match detail {
@@ -69,6 +71,9 @@ pub fn hover(status: &DedupStatus) -> String {
         DedupStatus::Deposited { identifier, .. } => format!("Deposited as {identifier}."),
         DedupStatus::AlreadyDeposited { identifier, .. } => format!(
             "Already deposited as {identifier}: replayed from the store, or the server said the record exists. Nothing was duplicated."
+        ),
+        DedupStatus::NewVersion { identifier, .. } => format!(
+            "Deposited to this target as {identifier} before its files or metadata changed. This version is not deposited here yet: Deposit creates a new record."
         ),
         DedupStatus::SameDataAsAnother { identifier, .. } => format!(
             "The same files were deposited with other metadata as {identifier}. Depositing now would create a second record."

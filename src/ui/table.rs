@@ -316,7 +316,9 @@ fn actions(
                 });
             }
         }
-        DedupStatus::New { .. } | DedupStatus::SameDataAsAnother { .. } => {
+        DedupStatus::New { .. }
+        | DedupStatus::NewVersion { .. }
+        | DedupStatus::SameDataAsAnother { .. } => {
             let ready = entry.problems.is_empty() && entry.key.is_some();
             let deposit = ui
                 .add_enabled(ready, egui::Button::new("Deposit").small())
