@@ -233,6 +233,41 @@ fn a_database_given_without_a_command_opens_the_window_not_the_help() {
     assert!(!lab.path("lodge.db").exists(), "nothing was created");
 }
 
+#[cfg(unix)]
+#[test]
+fn add_lists_what_the_scan_left_out_and_why() {
+    let lab = Lab::new();
+    let folder = lab.folder(
+        "field-notes",
+        &[
+            ("data.csv", b"a,b\n1,2\n"),
+            (".lodgeignore", b"*.tmp\n"),
+            ("draft.tmp", b"scratch"),
+            (".DS_Store", b"finder"),
+        ],
+    );
+    std::os::unix::fs::symlink(folder.join("data.csv"), folder.join("latest.csv")).unwrap();
+    let out = lodge(&lab.path("lodge.db"))
+        .arg("add")
+        .arg(&folder)
+        .args(["--title", "Notes", "--creator", "Curie, Marie"])
+        .args(["--publisher", "Lab", "--year", "2026"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "1 file,",
+            "skipped .lodgeignore (Lodge's ignore file, not part of the data)",
+            "skipped draft.tmp (matched by .lodgeignore)",
+            "skipped .DS_Store (a system file)",
+            "skipped latest.csv (a symbolic link: listed, never followed)",
+        ],
+    );
+}
+
 #[test]
 fn adding_a_folder_again_with_new_metadata_says_the_files_are_the_same() {
     let lab = Lab::new();

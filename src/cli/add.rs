@@ -10,7 +10,8 @@ use super::Database;
 use super::output::hash_progress_bar;
 use crate::catalog::record_folder;
 use crate::content::{
-    Creator, DocumentChanges, Metadata, PreparedDataset, SkipReason, metadata_from_folder,
+    Creator, DocumentChanges, IGNORE_FILE_NAME, Metadata, PreparedDataset, SkipReason,
+    metadata_from_folder,
 };
 use crate::store::{DatasetRow, Store};
 use crate::wording::{count_of, human_bytes};
@@ -182,9 +183,11 @@ fn describe(store: &Store, id: i64, prepared: &PreparedDataset, before: Option<&
         }
     }
     for skipped in &prepared.report.skipped {
+        let is_ignore_file = skipped.rel_path.rsplit('/').next() == Some(IGNORE_FILE_NAME);
         let why = match skipped.reason {
             SkipReason::Symlink => "a symbolic link: listed, never followed",
             SkipReason::SystemFile => "a system file",
+            SkipReason::Ignored if is_ignore_file => "Lodge's ignore file, not part of the data",
             SkipReason::Ignored => "matched by .lodgeignore",
             SkipReason::NotARegularFile => "not a regular file (a pipe, socket or device)",
         };
