@@ -297,6 +297,37 @@ fn invalid_metadata_blocks_deposit_and_shows_the_message_next_to_the_field() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn a_dropped_folder_with_a_link_to_data_elsewhere_says_the_link_is_not_deposited() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let elsewhere = w.lab.folder("big-disk", &[("raw.bin", b"raw data")]);
+    std::os::unix::fs::symlink(elsewhere.join("raw.bin"), folder.join("raw.bin")).unwrap();
+    std::fs::write(folder.join(".DS_Store"), b"finder").unwrap();
+    w.drop_paths(&[&folder]);
+    w.wait("the left-out notice", |app| {
+        app.notices.current().any(|n| n.text.contains("left out"))
+    });
+    let notice = w
+        .app()
+        .notices
+        .current()
+        .find(|n| n.text.contains("left out"))
+        .map(|n| n.text.clone())
+        .unwrap();
+    assert!(
+        notice.contains(
+            "soil-cores: left out of the dataset, so not deposited: raw.bin (a symbolic link"
+        ),
+        "{notice}"
+    );
+    assert!(
+        !notice.contains(".DS_Store"),
+        "system files are not news: {notice}"
+    );
+}
+
 #[test]
 fn dropping_a_plain_file_says_not_a_folder_and_the_same_folder_twice_is_added_once() {
     let mut w = Window::open(FaultConfig::default());

@@ -16,7 +16,7 @@ use super::service::{Command, Repaint, ServiceConfig};
 use super::settings::Settings;
 use super::update::{Details, Update};
 use crate::catalog::{RecordedDataset, record_folder};
-use crate::content::{Metadata, metadata_from_folder};
+use crate::content::{Metadata, SkippedEntry, metadata_from_folder};
 use crate::engine::Engine;
 use crate::sandbox::RunningSandbox;
 use crate::store::{DatasetSummary, Store, StoreError};
@@ -351,6 +351,9 @@ impl Core {
         match outcome {
             Ok((notes, Ok((recorded, metadata)))) => {
                 notes.into_iter().for_each(|n| self.out.notice(n));
+                if let Some(left_out) = left_out_notice(&name, &recorded.prepared.report.skipped) {
+                    self.out.notice(left_out);
+                }
                 self.out.send(Update::DatasetSaved {
                     placeholder: Some(row),
                     summary: summary(&text, &name, &metadata, &recorded),
@@ -612,6 +615,28 @@ impl Core {
     }
 }
 
+/// What the scan of folder `name` left out that a person would want to know of (a link to
+/// data elsewhere is not deposited): up to three entries by name, then how many more.
+fn left_out_notice(name: &str, skipped: &[SkippedEntry]) -> Option<Notice> {
+    const NAMED: usize = 3;
+    let notable: Vec<&SkippedEntry> = skipped.iter().filter(|s| s.is_notable()).collect();
+    if notable.is_empty() {
+        return None;
+    }
+    let mut named: Vec<String> = notable
+        .iter()
+        .take(NAMED)
+        .map(|s| format!("{} ({})", s.rel_path, s.why()))
+        .collect();
+    if notable.len() > NAMED {
+        named.push(format!("and {} more", notable.len() - NAMED));
+    }
+    Some(Notice::warning(format!(
+        "{name}: left out of the dataset, so not deposited: {}.",
+        named.join("; ")
+    )))
+}
+
 /// The row of a freshly recorded folder.
 fn summary(
     path: &str,
@@ -628,5 +653,41 @@ fn summary(
         fingerprint: Some(recorded.prepared.fingerprint().to_hex()),
         file_count: recorded.prepared.files.len() as u64,
         total_bytes: recorded.prepared.report.total_bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::SkipReason;
+
+    fn skipped(rel_path: &str, reason: SkipReason) -> SkippedEntry {
+        SkippedEntry {
+            rel_path: rel_path.into(),
+            reason,
+        }
+    }
+
+    #[test]
+    fn only_data_left_out_is_news_and_a_long_list_is_cut_to_three_names() {
+        let quiet = [
+            skipped(".DS_Store", SkipReason::SystemFile),
+            skipped(".lodgeignore", SkipReason::Ignored),
+            skipped("sub/.lodgeignore", SkipReason::Ignored),
+        ];
+        assert_eq!(left_out_notice("ds", &quiet), None);
+        let links: Vec<SkippedEntry> = (1..=5)
+            .map(|i| skipped(&format!("link{i}"), SkipReason::Symlink))
+            .chain([skipped("x.tmp", SkipReason::Ignored)])
+            .collect();
+        let notice = left_out_notice("ds", &links).expect("a notice");
+        assert_eq!(notice.level, crate::app::NoticeLevel::Warning);
+        assert_eq!(
+            notice.text,
+            "ds: left out of the dataset, so not deposited: \
+             link1 (a symbolic link: listed, never followed); \
+             link2 (a symbolic link: listed, never followed); \
+             link3 (a symbolic link: listed, never followed); and 3 more."
+        );
     }
 }

@@ -9,10 +9,7 @@ use clap::Args;
 use super::Database;
 use super::output::hash_progress_bar;
 use crate::catalog::record_folder;
-use crate::content::{
-    Creator, DocumentChanges, IGNORE_FILE_NAME, Metadata, PreparedDataset, SkipReason,
-    metadata_from_folder,
-};
+use crate::content::{Creator, DocumentChanges, Metadata, PreparedDataset, metadata_from_folder};
 use crate::store::{DatasetRow, Store};
 use crate::wording::{count_of, human_bytes};
 
@@ -183,15 +180,7 @@ fn describe(store: &Store, id: i64, prepared: &PreparedDataset, before: Option<&
         }
     }
     for skipped in &prepared.report.skipped {
-        let is_ignore_file = skipped.rel_path.rsplit('/').next() == Some(IGNORE_FILE_NAME);
-        let why = match skipped.reason {
-            SkipReason::Symlink => "a symbolic link: listed, never followed",
-            SkipReason::SystemFile => "a system file",
-            SkipReason::Ignored if is_ignore_file => "Lodge's ignore file, not part of the data",
-            SkipReason::Ignored => "matched by .lodgeignore",
-            SkipReason::NotARegularFile => "not a regular file (a pipe, socket or device)",
-        };
-        println!("  skipped {} ({why})", skipped.rel_path);
+        println!("  skipped {} ({})", skipped.rel_path, skipped.why());
     }
     if let Ok(same) = store.results_with_fingerprint(&prepared.fingerprint().to_hex()) {
         for r in same.iter().filter(|r| r.key != key.to_hex()) {

@@ -56,6 +56,36 @@ pub struct SkippedEntry {
     pub reason: SkipReason,
 }
 
+impl SkippedEntry {
+    /// Why it was left out, in words ("a symbolic link: listed, never followed").
+    pub fn why(&self) -> &'static str {
+        match self.reason {
+            SkipReason::Symlink => "a symbolic link: listed, never followed",
+            SkipReason::SystemFile => "a system file",
+            SkipReason::Ignored if self.is_ignore_file() => {
+                "Lodge's ignore file, not part of the data"
+            }
+            SkipReason::Ignored => "matched by .lodgeignore",
+            SkipReason::NotARegularFile => "not a regular file (a pipe, socket or device)",
+        }
+    }
+
+    /// Whether this is a `.lodgeignore` file itself.
+    pub fn is_ignore_file(&self) -> bool {
+        self.rel_path.rsplit('/').next() == Some(IGNORE_FILE_NAME)
+    }
+
+    /// Whether a person would want to hear of it: data that is not deposited (a link, a
+    /// file a pattern matched, a pipe), not the system files and ignore files that never are.
+    pub fn is_notable(&self) -> bool {
+        match self.reason {
+            SkipReason::SystemFile => false,
+            SkipReason::Ignored => !self.is_ignore_file(),
+            SkipReason::Symlink | SkipReason::NotARegularFile => true,
+        }
+    }
+}
+
 /// The result of scanning a folder.
 #[derive(Clone, Debug)]
 pub struct ScanReport {
