@@ -44,6 +44,13 @@ pub enum Command {
     Add(add::AddArgs),
     /// Rescan datasets (unchanged files cost one stat each) and update their keys.
     Scan(add::ScanArgs),
+    /// Remove datasets from the list. What they deposited stays: the records, `lodge
+    /// history` and the log. The folders are not touched.
+    Remove {
+        /// Datasets by number, folder, name or key prefix.
+        #[arg(required = true, value_name = "DATASET")]
+        datasets: Vec<String>,
+    },
     /// Deposit datasets into a target; returns when every item has landed, failed or was
     /// rejected. Exit status 0 only if all landed.
     Deposit(deposit::DepositArgs),
@@ -324,6 +331,7 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Add(args) => add::add(db, args).await,
         Command::Scan(args) => add::scan(db, args).await,
+        Command::Remove { datasets } => add::remove(db, &datasets),
         Command::Deposit(args) => deposit::deposit(db, args).await,
         Command::Retry(args) => deposit::retry(db, args).await,
         Command::Status { json } => report::status(db, json),

@@ -268,6 +268,90 @@ fn add_lists_what_the_scan_left_out_and_why() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let folder_one = lab.numbered_folder(1);
+    let (one, _) = add(&store, &folder_one, &metadata("One"));
+    let (two, _) = add(&store, &lab.numbered_folder(2), &metadata("Two"));
+    let out = run({
+        let mut c = lodge(&db);
+        c.args([
+            "deposit",
+            "--target",
+            &sandbox.target_url(),
+            &one.to_string(),
+        ]);
+        c
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    // A typo among the names removes nothing.
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["remove", &one.to_string(), "no-such-dataset"]);
+        c
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no dataset matches 'no-such-dataset'"));
+    assert_eq!(store.datasets().unwrap().len(), 2, "nothing was removed");
+
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["remove", &one.to_string()]);
+        c
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("removed dataset {one} ds001")),
+        "{}",
+        text(&out)
+    );
+    let left: Vec<i64> = store.datasets().unwrap().iter().map(|d| d.id).collect();
+    assert_eq!(left, vec![two]);
+    assert!(
+        folder_one.join("data.csv").exists(),
+        "the folder is not touched"
+    );
+    let history = store.history().unwrap();
+    assert_eq!(history.len(), 1, "the deposit stays in the history");
+    assert_eq!(history[0].identifier.as_deref(), Some("sbx-000001"));
+    assert_eq!(sandbox.stats().records, 1);
+
+    // A dataset with a job on the queue (a deposit stopped part-way): removed, with a note.
+    let two_key = store.dataset(two).unwrap().unwrap().key.unwrap();
+    let (queued, _) = store
+        .enqueue_deposit(
+            two,
+            &sandbox.target_url(),
+            &two_key,
+            Duration::from_secs(3600),
+        )
+        .unwrap();
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["remove", "ds002"]);
+        c
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!(
+            "note: job {} is still on the queue and will end rejected",
+            queued.job_id()
+        )),
+        "{}",
+        text(&out)
+    );
+    assert!(store.datasets().unwrap().is_empty());
+}
+
 #[test]
 fn adding_a_folder_again_with_new_metadata_says_the_files_are_the_same() {
     let lab = Lab::new();

@@ -279,6 +279,43 @@ pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
+/// Remove the datasets `selectors` name from the list, all or none: every name is looked up
+/// before anything is removed, so a typo removes nothing. A job still on the queue for one
+/// of them ends rejected when a worker reaches it (its folder is no longer listed).
+pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
+    let store = db.open_existing()?;
+    let datasets = select_datasets(&store, selectors, false)?;
+    for d in datasets {
+        let active: Vec<i64> = store
+            .jobs_of_dataset(d.id)?
+            .into_iter()
+            .filter(|j| !j.state.is_terminal())
+            .map(|j| j.id)
+            .collect();
+        // Named twice (by number and by folder, say): removed once.
+        if !store.remove_dataset(d.id)? {
+            continue;
+        }
+        println!(
+            "removed dataset {} {} ({}); what it deposited stays in `lodge history`",
+            d.id, d.name, d.path
+        );
+        if !active.is_empty() {
+            let ids: Vec<String> = active.iter().map(i64::to_string).collect();
+            let (jobs, are) = match active.len() {
+                1 => ("job", "is"),
+                _ => ("jobs", "are"),
+            };
+            println!(
+                "  note: {jobs} {} {are} still on the queue and will end rejected \
+                 (add the folder again to deposit it)",
+                ids.join(", ")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 /// The datasets a command names, or all of them.
 pub(super) fn select_datasets(
     store: &Store,
