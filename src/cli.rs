@@ -77,6 +77,12 @@ pub enum Command {
         /// Start with the last N events.
         #[arg(long, default_value_t = 200)]
         tail: usize,
+        /// Only this dataset's events (its number, folder, name or key prefix).
+        #[arg(long, value_name = "DATASET", conflicts_with = "job")]
+        dataset: Option<String>,
+        /// Only this job's events (numbers from `lodge status` or `lodge history`).
+        #[arg(long, value_name = "JOB")]
+        job: Option<i64>,
     },
     /// Forget recorded deposit results (they are kept forever by default). The next deposit
     /// of a forgotten key asks the server again, which still arbitrates.
@@ -336,7 +342,12 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
         Command::Retry(args) => deposit::retry(db, args).await,
         Command::Status { json } => report::status(db, json),
         Command::History { json, csv } => report::history(db, json, csv),
-        Command::Log { follow, tail } => report::log(db, follow, tail).await,
+        Command::Log {
+            follow,
+            tail,
+            dataset,
+            job,
+        } => report::log(db, follow, tail, dataset.as_deref(), job).await,
         Command::Forget { older_than, target } => report::forget(db, older_than, target),
         Command::Target(command) => target::run(command).await,
         Command::Bench(args) => bench::bench(args).await,

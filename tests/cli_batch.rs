@@ -352,6 +352,48 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
     assert!(store.datasets().unwrap().is_empty());
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn log_of_one_dataset_or_one_job_shows_only_its_events() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (one, _) = add(&store, &lab.numbered_folder(1), &metadata("One"));
+    let (two, _) = add(&store, &lab.numbered_folder(2), &metadata("Two"));
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["deposit", "--all", "--target", &sandbox.target_url()]);
+        c
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    let job_of = |dataset| store.jobs_of_dataset(dataset).unwrap()[0].id;
+    let (job_one, job_two) = (job_of(one), job_of(two));
+    let log = |args: &[&str]| {
+        let out = lodge(&db).arg("log").args(args).output().unwrap();
+        (out.status.code(), text(&out))
+    };
+
+    let (code, t) = log(&["--dataset", "ds002"]);
+    assert_eq!(code, Some(0), "{t}");
+    assert!(t.contains(&format!("job {job_two} created sbx-")), "{t}");
+    assert!(
+        !t.contains(&format!("job {job_one} ")),
+        "only ds002's events: {t}"
+    );
+    let (code, t) = log(&["--job", &job_one.to_string(), "--tail", "1"]);
+    assert_eq!(code, Some(0), "{t}");
+    assert_eq!(t.lines().count(), 1, "the last event only: {t}");
+    assert!(t.contains(&format!("job {job_one} created sbx-")), "{t}");
+
+    let (code, t) = log(&["--job", "99"]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(t.contains("no job 99"), "{t}");
+    let (code, t) = log(&["--dataset", "no-such"]);
+    assert_eq!(code, Some(2), "{t}");
+    assert!(t.contains("no dataset matches 'no-such'"), "{t}");
+}
+
 #[test]
 fn adding_a_folder_again_with_new_metadata_says_the_files_are_the_same() {
     let lab = Lab::new();

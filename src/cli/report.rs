@@ -171,14 +171,64 @@ fn print_event(e: &EventRow) {
     );
 }
 
-pub async fn log(db: &Database, follow: bool, tail: usize) -> anyhow::Result<ExitCode> {
+/// Which events `lodge log` prints.
+enum LogFilter {
+    All,
+    Dataset(i64),
+    Job(i64),
+}
+
+impl LogFilter {
+    fn wants(&self, e: &EventRow) -> bool {
+        match self {
+            LogFilter::All => true,
+            LogFilter::Dataset(id) => e.dataset_id == Some(*id),
+            LogFilter::Job(id) => e.job_id == Some(*id),
+        }
+    }
+}
+
+pub async fn log(
+    db: &Database,
+    follow: bool,
+    tail: usize,
+    dataset: Option<&str>,
+    job: Option<i64>,
+) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
+    let filter = match (dataset, job) {
+        (Some(selector), _) => {
+            let named = super::add::select_datasets(&store, &[selector.to_string()], false)?;
+            LogFilter::Dataset(named.first().map_or(0, |d| d.id))
+        }
+        // Named the way `lodge retry` names a job that does not exist.
+        (None, Some(id)) => LogFilter::Job(store.job(id)?.id),
+        (None, None) => LogFilter::All,
+    };
     let last = last_event_id(&store)?;
-    let mut after = (last - tail as i64).max(0);
+    let mut after = match filter {
+        LogFilter::All => (last - tail as i64).max(0),
+        // One job's or dataset's events: the last `tail` of them, read through the jobs.
+        LogFilter::Job(id) => {
+            print_last(&store.events_for_job(id)?, tail);
+            last
+        }
+        LogFilter::Dataset(id) => {
+            let mut events = Vec::new();
+            for job in store.jobs_of_dataset(id)? {
+                events.extend(store.events_for_job(job.id)?);
+            }
+            events.sort_by_key(|e| e.id);
+            print_last(&events, tail);
+            last
+        }
+    };
     loop {
         let events = store.events_after(after, 1000)?;
         for e in &events {
-            print_event(e);
+            if filter.wants(e) {
+                print_event(e);
+            }
             after = e.id;
         }
         if !follow {
@@ -192,6 +242,14 @@ pub async fn log(db: &Database, follow: bool, tail: usize) -> anyhow::Result<Exi
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The last `tail` of `events` (oldest first).
+fn print_last(events: &[EventRow], tail: usize) {
+    events
+        .iter()
+        .skip(events.len().saturating_sub(tail))
+        .for_each(print_event);
 }
 
 fn last_event_id(store: &Store) -> anyhow::Result<i64> {
