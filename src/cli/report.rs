@@ -198,8 +198,9 @@ pub async fn log(
     let store = db.open_existing()?;
     let filter = match (dataset, job) {
         (Some(selector), _) => {
+            // One name, one dataset (or the error naming it).
             let named = super::add::select_datasets(&store, &[selector.to_string()], false)?;
-            LogFilter::Dataset(named.first().map_or(0, |d| d.id))
+            LogFilter::Dataset(named[0].id)
         }
         // Named the way `lodge retry` names a job that does not exist.
         (None, Some(id)) => LogFilter::Job(store.job(id)?.id),
