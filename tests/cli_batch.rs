@@ -350,6 +350,23 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
         text(&out)
     );
     assert!(store.datasets().unwrap().is_empty());
+
+    // A folder moved away: its rescan fails and names the way to take it off the list.
+    let moved = lab.numbered_folder(3);
+    let (three, _) = add(&store, &moved, &metadata("Three"));
+    fs::rename(&moved, lab.path("moved-elsewhere")).unwrap();
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["scan", &three.to_string()]);
+        c
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains(&format!("`lodge remove {three}`")),
+        "{}",
+        text(&out)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

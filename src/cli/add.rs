@@ -272,6 +272,12 @@ pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
             Err(e) => {
                 let why = db.trouble(&e).unwrap_or_else(|| format!("{e:#}"));
                 eprintln!("error: dataset {} ({}): {why}", d.id, d.path);
+                if !Path::new(&d.path).exists() {
+                    eprintln!(
+                        "       to take it off the list (what it deposited stays): `lodge remove {}`",
+                        d.id
+                    );
+                }
                 code = ExitCode::from(1);
             }
         }
