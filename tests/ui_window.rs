@@ -326,6 +326,21 @@ fn a_dropped_folder_with_a_link_to_data_elsewhere_says_the_link_is_not_deposited
         !notice.contains(".DS_Store"),
         "system files are not news: {notice}"
     );
+
+    // The notice goes; the dataset's details keep saying it.
+    let id = w.row_id("soil-cores");
+    w.harness.state_mut().select(Some(id));
+    w.harness.step();
+    w.wait("the dataset's details", |app| {
+        app.model
+            .details
+            .as_ref()
+            .is_some_and(|d| d.dataset == id && !d.left_out.is_empty())
+    });
+    w.harness.step();
+    w.harness.get_by_label("Left out (1)");
+    w.harness
+        .get_by_label("raw.bin (a symbolic link: listed, never followed)");
 }
 
 #[test]

@@ -16,7 +16,7 @@ use super::service::{Command, Repaint, ServiceConfig};
 use super::settings::Settings;
 use super::update::{Details, Update};
 use crate::catalog::{RecordedDataset, record_folder};
-use crate::content::{Metadata, SkippedEntry, metadata_from_folder};
+use crate::content::{Metadata, SkippedEntry, metadata_from_folder, scan_folder};
 use crate::engine::Engine;
 use crate::sandbox::RunningSandbox;
 use crate::store::{DatasetSummary, Store, StoreError};
@@ -542,6 +542,18 @@ impl Core {
         let result = self
             .db(move |s| {
                 let files = s.dataset_files(id)?;
+                // A walk of the folder, without hashing: what it leaves out is not stored.
+                let left_out = s
+                    .dataset(id)?
+                    .and_then(|d| scan_folder(std::path::Path::new(&d.path)).ok())
+                    .map(|report| {
+                        report
+                            .skipped
+                            .into_iter()
+                            .filter(SkippedEntry::is_notable)
+                            .collect()
+                    })
+                    .unwrap_or_default();
                 let jobs = s
                     .jobs_of_dataset(id)?
                     .into_iter()
@@ -553,6 +565,7 @@ impl Core {
                 Ok(Details {
                     dataset: id,
                     files,
+                    left_out,
                     jobs,
                 })
             })

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use super::model::Notice;
 use super::settings::Settings;
 use super::targets::{ConfiguredTarget, TargetField};
+use crate::content::SkippedEntry;
 use crate::engine::EngineEvent;
 use crate::store::{DatasetSummary, EventRow, FileScan, HistoryRow, JobRow, ResultFingerprint};
 use crate::targets::probe::ProbeReport;
@@ -38,11 +39,16 @@ pub struct Startup {
     pub settings_problem: Option<String>,
 }
 
-/// The selected dataset in full: its files and every job with its events.
+/// The selected dataset in full: its files, what its folder leaves out, and every job with
+/// its events.
 #[derive(Clone, Debug)]
 pub struct Details {
     pub dataset: i64,
     pub files: Vec<FileScan>,
+    /// What a look at the folder now leaves out that a person would want to know of (links,
+    /// pipes, files a `.lodgeignore` matched: [`SkippedEntry::is_notable`]); empty when the
+    /// folder cannot be read.
+    pub left_out: Vec<SkippedEntry>,
     /// Newest first, each with its events (oldest first).
     pub jobs: Vec<(JobRow, Vec<EventRow>)>,
 }

@@ -92,6 +92,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     form_section(app, ui, &entry);
                     ui.separator();
                     manifest(app, ui, id);
+                    left_out(app, ui, id);
                     attempts(app, ui, id);
                 });
         });
@@ -194,6 +195,31 @@ fn manifest(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                 }
             });
     });
+}
+
+/// What the folder leaves out of the dataset (links, pipes, ignored files), when anything.
+fn left_out(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
+    let Some(d) = app.model.details.as_ref().filter(|d| d.dataset == id) else {
+        return;
+    };
+    if d.left_out.is_empty() {
+        return;
+    }
+    // Open from the start: data a person may have meant to deposit is not.
+    egui::CollapsingHeader::new(format!("Left out ({})", d.left_out.len()))
+        .id_salt("left_out")
+        .default_open(true)
+        .show(ui, |ui| {
+            ui.label("Not part of the dataset, so not deposited:");
+            egui::ScrollArea::vertical()
+                .id_salt("left_out_scroll")
+                .max_height(120.0)
+                .show_rows(ui, 18.0, d.left_out.len(), |ui, range| {
+                    for skipped in &d.left_out[range] {
+                        ui.label(format!("{} ({})", skipped.rel_path, skipped.why()));
+                    }
+                });
+        });
 }
 
 fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
