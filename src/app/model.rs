@@ -242,18 +242,21 @@ impl Model {
                 .map(|(_, sent, total)| (sent, total));
             return DedupStatus::from_job(job, upload);
         }
-        if let (Some(fp), Some(key)) = (&entry.fingerprint, entry.key)
-            && let Some(known) = self.same_data.get(fp)
-        {
-            let key = key.to_hex();
-            // Another dataset with this very key (a copy of the folder) deposited it here:
-            // a deposit of this one would be a replay.
-            if let Some(r) = known.iter().find(|r| r.key == key && r.target == target) {
-                return DedupStatus::AlreadyDeposited {
-                    identifier: r.identifier.clone(),
-                    url: r.url.clone(),
-                };
-            }
+        // The recorded results with this row's data, and its key, looked up once.
+        let (known, key) = match (&entry.fingerprint, entry.key) {
+            (Some(fp), Some(key)) => (
+                self.same_data.get(fp).map_or(&[][..], Vec::as_slice),
+                key.to_hex(),
+            ),
+            _ => (&[][..], String::new()),
+        };
+        // Another dataset with this very key (a copy of the folder) deposited it here: a
+        // deposit of this one would be a replay.
+        if let Some(r) = known.iter().find(|r| r.key == key && r.target == target) {
+            return DedupStatus::AlreadyDeposited {
+                identifier: r.identifier.clone(),
+                url: r.url.clone(),
+            };
         }
         if let Some(earlier) = entry.earlier_version_deposited(target) {
             return DedupStatus::NewVersion {
@@ -261,21 +264,16 @@ impl Model {
                 url: earlier.url.clone(),
             };
         }
-        if let (Some(fp), Some(key)) = (&entry.fingerprint, entry.key)
-            && let Some(known) = self.same_data.get(fp)
-        {
-            let key = key.to_hex();
-            let mut same = known.iter().filter(|r| r.key != key);
-            let first = same
-                .clone()
-                .find(|r| r.target == target)
-                .or_else(|| same.next());
-            if let Some(r) = first {
-                return DedupStatus::SameDataAsAnother {
-                    identifier: r.identifier.clone(),
-                    url: r.url.clone(),
-                };
-            }
+        let mut same = known.iter().filter(|r| r.key != key);
+        let first = same
+            .clone()
+            .find(|r| r.target == target)
+            .or_else(|| same.next());
+        if let Some(r) = first {
+            return DedupStatus::SameDataAsAnother {
+                identifier: r.identifier.clone(),
+                url: r.url.clone(),
+            };
         }
         DedupStatus::New {
             ready: entry.key.is_some() && entry.problems.is_empty(),
