@@ -46,10 +46,7 @@ fn deposit_ends_deposited_with_the_identifier_and_again_shows_already_deposited_
  {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    w.drop_paths(&[&folder]);
-    w.wait("hashing", |app| {
-        app.model.rows().iter().any(|r| r.key.is_some())
-    });
+    w.add_folder(&folder);
 
     w.harness.get_by_label("Deposit").click();
     w.wait("Deposited", |app| {
@@ -105,11 +102,7 @@ fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_an
  {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    w.drop_paths(&[&folder]);
-    w.wait("hashing", |app| {
-        app.model.rows().iter().any(|r| r.key.is_some())
-    });
-    let id = w.row_id("soil-cores");
+    let id = w.add_folder(&folder);
     w.harness.get_by_label("Deposit").click();
     w.wait("Deposited", |app| {
         matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
@@ -203,10 +196,7 @@ fn a_sandbox_that_always_fails_ends_failed_and_retry_after_the_faults_stop_depos
     };
     let mut w = Window::open(always_503);
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    w.drop_paths(&[&folder]);
-    w.wait("hashing", |app| {
-        app.model.rows().iter().any(|r| r.key.is_some())
-    });
+    w.add_folder(&folder);
     w.harness.get_by_label("Deposit").click();
     w.wait("Failed", |app| {
         app.table.order.len() == 1
@@ -247,11 +237,7 @@ fn a_sandbox_that_always_fails_ends_failed_and_retry_after_the_faults_stop_depos
 fn invalid_metadata_blocks_deposit_and_shows_the_message_next_to_the_field() {
     let mut w = Window::open(FaultConfig::default());
     let folder = w.lab.folder("untitled", &[("a.csv", b"x\n1\n")]);
-    w.drop_paths(&[&folder]);
-    w.wait("hashing", |app| {
-        app.model.rows().iter().any(|r| r.key.is_some())
-    });
-    let id = w.row_id("untitled");
+    let id = w.add_folder(&folder);
     w.harness.state_mut().select(Some(id));
     w.harness.step();
     w.harness.step();

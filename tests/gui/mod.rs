@@ -108,6 +108,23 @@ impl Window {
         self.harness.step();
     }
 
+    /// Drop one folder and wait until its row has a key; returns the row's dataset id.
+    pub fn add_folder(&mut self, folder: &Path) -> i64 {
+        let name = folder
+            .file_name()
+            .expect("a folder name")
+            .to_string_lossy()
+            .into_owned();
+        self.drop_paths(&[folder]);
+        self.wait(&format!("{name} hashed"), |app| {
+            app.model
+                .rows()
+                .iter()
+                .any(|r| r.name == name && r.key.is_some() && r.id > 0)
+        });
+        self.row_id(&name)
+    }
+
     /// The status of the only row whose name is `name`.
     pub fn status(&self, name: &str) -> Option<DedupStatus> {
         let app = self.app();
