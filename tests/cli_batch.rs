@@ -158,7 +158,7 @@ async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_
             "data.csv",
             "This replays the deposit of the content as scanned",
             &format!("`lodge scan {first}`, then deposit again"),
-            "existing  ds001",
+            "existing  ds001 -> sbx-000001 (recorded already: no request sent)",
         ],
     );
 
@@ -901,11 +901,56 @@ async fn forgotten_results_leave_the_records_and_a_new_deposit_is_answered_exist
     assert_all(
         &text(&again),
         &[
-            &format!("existing  ds001 -> {}", identifiers[0]),
-            &format!("existing  ds002 -> {}", identifiers[1]),
+            &format!(
+                "existing  ds001 -> {} (the server already had it)",
+                identifiers[0]
+            ),
+            &format!(
+                "existing  ds002 -> {} (the server already had it)",
+                identifiers[1]
+            ),
             "2 existing",
         ],
     );
     let stats = sandbox.stats();
     assert_eq!((stats.records, stats.conflicts), (2, 2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_found_after_a_lost_answer_is_reported_as_this_runs_own_not_someone_elses() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    // Big enough that its blob is looked up with HEAD: once the first dataset has sent it,
+    // the second dataset's only PUT is its record.
+    let big = vec![7u8; 2 << 20];
+    let folder = lab.folder("big", &[("big.bin", &big)]);
+    let (first, _) = add(&store, &folder, &metadata("First title"));
+    let deposit = |dataset: i64| {
+        let mut c = lodge(&db);
+        c.args(["deposit", "--target", &sandbox.target_url()])
+            .args(FAST)
+            .arg(dataset.to_string());
+        run(c)
+    };
+    let out = deposit(first).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    // Every write now commits and then loses its answer: the record the first attempt made
+    // is found by the lookup before the second.
+    let (second, _) = add(&store, &folder, &metadata("Second title"));
+    sandbox.set_faults(FaultConfig {
+        drop_after_commit: 1.0,
+        ..FaultConfig::default()
+    });
+    let out = deposit(second).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &["existing  big -> sbx-000002 (an earlier attempt made it; its answer was lost)"],
+    );
+    assert!(!t.contains("the server already had it"), "{t}");
+    assert_eq!(sandbox.stats().records, 2, "no duplicate record");
 }

@@ -380,6 +380,23 @@ fn left_for_another_machine(store: &Store, job: &JobRow) -> Option<String> {
     .then_some(last.message)
 }
 
+/// Why a job ended `existing`, from the event that landed it: the store had the result
+/// (a replay), the server answered that the record exists, or reconciliation found the
+/// record an earlier attempt made although its answer was lost. Without the last the line
+/// would read as though someone else had deposited it before.
+fn how_it_existed(store: &Store, job: &JobRow) -> &'static str {
+    let landed_by = store
+        .events_for_job(job.id)
+        .ok()
+        .and_then(|events| events.last().map(|e| e.kind));
+    match landed_by {
+        Some(EventKind::Replay) => "recorded already: no request sent",
+        Some(EventKind::Reconciled) => "an earlier attempt made it; its answer was lost",
+        Some(EventKind::Existing) => "the server already had it",
+        _ => "already deposited",
+    }
+}
+
 /// How one item of a batch ended: the job that ran it, under the name of the dataset the
 /// item was for (another dataset's job when the two have the same key).
 struct Outcome {
@@ -419,8 +436,9 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 job.identifier.as_deref().unwrap_or("?")
             ),
             JobState::Existing => format!(
-                "existing  {name} -> {} (already deposited){shared}",
-                job.identifier.as_deref().unwrap_or("?")
+                "existing  {name} -> {} ({}){shared}",
+                job.identifier.as_deref().unwrap_or("?"),
+                how_it_existed(store, job)
             ),
             JobState::Failed => format!(
                 "failed    {name} (job {}){shared} at {}: {} — retry with `lodge retry {}`",
