@@ -296,6 +296,10 @@ async fn zenodo_and_invenio_urls_deposit_with_a_token_and_a_missing_token_names_
             "give the right token with --token (or LODGE_TOKEN), then run the command again",
         ],
     );
+    assert!(
+        t.lines().any(|l| l == "1 paused"),
+        "the totals count it as paused, not queued: {t}"
+    );
     assert_eq!(sandbox.invenio_uploads(), 0, "nothing was uploaded");
 
     let out = deposit(&invenio, Some(&token));

@@ -430,28 +430,42 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
             .as_ref()
             .map(|other| format!(" (same key as {other}: one deposit for both)"))
             .unwrap_or_default();
-        let line = match job.state {
-            JobState::Deposited => format!(
-                "deposited {name} -> {}{shared}",
-                job.identifier.as_deref().unwrap_or("?")
+        // The line, and what it counts as in the totals: a job of a paused target is still
+        // queued, but "queued" would not tell the reader that it waits on them.
+        let (line, counted_as) = match job.state {
+            JobState::Deposited => (
+                format!(
+                    "deposited {name} -> {}{shared}",
+                    job.identifier.as_deref().unwrap_or("?")
+                ),
+                job.state.as_str(),
             ),
-            JobState::Existing => format!(
-                "existing  {name} -> {} ({}){shared}",
-                job.identifier.as_deref().unwrap_or("?"),
-                how_it_existed(store, job)
+            JobState::Existing => (
+                format!(
+                    "existing  {name} -> {} ({}){shared}",
+                    job.identifier.as_deref().unwrap_or("?"),
+                    how_it_existed(store, job)
+                ),
+                job.state.as_str(),
             ),
-            JobState::Failed => format!(
-                "failed    {name} (job {}){shared} at {}: {} — retry with `lodge retry {}`",
-                job.id,
-                job.target,
-                job.last_error.as_deref().unwrap_or("unknown error"),
-                job.id
+            JobState::Failed => (
+                format!(
+                    "failed    {name} (job {}){shared} at {}: {} — retry with `lodge retry {}`",
+                    job.id,
+                    job.target,
+                    job.last_error.as_deref().unwrap_or("unknown error"),
+                    job.id
+                ),
+                job.state.as_str(),
             ),
-            JobState::Rejected => format!(
-                "rejected  {name} (job {}){shared} at {}: {}",
-                job.id,
-                job.target,
-                job.last_error.as_deref().unwrap_or("refused")
+            JobState::Rejected => (
+                format!(
+                    "rejected  {name} (job {}){shared} at {}: {}",
+                    job.id,
+                    job.target,
+                    job.last_error.as_deref().unwrap_or("refused")
+                ),
+                job.state.as_str(),
             ),
             other => {
                 let paused = store.target_paused(&job.target).ok().flatten();
@@ -464,24 +478,31 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                         } else {
                             "fix the credentials"
                         };
-                        format!(
+                        let line = format!(
                             "paused    {name} (job {}): {} is paused: {reason} — {fix}, then run the command again",
                             job.id, job.target
-                        )
+                        );
+                        (line, "paused")
                     }
                     None => match left_for_another_machine(store, job) {
-                        Some(why) => format!("left      {name} (job {}): {why}", job.id),
-                        None => format!(
-                            "{:<9} {name} (job {}): not finished; run the command again",
+                        Some(why) => (
+                            format!("left      {name} (job {}): {why}", job.id),
+                            "left for the machine that added them",
+                        ),
+                        None => (
+                            format!(
+                                "{:<9} {name} (job {}): not finished; run the command again",
+                                other.as_str(),
+                                job.id
+                            ),
                             other.as_str(),
-                            job.id
                         ),
                     },
                 }
             }
         };
         println!("{line}");
-        *counts.entry(job.state.as_str()).or_default() += 1;
+        *counts.entry(counted_as).or_default() += 1;
         all_landed &= job.state.is_landed();
     }
     let mut parts: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
