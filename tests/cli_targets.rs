@@ -302,11 +302,34 @@ async fn zenodo_and_invenio_urls_deposit_with_a_token_and_a_missing_token_names_
     );
     assert_eq!(sandbox.invenio_uploads(), 0, "nothing was uploaded");
 
+    // `status` says the item waits on the user, and what to do.
+    let status = with_token(&lab, &["status"], None);
+    assert_all(
+        &text(&status),
+        &[
+            "is paused: not authorised (HTTP 401)",
+            "give the right token with --token (or LODGE_TOKEN), then deposit it again",
+        ],
+    );
+    let status = with_token(&lab, &["status", "--json"], None);
+    let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let item = &json["items"][0];
+    assert_eq!(item["state"], "queued", "{json:#}");
+    assert!(
+        item["paused"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("not authorised (HTTP 401)")),
+        "{json:#}"
+    );
+
     let out = deposit(&invenio, Some(&token));
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert_all(&t, &["resumed", "deposited ds001 -> "]);
     let identifier = store.job(1).unwrap().identifier.expect("deposited");
+    let status = with_token(&lab, &["status", "--json"], None);
+    let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert!(json["items"][0]["paused"].is_null(), "{json:#}");
 
     // The same repository as Zenodo's URL kind is another scope: its server says the
     // record exists, and names it.

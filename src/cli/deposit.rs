@@ -380,6 +380,19 @@ fn left_for_another_machine(store: &Store, job: &JobRow) -> Option<String> {
     .then_some(last.message)
 }
 
+/// What the user does about a target paused for `reason`, before running the command
+/// again: a refused token is given again per run, saved credentials are fixed in the
+/// config; anything else is fixed where it says.
+pub(super) fn how_to_resume(reason: &str, target: &str) -> &'static str {
+    if !reason.starts_with("not authorised") {
+        "fix that"
+    } else if takes_token_per_run(target) {
+        "give the right token with --token (or LODGE_TOKEN)"
+    } else {
+        "fix the credentials"
+    }
+}
+
 /// Why a job ended `existing`, from the event that landed it: the store had the result
 /// (a replay), the server answered that the record exists, or reconciliation found the
 /// record an earlier attempt made although its answer was lost. Without the last the line
@@ -471,13 +484,7 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 let paused = store.target_paused(&job.target).ok().flatten();
                 match paused {
                     Some(reason) => {
-                        let fix = if !reason.starts_with("not authorised") {
-                            "fix that"
-                        } else if takes_token_per_run(&job.target) {
-                            "give the right token with --token (or LODGE_TOKEN)"
-                        } else {
-                            "fix the credentials"
-                        };
+                        let fix = how_to_resume(&reason, &job.target);
                         let line = format!(
                             "paused    {name} (job {}): {} is paused: {reason} — {fix}, then run the command again",
                             job.id, job.target

@@ -1,9 +1,11 @@
 //! `lodge status`, `history`, `log` and `forget`: read what the store knows.
 
+use std::collections::HashMap;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use super::Database;
+use super::deposit::how_to_resume;
 use super::output::time_text;
 use crate::store::{EventRow, Store};
 use crate::wording::count_of;
@@ -12,10 +14,27 @@ pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
     let rows = store.status_rows()?;
     let totals = store.totals()?;
+    // Why each unfinished item's target is paused, if it is: such an item stays queued
+    // until the user acts, and its state alone would not say so.
+    let mut paused_targets: HashMap<String, Option<String>> = HashMap::new();
+    let mut paused = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let reason = match &r.target {
+            Some(t) if matches!(r.state.as_str(), "queued" | "waiting" | "running") => {
+                if !paused_targets.contains_key(t) {
+                    paused_targets.insert(t.clone(), store.target_paused(t)?);
+                }
+                paused_targets[t].clone()
+            }
+            _ => None,
+        };
+        paused.push(reason);
+    }
     if json {
         let items: Vec<serde_json::Value> = rows
             .iter()
-            .map(|r| {
+            .zip(&paused)
+            .map(|(r, paused)| {
                 serde_json::json!({
                     "dataset": r.dataset,
                     "name": r.name,
@@ -29,6 +48,7 @@ pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
                     "attempts": r.attempts,
                     "last_error": r.last_error,
                     "earlier_identifier": r.earlier_identifier,
+                    "paused": paused,
                 })
             })
             .collect();
@@ -39,7 +59,7 @@ pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
     if rows.is_empty() {
         println!("no datasets yet: add one with `lodge add DIR`");
     }
-    for r in &rows {
+    for (r, paused) in rows.iter().zip(&paused) {
         let key = r
             .key
             .as_deref()
@@ -54,8 +74,15 @@ pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
         );
         if let Some(e) = &r.last_error
             && !matches!(r.state.as_str(), "deposited" | "existing")
+            && paused.as_ref() != Some(e)
         {
             println!("       last error: {e}");
+        }
+        if let Some(reason) = paused {
+            println!(
+                "       {target} is paused: {reason} — {}, then deposit it again",
+                how_to_resume(reason, target)
+            );
         }
         if r.state == "changed" {
             let before = match &r.earlier_identifier {
