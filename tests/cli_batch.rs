@@ -711,6 +711,26 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
         "{}",
         text(&out)
     );
+
+    // Named, a job that landed is left alone and the reply says what it is.
+    let identifier = job.identifier.expect("deposited");
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["retry", "1"]).args(FAST);
+        c
+    })
+    .await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!("job 1 is deposited as {identifier}: nothing to retry"),
+            "nothing to retry: only failed jobs are retried",
+        ],
+    );
+    assert!(!t.contains("re-queued"), "{t}");
+    assert_eq!(sandbox.stats().records, 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

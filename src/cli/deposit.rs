@@ -284,16 +284,16 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     let config = args.engine.config();
     let requeued = store.retry_jobs(&ids, config.retry.deadline)?;
     for id in ids.iter().filter(|id| !requeued.contains(id)) {
-        let job = store.job(*id)?;
+        println!("{}", not_retried(&store.job(*id)?));
+    }
+    if requeued.is_empty() {
+        println!("nothing to retry: only failed jobs are retried");
+    } else {
         println!(
-            "job {id} is {} (only failed jobs are retried)",
-            job.state.as_str()
+            "re-queued {} with the same key",
+            count_of(requeued.len() as u64, "job", "jobs")
         );
     }
-    println!(
-        "re-queued {} with the same key",
-        count_of(requeued.len() as u64, "job", "jobs")
-    );
     if args.queue_only || requeued.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }
@@ -368,6 +368,25 @@ async fn run_jobs(
     let _ = printer.await;
     bar.finish_and_clear();
     Ok(jobs?)
+}
+
+/// Why `lodge retry` leaves a job named to it alone, and what would move it instead.
+fn not_retried(job: &JobRow) -> String {
+    let id = job.id;
+    let state = job.state.as_str();
+    match job.state {
+        JobState::Deposited | JobState::Existing => format!(
+            "job {id} is {state} as {}: nothing to retry",
+            job.identifier.as_deref().unwrap_or("?")
+        ),
+        JobState::Rejected => format!(
+            "job {id} was rejected ({}): the server would refuse it again the same way; \
+             fix that, then deposit the dataset again",
+            job.last_error.as_deref().unwrap_or("no cause recorded")
+        ),
+        // Queued, running or waiting: not ended, so already on its way.
+        _ => format!("job {id} is {state}, still to be done: `lodge deposit` runs it"),
+    }
 }
 
 /// Why a queued job was given back to the shared queue by this machine, if it was: its
