@@ -7,6 +7,7 @@ mod bench;
 mod deposit;
 mod output;
 mod report;
+mod show;
 mod target;
 mod target_arg;
 
@@ -50,6 +51,19 @@ pub enum Command {
         /// Datasets by number, folder, name or key prefix.
         #[arg(required = true, value_name = "DATASET")]
         datasets: Vec<String>,
+    },
+    /// One dataset: its folder, key, the metadata a deposit will send (and what it lacks),
+    /// the files of its last scan, and every deposit of it.
+    Show {
+        /// The dataset: its number, folder, name or key prefix.
+        #[arg(value_name = "DATASET")]
+        dataset: String,
+        /// List every file (by default the first 20).
+        #[arg(long)]
+        files: bool,
+        /// Machine-readable output (always every file).
+        #[arg(long)]
+        json: bool,
     },
     /// Deposit datasets into a target; returns when every item has landed, failed or was
     /// rejected. Exit status 0 only if all landed.
@@ -338,6 +352,11 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
         Command::Add(args) => add::add(db, args).await,
         Command::Scan(args) => add::scan(db, args).await,
         Command::Remove { datasets } => add::remove(db, &datasets),
+        Command::Show {
+            dataset,
+            files,
+            json,
+        } => show::show(db, &dataset, files, json),
         Command::Deposit(args) => deposit::deposit(db, args).await,
         Command::Retry(args) => deposit::retry(db, args).await,
         Command::Status { json } => report::status(db, json),

@@ -974,3 +974,92 @@ async fn a_record_found_after_a_lost_answer_is_reported_as_this_runs_own_not_som
     assert!(!t.contains("the server already had it"), "{t}");
     assert_eq!(sandbox.stats().records, 2, "no duplicate record");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    // 22 files: more than `show` lists unless asked.
+    let files: Vec<(String, Vec<u8>)> = (0..22)
+        .map(|i| (format!("part-{i:02}.csv"), format!("{i}\n").into_bytes()))
+        .collect();
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    let folder = lab.folder("survey", &files);
+    let (id, key) = add(&store, &folder, &metadata("Survey 2026"));
+    let show = |args: &[&str]| {
+        let mut c = lodge(&db);
+        c.arg("show").args(args);
+        run(c)
+    };
+
+    let out = show(&["survey"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!("dataset {id} survey"),
+            &format!("key          {}", key.to_hex()),
+            "title        Survey 2026",
+            "creators     Curie, Marie",
+            "year         2026",
+            "publisher    Lodge test lab",
+            "type         Dataset",
+            "files (22):",
+            "part-00.csv",
+            "part-19.csv",
+            &format!("… and 2 more (`lodge show {id} --files` lists every one)"),
+            "deposits: none yet",
+        ],
+    );
+    assert!(!t.contains("part-20.csv"), "{t}");
+    assert!(!t.contains("metadata incomplete"), "{t}");
+    let every = show(&["survey", "--files"]).await;
+    assert_all(&text(&every), &["part-20.csv", "part-21.csv"]);
+
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["deposit", "--target", &sandbox.target_url(), "survey"]);
+        c
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    // New metadata: a new key; the deposit made under the old one is listed as such.
+    let mut untitled = metadata("");
+    untitled.publisher.clear();
+    let (_, new_key) = add(&store, &folder, &untitled);
+    let out = show(&[&id.to_string()]).await;
+    let t = text(&out);
+    assert_all(
+        &t,
+        &[
+            "title        —",
+            "metadata incomplete; deposit will refuse it until these are fixed",
+            "title: is required",
+            "publisher: is required",
+            &format!("job 1     deposited  {} sbx-000001", sandbox.target_url()),
+            &format!("(earlier key {})", key.short()),
+        ],
+    );
+
+    let out = show(&["survey", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["key"], new_key.to_hex());
+    assert_eq!(json["files"].as_array().unwrap().len(), 22, "{json:#}");
+    assert_eq!(json["files"][0]["path"], "part-00.csv");
+    assert_eq!(json["metadata"]["creators"][0]["name"], "Curie, Marie");
+    assert_eq!(json["metadata_problems"].as_array().unwrap().len(), 2);
+    let deposit = &json["deposits"][0];
+    assert_eq!(deposit["identifier"], "sbx-000001");
+    assert_eq!(deposit["current_key"], false);
+    assert_eq!(deposit["key"], key.to_hex());
+
+    let missing = show(&["no-such-dataset"]).await;
+    assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
+    assert_all(&text(&missing), &["no dataset matches 'no-such-dataset'"]);
+}

@@ -1,0 +1,239 @@
+//! `lodge show DATASET`: one dataset as the store knows it — folder, key, the metadata that
+//! will be deposited (and what is missing from it), the files of its last scan, and every
+//! deposit of it, so a researcher can check what a deposit will say before making it.
+
+use std::process::ExitCode;
+
+use super::Database;
+use super::output::time_text;
+use crate::content::{ContentDocument, Metadata};
+use crate::store::{DatasetRow, JobRow, Store};
+use crate::wording::{count_of, human_bytes};
+
+/// Files listed before the rest is summed up, unless `--files` asks for every one.
+const FILES_SHOWN: usize = 20;
+
+pub fn show(
+    db: &Database,
+    selector: &str,
+    all_files: bool,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let store = db.open_existing()?;
+    let dataset = super::add::select_datasets(&store, &[selector.to_string()], false)?.remove(0);
+    let document = match &dataset.key {
+        Some(key) => store.document(key)?,
+        None => None,
+    };
+    let jobs = store.jobs_of_dataset(dataset.id)?;
+    let same_data = same_data_elsewhere(&store, &dataset)?;
+    if json {
+        let out = as_json(&dataset, document.as_ref(), &jobs, &same_data);
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print_text(&dataset, document.as_ref(), &jobs, &same_data, all_files);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Identifiers (and targets) that hold this dataset's files under other metadata.
+fn same_data_elsewhere(store: &Store, d: &DatasetRow) -> anyhow::Result<Vec<(String, String)>> {
+    let (Some(key), Some(fingerprint)) = (&d.key, &d.fingerprint) else {
+        return Ok(Vec::new());
+    };
+    Ok(store
+        .results_with_fingerprint(&fingerprint.to_hex())?
+        .into_iter()
+        .filter(|r| r.key != key.to_hex())
+        .map(|r| (r.identifier, r.target))
+        .collect())
+}
+
+fn print_text(
+    d: &DatasetRow,
+    document: Option<&ContentDocument>,
+    jobs: &[JobRow],
+    same_data: &[(String, String)],
+    all_files: bool,
+) {
+    println!("dataset {} {}", d.id, d.name);
+    println!("  folder       {}", d.path);
+    match &d.key {
+        Some(key) => println!("  key          {}", key.to_hex()),
+        None => println!("  key          (not scanned yet: `lodge scan {}`)", d.id),
+    }
+    if let Some(scanned) = d.scanned_at {
+        println!(
+            "  scanned      {} — {}, {}",
+            time_text(scanned),
+            count_of(d.file_count, "file", "files"),
+            human_bytes(d.total_bytes)
+        );
+    }
+    print_metadata(&d.metadata);
+
+    if let Some(doc) = document {
+        println!("files ({}):", doc.manifest.len());
+        let shown = if all_files {
+            doc.manifest.len()
+        } else {
+            FILES_SHOWN
+        };
+        for f in doc.manifest.iter().take(shown) {
+            println!(
+                "  {}  {:>10}  {}",
+                &f.sha256.to_hex()[..12],
+                human_bytes(f.size),
+                f.path
+            );
+        }
+        if doc.manifest.len() > shown {
+            println!(
+                "  … and {} more (`lodge show {} --files` lists every one)",
+                doc.manifest.len() - shown,
+                d.id
+            );
+        }
+    }
+
+    if jobs.is_empty() {
+        println!("deposits: none yet");
+    } else {
+        println!("deposits:");
+        for j in jobs {
+            let earlier = match &d.key {
+                Some(key) if *key != j.key => format!(" (earlier key {})", j.key.short()),
+                _ => String::new(),
+            };
+            let what = match (&j.identifier, &j.url) {
+                (Some(id), Some(url)) => format!("{id} {url}"),
+                (Some(id), None) => id.clone(),
+                _ => j.last_error.clone().unwrap_or_default(),
+            };
+            println!(
+                "  job {:<5} {:<10} {} {what}{earlier}",
+                j.id,
+                j.state.as_str(),
+                j.target
+            );
+        }
+    }
+    for (identifier, target) in same_data {
+        println!(
+            "note: the same files were deposited under other metadata as {identifier} on {target}"
+        );
+    }
+}
+
+/// The metadata a deposit will send, one field a line, then what stops it being deposited.
+fn print_metadata(m: &Metadata) {
+    let or_none = |s: &str| {
+        if s.is_empty() {
+            "—".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    println!("  title        {}", or_none(&m.title));
+    if m.creators.is_empty() {
+        println!("  creators     —");
+    }
+    for (i, c) in m.creators.iter().enumerate() {
+        let label = if i == 0 { "creators" } else { "" };
+        let mut line = c.name.clone();
+        if let Some(orcid) = &c.orcid {
+            line.push_str(&format!("; orcid={orcid}"));
+        }
+        if let Some(affiliation) = &c.affiliation {
+            line.push_str(&format!("; affiliation={affiliation}"));
+        }
+        println!("  {label:<12} {line}");
+    }
+    let year = m
+        .publication_year
+        .map(|y| y.to_string())
+        .unwrap_or_default();
+    println!("  year         {}", or_none(&year));
+    println!("  publisher    {}", or_none(&m.publisher));
+    println!("  type         {}", m.resource_type);
+    let optional = [
+        ("license", m.license.clone()),
+        ("version", m.version.clone()),
+        (
+            "keywords",
+            (!m.keywords.is_empty()).then(|| m.keywords.join(", ")),
+        ),
+        ("description", m.description.clone()),
+    ];
+    for (field, value) in optional {
+        if let Some(v) = value {
+            println!("  {field:<12} {v}");
+        }
+    }
+    let problems = m.problems();
+    if !problems.is_empty() {
+        println!(
+            "  metadata incomplete; deposit will refuse it until these are fixed \
+             (`lodge add` the folder again with the flags named):"
+        );
+        for p in problems {
+            println!("    {p}");
+        }
+    }
+}
+
+fn as_json(
+    d: &DatasetRow,
+    document: Option<&ContentDocument>,
+    jobs: &[JobRow],
+    same_data: &[(String, String)],
+) -> serde_json::Value {
+    let files: Vec<serde_json::Value> = document
+        .map(|doc| {
+            doc.manifest
+                .iter()
+                .map(|f| serde_json::json!({"path": f.path, "size": f.size, "sha256": f.sha256.to_hex()}))
+                .collect()
+        })
+        .unwrap_or_default();
+    let deposits: Vec<serde_json::Value> = jobs
+        .iter()
+        .map(|j| {
+            serde_json::json!({
+                "job": j.id,
+                "target": j.target,
+                "key": j.key.to_hex(),
+                "current_key": d.key == Some(j.key),
+                "state": j.state.as_str(),
+                "identifier": j.identifier,
+                "url": j.url,
+                "attempts": j.attempts,
+                "last_error": j.last_error,
+            })
+        })
+        .collect();
+    let problems: Vec<String> = d
+        .metadata
+        .problems()
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    serde_json::json!({
+        "dataset": d.id,
+        "name": d.name,
+        "path": d.path,
+        "key": d.key.map(|k| k.to_hex()),
+        "fingerprint": d.fingerprint.as_ref().map(|f| f.to_hex()),
+        "scanned_at": d.scanned_at.map(time_text),
+        "file_count": d.file_count,
+        "total_bytes": d.total_bytes,
+        "metadata": d.metadata,
+        "metadata_problems": problems,
+        "files": files,
+        "deposits": deposits,
+        "same_data_elsewhere": same_data
+            .iter()
+            .map(|(identifier, target)| serde_json::json!({"identifier": identifier, "target": target}))
+            .collect::<Vec<_>>(),
+    })
+}
