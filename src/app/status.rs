@@ -26,7 +26,8 @@ pub enum DedupStatus {
         identifier: String,
         url: Option<String>,
     },
-    /// The record already existed: replayed from the store, or the server said so.
+    /// The record already existed: replayed from the store, the server said so, or a lookup
+    /// found the one an earlier attempt made when its answer was lost.
     AlreadyDeposited {
         identifier: String,
         url: Option<String>,

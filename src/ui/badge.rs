@@ -70,7 +70,7 @@ pub fn hover(status: &DedupStatus) -> String {
         DedupStatus::WaitingToRetry { cause, .. } => format!("Retry scheduled. Cause: {cause}"),
         DedupStatus::Deposited { identifier, .. } => format!("Deposited as {identifier}."),
         DedupStatus::AlreadyDeposited { identifier, .. } => format!(
-            "Already deposited as {identifier}: replayed from the store, or the server said the record exists. Nothing was duplicated."
+            "Already deposited as {identifier}: replayed from the store, the server said the record exists, or a lookup found the record an earlier attempt made when its answer was lost. Nothing was duplicated."
         ),
         DedupStatus::NewVersion { identifier, .. } => format!(
             "Deposited to this target as {identifier} before its files or metadata changed. This version is not deposited here yet: Deposit creates a new record."
