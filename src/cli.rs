@@ -70,6 +70,16 @@ pub enum Command {
     Deposit(deposit::DepositArgs),
     /// Every dataset with its state per target, then totals.
     Status {
+        /// Only these datasets (number, folder, name or key prefix); all by default.
+        #[arg(value_name = "DATASET")]
+        datasets: Vec<String>,
+        /// Only items in this state (repeatable; `unfinished` is queued, running and
+        /// waiting together).
+        #[arg(long, value_name = "STATE", value_parser = report::STATUS_STATES)]
+        state: Vec<String>,
+        /// Only items of this target (name or URL).
+        #[arg(long, value_name = "TARGET")]
+        target: Option<String>,
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
@@ -359,7 +369,20 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
         } => show::show(db, &dataset, files, json),
         Command::Deposit(args) => deposit::deposit(db, args).await,
         Command::Retry(args) => deposit::retry(db, args).await,
-        Command::Status { json } => report::status(db, json),
+        Command::Status {
+            datasets,
+            state,
+            target,
+            json,
+        } => report::status(
+            db,
+            &report::StatusFilter {
+                datasets,
+                states: state,
+                target,
+            },
+            json,
+        ),
         Command::History { json, csv } => report::history(db, json, csv),
         Command::Log {
             follow,

@@ -1063,3 +1063,70 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
     assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
     assert_all(&text(&missing), &["no dataset matches 'no-such-dataset'"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_lists_only_the_datasets_states_and_target_asked_for_with_totals_for_all() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (one, _) = add(&store, &lab.numbered_folder(1), &metadata("One"));
+    add(&store, &lab.numbered_folder(2), &metadata("Two"));
+    let out = run({
+        let mut c = lodge(&db);
+        c.args([
+            "deposit",
+            "--target",
+            &sandbox.target_url(),
+            &one.to_string(),
+        ]);
+        c
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    let status = |args: &[&str]| {
+        let mut c = lodge(&db);
+        c.arg("status").args(args);
+        run(c)
+    };
+    let names = |out: &std::process::Output| -> Vec<String> {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().nth(1))
+            .filter(|w| w.starts_with("ds"))
+            .map(str::to_string)
+            .collect()
+    };
+
+    let new = status(&["--state", "new"]).await;
+    assert!(new.status.success(), "{}", text(&new));
+    assert_eq!(names(&new), ["ds002"], "{}", text(&new));
+    assert_all(&text(&new), &["1 of 2 shown; totals for every item:"]);
+
+    let landed = status(&["--state", "deposited", "--state", "existing"]).await;
+    assert_eq!(names(&landed), ["ds001"], "{}", text(&landed));
+    let by_name = status(&["ds002", "ds001"]).await;
+    assert_eq!(names(&by_name), ["ds001", "ds002"], "{}", text(&by_name));
+    let by_target = status(&["--target", &sandbox.target_url()]).await;
+    assert_eq!(names(&by_target), ["ds001"], "{}", text(&by_target));
+
+    let none = status(&["--state", "failed"]).await;
+    assert!(none.status.success());
+    assert_all(
+        &text(&none),
+        &["no items match (of 2); `lodge status` lists every one"],
+    );
+
+    let json = status(&["--state", "unfinished", "--state", "new", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let items = json["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1, "{json:#}");
+    assert_eq!(items[0]["name"], "ds002");
+
+    let bad = status(&["--state", "done"]).await;
+    assert_eq!(bad.status.code(), Some(2));
+    assert_all(&text(&bad), &["invalid value 'done'", "unfinished"]);
+    let unknown = status(&["ds009"]).await;
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_all(&text(&unknown), &["no dataset matches 'ds009'"]);
+}

@@ -1,18 +1,82 @@
 //! `lodge status`, `history`, `log` and `forget`: read what the store knows.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use super::Database;
 use super::deposit::how_to_resume;
 use super::output::time_text;
-use crate::store::{EventRow, Store};
+use crate::store::{EventRow, StatusRow, Store};
 use crate::wording::count_of;
 
-pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
+/// The states `lodge status --state` takes: those a status line can show, and `unfinished`.
+pub const STATUS_STATES: [&str; 10] = [
+    "new",
+    "changed",
+    "queued",
+    "running",
+    "waiting",
+    "unfinished",
+    "deposited",
+    "existing",
+    "failed",
+    "rejected",
+];
+
+/// Which status lines to print. The totals are always the whole store's.
+#[derive(Debug, Default)]
+pub struct StatusFilter {
+    /// Dataset selectors (number, folder, name, key prefix); empty for all.
+    pub datasets: Vec<String>,
+    /// States from [`STATUS_STATES`]; empty for all.
+    pub states: Vec<String>,
+    /// A target's name or URL.
+    pub target: Option<String>,
+}
+
+impl StatusFilter {
+    /// Every line's test, with the names looked up once (an unknown one is an error).
+    fn resolve(&self, store: &Store) -> anyhow::Result<impl Fn(&StatusRow) -> bool> {
+        let datasets: Option<HashSet<i64>> = match self.datasets.is_empty() {
+            true => None,
+            false => Some(
+                super::add::select_datasets(store, &self.datasets, false)?
+                    .iter()
+                    .map(|d| d.id)
+                    .collect(),
+            ),
+        };
+        let target = match &self.target {
+            Some(name_or_url) => Some(super::target_arg::cli_target_scope(name_or_url)?),
+            None => None,
+        };
+        let states = self.states.clone();
+        Ok(move |r: &StatusRow| {
+            datasets.as_ref().is_none_or(|d| d.contains(&r.dataset))
+                && target
+                    .as_ref()
+                    .is_none_or(|t| r.target.as_deref() == Some(t))
+                && (states.is_empty()
+                    || states.iter().any(|s| {
+                        s == &r.state
+                            || (s == "unfinished"
+                                && matches!(r.state.as_str(), "queued" | "running" | "waiting"))
+                    }))
+        })
+    }
+
+    fn is_empty(&self) -> bool {
+        self.datasets.is_empty() && self.states.is_empty() && self.target.is_none()
+    }
+}
+
+pub fn status(db: &Database, filter: &StatusFilter, json: bool) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
-    let rows = store.status_rows()?;
+    let wanted = filter.resolve(&store)?;
+    let all_rows = store.status_rows()?;
+    let listed = all_rows.len();
+    let rows: Vec<StatusRow> = all_rows.into_iter().filter(|r| wanted(r)).collect();
     let totals = store.totals()?;
     // Why each unfinished item's target is paused, if it is: such an item stays queued
     // until the user acts, and its state alone would not say so.
@@ -56,8 +120,10 @@ pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
-    if rows.is_empty() {
+    if listed == 0 {
         println!("no datasets yet: add one with `lodge add DIR`");
+    } else if rows.is_empty() {
+        println!("no items match (of {listed}); `lodge status` lists every one");
     }
     for (r, paused) in rows.iter().zip(&paused) {
         let key = r
@@ -95,6 +161,9 @@ pub fn status(db: &Database, json: bool) -> anyhow::Result<ExitCode> {
                 r.dataset
             );
         }
+    }
+    if !filter.is_empty() && !rows.is_empty() {
+        println!("{} of {listed} shown; totals for every item:", rows.len());
     }
     println!(
         "replays {}, conflicts (server said exists) {}, retries {}, failed {}, rejected {}, pending {}{}",
