@@ -86,6 +86,16 @@ pub enum Command {
     },
     /// Every deposit job ever run from this store.
     History {
+        /// Only these datasets' jobs (number, folder, name or key prefix); all by default.
+        #[arg(value_name = "DATASET")]
+        datasets: Vec<String>,
+        /// Only jobs in this state (repeatable; `unfinished` is queued, running and
+        /// waiting together).
+        #[arg(long, value_name = "STATE", value_parser = report::JOB_STATES)]
+        state: Vec<String>,
+        /// Only jobs of this target (name or URL).
+        #[arg(long, value_name = "TARGET")]
+        target: Option<String>,
         #[arg(long, conflicts_with = "csv")]
         json: bool,
         #[arg(long)]
@@ -376,14 +386,29 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
             json,
         } => report::status(
             db,
-            &report::StatusFilter {
+            &report::ItemFilter {
                 datasets,
                 states: state,
                 target,
             },
             json,
         ),
-        Command::History { json, csv } => report::history(db, json, csv),
+        Command::History {
+            datasets,
+            state,
+            target,
+            json,
+            csv,
+        } => report::history(
+            db,
+            &report::ItemFilter {
+                datasets,
+                states: state,
+                target,
+            },
+            json,
+            csv,
+        ),
         Command::Log {
             follow,
             tail,

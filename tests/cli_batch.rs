@@ -1065,7 +1065,7 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn status_lists_only_the_datasets_states_and_target_asked_for_with_totals_for_all() {
+async fn status_and_history_list_only_the_datasets_states_and_target_asked_for() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let db = lab.path("lodge.db");
@@ -1129,4 +1129,23 @@ async fn status_lists_only_the_datasets_states_and_target_asked_for_with_totals_
     let unknown = status(&["ds009"]).await;
     assert_eq!(unknown.status.code(), Some(2));
     assert_all(&text(&unknown), &["no dataset matches 'ds009'"]);
+
+    // `history` narrows the same way, over jobs.
+    let history = |args: &[&str]| {
+        let mut c = lodge(&db);
+        c.arg("history").args(args);
+        run(c)
+    };
+    let landed = history(&["ds001", "--state", "deposited"]).await;
+    assert!(landed.status.success(), "{}", text(&landed));
+    assert_all(&text(&landed), &["job 1", "deposited ds001"]);
+    let none = history(&["ds002"]).await;
+    assert_all(
+        &text(&none),
+        &["no jobs match (of 1); `lodge history` lists every one"],
+    );
+    let csv = history(&["--target", &sandbox.target_url(), "--csv"]).await;
+    assert_eq!(String::from_utf8_lossy(&csv.stdout).lines().count(), 2);
+    let not_a_job_state = history(&["--state", "new"]).await;
+    assert_eq!(not_a_job_state.status.code(), Some(2));
 }

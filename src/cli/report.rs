@@ -24,20 +24,36 @@ pub const STATUS_STATES: [&str; 10] = [
     "rejected",
 ];
 
-/// Which status lines to print. The totals are always the whole store's.
+/// The states `lodge history --state` takes: a job's, and `unfinished`.
+pub const JOB_STATES: [&str; 8] = [
+    "queued",
+    "running",
+    "waiting",
+    "unfinished",
+    "deposited",
+    "existing",
+    "failed",
+    "rejected",
+];
+
+/// Which lines of `status` or `history` to print. Totals are always the whole store's.
 #[derive(Debug, Default)]
-pub struct StatusFilter {
+pub struct ItemFilter {
     /// Dataset selectors (number, folder, name, key prefix); empty for all.
     pub datasets: Vec<String>,
-    /// States from [`STATUS_STATES`]; empty for all.
+    /// States from [`STATUS_STATES`] or [`JOB_STATES`]; empty for all.
     pub states: Vec<String>,
     /// A target's name or URL.
     pub target: Option<String>,
 }
 
-impl StatusFilter {
-    /// Every line's test, with the names looked up once (an unknown one is an error).
-    fn resolve(&self, store: &Store) -> anyhow::Result<impl Fn(&StatusRow) -> bool> {
+impl ItemFilter {
+    /// The test of a line's dataset, target and state, with the names looked up once (an
+    /// unknown one is an error).
+    fn resolve(
+        &self,
+        store: &Store,
+    ) -> anyhow::Result<impl Fn(Option<i64>, Option<&str>, &str) -> bool> {
         let datasets: Option<HashSet<i64>> = match self.datasets.is_empty() {
             true => None,
             false => Some(
@@ -52,18 +68,20 @@ impl StatusFilter {
             None => None,
         };
         let states = self.states.clone();
-        Ok(move |r: &StatusRow| {
-            datasets.as_ref().is_none_or(|d| d.contains(&r.dataset))
-                && target
+        Ok(
+            move |dataset: Option<i64>, line_target: Option<&str>, state: &str| {
+                datasets
                     .as_ref()
-                    .is_none_or(|t| r.target.as_deref() == Some(t))
-                && (states.is_empty()
-                    || states.iter().any(|s| {
-                        s == &r.state
-                            || (s == "unfinished"
-                                && matches!(r.state.as_str(), "queued" | "running" | "waiting"))
-                    }))
-        })
+                    .is_none_or(|d| dataset.is_some_and(|id| d.contains(&id)))
+                    && target.as_deref().is_none_or(|t| line_target == Some(t))
+                    && (states.is_empty()
+                        || states.iter().any(|s| {
+                            s == state
+                                || (s == "unfinished"
+                                    && matches!(state, "queued" | "running" | "waiting"))
+                        }))
+            },
+        )
     }
 
     fn is_empty(&self) -> bool {
@@ -71,12 +89,15 @@ impl StatusFilter {
     }
 }
 
-pub fn status(db: &Database, filter: &StatusFilter, json: bool) -> anyhow::Result<ExitCode> {
+pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
     let wanted = filter.resolve(&store)?;
     let all_rows = store.status_rows()?;
     let listed = all_rows.len();
-    let rows: Vec<StatusRow> = all_rows.into_iter().filter(|r| wanted(r)).collect();
+    let rows: Vec<StatusRow> = all_rows
+        .into_iter()
+        .filter(|r| wanted(Some(r.dataset), r.target.as_deref(), &r.state))
+        .collect();
     let totals = store.totals()?;
     // Why each unfinished item's target is paused, if it is: such an item stays queued
     // until the user acts, and its state alone would not say so.
@@ -181,9 +202,20 @@ pub fn status(db: &Database, filter: &StatusFilter, json: bool) -> anyhow::Resul
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn history(db: &Database, json: bool, csv: bool) -> anyhow::Result<ExitCode> {
+pub fn history(
+    db: &Database,
+    filter: &ItemFilter,
+    json: bool,
+    csv: bool,
+) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
-    let rows = store.history()?;
+    let wanted = filter.resolve(&store)?;
+    let all_rows = store.history()?;
+    let listed = all_rows.len();
+    let rows: Vec<_> = all_rows
+        .into_iter()
+        .filter(|r| wanted(r.dataset, Some(&r.target), &r.state))
+        .collect();
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else if csv {
@@ -222,8 +254,10 @@ pub fn history(db: &Database, json: bool, csv: bool) -> anyhow::Result<ExitCode>
         }
         w.flush()?;
     } else {
-        if rows.is_empty() {
+        if listed == 0 {
             println!("no deposits yet");
+        } else if rows.is_empty() {
+            println!("no jobs match (of {listed}); `lodge history` lists every one");
         }
         for r in &rows {
             println!(
