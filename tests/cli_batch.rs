@@ -5,7 +5,7 @@ mod support;
 
 use std::collections::HashSet;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -1148,4 +1148,66 @@ async fn status_and_history_list_only_the_datasets_states_and_target_asked_for()
     assert_eq!(String::from_utf8_lossy(&csv.stdout).lines().count(), 2);
     let not_a_job_state = history(&["--state", "new"]).await;
     assert_eq!(not_a_job_state.status.code(), Some(2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn add_takes_several_folders_each_its_own_dataset_and_a_bad_one_stops_only_itself() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let one = lab.numbered_folder(1);
+    let two = lab.numbered_folder(2);
+    fs::write(
+        two.join("CITATION.cff"),
+        "cff-version: 1.2.0\ntitle: Two from its citation\nauthors:\n  - family-names: Roe\n    given-names: Rita\n",
+    )
+    .unwrap();
+    fs::create_dir_all(lab.path("empty")).unwrap();
+    let add = |folders: &[&Path], flags: &[&str]| {
+        let mut c = lodge(&db);
+        c.arg("add").args(folders).args(flags);
+        run(c)
+    };
+    let common = ["--publisher", "Lab", "--year", "2026"];
+
+    // A folder that does not exist: nothing is added, and no database is made.
+    let missing = add(&[&one, &lab.path("no-such-folder")], &common).await;
+    assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
+    assert_all(&text(&missing), &["no-such-folder"]);
+    assert!(!db.exists(), "a mistyped folder leaves no database behind");
+
+    // A title names one dataset.
+    let titled = add(&[&one, &two], &["--title", "Same for both"]).await;
+    assert_eq!(titled.status.code(), Some(2));
+    assert_all(
+        &text(&titled),
+        &["--title names one dataset, but 2 folders were given"],
+    );
+
+    // The empty folder is refused by name; the others are added, each with its own
+    // citation's title where it has one, and the common flags.
+    let out = add(&[&one, &lab.path("empty"), &two, &one], &common).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "dataset 1 key ",
+            "dataset 2 key ",
+            "has no files to deposit",
+            "metadata prefilled from",
+        ],
+    );
+    let store = lab.store("lodge.db");
+    let datasets = store.datasets().unwrap();
+    assert_eq!(
+        datasets.len(),
+        2,
+        "one dataset per good folder, {one:?} once"
+    );
+    assert_eq!(datasets[1].metadata.title, "Two from its citation");
+    assert!(
+        datasets
+            .iter()
+            .all(|d| d.metadata.publisher == "Lab" && d.metadata.publication_year == Some(2026))
+    );
 }

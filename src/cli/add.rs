@@ -15,8 +15,11 @@ use crate::wording::{count_of, human_bytes};
 
 #[derive(Debug, Args)]
 pub struct AddArgs {
-    /// The dataset's folder.
-    pub dir: PathBuf,
+    /// The dataset's folder; several folders are several datasets, with the flags below
+    /// for each (and each folder's own CITATION.cff or .zenodo.json where it has one).
+    #[arg(required = true, value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+    /// The title (one folder only: each dataset needs its own).
     #[arg(long)]
     pub title: Option<String>,
     /// "Family, Given", optionally with "; orcid=0000-0002-1825-0097; affiliation=Lab".
@@ -231,9 +234,52 @@ fn describe_changes(changes: &DocumentChanges) -> String {
 }
 
 pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
-    // The folder first: a mistyped one leaves no new database behind.
-    let root = canonical_folder(&args.dir)?;
+    if args.title.is_some() && args.dirs.len() > 1 {
+        anyhow::bail!(
+            "--title names one dataset, but {} folders were given: add them one at a time \
+             with a title each, or give each folder a CITATION.cff with its title",
+            args.dirs.len()
+        );
+    }
+    // Every folder first: a mistyped one adds nothing, and leaves no new database behind.
+    let mut roots: Vec<PathBuf> = Vec::with_capacity(args.dirs.len());
+    for dir in &args.dirs {
+        let root = canonical_folder(dir)?;
+        if !roots.contains(&root) {
+            roots.push(root);
+        }
+    }
+    // The flags are checked once, before any folder is hashed.
+    args.apply(&mut Metadata::default())?;
     let store = std::sync::Arc::new(db.open()?);
+    let mut code = ExitCode::SUCCESS;
+    for root in roots {
+        if let Err(e) = add_one(&store, &args, root.clone()).await {
+            // One folder's problem (an unreadable file, say) is reported; the others are
+            // still added, each recorded whole or not at all.
+            if args.dirs.len() == 1 {
+                return Err(e);
+            }
+            let why = db.trouble(&e).unwrap_or_else(|| format!("{e:#}"));
+            let root = root.display().to_string();
+            // Most causes name the path already.
+            match why.contains(&root) {
+                true => eprintln!("error: {why}"),
+                false => eprintln!("error: {root}: {why}"),
+            }
+            code = ExitCode::from(1);
+        }
+    }
+    Ok(code)
+}
+
+/// Add (or update) one folder: its metadata as known, else as its citation file says,
+/// with the flags on top; then scan, hash, record, and say what happened.
+async fn add_one(
+    store: &std::sync::Arc<Store>,
+    args: &AddArgs,
+    root: PathBuf,
+) -> anyhow::Result<()> {
     let root_text = root.to_string_lossy().into_owned();
     let before = store.dataset_by_path(&root_text)?;
     let mut metadata = match &before {
@@ -257,8 +303,8 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
     };
     args.apply(&mut metadata)?;
     let (id, prepared) = scan_and_save(store.clone(), root, metadata).await?;
-    describe(&store, id, &prepared, before.as_ref());
-    Ok(ExitCode::SUCCESS)
+    describe(store, id, &prepared, before.as_ref());
+    Ok(())
 }
 
 pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
