@@ -133,6 +133,12 @@ pub enum Command {
     /// Named targets (S3, WebDAV, sandbox) in the config file, and their credentials.
     #[command(subcommand)]
     Target(target::TargetCommand),
+    /// Print a tab-completion script for a shell, e.g. `lodge completions bash >
+    /// ~/.local/share/bash-completion/completions/lodge`.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
     /// Measure Lodge against its references on this machine (hashing vs openssl, rescan,
     /// guarded vs raw deposits, replay, upload vs curl, window frame time) and print one
     /// table. Build with --release first; openssl and curl must be installed.
@@ -418,6 +424,11 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
         Command::Forget { older_than, target } => report::forget(db, older_than, target),
         Command::Target(command) => target::run(command).await,
         Command::Bench(args) => bench::bench(args).await,
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "lodge", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Sandbox(args) => {
             let config = crate::sandbox::SandboxConfig {
                 addr: args.addr,

@@ -1211,3 +1211,40 @@ async fn add_takes_several_folders_each_its_own_dataset_and_a_bad_one_stops_only
             .all(|d| d.metadata.publisher == "Lab" && d.metadata.publication_year == Some(2026))
     );
 }
+
+#[test]
+fn completions_script_completes_commands_and_their_flags_in_bash() {
+    let lab = Lab::new();
+    let script = lodge(&lab.path("lodge.db"))
+        .args(["completions", "bash"])
+        .output()
+        .unwrap();
+    assert!(script.status.success(), "{}", text(&script));
+    let path = lab.path("lodge.bash");
+    fs::write(&path, &script.stdout).unwrap();
+    // What bash offers after the words typed so far, as its completion machinery asks.
+    let complete = |words: &str| -> String {
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "source '{}'; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+                 _lodge lodge \"${{COMP_WORDS[-1]}}\" \"${{COMP_WORDS[-2]}}\"; \
+                 echo \"${{COMPREPLY[@]}}\"",
+                path.display()
+            ))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(complete("lodge sh"), "show");
+    assert_eq!(complete("lodge status --st"), "--state");
+    assert_eq!(complete("lodge completions fi"), "fish");
+
+    let unknown = lodge(&lab.path("lodge.db"))
+        .args(["completions", "tcsh"])
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_all(&text(&unknown), &["invalid value 'tcsh'", "bash"]);
+}
