@@ -320,3 +320,92 @@ fn editing_a_target_keeps_its_stored_secret_and_a_bad_url_leaves_the_config_unch
         "the log says it changed"
     );
 }
+
+#[test]
+fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_resumes_it() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    // A sandbox that wants a bearer token the saved target does not send.
+    let with_token = |w: &Window, addr: SocketAddr, token: Option<&str>| {
+        w.runtime
+            .block_on(RunningSandbox::start(SandboxConfig {
+                addr,
+                data_dir: w.lab.path("locked-sandbox"),
+                token: token.map(str::to_string),
+                faults: FaultConfig::default(),
+            }))
+            .expect("sandbox")
+    };
+    let locked = with_token(&w, SocketAddr::from(([127, 0, 0, 1], 0)), Some("right"));
+    let addr = locked.addr();
+    add_target(&mut w, "locked", &locked.target_url(), None);
+    w.wait("the target saved", |app| {
+        app.model.targets.len() == 2 && app.model.target_saved.is_some()
+    });
+    w.harness.state_mut().settings = Default::default();
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let folder = citable_folder(&w.lab, "field-notes", "Field notes 2026");
+    w.add_folder(&folder);
+
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the row paused", |app| {
+        matches!(
+            app.status_of(app.table.order[0]),
+            Some(DedupStatus::TargetPaused { .. })
+        )
+    });
+    let Some(DedupStatus::TargetPaused { reason }) = w.status("field-notes") else {
+        unreachable!()
+    };
+    assert!(reason.starts_with("not authorised (HTTP 401)"), "{reason}");
+    w.harness.get_by_label_contains("Target paused");
+    // The notice (and the log line that keeps it) says what happened and what to do.
+    for words in [
+        "locked — sandbox+http://",
+        "is paused: not authorised (HTTP 401)",
+        "then press Deposit on a dataset",
+    ] {
+        assert!(
+            w.harness
+                .query_all_by_label_contains(words)
+                .next()
+                .is_some(),
+            "the window says '{words}'"
+        );
+    }
+    assert_eq!(locked.stats().records, 0);
+
+    // Closed and opened again, the window still knows the target waits on the user.
+    w.runtime.block_on(locked.shutdown());
+    let gui::Window {
+        lab,
+        harness,
+        runtime,
+    } = w;
+    drop(harness);
+    drop(runtime);
+    let config = gui::config(&lab, FaultConfig::default());
+    let mut w = Window::open_with(lab, config);
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    w.wait("the row paused after a restart", |app| {
+        app.table.order.len() == 1
+            && matches!(
+                app.status_of(app.table.order[0]),
+                Some(DedupStatus::TargetPaused { .. })
+            )
+    });
+
+    // The user acts (here: the server stops asking for a token), then presses Deposit.
+    let open = with_token(&w, addr, None);
+    w.harness.get_by_label("Deposit").click();
+    w.wait("deposited after the pause", |app| {
+        matches!(
+            app.status_of(app.table.order[0]),
+            Some(DedupStatus::Deposited { .. })
+        )
+    });
+    assert_eq!(open.stats().records, 1, "one record, sent once resumed");
+    assert!(!w.log_of("resumed").is_empty(), "the log says it resumed");
+}

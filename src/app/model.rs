@@ -188,6 +188,9 @@ pub struct Model {
     same_data: HashMap<String, Vec<ResultFingerprint>>,
     /// Job id -> dataset id, for progress events that carry only the job.
     job_dataset: HashMap<i64, i64>,
+    /// Targets paused because they refused the credentials, with why: their queued jobs
+    /// wait on the user.
+    paused_targets: HashMap<String, String>,
     pub log: VecDeque<LogLine>,
     /// Ids of the events in the log: the same event can arrive twice (from this process's
     /// engine and from the shared store's notices) and is shown once.
@@ -236,6 +239,13 @@ impl Model {
             return DedupStatus::Hashing { done, total };
         }
         if let Some(job) = entry.current_job(target) {
+            if job.state == JobState::Queued
+                && let Some(reason) = self.paused_targets.get(target)
+            {
+                return DedupStatus::TargetPaused {
+                    reason: reason.clone(),
+                };
+            }
             let upload = entry
                 .upload
                 .filter(|(j, _, _)| *j == job.id)
@@ -426,6 +436,8 @@ impl Model {
         for e in &s.recent_events {
             self.push_event(e);
         }
+        // The store's word, whatever the recent events said (the pause may be older).
+        self.paused_targets = s.paused_targets.into_iter().collect();
         if let Some(problem) = s.settings_problem {
             self.apply(Update::Notice(Notice::warning(problem)));
         }
@@ -449,7 +461,24 @@ impl Model {
 
     fn engine_event(&mut self, event: EngineEvent) {
         match event {
-            EngineEvent::Logged(row) => self.push_event(&row),
+            EngineEvent::Logged(row) => {
+                let newly_paused = row.kind == EventKind::Paused
+                    && row
+                        .target
+                        .as_ref()
+                        .is_some_and(|t| !self.paused_targets.contains_key(t));
+                self.push_event(&row);
+                if let (true, Some(target)) = (newly_paused, &row.target) {
+                    let reason = self.paused_targets.get(target).cloned().unwrap_or_default();
+                    let text = format!(
+                        "{} is paused: {reason}. Nothing more is sent there until you act: fix \
+                         the credentials (Settings, Edit the target), then press Deposit on a \
+                         dataset to send what waits.",
+                        self.target_label(target)
+                    );
+                    self.apply(Update::Notice(Notice::error(text)));
+                }
+            }
             EngineEvent::Progress {
                 job,
                 dataset,
@@ -521,6 +550,25 @@ impl Model {
     fn push_event(&mut self, e: &EventRow) {
         if !self.logged_events.insert(e.id) {
             return;
+        }
+        if let Some(target) = &e.target {
+            match e.kind {
+                EventKind::Paused => {
+                    // "{target} paused until you act: {reason}"
+                    let reason = e
+                        .message
+                        .split_once("paused until you act: ")
+                        .map_or(e.message.as_str(), |(_, why)| why);
+                    self.paused_targets
+                        .insert(target.clone(), reason.to_string());
+                    self.version += 1;
+                }
+                EventKind::Resumed => {
+                    self.paused_targets.remove(target);
+                    self.version += 1;
+                }
+                _ => {}
+            }
         }
         let mut text = self.readable(&e.message);
         if !self.actor.is_empty() && e.actor != self.actor {

@@ -90,6 +90,7 @@ pub(super) async fn open(
         let db = std::path::PathBuf::from(store.location().to_string());
         tokio::task::spawn_blocking(move || {
             let last = store.last_event_id()?;
+            let paused = paused_targets(&store, &targets)?;
             Ok::<_, crate::store::StoreError>(Startup {
                 db,
                 actor: store.actor().to_string(),
@@ -99,6 +100,7 @@ pub(super) async fn open(
                 latest_jobs: store.latest_jobs()?,
                 results: store.result_fingerprints()?,
                 recent_events: store.events_after(last - RECENT_EVENTS, RECENT_EVENTS as usize)?,
+                paused_targets: paused,
                 settings: settings.clone(),
                 settings_problem,
             })
@@ -241,4 +243,18 @@ fn watch_shared_store(
             out.send(Update::Jobs(jobs));
         }
     });
+}
+
+/// Which of the picker's targets are paused (credentials refused), with why.
+fn paused_targets(
+    store: &Store,
+    targets: &[super::update::TargetInfo],
+) -> Result<Vec<(String, String)>, crate::store::StoreError> {
+    let mut paused = Vec::new();
+    for t in targets {
+        if let Some(reason) = store.target_paused(&t.scope_id)? {
+            paused.push((t.scope_id.clone(), reason));
+        }
+    }
+    Ok(paused)
 }

@@ -17,6 +17,9 @@ pub enum DedupStatus {
     Hashing { done: u64, total: u64 },
     /// On the queue, not yet claimed.
     Queued,
+    /// On the queue, but its target refused the credentials (`reason`) and is paused:
+    /// nothing is sent there until the user acts (fixes them, then presses Deposit).
+    TargetPaused { reason: String },
     /// A worker is sending it (bytes so far, when known).
     Uploading { sent: u64, total: u64 },
     /// A retry is scheduled at `at_ms` (unix ms) because of `cause`.
@@ -58,6 +61,7 @@ pub enum StatusKind {
     New,
     Hashing,
     Queued,
+    TargetPaused,
     Uploading,
     WaitingToRetry,
     Deposited,
@@ -70,10 +74,11 @@ pub enum StatusKind {
 }
 
 impl StatusKind {
-    pub const ALL: [StatusKind; 12] = [
+    pub const ALL: [StatusKind; 13] = [
         StatusKind::New,
         StatusKind::Hashing,
         StatusKind::Queued,
+        StatusKind::TargetPaused,
         StatusKind::Uploading,
         StatusKind::WaitingToRetry,
         StatusKind::Deposited,
@@ -91,6 +96,7 @@ impl StatusKind {
             StatusKind::New => "New",
             StatusKind::Hashing => "Hashing",
             StatusKind::Queued => "Queued",
+            StatusKind::TargetPaused => "Target paused",
             StatusKind::Uploading => "Uploading",
             StatusKind::WaitingToRetry => "Waiting to retry",
             StatusKind::Deposited => "Deposited",
@@ -113,6 +119,7 @@ impl DedupStatus {
             DedupStatus::New { .. } => StatusKind::New,
             DedupStatus::Hashing { .. } => StatusKind::Hashing,
             DedupStatus::Queued => StatusKind::Queued,
+            DedupStatus::TargetPaused { .. } => StatusKind::TargetPaused,
             DedupStatus::Uploading { .. } => StatusKind::Uploading,
             DedupStatus::WaitingToRetry { .. } => StatusKind::WaitingToRetry,
             DedupStatus::Deposited { .. } => StatusKind::Deposited,

@@ -34,6 +34,8 @@ pub struct Startup {
     pub results: Vec<ResultFingerprint>,
     /// The end of the event log, oldest first.
     pub recent_events: Vec<EventRow>,
+    /// Picker targets paused because they refused the credentials, with why.
+    pub paused_targets: Vec<(String, String)>,
     pub settings: Settings,
     /// A problem reading the settings (the defaults are used meanwhile).
     pub settings_problem: Option<String>,

@@ -11,6 +11,7 @@ pub fn style(kind: StatusKind) -> (&'static str, Color32) {
         StatusKind::New => ("✚", Color32::from_rgb(0x6e, 0x7f, 0x96)),
         StatusKind::Hashing => ("⚙", Color32::from_rgb(0x8a, 0x63, 0xd2)),
         StatusKind::Queued => ("⌛", Color32::from_rgb(0x4a, 0x7f, 0xc1)),
+        StatusKind::TargetPaused => ("⏸", Color32::from_rgb(0xd6, 0x3c, 0x3c)),
         StatusKind::Uploading => ("⬆", Color32::from_rgb(0x1f, 0x8f, 0xd1)),
         StatusKind::WaitingToRetry => ("⟳", Color32::from_rgb(0xd0, 0x8a, 0x10)),
         StatusKind::Deposited => ("✔", Color32::from_rgb(0x2e, 0x9e, 0x4f)),
@@ -66,6 +67,9 @@ pub fn hover(status: &DedupStatus) -> String {
             )
         }
         DedupStatus::Queued => "On the queue; a worker will send it soon.".into(),
+        DedupStatus::TargetPaused { reason } => format!(
+            "The target is paused: {reason}. Nothing more is sent there until you act: fix the credentials (Settings, Edit the target), then press Deposit to send it."
+        ),
         DedupStatus::Uploading { .. } => "Sending the files and creating the record.".into(),
         DedupStatus::WaitingToRetry { cause, .. } => format!("Retry scheduled. Cause: {cause}"),
         DedupStatus::Deposited { identifier, .. } => format!("Deposited as {identifier}."),

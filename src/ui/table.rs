@@ -318,7 +318,10 @@ fn actions(
         }
         DedupStatus::New { .. }
         | DedupStatus::NewVersion { .. }
-        | DedupStatus::SameDataAsAnother { .. } => {
+        | DedupStatus::SameDataAsAnother { .. }
+        | DedupStatus::TargetPaused { .. } => {
+            // On a paused target, Deposit is how the user says they have acted: it lifts
+            // the pause, and the queued job is sent.
             let ready = entry.problems.is_empty() && entry.key.is_some();
             let deposit = ui
                 .add_enabled(ready, egui::Button::new("Deposit").small())
