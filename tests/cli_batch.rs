@@ -1210,6 +1210,25 @@ async fn add_takes_several_folders_each_its_own_dataset_and_a_bad_one_stops_only
             .iter()
             .all(|d| d.metadata.publisher == "Lab" && d.metadata.publication_year == Some(2026))
     );
+
+    // A dataset's name where its folder belongs: the error names the folder to give.
+    let by_name = run({
+        let mut c = lodge(&db);
+        c.args(["add", "ds001", "--title", "Retitled"]);
+        c
+    })
+    .await;
+    assert_eq!(by_name.status.code(), Some(2), "{}", text(&by_name));
+    assert_all(
+        &text(&by_name),
+        &[
+            "cannot find the folder ds001",
+            &format!(
+                "'ds001' names dataset 1, though: to change that dataset, give its folder: `lodge add {}",
+                datasets[0].path
+            ),
+        ],
+    );
 }
 
 #[test]

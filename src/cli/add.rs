@@ -7,10 +7,10 @@ use anyhow::Context;
 use clap::Args;
 
 use super::Database;
-use super::output::hash_progress_bar;
+use super::output::{hash_progress_bar, shell_word};
 use crate::catalog::record_folder;
 use crate::content::{Creator, DocumentChanges, Metadata, PreparedDataset, metadata_from_folder};
-use crate::store::{DatasetRow, Store};
+use crate::store::{DatasetRow, Store, StoreLocation};
 use crate::wording::{count_of, human_bytes};
 
 #[derive(Debug, Args)]
@@ -244,7 +244,13 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
     // Every folder first: a mistyped one adds nothing, and leaves no new database behind.
     let mut roots: Vec<PathBuf> = Vec::with_capacity(args.dirs.len());
     for dir in &args.dirs {
-        let root = canonical_folder(dir)?;
+        let root = match canonical_folder(dir) {
+            Ok(root) => root,
+            Err(e) => match known_dataset_hint(db, dir) {
+                Some(hint) => anyhow::bail!("{e:#}. {hint}"),
+                None => return Err(e),
+            },
+        };
         if !roots.contains(&root) {
             roots.push(root);
         }
@@ -271,6 +277,24 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(code)
+}
+
+/// When `dir` is not a folder here but names a dataset Lodge knows (`lodge add ds1 --title
+/// ...` to retitle it, say), the folder to give instead. Never creates a database to look.
+fn known_dataset_hint(db: &Database, dir: &Path) -> Option<String> {
+    let name = dir.to_str()?;
+    if let StoreLocation::File(path) = StoreLocation::from(db.path.clone())
+        && !path.exists()
+    {
+        return None;
+    }
+    let dataset = db.open().ok()?.find_dataset(name).ok()?;
+    Some(format!(
+        "'{name}' names dataset {}, though: to change that dataset, give its folder: \
+         `lodge add {} ...`",
+        dataset.id,
+        shell_word(&dataset.path)
+    ))
 }
 
 /// Add (or update) one folder: its metadata as known, else as its citation file says,
