@@ -1059,6 +1059,32 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
     assert_eq!(deposit["current_key"], false);
     assert_eq!(deposit["key"], key.to_hex());
 
+    // The folder as it is now: what a scan leaves out, and what changed since the scan.
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("/etc/hostname", folder.join("outside")).unwrap();
+    fs::write(folder.join("part-00.csv"), "changed\n").unwrap();
+    fs::write(folder.join("late.csv"), "1\n").unwrap();
+    let out = show(&["survey"]).await;
+    let t = text(&out);
+    let mut expected = vec![
+        "note: changed since scan, rescan:",
+        "part-00.csv: size is now 8 bytes, was 2",
+        "note: added since the last scan, so not in its key: late.csv",
+    ];
+    let rescan = format!("`lodge scan {id}` re-keys it as it is now");
+    expected.push(&rescan);
+    if cfg!(unix) {
+        expected.extend(["left out of the deposit (1):", "outside (a symbolic link"]);
+    }
+    assert_all(&t, &expected);
+    let out = show(&["survey", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["folder_now"]["added_since_scan"][0], "late.csv");
+    assert!(
+        json["folder_now"]["changed_since_scan"].is_string(),
+        "{json:#}"
+    );
+
     let missing = show(&["no-such-dataset"]).await;
     assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
     assert_all(&text(&missing), &["no dataset matches 'no-such-dataset'"]);

@@ -2,11 +2,14 @@
 //! will be deposited (and what is missing from it), the files of its last scan, and every
 //! deposit of it, so a researcher can check what a deposit will say before making it.
 
+use std::collections::HashSet;
+use std::path::Path;
 use std::process::ExitCode;
 
 use super::Database;
 use super::output::time_text;
-use crate::content::{ContentDocument, Metadata};
+use crate::content::{ContentDocument, Metadata, SkippedEntry, scan_folder};
+use crate::engine::check_unchanged;
 use crate::store::{DatasetRow, JobRow, Store};
 use crate::wording::{count_of, human_bytes};
 
@@ -27,13 +30,94 @@ pub fn show(
     };
     let jobs = store.jobs_of_dataset(dataset.id)?;
     let same_data = same_data_elsewhere(&store, &dataset)?;
+    let folder = look_at_folder(&store, &dataset)?;
     if json {
-        let out = as_json(&dataset, document.as_ref(), &jobs, &same_data);
+        let out = as_json(&dataset, document.as_ref(), &jobs, &same_data, &folder);
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         print_text(&dataset, document.as_ref(), &jobs, &same_data, all_files);
+        print_folder(&folder, dataset.id);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The folder as it is now, from a walk and a `stat` of each scanned file, without
+/// hashing: what the key was made from may no longer be what is there.
+enum FolderNow {
+    Readable {
+        /// What a scan leaves out that a person would want to know of (links, pipes, files
+        /// a `.lodgeignore` matched).
+        left_out: Vec<SkippedEntry>,
+        /// A scanned file changed or gone since the scan, as a deposit would refuse it.
+        changed: Option<String>,
+        /// Files there now that the scan did not see (a deposit leaves them out).
+        added: Vec<String>,
+    },
+    /// It cannot be walked (moved, deleted, unreadable): why.
+    Unreadable(String),
+}
+
+fn look_at_folder(store: &Store, d: &DatasetRow) -> anyhow::Result<FolderNow> {
+    let root = Path::new(&d.path);
+    let report = match scan_folder(root) {
+        Ok(report) => report,
+        Err(e) => return Ok(FolderNow::Unreadable(e.to_string())),
+    };
+    let scanned = store.dataset_files(d.id)?;
+    let known: HashSet<&str> = scanned.iter().map(|f| f.rel_path.as_str()).collect();
+    Ok(FolderNow::Readable {
+        left_out: report
+            .skipped
+            .into_iter()
+            .filter(SkippedEntry::is_notable)
+            .collect(),
+        changed: check_unchanged(root, &scanned).err().map(|f| f.to_string()),
+        added: report
+            .files
+            .iter()
+            .map(|f| f.rel_path.clone())
+            .filter(|p| !known.contains(p.as_str()))
+            .collect(),
+    })
+}
+
+fn print_folder(folder: &FolderNow, dataset: i64) {
+    match folder {
+        FolderNow::Readable {
+            left_out,
+            changed,
+            added,
+        } => {
+            if !left_out.is_empty() {
+                println!("left out of the deposit ({}):", left_out.len());
+                for s in left_out {
+                    println!("  {} ({})", s.rel_path, s.why());
+                }
+            }
+            if let Some(changed) = changed {
+                println!("note: {changed}");
+            }
+            if !added.is_empty() {
+                println!(
+                    "note: added since the last scan, so not in its key: {}",
+                    added.join(", ")
+                );
+            }
+            if changed.is_some() || !added.is_empty() {
+                println!(
+                    "      the key above is of the folder as scanned; `lodge scan {dataset}` \
+                     re-keys it as it is now"
+                );
+            }
+        }
+        FolderNow::Unreadable(why) => {
+            println!("note: the folder cannot be read now: {why}");
+            println!(
+                "      to take the dataset off the list (what it deposited stays): \
+                 `lodge remove {dataset}`"
+            );
+        }
+    }
 }
 
 /// Identifiers (and targets) that hold this dataset's files under other metadata.
@@ -187,7 +271,23 @@ fn as_json(
     document: Option<&ContentDocument>,
     jobs: &[JobRow],
     same_data: &[(String, String)],
+    folder: &FolderNow,
 ) -> serde_json::Value {
+    let folder_now = match folder {
+        FolderNow::Readable {
+            left_out,
+            changed,
+            added,
+        } => serde_json::json!({
+            "left_out": left_out
+                .iter()
+                .map(|s| serde_json::json!({"path": s.rel_path, "why": s.why()}))
+                .collect::<Vec<_>>(),
+            "changed_since_scan": changed,
+            "added_since_scan": added,
+        }),
+        FolderNow::Unreadable(why) => serde_json::json!({ "problem": why }),
+    };
     let files: Vec<serde_json::Value> = document
         .map(|doc| {
             doc.manifest
@@ -230,6 +330,7 @@ fn as_json(
         "metadata": d.metadata,
         "metadata_problems": problems,
         "files": files,
+        "folder_now": folder_now,
         "deposits": deposits,
         "same_data_elsewhere": same_data
             .iter()
