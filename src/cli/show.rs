@@ -1,6 +1,7 @@
 //! `lodge show DATASET`: one dataset as the store knows it — folder, key, the metadata that
 //! will be deposited (and what is missing from it), the files of its last scan, and every
-//! deposit of it, so a researcher can check what a deposit will say before making it.
+//! deposit of it — and its folder as it is now, so a researcher can check what a deposit
+//! will say before making it.
 
 use std::collections::HashSet;
 use std::path::Path;
