@@ -69,33 +69,20 @@ pub enum Command {
     /// rejected. Exit status 0 only if all landed.
     Deposit(deposit::DepositArgs),
     /// Every dataset with its state per target, then totals.
+    #[command(mut_arg("states", |a| a.value_parser(
+        clap::builder::PossibleValuesParser::new(report::DATASET_STATES.into_iter().chain(report::JOB_STATES))
+    )))]
     Status {
-        /// Only these datasets (number, folder, name or key prefix); all by default.
-        #[arg(value_name = "DATASET")]
-        datasets: Vec<String>,
-        /// Only items in this state (repeatable; `unfinished` is queued, running and
-        /// waiting together).
-        #[arg(long, value_name = "STATE", value_parser = report::STATUS_STATES)]
-        state: Vec<String>,
-        /// Only items of this target (name or URL).
-        #[arg(long, value_name = "TARGET")]
-        target: Option<String>,
+        #[command(flatten)]
+        filter: report::ItemFilter,
         /// Machine-readable output.
         #[arg(long)]
         json: bool,
     },
     /// Every deposit job ever run from this store.
     History {
-        /// Only these datasets' jobs (number, folder, name or key prefix); all by default.
-        #[arg(value_name = "DATASET")]
-        datasets: Vec<String>,
-        /// Only jobs in this state (repeatable; `unfinished` is queued, running and
-        /// waiting together).
-        #[arg(long, value_name = "STATE", value_parser = report::JOB_STATES)]
-        state: Vec<String>,
-        /// Only jobs of this target (name or URL).
-        #[arg(long, value_name = "TARGET")]
-        target: Option<String>,
+        #[command(flatten)]
+        filter: report::ItemFilter,
         #[arg(long, conflicts_with = "csv")]
         json: bool,
         #[arg(long)]
@@ -385,36 +372,8 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
         } => show::show(db, &dataset, files, json),
         Command::Deposit(args) => deposit::deposit(db, args).await,
         Command::Retry(args) => deposit::retry(db, args).await,
-        Command::Status {
-            datasets,
-            state,
-            target,
-            json,
-        } => report::status(
-            db,
-            &report::ItemFilter {
-                datasets,
-                states: state,
-                target,
-            },
-            json,
-        ),
-        Command::History {
-            datasets,
-            state,
-            target,
-            json,
-            csv,
-        } => report::history(
-            db,
-            &report::ItemFilter {
-                datasets,
-                states: state,
-                target,
-            },
-            json,
-            csv,
-        ),
+        Command::Status { filter, json } => report::status(db, &filter, json),
+        Command::History { filter, json, csv } => report::history(db, &filter, json, csv),
         Command::Log {
             follow,
             tail,

@@ -991,11 +991,7 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
         .collect();
     let folder = lab.folder("survey", &files);
     let (id, key) = add(&store, &folder, &metadata("Survey 2026"));
-    let show = |args: &[&str]| {
-        let mut c = lodge(&db);
-        c.arg("show").args(args);
-        run(c)
-    };
+    let show = |args: &[&str]| lodge_with(&db, &[&["show"], args].concat());
 
     let out = show(&["survey"]).await;
     let t = text(&out);
@@ -1022,11 +1018,10 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
     let every = show(&["survey", "--files"]).await;
     assert_all(&text(&every), &["part-20.csv", "part-21.csv"]);
 
-    let out = run({
-        let mut c = lodge(&db);
-        c.args(["deposit", "--target", &sandbox.target_url(), "survey"]);
-        c
-    })
+    let out = lodge_with(
+        &db,
+        &["deposit", "--target", &sandbox.target_url(), "survey"],
+    )
     .await;
     assert!(out.status.success(), "{}", text(&out));
     // New metadata: a new key; the deposit made under the old one is listed as such.
@@ -1098,23 +1093,10 @@ async fn status_and_history_list_only_the_datasets_states_and_target_asked_for()
     let store = lab.store("lodge.db");
     let (one, _) = add(&store, &lab.numbered_folder(1), &metadata("One"));
     add(&store, &lab.numbered_folder(2), &metadata("Two"));
-    let out = run({
-        let mut c = lodge(&db);
-        c.args([
-            "deposit",
-            "--target",
-            &sandbox.target_url(),
-            &one.to_string(),
-        ]);
-        c
-    })
-    .await;
+    let url = sandbox.target_url();
+    let out = lodge_with(&db, &["deposit", "--target", &url, &one.to_string()]).await;
     assert!(out.status.success(), "{}", text(&out));
-    let status = |args: &[&str]| {
-        let mut c = lodge(&db);
-        c.arg("status").args(args);
-        run(c)
-    };
+    let status = |args: &[&str]| lodge_with(&db, &[&["status"], args].concat());
     let names = |out: &std::process::Output| -> Vec<String> {
         String::from_utf8_lossy(&out.stdout)
             .lines()
@@ -1133,7 +1115,7 @@ async fn status_and_history_list_only_the_datasets_states_and_target_asked_for()
     assert_eq!(names(&landed), ["ds001"], "{}", text(&landed));
     let by_name = status(&["ds002", "ds001"]).await;
     assert_eq!(names(&by_name), ["ds001", "ds002"], "{}", text(&by_name));
-    let by_target = status(&["--target", &sandbox.target_url()]).await;
+    let by_target = status(&["--target", &url]).await;
     assert_eq!(names(&by_target), ["ds001"], "{}", text(&by_target));
 
     let none = status(&["--state", "failed"]).await;
@@ -1157,11 +1139,7 @@ async fn status_and_history_list_only_the_datasets_states_and_target_asked_for()
     assert_all(&text(&unknown), &["no dataset matches 'ds009'"]);
 
     // `history` narrows the same way, over jobs.
-    let history = |args: &[&str]| {
-        let mut c = lodge(&db);
-        c.arg("history").args(args);
-        run(c)
-    };
+    let history = |args: &[&str]| lodge_with(&db, &[&["history"], args].concat());
     let landed = history(&["ds001", "--state", "deposited"]).await;
     assert!(landed.status.success(), "{}", text(&landed));
     assert_all(&text(&landed), &["job 1", "deposited ds001"]);
@@ -1170,7 +1148,7 @@ async fn status_and_history_list_only_the_datasets_states_and_target_asked_for()
         &text(&none),
         &["no jobs match (of 1); `lodge history` lists every one"],
     );
-    let csv = history(&["--target", &sandbox.target_url(), "--csv"]).await;
+    let csv = history(&["--target", &url, "--csv"]).await;
     assert_eq!(String::from_utf8_lossy(&csv.stdout).lines().count(), 2);
     let not_a_job_state = history(&["--state", "new"]).await;
     assert_eq!(not_a_job_state.status.code(), Some(2));
@@ -1238,12 +1216,7 @@ async fn add_takes_several_folders_each_its_own_dataset_and_a_bad_one_stops_only
     );
 
     // A dataset's name where its folder belongs: the error names the folder to give.
-    let by_name = run({
-        let mut c = lodge(&db);
-        c.args(["add", "ds001", "--title", "Retitled"]);
-        c
-    })
-    .await;
+    let by_name = lodge_with(&db, &["add", "ds001", "--title", "Retitled"]).await;
     assert_eq!(by_name.status.code(), Some(2), "{}", text(&by_name));
     assert_all(
         &text(&by_name),

@@ -10,21 +10,7 @@ use super::output::time_text;
 use crate::store::{EventRow, StatusRow, Store};
 use crate::wording::count_of;
 
-/// The states `lodge status --state` takes: those a status line can show, and `unfinished`.
-pub const STATUS_STATES: [&str; 10] = [
-    "new",
-    "changed",
-    "queued",
-    "running",
-    "waiting",
-    "unfinished",
-    "deposited",
-    "existing",
-    "failed",
-    "rejected",
-];
-
-/// The states `lodge history --state` takes: a job's, and `unfinished`.
+/// The states `--state` takes: a job's, and `unfinished` (queued, running and waiting).
 pub const JOB_STATES: [&str; 8] = [
     "queued",
     "running",
@@ -36,14 +22,22 @@ pub const JOB_STATES: [&str; 8] = [
     "rejected",
 ];
 
+/// What `lodge status` also calls a dataset for a target, though no job has these states:
+/// never queued there, or queued only under keys before its last scan.
+pub const DATASET_STATES: [&str; 2] = ["new", "changed"];
+
 /// Which lines of `status` or `history` to print. Totals are always the whole store's.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, clap::Args)]
 pub struct ItemFilter {
-    /// Dataset selectors (number, folder, name, key prefix); empty for all.
+    /// Only these datasets (number, folder, name or key prefix); all by default.
+    #[arg(value_name = "DATASET")]
     pub datasets: Vec<String>,
-    /// States from [`STATUS_STATES`] or [`JOB_STATES`]; empty for all.
+    /// Only items in this state (repeatable; `unfinished` is queued, running and waiting
+    /// together).
+    #[arg(long = "state", value_name = "STATE", value_parser = JOB_STATES)]
     pub states: Vec<String>,
-    /// A target's name or URL.
+    /// Only items of this target (name or URL).
+    #[arg(long, value_name = "TARGET")]
     pub target: Option<String>,
 }
 

@@ -60,6 +60,14 @@ pub async fn run(mut cmd: Command) -> Output {
         .unwrap()
 }
 
+/// `lodge ARGS...` with a database, run to its end ([`run`]). The future owns the command,
+/// so it borrows neither argument.
+pub fn lodge_with(db: &Path, args: &[&str]) -> impl Future<Output = Output> + use<> {
+    let mut cmd = lodge(db);
+    cmd.args(args);
+    run(cmd)
+}
+
 /// Run a command with `input` on its standard input.
 pub fn run_with_stdin(mut cmd: Command, input: &str) -> Output {
     let mut child = cmd
