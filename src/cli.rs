@@ -104,6 +104,9 @@ pub enum Command {
         /// Only this job's events (numbers from `lodge status` or `lodge history`).
         #[arg(long, value_name = "JOB")]
         job: Option<i64>,
+        /// One JSON object per line (JSON Lines), for scripts and monitoring.
+        #[arg(long)]
+        json: bool,
     },
     /// Forget recorded deposit results (they are kept forever by default). The next deposit
     /// of a forgotten key asks the server again, which still arbitrates.
@@ -379,7 +382,8 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
             tail,
             dataset,
             job,
-        } => report::log(db, follow, tail, dataset.as_deref(), job).await,
+            json,
+        } => report::log(db, follow, tail, dataset.as_deref(), job, json).await,
         Command::Forget { older_than, target } => report::forget(db, older_than, target),
         Command::Target(command) => target::run(command).await,
         Command::Bench(args) => bench::bench(args).await,

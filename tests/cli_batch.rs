@@ -403,6 +403,24 @@ async fn log_of_one_dataset_or_one_job_shows_only_its_events() {
     assert_eq!(t.lines().count(), 1, "the last event only: {t}");
     assert!(t.contains(&format!("job {job_one} created sbx-")), "{t}");
 
+    // As JSON Lines: one object a line, every key on every line.
+    let (code, t) = log(&["--dataset", "ds002", "--json"]);
+    assert_eq!(code, Some(0), "{t}");
+    let events: Vec<serde_json::Value> = t
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a line of JSON"))
+        .collect();
+    assert!(events.len() >= 3, "queued, attempt, created: {t}");
+    assert!(
+        events
+            .iter()
+            .all(|e| e["job"] == job_two && e["dataset"] == two)
+    );
+    let created = events.last().unwrap();
+    assert_eq!(created["kind"], "created");
+    assert_eq!(created["http_status"], 201);
+    assert!(created["delay_ms"].is_null() && created["time"].is_string());
+
     let (code, t) = log(&["--job", "99"]);
     assert_eq!(code, Some(2), "{t}");
     assert!(t.contains("no job 99"), "{t}");

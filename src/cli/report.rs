@@ -318,7 +318,12 @@ pub async fn log(
     tail: usize,
     dataset: Option<&str>,
     job: Option<i64>,
+    json: bool,
 ) -> anyhow::Result<ExitCode> {
+    let print_event = |e: &EventRow| match json {
+        true => println!("{}", event_json(e)),
+        false => print_event(e),
+    };
     let store = db.open_existing()?;
     let filter = match (dataset, job) {
         (Some(selector), _) => {
@@ -335,7 +340,7 @@ pub async fn log(
         LogFilter::All => (last - tail as i64).max(0),
         // One job's or dataset's events: the last `tail` of them, read through the jobs.
         LogFilter::Job(id) => {
-            print_last(&store.events_for_job(id)?, tail);
+            print_last(&store.events_for_job(id)?, tail, print_event);
             last
         }
         LogFilter::Dataset(id) => {
@@ -344,7 +349,7 @@ pub async fn log(
                 events.extend(store.events_for_job(job.id)?);
             }
             events.sort_by_key(|e| e.id);
-            print_last(&events, tail);
+            print_last(&events, tail, print_event);
             last
         }
     };
@@ -370,11 +375,31 @@ pub async fn log(
 }
 
 /// The last `tail` of `events` (oldest first).
-fn print_last(events: &[EventRow], tail: usize) {
+fn print_last(events: &[EventRow], tail: usize, print: impl Fn(&EventRow)) {
     events
         .iter()
         .skip(events.len().saturating_sub(tail))
-        .for_each(print_event);
+        .for_each(print);
+}
+
+/// One event as a line of JSON (`lodge log --json`): the stored fields, the time also as
+/// text, and nothing left out when empty, so every line has the same keys.
+fn event_json(e: &EventRow) -> serde_json::Value {
+    serde_json::json!({
+        "id": e.id,
+        "time": time_text(e.at),
+        "at_ms": e.at,
+        "kind": e.kind,
+        "job": e.job_id,
+        "dataset": e.dataset_id,
+        "target": e.target,
+        "key": e.content_key,
+        "attempt": e.attempt,
+        "http_status": e.http_status,
+        "delay_ms": e.delay_ms,
+        "message": e.message,
+        "actor": e.actor,
+    })
 }
 
 fn last_event_id(store: &Store) -> anyhow::Result<i64> {
