@@ -64,16 +64,8 @@ fn deposit_ends_deposited_with_the_identifier_and_again_shows_already_deposited_
 
     let scope = w.app().target_id().to_string();
     let before = w.runtime.block_on(sandbox_requests(&scope));
-    let id = w.row_id("soil-cores");
-    w.harness.state_mut().select(Some(id));
-    w.harness.step();
     // The details say how it went, in words: one attempt, not "1 attempt(s)".
-    w.wait("the dataset's details", |app| {
-        app.model
-            .details
-            .as_ref()
-            .is_some_and(|d| d.dataset == id && !d.jobs.is_empty())
-    });
+    let id = w.open_details("soil-cores", |d| !d.jobs.is_empty());
     w.harness
         .get_by_label_contains(&format!("· deposited · 1 attempt: {identifier}"));
     w.harness.get_by_label("Deposit to Local sandbox").click();
@@ -314,15 +306,7 @@ fn a_dropped_folder_with_a_link_to_data_elsewhere_says_the_link_is_not_deposited
     );
 
     // The notice goes; the dataset's details keep saying it.
-    let id = w.row_id("soil-cores");
-    w.harness.state_mut().select(Some(id));
-    w.harness.step();
-    w.wait("the dataset's details", |app| {
-        app.model
-            .details
-            .as_ref()
-            .is_some_and(|d| d.dataset == id && !d.left_out.is_empty())
-    });
+    w.open_details("soil-cores", |d| !d.left_out.is_empty());
     w.harness.step();
     w.harness.get_by_label("Left out (1)");
     w.harness

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
-use lodge::app::{AppPaths, AppService, DedupStatus, ServiceConfig};
+use lodge::app::{AppPaths, AppService, DedupStatus, Details, ServiceConfig};
 use lodge::sandbox::FaultConfig;
 use lodge::ui::LodgeApp;
 
@@ -123,6 +123,21 @@ impl Window {
                 .any(|r| r.name == name && r.key.is_some() && r.id > 0)
         });
         self.row_id(&name)
+    }
+
+    /// Select the row named `name` and wait until its details are loaded and `ready`
+    /// holds of them; returns the row's dataset id.
+    pub fn open_details(&mut self, name: &str, ready: impl Fn(&Details) -> bool) -> i64 {
+        let id = self.row_id(name);
+        self.harness.state_mut().select(Some(id));
+        self.harness.step();
+        self.wait(&format!("{name}'s details"), |app| {
+            app.model
+                .details
+                .as_ref()
+                .is_some_and(|d| d.dataset == id && ready(d))
+        });
+        id
     }
 
     /// The status of the only row whose name is `name`.
