@@ -409,3 +409,33 @@ fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_res
     assert_eq!(open.stats().records, 1, "one record, sent once resumed");
     assert!(!w.log_of("resumed").is_empty(), "the log says it resumed");
 }
+
+#[test]
+fn deposits_made_from_the_command_line_to_a_target_not_in_the_picker_show_in_the_details() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    let folder = citable_folder(&w.lab, "core-scans", "Core scans 2026");
+    w.add_folder(&folder);
+
+    // The same database, from the command line, to a URL the window does not list.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lodge"))
+        .env("LODGE_DB", w.lab.path("app/lodge.db"))
+        .env_remove("LODGE_TARGET")
+        .args(["deposit", "--target", &other.target_url(), "core-scans"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    w.open_details("core-scans", |d| !d.jobs.is_empty());
+    w.harness.get_by_label(&format!(
+        "{} (not in the target picker)",
+        other.target_url()
+    ));
+    w.harness
+        .get_by_label_contains("· deposited · 1 attempt: sbx-000001");
+}

@@ -236,16 +236,29 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                 ui.label("Not deposited anywhere yet.");
                 return;
             }
-            for target in &app.model.targets {
-                let jobs: Vec<_> = d
-                    .jobs
-                    .iter()
-                    .filter(|(j, _)| j.target == target.scope_id)
-                    .collect();
+            // The picker's targets by their names, then any other the dataset went to (a
+            // URL given on the command line, a target since removed) by its address.
+            let mut places: Vec<(String, &str)> = app
+                .model
+                .targets
+                .iter()
+                .map(|t| {
+                    let name = t.label.split(" — ").next().unwrap_or("").to_string();
+                    (name, t.scope_id.as_str())
+                })
+                .collect();
+            for (job, _) in &d.jobs {
+                if !places.iter().any(|(_, scope)| *scope == job.target) {
+                    let name = format!("{} (not in the target picker)", job.target);
+                    places.push((name, job.target.as_str()));
+                }
+            }
+            for (name, scope) in places {
+                let jobs: Vec<_> = d.jobs.iter().filter(|(j, _)| j.target == scope).collect();
                 if jobs.is_empty() {
                     continue;
                 }
-                ui.label(RichText::new(target.label.split(" — ").next().unwrap_or("")).strong());
+                ui.label(RichText::new(name).strong());
                 for (job, events) in jobs {
                     let outcome = job
                         .identifier
