@@ -5,7 +5,7 @@ use egui::RichText;
 use egui_extras::{Column, TableBuilder};
 
 use super::LodgeApp;
-use crate::app::{Command, ExportFormat};
+use crate::app::{Command, ExportFormat, Model};
 use crate::store::HistoryRow;
 
 /// How far back the date filter reaches.
@@ -58,6 +58,22 @@ pub struct HistoryState {
     requested_for: Option<u64>,
     /// When (input time, s) it was last asked for.
     requested_at: f64,
+}
+
+/// The target filter's choices, (scope, label): the picker's targets, then any other the
+/// history holds (a URL used from the command line, a removed target), by its address.
+fn target_choices(model: &Model) -> Vec<(String, String)> {
+    let mut choices: Vec<(String, String)> = model
+        .targets
+        .iter()
+        .map(|t| (t.scope_id.clone(), t.label.clone()))
+        .collect();
+    for r in model.history.iter().flatten() {
+        if !choices.iter().any(|(scope, _)| *scope == r.target) {
+            choices.push((r.target.clone(), r.target.clone()));
+        }
+    }
+    choices
 }
 
 fn passes(app: &LodgeApp, r: &HistoryRow, needle: &str, now: i64) -> bool {
@@ -224,12 +240,9 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             .selected_text(current)
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut app.history.target, None, "All");
-                for t in &app.model.targets {
-                    ui.selectable_value(
-                        &mut app.history.target,
-                        Some(t.scope_id.clone()),
-                        &t.label,
-                    );
+                // Read while the list is open only: the history may hold many rows.
+                for (scope, label) in target_choices(&app.model) {
+                    ui.selectable_value(&mut app.history.target, Some(scope), label);
                 }
             })
             .response
@@ -260,4 +273,55 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             app.send(Command::ShowFolder(dir.to_path_buf()));
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::TargetInfo;
+
+    fn job_to(target: &str, job: i64) -> HistoryRow {
+        HistoryRow {
+            job,
+            dataset: Some(1),
+            name: Some("ds".into()),
+            title: None,
+            target: target.into(),
+            key: "a".repeat(64),
+            state: "deposited".into(),
+            identifier: None,
+            url: None,
+            attempts: 1,
+            last_error: None,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    #[test]
+    fn the_target_filter_offers_targets_only_the_history_knows_once_each_after_the_picker() {
+        let mut model = Model::default();
+        model.targets = vec![TargetInfo {
+            scope_id: "sandbox+http://127.0.0.1:1".into(),
+            label: "Local sandbox — test deposits".into(),
+        }];
+        model.history = Some(vec![
+            job_to("sandbox+http://127.0.0.1:8080", 3),
+            job_to("sandbox+http://127.0.0.1:1", 2),
+            job_to("sandbox+http://127.0.0.1:8080", 1),
+        ]);
+        assert_eq!(
+            target_choices(&model),
+            [
+                (
+                    "sandbox+http://127.0.0.1:1".to_string(),
+                    "Local sandbox — test deposits".to_string()
+                ),
+                (
+                    "sandbox+http://127.0.0.1:8080".to_string(),
+                    "sandbox+http://127.0.0.1:8080".to_string()
+                ),
+            ]
+        );
+    }
 }
