@@ -321,23 +321,24 @@ fn editing_a_target_keeps_its_stored_secret_and_a_bad_url_leaves_the_config_unch
     );
 }
 
-#[test]
-fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_resumes_it() {
-    no_keyring();
+/// A sandbox at `addr` (port 0: any) that wants `token`, if one, keeping its records in the
+/// lab's `locked-sandbox` folder across restarts.
+fn sandbox_at(w: &Window, addr: SocketAddr, token: Option<&str>) -> RunningSandbox {
+    w.runtime
+        .block_on(RunningSandbox::start(SandboxConfig {
+            addr,
+            data_dir: w.lab.path("locked-sandbox"),
+            token: token.map(str::to_string),
+            faults: FaultConfig::default(),
+        }))
+        .expect("sandbox")
+}
+
+/// A window whose target 'locked' (picked) is a sandbox wanting a token the saved target
+/// does not send, and a dataset "field-notes" whose deposit there has just been refused.
+fn window_with_a_paused_target() -> (Window, RunningSandbox) {
     let mut w = Window::open(FaultConfig::default());
-    // A sandbox that wants a bearer token the saved target does not send.
-    let with_token = |w: &Window, addr: SocketAddr, token: Option<&str>| {
-        w.runtime
-            .block_on(RunningSandbox::start(SandboxConfig {
-                addr,
-                data_dir: w.lab.path("locked-sandbox"),
-                token: token.map(str::to_string),
-                faults: FaultConfig::default(),
-            }))
-            .expect("sandbox")
-    };
-    let locked = with_token(&w, SocketAddr::from(([127, 0, 0, 1], 0)), Some("right"));
-    let addr = locked.addr();
+    let locked = sandbox_at(&w, SocketAddr::from(([127, 0, 0, 1], 0)), Some("right"));
     add_target(&mut w, "locked", &locked.target_url(), None);
     w.wait("the target saved", |app| {
         app.model.targets.len() == 2 && app.model.target_saved.is_some()
@@ -347,7 +348,6 @@ fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_res
     w.harness.step();
     let folder = citable_folder(&w.lab, "field-notes", "Field notes 2026");
     w.add_folder(&folder);
-
     w.harness.get_by_label("Deposit").click();
     w.wait("the row paused", |app| {
         matches!(
@@ -355,6 +355,14 @@ fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_res
             Some(DedupStatus::TargetPaused { .. })
         )
     });
+    (w, locked)
+}
+
+#[test]
+fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_resumes_it() {
+    no_keyring();
+    let (w, locked) = window_with_a_paused_target();
+    let addr = locked.addr();
     let Some(DedupStatus::TargetPaused { reason }) = w.status("field-notes") else {
         unreachable!()
     };
@@ -364,7 +372,7 @@ fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_res
     for words in [
         "locked — sandbox+http://",
         "is paused: not authorised (HTTP 401)",
-        "then press Deposit on a dataset",
+        "or press Deposit on a dataset once they are right",
     ] {
         assert!(
             w.harness
@@ -398,7 +406,7 @@ fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_res
     });
 
     // The user acts (here: the server stops asking for a token), then presses Deposit.
-    let open = with_token(&w, addr, None);
+    let open = sandbox_at(&w, addr, None);
     w.harness.get_by_label("Deposit").click();
     w.wait("deposited after the pause", |app| {
         matches!(
@@ -438,4 +446,36 @@ fn deposits_made_from_the_command_line_to_a_target_not_in_the_picker_show_in_the
     ));
     w.harness
         .get_by_label_contains("· deposited · 1 attempt: sbx-000001");
+}
+
+#[test]
+fn saving_an_edited_target_lifts_its_pause_and_what_waited_is_sent() {
+    no_keyring();
+    let (mut w, locked) = window_with_a_paused_target();
+    let addr = locked.addr();
+    w.runtime.block_on(locked.shutdown());
+    let open = sandbox_at(&w, addr, None);
+
+    // The user fixes the target in Settings (here nothing needs changing) and saves it.
+    w.harness.get_by_label("Settings").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Save target").click();
+    w.wait("deposited without pressing Deposit", |app| {
+        matches!(
+            app.status_of(app.table.order[0]),
+            Some(DedupStatus::Deposited { .. })
+        )
+    });
+    assert_eq!(open.stats().records, 1);
+    assert!(
+        w.harness
+            .query_all_by_label_contains("Its pause is lifted")
+            .next()
+            .is_some(),
+        "the notice says the pause is lifted"
+    );
 }

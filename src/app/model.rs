@@ -472,8 +472,8 @@ impl Model {
                     let reason = self.paused_targets.get(target).cloned().unwrap_or_default();
                     let text = format!(
                         "{} is paused: {reason}. Nothing more is sent there until you act: fix \
-                         the credentials (Settings, Edit the target), then press Deposit on a \
-                         dataset to send what waits.",
+                         the credentials in Settings (Edit the target, Save), or press Deposit \
+                         on a dataset once they are right; either sends what waits.",
                         self.target_label(target)
                     );
                     self.apply(Update::Notice(Notice::error(text)));

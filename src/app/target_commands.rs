@@ -20,12 +20,50 @@ impl Core {
             Ok(name) => {
                 self.reload_targets().await;
                 self.out().send(Update::TargetSaved(name.clone()));
+                // Editing a target is the user acting on a pause (new credentials, say).
+                let resumed = editing && self.resume_saved(&name).await;
                 self.out().notice(Notice::info(format!(
-                    "Target '{name}' {}; it is in the target picker.",
-                    if editing { "changed" } else { "added" }
+                    "Target '{name}' {}; it is in the target picker.{}",
+                    if editing { "changed" } else { "added" },
+                    if resumed {
+                        " Its pause is lifted: what waited there is sent now."
+                    } else {
+                        ""
+                    }
                 )));
             }
             Err((field, message)) => self.out().send(Update::TargetRefused { field, message }),
+        }
+    }
+
+    /// Lift the pause of the target saved as `name`, if it was paused; whether it was.
+    async fn resume_saved(self: &Arc<Self>, name: &str) -> bool {
+        let path = self.config().paths.config_file.clone();
+        let store = self.store().clone();
+        let n = name.to_string();
+        let resumed = tokio::task::spawn_blocking(move || {
+            let config = crate::config::Config::load(&path).map_err(|e| e.to_string())?;
+            let Some(t) = config.targets.get(&n) else {
+                return Ok(None);
+            };
+            let scope = crate::config::scope_id_of(&n, t).map_err(|e| e.to_string())?;
+            store.resume_target(&scope).map_err(|e| e.to_string())
+        })
+        .await
+        .unwrap_or_else(|e| Err(format!("a database task failed: {e}")));
+        match resumed {
+            Ok(Some(event)) => {
+                self.out().send(Update::Logged(vec![event]));
+                true
+            }
+            Ok(None) => false,
+            Err(e) => {
+                self.out().notice(Notice::warning(format!(
+                    "Cannot lift the pause of '{name}': {e}. Press Deposit on a dataset to \
+                     lift it."
+                )));
+                false
+            }
         }
     }
 

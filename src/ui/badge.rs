@@ -68,7 +68,7 @@ pub fn hover(status: &DedupStatus) -> String {
         }
         DedupStatus::Queued => "On the queue; a worker will send it soon.".into(),
         DedupStatus::TargetPaused { reason } => format!(
-            "The target is paused: {reason}. Nothing more is sent there until you act: fix the credentials (Settings, Edit the target), then press Deposit to send it."
+            "The target is paused: {reason}. Nothing more is sent there until you act: fix the credentials in Settings (Edit the target, Save: that sends it), or press Deposit once they are right."
         ),
         DedupStatus::Uploading { .. } => "Sending the files and creating the record.".into(),
         DedupStatus::WaitingToRetry { cause, .. } => format!("Retry scheduled. Cause: {cause}"),
