@@ -427,17 +427,11 @@ fn deposits_made_from_the_command_line_to_a_target_not_in_the_picker_show_in_the
     w.add_folder(&folder);
 
     // The same database, from the command line, to a URL the window does not list.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lodge"))
-        .env("LODGE_DB", w.lab.path("app/lodge.db"))
-        .env_remove("LODGE_TARGET")
+    let out = support::lodge(&w.lab.path("app/lodge.db"))
         .args(["deposit", "--target", &other.target_url(), "core-scans"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", support::text(&out));
 
     w.open_details("core-scans", |d| !d.jobs.is_empty());
     w.harness.get_by_label(&format!(
