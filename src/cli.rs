@@ -5,6 +5,7 @@
 mod add;
 mod bench;
 mod deposit;
+mod folder;
 mod output;
 mod report;
 mod show;

@@ -9,6 +9,7 @@ use clap::Args;
 use tokio_util::sync::CancellationToken;
 
 use super::add::select_datasets;
+use super::folder::FolderNow;
 use super::output::{items_progress_bar, shell_word};
 use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run};
 use super::{Database, EngineArgs};
@@ -198,15 +199,13 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
 /// sends anything and refuses a changed one itself; what it cannot see is a file added
 /// since, which would be left out.
 fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Option<String>> {
-    let root = Path::new(&d.path);
-    if !root.is_dir() {
-        // Moved, deleted, or on another machine of a shared store: a replay does not need
-        // it, and a new deposit says what it found when it looks.
+    // Moved, deleted, or on another machine of a shared store: a replay does not need the
+    // folder, and a new deposit says what it found when it looks.
+    let FolderNow::Readable { changed, added, .. } = FolderNow::of(store, d)? else {
         return Ok(None);
-    }
-    let files = store.dataset_files(d.id)?;
+    };
     let rescan = format!("`lodge scan {}`, then deposit again", d.id);
-    if let Err(changed) = check_unchanged(root, &files) {
+    if let Some(changed) = changed {
         return Ok(replay.then(|| {
             format!(
                 "{changed}. This replays the deposit of the content as scanned; to deposit \
@@ -214,18 +213,6 @@ fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Opt
             )
         }));
     }
-    let scanned: HashSet<&str> = files.iter().map(|f| f.rel_path.as_str()).collect();
-    let now = match crate::content::scan_folder(root) {
-        Ok(report) => report,
-        // The scan at deposit time names the problem; this is only a note.
-        Err(_) => return Ok(None),
-    };
-    let added: Vec<&str> = now
-        .files
-        .iter()
-        .map(|f| f.rel_path.as_str())
-        .filter(|p| !scanned.contains(p))
-        .collect();
     let Some(first) = added.first() else {
         return Ok(None);
     };

@@ -3,14 +3,12 @@
 //! deposit of it — and its folder as it is now, so a researcher can check what a deposit
 //! will say before making it.
 
-use std::collections::HashSet;
-use std::path::Path;
 use std::process::ExitCode;
 
 use super::Database;
+use super::folder::FolderNow;
 use super::output::time_text;
-use crate::content::{ContentDocument, Metadata, SkippedEntry, scan_folder};
-use crate::engine::check_unchanged;
+use crate::content::{ContentDocument, Metadata};
 use crate::store::{DatasetRow, JobRow, Store};
 use crate::wording::{count_of, human_bytes};
 
@@ -31,7 +29,7 @@ pub fn show(
     };
     let jobs = store.jobs_of_dataset(dataset.id)?;
     let same_data = same_data_elsewhere(&store, &dataset)?;
-    let folder = look_at_folder(&store, &dataset)?;
+    let folder = FolderNow::of(&store, &dataset)?;
     if json {
         let out = as_json(&dataset, document.as_ref(), &jobs, &same_data, &folder);
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -40,46 +38,6 @@ pub fn show(
         print_folder(&folder, dataset.id);
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The folder as it is now, from a walk and a `stat` of each scanned file, without
-/// hashing: what the key was made from may no longer be what is there.
-enum FolderNow {
-    Readable {
-        /// What a scan leaves out that a person would want to know of (links, pipes, files
-        /// a `.lodgeignore` matched).
-        left_out: Vec<SkippedEntry>,
-        /// A scanned file changed or gone since the scan, as a deposit would refuse it.
-        changed: Option<String>,
-        /// Files there now that the scan did not see (a deposit leaves them out).
-        added: Vec<String>,
-    },
-    /// It cannot be walked (moved, deleted, unreadable): why.
-    Unreadable(String),
-}
-
-fn look_at_folder(store: &Store, d: &DatasetRow) -> anyhow::Result<FolderNow> {
-    let root = Path::new(&d.path);
-    let report = match scan_folder(root) {
-        Ok(report) => report,
-        Err(e) => return Ok(FolderNow::Unreadable(e.to_string())),
-    };
-    let scanned = store.dataset_files(d.id)?;
-    let known: HashSet<&str> = scanned.iter().map(|f| f.rel_path.as_str()).collect();
-    Ok(FolderNow::Readable {
-        left_out: report
-            .skipped
-            .into_iter()
-            .filter(SkippedEntry::is_notable)
-            .collect(),
-        changed: check_unchanged(root, &scanned).err().map(|f| f.to_string()),
-        added: report
-            .files
-            .iter()
-            .map(|f| f.rel_path.clone())
-            .filter(|p| !known.contains(p.as_str()))
-            .collect(),
-    })
 }
 
 fn print_folder(folder: &FolderNow, dataset: i64) {
