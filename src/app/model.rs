@@ -358,6 +358,7 @@ impl Model {
                 self.version += 1;
             }
             Update::Logged(events) => events.iter().for_each(|e| self.push_event(e)),
+            Update::TargetPaused { scope, reason } => self.target_paused(scope, reason),
             Update::Notice(notice) => {
                 let level = match notice.level {
                     NoticeLevel::Info => LogLevel::Info,
@@ -396,6 +397,25 @@ impl Model {
                 };
                 self.target_tests.insert(name, test);
             }
+        }
+    }
+
+    /// The store says `scope` is paused for `reason` (or no longer paused): its queued rows
+    /// say so, and the first word of a pause comes with a notice of what to do.
+    fn target_paused(&mut self, scope: String, reason: Option<String>) {
+        self.version += 1;
+        let Some(reason) = reason else {
+            self.paused_targets.remove(&scope);
+            return;
+        };
+        let text = format!(
+            "{} is paused: {reason}. Nothing more is sent there until you act: fix the \
+             credentials in Settings (Edit the target, Save), or press Deposit on a dataset \
+             once they are right; either sends what waits.",
+            self.target_label(&scope)
+        );
+        if self.paused_targets.insert(scope, reason).is_none() {
+            self.apply(Update::Notice(Notice::error(text)));
         }
     }
 
@@ -461,24 +481,7 @@ impl Model {
 
     fn engine_event(&mut self, event: EngineEvent) {
         match event {
-            EngineEvent::Logged(row) => {
-                let newly_paused = row.kind == EventKind::Paused
-                    && row
-                        .target
-                        .as_ref()
-                        .is_some_and(|t| !self.paused_targets.contains_key(t));
-                self.push_event(&row);
-                if let (true, Some(target)) = (newly_paused, &row.target) {
-                    let reason = self.paused_targets.get(target).cloned().unwrap_or_default();
-                    let text = format!(
-                        "{} is paused: {reason}. Nothing more is sent there until you act: fix \
-                         the credentials in Settings (Edit the target, Save), or press Deposit \
-                         on a dataset once they are right; either sends what waits.",
-                        self.target_label(target)
-                    );
-                    self.apply(Update::Notice(Notice::error(text)));
-                }
-            }
+            EngineEvent::Logged(row) => self.push_event(&row),
             EngineEvent::Progress {
                 job,
                 dataset,
@@ -551,24 +554,11 @@ impl Model {
         if !self.logged_events.insert(e.id) {
             return;
         }
-        if let Some(target) = &e.target {
-            match e.kind {
-                EventKind::Paused => {
-                    // "{target} paused until you act: {reason}"
-                    let reason = e
-                        .message
-                        .split_once("paused until you act: ")
-                        .map_or(e.message.as_str(), |(_, why)| why);
-                    self.paused_targets
-                        .insert(target.clone(), reason.to_string());
-                    self.version += 1;
-                }
-                EventKind::Resumed => {
-                    self.paused_targets.remove(target);
-                    self.version += 1;
-                }
-                _ => {}
-            }
+        // A pause arrives with its reason from the store (`Update::TargetPaused`).
+        if let (EventKind::Resumed, Some(target)) = (e.kind, &e.target)
+            && self.paused_targets.remove(target).is_some()
+        {
+            self.version += 1;
         }
         let mut text = self.readable(&e.message);
         if !self.actor.is_empty() && e.actor != self.actor {

@@ -14,9 +14,9 @@ use super::service::ServiceConfig;
 use super::settings::Settings;
 use super::targets::register_all;
 use super::update::{Startup, Update};
-use crate::engine::Engine;
+use crate::engine::{Engine, EngineEvent};
 use crate::sandbox::{RunningSandbox, SandboxConfig};
-use crate::store::{Store, StoreLocation};
+use crate::store::{EventKind, Store, StoreLocation};
 use crate::targets::open_target;
 
 /// What the picker calls the built-in sandbox.
@@ -167,7 +167,25 @@ pub(super) fn forward_engine_events(
                 _ = shutdown.cancelled() => return,
             };
             match event {
-                Ok(e) => out.send(Update::Engine(e)),
+                Ok(e) => {
+                    let paused = match &e {
+                        EngineEvent::Logged(row) if row.kind == EventKind::Paused => {
+                            row.target.clone()
+                        }
+                        _ => None,
+                    };
+                    out.send(Update::Engine(e));
+                    // The event says that a target paused; the store says why (and whether
+                    // it still is).
+                    if let Some(scope) = paused {
+                        let (store, s) = (store.clone(), scope.clone());
+                        if let Ok(Ok(reason)) =
+                            tokio::task::spawn_blocking(move || store.target_paused(&s)).await
+                        {
+                            out.send(Update::TargetPaused { scope, reason });
+                        }
+                    }
+                }
                 Err(RecvError::Lagged(_)) => {
                     let store = store.clone();
                     if let Ok(Ok(jobs)) =

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::commands::Core;
 use super::model::Notice;
 use super::startup::{SANDBOX_LABEL, forward_engine_events};
-use super::targets::{self, TargetField, TargetForm};
+use super::targets::{self, ConfiguredTarget, TargetField, TargetForm};
 use super::update::Update;
 
 impl Core {
@@ -18,10 +18,18 @@ impl Core {
             .unwrap_or_else(|e| Err((TargetField::Form, format!("saving the target failed: {e}"))));
         match saved {
             Ok(name) => {
-                self.reload_targets().await;
+                let configured = self.reload_targets().await;
                 self.out().send(Update::TargetSaved(name.clone()));
                 // Editing a target is the user acting on a pause (new credentials, say).
-                let resumed = editing && self.resume_saved(&name).await;
+                let scope = configured
+                    .into_iter()
+                    .find(|t| t.summary.name == name)
+                    .map(|t| t.summary.scope_id)
+                    .filter(|scope| !scope.is_empty());
+                let resumed = match scope {
+                    Some(scope) if editing => self.resume_saved(&name, scope).await,
+                    _ => false,
+                };
                 self.out().notice(Notice::info(format!(
                     "Target '{name}' {}; it is in the target picker.{}",
                     if editing { "changed" } else { "added" },
@@ -36,17 +44,11 @@ impl Core {
         }
     }
 
-    /// Lift the pause of the target saved as `name`, if it was paused; whether it was.
-    async fn resume_saved(self: &Arc<Self>, name: &str) -> bool {
-        let path = self.config().paths.config_file.clone();
+    /// Lift the pause of target `name` (recorded as `scope`), if it was paused; whether
+    /// it was.
+    async fn resume_saved(self: &Arc<Self>, name: &str, scope: String) -> bool {
         let store = self.store().clone();
-        let n = name.to_string();
         let resumed = tokio::task::spawn_blocking(move || {
-            let config = crate::config::Config::load(&path).map_err(|e| e.to_string())?;
-            let Some(t) = config.targets.get(&n) else {
-                return Ok(None);
-            };
-            let scope = crate::config::scope_id_of(&n, t).map_err(|e| e.to_string())?;
             store.resume_target(&scope).map_err(|e| e.to_string())
         })
         .await
@@ -96,7 +98,8 @@ impl Core {
     }
 
     /// Open every configured target again, start a new engine with them and tell the window.
-    pub(super) async fn reload_targets(self: &Arc<Self>) {
+    /// Returns the configured targets (none when they could not be opened).
+    pub(super) async fn reload_targets(self: &Arc<Self>) -> Vec<ConfiguredTarget> {
         let store = self.store().clone();
         let engine_config = self.config().engine.clone();
         let sandbox = self.sandbox_target().clone();
@@ -109,10 +112,11 @@ impl Core {
         let registered = match built {
             Ok(r) => r,
             Err(e) => {
-                return self.out().notice(Notice::error(format!(
+                self.out().notice(Notice::error(format!(
                     "The targets were saved but deposits still use the old list: {e}. \
                      Restart Lodge."
                 )));
+                return Vec::new();
             }
         };
         let engine = Arc::new(registered.engine);
@@ -133,7 +137,8 @@ impl Core {
         }
         self.out().send(Update::Targets {
             picker: registered.picker,
-            configured: registered.configured,
+            configured: registered.configured.clone(),
         });
+        registered.configured
     }
 }

@@ -92,6 +92,12 @@ pub enum Update {
     Jobs(Vec<JobRow>),
     /// Events committed by a command (queueing, retry) rather than by the engine.
     Logged(Vec<EventRow>),
+    /// The store's word on a target after a worker paused it: why it is paused, or `None`
+    /// when it is no longer (resumed in the meantime).
+    TargetPaused {
+        scope: String,
+        reason: Option<String>,
+    },
     Notice(Notice),
     Details(Box<Details>),
     History(Vec<HistoryRow>),
