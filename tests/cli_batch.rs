@@ -751,6 +751,73 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
     assert_eq!(sandbox.stats().records, 1);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_failed_job_of_a_dataset_rescanned_since_is_not_requeued_and_the_reply_says_how_to_deposit_it_now()
+ {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                fail_before_commit: 1.0,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(4);
+    let (id, old_key) = add(&store, &folder, &metadata("Four"));
+    let deposit = |db: &std::path::Path| {
+        let mut c = lodge(db);
+        c.args(["deposit", "--all", "--target", &sandbox.target_url()])
+            .args(["--max-attempts", "1"])
+            .args(FAST);
+        c
+    };
+    assert_eq!(run(deposit(&db)).await.status.code(), Some(1));
+    assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+
+    // New metadata: the dataset's key moves on, and job 1's content is no longer what the
+    // folder holds. Retrying it could only end in a refusal, so it stays as it is.
+    let (_, new_key) = add(&store, &folder, &metadata("Four, revised"));
+    assert_ne!(new_key, old_key);
+    sandbox.set_faults(FaultConfig::default());
+    let requests = sandbox.stats().requests;
+    for by in [&["--all-failed"][..], &["1"][..]] {
+        let out = run({
+            let mut c = lodge(&db);
+            c.arg("retry").args(by).args(FAST);
+            c
+        })
+        .await;
+        let t = text(&out);
+        assert!(out.status.success(), "{t}");
+        assert_all(
+            &t,
+            &[
+                &format!(
+                    "job 1 failed, but ds004 was scanned again since it was queued and its key \
+                     changed ({}, now {})",
+                    old_key.short(),
+                    new_key.short()
+                ),
+                &format!("`lodge deposit --target {} {id}`", sandbox.target_url()),
+                "nothing was re-queued",
+            ],
+        );
+        assert!(!t.contains("re-queued 1"), "{t}");
+    }
+    assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+    assert_eq!(store.job(1).unwrap().key, old_key);
+    assert_eq!(sandbox.stats().requests, requests, "nothing was sent");
+
+    // The command it names deposits the folder as it is now.
+    let out = run(deposit(&db)).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_folders_are_clear_errors_that_record_nothing() {
     let lab = Lab::new();

@@ -519,7 +519,8 @@ impl Core {
             .await;
         match result {
             Ok((jobs, _)) if jobs.is_empty() => self.out.notice(Notice::info(
-                "Nothing was re-queued: those deposits are no longer failed.",
+                "Nothing was re-queued: those deposits are no longer failed, or their \
+                 datasets were scanned again since under another key (deposit those again).",
             )),
             Ok((jobs, events)) => {
                 self.out.send(Update::Logged(events));

@@ -270,10 +270,15 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     }
     let config = args.engine.config();
     let requeued = store.retry_jobs(&ids, config.retry.deadline)?;
+    let mut failed_left = false;
     for id in ids.iter().filter(|id| !requeued.contains(id)) {
-        println!("{}", not_retried(&store.job(*id)?));
+        let job = store.job(*id)?;
+        failed_left |= job.state == JobState::Failed;
+        println!("{}", not_retried(&store, &job)?);
     }
-    if requeued.is_empty() {
+    if requeued.is_empty() && failed_left {
+        println!("nothing was re-queued");
+    } else if requeued.is_empty() {
         println!("nothing to retry: only failed jobs are retried");
     } else {
         println!(
@@ -358,10 +363,13 @@ async fn run_jobs(
 }
 
 /// Why `lodge retry` leaves a job named to it alone, and what would move it instead.
-fn not_retried(job: &JobRow) -> String {
+fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
     let id = job.id;
     let state = job.state.as_str();
-    match job.state {
+    if job.state == JobState::Failed {
+        return failed_not_retried(store, job);
+    }
+    Ok(match job.state {
         JobState::Deposited | JobState::Existing => format!(
             "job {id} is {state} as {}: nothing to retry",
             job.identifier.as_deref().unwrap_or("?")
@@ -373,7 +381,52 @@ fn not_retried(job: &JobRow) -> String {
         ),
         // Queued, running or waiting: not ended, so already on its way.
         _ => format!("job {id} is {state}, still to be done: `lodge deposit` runs it"),
+    })
+}
+
+/// Why the store left a failed job as it was: its dataset was removed, or scanned again
+/// since under another key (the content the job was to deposit is gone), or another job
+/// for the same key is already on its way.
+fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
+    let id = job.id;
+    let dataset = match job.dataset_id {
+        Some(d) => store.dataset(d)?,
+        None => None,
+    };
+    let Some(dataset) = dataset else {
+        return Ok(format!(
+            "job {id} failed, but its dataset was removed from Lodge: add its folder again \
+             (`lodge add DIR`), then deposit it"
+        ));
+    };
+    if dataset.key != Some(job.key) {
+        let now = dataset
+            .key
+            .map(|k| format!(", now {}", k.short()))
+            .unwrap_or_default();
+        return Ok(format!(
+            "job {id} failed, but {} was scanned again since it was queued and its key changed \
+             ({}{now}): what the job was to deposit is no longer in the folder. Deposit the \
+             folder as it is now: `lodge deposit --target {} {}`",
+            dataset.name,
+            job.key.short(),
+            job.target,
+            dataset.id
+        ));
     }
+    let active = store
+        .jobs_of_dataset(dataset.id)?
+        .into_iter()
+        .find(|j| j.target == job.target && j.key == job.key && !j.state.is_terminal());
+    Ok(match active {
+        Some(other) => format!(
+            "job {id} failed, but job {} for the same key is {}, still to be done: \
+             `lodge deposit` runs it",
+            other.id,
+            other.state.as_str()
+        ),
+        None => format!("job {id} failed and was not re-queued"),
+    })
 }
 
 /// Why a queued job was given back to the shared queue by this machine, if it was: its

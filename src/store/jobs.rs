@@ -1130,7 +1130,10 @@ impl Store {
     }
 
     /// Re-queue failed jobs with the same key: a fresh attempt budget and deadline.
-    /// Returns the ids re-queued. Jobs that are not failed are left alone.
+    /// Returns the ids re-queued. Jobs that are not failed are left alone, and so are failed
+    /// jobs whose dataset was removed or scanned again since under another key: the content
+    /// they were to deposit is no longer what the folder holds, so the engine would only
+    /// refuse them.
     pub fn retry_jobs(&self, ids: &[i64], deadline: Duration) -> Result<Vec<i64>> {
         self.write(|db| {
             let mut done = Vec::new();
@@ -1139,6 +1142,19 @@ impl Store {
                     return Err(StoreError::NoSuchJob(id));
                 };
                 if job.state != JobState::Failed {
+                    continue;
+                }
+                let dataset_key: Option<String> = match job.dataset_id {
+                    Some(dataset) => db
+                        .opt(
+                            "SELECT content_key FROM datasets WHERE id = ?1",
+                            args![dataset],
+                            |r| r.get(0),
+                        )?
+                        .flatten(),
+                    None => None,
+                };
+                if dataset_key.as_deref() != Some(job.key.to_hex().as_str()) {
                     continue;
                 }
                 // A newer job for the same scope may already be active; then this one stays
