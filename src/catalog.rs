@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::content::{ContentError, HashProgress, Metadata, PreparedDataset, prepare_dataset};
-use crate::store::{FileScan, NewDataset, Store, StoreError};
+use crate::store::{DatasetRow, FileScan, NewDataset, Store, StoreError};
 
 /// Why a folder could not be added.
 #[derive(Debug, thiserror::Error)]
@@ -66,4 +66,30 @@ pub fn record_folder(
         files: &files,
     })?;
     Ok(RecordedDataset { id, prepared })
+}
+
+/// How the dataset folder `root` (canonical absolute) overlaps other datasets' folders, in
+/// words ("is inside dataset 1 (survey) and holds dataset 4 (raw)"), if it does. Allowed (a
+/// lab may deposit a collection and its parts), but often a folder dropped by mistake: the
+/// files they share go into the deposits of both.
+pub fn overlap(store: &Store, root: &str) -> Result<Option<String>, StoreError> {
+    let root_path = Path::new(root);
+    let (holding, inside): (Vec<DatasetRow>, Vec<DatasetRow>) = store
+        .datasets_overlapping(root)?
+        .into_iter()
+        .partition(|d| root_path.starts_with(Path::new(&d.path)));
+    let clause = |verb: &str, ds: &[DatasetRow]| {
+        let names: Vec<String> = ds
+            .iter()
+            .map(|d| format!("{} ({})", d.id, d.name))
+            .collect();
+        let noun = if ds.len() == 1 { "dataset" } else { "datasets" };
+        format!("{verb} {noun} {}", names.join(", "))
+    };
+    let parts: Vec<String> = [("is inside", holding), ("holds", inside)]
+        .into_iter()
+        .filter(|(_, ds)| !ds.is_empty())
+        .map(|(verb, ds)| clause(verb, &ds))
+        .collect();
+    Ok((!parts.is_empty()).then(|| parts.join(" and ")))
 }

@@ -1240,6 +1240,75 @@ async fn status_and_history_list_only_the_datasets_states_and_target_asked_for()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adding_a_folder_inside_or_around_another_dataset_says_so_and_adds_it() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let survey = lab.folder("survey", &[("a.csv", b"1,2"), ("raw/b.csv", b"3,4")]);
+    let raw = survey.join("raw");
+    // A sibling whose name begins with the other's is not inside it.
+    let sibling = lab.folder("survey2", &[("c.csv", b"5,6")]);
+    let flags = [
+        "--creator",
+        "Roe, Rita",
+        "--publisher",
+        "Lab",
+        "--year",
+        "2026",
+    ];
+    let add = |folder: &Path, title: &str| {
+        let mut c = lodge(&db);
+        c.arg("add")
+            .arg(folder)
+            .args(["--title", title])
+            .args(flags);
+        run(c)
+    };
+
+    let first = add(&raw, "Raw").await;
+    assert!(first.status.success(), "{}", text(&first));
+    assert!(
+        !text(&first).contains("note: this folder"),
+        "{}",
+        text(&first)
+    );
+    let around = add(&survey, "Survey").await;
+    assert!(around.status.success(), "{}", text(&around));
+    assert_all(
+        &text(&around),
+        &[
+            "dataset 2 key",
+            "note: this folder holds dataset 1 (raw): the files in common go into the deposit \
+             of each",
+            "`lodge remove 2` takes this one off the list",
+        ],
+    );
+    let apart = add(&sibling, "Sibling").await;
+    assert!(
+        !text(&apart).contains("note: this folder"),
+        "{}",
+        text(&apart)
+    );
+
+    // Inside one and holding another at once; then updating it says nothing again.
+    let middle = lab.folder("survey/raw/day1", &[("d.csv", b"7,8")]);
+    let _ = add(&middle, "Day 1").await;
+    let deep = add(&middle.join(".."), "Raw again").await;
+    assert!(
+        !text(&deep).contains("note: this folder"),
+        "an update: {}",
+        text(&deep)
+    );
+    let inner = lab.folder("survey/raw/day1/probe", &[("e.csv", b"9")]);
+    let both = add(&inner, "Probe").await;
+    assert_all(
+        &text(&both),
+        &["note: this folder is inside datasets 1 (raw), 2 (survey), 4 (day1)"],
+    );
+    let store = lab.store("lodge.db");
+    assert_eq!(store.datasets().unwrap().len(), 5, "each folder was added");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn add_takes_several_folders_each_its_own_dataset_and_a_bad_one_stops_only_itself() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");

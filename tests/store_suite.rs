@@ -253,6 +253,60 @@ fn a_failed_job_is_requeued_with_the_same_key(b: Backend) {
     assert_eq!(again.job.attempts, 1);
 }
 
+fn a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (_, key, job) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let gave_up = Finish::Failed {
+        error: "gave up".into(),
+        http_status: Some(503),
+    };
+    store.finish(&lease, &gave_up).unwrap();
+    let (_, new_key) = support::add(&store, &b.lab.numbered_folder(1), &metadata("Renamed"));
+    assert_ne!(new_key, key);
+    assert!(
+        store
+            .retry_jobs(&[job], Duration::from_secs(60))
+            .unwrap()
+            .is_empty(),
+        "the content it was to deposit is no longer the folder's"
+    );
+    assert_eq!(store.job(job).unwrap().state, JobState::Failed);
+    assert!(matches!(
+        store
+            .claim("w1", Duration::from_secs(60), 8, &filter())
+            .unwrap(),
+        Claim::Idle
+    ));
+}
+
+fn datasets_overlapping_a_folder_are_those_inside_it_or_around_it(b: Backend) {
+    let store = b.open();
+    let survey = b
+        .lab
+        .folder("survey", &[("a.csv", b"1"), ("raw/b.csv", b"2")]);
+    let sibling = b.lab.folder("survey-2", &[("c.csv", b"3")]);
+    let (raw, _) = support::add(&store, &survey.join("raw"), &metadata("Raw"));
+    let (outer, _) = support::add(&store, &survey, &metadata("Survey"));
+    support::add(&store, &sibling, &metadata("Sibling"));
+    let overlapping = |path: &std::path::Path| -> Vec<i64> {
+        let path = path.canonicalize().unwrap();
+        store
+            .datasets_overlapping(path.to_str().unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|d| d.id)
+            .collect()
+    };
+    assert_eq!(overlapping(&survey), vec![raw], "itself left out");
+    assert_eq!(overlapping(&survey.join("raw")), vec![outer]);
+    assert!(
+        overlapping(&sibling).is_empty(),
+        "a common name prefix is not nesting"
+    );
+}
+
 fn a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -659,6 +713,8 @@ every_backend!(
     a_finish_run_again_after_its_commit_answers_what_was_recorded,
     concurrent_claimers_never_share_a_job,
     a_failed_job_is_requeued_with_the_same_key,
+    a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued,
+    datasets_overlapping_a_folder_are_those_inside_it_or_around_it,
     a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made,
     the_event_log_is_append_only_and_names_who_wrote_it,
     reports_read_the_same_on_every_backend,

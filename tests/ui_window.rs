@@ -314,6 +314,37 @@ fn a_dropped_folder_with_a_link_to_data_elsewhere_says_the_link_is_not_deposited
 }
 
 #[test]
+fn dropping_the_folder_that_holds_a_dataset_says_so_and_adds_it() {
+    let mut w = Window::open(FaultConfig::default());
+    let survey = w
+        .lab
+        .folder("survey", &[("a.csv", b"1,2"), ("raw/b.csv", b"3,4")]);
+    let raw_id = w.add_folder(&survey.join("raw"));
+    assert!(
+        !w.app()
+            .notices
+            .current()
+            .any(|n| n.text.contains("in common")),
+        "the first folder overlaps nothing"
+    );
+    w.add_folder(&survey);
+    w.wait("the overlap notice", |app| {
+        app.notices.current().any(|n| n.text.contains("in common"))
+    });
+    let said = format!(
+        "survey holds dataset {raw_id} (raw): the files in common go into the deposit of each"
+    );
+    assert!(
+        w.harness
+            .query_all_by_label_contains(&said)
+            .next()
+            .is_some(),
+        "the notice is on screen"
+    );
+    assert_eq!(w.app().model.rows().len(), 2, "both folders are rows");
+}
+
+#[test]
 fn dropping_a_plain_file_says_not_a_folder_and_the_same_folder_twice_is_added_once() {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");

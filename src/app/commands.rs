@@ -344,6 +344,12 @@ impl Core {
             };
             lock(&core.settings).apply_defaults(&mut metadata);
             let recorded = core.record(row, &root2, &metadata);
+            if recorded.is_ok()
+                && let Ok(Some(overlap)) =
+                    crate::catalog::overlap(&core.store, &root2.to_string_lossy())
+            {
+                notes.push(Notice::info(overlap_notice(&folder_name(&root2), &overlap)));
+            }
             (notes, recorded.map(|r| (r, metadata)))
         })
         .await;
@@ -668,6 +674,14 @@ fn summary(
         file_count: recorded.prepared.files.len() as u64,
         total_bytes: recorded.prepared.report.total_bytes,
     }
+}
+
+/// What the window says when a folder just added overlaps other datasets' folders.
+fn overlap_notice(name: &str, overlap: &str) -> String {
+    format!(
+        "{name} {overlap}: the files in common go into the deposit of each. If that is not \
+         what you meant, remove one from the list (its folder is not touched)."
+    )
 }
 
 #[cfg(test)]

@@ -328,6 +328,15 @@ async fn add_one(
     args.apply(&mut metadata)?;
     let (id, prepared) = scan_and_save(store.clone(), root, metadata).await?;
     describe(store, id, &prepared, before.as_ref());
+    if before.is_none()
+        && let Some(overlap) = crate::catalog::overlap(store, &root_text)?
+    {
+        println!(
+            "  note: this folder {overlap}: the files in common go into the deposit of \
+             each. If that is not what you meant, `lodge remove {id}` takes this one off the \
+             list (its folder is not touched)"
+        );
+    }
     Ok(())
 }
 
