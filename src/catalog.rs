@@ -6,7 +6,10 @@
 
 use std::path::Path;
 
-use crate::content::{ContentError, HashProgress, Metadata, PreparedDataset, prepare_dataset};
+use crate::content::{
+    ContentError, HashProgress, Metadata, PreparedDataset, ScanReport, prepare_scanned,
+    scan_folder_leaving_out,
+};
 use crate::store::{DatasetRow, FileScan, NewDataset, Store, StoreError};
 
 /// Why a folder could not be added.
@@ -18,6 +21,13 @@ pub enum CatalogError {
     Store(#[from] StoreError),
     #[error("the folder name {0} is not valid UTF-8: rename it")]
     NonUtf8Root(String),
+}
+
+/// Walk a dataset folder as a scan for `store` does: the store's own files, should the
+/// folder hold them (`lodge --db lodge.db add .`), are left out and listed as such, since
+/// they change as Lodge works and are not the dataset's.
+pub fn scan_dataset_folder(store: &Store, root: &Path) -> Result<ScanReport, ContentError> {
+    scan_folder_leaving_out(root, &store.own_files())
 }
 
 /// A folder as recorded: its dataset id and what the scan found.
@@ -34,7 +44,7 @@ pub fn record_folder(
     metadata: &Metadata,
     progress: &(dyn Fn(HashProgress) + Sync),
 ) -> Result<RecordedDataset, CatalogError> {
-    let prepared = prepare_dataset(root, metadata, store, progress)?;
+    let prepared = prepare_scanned(scan_dataset_folder(store, root)?, metadata, store, progress)?;
     let path = prepared
         .report
         .root

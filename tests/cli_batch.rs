@@ -1240,6 +1240,58 @@ async fn status_and_history_list_only_the_datasets_states_and_target_asked_for()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dataset_folder_that_holds_the_lodge_database_leaves_it_out_and_deposits() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let project = lab.folder("project", &[("data.csv", b"1,2,3")]);
+    // `cd project && lodge --db lodge.db add .`: the database, its log and its shared
+    // memory are in the folder, and change with every command.
+    let db = project.join("lodge.db");
+    let added = lodge_with(
+        &db,
+        &[
+            "add",
+            project.to_str().unwrap(),
+            "--title",
+            "Project",
+            "--creator",
+            "Roe, Rita",
+            "--publisher",
+            "Lab",
+            "--year",
+            "2026",
+        ],
+    )
+    .await;
+    assert!(added.status.success(), "{}", text(&added));
+    assert_all(
+        &text(&added),
+        &[
+            "1 file, 5 B",
+            "skipped lodge.db (Lodge's own database, which changes as Lodge works)",
+        ],
+    );
+    let deposited = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &sandbox.target_url()],
+    )
+    .await;
+    assert!(deposited.status.success(), "{}", text(&deposited));
+    assert_all(&text(&deposited), &["deposited project -> sbx-000001"]);
+    let key = lab.store("project/lodge.db").datasets().unwrap()[0]
+        .key
+        .expect("scanned");
+    let record = get_json(&sandbox, &format!("/records/{key}")).await;
+    let paths: Vec<&str> = record["document"]["manifest"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["data.csv"], "only the data is deposited");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adding_a_folder_inside_or_around_another_dataset_says_so_and_adds_it() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");

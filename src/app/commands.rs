@@ -15,8 +15,8 @@ use super::model::Notice;
 use super::service::{Command, Repaint, ServiceConfig};
 use super::settings::Settings;
 use super::update::{Details, Update};
-use crate::catalog::{RecordedDataset, record_folder};
-use crate::content::{Metadata, SkippedEntry, metadata_from_folder, scan_folder};
+use crate::catalog::{RecordedDataset, record_folder, scan_dataset_folder};
+use crate::content::{Metadata, SkippedEntry, metadata_from_folder};
 use crate::engine::Engine;
 use crate::sandbox::RunningSandbox;
 use crate::store::{DatasetSummary, Store, StoreError};
@@ -552,7 +552,7 @@ impl Core {
                 // A walk of the folder, without hashing: what it leaves out is not stored.
                 let left_out = s
                     .dataset(id)?
-                    .and_then(|d| scan_folder(std::path::Path::new(&d.path)).ok())
+                    .and_then(|d| scan_dataset_folder(s, std::path::Path::new(&d.path)).ok())
                     .map(|report| {
                         report
                             .skipped

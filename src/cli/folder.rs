@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::content::{SkippedEntry, scan_folder};
+use crate::content::SkippedEntry;
 use crate::engine::check_unchanged;
 use crate::store::{DatasetRow, Store};
 
@@ -27,7 +27,7 @@ pub(super) enum FolderNow {
 impl FolderNow {
     pub(super) fn of(store: &Store, d: &DatasetRow) -> anyhow::Result<FolderNow> {
         let root = Path::new(&d.path);
-        let report = match scan_folder(root) {
+        let report = match crate::catalog::scan_dataset_folder(store, root) {
             Ok(report) => report,
             Err(e) => return Ok(FolderNow::Unreadable(e.to_string())),
         };

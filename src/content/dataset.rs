@@ -37,7 +37,16 @@ pub fn prepare_dataset(
     cache: &dyn HashCache,
     progress: &(dyn Fn(HashProgress) + Sync),
 ) -> Result<PreparedDataset, ContentError> {
-    let report = scan_folder(root)?;
+    prepare_scanned(scan_folder(root)?, metadata, cache, progress)
+}
+
+/// [`prepare_dataset`] for a folder already scanned.
+pub fn prepare_scanned(
+    report: ScanReport,
+    metadata: &Metadata,
+    cache: &dyn HashCache,
+    progress: &(dyn Fn(HashProgress) + Sync),
+) -> Result<PreparedDataset, ContentError> {
     let files = hash_files(&report, cache, progress)?;
     let manifest = files
         .iter()

@@ -14,7 +14,7 @@ mod metadata;
 mod prefill;
 mod scan;
 
-pub use dataset::{PreparedDataset, prepare_dataset};
+pub use dataset::{PreparedDataset, prepare_dataset, prepare_scanned};
 pub use digest::{ContentKey, DataFingerprint, Sha256Hex};
 pub use document::{
     ContentDocument, DocumentChanges, ENCODING_VERSION, MAX_KEYED_SIZE, ManifestEntry,
@@ -28,4 +28,7 @@ pub use metadata::{Creator, FieldProblem, Metadata, RESOURCE_TYPES};
 pub use prefill::{
     CITATION_CFF, ZENODO_JSON, metadata_from_folder, parse_citation_cff, parse_zenodo_json,
 };
-pub use scan::{IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, scan_folder};
+pub use scan::{
+    IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, scan_folder,
+    scan_folder_leaving_out,
+};

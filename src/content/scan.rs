@@ -44,6 +44,9 @@ pub enum SkipReason {
     Ignored,
     /// Neither a regular file, a folder nor a symlink (a FIFO, socket or device).
     NotARegularFile,
+    /// The Lodge database in use (or its log or lock file), kept in the folder: it changes
+    /// as Lodge works, and it is Lodge's, not the dataset's.
+    LodgeDatabase,
 }
 
 /// An entry of the folder left out of the dataset. An ignored folder is listed once, not
@@ -67,6 +70,7 @@ impl SkippedEntry {
             }
             SkipReason::Ignored => "matched by .lodgeignore",
             SkipReason::NotARegularFile => "not a regular file (a pipe, socket or device)",
+            SkipReason::LodgeDatabase => "Lodge's own database, which changes as Lodge works",
         }
     }
 
@@ -81,7 +85,7 @@ impl SkippedEntry {
         match self.reason {
             SkipReason::SystemFile => false,
             SkipReason::Ignored => !self.is_ignore_file(),
-            SkipReason::Symlink | SkipReason::NotARegularFile => true,
+            SkipReason::Symlink | SkipReason::NotARegularFile | SkipReason::LodgeDatabase => true,
         }
     }
 }
@@ -160,6 +164,15 @@ fn walk_error(err: ignore::Error, fallback: &Path) -> ContentError {
 /// UTF-8, or two names are equal once in NFC; a folder or file cannot be read; a
 /// `.lodgeignore` has a bad pattern; nothing is left to deposit.
 pub fn scan_folder(root: &Path) -> Result<ScanReport, ContentError> {
+    scan_folder_leaving_out(root, &[])
+}
+
+/// [`scan_folder`], leaving out the files `lodge_files` names (canonical absolute paths):
+/// the database of the store in use and its companions, should the folder hold them.
+pub fn scan_folder_leaving_out(
+    root: &Path,
+    lodge_files: &[PathBuf],
+) -> Result<ScanReport, ContentError> {
     let md = fs::metadata(root).map_err(|source| match source.kind() {
         io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => ContentError::NotAFolder {
             path: root.to_path_buf(),
@@ -235,6 +248,16 @@ pub fn scan_folder(root: &Path) -> Result<ScanReport, ContentError> {
         skipped.extend(ignored.into_iter().map(|p| (p, SkipReason::Ignored)));
     }
 
+    if !lodge_files.is_empty() {
+        let (own, data): (Vec<ScannedFile>, Vec<ScannedFile>) = files
+            .into_iter()
+            .partition(|f| lodge_files.contains(&f.abs_path));
+        files = data;
+        skipped.extend(
+            own.into_iter()
+                .map(|f| (f.abs_path, SkipReason::LodgeDatabase)),
+        );
+    }
     files.sort_unstable_by(|a, b| a.rel_path.cmp(&b.rel_path));
     if let Some(pair) = files.windows(2).find(|w| w[0].rel_path == w[1].rel_path) {
         return Err(ContentError::NormalizationClash {

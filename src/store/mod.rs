@@ -310,6 +310,34 @@ impl Store {
         &self.location
     }
 
+    /// The files of this machine that hold the store (the SQLite database with its log,
+    /// shared-memory and rollback files; on PostgreSQL, the local hash cache's), canonical
+    /// and absolute: a scan of a dataset folder that holds them leaves them out.
+    pub fn own_files(&self) -> Vec<PathBuf> {
+        let mut files = match &self.location {
+            StoreLocation::File(path) => {
+                let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+                let dir = std::fs::canonicalize(dir.unwrap_or(Path::new(".")));
+                match (dir, path.file_name()) {
+                    (Ok(dir), Some(name)) => ["", "-wal", "-shm", "-journal"]
+                        .iter()
+                        .map(|suffix| {
+                            let mut name = name.to_os_string();
+                            name.push(suffix);
+                            dir.join(name)
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                }
+            }
+            StoreLocation::Postgres(_) => Vec::new(),
+        };
+        if let Some(local) = &self.local_cache {
+            files.extend(local.own_files());
+        }
+        files
+    }
+
     /// Who this handle writes events as (`user@host`).
     pub fn actor(&self) -> &str {
         &self.actor
