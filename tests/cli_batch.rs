@@ -1390,7 +1390,10 @@ async fn add_takes_several_folders_each_its_own_dataset_and_a_bad_one_stops_only
     assert_eq!(titled.status.code(), Some(2));
     assert_all(
         &text(&titled),
-        &["--title names one dataset, but 2 folders were given"],
+        &[
+            "--title names one dataset, but 2 folders were given: put {folder} in it",
+            "(--title \"Same for both {folder}\")",
+        ],
     );
 
     // The empty folder is refused by name; the others are added, each with its own
@@ -1420,6 +1423,17 @@ async fn add_takes_several_folders_each_its_own_dataset_and_a_bad_one_stops_only
             .iter()
             .all(|d| d.metadata.publisher == "Lab" && d.metadata.publication_year == Some(2026))
     );
+
+    // `{folder}` gives each folder a title of its own, the flag over its citation's.
+    let out = add(&[&one, &two], &["--title", "Survey run {folder}"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let titles: Vec<String> = store
+        .datasets()
+        .unwrap()
+        .into_iter()
+        .map(|d| d.metadata.title)
+        .collect();
+    assert_eq!(titles, ["Survey run ds001", "Survey run ds002"]);
 
     // A dataset's name where its folder belongs: the error names the folder to give.
     let by_name = lodge_with(&db, &["add", "ds001", "--title", "Retitled"]).await;

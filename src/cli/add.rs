@@ -19,7 +19,8 @@ pub struct AddArgs {
     /// for each (and each folder's own CITATION.cff or .zenodo.json where it has one).
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
-    /// The title (one folder only: each dataset needs its own).
+    /// The title. `{folder}` in it becomes each folder's name, so several folders get a
+    /// title each: `--title "Ocean run {folder}"`; without it, one folder only.
     #[arg(long)]
     pub title: Option<String>,
     /// "Family, Given", optionally with "; orcid=0000-0002-1825-0097; affiliation=Lab".
@@ -82,10 +83,14 @@ fn parse_creator(text: &str) -> anyhow::Result<Creator> {
     Ok(creator)
 }
 
+/// What `--title` writes in for the folder's name.
+const FOLDER_PLACEHOLDER: &str = "{folder}";
+
 impl AddArgs {
-    fn apply(&self, m: &mut Metadata) -> anyhow::Result<()> {
+    /// Put the flags into `m`, for the folder named `folder`.
+    fn apply(&self, m: &mut Metadata, folder: &str) -> anyhow::Result<()> {
         if let Some(t) = &self.title {
-            m.title = t.clone();
+            m.title = t.replace(FOLDER_PLACEHOLDER, folder);
         }
         if !self.creators.is_empty() {
             m.creators = self
@@ -234,10 +239,14 @@ fn describe_changes(changes: &DocumentChanges) -> String {
 }
 
 pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
-    if args.title.is_some() && args.dirs.len() > 1 {
+    if let Some(title) = &args.title
+        && args.dirs.len() > 1
+        && !title.contains(FOLDER_PLACEHOLDER)
+    {
         anyhow::bail!(
-            "--title names one dataset, but {} folders were given: add them one at a time \
-             with a title each, or give each folder a CITATION.cff with its title",
+            "--title names one dataset, but {} folders were given: put {FOLDER_PLACEHOLDER} \
+             in it for each folder's name (--title \"{title} {FOLDER_PLACEHOLDER}\"), add them \
+             one at a time with a title each, or give each folder a CITATION.cff with its title",
             args.dirs.len()
         );
     }
@@ -256,7 +265,7 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
         }
     }
     // The flags are checked once, before any folder is hashed.
-    args.apply(&mut Metadata::default())?;
+    args.apply(&mut Metadata::default(), "")?;
     let store = std::sync::Arc::new(db.open()?);
     let mut code = ExitCode::SUCCESS;
     for root in roots {
@@ -325,7 +334,11 @@ async fn add_one(
             }
         },
     };
-    args.apply(&mut metadata)?;
+    let folder = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| root_text.clone());
+    args.apply(&mut metadata, &folder)?;
     let (id, prepared) = scan_and_save(store.clone(), root, metadata).await?;
     describe(store, id, &prepared, before.as_ref());
     if before.is_none()
