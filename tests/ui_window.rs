@@ -314,6 +314,25 @@ fn a_dropped_folder_with_a_link_to_data_elsewhere_says_the_link_is_not_deposited
 }
 
 #[test]
+fn sorting_by_name_puts_run2_before_run10() {
+    let mut w = Window::open(FaultConfig::default());
+    for name in ["run10", "Run2", "run1"] {
+        w.add_folder(&w.lab.folder(name, &[("data.csv", name.as_bytes())]));
+    }
+    w.harness.get_by_label("Name").click();
+    w.harness.step();
+    w.harness.step();
+    let names: Vec<String> = w
+        .app()
+        .table
+        .order
+        .iter()
+        .map(|id| w.app().model.row(*id).unwrap().name.clone())
+        .collect();
+    assert_eq!(names, ["run1", "Run2", "run10"]);
+}
+
+#[test]
 fn dropping_the_folder_that_holds_a_dataset_says_so_and_adds_it() {
     let mut w = Window::open(FaultConfig::default());
     let survey = w

@@ -10,6 +10,22 @@ use crate::wording::count_of;
 
 pub const ROW_HEIGHT: f32 = 26.0;
 
+/// A name that orders its runs of digits by number ("run2" before "run10").
+#[derive(PartialEq, Eq)]
+struct NaturalKey(String);
+
+impl Ord for NaturalKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        alphanumeric_sort::compare_str(&self.0, &other.0)
+    }
+}
+
+impl PartialOrd for NaturalKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 /// The column a table is sorted by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SortBy {
@@ -75,7 +91,8 @@ impl TableState {
         }
         match self.sort {
             SortBy::Added => rows.sort_by_key(|(id, _, _)| order_of_id(*id)),
-            SortBy::Name => rows.sort_by_cached_key(|(_, _, r)| r.name.to_lowercase()),
+            // Natural order, as a file manager shows folders: run2 before run10.
+            SortBy::Name => rows.sort_by_cached_key(|(_, _, r)| NaturalKey(r.name.to_lowercase())),
             SortBy::Files => rows.sort_by_key(|(_, _, r)| r.file_count),
             SortBy::Size => rows.sort_by_key(|(_, _, r)| r.total_bytes),
             SortBy::Status => rows.sort_by_key(|(_, k, _)| *k),
