@@ -263,18 +263,70 @@ impl Metadata {
             Some(_) => {}
         }
         if !RESOURCE_TYPES.contains(&m.resource_type.as_str()) {
-            problem(
-                "resource_type".into(),
-                "is not a DataCite resourceTypeGeneral (for example Dataset, Software, Image, Text)",
-            );
+            let message = match closest_resource_type(&m.resource_type) {
+                Some(close) => format!(
+                    "is not a DataCite resourceTypeGeneral: did you mean {close}? \
+                     (--resource-type {close})"
+                ),
+                None => "is not a DataCite resourceTypeGeneral (for example Dataset, Software, \
+                         Image, Text)"
+                    .to_string(),
+            };
+            problem("resource_type".into(), &message);
         }
         out
     }
 }
 
+/// The resource type `text` was most likely meant to be: the same but for case
+/// ("dataset"), or a near miss ("Datset", "Sofware").
+fn closest_resource_type(text: &str) -> Option<&'static str> {
+    let text = text.to_lowercase();
+    RESOURCE_TYPES
+        .iter()
+        .map(|t| {
+            (
+                *t,
+                strsim::normalized_damerau_levenshtein(&text, &t.to_lowercase()),
+            )
+        })
+        .filter(|(_, similarity)| *similarity >= 0.7)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(t, _)| t)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_misspelt_resource_type_is_answered_with_the_one_meant() {
+        let problem_with = |resource_type: &str| {
+            let m = Metadata {
+                resource_type: resource_type.into(),
+                ..Metadata::default()
+            };
+            m.problems()
+                .into_iter()
+                .find(|p| p.field == "resource_type")
+                .map(|p| p.message)
+        };
+        assert_eq!(problem_with("Dataset"), None);
+        for (given, meant) in [
+            ("dataset", "Dataset"),
+            ("Datset", "Dataset"),
+            ("sofware", "Software"),
+        ] {
+            let message = problem_with(given).expect("refused");
+            assert!(
+                message.contains(&format!("did you mean {meant}? (--resource-type {meant})")),
+                "{given}: {message}"
+            );
+        }
+        let far = problem_with("Spreadsheet").expect("refused");
+        assert!(far.contains("for example Dataset, Software"), "{far}");
+        assert!(!far.contains("did you mean"), "{far}");
+    }
 
     #[test]
     fn orcid_check_digit_is_verified() {
