@@ -233,6 +233,51 @@ async fn validation_errors_are_terminal_with_the_servers_field_messages() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_license_is_sent_by_its_spdx_id_or_as_a_custom_license_by_its_text() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let licensed = |n: usize, license: &str| {
+        let m = Metadata {
+            license: Some(license.into()),
+            ..metadata(&format!("Licensed {n}"))
+        };
+        add(&store, &lab.numbered_folder(n), &m)
+    };
+    let spdx = licensed(1, "cc-by-4.0");
+    let custom = licensed(2, "Free for research; see LICENSE.txt");
+    let jobs = deposit(&store, &target, &[spdx, custom], fast_config()).await;
+    let mut rights = Vec::new();
+    for job in &jobs {
+        assert_eq!(job.state, JobState::Deposited, "{job:?}");
+        let id = job.identifier.clone().unwrap();
+        let (_, record) = Api::new(&sandbox)
+            .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
+            .await;
+        rights.push(record["metadata"]["rights"].clone());
+    }
+    assert!(rights.contains(&json!([{"id": "cc-by-4.0"}])), "{rights:?}");
+    assert!(
+        rights.contains(&json!([{"title": {"en": "Free for research; see LICENSE.txt"}}])),
+        "{rights:?}"
+    );
+
+    // A license id outside the vocabulary is refused at publish, by field, as InvenioRDM does.
+    let api = Api::new(&sandbox);
+    let mut body = draft_body(&spdx.1, &store.document(&spdx.1).unwrap().unwrap());
+    body["metadata"]["rights"] = json!([{"id": "free-for-research"}]);
+    let (status, draft) = api
+        .json(reqwest::Method::POST, "/api/records", Some(body))
+        .await;
+    assert_eq!(status, 201, "{draft}");
+    assert!(
+        draft["errors"].to_string().contains("metadata.rights.0.id"),
+        "{draft}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn wrong_token_pauses_the_invenio_target() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;

@@ -10,6 +10,7 @@ mod digest;
 mod document;
 mod error;
 mod hash;
+mod license;
 mod metadata;
 mod prefill;
 mod scan;
@@ -24,6 +25,7 @@ pub use hash::{
     FileStamp, HASH_BUFFER_BYTES, HashCache, HashProgress, HashedFile, MemoryHashCache,
     NoHashCache, hash_files, sha256_reader,
 };
+pub use license::{spdx_license_id, spdx_suggestion};
 pub use metadata::{Creator, FieldProblem, Metadata, RESOURCE_TYPES};
 pub use prefill::{
     CITATION_CFF, ZENODO_JSON, metadata_from_folder, parse_citation_cff, parse_zenodo_json,

@@ -5,7 +5,8 @@
 //! incomplete, with an `errors` list), the three-step file upload (`POST .../draft/files`,
 //! `PUT .../files/{key}/content`, `POST .../files/{key}/commit` answering the MD5 checksum),
 //! publish (`POST .../draft/actions/publish` -> 202; 400 `{"status","message","errors":
-//! [{"field","messages"}]}` when metadata is missing or a file is not committed), discarding
+//! [{"field","messages"}]}` when metadata is missing, a license id is not in the license
+//! vocabulary (SPDX identifiers, lower-cased), or a file is not committed), discarding
 //! a draft (`DELETE .../draft` -> 204), a published file's bytes
 //! (`GET /api/records/{id}/files/{key}/content`), the user's records and drafts with a query
 //! (`GET /api/user/records?q=`), and the rate-limit headers `X-RateLimit-Limit`,
@@ -172,6 +173,27 @@ fn validation_errors(data: &Value) -> Vec<Value> {
     ] {
         if blank(value) {
             errors.push(json!({"field": field, "messages": ["Missing data for required field."]}));
+        }
+    }
+    // A right is a license of the vocabulary (SPDX identifiers, lower-cased) by its id, or
+    // a custom one with a title.
+    for (i, right) in m["rights"].as_array().into_iter().flatten().enumerate() {
+        match right["id"].as_str() {
+            Some(id)
+                if crate::content::spdx_license_id(id).map(str::to_lowercase)
+                    != Some(id.to_string()) =>
+            {
+                errors.push(json!({
+                    "field": format!("metadata.rights.{i}.id"),
+                    "messages": [format!("The license '{id}' is not in the license vocabulary.")],
+                }));
+            }
+            Some(_) => {}
+            None if blank(&right["title"]) => errors.push(json!({
+                "field": format!("metadata.rights.{i}"),
+                "messages": ["A custom license needs a title."],
+            })),
+            None => {}
         }
     }
     errors

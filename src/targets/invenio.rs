@@ -22,7 +22,9 @@ use serde_json::{Value, json};
 
 use super::stream::{FileSlice, file_body, refusal};
 use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
-use crate::content::{ContentDocument, ContentKey, Creator, ManifestEntry, Sha256Hex};
+use crate::content::{
+    ContentDocument, ContentKey, Creator, ManifestEntry, Sha256Hex, spdx_license_id,
+};
 
 /// Subject that carries the content key in a draft's metadata.
 pub fn key_subject(key: &ContentKey) -> String {
@@ -107,7 +109,12 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
         metadata["description"] = json!(d);
     }
     if let Some(l) = &m.license {
-        metadata["rights"] = json!([{"id": l.to_lowercase()}]);
+        // The license vocabulary holds SPDX identifiers, lower-cased; a license that is not
+        // one goes as a custom right, by its text.
+        metadata["rights"] = match spdx_license_id(l) {
+            Some(id) => json!([{"id": id.to_lowercase()}]),
+            None => json!([{"title": {"en": l}}]),
+        };
     }
     if let Some(v) = &m.version {
         metadata["version"] = json!(v);

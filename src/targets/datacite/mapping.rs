@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::content::{ContentDocument, ContentKey, Creator};
+use crate::content::{ContentDocument, ContentKey, Creator, spdx_license_id};
 
 /// `alternateIdentifierType` of the content key in a DOI's metadata.
 pub const KEY_IDENTIFIER_TYPE: &str = "Lodge content key";
@@ -104,11 +104,18 @@ pub fn attributes(
         );
     }
     if let Some(license) = &m.license {
-        a["rightsList"] = json!([{
-            "rights": license,
-            "rightsIdentifier": license.to_lowercase(),
-            "rightsIdentifierScheme": "SPDX",
-        }]);
+        // An SPDX identifier as an identifier; anything else as the text it is, rather than
+        // an identifier that names no license.
+        a["rightsList"] = match spdx_license_id(license) {
+            Some(id) => json!([{
+                "rights": license,
+                "rightsUri": format!("https://spdx.org/licenses/{id}.html"),
+                "rightsIdentifier": id.to_lowercase(),
+                "rightsIdentifierScheme": "SPDX",
+                "schemeUri": "https://spdx.org/licenses/",
+            }]),
+            None => json!([{ "rights": license }]),
+        };
     }
     if let Some(version) = &m.version {
         a["version"] = json!(version);
@@ -134,6 +141,30 @@ pub fn key_of(attributes: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use crate::content::{ManifestEntry, Metadata, Sha256Hex};
+
+    #[test]
+    fn a_license_is_an_spdx_identifier_only_when_it_is_one() {
+        let rights_of = |license: &str| {
+            let metadata = Metadata {
+                license: Some(license.into()),
+                ..Metadata::default()
+            };
+            let doc = ContentDocument::new(Vec::new(), &metadata);
+            attributes("10.80000/x", &doc.key(), &doc, DoiState::Draft, None)["rightsList"].clone()
+        };
+        let spdx = rights_of("cc-by-4.0");
+        assert_eq!(spdx[0]["rightsIdentifier"], "cc-by-4.0");
+        assert_eq!(spdx[0]["rightsIdentifierScheme"], "SPDX");
+        assert_eq!(
+            spdx[0]["rightsUri"],
+            "https://spdx.org/licenses/CC-BY-4.0.html"
+        );
+        assert_eq!(
+            rights_of("See LICENSE.txt in the dataset"),
+            json!([{ "rights": "See LICENSE.txt in the dataset" }]),
+            "no identifier that names no license"
+        );
+    }
 
     #[test]
     fn metadata_maps_to_schema_4_fields() {

@@ -1,0 +1,64 @@
+//! Licenses: which of the free-text licenses a person gives are SPDX identifiers.
+//!
+//! The metadata keeps the license as written (it is part of the content key), and anything
+//! is allowed: "CC-BY-4.0" as much as "See LICENSE.txt". What a repository is told differs:
+//! an SPDX identifier goes out as an identifier (DataCite's `rightsIdentifier`, InvenioRDM's
+//! license vocabulary), anything else as text only, since a repository would refuse (or,
+//! worse, record) an identifier that names no license.
+
+/// The SPDX license identifier `license` is, in SPDX's own casing (`cc-by-4.0` ->
+/// `CC-BY-4.0`; identifiers are case-insensitive), if it is one.
+pub fn spdx_license_id(license: &str) -> Option<&'static str> {
+    let license = license.trim();
+    spdx::identifiers::LICENSES
+        .iter()
+        .find(|l| l.name.eq_ignore_ascii_case(license))
+        .map(|l| l.name)
+}
+
+/// The SPDX identifier `license` most likely means, when it is not one itself: "CC BY 4.0",
+/// "Apache 2", "CC-BY 4". None when nothing is close.
+pub fn spdx_suggestion(license: &str) -> Option<&'static str> {
+    if spdx_license_id(license).is_some() {
+        return None;
+    }
+    let dashed = license.trim().replace([' ', '_'], "-");
+    if let Some(id) = spdx_license_id(&dashed) {
+        return Some(id);
+    }
+    let wanted = dashed.to_lowercase();
+    let close = spdx::identifiers::LICENSES
+        .iter()
+        .map(|l| {
+            let similarity =
+                strsim::normalized_damerau_levenshtein(&wanted, &l.name.to_lowercase());
+            (l.name, similarity)
+        })
+        .filter(|(_, similarity)| *similarity >= 0.75)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(name, _)| name);
+    close.or_else(|| spdx::imprecise_license_id(license.trim()).map(|(id, _)| id.name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spdx_identifiers_are_found_whatever_their_case() {
+        assert_eq!(spdx_license_id("CC-BY-4.0"), Some("CC-BY-4.0"));
+        assert_eq!(spdx_license_id(" cc-by-4.0 "), Some("CC-BY-4.0"));
+        assert_eq!(spdx_license_id("mit"), Some("MIT"));
+        assert_eq!(spdx_license_id("See LICENSE.txt"), None);
+        assert_eq!(spdx_license_id("CC BY 4.0"), None);
+    }
+
+    #[test]
+    fn a_near_miss_is_answered_with_the_identifier_meant() {
+        assert_eq!(spdx_suggestion("CC BY 4.0"), Some("CC-BY-4.0"));
+        assert_eq!(spdx_suggestion("CC-BY 4"), Some("CC-BY-4.0"));
+        assert_eq!(spdx_suggestion("Apache 2.0"), Some("Apache-2.0"));
+        assert_eq!(spdx_suggestion("CC-BY-4.0"), None, "already one");
+        assert_eq!(spdx_suggestion("All rights reserved by the lab"), None);
+    }
+}
