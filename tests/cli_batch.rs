@@ -1292,6 +1292,55 @@ async fn a_dataset_folder_that_holds_the_lodge_database_leaves_it_out_and_deposi
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_license_that_is_not_an_spdx_identifier_is_kept_with_a_note_naming_the_one_meant() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let folder = lab.numbered_folder(1);
+    let folder = folder.to_str().unwrap();
+    let flags = [
+        "--title",
+        "T",
+        "--creator",
+        "Roe, Rita",
+        "--publisher",
+        "Lab",
+        "--year",
+        "2026",
+    ];
+    let add = |license: &'static str| {
+        let mut args = vec!["add", folder, "--license", license];
+        args.extend(flags);
+        lodge_with(&db, &args.clone())
+    };
+    let out = add("CC BY 4.0").await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "note: the license 'CC BY 4.0' is not an SPDX identifier, so repositories get it as \
+           text only; did you mean CC-BY-4.0? (--license CC-BY-4.0)",
+        ],
+    );
+    let shown = lodge_with(&db, &["show", "1"]).await;
+    assert_all(&text(&shown), &["did you mean CC-BY-4.0?"]);
+    let store = lab.store("lodge.db");
+    assert_eq!(
+        store
+            .dataset(1)
+            .unwrap()
+            .unwrap()
+            .metadata
+            .license
+            .as_deref(),
+        Some("CC BY 4.0"),
+        "kept as written: it is the researcher's"
+    );
+
+    let out = add("CC-BY-4.0").await;
+    assert!(!text(&out).contains("SPDX"), "{}", text(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adding_a_folder_inside_or_around_another_dataset_says_so_and_adds_it() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");

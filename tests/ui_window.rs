@@ -226,6 +226,39 @@ fn a_sandbox_that_always_fails_ends_failed_and_retry_after_the_faults_stop_depos
 }
 
 #[test]
+fn a_license_that_is_not_an_spdx_identifier_gets_a_hint_and_a_button_for_the_one_meant() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.harness.state_mut().select(Some(id));
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("License").focus();
+    w.harness.get_by_label("License").type_text("CC BY 4.0");
+    w.harness.step();
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("Not an SPDX identifier: repositories get it as text only");
+    w.harness.get_by_label("Use CC-BY-4.0").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_by_label_contains("Not an SPDX identifier")
+            .is_none(),
+        "the hint goes once the license is an identifier"
+    );
+    assert_eq!(
+        w.harness
+            .get_by_label("License")
+            .accesskit_node()
+            .value()
+            .as_deref(),
+        Some("CC-BY-4.0")
+    );
+}
+
+#[test]
 fn invalid_metadata_blocks_deposit_and_shows_the_message_next_to_the_field() {
     let mut w = Window::open(FaultConfig::default());
     let folder = w.lab.folder("untitled", &[("a.csv", b"x\n1\n")]);

@@ -9,7 +9,10 @@ use clap::Args;
 use super::Database;
 use super::output::{hash_progress_bar, shell_word};
 use crate::catalog::record_folder;
-use crate::content::{Creator, DocumentChanges, Metadata, PreparedDataset, metadata_from_folder};
+use crate::content::{
+    Creator, DocumentChanges, Metadata, PreparedDataset, metadata_from_folder, spdx_license_id,
+    spdx_suggestion,
+};
 use crate::store::{DatasetRow, Store, StoreLocation};
 use crate::wording::{count_of, human_bytes};
 
@@ -198,6 +201,9 @@ fn describe(store: &Store, id: i64, prepared: &PreparedDataset, before: Option<&
             );
         }
     }
+    if let Some(note) = license_note(&prepared.document.metadata) {
+        println!("  note: {note}");
+    }
     let problems = prepared.document.metadata.problems();
     if !problems.is_empty() {
         println!("  metadata incomplete; deposit will refuse it until these are fixed:");
@@ -205,6 +211,24 @@ fn describe(store: &Store, id: i64, prepared: &PreparedDataset, before: Option<&
             println!("    {p}");
         }
     }
+}
+
+/// What to say of a license that is not an SPDX identifier: allowed, but repositories get
+/// it as text only, not as a license they can link and filter by; with the identifier it
+/// most likely means, where one is close.
+pub(super) fn license_note(metadata: &Metadata) -> Option<String> {
+    let license = metadata.license.as_deref()?;
+    if spdx_license_id(license).is_some() {
+        return None;
+    }
+    let meant = match spdx_suggestion(license) {
+        Some(id) => format!("; did you mean {id}? (--license {id})"),
+        None => String::new(),
+    };
+    Some(format!(
+        "the license '{license}' is not an SPDX identifier, so repositories get it as text \
+         only{meant}"
+    ))
 }
 
 /// What made a dataset's key change, in words: "new metadata, same files", or

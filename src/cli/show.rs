@@ -213,6 +213,9 @@ fn print_metadata(m: &Metadata) {
             println!("  {field:<12} {v}");
         }
     }
+    if let Some(note) = super::add::license_note(m) {
+        println!("  note: {note}");
+    }
     let problems = m.problems();
     if !problems.is_empty() {
         println!(

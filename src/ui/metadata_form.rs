@@ -4,7 +4,9 @@
 
 use egui::{Color32, RichText};
 
-use crate::content::{Creator, FieldProblem, Metadata, RESOURCE_TYPES};
+use crate::content::{
+    Creator, FieldProblem, Metadata, RESOURCE_TYPES, spdx_license_id, spdx_suggestion,
+};
 
 /// One creator's fields.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -114,6 +116,28 @@ fn error_text(ui: &mut egui::Ui, problems: &[FieldProblem], field: &str) {
     }
 }
 
+/// Under the license: a license that is not an SPDX identifier is allowed, but goes to
+/// repositories as text only; where one is close, a button puts it in. True when pressed.
+fn license_hint(ui: &mut egui::Ui, license: &mut String) -> bool {
+    if license.trim().is_empty() || spdx_license_id(license).is_some() {
+        return false;
+    }
+    let mut changed = false;
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new("Not an SPDX identifier: repositories get it as text only.").weak());
+        if let Some(id) = spdx_suggestion(license)
+            && ui
+                .small_button(format!("Use {id}"))
+                .on_hover_text("Replace the license with this SPDX identifier")
+                .clicked()
+        {
+            *license = id.to_string();
+            changed = true;
+        }
+    });
+    changed
+}
+
 fn text_field(
     ui: &mut egui::Ui,
     label: &str,
@@ -217,6 +241,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "SPDX id, e.g. CC-BY-4.0",
         false,
     );
+    changed |= license_hint(ui, &mut form.license);
     changed |= text_field(
         ui,
         "Keywords",
