@@ -220,11 +220,13 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
         .striped(true)
         .sense(egui::Sense::click())
         .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-        .column(Column::remainder().at_least(120.0).clip(true))
+        // Name and Status share what the fixed columns leave, so that with the details
+        // panel open the actions still fit (the status's full text is on hover).
+        .column(Column::remainder().at_least(100.0).clip(true))
         .column(Column::exact(50.0))
         .column(Column::exact(80.0))
         .column(Column::exact(130.0))
-        .column(Column::exact(290.0).clip(true))
+        .column(Column::remainder().at_least(150.0).clip(true))
         .column(Column::exact(250.0).clip(true))
         .header(24.0, |mut h| {
             h.col(|ui| header_button(app, ui, "Name", SortBy::Name));
