@@ -84,8 +84,10 @@ pub enum Command {
     History {
         #[command(flatten)]
         filter: report::ItemFilter,
+        /// One JSON array of every job, with its dataset, target, state, record and times.
         #[arg(long, conflicts_with = "csv")]
         json: bool,
+        /// The same as CSV, one row per job with a header row, for a spreadsheet.
         #[arg(long)]
         csv: bool,
     },

@@ -30,11 +30,13 @@ pub struct AddArgs {
     /// Repeat for several creators (they replace the ones already known).
     #[arg(long = "creator", value_name = "NAME")]
     pub creators: Vec<String>,
+    /// What the dataset is, for the record's abstract.
     #[arg(long)]
     pub description: Option<String>,
     /// Publication year.
     #[arg(long, value_parser = parse_year)]
     pub year: Option<i32>,
+    /// The institution or repository that publishes it.
     #[arg(long)]
     pub publisher: Option<String>,
     /// License, preferably an SPDX identifier (CC-BY-4.0).
@@ -46,6 +48,7 @@ pub struct AddArgs {
     /// DataCite resourceTypeGeneral (default Dataset).
     #[arg(long)]
     pub resource_type: Option<String>,
+    /// The dataset's version, e.g. 1.0.
     #[arg(long)]
     pub version: Option<String>,
 }
