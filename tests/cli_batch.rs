@@ -351,6 +351,26 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
     );
     assert!(store.datasets().unwrap().is_empty());
 
+    // Its folder added again before the job ran: the deposit carries that job on, rather
+    // than joining it only to be told the dataset was removed.
+    let (again, _) = add(&store, &lab.numbered_folder(2), &metadata("Two"));
+    let out = lodge_with(
+        &db,
+        &[
+            "deposit",
+            "--target",
+            &sandbox.target_url(),
+            &again.to_string(),
+        ],
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    let job = store.job(queued.job_id()).unwrap();
+    assert_eq!(job.state, lodge::store::JobState::Deposited, "{job:?}");
+    assert_eq!(job.dataset_id, Some(again));
+    assert_eq!(sandbox.stats().records, 2);
+    store.remove_dataset(again).unwrap();
+
     // A folder moved away: its rescan fails and names the way to take it off the list.
     let moved = lab.numbered_folder(3);
     let (three, _) = add(&store, &moved, &metadata("Three"));

@@ -281,6 +281,35 @@ fn a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued(b: Backend
     ));
 }
 
+fn a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_again(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (removed, key, job) = b.queued(&store, 1);
+    store.remove_dataset(removed).unwrap();
+    assert_eq!(store.job(job).unwrap().dataset_id, None);
+
+    let (again, same_key) = support::add(&store, &b.lab.numbered_folder(1), &metadata("Dataset 1"));
+    assert_eq!(same_key, key);
+    let (joined, event) = store
+        .enqueue_deposit(again, TARGET, &key, Duration::from_secs(3600))
+        .unwrap();
+    assert_eq!(joined, Enqueued::AlreadyQueued(job));
+    assert_eq!(store.job(job).unwrap().dataset_id, Some(again));
+    let event = event.expect("the takeover is logged");
+    assert_eq!(event.job_id, Some(job));
+    assert!(
+        event.message.contains("taken over by dataset"),
+        "{}",
+        event.message
+    );
+
+    // Joined again by the same dataset: nothing more to take over, nothing logged.
+    let (_, none) = store
+        .enqueue_deposit(again, TARGET, &key, Duration::from_secs(3600))
+        .unwrap();
+    assert!(none.is_none());
+}
+
 fn datasets_overlapping_a_folder_are_those_inside_it_or_around_it(b: Backend) {
     let store = b.open();
     let survey = b
@@ -715,6 +744,7 @@ every_backend!(
     a_failed_job_is_requeued_with_the_same_key,
     a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued,
     datasets_overlapping_a_folder_are_those_inside_it_or_around_it,
+    a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_again,
     a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made,
     the_event_log_is_append_only_and_names_who_wrote_it,
     reports_read_the_same_on_every_backend,

@@ -716,6 +716,37 @@ fn queue_or_join(
     })
 }
 
+/// An active job joined by `dataset_id` whose own dataset was removed (its dataset id
+/// cleared) is taken over by the joining dataset, which has the same key: the same files and
+/// metadata, so the same deposit. Left as it was, it would end rejected as removed although
+/// the folder is back. Returns the event to log when it was taken over.
+fn take_over_orphan(
+    db: Db<'_>,
+    job: i64,
+    dataset_id: i64,
+    target: &str,
+    key: &ContentKey,
+) -> Result<Option<NewEvent>> {
+    let taken = db.run(
+        "UPDATE jobs SET dataset_id = ?2 WHERE id = ?1 AND dataset_id IS NULL",
+        args![job, dataset_id],
+    )?;
+    Ok((taken == 1).then(|| {
+        scope_event(
+            job,
+            Some(dataset_id),
+            target,
+            key,
+            0,
+            EventKind::Queued,
+            format!(
+                "taken over by dataset {dataset_id}: the dataset that queued it was removed, \
+                 and its folder added again"
+            ),
+        )
+    }))
+}
+
 impl Store {
     /// Make sure a target exists in the store (its scope id is what results are keyed by).
     pub fn upsert_target(&self, scope_id: &str, url: &str, label: &str) -> Result<()> {
@@ -800,8 +831,11 @@ impl Store {
             for (dataset_id, key) in items {
                 let id = match queue_or_join(db, *dataset_id, target, key, now, deadline)? {
                     Enqueued::New(id) => id,
-                    joined => {
-                        out.push((joined, None));
+                    Enqueued::AlreadyQueued(id) => {
+                        let taken_over = take_over_orphan(db, id, *dataset_id, target, key)?
+                            .map(|e| insert_event(db, &e, &self.actor))
+                            .transpose()?;
+                        out.push((Enqueued::AlreadyQueued(id), taken_over));
                         continue;
                     }
                 };
