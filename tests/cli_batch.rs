@@ -517,15 +517,7 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
 
     // Where the shared job fails, the copy's line says whose job it is, and the retry
     // named is that one job.
-    let failing = lab
-        .sandbox(
-            "down",
-            FaultConfig {
-                fail_before_commit: 1.0,
-                ..FaultConfig::default()
-            },
-        )
-        .await;
+    let failing = lab.failing_sandbox("down").await;
     let mut cmd = lodge(&db);
     cmd.args(["deposit", "--all", "--target", &failing.target_url()])
         .args(["--max-attempts", "1"]);
@@ -685,15 +677,7 @@ async fn add_prints_id_and_full_key_and_status_history_and_log_report_the_deposi
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn failed_items_are_retried_with_one_command_and_the_same_key() {
     let lab = Lab::new();
-    let sandbox = lab
-        .sandbox(
-            "sbx",
-            FaultConfig {
-                fail_before_commit: 1.0,
-                ..FaultConfig::default()
-            },
-        )
-        .await;
+    let sandbox = lab.failing_sandbox("sbx").await;
     let db = lab.path("lodge.db");
     let store = lab.store("lodge.db");
     let (_, key) = add(&store, &lab.numbered_folder(4), &metadata("Four"));
@@ -775,15 +759,7 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
 async fn a_failed_job_of_a_dataset_rescanned_since_is_not_requeued_and_the_reply_says_how_to_deposit_it_now()
  {
     let lab = Lab::new();
-    let sandbox = lab
-        .sandbox(
-            "sbx",
-            FaultConfig {
-                fail_before_commit: 1.0,
-                ..FaultConfig::default()
-            },
-        )
-        .await;
+    let sandbox = lab.failing_sandbox("sbx").await;
     let db = lab.path("lodge.db");
     let store = lab.store("lodge.db");
     let folder = lab.numbered_folder(4);

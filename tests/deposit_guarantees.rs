@@ -450,15 +450,7 @@ async fn wrong_credentials_pause_the_target_without_retrying() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn exhausted_retries_fail_and_retry_requeues_with_the_same_key() {
     let lab = Lab::new();
-    let sandbox = lab
-        .sandbox(
-            "sbx",
-            FaultConfig {
-                fail_before_commit: 1.0,
-                ..FaultConfig::default()
-            },
-        )
-        .await;
+    let sandbox = lab.failing_sandbox("sbx").await;
     let target = target_of(&sandbox);
     let store = lab.store("lodge.db");
     let ds = add(&store, &lab.numbered_folder(60), &metadata("Stubborn"));

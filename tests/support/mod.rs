@@ -73,6 +73,16 @@ impl Lab {
         self.start_sandbox(name, None, faults).await
     }
 
+    /// A sandbox that answers every write with 503 before committing it: each deposit
+    /// fails until its retries are spent.
+    pub async fn failing_sandbox(&self, name: &str) -> RunningSandbox {
+        let faults = FaultConfig {
+            fail_before_commit: 1.0,
+            ..FaultConfig::default()
+        };
+        self.start_sandbox(name, None, faults).await
+    }
+
     /// A sandbox that answers 401 without `Authorization: Bearer TOKEN`.
     pub async fn sandbox_with_token(&self, name: &str, token: &str) -> RunningSandbox {
         self.start_sandbox(name, Some(token.into()), FaultConfig::default())
