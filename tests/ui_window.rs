@@ -90,6 +90,44 @@ fn deposit_ends_deposited_with_the_identifier_and_again_shows_already_deposited_
 }
 
 #[test]
+fn a_deposited_datasets_details_copy_its_identifier_and_link() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.harness.get_by_label("Deposit").click();
+    w.wait("Deposited", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    let Some(DedupStatus::Deposited { identifier, url }) = w.status("soil-cores") else {
+        unreachable!()
+    };
+    w.open_details("soil-cores", |d| {
+        d.jobs.iter().any(|(j, _)| j.identifier.is_some())
+    });
+    w.harness.step();
+    // What a click of `button` put on the clipboard (in the frame that saw it).
+    let copied = |w: &mut Window, button: &str| {
+        // Pressed through accessibility: the deposits are listed under the metadata form,
+        // below the panel's fold, where a notice may lie over them.
+        w.harness.get_by_label(button).click_accesskit();
+        (0..3).find_map(|_| {
+            w.harness.step();
+            w.harness
+                .output()
+                .platform_output
+                .commands
+                .iter()
+                .find_map(|c| match c {
+                    egui::OutputCommand::CopyText(text) => Some(text.clone()),
+                    _ => None,
+                })
+        })
+    };
+    assert_eq!(copied(&mut w, "Copy identifier"), Some(identifier));
+    assert_eq!(copied(&mut w, "Copy link"), url);
+}
+
+#[test]
 fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_and_deposits_as_a_new_record()
  {
     let mut w = Window::open(FaultConfig::default());

@@ -287,7 +287,32 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             );
                         }
                     });
+                    if let Some(identifier) = job.identifier.as_deref() {
+                        record_buttons(ui, identifier, job.url.as_deref());
+                    }
                 }
             }
         });
+}
+
+/// Under a deposit that landed: its identifier and link to the clipboard (for a paper or a
+/// data availability statement), and the record in the browser.
+fn record_buttons(ui: &mut egui::Ui, identifier: &str, url: Option<&str>) {
+    ui.horizontal(|ui| {
+        if ui
+            .small_button("Copy identifier")
+            .on_hover_text(identifier)
+            .clicked()
+        {
+            ui.ctx().copy_text(identifier.to_string());
+        }
+        if let Some(url) = url {
+            if ui.small_button("Copy link").on_hover_text(url).clicked() {
+                ui.ctx().copy_text(url.to_string());
+            }
+            if ui.small_button("Open record").on_hover_text(url).clicked() {
+                ui.ctx().open_url(egui::OpenUrl::new_tab(url));
+            }
+        }
+    });
 }
