@@ -25,6 +25,27 @@ pub fn count_of(n: impl Into<u64>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// Of `choices`, the one `typed` most likely meant, for a "did you mean ...?": the closest
+/// by edit distance, ignoring case, if at least `at_least` alike (0 to 1).
+pub fn closest<'a>(
+    typed: &str,
+    choices: impl IntoIterator<Item = &'a str>,
+    at_least: f64,
+) -> Option<&'a str> {
+    let typed = typed.to_lowercase();
+    choices
+        .into_iter()
+        .map(|c| {
+            (
+                c,
+                strsim::normalized_damerau_levenshtein(&typed, &c.to_lowercase()),
+            )
+        })
+        .filter(|(_, alike)| *alike >= at_least)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(c, _)| c)
+}
+
 /// An error and its causes on one line, each cause once: many errors already end with their
 /// cause's text (`cannot open X: {source}`), which would otherwise be said twice; others
 /// (reqwest's, tokio-postgres's) keep the useful part in their causes alone.

@@ -26,18 +26,9 @@ pub fn spdx_suggestion(license: &str) -> Option<&'static str> {
     if let Some(id) = spdx_license_id(&dashed) {
         return Some(id);
     }
-    let wanted = dashed.to_lowercase();
-    let close = spdx::identifiers::LICENSES
-        .iter()
-        .map(|l| {
-            let similarity =
-                strsim::normalized_damerau_levenshtein(&wanted, &l.name.to_lowercase());
-            (l.name, similarity)
-        })
-        .filter(|(_, similarity)| *similarity >= 0.75)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(name, _)| name);
-    close.or_else(|| spdx::imprecise_license_id(license.trim()).map(|(id, _)| id.name))
+    let names = spdx::identifiers::LICENSES.iter().map(|l| l.name);
+    crate::wording::closest(&dashed, names, 0.75)
+        .or_else(|| spdx::imprecise_license_id(license.trim()).map(|(id, _)| id.name))
 }
 
 #[cfg(test)]

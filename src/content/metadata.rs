@@ -281,18 +281,7 @@ impl Metadata {
 /// The resource type `text` was most likely meant to be: the same but for case
 /// ("dataset"), or a near miss ("Datset", "Sofware").
 fn closest_resource_type(text: &str) -> Option<&'static str> {
-    let text = text.to_lowercase();
-    RESOURCE_TYPES
-        .iter()
-        .map(|t| {
-            (
-                *t,
-                strsim::normalized_damerau_levenshtein(&text, &t.to_lowercase()),
-            )
-        })
-        .filter(|(_, similarity)| *similarity >= 0.7)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(t, _)| t)
+    crate::wording::closest(text, RESOURCE_TYPES.iter().copied(), 0.7)
 }
 
 #[cfg(test)]
