@@ -911,16 +911,16 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
-    let line = tokio::task::spawn_blocking(move || {
+    let said = tokio::task::spawn_blocking(move || {
         use std::io::BufRead;
-        let mut line = String::new();
-        std::io::BufReader::new(stdout)
-            .read_line(&mut line)
-            .unwrap();
-        line
+        let mut lines = std::io::BufReader::new(stdout).lines();
+        (0..2)
+            .map(|_| lines.next().unwrap().unwrap())
+            .collect::<Vec<_>>()
     })
     .await
     .unwrap();
+    let line = &said[0];
     assert!(
         line.starts_with("Lodge sandbox listening on http://127.0.0.1:"),
         "{line}"
@@ -932,6 +932,12 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
         .next()
         .unwrap()
         .to_string();
+    // The next line says how to deposit into it.
+    let target = base.replace("http://", "sandbox+http://");
+    assert_eq!(
+        said[1],
+        format!("Deposit here: lodge deposit --target {target} --all")
+    );
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let stats = reqwest::get(format!("{base}/stats")).await.unwrap();
     assert!(stats.status().is_success(), "{}", stats.status());

@@ -249,23 +249,35 @@ async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
     }
 }
 
-/// Run a sandbox until Ctrl-C or SIGTERM, for `lodge sandbox`: prints one line
-/// `Lodge sandbox listening on http://ADDR (data: DIR)` and shuts down gracefully.
+/// Run a sandbox until Ctrl-C or SIGTERM, for `lodge sandbox`: prints
+/// `Lodge sandbox listening on http://ADDR (data: DIR)` first, then the `lodge deposit`
+/// commands that reach it and its emulations, and shuts down gracefully.
 pub async fn serve_until_ctrl_c(
     config: SandboxConfig,
     datacite: DataCiteAccount,
 ) -> anyhow::Result<()> {
+    let config_token = config.token.clone();
     let sandbox = RunningSandbox::start(config).await?;
     sandbox.set_datacite_account(datacite);
     // Whoever started the sandbox may stop reading after the first line (a script that
     // wants the address): a closed stdout is no reason to stop serving.
+    let token = if config_token.is_some() {
+        " --token TOKEN"
+    } else {
+        ""
+    };
     let _ = writeln!(
         std::io::stdout().lock(),
         "Lodge sandbox listening on {} (data: {})\n\
-         DataCite emulation: lodge deposit --target '{}' --token PASSWORD (--datacite-password)",
+         Deposit here: lodge deposit --target {}{token} --all\n\
+         DataCite emulation: lodge deposit --target '{}' --token PASSWORD (--datacite-password)\n\
+         InvenioRDM emulation: lodge deposit --target {} --token {}",
         sandbox.base_url(),
         sandbox.data_dir().display(),
-        sandbox.datacite_target_url()
+        sandbox.target_url(),
+        sandbox.datacite_target_url(),
+        sandbox.invenio_target_url(),
+        sandbox.invenio_account().token,
     );
     wait_for_signal().await?;
     sandbox.shutdown().await;
