@@ -310,6 +310,19 @@ fn a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_agai
     assert!(none.is_none());
 }
 
+fn a_removed_datasets_id_is_not_given_to_the_next_one(b: Backend) {
+    let store = b.open();
+    let (first, _) = support::add(&store, &b.lab.numbered_folder(1), &metadata("One"));
+    let (newest, _) = support::add(&store, &b.lab.numbered_folder(2), &metadata("Two"));
+    store.remove_dataset(newest).unwrap();
+    let (next, _) = support::add(&store, &b.lab.numbered_folder(3), &metadata("Three"));
+    assert!(
+        next > newest && newest > first,
+        "ids {first}, {newest} (removed), then {next}: a log line or a note naming {newest} \
+         must not come to mean another dataset"
+    );
+}
+
 fn datasets_overlapping_a_folder_are_those_inside_it_or_around_it(b: Backend) {
     let store = b.open();
     let survey = b
@@ -744,6 +757,7 @@ every_backend!(
     a_failed_job_is_requeued_with_the_same_key,
     a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued,
     datasets_overlapping_a_folder_are_those_inside_it_or_around_it,
+    a_removed_datasets_id_is_not_given_to_the_next_one,
     a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_again,
     a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made,
     the_event_log_is_append_only_and_names_who_wrote_it,

@@ -270,8 +270,6 @@ impl Store {
         // only a power loss can drop the last commits, never corrupt them.
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(open_err)?;
-        conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(open_err)?;
         // A statement inside a transaction keeps undo copies of the pages it changes (the
         // statement journal), which SQLite spills to a temporary file past 64 KiB: two
         // writes per page. They are only needed until the statement ends; keep them in
@@ -281,6 +279,11 @@ impl Store {
         // Two processes opening a new file at once both see version 0; the loser's first
         // statement fails ("table already exists") once the winner commits. Read the version
         // again and carry on from there.
+        // Foreign keys are off while migrating (a table rebuilt by dropping the old one
+        // would take the rows that refer to it along); each migration that rebuilds one
+        // checks them before it commits. On for everything after.
+        conn.pragma_update(None, "foreign_keys", "OFF")
+            .map_err(open_err)?;
         let mut tries = 0;
         while let Err(source) = schema::migrations().to_latest(&mut conn) {
             tries += 1;
@@ -293,6 +296,8 @@ impl Store {
             }
             std::thread::sleep(Duration::from_millis(50 * tries));
         }
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(open_err)?;
         Ok(Store {
             backend: Mutex::new(Backend::Lite(conn)),
             location: StoreLocation::File(path.to_path_buf()),

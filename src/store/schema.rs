@@ -1,7 +1,9 @@
 //! The store's schema, as versioned migrations: the same tables, columns and versions on
 //! SQLite (rusqlite_migration keeps the version in `user_version`) and on PostgreSQL (the
-//! `lodge_schema` table). Add a migration at the end of both lists; never edit one that has
-//! shipped.
+//! `lodge_schema` table). Add a migration at the end of both lists (SQLite's V4, a rebuild
+//! PostgreSQL does not need, is the one exception); never edit one that has shipped. The
+//! SQLite migrations run with foreign keys off, so a rebuilt table's rows are copied, not
+//! cascaded away.
 
 use rusqlite_migration::{M, Migrations};
 
@@ -185,9 +187,52 @@ CREATE INDEX jobs_by_dataset ON jobs(dataset_id, target);
 DROP INDEX results_by_fingerprint;
 "#;
 
+/// V4: a dataset id is never handed out twice. Without `AUTOINCREMENT` SQLite gives a new row
+/// the largest id plus one, so removing the newest dataset and adding another gave the new
+/// one the removed one's id, and with it the removed one's events in the append-only log
+/// (which keeps the id). `datasets` is rebuilt with `AUTOINCREMENT` (the store runs its
+/// migrations with foreign keys off, so dropping the old table neither deletes the files
+/// of the last scans nor unlinks the jobs), and the sequence starts past every id the log
+/// and the queue have seen. PostgreSQL's identity columns never reuse an id: no counterpart.
+const V4: &str = r#"
+CREATE TABLE datasets_v4 (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    path        TEXT NOT NULL UNIQUE,      -- canonical absolute folder on this machine
+    name        TEXT NOT NULL,
+    metadata    TEXT NOT NULL,             -- JSON of the normalised Metadata
+    content_key TEXT,                      -- key of the last scan
+    fingerprint TEXT,
+    file_count  INTEGER NOT NULL DEFAULT 0,
+    total_bytes INTEGER NOT NULL DEFAULT 0,
+    added_at    INTEGER NOT NULL,          -- unix ms
+    scanned_at  INTEGER,
+    origin      TEXT NOT NULL DEFAULT ''   -- user@host that added it
+);
+INSERT INTO datasets_v4 (id, path, name, metadata, content_key, fingerprint, file_count,
+                         total_bytes, added_at, scanned_at, origin)
+    SELECT id, path, name, metadata, content_key, fingerprint, file_count, total_bytes,
+           added_at, scanned_at, origin
+    FROM datasets;
+DROP TABLE datasets;
+ALTER TABLE datasets_v4 RENAME TO datasets;
+INSERT INTO sqlite_sequence (name, seq)
+    SELECT 'datasets', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'datasets');
+UPDATE sqlite_sequence SET seq = max(
+        seq,
+        coalesce((SELECT max(id) FROM datasets), 0),
+        coalesce((SELECT max(dataset_id) FROM events), 0),
+        coalesce((SELECT max(dataset_id) FROM jobs), 0))
+    WHERE name = 'datasets';
+"#;
+
 /// Every SQLite migration, oldest first.
 pub fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2), M::up(V3)])
+    Migrations::new(vec![
+        M::up(V1),
+        M::up(V2),
+        M::up(V3),
+        M::up(V4).foreign_key_check(),
+    ])
 }
 
 /// V1 in PostgreSQL's words: 64-bit integers, identity keys, and the append-only rule and
@@ -318,7 +363,8 @@ CREATE UNIQUE INDEX jobs_one_active_per_scope ON jobs(target, operation, content
 CREATE INDEX jobs_due ON jobs(due_at, id) WHERE ended_at IS NULL;
 DROP INDEX results_by_fingerprint;";
 
-/// Every PostgreSQL migration, oldest first; the same versions as [`migrations`].
+/// Every PostgreSQL migration, oldest first; the same versions as [`migrations`] up to V3
+/// (SQLite's V4 has nothing to change here).
 pub fn postgres_migrations() -> &'static [&'static str] {
     &[PG_V1, PG_V2, PG_V3]
 }
@@ -410,5 +456,60 @@ mod tests {
             )
             .unwrap();
         assert_eq!(due, 2);
+    }
+
+    #[test]
+    fn v4_never_hands_out_a_dataset_id_twice_and_keeps_every_row_that_refers_to_one() {
+        let mut conn = v2_queue();
+        super::migrations().to_version(&mut conn, 3).unwrap();
+        // Dataset 12 was removed: its queued event keeps its id, as the log does.
+        conn.execute_batch(
+            "INSERT INTO dataset_files (dataset_id, rel_path, size, mtime_ns, file_id, sha256)
+                 VALUES (7, 'a.csv', 1, 1, 1, 'h');
+             INSERT INTO events (at, job_id, dataset_id, kind, message, actor)
+                 VALUES (5, 2, 12, 'queued', 'queued', 'me');",
+        )
+        .unwrap();
+        conn.pragma_update(None, "foreign_keys", "OFF").unwrap();
+        super::migrations().to_latest(&mut conn).unwrap();
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap();
+
+        let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(
+            count("SELECT count(*) FROM datasets WHERE id = 7 AND origin = ''"),
+            1
+        );
+        assert_eq!(
+            count("SELECT count(*) FROM dataset_files WHERE dataset_id = 7"),
+            1
+        );
+        assert_eq!(count("SELECT count(*) FROM jobs WHERE dataset_id = 7"), 2);
+
+        let add = |path: &str| -> i64 {
+            conn.query_row(
+                "INSERT INTO datasets (path, name, metadata, added_at) VALUES (?1, 'n', '{}', 1)
+                 RETURNING id",
+                [path],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            add("/e"),
+            13,
+            "past the removed dataset the log still names"
+        );
+        conn.execute("DELETE FROM datasets WHERE id = 13", [])
+            .unwrap();
+        assert_eq!(add("/f"), 14, "the newest removed is not reused either");
+
+        // The rebuilt table is still the one the others refer to.
+        conn.execute("DELETE FROM datasets WHERE id = 7", [])
+            .unwrap();
+        assert_eq!(count("SELECT count(*) FROM dataset_files"), 0, "cascaded");
+        assert_eq!(
+            count("SELECT count(*) FROM jobs WHERE dataset_id IS NULL"),
+            2
+        );
     }
 }
