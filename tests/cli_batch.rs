@@ -1294,6 +1294,57 @@ async fn a_dataset_folder_that_holds_the_lodge_database_leaves_it_out_and_deposi
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_refused_for_the_same_missing_metadata_is_one_block_whose_command_fixes_it() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let untitled = lodge::content::Metadata {
+        title: String::new(),
+        ..metadata("")
+    };
+    let folders: Vec<PathBuf> = (1..=4).map(|n| lab.numbered_folder(n)).collect();
+    for folder in &folders {
+        add(&store, folder, &untitled);
+    }
+    let deposit = || {
+        lodge_with(
+            &db,
+            &["deposit", "--all", "--target", &sandbox.target_url()],
+        )
+    };
+    let out = deposit().await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    let paths: Vec<String> = folders
+        .iter()
+        .map(|f| f.canonicalize().unwrap().display().to_string())
+        .collect();
+    assert_all(
+        &t,
+        &[
+            "refused  4 datasets, each with the same incomplete metadata: ds001, ds002, ds003, \
+             ds004",
+            "title: is required",
+            &format!(
+                "fix with `lodge add {}` and the flags named above",
+                paths.join(" ")
+            ),
+        ],
+    );
+    assert_eq!(t.matches("title: is required").count(), 1, "said once: {t}");
+
+    // The command it names, with a title for each, makes the batch depositable.
+    let mut fix = vec!["add"];
+    fix.extend(paths.iter().map(String::as_str));
+    fix.extend(["--title", "Survey {folder}"]);
+    assert!(lodge_with(&db, &fix).await.status.success());
+    let out = deposit().await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_license_that_is_not_an_spdx_identifier_is_kept_with_a_note_naming_the_one_meant() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");
