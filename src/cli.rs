@@ -6,6 +6,7 @@ mod add;
 mod bench;
 mod deposit;
 mod folder;
+mod incomplete;
 mod output;
 mod report;
 mod show;

@@ -1334,6 +1334,21 @@ async fn a_batch_refused_for_the_same_missing_metadata_is_one_block_whose_comman
     );
     assert_eq!(t.matches("title: is required").count(), 1, "said once: {t}");
 
+    // Added together, they are told the same way.
+    let mut again = vec!["add"];
+    again.extend(paths.iter().map(String::as_str));
+    let added = lodge_with(&db, &again).await;
+    let t = text(&added);
+    assert!(added.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "metadata incomplete, the same for 4 datasets (ds001, ds002, ds003, ds004); deposit \
+           will refuse them until fixed:",
+        ],
+    );
+    assert_eq!(t.matches("title: is required").count(), 1, "said once: {t}");
+
     // The command it names, with a title for each, makes the batch depositable.
     let mut fix = vec!["add"];
     fix.extend(paths.iter().map(String::as_str));

@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::Database;
+use super::incomplete::{Incomplete, print_incomplete};
 use super::output::{hash_progress_bar, shell_word};
 use crate::catalog::record_folder;
 use crate::content::{
@@ -167,7 +168,15 @@ pub(super) async fn scan_and_save(
     .await?
 }
 
-fn describe(store: &Store, id: i64, prepared: &PreparedDataset, before: Option<&DatasetRow>) {
+/// Say what the scan found. The metadata's problems are said here unless `problems_later`
+/// (several folders added at once: they are said together at the end).
+fn describe(
+    store: &Store,
+    id: i64,
+    prepared: &PreparedDataset,
+    before: Option<&DatasetRow>,
+    problems_later: bool,
+) {
     let key = prepared.key();
     println!("dataset {id} key {key}");
     println!(
@@ -208,7 +217,7 @@ fn describe(store: &Store, id: i64, prepared: &PreparedDataset, before: Option<&
         println!("  note: {note}");
     }
     let problems = prepared.document.metadata.problems();
-    if !problems.is_empty() {
+    if !problems.is_empty() && !problems_later {
         println!("  metadata incomplete; deposit will refuse it until these are fixed:");
         for p in problems {
             println!("    {p}");
@@ -295,8 +304,15 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
     args.apply(&mut Metadata::default(), "")?;
     let store = std::sync::Arc::new(db.open()?);
     let mut code = ExitCode::SUCCESS;
+    let several = args.dirs.len() > 1;
+    let mut incomplete = Vec::new();
     for root in roots {
-        if let Err(e) = add_one(&store, &args, root.clone()).await {
+        let added = add_one(&store, &args, root.clone(), several).await;
+        if let Ok(Some(lacking)) = added {
+            incomplete.push(lacking);
+            continue;
+        }
+        if let Err(e) = added {
             // One folder's problem (an unreadable file, say) is reported; the others are
             // still added, each recorded whole or not at all.
             if args.dirs.len() == 1 {
@@ -312,6 +328,16 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
             code = ExitCode::from(1);
         }
     }
+    print_incomplete(
+        &incomplete,
+        &|name| format!("metadata incomplete for {name}; deposit will refuse it until fixed:"),
+        &|n, names| {
+            format!(
+                "metadata incomplete, the same for {n} datasets ({names}); deposit will refuse \
+                 them until fixed:"
+            )
+        },
+    );
     Ok(code)
 }
 
@@ -335,11 +361,15 @@ fn known_dataset_hint(db: &Database, dir: &Path) -> Option<String> {
 
 /// Add (or update) one folder: its metadata as known, else as its citation file says,
 /// with the flags on top; then scan, hash, record, and say what happened.
+///
+/// With `several` folders being added, what the metadata lacks is not said here but
+/// returned, to be said together with the others'.
 async fn add_one(
     store: &std::sync::Arc<Store>,
     args: &AddArgs,
     root: PathBuf,
-) -> anyhow::Result<()> {
+    several: bool,
+) -> anyhow::Result<Option<Incomplete>> {
     let root_text = root.to_string_lossy().into_owned();
     let before = store.dataset_by_path(&root_text)?;
     let mut metadata = match &before {
@@ -367,7 +397,7 @@ async fn add_one(
         .unwrap_or_else(|| root_text.clone());
     args.apply(&mut metadata, &folder)?;
     let (id, prepared) = scan_and_save(store.clone(), root, metadata).await?;
-    describe(store, id, &prepared, before.as_ref());
+    describe(store, id, &prepared, before.as_ref(), several);
     if before.is_none()
         && let Some(overlap) = crate::catalog::overlap(store, &root_text)?
     {
@@ -377,7 +407,17 @@ async fn add_one(
              list (its folder is not touched)"
         );
     }
-    Ok(())
+    let problems = prepared.document.metadata.problems();
+    Ok((several && !problems.is_empty()).then(|| Incomplete {
+        name: prepared
+            .report
+            .root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| root_text.clone()),
+        path: root_text,
+        problems: problems.iter().map(ToString::to_string).collect(),
+    }))
 }
 
 pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
@@ -387,7 +427,7 @@ pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
     for d in datasets {
         let root = PathBuf::from(&d.path);
         match scan_and_save(store.clone(), root, d.metadata.clone()).await {
-            Ok((id, prepared)) => describe(&store, id, &prepared, Some(&d)),
+            Ok((id, prepared)) => describe(&store, id, &prepared, Some(&d), false),
             Err(e) => {
                 let why = db.trouble(&e).unwrap_or_else(|| format!("{e:#}"));
                 eprintln!("error: dataset {} ({}): {why}", d.id, d.path);

@@ -10,7 +10,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::add::select_datasets;
 use super::folder::FolderNow;
-use super::output::{items_progress_bar, shell_word};
+use super::incomplete::{Incomplete, print_incomplete};
+use super::output::items_progress_bar;
 use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run};
 use super::{Database, EngineArgs};
 use crate::content::ContentKey;
@@ -75,7 +76,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     // Refuse what cannot be deposited before anything is queued.
     let mut refused = 0usize;
     let mut ready = Vec::new();
-    let mut incomplete: Vec<(DatasetRow, Vec<String>)> = Vec::new();
+    let mut incomplete: Vec<Incomplete> = Vec::new();
     for d in datasets {
         let problems = d.metadata.problems();
         match d.key {
@@ -87,14 +88,23 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 refused += 1;
             }
             Some(_) if !problems.is_empty() => {
-                let problems = problems.iter().map(ToString::to_string).collect();
-                incomplete.push((d, problems));
+                incomplete.push(Incomplete {
+                    name: d.name.clone(),
+                    path: d.path.clone(),
+                    problems: problems.iter().map(ToString::to_string).collect(),
+                });
                 refused += 1;
             }
             Some(key) => ready.push((d, key)),
         }
     }
-    print_incomplete(&incomplete);
+    print_incomplete(
+        &incomplete,
+        &|name| format!("refused  {name}: metadata incomplete"),
+        &|n, names| {
+            format!("refused  {n} datasets, each with the same incomplete metadata: {names}")
+        },
+    );
 
     // What the store already holds for each (a replay), read once for the notes and the
     // dry run.
@@ -187,51 +197,6 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         })
         .collect();
     Ok(summarize(&store, &lines, refused))
-}
-
-/// Datasets refused for incomplete metadata, each with its problems and the command that
-/// fixes them. Many with the same problems (a batch added without titles, say) are one
-/// block rather than a screenful of the same lines.
-fn print_incomplete(incomplete: &[(DatasetRow, Vec<String>)]) {
-    /// More datasets than this with the same problems are listed together.
-    const ONE_BY_ONE: usize = 3;
-    let mut groups: Vec<(&Vec<String>, Vec<&DatasetRow>)> = Vec::new();
-    for (d, problems) in incomplete {
-        match groups.iter_mut().find(|(p, _)| *p == problems) {
-            Some((_, members)) => members.push(d),
-            None => groups.push((problems, vec![d])),
-        }
-    }
-    for (problems, members) in groups {
-        if members.len() <= ONE_BY_ONE {
-            for d in members {
-                println!("refused  {}: metadata incomplete", d.name);
-                for p in problems {
-                    println!("           {p}");
-                }
-                println!(
-                    "           fix with `lodge add {}` and the flags named above",
-                    shell_word(&d.path)
-                );
-            }
-            continue;
-        }
-        let names: Vec<&str> = members.iter().map(|d| d.name.as_str()).collect();
-        println!(
-            "refused  {} datasets, each with the same incomplete metadata: {}",
-            members.len(),
-            names.join(", ")
-        );
-        for p in problems {
-            println!("           {p}");
-        }
-        let folders: Vec<String> = members.iter().map(|d| shell_word(&d.path).into()).collect();
-        println!(
-            "           fix with `lodge add {}` and the flags named above ({{folder}} in \
-             --title becomes each folder's name)",
-            folders.join(" ")
-        );
-    }
 }
 
 /// What a deposit of `d` should say about its folder having changed since its last scan,

@@ -1,0 +1,58 @@
+//! Datasets whose metadata a deposit would refuse, said once per set of problems: each with
+//! its problems and the `lodge add` that fixes them, and many with the same problems (a
+//! batch added without titles, say) as one block rather than a screenful of the same lines.
+
+use super::output::shell_word;
+
+/// A dataset and what its metadata lacks.
+pub(super) struct Incomplete {
+    pub name: String,
+    pub path: String,
+    pub problems: Vec<String>,
+}
+
+/// More datasets than this with the same problems are listed together.
+const ONE_BY_ONE: usize = 3;
+
+/// Print `items`, grouped by their problems in the order first met. `one(name)` heads a
+/// dataset shown on its own, `many(count, names)` a group.
+pub(super) fn print_incomplete(
+    items: &[Incomplete],
+    one: &dyn Fn(&str) -> String,
+    many: &dyn Fn(usize, &str) -> String,
+) {
+    let mut groups: Vec<(&Vec<String>, Vec<&Incomplete>)> = Vec::new();
+    for item in items {
+        match groups.iter_mut().find(|(p, _)| **p == item.problems) {
+            Some((_, members)) => members.push(item),
+            None => groups.push((&item.problems, vec![item])),
+        }
+    }
+    let print_problems = |problems: &[String]| {
+        for p in problems {
+            println!("           {p}");
+        }
+    };
+    for (problems, members) in groups {
+        if members.len() <= ONE_BY_ONE {
+            for d in members {
+                println!("{}", one(&d.name));
+                print_problems(problems);
+                println!(
+                    "           fix with `lodge add {}` and the flags named above",
+                    shell_word(&d.path)
+                );
+            }
+            continue;
+        }
+        let names: Vec<&str> = members.iter().map(|d| d.name.as_str()).collect();
+        println!("{}", many(members.len(), &names.join(", ")));
+        print_problems(problems);
+        let folders: Vec<String> = members.iter().map(|d| shell_word(&d.path).into()).collect();
+        println!(
+            "           fix with `lodge add {}` and the flags named above ({{folder}} in \
+             --title becomes each folder's name)",
+            folders.join(" ")
+        );
+    }
+}
