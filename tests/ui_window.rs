@@ -404,6 +404,48 @@ fn sorting_by_name_puts_run2_before_run10() {
 }
 
 #[test]
+fn defaults_set_in_settings_make_dropped_folders_ready_to_deposit_with_a_title_each() {
+    let mut w = Window::open(FaultConfig::default());
+    w.harness.get_by_label("Settings").click();
+    w.harness.step();
+    w.harness.step();
+    for (field, text) in [
+        ("Your name", "Curie, Marie"),
+        ("Publisher", "Soil lab"),
+        ("Title", "Soil survey {folder}"),
+    ] {
+        w.harness.get_by_label(field).focus();
+        w.harness.step();
+        w.harness.get_by_label(field).type_text(text);
+        w.harness.step();
+    }
+    w.harness
+        .get_by_label("The year the folder is added")
+        .click();
+    w.harness.step();
+    w.harness.get_by_label("Save settings").click();
+    w.harness.step();
+    w.wait("the settings saved", |app| !app.settings.is_open());
+    let saved = std::fs::read_to_string(w.lab.path("app/settings.json")).unwrap();
+    assert!(saved.contains("Soil survey {folder}"), "{saved}");
+
+    // Folders with no citation file of their own: every field a deposit needs is filled.
+    for name in ["plot-7", "plot-8"] {
+        w.add_folder(&w.lab.folder(name, &[("cores.csv", name.as_bytes())]));
+    }
+    let year = lodge::app::this_year();
+    for name in ["plot-7", "plot-8"] {
+        let row = w.app().model.row(w.row_id(name)).unwrap().clone();
+        assert_eq!(row.metadata.title, format!("Soil survey {name}"));
+        assert_eq!(row.metadata.publisher, "Soil lab");
+        assert_eq!(row.metadata.publication_year, Some(year));
+        assert!(row.problems.is_empty(), "{:?}", row.problems);
+    }
+    w.harness.step();
+    w.harness.get_by_label("Deposit all ready (2)");
+}
+
+#[test]
 fn dropping_the_folder_that_holds_a_dataset_says_so_and_adds_it() {
     let mut w = Window::open(FaultConfig::default());
     let survey = w

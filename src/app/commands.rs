@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::export::{ExportFormat, write_history};
 use super::model::Notice;
 use super::service::{Command, Repaint, ServiceConfig};
-use super::settings::Settings;
+use super::settings::{Settings, this_year};
 use super::update::{Details, Update};
 use crate::catalog::{RecordedDataset, record_folder, scan_dataset_folder};
 use crate::content::{Metadata, SkippedEntry, metadata_from_folder};
@@ -342,7 +342,7 @@ impl Core {
                     Metadata::default()
                 }
             };
-            lock(&core.settings).apply_defaults(&mut metadata);
+            lock(&core.settings).apply_defaults(&mut metadata, &folder_name(&root2), this_year());
             let recorded = core.record(row, &root2, &metadata);
             if recorded.is_ok()
                 && let Ok(Some(overlap)) =

@@ -23,7 +23,7 @@ pub use export::{ExportFormat, write_history};
 pub use model::{DatasetEntry, LogLevel, LogLine, Model, Notice, NoticeLevel};
 pub use paths::AppPaths;
 pub use service::{AppService, Command, Repaint, ServiceConfig};
-pub use settings::Settings;
+pub use settings::{Settings, this_year};
 pub use status::{DedupStatus, StatusKind};
 pub use targets::{ConfiguredTarget, TargetField, TargetForm, TargetTest};
 pub use update::{Details, Startup, TargetInfo, Update};

@@ -1,4 +1,5 @@
-//! The user's defaults for new datasets (name, affiliation, license) and the database to use
+//! The user's defaults for new datasets (name, affiliation, license, publisher, a title with
+//! the folder's name, the year added) and the database to use
 //! (this computer's file, or a lab's shared PostgreSQL), kept in a JSON file in the platform
 //! config directory, never in the dataset store.
 
@@ -7,6 +8,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::content::{Creator, Metadata};
+
+/// What a default title writes in for the folder's name.
+pub const FOLDER_PLACEHOLDER: &str = "{folder}";
 
 /// Defaults applied to the metadata of newly added folders.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,10 +23,26 @@ pub struct Settings {
     /// SPDX identifier, e.g. CC-BY-4.0.
     #[serde(default)]
     pub license: String,
+    /// The publishing institution or repository.
+    #[serde(default)]
+    pub publisher: String,
+    /// A title for folders that bring none, `{folder}` standing for the folder's name
+    /// ("Soil survey {folder}"); empty for none.
+    #[serde(default)]
+    pub title: String,
+    /// Give a folder that brings no publication year the year it is added.
+    #[serde(default)]
+    pub year_when_added: bool,
     /// A `postgres://` URL to share one queue and dedup store with a lab's machines; empty
     /// for this computer's own file. `--db`/`LODGE_DB` win over it. Used from the next start.
     #[serde(default)]
     pub database: String,
+}
+
+/// This year, by the UTC calendar: a publication year for a folder added today.
+pub fn this_year() -> i32 {
+    let now = humantime::format_rfc3339(std::time::SystemTime::now()).to_string();
+    now.get(..4).and_then(|y| y.parse().ok()).unwrap_or(1970)
 }
 
 impl Settings {
@@ -77,8 +97,20 @@ impl Settings {
         (!db.is_empty() && self.problem().is_none()).then(|| crate::store::StoreLocation::parse(db))
     }
 
-    /// Fill what `metadata` leaves empty from these defaults.
-    pub fn apply_defaults(&self, metadata: &mut Metadata) {
+    /// Fill what `metadata` of the folder named `folder` leaves empty from these defaults,
+    /// in `year` (the current one).
+    pub fn apply_defaults(&self, metadata: &mut Metadata, folder: &str, year: i32) {
+        let title = self.title.trim();
+        if metadata.title.trim().is_empty() && !title.is_empty() {
+            metadata.title = title.replace(FOLDER_PLACEHOLDER, folder);
+        }
+        let publisher = self.publisher.trim();
+        if metadata.publisher.trim().is_empty() && !publisher.is_empty() {
+            metadata.publisher = publisher.to_string();
+        }
+        if metadata.publication_year.is_none() && self.year_when_added {
+            metadata.publication_year = Some(year);
+        }
         let name = self.name.trim();
         if metadata.creators.is_empty() && !name.is_empty() {
             let affiliation = self.affiliation.trim();
@@ -110,6 +142,39 @@ mod tests {
             database: db.into(),
             ..Settings::default()
         }
+    }
+
+    #[test]
+    fn defaults_fill_what_a_folder_brings_no_value_for_and_nothing_else() {
+        let settings = Settings {
+            name: "Curie, Marie".into(),
+            publisher: "Soil lab".into(),
+            title: "Soil survey {folder}".into(),
+            year_when_added: true,
+            ..Settings::default()
+        };
+        let mut bare = crate::content::Metadata::default();
+        settings.apply_defaults(&mut bare, "plot-7", 2026);
+        assert_eq!(bare.title, "Soil survey plot-7");
+        assert_eq!(bare.publisher, "Soil lab");
+        assert_eq!(bare.publication_year, Some(2026));
+        assert_eq!(bare.creators[0].name, "Curie, Marie");
+        assert!(bare.problems().is_empty(), "{:?}", bare.problems());
+
+        let mut cited = crate::content::Metadata {
+            title: "From its CITATION.cff".into(),
+            publisher: "Its own".into(),
+            publication_year: Some(2019),
+            ..crate::content::Metadata::default()
+        };
+        settings.apply_defaults(&mut cited, "plot-8", 2026);
+        assert_eq!(cited.title, "From its CITATION.cff");
+        assert_eq!(cited.publisher, "Its own");
+        assert_eq!(cited.publication_year, Some(2019));
+
+        let mut untouched = crate::content::Metadata::default();
+        Settings::default().apply_defaults(&mut untouched, "plot-9", 2026);
+        assert_eq!(untouched, crate::content::Metadata::default());
     }
 
     #[test]

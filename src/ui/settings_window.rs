@@ -1,4 +1,5 @@
-//! Settings: the defaults new datasets get (your name, affiliation, license), saved to a
+//! Settings: the defaults new datasets get (your name, affiliation, license, publisher, a
+//! title with the folder's name, the year added), saved to a
 //! JSON file in the platform config directory by the service, never to the store; and the
 //! named targets ([`super::targets_section`]).
 
@@ -55,6 +56,23 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                 let l = ui.label("License");
                 ui.add(egui::TextEdit::singleline(&mut editing.license).hint_text("CC-BY-4.0"))
                     .labelled_by(l.id);
+                ui.end_row();
+                let l = ui.label("Publisher");
+                ui.add(
+                    egui::TextEdit::singleline(&mut editing.publisher)
+                        .hint_text("Institution or repository"),
+                )
+                .labelled_by(l.id);
+                ui.end_row();
+                let l = ui.label("Title");
+                ui.add(
+                    egui::TextEdit::singleline(&mut editing.title)
+                        .hint_text("e.g. Soil survey {folder}: {folder} is the folder's name"),
+                )
+                .labelled_by(l.id);
+                ui.end_row();
+                ui.label("Publication year");
+                ui.checkbox(&mut editing.year_when_added, "The year the folder is added");
                 ui.end_row();
             });
             ui.separator();
