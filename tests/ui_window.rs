@@ -403,9 +403,8 @@ fn sorting_by_name_puts_run2_before_run10() {
     assert_eq!(names, ["run1", "Run2", "run10"]);
 }
 
-#[test]
-fn defaults_set_in_settings_make_dropped_folders_ready_to_deposit_with_a_title_each() {
-    let mut w = Window::open(FaultConfig::default());
+/// Open Settings and set the defaults a bare folder needs to be depositable.
+fn set_defaults(w: &mut Window) {
     w.harness.get_by_label("Settings").click();
     w.harness.step();
     w.harness.step();
@@ -423,6 +422,42 @@ fn defaults_set_in_settings_make_dropped_folders_ready_to_deposit_with_a_title_e
         .get_by_label("The year the folder is added")
         .click();
     w.harness.step();
+}
+
+#[test]
+fn defaults_set_in_settings_fill_in_the_incomplete_datasets_already_in_the_list() {
+    let mut w = Window::open(FaultConfig::default());
+    for name in ["plot-1", "plot-2"] {
+        w.add_folder(&w.lab.folder(name, &[("cores.csv", name.as_bytes())]));
+    }
+    assert!(w.app().model.rows().iter().all(|r| !r.problems.is_empty()));
+    set_defaults(&mut w);
+    w.harness
+        .get_by_label("Save, and fill in incomplete datasets (2)")
+        .click();
+    w.harness.step();
+    w.wait("both filled in and re-keyed", |app| {
+        app.model
+            .rows()
+            .iter()
+            .all(|r| r.problems.is_empty() && r.key.is_some())
+    });
+    for name in ["plot-1", "plot-2"] {
+        let row = w.app().model.row(w.row_id(name)).unwrap();
+        assert_eq!(row.metadata.title, format!("Soil survey {name}"));
+        assert_eq!(row.metadata.publisher, "Soil lab");
+    }
+    w.wait("the notice", |app| {
+        app.notices
+            .current()
+            .any(|n| n.text.contains("Filled in 2 datasets from the defaults."))
+    });
+}
+
+#[test]
+fn defaults_set_in_settings_make_dropped_folders_ready_to_deposit_with_a_title_each() {
+    let mut w = Window::open(FaultConfig::default());
+    set_defaults(&mut w);
     w.harness.get_by_label("Save settings").click();
     w.harness.step();
     w.wait("the settings saved", |app| !app.settings.is_open());

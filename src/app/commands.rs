@@ -160,6 +160,7 @@ impl Core {
             },
             Command::ExportHistory(format) => self.export(format).await,
             Command::SaveSettings(settings) => self.save_settings(settings).await,
+            Command::FillInIncomplete(settings) => self.clone().fill_in_incomplete(settings).await,
             Command::ShowFolder(path) => {
                 if let Err(e) = open::that_detached(&path) {
                     self.out.notice(Notice::error(format!(
@@ -606,6 +607,47 @@ impl Core {
                 .out
                 .notice(Notice::error(format!("Export failed: {e}"))),
         }
+    }
+
+    /// Fill in, from `settings`, what the incomplete datasets lack; say how many were filled
+    /// and how many still lack something only a person can give.
+    async fn fill_in_incomplete(self: Arc<Self>, settings: Settings) {
+        let year = this_year();
+        let datasets = match self.db(|s| s.datasets()).await {
+            Ok(datasets) => datasets,
+            Err(e) => {
+                return self
+                    .out
+                    .notice(Notice::error(format!("Cannot read the datasets: {e}")));
+            }
+        };
+        let (mut filled, mut lacking) = (0u64, 0u64);
+        for d in datasets {
+            if d.metadata.problems().is_empty() {
+                continue;
+            }
+            let mut metadata = d.metadata.clone();
+            settings.apply_defaults(&mut metadata, &d.name, year);
+            if metadata != d.metadata {
+                filled += 1;
+                self.clone()
+                    .set_metadata(d.id, metadata.clone(), None)
+                    .await;
+            }
+            lacking += u64::from(!metadata.problems().is_empty());
+        }
+        let still = match lacking {
+            0 => String::new(),
+            n => format!(
+                " {} still lack something the defaults do not give: see the rows marked \
+                 metadata incomplete.",
+                count_of(n, "dataset", "datasets")
+            ),
+        };
+        self.out.notice(Notice::info(format!(
+            "Filled in {} from the defaults.{still}",
+            count_of(filled, "dataset", "datasets")
+        )));
     }
 
     async fn save_settings(&self, settings: Settings) {

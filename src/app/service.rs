@@ -88,6 +88,9 @@ pub enum Command {
     LoadHistory,
     ExportHistory(ExportFormat),
     SaveSettings(Settings),
+    /// Give every dataset whose metadata is incomplete what these defaults have and it lacks
+    /// (each is re-keyed, as any metadata edit is).
+    FillInIncomplete(Settings),
     /// Open a folder in the system's file manager.
     ShowFolder(PathBuf),
     /// Change the faults the in-process sandbox injects (tests, demos).

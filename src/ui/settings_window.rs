@@ -30,6 +30,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     }
     let mut open = true;
     let mut save = false;
+    let mut fill_in = false;
     egui::Window::new("Settings")
         .open(&mut open)
         .collapsible(false)
@@ -90,9 +91,23 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             if let Some(problem) = editing.problem() {
                 ui.colored_label(ui.visuals().error_fg_color, problem);
             }
-            if ui.button("Save settings").clicked() {
-                save = true;
-            }
+            ui.horizontal(|ui| {
+                if ui.button("Save settings").clicked() {
+                    save = true;
+                }
+                let incomplete = app.model.rows().iter().filter(|r| r.id > 0 && !r.problems.is_empty()).count();
+                if ui
+                    .add_enabled(
+                        incomplete > 0,
+                        egui::Button::new(format!("Save, and fill in incomplete datasets ({incomplete})")),
+                    )
+                    .on_hover_text("Give the datasets in the list whose metadata is incomplete what these defaults have and they lack; each gets a new key, as any metadata edit does")
+                    .clicked()
+                {
+                    save = true;
+                    fill_in = true;
+                }
+            });
             ui.separator();
             targets_section::show(app, ui);
             });
@@ -105,6 +120,9 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             .as_ref()
             .is_some_and(|s| s.problem().is_some());
         if !fixable && let Some(s) = app.settings.editing.take() {
+            if fill_in {
+                app.send(Command::FillInIncomplete(s.clone()));
+            }
             app.send(Command::SaveSettings(s));
         }
     } else if !open {
