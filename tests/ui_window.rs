@@ -94,13 +94,7 @@ fn a_deposited_datasets_details_copy_its_identifier_and_link() {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let id = w.add_folder(&folder);
-    w.harness.get_by_label("Deposit").click();
-    w.wait("Deposited", |app| {
-        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
-    });
-    let Some(DedupStatus::Deposited { identifier, url }) = w.status("soil-cores") else {
-        unreachable!()
-    };
+    let (identifier, url) = w.deposit_row(id);
     w.open_details("soil-cores", |d| {
         d.jobs.iter().any(|(j, _)| j.identifier.is_some())
     });
@@ -133,13 +127,7 @@ fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_an
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let id = w.add_folder(&folder);
-    w.harness.get_by_label("Deposit").click();
-    w.wait("Deposited", |app| {
-        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
-    });
-    let Some(DedupStatus::Deposited { identifier, .. }) = w.status("soil-cores") else {
-        unreachable!()
-    };
+    let (identifier, _) = w.deposit_row(id);
 
     // A corrected title makes another key: the row says which record it is a new version of.
     w.harness.state_mut().select(Some(id));
@@ -172,16 +160,7 @@ fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_an
     );
 
     // Depositing it is a deliberate new record, never a replay of the old one.
-    w.harness.get_by_label("Deposit").click();
-    w.wait("the new version deposited", |app| {
-        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
-    });
-    let Some(DedupStatus::Deposited {
-        identifier: new, ..
-    }) = w.status("soil-cores")
-    else {
-        unreachable!()
-    };
+    let (new, _) = w.deposit_row(id);
     assert_ne!(new, identifier, "a second record for the second version");
 }
 

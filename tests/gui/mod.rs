@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
 use lodge::app::{AppPaths, AppService, DedupStatus, Details, ServiceConfig};
 use lodge::sandbox::FaultConfig;
 use lodge::ui::LodgeApp;
@@ -138,6 +139,19 @@ impl Window {
                 .is_some_and(|d| d.dataset == id && ready(d))
         });
         id
+    }
+
+    /// Press the only row's Deposit button and wait until row `id` is deposited; returns
+    /// its record's identifier and link.
+    pub fn deposit_row(&mut self, id: i64) -> (String, Option<String>) {
+        self.harness.get_by_label("Deposit").click();
+        self.wait("Deposited", |app| {
+            matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+        });
+        match self.app().status_of(id) {
+            Some(DedupStatus::Deposited { identifier, url }) => (identifier, url),
+            other => unreachable!("{other:?}"),
+        }
     }
 
     /// The status of the only row whose name is `name`.
