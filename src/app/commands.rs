@@ -613,7 +613,8 @@ impl Core {
     /// and how many still lack something only a person can give.
     async fn fill_in_incomplete(self: Arc<Self>, settings: Settings) {
         let year = this_year();
-        let datasets = match self.db(|s| s.datasets()).await {
+        // Only this machine's: another machine's folder is not here to rescan.
+        let datasets = match self.db(|s| s.datasets_here()).await {
             Ok(datasets) => datasets,
             Err(e) => {
                 return self

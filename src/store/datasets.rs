@@ -209,12 +209,11 @@ impl Store {
         raw.map(DatasetRaw::into_row).transpose()
     }
 
-    /// Datasets on this machine whose folder is inside `path` (canonical absolute) or holds
-    /// it, `path` itself left out, by id.
-    pub fn datasets_overlapping(&self, path: &str) -> Result<Vec<DatasetRow>> {
+    /// The datasets whose folders are on this machine, by id: on a shared database those
+    /// this machine added (as in `dataset_by_path`), on a file all of them.
+    pub fn datasets_here(&self) -> Result<Vec<DatasetRow>> {
         let origin = self.host();
         let raws = self.with(|db| {
-            // As in `dataset_by_path`: on a shared database only this machine's folders.
             let sql = if db.is_postgres() {
                 format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE origin = ?1 ORDER BY id")
             } else {
@@ -222,16 +221,21 @@ impl Store {
             };
             db.all(&sql, args![origin], dataset_from_row)
         })?;
+        raws.into_iter().map(DatasetRaw::into_row).collect()
+    }
+
+    /// Datasets on this machine whose folder is inside `path` (canonical absolute) or holds
+    /// it, `path` itself left out, by id.
+    pub fn datasets_overlapping(&self, path: &str) -> Result<Vec<DatasetRow>> {
         let path = std::path::Path::new(path);
-        raws.into_iter()
-            .map(DatasetRaw::into_row)
-            .filter(|row| {
-                row.as_ref().map_or(true, |d| {
-                    let other = std::path::Path::new(&d.path);
-                    other != path && (other.starts_with(path) || path.starts_with(other))
-                })
+        Ok(self
+            .datasets_here()?
+            .into_iter()
+            .filter(|d| {
+                let other = std::path::Path::new(&d.path);
+                other != path && (other.starts_with(path) || path.starts_with(other))
             })
-            .collect()
+            .collect())
     }
 
     /// Find a dataset by what a person types: its number, its folder (canonical absolute

@@ -101,7 +101,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                         incomplete > 0,
                         egui::Button::new(format!("Save, and fill in incomplete datasets ({incomplete})")),
                     )
-                    .on_hover_text("Give the datasets in the list whose metadata is incomplete what these defaults have and they lack; each gets a new key, as any metadata edit does")
+                    .on_hover_text("Give the datasets added on this computer whose metadata is incomplete what these defaults have and they lack; each gets a new key, as any metadata edit does")
                     .clicked()
                 {
                     save = true;
