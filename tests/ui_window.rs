@@ -102,7 +102,7 @@ fn a_deposited_datasets_details_copy_its_identifier_and_link() {
     // What a click of `button` put on the clipboard (in the frame that saw it).
     let copied = |w: &mut Window, button: &str| {
         // Pressed through accessibility: the deposits are listed under the metadata form,
-        // below the panel's fold, where a notice may lie over them.
+        // below the panel's fold, where a pointer cannot reach without scrolling.
         w.harness.get_by_label(button).click_accesskit();
         (0..3).find_map(|_| {
             w.harness.step();
