@@ -1111,6 +1111,16 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
     )
     .await;
     assert!(out.status.success(), "{}", text(&out));
+    // Landed: `show` says how to cite it, once, by its link.
+    let cited = text(&show(&["survey"]).await);
+    assert_all(
+        &cited,
+        &[&format!(
+            "cite as: Curie, Marie (2026): Survey 2026. Lodge test lab. Dataset. {}/records/{}",
+            sandbox.base_url(),
+            key.to_hex()
+        )],
+    );
     // New metadata: a new key; the deposit made under the old one is listed as such.
     let mut untitled = metadata("");
     untitled.publisher.clear();
@@ -1140,6 +1150,10 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
     assert_eq!(deposit["identifier"], "sbx-000001");
     assert_eq!(deposit["current_key"], false);
     assert_eq!(deposit["key"], key.to_hex());
+    assert!(
+        deposit["citation"].is_null(),
+        "not cited with metadata it was not deposited with"
+    );
 
     // The folder as it is now: what a scan leaves out, and what changed since the scan.
     #[cfg(unix)]

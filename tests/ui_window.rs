@@ -90,7 +90,7 @@ fn deposit_ends_deposited_with_the_identifier_and_again_shows_already_deposited_
 }
 
 #[test]
-fn a_deposited_datasets_details_copy_its_identifier_and_link() {
+fn a_deposited_datasets_details_copy_its_identifier_link_and_citation() {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let id = w.add_folder(&folder);
@@ -118,7 +118,12 @@ fn a_deposited_datasets_details_copy_its_identifier_and_link() {
         })
     };
     assert_eq!(copied(&mut w, "Copy identifier"), Some(identifier));
-    assert_eq!(copied(&mut w, "Copy link"), url);
+    assert_eq!(copied(&mut w, "Copy link"), url.clone());
+    let cite = copied(&mut w, "Copy citation").expect("a citation");
+    assert!(
+        cite.contains("(2026): Soil cores 2026. ") && cite.ends_with(url.as_deref().unwrap()),
+        "the record cited with its metadata, by its link: {cite}"
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use super::Database;
 use super::folder::FolderNow;
 use super::output::time_text;
-use crate::content::{ContentDocument, Metadata};
+use crate::content::{ContentDocument, Metadata, citation};
 use crate::store::{DatasetRow, JobRow, Store};
 use crate::wording::{count_of, human_bytes};
 
@@ -79,6 +79,14 @@ fn print_folder(folder: &FolderNow, dataset: i64) {
     }
 }
 
+/// How to cite the record job `j` made or found, when it landed under the dataset's current
+/// key (whose metadata is the dataset's).
+fn citation_of(d: &DatasetRow, j: &JobRow) -> Option<String> {
+    let identifier = j.identifier.as_deref()?;
+    (j.state.is_landed() && d.key == Some(j.key))
+        .then(|| citation(&d.metadata, identifier, j.url.as_deref()))
+}
+
 /// Identifiers (and targets) that hold this dataset's files under other metadata.
 fn same_data_elsewhere(store: &Store, d: &DatasetRow) -> anyhow::Result<Vec<(String, String)>> {
     let (Some(key), Some(fingerprint)) = (&d.key, &d.fingerprint) else {
@@ -143,6 +151,7 @@ fn print_text(
         println!("deposits: none yet");
     } else {
         println!("deposits:");
+        let mut cited = std::collections::HashSet::new();
         for j in jobs {
             let earlier = match &d.key {
                 Some(key) if *key != j.key => format!(" (earlier key {})", j.key.short()),
@@ -159,6 +168,12 @@ fn print_text(
                 j.state.as_str(),
                 j.target
             );
+            // Once per record: replays of it name the same one.
+            if let Some(cite) = citation_of(d, j)
+                && cited.insert(cite.clone())
+            {
+                println!("            cite as: {cite}");
+            }
         }
     }
     for (identifier, target) in same_data {
@@ -271,6 +286,7 @@ fn as_json(
                 "url": j.url,
                 "attempts": j.attempts,
                 "last_error": j.last_error,
+                "citation": citation_of(d, j),
             })
         })
         .collect();

@@ -5,6 +5,7 @@
 //! (invariant 1 in DEVELOPERS.md). The hash cache is reached only through the [`HashCache`]
 //! trait so that this module does not depend on the store.
 
+mod citation;
 mod dataset;
 mod digest;
 mod document;
@@ -15,6 +16,7 @@ mod metadata;
 mod prefill;
 mod scan;
 
+pub use citation::citation;
 pub use dataset::{PreparedDataset, prepare_dataset, prepare_scanned};
 pub use digest::{ContentKey, DataFingerprint, Sha256Hex};
 pub use document::{

@@ -6,6 +6,7 @@ use egui::RichText;
 use super::metadata_form::{self, MetadataForm};
 use super::{LodgeApp, badge, format};
 use crate::app::Command;
+use crate::content::citation;
 use crate::wording::count_of;
 
 #[derive(Default)]
@@ -288,17 +289,31 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                         }
                     });
                     if let Some(identifier) = job.identifier.as_deref() {
-                        record_buttons(ui, identifier, job.url.as_deref());
+                        // Cited with the row's metadata when the record is of its current key.
+                        let cite = app
+                            .model
+                            .row(id)
+                            .filter(|row| row.key == Some(job.key) && job.state.is_landed())
+                            .map(|row| citation(&row.metadata, identifier, job.url.as_deref()));
+                        record_buttons(ui, identifier, job.url.as_deref(), cite);
                     }
                 }
             }
         });
 }
 
-/// Under a deposit that landed: its identifier and link to the clipboard (for a paper or a
-/// data availability statement), and the record in the browser.
-fn record_buttons(ui: &mut egui::Ui, identifier: &str, url: Option<&str>) {
-    ui.horizontal(|ui| {
+/// Under a deposit that landed: its identifier, link and citation to the clipboard (for a
+/// paper's references or its data availability statement), and the record in the browser.
+fn record_buttons(ui: &mut egui::Ui, identifier: &str, url: Option<&str>, cite: Option<String>) {
+    ui.horizontal_wrapped(|ui| {
+        if let Some(cite) = cite
+            && ui
+                .small_button("Copy citation")
+                .on_hover_text(&cite)
+                .clicked()
+        {
+            ui.ctx().copy_text(cite);
+        }
         if ui
             .small_button("Copy identifier")
             .on_hover_text(identifier)
