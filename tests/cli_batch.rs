@@ -277,17 +277,18 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
     let folder_one = lab.numbered_folder(1);
     let (one, _) = add(&store, &folder_one, &metadata("One"));
     let (two, _) = add(&store, &lab.numbered_folder(2), &metadata("Two"));
-    let out = run({
-        let mut c = lodge(&db);
-        c.args([
-            "deposit",
-            "--target",
-            &sandbox.target_url(),
-            &one.to_string(),
-        ]);
-        c
-    })
-    .await;
+    let deposit = |id: i64| {
+        lodge_with(
+            &db,
+            &[
+                "deposit",
+                "--target",
+                &sandbox.target_url(),
+                &id.to_string(),
+            ],
+        )
+    };
+    let out = deposit(one).await;
     assert!(out.status.success(), "{}", text(&out));
 
     // A typo among the names removes nothing.
@@ -354,16 +355,7 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
     // Its folder added again before the job ran: the deposit carries that job on, rather
     // than joining it only to be told the dataset was removed.
     let (again, _) = add(&store, &lab.numbered_folder(2), &metadata("Two"));
-    let out = lodge_with(
-        &db,
-        &[
-            "deposit",
-            "--target",
-            &sandbox.target_url(),
-            &again.to_string(),
-        ],
-    )
-    .await;
+    let out = deposit(again).await;
     assert!(out.status.success(), "{}", text(&out));
     let job = store.job(queued.job_id()).unwrap();
     assert_eq!(job.state, lodge::store::JobState::Deposited, "{job:?}");
