@@ -198,12 +198,10 @@ impl Store {
     pub fn dataset_by_path(&self, path: &str) -> Result<Option<DatasetRow>> {
         let origin = self.host();
         let raw = self.with(|db| {
-            // On a shared database the same path on two machines is two datasets.
-            let sql = if db.is_postgres() {
-                format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE path = ?1 AND origin = ?2")
-            } else {
-                format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE path = ?1 AND ?2 = ?2")
-            };
+            let sql = format!(
+                "SELECT {DATASET_COLUMNS} FROM datasets WHERE path = ?1 AND {}",
+                added_here(db, 2)
+            );
             db.opt(&sql, args![path, origin], dataset_from_row)
         })?;
         raw.map(DatasetRaw::into_row).transpose()
@@ -214,11 +212,10 @@ impl Store {
     pub fn datasets_here(&self) -> Result<Vec<DatasetRow>> {
         let origin = self.host();
         let raws = self.with(|db| {
-            let sql = if db.is_postgres() {
-                format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE origin = ?1 ORDER BY id")
-            } else {
-                format!("SELECT {DATASET_COLUMNS} FROM datasets WHERE ?1 = ?1 ORDER BY id")
-            };
+            let sql = format!(
+                "SELECT {DATASET_COLUMNS} FROM datasets WHERE {} ORDER BY id",
+                added_here(db, 1)
+            );
             db.all(&sql, args![origin], dataset_from_row)
         })?;
         raws.into_iter().map(DatasetRaw::into_row).collect()
@@ -303,6 +300,17 @@ impl Store {
     /// Forget a dataset (its jobs, results and events stay, as history).
     pub fn remove_dataset(&self, id: i64) -> Result<bool> {
         self.with(|db| Ok(db.run("DELETE FROM datasets WHERE id = ?1", args![id])? == 1))
+    }
+}
+
+/// The condition "added on this machine", this machine's name being parameter `?n`. On a
+/// shared database the same path on two machines is two datasets; a file is one machine's,
+/// whatever name it recorded (the parameter is still used, so the arguments are the same).
+fn added_here(db: Db<'_>, n: usize) -> String {
+    if db.is_postgres() {
+        format!("origin = ?{n}")
+    } else {
+        format!("?{n} = ?{n}")
     }
 }
 
