@@ -46,32 +46,23 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             };
             ui.label("Defaults for folders you add from now on (a CITATION.cff or .zenodo.json in the folder comes first).");
             egui::Grid::new("settings_grid").num_columns(2).show(ui, |ui| {
-                let l = ui.label("Your name");
-                ui.add(egui::TextEdit::singleline(&mut editing.name).hint_text("Family, Given"))
-                    .labelled_by(l.id);
-                ui.end_row();
-                let l = ui.label("Affiliation");
-                ui.add(egui::TextEdit::singleline(&mut editing.affiliation).hint_text("Institution"))
-                    .labelled_by(l.id);
-                ui.end_row();
-                let l = ui.label("License");
-                ui.add(egui::TextEdit::singleline(&mut editing.license).hint_text("CC-BY-4.0"))
-                    .labelled_by(l.id);
-                ui.end_row();
-                let l = ui.label("Publisher");
-                ui.add(
-                    egui::TextEdit::singleline(&mut editing.publisher)
-                        .hint_text("Institution or repository"),
-                )
-                .labelled_by(l.id);
-                ui.end_row();
-                let l = ui.label("Title");
-                ui.add(
-                    egui::TextEdit::singleline(&mut editing.title)
-                        .hint_text("e.g. Soil survey {folder}: {folder} is the folder's name"),
-                )
-                .labelled_by(l.id);
-                ui.end_row();
+                let defaults = [
+                    ("Your name", &mut editing.name, "Family, Given"),
+                    ("Affiliation", &mut editing.affiliation, "Institution"),
+                    ("License", &mut editing.license, "CC-BY-4.0"),
+                    ("Publisher", &mut editing.publisher, "Institution or repository"),
+                    (
+                        "Title",
+                        &mut editing.title,
+                        "e.g. Soil survey {folder}: {folder} is the folder's name",
+                    ),
+                ];
+                for (label, value, hint) in defaults {
+                    let l = ui.label(label);
+                    ui.add(egui::TextEdit::singleline(value).hint_text(hint))
+                        .labelled_by(l.id);
+                    ui.end_row();
+                }
                 ui.label("Publication year");
                 ui.checkbox(&mut editing.year_when_added, "The year the folder is added");
                 ui.end_row();
