@@ -415,7 +415,10 @@ fn defaults_set_in_settings_fill_in_the_incomplete_datasets_already_in_the_list(
         w.add_folder(&w.lab.folder(name, &[("cores.csv", name.as_bytes())]));
     }
     assert!(w.app().model.rows().iter().all(|r| !r.problems.is_empty()));
+    w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     set_defaults(&mut w);
+    // A complete dataset is selected, its details open: filling in the others leaves them be.
+    let selected = w.open_details("soil-cores", |_| true);
     w.harness
         .get_by_label("Save, and fill in incomplete datasets (2)")
         .click();
@@ -426,16 +429,21 @@ fn defaults_set_in_settings_fill_in_the_incomplete_datasets_already_in_the_list(
             .iter()
             .all(|r| r.problems.is_empty() && r.key.is_some())
     });
-    for name in ["plot-1", "plot-2"] {
-        let row = w.app().model.row(w.row_id(name)).unwrap();
-        assert_eq!(row.metadata.title, format!("Soil survey {name}"));
-        assert_eq!(row.metadata.publisher, "Soil lab");
-    }
     w.wait("the notice", |app| {
         app.notices
             .current()
             .any(|n| n.text.contains("Filled in 2 datasets from the defaults."))
     });
+    assert_eq!(
+        w.app().model.details.as_ref().map(|d| d.dataset),
+        Some(selected),
+        "the details panel still shows the selected dataset's"
+    );
+    for name in ["plot-1", "plot-2"] {
+        let row = w.app().model.row(w.row_id(name)).unwrap();
+        assert_eq!(row.metadata.title, format!("Soil survey {name}"));
+        assert_eq!(row.metadata.publisher, "Soil lab");
+    }
 }
 
 #[test]

@@ -419,17 +419,30 @@ impl Core {
     }
 
     async fn set_metadata(self: Arc<Self>, id: i64, metadata: Metadata, then: Option<String>) {
+        if !self.clone().rekey(id, metadata).await {
+            return;
+        }
+        self.load_details(id).await;
+        if let Some(target) = then {
+            self.deposit(vec![id], target).await;
+        }
+    }
+
+    /// Save new metadata for dataset `id`: rescan (cheap, hash cache) and re-key, the row
+    /// showing the hashing. False (with a notice) when it could not be saved.
+    async fn rekey(self: Arc<Self>, id: i64, metadata: Metadata) -> bool {
         let dataset = match self.db(move |s| s.dataset(id)).await {
             Ok(Some(d)) => d,
             Ok(None) => {
-                return self.out.notice(Notice::error(format!(
+                self.out.notice(Notice::error(format!(
                     "Dataset {id} is no longer in the store; add its folder again."
                 )));
+                return false;
             }
             Err(e) => {
-                return self
-                    .out
+                self.out
                     .notice(Notice::error(format!("Cannot read dataset {id}: {e}")));
+                return false;
             }
         };
         self.out.send(Update::HashStarted {
@@ -449,10 +462,7 @@ impl Core {
                     placeholder: None,
                     summary: summary(&dataset.path, &dataset.name, &metadata, &recorded),
                 });
-                self.load_details(id).await;
-                if let Some(target) = then {
-                    self.deposit(vec![id], target).await;
-                }
+                true
             }
             Err(e) => {
                 self.out.send(Update::HashEnded { row: id });
@@ -460,6 +470,7 @@ impl Core {
                     "Cannot rescan {} to save its metadata: {e}",
                     dataset.name
                 )));
+                false
             }
         }
     }
@@ -629,11 +640,10 @@ impl Core {
             }
             let mut metadata = d.metadata.clone();
             settings.apply_defaults(&mut metadata, &d.name, year);
-            if metadata != d.metadata {
+            // Re-keyed without loading each one's details: the panel shows the selected
+            // row's, and would show the last one filled instead.
+            if metadata != d.metadata && self.clone().rekey(d.id, metadata.clone()).await {
                 filled += 1;
-                self.clone()
-                    .set_metadata(d.id, metadata.clone(), None)
-                    .await;
             }
             lacking += u64::from(!metadata.problems().is_empty());
         }
