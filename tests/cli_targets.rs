@@ -60,6 +60,19 @@ async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
     outputs.push_str(&text(&out));
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("deposited"), "{}", text(&out));
+
+    // New metadata since: the command `status` suggests names the target as saved (its
+    // identity is no URL that --target would take).
+    let (id, _) = support::add(
+        &store,
+        &lab.numbered_folder(1),
+        &metadata("By name, revised"),
+    );
+    let out = lodge_in(&lab).arg("status").output().unwrap();
+    assert_all(
+        &text(&out),
+        &[&format!("`lodge deposit --target lab-dav {id}`")],
+    );
     for args in [vec!["log"], vec!["status"], vec!["history", "--json"]] {
         let out = lodge_in(&lab).args(&args).output().unwrap();
         outputs.push_str(&text(&out));

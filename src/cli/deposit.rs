@@ -12,7 +12,7 @@ use super::add::select_datasets;
 use super::folder::FolderNow;
 use super::incomplete::{Incomplete, print_incomplete};
 use super::output::items_progress_bar;
-use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run};
+use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run, target_argument};
 use super::{Database, EngineArgs};
 use crate::content::ContentKey;
 use crate::engine::{Engine, EngineEvent, check_unchanged};
@@ -416,7 +416,7 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
              folder as it is now: `lodge deposit --target {} {}`",
             dataset.name,
             job.key.short(),
-            job.target,
+            target_argument(store, &job.target),
             dataset.id
         ));
     }

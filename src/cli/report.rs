@@ -7,6 +7,7 @@ use std::time::Duration;
 use super::Database;
 use super::deposit::how_to_resume;
 use super::output::time_text;
+use super::target_arg::target_argument;
 use crate::store::{EventRow, StatusRow, Store};
 use crate::wording::count_of;
 
@@ -172,7 +173,8 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             };
             println!(
                 "       {before}; this content is not deposited here yet: \
-                 `lodge deposit --target {target} {}`",
+                 `lodge deposit --target {} {}`",
+                target_argument(&store, target),
                 r.dataset
             );
         }

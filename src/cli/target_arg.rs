@@ -54,10 +54,8 @@ pub(super) fn open_by_scope(
 ) -> anyhow::Result<Arc<dyn Target>> {
     let path = config_path();
     let config = Config::load(&path)?;
-    for (name, spec) in &config.targets {
-        if scope_id_of(name, spec).is_ok_and(|s| s == scope_id) {
-            return Ok(open_target_spec(&path, name, spec, token)?);
-        }
+    if let Some((name, spec)) = configured_with_scope(&config, scope_id) {
+        return Ok(open_target_spec(&path, name, spec, token)?);
     }
     let url = store
         .target_url(scope_id)?
@@ -68,6 +66,33 @@ pub(super) fn open_by_scope(
              datasets with `lodge deposit --target URL` (the target's full URL) instead"
         )
     })
+}
+
+/// The configured target with this identity, if one has it.
+fn configured_with_scope<'a>(
+    config: &'a Config,
+    scope_id: &str,
+) -> Option<(&'a String, &'a crate::config::TargetConfig)> {
+    config
+        .targets
+        .iter()
+        .find(|(name, spec)| scope_id_of(name, spec).is_ok_and(|s| s == scope_id))
+}
+
+/// What to give `--target` in a command Lodge suggests for the target with this identity:
+/// its name in the config file, else the URL it was last opened from (the identity itself
+/// is no URL for a saved S3 or WebDAV target).
+pub(super) fn target_argument(store: &Store, scope_id: &str) -> String {
+    if let Ok(config) = Config::load(&config_path())
+        && let Some((name, _)) = configured_with_scope(&config, scope_id)
+    {
+        return name.clone();
+    }
+    store
+        .target_url(scope_id)
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| scope_id.to_string())
 }
 
 /// Whether `scope_id` is a target given by URL whose token comes with each run (`--token`),
