@@ -748,6 +748,94 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn several_failed_items_end_with_one_command_that_retries_them_all() {
+    let lab = Lab::new();
+    let sandbox = lab.failing_sandbox("sbx").await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let ids: Vec<i64> = (1..=3)
+        .map(|n| add(&store, &lab.numbered_folder(n), &metadata(&format!("N{n}"))).0)
+        .collect();
+    let deposit = |datasets: &[i64]| {
+        let mut c = lodge(&db);
+        c.args(["deposit", "--target", &sandbox.target_url()])
+            .args(datasets.iter().map(i64::to_string))
+            .args(["--max-attempts", "1"])
+            .args(FAST);
+        run(c)
+    };
+
+    // One failure: its own line names the command, and no second line repeats it.
+    let t = text(&deposit(&ids[..1]).await);
+    assert!(t.contains("retry with `lodge retry 1`"), "{t}");
+    assert!(!t.contains("to retry the"), "{t}");
+
+    // Two more, with job 1 still failed from before: the command names this batch's jobs.
+    let t = text(&deposit(&ids[1..]).await);
+    assert!(
+        t.contains("to retry the 2 failed with the same keys: `lodge retry 2 3`"),
+        "{t}"
+    );
+
+    // Retried and failed again, the three are every failed job there is: --all-failed
+    // says it shorter.
+    let retry_all = || {
+        let mut c = lodge(&db);
+        c.args(["retry", "--all-failed", "--max-attempts", "1"])
+            .args(FAST);
+        run(c)
+    };
+    let t = text(&retry_all().await);
+    assert!(t.contains("re-queued 3 jobs"), "{t}");
+    assert!(
+        t.contains("to retry the 3 failed with the same keys: `lodge retry --all-failed`"),
+        "{t}"
+    );
+
+    // The command it gives does what it says.
+    sandbox.set_faults(FaultConfig::default());
+    let out = retry_all().await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dataset_edited_before_its_first_deposit_is_rejected_with_the_rescan_that_fixes_it() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(1);
+    let (id, _) = add(&store, &folder, &metadata("One"));
+    fs::write(folder.join("data.csv"), "id,value\n1,2\n").unwrap();
+    let deposit = || {
+        let mut c = lodge(&db);
+        c.args(["deposit", "--all", "--target", &sandbox.target_url()]);
+        run(c)
+    };
+    let out = deposit().await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "rejected  ds001 (job 1)",
+            "changed since scan",
+            &format!("— `lodge scan {id}`, then deposit again"),
+        ],
+    );
+    assert_eq!(sandbox.stats().records, 0);
+
+    // The command it names, then the deposit again: the folder as it is now lands.
+    let mut scan = lodge(&db);
+    scan.args(["scan", &id.to_string()]);
+    assert!(run(scan).await.status.success());
+    let out = deposit().await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_failed_job_of_a_dataset_rescanned_since_is_not_requeued_and_the_reply_says_how_to_deposit_it_now()
  {
     let lab = Lab::new();

@@ -6,6 +6,7 @@
 //! fingerprint.
 
 use crate::store::{JobRow, JobState};
+use crate::targets::is_changed_since_scan;
 
 /// Where a dataset stands for one target.
 #[derive(Clone, Debug, PartialEq)]
@@ -110,9 +111,6 @@ impl StatusKind {
     }
 }
 
-/// The prefix of the error the engine records when files changed after the scan.
-const CHANGED_PREFIX: &str = "changed since scan";
-
 impl DedupStatus {
     pub fn kind(&self) -> StatusKind {
         match self {
@@ -188,7 +186,7 @@ impl DedupStatus {
             JobState::Failed => DedupStatus::Failed { cause: cause() },
             JobState::Rejected => {
                 let cause = cause();
-                if cause.starts_with(CHANGED_PREFIX) {
+                if is_changed_since_scan(&cause) {
                     DedupStatus::ChangedSinceScan { cause }
                 } else {
                     DedupStatus::Rejected { cause }

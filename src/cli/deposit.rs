@@ -17,7 +17,7 @@ use super::{Database, EngineArgs};
 use crate::content::ContentKey;
 use crate::engine::{Engine, EngineEvent, check_unchanged};
 use crate::store::{DatasetRow, EventKind, JobRow, JobState, Store};
-use crate::targets::Target;
+use crate::targets::{Target, is_changed_since_scan};
 use crate::wording::count_of;
 
 #[derive(Debug, Args)]
@@ -494,6 +494,47 @@ impl Outcome {
     }
 }
 
+/// For a job refused because its files changed after the scan: the rescan that fixes it
+/// (a retry would only be refused again: the job keeps its key).
+fn rescan_hint(job: &JobRow) -> String {
+    match (job.dataset_id, job.last_error.as_deref()) {
+        (Some(dataset), Some(error)) if is_changed_since_scan(error) => {
+            format!(" — `lodge scan {dataset}`, then deposit again")
+        }
+        _ => String::new(),
+    }
+}
+
+/// With several failed items, one command that retries them all: `--all-failed` when they
+/// are every failed job in the store, else their numbers.
+fn retry_all_hint(store: &Store, outcomes: &[Outcome]) -> Option<String> {
+    let mut failed: Vec<i64> = outcomes
+        .iter()
+        .filter(|o| o.job.state == JobState::Failed)
+        .map(|o| o.job.id)
+        .collect();
+    failed.sort_unstable();
+    failed.dedup();
+    if failed.len() < 2 {
+        return None;
+    }
+    let command = match store.failed_job_ids(None) {
+        Ok(all) if all == failed => "lodge retry --all-failed".to_string(),
+        _ => format!(
+            "lodge retry {}",
+            failed
+                .iter()
+                .map(i64::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    };
+    Some(format!(
+        "to retry the {} failed with the same keys: `{command}`",
+        failed.len()
+    ))
+}
+
 /// One line per item, then the counts; exit 0 only if everything landed.
 fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
@@ -538,10 +579,11 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
             ),
             JobState::Rejected => (
                 format!(
-                    "rejected  {name} (job {}){shared} at {}: {}",
+                    "rejected  {name} (job {}){shared} at {}: {}{}",
                     job.id,
                     job.target,
-                    job.last_error.as_deref().unwrap_or("refused")
+                    job.last_error.as_deref().unwrap_or("refused"),
+                    rescan_hint(job)
                 ),
                 job.state.as_str(),
             ),
@@ -588,6 +630,9 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
         parts.push(format!("{refused} refused before queueing"));
     }
     println!("{}", parts.join(", "));
+    if let Some(line) = retry_all_hint(store, outcomes) {
+        println!("{line}");
+    }
     if all_landed {
         ExitCode::SUCCESS
     } else {

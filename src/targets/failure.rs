@@ -238,6 +238,15 @@ fn connect_failure_text(
     chain
 }
 
+/// Whether a job's recorded error says its files changed after the scan ([`Failure::Changed`]):
+/// the fix is a rescan, not a retry.
+pub fn is_changed_since_scan(recorded_error: &str) -> bool {
+    recorded_error.starts_with(CHANGED_SINCE_SCAN)
+}
+
+/// How [`Failure::Changed`] reads, as recorded in a job's last error.
+const CHANGED_SINCE_SCAN: &str = "changed since scan";
+
 /// `Retry-After` as delta-seconds or an HTTP date.
 pub fn parse_retry_after(value: &str) -> Option<Duration> {
     let value = value.trim();
@@ -371,6 +380,20 @@ fn html_page_summary(body: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_changed_file_is_recognised_in_the_recorded_error_and_nothing_else_is() {
+        let changed = Failure::Changed {
+            path: "/data/run1/a.csv".into(),
+            message: "size is now 10 bytes, was 2".into(),
+        };
+        assert!(is_changed_since_scan(&changed.to_string()));
+        let rejected = Failure::Rejected {
+            status: 422,
+            problems: vec![],
+        };
+        assert!(!is_changed_since_scan(&rejected.to_string()));
+    }
 
     #[test]
     fn statuses_map_to_the_invariant_5_classes() {

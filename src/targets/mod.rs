@@ -24,7 +24,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::content::{ContentDocument, ContentKey};
-pub use failure::{Failure, FailureClass};
+pub use failure::{Failure, FailureClass, is_changed_since_scan};
 
 /// What a repository calls a record once it exists.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
