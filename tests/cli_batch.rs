@@ -797,6 +797,36 @@ async fn several_failed_items_end_with_one_command_that_retries_them_all() {
     let out = retry_all().await;
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(sandbox.stats().records, 3);
+
+    // Deposited again rather than retried, a failed item gets a new job; once that lands,
+    // the failed one has nothing left to do, and naming it says why.
+    let (fourth, _) = add(&store, &lab.numbered_folder(4), &metadata("N4"));
+    sandbox.set_faults(FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    });
+    assert_eq!(
+        deposit(&[fourth]).await.status.code(),
+        Some(1),
+        "job 4 fails"
+    );
+    sandbox.set_faults(FaultConfig::default());
+    assert!(deposit(&[fourth]).await.status.success(), "job 5 lands");
+    let t = text(&retry_all().await);
+    assert!(t.contains("no failed jobs: nothing to retry"), "{t}");
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["retry", "4"]).args(FAST);
+        c
+    })
+    .await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("job 4 failed, but its key was deposited there since by job 5, as sbx-"),
+        "{t}"
+    );
+    assert_eq!(sandbox.stats().records, 4);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

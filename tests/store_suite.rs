@@ -281,6 +281,45 @@ fn a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued(b: Backend
     ));
 }
 
+fn a_failed_job_whose_scope_landed_since_is_neither_listed_failed_nor_requeued(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (dataset, key, failed) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let gave_up = Finish::Failed {
+        error: "gave up".into(),
+        http_status: Some(503),
+    };
+    store.finish(&lease, &gave_up).unwrap();
+    assert_eq!(store.failed_job_ids(None).unwrap(), vec![failed]);
+
+    // Deposited again, the dataset gets a new job for the scope, which lands.
+    let later = store
+        .enqueue_deposit(dataset, TARGET, &key, Duration::from_secs(3600))
+        .unwrap()
+        .0
+        .job_id();
+    assert_ne!(later, failed);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    assert_eq!(lease.job.id, later);
+    store.finish(&lease, &landed("r-1")).unwrap();
+
+    assert!(store.failed_job_ids(None).unwrap().is_empty());
+    assert!(store.failed_job_ids(Some(TARGET)).unwrap().is_empty());
+    assert!(
+        store
+            .retry_jobs(&[failed], Duration::from_secs(60))
+            .unwrap()
+            .is_empty(),
+        "the scope has landed: nothing is left to retry"
+    );
+    assert_eq!(
+        store.job(failed).unwrap().state,
+        JobState::Failed,
+        "history kept"
+    );
+}
+
 fn a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_again(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -756,6 +795,7 @@ every_backend!(
     concurrent_claimers_never_share_a_job,
     a_failed_job_is_requeued_with_the_same_key,
     a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued,
+    a_failed_job_whose_scope_landed_since_is_neither_listed_failed_nor_requeued,
     datasets_overlapping_a_folder_are_those_inside_it_or_around_it,
     a_removed_datasets_id_is_not_given_to_the_next_one,
     a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_again,

@@ -537,8 +537,9 @@ impl Core {
             .await;
         match result {
             Ok((jobs, _)) if jobs.is_empty() => self.out.notice(Notice::info(
-                "Nothing was re-queued: those deposits are no longer failed, or their \
-                 datasets were scanned again since under another key (deposit those again).",
+                "Nothing was re-queued: those deposits are no longer failed, landed since \
+                 through a later deposit, or their datasets were scanned again since under \
+                 another key (deposit those again).",
             )),
             Ok((jobs, events)) => {
                 self.out.send(Update::Logged(events));

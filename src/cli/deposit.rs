@@ -390,11 +390,21 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
     })
 }
 
-/// Why the store left a failed job as it was: its dataset was removed, or scanned again
-/// since under another key (the content the job was to deposit is gone), or another job
-/// for the same key is already on its way.
+/// Why the store left a failed job as it was: its key landed since through a later job,
+/// its dataset was removed, or scanned again since under another key (the content the job
+/// was to deposit is gone), or another job for the same key is already on its way.
 fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
     let id = job.id;
+    if let Some(landed) = store.lookup_result(&job.target, &job.key)? {
+        let by = landed
+            .job_id
+            .map(|j| format!(" by job {j}"))
+            .unwrap_or_default();
+        return Ok(format!(
+            "job {id} failed, but its key was deposited there since{by}, as {}: nothing to retry",
+            landed.identifier
+        ));
+    }
     let dataset = match job.dataset_id {
         Some(d) => store.dataset(d)?,
         None => None,

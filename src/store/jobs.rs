@@ -720,6 +720,16 @@ fn queue_or_join(
 /// cleared) is taken over by the joining dataset, which has the same key: the same files and
 /// metadata, so the same deposit. Left as it was, it would end rejected as removed although
 /// the folder is back. Returns the event to log when it was taken over.
+/// Whether a result is recorded for the scope: it has landed, whichever job landed it.
+fn scope_landed(db: Db<'_>, target: &str, operation: &str, key: &ContentKey) -> Result<bool> {
+    db.one(
+        "SELECT EXISTS (SELECT 1 FROM results
+                        WHERE target = ?1 AND operation = ?2 AND content_key = ?3)",
+        args![target, operation, key.to_hex()],
+        |r| r.get(0),
+    )
+}
+
 fn take_over_orphan(
     db: Db<'_>,
     job: i64,
@@ -1165,9 +1175,10 @@ impl Store {
 
     /// Re-queue failed jobs with the same key: a fresh attempt budget and deadline.
     /// Returns the ids re-queued. Jobs that are not failed are left alone, and so are failed
-    /// jobs whose dataset was removed or scanned again since under another key: the content
+    /// jobs whose dataset was removed or scanned again since under another key (the content
     /// they were to deposit is no longer what the folder holds, so the engine would only
-    /// refuse them.
+    /// refuse them), and failed jobs whose scope has landed since, through a later job
+    /// (nothing is left to do: re-queued, they would only replay).
     pub fn retry_jobs(&self, ids: &[i64], deadline: Duration) -> Result<Vec<i64>> {
         self.write(|db| {
             let mut done = Vec::new();
@@ -1188,7 +1199,9 @@ impl Store {
                         .flatten(),
                     None => None,
                 };
-                if dataset_key.as_deref() != Some(job.key.to_hex().as_str()) {
+                if dataset_key.as_deref() != Some(job.key.to_hex().as_str())
+                    || scope_landed(db, &job.target, &job.operation, &job.key)?
+                {
                     continue;
                 }
                 // A newer job for the same scope may already be active; then this one stays
@@ -1228,12 +1241,16 @@ impl Store {
         })
     }
 
-    /// Ids of every failed job, optionally of one target.
+    /// Ids of every failed job still to do, optionally of one target: not those whose scope
+    /// landed since through a later job.
     pub fn failed_job_ids(&self, target: Option<&str>) -> Result<Vec<i64>> {
         self.with(|db| {
             db.all(
-                "SELECT id FROM jobs WHERE state = 'failed'
-                 AND (CAST(?1 AS TEXT) IS NULL OR target = ?1) ORDER BY id",
+                "SELECT id FROM jobs j WHERE state = 'failed'
+                 AND (CAST(?1 AS TEXT) IS NULL OR target = ?1)
+                 AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
+                                 AND r.operation = j.operation AND r.content_key = j.content_key)
+                 ORDER BY id",
                 args![target],
                 |r| r.get(0),
             )
