@@ -1231,6 +1231,25 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
             key.to_hex()
         )],
     );
+    // Deposited again every week: the replays are one line under the job that landed it.
+    for _ in 0..2 {
+        let out = lodge_with(
+            &db,
+            &["deposit", "--target", &sandbox.target_url(), "survey"],
+        )
+        .await;
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let t = text(&show(&["survey"]).await);
+    assert_all(
+        &t,
+        &[
+            &format!("job 1     deposited  {} sbx-000001", sandbox.target_url()),
+            "replayed since: 2 times (jobs 2, 3), no request sent",
+        ],
+    );
+    assert!(!t.contains("job 2 "), "{t}");
+    assert_eq!(t.matches("cite as:").count(), 1, "{t}");
     // New metadata: a new key; the deposit made under the old one is listed as such.
     let mut untitled = metadata("");
     untitled.publisher.clear();
