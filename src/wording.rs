@@ -25,6 +25,18 @@ pub fn count_of(n: impl Into<u64>, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// Under a deposit, its replays: `replayed since: 2 times (jobs 5, 8), no request sent`.
+/// `jobs` newest first, as they are listed.
+pub fn replayed_since(jobs: &[i64]) -> String {
+    let ids: Vec<String> = jobs.iter().rev().map(i64::to_string).collect();
+    format!(
+        "replayed since: {} ({} {}), no request sent",
+        count_of(jobs.len() as u64, "time", "times"),
+        if jobs.len() == 1 { "job" } else { "jobs" },
+        ids.join(", ")
+    )
+}
+
 /// Of `choices`, the one `typed` most likely meant, for a "did you mean ...?": the closest
 /// by edit distance, ignoring case, if at least `at_least` alike (0 to 1).
 pub fn closest<'a>(

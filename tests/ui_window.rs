@@ -87,6 +87,20 @@ fn deposit_ends_deposited_with_the_identifier_and_again_shows_already_deposited_
     assert!(replays[0].contains("no request sent"), "{replays:?}");
     let after = w.runtime.block_on(sandbox_requests(&scope));
     assert_eq!(after, before, "the replay sent nothing to the sandbox");
+
+    // The details list the replay under the deposit it repeats, not as a job of its own.
+    w.open_details("soil-cores", |d| d.jobs.len() == 2);
+    w.harness
+        .get_by_label_contains(&format!("· deposited · 1 attempt: {identifier}"));
+    w.harness
+        .get_by_label("replayed since: 1 time (job 2), no request sent");
+    assert!(
+        w.harness
+            .query_all_by_label_contains("· existing ·")
+            .next()
+            .is_none(),
+        "no line of its own for the replay"
+    );
 }
 
 #[test]

@@ -3,15 +3,14 @@
 //! deposit of it — and its folder as it is now, so a researcher can check what a deposit
 //! will say before making it.
 
-use std::collections::HashMap;
 use std::process::ExitCode;
 
 use super::Database;
 use super::folder::FolderNow;
 use super::output::time_text;
 use crate::content::{ContentDocument, Metadata, citation};
-use crate::store::{DatasetRow, JobRow, JobState, Store};
-use crate::wording::{count_of, human_bytes};
+use crate::store::{DatasetRow, JobRow, Store, replays_by_original};
+use crate::wording::{count_of, human_bytes, replayed_since};
 
 /// Files listed before the rest is summed up, unless `--files` asks for every one.
 const FILES_SHOWN: usize = 20;
@@ -153,7 +152,7 @@ fn print_text(
     } else {
         println!("deposits:");
         let mut cited = std::collections::HashSet::new();
-        let replays = replays_by_original(jobs);
+        let replays = replays_by_original(&jobs.iter().collect::<Vec<_>>());
         for j in jobs {
             if replays.values().flatten().any(|r| *r == j.id) {
                 continue;
@@ -174,13 +173,7 @@ fn print_text(
                 j.target
             );
             if let Some(again) = replays.get(&j.id) {
-                let ids: Vec<String> = again.iter().rev().map(i64::to_string).collect();
-                println!(
-                    "            replayed since: {} (job{} {}), no request sent",
-                    count_of(again.len() as u64, "time", "times"),
-                    if again.len() == 1 { "" } else { "s" },
-                    ids.join(", ")
-                );
+                println!("            {}", replayed_since(again));
             }
             // Once per record: replays of it name the same one.
             if let Some(cite) = citation_of(d, j)
@@ -195,33 +188,6 @@ fn print_text(
             "note: the same files were deposited under other metadata as {identifier} on {target}"
         );
     }
-}
-
-/// The replays among `jobs` (newest first), by the job they repeat: a job that ended
-/// `existing` without an attempt was answered from the store, and it is folded under the
-/// listed job that landed the same key on the same target, so a folder deposited every
-/// week does not list every run. A replay of a record no listed job made (another
-/// dataset's, with the same key) stays on its own line.
-fn replays_by_original(jobs: &[JobRow]) -> HashMap<i64, Vec<i64>> {
-    let mut folded: HashMap<i64, Vec<i64>> = HashMap::new();
-    for j in jobs {
-        let is_replay = j.state == JobState::Existing && j.attempts == 0;
-        if !is_replay {
-            continue;
-        }
-        let original = jobs.iter().find(|o| {
-            o.id < j.id
-                && o.state.is_landed()
-                && o.attempts > 0
-                && o.target == j.target
-                && o.key == j.key
-                && o.identifier == j.identifier
-        });
-        if let Some(original) = original {
-            folded.entry(original.id).or_default().push(j.id);
-        }
-    }
-    folded
 }
 
 /// The metadata a deposit will send, one field a line, then what stops it being deposited.

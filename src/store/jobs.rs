@@ -1,7 +1,7 @@
 //! The durable job queue: targets, enqueueing, claiming with leases and fencing tokens, and
 //! recording each job's outcome together with its result and its event.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
@@ -93,6 +93,38 @@ pub struct JobRow {
     pub url: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
+}
+
+impl JobRow {
+    /// Answered from the store with no request: it ended `existing` without an attempt.
+    /// (The server's "exists" and a reconciliation's lookup both come after an attempt.)
+    pub fn is_replay(&self) -> bool {
+        self.state == JobState::Existing && self.attempts == 0
+    }
+}
+
+/// The replays among `jobs` (newest first, as [`Store::jobs_of_dataset`] lists them), by
+/// the job each repeats: the newest earlier one in `jobs` that landed the same key on the
+/// same target with the same identifier after an attempt. So a folder deposited every week
+/// is listed as the deposit that made its record plus its replays, not a line a week. A
+/// replay of a record no job in `jobs` made (another dataset's, with the same key) is in
+/// no list.
+pub fn replays_by_original(jobs: &[&JobRow]) -> HashMap<i64, Vec<i64>> {
+    let mut folded: HashMap<i64, Vec<i64>> = HashMap::new();
+    for replay in jobs.iter().filter(|j| j.is_replay()) {
+        let original = jobs.iter().find(|o| {
+            o.id < replay.id
+                && o.state.is_landed()
+                && !o.is_replay()
+                && o.target == replay.target
+                && o.key == replay.key
+                && o.identifier == replay.identifier
+        });
+        if let Some(original) = original {
+            folded.entry(original.id).or_default().push(replay.id);
+        }
+    }
+    folded
 }
 
 /// A claimed job: only the holder of the current fence may record its outcome.

@@ -1,13 +1,16 @@
 //! The details panel of the selected dataset: the metadata form (inline validation that
 //! blocks Deposit), the manifest (paths, sizes, hashes) and the deposit attempts per target.
 
+use std::collections::HashSet;
+
 use egui::RichText;
 
 use super::metadata_form::{self, MetadataForm};
 use super::{LodgeApp, badge, format};
 use crate::app::Command;
 use crate::content::citation;
-use crate::wording::count_of;
+use crate::store::replays_by_original;
+use crate::wording::{count_of, replayed_since};
 
 #[derive(Default)]
 pub struct DetailsState {
@@ -254,8 +257,15 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                     places.push((name, job.target.as_str()));
                 }
             }
+            // Replays are one line under the deposit they repeat, not a job each.
+            let replays = replays_by_original(&d.jobs.iter().map(|(j, _)| j).collect::<Vec<_>>());
+            let folded: HashSet<i64> = replays.values().flatten().copied().collect();
             for (name, scope) in places {
-                let jobs: Vec<_> = d.jobs.iter().filter(|(j, _)| j.target == scope).collect();
+                let jobs: Vec<_> = d
+                    .jobs
+                    .iter()
+                    .filter(|(j, _)| j.target == scope && !folded.contains(&j.id))
+                    .collect();
                 if jobs.is_empty() {
                     continue;
                 }
@@ -288,6 +298,9 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             );
                         }
                     });
+                    if let Some(again) = replays.get(&job.id) {
+                        ui.label(RichText::new(replayed_since(again)).weak());
+                    }
                     if let Some(identifier) = job.identifier.as_deref() {
                         // Cited with the row's metadata when the record is of its current key.
                         let cite = app
