@@ -262,6 +262,93 @@ fn a_sandbox_that_always_fails_ends_failed_and_retry_after_the_faults_stop_depos
 }
 
 #[test]
+fn a_failed_deposits_error_wraps_under_its_job_and_the_details_leave_the_table_its_room() {
+    let always_503 = FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    };
+    let mut w = Window::open(always_503);
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.harness.get_by_label("Deposit").click();
+    w.wait("Failed", |app| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::Failed)
+    });
+    w.open_details("soil-cores", |d| {
+        d.jobs.iter().any(|(j, _)| j.last_error.is_some())
+    });
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    // The panel kept about its default width (430 points): it did not grow to the error's
+    // length on one line and push the table's statuses and actions off the window.
+    let panel_left = w.harness.get_by_label("Deposit attempts").rect().left();
+    assert!(
+        panel_left > gui::WINDOW[0] - 600.0,
+        "the details panel starts at x = {panel_left} of {}",
+        gui::WINDOW[0]
+    );
+    // The error, a long sentence, is there in full, under its job in the panel (the log
+    // below has it too).
+    assert!(
+        w.harness
+            .query_all_by_label_contains("gave up after 8 attempts; last: server busy (HTTP 503)")
+            .any(|n| n.rect().left() >= panel_left),
+        "the error is in the details"
+    );
+    let retry = w.harness.get_by_label("Retry").rect();
+    assert!(
+        retry.right() < panel_left,
+        "the row's Retry ({retry:?}) is left of the panel"
+    );
+}
+
+#[test]
+fn a_dataset_changed_since_its_scan_is_rescanned_from_its_row_or_its_details_and_then_deposits() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    let scanned_key = w.app().model.row(id).and_then(|r| r.key).expect("a key");
+    let changed = |w: &mut Window, content: &str| {
+        std::fs::write(folder.join("data/cores.csv"), content).unwrap();
+        w.harness.get_by_label("Deposit").click();
+        w.wait("Changed since scan", |app| {
+            matches!(
+                app.status_of(id),
+                Some(DedupStatus::ChangedSinceScan { .. })
+            )
+        });
+    };
+    let rescanned = |w: &mut Window, from: lodge::content::ContentKey| {
+        w.wait("the new key", |app| {
+            app.model
+                .row(id)
+                .is_some_and(|r| r.key.is_some_and(|k| k != from) && r.hashing.is_none())
+                && app.status_of(id).map(|s| s.kind()) == Some(StatusKind::New)
+        });
+        w.app().model.row(id).and_then(|r| r.key).unwrap()
+    };
+
+    // From the row.
+    changed(&mut w, "core,depth\n1,0.6\n");
+    w.harness.get_by_label("Rescan").click();
+    let second_key = rescanned(&mut w, scanned_key);
+
+    // From the details, beside the badge: the details' Rescan is the one further right.
+    changed(&mut w, "core,depth\n1,0.7\n");
+    w.open_details("soil-cores", |d| !d.jobs.is_empty());
+    w.harness.step();
+    let mut buttons: Vec<_> = w.harness.get_all_by_label("Rescan").collect();
+    assert_eq!(buttons.len(), 2, "one in the row, one in the details");
+    buttons.sort_by(|a, b| a.rect().left().total_cmp(&b.rect().left()));
+    buttons[1].click();
+    rescanned(&mut w, second_key);
+
+    // Re-keyed as the folder is now, it deposits.
+    w.deposit_row(id);
+}
+
+#[test]
 fn a_license_that_is_not_an_spdx_identifier_gets_a_hint_and_a_button_for_the_one_meant() {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");

@@ -6,8 +6,8 @@ use std::collections::HashSet;
 use egui::RichText;
 
 use super::metadata_form::{self, MetadataForm};
-use super::{LodgeApp, badge, format};
-use crate::app::Command;
+use super::{LodgeApp, badge, format, table};
+use crate::app::{Command, DedupStatus};
 use crate::content::citation;
 use crate::store::replays_by_original;
 use crate::wording::{count_of, replayed_since};
@@ -73,7 +73,20 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                         }
                     });
                     let status = app.model.status(&entry, app.target_id());
-                    badge::show(ui, &status, app.clock.now_ms());
+                    if matches!(status, DedupStatus::ChangedSinceScan { .. }) {
+                        ui.horizontal(|ui| {
+                            badge::show(ui, &status, app.clock.now_ms());
+                            if ui
+                                .small_button("Rescan")
+                                .on_hover_text("Scan the folder again and re-key it")
+                                .clicked()
+                            {
+                                app.send(table::rescan(&entry));
+                            }
+                        });
+                    } else {
+                        badge::show(ui, &status, app.clock.now_ms());
+                    }
                     ui.label(format!(
                         "{}, {}",
                         count_of(entry.file_count, "file", "files"),
@@ -271,11 +284,13 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                 }
                 ui.label(RichText::new(name).strong());
                 for (job, events) in jobs {
+                    // A header does not wrap, and the panel grows to fit what it holds: an
+                    // error (often a long sentence with a URL) goes under the header, where
+                    // it wraps, so the panel keeps its width and the table its room.
                     let outcome = job
                         .identifier
                         .as_deref()
                         .map(|i| format!(": {i}"))
-                        .or_else(|| job.last_error.as_deref().map(|e| format!(": {e}")))
                         .unwrap_or_default();
                     egui::CollapsingHeader::new(format!(
                         "Job {} · {} · {}{outcome}",
@@ -298,6 +313,16 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             );
                         }
                     });
+                    if let Some(error) = job
+                        .last_error
+                        .as_deref()
+                        .filter(|_| job.identifier.is_none())
+                    {
+                        ui.label(
+                            RichText::new(app.model.readable(error))
+                                .color(ui.visuals().warn_fg_color),
+                        );
+                    }
                     if let Some(again) = replays.get(&job.id) {
                         ui.label(RichText::new(replayed_since(again)).weak());
                     }

@@ -303,6 +303,16 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     }
 }
 
+/// Scan a dataset's folder again and re-key it: its metadata saved as it is, which
+/// rescans the folder (a row's Rescan, and the details' beside a *Changed since scan*).
+pub(super) fn rescan(entry: &crate::app::DatasetEntry) -> Command {
+    Command::SetMetadata {
+        id: entry.id,
+        metadata: entry.metadata.clone(),
+        then_deposit: None,
+    }
+}
+
 fn actions(
     ui: &mut egui::Ui,
     entry: &crate::app::DatasetEntry,
@@ -324,15 +334,11 @@ fn actions(
             }
         }
         DedupStatus::ChangedSinceScan { .. } => {
-            let rescan = ui
+            let button = ui
                 .small_button("Rescan")
                 .on_hover_text("Scan the folder again and re-key it");
-            if rescan.clicked() {
-                commands.push(Command::SetMetadata {
-                    id: entry.id,
-                    metadata: entry.metadata.clone(),
-                    then_deposit: None,
-                });
+            if button.clicked() {
+                commands.push(rescan(entry));
             }
         }
         DedupStatus::New { .. }
