@@ -131,7 +131,9 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         .column(Column::exact(50.0))
         .column(Column::initial(150.0).clip(true))
         .column(Column::remainder().at_least(120.0).clip(true))
-        .column(Column::exact(110.0).clip(true))
+        // Wide enough for a target used by URL (`sandbox+http://127.0.0.1:8080`): two such
+        // differ only at their end, which a narrow column cuts off.
+        .column(Column::initial(230.0).at_least(110.0).clip(true))
         .column(Column::exact(80.0))
         .column(Column::exact(150.0).clip(true))
         .column(Column::exact(65.0))
