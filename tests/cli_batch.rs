@@ -405,7 +405,20 @@ async fn log_of_one_dataset_or_one_job_shows_only_its_events() {
 
     let (code, t) = log(&["--dataset", "ds002"]);
     assert_eq!(code, Some(0), "{t}");
-    assert!(t.contains(&format!("job {job_two} created sbx-")), "{t}");
+    // Each line names its dataset; an attempt's says its number once.
+    assert!(
+        t.contains(&format!("ds002: job {job_two} created sbx-")),
+        "{t}"
+    );
+    let attempt = t
+        .lines()
+        .find(|l| l.contains(" attempt "))
+        .expect("an attempt");
+    assert!(
+        attempt.contains(&format!("ds002: job {job_two} attempt 1 of 8 to "))
+            && !attempt.contains("[attempt"),
+        "{attempt}"
+    );
     assert!(
         !t.contains(&format!("job {job_one} ")),
         "only ds002's events: {t}"

@@ -1,5 +1,6 @@
 //! `lodge status`, `history`, `log` and `forget`: read what the store knows.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -8,7 +9,7 @@ use super::Database;
 use super::deposit::how_to_resume;
 use super::output::time_text;
 use super::target_arg::target_argument;
-use crate::store::{EventRow, StatusRow, Store};
+use crate::store::{EventKind, EventRow, StatusRow, Store};
 use crate::wording::count_of;
 
 /// The states `--state` takes: a job's, and `unfinished` (queued, running and waiting).
@@ -271,9 +272,28 @@ pub fn history(
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_event(e: &EventRow) {
+/// Datasets' names for the log's lines, read once each (a removed dataset has none).
+struct DatasetNames<'a> {
+    store: &'a Store,
+    known: RefCell<HashMap<i64, Option<String>>>,
+}
+
+impl DatasetNames<'_> {
+    fn of(&self, e: &EventRow) -> Option<String> {
+        let id = e.dataset_id?;
+        self.known
+            .borrow_mut()
+            .entry(id)
+            .or_insert_with(|| self.store.dataset(id).ok().flatten().map(|d| d.name))
+            .clone()
+    }
+}
+
+/// One event a line: `TIME KIND NAME: job N MESSAGE [attempt, HTTP status, delay] (who)`.
+fn print_event(e: &EventRow, name: Option<String>) {
     let mut extra = Vec::new();
-    if let Some(a) = e.attempt {
+    // An attempt's message says which attempt it is already.
+    if let Some(a) = e.attempt.filter(|_| e.kind != EventKind::Attempt) {
         extra.push(format!("attempt {a}"));
     }
     if let Some(s) = e.http_status {
@@ -282,6 +302,7 @@ fn print_event(e: &EventRow) {
     if let Some(d) = e.delay_ms {
         extra.push(format!("delay {:.1} s", d as f64 / 1000.0));
     }
+    let name = name.map(|n| format!("{n}: ")).unwrap_or_default();
     let job = e.job_id.map(|j| format!("job {j} ")).unwrap_or_default();
     let extra = if extra.is_empty() {
         String::new()
@@ -289,7 +310,7 @@ fn print_event(e: &EventRow) {
         format!(" [{}]", extra.join(", "))
     };
     println!(
-        "{} {:<15} {job}{}{extra} ({})",
+        "{} {:<15} {name}{job}{}{extra} ({})",
         time_text(e.at),
         e.kind.as_str(),
         e.message,
@@ -322,11 +343,15 @@ pub async fn log(
     job: Option<i64>,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
+    let store = db.open_existing()?;
+    let names = DatasetNames {
+        store: &store,
+        known: RefCell::default(),
+    };
     let print_event = |e: &EventRow| match json {
         true => println!("{}", event_json(e)),
-        false => print_event(e),
+        false => print_event(e, names.of(e)),
     };
-    let store = db.open_existing()?;
     let filter = match (dataset, job) {
         (Some(selector), _) => {
             // One name, one dataset (or the error naming it).
