@@ -707,8 +707,9 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
         text(&out)
     );
     assert!(
-        text(&out).contains("retry_scheduled"),
-        "the live log shows the retry"
+        text(&out).contains("retry_scheduled ds004: job 1 retry in"),
+        "the live log shows the retry, naming the dataset: {}",
+        text(&out)
     );
 
     sandbox.set_faults(FaultConfig::default());

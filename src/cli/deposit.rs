@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::add::select_datasets;
 use super::folder::FolderNow;
 use super::incomplete::{Incomplete, print_incomplete};
-use super::output::items_progress_bar;
+use super::output::{DatasetNames, items_progress_bar};
 use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run, target_argument};
 use super::{Database, EngineArgs};
 use crate::content::ContentKey;
@@ -323,15 +323,21 @@ async fn run_jobs(
     let mut events = engine.subscribe();
     let printer_bar = bar.clone();
     let batch: std::collections::HashSet<i64> = job_ids.iter().copied().collect();
+    let store = engine.store().clone();
     let printer = tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
+        let mut names = DatasetNames::default();
         loop {
             match events.recv().await {
                 Ok(EngineEvent::Logged(e)) => {
                     let routine = matches!(e.kind, EventKind::Attempt | EventKind::Queued);
                     if verbose || !routine {
-                        let job = e.job_id.map(|j| format!("job {j}: ")).unwrap_or_default();
-                        let line = format!("{:<15} {job}{}", e.kind.as_str(), e.message);
+                        let name = names
+                            .of(&store, &e)
+                            .map(|n| format!("{n}: "))
+                            .unwrap_or_default();
+                        let job = e.job_id.map(|j| format!("job {j} ")).unwrap_or_default();
+                        let line = format!("{:<15} {name}{job}{}", e.kind.as_str(), e.message);
                         // A hidden bar (output is not a terminal) prints nothing itself.
                         if printer_bar.is_hidden() {
                             eprintln!("{line}");

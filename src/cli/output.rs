@@ -1,10 +1,13 @@
 //! Small helpers for what the command line prints: times, progress bars, commands to paste
 //! (sizes and counts are worded in [`crate::wording`]).
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::store::{EventRow, Store};
 
 /// `text` as one word of a shell command a person can paste: as it is when that is safe,
 /// else quoted (a path with a space, say).
@@ -59,5 +62,22 @@ mod tests {
         assert_eq!(shell_word("/data/soil-cores"), "/data/soil-cores");
         assert_eq!(shell_word("/data/soil cores"), "'/data/soil cores'");
         assert_eq!(shell_word("/data/Curie's cores"), "\"/data/Curie's cores\"");
+    }
+}
+
+/// Datasets' names for log lines, read from the store once each (a removed dataset has
+/// none, and its lines go without).
+#[derive(Default)]
+pub struct DatasetNames {
+    known: HashMap<i64, Option<String>>,
+}
+
+impl DatasetNames {
+    pub fn of(&mut self, store: &Store, e: &EventRow) -> Option<String> {
+        let id = e.dataset_id?;
+        self.known
+            .entry(id)
+            .or_insert_with(|| store.dataset(id).ok().flatten().map(|d| d.name))
+            .clone()
     }
 }

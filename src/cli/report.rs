@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::Database;
 use super::deposit::how_to_resume;
-use super::output::time_text;
+use super::output::{DatasetNames, time_text};
 use super::target_arg::target_argument;
 use crate::store::{EventKind, EventRow, StatusRow, Store};
 use crate::wording::count_of;
@@ -272,23 +272,6 @@ pub fn history(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Datasets' names for the log's lines, read once each (a removed dataset has none).
-struct DatasetNames<'a> {
-    store: &'a Store,
-    known: RefCell<HashMap<i64, Option<String>>>,
-}
-
-impl DatasetNames<'_> {
-    fn of(&self, e: &EventRow) -> Option<String> {
-        let id = e.dataset_id?;
-        self.known
-            .borrow_mut()
-            .entry(id)
-            .or_insert_with(|| self.store.dataset(id).ok().flatten().map(|d| d.name))
-            .clone()
-    }
-}
-
 /// One event a line: `TIME KIND NAME: job N MESSAGE [attempt, HTTP status, delay] (who)`.
 fn print_event(e: &EventRow, name: Option<String>) {
     let mut extra = Vec::new();
@@ -344,13 +327,10 @@ pub async fn log(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
-    let names = DatasetNames {
-        store: &store,
-        known: RefCell::default(),
-    };
+    let names = RefCell::new(DatasetNames::default());
     let print_event = |e: &EventRow| match json {
         true => println!("{}", event_json(e)),
-        false => print_event(e, names.of(e)),
+        false => print_event(e, names.borrow_mut().of(&store, e)),
     };
     let filter = match (dataset, job) {
         (Some(selector), _) => {

@@ -948,8 +948,7 @@ impl Store {
                 let e = job_event(&job, EventKind::Reclaimed, message);
                 events.push(insert_event(db, &e, &self.actor)?);
             }
-            let message =
-                format!("replay: already deposited as {identifier} ({outcome}), no request sent");
+            let message = format!("already deposited as {identifier} ({outcome}), no request sent");
             events.push(insert_event(
                 db,
                 &job_event(&job, EventKind::Replay, message),
