@@ -877,6 +877,22 @@ async fn a_dataset_edited_before_its_first_deposit_is_rejected_with_the_rescan_t
     let out = deposit().await;
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(sandbox.stats().records, 1);
+
+    // A folder moved away since its scan: no rescan can help, so none is suggested; the
+    // refusal says what can.
+    let moved = lab.numbered_folder(2);
+    let (_, _) = add(&store, &moved, &metadata("Two"));
+    fs::rename(&moved, moved.with_extension("moved")).unwrap();
+    let t = text(&deposit().await);
+    assert_all(
+        &t,
+        &[
+            "rejected  ds002",
+            "the dataset's folder is gone",
+            "lodge add NEWPATH",
+        ],
+    );
+    assert!(!t.contains("`lodge scan"), "{t}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

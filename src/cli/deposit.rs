@@ -511,10 +511,15 @@ impl Outcome {
 }
 
 /// For a job refused because its files changed after the scan: the rescan that fixes it
-/// (a retry would only be refused again: the job keeps its key).
+/// (a retry would only be refused again: the job keeps its key). Not when the folder is
+/// gone: a scan cannot help, and the refusal says what can.
 fn rescan_hint(job: &JobRow) -> String {
+    let folder_here = job
+        .dataset_path
+        .as_deref()
+        .is_some_and(|p| Path::new(p).is_dir());
     match (job.dataset_id, job.last_error.as_deref()) {
-        (Some(dataset), Some(error)) if is_changed_since_scan(error) => {
+        (Some(dataset), Some(error)) if folder_here && is_changed_since_scan(error) => {
             format!(" — `lodge scan {dataset}`, then deposit again")
         }
         _ => String::new(),
