@@ -256,6 +256,50 @@ fn a_url_that_cannot_be_a_named_target_is_refused_saying_what_to_do_instead() {
 }
 
 #[test]
+fn a_mistyped_target_name_is_refused_naming_the_one_meant_and_nothing_is_queued() {
+    let lab = Lab::new();
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let out = lodge_in(&lab)
+        .args([
+            "target",
+            "add",
+            "lab-dav",
+            "webdav+https://dav.example.org/x",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+
+    for args in [
+        &["deposit", "--all", "--target", "lab-dva"][..],
+        &["target", "test", "lab-dva"][..],
+        &["target", "remove", "lab-dva"][..],
+    ] {
+        let out = lodge_in(&lab).args(args).output().unwrap();
+        let t = text(&out);
+        assert!(!out.status.success(), "{args:?}: {t}");
+        assert!(
+            t.contains(
+                "there is no target named 'lab-dva' (did you mean 'lab-dav'? known: lab-dav)"
+            ),
+            "{args:?}: {t}"
+        );
+    }
+    assert!(store.history().unwrap().is_empty(), "nothing was queued");
+    // Nothing alike: the known names, and no guess.
+    let out = lodge_in(&lab)
+        .args(["target", "test", "zenodo"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(
+        t.contains("there is no target named 'zenodo' (known: lab-dav)"),
+        "{t}"
+    );
+}
+
+#[test]
 fn saving_a_target_whose_credential_variable_is_unset_notes_the_variable() {
     let lab = Lab::new();
     let out = lodge_in(&lab)

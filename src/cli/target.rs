@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 
 use crate::config::credentials::{forget_secret, store_secret};
-use crate::config::{Config, TargetConfig, config_path};
+use crate::config::{Config, TargetConfig, config_path, no_such_target};
 use crate::targets::probe::Outcome;
 use crate::targets::secret::Secret;
 
@@ -154,7 +154,8 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             let mut config = Config::load(&path)?;
             anyhow::ensure!(
                 config.remove_target(&name),
-                "there is no target named '{name}'"
+                "{}",
+                no_such_target(&config, &name)
             );
             forget_secret(&path, &name)?;
             config.save(&path)?;

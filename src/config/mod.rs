@@ -22,7 +22,9 @@ mod open;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use open::{TargetSummary, open_named, open_target_spec, resolve, scope_id_of, test_named};
+pub use open::{
+    TargetSummary, no_such_target, open_named, open_target_spec, resolve, scope_id_of, test_named,
+};
 
 /// Why the configuration cannot be read, written or used; the message names the fix.
 #[derive(Debug, thiserror::Error)]

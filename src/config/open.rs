@@ -69,16 +69,26 @@ pub fn resolve(config: &Config, name_or_url: &str) -> Result<(String, TargetConf
             },
         ));
     }
-    let known: Vec<&str> = config.targets.keys().map(String::as_str).collect();
     Err(ConfigError::new(format!(
-        "there is no target named '{name_or_url}' (known: {}): add it with `lodge target add \
-         {name_or_url} URL`, or give a URL",
+        "{}: add it with `lodge target add {name_or_url} URL`, or give a URL",
+        no_such_target(config, name_or_url)
+    )))
+}
+
+/// `there is no target named 'lob' (did you mean 'lab'? known: lab, s3)`.
+pub fn no_such_target(config: &Config, name: &str) -> String {
+    let known: Vec<&str> = config.targets.keys().map(String::as_str).collect();
+    let meant = crate::wording::closest(name, known.iter().copied(), 0.6)
+        .map(|m| format!("did you mean '{m}'? "))
+        .unwrap_or_default();
+    format!(
+        "there is no target named '{name}' ({meant}known: {})",
         if known.is_empty() {
             "none".to_string()
         } else {
             known.join(", ")
         }
-    )))
+    )
 }
 
 /// The identity of a configured target, without its credentials.
