@@ -1342,7 +1342,13 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
 
     let missing = show(&["no-such-dataset"]).await;
     assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
-    assert_all(&text(&missing), &["no dataset matches 'no-such-dataset'"]);
+    assert_all(&text(&missing), &["no dataset matches 'no-such-dataset':"]);
+    let typo = show(&["survy"]).await;
+    assert_eq!(typo.status.code(), Some(2), "{}", text(&typo));
+    assert_all(
+        &text(&typo),
+        &["no dataset matches 'survy' (did you mean 'survey'?): give its number"],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

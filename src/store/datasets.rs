@@ -263,7 +263,17 @@ impl Store {
             )
         })?;
         match raws.len() {
-            0 => Err(StoreError::NoSuchDataset(selector.into())),
+            0 => {
+                let names: Vec<String> =
+                    self.with(|db| db.all("SELECT name FROM datasets", args![], |r| r.get(0)))?;
+                let meant =
+                    crate::wording::closest(selector, names.iter().map(String::as_str), 0.7)
+                        .map(str::to_string);
+                Err(StoreError::NoSuchDataset {
+                    selector: selector.into(),
+                    meant,
+                })
+            }
             1 => raws.remove(0).into_row(),
             _ => Err(StoreError::AmbiguousDataset(selector.into())),
         }

@@ -87,9 +87,15 @@ pub enum StoreError {
     #[error("job {job}: lease lost (fence {fence} is stale), result refused")]
     StaleLease { job: i64, fence: i64 },
     #[error(
-        "no dataset matches '{0}': give its number, its folder or its name (see `lodge status`)"
+        "no dataset matches '{selector}'{}: give its number, its folder or its name \
+         (see `lodge status`)",
+        meant.as_ref().map(|m| format!(" (did you mean '{m}'?)")).unwrap_or_default()
     )]
-    NoSuchDataset(String),
+    NoSuchDataset {
+        selector: String,
+        /// The name nearest to what was typed, if one is near.
+        meant: Option<String>,
+    },
     #[error("'{0}' names more than one dataset: give its number or its folder instead")]
     AmbiguousDataset(String),
     #[error("no job {0} (see `lodge status` or `lodge history`)")]
