@@ -748,10 +748,6 @@ fn queue_or_join(
     })
 }
 
-/// An active job joined by `dataset_id` whose own dataset was removed (its dataset id
-/// cleared) is taken over by the joining dataset, which has the same key: the same files and
-/// metadata, so the same deposit. Left as it was, it would end rejected as removed although
-/// the folder is back. Returns the event to log when it was taken over.
 /// Whether a result is recorded for the scope: it has landed, whichever job landed it.
 fn scope_landed(db: Db<'_>, target: &str, operation: &str, key: &ContentKey) -> Result<bool> {
     db.one(
@@ -762,6 +758,10 @@ fn scope_landed(db: Db<'_>, target: &str, operation: &str, key: &ContentKey) -> 
     )
 }
 
+/// An active job joined by `dataset_id` whose own dataset was removed (its dataset id
+/// cleared) is taken over by the joining dataset, which has the same key: the same files and
+/// metadata, so the same deposit. Left as it was, it would end rejected as removed although
+/// the folder is back. Returns the event to log when it was taken over.
 fn take_over_orphan(
     db: Db<'_>,
     job: i64,
