@@ -346,6 +346,27 @@ fn a_dataset_changed_since_its_scan_is_rescanned_from_its_row_or_its_details_and
 
     // Re-keyed as the folder is now, it deposits.
     w.deposit_row(id);
+
+    // A folder moved away: Rescan says what can help instead.
+    let moved = citable_folder(&w.lab, "moved-away", "Moved away");
+    let gone = w.add_folder(&moved);
+    std::fs::rename(&moved, moved.with_extension("elsewhere")).unwrap();
+    w.harness.get_by_label("Deposit").click();
+    w.wait("Changed since scan", |app| {
+        matches!(
+            app.status_of(gone),
+            Some(DedupStatus::ChangedSinceScan { .. })
+        )
+    });
+    w.harness.get_by_label("Rescan").click();
+    w.wait("the notice", |app| {
+        app.notices.current().any(|n| {
+            n.text.contains("its folder")
+                && n.text.contains("is gone (moved or deleted)")
+                && n.text
+                    .contains("Drop the folder where it is now onto the window")
+        })
+    });
 }
 
 #[test]

@@ -445,13 +445,22 @@ impl Core {
                 return false;
             }
         };
+        let root = PathBuf::from(&dataset.path);
+        if !root.is_dir() {
+            self.out.notice(Notice::error(format!(
+                "Cannot rescan {}: its folder {} is gone (moved or deleted). Drop the folder \
+                 where it is now onto the window to add it there, or remove {} from the list \
+                 (what it deposited stays).",
+                dataset.name, dataset.path, dataset.name
+            )));
+            return false;
+        }
         self.out.send(Update::HashStarted {
             row: id,
             path: dataset.path.clone(),
             name: dataset.name.clone(),
         });
         let core = self.clone();
-        let root = PathBuf::from(&dataset.path);
         let m = metadata.clone();
         let recorded = tokio::task::spawn_blocking(move || core.record(id, &root, &m))
             .await
@@ -466,10 +475,16 @@ impl Core {
             }
             Err(e) => {
                 self.out.send(Update::HashEnded { row: id });
-                self.out.notice(Notice::error(format!(
-                    "Cannot rescan {} to save its metadata: {e}",
-                    dataset.name
-                )));
+                // A Rescan saves the metadata as it is; an edit saves new metadata.
+                let what = if metadata == dataset.metadata {
+                    format!("Cannot rescan {}: {e}", dataset.name)
+                } else {
+                    format!(
+                        "Cannot save the metadata of {}: its folder could not be rescanned: {e}",
+                        dataset.name
+                    )
+                };
+                self.out.notice(Notice::error(what));
                 false
             }
         }
