@@ -7,8 +7,8 @@
 use std::path::Path;
 
 use crate::content::{
-    ContentError, HashProgress, Metadata, PreparedDataset, ScanReport, prepare_scanned,
-    scan_folder_leaving_out,
+    ContentError, DataFingerprint, HashProgress, Metadata, PreparedDataset, ScanReport,
+    prepare_scanned, scan_folder_leaving_out,
 };
 use crate::store::{DatasetRow, FileScan, NewDataset, Store, StoreError};
 
@@ -102,4 +102,24 @@ pub fn overlap(store: &Store, root: &str) -> Result<Option<String>, StoreError> 
         .map(|(verb, ds)| clause(verb, &ds))
         .collect();
     Ok((!parts.is_empty()).then(|| parts.join(" and ")))
+}
+
+/// Datasets this one looks moved from: added on this machine with the same files (the
+/// data fingerprint, whatever their metadata) from a folder that no longer exists. The
+/// old entry stays until the user removes it (what it deposited stays either way); a copy
+/// whose folder is still there is a copy, not a move, and is not named.
+pub fn moved_here(
+    store: &Store,
+    id: i64,
+    fingerprint: &DataFingerprint,
+) -> Result<Vec<DatasetRow>, StoreError> {
+    Ok(store
+        .datasets_here()?
+        .into_iter()
+        .filter(|d| {
+            d.id != id
+                && d.fingerprint.as_ref() == Some(fingerprint)
+                && !Path::new(&d.path).is_dir()
+        })
+        .collect())
 }

@@ -1588,6 +1588,55 @@ async fn a_license_that_is_not_an_spdx_identifier_is_kept_with_a_note_naming_the
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adding_a_folder_moved_from_elsewhere_names_the_old_entry_and_how_to_take_it_off() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let add = |folder: &Path, title: &str| {
+        let mut c = lodge(&db);
+        c.arg("add").arg(folder).args(["--title", title]).args([
+            "--creator",
+            "Roe, Rita",
+            "--publisher",
+            "Lab",
+            "--year",
+            "2026",
+        ]);
+        run(c)
+    };
+    let old = lab.folder("cores-2025", &[("a.csv", b"1,2"), ("b.csv", b"3,4")]);
+    assert!(add(&old, "Cores").await.status.success());
+
+    // A copy while the original is still there is a copy: nothing to say.
+    let copy = lab.folder("cores-copy", &[("a.csv", b"1,2"), ("b.csv", b"3,4")]);
+    let t = text(&add(&copy, "Cores").await);
+    assert!(!t.contains("is gone"), "{t}");
+
+    // Moved (and given another title): the old entry is named, with the command.
+    let moved = lab.path("archive/cores-2025");
+    fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    fs::rename(&old, &moved).unwrap();
+    let out = add(&moved, "Cores, archived").await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!(
+                "note: the same files as dataset 1 (cores-2025), whose folder {} is gone",
+                old.display()
+            ),
+            "`lodge remove 1` takes the old entry off the list",
+        ],
+    );
+    assert!(
+        !t.contains("dataset 2 (cores-copy)"),
+        "the copy is still there: {t}"
+    );
+    let out = lodge_with(&db, &["remove", "1"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adding_a_folder_inside_or_around_another_dataset_says_so_and_adds_it() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");

@@ -595,6 +595,30 @@ fn defaults_set_in_settings_make_dropped_folders_ready_to_deposit_with_a_title_e
 }
 
 #[test]
+fn dropping_a_folder_moved_from_elsewhere_names_the_row_it_was() {
+    let mut w = Window::open(FaultConfig::default());
+    let old = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    w.add_folder(&old);
+    let moved = w.lab.path("archive/soil-cores");
+    std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    std::fs::rename(&old, &moved).unwrap();
+    w.add_folder(&moved);
+    let said = format!(
+        "soil-cores has the same files as the dataset added from {}, a folder that is gone: \
+         if it moved here, remove that row (soil-cores) from the list",
+        old.display()
+    );
+    w.wait("the moved notice", |app| {
+        app.notices.current().any(|n| n.text.contains(&said))
+    });
+    assert_eq!(
+        w.app().model.rows().len(),
+        2,
+        "both are rows until one is removed"
+    );
+}
+
+#[test]
 fn dropping_the_folder_that_holds_a_dataset_says_so_and_adds_it() {
     let mut w = Window::open(FaultConfig::default());
     let survey = w

@@ -351,6 +351,24 @@ impl Core {
             {
                 notes.push(Notice::info(overlap_notice(&folder_name(&root2), &overlap)));
             }
+            if let Ok(recorded) = &recorded
+                && let Ok(moved) = crate::catalog::moved_here(
+                    &core.store,
+                    recorded.id,
+                    &recorded.prepared.fingerprint(),
+                )
+            {
+                for old in moved {
+                    notes.push(Notice::info(format!(
+                        "{} has the same files as the dataset added from {}, a folder that \
+                         is gone: if it moved here, remove that row ({}) from the list (what \
+                         it deposited stays).",
+                        folder_name(&root2),
+                        old.path,
+                        old.name
+                    )));
+                }
+            }
             (notes, recorded.map(|r| (r, metadata)))
         })
         .await;

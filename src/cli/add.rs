@@ -407,6 +407,14 @@ async fn add_one(
              list (its folder is not touched)"
         );
     }
+    for old in crate::catalog::moved_here(store, id, &prepared.fingerprint())? {
+        println!(
+            "  note: the same files as dataset {} ({}), whose folder {} is gone: if this is \
+             that folder moved here, `lodge remove {}` takes the old entry off the list (what \
+             it deposited stays)",
+            old.id, old.name, old.path, old.id
+        );
+    }
     let problems = prepared.document.metadata.problems();
     Ok((several && !problems.is_empty()).then(|| Incomplete {
         name: prepared
