@@ -53,6 +53,25 @@ pub fn items_progress_bar(total: u64, what: &str) -> ProgressBar {
     bar
 }
 
+/// Datasets' names for log lines, read from the store once each (a removed dataset has
+/// none, and its lines go without).
+#[derive(Default)]
+pub struct DatasetNames {
+    known: HashMap<i64, Option<String>>,
+}
+
+impl DatasetNames {
+    /// The name of `e`'s dataset. A blocking read, once per dataset: quick enough for the
+    /// live log's task, which prints each outcome as it comes.
+    pub fn of(&mut self, store: &Store, e: &EventRow) -> Option<String> {
+        let id = e.dataset_id?;
+        self.known
+            .entry(id)
+            .or_insert_with(|| store.dataset(id).ok().flatten().map(|d| d.name))
+            .clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,22 +81,5 @@ mod tests {
         assert_eq!(shell_word("/data/soil-cores"), "/data/soil-cores");
         assert_eq!(shell_word("/data/soil cores"), "'/data/soil cores'");
         assert_eq!(shell_word("/data/Curie's cores"), "\"/data/Curie's cores\"");
-    }
-}
-
-/// Datasets' names for log lines, read from the store once each (a removed dataset has
-/// none, and its lines go without).
-#[derive(Default)]
-pub struct DatasetNames {
-    known: HashMap<i64, Option<String>>,
-}
-
-impl DatasetNames {
-    pub fn of(&mut self, store: &Store, e: &EventRow) -> Option<String> {
-        let id = e.dataset_id?;
-        self.known
-            .entry(id)
-            .or_insert_with(|| store.dataset(id).ok().flatten().map(|d| d.name))
-            .clone()
     }
 }
