@@ -324,9 +324,10 @@ async fn run_jobs(
     let printer_bar = bar.clone();
     let batch: std::collections::HashSet<i64> = job_ids.iter().copied().collect();
     let store = engine.store().clone();
+    // The batch's names in one read, rather than one read per line as outcomes arrive.
+    let mut names = DatasetNames::of_jobs(&store.jobs(&job_ids).unwrap_or_default());
     let printer = tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
-        let mut names = DatasetNames::default();
         loop {
             match events.recv().await {
                 Ok(EngineEvent::Logged(e)) => {

@@ -7,7 +7,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::store::{EventRow, Store};
+use crate::store::{EventRow, JobRow, Store};
 
 /// `text` as one word of a shell command a person can paste: as it is when that is safe,
 /// else quoted (a path with a space, say).
@@ -61,6 +61,15 @@ pub struct DatasetNames {
 }
 
 impl DatasetNames {
+    /// Names known already: those of `jobs`' datasets (a batch's, read in one go).
+    pub fn of_jobs(jobs: &[JobRow]) -> DatasetNames {
+        let known = jobs
+            .iter()
+            .filter_map(|j| Some((j.dataset_id?, j.dataset_name.clone())))
+            .collect();
+        DatasetNames { known }
+    }
+
     /// The name of `e`'s dataset. A blocking read, once per dataset: quick enough for the
     /// live log's task, which prints each outcome as it comes.
     pub fn of(&mut self, store: &Store, e: &EventRow) -> Option<String> {
