@@ -1,5 +1,7 @@
-//! The durable job queue: targets, enqueueing, claiming with leases and fencing tokens, and
-//! recording each job's outcome together with its result and its event.
+//! The durable job queue: enqueueing, claiming with leases and fencing tokens, and
+//! recording each job's outcome together with its result and its event (and, for refused
+//! credentials, its target's pause, in the same transaction). Targets' own rows are read
+//! and resumed in `targets.rs`.
 
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
@@ -790,63 +792,6 @@ fn take_over_orphan(
 }
 
 impl Store {
-    /// Make sure a target exists in the store (its scope id is what results are keyed by).
-    pub fn upsert_target(&self, scope_id: &str, url: &str, label: &str) -> Result<()> {
-        self.with(|db| {
-            db.run(
-                "INSERT INTO targets (scope_id, url, label, added_at) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (scope_id) DO UPDATE SET url = excluded.url, label = excluded.label",
-                args![scope_id, url, label, now_ms()],
-            )?;
-            Ok(())
-        })
-    }
-
-    /// The URL a target was last opened from (see `Target::target_url`), if it ever was.
-    pub fn target_url(&self, scope_id: &str) -> Result<Option<String>> {
-        self.with(|db| {
-            db.opt(
-                "SELECT url FROM targets WHERE scope_id = ?1",
-                args![scope_id],
-                |r| r.get::<String>(0),
-            )
-        })
-    }
-
-    /// Why a target is paused, if it is.
-    pub fn target_paused(&self, scope_id: &str) -> Result<Option<String>> {
-        self.with(|db| {
-            Ok(db
-                .opt(
-                    "SELECT paused_reason FROM targets WHERE scope_id = ?1",
-                    args![scope_id],
-                    |r| r.get::<Option<String>>(0),
-                )?
-                .flatten())
-        })
-    }
-
-    /// Lift a pause (the user acted: new credentials, or asked to deposit again).
-    pub fn resume_target(&self, scope_id: &str) -> Result<Option<EventRow>> {
-        self.write(|db| {
-            let changed = db.run(
-                "UPDATE targets SET paused_reason = NULL, paused_at = NULL
-                 WHERE scope_id = ?1 AND paused_reason IS NOT NULL",
-                args![scope_id],
-            )?;
-            if changed != 1 {
-                return Ok(None);
-            }
-            let event = NewEvent {
-                target: Some(scope_id.into()),
-                kind: Some(EventKind::Resumed),
-                message: format!("{scope_id} resumed"),
-                ..NewEvent::default()
-            };
-            Ok(Some(insert_event(db, &event, &self.actor)?))
-        })
-    }
-
     /// Put a deposit of `key` to `target` on the queue, or join the job already queued,
     /// running or waiting for that scope. `deadline` bounds when retries may be scheduled.
     pub fn enqueue_deposit(

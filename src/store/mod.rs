@@ -27,6 +27,7 @@ mod postgres;
 mod reports;
 mod schema;
 mod sql;
+mod targets;
 mod trouble;
 mod tx;
 
