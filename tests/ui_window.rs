@@ -619,6 +619,35 @@ fn dropping_a_folder_moved_from_elsewhere_names_the_row_it_was() {
 }
 
 #[test]
+fn a_dataset_whose_folder_went_away_while_lodge_was_closed_is_named_when_the_window_opens() {
+    let lab = support::Lab::new();
+    let config = gui::config(&lab, FaultConfig::default());
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    let kept = citable_folder(&lab, "kept", "Kept");
+    let gone = citable_folder(&lab, "soil-cores", "Soil cores 2026");
+    {
+        let store = lodge::store::Store::open(&config.paths.db).unwrap();
+        for folder in [&kept, &gone] {
+            support::add(&store, folder, &support::metadata("Cores"));
+        }
+    }
+    std::fs::remove_dir_all(&gone).unwrap();
+    let mut w = Window::open_with(lab, config);
+    let said = format!(
+        "The folder of 1 dataset is gone (moved or deleted): soil-cores ({}). Drop it where \
+         it is now onto the window to add it there, or remove its row",
+        gone.display()
+    );
+    w.wait("the missing-folder notice", |app| {
+        app.notices.current().any(|n| n.text.contains(&said))
+    });
+    assert!(
+        !w.app().notices.current().any(|n| n.text.contains("kept (")),
+        "a folder still there is not named"
+    );
+}
+
+#[test]
 fn dropping_the_folder_that_holds_a_dataset_says_so_and_adds_it() {
     let mut w = Window::open(FaultConfig::default());
     let survey = w

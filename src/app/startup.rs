@@ -123,6 +123,7 @@ pub(super) async fn open(
     for p in problems {
         out.send(Update::Notice(Notice::warning(p)));
     }
+    note_missing_folders(store.clone(), out.clone());
     Ok(Arc::new(Core::new(
         store, engine, sandbox, target, config, settings, out, shutdown,
     )))
@@ -153,6 +154,46 @@ async fn start_sandbox(
 
 /// Pass every engine event on to the window. If the window fell behind and events were
 /// dropped, reload the latest jobs so no row stays stale.
+/// Say, once the window is up, which of this machine's datasets have lost their folders
+/// (moved or deleted since they were added): their rows still show their last state, and a
+/// deposit or rescan of them could only be refused. One stat per dataset, off the window's
+/// thread.
+fn note_missing_folders(store: Arc<Store>, out: Outbox) {
+    tokio::task::spawn_blocking(move || {
+        let Ok(datasets) = store.datasets_here() else {
+            return;
+        };
+        let gone: Vec<String> = datasets
+            .iter()
+            .filter(|d| !std::path::Path::new(&d.path).is_dir())
+            .map(|d| format!("{} ({})", d.name, d.path))
+            .collect();
+        if let Some(notice) = missing_folders_notice(&gone) {
+            out.send(Update::Notice(Notice::warning(notice)));
+        }
+    });
+}
+
+/// The notice for the datasets in `gone` (each "name (folder)"), naming the first three.
+fn missing_folders_notice(gone: &[String]) -> Option<String> {
+    const NAMED: usize = 3;
+    let (first, rest) = gone.split_at(gone.len().min(NAMED));
+    let more = match rest.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let (whose, each) = match gone.len() {
+        0 => return None,
+        1 => ("The folder of 1 dataset is", "it"),
+        _ => ("The folders of these datasets are", "each"),
+    };
+    Some(format!(
+        "{whose} gone (moved or deleted): {}{more}. Drop {each} where it is now onto the \
+         window to add it there, or remove its row (what it deposited stays).",
+        first.join(", ")
+    ))
+}
+
 pub(super) fn forward_engine_events(
     engine: &Arc<Engine>,
     store: Arc<Store>,
@@ -275,4 +316,23 @@ fn paused_targets(
         }
     }
     Ok(paused)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_missing_folders_notice_names_three_and_counts_the_rest() {
+        assert_eq!(missing_folders_notice(&[]), None);
+        let five: Vec<String> = (1..=5).map(|i| format!("run{i} (/data/run{i})")).collect();
+        let said = missing_folders_notice(&five).unwrap();
+        assert!(
+            said.starts_with(
+                "The folders of these datasets are gone (moved or deleted): run1 (/data/run1), \
+                 run2 (/data/run2), run3 (/data/run3) and 2 more. Drop each where it is now"
+            ),
+            "{said}"
+        );
+    }
 }
