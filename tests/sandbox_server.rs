@@ -839,6 +839,59 @@ async fn index_page_lists_records_escaped() {
 }
 
 #[tokio::test]
+async fn a_record_opened_in_a_browser_is_a_landing_page_and_api_clients_still_get_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = start(dir.path()).await;
+    let (c, base) = (client(), sb.base_url());
+    let created = deposit(&c, &base, SOIL, "Soil <cores> 2026").await;
+    let url = created["url"].as_str().unwrap().to_string();
+
+    // As a browser asks (Lodge's Open record, a DOI's landing page).
+    let resp = c
+        .get(&url)
+        .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    assert!(
+        resp.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let html = resp.text().await.unwrap();
+    let first = SOIL[0];
+    for said in [
+        "<h1>Soil &lt;cores&gt; 2026</h1>",
+        "sbx-000001",
+        "<dt>Creators</dt><dd>Curie, Marie</dd>",
+        "<dt>Publisher</dt><dd>Lodge Lab</dd>",
+        &format!("Curie, Marie (2026): Soil &lt;cores&gt; 2026. Lodge Lab. Dataset. {url}"),
+        &format!(
+            "<a href=\"/blobs/sha256/{}\">{}</a>",
+            Sha256Hex::of(first.1),
+            first.0
+        ),
+        created["key"].as_str().unwrap(),
+    ] {
+        assert!(html.contains(said), "{said} in:\n{html}");
+    }
+    assert!(!html.contains("<cores>"), "escaped");
+
+    // Any other client (Lodge's own lookup, curl) gets the API's JSON, as before.
+    for accept in [None, Some("application/json"), Some("*/*")] {
+        let mut req = c.get(&url);
+        if let Some(a) = accept {
+            req = req.header("Accept", a);
+        }
+        let body = json(req.send().await.unwrap()).await;
+        assert_eq!(body["identifier"], "sbx-000001", "{accept:?}");
+    }
+    sb.shutdown().await;
+}
+
+#[tokio::test]
 async fn start_names_an_address_in_use() {
     let dir = tempfile::tempdir().unwrap();
     let sb = start(dir.path()).await;

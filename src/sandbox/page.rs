@@ -1,8 +1,11 @@
-//! `GET /`: a small self-contained HTML page listing the records.
+//! The sandbox's pages for a person with a browser: `GET /` lists the records, and a
+//! record's own address (`GET /records/{key}` asking for HTML) shows it as a repository's
+//! landing page would. Small and self-contained: no scripts, no files to serve.
 
 use super::SandboxStats;
 use super::db::RecordRow;
-use crate::wording::count_of;
+use crate::content::{ContentDocument, citation};
+use crate::wording::{count_of, human_bytes};
 
 /// Escape text for HTML element content and quoted attribute values.
 pub(crate) fn escape(text: &str) -> String {
@@ -48,32 +51,142 @@ pub(crate) fn index(records: &[RecordRow], total: u64, stats: &SandboxStats) -> 
             "<table>\n<thead><tr><th>Identifier</th><th>Title</th><th>Key</th><th>Created (UTC)</th></tr></thead>\n<tbody>\n{rows}</tbody>\n</table>"
         )
     };
+    page(
+        "Lodge sandbox",
+        &format!(
+            "<h1>Lodge sandbox</h1>
+<p>{records}, {blobs}; since start: {creates} created, {conflicts}, {requests}.</p>
+{body}
+{shown}",
+            records = count_of(stats.records, "record", "records"),
+            blobs = count_of(stats.blobs, "blob", "blobs"),
+            creates = stats.creates,
+            conflicts = count_of(stats.conflicts, "conflict", "conflicts"),
+            requests = count_of(stats.requests, "request", "requests"),
+        ),
+    )
+}
+
+/// A record's landing page: its metadata, how to cite it, and its files, each a link to
+/// its blob. `url` is the record's address (this page's).
+pub(crate) fn record(row: &RecordRow, url: &str) -> String {
+    let identifier = escape(&row.identifier());
+    let Ok(document) = serde_json::from_str::<ContentDocument>(&row.document) else {
+        // Not a document this Lodge reads (a newer encoding): show it as it is.
+        return page(
+            &identifier,
+            &format!(
+                "<h1>{identifier}</h1>\n<pre>{}</pre>\n<p><a href=\"/\">All records</a></p>",
+                escape(&row.document)
+            ),
+        );
+    };
+    let m = &document.metadata;
+    let creators: Vec<String> = m
+        .creators
+        .iter()
+        .map(|c| {
+            let mut text = escape(&c.name);
+            if let Some(orcid) = &c.orcid {
+                let orcid = escape(orcid);
+                text.push_str(&format!(
+                    " (<a href=\"https://orcid.org/{orcid}\">ORCID {orcid}</a>)"
+                ));
+            }
+            if let Some(affiliation) = &c.affiliation {
+                text.push_str(&format!(", {}", escape(affiliation)));
+            }
+            text
+        })
+        .collect();
+    let mut fields = vec![("Creators", creators.join("; "))];
+    let optional = [
+        (
+            "Publication year",
+            m.publication_year.map(|y| y.to_string()),
+        ),
+        ("Publisher", Some(m.publisher.clone())),
+        ("Resource type", Some(m.resource_type.clone())),
+        ("License", m.license.clone()),
+        (
+            "Keywords",
+            (!m.keywords.is_empty()).then(|| m.keywords.join(", ")),
+        ),
+        ("Version", m.version.clone()),
+        ("Description", m.description.clone()),
+    ];
+    fields.extend(
+        optional
+            .into_iter()
+            .filter_map(|(name, value)| Some((name, escape(&value?)))),
+    );
+    let fields: String = fields
+        .iter()
+        .map(|(name, value)| format!("<dt>{name}</dt><dd>{value}</dd>\n"))
+        .collect();
+    let total: u64 = document.manifest.iter().map(|f| f.size).sum();
+    let files: String = document
+        .manifest
+        .iter()
+        .map(|f| {
+            let hex = f.sha256.to_hex();
+            format!(
+                "<tr><td><a href=\"/blobs/sha256/{hex}\">{path}</a></td><td>{size}</td>\
+                 <td><code>{hex}</code></td></tr>\n",
+                path = escape(&f.path),
+                size = human_bytes(f.size),
+            )
+        })
+        .collect();
+    page(
+        &escape(&m.title),
+        &format!(
+            "<h1>{title}</h1>
+<p>{identifier} · created {created} (UTC)</p>
+<dl>
+{fields}</dl>
+<h2>Cite as</h2>
+<p>{cite}</p>
+<h2>Files ({count}, {size})</h2>
+<table>
+<thead><tr><th>Path</th><th>Size</th><th>SHA-256</th></tr></thead>
+<tbody>
+{files}</tbody>
+</table>
+<p>Content key <code>{key}</code>. API clients get this record as JSON at this address.</p>
+<p><a href=\"/\">All records</a></p>",
+            title = escape(&m.title),
+            created = escape(&row.created_at),
+            cite = escape(&citation(m, &row.identifier(), Some(url))),
+            count = count_of(document.manifest.len() as u64, "file", "files"),
+            size = human_bytes(total),
+            key = escape(&row.key),
+        ),
+    )
+}
+
+/// An HTML page: `title` (already escaped) and `body` (markup).
+fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>
 <html lang=\"en\">
 <head>
 <meta charset=\"utf-8\">
-<title>Lodge sandbox</title>
+<title>{title}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; margin: 2em; color: #222; }}
 table {{ border-collapse: collapse; }}
 th, td {{ text-align: left; padding: 0.3em 0.8em; border-bottom: 1px solid #ddd; }}
 code {{ font-size: 0.85em; }}
+dt {{ font-weight: bold; margin-top: 0.5em; }}
+dd {{ margin-left: 1.5em; }}
 </style>
 </head>
 <body>
-<h1>Lodge sandbox</h1>
-<p>{records}, {blobs}; since start: {creates} created, {conflicts}, {requests}.</p>
 {body}
-{shown}
 </body>
 </html>
-",
-        records = count_of(stats.records, "record", "records"),
-        blobs = count_of(stats.blobs, "blob", "blobs"),
-        creates = stats.creates,
-        conflicts = count_of(stats.conflicts, "conflict", "conflicts"),
-        requests = count_of(stats.requests, "request", "requests"),
+"
     )
 }
 

@@ -460,7 +460,21 @@ async fn record_put(
     }
 }
 
-async fn record_get(State(app): AppState, Path(key_text): Path<String>) -> Response {
+/// Whether the request asks for a page (a browser opening a record's link, as Lodge's
+/// *Open record* does) rather than the API's JSON, which is what any client gets unless it
+/// names `text/html` in `Accept`.
+fn wants_html(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"))
+}
+
+async fn record_get(
+    State(app): AppState,
+    Path(key_text): Path<String>,
+    headers: HeaderMap,
+) -> Response {
     let key = match parse_key(&key_text) {
         Ok(k) => k.to_hex(),
         Err(reject) => return reject.into_response(),
@@ -470,6 +484,9 @@ async fn record_get(State(app): AppState, Path(key_text): Path<String>) -> Respo
         blocking(&app, move |app| app.db.find(&key)).await
     };
     match found {
+        Ok(Ok(Some(row))) if wants_html(&headers) => {
+            Html(page::record(&row, &app.record_url(&row.key))).into_response()
+        }
         Ok(Ok(Some(row))) => {
             let document: Value = serde_json::from_str(&row.document).unwrap_or(Value::Null);
             axum::Json(json!({
