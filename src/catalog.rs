@@ -123,3 +123,14 @@ pub fn moved_here(
         })
         .collect())
 }
+
+/// This machine's datasets whose folders are gone (moved or deleted since they were added):
+/// a deposit or rescan of them could only be refused until the folder is back or added
+/// where it is now. One stat per dataset. (Another machine's folders are not looked for.)
+pub fn folders_gone(store: &Store) -> Result<Vec<DatasetRow>, StoreError> {
+    Ok(store
+        .datasets_here()?
+        .into_iter()
+        .filter(|d| !Path::new(&d.path).is_dir())
+        .collect())
+}

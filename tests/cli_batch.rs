@@ -1588,6 +1588,49 @@ async fn a_license_that_is_not_an_spdx_identifier_is_kept_with_a_note_naming_the
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_names_the_datasets_whose_folders_are_gone_and_the_commands_for_them() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let folders: Vec<PathBuf> = (1..=3).map(|n| lab.numbered_folder(n)).collect();
+    for (n, folder) in folders.iter().enumerate() {
+        add(&store, folder, &metadata(&format!("N{n}")));
+    }
+    let status = |args: &[&str]| lodge_with(&db, &[&["status"], args].concat());
+    let t = text(&status(&[]).await);
+    assert!(!t.contains("folders gone"), "all three are there: {t}");
+
+    fs::remove_dir_all(&folders[0]).unwrap();
+    fs::rename(&folders[2], lab.path("elsewhere")).unwrap();
+    let t = text(&status(&[]).await);
+    assert!(
+        t.contains(&format!(
+            "folders gone (moved or deleted): 1 ds001 ({}), 3 ds003 ({}). Add each where it \
+             is now (`lodge add NEWPATH`); `lodge remove 1 3` takes them off the list",
+            folders[0].display(),
+            folders[2].display()
+        )),
+        "{t}"
+    );
+    // Listing one dataset names only its folder; --json says it per item.
+    let t = text(&status(&["ds003"]).await);
+    assert!(
+        t.contains("folders gone (moved or deleted): 3 ds003"),
+        "{t}"
+    );
+    assert!(t.contains("`lodge remove 3` takes it off the list"), "{t}");
+    let out = status(&["--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let gone: Vec<bool> = json["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["folder_gone"].as_bool().unwrap())
+        .collect();
+    assert_eq!(gone, [true, false, true], "{json:#}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adding_a_folder_moved_from_elsewhere_names_the_old_entry_and_how_to_take_it_off() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");

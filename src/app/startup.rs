@@ -160,12 +160,11 @@ async fn start_sandbox(
 /// thread.
 fn note_missing_folders(store: Arc<Store>, out: Outbox) {
     tokio::task::spawn_blocking(move || {
-        let Ok(datasets) = store.datasets_here() else {
+        let Ok(gone) = crate::catalog::folders_gone(&store) else {
             return;
         };
-        let gone: Vec<String> = datasets
+        let gone: Vec<String> = gone
             .iter()
-            .filter(|d| !std::path::Path::new(&d.path).is_dir())
             .map(|d| format!("{} ({})", d.name, d.path))
             .collect();
         if let Some(notice) = missing_folders_notice(&gone) {

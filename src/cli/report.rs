@@ -9,7 +9,7 @@ use super::Database;
 use super::deposit::how_to_resume;
 use super::output::{DatasetNames, time_text};
 use super::target_arg::target_argument;
-use crate::store::{EventKind, EventRow, StatusRow, Store};
+use crate::store::{DatasetRow, EventKind, EventRow, StatusRow, Store};
 use crate::wording::count_of;
 
 /// The states `--state` takes: a job's, and `unfinished` (queued, running and waiting).
@@ -95,6 +95,10 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         .filter(|r| wanted(Some(r.dataset), r.target.as_deref(), &r.state))
         .collect();
     let totals = store.totals()?;
+    let gone: Vec<DatasetRow> = crate::catalog::folders_gone(&store)?
+        .into_iter()
+        .filter(|d| rows.iter().any(|r| r.dataset == d.id))
+        .collect();
     // Why each unfinished item's target is paused, if it is: such an item stays queued
     // until the user acts, and its state alone would not say so.
     let mut paused_targets: HashMap<String, Option<String>> = HashMap::new();
@@ -130,6 +134,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                     "last_error": r.last_error,
                     "earlier_identifier": r.earlier_identifier,
                     "paused": paused,
+                    "folder_gone": gone.iter().any(|d| d.id == r.dataset),
                 })
             })
             .collect();
@@ -196,6 +201,24 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             .map(|s| format!(", oldest pending {s:.0} s"))
             .unwrap_or_default()
     );
+    if !gone.is_empty() {
+        let named: Vec<String> = gone
+            .iter()
+            .map(|d| format!("{} {} ({})", d.id, d.name, d.path))
+            .collect();
+        let ids: Vec<String> = gone.iter().map(|d| d.id.to_string()).collect();
+        let (each, them, they) = match gone.len() {
+            1 => ("it", "it", "it"),
+            _ => ("each", "them", "they"),
+        };
+        println!(
+            "folders gone (moved or deleted): {}. Add {each} where it is now (`lodge add \
+             NEWPATH`); `lodge remove {}` takes {them} off the list (what {they} deposited \
+             stays)",
+            named.join(", "),
+            ids.join(" "),
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
