@@ -268,6 +268,39 @@ fn add_lists_what_the_scan_left_out_and_why() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn add_of_a_folder_with_much_left_out_names_ten_and_counts_the_rest() {
+    let lab = Lab::new();
+    let mut files: Vec<(String, Vec<u8>)> = vec![("data.csv".into(), b"a\n".to_vec())];
+    // A .DS_Store in each of 15 folders, and 12 links.
+    files.extend((0..15).map(|i| (format!("day{i:02}/.DS_Store"), b"finder".to_vec())));
+    let files: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), &b[..])).collect();
+    let folder = lab.folder("survey", &files);
+    for i in 0..12 {
+        std::os::unix::fs::symlink(folder.join("data.csv"), folder.join(format!("link{i:02}")))
+            .unwrap();
+    }
+    let out = lodge(&lab.path("lodge.db"))
+        .arg("add")
+        .arg(&folder)
+        .args(["--title", "Survey", "--creator", "Curie, Marie"])
+        .args(["--publisher", "Lab", "--year", "2026"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_eq!(t.matches("  skipped link").count(), 10, "{t}");
+    assert!(!t.contains("skipped day00/.DS_Store"), "{t}");
+    assert!(
+        t.contains(
+            "  skipped as well: 2 more (`lodge show 1` lists every one); 15 system files \
+             (.DS_Store, Thumbs.db, desktop.ini, .git, .lodgeignore)"
+        ),
+        "{t}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
     let lab = Lab::new();

@@ -11,8 +11,8 @@ use super::incomplete::{Incomplete, print_incomplete};
 use super::output::{hash_progress_bar, shell_word};
 use crate::catalog::record_folder;
 use crate::content::{
-    Creator, DocumentChanges, Metadata, PreparedDataset, metadata_from_folder, spdx_license_id,
-    spdx_suggestion,
+    Creator, DocumentChanges, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder,
+    spdx_license_id, spdx_suggestion,
 };
 use crate::store::{DatasetRow, Store, StoreLocation};
 use crate::wording::{count_of, human_bytes};
@@ -202,9 +202,7 @@ fn describe(
             None => {}
         }
     }
-    for skipped in &prepared.report.skipped {
-        println!("  skipped {} ({})", skipped.rel_path, skipped.why());
-    }
+    print_skipped(id, &prepared.report.skipped);
     if let Ok(same) = store.results_with_fingerprint(&prepared.fingerprint().to_hex()) {
         for r in same.iter().filter(|r| r.key != key.to_hex()) {
             println!(
@@ -223,6 +221,37 @@ fn describe(
             println!("    {p}");
         }
     }
+}
+
+/// What the scan left out, each with why; a long list (a `.DS_Store` in every folder, say)
+/// names the notable ones (links, ignored files) up to a point and counts the rest.
+fn print_skipped(id: i64, skipped: &[SkippedEntry]) {
+    const LISTED: usize = 10;
+    if skipped.len() <= LISTED {
+        for s in skipped {
+            println!("  skipped {} ({})", s.rel_path, s.why());
+        }
+        return;
+    }
+    let notable: Vec<&SkippedEntry> = skipped.iter().filter(|s| s.is_notable()).collect();
+    for s in notable.iter().take(LISTED) {
+        println!("  skipped {} ({})", s.rel_path, s.why());
+    }
+    let mut more = Vec::new();
+    if notable.len() > LISTED {
+        more.push(format!(
+            "{} more (`lodge show {id}` lists every one)",
+            notable.len() - LISTED
+        ));
+    }
+    let routine = skipped.len() - notable.len();
+    if routine > 0 {
+        more.push(format!(
+            "{} (.DS_Store, Thumbs.db, desktop.ini, .git, .lodgeignore)",
+            count_of(routine as u64, "system file", "system files")
+        ));
+    }
+    println!("  skipped as well: {}", more.join("; "));
 }
 
 /// What to say of a license that is not an SPDX identifier: allowed, but repositories get
