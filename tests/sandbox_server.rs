@@ -80,6 +80,14 @@ async fn json(resp: reqwest::Response) -> Value {
     resp.json().await.unwrap()
 }
 
+/// The body of a 200 answered as an HTML page.
+async fn html(resp: reqwest::Response) -> String {
+    assert_eq!(resp.status(), StatusCode::OK);
+    let content_type = resp.headers()["content-type"].to_str().unwrap();
+    assert!(content_type.starts_with("text/html"), "{content_type}");
+    resp.text().await.unwrap()
+}
+
 /// Upload the files and create the record; the 201 body.
 async fn deposit(c: &reqwest::Client, base: &str, files: &[(&str, &[u8])], title: &str) -> Value {
     upload_all(c, base, files).await;
@@ -819,14 +827,7 @@ async fn index_page_lists_records_escaped() {
     let (c, base) = (client(), sb.base_url());
     let created = deposit(&c, &base, SOIL, "<script>alert('x')</script> & \"co\"").await;
     let resp = c.get(format!("{base}/")).send().await.unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    assert!(
-        resp.headers()["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("text/html")
-    );
-    let html = resp.text().await.unwrap();
+    let html = html(resp).await;
     assert!(html.contains("sbx-000001"));
     assert!(html.contains(created["key"].as_str().unwrap()));
     assert!(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;co&quot;"));
@@ -853,14 +854,7 @@ async fn a_record_opened_in_a_browser_is_a_landing_page_and_api_clients_still_ge
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status(), StatusCode::OK);
-    assert!(
-        resp.headers()["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("text/html")
-    );
-    let html = resp.text().await.unwrap();
+    let html = html(resp).await;
     let first = SOIL[0];
     for said in [
         "<h1>Soil &lt;cores&gt; 2026</h1>",
