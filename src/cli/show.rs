@@ -153,10 +153,8 @@ fn print_text(
         println!("deposits:");
         let mut cited = std::collections::HashSet::new();
         let replays = replays_by_original(&jobs.iter().collect::<Vec<_>>());
-        for j in jobs {
-            if replays.values().flatten().any(|r| *r == j.id) {
-                continue;
-            }
+        let folded: std::collections::HashSet<i64> = replays.values().flatten().copied().collect();
+        for j in jobs.iter().filter(|j| !folded.contains(&j.id)) {
             let earlier = match &d.key {
                 Some(key) if *key != j.key => format!(" (earlier key {})", j.key.short()),
                 _ => String::new(),
