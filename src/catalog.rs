@@ -113,14 +113,9 @@ pub fn moved_here(
     id: i64,
     fingerprint: &DataFingerprint,
 ) -> Result<Vec<DatasetRow>, StoreError> {
-    Ok(store
-        .datasets_here()?
+    Ok(folders_gone(store)?
         .into_iter()
-        .filter(|d| {
-            d.id != id
-                && d.fingerprint.as_ref() == Some(fingerprint)
-                && !Path::new(&d.path).is_dir()
-        })
+        .filter(|d| d.id != id && d.fingerprint.as_ref() == Some(fingerprint))
         .collect())
 }
 
