@@ -367,6 +367,10 @@ fn a_dataset_changed_since_its_scan_is_rescanned_from_its_row_or_its_details_and
                     .contains("Drop the folder where it is now onto the window")
         })
     });
+    // And the row says what it is now.
+    w.wait("Folder missing", |app| {
+        app.status_of(gone).map(|s| s.kind()) == Some(StatusKind::FolderMissing)
+    });
 }
 
 #[test]
@@ -645,6 +649,36 @@ fn a_dataset_whose_folder_went_away_while_lodge_was_closed_is_named_when_the_win
         !w.app().notices.current().any(|n| n.text.contains("kept (")),
         "a folder still there is not named"
     );
+
+    // Its row says so, offers no Deposit, and is left out of Deposit all ready.
+    assert_eq!(
+        w.status("soil-cores"),
+        Some(DedupStatus::FolderMissing {
+            path: gone.display().to_string()
+        })
+    );
+    assert_eq!(w.status("kept").map(|s| s.kind()), Some(StatusKind::New));
+    w.harness.get_by_label_contains("Folder missing");
+    assert_eq!(
+        w.harness.query_all_by_label("Deposit").count(),
+        1,
+        "only the row whose folder is there"
+    );
+    w.harness.get_by_label("Deposit all ready (1)");
+
+    // Once the folder is back (made again here, with the same files) and the row rescanned,
+    // it is New again.
+    citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.row_id("soil-cores");
+    let entry = w.app().model.row(id).cloned().unwrap();
+    w.harness.state().send(Command::SetMetadata {
+        id,
+        metadata: entry.metadata,
+        then_deposit: None,
+    });
+    w.wait("the rescanned row", |app| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::New)
+    });
 }
 
 #[test]

@@ -465,6 +465,7 @@ impl Core {
         };
         let root = PathBuf::from(&dataset.path);
         if !root.is_dir() {
+            self.out.send(Update::FoldersGone(vec![id]));
             self.out.notice(Notice::error(format!(
                 "Cannot rescan {}: its folder {} is gone (moved or deleted). Drop the folder \
                  where it is now onto the window to add it there, or remove {} from the list \

@@ -191,6 +191,8 @@ pub struct Model {
     /// Targets paused because they refused the credentials, with why: their queued jobs
     /// wait on the user.
     paused_targets: HashMap<String, String>,
+    /// Datasets whose folders were found gone ([`Update::FoldersGone`]).
+    folders_gone: HashSet<i64>,
     pub log: VecDeque<LogLine>,
     /// Ids of the events in the log: the same event can arrive twice (from this process's
     /// engine and from the shared store's notices) and is shown once.
@@ -233,8 +235,27 @@ impl Model {
         self.rows.iter().any(|r| r.path == path)
     }
 
-    /// A row's dedup status for `target`.
+    /// A row's dedup status for `target`. A row whose folder is gone says so where it
+    /// would otherwise offer a deposit or a rescan (neither can work); what it has on the
+    /// queue, deposited or failed it still shows.
     pub fn status(&self, entry: &DatasetEntry, target: &str) -> DedupStatus {
+        let status = self.status_from_store(entry, target);
+        let blocked = matches!(
+            status,
+            DedupStatus::New { .. }
+                | DedupStatus::NewVersion { .. }
+                | DedupStatus::SameDataAsAnother { .. }
+                | DedupStatus::ChangedSinceScan { .. }
+        );
+        if blocked && self.folders_gone.contains(&entry.id) {
+            return DedupStatus::FolderMissing {
+                path: entry.path.clone(),
+            };
+        }
+        status
+    }
+
+    fn status_from_store(&self, entry: &DatasetEntry, target: &str) -> DedupStatus {
         if let Some((done, total)) = entry.hashing {
             return DedupStatus::Hashing { done, total };
         }
@@ -342,6 +363,8 @@ impl Model {
                     self.remove(p);
                 }
                 let mut entry = DatasetEntry::from_summary(summary);
+                // Scanned just now: its folder is there.
+                self.folders_gone.remove(&entry.id);
                 if let Some(&i) = self.index.get(&entry.id) {
                     entry.jobs = std::mem::take(&mut self.rows[i].jobs);
                     self.rows[i] = entry;
@@ -350,7 +373,12 @@ impl Model {
                 }
                 self.version += 1;
             }
+            Update::FoldersGone(ids) => {
+                self.folders_gone.extend(ids);
+                self.version += 1;
+            }
             Update::DatasetRemoved(id) => {
+                self.folders_gone.remove(&id);
                 self.remove(id);
                 if self.details.as_ref().is_some_and(|d| d.dataset == id) {
                     self.details = None;

@@ -163,11 +163,12 @@ fn note_missing_folders(store: Arc<Store>, out: Outbox) {
         let Ok(gone) = crate::catalog::folders_gone(&store) else {
             return;
         };
-        let gone: Vec<String> = gone
+        out.send(Update::FoldersGone(gone.iter().map(|d| d.id).collect()));
+        let named: Vec<String> = gone
             .iter()
             .map(|d| format!("{} ({})", d.name, d.path))
             .collect();
-        if let Some(notice) = missing_folders_notice(&gone) {
+        if let Some(notice) = missing_folders_notice(&named) {
             out.send(Update::Notice(Notice::warning(notice)));
         }
     });

@@ -50,6 +50,9 @@ pub enum DedupStatus {
     },
     /// Files changed after the scan; rescan (save the metadata again) before depositing.
     ChangedSinceScan { cause: String },
+    /// Its folder is gone (moved or deleted since it was added): nothing can be deposited
+    /// or rescanned until it is back, or added where it is now.
+    FolderMissing { path: String },
     /// Retries exhausted; Retry re-queues with the same key.
     Failed { cause: String },
     /// Refused for good (validation, conflict).
@@ -70,12 +73,13 @@ pub enum StatusKind {
     NewVersion,
     SameDataAsAnother,
     ChangedSinceScan,
+    FolderMissing,
     Failed,
     Rejected,
 }
 
 impl StatusKind {
-    pub const ALL: [StatusKind; 13] = [
+    pub const ALL: [StatusKind; 14] = [
         StatusKind::New,
         StatusKind::Hashing,
         StatusKind::Queued,
@@ -87,6 +91,7 @@ impl StatusKind {
         StatusKind::NewVersion,
         StatusKind::SameDataAsAnother,
         StatusKind::ChangedSinceScan,
+        StatusKind::FolderMissing,
         StatusKind::Failed,
         StatusKind::Rejected,
     ];
@@ -105,6 +110,7 @@ impl StatusKind {
             StatusKind::NewVersion => "New version",
             StatusKind::SameDataAsAnother => "Same data as another record",
             StatusKind::ChangedSinceScan => "Changed since scan",
+            StatusKind::FolderMissing => "Folder missing",
             StatusKind::Failed => "Failed",
             StatusKind::Rejected => "Rejected",
         }
@@ -125,6 +131,7 @@ impl DedupStatus {
             DedupStatus::NewVersion { .. } => StatusKind::NewVersion,
             DedupStatus::SameDataAsAnother { .. } => StatusKind::SameDataAsAnother,
             DedupStatus::ChangedSinceScan { .. } => StatusKind::ChangedSinceScan,
+            DedupStatus::FolderMissing { .. } => StatusKind::FolderMissing,
             DedupStatus::Failed { .. } => StatusKind::Failed,
             DedupStatus::Rejected { .. } => StatusKind::Rejected,
         }

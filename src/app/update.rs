@@ -88,6 +88,9 @@ pub enum Update {
         summary: DatasetSummary,
     },
     DatasetRemoved(i64),
+    /// These datasets' folders are gone (moved or deleted): their rows say so, until a
+    /// rescan finds the folder again.
+    FoldersGone(Vec<i64>),
     /// Jobs as they are now (after queueing or retrying).
     Jobs(Vec<JobRow>),
     /// Events committed by a command (queueing, retry) rather than by the engine.

@@ -19,6 +19,7 @@ pub fn style(kind: StatusKind) -> (&'static str, Color32) {
         StatusKind::NewVersion => ("✚", Color32::from_rgb(0x3d, 0x8f, 0x9e)),
         StatusKind::SameDataAsAnother => ("🔗", Color32::from_rgb(0xb5, 0x6b, 0xb5)),
         StatusKind::ChangedSinceScan => ("✏", Color32::from_rgb(0xc9, 0x6a, 0x1b)),
+        StatusKind::FolderMissing => ("❓", Color32::from_rgb(0xc9, 0x6a, 0x1b)),
         StatusKind::Failed => ("✖", Color32::from_rgb(0xd6, 0x3c, 0x3c)),
         StatusKind::Rejected => ("⛔", Color32::from_rgb(0xb0, 0x30, 0x60)),
     }
@@ -85,6 +86,9 @@ pub fn hover(status: &DedupStatus) -> String {
         DedupStatus::ChangedSinceScan { cause } => {
             format!("Files changed after the scan: {cause}. Press Rescan, then deposit again.")
         }
+        DedupStatus::FolderMissing { path } => format!(
+            "The folder {path} is gone (moved or deleted). Drop it where it is now onto the window to add it there, or remove this row (what it deposited stays)."
+        ),
         DedupStatus::Failed { cause } => {
             format!("Failed after its retries: {cause}. Retry re-queues it with the same key.")
         }

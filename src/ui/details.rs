@@ -7,7 +7,7 @@ use egui::RichText;
 
 use super::metadata_form::{self, MetadataForm};
 use super::{LodgeApp, badge, format, table};
-use crate::app::{Command, DedupStatus};
+use crate::app::{Command, DedupStatus, StatusKind};
 use crate::content::citation;
 use crate::store::replays_by_original;
 use crate::wording::{count_of, replayed_since};
@@ -117,6 +117,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
 
 fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::DatasetEntry) {
     let target = app.target_id().to_string();
+    let folder_missing = app.model.status(entry, &target).kind() == StatusKind::FolderMissing;
     let target_short = app
         .model
         .target_label(&target)
@@ -137,7 +138,10 @@ fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datas
     ui.add_space(6.0);
     ui.horizontal(|ui| {
         if ui
-            .add_enabled(edited && !busy, egui::Button::new("Save metadata"))
+            .add_enabled(
+                edited && !busy && !folder_missing,
+                egui::Button::new("Save metadata"),
+            )
             .on_hover_text("Re-key the dataset with this metadata (files are not hashed again)")
             .clicked()
         {
@@ -147,13 +151,17 @@ fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datas
                 then_deposit: None,
             });
         }
-        let can_deposit = problems.is_empty() && !busy && entry.id > 0;
+        let can_deposit = problems.is_empty() && !busy && entry.id > 0 && !folder_missing;
         let deposit = ui
             .add_enabled(
                 can_deposit,
                 egui::Button::new(format!("Deposit to {target_short}")),
             )
-            .on_disabled_hover_text("Fix the fields marked in red first");
+            .on_disabled_hover_text(if folder_missing {
+                "The folder is gone: drop it where it is now onto the window"
+            } else {
+                "Fix the fields marked in red first"
+            });
         if deposit.clicked() {
             command = Some(if edited {
                 Command::SetMetadata {
