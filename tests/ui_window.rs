@@ -665,6 +665,11 @@ fn a_dataset_whose_folder_went_away_while_lodge_was_closed_is_named_when_the_win
         "only the row whose folder is there"
     );
     w.harness.get_by_label("Deposit all ready (1)");
+    assert_eq!(
+        w.harness.query_all_by_label("📂").count(),
+        1,
+        "no Show folder for a folder that is gone"
+    );
 
     // Once the folder is back (made again here, with the same files) and the row rescanned,
     // it is New again.

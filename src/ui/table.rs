@@ -373,7 +373,10 @@ fn actions(
     {
         ui.ctx().open_url(egui::OpenUrl::new_tab(url));
     }
-    if ui.small_button("📂").on_hover_text("Show folder").clicked() {
+    // No folder to show when it is gone.
+    if !matches!(status, DedupStatus::FolderMissing { .. })
+        && ui.small_button("📂").on_hover_text("Show folder").clicked()
+    {
         commands.push(Command::ShowFolder(entry.path.clone().into()));
     }
     if ui
