@@ -80,6 +80,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn replayed_since_names_the_jobs_oldest_first_in_words() {
+        assert_eq!(
+            replayed_since(&[8, 5]),
+            "replayed since: 2 times (jobs 5, 8), no request sent"
+        );
+        assert_eq!(
+            replayed_since(&[5]),
+            "replayed since: 1 time (job 5), no request sent"
+        );
+    }
+
+    #[test]
     fn sizes_read_like_a_person_writes_them() {
         assert_eq!(human_bytes(12), "12 B");
         assert_eq!(human_bytes(1536), "1.5 KiB");

@@ -1376,6 +1376,56 @@ mod tests {
         explained(conn, "EXPLAIN QUERY PLAN", sql, |r| r.get(3).unwrap())
     }
 
+    /// A job of dataset 1 to `target` for key `key` (a hex digit, repeated), as it ended.
+    fn ended(id: i64, target: &str, key: char, state: JobState, attempts: u32) -> JobRow {
+        JobRow {
+            id,
+            dataset_id: Some(1),
+            dataset_path: None,
+            dataset_name: None,
+            target: target.into(),
+            operation: OPERATION_DEPOSIT.into(),
+            key: key
+                .to_string()
+                .repeat(64)
+                .parse()
+                .expect("64 hex characters"),
+            state,
+            attempts,
+            not_before: 0,
+            deadline: 0,
+            lease_owner: None,
+            lease_expires: None,
+            fence: 1,
+            last_error: None,
+            last_status: None,
+            identifier: state.is_landed().then(|| format!("rec-{key}-{target}")),
+            url: None,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+
+    #[test]
+    fn replays_fold_under_the_job_that_landed_the_same_key_on_the_same_target() {
+        use JobState::*;
+        let jobs = [
+            ended(7, "b", 'a', Existing, 0), // replay of 2 (same target, key, record)
+            ended(6, "a", 'c', Existing, 0), // a record no listed job made: stays
+            ended(5, "a", 'a', Existing, 0), // replay of 1
+            ended(4, "a", 'a', Failed, 8),   // not a replay
+            ended(3, "a", 'a', Existing, 0), // replay of 1
+            ended(2, "b", 'a', Existing, 1), // the server said exists: landed after an attempt
+            ended(1, "a", 'a', Deposited, 1),
+        ];
+        let refs: Vec<&JobRow> = jobs.iter().collect();
+        let folded = replays_by_original(&refs);
+        assert_eq!(folded.get(&1), Some(&vec![5, 3]));
+        assert_eq!(folded.get(&2), Some(&vec![7]));
+        assert_eq!(folded.len(), 2, "{folded:?}");
+        assert!(jobs[1].is_replay() && !jobs[5].is_replay() && !jobs[3].is_replay());
+    }
+
     #[test]
     fn claims_and_outcomes_build_no_temporary_btree_on_sqlite() {
         let conn = latest();
