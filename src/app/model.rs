@@ -641,26 +641,11 @@ mod tests {
 
     fn job(state: JobState, fence: i64, updated_at: i64) -> JobRow {
         JobRow {
-            id: 7,
-            dataset_id: Some(1),
-            dataset_path: None,
-            dataset_name: None,
-            target: "sandbox+http://127.0.0.1:1".into(),
-            operation: "deposit".into(),
             key: "ab".repeat(32).parse().unwrap(),
-            state,
             attempts: 0,
-            not_before: 0,
-            deadline: 0,
-            lease_owner: None,
-            lease_expires: None,
             fence,
-            last_error: None,
-            last_status: None,
-            identifier: None,
-            url: None,
-            created_at: 0,
             updated_at,
+            ..JobRow::for_tests(7, state)
         }
     }
 

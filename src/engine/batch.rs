@@ -79,28 +79,7 @@ mod tests {
     use crate::store::JobState;
 
     fn row(id: i64, state: JobState) -> JobRow {
-        JobRow {
-            id,
-            dataset_id: Some(id),
-            dataset_path: None,
-            dataset_name: None,
-            target: "sandbox+http://127.0.0.1:1".into(),
-            operation: "deposit".into(),
-            key: "00".repeat(32).parse().expect("64 hex characters"),
-            state,
-            attempts: 1,
-            not_before: 0,
-            deadline: 0,
-            lease_owner: None,
-            lease_expires: None,
-            fence: 1,
-            last_error: None,
-            last_status: None,
-            identifier: None,
-            url: None,
-            created_at: 0,
-            updated_at: 0,
-        }
+        JobRow::for_tests(id, state)
     }
 
     #[test]

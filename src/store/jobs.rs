@@ -105,6 +105,36 @@ impl JobRow {
     }
 }
 
+#[cfg(test)]
+impl JobRow {
+    /// A job for unit tests: dataset 1, to a loopback sandbox, key a…a, one attempt,
+    /// nothing recorded yet. Tests set what they are about.
+    pub(crate) fn for_tests(id: i64, state: JobState) -> JobRow {
+        JobRow {
+            id,
+            dataset_id: Some(1),
+            dataset_path: None,
+            dataset_name: None,
+            target: "sandbox+http://127.0.0.1:1".into(),
+            operation: OPERATION_DEPOSIT.into(),
+            key: "a".repeat(64).parse().expect("64 hex characters"),
+            state,
+            attempts: 1,
+            not_before: 0,
+            deadline: 0,
+            lease_owner: None,
+            lease_expires: None,
+            fence: 1,
+            last_error: None,
+            last_status: None,
+            identifier: None,
+            url: None,
+            created_at: 0,
+            updated_at: 0,
+        }
+    }
+}
+
 /// The replays among `jobs` (newest first, as [`Store::jobs_of_dataset`] lists them), by
 /// the job each repeats: the newest earlier one in `jobs` that landed the same key on the
 /// same target with the same identifier after an attempt. So a folder deposited every week
@@ -1379,30 +1409,15 @@ mod tests {
     /// A job of dataset 1 to `target` for key `key` (a hex digit, repeated), as it ended.
     fn ended(id: i64, target: &str, key: char, state: JobState, attempts: u32) -> JobRow {
         JobRow {
-            id,
-            dataset_id: Some(1),
-            dataset_path: None,
-            dataset_name: None,
             target: target.into(),
-            operation: OPERATION_DEPOSIT.into(),
             key: key
                 .to_string()
                 .repeat(64)
                 .parse()
                 .expect("64 hex characters"),
-            state,
             attempts,
-            not_before: 0,
-            deadline: 0,
-            lease_owner: None,
-            lease_expires: None,
-            fence: 1,
-            last_error: None,
-            last_status: None,
             identifier: state.is_landed().then(|| format!("rec-{key}-{target}")),
-            url: None,
-            created_at: 0,
-            updated_at: 0,
+            ..JobRow::for_tests(id, state)
         }
     }
 
