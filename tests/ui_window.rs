@@ -347,18 +347,23 @@ fn a_dataset_changed_since_its_scan_is_rescanned_from_its_row_or_its_details_and
     // Re-keyed as the folder is now, it deposits.
     w.deposit_row(id);
 
-    // A folder moved away: Rescan says what can help instead.
+    // A folder moved away: the deposit's refusal finds it gone, and the row says so rather
+    // than offering a Rescan that cannot work.
     let moved = citable_folder(&w.lab, "moved-away", "Moved away");
     let gone = w.add_folder(&moved);
     std::fs::rename(&moved, moved.with_extension("elsewhere")).unwrap();
     w.harness.get_by_label("Deposit").click();
-    w.wait("Changed since scan", |app| {
-        matches!(
-            app.status_of(gone),
-            Some(DedupStatus::ChangedSinceScan { .. })
-        )
+    w.wait("Folder missing", |app| {
+        app.status_of(gone).map(|s| s.kind()) == Some(StatusKind::FolderMissing)
     });
-    w.harness.get_by_label("Rescan").click();
+    assert_eq!(w.harness.query_all_by_label("Rescan").count(), 0);
+    // A rescan asked for all the same (the command) says what helps instead.
+    let metadata = w.app().model.row(gone).unwrap().metadata.clone();
+    w.harness.state().send(Command::SetMetadata {
+        id: gone,
+        metadata,
+        then_deposit: None,
+    });
     w.wait("the notice", |app| {
         app.notices.current().any(|n| {
             n.text.contains("its folder")
@@ -366,10 +371,6 @@ fn a_dataset_changed_since_its_scan_is_rescanned_from_its_row_or_its_details_and
                 && n.text
                     .contains("Drop the folder where it is now onto the window")
         })
-    });
-    // And the row says what it is now.
-    w.wait("Folder missing", |app| {
-        app.status_of(gone).map(|s| s.kind()) == Some(StatusKind::FolderMissing)
     });
 }
 

@@ -16,8 +16,8 @@ use super::targets::register_all;
 use super::update::{Startup, Update};
 use crate::engine::{Engine, EngineEvent};
 use crate::sandbox::{RunningSandbox, SandboxConfig};
-use crate::store::{EventKind, Store, StoreLocation};
-use crate::targets::open_target;
+use crate::store::{EventKind, JobState, Store, StoreLocation};
+use crate::targets::{is_changed_since_scan, open_target};
 
 /// What the picker calls the built-in sandbox.
 pub const SANDBOX_LABEL: &str = "Local sandbox — test deposits, nothing leaves this computer";
@@ -215,7 +215,25 @@ pub(super) fn forward_engine_events(
                         }
                         _ => None,
                     };
+                    // A deposit refused because its files changed may have found the
+                    // whole folder gone: the row then says Folder missing, not Rescan.
+                    let gone = match &e {
+                        EngineEvent::JobChanged(job)
+                            if job.state == JobState::Rejected
+                                && job.last_error.as_deref().is_some_and(is_changed_since_scan)
+                                && job
+                                    .dataset_path
+                                    .as_deref()
+                                    .is_some_and(|p| !std::path::Path::new(p).is_dir()) =>
+                        {
+                            job.dataset_id
+                        }
+                        _ => None,
+                    };
                     out.send(Update::Engine(e));
+                    if let Some(dataset) = gone {
+                        out.send(Update::FoldersGone(vec![dataset]));
+                    }
                     // The event says that a target paused; the store says why (and whether
                     // it still is).
                     if let Some(scope) = paused {
