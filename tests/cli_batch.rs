@@ -1632,6 +1632,11 @@ async fn status_names_the_datasets_whose_folders_are_gone_and_the_commands_for_t
     let status = |args: &[&str]| lodge_with(&db, &[&["status"], args].concat());
     let t = text(&status(&[]).await);
     assert!(!t.contains("folders gone"), "all three are there: {t}");
+    assert!(
+        t.contains("   1 ds001") && t.contains("new        not deposited anywhere yet"),
+        "{t}"
+    );
+    assert!(!t.contains("attempts 0"), "nothing to count yet: {t}");
 
     fs::remove_dir_all(&folders[0]).unwrap();
     fs::rename(&folders[2], lab.path("elsewhere")).unwrap();

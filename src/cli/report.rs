@@ -156,10 +156,18 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         let target = r.target.as_deref().unwrap_or("-");
         let id = r.identifier.as_deref().unwrap_or("");
         let job = r.job.map(|j| format!("job {j}")).unwrap_or_default();
-        println!(
-            "{:>4} {:<24} {key} {:<10} {target} {id} {job} attempts {}",
-            r.dataset, r.name, r.state, r.attempts
-        );
+        if r.target.is_none() {
+            // No job anywhere: nothing to say of a target, a job or its attempts.
+            println!(
+                "{:>4} {:<24} {key} {:<10} not deposited anywhere yet",
+                r.dataset, r.name, r.state
+            );
+        } else {
+            println!(
+                "{:>4} {:<24} {key} {:<10} {target} {id} {job} attempts {}",
+                r.dataset, r.name, r.state, r.attempts
+            );
+        }
         if let Some(e) = &r.last_error
             && !matches!(r.state.as_str(), "deposited" | "existing")
             && paused.as_ref() != Some(e)
