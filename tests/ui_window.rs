@@ -830,4 +830,24 @@ fn a_window_on_a_shared_store_shows_another_machines_work() {
             .any(|l| l.kind == "created" && l.text.contains("@other-machine"));
         landed && named
     });
+
+    // Its folder is the other machine's: a rescan here says so, and does not call it
+    // missing (as if moved or deleted).
+    std::fs::remove_dir_all(&folder).unwrap();
+    let id = w.row_id("ds001");
+    let metadata = w.app().model.row(id).unwrap().metadata.clone();
+    w.harness.state().send(Command::SetMetadata {
+        id,
+        metadata,
+        then_deposit: None,
+    });
+    w.wait("the notice", |app| {
+        app.notices
+            .current()
+            .any(|n| n.text.contains("it was added on another machine"))
+    });
+    assert_ne!(
+        w.status("ds001").map(|s| s.kind()),
+        Some(StatusKind::FolderMissing)
+    );
 }

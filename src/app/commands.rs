@@ -464,6 +464,15 @@ impl Core {
             }
         };
         let root = PathBuf::from(&dataset.path);
+        if !root.is_dir() && !matches!(self.db(move |s| s.is_added_here(id)).await, Ok(true)) {
+            // On a shared store: another machine's folder, not a missing one.
+            self.out.notice(Notice::error(format!(
+                "Cannot rescan {}: it was added on another machine, and its folder {} is \
+                 not on this one. Rescan or edit it there.",
+                dataset.name, dataset.path
+            )));
+            return false;
+        }
         if !root.is_dir() {
             self.out.send(Update::FoldersGone(vec![id]));
             self.out.notice(Notice::error(format!(

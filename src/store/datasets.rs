@@ -207,6 +207,19 @@ impl Store {
         raw.map(DatasetRaw::into_row).transpose()
     }
 
+    /// Whether dataset `id` was added on this machine (always, on a file): only then is its
+    /// folder this machine's to scan.
+    pub fn is_added_here(&self, id: i64) -> Result<bool> {
+        let origin = self.host();
+        self.with(|db| {
+            let sql = format!(
+                "SELECT EXISTS (SELECT 1 FROM datasets WHERE id = ?1 AND {})",
+                added_here(db, 2)
+            );
+            db.one(&sql, args![id, origin], |r| r.get(0))
+        })
+    }
+
     /// The datasets whose folders are on this machine, by id: on a shared database those
     /// this machine added (as in `dataset_by_path`), on a file all of them.
     pub fn datasets_here(&self) -> Result<Vec<DatasetRow>> {
