@@ -362,6 +362,25 @@ fn a_removed_datasets_id_is_not_given_to_the_next_one(b: Backend) {
     );
 }
 
+fn rescanning_a_dataset_uses_up_no_dataset_numbers(b: Backend) {
+    let store = b.open();
+    let folder = b.lab.numbered_folder(1);
+    let (first, _) = support::add(&store, &folder, &metadata("One"));
+    // A weekly rescan, and a change of metadata, save the same folder again.
+    for title in ["One", "One", "One, revised"] {
+        let (again, _) = support::add(&store, &folder, &metadata(title));
+        assert_eq!(again, first, "the same folder is the same dataset");
+    }
+    let (second, _) = support::add(&store, &b.lab.numbered_folder(2), &metadata("Two"));
+    assert_eq!(
+        second,
+        first + 1,
+        "the second folder ever added is dataset {}, not {second}: saving a folder again \
+         must not use up numbers that `lodge deposit N` shows and takes",
+        first + 1
+    );
+}
+
 fn datasets_overlapping_a_folder_are_those_inside_it_or_around_it(b: Backend) {
     let store = b.open();
     let survey = b
@@ -798,6 +817,7 @@ every_backend!(
     a_failed_job_whose_scope_landed_since_is_neither_listed_failed_nor_requeued,
     datasets_overlapping_a_folder_are_those_inside_it_or_around_it,
     a_removed_datasets_id_is_not_given_to_the_next_one,
+    rescanning_a_dataset_uses_up_no_dataset_numbers,
     a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_again,
     a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made,
     the_event_log_is_append_only_and_names_who_wrote_it,

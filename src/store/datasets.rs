@@ -353,36 +353,54 @@ fn save_in(db: Db<'_>, new: &NewDataset<'_>, origin: &str, now: i64) -> Result<i
     let total: u64 = new.files.iter().map(|f| f.size).sum();
     // A folder is one dataset per machine: on a shared database the same path on two
     // machines is two datasets.
-    let conflict = if db.is_postgres() {
-        "(origin, path)"
+    let (this_folder, conflict) = if db.is_postgres() {
+        ("origin = ?9 AND path = ?1", "(origin, path)")
     } else {
-        "(path)"
+        ("path = ?1", "(path)")
     };
-    let id: i64 = db.one(
+    let args = args![
+        new.path,
+        new.name,
+        metadata,
+        &key,
+        &fingerprint,
+        new.files.len(),
+        total,
+        now,
+        origin
+    ];
+    // The folder scanned again is updated in place first. An upsert alone would do, but
+    // both SQLite's AUTOINCREMENT and PostgreSQL's identity take a new id before they find
+    // the conflict, so every rescan would use up a dataset number and the next folder added
+    // would be #57 rather than #4. The upsert stays for a folder added by two processes at
+    // once.
+    let rescanned: Option<i64> = db.opt(
         &format!(
-            "INSERT INTO datasets (path, name, metadata, content_key, fingerprint, file_count,
-                                   total_bytes, added_at, scanned_at, origin)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)
-             ON CONFLICT {conflict} DO UPDATE SET
-                name = excluded.name, metadata = excluded.metadata,
-                content_key = excluded.content_key, fingerprint = excluded.fingerprint,
-                file_count = excluded.file_count, total_bytes = excluded.total_bytes,
-                scanned_at = excluded.scanned_at, origin = excluded.origin
-             RETURNING id"
+            "UPDATE datasets SET name = ?2, metadata = ?3, content_key = ?4, fingerprint = ?5,
+                file_count = ?6, total_bytes = ?7, scanned_at = ?8, origin = ?9
+             WHERE {this_folder} RETURNING id"
         ),
-        args![
-            new.path,
-            new.name,
-            metadata,
-            &key,
-            &fingerprint,
-            new.files.len(),
-            total,
-            now,
-            origin
-        ],
+        args,
         |r| r.get(0),
     )?;
+    let id: i64 = match rescanned {
+        Some(id) => id,
+        None => db.one(
+            &format!(
+                "INSERT INTO datasets (path, name, metadata, content_key, fingerprint, file_count,
+                                       total_bytes, added_at, scanned_at, origin)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)
+                 ON CONFLICT {conflict} DO UPDATE SET
+                    name = excluded.name, metadata = excluded.metadata,
+                    content_key = excluded.content_key, fingerprint = excluded.fingerprint,
+                    file_count = excluded.file_count, total_bytes = excluded.total_bytes,
+                    scanned_at = excluded.scanned_at, origin = excluded.origin
+                 RETURNING id"
+            ),
+            args,
+            |r| r.get(0),
+        )?,
+    };
     db.run("DELETE FROM dataset_files WHERE dataset_id = ?1", args![id])?;
     for f in new.files {
         db.run(
