@@ -816,6 +816,17 @@ async fn several_failed_items_end_with_one_command_that_retries_them_all() {
     let t = text(&deposit(&ids[..1]).await);
     assert!(t.contains("retry with `lodge retry 1`"), "{t}");
     assert!(!t.contains("to retry the"), "{t}");
+    let status = || {
+        let mut c = lodge(&db);
+        c.arg("status");
+        run(c)
+    };
+    // `status` has no line per failure that names it: it ends with the command.
+    let t = text(&status().await);
+    assert!(
+        t.contains("to retry the failed item with the same key: `lodge retry 1`"),
+        "{t}"
+    );
 
     // Two more, with job 1 still failed from before: the command names this batch's jobs.
     let t = text(&deposit(&ids[1..]).await);
@@ -838,12 +849,21 @@ async fn several_failed_items_end_with_one_command_that_retries_them_all() {
         t.contains("to retry the 3 failed with the same keys: `lodge retry --all-failed`"),
         "{t}"
     );
+    let t = text(&status().await);
+    assert!(
+        t.contains("to retry the 3 failed with the same keys: `lodge retry --all-failed`"),
+        "{t}"
+    );
 
     // The command it gives does what it says.
     sandbox.set_faults(FaultConfig::default());
     let out = retry_all().await;
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(sandbox.stats().records, 3);
+    assert!(
+        !text(&status().await).contains("to retry"),
+        "nothing is left to retry"
+    );
 
     // Deposited again rather than retried, a failed item gets a new job; once that lands,
     // the failed one has nothing left to do, and naming it says why.

@@ -527,21 +527,27 @@ fn rescan_hint(job: &JobRow) -> String {
     }
 }
 
-/// With several failed items, one command that retries them all: `--all-failed` when they
-/// are every failed job in the store, else their numbers.
+/// With several failed items, one command that retries them all (each item's own line
+/// already names its `lodge retry N`).
 fn retry_all_hint(store: &Store, outcomes: &[Outcome]) -> Option<String> {
-    let mut failed: Vec<i64> = outcomes
+    let failed: Vec<i64> = outcomes
         .iter()
         .filter(|o| o.job.state == JobState::Failed)
         .map(|o| o.job.id)
         .collect();
-    failed.sort_unstable();
-    failed.dedup();
     if failed.len() < 2 {
         return None;
     }
+    retry_hint(store, failed)
+}
+
+/// One command that re-queues `failed` jobs with their keys: `--all-failed` when they are
+/// every failed job in the store, else their numbers. `None` for none.
+pub(super) fn retry_hint(store: &Store, mut failed: Vec<i64>) -> Option<String> {
+    failed.sort_unstable();
+    failed.dedup();
     let command = match store.failed_job_ids(None) {
-        Ok(all) if all == failed => "lodge retry --all-failed".to_string(),
+        Ok(all) if all == failed && failed.len() > 1 => "lodge retry --all-failed".to_string(),
         _ => format!(
             "lodge retry {}",
             failed
@@ -551,10 +557,11 @@ fn retry_all_hint(store: &Store, outcomes: &[Outcome]) -> Option<String> {
                 .join(" ")
         ),
     };
-    Some(format!(
-        "to retry the {} failed with the same keys: `{command}`",
-        failed.len()
-    ))
+    Some(match failed.len() {
+        0 => return None,
+        1 => format!("to retry the failed item with the same key: `{command}`"),
+        n => format!("to retry the {n} failed with the same keys: `{command}`"),
+    })
 }
 
 /// One line per item, then the counts; exit 0 only if everything landed.

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::Database;
-use super::deposit::how_to_resume;
+use super::deposit::{how_to_resume, retry_hint};
 use super::output::{DatasetNames, time_text};
 use super::target_arg::target_argument;
 use crate::store::{DatasetRow, EventKind, EventRow, StatusRow, Store};
@@ -209,6 +209,18 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             .map(|s| format!(", oldest pending {s:.0} s"))
             .unwrap_or_default()
     );
+    // Failed items wait for the user; say the one command that re-queues them. A failed
+    // job whose key landed since through another job is not one of them.
+    let retryable: HashSet<i64> = store.failed_job_ids(None)?.into_iter().collect();
+    let failed: Vec<i64> = rows
+        .iter()
+        .filter(|r| r.state == "failed")
+        .filter_map(|r| r.job)
+        .filter(|j| retryable.contains(j))
+        .collect();
+    if let Some(line) = retry_hint(&store, failed) {
+        println!("{line}");
+    }
     if !gone.is_empty() {
         let named: Vec<String> = gone
             .iter()
