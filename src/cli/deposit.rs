@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::add::select_datasets;
 use super::folder::FolderNow;
 use super::incomplete::{Incomplete, print_incomplete};
-use super::output::{DatasetNames, items_progress_bar};
+use super::output::{BytesInFlight, DatasetNames, items_progress_bar};
 use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run, target_argument};
 use super::{Database, EngineArgs};
 use crate::content::ContentKey;
@@ -328,6 +328,7 @@ async fn run_jobs(
     let mut names = DatasetNames::of_jobs(&store.jobs(&job_ids).unwrap_or_default());
     let printer = tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
+        let mut uploads = BytesInFlight::default();
         loop {
             match events.recv().await {
                 Ok(EngineEvent::Logged(e)) => {
@@ -351,6 +352,14 @@ async fn run_jobs(
                     if batch.contains(&job.id) && job.state.is_terminal() {
                         printer_bar.inc(1);
                     }
+                    uploads.changed(job.id, job.state.is_terminal());
+                    printer_bar.set_message(uploads.message());
+                }
+                Ok(EngineEvent::Progress {
+                    job, sent, total, ..
+                }) if batch.contains(&job) => {
+                    uploads.sent(job, sent, total);
+                    printer_bar.set_message(uploads.message());
                 }
                 Ok(EngineEvent::Progress { .. }) => {}
                 Err(RecvError::Lagged(_)) => {}

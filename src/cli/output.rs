@@ -1,7 +1,7 @@
 //! Small helpers for what the command line prints: times, progress bars, commands to paste
 //! (sizes and counts are worded in [`crate::wording`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -45,12 +45,57 @@ pub fn items_progress_bar(total: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template(&format!(
-            "{what} [{{bar:30}}] {{pos}}/{{len}} {{msg}} elapsed {{elapsed}}"
+            "{what} [{{bar:24}}] {{pos}}/{{len}} {{msg}} elapsed {{elapsed}}"
         ))
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
     bar
+}
+
+/// The bytes of the uploads in flight, for the deposit bar's message: a batch of one large
+/// dataset would otherwise show 0/1 until its last byte was sent.
+#[derive(Default)]
+pub struct BytesInFlight {
+    jobs: HashMap<i64, (u64, u64)>,
+    /// Jobs that ended: a progress report that arrives after the outcome is stale.
+    ended: HashSet<i64>,
+}
+
+impl BytesInFlight {
+    /// A job's upload has sent `sent` of `total` bytes.
+    pub fn sent(&mut self, job: i64, sent: u64, total: u64) {
+        if !self.ended.contains(&job) {
+            self.jobs.insert(job, (sent, total));
+        }
+    }
+
+    /// A job changed state: its upload is over (a retry starts again from nothing), for
+    /// good if the job `ended`.
+    pub fn changed(&mut self, job: i64, ended: bool) {
+        self.jobs.remove(&job);
+        if ended {
+            self.ended.insert(job);
+        }
+    }
+
+    /// "120.5 MiB/286.1 MiB" sent, summed over the uploads in flight; empty when they
+    /// are less than a mebibyte together (small datasets take no time to send, and their
+    /// figures would only flicker).
+    pub fn message(&self) -> String {
+        let (sent, total) = self
+            .jobs
+            .values()
+            .fold((0, 0), |(s, t), (sent, total)| (s + sent, t + total));
+        if total < 1024 * 1024 {
+            return String::new();
+        }
+        format!(
+            "{}/{}",
+            crate::wording::human_bytes(sent),
+            crate::wording::human_bytes(total)
+        )
+    }
 }
 
 /// Datasets' names for log lines, read from the store once each (a removed dataset has
@@ -90,5 +135,35 @@ mod tests {
         assert_eq!(shell_word("/data/soil-cores"), "/data/soil-cores");
         assert_eq!(shell_word("/data/soil cores"), "'/data/soil cores'");
         assert_eq!(shell_word("/data/Curie's cores"), "\"/data/Curie's cores\"");
+    }
+
+    #[test]
+    fn the_bytes_in_flight_sum_the_uploads_still_going() {
+        let mut uploads = BytesInFlight::default();
+        assert_eq!(uploads.message(), "", "nothing in flight, nothing said");
+        uploads.sent(1, 512 * 1024, 2 * 1024 * 1024);
+        uploads.sent(2, 1024 * 1024, 1024 * 1024);
+        uploads.sent(1, 1024 * 1024, 2 * 1024 * 1024);
+        assert_eq!(uploads.message(), "2.0 MiB/3.0 MiB");
+        uploads.changed(2, true);
+        assert_eq!(uploads.message(), "1.0 MiB/2.0 MiB");
+        uploads.sent(2, 1024 * 1024, 1024 * 1024);
+        assert_eq!(
+            uploads.message(),
+            "1.0 MiB/2.0 MiB",
+            "job 2 ended: a late report is stale"
+        );
+        uploads.changed(1, false);
+        assert_eq!(
+            uploads.message(),
+            "",
+            "job 1 waits to retry: nothing is being sent"
+        );
+        uploads.sent(3, 100, 4000);
+        assert_eq!(
+            uploads.message(),
+            "",
+            "a few kilobytes are not worth a figure"
+        );
     }
 }
