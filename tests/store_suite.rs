@@ -381,6 +381,26 @@ fn rescanning_a_dataset_uses_up_no_dataset_numbers(b: Backend) {
     );
 }
 
+fn a_name_two_datasets_share_is_refused_naming_both_folders(b: Backend) {
+    let store = b.open();
+    let older = b.lab.folder("2024/raw", &[("a.csv", b"2024")]);
+    let newer = b.lab.folder("2025/raw", &[("a.csv", b"2025")]);
+    let (first, _) = support::add(&store, &older, &metadata("Raw 2024"));
+    let (second, _) = support::add(&store, &newer, &metadata("Raw 2025"));
+    let refused = store.find_dataset("raw").unwrap_err().to_string();
+    for (id, folder) in [(first, &older), (second, &newer)] {
+        let folder = folder.canonicalize().unwrap();
+        let named = format!("{id} ({})", folder.display());
+        assert!(refused.contains(&named), "{named} missing from: {refused}");
+    }
+    assert!(
+        refused.contains("Give its number or its folder"),
+        "{refused}"
+    );
+    // Either folder, or number, is one dataset.
+    assert_eq!(store.find_dataset(&second.to_string()).unwrap().id, second);
+}
+
 fn datasets_overlapping_a_folder_are_those_inside_it_or_around_it(b: Backend) {
     let store = b.open();
     let survey = b
@@ -816,6 +836,7 @@ every_backend!(
     a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued,
     a_failed_job_whose_scope_landed_since_is_neither_listed_failed_nor_requeued,
     datasets_overlapping_a_folder_are_those_inside_it_or_around_it,
+    a_name_two_datasets_share_is_refused_naming_both_folders,
     a_removed_datasets_id_is_not_given_to_the_next_one,
     rescanning_a_dataset_uses_up_no_dataset_numbers,
     a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_again,

@@ -269,7 +269,7 @@ impl Store {
             db.all(
                 &format!(
                     "SELECT {DATASET_COLUMNS} FROM datasets
-                     WHERE name = ?1 OR content_key LIKE ?2 LIMIT 2"
+                     WHERE name = ?1 OR content_key LIKE ?2 ORDER BY id LIMIT 6"
                 ),
                 args![selector, &key_prefix],
                 dataset_from_row,
@@ -288,7 +288,16 @@ impl Store {
                 })
             }
             1 => raws.remove(0).into_row(),
-            _ => Err(StoreError::AmbiguousDataset(selector.into())),
+            _ => Err(StoreError::AmbiguousDataset {
+                selector: selector.into(),
+                matches: raws
+                    .iter()
+                    .take(5)
+                    .map(|d| format!("{} ({})", d.id, d.path))
+                    .chain((raws.len() > 5).then(|| "…".to_string()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
         }
     }
 

@@ -97,8 +97,14 @@ pub enum StoreError {
         /// The name nearest to what was typed, if one is near.
         meant: Option<String>,
     },
-    #[error("'{0}' names more than one dataset: give its number or its folder instead")]
-    AmbiguousDataset(String),
+    #[error(
+        "'{selector}' names more than one dataset: {matches}. Give its number or its folder instead"
+    )]
+    AmbiguousDataset {
+        selector: String,
+        /// The datasets it names, "ID (FOLDER)", the first five.
+        matches: String,
+    },
     #[error("no job {0} (see `lodge status` or `lodge history`)")]
     NoSuchJob(i64),
     #[error("stored data is damaged: {0}")]
