@@ -297,6 +297,28 @@ fn a_mistyped_target_name_is_refused_naming_the_one_meant_and_nothing_is_queued(
         t.contains("there is no target named 'zenodo' (known: lab-dav)"),
         "{t}"
     );
+    // A repository's kind typed as a name: its URL, since a token target is never saved
+    // (`lodge target add` would refuse it).
+    assert!(
+        t.contains(
+            "zenodo is given by its URL, with the token in --token or LODGE_TOKEN (it is never \
+             saved), e.g. `--target zenodo+https://zenodo.org`"
+        ),
+        "{t}"
+    );
+    assert!(!t.contains("lodge target add zenodo"), "{t}");
+    // Any other name: how to save it, and the URL forms.
+    let out = lodge_in(&lab)
+        .args(["deposit", "--all", "--target", "lab-dav-2"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(
+        t.contains(
+            "add it with `lodge target add lab-dav-2 URL`, or give a URL: sandbox+http://HOST:PORT"
+        ),
+        "{t}"
+    );
 }
 
 #[test]

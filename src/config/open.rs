@@ -70,9 +70,41 @@ pub fn resolve(config: &Config, name_or_url: &str) -> Result<(String, TargetConf
         ));
     }
     Err(ConfigError::new(format!(
-        "{}: add it with `lodge target add {name_or_url} URL`, or give a URL",
-        no_such_target(config, name_or_url)
+        "{}: {}",
+        no_such_target(config, name_or_url),
+        how_to_name(name_or_url)
     )))
+}
+
+/// What to give instead of a name that is not saved: a repository's kind typed as a name
+/// (`zenodo`) gets that kind's URL, since token targets are never saved; any other name,
+/// `lodge target add` or the URL forms.
+fn how_to_name(name: &str) -> String {
+    let by_url = |example: &str, also: &str| {
+        format!(
+            "{name} is given by its URL, with the token in --token or LODGE_TOKEN (it is never \
+             saved), e.g. `--target {example}`{also}"
+        )
+    };
+    match name.to_ascii_lowercase().as_str() {
+        "zenodo" => by_url(
+            "zenodo+https://zenodo.org",
+            " (`zenodo+https://sandbox.zenodo.org` to try it)",
+        ),
+        "invenio" | "inveniordm" => by_url("invenio+https://HOST", ""),
+        "datacite" => by_url(
+            "'datacite+https://api.datacite.org?prefix=10.XXXXX&repository=ORG.REPO'",
+            "",
+        ),
+        "sandbox" => "add it with `lodge target add sandbox URL`, or give its URL, e.g. \
+             `--target sandbox+http://127.0.0.1:8080` for a `lodge sandbox --addr 127.0.0.1:8080`"
+            .to_string(),
+        _ => format!(
+            "add it with `lodge target add {name} URL`, or give a URL: sandbox+http://HOST:PORT, \
+             s3://BUCKET/PREFIX, webdav+https://HOST/PATH, zenodo+https://zenodo.org, \
+             invenio+https://HOST or datacite+https://api.datacite.org?prefix=…&repository=…"
+        ),
+    }
 }
 
 /// `there is no target named 'lob' (did you mean 'lab'? known: lab, s3)`.
