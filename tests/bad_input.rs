@@ -577,7 +577,7 @@ async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_de
         &[
             "refused  ds001: metadata incomplete",
             "creators[0].orcid: is not a valid ORCID iD",
-            "publication_year: must be a four-digit year",
+            "publication_year: must be a four-digit year, not 20261 (--year)",
             "resource_type: is not a DataCite resourceTypeGeneral",
             &format!(
                 "fix with `lodge add {}` and the flags named above",

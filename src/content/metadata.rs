@@ -257,9 +257,10 @@ impl Metadata {
                 "publication_year".into(),
                 "is required: give the year of publication (--year)",
             ),
-            Some(y) if !(1000..=9999).contains(&y) => {
-                problem("publication_year".into(), "must be a four-digit year")
-            }
+            Some(y) if !(1000..=9999).contains(&y) => problem(
+                "publication_year".into(),
+                &format!("must be a four-digit year, not {y} (--year)"),
+            ),
             Some(_) => {}
         }
         if !RESOURCE_TYPES.contains(&m.resource_type.as_str()) {
