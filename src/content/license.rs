@@ -26,6 +26,15 @@ pub fn spdx_suggestion(license: &str) -> Option<&'static str> {
     if let Some(id) = spdx_license_id(&dashed) {
         return Some(id);
     }
+    // A Creative Commons license named without its version ("CC BY", "CC0") means the
+    // current one, as repositories' license pickers offer it.
+    if dashed.to_ascii_uppercase().starts_with("CC")
+        && let Some(id) = ["-4.0", "-1.0"]
+            .iter()
+            .find_map(|version| spdx_license_id(&format!("{dashed}{version}")))
+    {
+        return Some(id);
+    }
     let names = spdx::identifiers::LICENSES.iter().map(|l| l.name);
     crate::wording::closest(&dashed, names, 0.75)
         .or_else(|| spdx::imprecise_license_id(license.trim()).map(|(id, _)| id.name))
@@ -49,6 +58,10 @@ mod tests {
         assert_eq!(spdx_suggestion("CC BY 4.0"), Some("CC-BY-4.0"));
         assert_eq!(spdx_suggestion("CC-BY 4"), Some("CC-BY-4.0"));
         assert_eq!(spdx_suggestion("Apache 2.0"), Some("Apache-2.0"));
+        // Creative Commons without a version: the current one.
+        assert_eq!(spdx_suggestion("CC BY"), Some("CC-BY-4.0"));
+        assert_eq!(spdx_suggestion("cc by-sa"), Some("CC-BY-SA-4.0"));
+        assert_eq!(spdx_suggestion("CC0"), Some("CC0-1.0"));
         assert_eq!(spdx_suggestion("CC-BY-4.0"), None, "already one");
         assert_eq!(spdx_suggestion("All rights reserved by the lab"), None);
     }
