@@ -555,8 +555,12 @@ fn retry_all_hint(store: &Store, outcomes: &[Outcome]) -> Option<String> {
 pub(super) fn retry_hint(store: &Store, mut failed: Vec<i64>) -> Option<String> {
     failed.sort_unstable();
     failed.dedup();
+    if failed.is_empty() {
+        return None;
+    }
+    // One job reads best by its number, even when it is the only failed one.
     let command = match store.failed_job_ids(None) {
-        Ok(all) if all == failed && failed.len() > 1 => "lodge retry --all-failed".to_string(),
+        Ok(all) if failed.len() > 1 && all == failed => "lodge retry --all-failed".to_string(),
         _ => format!(
             "lodge retry {}",
             failed
@@ -567,7 +571,6 @@ pub(super) fn retry_hint(store: &Store, mut failed: Vec<i64>) -> Option<String> 
         ),
     };
     Some(match failed.len() {
-        0 => return None,
         1 => format!("to retry the failed item with the same key: `{command}`"),
         n => format!("to retry the {n} failed with the same keys: `{command}`"),
     })
