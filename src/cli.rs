@@ -294,7 +294,11 @@ impl Database {
     /// command that puts something in a database.
     pub fn open(&self) -> anyhow::Result<Store> {
         let location = StoreLocation::from(self.path.clone());
-        Ok(Store::open_at_waiting(&location, self.wait)?)
+        let store = Store::open_at_waiting(&location, self.wait)?;
+        if let Some(warning) = location.network_warning() {
+            eprintln!("warning: {warning}");
+        }
+        Ok(store)
     }
 
     /// Open it for a command that works on what is already there. A database file given by

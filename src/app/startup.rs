@@ -74,7 +74,7 @@ pub(super) async fn open(
     forward_engine_events(&engine, store.clone(), out.clone(), shutdown.clone());
     let targets = registered.picker;
     let configured = registered.configured;
-    let problems: Vec<String> = configured
+    let mut problems: Vec<String> = configured
         .iter()
         .filter_map(|t| {
             let p = t.problem.as_ref()?;
@@ -84,6 +84,7 @@ pub(super) async fn open(
             ))
         })
         .collect();
+    problems.extend(store.location().network_warning());
     let startup = {
         let store = store.clone();
         // Shown in the window: a PostgreSQL URL without its password.

@@ -2,7 +2,7 @@
 //! lab's machines share (`--db postgres://USER@HOST:PORT/DB`).
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StoreLocation {
@@ -33,6 +33,101 @@ impl From<PathBuf> for StoreLocation {
     }
 }
 
+impl StoreLocation {
+    /// What to warn of before using a database file on a network file system (NFS, SMB,
+    /// a cluster file system): SQLite's locks do not hold there, so two machines using the
+    /// file at once (a home folder mounted on every machine of a lab, say) can corrupt it.
+    pub fn network_warning(&self) -> Option<String> {
+        let StoreLocation::File(path) = self else {
+            return None;
+        };
+        network_file_system(path).map(|kind| network_warning_text(path, kind))
+    }
+}
+
+fn network_warning_text(path: &Path, kind: &str) -> String {
+    format!(
+        "Lodge's database {} is on a network file system ({kind}). SQLite's locks do not \
+         hold there, so two machines using it at once can corrupt it. Keep it on a local disk \
+         (--db or LODGE_DB, e.g. /var/tmp/lodge.db), or share one queue between machines \
+         with team mode (--db postgres://…)",
+        path.display()
+    )
+}
+
+/// The kind of network file system `path` is on (the file need not exist yet: its nearest
+/// existing folder is asked), if it is on one.
+pub fn network_file_system(path: &Path) -> Option<&'static str> {
+    let existing = path.ancestors().find(|p| p.exists())?;
+    file_system_kind(existing)
+}
+
+#[cfg(target_os = "linux")]
+fn file_system_kind(path: &Path) -> Option<&'static str> {
+    let stat = rustix::fs::statfs(path).ok()?;
+    // f_type is a signed word of the platform's size; the magic numbers are 32-bit.
+    network_magic(stat.f_type as u64 as u32)
+}
+
+#[cfg(target_os = "macos")]
+fn file_system_kind(path: &Path) -> Option<&'static str> {
+    let stat = rustix::fs::statfs(path).ok()?;
+    let name: Vec<u8> = stat
+        .f_fstypename
+        .iter()
+        .take_while(|&&c| c != 0)
+        .map(|&c| c as u8)
+        .collect();
+    match name.as_slice() {
+        b"nfs" => Some("nfs"),
+        b"smbfs" => Some("smb"),
+        b"afpfs" => Some("afp"),
+        b"webdav" => Some("webdav"),
+        _ => None,
+    }
+}
+
+#[cfg(windows)]
+fn file_system_kind(path: &Path) -> Option<&'static str> {
+    // A share named by its server (\\server\share\...); a mapped drive letter is not seen.
+    use std::path::{Component, Prefix};
+    match path.components().next() {
+        Some(Component::Prefix(p))
+            if matches!(p.kind(), Prefix::UNC(..) | Prefix::VerbatimUNC(..)) =>
+        {
+            Some("a network share")
+        }
+        _ => None,
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
+fn file_system_kind(_path: &Path) -> Option<&'static str> {
+    None
+}
+
+/// Linux's file system magic numbers (`statfs(2)`, `linux/magic.h`) of the network and
+/// cluster file systems, by name. FUSE is left out: most FUSE file systems are local.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn network_magic(magic: u32) -> Option<&'static str> {
+    Some(match magic {
+        0x6969 => "nfs",
+        0x517b => "smb",
+        0xff53_4d42 => "cifs",
+        0xfe53_4d42 => "smb2",
+        0x0102_1997 => "9p",
+        0x5346_414f => "afs",
+        0x00c3_6400 => "ceph",
+        0x7375_7245 => "coda",
+        0x0116_1970 => "gfs2",
+        0x7461_636f => "ocfs2",
+        0x0bd0_0bd0 => "lustre",
+        0x4750_4653 => "gpfs",
+        0x1983_0326 => "beegfs",
+        _ => return None,
+    })
+}
+
 /// For messages: a file's path, or the URL with any password hidden.
 impl fmt::Display for StoreLocation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -51,7 +146,38 @@ impl fmt::Display for StoreLocation {
 
 #[cfg(test)]
 mod tests {
-    use super::StoreLocation;
+    use super::{StoreLocation, network_magic, network_warning_text};
+    use std::path::Path;
+
+    #[test]
+    fn network_and_cluster_file_systems_are_told_from_local_ones() {
+        assert_eq!(network_magic(0x6969), Some("nfs"));
+        assert_eq!(network_magic(0xff53_4d42), Some("cifs"));
+        assert_eq!(network_magic(0x4750_4653), Some("gpfs"));
+        // ext4, tmpfs, btrfs, xfs and FUSE are not.
+        for local in [0xef53, 0x0102_1994, 0x9123_683e, 0x5846_5342, 0x6573_5546] {
+            assert_eq!(network_magic(local), None, "{local:#x}");
+        }
+    }
+
+    #[test]
+    fn a_database_on_a_local_disk_gets_no_warning_and_postgres_none_either() {
+        let dir = tempfile::tempdir().unwrap();
+        // Not created yet: its folder is asked.
+        let file = StoreLocation::File(dir.path().join("not-yet/lodge.db"));
+        assert_eq!(file.network_warning(), None);
+        let shared = StoreLocation::parse("postgres://lab@db.example/lodge");
+        assert_eq!(shared.network_warning(), None);
+        // What one on NFS is told: the file, the file system, and both ways out.
+        let said = network_warning_text(Path::new("/home/me/.local/share/lodge/lodge.db"), "nfs");
+        for part in [
+            "/home/me/.local/share/lodge/lodge.db is on a network file system (nfs)",
+            "--db or LODGE_DB",
+            "--db postgres://",
+        ] {
+            assert!(said.contains(part), "{part}: {said}");
+        }
+    }
 
     #[test]
     fn postgres_urls_are_recognised_and_their_passwords_hidden() {
