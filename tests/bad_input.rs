@@ -785,6 +785,48 @@ fn a_database_path_with_no_database_or_naming_a_folder_is_named_and_nothing_is_c
 }
 
 #[test]
+fn a_folder_never_added_is_named_with_the_add_that_makes_it_a_dataset() {
+    let lab = Lab::new();
+    assert!(
+        add_cmd(&lab, &lab.numbered_folder(1))
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let fresh = lab.numbered_folder(2);
+    for command in [
+        &["deposit", "--target", "sandbox+http://127.0.0.1:9"][..],
+        &["scan"],
+    ] {
+        let out = lodge_in(&lab).args(command).arg(&fresh).output().unwrap();
+        let t = text(&out);
+        assert!(!out.status.success(), "{command:?}: {t}");
+        assert_all(
+            &t,
+            &[
+                &format!(
+                    "{} is a folder, but not one of Lodge's datasets",
+                    fresh.display()
+                ),
+                &format!("`lodge add {}`", fresh.display()),
+            ],
+        );
+    }
+    // A name that is neither a dataset nor a folder keeps its own answer.
+    let out = lodge_in(&lab)
+        .args(["scan", "no-such-thing"])
+        .output()
+        .unwrap();
+    assert_all(&text(&out), &["no dataset matches 'no-such-thing'"]);
+    assert_eq!(
+        open_store(&lab).datasets().unwrap().len(),
+        1,
+        "nothing was added"
+    );
+}
+
+#[test]
 fn a_deposit_flag_that_cannot_work_is_refused_naming_it_and_nothing_is_queued() {
     let lab = Lab::new();
     assert!(

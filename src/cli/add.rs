@@ -14,7 +14,7 @@ use crate::content::{
     Creator, DocumentChanges, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder,
     spdx_license_id, spdx_suggestion,
 };
-use crate::store::{DatasetRow, Store, StoreLocation};
+use crate::store::{DatasetRow, Store, StoreError, StoreLocation};
 use crate::wording::{count_of, human_bytes};
 
 #[derive(Debug, Args)]
@@ -539,7 +539,18 @@ pub(super) fn select_datasets(
                 .map(|p| p.to_string_lossy().into_owned());
             match canonical {
                 Some(c) if store.dataset_by_path(&c)?.is_some() => Ok(store.find_dataset(&c)?),
-                _ => Ok(store.find_dataset(s)?),
+                _ => match store.find_dataset(s) {
+                    // A folder on disk that no dataset is: it was never added.
+                    Err(StoreError::NoSuchDataset { .. }) if Path::new(s).is_dir() => {
+                        anyhow::bail!(
+                            "{s} is a folder, but not one of Lodge's datasets: add it first \
+                             with `lodge add {}` (and its --title, --creator, --publisher and \
+                             --year)",
+                            shell_word(s)
+                        )
+                    }
+                    found => Ok(found?),
+                },
             }
         })
         .collect()
