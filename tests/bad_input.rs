@@ -798,6 +798,8 @@ fn a_folder_never_added_is_named_with_the_add_that_makes_it_a_dataset() {
     for command in [
         &["deposit", "--target", "sandbox+http://127.0.0.1:9"][..],
         &["scan"],
+        &["show"],
+        &["remove"],
     ] {
         let out = lodge_in(&lab).args(command).arg(&fresh).output().unwrap();
         let t = text(&out);
@@ -809,7 +811,7 @@ fn a_folder_never_added_is_named_with_the_add_that_makes_it_a_dataset() {
                     "{} is a folder, but not one of Lodge's datasets",
                     fresh.display()
                 ),
-                &format!("`lodge add {}`", fresh.display()),
+                &format!("`lodge add {}` makes it one", fresh.display()),
             ],
         );
     }

@@ -543,9 +543,8 @@ pub(super) fn select_datasets(
                     // A folder on disk that no dataset is: it was never added.
                     Err(StoreError::NoSuchDataset { .. }) if Path::new(s).is_dir() => {
                         anyhow::bail!(
-                            "{s} is a folder, but not one of Lodge's datasets: add it first \
-                             with `lodge add {}` (and its --title, --creator, --publisher and \
-                             --year)",
+                            "{s} is a folder, but not one of Lodge's datasets: `lodge add {}` \
+                             makes it one (with its --title, --creator, --publisher and --year)",
                             shell_word(s)
                         )
                     }
