@@ -295,7 +295,11 @@ impl Database {
     pub fn open(&self) -> anyhow::Result<Store> {
         let location = StoreLocation::from(self.path.clone());
         let store = Store::open_at_waiting(&location, self.wait)?;
-        if let Some(warning) = location.network_warning() {
+        for warning in location
+            .network_warning()
+            .into_iter()
+            .chain(store.clock_warning())
+        {
             eprintln!("warning: {warning}");
         }
         Ok(store)

@@ -401,6 +401,26 @@ fn a_name_two_datasets_share_is_refused_naming_both_folders(b: Backend) {
     assert_eq!(store.find_dataset(&second.to_string()).unwrap().id, second);
 }
 
+fn a_shared_store_measures_this_machines_clock_against_the_servers(b: Backend) {
+    let store = b.open();
+    match &b.location {
+        // One machine's clock times every lease of a file: nothing to compare.
+        StoreLocation::File(_) => assert_eq!(store.clock_offset_ms().unwrap(), None),
+        // The server runs on this machine here, so the two clocks agree.
+        StoreLocation::Postgres(_) => {
+            let offset = store
+                .clock_offset_ms()
+                .unwrap()
+                .expect("measured on PostgreSQL");
+            assert!(
+                offset.abs() < 1_000,
+                "offset {offset} ms from a server on this machine"
+            );
+        }
+    }
+    assert_eq!(store.clock_warning(), None);
+}
+
 fn datasets_overlapping_a_folder_are_those_inside_it_or_around_it(b: Backend) {
     let store = b.open();
     let survey = b
@@ -836,6 +856,7 @@ every_backend!(
     a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued,
     a_failed_job_whose_scope_landed_since_is_neither_listed_failed_nor_requeued,
     datasets_overlapping_a_folder_are_those_inside_it_or_around_it,
+    a_shared_store_measures_this_machines_clock_against_the_servers,
     a_name_two_datasets_share_is_refused_naming_both_folders,
     a_removed_datasets_id_is_not_given_to_the_next_one,
     rescanning_a_dataset_uses_up_no_dataset_numbers,

@@ -345,6 +345,54 @@ async fn a_job_whose_folder_is_on_another_machine_is_left_for_one_that_can_read_
     assert_store_agrees_with_server(&store, &sandbox, 1).await;
 }
 
+/// A machine whose clock is off (libfaketime moves this one process's clock, not the
+/// server's) is told so by every command: its leases would be misjudged.
+#[test]
+fn a_machine_whose_clock_is_off_is_warned_and_one_in_time_is_not() {
+    let lab = Lab::new();
+    let url = shared().new_database();
+    add_all(&url, "alpha", &[lab.numbered_folder(1)]);
+    let status = |clock: Option<&str>| {
+        let mut cmd = lodge_on(&url, "alpha");
+        if let Some(offset) = clock {
+            // Only this process's wall clock: its timers and waits keep the real one.
+            let lodge = cmd.get_program().to_owned();
+            let mut faked = Command::new("faketime");
+            faked.args(["-f", offset]).arg(lodge);
+            for (key, value) in cmd.get_envs() {
+                match value {
+                    Some(v) => faked.env(key, v),
+                    None => faked.env_remove(key),
+                };
+            }
+            faked.env("DONT_FAKE_MONOTONIC", "1");
+            cmd = faked;
+        }
+        let out = cmd
+            .arg("status")
+            .output()
+            .expect("faketime (scripts/install/postgres.sh)");
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let ahead = status(Some("+90s"));
+    assert!(
+        ahead.contains(
+            "warning: this machine's clock is 90 s ahead of the shared database server's"
+        ),
+        "{ahead}"
+    );
+    let behind = status(Some("-2m"));
+    assert!(
+        behind.contains("120 s behind the shared database server's"),
+        "{behind}"
+    );
+    assert!(
+        !status(None).contains("clock"),
+        "a clock in time says nothing"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_store_hears_of_another_machines_events_within_a_second() {
     let url = shared().new_database();

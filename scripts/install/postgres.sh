@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# PostgreSQL's server programs for the team-mode tests (tests/team_mode.rs,
+# PostgreSQL's server programs (and libfaketime) for the team-mode tests (tests/team_mode.rs,
 # tests/store_suite.rs): each test binary starts a throwaway cluster of its own on loopback
 # with initdb and pg_ctl (see tests/support/postgres.rs), so nothing needs to be running.
 set -euo pipefail
+# libfaketime sets one process's clock off from the server's (the clock-warning test).
+"$(dirname "$0")/apt-packages.sh" "libfaketime, for the team-mode clock test" faketime
 if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     exit 0
 fi

@@ -85,6 +85,14 @@ pub(super) async fn open(
         })
         .collect();
     problems.extend(store.location().network_warning());
+    let clock = {
+        let store = store.clone();
+        tokio::task::spawn_blocking(move || store.clock_warning())
+            .await
+            .ok()
+            .flatten()
+    };
+    problems.extend(clock.map(|w| format!("Careful: {w}")));
     let startup = {
         let store = store.clone();
         // Shown in the window: a PostgreSQL URL without its password.

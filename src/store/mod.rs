@@ -17,6 +17,7 @@ macro_rules! active_job {
     };
 }
 
+mod clock;
 mod datasets;
 mod events;
 mod hash_cache;
