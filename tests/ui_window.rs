@@ -579,9 +579,12 @@ fn defaults_set_in_settings_make_dropped_folders_ready_to_deposit_with_a_title_e
     set_defaults(&mut w);
     w.harness.get_by_label("Save settings").click();
     w.harness.step();
-    w.wait("the settings saved", |app| !app.settings.is_open());
-    let saved = std::fs::read_to_string(w.lab.path("app/settings.json")).unwrap();
-    assert!(saved.contains("Soil survey {folder}"), "{saved}");
+    w.wait("the settings window closed", |app| !app.settings.is_open());
+    // The file is written off the window's thread: wait for it rather than race it.
+    let file = w.lab.path("app/settings.json");
+    w.wait("the settings saved", |_| {
+        std::fs::read_to_string(&file).is_ok_and(|saved| saved.contains("Soil survey {folder}"))
+    });
 
     // Folders with no citation file of their own: every field a deposit needs is filled.
     for name in ["plot-7", "plot-8"] {
