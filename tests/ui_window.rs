@@ -262,6 +262,49 @@ fn a_sandbox_that_always_fails_ends_failed_and_retry_after_the_faults_stop_depos
 }
 
 #[test]
+fn a_failed_job_is_retried_from_the_history_with_the_same_key() {
+    let always_503 = FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    };
+    let mut w = Window::open(always_503);
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("Failed", |app| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::Failed)
+    });
+    let key = w.app().model.row(id).unwrap().key;
+
+    w.harness.get_by_label("History").click();
+    w.wait("the failed job listed", |app| {
+        app.model
+            .history
+            .as_ref()
+            .is_some_and(|h| h.iter().any(|r| r.state == "failed"))
+    });
+    w.harness
+        .state()
+        .send(Command::SetSandboxFaults(FaultConfig::default()));
+    w.harness.get_by_label("Retry").click();
+    w.wait("deposited by the retry", |app| {
+        app.model
+            .history
+            .as_ref()
+            .is_some_and(|h| h.len() == 1 && h[0].state == "deposited" && h[0].identifier.is_some())
+    });
+    let job = &w.app().model.history.as_ref().unwrap()[0];
+    assert_eq!(
+        Some(job.key.as_str()),
+        key.map(|k| k.to_hex()).as_deref(),
+        "the same job, with the same key"
+    );
+    assert!(
+        w.harness.query_by_label("Retry").is_none(),
+        "nothing is left to retry"
+    );
+}
+
+#[test]
 fn a_failed_deposits_error_wraps_under_its_job_and_the_details_leave_the_table_its_room() {
     let always_503 = FaultConfig {
         fail_before_commit: 1.0,

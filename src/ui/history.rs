@@ -1,5 +1,6 @@
 //! The history view: every deposit ever made from this store, across targets; search,
-//! filters by status, target and date, export to CSV and JSON, links to the records.
+//! filters by status, target and date, export to CSV and JSON, links to the records, and
+//! Retry for a failed job.
 
 use egui::RichText;
 use egui_extras::{Column, TableBuilder};
@@ -124,6 +125,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         return;
     }
     let mut open: Option<String> = None;
+    let mut retry: Option<i64> = None;
     TableBuilder::new(ui)
         .id_salt("history")
         .striped(true)
@@ -187,6 +189,24 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     (Some(id), None) => {
                         ui.label(id);
                     }
+                    // A failed job is retried from here whatever target the picker shows,
+                    // if the window can reach its target.
+                    _ if r.state == "failed" => {
+                        if app.model.targets.iter().any(|t| t.scope_id == r.target) {
+                            let button = ui
+                                .small_button("Retry")
+                                .on_hover_text("Re-queue it with the same key");
+                            if button.clicked() {
+                                retry = Some(r.job);
+                            }
+                        } else {
+                            ui.weak("—").on_hover_text(format!(
+                                "{} is not one of the window's targets (it was used from the \
+                                 command line): `lodge retry {}` retries it there",
+                                r.target, r.job
+                            ));
+                        }
+                    }
                     _ => {
                         ui.weak("—");
                     }
@@ -201,6 +221,9 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         });
     if let Some(url) = open {
         ui.ctx().open_url(egui::OpenUrl::new_tab(url));
+    }
+    if let Some(job) = retry {
+        app.send(Command::Retry { jobs: vec![job] });
     }
 }
 
