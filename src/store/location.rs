@@ -22,18 +22,7 @@ impl StoreLocation {
             StoreLocation::File(PathBuf::from(text))
         }
     }
-}
 
-impl From<PathBuf> for StoreLocation {
-    fn from(path: PathBuf) -> StoreLocation {
-        match path.to_str() {
-            Some(text) => StoreLocation::parse(text),
-            None => StoreLocation::File(path),
-        }
-    }
-}
-
-impl StoreLocation {
     /// What to warn of before using a database file on a network file system (NFS, SMB,
     /// a cluster file system): SQLite's locks do not hold there, so two machines using the
     /// file at once (a home folder mounted on every machine of a lab, say) can corrupt it.
@@ -42,6 +31,15 @@ impl StoreLocation {
             return None;
         };
         network_file_system(path).map(|kind| network_warning_text(path, kind))
+    }
+}
+
+impl From<PathBuf> for StoreLocation {
+    fn from(path: PathBuf) -> StoreLocation {
+        match path.to_str() {
+            Some(text) => StoreLocation::parse(text),
+            None => StoreLocation::File(path),
+        }
     }
 }
 
@@ -57,7 +55,7 @@ fn network_warning_text(path: &Path, kind: &str) -> String {
 
 /// The kind of network file system `path` is on (the file need not exist yet: its nearest
 /// existing folder is asked), if it is on one.
-pub fn network_file_system(path: &Path) -> Option<&'static str> {
+fn network_file_system(path: &Path) -> Option<&'static str> {
     let existing = path.ancestors().find(|p| p.exists())?;
     file_system_kind(existing)
 }
