@@ -464,3 +464,50 @@ fn lodge_draft_bodies_have_every_field_of_the_documented_request() {
     );
     assert_eq!(ours["metadata"]["resource_type"]["id"], "dataset");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn zenodo_refuses_more_files_than_a_record_takes_before_making_a_draft() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let zenodo = open_target(
+        &format!("zenodo+http://{}", sandbox.addr()),
+        Some(sandbox.invenio_account().token),
+    )
+    .expect("zenodo target");
+    let names: Vec<String> = (0..=100).map(|i| format!("plot-{i:03}.csv")).collect();
+    let files: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), n.as_bytes())).collect();
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.folder("plots", &files), &metadata("Plots"));
+
+    // A dry run says so already.
+    let mut dry = lodge(&lab.path("lodge.db"));
+    dry.args([
+        "deposit",
+        "--dry-run",
+        "--all",
+        "--target",
+        zenodo.scope_id(),
+    ])
+    .args(["--token", &sandbox.invenio_account().token]);
+    let out = run(dry).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &["refused  plots: rejected: files: Zenodo takes at most 100 files in a record"],
+    );
+
+    let jobs = deposit(&store, &zenodo, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].attempts, 1, "terminal: never retried");
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains("Zenodo takes at most 100 files in a record and this dataset has 101"),
+        "{error}"
+    );
+    assert_eq!(sandbox.invenio_counts(), (0, 0), "no draft was made");
+
+    // An InvenioRDM site sets its own limits: the same dataset is published there.
+    let jobs = deposit(&store, &invenio(&sandbox), &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert_eq!(sandbox.invenio_uploads(), 101);
+}

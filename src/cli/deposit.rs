@@ -17,7 +17,7 @@ use super::{Database, EngineArgs};
 use crate::content::ContentKey;
 use crate::engine::{Engine, EngineEvent, check_unchanged};
 use crate::store::{DatasetRow, EventKind, JobRow, JobState, Store};
-use crate::targets::{Target, is_changed_since_scan};
+use crate::targets::{DepositRequest, Target, is_changed_since_scan};
 use crate::wording::count_of;
 
 #[derive(Debug, Args)]
@@ -135,7 +135,13 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 refused += 1;
                 continue;
             }
-            if let Some(f) = target.refusal_before_sending(key) {
+            if let Some(document) = store.document(key)?
+                && let Some(f) = target.refusal_before_sending(&DepositRequest {
+                    key: *key,
+                    document: &document,
+                    root: Path::new(&d.path),
+                })
+            {
                 println!("refused  {name}: {f}");
                 refused += 1;
                 continue;

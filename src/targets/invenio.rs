@@ -23,8 +23,11 @@ use serde_json::{Value, json};
 use super::stream::{FileSlice, file_body, refusal};
 use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
 use crate::content::{
-    ContentDocument, ContentKey, Creator, ManifestEntry, Sha256Hex, spdx_license_id,
+    ContentDocument, ContentKey, Creator, FieldProblem, ManifestEntry, Sha256Hex, spdx_license_id,
 };
+
+/// The most files Zenodo takes in one record.
+pub const ZENODO_MAX_FILES: usize = 100;
 
 /// Subject that carries the content key in a draft's metadata.
 pub fn key_subject(key: &ContentKey) -> String {
@@ -536,6 +539,9 @@ impl Target for InvenioTarget {
         request: &DepositRequest<'_>,
         progress: ProgressSink,
     ) -> Result<(), Failure> {
+        if let Some(refused) = self.refusal_before_sending(request) {
+            return Err(refused);
+        }
         let hits = self.find(&request.key).await?;
         if hits.iter().any(|h| h.published) {
             return Ok(());
@@ -631,6 +637,25 @@ impl Target for InvenioTarget {
 
     fn can_lookup(&self) -> bool {
         true
+    }
+
+    /// Zenodo takes at most [`ZENODO_MAX_FILES`] files in a record: a dataset with more is
+    /// refused before a draft is made, rather than left as a draft half filled. (Its 50 GB
+    /// per record is not checked: Zenodo raises it for a record on request, and says so
+    /// itself when it is exceeded.) Other InvenioRDM sites set their own limits.
+    fn refusal_before_sending(&self, request: &DepositRequest<'_>) -> Option<Failure> {
+        let files = request.document.manifest.len();
+        (self.kind == "zenodo" && files > ZENODO_MAX_FILES).then(|| Failure::Rejected {
+            status: 0,
+            problems: vec![FieldProblem {
+                field: "files".into(),
+                message: format!(
+                    "Zenodo takes at most {ZENODO_MAX_FILES} files in a record and this \
+                     dataset has {files}: put them in a few archives (a .zip of each folder, \
+                     say), add the folder again, and deposit it"
+                ),
+            }],
+        })
     }
 
     fn duplicate_guard(&self) -> &'static str {

@@ -99,10 +99,11 @@ pub trait Target: Send + Sync {
     /// Whether [`Target::lookup`] can find a record by key (used to reconcile before a retry).
     fn can_lookup(&self) -> bool;
 
-    /// Why this target would refuse `key` before sending anything, where that is known
-    /// without asking the server (DataCite with `landing_from=` and no landing page for it);
-    /// `lodge deposit --dry-run` says so.
-    fn refusal_before_sending(&self, _key: &ContentKey) -> Option<Failure> {
+    /// Why this target would refuse `request` before sending anything, where that is known
+    /// without asking the server (DataCite with `landing_from=` and no landing page for
+    /// its key; Zenodo and more files than a record takes); `lodge deposit --dry-run` says
+    /// so.
+    fn refusal_before_sending(&self, _request: &DepositRequest<'_>) -> Option<Failure> {
         None
     }
 

@@ -310,8 +310,9 @@ impl Target for DataCiteTarget {
         true
     }
 
-    fn refusal_before_sending(&self, key: &ContentKey) -> Option<Failure> {
-        self.landing_page(key, &self.doi(key)).err()
+    fn refusal_before_sending(&self, request: &DepositRequest<'_>) -> Option<Failure> {
+        self.landing_page(&request.key, &self.doi(&request.key))
+            .err()
     }
 
     fn duplicate_guard(&self) -> &'static str {
