@@ -305,6 +305,41 @@ fn a_failed_job_is_retried_from_the_history_with_the_same_key() {
 }
 
 #[test]
+fn a_failed_job_whose_key_a_later_deposit_landed_offers_no_retry_in_the_history() {
+    let always_503 = FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    };
+    let mut w = Window::open(always_503);
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("Failed", |app| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::Failed)
+    });
+    // Deposited again (a new job of the same scope) rather than retried.
+    w.harness
+        .state()
+        .send(Command::SetSandboxFaults(FaultConfig::default()));
+    let target = w.app().model.targets[0].scope_id.clone();
+    w.harness.state().send(Command::Deposit {
+        ids: vec![id],
+        target,
+    });
+    w.harness.get_by_label("History").click();
+    w.wait("job 1 failed, job 2 deposited", |app| {
+        app.model.history.as_ref().is_some_and(|h| {
+            h.iter().any(|r| r.job == 1 && r.state == "failed")
+                && h.iter().any(|r| r.job == 2 && r.state == "deposited")
+        })
+    });
+    w.harness.step();
+    assert!(
+        w.harness.query_by_label("Retry").is_none(),
+        "job 1 has nothing left to retry"
+    );
+}
+
+#[test]
 fn a_failed_deposits_error_wraps_under_its_job_and_the_details_leave_the_table_its_room() {
     let always_503 = FaultConfig {
         fail_before_commit: 1.0,

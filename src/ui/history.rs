@@ -2,6 +2,8 @@
 //! filters by status, target and date, export to CSV and JSON, links to the records, and
 //! Retry for a failed job.
 
+use std::collections::HashMap;
+
 use egui::RichText;
 use egui_extras::{Column, TableBuilder};
 
@@ -124,6 +126,13 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         ui.label("No deposits match. Deposits appear here as soon as they are queued.");
         return;
     }
+    // The job that landed each scope, if one did: a failed job of a scope that a later
+    // deposit landed has nothing left to retry (the store would re-queue nothing).
+    let landed: HashMap<(&str, &str), &HistoryRow> = rows
+        .iter()
+        .filter(|r| r.state == "deposited" || r.state == "existing")
+        .map(|r| ((r.target.as_str(), r.key.as_str()), r))
+        .collect();
     let mut open: Option<String> = None;
     let mut retry: Option<i64> = None;
     TableBuilder::new(ui)
@@ -192,7 +201,14 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     // A failed job is retried from here whatever target the picker shows,
                     // if the window can reach its target.
                     _ if r.state == "failed" => {
-                        if app.model.targets.iter().any(|t| t.scope_id == r.target) {
+                        if let Some(later) = landed.get(&(r.target.as_str(), r.key.as_str())) {
+                            ui.weak("—").on_hover_text(format!(
+                                "Nothing to retry: job {} deposited the same key here since, \
+                                 as {}",
+                                later.job,
+                                later.identifier.as_deref().unwrap_or("?")
+                            ));
+                        } else if app.model.targets.iter().any(|t| t.scope_id == r.target) {
                             let button = ui
                                 .small_button("Retry")
                                 .on_hover_text("Re-queue it with the same key");
