@@ -337,6 +337,38 @@ fn a_failed_job_whose_key_a_later_deposit_landed_offers_no_retry_in_the_history(
         w.harness.query_by_label("Retry").is_none(),
         "job 1 has nothing left to retry"
     );
+    w.harness.get_by_label("landed by job 2");
+}
+
+#[test]
+fn a_failed_job_on_a_target_used_from_the_command_line_names_the_retry_to_run_there() {
+    let mut w = Window::open(FaultConfig::default());
+    w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    // Another repository, reached only from the command line, refuses every write.
+    let elsewhere = w.runtime.block_on(w.lab.failing_sandbox("elsewhere"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lodge"))
+        .env("LODGE_DB", w.lab.path("app/lodge.db"))
+        .env("LODGE_CONFIG", w.lab.path("config/config.toml"))
+        .env("LODGE_NO_KEYRING", "1")
+        .args(["deposit", "--all", "--max-attempts", "1", "--target"])
+        .arg(elsewhere.target_url())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+
+    w.harness.get_by_label("History").click();
+    w.wait("the command line's failed job", |app| {
+        app.model
+            .history
+            .as_ref()
+            .is_some_and(|h| h.iter().any(|r| r.job == 1 && r.state == "failed"))
+    });
+    w.harness.step();
+    w.harness.get_by_label("lodge retry 1");
+    assert!(
+        w.harness.query_by_label("Retry").is_none(),
+        "the window cannot reach that target: no button that would only queue it"
+    );
 }
 
 #[test]

@@ -202,12 +202,13 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     // if the window can reach its target.
                     _ if r.state == "failed" => {
                         if let Some(later) = landed.get(&(r.target.as_str(), r.key.as_str())) {
-                            ui.weak("—").on_hover_text(format!(
-                                "Nothing to retry: job {} deposited the same key here since, \
+                            ui.weak(format!("landed by job {}", later.job))
+                                .on_hover_text(format!(
+                                    "Nothing to retry: job {} deposited the same key here since, \
                                  as {}",
-                                later.job,
-                                later.identifier.as_deref().unwrap_or("?")
-                            ));
+                                    later.job,
+                                    later.identifier.as_deref().unwrap_or("?")
+                                ));
                         } else if app.model.targets.iter().any(|t| t.scope_id == r.target) {
                             let button = ui
                                 .small_button("Retry")
@@ -216,11 +217,14 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                                 retry = Some(r.job);
                             }
                         } else {
-                            ui.weak("—").on_hover_text(format!(
-                                "{} is not one of the window's targets (it was used from the \
+                            // Selectable, to copy the command.
+                            let command = format!("lodge retry {}", r.job);
+                            ui.add(egui::Label::new(RichText::new(command).weak().monospace()))
+                                .on_hover_text(format!(
+                                    "{} is not one of the window's targets (it was used from the \
                                  command line): `lodge retry {}` retries it there",
-                                r.target, r.job
-                            ));
+                                    r.target, r.job
+                                ));
                         }
                     }
                     _ => {
