@@ -877,8 +877,21 @@ async fn several_failed_items_end_with_one_command_that_retries_them_all() {
         Some(1),
         "job 4 fails"
     );
+    let show = || {
+        let mut c = lodge(&db);
+        c.args(["show", &fourth.to_string()]);
+        run(c)
+    };
+    let t = text(&show().await);
+    assert!(
+        t.contains("retry with the same key: `lodge retry 4`"),
+        "{t}"
+    );
     sandbox.set_faults(FaultConfig::default());
     assert!(deposit(&[fourth]).await.status.success(), "job 5 lands");
+    let t = text(&show().await);
+    assert!(t.contains("landed since by job 5 as sbx-"), "{t}");
+    assert!(!t.contains("lodge retry 4"), "{t}");
     let t = text(&retry_all().await);
     assert!(t.contains("no failed jobs: nothing to retry"), "{t}");
     let out = run({

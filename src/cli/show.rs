@@ -3,13 +3,14 @@
 //! deposit of it — and its folder as it is now, so a researcher can check what a deposit
 //! will say before making it.
 
+use std::collections::HashSet;
 use std::process::ExitCode;
 
 use super::Database;
 use super::folder::FolderNow;
 use super::output::time_text;
 use crate::content::{ContentDocument, Metadata, citation};
-use crate::store::{DatasetRow, JobRow, Store, replays_by_original};
+use crate::store::{DatasetRow, JobRow, JobState, Store, replays_by_original};
 use crate::wording::{count_of, human_bytes, replayed_since};
 
 /// Files listed before the rest is summed up, unless `--files` asks for every one.
@@ -34,7 +35,15 @@ pub fn show(
         let out = as_json(&dataset, document.as_ref(), &jobs, &same_data, &folder);
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print_text(&dataset, document.as_ref(), &jobs, &same_data, all_files);
+        let retryable: HashSet<i64> = store.failed_job_ids(None)?.into_iter().collect();
+        print_text(
+            &dataset,
+            document.as_ref(),
+            &jobs,
+            &retryable,
+            &same_data,
+            all_files,
+        );
         print_folder(&folder, dataset.id);
     }
     Ok(ExitCode::SUCCESS)
@@ -104,6 +113,7 @@ fn print_text(
     d: &DatasetRow,
     document: Option<&ContentDocument>,
     jobs: &[JobRow],
+    retryable: &HashSet<i64>,
     same_data: &[(String, String)],
     all_files: bool,
 ) {
@@ -172,6 +182,23 @@ fn print_text(
             );
             if let Some(again) = replays.get(&j.id) {
                 println!("            {}", replayed_since(again));
+            }
+            if j.state == JobState::Failed {
+                if retryable.contains(&j.id) {
+                    println!(
+                        "            retry with the same key: `lodge retry {}`",
+                        j.id
+                    );
+                } else if let Some(later) = jobs
+                    .iter()
+                    .find(|o| o.target == j.target && o.key == j.key && o.state.is_landed())
+                {
+                    println!(
+                        "            landed since by job {} as {}",
+                        later.id,
+                        later.identifier.as_deref().unwrap_or("?")
+                    );
+                }
             }
             // Once per record: replays of it name the same one.
             if let Some(cite) = citation_of(d, j)
