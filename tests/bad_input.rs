@@ -45,6 +45,12 @@ fn add_cmd(lab: &Lab, folder: &Path) -> Command {
     cmd
 }
 
+/// `lodge add` of the lab's first folder, which must succeed.
+fn add_first_folder(lab: &Lab) {
+    let out = add_cmd(lab, &lab.numbered_folder(1)).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}
+
 /// `lodge deposit --all` to `target`, giving up after three quick attempts.
 fn deposit_cmd(lab: &Lab, target: &str) -> Command {
     let mut cmd = lodge_in(lab);
@@ -787,13 +793,7 @@ fn a_database_path_with_no_database_or_naming_a_folder_is_named_and_nothing_is_c
 #[test]
 fn a_folder_never_added_is_named_with_the_add_that_makes_it_a_dataset() {
     let lab = Lab::new();
-    assert!(
-        add_cmd(&lab, &lab.numbered_folder(1))
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
+    add_first_folder(&lab);
     let fresh = lab.numbered_folder(2);
     for command in [
         &["deposit", "--target", "sandbox+http://127.0.0.1:9"][..],
@@ -831,13 +831,7 @@ fn a_folder_never_added_is_named_with_the_add_that_makes_it_a_dataset() {
 #[test]
 fn a_deposit_flag_that_cannot_work_is_refused_naming_it_and_nothing_is_queued() {
     let lab = Lab::new();
-    assert!(
-        add_cmd(&lab, &lab.numbered_folder(1))
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
+    add_first_folder(&lab);
     // Zero deposits in flight or attempts, a lease that lapses mid-request, an empty token.
     let refused: [(&[&str], &[&str]); 5] = [
         (&["--token", ""], &["--token", "the token is empty"]),

@@ -263,16 +263,7 @@ fn a_sandbox_that_always_fails_ends_failed_and_retry_after_the_faults_stop_depos
 
 #[test]
 fn a_failed_job_is_retried_from_the_history_with_the_same_key() {
-    let always_503 = FaultConfig {
-        fail_before_commit: 1.0,
-        ..FaultConfig::default()
-    };
-    let mut w = Window::open(always_503);
-    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
-    w.harness.get_by_label("Deposit").click();
-    w.wait("Failed", |app| {
-        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::Failed)
-    });
+    let (mut w, id) = Window::with_a_failed_deposit();
     let key = w.app().model.row(id).unwrap().key;
 
     w.harness.get_by_label("History").click();
@@ -306,16 +297,7 @@ fn a_failed_job_is_retried_from_the_history_with_the_same_key() {
 
 #[test]
 fn a_failed_job_whose_key_a_later_deposit_landed_offers_no_retry_in_the_history() {
-    let always_503 = FaultConfig {
-        fail_before_commit: 1.0,
-        ..FaultConfig::default()
-    };
-    let mut w = Window::open(always_503);
-    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
-    w.harness.get_by_label("Deposit").click();
-    w.wait("Failed", |app| {
-        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::Failed)
-    });
+    let (mut w, id) = Window::with_a_failed_deposit();
     // Deposited again (a new job of the same scope) rather than retried.
     w.harness
         .state()
@@ -373,17 +355,7 @@ fn a_failed_job_on_a_target_used_from_the_command_line_names_the_retry_to_run_th
 
 #[test]
 fn a_failed_deposits_error_wraps_under_its_job_and_the_details_leave_the_table_its_room() {
-    let always_503 = FaultConfig {
-        fail_before_commit: 1.0,
-        ..FaultConfig::default()
-    };
-    let mut w = Window::open(always_503);
-    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let id = w.add_folder(&folder);
-    w.harness.get_by_label("Deposit").click();
-    w.wait("Failed", |app| {
-        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::Failed)
-    });
+    let (mut w, _) = Window::with_a_failed_deposit();
     w.open_details("soil-cores", |d| {
         d.jobs.iter().any(|(j, _)| j.last_error.is_some())
     });

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use lodge::app::{AppPaths, AppService, DedupStatus, Details, ServiceConfig};
+use lodge::app::{AppPaths, AppService, DedupStatus, Details, ServiceConfig, StatusKind};
 use lodge::sandbox::FaultConfig;
 use lodge::ui::LodgeApp;
 
@@ -96,6 +96,22 @@ impl Window {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// A window whose sandbox answers every write with 503, holding one dataset
+    /// (`soil-cores`) whose deposit has failed after its retries; returns its dataset id.
+    pub fn with_a_failed_deposit() -> (Window, i64) {
+        let always_503 = FaultConfig {
+            fail_before_commit: 1.0,
+            ..FaultConfig::default()
+        };
+        let mut w = Window::open(always_503);
+        let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+        w.harness.get_by_label("Deposit").click();
+        w.wait("Failed", |app| {
+            app.status_of(id).map(|s| s.kind()) == Some(StatusKind::Failed)
+        });
+        (w, id)
     }
 
     /// Drop these paths on the window.
