@@ -295,7 +295,7 @@ impl Database {
     pub fn open(&self) -> anyhow::Result<Store> {
         let location = StoreLocation::from(self.path.clone());
         let store = Store::open_at_waiting(&location, self.wait)?;
-        for warning in location
+        for warning in store
             .network_warning()
             .into_iter()
             .chain(store.clock_warning())

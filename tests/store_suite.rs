@@ -419,6 +419,8 @@ fn a_shared_store_measures_this_machines_clock_against_the_servers(b: Backend) {
         }
     }
     assert_eq!(store.clock_warning(), None);
+    // Its files (the database, or the hash cache beside a shared store) are on a local disk.
+    assert_eq!(store.network_warning(), None);
 }
 
 fn datasets_overlapping_a_folder_are_those_inside_it_or_around_it(b: Backend) {

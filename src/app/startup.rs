@@ -84,7 +84,7 @@ pub(super) async fn open(
             ))
         })
         .collect();
-    problems.extend(store.location().network_warning());
+    problems.extend(store.network_warning());
     let clock = {
         let store = store.clone();
         tokio::task::spawn_blocking(move || store.clock_warning())

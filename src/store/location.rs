@@ -30,7 +30,15 @@ impl StoreLocation {
         let StoreLocation::File(path) = self else {
             return None;
         };
-        network_file_system(path).map(|kind| network_warning_text(path, kind))
+        network_file_system(path).map(|kind| {
+            on_network_file_system(
+                "Lodge's database",
+                path,
+                kind,
+                "Keep it on a local disk (--db or LODGE_DB, e.g. /var/tmp/lodge.db), or share \
+                 one queue between machines with team mode (--db postgres://…)",
+            )
+        })
     }
 }
 
@@ -43,19 +51,18 @@ impl From<PathBuf> for StoreLocation {
     }
 }
 
-fn network_warning_text(path: &Path, kind: &str) -> String {
+/// "WHAT PATH is on a network file system (KIND)", why that is a danger, and `fix`.
+pub(super) fn on_network_file_system(what: &str, path: &Path, kind: &str, fix: &str) -> String {
     format!(
-        "Lodge's database {} is on a network file system ({kind}). SQLite's locks do not \
-         hold there, so two machines using it at once can corrupt it. Keep it on a local disk \
-         (--db or LODGE_DB, e.g. /var/tmp/lodge.db), or share one queue between machines \
-         with team mode (--db postgres://…)",
+        "{what} {} is on a network file system ({kind}). SQLite's locks do not hold there, so \
+         two machines using it at once can corrupt it. {fix}",
         path.display()
     )
 }
 
 /// The kind of network file system `path` is on (the file need not exist yet: its nearest
 /// existing folder is asked), if it is on one.
-fn network_file_system(path: &Path) -> Option<&'static str> {
+pub(super) fn network_file_system(path: &Path) -> Option<&'static str> {
     let existing = path.ancestors().find(|p| p.exists())?;
     file_system_kind(existing)
 }
@@ -144,7 +151,7 @@ impl fmt::Display for StoreLocation {
 
 #[cfg(test)]
 mod tests {
-    use super::{StoreLocation, network_magic, network_warning_text};
+    use super::{StoreLocation, network_magic, on_network_file_system};
     use std::path::Path;
 
     #[test]
@@ -167,7 +174,12 @@ mod tests {
         let shared = StoreLocation::parse("postgres://lab@db.example/lodge");
         assert_eq!(shared.network_warning(), None);
         // What one on NFS is told: the file, the file system, and both ways out.
-        let said = network_warning_text(Path::new("/home/me/.local/share/lodge/lodge.db"), "nfs");
+        let said = on_network_file_system(
+            "Lodge's database",
+            Path::new("/home/me/.local/share/lodge/lodge.db"),
+            "nfs",
+            "Keep it on a local disk (--db or LODGE_DB), or use team mode (--db postgres://…)",
+        );
         for part in [
             "/home/me/.local/share/lodge/lodge.db is on a network file system (nfs)",
             "--db or LODGE_DB",

@@ -331,6 +331,26 @@ impl Store {
         &self.location
     }
 
+    /// What to warn of when a SQLite file this store writes is on a network file system:
+    /// the database itself, or, on a shared PostgreSQL store, this machine's hash cache
+    /// (in the data folder, often a home folder that every machine of a lab mounts).
+    pub fn network_warning(&self) -> Option<String> {
+        let Some(cache) = &self.local_cache else {
+            return self.location.network_warning();
+        };
+        let StoreLocation::File(path) = &cache.location else {
+            return None;
+        };
+        let kind = location::network_file_system(path)?;
+        Some(location::on_network_file_system(
+            "Lodge's hash cache",
+            path,
+            kind,
+            "Point LODGE_HASH_CACHE at a file on a local disk (e.g. \
+             /var/tmp/lodge-hash-cache.db): it only speeds up rescans of this machine's folders",
+        ))
+    }
+
     /// The files of this machine that hold the store (the SQLite database with its log,
     /// shared-memory and rollback files; on PostgreSQL, the local hash cache's), canonical
     /// and absolute: a scan of a dataset folder that holds them leaves them out.
