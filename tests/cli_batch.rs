@@ -68,12 +68,7 @@ async fn kill_9_mid_batch_then_rerun_deposits_every_dataset_exactly_once() {
     let again = run(deposit_cmd()).await;
     assert!(again.status.success(), "{}", text(&again));
 
-    let status = run({
-        let mut c = lodge(&db);
-        c.args(["status", "--json"]);
-        c
-    })
-    .await;
+    let status = lodge_with(&db, &["status", "--json"]).await;
     let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     let items = json["items"].as_array().unwrap();
     assert_eq!(items.len(), 50);
@@ -325,22 +320,12 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
     assert!(out.status.success(), "{}", text(&out));
 
     // A typo among the names removes nothing.
-    let out = run({
-        let mut c = lodge(&db);
-        c.args(["remove", &one.to_string(), "no-such-dataset"]);
-        c
-    })
-    .await;
+    let out = lodge_with(&db, &["remove", &one.to_string(), "no-such-dataset"]).await;
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("no dataset matches 'no-such-dataset'"));
     assert_eq!(store.datasets().unwrap().len(), 2, "nothing was removed");
 
-    let out = run({
-        let mut c = lodge(&db);
-        c.args(["remove", &one.to_string()]);
-        c
-    })
-    .await;
+    let out = lodge_with(&db, &["remove", &one.to_string()]).await;
     assert!(out.status.success(), "{}", text(&out));
     assert!(
         text(&out).contains(&format!("removed dataset {one} ds001")),
@@ -368,12 +353,7 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
             Duration::from_secs(3600),
         )
         .unwrap();
-    let out = run({
-        let mut c = lodge(&db);
-        c.args(["remove", "ds002"]);
-        c
-    })
-    .await;
+    let out = lodge_with(&db, &["remove", "ds002"]).await;
     assert!(out.status.success(), "{}", text(&out));
     assert!(
         text(&out).contains(&format!(
@@ -400,12 +380,7 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
     let moved = lab.numbered_folder(3);
     let (three, _) = add(&store, &moved, &metadata("Three"));
     fs::rename(&moved, lab.path("moved-elsewhere")).unwrap();
-    let out = run({
-        let mut c = lodge(&db);
-        c.args(["scan", &three.to_string()]);
-        c
-    })
-    .await;
+    let out = lodge_with(&db, &["scan", &three.to_string()]).await;
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(
         text(&out).contains(&format!("`lodge remove {three}`")),
@@ -422,11 +397,10 @@ async fn log_of_one_dataset_or_one_job_shows_only_its_events() {
     let store = lab.store("lodge.db");
     let (one, _) = add(&store, &lab.numbered_folder(1), &metadata("One"));
     let (two, _) = add(&store, &lab.numbered_folder(2), &metadata("Two"));
-    let out = run({
-        let mut c = lodge(&db);
-        c.args(["deposit", "--all", "--target", &sandbox.target_url()]);
-        c
-    })
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &sandbox.target_url()],
+    )
     .await;
     assert!(out.status.success(), "{}", text(&out));
     let job_of = |dataset| store.jobs_of_dataset(dataset).unwrap()[0].id;
@@ -600,11 +574,10 @@ async fn incomplete_metadata_is_refused_before_queueing_with_one_line_per_proble
         "{out_text}"
     );
 
-    let out = run({
-        let mut c = lodge(&db);
-        c.args(["deposit", "--all", "--target", &sandbox.target_url()]);
-        c
-    })
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &sandbox.target_url()],
+    )
     .await;
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("refused  ds002: metadata incomplete"));
@@ -645,21 +618,15 @@ async fn add_prints_id_and_full_key_and_status_history_and_log_report_the_deposi
     assert_eq!(parts[3].len(), 64);
     assert!(parts[3].chars().all(|c| c.is_ascii_hexdigit()));
 
-    let out = run({
-        let mut c = lodge(&db);
-        c.args(["deposit", "--all", "--target", &sandbox.target_url()]);
-        c
-    })
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &sandbox.target_url()],
+    )
     .await;
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("deposited ds003 -> sbx-000001"));
 
-    let status = run({
-        let mut c = lodge(&db);
-        c.args(["status", "--json"]);
-        c
-    })
-    .await;
+    let status = lodge_with(&db, &["status", "--json"]).await;
     let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     let item = &json["items"][0];
     for field in [
@@ -690,22 +657,12 @@ async fn add_prints_id_and_full_key_and_status_history_and_log_report_the_deposi
         assert!(json["totals"].get(field).is_some(), "totals lack {field}");
     }
 
-    let csv = run({
-        let mut c = lodge(&db);
-        c.args(["history", "--csv"]);
-        c
-    })
-    .await;
+    let csv = lodge_with(&db, &["history", "--csv"]).await;
     let csv = String::from_utf8_lossy(&csv.stdout).to_string();
     assert!(csv.starts_with("job,dataset,name,title,target,key,state,identifier"));
     assert!(csv.contains("sbx-000001"));
 
-    let log = run({
-        let mut c = lodge(&db);
-        c.arg("log");
-        c
-    })
-    .await;
+    let log = lodge_with(&db, &["log"]).await;
     let log = String::from_utf8_lossy(&log.stdout).to_string();
     assert!(
         log.contains("queued") && log.contains("attempt") && log.contains("created sbx-000001")
@@ -816,11 +773,7 @@ async fn several_failed_items_end_with_one_command_that_retries_them_all() {
     let t = text(&deposit(&ids[..1]).await);
     assert!(t.contains("retry with `lodge retry 1`"), "{t}");
     assert!(!t.contains("to retry the"), "{t}");
-    let status = || {
-        let mut c = lodge(&db);
-        c.arg("status");
-        run(c)
-    };
+    let status = || lodge_with(&db, &["status"]);
     // `status` has no line per failure that names it: it ends with the command.
     let t = text(&status().await);
     assert!(
@@ -877,11 +830,7 @@ async fn several_failed_items_end_with_one_command_that_retries_them_all() {
         Some(1),
         "job 4 fails"
     );
-    let show = || {
-        let mut c = lodge(&db);
-        c.args(["show", &fourth.to_string()]);
-        run(c)
-    };
+    let show = || lodge_with(&db, &["show", &fourth.to_string()]);
     let t = text(&show().await);
     assert!(
         t.contains("retry with the same key: `lodge retry 4`"),
@@ -1048,12 +997,7 @@ async fn bad_folders_are_clear_errors_that_record_nothing() {
     assert_eq!(empty.status.code(), Some(2));
     assert!(text(&empty).contains("empty"), "{}", text(&empty));
 
-    let bad_target = run({
-        let mut c = lodge(&db);
-        c.args(["deposit", "--all", "--target", "ftp://example"]);
-        c
-    })
-    .await;
+    let bad_target = lodge_with(&db, &["deposit", "--all", "--target", "ftp://example"]).await;
     assert_eq!(bad_target.status.code(), Some(2));
     assert!(
         text(&bad_target).contains("sandbox+http://"),
@@ -1174,12 +1118,7 @@ async fn forgotten_results_leave_the_records_and_a_new_deposit_is_answered_exist
         .collect();
 
     // An age no result has reached yet forgets nothing.
-    let keep = run({
-        let mut c = lodge(&db);
-        c.args(["forget", "--older-than", "1d"]);
-        c
-    })
-    .await;
+    let keep = lodge_with(&db, &["forget", "--older-than", "1d"]).await;
     assert!(keep.status.success(), "{}", text(&keep));
     assert!(
         text(&keep).contains("forgot 0 recorded results"),
@@ -1195,12 +1134,7 @@ async fn forgotten_results_leave_the_records_and_a_new_deposit_is_answered_exist
         text(&replay)
     );
 
-    let forget = run({
-        let mut c = lodge(&db);
-        c.args(["forget", "--older-than", "0s"]);
-        c
-    })
-    .await;
+    let forget = lodge_with(&db, &["forget", "--older-than", "0s"]).await;
     assert!(forget.status.success(), "{}", text(&forget));
     assert_all(
         &text(&forget),
