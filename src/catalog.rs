@@ -4,11 +4,12 @@
 //! command line and the desktop app alike. Nothing is recorded unless the whole folder was
 //! scanned and hashed without error.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::content::{
-    ContentError, DataFingerprint, HashProgress, Metadata, PreparedDataset, ScanReport,
-    prepare_scanned, scan_folder_leaving_out,
+    ContentError, DataFingerprint, DocumentChanges, HashProgress, Metadata, PreparedDataset,
+    ScanReport, prepare_scanned, scan_folder_leaving_out,
 };
 use crate::store::{DatasetRow, FileScan, NewDataset, Store, StoreError};
 
@@ -128,4 +129,92 @@ pub fn folders_gone(store: &Store) -> Result<Vec<DatasetRow>, StoreError> {
         .into_iter()
         .filter(|d| !Path::new(&d.path).is_dir())
         .collect())
+}
+
+/// How a dataset's folder differs from its last scan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FolderChange {
+    /// Files added, removed or modified (another size or modification time).
+    Files(DocumentChanges),
+    /// The folder cannot be scanned as it is now (emptied, a file unreadable, ...): why,
+    /// naming the path.
+    Unscannable(String),
+}
+
+impl FolderChange {
+    /// In words: "1 file added, 2 files modified", or why it cannot be scanned.
+    pub fn describe(&self) -> String {
+        match self {
+            FolderChange::Files(changes) => crate::wording::file_changes(changes),
+            FolderChange::Unscannable(why) => format!("cannot be scanned as it is now: {why}"),
+        }
+    }
+
+    /// For scripts (`status --json`): the counts, and why it cannot be scanned (or null).
+    pub fn to_json(&self) -> serde_json::Value {
+        let (changes, unscannable) = match self {
+            FolderChange::Files(c) => (c.clone(), None),
+            FolderChange::Unscannable(why) => (DocumentChanges::default(), Some(why)),
+        };
+        serde_json::json!({
+            "added": changes.added,
+            "removed": changes.removed,
+            "modified": changes.modified,
+            "unscannable": unscannable,
+        })
+    }
+}
+
+/// What a dataset's folder holds now against its last scan, from a walk and a `stat` of
+/// each file, hashing nothing: `None` when it is as scanned. A file touched but not
+/// changed counts as modified (its modification time moved); a rescan then finds the same
+/// key. A dataset never scanned has nothing to compare and is `None`.
+pub fn change_since_scan(
+    store: &Store,
+    d: &DatasetRow,
+) -> Result<Option<FolderChange>, StoreError> {
+    if d.key.is_none() {
+        return Ok(None);
+    }
+    let report = match scan_dataset_folder(store, Path::new(&d.path)) {
+        Ok(report) => report,
+        Err(e) => return Ok(Some(FolderChange::Unscannable(e.to_string()))),
+    };
+    let scanned = store.dataset_files(d.id)?;
+    let mut then: HashMap<&str, &FileScan> =
+        scanned.iter().map(|f| (f.rel_path.as_str(), f)).collect();
+    let mut changes = DocumentChanges::default();
+    for now in &report.files {
+        match then.remove(now.rel_path.as_str()) {
+            None => changes.added += 1,
+            Some(was) if was.size != now.stamp.size || was.mtime_ns != now.stamp.mtime_ns => {
+                changes.modified += 1
+            }
+            Some(_) => {}
+        }
+    }
+    changes.removed = then.len();
+    Ok(changes
+        .files_changed()
+        .then_some(FolderChange::Files(changes)))
+}
+
+/// This machine's datasets, of those `wanted`, whose folders changed since their last scan,
+/// with what changed: their keys (and what a deposit sends) are of the folder as scanned
+/// until `lodge scan` or the window's Rescan. One walk per dataset; folders gone are
+/// [`folders_gone`]'s and are left out here.
+pub fn folders_changed(
+    store: &Store,
+    wanted: impl Fn(i64) -> bool,
+) -> Result<Vec<(DatasetRow, FolderChange)>, StoreError> {
+    let mut changed = Vec::new();
+    for d in store.datasets_here()? {
+        if !wanted(d.id) || !Path::new(&d.path).is_dir() {
+            continue;
+        }
+        if let Some(change) = change_since_scan(store, &d)? {
+            changed.push((d, change));
+        }
+    }
+    Ok(changed)
 }

@@ -3,6 +3,8 @@
 
 use std::error::Error;
 
+use crate::content::DocumentChanges;
+
 /// 1536 -> "1.5 KiB".
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -23,6 +25,43 @@ pub fn human_bytes(n: u64) -> String {
 pub fn count_of(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What made a dataset's key change, or its folder since the last scan, in words: "new
+/// metadata, same files", or "files changed since the last scan: 1 file added, 2 files
+/// modified" (with ", and new metadata").
+pub fn document_changes(changes: &DocumentChanges) -> String {
+    if !changes.files_changed() {
+        return if changes.metadata {
+            "new metadata, same files".to_string()
+        } else {
+            // The same files and metadata under another key: another encoding version.
+            "changed since the last scan".to_string()
+        };
+    }
+    let metadata = if changes.metadata {
+        ", and new metadata"
+    } else {
+        ""
+    };
+    format!(
+        "files changed since the last scan: {}{metadata}",
+        file_changes(changes)
+    )
+}
+
+/// The files' part of `changes`: "1 file added, 2 files modified".
+pub fn file_changes(changes: &DocumentChanges) -> String {
+    let counts: Vec<String> = [
+        (changes.added, "added"),
+        (changes.removed, "removed"),
+        (changes.modified, "modified"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{} {what}", count_of(n as u64, "file", "files")))
+    .collect();
+    counts.join(", ")
 }
 
 /// Under a deposit, its replays: `replayed since: 2 times (jobs 5, 8), no request sent`.
@@ -78,6 +117,28 @@ pub fn with_causes(error: &(dyn Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_changed_key_is_explained_by_what_changed() {
+        let files = |added, removed, modified, metadata| DocumentChanges {
+            added,
+            removed,
+            modified,
+            metadata,
+        };
+        assert_eq!(
+            document_changes(&files(0, 0, 0, true)),
+            "new metadata, same files"
+        );
+        assert_eq!(
+            document_changes(&files(1, 0, 2, false)),
+            "files changed since the last scan: 1 file added, 2 files modified"
+        );
+        assert_eq!(
+            document_changes(&files(0, 3, 0, true)),
+            "files changed since the last scan: 3 files removed, and new metadata"
+        );
+    }
 
     #[test]
     fn replayed_since_names_the_jobs_oldest_first_in_words() {

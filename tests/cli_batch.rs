@@ -1636,6 +1636,70 @@ async fn status_names_the_datasets_whose_folders_are_gone_and_the_commands_for_t
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_names_the_folders_changed_since_their_scan_and_the_scan_that_keys_them_anew() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let folders: Vec<PathBuf> = (1..=4).map(|n| lab.numbered_folder(n)).collect();
+    for (n, folder) in folders.iter().enumerate() {
+        add(&store, folder, &metadata(&format!("N{n}")));
+    }
+    let status = |args: &[&str]| lodge_with(&db, &[&["status"], args].concat());
+    let t = text(&status(&[]).await);
+    assert!(
+        !t.contains("changed since"),
+        "every folder is as scanned: {t}"
+    );
+
+    // One file modified, one added (and one removed), one folder emptied; ds004 untouched.
+    fs::write(folders[0].join("data.csv"), "id,value\n1,100\n").unwrap();
+    fs::write(folders[1].join("notes.txt"), "taken later").unwrap();
+    fs::remove_file(folders[1].join("README.txt")).unwrap();
+    fs::remove_file(folders[2].join("data.csv")).unwrap();
+    fs::remove_file(folders[2].join("README.txt")).unwrap();
+    let t = text(&status(&[]).await);
+    assert!(
+        t.contains(
+            "folders changed since their last scan (a deposit sends the folder as scanned):\n   \
+             1 ds001: 1 file modified\n   \
+             2 ds002: 1 file added, 1 file removed\n   \
+             3 ds003: cannot be scanned as it is now: "
+        ),
+        "{t}"
+    );
+    assert!(!t.contains("4 ds004:"), "{t}");
+    assert!(
+        t.contains("`lodge scan 1 2 3` keys them as they are now; deposit again to send that"),
+        "{t}"
+    );
+
+    // Listing one dataset checks only its folder; --json gives the counts per item.
+    let t = text(&status(&["ds002"]).await);
+    assert!(t.contains("`lodge scan 2` keys it as it is now"), "{t}");
+    assert!(!t.contains("ds001:"), "{t}");
+    let out = status(&["--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let items = json["items"].as_array().unwrap();
+    assert_eq!(
+        items[1]["changed_since_scan"],
+        serde_json::json!({"added": 1, "removed": 1, "modified": 0, "unscannable": null}),
+        "{json:#}"
+    );
+    assert!(
+        items[2]["changed_since_scan"]["unscannable"].is_string(),
+        "{json:#}"
+    );
+    assert!(items[3]["changed_since_scan"].is_null(), "{json:#}");
+
+    // A rescan keys the folder as it is: nothing left to say of it.
+    let out = lodge_with(&db, &["scan", "1"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&status(&[]).await);
+    assert!(!t.contains("1 ds001:"), "{t}");
+    assert!(t.contains("2 ds002: 1 file added"), "{t}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn adding_a_folder_moved_from_elsewhere_names_the_old_entry_and_how_to_take_it_off() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");

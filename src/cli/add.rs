@@ -11,8 +11,8 @@ use super::incomplete::{Incomplete, print_incomplete};
 use super::output::{hash_progress_bar, shell_word};
 use crate::catalog::record_folder;
 use crate::content::{
-    Creator, DocumentChanges, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder,
-    spdx_license_id, spdx_suggestion,
+    Creator, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder, spdx_license_id,
+    spdx_suggestion,
 };
 use crate::store::{DatasetRow, Store, StoreError, StoreLocation};
 use crate::wording::{count_of, human_bytes};
@@ -190,10 +190,9 @@ fn describe(
             Some(k) if k == key => println!("  unchanged since the last scan"),
             Some(k) => {
                 // What changed, when the earlier document is still in the store.
-                let changes =
-                    store.document(&k).ok().flatten().map(|earlier| {
-                        describe_changes(&prepared.document.changes_since(&earlier))
-                    });
+                let changes = store.document(&k).ok().flatten().map(|earlier| {
+                    crate::wording::document_changes(&prepared.document.changes_since(&earlier))
+                });
                 match changes {
                     Some(what) => println!("  {what} (key was {})", k.short()),
                     None => println!("  changed since the last scan (key was {})", k.short()),
@@ -270,37 +269,6 @@ pub(super) fn license_note(metadata: &Metadata) -> Option<String> {
         "the license '{license}' is not an SPDX identifier, so repositories get it as text \
          only{meant}"
     ))
-}
-
-/// What made a dataset's key change, in words: "new metadata, same files", or
-/// "files changed since the last scan: 1 added, 2 modified" (with ", and new metadata").
-fn describe_changes(changes: &DocumentChanges) -> String {
-    if !changes.files_changed() {
-        return if changes.metadata {
-            "new metadata, same files".to_string()
-        } else {
-            // The same files and metadata under another key: another encoding version.
-            "changed since the last scan".to_string()
-        };
-    }
-    let counts: Vec<String> = [
-        (changes.added, "added"),
-        (changes.removed, "removed"),
-        (changes.modified, "modified"),
-    ]
-    .into_iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, what)| format!("{} {what}", count_of(n as u64, "file", "files")))
-    .collect();
-    let metadata = if changes.metadata {
-        ", and new metadata"
-    } else {
-        ""
-    };
-    format!(
-        "files changed since the last scan: {}{metadata}",
-        counts.join(", ")
-    )
 }
 
 pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
@@ -558,28 +526,6 @@ pub(super) fn select_datasets(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_changed_key_is_explained_by_what_changed() {
-        let files = |added, removed, modified, metadata| DocumentChanges {
-            added,
-            removed,
-            modified,
-            metadata,
-        };
-        assert_eq!(
-            describe_changes(&files(0, 0, 0, true)),
-            "new metadata, same files"
-        );
-        assert_eq!(
-            describe_changes(&files(1, 0, 2, false)),
-            "files changed since the last scan: 1 file added, 2 files modified"
-        );
-        assert_eq!(
-            describe_changes(&files(0, 3, 0, true)),
-            "files changed since the last scan: 3 files removed, and new metadata"
-        );
-    }
 
     #[test]
     fn creator_flags_carry_orcid_and_affiliation() {

@@ -99,6 +99,9 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         .into_iter()
         .filter(|d| rows.iter().any(|r| r.dataset == d.id))
         .collect();
+    // A folder changed since its scan is not deposited as it is, whatever its rows say.
+    let changed =
+        crate::catalog::folders_changed(&store, |id| rows.iter().any(|r| r.dataset == id))?;
     // Why each unfinished item's target is paused, if it is: such an item stays queued
     // until the user acts, and its state alone would not say so.
     let mut paused_targets: HashMap<String, Option<String>> = HashMap::new();
@@ -135,6 +138,10 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                     "earlier_identifier": r.earlier_identifier,
                     "paused": paused,
                     "folder_gone": gone.iter().any(|d| d.id == r.dataset),
+                    "changed_since_scan": changed
+                        .iter()
+                        .find(|(d, _)| d.id == r.dataset)
+                        .map(|(_, change)| change.to_json()),
                 })
             })
             .collect();
@@ -220,6 +227,23 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         .collect();
     if let Some(line) = retry_hint(&store, failed) {
         println!("{line}");
+    }
+    if !changed.is_empty() {
+        println!("folders changed since their last scan (a deposit sends the folder as scanned):");
+        for (d, change) in &changed {
+            println!("{:>4} {}: {}", d.id, d.name, change.describe());
+        }
+        let ids: Vec<String> = changed.iter().map(|(d, _)| d.id.to_string()).collect();
+        println!(
+            "`lodge scan {}` keys {} as {} now; deposit again to send that",
+            ids.join(" "),
+            if changed.len() == 1 { "it" } else { "them" },
+            if changed.len() == 1 {
+                "it is"
+            } else {
+                "they are"
+            },
+        );
     }
     if !gone.is_empty() {
         let named: Vec<String> = gone
