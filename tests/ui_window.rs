@@ -773,6 +773,78 @@ fn a_dataset_whose_folder_went_away_while_lodge_was_closed_is_named_when_the_win
 }
 
 #[test]
+fn a_deposited_folder_changed_while_lodge_was_closed_says_so_and_its_rescan_deposits_it_anew() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    let (first, _) = w.deposit_row(id);
+    let kept = citable_folder(&w.lab, "kept", "Kept");
+    let kept_id = w.add_folder(&kept);
+    w.deposit_row(kept_id);
+
+    // A file is added and another modified; the window is opened again the next day.
+    std::fs::write(folder.join("data/cores.csv"), "core,depth\n1,0.9\n").unwrap();
+    std::fs::write(folder.join("data/notes.txt"), "taken later").unwrap();
+    let mut w = w.reopen();
+    w.wait("the changed-folder notice", |app| {
+        app.notices.current().any(|n| {
+            n.text.contains(
+                "The folder of 1 dataset changed since the last scan: soil-cores (1 file \
+                 added, 1 file modified). A deposit sends a folder as it was scanned: Rescan it",
+            )
+        })
+    });
+    assert!(
+        !w.app().notices.current().any(|n| n.text.contains("kept (")),
+        "a folder as scanned is not named"
+    );
+    assert_eq!(
+        w.status("soil-cores"),
+        Some(DedupStatus::ChangedSinceScan {
+            cause: "1 file added, 1 file modified".into()
+        }),
+        "not Deposited: what was deposited is the folder as it was"
+    );
+    assert_eq!(
+        w.status("kept").map(|s| s.kind()),
+        Some(StatusKind::Deposited)
+    );
+    assert_eq!(w.harness.query_all_by_label("Rescan").count(), 1);
+    assert_eq!(w.harness.query_all_by_label("Deposit").count(), 0);
+
+    // Its Rescan keys the folder as it is now: a new version of the record, deposited.
+    w.harness.get_by_label("Rescan").click();
+    w.wait("a new version", |app| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::NewVersion)
+    });
+    let (second, _) = w.deposit_row(id);
+    assert_ne!(
+        second, first,
+        "the files as they are now make another record"
+    );
+
+    // With the window open, a file of the other folder is edited elsewhere; coming back to
+    // the window looks again.
+    std::fs::write(kept.join("README.txt"), "Kept, with a note added.").unwrap();
+    w.harness.step();
+    assert_eq!(
+        w.status("kept").map(|s| s.kind()),
+        Some(StatusKind::Deposited)
+    );
+    w.harness.event(egui::Event::WindowFocused(true));
+    w.wait("kept changed", |app| {
+        app.status_of(kept_id)
+            == Some(DedupStatus::ChangedSinceScan {
+                cause: "1 file modified".into(),
+            })
+    });
+    assert_eq!(
+        w.status("soil-cores").map(|s| s.kind()),
+        Some(StatusKind::Deposited)
+    );
+}
+
+#[test]
 fn dropping_the_folder_that_holds_a_dataset_says_so_and_adds_it() {
     let mut w = Window::open(FaultConfig::default());
     let survey = w

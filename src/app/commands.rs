@@ -161,6 +161,20 @@ impl Core {
             Command::ExportHistory(format) => self.export(format).await,
             Command::SaveSettings(settings) => self.save_settings(settings).await,
             Command::FillInIncomplete(settings) => self.clone().fill_in_incomplete(settings).await,
+            Command::CheckFolders => {
+                let changed = self
+                    .db(|s| crate::catalog::folders_changed(s, |_| true))
+                    .await;
+                // A failed look says nothing new: the rows keep what they showed.
+                if let Ok(changed) = changed {
+                    self.out.send(Update::FoldersChanged(
+                        changed
+                            .into_iter()
+                            .map(|(d, change)| (d.id, change.describe()))
+                            .collect(),
+                    ));
+                }
+            }
             Command::ShowFolder(path) => {
                 if let Err(e) = open::that_detached(&path) {
                     self.out.notice(Notice::error(format!(

@@ -193,6 +193,9 @@ pub struct Model {
     paused_targets: HashMap<String, String>,
     /// Datasets whose folders were found gone ([`Update::FoldersGone`]).
     folders_gone: HashSet<i64>,
+    /// Datasets whose folders changed since their last scan, with what changed
+    /// ([`Update::FoldersChanged`]).
+    folders_changed: HashMap<i64, String>,
     pub log: VecDeque<LogLine>,
     /// Ids of the events in the log: the same event can arrive twice (from this process's
     /// engine and from the shared store's notices) and is shown once.
@@ -250,6 +253,18 @@ impl Model {
         if blocked && self.folders_gone.contains(&entry.id) {
             return DedupStatus::FolderMissing {
                 path: entry.path.clone(),
+            };
+        }
+        // What it deposited (or failed to) was the folder as scanned, not as it is now.
+        if let Some(cause) = self.folders_changed.get(&entry.id)
+            && !status.is_busy()
+            && !matches!(
+                status,
+                DedupStatus::TargetPaused { .. } | DedupStatus::ChangedSinceScan { .. }
+            )
+        {
+            return DedupStatus::ChangedSinceScan {
+                cause: cause.clone(),
             };
         }
         status
@@ -363,8 +378,9 @@ impl Model {
                     self.remove(p);
                 }
                 let mut entry = DatasetEntry::from_summary(summary);
-                // Scanned just now: its folder is there.
+                // Scanned just now: its folder is there, as keyed.
                 self.folders_gone.remove(&entry.id);
+                self.folders_changed.remove(&entry.id);
                 if let Some(&i) = self.index.get(&entry.id) {
                     entry.jobs = std::mem::take(&mut self.rows[i].jobs);
                     self.rows[i] = entry;
@@ -377,8 +393,13 @@ impl Model {
                 self.folders_gone.extend(ids);
                 self.version += 1;
             }
+            Update::FoldersChanged(changed) => {
+                self.folders_changed = changed.into_iter().collect();
+                self.version += 1;
+            }
             Update::DatasetRemoved(id) => {
                 self.folders_gone.remove(&id);
+                self.folders_changed.remove(&id);
                 self.remove(id);
                 if self.details.as_ref().is_some_and(|d| d.dataset == id) {
                     self.details = None;

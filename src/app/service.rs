@@ -91,6 +91,9 @@ pub enum Command {
     /// Give every dataset whose metadata is incomplete what these defaults have and it lacks
     /// (each is re-keyed, as any metadata edit is).
     FillInIncomplete(Settings),
+    /// Look again for dataset folders changed since their last scan (the window came back
+    /// into focus: a person may have been editing files elsewhere).
+    CheckFolders,
     /// Open a folder in the system's file manager.
     ShowFolder(PathBuf),
     /// Change the faults the in-process sandbox injects (tests, demos).

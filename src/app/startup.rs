@@ -132,7 +132,7 @@ pub(super) async fn open(
     for p in problems {
         out.send(Update::Notice(Notice::warning(p)));
     }
-    note_missing_folders(store.clone(), out.clone());
+    note_folders_since_scan(store.clone(), out.clone());
     Ok(Arc::new(Core::new(
         store, engine, sandbox, target, config, settings, out, shutdown,
     )))
@@ -161,13 +161,13 @@ async fn start_sandbox(
     })
 }
 
-/// Pass every engine event on to the window. If the window fell behind and events were
-/// dropped, reload the latest jobs so no row stays stale.
 /// Say, once the window is up, which of this machine's datasets have lost their folders
-/// (moved or deleted since they were added): their rows still show their last state, and a
-/// deposit or rescan of them could only be refused. One stat per dataset, off the window's
-/// thread.
-fn note_missing_folders(store: Arc<Store>, out: Outbox) {
+/// (moved or deleted since they were added), and which folders changed since their last
+/// scan. Either way a row's last state is of the folder as scanned: a deposit or rescan of
+/// a lost one could only be refused, and a changed one is deposited as it was until it is
+/// rescanned. One stat per dataset, and a walk of each folder still there (no hashing), off
+/// the window's thread.
+fn note_folders_since_scan(store: Arc<Store>, out: Outbox) {
     tokio::task::spawn_blocking(move || {
         let Ok(gone) = crate::catalog::folders_gone(&store) else {
             return;
@@ -180,29 +180,70 @@ fn note_missing_folders(store: Arc<Store>, out: Outbox) {
         if let Some(notice) = missing_folders_notice(&named) {
             out.send(Update::Notice(Notice::warning(notice)));
         }
+        let Ok(changed) = crate::catalog::folders_changed(&store, |_| true) else {
+            return;
+        };
+        let changed: Vec<(i64, String, String)> = changed
+            .into_iter()
+            .map(|(d, change)| (d.id, d.name, change.describe()))
+            .collect();
+        let named: Vec<String> = changed
+            .iter()
+            .map(|(_, name, what)| format!("{name} ({what})"))
+            .collect();
+        out.send(Update::FoldersChanged(
+            changed
+                .into_iter()
+                .map(|(id, _, what)| (id, what))
+                .collect(),
+        ));
+        if let Some(notice) = changed_folders_notice(&named) {
+            out.send(Update::Notice(Notice::info(notice)));
+        }
     });
+}
+
+/// "a, b, c and 2 more": the first three of `named`, and how many others.
+fn first_three(named: &[String]) -> String {
+    const NAMED: usize = 3;
+    let (first, rest) = named.split_at(named.len().min(NAMED));
+    match rest.len() {
+        0 => first.join(", "),
+        n => format!("{} and {n} more", first.join(", ")),
+    }
 }
 
 /// The notice for the datasets in `gone` (each "name (folder)"), naming the first three.
 fn missing_folders_notice(gone: &[String]) -> Option<String> {
-    const NAMED: usize = 3;
-    let (first, rest) = gone.split_at(gone.len().min(NAMED));
-    let more = match rest.len() {
-        0 => String::new(),
-        n => format!(" and {n} more"),
-    };
     let (whose, each) = match gone.len() {
         0 => return None,
         1 => ("The folder of 1 dataset is", "it"),
         _ => ("The folders of these datasets are", "each"),
     };
     Some(format!(
-        "{whose} gone (moved or deleted): {}{more}. Drop {each} where it is now onto the \
+        "{whose} gone (moved or deleted): {}. Drop {each} where it is now onto the \
          window to add it there, or remove its row (what it deposited stays).",
-        first.join(", ")
+        first_three(gone)
     ))
 }
 
+/// The notice for the datasets in `changed` (each "name (what changed)"), naming the
+/// first three.
+fn changed_folders_notice(changed: &[String]) -> Option<String> {
+    let (whose, each, its) = match changed.len() {
+        0 => return None,
+        1 => ("The folder of 1 dataset", "it", "its"),
+        _ => ("The folders of these datasets", "each", "each one's"),
+    };
+    Some(format!(
+        "{whose} changed since the last scan: {}. A deposit sends a folder as it was \
+         scanned: Rescan {each} ({its} row's Rescan) to deposit the files as they are now.",
+        first_three(changed)
+    ))
+}
+
+/// Pass every engine event on to the window. If the window fell behind and events were
+/// dropped, reload the latest jobs so no row stays stale.
 pub(super) fn forward_engine_events(
     engine: &Arc<Engine>,
     store: Arc<Store>,
@@ -359,6 +400,24 @@ mod tests {
                 "The folders of these datasets are gone (moved or deleted): run1 (/data/run1), \
                  run2 (/data/run2), run3 (/data/run3) and 2 more. Drop each where it is now"
             ),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn the_changed_folders_notice_says_what_changed_and_to_rescan() {
+        assert_eq!(changed_folders_notice(&[]), None);
+        let one = ["soil (1 file modified)".to_string()];
+        assert_eq!(
+            changed_folders_notice(&one).unwrap(),
+            "The folder of 1 dataset changed since the last scan: soil (1 file modified). A \
+             deposit sends a folder as it was scanned: Rescan it (its row's Rescan) to deposit \
+             the files as they are now."
+        );
+        let four: Vec<String> = (1..=4).map(|i| format!("run{i} (1 file added)")).collect();
+        let said = changed_folders_notice(&four).unwrap();
+        assert!(
+            said.contains("run3 (1 file added) and 1 more. ") && said.contains("Rescan each"),
             "{said}"
         );
     }

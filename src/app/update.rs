@@ -91,6 +91,10 @@ pub enum Update {
     /// These datasets' folders are gone (moved or deleted): their rows say so, until a
     /// rescan finds the folder again.
     FoldersGone(Vec<i64>),
+    /// Every dataset whose folder changed since its last scan, each with what changed
+    /// ("1 file modified"): their rows say so, and offer a Rescan, until one is done. The
+    /// whole list, as of one look: a row not in it is as scanned.
+    FoldersChanged(Vec<(i64, String)>),
     /// Jobs as they are now (after queueing or retrying).
     Jobs(Vec<JobRow>),
     /// Events committed by a command (queueing, retry) rather than by the engine.

@@ -49,6 +49,8 @@ pub struct LodgeApp {
     pub settings: settings_window::SettingsWindow,
     pub dialogs: dialogs::Dialogs,
     pub notices: notices::Notices,
+    /// When the folders were last looked at for changes since their scans (unix ms).
+    folders_checked_ms: Option<i64>,
 }
 
 impl LodgeApp {
@@ -68,6 +70,29 @@ impl LodgeApp {
             settings: settings_window::SettingsWindow::default(),
             dialogs: dialogs::Dialogs::default(),
             notices: notices::Notices::default(),
+            folders_checked_ms: None,
+        }
+    }
+
+    /// When the window comes back into focus, a person may have been editing files
+    /// elsewhere: look again for folders changed since their scan (the service walks them
+    /// off this thread), at most once every half minute.
+    fn check_folders_on_focus(&mut self, ctx: &egui::Context) {
+        const AT_MOST_EVERY_MS: i64 = 30_000;
+        let focused = ctx.input(|i| {
+            i.events
+                .iter()
+                .any(|e| matches!(e, egui::Event::WindowFocused(true)))
+        });
+        let now = self.clock.now_ms();
+        if focused
+            && self.model.ready
+            && self
+                .folders_checked_ms
+                .is_none_or(|then| now - then >= AT_MOST_EVERY_MS)
+        {
+            self.folders_checked_ms = Some(now);
+            self.send(Command::CheckFolders);
         }
     }
 
@@ -128,6 +153,7 @@ impl LodgeApp {
         let target = self.target_id().to_string();
         self.table.refresh(&self.model, &target);
         shortcuts::handle(self, ui.ctx());
+        self.check_folders_on_focus(ui.ctx());
 
         top_bar::show(self, ui);
         log_panel::show(self, ui);

@@ -71,6 +71,20 @@ impl Window {
         w
     }
 
+    /// Close the window (its service and sandbox stop) and open it again on the same lab,
+    /// as a person does from one day to the next.
+    pub fn reopen(self) -> Window {
+        let Window {
+            lab,
+            harness,
+            runtime,
+        } = self;
+        drop(harness);
+        drop(runtime);
+        let cfg = config(&lab, FaultConfig::default());
+        Window::open_with(lab, cfg)
+    }
+
     pub fn app(&self) -> &LodgeApp {
         self.harness.state()
     }
