@@ -1669,7 +1669,7 @@ async fn status_names_the_folders_changed_since_their_scan_and_the_scan_that_key
     );
     assert!(!t.contains("4 ds004:"), "{t}");
     assert!(
-        t.contains("`lodge scan 1 2 3` keys them as they are now; deposit again to send that"),
+        t.contains("`lodge scan 1 2` keys them as they are now; deposit again to send that"),
         "{t}"
     );
 

@@ -9,6 +9,7 @@ use super::Database;
 use super::deposit::{how_to_resume, retry_hint};
 use super::output::{DatasetNames, time_text};
 use super::target_arg::target_argument;
+use crate::catalog::FolderChange;
 use crate::store::{DatasetRow, EventKind, EventRow, StatusRow, Store};
 use crate::wording::count_of;
 
@@ -233,17 +234,22 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         for (d, change) in &changed {
             println!("{:>4} {}: {}", d.id, d.name, change.describe());
         }
-        let ids: Vec<String> = changed.iter().map(|(d, _)| d.id.to_string()).collect();
-        println!(
-            "`lodge scan {}` keys {} as {} now; deposit again to send that",
-            ids.join(" "),
-            if changed.len() == 1 { "it" } else { "them" },
-            if changed.len() == 1 {
-                "it is"
-            } else {
-                "they are"
-            },
-        );
+        // A folder that cannot be scanned now has its fix in its line; a scan would fail.
+        let ids: Vec<String> = changed
+            .iter()
+            .filter(|(_, change)| matches!(change, FolderChange::Files(_)))
+            .map(|(d, _)| d.id.to_string())
+            .collect();
+        if !ids.is_empty() {
+            let (them, are) = match ids.len() {
+                1 => ("it", "it is"),
+                _ => ("them", "they are"),
+            };
+            println!(
+                "`lodge scan {}` keys {them} as {are} now; deposit again to send that",
+                ids.join(" ")
+            );
+        }
     }
     if !gone.is_empty() {
         let named: Vec<String> = gone
