@@ -230,6 +230,15 @@ fn a_url_that_cannot_be_a_named_target_is_refused_saying_what_to_do_instead() {
             &["is a DataCite, Zenodo or InvenioRDM URL", "--token"][..],
         ),
         (
+            "h",
+            "http://127.0.0.1:8080",
+            &[
+                "it needs its kind in front",
+                "sandbox+http://127.0.0.1:8080",
+                "webdav+http://127.0.0.1:8080",
+            ][..],
+        ),
+        (
             "f",
             "ftp://files.example.org/x",
             &[

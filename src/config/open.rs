@@ -203,12 +203,82 @@ fn open_with(
              `lodge deposit --target '{url}'` and the token in --token or LODGE_TOKEN"
         )));
     }
+    if let Some(hint) = kind_to_put_in_front(url) {
+        return Err(err(format!(
+            "'{url}' is not a target URL: it needs its kind in front, since one HTTP address \
+             cannot say what answers there. {hint}"
+        )));
+    }
     Err(err(format!(
         "'{url}' is not a target URL. Kinds a named target can have: s3://bucket/prefix, \
          webdav+https://host/path, sandbox+http://127.0.0.1:PORT; DataCite, Zenodo and \
          InvenioRDM are used by URL with --token: datacite+https://..., zenodo+https://..., \
          invenio+https://..."
     )))
+}
+
+/// For a plain `http(s)://` address, the target URLs it most likely means, written out
+/// with the address given: a Zenodo, DataCite or S3 host gets its own kind; any other
+/// host, the kinds that speak plain HTTP.
+fn kind_to_put_in_front(url: &str) -> Option<String> {
+    let parsed = Url::parse(url).ok()?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return None;
+    }
+    let host = parsed.host_str()?.to_ascii_lowercase();
+    let origin = parsed.origin().ascii_serialization();
+    let trimmed = url.trim_end_matches('/');
+    Some(if host == "zenodo.org" || host.ends_with(".zenodo.org") {
+        format!("Zenodo is `--target zenodo+{origin}`, with its token in --token or LODGE_TOKEN")
+    } else if host == "datacite.org" || host.ends_with(".datacite.org") {
+        format!(
+            "DataCite is `--target 'datacite+{origin}?prefix=10.XXXXX&repository=ORG.REPO'`, \
+             with the repository's password in --token or LODGE_TOKEN"
+        )
+    } else if host.ends_with(".amazonaws.com") {
+        "an S3 bucket is `lodge target add NAME s3://BUCKET/PREFIX --region REGION` with its \
+         access key (--access-key-env VAR --secret-env VAR)"
+            .to_string()
+    } else {
+        format!(
+            "Lodge's sandbox is sandbox+{trimmed}, a WebDAV store webdav+{trimmed}, an \
+             InvenioRDM site invenio+{origin} (with --token); an S3-compatible store is added \
+             with `lodge target add NAME s3://BUCKET/PREFIX --endpoint {origin}`"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_http_address_is_answered_with_the_kinds_it_may_be_written_out() {
+        let said = kind_to_put_in_front("http://127.0.0.1:8080/").unwrap();
+        assert!(
+            said.contains("sandbox+http://127.0.0.1:8080,")
+                && said.contains("webdav+http://127.0.0.1:8080,")
+                && said.contains("invenio+http://127.0.0.1:8080 ")
+                && said.contains("s3://BUCKET/PREFIX --endpoint http://127.0.0.1:8080`"),
+            "{said}"
+        );
+        let said = kind_to_put_in_front("https://sandbox.zenodo.org/deposit").unwrap();
+        assert!(
+            said.contains("`--target zenodo+https://sandbox.zenodo.org`"),
+            "{said}"
+        );
+        let said = kind_to_put_in_front("https://api.test.datacite.org").unwrap();
+        assert!(
+            said.contains(
+                "'datacite+https://api.test.datacite.org?prefix=10.XXXXX&repository=ORG.REPO'"
+            ),
+            "{said}"
+        );
+        let said = kind_to_put_in_front("https://my-bucket.s3.eu-west-1.amazonaws.com").unwrap();
+        assert!(said.contains("s3://BUCKET/PREFIX --region"), "{said}");
+        assert_eq!(kind_to_put_in_front("ftp://files.example.org/x"), None);
+        assert_eq!(kind_to_put_in_front("lab"), None);
+    }
 }
 
 /// `lodge target test NAME` (and the GUI's "Test connection"): run the target's checks.
