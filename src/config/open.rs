@@ -248,6 +248,14 @@ fn kind_to_put_in_front(url: &str) -> Option<String> {
     })
 }
 
+/// `lodge target test NAME` (and the GUI's "Test connection"): run the target's checks.
+pub async fn test_named(config_path: &Path, name: &str) -> Result<ProbeReport, ConfigError> {
+    let config = Config::load(config_path)?;
+    let (name, t) = resolve(&config, name)?;
+    let target = open_target_spec(config_path, &name, &t, None)?;
+    Ok(target.probe().await)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,12 +287,4 @@ mod tests {
         assert_eq!(kind_to_put_in_front("ftp://files.example.org/x"), None);
         assert_eq!(kind_to_put_in_front("lab"), None);
     }
-}
-
-/// `lodge target test NAME` (and the GUI's "Test connection"): run the target's checks.
-pub async fn test_named(config_path: &Path, name: &str) -> Result<ProbeReport, ConfigError> {
-    let config = Config::load(config_path)?;
-    let (name, t) = resolve(&config, name)?;
-    let target = open_target_spec(config_path, &name, &t, None)?;
-    Ok(target.probe().await)
 }
