@@ -79,6 +79,27 @@ PRAGMA user_version = 1;
 
 const COLUMNS: &str = "seq, key, title, created_at, document";
 
+/// Bring a sandbox database made by an earlier Lodge up to date: the InvenioRDM emulation's
+/// records gain a parent, the record all versions of one work share (NULL: the record is
+/// its own, the first version). Decided by the column itself, not `user_version`, which
+/// an earlier Lodge's schema sets back to 1 on every open.
+fn upgrade(conn: &Connection) -> rusqlite::Result<()> {
+    let has_parent: bool = conn.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('invenio_records') WHERE name = 'parent'",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has_parent {
+        conn.execute_batch(
+            "BEGIN IMMEDIATE;
+             ALTER TABLE invenio_records ADD COLUMN parent TEXT;
+             CREATE INDEX IF NOT EXISTS invenio_records_by_parent ON invenio_records(parent);
+             COMMIT;",
+        )?;
+    }
+    Ok(())
+}
+
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RecordRow> {
     Ok(RecordRow {
         seq: r.get(0)?,
@@ -98,6 +119,7 @@ impl Db {
         conn.pragma_update(None, "journal_mode", "WAL")
             .and_then(|_| conn.pragma_update(None, "synchronous", "NORMAL"))
             .and_then(|_| conn.execute_batch(SCHEMA))
+            .and_then(|_| upgrade(&conn))
             .with_context(|| {
                 format!(
                     "cannot write the sandbox database {} (is the folder writable?)",
@@ -164,6 +186,8 @@ pub(crate) struct InvenioRow {
     pub data: String,
     pub created: String,
     pub updated: String,
+    /// The first version of the work this record is a version of (its own id if it is).
+    pub parent: String,
 }
 
 /// A file of an InvenioRDM draft.
@@ -182,10 +206,11 @@ fn invenio_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InvenioRow> {
         data: r.get(2)?,
         created: r.get(3)?,
         updated: r.get(4)?,
+        parent: r.get(5)?,
     })
 }
 
-const INVENIO_COLUMNS: &str = "id, published, data, created, updated";
+const INVENIO_COLUMNS: &str = "id, published, data, created, updated, coalesce(parent, id)";
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
 impl Db {
@@ -213,6 +238,98 @@ impl Db {
         )?;
         tx.commit()?;
         Ok(row)
+    }
+
+    /// A new version of the published record `of`: a draft of the same work with its
+    /// metadata but no files, and no publication date or version (a new version has its
+    /// own). If the work has a draft version already, that one: a work has at most one,
+    /// as in InvenioRDM. `None` if `of` is not a published record.
+    pub fn invenio_new_version(&self, of: &str) -> rusqlite::Result<Option<InvenioRow>> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let select = format!("SELECT {INVENIO_COLUMNS} FROM invenio_records");
+        let Some(record) = tx
+            .query_row(
+                &format!("{select} WHERE id = ?1 AND published = 1"),
+                [of],
+                invenio_row,
+            )
+            .optional()?
+        else {
+            return Ok(None);
+        };
+        let pending = tx
+            .query_row(
+                &format!("{select} WHERE coalesce(parent, id) = ?1 AND published = 0"),
+                [&record.parent],
+                invenio_row,
+            )
+            .optional()?;
+        if let Some(draft) = pending {
+            return Ok(Some(draft));
+        }
+        let mut data: serde_json::Value =
+            serde_json::from_str(&record.data).unwrap_or(serde_json::Value::Null);
+        if let Some(metadata) = data["metadata"].as_object_mut() {
+            metadata.remove("publication_date");
+            metadata.remove("version");
+        }
+        let seq: i64 = tx.query_row(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM invenio_records",
+            [],
+            |r| r.get(0),
+        )?;
+        let id = format!("{:05}-{:05}", seq / 100_000, seq % 100_000);
+        tx.execute(
+            &format!(
+                "INSERT INTO invenio_records (seq, id, published, data, created, updated, parent)
+                 VALUES (?1, ?2, 0, ?3, {NOW}, {NOW}, ?4)"
+            ),
+            params![seq, id, data.to_string(), record.parent],
+        )?;
+        let draft = tx.query_row(&format!("{select} WHERE id = ?1"), [&id], invenio_row)?;
+        tx.commit()?;
+        Ok(Some(draft))
+    }
+
+    /// Replace a draft's data (metadata, access, files options). `None` if `id` is not a
+    /// draft.
+    pub fn invenio_update_draft(
+        &self,
+        id: &str,
+        data: &str,
+    ) -> rusqlite::Result<Option<InvenioRow>> {
+        let conn = self.lock();
+        let changed = conn.execute(
+            &format!(
+                "UPDATE invenio_records SET data = ?2, updated = {NOW}
+                 WHERE id = ?1 AND published = 0"
+            ),
+            params![id, data],
+        )?;
+        if changed == 0 {
+            return Ok(None);
+        }
+        conn.query_row(
+            &format!("SELECT {INVENIO_COLUMNS} FROM invenio_records WHERE id = ?1"),
+            [id],
+            invenio_row,
+        )
+        .optional()
+    }
+
+    /// Where `row` stands among its work's versions: its index (1 for the first) and
+    /// whether it is the latest published one.
+    pub fn invenio_version_of(&self, row: &InvenioRow) -> rusqlite::Result<(i64, bool)> {
+        let conn = self.lock();
+        conn.query_row(
+            "SELECT count(*) FILTER (WHERE seq <= (SELECT seq FROM invenio_records WHERE id = ?2)),
+                    coalesce(max(seq) FILTER (WHERE published = 1), 0)
+                      = (SELECT seq FROM invenio_records WHERE id = ?2)
+             FROM invenio_records WHERE coalesce(parent, id) = ?1",
+            params![row.parent, row.id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
     }
 
     pub fn invenio_get(&self, id: &str) -> rusqlite::Result<Option<InvenioRow>> {
@@ -395,4 +512,37 @@ fn find(conn: &Connection, key: &str) -> rusqlite::Result<Option<RecordRow>> {
     static SQL: LazyLock<String> =
         LazyLock::new(|| format!("SELECT {COLUMNS} FROM records WHERE key = ?1"));
     conn.prepare_cached(&SQL)?.query_row([key], row).optional()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sandbox_database_of_an_earlier_lodge_gains_record_parents_and_keeps_its_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sandbox.db");
+        {
+            // As Lodge before record versions left it.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA).unwrap();
+            conn.execute(
+                "INSERT INTO invenio_records (seq, id, published, data, created, updated)
+                 VALUES (1, '00000-00001', 1, '{\"metadata\": {\"title\": \"Old\"}}', 'then', 'then')",
+                [],
+            )
+            .unwrap();
+        }
+        let db = Db::open(&path).unwrap();
+        let old = db.invenio_get("00000-00001").unwrap().unwrap();
+        assert_eq!(old.parent, "00000-00001", "the first version is its own");
+        let next = db.invenio_new_version("00000-00001").unwrap().unwrap();
+        assert_eq!(next.parent, "00000-00001");
+        assert_eq!(db.invenio_version_of(&next).unwrap(), (2, false));
+        assert_eq!(db.invenio_version_of(&old).unwrap(), (1, true));
+        drop(db);
+        // Opened again, nothing is upgraded twice.
+        let db = Db::open(&path).unwrap();
+        assert_eq!(db.invenio_all().unwrap().len(), 2);
+    }
 }

@@ -66,8 +66,9 @@ pub(crate) fn router(app: Arc<App>) -> Router<Arc<App>> {
         .route("/api/records/{id}", get(get_record))
         .route(
             "/api/records/{id}/draft",
-            get(get_draft).delete(delete_draft),
+            get(get_draft).put(update_draft).delete(delete_draft),
         )
+        .route("/api/records/{id}/versions", post(new_version))
         .route(
             "/api/records/{id}/draft/files",
             get(list_files).post(init_files),
@@ -226,7 +227,11 @@ fn record_json(app: &App, row: &InvenioRow, draft: bool) -> Value {
         "created": row.created,
         "updated": row.updated,
         "links": links,
+        "parent": {"id": row.parent},
     });
+    if let Ok((index, is_latest)) = app.db.invenio_version_of(row) {
+        out["versions"] = json!({"index": index, "is_latest": is_latest, "is_latest_draft": draft});
+    }
     if draft {
         out["errors"] = json!(validation_errors(&data));
     }
@@ -247,16 +252,23 @@ fn internal(e: impl std::fmt::Display) -> Response {
     )
 }
 
+/// A request body that must be a JSON object, or the 400 InvenioRDM answers otherwise.
+#[allow(clippy::result_large_err)]
+fn json_object(body: &[u8]) -> Result<Value, Response> {
+    match serde_json::from_slice(body) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        _ => Err((
+            StatusCode::BAD_REQUEST,
+            axum::Json(json!({"status": 400, "message": "Invalid JSON body."})),
+        )
+            .into_response()),
+    }
+}
+
 async fn create_draft(State(app): State<Arc<App>>, body: Bytes) -> Response {
-    let data: Value = match serde_json::from_slice(&body) {
-        Ok(v @ Value::Object(_)) => v,
-        _ => {
-            return (
-                StatusCode::BAD_REQUEST,
-                axum::Json(json!({"status": 400, "message": "Invalid JSON body."})),
-            )
-                .into_response();
-        }
+    let data = match json_object(&body) {
+        Ok(data) => data,
+        Err(resp) => return resp,
     };
     match app.db.invenio_create(&data.to_string()) {
         Ok(row) => (
@@ -284,6 +296,37 @@ async fn get_record(State(app): State<Arc<App>>, Path(id): Path<String>) -> Resp
             axum::Json(record_json(&app, &row, false)).into_response()
         }
         Ok(_) => not_found(),
+        Err(e) => internal(e),
+    }
+}
+
+/// `POST /api/records/{id}/versions`: a draft new version of the published record `id`
+/// (the work's pending one if it has one already).
+async fn new_version(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    match app.db.invenio_new_version(&id) {
+        Ok(Some(draft)) => (
+            StatusCode::CREATED,
+            axum::Json(record_json(&app, &draft, true)),
+        )
+            .into_response(),
+        Ok(None) => not_found(),
+        Err(e) => internal(e),
+    }
+}
+
+/// `PUT /api/records/{id}/draft`: replace a draft's metadata, access and files options.
+async fn update_draft(
+    State(app): State<Arc<App>>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Response {
+    let data = match json_object(&body) {
+        Ok(data) => data,
+        Err(resp) => return resp,
+    };
+    match app.db.invenio_update_draft(&id, &data.to_string()) {
+        Ok(Some(row)) => axum::Json(record_json(&app, &row, true)).into_response(),
+        Ok(None) => not_found(),
         Err(e) => internal(e),
     }
 }
