@@ -75,6 +75,13 @@ impl Api<'_> {
         let (status, draft) = self.json(Method::POST, "/api/records", Some(body)).await;
         assert_eq!(status, 201, "{draft}");
         let id = draft["id"].as_str().unwrap().to_string();
+        self.commit_file(&id, key, bytes).await;
+        id
+    }
+
+    /// One file committed onto draft `id`.
+    async fn commit_file(&self, id: &str, key: &str, bytes: &[u8]) {
+        use reqwest::Method;
         let (status, _) = self
             .json(
                 Method::POST,
@@ -99,8 +106,162 @@ impl Api<'_> {
             )
             .await;
         assert_eq!(status, 200, "{committed}");
-        id
     }
+
+    /// Where published record `id` stands among its work's versions: (parent, index,
+    /// is_latest).
+    async fn version_of(&self, id: &str) -> (String, i64, bool) {
+        let (status, record) = self
+            .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
+            .await;
+        assert_eq!(status, 200, "{record}");
+        (
+            record["parent"]["id"].as_str().unwrap().to_string(),
+            record["versions"]["index"].as_i64().unwrap(),
+            record["versions"]["is_latest"].as_bool().unwrap(),
+        )
+    }
+}
+
+/// Dataset folder `n` deposited to `target`, then one of its files changed and the folder
+/// rescanned: the dataset, its first record, and its new key.
+async fn deposited_then_changed(
+    lab: &Lab,
+    store: &Arc<lodge::store::Store>,
+    target: &Arc<dyn Target>,
+    n: usize,
+) -> ((i64, lodge::content::ContentKey), String) {
+    let folder = lab.numbered_folder(n);
+    let first = add(store, &folder, &metadata("Cores"));
+    let jobs = deposit(store, target, &[first], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    std::fs::write(folder.join("data.csv"), "id,value\n1,17\n").unwrap();
+    let again = add(store, &folder, &metadata("Cores"));
+    assert_eq!(again.0, first.0, "the same dataset");
+    assert_ne!(again.1, first.1, "under a new key");
+    (again, jobs[0].identifier.clone().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dataset_deposited_again_after_its_files_changed_becomes_the_next_version_of_its_record()
+{
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let (changed, first) = deposited_then_changed(&lab, &store, &target, 1).await;
+
+    let jobs = deposit(&store, &target, &[changed], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let second = jobs[0].identifier.clone().unwrap();
+    assert_ne!(second, first, "a record of its own");
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (2, 0),
+        "two published, no draft left"
+    );
+    let api = Api::new(&sandbox);
+    assert_eq!(api.version_of(&first).await, (first.clone(), 1, false));
+    assert_eq!(
+        api.version_of(&second).await,
+        (first.clone(), 2, true),
+        "the next version of the first record's work"
+    );
+    let (_, record) = api
+        .json(
+            reqwest::Method::GET,
+            &format!("/api/records/{second}"),
+            None,
+        )
+        .await;
+    let subjects = record["metadata"]["subjects"].to_string();
+    assert!(subjects.contains(&key_subject(&changed.1)), "{subjects}");
+    assert_eq!(
+        subjects.matches("lodge:").count(),
+        1,
+        "only its own key: {subjects}"
+    );
+
+    // A dataset never deposited here is a work of its own.
+    let other = add(&store, &lab.numbered_folder(2), &metadata("Other"));
+    let jobs = deposit(&store, &target, &[other], fast_config()).await;
+    let third = jobs[0].identifier.clone().unwrap();
+    assert_eq!(api.version_of(&third).await, (third.clone(), 1, true));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_attempt_that_stopped_after_asking_for_the_new_version_finds_that_draft_again() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let (changed, first) = deposited_then_changed(&lab, &store, &target, 3).await;
+    // The crashed run asked for the new version and stopped there: a draft of the work,
+    // still with the first version's metadata and key, and no files.
+    let api = Api::new(&sandbox);
+    let (status, left) = api
+        .json(
+            reqwest::Method::POST,
+            &format!("/api/records/{first}/versions"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 201, "{left}");
+    assert_eq!(sandbox.invenio_counts(), (1, 1));
+
+    let jobs = deposit(&store, &target, &[changed], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert_eq!(
+        jobs[0].identifier.as_deref(),
+        left["id"].as_str(),
+        "the draft left behind was filled in and published"
+    );
+    assert_eq!(sandbox.invenio_counts(), (2, 0), "no other draft made");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_draft_version_someone_started_with_files_is_left_alone_and_the_deposit_is_a_conflict() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let (changed, first) = deposited_then_changed(&lab, &store, &target, 4).await;
+    // Someone started a new version in the web interface and uploaded a file to it.
+    let api = Api::new(&sandbox);
+    let (_, theirs) = api
+        .json(
+            reqwest::Method::POST,
+            &format!("/api/records/{first}/versions"),
+            None,
+        )
+        .await;
+    let theirs = theirs["id"].as_str().unwrap().to_string();
+    api.commit_file(&theirs, "slides.pdf", b"%PDF their work")
+        .await;
+
+    let jobs = deposit(&store, &target, &[changed], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].attempts, 1, "a person decides; no retry");
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains(&format!("record {first} has a draft new version, {theirs}"))
+            && error.contains(&format!("publish or discard {theirs}, then deposit again")),
+        "{error}"
+    );
+    let (_, draft) = api
+        .json(
+            reqwest::Method::GET,
+            &format!("/api/records/{theirs}/draft"),
+            None,
+        )
+        .await;
+    assert!(
+        !draft["metadata"]["subjects"]
+            .to_string()
+            .contains(&key_subject(&changed.1)),
+        "their draft's metadata is untouched: {draft}"
+    );
+    assert_eq!(sandbox.invenio_counts(), (1, 1));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

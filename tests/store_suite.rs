@@ -566,6 +566,28 @@ fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: B
     assert_eq!(changed.target.as_deref(), Some(TARGET));
     assert_eq!((changed.job, changed.identifier), (None, None));
     assert_eq!(changed.earlier_identifier.as_deref(), Some("first-1"));
+    // A target that links versions makes the new key the next version of that record.
+    assert_eq!(
+        store
+            .earlier_version_record(id, TARGET, &second_key)
+            .unwrap()
+            .as_deref(),
+        Some("first-1")
+    );
+    assert_eq!(
+        store
+            .earlier_version_record(id, TARGET, &first_key)
+            .unwrap(),
+        None,
+        "no record of another key came before the first"
+    );
+    assert_eq!(
+        store
+            .earlier_version_record(id, "sandbox+http://127.0.0.1:1", &second_key)
+            .unwrap(),
+        None,
+        "another target's records are not its versions"
+    );
 
     // Deposited in turn, the row is the new job's.
     let (job, _) = store

@@ -172,6 +172,7 @@ async fn raw_side(
                     key: *key,
                     document,
                     root,
+                    earlier_record: None,
                 };
                 target.upload(&request, Arc::new(|_| {})).await?;
                 target.create_record(&request).await?;

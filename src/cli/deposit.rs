@@ -140,6 +140,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                     key: *key,
                     document: &document,
                     root: Path::new(&d.path),
+                    earlier_record: None,
                 })
             {
                 println!("refused  {name}: {f}");
@@ -155,7 +156,15 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 .find(|r| r.key != key.to_hex())
                 .map(|r| format!(" (same data as {} on {})", r.identifier, r.target))
                 .unwrap_or_default();
-            println!("create   {name}: key {}{note}", key.short());
+            let version = if target.links_versions() {
+                store
+                    .earlier_version_record(d.id, target.scope_id(), key)?
+                    .map(|earlier| format!(", the next version of record {earlier}"))
+                    .unwrap_or_default()
+            } else {
+                String::new()
+            };
+            println!("create   {name}: key {}{version}{note}", key.short());
         }
         println!("dry run: nothing was sent or recorded");
         return Ok(if refused == 0 {

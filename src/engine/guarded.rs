@@ -199,10 +199,21 @@ impl Engine {
             return Ok(AttemptOutcome::Failed(failure));
         }
 
+        // Only a target that links versions needs the earlier record: one store call
+        // fewer per deposit everywhere else.
+        let earlier_record = match job.dataset_id {
+            Some(dataset) if target.links_versions() => {
+                let (scope, key) = (job.target.clone(), job.key);
+                self.db(move |s| s.earlier_version_record(dataset, &scope, &key))
+                    .await?
+            }
+            _ => None,
+        };
         let request = DepositRequest {
             key: job.key,
             document,
             root,
+            earlier_record: earlier_record.as_deref(),
         };
         let progress = self.progress_sink(job.id, job.dataset_id, document.total_size());
         if let Err(failure) = target.upload(&request, progress).await {

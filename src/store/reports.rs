@@ -110,6 +110,29 @@ impl Store {
         })
     }
 
+    /// The record `target` gave the latest earlier version of dataset `dataset_id`: the
+    /// identifier of its newest job there that landed under a key other than `key`.
+    pub fn earlier_version_record(
+        &self,
+        dataset_id: i64,
+        target: &str,
+        key: &ContentKey,
+    ) -> Result<Option<String>> {
+        self.with(|db| {
+            Ok(db
+                .opt(
+                    "SELECT identifier FROM jobs
+                     WHERE dataset_id = ?1 AND target = ?2 AND content_key <> ?3
+                       AND (state = 'deposited' OR state = 'existing')
+                       AND identifier IS NOT NULL
+                     ORDER BY id DESC LIMIT 1",
+                    args![dataset_id, target, key.to_hex()],
+                    |r| r.get::<Option<String>>(0),
+                )?
+                .flatten())
+        })
+    }
+
     /// Results on any target whose data fingerprint is `fingerprint`.
     ///
     /// Found through the documents with that fingerprint and each target's results for

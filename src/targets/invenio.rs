@@ -311,7 +311,100 @@ impl InvenioTarget {
         }
     }
 
+    /// A draft for `request`: the next version of its earlier record where it has one,
+    /// else a new record.
     async fn create_draft(&self, request: &DepositRequest<'_>) -> Result<String, Failure> {
+        if let Some(earlier) = request.earlier_record
+            && let Some(draft) = self.new_version_draft(earlier, request).await?
+        {
+            return Ok(draft);
+        }
+        self.create_record_draft(request).await
+    }
+
+    /// A draft new version of `earlier` carrying `request`'s metadata, or `None` when
+    /// `earlier` is not there to be versioned (deleted, or another account's): the deposit
+    /// then makes a record of its own.
+    ///
+    /// A work has at most one draft version, and asking again returns it: that is how an
+    /// attempt that stopped after asking finds its draft again (it still carries the
+    /// earlier version's metadata, and no files). A draft version with files and another
+    /// key is someone's work in progress (started in the web interface, say): it is not
+    /// taken over, and the deposit is a conflict for a person to settle.
+    async fn new_version_draft(
+        &self,
+        earlier: &str,
+        request: &DepositRequest<'_>,
+    ) -> Result<Option<String>, Failure> {
+        let resp = self
+            .send(
+                Method::POST,
+                self.url(&["api", "records", earlier, "versions"]),
+                None,
+                false,
+            )
+            .await?;
+        match resp.status() {
+            StatusCode::CREATED | StatusCode::OK => {}
+            StatusCode::NOT_FOUND | StatusCode::GONE | StatusCode::FORBIDDEN => return Ok(None),
+            _ => return Err(Self::failure_of(resp).await),
+        }
+        let draft = Self::json_of(resp, "new version").await?;
+        let Some(id) = draft["id"].as_str().map(str::to_string) else {
+            return Err(Failure::Ambiguous {
+                status: Some(201),
+                message: "the new version's draft has no id".into(),
+            });
+        };
+        let subject = key_subject(&request.key);
+        let ours = draft["metadata"]["subjects"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["subject"] == subject.as_str()));
+        if !ours && self.draft_has_files(&id).await? {
+            return Err(Failure::Conflict {
+                message: format!(
+                    "record {earlier} has a draft new version, {id}, with files and another \
+                     dataset's content (started in the web interface?); a record has one \
+                     draft version at a time: publish or discard {id}, then deposit again"
+                ),
+            });
+        }
+        let body = draft_body(&request.key, request.document).to_string();
+        let resp = self
+            .send(
+                Method::PUT,
+                self.url(&["api", "records", &id, "draft"]),
+                Some(body.into()),
+                true,
+            )
+            .await?;
+        if !resp.status().is_success() {
+            return Err(Self::failure_of(resp).await);
+        }
+        Ok(Some(id))
+    }
+
+    /// Whether a draft holds any file entry.
+    async fn draft_has_files(&self, draft: &str) -> Result<bool, Failure> {
+        let resp = self
+            .send(
+                Method::GET,
+                self.url(&["api", "records", draft, "draft", "files"]),
+                None,
+                false,
+            )
+            .await?;
+        if resp.status() != StatusCode::OK {
+            return Err(Self::failure_of(resp).await);
+        }
+        let listing = Self::json_of(resp, "file list").await?;
+        Ok(listing["entries"]
+            .as_array()
+            .is_some_and(|entries| !entries.is_empty()))
+    }
+
+    /// A new record's draft.
+    async fn create_record_draft(&self, request: &DepositRequest<'_>) -> Result<String, Failure> {
         let body = draft_body(&request.key, request.document).to_string();
         let resp = self
             .send(
@@ -636,6 +729,10 @@ impl Target for InvenioTarget {
     }
 
     fn can_lookup(&self) -> bool {
+        true
+    }
+
+    fn links_versions(&self) -> bool {
         true
     }
 

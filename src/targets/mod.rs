@@ -57,6 +57,11 @@ pub struct DepositRequest<'a> {
     pub document: &'a ContentDocument,
     /// The dataset's folder on this machine; manifest paths are relative to it.
     pub root: &'a Path,
+    /// The record this target made of an earlier version of the same dataset (an earlier
+    /// key of it), for a target that links versions ([`Target::links_versions`]): the new
+    /// record is made its next version. Not part of the key: the same content is the same
+    /// deposit whichever record came before it.
+    pub earlier_record: Option<&'a str>,
 }
 
 /// Reports bytes sent so far, for progress bars. Cheap to call often.
@@ -98,6 +103,13 @@ pub trait Target: Send + Sync {
 
     /// Whether [`Target::lookup`] can find a record by key (used to reconcile before a retry).
     fn can_lookup(&self) -> bool;
+
+    /// Whether this target makes a dataset's new key a new version of the record its
+    /// earlier key got ([`DepositRequest::earlier_record`]), as InvenioRDM and Zenodo do;
+    /// the engine looks that record up only for such a target.
+    fn links_versions(&self) -> bool {
+        false
+    }
 
     /// Why this target would refuse `request` before sending anything, where that is known
     /// without asking the server (DataCite with `landing_from=` and no landing page for
