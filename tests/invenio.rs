@@ -182,6 +182,30 @@ async fn a_dataset_deposited_again_after_its_files_changed_becomes_the_next_vers
         "only its own key: {subjects}"
     );
 
+    // Its link (the window's Open record) is a landing page naming the work's versions;
+    // API clients get the record there.
+    let url = jobs[0].url.clone().expect("a record link");
+    assert!(url.ends_with(&format!("/records/{second}")), "{url}");
+    let page = reqwest::Client::new()
+        .get(&url)
+        .header("Accept", "text/html")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("<h1>Cores</h1>")
+            && page.contains("version 2 of 2")
+            && page.contains("Curie, Marie")
+            && page.contains(&format!("<a href=\"/records/{first}\">Version 1</a>"))
+            && page.contains(">data.csv</a>"),
+        "{page}"
+    );
+    let json: Value = reqwest::get(&url).await.unwrap().json().await.unwrap();
+    assert_eq!(json["id"], second.as_str(), "{json}");
+
     // A dataset never deposited here is a work of its own.
     let other = add(&store, &lab.numbered_folder(2), &metadata("Other"));
     let jobs = deposit(&store, &target, &[other], fast_config()).await;

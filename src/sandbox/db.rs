@@ -332,6 +332,16 @@ impl Db {
         )
     }
 
+    /// The published versions of the work `parent`, first version first.
+    pub fn invenio_versions(&self, parent: &str) -> rusqlite::Result<Vec<InvenioRow>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {INVENIO_COLUMNS} FROM invenio_records
+             WHERE coalesce(parent, id) = ?1 AND published = 1 ORDER BY seq"
+        ))?;
+        stmt.query_map([parent], invenio_row)?.collect()
+    }
+
     pub fn invenio_get(&self, id: &str) -> rusqlite::Result<Option<InvenioRow>> {
         let conn = self.lock();
         conn.query_row(

@@ -22,11 +22,14 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post, put};
 use serde_json::{Value, json};
 
+use crate::wording::human_bytes;
+
 use super::db::InvenioRow;
+use super::page::{escape, page};
 use super::state::App;
 
 /// The one user the emulation knows, and its rate limit.
@@ -574,4 +577,103 @@ impl App {
             .unwrap_or_else(|e| e.into_inner())
             .clone()
     }
+}
+
+/// A published record's landing page at `self_html` (`/records/{id}`, beside the sandbox's
+/// own records): its title, creators, date, files, and the work's other versions; API
+/// clients get the record's JSON there. `None` if `id` is no published record of the
+/// emulation.
+pub(crate) fn landing_page(app: &App, id: &str, html: bool) -> Option<Response> {
+    let row = app.db.invenio_get(id).ok()??;
+    if !row.published {
+        return None;
+    }
+    if !html {
+        return Some(axum::Json(record_json(app, &row, false)).into_response());
+    }
+    let data: Value = serde_json::from_str(&row.data).unwrap_or(Value::Null);
+    let m = &data["metadata"];
+    let text = |v: &Value| escape(v.as_str().unwrap_or(""));
+    let creators: Vec<String> = m["creators"]
+        .as_array()
+        .map(|cs| {
+            cs.iter()
+                .map(|c| {
+                    // A person is sent by family and given name; InvenioRDM fills `name`.
+                    let p = &c["person_or_org"];
+                    match (p["family_name"].as_str(), p["given_name"].as_str()) {
+                        (Some(family), Some(given)) => escape(&format!("{family}, {given}")),
+                        _ => text(&p["name"]),
+                    }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let versions = app.db.invenio_versions(&row.parent).unwrap_or_default();
+    let version_links: Vec<String> = versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let n = i + 1;
+            if v.id == row.id {
+                format!("<li>Version {n} (this one)</li>")
+            } else {
+                format!(
+                    "<li><a href=\"/records/{id}\">Version {n}</a></li>",
+                    id = escape(&v.id)
+                )
+            }
+        })
+        .collect();
+    let index = versions
+        .iter()
+        .position(|v| v.id == row.id)
+        .map_or(1, |i| i + 1);
+    let files: String = app
+        .db
+        .invenio_files(&row.id)
+        .unwrap_or_default()
+        .iter()
+        .map(|f| {
+            format!(
+                "<tr><td><a href=\"/api/records/{id}/files/{key}/content\">{key}</a></td><td>{size}</td></tr>\n",
+                id = escape(&row.id),
+                key = escape(&f.key),
+                size = human_bytes(f.size.unwrap_or(0).max(0) as u64),
+            )
+        })
+        .collect();
+    let title = text(&m["title"]);
+    Some(
+        Html(page(
+            &title,
+            &format!(
+                "<h1>{title}</h1>
+<p>Record {id} · version {index} of {count} · published {date}</p>
+<dl>
+<dt>Creators</dt><dd>{creators}</dd>
+<dt>Publisher</dt><dd>{publisher}</dd>
+</dl>
+<h2>Versions</h2>
+<ul>
+{versions}
+</ul>
+<h2>Files</h2>
+<table>
+<thead><tr><th>Name</th><th>Size</th></tr></thead>
+<tbody>
+{files}</tbody>
+</table>
+<p>InvenioRDM emulation of Lodge's sandbox. API clients get this record as JSON at this address.</p>
+<p><a href=\"/\">All records</a></p>",
+                id = escape(&row.id),
+                count = versions.len().max(1),
+                date = text(&m["publication_date"]),
+                creators = creators.join("; "),
+                publisher = text(&m["publisher"]),
+                versions = version_links.join("\n"),
+            ),
+        ))
+        .into_response(),
+    )
 }

@@ -166,7 +166,7 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
 }
 
 /// An HTML page: `title` (already escaped) and `body` (markup).
-fn page(title: &str, body: &str) -> String {
+pub(crate) fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>
 <html lang=\"en\">

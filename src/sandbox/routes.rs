@@ -477,7 +477,20 @@ async fn record_get(
 ) -> Response {
     let key = match parse_key(&key_text) {
         Ok(k) => k.to_hex(),
-        Err(reject) => return reject.into_response(),
+        Err(reject) => {
+            // Not a key: perhaps a record of the InvenioRDM emulation, whose landing pages
+            // live here too (as InvenioRDM's do).
+            let html = wants_html(&headers);
+            let id = key_text.clone();
+            return match blocking(&app, move |app| {
+                super::invenio::landing_page(app, &id, html)
+            })
+            .await
+            {
+                Ok(Some(page)) => page,
+                _ => reject.into_response(),
+            };
+        }
     };
     let found = {
         let key = key.clone();
