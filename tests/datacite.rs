@@ -12,7 +12,7 @@ use lodge::sandbox::{FaultConfig, RunningSandbox};
 use lodge::store::{EventKind, JobState};
 use lodge::targets::datacite::{doi, mapping};
 use lodge::targets::{Failure, FailureClass, Target, open_target};
-use serde_json::Value;
+use serde_json::{Value, json};
 use support::*;
 
 fn datacite(sandbox: &RunningSandbox, extra: &str) -> Arc<dyn Target> {
@@ -63,6 +63,47 @@ async fn deposit_mints_the_doi_derived_from_the_key_and_a_replay_sends_nothing()
     assert_eq!(again[0].identifier, jobs[0].identifier);
     assert_eq!(sandbox.stats().requests, requests, "a replay sends nothing");
     assert_eq!(sandbox.doi_count(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_changed_dataset_gets_a_doi_of_its_own_related_as_a_new_version_of_the_first() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = datacite(&sandbox, "");
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(2);
+    let first = add(&store, &folder, &metadata("Soil"));
+    let jobs = deposit(&store, &target, &[first], fast_config()).await;
+    let first_doi = jobs[0].identifier.clone().unwrap();
+    let body: Value = get_doi(&sandbox, &first_doi).await.json().await.unwrap();
+    assert!(
+        body["data"]["attributes"]["relatedIdentifiers"]
+            .as_array()
+            .is_none_or(|r| r.is_empty()),
+        "a first version: {body}"
+    );
+
+    std::fs::write(folder.join("data.csv"), "id,value\n2,5\n").unwrap();
+    let changed = add(&store, &folder, &metadata("Soil"));
+    let jobs = deposit(&store, &target, &[changed], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let second_doi = jobs[0].identifier.clone().unwrap();
+    assert_eq!(
+        second_doi,
+        doi::doi_for("10.80000", &changed.1),
+        "its key's DOI"
+    );
+    let body: Value = get_doi(&sandbox, &second_doi).await.json().await.unwrap();
+    assert_eq!(
+        body["data"]["attributes"]["relatedIdentifiers"],
+        json!([{
+            "relatedIdentifier": first_doi,
+            "relatedIdentifierType": "DOI",
+            "relationType": "IsNewVersionOf",
+        }]),
+        "{body}"
+    );
+    assert_eq!(sandbox.doi_count(), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -308,6 +349,7 @@ fn lodge_requests_carry_every_field_of_the_documented_example() {
         &doc,
         mapping::DoiState::Publish,
         Some("https://example.org"),
+        None,
     );
     for field in documented["data"]["attributes"].as_object().unwrap().keys() {
         assert!(ours.get(field).is_some(), "Lodge's request lacks {field}");

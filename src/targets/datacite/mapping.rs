@@ -63,13 +63,15 @@ fn creator(c: &Creator) -> Value {
     out
 }
 
-/// The `attributes` of a `POST /dois` for `document` under `doi`.
+/// The `attributes` of a `POST /dois` for `document` under `doi`; `earlier`, the DOI of
+/// the dataset's earlier version, is related as the one it is a new version of.
 pub fn attributes(
     doi: &str,
     key: &ContentKey,
     document: &ContentDocument,
     state: DoiState,
     url: Option<&str>,
+    earlier: Option<&str>,
 ) -> Value {
     let m = &document.metadata;
     let mut a = json!({
@@ -120,6 +122,13 @@ pub fn attributes(
     if let Some(version) = &m.version {
         a["version"] = json!(version);
     }
+    if let Some(earlier) = earlier {
+        a["relatedIdentifiers"] = json!([{
+            "relatedIdentifier": earlier,
+            "relatedIdentifierType": "DOI",
+            "relationType": "IsNewVersionOf",
+        }]);
+    }
     a
 }
 
@@ -150,7 +159,8 @@ mod tests {
                 ..Metadata::default()
             };
             let doc = ContentDocument::new(Vec::new(), &metadata);
-            attributes("10.80000/x", &doc.key(), &doc, DoiState::Draft, None)["rightsList"].clone()
+            attributes("10.80000/x", &doc.key(), &doc, DoiState::Draft, None, None)["rightsList"]
+                .clone()
         };
         let spdx = rights_of("cc-by-4.0");
         assert_eq!(spdx[0]["rightsIdentifier"], "cc-by-4.0");
@@ -201,6 +211,7 @@ mod tests {
             &doc,
             DoiState::Publish,
             Some("https://x"),
+            None,
         );
         assert_eq!(a["event"], "publish");
         assert_eq!(a["creators"][0]["nameType"], "Personal");
@@ -220,7 +231,31 @@ mod tests {
         assert_eq!(a["rightsList"][0]["rightsIdentifier"], "cc-by-4.0");
         assert_eq!(a["version"], "1.0");
         assert_eq!(key_of(&a), Some(key.to_hex()));
-        let draft = attributes("10.80000/abcd-ef12", &key, &doc, DoiState::Draft, None);
+        assert!(a.get("relatedIdentifiers").is_none(), "a first version");
+        let draft = attributes(
+            "10.80000/abcd-ef12",
+            &key,
+            &doc,
+            DoiState::Draft,
+            None,
+            None,
+        );
         assert!(draft.get("event").is_none());
+        let next = attributes(
+            "10.80000/wxyz-0042",
+            &key,
+            &doc,
+            DoiState::Draft,
+            None,
+            Some("10.80000/abcd-ef12"),
+        );
+        assert_eq!(
+            next["relatedIdentifiers"],
+            serde_json::json!([{
+                "relatedIdentifier": "10.80000/abcd-ef12",
+                "relatedIdentifierType": "DOI",
+                "relationType": "IsNewVersionOf",
+            }])
+        );
     }
 }

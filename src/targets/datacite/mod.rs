@@ -268,7 +268,14 @@ impl Target for DataCiteTarget {
         let body = serde_json::json!({
             "data": {
                 "type": "dois",
-                "attributes": mapping::attributes(&doi, &request.key, request.document, self.state, landing.as_deref()),
+                "attributes": mapping::attributes(
+                    &doi,
+                    &request.key,
+                    request.document,
+                    self.state,
+                    landing.as_deref(),
+                    request.earlier_record,
+                ),
             }
         });
         let resp = self
@@ -304,6 +311,11 @@ impl Target for DataCiteTarget {
 
     async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
         self.ours(&self.doi(key), key).await
+    }
+
+    /// A new key's DOI is related to the earlier version's as `IsNewVersionOf`.
+    fn links_versions(&self) -> bool {
+        true
     }
 
     fn can_lookup(&self) -> bool {
