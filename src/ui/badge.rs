@@ -78,7 +78,7 @@ pub fn hover(status: &DedupStatus) -> String {
             "Already deposited as {identifier}: replayed from the store, the server said the record exists, or a lookup found the record an earlier attempt made when its answer was lost. Nothing was duplicated."
         ),
         DedupStatus::NewVersion { identifier, .. } => format!(
-            "Deposited to this target as {identifier} before its files or metadata changed. This version is not deposited here yet: Deposit creates a new record."
+            "Deposited to this target as {identifier} before its files or metadata changed. This version is not deposited here yet: Deposit creates its record, which InvenioRDM and Zenodo keep as the next version of {identifier} (DataCite relates the new DOI to it)."
         ),
         DedupStatus::SameDataAsAnother { identifier, .. } => format!(
             "The same files were deposited with other metadata as {identifier}. Depositing now would create a second record."
