@@ -210,27 +210,38 @@ fn invenio_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InvenioRow> {
     })
 }
 
+/// Insert a draft of the work `parent` (`None`: a work of its own) and return its id,
+/// minted from the row's sequence number.
+fn insert_draft(
+    tx: &rusqlite::Transaction<'_>,
+    data: &str,
+    parent: Option<&str>,
+) -> rusqlite::Result<String> {
+    let seq: i64 = tx.query_row(
+        "SELECT COALESCE(MAX(seq), 0) + 1 FROM invenio_records",
+        [],
+        |r| r.get(0),
+    )?;
+    let id = format!("{:05}-{:05}", seq / 100_000, seq % 100_000);
+    tx.execute(
+        &format!(
+            "INSERT INTO invenio_records (seq, id, published, data, created, updated, parent)
+             VALUES (?1, ?2, 0, ?3, {NOW}, {NOW}, ?4)"
+        ),
+        params![seq, id, data, parent],
+    )?;
+    Ok(id)
+}
+
 const INVENIO_COLUMNS: &str = "id, published, data, created, updated, coalesce(parent, id)";
 const NOW: &str = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 
 impl Db {
-    /// Create a draft; its id is minted from the row's sequence number.
+    /// Create a draft of a work of its own.
     pub fn invenio_create(&self, data: &str) -> rusqlite::Result<InvenioRow> {
         let mut conn = self.lock();
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let seq: i64 = tx.query_row(
-            "SELECT COALESCE(MAX(seq), 0) + 1 FROM invenio_records",
-            [],
-            |r| r.get(0),
-        )?;
-        let id = format!("{:05}-{:05}", seq / 100_000, seq % 100_000);
-        tx.execute(
-            &format!(
-                "INSERT INTO invenio_records (seq, id, published, data, created, updated)
-                 VALUES (?1, ?2, 0, ?3, {NOW}, {NOW})"
-            ),
-            params![seq, id, data],
-        )?;
+        let id = insert_draft(&tx, data, None)?;
         let row = tx.query_row(
             &format!("SELECT {INVENIO_COLUMNS} FROM invenio_records WHERE id = ?1"),
             [&id],
@@ -274,19 +285,7 @@ impl Db {
             metadata.remove("publication_date");
             metadata.remove("version");
         }
-        let seq: i64 = tx.query_row(
-            "SELECT COALESCE(MAX(seq), 0) + 1 FROM invenio_records",
-            [],
-            |r| r.get(0),
-        )?;
-        let id = format!("{:05}-{:05}", seq / 100_000, seq % 100_000);
-        tx.execute(
-            &format!(
-                "INSERT INTO invenio_records (seq, id, published, data, created, updated, parent)
-                 VALUES (?1, ?2, 0, ?3, {NOW}, {NOW}, ?4)"
-            ),
-            params![seq, id, data.to_string(), record.parent],
-        )?;
+        let id = insert_draft(&tx, &data.to_string(), Some(&record.parent))?;
         let draft = tx.query_row(&format!("{select} WHERE id = ?1"), [&id], invenio_row)?;
         tx.commit()?;
         Ok(Some(draft))

@@ -360,7 +360,7 @@ impl InvenioTarget {
         let ours = draft["metadata"]["subjects"]
             .as_array()
             .is_some_and(|s| s.iter().any(|s| s["subject"] == subject.as_str()));
-        if !ours && self.draft_has_files(&id).await? {
+        if !ours && !self.draft_files(&id).await?.is_empty() {
             return Err(Failure::Conflict {
                 message: format!(
                     "record {earlier} has a draft new version, {id}, with files and another \
@@ -384,8 +384,8 @@ impl InvenioTarget {
         Ok(Some(id))
     }
 
-    /// Whether a draft holds any file entry.
-    async fn draft_has_files(&self, draft: &str) -> Result<bool, Failure> {
+    /// The file entries of a draft (key, status, checksum), as its file list gives them.
+    async fn draft_files(&self, draft: &str) -> Result<Vec<Value>, Failure> {
         let resp = self
             .send(
                 Method::GET,
@@ -398,9 +398,7 @@ impl InvenioTarget {
             return Err(Self::failure_of(resp).await);
         }
         let listing = Self::json_of(resp, "file list").await?;
-        Ok(listing["entries"]
-            .as_array()
-            .is_some_and(|entries| !entries.is_empty()))
+        Ok(listing["entries"].as_array().cloned().unwrap_or_default())
     }
 
     /// A new record's draft.
@@ -435,34 +433,20 @@ impl InvenioTarget {
         request: &DepositRequest<'_>,
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
-        let resp = self
-            .send(
-                Method::GET,
-                self.url(&["api", "records", draft, "draft", "files"]),
-                None,
-                false,
-            )
-            .await?;
-        if resp.status() != StatusCode::OK {
-            return Err(Self::failure_of(resp).await);
-        }
-        let listing = Self::json_of(resp, "file list").await?;
-        let on_server: std::collections::HashMap<String, (String, Option<String>)> =
-            listing["entries"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|e| {
-                    Some((
-                        e["key"].as_str()?.to_string(),
-                        (
-                            e["status"].as_str().unwrap_or("").to_string(),
-                            e["checksum"].as_str().map(str::to_string),
-                        ),
-                    ))
-                })
-                .collect();
+        let on_server: std::collections::HashMap<String, (String, Option<String>)> = self
+            .draft_files(draft)
+            .await?
+            .into_iter()
+            .filter_map(|e| {
+                Some((
+                    e["key"].as_str()?.to_string(),
+                    (
+                        e["status"].as_str().unwrap_or("").to_string(),
+                        e["checksum"].as_str().map(str::to_string),
+                    ),
+                ))
+            })
+            .collect();
         let missing: Vec<Value> = request
             .document
             .manifest
@@ -579,21 +563,12 @@ impl InvenioTarget {
 
     /// Whether any file of the draft is not committed yet.
     async fn has_pending_file(&self, draft: &str) -> Result<bool, Failure> {
-        let resp = self
-            .send(
-                Method::GET,
-                self.url(&["api", "records", draft, "draft", "files"]),
-                None,
-                false,
-            )
-            .await?;
-        if resp.status() != StatusCode::OK {
-            return Ok(false);
+        match self.draft_files(draft).await {
+            Ok(files) => Ok(files.iter().any(|f| f["status"] != "completed")),
+            // The server would not list them: none pending that we know of.
+            Err(f) if f.http_status().is_some_and(|s| s != 200) => Ok(false),
+            Err(f) => Err(f),
         }
-        let listing = Self::json_of(resp, "file list").await?;
-        Ok(listing["entries"]
-            .as_array()
-            .is_some_and(|e| e.iter().any(|f| f["status"] != "completed")))
     }
 
     async fn discard_draft(&self, id: &str) -> Result<(), Failure> {
