@@ -14,7 +14,7 @@ use super::export::{ExportFormat, write_history};
 use super::model::Notice;
 use super::service::{Command, Repaint, ServiceConfig};
 use super::settings::{Settings, this_year};
-use super::update::{Details, Update};
+use super::update::{Details, FolderChanged, Update};
 use crate::catalog::{RecordedDataset, record_folder, scan_dataset_folder};
 use crate::content::{Metadata, SkippedEntry, metadata_from_folder};
 use crate::engine::Engine;
@@ -169,8 +169,8 @@ impl Core {
                 if let Ok(changed) = changed {
                     self.out.send(Update::FoldersChanged(
                         changed
-                            .into_iter()
-                            .map(|(d, change)| (d.id, change.describe()))
+                            .iter()
+                            .map(|(d, change)| FolderChanged::of(d, change))
                             .collect(),
                     ));
                 }

@@ -394,7 +394,11 @@ impl Model {
                 self.version += 1;
             }
             Update::FoldersChanged(changed) => {
-                self.folders_changed = changed.into_iter().collect();
+                self.folders_changed = changed
+                    .into_iter()
+                    .filter(|c| self.row(c.dataset).is_none_or(|r| r.key == c.key))
+                    .map(|c| (c.dataset, c.what))
+                    .collect();
                 self.version += 1;
             }
             Update::DatasetRemoved(id) => {
@@ -682,6 +686,43 @@ mod tests {
             file_count: 1,
             total_bytes: 1,
         })
+    }
+
+    #[test]
+    fn a_folder_change_found_before_a_rescan_that_finished_first_leaves_the_rescanned_row_alone() {
+        use crate::app::update::FolderChanged;
+        let target = "sandbox+http://127.0.0.1:1";
+        let mut model = Model::default();
+        model.insert(row(1, 'c', "g"));
+        model.insert(row(2, 'd', "h"));
+        let changed = |dataset, key: char| FolderChanged {
+            dataset,
+            key: Some(key.to_string().repeat(64).parse().unwrap()),
+            what: "1 file modified".into(),
+        };
+        // The look saw ds1 under key a…a, before its Rescan re-keyed it c…c; ds2 as it is.
+        model.apply(Update::FoldersChanged(vec![
+            changed(1, 'a'),
+            changed(2, 'd'),
+        ]));
+        let status = |model: &Model, id| model.status(model.row(id).unwrap(), target);
+        assert!(
+            !matches!(status(&model, 1), DedupStatus::ChangedSinceScan { .. }),
+            "{:?}",
+            status(&model, 1)
+        );
+        assert_eq!(
+            status(&model, 2),
+            DedupStatus::ChangedSinceScan {
+                cause: "1 file modified".into()
+            }
+        );
+        // The next look, with nothing changed, clears it.
+        model.apply(Update::FoldersChanged(vec![]));
+        assert!(!matches!(
+            status(&model, 2),
+            DedupStatus::ChangedSinceScan { .. }
+        ));
     }
 
     #[test]

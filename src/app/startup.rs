@@ -13,7 +13,7 @@ use super::model::Notice;
 use super::service::ServiceConfig;
 use super::settings::Settings;
 use super::targets::register_all;
-use super::update::{Startup, Update};
+use super::update::{FolderChanged, Startup, Update};
 use crate::engine::{Engine, EngineEvent};
 use crate::sandbox::{RunningSandbox, SandboxConfig};
 use crate::store::{EventKind, JobState, Store, StoreLocation};
@@ -183,19 +183,16 @@ fn note_folders_since_scan(store: Arc<Store>, out: Outbox) {
         let Ok(changed) = crate::catalog::folders_changed(&store, |_| true) else {
             return;
         };
-        let changed: Vec<(i64, String, String)> = changed
-            .into_iter()
-            .map(|(d, change)| (d.id, d.name, change.describe()))
+        let changed: Vec<(String, FolderChanged)> = changed
+            .iter()
+            .map(|(d, change)| (d.name.clone(), FolderChanged::of(d, change)))
             .collect();
         let named: Vec<String> = changed
             .iter()
-            .map(|(_, name, what)| format!("{name} ({what})"))
+            .map(|(name, c)| format!("{name} ({})", c.what))
             .collect();
         out.send(Update::FoldersChanged(
-            changed
-                .into_iter()
-                .map(|(id, _, what)| (id, what))
-                .collect(),
+            changed.into_iter().map(|(_, c)| c).collect(),
         ));
         if let Some(notice) = changed_folders_notice(&named) {
             out.send(Update::Notice(Notice::info(notice)));

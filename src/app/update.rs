@@ -5,9 +5,12 @@ use std::path::PathBuf;
 use super::model::Notice;
 use super::settings::Settings;
 use super::targets::{ConfiguredTarget, TargetField};
-use crate::content::SkippedEntry;
+use crate::catalog::FolderChange;
+use crate::content::{ContentKey, SkippedEntry};
 use crate::engine::EngineEvent;
-use crate::store::{DatasetSummary, EventRow, FileScan, HistoryRow, JobRow, ResultFingerprint};
+use crate::store::{
+    DatasetRow, DatasetSummary, EventRow, FileScan, HistoryRow, JobRow, ResultFingerprint,
+};
 use crate::targets::probe::ProbeReport;
 
 /// A deposit target as the window shows it.
@@ -91,10 +94,10 @@ pub enum Update {
     /// These datasets' folders are gone (moved or deleted): their rows say so, until a
     /// rescan finds the folder again.
     FoldersGone(Vec<i64>),
-    /// Every dataset whose folder changed since its last scan, each with what changed
-    /// ("1 file modified"): their rows say so, and offer a Rescan, until one is done. The
-    /// whole list, as of one look: a row not in it is as scanned.
-    FoldersChanged(Vec<(i64, String)>),
+    /// Every dataset whose folder changed since its last scan: their rows say so, and
+    /// offer a Rescan, until one is done. The whole list, as of one look: a row not in it
+    /// is as scanned.
+    FoldersChanged(Vec<FolderChanged>),
     /// Jobs as they are now (after queueing or retrying).
     Jobs(Vec<JobRow>),
     /// Events committed by a command (queueing, retry) rather than by the engine.
@@ -130,4 +133,25 @@ pub enum Update {
         name: String,
         report: Result<ProbeReport, String>,
     },
+}
+
+/// A dataset whose folder was found changed since its last scan.
+#[derive(Clone, Debug)]
+pub struct FolderChanged {
+    pub dataset: i64,
+    /// The dataset's key when its folder was looked at. A row rescanned since, while the
+    /// look was still walking folders, has another key and is left alone.
+    pub key: Option<ContentKey>,
+    /// What changed, in words ("1 file added, 1 file modified").
+    pub what: String,
+}
+
+impl FolderChanged {
+    pub fn of(dataset: &DatasetRow, change: &FolderChange) -> FolderChanged {
+        FolderChanged {
+            dataset: dataset.id,
+            key: dataset.key,
+            what: change.describe(),
+        }
+    }
 }
