@@ -108,6 +108,19 @@ impl Api<'_> {
         assert_eq!(status, 200, "{committed}");
     }
 
+    /// A draft new version of published record `of`, as its web interface makes one.
+    async fn new_version(&self, of: &str) -> Value {
+        let (status, draft) = self
+            .json(
+                reqwest::Method::POST,
+                &format!("/api/records/{of}/versions"),
+                None,
+            )
+            .await;
+        assert_eq!(status, 201, "{draft}");
+        draft
+    }
+
     /// Where published record `id` stands among its work's versions: (parent, index,
     /// is_latest).
     async fn version_of(&self, id: &str) -> (String, i64, bool) {
@@ -223,14 +236,7 @@ async fn an_attempt_that_stopped_after_asking_for_the_new_version_finds_that_dra
     // The crashed run asked for the new version and stopped there: a draft of the work,
     // still with the first version's metadata and key, and no files.
     let api = Api::new(&sandbox);
-    let (status, left) = api
-        .json(
-            reqwest::Method::POST,
-            &format!("/api/records/{first}/versions"),
-            None,
-        )
-        .await;
-    assert_eq!(status, 201, "{left}");
+    let left = api.new_version(&first).await;
     assert_eq!(sandbox.invenio_counts(), (1, 1));
 
     let jobs = deposit(&store, &target, &[changed], fast_config()).await;
@@ -252,14 +258,10 @@ async fn a_draft_version_someone_started_with_files_is_left_alone_and_the_deposi
     let (changed, first) = deposited_then_changed(&lab, &store, &target, 4).await;
     // Someone started a new version in the web interface and uploaded a file to it.
     let api = Api::new(&sandbox);
-    let (_, theirs) = api
-        .json(
-            reqwest::Method::POST,
-            &format!("/api/records/{first}/versions"),
-            None,
-        )
-        .await;
-    let theirs = theirs["id"].as_str().unwrap().to_string();
+    let theirs = api.new_version(&first).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     api.commit_file(&theirs, "slides.pdf", b"%PDF their work")
         .await;
 
