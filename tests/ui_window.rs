@@ -845,6 +845,47 @@ fn a_deposited_folder_changed_while_lodge_was_closed_says_so_and_its_rescan_depo
 }
 
 #[test]
+fn rescan_changed_in_the_top_bar_rescans_every_changed_folder_at_once() {
+    let mut w = Window::open(FaultConfig::default());
+    let mut ids = Vec::new();
+    let mut folders = Vec::new();
+    for name in ["run1", "run2"] {
+        let folder = citable_folder(&w.lab, name, name);
+        let id = w.add_folder(&folder);
+        w.deposit_row(id);
+        ids.push(id);
+        folders.push(folder);
+    }
+    assert_eq!(
+        w.harness
+            .query_all_by_label_contains("Rescan changed")
+            .count(),
+        0,
+        "nothing to rescan, no button"
+    );
+    for folder in &folders {
+        std::fs::write(folder.join("data/cores.csv"), "core,depth\n9,9.9\n").unwrap();
+    }
+    let mut w = w.reopen();
+    w.wait("both changed", |app| {
+        ids.iter()
+            .all(|&id| app.status_of(id).map(|s| s.kind()) == Some(StatusKind::ChangedSinceScan))
+    });
+    w.harness.get_by_label("Rescan changed (2)").click();
+    w.wait("both rescanned", |app| {
+        ids.iter()
+            .all(|&id| app.status_of(id).map(|s| s.kind()) == Some(StatusKind::NewVersion))
+    });
+    w.harness.step();
+    assert_eq!(
+        w.harness
+            .query_all_by_label_contains("Rescan changed")
+            .count(),
+        0
+    );
+}
+
+#[test]
 fn dropping_the_folder_that_holds_a_dataset_says_so_and_adds_it() {
     let mut w = Window::open(FaultConfig::default());
     let survey = w

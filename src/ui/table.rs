@@ -48,6 +48,8 @@ pub struct TableState {
     pub order: Vec<i64>,
     /// Datasets "Deposit all ready" would queue, and failed rows: rebuilt with `order`.
     pub ready_ids: Vec<i64>,
+    /// Rows whose folders changed since their scan: what "Rescan changed" rescans.
+    pub changed_ids: Vec<i64>,
     pub failed_count: usize,
     pub any_waiting: bool,
     built_for: Option<(u64, String, Option<StatusKind>, SortBy, bool, String)>,
@@ -71,6 +73,7 @@ impl TableState {
         let needle = self.search.trim().to_lowercase();
         let mut rows: Vec<(i64, StatusKind, &crate::app::DatasetEntry)> = Vec::new();
         self.ready_ids.clear();
+        self.changed_ids.clear();
         self.failed_count = 0;
         self.any_waiting = false;
         for r in model.rows() {
@@ -78,6 +81,9 @@ impl TableState {
             let kind = status.kind();
             if status == (DedupStatus::New { ready: true }) && r.id > 0 {
                 self.ready_ids.push(r.id);
+            }
+            if kind == StatusKind::ChangedSinceScan && r.id > 0 {
+                self.changed_ids.push(r.id);
             }
             self.failed_count += usize::from(kind == StatusKind::Failed);
             self.any_waiting |= kind == StatusKind::WaitingToRetry;
@@ -182,6 +188,25 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             app.table.order.len(),
             count_of(app.model.rows().len() as u64, "dataset", "datasets")
         ));
+        // Only while a folder changed since its scan: most weeks none has.
+        let changed = app.table.changed_ids.clone();
+        if !changed.is_empty() {
+            ui.separator();
+            if ui
+                .button(format!("Rescan changed ({})", changed.len()))
+                .on_hover_text(
+                    "Scan again every dataset whose folder changed since its last scan, so \
+                     that a deposit sends its files as they are now",
+                )
+                .clicked()
+            {
+                for id in changed {
+                    if let Some(entry) = app.model.row(id) {
+                        app.send(rescan(entry));
+                    }
+                }
+            }
+        }
     });
 }
 
