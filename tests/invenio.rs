@@ -168,6 +168,19 @@ async fn a_dataset_deposited_again_after_its_files_changed_becomes_the_next_vers
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
     let second = jobs[0].identifier.clone().unwrap();
     assert_ne!(second, first, "a record of its own");
+    let created = |job: i64| {
+        store
+            .events_for_job(job)
+            .unwrap()
+            .into_iter()
+            .find(|e| e.kind == EventKind::Created)
+            .expect("a created event")
+            .message
+    };
+    assert_eq!(
+        created(jobs[0].id),
+        format!("created {second}, the next version of {first}")
+    );
     assert_eq!(
         sandbox.invenio_counts(),
         (2, 0),
@@ -224,6 +237,7 @@ async fn a_dataset_deposited_again_after_its_files_changed_becomes_the_next_vers
     let jobs = deposit(&store, &target, &[other], fast_config()).await;
     let third = jobs[0].identifier.clone().unwrap();
     assert_eq!(api.version_of(&third).await, (third.clone(), 1, true));
+    assert_eq!(created(jobs[0].id), format!("created {third}"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -129,6 +129,13 @@ impl Engine {
                 kind: EventKind::Created,
                 http_status: Some(201),
             },
+            AttemptOutcome::Landed(Landed::NewVersion { record, of }) => Finish::Landed {
+                message: format!("created {}, the next version of {of}", record.identifier),
+                record,
+                created: true,
+                kind: EventKind::Created,
+                http_status: Some(201),
+            },
             AttemptOutcome::Landed(Landed::Existing(record)) => Finish::Landed {
                 message: format!("server says it already exists: {}", record.identifier),
                 record,

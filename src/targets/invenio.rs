@@ -667,11 +667,26 @@ impl Target for InvenioTarget {
             )
             .await?;
         if resp.status() == StatusCode::ACCEPTED || resp.status() == StatusCode::OK {
-            let record = Self::json_of(resp, "publish").await?;
-            return Ok(Landed::Created(RecordRef {
-                identifier: record["id"].as_str().unwrap_or(&draft.id).to_string(),
-                url: record["links"]["self_html"].as_str().map(str::to_string),
-            }));
+            let published = Self::json_of(resp, "publish").await?;
+            let record = RecordRef {
+                identifier: published["id"].as_str().unwrap_or(&draft.id).to_string(),
+                url: published["links"]["self_html"].as_str().map(str::to_string),
+            };
+            // A later version of a work, made from the earlier record (not a record of its
+            // own, as when that one was gone).
+            return Ok(
+                match request.earlier_record.filter(|_| {
+                    published["versions"]["index"]
+                        .as_i64()
+                        .is_some_and(|index| index > 1)
+                }) {
+                    Some(of) => Landed::NewVersion {
+                        record,
+                        of: of.to_string(),
+                    },
+                    None => Landed::Created(record),
+                },
+            );
         }
         let failure = Self::failure_of(resp).await;
         // Another worker may have published this very draft a moment ago (its draft is then

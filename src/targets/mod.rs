@@ -40,13 +40,19 @@ pub struct RecordRef {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Landed {
     Created(RecordRef),
+    /// Created as the next version of the record `of` (an earlier key of the dataset), on
+    /// a target that links versions.
+    NewVersion {
+        record: RecordRef,
+        of: String,
+    },
     Existing(RecordRef),
 }
 
 impl Landed {
     pub fn record(&self) -> &RecordRef {
         match self {
-            Landed::Created(r) | Landed::Existing(r) => r,
+            Landed::Created(r) | Landed::NewVersion { record: r, .. } | Landed::Existing(r) => r,
         }
     }
 }

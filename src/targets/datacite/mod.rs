@@ -287,10 +287,17 @@ impl Target for DataCiteTarget {
             .map_err(|e| Failure::from_reqwest(&e))?;
         let status = resp.status();
         if status == StatusCode::CREATED {
-            return Ok(Landed::Created(RecordRef {
+            let record = RecordRef {
                 url: Some(self.record_url(&doi)),
                 identifier: doi,
-            }));
+            };
+            return Ok(match request.earlier_record {
+                Some(of) => Landed::NewVersion {
+                    record,
+                    of: of.to_string(),
+                },
+                None => Landed::Created(record),
+            });
         }
         if status == StatusCode::UNPROCESSABLE_ENTITY {
             let text = resp.text().await.unwrap_or_default();
