@@ -93,14 +93,8 @@ async fn a_changed_dataset_gets_a_doi_of_its_own_related_as_a_new_version_of_the
         doi::doi_for("10.80000", &changed.1),
         "its key's DOI"
     );
-    let created = store
-        .events_for_job(jobs[0].id)
-        .unwrap()
-        .into_iter()
-        .find(|e| e.kind == EventKind::Created)
-        .expect("a created event");
     assert_eq!(
-        created.message,
+        logged(&store, jobs[0].id, EventKind::Created),
         format!("created {second_doi}, the next version of {first_doi}")
     );
     let body: Value = get_doi(&sandbox, &second_doi).await.json().await.unwrap();

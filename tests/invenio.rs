@@ -168,15 +168,7 @@ async fn a_dataset_deposited_again_after_its_files_changed_becomes_the_next_vers
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
     let second = jobs[0].identifier.clone().unwrap();
     assert_ne!(second, first, "a record of its own");
-    let created = |job: i64| {
-        store
-            .events_for_job(job)
-            .unwrap()
-            .into_iter()
-            .find(|e| e.kind == EventKind::Created)
-            .expect("a created event")
-            .message
-    };
+    let created = |job: i64| logged(&store, job, EventKind::Created);
     assert_eq!(
         created(jobs[0].id),
         format!("created {second}, the next version of {first}")

@@ -18,7 +18,7 @@ use lodge::catalog::record_folder;
 use lodge::content::{ContentKey, Creator, Metadata};
 use lodge::engine::{Engine, EngineConfig, RetryPolicy};
 use lodge::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
-use lodge::store::{JobRow, Store};
+use lodge::store::{EventKind, JobRow, Store};
 use lodge::targets::{Target, open_target};
 use tokio_util::sync::CancellationToken;
 
@@ -187,6 +187,17 @@ pub async fn run_jobs(engine: &Arc<Engine>, ids: Vec<i64>) -> Vec<JobRow> {
 }
 
 /// `GET base/path` as JSON.
+/// The message of `job`'s first logged event of `kind` (what the live log showed).
+pub fn logged(store: &Store, job: i64, kind: EventKind) -> String {
+    store
+        .events_for_job(job)
+        .unwrap()
+        .into_iter()
+        .find(|e| e.kind == kind)
+        .unwrap_or_else(|| panic!("job {job} logged no {kind:?} event"))
+        .message
+}
+
 pub async fn get_json(sandbox: &RunningSandbox, path: &str) -> serde_json::Value {
     reqwest::get(format!("{}{path}", sandbox.base_url()))
         .await
