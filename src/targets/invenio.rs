@@ -20,8 +20,11 @@ use md5::Digest as _;
 use reqwest::{Method, StatusCode, Url, header};
 use serde_json::{Value, json};
 
+use super::holdings::hash_body;
 use super::stream::{FileSlice, file_body, refusal};
-use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
+use super::{
+    DepositRequest, Failure, FileHeld, Holdings, Landed, ProgressSink, ReadBack, RecordRef, Target,
+};
 use crate::content::{
     ContentDocument, ContentKey, Creator, FieldProblem, ManifestEntry, Sha256Hex, spdx_license_id,
 };
@@ -401,6 +404,53 @@ impl InvenioTarget {
         Ok(listing["entries"].as_array().cloned().unwrap_or_default())
     }
 
+    /// What a published record holds of each manifest file, from its file list (key, size)
+    /// or, with [`ReadBack::Bytes`], each file's content read back and hashed.
+    async fn record_files(
+        &self,
+        record: &str,
+        document: &ContentDocument,
+        read: ReadBack,
+    ) -> Result<Vec<(String, FileHeld)>, Failure> {
+        let resp = self
+            .send(
+                Method::GET,
+                self.url(&["api", "records", record, "files"]),
+                None,
+                false,
+            )
+            .await?;
+        if resp.status() != StatusCode::OK {
+            return Err(Self::failure_of(resp).await);
+        }
+        let listing = Self::json_of(resp, "file list").await?;
+        let sizes: std::collections::HashMap<String, u64> = listing["entries"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| Some((e["key"].as_str()?.to_string(), e["size"].as_u64()?)))
+            .collect();
+        let mut files = Vec::with_capacity(document.manifest.len());
+        for entry in &document.manifest {
+            let held = match (sizes.get(&entry.path), read) {
+                (None, _) => FileHeld::Missing,
+                (Some(&size), ReadBack::Sizes) => FileHeld::Present { size, sha256: None },
+                (Some(_), ReadBack::Bytes) => {
+                    let url =
+                        self.url(&["api", "records", record, "files", &entry.path, "content"]);
+                    let resp = self.send(Method::GET, url, None, false).await?;
+                    match resp.status() {
+                        StatusCode::OK => hash_body(resp).await?,
+                        StatusCode::NOT_FOUND => FileHeld::Missing,
+                        _ => return Err(Self::failure_of(resp).await),
+                    }
+                }
+            };
+            files.push((entry.path.clone(), held));
+        }
+        Ok(files)
+    }
+
     /// A new record's draft.
     async fn create_record_draft(&self, request: &DepositRequest<'_>) -> Result<String, Failure> {
         let body = draft_body(&request.key, request.document).to_string();
@@ -720,6 +770,27 @@ impl Target for InvenioTarget {
 
     fn can_lookup(&self) -> bool {
         true
+    }
+
+    async fn holdings(
+        &self,
+        key: &ContentKey,
+        document: &ContentDocument,
+        read: ReadBack,
+    ) -> Result<Holdings, Failure> {
+        let Some(record) = self.lookup(key).await? else {
+            return Ok(Holdings {
+                record: None,
+                files: Vec::new(),
+            });
+        };
+        let files = self
+            .record_files(&record.identifier, document, read)
+            .await?;
+        Ok(Holdings {
+            record: Some(record),
+            files,
+        })
     }
 
     fn links_versions(&self) -> bool {

@@ -8,6 +8,7 @@
 
 pub mod datacite;
 pub mod failure;
+pub mod holdings;
 pub mod http;
 pub mod invenio;
 pub mod probe;
@@ -25,6 +26,7 @@ use async_trait::async_trait;
 
 use crate::content::{ContentDocument, ContentKey};
 pub use failure::{Failure, FailureClass, is_changed_since_scan};
+pub use holdings::{Discrepancy, FileHeld, Holdings, ReadBack};
 
 /// What a repository calls a record once it exists.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -109,6 +111,17 @@ pub trait Target: Send + Sync {
 
     /// Whether [`Target::lookup`] can find a record by key (used to reconcile before a retry).
     fn can_lookup(&self) -> bool;
+
+    /// Read back what the server holds of the deposit of `key` (`lodge verify`): its record,
+    /// and each file of `document`'s manifest by size or, with [`ReadBack::Bytes`], by the
+    /// SHA-256 of its bytes. A file that is not there is [`FileHeld::Missing`]; a failure
+    /// is only for a server that cannot be asked.
+    async fn holdings(
+        &self,
+        key: &ContentKey,
+        document: &ContentDocument,
+        read: ReadBack,
+    ) -> Result<Holdings, Failure>;
 
     /// Whether this target makes a dataset's new key a new version of the record its
     /// earlier key got ([`DepositRequest::earlier_record`]), as InvenioRDM and Zenodo do;

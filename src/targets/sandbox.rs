@@ -8,10 +8,13 @@
 use async_trait::async_trait;
 use reqwest::{Method, StatusCode, Url, header};
 
+use super::holdings::{content_length, distinct_files, hash_body};
 use super::http::{failure_of, send};
 use super::stream::put_file;
-use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
-use crate::content::{ContentKey, ManifestEntry, Sha256Hex};
+use super::{
+    DepositRequest, Failure, FileHeld, Holdings, Landed, ProgressSink, ReadBack, RecordRef, Target,
+};
+use crate::content::{ContentDocument, ContentKey, ManifestEntry, Sha256Hex};
 
 /// Files at least this big are looked up with HEAD before sending; smaller ones are sent
 /// straight away with `If-None-Match: *` (a 412 then costs less than the extra round trip).
@@ -81,6 +84,24 @@ impl SandboxTarget {
         match resp.status() {
             StatusCode::OK => Ok(true),
             StatusCode::NOT_FOUND => Ok(false),
+            _ => Err(failure_of(resp).await),
+        }
+    }
+
+    /// What the server holds under a blob's digest: its size (HEAD), or its bytes hashed.
+    async fn held_blob(&self, digest: &Sha256Hex, read: ReadBack) -> Result<FileHeld, Failure> {
+        let method = match read {
+            ReadBack::Sizes => Method::HEAD,
+            ReadBack::Bytes => Method::GET,
+        };
+        let resp = send(self.request(method, &format!("blobs/sha256/{digest}"))).await?;
+        match (resp.status(), read) {
+            (StatusCode::OK, ReadBack::Sizes) => Ok(FileHeld::Present {
+                size: content_length(&resp).unwrap_or(0),
+                sha256: None,
+            }),
+            (StatusCode::OK, ReadBack::Bytes) => hash_body(resp).await,
+            (StatusCode::NOT_FOUND, _) => Ok(FileHeld::Missing),
             _ => Err(failure_of(resp).await),
         }
     }
@@ -206,6 +227,20 @@ impl Target for SandboxTarget {
 
     fn can_lookup(&self) -> bool {
         true
+    }
+
+    async fn holdings(
+        &self,
+        key: &ContentKey,
+        document: &ContentDocument,
+        read: ReadBack,
+    ) -> Result<Holdings, Failure> {
+        let record = self.lookup(key).await?;
+        let mut held = std::collections::HashMap::new();
+        for entry in distinct_files(document) {
+            held.insert(entry.sha256, self.held_blob(&entry.sha256, read).await?);
+        }
+        Ok(Holdings::by_digest(record, document, &held))
     }
 }
 

@@ -12,13 +12,16 @@ use async_trait::async_trait;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode, Url};
 
+use super::holdings::{distinct_files, hash_body};
 use super::http::{client, failure_of, send};
 use super::probe::ProbeReport;
 use super::record::{FoundRecord, found_record, record_body, validate};
 use super::secret::UserSecret;
 use super::stream::put_file;
-use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
-use crate::content::{ContentKey, ManifestEntry};
+use super::{
+    DepositRequest, Failure, FileHeld, Holdings, Landed, ProgressSink, ReadBack, RecordRef, Target,
+};
+use crate::content::{ContentDocument, ContentKey, ManifestEntry};
 
 /// Files at least this big are looked up with HEAD before sending.
 const HEAD_FIRST_BYTES: u64 = 1 << 20;
@@ -135,6 +138,22 @@ impl WebDavTarget {
                     .unwrap_or(0),
             )),
             StatusCode::NOT_FOUND => Ok(None),
+            _ => Err(self.failure(resp).await),
+        }
+    }
+
+    /// What the folder holds of a blob: its size (HEAD), or its bytes hashed.
+    async fn held_blob(&self, entry: &ManifestEntry, read: ReadBack) -> Result<FileHeld, Failure> {
+        if read == ReadBack::Sizes {
+            return Ok(match self.blob_size(entry).await? {
+                Some(size) => FileHeld::Present { size, sha256: None },
+                None => FileHeld::Missing,
+            });
+        }
+        let resp = send(self.request(Method::GET, &blob_path(entry))).await?;
+        match resp.status() {
+            StatusCode::OK => hash_body(resp).await,
+            StatusCode::NOT_FOUND => Ok(FileHeld::Missing),
             _ => Err(self.failure(resp).await),
         }
     }
@@ -307,6 +326,20 @@ impl Target for WebDavTarget {
 
     fn can_lookup(&self) -> bool {
         true
+    }
+
+    async fn holdings(
+        &self,
+        key: &ContentKey,
+        document: &ContentDocument,
+        read: ReadBack,
+    ) -> Result<Holdings, Failure> {
+        let record = self.read_record(key).await?;
+        let mut held = std::collections::HashMap::new();
+        for entry in distinct_files(document) {
+            held.insert(entry.sha256, self.held_blob(entry, read).await?);
+        }
+        Ok(Holdings::by_digest(record, document, &held))
     }
 
     async fn probe(&self) -> ProbeReport {

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use lodge::content::{Metadata, Sha256Hex};
 use lodge::engine::Engine;
 use lodge::store::{EventKind, JobState};
+use lodge::targets::{Discrepancy, FileHeld, ReadBack};
 use tokio_util::sync::CancellationToken;
 
 use crate::env::{Env, Kind, MULTIPART_THRESHOLD, PART_SIZE};
@@ -280,4 +281,101 @@ pub async fn validation_error_is_terminal(kind: Kind) {
     let events = store.events_for_job(jobs[0].id).unwrap();
     assert!(!events.iter().any(|e| e.kind == EventKind::RetryScheduled));
     assert_eq!(env.records().await, 0);
+}
+
+pub async fn verify_finds_a_fresh_deposit_intact(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(8), &metadata("Verified"));
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let recorded = jobs[0].identifier.clone().unwrap();
+    let document = store.document(&ds.1).unwrap().unwrap();
+    for read in [ReadBack::Sizes, ReadBack::Bytes] {
+        let held = env.target.holdings(&ds.1, &document, read).await.unwrap();
+        assert_eq!(held.discrepancies(&document, &recorded), [], "{read:?}");
+        assert_eq!(held.record.as_ref().unwrap().identifier, recorded);
+        if kind.stores_files() {
+            assert_eq!(held.files.len(), document.manifest.len(), "{read:?}");
+            for ((path, file), entry) in held.files.iter().zip(&document.manifest) {
+                assert_eq!(path, &entry.path);
+                let sha256 = (read == ReadBack::Bytes).then_some(entry.sha256);
+                assert_eq!(
+                    file,
+                    &FileHeld::Present {
+                        size: entry.size,
+                        sha256
+                    },
+                    "{path} by {read:?}"
+                );
+            }
+        } else {
+            assert!(held.files.is_empty(), "DataCite keeps no files");
+        }
+    }
+    // A key never deposited has no record there.
+    let other = add(&store, &lab.numbered_folder(9), &metadata("Never sent"));
+    let other_doc = store.document(&other.1).unwrap().unwrap();
+    let held = env
+        .target
+        .holdings(&other.1, &other_doc, ReadBack::Sizes)
+        .await
+        .unwrap();
+    assert_eq!(held.record, None);
+}
+
+pub async fn verify_names_a_lost_file_and_bytes_changed_in_place(kind: Kind) {
+    assert!(kind.stores_files(), "only for targets that hold files");
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let folder = lab.folder(
+        "tampered",
+        &[("lost.csv", b"1,2,3\n"), ("changed.txt", b"original")],
+    );
+    let ds = add(&store, &folder, &metadata("Tampered"));
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let recorded = jobs[0].identifier.clone().unwrap();
+    let document = store.document(&ds.1).unwrap().unwrap();
+
+    env.tamper("lost.csv", &Sha256Hex::of(b"1,2,3\n"), None)
+        .await;
+    env.tamper(
+        "changed.txt",
+        &Sha256Hex::of(b"original"),
+        Some(b"ORIGINAL"),
+    )
+    .await;
+
+    let by_sizes = env
+        .target
+        .holdings(&ds.1, &document, ReadBack::Sizes)
+        .await
+        .unwrap();
+    assert_eq!(
+        by_sizes.discrepancies(&document, &recorded),
+        [Discrepancy::FileMissing {
+            path: "lost.csv".into()
+        }],
+        "sizes find the lost file, not bytes changed in place"
+    );
+    let by_bytes = env
+        .target
+        .holdings(&ds.1, &document, ReadBack::Bytes)
+        .await
+        .unwrap();
+    assert_eq!(
+        by_bytes.discrepancies(&document, &recorded),
+        [
+            Discrepancy::BytesDiffer {
+                path: "changed.txt".into(),
+                found: Sha256Hex::of(b"ORIGINAL")
+            },
+            Discrepancy::FileMissing {
+                path: "lost.csv".into()
+            },
+        ]
+    );
 }

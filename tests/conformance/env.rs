@@ -13,7 +13,9 @@ use lodge::targets::{Target, open_target};
 
 use crate::support::Lab;
 use crate::support::proxy::Proxy;
-pub use crate::support::s3::{credentials as s3_credentials, request as s3_request};
+pub use crate::support::s3::{
+    credentials as s3_credentials, request as s3_request, request_with_body as s3_request_with_body,
+};
 use crate::support::servers::{self, DAV_PASSWORD, DAV_USER, unique};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,6 +261,49 @@ impl Env {
             }
             Server::WebDav { folder } => {
                 std::fs::read(folder.join(format!("blobs/sha256/{digest}"))).unwrap()
+            }
+        }
+    }
+
+    /// Damage what the server holds of one deposited file, behind Lodge's back: remove it
+    /// (`None`), or put `Some(bytes)` in its place. A blob on a content-addressed store, a
+    /// record's file (by its path) on InvenioRDM.
+    pub async fn tamper(&self, rel_path: &str, digest: &Sha256Hex, bytes: Option<&[u8]>) {
+        let on_disk = |path: PathBuf| match bytes {
+            None => std::fs::remove_file(&path).unwrap(),
+            Some(bytes) => std::fs::write(&path, bytes).unwrap(),
+        };
+        match &self.server {
+            Server::DataCite(_) => panic!("DataCite holds no files"),
+            Server::Sandbox(s) => on_disk(s.data_dir().join(format!("blobs/sha256/{digest}"))),
+            Server::WebDav { folder } => on_disk(folder.join(format!("blobs/sha256/{digest}"))),
+            Server::Invenio(s) => {
+                let db = rusqlite::Connection::open(s.data_dir().join("sandbox.db")).unwrap();
+                let changed = match bytes {
+                    None => db.execute("DELETE FROM invenio_files WHERE key = ?1", [rel_path]),
+                    Some(bytes) => db.execute(
+                        "UPDATE invenio_files SET content = ?2 WHERE key = ?1",
+                        rusqlite::params![rel_path, bytes],
+                    ),
+                };
+                assert_eq!(changed.unwrap(), 1, "one file {rel_path} in the emulation");
+            }
+            Server::S3 { bucket } => {
+                let direct =
+                    S3Location::parse(&format!("s3://{bucket}/dep"), Some(servers::moto()), None)
+                        .unwrap();
+                let url = direct.object_url(&direct.blob_key(digest));
+                let (status, body) = match bytes {
+                    None => s3_request(reqwest::Method::DELETE, url).await,
+                    Some(bytes) => {
+                        s3_request_with_body(reqwest::Method::PUT, url, bytes.to_vec()).await
+                    }
+                };
+                assert!(
+                    status.is_success(),
+                    "tamper with {rel_path}: HTTP {status}: {}",
+                    String::from_utf8_lossy(&body)
+                );
             }
         }
     }

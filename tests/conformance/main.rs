@@ -35,9 +35,11 @@ conformance!(
     files:
     large_file_deposits_and_verifies,
     empty_file_deposits_and_reads_back_empty,
-    killed_mid_upload_resumes_without_resending_blobs;
+    killed_mid_upload_resumes_without_resending_blobs,
+    verify_names_a_lost_file_and_bytes_changed_in_place;
     all:
     create,
+    verify_finds_a_fresh_deposit_intact,
     replay_makes_no_request,
     response_lost_after_commit_gives_the_original_identifier,
     eight_concurrent_deposits_make_one_record,

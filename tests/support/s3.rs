@@ -18,10 +18,20 @@ pub fn credentials() -> UserSecret {
 
 /// A signed request with an empty body straight to `url`: status and body.
 pub async fn request(method: reqwest::Method, url: reqwest::Url) -> (reqwest::StatusCode, Vec<u8>) {
+    request_with_body(method, url, Vec::new()).await
+}
+
+/// A signed request with `body` straight to `url`: status and body.
+pub async fn request_with_body(
+    method: reqwest::Method,
+    url: reqwest::Url,
+    body: Vec<u8>,
+) -> (reqwest::StatusCode, Vec<u8>) {
     let client = reqwest::Client::new();
     let mut request = client
         .request(method, url)
-        .header("content-length", "0")
+        .header("content-length", body.len().to_string())
+        .body(body)
         .build()
         .unwrap();
     Signer::new(credentials(), "us-east-1".into())

@@ -17,8 +17,8 @@ use async_trait::async_trait;
 use reqwest::{StatusCode, Url, header};
 use serde_json::Value;
 
-use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
-use crate::content::ContentKey;
+use super::{DepositRequest, Failure, Holdings, Landed, ProgressSink, ReadBack, RecordRef, Target};
+use crate::content::{ContentDocument, ContentKey};
 use mapping::DoiState;
 
 const JSON_API: &str = "application/vnd.api+json";
@@ -327,6 +327,19 @@ impl Target for DataCiteTarget {
 
     fn can_lookup(&self) -> bool {
         true
+    }
+
+    /// DataCite holds metadata only: the DOI, carrying the key, is all there is to find.
+    async fn holdings(
+        &self,
+        key: &ContentKey,
+        _document: &ContentDocument,
+        _read: ReadBack,
+    ) -> Result<Holdings, Failure> {
+        Ok(Holdings {
+            record: self.lookup(key).await?,
+            files: Vec::new(),
+        })
     }
 
     fn refusal_before_sending(&self, request: &DepositRequest<'_>) -> Option<Failure> {

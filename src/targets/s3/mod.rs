@@ -17,13 +17,16 @@ use base64::Engine as _;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderValue, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode, Url};
 
+use super::holdings::{distinct_files, hash_body};
 use super::http::client;
 use super::probe::ProbeReport;
 use super::record::{record_body, validate};
 use super::secret::UserSecret;
 use super::stream::{FileSlice, file_body, refusal};
-use super::{DepositRequest, Failure, Landed, ProgressSink, RecordRef, Target};
-use crate::content::{ContentKey, ManifestEntry, Sha256Hex};
+use super::{
+    DepositRequest, Failure, FileHeld, Holdings, Landed, ProgressSink, ReadBack, RecordRef, Target,
+};
+use crate::content::{ContentDocument, ContentKey, ManifestEntry, Sha256Hex};
 pub use location::S3Location;
 
 /// Files at least this big are looked up with HEAD before sending.
@@ -129,6 +132,30 @@ impl S3Target {
             StatusCode::NOT_FOUND => Ok(None),
             // HEAD has no body: give the bucket check a body to classify.
             StatusCode::FORBIDDEN => Err(errors::classify(&self.context(), 403, None, "")),
+            _ => Err(self.failure_of(resp).await),
+        }
+    }
+
+    /// What the bucket holds under a blob's digest: its size (HEAD), or its bytes hashed.
+    async fn held_blob(&self, digest: &Sha256Hex, read: ReadBack) -> Result<FileHeld, Failure> {
+        let key = self.location.blob_key(digest);
+        if read == ReadBack::Sizes {
+            return Ok(match self.head(&key).await? {
+                Some((size, _)) => FileHeld::Present { size, sha256: None },
+                None => FileHeld::Missing,
+            });
+        }
+        let resp = self
+            .exec(
+                Method::GET,
+                self.location.object_url(&key),
+                HeaderMap::new(),
+                None,
+            )
+            .await?;
+        match resp.status() {
+            StatusCode::OK => hash_body(resp).await,
+            StatusCode::NOT_FOUND => Ok(FileHeld::Missing),
             _ => Err(self.failure_of(resp).await),
         }
     }
@@ -369,6 +396,20 @@ impl Target for S3Target {
 
     fn can_lookup(&self) -> bool {
         true
+    }
+
+    async fn holdings(
+        &self,
+        key: &ContentKey,
+        document: &ContentDocument,
+        read: ReadBack,
+    ) -> Result<Holdings, Failure> {
+        let record = self.read_record(key).await?;
+        let mut held = std::collections::HashMap::new();
+        for entry in distinct_files(document) {
+            held.insert(entry.sha256, self.held_blob(&entry.sha256, read).await?);
+        }
+        Ok(Holdings::by_digest(record, document, &held))
     }
 
     async fn probe(&self) -> ProbeReport {
