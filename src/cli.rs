@@ -12,6 +12,7 @@ mod report;
 mod show;
 mod target;
 mod target_arg;
+mod verify;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -94,6 +95,10 @@ pub enum Command {
     },
     /// Re-queue failed jobs with the same key, then run them.
     Retry(deposit::RetryArgs),
+    /// Check that the repositories still hold what was deposited: each landed deposit's
+    /// record, and every file by its size or (--bytes) its SHA-256. Changes nothing. Exit
+    /// status 0 only if every deposit checked is intact.
+    Verify(verify::VerifyArgs),
     /// The event log: attempts, retries, replays, reconciliations, outcomes.
     Log {
         /// Keep printing new events as they are written (by any process).
@@ -387,6 +392,7 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
         } => show::show(db, &dataset, files, json),
         Command::Deposit(args) => deposit::deposit(db, args).await,
         Command::Retry(args) => deposit::retry(db, args).await,
+        Command::Verify(args) => verify::verify(db, args).await,
         Command::Status { filter, json } => report::status(db, &filter, json),
         Command::History { filter, json, csv } => report::history(db, &filter, json, csv),
         Command::Log {

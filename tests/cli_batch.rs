@@ -1937,3 +1937,72 @@ fn completions_script_completes_commands_and_their_flags_in_bash() {
     assert_eq!(unknown.status.code(), Some(2));
     assert_all(&text(&unknown), &["invalid value 'tcsh'", "bash"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (_, key) = add(&store, &lab.numbered_folder(1), &metadata("One"));
+    add(&store, &lab.numbered_folder(2), &metadata("Two"));
+
+    let nothing = lodge_with(&db, &["verify", "--all"]).await;
+    assert!(nothing.status.success(), "{}", text(&nothing));
+    assert_all(
+        &text(&nothing),
+        &[
+            "#1 ds001: no deposit to check",
+            "nothing to verify: deposit datasets first",
+        ],
+    );
+
+    let mut deposit = lodge(&db);
+    deposit.args(["deposit", "1", "--target", &sandbox.target_url()]);
+    let deposited = run(deposit).await;
+    assert!(deposited.status.success(), "{}", text(&deposited));
+    let identifier = store.job(1).unwrap().identifier.expect("deposited");
+
+    let requests = sandbox.stats().requests;
+    let intact = lodge_with(&db, &["verify", "--all"]).await;
+    assert!(intact.status.success(), "{}", text(&intact));
+    assert_all(
+        &text(&intact),
+        &[
+            "checking 1 deposit by record and file sizes",
+            "intact   #1 ds001 on Local sandbox at 127.0.0.1",
+            &format!("record {identifier}: 2 files"),
+            "#2 ds002: no deposit to check",
+            "1 intact",
+        ],
+    );
+    assert!(
+        sandbox.stats().requests > requests,
+        "verify asks the server"
+    );
+    let records = sandbox.stats().records;
+
+    // The server loses the data file: verify says which, and fails.
+    let data = store.document(&key).unwrap().unwrap().manifest;
+    let lost = data.iter().find(|e| e.path == "data.csv").unwrap();
+    std::fs::remove_file(
+        sandbox
+            .data_dir()
+            .join(format!("blobs/sha256/{}", lost.sha256)),
+    )
+    .unwrap();
+    for flags in [&["verify", "1"][..], &["verify", "1", "--bytes"]] {
+        let damaged = lodge_with(&db, flags).await;
+        assert_eq!(damaged.status.code(), Some(1), "{}", text(&damaged));
+        assert_all(
+            &text(&damaged),
+            &[
+                "DAMAGED  #1 ds001 on Local sandbox at 127.0.0.1",
+                "           data.csv is missing",
+                "0 intact, 1 damaged",
+                "put back what is missing or changed on the server",
+            ],
+        );
+    }
+    assert_eq!(sandbox.stats().records, records, "verify writes nothing");
+}
