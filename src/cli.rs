@@ -96,8 +96,9 @@ pub enum Command {
     /// Re-queue failed jobs with the same key, then run them.
     Retry(deposit::RetryArgs),
     /// Check that the repositories still hold what was deposited: each landed deposit's
-    /// record, and every file by its size or (--bytes) its SHA-256. Changes nothing. Exit
-    /// status 0 only if every deposit checked is intact.
+    /// record, and every file by its size or (--bytes) its SHA-256. Changes nothing on the
+    /// servers; each finding goes into the log. Exit status 0 only if every deposit checked
+    /// is intact.
     Verify(verify::VerifyArgs),
     /// The event log: attempts, retries, replays, reconciliations, outcomes.
     Log {

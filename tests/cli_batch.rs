@@ -2005,4 +2005,15 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         );
     }
     assert_eq!(sandbox.stats().records, records, "verify writes nothing");
+
+    // Each check is in the deposit's log.
+    let log = lodge_with(&db, &["log", "--job", "1"]).await;
+    assert!(log.status.success(), "{}", text(&log));
+    assert_all(
+        &text(&log),
+        &[
+            "verified intact: 2 files",
+            "verify found: data.csv is missing",
+        ],
+    );
 }

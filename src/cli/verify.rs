@@ -1,9 +1,9 @@
 //! `lodge verify`: read back what the repositories hold of each landed deposit of the chosen
 //! datasets, and say whether it is still whole: the record of the key, and every file by its
-//! size or (`--bytes`) by the SHA-256 of its bytes. A fixity check: it changes nothing,
-//! locally or on a server.
+//! size or (`--bytes`) by the SHA-256 of its bytes. A fixity check: it changes nothing on
+//! the servers, and only adds its findings to each deposit's log.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -13,8 +13,9 @@ use super::Database;
 use super::add::select_datasets;
 use super::target_arg::{cli_target_scope, open_by_scope};
 use crate::content::ContentKey;
+use crate::engine::verify::{Verification, check_deposit, landed_deposits};
 use crate::store::{JobRow, Store};
-use crate::targets::{ReadBack, Target, holdings::files_checked};
+use crate::targets::{ReadBack, Target};
 use crate::wording::count_of;
 
 #[derive(Debug, Args)]
@@ -40,13 +41,6 @@ pub struct VerifyArgs {
 struct Deposit {
     dataset: String,
     job: JobRow,
-}
-
-/// How the check of one deposit came out.
-enum Verdict {
-    Intact,
-    Damaged,
-    Unknown,
 }
 
 pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode> {
@@ -94,11 +88,10 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     let targets = open_targets(&store, &deposits, args.token.clone());
     let (mut intact, mut damaged, mut unknown) = (0u64, 0u64, 0u64);
     for deposit in &deposits {
-        let verdict = check(&store, &targets, deposit, read).await;
-        match verdict {
-            Verdict::Intact => intact += 1,
-            Verdict::Damaged => damaged += 1,
-            Verdict::Unknown => unknown += 1,
+        match check(&store, &targets, deposit, read).await {
+            Verification::Intact(_) => intact += 1,
+            Verification::Damaged(_) => damaged += 1,
+            Verification::Unknown(_) => unknown += 1,
         }
     }
     let mut summary = vec![format!("{intact} intact")];
@@ -123,21 +116,6 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     })
 }
 
-/// The latest landed job of each (target, key) of a dataset, oldest first; only on `only`.
-fn landed_deposits(store: &Store, dataset: i64, only: Option<&str>) -> anyhow::Result<Vec<JobRow>> {
-    let mut seen = HashSet::new();
-    // Newest first: the first landed job of each scope is its latest.
-    let mut jobs: Vec<JobRow> = store
-        .jobs_of_dataset(dataset)?
-        .into_iter()
-        .filter(|j| j.state.is_landed() && j.identifier.is_some())
-        .filter(|j| only.is_none_or(|t| j.target == t))
-        .filter(|j| seen.insert((j.target.clone(), j.key)))
-        .collect();
-    jobs.reverse();
-    Ok(jobs)
-}
-
 /// Each target the deposits are on, opened once; why not, for one that cannot be.
 fn open_targets(
     store: &Store,
@@ -159,62 +137,54 @@ fn open_targets(
         .collect()
 }
 
-/// Check one deposit and print what was found.
+/// Check one deposit, print what was found and log it.
 async fn check(
     store: &Store,
     targets: &BTreeMap<String, Result<Arc<dyn Target>, String>>,
     deposit: &Deposit,
     read: ReadBack,
-) -> Verdict {
+) -> Verification {
     let job = &deposit.job;
     let recorded = job.identifier.as_deref().unwrap_or_default();
     let head = |target: &str| format!("{} on {target}, record {recorded}", deposit.dataset);
-    let target = match targets.get(&job.target) {
-        Some(Ok(target)) => target,
-        Some(Err(why)) => {
-            println!(
-                "UNKNOWN  {}: cannot open the target: {why}",
-                head(&job.target)
-            );
-            return Verdict::Unknown;
+    let (head, verification) = match targets.get(&job.target) {
+        Some(Ok(target)) => {
+            let head = head(&target.label());
+            let verification = match store.document(&job.key) {
+                Ok(Some(document)) => check_deposit(target.as_ref(), job, &document, read).await,
+                Ok(None) => Verification::Unknown(format!(
+                    "Lodge no longer has the manifest of key {}",
+                    job.key.short()
+                )),
+                Err(e) => Verification::Unknown(format!("cannot read its manifest: {e}")),
+            };
+            (head, verification)
         }
-        None => unreachable!("every deposit's target was opened"),
+        Some(Err(why)) => (
+            head(&job.target),
+            Verification::Unknown(format!("cannot open the target: {why}")),
+        ),
+        None => (
+            head(&job.target),
+            Verification::Unknown("the target was not opened".into()),
+        ),
     };
-    let head = head(&target.label());
-    let document = match store.document(&job.key) {
-        Ok(Some(document)) => document,
-        Ok(None) => {
-            println!(
-                "UNKNOWN  {head}: Lodge no longer has the manifest of key {}",
-                job.key.short()
-            );
-            return Verdict::Unknown;
+    match &verification {
+        Verification::Intact(what) => println!("intact   {head}: {what}"),
+        Verification::Damaged(found) => {
+            println!("DAMAGED  {head}:");
+            for d in found {
+                println!("           {d}");
+            }
         }
-        Err(e) => {
-            println!("UNKNOWN  {head}: cannot read its manifest: {e}");
-            return Verdict::Unknown;
-        }
-    };
-    let holdings = match target.holdings(&job.key, &document, read).await {
-        Ok(holdings) => holdings,
-        Err(failure) => {
-            println!("UNKNOWN  {head}: the server could not be asked: {failure}");
-            return Verdict::Unknown;
-        }
-    };
-    let found = holdings.discrepancies(&document, recorded);
-    if found.is_empty() {
-        let what = if holdings.files.is_empty() {
-            "the record is there (this target keeps no files)".to_string()
-        } else {
-            files_checked(&document, read)
-        };
-        println!("intact   {head}: {what}");
-        return Verdict::Intact;
+        Verification::Unknown(why) => println!("UNKNOWN  {head}: {why}"),
     }
-    println!("DAMAGED  {head}:");
-    for d in found {
-        println!("           {d}");
+    // The finding goes into the deposit's log, so `lodge log` keeps the checks' history.
+    if let Some(message) = verification.log_message() {
+        let intact = matches!(verification, Verification::Intact(_));
+        if let Err(e) = store.log_verification(job, intact, &message) {
+            println!("         (not logged: {e})");
+        }
     }
-    Verdict::Damaged
+    verification
 }

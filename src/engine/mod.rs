@@ -12,6 +12,7 @@ mod guarded;
 mod liveness;
 pub mod retry;
 mod store_thread;
+pub mod verify;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -166,6 +167,11 @@ impl Engine {
 
     pub fn store(&self) -> &Arc<Store> {
         &self.store
+    }
+
+    /// The target with this scope id, if this engine can reach it.
+    pub fn target(&self, scope_id: &str) -> Option<&Arc<dyn Target>> {
+        self.targets.get(scope_id)
     }
 
     pub fn config(&self) -> &EngineConfig {

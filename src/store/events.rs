@@ -36,6 +36,10 @@ pub enum EventKind {
     /// A worker gave a job back because it cannot read the dataset's folder (it is on the
     /// machine that added it): left for a machine that can.
     LeftForOthers,
+    /// `lodge verify` found the deposit whole on the server.
+    Verified,
+    /// `lodge verify` found the deposit's record or files gone or changed on the server.
+    Damaged,
 }
 
 impl EventKind {
@@ -55,11 +59,13 @@ impl EventKind {
             EventKind::Resumed => "resumed",
             EventKind::StaleLease => "stale_lease",
             EventKind::LeftForOthers => "left_for_others",
+            EventKind::Verified => "verified",
+            EventKind::Damaged => "damaged",
         }
     }
 
     /// Every kind, in the order of the log's vocabulary.
-    pub const ALL: [EventKind; 14] = [
+    pub const ALL: [EventKind; 16] = [
         EventKind::Queued,
         EventKind::Reclaimed,
         EventKind::Attempt,
@@ -74,6 +80,8 @@ impl EventKind {
         EventKind::Resumed,
         EventKind::StaleLease,
         EventKind::LeftForOthers,
+        EventKind::Verified,
+        EventKind::Damaged,
     ];
 
     pub fn parse(s: &str) -> Option<EventKind> {
@@ -90,6 +98,7 @@ impl EventKind {
                 | EventKind::Paused
                 | EventKind::StaleLease
                 | EventKind::LeftForOthers
+                | EventKind::Damaged
         )
     }
 }

@@ -1179,6 +1179,19 @@ impl Store {
         ))
     }
 
+    /// Log what `lodge verify` found of the deposit `job` landed: whole on the server
+    /// (`intact`), or damaged. A fact about the server's holdings: the job is unchanged.
+    pub fn log_verification(&self, job: &JobRow, intact: bool, message: &str) -> Result<EventRow> {
+        let kind = if intact {
+            EventKind::Verified
+        } else {
+            EventKind::Damaged
+        };
+        let mut event = job_event(job, kind, message.to_string());
+        event.attempt = None;
+        self.append_event(&event)
+    }
+
     /// Re-queue failed jobs with the same key: a fresh attempt budget and deadline.
     /// Returns the ids re-queued. Jobs that are not failed are left alone, and so are failed
     /// jobs whose dataset was removed or scanned again since under another key (the content

@@ -1,0 +1,85 @@
+//! Fixity checks of deposits that landed (`lodge verify`, the window's *Verify*): read back
+//! what the target holds of a deposit ([`Target::holdings`]) and compare it with the
+//! manifest and the record Lodge recorded. Nothing is written to a server; the finding goes
+//! into the deposit's log ([`Store::log_verification`]), which the caller writes.
+
+use std::collections::HashSet;
+
+use crate::content::ContentDocument;
+use crate::store::{JobRow, Store, StoreError};
+use crate::targets::holdings::files_checked;
+use crate::targets::{Discrepancy, ReadBack, Target};
+
+/// What a check of one deposit found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verification {
+    /// Record and files as deposited; says what was checked ("2 files, 1.2 KiB: sizes
+    /// match").
+    Intact(String),
+    Damaged(Vec<Discrepancy>),
+    /// The server could not be asked, or Lodge lacks what to compare with.
+    Unknown(String),
+}
+
+impl Verification {
+    /// The deposit's log line, or `None` for a check that found nothing out.
+    pub fn log_message(&self) -> Option<String> {
+        match self {
+            Verification::Intact(what) => Some(format!("verified intact: {what}")),
+            Verification::Damaged(found) => Some(format!(
+                "verify found: {}",
+                found
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )),
+            Verification::Unknown(_) => None,
+        }
+    }
+}
+
+/// The deposits of a dataset to check: the latest job that landed each (target, key), oldest
+/// first; only those on target `only` when given.
+pub fn landed_deposits(
+    store: &Store,
+    dataset: i64,
+    only: Option<&str>,
+) -> Result<Vec<JobRow>, StoreError> {
+    let mut seen = HashSet::new();
+    // Newest first: the first landed job of each scope is its latest.
+    let mut jobs: Vec<JobRow> = store
+        .jobs_of_dataset(dataset)?
+        .into_iter()
+        .filter(|j| j.state.is_landed() && j.identifier.is_some())
+        .filter(|j| only.is_none_or(|t| j.target == t))
+        .filter(|j| seen.insert((j.target.clone(), j.key)))
+        .collect();
+    jobs.reverse();
+    Ok(jobs)
+}
+
+/// Check the deposit `job` landed on `target`, whose manifest is `document`.
+pub async fn check_deposit(
+    target: &dyn Target,
+    job: &JobRow,
+    document: &ContentDocument,
+    read: ReadBack,
+) -> Verification {
+    let recorded = job.identifier.as_deref().unwrap_or_default();
+    let holdings = match target.holdings(&job.key, document, read).await {
+        Ok(holdings) => holdings,
+        Err(failure) => {
+            return Verification::Unknown(format!("the server could not be asked: {failure}"));
+        }
+    };
+    let found = holdings.discrepancies(document, recorded);
+    if !found.is_empty() {
+        return Verification::Damaged(found);
+    }
+    Verification::Intact(if holdings.files.is_empty() {
+        "the record is there (this target keeps no files)".to_string()
+    } else {
+        files_checked(document, read)
+    })
+}
