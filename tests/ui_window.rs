@@ -5,8 +5,9 @@ mod gui;
 mod support;
 
 use egui_kittest::kittest::{NodeT, Queryable};
-use lodge::app::{Command, DedupStatus, StatusKind};
+use lodge::app::{Command, DedupStatus, LogLevel, StatusKind};
 use lodge::sandbox::FaultConfig;
+use lodge::ui::LodgeApp;
 
 use gui::{Window, citable_folder};
 
@@ -137,6 +138,74 @@ fn a_deposited_datasets_details_copy_its_identifier_link_and_citation() {
     assert!(
         cite.contains("(2026): Soil cores 2026. ") && cite.ends_with(url.as_deref().unwrap()),
         "the record cited with its metadata, by its link: {cite}"
+    );
+}
+
+#[test]
+fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sandbox_lost() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    let (identifier, _) = w.deposit_row(id);
+    // The window's own lines in the log (its notices) that hold `text`, with their level.
+    let said = |app: &LodgeApp, text: &str| -> Vec<(LogLevel, String)> {
+        app.model
+            .log
+            .iter()
+            .filter(|l| l.kind == "app" && l.text.contains(text))
+            .map(|l| (l.level, l.text.clone()))
+            .collect()
+    };
+    w.open_details("soil-cores", |d| !d.jobs.is_empty());
+    w.harness.step();
+    // Pressed through accessibility: the deposits are below the panel's fold.
+    w.harness.get_by_label("Verify").click_accesskit();
+    w.wait("the check's notice", |app| {
+        !said(app, "is intact").is_empty()
+    });
+    let (level, intact) = said(w.app(), "is intact").remove(0);
+    assert_eq!(level, LogLevel::Info);
+    assert!(
+        intact.starts_with("soil-cores is intact on Local sandbox")
+            && intact.contains(&format!("(record {identifier})"))
+            && intact.contains("3 files")
+            && intact.contains("sizes match"),
+        "{intact}"
+    );
+    assert_eq!(
+        w.log_of("verified").len(),
+        1,
+        "the check is in the live log"
+    );
+
+    // The sandbox loses the dataset's CITATION.cff: the next check names it.
+    let cff = std::fs::read(folder.join("CITATION.cff")).unwrap();
+    let blob = w
+        .lab
+        .path("app/sandbox/blobs/sha256")
+        .join(lodge::content::Sha256Hex::of(&cff).to_hex());
+    std::fs::remove_file(blob).unwrap();
+    w.open_details("soil-cores", |d| {
+        d.jobs
+            .iter()
+            .any(|(_, events)| events.iter().any(|e| e.kind.as_str() == "verified"))
+    });
+    w.harness.step();
+    w.harness.get_by_label("Verify").click_accesskit();
+    w.wait("the damage notice", |app| {
+        !said(app, "is damaged").is_empty()
+    });
+    let (level, damaged) = said(w.app(), "is damaged").remove(0);
+    assert_eq!(level, LogLevel::Error);
+    assert!(
+        damaged.contains("CITATION.cff is missing") && damaged.contains("Put back what is missing"),
+        "{damaged}"
+    );
+    let logged = w.log_of("damaged");
+    assert_eq!(logged.len(), 1, "{logged:?}");
+    assert!(
+        logged[0].contains("verify found: CITATION.cff is missing"),
+        "{logged:?}"
     );
 }
 

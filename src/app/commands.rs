@@ -109,7 +109,7 @@ impl Core {
     }
 
     /// Run a store call on the blocking pool.
-    async fn db<T, F>(&self, f: F) -> Result<T, String>
+    pub(super) async fn db<T, F>(&self, f: F) -> Result<T, String>
     where
         T: Send + 'static,
         F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
@@ -191,6 +191,7 @@ impl Core {
             Command::SaveTarget(form) => self.save_target(form).await,
             Command::RemoveTarget(name) => self.remove_target(name).await,
             Command::TestTarget(name) => self.test_target(name).await,
+            Command::VerifyDeposit { job } => self.verify_deposit(job).await,
         }
     }
 
@@ -615,7 +616,7 @@ impl Core {
         }
     }
 
-    async fn load_details(&self, id: i64) {
+    pub(super) async fn load_details(&self, id: i64) {
         let result = self
             .db(move |s| {
                 let files = s.dataset_files(id)?;

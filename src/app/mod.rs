@@ -18,6 +18,7 @@ mod status;
 mod target_commands;
 mod targets;
 mod update;
+mod verify_command;
 
 pub use export::{ExportFormat, write_history};
 pub use model::{DatasetEntry, LogLevel, LogLine, Model, Notice, NoticeLevel};

@@ -105,6 +105,11 @@ pub enum Command {
     RemoveTarget(String),
     /// Run a target's checks: reachable, credentials, conditional writes.
     TestTarget(String),
+    /// Check that the target still holds what this job deposited (record and file sizes);
+    /// a notice says what was found, and the deposit's log keeps it.
+    VerifyDeposit {
+        job: i64,
+    },
 }
 
 /// The window's handle on the background side.

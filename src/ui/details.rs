@@ -341,7 +341,10 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             .row(id)
                             .filter(|row| row.key == Some(job.key) && job.state.is_landed())
                             .map(|row| citation(&row.metadata, identifier, job.url.as_deref()));
-                        record_buttons(ui, identifier, job.url.as_deref(), cite);
+                        let landed = job.state.is_landed();
+                        if record_buttons(ui, identifier, job.url.as_deref(), cite, landed) {
+                            app.send(Command::VerifyDeposit { job: job.id });
+                        }
                     }
                 }
             }
@@ -349,8 +352,16 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
 }
 
 /// Under a deposit that landed: its identifier, link and citation to the clipboard (for a
-/// paper's references or its data availability statement), and the record in the browser.
-fn record_buttons(ui: &mut egui::Ui, identifier: &str, url: Option<&str>, cite: Option<String>) {
+/// paper's references or its data availability statement), the record in the browser, and
+/// (`verifiable`) a check that the server still holds it. Whether Verify was clicked.
+fn record_buttons(
+    ui: &mut egui::Ui,
+    identifier: &str,
+    url: Option<&str>,
+    cite: Option<String>,
+    verifiable: bool,
+) -> bool {
+    let mut verify = false;
     ui.horizontal_wrapped(|ui| {
         if let Some(cite) = cite
             && ui
@@ -375,5 +386,15 @@ fn record_buttons(ui: &mut egui::Ui, identifier: &str, url: Option<&str>, cite: 
                 ui.ctx().open_url(egui::OpenUrl::new_tab(url));
             }
         }
+        verify = verifiable
+            && ui
+                .small_button("Verify")
+                .on_hover_text(
+                    "Ask the server whether it still holds this deposit whole: the record, \
+                     and every file at its size. Changes nothing there; the finding goes into \
+                     the log. (`lodge verify --bytes` also reads every byte back.)",
+                )
+                .clicked();
     });
+    verify
 }
