@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use crate::content::ContentDocument;
 use crate::store::{JobRow, Store, StoreError};
 use crate::targets::holdings::files_checked;
-use crate::targets::{Discrepancy, ReadBack, Target};
+use crate::targets::{Discrepancy, Failure, ReadBack, Target};
 
 /// What a check of one deposit found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,6 +69,10 @@ pub async fn check_deposit(
     let recorded = job.identifier.as_deref().unwrap_or_default();
     let holdings = match target.holdings(&job.key, document, read).await {
         Ok(holdings) => holdings,
+        // The record's place holds something else: damage, not a server that cannot answer.
+        Err(Failure::Conflict { message }) => {
+            return Verification::Damaged(vec![Discrepancy::RecordReplaced { message }]);
+        }
         Err(failure) => {
             return Verification::Unknown(format!("the server could not be asked: {failure}"));
         }

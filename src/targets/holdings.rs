@@ -119,6 +119,11 @@ pub enum Discrepancy {
         recorded: String,
         found: String,
     },
+    /// Where the record of the key belongs stands something that is not it (the target's
+    /// words, naming what it found).
+    RecordReplaced {
+        message: String,
+    },
     FileMissing {
         path: String,
     },
@@ -144,6 +149,7 @@ impl fmt::Display for Discrepancy {
                 f,
                 "the server's record of this key is {found}, not {recorded} as recorded"
             ),
+            Discrepancy::RecordReplaced { message } => f.write_str(message),
             Discrepancy::FileMissing { path } => write!(f, "{path} is missing"),
             Discrepancy::SizeDiffers {
                 path,

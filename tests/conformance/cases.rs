@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use lodge::content::{Metadata, Sha256Hex};
 use lodge::engine::Engine;
+use lodge::engine::verify::{Verification, check_deposit};
 use lodge::store::{EventKind, JobState};
 use lodge::targets::{Discrepancy, FileHeld, ReadBack};
 use tokio_util::sync::CancellationToken;
@@ -378,4 +379,35 @@ pub async fn verify_names_a_lost_file_and_bytes_changed_in_place(kind: Kind) {
             },
         ]
     );
+}
+
+pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(10), &metadata("Record lost"));
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let document = store.document(&ds.1).unwrap().unwrap();
+
+    env.tamper_record(&ds.1).await;
+    let found = check_deposit(env.target.as_ref(), &jobs[0], &document, ReadBack::Sizes).await;
+    let Verification::Damaged(found) = found else {
+        panic!("the record's loss is damage: {found:?}")
+    };
+    assert_eq!(found.len(), 1, "{found:?}");
+    match kind {
+        // Records kept as objects or files: something else now stands in the record's place.
+        Kind::S3 | Kind::WebDav => assert!(
+            matches!(&found[0], Discrepancy::RecordReplaced { message }
+                if message.contains("not Lodge's record")),
+            "{found:?}"
+        ),
+        _ => assert_eq!(
+            found[0],
+            Discrepancy::RecordGone {
+                recorded: jobs[0].identifier.clone().unwrap()
+            }
+        ),
+    }
 }

@@ -308,6 +308,37 @@ impl Env {
         }
     }
 
+    /// Damage the record of `key` behind Lodge's back: where the server keeps records in a
+    /// database (the sandbox and its emulations), delete it; where it keeps them as objects
+    /// or files (S3, WebDAV), put other bytes in their place.
+    pub async fn tamper_record(&self, key: &ContentKey) {
+        let in_db = |s: &RunningSandbox, sql: &str| {
+            let db = rusqlite::Connection::open(s.data_dir().join("sandbox.db")).unwrap();
+            assert_eq!(db.execute(sql, []).unwrap(), 1, "one record: {sql}");
+        };
+        let other = b"{\"not\": \"a Lodge record\"}".to_vec();
+        match &self.server {
+            Server::Sandbox(s) => in_db(s, "DELETE FROM records"),
+            Server::Invenio(s) => in_db(s, "DELETE FROM invenio_records"),
+            Server::DataCite(s) => in_db(s, "DELETE FROM dois"),
+            Server::WebDav { folder } => {
+                std::fs::write(folder.join(format!("records/{key}.json")), other).unwrap()
+            }
+            Server::S3 { bucket } => {
+                let direct =
+                    S3Location::parse(&format!("s3://{bucket}/dep"), Some(servers::moto()), None)
+                        .unwrap();
+                let url = direct.object_url(&direct.record_key(key));
+                let (status, body) = s3_request_with_body(reqwest::Method::PUT, url, other).await;
+                assert!(
+                    status.is_success(),
+                    "overwrite the record: HTTP {status}: {}",
+                    String::from_utf8_lossy(&body)
+                );
+            }
+        }
+    }
+
     /// The server's identifier for a key, read back.
     pub async fn identifier(&self, key: &ContentKey) -> String {
         self.target.lookup(key).await.unwrap().unwrap().identifier

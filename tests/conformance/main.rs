@@ -40,6 +40,7 @@ conformance!(
     all:
     create,
     verify_finds_a_fresh_deposit_intact,
+    verify_finds_a_record_gone_or_replaced,
     replay_makes_no_request,
     response_lost_after_commit_gives_the_original_identifier,
     eight_concurrent_deposits_make_one_record,
