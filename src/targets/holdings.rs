@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use futures_util::future::BoxFuture;
 use sha2::Digest as _;
 
 use super::{Failure, RecordRef};
@@ -170,15 +171,23 @@ impl fmt::Display for Discrepancy {
     }
 }
 
-/// The files of `document` once each (identical files are one blob on a content-addressed
-/// store), for a target to read back.
-pub fn distinct_files(document: &ContentDocument) -> Vec<&ManifestEntry> {
-    let mut seen = std::collections::HashSet::new();
-    document
-        .manifest
-        .iter()
-        .filter(|e| seen.insert(e.sha256))
-        .collect()
+/// For a content-addressed store: `record`, and each file of `document` as `read_blob` reads
+/// its blob, once per distinct digest (identical files are one blob).
+pub async fn read_by_digest<'a, F>(
+    record: Option<RecordRef>,
+    document: &'a ContentDocument,
+    read_blob: F,
+) -> Result<Holdings, Failure>
+where
+    F: Fn(&'a ManifestEntry) -> BoxFuture<'a, Result<FileHeld, Failure>>,
+{
+    let mut held = HashMap::new();
+    for entry in &document.manifest {
+        if let std::collections::hash_map::Entry::Vacant(slot) = held.entry(entry.sha256) {
+            slot.insert(read_blob(entry).await?);
+        }
+    }
+    Ok(Holdings::by_digest(record, document, &held))
 }
 
 /// The size a HEAD (or GET) answer gives in its `Content-Length`.

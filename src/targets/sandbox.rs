@@ -8,7 +8,7 @@
 use async_trait::async_trait;
 use reqwest::{Method, StatusCode, Url, header};
 
-use super::holdings::{content_length, distinct_files, hash_body};
+use super::holdings::{content_length, hash_body, read_by_digest};
 use super::http::{failure_of, send};
 use super::stream::put_file;
 use super::{
@@ -236,11 +236,10 @@ impl Target for SandboxTarget {
         read: ReadBack,
     ) -> Result<Holdings, Failure> {
         let record = self.lookup(key).await?;
-        let mut held = std::collections::HashMap::new();
-        for entry in distinct_files(document) {
-            held.insert(entry.sha256, self.held_blob(&entry.sha256, read).await?);
-        }
-        Ok(Holdings::by_digest(record, document, &held))
+        read_by_digest(record, document, |e| {
+            Box::pin(self.held_blob(&e.sha256, read))
+        })
+        .await
     }
 }
 

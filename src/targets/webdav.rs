@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode, Url};
 
-use super::holdings::{distinct_files, hash_body};
+use super::holdings::{hash_body, read_by_digest};
 use super::http::{client, failure_of, send};
 use super::probe::ProbeReport;
 use super::record::{FoundRecord, found_record, record_body, validate};
@@ -335,11 +335,7 @@ impl Target for WebDavTarget {
         read: ReadBack,
     ) -> Result<Holdings, Failure> {
         let record = self.read_record(key).await?;
-        let mut held = std::collections::HashMap::new();
-        for entry in distinct_files(document) {
-            held.insert(entry.sha256, self.held_blob(entry, read).await?);
-        }
-        Ok(Holdings::by_digest(record, document, &held))
+        read_by_digest(record, document, |e| Box::pin(self.held_blob(e, read))).await
     }
 
     async fn probe(&self) -> ProbeReport {

@@ -17,7 +17,7 @@ use base64::Engine as _;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderValue, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode, Url};
 
-use super::holdings::{distinct_files, hash_body};
+use super::holdings::{hash_body, read_by_digest};
 use super::http::client;
 use super::probe::ProbeReport;
 use super::record::{record_body, validate};
@@ -405,11 +405,10 @@ impl Target for S3Target {
         read: ReadBack,
     ) -> Result<Holdings, Failure> {
         let record = self.read_record(key).await?;
-        let mut held = std::collections::HashMap::new();
-        for entry in distinct_files(document) {
-            held.insert(entry.sha256, self.held_blob(&entry.sha256, read).await?);
-        }
-        Ok(Holdings::by_digest(record, document, &held))
+        read_by_digest(record, document, |e| {
+            Box::pin(self.held_blob(&e.sha256, read))
+        })
+        .await
     }
 
     async fn probe(&self) -> ProbeReport {
