@@ -515,6 +515,36 @@ fn the_event_log_is_append_only_and_names_who_wrote_it(b: Backend) {
     assert_eq!(store.last_event_id().unwrap(), events[0].id);
 }
 
+fn a_verification_is_logged_under_its_job_and_leaves_the_job_as_it_was(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let (landed, _) = store.finish(&lease, &landed("7")).unwrap();
+    let intact = store
+        .log_verification(&landed, true, "verified intact: 2 files")
+        .unwrap();
+    let damaged = store
+        .log_verification(&landed, false, "verify found: a.csv is missing")
+        .unwrap();
+    assert_eq!(
+        (intact.kind, damaged.kind),
+        (EventKind::Verified, EventKind::Damaged)
+    );
+    assert!(damaged.kind.is_problem() && !intact.kind.is_problem());
+    let events = store.events_for_job(landed.id).unwrap();
+    assert_eq!(events[events.len() - 2..], [intact, damaged]);
+    assert_eq!(
+        events.last().unwrap().message,
+        "verify found: a.csv is missing"
+    );
+    assert_eq!(
+        store.job(landed.id).unwrap(),
+        landed,
+        "the job is unchanged"
+    );
+}
+
 fn reports_read_the_same_on_every_backend(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -887,6 +917,7 @@ every_backend!(
     a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_again,
     a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made,
     the_event_log_is_append_only_and_names_who_wrote_it,
+    a_verification_is_logged_under_its_job_and_leaves_the_job_as_it_was,
     reports_read_the_same_on_every_backend,
     a_second_open_finds_the_schema_migrated,
     a_dataset_remembers_the_machine_it_was_added_on,
