@@ -2006,6 +2006,32 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
     }
     assert_eq!(sandbox.stats().records, records, "verify writes nothing");
 
+    // For scripts: one object per deposit, with its verdict and what was found.
+    let json = lodge_with(&db, &["verify", "--all", "--json"]).await;
+    assert_eq!(json.status.code(), Some(1), "{}", text(&json));
+    let checked: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        checked,
+        serde_json::json!([{
+            "dataset": 1,
+            "name": "ds001",
+            "job": 1,
+            "target": sandbox.target_url(),
+            "target_label": checked[0]["target_label"],
+            "key": key.to_hex(),
+            "identifier": identifier,
+            "url": checked[0]["url"],
+            "verdict": "damaged",
+            "found": ["data.csv is missing"],
+        }])
+    );
+    assert!(
+        checked[0]["target_label"]
+            .as_str()
+            .unwrap()
+            .starts_with("Local sandbox at 127.0.0.1")
+    );
+
     // Each check is in the deposit's log.
     let log = lodge_with(&db, &["log", "--job", "1"]).await;
     assert!(log.status.success(), "{}", text(&log));

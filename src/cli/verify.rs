@@ -32,6 +32,10 @@ pub struct VerifyArgs {
     /// download of everything). By default only the records and the files' sizes are read.
     #[arg(long)]
     pub bytes: bool,
+    /// Machine-readable output: one object per deposit checked, with its verdict (`intact`,
+    /// `damaged`, `unknown`) and what was found.
+    #[arg(long)]
+    pub json: bool,
     /// Bearer token for the targets, if they need one.
     #[arg(long, env = "LODGE_TOKEN", hide_env_values = true, value_parser = super::parse_token)]
     pub token: Option<String>,
@@ -39,8 +43,21 @@ pub struct VerifyArgs {
 
 /// One landed deposit to check: the latest job that landed a key on a target.
 struct Deposit {
-    dataset: String,
+    dataset: i64,
+    name: String,
     job: JobRow,
+}
+
+impl Deposit {
+    /// "#3 ocean-temps on Local sandbox at …, record ID", for the text lines.
+    fn head(&self, target: &str) -> String {
+        format!(
+            "#{} {} on {target}, record {}",
+            self.dataset,
+            self.name,
+            self.job.identifier.as_deref().unwrap_or_default()
+        )
+    }
 }
 
 pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode> {
@@ -50,7 +67,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     let mut deposits = Vec::new();
     for dataset in &datasets {
         let found = landed_deposits(&store, dataset.id, only.as_deref())?;
-        if found.is_empty() {
+        if found.is_empty() && !args.json {
             println!(
                 "-        #{} {}: no deposit to check{}",
                 dataset.id,
@@ -61,14 +78,17 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                 }
             );
         }
-        let name = format!("#{} {}", dataset.id, dataset.name);
         deposits.extend(found.into_iter().map(|job| Deposit {
-            dataset: name.clone(),
+            dataset: dataset.id,
+            name: dataset.name.clone(),
             job,
         }));
     }
     if deposits.is_empty() {
-        println!("nothing to verify: deposit datasets first (`lodge deposit`)");
+        match args.json {
+            true => println!("[]"),
+            false => println!("nothing to verify: deposit datasets first (`lodge deposit`)"),
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let read = if args.bytes {
@@ -76,23 +96,40 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     } else {
         ReadBack::Sizes
     };
-    println!(
-        "checking {} {}",
-        count_of(deposits.len() as u64, "deposit", "deposits"),
-        match read {
-            ReadBack::Sizes => "by record and file sizes (--bytes reads every byte back)",
-            ReadBack::Bytes => "by record and every file's bytes read back",
-        }
-    );
+    if !args.json {
+        println!(
+            "checking {} {}",
+            count_of(deposits.len() as u64, "deposit", "deposits"),
+            match read {
+                ReadBack::Sizes => "by record and file sizes (--bytes reads every byte back)",
+                ReadBack::Bytes => "by record and every file's bytes read back",
+            }
+        );
+    }
 
     let targets = open_targets(&store, &deposits, args.token.clone());
     let (mut intact, mut damaged, mut unknown) = (0u64, 0u64, 0u64);
+    let mut json = Vec::new();
     for deposit in &deposits {
-        match check(&store, &targets, deposit, read).await {
+        let (target, verification) = check(&store, &targets, deposit, read).await;
+        match &verification {
             Verification::Intact(_) => intact += 1,
             Verification::Damaged(_) => damaged += 1,
             Verification::Unknown(_) => unknown += 1,
         }
+        match args.json {
+            true => json.push(as_json(deposit, &target, &verification)),
+            false => print_text(&deposit.head(&target), &verification),
+        }
+    }
+    let exit = if damaged + unknown == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&json)?);
+        return Ok(exit);
     }
     let mut summary = vec![format!("{intact} intact")];
     if damaged > 0 {
@@ -109,11 +146,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
              folder (`lodge show DATASET --files` lists each file with its SHA-256)"
         );
     }
-    Ok(if damaged + unknown == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(exit)
 }
 
 /// Each target the deposits are on, opened once; why not, for one that cannot be.
@@ -137,19 +170,17 @@ fn open_targets(
         .collect()
 }
 
-/// Check one deposit, print what was found and log it.
+/// Check one deposit and log what was found; the target's label (or scope, when it could
+/// not be opened) and the finding.
 async fn check(
     store: &Store,
     targets: &BTreeMap<String, Result<Arc<dyn Target>, String>>,
     deposit: &Deposit,
     read: ReadBack,
-) -> Verification {
+) -> (String, Verification) {
     let job = &deposit.job;
-    let recorded = job.identifier.as_deref().unwrap_or_default();
-    let head = |target: &str| format!("{} on {target}, record {recorded}", deposit.dataset);
-    let (head, verification) = match targets.get(&job.target) {
+    let (label, verification) = match targets.get(&job.target) {
         Some(Ok(target)) => {
-            let head = head(&target.label());
             let verification = match store.document(&job.key) {
                 Ok(Some(document)) => check_deposit(target.as_ref(), job, &document, read).await,
                 Ok(None) => Verification::Unknown(format!(
@@ -158,18 +189,29 @@ async fn check(
                 )),
                 Err(e) => Verification::Unknown(format!("cannot read its manifest: {e}")),
             };
-            (head, verification)
+            (target.label(), verification)
         }
         Some(Err(why)) => (
-            head(&job.target),
+            job.target.clone(),
             Verification::Unknown(format!("cannot open the target: {why}")),
         ),
         None => (
-            head(&job.target),
+            job.target.clone(),
             Verification::Unknown("the target was not opened".into()),
         ),
     };
-    match &verification {
+    // The finding goes into the deposit's log, so `lodge log` keeps the checks' history.
+    if let Some(message) = verification.log_message() {
+        let intact = matches!(verification, Verification::Intact(_));
+        if let Err(e) = store.log_verification(job, intact, &message) {
+            eprintln!("warning: the check of job {} was not logged: {e}", job.id);
+        }
+    }
+    (label, verification)
+}
+
+fn print_text(head: &str, verification: &Verification) {
+    match verification {
         Verification::Intact(what) => println!("intact   {head}: {what}"),
         Verification::Damaged(found) => {
             println!("DAMAGED  {head}:");
@@ -179,12 +221,27 @@ async fn check(
         }
         Verification::Unknown(why) => println!("UNKNOWN  {head}: {why}"),
     }
-    // The finding goes into the deposit's log, so `lodge log` keeps the checks' history.
-    if let Some(message) = verification.log_message() {
-        let intact = matches!(verification, Verification::Intact(_));
-        if let Err(e) = store.log_verification(job, intact, &message) {
-            println!("         (not logged: {e})");
+}
+
+fn as_json(deposit: &Deposit, target: &str, verification: &Verification) -> serde_json::Value {
+    let (verdict, found): (&str, Vec<String>) = match verification {
+        Verification::Intact(what) => ("intact", vec![what.clone()]),
+        Verification::Damaged(found) => {
+            ("damaged", found.iter().map(ToString::to_string).collect())
         }
-    }
-    verification
+        Verification::Unknown(why) => ("unknown", vec![why.clone()]),
+    };
+    let job = &deposit.job;
+    serde_json::json!({
+        "dataset": deposit.dataset,
+        "name": deposit.name,
+        "job": job.id,
+        "target": job.target,
+        "target_label": target,
+        "key": job.key.to_hex(),
+        "identifier": job.identifier,
+        "url": job.url,
+        "verdict": verdict,
+        "found": found,
+    })
 }
