@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::commands::Core;
 use super::model::Notice;
 use super::update::Update;
-use crate::engine::verify::{Verification, check_deposit};
+use crate::engine::verify::{Verification, check_deposit, log_finding, manifest_of};
 use crate::targets::ReadBack;
 
 impl Core {
@@ -15,7 +15,7 @@ impl Core {
         let found = self
             .db(move |s| {
                 let job = s.job(job)?;
-                let document = s.document(&job.key)?;
+                let document = manifest_of(s, &job);
                 Ok((job, document))
             })
             .await;
@@ -39,26 +39,26 @@ impl Core {
                 job.target
             )));
         };
-        let Some(document) = document else {
-            return self.out().notice(Notice::error(format!(
-                "Cannot verify {name}: Lodge no longer has the manifest of key {}",
-                job.key.short()
-            )));
+        let document = match document {
+            Ok(document) => document,
+            Err(why) => {
+                return self
+                    .out()
+                    .notice(Notice::error(format!("Cannot verify {name}: {why}")));
+            }
         };
         let label = target.label();
         let verification = check_deposit(target.as_ref(), &job, &document, ReadBack::Sizes).await;
-        if let Some(message) = verification.log_message() {
-            let intact = matches!(verification, Verification::Intact(_));
-            let logged_job = job.clone();
-            match self
-                .db(move |s| s.log_verification(&logged_job, intact, &message))
-                .await
-            {
-                Ok(event) => self.out().send(Update::Logged(vec![event])),
-                Err(e) => self.out().notice(Notice::warning(format!(
-                    "The check of {name} could not be logged: {e}"
-                ))),
-            }
+        let (logged_job, finding) = (job.clone(), verification.clone());
+        match self
+            .db(move |s| log_finding(s, &logged_job, &finding))
+            .await
+        {
+            Ok(Some(event)) => self.out().send(Update::Logged(vec![event])),
+            Ok(None) => {}
+            Err(e) => self.out().notice(Notice::warning(format!(
+                "The check of {name} could not be logged: {e}"
+            ))),
         }
         let notice = match verification {
             Verification::Intact(what) => Notice::info(format!(

@@ -13,7 +13,9 @@ use super::Database;
 use super::add::select_datasets;
 use super::target_arg::{cli_target_scope, open_by_scope};
 use crate::content::ContentKey;
-use crate::engine::verify::{Verification, check_deposit, landed_deposits};
+use crate::engine::verify::{
+    Verification, check_deposit, landed_deposits, log_finding, manifest_of,
+};
 use crate::store::{JobRow, Store};
 use crate::targets::{ReadBack, Target};
 use crate::wording::count_of;
@@ -181,13 +183,9 @@ async fn check(
     let job = &deposit.job;
     let (label, verification) = match targets.get(&job.target) {
         Some(Ok(target)) => {
-            let verification = match store.document(&job.key) {
-                Ok(Some(document)) => check_deposit(target.as_ref(), job, &document, read).await,
-                Ok(None) => Verification::Unknown(format!(
-                    "Lodge no longer has the manifest of key {}",
-                    job.key.short()
-                )),
-                Err(e) => Verification::Unknown(format!("cannot read its manifest: {e}")),
+            let verification = match manifest_of(store, job) {
+                Ok(document) => check_deposit(target.as_ref(), job, &document, read).await,
+                Err(why) => Verification::Unknown(why),
             };
             (target.label(), verification)
         }
@@ -201,11 +199,8 @@ async fn check(
         ),
     };
     // The finding goes into the deposit's log, so `lodge log` keeps the checks' history.
-    if let Some(message) = verification.log_message() {
-        let intact = matches!(verification, Verification::Intact(_));
-        if let Err(e) = store.log_verification(job, intact, &message) {
-            eprintln!("warning: the check of job {} was not logged: {e}", job.id);
-        }
+    if let Err(e) = log_finding(store, job, &verification) {
+        eprintln!("warning: the check of job {} was not logged: {e}", job.id);
     }
     (label, verification)
 }

@@ -1,12 +1,12 @@
 //! Fixity checks of deposits that landed (`lodge verify`, the window's *Verify*): read back
 //! what the target holds of a deposit ([`Target::holdings`]) and compare it with the
 //! manifest and the record Lodge recorded. Nothing is written to a server; the finding goes
-//! into the deposit's log ([`Store::log_verification`]), which the caller writes.
+//! into the deposit's log ([`log_finding`]).
 
 use std::collections::HashSet;
 
 use crate::content::ContentDocument;
-use crate::store::{JobRow, Store, StoreError};
+use crate::store::{EventRow, JobRow, Store, StoreError};
 use crate::targets::holdings::files_checked;
 use crate::targets::{Discrepancy, Failure, ReadBack, Target};
 
@@ -39,6 +39,20 @@ impl Verification {
     }
 }
 
+/// Put what a check found into the deposit's log (a check that found nothing out, because
+/// the server could not be asked, is not logged). The logged event, if any.
+pub fn log_finding(
+    store: &Store,
+    job: &JobRow,
+    verification: &Verification,
+) -> Result<Option<EventRow>, StoreError> {
+    let Some(message) = verification.log_message() else {
+        return Ok(None);
+    };
+    let intact = matches!(verification, Verification::Intact(_));
+    store.log_verification(job, intact, &message).map(Some)
+}
+
 /// The deposits of a dataset to check: the latest job that landed each (target, key), oldest
 /// first; only those on target `only` when given.
 pub fn landed_deposits(
@@ -57,6 +71,18 @@ pub fn landed_deposits(
         .collect();
     jobs.reverse();
     Ok(jobs)
+}
+
+/// The manifest to check `job`'s deposit against, or why there is none.
+pub fn manifest_of(store: &Store, job: &JobRow) -> Result<ContentDocument, String> {
+    match store.document(&job.key) {
+        Ok(Some(document)) => Ok(document),
+        Ok(None) => Err(format!(
+            "Lodge no longer has the manifest of key {}",
+            job.key.short()
+        )),
+        Err(e) => Err(format!("cannot read its manifest: {e}")),
+    }
 }
 
 /// Check the deposit `job` landed on `target`, whose manifest is `document`.
