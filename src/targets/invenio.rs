@@ -389,14 +389,14 @@ impl InvenioTarget {
 
     /// The file entries of a draft (key, status, checksum), as its file list gives them.
     async fn draft_files(&self, draft: &str) -> Result<Vec<Value>, Failure> {
-        let resp = self
-            .send(
-                Method::GET,
-                self.url(&["api", "records", draft, "draft", "files"]),
-                None,
-                false,
-            )
-            .await?;
+        self.file_entries(&["api", "records", draft, "draft", "files"])
+            .await
+    }
+
+    /// The entries (key, size, status, checksum) of the file list at `path`: a draft's or a
+    /// published record's.
+    async fn file_entries(&self, path: &[&str]) -> Result<Vec<Value>, Failure> {
+        let resp = self.send(Method::GET, self.url(path), None, false).await?;
         if resp.status() != StatusCode::OK {
             return Err(Self::failure_of(resp).await);
         }
@@ -412,22 +412,10 @@ impl InvenioTarget {
         document: &ContentDocument,
         read: ReadBack,
     ) -> Result<Vec<(String, FileHeld)>, Failure> {
-        let resp = self
-            .send(
-                Method::GET,
-                self.url(&["api", "records", record, "files"]),
-                None,
-                false,
-            )
-            .await?;
-        if resp.status() != StatusCode::OK {
-            return Err(Self::failure_of(resp).await);
-        }
-        let listing = Self::json_of(resp, "file list").await?;
-        let sizes: std::collections::HashMap<String, u64> = listing["entries"]
-            .as_array()
-            .into_iter()
-            .flatten()
+        let sizes: std::collections::HashMap<String, u64> = self
+            .file_entries(&["api", "records", record, "files"])
+            .await?
+            .iter()
             .filter_map(|e| Some((e["key"].as_str()?.to_string(), e["size"].as_u64()?)))
             .collect();
         let mut files = Vec::with_capacity(document.manifest.len());
