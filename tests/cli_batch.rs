@@ -1980,6 +1980,18 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         sandbox.stats().requests > requests,
         "verify asks the server"
     );
+
+    // Only the deposits on the target asked for: on another, there are none to check.
+    let elsewhere = "sandbox+http://127.0.0.1:9";
+    let other = lodge_with(&db, &["verify", "1", "--target", elsewhere]).await;
+    assert!(other.status.success(), "{}", text(&other));
+    assert_all(
+        &text(&other),
+        &[
+            &format!("#1 ds001: no deposit to check on {elsewhere}"),
+            "nothing to verify",
+        ],
+    );
     let records = sandbox.stats().records;
 
     // The server loses the data file: verify says which, and fails.
