@@ -545,6 +545,34 @@ fn a_verification_is_logged_under_its_job_and_leaves_the_job_as_it_was(b: Backen
     );
 }
 
+fn the_latest_check_of_each_deposit_is_kept_apart_from_older_ones(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    b.queued(&store, 1);
+    b.queued(&store, 2);
+    let first = claim(&store, "w1", Duration::from_secs(60));
+    let (one, _) = store.finish(&first, &landed("1")).unwrap();
+    let second = claim(&store, "w1", Duration::from_secs(60));
+    let (two, _) = store.finish(&second, &landed("2")).unwrap();
+    assert_eq!(store.latest_checks().unwrap(), [], "nothing checked yet");
+
+    store.log_verification(&one, true, "intact").unwrap();
+    let one_damaged = store
+        .log_verification(&one, false, "a.csv is missing")
+        .unwrap();
+    let two_intact = store.log_verification(&two, true, "intact").unwrap();
+    assert_eq!(
+        store.latest_checks().unwrap(),
+        [one_damaged, two_intact.clone()],
+        "one per deposit, its latest, oldest first"
+    );
+
+    let one_intact = store
+        .log_verification(&one, true, "put back; intact")
+        .unwrap();
+    assert_eq!(store.latest_checks().unwrap(), [two_intact, one_intact]);
+}
+
 fn reports_read_the_same_on_every_backend(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -918,6 +946,7 @@ every_backend!(
     a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made,
     the_event_log_is_append_only_and_names_who_wrote_it,
     a_verification_is_logged_under_its_job_and_leaves_the_job_as_it_was,
+    the_latest_check_of_each_deposit_is_kept_apart_from_older_ones,
     reports_read_the_same_on_every_backend,
     a_second_open_finds_the_schema_migrated,
     a_dataset_remembers_the_machine_it_was_added_on,

@@ -207,6 +207,46 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
         logged[0].contains("verify found: CITATION.cff is missing"),
         "{logged:?}"
     );
+
+    // The row says so, and still does in a window opened again.
+    let damaged = |app: &LodgeApp| {
+        let row = app.model.rows().iter().find(|r| r.name == "soil-cores");
+        match row.map(|r| app.model.status(r, app.target_id())) {
+            Some(DedupStatus::Damaged {
+                identifier: i,
+                finding,
+                ..
+            }) => i == identifier && finding == "CITATION.cff is missing",
+            _ => false,
+        }
+    };
+    w.wait("the row's damaged status", damaged);
+    let badge = format!("⚠ Damaged · {identifier}");
+    assert!(
+        w.harness.query_all_by_label(&badge).next().is_some(),
+        "no badge {badge}"
+    );
+    let mut w = w.reopen();
+    assert!(damaged(w.app()), "reopened: {:?}", w.status("soil-cores"));
+
+    // Put back, checked again: deposited, as before.
+    let blob = w
+        .lab
+        .path("app/sandbox/blobs/sha256")
+        .join(lodge::content::Sha256Hex::of(&cff).to_hex());
+    std::fs::write(blob, &cff).unwrap();
+    w.open_details("soil-cores", |d| !d.jobs.is_empty());
+    w.harness.step();
+    w.harness.get_by_label("Verify").click_accesskit();
+    w.wait("the row deposited again", |app| {
+        let row = app.model.rows().iter().find(|r| r.name == "soil-cores");
+        row.is_some_and(|r| {
+            matches!(
+                app.model.status(r, app.target_id()),
+                DedupStatus::Deposited { .. }
+            )
+        })
+    });
 }
 
 #[test]

@@ -11,6 +11,7 @@ use super::targets::{ConfiguredTarget, TargetField, TargetTest};
 use super::update::{Details, Startup, TargetInfo, Update};
 use crate::content::{ContentKey, FieldProblem, Metadata};
 use crate::engine::EngineEvent;
+use crate::engine::verify::finding_of;
 use crate::store::{
     DatasetSummary, EventKind, EventRow, HistoryRow, JobRow, JobState, ResultFingerprint,
 };
@@ -191,6 +192,9 @@ pub struct Model {
     /// Targets paused because they refused the credentials, with why: their queued jobs
     /// wait on the user.
     paused_targets: HashMap<String, String>,
+    /// The latest check of each deposit (`lodge verify`, Verify), by key, then target: the
+    /// check's event id and, when it found damage, what it found.
+    checks: HashMap<ContentKey, HashMap<String, (i64, Option<String>)>>,
     /// Datasets whose folders were found gone ([`Update::FoldersGone`]).
     folders_gone: HashSet<i64>,
     /// Datasets whose folders changed since their last scan, with what changed
@@ -286,7 +290,8 @@ impl Model {
                 .upload
                 .filter(|(j, _, _)| *j == job.id)
                 .map(|(_, sent, total)| (sent, total));
-            return DedupStatus::from_job(job, upload);
+            return DedupStatus::from_job(job, upload)
+                .unless_damaged(self.damage(&job.key, target));
         }
         // The recorded results with this row's data, and its key, looked up once.
         let (known, key) = match (&entry.fingerprint, entry.key) {
@@ -299,10 +304,12 @@ impl Model {
         // Another dataset with this very key (a copy of the folder) deposited it here: a
         // deposit of this one would be a replay.
         if let Some(r) = known.iter().find(|r| r.key == key && r.target == target) {
+            let damage = entry.key.and_then(|key| self.damage(&key, target));
             return DedupStatus::AlreadyDeposited {
                 identifier: r.identifier.clone(),
                 url: r.url.clone(),
-            };
+            }
+            .unless_damaged(damage);
         }
         if let Some(earlier) = entry.earlier_version_deposited(target) {
             return DedupStatus::NewVersion {
@@ -324,6 +331,35 @@ impl Model {
         DedupStatus::New {
             ready: entry.key.is_some() && entry.problems.is_empty(),
         }
+    }
+
+    /// What the latest check of the deposit of `key` to `target` found damaged, if it did.
+    fn damage(&self, key: &ContentKey, target: &str) -> Option<&str> {
+        self.checks.get(key)?.get(target)?.1.as_deref()
+    }
+
+    /// Keep a check's finding if it is the deposit's latest (checks arrive from the
+    /// startup's read, this window's Verify and other processes, in no set order).
+    fn note_check(&mut self, e: &EventRow) {
+        let damaged = match e.kind {
+            EventKind::Verified => false,
+            EventKind::Damaged => true,
+            _ => return,
+        };
+        let key = e.content_key.as_deref().and_then(|k| k.parse().ok());
+        let (Some(key), Some(target)) = (key, &e.target) else {
+            return;
+        };
+        let by_target = self.checks.entry(key).or_default();
+        if by_target
+            .get(target)
+            .is_some_and(|(latest, _)| *latest >= e.id)
+        {
+            return;
+        }
+        let finding = damaged.then(|| finding_of(&e.message).to_string());
+        by_target.insert(target.clone(), (e.id, finding));
+        self.version += 1;
     }
 
     /// A target's label for its scope id (the scope id itself when unknown).
@@ -506,6 +542,9 @@ impl Model {
                 .or_default()
                 .push(r);
         }
+        for e in &s.checks {
+            self.note_check(e);
+        }
         for e in &s.recent_events {
             self.push_event(e);
         }
@@ -607,6 +646,7 @@ impl Model {
         if !self.logged_events.insert(e.id) {
             return;
         }
+        self.note_check(e);
         // A pause arrives with its reason from the store (`Update::TargetPaused`).
         if let (EventKind::Resumed, Some(target)) = (e.kind, &e.target)
             && self.paused_targets.remove(target).is_some()
@@ -686,6 +726,81 @@ mod tests {
             file_count: 1,
             total_bytes: 1,
         })
+    }
+
+    #[test]
+    fn a_deposits_latest_check_decides_whether_its_row_says_damaged() {
+        let target = "sandbox+http://127.0.0.1:1";
+        let key: ContentKey = "c".repeat(64).parse().unwrap();
+        let check = |id: i64, kind, message: &str| EventRow {
+            id,
+            at: id,
+            job_id: Some(7),
+            dataset_id: Some(1),
+            target: Some(target.into()),
+            content_key: Some(key.to_hex()),
+            kind,
+            attempt: None,
+            http_status: None,
+            delay_ms: None,
+            message: message.into(),
+            actor: "me@here".into(),
+        };
+        let landed = JobRow {
+            key,
+            dataset_id: Some(1),
+            target: target.into(),
+            identifier: Some("sbx-1".into()),
+            ..job(JobState::Deposited, 1, 1000)
+        };
+        let damaged = DedupStatus::Damaged {
+            identifier: "sbx-1".into(),
+            url: None,
+            finding: "a.csv is missing".into(),
+        };
+        let deposited = DedupStatus::Deposited {
+            identifier: "sbx-1".into(),
+            url: None,
+        };
+        // The window opens on a deposit whose latest check, older than the log's end it
+        // reads, found a file missing.
+        let mut model = Model::default();
+        model.apply(Update::Started(Box::new(Startup {
+            datasets: vec![DatasetSummary {
+                id: 1,
+                path: "/data/ds1".into(),
+                name: "ds1".into(),
+                metadata: Metadata::default(),
+                key: Some(key),
+                fingerprint: Some("g".into()),
+                file_count: 1,
+                total_bytes: 1,
+            }],
+            latest_jobs: vec![landed],
+            checks: vec![check(
+                5,
+                EventKind::Damaged,
+                "verify found: a.csv is missing",
+            )],
+            ..Startup::default()
+        })));
+        let status = |model: &Model| model.status(model.row(1).unwrap(), target);
+        assert_eq!(status(&model), damaged);
+        // An older check arriving late (another process's) changes nothing...
+        model.apply(Update::Logged(vec![check(
+            4,
+            EventKind::Verified,
+            "verified intact",
+        )]));
+        assert_eq!(status(&model), damaged);
+        // ...a newer one that finds it whole clears it; on another target it counts not.
+        let mut elsewhere = check(6, EventKind::Damaged, "verify found: b.csv is missing");
+        elsewhere.target = Some("s3+http://127.0.0.1:2/b".into());
+        model.apply(Update::Logged(vec![
+            check(7, EventKind::Verified, "verified intact"),
+            elsewhere,
+        ]));
+        assert_eq!(status(&model), deposited);
     }
 
     #[test]

@@ -43,6 +43,13 @@ pub enum DedupStatus {
         identifier: String,
         url: Option<String>,
     },
+    /// Deposited as `identifier`, but the latest check of it (`lodge verify`, Verify) found
+    /// the record or some of its files gone or changed on the server: `finding` says what.
+    Damaged {
+        identifier: String,
+        url: Option<String>,
+        finding: String,
+    },
     /// Not deposited under this key, but the same data was deposited with other metadata.
     SameDataAsAnother {
         identifier: String,
@@ -70,6 +77,7 @@ pub enum StatusKind {
     WaitingToRetry,
     Deposited,
     AlreadyDeposited,
+    Damaged,
     NewVersion,
     SameDataAsAnother,
     ChangedSinceScan,
@@ -79,7 +87,7 @@ pub enum StatusKind {
 }
 
 impl StatusKind {
-    pub const ALL: [StatusKind; 14] = [
+    pub const ALL: [StatusKind; 15] = [
         StatusKind::New,
         StatusKind::Hashing,
         StatusKind::Queued,
@@ -88,6 +96,7 @@ impl StatusKind {
         StatusKind::WaitingToRetry,
         StatusKind::Deposited,
         StatusKind::AlreadyDeposited,
+        StatusKind::Damaged,
         StatusKind::NewVersion,
         StatusKind::SameDataAsAnother,
         StatusKind::ChangedSinceScan,
@@ -107,6 +116,7 @@ impl StatusKind {
             StatusKind::WaitingToRetry => "Waiting to retry",
             StatusKind::Deposited => "Deposited",
             StatusKind::AlreadyDeposited => "Already deposited",
+            StatusKind::Damaged => "Damaged",
             StatusKind::NewVersion => "New version",
             StatusKind::SameDataAsAnother => "Same data as another record",
             StatusKind::ChangedSinceScan => "Changed since scan",
@@ -128,6 +138,7 @@ impl DedupStatus {
             DedupStatus::WaitingToRetry { .. } => StatusKind::WaitingToRetry,
             DedupStatus::Deposited { .. } => StatusKind::Deposited,
             DedupStatus::AlreadyDeposited { .. } => StatusKind::AlreadyDeposited,
+            DedupStatus::Damaged { .. } => StatusKind::Damaged,
             DedupStatus::NewVersion { .. } => StatusKind::NewVersion,
             DedupStatus::SameDataAsAnother { .. } => StatusKind::SameDataAsAnother,
             DedupStatus::ChangedSinceScan { .. } => StatusKind::ChangedSinceScan,
@@ -142,6 +153,7 @@ impl DedupStatus {
         match self {
             DedupStatus::Deposited { url, .. }
             | DedupStatus::AlreadyDeposited { url, .. }
+            | DedupStatus::Damaged { url, .. }
             | DedupStatus::NewVersion { url, .. }
             | DedupStatus::SameDataAsAnother { url, .. } => url.as_deref(),
             _ => None,
@@ -162,6 +174,22 @@ impl DedupStatus {
                 | DedupStatus::Uploading { .. }
                 | DedupStatus::WaitingToRetry { .. }
         )
+    }
+
+    /// This landed status, unless the latest check of the deposit found damage (`finding`).
+    pub fn unless_damaged(self, finding: Option<&str>) -> DedupStatus {
+        match (self, finding) {
+            (
+                DedupStatus::Deposited { identifier, url }
+                | DedupStatus::AlreadyDeposited { identifier, url },
+                Some(finding),
+            ) => DedupStatus::Damaged {
+                identifier,
+                url,
+                finding: finding.to_string(),
+            },
+            (status, _) => status,
+        }
     }
 
     /// The status a latest job for the dataset's current key gives.

@@ -23,7 +23,7 @@ pub struct TargetInfo {
 }
 
 /// Everything the window needs once the store is open.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Startup {
     pub db: PathBuf,
     /// `user@host` this window's events are written as.
@@ -37,6 +37,8 @@ pub struct Startup {
     pub results: Vec<ResultFingerprint>,
     /// The end of the event log, oldest first.
     pub recent_events: Vec<EventRow>,
+    /// The latest check of every deposit ever checked (`lodge verify`, Verify).
+    pub checks: Vec<EventRow>,
     /// Picker targets paused because they refused the credentials, with why.
     pub paused_targets: Vec<(String, String)>,
     pub settings: Settings,

@@ -21,13 +21,21 @@ pub enum Verification {
     Unknown(String),
 }
 
+/// How the log line of a check that found damage begins; what was found follows.
+pub const DAMAGE_FOUND: &str = "verify found: ";
+
+/// What a `damaged` event's message says was found, without its lead-in.
+pub fn finding_of(message: &str) -> &str {
+    message.strip_prefix(DAMAGE_FOUND).unwrap_or(message)
+}
+
 impl Verification {
     /// The deposit's log line, or `None` for a check that found nothing out.
     pub fn log_message(&self) -> Option<String> {
         match self {
             Verification::Intact(what) => Some(format!("verified intact: {what}")),
             Verification::Damaged(found) => Some(format!(
-                "verify found: {}",
+                "{DAMAGE_FOUND}{}",
                 found
                     .iter()
                     .map(ToString::to_string)

@@ -235,6 +235,24 @@ impl Store {
         })
     }
 
+    /// The latest check (a `verified` or `damaged` event) of every deposit that was ever
+    /// checked, one per scope (target and key), oldest first.
+    pub fn latest_checks(&self) -> Result<Vec<EventRow>> {
+        self.with(|db| {
+            db.all(
+                &format!(
+                    "SELECT {EVENT_COLUMNS} FROM events WHERE id IN (
+                         SELECT max(id) FROM events
+                         WHERE kind IN ('verified', 'damaged')
+                         GROUP BY target, content_key)
+                     ORDER BY id"
+                ),
+                args![],
+                event_from_row,
+            )
+        })
+    }
+
     /// How many events of a kind were ever logged.
     pub fn count_events(&self, kind: EventKind) -> Result<u64> {
         let n: i64 = self.with(|db| {

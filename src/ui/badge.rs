@@ -16,6 +16,7 @@ pub fn style(kind: StatusKind) -> (&'static str, Color32) {
         StatusKind::WaitingToRetry => ("⟳", Color32::from_rgb(0xd0, 0x8a, 0x10)),
         StatusKind::Deposited => ("✔", Color32::from_rgb(0x2e, 0x9e, 0x4f)),
         StatusKind::AlreadyDeposited => ("♻", Color32::from_rgb(0x2a, 0x9d, 0x8f)),
+        StatusKind::Damaged => ("⚠", Color32::from_rgb(0xd6, 0x3c, 0x3c)),
         StatusKind::NewVersion => ("✚", Color32::from_rgb(0x3d, 0x8f, 0x9e)),
         StatusKind::SameDataAsAnother => ("🔗", Color32::from_rgb(0xb5, 0x6b, 0xb5)),
         StatusKind::ChangedSinceScan => ("✏", Color32::from_rgb(0xc9, 0x6a, 0x1b)),
@@ -41,6 +42,7 @@ pub fn text(status: &DedupStatus, now_ms: i64) -> String {
         }
         DedupStatus::Deposited { identifier, .. }
         | DedupStatus::AlreadyDeposited { identifier, .. }
+        | DedupStatus::Damaged { identifier, .. }
         | DedupStatus::SameDataAsAnother { identifier, .. } => Some(identifier.clone()),
         DedupStatus::NewVersion { identifier, .. } => Some(format!("was {identifier}")),
         _ => None,
@@ -76,6 +78,13 @@ pub fn hover(status: &DedupStatus) -> String {
         DedupStatus::Deposited { identifier, .. } => format!("Deposited as {identifier}."),
         DedupStatus::AlreadyDeposited { identifier, .. } => format!(
             "Already deposited as {identifier}: replayed from the store, the server said the record exists, or a lookup found the record an earlier attempt made when its answer was lost. Nothing was duplicated."
+        ),
+        DedupStatus::Damaged {
+            identifier,
+            finding,
+            ..
+        } => format!(
+            "Deposited as {identifier}, but the last check found it damaged on the server: {finding}. Deposit does not send a landed deposit again: put back what is missing or changed from the dataset's folder, then press Verify in the details panel."
         ),
         DedupStatus::NewVersion { identifier, .. } => format!(
             "Deposited to this target as {identifier} before its files or metadata changed. This version is not deposited here yet: Deposit creates its record, which InvenioRDM and Zenodo keep as the next version of {identifier} (DataCite relates the new DOI to it)."
