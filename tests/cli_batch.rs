@@ -2054,4 +2054,39 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
             "verify found: data.csv is missing",
         ],
     );
+
+    // --repair sends the lost file again from the dataset's folder; the record stays.
+    let repaired = lodge_with(&db, &["verify", "1", "--repair"]).await;
+    assert!(repaired.status.success(), "{}", text(&repaired));
+    assert_all(
+        &text(&repaired),
+        &[
+            "repaired #1 ds001 on Local sandbox at 127.0.0.1",
+            &format!("record {identifier}: sent again data.csv"),
+            "intact   #1 ds001 on Local sandbox",
+            "1 intact",
+        ],
+    );
+    let folder = std::path::PathBuf::from(store.dataset(1).unwrap().unwrap().path);
+    let blob = sandbox
+        .data_dir()
+        .join(format!("blobs/sha256/{}", lost.sha256));
+    assert_eq!(
+        std::fs::read(blob).unwrap(),
+        std::fs::read(folder.join("data.csv")).unwrap()
+    );
+    assert_eq!(sandbox.stats().records, records, "no record written");
+
+    // Whole again, a repair has nothing to send.
+    let again = lodge_with(&db, &["verify", "1", "--repair", "--json"]).await;
+    assert!(again.status.success(), "{}", text(&again));
+    let checked: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(checked[0]["verdict"], "intact");
+    assert_eq!(checked[0]["repaired"], serde_json::json!([]));
+    assert_eq!(checked[0]["not_repaired"], serde_json::Value::Null);
+    let log = lodge_with(&db, &["log", "--job", "1"]).await;
+    assert_all(
+        &text(&log),
+        &["repair sent again 1 file the server had lost: data.csv"],
+    );
 }

@@ -1,7 +1,8 @@
 //! `lodge verify`: read back what the repositories hold of each landed deposit of the chosen
 //! datasets, and say whether it is still whole: the record of the key, and every file by its
 //! size or (`--bytes`) by the SHA-256 of its bytes. A fixity check: it changes nothing on
-//! the servers, and only adds its findings to each deposit's log.
+//! the servers, and only adds its findings to each deposit's log. With `--repair` it also
+//! sends again the files a deposit lost ([`crate::engine::repair`]).
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -13,6 +14,7 @@ use super::Database;
 use super::add::select_datasets;
 use super::target_arg::{cli_target_scope, open_by_scope};
 use crate::content::ContentKey;
+use crate::engine::repair::{Repair, log_repair, repair_deposit};
 use crate::engine::verify::{
     Verification, check_deposit, landed_deposits, log_finding, manifest_of,
 };
@@ -34,6 +36,11 @@ pub struct VerifyArgs {
     /// download of everything). By default only the records and the files' sizes are read.
     #[arg(long)]
     pub bytes: bool,
+    /// Send again, from the dataset's folder, the files a damaged deposit lost on the server
+    /// (the sandbox, S3 and WebDAV): conditional writes add only what is missing, and the
+    /// record is left as it is. Then check again.
+    #[arg(long)]
+    pub repair: bool,
     /// Machine-readable output: one object per deposit checked, with its verdict (`intact`,
     /// `damaged`, `unknown`) and what was found.
     #[arg(long)]
@@ -113,15 +120,15 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     let (mut intact, mut damaged, mut unknown) = (0u64, 0u64, 0u64);
     let mut json = Vec::new();
     for deposit in &deposits {
-        let (target, verification) = check(&store, &targets, deposit, read).await;
-        match &verification {
+        let finding = check(&store, &targets, deposit, read, args.repair).await;
+        match &finding.verdict {
             Verification::Intact(_) => intact += 1,
             Verification::Damaged(_) => damaged += 1,
             Verification::Unknown(_) => unknown += 1,
         }
         match args.json {
-            true => json.push(as_json(deposit, &target, &verification)),
-            false => print_text(&deposit.head(&target), &verification),
+            true => json.push(as_json(deposit, &finding)),
+            false => print_text(&deposit.head(&finding.label), &finding),
         }
     }
     let exit = if damaged + unknown == 0 {
@@ -141,11 +148,12 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         summary.push(format!("{unknown} could not be checked"));
     }
     println!("{}", summary.join(", "));
-    if damaged > 0 {
+    if damaged > 0 && !args.repair {
         println!(
             "`lodge deposit` does not send a landed deposit again (it replays it from the \
-             store): put back what is missing or changed on the server from the dataset's \
-             folder (`lodge show DATASET --files` lists each file with its SHA-256)"
+             store): `lodge verify --repair` sends the lost files again from the dataset's \
+             folder, or put back what is missing or changed on the server yourself \
+             (`lodge show DATASET --files` lists each file with its SHA-256)"
         );
     }
     Ok(exit)
@@ -172,41 +180,78 @@ fn open_targets(
         .collect()
 }
 
-/// Check one deposit and log what was found; the target's label (or scope, when it could
-/// not be opened) and the finding.
+/// What became of one deposit: the target's label (or scope, when it could not be
+/// opened), the verdict that stands, and what a repair did (`--repair`).
+struct Finding {
+    label: String,
+    verdict: Verification,
+    repair: Option<Repair>,
+}
+
+/// Check (and with `repair`, repair) one deposit, and log what was found and done.
 async fn check(
     store: &Store,
     targets: &BTreeMap<String, Result<Arc<dyn Target>, String>>,
     deposit: &Deposit,
     read: ReadBack,
-) -> (String, Verification) {
+    repair: bool,
+) -> Finding {
     let job = &deposit.job;
-    let (label, verification) = match targets.get(&job.target) {
-        Some(Ok(target)) => {
-            let verification = match manifest_of(store, job) {
-                Ok(document) => check_deposit(target.as_ref(), job, &document, read).await,
-                Err(why) => Verification::Unknown(why),
-            };
-            (target.label(), verification)
-        }
-        Some(Err(why)) => (
-            job.target.clone(),
-            Verification::Unknown(format!("cannot open the target: {why}")),
-        ),
-        None => (
-            job.target.clone(),
-            Verification::Unknown("the target was not opened".into()),
-        ),
+    let unknown = |label: String, why: String| Finding {
+        label,
+        verdict: Verification::Unknown(why),
+        repair: None,
     };
-    // The finding goes into the deposit's log, so `lodge log` keeps the checks' history.
-    if let Err(e) = log_finding(store, job, &verification) {
-        eprintln!("warning: the check of job {} was not logged: {e}", job.id);
+    let target = match targets.get(&job.target) {
+        Some(Ok(target)) => target,
+        Some(Err(why)) => {
+            return unknown(job.target.clone(), format!("cannot open the target: {why}"));
+        }
+        None => return unknown(job.target.clone(), "the target was not opened".into()),
+    };
+    let document = match manifest_of(store, job) {
+        Ok(document) => document,
+        Err(why) => return unknown(target.label(), why),
+    };
+    // What was found (and done) goes into the deposit's log, so `lodge log` keeps the
+    // history of the checks and repairs.
+    if repair {
+        let repair = repair_deposit(target.as_ref(), job, &document, read).await;
+        if let Err(e) = log_repair(store, job, &repair) {
+            eprintln!("warning: the repair of job {} was not logged: {e}", job.id);
+        }
+        let verdict = match &repair {
+            Repair::SendFailed { error, .. } => {
+                Verification::Unknown(format!("the repair stopped: {error}"))
+            }
+            done => done
+                .verdict()
+                .cloned()
+                .unwrap_or_else(|| Verification::Unknown("the repair left no verdict".into())),
+        };
+        Finding {
+            label: target.label(),
+            verdict,
+            repair: Some(repair),
+        }
+    } else {
+        let verdict = check_deposit(target.as_ref(), job, &document, read).await;
+        if let Err(e) = log_finding(store, job, &verdict) {
+            eprintln!("warning: the check of job {} was not logged: {e}", job.id);
+        }
+        Finding {
+            label: target.label(),
+            verdict,
+            repair: None,
+        }
     }
-    (label, verification)
 }
 
-fn print_text(head: &str, verification: &Verification) {
-    match verification {
+fn print_text(head: &str, finding: &Finding) {
+    if let Some(Repair::PutBack { files, .. }) = &finding.repair {
+        println!("repaired {head}: sent again {}", files.join(", "));
+    }
+    match &finding.verdict {
         Verification::Intact(what) => println!("intact   {head}: {what}"),
         Verification::Damaged(found) => {
             println!("DAMAGED  {head}:");
@@ -216,10 +261,13 @@ fn print_text(head: &str, verification: &Verification) {
         }
         Verification::Unknown(why) => println!("UNKNOWN  {head}: {why}"),
     }
+    if let Some(Repair::NothingSent { why: Some(why), .. }) = &finding.repair {
+        println!("           not repaired: {why}");
+    }
 }
 
-fn as_json(deposit: &Deposit, target: &str, verification: &Verification) -> serde_json::Value {
-    let (verdict, found): (&str, Vec<String>) = match verification {
+fn as_json(deposit: &Deposit, finding: &Finding) -> serde_json::Value {
+    let (verdict, found): (&str, Vec<String>) = match &finding.verdict {
         Verification::Intact(what) => ("intact", vec![what.clone()]),
         Verification::Damaged(found) => {
             ("damaged", found.iter().map(ToString::to_string).collect())
@@ -227,16 +275,27 @@ fn as_json(deposit: &Deposit, target: &str, verification: &Verification) -> serd
         Verification::Unknown(why) => ("unknown", vec![why.clone()]),
     };
     let job = &deposit.job;
-    serde_json::json!({
+    let mut out = serde_json::json!({
         "dataset": deposit.dataset,
         "name": deposit.name,
         "job": job.id,
         "target": job.target,
-        "target_label": target,
+        "target_label": finding.label,
         "key": job.key.to_hex(),
         "identifier": job.identifier,
         "url": job.url,
         "verdict": verdict,
         "found": found,
-    })
+    });
+    // With --repair: the files sent again, and why nothing was, when so.
+    if let Some(repair) = &finding.repair {
+        let (sent, not_repaired): (&[String], Option<&str>) = match repair {
+            Repair::NothingSent { why, .. } => (&[], why.as_deref()),
+            Repair::PutBack { files, .. } => (files, None),
+            Repair::SendFailed { error, .. } => (&[], Some(error.as_str())),
+        };
+        out["repaired"] = serde_json::json!(sent);
+        out["not_repaired"] = serde_json::json!(not_repaired);
+    }
+    out
 }

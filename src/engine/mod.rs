@@ -10,6 +10,7 @@
 mod batch;
 mod guarded;
 mod liveness;
+pub mod repair;
 pub mod retry;
 mod store_thread;
 pub mod verify;

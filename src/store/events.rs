@@ -40,6 +40,9 @@ pub enum EventKind {
     Verified,
     /// `lodge verify` found the deposit's record or files gone or changed on the server.
     Damaged,
+    /// `lodge verify --repair` (or the window's Repair) sent files the server had lost
+    /// again; the check that followed is logged after it.
+    Repair,
 }
 
 impl EventKind {
@@ -61,11 +64,12 @@ impl EventKind {
             EventKind::LeftForOthers => "left_for_others",
             EventKind::Verified => "verified",
             EventKind::Damaged => "damaged",
+            EventKind::Repair => "repair",
         }
     }
 
     /// Every kind, in the order of the log's vocabulary.
-    pub const ALL: [EventKind; 16] = [
+    pub const ALL: [EventKind; 17] = [
         EventKind::Queued,
         EventKind::Reclaimed,
         EventKind::Attempt,
@@ -82,6 +86,7 @@ impl EventKind {
         EventKind::LeftForOthers,
         EventKind::Verified,
         EventKind::Damaged,
+        EventKind::Repair,
     ];
 
     pub fn parse(s: &str) -> Option<EventKind> {

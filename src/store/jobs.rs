@@ -1187,6 +1187,16 @@ impl Store {
         } else {
             EventKind::Damaged
         };
+        self.log_about_deposit(job, kind, message)
+    }
+
+    /// Log that files of `job`'s deposit were sent again (`lodge verify --repair`).
+    pub fn log_repair(&self, job: &JobRow, message: &str) -> Result<EventRow> {
+        self.log_about_deposit(job, EventKind::Repair, message)
+    }
+
+    /// An event about a landed deposit that is not an attempt of it, under its job.
+    fn log_about_deposit(&self, job: &JobRow, kind: EventKind, message: &str) -> Result<EventRow> {
         let mut event = job_event(job, kind, message.to_string());
         event.attempt = None;
         self.append_event(&event)

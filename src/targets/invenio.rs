@@ -808,4 +808,11 @@ impl Target for InvenioTarget {
         "the content key is kept as the subject lodge:KEY, and your records and drafts are \
          searched for it before anything is created"
     }
+
+    fn files_can_be_put_back(&self) -> Result<(), &'static str> {
+        Err(
+            "InvenioRDM and Zenodo do not let a published record's files change: ask the \
+             repository's support to restore the file from their copy",
+        )
+    }
 }

@@ -123,6 +123,15 @@ pub trait Target: Send + Sync {
         read: ReadBack,
     ) -> Result<Holdings, Failure>;
 
+    /// Whether sending a landed deposit's files again ([`Target::upload`]) puts back just
+    /// those the server lost and leaves the record as it is (`lodge verify --repair`, the
+    /// window's Repair); `Err` says why not and what to do instead. So it is for targets
+    /// that keep each file under its digest, apart from the record, with conditional
+    /// writes: the sandbox, S3 and WebDAV.
+    fn files_can_be_put_back(&self) -> Result<(), &'static str> {
+        Err("this kind of target keeps no files of its own to send again")
+    }
+
     /// Whether this target makes a dataset's new key a new version of the record its
     /// earlier key got ([`DepositRequest::earlier_record`]), as InvenioRDM and Zenodo do;
     /// the engine looks that record up only for such a target.

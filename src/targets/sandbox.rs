@@ -229,6 +229,10 @@ impl Target for SandboxTarget {
         true
     }
 
+    fn files_can_be_put_back(&self) -> Result<(), &'static str> {
+        Ok(())
+    }
+
     async fn holdings(
         &self,
         key: &ContentKey,

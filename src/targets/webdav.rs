@@ -328,6 +328,10 @@ impl Target for WebDavTarget {
         true
     }
 
+    fn files_can_be_put_back(&self) -> Result<(), &'static str> {
+        Ok(())
+    }
+
     async fn holdings(
         &self,
         key: &ContentKey,

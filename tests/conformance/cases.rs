@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use lodge::content::{Metadata, Sha256Hex};
 use lodge::engine::Engine;
+use lodge::engine::repair::{Repair, repair_deposit};
 use lodge::engine::verify::{Verification, check_deposit};
 use lodge::store::{EventKind, JobState};
 use lodge::targets::{Discrepancy, FileHeld, ReadBack};
@@ -410,4 +411,107 @@ pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
             }
         ),
     }
+    // A repair writes no second record in its place, and says so.
+    let records = env.records().await;
+    let repair = repair_deposit(env.target.as_ref(), &jobs[0], &document, ReadBack::Sizes).await;
+    let Repair::NothingSent { why: Some(why), .. } = &repair else {
+        panic!("a lost record is not repaired: {repair:?}")
+    };
+    assert!(why.contains("does not write a second record"), "{why}");
+    assert_eq!(env.records().await, records);
+}
+
+pub async fn repair_puts_back_a_lost_file_and_leaves_the_record_alone(kind: Kind) {
+    assert!(kind.stores_files(), "only for targets that hold files");
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let folder = lab.folder(
+        "repaired",
+        &[("lost.csv", b"1,2,3\n"), ("kept.txt", b"kept")],
+    );
+    let ds = add(&store, &folder, &metadata("Repaired"));
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let document = store.document(&ds.1).unwrap().unwrap();
+    env.tamper("lost.csv", &Sha256Hex::of(b"1,2,3\n"), None)
+        .await;
+    let records = env.records().await;
+
+    let repair = repair_deposit(env.target.as_ref(), &jobs[0], &document, ReadBack::Sizes).await;
+    match env.target.files_can_be_put_back() {
+        Ok(()) => {
+            let Repair::PutBack { files, after } = &repair else {
+                panic!("the lost file is sent again: {repair:?}")
+            };
+            assert_eq!(files, &["lost.csv"]);
+            assert!(matches!(after, Verification::Intact(_)), "{after:?}");
+            // Every byte is back, under the record Lodge recorded, which is the only one.
+            let held = env
+                .target
+                .holdings(&ds.1, &document, ReadBack::Bytes)
+                .await
+                .unwrap();
+            let recorded = jobs[0].identifier.as_deref().unwrap();
+            assert_eq!(held.discrepancies(&document, recorded), []);
+        }
+        Err(why) => {
+            assert_eq!(kind, Kind::Invenio, "{why}");
+            assert_eq!(
+                repair,
+                Repair::NothingSent {
+                    found: Verification::Damaged(vec![Discrepancy::FileMissing {
+                        path: "lost.csv".into()
+                    }]),
+                    why: Some(why.to_string())
+                }
+            );
+        }
+    }
+    assert_eq!(env.records().await, records, "no record written");
+}
+
+pub async fn repair_does_not_overwrite_other_bytes_under_a_files_name(kind: Kind) {
+    assert!(kind.stores_files(), "only for targets that hold files");
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let folder = lab.folder(
+        "overwritten",
+        &[("lost.csv", b"4,5,6\n"), ("changed.txt", b"mine")],
+    );
+    let ds = add(&store, &folder, &metadata("Overwritten"));
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let document = store.document(&ds.1).unwrap().unwrap();
+    env.tamper("lost.csv", &Sha256Hex::of(b"4,5,6\n"), None)
+        .await;
+    env.tamper("changed.txt", &Sha256Hex::of(b"mine"), Some(b"MINE"))
+        .await;
+
+    let repair = repair_deposit(env.target.as_ref(), &jobs[0], &document, ReadBack::Bytes).await;
+    let changed = Discrepancy::BytesDiffer {
+        path: "changed.txt".into(),
+        found: Sha256Hex::of(b"MINE"),
+    };
+    if env.target.files_can_be_put_back().is_err() {
+        assert!(matches!(repair, Repair::NothingSent { .. }), "{repair:?}");
+        return;
+    }
+    let Repair::PutBack { files, after } = &repair else {
+        panic!("the lost file is sent again: {repair:?}")
+    };
+    assert_eq!(files, &["lost.csv"]);
+    assert_eq!(after, &Verification::Damaged(vec![changed.clone()]));
+    // Only other bytes are left: nothing is sent, and the person is told what to do.
+    let again = repair_deposit(env.target.as_ref(), &jobs[0], &document, ReadBack::Bytes).await;
+    let Repair::NothingSent {
+        found,
+        why: Some(why),
+    } = &again
+    else {
+        panic!("nothing a conditional write can put back: {again:?}")
+    };
+    assert_eq!(found, &Verification::Damaged(vec![changed]));
+    assert!(why.contains("remove that file on the server"), "{why}");
 }

@@ -351,4 +351,11 @@ impl Target for DataCiteTarget {
         "the DOI is derived from the content key, so DataCite refuses a second one as \
          'already taken', and Lodge reads it back"
     }
+
+    fn files_can_be_put_back(&self) -> Result<(), &'static str> {
+        Err(
+            "DataCite keeps a DOI's metadata, not its files: put the files back where the \
+             DOI's landing page serves them",
+        )
+    }
 }

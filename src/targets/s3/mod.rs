@@ -398,6 +398,10 @@ impl Target for S3Target {
         true
     }
 
+    fn files_can_be_put_back(&self) -> Result<(), &'static str> {
+        Ok(())
+    }
+
     async fn holdings(
         &self,
         key: &ContentKey,

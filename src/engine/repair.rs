@@ -1,0 +1,164 @@
+//! Putting back what a damaged deposit lost (`lodge verify --repair`, the window's
+//! *Repair*): the files a check finds missing on the server are sent again from the
+//! dataset's folder by the target's own upload, whose conditional writes add only what is
+//! not there. The record is left alone: it is the one Lodge recorded, and writing another
+//! would be the duplicate Lodge exists to prevent. What a repair cannot put back (other
+//! bytes under a file's name, a record gone) is named with what to do instead.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::verify::{Verification, check_deposit, log_finding};
+use crate::content::ContentDocument;
+use crate::store::{EventRow, JobRow, Store, StoreError};
+use crate::targets::{DepositRequest, Discrepancy, ReadBack, Target};
+
+/// What a repair of one deposit did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Repair {
+    /// Nothing was sent. `found` is what the check found; `why` says why nothing it found
+    /// could be put back, when it found damage.
+    NothingSent {
+        found: Verification,
+        why: Option<String>,
+    },
+    /// The files the server had lost (`files`, manifest paths) were sent again; `after` is
+    /// the check that followed.
+    PutBack {
+        files: Vec<String>,
+        after: Verification,
+    },
+    /// Sending the lost files failed partway (`error`); the deposit may still lack some.
+    SendFailed { files: Vec<String>, error: String },
+}
+
+/// Check the deposit `job` landed on `target` (by `read`), then send again the files the
+/// server lost, from the dataset's folder, and check once more.
+pub async fn repair_deposit(
+    target: &dyn Target,
+    job: &JobRow,
+    document: &ContentDocument,
+    read: ReadBack,
+) -> Repair {
+    let found = check_deposit(target, job, document, read).await;
+    let Verification::Damaged(damage) = &found else {
+        return Repair::NothingSent { found, why: None };
+    };
+    let files: Vec<String> = damage
+        .iter()
+        .filter_map(|d| match d {
+            Discrepancy::FileMissing { path } => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
+    let refuse = |why: String| Repair::NothingSent {
+        found: found.clone(),
+        why: Some(why),
+    };
+    if files.is_empty() {
+        return refuse(what_is_left(damage));
+    }
+    if let Err(why) = target.files_can_be_put_back() {
+        return refuse(why.to_string());
+    }
+    let Some(root) = job
+        .dataset_path
+        .as_deref()
+        .filter(|_| job.dataset_id.is_some())
+    else {
+        return refuse("its dataset was removed from Lodge: add its folder again".into());
+    };
+    if !Path::new(root).is_dir() {
+        return refuse(format!(
+            "its folder {root} is not on this machine: put it back, or repair from the \
+             machine that has it"
+        ));
+    }
+    // The deposit's own upload: every file of the manifest is offered again under a
+    // conditional write, so only the lost ones are written, and each is hashed as it is
+    // sent (a file changed in the folder since is refused, not sent).
+    let request = DepositRequest {
+        key: job.key,
+        document,
+        root: Path::new(root),
+        earlier_record: None,
+    };
+    if let Err(failure) = target.upload(&request, Arc::new(|_| {})).await {
+        return Repair::SendFailed {
+            files,
+            error: failure.to_string(),
+        };
+    }
+    let after = check_deposit(target, job, document, read).await;
+    Repair::PutBack { files, after }
+}
+
+/// Why the damage a repair does not touch stays, and what to do about it.
+pub fn what_is_left(damage: &[Discrepancy]) -> String {
+    let mut why = Vec::new();
+    if damage.iter().any(|d| {
+        matches!(
+            d,
+            Discrepancy::SizeDiffers { .. } | Discrepancy::BytesDiffer { .. }
+        )
+    }) {
+        why.push(
+            "the server holds other bytes under a file's name, which a conditional write \
+             does not replace: remove that file on the server, then repair again",
+        );
+    }
+    if damage.iter().any(|d| {
+        matches!(
+            d,
+            Discrepancy::RecordGone { .. }
+                | Discrepancy::OtherRecord { .. }
+                | Discrepancy::RecordReplaced { .. }
+        )
+    }) {
+        why.push(
+            "the record itself is gone or replaced, and Lodge does not write a second record \
+             for a key it recorded as landed: ask the repository's operators to restore it",
+        );
+    }
+    why.join("; ")
+}
+
+impl Repair {
+    /// The check whose verdict now stands (the one after the repair, when files were sent).
+    pub fn verdict(&self) -> Option<&Verification> {
+        match self {
+            Repair::NothingSent { found, .. } => Some(found),
+            Repair::PutBack { after, .. } => Some(after),
+            Repair::SendFailed { .. } => None,
+        }
+    }
+}
+
+/// Put a repair into the deposit's log: what was sent (if anything), then the finding of
+/// the check that now stands. The events logged, oldest first.
+pub fn log_repair(
+    store: &Store,
+    job: &JobRow,
+    repair: &Repair,
+) -> Result<Vec<EventRow>, StoreError> {
+    let mut logged = Vec::new();
+    let sent = match repair {
+        Repair::NothingSent { .. } => None,
+        Repair::PutBack { files, .. } => Some(format!(
+            "repair sent again {} the server had lost: {}",
+            crate::wording::count_of(files.len() as u32, "file", "files"),
+            files.join(", ")
+        )),
+        Repair::SendFailed { files, error } => Some(format!(
+            "repair stopped while sending {} again: {error}",
+            files.join(", ")
+        )),
+    };
+    if let Some(message) = sent {
+        logged.push(store.log_repair(job, &message)?);
+    }
+    if let Some(verdict) = repair.verdict() {
+        logged.extend(log_finding(store, job, verdict)?);
+    }
+    Ok(logged)
+}
