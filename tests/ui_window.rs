@@ -229,15 +229,10 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
     let mut w = w.reopen();
     assert!(damaged(w.app()), "reopened: {:?}", w.status("soil-cores"));
 
-    // Put back, checked again: deposited, as before.
-    let blob = w
-        .lab
-        .path("app/sandbox/blobs/sha256")
-        .join(lodge::content::Sha256Hex::of(&cff).to_hex());
-    std::fs::write(blob, &cff).unwrap();
+    // Repair sends the lost file again from the folder: deposited, as before.
     w.open_details("soil-cores", |d| !d.jobs.is_empty());
     w.harness.step();
-    w.harness.get_by_label("Verify").click_accesskit();
+    w.harness.get_by_label("Repair").click_accesskit();
     w.wait("the row deposited again", |app| {
         let row = app.model.rows().iter().find(|r| r.name == "soil-cores");
         row.is_some_and(|r| {
@@ -247,6 +242,26 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
             )
         })
     });
+    let (level, repaired) = said(w.app(), "is repaired").remove(0);
+    assert_eq!(level, LogLevel::Info);
+    assert!(
+        repaired.contains("sent again CITATION.cff; now intact: 3 files"),
+        "{repaired}"
+    );
+    let blob = w
+        .lab
+        .path("app/sandbox/blobs/sha256")
+        .join(lodge::content::Sha256Hex::of(&cff).to_hex());
+    assert_eq!(std::fs::read(blob).unwrap(), cff);
+    assert_eq!(w.log_of("repair").len(), 1);
+    // Whole again: no Repair to offer.
+    w.open_details("soil-cores", |d| {
+        d.jobs
+            .iter()
+            .any(|(_, events)| events.iter().any(|e| e.kind.as_str() == "repair"))
+    });
+    w.harness.step();
+    assert!(w.harness.query_by_label("Repair").is_none());
 }
 
 #[test]

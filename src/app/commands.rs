@@ -191,7 +191,8 @@ impl Core {
             Command::SaveTarget(form) => self.save_target(form).await,
             Command::RemoveTarget(name) => self.remove_target(name).await,
             Command::TestTarget(name) => self.test_target(name).await,
-            Command::VerifyDeposit { job } => self.verify_deposit(job).await,
+            Command::VerifyDeposit { job } => self.verify_deposit(job, false).await,
+            Command::RepairDeposit { job } => self.verify_deposit(job, true).await,
         }
     }
 

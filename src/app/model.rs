@@ -334,7 +334,7 @@ impl Model {
     }
 
     /// What the latest check of the deposit of `key` to `target` found damaged, if it did.
-    fn damage(&self, key: &ContentKey, target: &str) -> Option<&str> {
+    pub fn damage(&self, key: &ContentKey, target: &str) -> Option<&str> {
         self.checks.get(key)?.get(target)?.1.as_deref()
     }
 
@@ -360,6 +360,14 @@ impl Model {
         let finding = damaged.then(|| finding_of(&e.message).to_string());
         by_target.insert(target.clone(), (e.id, finding));
         self.version += 1;
+    }
+
+    /// Whether Repair can send lost files again to the target `scope_id` (one of the
+    /// picker's).
+    pub fn puts_back_files(&self, scope_id: &str) -> bool {
+        self.targets
+            .iter()
+            .any(|t| t.scope_id == scope_id && t.puts_back_files)
     }
 
     /// A target's label for its scope id (the scope id itself when unknown).

@@ -110,6 +110,11 @@ pub enum Command {
     VerifyDeposit {
         job: i64,
     },
+    /// Send again the files the server lost of what this job deposited (a deposit found
+    /// damaged), then check it; a notice says what was done and found, the log keeps both.
+    RepairDeposit {
+        job: i64,
+    },
 }
 
 /// The window's handle on the background side.

@@ -84,6 +84,7 @@ pub(super) fn register_all(
     let mut picker = vec![TargetInfo {
         scope_id: sandbox.scope_id().to_string(),
         label: sandbox_label.to_string(),
+        puts_back_files: sandbox.files_can_be_put_back().is_ok(),
     }];
     engine
         .add_target(sandbox)
@@ -117,6 +118,7 @@ pub(super) fn register_all(
                 picker.push(TargetInfo {
                     scope_id: target.scope_id().to_string(),
                     label: format!("{} — {}", summary.name, summary.url),
+                    puts_back_files: target.files_can_be_put_back().is_ok(),
                 });
                 engine.add_target(target).err().map(|e| {
                     picker.pop();

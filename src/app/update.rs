@@ -20,6 +20,9 @@ pub struct TargetInfo {
     pub scope_id: String,
     /// What the picker says.
     pub label: String,
+    /// Whether Repair can send a deposit's lost files there again
+    /// ([`crate::targets::Target::files_can_be_put_back`]).
+    pub puts_back_files: bool,
 }
 
 /// Everything the window needs once the store is open.

@@ -1,17 +1,21 @@
-//! The window's *Verify* of a deposit that landed, on the runtime: read back what the target
-//! holds of it (record and file sizes), tell the person in a notice, and put the finding in
-//! the deposit's log.
+//! The window's *Verify* and *Repair* of a deposit that landed, on the runtime: read back
+//! what the target holds of it (record and file sizes), with Repair first sending again the
+//! files it lost; tell the person in a notice, and put what was found and done in the
+//! deposit's log.
 
 use std::sync::Arc;
 
 use super::commands::Core;
 use super::model::Notice;
 use super::update::Update;
+use crate::engine::repair::{Repair, log_repair, repair_deposit, what_is_left};
 use crate::engine::verify::{Verification, check_deposit, log_finding, manifest_of};
-use crate::targets::ReadBack;
+use crate::targets::{Discrepancy, ReadBack};
 
 impl Core {
-    pub(super) async fn verify_deposit(self: Arc<Self>, job: i64) {
+    /// Verify the deposit `job` landed, or (`repair`) repair it.
+    pub(super) async fn verify_deposit(self: Arc<Self>, job: i64, repair: bool) {
+        let doing = if repair { "repair" } else { "verify" };
         let found = self
             .db(move |s| {
                 let job = s.job(job)?;
@@ -23,7 +27,7 @@ impl Core {
             Ok(found) => found,
             Err(e) => {
                 return self.out().notice(Notice::error(format!(
-                    "Cannot verify job {job}: cannot read it from the database: {e}"
+                    "Cannot {doing} job {job}: cannot read it from the database: {e}"
                 )));
             }
         };
@@ -31,10 +35,9 @@ impl Core {
             .dataset_name
             .clone()
             .unwrap_or_else(|| format!("job {}", job.id));
-        let recorded = job.identifier.clone().unwrap_or_default();
         let Some(target) = self.engine().target(&job.target).cloned() else {
             return self.out().notice(Notice::error(format!(
-                "Cannot verify {name}: {} is not one of this window's targets. Add it in \
+                "Cannot {doing} {name}: {} is not one of this window's targets. Add it in \
                  Settings → Targets, or run `lodge verify` with its token",
                 job.target
             )));
@@ -44,43 +47,133 @@ impl Core {
             Err(why) => {
                 return self
                     .out()
-                    .notice(Notice::error(format!("Cannot verify {name}: {why}")));
+                    .notice(Notice::error(format!("Cannot {doing} {name}: {why}")));
             }
         };
-        let label = target.label();
-        let verification = check_deposit(target.as_ref(), &job, &document, ReadBack::Sizes).await;
-        let (logged_job, finding) = (job.clone(), verification.clone());
-        match self
-            .db(move |s| log_finding(s, &logged_job, &finding))
-            .await
-        {
-            Ok(Some(event)) => self.out().send(Update::Logged(vec![event])),
-            Ok(None) => {}
+        let subject = Subject {
+            name: name.clone(),
+            label: target.label(),
+            recorded: job.identifier.clone().unwrap_or_default(),
+            repairable: target.files_can_be_put_back().is_ok(),
+        };
+        let logged_job = job.clone();
+        let (notice, logged) = if repair {
+            let done = repair_deposit(target.as_ref(), &job, &document, ReadBack::Sizes).await;
+            let notice = subject.repair_notice(&done);
+            let logged = self.db(move |s| log_repair(s, &logged_job, &done)).await;
+            (notice, logged)
+        } else {
+            let found = check_deposit(target.as_ref(), &job, &document, ReadBack::Sizes).await;
+            let notice = subject.check_notice(&found);
+            let logged = self
+                .db(move |s| log_finding(s, &logged_job, &found).map(Vec::from_iter))
+                .await;
+            (notice, logged)
+        };
+        match logged {
+            Ok(events) if events.is_empty() => {}
+            Ok(events) => self.out().send(Update::Logged(events)),
             Err(e) => self.out().notice(Notice::warning(format!(
-                "The check of {name} could not be logged: {e}"
+                "What the {doing} of {name} found could not be logged: {e}"
             ))),
         }
-        let notice = match verification {
-            Verification::Intact(what) => Notice::info(format!(
-                "{name} is intact on {label} (record {recorded}): {what}."
-            )),
-            Verification::Damaged(found) => Notice::error(format!(
-                "{name} is damaged on {label} (record {recorded}): {}. Put back what is \
-                 missing or changed on the server from the dataset's folder.",
-                found
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            )),
-            Verification::Unknown(why) => {
-                Notice::error(format!("Cannot verify {name} on {label}: {why}."))
-            }
-        };
         self.out().notice(notice);
         if let Some(dataset) = job.dataset_id {
             // The details show the job's events: the check is one now.
             self.load_details(dataset).await;
         }
     }
+}
+
+/// The deposit a notice is about.
+struct Subject {
+    name: String,
+    label: String,
+    recorded: String,
+    /// Whether its target can have lost files sent again (Repair).
+    repairable: bool,
+}
+
+impl Subject {
+    /// What a check found, as a notice.
+    fn check_notice(&self, found: &Verification) -> Notice {
+        let Subject {
+            name,
+            label,
+            recorded,
+            repairable,
+        } = self;
+        match found {
+            Verification::Intact(what) => Notice::info(format!(
+                "{name} is intact on {label} (record {recorded}): {what}."
+            )),
+            Verification::Damaged(damage) => Notice::error(format!(
+                "{name} is damaged on {label} (record {recorded}): {}. Put back what is \
+                 missing or changed on the server from the dataset's folder{}.",
+                listed(damage),
+                if *repairable {
+                    " (Repair, under the deposit, sends the lost files again)"
+                } else {
+                    ""
+                }
+            )),
+            Verification::Unknown(why) => {
+                Notice::error(format!("Cannot verify {name} on {label}: {why}."))
+            }
+        }
+    }
+
+    /// What a repair did and found, as a notice.
+    fn repair_notice(&self, done: &Repair) -> Notice {
+        let Subject {
+            name,
+            label,
+            recorded,
+            ..
+        } = self;
+        match done {
+            Repair::NothingSent {
+                found: Verification::Damaged(damage),
+                why,
+            } => Notice::error(format!(
+                "{name} is damaged on {label} (record {recorded}): {}. Not repaired: {}.",
+                listed(damage),
+                why.as_deref()
+                    .unwrap_or("nothing it lost can be sent again")
+            )),
+            Repair::NothingSent { found, .. } => self.check_notice(found),
+            Repair::PutBack { files, after } => {
+                let sent = format!("sent again {}", files.join(", "));
+                match after {
+                    Verification::Intact(what) => Notice::info(format!(
+                        "{name} is repaired on {label} (record {recorded}): {sent}; now \
+                         intact: {what}."
+                    )),
+                    Verification::Damaged(left) => Notice::error(format!(
+                        "{name} on {label} (record {recorded}): {sent}, but it is still \
+                         damaged: {}. {}.",
+                        listed(left),
+                        what_is_left(left)
+                    )),
+                    Verification::Unknown(why) => Notice::warning(format!(
+                        "{name} on {label}: {sent}, but the check after it could not be \
+                         made: {why}."
+                    )),
+                }
+            }
+            Repair::SendFailed { files, error } => Notice::error(format!(
+                "The repair of {name} on {label} stopped while sending {} again: {error}. \
+                 Press Repair to try again.",
+                files.join(", ")
+            )),
+        }
+    }
+}
+
+fn listed(damage: &[Discrepancy]) -> String {
+    damage
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }

@@ -342,8 +342,19 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             .filter(|row| row.key == Some(job.key) && job.state.is_landed())
                             .map(|row| citation(&row.metadata, identifier, job.url.as_deref()));
                         let landed = job.state.is_landed();
-                        if record_buttons(ui, identifier, job.url.as_deref(), cite, landed) {
-                            app.send(Command::VerifyDeposit { job: job.id });
+                        // Offered once a check found it damaged, where lost files can be
+                        // sent again.
+                        let repairable = landed
+                            && app.model.damage(&job.key, &job.target).is_some()
+                            && app.model.puts_back_files(&job.target);
+                        let checks = Checks {
+                            verify: landed,
+                            repair: repairable,
+                        };
+                        match record_buttons(ui, identifier, job.url.as_deref(), cite, checks) {
+                            Some(Check::Verify) => app.send(Command::VerifyDeposit { job: job.id }),
+                            Some(Check::Repair) => app.send(Command::RepairDeposit { job: job.id }),
+                            None => {}
                         }
                     }
                 }
@@ -351,17 +362,30 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
         });
 }
 
+/// Which checks of a deposit its buttons offer.
+struct Checks {
+    verify: bool,
+    repair: bool,
+}
+
+/// A check of a deposit a person asked for.
+enum Check {
+    Verify,
+    Repair,
+}
+
 /// Under a deposit that landed: its identifier, link and citation to the clipboard (for a
 /// paper's references or its data availability statement), the record in the browser, and
-/// (`verifiable`) a check that the server still holds it. Whether Verify was clicked.
+/// (`checks`) a check that the server still holds it and the repair of what it lost.
+/// Which check was clicked.
 fn record_buttons(
     ui: &mut egui::Ui,
     identifier: &str,
     url: Option<&str>,
     cite: Option<String>,
-    verifiable: bool,
-) -> bool {
-    let mut verify = false;
+    checks: Checks,
+) -> Option<Check> {
+    let mut clicked = None;
     ui.horizontal_wrapped(|ui| {
         if let Some(cite) = cite
             && ui
@@ -386,7 +410,7 @@ fn record_buttons(
                 ui.ctx().open_url(egui::OpenUrl::new_tab(url));
             }
         }
-        verify = verifiable
+        if checks.verify
             && ui
                 .small_button("Verify")
                 .on_hover_text(
@@ -394,7 +418,22 @@ fn record_buttons(
                      and every file at its size. Changes nothing there; the finding goes into \
                      the log. (`lodge verify --bytes` also reads every byte back.)",
                 )
-                .clicked();
+                .clicked()
+        {
+            clicked = Some(Check::Verify);
+        }
+        if checks.repair
+            && ui
+                .small_button("Repair")
+                .on_hover_text(
+                    "Send again, from the dataset's folder, the files the server lost. \
+                     Conditional writes add only what is missing; the record stays as it \
+                     is. Then check again.",
+                )
+                .clicked()
+        {
+            clicked = Some(Check::Repair);
+        }
     });
-    verify
+    clicked
 }
