@@ -2089,4 +2089,47 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         &text(&log),
         &["repair sent again 1 file the server had lost: data.csv"],
     );
+
+    // The server's data.csv gets other bytes of its size: only reading bytes finds that,
+    // and once found, every later check reads bytes, so none calls it intact by sizes.
+    let held = sandbox
+        .data_dir()
+        .join(format!("blobs/sha256/{}", lost.sha256));
+    let size = std::fs::metadata(&held).unwrap().len() as usize;
+    std::fs::write(&held, vec![b'x'; size]).unwrap();
+    let by_sizes = lodge_with(&db, &["verify", "1"]).await;
+    assert!(by_sizes.status.success(), "{}", text(&by_sizes));
+    for flags in [&["verify", "1", "--bytes"][..], &["verify", "1"]] {
+        let found = lodge_with(&db, flags).await;
+        assert_eq!(found.status.code(), Some(1), "{}", text(&found));
+        assert_all(&text(&found), &["data.csv has other bytes on the server"]);
+    }
+    // A repair does not overwrite them, and says what to do.
+    let refused = lodge_with(&db, &["verify", "1", "--repair"]).await;
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    assert_all(
+        &text(&refused),
+        &[
+            "data.csv has other bytes on the server",
+            "not repaired: the server holds other bytes under a file's name",
+            "remove that file on the server, then repair again",
+        ],
+    );
+    assert_eq!(
+        std::fs::read(&held).unwrap(),
+        vec![b'x'; size],
+        "not overwritten"
+    );
+    // Removed there, the repair puts the file back, and checks every byte.
+    std::fs::remove_file(&held).unwrap();
+    let repaired = lodge_with(&db, &["verify", "1", "--repair"]).await;
+    assert!(repaired.status.success(), "{}", text(&repaired));
+    assert_all(
+        &text(&repaired),
+        &[
+            "sent again data.csv",
+            "read back, SHA-256 match",
+            "1 intact",
+        ],
+    );
 }

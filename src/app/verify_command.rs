@@ -1,5 +1,6 @@
 //! The window's *Verify* and *Repair* of a deposit that landed, on the runtime: read back
-//! what the target holds of it (record and file sizes), with Repair first sending again the
+//! what the target holds of it (record and file sizes; every byte when its last check found
+//! bytes changed, see [`read_back_for`]), with Repair first sending again the
 //! files it lost; tell the person in a notice, and put what was found and done in the
 //! deposit's log.
 
@@ -9,7 +10,7 @@ use super::commands::Core;
 use super::model::Notice;
 use super::update::Update;
 use crate::engine::repair::{Repair, log_repair, repair_deposit, what_is_left};
-use crate::engine::verify::{Verification, check_deposit, log_finding, manifest_of};
+use crate::engine::verify::{Verification, check_deposit, log_finding, manifest_of, read_back_for};
 use crate::targets::{Discrepancy, ReadBack};
 
 impl Core {
@@ -20,10 +21,11 @@ impl Core {
             .db(move |s| {
                 let job = s.job(job)?;
                 let document = manifest_of(s, &job);
-                Ok((job, document))
+                let read = read_back_for(s, &job, ReadBack::Sizes);
+                Ok((job, document, read))
             })
             .await;
-        let (job, document) = match found {
+        let (job, document, read) = match found {
             Ok(found) => found,
             Err(e) => {
                 return self.out().notice(Notice::error(format!(
@@ -58,12 +60,12 @@ impl Core {
         };
         let logged_job = job.clone();
         let (notice, logged) = if repair {
-            let done = repair_deposit(target.as_ref(), &job, &document, ReadBack::Sizes).await;
+            let done = repair_deposit(target.as_ref(), &job, &document, read).await;
             let notice = subject.repair_notice(&done);
             let logged = self.db(move |s| log_repair(s, &logged_job, &done)).await;
             (notice, logged)
         } else {
-            let found = check_deposit(target.as_ref(), &job, &document, ReadBack::Sizes).await;
+            let found = check_deposit(target.as_ref(), &job, &document, read).await;
             let notice = subject.check_notice(&found);
             let logged = self
                 .db(move |s| log_finding(s, &logged_job, &found).map(Vec::from_iter))

@@ -16,7 +16,7 @@ use super::target_arg::{cli_target_scope, open_by_scope};
 use crate::content::ContentKey;
 use crate::engine::repair::{Repair, log_repair, repair_deposit};
 use crate::engine::verify::{
-    Verification, check_deposit, landed_deposits, log_finding, manifest_of,
+    Verification, check_deposit, landed_deposits, log_finding, manifest_of, read_back_for,
 };
 use crate::store::{JobRow, Store};
 use crate::targets::{ReadBack, Target};
@@ -213,6 +213,7 @@ async fn check(
         Ok(document) => document,
         Err(why) => return unknown(target.label(), why),
     };
+    let read = read_back_for(store, job, read);
     // What was found (and done) goes into the deposit's log, so `lodge log` keeps the
     // history of the checks and repairs.
     if repair {

@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 
 use crate::content::ContentDocument;
-use crate::store::{EventRow, JobRow, Store, StoreError};
-use crate::targets::holdings::files_checked;
+use crate::store::{EventKind, EventRow, JobRow, Store, StoreError};
+use crate::targets::holdings::{OTHER_BYTES, files_checked};
 use crate::targets::{Discrepancy, Failure, ReadBack, Target};
 
 /// What a check of one deposit found.
@@ -79,6 +79,22 @@ pub fn landed_deposits(
         .collect();
     jobs.reverse();
     Ok(jobs)
+}
+
+/// How to read back `job`'s deposit when `asked` is how the person asked: by bytes if they
+/// asked so, and also when the deposit's latest check found bytes changed in place, which
+/// only reading bytes finds (a check by sizes would call such a deposit intact).
+pub fn read_back_for(store: &Store, job: &JobRow, asked: ReadBack) -> ReadBack {
+    let found_other_bytes = match store.latest_check(&job.target, &job.key) {
+        Ok(Some(check)) => check.kind == EventKind::Damaged && check.message.contains(OTHER_BYTES),
+        // Without the log's word, the check is as the person asked.
+        Ok(None) | Err(_) => false,
+    };
+    if found_other_bytes {
+        ReadBack::Bytes
+    } else {
+        asked
+    }
 }
 
 /// The manifest to check `job`'s deposit against, or why there is none.

@@ -2,6 +2,7 @@
 
 use super::sql::{Db, Row, args};
 use super::{Result, Store, StoreError, now_ms};
+use crate::content::ContentKey;
 
 /// What happened. Stored as its lowercase name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -253,6 +254,22 @@ impl Store {
                      ORDER BY id"
                 ),
                 args![],
+                event_from_row,
+            )
+        })
+    }
+
+    /// The latest check of the deposit of `key` on `target`, if it was ever checked.
+    pub fn latest_check(&self, target: &str, key: &ContentKey) -> Result<Option<EventRow>> {
+        self.with(|db| {
+            db.opt(
+                &format!(
+                    "SELECT {EVENT_COLUMNS} FROM events
+                     WHERE target = ?1 AND content_key = ?2
+                       AND kind IN ('verified', 'damaged')
+                     ORDER BY id DESC LIMIT 1"
+                ),
+                args![target, &key.to_hex()],
                 event_from_row,
             )
         })

@@ -139,6 +139,10 @@ pub enum Discrepancy {
     },
 }
 
+/// How [`Discrepancy::BytesDiffer`] says it, after the file's path: only a check that
+/// reads bytes back finds it, so a later check by sizes alone cannot call it gone.
+pub const OTHER_BYTES: &str = "has other bytes on the server";
+
 impl fmt::Display for Discrepancy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -164,7 +168,7 @@ impl fmt::Display for Discrepancy {
             ),
             Discrepancy::BytesDiffer { path, found } => write!(
                 f,
-                "{path} has other bytes on the server (SHA-256 {}, not the manifest's)",
+                "{path} {OTHER_BYTES} (SHA-256 {}, not the manifest's)",
                 &found.to_hex()[..12]
             ),
         }
