@@ -247,10 +247,8 @@ impl Store {
         self.with(|db| {
             db.all(
                 &format!(
-                    "SELECT {EVENT_COLUMNS} FROM events WHERE id IN (
-                         SELECT max(id) FROM events
-                         WHERE kind IN ('verified', 'damaged')
-                         GROUP BY target, content_key)
+                    "SELECT {EVENT_COLUMNS} FROM events
+                     WHERE id IN (SELECT event_id FROM deposit_checks)
                      ORDER BY id"
                 ),
                 args![],
@@ -265,9 +263,8 @@ impl Store {
             db.opt(
                 &format!(
                     "SELECT {EVENT_COLUMNS} FROM events
-                     WHERE target = ?1 AND content_key = ?2
-                       AND kind IN ('verified', 'damaged')
-                     ORDER BY id DESC LIMIT 1"
+                     WHERE id = (SELECT event_id FROM deposit_checks
+                                 WHERE target = ?1 AND content_key = ?2)"
                 ),
                 args![target, &key.to_hex()],
                 event_from_row,

@@ -1187,17 +1187,25 @@ impl Store {
         } else {
             EventKind::Damaged
         };
-        self.log_about_deposit(job, kind, message)
+        let mut event = job_event(job, kind, message.to_string());
+        event.attempt = None;
+        self.write(|db| {
+            let logged = insert_event(db, &event, &self.actor)?;
+            // The deposit's latest check is this one, unless a later one (another
+            // process's, on a shared store) committed first.
+            db.run(
+                "INSERT INTO deposit_checks (target, content_key, event_id) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (target, content_key) DO UPDATE SET event_id = excluded.event_id
+                 WHERE deposit_checks.event_id < excluded.event_id",
+                args![&job.target, &job.key.to_hex(), logged.id],
+            )?;
+            Ok(logged)
+        })
     }
 
     /// Log that files of `job`'s deposit were sent again (`lodge verify --repair`).
     pub fn log_repair(&self, job: &JobRow, message: &str) -> Result<EventRow> {
-        self.log_about_deposit(job, EventKind::Repair, message)
-    }
-
-    /// An event about a landed deposit that is not an attempt of it, under its job.
-    fn log_about_deposit(&self, job: &JobRow, kind: EventKind, message: &str) -> Result<EventRow> {
-        let mut event = job_event(job, kind, message.to_string());
+        let mut event = job_event(job, EventKind::Repair, message.to_string());
         event.attempt = None;
         self.append_event(&event)
     }
