@@ -1082,6 +1082,51 @@ fn dropping_a_plain_file_says_not_a_folder_and_the_same_folder_twice_is_added_on
     assert_eq!(w.app().model.rows().len(), 1, "the folder is one row");
 }
 
+/// A dataset added and deposited from the command line while the window is open on the same
+/// database file shows in the window, with its deposit and its log lines, and so does a
+/// check made there: without a restart or a click.
+#[test]
+fn work_done_from_the_command_line_shows_in_the_open_window() {
+    let mut w = Window::open(FaultConfig::default());
+    let sandbox = w
+        .runtime
+        .block_on(w.lab.sandbox("elsewhere", FaultConfig::default()));
+    let folder = w.lab.numbered_folder(1);
+    let db = w.lab.path("app/lodge.db");
+    let terminal = |args: &[&str]| {
+        let out = support::lodge(&db).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    terminal(&[
+        "add",
+        folder.to_str().unwrap(),
+        "--title",
+        "From the terminal",
+        "--creator",
+        "Curie, Marie",
+        "--publisher",
+        "Lab",
+        "--year",
+        "2026",
+    ]);
+    terminal(&["deposit", "--target", &sandbox.target_url(), "--all"]);
+    w.wait("the terminal's dataset, its deposit and its log", |app| {
+        let landed = app.model.rows().iter().any(|r| {
+            r.metadata.title == "From the terminal" && r.jobs.values().any(|j| j.state.is_landed())
+        });
+        let logged = app.model.log.iter().any(|l| l.kind == "created");
+        landed && logged
+    });
+    terminal(&["verify", "--all"]);
+    w.wait("the terminal's check in the log", |app| {
+        app.model.log.iter().any(|l| l.kind == "verified")
+    });
+}
+
 /// Team mode: a window on a shared PostgreSQL store (named in Settings) shows a dataset
 /// another machine added and deposited, and names that machine in the log, without a
 /// restart or a click.

@@ -307,10 +307,11 @@ pub(super) fn forward_engine_events(
     });
 }
 
-/// On a store shared with other machines (PostgreSQL), show what their workers do: on each
-/// notice, read the events after the last one seen, the jobs they touched and any dataset
-/// this window has not seen, and pass them on like this process's own. Events this process
-/// logged itself arrive twice and are shown once (the model keeps event ids).
+/// Show what other processes do with the store (a `lodge deposit` in a terminal; in team
+/// mode, other machines' workers): on each notice, read the events after the last one seen,
+/// the jobs they touched and any dataset this window has not seen, and pass them on like
+/// this process's own. Events this process logged itself arrive twice and are shown once
+/// (the model keeps event ids).
 fn watch_shared_store(
     store: Arc<Store>,
     mut last: i64,

@@ -293,13 +293,13 @@ impl Store {
         })
     }
 
-    /// On a shared PostgreSQL store, a stream of notices that another process (on any
-    /// machine) logged events: the id of each new event, or 0 for "catch up". `None` on
-    /// SQLite, where only this machine's processes write.
-    pub fn event_notices(&self) -> Option<super::postgres::EventNotices> {
+    /// A stream of notices that a process (any, on any machine for PostgreSQL; on this
+    /// machine for a SQLite file) logged events: the id of each new event, or 0 for "catch
+    /// up". `None` only when a SQLite file cannot be opened a second time.
+    pub fn event_notices(&self) -> Option<super::EventNotices> {
         match self.location() {
             super::StoreLocation::Postgres(url) => Some(super::postgres::listen(url)),
-            super::StoreLocation::File(_) => None,
+            super::StoreLocation::File(_) => self.reopen().ok().map(super::notices::poll),
         }
     }
 }

@@ -23,6 +23,7 @@ mod events;
 mod hash_cache;
 mod jobs;
 mod location;
+mod notices;
 mod overview;
 mod postgres;
 mod reports;
@@ -44,8 +45,8 @@ pub use jobs::{
     Claim, ClaimFilter, Enqueued, Finish, JobRow, JobState, Lease, replays_by_original,
 };
 pub use location::StoreLocation;
+pub use notices::EventNotices;
 pub use overview::{DatasetSummary, ResultFingerprint};
-pub use postgres::EventNotices;
 pub use reports::{DepositResult, HistoryRow, StatusRow, Totals};
 pub use trouble::DatabaseTrouble;
 

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use super::sql::{Db, PgSession};
-use super::{Result, StoreError, StoreLocation, schema};
+use super::{EventNotices, Result, StoreError, StoreLocation, schema};
 
 /// How long a call waits for a lost database to come back before it gives up.
 fn patience() -> Duration {
@@ -192,15 +192,8 @@ pub(super) fn run<T>(
     }
 }
 
-/// Notices of new events from any machine, sent by the `events` table's trigger. Each
-/// message is the id of a new event; a gap (a lost session) is not a problem, since
-/// readers fetch every event after the last one they saw.
-pub struct EventNotices {
-    pub receiver: tokio::sync::mpsc::UnboundedReceiver<i64>,
-}
-
-/// Listen on `url` for new events until the receiver is dropped, re-opening the session
-/// after it is lost.
+/// Listen on `url` for new events (the `events` table's trigger notifies each) until the
+/// receiver is dropped, re-opening the session after it is lost.
 pub(super) fn listen(url: &str) -> EventNotices {
     let (tx, receiver) = tokio::sync::mpsc::unbounded_channel();
     let url = url.to_string();
