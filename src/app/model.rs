@@ -433,6 +433,14 @@ impl Model {
                 }
                 self.version += 1;
             }
+            Update::DatasetFound(summary) => {
+                // Unlike a save, says nothing of its folder: what this window found of it
+                // (gone, changed) stands.
+                if !self.index.contains_key(&summary.id) {
+                    self.insert(DatasetEntry::from_summary(summary));
+                    self.version += 1;
+                }
+            }
             Update::FoldersGone(ids) => {
                 self.folders_gone.extend(ids);
                 self.version += 1;
@@ -734,6 +742,34 @@ mod tests {
             file_count: 1,
             total_bytes: 1,
         })
+    }
+
+    #[test]
+    fn a_dataset_another_process_recorded_adds_a_row_and_leaves_the_windows_own_alone() {
+        let summary = |id: i64, title: &str| DatasetSummary {
+            id,
+            path: format!("/data/ds{id}"),
+            name: format!("ds{id}"),
+            metadata: Metadata {
+                title: title.into(),
+                ..Metadata::default()
+            },
+            key: None,
+            fingerprint: None,
+            file_count: 1,
+            total_bytes: 1,
+        };
+        let mut model = Model::default();
+        model.insert(row(1, 'a', "f"));
+        model.apply(Update::FoldersGone(vec![1]));
+        // The window's own dataset, met again in the events of its deposit: as it was.
+        model.apply(Update::DatasetFound(summary(1, "as stored")));
+        assert!(model.folders_gone.contains(&1), "its folder is still gone");
+        assert_eq!(model.row(1).unwrap().metadata.title, "");
+        // Another process's: a new row.
+        model.apply(Update::DatasetFound(summary(2, "from the terminal")));
+        assert_eq!(model.row(2).unwrap().metadata.title, "from the terminal");
+        assert_eq!(model.rows().len(), 2);
     }
 
     #[test]

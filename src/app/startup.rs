@@ -360,10 +360,7 @@ fn watch_shared_store(
             last = newest.id;
             for summary in datasets {
                 known.insert(summary.id);
-                out.send(Update::DatasetSaved {
-                    placeholder: None,
-                    summary,
-                });
+                out.send(Update::DatasetFound(summary));
             }
             out.send(Update::Logged(events));
             out.send(Update::Jobs(jobs));

@@ -95,6 +95,9 @@ pub enum Update {
         placeholder: Option<i64>,
         summary: DatasetSummary,
     },
+    /// A dataset another process recorded (met in the events it logged): a row if the
+    /// window has none for it yet. One it has is left as it is: the window saw it scanned.
+    DatasetFound(DatasetSummary),
     DatasetRemoved(i64),
     /// These datasets' folders are gone (moved or deleted): their rows say so, until a
     /// rescan finds the folder again.
