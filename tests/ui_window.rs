@@ -1093,26 +1093,8 @@ fn work_done_from_the_command_line_shows_in_the_open_window() {
         .block_on(w.lab.sandbox("elsewhere", FaultConfig::default()));
     let folder = w.lab.numbered_folder(1);
     let db = w.lab.path("app/lodge.db");
-    let terminal = |args: &[&str]| {
-        let out = support::lodge(&db).args(args).output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    terminal(&[
-        "add",
-        folder.to_str().unwrap(),
-        "--title",
-        "From the terminal",
-        "--creator",
-        "Curie, Marie",
-        "--publisher",
-        "Lab",
-        "--year",
-        "2026",
-    ]);
+    let terminal = |args: &[&str]| gui::lodge_elsewhere(&db, &[], args);
+    terminal(&gui::add_titled(&folder, "From the terminal"));
     terminal(&["deposit", "--target", &sandbox.target_url(), "--all"]);
     w.wait("the terminal's dataset, its deposit and its log", |app| {
         let landed = app.model.rows().iter().any(|r| {
@@ -1158,31 +1140,13 @@ fn a_window_on_a_shared_store_shows_another_machines_work() {
         .runtime
         .block_on(w.lab.sandbox("elsewhere", FaultConfig::default()));
     let folder = w.lab.numbered_folder(1);
-    let other = |args: &[&str]| {
-        let out = support::lodge(std::path::Path::new(&url))
-            .env("LODGE_HOST", "other-machine")
-            .env("LODGE_HASH_CACHE", caches.join("other.db"))
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    other(&[
-        "add",
-        folder.to_str().unwrap(),
-        "--title",
-        "From another machine",
-        "--creator",
-        "Curie, Marie",
-        "--publisher",
-        "Lab",
-        "--year",
-        "2026",
-    ]);
+    let (host, cache) = (
+        std::path::Path::new("other-machine"),
+        caches.join("other.db"),
+    );
+    let elsewhere = [("LODGE_HOST", host), ("LODGE_HASH_CACHE", cache.as_path())];
+    let other = |args: &[&str]| gui::lodge_elsewhere(std::path::Path::new(&url), &elsewhere, args);
+    other(&gui::add_titled(&folder, "From another machine"));
     other(&["deposit", "--target", &sandbox.target_url(), "--all"]);
 
     w.wait("the other machine's dataset, deposit and log", |app| {

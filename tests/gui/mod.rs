@@ -227,3 +227,33 @@ pub fn citable_folder(lab: &Lab, name: &str, title: &str) -> PathBuf {
         ],
     )
 }
+
+/// Run `lodge` with `args` on the database `db` (a file, or a PostgreSQL URL) as another
+/// process would while the window is open: a terminal on this machine, or with `env`
+/// another machine in team mode. Panics with its error output if it fails.
+pub fn lodge_elsewhere(db: &Path, env: &[(&str, &Path)], args: &[&str]) {
+    let mut lodge = crate::support::lodge(db);
+    lodge.envs(env.iter().copied()).args(args);
+    let out = lodge.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `lodge add` of `folder` with complete metadata, titled `title`.
+pub fn add_titled<'a>(folder: &'a Path, title: &'a str) -> [&'a str; 10] {
+    [
+        "add",
+        folder.to_str().unwrap(),
+        "--title",
+        title,
+        "--creator",
+        "Curie, Marie",
+        "--publisher",
+        "Lab",
+        "--year",
+        "2026",
+    ]
+}
