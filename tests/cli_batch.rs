@@ -2055,6 +2055,16 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         ],
     );
 
+    // `show` says what the deposit's latest check found, and what to do.
+    let shown = lodge_with(&db, &["show", "1"]).await;
+    assert_all(
+        &text(&shown),
+        &[
+            "last checked ",
+            "DAMAGED: data.csv is missing (`lodge verify 1 --repair` sends lost files again)",
+        ],
+    );
+
     // --repair sends the lost file again from the dataset's folder; the record stays.
     let repaired = lodge_with(&db, &["verify", "1", "--repair"]).await;
     assert!(repaired.status.success(), "{}", text(&repaired));
@@ -2076,6 +2086,12 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         std::fs::read(folder.join("data.csv")).unwrap()
     );
     assert_eq!(sandbox.stats().records, records, "no record written");
+
+    let shown = lodge_with(&db, &["show", "1", "--json"]).await;
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let check = &shown["deposits"][0]["last_check"];
+    assert_eq!(check["verdict"], "intact", "{shown}");
+    assert_eq!(check["found"], "2 files, 26 B: sizes match");
 
     // Whole again, a repair has nothing to send.
     let again = lodge_with(&db, &["verify", "1", "--repair", "--json"]).await;

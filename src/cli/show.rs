@@ -1,16 +1,17 @@
 //! `lodge show DATASET`: one dataset as the store knows it — folder, key, the metadata that
 //! will be deposited (and what is missing from it), the files of its last scan, and every
-//! deposit of it — and its folder as it is now, so a researcher can check what a deposit
-//! will say before making it.
+//! deposit of it, with what its latest check found (`lodge verify`) — and its folder as it
+//! is now, so a researcher can check what a deposit will say before making it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::process::ExitCode;
 
 use super::Database;
 use super::folder::FolderNow;
 use super::output::time_text;
 use crate::content::{ContentDocument, Metadata, citation};
-use crate::store::{DatasetRow, JobRow, JobState, Store, replays_by_original};
+use crate::engine::verify::verdict_of;
+use crate::store::{DatasetRow, EventRow, JobRow, JobState, Store, replays_by_original};
 use crate::wording::{count_of, human_bytes, replayed_since};
 
 /// Files listed before the rest is summed up, unless `--files` asks for every one.
@@ -29,10 +30,18 @@ pub fn show(
         None => None,
     };
     let jobs = store.jobs_of_dataset(dataset.id)?;
+    let checks = latest_checks(&store, &jobs)?;
     let same_data = same_data_elsewhere(&store, &dataset)?;
     let folder = FolderNow::of(&store, &dataset)?;
     if json {
-        let out = as_json(&dataset, document.as_ref(), &jobs, &same_data, &folder);
+        let out = as_json(
+            &dataset,
+            document.as_ref(),
+            &jobs,
+            &checks,
+            &same_data,
+            &folder,
+        );
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         let retryable: HashSet<i64> = store.failed_job_ids(None)?.into_iter().collect();
@@ -40,6 +49,7 @@ pub fn show(
             &dataset,
             document.as_ref(),
             &jobs,
+            &checks,
             &retryable,
             &same_data,
             all_files,
@@ -109,10 +119,23 @@ fn same_data_elsewhere(store: &Store, d: &DatasetRow) -> anyhow::Result<Vec<(Str
         .collect())
 }
 
+/// The latest check of each landed deposit among `jobs` that was ever checked, by job.
+fn latest_checks(store: &Store, jobs: &[JobRow]) -> anyhow::Result<HashMap<i64, EventRow>> {
+    let mut checks = HashMap::new();
+    for j in jobs.iter().filter(|j| j.state.is_landed()) {
+        if let Some(check) = store.latest_check(&j.target, &j.key)? {
+            checks.insert(j.id, check);
+        }
+    }
+    Ok(checks)
+}
+
+#[allow(clippy::too_many_arguments)]
 fn print_text(
     d: &DatasetRow,
     document: Option<&ContentDocument>,
     jobs: &[JobRow],
+    checks: &HashMap<i64, EventRow>,
     retryable: &HashSet<i64>,
     same_data: &[(String, String)],
     all_files: bool,
@@ -182,6 +205,17 @@ fn print_text(
             );
             if let Some(again) = replays.get(&j.id) {
                 println!("            {}", replayed_since(again));
+            }
+            if let Some((intact, what)) = checks.get(&j.id).and_then(verdict_of) {
+                let at = time_text(checks[&j.id].at);
+                match intact {
+                    true => println!("            last checked {at}: intact ({what})"),
+                    false => println!(
+                        "            last checked {at}: DAMAGED: {what} (`lodge verify {} \
+                         --repair` sends lost files again)",
+                        d.id
+                    ),
+                }
             }
             if j.state == JobState::Failed {
                 if retryable.contains(&j.id) {
@@ -279,6 +313,7 @@ fn as_json(
     d: &DatasetRow,
     document: Option<&ContentDocument>,
     jobs: &[JobRow],
+    checks: &HashMap<i64, EventRow>,
     same_data: &[(String, String)],
     folder: &FolderNow,
 ) -> serde_json::Value {
@@ -319,6 +354,14 @@ fn as_json(
                 "attempts": j.attempts,
                 "last_error": j.last_error,
                 "citation": citation_of(d, j),
+                "last_check": checks.get(&j.id).and_then(|c| {
+                    let (intact, what) = verdict_of(c)?;
+                    Some(serde_json::json!({
+                        "at": time_text(c.at),
+                        "verdict": if intact { "intact" } else { "damaged" },
+                        "found": what,
+                    }))
+                }),
             })
         })
         .collect();

@@ -24,16 +24,36 @@ pub enum Verification {
 /// How the log line of a check that found damage begins; what was found follows.
 pub const DAMAGE_FOUND: &str = "verify found: ";
 
+/// How the log line of a check that found the deposit whole begins; what was checked
+/// follows.
+pub const FOUND_INTACT: &str = "verified intact: ";
+
 /// What a `damaged` event's message says was found, without its lead-in.
 pub fn finding_of(message: &str) -> &str {
     message.strip_prefix(DAMAGE_FOUND).unwrap_or(message)
+}
+
+/// A check's event (`verified` or `damaged`) as a verdict: whether it found the deposit
+/// intact, and what it found or checked, without the lead-in. `None` for other events.
+pub fn verdict_of(check: &EventRow) -> Option<(bool, &str)> {
+    match check.kind {
+        EventKind::Verified => Some((
+            true,
+            check
+                .message
+                .strip_prefix(FOUND_INTACT)
+                .unwrap_or(&check.message),
+        )),
+        EventKind::Damaged => Some((false, finding_of(&check.message))),
+        _ => None,
+    }
 }
 
 impl Verification {
     /// The deposit's log line, or `None` for a check that found nothing out.
     pub fn log_message(&self) -> Option<String> {
         match self {
-            Verification::Intact(what) => Some(format!("verified intact: {what}")),
+            Verification::Intact(what) => Some(format!("{FOUND_INTACT}{what}")),
             Verification::Damaged(found) => Some(format!(
                 "{DAMAGE_FOUND}{}",
                 found
