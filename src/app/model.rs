@@ -11,7 +11,7 @@ use super::targets::{ConfiguredTarget, TargetField, TargetTest};
 use super::update::{Details, Startup, TargetInfo, Update};
 use crate::content::{ContentKey, FieldProblem, Metadata};
 use crate::engine::EngineEvent;
-use crate::engine::verify::finding_of;
+use crate::engine::verify::verdict_of;
 use crate::store::{
     DatasetSummary, EventKind, EventRow, HistoryRow, JobRow, JobState, ResultFingerprint,
 };
@@ -341,10 +341,8 @@ impl Model {
     /// Keep a check's finding if it is the deposit's latest (checks arrive from the
     /// startup's read, this window's Verify and other processes, in no set order).
     fn note_check(&mut self, e: &EventRow) {
-        let damaged = match e.kind {
-            EventKind::Verified => false,
-            EventKind::Damaged => true,
-            _ => return,
+        let Some((intact, found)) = verdict_of(e) else {
+            return;
         };
         let key = e.content_key.as_deref().and_then(|k| k.parse().ok());
         let (Some(key), Some(target)) = (key, &e.target) else {
@@ -357,7 +355,7 @@ impl Model {
         {
             return;
         }
-        let finding = damaged.then(|| finding_of(&e.message).to_string());
+        let finding = (!intact).then(|| found.to_string());
         by_target.insert(target.clone(), (e.id, finding));
         self.version += 1;
     }

@@ -28,11 +28,6 @@ pub const DAMAGE_FOUND: &str = "verify found: ";
 /// follows.
 pub const FOUND_INTACT: &str = "verified intact: ";
 
-/// What a `damaged` event's message says was found, without its lead-in.
-pub fn finding_of(message: &str) -> &str {
-    message.strip_prefix(DAMAGE_FOUND).unwrap_or(message)
-}
-
 /// A check's event (`verified` or `damaged`) as a verdict: whether it found the deposit
 /// intact, and what it found or checked, without the lead-in. `None` for other events.
 pub fn verdict_of(check: &EventRow) -> Option<(bool, &str)> {
@@ -44,7 +39,13 @@ pub fn verdict_of(check: &EventRow) -> Option<(bool, &str)> {
                 .strip_prefix(FOUND_INTACT)
                 .unwrap_or(&check.message),
         )),
-        EventKind::Damaged => Some((false, finding_of(&check.message))),
+        EventKind::Damaged => Some((
+            false,
+            check
+                .message
+                .strip_prefix(DAMAGE_FOUND)
+                .unwrap_or(&check.message),
+        )),
         _ => None,
     }
 }
