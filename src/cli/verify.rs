@@ -221,18 +221,9 @@ async fn check(
         if let Err(e) = log_repair(store, job, &repair) {
             eprintln!("warning: the repair of job {} was not logged: {e}", job.id);
         }
-        let verdict = match &repair {
-            Repair::SendFailed { error, .. } => {
-                Verification::Unknown(format!("the repair stopped: {error}"))
-            }
-            done => done
-                .verdict()
-                .cloned()
-                .unwrap_or_else(|| Verification::Unknown("the repair left no verdict".into())),
-        };
         Finding {
             label: target.label(),
-            verdict,
+            verdict: repair.verdict(),
             repair: Some(repair),
         }
     } else {

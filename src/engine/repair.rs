@@ -120,16 +120,24 @@ pub fn what_is_left(damage: &[Discrepancy]) -> String {
              for a key it recorded as landed: ask the repository's operators to restore it",
         );
     }
+    if why.is_empty() {
+        // Only files missing, still: the server did not keep what was just sent again.
+        why.push("the server does not keep the files sent again: check it, then repair again");
+    }
     why.join("; ")
 }
 
 impl Repair {
-    /// The check whose verdict now stands (the one after the repair, when files were sent).
-    pub fn verdict(&self) -> Option<&Verification> {
+    /// The verdict that now stands: the check after the repair when files were sent, the
+    /// check before it when none were, and "unknown" when sending stopped partway (the
+    /// deposit may still lack some of them). An unknown verdict is not logged as a check.
+    pub fn verdict(&self) -> Verification {
         match self {
-            Repair::NothingSent { found, .. } => Some(found),
-            Repair::PutBack { after, .. } => Some(after),
-            Repair::SendFailed { .. } => None,
+            Repair::NothingSent { found, .. } => found.clone(),
+            Repair::PutBack { after, .. } => after.clone(),
+            Repair::SendFailed { error, .. } => {
+                Verification::Unknown(format!("the repair stopped: {error}"))
+            }
         }
     }
 }
@@ -157,8 +165,31 @@ pub fn log_repair(
     if let Some(message) = sent {
         logged.push(store.log_repair(job, &message)?);
     }
-    if let Some(verdict) = repair.verdict() {
-        logged.extend(log_finding(store, job, verdict)?);
-    }
+    logged.extend(log_finding(store, job, &repair.verdict())?);
     Ok(logged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::Sha256Hex;
+
+    #[test]
+    fn what_a_repair_leaves_is_always_said_with_what_to_do() {
+        let other_bytes = Discrepancy::BytesDiffer {
+            path: "a.csv".into(),
+            found: Sha256Hex([1; 32]),
+        };
+        let gone = Discrepancy::RecordGone {
+            recorded: "sbx-1".into(),
+        };
+        let lost = Discrepancy::FileMissing {
+            path: "b.csv".into(),
+        };
+        let left = what_is_left(&[other_bytes, gone]);
+        assert!(left.contains("remove that file on the server"), "{left}");
+        assert!(left.contains("ask the repository's operators"), "{left}");
+        let still_lost = what_is_left(&[lost]);
+        assert!(still_lost.contains("repair again"), "{still_lost}");
+    }
 }
