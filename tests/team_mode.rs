@@ -40,18 +40,9 @@ fn deposit(url: &str, host: &str, target: &str, extra: &[&str]) -> Command {
 
 fn add_all(url: &str, host: &str, folders: &[std::path::PathBuf]) {
     for (n, folder) in folders.iter().enumerate() {
+        let title = format!("Team dataset {n}");
         let out = lodge_on(url, host)
-            .arg("add")
-            .arg(folder)
-            .args(["--title", &format!("Team dataset {n}")])
-            .args([
-                "--creator",
-                "Curie, Marie",
-                "--publisher",
-                "Lab",
-                "--year",
-                "2026",
-            ])
+            .args(support::add_titled(folder, &title))
             .output()
             .unwrap();
         assert!(out.status.success(), "add: {}", text(&out));

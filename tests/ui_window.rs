@@ -1094,7 +1094,7 @@ fn work_done_from_the_command_line_shows_in_the_open_window() {
     let folder = w.lab.numbered_folder(1);
     let db = w.lab.path("app/lodge.db");
     let terminal = |args: &[&str]| gui::lodge_elsewhere(&db, &[], args);
-    terminal(&gui::add_titled(&folder, "From the terminal"));
+    terminal(&support::add_titled(&folder, "From the terminal"));
     terminal(&["deposit", "--target", &sandbox.target_url(), "--all"]);
     w.wait("the terminal's dataset, its deposit and its log", |app| {
         let landed = app.model.rows().iter().any(|r| {
@@ -1146,7 +1146,7 @@ fn a_window_on_a_shared_store_shows_another_machines_work() {
     );
     let elsewhere = [("LODGE_HOST", host), ("LODGE_HASH_CACHE", cache.as_path())];
     let other = |args: &[&str]| gui::lodge_elsewhere(std::path::Path::new(&url), &elsewhere, args);
-    other(&gui::add_titled(&folder, "From another machine"));
+    other(&support::add_titled(&folder, "From another machine"));
     other(&["deposit", "--target", &sandbox.target_url(), "--all"]);
 
     w.wait("the other machine's dataset, deposit and log", |app| {

@@ -241,19 +241,3 @@ pub fn lodge_elsewhere(db: &Path, env: &[(&str, &Path)], args: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
-
-/// `lodge add` of `folder` with complete metadata, titled `title`.
-pub fn add_titled<'a>(folder: &'a Path, title: &'a str) -> [&'a str; 10] {
-    [
-        "add",
-        folder.to_str().unwrap(),
-        "--title",
-        title,
-        "--creator",
-        "Curie, Marie",
-        "--publisher",
-        "Lab",
-        "--year",
-        "2026",
-    ]
-}

@@ -84,3 +84,20 @@ pub fn run_with_stdin(mut cmd: Command, input: &str) -> Output {
         .unwrap();
     child.wait_with_output().unwrap()
 }
+
+/// `lodge add` of `folder` with complete metadata, titled `title`: the arguments, for a
+/// test that adds a dataset as another process (a terminal, another machine) would.
+pub fn add_titled<'a>(folder: &'a Path, title: &'a str) -> [&'a str; 10] {
+    [
+        "add",
+        folder.to_str().expect("a UTF-8 test folder"),
+        "--title",
+        title,
+        "--creator",
+        "Curie, Marie",
+        "--publisher",
+        "Lab",
+        "--year",
+        "2026",
+    ]
+}

@@ -23,7 +23,9 @@ use lodge::targets::{Target, open_target};
 use tokio_util::sync::CancellationToken;
 
 #[allow(unused_imports)]
-pub use cli::{FAST, assert_all, lodge, lodge_in, lodge_with, run, run_with_stdin, text};
+pub use cli::{
+    FAST, add_titled, assert_all, lodge, lodge_in, lodge_with, run, run_with_stdin, text,
+};
 
 /// A temporary folder holding datasets, stores and sandbox data.
 pub struct Lab {
