@@ -83,7 +83,7 @@ async fn main() -> anyhow::Result<()> {
             "goal >= 0.8"
         };
         println!(
-            "guarded / raw = {:.2} ({goal}); replay sent {} requests (goal 0)",
+            "guarded / raw = {:.3} ({goal}); replay sent {} requests (goal 0)",
             guarded.items_per_s(items) / raw.items_per_s(items),
             replay.requests
         );

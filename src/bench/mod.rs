@@ -330,7 +330,8 @@ fn hashing_row(f: &hashing::HashingFigures) -> Row {
         measure: format!("hashing {} ({} files)", mib(f.bytes), f.files),
         lodge: format!("{:.0} MB/s", f.lodge_mb_per_s()),
         reference: format!("`openssl dgst -sha256` {:.0} MB/s", f.openssl_mb_per_s()),
-        ratio: format!("{ratio:.2}x"),
+        // Three places: 0.795 is not the goal's 0.8, and two would print it as 0.80.
+        ratio: format!("{ratio:.3}x"),
         goal: format!("≥ {GOAL}x"),
         verdict: if f.disagreements > 0 {
             Verdict::Failed
@@ -384,7 +385,8 @@ fn deposit_row(f: &deposit::DepositFigures) -> Row {
             "raw conditional PUTs {raw:.0} items/s, {:.2} CPU ms/item",
             cpu_per_item(&raw_run)
         ),
-        ratio: format!("{ratio:.2}x"),
+        // Three places: 0.795 is not the goal's 0.8, and two would print it as 0.80.
+        ratio: format!("{ratio:.3}x"),
         goal: format!("≥ {GOAL}x"),
         verdict: Verdict::of_goal(ratio >= GOAL),
     }
@@ -535,7 +537,19 @@ mod tests {
             row.reference,
             "raw conditional PUTs 1000 items/s, 0.45 CPU ms/item"
         );
-        assert_eq!(row.ratio, "0.50x");
+        assert_eq!(row.ratio, "0.500x");
+        assert_eq!(row.verdict, Verdict::BelowGoal);
+
+        // Just short of the goal reads as short of it, not as 0.80x.
+        let near = deposit::DepositFigures {
+            guarded: Some(deposit::Run {
+                elapsed: Duration::from_millis(1258),
+                ..run(1, 450)
+            }),
+            ..figures
+        };
+        let row = deposit_row(&near);
+        assert_eq!(row.ratio, "0.795x");
         assert_eq!(row.verdict, Verdict::BelowGoal);
     }
 
