@@ -381,6 +381,78 @@ fn rescanning_a_dataset_uses_up_no_dataset_numbers(b: Backend) {
     );
 }
 
+/// A dataset's life is in the log, once per change: `added` when its folder joins the
+/// list, `rescanned` (saying what changed) only when its key moves on, `removed` when it
+/// leaves. An open window learns of work done in a terminal from these.
+fn adding_rescanning_and_removing_a_dataset_are_each_logged_once(b: Backend) {
+    let store = b.open();
+    let folder = b.lab.numbered_folder(1);
+    let before = store.last_event_id().unwrap();
+    let dataset_events = |store: &Store| -> Vec<(EventKind, String)> {
+        store
+            .events_after(before, 100)
+            .unwrap()
+            .into_iter()
+            .map(|e| {
+                assert_eq!(e.job_id, None, "a dataset's change is no job's: {e:?}");
+                (e.kind, e.message)
+            })
+            .collect()
+    };
+
+    let (id, first_key) = support::add(&store, &folder, &metadata("Soil"));
+    support::add(&store, &folder, &metadata("Soil"));
+    let (_, retitled) = support::add(&store, &folder, &metadata("Soil, revised"));
+    std::fs::write(folder.join("data.csv"), "id,value\n1,2\n").unwrap();
+    let (_, refilled) = support::add(&store, &folder, &metadata("Soil, revised"));
+    assert!(store.remove_dataset(id).unwrap());
+    assert!(
+        !store.remove_dataset(id).unwrap(),
+        "gone already: nothing to remove"
+    );
+
+    let logged = dataset_events(&store);
+    let kinds: Vec<EventKind> = logged.iter().map(|(k, _)| *k).collect();
+    assert_eq!(
+        kinds,
+        [
+            EventKind::Added,
+            EventKind::Rescanned,
+            EventKind::Rescanned,
+            EventKind::Removed
+        ],
+        "a rescan that finds the folder as it was logs nothing: {logged:#?}"
+    );
+    let message = |i: usize| logged[i].1.as_str();
+    assert_eq!(message(0), "added with 2 files, 26 B");
+    assert_eq!(
+        message(1),
+        format!(
+            "scanned again: its metadata changed; key {}… is now {}…",
+            first_key.short(),
+            retitled.short()
+        )
+    );
+    assert!(
+        message(2).starts_with("scanned again: its files changed; key")
+            && message(2).ends_with(&format!("is now {}…", refilled.short())),
+        "{}",
+        message(2)
+    );
+    assert!(
+        message(3).starts_with("removed ds001 (")
+            && message(3).ends_with("what it deposited stays"),
+        "{}",
+        message(3)
+    );
+    let all = store.events_after(before, 100).unwrap();
+    assert!(all.iter().all(|e| e.dataset_id == Some(id)));
+    assert_eq!(
+        all[2].content_key.as_deref(),
+        Some(refilled.to_hex().as_str())
+    );
+}
+
 fn a_name_two_datasets_share_is_refused_naming_both_folders(b: Backend) {
     let store = b.open();
     let older = b.lab.folder("2024/raw", &[("a.csv", b"2024")]);
@@ -942,6 +1014,7 @@ every_backend!(
     a_name_two_datasets_share_is_refused_naming_both_folders,
     a_removed_datasets_id_is_not_given_to_the_next_one,
     rescanning_a_dataset_uses_up_no_dataset_numbers,
+    adding_rescanning_and_removing_a_dataset_are_each_logged_once,
     a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_again,
     a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made,
     the_event_log_is_append_only_and_names_who_wrote_it,

@@ -1109,6 +1109,49 @@ fn work_done_from_the_command_line_shows_in_the_open_window() {
     });
 }
 
+/// A folder added in a terminal gets its row in the open window with no deposit; added
+/// again there with a new title (a rescan) the row takes the new title and key; removed
+/// there, the row goes. Each shows in the log too, without a restart or a click.
+#[test]
+fn a_dataset_added_rescanned_or_removed_in_a_terminal_shows_in_the_open_window() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = w.lab.numbered_folder(1);
+    let db = w.lab.path("app/lodge.db");
+    let terminal = |args: &[&str]| gui::lodge_elsewhere(&db, &[], args);
+
+    terminal(&support::add_titled(&folder, "Added in a terminal"));
+    w.wait("the terminal's dataset", |app| {
+        app.model
+            .rows()
+            .iter()
+            .any(|r| r.metadata.title == "Added in a terminal")
+    });
+    let id = w.row_id("ds001");
+    let first_key = w.app().model.row(id).unwrap().key;
+
+    terminal(&support::add_titled(&folder, "Retitled in a terminal"));
+    w.wait("the row's new title and key", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| r.metadata.title == "Retitled in a terminal" && r.key != first_key)
+    });
+
+    terminal(&["remove", &id.to_string()]);
+    w.wait("the row gone", |app| app.model.row(id).is_none());
+    for kind in ["added", "rescanned", "removed"] {
+        let lines: Vec<_> = w
+            .app()
+            .model
+            .log
+            .iter()
+            .filter(|l| l.kind == kind)
+            .collect();
+        assert_eq!(lines.len(), 1, "one {kind} line: {lines:?}");
+        assert_eq!(lines[0].dataset, Some(id), "{lines:?}");
+    }
+    assert!(w.log_of("removed")[0].starts_with("removed ds001 ("));
+}
+
 /// Team mode: a window on a shared PostgreSQL store (named in Settings) shows a dataset
 /// another machine added and deposited, and names that machine in the log, without a
 /// restart or a click.

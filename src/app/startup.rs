@@ -2,6 +2,7 @@
 //! in-process sandbox (on the loopback port it used last time when free), the engine with the
 //! sandbox and every configured target, and its event forwarder; then the first picture of every dataset.
 
+use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ use super::targets::register_all;
 use super::update::{FolderChanged, Startup, Update};
 use crate::engine::{Engine, EngineEvent};
 use crate::sandbox::{RunningSandbox, SandboxConfig};
-use crate::store::{EventKind, JobState, Store, StoreLocation};
+use crate::store::{EventKind, EventRow, JobState, Store, StoreLocation};
 use crate::targets::{is_changed_since_scan, open_target};
 
 /// What the picker calls the built-in sandbox.
@@ -307,15 +308,15 @@ pub(super) fn forward_engine_events(
     });
 }
 
-/// Show what other processes do with the store (a `lodge deposit` in a terminal; in team
-/// mode, other machines' workers): on each notice, read the events after the last one seen,
-/// the jobs they touched and any dataset this window has not seen, and pass them on like
-/// this process's own. Events this process logged itself arrive twice and are shown once
-/// (the model keeps event ids).
+/// Show what other processes do with the store (a `lodge deposit` or `lodge add` in a
+/// terminal; in team mode, other machines' workers): on each notice, read the events after
+/// the last one seen, the jobs they touched and the datasets they added, rescanned or
+/// removed, and pass them on like this process's own. Events this process logged itself
+/// arrive twice and are shown once (the model keeps event ids).
 fn watch_shared_store(
     store: Arc<Store>,
     mut last: i64,
-    mut known: std::collections::HashSet<i64>,
+    mut known: HashSet<i64>,
     out: Outbox,
     shutdown: CancellationToken,
 ) {
@@ -337,17 +338,7 @@ fn watch_shared_store(
                 let mut jobs: Vec<i64> = events.iter().filter_map(|e| e.job_id).collect();
                 jobs.sort_unstable();
                 jobs.dedup();
-                let mut datasets = Vec::new();
-                for id in events.iter().filter_map(|e| e.dataset_id) {
-                    if !unknown.contains(&id)
-                        && !datasets
-                            .iter()
-                            .any(|d: &crate::store::DatasetSummary| d.id == id)
-                        && let Some(summary) = s.dataset_summary(id)?
-                    {
-                        datasets.push(summary);
-                    }
-                }
+                let datasets = dataset_updates(&s, &events, &unknown)?;
                 Ok::<_, crate::store::StoreError>((events, s.jobs(&jobs)?, datasets))
             })
             .await;
@@ -358,14 +349,57 @@ fn watch_shared_store(
                 continue;
             };
             last = newest.id;
-            for summary in datasets {
-                known.insert(summary.id);
-                out.send(Update::DatasetFound(summary));
+            for update in datasets {
+                match &update {
+                    Update::DatasetFound(summary) | Update::DatasetSaved { summary, .. } => {
+                        known.insert(summary.id)
+                    }
+                    Update::DatasetRemoved(id) => known.remove(id),
+                    _ => false,
+                };
+                out.send(update);
             }
             out.send(Update::Logged(events));
             out.send(Update::Jobs(jobs));
         }
     });
+}
+
+/// What the window changes of its datasets for `events` logged elsewhere, in their order: a
+/// dataset rescanned comes as it is now (its new key), a removed one goes, and one the
+/// window does not know (added, or met in another event, say a deposit from another
+/// machine) gets a row. Each is read as it is now, so a burst of changes to one dataset
+/// ends as the store has it.
+fn dataset_updates(
+    store: &Store,
+    events: &[EventRow],
+    known: &HashSet<i64>,
+) -> Result<Vec<Update>, crate::store::StoreError> {
+    let mut updates = Vec::new();
+    let mut found = HashSet::new();
+    for e in events {
+        let Some(id) = e.dataset_id else {
+            continue;
+        };
+        match e.kind {
+            EventKind::Removed => updates.push(Update::DatasetRemoved(id)),
+            EventKind::Rescanned => {
+                if let Some(summary) = store.dataset_summary(id)? {
+                    updates.push(Update::DatasetSaved {
+                        placeholder: None,
+                        summary,
+                    });
+                }
+            }
+            _ if !known.contains(&id) && found.insert(id) => {
+                if let Some(summary) = store.dataset_summary(id)? {
+                    updates.push(Update::DatasetFound(summary));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(updates)
 }
 
 /// Which of the picker's targets are paused (credentials refused), with why.

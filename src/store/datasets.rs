@@ -1,8 +1,10 @@
 //! Datasets, their last scan, and the immutable documents their keys name.
 
+use super::events::{EventKind, NewEvent, insert_event};
 use super::sql::{Db, Row, args};
 use super::{Result, Store, StoreError, now_ms};
 use crate::content::{ContentDocument, ContentKey, DataFingerprint, Metadata};
+use crate::wording::{count_of, human_bytes};
 
 /// One file as the last scan saw it on this machine.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -155,7 +157,7 @@ impl Store {
     /// files, in one transaction. Returns the dataset's id.
     pub fn save_dataset(&self, new: &NewDataset<'_>) -> Result<i64> {
         let origin = self.host();
-        self.write(|db| save_in(db, new, origin, now_ms()))
+        self.write(|db| save_in(db, new, origin, &self.actor, now_ms()))
     }
 
     /// [`Store::save_dataset`] for many datasets in one transaction (imports, benchmarks).
@@ -165,7 +167,7 @@ impl Store {
         self.write(|db| {
             let now = now_ms();
             news.iter()
-                .map(|new| save_in(db, new, origin, now))
+                .map(|new| save_in(db, new, origin, &self.actor, now))
                 .collect::<Result<Vec<_>>>()
         })
     }
@@ -331,7 +333,26 @@ impl Store {
 
     /// Forget a dataset (its jobs, results and events stay, as history).
     pub fn remove_dataset(&self, id: i64) -> Result<bool> {
-        self.with(|db| Ok(db.run("DELETE FROM datasets WHERE id = ?1", args![id])? == 1))
+        self.write(|db| {
+            let removed: Option<(String, String, Option<String>)> = db.opt(
+                "DELETE FROM datasets WHERE id = ?1 RETURNING name, path, content_key",
+                args![id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )?;
+            let Some((name, path, key)) = removed else {
+                return Ok(false);
+            };
+            let event = NewEvent {
+                dataset_id: Some(id),
+                content_key: key,
+                kind: Some(EventKind::Removed),
+                // Gone from the list, the dataset's name is no longer beside the line.
+                message: format!("removed {name} ({path}) from the list; what it deposited stays"),
+                ..NewEvent::default()
+            };
+            insert_event(db, &event, &self.actor)?;
+            Ok(true)
+        })
     }
 }
 
@@ -346,8 +367,10 @@ fn added_here(db: Db<'_>, n: usize) -> String {
     }
 }
 
-/// Record one scanned dataset inside the caller's transaction.
-fn save_in(db: Db<'_>, new: &NewDataset<'_>, origin: &str, now: i64) -> Result<i64> {
+/// Record one scanned dataset inside the caller's transaction, and log what it changed: a
+/// folder new to the list (`added`), or one whose key moved on (`rescanned`). An open window
+/// learns of datasets added or rescanned elsewhere (a terminal, another machine) from these.
+fn save_in(db: Db<'_>, new: &NewDataset<'_>, origin: &str, actor: &str, now: i64) -> Result<i64> {
     let key = new.document.key().to_hex();
     let fingerprint = new.document.fingerprint().to_hex();
     let document = String::from_utf8(new.document.canonical_json())
@@ -362,6 +385,15 @@ fn save_in(db: Db<'_>, new: &NewDataset<'_>, origin: &str, now: i64) -> Result<i
     let total: u64 = new.files.iter().map(|f| f.size).sum();
     // A folder is one dataset per machine: on a shared database the same path on two
     // machines is two datasets.
+    let earlier: Option<(Option<String>, Option<String>, String)> = db.opt(
+        &format!(
+            "SELECT content_key, fingerprint, metadata FROM datasets WHERE path = ?1 AND {}",
+            added_here(db, 2)
+        ),
+        args![new.path, origin],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
+    let metadata_changed = earlier.as_ref().is_some_and(|(_, _, m)| *m != metadata);
     let (this_folder, conflict) = if db.is_postgres() {
         ("origin = ?9 AND path = ?1", "(origin, path)")
     } else {
@@ -417,6 +449,44 @@ fn save_in(db: Db<'_>, new: &NewDataset<'_>, origin: &str, now: i64) -> Result<i
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             args![id, &f.rel_path, f.size, f.mtime_ns, f.file_id, &f.sha256],
         )?;
+    }
+    let said = match earlier {
+        None => Some((
+            EventKind::Added,
+            // The log names the dataset beside each line: the message need not.
+            format!(
+                "added with {}, {}",
+                count_of(new.files.len() as u64, "file", "files"),
+                human_bytes(total)
+            ),
+        )),
+        Some((old_key, old_fingerprint, _)) if old_key.as_deref() != Some(&key) => {
+            let files = old_fingerprint.as_deref() != Some(&fingerprint);
+            let what = match (files, metadata_changed) {
+                (true, true) => "its files and metadata changed",
+                (true, false) => "its files changed",
+                // The key covers nothing else: what is left is the metadata.
+                (false, _) => "its metadata changed",
+            };
+            let was = old_key.map_or(String::new(), |k| {
+                format!(" {}…", k.chars().take(12).collect::<String>())
+            });
+            Some((
+                EventKind::Rescanned,
+                format!("scanned again: {what}; key{was} is now {}…", &key[..12]),
+            ))
+        }
+        Some(_) => None,
+    };
+    if let Some((kind, message)) = said {
+        let event = NewEvent {
+            dataset_id: Some(id),
+            content_key: Some(key),
+            kind: Some(kind),
+            message,
+            ..NewEvent::default()
+        };
+        insert_event(db, &event, actor)?;
     }
     Ok(id)
 }

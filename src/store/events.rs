@@ -1,4 +1,5 @@
-//! The append-only event log: every attempt, retry, replay, reconciliation and outcome.
+//! The append-only event log: every attempt, retry, replay, reconciliation and outcome, and
+//! each dataset's arrival, change of key and removal.
 
 use super::sql::{Db, Row, args};
 use super::{Result, Store, StoreError, now_ms};
@@ -8,6 +9,13 @@ use crate::content::ContentKey;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
+    /// A folder was added as a dataset.
+    Added,
+    /// A dataset's folder was scanned again and its key changed (its files, its metadata or
+    /// both). A rescan that finds it as it was logs nothing.
+    Rescanned,
+    /// A dataset was taken off the list. What it deposited stays, and so does its log.
+    Removed,
     /// A job was put on the queue (or re-queued by `retry`).
     Queued,
     /// A worker claimed a job whose previous holder's lease had expired.
@@ -49,6 +57,9 @@ pub enum EventKind {
 impl EventKind {
     pub fn as_str(self) -> &'static str {
         match self {
+            EventKind::Added => "added",
+            EventKind::Rescanned => "rescanned",
+            EventKind::Removed => "removed",
             EventKind::Queued => "queued",
             EventKind::Reclaimed => "reclaimed",
             EventKind::Attempt => "attempt",
@@ -70,7 +81,10 @@ impl EventKind {
     }
 
     /// Every kind, in the order of the log's vocabulary.
-    pub const ALL: [EventKind; 17] = [
+    pub const ALL: [EventKind; 20] = [
+        EventKind::Added,
+        EventKind::Rescanned,
+        EventKind::Removed,
         EventKind::Queued,
         EventKind::Reclaimed,
         EventKind::Attempt,
