@@ -141,6 +141,64 @@ fn a_deposited_datasets_details_copy_its_identifier_link_and_citation() {
     );
 }
 
+/// A file the sandbox holds with other bytes of the same size passes Verify (it asks for
+/// sizes) and is found by Verify bytes, which reads every file back: the notice names it,
+/// and the row turns damaged.
+#[test]
+fn verify_bytes_in_the_details_finds_a_file_replaced_by_other_bytes_of_its_size() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.deposit_row(id);
+    let readme = std::fs::read(folder.join("README.txt")).unwrap();
+    let blob = w
+        .lab
+        .path("app/sandbox/blobs/sha256")
+        .join(lodge::content::Sha256Hex::of(&readme).to_hex());
+    let mut other = readme.clone();
+    *other.last_mut().unwrap() ^= 1;
+    std::fs::write(&blob, &other).unwrap();
+    let notices = |app: &LodgeApp, text: &str| -> Vec<String> {
+        app.model
+            .log
+            .iter()
+            .filter(|l| l.kind == "app" && l.text.contains(text))
+            .map(|l| l.text.clone())
+            .collect()
+    };
+
+    w.open_details("soil-cores", |d| !d.jobs.is_empty());
+    w.harness.step();
+    w.harness.get_by_label("Verify").click_accesskit();
+    w.wait("the check by sizes", |app| {
+        !notices(app, "is intact").is_empty()
+    });
+    assert!(
+        notices(w.app(), "is intact")[0].contains("3 files, 205 B: sizes match"),
+        "{:?}",
+        notices(w.app(), "is intact")
+    );
+
+    w.harness.get_by_label("Verify bytes").click_accesskit();
+    w.wait("the check by bytes", |app| {
+        !notices(app, "is damaged").is_empty()
+    });
+    let damaged = notices(w.app(), "is damaged").remove(0);
+    assert!(
+        damaged.contains("README.txt has other bytes on the server"),
+        "{damaged}"
+    );
+    w.wait("the row's damaged status", |app| {
+        let row = app.model.rows().iter().find(|r| r.name == "soil-cores");
+        row.is_some_and(|r| {
+            matches!(
+                app.model.status(r, app.target_id()),
+                DedupStatus::Damaged { .. }
+            )
+        })
+    });
+}
+
 #[test]
 fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sandbox_lost() {
     let mut w = Window::open(FaultConfig::default());

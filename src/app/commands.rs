@@ -20,7 +20,7 @@ use crate::content::{Metadata, SkippedEntry, metadata_from_folder};
 use crate::engine::Engine;
 use crate::sandbox::RunningSandbox;
 use crate::store::{DatasetSummary, Store, StoreError};
-use crate::targets::Target;
+use crate::targets::{ReadBack, Target};
 use crate::wording::count_of;
 
 /// Hashing progress is sent at most this often per folder.
@@ -191,8 +191,8 @@ impl Core {
             Command::SaveTarget(form) => self.save_target(form).await,
             Command::RemoveTarget(name) => self.remove_target(name).await,
             Command::TestTarget(name) => self.test_target(name).await,
-            Command::VerifyDeposit { job } => self.verify_deposit(job, false).await,
-            Command::RepairDeposit { job } => self.verify_deposit(job, true).await,
+            Command::VerifyDeposit { job, read } => self.verify_deposit(job, read, false).await,
+            Command::RepairDeposit { job } => self.verify_deposit(job, ReadBack::Sizes, true).await,
         }
     }
 

@@ -20,6 +20,7 @@ use super::update::Update;
 use crate::content::Metadata;
 use crate::engine::EngineConfig;
 use crate::sandbox::FaultConfig;
+use crate::targets::ReadBack;
 
 /// Asks the window to draw again (the GUI passes `egui::Context::request_repaint`).
 pub type Repaint = Arc<dyn Fn() + Send + Sync>;
@@ -105,10 +106,12 @@ pub enum Command {
     RemoveTarget(String),
     /// Run a target's checks: reachable, credentials, conditional writes.
     TestTarget(String),
-    /// Check that the target still holds what this job deposited (record and file sizes);
-    /// a notice says what was found, and the deposit's log keeps it.
+    /// Check that the target still holds what this job deposited: the record, and each
+    /// file at its size or (`read: Bytes`) every byte read back; a notice says what was
+    /// found, and the deposit's log keeps it.
     VerifyDeposit {
         job: i64,
+        read: ReadBack,
     },
     /// Send again the files the server lost of what this job deposited (a deposit found
     /// damaged), then check it; a notice says what was done and found, the log keeps both.

@@ -1,8 +1,8 @@
-//! The window's *Verify* and *Repair* of a deposit that landed, on the runtime: read back
-//! what the target holds of it (record and file sizes; every byte when its last check found
-//! bytes changed, see [`read_back_for`]), with Repair first sending again the
-//! files it lost; tell the person in a notice, and put what was found and done in the
-//! deposit's log.
+//! The window's *Verify*, *Verify bytes* and *Repair* of a deposit that landed, on the
+//! runtime: read back what the target holds of it (record and file sizes; every byte when
+//! asked, or when its last check found bytes changed, see [`read_back_for`]), with Repair
+//! first sending again the files it lost; tell the person in a notice, and put what was
+//! found and done in the deposit's log.
 
 use std::sync::Arc;
 
@@ -14,14 +14,14 @@ use crate::engine::verify::{Verification, check_deposit, log_finding, manifest_o
 use crate::targets::{Discrepancy, ReadBack};
 
 impl Core {
-    /// Verify the deposit `job` landed, or (`repair`) repair it.
-    pub(super) async fn verify_deposit(self: Arc<Self>, job: i64, repair: bool) {
+    /// Verify the deposit `job` landed, reading it back as `asked`, or (`repair`) repair it.
+    pub(super) async fn verify_deposit(self: Arc<Self>, job: i64, asked: ReadBack, repair: bool) {
         let doing = if repair { "repair" } else { "verify" };
         let found = self
             .db(move |s| {
                 let job = s.job(job)?;
                 let document = manifest_of(s, &job);
-                let read = read_back_for(s, &job, ReadBack::Sizes);
+                let read = read_back_for(s, &job, asked);
                 Ok((job, document, read))
             })
             .await;

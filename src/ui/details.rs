@@ -10,6 +10,7 @@ use super::{LodgeApp, badge, format, table};
 use crate::app::{Command, DedupStatus, StatusKind};
 use crate::content::citation;
 use crate::store::replays_by_original;
+use crate::targets::ReadBack;
 use crate::wording::{count_of, replayed_since};
 
 #[derive(Default)]
@@ -352,7 +353,9 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             repair: repairable,
                         };
                         match record_buttons(ui, identifier, job.url.as_deref(), cite, checks) {
-                            Some(Check::Verify) => app.send(Command::VerifyDeposit { job: job.id }),
+                            Some(Check::Verify(read)) => {
+                                app.send(Command::VerifyDeposit { job: job.id, read })
+                            }
                             Some(Check::Repair) => app.send(Command::RepairDeposit { job: job.id }),
                             None => {}
                         }
@@ -370,7 +373,8 @@ struct Checks {
 
 /// A check of a deposit a person asked for.
 enum Check {
-    Verify,
+    /// By sizes, or every byte read back.
+    Verify(ReadBack),
     Repair,
 }
 
@@ -416,11 +420,23 @@ fn record_buttons(
                 .on_hover_text(
                     "Ask the server whether it still holds this deposit whole: the record, \
                      and every file at its size. Changes nothing there; the finding goes into \
-                     the log. (`lodge verify --bytes` also reads every byte back.)",
+                     the log.",
                 )
                 .clicked()
         {
-            clicked = Some(Check::Verify);
+            clicked = Some(Check::Verify(ReadBack::Sizes));
+        }
+        if checks.verify
+            && ui
+                .small_button("Verify bytes")
+                .on_hover_text(
+                    "As Verify, and read every file back to compare its SHA-256 with the \
+                     scan's: finds a file replaced by other bytes of the same size. Downloads \
+                     the whole deposit.",
+                )
+                .clicked()
+        {
+            clicked = Some(Check::Verify(ReadBack::Bytes));
         }
         if checks.repair
             && ui
