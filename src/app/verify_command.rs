@@ -11,7 +11,8 @@ use super::model::Notice;
 use super::update::Update;
 use crate::engine::repair::{Repair, log_repair, repair_deposit, what_is_left};
 use crate::engine::verify::{Verification, check_deposit, log_finding, manifest_of, read_back_for};
-use crate::targets::{Discrepancy, ReadBack};
+use crate::targets::{Discrepancy, ProgressSink, ReadBack};
+use crate::wording::human_bytes;
 
 impl Core {
     /// Verify the deposit `job` landed, reading it back as `asked`, or (`repair`) repair it.
@@ -58,14 +59,24 @@ impl Core {
             recorded: job.identifier.clone().unwrap_or_default(),
             repairable: target.files_can_be_put_back().is_ok(),
         };
+        if read == ReadBack::Bytes {
+            // Reading every byte back can take a while: say it started.
+            self.out().notice(Notice::info(format!(
+                "Reading {name} back from {} ({}) to compare every file's SHA-256; a \
+                 notice follows when it is done.",
+                subject.label,
+                human_bytes(document.total_size())
+            )));
+        }
+        let quiet: ProgressSink = Arc::new(|_| {});
         let logged_job = job.clone();
         let (notice, logged) = if repair {
-            let done = repair_deposit(target.as_ref(), &job, &document, read).await;
+            let done = repair_deposit(target.as_ref(), &job, &document, read, &quiet).await;
             let notice = subject.repair_notice(&done);
             let logged = self.db(move |s| log_repair(s, &logged_job, &done)).await;
             (notice, logged)
         } else {
-            let found = check_deposit(target.as_ref(), &job, &document, read).await;
+            let found = check_deposit(target.as_ref(), &job, &document, read, &quiet).await;
             let notice = subject.check_notice(&found);
             let logged = self
                 .db(move |s| log_finding(s, &logged_job, &found).map(Vec::from_iter))

@@ -40,6 +40,24 @@ pub fn hash_progress_bar(root: &Path) -> ProgressBar {
     bar
 }
 
+/// A bytes progress bar for reading a deposit back (`lodge verify --bytes`), drawn on
+/// stderr only when it is a terminal: over `total` bytes, or (`None`: a repair, which may
+/// read it twice) a count of the bytes read so far.
+pub fn read_back_bar(what: &str, total: Option<u64>) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr());
+    let template = match total {
+        Some(_) => "reading back {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+        None => "reading back {msg}: {bytes} {bytes_per_sec}",
+    };
+    bar.set_style(
+        ProgressStyle::with_template(template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_message(what.to_string());
+    bar
+}
+
 /// A progress bar over items, on stderr.
 pub fn items_progress_bar(total: u64, what: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());

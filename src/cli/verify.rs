@@ -12,6 +12,7 @@ use clap::Args;
 
 use super::Database;
 use super::add::select_datasets;
+use super::output::read_back_bar;
 use super::target_arg::{cli_target_scope, open_by_scope};
 use crate::content::ContentKey;
 use crate::engine::repair::{Repair, log_repair, repair_deposit};
@@ -19,7 +20,7 @@ use crate::engine::verify::{
     Verification, check_deposit, landed_deposits, log_finding, manifest_of, read_back_for,
 };
 use crate::store::{JobRow, Store};
-use crate::targets::{ReadBack, Target};
+use crate::targets::{ProgressSink, ReadBack, Target};
 use crate::wording::count_of;
 
 #[derive(Debug, Args)]
@@ -120,7 +121,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     let (mut intact, mut damaged, mut unknown) = (0u64, 0u64, 0u64);
     let mut json = Vec::new();
     for deposit in &deposits {
-        let finding = check(&store, &targets, deposit, read, args.repair).await;
+        let finding = check(&store, &targets, deposit, read, args.repair, !args.json).await;
         match &finding.verdict {
             Verification::Intact(_) => intact += 1,
             Verification::Damaged(_) => damaged += 1,
@@ -188,13 +189,15 @@ struct Finding {
     repair: Option<Repair>,
 }
 
-/// Check (and with `repair`, repair) one deposit, and log what was found and done.
+/// Check (and with `repair`, repair) one deposit, and log what was found and done. With
+/// `bar`, a check that reads bytes back shows its progress on a terminal.
 async fn check(
     store: &Store,
     targets: &BTreeMap<String, Result<Arc<dyn Target>, String>>,
     deposit: &Deposit,
     read: ReadBack,
     repair: bool,
+    bar: bool,
 ) -> Finding {
     let job = &deposit.job;
     let unknown = |label: String, why: String| Finding {
@@ -214,10 +217,19 @@ async fn check(
         Err(why) => return unknown(target.label(), why),
     };
     let read = read_back_for(store, job, read);
+    let bar = (bar && read == ReadBack::Bytes).then(|| {
+        // A repair reads the deposit back twice when it sends anything: no total to show.
+        let total = (!repair).then(|| document.total_size());
+        read_back_bar(&deposit.head(&target.label()), total)
+    });
+    let progress: ProgressSink = match bar.clone() {
+        Some(bar) => Arc::new(move |n| bar.inc(n)),
+        None => Arc::new(|_| {}),
+    };
     // What was found (and done) goes into the deposit's log, so `lodge log` keeps the
     // history of the checks and repairs.
-    if repair {
-        let repair = repair_deposit(target.as_ref(), job, &document, read).await;
+    let finding = if repair {
+        let repair = repair_deposit(target.as_ref(), job, &document, read, &progress).await;
         if let Err(e) = log_repair(store, job, &repair) {
             eprintln!("warning: the repair of job {} was not logged: {e}", job.id);
         }
@@ -227,7 +239,7 @@ async fn check(
             repair: Some(repair),
         }
     } else {
-        let verdict = check_deposit(target.as_ref(), job, &document, read).await;
+        let verdict = check_deposit(target.as_ref(), job, &document, read, &progress).await;
         if let Err(e) = log_finding(store, job, &verdict) {
             eprintln!("warning: the check of job {} was not logged: {e}", job.id);
         }
@@ -236,7 +248,11 @@ async fn check(
             verdict,
             repair: None,
         }
+    };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
     }
+    finding
 }
 
 fn print_text(head: &str, finding: &Finding) {

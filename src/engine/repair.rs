@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::verify::{Verification, check_deposit, log_finding};
 use crate::content::ContentDocument;
 use crate::store::{EventRow, JobRow, Store, StoreError};
-use crate::targets::{DepositRequest, Discrepancy, ReadBack, Target};
+use crate::targets::{DepositRequest, Discrepancy, ProgressSink, ReadBack, Target};
 
 /// What a repair of one deposit did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,14 +33,16 @@ pub enum Repair {
 }
 
 /// Check the deposit `job` landed on `target` (by `read`), then send again the files the
-/// server lost, from the dataset's folder, and check once more.
+/// server lost, from the dataset's folder, and check once more. `progress` is told of the
+/// bytes of both checks' read-backs.
 pub async fn repair_deposit(
     target: &dyn Target,
     job: &JobRow,
     document: &ContentDocument,
     read: ReadBack,
+    progress: &ProgressSink,
 ) -> Repair {
-    let found = check_deposit(target, job, document, read).await;
+    let found = check_deposit(target, job, document, read, progress).await;
     let Verification::Damaged(damage) = &found else {
         return Repair::NothingSent { found, why: None };
     };
@@ -89,7 +91,7 @@ pub async fn repair_deposit(
             error: failure.to_string(),
         };
     }
-    let after = check_deposit(target, job, document, read).await;
+    let after = check_deposit(target, job, document, read, progress).await;
     Repair::PutBack { files, after }
 }
 

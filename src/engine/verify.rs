@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use crate::content::ContentDocument;
 use crate::store::{EventKind, EventRow, JobRow, Store, StoreError};
 use crate::targets::holdings::{OTHER_BYTES, files_checked};
-use crate::targets::{Discrepancy, Failure, ReadBack, Target};
+use crate::targets::{Discrepancy, Failure, ProgressSink, ReadBack, Target};
 
 /// What a check of one deposit found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,15 +130,17 @@ pub fn manifest_of(store: &Store, job: &JobRow) -> Result<ContentDocument, Strin
     }
 }
 
-/// Check the deposit `job` landed on `target`, whose manifest is `document`.
+/// Check the deposit `job` landed on `target`, whose manifest is `document`; `progress` is
+/// told of the bytes read back.
 pub async fn check_deposit(
     target: &dyn Target,
     job: &JobRow,
     document: &ContentDocument,
     read: ReadBack,
+    progress: &ProgressSink,
 ) -> Verification {
     let recorded = job.identifier.as_deref().unwrap_or_default();
-    let holdings = match target.holdings(&job.key, document, read).await {
+    let holdings = match target.holdings(&job.key, document, read, progress).await {
         Ok(holdings) => holdings,
         // The record's place holds something else: damage, not a server that cannot answer.
         Err(Failure::Conflict { message }) => {

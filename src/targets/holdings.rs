@@ -10,7 +10,7 @@ use std::fmt;
 use futures_util::future::BoxFuture;
 use sha2::Digest as _;
 
-use super::{Failure, RecordRef};
+use super::{Failure, ProgressSink, RecordRef};
 use crate::content::{ContentDocument, ManifestEntry, Sha256Hex};
 use crate::wording::{count_of, human_bytes};
 
@@ -202,8 +202,12 @@ pub fn content_length(resp: &reqwest::Response) -> Option<u64> {
         .and_then(|v| v.parse().ok())
 }
 
-/// Read a body to its end, hashing it as it comes: what the server holds, by its bytes.
-pub async fn hash_body(mut resp: reqwest::Response) -> Result<FileHeld, Failure> {
+/// Read a body to its end, hashing it as it comes (and telling `progress` of each chunk):
+/// what the server holds, by its bytes.
+pub async fn hash_body(
+    mut resp: reqwest::Response,
+    progress: &ProgressSink,
+) -> Result<FileHeld, Failure> {
     let url = resp.url().clone();
     let status = resp.status().as_u16();
     let mut hasher = sha2::Sha256::new();
@@ -213,6 +217,7 @@ pub async fn hash_body(mut resp: reqwest::Response) -> Result<FileHeld, Failure>
             Ok(Some(chunk)) => {
                 size += chunk.len() as u64;
                 hasher.update(&chunk);
+                progress(chunk.len() as u64);
             }
             Ok(None) => break,
             Err(e) => {

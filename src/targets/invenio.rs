@@ -411,6 +411,7 @@ impl InvenioTarget {
         record: &str,
         document: &ContentDocument,
         read: ReadBack,
+        progress: &ProgressSink,
     ) -> Result<Vec<(String, FileHeld)>, Failure> {
         let sizes: std::collections::HashMap<String, u64> = self
             .file_entries(&["api", "records", record, "files"])
@@ -428,7 +429,7 @@ impl InvenioTarget {
                         self.url(&["api", "records", record, "files", &entry.path, "content"]);
                     let resp = self.send(Method::GET, url, None, false).await?;
                     match resp.status() {
-                        StatusCode::OK => hash_body(resp).await?,
+                        StatusCode::OK => hash_body(resp, progress).await?,
                         StatusCode::NOT_FOUND => FileHeld::Missing,
                         _ => return Err(Self::failure_of(resp).await),
                     }
@@ -765,6 +766,7 @@ impl Target for InvenioTarget {
         key: &ContentKey,
         document: &ContentDocument,
         read: ReadBack,
+        progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
         let Some(record) = self.lookup(key).await? else {
             return Ok(Holdings {
@@ -773,7 +775,7 @@ impl Target for InvenioTarget {
             });
         };
         let files = self
-            .record_files(&record.identifier, document, read)
+            .record_files(&record.identifier, document, read, progress)
             .await?;
         Ok(Holdings {
             record: Some(record),

@@ -115,12 +115,14 @@ pub trait Target: Send + Sync {
     /// Read back what the server holds of the deposit of `key` (`lodge verify`): its record,
     /// and each file of `document`'s manifest by size or, with [`ReadBack::Bytes`], by the
     /// SHA-256 of its bytes. A file that is not there is [`FileHeld::Missing`]; a failure
-    /// is only for a server that cannot be asked.
+    /// is only for a server that cannot be asked. `progress` is told of the bytes read back
+    /// as they come (nothing when reading sizes), for a bar over a long download.
     async fn holdings(
         &self,
         key: &ContentKey,
         document: &ContentDocument,
         read: ReadBack,
+        progress: &ProgressSink,
     ) -> Result<Holdings, Failure>;
 
     /// Whether sending a landed deposit's files again ([`Target::upload`]) puts back just

@@ -89,7 +89,12 @@ impl SandboxTarget {
     }
 
     /// What the server holds under a blob's digest: its size (HEAD), or its bytes hashed.
-    async fn held_blob(&self, digest: &Sha256Hex, read: ReadBack) -> Result<FileHeld, Failure> {
+    async fn held_blob(
+        &self,
+        digest: &Sha256Hex,
+        read: ReadBack,
+        progress: &ProgressSink,
+    ) -> Result<FileHeld, Failure> {
         let method = match read {
             ReadBack::Sizes => Method::HEAD,
             ReadBack::Bytes => Method::GET,
@@ -100,7 +105,7 @@ impl SandboxTarget {
                 size: content_length(&resp).unwrap_or(0),
                 sha256: None,
             }),
-            (StatusCode::OK, ReadBack::Bytes) => hash_body(resp).await,
+            (StatusCode::OK, ReadBack::Bytes) => hash_body(resp, progress).await,
             (StatusCode::NOT_FOUND, _) => Ok(FileHeld::Missing),
             _ => Err(failure_of(resp).await),
         }
@@ -238,10 +243,11 @@ impl Target for SandboxTarget {
         key: &ContentKey,
         document: &ContentDocument,
         read: ReadBack,
+        progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
         let record = self.lookup(key).await?;
         read_by_digest(record, document, |e| {
-            Box::pin(self.held_blob(&e.sha256, read))
+            Box::pin(self.held_blob(&e.sha256, read, progress))
         })
         .await
     }

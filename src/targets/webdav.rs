@@ -143,7 +143,12 @@ impl WebDavTarget {
     }
 
     /// What the folder holds of a blob: its size (HEAD), or its bytes hashed.
-    async fn held_blob(&self, entry: &ManifestEntry, read: ReadBack) -> Result<FileHeld, Failure> {
+    async fn held_blob(
+        &self,
+        entry: &ManifestEntry,
+        read: ReadBack,
+        progress: &ProgressSink,
+    ) -> Result<FileHeld, Failure> {
         if read == ReadBack::Sizes {
             return Ok(match self.blob_size(entry).await? {
                 Some(size) => FileHeld::Present { size, sha256: None },
@@ -152,7 +157,7 @@ impl WebDavTarget {
         }
         let resp = send(self.request(Method::GET, &blob_path(entry))).await?;
         match resp.status() {
-            StatusCode::OK => hash_body(resp).await,
+            StatusCode::OK => hash_body(resp, progress).await,
             StatusCode::NOT_FOUND => Ok(FileHeld::Missing),
             _ => Err(self.failure(resp).await),
         }
@@ -337,9 +342,13 @@ impl Target for WebDavTarget {
         key: &ContentKey,
         document: &ContentDocument,
         read: ReadBack,
+        progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
         let record = self.read_record(key).await?;
-        read_by_digest(record, document, |e| Box::pin(self.held_blob(e, read))).await
+        read_by_digest(record, document, |e| {
+            Box::pin(self.held_blob(e, read, progress))
+        })
+        .await
     }
 
     async fn probe(&self) -> ProbeReport {

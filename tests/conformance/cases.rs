@@ -1,18 +1,24 @@
 //! The conformance cases: each takes a target kind and must hold for every kind.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use lodge::content::{Metadata, Sha256Hex};
 use lodge::engine::Engine;
 use lodge::engine::repair::{Repair, repair_deposit};
 use lodge::engine::verify::{Verification, check_deposit};
 use lodge::store::{EventKind, JobState};
-use lodge::targets::{Discrepancy, FileHeld, ReadBack};
+use lodge::targets::{Discrepancy, FileHeld, ProgressSink, ReadBack};
 use tokio_util::sync::CancellationToken;
 
 use crate::env::{Env, Kind, MULTIPART_THRESHOLD, PART_SIZE};
 use crate::support::proxy::{Action, Rule};
 use crate::support::*;
+
+/// A progress sink for a check whose progress the case does not look at.
+fn quiet() -> ProgressSink {
+    Arc::new(|_| {})
+}
 
 /// Blob files at least this big are HEADed first by every target.
 const BIG: usize = (1 << 20) + 4096;
@@ -295,7 +301,19 @@ pub async fn verify_finds_a_fresh_deposit_intact(kind: Kind) {
     let recorded = jobs[0].identifier.clone().unwrap();
     let document = store.document(&ds.1).unwrap().unwrap();
     for read in [ReadBack::Sizes, ReadBack::Bytes] {
-        let held = env.target.holdings(&ds.1, &document, read).await.unwrap();
+        // The bytes read back, as a progress bar would count them.
+        let read_back = Arc::new(AtomicU64::new(0));
+        let counter: ProgressSink = {
+            let read_back = read_back.clone();
+            Arc::new(move |n| {
+                read_back.fetch_add(n, Ordering::Relaxed);
+            })
+        };
+        let held = env
+            .target
+            .holdings(&ds.1, &document, read, &counter)
+            .await
+            .unwrap();
         assert_eq!(held.discrepancies(&document, &recorded), [], "{read:?}");
         assert_eq!(held.record.as_ref().unwrap().identifier, recorded);
         if kind.stores_files() {
@@ -315,13 +333,22 @@ pub async fn verify_finds_a_fresh_deposit_intact(kind: Kind) {
         } else {
             assert!(held.files.is_empty(), "DataCite keeps no files");
         }
+        let expected = match read {
+            ReadBack::Bytes if kind.stores_files() => document.total_size(),
+            _ => 0,
+        };
+        assert_eq!(
+            read_back.load(Ordering::Relaxed),
+            expected,
+            "progress of the bytes read back by {read:?}"
+        );
     }
     // A key never deposited has no record there.
     let other = add(&store, &lab.numbered_folder(9), &metadata("Never sent"));
     let other_doc = store.document(&other.1).unwrap().unwrap();
     let held = env
         .target
-        .holdings(&other.1, &other_doc, ReadBack::Sizes)
+        .holdings(&other.1, &other_doc, ReadBack::Sizes, &quiet())
         .await
         .unwrap();
     assert_eq!(held.record, None);
@@ -353,7 +380,7 @@ pub async fn verify_names_a_lost_file_and_bytes_changed_in_place(kind: Kind) {
 
     let by_sizes = env
         .target
-        .holdings(&ds.1, &document, ReadBack::Sizes)
+        .holdings(&ds.1, &document, ReadBack::Sizes, &quiet())
         .await
         .unwrap();
     assert_eq!(
@@ -365,7 +392,7 @@ pub async fn verify_names_a_lost_file_and_bytes_changed_in_place(kind: Kind) {
     );
     let by_bytes = env
         .target
-        .holdings(&ds.1, &document, ReadBack::Bytes)
+        .holdings(&ds.1, &document, ReadBack::Bytes, &quiet())
         .await
         .unwrap();
     assert_eq!(
@@ -392,7 +419,14 @@ pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
     let document = store.document(&ds.1).unwrap().unwrap();
 
     env.tamper_record(&ds.1).await;
-    let found = check_deposit(env.target.as_ref(), &jobs[0], &document, ReadBack::Sizes).await;
+    let found = check_deposit(
+        env.target.as_ref(),
+        &jobs[0],
+        &document,
+        ReadBack::Sizes,
+        &quiet(),
+    )
+    .await;
     let Verification::Damaged(found) = found else {
         panic!("the record's loss is damage: {found:?}")
     };
@@ -413,7 +447,14 @@ pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
     }
     // A repair writes no second record in its place, and says so.
     let records = env.records().await;
-    let repair = repair_deposit(env.target.as_ref(), &jobs[0], &document, ReadBack::Sizes).await;
+    let repair = repair_deposit(
+        env.target.as_ref(),
+        &jobs[0],
+        &document,
+        ReadBack::Sizes,
+        &quiet(),
+    )
+    .await;
     let Repair::NothingSent { why: Some(why), .. } = &repair else {
         panic!("a lost record is not repaired: {repair:?}")
     };
@@ -438,7 +479,14 @@ pub async fn repair_puts_back_a_lost_file_and_leaves_the_record_alone(kind: Kind
         .await;
     let records = env.records().await;
 
-    let repair = repair_deposit(env.target.as_ref(), &jobs[0], &document, ReadBack::Sizes).await;
+    let repair = repair_deposit(
+        env.target.as_ref(),
+        &jobs[0],
+        &document,
+        ReadBack::Sizes,
+        &quiet(),
+    )
+    .await;
     match env.target.files_can_be_put_back() {
         Ok(()) => {
             let Repair::PutBack { files, after } = &repair else {
@@ -449,7 +497,7 @@ pub async fn repair_puts_back_a_lost_file_and_leaves_the_record_alone(kind: Kind
             // Every byte is back, under the record Lodge recorded, which is the only one.
             let held = env
                 .target
-                .holdings(&ds.1, &document, ReadBack::Bytes)
+                .holdings(&ds.1, &document, ReadBack::Bytes, &quiet())
                 .await
                 .unwrap();
             let recorded = jobs[0].identifier.as_deref().unwrap();
@@ -489,7 +537,14 @@ pub async fn repair_does_not_overwrite_other_bytes_under_a_files_name(kind: Kind
     env.tamper("changed.txt", &Sha256Hex::of(b"mine"), Some(b"MINE"))
         .await;
 
-    let repair = repair_deposit(env.target.as_ref(), &jobs[0], &document, ReadBack::Bytes).await;
+    let repair = repair_deposit(
+        env.target.as_ref(),
+        &jobs[0],
+        &document,
+        ReadBack::Bytes,
+        &quiet(),
+    )
+    .await;
     let changed = Discrepancy::BytesDiffer {
         path: "changed.txt".into(),
         found: Sha256Hex::of(b"MINE"),
@@ -504,7 +559,14 @@ pub async fn repair_does_not_overwrite_other_bytes_under_a_files_name(kind: Kind
     assert_eq!(files, &["lost.csv"]);
     assert_eq!(after, &Verification::Damaged(vec![changed.clone()]));
     // Only other bytes are left: nothing is sent, and the person is told what to do.
-    let again = repair_deposit(env.target.as_ref(), &jobs[0], &document, ReadBack::Bytes).await;
+    let again = repair_deposit(
+        env.target.as_ref(),
+        &jobs[0],
+        &document,
+        ReadBack::Bytes,
+        &quiet(),
+    )
+    .await;
     let Repair::NothingSent {
         found,
         why: Some(why),

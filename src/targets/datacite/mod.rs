@@ -335,6 +335,7 @@ impl Target for DataCiteTarget {
         key: &ContentKey,
         _document: &ContentDocument,
         _read: ReadBack,
+        _progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
         Ok(Holdings {
             record: self.lookup(key).await?,

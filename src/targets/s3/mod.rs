@@ -137,7 +137,12 @@ impl S3Target {
     }
 
     /// What the bucket holds under a blob's digest: its size (HEAD), or its bytes hashed.
-    async fn held_blob(&self, digest: &Sha256Hex, read: ReadBack) -> Result<FileHeld, Failure> {
+    async fn held_blob(
+        &self,
+        digest: &Sha256Hex,
+        read: ReadBack,
+        progress: &ProgressSink,
+    ) -> Result<FileHeld, Failure> {
         let key = self.location.blob_key(digest);
         if read == ReadBack::Sizes {
             return Ok(match self.head(&key).await? {
@@ -154,7 +159,7 @@ impl S3Target {
             )
             .await?;
         match resp.status() {
-            StatusCode::OK => hash_body(resp).await,
+            StatusCode::OK => hash_body(resp, progress).await,
             StatusCode::NOT_FOUND => Ok(FileHeld::Missing),
             _ => Err(self.failure_of(resp).await),
         }
@@ -407,10 +412,11 @@ impl Target for S3Target {
         key: &ContentKey,
         document: &ContentDocument,
         read: ReadBack,
+        progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
         let record = self.read_record(key).await?;
         read_by_digest(record, document, |e| {
-            Box::pin(self.held_blob(&e.sha256, read))
+            Box::pin(self.held_blob(&e.sha256, read, progress))
         })
         .await
     }
