@@ -141,6 +141,61 @@ fn a_deposited_datasets_details_copy_its_identifier_link_and_citation() {
     );
 }
 
+/// *Verify deposited*, above the table, checks every deposit in the list on the chosen
+/// target at once: one notice sums up, naming the damaged deposit and what it lost, and
+/// only that row turns damaged.
+#[test]
+fn verify_deposited_checks_every_deposit_and_names_the_damaged_one() {
+    let mut w = Window::open(FaultConfig::default());
+    let soil = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let water = citable_folder(&w.lab, "water-samples", "Water samples 2026");
+    for folder in [&soil, &water] {
+        let id = w.add_folder(folder);
+        w.deposit_row(id);
+    }
+    // The sandbox loses soil-cores' CITATION.cff (water-samples' differs by its title).
+    let cff = std::fs::read(soil.join("CITATION.cff")).unwrap();
+    let blob = w
+        .lab
+        .path("app/sandbox/blobs/sha256")
+        .join(lodge::content::Sha256Hex::of(&cff).to_hex());
+    std::fs::remove_file(blob).unwrap();
+
+    w.harness.step();
+    w.harness
+        .get_by_label("Verify deposited (2)")
+        .click_accesskit();
+    let summary = |app: &LodgeApp| {
+        app.model
+            .log
+            .iter()
+            .find(|l| l.kind == "app" && l.text.starts_with("Of 2 deposits"))
+            .map(|l| l.text.clone())
+    };
+    w.wait("the summary", |app| summary(app).is_some());
+    let said = summary(w.app()).unwrap();
+    assert!(
+        said.contains(", 1 intact; damaged: soil-cores (CITATION.cff is missing)"),
+        "{said}"
+    );
+    w.wait("the damaged row", |app| {
+        matches!(
+            gui::status_of(app, "soil-cores"),
+            Some(DedupStatus::Damaged { .. })
+        )
+    });
+    assert!(
+        matches!(
+            w.status("water-samples"),
+            Some(DedupStatus::Deposited { .. })
+        ),
+        "{:?}",
+        w.status("water-samples")
+    );
+    assert_eq!(w.log_of("verified").len(), 1);
+    assert_eq!(w.log_of("damaged").len(), 1);
+}
+
 /// A file the sandbox holds with other bytes of the same size passes Verify (it asks for
 /// sizes) and is found by Verify bytes, which reads every file back: the notice names it,
 /// and the row turns damaged.

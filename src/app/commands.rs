@@ -192,6 +192,7 @@ impl Core {
             Command::RemoveTarget(name) => self.remove_target(name).await,
             Command::TestTarget(name) => self.test_target(name).await,
             Command::VerifyDeposit { job, read } => self.verify_deposit(job, read, false).await,
+            Command::VerifyDatasets { ids, target } => self.verify_datasets(ids, target).await,
             Command::RepairDeposit { job } => self.verify_deposit(job, ReadBack::Sizes, true).await,
         }
     }

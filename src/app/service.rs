@@ -113,6 +113,12 @@ pub enum Command {
         job: i64,
         read: ReadBack,
     },
+    /// Check, by record and file sizes, every deposit the datasets `ids` landed on `target`
+    /// (the latest of each key); one notice sums up, each deposit's log keeps its finding.
+    VerifyDatasets {
+        ids: Vec<i64>,
+        target: String,
+    },
     /// Send again the files the server lost of what this job deposited (a deposit found
     /// damaged), then check it; a notice says what was done and found, the log keeps both.
     RepairDeposit {

@@ -1,18 +1,24 @@
-//! The window's *Verify*, *Verify bytes* and *Repair* of a deposit that landed, on the
-//! runtime: read back what the target holds of it (record and file sizes; every byte when
-//! asked, or when its last check found bytes changed, see [`read_back_for`]), with Repair
-//! first sending again the files it lost; tell the person in a notice, and put what was
-//! found and done in the deposit's log.
+//! The window's *Verify*, *Verify bytes* and *Repair* of a deposit that landed, and
+//! *Verify deposited* of many, on the runtime: read back what the target holds of each
+//! (record and file sizes; every byte when asked, or when its last check found bytes
+//! changed, see [`read_back_for`]), with Repair first sending again the files it lost; tell
+//! the person in a notice, and put what was found and done in the deposit's log.
 
 use std::sync::Arc;
+
+use futures_util::StreamExt;
 
 use super::commands::Core;
 use super::model::Notice;
 use super::update::Update;
+use crate::content::ContentDocument;
 use crate::engine::repair::{Repair, log_repair, repair_deposit, what_is_left};
-use crate::engine::verify::{Verification, check_deposit, log_finding, manifest_of, read_back_for};
-use crate::targets::{Discrepancy, ProgressSink, ReadBack};
-use crate::wording::human_bytes;
+use crate::engine::verify::{
+    Verification, check_deposit, landed_deposits, log_finding, manifest_of, read_back_for,
+};
+use crate::store::{EventRow, JobRow};
+use crate::targets::{Discrepancy, ProgressSink, ReadBack, Target};
+use crate::wording::{count_of, human_bytes};
 
 impl Core {
     /// Verify the deposit `job` landed, reading it back as `asked`, or (`repair`) repair it.
@@ -76,12 +82,10 @@ impl Core {
             let logged = self.db(move |s| log_repair(s, &logged_job, &done)).await;
             (notice, logged)
         } else {
-            let found = check_deposit(target.as_ref(), &job, &document, read, &quiet).await;
-            let notice = subject.check_notice(&found);
-            let logged = self
-                .db(move |s| log_finding(s, &logged_job, &found).map(Vec::from_iter))
+            let (found, logged) = self
+                .check_logged(target.as_ref(), &job, &document, read, &quiet)
                 .await;
-            (notice, logged)
+            (subject.check_notice(&found), logged)
         };
         match logged {
             Ok(events) if events.is_empty() => {}
@@ -96,6 +100,139 @@ impl Core {
             self.load_details(dataset).await;
         }
     }
+
+    /// Check one deposit and put the finding into its log: what was found, and the events
+    /// logged (or why they could not be).
+    async fn check_logged(
+        &self,
+        target: &dyn Target,
+        job: &JobRow,
+        document: &ContentDocument,
+        read: ReadBack,
+        progress: &ProgressSink,
+    ) -> (Verification, Result<Vec<EventRow>, String>) {
+        let found = check_deposit(target, job, document, read, progress).await;
+        let (logged_job, finding) = (job.clone(), found.clone());
+        let logged = self
+            .db(move |s| log_finding(s, &logged_job, &finding).map(Vec::from_iter))
+            .await;
+        (found, logged)
+    }
+
+    /// *Verify deposited*: check, by record and file sizes, every deposit the datasets `ids`
+    /// landed on `target` (the latest of each key, earlier keys too, as `lodge verify`
+    /// does), a few at a time. One notice sums up; each finding goes into its deposit's
+    /// log, so a damaged deposit's row says so.
+    pub(super) async fn verify_datasets(self: Arc<Self>, ids: Vec<i64>, target: String) {
+        let Some(on) = self.engine().target(&target).cloned() else {
+            return self.out().notice(Notice::error(format!(
+                "Cannot verify: {target} is not one of this window's targets"
+            )));
+        };
+        let label = on.label();
+        let scope = target.clone();
+        let listed = self
+            .db(move |s| {
+                let mut found = Vec::new();
+                for id in ids {
+                    for job in landed_deposits(s, id, Some(&scope))? {
+                        let document = manifest_of(s, &job);
+                        let read = read_back_for(s, &job, ReadBack::Sizes);
+                        found.push((job, document, read));
+                    }
+                }
+                Ok(found)
+            })
+            .await;
+        let deposits = match listed {
+            Ok(deposits) => deposits,
+            Err(e) => {
+                return self.out().notice(Notice::error(format!(
+                    "Cannot verify: cannot read the deposits from the database: {e}"
+                )));
+            }
+        };
+        if deposits.is_empty() {
+            return self
+                .out()
+                .notice(Notice::info(format!("No deposits on {label} to verify.")));
+        }
+        self.out().notice(Notice::info(format!(
+            "Verifying {} on {label}; a notice follows when it is done.",
+            count_of(deposits.len() as u64, "deposit", "deposits")
+        )));
+        let quiet: ProgressSink = Arc::new(|_| {});
+        // A few at a time: a slow repository answers a HEAD in a round trip or two.
+        let checked: Vec<(String, Verification)> = futures_util::stream::iter(deposits)
+            .map(|(job, document, read)| {
+                let (this, on, quiet) = (self.clone(), on.clone(), quiet.clone());
+                async move {
+                    let name = job
+                        .dataset_name
+                        .clone()
+                        .unwrap_or_else(|| format!("job {}", job.id));
+                    let found = match document {
+                        Ok(document) => {
+                            let (found, logged) = this
+                                .check_logged(on.as_ref(), &job, &document, read, &quiet)
+                                .await;
+                            match logged {
+                                Ok(events) if !events.is_empty() => {
+                                    this.out().send(Update::Logged(events))
+                                }
+                                Ok(_) => {}
+                                Err(e) => this.out().notice(Notice::warning(format!(
+                                    "What the check of {name} found could not be logged: {e}"
+                                ))),
+                            }
+                            found
+                        }
+                        Err(why) => Verification::Unknown(why),
+                    };
+                    (name, found)
+                }
+            })
+            .buffer_unordered(4)
+            .collect()
+            .await;
+        self.out().notice(batch_notice(&label, &checked));
+    }
+}
+
+/// What a *Verify deposited* found, as one notice: how many are intact, and the damaged and
+/// unchecked ones by name with what was found (three of each, then how many more).
+fn batch_notice(label: &str, checked: &[(String, Verification)]) -> Notice {
+    let mut intact = 0;
+    let (mut damaged, mut unknown) = (Vec::new(), Vec::new());
+    for (name, found) in checked {
+        match found {
+            Verification::Intact(_) => intact += 1,
+            Verification::Damaged(damage) => damaged.push(format!("{name} ({})", listed(damage))),
+            Verification::Unknown(why) => unknown.push(format!("{name} ({why})")),
+        }
+    }
+    let some = |names: &[String]| match names.len() {
+        0..=3 => names.join(", "),
+        n => format!("{} and {} more", names[..3].join(", "), n - 3),
+    };
+    let total = count_of(checked.len() as u64, "deposit", "deposits");
+    if damaged.is_empty() && unknown.is_empty() {
+        return Notice::info(format!(
+            "All {total} on {label} are intact (record and file sizes)."
+        ));
+    }
+    let mut said = format!("Of {total} on {label}, {intact} intact");
+    if !damaged.is_empty() {
+        said += &format!(
+            "; damaged: {}. Each damaged deposit's details offer Repair where its lost files \
+             can be sent again",
+            some(&damaged)
+        );
+    }
+    if !unknown.is_empty() {
+        said += &format!("; could not be checked: {}", some(&unknown));
+    }
+    Notice::error(said + ".")
 }
 
 /// The deposit a notice is about.

@@ -50,6 +50,9 @@ pub struct TableState {
     pub ready_ids: Vec<i64>,
     /// Rows whose folders changed since their scan: what "Rescan changed" rescans.
     pub changed_ids: Vec<i64>,
+    /// Rows deposited on the chosen target (whole, or found damaged): what "Verify
+    /// deposited" checks.
+    pub landed_ids: Vec<i64>,
     pub failed_count: usize,
     pub any_waiting: bool,
     built_for: Option<(u64, String, Option<StatusKind>, SortBy, bool, String)>,
@@ -74,6 +77,7 @@ impl TableState {
         let mut rows: Vec<(i64, StatusKind, &crate::app::DatasetEntry)> = Vec::new();
         self.ready_ids.clear();
         self.changed_ids.clear();
+        self.landed_ids.clear();
         self.failed_count = 0;
         self.any_waiting = false;
         for r in model.rows() {
@@ -84,6 +88,12 @@ impl TableState {
             }
             if kind == StatusKind::ChangedSinceScan && r.id > 0 {
                 self.changed_ids.push(r.id);
+            }
+            if matches!(
+                kind,
+                StatusKind::Deposited | StatusKind::AlreadyDeposited | StatusKind::Damaged
+            ) {
+                self.landed_ids.push(r.id);
             }
             self.failed_count += usize::from(kind == StatusKind::Failed);
             self.any_waiting |= kind == StatusKind::WaitingToRetry;
@@ -205,6 +215,25 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
                         app.send(rescan(entry));
                     }
                 }
+            }
+        }
+        let landed = app.table.landed_ids.clone();
+        if !landed.is_empty() {
+            ui.separator();
+            if ui
+                .button(format!("Verify deposited ({})", landed.len()))
+                .on_hover_text(
+                    "Ask the chosen target whether it still holds each deposit of these \
+                     datasets whole: the record, and every file at its size. Changes \
+                     nothing there; one notice sums up, each finding goes into the log",
+                )
+                .clicked()
+            {
+                let target = app.target_id().to_string();
+                app.send(Command::VerifyDatasets {
+                    ids: landed,
+                    target,
+                });
             }
         }
     });

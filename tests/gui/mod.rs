@@ -186,9 +186,7 @@ impl Window {
 
     /// The status of the only row whose name is `name`.
     pub fn status(&self, name: &str) -> Option<DedupStatus> {
-        let app = self.app();
-        let row = app.model.rows().iter().find(|r| r.name == name)?;
-        Some(app.model.status(row, app.target_id()))
+        status_of(self.app(), name)
     }
 
     pub fn row_id(&self, name: &str) -> i64 {
@@ -211,6 +209,12 @@ impl Window {
             .map(|l| l.text.clone())
             .collect()
     }
+}
+
+/// The status `app` shows for the only row whose name is `name` (for a `Window::wait`).
+pub fn status_of(app: &LodgeApp, name: &str) -> Option<DedupStatus> {
+    let row = app.model.rows().iter().find(|r| r.name == name)?;
+    Some(app.model.status(row, app.target_id()))
 }
 
 /// A folder whose CITATION.cff makes its metadata complete.
