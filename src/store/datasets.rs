@@ -383,17 +383,23 @@ fn save_in(db: Db<'_>, new: &NewDataset<'_>, origin: &str, actor: &str, now: i64
     let metadata = serde_json::to_string(&new.metadata.normalized())
         .map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let total: u64 = new.files.iter().map(|f| f.size).sum();
-    // A folder is one dataset per machine: on a shared database the same path on two
-    // machines is two datasets.
-    let earlier: Option<(Option<String>, Option<String>, String)> = db.opt(
+    let earlier: Option<EarlierScan> = db.opt(
         &format!(
             "SELECT content_key, fingerprint, metadata FROM datasets WHERE path = ?1 AND {}",
             added_here(db, 2)
         ),
         args![new.path, origin],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        |r| {
+            Ok(EarlierScan {
+                key: r.get(0)?,
+                fingerprint: r.get(1)?,
+                metadata: r.get(2)?,
+            })
+        },
     )?;
-    let metadata_changed = earlier.as_ref().is_some_and(|(_, _, m)| *m != metadata);
+    let logged = scan_logged(earlier.as_ref(), &key, &fingerprint, &metadata, new, total);
+    // A folder is one dataset per machine: on a shared database the same path on two
+    // machines is two datasets.
     let (this_folder, conflict) = if db.is_postgres() {
         ("origin = ?9 AND path = ?1", "(origin, path)")
     } else {
@@ -450,35 +456,7 @@ fn save_in(db: Db<'_>, new: &NewDataset<'_>, origin: &str, actor: &str, now: i64
             args![id, &f.rel_path, f.size, f.mtime_ns, f.file_id, &f.sha256],
         )?;
     }
-    let said = match earlier {
-        None => Some((
-            EventKind::Added,
-            // The log names the dataset beside each line: the message need not.
-            format!(
-                "added with {}, {}",
-                count_of(new.files.len() as u64, "file", "files"),
-                human_bytes(total)
-            ),
-        )),
-        Some((old_key, old_fingerprint, _)) if old_key.as_deref() != Some(&key) => {
-            let files = old_fingerprint.as_deref() != Some(&fingerprint);
-            let what = match (files, metadata_changed) {
-                (true, true) => "its files and metadata changed",
-                (true, false) => "its files changed",
-                // The key covers nothing else: what is left is the metadata.
-                (false, _) => "its metadata changed",
-            };
-            let was = old_key.map_or(String::new(), |k| {
-                format!(" {}…", k.chars().take(12).collect::<String>())
-            });
-            Some((
-                EventKind::Rescanned,
-                format!("scanned again: {what}; key{was} is now {}…", &key[..12]),
-            ))
-        }
-        Some(_) => None,
-    };
-    if let Some((kind, message)) = said {
+    if let Some((kind, message)) = logged {
         let event = NewEvent {
             dataset_id: Some(id),
             content_key: Some(key),
@@ -489,4 +467,53 @@ fn save_in(db: Db<'_>, new: &NewDataset<'_>, origin: &str, actor: &str, now: i64
         insert_event(db, &event, actor)?;
     }
     Ok(id)
+}
+
+/// A folder's scan as recorded before it is saved again.
+struct EarlierScan {
+    key: Option<String>,
+    fingerprint: Option<String>,
+    metadata: String,
+}
+
+/// The log line for saving a scan (`key`, `fingerprint`, normalised `metadata`) over
+/// `earlier`: `added` for a folder new to the list, `rescanned` with what changed when its
+/// key moved on, nothing when it did not.
+fn scan_logged(
+    earlier: Option<&EarlierScan>,
+    key: &str,
+    fingerprint: &str,
+    metadata: &str,
+    new: &NewDataset<'_>,
+    total: u64,
+) -> Option<(EventKind, String)> {
+    let Some(earlier) = earlier else {
+        // The log names the dataset beside each line: the message need not.
+        return Some((
+            EventKind::Added,
+            format!(
+                "added with {}, {}",
+                count_of(new.files.len() as u64, "file", "files"),
+                human_bytes(total)
+            ),
+        ));
+    };
+    if earlier.key.as_deref() == Some(key) {
+        return None;
+    }
+    let files = earlier.fingerprint.as_deref() != Some(fingerprint);
+    let what = match (files, earlier.metadata != metadata) {
+        (true, true) => "its files and metadata changed",
+        (true, false) => "its files changed",
+        // The key covers nothing else: what is left is the metadata.
+        (false, _) => "its metadata changed",
+    };
+    let was = earlier
+        .key
+        .as_deref()
+        .map_or(String::new(), |k| format!(" {}…", &k[..k.len().min(12)]));
+    Some((
+        EventKind::Rescanned,
+        format!("scanned again: {what}; key{was} is now {}…", &key[..12]),
+    ))
 }
