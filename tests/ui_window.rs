@@ -155,25 +155,17 @@ fn verify_deposited_checks_every_deposit_and_names_the_damaged_one() {
     }
     // The sandbox loses soil-cores' CITATION.cff (water-samples' differs by its title).
     let cff = std::fs::read(soil.join("CITATION.cff")).unwrap();
-    let blob = w
-        .lab
-        .path("app/sandbox/blobs/sha256")
-        .join(lodge::content::Sha256Hex::of(&cff).to_hex());
+    let blob = w.sandbox_blob(&cff);
     std::fs::remove_file(blob).unwrap();
 
     w.harness.step();
     w.harness
         .get_by_label("Verify deposited (2)")
         .click_accesskit();
-    let summary = |app: &LodgeApp| {
-        app.model
-            .log
-            .iter()
-            .find(|l| l.kind == "app" && l.text.starts_with("Of 2 deposits"))
-            .map(|l| l.text.clone())
-    };
-    w.wait("the summary", |app| summary(app).is_some());
-    let said = summary(w.app()).unwrap();
+    w.wait("the summary", |app| {
+        !gui::notices_with(app, "Of 2 deposits").is_empty()
+    });
+    let (_, said) = gui::notices_with(w.app(), "Of 2 deposits").remove(0);
     assert!(
         said.contains(", 1 intact; damaged: soil-cores (CITATION.cff is missing)"),
         "{said}"
@@ -206,39 +198,25 @@ fn verify_bytes_in_the_details_finds_a_file_replaced_by_other_bytes_of_its_size(
     let id = w.add_folder(&folder);
     w.deposit_row(id);
     let readme = std::fs::read(folder.join("README.txt")).unwrap();
-    let blob = w
-        .lab
-        .path("app/sandbox/blobs/sha256")
-        .join(lodge::content::Sha256Hex::of(&readme).to_hex());
+    let blob = w.sandbox_blob(&readme);
     let mut other = readme.clone();
     *other.last_mut().unwrap() ^= 1;
     std::fs::write(&blob, &other).unwrap();
-    let notices = |app: &LodgeApp, text: &str| -> Vec<String> {
-        app.model
-            .log
-            .iter()
-            .filter(|l| l.kind == "app" && l.text.contains(text))
-            .map(|l| l.text.clone())
-            .collect()
-    };
 
     w.open_details("soil-cores", |d| !d.jobs.is_empty());
     w.harness.step();
     w.harness.get_by_label("Verify").click_accesskit();
     w.wait("the check by sizes", |app| {
-        !notices(app, "is intact").is_empty()
+        !gui::notices_with(app, "is intact").is_empty()
     });
-    assert!(
-        notices(w.app(), "is intact")[0].contains("3 files, 205 B: sizes match"),
-        "{:?}",
-        notices(w.app(), "is intact")
-    );
+    let (_, intact) = gui::notices_with(w.app(), "is intact").remove(0);
+    assert!(intact.contains("3 files, 205 B: sizes match"), "{intact}");
 
     w.harness.get_by_label("Verify bytes").click_accesskit();
     w.wait("the check by bytes", |app| {
-        !notices(app, "is damaged").is_empty()
+        !gui::notices_with(app, "is damaged").is_empty()
     });
-    let damaged = notices(w.app(), "is damaged").remove(0);
+    let (_, damaged) = gui::notices_with(w.app(), "is damaged").remove(0);
     assert!(
         damaged.contains("README.txt has other bytes on the server"),
         "{damaged}"
@@ -260,23 +238,14 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let id = w.add_folder(&folder);
     let (identifier, _) = w.deposit_row(id);
-    // The window's own lines in the log (its notices) that hold `text`, with their level.
-    let said = |app: &LodgeApp, text: &str| -> Vec<(LogLevel, String)> {
-        app.model
-            .log
-            .iter()
-            .filter(|l| l.kind == "app" && l.text.contains(text))
-            .map(|l| (l.level, l.text.clone()))
-            .collect()
-    };
     w.open_details("soil-cores", |d| !d.jobs.is_empty());
     w.harness.step();
     // Pressed through accessibility: the deposits are below the panel's fold.
     w.harness.get_by_label("Verify").click_accesskit();
     w.wait("the check's notice", |app| {
-        !said(app, "is intact").is_empty()
+        !gui::notices_with(app, "is intact").is_empty()
     });
-    let (level, intact) = said(w.app(), "is intact").remove(0);
+    let (level, intact) = gui::notices_with(w.app(), "is intact").remove(0);
     assert_eq!(level, LogLevel::Info);
     assert!(
         intact.starts_with("soil-cores is intact on Local sandbox")
@@ -293,10 +262,7 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
 
     // The sandbox loses the dataset's CITATION.cff: the next check names it.
     let cff = std::fs::read(folder.join("CITATION.cff")).unwrap();
-    let blob = w
-        .lab
-        .path("app/sandbox/blobs/sha256")
-        .join(lodge::content::Sha256Hex::of(&cff).to_hex());
+    let blob = w.sandbox_blob(&cff);
     std::fs::remove_file(blob).unwrap();
     w.open_details("soil-cores", |d| {
         d.jobs
@@ -306,9 +272,9 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
     w.harness.step();
     w.harness.get_by_label("Verify").click_accesskit();
     w.wait("the damage notice", |app| {
-        !said(app, "is damaged").is_empty()
+        !gui::notices_with(app, "is damaged").is_empty()
     });
-    let (level, damaged) = said(w.app(), "is damaged").remove(0);
+    let (level, damaged) = gui::notices_with(w.app(), "is damaged").remove(0);
     assert_eq!(level, LogLevel::Error);
     assert!(
         damaged.contains("CITATION.cff is missing") && damaged.contains("Put back what is missing"),
@@ -355,16 +321,13 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
             )
         })
     });
-    let (level, repaired) = said(w.app(), "is repaired").remove(0);
+    let (level, repaired) = gui::notices_with(w.app(), "is repaired").remove(0);
     assert_eq!(level, LogLevel::Info);
     assert!(
         repaired.contains("sent again CITATION.cff; now intact: 3 files"),
         "{repaired}"
     );
-    let blob = w
-        .lab
-        .path("app/sandbox/blobs/sha256")
-        .join(lodge::content::Sha256Hex::of(&cff).to_hex());
+    let blob = w.sandbox_blob(&cff);
     assert_eq!(std::fs::read(blob).unwrap(), cff);
     assert_eq!(w.log_of("repair").len(), 1);
     // Whole again: no Repair to offer.

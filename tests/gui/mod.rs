@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use lodge::app::{AppPaths, AppService, DedupStatus, Details, ServiceConfig, StatusKind};
+use lodge::app::{AppPaths, AppService, DedupStatus, Details, LogLevel, ServiceConfig, StatusKind};
 use lodge::sandbox::FaultConfig;
 use lodge::ui::LodgeApp;
 
@@ -199,6 +199,13 @@ impl Window {
             .expect("row")
     }
 
+    /// The file in which the window's sandbox keeps the blob of `content`.
+    pub fn sandbox_blob(&self, content: &[u8]) -> PathBuf {
+        self.lab
+            .path("app/sandbox/blobs/sha256")
+            .join(lodge::content::Sha256Hex::of(content).to_hex())
+    }
+
     /// Log lines of one kind.
     pub fn log_of(&self, kind: &str) -> Vec<String> {
         self.app()
@@ -209,6 +216,16 @@ impl Window {
             .map(|l| l.text.clone())
             .collect()
     }
+}
+
+/// The window's own lines in the log (its notices) that hold `text`, with their level.
+pub fn notices_with(app: &LodgeApp, text: &str) -> Vec<(LogLevel, String)> {
+    app.model
+        .log
+        .iter()
+        .filter(|l| l.kind == "app" && l.text.contains(text))
+        .map(|l| (l.level, l.text.clone()))
+        .collect()
 }
 
 /// The status `app` shows for the only row whose name is `name` (for a `Window::wait`).
