@@ -661,6 +661,17 @@ impl Model {
             return;
         }
         self.note_check(e);
+        // The open details list each deposit's events: one logged since (a check, say,
+        // which leaves the job as it was, so nothing reloads them) joins its list.
+        if let Some(details) = &mut self.details
+            && let Some((_, events)) = details
+                .jobs
+                .iter_mut()
+                .find(|(job, _)| Some(job.id) == e.job_id)
+            && events.last().is_none_or(|last| last.id < e.id)
+        {
+            events.push(e.clone());
+        }
         // A pause arrives with its reason from the store (`Update::TargetPaused`).
         if let (EventKind::Resumed, Some(target)) = (e.kind, &e.target)
             && self.paused_targets.remove(target).is_some()
@@ -843,6 +854,48 @@ mod tests {
             elsewhere,
         ]));
         assert_eq!(status(&model), deposited);
+    }
+
+    #[test]
+    fn an_event_logged_for_a_deposit_in_the_open_details_joins_its_list_once() {
+        let event = |id: i64, job: i64, kind| EventRow {
+            id,
+            at: id,
+            job_id: Some(job),
+            dataset_id: Some(1),
+            target: Some("sandbox+http://127.0.0.1:1".into()),
+            content_key: Some("ab".repeat(32)),
+            kind,
+            attempt: None,
+            http_status: None,
+            delay_ms: None,
+            message: format!("event {id}"),
+            actor: "me@here".into(),
+        };
+        let mut model = Model::default();
+        model.apply(Update::Details(Box::new(Details {
+            dataset: 1,
+            files: Vec::new(),
+            left_out: Vec::new(),
+            jobs: vec![(
+                job(JobState::Deposited, 1, 1000),
+                vec![event(3, 7, EventKind::Created)],
+            )],
+        })));
+        // A check of job 7 (it leaves the job as it was); another job's event; the check
+        // again, as the shared store's notices bring it a second time; an older event.
+        model.apply(Update::Logged(vec![
+            event(9, 7, EventKind::Verified),
+            event(10, 8, EventKind::Created),
+        ]));
+        model.apply(Update::Logged(vec![event(9, 7, EventKind::Verified)]));
+        model.apply(Update::Logged(vec![event(2, 7, EventKind::Attempt)]));
+        let ids: Vec<i64> = model.details.as_ref().unwrap().jobs[0]
+            .1
+            .iter()
+            .map(|e| e.id)
+            .collect();
+        assert_eq!(ids, [3, 9]);
     }
 
     #[test]
