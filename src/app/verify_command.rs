@@ -157,10 +157,13 @@ impl Core {
                 .out()
                 .notice(Notice::info(format!("No deposits on {label} to verify.")));
         }
-        self.out().notice(Notice::info(format!(
-            "Verifying {} on {label}; a notice follows when it is done.",
-            count_of(deposits.len() as u64, "deposit", "deposits")
-        )));
+        if deposits.len() > 5 {
+            // Many checks take a while over a real network: say they started.
+            self.out().notice(Notice::info(format!(
+                "Verifying {} deposits on {label}; a notice follows when it is done.",
+                deposits.len()
+            )));
+        }
         let quiet: ProgressSink = Arc::new(|_| {});
         // A few at a time: a slow repository answers a HEAD in a round trip or two.
         let checked: Vec<(String, Verification)> = futures_util::stream::iter(deposits)
@@ -215,12 +218,13 @@ fn batch_notice(label: &str, checked: &[(String, Verification)]) -> Notice {
         0..=3 => names.join(", "),
         n => format!("{} and {} more", names[..3].join(", "), n - 3),
     };
-    let total = count_of(checked.len() as u64, "deposit", "deposits");
     if damaged.is_empty() && unknown.is_empty() {
-        return Notice::info(format!(
-            "All {total} on {label} are intact (record and file sizes)."
-        ));
+        return Notice::info(match checked.len() {
+            1 => format!("The deposit on {label} is intact (record and file sizes)."),
+            n => format!("All {n} deposits on {label} are intact (record and file sizes)."),
+        });
     }
+    let total = count_of(checked.len() as u64, "deposit", "deposits");
     let mut said = format!("Of {total} on {label}, {intact} intact");
     if !damaged.is_empty() {
         said += &format!(
@@ -326,4 +330,42 @@ fn listed(damage: &[Discrepancy]) -> String {
         .map(ToString::to_string)
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::model::NoticeLevel;
+
+    fn damaged(path: &str) -> Verification {
+        Verification::Damaged(vec![Discrepancy::FileMissing { path: path.into() }])
+    }
+
+    #[test]
+    fn a_verify_deposited_notice_counts_the_intact_and_names_three_of_the_rest() {
+        let one = [("soil".to_string(), Verification::Intact("1 file".into()))];
+        let notice = batch_notice("Local sandbox", &one);
+        assert_eq!(
+            notice.text,
+            "The deposit on Local sandbox is intact (record and file sizes)."
+        );
+
+        let mut many: Vec<(String, Verification)> = (1..=4)
+            .map(|i| (format!("run{i}"), damaged("a.csv")))
+            .collect();
+        many.push(("lake".into(), Verification::Intact("2 files".into())));
+        many.push((
+            "pond".into(),
+            Verification::Unknown("the server could not be asked".into()),
+        ));
+        let notice = batch_notice("S3", &many);
+        assert_eq!(notice.level, NoticeLevel::Error);
+        assert_eq!(
+            notice.text,
+            "Of 6 deposits on S3, 1 intact; damaged: run1 (a.csv is missing), run2 (a.csv is \
+             missing), run3 (a.csv is missing) and 1 more. Each damaged deposit's details \
+             offer Repair where its lost files can be sent again; could not be checked: pond \
+             (the server could not be asked)."
+        );
+    }
 }
