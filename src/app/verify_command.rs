@@ -20,6 +20,9 @@ use crate::store::{EventRow, JobRow};
 use crate::targets::{Discrepancy, ProgressSink, ReadBack, Target};
 use crate::wording::{count_of, human_bytes};
 
+/// A deposit this large takes a while to read back by bytes: the window says it started.
+const LONG_READ_BACK: u64 = 64 << 20;
+
 impl Core {
     /// Verify the deposit `job` landed, reading it back as `asked`, or (`repair`) repair it.
     pub(super) async fn verify_deposit(self: Arc<Self>, job: i64, asked: ReadBack, repair: bool) {
@@ -65,7 +68,7 @@ impl Core {
             recorded: job.identifier.clone().unwrap_or_default(),
             repairable: target.files_can_be_put_back().is_ok(),
         };
-        if read == ReadBack::Bytes {
+        if read == ReadBack::Bytes && document.total_size() >= LONG_READ_BACK {
             // Reading every byte back can take a while: say it started.
             self.out().notice(Notice::info(format!(
                 "Reading {name} back from {} ({}) to compare every file's SHA-256; a \
