@@ -5,7 +5,7 @@ mod gui;
 mod support;
 
 use egui_kittest::kittest::{NodeT, Queryable};
-use lodge::app::{Command, DedupStatus, LogLevel, StatusKind};
+use lodge::app::{Command, DedupStatus, LogLevel, StatusKind, Update};
 use lodge::sandbox::FaultConfig;
 use lodge::ui::LodgeApp;
 
@@ -212,10 +212,26 @@ fn verify_bytes_in_the_details_finds_a_file_replaced_by_other_bytes_of_its_size(
     let (_, intact) = gui::notices_with(w.app(), "is intact").remove(0);
     assert!(intact.contains("3 files, 205 B: sizes match"), "{intact}");
 
+    // While a check reads bytes back, a bar under the deposit says how far it is...
+    let job = w.app().model.details.as_ref().unwrap().jobs[0].0.id;
+    w.harness.state_mut().model.apply(Update::ReadBack {
+        job,
+        progress: Some((1024, 4096)),
+    });
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_by_label_contains("Reading back 1.0 KiB of 4.0 KiB")
+            .is_some(),
+        "no read-back bar"
+    );
+
     w.harness.get_by_label("Verify bytes").click_accesskit();
     w.wait("the check by bytes", |app| {
         !gui::notices_with(app, "is damaged").is_empty()
     });
+    // ...and goes when the check is over.
+    w.wait("the bar gone", |app| app.model.reading_back.is_empty());
     let (_, damaged) = gui::notices_with(w.app(), "is damaged").remove(0);
     assert!(
         damaged.contains("README.txt has other bytes on the server"),

@@ -208,6 +208,9 @@ pub struct Model {
     actor: String,
     /// Notices not yet shown; the window takes them.
     pub notices: Vec<Notice>,
+    /// Deposits being read back by bytes (Verify bytes, Repair), by job: bytes read of the
+    /// deposit's size.
+    pub reading_back: HashMap<i64, (u64, u64)>,
     pub details: Option<Details>,
     pub history: Option<Vec<HistoryRow>>,
     pub settings: Settings,
@@ -462,6 +465,14 @@ impl Model {
             }
             Update::Logged(events) => events.iter().for_each(|e| self.push_event(e)),
             Update::TargetPaused { scope, reason } => self.target_paused(scope, reason),
+            Update::ReadBack { job, progress } => match progress {
+                Some(progress) => {
+                    self.reading_back.insert(job, progress);
+                }
+                None => {
+                    self.reading_back.remove(&job);
+                }
+            },
             Update::Notice(notice) => {
                 let level = match notice.level {
                     NoticeLevel::Info => LogLevel::Info,

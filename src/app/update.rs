@@ -106,6 +106,12 @@ pub enum Update {
     /// offer a Rescan, until one is done. The whole list, as of one look: a row not in it
     /// is as scanned.
     FoldersChanged(Vec<FolderChanged>),
+    /// How far the check by bytes of the deposit job `job` landed has read it back: `done`
+    /// of `total` bytes, or `None` once the check is over.
+    ReadBack {
+        job: i64,
+        progress: Option<(u64, u64)>,
+    },
     /// Jobs as they are now (after queueing or retrying).
     Jobs(Vec<JobRow>),
     /// Events committed by a command (queueing, retry) rather than by the engine.

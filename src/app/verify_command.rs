@@ -4,11 +4,12 @@
 //! changed, see [`read_back_for`]), with Repair first sending again the files it lost; tell
 //! the person in a notice, and put what was found and done in the deposit's log.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 
-use super::commands::Core;
+use super::commands::{Core, Outbox};
 use super::model::Notice;
 use super::update::Update;
 use crate::content::ContentDocument;
@@ -18,10 +19,7 @@ use crate::engine::verify::{
 };
 use crate::store::{EventRow, JobRow};
 use crate::targets::{Discrepancy, ProgressSink, ReadBack, Target};
-use crate::wording::{count_of, human_bytes};
-
-/// A deposit this large takes a while to read back by bytes: the window says it started.
-const LONG_READ_BACK: u64 = 64 << 20;
+use crate::wording::count_of;
 
 impl Core {
     /// Verify the deposit `job` landed, reading it back as `asked`, or (`repair`) repair it.
@@ -68,28 +66,21 @@ impl Core {
             recorded: job.identifier.clone().unwrap_or_default(),
             repairable: target.files_can_be_put_back().is_ok(),
         };
-        if read == ReadBack::Bytes && document.total_size() >= LONG_READ_BACK {
-            // Reading every byte back can take a while: say it started.
-            self.out().notice(Notice::info(format!(
-                "Reading {name} back from {} ({}) to compare every file's SHA-256; a \
-                 notice follows when it is done.",
-                subject.label,
-                human_bytes(document.total_size())
-            )));
-        }
-        let quiet: ProgressSink = Arc::new(|_| {});
+        // Reading every byte back can take a while: a bar under the deposit shows how far.
+        let progress = read_back_progress(self.out(), job.id, read, document.total_size());
         let logged_job = job.clone();
         let (notice, logged) = if repair {
-            let done = repair_deposit(target.as_ref(), &job, &document, read, &quiet).await;
+            let done = repair_deposit(target.as_ref(), &job, &document, read, &progress).await;
             let notice = subject.repair_notice(&done);
             let logged = self.db(move |s| log_repair(s, &logged_job, &done)).await;
             (notice, logged)
         } else {
             let (found, logged) = self
-                .check_logged(target.as_ref(), &job, &document, read, &quiet)
+                .check_logged(target.as_ref(), &job, &document, read, &progress)
                 .await;
             (subject.check_notice(&found), logged)
         };
+        self.read_back_over(job.id, read);
         match logged {
             Ok(events) if events.is_empty() => {}
             Ok(events) => self.out().send(Update::Logged(events)),
@@ -101,6 +92,16 @@ impl Core {
         if let Some(dataset) = job.dataset_id {
             // The details show the job's events: the check is one now.
             self.load_details(dataset).await;
+        }
+    }
+
+    /// The check of job `job` by `read` is over: its bar, if it had one, goes.
+    fn read_back_over(&self, job: i64, read: ReadBack) {
+        if read == ReadBack::Bytes {
+            self.out().send(Update::ReadBack {
+                job,
+                progress: None,
+            });
         }
     }
 
@@ -167,11 +168,10 @@ impl Core {
                 deposits.len()
             )));
         }
-        let quiet: ProgressSink = Arc::new(|_| {});
         // A few at a time: a slow repository answers a HEAD in a round trip or two.
         let checked: Vec<(String, Verification)> = futures_util::stream::iter(deposits)
             .map(|(job, document, read)| {
-                let (this, on, quiet) = (self.clone(), on.clone(), quiet.clone());
+                let (this, on) = (self.clone(), on.clone());
                 async move {
                     let name = job
                         .dataset_name
@@ -179,9 +179,12 @@ impl Core {
                         .unwrap_or_else(|| format!("job {}", job.id));
                     let found = match document {
                         Ok(document) => {
+                            let progress =
+                                read_back_progress(this.out(), job.id, read, document.total_size());
                             let (found, logged) = this
-                                .check_logged(on.as_ref(), &job, &document, read, &quiet)
+                                .check_logged(on.as_ref(), &job, &document, read, &progress)
                                 .await;
+                            this.read_back_over(job.id, read);
                             match logged {
                                 Ok(events) if !events.is_empty() => {
                                     this.out().send(Update::Logged(events))
@@ -203,6 +206,31 @@ impl Core {
             .await;
         self.out().notice(batch_notice(&label, &checked));
     }
+}
+
+/// What a check of job `job` reading back as `read` tells of its progress: by bytes, the
+/// window's bar under the deposit (of `total` bytes, at most ten reports a second, through
+/// `out`); by sizes, nothing. [`Core::read_back_over`] takes the bar away.
+fn read_back_progress(out: &Outbox, job: i64, read: ReadBack, total: u64) -> ProgressSink {
+    if read == ReadBack::Sizes {
+        return Arc::new(|_| {});
+    }
+    let out = out.clone();
+    let read_so_far = Mutex::new((0u64, None::<Instant>));
+    Arc::new(move |n| {
+        let mut state = read_so_far.lock().unwrap_or_else(|p| p.into_inner());
+        state.0 += n;
+        if state
+            .1
+            .is_none_or(|told| told.elapsed() >= Duration::from_millis(100))
+        {
+            state.1 = Some(Instant::now());
+            out.send(Update::ReadBack {
+                job,
+                progress: Some((state.0.min(total), total)),
+            });
+        }
+    })
 }
 
 /// What a *Verify deposited* found, as one notice: how many are intact, and the damaged and
@@ -342,6 +370,31 @@ mod tests {
 
     fn damaged(path: &str) -> Verification {
         Verification::Damaged(vec![Discrepancy::FileMissing { path: path.into() }])
+    }
+
+    #[test]
+    fn a_read_back_by_bytes_reports_its_progress_ten_times_a_second_at_most() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let out = Outbox::new(tx, Arc::new(|| {}));
+        let by_sizes = read_back_progress(&out, 7, ReadBack::Sizes, 4096);
+        by_sizes(1024);
+        assert!(rx.try_recv().is_err(), "a check by sizes shows no bar");
+
+        let by_bytes = read_back_progress(&out, 7, ReadBack::Bytes, 4096);
+        by_bytes(1024);
+        by_bytes(1024);
+        std::thread::sleep(Duration::from_millis(110));
+        by_bytes(4096);
+        let told: Vec<Option<(u64, u64)>> = rx
+            .try_iter()
+            .map(|u| match u {
+                Update::ReadBack { job: 7, progress } => progress,
+                other => panic!("unexpected {other:?}"),
+            })
+            .collect();
+        // The first chunk at once, the second held back, the third after a pause (a
+        // repair's second read cannot go past the whole).
+        assert_eq!(told, [Some((1024, 4096)), Some((4096, 4096))]);
     }
 
     #[test]

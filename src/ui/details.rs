@@ -11,7 +11,7 @@ use crate::app::{Command, DedupStatus, StatusKind};
 use crate::content::citation;
 use crate::store::replays_by_original;
 use crate::targets::ReadBack;
-use crate::wording::{count_of, replayed_since};
+use crate::wording::{count_of, human_bytes, replayed_since};
 
 #[derive(Default)]
 pub struct DetailsState {
@@ -358,6 +358,17 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             }
                             Some(Check::Repair) => app.send(Command::RepairDeposit { job: job.id }),
                             None => {}
+                        }
+                        if let Some(&(done, total)) = app.model.reading_back.get(&job.id) {
+                            ui.add(
+                                egui::ProgressBar::new(done as f32 / total.max(1) as f32)
+                                    .desired_width(280.0)
+                                    .text(format!(
+                                        "Reading back {} of {}",
+                                        human_bytes(done),
+                                        human_bytes(total)
+                                    )),
+                            );
                         }
                     }
                 }
