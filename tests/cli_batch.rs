@@ -2064,6 +2064,27 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
             "DAMAGED: data.csv is missing (`lodge verify 1 --repair` sends lost files again)",
         ],
     );
+    // So does `status`, under the deposit's row, and in its JSON.
+    let status = lodge_with(&db, &["status"]).await;
+    assert_all(
+        &text(&status),
+        &[
+            "DAMAGED when checked ",
+            ": data.csv is missing (`lodge verify 1 --repair` sends lost files again)",
+        ],
+    );
+    let status = lodge_with(&db, &["status", "--json"]).await;
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let items = status["items"].as_array().unwrap();
+    let one = items.iter().find(|i| i["dataset"] == 1).unwrap();
+    assert_eq!(one["last_check"]["verdict"], "damaged", "{one}");
+    assert_eq!(one["last_check"]["found"], "data.csv is missing");
+    let two = items.iter().find(|i| i["dataset"] == 2).unwrap();
+    assert_eq!(
+        two["last_check"],
+        serde_json::Value::Null,
+        "never deposited: {two}"
+    );
 
     // --repair sends the lost file again from the dataset's folder; the record stays.
     let repaired = lodge_with(&db, &["verify", "1", "--repair"]).await;
@@ -2092,6 +2113,8 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
     let check = &shown["deposits"][0]["last_check"];
     assert_eq!(check["verdict"], "intact", "{shown}");
     assert_eq!(check["found"], "2 files, 26 B: sizes match");
+    let status = lodge_with(&db, &["status"]).await;
+    assert!(!text(&status).contains("DAMAGED"), "{}", text(&status));
 
     // Whole again, a repair has nothing to send.
     let again = lodge_with(&db, &["verify", "1", "--repair", "--json"]).await;

@@ -7,6 +7,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::engine::verify::verdict_of;
 use crate::store::{EventRow, JobRow, Store};
 
 /// `text` as one word of a shell command a person can paste: as it is when that is safe,
@@ -20,6 +21,17 @@ pub fn shell_word(text: &str) -> std::borrow::Cow<'_, str> {
 pub fn time_text(ms: i64) -> String {
     let t = UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64);
     humantime::format_rfc3339_seconds(t).to_string()
+}
+
+/// A deposit's latest check (a `verified` or `damaged` event) for `--json`: when, its
+/// verdict and what it found; `None` for any other event.
+pub fn check_json(check: &EventRow) -> Option<serde_json::Value> {
+    let (intact, found) = verdict_of(check)?;
+    Some(serde_json::json!({
+        "at": time_text(check.at),
+        "verdict": if intact { "intact" } else { "damaged" },
+        "found": found,
+    }))
 }
 
 /// A bytes progress bar for hashing a folder, drawn on stderr only when it is a terminal.

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use super::Database;
 use super::deposit::{how_to_resume, retry_hint};
-use super::output::{DatasetNames, time_text};
+use super::output::{DatasetNames, check_json, time_text};
 use super::target_arg::target_argument;
 use crate::catalog::FolderChange;
+use crate::engine::verify::verdict_of;
 use crate::store::{DatasetRow, EventKind, EventRow, StatusRow, Store};
 use crate::wording::count_of;
 
@@ -96,6 +97,19 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         .filter(|r| wanted(Some(r.dataset), r.target.as_deref(), &r.state))
         .collect();
     let totals = store.totals()?;
+    // Each landed deposit's latest check (`lodge verify`, the window's Verify), by target
+    // and key: a deposit found damaged says so under its row.
+    let checks: HashMap<(String, String), EventRow> = store
+        .latest_checks()?
+        .into_iter()
+        .filter_map(|c| Some(((c.target.clone()?, c.content_key.clone()?), c)))
+        .collect();
+    let check_of = |r: &StatusRow| -> Option<&EventRow> {
+        if !matches!(r.state.as_str(), "deposited" | "existing") {
+            return None;
+        }
+        checks.get(&(r.target.clone()?, r.key.clone()?))
+    };
     let gone: Vec<DatasetRow> = crate::catalog::folders_gone(&store)?
         .into_iter()
         .filter(|d| rows.iter().any(|r| r.dataset == d.id))
@@ -138,6 +152,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                     "last_error": r.last_error,
                     "earlier_identifier": r.earlier_identifier,
                     "paused": paused,
+                    "last_check": check_of(r).and_then(check_json),
                     "folder_gone": gone.iter().any(|d| d.id == r.dataset),
                     "changed_since_scan": changed
                         .iter()
@@ -186,6 +201,16 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             println!(
                 "       {target} is paused: {reason} — {}, then deposit it again",
                 how_to_resume(reason, target)
+            );
+        }
+        if let Some(check) = check_of(r)
+            && let Some((false, found)) = verdict_of(check)
+        {
+            println!(
+                "       DAMAGED when checked {}: {found} (`lodge verify {} --repair` sends \
+                 lost files again)",
+                time_text(check.at),
+                r.dataset
             );
         }
         if r.state == "changed" {

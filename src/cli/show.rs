@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use super::Database;
 use super::folder::FolderNow;
-use super::output::time_text;
+use super::output::{check_json, time_text};
 use crate::content::{ContentDocument, Metadata, citation};
 use crate::engine::verify::verdict_of;
 use crate::store::{DatasetRow, EventRow, JobRow, JobState, Store, replays_by_original};
@@ -354,14 +354,7 @@ fn as_json(
                 "attempts": j.attempts,
                 "last_error": j.last_error,
                 "citation": citation_of(d, j),
-                "last_check": checks.get(&j.id).and_then(|c| {
-                    let (intact, what) = verdict_of(c)?;
-                    Some(serde_json::json!({
-                        "at": time_text(c.at),
-                        "verdict": if intact { "intact" } else { "damaged" },
-                        "found": what,
-                    }))
-                }),
+                "last_check": checks.get(&j.id).and_then(check_json),
             })
         })
         .collect();
