@@ -1,13 +1,14 @@
 //! The conformance cases: each takes a target kind and must hold for every kind.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use lodge::content::{Metadata, Sha256Hex};
+use lodge::content::{ContentDocument, ContentKey, Metadata, Sha256Hex};
 use lodge::engine::Engine;
 use lodge::engine::repair::{Repair, repair_deposit};
 use lodge::engine::verify::{Verification, check_deposit};
-use lodge::store::{EventKind, JobState};
+use lodge::store::{EventKind, JobRow, JobState, Store};
 use lodge::targets::{Discrepancy, FileHeld, ProgressSink, ReadBack};
 use tokio_util::sync::CancellationToken;
 
@@ -18,6 +19,42 @@ use crate::support::*;
 /// A progress sink for a check whose progress the case does not look at.
 fn quiet() -> ProgressSink {
     Arc::new(|_| {})
+}
+
+/// A dataset deposited to a kind's target, as the cases that read a deposit back start:
+/// its lab, target, store, `(id, key)`, the job that landed it (alone in `jobs`), the
+/// identifier it recorded and its manifest.
+struct Deposited {
+    lab: Lab,
+    env: Env,
+    store: Arc<Store>,
+    ds: (i64, ContentKey),
+    jobs: Vec<JobRow>,
+    recorded: String,
+    document: ContentDocument,
+}
+
+impl Deposited {
+    /// Deposit the folder `folder` makes in the lab, titled `title`, to `kind`'s target.
+    async fn of(kind: Kind, folder: impl FnOnce(&Lab) -> PathBuf, title: &str) -> Deposited {
+        let lab = Lab::new();
+        let env = Env::new(kind, &lab).await;
+        let store = lab.store("lodge.db");
+        let ds = add(&store, &folder(&lab), &metadata(title));
+        let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+        assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+        let recorded = jobs[0].identifier.clone().unwrap();
+        let document = store.document(&ds.1).unwrap().unwrap();
+        Deposited {
+            lab,
+            env,
+            store,
+            ds,
+            jobs,
+            recorded,
+            document,
+        }
+    }
 }
 
 /// Blob files at least this big are HEADed first by every target.
@@ -292,14 +329,15 @@ pub async fn validation_error_is_terminal(kind: Kind) {
 }
 
 pub async fn verify_finds_a_fresh_deposit_intact(kind: Kind) {
-    let lab = Lab::new();
-    let env = Env::new(kind, &lab).await;
-    let store = lab.store("lodge.db");
-    let ds = add(&store, &lab.numbered_folder(8), &metadata("Verified"));
-    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
-    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
-    let recorded = jobs[0].identifier.clone().unwrap();
-    let document = store.document(&ds.1).unwrap().unwrap();
+    let Deposited {
+        lab,
+        env,
+        store,
+        ds,
+        recorded,
+        document,
+        ..
+    } = Deposited::of(kind, |lab| lab.numbered_folder(8), "Verified").await;
     for read in [ReadBack::Sizes, ReadBack::Bytes] {
         // The bytes read back, as a progress bar would count them.
         let read_back = Arc::new(AtomicU64::new(0));
@@ -356,18 +394,20 @@ pub async fn verify_finds_a_fresh_deposit_intact(kind: Kind) {
 
 pub async fn verify_names_a_lost_file_and_bytes_changed_in_place(kind: Kind) {
     assert!(kind.stores_files(), "only for targets that hold files");
-    let lab = Lab::new();
-    let env = Env::new(kind, &lab).await;
-    let store = lab.store("lodge.db");
-    let folder = lab.folder(
-        "tampered",
-        &[("lost.csv", b"1,2,3\n"), ("changed.txt", b"original")],
-    );
-    let ds = add(&store, &folder, &metadata("Tampered"));
-    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
-    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
-    let recorded = jobs[0].identifier.clone().unwrap();
-    let document = store.document(&ds.1).unwrap().unwrap();
+    let tampered = |lab: &Lab| {
+        lab.folder(
+            "tampered",
+            &[("lost.csv", b"1,2,3\n"), ("changed.txt", b"original")],
+        )
+    };
+    let Deposited {
+        lab: _lab,
+        env,
+        ds,
+        recorded,
+        document,
+        ..
+    } = Deposited::of(kind, tampered, "Tampered").await;
 
     env.tamper("lost.csv", &Sha256Hex::of(b"1,2,3\n"), None)
         .await;
@@ -410,13 +450,14 @@ pub async fn verify_names_a_lost_file_and_bytes_changed_in_place(kind: Kind) {
 }
 
 pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
-    let lab = Lab::new();
-    let env = Env::new(kind, &lab).await;
-    let store = lab.store("lodge.db");
-    let ds = add(&store, &lab.numbered_folder(10), &metadata("Record lost"));
-    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
-    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
-    let document = store.document(&ds.1).unwrap().unwrap();
+    let Deposited {
+        lab: _lab,
+        env,
+        ds,
+        jobs,
+        document,
+        ..
+    } = Deposited::of(kind, |lab| lab.numbered_folder(10), "Record lost").await;
 
     env.tamper_record(&ds.1).await;
     let found = check_deposit(
@@ -464,17 +505,21 @@ pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
 
 pub async fn repair_puts_back_a_lost_file_and_leaves_the_record_alone(kind: Kind) {
     assert!(kind.stores_files(), "only for targets that hold files");
-    let lab = Lab::new();
-    let env = Env::new(kind, &lab).await;
-    let store = lab.store("lodge.db");
-    let folder = lab.folder(
-        "repaired",
-        &[("lost.csv", b"1,2,3\n"), ("kept.txt", b"kept")],
-    );
-    let ds = add(&store, &folder, &metadata("Repaired"));
-    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
-    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
-    let document = store.document(&ds.1).unwrap().unwrap();
+    let repaired = |lab: &Lab| {
+        lab.folder(
+            "repaired",
+            &[("lost.csv", b"1,2,3\n"), ("kept.txt", b"kept")],
+        )
+    };
+    let Deposited {
+        lab: _lab,
+        env,
+        ds,
+        jobs,
+        recorded,
+        document,
+        ..
+    } = Deposited::of(kind, repaired, "Repaired").await;
     env.tamper("lost.csv", &Sha256Hex::of(b"1,2,3\n"), None)
         .await;
     let records = env.records().await;
@@ -500,8 +545,7 @@ pub async fn repair_puts_back_a_lost_file_and_leaves_the_record_alone(kind: Kind
                 .holdings(&ds.1, &document, ReadBack::Bytes, &quiet())
                 .await
                 .unwrap();
-            let recorded = jobs[0].identifier.as_deref().unwrap();
-            assert_eq!(held.discrepancies(&document, recorded), []);
+            assert_eq!(held.discrepancies(&document, &recorded), []);
         }
         Err(why) => {
             assert_eq!(kind, Kind::Invenio, "{why}");
@@ -521,17 +565,19 @@ pub async fn repair_puts_back_a_lost_file_and_leaves_the_record_alone(kind: Kind
 
 pub async fn repair_does_not_overwrite_other_bytes_under_a_files_name(kind: Kind) {
     assert!(kind.stores_files(), "only for targets that hold files");
-    let lab = Lab::new();
-    let env = Env::new(kind, &lab).await;
-    let store = lab.store("lodge.db");
-    let folder = lab.folder(
-        "overwritten",
-        &[("lost.csv", b"4,5,6\n"), ("changed.txt", b"mine")],
-    );
-    let ds = add(&store, &folder, &metadata("Overwritten"));
-    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
-    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
-    let document = store.document(&ds.1).unwrap().unwrap();
+    let overwritten = |lab: &Lab| {
+        lab.folder(
+            "overwritten",
+            &[("lost.csv", b"4,5,6\n"), ("changed.txt", b"mine")],
+        )
+    };
+    let Deposited {
+        lab: _lab,
+        env,
+        jobs,
+        document,
+        ..
+    } = Deposited::of(kind, overwritten, "Overwritten").await;
     env.tamper("lost.csv", &Sha256Hex::of(b"4,5,6\n"), None)
         .await;
     env.tamper("changed.txt", &Sha256Hex::of(b"mine"), Some(b"MINE"))
