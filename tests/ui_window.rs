@@ -159,13 +159,7 @@ fn verify_deposited_checks_every_deposit_and_names_the_damaged_one() {
     std::fs::remove_file(blob).unwrap();
 
     w.harness.step();
-    w.harness
-        .get_by_label("Verify deposited (2)")
-        .click_accesskit();
-    w.wait("the summary", |app| {
-        !gui::notices_with(app, "Of 2 deposits").is_empty()
-    });
-    let (_, said) = gui::notices_with(w.app(), "Of 2 deposits").remove(0);
+    let (_, said) = w.press_for_notice("Verify deposited (2)", "Of 2 deposits");
     assert!(
         said.contains(", 1 intact; damaged: soil-cores (CITATION.cff is missing)"),
         "{said}"
@@ -205,11 +199,7 @@ fn verify_bytes_in_the_details_finds_a_file_replaced_by_other_bytes_of_its_size(
 
     w.open_details("soil-cores", |d| !d.jobs.is_empty());
     w.harness.step();
-    w.harness.get_by_label("Verify").click_accesskit();
-    w.wait("the check by sizes", |app| {
-        !gui::notices_with(app, "is intact").is_empty()
-    });
-    let (_, intact) = gui::notices_with(w.app(), "is intact").remove(0);
+    let (_, intact) = w.press_for_notice("Verify", "is intact");
     assert!(intact.contains("3 files, 205 B: sizes match"), "{intact}");
 
     // While a check reads bytes back, a bar under the deposit says how far it is...
@@ -226,13 +216,9 @@ fn verify_bytes_in_the_details_finds_a_file_replaced_by_other_bytes_of_its_size(
         "no read-back bar"
     );
 
-    w.harness.get_by_label("Verify bytes").click_accesskit();
-    w.wait("the check by bytes", |app| {
-        !gui::notices_with(app, "is damaged").is_empty()
-    });
+    let (_, damaged) = w.press_for_notice("Verify bytes", "is damaged");
     // ...and goes when the check is over.
     w.wait("the bar gone", |app| app.model.reading_back.is_empty());
-    let (_, damaged) = gui::notices_with(w.app(), "is damaged").remove(0);
     assert!(
         damaged.contains("README.txt has other bytes on the server"),
         "{damaged}"
@@ -256,12 +242,7 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
     let (identifier, _) = w.deposit_row(id);
     w.open_details("soil-cores", |d| !d.jobs.is_empty());
     w.harness.step();
-    // Pressed through accessibility: the deposits are below the panel's fold.
-    w.harness.get_by_label("Verify").click_accesskit();
-    w.wait("the check's notice", |app| {
-        !gui::notices_with(app, "is intact").is_empty()
-    });
-    let (level, intact) = gui::notices_with(w.app(), "is intact").remove(0);
+    let (level, intact) = w.press_for_notice("Verify", "is intact");
     assert_eq!(level, LogLevel::Info);
     assert!(
         intact.starts_with("soil-cores is intact on Local sandbox")
@@ -286,11 +267,7 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
             .any(|(_, events)| events.iter().any(|e| e.kind.as_str() == "verified"))
     });
     w.harness.step();
-    w.harness.get_by_label("Verify").click_accesskit();
-    w.wait("the damage notice", |app| {
-        !gui::notices_with(app, "is damaged").is_empty()
-    });
-    let (level, damaged) = gui::notices_with(w.app(), "is damaged").remove(0);
+    let (level, damaged) = w.press_for_notice("Verify", "is damaged");
     assert_eq!(level, LogLevel::Error);
     assert!(
         damaged.contains("CITATION.cff is missing") && damaged.contains("Put back what is missing"),

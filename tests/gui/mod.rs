@@ -199,6 +199,17 @@ impl Window {
             .expect("row")
     }
 
+    /// Press the button labelled `label` (through accessibility: under a deposit it may be
+    /// below the panel's fold) and wait for the window's notice holding `text`: its level and
+    /// words.
+    pub fn press_for_notice(&mut self, label: &str, text: &str) -> (LogLevel, String) {
+        self.harness.get_by_label(label).click_accesskit();
+        self.wait(&format!("a notice saying '{text}'"), |app| {
+            !notices_with(app, text).is_empty()
+        });
+        notices_with(self.app(), text).remove(0)
+    }
+
     /// The file in which the window's sandbox keeps the blob of `content`.
     pub fn sandbox_blob(&self, content: &[u8]) -> PathBuf {
         self.lab
