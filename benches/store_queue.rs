@@ -16,12 +16,15 @@
 //!     --collect-atstart=no --toggle-collect='*store_round*' target/release/deps/store_queue-*
 //! ```
 //!
+//! It ends with what an open window spends reading the last round's log back as it would
+//! while that batch ran ([`window_catch_up`]).
+//!
 //! `LODGE_BENCH_ITEMS` (default 5000), `LODGE_BENCH_ROUNDS` (default 5; each round queues
 //! the batch for another target), `LODGE_BENCH_GROUP` (deposits per group commit, default 2).
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use lodge::bench::data::tiny_datasets;
 use lodge::bench::tools::{cpu_time, env_count};
@@ -40,10 +43,13 @@ fn main() -> anyhow::Result<()> {
 
     println!("store work per guarded deposit, {items} tiny datasets, {group} per group commit");
     let mut per_deposit = Vec::with_capacity(rounds);
+    let mut last_round_log = (0, 0);
     for round in 0..rounds {
         let target = format!("sandbox+http://127.0.0.1:{}", 10_000 + round);
+        let logged_before = store.last_event_id()?;
         let cpu = cpu_time();
         let ids = store_round(&store, &target, &datasets, group)?;
+        last_round_log = (logged_before, store.last_event_id()?);
         let micros = (cpu_time() - cpu).as_secs_f64() * 1e6 / items as f64;
         let unlanded = store
             .jobs(&ids)?
@@ -56,7 +62,64 @@ fn main() -> anyhow::Result<()> {
     }
     per_deposit.sort_by(f64::total_cmp);
     println!("median: {:.1} CPU µs per deposit", per_deposit[rounds / 2]);
+
+    let looks = window_catch_up(&store, last_round_log, WINDOW_SEES_PER_S)?;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "an open window reading back the last round's log as it would at {WINDOW_SEES_PER_S} \
+         deposits/s: {} looks, each {:.2} ms (events {:.2} ms, their jobs {:.2} ms), {:.1}% of \
+         one core",
+        looks.count,
+        ms(looks.events + looks.jobs),
+        ms(looks.events),
+        ms(looks.jobs),
+        (looks.events + looks.jobs).as_secs_f64() / WINDOW_LOOKS_EVERY.as_secs_f64() * 100.0
+    );
     Ok(())
+}
+
+/// Deposits a second for [`window_catch_up`]: about what the engine does with the sandbox.
+const WINDOW_SEES_PER_S: usize = 3500;
+/// How often an open window looks at a SQLite store's log (`store/notices.rs`).
+const WINDOW_LOOKS_EVERY: Duration = Duration::from_millis(500);
+
+/// What one look of [`window_catch_up`] took, on average.
+struct WindowLooks {
+    count: usize,
+    events: Duration,
+    jobs: Duration,
+}
+
+/// What an open window spends on a batch it runs itself: each time the log grows (at most
+/// every [`WINDOW_LOOKS_EVERY`]) it reads the events logged since its last look and the
+/// jobs they touched (`watch_shared_store` in `app/startup.rs`), its own included. Replays
+/// the events logged between the two ids `log` in the slices such looks would see at
+/// `per_s` deposits a second (three events each), timing each part (one thread, so the
+/// time is its CPU).
+fn window_catch_up(store: &Store, log: (i64, i64), per_s: usize) -> anyhow::Result<WindowLooks> {
+    let per_look = 3 * per_s * WINDOW_LOOKS_EVERY.as_millis() as usize / 1000;
+    let (mut last, end) = log;
+    let (mut count, mut events_took, mut jobs_took) = (0, Duration::ZERO, Duration::ZERO);
+    while last < end {
+        let started = Instant::now();
+        let events = store.events_after(last, per_look)?;
+        events_took += started.elapsed();
+        let Some(newest) = events.last() else { break };
+        last = newest.id;
+        let started = Instant::now();
+        let mut jobs: Vec<i64> = events.iter().filter_map(|e| e.job_id).collect();
+        jobs.sort_unstable();
+        jobs.dedup();
+        std::hint::black_box(store.jobs(&jobs)?);
+        jobs_took += started.elapsed();
+        count += 1;
+    }
+    let each = count.max(1) as u32;
+    Ok(WindowLooks {
+        count,
+        events: events_took / each,
+        jobs: jobs_took / each,
+    })
 }
 
 /// Queue every dataset for `target`, deposit each (claim, then record it landed) in group
