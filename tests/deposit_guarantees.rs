@@ -559,3 +559,39 @@ async fn a_batch_of_jobs_that_ended_before_it_returns_them_as_stored() {
     assert_eq!(again, store.jobs(&[done[0].id]).unwrap());
     assert_eq!(again[0].state, JobState::Deposited);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_listener_hears_each_job_running_before_its_outcome() {
+    // A window shows a job running from this event: it does not read its own engine's
+    // events back from the log.
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let datasets = lodge::bench::data::tiny_datasets(&store, &lab.path("tiny"), 6).unwrap();
+    let engine = engine_for(&store, &target, fast_config());
+    let mut heard = engine.subscribe();
+    let ids: Vec<i64> = store
+        .enqueue_deposits(target.scope_id(), &datasets, Duration::from_secs(60))
+        .unwrap()
+        .into_iter()
+        .map(|(queued, _)| queued.job_id())
+        .collect();
+
+    let jobs = run_jobs(&engine, ids).await;
+
+    let mut states: std::collections::HashMap<i64, Vec<JobState>> = Default::default();
+    while let Ok(event) = heard.try_recv() {
+        if let lodge::engine::EngineEvent::JobChanged(job) = event {
+            states.entry(job.id).or_default().push(job.state);
+        }
+    }
+    for job in &jobs {
+        assert_eq!(
+            states.get(&job.id).map(Vec::as_slice),
+            Some(&[JobState::Running, JobState::Deposited][..]),
+            "job {}",
+            job.id
+        );
+    }
+}

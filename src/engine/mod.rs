@@ -324,6 +324,11 @@ impl Engine {
                         events,
                     } => {
                         events.into_iter().for_each(|e| self.logged(e));
+                        // The job runs: a window shows it from this, not from reading its
+                        // own log back (a batch without listeners skips the copy).
+                        if self.events.receiver_count() > 0 {
+                            self.emit(EngineEvent::JobChanged(lease.job.clone()));
+                        }
                         ahead = Some(self.store_thread.submit(self.claim_call(&filter))?);
                         self.run_guarded(*lease, input, &shutdown).await?;
                         continue;
