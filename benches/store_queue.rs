@@ -16,8 +16,8 @@
 //!     --collect-atstart=no --toggle-collect='*store_round*' target/release/deps/store_queue-*
 //! ```
 //!
-//! It ends with what an open window spends reading the last round's log back as it would
-//! while that batch ran ([`window_catch_up`]).
+//! It ends with what an open window spends reading the last round's log as it would while
+//! that batch ran ([`window_catch_up`]).
 //!
 //! `LODGE_BENCH_ITEMS` (default 5000), `LODGE_BENCH_ROUNDS` (default 5; each round queues
 //! the batch for another target), `LODGE_BENCH_GROUP` (deposits per group commit, default 2).
@@ -66,9 +66,9 @@ fn main() -> anyhow::Result<()> {
     let looks = window_catch_up(&store, last_round_log, WINDOW_SEES_PER_S)?;
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "an open window reading back the last round's log as it would at {WINDOW_SEES_PER_S} \
-         deposits/s: {} looks, each {:.2} ms (events {:.2} ms, their jobs {:.2} ms), {:.1}% of \
-         one core",
+        "an open window reading the last round's log as it would at {WINDOW_SEES_PER_S} \
+         deposits/s: {} looks, each {:.2} ms (events {:.2} ms, their jobs {:.2} ms; of the \
+         window's own batch, the events only), {:.1}% of one core",
         looks.count,
         ms(looks.events + looks.jobs),
         ms(looks.events),
@@ -90,9 +90,10 @@ struct WindowLooks {
     jobs: Duration,
 }
 
-/// What an open window spends on a batch it runs itself: each time the log grows (at most
+/// What an open window spends on another process's batch: each time the log grows (at most
 /// every [`WINDOW_LOOKS_EVERY`]) it reads the events logged since its last look and the
-/// jobs they touched (`watch_shared_store` in `app/startup.rs`), its own included. Replays
+/// jobs they touched (`watch_shared_store` in `app/startup.rs`). Of a batch it runs itself
+/// it reads the events only: its engine reported them, and their jobs, already. Replays
 /// the events logged between the two ids `log` in the slices such looks would see at
 /// `per_s` deposits a second (three events each), timing each part (one thread, so the
 /// time is its CPU).

@@ -2,7 +2,7 @@
 //! every outcome goes back to the window as an [`Update`], every problem as a [`Notice`]
 //! that names the thing and the fix.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,7 +19,7 @@ use crate::catalog::{RecordedDataset, record_folder, scan_dataset_folder};
 use crate::content::{Metadata, SkippedEntry, metadata_from_folder};
 use crate::engine::Engine;
 use crate::sandbox::RunningSandbox;
-use crate::store::{DatasetSummary, Store, StoreError};
+use crate::store::{DatasetSummary, EventRow, Store, StoreError};
 use crate::targets::{ReadBack, Target};
 use crate::wording::count_of;
 
@@ -34,11 +34,41 @@ const NO_PICKER_WITHIN: Duration = Duration::from_millis(1500);
 pub(super) struct Outbox {
     tx: std::sync::mpsc::Sender<Update>,
     repaint: Repaint,
+    /// Ids of log events this window's engines reported, which went to the window with
+    /// them, kept until the log watcher reaches them ([`Outbox::not_reported`]).
+    reported: Arc<Mutex<BTreeSet<i64>>>,
 }
 
 impl Outbox {
     pub fn new(tx: std::sync::mpsc::Sender<Update>, repaint: Repaint) -> Outbox {
-        Outbox { tx, repaint }
+        Outbox {
+            tx,
+            repaint,
+            reported: Arc::default(),
+        }
+    }
+
+    /// A log event reported by this window's engine (and sent to the window with it).
+    pub fn reported(&self, event_id: i64) {
+        lock(&self.reported).insert(event_id);
+    }
+
+    /// Of `events` read from the log (oldest first), those this window's engines did not
+    /// report: the window has the others, and the jobs they changed, already. Every id up
+    /// to the newest of them is forgotten, so only ids the reader has yet to reach are kept.
+    /// An event read before its engine reported it is passed on: shown once all the same
+    /// (the window keeps event ids), its job read once more.
+    pub fn not_reported(&self, events: Vec<EventRow>) -> Vec<EventRow> {
+        let Some(newest) = events.last().map(|e| e.id) else {
+            return events;
+        };
+        let mut reported = lock(&self.reported);
+        let others = events
+            .into_iter()
+            .filter(|e| !reported.contains(&e.id))
+            .collect();
+        *reported = reported.split_off(&(newest + 1));
+        others
     }
 
     pub fn send(&self, update: Update) {
@@ -808,6 +838,51 @@ mod tests {
             rel_path: rel_path.into(),
             reason,
         }
+    }
+
+    fn logged(id: i64) -> EventRow {
+        EventRow {
+            id,
+            at: 0,
+            job_id: Some(id),
+            dataset_id: None,
+            target: None,
+            content_key: None,
+            kind: crate::store::EventKind::Attempt,
+            attempt: Some(1),
+            http_status: None,
+            delay_ms: None,
+            message: format!("event {id}"),
+            actor: "me@here".into(),
+        }
+    }
+
+    fn ids(events: &[EventRow]) -> Vec<i64> {
+        events.iter().map(|e| e.id).collect()
+    }
+
+    #[test]
+    fn the_log_watcher_skips_events_the_engine_reported_and_forgets_those_it_passed() {
+        let (tx, _rx) = std::sync::mpsc::channel();
+        let out = Outbox::new(tx, Arc::new(|| {}));
+        for id in [2, 3, 5, 9] {
+            out.reported(id);
+        }
+        let read = out.not_reported((1..=6).map(logged).collect());
+        assert_eq!(
+            ids(&read),
+            [1, 4, 6],
+            "a terminal's events and the window's own others"
+        );
+        assert_eq!(ids(&out.not_reported(Vec::new())), Vec::<i64>::new());
+        // Reported after the watcher read past it: not held, and not skipped later.
+        out.reported(4);
+        let read = out.not_reported((7..=10).map(logged).collect());
+        assert_eq!(ids(&read), [7, 8, 10]);
+        assert!(
+            lock(&out.reported).is_empty(),
+            "nothing kept past the reader"
+        );
     }
 
     #[test]

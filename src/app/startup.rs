@@ -258,6 +258,9 @@ pub(super) fn forward_engine_events(
             };
             match event {
                 Ok(e) => {
+                    if let EngineEvent::Logged(row) = &e {
+                        out.reported(row.id);
+                    }
                     let paused = match &e {
                         EngineEvent::Logged(row) if row.kind == EventKind::Paused => {
                             row.target.clone()
@@ -311,8 +314,10 @@ pub(super) fn forward_engine_events(
 /// Show what other processes do with the store (a `lodge deposit` or `lodge add` in a
 /// terminal; in team mode, other machines' workers): on each notice, read the events after
 /// the last one seen, the jobs they touched and the datasets they added, rescanned or
-/// removed, and pass them on like this process's own. Events this process logged itself
-/// arrive twice and are shown once (the model keeps event ids).
+/// removed, and pass them on like this process's own. Events this window's engine reported
+/// are left out, with their jobs (during a batch of its own that was most of each read:
+/// `cargo bench --bench store_queue`); others this process logged itself arrive twice and
+/// are shown once (the model keeps event ids).
 fn watch_shared_store(
     store: Arc<Store>,
     mut last: i64,
@@ -333,22 +338,22 @@ fn watch_shared_store(
             while notices.receiver.try_recv().is_ok() {}
             let s = store.clone();
             let unknown = known.clone();
+            let reported = out.clone();
             let read = tokio::task::spawn_blocking(move || {
                 let events = s.events_after(last, 10_000)?;
+                let newest = events.last().map(|e| e.id);
+                let events = reported.not_reported(events);
                 let mut jobs: Vec<i64> = events.iter().filter_map(|e| e.job_id).collect();
                 jobs.sort_unstable();
                 jobs.dedup();
                 let datasets = dataset_updates(&s, &events, &unknown)?;
-                Ok::<_, crate::store::StoreError>((events, s.jobs(&jobs)?, datasets))
+                Ok::<_, crate::store::StoreError>((newest, events, s.jobs(&jobs)?, datasets))
             })
             .await;
-            let Ok(Ok((events, jobs, datasets))) = read else {
+            let Ok(Ok((Some(newest), events, jobs, datasets))) = read else {
                 continue;
             };
-            let Some(newest) = events.last() else {
-                continue;
-            };
-            last = newest.id;
+            last = newest;
             for update in datasets {
                 match &update {
                     Update::DatasetFound(summary) | Update::DatasetSaved { summary, .. } => {
@@ -359,8 +364,12 @@ fn watch_shared_store(
                 };
                 out.send(update);
             }
-            out.send(Update::Logged(events));
-            out.send(Update::Jobs(jobs));
+            if !events.is_empty() {
+                out.send(Update::Logged(events));
+            }
+            if !jobs.is_empty() {
+                out.send(Update::Jobs(jobs));
+            }
         }
     });
 }
