@@ -841,20 +841,7 @@ mod tests {
     }
 
     fn logged(id: i64) -> EventRow {
-        EventRow {
-            id,
-            at: 0,
-            job_id: Some(id),
-            dataset_id: None,
-            target: None,
-            content_key: None,
-            kind: crate::store::EventKind::Attempt,
-            attempt: Some(1),
-            http_status: None,
-            delay_ms: None,
-            message: format!("event {id}"),
-            actor: "me@here".into(),
-        }
+        EventRow::for_tests(id, crate::store::EventKind::Attempt)
     }
 
     fn ids(events: &[EventRow]) -> Vec<i64> {

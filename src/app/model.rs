@@ -797,18 +797,10 @@ mod tests {
         let target = "sandbox+http://127.0.0.1:1";
         let key: ContentKey = "c".repeat(64).parse().unwrap();
         let check = |id: i64, kind, message: &str| EventRow {
-            id,
-            at: id,
-            job_id: Some(7),
-            dataset_id: Some(1),
             target: Some(target.into()),
             content_key: Some(key.to_hex()),
-            kind,
-            attempt: None,
-            http_status: None,
-            delay_ms: None,
             message: message.into(),
-            actor: "me@here".into(),
+            ..EventRow::for_tests(id, kind)
         };
         let landed = JobRow {
             key,
@@ -870,18 +862,8 @@ mod tests {
     #[test]
     fn an_event_logged_for_a_deposit_in_the_open_details_joins_its_list_once() {
         let event = |id: i64, job: i64, kind| EventRow {
-            id,
-            at: id,
             job_id: Some(job),
-            dataset_id: Some(1),
-            target: Some("sandbox+http://127.0.0.1:1".into()),
-            content_key: Some("ab".repeat(32)),
-            kind,
-            attempt: None,
-            http_status: None,
-            delay_ms: None,
-            message: format!("event {id}"),
-            actor: "me@here".into(),
+            ..EventRow::for_tests(id, kind)
         };
         let mut model = Model::default();
         model.apply(Update::Details(Box::new(Details {

@@ -156,6 +156,28 @@ pub struct EventRow {
     pub actor: String,
 }
 
+#[cfg(test)]
+impl EventRow {
+    /// An event for unit tests: of job 7 of dataset 1, to a loopback sandbox, key a…a,
+    /// logged at `id` ms by `me@here`, its message "event ID". Tests set what they are about.
+    pub(crate) fn for_tests(id: i64, kind: EventKind) -> EventRow {
+        EventRow {
+            id,
+            at: id,
+            job_id: Some(7),
+            dataset_id: Some(1),
+            target: Some("sandbox+http://127.0.0.1:1".into()),
+            content_key: Some("a".repeat(64)),
+            kind,
+            attempt: None,
+            http_status: None,
+            delay_ms: None,
+            message: format!("event {id}"),
+            actor: "me@here".into(),
+        }
+    }
+}
+
 /// Append inside whatever transaction `db` is in; returns the stored row.
 pub(super) fn insert_event(db: Db<'_>, e: &NewEvent, actor: &str) -> Result<EventRow> {
     let at = now_ms();
