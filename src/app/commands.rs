@@ -35,8 +35,19 @@ pub(super) struct Outbox {
     tx: std::sync::mpsc::Sender<Update>,
     repaint: Repaint,
     /// Ids of log events this window's engines reported, which went to the window with
-    /// them, kept until the log watcher reaches them ([`Outbox::not_reported`]).
-    reported: Arc<Mutex<BTreeSet<i64>>>,
+    /// them, kept until the log watcher reaches them ([`Outbox::not_reported`]); `None`
+    /// while no watcher runs, so nothing is kept that no one would take away.
+    reported: Arc<Mutex<Option<BTreeSet<i64>>>>,
+}
+
+/// While alive, a log watcher runs: [`Outbox`] keeps the ids of events its engines report
+/// for it to leave out. Dropped however the watcher ends, which drops the ids too.
+pub(super) struct LogWatch(Arc<Mutex<Option<BTreeSet<i64>>>>);
+
+impl Drop for LogWatch {
+    fn drop(&mut self) {
+        *lock(&self.0) = None;
+    }
 }
 
 impl Outbox {
@@ -48,9 +59,19 @@ impl Outbox {
         }
     }
 
+    /// A log watcher starts: from now until the returned guard is dropped, the ids of
+    /// events this window's engines report are kept for [`Outbox::not_reported`].
+    pub fn watch_log(&self) -> LogWatch {
+        lock(&self.reported).get_or_insert_default();
+        LogWatch(self.reported.clone())
+    }
+
     /// A log event reported by this window's engine (and sent to the window with it).
+    /// Kept only while a log watcher runs ([`Outbox::watch_log`]).
     pub fn reported(&self, event_id: i64) {
-        lock(&self.reported).insert(event_id);
+        if let Some(reported) = lock(&self.reported).as_mut() {
+            reported.insert(event_id);
+        }
     }
 
     /// Of `events` read from the log (oldest first), those this window's engines did not
@@ -62,7 +83,10 @@ impl Outbox {
         let Some(newest) = events.last().map(|e| e.id) else {
             return events;
         };
-        let mut reported = lock(&self.reported);
+        let mut kept = lock(&self.reported);
+        let Some(reported) = kept.as_mut() else {
+            return events;
+        };
         let others = events
             .into_iter()
             .filter(|e| !reported.contains(&e.id))
@@ -852,6 +876,7 @@ mod tests {
     fn the_log_watcher_skips_events_the_engine_reported_and_forgets_those_it_passed() {
         let (tx, _rx) = std::sync::mpsc::channel();
         let out = Outbox::new(tx, Arc::new(|| {}));
+        let _watching = out.watch_log();
         for id in [2, 3, 5, 9] {
             out.reported(id);
         }
@@ -866,10 +891,37 @@ mod tests {
         out.reported(4);
         let read = out.not_reported((7..=10).map(logged).collect());
         assert_eq!(ids(&read), [7, 8, 10]);
-        assert!(
-            lock(&out.reported).is_empty(),
+        assert_eq!(
+            lock(&out.reported).as_ref().map(BTreeSet::len),
+            Some(0),
             "nothing kept past the reader"
         );
+    }
+
+    #[test]
+    fn reported_events_are_kept_only_while_a_log_watcher_runs() {
+        let (tx, _rx) = std::sync::mpsc::channel();
+        let out = Outbox::new(tx, Arc::new(|| {}));
+        out.reported(1);
+        assert!(
+            lock(&out.reported).is_none(),
+            "kept with no watcher to take it"
+        );
+
+        let watching = out.watch_log();
+        out.reported(2);
+        assert_eq!(
+            ids(&out.not_reported((1..=3).map(logged).collect())),
+            [1, 3]
+        );
+        out.reported(4);
+        drop(watching);
+        assert!(
+            lock(&out.reported).is_none(),
+            "the watcher's ids outlive it"
+        );
+        out.reported(5);
+        assert!(lock(&out.reported).is_none());
     }
 
     #[test]

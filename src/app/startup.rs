@@ -328,7 +328,10 @@ fn watch_shared_store(
     let Some(mut notices) = store.event_notices() else {
         return;
     };
+    let watching = out.watch_log();
     tokio::spawn(async move {
+        // However this task ends, the engine's event ids stop being kept for it.
+        let _watching = watching;
         loop {
             tokio::select! {
                 notice = notices.receiver.recv() => if notice.is_none() { return },
