@@ -41,7 +41,9 @@ pub(super) struct Outbox {
 }
 
 /// While alive, a log watcher runs: [`Outbox`] keeps the ids of events its engines report
-/// for it to leave out. Dropped however the watcher ends, which drops the ids too.
+/// for it to leave out. Dropped however the watcher ends, which drops the ids too. A window
+/// runs one watcher (`watch_shared_store`); a second guard would share the first's ids, and
+/// whichever is dropped first stops the keeping.
 pub(super) struct LogWatch(Arc<Mutex<Option<BTreeSet<i64>>>>);
 
 impl Drop for LogWatch {
