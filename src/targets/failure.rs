@@ -10,8 +10,9 @@ use crate::content::FieldProblem;
 /// Why an attempt did not land.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum Failure {
-    /// The server asked us to slow down (429) or is unavailable (503): the write did not
-    /// happen. Retry after `retry_after` when given.
+    /// The server asked us to slow down (429), is unavailable (503), holds a lock on the
+    /// resource (423) or will not take the request yet (425): the write did not happen.
+    /// Retry after `retry_after` when given.
     #[error("server busy (HTTP {status}): {message}")]
     Wait {
         status: u16,
@@ -105,9 +106,21 @@ impl Failure {
     pub fn from_status(status: u16, retry_after: Option<&str>, body: &str) -> Failure {
         let message = summarize_body(body);
         match status {
-            429 | 503 => Failure::Wait {
+            // 423: a WebDAV lock someone else holds; 425: the server will not take a request
+            // that might be replayed yet. Neither acted on the request; both clear with time.
+            429 | 503 | 423 | 425 => Failure::Wait {
                 status,
                 retry_after: retry_after.and_then(parse_retry_after),
+                message: if status == 423 {
+                    format!("another client holds a lock on it, retrying later ({message})")
+                } else {
+                    message
+                },
+            },
+            // The server gave up waiting for the rest of the request: a timeout like any
+            // other, retried with the same key (and reconciled first), never terminal.
+            408 => Failure::Ambiguous {
+                status: Some(status),
                 message,
             },
             401 | 403 => Failure::Unauthorized { status, message },
@@ -432,6 +445,33 @@ mod tests {
         assert_eq!(
             Failure::from_status(403, None, "").class(),
             FailureClass::PauseTarget
+        );
+    }
+
+    #[test]
+    fn a_request_timeout_is_retried_as_ambiguous_not_rejected() {
+        let timeout = Failure::from_status(408, None, "Request Timeout");
+        assert_eq!(timeout.class(), FailureClass::RetryAmbiguous);
+        assert_eq!(timeout.http_status(), Some(408));
+    }
+
+    #[test]
+    fn a_locked_resource_or_a_too_early_request_waits_and_honours_retry_after() {
+        for status in [423, 425] {
+            let busy = Failure::from_status(status, Some("7"), "");
+            assert_eq!(busy.class(), FailureClass::Retry, "HTTP {status}");
+            assert_eq!(
+                busy.retry_after(),
+                Some(Duration::from_secs(7)),
+                "HTTP {status}"
+            );
+        }
+        let locked = Failure::from_status(423, None, "");
+        assert!(locked.to_string().contains("lock"), "{locked}");
+        // Any other 4xx is still the request's own fault.
+        assert_eq!(
+            Failure::from_status(404, None, "").class(),
+            FailureClass::Terminal
         );
     }
 
