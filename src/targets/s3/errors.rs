@@ -70,6 +70,17 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
                  the right secret (lodge target add {name} ... --secret-stdin)"
             ),
         },
+        // The request's signed time is more than 15 minutes from the server's clock: no
+        // key will do until this computer's clock is right, so it is not a credentials
+        // problem (what a person is told to fix for those).
+        (403, "RequestTimeTooSkewed") => Failure::Unusable {
+            status: Some(status),
+            message: format!(
+                "target '{name}': the server refused the request because this computer's clock \
+                 differs from the server's by more than 15 minutes ({what}){detail}: set the \
+                 clock (turn on automatic time)"
+            ),
+        },
         (401 | 403, _) => Failure::Unauthorized {
             status,
             message: format!(
@@ -81,6 +92,14 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
             status: Some(status),
             message: format!(
                 "target '{name}': a concurrent write to the same key ({what}); retrying"
+            ),
+        },
+        // The server stopped waiting for the rest of an upload: a timeout, not a refusal of
+        // the content, though S3 answers it with 400.
+        (400, "RequestTimeout") => Failure::Ambiguous {
+            status: Some(status),
+            message: format!(
+                "target '{name}': the server timed out waiting for the upload ({what}); retrying"
             ),
         },
         (503, _) | (429, _) | (500, "SlowDown") => Failure::Wait {
@@ -137,5 +156,30 @@ mod tests {
             classify(&CTX, 403, None, body).class(),
             FailureClass::PauseTarget
         );
+    }
+
+    #[test]
+    fn an_upload_the_server_timed_out_on_is_retried_not_rejected() {
+        let body = "<Error><Code>RequestTimeout</Code><Message>Your socket connection to the \
+                    server was not read from or written to within the timeout period.</Message>\
+                    </Error>";
+        let f = classify(&CTX, 400, None, body);
+        assert_eq!(f.class(), FailureClass::RetryAmbiguous, "{f}");
+        // Any other 400 is still the request's own fault.
+        let body = "<Error><Code>InvalidArgument</Code></Error>";
+        assert_eq!(
+            classify(&CTX, 400, None, body).class(),
+            FailureClass::Terminal
+        );
+    }
+
+    #[test]
+    fn a_skewed_clock_pauses_the_target_and_says_to_set_the_clock_not_the_keys() {
+        let body = "<Error><Code>RequestTimeTooSkewed</Code></Error>";
+        let f = classify(&CTX, 403, None, body);
+        assert_eq!(f.class(), FailureClass::PauseTarget);
+        let text = f.to_string();
+        assert!(text.contains("clock"), "{text}");
+        assert!(!text.contains("credentials"), "{text}");
     }
 }
