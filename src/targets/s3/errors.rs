@@ -144,16 +144,20 @@ mod tests {
         assert_eq!(f.class(), FailureClass::Terminal);
     }
 
+    /// How an S3 error body with `code` and no message is classified under `status`.
+    fn class_of(status: u16, code: &str) -> FailureClass {
+        let body = format!("<Error><Code>{code}</Code></Error>");
+        classify(&CTX, status, None, &body).class()
+    }
+
     #[test]
     fn conditional_conflict_is_ambiguous_and_refused_keys_pause() {
-        let body = "<Error><Code>ConditionalRequestConflict</Code></Error>";
         assert_eq!(
-            classify(&CTX, 409, None, body).class(),
+            class_of(409, "ConditionalRequestConflict"),
             FailureClass::RetryAmbiguous
         );
-        let body = "<Error><Code>InvalidAccessKeyId</Code></Error>";
         assert_eq!(
-            classify(&CTX, 403, None, body).class(),
+            class_of(403, "InvalidAccessKeyId"),
             FailureClass::PauseTarget
         );
     }
@@ -166,11 +170,7 @@ mod tests {
         let f = classify(&CTX, 400, None, body);
         assert_eq!(f.class(), FailureClass::RetryAmbiguous, "{f}");
         // Any other 400 is still the request's own fault.
-        let body = "<Error><Code>InvalidArgument</Code></Error>";
-        assert_eq!(
-            classify(&CTX, 400, None, body).class(),
-            FailureClass::Terminal
-        );
+        assert_eq!(class_of(400, "InvalidArgument"), FailureClass::Terminal);
     }
 
     #[test]
