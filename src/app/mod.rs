@@ -25,6 +25,6 @@ pub use model::{DatasetEntry, LogLevel, LogLine, Model, Notice, NoticeLevel};
 pub use paths::AppPaths;
 pub use service::{AppService, Command, Repaint, ServiceConfig};
 pub use settings::{Settings, this_year};
-pub use status::{DedupStatus, StatusKind};
+pub use status::{DedupStatus, StatusKind, paused_target_fix};
 pub use targets::{ConfiguredTarget, TargetField, TargetForm, TargetTest};
 pub use update::{Details, Startup, TargetInfo, Update};

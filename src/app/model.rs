@@ -189,8 +189,8 @@ pub struct Model {
     same_data: HashMap<String, Vec<ResultFingerprint>>,
     /// Job id -> dataset id, for progress events that carry only the job.
     job_dataset: HashMap<i64, i64>,
-    /// Targets paused because they refused the credentials, with why: their queued jobs
-    /// wait on the user.
+    /// Targets paused (credentials refused, or not usable as they are), with why: their
+    /// queued jobs wait on the user.
     paused_targets: HashMap<String, String>,
     /// The latest check of each deposit (`lodge verify`, Verify), by key, then target: the
     /// check's event id and, when it found damage, what it found.
@@ -523,10 +523,9 @@ impl Model {
             return;
         };
         let text = format!(
-            "{} is paused: {reason}. Nothing more is sent there until you act: fix the \
-             credentials in Settings (Edit the target, Save), or press Deposit on a dataset \
-             once they are right; either sends what waits.",
-            self.target_label(&scope)
+            "{} is paused: {reason}. Nothing more is sent there until you act: {}.",
+            self.target_label(&scope),
+            super::paused_target_fix(&reason)
         );
         if self.paused_targets.insert(scope, reason).is_none() {
             self.apply(Update::Notice(Notice::error(text)));
@@ -790,6 +789,36 @@ mod tests {
         model.apply(Update::DatasetFound(summary(2, "from the terminal")));
         assert_eq!(model.row(2).unwrap().metadata.title, "from the terminal");
         assert_eq!(model.rows().len(), 2);
+    }
+
+    #[test]
+    fn a_paused_target_says_to_fix_the_credentials_only_when_it_refused_them() {
+        use crate::targets::Failure;
+        let mut model = Model::default();
+        let pause = |model: &mut Model, scope: &str, failure: Failure| {
+            model.apply(Update::TargetPaused {
+                scope: scope.into(),
+                reason: Some(failure.to_string()),
+            });
+            model.notices.pop().expect("a notice of the pause").text
+        };
+        let refused = pause(
+            &mut model,
+            "sandbox+http://127.0.0.1:1",
+            Failure::from_status(401, None, "bad token"),
+        );
+        assert!(
+            refused.contains("fix the credentials in Settings"),
+            "{refused}"
+        );
+        let redirected = pause(
+            &mut model,
+            "sandbox+http://127.0.0.1:2",
+            Failure::from_status(301, None, ""),
+        );
+        assert!(redirected.contains("redirect"), "{redirected}");
+        assert!(!redirected.contains("credentials"), "{redirected}");
+        assert!(redirected.contains("fix what it names"), "{redirected}");
     }
 
     #[test]

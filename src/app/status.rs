@@ -6,7 +6,19 @@
 //! fingerprint.
 
 use crate::store::{JobRow, JobState};
-use crate::targets::is_changed_since_scan;
+use crate::targets::{is_changed_since_scan, is_paused_for_credentials};
+
+/// What a person does about a target paused for `reason`, in the window's words: new
+/// credentials when it refused them, otherwise whatever the reason names.
+pub fn paused_target_fix(reason: &str) -> &'static str {
+    if is_paused_for_credentials(reason) {
+        "fix the credentials in Settings (Edit the target, Save), or press Deposit on a dataset \
+         once they are right; either sends what waits"
+    } else {
+        "fix what it names (a target's URL is changed in Settings: Edit the target, Save), or \
+         press Deposit on a dataset once it is fixed; either sends what waits"
+    }
+}
 
 /// Where a dataset stands for one target.
 #[derive(Clone, Debug, PartialEq)]
@@ -18,8 +30,9 @@ pub enum DedupStatus {
     Hashing { done: u64, total: u64 },
     /// On the queue, not yet claimed.
     Queued,
-    /// On the queue, but its target refused the credentials (`reason`) and is paused:
-    /// nothing is sent there until the user acts (fixes them, then presses Deposit).
+    /// On the queue, but its target is paused (`reason`): it refused the credentials, or it
+    /// cannot be used as it is (a redirect, TLS refused, this computer's clock). Nothing is
+    /// sent there until the user acts ([`paused_target_fix`]).
     TargetPaused { reason: String },
     /// A worker is sending it (bytes so far, when known).
     Uploading { sent: u64, total: u64 },

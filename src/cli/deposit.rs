@@ -490,7 +490,7 @@ fn left_for_another_machine(store: &Store, job: &JobRow) -> Option<String> {
 /// again: a refused token is given again per run, saved credentials are fixed in the
 /// config; anything else is fixed where it says.
 pub(super) fn how_to_resume(reason: &str, target: &str) -> &'static str {
-    if !reason.starts_with("not authorised") {
+    if !crate::targets::is_paused_for_credentials(reason) {
         "fix that"
     } else if takes_token_per_run(target) {
         "give the right token with --token (or LODGE_TOKEN)"

@@ -260,6 +260,16 @@ pub fn is_changed_since_scan(recorded_error: &str) -> bool {
 /// How [`Failure::Changed`] reads, as recorded in a job's last error.
 const CHANGED_SINCE_SCAN: &str = "changed since scan";
 
+/// Whether a target's recorded pause reason is refused credentials ([`Failure::Unauthorized`]),
+/// which new credentials fix, rather than a target that cannot be used as it is
+/// ([`Failure::Unusable`]: the URL, the server or this computer's clock needs fixing first).
+pub fn is_paused_for_credentials(pause_reason: &str) -> bool {
+    pause_reason.starts_with(NOT_AUTHORISED)
+}
+
+/// How [`Failure::Unauthorized`] reads, as recorded in a target's pause reason.
+const NOT_AUTHORISED: &str = "not authorised";
+
 /// `Retry-After` as delta-seconds or an HTTP date.
 pub fn parse_retry_after(value: &str) -> Option<Duration> {
     let value = value.trim();
@@ -446,6 +456,15 @@ mod tests {
             Failure::from_status(403, None, "").class(),
             FailureClass::PauseTarget
         );
+    }
+
+    #[test]
+    fn a_pause_for_refused_credentials_is_told_apart_from_an_unusable_target() {
+        let refused = Failure::from_status(401, None, "bad token");
+        assert!(is_paused_for_credentials(&refused.to_string()), "{refused}");
+        let redirected = Failure::from_status(301, None, "");
+        assert_eq!(redirected.class(), FailureClass::PauseTarget);
+        assert!(!is_paused_for_credentials(&redirected.to_string()));
     }
 
     #[test]

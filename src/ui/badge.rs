@@ -3,7 +3,7 @@
 use egui::{Color32, RichText};
 
 use super::format;
-use crate::app::{DedupStatus, StatusKind};
+use crate::app::{DedupStatus, StatusKind, paused_target_fix};
 
 /// Icon and colour per status (readable on light and dark backgrounds).
 pub fn style(kind: StatusKind) -> (&'static str, Color32) {
@@ -71,7 +71,8 @@ pub fn hover(status: &DedupStatus) -> String {
         }
         DedupStatus::Queued => "On the queue; a worker will send it soon.".into(),
         DedupStatus::TargetPaused { reason } => format!(
-            "The target is paused: {reason}. Nothing more is sent there until you act: fix the credentials in Settings (Edit the target, Save: that sends it), or press Deposit once they are right."
+            "The target is paused: {reason}. Nothing more is sent there until you act: {}.",
+            paused_target_fix(reason)
         ),
         DedupStatus::Uploading { .. } => "Sending the files and creating the record.".into(),
         DedupStatus::WaitingToRetry { cause, .. } => format!("Retry scheduled. Cause: {cause}"),
