@@ -11,8 +11,9 @@ use lodge::content::Metadata;
 use lodge::sandbox::{FaultConfig, InvenioAccount, RunningSandbox};
 use lodge::store::{EventKind, JobState};
 use lodge::targets::invenio::{draft_body, key_subject};
-use lodge::targets::{Target, open_target};
+use lodge::targets::{Target, is_paused_for_credentials, open_target};
 use serde_json::{Value, json};
+use support::fake::{Answer, FakeServer};
 use support::*;
 
 fn invenio(sandbox: &RunningSandbox) -> Arc<dyn Target> {
@@ -488,6 +489,30 @@ async fn wrong_token_pauses_the_invenio_target() {
             .contains("401")
     );
     assert_eq!(sandbox.invenio_counts(), (0, 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_invenio_site_that_redirects_pauses_the_target_naming_where_it_points() {
+    let lab = Lab::new();
+    // A site that moved (or an http:// URL to an https:// site) answers every request so.
+    let moved = FakeServer::start(|_, path| Answer {
+        status: 301,
+        headers: vec![("location", format!("https://rdm.example.org{path}"))],
+        body: String::new(),
+    })
+    .await;
+    let target = open_target(&format!("invenio+{}", moved.url()), Some("t".into())).unwrap();
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(7), &metadata("Moved"));
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Queued, "the job waits, not lost");
+    let reason = store.target_paused(target.scope_id()).unwrap().unwrap();
+    assert!(
+        reason.contains("redirects to https://rdm.example.org/api/user/records"),
+        "the pause names where the site points: {reason}"
+    );
+    assert!(!is_paused_for_credentials(&reason), "{reason}");
+    assert_eq!(moved.requests(), 1, "one request, then the target stopped");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

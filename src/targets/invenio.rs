@@ -242,6 +242,10 @@ impl InvenioTarget {
     }
 
     async fn failure_of(resp: reqwest::Response) -> Failure {
+        if resp.status().is_redirection() {
+            // Named with where it points, as every target names it.
+            return super::http::failure_of(resp).await;
+        }
         let status = resp.status().as_u16();
         let retry_after = resp
             .headers()

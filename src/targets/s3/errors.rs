@@ -12,12 +12,22 @@ struct ErrorBody {
     code: String,
     #[serde(default)]
     message: String,
+    /// Where a redirect says the bucket answers (`PermanentRedirect`, `TemporaryRedirect`).
+    #[serde(default)]
+    endpoint: String,
 }
 
 /// The `Code` and `Message` of an S3 error body (empty when there is none).
 pub fn parse_error(body: &str) -> (String, String) {
     let e: ErrorBody = quick_xml::de::from_str(body).unwrap_or_default();
     (e.code, e.message)
+}
+
+/// The `Endpoint` of an S3 redirect's body (empty when there is none).
+fn redirect_endpoint(body: &str) -> String {
+    quick_xml::de::from_str::<ErrorBody>(body)
+        .unwrap_or_default()
+        .endpoint
 }
 
 /// What the target is called in messages, and where it writes.
@@ -92,6 +102,20 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
             status: Some(status),
             message: format!(
                 "target '{name}': a concurrent write to the same key ({what}); retrying"
+            ),
+        },
+        // The bucket lives in another region than the one asked (AWS names the endpoint that
+        // serves it); Lodge follows no redirect, so the target must name that region.
+        (301 | 307, "PermanentRedirect" | "TemporaryRedirect") => Failure::Unusable {
+            status: Some(status),
+            message: format!(
+                "target '{name}': bucket '{bucket}' is not served at this endpoint ({what}){}: \
+                 give the target the bucket's region (lodge target add {name} s3://{bucket}/... \
+                 --region REGION) or that endpoint (--endpoint https://HOST)",
+                match redirect_endpoint(body) {
+                    e if e.is_empty() => String::new(),
+                    e => format!("; the server says it is served at {e}"),
+                }
             ),
         },
         // The server stopped waiting for the rest of an upload: a timeout, not a refusal of
@@ -171,6 +195,22 @@ mod tests {
         assert_eq!(f.class(), FailureClass::RetryAmbiguous, "{f}");
         // Any other 400 is still the request's own fault.
         assert_eq!(class_of(400, "InvalidArgument"), FailureClass::Terminal);
+    }
+
+    #[test]
+    fn a_bucket_in_another_region_pauses_the_target_naming_where_it_is_served() {
+        let body = "<Error><Code>PermanentRedirect</Code><Message>The bucket you are \
+                    attempting to access must be addressed using the specified endpoint.\
+                    </Message><Endpoint>x.s3.eu-west-1.amazonaws.com</Endpoint>\
+                    <Bucket>x</Bucket></Error>";
+        let f = classify(&CTX, 301, None, body);
+        assert_eq!(f.class(), FailureClass::PauseTarget);
+        let text = f.to_string();
+        assert!(
+            text.contains("the server says it is served at x.s3.eu-west-1.amazonaws.com"),
+            "{text}"
+        );
+        assert!(text.contains("--region REGION"), "{text}");
     }
 
     #[test]
