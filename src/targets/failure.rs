@@ -11,7 +11,8 @@ use crate::content::FieldProblem;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum Failure {
     /// The server asked us to slow down (429), is unavailable (503), holds a lock on the
-    /// resource (423) or will not take the request yet (425): the write did not happen.
+    /// resource (423), will not take the request yet (425) or has no room for it (507): the
+    /// write did not happen.
     /// Retry after `retry_after` when given.
     #[error("server busy (HTTP {status}): {message}")]
     Wait {
@@ -107,14 +108,19 @@ impl Failure {
         let message = summarize_body(body);
         match status {
             // 423: a WebDAV lock someone else holds; 425: the server will not take a request
-            // that might be replayed yet. Neither acted on the request; both clear with time.
-            429 | 503 | 423 | 425 => Failure::Wait {
+            // that might be replayed yet; 507: no room left (a WebDAV quota, say). None of
+            // them acted on the request; each can clear with time.
+            429 | 503 | 423 | 425 | 507 => Failure::Wait {
                 status,
                 retry_after: retry_after.and_then(parse_retry_after),
-                message: if status == 423 {
-                    format!("another client holds a lock on it, retrying later ({message})")
-                } else {
-                    message
+                message: match status {
+                    423 => format!("another client holds a lock on it, retrying later ({message})"),
+                    507 => format!(
+                        "the server has no room left for it (a full disk or a used-up quota): \
+                         free some space there or ask for a larger quota; retrying later \
+                         ({message})"
+                    ),
+                    _ => message,
                 },
             },
             // The server gave up waiting for the rest of the request: a timeout like any
@@ -475,8 +481,8 @@ mod tests {
     }
 
     #[test]
-    fn a_locked_resource_or_a_too_early_request_waits_and_honours_retry_after() {
-        for status in [423, 425] {
+    fn a_locked_resource_a_too_early_request_or_a_full_server_waits_and_honours_retry_after() {
+        for status in [423, 425, 507] {
             let busy = Failure::from_status(status, Some("7"), "");
             assert_eq!(busy.class(), FailureClass::Retry, "HTTP {status}");
             assert_eq!(
@@ -487,6 +493,9 @@ mod tests {
         }
         let locked = Failure::from_status(423, None, "");
         assert!(locked.to_string().contains("lock"), "{locked}");
+        let full = Failure::from_status(507, None, "");
+        assert_eq!(full.class(), FailureClass::Retry);
+        assert!(full.to_string().contains("no room left"), "{full}");
         // Any other 4xx is still the request's own fault.
         assert_eq!(
             Failure::from_status(404, None, "").class(),
