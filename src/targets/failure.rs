@@ -12,8 +12,7 @@ use crate::content::FieldProblem;
 pub enum Failure {
     /// The server asked us to slow down (429), is unavailable (503), holds a lock on the
     /// resource (423), will not take the request yet (425) or has no room for it (507): the
-    /// write did not happen.
-    /// Retry after `retry_after` when given.
+    /// write did not happen. Retry after `retry_after` when given.
     #[error("server busy (HTTP {status}): {message}")]
     Wait {
         status: u16,
