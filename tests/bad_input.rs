@@ -1187,6 +1187,41 @@ async fn redirect_loop_pauses_the_target_after_one_request_per_item() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_s3_bucket_in_another_region_pauses_the_target_naming_the_region_to_give() {
+    use lodge::targets::s3::{S3Location, S3Options, S3Target};
+    let lab = Lab::new();
+    // What AWS answers in the wrong region: a redirect, the bucket's region in a header,
+    // and no body at all on a HEAD (the first request Lodge sends).
+    let elsewhere = FakeServer::start(|_, _| Answer {
+        status: 301,
+        headers: vec![("x-amz-bucket-region", "eu-west-1".into())],
+        body: String::new(),
+    })
+    .await;
+    let location = S3Location::parse("s3://lab-data/dep", Some(&elsewhere.url()), None).unwrap();
+    let target =
+        S3Target::new("lab-s3", location, s3::credentials(), S3Options::default()).unwrap();
+    let target: std::sync::Arc<dyn lodge::targets::Target> = std::sync::Arc::new(target);
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(1), &metadata("Far away"));
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Queued, "the job waits, not lost");
+    let reason = store.target_paused(target.scope_id()).unwrap().unwrap();
+    assert_all(
+        &reason,
+        &[
+            "target 'lab-s3': bucket 'lab-data' is in region eu-west-1",
+            "--region eu-west-1",
+        ],
+    );
+    assert_eq!(
+        elsewhere.requests(),
+        1,
+        "one request, then the target stopped"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn tls_failure_pauses_the_target_naming_the_url_and_the_fix() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;

@@ -19,15 +19,13 @@ struct ErrorBody {
 
 /// The `Code` and `Message` of an S3 error body (empty when there is none).
 pub fn parse_error(body: &str) -> (String, String) {
-    let e: ErrorBody = quick_xml::de::from_str(body).unwrap_or_default();
+    let e = error_body(body);
     (e.code, e.message)
 }
 
-/// The `Endpoint` of an S3 redirect's body (empty when there is none).
-fn redirect_endpoint(body: &str) -> String {
-    quick_xml::de::from_str::<ErrorBody>(body)
-        .unwrap_or_default()
-        .endpoint
+/// An S3 error body, its fields empty when the body is not one.
+fn error_body(body: &str) -> ErrorBody {
+    quick_xml::de::from_str(body).unwrap_or_default()
 }
 
 /// What the target is called in messages, and where it writes.
@@ -38,12 +36,64 @@ pub struct Context<'a> {
 
 /// Classify a response that did not succeed.
 pub async fn failure_of(ctx: &Context<'_>, resp: reqwest::Response) -> Failure {
+    // AWS names a bucket's region in this header, on a HEAD too, whose answer has no body.
+    let bucket_region = resp
+        .headers()
+        .get("x-amz-bucket-region")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let (status, retry_after, body) = status_parts(resp).await;
-    classify(ctx, status, retry_after.as_deref(), &body)
+    match bucket_region {
+        Some(region) if (300..=399).contains(&status) => {
+            let ErrorBody { code, endpoint, .. } = error_body(&body);
+            moved(ctx, status, &code, &endpoint, Some(&region))
+        }
+        _ => classify(ctx, status, retry_after.as_deref(), &body),
+    }
+}
+
+/// A redirect: the bucket is served at another endpoint, in another region than the one
+/// asked. Lodge follows no redirect, so the target must name that region or endpoint.
+/// `endpoint` (from the body) and `region` (from the header) are named when known.
+fn moved(
+    ctx: &Context<'_>,
+    status: u16,
+    code: &str,
+    endpoint: &str,
+    region: Option<&str>,
+) -> Failure {
+    let (name, bucket) = (ctx.name, ctx.bucket);
+    let what = format!("HTTP {status} {code}");
+    let what = what.trim_end();
+    let served = if endpoint.is_empty() {
+        String::new()
+    } else {
+        format!("; the server says it is served at {endpoint}")
+    };
+    let message = match region {
+        Some(region) => format!(
+            "target '{name}': bucket '{bucket}' is in region {region}, not the one this target \
+             asks ({what}){served}: give the target that region (lodge target add {name} \
+             s3://{bucket}/... --region {region})"
+        ),
+        None => format!(
+            "target '{name}': bucket '{bucket}' is not served at this endpoint ({what}){served}: \
+             give the target the bucket's region (lodge target add {name} s3://{bucket}/... \
+             --region REGION) or that endpoint (--endpoint https://HOST)"
+        ),
+    };
+    Failure::Unusable {
+        status: Some(status),
+        message,
+    }
 }
 
 pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body: &str) -> Failure {
-    let (code, message) = parse_error(body);
+    let ErrorBody {
+        code,
+        message,
+        endpoint,
+    } = error_body(body);
     let what = if code.is_empty() {
         format!("HTTP {status}")
     } else {
@@ -104,20 +154,8 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
                 "target '{name}': a concurrent write to the same key ({what}); retrying"
             ),
         },
-        // The bucket lives in another region than the one asked (AWS names the endpoint that
-        // serves it); Lodge follows no redirect, so the target must name that region.
-        (301 | 307, "PermanentRedirect" | "TemporaryRedirect") => Failure::Unusable {
-            status: Some(status),
-            message: format!(
-                "target '{name}': bucket '{bucket}' is not served at this endpoint ({what}){}: \
-                 give the target the bucket's region (lodge target add {name} s3://{bucket}/... \
-                 --region REGION) or that endpoint (--endpoint https://HOST)",
-                match redirect_endpoint(body) {
-                    e if e.is_empty() => String::new(),
-                    e => format!("; the server says it is served at {e}"),
-                }
-            ),
-        },
+        // S3 redirects only to the endpoint that serves the bucket.
+        (300..=399, _) => moved(ctx, status, &code, &endpoint, None),
         // The server stopped waiting for the rest of an upload: a timeout, not a refusal of
         // the content, though S3 answers it with 400.
         (400, "RequestTimeout") => Failure::Ambiguous {
@@ -211,6 +249,21 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("--region REGION"), "{text}");
+    }
+
+    #[test]
+    fn a_bodiless_redirect_naming_the_buckets_region_says_which_region_to_give() {
+        // What AWS answers a HEAD in the wrong region: no body, the region in a header.
+        let f = moved(&CTX, 301, "", "", Some("eu-west-1"));
+        assert_eq!(f.class(), FailureClass::PauseTarget);
+        let text = f.to_string();
+        assert!(
+            text.contains(
+                "bucket 'x' is in region eu-west-1, not the one this target asks (HTTP 301)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("--region eu-west-1"), "{text}");
     }
 
     #[test]
