@@ -1188,12 +1188,19 @@ async fn redirect_loop_pauses_the_target_after_one_request_per_item() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_s3_bucket_in_another_region_pauses_the_target_naming_the_region_to_give() {
+    // What AWS answers in the wrong region: a redirect, or (to a request signed for another
+    // region) 400; either way the bucket's region in a header, and no body at all on a HEAD
+    // (the first request Lodge sends).
+    for status in [301, 400] {
+        bucket_in_another_region_pauses_the_target(status).await;
+    }
+}
+
+async fn bucket_in_another_region_pauses_the_target(status: u16) {
     use lodge::targets::s3::{S3Location, S3Options, S3Target};
     let lab = Lab::new();
-    // What AWS answers in the wrong region: a redirect, the bucket's region in a header,
-    // and no body at all on a HEAD (the first request Lodge sends).
-    let elsewhere = FakeServer::start(|_, _| Answer {
-        status: 301,
+    let elsewhere = FakeServer::start(move |_, _| Answer {
+        status,
         headers: vec![("x-amz-bucket-region", "eu-west-1".into())],
         body: String::new(),
     })
@@ -1205,7 +1212,11 @@ async fn an_s3_bucket_in_another_region_pauses_the_target_naming_the_region_to_g
     let store = lab.store("lodge.db");
     let ds = add(&store, &lab.numbered_folder(1), &metadata("Far away"));
     let jobs = deposit(&store, &target, &[ds], fast_config()).await;
-    assert_eq!(jobs[0].state, JobState::Queued, "the job waits, not lost");
+    assert_eq!(
+        jobs[0].state,
+        JobState::Queued,
+        "HTTP {status}: the job waits, not lost"
+    );
     let reason = store.target_paused(target.scope_id()).unwrap().unwrap();
     assert_all(
         &reason,
@@ -1217,7 +1228,7 @@ async fn an_s3_bucket_in_another_region_pauses_the_target_naming_the_region_to_g
     assert_eq!(
         elsewhere.requests(),
         1,
-        "one request, then the target stopped"
+        "HTTP {status}: one request, then the target stopped"
     );
 }
 

@@ -15,6 +15,10 @@ struct ErrorBody {
     /// Where a redirect says the bucket answers (`PermanentRedirect`, `TemporaryRedirect`).
     #[serde(default)]
     endpoint: String,
+    /// The bucket's region, in the answer to a request signed for another one
+    /// (`AuthorizationHeaderMalformed`).
+    #[serde(default)]
+    region: String,
 }
 
 /// The `Code` and `Message` of an S3 error body (empty when there is none).
@@ -28,10 +32,11 @@ fn error_body(body: &str) -> ErrorBody {
     quick_xml::de::from_str(body).unwrap_or_default()
 }
 
-/// What the target is called in messages, and where it writes.
+/// What the target is called in messages, where it writes, and the region it signs for.
 pub struct Context<'a> {
     pub name: &'a str,
     pub bucket: &'a str,
+    pub region: &'a str,
 }
 
 /// Classify a response that did not succeed.
@@ -43,8 +48,10 @@ pub async fn failure_of(ctx: &Context<'_>, resp: reqwest::Response) -> Failure {
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     let (status, retry_after, body) = status_parts(resp).await;
+    // A request to the wrong region is redirected (3xx) or, signed for the wrong region,
+    // refused with 400 (`AuthorizationHeaderMalformed`, no body on a HEAD).
     match bucket_region {
-        Some(region) if (300..=399).contains(&status) => {
+        Some(region) if region != ctx.region && (300..=400).contains(&status) => {
             let ErrorBody { code, endpoint, .. } = error_body(&body);
             moved(ctx, status, &code, &endpoint, Some(&region))
         }
@@ -52,9 +59,10 @@ pub async fn failure_of(ctx: &Context<'_>, resp: reqwest::Response) -> Failure {
     }
 }
 
-/// A redirect: the bucket is served at another endpoint, in another region than the one
-/// asked. Lodge follows no redirect, so the target must name that region or endpoint.
-/// `endpoint` (from the body) and `region` (from the header) are named when known.
+/// The bucket is in another region than the one the target signs for, or served at another
+/// endpoint: S3 redirected the request or refused its signature. Lodge follows no redirect,
+/// so the target must name that region or endpoint. `endpoint` and `region` (from the body
+/// or AWS's `x-amz-bucket-region` header) are named when known.
 fn moved(
     ctx: &Context<'_>,
     status: u16,
@@ -72,9 +80,10 @@ fn moved(
     };
     let message = match region {
         Some(region) => format!(
-            "target '{name}': bucket '{bucket}' is in region {region}, not the one this target \
-             asks ({what}){served}: give the target that region (lodge target add {name} \
-             s3://{bucket}/... --region {region})"
+            "target '{name}': bucket '{bucket}' is in region {region}, not {asked} as this \
+             target asks ({what}){served}: give the target that region (lodge target add \
+             {name} s3://{bucket}/... --region {region})",
+            asked = ctx.region
         ),
         None => format!(
             "target '{name}': bucket '{bucket}' is not served at this endpoint ({what}){served}: \
@@ -93,6 +102,7 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
         code,
         message,
         endpoint,
+        region,
     } = error_body(body);
     let what = if code.is_empty() {
         format!("HTTP {status}")
@@ -155,7 +165,12 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
             ),
         },
         // S3 redirects only to the endpoint that serves the bucket.
-        (300..=399, _) => moved(ctx, status, &code, &endpoint, None),
+        (300..=399, _) => moved(ctx, status, &code, &endpoint, named(&region)),
+        // Signed for another region than the bucket's: every request will be, so the
+        // target is paused, not each deposit rejected.
+        (400, "AuthorizationHeaderMalformed") if !region.is_empty() && region != ctx.region => {
+            moved(ctx, status, &code, &endpoint, Some(&region))
+        }
         // The server stopped waiting for the rest of an upload: a timeout, not a refusal of
         // the content, though S3 answers it with 400.
         (400, "RequestTimeout") => Failure::Ambiguous {
@@ -184,6 +199,11 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
     }
 }
 
+/// `Some(field)` unless it is empty.
+fn named(field: &str) -> Option<&str> {
+    (!field.is_empty()).then_some(field)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,6 +212,7 @@ mod tests {
     const CTX: Context<'static> = Context {
         name: "lab-s3",
         bucket: "x",
+        region: "us-east-1",
     };
 
     #[test]
@@ -259,11 +280,28 @@ mod tests {
         let text = f.to_string();
         assert!(
             text.contains(
-                "bucket 'x' is in region eu-west-1, not the one this target asks (HTTP 301)"
+                "bucket 'x' is in region eu-west-1, not us-east-1 as this target asks (HTTP 301)"
             ),
             "{text}"
         );
         assert!(text.contains("--region eu-west-1"), "{text}");
+    }
+
+    #[test]
+    fn a_request_signed_for_another_region_pauses_the_target_naming_the_buckets_region() {
+        let body = "<Error><Code>AuthorizationHeaderMalformed</Code><Message>The authorization \
+                    header is malformed; the region 'us-east-1' is wrong; expecting \
+                    'eu-west-1'</Message><Region>eu-west-1</Region></Error>";
+        let f = classify(&CTX, 400, None, body);
+        assert_eq!(f.class(), FailureClass::PauseTarget, "{f}");
+        let text = f.to_string();
+        assert!(text.contains("bucket 'x' is in region eu-west-1"), "{text}");
+        assert!(text.contains("--region eu-west-1"), "{text}");
+        // A malformed header for another reason is still the request's own fault.
+        assert_eq!(
+            class_of(400, "AuthorizationHeaderMalformed"),
+            FailureClass::Terminal
+        );
     }
 
     #[test]

@@ -85,6 +85,7 @@ impl S3Target {
         errors::Context {
             name: &self.name,
             bucket: &self.location.bucket,
+            region: &self.location.region,
         }
     }
 
