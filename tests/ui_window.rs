@@ -732,6 +732,47 @@ fn invalid_metadata_blocks_deposit_and_shows_the_message_next_to_the_field() {
     );
 }
 
+#[test]
+fn a_creator_typed_into_a_new_creator_field_lands_whole_as_the_problem_above_it_goes() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = w.lab.folder("untitled", &[("a.csv", b"x\n1\n")]);
+    let id = w.add_folder(&folder);
+    w.harness.state_mut().select(Some(id));
+    w.harness.step();
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("at least one creator is required");
+    w.harness.get_by_label("+ Add creator").click();
+    w.harness.step();
+    w.harness.step();
+
+    // The first key typed removes the problem line above the field; the field keeps its
+    // focus (it used to lose it there, and the rest of the name went nowhere).
+    let name = (egui::accesskit::Role::TextInput, "Name");
+    w.harness.get_by_role_and_label(name.0, name.1).focus();
+    w.harness.step();
+    for chunk in ["H", "opper, ", "Grace"] {
+        w.harness
+            .get_by_role_and_label(name.0, name.1)
+            .type_text(chunk);
+        w.harness.step();
+        w.harness.step();
+    }
+    assert!(
+        w.harness
+            .query_by_label_contains("at least one creator is required")
+            .is_none()
+    );
+    assert_eq!(
+        w.harness
+            .get_by_role_and_label(egui::accesskit::Role::TextInput, "Name")
+            .accesskit_node()
+            .value()
+            .as_deref(),
+        Some("Hopper, Grace")
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn a_dropped_folder_with_a_link_to_data_elsewhere_says_the_link_is_not_deposited() {

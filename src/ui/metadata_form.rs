@@ -151,6 +151,9 @@ fn text_field(
     } else {
         egui::TextEdit::singleline(value)
     };
+    // A stable id, not one counted from the widgets above: a problem line that comes or goes
+    // above a field while it is typed in would otherwise move its id, and its focus with it.
+    let edit = edit.id_salt(("metadata field", label));
     ui.add(edit.hint_text(hint).desired_width(f32::INFINITY))
         .labelled_by(l.id)
         .changed()
@@ -172,6 +175,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
                 changed |= ui
                     .add(
                         egui::TextEdit::singleline(&mut c.name)
+                            .id_salt(("creator name", i))
                             .hint_text("Family, Given")
                             .desired_width(180.0),
                     )
@@ -191,6 +195,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
                 changed |= ui
                     .add(
                         egui::TextEdit::singleline(&mut c.orcid)
+                            .id_salt(("creator orcid", i))
                             .hint_text("0000-0000-0000-0000")
                             .desired_width(150.0),
                     )
@@ -199,7 +204,9 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
                 let l = ui.label("Affiliation");
                 changed |= ui
                     .add(
-                        egui::TextEdit::singleline(&mut c.affiliation).desired_width(f32::INFINITY),
+                        egui::TextEdit::singleline(&mut c.affiliation)
+                            .id_salt(("creator affiliation", i))
+                            .desired_width(f32::INFINITY),
                     )
                     .labelled_by(l.id)
                     .changed();
