@@ -381,7 +381,35 @@ fn error_text(error: &anyhow::Error) -> String {
     crate::wording::with_causes(error.as_ref())
 }
 
+/// For a command that only reads the store and prints: end quietly when what reads its
+/// output goes away (`lodge log | head`), as other command-line tools do, instead of
+/// panicking on the closed pipe. Rust ignores SIGPIPE; this restores the default for the
+/// rest of the process. Never for a command that talks to a server (a repository, or a
+/// PostgreSQL store): a write to a socket the server closed raises SIGPIPE too, and must
+/// stay an error that is reported.
+fn end_quietly_when_the_reader_goes() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to its default, before any other thread of
+    // this command runs code that could care, has no memory-safety requirements.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
+    let reads_a_file_and_prints = matches!(
+        command,
+        Command::Show { .. }
+            | Command::Status { .. }
+            | Command::History { .. }
+            | Command::Log { .. }
+            | Command::Completions { .. }
+    );
+    if reads_a_file_and_prints
+        && matches!(StoreLocation::from(db.path.clone()), StoreLocation::File(_))
+    {
+        end_quietly_when_the_reader_goes();
+    }
     match command {
         Command::Add(args) => add::add(db, args).await,
         Command::Scan(args) => add::scan(db, args).await,

@@ -461,6 +461,36 @@ async fn log_of_one_dataset_or_one_job_shows_only_its_events() {
     assert!(t.contains("no dataset matches 'no-such'"), "{t}");
 }
 
+#[cfg(unix)]
+#[test]
+fn a_report_piped_into_a_reader_that_stops_early_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("Piped"));
+    drop(store);
+    for report in [&["status"][..], &["history"], &["log"], &["show", "1"]] {
+        // The reader (`| head -1` that has had its line) is gone before lodge writes.
+        let mut child = lodge(&db)
+            .args(report)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{report:?}: {stderr}");
+        // Ended by SIGPIPE (13), as `cat` or `grep` would be, or done before it wrote.
+        assert!(
+            out.status.success() || out.status.signal() == Some(13),
+            "{report:?} ended {:?}: {stderr}",
+            out.status
+        );
+    }
+}
+
 #[test]
 fn adding_a_folder_again_with_new_metadata_says_the_files_are_the_same() {
     let lab = Lab::new();
