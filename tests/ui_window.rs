@@ -812,6 +812,35 @@ fn a_dropped_folder_with_a_link_to_data_elsewhere_says_the_link_is_not_deposited
 }
 
 #[test]
+fn clicking_a_rows_name_selects_the_dataset_and_opens_its_details() {
+    let mut w = Window::open(FaultConfig::default());
+    let soil = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let ocean = citable_folder(&w.lab, "ocean-survey", "Ocean survey");
+    let soil_id = w.add_folder(&soil);
+    let ocean_id = w.add_folder(&ocean);
+    w.harness.step();
+
+    // A pointer click on the text itself, as a person clicks a name.
+    w.harness.get_by_label("ocean-survey").click();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(w.harness.state().selected, Some(ocean_id));
+    let title = |w: &Window| {
+        w.harness
+            .get_by_role_and_label(egui::accesskit::Role::TextInput, "Title")
+            .accesskit_node()
+            .value()
+    };
+    assert_eq!(title(&w).as_deref(), Some("Ocean survey"));
+
+    w.harness.get_by_label("soil-cores").click();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(w.harness.state().selected, Some(soil_id));
+    assert_eq!(title(&w).as_deref(), Some("Soil cores 2026"));
+}
+
+#[test]
 fn sorting_by_name_puts_run2_before_run10() {
     let mut w = Window::open(FaultConfig::default());
     for name in ["run10", "Run2", "run1"] {

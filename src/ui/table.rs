@@ -269,6 +269,9 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     let mut commands: Vec<Command> = Vec::new();
     let mut remove: Option<i64> = None;
     let target = app.target_id().to_string();
+    // A click anywhere on a row selects it, on its text too: a selectable label would take
+    // the click for itself (to select its text), and the row would not see it.
+    ui.style_mut().interaction.selectable_labels = false;
     TableBuilder::new(ui)
         .id_salt("datasets")
         .striped(true)
