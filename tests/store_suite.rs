@@ -767,6 +767,57 @@ fn status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing(b: B
     );
 }
 
+fn status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
+    let (one, key) = support::add(
+        &store,
+        &b.lab.folder("copies/one", files),
+        &metadata("Copy"),
+    );
+    let (two, _) = support::add(
+        &store,
+        &b.lab.folder("copies/two", files),
+        &metadata("Copy"),
+    );
+    let replay = |dataset: i64| {
+        store
+            .enqueue_deposit(dataset, TARGET, &key, Duration::from_secs(3600))
+            .unwrap();
+        match store
+            .claim("w1", Duration::from_secs(60), 8, &filter())
+            .unwrap()
+        {
+            Claim::Replayed { job, .. } => job.id,
+            other => panic!("expected a replay, got {other:?}"),
+        }
+    };
+    store
+        .enqueue_deposit(one, TARGET, &key, Duration::from_secs(3600))
+        .unwrap();
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, &landed("copy-1")).unwrap();
+    let first = lease.job.id;
+    // `lodge deposit` run again for the same dataset: a replay, no request.
+    replay(one);
+    // The copy deposited: a replay of the first dataset's record.
+    let copys = replay(two);
+
+    let rows = store.status_rows().unwrap();
+    let row = |d: i64| rows.iter().find(|r| r.dataset == d).unwrap();
+    assert_eq!(row(one).state, "deposited", "{:?}", row(one));
+    assert_eq!(
+        (row(one).job, row(one).attempts),
+        (Some(first), 1),
+        "the job that deposited it, with its attempt"
+    );
+    assert_eq!(row(one).identifier.as_deref(), Some("copy-1"));
+    assert_eq!(row(two).state, "existing", "{:?}", row(two));
+    assert_eq!(row(two).job, Some(copys));
+    assert_eq!(row(two).identifier.as_deref(), Some("copy-1"));
+}
+
 fn a_second_open_finds_the_schema_migrated(b: Backend) {
     let first = b.open();
     with_target(&first);
@@ -1001,6 +1052,7 @@ every_backend!(
     enqueueing_a_scope_twice_joins_the_active_job,
     status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit,
     status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing,
+    status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it,
     a_claim_bumps_the_fence_counts_the_attempt_and_holds_the_job,
     an_expired_lease_is_taken_over_and_the_late_result_refused,
     a_recorded_result_makes_the_next_job_of_the_scope_a_replay,

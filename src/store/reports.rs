@@ -162,8 +162,10 @@ impl Store {
             db.all(
                 // Per dataset and target: the targets it was queued for or its key has a
                 // result on (deposited by another dataset with the same key); the latest
-                // job of the dataset's current key (what the row reports); else the
-                // result; else the latest that landed for an earlier key.
+                // job of the dataset's current key (what the row reports), passing over
+                // replays of the dataset's own deposit (deposit run again: the job that
+                // deposited it stays the one reported); else the result; else the latest
+                // that landed for an earlier key.
                 "WITH latest AS (SELECT dataset_id, target, max(id) AS id FROM jobs
                                  WHERE dataset_id IS NOT NULL GROUP BY dataset_id, target),
                       scopes AS (SELECT dataset_id, target FROM latest
@@ -173,6 +175,14 @@ impl Store {
                       current AS (SELECT j.dataset_id, j.target, max(j.id) AS id
                                   FROM jobs j JOIN datasets d
                                     ON d.id = j.dataset_id AND d.content_key = j.content_key
+                                  WHERE NOT (j.state = 'existing' AND j.attempts = 0
+                                    AND EXISTS (SELECT 1 FROM results r
+                                                JOIN jobs o ON o.id = r.job_id
+                                                WHERE r.target = j.target
+                                                  AND r.operation = ?1
+                                                  AND r.content_key = j.content_key
+                                                  AND o.dataset_id = j.dataset_id
+                                                  AND o.id <> j.id))
                                   GROUP BY j.dataset_id, j.target),
                       landed AS (SELECT dataset_id, target, max(id) AS id FROM jobs
                                  WHERE dataset_id IS NOT NULL
