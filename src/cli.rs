@@ -51,14 +51,14 @@ pub enum Command {
     /// Remove datasets from the list. What they deposited stays: the records, `lodge
     /// history` and the log. The folders are not touched.
     Remove {
-        /// Datasets by number, folder, name or key prefix.
+        /// Datasets by number, folder, name or key prefix (8 or more characters).
         #[arg(required = true, value_name = "DATASET")]
         datasets: Vec<String>,
     },
     /// One dataset: its folder, key, the metadata a deposit will send (and what it lacks),
     /// the files of its last scan, and every deposit of it.
     Show {
-        /// The dataset: its number, folder, name or key prefix.
+        /// The dataset: its number, folder, name or key prefix (8 or more characters).
         #[arg(value_name = "DATASET")]
         dataset: String,
         /// List every file (by default the first 20).
@@ -108,7 +108,7 @@ pub enum Command {
         /// Start with the last N events.
         #[arg(long, default_value_t = 200)]
         tail: usize,
-        /// Only this dataset's events (its number, folder, name or key prefix).
+        /// Only this dataset's events (its number, folder, name or key prefix of 8 or more characters).
         #[arg(long, value_name = "DATASET", conflicts_with = "job")]
         dataset: Option<String>,
         /// Only this job's events (numbers from `lodge status` or `lodge history`).

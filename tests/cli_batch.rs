@@ -519,6 +519,41 @@ fn adding_a_folder_again_with_new_metadata_says_the_files_are_the_same() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dataset_named_by_number_name_and_folder_at_once_is_deposited_and_counted_once() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let folder = lab.folder("soil", &[("data.csv", b"id\n1\n")]);
+    let (id, key) = add(&store, &folder, &metadata("Soil"));
+    drop(store);
+
+    let mut cmd = lodge(&db);
+    cmd.args(["deposit", "--target", &sandbox.target_url()])
+        .args([&id.to_string(), "soil", folder.to_str().unwrap()]);
+    let out = run(cmd).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_eq!(t.matches("deposited soil -> sbx-000001").count(), 1, "{t}");
+    assert!(t.contains("1 deposited"), "{t}");
+    assert!(!t.contains("3 deposited"), "{t}");
+
+    // A key prefix needs 8 characters; a shorter one says so rather than "no match".
+    let short = &key.to_hex()[..4];
+    let out = lodge_with(&db, &["show", short]).await;
+    assert!(!out.status.success());
+    assert_all(
+        &text(&out),
+        &[
+            "too short for a key prefix",
+            "the first 8 or more characters of its key",
+        ],
+    );
+    let out = lodge_with(&db, &["show", &key.to_hex()[..8]]).await;
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_by_name() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;

@@ -56,7 +56,7 @@ pub struct AddArgs {
 
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Datasets by number, folder, name or key prefix.
+    /// Datasets by number, folder, name or key prefix (8 or more characters).
     pub datasets: Vec<String>,
     /// Every dataset.
     #[arg(long, conflicts_with = "datasets")]
@@ -496,9 +496,12 @@ pub(super) fn select_datasets(
         return Ok(store.datasets()?);
     }
     if selectors.is_empty() {
-        anyhow::bail!("name the datasets (number, folder, name or key prefix) or pass --all");
+        anyhow::bail!(
+            "name the datasets (number, folder, name or key prefix of 8 or more characters) or pass --all"
+        );
     }
-    selectors
+    let mut seen = std::collections::HashSet::new();
+    let named: Vec<DatasetRow> = selectors
         .iter()
         .map(|s| {
             // A folder given as a path is matched by its canonical form.
@@ -520,7 +523,9 @@ pub(super) fn select_datasets(
                 },
             }
         })
-        .collect()
+        .collect::<anyhow::Result<_>>()?;
+    // One dataset named twice (by number and by folder, say) is one item, reported once.
+    Ok(named.into_iter().filter(|d| seen.insert(d.id)).collect())
 }
 
 #[cfg(test)]

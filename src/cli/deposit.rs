@@ -35,7 +35,7 @@ pub struct DepositArgs {
     /// Every dataset in the store.
     #[arg(long, conflicts_with = "datasets")]
     pub all: bool,
-    /// Datasets by number, folder, name or key prefix.
+    /// Datasets by number, folder, name or key prefix (8 or more characters).
     pub datasets: Vec<String>,
     /// Print every event, attempts included.
     #[arg(long, short)]

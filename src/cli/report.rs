@@ -33,7 +33,7 @@ pub const DATASET_STATES: [&str; 2] = ["new", "changed"];
 /// Which lines of `status` or `history` to print. Totals are always the whole store's.
 #[derive(Debug, Default, clap::Args)]
 pub struct ItemFilter {
-    /// Only these datasets (number, folder, name or key prefix); all by default.
+    /// Only these datasets (number, folder, name or key prefix of 8 or more characters); all by default.
     #[arg(value_name = "DATASET")]
     pub datasets: Vec<String>,
     /// Only items in this state (repeatable; `unfinished` is queued, running and waiting

@@ -28,7 +28,7 @@ pub struct VerifyArgs {
     /// Every dataset in the store.
     #[arg(long, conflicts_with = "datasets")]
     pub all: bool,
-    /// Datasets by number, folder, name or key prefix.
+    /// Datasets by number, folder, name or key prefix (8 or more characters).
     pub datasets: Vec<String>,
     /// Only deposits on this target (a name from `lodge target list`, or a URL).
     #[arg(long)]

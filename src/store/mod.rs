@@ -90,9 +90,16 @@ pub enum StoreError {
     #[error("job {job}: lease lost (fence {fence} is stale), result refused")]
     StaleLease { job: i64, fence: i64 },
     #[error(
-        "no dataset matches '{selector}'{}: give its number, its folder or its name \
-         (see `lodge status`)",
-        meant.as_ref().map(|m| format!(" (did you mean '{m}'?)")).unwrap_or_default()
+        "no dataset matches '{selector}'{}: give its number, its folder, its name or the first 8 \
+         or more characters of its key (see `lodge status`)",
+        match meant {
+            Some(m) => format!(" (did you mean '{m}'?)"),
+            None if selector.len() < 8
+                && selector.chars().all(|c| c.is_ascii_hexdigit())
+                && !selector.chars().all(|c| c.is_ascii_digit()) =>
+                " (too short for a key prefix)".to_string(),
+            None => String::new(),
+        }
     )]
     NoSuchDataset {
         selector: String,
