@@ -149,7 +149,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct SandboxArgs {
     /// Address to listen on (loopback; port 0 picks a free one).
-    #[arg(long, default_value = "127.0.0.1:8080")]
+    #[arg(long, default_value = "127.0.0.1:8080", value_parser = parse_loopback_addr)]
     pub addr: std::net::SocketAddr,
     /// Folder for the sandbox's records and blobs.
     #[arg(long, value_name = "DIR")]
@@ -273,6 +273,25 @@ fn parse_token(s: &str) -> Result<String, String> {
         return Err(EMPTY.to_string());
     }
     Ok(s.to_string())
+}
+
+/// The sandbox's address: loopback only. It is for trying Lodge and for tests on this
+/// machine, over plain HTTP and without a token by default; Lodge itself refuses plain
+/// HTTP to any other host, so a sandbox on the network could not be deposited to anyway.
+fn parse_loopback_addr(s: &str) -> Result<std::net::SocketAddr, String> {
+    let addr: std::net::SocketAddr = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not an address and port: give one like 127.0.0.1:8080"))?;
+    if !addr.ip().is_loopback() {
+        return Err(format!(
+            "the sandbox listens on this machine's loopback only, not on {}: give \
+             127.0.0.1:{} (or [::1]:{})",
+            addr.ip(),
+            addr.port(),
+            addr.port()
+        ));
+    }
+    Ok(addr)
 }
 
 fn parse_probability(s: &str) -> Result<f64, String> {

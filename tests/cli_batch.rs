@@ -1118,6 +1118,23 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
         b"notes",
         "the file is untouched"
     );
+    // Every network interface is refused: the sandbox is for this machine.
+    let everywhere = run({
+        let mut c = lodge(&lab.path("x.db"));
+        c.args(["sandbox", "--addr", "0.0.0.0:0", "--data"])
+            .arg(lab.path("sbx"));
+        c
+    })
+    .await;
+    assert_eq!(everywhere.status.code(), Some(2), "{}", text(&everywhere));
+    assert_all(
+        &text(&everywhere),
+        &[
+            "--addr",
+            "loopback only, not on 0.0.0.0",
+            "give 127.0.0.1:0",
+        ],
+    );
 
     let mut child = lodge(&lab.path("x.db"))
         .args(["sandbox", "--addr", "127.0.0.1:0", "--data"])
