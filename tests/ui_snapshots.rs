@@ -300,6 +300,18 @@ fn snapshot_details_panel_shows_validation_errors() {
     w.wait("the details", |app| {
         app.model.details.as_ref().is_some_and(|d| d.dataset == id)
     });
+    // The details show the folder's path, a temporary folder other on every run: the
+    // snapshot shows a fixed one.
+    let mut summary = Store::open(&AppPaths::in_dir(&w.lab.path("app")).db)
+        .expect("store")
+        .dataset_summary(id)
+        .expect("read")
+        .expect("the dataset");
+    summary.path = "/home/ada/data/untitled".into();
+    w.harness.state_mut().model.apply(Update::DatasetSaved {
+        placeholder: None,
+        summary,
+    });
     freeze(&mut w);
     w.harness
         .snapshot_options("details_validation_errors", &options());

@@ -9,7 +9,7 @@ use lodge::app::{Command, DedupStatus, LogLevel, StatusKind, Update};
 use lodge::sandbox::FaultConfig;
 use lodge::ui::LodgeApp;
 
-use gui::{Window, citable_folder};
+use gui::{WINDOW, Window, citable_folder};
 
 async fn sandbox_requests(scope_id: &str) -> u64 {
     let base = scope_id.trim_start_matches("sandbox+");
@@ -838,6 +838,77 @@ fn clicking_a_rows_name_selects_the_dataset_and_opens_its_details() {
     w.harness.step();
     assert_eq!(w.harness.state().selected, Some(soil_id));
     assert_eq!(title(&w).as_deref(), Some("Soil cores 2026"));
+}
+
+#[test]
+fn a_long_name_wraps_in_the_details_and_leaves_every_row_its_deposit_button() {
+    let mut w = Window::open(FaultConfig::default());
+    let long = "ocean-survey-2026-north-atlantic-transect-leg-3-ctd-casts-and-water-samples-from-the-rv-meteor-cruise-m199-stations-1-to-40";
+    let ocean = citable_folder(&w.lab, long, "Ocean survey");
+    let soil = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let ocean_id = w.add_folder(&ocean);
+    let soil_id = w.add_folder(&soil);
+    for id in [ocean_id, soil_id] {
+        w.harness.state_mut().select(Some(id));
+        for _ in 0..3 {
+            w.harness.step();
+        }
+        // The details' close button, the first ✖, is at the panel's left edge.
+        let details_left = w
+            .harness
+            .query_all_by_label("✖")
+            .next()
+            .expect("the details are open")
+            .rect()
+            .left();
+        let deposits = w.harness.query_all_by_label("Deposit").collect::<Vec<_>>();
+        assert_eq!(deposits.len(), 2, "a Deposit button on each row");
+        for d in deposits {
+            assert!(
+                d.rect().right() < details_left,
+                "dataset {id} selected: a row's Deposit at {:?} is under the details panel \
+                 (from x = {details_left})",
+                d.rect()
+            );
+        }
+    }
+    // The details name the folder: two datasets may share a name.
+    w.harness.get_by_label(soil.to_str().unwrap());
+}
+
+#[test]
+fn the_next_dataset_selected_opens_its_details_at_the_top() {
+    let mut w = Window::open(FaultConfig::default());
+    let soil_id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let ocean_id = w.add_folder(&citable_folder(&w.lab, "ocean-survey", "Ocean survey"));
+    // Short enough that the details scroll.
+    w.harness.set_size(egui::vec2(WINDOW[0], 420.0));
+    w.harness.state_mut().select(Some(soil_id));
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Version").scroll_to_me();
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    // The details' close button, the first ✖ (each creator has one too).
+    let close = |w: &Window| {
+        w.harness
+            .query_all_by_label("✖")
+            .next()
+            .expect("the details are open")
+            .rect()
+    };
+    assert!(close(&w).top() < 0.0, "scrolled down: {:?}", close(&w));
+
+    w.harness.state_mut().select(Some(ocean_id));
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    assert!(
+        close(&w).top() >= 0.0,
+        "the next dataset's details start at the top: {:?}",
+        close(&w)
+    );
 }
 
 #[test]

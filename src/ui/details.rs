@@ -60,11 +60,11 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         .default_size(430.0)
         .min_size(320.0)
         .show(ui, |ui| {
+            // A scroll position per dataset: the next one selected opens at its top.
             egui::ScrollArea::vertical()
-                .id_salt("details_scroll")
+                .id_salt(("details_scroll", id))
                 .show(ui, |ui| {
                     ui.horizontal(|ui| {
-                        ui.heading(&entry.name);
                         if ui
                             .small_button("✖")
                             .on_hover_text("Close the details")
@@ -72,7 +72,12 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                         {
                             app.selected = None;
                         }
+                        // Wrapped: a long name must not widen the panel past the table's
+                        // room (it stays that wide for every dataset after).
+                        ui.add(egui::Label::new(RichText::new(&entry.name).heading()).wrap());
                     });
+                    // Two folders may share a name; the path tells them apart.
+                    ui.add(egui::Label::new(RichText::new(&entry.path).weak()).wrap());
                     let status = app.model.status(&entry, app.target_id());
                     if matches!(status, DedupStatus::ChangedSinceScan { .. }) {
                         ui.horizontal(|ui| {

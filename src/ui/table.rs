@@ -306,12 +306,14 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 let status = app.model.status(entry, &target);
                 row.set_selected(app.selected == Some(id));
                 row.col(|ui| {
+                    let title = if entry.metadata.title.is_empty() {
+                        "(no title yet)"
+                    } else {
+                        &entry.metadata.title
+                    };
+                    // The folder too: two datasets may share a name.
                     ui.label(&entry.name)
-                        .on_hover_text(if entry.metadata.title.is_empty() {
-                            "(no title yet)"
-                        } else {
-                            &entry.metadata.title
-                        });
+                        .on_hover_text(format!("{title}\n{}", entry.path));
                 });
                 row.col(|ui| {
                     ui.label(entry.file_count.to_string());
