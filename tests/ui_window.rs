@@ -377,6 +377,55 @@ fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_an
 }
 
 #[test]
+fn edits_saved_by_save_or_by_deposit_leave_the_form_with_nothing_to_save_or_undo() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.harness.state_mut().select(Some(id));
+    w.harness.step();
+    w.harness.step();
+    let edited = |w: &Window| {
+        (
+            !w.harness
+                .get_by_label("Save metadata")
+                .accesskit_node()
+                .is_disabled(),
+            w.harness.query_by_label("Undo edits").is_some(),
+        )
+    };
+    assert_eq!(edited(&w), (false, false));
+
+    // Saved by Save metadata.
+    w.harness.get_by_label("Title").focus();
+    w.harness.get_by_label("Title").type_text(", corrected");
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(edited(&w), (true, true));
+    w.harness.get_by_label("Save metadata").click();
+    w.wait("the new title stored", |app| {
+        app.model.row(id).unwrap().metadata.title == "Soil cores 2026, corrected"
+    });
+    assert_eq!(edited(&w), (false, false), "after Save metadata");
+
+    // Saved by Deposit (which saves the edits, then deposits).
+    w.harness.get_by_label("Title").focus();
+    w.harness.step();
+    w.harness.get_by_label("Title").type_text(" again");
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(edited(&w), (true, true));
+    w.harness.get_by_label("Deposit to Local sandbox").click();
+    w.wait("Deposited", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    assert_eq!(
+        w.app().model.row(id).unwrap().metadata.title,
+        "Soil cores 2026, corrected again"
+    );
+    assert_eq!(edited(&w), (false, false), "after Deposit");
+}
+
+#[test]
 fn a_copy_of_a_deposited_folder_shows_already_deposited_with_its_identifier_before_any_deposit() {
     let mut w = Window::open(FaultConfig::default());
     let original = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");

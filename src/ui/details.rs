@@ -45,14 +45,18 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         }
         app.details.loaded_for = Some((id, stamp));
     }
-    // (Re)build the form when the stored metadata changed and nothing is being edited.
+    // (Re)build the form for another dataset, or when the stored metadata changed and
+    // nothing is being edited; once what the form holds is what is stored (its edits saved,
+    // by Save or by Deposit), it has no edits left.
     let stored = MetadataForm::from_metadata(&entry.metadata);
-    let rebuild = match &app.details.form {
-        Some((fid, form, base)) => *fid != id || (form == base && *base != stored),
-        None => true,
-    };
-    if rebuild {
-        app.details.form = Some((id, stored.clone(), stored));
+    match &mut app.details.form {
+        Some((fid, form, base)) if *fid == id => {
+            if *form == stored || *form == *base {
+                *form = stored.clone();
+                *base = stored;
+            }
+        }
+        _ => app.details.form = Some((id, stored.clone(), stored)),
     }
 
     egui::Panel::right("details_panel")
