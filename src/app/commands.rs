@@ -239,6 +239,14 @@ impl Core {
                     )));
                 }
             }
+            Command::OpenRecord(url) => {
+                if let Err(e) = open::that_detached(&url) {
+                    self.out.notice(Notice::error(format!(
+                        "Cannot open {url} in a web browser: {e}. Copy the link and open it \
+                         yourself."
+                    )));
+                }
+            }
             Command::SetSandboxFaults(faults) => {
                 if let Some(s) = lock(&self.sandbox).as_ref() {
                     s.set_faults(faults);

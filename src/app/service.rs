@@ -97,6 +97,8 @@ pub enum Command {
     CheckFolders,
     /// Open a folder in the system's file manager.
     ShowFolder(PathBuf),
+    /// Open a deposit's record (its URL) in the system's web browser.
+    OpenRecord(String),
     /// Change the faults the in-process sandbox injects (tests, demos).
     SetSandboxFaults(FaultConfig),
     /// Add or change a named target (its secret, if typed, goes to the keyring or the

@@ -366,6 +366,7 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                                 app.send(Command::VerifyDeposit { job: job.id, read })
                             }
                             Some(Check::Repair) => app.send(Command::RepairDeposit { job: job.id }),
+                            Some(Check::OpenRecord(url)) => app.send(Command::OpenRecord(url)),
                             None => {}
                         }
                         if let Some(&(done, total)) = app.model.reading_back.get(&job.id) {
@@ -391,17 +392,19 @@ struct Checks {
     repair: bool,
 }
 
-/// A check of a deposit a person asked for.
+/// What a person asked of a deposit's buttons that the service does: a check, or the
+/// record opened in the browser.
 enum Check {
     /// By sizes, or every byte read back.
     Verify(ReadBack),
     Repair,
+    OpenRecord(String),
 }
 
 /// Under a deposit that landed: its identifier, link and citation to the clipboard (for a
 /// paper's references or its data availability statement), the record in the browser, and
 /// (`checks`) a check that the server still holds it and the repair of what it lost.
-/// Which check was clicked.
+/// What was clicked that the service does.
 fn record_buttons(
     ui: &mut egui::Ui,
     identifier: &str,
@@ -431,7 +434,7 @@ fn record_buttons(
                 ui.ctx().copy_text(url.to_string());
             }
             if ui.small_button("Open record").on_hover_text(url).clicked() {
-                ui.ctx().open_url(egui::OpenUrl::new_tab(url));
+                clicked = Some(Check::OpenRecord(url.to_string()));
             }
         }
         if checks.verify

@@ -430,7 +430,8 @@ fn actions(
     if let Some(url) = status.record_url()
         && ui.small_button("Open record").on_hover_text(url).clicked()
     {
-        ui.ctx().open_url(egui::OpenUrl::new_tab(url));
+        // Through the service, which says so when no browser opens it (egui would not).
+        commands.push(Command::OpenRecord(url.to_string()));
     }
     // No folder to show when it is gone.
     if !matches!(status, DedupStatus::FolderMissing { .. })
