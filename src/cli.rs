@@ -95,6 +95,15 @@ pub enum Command {
     },
     /// Re-queue failed jobs with the same key, then run them.
     Retry(deposit::RetryArgs),
+    /// Take jobs off the queue: each ends failed (`lodge retry` puts it back).
+    Cancel {
+        /// Job numbers (see `lodge status` or `lodge history`).
+        #[arg(required_unless_present = "target", conflicts_with = "target")]
+        jobs: Vec<i64>,
+        /// Every job still to do for this target (name or URL): a mistyped URL's, say.
+        #[arg(long)]
+        target: Option<String>,
+    },
     /// Check that the repositories still hold what was deposited: each landed deposit's
     /// record, and every file by its size or (--bytes) its SHA-256. Changes nothing on the
     /// servers; each finding goes into the log. Exit status 0 only if every deposit checked
@@ -440,6 +449,7 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
         } => show::show(db, &dataset, files, json),
         Command::Deposit(args) => deposit::deposit(db, args).await,
         Command::Retry(args) => deposit::retry(db, args).await,
+        Command::Cancel { jobs, target } => deposit::cancel(db, &jobs, target.as_deref()),
         Command::Verify(args) => verify::verify(db, args).await,
         Command::Status { filter, json } => report::status(db, &filter, json),
         Command::History { filter, json, csv } => report::history(db, &filter, json, csv),

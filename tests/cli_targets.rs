@@ -359,6 +359,64 @@ fn saving_a_target_whose_credential_variable_is_unset_notes_the_variable() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_bring_it_back() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    // https to a server that speaks plain http: the target pauses, the job waits on it.
+    let wrong = sandbox
+        .target_url()
+        .replacen("sandbox+http://", "sandbox+https://", 1);
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let out = with_token(&lab, &["deposit", "--all", "--target", &wrong], None);
+    assert!(!out.status.success(), "{}", text(&out));
+    let pending = |lab: &Lab| {
+        let status = with_token(lab, &["status", "--json"], None);
+        let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+        json["totals"]["pending"].as_u64().unwrap()
+    };
+    assert_eq!(pending(&lab), 1);
+    let status = text(&with_token(&lab, &["status"], None));
+    assert!(status.contains("lodge cancel --target"), "{status}");
+    let retry = text(&with_token(&lab, &["retry", "1"], None));
+    assert!(
+        retry.contains("`lodge cancel 1` takes it off the queue"),
+        "{retry}"
+    );
+
+    let out = with_token(&lab, &["cancel", "--target", &wrong], None);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "cancelled job 1: now failed; `lodge retry 1` queues it again",
+            "1 job cancelled",
+        ],
+    );
+    assert_eq!(pending(&lab), 0);
+    assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+    let again = text(&with_token(&lab, &["cancel", "1"], None));
+    assert!(
+        again.contains("job 1 has ended (failed): nothing to cancel"),
+        "{again}"
+    );
+    let none = text(&with_token(&lab, &["cancel", "--target", &wrong], None));
+    assert!(none.contains("nothing to cancel"), "{none}");
+
+    // The right address deposits the dataset; nothing went to the wrong one.
+    let out = with_token(
+        &lab,
+        &["deposit", "--all", "--target", &sandbox.target_url()],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn zenodo_and_invenio_urls_deposit_with_a_token_and_a_missing_token_names_the_flag() {
     let lab = Lab::new();
     let sandbox = lab

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use lodge::content::ContentKey;
 use lodge::store::{
-    Claim, ClaimFilter, Enqueued, EventKind, Finish, JobState, Lease, Store, StoreError,
+    Cancel, Claim, ClaimFilter, Enqueued, EventKind, Finish, JobState, Lease, Store, StoreError,
     StoreLocation,
 };
 use lodge::targets::RecordRef;
@@ -818,6 +818,71 @@ fn status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it(b: Back
     assert_eq!(row(two).identifier.as_deref(), Some("copy-1"));
 }
 
+fn cancel_ends_a_queued_job_failed_leaves_a_leased_one_and_retry_brings_it_back(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (_, _, leased) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    assert_eq!(lease.job.id, leased);
+    let (_, _, queued) = b.queued(&store, 2);
+    assert_eq!(
+        store.active_job_ids(Some(TARGET)).unwrap(),
+        [leased, queued]
+    );
+    assert!(
+        store
+            .active_job_ids(Some("sandbox+http://elsewhere"))
+            .unwrap()
+            .is_empty()
+    );
+
+    let answers = store
+        .cancel_jobs(&[leased, queued], "cancelled by hand")
+        .unwrap();
+    assert_eq!(
+        answers[0].1,
+        Cancel::BeingDeposited { by: "w1".into() },
+        "a job under a live lease is left alone"
+    );
+    assert_eq!(answers[0].0.state, JobState::Running);
+    assert_eq!(answers[1].1, Cancel::Cancelled);
+    let cancelled = &answers[1].0;
+    assert_eq!(cancelled.state, JobState::Failed);
+    assert_eq!(cancelled.last_error.as_deref(), Some("cancelled by hand"));
+    assert_eq!(store.active_job_ids(None).unwrap(), [leased]);
+    assert!(
+        store
+            .events_for_job(queued)
+            .unwrap()
+            .iter()
+            .any(|e| e.kind == EventKind::Failed && e.message.contains("cancelled by hand")),
+        "the log says who ended it and why"
+    );
+    // Cancelling again: it has ended.
+    assert_eq!(
+        store.cancel_jobs(&[queued], "again").unwrap()[0].1,
+        Cancel::Ended
+    );
+    // A job whose lease ran out is taken off, and its holder can no longer record.
+    store.expire_lease(leased, lease.fence).unwrap();
+    assert_eq!(
+        store.cancel_jobs(&[leased], "lease ran out").unwrap()[0].1,
+        Cancel::Cancelled
+    );
+    assert!(matches!(
+        store.finish(&lease, &landed("late")),
+        Err(StoreError::StaleLease { .. })
+    ));
+    // `retry` puts a cancelled job back with its key.
+    assert_eq!(
+        store
+            .retry_jobs(&[queued], Duration::from_secs(60))
+            .unwrap(),
+        [queued]
+    );
+    assert_eq!(store.job(queued).unwrap().state, JobState::Queued);
+}
+
 fn a_second_open_finds_the_schema_migrated(b: Backend) {
     let first = b.open();
     with_target(&first);
@@ -1053,6 +1118,7 @@ every_backend!(
     status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit,
     status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing,
     status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it,
+    cancel_ends_a_queued_job_failed_leaves_a_leased_one_and_retry_brings_it_back,
     a_claim_bumps_the_fence_counts_the_attempt_and_holds_the_job,
     an_expired_lease_is_taken_over_and_the_late_result_refused,
     a_recorded_result_makes_the_next_job_of_the_scope_a_replay,

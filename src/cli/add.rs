@@ -477,9 +477,10 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
                 _ => ("jobs", "are"),
             };
             println!(
-                "  note: {jobs} {} {are} still on the queue and will end rejected \
-                 (add the folder again to deposit it)",
-                ids.join(", ")
+                "  note: {jobs} {} {are} still on the queue and will end rejected when \
+                 run (add the folder again to deposit it, or `lodge cancel {}` ends it now)",
+                ids.join(", "),
+                ids.join(" ")
             );
         }
     }

@@ -16,7 +16,7 @@ use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run,
 use super::{Database, EngineArgs};
 use crate::content::ContentKey;
 use crate::engine::{Engine, EngineEvent, check_unchanged};
-use crate::store::{DatasetRow, EventKind, JobRow, JobState, Store};
+use crate::store::{Cancel, DatasetRow, EventKind, JobRow, JobState, Store};
 use crate::targets::{DepositRequest, Target, is_changed_since_scan};
 use crate::wording::count_of;
 
@@ -327,6 +327,51 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     Ok(summarize(&store, &lines, 0))
 }
 
+/// `lodge cancel`: take jobs off the queue (they end failed, and `retry` puts them back).
+pub fn cancel(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Result<ExitCode> {
+    let store = db.open_existing()?;
+    let ids = match target {
+        Some(name_or_url) => {
+            let scope = super::target_arg::cli_target_scope(name_or_url)?;
+            let ids = store.active_job_ids(Some(&scope))?;
+            if ids.is_empty() {
+                println!("no job still to do for {scope}: nothing to cancel");
+                return Ok(ExitCode::SUCCESS);
+            }
+            ids
+        }
+        None => jobs.to_vec(),
+    };
+    let mut cancelled = 0u64;
+    let mut left = false;
+    for (job, answer) in store.cancel_jobs(&ids, "cancelled by hand (`lodge cancel`)")? {
+        let id = job.id;
+        match answer {
+            Cancel::Cancelled => {
+                cancelled += 1;
+                println!("cancelled job {id}: now failed; `lodge retry {id}` queues it again");
+            }
+            Cancel::BeingDeposited { by } => {
+                left = true;
+                println!(
+                    "job {id} is being deposited now (by {by}): left alone; stop that deposit \
+                     (Ctrl-C), then cancel it"
+                );
+            }
+            Cancel::Ended => println!(
+                "job {id} has ended ({}): nothing to cancel",
+                job.state.as_str()
+            ),
+        }
+    }
+    println!("{} cancelled", count_of(cancelled, "job", "jobs"));
+    Ok(if left {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 /// Run the engine over a batch with a progress bar and a live log; Ctrl-C stops gracefully
 /// (jobs in flight go back on the queue and are reconciled next time).
 async fn run_jobs(
@@ -417,7 +462,10 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             job.last_error.as_deref().unwrap_or("no cause recorded")
         ),
         // Queued, running or waiting: not ended, so already on its way.
-        _ => format!("job {id} is {state}, still to be done: `lodge deposit` runs it"),
+        _ => format!(
+            "job {id} is {state}, still to be done: `lodge deposit` runs it (`lodge cancel \
+             {id}` takes it off the queue)"
+        ),
     })
 }
 

@@ -199,8 +199,10 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         }
         if let Some(reason) = paused {
             println!(
-                "       {target} is paused: {reason} — {}, then deposit it again",
-                how_to_resume(reason, target)
+                "       {target} is paused: {reason} — {}, then deposit it again \
+                 (or `lodge cancel --target {}` gives up what waits for it)",
+                how_to_resume(reason, target),
+                super::output::shell_word(target)
             );
         }
         if let Some(check) = check_of(r)

@@ -501,6 +501,17 @@ static FINISH_JOB: LazyLock<String> = LazyLock::new(|| {
     format!("UPDATE jobs SET {OUTCOME_SET} WHERE id = ?1 AND fence = ?12 AND state = 'running'")
 });
 
+/// What [`Store::cancel_jobs`] did with a job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cancel {
+    /// Taken off the queue: now failed.
+    Cancelled,
+    /// Being deposited now, under a live lease held by `by`: left alone.
+    BeingDeposited { by: String },
+    /// It had already ended (deposited, existing, failed or rejected): left alone.
+    Ended,
+}
+
 /// Whether a lease still holds its job, checked inside the transaction that would record.
 enum FenceCheck {
     /// The fence only ever grows, so an equal fence and a running state mean nobody has
@@ -1275,6 +1286,68 @@ impl Store {
                 done.push(id);
             }
             Ok(done)
+        })
+    }
+
+    /// Take jobs off the queue by hand (`lodge cancel`): a job on the queue, waiting for a
+    /// retry, or whose lease ran out ends failed with `why` as its error. Its fence moves,
+    /// so a worker that still holds it cannot record anything, and `retry` puts it back
+    /// with the same key. A job under a live lease (being deposited now) and one that has
+    /// ended are left as they are; the answer says which is which.
+    pub fn cancel_jobs(&self, ids: &[i64], why: &str) -> Result<Vec<(JobRow, Cancel)>> {
+        self.write(|db| {
+            let now = now_ms();
+            let mut answers = Vec::new();
+            for &id in ids {
+                let job = load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?;
+                let leased = job.state == JobState::Running
+                    && job.lease_expires.is_some_and(|until| until > now);
+                let answer = if leased {
+                    Cancel::BeingDeposited {
+                        by: job.lease_owner.clone().unwrap_or_default(),
+                    }
+                } else if job.state.is_terminal() {
+                    Cancel::Ended
+                } else {
+                    let n = db.run(
+                        concat!(
+                            "UPDATE jobs SET state = 'failed', fence = fence + 1,
+                                lease_owner = NULL, lease_expires = NULL, last_error = ?2,
+                                last_status = NULL, updated_at = ?3, ended_at = ?3
+                             WHERE id = ?1 AND ",
+                            active_job!()
+                        ),
+                        args![id, why, now],
+                    )?;
+                    if n != 1 {
+                        return Err(StoreError::NoSuchJob(id));
+                    }
+                    insert_event(
+                        db,
+                        &job_event(&job, EventKind::Failed, format!("cancelled: {why}")),
+                        &self.actor,
+                    )?;
+                    Cancel::Cancelled
+                };
+                answers.push((load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?, answer));
+            }
+            Ok(answers)
+        })
+    }
+
+    /// Ids of the jobs still to do (queued, waiting for a retry, or running), optionally of
+    /// one target.
+    pub fn active_job_ids(&self, target: Option<&str>) -> Result<Vec<i64>> {
+        self.with(|db| {
+            db.all(
+                concat!(
+                    "SELECT id FROM jobs WHERE (CAST(?1 AS TEXT) IS NULL OR target = ?1) AND ",
+                    active_job!(),
+                    " ORDER BY id"
+                ),
+                args![target],
+                |r| r.get(0),
+            )
         })
     }
 
