@@ -514,6 +514,69 @@ fn malformed_citation_cff_is_named_with_its_field_and_the_folder_is_still_added(
 }
 
 #[test]
+fn a_citation_file_fixed_after_the_warning_fills_in_what_the_dataset_lacks_when_added_again() {
+    let lab = Lab::new();
+    let folder = lab.folder(
+        "cited",
+        &[
+            (
+                "CITATION.cff",
+                b"cff-version: 1.2.0\ntitle: T\nauthors: Curie\n",
+            ),
+            ("data.csv", b"1"),
+        ],
+    );
+    let add = || {
+        let mut cmd = lodge_in(&lab);
+        cmd.arg("add").arg(&folder);
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        text(&out)
+    };
+    assert!(add().contains("fix the file and add the folder again"));
+    let stored = || open_store(&lab).datasets().unwrap().remove(0).metadata;
+    assert!(stored().title.is_empty() && stored().creators.is_empty());
+
+    std::fs::write(
+        folder.join("CITATION.cff"),
+        "cff-version: 1.2.0\ntitle: Soil cores\nauthors:\n  - family-names: Curie\n    \
+         given-names: Marie\ndate-released: 2026-03-01\n",
+    )
+    .unwrap();
+    let t = add();
+    assert!(
+        t.contains("title, creators, publication year filled in from"),
+        "{t}"
+    );
+    let m = stored();
+    assert_eq!(m.title, "Soil cores");
+    assert_eq!(m.creators[0].name, "Curie, Marie");
+    assert_eq!(m.publication_year, Some(2026));
+
+    // What the dataset has stays; a citation file that says otherwise is named.
+    std::fs::write(
+        folder.join("CITATION.cff"),
+        "cff-version: 1.2.0\ntitle: Soil cores, corrected\nauthors:\n  - family-names: \
+         Curie\n    given-names: Marie\ndate-released: 2026-03-01\n",
+    )
+    .unwrap();
+    let t = add();
+    assert!(
+        t.contains("gives another title than the dataset has, which stays"),
+        "{t}"
+    );
+    assert_eq!(stored().title, "Soil cores");
+    // Unless a flag gives it: then nothing is noted.
+    let mut cmd = lodge_in(&lab);
+    cmd.arg("add")
+        .arg(&folder)
+        .args(["--title", "Soil cores, corrected"]);
+    let out = cmd.output().unwrap();
+    assert!(!text(&out).contains("gives another"), "{}", text(&out));
+    assert_eq!(stored().title, "Soil cores, corrected");
+}
+
+#[test]
 fn malformed_zenodo_json_is_named_with_its_position_and_the_folder_is_still_added() {
     let lab = Lab::new();
     let folder = lab.folder(

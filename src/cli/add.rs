@@ -94,6 +94,21 @@ fn parse_creator(text: &str) -> anyhow::Result<Creator> {
 const FOLDER_PLACEHOLDER: &str = "{folder}";
 
 impl AddArgs {
+    /// Whether a flag gives this field (named as [`Metadata::fields_differing_from`] does).
+    fn sets(&self, field: &str) -> bool {
+        match field {
+            "title" => self.title.is_some(),
+            "creators" => !self.creators.is_empty(),
+            "description" => self.description.is_some(),
+            "publication year" => self.year.is_some(),
+            "publisher" => self.publisher.is_some(),
+            "license" => self.license.is_some(),
+            "keywords" => !self.keywords.is_empty(),
+            "version" => self.version.is_some(),
+            _ => false,
+        }
+    }
+
     /// Put the flags into `m`, for the folder named `folder`.
     fn apply(&self, m: &mut Metadata, folder: &str) -> anyhow::Result<()> {
         if let Some(t) = &self.title {
@@ -369,30 +384,62 @@ async fn add_one(
 ) -> anyhow::Result<Option<Incomplete>> {
     let root_text = root.to_string_lossy().into_owned();
     let before = store.dataset_by_path(&root_text)?;
-    let mut metadata = match &before {
-        Some(d) => d.metadata.clone(),
-        None => match metadata_from_folder(&root) {
-            Ok(Some((m, from))) => {
-                println!("metadata prefilled from {}", from.display());
-                m
+    // The citation file, read on every add: the first prefills the metadata; a later one
+    // fills only what the dataset's metadata still lacks (a file fixed since, say), so
+    // what was given with flags or in the window stays.
+    let cited = match metadata_from_folder(&root) {
+        Ok(cited) => cited,
+        // A citation file Lodge cannot read is a note, not a reason to refuse the
+        // folder: the file is data too, and the metadata can come from the flags.
+        Err(e) => {
+            eprintln!(
+                "warning: {e}. The folder is added with the metadata given here \
+                 (--title, --creator, ...)"
+            );
+            None
+        }
+    };
+    let mut recited = None;
+    let mut metadata = match (&before, cited) {
+        (None, Some((m, from))) => {
+            println!("metadata prefilled from {}", from.display());
+            m
+        }
+        (None, None) => Metadata::default(),
+        (Some(d), cited) => {
+            let mut metadata = d.metadata.clone();
+            if let Some((m, from)) = cited {
+                let filled = metadata.fill_empty_from(&m);
+                if !filled.is_empty() {
+                    println!("{} filled in from {}", filled.join(", "), from.display());
+                }
+                recited = Some((m, from));
             }
-            Ok(None) => Metadata::default(),
-            // A citation file Lodge cannot read is a note, not a reason to refuse the
-            // folder: the file is data too, and the metadata can come from the flags.
-            Err(e) => {
-                eprintln!(
-                    "warning: {e}. The folder is added with the metadata given here \
-                     (--title, --creator, ...)"
-                );
-                Metadata::default()
-            }
-        },
+            metadata
+        }
     };
     let folder = root
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| root_text.clone());
     args.apply(&mut metadata, &folder)?;
+    // What the citation file says otherwise than the dataset keeps, flags aside: said, so
+    // an edited citation file that changes nothing does not go unnoticed.
+    if let Some((cited, from)) = recited {
+        let differing: Vec<&str> = metadata
+            .fields_differing_from(&cited)
+            .into_iter()
+            .filter(|field| !args.sets(field))
+            .collect();
+        if !differing.is_empty() {
+            println!(
+                "  note: {} gives another {} than the dataset has, which stays (flags change \
+                 it: --title, --creator, ...)",
+                from.display(),
+                differing.join(", ")
+            );
+        }
+    }
     let (id, prepared) = scan_and_save(store.clone(), root, metadata).await?;
     describe(store, id, &prepared, before.as_ref(), several);
     if before.is_none()

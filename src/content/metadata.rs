@@ -166,6 +166,97 @@ fn orcid_is_valid(bare: &str) -> bool {
 }
 
 impl Metadata {
+    /// Fill each field this leaves empty from `other` (a citation file read again, say);
+    /// what this has stays. The names of the fields filled, in the order of the form.
+    pub fn fill_empty_from(&mut self, other: &Metadata) -> Vec<&'static str> {
+        fn blank(s: &str) -> bool {
+            s.trim().is_empty()
+        }
+        fn blank_opt(s: &Option<String>) -> bool {
+            s.as_deref().is_none_or(blank)
+        }
+        let mut filled = Vec::new();
+        if blank(&self.title) && !blank(&other.title) {
+            self.title = other.title.clone();
+            filled.push("title");
+        }
+        if self.creators.is_empty() && !other.creators.is_empty() {
+            self.creators = other.creators.clone();
+            filled.push("creators");
+        }
+        if blank_opt(&self.description) && !blank_opt(&other.description) {
+            self.description = other.description.clone();
+            filled.push("description");
+        }
+        if self.publication_year.is_none() && other.publication_year.is_some() {
+            self.publication_year = other.publication_year;
+            filled.push("publication year");
+        }
+        if blank(&self.publisher) && !blank(&other.publisher) {
+            self.publisher = other.publisher.clone();
+            filled.push("publisher");
+        }
+        if blank_opt(&self.license) && !blank_opt(&other.license) {
+            self.license = other.license.clone();
+            filled.push("license");
+        }
+        if self.keywords.is_empty() && !other.keywords.is_empty() {
+            self.keywords = other.keywords.clone();
+            filled.push("keywords");
+        }
+        if blank_opt(&self.version) && !blank_opt(&other.version) {
+            self.version = other.version.clone();
+            filled.push("version");
+        }
+        filled
+    }
+
+    /// The fields both this and `other` give, with other values (compared normalized).
+    pub fn fields_differing_from(&self, other: &Metadata) -> Vec<&'static str> {
+        let (a, b) = (self.normalized(), other.normalized());
+        let both = |x: bool, y: bool| x && y;
+        [
+            (
+                "title",
+                both(!a.title.is_empty(), !b.title.is_empty()) && a.title != b.title,
+            ),
+            (
+                "creators",
+                both(!a.creators.is_empty(), !b.creators.is_empty()) && a.creators != b.creators,
+            ),
+            (
+                "description",
+                both(a.description.is_some(), b.description.is_some())
+                    && a.description != b.description,
+            ),
+            (
+                "publication year",
+                both(a.publication_year.is_some(), b.publication_year.is_some())
+                    && a.publication_year != b.publication_year,
+            ),
+            (
+                "publisher",
+                both(!a.publisher.is_empty(), !b.publisher.is_empty())
+                    && a.publisher != b.publisher,
+            ),
+            (
+                "license",
+                both(a.license.is_some(), b.license.is_some()) && a.license != b.license,
+            ),
+            (
+                "keywords",
+                both(!a.keywords.is_empty(), !b.keywords.is_empty()) && a.keywords != b.keywords,
+            ),
+            (
+                "version",
+                both(a.version.is_some(), b.version.is_some()) && a.version != b.version,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(field, differs)| differs.then_some(field))
+        .collect()
+    }
+
     /// The form that is keyed and stored: trimmed, NFC, empty optionals dropped, bare ORCIDs.
     pub fn normalized(&self) -> Metadata {
         Metadata {
