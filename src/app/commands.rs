@@ -775,9 +775,10 @@ impl Core {
         let still = match lacking {
             0 => String::new(),
             n => format!(
-                " {} still lack something the defaults do not give: see the rows marked \
+                " {} still {} something the defaults do not give: see the rows marked \
                  metadata incomplete.",
-                count_of(n, "dataset", "datasets")
+                count_of(n, "dataset", "datasets"),
+                if n == 1 { "lacks" } else { "lack" }
             ),
         };
         self.out.notice(Notice::info(format!(

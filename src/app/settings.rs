@@ -97,6 +97,14 @@ impl Settings {
         (!db.is_empty() && self.problem().is_none()).then(|| crate::store::StoreLocation::parse(db))
     }
 
+    /// Whether these defaults give a dataset anything ([`Settings::apply_defaults`]).
+    pub fn gives_some_default(&self) -> bool {
+        [&self.title, &self.publisher, &self.name, &self.license]
+            .iter()
+            .any(|v| !v.trim().is_empty())
+            || self.year_when_added
+    }
+
     /// Fill what `metadata` of the folder named `folder` leaves empty from these defaults,
     /// in `year` (the current one).
     pub fn apply_defaults(&self, metadata: &mut Metadata, folder: &str, year: i32) {
@@ -141,6 +149,28 @@ mod tests {
         Settings {
             database: db.into(),
             ..Settings::default()
+        }
+    }
+
+    #[test]
+    fn settings_with_no_default_set_give_nothing_to_fill_in() {
+        assert!(!Settings::default().gives_some_default());
+        let blank_name = Settings {
+            name: "  ".into(),
+            ..Settings::default()
+        };
+        assert!(!blank_name.gives_some_default());
+        for given in [
+            Settings {
+                name: "Curie, Marie".into(),
+                ..Settings::default()
+            },
+            Settings {
+                year_when_added: true,
+                ..Settings::default()
+            },
+        ] {
+            assert!(given.gives_some_default());
         }
     }
 

@@ -87,12 +87,18 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                     save = true;
                 }
                 let incomplete = app.model.rows().iter().filter(|r| r.id > 0 && !r.problems.is_empty()).count();
+                let gives_some = editing.gives_some_default();
                 if ui
                     .add_enabled(
-                        incomplete > 0,
+                        incomplete > 0 && gives_some,
                         egui::Button::new(format!("Save, and fill in incomplete datasets ({incomplete})")),
                     )
                     .on_hover_text("Give the datasets added on this computer whose metadata is incomplete what these defaults have and they lack; each gets a new key, as any metadata edit does")
+                    .on_disabled_hover_text(if gives_some {
+                        "No dataset's metadata is incomplete"
+                    } else {
+                        "Set a default above first: there is nothing to fill in with"
+                    })
                     .clicked()
                 {
                     save = true;
