@@ -1228,6 +1228,28 @@ fn a_deposited_folder_changed_while_lodge_was_closed_says_so_and_its_rescan_depo
 }
 
 #[test]
+fn a_folder_deleted_while_the_window_was_in_the_background_is_named_missing_when_it_comes_back() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    assert_eq!(
+        w.status("soil-cores").map(|s| s.kind()),
+        Some(StatusKind::New)
+    );
+
+    std::fs::remove_dir_all(&folder).unwrap();
+    w.harness.event(egui::Event::WindowFocused(true));
+    w.wait("Folder missing", |app| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::FolderMissing)
+    });
+    assert_eq!(
+        w.harness.query_all_by_label("Deposit").count(),
+        0,
+        "no Deposit is offered for a folder that is gone"
+    );
+}
+
+#[test]
 fn rescan_changed_in_the_top_bar_rescans_every_changed_folder_at_once() {
     let mut w = Window::open(FaultConfig::default());
     let mut ids = Vec::new();
