@@ -712,11 +712,19 @@ impl Model {
         });
     }
 
+    /// Keep the log in time order: events reach the window by two roads (its own engine
+    /// reports them at once, the store's log is read twice a second), so one written
+    /// earlier can arrive after one written later. Equal times keep their arrival order.
     fn push_line(&mut self, line: LogLine) {
         if self.log.len() == LOG_CAPACITY {
             self.log.pop_front();
         }
-        self.log.push_back(line);
+        let at = self
+            .log
+            .iter()
+            .rposition(|l| l.at <= line.at)
+            .map_or(0, |i| i + 1);
+        self.log.insert(at, line);
         self.log_version += 1;
     }
 }
@@ -761,6 +769,24 @@ mod tests {
             file_count: 1,
             total_bytes: 1,
         })
+    }
+
+    #[test]
+    fn an_event_written_earlier_but_read_later_takes_its_place_in_the_log() {
+        let mut model = Model::default();
+        let event = |id: i64, at: i64, message: &str| EventRow {
+            at,
+            message: message.into(),
+            ..EventRow::for_tests(id, EventKind::Attempt)
+        };
+        // The engine's own events come at once; the store's, read later, hold an earlier one.
+        model.apply(Update::Logged(vec![event(2, 2_000, "created")]));
+        model.apply(Update::Logged(vec![
+            event(1, 1_000, "rescanned"),
+            event(3, 2_000, "same time, arrived later"),
+        ]));
+        let texts: Vec<&str> = model.log.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["rescanned", "created", "same time, arrived later"]);
     }
 
     #[test]
