@@ -31,7 +31,9 @@ impl Store {
         if let Some(local) = &self.local_cache {
             return local.remember_digests(entries);
         }
-        self.write(|db| {
+        // Skipped, not waited for, while another connection holds the database: the next
+        // scan hashes those files again, and the command's own write does the waiting.
+        self.write_briefly(|db| {
             for (s, digest) in entries {
                 db.run(
                     "INSERT INTO hash_cache (abs_path, size, mtime_ns, file_id, sha256)

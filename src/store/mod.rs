@@ -581,6 +581,39 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Longest wait of [`Store::write_briefly`] for another connection's write lock.
+    const BRIEF_LOCK_WAIT: Duration = Duration::from_millis(250);
+
+    /// [`Store::write`] for work that may be skipped when the database is busy (the hash
+    /// cache): it waits at most a quarter of a second for another connection's write lock,
+    /// not the whole lock wait (`--db-wait`), so a database someone else holds costs a
+    /// command one wait, at the write that matters, not one more for each cache write.
+    fn write_briefly<T>(&self, mut f: impl FnMut(sql::Db<'_>) -> Result<T>) -> Result<T> {
+        if self.in_group.load(Ordering::Relaxed) {
+            return self.write(f);
+        }
+        self.with(|db| match db {
+            sql::Db::Lite(conn) => {
+                conn.busy_timeout(Self::BRIEF_LOCK_WAIT.min(self.lock_wait))?;
+                let out = tx::WriteTx::begin(db).and_then(|tx| {
+                    let out = f(db)?;
+                    tx.commit()?;
+                    Ok(out)
+                });
+                conn.busy_timeout(self.lock_wait)?;
+                out
+            }
+            _ => {
+                let tx = tx::WriteTx::begin(db)?;
+                let out = f(db)?;
+                tx.commit()?;
+                Ok(out)
+            }
+        })
+    }
+}
+
 /// Lodge's folder in the platform's data directory.
 fn data_dir() -> PathBuf {
     directories::ProjectDirs::from("org", "Lodge", "lodge")
