@@ -265,6 +265,62 @@ fn a_url_that_cannot_be_a_named_target_is_refused_saying_what_to_do_instead() {
 }
 
 #[test]
+fn a_sandbox_target_with_a_user_or_secret_is_refused_saying_the_token_goes_with_each_deposit() {
+    let lab = Lab::new();
+    let url = "sandbox+http://127.0.0.1:18303";
+    for (flags, stdin) in [
+        (&["--user", "me"][..], None),
+        (&["--secret-env", "LODGE_TEST_SANDBOX_SECRET"][..], None),
+        (&["--secret-stdin"][..], Some("s3cret\n")),
+    ] {
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["target", "add", "sb", url]).args(flags);
+        let out = match stdin {
+            Some(input) => {
+                use std::io::Write;
+                let mut child = cmd
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                child
+                    .stdin
+                    .take()
+                    .unwrap()
+                    .write_all(input.as_bytes())
+                    .unwrap();
+                child.wait_with_output().unwrap()
+            }
+            None => cmd.output().unwrap(),
+        };
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {t}");
+        assert_all(
+            &t,
+            &[
+                "a sandbox keeps no user or secret",
+                "--token T or LODGE_TOKEN",
+            ],
+        );
+    }
+    assert!(
+        !lab.path("config/config.toml").exists(),
+        "nothing was saved"
+    );
+    assert!(
+        !lab.path("config/secrets.toml").exists(),
+        "no secret was stored"
+    );
+    // Without them, it is saved.
+    let out = lodge_in(&lab)
+        .args(["target", "add", "sb", url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+#[test]
 fn a_mistyped_target_name_is_refused_naming_the_one_meant_and_nothing_is_queued() {
     let lab = Lab::new();
     let store = lab.store("lodge.db");

@@ -38,6 +38,12 @@ fn second_sandbox(w: &Window) -> RunningSandbox {
         .expect("second sandbox")
 }
 
+/// A target URL of a kind that keeps a user and a secret (WebDAV; a sandbox keeps none) at
+/// the second sandbox's address: the tests that save credentials never deposit there.
+fn credentialed_url(sandbox: &RunningSandbox) -> String {
+    sandbox.target_url().replacen("sandbox+", "webdav+", 1)
+}
+
 async fn sandbox_requests(base: &str) -> u64 {
     let stats: serde_json::Value = reqwest::get(format!("{base}/stats"))
         .await
@@ -183,7 +189,7 @@ fn the_secret_typed_in_settings_never_shows_in_the_config_the_model_the_log_or_t
     const SECRET: &str = "pw-7f3a9c-never-shown";
     let mut w = Window::open(FaultConfig::default());
     let other = second_sandbox(&w);
-    let url = other.target_url();
+    let url = credentialed_url(&other);
     add_target(&mut w, "with-secret", &url, Some(("alice", SECRET)));
     w.wait("the target saved", |app| {
         app.model.targets.len() == 2 && app.model.target_saved.is_some()
@@ -250,7 +256,7 @@ fn removing_a_target_in_settings_takes_it_out_of_the_picker_the_config_and_the_s
     add_target(
         &mut w,
         "short-lived",
-        &other.target_url(),
+        &credentialed_url(&other),
         Some(("alice", "pw-removed-too")),
     );
     w.wait("the target saved", |app| {
@@ -282,7 +288,7 @@ fn editing_a_target_keeps_its_stored_secret_and_a_bad_url_leaves_the_config_unch
     no_keyring();
     let mut w = Window::open(FaultConfig::default());
     let other = second_sandbox(&w);
-    let url = other.target_url();
+    let url = credentialed_url(&other);
     add_target(&mut w, "edited", &url, Some(("alice", "pw-kept-on-edit")));
     w.wait("the target saved", |app| {
         app.model.targets.len() == 2 && app.model.target_saved.is_some()

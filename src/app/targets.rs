@@ -209,6 +209,10 @@ pub(super) fn save(config_path: &Path, form: TargetForm) -> Result<String, (Targ
                 .into(),
         ));
     }
+    if secret.is_some() {
+        crate::config::refuse_sandbox_credentials(&name, &t.url)
+            .map_err(|e| (TargetField::Secret, e.to_string()))?;
+    }
     config
         .set_target(&name, t.clone())
         .map_err(|e| (TargetField::Url, e.to_string()))?;

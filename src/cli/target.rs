@@ -70,6 +70,9 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
     match command {
         TargetCommand::Add(a) => {
             let mut config = Config::load(&path)?;
+            if a.secret_stdin {
+                crate::config::refuse_sandbox_credentials(&a.name, &a.url)?;
+            }
             let target = TargetConfig {
                 url: a.url,
                 endpoint: a.endpoint,

@@ -135,6 +135,9 @@ impl Config {
     /// security); credentials are not needed for that.
     pub fn set_target(&mut self, name: &str, target: TargetConfig) -> Result<(), ConfigError> {
         check_name(name)?;
+        if target.user.is_some() || target.user_env.is_some() || target.secret_env.is_some() {
+            refuse_sandbox_credentials(name, &target.url)?;
+        }
         scope_id_of(name, &target)?;
         self.targets.insert(name.to_string(), target);
         Ok(())
@@ -144,6 +147,19 @@ impl Config {
     pub fn remove_target(&mut self, name: &str) -> bool {
         self.targets.remove(name).is_some()
     }
+}
+
+/// A sandbox target keeps no user or secret: its bearer token (`lodge sandbox --token`)
+/// goes with each run, so a stored one would only be ignored.
+pub fn refuse_sandbox_credentials(name: &str, url: &str) -> Result<(), ConfigError> {
+    if url.trim_start().starts_with("sandbox+") {
+        return Err(ConfigError::new(format!(
+            "target '{name}': a sandbox keeps no user or secret (one started with --token \
+             takes its token with each deposit: --token T or LODGE_TOKEN); leave out the user \
+             and the secret"
+        )));
+    }
+    Ok(())
 }
 
 /// Target names: letters, digits, `-`, `_`, `.`; they must not look like URLs.
