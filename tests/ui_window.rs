@@ -766,6 +766,13 @@ fn invalid_metadata_blocks_deposit_and_shows_the_message_next_to_the_field() {
         .get_by_label_contains("at least one creator is required");
     w.harness
         .get_by_label_contains("is required: give the year of publication");
+    assert!(
+        w.harness
+            .query_all_by_label_contains("(--")
+            .next()
+            .is_none(),
+        "the window's messages name no command-line flag"
+    );
 
     // A year that is not a number gets its own message next to the year.
     w.harness.get_by_label("Year").focus();

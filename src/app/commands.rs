@@ -631,7 +631,10 @@ impl Core {
         match result {
             Ok((jobs, events, refused)) => {
                 for (name, problems) in refused {
-                    let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+                    let list: Vec<String> = problems
+                        .iter()
+                        .map(|p| format!("{}: {}", p.field, p.message_without_flag()))
+                        .collect();
                     self.out.notice(Notice::warning(format!(
                         "{name} was not queued: its metadata is incomplete ({}). Fix it in the \
                          details panel.",

@@ -115,6 +115,17 @@ pub struct FieldProblem {
     pub message: String,
 }
 
+impl FieldProblem {
+    /// The message without the command-line flag that fixes it (`(--title)`), for the
+    /// window, where the field itself is beside the message.
+    pub fn message_without_flag(&self) -> &str {
+        match self.message.rfind(" (--") {
+            Some(at) if self.message.ends_with(')') => &self.message[..at],
+            _ => &self.message,
+        }
+    }
+}
+
 impl std::fmt::Display for FieldProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.field, self.message)
@@ -325,7 +336,8 @@ impl Metadata {
             if !c.name.chars().any(char::is_alphanumeric) {
                 problem(
                     format!("creators[{i}].name"),
-                    "is empty: write the name as \"Family, Given\" or an organisation's name",
+                    "is empty: write the name as \"Family, Given\" or an organisation's name \
+                     (--creator \"Family, Given\")",
                 );
             }
             if let Some(orcid) = &c.orcid
@@ -333,7 +345,8 @@ impl Metadata {
             {
                 problem(
                     format!("creators[{i}].orcid"),
-                    "is not a valid ORCID iD (expected 0000-0000-0000-000X with a correct check digit)",
+                    "is not a valid ORCID iD: expected 0000-0000-0000-000X with a correct check \
+                     digit (--creator \"Family, Given; orcid=0000-0000-0000-000X\")",
                 );
             }
         }
@@ -379,6 +392,33 @@ fn closest_resource_type(text: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_problem_names_its_flag_and_the_window_gets_the_message_without_it() {
+        let m = Metadata {
+            creators: vec![Creator {
+                name: ",".into(),
+                orcid: Some("0000-0002-1825-0098".into()),
+                affiliation: None,
+            }],
+            publication_year: Some(20261),
+            resource_type: "Datset".into(),
+            ..Metadata::default()
+        };
+        let problems = m.problems();
+        assert_eq!(problems.len(), 6, "{problems:?}");
+        for p in &problems {
+            assert!(p.message.contains("(--"), "no flag named: {p}");
+            let bare = p.message_without_flag();
+            assert!(!bare.contains("--") && !bare.is_empty(), "{bare}");
+            assert!(p.message.starts_with(bare));
+        }
+        let title = problems.iter().find(|p| p.field == "title").unwrap();
+        assert_eq!(
+            title.message_without_flag(),
+            "is required: give the dataset a title"
+        );
+    }
 
     #[test]
     fn a_misspelt_resource_type_is_answered_with_the_one_meant() {

@@ -111,7 +111,8 @@ impl MetadataForm {
 fn error_text(ui: &mut egui::Ui, problems: &[FieldProblem], field: &str) {
     for p in problems.iter().filter(|p| p.field == field) {
         ui.label(
-            RichText::new(format!("⚠ {}", p.message)).color(Color32::from_rgb(0xd6, 0x3c, 0x3c)),
+            RichText::new(format!("⚠ {}", p.message_without_flag()))
+                .color(Color32::from_rgb(0xd6, 0x3c, 0x3c)),
         );
     }
 }
