@@ -933,6 +933,31 @@ fn a_long_name_wraps_in_the_details_and_leaves_every_row_its_deposit_button() {
 }
 
 #[test]
+fn with_the_details_open_the_buttons_above_the_table_wrap_rather_than_go_under_the_panel() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.deposit_row(id);
+    // A laptop's window, a little narrower than the tests' usual one.
+    w.harness.set_size(egui::vec2(1024.0, WINDOW[1]));
+    w.harness.state_mut().select(Some(id));
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    let details_left = w
+        .harness
+        .query_all_by_label("✖")
+        .next()
+        .expect("the details are open")
+        .rect()
+        .left();
+    let verify = w.harness.get_by_label("Verify deposited (1)").rect();
+    assert!(
+        verify.right() < details_left,
+        "Verify deposited at {verify:?} runs under the details (from x = {details_left})"
+    );
+}
+
+#[test]
 fn the_next_dataset_selected_opens_its_details_at_the_top() {
     let mut w = Window::open(FaultConfig::default());
     let soil_id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));

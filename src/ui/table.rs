@@ -173,7 +173,9 @@ fn empty_hint(ui: &mut egui::Ui) {
 }
 
 fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
-    ui.horizontal(|ui| {
+    // Wrapped: with the details open, or in a narrow window, the last buttons go onto a
+    // second line rather than off the edge.
+    ui.horizontal_wrapped(|ui| {
         let label = ui.label("Search:");
         let search = egui::TextEdit::singleline(&mut app.table.search)
             .hint_text("name, title or key (Ctrl+F)")
