@@ -149,6 +149,19 @@ fn unreadable_file_is_named_with_the_fix_and_nothing_is_recorded() {
         };
     }
     let out = cmd.output().unwrap();
+    // Among several folders: the same error, its cause said once, and the others added.
+    let other = lab.numbered_folder(2);
+    let mut several = lodge_in(&lab);
+    several
+        .arg("add")
+        .arg(&folder)
+        .arg(&other)
+        .args(["--title", "Soil cores {folder}"])
+        .args(&METADATA[2..]);
+    if fs::read(&secret).is_ok() {
+        several = without_read_override(several).expect("as above");
+    }
+    let among = several.output().unwrap();
     fs::set_permissions(&secret, fs::Permissions::from_mode(0o644)).unwrap();
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
@@ -160,6 +173,16 @@ fn unreadable_file_is_named_with_the_fix_and_nothing_is_recorded() {
             "fix its permissions or remove it from the folder",
         ],
     );
+    let t = text(&among);
+    assert_eq!(among.status.code(), Some(1), "{t}");
+    assert_eq!(t.matches("Permission denied").count(), 1, "{t}");
+    let store = open_store(&lab);
+    let other_id = store
+        .find_dataset(&other.canonicalize().unwrap().display().to_string())
+        .expect("the other folder was added")
+        .id;
+    store.remove_dataset(other_id).unwrap();
+    drop(store);
     assert_eq!(
         inventory(&lab),
         vec![("ds001".into(), 2)],
@@ -191,9 +214,26 @@ fn non_utf8_file_name_is_named_with_the_fix_and_nothing_is_recorded() {
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert_all(
         &t,
-        &["names/caf\u{FFFD}.csv", "not valid UTF-8", "rename it"],
+        &[
+            "names/caf\u{FFFD}.csv",
+            "not valid UTF-8",
+            "rename it",
+            "add the dataset's folder again",
+        ],
     );
     assert!(inventory(&lab).is_empty(), "nothing half-recorded");
+    // A folder inside with such a name is named, not the first file in it.
+    let inner = folder.join(OsStr::from_bytes(b"r\xe9sultats"));
+    fs::create_dir(&inner).unwrap();
+    fs::write(inner.join("x.csv"), b"1").unwrap();
+    fs::remove_file(&bad).unwrap();
+    let out = add_cmd(&lab, &folder).output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("names/r\u{FFFD}sultats'"), "{t}");
+    assert!(!t.contains("x.csv"), "{t}");
+    fs::remove_dir_all(&inner).unwrap();
+    fs::write(&bad, b"x").unwrap();
 
     fs::rename(&bad, folder.join("café.csv")).unwrap();
     let again = add_cmd(&lab, &folder).output().unwrap();

@@ -330,7 +330,9 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
             if args.dirs.len() == 1 {
                 return Err(e);
             }
-            let why = db.trouble(&e).unwrap_or_else(|| format!("{e:#}"));
+            let why = db
+                .trouble(&e)
+                .unwrap_or_else(|| crate::wording::with_causes(e.as_ref()));
             let root = root.display().to_string();
             // Most causes name the path already.
             match why.contains(&root) {
@@ -481,7 +483,9 @@ pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
         match scan_and_save(store.clone(), root, d.metadata.clone()).await {
             Ok((id, prepared)) => describe(&store, id, &prepared, Some(&d), false),
             Err(e) => {
-                let why = db.trouble(&e).unwrap_or_else(|| format!("{e:#}"));
+                let why = db
+                    .trouble(&e)
+                    .unwrap_or_else(|| crate::wording::with_causes(e.as_ref()));
                 eprintln!("error: dataset {} ({}): {why}", d.id, d.path);
                 if !Path::new(&d.path).exists() {
                     eprintln!(

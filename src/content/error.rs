@@ -23,7 +23,7 @@ pub enum ContentError {
 
     #[error(
         "'{path}' has a name that is not valid UTF-8: rename it (repositories need \
-         Unicode file names) and scan again"
+         Unicode file names), then add the dataset's folder again"
     )]
     NonUtf8Name {
         /// The path, with invalid bytes shown as U+FFFD.

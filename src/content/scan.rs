@@ -111,8 +111,18 @@ fn is_system_name(name: &OsStr) -> bool {
 /// The relative path of a file that will be deposited: must be UTF-8; `/`-separated, NFC.
 fn strict_rel_path(root: &Path, path: &Path) -> Result<String, ContentError> {
     let rel = path.strip_prefix(root).unwrap_or(path);
-    let text = rel.to_str().ok_or_else(|| ContentError::NonUtf8Name {
-        path: path.to_string_lossy().into_owned(),
+    let text = rel.to_str().ok_or_else(|| {
+        // Named down to the first name that is not UTF-8: a folder's, if it is one.
+        let mut named = root.to_path_buf();
+        for part in rel.components() {
+            named.push(part);
+            if part.as_os_str().to_str().is_none() {
+                break;
+            }
+        }
+        ContentError::NonUtf8Name {
+            path: named.to_string_lossy().into_owned(),
+        }
     })?;
     let text = if std::path::MAIN_SEPARATOR == '/' {
         text
