@@ -116,6 +116,33 @@ async fn dry_run_sends_nothing_and_records_nothing() {
     assert_eq!(sandbox.stats().requests, 0);
     assert_eq!(store.last_event_id().unwrap(), events_before);
     assert!(store.history().unwrap().is_empty(), "no job was queued");
+
+    // A scanned file changed since: refused, naming the rescan, as the real run does.
+    let folder = lab.numbered_folder(1);
+    let file = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_file())
+        .unwrap();
+    std::fs::write(&file, "changed, and longer than it was\n").unwrap();
+    let out = lodge_with(
+        &db,
+        &[
+            "deposit",
+            "--dry-run",
+            "--all",
+            "--target",
+            &sandbox.target_url(),
+        ],
+    )
+    .await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &["refused  ds001:", "— `lodge scan 1`, then deposit again"],
+    );
+    assert_eq!(sandbox.stats().requests, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -131,7 +131,12 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
             }
             let files = store.dataset_files(d.id)?;
             if let Err(f) = check_unchanged(Path::new(&d.path), &files) {
-                println!("refused  {name}: {f}");
+                // As the real run says it: with the rescan that fixes it, where one can.
+                let hint = match Path::new(&d.path).is_dir() {
+                    true => format!(" — `lodge scan {}`, then deposit again", d.id),
+                    false => String::new(),
+                };
+                println!("refused  {name}: {f}{hint}");
                 refused += 1;
                 continue;
             }
