@@ -2252,6 +2252,15 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         assert_eq!(found.status.code(), Some(1), "{}", text(&found));
         assert_all(&text(&found), &["data.csv has other bytes on the server"]);
     }
+    // The plain check's first line says it read that deposit's bytes.
+    let header = text(&lodge_with(&db, &["verify", "1"]).await);
+    assert!(
+        header.contains(
+            "by record and file sizes (--bytes reads every byte back); 1 of them read back \
+             whole, as its last check found bytes changed"
+        ),
+        "{header}"
+    );
     // A repair does not overwrite them, and says what to do.
     let refused = lodge_with(&db, &["verify", "1", "--repair"]).await;
     assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));

@@ -107,12 +107,28 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         ReadBack::Sizes
     };
     if !args.json {
+        // A deposit whose last check found bytes changed in place is read back whole
+        // whatever was asked (only that finds it again): the header says so.
+        let whole_anyway = match read {
+            ReadBack::Sizes => deposits
+                .iter()
+                .filter(|d| {
+                    crate::engine::verify::read_back_for(&store, &d.job, read) == ReadBack::Bytes
+                })
+                .count() as u64,
+            ReadBack::Bytes => 0,
+        };
         println!(
-            "checking {} {}",
+            "checking {} {}{}",
             count_of(deposits.len() as u64, "deposit", "deposits"),
             match read {
                 ReadBack::Sizes => "by record and file sizes (--bytes reads every byte back)",
                 ReadBack::Bytes => "by record and every file's bytes read back",
+            },
+            match whole_anyway {
+                0 => String::new(),
+                n =>
+                    format!("; {n} of them read back whole, as its last check found bytes changed"),
             }
         );
     }
