@@ -125,10 +125,12 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                 ReadBack::Sizes => "by record and file sizes (--bytes reads every byte back)",
                 ReadBack::Bytes => "by record and every file's bytes read back",
             },
-            match whole_anyway {
-                0 => String::new(),
-                n =>
-                    format!("; {n} of them read back whole, as its last check found bytes changed"),
+            match (whole_anyway, deposits.len()) {
+                (0, _) => String::new(),
+                (_, 1) => "; read back whole, as its last check found bytes changed".into(),
+                (n, _) => format!(
+                    "; {n} of them read back whole, as their last checks found bytes changed"
+                ),
             }
         );
     }
