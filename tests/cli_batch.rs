@@ -581,6 +581,42 @@ async fn a_dataset_named_by_number_name_and_folder_at_once_is_deposited_and_coun
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn verify_asks_a_busy_server_again_rather_than_report_its_deposits_unchecked() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    for n in 1..=6 {
+        add(
+            &store,
+            &lab.numbered_folder(n),
+            &metadata(&format!("Run {n}")),
+        );
+    }
+    drop(store);
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &sandbox.target_url()],
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    // Now the server is busy: one read in six gets 429 (Retry-After: 0) or 503.
+    sandbox.set_faults(FaultConfig {
+        rate_limit: 0.1,
+        fail_before_commit: 0.07,
+        retry_after_secs: 0,
+        seed: Some(7),
+        ..FaultConfig::default()
+    });
+    let out = lodge_with(&db, &["verify", "--all"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("6 intact"), "{t}");
+    assert!(!t.contains("could not"), "{t}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_by_name() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;

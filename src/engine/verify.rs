@@ -4,11 +4,12 @@
 //! into the deposit's log ([`log_finding`]).
 
 use std::collections::HashSet;
+use std::time::Duration;
 
 use crate::content::ContentDocument;
 use crate::store::{EventKind, EventRow, JobRow, Store, StoreError};
 use crate::targets::holdings::{OTHER_BYTES, files_checked};
-use crate::targets::{Discrepancy, Failure, ProgressSink, ReadBack, Target};
+use crate::targets::{Discrepancy, Failure, FailureClass, ProgressSink, ReadBack, Target};
 
 /// What a check of one deposit found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,6 +131,13 @@ pub fn manifest_of(store: &Store, job: &JobRow) -> Result<ContentDocument, Strin
     }
 }
 
+/// Times a check asks a server that is busy or drops the connection before it says the
+/// deposit could not be checked.
+const READ_TRIES: u32 = 6;
+
+/// Longest wait between those tries, whatever the server's `Retry-After` asks.
+const LONGEST_READ_WAIT: Duration = Duration::from_secs(30);
+
 /// Check the deposit `job` landed on `target`, whose manifest is `document`; `progress` is
 /// told of the bytes read back.
 pub async fn check_deposit(
@@ -140,14 +148,35 @@ pub async fn check_deposit(
     progress: &ProgressSink,
 ) -> Verification {
     let recorded = job.identifier.as_deref().unwrap_or_default();
-    let holdings = match target.holdings(&job.key, document, read, progress).await {
-        Ok(holdings) => holdings,
-        // The record's place holds something else: damage, not a server that cannot answer.
-        Err(Failure::Conflict { message }) => {
-            return Verification::Damaged(vec![Discrepancy::RecordReplaced { message }]);
-        }
-        Err(failure) => {
-            return Verification::Unknown(format!("the server could not be asked: {failure}"));
+    let mut tries = 0;
+    let holdings = loop {
+        tries += 1;
+        match target.holdings(&job.key, document, read, progress).await {
+            Ok(holdings) => break holdings,
+            // The record's place holds something else: damage, not a server that cannot
+            // answer.
+            Err(Failure::Conflict { message }) => {
+                return Verification::Damaged(vec![Discrepancy::RecordReplaced { message }]);
+            }
+            // Reading is safe to repeat: a busy server (429, 503) or a dropped connection
+            // is asked again, after the wait it asks for, before the check is unknown.
+            Err(failure)
+                if tries < READ_TRIES
+                    && matches!(
+                        failure.class(),
+                        FailureClass::Retry | FailureClass::RetryAmbiguous
+                    ) =>
+            {
+                let backoff = Duration::from_millis(500 << tries);
+                let wait = failure
+                    .retry_after()
+                    .unwrap_or(backoff)
+                    .min(LONGEST_READ_WAIT);
+                tokio::time::sleep(wait).await;
+            }
+            Err(failure) => {
+                return Verification::Unknown(format!("the server could not be asked: {failure}"));
+            }
         }
     };
     let found = holdings.discrepancies(document, recorded);
