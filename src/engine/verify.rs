@@ -133,7 +133,7 @@ pub fn manifest_of(store: &Store, job: &JobRow) -> Result<ContentDocument, Strin
 
 /// Times a check asks a server that is busy or drops the connection before it says the
 /// deposit could not be checked.
-const READ_TRIES: u32 = 6;
+const READ_TRIES: u32 = 4;
 
 /// Longest wait between those tries, whatever the server's `Retry-After` asks.
 const LONGEST_READ_WAIT: Duration = Duration::from_secs(30);
@@ -159,15 +159,15 @@ pub async fn check_deposit(
                 return Verification::Damaged(vec![Discrepancy::RecordReplaced { message }]);
             }
             // Reading is safe to repeat: a busy server (429, 503) or a dropped connection
-            // is asked again, after the wait it asks for, before the check is unknown.
+            // is asked again, after the wait it asks for, before the check is unknown. Not
+            // a server that cannot be reached at all (connection refused): every deposit
+            // on it would wait through the tries in vain.
             Err(failure)
                 if tries < READ_TRIES
-                    && matches!(
-                        failure.class(),
-                        FailureClass::Retry | FailureClass::RetryAmbiguous
-                    ) =>
+                    && (matches!(failure, Failure::Wait { .. })
+                        || failure.class() == FailureClass::RetryAmbiguous) =>
             {
-                let backoff = Duration::from_millis(500 << tries);
+                let backoff = Duration::from_millis(500 << tries.min(3));
                 let wait = failure
                     .retry_after()
                     .unwrap_or(backoff)

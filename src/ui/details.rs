@@ -51,7 +51,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     let stored = MetadataForm::from_metadata(&entry.metadata);
     match &mut app.details.form {
         Some((fid, form, base)) if *fid == id => {
-            if *form == stored || *form == *base {
+            if *base != stored && (*form == stored || *form == *base) {
                 *form = stored.clone();
                 *base = stored;
             }
