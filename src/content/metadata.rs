@@ -224,44 +224,35 @@ impl Metadata {
 
     /// The fields both this and `other` give, with other values (compared normalized).
     pub fn fields_differing_from(&self, other: &Metadata) -> Vec<&'static str> {
+        /// Given on both sides, and not the same.
+        fn differ<T: PartialEq>(a: &T, b: &T, given: impl Fn(&T) -> bool) -> bool {
+            given(a) && given(b) && a != b
+        }
         let (a, b) = (self.normalized(), other.normalized());
-        let both = |x: bool, y: bool| x && y;
         [
-            (
-                "title",
-                both(!a.title.is_empty(), !b.title.is_empty()) && a.title != b.title,
-            ),
+            ("title", differ(&a.title, &b.title, |t| !t.is_empty())),
             (
                 "creators",
-                both(!a.creators.is_empty(), !b.creators.is_empty()) && a.creators != b.creators,
+                differ(&a.creators, &b.creators, |c| !c.is_empty()),
             ),
             (
                 "description",
-                both(a.description.is_some(), b.description.is_some())
-                    && a.description != b.description,
+                differ(&a.description, &b.description, Option::is_some),
             ),
             (
                 "publication year",
-                both(a.publication_year.is_some(), b.publication_year.is_some())
-                    && a.publication_year != b.publication_year,
+                differ(&a.publication_year, &b.publication_year, Option::is_some),
             ),
             (
                 "publisher",
-                both(!a.publisher.is_empty(), !b.publisher.is_empty())
-                    && a.publisher != b.publisher,
+                differ(&a.publisher, &b.publisher, |p| !p.is_empty()),
             ),
-            (
-                "license",
-                both(a.license.is_some(), b.license.is_some()) && a.license != b.license,
-            ),
+            ("license", differ(&a.license, &b.license, Option::is_some)),
             (
                 "keywords",
-                both(!a.keywords.is_empty(), !b.keywords.is_empty()) && a.keywords != b.keywords,
+                differ(&a.keywords, &b.keywords, |k| !k.is_empty()),
             ),
-            (
-                "version",
-                both(a.version.is_some(), b.version.is_some()) && a.version != b.version,
-            ),
+            ("version", differ(&a.version, &b.version, Option::is_some)),
         ]
         .into_iter()
         .filter_map(|(field, differs)| differs.then_some(field))

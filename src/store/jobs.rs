@@ -1324,7 +1324,7 @@ impl Store {
                     }
                     insert_event(
                         db,
-                        &job_event(&job, EventKind::Failed, format!("cancelled: {why}")),
+                        &job_event(&job, EventKind::Failed, why.to_string()),
                         &self.actor,
                     )?;
                     Cancel::Cancelled
