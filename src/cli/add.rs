@@ -523,13 +523,14 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
         );
         if !active.is_empty() {
             let ids: Vec<String> = active.iter().map(i64::to_string).collect();
-            let (jobs, are) = match active.len() {
-                1 => ("job", "is"),
-                _ => ("jobs", "are"),
+            let (jobs, are, them) = match active.len() {
+                1 => ("job", "is", "it"),
+                _ => ("jobs", "are", "them"),
             };
             println!(
                 "  note: {jobs} {} {are} still on the queue and will end rejected when \
-                 run (add the folder again to deposit it, or `lodge cancel {}` ends it now)",
+                 run (add the folder again to deposit it, or `lodge cancel {}` ends {them} \
+                 now)",
                 ids.join(", "),
                 ids.join(" ")
             );
