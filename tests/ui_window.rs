@@ -423,6 +423,12 @@ fn edits_saved_by_save_or_by_deposit_leave_the_form_with_nothing_to_save_or_undo
         "Soil cores 2026, corrected again"
     );
     assert_eq!(edited(&w), (false, false), "after Deposit");
+
+    // A blank creator row says nothing new: there is nothing to save.
+    w.harness.get_by_label("+ Add creator").click();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(edited(&w), (false, false), "a blank creator row is no edit");
 }
 
 #[test]
@@ -804,9 +810,9 @@ fn a_creator_typed_into_a_new_creator_field_lands_whole_as_the_problem_above_it_
 
     // The first key typed removes the problem line above the field; the field keeps its
     // focus (it used to lose it there, and the rest of the name went nowhere).
+    // The new field has the keyboard: typing goes into it without a click.
     let name = (egui::accesskit::Role::TextInput, "Name");
-    w.harness.get_by_role_and_label(name.0, name.1).focus();
-    w.harness.step();
+    assert!(w.harness.get_by_role_and_label(name.0, name.1).is_focused());
     for chunk in ["H", "opper, ", "Grace"] {
         w.harness
             .get_by_role_and_label(name.0, name.1)

@@ -51,7 +51,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     let stored = MetadataForm::from_metadata(&entry.metadata);
     match &mut app.details.form {
         Some((fid, form, base)) if *fid == id => {
-            if *base != stored && (*form == stored || *form == *base) {
+            if *base != stored && (form.says_the_same_as(&stored) || *form == *base) {
                 *form = stored.clone();
                 *base = stored;
             }
@@ -142,7 +142,7 @@ fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datas
     let (_, problems) = form.to_metadata();
     metadata_form::show(ui, form, &problems);
     let (metadata, problems) = form.to_metadata();
-    let edited = form != base;
+    let edited = !form.says_the_same_as(base);
     let busy = entry.hashing.is_some();
     let mut command = None;
     ui.add_space(6.0);

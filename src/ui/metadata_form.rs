@@ -57,6 +57,15 @@ impl MetadataForm {
         }
     }
 
+    /// Whether this form says the same metadata as `other`, as it would be stored: a blank
+    /// creator row, or spaces around a value, are no edit. The year is compared as typed,
+    /// since one that is not a year is no metadata at all.
+    pub fn says_the_same_as(&self, other: &MetadataForm) -> bool {
+        self == other
+            || (self.year.trim() == other.year.trim()
+                && self.to_metadata().0.normalized() == other.to_metadata().0.normalized())
+    }
+
     /// The metadata the form says, and every problem with it.
     pub fn to_metadata(&self) -> (Metadata, Vec<FieldProblem>) {
         let opt = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
@@ -169,19 +178,25 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
     ui.label(RichText::new("Creators").strong());
     error_text(ui, problems, "creators");
     let mut remove = None;
+    // A creator just added gets the keyboard, so the name can be typed at once.
+    let new_creator = ui.make_persistent_id("metadata form: new creator");
+    let focus_new: Option<usize> = ui.data_mut(|d| d.remove_temp(new_creator));
     for (i, c) in form.creators.iter_mut().enumerate() {
         egui::Frame::group(ui.style()).show(ui, |ui| {
             ui.horizontal(|ui| {
                 let l = ui.label("Name");
-                changed |= ui
+                let name = ui
                     .add(
                         egui::TextEdit::singleline(&mut c.name)
                             .id_salt(("creator name", i))
                             .hint_text("Family, Given")
                             .desired_width(180.0),
                     )
-                    .labelled_by(l.id)
-                    .changed();
+                    .labelled_by(l.id);
+                if focus_new == Some(i) {
+                    name.request_focus();
+                }
+                changed |= name.changed();
                 if ui
                     .small_button("✖")
                     .on_hover_text("Remove this creator")
@@ -221,6 +236,8 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
     }
     if ui.small_button("+ Add creator").clicked() {
         form.creators.push(CreatorFields::default());
+        let index = form.creators.len() - 1;
+        ui.data_mut(|d| d.insert_temp(new_creator, index));
         changed = true;
     }
 
