@@ -1266,7 +1266,8 @@ fn a_deposited_folder_changed_while_lodge_was_closed_says_so_and_its_rescan_depo
 }
 
 #[test]
-fn a_folder_deleted_while_the_window_was_in_the_background_is_named_missing_when_it_comes_back() {
+fn a_folder_deleted_while_the_window_was_in_the_background_is_named_missing_and_found_again_when_put_back()
+ {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let id = w.add_folder(&folder);
@@ -1285,6 +1286,17 @@ fn a_folder_deleted_while_the_window_was_in_the_background_is_named_missing_when
         0,
         "no Deposit is offered for a folder that is gone"
     );
+
+    // Put back (its files written anew): the next look, a minute later, finds it there
+    // again, and since its files' times changed, offers to rescan it.
+    let again = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    assert_eq!(again, folder);
+    w.harness.state_mut().clock = lodge::ui::Clock::Fixed(lodge::store::now_ms() + 60_000);
+    w.harness.event(egui::Event::WindowFocused(true));
+    w.wait("the folder back", |app| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::ChangedSinceScan)
+    });
+    assert_eq!(w.harness.query_all_by_label("Rescan").count(), 1);
 }
 
 #[test]

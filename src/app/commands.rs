@@ -218,12 +218,12 @@ impl Core {
             Command::SaveSettings(settings) => self.save_settings(settings).await,
             Command::FillInIncomplete(settings) => self.clone().fill_in_incomplete(settings).await,
             Command::CheckFolders => {
-                // Gone (moved or deleted meanwhile), as the window says at its start.
-                if let Ok(gone) = self.db(crate::catalog::folders_gone).await
-                    && !gone.is_empty()
-                {
-                    self.out
-                        .send(Update::FoldersGone(gone.iter().map(|d| d.id).collect()));
+                // Gone (moved or deleted meanwhile), as the window says at its start; or
+                // back again (put back where it was).
+                if let Ok(gone) = self.db(crate::catalog::folders_gone).await {
+                    self.out.send(Update::FoldersGoneAsChecked(
+                        gone.iter().map(|d| d.id).collect(),
+                    ));
                 }
                 let changed = self
                     .db(|s| crate::catalog::folders_changed(s, |_| true))

@@ -446,6 +446,10 @@ impl Model {
                 self.folders_gone.extend(ids);
                 self.version += 1;
             }
+            Update::FoldersGoneAsChecked(ids) => {
+                self.folders_gone = ids.into_iter().collect();
+                self.version += 1;
+            }
             Update::FoldersChanged(changed) => {
                 self.folders_changed = changed
                     .into_iter()

@@ -102,6 +102,9 @@ pub enum Update {
     /// These datasets' folders are gone (moved or deleted): their rows say so, until a
     /// rescan finds the folder again.
     FoldersGone(Vec<i64>),
+    /// Every folder of this machine's datasets was looked at (the window came back into
+    /// focus): these are the ones gone, and any other found gone before is back.
+    FoldersGoneAsChecked(Vec<i64>),
     /// Every dataset whose folder changed since its last scan: their rows say so, and
     /// offer a Rescan, until one is done. The whole list, as of one look: a row not in it
     /// is as scanned.
