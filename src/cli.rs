@@ -96,9 +96,9 @@ pub enum Command {
     /// Re-queue failed jobs with the same key, then run them.
     Retry(deposit::RetryArgs),
     /// Take jobs off the queue: each ends failed (`lodge retry` puts it back).
+    #[command(group(clap::ArgGroup::new("which").required(true).args(["jobs", "target"])))]
     Cancel {
         /// Job numbers (see `lodge status` or `lodge history`).
-        #[arg(required_unless_present = "target", conflicts_with = "target")]
         jobs: Vec<i64>,
         /// Every job still to do for this target (name or URL): a mistyped URL's, say.
         #[arg(long)]

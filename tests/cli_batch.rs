@@ -578,6 +578,12 @@ async fn a_dataset_named_by_number_name_and_folder_at_once_is_deposited_and_coun
     );
     let out = lodge_with(&db, &["show", &key.to_hex()[..8]]).await;
     assert!(out.status.success(), "{}", text(&out));
+    // Digits alone may be a number or a prefix: both are named.
+    let out = lodge_with(&db, &["show", "6352"]).await;
+    assert_all(
+        &text(&out),
+        &["no dataset has that number, and it is too short for a key prefix"],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -461,6 +461,13 @@ async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_brin
     );
     let none = text(&with_token(&lab, &["cancel", "--target", &wrong], None));
     assert!(none.contains("nothing to cancel"), "{none}");
+    let bare = with_token(&lab, &["cancel"], None);
+    assert_eq!(bare.status.code(), Some(2));
+    assert!(
+        text(&bare).contains("<JOBS|--target <TARGET>>"),
+        "the usage names both forms: {}",
+        text(&bare)
+    );
 
     // The right address deposits the dataset; nothing went to the wrong one.
     let out = with_token(

@@ -94,9 +94,9 @@ pub enum StoreError {
          or more characters of its key (see `lodge status`)",
         match meant {
             Some(m) => format!(" (did you mean '{m}'?)"),
-            None if selector.len() < 8
-                && selector.chars().all(|c| c.is_ascii_hexdigit())
-                && !selector.chars().all(|c| c.is_ascii_digit()) =>
+            None if selector.len() < 8 && selector.chars().all(|c| c.is_ascii_digit()) =>
+                " (no dataset has that number, and it is too short for a key prefix)".to_string(),
+            None if selector.len() < 8 && selector.chars().all(|c| c.is_ascii_hexdigit()) =>
                 " (too short for a key prefix)".to_string(),
             None => String::new(),
         }
