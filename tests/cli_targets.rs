@@ -276,22 +276,7 @@ fn a_sandbox_target_with_a_user_or_secret_is_refused_saying_the_token_goes_with_
         let mut cmd = lodge_in(&lab);
         cmd.args(["target", "add", "sb", url]).args(flags);
         let out = match stdin {
-            Some(input) => {
-                use std::io::Write;
-                let mut child = cmd
-                    .stdin(std::process::Stdio::piped())
-                    .stdout(std::process::Stdio::piped())
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .unwrap();
-                child
-                    .stdin
-                    .take()
-                    .unwrap()
-                    .write_all(input.as_bytes())
-                    .unwrap();
-                child.wait_with_output().unwrap()
-            }
+            Some(input) => run_with_stdin(cmd, input),
             None => cmd.output().unwrap(),
         };
         let t = text(&out);

@@ -733,22 +733,19 @@ fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: B
     assert_eq!(after.earlier_identifier, None);
 }
 
+/// Two copies of one folder with the same metadata, added: two datasets, one key.
+fn two_copies(b: &Backend, store: &Store) -> (i64, i64, ContentKey) {
+    let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
+    let (one, key) = support::add(store, &b.lab.folder("copies/one", files), &metadata("Copy"));
+    let (two, same) = support::add(store, &b.lab.folder("copies/two", files), &metadata("Copy"));
+    assert_eq!(key, same);
+    (one, two, key)
+}
+
 fn status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing(b: Backend) {
     let store = b.open();
     with_target(&store);
-    // Two copies of one folder with the same metadata: one key.
-    let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
-    let (one, key) = support::add(
-        &store,
-        &b.lab.folder("copies/one", files),
-        &metadata("Copy"),
-    );
-    let (two, same) = support::add(
-        &store,
-        &b.lab.folder("copies/two", files),
-        &metadata("Copy"),
-    );
-    assert_eq!(key, same);
+    let (one, two, key) = two_copies(&b, &store);
     store
         .enqueue_deposit(one, TARGET, &key, Duration::from_secs(3600))
         .unwrap();
@@ -770,17 +767,7 @@ fn status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing(b: B
 fn status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it(b: Backend) {
     let store = b.open();
     with_target(&store);
-    let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
-    let (one, key) = support::add(
-        &store,
-        &b.lab.folder("copies/one", files),
-        &metadata("Copy"),
-    );
-    let (two, _) = support::add(
-        &store,
-        &b.lab.folder("copies/two", files),
-        &metadata("Copy"),
-    );
+    let (one, two, key) = two_copies(&b, &store);
     let replay = |dataset: i64| {
         store
             .enqueue_deposit(dataset, TARGET, &key, Duration::from_secs(3600))

@@ -915,14 +915,7 @@ fn a_long_name_wraps_in_the_details_and_leaves_every_row_its_deposit_button() {
         for _ in 0..3 {
             w.harness.step();
         }
-        // The details' close button, the first ✖, is at the panel's left edge.
-        let details_left = w
-            .harness
-            .query_all_by_label("✖")
-            .next()
-            .expect("the details are open")
-            .rect()
-            .left();
+        let details_left = w.details_close().left();
         let deposits = w.harness.query_all_by_label("Deposit").collect::<Vec<_>>();
         assert_eq!(deposits.len(), 2, "a Deposit button on each row");
         for d in deposits {
@@ -949,13 +942,7 @@ fn with_the_details_open_the_buttons_above_the_table_wrap_rather_than_go_under_t
     for _ in 0..3 {
         w.harness.step();
     }
-    let details_left = w
-        .harness
-        .query_all_by_label("✖")
-        .next()
-        .expect("the details are open")
-        .rect()
-        .left();
+    let details_left = w.details_close().left();
     let verify = w.harness.get_by_label("Verify deposited (1)").rect();
     assert!(
         verify.right() < details_left,
@@ -977,14 +964,7 @@ fn the_next_dataset_selected_opens_its_details_at_the_top() {
     for _ in 0..3 {
         w.harness.step();
     }
-    // The details' close button, the first ✖ (each creator has one too).
-    let close = |w: &Window| {
-        w.harness
-            .query_all_by_label("✖")
-            .next()
-            .expect("the details are open")
-            .rect()
-    };
+    let close = |w: &Window| w.details_close();
     assert!(close(&w).top() < 0.0, "scrolled down: {:?}", close(&w));
 
     w.harness.state_mut().select(Some(ocean_id));

@@ -184,6 +184,16 @@ impl Window {
         }
     }
 
+    /// Where the details panel's close button is: the first ✖ (each creator has one too),
+    /// at the panel's top left.
+    pub fn details_close(&self) -> egui::Rect {
+        self.harness
+            .query_all_by_label("✖")
+            .next()
+            .expect("the details are open")
+            .rect()
+    }
+
     /// The status of the only row whose name is `name`.
     pub fn status(&self, name: &str) -> Option<DedupStatus> {
         status_of(self.app(), name)
