@@ -19,7 +19,6 @@ impl Core {
         match saved {
             Ok(name) => {
                 let configured = self.reload_targets().await;
-                self.out().send(Update::TargetSaved(name.clone()));
                 // Editing a target is the user acting on a pause (new credentials, say).
                 let scope = configured
                     .into_iter()
@@ -39,6 +38,8 @@ impl Core {
                         ""
                     }
                 )));
+                // Last, so a window that sees the save done also has its log line.
+                self.out().send(Update::TargetSaved(name));
             }
             Err((field, message)) => self.out().send(Update::TargetRefused { field, message }),
         }
