@@ -1042,6 +1042,10 @@ async fn a_dataset_edited_before_its_first_deposit_is_rejected_with_the_rescan_t
         ],
     );
     assert!(!t.contains("`lodge scan"), "{t}");
+    assert!(
+        !t.contains("rescan"),
+        "a folder that is gone cannot be rescanned: {t}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -1473,7 +1477,7 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
     let out = show(&["survey"]).await;
     let t = text(&out);
     let mut expected = vec![
-        "note: changed since scan, rescan:",
+        "note: changed since scan:",
         "part-00.csv: size is now 8 bytes, was 2",
         "note: added since the last scan, so not in its key: late.csv",
     ];

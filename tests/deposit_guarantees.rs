@@ -336,7 +336,7 @@ async fn file_changed_after_scan_is_rejected_and_nothing_lands_on_the_server() {
     let jobs = deposit(&store, &target, &[ds], fast_config()).await;
     assert_eq!(jobs[0].state, JobState::Rejected);
     let error = jobs[0].last_error.clone().unwrap();
-    assert!(error.contains("changed since scan, rescan"), "{error}");
+    assert!(error.contains("changed since scan: "), "{error}");
     assert!(error.contains("data.csv"), "{error}");
     let stats = sandbox.stats();
     assert_eq!((stats.records, stats.blobs, stats.requests), (0, 0, 0));

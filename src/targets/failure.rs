@@ -40,8 +40,10 @@ pub enum Failure {
     /// Credentials missing or refused (401/403): the target stops until the user acts.
     #[error("not authorised (HTTP {status}): {message}")]
     Unauthorized { status: u16, message: String },
-    /// A local file changed since it was scanned: rescan before depositing.
-    #[error("changed since scan, rescan: {path}: {message}")]
+    /// A local file changed since it was scanned. The fix (a rescan, or for a folder that
+    /// is gone what `message` says) is for whoever shows it to name: `lodge scan N`, the
+    /// window's Rescan.
+    #[error("changed since scan: {path}: {message}")]
     Changed { path: String, message: String },
     /// The server holds a different record under this identifier: terminal, a person decides.
     #[error("conflict: {message}")]
