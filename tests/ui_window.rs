@@ -951,6 +951,54 @@ fn with_the_details_open_the_buttons_above_the_table_wrap_rather_than_go_under_t
 }
 
 #[test]
+fn at_the_smallest_window_with_the_details_open_a_rows_actions_scroll_into_reach_and_work() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    // The window's minimum size (main.rs): the table's columns are wider than what the
+    // details panel leaves them.
+    w.harness.set_size(egui::vec2(900.0, 560.0));
+    w.harness.state_mut().select(Some(id));
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    let details_left = w.details_close().left();
+    let row_y = w.harness.get_by_label("Deposit").rect().center().y;
+    w.swipe_left_until(row_y, |w| {
+        w.harness.get_by_label("Deposit").rect().right() <= details_left
+    });
+    let deposit = w.harness.get_by_label("Deposit").rect();
+    assert!(
+        deposit.right() <= details_left,
+        "Deposit at {deposit:?} stays under the details (from x = {details_left})"
+    );
+    w.harness.get_by_label("Deposit").click();
+    w.wait("Deposited", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+}
+
+#[test]
+fn at_the_smallest_window_the_historys_last_column_scrolls_into_view() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.deposit_row(id);
+    w.harness.set_size(egui::vec2(900.0, 560.0));
+    w.harness.get_by_label("History").click();
+    w.wait("the job listed", |app| {
+        app.model.history.as_ref().is_some_and(|h| !h.is_empty())
+    });
+    w.harness.step();
+    let updated = |w: &Window| w.harness.get_by_label("Updated (UTC)").rect();
+    let y = updated(&w).center().y + 22.0;
+    w.swipe_left_until(y, |w| updated(w).right() <= 900.0);
+    assert!(
+        updated(&w).right() <= 900.0,
+        "the Updated column at {:?} stays past the window's right edge",
+        updated(&w)
+    );
+}
+
+#[test]
 fn the_next_dataset_selected_opens_its_details_at_the_top() {
     let mut w = Window::open(FaultConfig::default());
     let soil_id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));

@@ -135,109 +135,76 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         .collect();
     let mut open: Option<String> = None;
     let mut retry: Option<i64> = None;
-    TableBuilder::new(ui)
-        .id_salt("history")
-        .striped(true)
-        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-        .column(Column::exact(50.0))
-        .column(Column::initial(150.0).clip(true))
-        .column(Column::remainder().at_least(120.0).clip(true))
-        // Wide enough for a target used by URL (`sandbox+http://127.0.0.1:8080`): two such
-        // differ only at their end, which a narrow column cuts off.
-        .column(Column::initial(230.0).at_least(110.0).clip(true))
-        .column(Column::exact(80.0))
-        .column(Column::exact(150.0).clip(true))
-        .column(Column::exact(65.0))
-        .column(Column::exact(130.0))
-        .header(22.0, |mut h| {
-            for title in [
-                "Job",
-                "Dataset",
-                "Title",
-                "Target",
-                "State",
-                "Record",
-                "Attempts",
-                "Updated (UTC)",
-            ] {
-                h.col(|ui| {
-                    ui.strong(title);
-                });
-            }
-        })
-        .body(|body| {
-            body.rows(22.0, shown.len(), |mut row| {
-                let r = shown[row.index()];
-                row.col(|ui| {
-                    ui.label(r.job.to_string());
-                });
-                row.col(|ui| {
-                    ui.label(r.name.as_deref().unwrap_or("(removed)"));
-                });
-                row.col(|ui| {
-                    ui.label(r.title.as_deref().unwrap_or(""));
-                });
-                row.col(|ui| {
-                    let label = app.model.target_label(&r.target);
-                    ui.label(label.split(" — ").next().unwrap_or(label))
-                        .on_hover_text(label);
-                });
-                row.col(|ui| {
-                    let text = RichText::new(&r.state);
-                    match &r.last_error {
-                        Some(e) => ui.label(text).on_hover_text(e),
-                        None => ui.label(text),
-                    };
-                });
-                row.col(|ui| match (&r.identifier, &r.url) {
-                    (Some(id), Some(url)) => {
-                        if ui.link(id).on_hover_text(url).clicked() {
-                            open = Some(url.clone());
-                        }
+    // Narrower than its columns (the smallest window), the table scrolls sideways rather
+    // than cutting off its last columns and their buttons.
+    egui::ScrollArea::horizontal()
+        .id_salt("history_sideways")
+        .show(ui, |ui| {
+            TableBuilder::new(ui)
+                .id_salt("history")
+                .striped(true)
+                .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+                .column(Column::exact(50.0))
+                .column(Column::initial(150.0).clip(true))
+                .column(Column::remainder().at_least(120.0).clip(true))
+                // Wide enough for a target used by URL (`sandbox+http://127.0.0.1:8080`):
+                // two such differ only at their end, which a narrow column cuts off.
+                .column(Column::initial(230.0).at_least(110.0).clip(true))
+                .column(Column::exact(80.0))
+                .column(Column::exact(150.0).clip(true))
+                .column(Column::exact(65.0))
+                .column(Column::exact(130.0))
+                .header(22.0, |mut h| {
+                    for title in [
+                        "Job",
+                        "Dataset",
+                        "Title",
+                        "Target",
+                        "State",
+                        "Record",
+                        "Attempts",
+                        "Updated (UTC)",
+                    ] {
+                        h.col(|ui| {
+                            ui.strong(title);
+                        });
                     }
-                    (Some(id), None) => {
-                        ui.label(id);
-                    }
-                    // A failed job is retried from here whatever target the picker shows,
-                    // if the window can reach its target.
-                    _ if r.state == "failed" => {
-                        if let Some(later) = landed.get(&(r.target.as_str(), r.key.as_str())) {
-                            ui.weak(format!("landed by job {}", later.job))
-                                .on_hover_text(format!(
-                                    "Nothing to retry: job {} deposited the same key here since, \
-                                 as {}",
-                                    later.job,
-                                    later.identifier.as_deref().unwrap_or("?")
-                                ));
-                        } else if app.model.targets.iter().any(|t| t.scope_id == r.target) {
-                            let button = ui
-                                .small_button("Retry")
-                                .on_hover_text("Re-queue it with the same key");
-                            if button.clicked() {
-                                retry = Some(r.job);
-                            }
-                        } else {
-                            // Selectable, to copy the command.
-                            let command = format!("lodge retry {}", r.job);
-                            ui.add(egui::Label::new(RichText::new(command).weak().monospace()))
-                                .on_hover_text(format!(
-                                    "{} is not one of the window's targets (it was used from the \
-                                 command line): `lodge retry {}` retries it there",
-                                    r.target, r.job
-                                ));
-                        }
-                    }
-                    _ => {
-                        ui.weak("—");
-                    }
+                })
+                .body(|body| {
+                    body.rows(22.0, shown.len(), |mut row| {
+                        let r = shown[row.index()];
+                        row.col(|ui| {
+                            ui.label(r.job.to_string());
+                        });
+                        row.col(|ui| {
+                            ui.label(r.name.as_deref().unwrap_or("(removed)"));
+                        });
+                        row.col(|ui| {
+                            ui.label(r.title.as_deref().unwrap_or(""));
+                        });
+                        row.col(|ui| {
+                            let label = app.model.target_label(&r.target);
+                            ui.label(label.split(" — ").next().unwrap_or(label))
+                                .on_hover_text(label);
+                        });
+                        row.col(|ui| {
+                            let text = RichText::new(&r.state);
+                            match &r.last_error {
+                                Some(e) => ui.label(text).on_hover_text(e),
+                                None => ui.label(text),
+                            };
+                        });
+                        row.col(|ui| {
+                            record_cell(app, ui, r, &landed, &mut open, &mut retry);
+                        });
+                        row.col(|ui| {
+                            ui.label(r.attempts.to_string());
+                        });
+                        row.col(|ui| {
+                            ui.label(app.clock.date_time(r.updated_at));
+                        });
+                    });
                 });
-                row.col(|ui| {
-                    ui.label(r.attempts.to_string());
-                });
-                row.col(|ui| {
-                    ui.label(app.clock.date_time(r.updated_at));
-                });
-            });
         });
     if let Some(url) = open {
         ui.ctx().open_url(egui::OpenUrl::new_tab(url));
@@ -318,6 +285,60 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             app.send(Command::ShowFolder(dir.to_path_buf()));
         }
     });
+}
+
+/// A job's record: its identifier (a link when there is one), or for a failed job what
+/// retries it: the Retry button, the command when the window cannot reach its target, or
+/// the later job that landed the same key.
+fn record_cell(
+    app: &LodgeApp,
+    ui: &mut egui::Ui,
+    r: &HistoryRow,
+    landed: &HashMap<(&str, &str), &HistoryRow>,
+    open: &mut Option<String>,
+    retry: &mut Option<i64>,
+) {
+    match (&r.identifier, &r.url) {
+        (Some(id), Some(url)) => {
+            if ui.link(id).on_hover_text(url).clicked() {
+                *open = Some(url.clone());
+            }
+        }
+        (Some(id), None) => {
+            ui.label(id);
+        }
+        // A failed job is retried from here whatever target the picker shows, if the window
+        // can reach its target.
+        _ if r.state == "failed" => {
+            if let Some(later) = landed.get(&(r.target.as_str(), r.key.as_str())) {
+                ui.weak(format!("landed by job {}", later.job))
+                    .on_hover_text(format!(
+                        "Nothing to retry: job {} deposited the same key here since, as {}",
+                        later.job,
+                        later.identifier.as_deref().unwrap_or("?")
+                    ));
+            } else if app.model.targets.iter().any(|t| t.scope_id == r.target) {
+                let button = ui
+                    .small_button("Retry")
+                    .on_hover_text("Re-queue it with the same key");
+                if button.clicked() {
+                    *retry = Some(r.job);
+                }
+            } else {
+                // Selectable, to copy the command.
+                let command = format!("lodge retry {}", r.job);
+                ui.add(egui::Label::new(RichText::new(command).weak().monospace()))
+                    .on_hover_text(format!(
+                        "{} is not one of the window's targets (it was used from the command \
+                         line): `lodge retry {}` retries it there",
+                        r.target, r.job
+                    ));
+            }
+        }
+        _ => {
+            ui.weak("—");
+        }
+    }
 }
 
 #[cfg(test)]

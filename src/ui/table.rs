@@ -274,80 +274,86 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     // A click anywhere on a row selects it, on its text too: a selectable label would take
     // the click for itself (to select its text), and the row would not see it.
     ui.style_mut().interaction.selectable_labels = false;
-    TableBuilder::new(ui)
-        .id_salt("datasets")
-        .striped(true)
-        .sense(egui::Sense::click())
-        .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-        // Name and Status share what the fixed columns leave, so that with the details
-        // panel open the actions still fit (the status's full text is on hover).
-        .column(Column::remainder().at_least(100.0).clip(true))
-        .column(Column::exact(50.0))
-        .column(Column::exact(80.0))
-        .column(Column::exact(130.0))
-        .column(Column::remainder().at_least(150.0).clip(true))
-        .column(Column::exact(250.0).clip(true))
-        .header(24.0, |mut h| {
-            h.col(|ui| header_button(app, ui, "Name", SortBy::Name));
-            h.col(|ui| header_button(app, ui, "Files", SortBy::Files));
-            h.col(|ui| header_button(app, ui, "Size", SortBy::Size));
-            h.col(|ui| {
-                ui.strong("Content key");
-            });
-            h.col(|ui| header_button(app, ui, "Status", SortBy::Status));
-            h.col(|ui| {
-                ui.strong("Actions");
-            });
-        })
-        .body(|body| {
-            body.rows(ROW_HEIGHT, app.table.order.len(), |mut row| {
-                let id = app.table.order[row.index()];
-                let Some(entry) = app.model.row(id) else {
-                    return;
-                };
-                let status = app.model.status(entry, &target);
-                row.set_selected(app.selected == Some(id));
-                row.col(|ui| {
-                    let title = if entry.metadata.title.is_empty() {
-                        "(no title yet)"
-                    } else {
-                        &entry.metadata.title
-                    };
-                    // The folder too: two datasets may share a name.
-                    ui.label(&entry.name)
-                        .on_hover_text(format!("{title}\n{}", entry.path));
-                });
-                row.col(|ui| {
-                    ui.label(entry.file_count.to_string());
-                });
-                row.col(|ui| {
-                    ui.label(format::bytes(entry.total_bytes));
-                });
-                row.col(|ui| match entry.key {
-                    Some(key) => {
-                        ui.monospace(key.short()).on_hover_text(key.to_hex());
-                        if ui
-                            .small_button("📋")
-                            .on_hover_text("Copy the full key")
-                            .clicked()
-                        {
-                            ui.ctx().copy_text(key.to_hex());
+    // Narrower than its columns (the smallest window, with the details open), the table
+    // scrolls sideways rather than cutting off its last columns and their buttons.
+    egui::ScrollArea::horizontal()
+        .id_salt("datasets_sideways")
+        .show(ui, |ui| {
+            TableBuilder::new(ui)
+                .id_salt("datasets")
+                .striped(true)
+                .sense(egui::Sense::click())
+                .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
+                // Name and Status share what the fixed columns leave, so that with the details
+                // panel open the actions still fit (the status's full text is on hover).
+                .column(Column::remainder().at_least(100.0).clip(true))
+                .column(Column::exact(50.0))
+                .column(Column::exact(80.0))
+                .column(Column::exact(130.0))
+                .column(Column::remainder().at_least(150.0).clip(true))
+                .column(Column::exact(250.0).clip(true))
+                .header(24.0, |mut h| {
+                    h.col(|ui| header_button(app, ui, "Name", SortBy::Name));
+                    h.col(|ui| header_button(app, ui, "Files", SortBy::Files));
+                    h.col(|ui| header_button(app, ui, "Size", SortBy::Size));
+                    h.col(|ui| {
+                        ui.strong("Content key");
+                    });
+                    h.col(|ui| header_button(app, ui, "Status", SortBy::Status));
+                    h.col(|ui| {
+                        ui.strong("Actions");
+                    });
+                })
+                .body(|body| {
+                    body.rows(ROW_HEIGHT, app.table.order.len(), |mut row| {
+                        let id = app.table.order[row.index()];
+                        let Some(entry) = app.model.row(id) else {
+                            return;
+                        };
+                        let status = app.model.status(entry, &target);
+                        row.set_selected(app.selected == Some(id));
+                        row.col(|ui| {
+                            let title = if entry.metadata.title.is_empty() {
+                                "(no title yet)"
+                            } else {
+                                &entry.metadata.title
+                            };
+                            // The folder too: two datasets may share a name.
+                            ui.label(&entry.name)
+                                .on_hover_text(format!("{title}\n{}", entry.path));
+                        });
+                        row.col(|ui| {
+                            ui.label(entry.file_count.to_string());
+                        });
+                        row.col(|ui| {
+                            ui.label(format::bytes(entry.total_bytes));
+                        });
+                        row.col(|ui| match entry.key {
+                            Some(key) => {
+                                ui.monospace(key.short()).on_hover_text(key.to_hex());
+                                if ui
+                                    .small_button("📋")
+                                    .on_hover_text("Copy the full key")
+                                    .clicked()
+                                {
+                                    ui.ctx().copy_text(key.to_hex());
+                                }
+                            }
+                            None => {
+                                ui.weak("—");
+                            }
+                        });
+                        row.col(|ui| {
+                            badge::show(ui, &status, now);
+                        });
+                        row.col(|ui| {
+                            actions(ui, entry, &status, &target, &mut commands, &mut remove);
+                        });
+                        if row.response().clicked() {
+                            clicked = Some(id);
                         }
-                    }
-                    None => {
-                        ui.weak("—");
-                    }
+                    });
                 });
-                row.col(|ui| {
-                    badge::show(ui, &status, now);
-                });
-                row.col(|ui| {
-                    actions(ui, entry, &status, &target, &mut commands, &mut remove);
-                });
-                if row.response().clicked() {
-                    clicked = Some(id);
-                }
-            });
         });
     for c in commands {
         if let Command::LoadDetails { id } = c {

@@ -194,6 +194,28 @@ impl Window {
             .rect()
     }
 
+    /// Scroll the table at height `y` sideways, as a person does (a trackpad's swipe, or
+    /// Shift and the wheel, over it), until `reached` holds or ten swipes did not do it.
+    /// (`Node::scroll_to_me` cannot: a table's own vertical scrolling takes the sideways
+    /// part of its request.)
+    pub fn swipe_left_until(&mut self, y: f32, reached: impl Fn(&Self) -> bool) {
+        self.harness.hover_at(egui::pos2(150.0, y));
+        for _ in 0..10 {
+            if reached(self) {
+                return;
+            }
+            self.harness.event(egui::Event::MouseWheel {
+                unit: egui::MouseWheelUnit::Point,
+                delta: egui::vec2(-100.0, 0.0),
+                phase: egui::TouchPhase::Move,
+                source: egui::MouseWheelSource::Unknown,
+                modifiers: egui::Modifiers::NONE,
+            });
+            self.harness.step();
+            self.harness.step();
+        }
+    }
+
     /// The status of the only row whose name is `name`.
     pub fn status(&self, name: &str) -> Option<DedupStatus> {
         status_of(self.app(), name)
