@@ -472,6 +472,14 @@ async fn exhausted_retries_fail_and_retry_requeues_with_the_same_key() {
         .retry_jobs(&[jobs[0].id], Duration::from_secs(60))
         .unwrap();
     assert_eq!(requeued, vec![jobs[0].id]);
+    // The new round counts its attempts from one; the log says how many the last took.
+    let events = store.events_for_job(jobs[0].id).unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.message == "re-queued by retry with the same key, after 3 failed attempts"),
+        "{events:?}"
+    );
     let done = run_jobs(&engine_for(&store, &target, config), requeued).await;
     assert_eq!(done[0].id, jobs[0].id);
     assert_eq!(done[0].key, ds.1, "same key");

@@ -220,8 +220,7 @@ fn seed_mixed_store(lab: &Lab, paths: &AppPaths, port: u16) {
         .finish(
             &lease,
             &Finish::Rejected {
-                error: "changed since scan: values.csv: modified since it was scanned"
-                    .into(),
+                error: "changed since scan: values.csv: modified since it was scanned".into(),
                 http_status: None,
             },
         )

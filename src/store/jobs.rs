@@ -1279,7 +1279,13 @@ impl Store {
                     &job_event(
                         &job,
                         EventKind::Queued,
-                        "re-queued by retry with the same key".into(),
+                        // The count starts again (each round has its attempts and deadline);
+                        // the log keeps what the earlier ones did.
+                        format!(
+                            "re-queued by retry with the same key, after {} failed attempt{}",
+                            job.attempts,
+                            if job.attempts == 1 { "" } else { "s" }
+                        ),
                     ),
                     &self.actor,
                 )?;
