@@ -1281,11 +1281,14 @@ impl Store {
                         EventKind::Queued,
                         // The count starts again (each round has its attempts and deadline);
                         // the log keeps what the earlier ones did.
-                        format!(
-                            "re-queued by retry with the same key, after {} failed attempt{}",
-                            job.attempts,
-                            if job.attempts == 1 { "" } else { "s" }
-                        ),
+                        match job.attempts {
+                            0 => "re-queued by retry with the same key".into(),
+                            1 => "re-queued by retry with the same key, after 1 failed attempt"
+                                .into(),
+                            n => format!(
+                                "re-queued by retry with the same key, after {n} failed attempts"
+                            ),
+                        },
                     ),
                     &self.actor,
                 )?;
