@@ -1468,6 +1468,70 @@ fn work_done_from_the_command_line_shows_in_the_open_window() {
     });
 }
 
+/// Metadata saved in a terminal while the form has unsaved edits joins the form: Save keeps
+/// both, the terminal's description and the title typed here. A field changed in both
+/// places keeps what was typed here, and a notice says so.
+#[test]
+fn saving_the_form_keeps_metadata_saved_in_a_terminal_while_it_was_being_edited() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = w.lab.numbered_folder(1);
+    let db = w.lab.path("app/lodge.db");
+    let terminal = |args: &[&str]| gui::lodge_elsewhere(&db, &[], args);
+    terminal(&support::add_titled(&folder, "Survey"));
+    w.wait("the terminal's dataset", |app| app.model.rows().len() == 1);
+    let id = w.row_id("ds001");
+    w.harness.state_mut().select(Some(id));
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Title").focus();
+    w.harness.get_by_label("Title").type_text(" v2");
+    w.harness.step();
+
+    let path = folder.to_str().unwrap();
+    terminal(&["add", path, "--description", "added from the terminal"]);
+    w.wait("the terminal's description in the row", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| r.metadata.description.as_deref() == Some("added from the terminal"))
+    });
+    w.harness.step();
+    w.harness.step();
+    assert!(
+        w.app()
+            .notices
+            .current()
+            .next()
+            .is_none_or(|n| !n.text.contains("saved elsewhere")),
+        "no field was changed in both places"
+    );
+    w.harness.get_by_label("Save metadata").click();
+    w.wait("both saved", |app| {
+        app.model.row(id).is_some_and(|r| {
+            r.metadata.title == "Survey v2"
+                && r.metadata.description.as_deref() == Some("added from the terminal")
+        })
+    });
+
+    // Both places change the title: what was typed here stays, and the notice says so.
+    w.harness.step();
+    w.harness.get_by_label("Title").focus();
+    w.harness.get_by_label("Title").type_text(" (window)");
+    w.harness.step();
+    terminal(&["add", path, "--title", "Survey (terminal)"]);
+    w.wait("the notice", |app| {
+        app.notices
+            .current()
+            .any(|n| n.text.contains("saved elsewhere") && n.text.contains("Title"))
+    });
+    w.harness.get_by_label("Save metadata").click();
+    w.wait("the window's title saved", |app| {
+        app.model.row(id).is_some_and(|r| {
+            r.metadata.title == "Survey v2 (window)"
+                && r.metadata.description.as_deref() == Some("added from the terminal")
+        })
+    });
+}
+
 /// A folder added in a terminal gets its row in the open window with no deposit; added
 /// again there with a new title (a rescan) the row takes the new title and key; removed
 /// there, the row goes. Each shows in the log too, without a restart or a click.

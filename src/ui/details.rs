@@ -7,7 +7,7 @@ use egui::RichText;
 
 use super::metadata_form::{self, MetadataForm};
 use super::{LodgeApp, badge, format, table};
-use crate::app::{Command, DedupStatus, StatusKind};
+use crate::app::{Command, DedupStatus, Notice, StatusKind, Update};
 use crate::content::citation;
 use crate::store::replays_by_original;
 use crate::targets::ReadBack;
@@ -47,16 +47,32 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     }
     // (Re)build the form for another dataset, or when the stored metadata changed and
     // nothing is being edited; once what the form holds is what is stored (its edits saved,
-    // by Save or by Deposit), it has no edits left.
+    // by Save or by Deposit), it has no edits left. Metadata saved elsewhere while the form
+    // has edits (a terminal's `lodge add`) joins them: a later Save must not undo it.
     let stored = MetadataForm::from_metadata(&entry.metadata);
+    let mut edited_twice = Vec::new();
     match &mut app.details.form {
         Some((fid, form, base)) if *fid == id => {
-            if *base != stored && (form.says_the_same_as(&stored) || *form == *base) {
-                *form = stored.clone();
+            if *base != stored {
+                if form.says_the_same_as(&stored) || *form == *base {
+                    *form = stored.clone();
+                } else {
+                    edited_twice = form.rebase(base, &stored);
+                }
                 *base = stored;
             }
         }
         _ => app.details.form = Some((id, stored.clone(), stored)),
+    }
+    if !edited_twice.is_empty() {
+        app.model.apply(Update::Notice(Notice::warning(format!(
+            "{}'s metadata was saved elsewhere while you edited it. The form now holds what \
+             was saved, with your edits on top; {} changed there too and keeps what you \
+             typed. Save metadata to keep the form as it is, or Undo edits to take what was \
+             saved.",
+            entry.name,
+            edited_twice.join(", ")
+        ))));
     }
 
     egui::Panel::right("details_panel")

@@ -57,6 +57,77 @@ impl MetadataForm {
         }
     }
 
+    /// Carry this form's edits (what differs from `base`, the stored metadata it started
+    /// from) over to `stored`, metadata saved elsewhere meanwhile (a terminal, CITATION.cff
+    /// read again): a field not edited here takes the stored value, so saving the form does
+    /// not undo what was saved there. Returns the fields edited both here and there, each
+    /// differently: those keep what was typed here.
+    pub fn rebase(&mut self, base: &MetadataForm, stored: &MetadataForm) -> Vec<&'static str> {
+        fn field<T: PartialEq + Clone>(
+            mine: &mut T,
+            base: &T,
+            theirs: &T,
+            name: &'static str,
+            both: &mut Vec<&'static str>,
+        ) {
+            if mine == base {
+                *mine = theirs.clone();
+            } else if theirs != base && mine != theirs {
+                both.push(name);
+            }
+        }
+        let mut both = Vec::new();
+        let b = &mut both;
+        field(&mut self.title, &base.title, &stored.title, "Title", b);
+        field(
+            &mut self.creators,
+            &base.creators,
+            &stored.creators,
+            "Creators",
+            b,
+        );
+        let description = (&base.description, &stored.description);
+        field(
+            &mut self.description,
+            description.0,
+            description.1,
+            "Description",
+            b,
+        );
+        field(&mut self.year, &base.year, &stored.year, "Year", b);
+        field(
+            &mut self.publisher,
+            &base.publisher,
+            &stored.publisher,
+            "Publisher",
+            b,
+        );
+        field(
+            &mut self.license,
+            &base.license,
+            &stored.license,
+            "License",
+            b,
+        );
+        field(
+            &mut self.keywords,
+            &base.keywords,
+            &stored.keywords,
+            "Keywords",
+            b,
+        );
+        let kind = (&base.resource_type, &stored.resource_type);
+        field(&mut self.resource_type, kind.0, kind.1, "Resource type", b);
+        field(
+            &mut self.version,
+            &base.version,
+            &stored.version,
+            "Version",
+            b,
+        );
+        both
+    }
+
     /// Whether this form says the same metadata as `other`, as it would be stored: a blank
     /// creator row, or spaces around a value, are no edit. The year is compared as typed,
     /// since one that is not a year is no metadata at all.
