@@ -327,6 +327,52 @@ fn editing_a_target_keeps_its_stored_secret_and_a_bad_url_leaves_the_config_unch
     );
 }
 
+#[test]
+fn editing_the_picked_targets_url_keeps_it_picked() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let (old, new) = (
+        second_sandbox(&w),
+        sandbox_at(&w, ([127, 0, 0, 1], 0).into(), None),
+    );
+    add_target(&mut w, "lab2", &old.target_url(), None);
+    w.wait("the target saved", |app| {
+        app.model.targets.len() == 2 && app.model.target_saved.is_some()
+    });
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+
+    // The server moved: a new URL, so a new scope, under the same name.
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Target URL").focus();
+    w.harness.step();
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    w.harness.step();
+    w.harness
+        .get_by_label("Target URL")
+        .type_text(&new.target_url());
+    w.harness.step();
+    w.harness.get_by_label("Save target").click();
+    w.wait("the edit saved", |app| {
+        app.model.target_saved.is_some()
+            && app
+                .model
+                .targets
+                .iter()
+                .any(|t| t.label.ends_with(&new.target_url()))
+    });
+    w.harness.step();
+    let picked = &w.app().model.targets[w.app().target];
+    assert_eq!(
+        picked.label,
+        format!("lab2 — {}", new.target_url()),
+        "the picker stays on the edited target, not the sandbox"
+    );
+}
+
 /// A sandbox at `addr` (port 0: any) that wants `token`, if one, keeping its records in the
 /// lab's `locked-sandbox` folder across restarts.
 fn sandbox_at(w: &Window, addr: SocketAddr, token: Option<&str>) -> RunningSandbox {

@@ -37,9 +37,10 @@ pub struct LodgeApp {
     pub view: View,
     /// Index into `model.targets`.
     pub target: usize,
-    /// The picked target's scope id and the targets' version it was picked in, so the pick
-    /// survives targets being added or removed in Settings.
-    picked: (String, u64),
+    /// The picked target's scope id, its name in the config (if it has one) and the
+    /// targets' version it was picked in, so the pick survives targets being added, edited
+    /// or removed in Settings.
+    picked: (String, Option<String>, u64),
     pub selected: Option<i64>,
     pub clock: Clock,
     pub table: table::TableState,
@@ -60,7 +61,7 @@ impl LodgeApp {
             model: Model::default(),
             view: View::Datasets,
             target: 0,
-            picked: (String::new(), 0),
+            picked: (String::new(), None, 0),
             selected: None,
             clock: Clock::System,
             table: table::TableState::default(),
@@ -126,19 +127,36 @@ impl LodgeApp {
         }
     }
 
-    /// After the targets changed, point the picker at the same target again (the sandbox
-    /// when the picked one was removed).
+    /// After the targets changed, point the picker at the same target again: by its scope,
+    /// or by its name when an edit changed its scope (a new URL), the sandbox when the
+    /// picked one was removed.
     fn keep_picked_target(&mut self) {
-        if self.picked.1 != self.model.targets_version {
-            let (scope, _) = &self.picked;
-            self.target = self
-                .model
-                .targets
-                .iter()
-                .position(|t| &t.scope_id == scope)
+        if self.picked.2 != self.model.targets_version {
+            let (scope, name, _) = &self.picked;
+            let edited = name.as_ref().and_then(|name| {
+                let t = self
+                    .model
+                    .configured
+                    .iter()
+                    .find(|t| &t.summary.name == name)?;
+                Some(&t.summary.scope_id)
+            });
+            let position =
+                |scope: &String| self.model.targets.iter().position(|t| &t.scope_id == scope);
+            self.target = position(scope)
+                .or_else(|| edited.and_then(position))
                 .unwrap_or(if scope.is_empty() { self.target } else { 0 });
         }
-        self.picked = (self.target_id().to_string(), self.model.targets_version);
+        if self.picked.0 != self.target_id() || self.picked.2 != self.model.targets_version {
+            let scope = self.target_id().to_string();
+            let name = self
+                .model
+                .configured
+                .iter()
+                .find(|t| t.summary.scope_id == scope)
+                .map(|t| t.summary.name.clone());
+            self.picked = (scope, name, self.model.targets_version);
+        }
     }
 
     /// Draw one frame.
