@@ -999,6 +999,57 @@ fn at_the_smallest_window_the_historys_last_column_scrolls_into_view() {
 }
 
 #[test]
+fn depositing_a_dataset_already_on_the_queue_says_so_and_queues_nothing_more() {
+    let lab = support::Lab::new();
+    let mut config = gui::config(&lab, FaultConfig::default());
+    config.start_paused = true;
+    let mut w = Window::open_with(lab, config);
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the first deposit queued", |app| {
+        gui::notices_with(app, "1 deposit queued; deposits are paused").len() == 1
+    });
+    let job = w
+        .app()
+        .model
+        .row(id)
+        .unwrap()
+        .jobs
+        .values()
+        .next()
+        .unwrap()
+        .id;
+
+    // Its details' Deposit button, while the row waits on the queue.
+    w.harness.state_mut().select(Some(id));
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Deposit to Local sandbox").click();
+    w.wait("the answer", |app| {
+        !gui::notices_with(
+            app,
+            "1 deposit was on the queue already, so not queued again",
+        )
+        .is_empty()
+    });
+    assert_eq!(
+        gui::notices_with(w.app(), "1 deposit queued").len(),
+        1,
+        "no second 'queued' notice"
+    );
+    let jobs: Vec<i64> = w
+        .app()
+        .model
+        .row(id)
+        .unwrap()
+        .jobs
+        .values()
+        .map(|j| j.id)
+        .collect();
+    assert_eq!(jobs, vec![job], "still the one job");
+}
+
+#[test]
 fn the_next_dataset_selected_opens_its_details_at_the_top() {
     let mut w = Window::open(FaultConfig::default());
     let soil_id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));

@@ -19,7 +19,7 @@ use crate::catalog::{RecordedDataset, record_folder, scan_dataset_folder};
 use crate::content::{Metadata, SkippedEntry, metadata_from_folder};
 use crate::engine::Engine;
 use crate::sandbox::RunningSandbox;
-use crate::store::{DatasetSummary, EventRow, Store, StoreError};
+use crate::store::{DatasetSummary, Enqueued, EventRow, Store, StoreError};
 use crate::targets::{ReadBack, Target};
 use crate::wording::count_of;
 
@@ -623,13 +623,17 @@ impl Core {
                 let mut events: Vec<_> = s.resume_target(&target)?.into_iter().collect();
                 let queued = s.enqueue_deposits(&target, &items, deadline)?;
                 let job_ids: Vec<i64> = queued.iter().map(|(q, _)| q.job_id()).collect();
+                let already = queued
+                    .iter()
+                    .filter(|(q, _)| matches!(q, Enqueued::AlreadyQueued(_)))
+                    .count();
                 events.extend(queued.into_iter().filter_map(|(_, e)| e));
                 let jobs = s.jobs(&job_ids)?;
-                Ok((jobs, events, refused))
+                Ok((jobs, events, refused, already))
             })
             .await;
         match result {
-            Ok((jobs, events, refused)) => {
+            Ok((jobs, events, refused, already)) => {
                 for (name, problems) in refused {
                     let list: Vec<String> = problems
                         .iter()
@@ -641,13 +645,27 @@ impl Core {
                         list.join("; ")
                     )));
                 }
-                let n = jobs.len();
+                let new = jobs.len() - already;
+                let paused = lock(&self.engine_run).is_none();
                 self.out.send(Update::Logged(events));
                 self.out.send(Update::Jobs(jobs));
-                if n > 0 && lock(&self.engine_run).is_none() {
+                if new > 0 && paused {
                     self.out.notice(Notice::info(format!(
                         "{} queued; deposits are paused: press Resume to send them.",
-                        count_of(n as u64, "deposit", "deposits")
+                        count_of(new as u64, "deposit", "deposits")
+                    )));
+                }
+                // A dataset on the queue already (its row says Queued, Uploading or
+                // Waiting to retry) is not queued twice: say so rather than nothing.
+                if already > 0 {
+                    self.out.notice(Notice::info(format!(
+                        "{} on the queue already, so not queued again{}.",
+                        count_of(already as u64, "deposit was", "deposits were"),
+                        match (paused, already) {
+                            (true, _) => "; deposits are paused: press Resume to send them",
+                            (false, 1) => ": it is sent in its turn",
+                            (false, _) => ": they are sent in their turn",
+                        }
                     )));
                 }
             }
