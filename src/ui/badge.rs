@@ -94,15 +94,32 @@ pub fn hover(status: &DedupStatus) -> String {
             "The same files were deposited with other metadata as {identifier}. Depositing now would create a second record."
         ),
         DedupStatus::ChangedSinceScan { cause } => {
-            format!("Files changed after the scan: {cause}. Press Rescan, then deposit again.")
+            format!(
+                "Files changed after the scan: {} Press Rescan, then deposit again.",
+                sentence(cause)
+            )
         }
         DedupStatus::FolderMissing { path } => format!(
             "The folder {path} is gone (moved or deleted). Drop it where it is now onto the window to add it there, or remove this row (what it deposited stays)."
         ),
         DedupStatus::Failed { cause } => {
-            format!("Failed after its retries: {cause}. Retry re-queues it with the same key.")
+            format!(
+                "Failed after its retries: {} Retry re-queues it with the same key.",
+                sentence(cause)
+            )
         }
         DedupStatus::Rejected { cause } => format!("Refused: {cause}"),
+    }
+}
+
+/// `cause` as a sentence: ended with a full stop unless it ends in one (or a question,
+/// as "… is that its address?" does).
+fn sentence(cause: &str) -> String {
+    let cause = cause.trim_end();
+    if cause.ends_with(['.', '?', '!']) {
+        cause.to_string()
+    } else {
+        format!("{cause}.")
     }
 }
 
@@ -136,5 +153,24 @@ pub fn show(ui: &mut egui::Ui, status: &DedupStatus, now_ms: i64) -> egui::Respo
             .response
             .on_hover_text(hover(status)),
         _ => ui.label(text).on_hover_text(hover(status)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cause_that_ends_in_a_question_is_not_given_a_full_stop_too() {
+        let failed = DedupStatus::Failed {
+            cause: "could not reach the server: is that its address?".into(),
+        };
+        let text = hover(&failed);
+        assert!(text.contains("its address? Retry re-queues"), "{text}");
+        let changed = DedupStatus::ChangedSinceScan {
+            cause: "changed since scan: a.csv: modified since it was scanned".into(),
+        };
+        let text = hover(&changed);
+        assert!(text.contains("it was scanned. Press Rescan"), "{text}");
     }
 }

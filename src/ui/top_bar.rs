@@ -58,7 +58,10 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
             if app.model.engine_running {
                 if ui
                     .button("⏸ Pause")
-                    .on_hover_text("Stop starting new deposits; those in flight finish")
+                    .on_hover_text(
+                        "Stop depositing: deposits under way stop and go back on the queue, \
+                         and Resume sends them (a record that landed is not sent twice)",
+                    )
                     .clicked()
                 {
                     app.send(Command::Pause);
