@@ -803,6 +803,18 @@ fn status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it(b: Back
     assert_eq!(row(two).state, "existing", "{:?}", row(two));
     assert_eq!(row(two).job, Some(copys));
     assert_eq!(row(two).identifier.as_deref(), Some("copy-1"));
+
+    // The window's rows, as it opens, say the same.
+    let latest = store.latest_jobs().unwrap();
+    let job_of = |d: i64| -> Vec<i64> {
+        latest
+            .iter()
+            .filter(|j| j.dataset_id == Some(d))
+            .map(|j| j.id)
+            .collect()
+    };
+    assert_eq!(job_of(one), vec![first], "the job that deposited it");
+    assert_eq!(job_of(two), vec![copys], "the copy's replay");
 }
 
 fn cancel_ends_a_queued_job_failed_leaves_a_leased_one_and_retry_brings_it_back(b: Backend) {

@@ -43,7 +43,7 @@ fn dropping_a_folder_adds_a_row_that_shows_the_key_after_hashing() {
 }
 
 #[test]
-fn deposit_ends_deposited_with_the_identifier_and_again_shows_already_deposited_with_a_replay_and_no_request()
+fn deposit_ends_deposited_with_the_identifier_and_again_replays_with_no_request_and_stays_deposited()
  {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
@@ -70,15 +70,18 @@ fn deposit_ends_deposited_with_the_identifier_and_again_shows_already_deposited_
     w.harness
         .get_by_label_contains(&format!("· deposited · 1 attempt: {identifier}"));
     w.harness.get_by_label("Deposit to Local sandbox").click();
-    w.wait("Already deposited", |app| {
-        matches!(
-            app.status_of(id),
-            Some(DedupStatus::AlreadyDeposited { .. })
-        )
+    w.wait("the replay", |app| {
+        app.model.log.iter().any(|l| l.kind == "replay")
     });
+    w.harness.step();
+    assert!(
+        matches!(w.app().status_of(id), Some(DedupStatus::Deposited { .. })),
+        "the deposit that made the record stays the row's: {:?}",
+        w.app().status_of(id)
+    );
     assert!(
         w.harness
-            .query_all_by_label_contains(&format!("Already deposited · {identifier}"))
+            .query_all_by_label_contains(&format!("Deposited · {identifier}"))
             .next()
             .is_some(),
         "the badge names the record"
@@ -1047,6 +1050,35 @@ fn depositing_a_dataset_already_on_the_queue_says_so_and_queues_nothing_more() {
         .map(|j| j.id)
         .collect();
     assert_eq!(jobs, vec![job], "still the one job");
+}
+
+#[test]
+fn a_dataset_deposited_again_still_shows_the_deposit_that_made_its_record() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let (identifier, url) = w.deposit_row(id);
+    let deposited = Some(DedupStatus::Deposited {
+        identifier: identifier.clone(),
+        url,
+    });
+
+    // Deposit again from the details: a replay, no request.
+    w.harness.state_mut().select(Some(id));
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Deposit to Local sandbox").click();
+    w.wait("the replay", |app| {
+        app.model.log.iter().any(|l| l.kind == "replay")
+    });
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    assert_eq!(w.app().status_of(id), deposited, "not 'Already deposited'");
+
+    // And so after a restart.
+    let mut w = w.reopen();
+    w.wait("the rows", |app| !app.model.rows().is_empty());
+    assert_eq!(w.app().status_of(id), deposited);
 }
 
 #[test]

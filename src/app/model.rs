@@ -39,6 +39,9 @@ pub struct DatasetEntry {
     pub hashing: Option<(u64, u64)>,
     /// Upload progress of a running job: (job, sent, total).
     pub upload: Option<(i64, u64, u64)>,
+    /// Counts every change seen to any of its jobs, the ones `jobs` does not show too (a
+    /// replay of the row's own deposit): the details reload when it moves.
+    pub jobs_changed: u64,
 }
 
 impl DatasetEntry {
@@ -56,6 +59,7 @@ impl DatasetEntry {
             jobs: HashMap::new(),
             hashing: None,
             upload: None,
+            jobs_changed: 0,
         }
     }
 
@@ -74,6 +78,7 @@ impl DatasetEntry {
             jobs: HashMap::new(),
             hashing: Some((0, 0)),
             upload: None,
+            jobs_changed: 0,
         }
     }
 
@@ -629,6 +634,7 @@ impl Model {
             return;
         };
         let entry = &mut self.rows[i];
+        entry.jobs_changed += 1;
         if entry.upload.is_some_and(|(j, _, _)| j == job.id) && job.state.is_terminal() {
             entry.upload = None;
         }
@@ -651,10 +657,17 @@ impl Model {
                 });
             }
         }
-        let newer = entry
-            .jobs
-            .get(&job.target)
-            .is_none_or(|old| supersedes(&job, old));
+        // Deposited and run again, the job that deposited it stays the row's: a later job of
+        // the same key on the same target, queued and then replayed from the store, is in
+        // the details, not the badge. (One that made an attempt, the result forgotten,
+        // takes the row when it ends.)
+        let newer = entry.jobs.get(&job.target).is_none_or(|old| {
+            let repeats_old = old.id != job.id
+                && old.key == job.key
+                && old.state.is_landed()
+                && (!job.state.is_terminal() || job.is_replay());
+            supersedes(&job, old) && !repeats_old
+        });
         if newer {
             entry.jobs.insert(job.target.clone(), job);
         }

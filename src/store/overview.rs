@@ -91,14 +91,27 @@ impl Store {
             .collect()
     }
 
-    /// The newest job of every dataset for every target it was queued for (one query).
+    /// The newest job of every dataset for every target it was queued for (one query),
+    /// passing over replays of the dataset's own deposit: deposited and then run again, the
+    /// job that deposited it stays the one shown, as `lodge status` reports it. (A copy's
+    /// replay, of a record another dataset made, is its row's newest job.)
     pub fn latest_jobs(&self) -> Result<Vec<JobRow>> {
         self.with(|db| {
             db.all(
                 &format!(
                     "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
-                     WHERE j.id IN (SELECT max(id) FROM jobs WHERE dataset_id IS NOT NULL
-                                    GROUP BY dataset_id, target)
+                     WHERE j.id IN (
+                        SELECT max(l.id) FROM jobs l
+                        WHERE l.dataset_id IS NOT NULL
+                          AND NOT (l.state = 'existing' AND l.attempts = 0
+                                   AND EXISTS (SELECT 1 FROM results r
+                                               JOIN jobs o ON o.id = r.job_id
+                                               WHERE r.target = l.target
+                                                 AND r.operation = l.operation
+                                                 AND r.content_key = l.content_key
+                                                 AND o.dataset_id = l.dataset_id
+                                                 AND o.id <> l.id))
+                        GROUP BY l.dataset_id, l.target)
                      ORDER BY j.id"
                 ),
                 args![],

@@ -17,8 +17,8 @@ use crate::wording::{count_of, human_bytes, replayed_since};
 pub struct DetailsState {
     /// The form and the stored metadata it started from (to tell edits apart).
     form: Option<(i64, MetadataForm, MetadataForm)>,
-    /// The row's latest-job stamp the details were loaded for.
-    loaded_for: Option<(i64, i64)>,
+    /// The row and its jobs' stamp the details were loaded for.
+    loaded_for: Option<(i64, (i64, u64))>,
 }
 
 impl DetailsState {
@@ -32,13 +32,15 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     let Some(entry) = app.model.row(id).cloned() else {
         return;
     };
-    // Reload the manifest and attempts when one of the row's jobs moved.
-    let stamp = entry
+    // Reload the manifest and attempts when one of the row's jobs moved (one the row does
+    // not show too: a replay).
+    let latest = entry
         .jobs
         .values()
         .map(|j| j.updated_at + j.id)
         .max()
         .unwrap_or(0);
+    let stamp = (latest, entry.jobs_changed);
     if id > 0 && entry.hashing.is_none() && app.details.loaded_for != Some((id, stamp)) {
         if app.details.loaded_for.is_some_and(|(d, _)| d == id) {
             app.send(Command::LoadDetails { id });
