@@ -3,7 +3,9 @@
 //!
 //! Folders are made with MKCOL (405 = exists), blobs are PUT to `PATH/blobs/sha256/HEX` with
 //! `If-None-Match: *`, and the record `PATH/records/KEY.json` is written last, with the same
-//! condition: 201 created, 412 exists. Basic auth. A server that ignores the condition is
+//! condition: 201 created, 412 exists. A blob already there is checked by size and, when it
+//! is short, replaced: many servers write a PUT's body as it arrives, so a cut-off upload
+//! leaves part of a file behind. Basic auth. A server that ignores the condition is
 //! found out by [`Target::probe`] (`lodge target test`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -163,21 +165,80 @@ impl WebDavTarget {
         }
     }
 
+    /// Send a blob unless the folder holds it whole. "Already there" (412) is checked by
+    /// size: a WebDAV server such as wsgidav writes a PUT's body as it arrives, so an upload
+    /// cut off (Lodge killed, the server stopped, the network gone) leaves part of a file
+    /// under the blob's name, and a record written over it would be damaged from the start.
     async fn put_blob(
         &self,
         request: &DepositRequest<'_>,
         entry: &ManifestEntry,
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
+        if self.put_blob_once(request, entry, progress).await? {
+            return Ok(());
+        }
+        match self.blob_size(entry).await? {
+            Some(size) if size == entry.size => Ok(()),
+            Some(size) => self.replace_blob(request, entry, size, progress).await,
+            // Gone between the two requests (someone replacing it): ask again later.
+            None => Err(Failure::Ambiguous {
+                status: None,
+                message: format!(
+                    "target '{}': blob {} was there, then gone; sent again on the next try",
+                    self.name,
+                    self.url(&blob_path(entry))
+                ),
+            }),
+        }
+    }
+
+    /// One conditional PUT of a blob: whether the server took it (`false`: it was there).
+    async fn put_blob_once(
+        &self,
+        request: &DepositRequest<'_>,
+        entry: &ManifestEntry,
+        progress: &ProgressSink,
+    ) -> Result<bool, Failure> {
         let rb = self
             .request(Method::PUT, &blob_path(entry))
             .header(IF_NONE_MATCH, "*");
-        let sent = put_file(rb, request.root, entry, progress).await;
-        let resp = sent?;
+        let resp = put_file(rb, request.root, entry, progress).await?;
         match resp.status() {
-            s if s.is_success() => Ok(()),
-            StatusCode::PRECONDITION_FAILED => Ok(()),
+            s if s.is_success() => Ok(true),
+            StatusCode::PRECONDITION_FAILED => Ok(false),
             _ => Err(self.failure(resp).await),
+        }
+    }
+
+    /// The folder holds `held` bytes under the blob's name, not its size. The name is the
+    /// content's SHA-256, so that file is not this content: what a cut-off upload left.
+    /// Delete it, send the blob again, and check that it is whole now.
+    async fn replace_blob(
+        &self,
+        request: &DepositRequest<'_>,
+        entry: &ManifestEntry,
+        held: u64,
+        progress: &ProgressSink,
+    ) -> Result<(), Failure> {
+        let resp = send(self.request(Method::DELETE, &blob_path(entry))).await?;
+        if !(resp.status().is_success() || resp.status() == StatusCode::NOT_FOUND) {
+            return Err(self.failure(resp).await);
+        }
+        self.put_blob_once(request, entry, progress).await?;
+        match self.blob_size(entry).await? {
+            Some(size) if size == entry.size => Ok(()),
+            now => Err(Failure::Ambiguous {
+                status: None,
+                message: format!(
+                    "target '{}': blob {} held {held} bytes of {} (an upload cut off); sent \
+                     again, it holds {}: tried again later",
+                    self.name,
+                    self.url(&blob_path(entry)),
+                    entry.size,
+                    now.map_or("nothing".to_string(), |n| format!("{n} bytes"))
+                ),
+            }),
         }
     }
 
@@ -267,17 +328,10 @@ impl Target for WebDavTarget {
                 && let Some(size) = self.blob_size(entry).await?
             {
                 if size != entry.size {
-                    return Err(Failure::Conflict {
-                        message: format!(
-                            "target '{}': blob {} holds {size} bytes, not {}; delete it so it \
-                             can be sent again",
-                            self.name,
-                            self.url(&blob_path(entry)),
-                            entry.size
-                        ),
-                    });
+                    self.replace_blob(request, entry, size, &progress).await?;
+                } else {
+                    progress(entry.size);
                 }
-                progress(entry.size);
                 continue;
             }
             self.put_blob(request, entry, &progress).await?;

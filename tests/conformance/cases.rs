@@ -623,3 +623,41 @@ pub async fn repair_does_not_overwrite_other_bytes_under_a_files_name(kind: Kind
     assert_eq!(found, &Verification::Damaged(vec![changed]));
     assert!(why.contains("remove that file on the server"), "{why}");
 }
+
+/// What an upload cut off leaves on a server that writes a PUT's body as it arrives
+/// (wsgidav, and many WebDAV servers): the first part of a file under the blob's name. The
+/// next deposit finds it short and sends the file again whole, a small file (sent straight
+/// away, answered "already there") and a large one (looked up first) alike, and the deposit
+/// checks intact.
+pub async fn a_file_cut_off_by_an_interrupted_upload_is_sent_again_whole(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let small = big_bytes(7, 500_000);
+    let large = big_bytes(8, BIG);
+    let folder = lab.folder("cut", &[("small.bin", &small), ("large.bin", &large)]);
+    let ds = add(&store, &folder, &metadata("Cut off"));
+    for (name, bytes) in [("small.bin", &small), ("large.bin", &large)] {
+        env.tamper(name, &Sha256Hex::of(bytes), Some(&bytes[..100_000]))
+            .await;
+    }
+
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    for bytes in [&small, &large] {
+        assert!(
+            env.blob(&Sha256Hex::of(bytes)).await == *bytes,
+            "the file is whole on the server"
+        );
+    }
+    let document = store.document(&ds.1).unwrap().unwrap();
+    let check = check_deposit(
+        env.target.as_ref(),
+        &jobs[0],
+        &document,
+        ReadBack::Bytes,
+        &quiet(),
+    )
+    .await;
+    assert!(matches!(check, Verification::Intact(_)), "{check:?}");
+}

@@ -271,7 +271,11 @@ impl Env {
     pub async fn tamper(&self, rel_path: &str, digest: &Sha256Hex, bytes: Option<&[u8]>) {
         let on_disk = |path: PathBuf| match bytes {
             None => std::fs::remove_file(&path).unwrap(),
-            Some(bytes) => std::fs::write(&path, bytes).unwrap(),
+            Some(bytes) => {
+                // Before the first deposit, the blobs' folder is not there yet.
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, bytes).unwrap()
+            }
         };
         match &self.server {
             Server::DataCite(_) => panic!("DataCite holds no files"),

@@ -50,3 +50,15 @@ conformance!(
     wrong_credentials_pause_the_target_without_a_loop,
     validation_error_is_terminal,
 );
+
+/// Servers that write a PUT's body as it arrives keep part of a file when an upload is cut
+/// off; S3, the sandbox and InvenioRDM keep a whole file or none.
+mod webdav_partial_writes {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_file_cut_off_by_an_interrupted_upload_is_sent_again_whole() {
+        crate::cases::a_file_cut_off_by_an_interrupted_upload_is_sent_again_whole(
+            crate::env::Kind::WebDav,
+        )
+        .await
+    }
+}
