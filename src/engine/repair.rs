@@ -1,7 +1,8 @@
 //! Putting back what a damaged deposit lost (`lodge verify --repair`, the window's
 //! *Repair*): the files a check finds missing on the server are sent again from the
 //! dataset's folder by the target's own upload, whose conditional writes add only what is
-//! not there. The record is left alone: it is the one Lodge recorded, and writing another
+//! not there (on WebDAV it also replaces a file of the wrong size, what a cut-off upload
+//! leaves). The record is left alone: it is the one Lodge recorded, and writing another
 //! would be the duplicate Lodge exists to prevent. What a repair cannot put back (other
 //! bytes under a file's name, a record gone) is named with what to do instead.
 
@@ -46,10 +47,12 @@ pub async fn repair_deposit(
     let Verification::Damaged(damage) = &found else {
         return Repair::NothingSent { found, why: None };
     };
+    let wrong_size_replaced = target.replaces_wrong_size_files();
     let files: Vec<String> = damage
         .iter()
         .filter_map(|d| match d {
             Discrepancy::FileMissing { path } => Some(path.clone()),
+            Discrepancy::SizeDiffers { path, .. } if wrong_size_replaced => Some(path.clone()),
             _ => None,
         })
         .collect();

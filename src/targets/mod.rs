@@ -134,6 +134,15 @@ pub trait Target: Send + Sync {
         Err("this kind of target keeps no files of its own to send again")
     }
 
+    /// Whether [`Target::upload`] replaces a file the server holds with another size under
+    /// its digest's name (so not that content: most often the first part of it, what a
+    /// cut-off upload leaves on servers that write a body as it arrives), so a repair can
+    /// send such a file again too. Only WebDAV: the other targets write a whole file or
+    /// none.
+    fn replaces_wrong_size_files(&self) -> bool {
+        false
+    }
+
     /// Whether this target makes a dataset's new key a new version of the record its
     /// earlier key got ([`DepositRequest::earlier_record`]), as InvenioRDM and Zenodo do;
     /// the engine looks that record up only for such a target.

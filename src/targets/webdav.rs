@@ -391,6 +391,10 @@ impl Target for WebDavTarget {
         Ok(())
     }
 
+    fn replaces_wrong_size_files(&self) -> bool {
+        true
+    }
+
     async fn holdings(
         &self,
         key: &ContentKey,

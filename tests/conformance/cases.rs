@@ -661,3 +661,48 @@ pub async fn a_file_cut_off_by_an_interrupted_upload_is_sent_again_whole(kind: K
     .await;
     assert!(matches!(check, Verification::Intact(_)), "{check:?}");
 }
+
+/// A deposit made before Lodge checked such files (its record written over a file left
+/// short) is damaged; a repair sends the file again whole.
+pub async fn repair_replaces_a_file_left_short_by_a_cut_off_upload(kind: Kind) {
+    let whole = big_bytes(9, 300_000);
+    let folder = |lab: &Lab| lab.folder("short", &[("short.bin", &whole[..])]);
+    let Deposited {
+        lab: _lab,
+        env,
+        jobs,
+        document,
+        ..
+    } = Deposited::of(kind, folder, "Short").await;
+    let digest = Sha256Hex::of(&whole);
+    env.tamper("short.bin", &digest, Some(&whole[..1000])).await;
+    let short = Discrepancy::SizeDiffers {
+        path: "short.bin".into(),
+        expected: 300_000,
+        found: 1000,
+    };
+    let found = check_deposit(
+        env.target.as_ref(),
+        &jobs[0],
+        &document,
+        ReadBack::Sizes,
+        &quiet(),
+    )
+    .await;
+    assert_eq!(found, Verification::Damaged(vec![short]));
+
+    let repair = repair_deposit(
+        env.target.as_ref(),
+        &jobs[0],
+        &document,
+        ReadBack::Bytes,
+        &quiet(),
+    )
+    .await;
+    let Repair::PutBack { files, after } = &repair else {
+        panic!("the short file is sent again: {repair:?}")
+    };
+    assert_eq!(files, &["short.bin"]);
+    assert!(matches!(after, Verification::Intact(_)), "{after:?}");
+    assert!(env.blob(&digest).await == whole, "the file is whole again");
+}

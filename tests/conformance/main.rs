@@ -61,4 +61,12 @@ mod webdav_partial_writes {
         )
         .await
     }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn repair_replaces_a_file_left_short_by_a_cut_off_upload() {
+        crate::cases::repair_replaces_a_file_left_short_by_a_cut_off_upload(
+            crate::env::Kind::WebDav,
+        )
+        .await
+    }
 }
