@@ -464,6 +464,60 @@ async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_brin
     assert_eq!(sandbox.stats().records, 1);
 }
 
+/// An S3 target's identity (`s3:ENDPOINT/BUCKET/PREFIX`, as `status` prints it) is no URL:
+/// the command `status` suggests for a paused saved target names it by its name, and
+/// `--target` takes the identity too.
+#[test]
+fn the_command_status_suggests_for_a_paused_s3_target_runs_as_printed() {
+    let lab = Lab::new();
+    // A moto that checks keys and knows none: every request is refused.
+    let moto = servers::start_moto(true);
+    let out = lodge_in(&lab)
+        .args([
+            "target",
+            "add",
+            "locked",
+            "s3://lodge-locked/dep",
+            "--endpoint",
+            &moto,
+        ])
+        .args(["--access-key-env", "T_AK", "--secret-env", "T_SK"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let keyed = |args: &[&str]| {
+        lodge_in(&lab)
+            .env("T_AK", "AKIALODGETESTKEY0001")
+            .env("T_SK", "lodge-test-secret")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = keyed(&["deposit", "--all", "--target", "locked"]);
+    assert!(!out.status.success(), "{}", text(&out));
+
+    let status = text(&keyed(&["status"]));
+    assert!(
+        status.contains("`lodge cancel --target locked`"),
+        "{status}"
+    );
+    let identity = store.status_rows().unwrap()[0].target.clone().unwrap();
+    assert!(identity.starts_with("s3:"), "{identity}");
+    let by_identity = keyed(&["status", "--target", &identity]);
+    assert!(by_identity.status.success(), "{}", text(&by_identity));
+    assert!(
+        text(&by_identity).contains("is paused"),
+        "{}",
+        text(&by_identity)
+    );
+
+    let out = keyed(&["cancel", "--target", "locked"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("1 job cancelled"), "{}", text(&out));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn zenodo_and_invenio_urls_deposit_with_a_token_and_a_missing_token_names_the_flag() {
     let lab = Lab::new();

@@ -202,7 +202,9 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 "       {target} is paused: {reason} — {}, then deposit it again \
                  (or `lodge cancel --target {}` gives up what waits for it)",
                 how_to_resume(reason, target),
-                super::output::shell_word(target)
+                // What `--target` takes: the saved target's name, or its URL (an S3
+                // target's identity is no URL).
+                super::output::shell_word(&target_argument(&store, target))
             );
         }
         if let Some(check) = check_of(r)

@@ -39,6 +39,11 @@ pub(super) fn cli_target_scope(name_or_url: &str) -> anyhow::Result<String> {
     if used_by_url_only(&config, name_or_url) {
         return Ok(open_target(name_or_url, None)?.scope_id().to_string());
     }
+    // The identity itself, as `status` and `show` print it (for a saved S3 target,
+    // `s3:ENDPOINT/BUCKET/PREFIX`, which is no URL).
+    if configured_with_scope(&config, name_or_url).is_some() {
+        return Ok(name_or_url.to_string());
+    }
     let (name, spec) = resolve(&config, name_or_url)?;
     Ok(scope_id_of(&name, &spec)?)
 }
