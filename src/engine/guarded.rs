@@ -276,6 +276,7 @@ impl Engine {
         match failure.class() {
             FailureClass::Terminal => Finish::Rejected { error, http_status },
             FailureClass::PauseTarget => Finish::PauseTarget { error, http_status },
+            FailureClass::FailNow => Finish::Failed { error, http_status },
             FailureClass::Retry | FailureClass::RetryAmbiguous => {
                 let remaining =
                     Duration::from_millis((lease.job.deadline - now_ms()).max(0) as u64);
@@ -396,8 +397,8 @@ pub fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
             path: path.display().to_string(),
             message,
         };
-        let stamp =
-            FileStamp::of(&path).map_err(|e| changed(format!("cannot read it any more ({e})")))?;
+        let stamp = FileStamp::of(&path)
+            .map_err(|e| Failure::reading_local_file(&path, "cannot read it any more", &e))?;
         if stamp.size != f.size {
             return Err(changed(format!(
                 "size is now {} bytes, was {}",

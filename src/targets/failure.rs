@@ -45,6 +45,11 @@ pub enum Failure {
     /// window's Rescan.
     #[error("changed since scan: {path}: {message}")]
     Changed { path: String, message: String },
+    /// A local file of the dataset cannot be read (its permissions): nothing changed, and
+    /// the job fails at once, since trying again alone cannot help; once the file can be
+    /// read, a retry sends it with the same key.
+    #[error("cannot read {path}: {message}: let Lodge read it (its permissions), then retry")]
+    Unreadable { path: String, message: String },
     /// The server holds a different record under this identifier: terminal, a person decides.
     #[error("conflict: {message}")]
     Conflict { message: String },
@@ -69,6 +74,9 @@ pub enum FailureClass {
     Terminal,
     /// Stop every job of this target until the user acts.
     PauseTarget,
+    /// End the job failed now (a dead letter, re-queued with one click): something on
+    /// this machine needs fixing first, and trying again alone would only fail again.
+    FailNow,
 }
 
 impl Failure {
@@ -80,6 +88,25 @@ impl Failure {
                 FailureClass::Terminal
             }
             Failure::Unauthorized { .. } | Failure::Unusable { .. } => FailureClass::PauseTarget,
+            Failure::Unreadable { .. } => FailureClass::FailNow,
+        }
+    }
+
+    /// A dataset's file at `path` could not be opened or read (`e`): unreadable when its
+    /// permissions say no, else changed since the scan (gone, replaced) — `what` says which
+    /// step failed, e.g. "cannot open it any more".
+    pub fn reading_local_file(path: &std::path::Path, what: &str, e: &std::io::Error) -> Failure {
+        let path = path.display().to_string();
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            Failure::Unreadable {
+                path,
+                message: e.to_string(),
+            }
+        } else {
+            Failure::Changed {
+                path,
+                message: format!("{what} ({e})"),
+            }
         }
     }
 
@@ -423,6 +450,26 @@ mod tests {
             problems: vec![],
         };
         assert!(!is_changed_since_scan(&rejected.to_string()));
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_fails_now_for_a_retry_and_a_gone_one_is_changed() {
+        let path = std::path::Path::new("/data/run1/a.csv");
+        let denied = std::io::Error::from(std::io::ErrorKind::PermissionDenied);
+        let unreadable = Failure::reading_local_file(path, "cannot open it any more", &denied);
+        assert_eq!(unreadable.class(), FailureClass::FailNow);
+        let said = unreadable.to_string();
+        assert!(said.starts_with("cannot read /data/run1/a.csv: "), "{said}");
+        assert!(
+            said.ends_with("let Lodge read it (its permissions), then retry"),
+            "{said}"
+        );
+        assert!(!is_changed_since_scan(&said), "{said}");
+
+        let gone = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let changed = Failure::reading_local_file(path, "cannot open it any more", &gone);
+        assert_eq!(changed.class(), FailureClass::Terminal);
+        assert!(is_changed_since_scan(&changed.to_string()), "{changed}");
     }
 
     #[test]

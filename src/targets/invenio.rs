@@ -521,10 +521,8 @@ impl InvenioTarget {
                         message: e.to_string(),
                     })?
             };
-            let (md5, sha) = local.map_err(|e| Failure::Changed {
-                path: path.display().to_string(),
-                message: format!("cannot read it any more ({e})"),
-            })?;
+            let (md5, sha) = local
+                .map_err(|e| Failure::reading_local_file(&path, "cannot read it any more", &e))?;
             if sha != entry.sha256 {
                 return Err(Failure::Changed {
                     path: path.display().to_string(),

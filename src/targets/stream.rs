@@ -50,7 +50,7 @@ pub async fn file_body(
     };
     let mut file = tokio::fs::File::open(slice.path)
         .await
-        .map_err(|e| changed(format!("cannot open it any more ({e})")))?;
+        .map_err(|e| Failure::reading_local_file(slice.path, "cannot open it any more", &e))?;
     if slice.offset > 0 {
         file.seek(SeekFrom::Start(slice.offset))
             .await

@@ -104,7 +104,7 @@ pub fn hover(status: &DedupStatus) -> String {
         ),
         DedupStatus::Failed { cause } => {
             format!(
-                "Failed after its retries: {} Retry re-queues it with the same key.",
+                "Failed: {} Retry re-queues it with the same key.",
                 sentence(cause)
             )
         }
