@@ -113,11 +113,12 @@ impl WebDavTarget {
                     return Err(Failure::Rejected {
                         status: 409,
                         problems: vec![crate::content::FieldProblem {
-                            field: "target".into(),
+                            // Shown as "target 'NAME': folder ...".
+                            field: format!("target '{}'", self.name),
                             message: format!(
-                                "target '{}': folder {} does not exist on the server (HTTP 409 \
-                                 on MKCOL {folder}): create it or fix the URL",
-                                self.name, self.base
+                                "folder {} does not exist on the server (HTTP 409 on MKCOL \
+                                 {folder}): create it or fix the URL",
+                                self.base
                             ),
                         }],
                     });

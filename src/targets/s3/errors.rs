@@ -120,9 +120,10 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
         (404, "NoSuchBucket") => Failure::Rejected {
             status,
             problems: vec![FieldProblem {
-                field: "target".into(),
+                // Shown as "target 'NAME': bucket ...".
+                field: format!("target '{name}'"),
                 message: format!(
-                    "target '{name}': bucket '{bucket}' does not exist ({what}): create it or fix the URL"
+                    "bucket '{bucket}' does not exist ({what}): create it or fix the URL"
                 ),
             }],
         },
@@ -224,6 +225,7 @@ mod tests {
             text.contains("target 'lab-s3': bucket 'x' does not exist (HTTP 404 NoSuchBucket): create it or fix the URL"),
             "{text}"
         );
+        assert!(!text.contains("target: target"), "{text}");
         assert_eq!(f.class(), FailureClass::Terminal);
     }
 
