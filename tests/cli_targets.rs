@@ -464,6 +464,42 @@ async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_brin
     assert_eq!(sandbox.stats().records, 1);
 }
 
+/// A sandbox saved as a named target is called by its name where Lodge reports on it, not
+/// "Local sandbox" (the built-in one).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_saved_sandbox_target_is_reported_by_its_name() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let out = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["target", "add", "old", &sandbox.target_url()]);
+        cmd
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let deposit = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["deposit", "--all", "--target", "old"]);
+        cmd
+    })
+    .await;
+    assert!(deposit.status.success(), "{}", text(&deposit));
+    let verify = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["verify", "--all"]);
+        cmd
+    })
+    .await;
+    let t = text(&verify);
+    assert!(verify.status.success(), "{t}");
+    assert!(t.contains("on sandbox target 'old' at 127.0.0.1:"), "{t}");
+    assert!(!t.contains("Local sandbox"), "{t}");
+}
+
 /// An S3 target's identity (`s3:ENDPOINT/BUCKET/PREFIX`, as `status` prints it) is no URL:
 /// the command `status` suggests for a paused saved target names it by its name, and
 /// `--target` takes the identity too.

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use reqwest::Url;
 
 use super::{Config, ConfigError, TargetConfig, config_path, credentials};
+use crate::targets::Target;
 use crate::targets::http::check_transport;
 use crate::targets::probe::ProbeReport;
 use crate::targets::s3::{S3Location, S3Options, S3Target};
 use crate::targets::webdav::WebDavTarget;
-use crate::targets::{Target, open_target};
 
 /// A target as a front end lists it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -193,7 +193,14 @@ fn open_with(
     if let Some(rest) = url.strip_prefix("sandbox+") {
         let parsed = Url::parse(rest).map_err(|e| err(format!("'{url}': {e}")))?;
         check_transport(&parsed, t.allow_insecure).map_err(err)?;
-        return open_target(url, token).map_err(|e| err(e.to_string()));
+        let target = crate::targets::sandbox::SandboxTarget::new(rest, token)
+            .map_err(|reason| err(format!("'{url}' is not a target URL: {reason}")))?;
+        // Given by URL, it has no name but its URL.
+        return Ok(if name == url {
+            Arc::new(target)
+        } else {
+            Arc::new(target.named(name))
+        });
     }
     if crate::targets::is_token_target_url(url) {
         // These take a token per run, never stored: they are used by URL, not by name.

@@ -26,6 +26,8 @@ pub struct SandboxTarget {
     scope_id: String,
     token: Option<String>,
     http: reqwest::Client,
+    /// Its name in the config file, when it is a saved target (messages say which).
+    name: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -63,7 +65,16 @@ impl SandboxTarget {
             scope_id,
             token,
             http,
+            name: None,
         })
+    }
+
+    /// The same target, saved in the config file as `name`.
+    pub fn named(self, name: &str) -> SandboxTarget {
+        SandboxTarget {
+            name: Some(name.to_string()),
+            ..self
+        }
     }
 
     fn url(&self, path: &str) -> Url {
@@ -157,15 +168,16 @@ impl Target for SandboxTarget {
     }
 
     fn label(&self) -> String {
-        format!(
-            "Local sandbox at {}",
-            self.base.host_str().unwrap_or("?").to_owned()
-                + &self
-                    .base
-                    .port()
-                    .map(|p| format!(":{p}"))
-                    .unwrap_or_default()
-        )
+        let at = self.base.host_str().unwrap_or("?").to_owned()
+            + &self
+                .base
+                .port()
+                .map(|p| format!(":{p}"))
+                .unwrap_or_default();
+        match &self.name {
+            Some(name) => format!("sandbox target '{name}' at {at}"),
+            None => format!("Local sandbox at {at}"),
+        }
     }
 
     async fn upload(
