@@ -1082,6 +1082,50 @@ fn a_dataset_deposited_again_still_shows_the_deposit_that_made_its_record() {
 }
 
 #[test]
+fn arrow_keys_move_the_selection_through_the_table_and_escape_closes_the_details() {
+    let mut w = Window::open(FaultConfig::default());
+    for name in ["run1", "run2", "run3"] {
+        w.add_folder(&w.lab.folder(name, &[("data.csv", name.as_bytes())]));
+    }
+    let order = w.app().table.order.clone();
+    assert_eq!(order.len(), 3);
+    let press = |w: &mut Window, key: egui::Key| {
+        w.harness.key_press(key);
+        w.harness.step();
+        w.harness.step();
+    };
+    press(&mut w, egui::Key::ArrowDown);
+    assert_eq!(
+        w.app().selected,
+        Some(order[0]),
+        "Down selects the first row"
+    );
+    press(&mut w, egui::Key::ArrowDown);
+    press(&mut w, egui::Key::ArrowDown);
+    press(&mut w, egui::Key::ArrowDown);
+    assert_eq!(w.app().selected, Some(order[2]), "and stops at the last");
+    w.harness
+        .query_by_label("Save metadata")
+        .expect("its details are open");
+    press(&mut w, egui::Key::ArrowUp);
+    assert_eq!(w.app().selected, Some(order[1]));
+    press(&mut w, egui::Key::Escape);
+    assert_eq!(w.app().selected, None, "Escape closes the details");
+    assert!(w.harness.query_by_label("Save metadata").is_none());
+
+    // In a text field the keys are the field's.
+    press(&mut w, egui::Key::ArrowDown);
+    w.harness.get_by_label("Title").focus();
+    w.harness.step();
+    press(&mut w, egui::Key::ArrowDown);
+    assert_eq!(
+        w.app().selected,
+        Some(order[0]),
+        "typing moves no selection"
+    );
+}
+
+#[test]
 fn the_next_dataset_selected_opens_its_details_at_the_top() {
     let mut w = Window::open(FaultConfig::default());
     let soil_id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));

@@ -1,5 +1,6 @@
 //! Keyboard shortcuts: Ctrl+O add a folder, Ctrl+F search, Ctrl+R retry the selected
-//! dataset, Delete remove it (with confirmation when it has history).
+//! dataset, Delete remove it (with confirmation when it has history), Up and Down move the
+//! selection through the table, Escape closes the details.
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
@@ -35,6 +36,22 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
             app.send(Command::Retry { jobs });
         }
     }
+    // The keys below only when no text field is being typed in (there they move the
+    // cursor, or Escape leaves the field) and no dialog or Settings asks for them.
+    let free = !ctx.egui_wants_keyboard_input()
+        && app.dialogs.confirm_remove.is_none()
+        && !app.settings.is_open();
+    if free && app.view == View::Datasets {
+        let down = ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::ArrowDown));
+        let up = ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::ArrowUp));
+        if down || up {
+            move_selection(app, if down { 1 } else { -1 });
+        }
+        if app.selected.is_some() && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape))
+        {
+            app.select(None);
+        }
+    }
     // Delete only when no text field is being typed in.
     if !ctx.egui_wants_keyboard_input()
         && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Delete))
@@ -42,4 +59,22 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
     {
         dialogs::ask_remove(app, id);
     }
+}
+
+/// Select the row `step` rows below (or above) the selected one in the table's order, the
+/// first (or last) when none is selected, and have the table scroll to it.
+fn move_selection(app: &mut LodgeApp, step: isize) {
+    let order = &app.table.order;
+    if order.is_empty() {
+        return;
+    }
+    let last = order.len() as isize - 1;
+    let at = app
+        .selected
+        .and_then(|id| order.iter().position(|&r| r == id))
+        .map(|i| (i as isize + step).clamp(0, last))
+        .unwrap_or(if step > 0 { 0 } else { last }) as usize;
+    let id = order[at];
+    app.table.scroll_to = Some(at);
+    app.select(Some(id));
 }

@@ -57,6 +57,8 @@ pub struct TableState {
     pub any_waiting: bool,
     built_for: Option<(u64, String, Option<StatusKind>, SortBy, bool, String)>,
     pub focus_search: bool,
+    /// A row (index in `order`) to bring into view: one the keyboard selected.
+    pub scroll_to: Option<usize>,
 }
 
 impl TableState {
@@ -279,7 +281,11 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     egui::ScrollArea::horizontal()
         .id_salt("datasets_sideways")
         .show(ui, |ui| {
-            TableBuilder::new(ui)
+            let mut table = TableBuilder::new(ui);
+            if let Some(row) = app.table.scroll_to.take() {
+                table = table.scroll_to_row(row, None);
+            }
+            table
                 .id_salt("datasets")
                 .striped(true)
                 .sense(egui::Sense::click())
