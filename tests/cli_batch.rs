@@ -1399,6 +1399,14 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
     assert!(!t.contains("metadata incomplete"), "{t}");
     let every = show(&["survey", "--files"]).await;
     assert_all(&text(&every), &["part-20.csv", "part-21.csv"]);
+    // With every file, every digit of its SHA-256 (`verify` points here to find a file).
+    let part_00 =
+        lodge::content::Sha256Hex::of(&fs::read(folder.join("part-00.csv")).unwrap()).to_hex();
+    assert!(
+        text(&every).contains(&format!("  {part_00}  ")),
+        "{}",
+        text(&every)
+    );
 
     let out = lodge_with(
         &db,
@@ -2315,7 +2323,8 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         &[
             "data.csv has other bytes on the server",
             "not repaired: the server holds other bytes under a file's name",
-            "remove that file on the server, then repair again",
+            "remove that file on the server (data.csv; a server that keeps files by digest",
+            "`lodge show DATASET --files`, or the window's details), then repair again",
         ],
     );
     assert_eq!(

@@ -163,10 +163,13 @@ fn print_text(
         } else {
             FILES_SHOWN
         };
+        // Every file (`--files`) with its whole SHA-256, to find it on a server that keeps
+        // files by digest; else the digest's start.
+        let digits = if all_files { 64 } else { 12 };
         for f in doc.manifest.iter().take(shown) {
             println!(
                 "  {}  {:>10}  {}",
-                &f.sha256.to_hex()[..12],
+                &f.sha256.to_hex()[..digits],
                 human_bytes(f.size),
                 f.path
             );

@@ -100,17 +100,24 @@ pub async fn repair_deposit(
 
 /// Why the damage a repair does not touch stays, and what to do about it.
 pub fn what_is_left(damage: &[Discrepancy]) -> String {
-    let mut why = Vec::new();
-    if damage.iter().any(|d| {
-        matches!(
-            d,
-            Discrepancy::SizeDiffers { .. } | Discrepancy::BytesDiffer { .. }
-        )
-    }) {
-        why.push(
+    let mut why: Vec<String> = Vec::new();
+    let other_bytes: Vec<&str> = damage
+        .iter()
+        .filter_map(|d| match d {
+            Discrepancy::SizeDiffers { path, .. } | Discrepancy::BytesDiffer { path, .. } => {
+                Some(path.as_str())
+            }
+            _ => None,
+        })
+        .collect();
+    if !other_bytes.is_empty() {
+        why.push(format!(
             "the server holds other bytes under a file's name, which a conditional write \
-             does not replace: remove that file on the server, then repair again",
-        );
+             does not replace: remove that file on the server ({}; a server that keeps \
+             files by digest names it by its SHA-256, in the dataset's file list: \
+             `lodge show DATASET --files`, or the window's details), then repair again",
+            other_bytes.join(", ")
+        ));
     }
     if damage.iter().any(|d| {
         matches!(
@@ -122,12 +129,15 @@ pub fn what_is_left(damage: &[Discrepancy]) -> String {
     }) {
         why.push(
             "the record itself is gone or replaced, and Lodge does not write a second record \
-             for a key it recorded as landed: ask the repository's operators to restore it",
+             for a key it recorded as landed: ask the repository's operators to restore it"
+                .into(),
         );
     }
     if why.is_empty() {
         // Only files missing, still: the server did not keep what was just sent again.
-        why.push("the server does not keep the files sent again: check it, then repair again");
+        why.push(
+            "the server does not keep the files sent again: check it, then repair again".into(),
+        );
     }
     why.join("; ")
 }
@@ -192,7 +202,10 @@ mod tests {
             path: "b.csv".into(),
         };
         let left = what_is_left(&[other_bytes, gone]);
-        assert!(left.contains("remove that file on the server"), "{left}");
+        assert!(
+            left.contains("remove that file on the server (a.csv;"),
+            "{left}"
+        );
         assert!(left.contains("ask the repository's operators"), "{left}");
         let still_lost = what_is_left(&[lost]);
         assert!(still_lost.contains("repair again"), "{still_lost}");
