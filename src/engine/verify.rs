@@ -138,6 +138,10 @@ const READ_TRIES: u32 = 4;
 /// Longest wait between those tries, whatever the server's `Retry-After` asks.
 const LONGEST_READ_WAIT: Duration = Duration::from_secs(30);
 
+/// No new try once a check has taken this long: a server that hangs until the read
+/// timeout (two minutes) is asked once, not four times, before the check is unknown.
+const NO_TRY_AFTER: Duration = Duration::from_secs(60);
+
 /// Check the deposit `job` landed on `target`, whose manifest is `document`; `progress` is
 /// told of the bytes read back.
 pub async fn check_deposit(
@@ -149,6 +153,7 @@ pub async fn check_deposit(
 ) -> Verification {
     let recorded = job.identifier.as_deref().unwrap_or_default();
     let mut tries = 0;
+    let started = std::time::Instant::now();
     let holdings = loop {
         tries += 1;
         match target.holdings(&job.key, document, read, progress).await {
@@ -164,6 +169,7 @@ pub async fn check_deposit(
             // on it would wait through the tries in vain.
             Err(failure)
                 if tries < READ_TRIES
+                    && started.elapsed() < NO_TRY_AFTER
                     && (matches!(failure, Failure::Wait { .. })
                         || failure.class() == FailureClass::RetryAmbiguous) =>
             {
