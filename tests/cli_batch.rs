@@ -1280,6 +1280,22 @@ async fn forgotten_results_leave_the_records_and_a_new_deposit_is_answered_exist
         "{}",
         text(&keep)
     );
+    assert!(
+        !text(&keep).contains("nothing was ever deposited"),
+        "{}",
+        text(&keep)
+    );
+    // A target this database never used (a typo in the port): said, not just "0".
+    let other = "sandbox+http://127.0.0.1:1";
+    let typo = lodge_with(&db, &["forget", "--older-than", "0s", "--target", other]).await;
+    assert_all(
+        &text(&typo),
+        &[
+            "forgot 0 recorded results",
+            "note: nothing was ever deposited to sandbox+http://127.0.0.1:1",
+            "`lodge status` names the targets used",
+        ],
+    );
     let before = sandbox.stats().requests;
     let replay = run(deposit()).await;
     assert_eq!(

@@ -530,5 +530,15 @@ pub fn forget(
         "forgot {}; the servers still hold the records",
         count_of(n as u64, "recorded result", "recorded results")
     );
+    // A target this database never used is most likely a typo: say so, not just "0".
+    if let Some(scope) = target.as_deref()
+        && n == 0
+        && !store.knows_target(scope)?
+    {
+        println!(
+            "note: nothing was ever deposited to {scope} from this database; `lodge status` \
+             names the targets used"
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
