@@ -60,6 +60,15 @@ async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
     outputs.push_str(&text(&out));
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("deposited"), "{}", text(&out));
+    // `show` names the record once: on WebDAV its identifier is its address.
+    let record = store.job(1).unwrap().identifier.unwrap();
+    let out = lodge_in(&lab).args(["show", "1"]).output().unwrap();
+    let job_line = text(&out)
+        .lines()
+        .find(|l| l.trim_start().starts_with("job 1 "))
+        .map(str::to_string)
+        .unwrap_or_else(|| panic!("no line for job 1: {}", text(&out)));
+    assert_eq!(job_line.matches(&record).count(), 1, "{job_line}");
 
     // New metadata since: the command `status` suggests names the target as saved (its
     // identity is no URL that --target would take).

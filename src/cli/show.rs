@@ -196,8 +196,9 @@ fn print_text(
                 _ => String::new(),
             };
             let what = match (&j.identifier, &j.url) {
-                (Some(id), Some(url)) => format!("{id} {url}"),
-                (Some(id), None) => id.clone(),
+                // S3 and WebDAV records are named by their address: once is enough.
+                (Some(id), Some(url)) if id != url => format!("{id} {url}"),
+                (Some(id), _) => id.clone(),
                 _ => j.last_error.clone().unwrap_or_default(),
             };
             println!(
