@@ -181,6 +181,17 @@ fn a_malformed_url_shows_the_error_next_to_the_field_and_saves_nothing() {
     assert!(w.app().model.configured.is_empty());
     assert_eq!(w.app().model.targets.len(), 1, "the picker is unchanged");
     w.harness.get_by_label("Save target");
+
+    // Typing a fix takes the message away (it no longer speaks of what the field holds).
+    type_into(&mut w, "Target URL", "x");
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_all_by_label_contains("is not a target URL")
+            .next()
+            .is_none(),
+        "the refusal stays while the URL is being fixed"
+    );
 }
 
 #[test]

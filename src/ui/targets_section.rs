@@ -193,6 +193,15 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
         }
     };
     let editing = draft.editing.is_some();
+    // What the refused field held, to drop its error once the person types a fix.
+    let refused_value = |draft: &Draft| match problem.as_ref().map(|(f, _)| *f) {
+        Some(TargetField::Name) => Some(draft.name.clone()),
+        Some(TargetField::Url) => Some(draft.url.clone()),
+        Some(TargetField::User) => Some(draft.user.clone()),
+        Some(TargetField::Secret) => Some(draft.secret.len().to_string()),
+        Some(TargetField::Form) | None => None,
+    };
+    let before = refused_value(draft);
     field(ui, "Target name", &mut draft.name, "lab-s3", !editing);
     error_at(ui, TargetField::Name);
     field(
@@ -246,6 +255,7 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
     });
     error_at(ui, TargetField::Secret);
     error_at(ui, TargetField::Form);
+    let typed_over = before.is_some() && refused_value(draft) != before;
     let mut save = false;
     let mut cancel = false;
     ui.horizontal(|ui| {
@@ -254,6 +264,9 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
             .clicked();
         cancel = ui.button("Cancel").clicked();
     });
+    if typed_over {
+        app.model.target_problem = None;
+    }
     if save {
         let form = draft.take_form();
         app.settings.targets.saving = true;
