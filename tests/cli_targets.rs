@@ -473,6 +473,32 @@ async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_brin
     assert_eq!(sandbox.stats().records, 1);
 }
 
+/// A password refused when it comes from an environment variable is to be fixed there: the
+/// variable wins over a stored one, so "store the right one" would change nothing.
+#[test]
+fn a_refused_password_from_a_variable_says_to_fix_the_variable() {
+    let lab = Lab::new();
+    let (dav, root) = servers::webdav().clone();
+    let url = format!("webdav+{dav}/{}", dav_folder(&root));
+    let out = lodge_in(&lab)
+        .args(["target", "add", "env-dav", &url, "--user", DAV_USER])
+        .args(["--secret-env", "T_DAV_PASS"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let out = lodge_in(&lab)
+        .env("T_DAV_PASS", "not-the-password")
+        .args(["deposit", "--all", "--target", "env-dav"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(t.contains("put the right password in $T_DAV_PASS"), "{t}");
+    assert!(!t.contains("--secret-stdin"), "{t}");
+}
+
 /// A sandbox saved as a named target is called by its name where Lodge reports on it, not
 /// "Local sandbox" (the built-in one).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

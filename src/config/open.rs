@@ -182,13 +182,16 @@ fn open_with(
             ..defaults
         };
         return Ok(Arc::new(
-            S3Target::new(name, location, creds, options).map_err(err)?,
+            S3Target::new(name, location, creds, options)
+                .map_err(err)?
+                .secret_from_env(t.secret_env.clone()),
         ));
     }
     if let Some(rest) = url.strip_prefix("webdav+") {
         let parsed = Url::parse(rest).map_err(|e| err(format!("'{url}': {e}")))?;
         check_transport(&parsed, t.allow_insecure).map_err(err)?;
-        return Ok(Arc::new(WebDavTarget::new(name, rest, creds).map_err(err)?));
+        let target = WebDavTarget::new(name, rest, creds).map_err(err)?;
+        return Ok(Arc::new(target.secret_from_env(t.secret_env.clone())));
     }
     if let Some(rest) = url.strip_prefix("sandbox+") {
         let parsed = Url::parse(rest).map_err(|e| err(format!("'{url}': {e}")))?;

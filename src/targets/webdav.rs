@@ -36,6 +36,9 @@ pub struct WebDavTarget {
     auth: Option<UserSecret>,
     http: reqwest::Client,
     folders_made: AtomicBool,
+    /// The environment variable the password comes from, if the config names one: a
+    /// refused password is fixed there, not in the keyring.
+    secret_env: Option<String>,
 }
 
 impl WebDavTarget {
@@ -70,7 +73,16 @@ impl WebDavTarget {
             auth,
             http: client()?,
             folders_made: AtomicBool::new(false),
+            secret_env: None,
         })
+    }
+
+    /// The same target, its password read from the environment variable `var`.
+    pub fn secret_from_env(self, var: Option<String>) -> WebDavTarget {
+        WebDavTarget {
+            secret_env: var,
+            ..self
+        }
     }
 
     fn url(&self, path: &str) -> Url {
@@ -89,11 +101,20 @@ impl WebDavTarget {
         match failure_of(resp).await {
             Failure::Unauthorized { status, .. } => Failure::Unauthorized {
                 status,
-                message: format!(
-                    "target '{}': the server refused the user name or password: store the \
-                     right ones (lodge target add {} URL --user USER --secret-stdin)",
-                    self.name, self.name
-                ),
+                message: match &self.secret_env {
+                    // The variable wins over a stored password: storing one changes nothing.
+                    Some(var) => format!(
+                        "target '{}': the server refused the user name or password: put the \
+                         right password in ${var}, where this target reads it, and check the \
+                         user (lodge target list)",
+                        self.name
+                    ),
+                    None => format!(
+                        "target '{}': the server refused the user name or password: store the \
+                         right ones (lodge target add {} URL --user USER --secret-stdin)",
+                        self.name, self.name
+                    ),
+                },
             },
             other => other,
         }

@@ -37,6 +37,8 @@ pub struct Context<'a> {
     pub name: &'a str,
     pub bucket: &'a str,
     pub region: &'a str,
+    /// The environment variable the secret key comes from, if any.
+    pub secret_env: Option<&'a str>,
 }
 
 /// Classify a response that did not succeed.
@@ -136,10 +138,17 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
         },
         (403, "SignatureDoesNotMatch") => Failure::Unauthorized {
             status,
-            message: format!(
-                "target '{name}': the secret key does not match the access key ({what}): store \
-                 the right secret (lodge target add {name} ... --secret-stdin)"
-            ),
+            message: match ctx.secret_env {
+                // The variable wins over a stored secret: storing one would change nothing.
+                Some(var) => format!(
+                    "target '{name}': the secret key does not match the access key ({what}): \
+                     put the right secret in ${var}, where this target reads it"
+                ),
+                None => format!(
+                    "target '{name}': the secret key does not match the access key ({what}): \
+                     store the right secret (lodge target add {name} ... --secret-stdin)"
+                ),
+            },
         },
         // The request's signed time is more than 15 minutes from the server's clock: no
         // key will do until this computer's clock is right, so it is not a credentials
@@ -214,7 +223,25 @@ mod tests {
         name: "lab-s3",
         bucket: "x",
         region: "us-east-1",
+        secret_env: None,
     };
+
+    #[test]
+    fn a_refused_secret_read_from_a_variable_is_fixed_in_that_variable() {
+        let body = "<Error><Code>SignatureDoesNotMatch</Code></Error>";
+        let stored = classify(&CTX, 403, None, body).to_string();
+        assert!(stored.contains("--secret-stdin"), "{stored}");
+        let from_env = Context {
+            secret_env: Some("LAB_SECRET"),
+            ..CTX
+        };
+        let said = classify(&from_env, 403, None, body).to_string();
+        assert!(
+            said.contains("put the right secret in $LAB_SECRET"),
+            "{said}"
+        );
+        assert!(!said.contains("--secret-stdin"), "{said}");
+    }
 
     #[test]
     fn missing_bucket_names_the_bucket_and_the_fix() {

@@ -61,6 +61,9 @@ pub struct S3Target {
     signer: sign::Signer,
     options: S3Options,
     http: reqwest::Client,
+    /// The environment variable the secret key comes from, if the config names one: a
+    /// refused secret is fixed there, not in the keyring.
+    secret_env: Option<String>,
 }
 
 impl S3Target {
@@ -78,7 +81,16 @@ impl S3Target {
             location,
             options,
             http: client()?,
+            secret_env: None,
         })
+    }
+
+    /// The same target, its secret key read from the environment variable `var`.
+    pub fn secret_from_env(self, var: Option<String>) -> S3Target {
+        S3Target {
+            secret_env: var,
+            ..self
+        }
     }
 
     fn context(&self) -> errors::Context<'_> {
@@ -86,6 +98,7 @@ impl S3Target {
             name: &self.name,
             bucket: &self.location.bucket,
             region: &self.location.region,
+            secret_env: self.secret_env.as_deref(),
         }
     }
 
