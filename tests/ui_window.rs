@@ -1113,7 +1113,7 @@ fn arrow_keys_move_the_selection_through_the_table_and_escape_closes_the_details
     assert_eq!(w.app().selected, None, "Escape closes the details");
     assert!(w.harness.query_by_label("Save metadata").is_none());
 
-    // In a text field the keys are the field's.
+    // In a text field the keys are the field's: Escape leaves the field, a second closes.
     press(&mut w, egui::Key::ArrowDown);
     w.harness.get_by_label("Title").focus();
     w.harness.step();
@@ -1123,6 +1123,14 @@ fn arrow_keys_move_the_selection_through_the_table_and_escape_closes_the_details
         Some(order[0]),
         "typing moves no selection"
     );
+    press(&mut w, egui::Key::Escape);
+    assert_eq!(
+        w.app().selected,
+        Some(order[0]),
+        "Escape left the field only"
+    );
+    press(&mut w, egui::Key::Escape);
+    assert_eq!(w.app().selected, None);
 }
 
 #[test]

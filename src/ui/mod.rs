@@ -52,6 +52,10 @@ pub struct LodgeApp {
     pub notices: notices::Notices,
     /// When the folders were last looked at for changes since their scans (unix ms).
     folders_checked_ms: Option<i64>,
+    /// Whether a text field had the keyboard at the end of the last frame: egui lets go of
+    /// a field's focus on Escape before this frame's shortcuts see the key, and that Escape
+    /// was the field's, not the window's.
+    pub typing: bool,
 }
 
 impl LodgeApp {
@@ -72,6 +76,7 @@ impl LodgeApp {
             dialogs: dialogs::Dialogs::default(),
             notices: notices::Notices::default(),
             folders_checked_ms: None,
+            typing: false,
         }
     }
 
@@ -187,6 +192,7 @@ impl LodgeApp {
         dialogs::show(self, ui.ctx());
         self.notices.show(ui.ctx(), self.clock);
         drop::overlay(ui.ctx());
+        self.typing = ui.ctx().egui_wants_keyboard_input();
     }
 }
 

@@ -47,7 +47,9 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
         if down || up {
             move_selection(app, if down { 1 } else { -1 });
         }
-        if app.selected.is_some() && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape))
+        if app.selected.is_some()
+            && !app.typing
+            && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape))
         {
             app.select(None);
         }
