@@ -3,9 +3,9 @@
 //!
 //! Folders are made with MKCOL (405 = exists), blobs are PUT to `PATH/blobs/sha256/HEX` with
 //! `If-None-Match: *`, and the record `PATH/records/KEY.json` is written last, with the same
-//! condition: 201 created, 412 exists. A blob already there is checked by size and, when it
-//! is short, replaced: many servers write a PUT's body as it arrives, so a cut-off upload
-//! leaves part of a file behind. Basic auth. A server that ignores the condition is
+//! condition: 201 created, 412 exists. A blob already there is checked by size and replaced
+//! when the size is wrong: many servers write a PUT's body as it arrives, so a cut-off
+//! upload leaves part of a file behind. Basic auth. A server that ignores the condition is
 //! found out by [`Target::probe`] (`lodge target test`).
 
 use std::sync::atomic::{AtomicBool, Ordering};

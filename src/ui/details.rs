@@ -123,14 +123,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     if let Some(key) = entry.key {
                         ui.horizontal(|ui| {
                             ui.label("Key");
-                            ui.monospace(key.short()).on_hover_text(key.to_hex());
-                            if ui
-                                .small_button("📋")
-                                .on_hover_text("Copy the full key")
-                                .clicked()
-                            {
-                                ui.ctx().copy_text(key.to_hex());
-                            }
+                            format::content_key(ui, &key);
                         });
                     }
                     ui.separator();

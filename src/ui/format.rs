@@ -2,6 +2,19 @@
 
 pub use crate::wording::human_bytes as bytes;
 
+/// A content key as the window shows it: its short form (the whole on hover) and a button
+/// that copies the whole key.
+pub fn content_key(ui: &mut egui::Ui, key: &crate::content::ContentKey) {
+    ui.monospace(key.short()).on_hover_text(key.to_hex());
+    if ui
+        .small_button("📋")
+        .on_hover_text("Copy the full key")
+        .clicked()
+    {
+        ui.ctx().copy_text(key.to_hex());
+    }
+}
+
 /// Seconds left until `at_ms`, as "12 s" or "3 min 5 s".
 pub fn countdown(at_ms: i64, now_ms: i64) -> String {
     let secs = ((at_ms - now_ms).max(0) + 999) / 1000;

@@ -335,16 +335,7 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                             ui.label(format::bytes(entry.total_bytes));
                         });
                         row.col(|ui| match entry.key {
-                            Some(key) => {
-                                ui.monospace(key.short()).on_hover_text(key.to_hex());
-                                if ui
-                                    .small_button("📋")
-                                    .on_hover_text("Copy the full key")
-                                    .clicked()
-                                {
-                                    ui.ctx().copy_text(key.to_hex());
-                                }
-                            }
+                            Some(key) => format::content_key(ui, &key),
                             None => {
                                 ui.weak("—");
                             }
