@@ -345,9 +345,7 @@ fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_an
     let (identifier, _) = w.deposit_row(id);
 
     // A corrected title makes another key: the row says which record it is a new version of.
-    w.harness.state_mut().select(Some(id));
-    w.harness.step();
-    w.harness.step();
+    w.select(id);
     w.harness.get_by_label("Title").focus();
     w.harness.get_by_label("Title").type_text(", corrected");
     w.harness.step();
@@ -384,9 +382,7 @@ fn edits_saved_by_save_or_by_deposit_leave_the_form_with_nothing_to_save_or_undo
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let id = w.add_folder(&folder);
-    w.harness.state_mut().select(Some(id));
-    w.harness.step();
-    w.harness.step();
+    w.select(id);
     let edited = |w: &Window| {
         (
             !w.harness
@@ -444,8 +440,7 @@ fn a_copy_of_a_deposited_folder_shows_already_deposited_with_its_identifier_befo
         app.model.rows().len() == 2 && app.model.rows().iter().all(|r| r.key.is_some())
     });
     let id = w.row_id("soil-cores");
-    w.harness.state_mut().select(Some(id));
-    w.harness.step();
+    w.select(id);
     w.harness.get_by_label("Deposit to Local sandbox").click();
     w.wait("Deposited", |app| {
         matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
@@ -712,9 +707,7 @@ fn a_license_that_is_not_an_spdx_identifier_gets_a_hint_and_a_button_for_the_one
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let id = w.add_folder(&folder);
-    w.harness.state_mut().select(Some(id));
-    w.harness.step();
-    w.harness.step();
+    w.select(id);
     w.harness.get_by_label("License").focus();
     w.harness.get_by_label("License").type_text("CC BY 4.0");
     w.harness.step();
@@ -745,9 +738,7 @@ fn invalid_metadata_blocks_deposit_and_shows_the_message_next_to_the_field() {
     let mut w = Window::open(FaultConfig::default());
     let folder = w.lab.folder("untitled", &[("a.csv", b"x\n1\n")]);
     let id = w.add_folder(&folder);
-    w.harness.state_mut().select(Some(id));
-    w.harness.step();
-    w.harness.step();
+    w.select(id);
 
     let deposit = w.harness.get_by_label("Deposit to Local sandbox");
     assert!(
@@ -802,9 +793,7 @@ fn a_creator_typed_into_a_new_creator_field_lands_whole_as_the_problem_above_it_
     let mut w = Window::open(FaultConfig::default());
     let folder = w.lab.folder("untitled", &[("a.csv", b"x\n1\n")]);
     let id = w.add_folder(&folder);
-    w.harness.state_mut().select(Some(id));
-    w.harness.step();
-    w.harness.step();
+    w.select(id);
     w.harness
         .get_by_label_contains("at least one creator is required");
     w.harness.get_by_label("+ Add creator").click();
@@ -914,10 +903,7 @@ fn a_long_name_wraps_in_the_details_and_leaves_every_row_its_deposit_button() {
     let ocean_id = w.add_folder(&ocean);
     let soil_id = w.add_folder(&soil);
     for id in [ocean_id, soil_id] {
-        w.harness.state_mut().select(Some(id));
-        for _ in 0..3 {
-            w.harness.step();
-        }
+        w.select(id);
         let details_left = w.details_close().left();
         let deposits = w.harness.query_all_by_label("Deposit").collect::<Vec<_>>();
         assert_eq!(deposits.len(), 2, "a Deposit button on each row");
@@ -941,10 +927,7 @@ fn with_the_details_open_the_buttons_above_the_table_wrap_rather_than_go_under_t
     w.deposit_row(id);
     // A laptop's window, a little narrower than the tests' usual one.
     w.harness.set_size(egui::vec2(1024.0, WINDOW[1]));
-    w.harness.state_mut().select(Some(id));
-    for _ in 0..3 {
-        w.harness.step();
-    }
+    w.select(id);
     let details_left = w.details_close().left();
     let verify = w.harness.get_by_label("Verify deposited (1)").rect();
     assert!(
@@ -960,10 +943,7 @@ fn at_the_smallest_window_with_the_details_open_a_rows_actions_scroll_into_reach
     // The window's minimum size (main.rs): the table's columns are wider than what the
     // details panel leaves them.
     w.harness.set_size(egui::vec2(900.0, 560.0));
-    w.harness.state_mut().select(Some(id));
-    for _ in 0..3 {
-        w.harness.step();
-    }
+    w.select(id);
     let details_left = w.details_close().left();
     let row_y = w.harness.get_by_label("Deposit").rect().center().y;
     w.swipe_left_until(row_y, |w| {
@@ -1024,9 +1004,7 @@ fn depositing_a_dataset_already_on_the_queue_says_so_and_queues_nothing_more() {
         .id;
 
     // Its details' Deposit button, while the row waits on the queue.
-    w.harness.state_mut().select(Some(id));
-    w.harness.step();
-    w.harness.step();
+    w.select(id);
     w.harness.get_by_label("Deposit to Local sandbox").click();
     w.wait("the answer", |app| {
         !gui::notices_with(
@@ -1063,9 +1041,7 @@ fn a_dataset_deposited_again_still_shows_the_deposit_that_made_its_record() {
     });
 
     // Deposit again from the details: a replay, no request.
-    w.harness.state_mut().select(Some(id));
-    w.harness.step();
-    w.harness.step();
+    w.select(id);
     w.harness.get_by_label("Deposit to Local sandbox").click();
     w.wait("the replay", |app| {
         app.model.log.iter().any(|l| l.kind == "replay")
@@ -1140,9 +1116,7 @@ fn the_next_dataset_selected_opens_its_details_at_the_top() {
     let ocean_id = w.add_folder(&citable_folder(&w.lab, "ocean-survey", "Ocean survey"));
     // Short enough that the details scroll.
     w.harness.set_size(egui::vec2(WINDOW[0], 420.0));
-    w.harness.state_mut().select(Some(soil_id));
-    w.harness.step();
-    w.harness.step();
+    w.select(soil_id);
     w.harness.get_by_label("Version").scroll_to_me();
     for _ in 0..3 {
         w.harness.step();
@@ -1150,10 +1124,7 @@ fn the_next_dataset_selected_opens_its_details_at_the_top() {
     let close = |w: &Window| w.details_close();
     assert!(close(&w).top() < 0.0, "scrolled down: {:?}", close(&w));
 
-    w.harness.state_mut().select(Some(ocean_id));
-    for _ in 0..3 {
-        w.harness.step();
-    }
+    w.select(ocean_id);
     assert!(
         close(&w).top() >= 0.0,
         "the next dataset's details start at the top: {:?}",
@@ -1615,9 +1586,7 @@ fn saving_the_form_keeps_metadata_saved_in_a_terminal_while_it_was_being_edited(
     terminal(&support::add_titled(&folder, "Survey"));
     w.wait("the terminal's dataset", |app| app.model.rows().len() == 1);
     let id = w.row_id("ds001");
-    w.harness.state_mut().select(Some(id));
-    w.harness.step();
-    w.harness.step();
+    w.select(id);
     w.harness.get_by_label("Title").focus();
     w.harness.get_by_label("Title").type_text(" v2");
     w.harness.step();

@@ -533,7 +533,7 @@ pub fn forget(
     // A target this database never used is most likely a typo: say so, not just "0".
     if let Some(scope) = target.as_deref()
         && n == 0
-        && !store.knows_target(scope)?
+        && store.target_url(scope)?.is_none()
     {
         println!(
             "note: nothing was ever deposited to {scope} from this database; `lodge status` \

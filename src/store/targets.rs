@@ -20,17 +20,6 @@ impl Store {
     }
 
     /// The URL a target was last opened from (see `Target::target_url`), if it ever was.
-    /// Whether anything was ever queued for or recorded on the target `scope_id` here.
-    pub fn knows_target(&self, scope_id: &str) -> Result<bool> {
-        self.with(|db| {
-            db.one(
-                "SELECT EXISTS (SELECT 1 FROM targets WHERE scope_id = ?1)",
-                args![scope_id],
-                |r| r.get(0),
-            )
-        })
-    }
-
     pub fn target_url(&self, scope_id: &str) -> Result<Option<String>> {
         self.with(|db| {
             db.opt(

@@ -55,7 +55,7 @@ pub struct LodgeApp {
     /// Whether a text field had the keyboard at the end of the last frame: egui lets go of
     /// a field's focus on Escape before this frame's shortcuts see the key, and that Escape
     /// was the field's, not the window's.
-    pub typing: bool,
+    typing: bool,
 }
 
 impl LodgeApp {

@@ -21,6 +21,22 @@ fn quiet() -> ProgressSink {
     Arc::new(|_| {})
 }
 
+/// Check the deposit `job` made on `env`'s target, by `read`, with no progress shown.
+async fn check_on(
+    env: &Env,
+    job: &JobRow,
+    document: &ContentDocument,
+    read: ReadBack,
+) -> Verification {
+    check_deposit(env.target.as_ref(), job, document, read, &quiet()).await
+}
+
+/// Repair the deposit `job` made on `env`'s target, checking by `read`, with no progress
+/// shown.
+async fn repair_on(env: &Env, job: &JobRow, document: &ContentDocument, read: ReadBack) -> Repair {
+    repair_deposit(env.target.as_ref(), job, document, read, &quiet()).await
+}
+
 /// A dataset deposited to a kind's target, as the cases that read a deposit back start:
 /// its lab, target, store, `(id, key)`, the job that landed it (alone in `jobs`), the
 /// identifier it recorded and its manifest.
@@ -460,14 +476,7 @@ pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
     } = Deposited::of(kind, |lab| lab.numbered_folder(10), "Record lost").await;
 
     env.tamper_record(&ds.1).await;
-    let found = check_deposit(
-        env.target.as_ref(),
-        &jobs[0],
-        &document,
-        ReadBack::Sizes,
-        &quiet(),
-    )
-    .await;
+    let found = check_on(&env, &jobs[0], &document, ReadBack::Sizes).await;
     let Verification::Damaged(found) = found else {
         panic!("the record's loss is damage: {found:?}")
     };
@@ -488,14 +497,7 @@ pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
     }
     // A repair writes no second record in its place, and says so.
     let records = env.records().await;
-    let repair = repair_deposit(
-        env.target.as_ref(),
-        &jobs[0],
-        &document,
-        ReadBack::Sizes,
-        &quiet(),
-    )
-    .await;
+    let repair = repair_on(&env, &jobs[0], &document, ReadBack::Sizes).await;
     let Repair::NothingSent { why: Some(why), .. } = &repair else {
         panic!("a lost record is not repaired: {repair:?}")
     };
@@ -524,14 +526,7 @@ pub async fn repair_puts_back_a_lost_file_and_leaves_the_record_alone(kind: Kind
         .await;
     let records = env.records().await;
 
-    let repair = repair_deposit(
-        env.target.as_ref(),
-        &jobs[0],
-        &document,
-        ReadBack::Sizes,
-        &quiet(),
-    )
-    .await;
+    let repair = repair_on(&env, &jobs[0], &document, ReadBack::Sizes).await;
     match env.target.files_can_be_put_back() {
         Ok(()) => {
             let Repair::PutBack { files, after } = &repair else {
@@ -583,14 +578,7 @@ pub async fn repair_does_not_overwrite_other_bytes_under_a_files_name(kind: Kind
     env.tamper("changed.txt", &Sha256Hex::of(b"mine"), Some(b"MINE"))
         .await;
 
-    let repair = repair_deposit(
-        env.target.as_ref(),
-        &jobs[0],
-        &document,
-        ReadBack::Bytes,
-        &quiet(),
-    )
-    .await;
+    let repair = repair_on(&env, &jobs[0], &document, ReadBack::Bytes).await;
     let changed = Discrepancy::BytesDiffer {
         path: "changed.txt".into(),
         found: Sha256Hex::of(b"MINE"),
@@ -605,14 +593,7 @@ pub async fn repair_does_not_overwrite_other_bytes_under_a_files_name(kind: Kind
     assert_eq!(files, &["lost.csv"]);
     assert_eq!(after, &Verification::Damaged(vec![changed.clone()]));
     // Only other bytes are left: nothing is sent, and the person is told what to do.
-    let again = repair_deposit(
-        env.target.as_ref(),
-        &jobs[0],
-        &document,
-        ReadBack::Bytes,
-        &quiet(),
-    )
-    .await;
+    let again = repair_on(&env, &jobs[0], &document, ReadBack::Bytes).await;
     let Repair::NothingSent {
         found,
         why: Some(why),
@@ -651,14 +632,7 @@ pub async fn a_file_cut_off_by_an_interrupted_upload_is_sent_again_whole(kind: K
         );
     }
     let document = store.document(&ds.1).unwrap().unwrap();
-    let check = check_deposit(
-        env.target.as_ref(),
-        &jobs[0],
-        &document,
-        ReadBack::Bytes,
-        &quiet(),
-    )
-    .await;
+    let check = check_on(&env, &jobs[0], &document, ReadBack::Bytes).await;
     assert!(matches!(check, Verification::Intact(_)), "{check:?}");
 }
 
@@ -681,24 +655,10 @@ pub async fn repair_replaces_a_file_left_short_by_a_cut_off_upload(kind: Kind) {
         expected: 300_000,
         found: 1000,
     };
-    let found = check_deposit(
-        env.target.as_ref(),
-        &jobs[0],
-        &document,
-        ReadBack::Sizes,
-        &quiet(),
-    )
-    .await;
+    let found = check_on(&env, &jobs[0], &document, ReadBack::Sizes).await;
     assert_eq!(found, Verification::Damaged(vec![short]));
 
-    let repair = repair_deposit(
-        env.target.as_ref(),
-        &jobs[0],
-        &document,
-        ReadBack::Bytes,
-        &quiet(),
-    )
-    .await;
+    let repair = repair_on(&env, &jobs[0], &document, ReadBack::Bytes).await;
     let Repair::PutBack { files, after } = &repair else {
         panic!("the short file is sent again: {repair:?}")
     };

@@ -156,6 +156,15 @@ impl Window {
         self.row_id(&name)
     }
 
+    /// Select row `id` (its details open) and let the window draw it: a few frames, for
+    /// the panel to take its place and size.
+    pub fn select(&mut self, id: i64) {
+        self.harness.state_mut().select(Some(id));
+        for _ in 0..3 {
+            self.harness.step();
+        }
+    }
+
     /// Select the row named `name` and wait until its details are loaded and `ready`
     /// holds of them; returns the row's dataset id.
     pub fn open_details(&mut self, name: &str, ready: impl Fn(&Details) -> bool) -> i64 {
