@@ -1019,6 +1019,30 @@ async fn a_dataset_edited_before_its_first_deposit_is_rejected_with_the_rescan_t
     );
     assert_eq!(sandbox.stats().records, 0);
 
+    // A rejected job is not retried, and the command says so with a failing exit status:
+    // the job is not done, and a script should not carry on as if it were.
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["retry", "1"]);
+        c
+    })
+    .await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "job 1 was rejected (changed since scan: ",
+            &format!("not what the folder holds — `lodge scan {id}`, then deposit again"),
+            "nothing to retry: only failed jobs are retried",
+        ],
+    );
+    assert!(
+        !t.contains("the server would refuse"),
+        "Lodge refused it: {t}"
+    );
+    assert_eq!(sandbox.stats().records, 0);
+
     // The command it names, then the deposit again: the folder as it is now lands.
     let mut scan = lodge(&db);
     scan.args(["scan", &id.to_string()]);
@@ -1081,7 +1105,7 @@ async fn a_failed_job_of_a_dataset_rescanned_since_is_not_requeued_and_the_reply
         })
         .await;
         let t = text(&out);
-        assert!(out.status.success(), "{t}");
+        assert_eq!(out.status.code(), Some(1), "the job is not done: {t}");
         assert_all(
             &t,
             &[

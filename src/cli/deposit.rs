@@ -297,9 +297,13 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     let config = args.engine.config();
     let requeued = store.retry_jobs(&ids, config.retry.deadline)?;
     let mut failed_left = false;
+    // A job left as it was whose key has not landed (rejected, failed for good, or still
+    // on the queue) is not done: like `deposit`, the command then exits 1.
+    let mut unlanded_left = false;
     for id in ids.iter().filter(|id| !requeued.contains(id)) {
         let job = store.job(*id)?;
         failed_left |= job.state == JobState::Failed;
+        unlanded_left |= store.lookup_result(&job.target, &job.key)?.is_none();
         println!("{}", not_retried(&store, &job)?);
     }
     if requeued.is_empty() && failed_left {
@@ -312,8 +316,12 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
             count_of(requeued.len() as u64, "job", "jobs")
         );
     }
+    let left_code = match unlanded_left {
+        true => ExitCode::from(1),
+        false => ExitCode::SUCCESS,
+    };
     if args.queue_only || requeued.is_empty() {
-        return Ok(ExitCode::SUCCESS);
+        return Ok(left_code);
     }
     // A job that failed (elsewhere) after the look above is re-queued too; open its target.
     for job in store.jobs(&requeued)? {
@@ -329,7 +337,8 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     }
     let jobs = run_jobs(Arc::new(engine), requeued, args.verbose).await?;
     let lines: Vec<Outcome> = jobs.into_iter().map(Outcome::of).collect();
-    Ok(summarize(&store, &lines, 0))
+    let code = summarize(&store, &lines, 0);
+    Ok(if unlanded_left { left_code } else { code })
 }
 
 /// `lodge cancel`: take jobs off the queue (they end failed, and `retry` puts them back).
@@ -460,6 +469,13 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
         JobState::Deposited | JobState::Existing => format!(
             "job {id} is {state} as {}: nothing to retry",
             job.identifier.as_deref().unwrap_or("?")
+        ),
+        // Refused by Lodge itself: a file changed since the scan. The rescan is the fix.
+        JobState::Rejected if !rescan_hint(job).is_empty() => format!(
+            "job {id} was rejected ({}): a retry would send what was scanned, not what the \
+             folder holds{}",
+            job.last_error.as_deref().unwrap_or("no cause recorded"),
+            rescan_hint(job)
         ),
         JobState::Rejected => format!(
             "job {id} was rejected ({}): the server would refuse it again the same way; \
