@@ -589,6 +589,75 @@ fn the_command_status_suggests_for_a_paused_s3_target_runs_as_printed() {
     assert!(text(&out).contains("1 job cancelled"), "{}", text(&out));
 }
 
+/// `target test` of an S3 target whose keys are refused says which key is wrong and where
+/// to fix it. The bucket's HEAD answer has no body; the S3 error code is in a list's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn s3_target_test_says_which_key_was_refused_and_where_its_secret_comes_from() {
+    let lab = Lab::new();
+    let add = |name: &str, bucket: &str, endpoint: &str| {
+        let out = lodge_in(&lab)
+            .args(["target", "add", name, &format!("s3://{bucket}/p")])
+            .args(["--endpoint", endpoint])
+            .args(["--access-key-env", "T_AK", "--secret-env", "T_SK"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    };
+    let test = |name: &str| {
+        lodge_in(&lab)
+            .env("T_AK", "AKIALODGETESTKEY0001")
+            .env("T_SK", "not-the-secret")
+            .args(["target", "test", name])
+            .output()
+            .unwrap()
+    };
+
+    // A moto that checks keys and knows none: the access key is what is wrong.
+    let locked = servers::start_moto(true);
+    add("unknown-key", "lodge-locked", &locked);
+    let out = test("unknown-key");
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "FAILED  credentials",
+            "the access key is not known to the server (HTTP 403 InvalidAccessKeyId)",
+        ],
+    );
+
+    // A server that knows the key but not this secret (a proxy answers as AWS does): the
+    // secret comes from $T_SK, so that is what to fix.
+    let proxy = Proxy::start(servers::moto()).await;
+    for method in ["HEAD", "GET"] {
+        proxy.add_rule(Rule {
+            method,
+            path_contains: "/lodge-signed".into(),
+            action: Action::Answer {
+                status: 403,
+                content_type: "application/xml",
+                body: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error>\
+                       <Code>SignatureDoesNotMatch</Code><Message>The request signature we \
+                       calculated does not match the signature you provided.</Message></Error>"
+                    .into(),
+            },
+            times: 1,
+        });
+    }
+    add("wrong-secret", "lodge-signed", &proxy.url());
+    let out = test("wrong-secret");
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "the secret key does not match the access key",
+            "put the right secret in $T_SK",
+        ],
+    );
+    assert!(!t.contains("--secret-stdin"), "{t}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn zenodo_and_invenio_urls_deposit_with_a_token_and_a_missing_token_names_the_flag() {
     let lab = Lab::new();

@@ -45,15 +45,7 @@ pub async fn run(target: &S3Target) -> ProbeReport {
                     return report;
                 }
                 s => {
-                    report.fail(
-                        "credentials",
-                        format!(
-                            "target '{}': access to bucket '{bucket}' was refused (HTTP {}): \
-                             check the access key and secret of the target",
-                            target.name,
-                            s.as_u16()
-                        ),
-                    );
+                    report.fail("credentials", refusal(target, s).await);
                     report.skip("conditional write", "the credentials were refused");
                     return report;
                 }
@@ -104,6 +96,32 @@ pub async fn run(target: &S3Target) -> ProbeReport {
         )
         .await;
     report
+}
+
+/// Why the server refused the bucket's HEAD (answered `status`). A HEAD answer has no
+/// body, so the S3 error code that tells a wrong access key from a wrong secret is asked for
+/// with a list of no keys; its refusal says which to fix and where (the environment variable
+/// the secret comes from, if any).
+async fn refusal(target: &S3Target, status: StatusCode) -> String {
+    let mut url = target.location.bucket_url();
+    url.query_pairs_mut()
+        .append_pair("list-type", "2")
+        .append_pair("max-keys", "0");
+    if let Ok(resp) = target.exec(Method::GET, url, HeaderMap::new(), None).await
+        && !resp.status().is_success()
+    {
+        return target.failure_of(resp).await.to_string();
+    }
+    let check = match &target.secret_env {
+        Some(var) => format!("check the access key, and the secret in ${var}"),
+        None => "check the access key and secret of the target".to_string(),
+    };
+    format!(
+        "target '{}': access to bucket '{}' was refused (HTTP {}): {check}",
+        target.name,
+        target.location.bucket,
+        status.as_u16()
+    )
 }
 
 async fn put_if_absent(target: &S3Target, key: &str) -> Result<StatusCode, Failure> {
