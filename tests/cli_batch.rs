@@ -622,6 +622,63 @@ async fn verify_asks_a_busy_server_again_rather_than_report_its_deposits_uncheck
     assert!(!t.contains("could not"), "{t}");
 }
 
+/// A server that answers no check (here busy through every try; one that hangs would hold
+/// each check for the two-minute read timeout) is asked once: the deposits after the
+/// first on it are not sent, and say why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn verify_stops_asking_a_server_that_did_not_answer_one_check() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    for n in 1..=3 {
+        add(
+            &store,
+            &lab.numbered_folder(n),
+            &metadata(&format!("Run {n}")),
+        );
+    }
+    drop(store);
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &sandbox.target_url()],
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    sandbox.set_faults(FaultConfig {
+        rate_limit: 1.0,
+        retry_after_secs: 0,
+        ..FaultConfig::default()
+    });
+    let before = sandbox.stats().requests;
+    let out = lodge_with(&db, &["verify", "--all"]).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "UNKNOWN  #1 ds001",
+            "the server could not be asked: server busy (HTTP 429)",
+            "UNKNOWN  #2 ds002",
+            "UNKNOWN  #3 ds003",
+            "not checked: the server did not answer the check of ds001; check again when it does",
+            "0 intact, 3 could not be checked",
+        ],
+    );
+    assert_eq!(
+        sandbox.stats().requests - before,
+        4,
+        "the first deposit's four tries, and nothing for the other two"
+    );
+
+    // Once the server answers, the next verify checks them all.
+    sandbox.set_faults(FaultConfig::default());
+    let out = lodge_with(&db, &["verify", "--all"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("3 intact"), "{}", text(&out));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_by_name() {
     let lab = Lab::new();

@@ -15,7 +15,7 @@ use super::update::Update;
 use crate::content::ContentDocument;
 use crate::engine::repair::{Repair, log_repair, repair_deposit, what_is_left};
 use crate::engine::verify::{
-    Verification, check_deposit, landed_deposits, log_finding, manifest_of, read_back_for,
+    SilenceWatch, Verification, landed_deposits, log_finding, manifest_of, read_back_for,
 };
 use crate::store::{EventRow, JobRow};
 use crate::targets::{Discrepancy, ProgressSink, ReadBack, Target};
@@ -75,8 +75,9 @@ impl Core {
             let logged = self.db(move |s| log_repair(s, &logged_job, &done)).await;
             (notice, logged)
         } else {
+            let watch = SilenceWatch::default();
             let (found, logged) = self
-                .check_logged(target.as_ref(), &job, &document, read, &progress)
+                .check_logged(target.as_ref(), &watch, &job, &document, read, &progress)
                 .await;
             (subject.check_notice(&found), logged)
         };
@@ -105,17 +106,22 @@ impl Core {
         }
     }
 
-    /// Check one deposit and put the finding into its log: what was found, and the events
-    /// logged (or why they could not be).
+    /// Check one deposit (unless `watch` says its server stopped answering) and put the
+    /// finding into its log: what was found, and the events logged (or why they could not
+    /// be).
     async fn check_logged(
         &self,
         target: &dyn Target,
+        watch: &SilenceWatch,
         job: &JobRow,
         document: &ContentDocument,
         read: ReadBack,
         progress: &ProgressSink,
     ) -> (Verification, Result<Vec<EventRow>, String>) {
-        let found = check_deposit(target, job, document, read, progress).await;
+        let name = job.dataset_name.as_deref().unwrap_or("the deposit");
+        let found = watch
+            .check(target, name, job, document, read, progress)
+            .await;
         let (logged_job, finding) = (job.clone(), found.clone());
         let logged = self
             .db(move |s| log_finding(s, &logged_job, &finding).map(Vec::from_iter))
@@ -168,10 +174,12 @@ impl Core {
                 deposits.len()
             )));
         }
-        // A few at a time: a slow repository answers a HEAD in a round trip or two.
+        // A few at a time: a slow repository answers a HEAD in a round trip or two. Once
+        // the server has not answered one, the rest are not sent (see SilenceWatch).
+        let watch = Arc::new(SilenceWatch::default());
         let checked: Vec<(String, Verification)> = futures_util::stream::iter(deposits)
             .map(|(job, document, read)| {
-                let (this, on) = (self.clone(), on.clone());
+                let (this, on, watch) = (self.clone(), on.clone(), watch.clone());
                 async move {
                     let name = job
                         .dataset_name
@@ -182,7 +190,7 @@ impl Core {
                             let progress =
                                 read_back_progress(this.out(), job.id, read, document.total_size());
                             let (found, logged) = this
-                                .check_logged(on.as_ref(), &job, &document, read, &progress)
+                                .check_logged(on.as_ref(), &watch, &job, &document, read, &progress)
                                 .await;
                             this.read_back_over(job.id, read);
                             match logged {

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Args;
 
@@ -17,7 +18,7 @@ use super::target_arg::{cli_target_scope, open_by_scope};
 use crate::content::ContentKey;
 use crate::engine::repair::{Repair, log_repair, repair_deposit};
 use crate::engine::verify::{
-    Verification, check_deposit, landed_deposits, log_finding, manifest_of, read_back_for,
+    SilenceWatch, Verification, landed_deposits, log_finding, manifest_of, read_back_for,
 };
 use crate::store::{JobRow, Store};
 use crate::targets::{ProgressSink, ReadBack, Target};
@@ -136,10 +137,22 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     }
 
     let targets = open_targets(&store, &deposits, args.token.clone());
+    // One watch per target: a server that does not answer one check is not asked again.
+    let mut watches: BTreeMap<String, SilenceWatch> = BTreeMap::new();
     let (mut intact, mut damaged, mut unknown) = (0u64, 0u64, 0u64);
     let mut json = Vec::new();
     for deposit in &deposits {
-        let finding = check(&store, &targets, deposit, read, args.repair, !args.json).await;
+        let watch = watches.entry(deposit.job.target.clone()).or_default();
+        let finding = check(
+            &store,
+            &targets,
+            deposit,
+            read,
+            args.repair,
+            !args.json,
+            watch,
+        )
+        .await;
         match &finding.verdict {
             Verification::Intact(_) => intact += 1,
             Verification::Damaged(_) => damaged += 1,
@@ -207,8 +220,12 @@ struct Finding {
     repair: Option<Repair>,
 }
 
+/// How long a check runs before the command says it is still waiting for the server.
+const SLOW_CHECK: Duration = Duration::from_secs(15);
+
 /// Check (and with `repair`, repair) one deposit, and log what was found and done. With
-/// `bar`, a check that reads bytes back shows its progress on a terminal.
+/// `bar`, a check that reads bytes back shows its progress on a terminal. `watch` is the
+/// deposit's target's: once its server has not answered a check, no more are sent to it.
 async fn check(
     store: &Store,
     targets: &BTreeMap<String, Result<Arc<dyn Target>, String>>,
@@ -216,6 +233,7 @@ async fn check(
     read: ReadBack,
     repair: bool,
     bar: bool,
+    watch: &SilenceWatch,
 ) -> Finding {
     let job = &deposit.job;
     let unknown = |label: String, why: String| Finding {
@@ -230,6 +248,9 @@ async fn check(
         }
         None => return unknown(job.target.clone(), "the target was not opened".into()),
     };
+    if let Some(why) = watch.silence() {
+        return unknown(target.label(), why);
+    }
     let document = match manifest_of(store, job) {
         Ok(document) => document,
         Err(why) => return unknown(target.label(), why),
@@ -257,7 +278,15 @@ async fn check(
             repair: Some(repair),
         }
     } else {
-        let verdict = check_deposit(target.as_ref(), job, &document, read, &progress).await;
+        let checking = watch.check(
+            target.as_ref(),
+            &deposit.name,
+            job,
+            &document,
+            read,
+            &progress,
+        );
+        let verdict = said_if_slow(checking, &deposit.head(&target.label())).await;
         if let Err(e) = log_finding(store, job, &verdict) {
             eprintln!("warning: the check of job {} was not logged: {e}", job.id);
         }
@@ -271,6 +300,23 @@ async fn check(
         bar.finish_and_clear();
     }
     finding
+}
+
+/// Run `checking`; if it takes longer than [`SLOW_CHECK`], say once (on stderr) that it
+/// is still waiting for the server, so a slow or hung one does not look like Lodge hung.
+async fn said_if_slow<T>(checking: impl Future<Output = T>, head: &str) -> T {
+    tokio::pin!(checking);
+    tokio::select! {
+        done = &mut checking => done,
+        () = tokio::time::sleep(SLOW_CHECK) => {
+            eprintln!(
+                "still checking {head} after {} s: the server is slow to answer or busy \
+                 (Lodge waits up to 2 minutes for an answer)",
+                SLOW_CHECK.as_secs()
+            );
+            checking.await
+        }
+    }
 }
 
 fn print_text(head: &str, finding: &Finding) {

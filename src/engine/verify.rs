@@ -151,6 +151,66 @@ pub async fn check_deposit(
     read: ReadBack,
     progress: &ProgressSink,
 ) -> Verification {
+    check_once(target, job, document, read, progress).await.0
+}
+
+/// Checks of many deposits on one target share one of these. Once the server has not
+/// answered one check (it stayed busy, dropped the connection or hung through every try,
+/// or could not be reached), the checks after it are not sent: each would wait as long
+/// in vain (a server that hangs holds each for the two-minute read timeout). They end
+/// unknown, saying why, and a later `verify` checks them.
+#[derive(Default)]
+pub struct SilenceWatch {
+    /// Why the server is taken as silent: the check it did not answer, and what happened.
+    silent: std::sync::Mutex<Option<String>>,
+}
+
+impl SilenceWatch {
+    /// [`check_deposit`], unless the server already did not answer an earlier check;
+    /// `name` is what the person calls the deposit (its dataset's name).
+    pub async fn check(
+        &self,
+        target: &dyn Target,
+        name: &str,
+        job: &JobRow,
+        document: &ContentDocument,
+        read: ReadBack,
+        progress: &ProgressSink,
+    ) -> Verification {
+        if let Some(why) = self.silence() {
+            return Verification::Unknown(why);
+        }
+        let (found, unanswered) = check_once(target, job, document, read, progress).await;
+        if unanswered {
+            let mut silent = self.silent.lock().unwrap_or_else(|p| p.into_inner());
+            silent.get_or_insert_with(|| {
+                format!(
+                    "not checked: the server did not answer the check of {name}; check again \
+                     when it does"
+                )
+            });
+        }
+        found
+    }
+
+    /// Why checks on this target are no longer sent, if they are not.
+    pub fn silence(&self) -> Option<String> {
+        self.silent
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+}
+
+/// [`check_deposit`], and whether the server did not answer at all (busy, dropped, hung or
+/// unreachable through every try), as opposed to answering with what it holds.
+async fn check_once(
+    target: &dyn Target,
+    job: &JobRow,
+    document: &ContentDocument,
+    read: ReadBack,
+    progress: &ProgressSink,
+) -> (Verification, bool) {
     let recorded = job.identifier.as_deref().unwrap_or_default();
     let mut tries = 0;
     let started = std::time::Instant::now();
@@ -161,7 +221,8 @@ pub async fn check_deposit(
             // The record's place holds something else: damage, not a server that cannot
             // answer.
             Err(Failure::Conflict { message }) => {
-                return Verification::Damaged(vec![Discrepancy::RecordReplaced { message }]);
+                let replaced = Discrepancy::RecordReplaced { message };
+                return (Verification::Damaged(vec![replaced]), false);
             }
             // Reading is safe to repeat: a busy server (429, 503) or a dropped connection
             // is asked again, after the wait it asks for, before the check is unknown. Not
@@ -181,17 +242,21 @@ pub async fn check_deposit(
                 tokio::time::sleep(wait).await;
             }
             Err(failure) => {
-                return Verification::Unknown(format!("the server could not be asked: {failure}"));
+                let unanswered = matches!(failure, Failure::Wait { .. } | Failure::NotSent { .. })
+                    || failure.class() == FailureClass::RetryAmbiguous;
+                let why = format!("the server could not be asked: {failure}");
+                return (Verification::Unknown(why), unanswered);
             }
         }
     };
     let found = holdings.discrepancies(document, recorded);
     if !found.is_empty() {
-        return Verification::Damaged(found);
+        return (Verification::Damaged(found), false);
     }
-    Verification::Intact(if holdings.files.is_empty() {
+    let intact = Verification::Intact(if holdings.files.is_empty() {
         "the record is there (this target keeps no files)".to_string()
     } else {
         files_checked(document, read)
-    })
+    });
+    (intact, false)
 }
