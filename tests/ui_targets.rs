@@ -77,6 +77,13 @@ fn add_target(w: &mut Window, name: &str, url: &str, user_secret: Option<(&str, 
         type_into(w, "User or access key id", user);
         type_into(w, "Password or secret key", secret);
     }
+    // With a target listed above it (more so with a warning), the form's end can be
+    // below the window's edge. Scrolling is animated: the button is clicked where it ends.
+    w.harness.get_by_label("Save target").scroll_to_me();
+    for _ in 0..20 {
+        w.harness.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     w.harness.get_by_label("Save target").click();
     w.harness.step();
 }
@@ -479,6 +486,49 @@ fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_res
     });
     assert_eq!(open.stats().records, 1, "one record, sent once resumed");
     assert!(!w.log_of("resumed").is_empty(), "the log says it resumed");
+}
+
+/// A configured target that cannot be opened is left out of the picker, and the window
+/// says so once: saving another target (which opens them all again) does not say it again.
+#[test]
+fn a_target_left_out_of_the_picker_is_warned_of_once_not_at_every_save() {
+    no_keyring();
+    let lab = support::Lab::new();
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    std::fs::write(
+        lab.path("app/config.toml"),
+        "[targets.lab-dav]\nurl = \"webdav+http://127.0.0.1:9/dav\"\nuser = \"alice\"\n\
+         secret_env = \"LODGE_TEST_SECRET_NEVER_SET\"\n",
+    )
+    .unwrap();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    let mut w = Window::open_with(lab, cfg);
+    let said = |w: &Window| gui::notices_with(w.app(), "Target 'lab-dav' is not in the picker");
+    w.wait("the warning", |app| {
+        !gui::notices_with(app, "Target 'lab-dav' is not in the picker").is_empty()
+    });
+    assert!(
+        said(&w)[0].1.contains("LODGE_TEST_SECRET_NEVER_SET"),
+        "names the variable: {:?}",
+        said(&w)
+    );
+
+    // Read, the warning is closed (it would cover the form's buttons).
+    w.harness.get_by_label("✖").click();
+    w.harness.step();
+    let other = second_sandbox(&w);
+    add_target(&mut w, "lab-sandbox", &other.target_url(), None);
+    w.wait("the new target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    w.wait("the save's log line", |app| {
+        app.model.log.iter().any(|l| l.text.contains("lab-sandbox"))
+    });
+    for _ in 0..20 {
+        w.harness.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(said(&w).len(), 1, "{:?}", said(&w));
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! every outcome goes back to the window as an [`Update`], every problem as a [`Notice`]
 //! that names the thing and the fix.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -125,6 +125,9 @@ pub(super) struct Core {
     /// Folders being added right now (canonical paths).
     adding: Mutex<HashSet<String>>,
     next_placeholder: AtomicI64,
+    /// The configured targets left out of the picker, by name, with the problem the window
+    /// was told of: a reload (after any target is saved) warns again only of what changed.
+    left_out_said: Mutex<BTreeMap<String, String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -148,6 +151,7 @@ impl Core {
         settings: Settings,
         out: Outbox,
         shutdown: CancellationToken,
+        left_out_said: BTreeMap<String, String>,
     ) -> Core {
         Core {
             store,
@@ -161,6 +165,7 @@ impl Core {
             engine_run: Mutex::new(None),
             adding: Mutex::new(HashSet::new()),
             next_placeholder: AtomicI64::new(-1),
+            left_out_said: Mutex::new(left_out_said),
         }
     }
 
@@ -279,6 +284,11 @@ impl Core {
 
     pub(super) fn store(&self) -> &Arc<Store> {
         &self.store
+    }
+
+    /// See the field: the targets left out of the picker the window was told of.
+    pub(super) fn left_out_said(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, String>> {
+        lock(&self.left_out_said)
     }
 
     pub(super) fn sandbox_target(&self) -> &Arc<dyn Target> {

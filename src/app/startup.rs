@@ -13,6 +13,7 @@ use super::commands::{Core, Outbox};
 use super::model::Notice;
 use super::service::ServiceConfig;
 use super::settings::Settings;
+use super::target_commands::left_out_of_picker;
 use super::targets::register_all;
 use super::update::{FolderChanged, Startup, Update};
 use crate::engine::{Engine, EngineEvent};
@@ -75,15 +76,10 @@ pub(super) async fn open(
     forward_engine_events(&engine, store.clone(), out.clone(), shutdown.clone());
     let targets = registered.picker;
     let configured = registered.configured;
-    let mut problems: Vec<String> = configured
+    let left_out = left_out_of_picker(&configured);
+    let mut problems: Vec<String> = left_out
         .iter()
-        .filter_map(|t| {
-            let p = t.problem.as_ref()?;
-            Some(format!(
-                "Target '{}' is not in the picker: {p}",
-                t.summary.name
-            ))
-        })
+        .map(|(name, p)| format!("Target '{name}' is not in the picker: {p}"))
         .collect();
     problems.extend(store.network_warning());
     let clock = {
@@ -136,7 +132,7 @@ pub(super) async fn open(
     }
     note_folders_since_scan(store.clone(), out.clone());
     Ok(Arc::new(Core::new(
-        store, engine, sandbox, target, config, settings, out, shutdown,
+        store, engine, sandbox, target, config, settings, out, shutdown, left_out,
     )))
 }
 

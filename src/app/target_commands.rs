@@ -1,6 +1,7 @@
 //! The Settings commands for targets, on the runtime: save, remove and test a named target,
 //! then rebuild the engine with every configured target so deposits can go to them.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::commands::Core;
@@ -128,11 +129,14 @@ impl Core {
             self.shutdown_token().clone(),
         );
         self.replace_engine(engine);
-        for t in registered.configured.iter() {
-            if let Some(problem) = &t.problem {
+        // Saving one target reloads them all: a problem the window was already told of is
+        // not told again, only a new or different one.
+        let left_out = left_out_of_picker(&registered.configured);
+        let said = std::mem::replace(&mut *self.left_out_said(), left_out.clone());
+        for (name, problem) in &left_out {
+            if said.get(name) != Some(problem) {
                 self.out().notice(Notice::warning(format!(
-                    "Target '{}' is not in the picker: {problem}",
-                    t.summary.name
+                    "Target '{name}' is not in the picker: {problem}"
                 )));
             }
         }
@@ -142,4 +146,13 @@ impl Core {
         });
         registered.configured
     }
+}
+
+/// The configured targets that could not be opened (so are not in the picker), by name,
+/// with why.
+pub(super) fn left_out_of_picker(configured: &[ConfiguredTarget]) -> BTreeMap<String, String> {
+    configured
+        .iter()
+        .filter_map(|t| Some((t.summary.name.clone(), t.problem.clone()?)))
+        .collect()
 }
