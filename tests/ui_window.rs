@@ -185,6 +185,34 @@ fn verify_deposited_checks_every_deposit_and_names_the_damaged_one() {
     assert_eq!(w.log_of("damaged").len(), 1);
 }
 
+/// *Verify deposited* sits beside the list and checks what the list shows: with a search,
+/// only the deposits of the datasets it finds.
+#[test]
+fn verify_deposited_checks_only_the_datasets_the_search_shows() {
+    let mut w = Window::open(FaultConfig::default());
+    for (name, title) in [
+        ("soil-cores", "Soil cores 2026"),
+        ("water-samples", "Water samples 2026"),
+    ] {
+        let id = w.add_folder(&citable_folder(&w.lab, name, title));
+        w.deposit_row(id);
+    }
+    w.harness.step();
+    w.harness.get_by_label("Verify deposited (2)");
+    w.harness.get_by_label("Search:").focus();
+    w.harness.step();
+    w.harness.get_by_label("Search:").type_text("soil");
+    w.harness.step();
+    w.harness.step();
+    let (_, said) = w.press_for_notice("Verify deposited (1)", "is intact");
+    assert!(said.starts_with("The deposit on "), "{said}");
+    w.wait("the check in the log", |app| {
+        app.model.log.iter().any(|l| l.kind == "verified")
+    });
+    let checked = w.log_of("verified");
+    assert_eq!(checked.len(), 1, "{checked:?}");
+}
+
 /// A file the sandbox holds with other bytes of the same size passes Verify (it asks for
 /// sizes) and is found by Verify bytes, which reads every file back: the notice names it,
 /// and the row turns damaged.

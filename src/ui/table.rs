@@ -46,12 +46,16 @@ pub struct TableState {
     pub descending: bool,
     /// Row ids in display order, rebuilt only when the model or the view settings change.
     pub order: Vec<i64>,
-    /// Datasets "Deposit all ready" would queue, and failed rows: rebuilt with `order`.
+    /// Datasets "Deposit all ready" would queue (every one, shown or not: the top bar's
+    /// button is for all), and failed rows: rebuilt with `order`.
     pub ready_ids: Vec<i64>,
-    /// Rows whose folders changed since their scan: what "Rescan changed" rescans.
+    /// How many of `ready_ids` the search or the status filter hides.
+    pub ready_hidden: usize,
+    /// Rows shown whose folders changed since their scan: what "Rescan changed", beside
+    /// the list, rescans.
     pub changed_ids: Vec<i64>,
-    /// Rows deposited on the chosen target (whole, or found damaged): what "Verify
-    /// deposited" checks.
+    /// Rows shown deposited on the chosen target (whole, or found damaged): what "Verify
+    /// deposited", beside the list, checks.
     pub landed_ids: Vec<i64>,
     pub failed_count: usize,
     pub any_waiting: bool,
@@ -78,6 +82,7 @@ impl TableState {
         let needle = self.search.trim().to_lowercase();
         let mut rows: Vec<(i64, StatusKind, &crate::app::DatasetEntry)> = Vec::new();
         self.ready_ids.clear();
+        self.ready_hidden = 0;
         self.changed_ids.clear();
         self.landed_ids.clear();
         self.failed_count = 0;
@@ -85,8 +90,17 @@ impl TableState {
         for r in model.rows() {
             let status = model.status(r, target);
             let kind = status.kind();
-            if status == (DedupStatus::New { ready: true }) && r.id > 0 {
+            let ready = status == (DedupStatus::New { ready: true }) && r.id > 0;
+            if ready {
                 self.ready_ids.push(r.id);
+            }
+            self.failed_count += usize::from(kind == StatusKind::Failed);
+            self.any_waiting |= kind == StatusKind::WaitingToRetry;
+            let shown =
+                self.filter.is_none_or(|f| f == kind) && (needle.is_empty() || matches(r, &needle));
+            if !shown {
+                self.ready_hidden += usize::from(ready);
+                continue;
             }
             if kind == StatusKind::ChangedSinceScan && r.id > 0 {
                 self.changed_ids.push(r.id);
@@ -96,14 +110,6 @@ impl TableState {
                 StatusKind::Deposited | StatusKind::AlreadyDeposited | StatusKind::Damaged
             ) {
                 self.landed_ids.push(r.id);
-            }
-            self.failed_count += usize::from(kind == StatusKind::Failed);
-            self.any_waiting |= kind == StatusKind::WaitingToRetry;
-            if self.filter.is_some_and(|f| f != kind) {
-                continue;
-            }
-            if !needle.is_empty() && !matches(r, &needle) {
-                continue;
             }
             rows.push((r.id, kind, r));
         }
@@ -209,8 +215,8 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             if ui
                 .button(format!("Rescan changed ({})", changed.len()))
                 .on_hover_text(
-                    "Scan again every dataset whose folder changed since its last scan, so \
-                     that a deposit sends its files as they are now",
+                    "Scan again every dataset listed whose folder changed since its last \
+                     scan, so that a deposit sends its files as they are now",
                 )
                 .clicked()
             {
@@ -227,8 +233,8 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             if ui
                 .button(format!("Verify deposited ({})", landed.len()))
                 .on_hover_text(
-                    "Ask the chosen target whether it still holds each deposit of these \
-                     datasets whole: the record, and every file at its size. Changes \
+                    "Ask the chosen target whether it still holds each deposit of the \
+                     datasets listed whole: the record, and every file at its size. Changes \
                      nothing there; one notice sums up, each finding goes into the log",
                 )
                 .clicked()

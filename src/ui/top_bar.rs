@@ -34,7 +34,13 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     !ready_ids.is_empty(),
                     egui::Button::new(format!("Deposit all ready ({})", ready_ids.len())),
                 )
-                .on_hover_text("Deposit every new dataset whose metadata is complete")
+                .on_hover_text(match app.table.ready_hidden {
+                    0 => "Deposit every new dataset whose metadata is complete".to_string(),
+                    n => format!(
+                        "Deposit every new dataset whose metadata is complete, including {n} \
+                         the search or the status filter hides"
+                    ),
+                })
                 .clicked()
             {
                 let target = app.target_id().to_string();
