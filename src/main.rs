@@ -89,7 +89,11 @@ fn run_window(db: Option<std::path::PathBuf>) -> ExitCode {
                 ServiceConfig::platform(db),
                 Arc::new(move || ctx.request_repaint()),
             );
-            Ok(Box::new(LodgeApp::new(service)))
+            let mut app = LodgeApp::new(service);
+            if let Some(storage) = cc.storage {
+                app.recall_from(storage);
+            }
+            Ok(Box::new(app))
         }),
     );
     // The window is closed (the app and its service are dropped, which cancels the engine):

@@ -391,6 +391,67 @@ fn editing_the_picked_targets_url_keeps_it_picked() {
     );
 }
 
+/// eframe's storage, in memory: what the window saves when it closes.
+#[derive(Default)]
+struct MemoryStorage(std::collections::HashMap<String, String>);
+
+impl eframe::Storage for MemoryStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.0.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.0.insert(key.to_string(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.0.remove(key);
+    }
+    fn flush(&mut self) {}
+}
+
+/// From one run to the next the window remembers which target is picked and how the list
+/// is sorted, as a person who deposits to the lab's store every week expects; not the
+/// search, which would hide datasets.
+#[test]
+fn the_picked_target_and_the_lists_order_are_remembered_from_one_run_to_the_next() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    add_target(&mut w, "lab2", &other.target_url(), None);
+    w.wait("the target saved", |app| {
+        app.model.targets.len() == 2 && app.model.target_saved.is_some()
+    });
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let lab2 = w.app().target_id().to_string();
+    assert_eq!(lab2, other.target_url());
+    {
+        let app = w.harness.state_mut();
+        app.table.sort = lodge::ui::table::SortBy::Name;
+        app.table.descending = true;
+        app.table.search = "soil".into();
+    }
+    w.harness.step();
+    let mut storage = MemoryStorage::default();
+    eframe::App::save(w.harness.state_mut(), &mut storage);
+
+    // As `main` does: the app takes up what was remembered before its first frame, while
+    // the targets are not known yet.
+    let mut w = w.reopen_prepared(|app| app.recall_from(&storage));
+    w.wait("lab2 picked again", |app| app.target_id() == lab2);
+    let table = &w.app().table;
+    assert_eq!(table.sort, lodge::ui::table::SortBy::Name);
+    assert!(table.descending);
+    assert_eq!(table.search, "", "the search is not kept");
+
+    // A target removed since is not picked: the sandbox is.
+    let mut gone = lodge::ui::ViewMemory::default();
+    gone.target_scope = "sandbox+http://127.0.0.1:9".into();
+    w.harness.state_mut().recall(gone);
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(w.app().target, 0);
+}
+
 /// A sandbox at `addr` (port 0: any) that wants `token`, if one, keeping its records in the
 /// lab's `locked-sandbox` folder across restarts.
 fn sandbox_at(w: &Window, addr: SocketAddr, token: Option<&str>) -> RunningSandbox {

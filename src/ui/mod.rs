@@ -30,6 +30,22 @@ pub enum View {
     History,
 }
 
+/// What the window remembers from one run to the next (in eframe's storage): how the list
+/// is sorted and which target is picked. Not the search or the status filter: a list that
+/// opened filtered would hide datasets from whoever forgot the filter.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ViewMemory {
+    pub sort: table::SortBy,
+    pub descending: bool,
+    /// The picked target's scope id, and its name in the config if it has one (a target
+    /// edited since to another URL is found by its name).
+    pub target_scope: String,
+    pub target_name: Option<String>,
+}
+
+/// The key of [`ViewMemory`] in eframe's storage.
+const VIEW_MEMORY_KEY: &str = "lodge-view";
+
 /// The window: the service, the model it keeps current, and what each panel remembers.
 pub struct LodgeApp {
     pub service: AppService,
@@ -77,6 +93,32 @@ impl LodgeApp {
             notices: notices::Notices::default(),
             folders_checked_ms: None,
             typing: false,
+        }
+    }
+
+    /// What to remember of this window for the next run.
+    pub fn remember(&self) -> ViewMemory {
+        ViewMemory {
+            sort: self.table.sort,
+            descending: self.table.descending,
+            target_scope: self.picked.0.clone(),
+            target_name: self.picked.1.clone(),
+        }
+    }
+
+    /// Take up what an earlier run remembered. The target is picked once the targets are
+    /// known; one that is gone leaves the sandbox picked.
+    pub fn recall(&mut self, memory: ViewMemory) {
+        self.table.sort = memory.sort;
+        self.table.descending = memory.descending;
+        // A version no list of targets has: the next frame with targets picks this one.
+        self.picked = (memory.target_scope, memory.target_name, u64::MAX);
+    }
+
+    /// [`LodgeApp::recall`] what eframe's `storage` holds, if it holds anything.
+    pub fn recall_from(&mut self, storage: &dyn eframe::Storage) {
+        if let Some(memory) = eframe::get_value(storage, VIEW_MEMORY_KEY) {
+            self.recall(memory);
         }
     }
 
@@ -136,6 +178,11 @@ impl LodgeApp {
     /// or by its name when an edit changed its scope (a new URL), the sandbox when the
     /// picked one was removed.
     fn keep_picked_target(&mut self) {
+        // Before the targets are known there is nothing to pick (and a pick recalled from
+        // the last run must wait for them).
+        if self.model.targets.is_empty() {
+            return;
+        }
         if self.picked.2 != self.model.targets_version {
             let (scope, name, _) = &self.picked;
             let edited = name.as_ref().and_then(|name| {
@@ -199,5 +246,9 @@ impl LodgeApp {
 impl eframe::App for LodgeApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.show(ui);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, VIEW_MEMORY_KEY, &self.remember());
     }
 }

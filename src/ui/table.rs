@@ -27,7 +27,7 @@ impl PartialOrd for NaturalKey {
 }
 
 /// The column a table is sorted by.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SortBy {
     #[default]
     Added,

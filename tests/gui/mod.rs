@@ -56,9 +56,20 @@ impl Window {
     }
 
     pub fn open_with(lab: Lab, config: ServiceConfig) -> Window {
+        Window::open_prepared(lab, config, |_| {})
+    }
+
+    /// Open the window, `prepare` given the app before its first frame (as `main` gives
+    /// it what eframe's storage remembers).
+    fn open_prepared(
+        lab: Lab,
+        config: ServiceConfig,
+        prepare: impl FnOnce(&mut LodgeApp),
+    ) -> Window {
         let runtime = tokio::runtime::Runtime::new().expect("runtime");
         let service = AppService::start(runtime.handle(), config, Arc::new(|| {}));
-        let app = LodgeApp::new(service);
+        let mut app = LodgeApp::new(service);
+        prepare(&mut app);
         let harness = Harness::builder()
             .with_size(WINDOW)
             .build_ui_state(|ui, app: &mut LodgeApp| app.show(ui), app);
@@ -74,6 +85,11 @@ impl Window {
     /// Close the window (its service and sandbox stop) and open it again on the same lab,
     /// as a person does from one day to the next.
     pub fn reopen(self) -> Window {
+        self.reopen_prepared(|_| {})
+    }
+
+    /// [`Window::reopen`], `prepare` given the new app before its first frame.
+    pub fn reopen_prepared(self, prepare: impl FnOnce(&mut LodgeApp)) -> Window {
         let Window {
             lab,
             harness,
@@ -82,7 +98,7 @@ impl Window {
         drop(harness);
         drop(runtime);
         let cfg = config(&lab, FaultConfig::default());
-        Window::open_with(lab, cfg)
+        Window::open_prepared(lab, cfg, prepare)
     }
 
     pub fn app(&self) -> &LodgeApp {
