@@ -444,8 +444,10 @@ fn the_picked_target_and_the_lists_order_are_remembered_from_one_run_to_the_next
     assert_eq!(table.search, "", "the search is not kept");
 
     // A target removed since is not picked: the sandbox is.
-    let mut gone = lodge::ui::ViewMemory::default();
-    gone.target_scope = "sandbox+http://127.0.0.1:9".into();
+    let gone = lodge::ui::ViewMemory {
+        target_scope: "sandbox+http://127.0.0.1:9".into(),
+        ..Default::default()
+    };
     w.harness.state_mut().recall(gone);
     w.harness.step();
     w.harness.step();
