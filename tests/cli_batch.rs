@@ -622,6 +622,51 @@ async fn verify_asks_a_busy_server_again_rather_than_report_its_deposits_uncheck
     assert!(!t.contains("could not"), "{t}");
 }
 
+/// File names written in NFD (as macOS writes them, and as they arrive by copy or archive)
+/// are in the manifest in NFC, and the deposit still finds them on disk: the dataset lands,
+/// is verified by its bytes, and repaired from them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dataset_whose_file_names_are_nfd_on_disk_deposits_verifies_and_repairs() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    // "Zürich/Messung-ä.csv" with the umlauts decomposed (u + U+0308), folder and file.
+    let nfd = "Zu\u{308}rich/Messung-a\u{308}.csv";
+    let folder = lab.folder("nfd-names", &[(nfd, b"t,v\n1,2\n"), ("README.txt", b"r")]);
+    let store = lab.store("lodge.db");
+    let (id, key) = add(&store, &folder, &metadata("NFD names"));
+    let manifest = store.document(&key).unwrap().unwrap().manifest;
+    drop(store);
+    let csv = manifest
+        .iter()
+        .find(|e| e.path == "Zürich/Messung-ä.csv")
+        .expect("the manifest names the file in NFC");
+
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &sandbox.target_url()],
+    )
+    .await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("deposited nfd-names -> sbx-000001"), "{t}");
+    let out = lodge_with(&db, &["verify", &id.to_string(), "--bytes"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    // The file lost on the server is sent again from the NFD name on disk.
+    std::fs::remove_file(
+        sandbox
+            .data_dir()
+            .join(format!("blobs/sha256/{}", csv.sha256)),
+    )
+    .unwrap();
+    let out = lodge_with(&db, &["verify", &id.to_string(), "--repair"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("repaired #1 nfd-names"), "{t}");
+    assert!(t.contains("Zürich/Messung-ä.csv"), "named in NFC: {t}");
+}
+
 /// A server that answers no check (here busy through every try; one that hangs would hold
 /// each check for the two-minute read timeout) is asked once: the deposits after the
 /// first on it are not sent, and say why.

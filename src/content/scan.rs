@@ -136,6 +136,39 @@ fn strict_rel_path(root: &Path, path: &Path) -> Result<String, ContentError> {
     })
 }
 
+/// Where the file a manifest calls `rel` (NFC, `/`-separated) is under `root` on disk.
+/// Names are kept in the manifest in NFC, but a disk may hold them in another form (macOS
+/// writes NFD, and such files arrive on Linux by copy or archive), so a part of the path
+/// that is not there as written is found among its folder's entries by its NFC form; the
+/// scan refused two names equal in NFC, so at most one matches. When nothing matches, the
+/// plain join, so that the caller's error names the path it expected.
+pub fn on_disk(root: &Path, rel: &str) -> PathBuf {
+    let direct = root.join(rel);
+    if rel.is_ascii() || direct.symlink_metadata().is_ok() {
+        return direct;
+    }
+    let mut at = root.to_path_buf();
+    for part in rel.split('/') {
+        let next = at.join(part);
+        if next.symlink_metadata().is_ok() {
+            at = next;
+            continue;
+        }
+        let found = std::fs::read_dir(&at).ok().and_then(|entries| {
+            entries.flatten().find(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|name| name.nfc().eq(part.chars()))
+            })
+        });
+        match found {
+            Some(entry) => at = entry.path(),
+            None => return direct,
+        }
+    }
+    at
+}
+
 /// The relative path of a skipped entry, for display only.
 fn lossy_rel_path(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);

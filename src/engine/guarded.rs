@@ -392,7 +392,7 @@ pub fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
         });
     }
     for f in files {
-        let path: PathBuf = root.join(&f.rel_path);
+        let path: PathBuf = crate::content::on_disk(root, &f.rel_path);
         let changed = |message: String| Failure::Changed {
             path: path.display().to_string(),
             message,

@@ -511,7 +511,7 @@ impl InvenioTarget {
             }
         }
         for entry in &request.document.manifest {
-            let path = request.root.join(&entry.path);
+            let path = crate::content::on_disk(request.root, &entry.path);
             let local = {
                 let path = path.clone();
                 tokio::task::spawn_blocking(move || md5_and_sha256(&path))
@@ -550,7 +550,7 @@ impl InvenioTarget {
         md5: &str,
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
-        let path = request.root.join(&entry.path);
+        let path = crate::content::on_disk(request.root, &entry.path);
         let slice = FileSlice {
             path: &path,
             offset: 0,

@@ -70,7 +70,7 @@ pub async fn put_file(
     entry: &ManifestEntry,
     progress: &ProgressSink,
 ) -> Result<reqwest::Response, Failure> {
-    let path = root.join(&entry.path);
+    let path = crate::content::on_disk(root, &entry.path);
     let slice = FileSlice {
         path: &path,
         offset: 0,

@@ -187,7 +187,7 @@ impl S3Target {
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
         let key = self.location.blob_key(&entry.sha256);
-        let path = request.root.join(&entry.path);
+        let path = crate::content::on_disk(request.root, &entry.path);
         if entry.size >= self.options.multipart_threshold {
             return multipart::upload(self, &key, &path, entry, progress).await;
         }
