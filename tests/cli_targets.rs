@@ -116,6 +116,50 @@ fn add_dataset(store: &lodge::store::Store, lab: &Lab) {
     add(store, &lab.numbered_folder(1), &metadata("By name"));
 }
 
+/// A password in a target URL would be saved in the config and printed in messages, the
+/// store and the log: such a URL is refused, the refusal says what to do instead, and the
+/// password shows nowhere.
+#[test]
+fn a_target_url_with_a_password_is_refused_and_the_password_shows_nowhere() {
+    let lab = Lab::new();
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    for url in [
+        "webdav+http://alice:hunter2@127.0.0.1:9/lab",
+        "sandbox+http://alice:hunter2@127.0.0.1:9",
+    ] {
+        let add = lodge_in(&lab)
+            .args(["target", "add", "lab", url])
+            .output()
+            .unwrap();
+        let deposit = lodge_in(&lab)
+            .args(["deposit", "--all", "--target", url])
+            .output()
+            .unwrap();
+        for out in [add, deposit] {
+            let t = text(&out);
+            assert_eq!(out.status.code(), Some(2), "{url}: {t}");
+            assert_all(
+                &t,
+                &[
+                    "holds a user name and password before the host",
+                    "--user",
+                    "--secret-stdin",
+                ],
+            );
+            assert!(!t.contains("hunter2"), "{t}");
+        }
+    }
+    assert!(
+        !lab.path("config/config.toml").exists(),
+        "nothing was saved"
+    );
+    assert!(
+        store.jobs_of_dataset(1).unwrap().is_empty(),
+        "nothing queued"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_server_that_ignores_if_none_match_is_refused_by_target_test() {
     let lab = Lab::new();

@@ -61,6 +61,9 @@ pub fn resolve(config: &Config, name_or_url: &str) -> Result<(String, TargetConf
         return Ok((name_or_url.to_string(), t.clone()));
     }
     if name_or_url.contains("://") {
+        if let Some((shown, why)) = crate::targets::http::credentials_in_url(name_or_url) {
+            return Err(ConfigError::new(format!("target '{shown}': {why}")));
+        }
         return Ok((
             name_or_url.to_string(),
             TargetConfig {
@@ -156,6 +159,10 @@ fn open_with(
 ) -> Result<Arc<dyn Target>, ConfigError> {
     let err = |m: String| ConfigError::new(format!("target '{name}': {m}"));
     let url = t.url.as_str();
+    // A config file written by hand (or before this check) may hold one.
+    if let Some((_, why)) = crate::targets::http::credentials_in_url(url) {
+        return Err(err(why));
+    }
     if url.starts_with("s3://") {
         let location =
             S3Location::parse(url, t.endpoint.as_deref(), t.region.as_deref()).map_err(err)?;

@@ -24,6 +24,34 @@ pub fn client() -> Result<reqwest::Client, String> {
         .map_err(|e| format!("cannot build an HTTP client: {e}"))
 }
 
+/// A target URL with a user name or password before its host (`KIND+https://USER:PASS@HOST`)
+/// is refused: URLs are saved in the config file and printed in messages, the store and the
+/// log, where a secret must never be. `Some((url, why))`: the URL with what is before the
+/// `@` masked, to show, and why it is refused with what to do instead.
+pub fn credentials_in_url(url: &str) -> Option<(String, String)> {
+    let rest = url.split_once('+').map_or(url, |(_, rest)| rest);
+    let (scheme, after) = rest.split_once("://")?;
+    let authority_end = after.find(['/', '?', '#']).unwrap_or(after.len());
+    let (userinfo, host) = after[..authority_end].rsplit_once('@')?;
+    let masked = format!(
+        "{}{scheme}://…@{host}{}",
+        &url[..url.len() - rest.len()],
+        &after[authority_end..]
+    );
+    let what = if userinfo.contains(':') {
+        "a user name and password"
+    } else {
+        "a user name"
+    };
+    let why = format!(
+        "it holds {what} before the host, and target URLs are saved and printed, where no \
+         secret may be: give the URL without them, and the user with --user, the password \
+         with --secret-stdin or --secret-env VAR (`lodge target add NAME URL ...`; in the \
+         window, the target's user and password fields)"
+    );
+    Some((masked, why))
+}
+
 /// Send a request; a transport error becomes a classified failure.
 pub async fn send(rb: reqwest::RequestBuilder) -> Result<reqwest::Response, Failure> {
     rb.send().await.map_err(|e| Failure::from_reqwest(&e))
@@ -118,5 +146,24 @@ mod tests {
         assert!(!ok("http://s3.example.org", false));
         assert!(ok("http://s3.example.org", true));
         assert!(ok("https://s3.example.org", false));
+    }
+
+    #[test]
+    fn a_password_in_a_target_url_is_refused_and_never_shown() {
+        let (shown, why) =
+            credentials_in_url("webdav+https://alice:hunter2@dav.example.org/lab?x=1").unwrap();
+        assert_eq!(shown, "webdav+https://…@dav.example.org/lab?x=1");
+        assert!(why.contains("a user name and password") && why.contains("--secret-stdin"));
+        let (shown, why) = credentials_in_url("s3://AKIA123@bucket/prefix").unwrap();
+        assert_eq!(shown, "s3://…@bucket/prefix");
+        assert!(why.contains("a user name before the host"), "{why}");
+        for fine in [
+            "webdav+https://dav.example.org/remote.php/dav/files/alice@lab/x",
+            "sandbox+http://127.0.0.1:8080",
+            "s3://bucket/a@b",
+            "zenodo+https://zenodo.org",
+        ] {
+            assert_eq!(credentials_in_url(fine), None, "{fine}");
+        }
     }
 }

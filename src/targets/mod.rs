@@ -209,6 +209,9 @@ pub fn is_token_target_url(url: &str) -> bool {
 
 /// Open the target a URL names, with an optional bearer token.
 pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, TargetUrlError> {
+    if let Some((shown, reason)) = http::credentials_in_url(url) {
+        return Err(TargetUrlError::Malformed { url: shown, reason });
+    }
     let Some((kind, rest)) = url.split_once('+') else {
         return Err(TargetUrlError::Malformed {
             url: url.into(),
