@@ -622,6 +622,37 @@ async fn verify_asks_a_busy_server_again_rather_than_report_its_deposits_uncheck
     assert!(!t.contains("could not"), "{t}");
 }
 
+/// A number names the dataset of that number, as Lodge's output does, even where the
+/// current folder holds a folder of that name: `remove 1` must not remove another dataset.
+/// `./1` names the folder.
+#[test]
+fn a_dataset_number_wins_over_a_folder_of_that_name_in_the_current_folder() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (first, _) = add(&store, &lab.numbered_folder(1), &metadata("First"));
+    assert_eq!(first, 1);
+    let folder_named_1 = lab.folder("work/1", &[("notes.txt", b"folder named 1")]);
+    let (other, _) = add(&store, &folder_named_1, &metadata("Folder named 1"));
+    let in_work = |args: &[&str]| {
+        let mut c = lodge(&db);
+        c.current_dir(lab.path("work")).args(args);
+        c.output().unwrap()
+    };
+    let t = text(&in_work(&["show", "1"]));
+    assert!(t.starts_with("dataset 1 ds001"), "{t}");
+    let t = text(&in_work(&["show", "./1"]));
+    assert!(t.starts_with(&format!("dataset {other} 1")), "{t}");
+    let out = in_work(&["remove", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let left: Vec<i64> = store.datasets().unwrap().iter().map(|d| d.id).collect();
+    assert_eq!(
+        left,
+        vec![other],
+        "dataset 1 removed, not the folder named 1"
+    );
+}
+
 /// File names written in NFD (as macOS writes them, and as they arrive by copy or archive)
 /// are in the manifest in NFC, and the deposit still finds them on disk: the dataset lands,
 /// is verified by its bytes, and repaired from them.

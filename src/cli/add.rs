@@ -557,6 +557,13 @@ pub(super) fn select_datasets(
     let named: Vec<DatasetRow> = selectors
         .iter()
         .map(|s| {
+            // A number is the dataset of that number, as Lodge's output names them, even
+            // when the current folder holds a folder of that name (`./7` names that one).
+            if s.bytes().all(|b| b.is_ascii_digit())
+                && let Some(d) = store.dataset(s.parse().unwrap_or(-1))?
+            {
+                return Ok(d);
+            }
             // A folder given as a path is matched by its canonical form.
             let canonical = std::fs::canonicalize(s)
                 .ok()
