@@ -622,6 +622,60 @@ async fn verify_asks_a_busy_server_again_rather_than_report_its_deposits_uncheck
     assert!(!t.contains("could not"), "{t}");
 }
 
+/// A file whose bytes change while its size and modification time stay (a copy that keeps
+/// times, `touch -d`) is caught as it is sent; the rejection's rescan then sees the change
+/// (the hash cache forgets the file), and the next deposit sends the file as it is now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_change_that_keeps_size_and_time_is_rejected_and_the_rescan_it_names_finds_it() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let folder = lab.folder("kept-times", &[("x.csv", b"AAAA\n"), ("README.txt", b"r")]);
+    let store = lab.store("lodge.db");
+    let (id, before) = add(&store, &folder, &metadata("Kept times"));
+    drop(store);
+    let file = folder.join("x.csv");
+    let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
+    std::fs::write(&file, b"BBBB\n").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+
+    let deposit = || {
+        lodge_with(
+            &db,
+            &["deposit", "--all", "--target", &sandbox.target_url()],
+        )
+    };
+    let out = deposit().await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &["rejected  kept-times", "content changed (SHA-256 now "],
+    );
+    assert_eq!(sandbox.stats().records, 0);
+
+    let out = lodge_with(&db, &["scan", &id.to_string()]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(!t.contains("unchanged"), "the rescan sees the change: {t}");
+    let after = lab
+        .store("lodge.db")
+        .dataset(id)
+        .unwrap()
+        .unwrap()
+        .key
+        .unwrap();
+    assert_ne!(after, before);
+    let out = deposit().await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 1);
+}
+
 /// A number names the dataset of that number, as Lodge's output does, even where the
 /// current folder holds a folder of that name: `remove 1` must not remove another dataset.
 /// `./1` names the folder.

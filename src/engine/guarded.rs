@@ -224,6 +224,12 @@ impl Engine {
         };
         let progress = self.progress_sink(job.id, job.dataset_id, document.total_size());
         if let Err(failure) = target.upload(&request, progress).await {
+            // The rejection asks for a rescan; the hash cache would give it the file's old
+            // digest (its size and time did not change), and the rescan would see nothing.
+            if let Some(path) = failure.content_changed_path() {
+                let path = path.to_string();
+                let _ = self.db(move |s| s.forget_digest(&path)).await;
+            }
             return Ok(AttemptOutcome::Failed(failure));
         }
         Ok(match target.create_record(&request).await {

@@ -55,6 +55,24 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Forget the digest of the file at `abs_path`: its bytes changed while its size,
+    /// modification time and file id stayed (a copy that keeps times, `touch -d`), so the
+    /// next scan must hash it again rather than trust the cache.
+    pub fn forget_digest(&self, abs_path: &str) -> Result<()> {
+        if let Some(local) = &self.local_cache {
+            return local.forget_digest(abs_path);
+        }
+        self.write(|db| {
+            db.run(
+                "DELETE FROM hash_cache WHERE abs_path = ?1",
+                args![abs_path],
+            )
+            .map(drop)
+        })
+    }
+}
+
 /// The cache only saves work: if the database cannot answer, files are hashed again, and a
 /// failed write only means the next scan hashes them again too.
 impl HashCache for Store {

@@ -63,6 +63,11 @@ pub enum Failure {
     },
 }
 
+/// How the message of a [`Failure::Changed`] begins when a file's bytes differ from its
+/// scan's digest as they are sent (its size and modification time may not: a copy that
+/// keeps times, `touch -d`).
+pub const CONTENT_CHANGED: &str = "content changed";
+
 /// What the engine does about a failure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailureClass {
@@ -80,6 +85,17 @@ pub enum FailureClass {
 }
 
 impl Failure {
+    /// The file whose bytes were found changed as they were sent ([`CONTENT_CHANGED`]),
+    /// if that is what this failure is.
+    pub fn content_changed_path(&self) -> Option<&str> {
+        match self {
+            Failure::Changed { path, message } if message.starts_with(CONTENT_CHANGED) => {
+                Some(path)
+            }
+            _ => None,
+        }
+    }
+
     pub fn class(&self) -> FailureClass {
         match self {
             Failure::Wait { .. } | Failure::NotSent { .. } => FailureClass::Retry,

@@ -23,7 +23,8 @@ use serde_json::{Value, json};
 use super::holdings::hash_body;
 use super::stream::{FileSlice, file_body, refusal};
 use super::{
-    DepositRequest, Failure, FileHeld, Holdings, Landed, ProgressSink, ReadBack, RecordRef, Target,
+    CONTENT_CHANGED, DepositRequest, Failure, FileHeld, Holdings, Landed, ProgressSink, ReadBack,
+    RecordRef, Target,
 };
 use crate::content::{
     ContentDocument, ContentKey, Creator, FieldProblem, ManifestEntry, Sha256Hex, spdx_license_id,
@@ -526,7 +527,7 @@ impl InvenioTarget {
             if sha != entry.sha256 {
                 return Err(Failure::Changed {
                     path: path.display().to_string(),
-                    message: format!("content changed (SHA-256 now {sha})"),
+                    message: format!("{CONTENT_CHANGED} (SHA-256 now {sha})"),
                 });
             }
             if let Some((status, Some(checksum))) = on_server.get(&entry.path)

@@ -25,7 +25,9 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::content::{ContentDocument, ContentKey};
-pub use failure::{Failure, FailureClass, is_changed_since_scan, is_paused_for_credentials};
+pub use failure::{
+    CONTENT_CHANGED, Failure, FailureClass, is_changed_since_scan, is_paused_for_credentials,
+};
 pub use holdings::{Discrepancy, FileHeld, Holdings, ReadBack};
 
 /// What a repository calls a record once it exists.

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use sha2::Digest;
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
-use super::{Failure, ProgressSink};
+use super::{CONTENT_CHANGED, Failure, ProgressSink};
 use crate::content::{ManifestEntry, Sha256Hex};
 
 /// Read size of an upload stream.
@@ -161,7 +161,7 @@ fn hashing_body(
             {
                 return Err(refuse(
                     &st,
-                    format!("content changed (SHA-256 now {digest})"),
+                    format!("{CONTENT_CHANGED} (SHA-256 now {digest})"),
                 ));
             }
             st.watch

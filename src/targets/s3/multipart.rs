@@ -14,7 +14,7 @@ use sha2::Digest;
 use super::{S3Target, errors, etag_of};
 use crate::content::{ManifestEntry, Sha256Hex};
 use crate::targets::stream::{FileSlice, file_body, refusal, sent_digest};
-use crate::targets::{Failure, ProgressSink};
+use crate::targets::{CONTENT_CHANGED, Failure, ProgressSink};
 
 /// S3 allows at most this many parts.
 const MAX_PARTS: u64 = 10_000;
@@ -128,7 +128,7 @@ async fn send_and_complete(
         .map_err(|e| changed(format!("hashing it again failed: {e}")))?
         .map_err(|e| changed(format!("cannot read it any more ({e})")))?;
     if whole != entry.sha256 {
-        return Err(changed(format!("content changed (SHA-256 now {whole})")));
+        return Err(changed(format!("{CONTENT_CHANGED} (SHA-256 now {whole})")));
     }
     if let Some(n) = (0..digests.len()).find(|&i| digests[i] != on_disk[i]) {
         return Err(changed(format!(
