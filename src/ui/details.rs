@@ -1,14 +1,14 @@
 //! The details panel of the selected dataset: the metadata form (inline validation that
 //! blocks Deposit), the manifest (paths, sizes, hashes) and the deposit attempts per target.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use egui::RichText;
 
 use super::metadata_form::{self, MetadataForm};
 use super::{LodgeApp, badge, format, table};
 use crate::app::{Command, DedupStatus, Notice, StatusKind, Update};
-use crate::content::citation;
+use crate::content::{FieldProblem, Metadata, citation};
 use crate::store::replays_by_original;
 use crate::targets::ReadBack;
 use crate::wording::{count_of, human_bytes, replayed_since};
@@ -17,13 +17,45 @@ use crate::wording::{count_of, human_bytes, replayed_since};
 pub struct DetailsState {
     /// The form and the stored metadata it started from (to tell edits apart).
     form: Option<(i64, MetadataForm, MetadataForm)>,
+    /// Forms with edits not saved, of datasets not shown now (another row was selected,
+    /// or the details closed), with the stored metadata each started from: they come back
+    /// with their dataset, so a click elsewhere never throws edits away.
+    drafts: HashMap<i64, (MetadataForm, MetadataForm)>,
     /// The row and its jobs' stamp the details were loaded for.
     loaded_for: Option<(i64, (i64, u64))>,
 }
 
 impl DetailsState {
+    /// The details show nothing, or another dataset: the form goes, its edits (if any)
+    /// kept as a draft.
     pub fn reset(&mut self) {
-        *self = DetailsState::default();
+        let mut drafts = std::mem::take(&mut self.drafts);
+        if let Some((id, form, base)) = self.form.take()
+            && !form.says_the_same_as(&base)
+        {
+            drafts.insert(id, (form, base));
+        }
+        *self = DetailsState {
+            drafts,
+            ..DetailsState::default()
+        };
+    }
+
+    /// The metadata each dataset's edits not saved give (the form shown, and the drafts),
+    /// with what is wrong with it: a deposit must carry what the person sees, not what
+    /// was stored before they typed.
+    pub fn unsaved_edits(&self) -> HashMap<i64, (Metadata, Vec<FieldProblem>)> {
+        self.form
+            .iter()
+            .map(|(id, form, base)| (*id, form, base))
+            .chain(
+                self.drafts
+                    .iter()
+                    .map(|(id, (form, base))| (*id, form, base)),
+            )
+            .filter(|(_, form, base)| !form.says_the_same_as(base))
+            .map(|(id, form, _)| (id, form.to_metadata()))
+            .collect()
     }
 }
 
@@ -53,18 +85,26 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     // has edits (a terminal's `lodge add`) joins them: a later Save must not undo it.
     let stored = MetadataForm::from_metadata(&entry.metadata);
     let mut edited_twice = Vec::new();
-    match &mut app.details.form {
-        Some((fid, form, base)) if *fid == id => {
-            if *base != stored {
-                if form.says_the_same_as(&stored) || *form == *base {
-                    *form = stored.clone();
-                } else {
-                    edited_twice = form.rebase(base, &stored);
-                }
-                *base = stored;
-            }
+    if app
+        .details
+        .form
+        .as_ref()
+        .is_none_or(|(fid, _, _)| *fid != id)
+    {
+        // This dataset's draft, if it has one, with the edits left in it.
+        let (form, base) =
+            (app.details.drafts.remove(&id)).unwrap_or_else(|| (stored.clone(), stored.clone()));
+        app.details.form = Some((id, form, base));
+    }
+    if let Some((_, form, base)) = &mut app.details.form
+        && *base != stored
+    {
+        if form.says_the_same_as(&stored) || *form == *base {
+            *form = stored.clone();
+        } else {
+            edited_twice = form.rebase(base, &stored);
         }
-        _ => app.details.form = Some((id, stored.clone(), stored)),
+        *base = stored;
     }
     if !edited_twice.is_empty() {
         app.model.apply(Update::Notice(Notice::warning(format!(

@@ -21,6 +21,7 @@ pub mod targets_section;
 pub mod top_bar;
 
 use crate::app::{AppService, Command, DedupStatus, Model};
+use crate::wording::count_of;
 pub use format::Clock;
 
 /// Which view fills the middle of the window.
@@ -93,6 +94,39 @@ impl LodgeApp {
             notices: notices::Notices::default(),
             folders_checked_ms: None,
             typing: false,
+        }
+    }
+
+    /// What depositing dataset `id` on `target` sends, given the edits not saved in its
+    /// details form (`edits`, from [`details::DetailsState::unsaved_edits`]): with edits
+    /// that differ from what is stored, save them first and deposit then, as the details'
+    /// own Deposit does (a record is made once: it must carry what the person sees);
+    /// `Err` with why not, when those edits are not valid yet.
+    pub fn deposit_command(
+        entry: &crate::app::DatasetEntry,
+        edits: Option<&(crate::content::Metadata, Vec<crate::content::FieldProblem>)>,
+        target: &str,
+    ) -> Result<Command, String> {
+        match edits {
+            Some((metadata, problems)) if *metadata != entry.metadata => {
+                if !problems.is_empty() {
+                    return Err(format!(
+                        "{}'s details hold edits not saved that are not valid yet ({}): fix \
+                         them, or Undo edits, first",
+                        entry.name,
+                        count_of(problems.len() as u64, "problem", "problems")
+                    ));
+                }
+                Ok(Command::SetMetadata {
+                    id: entry.id,
+                    metadata: metadata.clone(),
+                    then_deposit: Some(target.to_string()),
+                })
+            }
+            _ => Ok(Command::Deposit {
+                ids: vec![entry.id],
+                target: target.to_string(),
+            }),
         }
     }
 

@@ -279,6 +279,7 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     let mut commands: Vec<Command> = Vec::new();
     let mut remove: Option<i64> = None;
     let target = app.target_id().to_string();
+    let edits = app.details.unsaved_edits();
     // A click anywhere on a row selects it, on its text too: a selectable label would take
     // the click for itself (to select its text), and the row would not see it.
     ui.style_mut().interaction.selectable_labels = false;
@@ -350,7 +351,15 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                             badge::show(ui, &status, now);
                         });
                         row.col(|ui| {
-                            actions(ui, entry, &status, &target, &mut commands, &mut remove);
+                            let edits = edits.get(&entry.id);
+                            let (status, target) = (&status, target.as_str());
+                            let row = Row {
+                                entry,
+                                status,
+                                target,
+                                edits,
+                            };
+                            actions(ui, &row, &mut commands, &mut remove);
                         });
                         if row.response().clicked() {
                             clicked = Some(id);
@@ -383,14 +392,27 @@ pub(super) fn rescan(entry: &crate::app::DatasetEntry) -> Command {
     }
 }
 
+/// One row of the table, for its actions: the dataset, its status on the chosen target,
+/// and the edits not saved in its details form, if any.
+struct Row<'a> {
+    entry: &'a crate::app::DatasetEntry,
+    status: &'a DedupStatus,
+    target: &'a str,
+    edits: Option<&'a (crate::content::Metadata, Vec<crate::content::FieldProblem>)>,
+}
+
 fn actions(
     ui: &mut egui::Ui,
-    entry: &crate::app::DatasetEntry,
-    status: &DedupStatus,
-    target: &str,
+    row: &Row<'_>,
     commands: &mut Vec<Command>,
     remove: &mut Option<i64>,
 ) {
+    let Row {
+        entry,
+        status,
+        target,
+        edits,
+    } = *row;
     if entry.id < 0 {
         return;
     }
@@ -417,15 +439,24 @@ fn actions(
         | DedupStatus::TargetPaused { .. } => {
             // On a paused target, Deposit is how the user says they have acted: it lifts
             // the pause, and the queued job is sent.
-            let ready = entry.problems.is_empty() && entry.key.is_some();
+            // Edits in the details not saved yet go with the deposit (saved first), or
+            // hold it while they are not valid.
+            let command = LodgeApp::deposit_command(entry, edits, target);
+            let (ready, why_not) = match &command {
+                Ok(Command::SetMetadata { .. }) => (entry.key.is_some(), String::new()),
+                Ok(_) => (
+                    entry.problems.is_empty() && entry.key.is_some(),
+                    "Complete the metadata first (select the row)".to_string(),
+                ),
+                Err(why) => (false, why.clone()),
+            };
             let deposit = ui
                 .add_enabled(ready, egui::Button::new("Deposit").small())
-                .on_disabled_hover_text("Complete the metadata first (select the row)");
-            if deposit.clicked() {
-                commands.push(Command::Deposit {
-                    ids: vec![entry.id],
-                    target: target.to_string(),
-                });
+                .on_disabled_hover_text(why_not);
+            if deposit.clicked()
+                && let Ok(command) = command
+            {
+                commands.push(command);
             }
         }
         DedupStatus::Rejected { .. } => {

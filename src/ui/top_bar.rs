@@ -2,7 +2,7 @@
 //! Pause/Resume and Settings.
 
 use super::{LodgeApp, View};
-use crate::app::Command;
+use crate::app::{Command, Notice, Update};
 
 pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     egui::Panel::top("top_bar").show(ui, |ui| {
@@ -43,11 +43,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 })
                 .clicked()
             {
-                let target = app.target_id().to_string();
-                app.send(Command::Deposit {
-                    ids: ready_ids,
-                    target,
-                });
+                deposit_all_ready(app, ready_ids);
             }
             let failed = app.table.failed_count;
             if ui
@@ -105,4 +101,38 @@ fn target_picker(app: &mut LodgeApp, ui: &mut egui::Ui) {
         })
         .response
         .labelled_by(l.id);
+}
+
+/// Deposit every dataset of `ids` on the chosen target: in one command, but those with
+/// edits not saved in their details are saved first and deposited then (what the person
+/// sees is what a record carries), and those whose edits are not valid yet are left out,
+/// with a notice saying which.
+fn deposit_all_ready(app: &mut LodgeApp, ids: Vec<i64>) {
+    let target = app.target_id().to_string();
+    let edits = app.details.unsaved_edits();
+    let (mut plain, mut held) = (Vec::new(), Vec::new());
+    let mut commands = Vec::new();
+    for id in ids {
+        let Some(entry) = app.model.row(id) else {
+            continue;
+        };
+        match LodgeApp::deposit_command(entry, edits.get(&id), &target) {
+            Ok(Command::Deposit { .. }) => plain.push(id),
+            Ok(command) => commands.push(command),
+            Err(_) => held.push(entry.name.clone()),
+        }
+    }
+    if !plain.is_empty() {
+        commands.push(Command::Deposit { ids: plain, target });
+    }
+    for command in commands {
+        app.send(command);
+    }
+    if !held.is_empty() {
+        app.model.apply(Update::Notice(Notice::warning(format!(
+            "Not deposited: {} — their details hold edits not saved that are not valid yet. \
+             Fix them, or Undo edits, and deposit again.",
+            held.join(", ")
+        ))));
+    }
 }
