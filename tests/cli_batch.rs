@@ -416,6 +416,52 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
     );
 }
 
+/// `log --tail N` prints the last N events however many there are (they are read a page
+/// of 1000 at a time), and `--dataset` includes the dataset's own events, not only its
+/// jobs'.
+#[test]
+fn log_tail_past_a_page_prints_the_newest_and_a_datasets_log_has_its_own_events() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (id, _) = add(&store, &lab.numbered_folder(1), &metadata("One"));
+    for n in 0..1500 {
+        store
+            .append_event(&lodge::store::NewEvent {
+                kind: Some(lodge::store::EventKind::Rescanned),
+                message: format!("filler {n}"),
+                ..Default::default()
+            })
+            .unwrap();
+    }
+    let last = store.events_after(0, 10_000).unwrap().last().unwrap().id;
+    let out = lodge(&db)
+        .args(["log", "--json", "--tail", "1200"])
+        .output()
+        .unwrap();
+    let ids: Vec<i64> = text(&out)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                .as_i64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(ids.len(), 1200);
+    assert_eq!(*ids.last().unwrap(), last, "the newest is there");
+    assert_eq!(ids[0], last - 1199);
+
+    let out = lodge(&db)
+        .args(["log", "--json", "--dataset", &id.to_string()])
+        .output()
+        .unwrap();
+    let kinds: Vec<String> = text(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["kind"].to_string())
+        .collect();
+    assert!(kinds.iter().any(|k| k == "\"added\""), "{kinds:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn log_of_one_dataset_or_one_job_shows_only_its_events() {
     let lab = Lab::new();
@@ -469,11 +515,12 @@ async fn log_of_one_dataset_or_one_job_shows_only_its_events() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("a line of JSON"))
         .collect();
-    assert!(events.len() >= 3, "queued, attempt, created: {t}");
+    assert!(events.len() >= 4, "added, queued, attempt, created: {t}");
+    assert_eq!(events[0]["kind"], "added", "the dataset's own event: {t}");
     assert!(
         events
             .iter()
-            .all(|e| e["job"] == job_two && e["dataset"] == two)
+            .all(|e| e["dataset"] == two && (e["job"] == job_two || e["job"].is_null()))
     );
     let created = events.last().unwrap();
     assert_eq!(created["kind"], "created");

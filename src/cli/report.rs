@@ -453,31 +453,29 @@ pub async fn log(
             last
         }
         LogFilter::Dataset(id) => {
-            let mut events = Vec::new();
-            for job in store.jobs_of_dataset(id)? {
-                events.extend(store.events_for_job(job.id)?);
-            }
-            events.sort_by_key(|e| e.id);
-            print_last(&events, tail, print_event);
+            print_last(&store.events_for_dataset(id)?, tail, print_event);
             last
         }
     };
+    const PAGE: usize = 1000;
     loop {
-        let events = store.events_after(after, 1000)?;
+        let events = store.events_after(after, PAGE)?;
         for e in &events {
             if filter.wants(e) {
                 print_event(e);
             }
             after = e.id;
         }
+        // A full page: more are waiting, follow or not.
+        if events.len() == PAGE {
+            continue;
+        }
         if !follow {
             break;
         }
-        if events.len() < 1000 {
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(300)) => {}
-                _ = tokio::signal::ctrl_c() => break,
-            }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(300)) => {}
+            _ = tokio::signal::ctrl_c() => break,
         }
     }
     Ok(ExitCode::SUCCESS)

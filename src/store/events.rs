@@ -277,6 +277,22 @@ impl Store {
         })
     }
 
+    /// Every event of one dataset, oldest first: its own (added, rescanned) and its jobs'.
+    pub fn events_for_dataset(&self, dataset_id: i64) -> Result<Vec<EventRow>> {
+        self.with(|db| {
+            db.all(
+                &format!(
+                    "SELECT {EVENT_COLUMNS} FROM events
+                     WHERE dataset_id = ?1
+                        OR job_id IN (SELECT id FROM jobs WHERE dataset_id = ?1)
+                     ORDER BY id"
+                ),
+                args![dataset_id],
+                event_from_row,
+            )
+        })
+    }
+
     /// The latest check (a `verified` or `damaged` event) of every deposit that was ever
     /// checked, one per scope (target and key), oldest first.
     pub fn latest_checks(&self) -> Result<Vec<EventRow>> {
