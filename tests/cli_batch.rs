@@ -2418,16 +2418,26 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         "verify asks the server"
     );
 
-    // Only the deposits on the target asked for: on another, there are none to check.
+    // Only the deposits on the target asked for: on another (a mistyped port, say) there
+    // are none, which is no check that passed: the command fails and says where they are.
     let elsewhere = "sandbox+http://127.0.0.1:9";
     let other = lodge_with(&db, &["verify", "1", "--target", elsewhere]).await;
-    assert!(other.status.success(), "{}", text(&other));
+    assert_eq!(other.status.code(), Some(2), "{}", text(&other));
     assert_all(
         &text(&other),
         &[
             &format!("#1 ds001: no deposit to check on {elsewhere}"),
-            "nothing to verify",
+            &format!(
+                "no deposit of this dataset is on {elsewhere}; they are on {}: check the name \
+                 or URL",
+                sandbox.target_url()
+            ),
         ],
+    );
+    assert!(
+        !text(&other).contains("deposit datasets first"),
+        "{}",
+        text(&other)
     );
     let records = sandbox.stats().records;
 

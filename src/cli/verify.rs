@@ -14,7 +14,7 @@ use clap::Args;
 use super::Database;
 use super::add::select_datasets;
 use super::output::read_back_bar;
-use super::target_arg::{cli_target_scope, open_by_scope};
+use super::target_arg::{cli_target_scope, open_by_scope, target_argument};
 use crate::content::ContentKey;
 use crate::engine::repair::{Repair, log_repair, repair_deposit};
 use crate::engine::verify::{
@@ -94,6 +94,30 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             name: dataset.name.clone(),
             job,
         }));
+    }
+    if deposits.is_empty()
+        && let Some(named) = &args.target
+    {
+        // Deposited, but not there: a mistyped target (a port, a name) must not pass for
+        // a check that found nothing wrong.
+        let mut elsewhere = std::collections::BTreeSet::new();
+        for dataset in &datasets {
+            for job in landed_deposits(&store, dataset.id, None)? {
+                elsewhere.insert(target_argument(&store, &job.target));
+            }
+        }
+        if !elsewhere.is_empty() {
+            let list: Vec<String> = elsewhere.into_iter().collect();
+            anyhow::bail!(
+                "no deposit of {} is on {named}; they are on {}: check the name or URL \
+                 (`lodge status` lists each deposit's target)",
+                match datasets.len() {
+                    1 => "this dataset".to_string(),
+                    n => format!("these {n} datasets"),
+                },
+                list.join(", ")
+            );
+        }
     }
     if deposits.is_empty() {
         match args.json {
