@@ -58,6 +58,27 @@ fn read_if_exists(path: &Path) -> Result<Option<String>, ContentError> {
     }
 }
 
+/// A number as the file writes it after `key` (`version:` at a line's start in YAML,
+/// `"version"` in JSON), where parsing would lose its form (1.10 is 1.1 to a parser).
+/// `None` unless exactly one place in `text` gives `key` a plain number.
+fn number_as_written(text: &str, key: &str) -> Option<String> {
+    let yaml = !key.starts_with('"');
+    let keys = text
+        .match_indices(key)
+        .filter(|(at, _)| !yaml || *at == 0 || text.as_bytes()[at - 1] == b'\n');
+    let mut found = keys.filter_map(|(at, _)| {
+        let rest = text[at + key.len()..].trim_start_matches([' ', '\t']);
+        let rest = rest.strip_prefix(':').unwrap_or(rest).trim_start();
+        let number: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'))
+            .collect();
+        (!number.is_empty() && number.starts_with(|c: char| c.is_ascii_digit())).then_some(number)
+    });
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
 /// Year of a `YYYY-MM-DD` (or `YYYY`) date.
 fn year_of(field: &str, date: &str) -> Result<i32, String> {
     date.trim()
@@ -87,6 +108,8 @@ fn yaml_opt_text(map: &Yaml, key: &str, field: &str) -> Result<Option<String>, S
 /// Metadata from the text of a `CITATION.cff` file. The error names the field (or the YAML
 /// position) that could not be read; the caller adds the file's path.
 pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
+    // Windows editors (Notepad) begin UTF-8 files with a byte order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let doc: Yaml = serde_yaml_ng::from_str(text).map_err(|e| e.to_string())?;
     if !doc.is_mapping() {
         return Err(
@@ -96,7 +119,15 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
     let mut m = Metadata {
         title: yaml_opt_text(&doc, "title", "title")?.unwrap_or_default(),
         description: yaml_opt_text(&doc, "abstract", "abstract")?,
-        version: yaml_opt_text(&doc, "version", "version")?,
+        version: match doc.get("version") {
+            // `version: 1.10` is a number to YAML, and 1.1 once read: keep it as written.
+            Some(Yaml::Number(_)) => number_as_written(text, "version:"),
+            _ => None,
+        }
+        .map_or_else(
+            || yaml_opt_text(&doc, "version", "version"),
+            |v| Ok(Some(v)),
+        )?,
         ..Metadata::default()
     };
     if let Some(authors) = doc.get("authors") {
@@ -207,6 +238,7 @@ fn resource_type_of_upload(upload_type: &str) -> &'static str {
 /// Metadata from the text of a `.zenodo.json` file. The error names the field (or the JSON
 /// position) that could not be read; the caller adds the file's path.
 pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let doc: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
     // A file saved from the deposit API may wrap the fields in {"metadata": {...}}.
     let doc = match doc.get("metadata") {
@@ -221,7 +253,12 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
     let mut m = Metadata {
         title: json_opt_text(doc, "title", "title")?.unwrap_or_default(),
         description: json_opt_text(doc, "description", "description")?,
-        version: json_opt_text(doc, "version", "version")?,
+        version: match doc.get("version") {
+            // `"version": 1.10` is a number, 1.1 once read: keep it as written.
+            Some(Json::Number(_)) => number_as_written(text, "\"version\""),
+            _ => None,
+        }
+        .map_or_else(|| json_opt_text(doc, "version", "version"), |v| Ok(Some(v)))?,
         publisher: json_opt_text(doc, "publisher", "publisher")?.unwrap_or_default(),
         ..Metadata::default()
     };
@@ -268,6 +305,27 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_and_a_version_like_1_10_are_read_as_written() {
+        let cff = "\u{feff}cff-version: 1.2.0\ntitle: T\nversion: 1.10\nauthors:\n  - family-names: Doe\n    given-names: Jane\n";
+        let m = parse_citation_cff(cff).unwrap();
+        assert_eq!(
+            (m.title.as_str(), m.version.as_deref()),
+            ("T", Some("1.10"))
+        );
+        let json = "\u{feff}{\"title\": \"T\", \"version\": 1.10}";
+        let m = parse_zenodo_json(json).unwrap();
+        assert_eq!(
+            (m.title.as_str(), m.version.as_deref()),
+            ("T", Some("1.10"))
+        );
+        // Text stays text; a plain number reads as before.
+        let m = parse_citation_cff("title: T\nversion: \"2.0\"\n").unwrap();
+        assert_eq!(m.version.as_deref(), Some("2.0"));
+        let m = parse_zenodo_json("{\"title\": \"T\", \"version\": 3}").unwrap();
+        assert_eq!(m.version.as_deref(), Some("3"));
+    }
 
     #[test]
     fn cff_person_with_particle_is_family_comma_given() {
