@@ -136,6 +136,26 @@ fn symlinks_are_listed_as_skipped_and_not_followed() {
 }
 
 #[cfg(unix)]
+/// A backslash or a control character in a name would be refused at the deposit (a
+/// repository reads `\\` as a separator, and nobody can type a newline): the scan refuses
+/// it first, naming the file and the fix.
+#[test]
+fn a_name_with_a_backslash_or_a_control_character_is_an_error_naming_it() {
+    for (name, what) in [
+        ("back\\slash.csv", "a backslash"),
+        ("line\nbreak.csv", "a control character"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "ok.csv", b"1");
+        write(dir.path(), name, b"x");
+        let err = scan_folder(dir.path()).unwrap_err();
+        assert!(matches!(err, ContentError::UnusableName { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(text.contains(what) && text.contains("rename it"), "{text}");
+        assert!(text.contains(&name.escape_debug().to_string()), "{text}");
+    }
+}
+
 #[test]
 fn a_name_that_is_not_utf8_is_an_error_naming_the_path() {
     use std::ffi::OsStr;

@@ -31,6 +31,16 @@ pub enum ContentError {
     },
 
     #[error(
+        "'{path}' has a name with {what}, which repositories refuse or cannot show in a \
+         path: rename it, then add the dataset's folder again"
+    )]
+    UnusableName {
+        path: String,
+        /// What is wrong in it ("a backslash", "a control character").
+        what: &'static str,
+    },
+
+    #[error(
         "'{rel_path}' appears twice once names are put in Unicode NFC: {} and {} differ \
          only in how accented letters are encoded; rename or remove one of them",
         first.display(),

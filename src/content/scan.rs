@@ -129,6 +129,22 @@ fn strict_rel_path(root: &Path, path: &Path) -> Result<String, ContentError> {
     } else {
         &text.replace(std::path::MAIN_SEPARATOR, "/")
     };
+    // A manifest path is `/`-separated: a backslash in a name reads as a separator on
+    // Windows and is refused by repositories; a control character (a newline, an escape)
+    // cannot be shown or typed. Refused at the scan, not at the deposit.
+    let what = if text.contains('\\') {
+        Some("a backslash (\\)")
+    } else if text.chars().any(char::is_control) {
+        Some("a control character (a newline, a tab or an escape)")
+    } else {
+        None
+    };
+    if let Some(what) = what {
+        return Err(ContentError::UnusableName {
+            path: path.to_string_lossy().escape_debug().to_string(),
+            what,
+        });
+    }
     Ok(if is_nfc(text) {
         text.to_owned()
     } else {
