@@ -325,11 +325,9 @@ impl Model {
                 url: earlier.url.clone(),
             };
         }
-        let mut same = known.iter().filter(|r| r.key != key);
-        let first = same
-            .clone()
-            .find(|r| r.target == target)
-            .or_else(|| same.next());
+        // The same data under other metadata, on this target: a deposit here would be a
+        // second record of it. (On another target it would be this one's first.)
+        let first = known.iter().find(|r| r.key != key && r.target == target);
         if let Some(r) = first {
             return DedupStatus::SameDataAsAnother {
                 identifier: r.identifier.clone(),
@@ -1048,6 +1046,11 @@ mod tests {
                 url: None
             }
         );
+        // On another target, where that data has no record, a deposit would be its first.
+        assert!(matches!(
+            model.status(model.row(3).unwrap(), "sandbox+http://127.0.0.1:2"),
+            DedupStatus::New { .. }
+        ));
     }
 
     #[test]
