@@ -299,6 +299,36 @@ fn removing_a_target_in_settings_takes_it_out_of_the_picker_the_config_and_the_s
         "the secret is forgotten"
     );
     w.harness.get_by_label("No targets configured yet.");
+    assert_eq!(
+        gui::notices_with(
+            w.app(),
+            "Target 'short-lived' and its stored secret removed"
+        )
+        .len(),
+        1
+    );
+}
+
+/// Removing a target that still has deposits queued says so, and how to take them off the
+/// queue; one that kept no secret is not said to have had one.
+#[test]
+fn removing_a_target_with_deposits_queued_says_they_wait_and_how_to_cancel_them() {
+    no_keyring();
+    let (mut w, locked) = window_with_a_paused_target();
+    w.harness.get_by_label("Settings").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Remove").click();
+    let said = format!(
+        "Target 'locked' removed; its deposit history stays. 1 deposit for it is still \
+         queued: add the target again to send it, or `lodge cancel --target {}` takes it \
+         off the queue.",
+        locked.target_url()
+    );
+    w.wait("the notice", |app| {
+        !gui::notices_with(app, &said).is_empty()
+    });
+    assert!(gui::notices_with(w.app(), "stored secret").is_empty());
 }
 
 #[test]

@@ -9,6 +9,7 @@ use super::model::Notice;
 use super::startup::{SANDBOX_LABEL, forward_engine_events};
 use super::targets::{self, ConfiguredTarget, TargetField, TargetForm};
 use super::update::Update;
+use crate::wording::count_of;
 
 impl Core {
     pub(super) async fn save_target(self: Arc<Self>, form: TargetForm) {
@@ -78,11 +79,42 @@ impl Core {
             .await
             .unwrap_or_else(|e| Err(format!("removing the target failed: {e}")));
         match removed {
-            Ok(()) => {
+            Ok(removed) => {
                 self.reload_targets().await;
-                self.out().notice(Notice::info(format!(
-                    "Target '{name}' and its stored secret removed; its deposit history stays."
-                )));
+                // Jobs still to do there stay queued (the command line can still run them
+                // by URL): say so, and how to take them off.
+                let left = match removed.scope.clone() {
+                    Some(scope) => self
+                        .db(move |s| s.active_job_ids(Some(&scope)))
+                        .await
+                        .map(|ids| ids.len())
+                        .unwrap_or(0),
+                    None => 0,
+                };
+                let what = match removed.kept_secret {
+                    true => format!("Target '{name}' and its stored secret removed"),
+                    false => format!("Target '{name}' removed"),
+                };
+                let queued = match (left, &removed.scope) {
+                    (0, _) | (_, None) => String::new(),
+                    (n, Some(scope)) => {
+                        let (is, it) = if n == 1 {
+                            ("is", "it")
+                        } else {
+                            ("are", "them")
+                        };
+                        format!(
+                            " {} for it {is} still queued: add the target again to send {it}, \
+                             or `lodge cancel --target {scope}` takes {it} off the queue.",
+                            count_of(n as u64, "deposit", "deposits"),
+                        )
+                    }
+                };
+                let notice = format!("{what}; its deposit history stays.{queued}");
+                match left {
+                    0 => self.out().notice(Notice::info(notice)),
+                    _ => self.out().notice(Notice::warning(notice)),
+                }
             }
             Err(e) => self
                 .out()

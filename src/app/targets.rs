@@ -250,17 +250,31 @@ pub(super) fn save(config_path: &Path, form: TargetForm) -> Result<String, (Targ
     Ok(name)
 }
 
+/// What removing a target took away.
+pub(super) struct RemovedTarget {
+    /// It kept a secret in the keyring or the secrets file (now forgotten).
+    pub kept_secret: bool,
+    /// Its identity in the store, if it could be worked out (to find jobs left for it).
+    pub scope: Option<String>,
+}
+
 /// Remove a target and its stored secret from the config (blocking).
-pub(super) fn remove(config_path: &Path, name: &str) -> Result<(), String> {
+pub(super) fn remove(config_path: &Path, name: &str) -> Result<RemovedTarget, String> {
     let mut config = Config::load(config_path).map_err(|e| e.to_string())?;
-    if !config.remove_target(name) {
+    let Some(target) = config.targets.get(name).cloned() else {
         return Err(format!(
             "there is no target named '{name}' in {} any more",
             config_path.display()
         ));
-    }
+    };
+    config.remove_target(name);
     config.save(config_path).map_err(|e| e.to_string())?;
-    credentials::forget_secret(config_path, name).map_err(|e| e.to_string())
+    credentials::forget_secret(config_path, name).map_err(|e| e.to_string())?;
+    Ok(RemovedTarget {
+        kept_secret: target.secret_env.is_none()
+            && (target.user.is_some() || target.user_env.is_some()),
+        scope: crate::config::scope_id_of(name, &target).ok(),
+    })
 }
 
 impl TargetForm {

@@ -48,7 +48,7 @@ impl Core {
         let Some(target) = self.engine().target(&job.target).cloned() else {
             return self.out().notice(Notice::error(format!(
                 "Cannot {doing} {name}: {} is not one of this window's targets. Add it in \
-                 Settings → Targets, or run `lodge verify` with its token",
+                 Settings, under Targets, or run `lodge verify` with its token",
                 job.target
             )));
         };
