@@ -124,8 +124,9 @@ pub fn check_transport(url: &Url, allow_insecure: bool) -> Result<(), String> {
     if url.scheme() == "http" && !allow_insecure && !is_loopback(url.host_str().unwrap_or("")) {
         return Err(format!(
             "{url} is plain http to a host that is not loopback: credentials and data would \
-             cross the network unencrypted. Use https, or set allow_insecure = true for this \
-             target (lodge target add ... --allow-insecure) if you accept that"
+             cross the network unencrypted. Use https, or, if you accept that, allow plain \
+             http for this target: the window's 'Allow plain http://' box, `lodge target add \
+             ... --allow-insecure`, or allow_insecure = true in the config file"
         ));
     }
     Ok(())
