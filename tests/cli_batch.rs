@@ -2459,7 +2459,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
                 "DAMAGED  #1 ds001 on Local sandbox at 127.0.0.1",
                 "           data.csv is missing",
                 "0 intact, 1 damaged",
-                "put back what is missing or changed on the server",
+                "Lost files: `lodge verify --repair` sends them again from the dataset's folder",
             ],
         );
     }
@@ -2588,7 +2588,23 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
     for flags in [&["verify", "1", "--bytes"][..], &["verify", "1"]] {
         let found = lodge_with(&db, flags).await;
         assert_eq!(found.status.code(), Some(1), "{}", text(&found));
-        assert_all(&text(&found), &["data.csv has other bytes on the server"]);
+        // --repair cannot mend it: the advice is what can.
+        assert_all(
+            &text(&found),
+            &[
+                "data.csv has other bytes on the server",
+                "The rest: the server holds other bytes under a file's name",
+            ],
+        );
+        assert!(!text(&found).contains("--repair"), "{}", text(&found));
+    }
+    for report in [&["status"][..], &["show", "1"]] {
+        let t = text(&lodge_with(&db, report).await);
+        assert!(
+            t.contains("(`lodge verify 1` says what can mend it)"),
+            "{t}"
+        );
+        assert!(!t.contains("--repair"), "{t}");
     }
     // The plain check's first line says it read that deposit's bytes.
     let header = text(&lodge_with(&db, &["verify", "1"]).await);

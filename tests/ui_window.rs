@@ -254,6 +254,11 @@ fn verify_bytes_in_the_details_finds_a_file_replaced_by_other_bytes_of_its_size(
         damaged.contains("README.txt has other bytes on the server"),
         "{damaged}"
     );
+    // Repair cannot mend other bytes under a file's name: the notice says what can.
+    assert!(
+        damaged.contains("remove that file on the server") && !damaged.contains("Repair, under"),
+        "{damaged}"
+    );
     w.wait("the row's damaged status", |app| {
         let row = app.model.rows().iter().find(|r| r.name == "soil-cores");
         row.is_some_and(|r| {
@@ -301,7 +306,8 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
     let (level, damaged) = w.press_for_notice("Verify", "is damaged");
     assert_eq!(level, LogLevel::Error);
     assert!(
-        damaged.contains("CITATION.cff is missing") && damaged.contains("Put back what is missing"),
+        damaged.contains("CITATION.cff is missing")
+            && damaged.contains("Repair, under the deposit, sends the lost files again"),
         "{damaged}"
     );
     let logged = w.log_of("damaged");

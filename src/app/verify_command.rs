@@ -300,16 +300,33 @@ impl Subject {
             Verification::Intact(what) => Notice::info(format!(
                 "{name} is intact on {label} (record {recorded}): {what}."
             )),
-            Verification::Damaged(damage) => Notice::error(format!(
-                "{name} is damaged on {label} (record {recorded}): {}. Put back what is \
-                 missing or changed on the server from the dataset's folder{}.",
-                listed(damage),
-                if *repairable {
-                    " (Repair, under the deposit, sends the lost files again)"
-                } else {
-                    ""
+            Verification::Damaged(damage) => {
+                // Repair sends lost files again; other damage (other bytes under a file's
+                // name, a record gone) it cannot mend, and the notice says what can.
+                let lost = |d: &Discrepancy| matches!(d, Discrepancy::FileMissing { .. });
+                let rest: Vec<Discrepancy> = damage.iter().filter(|d| !lost(d)).cloned().collect();
+                let mut advice = Vec::new();
+                if damage.iter().any(lost) {
+                    advice.push(match repairable {
+                        true => "Repair, under the deposit, sends the lost files again".to_string(),
+                        false => "Put the lost files back on the server from the dataset's folder"
+                            .to_string(),
+                    });
                 }
-            )),
+                if !rest.is_empty() {
+                    let left = what_is_left(&rest);
+                    let mut chars = left.chars();
+                    advice.push(match chars.next() {
+                        Some(first) => first.to_uppercase().chain(chars).collect(),
+                        None => left,
+                    });
+                }
+                Notice::error(format!(
+                    "{name} is damaged on {label} (record {recorded}): {}. {}.",
+                    listed(damage),
+                    advice.join(". ")
+                ))
+            }
             Verification::Unknown(why) => {
                 Notice::error(format!("Cannot verify {name} on {label}: {why}."))
             }

@@ -197,3 +197,14 @@ mod tests {
         );
     }
 }
+
+/// What to run about a deposit whose last check logged `found` (the damage, as logged):
+/// `--repair` when files are missing (what it sends again), else the check itself, which
+/// says what can mend the rest.
+pub(super) fn damage_hint(found: &str, dataset: i64) -> String {
+    if found.contains(" is missing") {
+        format!("`lodge verify {dataset} --repair` sends lost files again")
+    } else {
+        format!("`lodge verify {dataset}` says what can mend it")
+    }
+}

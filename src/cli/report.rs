@@ -211,10 +211,9 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             && let Some((false, found)) = verdict_of(check)
         {
             println!(
-                "       DAMAGED when checked {}: {found} (`lodge verify {} --repair` sends \
-                 lost files again)",
+                "       DAMAGED when checked {}: {found} ({})",
                 time_text(check.at),
-                r.dataset
+                super::output::damage_hint(found, r.dataset)
             );
         }
         if r.state == "changed" {

@@ -215,9 +215,8 @@ fn print_text(
                 match intact {
                     true => println!("            last checked {at}: intact ({what})"),
                     false => println!(
-                        "            last checked {at}: DAMAGED: {what} (`lodge verify {} \
-                         --repair` sends lost files again)",
-                        d.id
+                        "            last checked {at}: DAMAGED: {what} ({})",
+                        super::output::damage_hint(what, d.id)
                     ),
                 }
             }

@@ -16,12 +16,12 @@ use super::add::select_datasets;
 use super::output::read_back_bar;
 use super::target_arg::{cli_target_scope, open_by_scope, target_argument};
 use crate::content::ContentKey;
-use crate::engine::repair::{Repair, log_repair, repair_deposit};
+use crate::engine::repair::{Repair, log_repair, repair_deposit, what_is_left};
 use crate::engine::verify::{
     SilenceWatch, Verification, landed_deposits, log_finding, manifest_of, read_back_for,
 };
 use crate::store::{JobRow, Store};
-use crate::targets::{ProgressSink, ReadBack, Target};
+use crate::targets::{Discrepancy, ProgressSink, ReadBack, Target};
 use crate::wording::count_of;
 
 #[derive(Debug, Args)]
@@ -164,6 +164,8 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     // One watch per target: a server that does not answer one check is not asked again.
     let mut watches: BTreeMap<String, SilenceWatch> = BTreeMap::new();
     let (mut intact, mut damaged, mut unknown) = (0u64, 0u64, 0u64);
+    // What the damaged deposits lost (which --repair sends again), and the rest.
+    let (mut any_lost, mut not_repairable) = (false, Vec::new());
     let mut json = Vec::new();
     for deposit in &deposits {
         let watch = watches.entry(deposit.job.target.clone()).or_default();
@@ -179,7 +181,15 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         .await;
         match &finding.verdict {
             Verification::Intact(_) => intact += 1,
-            Verification::Damaged(_) => damaged += 1,
+            Verification::Damaged(found) => {
+                damaged += 1;
+                for d in found {
+                    match d {
+                        Discrepancy::FileMissing { .. } => any_lost = true,
+                        other => not_repairable.push(other.clone()),
+                    }
+                }
+            }
             Verification::Unknown(_) => unknown += 1,
         }
         match args.json {
@@ -207,10 +217,18 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     if damaged > 0 && !args.repair {
         println!(
             "`lodge deposit` does not send a landed deposit again (it replays it from the \
-             store): `lodge verify --repair` sends the lost files again from the dataset's \
-             folder, or put back what is missing or changed on the server yourself \
-             (`lodge show DATASET --files` lists each file with its SHA-256)"
+             store)."
         );
+        if any_lost {
+            println!(
+                "Lost files: `lodge verify --repair` sends them again from the dataset's \
+                 folder, or put them back on the server yourself (`lodge show DATASET \
+                 --files` lists each file with its SHA-256)."
+            );
+        }
+        if !not_repairable.is_empty() {
+            println!("The rest: {}.", what_is_left(&not_repairable));
+        }
     }
     Ok(exit)
 }
