@@ -156,6 +156,17 @@ impl DatasetNames {
     }
 }
 
+/// What to run about a deposit whose last check logged `found` (the damage, as logged):
+/// `--repair` when files are missing (what it sends again), else the check itself, which
+/// says what can mend the rest.
+pub(super) fn damage_hint(found: &str, dataset: i64) -> String {
+    if found.contains(" is missing") {
+        format!("`lodge verify {dataset} --repair` sends lost files again")
+    } else {
+        format!("`lodge verify {dataset}` says what can mend it")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,16 +206,5 @@ mod tests {
             "",
             "a few kilobytes are not worth a figure"
         );
-    }
-}
-
-/// What to run about a deposit whose last check logged `found` (the damage, as logged):
-/// `--repair` when files are missing (what it sends again), else the check itself, which
-/// says what can mend the rest.
-pub(super) fn damage_hint(found: &str, dataset: i64) -> String {
-    if found.contains(" is missing") {
-        format!("`lodge verify {dataset} --repair` sends lost files again")
-    } else {
-        format!("`lodge verify {dataset}` says what can mend it")
     }
 }
