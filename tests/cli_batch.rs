@@ -1211,6 +1211,10 @@ async fn several_failed_items_end_with_one_command_that_retries_them_all() {
     assert!(!t.contains("lodge retry 4"), "{t}");
     let t = text(&retry_all().await);
     assert!(t.contains("no failed jobs: nothing to retry"), "{t}");
+    // The totals agree: job 4 is no dead letter any more.
+    let json: serde_json::Value =
+        serde_json::from_slice(&lodge_with(&db, &["status", "--json"]).await.stdout).unwrap();
+    assert_eq!(json["totals"]["failed"], 0, "{json}");
     let out = run({
         let mut c = lodge(&db);
         c.args(["retry", "4"]).args(FAST);

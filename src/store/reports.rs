@@ -68,7 +68,8 @@ pub struct Totals {
     pub conflicts: u64,
     /// Retries scheduled.
     pub retries: u64,
-    /// Jobs in the dead-letter state.
+    /// Jobs in the dead-letter state whose key has not landed since (those `retry
+    /// --all-failed` re-queues).
     pub failed: u64,
     pub rejected: u64,
     /// Jobs still queued, running or waiting.
@@ -242,7 +243,14 @@ impl Store {
                 replays: count("SELECT count(*) FROM events WHERE kind = 'replay'")?,
                 conflicts: count("SELECT count(*) FROM events WHERE kind = 'existing'")?,
                 retries: count("SELECT count(*) FROM events WHERE kind = 'retry_scheduled'")?,
-                failed: count("SELECT count(*) FROM jobs WHERE state = 'failed'")?,
+                // Dead letters still to retry: not those whose key landed since through a
+                // later job (what `retry --all-failed` re-queues, too).
+                failed: count(
+                    "SELECT count(*) FROM jobs j WHERE state = 'failed'
+                     AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
+                                     AND r.operation = j.operation
+                                     AND r.content_key = j.content_key)",
+                )?,
                 rejected: count("SELECT count(*) FROM jobs WHERE state = 'rejected'")?,
                 pending: count(concat!("SELECT count(*) FROM jobs WHERE ", active_job!()))?,
                 oldest_pending_age_secs: oldest.map(|t| (now_ms() - t).max(0) as f64 / 1000.0),
