@@ -723,6 +723,54 @@ async fn a_change_that_keeps_size_and_time_is_rejected_and_the_rescan_it_names_f
     assert_eq!(sandbox.stats().records, 1);
 }
 
+/// A dataset's folder moved, then added where it is now, brings its metadata along from
+/// the entry left behind: the same content key, so depositing it replays the record made
+/// before instead of asking for the metadata again (and, retyped a little differently,
+/// making a second record of the same files).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_moved_folder_added_where_it_is_now_keeps_its_metadata_and_its_key() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(1);
+    let (old, key) = add(&store, &folder, &metadata("Before the move"));
+    drop(store);
+    let deposit = |what: &str| {
+        let what = what.to_string();
+        let url = sandbox.target_url();
+        let db = db.clone();
+        async move { lodge_with(&db, &["deposit", "--target", &url, &what]).await }
+    };
+    let out = deposit(&old.to_string()).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let moved = lab.path("archive/ds001");
+    fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    fs::rename(&folder, &moved).unwrap();
+    let out = lodge_with(&db, &["add", &moved.to_string_lossy()]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains(&format!(
+            "metadata taken from dataset {old} (ds001): the same files, whose folder {} is gone",
+            folder.display()
+        )),
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!("key {}", key.to_hex())),
+        "the same key: {t}"
+    );
+    let out = deposit(&moved.to_string_lossy()).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        sandbox.stats().records,
+        1,
+        "no second record of the same files"
+    );
+}
+
 /// A number names the dataset of that number, as Lodge's output does, even where the
 /// current folder holds a folder of that name: `remove 1` must not remove another dataset.
 /// `./1` names the folder.
