@@ -120,6 +120,32 @@ pub fn moved_here(
         .collect())
 }
 
+/// The one dataset whose folder is gone and whose files are those of the folder at `root`
+/// (the same folder, moved there), if there is exactly one: a folder added where it is now
+/// takes its metadata, and so its key. Looked for only while some dataset's folder is
+/// gone; then the folder is hashed here (through the hash cache, so the scan that records
+/// it does not hash it again). Blocking. A folder that cannot be scanned gives `None`: the
+/// scan that follows reports it in its own words.
+pub fn moved_from(store: &Store, root: &Path) -> Result<Option<DatasetRow>, StoreError> {
+    let gone = folders_gone(store)?;
+    if gone.is_empty() {
+        return Ok(None);
+    }
+    let Ok(prepared) = crate::content::prepare_dataset(root, &Default::default(), store, &|_| {})
+    else {
+        return Ok(None);
+    };
+    let fingerprint = prepared.fingerprint();
+    let mut same: Vec<DatasetRow> = gone
+        .into_iter()
+        .filter(|d| d.fingerprint.as_ref() == Some(&fingerprint))
+        .collect();
+    Ok(match same.len() {
+        1 => same.pop(),
+        _ => None,
+    })
+}
+
 /// This machine's datasets whose folders are gone (moved or deleted since they were added):
 /// a deposit or rescan of them could only be refused until the folder is back or added
 /// where it is now. One stat per dataset. (Another machine's folders are not looked for.)

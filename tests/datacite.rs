@@ -266,10 +266,9 @@ fn target_urls_name_what_is_missing() {
     );
     assert!(!t.scope_id().contains("secret"));
 
-    // What the store keeps to open it again has its options and no credential, even one
-    // written into the URL.
+    // What the store keeps to open it again has its options and no credential.
     let t = open_target(
-        "datacite+https://me:hunter2@api.test.datacite.org?prefix=10.1234&repository=A.B&state=register&url=https://lab.example.org/{doi}",
+        "datacite+https://api.test.datacite.org?prefix=10.1234&repository=A.B&state=register&url=https://lab.example.org/{doi}",
         Some("secret".into()),
     )
     .unwrap();
@@ -277,6 +276,16 @@ fn target_urls_name_what_is_missing() {
         t.target_url(),
         "datacite+https://api.test.datacite.org/?prefix=10.1234&repository=A.B&state=register&url=https://lab.example.org/{doi}"
     );
+    assert!(!t.target_url().contains("secret"));
+    // A credential written into the URL is refused (URLs are saved and printed), without
+    // being shown.
+    let refused =
+        err("datacite+https://me:hunter2@api.test.datacite.org?prefix=10.1234&repository=A.B");
+    assert!(
+        refused.contains("a user name and password before the host"),
+        "{refused}"
+    );
+    assert!(!refused.contains("hunter2"), "{refused}");
 }
 
 // ---- contract: the documented examples ----------------------------------------------------

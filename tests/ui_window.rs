@@ -1360,11 +1360,31 @@ fn defaults_set_in_settings_make_dropped_folders_ready_to_deposit_with_a_title_e
 fn dropping_a_folder_moved_from_elsewhere_names_the_row_it_was() {
     let mut w = Window::open(FaultConfig::default());
     let old = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    w.add_folder(&old);
+    let first = w.add_folder(&old);
+    // Metadata edited in the window, beyond what the folder's CITATION.cff says.
+    w.select(first);
+    w.harness.get_by_label("Title").focus();
+    w.harness.get_by_label("Title").type_text(", corrected");
+    w.harness.step();
+    w.harness.get_by_label("Save metadata").click();
+    w.wait("the title saved", |app| {
+        app.model.row(first).unwrap().metadata.title == "Soil cores 2026, corrected"
+    });
     let moved = w.lab.path("archive/soil-cores");
     std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
     std::fs::rename(&old, &moved).unwrap();
-    w.add_folder(&moved);
+    let again = w.add_folder(&moved);
+    // The moved folder comes with its metadata, and so its key.
+    let (was, now) = (
+        w.app().model.row(first).unwrap().clone(),
+        w.app().model.row(again).unwrap().clone(),
+    );
+    assert_eq!(now.metadata.title, "Soil cores 2026, corrected");
+    assert_eq!(now.key, was.key);
+    assert_eq!(
+        gui::notices_with(w.app(), "taken from the dataset added from").len(),
+        1
+    );
     let said = format!(
         "soil-cores has the same files as the dataset added from {}, a folder that is gone: \
          if it moved here, remove that row (soil-cores) from the list",

@@ -423,7 +423,25 @@ impl Core {
         let root2 = root.clone();
         let outcome = tokio::task::spawn_blocking(move || {
             let mut notes = Vec::new();
+            // A folder moved here: its metadata (and so its key) comes with it.
+            let moved_from = crate::catalog::moved_from(&core.store, &root2)
+                .ok()
+                .flatten();
             let mut metadata = match metadata_from_folder(&root2) {
+                _ if moved_from.is_some() => {
+                    let old = moved_from.as_ref().expect("just matched");
+                    notes.push(Notice::info(format!(
+                        "Metadata of {} taken from the dataset added from {}: the same \
+                         files, in a folder that is gone.",
+                        folder_name(&root2),
+                        old.path
+                    )));
+                    let mut metadata = old.metadata.clone();
+                    if let Ok(Some((m, _))) = metadata_from_folder(&root2) {
+                        metadata.fill_empty_from(&m);
+                    }
+                    metadata
+                }
                 Ok(Some((m, from))) => {
                     notes.push(Notice::info(format!(
                         "Metadata of {} prefilled from {}.",

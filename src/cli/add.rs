@@ -373,38 +373,6 @@ fn known_dataset_hint(db: &Database, dir: &Path) -> Option<String> {
     ))
 }
 
-/// The one dataset whose folder is gone and whose files are those of the folder at `root`
-/// (the same folder, moved here), if there is exactly one. Looked for only while some
-/// dataset's folder is gone: then the new folder is hashed here (its hashes are cached, so
-/// the scan that follows does not hash it again).
-async fn moved_from(
-    store: &std::sync::Arc<Store>,
-    root: &Path,
-) -> anyhow::Result<Option<DatasetRow>> {
-    let gone = crate::catalog::folders_gone(store)?;
-    if gone.is_empty() {
-        return Ok(None);
-    }
-    let (store, root) = (store.clone(), root.to_path_buf());
-    let fingerprint = tokio::task::spawn_blocking(move || {
-        crate::content::prepare_dataset(&root, &Metadata::default(), store.as_ref(), &|_| {})
-            .map(|prepared| prepared.fingerprint())
-    })
-    .await?;
-    // A folder that cannot be scanned is the scan's to report, with its own words.
-    let Ok(fingerprint) = fingerprint else {
-        return Ok(None);
-    };
-    let mut same: Vec<DatasetRow> = gone
-        .into_iter()
-        .filter(|d| d.fingerprint.as_ref() == Some(&fingerprint))
-        .collect();
-    Ok(match same.len() {
-        1 => same.pop(),
-        _ => None,
-    })
-}
-
 /// Add (or update) one folder: its metadata as known, else as its citation file says,
 /// with the flags on top; then scan, hash, record, and say what happened.
 ///
@@ -436,7 +404,10 @@ async fn add_one(
     let mut recited = None;
     // A folder moved here: its metadata comes with it, from the entry left behind.
     let moved_from = match &before {
-        None => moved_from(store, &root).await?,
+        None => {
+            let (store, root) = (store.clone(), root.clone());
+            tokio::task::spawn_blocking(move || crate::catalog::moved_from(&store, &root)).await??
+        }
         Some(_) => None,
     };
     let mut metadata = match (&before, cited) {
