@@ -16,6 +16,21 @@ pub fn spdx_license_id(license: &str) -> Option<&'static str> {
         .map(|l| l.name)
 }
 
+/// License families, as people write them, and the identifier of the version meant.
+const FAMILIES: [(&str, &str); 11] = [
+    ("GPL", "GPL-3.0-or-later"),
+    ("GNU-GPL", "GPL-3.0-or-later"),
+    ("LGPL", "LGPL-3.0-or-later"),
+    ("AGPL", "AGPL-3.0-or-later"),
+    ("BSD", "BSD-3-Clause"),
+    ("APACHE", "Apache-2.0"),
+    ("MPL", "MPL-2.0"),
+    ("ODBL", "ODbL-1.0"),
+    ("ODC-BY", "ODC-By-1.0"),
+    ("PDDL", "PDDL-1.0"),
+    ("EUPL", "EUPL-1.2"),
+];
+
 /// The SPDX identifier `license` most likely means, when it is not one itself: "CC BY 4.0",
 /// "Apache 2", "CC-BY 4". None when nothing is close.
 pub fn spdx_suggestion(license: &str) -> Option<&'static str> {
@@ -33,6 +48,13 @@ pub fn spdx_suggestion(license: &str) -> Option<&'static str> {
             .iter()
             .find_map(|version| spdx_license_id(&format!("{dashed}{version}")))
     {
+        return Some(id);
+    }
+    // A license family named without its version means its current one, as license
+    // pickers offer it; the nearest name by spelling would be another license altogether
+    // ("GPL" is not "NGPL", "BSD" not "0BSD").
+    let family = dashed.to_ascii_uppercase();
+    if let Some((_, id)) = FAMILIES.iter().find(|(name, _)| *name == family) {
         return Some(id);
     }
     let names = spdx::identifiers::LICENSES.iter().map(|l| l.name);
@@ -64,5 +86,13 @@ mod tests {
         assert_eq!(spdx_suggestion("CC0"), Some("CC0-1.0"));
         assert_eq!(spdx_suggestion("CC-BY-4.0"), None, "already one");
         assert_eq!(spdx_suggestion("All rights reserved by the lab"), None);
+        // A family without its version: its current one, not the nearest spelling.
+        assert_eq!(spdx_suggestion("GPL"), Some("GPL-3.0-or-later"));
+        assert_eq!(spdx_suggestion("BSD"), Some("BSD-3-Clause"));
+        assert_eq!(spdx_suggestion("ODbL"), Some("ODbL-1.0"));
+        assert_eq!(spdx_suggestion("apache"), Some("Apache-2.0"));
+        for (_, id) in FAMILIES {
+            assert_eq!(spdx_license_id(id), Some(id), "a real SPDX identifier");
+        }
     }
 }
