@@ -745,16 +745,17 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
         all_landed &= job.state.is_landed();
     }
     let mut parts: Vec<String> = counts.iter().map(|(k, v)| format!("{v} {k}")).collect();
-    let shared = outcomes.iter().filter(|o| o.shared_with.is_some()).count();
-    if shared > 0 {
-        parts.push(format!(
-            "{shared} by another dataset's deposit of the same key"
-        ));
-    }
     if refused > 0 {
         parts.push(format!("{refused} refused before queueing"));
     }
-    println!("{}", parts.join(", "));
+    // Already counted above as what they landed as: said apart, not added to the sum.
+    let shared = outcomes.iter().filter(|o| o.shared_with.is_some()).count();
+    let shared = match shared {
+        0 => String::new(),
+        1 => "; 1 of them by another dataset's deposit of the same key".to_string(),
+        n => format!("; {n} of them by another dataset's deposit of the same key"),
+    };
+    println!("{}{shared}", parts.join(", "));
     if let Some(line) = retry_all_hint(store, outcomes) {
         println!("{line}");
     }
