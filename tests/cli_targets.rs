@@ -832,6 +832,30 @@ fn retry_that_cannot_open_a_target_re_queues_nothing_and_queue_only_needs_no_tar
     assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Queued);
 }
 
+/// A server that is only busy (429 or 503) has nothing to fix: `target test` says to try
+/// again in a moment, not to fix a check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn target_test_of_a_busy_server_says_to_test_again_not_to_fix_anything() {
+    let lab = Lab::new();
+    let busy = lodge::sandbox::FaultConfig {
+        rate_limit: 1.0,
+        retry_after_secs: 1,
+        ..Default::default()
+    };
+    let sandbox = lab.sandbox("sbx", busy).await;
+    let out = with_token(&lab, &["target", "test", &sandbox.target_url()], None);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "server busy (HTTP 429)",
+            "is busy now (it asked to wait): nothing to fix",
+        ],
+    );
+    assert!(!t.contains("cannot be used"), "{t}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_target_used_by_url_is_tested_with_its_token_and_says_how_it_prevents_duplicates() {
     let lab = Lab::new();

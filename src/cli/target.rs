@@ -143,6 +143,13 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                     println!("target '{name}' is ready");
                     ExitCode::SUCCESS
                 }
+                Some(_) if report.only_busy() => {
+                    println!(
+                        "target '{name}' answered but is busy now (it asked to wait): nothing \
+                         to fix, test again in a moment"
+                    );
+                    ExitCode::from(1)
+                }
                 Some(check) => {
                     println!(
                         "target '{name}' cannot be used: the {} check failed",

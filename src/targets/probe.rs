@@ -50,6 +50,21 @@ impl ProbeReport {
             .all(|c| matches!(c.outcome, Outcome::Passed(_)))
     }
 
+    /// Whether what failed is only the server being busy (429, 503: [`Failure::Wait`]'s
+    /// words): nothing to fix, only to test again in a moment.
+    ///
+    /// [`Failure::Wait`]: super::Failure::Wait
+    pub fn only_busy(&self) -> bool {
+        let mut failed = self.checks.iter().filter_map(|c| match &c.outcome {
+            Outcome::Failed(text) => Some(text),
+            _ => None,
+        });
+        failed
+            .next()
+            .is_some_and(|t| t.contains("server busy (HTTP "))
+            && failed.all(|t| t.contains("server busy (HTTP "))
+    }
+
     /// The first failed check, if any.
     pub fn first_failure(&self) -> Option<&Check> {
         self.checks

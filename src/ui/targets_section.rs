@@ -163,6 +163,10 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
             }
             let verdict = if report.ok() {
                 format!("'{name}' is ready for deposits.")
+            } else if report.only_busy() {
+                format!(
+                    "'{name}' answered but is busy now: nothing to fix, test again in a moment."
+                )
             } else {
                 format!("'{name}' cannot be used yet: fix the failed check and test again.")
             };
