@@ -526,7 +526,7 @@ fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_res
     no_keyring();
     let (w, locked) = window_with_a_paused_target();
     let addr = locked.addr();
-    let Some(DedupStatus::TargetPaused { reason }) = w.status("field-notes") else {
+    let Some(DedupStatus::TargetPaused { reason, .. }) = w.status("field-notes") else {
         unreachable!()
     };
     assert!(reason.starts_with("not authorised (HTTP 401)"), "{reason}");
@@ -535,7 +535,8 @@ fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_res
     for words in [
         "locked — sandbox+http://",
         "is paused: not authorised (HTTP 401)",
-        "or press Deposit on a dataset once they are right",
+        // A sandbox's token is not kept in Settings: the window says where it comes from.
+        "a sandbox started with --token wants that token: start Lodge with LODGE_TOKEN set",
     ] {
         assert!(
             w.harness

@@ -292,6 +292,7 @@ impl Model {
             {
                 return DedupStatus::TargetPaused {
                     reason: reason.clone(),
+                    fix: super::paused_target_fix(reason, target),
                 };
             }
             let upload = entry
@@ -532,7 +533,7 @@ impl Model {
         let text = format!(
             "{} is paused: {reason}. Nothing more is sent there until you act: {}.",
             self.target_label(&scope),
-            super::paused_target_fix(&reason)
+            super::paused_target_fix(&reason, &scope)
         );
         if self.paused_targets.insert(scope, reason).is_none() {
             self.apply(Update::Notice(Notice::error(text)));

@@ -8,10 +8,15 @@
 use crate::store::{JobRow, JobState};
 use crate::targets::{is_changed_since_scan, is_paused_for_credentials};
 
-/// What a person does about a target paused for `reason`, in the window's words: new
-/// credentials when it refused them, otherwise whatever the reason names.
-pub fn paused_target_fix(reason: &str) -> &'static str {
-    if is_paused_for_credentials(reason) {
+/// What a person does about the target `scope` paused for `reason`, in the window's words:
+/// new credentials when it refused them (for a sandbox, its token: Settings keeps none),
+/// otherwise whatever the reason names.
+pub fn paused_target_fix(reason: &str, scope: &str) -> &'static str {
+    if is_paused_for_credentials(reason) && scope.starts_with("sandbox+") {
+        "a sandbox started with --token wants that token: start Lodge with LODGE_TOKEN set to \
+         it (or deposit there from the command line with --token), then press Deposit on a \
+         dataset to send what waits"
+    } else if is_paused_for_credentials(reason) {
         "fix the credentials in Settings (Edit the target, Save), or press Deposit on a dataset \
          once they are right; either sends what waits"
     } else {
@@ -33,7 +38,11 @@ pub enum DedupStatus {
     /// On the queue, but its target is paused (`reason`): it refused the credentials, or it
     /// cannot be used as it is (a redirect, TLS refused, this computer's clock). Nothing is
     /// sent there until the user acts ([`paused_target_fix`]).
-    TargetPaused { reason: String },
+    TargetPaused {
+        reason: String,
+        /// What to do about it ([`paused_target_fix`]).
+        fix: &'static str,
+    },
     /// A worker is sending it (bytes so far, when known).
     Uploading { sent: u64, total: u64 },
     /// A retry is scheduled at `at_ms` (unix ms) because of `cause`.

@@ -146,8 +146,11 @@ fn open_one(
     t: &TargetConfig,
     known: &[TargetInfo],
 ) -> Result<Arc<dyn Target>, String> {
+    // A sandbox started with --token takes its token with each run, as on the command
+    // line: the window's from LODGE_TOKEN, if it was started with one.
+    let token = std::env::var("LODGE_TOKEN").ok().filter(|t| !t.is_empty());
     let target =
-        crate::config::open_target_spec(config_path, name, t, None).map_err(|e| e.to_string())?;
+        crate::config::open_target_spec(config_path, name, t, token).map_err(|e| e.to_string())?;
     if let Some(same) = known.iter().find(|k| k.scope_id == target.scope_id()) {
         return Err(format!(
             "target '{name}' is the same place as '{}' ({}): remove one of them",

@@ -3,7 +3,7 @@
 use egui::{Color32, RichText};
 
 use super::format;
-use crate::app::{DedupStatus, StatusKind, paused_target_fix};
+use crate::app::{DedupStatus, StatusKind};
 
 /// Icon and colour per status (readable on light and dark backgrounds).
 pub fn style(kind: StatusKind) -> (&'static str, Color32) {
@@ -70,9 +70,8 @@ pub fn hover(status: &DedupStatus) -> String {
             )
         }
         DedupStatus::Queued => "On the queue; a worker will send it soon.".into(),
-        DedupStatus::TargetPaused { reason } => format!(
-            "The target is paused: {reason}. Nothing more is sent there until you act: {}.",
-            paused_target_fix(reason)
+        DedupStatus::TargetPaused { reason, fix } => format!(
+            "The target is paused: {reason}. Nothing more is sent there until you act: {fix}."
         ),
         DedupStatus::Uploading { .. } => "Sending the files and creating the record.".into(),
         DedupStatus::WaitingToRetry { cause, .. } => format!("Retry scheduled. Cause: {cause}"),
