@@ -846,13 +846,24 @@ mod tests {
         };
         let refused = pause(
             &mut model,
-            "sandbox+http://127.0.0.1:1",
-            Failure::from_status(401, None, "bad token"),
+            "webdav+http://127.0.0.1:1/lab",
+            Failure::from_status(401, None, "bad password"),
         );
         assert!(
             refused.contains("fix the credentials in Settings"),
             "{refused}"
         );
+        // A sandbox's token is not kept in Settings.
+        let refused = pause(
+            &mut model,
+            "sandbox+http://127.0.0.1:1",
+            Failure::from_status(401, None, "bad token"),
+        );
+        assert!(
+            refused.contains("start Lodge with LODGE_TOKEN set"),
+            "{refused}"
+        );
+        assert!(!refused.contains("in Settings"), "{refused}");
         let redirected = pause(
             &mut model,
             "sandbox+http://127.0.0.1:2",
