@@ -771,6 +771,41 @@ async fn a_moved_folder_added_where_it_is_now_keeps_its_metadata_and_its_key() {
     );
 }
 
+/// A deposit killed mid-job (kill -9) leaves its lease behind; `cancel` sees that its
+/// process is gone and cancels the job, instead of saying it is being deposited.
+#[test]
+fn cancel_takes_off_a_job_whose_depositing_process_was_killed() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (id, key) = add(&store, &lab.numbered_folder(1), &metadata("One"));
+    let scope = "sandbox+http://127.0.0.1:9";
+    store.upsert_target(scope, scope, "a sandbox").unwrap();
+    store
+        .enqueue_deposits(scope, &[(id, key)], std::time::Duration::from_secs(3600))
+        .unwrap();
+    // A process of this machine that has ended: its pid names no process any more.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    let owner = format!("{}/{pid}/deadbeef", lodge::store::this_host());
+    let filter = lodge::store::ClaimFilter {
+        targets: vec![scope.into()],
+        ..Default::default()
+    };
+    let claimed = store
+        .claim(&owner, std::time::Duration::from_secs(600), 8, &filter)
+        .unwrap();
+    assert!(matches!(claimed, lodge::store::Claim::Attempt { .. }));
+
+    let out = lodge(&db).args(["cancel", "1"]).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("cancelled job 1"), "{t}");
+    assert!(!t.contains("being deposited"), "{t}");
+    assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+}
+
 /// A number names the dataset of that number, as Lodge's output does, even where the
 /// current folder holds a folder of that name: `remove 1` must not remove another dataset.
 /// `./1` names the folder.

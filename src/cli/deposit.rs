@@ -344,6 +344,9 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
 /// `lodge cancel`: take jobs off the queue (they end failed, and `retry` puts them back).
 pub fn cancel(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
+    // A deposit killed mid-job (kill -9, a crash) left its lease behind: its jobs are not
+    // being deposited, and are cancelled like any other.
+    crate::engine::expire_dead_leases(&store, &crate::engine::lease_owner())?;
     let ids = match target {
         Some(name_or_url) => {
             let scope = super::target_arg::cli_target_scope(name_or_url)?;

@@ -44,15 +44,19 @@ pub async fn expire_leases_of_dead_processes(
 ) -> Result<(), EngineError> {
     let store = store.clone();
     let me = me.to_string();
-    tokio::task::spawn_blocking(move || -> Result<(), EngineError> {
-        for (job, fence, owner) in store.live_leases()? {
-            if owner != me && owner_alive(&owner) == Some(false) {
-                store.expire_lease(job, fence)?;
-            }
+    tokio::task::spawn_blocking(move || expire_dead_leases(&store, &me)).await?
+}
+
+/// [`expire_leases_of_dead_processes`], on this thread (it blocks): for a command that
+/// acts on jobs a killed process left leased (`lodge cancel`), which would otherwise be
+/// told they are being deposited.
+pub fn expire_dead_leases(store: &Store, me: &str) -> Result<(), EngineError> {
+    for (job, fence, owner) in store.live_leases()? {
+        if owner != me && owner_alive(&owner) == Some(false) {
+            store.expire_lease(job, fence)?;
         }
-        Ok(())
-    })
-    .await?
+    }
+    Ok(())
 }
 
 #[cfg(test)]

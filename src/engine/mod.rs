@@ -10,6 +10,7 @@
 mod batch;
 mod guarded;
 mod liveness;
+pub use liveness::{expire_dead_leases, lease_owner};
 pub mod repair;
 pub mod retry;
 mod store_thread;
