@@ -2062,6 +2062,25 @@ async fn a_batch_refused_for_the_same_missing_metadata_is_one_block_whose_comman
     assert_eq!(sandbox.stats().records, 4);
 }
 
+/// Two folders added together that lack the same metadata are told about it once.
+#[test]
+fn two_folders_lacking_the_same_metadata_are_told_about_it_once() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let (a, b) = (lab.numbered_folder(1), lab.numbered_folder(2));
+    let out = lodge(&db)
+        .args(["add", a.to_str().unwrap(), b.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("metadata incomplete, the same for 2 datasets (ds001, ds002)"),
+        "{t}"
+    );
+    assert_eq!(t.matches("title: is required").count(), 1, "said once: {t}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_license_that_is_not_an_spdx_identifier_is_kept_with_a_note_naming_the_one_meant() {
     let lab = Lab::new();
