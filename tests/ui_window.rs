@@ -685,6 +685,39 @@ fn a_failed_job_whose_key_a_later_deposit_landed_offers_no_retry_in_the_history(
     w.harness.get_by_label("landed by job 2");
 }
 
+/// A Retry that cannot re-queue its job says why, for that job: here its dataset was
+/// scanned again under another key since, so the fix is to deposit it as it is now.
+#[test]
+fn a_retry_that_cannot_requeue_its_job_names_the_reason_for_that_job() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    let job = w
+        .app()
+        .model
+        .row(id)
+        .unwrap()
+        .jobs
+        .values()
+        .next()
+        .unwrap()
+        .id;
+    w.select(id);
+    w.harness.get_by_label("Title").focus();
+    w.harness.get_by_label("Title").type_text(", corrected");
+    w.harness.step();
+    w.harness.get_by_label("Save metadata").click();
+    w.wait("the new title stored", |app| {
+        app.model.row(id).unwrap().metadata.title == "Soil cores 2026, corrected"
+    });
+    w.harness.state().send(Command::Retry { jobs: vec![job] });
+    let said = format!(
+        "Not re-queued: soil-cores (job {job}) was scanned again since, under another key: \
+         deposit it as it is now."
+    );
+    w.wait("the reason", |app| {
+        !gui::notices_with(app, &said).is_empty()
+    });
+}
+
 #[test]
 fn a_failed_job_on_a_target_used_from_the_command_line_names_the_retry_to_run_there() {
     let mut w = Window::open(FaultConfig::default());

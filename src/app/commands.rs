@@ -19,7 +19,7 @@ use crate::catalog::{RecordedDataset, record_folder, scan_dataset_folder};
 use crate::content::{Metadata, SkippedEntry, metadata_from_folder};
 use crate::engine::Engine;
 use crate::sandbox::RunningSandbox;
-use crate::store::{DatasetSummary, Enqueued, EventRow, Store, StoreError};
+use crate::store::{DatasetSummary, Enqueued, EventRow, JobState, Store, StoreError};
 use crate::targets::{ReadBack, Target};
 use crate::wording::count_of;
 
@@ -712,18 +712,31 @@ impl Core {
                 for &id in &done {
                     events.extend(s.events_for_job(id)?.pop());
                 }
-                Ok((s.jobs(&done)?, events))
+                // Why each job left as it was was left, in the person's words.
+                let mut left = Vec::new();
+                for &id in jobs.iter().filter(|id| !done.contains(id)) {
+                    left.push(why_not_retried(s, id)?);
+                }
+                Ok((s.jobs(&done)?, events, left))
             })
             .await;
         match result {
-            Ok((jobs, _)) if jobs.is_empty() => self.out.notice(Notice::info(
-                "Nothing was re-queued: those deposits are no longer failed, landed since \
-                 through a later deposit, or their datasets were scanned again since under \
-                 another key (deposit those again).",
-            )),
-            Ok((jobs, events)) => {
-                self.out.send(Update::Logged(events));
-                self.out.send(Update::Jobs(jobs));
+            Ok((jobs, events, left)) => {
+                if !jobs.is_empty() {
+                    self.out.send(Update::Logged(events));
+                    self.out.send(Update::Jobs(jobs));
+                }
+                if !left.is_empty() {
+                    let shown = left.len().min(3);
+                    let more = match left.len() - shown {
+                        0 => String::new(),
+                        n => format!(" (and {n} more)"),
+                    };
+                    self.out.notice(Notice::info(format!(
+                        "Not re-queued: {}{more}.",
+                        left[..shown].join("; ")
+                    )));
+                }
             }
             Err(e) => self.out.notice(Notice::error(format!("Cannot retry: {e}"))),
         }
@@ -1013,4 +1026,40 @@ mod tests {
              link3 (a symbolic link: listed, never followed); and 3 more."
         );
     }
+}
+
+/// Why `retry` left job `id` as it was: not failed; its key landed since through another
+/// job; its dataset removed, or scanned again under another key; or another job of the same
+/// key already on its way.
+fn why_not_retried(s: &Store, id: i64) -> Result<String, StoreError> {
+    let job = s.job(id)?;
+    let name = job
+        .dataset_name
+        .clone()
+        .unwrap_or_else(|| format!("job {id}"));
+    if job.state != JobState::Failed {
+        return Ok(format!(
+            "{name} (job {id}) is {}, not failed",
+            job.state.as_str()
+        ));
+    }
+    if let Some(landed) = s.lookup_result(&job.target, &job.key)? {
+        return Ok(format!(
+            "{name} (job {id}) landed since as {}, through a later deposit",
+            landed.identifier
+        ));
+    }
+    let dataset = match job.dataset_id {
+        Some(d) => s.dataset(d)?,
+        None => None,
+    };
+    Ok(match dataset {
+        None => format!(
+            "{name} (job {id}) was removed from the list: add its folder again, then deposit"
+        ),
+        Some(d) if d.key != Some(job.key) => format!(
+            "{name} (job {id}) was scanned again since, under another key: deposit it as it is now"
+        ),
+        Some(_) => format!("{name} (job {id}) has another deposit of its key on the way"),
+    })
 }
