@@ -932,6 +932,42 @@ fn overlap_notice(name: &str, overlap: &str) -> String {
     )
 }
 
+/// Why `retry` left job `id` as it was: not failed; its key landed since through another
+/// job; its dataset removed, or scanned again under another key; or another job of the same
+/// key already on its way.
+fn why_not_retried(s: &Store, id: i64) -> Result<String, StoreError> {
+    let job = s.job(id)?;
+    let name = job
+        .dataset_name
+        .clone()
+        .unwrap_or_else(|| format!("job {id}"));
+    if job.state != JobState::Failed {
+        return Ok(format!(
+            "{name} (job {id}) is {}, not failed",
+            job.state.as_str()
+        ));
+    }
+    if let Some(landed) = s.lookup_result(&job.target, &job.key)? {
+        return Ok(format!(
+            "{name} (job {id}) landed since as {}, through a later deposit",
+            landed.identifier
+        ));
+    }
+    let dataset = match job.dataset_id {
+        Some(d) => s.dataset(d)?,
+        None => None,
+    };
+    Ok(match dataset {
+        None => format!(
+            "{name} (job {id}) was removed from the list: add its folder again, then deposit"
+        ),
+        Some(d) if d.key != Some(job.key) => format!(
+            "{name} (job {id}) was scanned again since, under another key: deposit it as it is now"
+        ),
+        Some(_) => format!("{name} (job {id}) has another deposit of its key on the way"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1026,40 +1062,4 @@ mod tests {
              link3 (a symbolic link: listed, never followed); and 3 more."
         );
     }
-}
-
-/// Why `retry` left job `id` as it was: not failed; its key landed since through another
-/// job; its dataset removed, or scanned again under another key; or another job of the same
-/// key already on its way.
-fn why_not_retried(s: &Store, id: i64) -> Result<String, StoreError> {
-    let job = s.job(id)?;
-    let name = job
-        .dataset_name
-        .clone()
-        .unwrap_or_else(|| format!("job {id}"));
-    if job.state != JobState::Failed {
-        return Ok(format!(
-            "{name} (job {id}) is {}, not failed",
-            job.state.as_str()
-        ));
-    }
-    if let Some(landed) = s.lookup_result(&job.target, &job.key)? {
-        return Ok(format!(
-            "{name} (job {id}) landed since as {}, through a later deposit",
-            landed.identifier
-        ));
-    }
-    let dataset = match job.dataset_id {
-        Some(d) => s.dataset(d)?,
-        None => None,
-    };
-    Ok(match dataset {
-        None => format!(
-            "{name} (job {id}) was removed from the list: add its folder again, then deposit"
-        ),
-        Some(d) if d.key != Some(job.key) => format!(
-            "{name} (job {id}) was scanned again since, under another key: deposit it as it is now"
-        ),
-        Some(_) => format!("{name} (job {id}) has another deposit of its key on the way"),
-    })
 }
