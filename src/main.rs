@@ -17,6 +17,15 @@ const ICON_PNG: &[u8] = include_bytes!("../assets/icon.png");
 
 fn main() -> ExitCode {
     use clap::Parser;
+    // An empty LODGE_DB (`export LODGE_DB=` in a profile) would reach clap as an empty
+    // --db, and its error would name the flag, not the variable.
+    if std::env::var_os("LODGE_DB").is_some_and(|v| v.is_empty()) {
+        eprintln!(
+            "error: LODGE_DB is set but empty: unset it (`unset LODGE_DB`) to use the default \
+             database, or set it to a database file or postgres:// URL"
+        );
+        return ExitCode::from(2);
+    }
     let cli = lodge::cli::Cli::parse();
     if cli.command.is_some() {
         return lodge::cli::run_parsed(cli);

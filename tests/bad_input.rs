@@ -1543,3 +1543,17 @@ async fn a_webdav_record_half_written_is_retried_and_another_keys_record_refused
     assert_eq!(job.state, "rejected", "{t}");
     assert_eq!(job.attempts, 1, "refused at once: {t}");
 }
+
+/// An empty LODGE_DB (left by `export LODGE_DB=`) is named as the variable, with the fix.
+#[test]
+fn an_empty_lodge_db_variable_is_named_with_the_fix() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lodge"))
+        .env("LODGE_DB", "")
+        .arg("status")
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("LODGE_DB is set but empty: unset it"), "{t}");
+    assert!(!t.contains("'--db'"), "{t}");
+}
