@@ -116,31 +116,42 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
             "expected a YAML mapping of CFF keys (cff-version, title, authors, ...)".into(),
         );
     }
+    // Every problem of the file at once, not one per run: the person fixes them together.
+    let mut problems = Vec::new();
     let mut m = Metadata {
-        title: yaml_opt_text(&doc, "title", "title")?.unwrap_or_default(),
-        description: yaml_opt_text(&doc, "abstract", "abstract")?,
-        version: match doc.get("version") {
-            // `version: 1.10` is a number to YAML, and 1.1 once read: keep it as written.
-            Some(Yaml::Number(_)) => number_as_written(text, "version:"),
-            _ => None,
-        }
-        .map_or_else(
-            || yaml_opt_text(&doc, "version", "version"),
-            |v| Ok(Some(v)),
-        )?,
+        title: kept(&mut problems, yaml_opt_text(&doc, "title", "title"))
+            .flatten()
+            .unwrap_or_default(),
+        description: kept(&mut problems, yaml_opt_text(&doc, "abstract", "abstract")).flatten(),
+        version: kept(
+            &mut problems,
+            match doc.get("version") {
+                // `version: 1.10` is a number to YAML, and 1.1 once read: keep it as written.
+                Some(Yaml::Number(_)) => number_as_written(text, "version:"),
+                _ => None,
+            }
+            .map_or_else(
+                || yaml_opt_text(&doc, "version", "version"),
+                |v| Ok(Some(v)),
+            ),
+        )
+        .flatten(),
         ..Metadata::default()
     };
     if let Some(authors) = doc.get("authors") {
-        let list = authors
-            .as_sequence()
-            .ok_or("authors must be a list of persons or entities")?;
-        for (i, a) in list.iter().enumerate() {
-            m.creators.push(cff_author(i, a)?);
+        match authors.as_sequence() {
+            None => problems.push("authors must be a list of persons or entities".into()),
+            Some(list) => {
+                for (i, a) in list.iter().enumerate() {
+                    m.creators.extend(kept(&mut problems, cff_author(i, a)));
+                }
+            }
         }
     }
-    if let Some(date) = doc.get("date-released").filter(|v| !v.is_null()) {
-        let date = yaml_text("date-released", date)?;
-        m.publication_year = Some(year_of("date-released", &date)?);
+    if let Some(date) = doc.get("date-released").filter(|v| !v.is_null())
+        && let Some(date) = kept(&mut problems, yaml_text("date-released", date))
+    {
+        m.publication_year = kept(&mut problems, year_of("date-released", &date));
     }
     m.license = match doc.get("license") {
         None | Some(Yaml::Null) => None,
@@ -149,32 +160,47 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
             let ids = ids
                 .iter()
                 .map(|v| yaml_text("license", v))
-                .collect::<Result<Vec<_>, _>>()?;
-            Some(ids.join(" OR ")).filter(|s| !s.is_empty())
+                .collect::<Result<Vec<_>, _>>();
+            kept(&mut problems, ids)
+                .map(|ids| ids.join(" OR "))
+                .filter(|s| !s.is_empty())
         }
-        Some(v) => Some(yaml_text("license", v)?),
+        Some(v) => kept(&mut problems, yaml_text("license", v)),
     };
     if let Some(keywords) = doc.get("keywords").filter(|v| !v.is_null()) {
-        let list = keywords.as_sequence().ok_or("keywords must be a list")?;
-        for (i, k) in list.iter().enumerate() {
-            m.keywords.push(yaml_text(&format!("keywords[{i}]"), k)?);
+        match keywords.as_sequence() {
+            None => problems.push("keywords must be a list".into()),
+            Some(list) => {
+                for (i, k) in list.iter().enumerate() {
+                    let keyword = yaml_text(&format!("keywords[{i}]"), k);
+                    m.keywords.extend(kept(&mut problems, keyword));
+                }
+            }
         }
     }
     if let Some(publisher) = doc.get("publisher").filter(|v| !v.is_null()) {
-        m.publisher = match publisher {
-            Yaml::Mapping(_) => yaml_opt_text(publisher, "name", "publisher.name")?,
-            other => Some(yaml_text("publisher", other)?),
-        }
-        .unwrap_or_default();
+        let named = match publisher {
+            Yaml::Mapping(_) => yaml_opt_text(publisher, "name", "publisher.name"),
+            other => yaml_text("publisher", other).map(Some),
+        };
+        m.publisher = kept(&mut problems, named).flatten().unwrap_or_default();
     }
-    if let Some(kind) = yaml_opt_text(&doc, "type", "type")? {
+    if let Some(kind) = kept(&mut problems, yaml_opt_text(&doc, "type", "type")).flatten() {
         m.resource_type = match kind.as_str() {
             "software" => "Software",
             _ => "Dataset",
         }
         .into();
     }
+    if !problems.is_empty() {
+        return Err(problems.join("; "));
+    }
     Ok(m)
+}
+
+/// The value of `read`, or `None` with its problem noted in `problems`.
+fn kept<T>(problems: &mut Vec<String>, read: Result<T, String>) -> Option<T> {
+    read.map_err(|problem| problems.push(problem)).ok()
 }
 
 fn cff_author(i: usize, a: &Yaml) -> Result<Creator, String> {
@@ -305,6 +331,19 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_problem_of_a_citation_file_is_said_at_once() {
+        let cff = "title: T\ndate-released: someday\nkeywords: soil\nlicense: [1, [2]]\n";
+        let said = parse_citation_cff(cff).unwrap_err();
+        for problem in [
+            "date-released 'someday' is not a date",
+            "keywords must be a list",
+            "license must be text",
+        ] {
+            assert!(said.contains(problem), "{said}");
+        }
+    }
 
     #[test]
     fn a_byte_order_mark_and_a_version_like_1_10_are_read_as_written() {
