@@ -977,6 +977,19 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
         backup.contains("existing") && backup.contains("sbx-000001"),
         "{t}"
     );
+    // The copy's deposit is the original's: verify checks it for either.
+    let out = lodge_with(&db, &["verify", "backup"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("intact   #2 backup on ") && t.contains("record sbx-000001"),
+        "{t}"
+    );
+    let t = text(&lodge_with(&db, &["verify", "--all"]).await);
+    assert!(
+        t.contains("checking 1 deposit "),
+        "one deposit, checked once: {t}"
+    );
 
     // Where the shared job fails, the copy's line says whose job it is, and the retry
     // named is that one job.

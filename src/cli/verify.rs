@@ -76,6 +76,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     let only = args.target.as_deref().map(cli_target_scope).transpose()?;
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
     let mut deposits = Vec::new();
+    let mut checked_jobs = std::collections::HashSet::new();
     for dataset in &datasets {
         let found = landed_deposits(&store, dataset.id, only.as_deref())?;
         if found.is_empty() && !args.json {
@@ -89,7 +90,9 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                 }
             );
         }
-        deposits.extend(found.into_iter().map(|job| Deposit {
+        // Two copies of one folder share one deposit: it is checked once.
+        let found = found.into_iter().filter(|job| checked_jobs.insert(job.id));
+        deposits.extend(found.map(|job| Deposit {
             dataset: dataset.id,
             name: dataset.name.clone(),
             job,

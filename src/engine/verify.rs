@@ -100,6 +100,23 @@ pub fn landed_deposits(
         .filter(|j| seen.insert((j.target.clone(), j.key)))
         .collect();
     jobs.reverse();
+    // Its current key deposited by another dataset (a copy of its folder: one deposit for
+    // both) is its deposit too, where it has none of its own.
+    if let Some(row) = store.dataset(dataset)?
+        && let (Some(key), Some(fingerprint)) = (row.key, row.fingerprint)
+    {
+        let hex = key.to_hex();
+        for result in store.results_with_fingerprint(&fingerprint.to_string())? {
+            if result.key != hex || only.is_some_and(|t| result.target != t) {
+                continue;
+            }
+            let Some(job) = result.job_id else { continue };
+            let job = store.job(job)?;
+            if job.state.is_landed() && seen.insert((job.target.clone(), job.key)) {
+                jobs.push(job);
+            }
+        }
+    }
     Ok(jobs)
 }
 
