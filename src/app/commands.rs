@@ -18,8 +18,9 @@ use super::update::{Details, FolderChanged, Update};
 use crate::catalog::{RecordedDataset, record_folder, scan_dataset_folder};
 use crate::content::{Metadata, SkippedEntry, metadata_from_folder};
 use crate::engine::Engine;
+use crate::engine::requeue::{LeftAsItWas, why_left};
 use crate::sandbox::RunningSandbox;
-use crate::store::{DatasetSummary, Enqueued, EventRow, JobState, Store, StoreError};
+use crate::store::{DatasetSummary, Enqueued, EventRow, Store, StoreError};
 use crate::targets::{ReadBack, Target};
 use crate::wording::count_of;
 
@@ -932,39 +933,30 @@ fn overlap_notice(name: &str, overlap: &str) -> String {
     )
 }
 
-/// Why `retry` left job `id` as it was: not failed; its key landed since through another
-/// job; its dataset removed, or scanned again under another key; or another job of the same
-/// key already on its way.
+/// Why `retry` left job `id` as it was ([`why_left`]), in the window's words.
 fn why_not_retried(s: &Store, id: i64) -> Result<String, StoreError> {
     let job = s.job(id)?;
     let name = job
         .dataset_name
         .clone()
         .unwrap_or_else(|| format!("job {id}"));
-    if job.state != JobState::Failed {
-        return Ok(format!(
-            "{name} (job {id}) is {}, not failed",
-            job.state.as_str()
-        ));
-    }
-    if let Some(landed) = s.lookup_result(&job.target, &job.key)? {
-        return Ok(format!(
-            "{name} (job {id}) landed since as {}, through a later deposit",
-            landed.identifier
-        ));
-    }
-    let dataset = match job.dataset_id {
-        Some(d) => s.dataset(d)?,
-        None => None,
-    };
-    Ok(match dataset {
-        None => format!(
+    Ok(match why_left(s, &job)? {
+        LeftAsItWas::NotFailed => {
+            format!("{name} (job {id}) is {}, not failed", job.state.as_str())
+        }
+        LeftAsItWas::Landed { identifier, .. } => {
+            format!("{name} (job {id}) landed since as {identifier}, through a later deposit")
+        }
+        LeftAsItWas::DatasetRemoved => format!(
             "{name} (job {id}) was removed from the list: add its folder again, then deposit"
         ),
-        Some(d) if d.key != Some(job.key) => format!(
+        LeftAsItWas::Rescanned(_) => format!(
             "{name} (job {id}) was scanned again since, under another key: deposit it as it is now"
         ),
-        Some(_) => format!("{name} (job {id}) has another deposit of its key on the way"),
+        LeftAsItWas::AnotherOnItsWay(_) => {
+            format!("{name} (job {id}) has another deposit of its key on the way")
+        }
+        LeftAsItWas::Unexplained => format!("{name} (job {id}) was left as it is"),
     })
 }
 

@@ -15,6 +15,7 @@ use super::output::{BytesInFlight, DatasetNames, items_progress_bar};
 use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run, target_argument};
 use super::{Database, EngineArgs};
 use crate::content::ContentKey;
+use crate::engine::requeue::{LeftAsItWas, why_left};
 use crate::engine::{Engine, EngineEvent, check_unchanged};
 use crate::store::{Cancel, DatasetRow, EventKind, JobRow, JobState, Store};
 use crate::targets::{DepositRequest, Target, is_changed_since_scan};
@@ -493,58 +494,45 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
     })
 }
 
-/// Why the store left a failed job as it was: its key landed since through a later job,
-/// its dataset was removed, or scanned again since under another key (the content the job
-/// was to deposit is gone), or another job for the same key is already on its way.
+/// Why the store left a failed job as it was ([`why_left`]), and what to do about it.
 fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
     let id = job.id;
-    if let Some(landed) = store.lookup_result(&job.target, &job.key)? {
-        let by = landed
-            .job_id
-            .map(|j| format!(" by job {j}"))
-            .unwrap_or_default();
-        return Ok(format!(
-            "job {id} failed, but its key was deposited there since{by}, as {}: nothing to retry",
-            landed.identifier
-        ));
-    }
-    let dataset = match job.dataset_id {
-        Some(d) => store.dataset(d)?,
-        None => None,
-    };
-    let Some(dataset) = dataset else {
-        return Ok(format!(
+    Ok(match why_left(store, job)? {
+        LeftAsItWas::Landed { identifier, by } => {
+            let by = by.map(|j| format!(" by job {j}")).unwrap_or_default();
+            format!(
+                "job {id} failed, but its key was deposited there since{by}, as {identifier}: \
+                 nothing to retry"
+            )
+        }
+        LeftAsItWas::DatasetRemoved => format!(
             "job {id} failed, but its dataset was removed from Lodge: add its folder again \
              (`lodge add DIR`), then deposit it"
-        ));
-    };
-    if dataset.key != Some(job.key) {
-        let now = dataset
-            .key
-            .map(|k| format!(", now {}", k.short()))
-            .unwrap_or_default();
-        return Ok(format!(
-            "job {id} failed, but {} was scanned again since it was queued and its key changed \
-             ({}{now}): what the job was to deposit is no longer in the folder. Deposit the \
-             folder as it is now: `lodge deposit --target {} {}`",
-            dataset.name,
-            job.key.short(),
-            target_argument(store, &job.target),
-            dataset.id
-        ));
-    }
-    let active = store
-        .jobs_of_dataset(dataset.id)?
-        .into_iter()
-        .find(|j| j.target == job.target && j.key == job.key && !j.state.is_terminal());
-    Ok(match active {
-        Some(other) => format!(
+        ),
+        LeftAsItWas::Rescanned(dataset) => {
+            let now = dataset
+                .key
+                .map(|k| format!(", now {}", k.short()))
+                .unwrap_or_default();
+            format!(
+                "job {id} failed, but {} was scanned again since it was queued and its key \
+                 changed ({}{now}): what the job was to deposit is no longer in the folder. \
+                 Deposit the folder as it is now: `lodge deposit --target {} {}`",
+                dataset.name,
+                job.key.short(),
+                target_argument(store, &job.target),
+                dataset.id
+            )
+        }
+        LeftAsItWas::AnotherOnItsWay(other) => format!(
             "job {id} failed, but job {} for the same key is {}, still to be done: \
              `lodge deposit` runs it",
             other.id,
             other.state.as_str()
         ),
-        None => format!("job {id} failed and was not re-queued"),
+        LeftAsItWas::NotFailed | LeftAsItWas::Unexplained => {
+            format!("job {id} failed and was not re-queued")
+        }
     })
 }
 

@@ -12,6 +12,7 @@ mod guarded;
 mod liveness;
 pub use liveness::{expire_dead_leases, lease_owner};
 pub mod repair;
+pub mod requeue;
 pub mod retry;
 mod store_thread;
 pub mod verify;

@@ -1,0 +1,54 @@
+//! Why a retry left a job as it was (`lodge retry`, the window's Retry): the store
+//! re-queues only failed jobs whose content is still the dataset's and whose key has not
+//! landed since; each front end says the reason found here in its own words.
+
+use crate::store::{DatasetRow, JobRow, JobState, Store, StoreError};
+
+/// The reason a job was not re-queued.
+#[derive(Clone, Debug)]
+pub enum LeftAsItWas {
+    /// It is not failed (landed, rejected, or still to be done).
+    NotFailed,
+    /// Its key landed there since, as `identifier`, through job `by` (if known).
+    Landed { identifier: String, by: Option<i64> },
+    /// Its dataset was removed from Lodge.
+    DatasetRemoved,
+    /// Its dataset was scanned again since under another key: what the job was to deposit
+    /// is no longer in the folder.
+    Rescanned(DatasetRow),
+    /// Another job for the same key is already on its way.
+    AnotherOnItsWay(JobRow),
+    /// None of the above was found (the job changed meanwhile, say).
+    Unexplained,
+}
+
+/// Why `job` (left as it was by [`Store::retry_jobs`]) was not re-queued.
+pub fn why_left(store: &Store, job: &JobRow) -> Result<LeftAsItWas, StoreError> {
+    if job.state != JobState::Failed {
+        return Ok(LeftAsItWas::NotFailed);
+    }
+    if let Some(landed) = store.lookup_result(&job.target, &job.key)? {
+        return Ok(LeftAsItWas::Landed {
+            identifier: landed.identifier,
+            by: landed.job_id,
+        });
+    }
+    let dataset = match job.dataset_id {
+        Some(d) => store.dataset(d)?,
+        None => None,
+    };
+    let Some(dataset) = dataset else {
+        return Ok(LeftAsItWas::DatasetRemoved);
+    };
+    if dataset.key != Some(job.key) {
+        return Ok(LeftAsItWas::Rescanned(dataset));
+    }
+    let active = store
+        .jobs_of_dataset(dataset.id)?
+        .into_iter()
+        .find(|j| j.target == job.target && j.key == job.key && !j.state.is_terminal());
+    Ok(match active {
+        Some(other) => LeftAsItWas::AnotherOnItsWay(other),
+        None => LeftAsItWas::Unexplained,
+    })
+}
