@@ -123,15 +123,19 @@ pub fn moved_here(
 /// The one dataset whose folder is gone and whose files are those of the folder at `root`
 /// (the same folder, moved there), if there is exactly one: a folder added where it is now
 /// takes its metadata, and so its key. Looked for only while some dataset's folder is
-/// gone; then the folder is hashed here (through the hash cache, so the scan that records
-/// it does not hash it again). Blocking. A folder that cannot be scanned gives `None`: the
-/// scan that follows reports it in its own words.
-pub fn moved_from(store: &Store, root: &Path) -> Result<Option<DatasetRow>, StoreError> {
+/// gone; then the folder is hashed here, telling `progress` (through the hash cache, so
+/// the scan that records it does not hash it again). Blocking. A folder that cannot be
+/// scanned gives `None`: the scan that follows reports it in its own words.
+pub fn moved_from(
+    store: &Store,
+    root: &Path,
+    progress: &(dyn Fn(HashProgress) + Sync),
+) -> Result<Option<DatasetRow>, StoreError> {
     let gone = folders_gone(store)?;
     if gone.is_empty() {
         return Ok(None);
     }
-    let Ok(prepared) = crate::content::prepare_dataset(root, &Default::default(), store, &|_| {})
+    let Ok(prepared) = crate::content::prepare_dataset(root, &Default::default(), store, progress)
     else {
         return Ok(None);
     };

@@ -633,13 +633,12 @@ async fn a_dataset_named_by_number_name_and_folder_at_once_is_deposited_and_coun
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn verify_asks_a_busy_server_again_rather_than_report_its_deposits_unchecked() {
+/// A lab with `n` small datasets ("Run N") deposited into its sandbox by `lodge deposit`.
+async fn deposited_runs(n: usize) -> (Lab, lodge::sandbox::RunningSandbox) {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
-    let db = lab.path("lodge.db");
     let store = lab.store("lodge.db");
-    for n in 1..=6 {
+    for n in 1..=n {
         add(
             &store,
             &lab.numbered_folder(n),
@@ -647,12 +646,20 @@ async fn verify_asks_a_busy_server_again_rather_than_report_its_deposits_uncheck
         );
     }
     drop(store);
+    let url = sandbox.target_url();
     let out = lodge_with(
-        &db,
-        &["deposit", "--all", "--target", &sandbox.target_url()],
+        &lab.path("lodge.db"),
+        &["deposit", "--all", "--target", &url],
     )
     .await;
     assert!(out.status.success(), "{}", text(&out));
+    (lab, sandbox)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn verify_asks_a_busy_server_again_rather_than_report_its_deposits_unchecked() {
+    let (lab, sandbox) = deposited_runs(6).await;
+    let db = lab.path("lodge.db");
 
     // Now the server is busy: one read in six gets 429 (Retry-After: 0) or 503.
     sandbox.set_faults(FaultConfig {
@@ -887,24 +894,8 @@ async fn a_dataset_whose_file_names_are_nfd_on_disk_deposits_verifies_and_repair
 /// first on it are not sent, and say why.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn verify_stops_asking_a_server_that_did_not_answer_one_check() {
-    let lab = Lab::new();
-    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let (lab, sandbox) = deposited_runs(3).await;
     let db = lab.path("lodge.db");
-    let store = lab.store("lodge.db");
-    for n in 1..=3 {
-        add(
-            &store,
-            &lab.numbered_folder(n),
-            &metadata(&format!("Run {n}")),
-        );
-    }
-    drop(store);
-    let out = lodge_with(
-        &db,
-        &["deposit", "--all", "--target", &sandbox.target_url()],
-    )
-    .await;
-    assert!(out.status.success(), "{}", text(&out));
 
     sandbox.set_faults(FaultConfig {
         rate_limit: 1.0,

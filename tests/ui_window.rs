@@ -379,11 +379,7 @@ fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_an
     let (identifier, _) = w.deposit_row(id);
 
     // A corrected title makes another key: the row says which record it is a new version of.
-    w.select(id);
-    w.harness.get_by_label("Title").focus();
-    w.harness.get_by_label("Title").type_text(", corrected");
-    w.harness.step();
-    w.harness.get_by_label("Save metadata").click();
+    w.retitle(id, ", corrected");
     w.wait("the new version", |app| {
         matches!(app.status_of(id), Some(DedupStatus::NewVersion { .. }))
     });
@@ -690,24 +686,8 @@ fn a_failed_job_whose_key_a_later_deposit_landed_offers_no_retry_in_the_history(
 #[test]
 fn a_retry_that_cannot_requeue_its_job_names_the_reason_for_that_job() {
     let (mut w, id) = Window::with_a_failed_deposit();
-    let job = w
-        .app()
-        .model
-        .row(id)
-        .unwrap()
-        .jobs
-        .values()
-        .next()
-        .unwrap()
-        .id;
-    w.select(id);
-    w.harness.get_by_label("Title").focus();
-    w.harness.get_by_label("Title").type_text(", corrected");
-    w.harness.step();
-    w.harness.get_by_label("Save metadata").click();
-    w.wait("the new title stored", |app| {
-        app.model.row(id).unwrap().metadata.title == "Soil cores 2026, corrected"
-    });
+    let job = w.first_job(id);
+    w.retitle(id, ", corrected");
     w.harness.state().send(Command::Retry { jobs: vec![job] });
     let said = format!(
         "Not re-queued: soil-cores (job {job}) was scanned again since, under another key: \
@@ -1142,16 +1122,7 @@ fn depositing_a_dataset_already_on_the_queue_says_so_and_queues_nothing_more() {
     w.wait("the first deposit queued", |app| {
         gui::notices_with(app, "1 deposit queued; deposits are paused").len() == 1
     });
-    let job = w
-        .app()
-        .model
-        .row(id)
-        .unwrap()
-        .jobs
-        .values()
-        .next()
-        .unwrap()
-        .id;
+    let job = w.first_job(id);
 
     // Its details' Deposit button, while the row waits on the queue.
     w.select(id);
@@ -1395,14 +1366,7 @@ fn dropping_a_folder_moved_from_elsewhere_names_the_row_it_was() {
     let old = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let first = w.add_folder(&old);
     // Metadata edited in the window, beyond what the folder's CITATION.cff says.
-    w.select(first);
-    w.harness.get_by_label("Title").focus();
-    w.harness.get_by_label("Title").type_text(", corrected");
-    w.harness.step();
-    w.harness.get_by_label("Save metadata").click();
-    w.wait("the title saved", |app| {
-        app.model.row(first).unwrap().metadata.title == "Soil cores 2026, corrected"
-    });
+    w.retitle(first, ", corrected");
     let moved = w.lab.path("archive/soil-cores");
     std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
     std::fs::rename(&old, &moved).unwrap();

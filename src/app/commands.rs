@@ -425,7 +425,8 @@ impl Core {
         let outcome = tokio::task::spawn_blocking(move || {
             let mut notes = Vec::new();
             // A folder moved here: its metadata (and so its key) comes with it.
-            let moved_from = crate::catalog::moved_from(&core.store, &root2)
+            let progress = core.hash_progress(row);
+            let moved_from = crate::catalog::moved_from(&core.store, &root2, &progress)
                 .ok()
                 .flatten();
             let mut metadata = match metadata_from_folder(&root2) {
@@ -521,9 +522,16 @@ impl Core {
         root: &Path,
         metadata: &Metadata,
     ) -> Result<RecordedDataset, String> {
+        let progress = self.hash_progress(row);
+        record_folder(&self.store, root, metadata, &progress).map_err(|e| e.to_string())
+    }
+
+    /// How hashing the folder of placeholder row `row` tells the window how far it is (at
+    /// most every PROGRESS_EVERY, and at the end).
+    fn hash_progress(&self, row: i64) -> impl Fn(crate::content::HashProgress) + Sync {
         let last = Mutex::new(Instant::now() - PROGRESS_EVERY);
         let out = self.out.clone();
-        let progress = move |p: crate::content::HashProgress| {
+        move |p: crate::content::HashProgress| {
             let mut last = lock(&last);
             if last.elapsed() >= PROGRESS_EVERY || p.bytes_done == p.bytes_total {
                 *last = Instant::now();
@@ -533,8 +541,7 @@ impl Core {
                     total: p.bytes_total,
                 });
             }
-        };
-        record_folder(&self.store, root, metadata, &progress).map_err(|e| e.to_string())
+        }
     }
 
     async fn pick_folder(self: Arc<Self>) {

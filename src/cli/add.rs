@@ -406,7 +406,17 @@ async fn add_one(
     let moved_from = match &before {
         None => {
             let (store, root) = (store.clone(), root.clone());
-            tokio::task::spawn_blocking(move || crate::catalog::moved_from(&store, &root)).await??
+            tokio::task::spawn_blocking(move || {
+                // The folder is hashed here when some dataset's folder is gone: its bar.
+                let bar = hash_progress_bar(&root);
+                let found = crate::catalog::moved_from(&store, &root, &|p| {
+                    bar.set_length(p.bytes_total);
+                    bar.set_position(p.bytes_done);
+                });
+                bar.finish_and_clear();
+                found
+            })
+            .await??
         }
         Some(_) => None,
     };

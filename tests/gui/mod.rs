@@ -181,6 +181,27 @@ impl Window {
         }
     }
 
+    /// Append `suffix` to dataset `id`'s title in its details, Save metadata, and wait
+    /// until the store has it (a new key).
+    pub fn retitle(&mut self, id: i64, suffix: &str) {
+        self.select(id);
+        self.harness.get_by_label("Title").focus();
+        self.harness.get_by_label("Title").type_text(suffix);
+        self.harness.step();
+        self.harness.get_by_label("Save metadata").click();
+        self.wait("the new title stored", |app| {
+            app.model
+                .row(id)
+                .is_some_and(|r| r.metadata.title.ends_with(suffix))
+        });
+    }
+
+    /// The id of dataset `id`'s first job the window knows of.
+    pub fn first_job(&self, id: i64) -> i64 {
+        let row = self.app().model.row(id).expect("the row");
+        row.jobs.values().next().expect("a job").id
+    }
+
     /// Select the row named `name` and wait until its details are loaded and `ready`
     /// holds of them; returns the row's dataset id.
     pub fn open_details(&mut self, name: &str, ready: impl Fn(&Details) -> bool) -> i64 {
