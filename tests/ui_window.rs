@@ -213,6 +213,27 @@ fn verify_deposited_checks_only_the_datasets_the_search_shows() {
     assert_eq!(checked.len(), 1, "{checked:?}");
 }
 
+/// Two copies of one folder share one deposit: *Verify deposited* checks it once.
+#[test]
+fn verify_deposited_checks_a_deposit_two_copies_share_once() {
+    let mut w = Window::open(FaultConfig::default());
+    let first = w.add_folder(&citable_folder(&w.lab, "copy-a", "Soil cores 2026"));
+    w.add_folder(&citable_folder(&w.lab, "copy-b", "Soil cores 2026"));
+    let target = w.app().target_id().to_string();
+    w.harness.state().send(Command::Deposit {
+        ids: vec![first],
+        target,
+    });
+    w.wait("both rows deposited", |app| app.table.landed_ids.len() == 2);
+    w.harness.step();
+    let (_, said) = w.press_for_notice("Verify deposited (2)", "is intact");
+    assert!(
+        said.starts_with("The deposit on "),
+        "one deposit, checked once: {said}"
+    );
+    assert_eq!(w.log_of("verified").len(), 1);
+}
+
 /// A file the sandbox holds with other bytes of the same size passes Verify (it asks for
 /// sizes) and is found by Verify bytes, which reads every file back: the notice names it,
 /// and the row turns damaged.

@@ -144,8 +144,13 @@ impl Core {
         let listed = self
             .db(move |s| {
                 let mut found = Vec::new();
+                // Two copies of one folder share one deposit: it is checked once.
+                let mut listed = std::collections::HashSet::new();
                 for id in ids {
                     for job in landed_deposits(s, id, Some(&scope))? {
+                        if !listed.insert(job.id) {
+                            continue;
+                        }
                         let document = manifest_of(s, &job);
                         let read = read_back_for(s, &job, ReadBack::Sizes);
                         found.push((job, document, read));
