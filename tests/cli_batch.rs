@@ -889,6 +889,85 @@ async fn a_dataset_whose_file_names_are_nfd_on_disk_deposits_verifies_and_repair
     assert!(t.contains("Zürich/Messung-ä.csv"), "named in NFC: {t}");
 }
 
+/// The server lost a file and the folder's copy has changed since it was deposited: the
+/// repair cannot send the deposited bytes. It says so and what to do, and the damage the
+/// check found stands (printed, exit 1, logged, shown by `status`) instead of becoming
+/// "could not be checked".
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn repair_of_a_file_changed_in_the_folder_keeps_the_damage_and_says_put_it_back() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let folder = lab.folder(
+        "changed",
+        &[("data.csv", b"t,v\n1,2\n"), ("README.txt", b"r")],
+    );
+    let store = lab.store("lodge.db");
+    let (id, key) = add(&store, &folder, &metadata("Changed since"));
+    let manifest = store.document(&key).unwrap().unwrap().manifest;
+    drop(store);
+    let csv = manifest.iter().find(|e| e.path == "data.csv").unwrap();
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &sandbox.target_url()],
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let held = sandbox
+        .data_dir()
+        .join(format!("blobs/sha256/{}", csv.sha256));
+    std::fs::remove_file(&held).unwrap();
+    std::fs::write(folder.join("data.csv"), b"t,v\n9,9\n").unwrap();
+
+    let id = id.to_string();
+    let out = lodge_with(&db, &["verify", &id, "--repair"]).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "DAMAGED  #1 changed",
+            "data.csv is missing",
+            "not repaired: sending data.csv again stopped: changed since scan",
+            "put the deposited file back in the folder",
+            "1 damaged",
+        ],
+    );
+    assert!(!t.contains("could not be checked"), "{t}");
+    assert!(!held.exists(), "the changed bytes were not sent");
+
+    let json = lodge_with(&db, &["verify", &id, "--repair", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json[0]["verdict"], "damaged", "{json}");
+    assert_eq!(json[0]["repaired"], serde_json::json!([]));
+    assert!(
+        json[0]["not_repaired"]
+            .as_str()
+            .unwrap()
+            .contains("put the deposited file back"),
+        "{json}"
+    );
+
+    // The finding is the deposit's last check, as a plain check's would be.
+    let log = text(&lodge_with(&db, &["log", "--job", "1"]).await);
+    assert_all(
+        &log,
+        &[
+            "repair stopped while sending data.csv again: changed since scan",
+            "verify found: data.csv is missing",
+        ],
+    );
+    let status = text(&lodge_with(&db, &["status"]).await);
+    assert!(status.contains("DAMAGED when checked "), "{status}");
+
+    // With the deposited file back in the folder, the repair puts it back.
+    std::fs::write(folder.join("data.csv"), b"t,v\n1,2\n").unwrap();
+    let out = lodge_with(&db, &["verify", &id, "--repair"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(&text(&out), &["sent again data.csv", "1 intact"]);
+}
+
 /// A server that answers no check (here busy through every try; one that hangs would hold
 /// each check for the two-minute read timeout) is asked once: the deposits after the
 /// first on it are not sent, and say why.

@@ -376,9 +376,9 @@ impl Subject {
                     )),
                 }
             }
-            Repair::SendFailed { files, error } => Notice::error(format!(
+            Repair::SendFailed { files, error, .. } => Notice::error(format!(
                 "The repair of {name} on {label} stopped while sending {} again: {error}. \
-                 Press Repair to try again.",
+                 It is still damaged; once that is seen to, press Repair again.",
                 files.join(", ")
             )),
         }

@@ -378,8 +378,15 @@ fn print_text(head: &str, finding: &Finding) {
         }
         Verification::Unknown(why) => println!("UNKNOWN  {head}: {why}"),
     }
-    if let Some(Repair::NothingSent { why: Some(why), .. }) = &finding.repair {
-        println!("           not repaired: {why}");
+    match &finding.repair {
+        Some(Repair::NothingSent { why: Some(why), .. }) => {
+            println!("           not repaired: {why}");
+        }
+        Some(Repair::SendFailed { files, error, .. }) => println!(
+            "           not repaired: sending {} again stopped: {error}",
+            files.join(", ")
+        ),
+        _ => {}
     }
 }
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::verify::{Verification, check_deposit, log_finding};
 use crate::content::ContentDocument;
 use crate::store::{EventRow, JobRow, Store, StoreError};
-use crate::targets::{DepositRequest, Discrepancy, ProgressSink, ReadBack, Target};
+use crate::targets::{DepositRequest, Discrepancy, Failure, ProgressSink, ReadBack, Target};
 
 /// What a repair of one deposit did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,8 +29,13 @@ pub enum Repair {
         files: Vec<String>,
         after: Verification,
     },
-    /// Sending the lost files failed partway (`error`); the deposit may still lack some.
-    SendFailed { files: Vec<String>, error: String },
+    /// Sending the lost files failed (`error`, which says what to do); the deposit still
+    /// lacks some or all of them. `found` is what the check before it found.
+    SendFailed {
+        files: Vec<String>,
+        error: String,
+        found: Verification,
+    },
 }
 
 /// Check the deposit `job` landed on `target` (by `read`), then send again the files the
@@ -89,9 +94,21 @@ pub async fn repair_deposit(
         earlier_record: None,
     };
     if let Err(failure) = target.upload(&request, Arc::new(|_| {})).await {
+        let error = match failure {
+            // A rescan would only make the folder's new bytes the dataset's: the deposit
+            // needs the bytes it was made of.
+            Failure::Changed { .. } => format!(
+                "{failure}. The folder no longer holds that file as it was deposited, and the \
+                 server lost it: put the deposited file back in the folder (`lodge show \
+                 DATASET --files`, or the window's details, give its SHA-256), then repair \
+                 again"
+            ),
+            other => other.to_string(),
+        };
         return Repair::SendFailed {
             files,
-            error: failure.to_string(),
+            error,
+            found,
         };
     }
     let after = check_deposit(target, job, document, read, progress).await;
@@ -143,16 +160,13 @@ pub fn what_is_left(damage: &[Discrepancy]) -> String {
 }
 
 impl Repair {
-    /// The verdict that now stands: the check after the repair when files were sent, the
-    /// check before it when none were, and "unknown" when sending stopped partway (the
-    /// deposit may still lack some of them). An unknown verdict is not logged as a check.
+    /// The verdict that now stands: the check after the repair when files were sent, and
+    /// the check before it when none were or sending them failed — the damage it found
+    /// stands until a check finds otherwise.
     pub fn verdict(&self) -> Verification {
         match self {
-            Repair::NothingSent { found, .. } => found.clone(),
+            Repair::NothingSent { found, .. } | Repair::SendFailed { found, .. } => found.clone(),
             Repair::PutBack { after, .. } => after.clone(),
-            Repair::SendFailed { error, .. } => {
-                Verification::Unknown(format!("the repair stopped: {error}"))
-            }
         }
     }
 }
@@ -172,7 +186,7 @@ pub fn log_repair(
             crate::wording::count_of(files.len() as u32, "file", "files"),
             files.join(", ")
         )),
-        Repair::SendFailed { files, error } => Some(format!(
+        Repair::SendFailed { files, error, .. } => Some(format!(
             "repair stopped while sending {} again: {error}",
             files.join(", ")
         )),
