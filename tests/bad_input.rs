@@ -616,6 +616,52 @@ fn a_citation_file_fixed_after_the_warning_fills_in_what_the_dataset_lacks_when_
     assert_eq!(stored().title, "Soil cores, corrected");
 }
 
+/// An invalid ORCID in the citation file, fixed there and the folder added again: the
+/// fixed creators replace the invalid ones (other fields the dataset has stay).
+#[test]
+fn a_citation_file_whose_invalid_orcid_was_fixed_replaces_the_creators_when_added_again() {
+    let lab = Lab::new();
+    let cff = |orcid: &str| {
+        format!(
+            "cff-version: 1.2.0\ntitle: Soil cores\nauthors:\n  - family-names: Curie\n    \
+             given-names: Marie\n    orcid: https://orcid.org/{orcid}\ndate-released: \
+             2026-03-01\n"
+        )
+    };
+    let folder = lab.folder(
+        "orcid",
+        &[
+            ("CITATION.cff", cff("0000-0002-1825-0098").as_bytes()),
+            ("data.csv", b"1"),
+        ],
+    );
+    let add = || {
+        let mut cmd = lodge_in(&lab);
+        let out = cmd
+            .arg("add")
+            .arg(&folder)
+            .args(["--publisher", "Lab"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        text(&out)
+    };
+    let t = add();
+    assert_all(&t, &["metadata incomplete", "creators[0].orcid"]);
+
+    std::fs::write(folder.join("CITATION.cff"), cff("0000-0002-1825-0097")).unwrap();
+    let t = add();
+    assert!(
+        t.contains("creators (in place of invalid ones) filled in from"),
+        "{t}"
+    );
+    assert!(!t.contains("metadata incomplete"), "{t}");
+    assert!(!t.contains("gives another"), "{t}");
+    let m = open_store(&lab).datasets().unwrap().remove(0).metadata;
+    assert_eq!(m.creators[0].orcid.as_deref(), Some("0000-0002-1825-0097"));
+    assert_eq!(m.publisher, "Lab");
+}
+
 #[test]
 fn malformed_zenodo_json_is_named_with_its_position_and_the_folder_is_still_added() {
     let lab = Lab::new();

@@ -440,7 +440,7 @@ impl Core {
                     )));
                     let mut metadata = old.metadata.clone();
                     if let Ok(Some((m, _))) = metadata_from_folder(&root2) {
-                        metadata.fill_empty_from(&m);
+                        metadata.fill_lacking_from(&m);
                     }
                     metadata
                 }

@@ -429,7 +429,7 @@ async fn add_one(
             );
             let mut metadata = old.metadata.clone();
             if let Some((m, from)) = cited {
-                let filled = metadata.fill_empty_from(&m);
+                let filled = metadata.fill_lacking_from(&m);
                 if !filled.is_empty() {
                     println!("{} filled in from {}", filled.join(", "), from.display());
                 }
@@ -444,7 +444,7 @@ async fn add_one(
         (Some(d), cited) => {
             let mut metadata = d.metadata.clone();
             if let Some((m, from)) = cited {
-                let filled = metadata.fill_empty_from(&m);
+                let filled = metadata.fill_lacking_from(&m);
                 if !filled.is_empty() {
                     println!("{} filled in from {}", filled.join(", "), from.display());
                 }

@@ -177,15 +177,30 @@ fn orcid_is_valid(bare: &str) -> bool {
 }
 
 impl Metadata {
-    /// Fill each field this leaves empty from `other` (a citation file read again, say);
-    /// what this has stays. The names of the fields filled, in the order of the form.
-    pub fn fill_empty_from(&mut self, other: &Metadata) -> Vec<&'static str> {
+    /// Fill each field this leaves empty from `other` (a citation file read again, say),
+    /// and replace the creators or publication year this has invalid where `other` has
+    /// them valid (the file fixed since); anything else this has stays. The names of the
+    /// fields taken, in the order of the form.
+    pub fn fill_lacking_from(&mut self, other: &Metadata) -> Vec<&'static str> {
         fn blank(s: &str) -> bool {
             s.trim().is_empty()
         }
         fn blank_opt(s: &Option<String>) -> bool {
             s.as_deref().is_none_or(blank)
         }
+        let (mine, theirs) = (self.problems(), other.problems());
+        // A field with a problem here and none in `other`.
+        let fixed_there = |field: &str| {
+            let bad = |problems: &[FieldProblem]| {
+                problems.iter().any(|p| {
+                    p.field == field
+                        || p.field
+                            .strip_prefix(field)
+                            .is_some_and(|rest| rest.starts_with('['))
+                })
+            };
+            bad(&mine) && !bad(&theirs)
+        };
         let mut filled = Vec::new();
         if blank(&self.title) && !blank(&other.title) {
             self.title = other.title.clone();
@@ -194,6 +209,9 @@ impl Metadata {
         if self.creators.is_empty() && !other.creators.is_empty() {
             self.creators = other.creators.clone();
             filled.push("creators");
+        } else if !other.creators.is_empty() && fixed_there("creators") {
+            self.creators = other.creators.clone();
+            filled.push("creators (in place of invalid ones)");
         }
         if blank_opt(&self.description) && !blank_opt(&other.description) {
             self.description = other.description.clone();
@@ -202,6 +220,9 @@ impl Metadata {
         if self.publication_year.is_none() && other.publication_year.is_some() {
             self.publication_year = other.publication_year;
             filled.push("publication year");
+        } else if other.publication_year.is_some() && fixed_there("publication_year") {
+            self.publication_year = other.publication_year;
+            filled.push("publication year (in place of an invalid one)");
         }
         if blank(&self.publisher) && !blank(&other.publisher) {
             self.publisher = other.publisher.clone();
@@ -383,6 +404,65 @@ fn closest_resource_type(text: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filling_from_a_fixed_citation_file_replaces_invalid_creators_and_year_only() {
+        let creator = |name: &str, orcid: &str| Creator {
+            name: name.into(),
+            orcid: Some(orcid.into()),
+            affiliation: None,
+        };
+        let mut stored = Metadata {
+            title: "Kept".into(),
+            creators: vec![creator("Curie, Marie", "0000-0002-1825-0098")],
+            publication_year: Some(20261),
+            ..Metadata::default()
+        };
+        let fixed = Metadata {
+            title: "Other title".into(),
+            creators: vec![creator("Curie, Marie", "0000-0002-1825-0097")],
+            publication_year: Some(2026),
+            ..Metadata::default()
+        };
+        let filled = stored.fill_lacking_from(&fixed);
+        assert_eq!(
+            filled,
+            [
+                "creators (in place of invalid ones)",
+                "publication year (in place of an invalid one)"
+            ]
+        );
+        assert_eq!(stored.creators, fixed.creators);
+        assert_eq!(stored.publication_year, Some(2026));
+        assert_eq!(stored.title, "Kept", "a valid field stays");
+
+        // Valid values stay, and a file as invalid as the dataset changes nothing.
+        let before = stored.clone();
+        assert!(
+            stored
+                .fill_lacking_from(&Metadata {
+                    creators: vec![creator("Noether, Emmy", "0000-0002-1825-0097")],
+                    publication_year: Some(1999),
+                    ..Metadata::default()
+                })
+                .is_empty()
+        );
+        assert_eq!(stored, before);
+        let mut broken = Metadata {
+            creators: vec![creator("Curie, Marie", "0000-0002-1825-0098")],
+            ..Metadata::default()
+        };
+        let also_broken = Metadata {
+            creators: vec![creator("Noether, Emmy", "1234")],
+            ..Metadata::default()
+        };
+        assert!(
+            !broken
+                .fill_lacking_from(&also_broken)
+                .contains(&"creators (in place of invalid ones)")
+        );
+        assert_eq!(broken.creators[0].name, "Curie, Marie");
+    }
 
     #[test]
     fn every_problem_names_its_flag_and_the_window_gets_the_message_without_it() {
