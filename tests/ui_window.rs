@@ -392,7 +392,7 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
 }
 
 #[test]
-fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_and_deposits_as_a_new_record()
+fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_and_deposit_all_ready_sends_it_as_a_new_record()
  {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
@@ -423,8 +423,19 @@ fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_an
         "the badge names the earlier record"
     );
 
-    // Depositing it is a deliberate new record, never a replay of the old one.
-    let (new, _) = w.deposit_row(id);
+    // Depositing it is a new record, never a replay of the old one; Deposit all ready
+    // sends it as it sends a new dataset (as `lodge deposit --all` does).
+    w.harness.step();
+    w.harness.get_by_label("Deposit all ready (1)").click();
+    w.wait("Deposited", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    let Some(DedupStatus::Deposited {
+        identifier: new, ..
+    }) = w.app().status_of(id)
+    else {
+        unreachable!()
+    };
     assert_ne!(new, identifier, "a second record for the second version");
 }
 

@@ -46,8 +46,8 @@ pub struct TableState {
     pub descending: bool,
     /// Row ids in display order, rebuilt only when the model or the view settings change.
     pub order: Vec<i64>,
-    /// Datasets "Deposit all ready" would queue (every one, shown or not: the top bar's
-    /// button is for all), and failed rows: rebuilt with `order`.
+    /// Datasets "Deposit all ready" would queue, new ones and new versions of deposited ones
+    /// (every one, shown or not: the top bar's button is for all): rebuilt with `order`.
     pub ready_ids: Vec<i64>,
     /// How many of `ready_ids` the search or the status filter hides.
     pub ready_hidden: usize,
@@ -90,7 +90,14 @@ impl TableState {
         for r in model.rows() {
             let status = model.status(r, target);
             let kind = status.kind();
-            let ready = status == (DedupStatus::New { ready: true }) && r.id > 0;
+            // A new version (the dataset's files or metadata changed since it was deposited
+            // here) is as ready as a new dataset: `lodge deposit --all` sends it too.
+            let ready = r.id > 0
+                && match &status {
+                    DedupStatus::New { ready } => *ready,
+                    DedupStatus::NewVersion { .. } => r.key.is_some() && r.problems.is_empty(),
+                    _ => false,
+                };
             if ready {
                 self.ready_ids.push(r.id);
             }

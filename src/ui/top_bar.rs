@@ -35,10 +35,13 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     egui::Button::new(format!("Deposit all ready ({})", ready_ids.len())),
                 )
                 .on_hover_text(match app.table.ready_hidden {
-                    0 => "Deposit every new dataset whose metadata is complete".to_string(),
+                    0 => "Deposit every new dataset, or new version of a deposited one, whose \
+                          metadata is complete"
+                        .to_string(),
                     n => format!(
-                        "Deposit every new dataset whose metadata is complete, including {n} \
-                         the search or the status filter hides"
+                        "Deposit every new dataset, or new version of a deposited one, whose \
+                         metadata is complete, including {n} the search or the status filter \
+                         hides"
                     ),
                 })
                 .clicked()
