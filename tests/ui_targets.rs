@@ -497,6 +497,51 @@ fn sandbox_at(w: &Window, addr: SocketAddr, token: Option<&str>) -> RunningSandb
         .expect("sandbox")
 }
 
+/// A window started with `LODGE_TOKEN` (the service's `sandbox_token`, which `main` reads
+/// from it) sends that token to a configured sandbox started with `--token`: Test connection
+/// passes and the deposit lands, where a window started without it is refused (the test
+/// above).
+#[test]
+fn a_window_started_with_lodge_token_tests_and_deposits_to_a_sandbox_that_wants_it() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let mut cfg = gui::config(&lab, FaultConfig::default());
+    cfg.sandbox_token = Some("right".into());
+    let mut w = Window::open_with(lab, cfg);
+    let locked = sandbox_at(&w, SocketAddr::from(([127, 0, 0, 1], 0)), Some("right"));
+    add_target(&mut w, "locked", &locked.target_url(), None);
+    w.wait("the target saved", |app| {
+        app.model.targets.len() == 2 && app.model.target_saved.is_some()
+    });
+    assert!(
+        !config_text(&w).contains("right"),
+        "the token is not written to the config file"
+    );
+
+    w.harness.get_by_label("Test connection").click();
+    w.wait("the checks", |app| {
+        matches!(
+            app.model.target_tests.get("locked"),
+            Some(TargetTest::Done(_))
+        )
+    });
+    let Some(TargetTest::Done(report)) = w.app().model.target_tests.get("locked").cloned() else {
+        unreachable!()
+    };
+    assert!(report.ok(), "the token was sent: {report:?}");
+
+    w.harness.state_mut().settings = Default::default();
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let folder = citable_folder(&w.lab, "field-notes", "Field notes 2026");
+    let id = w.add_folder(&folder);
+    w.harness.get_by_label("Deposit").click();
+    w.wait("deposited on 'locked'", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    assert_eq!(locked.stats().records, 1);
+}
+
 /// A window whose target 'locked' (picked) is a sandbox wanting a token the saved target
 /// does not send, and a dataset "field-notes" whose deposit there has just been refused.
 fn window_with_a_paused_target() -> (Window, RunningSandbox) {

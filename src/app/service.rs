@@ -34,6 +34,10 @@ pub struct ServiceConfig {
     pub sandbox_faults: FaultConfig,
     /// Open with deposits paused (nothing is claimed until Resume): demos and snapshots.
     pub start_paused: bool,
+    /// The token a sandbox started with `--token` wants, sent to the configured sandbox
+    /// targets (deposits, Test, Verify), as `--token` is on the command line. A person gives
+    /// it by starting Lodge with `LODGE_TOKEN` set ([`ServiceConfig::platform`]).
+    pub sandbox_token: Option<String>,
 }
 
 impl ServiceConfig {
@@ -45,6 +49,7 @@ impl ServiceConfig {
             engine: EngineConfig::default(),
             sandbox_faults: FaultConfig::default(),
             start_paused: false,
+            sandbox_token: std::env::var("LODGE_TOKEN").ok().filter(|t| !t.is_empty()),
         }
     }
 }

@@ -66,8 +66,16 @@ pub(super) async fn open(
         let target = target.clone();
         let engine_config = config.engine.clone();
         let config_file = paths.config_file.clone();
+        let token = config.sandbox_token.clone();
         tokio::task::spawn_blocking(move || {
-            register_all(store, engine_config, target, SANDBOX_LABEL, &config_file)
+            register_all(
+                store,
+                engine_config,
+                target,
+                SANDBOX_LABEL,
+                &config_file,
+                token.as_deref(),
+            )
         })
         .await
         .map_err(|e| format!("starting the deposit engine failed: {e}"))??

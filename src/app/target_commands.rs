@@ -125,7 +125,8 @@ impl Core {
     pub(super) async fn test_target(self: Arc<Self>, name: String) {
         self.out().send(Update::TargetTesting(name.clone()));
         let path = self.config().paths.config_file.clone();
-        let report = crate::config::test_named(&path, &name)
+        let token = self.config().sandbox_token.clone();
+        let report = crate::config::test_named(&path, &name, token)
             .await
             .map_err(|e| e.to_string());
         self.out().send(Update::TargetTested { name, report });
@@ -138,8 +139,16 @@ impl Core {
         let engine_config = self.config().engine.clone();
         let sandbox = self.sandbox_target().clone();
         let path = self.config().paths.config_file.clone();
+        let token = self.config().sandbox_token.clone();
         let built = tokio::task::spawn_blocking(move || {
-            targets::register_all(store, engine_config, sandbox, SANDBOX_LABEL, &path)
+            targets::register_all(
+                store,
+                engine_config,
+                sandbox,
+                SANDBOX_LABEL,
+                &path,
+                token.as_deref(),
+            )
         })
         .await
         .unwrap_or_else(|e| Err(format!("opening the targets failed: {e}")));

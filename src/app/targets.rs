@@ -78,6 +78,7 @@ pub(super) fn register_all(
     sandbox: Arc<dyn Target>,
     sandbox_label: &str,
     config_path: &Path,
+    token: Option<&str>,
 ) -> Result<Registered, String> {
     let mut engine = Engine::new(store, engine_config)
         .map_err(|e| format!("starting the deposit engine failed: {e}"))?;
@@ -113,7 +114,7 @@ pub(super) fn register_all(
     let mut configured = Vec::new();
     for summary in config.summaries() {
         let t = config.targets[&summary.name].clone();
-        let problem = match open_one(config_path, &summary.name, &t, &picker) {
+        let problem = match open_one(config_path, &summary.name, &t, &picker, token) {
             Ok(target) => {
                 picker.push(TargetInfo {
                     scope_id: target.scope_id().to_string(),
@@ -145,12 +146,12 @@ fn open_one(
     name: &str,
     t: &TargetConfig,
     known: &[TargetInfo],
+    token: Option<&str>,
 ) -> Result<Arc<dyn Target>, String> {
     // A sandbox started with --token takes its token with each run, as on the command
-    // line: the window's from LODGE_TOKEN, if it was started with one.
-    let token = std::env::var("LODGE_TOKEN").ok().filter(|t| !t.is_empty());
-    let target =
-        crate::config::open_target_spec(config_path, name, t, token).map_err(|e| e.to_string())?;
+    // line: the window's is `ServiceConfig::sandbox_token` (LODGE_TOKEN).
+    let target = crate::config::open_target_spec(config_path, name, t, token.map(str::to_string))
+        .map_err(|e| e.to_string())?;
     if let Some(same) = known.iter().find(|k| k.scope_id == target.scope_id()) {
         return Err(format!(
             "target '{name}' is the same place as '{}' ({}): remove one of them",

@@ -140,6 +140,7 @@ pub fn measure(
             engine: EngineConfig::default(),
             sandbox_faults: FaultConfig::default(),
             start_paused: true,
+            sandbox_token: None,
         },
         Arc::new(|| {}),
     );

@@ -265,11 +265,16 @@ fn kind_to_put_in_front(url: &str) -> Option<String> {
     })
 }
 
-/// `lodge target test NAME` (and the GUI's "Test connection"): run the target's checks.
-pub async fn test_named(config_path: &Path, name: &str) -> Result<ProbeReport, ConfigError> {
+/// The window's "Test connection": run the target's checks, a sandbox started with
+/// `--token` given `token`.
+pub async fn test_named(
+    config_path: &Path,
+    name: &str,
+    token: Option<String>,
+) -> Result<ProbeReport, ConfigError> {
     let config = Config::load(config_path)?;
     let (name, t) = resolve(&config, name)?;
-    let target = open_target_spec(config_path, &name, &t, None)?;
+    let target = open_target_spec(config_path, &name, &t, token)?;
     Ok(target.probe().await)
 }
 

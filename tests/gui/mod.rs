@@ -44,6 +44,7 @@ pub fn config(lab: &Lab, faults: FaultConfig) -> ServiceConfig {
         engine: fast_config(),
         sandbox_faults: faults,
         start_paused: false,
+        sandbox_token: None,
     }
 }
 
