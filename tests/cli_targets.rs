@@ -160,6 +160,131 @@ fn a_target_url_with_a_password_is_refused_and_the_password_shows_nowhere() {
     );
 }
 
+/// Credentials where a target's settings would save them in the config file are refused
+/// without being repeated: in the endpoint, and a secret given where the name of its
+/// variable goes (`--secret-env $LAB_SECRET`, the shell having put the secret there).
+#[test]
+fn a_secret_in_the_endpoint_or_in_place_of_a_variable_name_is_refused_and_shown_nowhere() {
+    let lab = Lab::new();
+    let s3 = "s3://labdata/x";
+    let refused: [(&[&str], &str); 3] = [
+        (
+            &["--endpoint", "http://AKIA:hunter2@127.0.0.1:9"],
+            "its endpoint is refused: it holds a user name and password before the host",
+        ),
+        (
+            &[
+                "--access-key-env",
+                "AK",
+                "--secret-env",
+                "Tr0ub4dor&3!hunter2",
+            ],
+            "secret_env (--secret-env) takes the name of an environment variable",
+        ),
+        (
+            &["--access-key-env", "hunter2 AKIA", "--secret-env", "SK"],
+            "user_env (--access-key-env) takes the name of an environment variable",
+        ),
+    ];
+    for (flags, said) in refused {
+        let out = lodge_in(&lab)
+            .args(["target", "add", "lab", s3])
+            .args(flags)
+            .output()
+            .unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {t}");
+        assert!(t.contains(said), "{flags:?}: {t}");
+        assert!(!t.contains("hunter2"), "{t}");
+    }
+    assert!(
+        !lab.path("config/config.toml").exists(),
+        "nothing was saved"
+    );
+}
+
+/// A key the config file does not know is refused with its line, not ignored (a misspelt
+/// `endpoint` would send the data to AWS), and a password written there is not printed.
+#[test]
+fn a_config_file_with_an_unknown_key_is_refused_naming_its_line_and_not_its_value() {
+    let lab = Lab::new();
+    let config = lab.path("config/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    for (entry, said) in [
+        (
+            "endpont = \"http://127.0.0.1:9\"\n",
+            "line 3: unknown field `endpont`, expected one of `url`, `endpoint`",
+        ),
+        (
+            "password = \"hunter2\"\n",
+            "line 3: unknown field `password`",
+        ),
+    ] {
+        std::fs::write(
+            &config,
+            format!("[targets.typo]\nurl = \"s3://labdata/x\"\n{entry}"),
+        )
+        .unwrap();
+        let out = lodge_in(&lab).args(["target", "list"]).output().unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{t}");
+        assert!(t.contains(said), "{t}");
+        assert!(!t.contains("hunter2"), "{t}");
+        if entry.starts_with("password") {
+            assert!(t.contains("no secret goes in this file"), "{t}");
+        }
+    }
+}
+
+/// S3 part settings outside S3's limits are refused when the target is added, naming the
+/// setting, not on the first large file with the server's EntityTooSmall.
+#[test]
+fn s3_part_settings_outside_s3_limits_are_refused_when_the_target_is_added() {
+    let lab = Lab::new();
+    for (flag, value, said) in [
+        (
+            "--part-size",
+            "1000",
+            "part_size (--part-size) is 1000 bytes: S3 takes parts of 5 MiB",
+        ),
+        ("--part-size", "0", "part_size (--part-size) is 0 bytes"),
+        (
+            "--multipart-threshold",
+            "0",
+            "multipart_threshold (--multipart-threshold) is 0 bytes: it must be at least 5 MiB",
+        ),
+    ] {
+        let out = lodge_in(&lab)
+            .args(["target", "add", "mp", "s3://labdata/mp", "--endpoint"])
+            .args([
+                "http://127.0.0.1:9",
+                "--access-key-env",
+                "AK",
+                "--secret-env",
+                "SK",
+            ])
+            .args([flag, value])
+            .output()
+            .unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{t}");
+        assert!(t.contains(said), "{t}");
+    }
+    let out = lodge_in(&lab)
+        .args(["target", "add", "mp", "s3://labdata/mp", "--endpoint"])
+        .args([
+            "http://127.0.0.1:9",
+            "--access-key-env",
+            "AK",
+            "--secret-env",
+            "SK",
+        ])
+        .args(["--part-size", "5242880", "--multipart-threshold", "8388608"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_server_that_ignores_if_none_match_is_refused_by_target_test() {
     let lab = Lab::new();

@@ -186,12 +186,15 @@ fn write_secrets_file(
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
-    let mut text =
-        String::from("# Lodge target secrets. Keep this file private (mode 0600).\n[secrets]\n");
-    for (name, secret) in secrets {
-        let value = toml::Value::String(secret.clone()).to_string();
-        text.push_str(&format!("{name} = {value}\n"));
+    // The serializer quotes what a bare key cannot hold: a target named "lab.dav" would
+    // otherwise be read back as a table "lab" with a key "dav".
+    #[derive(serde::Serialize)]
+    struct File<'a> {
+        secrets: &'a std::collections::BTreeMap<String, String>,
     }
+    let body = toml::to_string(&File { secrets })
+        .map_err(|e| ConfigError::new(format!("cannot encode the secrets: {e}")))?;
+    let text = format!("# Lodge target secrets. Keep this file private (mode 0600).\n{body}");
     let tmp = path.with_extension("toml.tmp");
     let _ = std::fs::remove_file(&tmp);
     let mut options = std::fs::OpenOptions::new();
@@ -235,5 +238,29 @@ mod tests {
         assert_eq!(c.secret.expose(), "s3cr\"et");
         forget_secret(&config, "dav").unwrap();
         assert!(resolve(&config, "dav", &t).is_err());
+
+        // A name with a dot (names may have one) is one key, beside the others.
+        store_secret(&config, "dav", &Secret::new("one")).unwrap();
+        store_secret(&config, "lab.dav", &Secret::new("two")).unwrap();
+        assert_eq!(
+            resolve(&config, "dav", &t)
+                .unwrap()
+                .unwrap()
+                .secret
+                .expose(),
+            "one"
+        );
+        let c = resolve(&config, "lab.dav", &t).unwrap().unwrap();
+        assert_eq!(c.secret.expose(), "two");
+        forget_secret(&config, "lab.dav").unwrap();
+        assert!(resolve(&config, "lab.dav", &t).is_err());
+        assert_eq!(
+            resolve(&config, "dav", &t)
+                .unwrap()
+                .unwrap()
+                .secret
+                .expose(),
+            "one"
+        );
     }
 }

@@ -37,8 +37,10 @@ impl ConfigError {
     }
 }
 
-/// One named target as written in the config file.
+/// One named target as written in the config file. A key it does not know is refused, not
+/// ignored: a misspelt `endpoint` would send the lab's data to AWS.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TargetConfig {
     /// `s3://bucket/prefix`, `webdav+https://host/path` or `sandbox+http://host:port`.
     pub url: String,
@@ -71,6 +73,7 @@ pub struct TargetConfig {
 
 /// The whole config file.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Config {
     #[serde(default)]
     pub targets: BTreeMap<String, TargetConfig>,
@@ -101,9 +104,26 @@ impl Config {
             }
         };
         toml::from_str(&text).map_err(|e| {
+            // The message and its line, not the line itself: a password written into the
+            // file by mistake is not to be printed.
+            let line = e
+                .span()
+                .map(|s| format!("line {}: ", text[..s.start].matches('\n').count() + 1))
+                .unwrap_or_default();
+            let secret_here = ["password", "secret", "token", "key"]
+                .iter()
+                .any(|word| e.message().starts_with(&format!("unknown field `{word}")));
+            let advice = if secret_here {
+                "; no secret goes in this file: `lodge target add NAME URL --secret-stdin` keeps \
+                 one in the keyring (or the private secrets.toml), or `secret_env` names the \
+                 environment variable that holds it"
+            } else {
+                ""
+            };
             ConfigError::new(format!(
-                "the config file {} is not valid: {e}; fix or remove the entry",
-                path.display()
+                "the config file {} is not valid: {line}{}{advice}; fix or remove the entry",
+                path.display(),
+                e.message().trim_end()
             ))
         })
     }

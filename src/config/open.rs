@@ -150,6 +150,39 @@ pub fn open_target_spec(
     open_with(name, t, creds, token, false)
 }
 
+/// An environment variable's name as a shell writes it: `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_variable_name(var: &str) -> bool {
+    let mut chars = var.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// S3's limits for a part (5 MiB to 5 GiB, the last one aside): settings outside them
+/// would be refused by the server on the first large file, with an error naming neither.
+fn check_multipart(t: &TargetConfig) -> Result<(), String> {
+    const MIN: u64 = 5 << 20;
+    const MAX: u64 = 5 << 30;
+    if let Some(part) = t.part_size
+        && !(MIN..=MAX).contains(&part)
+    {
+        return Err(format!(
+            "part_size (--part-size) is {part} bytes: S3 takes parts of 5 MiB ({MIN} bytes) \
+             to 5 GiB ({MAX} bytes)"
+        ));
+    }
+    if let Some(threshold) = t.multipart_threshold
+        && threshold < MIN
+    {
+        return Err(format!(
+            "multipart_threshold (--multipart-threshold) is {threshold} bytes: it must be at \
+             least 5 MiB ({MIN} bytes), S3's smallest part; smaller files go in one PUT"
+        ));
+    }
+    Ok(())
+}
+
 fn open_with(
     name: &str,
     t: &TargetConfig,
@@ -163,7 +196,29 @@ fn open_with(
     if let Some((_, why)) = crate::targets::http::credentials_in_url(url) {
         return Err(err(why));
     }
+    if let Some(endpoint) = t.endpoint.as_deref()
+        && let Some((_, why)) = crate::targets::http::credentials_in_url(endpoint)
+    {
+        return Err(err(format!("its endpoint is refused: {why}")));
+    }
+    for (setting, var) in [
+        ("user_env (--access-key-env)", &t.user_env),
+        ("secret_env (--secret-env)", &t.secret_env),
+    ] {
+        if let Some(var) = var
+            && !is_variable_name(var)
+        {
+            // Not shown: `--secret-env $LAB_SECRET` hands over the secret itself.
+            return Err(err(format!(
+                "{setting} takes the name of an environment variable (letters, digits and \
+                 '_', not starting with a digit), and what was given is not one; it is not \
+                 shown here in case it is the secret itself. Give the variable's name: \
+                 `--secret-env LAB_SECRET`, not `--secret-env $LAB_SECRET`"
+            )));
+        }
+    }
     if url.starts_with("s3://") {
+        check_multipart(t).map_err(err)?;
         let location =
             S3Location::parse(url, t.endpoint.as_deref(), t.region.as_deref()).map_err(err)?;
         check_transport(&location.endpoint, t.allow_insecure).map_err(err)?;
