@@ -666,3 +666,29 @@ pub async fn repair_replaces_a_file_left_short_by_a_cut_off_upload(kind: Kind) {
     assert!(matches!(after, Verification::Intact(_)), "{after:?}");
     assert!(env.blob(&digest).await == whole, "the file is whole again");
 }
+
+/// On a store that keeps whole objects (S3), a blob of another size already under a file's
+/// digest (written there by another tool) is not this file: the deposit is refused naming
+/// it, a small file (sent straight away, answered "already there") and a large one (looked
+/// up first) alike, and no record is written over it.
+pub async fn a_blob_of_another_size_under_a_files_digest_is_refused_not_taken(kind: Kind) {
+    for (name, len) in [("small.bin", 400_000), ("large.bin", BIG)] {
+        let lab = Lab::new();
+        let env = Env::new(kind, &lab).await;
+        let store = lab.store("lodge.db");
+        let bytes = big_bytes(11, len);
+        let folder = lab.folder("squatted", &[(name, &bytes)]);
+        let ds = add(&store, &folder, &metadata("Squatted"));
+        env.tamper(name, &Sha256Hex::of(&bytes), Some(&bytes[..1000]))
+            .await;
+
+        let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+        assert_eq!(jobs[0].state, JobState::Rejected, "{name}: {:?}", jobs[0]);
+        let error = jobs[0].last_error.clone().unwrap_or_default();
+        assert!(
+            error.contains(&format!("holds 1000 bytes, not {len} ({name}); remove it")),
+            "{error}"
+        );
+        assert_eq!(env.records().await, 0, "no record over a damaged file");
+    }
+}

@@ -51,6 +51,17 @@ conformance!(
     validation_error_is_terminal,
 );
 
+/// S3 writes conditionally and keeps whole objects: what is under a digest's name stays.
+mod s3_whole_objects {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_blob_of_another_size_under_a_files_digest_is_refused_not_taken() {
+        crate::cases::a_blob_of_another_size_under_a_files_digest_is_refused_not_taken(
+            crate::env::Kind::S3,
+        )
+        .await
+    }
+}
+
 /// Servers that write a PUT's body as it arrives keep part of a file when an upload is cut
 /// off; S3, the sandbox and InvenioRDM keep a whole file or none.
 mod webdav_partial_writes {

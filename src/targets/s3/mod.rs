@@ -223,8 +223,28 @@ impl S3Target {
         let resp = sent?;
         match resp.status() {
             StatusCode::OK | StatusCode::CREATED => verify_echoed_checksum(&resp, entry, &key),
-            StatusCode::PRECONDITION_FAILED => Ok(()),
+            // Already there: by another deposit, or by another tool under the digest's name.
+            // Of another size it is not this file, and the deposit would be damaged from
+            // the start (a large blob is looked up before it is sent, the same check).
+            StatusCode::PRECONDITION_FAILED => match self.head(&key).await? {
+                Some((size, _)) if size != entry.size => {
+                    Err(self.wrong_size_blob(&key, size, entry))
+                }
+                _ => Ok(()),
+            },
             _ => Err(self.failure_of(resp).await),
+        }
+    }
+
+    /// Blob `key` is on the server with `size` bytes, not `entry`'s: a conditional write
+    /// cannot replace it, so a person removes it (it is not this file's bytes).
+    fn wrong_size_blob(&self, key: &str, size: u64, entry: &ManifestEntry) -> Failure {
+        Failure::Conflict {
+            message: format!(
+                "target '{}': blob {key} holds {size} bytes, not {} ({}); remove it so it can \
+                 be sent again",
+                self.name, entry.size, entry.path
+            ),
         }
     }
 
@@ -354,13 +374,7 @@ impl Target for S3Target {
                 let key = self.location.blob_key(&entry.sha256);
                 if let Some((size, _)) = self.head(&key).await? {
                     if size != entry.size {
-                        return Err(Failure::Conflict {
-                            message: format!(
-                                "target '{}': blob {key} holds {size} bytes, not {}; remove it \
-                                 so it can be sent again",
-                                self.name, entry.size
-                            ),
-                        });
+                        return Err(self.wrong_size_blob(&key, size, entry));
                     }
                     progress(entry.size);
                     continue;
