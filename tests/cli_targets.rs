@@ -285,6 +285,67 @@ fn s3_part_settings_outside_s3_limits_are_refused_when_the_target_is_added() {
     assert!(out.status.success(), "{}", text(&out));
 }
 
+/// The command an S3 target without credentials is told to run keeps its endpoint and
+/// region (`target add` replaces the whole entry), and runs as printed; a target given by
+/// URL is told to save one under a NAME. A secret stored before, replaced by a variable,
+/// does not linger in the secrets file.
+#[test]
+fn the_add_command_suggested_for_missing_s3_credentials_keeps_the_endpoint() {
+    let lab = Lab::new();
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let out = lodge_in(&lab)
+        .args(["target", "add", "lab-s3", "s3://labdata/x"])
+        .args(["--endpoint", "http://127.0.0.1:9", "--region", "eu-west-1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = lodge_in(&lab)
+        .args(["deposit", "--all", "--target", "lab-s3"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    let suggested = "lodge target add lab-s3 s3://labdata/x --endpoint http://127.0.0.1:9 \
+                     --region eu-west-1 --access-key-env VAR --secret-env VAR";
+    assert!(t.contains(&format!("`{suggested}`")), "{t}");
+    let words: Vec<&str> = suggested.split(' ').skip(1).collect();
+    let out = lodge_in(&lab).args(&words).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let config = std::fs::read_to_string(lab.path("config/config.toml")).unwrap();
+    assert!(
+        config.contains("endpoint = \"http://127.0.0.1:9\""),
+        "{config}"
+    );
+    assert!(config.contains("region = \"eu-west-1\""), "{config}");
+
+    let out = lodge_in(&lab)
+        .args(["deposit", "--all", "--target", "s3://labdata/y"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(t.contains("`lodge target add NAME s3://labdata/y"), "{t}");
+
+    let mut add = lodge_in(&lab);
+    add.args(["target", "add", "dav", "webdav+http://127.0.0.1:9/x"])
+        .args(["--user", "u", "--secret-stdin"]);
+    let out = run_with_stdin(add, "stored-password\n");
+    assert!(out.status.success(), "{}", text(&out));
+    let secrets = lab.path("config/secrets.toml");
+    assert!(
+        std::fs::read_to_string(&secrets)
+            .unwrap()
+            .contains("stored-password")
+    );
+    let out = lodge_in(&lab)
+        .args(["target", "add", "dav", "webdav+http://127.0.0.1:9/x"])
+        .args(["--user", "u", "--secret-env", "DAV_PASSWORD"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let left = std::fs::read_to_string(&secrets).unwrap();
+    assert!(!left.contains("stored-password"), "{left}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_server_that_ignores_if_none_match_is_refused_by_target_test() {
     let lab = Lab::new();

@@ -84,6 +84,7 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                 multipart_threshold: a.multipart_threshold,
                 part_size: a.part_size,
             };
+            let secret_from_env = target.secret_env.is_some();
             config.set_target(&a.name, target)?;
             if a.secret_stdin {
                 let mut text = String::new();
@@ -94,6 +95,11 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                 println!("secret of '{}' stored in {went}", a.name);
             }
             config.save(&path)?;
+            if secret_from_env {
+                // The variable wins over a stored secret: one left from before would only
+                // linger, unused, in the keyring or the secrets file.
+                crate::config::credentials::forget_secret(&path, &a.name)?;
+            }
             let scope = crate::config::scope_id_of(&a.name, &config.targets[&a.name])?;
             println!("target '{}' saved in {} ({scope})", a.name, path.display());
             // Saved all the same: the variable may be set where deposits run.

@@ -150,6 +150,37 @@ pub fn open_target_spec(
     open_with(name, t, creds, token, false)
 }
 
+/// The `lodge target add` that saves target `name` as `t` is, with `credentials` added:
+/// what a message tells a person to run, keeping the target's other settings (`target add`
+/// replaces the whole entry). A target given by URL, not saved, is named NAME.
+fn add_command(name: &str, t: &TargetConfig, credentials: &str) -> String {
+    let name = if super::check_name(name).is_ok() && !name.contains("://") {
+        name
+    } else {
+        "NAME"
+    };
+    let mut words = vec![format!("lodge target add {name} {}", t.url)];
+    let settings = [
+        ("--endpoint", t.endpoint.clone()),
+        ("--region", t.region.clone()),
+        (
+            "--multipart-threshold",
+            t.multipart_threshold.map(|n| n.to_string()),
+        ),
+        ("--part-size", t.part_size.map(|n| n.to_string())),
+    ];
+    for (flag, value) in settings {
+        if let Some(value) = value {
+            words.push(format!("{flag} {value}"));
+        }
+    }
+    if t.allow_insecure {
+        words.push("--allow-insecure".into());
+    }
+    words.push(credentials.to_string());
+    words.join(" ")
+}
+
 /// An environment variable's name as a shell writes it: `[A-Za-z_][A-Za-z0-9_]*`.
 fn is_variable_name(var: &str) -> bool {
     let mut chars = var.chars();
@@ -229,9 +260,9 @@ fn open_with(
                 secret: crate::targets::secret::Secret::new(""),
             },
             None => {
+                let add = add_command(name, t, "--access-key-env VAR --secret-env VAR");
                 return Err(err(format!(
-                    "S3 needs an access key and secret: `lodge target add {name} {url} \
-                     --access-key-env VAR --secret-env VAR` (or --secret-stdin)"
+                    "S3 needs an access key and secret: `{add}` (or --secret-stdin)"
                 )));
             }
         };
