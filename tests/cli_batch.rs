@@ -2648,7 +2648,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
                 "DAMAGED  #1 ds001 on Local sandbox at 127.0.0.1",
                 "           data.csv is missing",
                 "0 intact, 1 damaged",
-                "Lost files: `lodge verify --repair` sends them again from the dataset's folder",
+                "Lost files: `lodge verify 1 --repair` sends them again from the dataset's folder",
             ],
         );
     }
@@ -2782,7 +2782,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
             &text(&found),
             &[
                 "data.csv has other bytes on the server",
-                "The rest: the server holds other bytes under a file's name",
+                "The server holds other bytes under a file's name",
             ],
         );
         assert!(!text(&found).contains("--repair"), "{}", text(&found));

@@ -167,8 +167,9 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     // One watch per target: a server that does not answer one check is not asked again.
     let mut watches: BTreeMap<String, SilenceWatch> = BTreeMap::new();
     let (mut intact, mut damaged, mut unknown) = (0u64, 0u64, 0u64);
-    // What the damaged deposits lost (which --repair sends again), and the rest.
-    let (mut any_lost, mut not_repairable) = (false, Vec::new());
+    // The datasets whose damaged deposits lost files (which --repair sends again: missing
+    // ones, and on a server that replaces them, files of the wrong size), and the rest.
+    let (mut lost_in, mut not_repairable) = (std::collections::BTreeSet::new(), Vec::new());
     let mut json = Vec::new();
     for deposit in &deposits {
         let watch = watches.entry(deposit.job.target.clone()).or_default();
@@ -186,9 +187,18 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             Verification::Intact(_) => intact += 1,
             Verification::Damaged(found) => {
                 damaged += 1;
+                let replaces_wrong_size = matches!(
+                    targets.get(&deposit.job.target),
+                    Some(Ok(target)) if target.replaces_wrong_size_files()
+                );
                 for d in found {
                     match d {
-                        Discrepancy::FileMissing { .. } => any_lost = true,
+                        Discrepancy::FileMissing { .. } => {
+                            lost_in.insert(deposit.dataset);
+                        }
+                        Discrepancy::SizeDiffers { .. } if replaces_wrong_size => {
+                            lost_in.insert(deposit.dataset);
+                        }
                         other => not_repairable.push(other.clone()),
                     }
                 }
@@ -222,15 +232,21 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             "`lodge deposit` does not send a landed deposit again (it replays it from the \
              store)."
         );
-        if any_lost {
+        if !lost_in.is_empty() {
+            let datasets: Vec<String> = lost_in.iter().map(i64::to_string).collect();
             println!(
-                "Lost files: `lodge verify --repair` sends them again from the dataset's \
+                "Lost files: `lodge verify {} --repair` sends them again from the dataset's \
                  folder, or put them back on the server yourself (`lodge show DATASET \
-                 --files` lists each file with its SHA-256)."
+                 --files` lists each file with its SHA-256).",
+                datasets.join(" ")
             );
         }
         if !not_repairable.is_empty() {
-            println!("The rest: {}.", what_is_left(&not_repairable));
+            let rest = what_is_left(&not_repairable);
+            match lost_in.is_empty() {
+                false => println!("The rest: {rest}."),
+                true => println!("{}{}.", rest[..1].to_uppercase(), &rest[1..]),
+            }
         }
     }
     Ok(exit)
