@@ -35,7 +35,7 @@ pub struct Cli {
 
     /// How long to wait when another process holds the database's write lock (e.g. 30s).
     #[arg(long, global = true, env = "LODGE_DB_WAIT", value_name = "DURATION",
-          value_parser = parse_duration, default_value = "30s")]
+          value_parser = parse_db_wait, default_value = "30s")]
     pub db_wait: Duration,
 
     #[command(subcommand)]
@@ -204,8 +204,8 @@ pub struct SandboxArgs {
 /// Retry and lease settings shared by `deposit` and `retry`.
 #[derive(Debug, Clone, Args)]
 pub struct EngineArgs {
-    /// Deposits in flight at once (at least 1).
-    #[arg(long, value_parser = parse_at_least_one::<usize>, default_value_t = 4)]
+    /// Deposits in flight at once (1 to 256).
+    #[arg(long, value_parser = parse_concurrency, default_value_t = 4)]
     pub concurrency: usize,
     /// Attempts per item before it is failed (at least 1).
     #[arg(long, value_parser = parse_at_least_one::<u32>, default_value_t = 8)]
@@ -245,9 +245,45 @@ impl EngineArgs {
     }
 }
 
+/// A duration of at most a year: a longer one is a typo, and the store's times (ms since
+/// 1970) would overflow adding it.
 fn parse_duration(s: &str) -> Result<Duration, String> {
-    humantime::parse_duration(s)
-        .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 500ms, 30s, 10m, 1h"))
+    const YEAR: Duration = Duration::from_secs(366 * 24 * 3600);
+    let d = humantime::parse_duration(s)
+        .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 500ms, 30s, 10m, 1h"))?;
+    if d > YEAR {
+        return Err(format!(
+            "'{s}' is longer than a year; write e.g. 30s, 10m, 1h, 7d"
+        ));
+    }
+    Ok(d)
+}
+
+/// How long to wait for the database's write lock: SQLite counts it in milliseconds in a
+/// 32-bit number (24 days); a day is already far past any wait a person means.
+fn parse_db_wait(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d > Duration::from_secs(24 * 3600) {
+        return Err(format!(
+            "'{s}' is longer than a day; write e.g. 30s, 5m, 1h"
+        ));
+    }
+    Ok(d)
+}
+
+/// Deposits in flight: 1 to 256. Each is a task with its own buffers; more than a few
+/// dozen only queue on the same servers and cores, and a million would exhaust memory.
+fn parse_concurrency(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if (1..=256).contains(&n) => Ok(n),
+        Ok(n) if n > 256 => Err(format!(
+            "{n} is more than 256 deposits in flight, which only queue on the same servers \
+             and cores; give e.g. 4 or 16"
+        )),
+        _ => Err(format!(
+            "'{s}' is not a whole number of at least 1 (and at most 256); give e.g. 4"
+        )),
+    }
 }
 
 /// A count that must be at least 1 (deposits in flight, attempts): 0 would do nothing, so

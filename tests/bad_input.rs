@@ -981,8 +981,24 @@ fn a_folder_never_added_is_named_with_the_add_that_makes_it_a_dataset() {
 fn a_deposit_flag_that_cannot_work_is_refused_naming_it_and_nothing_is_queued() {
     let lab = Lab::new();
     add_first_folder(&lab);
-    // Zero deposits in flight or attempts, a lease that lapses mid-request, an empty token.
-    let refused: [(&[&str], &[&str]); 5] = [
+    // Zero deposits in flight or attempts, a lease that lapses mid-request, an empty token;
+    // a million in flight (it exhausted memory), durations past what the store can add.
+    let refused: [(&[&str], &[&str]); 8] = [
+        (
+            &["--concurrency", "1000000"],
+            &[
+                "--concurrency",
+                "1000000 is more than 256 deposits in flight",
+            ],
+        ),
+        (
+            &["--deadline", "1000years"],
+            &["--deadline", "'1000years' is longer than a year"],
+        ),
+        (
+            &["--db-wait", "30d"],
+            &["--db-wait", "'30d' is longer than a day"],
+        ),
         (&["--token", ""], &["--token", "the token is empty"]),
         (
             &["--concurrency", "0"],

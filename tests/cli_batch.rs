@@ -450,6 +450,15 @@ fn log_tail_past_a_page_prints_the_newest_and_a_datasets_log_has_its_own_events(
     assert_eq!(ids.len(), 1200);
     assert_eq!(*ids.last().unwrap(), last, "the newest is there");
     assert_eq!(ids[0], last - 1199);
+    // A tail past every event (past i64::MAX, past u64::MAX's half) shows them all.
+    for tail in ["9223372036854775808", "10000000000000000000"] {
+        let out = lodge(&db)
+            .args(["log", "--json", "--tail", tail])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{tail}: {}", text(&out));
+        assert_eq!(text(&out).lines().count() as i64, last, "{tail}");
+    }
 
     let out = lodge(&db)
         .args(["log", "--json", "--dataset", &id.to_string()])

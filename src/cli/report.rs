@@ -445,7 +445,10 @@ pub async fn log(
     };
     let last = last_event_id(&store)?;
     let mut after = match filter {
-        LogFilter::All => (last - tail as i64).max(0),
+        // A tail past every event shows them all (one past i64::MAX would wrap).
+        LogFilter::All => last
+            .saturating_sub(i64::try_from(tail).unwrap_or(i64::MAX))
+            .max(0),
         // One job's or dataset's events: the last `tail` of them, read through the jobs.
         LogFilter::Job(id) => {
             print_last(&store.events_for_job(id)?, tail, print_event);

@@ -217,10 +217,12 @@ impl Engine {
         job_ids: Vec<i64>,
         shutdown: CancellationToken,
     ) -> Result<Vec<JobRow>, EngineError> {
+        // No more workers than jobs: a worker with nothing to claim only polls.
+        let workers_wanted = self.config.concurrency.min(job_ids.len()).max(1);
         let batch = Arc::new(Batch::of(job_ids));
         let _running = RunningBatch::register(self, &batch);
         let mut workers = tokio::task::JoinSet::new();
-        for _ in 0..self.config.concurrency.max(1) {
+        for _ in 0..workers_wanted {
             let engine = self.clone();
             let batch = batch.clone();
             let shutdown = shutdown.clone();
