@@ -10,6 +10,7 @@ mod incomplete;
 mod output;
 mod report;
 mod show;
+mod stop_signal;
 mod target;
 mod target_arg;
 mod verify;
@@ -525,7 +526,8 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
                 password: args.datacite_password,
                 prefix: args.datacite_prefix,
             };
-            crate::sandbox::serve_until_ctrl_c(config, datacite).await?;
+            let stop = stop_signal::stop_requested();
+            crate::sandbox::serve_until(config, datacite, stop).await?;
             Ok(ExitCode::SUCCESS)
         }
     }

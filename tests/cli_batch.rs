@@ -90,6 +90,70 @@ async fn kill_9_mid_batch_then_rerun_deposits_every_dataset_exactly_once() {
     assert_eq!(stats.creates, 50, "no create was ever repeated");
 }
 
+/// SIGTERM (what `timeout`, cron and systemd send) stops a batch as Ctrl-C does: the items
+/// in flight go back on the queue, none is left "running" with no process behind it, and
+/// the next run finishes the batch with one record each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
+    let lab = Lab::new();
+    let latency = FaultConfig {
+        latency_ms: 200,
+        ..FaultConfig::default()
+    };
+    let sandbox = lab.sandbox("sbx", latency).await;
+    let db = lab.path("lodge.db");
+    {
+        let store = lab.store("lodge.db");
+        for n in 0..12 {
+            add(
+                &store,
+                &lab.numbered_folder(n),
+                &metadata(&format!("Dataset {n}")),
+            );
+        }
+    }
+    let url = sandbox.target_url();
+    let child = lodge(&db)
+        .args(["deposit", "--target", &url, "--all", "--concurrency", "4"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while sandbox.stats().requests == 0 {
+        assert!(started.elapsed() < Duration::from_secs(30), "nothing sent");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "stopped before all landed: {}",
+        text(&out)
+    );
+    assert!(
+        text(&out).contains("stopping: items in flight go back on the queue"),
+        "{}",
+        text(&out)
+    );
+    let status = lodge_with(&db, &["status", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    for item in json["items"].as_array().unwrap() {
+        assert_ne!(item["state"], "running", "{item}");
+    }
+
+    let again = lodge_with(&db, &["deposit", "--target", &url, "--all"]).await;
+    assert!(again.status.success(), "{}", text(&again));
+    assert_eq!(sandbox.stats().records, 12);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn dry_run_sends_nothing_and_records_nothing() {
     let lab = Lab::new();

@@ -448,7 +448,8 @@ async fn run_jobs(
     let shutdown = CancellationToken::new();
     let on_signal = shutdown.clone();
     tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
+        // Ctrl-C, or SIGTERM from `timeout`, cron or systemd: the same orderly stop.
+        if super::stop_signal::stop_requested().await.is_ok() {
             eprintln!(
                 "stopping: items in flight go back on the queue (run the command again to finish)"
             );

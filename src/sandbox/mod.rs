@@ -249,12 +249,13 @@ async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
     }
 }
 
-/// Run a sandbox until Ctrl-C or SIGTERM, for `lodge sandbox`: prints
+/// Run a sandbox until `stop` (for `lodge sandbox`, Ctrl-C or SIGTERM): prints
 /// `Lodge sandbox listening on http://ADDR (data: DIR)` first, then the `lodge deposit`
 /// commands that reach it and its emulations, and shuts down gracefully.
-pub async fn serve_until_ctrl_c(
+pub async fn serve_until(
     config: SandboxConfig,
     datacite: DataCiteAccount,
+    stop: impl std::future::Future<Output = anyhow::Result<()>>,
 ) -> anyhow::Result<()> {
     let config_token = config.token.clone();
     let sandbox = RunningSandbox::start(config).await?;
@@ -279,25 +280,8 @@ pub async fn serve_until_ctrl_c(
         sandbox.invenio_target_url(),
         sandbox.invenio_account().token,
     );
-    wait_for_signal().await?;
+    let stopped = stop.await;
     sandbox.shutdown().await;
+    stopped?;
     Ok(())
-}
-
-#[cfg(unix)]
-async fn wait_for_signal() -> anyhow::Result<()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
-    tokio::select! {
-        r = tokio::signal::ctrl_c() => r.context("cannot listen for Ctrl-C")?,
-        _ = term.recv() => {}
-    }
-    Ok(())
-}
-
-#[cfg(not(unix))]
-async fn wait_for_signal() -> anyhow::Result<()> {
-    tokio::signal::ctrl_c()
-        .await
-        .context("cannot listen for Ctrl-C")
 }
