@@ -154,6 +154,52 @@ async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
     assert_eq!(sandbox.stats().records, 12);
 }
 
+/// A dataset removed while its batch runs ends rejected, said as its own: not as a deposit
+/// shared with another dataset of the same key (there is none).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dataset_removed_mid_batch_is_rejected_as_itself_not_as_a_shared_deposit() {
+    let lab = Lab::new();
+    let latency = FaultConfig {
+        latency_ms: 200,
+        ..FaultConfig::default()
+    };
+    let sandbox = lab.sandbox("sbx", latency).await;
+    let db = lab.path("lodge.db");
+    {
+        let store = lab.store("lodge.db");
+        for n in 0..3 {
+            add(
+                &store,
+                &lab.numbered_folder(n),
+                &metadata(&format!("Dataset {n}")),
+            );
+        }
+    }
+    let url = sandbox.target_url();
+    let child = lodge(&db)
+        .args(["deposit", "--target", &url, "--all", "--concurrency", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while sandbox.stats().requests == 0 {
+        assert!(started.elapsed() < Duration::from_secs(30), "nothing sent");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let removed = lodge_with(&db, &["remove", "3"]).await;
+    assert!(removed.status.success(), "{}", text(&removed));
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(t.contains("the dataset was removed from Lodge"), "{t}");
+    assert!(!t.contains("same key as"), "{t}");
+    assert!(!t.contains("by another dataset's deposit"), "{t}");
+    assert!(t.contains("2 deposited, 1 rejected"), "{t}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn dry_run_sends_nothing_and_records_nothing() {
     let lab = Lab::new();

@@ -208,7 +208,9 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         .zip(&queued)
         .filter_map(|((d, _), id)| {
             let job = jobs.get(id)?.clone();
-            let shared_with = (job.dataset_id != Some(d.id))
+            // Another dataset's job with the same key; not this one's own job, whose dataset
+            // was removed meanwhile (no dataset any more).
+            let shared_with = matches!(job.dataset_id, Some(other) if other != d.id)
                 .then(|| job.dataset_name.clone().unwrap_or_else(|| job.key.short()));
             Some(Outcome {
                 name: d.name.clone(),
