@@ -2644,6 +2644,24 @@ async fn add_takes_several_folders_each_its_own_dataset_and_a_bad_one_stops_only
             ),
         ],
     );
+
+    // Several folders missing: each is named, and none of the folders is added.
+    let before = store.datasets().unwrap().len();
+    let out = add(
+        &[&one, Path::new("no-such-a"), Path::new("no-such-b")],
+        &["--title", "T {folder}"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "2 of the 3 folders given cannot be added, so none was",
+            "cannot find the folder no-such-a",
+            "cannot find the folder no-such-b",
+        ],
+    );
+    assert_eq!(store.datasets().unwrap().len(), before);
 }
 
 #[test]

@@ -298,19 +298,28 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
             args.dirs.len()
         );
     }
-    // Every folder first: a mistyped one adds nothing, and leaves no new database behind.
+    // Every folder first: a mistyped one adds nothing, and leaves no new database behind;
+    // each one that is not a folder is named, not only the first.
     let mut roots: Vec<PathBuf> = Vec::with_capacity(args.dirs.len());
+    let mut not_folders = Vec::new();
     for dir in &args.dirs {
-        let root = match canonical_folder(dir) {
-            Ok(root) => root,
-            Err(e) => match known_dataset_hint(db, dir) {
-                Some(hint) => anyhow::bail!("{e:#}. {hint}"),
-                None => return Err(e),
-            },
-        };
-        if !roots.contains(&root) {
-            roots.push(root);
+        match canonical_folder(dir) {
+            Ok(root) if !roots.contains(&root) => roots.push(root),
+            Ok(_) => {}
+            Err(e) => not_folders.push(match known_dataset_hint(db, dir) {
+                Some(hint) => format!("{e:#}. {hint}"),
+                None => format!("{e:#}"),
+            }),
         }
+    }
+    match not_folders.len() {
+        0 => {}
+        1 => anyhow::bail!("{}", not_folders[0]),
+        n => anyhow::bail!(
+            "{n} of the {} folders given cannot be added, so none was:\n  {}",
+            args.dirs.len(),
+            not_folders.join("\n  ")
+        ),
     }
     // The flags are checked once, before any folder is hashed.
     args.apply(&mut Metadata::default(), "")?;
