@@ -200,6 +200,39 @@ async fn a_dataset_removed_mid_batch_is_rejected_as_itself_not_as_a_shared_depos
     assert!(t.contains("2 deposited, 1 rejected"), "{t}");
 }
 
+/// Two copies of a folder (the same key) make one deposit: the dry run says so, as the
+/// real run then does, instead of announcing two creates.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn dry_run_says_two_copies_of_a_folder_share_one_deposit() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let one = lab.folder("outer", &[("a.csv", b"1")]);
+    let two = lab.folder("outer-copy", &[("a.csv", b"1")]);
+    add(&store, &one, &metadata("Outer"));
+    add(&store, &two, &metadata("Outer"));
+    let url = sandbox.target_url();
+
+    let dry = lodge_with(&db, &["deposit", "--all", "--target", &url, "--dry-run"]).await;
+    let t = text(&dry);
+    assert!(dry.status.success(), "{t}");
+    assert_eq!(t.matches("create   ").count(), 1, "{t}");
+    assert!(
+        t.contains("shares   outer-copy: outer's deposit (the same key"),
+        "{t}"
+    );
+
+    let real = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+    assert!(real.status.success(), "{}", text(&real));
+    assert!(
+        text(&real).contains("one deposit for both"),
+        "{}",
+        text(&real)
+    );
+    assert_eq!(sandbox.stats().records, 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn dry_run_sends_nothing_and_records_nothing() {
     let lab = Lab::new();

@@ -121,6 +121,9 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     }
 
     if args.dry_run {
+        // Keys this run would create, by the first dataset that has each: a copy of a
+        // folder shares that deposit, as in the real run.
+        let mut creating: HashMap<ContentKey, &str> = HashMap::new();
         for ((d, key), result) in ready.iter().zip(&recorded) {
             let name = &d.name;
             if let Some(r) = result {
@@ -170,6 +173,14 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
             } else {
                 String::new()
             };
+            if let Some(first) = creating.get(key) {
+                println!(
+                    "shares   {name}: {first}'s deposit (the same key {}): one record for both",
+                    key.short()
+                );
+                continue;
+            }
+            creating.insert(*key, name);
             println!("create   {name}: key {}{version}{note}", key.short());
         }
         println!("dry run: nothing was sent or recorded");
