@@ -1161,6 +1161,62 @@ async fn verify_stops_asking_a_server_that_did_not_answer_one_check() {
     assert!(text(&out).contains("3 intact"), "{}", text(&out));
 }
 
+/// A failed job that no retry can run any more (its dataset removed, or rescanned to
+/// another key that has landed since) is history: `retry --all-failed` leaves it (and exits
+/// 0, for a cron job), and the totals do not count it among the failed waiting for the
+/// user, as `status --state failed` does not list it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn failed_jobs_no_retry_can_run_are_not_counted_or_retried_as_waiting() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let kept = lab.folder("kept", &[("a.csv", b"1")]);
+    add(&store, &kept, &metadata("Kept"));
+    add(
+        &store,
+        &lab.folder("dropped", &[("b.csv", b"2")]),
+        &metadata("Dropped"),
+    );
+    let url = sandbox.target_url();
+    sandbox.set_faults(FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    });
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &url, "--max-attempts", "1"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    sandbox.set_faults(FaultConfig::default());
+
+    assert!(lodge_with(&db, &["remove", "2"]).await.status.success());
+    std::fs::write(kept.join("more.csv"), b"3").unwrap();
+    assert!(lodge_with(&db, &["scan", "1"]).await.status.success());
+    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let retry = lodge_with(&db, &["retry", "--all-failed"]).await;
+    assert!(retry.status.success(), "{}", text(&retry));
+    assert!(
+        text(&retry).contains("no failed jobs: nothing to retry"),
+        "{}",
+        text(&retry)
+    );
+    let status = lodge_with(&db, &["status"]).await;
+    assert!(text(&status).contains(", failed 0,"), "{}", text(&status));
+    let json = lodge_with(&db, &["status", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["totals"]["failed"], 0, "{json}");
+    // Still in the history, and a retry named by number still says why not.
+    let history = text(&lodge_with(&db, &["history"]).await);
+    assert_eq!(history.matches("failed").count(), 2, "{history}");
+    let named = lodge_with(&db, &["retry", "1"]).await;
+    assert_eq!(named.status.code(), Some(1), "{}", text(&named));
+    assert!(text(&named).contains("scanned again"), "{}", text(&named));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_by_name() {
     let lab = Lab::new();

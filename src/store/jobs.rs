@@ -1365,11 +1365,12 @@ impl Store {
     pub fn failed_job_ids(&self, target: Option<&str>) -> Result<Vec<i64>> {
         self.with(|db| {
             db.all(
-                "SELECT id FROM jobs j WHERE state = 'failed'
-                 AND (CAST(?1 AS TEXT) IS NULL OR target = ?1)
-                 AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
-                                 AND r.operation = j.operation AND r.content_key = j.content_key)
-                 ORDER BY id",
+                concat!(
+                    "SELECT id FROM jobs j WHERE state = 'failed'
+                     AND (CAST(?1 AS TEXT) IS NULL OR target = ?1) AND ",
+                    still_to_retry!(),
+                    " ORDER BY id"
+                ),
                 args![target],
                 |r| r.get(0),
             )

@@ -17,6 +17,20 @@ macro_rules! active_job {
     };
 }
 
+/// A failed job `j` (a dead letter) that a retry would run, as a SQL condition: its key has
+/// not landed since through another job, and it is still its dataset's content (the dataset
+/// is listed and not rescanned to another key since: a retry of it is refused, as
+/// [`Store::retry_jobs`] refuses it). The others are history: `retry --all-failed` leaves
+/// them, and the totals do not count them as waiting. For `concat!`.
+macro_rules! still_to_retry {
+    () => {
+        "NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
+                     AND r.operation = j.operation AND r.content_key = j.content_key)
+         AND EXISTS (SELECT 1 FROM datasets d WHERE d.id = j.dataset_id
+                     AND d.content_key = j.content_key)"
+    };
+}
+
 mod clock;
 mod datasets;
 mod events;

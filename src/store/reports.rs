@@ -245,12 +245,10 @@ impl Store {
                 retries: count("SELECT count(*) FROM events WHERE kind = 'retry_scheduled'")?,
                 // Dead letters still to retry: not those whose key landed since through a
                 // later job (what `retry --all-failed` re-queues, too).
-                failed: count(
-                    "SELECT count(*) FROM jobs j WHERE state = 'failed'
-                     AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
-                                     AND r.operation = j.operation
-                                     AND r.content_key = j.content_key)",
-                )?,
+                failed: count(concat!(
+                    "SELECT count(*) FROM jobs j WHERE state = 'failed' AND ",
+                    still_to_retry!()
+                ))?,
                 rejected: count("SELECT count(*) FROM jobs WHERE state = 'rejected'")?,
                 pending: count(concat!("SELECT count(*) FROM jobs WHERE ", active_job!()))?,
                 oldest_pending_age_secs: oldest.map(|t| (now_ms() - t).max(0) as f64 / 1000.0),
