@@ -1161,8 +1161,8 @@ async fn verify_stops_asking_a_server_that_did_not_answer_one_check() {
     assert!(text(&out).contains("3 intact"), "{}", text(&out));
 }
 
-/// A failed job that no retry can run any more (its dataset removed, or rescanned to
-/// another key that has landed since) is history: `retry --all-failed` leaves it (and exits
+/// A failed job nobody waits on any more (its dataset removed, or rescanned to another key
+/// that has landed since) is history: `retry --all-failed` leaves it (and exits
 /// 0, for a cron job), and the totals do not count it among the failed waiting for the
 /// user, as `status --state failed` does not list it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

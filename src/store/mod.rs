@@ -17,17 +17,21 @@ macro_rules! active_job {
     };
 }
 
-/// A failed job `j` (a dead letter) that a retry would run, as a SQL condition: its key has
-/// not landed since through another job, and it is still its dataset's content (the dataset
-/// is listed and not rescanned to another key since: a retry of it is refused, as
-/// [`Store::retry_jobs`] refuses it). The others are history: `retry --all-failed` leaves
-/// them, and the totals do not count them as waiting. For `concat!`.
+/// A failed job `j` (a dead letter) still waiting for the user, as a SQL condition: its key
+/// has not landed since through another job, and its dataset is still listed and has not
+/// moved on to another key that has landed on this target since. The others are history:
+/// `retry --all-failed` leaves them, and the totals do not count them. (One whose dataset
+/// was rescanned and not deposited since stays: `retry` says how to deposit it now.)
+/// For `concat!`.
 macro_rules! still_to_retry {
     () => {
         "NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
                      AND r.operation = j.operation AND r.content_key = j.content_key)
          AND EXISTS (SELECT 1 FROM datasets d WHERE d.id = j.dataset_id
-                     AND d.content_key = j.content_key)"
+                     AND (d.content_key = j.content_key
+                          OR NOT EXISTS (SELECT 1 FROM results n WHERE n.target = j.target
+                                         AND n.operation = j.operation
+                                         AND n.content_key = d.content_key)))"
     };
 }
 
