@@ -1166,7 +1166,7 @@ async fn verify_stops_asking_a_server_that_did_not_answer_one_check() {
 /// 0, for a cron job), and the totals do not count it among the failed waiting for the
 /// user, as `status --state failed` does not list it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn failed_jobs_no_retry_can_run_are_not_counted_or_retried_as_waiting() {
+async fn failed_jobs_of_a_removed_dataset_or_a_since_deposited_key_are_history_not_waiting() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let db = lab.path("lodge.db");
