@@ -977,6 +977,39 @@ fn a_folder_never_added_is_named_with_the_add_that_makes_it_a_dataset() {
     );
 }
 
+/// `--creator ""` (a shell variable that was not set) is refused, and the dataset keeps its
+/// creators: it replaced them all with a nameless one, without a word.
+#[test]
+fn an_empty_creator_is_refused_and_the_creators_stay() {
+    let lab = Lab::new();
+    add_first_folder(&lab);
+    let before = open_store(&lab)
+        .datasets()
+        .unwrap()
+        .remove(0)
+        .metadata
+        .creators;
+    for empty in ["", " ", ",", "; orcid=0000-0002-1825-0097"] {
+        let out = lodge_in(&lab)
+            .arg("add")
+            .arg(lab.numbered_folder(1))
+            .args(["--creator", empty])
+            .output()
+            .unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{empty:?}: {t}");
+        assert!(t.contains("the name is empty"), "{t}");
+    }
+    let after = open_store(&lab)
+        .datasets()
+        .unwrap()
+        .remove(0)
+        .metadata
+        .creators;
+    assert_eq!(after, before);
+    assert!(!after.is_empty());
+}
+
 #[test]
 fn a_deposit_flag_that_cannot_work_is_refused_naming_it_and_nothing_is_queued() {
     let lab = Lab::new();

@@ -74,7 +74,16 @@ fn parse_year(text: &str) -> Result<i32, String> {
 /// `"Curie, Marie; orcid=...; affiliation=..."` -> a creator.
 fn parse_creator(text: &str) -> anyhow::Result<Creator> {
     let mut parts = text.split(';');
-    let mut creator = Creator::named(parts.next().unwrap_or("").trim());
+    let name = parts.next().unwrap_or("").trim();
+    // An empty one (a shell variable that was not set) would replace every creator the
+    // dataset has with a nameless one.
+    if !name.chars().any(char::is_alphanumeric) {
+        anyhow::bail!(
+            "--creator '{text}': the name is empty: write it as \"Family, Given\" or an \
+             organisation's name (the dataset's creators are left as they are)"
+        );
+    }
+    let mut creator = Creator::named(name);
     for part in parts {
         let (k, v) = part.split_once('=').with_context(|| {
             format!("--creator '{text}': '{part}' should be orcid=... or affiliation=...")
