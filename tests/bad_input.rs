@@ -257,7 +257,7 @@ fn symlink_loops_are_listed_never_followed_and_a_looping_folder_is_named() {
     for link in ["self", "sub/up", "ping", "pong"] {
         assert!(
             t.contains(&format!(
-                "skipped {link} (a symbolic link: listed, never followed)"
+                "skipped {link} (a symbolic link, never followed: not deposited)"
             )),
             "{t}"
         );

@@ -428,7 +428,7 @@ fn add_lists_what_the_scan_left_out_and_why() {
             "skipped .lodgeignore (Lodge's ignore file, not part of the data)",
             "skipped draft.tmp (matched by .lodgeignore)",
             "skipped .DS_Store (a system file)",
-            "skipped latest.csv (a symbolic link: listed, never followed)",
+            "skipped latest.csv (a symbolic link, never followed: not deposited)",
         ],
     );
 }

@@ -1024,7 +1024,7 @@ fn a_dropped_folder_with_a_link_to_data_elsewhere_says_the_link_is_not_deposited
     w.harness.step();
     w.harness.get_by_label("Left out (1)");
     w.harness
-        .get_by_label("raw.bin (a symbolic link: listed, never followed)");
+        .get_by_label("raw.bin (a symbolic link, never followed: not deposited)");
 }
 
 #[test]

@@ -1056,9 +1056,9 @@ mod tests {
         assert_eq!(
             notice.text,
             "ds: left out of the dataset, so not deposited: \
-             link1 (a symbolic link: listed, never followed); \
-             link2 (a symbolic link: listed, never followed); \
-             link3 (a symbolic link: listed, never followed); and 3 more."
+             link1 (a symbolic link, never followed: not deposited); \
+             link2 (a symbolic link, never followed: not deposited); \
+             link3 (a symbolic link, never followed: not deposited); and 3 more."
         );
     }
 }

@@ -36,7 +36,7 @@ pub struct ScannedFile {
 /// Why an entry of the folder is not part of the dataset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SkipReason {
-    /// A symbolic link; links are listed, never followed.
+    /// A symbolic link; links are named in the report, never followed.
     Symlink,
     /// `.DS_Store`, `Thumbs.db`, `desktop.ini` or a `.git` folder (or `.git` file).
     SystemFile,
@@ -60,10 +60,10 @@ pub struct SkippedEntry {
 }
 
 impl SkippedEntry {
-    /// Why it was left out, in words ("a symbolic link: listed, never followed").
+    /// Why it was left out, in words ("a symbolic link, never followed: not deposited").
     pub fn why(&self) -> &'static str {
         match self.reason {
-            SkipReason::Symlink => "a symbolic link: listed, never followed",
+            SkipReason::Symlink => "a symbolic link, never followed: not deposited",
             SkipReason::SystemFile => "a system file",
             SkipReason::Ignored if self.is_ignore_file() => {
                 "Lodge's ignore file, not part of the data"
