@@ -1403,6 +1403,17 @@ async fn add_prints_id_and_full_key_and_status_history_and_log_report_the_deposi
     let csv = String::from_utf8_lossy(&csv.stdout).to_string();
     assert!(csv.starts_with("job,dataset,name,title,target,key,state,identifier"));
     assert!(csv.contains("sbx-000001"));
+    // The JSON has each time as stored (ms) and as the CSV writes it.
+    let json = lodge_with(&db, &["history", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let row = &json[0];
+    assert!(row["created_at"].is_i64(), "{row}");
+    for field in ["created", "updated"] {
+        let when = row[field]
+            .as_str()
+            .unwrap_or_else(|| panic!("{field}: {row}"));
+        assert!(when.ends_with('Z') && csv.contains(when), "{when} in {csv}");
+    }
 
     let log = lodge_with(&db, &["log"]).await;
     let log = String::from_utf8_lossy(&log.stdout).to_string();

@@ -315,6 +315,16 @@ pub fn history(
         .filter(|r| wanted(r.dataset, Some(&r.target), &r.state))
         .collect();
     if json {
+        // The stored times (ms since 1970), and the same as text, as the CSV gives them.
+        let rows = rows
+            .iter()
+            .map(|r| {
+                let mut row = serde_json::to_value(r)?;
+                row["created"] = time_text(r.created_at).into();
+                row["updated"] = time_text(r.updated_at).into();
+                Ok(row)
+            })
+            .collect::<serde_json::Result<Vec<_>>>()?;
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else if csv {
         let mut w = csv::Writer::from_writer(std::io::stdout());
