@@ -578,16 +578,22 @@ pub(super) fn how_to_resume(reason: &str, target: &str) -> &'static str {
 /// record an earlier attempt made although its answer was lost. Without the last the line
 /// would read as though someone else had deposited it before.
 fn how_it_existed(store: &Store, job: &JobRow) -> &'static str {
-    let landed_by = store
-        .events_for_job(job.id)
-        .ok()
-        .and_then(|events| events.last().map(|e| e.kind));
-    match landed_by {
+    match landed_by(store, job) {
         Some(EventKind::Replay) => "recorded already: no request sent",
-        Some(EventKind::Reconciled) => "an earlier attempt made it; its answer was lost",
+        Some(EventKind::Reconciled) => EARLIER_ATTEMPT_MADE_IT,
         Some(EventKind::Existing) => "the server already had it",
         _ => "already deposited",
     }
+}
+
+const EARLIER_ATTEMPT_MADE_IT: &str = "an earlier attempt made it; its answer was lost";
+
+/// The kind of the event that ended `job`.
+fn landed_by(store: &Store, job: &JobRow) -> Option<EventKind> {
+    store
+        .events_for_job(job.id)
+        .ok()
+        .and_then(|events| events.last().map(|e| e.kind))
 }
 
 /// How one item of a batch ended: the job that ran it, under the name of the dataset the
@@ -668,6 +674,9 @@ pub(super) fn retry_hint(store: &Store, mut failed: Vec<i64>) -> Option<String> 
 /// One line per item, then the counts; exit 0 only if everything landed.
 fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    // Existing because an attempt of this job made the record and its answer was lost: a
+    // record this run made, which "existing" alone would not tell.
+    let mut made_here = 0;
     let mut all_landed = refused == 0;
     for Outcome {
         name,
@@ -689,14 +698,17 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 ),
                 job.state.as_str(),
             ),
-            JobState::Existing => (
-                format!(
-                    "existing  {name} -> {} ({}){shared}",
-                    job.identifier.as_deref().unwrap_or("?"),
-                    how_it_existed(store, job)
-                ),
-                job.state.as_str(),
-            ),
+            JobState::Existing => {
+                let how = how_it_existed(store, job);
+                made_here += usize::from(how == EARLIER_ATTEMPT_MADE_IT);
+                (
+                    format!(
+                        "existing  {name} -> {} ({how}){shared}",
+                        job.identifier.as_deref().unwrap_or("?"),
+                    ),
+                    job.state.as_str(),
+                )
+            }
             JobState::Failed => (
                 format!(
                     "failed    {name} (job {}){shared} at {}: {} — retry with `lodge retry {}`",
@@ -760,7 +772,11 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
         1 => "; 1 of them by another dataset's deposit of the same key".to_string(),
         n => format!("; {n} of them by another dataset's deposit of the same key"),
     };
-    println!("{}{shared}", parts.join(", "));
+    let made_here = match made_here {
+        0 => String::new(),
+        n => format!("; {n} of the existing made by an attempt of this run whose answer was lost"),
+    };
+    println!("{}{made_here}{shared}", parts.join(", "));
     if let Some(line) = retry_all_hint(store, outcomes) {
         println!("{line}");
     }
