@@ -17,6 +17,7 @@ pub mod cli;
 pub mod config;
 pub mod content;
 pub mod engine;
+pub mod history_file;
 pub mod sandbox;
 pub mod store;
 pub mod targets;

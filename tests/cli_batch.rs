@@ -1403,6 +1403,25 @@ async fn add_prints_id_and_full_key_and_status_history_and_log_report_the_deposi
     let csv = String::from_utf8_lossy(&csv.stdout).to_string();
     assert!(csv.starts_with("job,dataset,name,title,target,key,state,identifier"));
     assert!(csv.contains("sbx-000001"));
+    // A title a spreadsheet would run as a formula is written as text.
+    let store = lab.store("lodge.db");
+    add(
+        &store,
+        &lab.folder("formula", &[("f.csv", b"1")]),
+        &metadata("=HYPERLINK(\"http://example.org\",\"x\")"),
+    );
+    let deposited = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &sandbox.target_url()],
+    )
+    .await;
+    assert!(deposited.status.success(), "{}", text(&deposited));
+    let csv = lodge_with(&db, &["history", "--csv"]).await;
+    let csv = String::from_utf8_lossy(&csv.stdout).to_string();
+    assert!(
+        csv.contains("\"'=HYPERLINK(\"\"http://example.org\"\""),
+        "{csv}"
+    );
     // The JSON has each time as stored (ms) and as the CSV writes it.
     let json = lodge_with(&db, &["history", "--json"]).await;
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();

@@ -713,6 +713,53 @@ fn a_failed_job_whose_key_a_later_deposit_landed_offers_no_retry_in_the_history(
     w.harness.get_by_label("landed by job 2");
 }
 
+/// Export CSV and Export JSON in the history write the files `lodge history --csv` and
+/// `--json` print: the same columns, times as text, a formula-like title written as text.
+#[test]
+fn history_export_writes_the_command_lines_csv_and_json() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.deposit_row(id);
+    w.harness.get_by_label("History").click();
+    w.wait("the history", |app| {
+        app.model.history.as_ref().is_some_and(|h| !h.is_empty())
+    });
+    w.harness.step();
+    w.harness.get_by_label("Export CSV").click();
+    w.wait("the CSV written", |app| {
+        app.model
+            .last_export
+            .as_ref()
+            .is_some_and(|p| p.extension().is_some_and(|e| e == "csv"))
+    });
+    let csv_path = w.app().model.last_export.clone().unwrap();
+    let mut read = csv::Reader::from_path(&csv_path).unwrap();
+    assert_eq!(
+        read.headers().unwrap(),
+        lodge::history_file::CSV_COLUMNS.as_slice()
+    );
+    let row = read.records().next().unwrap().unwrap();
+    assert_eq!(&row[3], "Soil cores 2026");
+    assert!(row[11].ends_with('Z'), "a time as text: {}", &row[11]);
+
+    w.harness.get_by_label("Export JSON").click();
+    w.wait("the JSON written", |app| {
+        app.model
+            .last_export
+            .as_ref()
+            .is_some_and(|p| p.extension().is_some_and(|e| e == "json"))
+    });
+    let json_path = w.app().model.last_export.clone().unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(json_path).unwrap()).unwrap();
+    assert_eq!(json[0]["title"], "Soil cores 2026");
+    assert!(
+        json[0]["created"].as_str().unwrap().ends_with('Z'),
+        "{json}"
+    );
+    assert!(json[0]["created_at"].is_i64(), "{json}");
+}
+
 /// A Retry that cannot re-queue its job says why, for that job: here its dataset was
 /// scanned again under another key since, so the fix is to deposit it as it is now.
 #[test]

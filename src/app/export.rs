@@ -21,7 +21,8 @@ impl ExportFormat {
 }
 
 /// Write `rows` to a new file `lodge-history-<time>.<ext>` in `dir`; returns its path.
-/// The CSV has the columns of `lodge history --csv`; the JSON is `lodge history --json`.
+/// The CSV and the JSON are those of `lodge history --csv` and `--json`
+/// ([`crate::history_file`]).
 pub fn write_history(
     dir: &Path,
     format: ExportFormat,
@@ -40,15 +41,15 @@ pub fn write_history(
     let fail = |e: String| format!("cannot write {}: {e}", path.display());
     match format {
         ExportFormat::Json => {
-            let text = serde_json::to_string_pretty(rows).map_err(|e| fail(e.to_string()))?;
+            let text = crate::history_file::to_json(rows)
+                .and_then(|json| serde_json::to_string_pretty(&json))
+                .map_err(|e| fail(e.to_string()))?;
             std::fs::write(&path, text).map_err(|e| fail(e.to_string()))?;
         }
         ExportFormat::Csv => {
-            let mut w = csv::Writer::from_path(&path).map_err(|e| fail(e.to_string()))?;
-            for row in rows {
-                w.serialize(row).map_err(|e| fail(e.to_string()))?;
-            }
-            w.flush().map_err(|e| fail(e.to_string()))?;
+            let file = std::fs::File::create(&path).map_err(|e| fail(e.to_string()))?;
+            crate::history_file::write_csv(rows, std::io::BufWriter::new(file))
+                .map_err(|e| fail(e.to_string()))?;
         }
     }
     Ok(path)

@@ -3,7 +3,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::time::{Duration, UNIX_EPOCH};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -17,11 +16,7 @@ pub fn shell_word(text: &str) -> std::borrow::Cow<'_, str> {
     shlex::try_quote(text).unwrap_or(std::borrow::Cow::Borrowed(text))
 }
 
-/// Unix ms as an RFC 3339 UTC time, to the second.
-pub fn time_text(ms: i64) -> String {
-    let t = UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64);
-    humantime::format_rfc3339_seconds(t).to_string()
-}
+pub use crate::history_file::time_text;
 
 /// A deposit's latest check (a `verified` or `damaged` event) for `--json`: when, its
 /// verdict and what it found; `None` for any other event.

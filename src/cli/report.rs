@@ -315,52 +315,10 @@ pub fn history(
         .filter(|r| wanted(r.dataset, Some(&r.target), &r.state))
         .collect();
     if json {
-        // The stored times (ms since 1970), and the same as text, as the CSV gives them.
-        let rows = rows
-            .iter()
-            .map(|r| {
-                let mut row = serde_json::to_value(r)?;
-                row["created"] = time_text(r.created_at).into();
-                row["updated"] = time_text(r.updated_at).into();
-                Ok(row)
-            })
-            .collect::<serde_json::Result<Vec<_>>>()?;
+        let rows = crate::history_file::to_json(&rows)?;
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else if csv {
-        let mut w = csv::Writer::from_writer(std::io::stdout());
-        w.write_record([
-            "job",
-            "dataset",
-            "name",
-            "title",
-            "target",
-            "key",
-            "state",
-            "identifier",
-            "url",
-            "attempts",
-            "last_error",
-            "created_at",
-            "updated_at",
-        ])?;
-        for r in &rows {
-            w.write_record([
-                r.job.to_string(),
-                r.dataset.map(|d| d.to_string()).unwrap_or_default(),
-                r.name.clone().unwrap_or_default(),
-                r.title.clone().unwrap_or_default(),
-                r.target.clone(),
-                r.key.clone(),
-                r.state.clone(),
-                r.identifier.clone().unwrap_or_default(),
-                r.url.clone().unwrap_or_default(),
-                r.attempts.to_string(),
-                r.last_error.clone().unwrap_or_default(),
-                time_text(r.created_at),
-                time_text(r.updated_at),
-            ])?;
-        }
-        w.flush()?;
+        crate::history_file::write_csv(&rows, std::io::stdout())?;
     } else {
         if listed == 0 {
             println!("no deposits yet");

@@ -1,0 +1,128 @@
+//! The deposit history as a file: the CSV and JSON of `lodge history --csv|--json` and of
+//! the window's Export, written in one place so the two say the same.
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use crate::store::HistoryRow;
+
+/// The CSV's columns, in order.
+pub const CSV_COLUMNS: [&str; 13] = [
+    "job",
+    "dataset",
+    "name",
+    "title",
+    "target",
+    "key",
+    "state",
+    "identifier",
+    "url",
+    "attempts",
+    "last_error",
+    "created_at",
+    "updated_at",
+];
+
+/// Write `rows` as CSV to `out`, a header first, times as RFC 3339 text. A text cell that a
+/// spreadsheet would run as a formula (one beginning with `=`, `+`, `-`, `@`, a tab or a
+/// carriage return: a title `=HYPERLINK(...)`, say) gets a leading `'`, which spreadsheets
+/// show as text.
+pub fn write_csv(rows: &[HistoryRow], out: impl std::io::Write) -> Result<(), csv::Error> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(CSV_COLUMNS)?;
+    let text = |s: &Option<String>| as_text_cell(s.as_deref().unwrap_or_default());
+    for r in rows {
+        w.write_record([
+            r.job.to_string(),
+            r.dataset.map(|d| d.to_string()).unwrap_or_default(),
+            text(&r.name),
+            text(&r.title),
+            as_text_cell(&r.target),
+            r.key.clone(),
+            r.state.clone(),
+            text(&r.identifier),
+            text(&r.url),
+            r.attempts.to_string(),
+            text(&r.last_error),
+            time_text(r.created_at),
+            time_text(r.updated_at),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// `rows` as JSON: each row's fields (times in milliseconds since 1970, as stored), and its
+/// times as text too (`created`, `updated`), as the CSV writes them.
+pub fn to_json(rows: &[HistoryRow]) -> serde_json::Result<serde_json::Value> {
+    rows.iter()
+        .map(|r| {
+            let mut row = serde_json::to_value(r)?;
+            row["created"] = time_text(r.created_at).into();
+            row["updated"] = time_text(r.updated_at).into();
+            Ok(row)
+        })
+        .collect::<serde_json::Result<Vec<_>>>()
+        .map(serde_json::Value::Array)
+}
+
+/// A time (ms since 1970) as RFC 3339 text, to the second, in UTC.
+pub fn time_text(ms: i64) -> String {
+    let t = UNIX_EPOCH + Duration::from_millis(ms.max(0) as u64);
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+fn as_text_cell(s: &str) -> String {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(title: &str) -> HistoryRow {
+        HistoryRow {
+            job: 7,
+            dataset: Some(3),
+            name: Some("ocean, temps".into()),
+            title: Some(title.into()),
+            target: "sandbox+http://127.0.0.1:1".into(),
+            key: "ab".repeat(32),
+            state: "deposited".into(),
+            identifier: Some("sbx-000007".into()),
+            url: None,
+            attempts: 1,
+            last_error: None,
+            created_at: 1_796_000_000_000,
+            updated_at: 1_796_000_001_000,
+        }
+    }
+
+    #[test]
+    fn a_formula_in_a_cell_is_written_as_text_and_the_rest_as_given() {
+        let mut out = Vec::new();
+        let rows = [
+            row("=HYPERLINK(\"http://evil\",\"x\")"),
+            row("-80 m, \"deep\""),
+        ];
+        write_csv(&rows, &mut out).unwrap();
+        let mut read = csv::Reader::from_reader(out.as_slice());
+        assert_eq!(read.headers().unwrap(), CSV_COLUMNS.as_slice());
+        let records: Vec<csv::StringRecord> = read.records().map(Result::unwrap).collect();
+        assert_eq!(&records[0][3], "'=HYPERLINK(\"http://evil\",\"x\")");
+        assert_eq!(&records[1][3], "'-80 m, \"deep\"");
+        assert_eq!(&records[0][2], "ocean, temps");
+        assert_eq!(&records[0][11], "2026-11-30T00:53:20Z");
+    }
+
+    #[test]
+    fn json_has_the_stored_times_and_the_csvs() {
+        let json = to_json(&[row("T")]).unwrap();
+        assert_eq!(json[0]["created_at"], 1_796_000_000_000_i64);
+        assert_eq!(json[0]["created"], "2026-11-30T00:53:20Z");
+        assert_eq!(json[0]["updated"], "2026-11-30T00:53:21Z");
+    }
+}
