@@ -772,14 +772,18 @@ async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_de
         &text(&out),
         &["--year", "'twenty26' is not a year", "e.g. 2026"],
     );
-    // A creator with no name in it is a problem to fix, not a creator.
+    // A creator with no name in it is refused, not taken as a creator: the dataset keeps
+    // the ones it has.
     let mut nameless = lodge_in(&lab);
     nameless.arg("add").arg(&bad).args(["--creator", ", "]);
     let out = run(nameless).await;
-    assert_all(
-        &text(&out),
-        &["metadata incomplete", "creators[0].name: is empty"],
-    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(&text(&out), &["--creator ', '", "the name is empty"]);
+    let creators = open_store(&lab).datasets().unwrap()[0]
+        .metadata
+        .creators
+        .clone();
+    assert_eq!(creators[0].name, "Curie, Marie");
 }
 
 // ---- The store -------------------------------------------------------------------------------

@@ -146,7 +146,11 @@ impl AddArgs {
             m.keywords = self.keywords.clone();
         }
         if let Some(r) = &self.resource_type {
-            m.resource_type = r.clone();
+            // Written as DataCite writes it ("dataset" is Dataset), as --license takes any case.
+            m.resource_type = crate::content::RESOURCE_TYPES
+                .iter()
+                .find(|t| t.eq_ignore_ascii_case(r.trim()))
+                .map_or_else(|| r.clone(), |t| t.to_string());
         }
         if let Some(v) = &self.version {
             m.version = Some(v.clone());
@@ -651,5 +655,25 @@ mod tests {
         assert_eq!(c.orcid.as_deref(), Some("0000-0002-1825-0097"));
         assert_eq!(c.affiliation.as_deref(), Some("Sorbonne"));
         assert!(parse_creator("Curie, Marie; email=x").is_err());
+    }
+
+    #[test]
+    fn a_resource_type_in_another_case_is_written_as_datacite_writes_it() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Flags {
+            #[command(flatten)]
+            add: AddArgs,
+        }
+        for (given, kept) in [
+            ("dataset", "Dataset"),
+            (" SOFTWARE ", "Software"),
+            ("Datset", "Datset"),
+        ] {
+            let flags = Flags::parse_from(["add", "dir", "--resource-type", given]);
+            let mut m = Metadata::default();
+            flags.add.apply(&mut m, "dir").unwrap();
+            assert_eq!(m.resource_type, kept, "{given}");
+        }
     }
 }
