@@ -233,6 +233,40 @@ async fn dry_run_says_two_copies_of_a_folder_share_one_deposit() {
     assert_eq!(sandbox.stats().records, 1);
 }
 
+/// `remove` says what a dataset deposited stays in the log: `log --dataset N` still shows
+/// a removed dataset's events, by its number.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_removed_datasets_log_is_still_shown_by_its_number() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("One"));
+    let url = sandbox.target_url();
+    assert!(
+        lodge_with(&db, &["deposit", "--all", "--target", &url])
+            .await
+            .status
+            .success()
+    );
+    assert!(lodge_with(&db, &["remove", "1"]).await.status.success());
+
+    let out = lodge_with(&db, &["log", "--dataset", "1"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "dataset 1 was removed from the list; its events:",
+            "created sbx-000001",
+            "removed ds001",
+        ],
+    );
+    // A number no dataset ever had is still an error.
+    let out = lodge_with(&db, &["log", "--dataset", "9"]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn dry_run_sends_nothing_and_records_nothing() {
     let lab = Lab::new();

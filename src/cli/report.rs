@@ -404,8 +404,17 @@ pub async fn log(
     let filter = match (dataset, job) {
         (Some(selector), _) => {
             // One name, one dataset (or the error naming it).
-            let named = super::add::select_datasets(&store, &[selector.to_string()], false)?;
-            LogFilter::Dataset(named[0].id)
+            match super::add::select_datasets(&store, &[selector.to_string()], false) {
+                Ok(named) => LogFilter::Dataset(named[0].id),
+                // A removed dataset's number: its events stay in the log, under it.
+                Err(e) => match selector.parse::<i64>() {
+                    Ok(id) if !store.events_for_dataset(id)?.is_empty() => {
+                        eprintln!("dataset {id} was removed from the list; its events:");
+                        LogFilter::Dataset(id)
+                    }
+                    _ => return Err(e),
+                },
+            }
         }
         // Named the way `lodge retry` names a job that does not exist.
         (None, Some(id)) => LogFilter::Job(store.job(id)?.id),
