@@ -941,6 +941,8 @@ async fn s3_target_test_says_which_key_was_refused_and_where_its_secret_comes_fr
         &[
             "FAILED  credentials",
             "the access key is not known to the server (HTTP 403 InvalidAccessKeyId)",
+            // It comes from $T_AK: that is what to fix.
+            "put the right access key id in $T_AK",
         ],
     );
 

@@ -277,7 +277,8 @@ fn open_with(
         return Ok(Arc::new(
             S3Target::new(name, location, creds, options)
                 .map_err(err)?
-                .secret_from_env(t.secret_env.clone()),
+                .secret_from_env(t.secret_env.clone())
+                .access_key_from_env(t.user.is_none().then(|| t.user_env.clone()).flatten()),
         ));
     }
     if let Some(rest) = url.strip_prefix("webdav+") {

@@ -39,6 +39,8 @@ pub struct Context<'a> {
     pub region: &'a str,
     /// The environment variable the secret key comes from, if any.
     pub secret_env: Option<&'a str>,
+    /// The environment variable the access key id comes from, if any.
+    pub user_env: Option<&'a str>,
 }
 
 /// Classify a response that did not succeed.
@@ -131,10 +133,17 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
         },
         (403, "InvalidAccessKeyId") => Failure::Unauthorized {
             status,
-            message: format!(
-                "target '{name}': the access key is not known to the server ({what}): fix the \
-                 access key of the target (lodge target add {name} ... --access-key-env VAR)"
-            ),
+            message: match ctx.user_env {
+                Some(var) => format!(
+                    "target '{name}': the access key is not known to the server ({what}): \
+                     put the right access key id in ${var}, where this target reads it"
+                ),
+                None => format!(
+                    "target '{name}': the access key is not known to the server ({what}): fix \
+                     the access key of the target (lodge target add {name} ... \
+                     --access-key-env VAR)"
+                ),
+            },
         },
         (403, "SignatureDoesNotMatch") => Failure::Unauthorized {
             status,
@@ -224,6 +233,7 @@ mod tests {
         bucket: "x",
         region: "us-east-1",
         secret_env: None,
+        user_env: None,
     };
 
     #[test]
@@ -241,6 +251,22 @@ mod tests {
             "{said}"
         );
         assert!(!said.contains("--secret-stdin"), "{said}");
+    }
+
+    #[test]
+    fn an_unknown_access_key_read_from_a_variable_names_that_variable() {
+        let body = "<Error><Code>InvalidAccessKeyId</Code></Error>";
+        let given = classify(&CTX, 403, None, body).to_string();
+        assert!(given.contains("--access-key-env VAR"), "{given}");
+        let from_env = Context {
+            user_env: Some("LAB_AK"),
+            ..CTX
+        };
+        let said = classify(&from_env, 403, None, body).to_string();
+        assert!(
+            said.contains("put the right access key id in $LAB_AK"),
+            "{said}"
+        );
     }
 
     #[test]

@@ -64,6 +64,7 @@ pub struct S3Target {
     /// The environment variable the secret key comes from, if the config names one: a
     /// refused secret is fixed there, not in the keyring.
     secret_env: Option<String>,
+    user_env: Option<String>,
 }
 
 impl S3Target {
@@ -82,6 +83,7 @@ impl S3Target {
             options,
             http: client()?,
             secret_env: None,
+            user_env: None,
         })
     }
 
@@ -93,12 +95,21 @@ impl S3Target {
         }
     }
 
+    /// The same target, its access key id read from the environment variable `var`.
+    pub fn access_key_from_env(self, var: Option<String>) -> S3Target {
+        S3Target {
+            user_env: var,
+            ..self
+        }
+    }
+
     fn context(&self) -> errors::Context<'_> {
         errors::Context {
             name: &self.name,
             bucket: &self.location.bucket,
             region: &self.location.region,
             secret_env: self.secret_env.as_deref(),
+            user_env: self.user_env.as_deref(),
         }
     }
 
