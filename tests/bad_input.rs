@@ -981,6 +981,35 @@ fn a_folder_never_added_is_named_with_the_add_that_makes_it_a_dataset() {
     );
 }
 
+/// A publication year years ahead (3000, a typo) is valid, so kept, but noted by `add` and
+/// `show`: a repository would publish it as given.
+#[test]
+fn a_publication_year_years_ahead_is_noted_when_added_and_shown() {
+    let lab = Lab::new();
+    let out = lodge_in(&lab)
+        .arg("add")
+        .arg(lab.numbered_folder(1))
+        .args([
+            "--title",
+            "T",
+            "--creator",
+            "Curie, Marie",
+            "--publisher",
+            "Lab",
+        ])
+        .args(["--year", "3000"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("note: the publication year 3000 is years after this one"));
+    let out = lodge_in(&lab).args(["show", "1"]).output().unwrap();
+    assert!(
+        text(&out).contains("the publication year 3000 is years after"),
+        "{}",
+        text(&out)
+    );
+}
+
 /// `--creator ""` (a shell variable that was not set) is refused, and the dataset keeps its
 /// creators: it replaced them all with a nameless one, without a word.
 #[test]

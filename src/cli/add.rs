@@ -241,6 +241,9 @@ fn describe(
     if let Some(note) = license_note(&prepared.document.metadata) {
         println!("  note: {note}");
     }
+    if let Some(note) = year_note(&prepared.document.metadata, crate::app::this_year()) {
+        println!("  note: {note}");
+    }
     let problems = prepared.document.metadata.problems();
     if !problems.is_empty() && !problems_later {
         println!("  metadata incomplete; deposit will refuse it until these are fixed:");
@@ -284,6 +287,18 @@ fn print_skipped(id: i64, skipped: &[SkippedEntry]) {
 /// What to say of a license that is not an SPDX identifier: allowed, but repositories get
 /// it as text only, not as a license they can link and filter by; with the identifier it
 /// most likely means, where one is close.
+/// What to say of a publication year more than a year after `this_year` (3000 for 2026, a
+/// typo): valid, so not refused, but a repository would publish it as given.
+pub(super) fn year_note(metadata: &Metadata, this_year: i32) -> Option<String> {
+    let year = metadata.publication_year?;
+    (year > this_year + 1).then(|| {
+        format!(
+            "the publication year {year} is years after this one ({this_year}): repositories \
+             publish it as given; if it is a typo, fix it with --year"
+        )
+    })
+}
+
 pub(super) fn license_note(metadata: &Metadata) -> Option<String> {
     let license = metadata.license.as_deref()?;
     if spdx_license_id(license).is_some() {
@@ -655,6 +670,22 @@ mod tests {
         assert_eq!(c.orcid.as_deref(), Some("0000-0002-1825-0097"));
         assert_eq!(c.affiliation.as_deref(), Some("Sorbonne"));
         assert!(parse_creator("Curie, Marie; email=x").is_err());
+    }
+
+    #[test]
+    fn a_publication_year_years_ahead_is_noted_and_next_year_is_not() {
+        let year = |y| Metadata {
+            publication_year: Some(y),
+            ..Metadata::default()
+        };
+        assert!(
+            year_note(&year(3000), 2026)
+                .unwrap()
+                .contains("3000 is years after")
+        );
+        assert_eq!(year_note(&year(2027), 2026), None);
+        assert_eq!(year_note(&year(1999), 2026), None);
+        assert_eq!(year_note(&Metadata::default(), 2026), None);
     }
 
     #[test]

@@ -300,6 +300,9 @@ fn print_metadata(m: &Metadata) {
     if let Some(note) = super::add::license_note(m) {
         println!("  note: {note}");
     }
+    if let Some(note) = super::add::year_note(m, crate::app::this_year()) {
+        println!("  note: {note}");
+    }
     let problems = m.problems();
     if !problems.is_empty() {
         println!(
