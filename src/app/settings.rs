@@ -39,11 +39,7 @@ pub struct Settings {
     pub database: String,
 }
 
-/// This year, by the UTC calendar: a publication year for a folder added today.
-pub fn this_year() -> i32 {
-    let now = humantime::format_rfc3339(std::time::SystemTime::now()).to_string();
-    now.get(..4).and_then(|y| y.parse().ok()).unwrap_or(1970)
-}
+pub use crate::content::this_year;
 
 impl Settings {
     /// Read the settings file; a missing file is the defaults, a damaged one is an error that

@@ -241,7 +241,7 @@ fn describe(
     if let Some(note) = license_note(&prepared.document.metadata) {
         println!("  note: {note}");
     }
-    if let Some(note) = year_note(&prepared.document.metadata, crate::app::this_year()) {
+    if let Some(note) = year_note(&prepared.document.metadata, crate::content::this_year()) {
         println!("  note: {note}");
     }
     let problems = prepared.document.metadata.problems();

@@ -300,7 +300,7 @@ fn print_metadata(m: &Metadata) {
     if let Some(note) = super::add::license_note(m) {
         println!("  note: {note}");
     }
-    if let Some(note) = super::add::year_note(m, crate::app::this_year()) {
+    if let Some(note) = super::add::year_note(m, crate::content::this_year()) {
         println!("  note: {note}");
     }
     let problems = m.problems();

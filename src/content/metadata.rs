@@ -176,6 +176,12 @@ fn orcid_is_valid(bare: &str) -> bool {
     check[0] == expected
 }
 
+/// This year, by the UTC calendar: a publication year for a folder added today.
+pub fn this_year() -> i32 {
+    let now = humantime::format_rfc3339(std::time::SystemTime::now()).to_string();
+    now.get(..4).and_then(|y| y.parse().ok()).unwrap_or(1970)
+}
+
 impl Metadata {
     /// Fill each field this leaves empty from `other` (a citation file read again, say),
     /// and replace the creators or publication year this has invalid where `other` has

@@ -28,7 +28,7 @@ pub use hash::{
     NoHashCache, hash_files, sha256_reader,
 };
 pub use license::{spdx_license_id, spdx_suggestion};
-pub use metadata::{Creator, FieldProblem, Metadata, RESOURCE_TYPES};
+pub use metadata::{Creator, FieldProblem, Metadata, RESOURCE_TYPES, this_year};
 pub use prefill::{
     CITATION_CFF, ZENODO_JSON, metadata_from_folder, parse_citation_cff, parse_zenodo_json,
 };
