@@ -90,11 +90,18 @@ async fn kill_9_mid_batch_then_rerun_deposits_every_dataset_exactly_once() {
     assert_eq!(stats.creates, 50, "no create was ever repeated");
 }
 
-/// SIGTERM (what `timeout`, cron and systemd send) stops a batch as Ctrl-C does: the items
-/// in flight go back on the queue, none is left "running" with no process behind it, and
-/// the next run finishes the batch with one record each.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
+/// `datasets` datasets, and a `lodge deposit --all` of them with `concurrency` in flight
+/// into a sandbox that takes 200 ms a request, returned once its first request arrived:
+/// a batch caught mid-way, for what a test does to it then.
+async fn batch_in_flight(
+    datasets: usize,
+    concurrency: &str,
+) -> (
+    Lab,
+    lodge::sandbox::RunningSandbox,
+    PathBuf,
+    std::process::Child,
+) {
     let lab = Lab::new();
     let latency = FaultConfig {
         latency_ms: 200,
@@ -104,7 +111,7 @@ async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
     let db = lab.path("lodge.db");
     {
         let store = lab.store("lodge.db");
-        for n in 0..12 {
+        for n in 0..datasets {
             add(
                 &store,
                 &lab.numbered_folder(n),
@@ -112,9 +119,9 @@ async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
             );
         }
     }
-    let url = sandbox.target_url();
     let child = lodge(&db)
-        .args(["deposit", "--target", &url, "--all", "--concurrency", "4"])
+        .args(["deposit", "--target", &sandbox.target_url(), "--all"])
+        .args(["--concurrency", concurrency])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -124,14 +131,29 @@ async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
         assert!(started.elapsed() < Duration::from_secs(30), "nothing sent");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    (lab, sandbox, db, child)
+}
+
+/// The output of `child`, once it has ended.
+async fn output_of(child: std::process::Child) -> std::process::Output {
+    tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap()
+}
+
+/// SIGTERM (what `timeout`, cron and systemd send) stops a batch as Ctrl-C does: the items
+/// in flight go back on the queue, none is left "running" with no process behind it, and
+/// the next run finishes the batch with one record each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
+    let (_lab, sandbox, db, child) = batch_in_flight(12, "4").await;
+    let url = sandbox.target_url();
     let term = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(term.success());
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
-        .unwrap();
+    let out = output_of(child).await;
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -158,40 +180,10 @@ async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
 /// shared with another dataset of the same key (there is none).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_dataset_removed_mid_batch_is_rejected_as_itself_not_as_a_shared_deposit() {
-    let lab = Lab::new();
-    let latency = FaultConfig {
-        latency_ms: 200,
-        ..FaultConfig::default()
-    };
-    let sandbox = lab.sandbox("sbx", latency).await;
-    let db = lab.path("lodge.db");
-    {
-        let store = lab.store("lodge.db");
-        for n in 0..3 {
-            add(
-                &store,
-                &lab.numbered_folder(n),
-                &metadata(&format!("Dataset {n}")),
-            );
-        }
-    }
-    let url = sandbox.target_url();
-    let child = lodge(&db)
-        .args(["deposit", "--target", &url, "--all", "--concurrency", "1"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while sandbox.stats().requests == 0 {
-        assert!(started.elapsed() < Duration::from_secs(30), "nothing sent");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
+    let (_lab, _sandbox, db, child) = batch_in_flight(3, "1").await;
     let removed = lodge_with(&db, &["remove", "3"]).await;
     assert!(removed.status.success(), "{}", text(&removed));
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
-        .unwrap();
+    let out = output_of(child).await;
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(t.contains("the dataset was removed from Lodge"), "{t}");

@@ -10,24 +10,23 @@ use support::proxy::{Action, Proxy, Rule};
 use support::servers::{self, DAV_PASSWORD, DAV_USER, dav_folder};
 use support::*;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
-    let lab = Lab::new();
+/// `lodge target add lab-dav` of a new folder on the test WebDAV server, its password on
+/// standard input: the command's output, and the folder on the server's disk.
+fn add_dav_target(lab: &Lab) -> (std::process::Output, std::path::PathBuf) {
     let (dav, root) = servers::webdav().clone();
     let folder = dav_folder(&root);
     let url = format!("webdav+{dav}/{folder}");
-
-    let mut add = lodge_in(&lab);
-    add.args([
-        "target",
-        "add",
-        "lab-dav",
-        &url,
-        "--user",
-        DAV_USER,
-        "--secret-stdin",
-    ]);
+    let mut add = lodge_in(lab);
+    add.args(["target", "add", "lab-dav", &url, "--user", DAV_USER])
+        .arg("--secret-stdin");
     let out = run_with_stdin(add, &format!("{DAV_PASSWORD}\n"));
+    (out, root.join(folder))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
+    let lab = Lab::new();
+    let (out, _) = add_dav_target(&lab);
     let mut outputs = text(&out);
     assert!(out.status.success(), "{outputs}");
     let secrets = lab.path("config/secrets.toml");
@@ -107,20 +106,7 @@ async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn verify_on_webdav_offers_the_repair_for_a_file_left_short() {
     let lab = Lab::new();
-    let (dav, root) = servers::webdav().clone();
-    let folder = dav_folder(&root);
-    let url = format!("webdav+{dav}/{folder}");
-    let mut add_target = lodge_in(&lab);
-    add_target.args([
-        "target",
-        "add",
-        "lab-dav",
-        &url,
-        "--user",
-        DAV_USER,
-        "--secret-stdin",
-    ]);
-    let out = run_with_stdin(add_target, &format!("{DAV_PASSWORD}\n"));
+    let (out, folder) = add_dav_target(&lab);
     assert!(out.status.success(), "{}", text(&out));
     let store = lab.store("lodge.db");
     add_dataset(&store, &lab);
@@ -132,9 +118,7 @@ async fn verify_on_webdav_offers_the_repair_for_a_file_left_short() {
 
     let key = store.dataset(1).unwrap().unwrap().key.unwrap();
     let entry = store.document(&key).unwrap().unwrap().manifest[0].clone();
-    let held = root
-        .join(&folder)
-        .join(format!("blobs/sha256/{}", entry.sha256));
+    let held = folder.join(format!("blobs/sha256/{}", entry.sha256));
     std::fs::write(&held, b"cut").unwrap();
     let out = lodge_in(&lab).args(["verify", "1"]).output().unwrap();
     let t = text(&out);
