@@ -240,27 +240,16 @@ mod tests {
         assert!(resolve(&config, "dav", &t).is_err());
 
         // A name with a dot (names may have one) is one key, beside the others.
+        let secret_of = |name: &str| {
+            let c = resolve(&config, name, &t).unwrap().unwrap();
+            c.secret.expose().to_string()
+        };
         store_secret(&config, "dav", &Secret::new("one")).unwrap();
         store_secret(&config, "lab.dav", &Secret::new("two")).unwrap();
-        assert_eq!(
-            resolve(&config, "dav", &t)
-                .unwrap()
-                .unwrap()
-                .secret
-                .expose(),
-            "one"
-        );
-        let c = resolve(&config, "lab.dav", &t).unwrap().unwrap();
-        assert_eq!(c.secret.expose(), "two");
+        assert_eq!(secret_of("dav"), "one");
+        assert_eq!(secret_of("lab.dav"), "two");
         forget_secret(&config, "lab.dav").unwrap();
         assert!(resolve(&config, "lab.dav", &t).is_err());
-        assert_eq!(
-            resolve(&config, "dav", &t)
-                .unwrap()
-                .unwrap()
-                .secret
-                .expose(),
-            "one"
-        );
+        assert_eq!(secret_of("dav"), "one");
     }
 }
