@@ -5,6 +5,15 @@ use std::error::Error;
 
 use crate::content::DocumentChanges;
 
+/// `text` with its first letter a capital: a clause that begins a sentence of its own.
+pub fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 /// 1536 -> "1.5 KiB".
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];

@@ -13,7 +13,7 @@ use super::commands::{Core, Outbox};
 use super::model::Notice;
 use super::update::Update;
 use crate::content::ContentDocument;
-use crate::engine::repair::{Repair, log_repair, repair_deposit, what_is_left};
+use crate::engine::repair::{Repair, log_repair, repair_deposit, sent_again, what_is_left};
 use crate::engine::verify::{
     SilenceWatch, Verification, landed_deposits, log_finding, manifest_of, read_back_for,
 };
@@ -65,6 +65,7 @@ impl Core {
             label: target.label(),
             recorded: job.identifier.clone().unwrap_or_default(),
             repairable: target.files_can_be_put_back().is_ok(),
+            replaces_wrong_size: target.replaces_wrong_size_files(),
         };
         // Reading every byte back can take a while: a bar under the deposit shows how far.
         let progress = read_back_progress(self.out(), job.id, read, document.total_size());
@@ -290,6 +291,8 @@ struct Subject {
     recorded: String,
     /// Whether its target can have lost files sent again (Repair).
     repairable: bool,
+    /// Whether its target replaces a file of the wrong size when Repair sends it (WebDAV).
+    replaces_wrong_size: bool,
 }
 
 impl Subject {
@@ -300,15 +303,17 @@ impl Subject {
             label,
             recorded,
             repairable,
+            replaces_wrong_size,
         } = self;
         match found {
             Verification::Intact(what) => Notice::info(format!(
                 "{name} is intact on {label} (record {recorded}): {what}."
             )),
             Verification::Damaged(damage) => {
-                // Repair sends lost files again; other damage (other bytes under a file's
-                // name, a record gone) it cannot mend, and the notice says what can.
-                let lost = |d: &Discrepancy| matches!(d, Discrepancy::FileMissing { .. });
+                // Repair sends lost files again (and on WebDAV files of the wrong size); other
+                // damage (other bytes under a file's name, a record gone) it cannot mend,
+                // and the notice says what can.
+                let lost = |d: &Discrepancy| sent_again(d, *replaces_wrong_size).is_some();
                 let rest: Vec<Discrepancy> = damage.iter().filter(|d| !lost(d)).cloned().collect();
                 let mut advice = Vec::new();
                 if damage.iter().any(lost) {
@@ -319,12 +324,7 @@ impl Subject {
                     });
                 }
                 if !rest.is_empty() {
-                    let left = what_is_left(&rest);
-                    let mut chars = left.chars();
-                    advice.push(match chars.next() {
-                        Some(first) => first.to_uppercase().chain(chars).collect(),
-                        None => left,
-                    });
+                    advice.push(crate::wording::capitalized(&what_is_left(&rest)));
                 }
                 Notice::error(format!(
                     "{name} is damaged on {label} (record {recorded}): {}. {}.",
@@ -400,6 +400,33 @@ mod tests {
 
     fn damaged(path: &str) -> Verification {
         Verification::Damaged(vec![Discrepancy::FileMissing { path: path.into() }])
+    }
+
+    /// A file left short is offered to Repair where the target replaces such files
+    /// (WebDAV), and elsewhere is to be removed on the server by hand.
+    #[test]
+    fn a_short_file_is_offered_to_repair_only_where_repair_replaces_it() {
+        let short = Verification::Damaged(vec![Discrepancy::SizeDiffers {
+            path: "a.csv".into(),
+            expected: 100,
+            found: 3,
+        }]);
+        let subject = |replaces_wrong_size| Subject {
+            name: "soil".into(),
+            label: "Lab".into(),
+            recorded: "r1".into(),
+            repairable: true,
+            replaces_wrong_size,
+        };
+        let on_webdav = subject(true).check_notice(&short).text;
+        assert!(
+            on_webdav.contains("Repair, under the deposit, sends"),
+            "{on_webdav}"
+        );
+        assert!(!on_webdav.contains("remove that file"), "{on_webdav}");
+        let on_s3 = subject(false).check_notice(&short).text;
+        assert!(on_s3.contains("The server holds other bytes"), "{on_s3}");
+        assert!(!on_s3.contains("Repair, under"), "{on_s3}");
     }
 
     #[test]

@@ -284,9 +284,6 @@ fn print_skipped(id: i64, skipped: &[SkippedEntry]) {
     println!("  skipped as well: {}", more.join("; "));
 }
 
-/// What to say of a license that is not an SPDX identifier: allowed, but repositories get
-/// it as text only, not as a license they can link and filter by; with the identifier it
-/// most likely means, where one is close.
 /// What to say of a publication year more than a year after `this_year` (3000 for 2026, a
 /// typo): valid, so not refused, but a repository would publish it as given.
 pub(super) fn year_note(metadata: &Metadata, this_year: i32) -> Option<String> {
@@ -299,6 +296,9 @@ pub(super) fn year_note(metadata: &Metadata, this_year: i32) -> Option<String> {
     })
 }
 
+/// What to say of a license that is not an SPDX identifier: allowed, but repositories get
+/// it as text only, not as a license they can link and filter by; with the identifier it
+/// most likely means, where one is close.
 pub(super) fn license_note(metadata: &Metadata) -> Option<String> {
     let license = metadata.license.as_deref()?;
     if spdx_license_id(license).is_some() {

@@ -577,16 +577,14 @@ pub(super) fn how_to_resume(reason: &str, target: &str) -> &'static str {
 /// (a replay), the server answered that the record exists, or reconciliation found the
 /// record an earlier attempt made although its answer was lost. Without the last the line
 /// would read as though someone else had deposited it before.
-fn how_it_existed(store: &Store, job: &JobRow) -> &'static str {
-    match landed_by(store, job) {
+fn how_it_existed(landed_by: Option<EventKind>) -> &'static str {
+    match landed_by {
         Some(EventKind::Replay) => "recorded already: no request sent",
-        Some(EventKind::Reconciled) => EARLIER_ATTEMPT_MADE_IT,
+        Some(EventKind::Reconciled) => "an earlier attempt made it; its answer was lost",
         Some(EventKind::Existing) => "the server already had it",
         _ => "already deposited",
     }
 }
-
-const EARLIER_ATTEMPT_MADE_IT: &str = "an earlier attempt made it; its answer was lost";
 
 /// The kind of the event that ended `job`.
 fn landed_by(store: &Store, job: &JobRow) -> Option<EventKind> {
@@ -699,8 +697,9 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 job.state.as_str(),
             ),
             JobState::Existing => {
-                let how = how_it_existed(store, job);
-                made_here += usize::from(how == EARLIER_ATTEMPT_MADE_IT);
+                let kind = landed_by(store, job);
+                made_here += usize::from(kind == Some(EventKind::Reconciled));
+                let how = how_it_existed(kind);
                 (
                     format!(
                         "existing  {name} -> {} ({how}){shared}",

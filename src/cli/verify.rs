@@ -16,12 +16,12 @@ use super::add::select_datasets;
 use super::output::read_back_bar;
 use super::target_arg::{cli_target_scope, open_by_scope, target_argument};
 use crate::content::ContentKey;
-use crate::engine::repair::{Repair, log_repair, repair_deposit, what_is_left};
+use crate::engine::repair::{Repair, log_repair, repair_deposit, sent_again, what_is_left};
 use crate::engine::verify::{
     SilenceWatch, Verification, landed_deposits, log_finding, manifest_of, read_back_for,
 };
 use crate::store::{JobRow, Store};
-use crate::targets::{Discrepancy, ProgressSink, ReadBack, Target};
+use crate::targets::{ProgressSink, ReadBack, Target};
 use crate::wording::count_of;
 
 #[derive(Debug, Args)]
@@ -192,14 +192,11 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                     Some(Ok(target)) if target.replaces_wrong_size_files()
                 );
                 for d in found {
-                    match d {
-                        Discrepancy::FileMissing { .. } => {
+                    match sent_again(d, replaces_wrong_size) {
+                        Some(_) => {
                             lost_in.insert(deposit.dataset);
                         }
-                        Discrepancy::SizeDiffers { .. } if replaces_wrong_size => {
-                            lost_in.insert(deposit.dataset);
-                        }
-                        other => not_repairable.push(other.clone()),
+                        None => not_repairable.push(d.clone()),
                     }
                 }
             }
@@ -245,7 +242,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             let rest = what_is_left(&not_repairable);
             match lost_in.is_empty() {
                 false => println!("The rest: {rest}."),
-                true => println!("{}{}.", rest[..1].to_uppercase(), &rest[1..]),
+                true => println!("{}.", crate::wording::capitalized(&rest)),
             }
         }
     }

@@ -159,7 +159,9 @@ fn add_command(name: &str, t: &TargetConfig, credentials: &str) -> String {
     } else {
         "NAME"
     };
-    let mut words = vec![format!("lodge target add {name} {}", t.url)];
+    // Quoted as a shell needs them, so the command runs as printed.
+    let quoted = |v: &str| shlex::try_quote(v).map_or_else(|_| v.to_string(), |q| q.into_owned());
+    let mut words = vec![format!("lodge target add {name} {}", quoted(&t.url))];
     let settings = [
         ("--endpoint", t.endpoint.clone()),
         ("--region", t.region.clone()),
@@ -171,7 +173,7 @@ fn add_command(name: &str, t: &TargetConfig, credentials: &str) -> String {
     ];
     for (flag, value) in settings {
         if let Some(value) = value {
-            words.push(format!("{flag} {value}"));
+            words.push(format!("{flag} {}", quoted(&value)));
         }
     }
     if t.allow_insecure {
@@ -278,7 +280,8 @@ fn open_with(
             S3Target::new(name, location, creds, options)
                 .map_err(err)?
                 .secret_from_env(t.secret_env.clone())
-                .access_key_from_env(t.user.is_none().then(|| t.user_env.clone()).flatten()),
+                // As `credentials::resolve` reads it: a user given outright wins.
+                .access_key_from_env(t.user_env.clone().filter(|_| t.user.is_none())),
         ));
     }
     if let Some(rest) = url.strip_prefix("webdav+") {
@@ -377,6 +380,38 @@ pub async fn test_named(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_suggested_add_command_keeps_every_setting_quoted_for_a_shell() {
+        let t = TargetConfig {
+            url: "s3://lab data/runs".into(),
+            endpoint: Some("http://127.0.0.1:9".into()),
+            region: Some("eu-west-1".into()),
+            part_size: Some(8 << 20),
+            allow_insecure: true,
+            ..TargetConfig::default()
+        };
+        let said = add_command("lab-s3", &t, "--secret-stdin");
+        assert_eq!(
+            shlex::split(&said).unwrap(),
+            [
+                "lodge",
+                "target",
+                "add",
+                "lab-s3",
+                "s3://lab data/runs",
+                "--endpoint",
+                "http://127.0.0.1:9",
+                "--region",
+                "eu-west-1",
+                "--part-size",
+                "8388608",
+                "--allow-insecure",
+                "--secret-stdin",
+            ]
+        );
+        assert!(add_command("s3://lab/x", &t, "").starts_with("lodge target add NAME "));
+    }
 
     #[test]
     fn a_plain_http_address_is_answered_with_the_kinds_it_may_be_written_out() {

@@ -52,14 +52,10 @@ pub async fn repair_deposit(
     let Verification::Damaged(damage) = &found else {
         return Repair::NothingSent { found, why: None };
     };
-    let wrong_size_replaced = target.replaces_wrong_size_files();
     let files: Vec<String> = damage
         .iter()
-        .filter_map(|d| match d {
-            Discrepancy::FileMissing { path } => Some(path.clone()),
-            Discrepancy::SizeDiffers { path, .. } if wrong_size_replaced => Some(path.clone()),
-            _ => None,
-        })
+        .filter_map(|d| sent_again(d, target.replaces_wrong_size_files()))
+        .map(str::to_string)
         .collect();
     let refuse = |why: String| Repair::NothingSent {
         found: found.clone(),
@@ -113,6 +109,18 @@ pub async fn repair_deposit(
     }
     let after = check_deposit(target, job, document, read, progress).await;
     Repair::PutBack { files, after }
+}
+
+/// The file (manifest path) a repair sends again for `damage`, if it does: a file the
+/// server lost, and on a target that `replaces_wrong_size` files
+/// ([`Target::replaces_wrong_size_files`], WebDAV) a file of the wrong size, what a cut-off
+/// upload leaves. What a check tells a person to repair is this.
+pub fn sent_again(damage: &Discrepancy, replaces_wrong_size: bool) -> Option<&str> {
+    match damage {
+        Discrepancy::FileMissing { path } => Some(path),
+        Discrepancy::SizeDiffers { path, .. } if replaces_wrong_size => Some(path),
+        _ => None,
+    }
 }
 
 /// Why the damage a repair does not touch stays, and what to do about it.
