@@ -14,6 +14,25 @@ pub fn capitalized(text: &str) -> String {
     }
 }
 
+/// `text` as one line of a listing: line breaks and other control characters written as
+/// escapes (`\n`, `\t`, `\u{1b}`), so a stored value cannot break the listing's lines or
+/// drive the terminal. Anything else is left as it is.
+pub fn on_one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// 1536 -> "1.5 KiB".
 pub fn human_bytes(n: u64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -126,6 +145,12 @@ pub fn with_causes(error: &(dyn Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_on_one_line_shows_its_control_characters_as_escapes() {
+        assert_eq!(on_one_line("Soil cores — été"), "Soil cores — été");
+        assert_eq!(on_one_line("a\nb\tc\r\u{1b}[2J"), "a\\nb\\tc\\r\\u{1b}[2J");
+    }
 
     #[test]
     fn a_changed_key_is_explained_by_what_changed() {

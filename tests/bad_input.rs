@@ -1010,6 +1010,59 @@ fn a_publication_year_years_ahead_is_noted_when_added_and_shown() {
     );
 }
 
+/// A title with a line break (pasted from a paper, or a CITATION.cff's block scalar) is a
+/// problem named with the fix, so no record is made from it; `show` keeps every field on
+/// its line and the description's lines under its label. The title's break printed a line
+/// of its own in `show`, and the deposit went ahead.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_title_with_a_line_break_is_refused_naming_the_fix_and_show_keeps_its_lines() {
+    let lab = Lab::new();
+    let out = lodge_in(&lab)
+        .arg("add")
+        .arg(lab.numbered_folder(1))
+        .args(["--title", "Soil cores\nfrom plot 7"])
+        .args(&METADATA[2..])
+        .args(["--keyword", "soil\tcores"])
+        .args(["--description", "First line.\nSecond line."])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(
+        said.contains(
+            "title: has a line break or another control character: write it on one line \
+             (--title)"
+        ),
+        "{said}"
+    );
+    assert!(said.contains("keywords[0]: has a line break"), "{said}");
+    assert!(
+        !said.contains("description:"),
+        "a description may run over lines: {said}"
+    );
+
+    let out = lodge_in(&lab).args(["show", "1"]).output().unwrap();
+    let shown = text(&out);
+    let lines: Vec<&str> = shown.lines().collect();
+    assert!(
+        lines.contains(&"  title        Soil cores\\nfrom plot 7"),
+        "{shown}"
+    );
+    assert!(lines.contains(&"  keywords     soil\\tcores"), "{shown}");
+    assert!(lines.contains(&"  description  First line."), "{shown}");
+    assert!(lines.contains(&"               Second line."), "{shown}");
+    assert!(!lines.contains(&"from plot 7"), "{shown}");
+
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("title: has a line break"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(sandbox.stats().requests, 0, "nothing is sent");
+}
+
 /// `--creator ""` (a shell variable that was not set) is refused, and the dataset keeps its
 /// creators: it replaced them all with a nameless one, without a word.
 #[test]

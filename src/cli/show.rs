@@ -12,7 +12,7 @@ use super::output::{check_json, time_text};
 use crate::content::{ContentDocument, Metadata, citation};
 use crate::engine::verify::verdict_of;
 use crate::store::{DatasetRow, EventRow, JobRow, JobState, Store, replays_by_original};
-use crate::wording::{count_of, human_bytes, replayed_since};
+use crate::wording::{count_of, human_bytes, on_one_line, replayed_since};
 
 /// Files listed before the rest is summed up, unless `--files` asks for every one.
 const FILES_SHOWN: usize = 20;
@@ -254,11 +254,14 @@ fn print_text(
 
 /// The metadata a deposit will send, one field a line, then what stops it being deposited.
 fn print_metadata(m: &Metadata) {
+    // Every value on its own line: one that holds a line break (refused as a problem
+    // below, but it may be stored) shows it as `\n`. The description alone may run over
+    // several lines; its further lines are indented under the first.
     let or_none = |s: &str| {
         if s.is_empty() {
             "—".to_string()
         } else {
-            s.to_string()
+            on_one_line(s).into_owned()
         }
     };
     println!("  title        {}", or_none(&m.title));
@@ -267,12 +270,12 @@ fn print_metadata(m: &Metadata) {
     }
     for (i, c) in m.creators.iter().enumerate() {
         let label = if i == 0 { "creators" } else { "" };
-        let mut line = c.name.clone();
+        let mut line = on_one_line(&c.name).into_owned();
         if let Some(orcid) = &c.orcid {
-            line.push_str(&format!("; orcid={orcid}"));
+            line.push_str(&format!("; orcid={}", on_one_line(orcid)));
         }
         if let Some(affiliation) = &c.affiliation {
-            line.push_str(&format!("; affiliation={affiliation}"));
+            line.push_str(&format!("; affiliation={}", on_one_line(affiliation)));
         }
         println!("  {label:<12} {line}");
     }
@@ -282,20 +285,25 @@ fn print_metadata(m: &Metadata) {
         .unwrap_or_default();
     println!("  year         {}", or_none(&year));
     println!("  publisher    {}", or_none(&m.publisher));
-    println!("  type         {}", m.resource_type);
+    println!("  type         {}", on_one_line(&m.resource_type));
     let optional = [
-        ("license", m.license.clone()),
-        ("version", m.version.clone()),
+        ("license", m.license.as_deref().map(on_one_line)),
+        ("version", m.version.as_deref().map(on_one_line)),
         (
             "keywords",
-            (!m.keywords.is_empty()).then(|| m.keywords.join(", ")),
+            (!m.keywords.is_empty()).then(|| {
+                let shown: Vec<_> = m.keywords.iter().map(|k| on_one_line(k)).collect();
+                shown.join(", ").into()
+            }),
         ),
-        ("description", m.description.clone()),
     ];
     for (field, value) in optional {
         if let Some(v) = value {
             println!("  {field:<12} {v}");
         }
+    }
+    if let Some(description) = &m.description {
+        print!("{}", indented_description(description));
     }
     if let Some(note) = super::add::license_note(m) {
         println!("  note: {note}");
@@ -313,6 +321,17 @@ fn print_metadata(m: &Metadata) {
             println!("    {p}");
         }
     }
+}
+
+/// The description's lines, the first after its label and the others indented under it;
+/// control characters other than line breaks are escaped.
+fn indented_description(description: &str) -> String {
+    let mut out = String::new();
+    for (i, line) in description.lines().enumerate() {
+        let label = if i == 0 { "description" } else { "" };
+        out.push_str(&format!("  {label:<12} {}\n", on_one_line(line)));
+    }
+    out
 }
 
 fn as_json(

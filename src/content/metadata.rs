@@ -368,6 +368,45 @@ impl Metadata {
                 );
             }
         }
+        // A field shown on one line (a listing, a repository's landing page) that holds a
+        // line break or another control character: a pasted title, an ill-folded YAML
+        // value. Its key would be valid but its record would read wrongly everywhere.
+        let mut one_line = |field: String, value: &str, flag: &str| {
+            if value.chars().any(char::is_control) {
+                problem(
+                    field,
+                    &format!(
+                        "has a line break or another control character: write it on one \
+                         line ({flag})"
+                    ),
+                );
+            }
+        };
+        one_line("title".into(), &m.title, "--title");
+        for (i, c) in m.creators.iter().enumerate() {
+            one_line(
+                format!("creators[{i}].name"),
+                &c.name,
+                "--creator \"Family, Given\"",
+            );
+            if let Some(affiliation) = &c.affiliation {
+                one_line(
+                    format!("creators[{i}].affiliation"),
+                    affiliation,
+                    "--creator \"Family, Given; affiliation=...\"",
+                );
+            }
+        }
+        one_line("publisher".into(), &m.publisher, "--publisher");
+        if let Some(license) = &m.license {
+            one_line("license".into(), license, "--license");
+        }
+        for (i, k) in m.keywords.iter().enumerate() {
+            one_line(format!("keywords[{i}]"), k, "--keyword");
+        }
+        if let Some(version) = &m.version {
+            one_line("version".into(), version, "--version");
+        }
         if m.publisher.is_empty() {
             problem(
                 "publisher".into(),
@@ -410,6 +449,39 @@ fn closest_resource_type(text: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_break_in_a_field_shown_on_one_line_is_a_problem_but_not_in_the_description() {
+        let mut m = Metadata {
+            title: "Soil\ncores".into(),
+            creators: vec![Creator {
+                name: "Curie,\tMarie".into(),
+                orcid: None,
+                affiliation: Some("Lab\r\nParis".into()),
+            }],
+            description: Some("Line one.\nLine two.".into()),
+            publication_year: Some(2026),
+            publisher: "Lab".into(),
+            keywords: vec!["ok".into(), "bell\u{7}".into()],
+            version: Some("1\n".into()),
+            ..Metadata::default()
+        };
+        let fields: Vec<String> = m.problems().into_iter().map(|p| p.field).collect();
+        assert_eq!(
+            fields,
+            [
+                "title",
+                "creators[0].name",
+                "creators[0].affiliation",
+                "keywords[1]"
+            ],
+            "a trailing line break is trimmed away, the description may run over lines"
+        );
+        m.title = "Soil cores".into();
+        m.creators[0] = Creator::named("Curie, Marie");
+        m.keywords.pop();
+        assert!(m.problems().is_empty(), "{:?}", m.problems());
+    }
 
     #[test]
     fn filling_from_a_fixed_citation_file_replaces_invalid_creators_and_year_only() {
