@@ -186,7 +186,14 @@ async fn a_dataset_removed_mid_batch_is_rejected_as_itself_not_as_a_shared_depos
     let out = output_of(child).await;
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
-    assert!(t.contains("the dataset was removed from Lodge"), "{t}");
+    let folder = _lab.numbered_folder(2);
+    assert!(
+        t.contains(&format!(
+            "the dataset ds002 ({}) was removed from Lodge: add its folder again",
+            folder.display()
+        )),
+        "{t}"
+    );
     assert!(!t.contains("same key as"), "{t}");
     assert!(!t.contains("by another dataset's deposit"), "{t}");
     assert!(t.contains("2 deposited, 1 rejected"), "{t}");
@@ -249,7 +256,7 @@ async fn a_removed_datasets_log_is_still_shown_by_its_number() {
     assert_all(
         &t,
         &[
-            "dataset 1 was removed from the list; its events:",
+            "dataset 1 was removed from the list; what it left:",
             "created sbx-000001",
             "removed ds001",
         ],
@@ -1241,6 +1248,32 @@ async fn failed_jobs_of_a_removed_dataset_or_a_since_deposited_key_are_history_n
     let named = lodge_with(&db, &["retry", "1"]).await;
     assert_eq!(named.status.code(), Some(1), "{}", text(&named));
     assert!(text(&named).contains("scanned again"), "{}", text(&named));
+    // The removed dataset's job names its folder, and its history is still there by its
+    // number.
+    let dropped = lab.path("dropped");
+    let named = lodge_with(&db, &["retry", "2"]).await;
+    assert_eq!(named.status.code(), Some(1), "{}", text(&named));
+    assert!(
+        text(&named).contains(&format!(
+            "job 2 failed, but its dataset, dropped ({}), was removed from Lodge: add its \
+             folder again",
+            dropped.display()
+        )),
+        "{}",
+        text(&named)
+    );
+    let history = lodge_with(&db, &["history", "2"]).await;
+    let t = text(&history);
+    assert!(history.status.success(), "{t}");
+    assert!(
+        t.contains("dataset 2 was removed from the list; what it left:"),
+        "{t}"
+    );
+    assert_eq!(t.matches(" job ").count(), 1, "{t}");
+    assert!(t.contains("job 2     failed    (removed)"), "{t}");
+    // A number no dataset ever had is still an error.
+    let out = lodge_with(&db, &["history", "9"]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

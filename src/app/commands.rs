@@ -954,8 +954,9 @@ fn why_not_retried(s: &Store, id: i64) -> Result<String, StoreError> {
         LeftAsItWas::Landed { identifier, .. } => {
             format!("{name} (job {id}) landed since as {identifier}, through a later deposit")
         }
-        LeftAsItWas::DatasetRemoved => format!(
-            "{name} (job {id}) was removed from the list: add its folder again, then deposit"
+        LeftAsItWas::DatasetRemoved { folder } => format!(
+            "{} (job {id}) was removed from the list: add its folder again, then deposit",
+            folder.unwrap_or(name)
         ),
         LeftAsItWas::Rescanned(_) => format!(
             "{name} (job {id}) was scanned again since, under another key: deposit it as it is now"

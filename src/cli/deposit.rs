@@ -519,9 +519,10 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
                  nothing to retry"
             )
         }
-        LeftAsItWas::DatasetRemoved => format!(
-            "job {id} failed, but its dataset was removed from Lodge: add its folder again \
-             (`lodge add DIR`), then deposit it"
+        LeftAsItWas::DatasetRemoved { folder } => format!(
+            "job {id} failed, but its dataset{} was removed from Lodge: add its folder again \
+             (`lodge add DIR`), then deposit it",
+            folder.map(|f| format!(", {f},")).unwrap_or_default()
         ),
         LeftAsItWas::Rescanned(dataset) => {
             let now = dataset

@@ -45,6 +45,22 @@ pub struct ItemFilter {
     pub target: Option<String>,
 }
 
+/// The dataset `selector` names (number, folder, name or key prefix); or, for the number
+/// of a dataset removed from the list, that number: its jobs and events stay, under it.
+/// Anything else is the error naming the selector.
+fn dataset_or_removed(store: &Store, selector: &str) -> anyhow::Result<i64> {
+    match super::add::select_datasets(store, &[selector.to_string()], false) {
+        Ok(named) => Ok(named[0].id),
+        Err(e) => match selector.parse::<i64>() {
+            Ok(id) if !store.events_for_dataset(id)?.is_empty() => {
+                eprintln!("dataset {id} was removed from the list; what it left:");
+                Ok(id)
+            }
+            _ => Err(e),
+        },
+    }
+}
+
 impl ItemFilter {
     /// The test of a line's dataset, target and state, with the names looked up once (an
     /// unknown one is an error).
@@ -55,10 +71,10 @@ impl ItemFilter {
         let datasets: Option<HashSet<i64>> = match self.datasets.is_empty() {
             true => None,
             false => Some(
-                super::add::select_datasets(store, &self.datasets, false)?
+                self.datasets
                     .iter()
-                    .map(|d| d.id)
-                    .collect(),
+                    .map(|selector| dataset_or_removed(store, selector))
+                    .collect::<anyhow::Result<_>>()?,
             ),
         };
         let target = match &self.target {
@@ -402,20 +418,8 @@ pub async fn log(
         false => print_event(e, names.borrow_mut().of(&store, e)),
     };
     let filter = match (dataset, job) {
-        (Some(selector), _) => {
-            // One name, one dataset (or the error naming it).
-            match super::add::select_datasets(&store, &[selector.to_string()], false) {
-                Ok(named) => LogFilter::Dataset(named[0].id),
-                // A removed dataset's number: its events stay in the log, under it.
-                Err(e) => match selector.parse::<i64>() {
-                    Ok(id) if !store.events_for_dataset(id)?.is_empty() => {
-                        eprintln!("dataset {id} was removed from the list; its events:");
-                        LogFilter::Dataset(id)
-                    }
-                    _ => return Err(e),
-                },
-            }
-        }
+        // One name, one dataset (or the error naming it), a removed one's number included.
+        (Some(selector), _) => LogFilter::Dataset(dataset_or_removed(&store, selector)?),
         // Named the way `lodge retry` names a job that does not exist.
         (None, Some(id)) => LogFilter::Job(store.job(id)?.id),
         (None, None) => LogFilter::All,

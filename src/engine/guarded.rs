@@ -57,12 +57,15 @@ impl Engine {
                 .await;
         };
         if job.dataset_id.is_none() {
-            return self
-                .reject(
-                    &lease,
-                    "the dataset was removed from Lodge: add its folder again",
-                )
-                .await;
+            let id = job.id;
+            let folder = self.db(move |s| s.removed_dataset_of_job(id)).await?;
+            let message = match folder {
+                Some(folder) => {
+                    format!("the dataset {folder} was removed from Lodge: add its folder again")
+                }
+                None => "the dataset was removed from Lodge: add its folder again".to_string(),
+            };
+            return self.reject(&lease, &message).await;
         }
         let (Some(document), Some(root)) = (input.document, job.dataset_path.clone()) else {
             return self

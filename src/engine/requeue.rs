@@ -11,8 +11,9 @@ pub enum LeftAsItWas {
     NotFailed,
     /// Its key landed there since, as `identifier`, through job `by` (if known).
     Landed { identifier: String, by: Option<i64> },
-    /// Its dataset was removed from Lodge.
-    DatasetRemoved,
+    /// Its dataset was removed from Lodge; its name and folder (`ds001 (/data/ds001)`) as
+    /// the removal logged them.
+    DatasetRemoved { folder: Option<String> },
     /// Its dataset was scanned again since under another key: what the job was to deposit
     /// is no longer in the folder.
     Rescanned(DatasetRow),
@@ -38,7 +39,9 @@ pub fn why_left(store: &Store, job: &JobRow) -> Result<LeftAsItWas, StoreError> 
         None => None,
     };
     let Some(dataset) = dataset else {
-        return Ok(LeftAsItWas::DatasetRemoved);
+        return Ok(LeftAsItWas::DatasetRemoved {
+            folder: store.removed_dataset_of_job(job.id)?,
+        });
     };
     if dataset.key != Some(job.key) {
         return Ok(LeftAsItWas::Rescanned(dataset));

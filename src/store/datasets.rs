@@ -347,14 +347,42 @@ impl Store {
                 content_key: key,
                 kind: Some(EventKind::Removed),
                 // Gone from the list, the dataset's name is no longer beside the line.
-                message: format!("removed {name} ({path}) from the list; what it deposited stays"),
+                message: format!("{REMOVED_BEFORE}{name} ({path}){REMOVED_AFTER}"),
                 ..NewEvent::default()
             };
             insert_event(db, &event, &self.actor)?;
             Ok(true)
         })
     }
+
+    /// The removed dataset that job `job_id` was for, as its removal logged it: its name
+    /// and folder, `ds001 (/data/ds001)`. `None` when the job's dataset was not removed
+    /// (or its removal predates this record).
+    pub fn removed_dataset_of_job(&self, job_id: i64) -> Result<Option<String>> {
+        let message: Option<String> = self.with(|db| {
+            db.opt(
+                "SELECT message FROM events
+                 WHERE kind = 'removed' AND dataset_id = (
+                     SELECT dataset_id FROM events
+                     WHERE job_id = ?1 AND dataset_id IS NOT NULL
+                     ORDER BY id LIMIT 1)
+                 ORDER BY id DESC LIMIT 1",
+                args![job_id],
+                |r| r.get(0),
+            )
+        })?;
+        Ok(message.and_then(|m| {
+            m.strip_prefix(REMOVED_BEFORE)?
+                .strip_suffix(REMOVED_AFTER)
+                .map(str::to_string)
+        }))
+    }
 }
+
+/// The removal event's message around `{name} ({path})`; [`Store::removed_dataset_of_job`]
+/// reads the folder back from between them.
+const REMOVED_BEFORE: &str = "removed ";
+const REMOVED_AFTER: &str = " from the list; what it deposited stays";
 
 /// The condition "added on this machine", this machine's name being parameter `?n`. On a
 /// shared database the same path on two machines is two datasets; a file is one machine's,

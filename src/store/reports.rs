@@ -266,7 +266,13 @@ impl Store {
             };
             db.all(
                 &format!(
-                    "SELECT j.id, j.dataset_id, d.name, {title},
+                    "SELECT j.id,
+                            -- A removed dataset's jobs keep its number through their log.
+                            COALESCE(j.dataset_id, (
+                                SELECT e.dataset_id FROM events e
+                                WHERE e.job_id = j.id AND e.dataset_id IS NOT NULL
+                                ORDER BY e.id LIMIT 1)),
+                            d.name, {title},
                             j.target, j.content_key, j.state, j.identifier, j.url, j.attempts,
                             j.last_error, j.created_at, j.updated_at
                      FROM jobs j
