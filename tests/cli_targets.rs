@@ -389,6 +389,13 @@ fn the_add_command_suggested_for_missing_s3_credentials_keeps_the_endpoint() {
         "{config}"
     );
     assert!(config.contains("region = \"eu-west-1\""), "{config}");
+    // `target list` shows the settings a deposit goes by, not only the URL.
+    let out = lodge_in(&lab).args(["target", "list"]).output().unwrap();
+    assert!(
+        text(&out).contains("endpoint http://127.0.0.1:9; region eu-west-1"),
+        "{}",
+        text(&out)
+    );
 
     let out = lodge_in(&lab)
         .args(["deposit", "--all", "--target", "s3://labdata/y"])

@@ -104,6 +104,7 @@ pub(super) fn register_all(
                         kind: String::new(),
                         scope_id: String::new(),
                         credentials: String::new(),
+                        settings: String::new(),
                     },
                     config: TargetConfig::default(),
                     problem: Some(e.to_string()),

@@ -129,6 +129,9 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                     "{:<16} identity {}; credentials: {}",
                     "", t.scope_id, t.credentials
                 );
+                if !t.settings.is_empty() {
+                    println!("{:<16} {}", "", t.settings);
+                }
             }
             Ok(ExitCode::SUCCESS)
         }

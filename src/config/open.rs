@@ -24,6 +24,9 @@ pub struct TargetSummary {
     pub scope_id: String,
     /// Where its secret comes from, in words (never the secret).
     pub credentials: String,
+    /// Its other settings, in words (`region eu-west-1; endpoint http://...`); empty with
+    /// none.
+    pub settings: String,
 }
 
 impl Config {
@@ -37,9 +40,34 @@ impl Config {
                 kind: t.url.split(['+', ':']).next().unwrap_or("").to_string(),
                 scope_id: scope_id_of(name, t).unwrap_or_else(|e| format!("(invalid: {e})")),
                 credentials: describe_credentials(t),
+                settings: describe_settings(t),
             })
             .collect()
     }
+}
+
+/// The settings of `t` besides its URL and credentials, as `target add` takes them.
+fn describe_settings(t: &TargetConfig) -> String {
+    let mut said = Vec::new();
+    if let Some(endpoint) = &t.endpoint {
+        said.push(format!("endpoint {endpoint}"));
+    }
+    if let Some(region) = &t.region {
+        said.push(format!("region {region}"));
+    }
+    if let Some(bytes) = t.multipart_threshold {
+        said.push(format!(
+            "multipart from {}",
+            crate::wording::human_bytes(bytes)
+        ));
+    }
+    if let Some(bytes) = t.part_size {
+        said.push(format!("parts of {}", crate::wording::human_bytes(bytes)));
+    }
+    if t.allow_insecure {
+        said.push("plain http allowed".into());
+    }
+    said.join("; ")
 }
 
 fn describe_credentials(t: &TargetConfig) -> String {

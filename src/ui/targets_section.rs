@@ -114,6 +114,9 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
         ui.label(&t.summary.url);
     });
     ui.label(format!("Credentials: {}", t.summary.credentials));
+    if !t.summary.settings.is_empty() {
+        ui.label(format!("Settings: {}", t.summary.settings));
+    }
     if let Some(problem) = &t.problem {
         ui.label(RichText::new(format!("⚠ Not in the picker: {problem}")).color(ERROR));
     }
