@@ -1158,3 +1158,47 @@ async fn a_target_used_by_url_is_tested_with_its_token_and_says_how_it_prevents_
     let out = test(&datacite, Some("wrong"));
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
 }
+
+/// `verify` of a deposit whose saved S3 target was removed from the config says to add the
+/// target again: it advised depositing the datasets elsewhere, which checks nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn verify_of_a_removed_s3_target_says_to_add_it_again_not_to_deposit_elsewhere() {
+    let lab = Lab::new();
+    let moto = servers::moto();
+    support::s3::create_bucket(moto, "verify-removed").await;
+    let out = lodge_in(&lab)
+        .args(["target", "add", "gone-s3", "s3://verify-removed/p"])
+        .args(["--endpoint", moto])
+        .args(["--access-key-env", "T_AK", "--secret-env", "T_SK"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let with_keys = |args: &[&str]| {
+        let mut cmd = lodge_in(&lab);
+        cmd.env("T_AK", support::s3::ACCESS_KEY)
+            .env("T_SK", support::s3::SECRET_KEY)
+            .args(args);
+        cmd
+    };
+    let out = run(with_keys(&["deposit", "--all", "--target", "gone-s3"])).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let out = run(with_keys(&["target", "remove", "gone-s3"])).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let out = run(with_keys(&["verify", "--all"])).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        !t.contains("1 intact") && t.contains("could not be checked"),
+        "{t}"
+    );
+    let add_again = format!(
+        "Add it again (`lodge target add NAME s3://verify-removed/p --endpoint {moto} \
+         --access-key-env VAR --secret-env VAR`), then verify"
+    );
+    assert!(t.contains(&add_again), "{t}");
+    assert!(!t.contains("lodge deposit --target"), "{t}");
+    assert!(!t.contains("is not a target URL"), "{t}");
+}

@@ -64,6 +64,13 @@ pub struct RetryArgs {
     pub engine: EngineArgs,
 }
 
+/// What to do when a failed job's target cannot be opened again for its retry: after
+/// saving an S3 target again, and otherwise.
+const RETRY_ELSEWHERE: (&str, &str) = (
+    "retry",
+    "deposit those datasets with `lodge deposit --target URL` (the target's full URL) instead",
+);
+
 pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCode> {
     let store = Arc::new(db.open_existing()?);
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
@@ -304,7 +311,13 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
                 .filter(|j| j.target == job.target)
                 .map(|j| j.key)
                 .collect();
-            let target = open_by_scope(&store, &job.target, args.token.clone(), &keys)?;
+            let target = open_by_scope(
+                &store,
+                &job.target,
+                args.token.clone(),
+                &keys,
+                RETRY_ELSEWHERE,
+            )?;
             targets.insert(job.target.clone(), target);
         }
     }
@@ -340,7 +353,13 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     // A job that failed (elsewhere) after the look above is re-queued too; open its target.
     for job in store.jobs(&requeued)? {
         if !targets.contains_key(&job.target) {
-            let target = open_by_scope(&store, &job.target, args.token.clone(), &[job.key])?;
+            let target = open_by_scope(
+                &store,
+                &job.target,
+                args.token.clone(),
+                &[job.key],
+                RETRY_ELSEWHERE,
+            )?;
             targets.insert(job.target.clone(), target);
         }
     }

@@ -56,6 +56,7 @@ pub(super) fn open_by_scope(
     scope_id: &str,
     token: Option<String>,
     keys: &[ContentKey],
+    (then, fix): (&str, &str),
 ) -> anyhow::Result<Arc<dyn Target>> {
     let path = config_path();
     let config = Config::load(&path)?;
@@ -65,12 +66,36 @@ pub(super) fn open_by_scope(
     let url = store
         .target_url(scope_id)?
         .unwrap_or_else(|| scope_id.to_string());
+    // A saved S3 target's identity is no URL, and its endpoint and credentials were in
+    // the config: only saving it again opens it.
+    if url == scope_id
+        && let Some(add) = s3_add_again(scope_id)
+    {
+        anyhow::bail!(
+            "cannot open {scope_id}: it is a saved S3 target's identity, and no target in {} \
+             has it any more. Add it again (`{add}`), then {then}",
+            path.display()
+        );
+    }
     open_deposit_target(store, &url, token, keys).with_context(|| {
-        format!(
-            "cannot open {scope_id} again from what Lodge recorded of it: deposit those \
-             datasets with `lodge deposit --target URL` (the target's full URL) instead"
-        )
+        format!("cannot open {scope_id} again from what Lodge recorded of it: {fix}")
     })
+}
+
+/// The `lodge target add` that saves an S3 target with identity `scope_id`
+/// (`s3:ENDPOINT/BUCKET/PREFIX`) again; `None` for any other identity.
+fn s3_add_again(scope_id: &str) -> Option<String> {
+    let at = reqwest::Url::parse(scope_id.strip_prefix("s3:")?).ok()?;
+    let mut path = at.path().trim_matches('/').splitn(2, '/');
+    let bucket = path.next().filter(|b| !b.is_empty())?;
+    let prefix = path.next().map(|p| format!("/{p}")).unwrap_or_default();
+    let port = at.port().map(|p| format!(":{p}")).unwrap_or_default();
+    Some(format!(
+        "lodge target add NAME s3://{bucket}{prefix} --endpoint {}://{}{port} \
+         --access-key-env VAR --secret-env VAR",
+        at.scheme(),
+        at.host_str()?
+    ))
 }
 
 /// The configured target with this identity, if one has it.

@@ -263,8 +263,15 @@ fn open_targets(
     }
     keys.into_iter()
         .map(|(scope, keys)| {
-            let opened =
-                open_by_scope(store, &scope, token.clone(), &keys).map_err(|e| format!("{e:#}"));
+            // A deposit is verified where it is: sending it elsewhere checks nothing.
+            let fix = (
+                "verify",
+                "if it was a saved target that was removed, add it again under a name with \
+                 its credentials (`lodge target add NAME URL ...`, the URL and settings it \
+                 had), then verify",
+            );
+            let opened = open_by_scope(store, &scope, token.clone(), &keys, fix)
+                .map_err(|e| format!("{e:#}"));
             (scope, opened)
         })
         .collect()
