@@ -1202,3 +1202,49 @@ async fn verify_of_a_removed_s3_target_says_to_add_it_again_not_to_deposit_elsew
     assert!(!t.contains("lodge deposit --target"), "{t}");
     assert!(!t.contains("is not a target URL"), "{t}");
 }
+
+/// A config file Lodge cannot read stops what needs it (a saved target), not a deposit to a
+/// target given by URL, which needs nothing from it: that goes ahead with a note naming
+/// the file's problem. It stopped every deposit, the built-in sandbox's included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_malformed_config_file_does_not_stop_a_deposit_by_url() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let config = lab.path("config/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        "[targets.typo]\nurl = \"s3://labdata/x\"\nendpont = \"x\"\n",
+    )
+    .unwrap();
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+
+    let out = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["deposit", "--all", "--target", &sandbox.target_url()]);
+        cmd
+    })
+    .await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("line 3: unknown field `endpont`"), "{t}");
+    assert!(t.contains("going by the URL alone"), "{t}");
+    assert_eq!(sandbox.stats().records, 1);
+
+    // A saved target's name still needs the file: the error stands.
+    let out = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["deposit", "--all", "--target", "typo"]);
+        cmd
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("unknown field `endpont`"),
+        "{}",
+        text(&out)
+    );
+}

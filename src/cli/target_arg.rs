@@ -17,12 +17,26 @@ pub(super) fn open_cli_target(
     token: Option<String>,
 ) -> anyhow::Result<Arc<dyn Target>> {
     let path = config_path();
-    let config = Config::load(&path)?;
+    let config = config_for(&path, name_or_url.contains("://"))?;
     if used_by_url_only(&config, name_or_url) {
         return Ok(open_target(name_or_url, token)?);
     }
     let (name, spec) = resolve(&config, name_or_url)?;
     Ok(open_target_spec(&path, &name, &spec, token)?)
+}
+
+/// The config file at `path`. When it cannot be read and the target needs nothing from it
+/// (`by_url`: a URL that carries all a deposit needs), a note says so and an empty config
+/// stands in: a typo in one saved target does not stop deposits by URL.
+fn config_for(path: &std::path::Path, by_url: bool) -> anyhow::Result<Config> {
+    match Config::load(path) {
+        Ok(config) => Ok(config),
+        Err(e) if by_url => {
+            eprintln!("note: {e}; going by the URL alone (saved targets wait until that is fixed)");
+            Ok(Config::default())
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Whether `--target` gives a DataCite, Zenodo or InvenioRDM URL: these are used by URL
@@ -35,7 +49,7 @@ fn used_by_url_only(config: &Config, name_or_url: &str) -> bool {
 /// The scope (the target's identity in the store) of what `--target` names, without
 /// opening it with credentials: a saved target's, or a URL's.
 pub(super) fn cli_target_scope(name_or_url: &str) -> anyhow::Result<String> {
-    let config = Config::load(&config_path())?;
+    let config = config_for(&config_path(), name_or_url.contains("://"))?;
     if used_by_url_only(&config, name_or_url) {
         return Ok(open_target(name_or_url, None)?.scope_id().to_string());
     }
@@ -59,7 +73,7 @@ pub(super) fn open_by_scope(
     (then, fix): (&str, &str),
 ) -> anyhow::Result<Arc<dyn Target>> {
     let path = config_path();
-    let config = Config::load(&path)?;
+    let config = config_for(&path, takes_token_per_run(scope_id))?;
     if let Some((name, spec)) = configured_with_scope(&config, scope_id) {
         return Ok(open_target_spec(&path, name, spec, token)?);
     }
