@@ -146,6 +146,12 @@ impl Config {
         }
         let text = toml::to_string_pretty(self)
             .map_err(|e| ConfigError::new(format!("cannot encode the config: {e}")))?;
+        // Written over the file as it is, so its comments and layout stay (a lab documents
+        // its targets there); a file that does not parse is written anew.
+        let text = match std::fs::read_to_string(path) {
+            Ok(old) => keeping_layout(&old, &text).unwrap_or(text),
+            Err(_) => text,
+        };
         let tmp = path.with_extension("toml.tmp");
         std::fs::write(&tmp, text).map_err(io)?;
         std::fs::rename(&tmp, path).map_err(io)
@@ -167,6 +173,58 @@ impl Config {
     pub fn remove_target(&mut self, name: &str) -> bool {
         self.targets.remove(name).is_some()
     }
+}
+
+/// `fresh` (the config as Lodge writes it) laid over `old` (the file as it is): the
+/// targets' tables and settings of `old` that `fresh` still has keep their place and the
+/// comments around them; the rest is removed or added. `None` when either does not parse.
+fn keeping_layout(old: &str, fresh: &str) -> Option<String> {
+    use toml_edit::{DocumentMut, Item, Table};
+    let mut doc: DocumentMut = old.parse().ok()?;
+    let fresh: DocumentMut = fresh.parse().ok()?;
+    let empty = Table::new();
+    let wanted = fresh
+        .get("targets")
+        .and_then(Item::as_table)
+        .unwrap_or(&empty);
+    let targets = doc
+        .entry("targets")
+        .or_insert_with(|| {
+            let mut t = Table::new();
+            t.set_implicit(true);
+            Item::Table(t)
+        })
+        .as_table_mut()?;
+    targets.retain(|name, _| wanted.contains_key(name));
+    for (name, settings) in wanted.iter() {
+        let Some(settings) = settings.as_table() else {
+            continue;
+        };
+        match targets.get_mut(name).and_then(Item::as_table_mut) {
+            Some(kept) => {
+                kept.retain(|key, _| settings.contains_key(key));
+                for (key, value) in settings.iter() {
+                    match kept.get_mut(key).and_then(Item::as_value_mut) {
+                        // A changed value keeps the comments around it.
+                        Some(item) => {
+                            if let Some(value) = value.as_value() {
+                                let decor = item.decor().clone();
+                                *item = value.clone();
+                                *item.decor_mut() = decor;
+                            }
+                        }
+                        None => {
+                            kept.insert(key, value.clone());
+                        }
+                    }
+                }
+            }
+            None => {
+                targets.insert(name, Item::Table(settings.clone()));
+            }
+        }
+    }
+    Some(doc.to_string())
 }
 
 /// A sandbox target keeps no user or secret: its bearer token (`lodge sandbox --token`)
@@ -201,6 +259,53 @@ pub fn check_name(name: &str) -> Result<(), ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn saving_keeps_the_files_comments_and_the_order_of_what_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(
+            &path,
+            "# Lab targets: ask Ana before changing the bucket.\n\
+             [targets.lab-s3]\n\
+             url = \"s3://lab-data/p\"\n\
+             # MinIO in room 2\n\
+             endpoint = \"http://127.0.0.1:9000\"   # not AWS\n\
+             \n\
+             # Retired in May.\n\
+             [targets.old-dav]\n\
+             url = \"webdav+https://dav.example.org/lab\"\n",
+        )
+        .unwrap();
+        let mut c = Config::load(&path).unwrap();
+        assert!(c.remove_target("old-dav"));
+        let mut s3 = c.targets["lab-s3"].clone();
+        s3.region = Some("eu-west-1".into());
+        c.set_target("lab-s3", s3).unwrap();
+        c.set_target(
+            "box",
+            TargetConfig {
+                url: "sandbox+http://127.0.0.1:8470".into(),
+                ..TargetConfig::default()
+            },
+        )
+        .unwrap();
+        c.save(&path).unwrap();
+
+        let text = std::fs::read_to_string(&path).unwrap();
+        for kept in [
+            "# Lab targets: ask Ana before changing the bucket.",
+            "# MinIO in room 2\nendpoint = \"http://127.0.0.1:9000\"   # not AWS",
+        ] {
+            assert!(text.contains(kept), "{text}");
+        }
+        assert!(
+            !text.contains("old-dav") && !text.contains("Retired"),
+            "{text}"
+        );
+        assert!(text.contains("region = \"eu-west-1\""), "{text}");
+        assert_eq!(Config::load(&path).unwrap(), c, "{text}");
+    }
 
     #[test]
     fn config_round_trips_through_toml() {
