@@ -1276,6 +1276,44 @@ async fn failed_jobs_of_a_removed_dataset_or_a_since_deposited_key_are_history_n
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
 }
 
+/// A copy deposited through its twin's job (one deposit for both) and changed since is
+/// "changed" in `status`, with the record its old content has, as the twin is: it was
+/// "new", "not deposited anywhere yet", having no job of its own to remember it by.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_copy_deposited_through_its_twin_and_changed_since_is_changed_not_new() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
+    add(&store, &lab.folder("original", files), &metadata("Copy"));
+    let backup = lab.folder("backup", files);
+    add(&store, &backup, &metadata("Copy"));
+    let url = sandbox.target_url();
+    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    std::fs::write(backup.join("data.csv"), b"id\n1\n2\n").unwrap();
+    assert!(lodge_with(&db, &["scan", "2"]).await.status.success());
+    let status = lodge_with(&db, &["status"]).await;
+    let t = text(&status);
+    let line = t
+        .lines()
+        .find(|l| l.contains(" backup "))
+        .unwrap_or_default();
+    assert!(line.contains(" changed "), "{t}");
+    assert!(
+        t.contains(&format!(
+            "deposited as sbx-000001 before its last scan; this content is not deposited \
+             here yet: `lodge deposit --target {url} 2`"
+        )),
+        "{t}"
+    );
+    let json = lodge_with(&db, &["status", "--state", "new", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["items"].as_array().unwrap().len(), 0, "{json}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_by_name() {
     let lab = Lab::new();

@@ -172,7 +172,9 @@ impl Store {
                       scopes AS (SELECT dataset_id, target FROM latest
                                  UNION
                                  SELECT d.id, r.target FROM datasets d JOIN results r
-                                   ON r.content_key = d.content_key AND r.operation = ?1),
+                                   ON r.content_key = d.content_key AND r.operation = ?1
+                                 UNION
+                                 SELECT dataset_id, target FROM past),
                       current AS (SELECT j.dataset_id, j.target, max(j.id) AS id
                                   FROM jobs j JOIN datasets d
                                     ON d.id = j.dataset_id AND d.content_key = j.content_key
@@ -188,7 +190,19 @@ impl Store {
                       landed AS (SELECT dataset_id, target, max(id) AS id FROM jobs
                                  WHERE dataset_id IS NOT NULL
                                    AND state IN ('deposited', 'existing')
-                                 GROUP BY dataset_id, target)
+                                 GROUP BY dataset_id, target),
+                      -- Results for keys the dataset had before (its log of adds and
+                      -- rescans keeps them): a copy of a folder deposited through its
+                      -- twin's job has no job of its own to remember them by.
+                      past AS (SELECT e.dataset_id, r.target, max(r.identifier) AS identifier
+                               FROM (SELECT DISTINCT dataset_id, content_key FROM events
+                                     WHERE kind IN ('added', 'rescanned')
+                                       AND dataset_id IS NOT NULL) e
+                               JOIN datasets pd ON pd.id = e.dataset_id
+                                               AND pd.content_key <> e.content_key
+                               JOIN results r ON r.content_key = e.content_key
+                                             AND r.operation = ?1
+                               GROUP BY e.dataset_id, r.target)
                  SELECT d.id, d.name, d.path, d.content_key, s.target,
                         CASE WHEN s.target IS NULL THEN 'new'
                              WHEN c.id IS NOT NULL THEN j.state
@@ -197,7 +211,7 @@ impl Store {
                         j.id, coalesce(j.identifier, r.identifier), coalesce(j.url, r.url),
                         coalesce(j.attempts, 0), j.last_error,
                         CASE WHEN c.id IS NULL AND r.identifier IS NULL
-                             THEN earlier.identifier END
+                             THEN coalesce(earlier.identifier, p.identifier) END
                  FROM datasets d
                  LEFT JOIN scopes s ON s.dataset_id = d.id
                  LEFT JOIN current c ON c.dataset_id = d.id AND c.target = s.target
@@ -206,6 +220,7 @@ impl Store {
                                     AND r.operation = ?1 AND r.content_key = d.content_key
                  LEFT JOIN landed e ON e.dataset_id = d.id AND e.target = s.target
                  LEFT JOIN jobs earlier ON earlier.id = e.id
+                 LEFT JOIN past p ON p.dataset_id = d.id AND p.target = s.target
                  ORDER BY d.id, s.target",
                 args![OPERATION_DEPOSIT],
                 |r| {
