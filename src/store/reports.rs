@@ -169,6 +169,18 @@ impl Store {
                 // that landed for an earlier key.
                 "WITH latest AS (SELECT dataset_id, target, max(id) AS id FROM jobs
                                  WHERE dataset_id IS NOT NULL GROUP BY dataset_id, target),
+                      -- Results for keys the dataset had before (its log of adds and
+                      -- rescans keeps them): a copy of a folder deposited through its
+                      -- twin's job has no job of its own to remember them by.
+                      past AS (SELECT e.dataset_id, r.target, max(r.identifier) AS identifier
+                               FROM (SELECT DISTINCT dataset_id, content_key FROM events
+                                     WHERE kind IN ('added', 'rescanned')
+                                       AND dataset_id IS NOT NULL) e
+                               JOIN datasets pd ON pd.id = e.dataset_id
+                                               AND pd.content_key <> e.content_key
+                               JOIN results r ON r.content_key = e.content_key
+                                             AND r.operation = ?1
+                               GROUP BY e.dataset_id, r.target),
                       scopes AS (SELECT dataset_id, target FROM latest
                                  UNION
                                  SELECT d.id, r.target FROM datasets d JOIN results r
@@ -190,19 +202,7 @@ impl Store {
                       landed AS (SELECT dataset_id, target, max(id) AS id FROM jobs
                                  WHERE dataset_id IS NOT NULL
                                    AND state IN ('deposited', 'existing')
-                                 GROUP BY dataset_id, target),
-                      -- Results for keys the dataset had before (its log of adds and
-                      -- rescans keeps them): a copy of a folder deposited through its
-                      -- twin's job has no job of its own to remember them by.
-                      past AS (SELECT e.dataset_id, r.target, max(r.identifier) AS identifier
-                               FROM (SELECT DISTINCT dataset_id, content_key FROM events
-                                     WHERE kind IN ('added', 'rescanned')
-                                       AND dataset_id IS NOT NULL) e
-                               JOIN datasets pd ON pd.id = e.dataset_id
-                                               AND pd.content_key <> e.content_key
-                               JOIN results r ON r.content_key = e.content_key
-                                             AND r.operation = ?1
-                               GROUP BY e.dataset_id, r.target)
+                                 GROUP BY dataset_id, target)
                  SELECT d.id, d.name, d.path, d.content_key, s.target,
                         CASE WHEN s.target IS NULL THEN 'new'
                              WHEN c.id IS NOT NULL THEN j.state
