@@ -668,6 +668,39 @@ fn reports_read_the_same_on_every_backend(b: Backend) {
     assert_eq!(store.forget_results(-1, Some(TARGET)).unwrap(), 1);
 }
 
+/// A copy of a folder deposited through its twin's job (one job for the shared key) and
+/// changed since is "changed", with the record its old content has: its adds and rescans
+/// in the log keep its earlier keys, since it has no job of its own.
+fn status_reports_a_changed_copy_deposited_through_its_twin_as_changed(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    b.queued(&store, 1);
+    let copy = b.lab.path("copy-of-1");
+    std::fs::create_dir_all(&copy).unwrap();
+    for file in ["data.csv", "README.txt"] {
+        std::fs::copy(b.lab.numbered_folder(1).join(file), copy.join(file)).unwrap();
+    }
+    let (twin, _) = support::add(&store, &copy, &metadata("Dataset 1"));
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, &landed("first-1")).unwrap();
+    let twin_row = |store: &Store| {
+        let rows = store.status_rows().unwrap();
+        rows.into_iter().find(|r| r.dataset == twin).unwrap()
+    };
+    assert_eq!(
+        twin_row(&store).state,
+        "existing",
+        "deposited through its twin"
+    );
+
+    std::fs::write(copy.join("more.csv"), "id\n2\n").unwrap();
+    support::add(&store, &copy, &metadata("Dataset 1"));
+    let changed = twin_row(&store);
+    assert_eq!(changed.state, "changed");
+    assert_eq!(changed.target.as_deref(), Some(TARGET));
+    assert_eq!(changed.earlier_identifier.as_deref(), Some("first-1"));
+}
+
 fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -1115,6 +1148,7 @@ macro_rules! every_backend {
 every_backend!(
     enqueueing_a_scope_twice_joins_the_active_job,
     status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit,
+    status_reports_a_changed_copy_deposited_through_its_twin_as_changed,
     status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing,
     status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it,
     cancel_ends_a_queued_job_failed_leaves_a_leased_one_and_retry_brings_it_back,
