@@ -692,3 +692,31 @@ pub async fn a_blob_of_another_size_under_a_files_digest_is_refused_not_taken(ki
         assert_eq!(env.records().await, 0, "no record over a damaged file");
     }
 }
+
+/// A multipart upload left open by a process killed mid-upload (its parts billed until a
+/// lifecycle rule removes them) is aborted when a later deposit completes the same blob.
+/// It stayed open for good.
+pub async fn an_upload_left_open_by_a_killed_process_is_aborted_once_the_blob_lands(kind: Kind) {
+    assert_eq!(kind, Kind::S3, "multipart uploads are S3's");
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let size = (2 * PART_SIZE) as usize;
+    assert!(size as u64 >= MULTIPART_THRESHOLD);
+    let bytes = big_bytes(13, size);
+    let digest = Sha256Hex::of(&bytes);
+    let folder = lab.folder("left-open", &[("large.bin", &bytes)]);
+    let ds = add(&store, &folder, &metadata("Left open"));
+    // What a killed `lodge deposit` leaves: an upload of the blob, begun and never ended.
+    env.open_multipart_upload(&digest).await;
+    assert_eq!(env.open_uploads(&digest).await, 1);
+
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert_eq!(env.blob(&digest).await.len(), size);
+    assert_eq!(
+        env.open_uploads(&digest).await,
+        0,
+        "the one left open is aborted"
+    );
+}

@@ -265,6 +265,41 @@ impl Env {
         }
     }
 
+    /// S3: begin a multipart upload of the blob `digest` and leave it open, as a process
+    /// killed mid-upload does.
+    pub async fn open_multipart_upload(&self, digest: &Sha256Hex) {
+        let mut url = self
+            .direct_s3()
+            .object_url(&self.direct_s3().blob_key(digest));
+        url.set_query(Some("uploads="));
+        let (status, body) = s3_request(reqwest::Method::POST, url).await;
+        assert!(
+            status.is_success(),
+            "CreateMultipartUpload: HTTP {status}: {}",
+            String::from_utf8_lossy(&body)
+        );
+    }
+
+    /// S3: how many multipart uploads of the blob `digest` are open.
+    pub async fn open_uploads(&self, digest: &Sha256Hex) -> usize {
+        let direct = self.direct_s3();
+        let mut url = direct.bucket_url();
+        url.query_pairs_mut()
+            .append_pair("uploads", "")
+            .append_pair("prefix", &direct.blob_key(digest));
+        let (status, body) = s3_request(reqwest::Method::GET, url).await;
+        assert!(status.is_success(), "ListMultipartUploads: HTTP {status}");
+        String::from_utf8_lossy(&body).matches("<UploadId>").count()
+    }
+
+    /// The S3 target's bucket and prefix, reached directly (not through the proxy).
+    fn direct_s3(&self) -> S3Location {
+        let Server::S3 { bucket } = &self.server else {
+            panic!("only S3 has multipart uploads");
+        };
+        S3Location::parse(&format!("s3://{bucket}/dep"), Some(servers::moto()), None).unwrap()
+    }
+
     /// Damage what the server holds of one deposited file, behind Lodge's back: remove it
     /// (`None`), or put `Some(bytes)` in its place. A blob on a content-addressed store, a
     /// record's file (by its path) on InvenioRDM.

@@ -62,6 +62,17 @@ mod s3_whole_objects {
     }
 }
 
+/// S3's multipart uploads: one left open by a killed process does not stay open for good.
+mod s3_multipart {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn an_upload_left_open_by_a_killed_process_is_aborted_once_the_blob_lands() {
+        crate::cases::an_upload_left_open_by_a_killed_process_is_aborted_once_the_blob_lands(
+            crate::env::Kind::S3,
+        )
+        .await
+    }
+}
+
 /// Servers that write a PUT's body as it arrives keep part of a file when an upload is cut
 /// off; S3, the sandbox and InvenioRDM keep a whole file or none.
 mod webdav_partial_writes {

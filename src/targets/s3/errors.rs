@@ -177,6 +177,15 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
                  check the credentials and the bucket's policy"
             ),
         },
+        // The upload was aborted meanwhile (by another writer that completed the same
+        // blob, or a lifecycle rule): start over, which finds the blob if it is there.
+        (404, "NoSuchUpload") => Failure::Ambiguous {
+            status: Some(status),
+            message: format!(
+                "target '{name}': the multipart upload was aborted meanwhile ({what}); \
+                 starting over"
+            ),
+        },
         (409, "ConditionalRequestConflict") => Failure::Ambiguous {
             status: Some(status),
             message: format!(
@@ -298,6 +307,12 @@ mod tests {
             class_of(403, "InvalidAccessKeyId"),
             FailureClass::PauseTarget
         );
+    }
+
+    #[test]
+    fn an_upload_aborted_meanwhile_is_started_over_not_rejected() {
+        assert_eq!(class_of(404, "NoSuchUpload"), FailureClass::RetryAmbiguous);
+        assert_eq!(class_of(404, "NoSuchBucket"), FailureClass::Terminal);
     }
 
     #[test]

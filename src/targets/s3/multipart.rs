@@ -2,7 +2,8 @@
 //! hashed as it leaves; meanwhile one sequential pass hashes the whole file and every part
 //! again. Only when the whole file matches the manifest and every part matches what was sent
 //! is `CompleteMultipartUpload` written, with `If-None-Match: *`. Any failure aborts the
-//! upload, so no half-upload is left behind by a job that gives up.
+//! upload, so no half-upload is left behind by a job that gives up; one left by a process
+//! killed mid-upload is aborted by the next upload of the same blob that completes.
 
 use std::path::{Path, PathBuf};
 
@@ -49,9 +50,13 @@ pub async fn upload(
     let upload_id = create(target, key).await?;
     let outcome = send_and_complete(target, key, &upload_id, path, entry, progress).await;
     match outcome {
-        Ok(Completed::Created) => Ok(()),
+        Ok(Completed::Created) => {
+            abort_others(target, key, &upload_id).await;
+            Ok(())
+        }
         Ok(Completed::AlreadyThere) => {
             abort(target, key, &upload_id).await;
+            abort_others(target, key, &upload_id).await;
             Ok(())
         }
         Err(failure) => {
@@ -223,6 +228,48 @@ async fn complete(
         return Err(errors::classify(&target.context(), 500, None, &text));
     }
     Ok(Completed::Created)
+}
+
+/// Uploads still open on the server, as `ListMultipartUploads` lists them.
+#[derive(Default, serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct OpenUploads {
+    #[serde(default)]
+    upload: Vec<OpenUpload>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct OpenUpload {
+    key: String,
+    upload_id: String,
+}
+
+/// Abort every other upload of `key` still open, once the blob is on the server: one cut
+/// off by a process killed mid-upload holds its parts (and their storage bill) until a
+/// lifecycle rule removes them, and nothing else ever would. A blob's bytes are its key's,
+/// so no upload of it is needed any more; a writer still sending one is answered
+/// `NoSuchUpload`, starts over, and finds the blob there. Best effort, like [`abort`].
+async fn abort_others(target: &S3Target, key: &str, ours: &str) {
+    let mut url = target.location.bucket_url();
+    url.query_pairs_mut()
+        .append_pair("uploads", "")
+        .append_pair("prefix", key);
+    let Ok(resp) = target.exec(Method::GET, url, HeaderMap::new(), None).await else {
+        return;
+    };
+    if !resp.status().is_success() {
+        return;
+    }
+    let Ok(text) = resp.text().await else {
+        return;
+    };
+    let open: OpenUploads = quick_xml::de::from_str(&text).unwrap_or_default();
+    for upload in open.upload {
+        if upload.key == key && upload.upload_id != ours {
+            abort(target, key, &upload.upload_id).await;
+        }
+    }
 }
 
 /// Best effort: a failed abort leaves parts that the bucket's lifecycle rule removes.
