@@ -158,6 +158,12 @@ pub enum Command {
 /// `lodge sandbox` options.
 #[derive(Debug, Args)]
 pub struct SandboxArgs {
+    /// The sandbox keeps no Lodge database (its data is in --data): the global `--db` and
+    /// `--db-wait` are taken here, unused, and left out of its help.
+    #[arg(id = "db", long = "db", hide = true)]
+    pub unused_db: Option<PathBuf>,
+    #[arg(id = "db_wait", long = "db-wait", hide = true, value_parser = parse_db_wait)]
+    pub unused_db_wait: Option<Duration>,
     /// Address to listen on (loopback; port 0 picks a free one).
     #[arg(long, default_value = "127.0.0.1:8080", value_parser = parse_loopback_addr)]
     pub addr: std::net::SocketAddr,

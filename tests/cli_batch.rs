@@ -3191,3 +3191,24 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         ],
     );
 }
+
+/// The sandbox keeps no Lodge database: its help leaves out the global `--db` and
+/// `--db-wait` (which it listed as if they mattered), and a command line giving them still
+/// runs it.
+#[test]
+fn sandbox_help_leaves_out_the_database_flags_it_does_not_use() {
+    let lab = Lab::new();
+    let help = lodge(&lab.path("x.db"))
+        .args(["sandbox", "--help"])
+        .output()
+        .unwrap();
+    let t = text(&help);
+    assert!(help.status.success(), "{t}");
+    assert!(t.contains("--data <DIR>"), "{t}");
+    assert!(!t.contains("--db"), "{t}");
+    let add = lodge(&lab.path("x.db"))
+        .args(["add", "--help"])
+        .output()
+        .unwrap();
+    assert!(text(&add).contains("--db <PATH|URL>"), "{}", text(&add));
+}
