@@ -64,7 +64,9 @@ pub(super) fn cli_target_scope(name_or_url: &str) -> anyhow::Result<String> {
 
 /// The target jobs were queued for, to send `keys` again: the configured target with that
 /// identity, else the URL it was last opened from (which the store keeps: for DataCite it
-/// holds the prefix, repository and state that the identity leaves out).
+/// holds the prefix, repository and state that the identity leaves out). When it cannot be
+/// opened, the error ends with what to do: `then` (the command to run again, after saving a
+/// removed S3 target anew) or `fix` (for any other target).
 pub(super) fn open_by_scope(
     store: &Store,
     scope_id: &str,

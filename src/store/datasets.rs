@@ -356,8 +356,8 @@ impl Store {
     }
 
     /// The removed dataset that job `job_id` was for, as its removal logged it: its name
-    /// and folder, `ds001 (/data/ds001)`. `None` when the job's dataset was not removed
-    /// (or its removal predates this record).
+    /// and folder, `ds001 (/data/ds001)`. `None` when the job's dataset was not removed.
+    /// (A look through the log, for the rare job of a removed dataset.)
     pub fn removed_dataset_of_job(&self, job_id: i64) -> Result<Option<String>> {
         let message: Option<String> = self.with(|db| {
             db.opt(
