@@ -1339,6 +1339,24 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
         ],
     );
     assert_eq!(sandbox.stats().records, 1);
+    // `show` of the copy lists the deposit it shares (it said "none yet"), with how to cite it.
+    let show = text(&lodge_with(&db, &["show", "backup"]).await);
+    assert!(!show.contains("deposits: none yet"), "{show}");
+    assert!(
+        show.contains(&format!(
+            "  (shared)             {} sbx-000001 ",
+            sandbox.target_url()
+        )) && show.contains("through original's job 1: a copy with the same key"),
+        "{show}"
+    );
+    assert!(show.contains("cite as: "), "{show}");
+    let json = lodge_with(&db, &["show", "backup", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(
+        json["deposited_through_copies"][0]["identifier"],
+        "sbx-000001"
+    );
+    assert_eq!(json["deposited_through_copies"][0]["job"], 1);
     assert_eq!(sandbox.stats().requests, 2, "one blob, one record");
 
     let mut status = lodge(&db);

@@ -32,6 +32,7 @@ pub fn show(
     let jobs = store.jobs_of_dataset(dataset.id)?;
     let checks = latest_checks(&store, &jobs)?;
     let same_data = same_data_elsewhere(&store, &dataset)?;
+    let through_copies = through_copies(&store, &dataset, &jobs)?;
     let folder = FolderNow::of(&store, &dataset)?;
     if json {
         let out = as_json(
@@ -40,6 +41,7 @@ pub fn show(
             &jobs,
             &checks,
             &same_data,
+            &through_copies,
             &folder,
         );
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -52,6 +54,7 @@ pub fn show(
             &checks,
             &retryable,
             &same_data,
+            &through_copies,
             all_files,
         );
         print_folder(&folder, dataset.id);
@@ -119,6 +122,48 @@ fn same_data_elsewhere(store: &Store, d: &DatasetRow) -> anyhow::Result<Vec<(Str
         .collect())
 }
 
+/// A deposit of this dataset's current key made by another dataset's job (a copy of the
+/// folder: one deposit for both), on a target where none of its own jobs landed that key.
+struct ThroughCopy {
+    target: String,
+    identifier: String,
+    url: Option<String>,
+    /// The job that made it, and its dataset's name (if that is still on the list).
+    job: Option<i64>,
+    by: Option<String>,
+}
+
+fn through_copies(
+    store: &Store,
+    d: &DatasetRow,
+    jobs: &[JobRow],
+) -> anyhow::Result<Vec<ThroughCopy>> {
+    let (Some(key), Some(fingerprint)) = (&d.key, &d.fingerprint) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for r in store.results_with_fingerprint(&fingerprint.to_hex())? {
+        let own = jobs
+            .iter()
+            .any(|j| j.target == r.target && j.key == *key && j.state.is_landed());
+        if r.key != key.to_hex() || own {
+            continue;
+        }
+        let by = match r.job_id {
+            Some(id) => store.jobs(&[id])?.pop().and_then(|j| j.dataset_name),
+            None => None,
+        };
+        out.push(ThroughCopy {
+            target: r.target,
+            identifier: r.identifier,
+            url: r.url,
+            job: r.job_id,
+            by,
+        });
+    }
+    Ok(out)
+}
+
 /// The latest check of each landed deposit among `jobs` that was ever checked, by job.
 fn latest_checks(store: &Store, jobs: &[JobRow]) -> anyhow::Result<HashMap<i64, EventRow>> {
     let mut checks = HashMap::new();
@@ -138,6 +183,7 @@ fn print_text(
     checks: &HashMap<i64, EventRow>,
     retryable: &HashSet<i64>,
     same_data: &[(String, String)],
+    through: &[ThroughCopy],
     all_files: bool,
 ) {
     println!("dataset {} {}", d.id, d.name);
@@ -183,10 +229,29 @@ fn print_text(
         }
     }
 
-    if jobs.is_empty() {
+    if jobs.is_empty() && through.is_empty() {
         println!("deposits: none yet");
     } else {
         println!("deposits:");
+        for t in through {
+            let url = t.url.as_deref().filter(|u| *u != t.identifier);
+            let by = match (&t.by, t.job) {
+                (Some(name), Some(job)) => format!("{name}'s job {job}"),
+                (None, Some(job)) => format!("job {job}"),
+                _ => "another dataset".to_string(),
+            };
+            println!(
+                "  {:<20} {} {}{} — through {by}: a copy with the same key, one deposit for both",
+                "(shared)",
+                t.target,
+                t.identifier,
+                url.map(|u| format!(" {u}")).unwrap_or_default()
+            );
+            println!(
+                "            cite as: {}",
+                citation(&d.metadata, &t.identifier, t.url.as_deref())
+            );
+        }
         let mut cited = std::collections::HashSet::new();
         let replays = replays_by_original(&jobs.iter().collect::<Vec<_>>());
         let folded: std::collections::HashSet<i64> = replays.values().flatten().copied().collect();
@@ -340,6 +405,7 @@ fn as_json(
     jobs: &[JobRow],
     checks: &HashMap<i64, EventRow>,
     same_data: &[(String, String)],
+    through: &[ThroughCopy],
     folder: &FolderNow,
 ) -> serde_json::Value {
     let folder_now = match folder {
@@ -403,6 +469,17 @@ fn as_json(
         "files": files,
         "folder_now": folder_now,
         "deposits": deposits,
+        "deposited_through_copies": through
+            .iter()
+            .map(|t| serde_json::json!({
+                "target": t.target,
+                "identifier": t.identifier,
+                "url": t.url,
+                "job": t.job,
+                "dataset_name": t.by,
+                "citation": citation(&d.metadata, &t.identifier, t.url.as_deref()),
+            }))
+            .collect::<Vec<_>>(),
         "same_data_elsewhere": same_data
             .iter()
             .map(|(identifier, target)| serde_json::json!({"identifier": identifier, "target": target}))
