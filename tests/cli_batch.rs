@@ -264,6 +264,19 @@ async fn a_removed_datasets_log_is_still_shown_by_its_number() {
     // A number no dataset ever had is still an error.
     let out = lodge_with(&db, &["log", "--dataset", "9"]).await;
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    // Named where a dataset on the list is wanted, the removed one is said to be removed
+    // (it was "no dataset has that number"), with where its traces are.
+    let out = lodge_with(&db, &["show", "1"]).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains(&format!(
+            "dataset 1, ds001 ({}), was removed from the list: `lodge history 1` and `lodge \
+             log --dataset 1` show what it left",
+            lab.numbered_folder(1).display()
+        )),
+        "{t}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

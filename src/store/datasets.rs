@@ -279,6 +279,12 @@ impl Store {
         })?;
         match raws.len() {
             0 => {
+                // The number of a dataset taken off the list: say so, not "no such number".
+                if let Ok(id) = selector.parse::<i64>()
+                    && let Some(folder) = self.removed_dataset(id)?
+                {
+                    return Err(StoreError::RemovedDataset { id, folder });
+                }
                 let names: Vec<String> =
                     self.with(|db| db.all("SELECT name FROM datasets", args![], |r| r.get(0)))?;
                 let meant =
@@ -359,15 +365,30 @@ impl Store {
     /// and folder, `ds001 (/data/ds001)`. `None` when the job's dataset was not removed.
     /// (A look through the log, for the rare job of a removed dataset.)
     pub fn removed_dataset_of_job(&self, job_id: i64) -> Result<Option<String>> {
+        let dataset: Option<i64> = self.with(|db| {
+            db.opt(
+                "SELECT dataset_id FROM events
+                 WHERE job_id = ?1 AND dataset_id IS NOT NULL
+                 ORDER BY id LIMIT 1",
+                args![job_id],
+                |r| r.get(0),
+            )
+        })?;
+        match dataset {
+            Some(id) => self.removed_dataset(id),
+            None => Ok(None),
+        }
+    }
+
+    /// Dataset `id`'s name and folder as its removal logged them, `ds001 (/data/ds001)`;
+    /// `None` when no dataset with that number was removed.
+    pub fn removed_dataset(&self, id: i64) -> Result<Option<String>> {
         let message: Option<String> = self.with(|db| {
             db.opt(
                 "SELECT message FROM events
-                 WHERE kind = 'removed' AND dataset_id = (
-                     SELECT dataset_id FROM events
-                     WHERE job_id = ?1 AND dataset_id IS NOT NULL
-                     ORDER BY id LIMIT 1)
+                 WHERE kind = 'removed' AND dataset_id = ?1
                  ORDER BY id DESC LIMIT 1",
-                args![job_id],
+                args![id],
                 |r| r.get(0),
             )
         })?;

@@ -125,6 +125,15 @@ pub enum StoreError {
         meant: Option<String>,
     },
     #[error(
+        "dataset {id}, {folder}, was removed from the list: `lodge history {id}` and `lodge log \
+         --dataset {id}` show what it left; `lodge add` its folder to take it up again"
+    )]
+    RemovedDataset {
+        id: i64,
+        /// Its name and folder as its removal logged them.
+        folder: String,
+    },
+    #[error(
         "'{selector}' names more than one dataset: {matches}. Give its number or its folder instead"
     )]
     AmbiguousDataset {
