@@ -11,7 +11,7 @@ use super::output::{DatasetNames, check_json, time_text};
 use super::target_arg::target_argument;
 use crate::catalog::FolderChange;
 use crate::engine::verify::verdict_of;
-use crate::store::{DatasetRow, EventKind, EventRow, StatusRow, Store};
+use crate::store::{DatasetRow, EventKind, EventRow, StatusRow, Store, StoreError};
 use crate::wording::count_of;
 
 /// The states `--state` takes: a job's, and `unfinished` (queued, running and waiting).
@@ -51,10 +51,10 @@ pub struct ItemFilter {
 fn dataset_or_removed(store: &Store, selector: &str) -> anyhow::Result<i64> {
     match super::add::select_datasets(store, &[selector.to_string()], false) {
         Ok(named) => Ok(named[0].id),
-        Err(e) => match selector.parse::<i64>() {
-            Ok(id) if !store.events_for_dataset(id)?.is_empty() => {
+        Err(e) => match e.downcast_ref::<StoreError>() {
+            Some(StoreError::RemovedDataset { id, .. }) => {
                 eprintln!("dataset {id} was removed from the list; what it left:");
-                Ok(id)
+                Ok(*id)
             }
             _ => Err(e),
         },

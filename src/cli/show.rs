@@ -11,7 +11,9 @@ use super::folder::FolderNow;
 use super::output::{check_json, time_text};
 use crate::content::{ContentDocument, Metadata, citation};
 use crate::engine::verify::verdict_of;
-use crate::store::{DatasetRow, EventRow, JobRow, JobState, Store, replays_by_original};
+use crate::store::{
+    DatasetRow, DepositResult, EventRow, JobRow, JobState, Store, replays_by_original,
+};
 use crate::wording::{count_of, human_bytes, on_one_line, replayed_since};
 
 /// Files listed before the rest is summed up, unless `--files` asks for every one.
@@ -31,8 +33,13 @@ pub fn show(
     };
     let jobs = store.jobs_of_dataset(dataset.id)?;
     let checks = latest_checks(&store, &jobs)?;
-    let same_data = same_data_elsewhere(&store, &dataset)?;
-    let through_copies = through_copies(&store, &dataset, &jobs)?;
+    // Every record of the dataset's files: under its key (a copy's deposit), or another's.
+    let records_of_files = match &dataset.fingerprint {
+        Some(fingerprint) => store.results_with_fingerprint(&fingerprint.to_hex())?,
+        None => Vec::new(),
+    };
+    let same_data = same_data_elsewhere(&dataset, &records_of_files);
+    let through_copies = through_copies(&store, &dataset, &jobs, &records_of_files)?;
     let folder = FolderNow::of(&store, &dataset)?;
     if json {
         let out = as_json(
@@ -110,16 +117,15 @@ fn citation_of(d: &DatasetRow, j: &JobRow) -> Option<String> {
 }
 
 /// Identifiers (and targets) that hold this dataset's files under other metadata.
-fn same_data_elsewhere(store: &Store, d: &DatasetRow) -> anyhow::Result<Vec<(String, String)>> {
-    let (Some(key), Some(fingerprint)) = (&d.key, &d.fingerprint) else {
-        return Ok(Vec::new());
+fn same_data_elsewhere(d: &DatasetRow, records: &[DepositResult]) -> Vec<(String, String)> {
+    let Some(key) = &d.key else {
+        return Vec::new();
     };
-    Ok(store
-        .results_with_fingerprint(&fingerprint.to_hex())?
-        .into_iter()
+    records
+        .iter()
         .filter(|r| r.key != key.to_hex())
-        .map(|r| (r.identifier, r.target))
-        .collect())
+        .map(|r| (r.identifier.clone(), r.target.clone()))
+        .collect()
 }
 
 /// A deposit of this dataset's current key made by another dataset's job (a copy of the
@@ -137,12 +143,13 @@ fn through_copies(
     store: &Store,
     d: &DatasetRow,
     jobs: &[JobRow],
+    records: &[DepositResult],
 ) -> anyhow::Result<Vec<ThroughCopy>> {
-    let (Some(key), Some(fingerprint)) = (&d.key, &d.fingerprint) else {
+    let Some(key) = &d.key else {
         return Ok(Vec::new());
     };
     let mut out = Vec::new();
-    for r in store.results_with_fingerprint(&fingerprint.to_hex())? {
+    for r in records {
         let own = jobs
             .iter()
             .any(|j| j.target == r.target && j.key == *key && j.state.is_landed());
@@ -154,9 +161,9 @@ fn through_copies(
             None => None,
         };
         out.push(ThroughCopy {
-            target: r.target,
-            identifier: r.identifier,
-            url: r.url,
+            target: r.target.clone(),
+            identifier: r.identifier.clone(),
+            url: r.url.clone(),
             job: r.job_id,
             by,
         });

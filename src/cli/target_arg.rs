@@ -101,16 +101,16 @@ pub(super) fn open_by_scope(
 /// The `lodge target add` that saves an S3 target with identity `scope_id`
 /// (`s3:ENDPOINT/BUCKET/PREFIX`) again; `None` for any other identity.
 fn s3_add_again(scope_id: &str) -> Option<String> {
-    let at = reqwest::Url::parse(scope_id.strip_prefix("s3:")?).ok()?;
-    let mut path = at.path().trim_matches('/').splitn(2, '/');
-    let bucket = path.next().filter(|b| !b.is_empty())?;
-    let prefix = path.next().map(|p| format!("/{p}")).unwrap_or_default();
-    let port = at.port().map(|p| format!(":{p}")).unwrap_or_default();
-    Some(format!(
-        "lodge target add NAME s3://{bucket}{prefix} --endpoint {}://{}{port} \
-         --access-key-env VAR --secret-env VAR",
-        at.scheme(),
-        at.host_str()?
+    let (url, endpoint) = crate::targets::s3::S3Location::from_scope_id(scope_id)?;
+    let spec = crate::config::TargetConfig {
+        url,
+        endpoint: Some(endpoint),
+        ..Default::default()
+    };
+    Some(crate::config::add_command(
+        "NAME",
+        &spec,
+        "--access-key-env VAR --secret-env VAR",
     ))
 }
 

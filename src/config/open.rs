@@ -181,7 +181,7 @@ pub fn open_target_spec(
 /// The `lodge target add` that saves target `name` as `t` is, with `credentials` added:
 /// what a message tells a person to run, keeping the target's other settings (`target add`
 /// replaces the whole entry). A target given by URL, not saved, is named NAME.
-fn add_command(name: &str, t: &TargetConfig, credentials: &str) -> String {
+pub fn add_command(name: &str, t: &TargetConfig, credentials: &str) -> String {
     let name = if super::check_name(name).is_ok() && !name.contains("://") {
         name
     } else {

@@ -363,7 +363,6 @@ impl Store {
 
     /// The removed dataset that job `job_id` was for, as its removal logged it: its name
     /// and folder, `ds001 (/data/ds001)`. `None` when the job's dataset was not removed.
-    /// (A look through the log, for the rare job of a removed dataset.)
     pub fn removed_dataset_of_job(&self, job_id: i64) -> Result<Option<String>> {
         let dataset: Option<i64> = self.with(|db| {
             db.opt(
@@ -385,8 +384,9 @@ impl Store {
     pub fn removed_dataset(&self, id: i64) -> Result<Option<String>> {
         let message: Option<String> = self.with(|db| {
             db.opt(
+                // A removal belongs to no job: the events' job index finds it.
                 "SELECT message FROM events
-                 WHERE kind = 'removed' AND dataset_id = ?1
+                 WHERE job_id IS NULL AND kind = 'removed' AND dataset_id = ?1
                  ORDER BY id DESC LIMIT 1",
                 args![id],
                 |r| r.get(0),

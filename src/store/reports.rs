@@ -171,10 +171,13 @@ impl Store {
                                  WHERE dataset_id IS NOT NULL GROUP BY dataset_id, target),
                       -- Results for keys the dataset had before (its log of adds and
                       -- rescans keeps them): a copy of a folder deposited through its
-                      -- twin's job has no job of its own to remember them by.
+                      -- twin's job has no job of its own to remember them by. Those events
+                      -- belong to no job: `job_id IS NULL` reads them through the events'
+                      -- job index instead of the whole log.
                       past AS (SELECT e.dataset_id, r.target, max(r.identifier) AS identifier
                                FROM (SELECT DISTINCT dataset_id, content_key FROM events
-                                     WHERE kind IN ('added', 'rescanned')
+                                     WHERE job_id IS NULL
+                                       AND kind IN ('added', 'rescanned')
                                        AND dataset_id IS NOT NULL) e
                                JOIN datasets pd ON pd.id = e.dataset_id
                                                AND pd.content_key <> e.content_key

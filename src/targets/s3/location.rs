@@ -83,6 +83,29 @@ impl S3Location {
         id
     }
 
+    /// The other way from [`S3Location::scope_id`]: the `s3://BUCKET/PREFIX` URL and the
+    /// endpoint an identity was made from, to save its target again. The endpoint is read
+    /// as scheme, host and port alone: an endpoint with a path of its own (rare) cannot be
+    /// told from the bucket, so such an identity gives the wrong one here.
+    pub fn from_scope_id(scope_id: &str) -> Option<(String, String)> {
+        let at = Url::parse(scope_id.strip_prefix("s3:")?).ok()?;
+        let (bucket, prefix) = at
+            .path()
+            .trim_matches('/')
+            .split_once('/')
+            .unwrap_or((at.path().trim_matches('/'), ""));
+        if bucket.is_empty() {
+            return None;
+        }
+        let port = at.port().map(|p| format!(":{p}")).unwrap_or_default();
+        let endpoint = format!("{}://{}{port}", at.scheme(), at.host_str()?);
+        let url = match prefix {
+            "" => format!("s3://{bucket}"),
+            _ => format!("s3://{bucket}/{prefix}"),
+        };
+        Some((url, endpoint))
+    }
+
     fn key(&self, rest: &str) -> String {
         if self.prefix.is_empty() {
             rest.to_string()
@@ -132,6 +155,31 @@ impl S3Location {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_identity_gives_back_the_url_and_endpoint_it_was_made_from() {
+        for (url, endpoint) in [
+            ("s3://lab-data/deposits/2026", "http://localhost:9000"),
+            ("s3://lab-data", "https://s3.eu-west-1.amazonaws.com"),
+        ] {
+            let scope = S3Location::parse(url, Some(endpoint), None)
+                .unwrap()
+                .scope_id();
+            let (url_again, endpoint_again) = S3Location::from_scope_id(&scope).unwrap();
+            assert_eq!(url_again, url, "{scope}");
+            let again = S3Location::parse(&url_again, Some(&endpoint_again), None).unwrap();
+            assert_eq!(again.scope_id(), scope);
+        }
+        assert_eq!(
+            S3Location::from_scope_id("sandbox+http://127.0.0.1:1"),
+            None
+        );
+        assert_eq!(
+            S3Location::from_scope_id("s3://lab-data/x"),
+            None,
+            "a URL, no identity"
+        );
+    }
 
     #[test]
     fn scope_id_is_endpoint_bucket_and_prefix() {
