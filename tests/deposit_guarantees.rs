@@ -528,6 +528,63 @@ async fn a_batch_ends_when_its_last_outcome_commits_not_at_the_next_poll() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_idle_engine_has_one_worker_look_at_the_queue_and_it_finds_another_process_jobs() {
+    // A window's engine idles for hours: of its eight workers one looks at the queue on a
+    // timer (two store calls a look), the others sleep until something wakes them.
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let config = lodge::engine::EngineConfig {
+        concurrency: 8,
+        poll: Duration::from_millis(50),
+        ..fast_config()
+    };
+    let engine = engine_for(&store, &target, config);
+    let stop = tokio_util::sync::CancellationToken::new();
+    let running = tokio::spawn({
+        let engine = engine.clone();
+        let stop = stop.clone();
+        async move { engine.run_forever(stop).await }
+    });
+
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    // At most 20 looks fit in a second: 8 first claims, then 2 calls a look. Eight workers
+    // each looking would be over 300.
+    let idle_calls = engine.store_calls();
+    assert!(
+        idle_calls <= 60,
+        "{idle_calls} store calls in one idle second with a 50 ms poll"
+    );
+
+    // Another process (its own connection, nothing to wake this engine) queues six: the
+    // watcher finds them and wakes the others.
+    let other = lab.store("lodge.db");
+    let datasets = lodge::bench::data::tiny_datasets(&other, &lab.path("tiny"), 6).unwrap();
+    let ids: Vec<i64> = other
+        .enqueue_deposits(target.scope_id(), &datasets, Duration::from_secs(60))
+        .unwrap()
+        .into_iter()
+        .map(|(queued, _)| queued.job_id())
+        .collect();
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while !other
+            .jobs(&ids)
+            .unwrap()
+            .iter()
+            .all(|j| j.state == JobState::Deposited)
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the other process's jobs are deposited by the idle engine");
+    stop.cancel();
+    running.await.unwrap().expect("the engine stops cleanly");
+    assert_eq!(sandbox.stats().records, 6);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_batch_returns_its_jobs_as_their_outcomes_committed_them_in_the_order_asked() {
     // The rows come from the outcomes, not from a read at the end: they must be the stored
     // rows all the same, one per job asked for (a dataset named twice joins its own job).

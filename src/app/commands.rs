@@ -670,6 +670,8 @@ impl Core {
             .await;
         match result {
             Ok((jobs, events, refused, already)) => {
+                // The engine's idle workers start on them now, not at their next look.
+                self.engine().wake();
                 for (name, problems) in refused {
                     let list: Vec<String> = problems
                         .iter()
@@ -731,6 +733,7 @@ impl Core {
         match result {
             Ok((jobs, events, left)) => {
                 if !jobs.is_empty() {
+                    self.engine().wake();
                     self.out.send(Update::Logged(events));
                     self.out.send(Update::Jobs(jobs));
                 }

@@ -18,6 +18,7 @@ mod store_thread;
 pub mod verify;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -40,7 +41,9 @@ pub struct EngineConfig {
     pub retry: RetryPolicy,
     /// How long a claim holds a job; renewed every third of it while the job runs.
     pub lease: Duration,
-    /// Longest sleep of an idle worker between looks at the queue.
+    /// Longest sleep between looks at the queue while every worker is idle (for jobs that
+    /// another process queued, or leases it left to expire). One idle worker looks; the
+    /// others sleep until something of this process wakes them.
     pub poll: Duration,
 }
 
@@ -111,6 +114,27 @@ impl Drop for RunningBatch<'_> {
     }
 }
 
+/// The role of the one idle worker that looks at the queue on a timer, held while it
+/// sleeps. Only the watcher reads the store while the engine idles: eight workers each
+/// polling twice a second was a window's whole idle load.
+struct Watch<'a>(&'a AtomicBool);
+
+impl<'a> Watch<'a> {
+    /// The role, if no other worker holds it.
+    fn take(watching: &'a AtomicBool) -> Option<Watch<'a>> {
+        watching
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .ok()
+            .map(|_| Watch(watching))
+    }
+}
+
+impl Drop for Watch<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
 /// The worker pool, the targets it can reach, and the channel it reports on.
 pub struct Engine {
     store: Arc<Store>,
@@ -127,6 +151,8 @@ pub struct Engine {
     /// due waits on it (besides its poll interval), since the outcome may settle its batch
     /// or put a job back on the queue.
     committed: Arc<tokio::sync::Notify>,
+    /// Whether an idle worker is watching the queue on a timer (see [`Watch`]).
+    watching: AtomicBool,
     /// The batches running now: a committed outcome of one of their jobs is kept there.
     batches: Mutex<Vec<Arc<Batch>>>,
     targets: HashMap<String, Arc<dyn Target>>,
@@ -150,6 +176,7 @@ impl Engine {
             left_for_others: Mutex::default(),
             paused_here: Mutex::default(),
             committed: Arc::default(),
+            watching: AtomicBool::new(false),
             batches: Mutex::default(),
             store,
             targets: HashMap::new(),
@@ -184,6 +211,18 @@ impl Engine {
     /// The name this engine's leases carry.
     pub fn owner(&self) -> &str {
         &self.owner
+    }
+
+    /// Jobs were queued or re-queued by this process: idle workers look at the queue now
+    /// instead of at the next poll.
+    pub fn wake(&self) {
+        self.committed.notify_waiters();
+    }
+
+    /// How many calls this engine has made to its store thread so far (benchmarks and
+    /// tests: what work, or idling, costs the store).
+    pub fn store_calls(&self) -> u64 {
+        self.store_thread.calls_made()
     }
 
     /// Listen to what the engine does from now on.
@@ -307,6 +346,9 @@ impl Engine {
             skip: HashSet::new(),
         };
         let mut ahead: Option<ClaimAhead> = None;
+        // Set when this worker watched the queue and its timer ran out: what it then finds
+        // due may be more than one job, so the other idle workers are woken to look too.
+        let mut watched = false;
         let worked = async {
             while !shutdown.is_cancelled() {
                 if let Some(e) = self
@@ -321,6 +363,9 @@ impl Engine {
                     Some(claimed) => self.take_ahead(claimed).await?,
                     None => self.db(self.claim_call(&filter)).await?,
                 };
+                if std::mem::take(&mut watched) && !matches!(claim, Claim::Idle) {
+                    self.wake();
+                }
                 match claim {
                     Claim::Attempt {
                         lease,
@@ -354,20 +399,25 @@ impl Engine {
                 committed.as_mut().enable();
                 let ids = batch.as_ref().map(|b| b.ids().clone()).unwrap_or_default();
                 if stop_when_settled && self.batch_settled(&ids).await? {
+                    // The batch may have ended elsewhere (another process): the workers
+                    // that wait without a timer learn it from this.
+                    self.wake();
                     return Ok(());
                 }
-                liveness::expire_leases_of_dead_processes(&self.store, &self.owner).await?;
-                let wake = {
-                    let ids = ids.clone();
-                    self.db(move |s| s.next_wakeup(&ids)).await?
+                // One idle worker watches the queue on a timer; the others wait for this
+                // process to commit or queue something (or for the watcher to find work).
+                let watch = Watch::take(&self.watching);
+                let timer = match &watch {
+                    Some(_) => Some(self.watch_for(&filter).await?),
+                    None => None,
                 };
-                let mut sleep = self.config.poll;
-                if let Some(at) = wake {
-                    let until = Duration::from_millis((at - now_ms()).max(5) as u64);
-                    sleep = sleep.min(until);
-                }
                 tokio::select! {
-                    _ = tokio::time::sleep(sleep) => {}
+                    _ = async {
+                        match timer {
+                            Some(sleep) => tokio::time::sleep(sleep).await,
+                            None => std::future::pending().await,
+                        }
+                    } => watched = true,
                     _ = committed => {}
                     _ = shutdown.cancelled() => {}
                 }
@@ -391,6 +441,28 @@ impl Engine {
         worked
     }
 
+    /// The watcher's look before it sleeps: leases of dead processes of this machine are
+    /// expired, and it sleeps until the next job it could claim comes due (a retry's time,
+    /// a lease's end), or the poll interval at most.
+    async fn watch_for(&self, filter: &ClaimFilter) -> Result<Duration, EngineError> {
+        liveness::expire_leases_of_dead_processes(&self.store, &self.owner).await?;
+        let filter = self.filter_now(filter);
+        let wake = self.db(move |s| s.next_wakeup(&filter)).await?;
+        let mut sleep = self.config.poll;
+        if let Some(at) = wake {
+            let until = Duration::from_millis((at - now_ms()).max(5) as u64);
+            sleep = sleep.min(until);
+        }
+        Ok(sleep)
+    }
+
+    /// `filter` with the jobs this engine left for other machines skipped, as they are now.
+    fn filter_now(&self, filter: &ClaimFilter) -> ClaimFilter {
+        let mut filter = filter.clone();
+        filter.skip = self.left_for_others().clone();
+        filter
+    }
+
     /// The store call that claims this worker's next job.
     fn claim_call(
         &self,
@@ -399,8 +471,7 @@ impl Engine {
         let owner = self.owner.clone();
         let lease_for = self.config.lease;
         let max_attempts = self.config.retry.max_attempts;
-        let mut filter = filter.clone();
-        filter.skip = self.left_for_others().clone();
+        let filter = self.filter_now(filter);
         move |s: &Store| s.claim(&owner, lease_for, max_attempts, &filter)
     }
 

@@ -13,6 +13,8 @@
 //! checkpoints, which sync the file to disk: on the store thread that wait held up every
 //! claim and outcome behind it.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -73,6 +75,8 @@ where
 #[derive(Clone)]
 pub struct StoreThread {
     calls: mpsc::Sender<Call>,
+    /// Calls submitted so far (see [`StoreThread::calls_made`]).
+    submitted: Arc<AtomicU64>,
 }
 
 /// The store thread has gone (it only ends when the engine is dropped).
@@ -101,7 +105,16 @@ impl StoreThread {
             .name(STORE_THREAD.into())
             .spawn(move || serve(store, queue, ask_checkpoint))
             .expect("spawn the store thread");
-        StoreThread { calls }
+        StoreThread {
+            calls,
+            submitted: Arc::default(),
+        }
+    }
+
+    /// How many calls have been submitted to this thread: what an engine asks of its store,
+    /// counted for benchmarks and tests (an idle engine should ask little).
+    pub fn calls_made(&self) -> u64 {
+        self.submitted.load(Ordering::Relaxed)
     }
 
     /// Queue `f` on the store thread and return where its result will arrive, after it is
@@ -137,6 +150,7 @@ impl StoreThread {
             then,
             result: None,
         });
+        self.submitted.fetch_add(1, Ordering::Relaxed);
         self.calls.send(call).map_err(|_| StoreThreadGone)
     }
 

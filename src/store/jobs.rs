@@ -722,13 +722,16 @@ const LIVE_LEASES: &str = concat!(
     " AND state = 'running' AND lease_expires > ?1 AND lease_owner IS NOT NULL"
 );
 
-/// Waiting and running jobs with the time each is due ([`Store::next_wakeup`]); active jobs
-/// only, as [`LIVE_LEASES`].
+/// Waiting and running jobs with the target and the time each is due
+/// ([`Store::next_wakeup`]), except those of paused targets (no claim takes them); active
+/// jobs only, as [`LIVE_LEASES`].
 const NEXT_WAKEUPS: &str = concat!(
-    "SELECT id, due_at FROM jobs
+    "SELECT id, target, due_at FROM jobs
      WHERE ",
     active_job!(),
-    " AND (state = 'waiting' OR state = 'running')"
+    " AND (state = 'waiting' OR state = 'running')
+      AND NOT EXISTS (SELECT 1 FROM targets t
+                      WHERE t.scope_id = jobs.target AND t.paused_reason IS NOT NULL)"
 );
 
 /// A new queued job for a scope, unless the scope has an active job already.
@@ -1465,15 +1468,23 @@ impl Store {
         })
     }
 
-    /// When the earliest of these jobs becomes claimable again (a retry's time or a lease's
-    /// end), in unix ms; `None` if none of them is waiting or leased.
-    pub fn next_wakeup(&self, ids: &HashSet<i64>) -> Result<Option<i64>> {
-        let due: Vec<(i64, i64)> =
-            self.with(|db| db.all(NEXT_WAKEUPS, args![], |r| Ok((r.get(0)?, r.get(1)?))))?;
+    /// When the earliest job that a claim with `filter` could take becomes claimable again
+    /// (a retry's time or a lease's end), in unix ms; `None` if none is waiting or leased.
+    /// A paused target's jobs wait for the person, not for a time.
+    pub fn next_wakeup(&self, filter: &ClaimFilter) -> Result<Option<i64>> {
+        let due: Vec<(i64, String, i64)> = self.with(|db| {
+            db.all(NEXT_WAKEUPS, args![], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+        })?;
         Ok(due
             .into_iter()
-            .filter(|(id, _)| ids.contains(id))
-            .map(|(_, at)| at)
+            .filter(|(id, target, _)| {
+                filter.targets.contains(target)
+                    && !filter.skip.contains(id)
+                    && filter.job_ids.as_ref().is_none_or(|ids| ids.contains(id))
+            })
+            .map(|(_, _, at)| at)
             .min())
     }
 }
