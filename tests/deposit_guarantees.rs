@@ -585,6 +585,80 @@ async fn an_idle_engine_has_one_worker_look_at_the_queue_and_it_finds_another_pr
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_paused_targets_retry_coming_due_does_not_keep_an_idle_engine_looking() {
+    // One job of the target waits for its retry, past its time; another job's 401 paused the
+    // target. No claim takes the waiting job until the person acts, so the watcher must not
+    // wake for it every few milliseconds.
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let config = lodge::engine::EngineConfig {
+        concurrency: 8,
+        poll: Duration::from_millis(50),
+        ..fast_config()
+    };
+    let engine = engine_for(&store, &target, config);
+    let datasets = lodge::bench::data::tiny_datasets(&store, &lab.path("tiny"), 2).unwrap();
+    store
+        .enqueue_deposits(target.scope_id(), &datasets, Duration::from_secs(60))
+        .unwrap();
+    let filter = lodge::store::ClaimFilter {
+        targets: vec![target.scope_id().to_string()],
+        ..Default::default()
+    };
+    let mut claim = || match store
+        .claim("seed", Duration::from_secs(60), 8, &filter)
+        .unwrap()
+    {
+        Claim::Attempt { lease, .. } => *lease,
+        other => panic!("expected an attempt, got {other:?}"),
+    };
+    let (waiting, pausing) = (claim(), claim());
+    let now = lodge::store::now_ms();
+    store
+        .finish(
+            &waiting,
+            &Finish::Retry {
+                not_before: now,
+                delay: Duration::ZERO,
+                error: "server busy (HTTP 503)".into(),
+                http_status: Some(503),
+            },
+        )
+        .unwrap();
+    store
+        .finish(
+            &pausing,
+            &Finish::PauseTarget {
+                error: "credentials refused (HTTP 401)".into(),
+                http_status: Some(401),
+            },
+        )
+        .unwrap();
+
+    let stop = tokio_util::sync::CancellationToken::new();
+    let running = tokio::spawn({
+        let engine = engine.clone();
+        let stop = stop.clone();
+        async move { engine.run_forever(stop).await }
+    });
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let idle_calls = engine.store_calls();
+    stop.cancel();
+    running.await.unwrap().expect("the engine stops cleanly");
+    assert!(
+        idle_calls <= 60,
+        "{idle_calls} store calls in one second beside a paused target's due retry"
+    );
+    assert_eq!(
+        sandbox.stats().requests,
+        0,
+        "nothing sent to a paused target"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_batch_returns_its_jobs_as_their_outcomes_committed_them_in_the_order_asked() {
     // The rows come from the outcomes, not from a read at the end: they must be the stored
     // rows all the same, one per job asked for (a dataset named twice joins its own job).
