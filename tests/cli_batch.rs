@@ -1325,6 +1325,26 @@ async fn a_copy_deposited_through_its_twin_and_changed_since_is_changed_not_new(
     let json = lodge_with(&db, &["status", "--state", "new", "--json"]).await;
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(json["items"].as_array().unwrap().len(), 0, "{json}");
+
+    // `show` lists the record of its earlier content as `status` names it (it said
+    // "deposits: none yet"), with no citation: that record is not of this content.
+    let show = text(&lodge_with(&db, &["show", "backup"]).await);
+    assert!(!show.contains("deposits: none yet"), "{show}");
+    assert!(
+        show.contains(&format!("  (earlier, shared)    {url} sbx-000001 "))
+            && show.contains(
+                "through original's job 1: a copy that had the same key; this content is \
+                 not deposited there yet"
+            ),
+        "{show}"
+    );
+    assert!(!show.contains("cite as: "), "{show}");
+    let json = lodge_with(&db, &["show", "backup", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let shared = &json["deposited_through_copies"][0];
+    assert_eq!(shared["identifier"], "sbx-000001");
+    assert_eq!(shared["current_key"], false);
+    assert!(shared["citation"].is_null(), "{json}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -1370,6 +1390,7 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
         "sbx-000001"
     );
     assert_eq!(json["deposited_through_copies"][0]["job"], 1);
+    assert_eq!(json["deposited_through_copies"][0]["current_key"], true);
     assert_eq!(sandbox.stats().requests, 2, "one blob, one record");
 
     let mut status = lodge(&db);

@@ -607,7 +607,7 @@ async fn a_paused_targets_retry_coming_due_does_not_keep_an_idle_engine_looking(
         targets: vec![target.scope_id().to_string()],
         ..Default::default()
     };
-    let mut claim = || match store
+    let claim = || match store
         .claim("seed", Duration::from_secs(60), 8, &filter)
         .unwrap()
     {

@@ -977,6 +977,11 @@ fn the_same_data_under_other_metadata_finds_the_earlier_deposit(b: Backend) {
             .unwrap()
             .is_empty()
     );
+    // By key: the first's record, and nothing for the second's (same data, other key).
+    let by_key = store.results_for_key(&first.1).unwrap();
+    assert_eq!(by_key.len(), 1, "{by_key:?}");
+    assert_eq!(by_key[0].identifier, "first-1");
+    assert!(store.results_for_key(&second.1).unwrap().is_empty());
 }
 
 /// The claim and every kind of outcome answer the job exactly as the store now holds it:

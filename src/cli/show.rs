@@ -12,7 +12,7 @@ use super::output::{check_json, time_text};
 use crate::content::{ContentDocument, Metadata, citation};
 use crate::engine::verify::verdict_of;
 use crate::store::{
-    DatasetRow, DepositResult, EventRow, JobRow, JobState, Store, replays_by_original,
+    DatasetRow, DepositResult, EventKind, EventRow, JobRow, JobState, Store, replays_by_original,
 };
 use crate::wording::{count_of, human_bytes, on_one_line, replayed_since};
 
@@ -128,8 +128,9 @@ fn same_data_elsewhere(d: &DatasetRow, records: &[DepositResult]) -> Vec<(String
         .collect()
 }
 
-/// A deposit of this dataset's current key made by another dataset's job (a copy of the
-/// folder: one deposit for both), on a target where none of its own jobs landed that key.
+/// A deposit of this dataset's content made by another dataset's job (a copy of the folder:
+/// one deposit for both), on a target where none of its own jobs landed that key: of its
+/// current key, or of a key it had before it changed (its adds and rescans name them).
 struct ThroughCopy {
     target: String,
     identifier: String,
@@ -137,6 +138,9 @@ struct ThroughCopy {
     /// The job that made it, and its dataset's name (if that is still on the list).
     job: Option<i64>,
     by: Option<String>,
+    /// The key deposited, and whether it is the dataset's current one.
+    key: String,
+    current: bool,
 }
 
 fn through_copies(
@@ -148,12 +152,34 @@ fn through_copies(
     let Some(key) = &d.key else {
         return Ok(Vec::new());
     };
+    // Keys the dataset had before, newest first, each once.
+    let mut earlier_keys: Vec<crate::content::ContentKey> = Vec::new();
+    for e in store.events_for_dataset(d.id)?.iter().rev() {
+        let had = matches!(e.kind, EventKind::Added | EventKind::Rescanned)
+            .then_some(e.content_key.as_deref())
+            .flatten()
+            .and_then(|k| k.parse().ok());
+        if let Some(k) = had
+            && k != *key
+            && !earlier_keys.contains(&k)
+        {
+            earlier_keys.push(k);
+        }
+    }
+    let mut candidates: Vec<(DepositResult, bool)> = records
+        .iter()
+        .filter(|r| r.key == key.to_hex())
+        .map(|r| (r.clone(), true))
+        .collect();
+    for k in &earlier_keys {
+        candidates.extend(store.results_for_key(k)?.into_iter().map(|r| (r, false)));
+    }
     let mut out = Vec::new();
-    for r in records {
+    for (r, current) in candidates {
         let own = jobs
             .iter()
-            .any(|j| j.target == r.target && j.key == *key && j.state.is_landed());
-        if r.key != key.to_hex() || own {
+            .any(|j| j.target == r.target && j.key.to_hex() == r.key && j.state.is_landed());
+        if own {
             continue;
         }
         let by = match r.job_id {
@@ -161,11 +187,13 @@ fn through_copies(
             None => None,
         };
         out.push(ThroughCopy {
-            target: r.target.clone(),
-            identifier: r.identifier.clone(),
-            url: r.url.clone(),
+            target: r.target,
+            identifier: r.identifier,
+            url: r.url,
             job: r.job_id,
             by,
+            key: r.key,
+            current,
         });
     }
     Ok(out)
@@ -247,12 +275,25 @@ fn print_text(
                 (None, Some(job)) => format!("job {job}"),
                 _ => "another dataset".to_string(),
             };
-            println!(
-                "  {:<20} {} {}{} — through {by}: a copy with the same key, one deposit for both",
-                "(shared)",
+            let record = format!(
+                "{} {}{}",
                 t.target,
                 t.identifier,
                 url.map(|u| format!(" {u}")).unwrap_or_default()
+            );
+            if !t.current {
+                // Not this content's record: no citation, and say what is missing.
+                println!(
+                    "  {:<20} {record} — its earlier content (key {}), through {by}: a copy \
+                     that had the same key; this content is not deposited there yet",
+                    "(earlier, shared)",
+                    &t.key[..12]
+                );
+                continue;
+            }
+            println!(
+                "  {:<20} {record} — through {by}: a copy with the same key, one deposit for both",
+                "(shared)",
             );
             println!(
                 "            cite as: {}",
@@ -484,7 +525,11 @@ fn as_json(
                 "url": t.url,
                 "job": t.job,
                 "dataset_name": t.by,
-                "citation": citation(&d.metadata, &t.identifier, t.url.as_deref()),
+                "key": t.key,
+                "current_key": t.current,
+                "citation": t
+                    .current
+                    .then(|| citation(&d.metadata, &t.identifier, t.url.as_deref())),
             }))
             .collect::<Vec<_>>(),
         "same_data_elsewhere": same_data

@@ -134,6 +134,23 @@ impl Store {
         })
     }
 
+    /// Results on any target for `key`, oldest first: each target's scope looked up on the
+    /// results' key index.
+    pub fn results_for_key(&self, key: &ContentKey) -> Result<Vec<DepositResult>> {
+        self.with(|db| {
+            db.all(
+                &format!(
+                    "SELECT {RESULT_COLUMNS} FROM results
+                     WHERE (target, operation, content_key) IN
+                           (SELECT t.scope_id, ?2, ?1 FROM targets t)
+                     ORDER BY recorded_at"
+                ),
+                args![key.to_hex(), OPERATION_DEPOSIT],
+                result_from_row,
+            )
+        })
+    }
+
     /// Results on any target whose data fingerprint is `fingerprint`.
     ///
     /// Found through the documents with that fingerprint and each target's results for
