@@ -544,8 +544,14 @@ fn a_window_started_with_lodge_token_tests_and_deposits_to_a_sandbox_that_wants_
 
 /// A window whose target 'locked' (picked) is a sandbox wanting a token the saved target
 /// does not send, and a dataset "field-notes" whose deposit there has just been refused.
+///
+/// The engine looks at the queue on its own only once an hour: what the window does about
+/// the pause must wake it.
 fn window_with_a_paused_target() -> (Window, RunningSandbox) {
-    let mut w = Window::open(FaultConfig::default());
+    let lab = support::Lab::new();
+    let mut cfg = gui::config(&lab, FaultConfig::default());
+    cfg.engine.poll = std::time::Duration::from_secs(3600);
+    let mut w = Window::open_with(lab, cfg);
     let locked = sandbox_at(&w, SocketAddr::from(([127, 0, 0, 1], 0)), Some("right"));
     add_target(&mut w, "locked", &locked.target_url(), None);
     w.wait("the target saved", |app| {

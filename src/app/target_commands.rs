@@ -58,6 +58,8 @@ impl Core {
         .unwrap_or_else(|e| Err(format!("a database task failed: {e}")));
         match resumed {
             Ok(Some(event)) => {
+                // What waited there is claimable now: the idle workers look at once.
+                self.engine().wake();
                 self.out().send(Update::Logged(vec![event]));
                 true
             }
