@@ -844,6 +844,53 @@ async fn a_saved_sandbox_target_is_reported_by_its_name() {
     assert!(!t.contains("Local sandbox"), "{t}");
 }
 
+/// A target URL's kind and scheme mean the same in any case (RFC 3986 schemes): typed in
+/// capitals, by URL or saved, it is the same target, so its deposits replay; it was
+/// refused as "not a target URL".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_target_url_in_capitals_is_the_same_target() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let url = sandbox.target_url();
+    let shouted = url.replacen("sandbox+http", "SANDBOX+HTTP", 1);
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let deposit = |target: String| {
+        run({
+            let mut cmd = lodge_in(&lab);
+            cmd.args(["deposit", "--all", "--target", &target]);
+            cmd
+        })
+    };
+    let first = deposit(shouted.clone()).await;
+    assert!(first.status.success(), "{}", text(&first));
+    let again = deposit(url.clone()).await;
+    let t = text(&again);
+    assert!(again.status.success(), "{t}");
+    assert!(
+        t.contains("no request sent"),
+        "a replay, the same target: {t}"
+    );
+
+    let out = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["target", "add", "loud", &shouted]);
+        cmd
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    let by_name = deposit("loud".into()).await;
+    let t = text(&by_name);
+    assert!(
+        by_name.status.success() && t.contains("no request sent"),
+        "{t}"
+    );
+    assert_eq!(sandbox.stats().records, 1);
+    assert_eq!(sandbox.stats().creates, 1);
+}
+
 /// An S3 target's identity (`s3:ENDPOINT/BUCKET/PREFIX`, as `status` prints it) is no URL:
 /// the command `status` suggests for a paused saved target names it by its name, and
 /// `--target` takes the identity too.

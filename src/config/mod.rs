@@ -231,7 +231,7 @@ fn keeping_layout(old: &str, fresh: &str) -> Option<String> {
 /// A sandbox target keeps no user or secret: its bearer token (`lodge sandbox --token`)
 /// goes with each run, so a stored one would only be ignored.
 pub fn refuse_sandbox_credentials(name: &str, url: &str) -> Result<(), ConfigError> {
-    if url.trim_start().starts_with("sandbox+") {
+    if crate::targets::with_lowercase_scheme(url.trim_start()).starts_with("sandbox+") {
         return Err(ConfigError::new(format!(
             "target '{name}': a sandbox keeps no user or secret (one started with --token \
              takes its token with each deposit: --token T or LODGE_TOKEN); leave out the user \

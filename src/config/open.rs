@@ -92,10 +92,11 @@ pub fn resolve(config: &Config, name_or_url: &str) -> Result<(String, TargetConf
         if let Some((shown, why)) = crate::targets::http::credentials_in_url(name_or_url) {
             return Err(ConfigError::new(format!("target '{shown}': {why}")));
         }
+        let url = crate::targets::with_lowercase_scheme(name_or_url).into_owned();
         return Ok((
-            name_or_url.to_string(),
+            url.clone(),
             TargetConfig {
-                url: name_or_url.to_string(),
+                url,
                 ..TargetConfig::default()
             },
         ));
@@ -252,7 +253,7 @@ fn open_with(
     for_identity: bool,
 ) -> Result<Arc<dyn Target>, ConfigError> {
     let err = |m: String| ConfigError::new(format!("target '{name}': {m}"));
-    let url = t.url.as_str();
+    let url = &*crate::targets::with_lowercase_scheme(&t.url);
     // A config file written by hand (or before this check) may hold one.
     if let Some((_, why)) = crate::targets::http::credentials_in_url(url) {
         return Err(err(why));

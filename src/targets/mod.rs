@@ -206,11 +206,23 @@ pub const TOKEN_TARGET_KINDS: [&str; 3] = ["datacite", "zenodo", "invenio"];
 /// Whether `url` is of one of the [`TOKEN_TARGET_KINDS`].
 pub fn is_token_target_url(url: &str) -> bool {
     url.split_once('+')
-        .is_some_and(|(kind, _)| TOKEN_TARGET_KINDS.contains(&kind))
+        .is_some_and(|(kind, _)| TOKEN_TARGET_KINDS.contains(&&*kind.to_ascii_lowercase()))
+}
+
+/// `url` with its kind and scheme (all before `://`) in lower case: a scheme means the same
+/// whatever its case (RFC 3986), so `SANDBOX+HTTP://host` is `sandbox+http://host`.
+pub fn with_lowercase_scheme(url: &str) -> std::borrow::Cow<'_, str> {
+    match url.split_once("://") {
+        Some((scheme, rest)) if scheme.chars().any(|c| c.is_ascii_uppercase()) => {
+            format!("{}://{rest}", scheme.to_ascii_lowercase()).into()
+        }
+        _ => url.into(),
+    }
 }
 
 /// Open the target a URL names, with an optional bearer token.
 pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, TargetUrlError> {
+    let url = &*with_lowercase_scheme(url);
     if let Some((shown, reason)) = http::credentials_in_url(url) {
         return Err(TargetUrlError::Malformed { url: shown, reason });
     }
@@ -271,5 +283,27 @@ mod tests {
             );
             assert!(known, "{kind} is listed but open_target does not know it");
         }
+    }
+
+    #[test]
+    fn a_url_scheme_in_capitals_is_read_in_lower_case_and_nothing_else_changes() {
+        assert_eq!(
+            with_lowercase_scheme("SANDBOX+HTTP://Host:1/Path"),
+            "sandbox+http://Host:1/Path"
+        );
+        assert_eq!(
+            with_lowercase_scheme("S3://bucket/Prefix"),
+            "s3://bucket/Prefix"
+        );
+        assert_eq!(
+            with_lowercase_scheme("zenodo+https://zenodo.org"),
+            "zenodo+https://zenodo.org"
+        );
+        assert_eq!(with_lowercase_scheme("My-Target"), "My-Target");
+        assert!(is_token_target_url(
+            "DataCite+https://api.test.datacite.org"
+        ));
+        let sandbox = open_target("Sandbox+HTTP://127.0.0.1:8080", None).unwrap();
+        assert_eq!(sandbox.scope_id(), "sandbox+http://127.0.0.1:8080");
     }
 }
