@@ -102,7 +102,7 @@ pub enum Command {
         /// Job numbers (see `lodge status` or `lodge history`).
         jobs: Vec<i64>,
         /// Every job still to do for this target (name or URL): a mistyped URL's, say.
-        #[arg(long)]
+        #[arg(long, value_parser = parse_target)]
         target: Option<String>,
     },
     /// Check that the repositories still hold what was deposited: each landed deposit's
@@ -135,7 +135,7 @@ pub enum Command {
         #[arg(long, value_parser = parse_duration, value_name = "AGE")]
         older_than: Duration,
         /// Only results of this target (name or URL).
-        #[arg(long)]
+        #[arg(long, value_parser = parse_target)]
         target: Option<String>,
     },
     /// Run Lodge's local sandbox repository server.
@@ -319,6 +319,19 @@ fn parse_lease(s: &str) -> Result<Duration, String> {
 
 /// A bearer token: an empty one (often an unset variable in a script) would only earn a 401
 /// later, or a sandbox that accepts `Bearer ` with nothing after it.
+/// A target's name or URL as typed or pasted: the spaces around it are not part of it (a
+/// name has none, a URL cannot begin with one).
+fn parse_target(s: &str) -> Result<String, String> {
+    match s.trim() {
+        "" => Err(
+            "the target is empty: give a name from `lodge target list`, or a URL such \
+                   as sandbox+http://127.0.0.1:8080"
+                .to_string(),
+        ),
+        target => Ok(target.to_string()),
+    }
+}
+
 fn parse_token(s: &str) -> Result<String, String> {
     const EMPTY: &str = "the token is empty: give the token, or leave out both the flag and its environment variable";
     if s.trim().is_empty() {

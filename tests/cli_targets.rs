@@ -846,9 +846,9 @@ async fn a_saved_sandbox_target_is_reported_by_its_name() {
 
 /// A target URL's kind and scheme mean the same in any case (RFC 3986 schemes): typed in
 /// capitals, by URL or saved, it is the same target, so its deposits replay; it was
-/// refused as "not a target URL".
+/// refused as "not a target URL". So is one pasted with spaces around it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_target_url_in_capitals_is_the_same_target() {
+async fn a_target_url_in_capitals_or_with_spaces_around_it_is_the_same_target() {
     let lab = Lab::new();
     let sandbox = lab
         .sandbox("sbx", lodge::sandbox::FaultConfig::default())
@@ -886,6 +886,20 @@ async fn a_target_url_in_capitals_is_the_same_target() {
     assert!(
         by_name.status.success() && t.contains("no request sent"),
         "{t}"
+    );
+    // Pasted with spaces around it, the same target; nothing but spaces, an error.
+    let padded = deposit(format!("  {url} ")).await;
+    let t = text(&padded);
+    assert!(
+        padded.status.success() && t.contains("no request sent"),
+        "{t}"
+    );
+    let blank = deposit("  ".into()).await;
+    assert_eq!(blank.status.code(), Some(2));
+    assert!(
+        text(&blank).contains("the target is empty"),
+        "{}",
+        text(&blank)
     );
     assert_eq!(sandbox.stats().records, 1);
     assert_eq!(sandbox.stats().creates, 1);

@@ -25,7 +25,7 @@ use crate::wording::count_of;
 pub struct DepositArgs {
     /// Where to deposit: a target name from `lodge target list`, or a URL such as
     /// sandbox+http://127.0.0.1:8080.
-    #[arg(long, env = "LODGE_TARGET")]
+    #[arg(long, env = "LODGE_TARGET", value_parser = super::parse_target)]
     pub target: String,
     /// Bearer token for the target, if it needs one.
     #[arg(long, env = "LODGE_TOKEN", hide_env_values = true, value_parser = super::parse_token)]

@@ -41,7 +41,7 @@ pub struct ItemFilter {
     #[arg(long = "state", value_name = "STATE", value_parser = JOB_STATES)]
     pub states: Vec<String>,
     /// Only items of this target (name or URL).
-    #[arg(long, value_name = "TARGET")]
+    #[arg(long, value_name = "TARGET", value_parser = super::parse_target)]
     pub target: Option<String>,
 }
 

@@ -20,6 +20,7 @@ pub enum TargetCommand {
     /// Check a target: reachable, credentials accepted, conditional writes honoured.
     Test {
         /// A target's name, or a URL (a DataCite, Zenodo or InvenioRDM one with --token).
+        #[arg(value_parser = super::parse_target)]
         name: String,
         /// The token or password to check, for a target given by URL.
         #[arg(long, env = "LODGE_TOKEN", hide_env_values = true, value_parser = super::parse_token)]
@@ -34,6 +35,7 @@ pub struct AddTarget {
     /// The name to use with `deposit --target NAME`.
     pub name: String,
     /// s3://bucket/prefix, webdav+https://host/path or sandbox+http://127.0.0.1:PORT.
+    #[arg(value_parser = super::parse_target)]
     pub url: String,
     /// S3 region (default us-east-1).
     #[arg(long)]

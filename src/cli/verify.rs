@@ -32,7 +32,7 @@ pub struct VerifyArgs {
     /// Datasets by number, folder, name or key prefix (8 or more characters).
     pub datasets: Vec<String>,
     /// Only deposits on this target (a name from `lodge target list`, or a URL).
-    #[arg(long)]
+    #[arg(long, value_parser = super::parse_target)]
     pub target: Option<String>,
     /// Read every file back and compare its SHA-256 (finds bytes changed in place; costs a
     /// download of everything). By default only the records and the files' sizes are read.
