@@ -527,6 +527,31 @@ async fn a_batch_ends_when_its_last_outcome_commits_not_at_the_next_poll() {
     assert_eq!(sandbox.stats().records, 6);
 }
 
+/// An engine of eight workers, looking at the queue every 50 ms when idle, working on
+/// any job of `target` (as a window's does) until the token is cancelled.
+fn idle_engine(
+    store: &std::sync::Arc<lodge::store::Store>,
+    target: &std::sync::Arc<dyn lodge::targets::Target>,
+) -> (
+    std::sync::Arc<lodge::engine::Engine>,
+    tokio_util::sync::CancellationToken,
+    tokio::task::JoinHandle<Result<(), lodge::engine::EngineError>>,
+) {
+    let config = lodge::engine::EngineConfig {
+        concurrency: 8,
+        poll: Duration::from_millis(50),
+        ..fast_config()
+    };
+    let engine = engine_for(store, target, config);
+    let stop = tokio_util::sync::CancellationToken::new();
+    let running = tokio::spawn({
+        let engine = engine.clone();
+        let stop = stop.clone();
+        async move { engine.run_forever(stop).await }
+    });
+    (engine, stop, running)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_idle_engine_has_one_worker_look_at_the_queue_and_it_finds_another_process_jobs() {
     // A window's engine idles for hours: of its eight workers one looks at the queue on a
@@ -535,18 +560,7 @@ async fn an_idle_engine_has_one_worker_look_at_the_queue_and_it_finds_another_pr
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let target = target_of(&sandbox);
     let store = lab.store("lodge.db");
-    let config = lodge::engine::EngineConfig {
-        concurrency: 8,
-        poll: Duration::from_millis(50),
-        ..fast_config()
-    };
-    let engine = engine_for(&store, &target, config);
-    let stop = tokio_util::sync::CancellationToken::new();
-    let running = tokio::spawn({
-        let engine = engine.clone();
-        let stop = stop.clone();
-        async move { engine.run_forever(stop).await }
-    });
+    let (engine, stop, running) = idle_engine(&store, &target);
 
     tokio::time::sleep(Duration::from_secs(1)).await;
     // At most 20 looks fit in a second: 8 first claims, then 2 calls a look. Eight workers
@@ -593,12 +607,9 @@ async fn a_paused_targets_retry_coming_due_does_not_keep_an_idle_engine_looking(
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let target = target_of(&sandbox);
     let store = lab.store("lodge.db");
-    let config = lodge::engine::EngineConfig {
-        concurrency: 8,
-        poll: Duration::from_millis(50),
-        ..fast_config()
-    };
-    let engine = engine_for(&store, &target, config);
+    store
+        .upsert_target(target.scope_id(), &target.target_url(), &target.label())
+        .unwrap();
     let datasets = lodge::bench::data::tiny_datasets(&store, &lab.path("tiny"), 2).unwrap();
     store
         .enqueue_deposits(target.scope_id(), &datasets, Duration::from_secs(60))
@@ -637,12 +648,7 @@ async fn a_paused_targets_retry_coming_due_does_not_keep_an_idle_engine_looking(
         )
         .unwrap();
 
-    let stop = tokio_util::sync::CancellationToken::new();
-    let running = tokio::spawn({
-        let engine = engine.clone();
-        let stop = stop.clone();
-        async move { engine.run_forever(stop).await }
-    });
+    let (engine, stop, running) = idle_engine(&store, &target);
     tokio::time::sleep(Duration::from_secs(1)).await;
     let idle_calls = engine.store_calls();
     stop.cancel();

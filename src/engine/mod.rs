@@ -147,9 +147,9 @@ pub struct Engine {
     /// Targets this engine paused (credentials refused, a redirect...): a job of theirs
     /// claimed ahead is checked against the store before anything is sent.
     paused_here: Mutex<HashSet<String>>,
-    /// Signalled whenever an outcome of this engine is committed: a worker with nothing
-    /// due waits on it (besides its poll interval), since the outcome may settle its batch
-    /// or put a job back on the queue.
+    /// Signalled whenever an outcome of this engine is committed, and by [`Engine::wake`]:
+    /// a worker with nothing due waits on it (the watcher also on its timer), since the
+    /// outcome may settle its batch or put a job back on the queue.
     committed: Arc<tokio::sync::Notify>,
     /// Whether an idle worker is watching the queue on a timer (see [`Watch`]).
     watching: AtomicBool,
