@@ -66,8 +66,12 @@ async fn main() -> anyhow::Result<()> {
         let rounds: Vec<String> = runs
             .iter()
             .map(|r| {
+                let calls = match r.store_calls {
+                    0 => String::new(),
+                    n => format!(", {:.2} store calls/item", n as f64 / items as f64),
+                };
                 format!(
-                    "{:.2} s ({:.3} CPU ms/item, store threads {:.3})",
+                    "{:.2} s ({:.3} CPU ms/item, store threads {:.3}{calls})",
                     r.elapsed.as_secs_f64(),
                     per_item(r.cpu),
                     per_item(r.store_cpu)

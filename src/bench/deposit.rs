@@ -27,6 +27,8 @@ pub struct Run {
     pub cpu: Duration,
     /// Of that, the engine's store and checkpoint threads (zero on the raw side).
     pub store_cpu: Duration,
+    /// Calls the engine made to its store thread (zero on the raw side).
+    pub store_calls: u64,
     /// Requests the sandbox saw.
     pub requests: u64,
 }
@@ -187,6 +189,7 @@ async fn raw_side(
         elapsed: started.elapsed(),
         cpu: cpu_time() - cpu,
         store_cpu: Duration::ZERO,
+        store_calls: 0,
         requests: server.stats().requests,
     })
 }
@@ -220,6 +223,7 @@ async fn guarded_side(
     let before = server.stats().requests;
     let cpu = cpu_time();
     let store_cpu = threads_cpu_times(&STORE_THREADS);
+    let store_calls = engine.store_calls();
     let started = Instant::now();
     let ids: Vec<i64> = store
         .enqueue_deposits(&scope, datasets, engine.config().retry.deadline)?
@@ -231,6 +235,7 @@ async fn guarded_side(
         elapsed: started.elapsed(),
         cpu: cpu_time() - cpu,
         store_cpu: threads_cpu_since(&STORE_THREADS, &store_cpu),
+        store_calls: engine.store_calls() - store_calls,
         requests: server.stats().requests - before,
     };
     let unlanded = jobs.iter().filter(|j| !j.state.is_landed()).count();

@@ -519,6 +519,7 @@ mod tests {
             elapsed: Duration::from_secs(secs),
             cpu: Duration::from_millis(cpu_ms),
             store_cpu: Duration::ZERO,
+            store_calls: 0,
             requests: 2000,
         };
         let figures = deposit::DepositFigures {
@@ -559,6 +560,7 @@ mod tests {
             elapsed: Duration::from_secs(1),
             cpu: Duration::ZERO,
             store_cpu: Duration::ZERO,
+            store_calls: 0,
             requests,
         };
         let figures = deposit::DepositFigures {
