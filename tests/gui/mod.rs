@@ -132,11 +132,22 @@ impl Window {
     /// A window whose sandbox answers every write with 503, holding one dataset
     /// (`soil-cores`) whose deposit has failed after its retries; returns its dataset id.
     pub fn with_a_failed_deposit() -> (Window, i64) {
+        Window::with_a_failed_deposit_configured(|_| {})
+    }
+
+    /// [`Window::with_a_failed_deposit`], with `adjust` given the service's configuration
+    /// first.
+    pub fn with_a_failed_deposit_configured(
+        adjust: impl FnOnce(&mut ServiceConfig),
+    ) -> (Window, i64) {
         let always_503 = FaultConfig {
             fail_before_commit: 1.0,
             ..FaultConfig::default()
         };
-        let mut w = Window::open(always_503);
+        let lab = Lab::new();
+        let mut cfg = config(&lab, always_503);
+        adjust(&mut cfg);
+        let mut w = Window::open_with(lab, cfg);
         let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
         w.harness.get_by_label("Deposit").click();
         w.wait("Failed", |app| {
