@@ -1345,6 +1345,18 @@ async fn a_copy_deposited_through_its_twin_and_changed_since_is_changed_not_new(
     assert_eq!(shared["identifier"], "sbx-000001");
     assert_eq!(shared["current_key"], false);
     assert!(shared["citation"].is_null(), "{json}");
+
+    // Once its new content is deposited there, the earlier record stays listed but is no
+    // longer said to leave this content undeposited.
+    let out = lodge_with(&db, &["deposit", "--target", &url, "2"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let show = text(&lodge_with(&db, &["show", "backup"]).await);
+    assert!(
+        show.contains("through original's job 1: a copy that had the same key\n"),
+        "{show}"
+    );
+    assert!(!show.contains("not deposited there yet"), "{show}");
+    assert!(show.contains("deposited  "), "its own deposit: {show}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

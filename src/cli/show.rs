@@ -141,6 +141,9 @@ struct ThroughCopy {
     /// The key deposited, and whether it is the dataset's current one.
     key: String,
     current: bool,
+    /// Whether the dataset's current content has landed on that target too (by its own
+    /// job or a copy's): said of an earlier key's record.
+    current_there: bool,
 }
 
 fn through_copies(
@@ -174,14 +177,20 @@ fn through_copies(
     for k in &earlier_keys {
         candidates.extend(store.results_for_key(k)?.into_iter().map(|r| (r, false)));
     }
+    let landed_by_own_job = |target: &str, key: &str| {
+        jobs.iter()
+            .any(|j| j.target == target && j.key.to_hex() == key && j.state.is_landed())
+    };
+    let current_hex = key.to_hex();
     let mut out = Vec::new();
     for (r, current) in candidates {
-        let own = jobs
-            .iter()
-            .any(|j| j.target == r.target && j.key.to_hex() == r.key && j.state.is_landed());
-        if own {
+        if landed_by_own_job(&r.target, &r.key) {
             continue;
         }
+        let current_there = landed_by_own_job(&r.target, &current_hex)
+            || records
+                .iter()
+                .any(|c| c.target == r.target && c.key == current_hex);
         let by = match r.job_id {
             Some(id) => store.jobs(&[id])?.pop().and_then(|j| j.dataset_name),
             None => None,
@@ -194,6 +203,7 @@ fn through_copies(
             by,
             key: r.key,
             current,
+            current_there,
         });
     }
     Ok(out)
@@ -282,12 +292,17 @@ fn print_text(
                 url.map(|u| format!(" {u}")).unwrap_or_default()
             );
             if !t.current {
-                // Not this content's record: no citation, and say what is missing.
+                // Not this content's record: no citation, and say whether this one is there.
                 println!(
                     "  {:<20} {record} — its earlier content (key {}), through {by}: a copy \
-                     that had the same key; this content is not deposited there yet",
+                     that had the same key{}",
                     "(earlier, shared)",
-                    &t.key[..12]
+                    &t.key[..12],
+                    if t.current_there {
+                        ""
+                    } else {
+                        "; this content is not deposited there yet"
+                    }
                 );
                 continue;
             }
