@@ -901,6 +901,13 @@ async fn a_target_url_in_capitals_or_with_spaces_around_it_is_the_same_target() 
         "{}",
         text(&blank)
     );
+    let removed = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["target", "remove", " loud "]);
+        cmd
+    })
+    .await;
+    assert!(removed.status.success(), "{}", text(&removed));
     assert_eq!(sandbox.stats().records, 1);
     assert_eq!(sandbox.stats().creates, 1);
 }

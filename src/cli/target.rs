@@ -27,7 +27,10 @@ pub enum TargetCommand {
         token: Option<String>,
     },
     /// Remove a target and its stored secret.
-    Remove { name: String },
+    Remove {
+        #[arg(value_parser = super::parse_target)]
+        name: String,
+    },
 }
 
 #[derive(Debug, Args)]

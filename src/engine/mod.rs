@@ -213,8 +213,8 @@ impl Engine {
         &self.owner
     }
 
-    /// Jobs were queued or re-queued by this process: idle workers look at the queue now
-    /// instead of at the next poll.
+    /// This process made jobs claimable (queued, re-queued, or a target's pause lifted):
+    /// idle workers look at the queue now instead of at the watcher's next look.
     pub fn wake(&self) {
         self.committed.notify_waiters();
     }
