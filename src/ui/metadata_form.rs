@@ -316,7 +316,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
     ui.horizontal(|ui| {
         ui.vertical(|ui| {
             ui.set_width(110.0);
-            changed |= text_field(ui, "Year", &mut form.year, "2026", false);
+            changed |= text_field(ui, "Year", &mut form.year, "e.g. 2026", false);
         });
         ui.vertical(|ui| {
             changed |= text_field(

@@ -59,8 +59,13 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                 ];
                 for (label, value, hint) in defaults {
                     let l = ui.label(label);
-                    ui.add(egui::TextEdit::singleline(value).hint_text(hint))
-                        .labelled_by(l.id);
+                    // Wide enough for the title's hint, which says what `{folder}` is.
+                    ui.add(
+                        egui::TextEdit::singleline(value)
+                            .hint_text(hint)
+                            .desired_width(400.0),
+                    )
+                    .labelled_by(l.id);
                     ui.end_row();
                 }
                 ui.label("Publication year");
@@ -74,7 +79,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                 ui.add(
                     egui::TextEdit::singleline(&mut editing.database)
                         .hint_text("postgres://you@db.lab.example:5432/lodge")
-                        .desired_width(380.0),
+                        .desired_width(400.0),
                 )
                 .labelled_by(l.id);
                 ui.end_row();
