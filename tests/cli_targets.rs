@@ -717,6 +717,56 @@ fn saving_a_target_whose_credential_variable_is_unset_notes_the_variable() {
     assert!(!t.contains("$LODGE_TEST_SET_USER"), "{t}");
 }
 
+/// `target add` with a user and no secret saves the target and says, as a command that runs
+/// as printed, how to store the secret; `target list` says none is stored until then.
+#[test]
+fn a_target_saved_without_its_secret_says_how_to_store_it_and_that_command_works() {
+    let lab = Lab::new();
+    let (dav, root) = servers::webdav().clone();
+    let url = format!("webdav+{dav}/{}", dav_folder(&root));
+    let out = lodge_in(&lab)
+        .args(["target", "add", "lab-dav", &url, "--user", DAV_USER])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("note: 'lab-dav' has a user but no secret yet"),
+        "{t}"
+    );
+    let listed = text(&lodge_in(&lab).args(["target", "list"]).output().unwrap());
+    assert!(
+        listed.contains(&format!("user {DAV_USER}, no secret stored yet")),
+        "{listed}"
+    );
+
+    // The command the note gives, run as printed with the password on standard input.
+    let suggested = t
+        .split('`')
+        .find(|part| part.ends_with("--secret-stdin"))
+        .unwrap_or_else(|| panic!("no --secret-stdin command in: {t}"));
+    let words = shlex::split(suggested).unwrap();
+    assert_eq!(words[..3], ["lodge", "target", "add"], "{suggested}");
+    let mut add = lodge_in(&lab);
+    add.args(&words[1..]);
+    let out = run_with_stdin(add, &format!("{DAV_PASSWORD}\n"));
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!text(&out).contains("no secret yet"), "{}", text(&out));
+
+    let listed = text(&lodge_in(&lab).args(["target", "list"]).output().unwrap());
+    assert!(
+        listed.contains(&format!(
+            "user {DAV_USER}, secret from the keyring or secrets file"
+        )),
+        "{listed}"
+    );
+    let out = lodge_in(&lab)
+        .args(["target", "test", "lab-dav"])
+        .output()
+        .unwrap();
+    assert!(text(&out).contains("is ready"), "{}", text(&out));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_bring_it_back() {
     let lab = Lab::new();

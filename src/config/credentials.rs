@@ -108,6 +108,33 @@ fn stored_secret(config_path: &Path, name: &str) -> Result<Option<Secret>, Confi
         .map(Secret::new))
 }
 
+/// Whether a secret for target `name` is stored (keyring or secrets file). Its value is
+/// dropped at once.
+pub fn has_stored_secret(config_path: &Path, name: &str) -> Result<bool, ConfigError> {
+    Ok(stored_secret(config_path, name)?.is_some())
+}
+
+/// What to run to give target `name` (a user, no secret) its secret: the whole `target add`
+/// command, since it replaces the entry, with the target's own URL, settings and user.
+pub fn how_to_add_the_secret(name: &str, target: &TargetConfig) -> String {
+    let user = match (&target.user, &target.user_env) {
+        (Some(u), _) => format!("--user {}", quoted(u)),
+        (None, Some(var)) => format!("--access-key-env {var}"),
+        (None, None) => "--user USER".into(),
+    };
+    let add = |secret: &str| super::add_command(name, target, &format!("{user} {secret}"));
+    format!(
+        "store one with `{}` (it reads the secret from standard input: paste it, then \
+         Ctrl+D), or name the environment variable that holds it with `{}`",
+        add("--secret-stdin"),
+        add("--secret-env VAR")
+    )
+}
+
+fn quoted(v: &str) -> String {
+    shlex::try_quote(v).map_or_else(|_| v.to_string(), |q| q.into_owned())
+}
+
 fn env_var(name: &str, var: &str, what: &str) -> Result<String, ConfigError> {
     std::env::var(var).map_err(|_| {
         ConfigError::new(format!(
@@ -136,8 +163,8 @@ pub fn resolve(
         (Some(user), Some(secret)) => Ok(Some(UserSecret { user, secret })),
         (None, None) => Ok(None),
         (Some(_), None) => Err(ConfigError::new(format!(
-            "target '{name}' has a user but no secret: store one with `lodge target add {name} \
-             URL ... --secret-stdin`, or name its environment variable with --secret-env VAR"
+            "target '{name}' has a user but no secret: {}",
+            how_to_add_the_secret(name, target)
         ))),
         (None, Some(_)) => Err(ConfigError::new(format!(
             "target '{name}' has a secret but no user or access key id: add --user ID or \

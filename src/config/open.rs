@@ -71,16 +71,28 @@ fn describe_settings(t: &TargetConfig) -> String {
 }
 
 fn describe_credentials(t: &TargetConfig) -> String {
-    let user = match (&t.user, &t.user_env) {
-        (Some(u), _) => format!("user {u}"),
-        (None, Some(v)) => format!("user from ${v}"),
-        (None, None) => return "none".into(),
+    let Some(user) = describe_user(t) else {
+        return "none".into();
     };
     let secret = match &t.secret_env {
         Some(v) => format!("secret from ${v}"),
         None => "secret from the keyring or secrets file".into(),
     };
     format!("{user}, {secret}")
+}
+
+/// The credentials of a target whose secret should be stored but is not, in words.
+pub fn describe_credentials_without_secret(t: &TargetConfig) -> String {
+    let user = describe_user(t).unwrap_or_else(|| "no user".into());
+    format!("{user}, no secret stored yet")
+}
+
+fn describe_user(t: &TargetConfig) -> Option<String> {
+    match (&t.user, &t.user_env) {
+        (Some(u), _) => Some(format!("user {u}")),
+        (None, Some(v)) => Some(format!("user from ${v}")),
+        (None, None) => None,
+    }
 }
 
 /// A name from the config, or a URL used as it is: its name and configuration.
