@@ -68,6 +68,9 @@ async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
         .map(str::to_string)
         .unwrap_or_else(|| panic!("no line for job 1: {}", text(&out)));
     assert_eq!(job_line.matches(&record).count(), 1, "{job_line}");
+    // So does `history`.
+    let out = lodge_in(&lab).arg("history").output().unwrap();
+    assert_eq!(text(&out).matches(&record).count(), 1, "{}", text(&out));
 
     // New metadata since: the command `status` suggests names the target as saved (its
     // identity is no URL that --target would take).

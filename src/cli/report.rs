@@ -342,15 +342,20 @@ pub fn history(
             println!("no jobs match (of {listed}); `lodge history` lists every one");
         }
         for r in &rows {
+            // An S3 or WebDAV record's identifier is its address: said once, not twice.
+            let url = r
+                .url
+                .as_deref()
+                .filter(|u| Some(*u) != r.identifier.as_deref());
             println!(
-                "{} job {:<5} {:<9} {:<24} {} {} {}",
+                "{} job {:<5} {:<9} {:<24} {} {}{}",
                 time_text(r.updated_at),
                 r.job,
                 r.state,
                 r.name.as_deref().unwrap_or("(removed)"),
                 r.target,
                 r.identifier.as_deref().unwrap_or("-"),
-                r.url.as_deref().unwrap_or("")
+                url.map(|u| format!(" {u}")).unwrap_or_default()
             );
         }
     }
