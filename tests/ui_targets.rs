@@ -676,6 +676,76 @@ fn a_target_left_out_of_the_picker_is_warned_of_once_not_at_every_save() {
     assert_eq!(said(&w).len(), 1, "{:?}", said(&w));
 }
 
+/// A target saved with a user and no password (by `lodge target add`, or a config file
+/// copied from another machine) is left out of the picker with a notice that says where
+/// to type the password; Settings says none is stored; typing it there brings it in.
+#[test]
+fn a_target_without_its_stored_password_says_where_to_type_it_and_typing_it_brings_it_in() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    let other = {
+        let config = SandboxConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            data_dir: lab.path("second-sandbox"),
+            token: None,
+            faults: FaultConfig::default(),
+        };
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let sandbox = rt.block_on(RunningSandbox::start(config)).unwrap();
+        (rt, sandbox)
+    };
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    std::fs::write(
+        lab.path("app/config.toml"),
+        format!(
+            "[targets.lab-dav]\nurl = \"{}\"\nuser = \"alice\"\n",
+            credentialed_url(&other.1)
+        ),
+    )
+    .unwrap();
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("the warning", |app| {
+        !gui::notices_with(app, "Target 'lab-dav' is not in the picker").is_empty()
+    });
+    let said = gui::notices_with(w.app(), "Target 'lab-dav' is not in the picker");
+    assert!(
+        said[0].1.contains("no password or secret key stored")
+            && said[0].1.contains("press Edit next to it"),
+        "says where to type it: {said:?}"
+    );
+    assert!(!said[0].1.contains("--secret-stdin"), "{said:?}");
+    w.harness.get_by_label("✖").click();
+    w.harness.get_by_label("Settings").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_by_label("Credentials: user alice, no secret stored yet")
+            .is_some(),
+        "Settings says no secret is stored"
+    );
+
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    type_into(&mut w, "Password or secret key", "typed-in-settings");
+    w.harness.get_by_label("Save target").scroll_to_me();
+    for _ in 0..20 {
+        w.harness.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    w.harness.get_by_label("Save target").click();
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    let secrets = std::fs::read_to_string(w.lab.path("app/secrets.toml")).unwrap();
+    assert!(
+        secrets.contains("typed-in-settings"),
+        "the secret is stored"
+    );
+}
+
 #[test]
 fn deposits_made_from_the_command_line_to_a_target_not_in_the_picker_show_in_the_details() {
     no_keyring();

@@ -22,6 +22,8 @@ pub struct ConfiguredTarget {
     pub config: TargetConfig,
     /// Why it is not in the target picker (it could not be opened), if it is not.
     pub problem: Option<String>,
+    /// It has a user whose password or secret key should be stored but is not.
+    pub secret_missing: bool,
 }
 
 /// What the Add / Edit form says when "Save target" is pressed.
@@ -108,14 +110,31 @@ pub(super) fn register_all(
                     },
                     config: TargetConfig::default(),
                     problem: Some(e.to_string()),
+                    secret_missing: false,
                 }],
             });
         }
     };
     let mut configured = Vec::new();
-    for summary in config.summaries() {
+    for mut summary in config.summaries() {
         let t = config.targets[&summary.name].clone();
-        let problem = match open_one(config_path, &summary.name, &t, &picker, token) {
+        let secret_missing =
+            crate::config::credentials::lacks_stored_secret(config_path, &summary.name, &t)
+                .unwrap_or(false);
+        let opened = if secret_missing {
+            // Said for the window, where the password is typed in Settings, not piped to a
+            // command as the command line's message says.
+            summary.credentials = crate::config::describe_credentials_without_secret(&t);
+            Err(format!(
+                "target '{}' has a user but no password or secret key stored: in Settings, \
+                 Targets, press Edit next to it, type it under Password or secret key and \
+                 press Save target",
+                summary.name
+            ))
+        } else {
+            open_one(config_path, &summary.name, &t, &picker, token)
+        };
+        let problem = match opened {
             Ok(target) => {
                 picker.push(TargetInfo {
                     scope_id: target.scope_id().to_string(),
@@ -133,6 +152,7 @@ pub(super) fn register_all(
             summary,
             config: t,
             problem,
+            secret_missing,
         });
     }
     Ok(Registered {

@@ -2,13 +2,12 @@
 //! (stored in the OS keyring or the private secrets file, never printed) and their self-check.
 
 use std::io::Read;
-use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
 use crate::config::credentials::{
-    forget_secret, has_stored_secret, how_to_add_the_secret, store_secret,
+    forget_secret, how_to_add_the_secret, lacks_stored_secret, store_secret,
 };
 use crate::config::{
     Config, TargetConfig, config_path, describe_credentials_without_secret, no_such_target,
@@ -114,7 +113,7 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             println!("target '{}' saved in {} ({scope})", a.name, path.display());
             // Saved all the same: the variable may be set where deposits run.
             let saved = &config.targets[&a.name];
-            if lacks_its_secret(&path, &a.name, saved)? {
+            if lacks_stored_secret(&path, &a.name, saved)? {
                 eprintln!(
                     "note: '{}' has a user but no secret yet, so the server will refuse it: {}",
                     a.name,
@@ -143,7 +142,7 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             for t in config.summaries() {
                 println!("{:<16} {:<8} {}", t.name, t.kind, t.url);
                 let target = &config.targets[&t.name];
-                let credentials = if lacks_its_secret(&path, &t.name, target)? {
+                let credentials = if lacks_stored_secret(&path, &t.name, target)? {
                     format!(
                         "{} (`lodge target test {}` says how to add it)",
                         describe_credentials_without_secret(target),
@@ -209,10 +208,4 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-/// A target with a user whose secret should be stored (no `secret_env`) but is not.
-fn lacks_its_secret(path: &Path, name: &str, t: &TargetConfig) -> anyhow::Result<bool> {
-    let has_user = t.user.is_some() || t.user_env.is_some();
-    Ok(has_user && t.secret_env.is_none() && !has_stored_secret(path, name)?)
 }

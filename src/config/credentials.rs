@@ -108,10 +108,15 @@ fn stored_secret(config_path: &Path, name: &str) -> Result<Option<Secret>, Confi
         .map(Secret::new))
 }
 
-/// Whether a secret for target `name` is stored (keyring or secrets file). Its value is
-/// dropped at once.
-pub fn has_stored_secret(config_path: &Path, name: &str) -> Result<bool, ConfigError> {
-    Ok(stored_secret(config_path, name)?.is_some())
+/// Whether target `name` has a user whose secret should be stored (it names no
+/// `secret_env`) but is not, in the keyring or the secrets file.
+pub fn lacks_stored_secret(
+    config_path: &Path,
+    name: &str,
+    target: &TargetConfig,
+) -> Result<bool, ConfigError> {
+    let has_user = target.user.is_some() || target.user_env.is_some();
+    Ok(has_user && target.secret_env.is_none() && stored_secret(config_path, name)?.is_none())
 }
 
 /// What to run to give target `name` (a user, no secret) its secret: the whole `target add`

@@ -32,6 +32,8 @@ struct Draft {
     user: String,
     secret: String,
     allow_insecure: bool,
+    /// The target being edited has a user and no stored password or secret key.
+    secret_missing: bool,
 }
 
 impl Draft {
@@ -46,6 +48,7 @@ impl Draft {
             user: f.user,
             secret: String::new(),
             allow_insecure: f.allow_insecure,
+            secret_missing: target.secret_missing,
         }
     }
 
@@ -247,7 +250,9 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
     error_at(ui, TargetField::User);
     ui.horizontal(|ui| {
         let l = ui.label(RichText::new("Password or secret key").strong());
-        let hint = if editing {
+        let hint = if draft.secret_missing {
+            "none stored yet: type it here"
+        } else if editing {
             "empty keeps the stored one"
         } else {
             "stored in the keyring, not in the config"
