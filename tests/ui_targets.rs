@@ -12,7 +12,7 @@ mod support;
 use std::net::SocketAddr;
 use std::sync::Once;
 
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use lodge::app::{DedupStatus, TargetField, TargetTest};
 use lodge::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
 
@@ -729,6 +729,13 @@ fn a_target_without_its_stored_password_says_where_to_type_it_and_typing_it_brin
     w.harness.get_by_label("Edit").click();
     w.harness.step();
     w.harness.step();
+    assert!(
+        w.harness
+            .get_by_label("Password or secret key")
+            .accesskit_node()
+            .is_focused(),
+        "the form opens with the cursor in the password field"
+    );
     type_into(&mut w, "Password or secret key", "typed-in-settings");
     w.harness.get_by_label("Save target").scroll_to_me();
     for _ in 0..20 {

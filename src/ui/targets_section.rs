@@ -34,6 +34,9 @@ struct Draft {
     allow_insecure: bool,
     /// The target being edited has a user and no stored password or secret key.
     secret_missing: bool,
+    /// Shown for the first time this frame: scrolled into view (it opens below the list,
+    /// often past the window's edge, where a press on Edit would seem to do nothing).
+    just_opened: bool,
 }
 
 impl Draft {
@@ -49,6 +52,7 @@ impl Draft {
             secret: String::new(),
             allow_insecure: f.allow_insecure,
             secret_missing: target.secret_missing,
+            just_opened: true,
         }
     }
 
@@ -82,7 +86,10 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     }
     if app.settings.targets.form.is_none() {
         if ui.button("Add target").clicked() {
-            app.settings.targets.form = Some(Draft::default());
+            app.settings.targets.form = Some(Draft {
+                just_opened: true,
+                ..Draft::default()
+            });
             app.model.begin_target_save();
         }
     } else {
@@ -188,13 +195,15 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
         return;
     };
     ui.separator();
-    ui.label(
-        RichText::new(match &draft.editing {
-            Some(name) => format!("Edit target '{name}'"),
-            None => "Add target".to_string(),
-        })
-        .strong(),
-    );
+    let top = ui
+        .label(
+            RichText::new(match &draft.editing {
+                Some(name) => format!("Edit target '{name}'"),
+                None => "Add target".to_string(),
+            })
+            .strong(),
+        )
+        .rect;
     let error_at = |ui: &mut egui::Ui, field: TargetField| {
         if let Some((f, message)) = &problem
             && *f == field
@@ -257,13 +266,17 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
         } else {
             "stored in the keyring, not in the config"
         };
-        ui.add(
-            egui::TextEdit::singleline(&mut draft.secret)
-                .password(true)
-                .hint_text(hint)
-                .desired_width(280.0),
-        )
-        .labelled_by(l.id);
+        let secret = ui
+            .add(
+                egui::TextEdit::singleline(&mut draft.secret)
+                    .password(true)
+                    .hint_text(hint)
+                    .desired_width(280.0),
+            )
+            .labelled_by(l.id);
+        if draft.just_opened && draft.secret_missing {
+            secret.request_focus();
+        }
     });
     error_at(ui, TargetField::Secret);
     error_at(ui, TargetField::Form);
@@ -276,6 +289,11 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
             .clicked();
         cancel = ui.button("Cancel").clicked();
     });
+    if std::mem::take(&mut draft.just_opened) {
+        let whole_form =
+            egui::Rect::from_min_max(top.min, egui::pos2(top.max.x, ui.cursor().top()));
+        ui.scroll_to_rect(whole_form, None);
+    }
     if typed_over {
         app.model.target_problem = None;
     }
