@@ -1315,6 +1315,8 @@ async fn a_copy_deposited_through_its_twin_and_changed_since_is_changed_not_new(
         .find(|l| l.contains(" backup "))
         .unwrap_or_default();
     assert!(line.contains(" changed "), "{t}");
+    // No record and no job for the new content: the line has no gaps where they would be.
+    assert!(line.ends_with(&format!(" {url} attempts 0")), "{line}");
     assert!(
         t.contains(&format!(
             "deposited as sbx-000001 before its last scan; this content is not deposited \

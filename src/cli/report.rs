@@ -202,9 +202,18 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 r.dataset, r.name, r.state
             );
         } else {
+            // A changed item has neither a record nor a job for its new key: no gaps.
+            let attempts = format!("attempts {}", r.attempts);
+            let rest: Vec<&str> = [target, id, &job, &attempts]
+                .into_iter()
+                .filter(|part| !part.is_empty())
+                .collect();
             println!(
-                "{:>4} {:<24} {key} {:<10} {target} {id} {job} attempts {}",
-                r.dataset, r.name, r.state, r.attempts
+                "{:>4} {:<24} {key} {:<10} {}",
+                r.dataset,
+                r.name,
+                r.state,
+                rest.join(" ")
             );
         }
         if let Some(e) = &r.last_error
