@@ -437,6 +437,22 @@ fn a_deposited_dataset_with_edited_metadata_shows_a_new_version_of_its_record_an
         unreachable!()
     };
     assert_ne!(new, identifier, "a second record for the second version");
+
+    // The details tell the two deposits apart: the first is of the earlier content.
+    w.open_details("soil-cores", |d| d.jobs.len() == 2);
+    w.harness.step();
+    let earlier = format!("· earlier content: {identifier}");
+    assert!(
+        w.harness.query_all_by_label_contains(&earlier).count() == 1,
+        "the first deposit is marked as of the earlier content"
+    );
+    assert!(
+        w.harness
+            .query_all_by_label_contains(&format!("· 1 attempt: {new}"))
+            .count()
+            == 1,
+        "the new deposit is not marked"
+    );
 }
 
 /// Edits not saved stay with their dataset: selecting another row, or closing the details

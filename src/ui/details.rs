@@ -361,8 +361,14 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                         .as_deref()
                         .map(|i| format!(": {i}"))
                         .unwrap_or_default();
+                    // A deposit of what the folder held before its last scan: its record
+                    // is not of the dataset as it is now.
+                    let earlier = match app.model.row(id).and_then(|row| row.key) {
+                        Some(current) if current != job.key => " · earlier content",
+                        _ => "",
+                    };
                     egui::CollapsingHeader::new(format!(
-                        "Job {} · {} · {}{outcome}",
+                        "Job {} · {} · {}{earlier}{outcome}",
                         job.id,
                         job.state.as_str(),
                         count_of(job.attempts, "attempt", "attempts")
