@@ -2618,6 +2618,65 @@ async fn a_license_that_is_not_an_spdx_identifier_is_kept_with_a_note_naming_the
     assert!(!text(&out).contains("SPDX"), "{}", text(&out));
 }
 
+/// "Jane Doe" would go out as an organisation named so: kept (it may be one), with a note
+/// giving the "Family, Given" form, whose flag runs as printed and ends the note.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_persons_name_without_a_comma_is_kept_with_a_note_giving_family_given() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let folder = lab.numbered_folder(1);
+    let folder = folder.to_str().unwrap();
+    let add = |creator: &str| {
+        let args = [
+            "add",
+            folder,
+            "--title",
+            "T",
+            "--creator",
+            creator,
+            "--creator",
+            "British Antarctic Survey",
+            "--publisher",
+            "Lab",
+            "--year",
+            "2026",
+        ]
+        .map(String::from);
+        let db = db.clone();
+        async move { lodge_with(&db, &args.each_ref().map(String::as_str)).await }
+    };
+    let out = add("Jane Doe; orcid=0000-0002-1825-0097").await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    let note = "note: the creator 'Jane Doe' has no comma, so repositories take it as an \
+                organisation's name; a person is written \"Family, Given\": did you mean \
+                \"Doe, Jane\"? (--creator 'Doe, Jane; orcid=0000-0002-1825-0097')";
+    assert_all(&t, &[note]);
+    assert!(
+        !t.contains("'British Antarctic Survey' has no comma"),
+        "{t}"
+    );
+    assert_all(&text(&lodge_with(&db, &["show", "1"]).await), &[note]);
+    let store = lab.store("lodge.db");
+    let creators = store.dataset(1).unwrap().unwrap().metadata.creators;
+    assert_eq!(creators[0].name, "Jane Doe", "kept as written");
+
+    // The flag the note gives, as a shell would pass it.
+    let flag = note
+        .rsplit("--creator ")
+        .next()
+        .unwrap()
+        .trim_end_matches(')');
+    let flag = shlex::split(flag).unwrap().remove(0);
+    let out = add(&flag).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(!t.contains("has no comma"), "{t}");
+    let creators = store.dataset(1).unwrap().unwrap().metadata.creators;
+    assert_eq!(creators[0].name, "Doe, Jane");
+    assert_eq!(creators[0].orcid.as_deref(), Some("0000-0002-1825-0097"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn status_names_the_datasets_whose_folders_are_gone_and_the_commands_for_them() {
     let lab = Lab::new();

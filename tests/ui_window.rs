@@ -1069,6 +1069,37 @@ fn a_creator_typed_into_a_new_creator_field_lands_whole_as_the_problem_above_it_
     );
 }
 
+#[test]
+fn a_persons_name_typed_without_a_comma_gets_a_hint_and_a_button_for_family_given() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = w.lab.folder("untitled", &[("a.csv", b"x\n1\n")]);
+    let id = w.add_folder(&folder);
+    w.select(id);
+    w.harness.get_by_label("+ Add creator").click();
+    w.harness.step();
+    w.harness.step();
+    let name = (egui::accesskit::Role::TextInput, "Name");
+    w.harness
+        .get_by_role_and_label(name.0, name.1)
+        .type_text("Grace Hopper");
+    w.harness.step();
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("No comma: repositories take this as an organisation's name");
+    w.harness.get_by_label("Use Hopper, Grace").click();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(
+        w.harness
+            .get_by_role_and_label(name.0, name.1)
+            .accesskit_node()
+            .value()
+            .as_deref(),
+        Some("Hopper, Grace")
+    );
+    assert!(w.harness.query_by_label_contains("No comma").is_none());
+}
+
 #[cfg(unix)]
 #[test]
 fn a_dropped_folder_with_a_link_to_data_elsewhere_says_the_link_is_not_deposited() {

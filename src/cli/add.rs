@@ -241,6 +241,9 @@ fn describe(
     if let Some(note) = license_note(&prepared.document.metadata) {
         println!("  note: {note}");
     }
+    for note in person_notes(&prepared.document.metadata) {
+        println!("  note: {note}");
+    }
     if let Some(note) = year_note(&prepared.document.metadata, crate::content::this_year()) {
         println!("  note: {note}");
     }
@@ -312,6 +315,32 @@ pub(super) fn license_note(metadata: &Metadata) -> Option<String> {
         "the license '{license}' is not an SPDX identifier, so repositories get it as text \
          only{meant}"
     ))
+}
+
+/// What to say of each creator whose name looks like a person's written without the
+/// comma: allowed (it may be an organisation's), but repositories take it as one.
+pub(super) fn person_notes(metadata: &Metadata) -> Vec<String> {
+    metadata
+        .creators
+        .iter()
+        .filter_map(|c| {
+            let meant = crate::content::as_person(c)?;
+            let mut flag = meant.clone();
+            if let Some(orcid) = &c.orcid {
+                flag.push_str(&format!("; orcid={orcid}"));
+            }
+            if let Some(affiliation) = &c.affiliation {
+                flag.push_str(&format!("; affiliation={affiliation}"));
+            }
+            Some(format!(
+                "the creator '{}' has no comma, so repositories take it as an organisation's \
+                 name; a person is written \"Family, Given\": did you mean \"{meant}\"? \
+                 (--creator {})",
+                c.name,
+                super::output::shell_word(&flag)
+            ))
+        })
+        .collect()
 }
 
 pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {

@@ -439,6 +439,9 @@ fn print_metadata(m: &Metadata) {
     if let Some(note) = super::add::year_note(m, crate::content::this_year()) {
         println!("  note: {note}");
     }
+    for note in super::add::person_notes(m) {
+        println!("  note: {note}");
+    }
     let problems = m.problems();
     if !problems.is_empty() {
         println!(

@@ -13,6 +13,7 @@ mod error;
 mod hash;
 mod license;
 mod metadata;
+mod person_name;
 mod prefill;
 mod scan;
 
@@ -29,6 +30,7 @@ pub use hash::{
 };
 pub use license::{spdx_license_id, spdx_suggestion};
 pub use metadata::{Creator, FieldProblem, Metadata, RESOURCE_TYPES, this_year};
+pub use person_name::as_person;
 pub use prefill::{
     CITATION_CFF, ZENODO_JSON, metadata_from_folder, parse_citation_cff, parse_zenodo_json,
 };

@@ -5,7 +5,7 @@
 use egui::{Color32, RichText};
 
 use crate::content::{
-    Creator, FieldProblem, Metadata, RESOURCE_TYPES, spdx_license_id, spdx_suggestion,
+    Creator, FieldProblem, Metadata, RESOURCE_TYPES, as_person, spdx_license_id, spdx_suggestion,
 };
 
 /// One creator's fields.
@@ -197,6 +197,35 @@ fn error_text(ui: &mut egui::Ui, problems: &[FieldProblem], field: &str) {
     }
 }
 
+/// Under a creator's name: one that looks like a person's written without the comma is
+/// allowed, but repositories take it as an organisation's; a button writes it as
+/// "Family, Given". True when pressed.
+fn person_hint(ui: &mut egui::Ui, c: &mut CreatorFields) -> bool {
+    let creator = Creator {
+        name: c.name.clone(),
+        orcid: Some(c.orcid.clone()),
+        affiliation: None,
+    };
+    let Some(meant) = as_person(&creator) else {
+        return false;
+    };
+    let mut changed = false;
+    ui.horizontal_wrapped(|ui| {
+        ui.label(
+            RichText::new("No comma: repositories take this as an organisation's name.").weak(),
+        );
+        if ui
+            .small_button(format!("Use {meant}"))
+            .on_hover_text("A person is written \"Family, Given\"")
+            .clicked()
+        {
+            c.name = meant;
+            changed = true;
+        }
+    });
+    changed
+}
+
 /// Under the license: a license that is not an SPDX identifier is allowed, but goes to
 /// repositories as text only; where one is close, a button puts it in. True when pressed.
 fn license_hint(ui: &mut egui::Ui, license: &mut String) -> bool {
@@ -277,6 +306,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
                 }
             });
             error_text(ui, problems, &format!("creators[{i}].name"));
+            changed |= person_hint(ui, c);
             ui.horizontal(|ui| {
                 let l = ui.label("ORCID");
                 changed |= ui

@@ -1,0 +1,158 @@
+//! Creators' names that look like a person's written without the comma.
+//!
+//! A creator is `"Family, Given"` for a person or an organisation's name as it is: the
+//! comma is what tells them apart, and repositories are told so (DataCite's `nameType`
+//! `Personal` or `Organizational`). "Jane Doe" would go out as an organisation named
+//! "Jane Doe", in a DOI's metadata for good. Lodge does not refuse it (it may be right), but
+//! says so, with the `"Family, Given"` form it most likely means.
+
+use super::Creator;
+
+/// Words that make a name an organisation's, whatever else it looks like.
+const ORGANISATION_WORDS: &[&str] = &[
+    "academy",
+    "agency",
+    "archive",
+    "archives",
+    "association",
+    "board",
+    "bureau",
+    "center",
+    "centre",
+    "college",
+    "collaboration",
+    "committee",
+    "company",
+    "consortium",
+    "corporation",
+    "council",
+    "department",
+    "facility",
+    "foundation",
+    "gmbh",
+    "group",
+    "hospital",
+    "inc",
+    "initiative",
+    "institut",
+    "institute",
+    "lab",
+    "laboratory",
+    "library",
+    "ltd",
+    "ministry",
+    "museum",
+    "network",
+    "observatory",
+    "office",
+    "organisation",
+    "organization",
+    "programme",
+    "program",
+    "project",
+    "school",
+    "service",
+    "society",
+    "survey",
+    "team",
+    "trust",
+    "unit",
+    "universität",
+    "university",
+    "zentrum",
+];
+
+/// The `"Family, Given"` form of `creator`'s name when it looks like a person's written
+/// without a comma ("Jane Doe" -> "Doe, Jane"); `None` when it has a comma or looks like
+/// an organisation's. An ORCID iD (only people have one) settles it for any name of two
+/// words or more; without one, every word must be written as a name is (capitalised, not
+/// an acronym), the family name at least two letters, and none an organisation's word.
+pub fn as_person(creator: &Creator) -> Option<String> {
+    let name = creator.name.trim();
+    if name.contains(',') {
+        return None;
+    }
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let (family, given) = words.split_last()?;
+    if given.is_empty() || words.len() > 4 {
+        return None;
+    }
+    let has_orcid = creator
+        .orcid
+        .as_deref()
+        .is_some_and(|o| !o.trim().is_empty());
+    let looks_personal = is_name_word(family)
+        && family.chars().count() >= 2
+        && given.iter().all(|w| is_name_word(w) || is_initial(w))
+        && !words
+            .iter()
+            .any(|w| ORGANISATION_WORDS.contains(&w.trim_end_matches('.').to_lowercase().as_str()));
+    (has_orcid || looks_personal).then(|| format!("{family}, {}", given.join(" ")))
+}
+
+/// "Doe", "O'Brien", "Smith-Jones", "McDonald", "Łukasz": a capital, then letters with at
+/// least one lower-case one (so not an acronym such as "NASA").
+fn is_name_word(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next().is_some_and(char::is_uppercase)
+        && chars.clone().any(char::is_lowercase)
+        && chars.all(|c| c.is_alphabetic() || c == '\'' || c == '’' || c == '-')
+}
+
+/// "J" or "J.".
+fn is_initial(word: &str) -> bool {
+    let mut chars = word.trim_end_matches('.').chars();
+    chars.next().is_some_and(char::is_uppercase) && chars.next().is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn person(name: &str) -> Option<String> {
+        as_person(&Creator::named(name))
+    }
+
+    #[test]
+    fn a_persons_name_without_a_comma_gets_its_family_given_form() {
+        assert_eq!(person("Jane Doe").as_deref(), Some("Doe, Jane"));
+        assert_eq!(person("Marie Curie").as_deref(), Some("Curie, Marie"));
+        assert_eq!(person("Jane Q. Doe").as_deref(), Some("Doe, Jane Q."));
+        assert_eq!(
+            person("Siobhán O'Brien").as_deref(),
+            Some("O'Brien, Siobhán")
+        );
+        assert_eq!(
+            person("  Ana  Smith-Jones ").as_deref(),
+            Some("Smith-Jones, Ana")
+        );
+    }
+
+    #[test]
+    fn organisations_single_names_and_names_with_a_comma_are_left_alone() {
+        for name in [
+            "Doe, Jane",
+            "British Antarctic Survey",
+            "Max Planck Society",
+            "Alfred Wegener Institute",
+            "Soil Lab",
+            "NASA Goddard",
+            "CERN",
+            "Jane",
+            "Jane D",
+            "Ludwig van Beethoven",
+            "The Open University of Somewhere Far",
+            "",
+        ] {
+            assert_eq!(person(name), None, "{name}");
+        }
+    }
+
+    #[test]
+    fn an_orcid_makes_any_name_of_two_words_a_persons() {
+        let mut c = Creator::named("jane doe");
+        assert_eq!(as_person(&c), None);
+        c.orcid = Some("0000-0002-1825-0097".into());
+        assert_eq!(as_person(&c).as_deref(), Some("doe, jane"));
+    }
+}
