@@ -131,8 +131,8 @@ pub enum Command {
     /// Forget recorded deposit results (they are kept forever by default). The next deposit
     /// of a forgotten key asks the server again, which still arbitrates.
     Forget {
-        /// Forget results recorded longer ago than this (e.g. 90d).
-        #[arg(long, value_parser = parse_duration, value_name = "AGE")]
+        /// Forget results recorded longer ago than this (e.g. 90d, 26weeks, 2years).
+        #[arg(long, value_parser = parse_age, value_name = "AGE")]
         older_than: Duration,
         /// Only results of this target (name or URL).
         #[arg(long, value_parser = parse_target)]
@@ -261,6 +261,20 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     if d > YEAR {
         return Err(format!(
             "'{s}' is longer than a year; write e.g. 30s, 10m, 1h, 7d"
+        ));
+    }
+    Ok(d)
+}
+
+/// How old a recorded result must be to be forgotten: years are what a person means here
+/// (a lab keeps results for some), so up to a century, past which it is a typo.
+fn parse_age(s: &str) -> Result<Duration, String> {
+    const CENTURY: Duration = Duration::from_secs(100 * 366 * 24 * 3600);
+    let d = humantime::parse_duration(s)
+        .map_err(|e| format!("'{s}' is not an age ({e}); write e.g. 90d, 26weeks, 2years"))?;
+    if d > CENTURY {
+        return Err(format!(
+            "'{s}' is longer than a century; write e.g. 90d, 2years"
         ));
     }
     Ok(d)

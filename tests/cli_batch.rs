@@ -2101,14 +2101,26 @@ async fn forgotten_results_leave_the_records_and_a_new_deposit_is_answered_exist
         .map(|job| store.job(job).unwrap().identifier.expect("deposited"))
         .collect();
 
-    // An age no result has reached yet forgets nothing.
-    let keep = lodge_with(&db, &["forget", "--older-than", "1d"]).await;
-    assert!(keep.status.success(), "{}", text(&keep));
+    // An age no result has reached yet forgets nothing, in years as much as in days (a
+    // lab's policy is often years; a year was the most it took).
+    for age in ["1d", "2years"] {
+        let keep = lodge_with(&db, &["forget", "--older-than", age]).await;
+        assert!(keep.status.success(), "{age}: {}", text(&keep));
+        assert!(
+            text(&keep).contains("forgot 0 recorded results"),
+            "{}",
+            text(&keep)
+        );
+    }
+    // An age with no unit says how to write one.
+    let unitless = lodge_with(&db, &["forget", "--older-than", "90"]).await;
+    assert!(!unitless.status.success());
     assert!(
-        text(&keep).contains("forgot 0 recorded results"),
+        text(&unitless).contains("write e.g. 90d"),
         "{}",
-        text(&keep)
+        text(&unitless)
     );
+    let keep = lodge_with(&db, &["forget", "--older-than", "1d"]).await;
     assert!(
         !text(&keep).contains("nothing was ever deposited"),
         "{}",
