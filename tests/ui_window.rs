@@ -1069,6 +1069,25 @@ fn a_creator_typed_into_a_new_creator_field_lands_whole_as_the_problem_above_it_
     );
 }
 
+/// The local sandbox's port is its identity (deposits there show as deposited only under
+/// it): a second window, whose sandbox has to take another port while the first holds it,
+/// leaves the saved port alone, so the next day's window is on the usual one.
+#[test]
+fn a_second_window_does_not_move_the_local_sandbox_to_its_stand_in_port() {
+    let first = Window::open(FaultConfig::default());
+    let usual = first.app().target_id().to_string();
+    let same_place = gui::config(&first.lab, FaultConfig::default());
+    let second = Window::open_with(support::Lab::new(), same_place);
+    assert_ne!(
+        second.app().target_id(),
+        usual,
+        "the second window's sandbox is on a port of its own"
+    );
+    drop(second);
+    let again = first.reopen();
+    assert_eq!(again.app().target_id(), usual);
+}
+
 #[test]
 fn a_persons_name_typed_without_a_comma_gets_a_hint_and_a_button_for_family_given() {
     let mut w = Window::open(FaultConfig::default());

@@ -56,9 +56,18 @@ pub(super) async fn open(
     };
 
     let sandbox = start_sandbox(&config, saved_port).await?;
-    let port = sandbox.addr().port().to_string();
-    // Best effort: a different port next time only means a different sandbox scope.
-    let _ = tokio::fs::write(&paths.sandbox_port_file, port).await;
+    let port = sandbox.addr().port();
+    // The saved port is the local sandbox's identity (its scope): what was deposited there
+    // shows as deposited only under it. Another window holding it keeps it; this window's
+    // stand-in port is for this run only. Otherwise best effort: a different port next time
+    // only means a different sandbox scope.
+    let held_by_another_window = match saved_port {
+        Some(saved) if saved != port => is_lodge_sandbox(saved).await,
+        _ => false,
+    };
+    if !held_by_another_window {
+        let _ = tokio::fs::write(&paths.sandbox_port_file, port.to_string()).await;
+    }
     let target = open_target(&sandbox.target_url(), None).map_err(|e| e.to_string())?;
 
     let registered = {
@@ -165,6 +174,28 @@ async fn start_sandbox(
             config.paths.sandbox_dir.display()
         )
     })
+}
+
+/// Whether a Lodge sandbox answers on loopback `port` (another window's, most likely):
+/// its `/stats` reads as a sandbox's.
+async fn is_lodge_sandbox(port: u16) -> bool {
+    let Ok(client) = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(2))
+        .build()
+    else {
+        return false;
+    };
+    let Ok(response) = client
+        .get(format!("http://127.0.0.1:{port}/stats"))
+        .send()
+        .await
+    else {
+        return false;
+    };
+    response
+        .json::<serde_json::Value>()
+        .await
+        .is_ok_and(|stats| stats.get("records").is_some() && stats.get("creates").is_some())
 }
 
 /// Say, once the window is up, which of this machine's datasets have lost their folders
