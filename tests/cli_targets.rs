@@ -1088,6 +1088,68 @@ async fn s3_target_test_says_which_key_was_refused_and_where_its_secret_comes_fr
         ],
     );
     assert!(!t.contains("--secret-stdin"), "{t}");
+
+    // Keys saved with the target: the command that saves them again, whole.
+    let mut saved = lodge_in(&lab);
+    saved
+        .args(["target", "add", "saved-key", "s3://lodge-locked/p"])
+        .args(["--endpoint", &locked, "--user", "AKIALODGETESTKEY0002"])
+        .arg("--secret-stdin");
+    let out = run_with_stdin(saved, "some-secret\n");
+    assert!(out.status.success(), "{}", text(&out));
+    let out = lodge_in(&lab)
+        .args(["target", "test", "saved-key"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(
+        t.contains(&format!(
+            "save the right access key id (after --user) with `lodge target add saved-key \
+             s3://lodge-locked/p --endpoint {locked} --user AKIALODGETESTKEY0002 \
+             --secret-stdin`"
+        )),
+        "{t}"
+    );
+}
+
+/// A WebDAV password the server refuses: `target test` gives the whole command that
+/// stores the right one, and that command, run as printed, fixes it.
+#[test]
+fn a_refused_webdav_password_names_the_command_that_stores_the_right_one_and_it_works() {
+    let lab = Lab::new();
+    let (dav, root) = servers::webdav().clone();
+    let url = format!("webdav+{dav}/{}", dav_folder(&root));
+    let mut add = lodge_in(&lab);
+    add.args(["target", "add", "lab-dav", &url, "--user", DAV_USER])
+        .arg("--secret-stdin");
+    assert!(run_with_stdin(add, "not-the-password\n").status.success());
+    let out = lodge_in(&lab)
+        .args(["target", "test", "lab-dav"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    let suggested = t
+        .split('`')
+        .find(|part| part.ends_with("--secret-stdin"))
+        .unwrap_or_else(|| panic!("no --secret-stdin command in: {t}"));
+    assert!(
+        suggested.contains(&format!("{url} --user {DAV_USER}")),
+        "{suggested}"
+    );
+    let words = shlex::split(suggested).unwrap();
+    let mut fix = lodge_in(&lab);
+    fix.args(&words[1..]);
+    assert!(
+        run_with_stdin(fix, &format!("{DAV_PASSWORD}\n"))
+            .status
+            .success()
+    );
+    let out = lodge_in(&lab)
+        .args(["target", "test", "lab-dav"])
+        .output()
+        .unwrap();
+    assert!(text(&out).contains("is ready"), "{}", text(&out));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

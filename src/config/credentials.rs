@@ -122,18 +122,23 @@ pub fn lacks_stored_secret(
 /// What to run to give target `name` (a user, no secret) its secret: the whole `target add`
 /// command, since it replaces the entry, with the target's own URL, settings and user.
 pub fn how_to_add_the_secret(name: &str, target: &TargetConfig) -> String {
+    format!(
+        "store one with `{}` (it reads the secret from standard input: paste it, then \
+         Ctrl+D), or name the environment variable that holds it with `{}`",
+        add_secret_command(name, target, "--secret-stdin"),
+        add_secret_command(name, target, "--secret-env VAR")
+    )
+}
+
+/// The `lodge target add` that gives target `name` a secret (`secret_flag`:
+/// `--secret-stdin` or `--secret-env VAR`), keeping its URL, settings and user.
+pub fn add_secret_command(name: &str, target: &TargetConfig, secret_flag: &str) -> String {
     let user = match (&target.user, &target.user_env) {
         (Some(u), _) => format!("--user {}", quoted(u)),
         (None, Some(var)) => format!("--access-key-env {var}"),
         (None, None) => "--user USER".into(),
     };
-    let add = |secret: &str| super::add_command(name, target, &format!("{user} {secret}"));
-    format!(
-        "store one with `{}` (it reads the secret from standard input: paste it, then \
-         Ctrl+D), or name the environment variable that holds it with `{}`",
-        add("--secret-stdin"),
-        add("--secret-env VAR")
-    )
+    super::add_command(name, target, &format!("{user} {secret_flag}"))
 }
 
 fn quoted(v: &str) -> String {

@@ -320,6 +320,15 @@ fn open_with(
         return Ok(Arc::new(
             S3Target::new(name, location, creds, options)
                 .map_err(err)?
+                .credentials_stored_by(credentials::add_secret_command(
+                    name,
+                    t,
+                    match &t.secret_env {
+                        Some(var) => format!("--secret-env {var}"),
+                        None => "--secret-stdin".into(),
+                    }
+                    .as_str(),
+                ))
                 .secret_from_env(t.secret_env.clone())
                 // As `credentials::resolve` reads it: a user given outright wins.
                 .access_key_from_env(t.user_env.clone().filter(|_| t.user.is_none())),
@@ -337,7 +346,9 @@ fn open_with(
                  name as %3F or %23"
             )));
         }
-        let target = WebDavTarget::new(name, rest, creds).map_err(err)?;
+        let target = WebDavTarget::new(name, rest, creds)
+            .map_err(err)?
+            .credentials_stored_by(credentials::add_secret_command(name, t, "--secret-stdin"));
         return Ok(Arc::new(target.secret_from_env(t.secret_env.clone())));
     }
     if let Some(rest) = url.strip_prefix("sandbox+") {

@@ -39,6 +39,8 @@ pub struct WebDavTarget {
     /// The environment variable the password comes from, if the config names one: a
     /// refused password is fixed there, not in the keyring.
     secret_env: Option<String>,
+    /// The `lodge target add` that stores new credentials for it, for messages.
+    credentials_command: Option<String>,
 }
 
 impl WebDavTarget {
@@ -74,6 +76,7 @@ impl WebDavTarget {
             http: client()?,
             folders_made: AtomicBool::new(false),
             secret_env: None,
+            credentials_command: None,
         })
     }
 
@@ -81,6 +84,15 @@ impl WebDavTarget {
     pub fn secret_from_env(self, var: Option<String>) -> WebDavTarget {
         WebDavTarget {
             secret_env: var,
+            ..self
+        }
+    }
+
+    /// The same target, `command` (a `lodge target add` with `--secret-stdin`) named where
+    /// the server refuses its credentials.
+    pub fn credentials_stored_by(self, command: String) -> WebDavTarget {
+        WebDavTarget {
+            credentials_command: Some(command),
             ..self
         }
     }
@@ -111,8 +123,13 @@ impl WebDavTarget {
                     ),
                     None => format!(
                         "target '{}': the server refused the user name or password: store the \
-                         right ones (lodge target add {} URL --user USER --secret-stdin)",
-                        self.name, self.name
+                         right ones with `{}` (it reads the password from standard input; \
+                         change --user if the user name is wrong)",
+                        self.name,
+                        self.credentials_command.clone().unwrap_or_else(|| format!(
+                            "lodge target add {} URL --user USER --secret-stdin",
+                            self.name
+                        ))
                     ),
                 },
             },

@@ -41,6 +41,8 @@ pub struct Context<'a> {
     pub secret_env: Option<&'a str>,
     /// The environment variable the access key id comes from, if any.
     pub user_env: Option<&'a str>,
+    /// The `lodge target add ... --secret-stdin` that stores new keys for it, if known.
+    pub credentials_command: Option<&'a str>,
 }
 
 /// Classify a response that did not succeed.
@@ -138,11 +140,17 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
                     "target '{name}': the access key is not known to the server ({what}): \
                      put the right access key id in ${var}, where this target reads it"
                 ),
-                None => format!(
-                    "target '{name}': the access key is not known to the server ({what}): fix \
-                     the access key of the target (lodge target add {name} ... \
-                     --access-key-env VAR)"
-                ),
+                None => match ctx.credentials_command {
+                    Some(command) => format!(
+                        "target '{name}': the access key is not known to the server ({what}): \
+                         save the right access key id (after --user) with `{command}`"
+                    ),
+                    None => format!(
+                        "target '{name}': the access key is not known to the server ({what}): \
+                         fix the access key of the target (lodge target add {name} ... \
+                         --access-key-env VAR)"
+                    ),
+                },
             },
         },
         (403, "SignatureDoesNotMatch") => Failure::Unauthorized {
@@ -155,7 +163,11 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
                 ),
                 None => format!(
                     "target '{name}': the secret key does not match the access key ({what}): \
-                     store the right secret (lodge target add {name} ... --secret-stdin)"
+                     store the right secret with `{}` (it reads it from standard input)",
+                    ctx.credentials_command.map_or_else(
+                        || format!("lodge target add {name} ... --secret-stdin"),
+                        str::to_string
+                    )
                 ),
             },
         },
@@ -243,6 +255,7 @@ mod tests {
         region: "us-east-1",
         secret_env: None,
         user_env: None,
+        credentials_command: None,
     };
 
     #[test]

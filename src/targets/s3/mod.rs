@@ -65,6 +65,8 @@ pub struct S3Target {
     /// refused secret is fixed there, not in the keyring.
     secret_env: Option<String>,
     user_env: Option<String>,
+    /// The `lodge target add` that stores new credentials for it, for messages.
+    credentials_command: Option<String>,
 }
 
 impl S3Target {
@@ -84,6 +86,7 @@ impl S3Target {
             http: client()?,
             secret_env: None,
             user_env: None,
+            credentials_command: None,
         })
     }
 
@@ -91,6 +94,15 @@ impl S3Target {
     pub fn secret_from_env(self, var: Option<String>) -> S3Target {
         S3Target {
             secret_env: var,
+            ..self
+        }
+    }
+
+    /// The same target, `command` (the `lodge target add` that saves its keys again) named
+    /// where the server refuses them.
+    pub fn credentials_stored_by(self, command: String) -> S3Target {
+        S3Target {
+            credentials_command: Some(command),
             ..self
         }
     }
@@ -110,6 +122,7 @@ impl S3Target {
             region: &self.location.region,
             secret_env: self.secret_env.as_deref(),
             user_env: self.user_env.as_deref(),
+            credentials_command: self.credentials_command.as_deref(),
         }
     }
 
