@@ -41,7 +41,8 @@ pub struct Context<'a> {
     pub secret_env: Option<&'a str>,
     /// The environment variable the access key id comes from, if any.
     pub user_env: Option<&'a str>,
-    /// The `lodge target add ... --secret-stdin` that stores new keys for it, if known.
+    /// The `lodge target add` that saves its keys again (its secret from standard input,
+    /// or from the variable it names), if known.
     pub credentials_command: Option<&'a str>,
 }
 
