@@ -256,25 +256,30 @@ impl EngineArgs {
 /// 1970) would overflow adding it.
 fn parse_duration(s: &str) -> Result<Duration, String> {
     const YEAR: Duration = Duration::from_secs(366 * 24 * 3600);
-    let d = humantime::parse_duration(s)
-        .map_err(|e| format!("'{s}' is not a duration ({e}); write e.g. 500ms, 30s, 10m, 1h"))?;
-    if d > YEAR {
-        return Err(format!(
-            "'{s}' is longer than a year; write e.g. 30s, 10m, 1h, 7d"
-        ));
-    }
-    Ok(d)
+    parse_at_most(s, "a duration", (YEAR, "a year"), "500ms, 30s, 10m, 1h, 7d")
 }
 
 /// How old a recorded result must be to be forgotten: years are what a person means here
 /// (a lab keeps results for some), so up to a century, past which it is a typo.
 fn parse_age(s: &str) -> Result<Duration, String> {
     const CENTURY: Duration = Duration::from_secs(100 * 366 * 24 * 3600);
+    parse_at_most(s, "an age", (CENTURY, "a century"), "90d, 26weeks, 2years")
+}
+
+/// `s` as a duration no longer than `longest` (its length, and in words); the errors name
+/// `what` it should be and `examples` of one.
+fn parse_at_most(
+    s: &str,
+    what: &str,
+    longest: (Duration, &str),
+    examples: &str,
+) -> Result<Duration, String> {
     let d = humantime::parse_duration(s)
-        .map_err(|e| format!("'{s}' is not an age ({e}); write e.g. 90d, 26weeks, 2years"))?;
-    if d > CENTURY {
+        .map_err(|e| format!("'{s}' is not {what} ({e}); write e.g. {examples}"))?;
+    if d > longest.0 {
         return Err(format!(
-            "'{s}' is longer than a century; write e.g. 90d, 2years"
+            "'{s}' is longer than {}; write e.g. {examples}",
+            longest.1
         ));
     }
     Ok(d)

@@ -720,6 +720,22 @@ fn saving_a_target_whose_credential_variable_is_unset_notes_the_variable() {
     assert!(!t.contains("$LODGE_TEST_SET_USER"), "{t}");
 }
 
+/// The `lodge target add ... --secret-stdin` that `said` gives (between backticks), run as
+/// printed with the test WebDAV server's password on standard input; it must succeed.
+fn run_suggested_secret_command(lab: &Lab, said: &str) -> std::process::Output {
+    let suggested = said
+        .split('`')
+        .find(|part| part.ends_with("--secret-stdin"))
+        .unwrap_or_else(|| panic!("no --secret-stdin command in: {said}"));
+    let words = shlex::split(suggested).unwrap();
+    assert_eq!(words[..3], ["lodge", "target", "add"], "{suggested}");
+    let mut add = lodge_in(lab);
+    add.args(&words[1..]);
+    let out = run_with_stdin(add, &format!("{DAV_PASSWORD}\n"));
+    assert!(out.status.success(), "{suggested}: {}", text(&out));
+    out
+}
+
 /// `target add` with a user and no secret saves the target and says, as a command that runs
 /// as printed, how to store the secret; `target list` says none is stored until then.
 #[test]
@@ -744,16 +760,7 @@ fn a_target_saved_without_its_secret_says_how_to_store_it_and_that_command_works
     );
 
     // The command the note gives, run as printed with the password on standard input.
-    let suggested = t
-        .split('`')
-        .find(|part| part.ends_with("--secret-stdin"))
-        .unwrap_or_else(|| panic!("no --secret-stdin command in: {t}"));
-    let words = shlex::split(suggested).unwrap();
-    assert_eq!(words[..3], ["lodge", "target", "add"], "{suggested}");
-    let mut add = lodge_in(&lab);
-    add.args(&words[1..]);
-    let out = run_with_stdin(add, &format!("{DAV_PASSWORD}\n"));
-    assert!(out.status.success(), "{}", text(&out));
+    let out = run_suggested_secret_command(&lab, &t);
     assert!(!text(&out).contains("no secret yet"), "{}", text(&out));
 
     let listed = text(&lodge_in(&lab).args(["target", "list"]).output().unwrap());
@@ -1129,22 +1136,11 @@ fn a_refused_webdav_password_names_the_command_that_stores_the_right_one_and_it_
         .unwrap();
     let t = text(&out);
     assert_eq!(out.status.code(), Some(1), "{t}");
-    let suggested = t
-        .split('`')
-        .find(|part| part.ends_with("--secret-stdin"))
-        .unwrap_or_else(|| panic!("no --secret-stdin command in: {t}"));
     assert!(
-        suggested.contains(&format!("{url} --user {DAV_USER}")),
-        "{suggested}"
+        t.contains(&format!("{url} --user {DAV_USER} --secret-stdin`")),
+        "{t}"
     );
-    let words = shlex::split(suggested).unwrap();
-    let mut fix = lodge_in(&lab);
-    fix.args(&words[1..]);
-    assert!(
-        run_with_stdin(fix, &format!("{DAV_PASSWORD}\n"))
-            .status
-            .success()
-    );
+    run_suggested_secret_command(&lab, &t);
     let out = lodge_in(&lab)
         .args(["target", "test", "lab-dav"])
         .output()
