@@ -134,15 +134,11 @@ pub fn how_to_add_the_secret(name: &str, target: &TargetConfig) -> String {
 /// `--secret-stdin` or `--secret-env VAR`), keeping its URL, settings and user.
 pub fn add_secret_command(name: &str, target: &TargetConfig, secret_flag: &str) -> String {
     let user = match (&target.user, &target.user_env) {
-        (Some(u), _) => format!("--user {}", quoted(u)),
+        (Some(u), _) => format!("--user {}", super::open::quoted(u)),
         (None, Some(var)) => format!("--access-key-env {var}"),
         (None, None) => "--user USER".into(),
     };
     super::add_command(name, target, &format!("{user} {secret_flag}"))
-}
-
-fn quoted(v: &str) -> String {
-    shlex::try_quote(v).map_or_else(|_| v.to_string(), |q| q.into_owned())
 }
 
 fn env_var(name: &str, var: &str, what: &str) -> Result<String, ConfigError> {

@@ -201,7 +201,6 @@ pub fn add_command(name: &str, t: &TargetConfig, credentials: &str) -> String {
         "NAME"
     };
     // Quoted as a shell needs them, so the command runs as printed.
-    let quoted = |v: &str| shlex::try_quote(v).map_or_else(|_| v.to_string(), |q| q.into_owned());
     let mut words = vec![format!("lodge target add {name} {}", quoted(&t.url))];
     let settings = [
         ("--endpoint", t.endpoint.clone()),
@@ -222,6 +221,12 @@ pub fn add_command(name: &str, t: &TargetConfig, credentials: &str) -> String {
     }
     words.push(credentials.to_string());
     words.join(" ")
+}
+
+/// `v` as one word of a shell command (quoted where it needs to be), so a command that
+/// Lodge suggests runs as printed.
+pub(super) fn quoted(v: &str) -> String {
+    shlex::try_quote(v).map_or_else(|_| v.to_string(), |q| q.into_owned())
 }
 
 /// An environment variable's name as a shell writes it: `[A-Za-z_][A-Za-z0-9_]*`.
