@@ -720,6 +720,41 @@ fn saving_a_target_whose_credential_variable_is_unset_notes_the_variable() {
     assert!(!t.contains("$LODGE_TEST_SET_USER"), "{t}");
 }
 
+/// A secrets file that is not valid TOML does not hide the targets: `target list` lists
+/// each one, naming the file and the fix, and `target add` saves the target all the same.
+#[test]
+fn a_broken_secrets_file_is_named_and_the_targets_are_still_listed_and_saved() {
+    let lab = Lab::new();
+    std::fs::create_dir_all(lab.path("config")).unwrap();
+    std::fs::write(lab.path("config/secrets.toml"), "this is = = not toml").unwrap();
+    let add = lodge_in(&lab)
+        .args([
+            "target",
+            "add",
+            "lab-dav",
+            "webdav+https://dav.example.org/x",
+        ])
+        .args(["--user", "alice"])
+        .output()
+        .unwrap();
+    let t = text(&add);
+    assert!(add.status.success(), "{t}");
+    assert!(t.contains("target 'lab-dav' saved"), "{t}");
+    assert!(t.contains("secrets.toml is not valid TOML"), "{t}");
+    let list = lodge_in(&lab).args(["target", "list"]).output().unwrap();
+    let t = text(&list);
+    assert!(list.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "lab-dav",
+            "user alice",
+            "secrets.toml is not valid TOML",
+            "fix or delete it",
+        ],
+    );
+}
+
 /// The `lodge target add ... --secret-stdin` that `said` gives (between backticks), run as
 /// printed with the test WebDAV server's password on standard input; it must succeed.
 fn run_suggested_secret_command(lab: &Lab, said: &str) -> std::process::Output {

@@ -113,12 +113,16 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             println!("target '{}' saved in {} ({scope})", a.name, path.display());
             // Saved all the same: the variable may be set where deposits run.
             let saved = &config.targets[&a.name];
-            if lacks_stored_secret(&path, &a.name, saved)? {
-                eprintln!(
+            // The target is saved by now: a secrets file that cannot be read is said, not
+            // made this command's failure.
+            match lacks_stored_secret(&path, &a.name, saved) {
+                Ok(true) => eprintln!(
                     "note: '{}' has a user but no secret yet, so the server will refuse it: {}",
                     a.name,
                     how_to_add_the_secret(&a.name, saved)
-                );
+                ),
+                Ok(false) => {}
+                Err(e) => eprintln!("note: {e}"),
             }
             for var in [&saved.user_env, &saved.secret_env].into_iter().flatten() {
                 if std::env::var_os(var).is_none() {
@@ -142,14 +146,15 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             for t in config.summaries() {
                 println!("{:<16} {:<8} {}", t.name, t.kind, t.url);
                 let target = &config.targets[&t.name];
-                let credentials = if lacks_stored_secret(&path, &t.name, target)? {
-                    format!(
+                // A listing shows every target even when the secrets file cannot be read.
+                let credentials = match lacks_stored_secret(&path, &t.name, target) {
+                    Ok(true) => format!(
                         "{} (`lodge target test {}` says how to add it)",
                         describe_credentials_without_secret(target),
                         t.name
-                    )
-                } else {
-                    t.credentials
+                    ),
+                    Ok(false) => t.credentials,
+                    Err(e) => format!("{} ({e})", t.credentials),
                 };
                 println!(
                     "{:<16} identity {}; credentials: {}",
