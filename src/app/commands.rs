@@ -253,7 +253,10 @@ impl Core {
                 }
             }
             Command::OpenRecord(url) => {
-                if let Err(e) = open::that_detached(&url) {
+                // A record on a private bucket opens by a signed link; the message names the
+                // record's own URL, which is what a person copies.
+                let link = self.engine().link_to_open(&url);
+                if let Err(e) = open::that_detached(&link) {
                     self.out.notice(Notice::error(format!(
                         "Cannot open {url} in a web browser: {e}. Copy the link and open it \
                          yourself."

@@ -204,6 +204,15 @@ impl Engine {
         self.targets.get(scope_id)
     }
 
+    /// The link a web browser opens for a record's URL: the URL itself, or the signed link
+    /// of the target it belongs to when that target has one ([`Target::link_to_open`]).
+    pub fn link_to_open(&self, record_url: &str) -> String {
+        self.targets
+            .values()
+            .find_map(|t| t.link_to_open(record_url))
+            .unwrap_or_else(|| record_url.to_string())
+    }
+
     pub fn config(&self) -> &EngineConfig {
         &self.config
     }

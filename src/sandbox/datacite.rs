@@ -84,11 +84,19 @@ fn authorized(app: &App, headers: &HeaderMap) -> bool {
     decoded == expected.as_bytes()
 }
 
+/// 401, with a Basic challenge so that a web browser opening a DOI's address here (the
+/// window's *Open record*) asks for the repository id and password instead of showing the
+/// error.
 fn bad_credentials() -> Response {
-    api_errors(
+    let mut resp = api_errors(
         StatusCode::UNAUTHORIZED,
         vec![json!({"status": "401", "title": "Bad credentials."})],
-    )
+    );
+    resp.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static("Basic realm=\"DataCite emulation\""),
+    );
+    resp
 }
 
 async fn show(

@@ -77,6 +77,10 @@ pub struct DepositRequest<'a> {
 /// Reports bytes sent so far, for progress bars. Cheap to call often.
 pub type ProgressSink = Arc<dyn Fn(u64) + Send + Sync>;
 
+/// How long a signed link to a record ([`Target::link_to_open`]) works: long enough to read
+/// the record, short enough that a link left in a browser's history soon stops working.
+pub const RECORD_LINK_LIFETIME: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// One repository Lodge can deposit into.
 #[async_trait]
 pub trait Target: Send + Sync {
@@ -92,6 +96,14 @@ pub trait Target: Send + Sync {
     /// scope id is such a URL for every kind but DataCite, whose options it leaves out.
     fn target_url(&self) -> String {
         self.scope_id().to_string()
+    }
+
+    /// The link a web browser opens for `record_url`, a record's URL this target gave, when
+    /// the URL itself would be refused: S3 signs it in its query (a presigned GET, good for
+    /// [`RECORD_LINK_LIFETIME`]), since a bucket is most often private. `None` means open
+    /// the URL as it is: the default, and the answer for a URL that is not this target's.
+    fn link_to_open(&self, _record_url: &str) -> Option<String> {
+        None
     }
 
     /// Send the data files, skipping those the server already holds. Bytes are hashed as

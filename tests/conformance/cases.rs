@@ -720,3 +720,40 @@ pub async fn an_upload_left_open_by_a_killed_process_is_aborted_once_the_blob_la
         "the one left open is aborted"
     );
 }
+
+/// "Open record" in the window: the link a web browser opens for a deposit's record shows
+/// the record to someone holding none of Lodge's credentials, or has the server ask for a
+/// password (WebDAV's Basic challenge, which a browser turns into a prompt). A private S3
+/// bucket refuses its record's own URL (moto does, as AWS does), so S3's link is signed.
+pub async fn the_record_link_a_browser_opens_shows_the_record(kind: Kind) {
+    let d = Deposited::of(kind, |lab| lab.numbered_folder(31), "Opened").await;
+    let url = d.jobs[0]
+        .url
+        .clone()
+        .expect("a landed deposit has a record URL");
+    let mut engine = Engine::new(d.store.clone(), fast_config()).unwrap();
+    engine.add_target(d.env.target.clone()).unwrap();
+    let link = engine.link_to_open(&url);
+
+    let resp = reqwest::get(&link).await.unwrap();
+    let status = resp.status().as_u16();
+    let challenge = resp
+        .headers()
+        .get("www-authenticate")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let body = resp.text().await.unwrap();
+    match status {
+        200 => assert!(
+            body.contains(&d.recorded) || body.contains(&d.ds.1.to_string()),
+            "{link} shows neither the record's identifier {} nor its key: {body}",
+            d.recorded
+        ),
+        401 => assert!(
+            challenge.to_ascii_lowercase().starts_with("basic"),
+            "{link}: 401 without a Basic challenge a browser would ask for ({challenge:?})"
+        ),
+        _ => panic!("a browser opening {link} (the record {url}) gets HTTP {status}: {body}"),
+    }
+}

@@ -49,6 +49,7 @@ conformance!(
     same_key_on_another_target_is_independent,
     wrong_credentials_pause_the_target_without_a_loop,
     validation_error_is_terminal,
+    the_record_link_a_browser_opens_shows_the_record,
 );
 
 /// S3 writes conditionally and keeps whole objects: what is under a digest's name stays.

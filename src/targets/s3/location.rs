@@ -122,6 +122,21 @@ impl S3Location {
         self.key(&format!("records/{key}.json"))
     }
 
+    /// Whether `url` is the address of a record under this bucket and prefix
+    /// ([`S3Location::record_key`] made into an [`S3Location::object_url`]).
+    pub fn holds_record_url(&self, url: &Url) -> bool {
+        let records = self.object_url(&self.key("records"));
+        url.scheme() == records.scheme()
+            && url.host_str() == records.host_str()
+            && url.port_or_known_default() == records.port_or_known_default()
+            && url
+                .path()
+                .strip_prefix(records.path())
+                .and_then(|rest| rest.strip_prefix('/'))
+                .is_some_and(|name| name.ends_with(".json") && !name.contains('/'))
+            && url.query().is_none()
+    }
+
     /// A key under the prefix for `lodge target test` to write and delete.
     pub fn probe_key(&self, nonce: &str) -> String {
         self.key(&format!("lodge-probe/{nonce}"))
@@ -179,6 +194,29 @@ mod tests {
             None,
             "a URL, no identity"
         );
+    }
+
+    #[test]
+    fn a_record_url_is_known_as_this_locations_only_under_its_bucket_and_prefix() {
+        let l = S3Location::parse(
+            "s3://lab-data/deposits",
+            Some("http://localhost:9000"),
+            None,
+        )
+        .unwrap();
+        let key = ContentKey(Sha256Hex([7; 32]));
+        let record = l.object_url(&l.record_key(&key));
+        assert!(l.holds_record_url(&record), "{record}");
+        for other in [
+            format!("http://localhost:9000/lab-data/records/{key}.json"),
+            format!("http://localhost:9000/other/deposits/records/{key}.json"),
+            format!("http://localhost:9001/lab-data/deposits/records/{key}.json"),
+            format!("https://localhost:9000/lab-data/deposits/records/{key}.json"),
+            format!("http://localhost:9000/lab-data/deposits/blobs/sha256/{key}"),
+            format!("http://localhost:9000/lab-data/deposits/records/{key}.json?x=1"),
+        ] {
+            assert!(!l.holds_record_url(&Url::parse(&other).unwrap()), "{other}");
+        }
     }
 
     #[test]

@@ -382,6 +382,21 @@ impl Target for S3Target {
         )
     }
 
+    fn link_to_open(&self, record_url: &str) -> Option<String> {
+        let url = Url::parse(record_url).ok()?;
+        if !self.location.holds_record_url(&url) {
+            return None;
+        }
+        self.signer
+            .presigned_get(
+                &url,
+                super::RECORD_LINK_LIFETIME,
+                std::time::SystemTime::now(),
+            )
+            .ok()
+            .map(String::from)
+    }
+
     async fn upload(
         &self,
         request: &DepositRequest<'_>,
