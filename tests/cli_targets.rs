@@ -71,6 +71,20 @@ async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
     // So does `history`.
     let out = lodge_in(&lab).arg("history").output().unwrap();
     assert_eq!(text(&out).matches(&record).count(), 1, "{}", text(&out));
+    // `show`, `history` and `status` call the target by the name it was saved under, what
+    // `--target` was given, not by its identity in the store.
+    let identity = store.job(1).unwrap().target;
+    assert!(identity.starts_with("webdav+"), "{identity}");
+    for args in [vec!["show", "1"], vec!["history"], vec!["status"]] {
+        let out = lodge_in(&lab).args(&args).output().unwrap();
+        let t = text(&out);
+        let line = t
+            .lines()
+            .find(|l| l.contains(" job 1 "))
+            .unwrap_or_else(|| panic!("{args:?}: no line for job 1: {t}"));
+        assert!(line.contains(" lab-dav "), "{args:?}: {line}");
+        assert!(!line.contains(&identity), "{args:?}: {line}");
+    }
 
     // New metadata since: the command `status` suggests names the target as saved (its
     // identity is no URL that --target would take).

@@ -186,13 +186,15 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     } else if rows.is_empty() {
         println!("no items match (of {listed}); `lodge status` lists every one");
     }
+    let names = super::target_arg::TargetNames::load();
     for (r, paused) in rows.iter().zip(&paused) {
         let key = r
             .key
             .as_deref()
             .map(|k| &k[..12])
             .unwrap_or("(not scanned)");
-        let target = r.target.as_deref().unwrap_or("-");
+        let scope = r.target.as_deref().unwrap_or("-");
+        let target = names.of(scope);
         let id = r.identifier.as_deref().unwrap_or("");
         let job = r.job.map(|j| format!("job {j}")).unwrap_or_default();
         if r.target.is_none() {
@@ -226,10 +228,10 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             println!(
                 "       {target} is paused: {reason} — {}, then deposit it again \
                  (or `lodge cancel --target {}` gives up what waits for it)",
-                how_to_resume(reason, target),
+                how_to_resume(reason, scope),
                 // What `--target` takes: the saved target's name, or its URL (an S3
                 // target's identity is no URL).
-                super::output::shell_word(&target_argument(&store, target))
+                super::output::shell_word(&target_argument(&store, scope))
             );
         }
         if let Some(check) = check_of(r)
@@ -249,7 +251,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             println!(
                 "       {before}; this content is not deposited here yet: \
                  `lodge deposit --target {} {}`",
-                target_argument(&store, target),
+                target_argument(&store, scope),
                 r.dataset
             );
         }
@@ -350,6 +352,7 @@ pub fn history(
         } else if rows.is_empty() {
             println!("no jobs match (of {listed}); `lodge history` lists every one");
         }
+        let names = super::target_arg::TargetNames::load();
         for r in &rows {
             // An S3 or WebDAV record's identifier is its address: said once, not twice.
             let url = r
@@ -362,7 +365,7 @@ pub fn history(
                 r.job,
                 r.state,
                 r.name.as_deref().unwrap_or("(removed)"),
-                r.target,
+                names.of(&r.target),
                 r.identifier.as_deref().unwrap_or("-"),
                 url.map(|u| format!(" {u}")).unwrap_or_default()
             );

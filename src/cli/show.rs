@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use super::Database;
 use super::folder::FolderNow;
 use super::output::{check_json, time_text};
+use super::target_arg::TargetNames;
 use crate::content::{ContentDocument, Metadata, citation};
 use crate::engine::verify::verdict_of;
 use crate::store::{
@@ -55,6 +56,7 @@ pub fn show(
     } else {
         let retryable: HashSet<i64> = store.failed_job_ids(None)?.into_iter().collect();
         print_text(
+            &TargetNames::load(),
             &dataset,
             document.as_ref(),
             &jobs,
@@ -222,6 +224,7 @@ fn latest_checks(store: &Store, jobs: &[JobRow]) -> anyhow::Result<HashMap<i64, 
 
 #[allow(clippy::too_many_arguments)]
 fn print_text(
+    names: &TargetNames,
     d: &DatasetRow,
     document: Option<&ContentDocument>,
     jobs: &[JobRow],
@@ -287,7 +290,7 @@ fn print_text(
             };
             let record = format!(
                 "{} {}{}",
-                t.target,
+                names.of(&t.target),
                 t.identifier,
                 url.map(|u| format!(" {u}")).unwrap_or_default()
             );
@@ -333,7 +336,7 @@ fn print_text(
                 "  job {:<5} {:<10} {} {what}{earlier}",
                 j.id,
                 j.state.as_str(),
-                j.target
+                names.of(&j.target)
             );
             if let Some(again) = replays.get(&j.id) {
                 println!("            {}", replayed_since(again));
@@ -375,7 +378,8 @@ fn print_text(
     }
     for (identifier, target) in same_data {
         println!(
-            "note: the same files were deposited under other metadata as {identifier} on {target}"
+            "note: the same files were deposited under other metadata as {identifier} on {}",
+            names.of(target)
         );
     }
 }

@@ -53,8 +53,8 @@ pub(super) fn cli_target_scope(name_or_url: &str) -> anyhow::Result<String> {
     if used_by_url_only(&config, name_or_url) {
         return Ok(open_target(name_or_url, None)?.scope_id().to_string());
     }
-    // The identity itself, as `status` and `show` print it (for a saved S3 target,
-    // `s3:ENDPOINT/BUCKET/PREFIX`, which is no URL).
+    // The identity itself, as `status` and `show` print a target no longer saved (for an
+    // S3 target, `s3:ENDPOINT/BUCKET/PREFIX`, which is no URL).
     if configured_with_scope(&config, name_or_url).is_some() {
         return Ok(name_or_url.to_string());
     }
@@ -123,6 +123,32 @@ fn configured_with_scope<'a>(
         .targets
         .iter()
         .find(|(name, spec)| scope_id_of(name, spec).is_ok_and(|s| s == scope_id))
+}
+
+/// What the reports (`status`, `history`, `show`) call each target: the name it is saved
+/// under in the config file, else its identity (a sandbox's URL, or `s3:ENDPOINT/BUCKET`
+/// for an S3 target no longer saved). A config file that cannot be read names none: the
+/// reports still print, by identity.
+pub(super) struct TargetNames(std::collections::HashMap<String, String>);
+
+impl TargetNames {
+    pub(super) fn load() -> TargetNames {
+        let mut names = std::collections::HashMap::new();
+        if let Ok(config) = Config::load(&config_path()) {
+            // By name, so two saved names for one place give the first, every time.
+            for (name, spec) in &config.targets {
+                if let Ok(scope) = scope_id_of(name, spec) {
+                    names.entry(scope).or_insert_with(|| name.clone());
+                }
+            }
+        }
+        TargetNames(names)
+    }
+
+    /// The saved name of the target with this identity, else the identity.
+    pub(super) fn of<'a>(&'a self, scope_id: &'a str) -> &'a str {
+        self.0.get(scope_id).map(String::as_str).unwrap_or(scope_id)
+    }
 }
 
 /// What to give `--target` in a command Lodge suggests for the target with this identity:
