@@ -257,10 +257,8 @@ impl Core {
                 // record's own URL, which is what a person copies.
                 let link = self.engine().link_to_open(&url);
                 if let Err(e) = open::that_detached(&link) {
-                    self.out.notice(Notice::error(format!(
-                        "Cannot open {url} in a web browser: {e}. Copy the link and open it \
-                         yourself."
-                    )));
+                    self.out
+                        .notice(Notice::error(browser_did_not_open(&url, &link, &e)));
                 }
             }
             Command::SetSandboxFaults(faults) => {
@@ -974,10 +972,38 @@ fn why_not_retried(s: &Store, id: i64) -> Result<String, StoreError> {
     })
 }
 
+/// Why no browser showed the record at `url`, opened by `link`. The opener's error repeats
+/// what it was given: a signed link (a pass to the record for an hour) is left out of it, as
+/// of anything the window logs; the record's own address is what a person copies.
+fn browser_did_not_open(url: &str, link: &str, e: &std::io::Error) -> String {
+    let why = e
+        .to_string()
+        .replace(&format!("{link:?}"), "the link")
+        .replace(link, "the link");
+    format!("Cannot open {url} in a web browser: {why}. Copy the link and open it yourself.")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::content::SkipReason;
+
+    #[test]
+    fn a_browser_that_does_not_open_is_reported_by_the_records_address_not_its_signed_link() {
+        let url = "http://127.0.0.1:9000/lab/records/k.json";
+        let link = "http://127.0.0.1:9000/lab/records/k.json?X-Amz-Signature=abc123";
+        // What the `open` crate says when every launcher fails.
+        let e = std::io::Error::other(format!(
+            "Launcher \"gio\" \"open\" {link:?} failed with ExitStatus(unix_wait_status(512))"
+        ));
+        let said = browser_did_not_open(url, link, &e);
+        assert!(!said.contains("abc123"), "{said}");
+        assert!(
+            said.starts_with(&format!("Cannot open {url} in a web browser")),
+            "{said}"
+        );
+        assert!(said.contains("\"gio\" \"open\" the link failed"), "{said}");
+    }
 
     fn skipped(rel_path: &str, reason: SkipReason) -> SkippedEntry {
         SkippedEntry {
