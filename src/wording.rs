@@ -5,6 +5,18 @@ use std::error::Error;
 
 use crate::content::DocumentChanges;
 
+/// `text` as a sentence: ended with a full stop unless it ends in one (or in a question, as
+/// "… is that its address?" does), so that a cause quoted at the end of a message does not
+/// read "?.".
+pub fn sentence(text: &str) -> String {
+    let text = text.trim_end();
+    if text.ends_with(['.', '?', '!']) {
+        text.to_string()
+    } else {
+        format!("{text}.")
+    }
+}
+
 /// `text` with its first letter a capital: a clause that begins a sentence of its own.
 pub fn capitalized(text: &str) -> String {
     let mut chars = text.chars();

@@ -13,7 +13,7 @@ use std::net::SocketAddr;
 use std::sync::Once;
 
 use egui_kittest::kittest::{NodeT, Queryable};
-use lodge::app::{DedupStatus, TargetField, TargetTest};
+use lodge::app::{DedupStatus, LogLevel, TargetField, TargetTest};
 use lodge::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
 
 use gui::{Window, citable_folder};
@@ -807,4 +807,32 @@ fn saving_an_edited_target_lifts_its_pause_and_what_waited_is_sent() {
             .is_some(),
         "the notice says the pause is lifted"
     );
+}
+
+/// A check of a deposit whose server is no longer there says what to look at in one
+/// sentence: the cause ends in a question ("is that its address?"), with no full stop
+/// after it.
+#[test]
+fn verify_on_a_server_that_is_gone_ends_its_notice_with_the_question_of_the_cause() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    add_target(&mut w, "lab-sandbox", &other.target_url(), None);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    w.harness.state_mut().settings = Default::default();
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.deposit_row(id);
+
+    w.runtime.block_on(other.shutdown());
+    w.open_details("soil-cores", |d| !d.jobs.is_empty());
+    w.harness.step();
+    let (level, said) = w.press_for_notice("Verify", "Cannot verify soil-cores");
+    assert_eq!(level, LogLevel::Error);
+    assert!(said.contains("refused the connection"), "{said}");
+    assert!(said.ends_with("is that its address?"), "{said}");
 }

@@ -19,7 +19,7 @@ use crate::engine::verify::{
 };
 use crate::store::{EventRow, JobRow};
 use crate::targets::{Discrepancy, ProgressSink, ReadBack, Target};
-use crate::wording::count_of;
+use crate::wording::{count_of, sentence};
 
 impl Core {
     /// Verify the deposit `job` landed, reading it back as `asked`, or (`repair`) repair it.
@@ -332,9 +332,10 @@ impl Subject {
                     advice.join(". ")
                 ))
             }
-            Verification::Unknown(why) => {
-                Notice::error(format!("Cannot verify {name} on {label}: {why}."))
-            }
+            Verification::Unknown(why) => Notice::error(format!(
+                "Cannot verify {name} on {label}: {}",
+                sentence(why)
+            )),
         }
     }
 
@@ -372,14 +373,16 @@ impl Subject {
                     )),
                     Verification::Unknown(why) => Notice::warning(format!(
                         "{name} on {label}: {sent}, but the check after it could not be \
-                         made: {why}."
+                         made: {}",
+                        sentence(why)
                     )),
                 }
             }
             Repair::SendFailed { files, error, .. } => Notice::error(format!(
-                "The repair of {name} on {label} stopped while sending {} again: {error}. \
+                "The repair of {name} on {label} stopped while sending {} again: {} \
                  It is still damaged; once that is seen to, press Repair again.",
-                files.join(", ")
+                files.join(", "),
+                sentence(&error.to_string())
             )),
         }
     }

@@ -4,6 +4,7 @@ use egui::{Color32, RichText};
 
 use super::format;
 use crate::app::{DedupStatus, StatusKind};
+use crate::wording::sentence;
 
 /// Icon and colour per status (readable on light and dark backgrounds).
 pub fn style(kind: StatusKind) -> (&'static str, Color32) {
@@ -108,17 +109,6 @@ pub fn hover(status: &DedupStatus) -> String {
             )
         }
         DedupStatus::Rejected { cause } => format!("Refused: {cause}"),
-    }
-}
-
-/// `cause` as a sentence: ended with a full stop unless it ends in one (or a question,
-/// as "… is that its address?" does).
-fn sentence(cause: &str) -> String {
-    let cause = cause.trim_end();
-    if cause.ends_with(['.', '?', '!']) {
-        cause.to_string()
-    } else {
-        format!("{cause}.")
     }
 }
 
