@@ -144,6 +144,51 @@ fn a_deposited_datasets_details_copy_its_identifier_link_and_citation() {
     );
 }
 
+/// *Open record* in the table and in the details, and a record's link in History, all hand
+/// the record's address to the desktop through the service (which signs it where the
+/// target needs that, and says so when no browser opens it), never through egui's own
+/// opener, which fails without a word.
+#[test]
+fn open_record_in_the_table_the_details_and_the_history_hands_the_desktop_the_records_link() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    let (identifier, url) = w.deposit_row(id);
+    let url = url.expect("a sandbox record has a link");
+    let egui_opened = |w: &Window| {
+        w.harness
+            .output()
+            .platform_output
+            .commands
+            .iter()
+            .any(|c| matches!(c, egui::OutputCommand::OpenUrl(_)))
+    };
+
+    w.harness.get_by_label("Open record").click();
+    assert_eq!(w.wait_opened(1)[0], url, "the table's button");
+
+    w.open_details("soil-cores", |d| {
+        d.jobs.iter().any(|(j, _)| j.identifier.is_some())
+    });
+    w.harness.step();
+    let in_details = w
+        .harness
+        .query_all_by_label("Open record")
+        .last()
+        .expect("the details' Open record");
+    in_details.click_accesskit();
+    assert_eq!(w.wait_opened(2)[1], url, "the details' button");
+
+    w.harness.get_by_label("History").click();
+    w.wait("the deposit in the history", |app| {
+        app.model.history.as_ref().is_some_and(|h| !h.is_empty())
+    });
+    w.harness.get_by_label(&identifier).click();
+    w.harness.step();
+    assert!(!egui_opened(&w), "History opened the link itself");
+    assert_eq!(w.wait_opened(3)[2], url, "the history's link");
+}
+
 /// *Verify deposited*, above the table, checks every deposit in the list on the chosen
 /// target at once: one notice sums up, naming the damaged deposit and what it lost, and
 /// only that row turns damaged.

@@ -245,7 +245,7 @@ impl Core {
                 }
             }
             Command::ShowFolder(path) => {
-                if let Err(e) = open::that_detached(&path) {
+                if let Err(e) = self.config.opener.open(&path) {
                     self.out.notice(Notice::error(format!(
                         "Cannot open the folder {} in a file manager: {e}. Open it yourself.",
                         path.display()
@@ -256,7 +256,7 @@ impl Core {
                 // A record on a private bucket opens by a signed link; the message names the
                 // record's own URL, which is what a person copies.
                 let link = self.engine().link_to_open(&url);
-                if let Err(e) = open::that_detached(&link) {
+                if let Err(e) = self.config.opener.open(&link) {
                     self.out
                         .notice(Notice::error(browser_did_not_open(&url, &link, &e)));
                 }

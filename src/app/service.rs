@@ -25,6 +25,38 @@ use crate::targets::ReadBack;
 /// Asks the window to draw again (the GUI passes `egui::Context::request_repaint`).
 pub type Repaint = Arc<dyn Fn() + Send + Sync>;
 
+/// How the window hands a folder or a record's link to the desktop (a file manager, a web
+/// browser): the system's opener, or in tests one that notes what it was given. Every
+/// *Show folder* and *Open record* goes through it, so a failure becomes a notice.
+#[derive(Clone)]
+pub struct Opener(Arc<OpenFn>);
+
+type OpenFn = dyn Fn(&std::ffi::OsStr) -> std::io::Result<()> + Send + Sync;
+
+impl Opener {
+    /// The desktop's own (`xdg-open` and the like, `open` on macOS, `start` on Windows).
+    pub fn system() -> Opener {
+        Opener(Arc::new(|what| open::that_detached(what)))
+    }
+
+    /// One that calls `open` instead.
+    pub fn new(
+        open: impl Fn(&std::ffi::OsStr) -> std::io::Result<()> + Send + Sync + 'static,
+    ) -> Opener {
+        Opener(Arc::new(open))
+    }
+
+    pub fn open(&self, what: impl AsRef<std::ffi::OsStr>) -> std::io::Result<()> {
+        (self.0)(what.as_ref())
+    }
+}
+
+impl std::fmt::Debug for Opener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Opener")
+    }
+}
+
 /// How the service starts.
 #[derive(Clone, Debug)]
 pub struct ServiceConfig {
@@ -38,6 +70,8 @@ pub struct ServiceConfig {
     /// targets (deposits, Test, Verify), as `--token` is on the command line. A person gives
     /// it by starting Lodge with `LODGE_TOKEN` set ([`ServiceConfig::platform`]).
     pub sandbox_token: Option<String>,
+    /// Where folders and links are opened ([`Opener::system`] for a person).
+    pub opener: Opener,
 }
 
 impl ServiceConfig {
@@ -50,6 +84,7 @@ impl ServiceConfig {
             sandbox_faults: FaultConfig::default(),
             start_paused: false,
             sandbox_token: std::env::var("LODGE_TOKEN").ok().filter(|t| !t.is_empty()),
+            opener: Opener::system(),
         }
     }
 }

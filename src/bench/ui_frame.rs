@@ -141,6 +141,7 @@ pub fn measure(
             sandbox_faults: FaultConfig::default(),
             start_paused: true,
             sandbox_token: None,
+            opener: crate::app::Opener::system(),
         },
         Arc::new(|| {}),
     );

@@ -207,7 +207,9 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 });
         });
     if let Some(url) = open {
-        ui.ctx().open_url(egui::OpenUrl::new_tab(url));
+        // Through the service, as the table's Open record: a signed link where the record
+        // needs one, and a notice when no browser opens it (egui would say nothing).
+        app.send(Command::OpenRecord(url));
     }
     if let Some(job) = retry {
         app.send(Command::Retry { jobs: vec![job] });

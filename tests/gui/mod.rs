@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use lodge::app::{AppPaths, AppService, DedupStatus, Details, LogLevel, ServiceConfig, StatusKind};
+use lodge::app::{
+    AppPaths, AppService, DedupStatus, Details, LogLevel, Opener, ServiceConfig, StatusKind,
+};
 use lodge::sandbox::FaultConfig;
 use lodge::ui::LodgeApp;
 
@@ -39,12 +41,23 @@ pub struct Window {
 }
 
 pub fn config(lab: &Lab, faults: FaultConfig) -> ServiceConfig {
+    // No browser or file manager opens in a test: what the window hands the desktop is
+    // written down instead, one line each, for `Window::opened`.
+    let opened = lab.path("opened.txt");
     ServiceConfig {
         paths: AppPaths::in_dir(&lab.path("app")),
         engine: fast_config(),
         sandbox_faults: faults,
         start_paused: false,
         sandbox_token: None,
+        opener: Opener::new(move |what| {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&opened)?;
+            writeln!(file, "{}", what.to_string_lossy())
+        }),
     }
 }
 
@@ -107,6 +120,30 @@ impl Window {
     }
 
     /// Step frames until `done` holds (10 s at most), then one more frame.
+    /// What the window handed the desktop to open (folders, record links), in order.
+    pub fn opened(&self) -> Vec<String> {
+        std::fs::read_to_string(self.lab.path("opened.txt"))
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// Step frames until the window has handed the desktop `n` things to open.
+    pub fn wait_opened(&mut self, n: usize) -> Vec<String> {
+        let start = Instant::now();
+        while self.opened().len() < n {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "timed out waiting for {n} opened; so far {:?}",
+                self.opened()
+            );
+            self.harness.step();
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.opened()
+    }
+
     pub fn wait(&mut self, what: &str, done: impl Fn(&LodgeApp) -> bool) {
         let start = Instant::now();
         loop {
