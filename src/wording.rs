@@ -17,6 +17,24 @@ pub fn sentence(text: &str) -> String {
     }
 }
 
+/// A record's identifier where room is short (a table cell, a header that does not wrap).
+/// An S3 or WebDAV record is named by its whole address, `…/records/KEY.json`, whose one
+/// telling part is its key: it reads `records/6741faaea150….json`, the key cut as the window
+/// cuts keys elsewhere. Other identifiers (`sbx-000003`, a DOI, an InvenioRDM id) are short
+/// already and read as they are. The whole identifier stays in hovers and *Copy identifier*.
+pub fn short_identifier(identifier: &str) -> std::borrow::Cow<'_, str> {
+    let key = identifier
+        .strip_prefix("https://")
+        .or_else(|| identifier.strip_prefix("http://"))
+        .and_then(|rest| rest.rsplit_once("/records/"))
+        .and_then(|(_, name)| name.strip_suffix(".json"))
+        .filter(|key| key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()));
+    match key {
+        Some(key) => format!("records/{}….json", &key[..12]).into(),
+        None => identifier.into(),
+    }
+}
+
 /// `text` with its first letter a capital: a clause that begins a sentence of its own.
 pub fn capitalized(text: &str) -> String {
     let mut chars = text.chars();
@@ -157,6 +175,25 @@ pub fn with_causes(error: &(dyn Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_named_by_its_address_reads_by_its_key_and_other_identifiers_as_they_are() {
+        let key = "6741faaea150a5212625863b6fd4049bfaf47b994afed039adb6d8d95549bbd2";
+        for address in [
+            format!("http://127.0.0.1:9000/lab-data/deposits/records/{key}.json"),
+            format!("https://dav.example.org/remote.php/dav/files/alice/lodge/records/{key}.json"),
+        ] {
+            assert_eq!(short_identifier(&address), "records/6741faaea150….json");
+        }
+        for other in [
+            "sbx-000003",
+            "10.80000/xy68-wz53",
+            "https://doi.org/10.80000/xy68-wz53",
+            "https://example.org/records/not-a-key.json",
+        ] {
+            assert_eq!(short_identifier(other), other);
+        }
+    }
 
     #[test]
     fn a_value_on_one_line_shows_its_control_characters_as_escapes() {

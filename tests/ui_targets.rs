@@ -17,6 +17,7 @@ use lodge::app::{DedupStatus, LogLevel, TargetField, TargetTest};
 use lodge::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
 
 use gui::{Window, citable_folder};
+use support::servers;
 
 /// Every test calls this first, before it starts any thread, so the environment is written
 /// once while nothing reads it.
@@ -835,4 +836,51 @@ fn verify_on_a_server_that_is_gone_ends_its_notice_with_the_question_of_the_caus
     assert_eq!(level, LogLevel::Error);
     assert!(said.contains("refused the connection"), "{said}");
     assert!(said.ends_with("is that its address?"), "{said}");
+}
+
+/// A WebDAV (or S3) record is named by its whole address. Where room is short the window
+/// says `records/KEY….json`: the details' header of the deposit no longer holds the address
+/// on one line, which made the panel as wide as the window and pushed the table's statuses
+/// and actions out of sight.
+#[test]
+fn a_record_named_by_its_address_reads_short_and_the_details_leave_the_table_its_room() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let (dav_url, root) = servers::webdav();
+    let folder = servers::dav_folder(root);
+    add_target(
+        &mut w,
+        "lab-dav",
+        &format!("webdav+{dav_url}/{folder}"),
+        Some((servers::DAV_USER, servers::DAV_PASSWORD)),
+    );
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    w.harness.state_mut().settings = Default::default();
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let dataset = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&dataset);
+    let (identifier, _) = w.deposit_row(id);
+    let key = w.app().model.row(id).unwrap().key.unwrap().to_hex();
+    assert!(
+        identifier.ends_with(&format!("/records/{key}.json")),
+        "{identifier}"
+    );
+    let short = format!("records/{}….json", &key[..12]);
+    w.harness.get_by_label(&format!("✔ Deposited · {short}"));
+
+    w.open_details("soil-cores", |d| !d.jobs.is_empty());
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    w.harness
+        .get_by_label_contains(&format!("deposited · 1 attempt: {short}"));
+    let panel_left = w.harness.get_by_label("Deposit attempts").rect().left();
+    assert!(
+        panel_left > gui::WINDOW[0] - 600.0,
+        "the details panel starts at x = {panel_left} of {}",
+        gui::WINDOW[0]
+    );
 }

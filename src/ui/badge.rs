@@ -4,7 +4,7 @@ use egui::{Color32, RichText};
 
 use super::format;
 use crate::app::{DedupStatus, StatusKind};
-use crate::wording::sentence;
+use crate::wording::{sentence, short_identifier};
 
 /// Icon and colour per status (readable on light and dark backgrounds).
 pub fn style(kind: StatusKind) -> (&'static str, Color32) {
@@ -44,8 +44,12 @@ pub fn text(status: &DedupStatus, now_ms: i64) -> String {
         DedupStatus::Deposited { identifier, .. }
         | DedupStatus::AlreadyDeposited { identifier, .. }
         | DedupStatus::Damaged { identifier, .. }
-        | DedupStatus::SameDataAsAnother { identifier, .. } => Some(identifier.clone()),
-        DedupStatus::NewVersion { identifier, .. } => Some(format!("was {identifier}")),
+        | DedupStatus::SameDataAsAnother { identifier, .. } => {
+            Some(short_identifier(identifier).into_owned())
+        }
+        DedupStatus::NewVersion { identifier, .. } => {
+            Some(format!("was {}", short_identifier(identifier)))
+        }
         _ => None,
     };
     match detail {

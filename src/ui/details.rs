@@ -359,7 +359,7 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                     let outcome = job
                         .identifier
                         .as_deref()
-                        .map(|i| format!(": {i}"))
+                        .map(|i| format!(": {}", crate::wording::short_identifier(i)))
                         .unwrap_or_default();
                     // A deposit of what the folder held before its last scan: its record
                     // is not of the dataset as it is now.

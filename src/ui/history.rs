@@ -302,12 +302,14 @@ fn record_cell(
 ) {
     match (&r.identifier, &r.url) {
         (Some(id), Some(url)) => {
-            if ui.link(id).on_hover_text(url).clicked() {
+            let shown = crate::wording::short_identifier(id);
+            if ui.link(shown.as_ref()).on_hover_text(url).clicked() {
                 *open = Some(url.clone());
             }
         }
         (Some(id), None) => {
-            ui.label(id);
+            ui.label(crate::wording::short_identifier(id).as_ref())
+                .on_hover_text(id);
         }
         // A failed job is retried from here whatever target the picker shows, if the window
         // can reach its target.
