@@ -883,4 +883,7 @@ fn a_record_named_by_its_address_reads_short_and_the_details_leave_the_table_its
         "the details panel starts at x = {panel_left} of {}",
         gui::WINDOW[0]
     );
+    // So does a check's notice.
+    let (_, intact) = w.press_for_notice("Verify", "is intact");
+    assert!(intact.contains(&format!("(record {short})")), "{intact}");
 }

@@ -63,7 +63,9 @@ impl Core {
         let subject = Subject {
             name: name.clone(),
             label: target.label(),
-            recorded: job.identifier.clone().unwrap_or_default(),
+            // Said where a notice has little room: an S3 or WebDAV record by its key.
+            recorded: crate::wording::short_identifier(job.identifier.as_deref().unwrap_or(""))
+                .into_owned(),
             repairable: target.files_can_be_put_back().is_ok(),
             replaces_wrong_size: target.replaces_wrong_size_files(),
         };
