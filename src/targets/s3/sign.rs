@@ -68,9 +68,7 @@ impl Signer {
         }
         Ok(())
     }
-}
 
-impl Signer {
     /// `url` with a GET of it signed in its query (a presigned URL), good for `valid_for`
     /// from `at`: what a web browser can open on a private bucket. Only the `host` header
     /// is signed, the one a browser sends that the signature can cover.
