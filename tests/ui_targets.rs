@@ -89,6 +89,27 @@ fn add_target(w: &mut Window, name: &str, url: &str, user_secret: Option<(&str, 
     w.harness.step();
 }
 
+/// Add a target in Settings, pick it, and deposit the folder "soil-cores" to it: the
+/// dataset's id and the record's identifier.
+fn deposit_to_a_new_target(
+    w: &mut Window,
+    name: &str,
+    url: &str,
+    user_secret: Option<(&str, &str)>,
+) -> (i64, String) {
+    add_target(w, name, url, user_secret);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    w.harness.state_mut().settings = Default::default();
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    let (identifier, _) = w.deposit_row(id);
+    (id, identifier)
+}
+
 fn config_text(w: &Window) -> String {
     std::fs::read_to_string(w.lab.path("app/config.toml")).unwrap_or_default()
 }
@@ -818,16 +839,7 @@ fn verify_on_a_server_that_is_gone_ends_its_notice_with_the_question_of_the_caus
     no_keyring();
     let mut w = Window::open(FaultConfig::default());
     let other = second_sandbox(&w);
-    add_target(&mut w, "lab-sandbox", &other.target_url(), None);
-    w.wait("the target in the picker", |app| {
-        app.model.targets.len() == 2
-    });
-    w.harness.state_mut().settings = Default::default();
-    w.harness.state_mut().target = 1;
-    w.harness.step();
-    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let id = w.add_folder(&folder);
-    w.deposit_row(id);
+    deposit_to_a_new_target(&mut w, "lab-sandbox", &other.target_url(), None);
 
     w.runtime.block_on(other.shutdown());
     w.open_details("soil-cores", |d| !d.jobs.is_empty());
@@ -848,21 +860,12 @@ fn a_record_named_by_its_address_reads_short_and_the_details_leave_the_table_its
     let mut w = Window::open(FaultConfig::default());
     let (dav_url, root) = servers::webdav();
     let folder = servers::dav_folder(root);
-    add_target(
+    let (id, identifier) = deposit_to_a_new_target(
         &mut w,
         "lab-dav",
         &format!("webdav+{dav_url}/{folder}"),
         Some((servers::DAV_USER, servers::DAV_PASSWORD)),
     );
-    w.wait("the target in the picker", |app| {
-        app.model.targets.len() == 2
-    });
-    w.harness.state_mut().settings = Default::default();
-    w.harness.state_mut().target = 1;
-    w.harness.step();
-    let dataset = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let id = w.add_folder(&dataset);
-    let (identifier, _) = w.deposit_row(id);
     let key = w.app().model.row(id).unwrap().key.unwrap().to_hex();
     assert!(
         identifier.ends_with(&format!("/records/{key}.json")),
