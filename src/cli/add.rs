@@ -71,6 +71,19 @@ fn parse_year(text: &str) -> Result<i32, String> {
         .map_err(|_| format!("'{text}' is not a year: write it in digits, e.g. 2026"))
 }
 
+/// `creator` as `--creator` takes it, named `name`: `"Curie, Marie; orcid=...;
+/// affiliation=..."`, what [`parse_creator`] reads back.
+pub(super) fn creator_text(name: &str, creator: &Creator) -> String {
+    let mut text = name.to_string();
+    if let Some(orcid) = &creator.orcid {
+        text.push_str(&format!("; orcid={orcid}"));
+    }
+    if let Some(affiliation) = &creator.affiliation {
+        text.push_str(&format!("; affiliation={affiliation}"));
+    }
+    text
+}
+
 /// `"Curie, Marie; orcid=...; affiliation=..."` -> a creator.
 fn parse_creator(text: &str) -> anyhow::Result<Creator> {
     let mut parts = text.split(';');
@@ -325,13 +338,7 @@ pub(super) fn person_notes(metadata: &Metadata) -> Vec<String> {
         .iter()
         .filter_map(|c| {
             let meant = crate::content::as_person(c)?;
-            let mut flag = meant.clone();
-            if let Some(orcid) = &c.orcid {
-                flag.push_str(&format!("; orcid={orcid}"));
-            }
-            if let Some(affiliation) = &c.affiliation {
-                flag.push_str(&format!("; affiliation={affiliation}"));
-            }
+            let flag = creator_text(&meant, c);
             Some(format!(
                 "the creator '{}' has no comma, so repositories take it as an organisation's \
                  name; a person is written \"Family, Given\": did you mean \"{meant}\"? \
@@ -699,6 +706,12 @@ mod tests {
         assert_eq!(c.orcid.as_deref(), Some("0000-0002-1825-0097"));
         assert_eq!(c.affiliation.as_deref(), Some("Sorbonne"));
         assert!(parse_creator("Curie, Marie; email=x").is_err());
+        // What `show` prints and the notes suggest reads back as the same creator.
+        let again = parse_creator(&creator_text(&c.name, &c)).unwrap();
+        assert_eq!(
+            (again.name, again.orcid, again.affiliation),
+            (c.name, c.orcid, c.affiliation)
+        );
     }
 
     #[test]

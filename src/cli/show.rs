@@ -402,14 +402,9 @@ fn print_metadata(m: &Metadata) {
     }
     for (i, c) in m.creators.iter().enumerate() {
         let label = if i == 0 { "creators" } else { "" };
-        let mut line = on_one_line(&c.name).into_owned();
-        if let Some(orcid) = &c.orcid {
-            line.push_str(&format!("; orcid={}", on_one_line(orcid)));
-        }
-        if let Some(affiliation) = &c.affiliation {
-            line.push_str(&format!("; affiliation={}", on_one_line(affiliation)));
-        }
-        println!("  {label:<12} {line}");
+        // As `--creator` takes it, control characters shown as escapes.
+        let line = super::add::creator_text(&c.name, c);
+        println!("  {label:<12} {}", on_one_line(&line));
     }
     let year = m
         .publication_year

@@ -147,7 +147,12 @@ impl TargetNames {
 
     /// The saved name of the target with this identity, else the identity.
     pub(super) fn of<'a>(&'a self, scope_id: &'a str) -> &'a str {
-        self.0.get(scope_id).map(String::as_str).unwrap_or(scope_id)
+        self.saved(scope_id).unwrap_or(scope_id)
+    }
+
+    /// The name the target with this identity is saved under, if it is.
+    fn saved(&self, scope_id: &str) -> Option<&str> {
+        self.0.get(scope_id).map(String::as_str)
     }
 }
 
@@ -155,10 +160,8 @@ impl TargetNames {
 /// its name in the config file, else the URL it was last opened from (the identity itself
 /// is no URL for a saved S3 or WebDAV target).
 pub(super) fn target_argument(store: &Store, scope_id: &str) -> String {
-    if let Ok(config) = Config::load(&config_path())
-        && let Some((name, _)) = configured_with_scope(&config, scope_id)
-    {
-        return name.clone();
+    if let Some(name) = TargetNames::load().saved(scope_id) {
+        return name.to_string();
     }
     store
         .target_url(scope_id)
