@@ -646,10 +646,68 @@ async fn bearer_token_required_when_configured() {
             .status(),
         StatusCode::OK
     );
+    // The page listing the records is as private as the records.
     assert_eq!(
         c.get(format!("{base}/")).send().await.unwrap().status(),
-        StatusCode::OK
+        StatusCode::UNAUTHORIZED
     );
+    sb.shutdown().await;
+}
+
+/// Lodge's *Open record* hands a record's address to a web browser, which cannot send a
+/// bearer token: a sandbox started with `--token` challenges it for Basic credentials, takes
+/// the token as their password, and shows the page.
+#[tokio::test]
+async fn a_browser_opening_a_sandbox_with_a_token_is_asked_for_the_token_as_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = config(dir.path());
+    cfg.token = Some("s3:cret".into());
+    let sb = RunningSandbox::start(cfg).await.unwrap();
+    let base = sb.base_url();
+    let mut with_token = reqwest::header::HeaderMap::new();
+    with_token.insert("authorization", "Bearer s3:cret".parse().unwrap());
+    let lodge = reqwest::Client::builder()
+        .no_proxy()
+        .default_headers(with_token)
+        .build()
+        .unwrap();
+    let created = deposit(&lodge, &base, SOIL, "Soil cores").await;
+    let record = created["url"].as_str().unwrap().to_string();
+
+    let browser = client();
+    for page in [record, format!("{base}/")] {
+        let open = |credentials: Option<(&str, &str)>| {
+            let mut req = browser
+                .get(&page)
+                .header("Accept", "text/html,application/xhtml+xml,*/*;q=0.8");
+            if let Some((user, password)) = credentials {
+                req = req.basic_auth(user, Some(password));
+            }
+            req.send()
+        };
+        let asked = open(None).await.unwrap();
+        assert_eq!(asked.status(), StatusCode::UNAUTHORIZED, "{page}");
+        let challenges: Vec<&str> = asked
+            .headers()
+            .get_all("www-authenticate")
+            .iter()
+            .map(|v| v.to_str().unwrap())
+            .collect();
+        assert!(
+            challenges.iter().any(|c| c.starts_with("Basic realm=")),
+            "{page}: no Basic challenge a browser would ask a password for: {challenges:?}"
+        );
+        for wrong in ["s3", "cret", "s3:cret ", ""] {
+            let refused = open(Some(("researcher", wrong))).await.unwrap();
+            assert_eq!(
+                refused.status(),
+                StatusCode::UNAUTHORIZED,
+                "{page} {wrong:?}"
+            );
+        }
+        let shown = html(open(Some(("researcher", "s3:cret"))).await.unwrap()).await;
+        assert!(shown.contains("sbx-000001"), "{page}:\n{shown}");
+    }
     sb.shutdown().await;
 }
 

@@ -3,12 +3,14 @@
 //! (`lodge::sandbox::requests`): never a panic, and what is accepted is consistent.
 #![no_main]
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use http::{HeaderMap, HeaderValue, header};
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 use lodge::sandbox::requests::{
-    bearer_allows, document_problems, if_none_match_star, is_api, parse_digest, parse_key,
-    parse_record_body, record_condition,
+    document_problems, if_none_match_star, is_api, parse_digest, parse_key, parse_record_body,
+    record_condition, token_allows,
 };
 
 #[derive(Arbitrary, Debug)]
@@ -47,11 +49,22 @@ fuzz_target!(|request: Request<'_>| {
         record_condition(&headers).is_ok(),
         if_none_match_star(&headers) == Some(true)
     );
-    if bearer_allows(&headers, request.token)
+    if token_allows(&headers, request.token)
         && let Some(token) = request.token
     {
+        // Allowed only with the token itself: as a bearer token, or as the password of
+        // Basic credentials (any user name).
         let given = headers[header::AUTHORIZATION].to_str().unwrap();
-        assert_eq!(given.strip_prefix("Bearer ").map(str::trim), Some(token));
+        match given.strip_prefix("Bearer ") {
+            Some(bearer) => assert_eq!(bearer.trim(), token),
+            None => {
+                let encoded = given.strip_prefix("Basic ").expect("Bearer or Basic");
+                let decoded = STANDARD.decode(encoded.trim()).unwrap();
+                let (_user, password) =
+                    decoded.split_at(decoded.iter().position(|&b| b == b':').unwrap());
+                assert_eq!(&password[1..], token.as_bytes());
+            }
+        }
     }
 
     // Body: a document, its problems, its key.

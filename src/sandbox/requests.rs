@@ -63,18 +63,35 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Whether the request may use the API: always without a `token`, else only with
-/// `Authorization: Bearer TOKEN`.
-pub fn bearer_allows(headers: &HeaderMap, token: Option<&str>) -> bool {
+/// Whether the request may use the API: always without a `token`, else only with the token,
+/// as `Authorization: Bearer TOKEN` (Lodge and scripts) or as the password of
+/// `Authorization: Basic` under any user name (a web browser, which asks for a user name and
+/// password when it meets a Basic challenge and knows nothing of bearer tokens).
+pub fn token_allows(headers: &HeaderMap, token: Option<&str>) -> bool {
+    use base64::Engine as _;
     let Some(token) = token else {
         return true;
     };
-    let given = headers
+    let Some(value) = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
-    given.is_some_and(|g| same_secret(g.as_bytes(), token.as_bytes()))
+    else {
+        return false;
+    };
+    if let Some(given) = value.strip_prefix("Bearer ") {
+        return same_secret(given.trim().as_bytes(), token.as_bytes());
+    }
+    let Some(encoded) = value.strip_prefix("Basic ") else {
+        return false;
+    };
+    let Ok(decoded) = base64::engine::general_purpose::STANDARD.decode(encoded.trim()) else {
+        return false;
+    };
+    // `user:password`; the user name is not checked (a browser's prompt wants one).
+    decoded
+        .iter()
+        .position(|&b| b == b':')
+        .is_some_and(|colon| same_secret(&decoded[colon + 1..], token.as_bytes()))
 }
 
 /// Whether a path is the API's (counted, guarded by the token and by faults) rather than a

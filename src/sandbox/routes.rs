@@ -1,4 +1,4 @@
-//! HTTP handlers of the sandbox and the gate (counting, bearer token, faults) in front of
+//! HTTP handlers of the sandbox and the gate (counting, token, faults) in front of
 //! `/blobs` and `/records`.
 //!
 //! Every error body is `{"errors":[{"field": ..., "message": ...}, ...]}`.
@@ -21,8 +21,8 @@ use super::db::{Insert, RecordRow};
 use super::faults::Fault;
 use super::page;
 use super::requests::{
-    Refusal, bearer_allows, document_problems, if_none_match_star, is_api, parse_digest, parse_key,
-    parse_record_body, record_condition,
+    Refusal, document_problems, if_none_match_star, is_api, parse_digest, parse_key,
+    parse_record_body, record_condition, token_allows,
 };
 use super::server::KillSwitch;
 use super::state::App;
@@ -125,7 +125,30 @@ fn bad_request(field: &'static str, message: String) -> Refusal {
 // Gate: counting, authentication, faults
 
 fn authorized(app: &App, headers: &HeaderMap) -> bool {
-    bearer_allows(headers, app.token.as_deref())
+    token_allows(headers, app.token.as_deref())
+}
+
+/// 401 for a sandbox started with `--token`. Two challenges: `Bearer` for API clients, and
+/// `Basic` so that a web browser opening a page or a record (the window's *Open record*)
+/// asks for a password, the token, instead of showing this error; browsers take the scheme
+/// they know.
+fn needs_token() -> Response {
+    let mut resp = error(
+        StatusCode::UNAUTHORIZED,
+        "authorization",
+        "this sandbox was started with --token: send `Authorization: Bearer TOKEN` \
+         (in a web browser: any user name, and the token as password)",
+    );
+    let headers = resp.headers_mut();
+    headers.insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static("Bearer realm=\"lodge-sandbox\""),
+    );
+    headers.append(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static("Basic realm=\"Lodge sandbox\", charset=\"UTF-8\""),
+    );
+    resp
 }
 
 /// Counting, authentication and faults in front of the APIs. A refusal of a request with a
@@ -163,16 +186,7 @@ async fn gate_api(State(app): AppState, req: Request, next: Next) -> Response {
     let bearer_protected =
         !(req.uri().path().starts_with("/dois") || req.uri().path().starts_with("/api"));
     if bearer_protected && !authorized(&app, req.headers()) {
-        let mut resp = error(
-            StatusCode::UNAUTHORIZED,
-            "authorization",
-            "this sandbox needs `Authorization: Bearer TOKEN` with its token",
-        );
-        resp.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static("Bearer realm=\"lodge-sandbox\""),
-        );
-        return resp;
+        return needs_token();
     }
     let kill = req.extensions().get::<KillSwitch>().cloned();
     match (decision.fault, kill) {
@@ -225,7 +239,11 @@ async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
     )
 }
 
-async fn index(State(app): AppState) -> Response {
+/// The page listing the records: as private as the records themselves.
+async fn index(State(app): AppState, headers: HeaderMap) -> Response {
+    if !authorized(&app, &headers) {
+        return needs_token();
+    }
     let result = blocking(&app, |app| {
         let rows = app.db.page(0, INDEX_PAGE_RECORDS)?;
         let stats = app.stats();
