@@ -170,7 +170,8 @@ pub struct SandboxArgs {
     /// Folder for the sandbox's records and blobs.
     #[arg(long, value_name = "DIR")]
     pub data: PathBuf,
-    /// Require `Authorization: Bearer TOKEN`.
+    /// Require this token: `Authorization: Bearer TOKEN` from Lodge, the password a browser
+    /// asks for on the records page and a record's link.
     #[arg(long, env = "LODGE_SANDBOX_TOKEN", value_parser = parse_token)]
     pub token: Option<String>,
     /// Probability of committing a write, then closing with no response.

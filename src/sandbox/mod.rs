@@ -63,7 +63,8 @@ pub struct SandboxConfig {
     pub addr: SocketAddr,
     /// Folder for the sandbox's SQLite file and blobs; created if missing.
     pub data_dir: PathBuf,
-    /// When set, every request to `/blobs` and `/records` needs `Authorization: Bearer TOKEN`.
+    /// When set, every request to `/blobs` and `/records`, and the records page, needs the
+    /// token: `Authorization: Bearer TOKEN`, or Basic credentials with the token as password.
     pub token: Option<String>,
     pub faults: FaultConfig,
 }

@@ -136,8 +136,8 @@ fn needs_token() -> Response {
     let mut resp = error(
         StatusCode::UNAUTHORIZED,
         "authorization",
-        "this sandbox was started with --token: send `Authorization: Bearer TOKEN` \
-         (in a web browser: any user name, and the token as password)",
+        "this sandbox needs its token (`Authorization: Bearer TOKEN`; in a browser, the \
+         token as password)",
     );
     let headers = resp.headers_mut();
     headers.insert(
