@@ -22,6 +22,13 @@ async fn start(dir: &std::path::Path) -> RunningSandbox {
     RunningSandbox::start(config(dir)).await.unwrap()
 }
 
+/// A sandbox as `lodge sandbox --token TOKEN` starts it.
+async fn start_with_token(dir: &std::path::Path, token: &str) -> RunningSandbox {
+    let mut cfg = config(dir);
+    cfg.token = Some(token.into());
+    RunningSandbox::start(cfg).await.unwrap()
+}
+
 fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
@@ -607,9 +614,7 @@ async fn stats_count_requests_to_blobs_and_records_only() {
 #[tokio::test]
 async fn bearer_token_required_when_configured() {
     let dir = tempfile::tempdir().unwrap();
-    let mut cfg = config(dir.path());
-    cfg.token = Some("s3cret".into());
-    let sb = RunningSandbox::start(cfg).await.unwrap();
+    let sb = start_with_token(dir.path(), "s3cret").await;
     let (c, base) = (client(), sb.base_url());
     let bytes = b"guarded".as_slice();
     let url = format!("{base}/blobs/sha256/{}", Sha256Hex::of(bytes));
@@ -660,9 +665,7 @@ async fn bearer_token_required_when_configured() {
 #[tokio::test]
 async fn a_browser_opening_a_sandbox_with_a_token_is_asked_for_the_token_as_password() {
     let dir = tempfile::tempdir().unwrap();
-    let mut cfg = config(dir.path());
-    cfg.token = Some("s3:cret".into());
-    let sb = RunningSandbox::start(cfg).await.unwrap();
+    let sb = start_with_token(dir.path(), "s3:cret").await;
     let base = sb.base_url();
     let mut with_token = reqwest::header::HeaderMap::new();
     with_token.insert("authorization", "Bearer s3:cret".parse().unwrap());
