@@ -167,11 +167,18 @@ impl DataCiteTarget {
             .header(header::ACCEPT, JSON_API)
     }
 
-    /// Where a person can see the DOI.
-    fn record_url(&self, doi: &str) -> String {
-        match self.api.host_str() {
-            Some("api.datacite.org") => format!("https://doi.org/{doi}"),
-            Some("api.test.datacite.org") => format!("https://handle.test.datacite.org/{doi}"),
+    /// Where a person can see the DOI. A registered or findable DOI resolves through doi.org
+    /// (the test system's through its own handle server). A draft resolves nowhere (doi.org
+    /// answers "DOI not found"): its owner sees it in DataCite Fabrica, once logged in.
+    fn record_url(&self, doi: &str, state: DoiState) -> String {
+        let fabrica = |host: &str| format!("https://{host}/dois/{}", doi.replace('/', "%2F"));
+        match (self.api.host_str(), state == DoiState::Draft) {
+            (Some("api.datacite.org"), false) => format!("https://doi.org/{doi}"),
+            (Some("api.datacite.org"), true) => fabrica("doi.datacite.org"),
+            (Some("api.test.datacite.org"), false) => {
+                format!("https://handle.test.datacite.org/{doi}")
+            }
+            (Some("api.test.datacite.org"), true) => fabrica("doi.test.datacite.org"),
             _ => self.endpoint(&format!("dois/{doi}")).to_string(),
         }
     }
@@ -204,7 +211,7 @@ impl DataCiteTarget {
         match mapping::key_of(&attributes) {
             Some(k) if k == key.to_hex() => Ok(Some(RecordRef {
                 identifier: doi.to_string(),
-                url: Some(self.record_url(doi)),
+                url: Some(self.record_url(doi, state_of(&attributes))),
             })),
             other => Err(Failure::Conflict {
                 message: format!(
@@ -218,6 +225,15 @@ impl DataCiteTarget {
             }),
         }
     }
+}
+
+/// The state DataCite reports for a DOI (`draft`, `registered`, `findable`); one it does not
+/// name is taken as resolvable.
+fn state_of(attributes: &Value) -> DoiState {
+    attributes["state"]
+        .as_str()
+        .and_then(DoiState::parse)
+        .unwrap_or(DoiState::Register)
 }
 
 fn taken(body: &str) -> bool {
@@ -288,7 +304,7 @@ impl Target for DataCiteTarget {
         let status = resp.status();
         if status == StatusCode::CREATED {
             let record = RecordRef {
-                url: Some(self.record_url(&doi)),
+                url: Some(self.record_url(&doi, self.state)),
                 identifier: doi,
             };
             return Ok(match request.earlier_record {
@@ -358,5 +374,59 @@ impl Target for DataCiteTarget {
             "DataCite keeps a DOI's metadata, not its files: put the files back where the \
              DOI's landing page serves them",
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn target(api: &str, state: &str) -> DataCiteTarget {
+        let url = format!(
+            "{api}?prefix=10.80000&repository=LAB.DATA&state={state}&url=https://example.org/{{key}}"
+        );
+        DataCiteTarget::new(&url, None).unwrap()
+    }
+
+    /// Open record and Copy link must lead somewhere, and doi.org knows no draft: the link
+    /// follows the state the target creates a DOI in, or the state DataCite reports for the
+    /// DOI a lookup finds.
+    #[test]
+    fn a_draft_doi_is_shown_in_fabrica_and_a_registered_one_through_doi_org() {
+        let doi = "10.80000/xy68-wz53";
+        for (api, draft, resolvable) in [
+            (
+                "https://api.datacite.org",
+                "https://doi.datacite.org/dois/10.80000%2Fxy68-wz53",
+                "https://doi.org/10.80000/xy68-wz53",
+            ),
+            (
+                "https://api.test.datacite.org",
+                "https://doi.test.datacite.org/dois/10.80000%2Fxy68-wz53",
+                "https://handle.test.datacite.org/10.80000/xy68-wz53",
+            ),
+            (
+                "http://127.0.0.1:8080",
+                "http://127.0.0.1:8080/dois/10.80000/xy68-wz53",
+                "http://127.0.0.1:8080/dois/10.80000/xy68-wz53",
+            ),
+        ] {
+            let t = target(api, "draft");
+            assert_eq!(t.record_url(doi, t.state), draft);
+            for state in ["register", "publish"] {
+                let t = target(api, state);
+                assert_eq!(t.record_url(doi, t.state), resolvable);
+            }
+            for (reported, url) in [
+                ("draft", draft),
+                ("registered", resolvable),
+                ("findable", resolvable),
+            ] {
+                let attributes = serde_json::json!({ "state": reported });
+                assert_eq!(t.record_url(doi, state_of(&attributes)), url, "{reported}");
+            }
+            let unsaid = serde_json::json!({});
+            assert_eq!(t.record_url(doi, state_of(&unsaid)), resolvable);
+        }
     }
 }
