@@ -1476,3 +1476,55 @@ async fn a_malformed_config_file_does_not_stop_a_deposit_by_url() {
         text(&out)
     );
 }
+
+/// `target test` of a sandbox started with `--token` says what to do when the token is
+/// missing or refused, not only that the credentials check failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn target_test_of_a_sandbox_with_a_token_says_to_give_the_token() {
+    let lab = Lab::new();
+    let sandbox = lodge::sandbox::RunningSandbox::start(lodge::sandbox::SandboxConfig {
+        addr: "127.0.0.1:0".parse().unwrap(),
+        data_dir: lab.path("sbx"),
+        token: Some("right".into()),
+        faults: lodge::sandbox::FaultConfig::default(),
+    })
+    .await
+    .unwrap();
+    let added = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["target", "add", "lab", &sandbox.target_url()]);
+        cmd
+    })
+    .await;
+    assert!(added.status.success(), "{}", text(&added));
+
+    for (token, what_to_do) in [
+        (None, "give its token with --token (or LODGE_TOKEN)"),
+        (
+            Some("wrong"),
+            "give the right token with --token (or LODGE_TOKEN)",
+        ),
+        (Some("right"), ""),
+    ] {
+        let tested = run({
+            let mut cmd = lodge_in(&lab);
+            cmd.args(["target", "test", "lab"]);
+            if let Some(t) = token {
+                cmd.args(["--token", t]);
+            }
+            cmd
+        })
+        .await;
+        let t = text(&tested);
+        if what_to_do.is_empty() {
+            assert!(tested.status.success(), "{t}");
+            assert!(t.contains("target 'lab' is ready"), "{t}");
+        } else {
+            assert!(!tested.status.success(), "{token:?}: {t}");
+            let said =
+                format!("target 'lab' cannot be used: the credentials check failed: {what_to_do}");
+            assert!(t.contains(&said), "{token:?}: {t}");
+        }
+    }
+    sandbox.shutdown().await;
+}

@@ -167,9 +167,8 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         TargetCommand::Test { name, token } => {
-            let report = super::target_arg::open_cli_target(&name, token)?
-                .probe()
-                .await;
+            let target = super::target_arg::open_cli_target(&name, token.clone())?;
+            let report = target.probe().await;
             for check in &report.checks {
                 let (mark, text) = match &check.outcome {
                     Outcome::Passed(t) => ("ok     ", t),
@@ -191,8 +190,18 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                     ExitCode::from(1)
                 }
                 Some(check) => {
+                    // A token given per run, refused or missing, is what the user fixes.
+                    let hint = match check.name == "credentials"
+                        && super::target_arg::takes_token_per_run(target.scope_id())
+                    {
+                        true if token.is_some() => {
+                            ": give the right token with --token (or LODGE_TOKEN)"
+                        }
+                        true => ": give its token with --token (or LODGE_TOKEN)",
+                        false => "",
+                    };
                     println!(
-                        "target '{name}' cannot be used: the {} check failed",
+                        "target '{name}' cannot be used: the {} check failed{hint}",
                         check.name
                     );
                     ExitCode::from(1)
