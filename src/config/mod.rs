@@ -250,6 +250,10 @@ pub fn check_name(name: &str) -> Result<(), ConfigError> {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     if ok {
         Ok(())
+    } else if name.is_empty() {
+        Err(ConfigError::new(
+            "the target needs a name: up to 64 letters, digits, '-', '_' or '.' (e.g. lab-s3)",
+        ))
     } else {
         Err(ConfigError::new(format!(
             "'{name}' is not a target name: use up to 64 letters, digits, '-', '_' or '.'"
@@ -260,6 +264,16 @@ pub fn check_name(name: &str) -> Result<(), ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_name_left_empty_is_asked_for_and_a_bad_one_is_quoted() {
+        let empty = check_name("").unwrap_err().to_string();
+        assert!(empty.starts_with("the target needs a name: "), "{empty}");
+        assert!(!empty.contains("''"), "{empty}");
+        let bad = check_name("lab s3").unwrap_err().to_string();
+        assert!(bad.starts_with("'lab s3' is not a target name: "), "{bad}");
+        assert!(check_name("lab-s3").is_ok());
+    }
 
     #[test]
     fn saving_keeps_the_files_comments_and_the_order_of_what_stays() {
