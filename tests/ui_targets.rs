@@ -890,3 +890,58 @@ fn a_record_named_by_its_address_reads_short_and_the_details_leave_the_table_its
     let (_, intact) = w.press_for_notice("Verify", "is intact");
     assert!(intact.contains(&format!("(record {short})")), "{intact}");
 }
+
+/// In the window, credentials are typed in Settings: a server refusing them says to edit the
+/// target there, not to run a `lodge target add` in a terminal (what the command line says),
+/// in Test connection and on the paused rows alike.
+#[test]
+fn refused_credentials_in_the_window_say_to_edit_the_target_in_settings() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let (dav_url, root) = servers::webdav();
+    let folder = servers::dav_folder(root);
+    add_target(
+        &mut w,
+        "lab-dav",
+        &format!("webdav+{dav_url}/{folder}"),
+        Some((servers::DAV_USER, "not-the-password")),
+    );
+    w.wait("the target saved", |app| {
+        app.model.targets.len() == 2 && app.model.target_saved.is_some()
+    });
+    let edit_in_settings = "refused the user name or password: correct them in Settings (Targets, Edit next to 'lab-dav')";
+
+    w.harness.get_by_label("Test connection").click();
+    w.wait("the checks", |app| {
+        matches!(
+            app.model.target_tests.get("lab-dav"),
+            Some(TargetTest::Done(_))
+        )
+    });
+    let Some(TargetTest::Done(report)) = w.app().model.target_tests.get("lab-dav").cloned() else {
+        unreachable!()
+    };
+    let refused = report
+        .first_failure()
+        .map(|check| format!("{check:?}"))
+        .unwrap_or_default();
+    assert!(refused.contains(edit_in_settings), "{refused}");
+    assert!(!refused.contains("lodge target add"), "{refused}");
+    w.harness.step();
+    w.harness.get_by_label_contains(edit_in_settings);
+
+    // A deposit to it pauses the row with the same words.
+    w.harness.state_mut().settings = Default::default();
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the row paused", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::TargetPaused { .. }))
+    });
+    let Some(DedupStatus::TargetPaused { reason, .. }) = w.app().status_of(id) else {
+        unreachable!()
+    };
+    assert!(reason.contains(edit_in_settings), "{reason}");
+    assert!(!reason.contains("lodge target add"), "{reason}");
+}

@@ -171,8 +171,14 @@ fn open_one(
 ) -> Result<Arc<dyn Target>, String> {
     // A sandbox started with --token takes its token with each run, as on the command
     // line: the window's is `ServiceConfig::sandbox_token` (LODGE_TOKEN).
-    let target = crate::config::open_target_spec(config_path, name, t, token.map(str::to_string))
-        .map_err(|e| e.to_string())?;
+    let target = crate::config::open_target_for(
+        config_path,
+        name,
+        t,
+        token.map(str::to_string),
+        crate::config::OpenedFor::Window,
+    )
+    .map_err(|e| e.to_string())?;
     if let Some(same) = known.iter().find(|k| k.scope_id == target.scope_id()) {
         return Err(format!(
             "target '{name}' is the same place as '{}' ({}): remove one of them",

@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use reqwest::Url;
 
-use super::{Config, ConfigError, TargetConfig, config_path, credentials};
+use super::{Config, ConfigError, TargetConfig, credentials};
 use crate::targets::Target;
 use crate::targets::http::check_transport;
 use crate::targets::probe::ProbeReport;
 use crate::targets::s3::{S3Location, S3Options, S3Target};
+use crate::targets::secret::CredentialsFix;
 use crate::targets::webdav::WebDavTarget;
 
 /// A target as a front end lists it.
@@ -169,26 +170,40 @@ pub fn no_such_target(config: &Config, name: &str) -> String {
 
 /// The identity of a configured target, without its credentials.
 pub fn scope_id_of(name: &str, t: &TargetConfig) -> Result<String, ConfigError> {
-    open_with(name, t, None, None, true).map(|target| target.scope_id().to_string())
+    open_with(name, t, None, None, None).map(|target| target.scope_id().to_string())
 }
 
-/// Open a configured target by name, with its credentials (the GUI's entry point).
-pub fn open_named(name: &str) -> Result<Arc<dyn Target>, ConfigError> {
-    let path = config_path();
-    let config = Config::load(&path)?;
-    let (name, t) = resolve(&config, name)?;
-    open_target_spec(&path, &name, &t, None)
+/// Who opens a target: what its messages tell a person to do when the server refuses the
+/// credentials it has stored depends on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenedFor {
+    /// Run the `lodge target add` that saves them again.
+    CommandLine,
+    /// Edit the target in Settings.
+    Window,
 }
 
-/// Open a target from its configuration; `token` is the sandbox's bearer token.
+/// Open a target from its configuration for the command line; `token` is the sandbox's
+/// bearer token.
 pub fn open_target_spec(
     config_path: &Path,
     name: &str,
     t: &TargetConfig,
     token: Option<String>,
 ) -> Result<Arc<dyn Target>, ConfigError> {
+    open_target_for(config_path, name, t, token, OpenedFor::CommandLine)
+}
+
+/// Open a target from its configuration, for the command line or for the window.
+pub fn open_target_for(
+    config_path: &Path,
+    name: &str,
+    t: &TargetConfig,
+    token: Option<String>,
+    opened_for: OpenedFor,
+) -> Result<Arc<dyn Target>, ConfigError> {
     let creds = credentials::resolve(config_path, name, t)?;
-    open_with(name, t, creds, token, false)
+    open_with(name, t, creds, token, Some(opened_for))
 }
 
 /// The `lodge target add` that saves target `name` as `t` is, with `credentials` added:
@@ -267,8 +282,16 @@ fn open_with(
     t: &TargetConfig,
     creds: Option<crate::targets::secret::UserSecret>,
     token: Option<String>,
-    for_identity: bool,
+    // `None`: opened for its identity alone, with no credentials.
+    opened_for: Option<OpenedFor>,
 ) -> Result<Arc<dyn Target>, ConfigError> {
+    let for_identity = opened_for.is_none();
+    // Where refused credentials are put right: `command` is the `lodge target add` that
+    // saves them again.
+    let fix = |command: String| match opened_for {
+        Some(OpenedFor::Window) => CredentialsFix::Settings,
+        _ => CredentialsFix::Command(command),
+    };
     let err = |m: String| ConfigError::new(format!("target '{name}': {m}"));
     let url = &*crate::targets::with_lowercase_scheme(&t.url);
     // A config file written by hand (or before this check) may hold one.
@@ -325,7 +348,7 @@ fn open_with(
         return Ok(Arc::new(
             S3Target::new(name, location, creds, options)
                 .map_err(err)?
-                .credentials_stored_by(credentials::add_secret_command(
+                .credentials_stored_by(fix(credentials::add_secret_command(
                     name,
                     t,
                     match &t.secret_env {
@@ -333,7 +356,7 @@ fn open_with(
                         None => "--secret-stdin".into(),
                     }
                     .as_str(),
-                ))
+                )))
                 .secret_from_env(t.secret_env.clone())
                 // As `credentials::resolve` reads it: a user given outright wins.
                 .access_key_from_env(t.user_env.clone().filter(|_| t.user.is_none())),
@@ -353,7 +376,11 @@ fn open_with(
         }
         let target = WebDavTarget::new(name, rest, creds)
             .map_err(err)?
-            .credentials_stored_by(credentials::add_secret_command(name, t, "--secret-stdin"));
+            .credentials_stored_by(fix(credentials::add_secret_command(
+                name,
+                t,
+                "--secret-stdin",
+            )));
         return Ok(Arc::new(target.secret_from_env(t.secret_env.clone())));
     }
     if let Some(rest) = url.strip_prefix("sandbox+") {
@@ -430,7 +457,7 @@ pub async fn test_named(
 ) -> Result<ProbeReport, ConfigError> {
     let config = Config::load(config_path)?;
     let (name, t) = resolve(&config, name)?;
-    let target = open_target_spec(config_path, &name, &t, token)?;
+    let target = open_target_for(config_path, &name, &t, token, OpenedFor::Window)?;
     Ok(target.probe().await)
 }
 

@@ -44,3 +44,13 @@ mod tests {
         assert_eq!(s.expose(), "hunter2");
     }
 }
+
+/// Where a person puts right a target's stored user name and secret, for the message that
+/// says the server refused them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CredentialsFix {
+    /// The `lodge target add` that saves them again (the command line).
+    Command(String),
+    /// The window's Settings: Targets, Edit next to the target.
+    Settings,
+}

@@ -18,7 +18,7 @@ use super::holdings::{hash_body, read_by_digest};
 use super::http::{client, failure_of, send};
 use super::probe::ProbeReport;
 use super::record::{FoundRecord, found_record, record_body, validate};
-use super::secret::UserSecret;
+use super::secret::{CredentialsFix, UserSecret};
 use super::stream::put_file;
 use super::{
     DepositRequest, Failure, FileHeld, Holdings, Landed, ProgressSink, ReadBack, RecordRef, Target,
@@ -39,8 +39,8 @@ pub struct WebDavTarget {
     /// The environment variable the password comes from, if the config names one: a
     /// refused password is fixed there, not in the keyring.
     secret_env: Option<String>,
-    /// The `lodge target add` that stores new credentials for it, for messages.
-    credentials_command: Option<String>,
+    /// Where new credentials for it are stored, for messages.
+    credentials_fix: Option<CredentialsFix>,
 }
 
 impl WebDavTarget {
@@ -76,7 +76,7 @@ impl WebDavTarget {
             http: client()?,
             folders_made: AtomicBool::new(false),
             secret_env: None,
-            credentials_command: None,
+            credentials_fix: None,
         })
     }
 
@@ -88,11 +88,11 @@ impl WebDavTarget {
         }
     }
 
-    /// The same target, `command` (a `lodge target add` with `--secret-stdin`) named where
-    /// the server refuses its credentials.
-    pub fn credentials_stored_by(self, command: String) -> WebDavTarget {
+    /// The same target, `fix` (a `lodge target add` with `--secret-stdin`, or Settings)
+    /// named where the server refuses its credentials.
+    pub fn credentials_stored_by(self, fix: CredentialsFix) -> WebDavTarget {
         WebDavTarget {
-            credentials_command: Some(command),
+            credentials_fix: Some(fix),
             ..self
         }
     }
@@ -121,16 +121,26 @@ impl WebDavTarget {
                          user (lodge target list)",
                         self.name
                     ),
-                    None => format!(
-                        "target '{}': the server refused the user name or password: store the \
-                         right ones with `{}` (it reads the password from standard input; \
-                         change --user if the user name is wrong)",
-                        self.name,
-                        self.credentials_command.clone().unwrap_or_else(|| format!(
-                            "lodge target add {} URL --user USER --secret-stdin",
-                            self.name
-                        ))
-                    ),
+                    None => match &self.credentials_fix {
+                        Some(CredentialsFix::Settings) => format!(
+                            "target '{name}': the server refused the user name or password: \
+                             correct them in Settings (Targets, Edit next to '{name}')",
+                            name = self.name
+                        ),
+                        command => format!(
+                            "target '{}': the server refused the user name or password: store \
+                             the right ones with `{}` (it reads the password from standard \
+                             input; change --user if the user name is wrong)",
+                            self.name,
+                            match command {
+                                Some(CredentialsFix::Command(c)) => c.clone(),
+                                _ => format!(
+                                    "lodge target add {} URL --user USER --secret-stdin",
+                                    self.name
+                                ),
+                            }
+                        ),
+                    },
                 },
             },
             other => other,

@@ -4,6 +4,7 @@
 use crate::content::FieldProblem;
 use crate::targets::Failure;
 use crate::targets::http::status_parts;
+use crate::targets::secret::CredentialsFix;
 
 #[derive(Debug, Default, serde::Deserialize)]
 #[serde(rename_all = "PascalCase")]
@@ -41,9 +42,9 @@ pub struct Context<'a> {
     pub secret_env: Option<&'a str>,
     /// The environment variable the access key id comes from, if any.
     pub user_env: Option<&'a str>,
-    /// The `lodge target add` that saves its keys again (its secret from standard input,
-    /// or from the variable it names), if known.
-    pub credentials_command: Option<&'a str>,
+    /// Where its keys are saved again, if known: the `lodge target add` that does it (its
+    /// secret from standard input, or from the variable it names), or the window's Settings.
+    pub credentials_fix: Option<&'a CredentialsFix>,
 }
 
 /// Classify a response that did not succeed.
@@ -141,8 +142,13 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
                     "target '{name}': the access key is not known to the server ({what}): \
                      put the right access key id in ${var}, where this target reads it"
                 ),
-                None => match ctx.credentials_command {
-                    Some(command) => format!(
+                None => match ctx.credentials_fix {
+                    Some(CredentialsFix::Settings) => format!(
+                        "target '{name}': the access key is not known to the server ({what}): \
+                         correct the access key id and secret key in Settings (Targets, Edit \
+                         next to '{name}')"
+                    ),
+                    Some(CredentialsFix::Command(command)) => format!(
                         "target '{name}': the access key is not known to the server ({what}): \
                          save the right access key id (after --user) with `{command}`"
                     ),
@@ -162,14 +168,21 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
                     "target '{name}': the secret key does not match the access key ({what}): \
                      put the right secret in ${var}, where this target reads it"
                 ),
-                None => format!(
-                    "target '{name}': the secret key does not match the access key ({what}): \
-                     store the right secret with `{}` (it reads it from standard input)",
-                    ctx.credentials_command.map_or_else(
-                        || format!("lodge target add {name} ... --secret-stdin"),
-                        str::to_string
-                    )
-                ),
+                None => match ctx.credentials_fix {
+                    Some(CredentialsFix::Settings) => format!(
+                        "target '{name}': the secret key does not match the access key ({what}): \
+                         correct the secret key in Settings (Targets, Edit next to '{name}')"
+                    ),
+                    Some(CredentialsFix::Command(command)) => format!(
+                        "target '{name}': the secret key does not match the access key ({what}): \
+                         store the right secret with `{command}` (it reads it from standard input)"
+                    ),
+                    None => format!(
+                        "target '{name}': the secret key does not match the access key ({what}): \
+                         store the right secret with `lodge target add {name} ... --secret-stdin` \
+                         (it reads it from standard input)"
+                    ),
+                },
             },
         },
         // The request's signed time is more than 15 minutes from the server's clock: no
@@ -256,7 +269,7 @@ mod tests {
         region: "us-east-1",
         secret_env: None,
         user_env: None,
-        credentials_command: None,
+        credentials_fix: None,
     };
 
     #[test]
@@ -274,6 +287,32 @@ mod tests {
             "{said}"
         );
         assert!(!said.contains("--secret-stdin"), "{said}");
+    }
+
+    /// The window keeps keys in Settings: its messages send a person there, not to a
+    /// terminal.
+    #[test]
+    fn refused_keys_stored_in_the_window_are_corrected_in_settings() {
+        let in_window = Context {
+            credentials_fix: Some(&CredentialsFix::Settings),
+            ..CTX
+        };
+        for (code, said) in [
+            (
+                "InvalidAccessKeyId",
+                "correct the access key id and secret key in Settings (Targets, Edit next to \
+                 'lab-s3')",
+            ),
+            (
+                "SignatureDoesNotMatch",
+                "correct the secret key in Settings (Targets, Edit next to 'lab-s3')",
+            ),
+        ] {
+            let body = format!("<Error><Code>{code}</Code></Error>");
+            let message = classify(&in_window, 403, None, &body).to_string();
+            assert!(message.contains(said), "{message}");
+            assert!(!message.contains("lodge target add"), "{message}");
+        }
     }
 
     #[test]

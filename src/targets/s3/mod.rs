@@ -21,7 +21,7 @@ use super::holdings::{hash_body, read_by_digest};
 use super::http::client;
 use super::probe::ProbeReport;
 use super::record::{record_body, validate};
-use super::secret::UserSecret;
+use super::secret::{CredentialsFix, UserSecret};
 use super::stream::{FileSlice, file_body, refusal};
 use super::{
     DepositRequest, Failure, FileHeld, Holdings, Landed, ProgressSink, ReadBack, RecordRef, Target,
@@ -65,8 +65,8 @@ pub struct S3Target {
     /// refused secret is fixed there, not in the keyring.
     secret_env: Option<String>,
     user_env: Option<String>,
-    /// The `lodge target add` that stores new credentials for it, for messages.
-    credentials_command: Option<String>,
+    /// Where new credentials for it are stored, for messages.
+    credentials_fix: Option<CredentialsFix>,
 }
 
 impl S3Target {
@@ -86,7 +86,7 @@ impl S3Target {
             http: client()?,
             secret_env: None,
             user_env: None,
-            credentials_command: None,
+            credentials_fix: None,
         })
     }
 
@@ -98,11 +98,11 @@ impl S3Target {
         }
     }
 
-    /// The same target, `command` (the `lodge target add` that saves its keys again) named
-    /// where the server refuses them.
-    pub fn credentials_stored_by(self, command: String) -> S3Target {
+    /// The same target, `fix` (the `lodge target add` that saves its keys again, or
+    /// Settings) named where the server refuses them.
+    pub fn credentials_stored_by(self, fix: CredentialsFix) -> S3Target {
         S3Target {
-            credentials_command: Some(command),
+            credentials_fix: Some(fix),
             ..self
         }
     }
@@ -122,7 +122,7 @@ impl S3Target {
             region: &self.location.region,
             secret_env: self.secret_env.as_deref(),
             user_env: self.user_env.as_deref(),
-            credentials_command: self.credentials_command.as_deref(),
+            credentials_fix: self.credentials_fix.as_ref(),
         }
     }
 
