@@ -945,3 +945,38 @@ fn refused_credentials_in_the_window_say_to_edit_the_target_in_settings() {
     assert!(reason.contains(edit_in_settings), "{reason}");
     assert!(!reason.contains("lodge target add"), "{reason}");
 }
+
+/// The form's fields start and end at one x, whatever their labels' lengths: it reads as a
+/// form, and a field's width says nothing it does not mean.
+#[test]
+fn the_target_forms_fields_line_up_in_one_column() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    w.harness.get_by_label("Settings").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Add target").click();
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    let fields = [
+        "Target name",
+        "Target URL",
+        "S3 endpoint",
+        "S3 region",
+        "User or access key id",
+        "Password or secret key",
+    ];
+    let rects: Vec<_> = fields
+        .iter()
+        .map(|label| w.harness.get_by_label(label).rect())
+        .collect();
+    for (label, rect) in fields.iter().zip(&rects) {
+        assert_eq!(
+            (rect.left(), rect.right()),
+            (rects[0].left(), rects[0].right()),
+            "{label} is not in the column of {}",
+            fields[0]
+        );
+    }
+}

@@ -204,11 +204,14 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
             .strong(),
         )
         .rect;
+    // A field's error goes in the row under it, in the fields' column.
     let error_at = |ui: &mut egui::Ui, field: TargetField| {
         if let Some((f, message)) = &problem
             && *f == field
         {
+            ui.label("");
             ui.label(RichText::new(format!("⚠ {message}")).color(ERROR));
+            ui.end_row();
         }
     };
     let editing = draft.editing.is_some();
@@ -221,65 +224,73 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
         Some(TargetField::Form) | None => None,
     };
     let before = refused_value(draft);
-    field(ui, "Target name", &mut draft.name, "lab-s3", !editing);
-    error_at(ui, TargetField::Name);
-    field(
-        ui,
-        "Target URL",
-        &mut draft.url,
-        "s3://bucket/prefix, webdav+https://host/path or sandbox+http://127.0.0.1:PORT",
-        true,
-    );
-    error_at(ui, TargetField::Url);
-    ui.checkbox(
-        &mut draft.allow_insecure,
-        "Allow plain http:// to a host that is not this computer",
-    );
-    field(
-        ui,
-        "S3 endpoint",
-        &mut draft.endpoint,
-        "S3 only: https://s3.example.org (default AWS)",
-        true,
-    );
-    field(
-        ui,
-        "S3 region",
-        &mut draft.region,
-        "S3 only: us-east-1",
-        true,
-    );
-    field(
-        ui,
-        "User or access key id",
-        &mut draft.user,
-        "WebDAV user name or S3 access key id",
-        true,
-    );
-    error_at(ui, TargetField::User);
-    ui.horizontal(|ui| {
-        let l = ui.label(RichText::new("Password or secret key").strong());
-        let hint = if draft.secret_missing {
-            "none stored yet: type it here"
-        } else if editing {
-            "empty keeps the stored one"
-        } else {
-            "stored in the keyring, not in the config"
-        };
-        let secret = ui
-            .add(
-                egui::TextEdit::singleline(&mut draft.secret)
-                    .password(true)
-                    .hint_text(hint)
-                    .desired_width(280.0),
-            )
-            .labelled_by(l.id);
-        if draft.just_opened && draft.secret_missing {
-            secret.request_focus();
-        }
-    });
-    error_at(ui, TargetField::Secret);
-    error_at(ui, TargetField::Form);
+    // Labels in one column and fields in the next, one width, as in the defaults above.
+    egui::Grid::new("target_form")
+        .num_columns(2)
+        .show(ui, |ui| {
+            field(ui, "Target name", &mut draft.name, "lab-s3", !editing);
+            error_at(ui, TargetField::Name);
+            field(
+                ui,
+                "Target URL",
+                &mut draft.url,
+                "s3://bucket/prefix, webdav+https://host/path or sandbox+http://127.0.0.1:PORT",
+                true,
+            );
+            error_at(ui, TargetField::Url);
+            ui.label("");
+            ui.checkbox(
+                &mut draft.allow_insecure,
+                "Allow plain http:// to a host that is not this computer",
+            );
+            ui.end_row();
+            field(
+                ui,
+                "S3 endpoint",
+                &mut draft.endpoint,
+                "S3 only: https://s3.example.org (default AWS)",
+                true,
+            );
+            field(
+                ui,
+                "S3 region",
+                &mut draft.region,
+                "S3 only: us-east-1",
+                true,
+            );
+            field(
+                ui,
+                "User or access key id",
+                &mut draft.user,
+                "WebDAV user name or S3 access key id",
+                true,
+            );
+            error_at(ui, TargetField::User);
+            let l = ui.label(RichText::new("Password or secret key").strong());
+            let hint = if draft.secret_missing {
+                "none stored yet: type it here"
+            } else if editing {
+                "empty keeps the stored one"
+            } else {
+                "stored in the keyring, not in the config"
+            };
+            let secret = ui
+                .add(
+                    egui::TextEdit::singleline(&mut draft.secret)
+                        .password(true)
+                        .hint_text(hint)
+                        .desired_width(FIELD_WIDTH),
+                )
+                .labelled_by(l.id);
+            if draft.just_opened && draft.secret_missing {
+                secret.request_focus();
+            }
+            ui.end_row();
+            error_at(ui, TargetField::Secret);
+        });
+    if let Some((TargetField::Form, message)) = &problem {
+        ui.label(RichText::new(format!("⚠ {message}")).color(ERROR));
+    }
     let typed_over = before.is_some() && refused_value(draft) != before;
     let mut save = false;
     let mut cancel = false;
@@ -309,15 +320,18 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
     }
 }
 
+/// Width of the form's text fields: they end where the defaults' fields above end.
+const FIELD_WIDTH: f32 = 360.0;
+
+/// One row of the form's grid: the label, and the field it names.
 fn field(ui: &mut egui::Ui, label: &str, value: &mut String, hint: &str, enabled: bool) {
-    ui.horizontal(|ui| {
-        let l = ui.label(RichText::new(label).strong());
-        ui.add_enabled(
-            enabled,
-            egui::TextEdit::singleline(value)
-                .hint_text(hint)
-                .desired_width(420.0),
-        )
-        .labelled_by(l.id);
-    });
+    let l = ui.label(RichText::new(label).strong());
+    ui.add_enabled(
+        enabled,
+        egui::TextEdit::singleline(value)
+            .hint_text(hint)
+            .desired_width(FIELD_WIDTH),
+    )
+    .labelled_by(l.id);
+    ui.end_row();
 }
