@@ -889,6 +889,27 @@ fn a_record_named_by_its_address_reads_short_and_the_details_leave_the_table_its
     // So does a check's notice.
     let (_, intact) = w.press_for_notice("Verify", "is intact");
     assert!(intact.contains(&format!("(record {short})")), "{intact}");
+
+    // And History, whose Record column holds the whole short form.
+    w.harness.get_by_label("History").click();
+    w.wait("the history", |app| app.model.history.is_some());
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    // A label too wide for its column is cut short ("records/6741faaea150…"): its width
+    // is then less than its text's.
+    let shown = w.harness.get_by_label(&short).rect().width();
+    let font = egui::TextStyle::Body.resolve(&w.harness.ctx.global_style());
+    let whole = w.harness.ctx.fonts_mut(|fonts| {
+        fonts
+            .layout_no_wrap(short.clone(), font, egui::Color32::WHITE)
+            .size()
+            .x
+    });
+    assert!(
+        shown >= whole - 0.5,
+        "History shows {shown} px of {short}, whose text is {whole} px wide"
+    );
 }
 
 /// In the window, credentials are typed in Settings: a server refusing them says to edit the

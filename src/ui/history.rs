@@ -151,7 +151,9 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 // two such differ only at their end, which a narrow column cuts off.
                 .column(Column::initial(230.0).at_least(110.0).clip(true))
                 .column(Column::exact(80.0))
-                .column(Column::exact(150.0).clip(true))
+                // Wide enough for an S3 or WebDAV record's short form
+                // (`records/961f6abd154e….json`), which a narrower column cut to its key.
+                .column(Column::exact(190.0).clip(true))
                 .column(Column::exact(65.0))
                 .column(Column::exact(130.0))
                 .header(22.0, |mut h| {
