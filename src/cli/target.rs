@@ -191,14 +191,14 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                 }
                 Some(check) => {
                     // A token given per run, refused or missing, is what the user fixes.
-                    let hint = match check.name == "credentials"
-                        && super::target_arg::takes_token_per_run(target.scope_id())
-                    {
-                        true if token.is_some() => {
-                            ": give the right token with --token (or LODGE_TOKEN)"
-                        }
-                        true => ": give its token with --token (or LODGE_TOKEN)",
-                        false => "",
+                    let token_refused = check.name == "credentials"
+                        && super::target_arg::takes_token_per_run(target.scope_id());
+                    let hint = if !token_refused {
+                        ""
+                    } else if token.is_some() {
+                        ": give the right token with --token (or LODGE_TOKEN)"
+                    } else {
+                        ": give its token with --token (or LODGE_TOKEN)"
                     };
                     println!(
                         "target '{name}' cannot be used: the {} check failed{hint}",

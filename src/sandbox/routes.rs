@@ -183,9 +183,9 @@ async fn gate_api(State(app): AppState, req: Request, next: Next) -> Response {
     }
     // The DataCite and InvenioRDM emulations check their own credentials, as those
     // services do.
-    let bearer_protected =
+    let token_protected =
         !(req.uri().path().starts_with("/dois") || req.uri().path().starts_with("/api"));
-    if bearer_protected && !authorized(&app, req.headers()) {
+    if token_protected && !authorized(&app, req.headers()) {
         return needs_token();
     }
     let kill = req.extensions().get::<KillSwitch>().cloned();
