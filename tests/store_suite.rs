@@ -428,7 +428,7 @@ fn adding_rescanning_and_removing_a_dataset_are_each_logged_once(b: Backend) {
     assert_eq!(
         message(1),
         format!(
-            "scanned again: its metadata changed; key {}… is now {}…",
+            "its metadata changed; key {}… is now {}…",
             first_key.short(),
             retitled.short()
         )

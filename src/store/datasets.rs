@@ -551,9 +551,11 @@ fn scan_logged(
         return None;
     }
     let files = earlier.fingerprint.as_deref() != Some(fingerprint);
+    // Only a change of files was found by scanning; metadata is also changed by an edit in
+    // the window, where nothing is scanned.
     let what = match (files, earlier.metadata != metadata) {
-        (true, true) => "its files and metadata changed",
-        (true, false) => "its files changed",
+        (true, true) => "scanned again: its files and metadata changed",
+        (true, false) => "scanned again: its files changed",
         // The key covers nothing else: what is left is the metadata.
         (false, _) => "its metadata changed",
     };
@@ -563,6 +565,6 @@ fn scan_logged(
         .map_or(String::new(), |k| format!(" {}…", &k[..k.len().min(12)]));
     Some((
         EventKind::Rescanned,
-        format!("scanned again: {what}; key{was} is now {}…", &key[..12]),
+        format!("{what}; key{was} is now {}…", &key[..12]),
     ))
 }
