@@ -1979,6 +1979,24 @@ async fn bad_folders_are_clear_errors_that_record_nothing() {
     );
 }
 
+/// The five lines `lodge sandbox` prints when it starts, after which its standard output is
+/// closed; the sandbox is stopped if they do not all come.
+async fn sandbox_banner(child: &mut std::process::Child) -> Vec<String> {
+    let stdout = child.stdout.take().unwrap();
+    let read = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let lines = std::io::BufReader::new(stdout).lines();
+        lines.take(5).map_while(Result::ok).collect::<Vec<_>>()
+    });
+    match tokio::time::timeout(std::time::Duration::from_secs(20), read).await {
+        Ok(lines) => lines.unwrap(),
+        Err(_) => {
+            child.kill().unwrap();
+            panic!("lodge sandbox printed fewer than five lines in 20 s");
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
     let lab = Lab::new();
@@ -2044,16 +2062,7 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let said = tokio::task::spawn_blocking(move || {
-        use std::io::BufRead;
-        let mut lines = std::io::BufReader::new(stdout).lines();
-        (0..2)
-            .map(|_| lines.next().unwrap().unwrap())
-            .collect::<Vec<_>>()
-    })
-    .await
-    .unwrap();
+    let said = sandbox_banner(&mut child).await;
     let line = &said[0];
     assert!(
         line.starts_with("Lodge sandbox listening on http://127.0.0.1:"),
@@ -2072,10 +2081,49 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
         said[1],
         format!("Deposit here: lodge deposit --target {target} --all")
     );
+    // The last, where a person sees its records.
+    assert_eq!(said[4], format!("Its records in a browser: {base}/"));
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let stats = reqwest::get(format!("{base}/stats")).await.unwrap();
     assert!(stats.status().is_success(), "{}", stats.status());
     assert!(child.try_wait().unwrap().is_none(), "the sandbox exited");
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // Started with a token, it says where the token goes, and its records page takes the
+    // token as a browser's password.
+    let mut child = lodge(&lab.path("x.db"))
+        .args([
+            "sandbox",
+            "--addr",
+            "127.0.0.1:0",
+            "--token",
+            "s3cret",
+            "--data",
+        ])
+        .arg(lab.path("sbx-token"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let said = sandbox_banner(&mut child).await;
+    assert!(said[1].ends_with(" --token TOKEN --all"), "{}", said[1]);
+    let page = said[4]
+        .strip_prefix("Its records in a browser: ")
+        .and_then(|rest| {
+            rest.strip_suffix(" (a browser asks for a user name, any, and a password: the token)")
+        })
+        .unwrap_or_else(|| panic!("{}", said[4]))
+        .to_string();
+    let c = reqwest::Client::new();
+    let asked = c.get(&page).send().await.unwrap();
+    assert_eq!(asked.status(), reqwest::StatusCode::UNAUTHORIZED);
+    let shown = c
+        .get(&page)
+        .basic_auth("anyone", Some("s3cret"))
+        .send()
+        .await
+        .unwrap();
+    assert!(shown.status().is_success(), "{}", shown.status());
     child.kill().unwrap();
     child.wait().unwrap();
 }

@@ -252,7 +252,8 @@ async fn bind(addr: SocketAddr) -> anyhow::Result<tokio::net::TcpListener> {
 
 /// Run a sandbox until `stop` (for `lodge sandbox`, Ctrl-C or SIGTERM): prints
 /// `Lodge sandbox listening on http://ADDR (data: DIR)` first, then the `lodge deposit`
-/// commands that reach it and its emulations, and shuts down gracefully.
+/// commands that reach it and its emulations and the address of its records page, and shuts
+/// down gracefully.
 pub async fn serve_until(
     config: SandboxConfig,
     datacite: DataCiteAccount,
@@ -263,23 +264,28 @@ pub async fn serve_until(
     sandbox.set_datacite_account(datacite);
     // Whoever started the sandbox may stop reading after the first line (a script that
     // wants the address): a closed stdout is no reason to stop serving.
-    let token = if config_token.is_some() {
-        " --token TOKEN"
+    let (token, password) = if config_token.is_some() {
+        (
+            " --token TOKEN",
+            " (a browser asks for a user name, any, and a password: the token)",
+        )
     } else {
-        ""
+        ("", "")
     };
     let _ = writeln!(
         std::io::stdout().lock(),
         "Lodge sandbox listening on {} (data: {})\n\
          Deposit here: lodge deposit --target {}{token} --all\n\
          DataCite emulation: lodge deposit --target '{}' --token PASSWORD (--datacite-password)\n\
-         InvenioRDM emulation: lodge deposit --target {} --token {}",
+         InvenioRDM emulation: lodge deposit --target {} --token {}\n\
+         Its records in a browser: {}/{password}",
         sandbox.base_url(),
         sandbox.data_dir().display(),
         sandbox.target_url(),
         sandbox.datacite_target_url(),
         sandbox.invenio_target_url(),
         sandbox.invenio_account().token,
+        sandbox.base_url(),
     );
     let stopped = stop.await;
     sandbox.shutdown().await;
