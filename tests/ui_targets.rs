@@ -15,6 +15,7 @@ use std::sync::Once;
 use egui_kittest::kittest::{NodeT, Queryable};
 use lodge::app::{DedupStatus, LogLevel, TargetField, TargetTest};
 use lodge::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
+use lodge::targets::probe::ProbeReport;
 
 use gui::{Window, citable_folder};
 use support::servers;
@@ -110,6 +111,19 @@ fn deposit_to_a_new_target(
     (id, identifier)
 }
 
+/// Press the only Test connection button in Settings and wait for the checks of target
+/// `name`.
+fn test_connection(w: &mut Window, name: &str) -> ProbeReport {
+    w.harness.get_by_label("Test connection").click();
+    w.wait("the checks", |app| {
+        matches!(app.model.target_tests.get(name), Some(TargetTest::Done(_)))
+    });
+    match w.app().model.target_tests.get(name) {
+        Some(TargetTest::Done(report)) => report.clone(),
+        other => unreachable!("{other:?}"),
+    }
+}
+
 fn config_text(w: &Window) -> String {
     std::fs::read_to_string(w.lab.path("app/config.toml")).unwrap_or_default()
 }
@@ -140,17 +154,7 @@ fn a_target_added_in_settings_is_in_the_picker_and_the_config_passes_test_connec
     );
     w.harness.get_by_label("lab-sandbox");
 
-    w.harness.get_by_label("Test connection").click();
-    w.wait("the checks", |app| {
-        matches!(
-            app.model.target_tests.get("lab-sandbox"),
-            Some(TargetTest::Done(_))
-        )
-    });
-    let Some(TargetTest::Done(report)) = w.app().model.target_tests.get("lab-sandbox").cloned()
-    else {
-        unreachable!()
-    };
+    let report = test_connection(&mut w, "lab-sandbox");
     assert!(report.ok(), "every check passed: {report:?}");
     assert!(!report.checks.is_empty());
     for check in &report.checks {
@@ -234,13 +238,7 @@ fn the_secret_typed_in_settings_never_shows_in_the_config_the_model_the_log_or_t
     w.wait("the target saved", |app| {
         app.model.targets.len() == 2 && app.model.target_saved.is_some()
     });
-    w.harness.get_by_label("Test connection").click();
-    w.wait("the checks", |app| {
-        matches!(
-            app.model.target_tests.get("with-secret"),
-            Some(TargetTest::Done(_))
-        )
-    });
+    test_connection(&mut w, "with-secret");
 
     let secrets = w.lab.path("app/secrets.toml");
     let stored = std::fs::read_to_string(&secrets).expect("secrets file");
@@ -540,16 +538,7 @@ fn a_window_started_with_lodge_token_tests_and_deposits_to_a_sandbox_that_wants_
         "the token is not written to the config file"
     );
 
-    w.harness.get_by_label("Test connection").click();
-    w.wait("the checks", |app| {
-        matches!(
-            app.model.target_tests.get("locked"),
-            Some(TargetTest::Done(_))
-        )
-    });
-    let Some(TargetTest::Done(report)) = w.app().model.target_tests.get("locked").cloned() else {
-        unreachable!()
-    };
+    let report = test_connection(&mut w, "locked");
     assert!(report.ok(), "the token was sent: {report:?}");
 
     w.harness.state_mut().settings = Default::default();
@@ -930,18 +919,10 @@ fn refused_credentials_in_the_window_say_to_edit_the_target_in_settings() {
     w.wait("the target saved", |app| {
         app.model.targets.len() == 2 && app.model.target_saved.is_some()
     });
-    let edit_in_settings = "refused the user name or password: correct them in Settings (Targets, Edit next to 'lab-dav')";
+    let edit_in_settings = "refused the user name or password: correct them in Settings \
+                            (Targets, Edit next to 'lab-dav')";
 
-    w.harness.get_by_label("Test connection").click();
-    w.wait("the checks", |app| {
-        matches!(
-            app.model.target_tests.get("lab-dav"),
-            Some(TargetTest::Done(_))
-        )
-    });
-    let Some(TargetTest::Done(report)) = w.app().model.target_tests.get("lab-dav").cloned() else {
-        unreachable!()
-    };
+    let report = test_connection(&mut w, "lab-dav");
     let refused = report
         .first_failure()
         .map(|check| format!("{check:?}"))
