@@ -206,6 +206,11 @@ fn a_malformed_url_shows_the_error_next_to_the_field_and_saves_nothing() {
         shown.top() >= url_field.bottom() - 1.0 && shown.top() - url_field.bottom() < 40.0,
         "the message sits right under the URL field ({url_field:?} vs {shown:?})"
     );
+    // A long message wraps within the fields' column, so Settings keeps its width.
+    assert!(
+        shown.left() >= url_field.left() - 1.0 && shown.right() <= url_field.right() + 1.0,
+        "the message stays in the fields' column ({url_field:?} vs {shown:?})"
+    );
     assert!(
         !w.lab.path("app/config.toml").exists(),
         "nothing was saved: {}",

@@ -210,7 +210,12 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
             && *f == field
         {
             ui.label("");
-            ui.label(RichText::new(format!("⚠ {message}")).color(ERROR));
+            // Wrapped at the fields' width: a grid cell would grow to the whole message,
+            // and the window with it.
+            ui.scope(|ui| {
+                ui.set_max_width(FIELD_WIDTH);
+                ui.add(egui::Label::new(RichText::new(format!("⚠ {message}")).color(ERROR)).wrap());
+            });
             ui.end_row();
         }
     };
