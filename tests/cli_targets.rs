@@ -1482,14 +1482,7 @@ async fn a_malformed_config_file_does_not_stop_a_deposit_by_url() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn target_test_of_a_sandbox_with_a_token_says_to_give_the_token() {
     let lab = Lab::new();
-    let sandbox = lodge::sandbox::RunningSandbox::start(lodge::sandbox::SandboxConfig {
-        addr: "127.0.0.1:0".parse().unwrap(),
-        data_dir: lab.path("sbx"),
-        token: Some("right".into()),
-        faults: lodge::sandbox::FaultConfig::default(),
-    })
-    .await
-    .unwrap();
+    let sandbox = lab.sandbox_with_token("sbx", "right").await;
     let added = run({
         let mut cmd = lodge_in(&lab);
         cmd.args(["target", "add", "lab", &sandbox.target_url()]);

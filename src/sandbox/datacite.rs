@@ -20,6 +20,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use super::db::DoiInsert;
+use super::requests::{basic_credentials, same_secret};
 use super::state::App;
 
 /// The repository the emulation accepts, and the prefix it owns.
@@ -68,20 +69,10 @@ fn api_data(status: StatusCode, doi: &str, attributes: Value) -> Response {
 
 /// Basic auth with the account's repository id and password.
 fn authorized(app: &App, headers: &HeaderMap) -> bool {
-    use base64::Engine as _;
     let account = app.datacite_account();
-    let Some(encoded) = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Basic "))
-    else {
-        return false;
-    };
-    let Ok(decoded) = base64::engine::general_purpose::STANDARD.decode(encoded.trim()) else {
-        return false;
-    };
-    let expected = format!("{}:{}", account.repository, account.password);
-    decoded == expected.as_bytes()
+    basic_credentials(headers).is_some_and(|(user, password)| {
+        user == account.repository.as_bytes() && same_secret(&password, account.password.as_bytes())
+    })
 }
 
 /// 401, with a Basic challenge so that a web browser opening a DOI's address here (the

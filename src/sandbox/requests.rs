@@ -58,9 +58,27 @@ pub fn record_condition(headers: &HeaderMap) -> Result<(), Refusal> {
     })
 }
 
-/// Equal-time comparison, so the token cannot be guessed byte by byte from timings.
-fn same_secret(a: &[u8], b: &[u8]) -> bool {
+/// Equal-time comparison, so a secret cannot be guessed byte by byte from timings.
+pub(crate) fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The user name and password of `Authorization: Basic`, if the request has them: split at
+/// the first colon, which a user name cannot hold (RFC 7617) and a password may.
+pub fn basic_credentials(headers: &HeaderMap) -> Option<(Vec<u8>, Vec<u8>)> {
+    use base64::Engine as _;
+    let encoded = headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .strip_prefix("Basic ")?;
+    let mut decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let colon = decoded.iter().position(|&b| b == b':')?;
+    let password = decoded.split_off(colon + 1);
+    decoded.pop();
+    Some((decoded, password))
 }
 
 /// Whether the request may use the API: always without a `token`, else only with the token,
@@ -68,30 +86,19 @@ fn same_secret(a: &[u8], b: &[u8]) -> bool {
 /// `Authorization: Basic` under any user name (a web browser, which asks for a user name and
 /// password when it meets a Basic challenge and knows nothing of bearer tokens).
 pub fn token_allows(headers: &HeaderMap, token: Option<&str>) -> bool {
-    use base64::Engine as _;
     let Some(token) = token else {
         return true;
     };
-    let Some(value) = headers
+    let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-    else {
-        return false;
-    };
-    if let Some(given) = value.strip_prefix("Bearer ") {
-        return same_secret(given.trim().as_bytes(), token.as_bytes());
+        .and_then(|v| v.strip_prefix("Bearer "));
+    match bearer {
+        Some(given) => same_secret(given.trim().as_bytes(), token.as_bytes()),
+        // The user name is not checked: a browser's prompt wants one.
+        None => basic_credentials(headers)
+            .is_some_and(|(_user, password)| same_secret(&password, token.as_bytes())),
     }
-    let Some(encoded) = value.strip_prefix("Basic ") else {
-        return false;
-    };
-    let Ok(decoded) = base64::engine::general_purpose::STANDARD.decode(encoded.trim()) else {
-        return false;
-    };
-    // `user:password`; the user name is not checked (a browser's prompt wants one).
-    decoded
-        .iter()
-        .position(|&b| b == b':')
-        .is_some_and(|colon| same_secret(&decoded[colon + 1..], token.as_bytes()))
 }
 
 /// Whether a path is the API's (counted, guarded by the token and by faults) rather than a

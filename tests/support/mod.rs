@@ -85,7 +85,7 @@ impl Lab {
         self.start_sandbox(name, None, faults).await
     }
 
-    /// A sandbox that answers 401 without `Authorization: Bearer TOKEN`.
+    /// A sandbox started with `--token TOKEN`: 401 without the token.
     pub async fn sandbox_with_token(&self, name: &str, token: &str) -> RunningSandbox {
         self.start_sandbox(name, Some(token.into()), FaultConfig::default())
             .await
