@@ -1207,6 +1207,74 @@ async fn verify_stops_asking_a_server_that_did_not_answer_one_check() {
     assert!(text(&out).contains("3 intact"), "{}", text(&out));
 }
 
+/// A server that refuses the credentials of one check is not asked again with them (some
+/// lock an account after a run of refusals): the other deposits on it are not sent, and a
+/// target given by URL is named with the command that checks it with its own token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn verify_stops_asking_a_server_that_refused_its_token_and_says_how_to_give_it() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox_with_token("sbx", "s3cret").await;
+    let store = lab.store("lodge.db");
+    for n in 1..=3 {
+        add(
+            &store,
+            &lab.numbered_folder(n),
+            &metadata(&format!("Run {n}")),
+        );
+    }
+    drop(store);
+    let db = lab.path("lodge.db");
+    let url = sandbox.target_url();
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &url, "--token", "s3cret"],
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    for (token, said) in [
+        (
+            None,
+            format!("{url} needs a token to be read: check its deposits with it"),
+        ),
+        (
+            Some("wrong"),
+            format!("{url} refused the token given (--token is one for every target checked)"),
+        ),
+    ] {
+        let before = sandbox.stats().requests;
+        let mut args = vec!["verify", "--all"];
+        args.extend(token.map(|t| ["--token", t]).into_iter().flatten());
+        let out = lodge_with(&db, &args).await;
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{t}");
+        assert_all(
+            &t,
+            &[
+                "UNKNOWN  #1 ds001",
+                "the server could not be asked: not authorised (HTTP 401)",
+                "UNKNOWN  #3 ds003",
+                "not checked: the server refused Lodge's credentials for the check of ds001; \
+                 check again once they are corrected",
+                "0 intact, 3 could not be checked",
+                &said,
+                &format!("`lodge verify --target {url} --token TOKEN` (or LODGE_TOKEN)"),
+            ],
+        );
+        assert_eq!(
+            sandbox.stats().requests - before,
+            1,
+            "the first deposit's check, and nothing for the other two"
+        );
+    }
+
+    let out = lodge_with(&db, &["verify", "--all", "--token", "s3cret"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("3 intact"), "{t}");
+    assert!(!t.contains("token"), "{t}");
+}
+
 /// A failed job nobody waits on any more (its dataset removed, or rescanned to another key
 /// that has landed since) is history: `retry --all-failed` leaves it (and exits
 /// 0, for a cron job), and the totals do not count it among the failed waiting for the

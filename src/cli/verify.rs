@@ -13,8 +13,8 @@ use clap::Args;
 
 use super::Database;
 use super::add::select_datasets;
-use super::output::read_back_bar;
-use super::target_arg::{cli_target_scope, open_by_scope, target_argument};
+use super::output::{read_back_bar, shell_word};
+use super::target_arg::{cli_target_scope, open_by_scope, takes_token_per_run, target_argument};
 use crate::content::ContentKey;
 use crate::engine::repair::{Repair, log_repair, repair_deposit, sent_again, what_is_left};
 use crate::engine::verify::{
@@ -224,6 +224,13 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         summary.push(format!("{unknown} could not be checked"));
     }
     println!("{}", summary.join(", "));
+    for (scope, watch) in &watches {
+        // A saved target's refusal says how its credentials are corrected: only a target
+        // given by URL, whose token comes with each run, needs a word more.
+        if watch.refused_credentials() && takes_token_per_run(scope) {
+            println!("{}", token_hint(&store, scope, args.token.is_some()));
+        }
+    }
     if damaged > 0 && !args.repair {
         println!(
             "`lodge deposit` does not send a landed deposit again (it replays it from the \
@@ -247,6 +254,26 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         }
     }
     Ok(exit)
+}
+
+/// What to do about a target given by URL whose server refused the token of a check (or
+/// wanted one). `--token` is one for all the targets a run checks, so the command named
+/// checks that target alone.
+fn token_hint(store: &Store, scope: &str, token_given: bool) -> String {
+    let target = target_argument(store, scope);
+    let command = format!(
+        "`lodge verify --target {} --token TOKEN` (or LODGE_TOKEN)",
+        shell_word(&target)
+    );
+    match token_given {
+        true => format!(
+            "{target} refused the token given (--token is one for every target checked): \
+             check its deposits with its own, {command}"
+        ),
+        false => {
+            format!("{target} needs a token to be read: check its deposits with it, {command}")
+        }
+    }
 }
 
 /// Each target the deposits are on, opened once; why not, for one that cannot be.

@@ -174,12 +174,25 @@ pub async fn check_deposit(
 /// Checks of many deposits on one target share one of these. Once the server has not
 /// answered one check (it stayed busy, dropped the connection or hung through every try,
 /// or could not be reached), the checks after it are not sent: each would wait as long
-/// in vain (a server that hangs holds each for the two-minute read timeout). They end
-/// unknown, saying why, and a later `verify` checks them.
+/// in vain (a server that hangs holds each for the two-minute read timeout). Nor once it
+/// refused Lodge's credentials (401, 403): asking again with the same ones is refused
+/// again, and some servers lock an account after a run of refusals. They end unknown,
+/// saying why, and a later `verify` checks them.
 #[derive(Default)]
 pub struct SilenceWatch {
     /// Why the server is taken as silent: the check it did not answer, and what happened.
     silent: std::sync::Mutex<Option<String>>,
+    /// Whether it fell silent because it refused the credentials.
+    refused: std::sync::atomic::AtomicBool,
+}
+
+/// Why checks on a target stop being sent after one of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unanswered {
+    /// The server stayed busy, dropped the connection, hung or could not be reached.
+    Silent,
+    /// It refused Lodge's credentials.
+    Refused,
 }
 
 impl SilenceWatch {
@@ -198,16 +211,29 @@ impl SilenceWatch {
             return Verification::Unknown(why);
         }
         let (found, unanswered) = check_once(target, job, document, read, progress).await;
-        if unanswered {
+        if let Some(unanswered) = unanswered {
             let mut silent = self.silent.lock().unwrap_or_else(|p| p.into_inner());
-            silent.get_or_insert_with(|| {
-                format!(
+            silent.get_or_insert_with(|| match unanswered {
+                Unanswered::Silent => format!(
                     "not checked: the server did not answer the check of {name}; check again \
                      when it does"
-                )
+                ),
+                Unanswered::Refused => {
+                    self.refused
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                    format!(
+                        "not checked: the server refused Lodge's credentials for the check of \
+                         {name}; check again once they are corrected"
+                    )
+                }
             });
         }
         found
+    }
+
+    /// Whether checks stopped because the server refused the credentials.
+    pub fn refused_credentials(&self) -> bool {
+        self.refused.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Why checks on this target are no longer sent, if they are not.
@@ -220,14 +246,15 @@ impl SilenceWatch {
 }
 
 /// [`check_deposit`], and whether the server did not answer at all (busy, dropped, hung or
-/// unreachable through every try), as opposed to answering with what it holds.
+/// unreachable through every try) or refused the credentials, as opposed to answering with
+/// what it holds.
 async fn check_once(
     target: &dyn Target,
     job: &JobRow,
     document: &ContentDocument,
     read: ReadBack,
     progress: &ProgressSink,
-) -> (Verification, bool) {
+) -> (Verification, Option<Unanswered>) {
     let recorded = job.identifier.as_deref().unwrap_or_default();
     let mut tries = 0;
     let started = std::time::Instant::now();
@@ -239,7 +266,7 @@ async fn check_once(
             // answer.
             Err(Failure::Conflict { message }) => {
                 let replaced = Discrepancy::RecordReplaced { message };
-                return (Verification::Damaged(vec![replaced]), false);
+                return (Verification::Damaged(vec![replaced]), None);
             }
             // Reading is safe to repeat: a busy server (429, 503) or a dropped connection
             // is asked again, after the wait it asks for, before the check is unknown. Not
@@ -259,8 +286,15 @@ async fn check_once(
                 tokio::time::sleep(wait).await;
             }
             Err(failure) => {
-                let unanswered = matches!(failure, Failure::Wait { .. } | Failure::NotSent { .. })
-                    || failure.class() == FailureClass::RetryAmbiguous;
+                let unanswered = if matches!(failure, Failure::Unauthorized { .. }) {
+                    Some(Unanswered::Refused)
+                } else if matches!(failure, Failure::Wait { .. } | Failure::NotSent { .. })
+                    || failure.class() == FailureClass::RetryAmbiguous
+                {
+                    Some(Unanswered::Silent)
+                } else {
+                    None
+                };
                 let why = format!("the server could not be asked: {failure}");
                 return (Verification::Unknown(why), unanswered);
             }
@@ -268,12 +302,12 @@ async fn check_once(
     };
     let found = holdings.discrepancies(document, recorded);
     if !found.is_empty() {
-        return (Verification::Damaged(found), false);
+        return (Verification::Damaged(found), None);
     }
     let intact = Verification::Intact(if holdings.files.is_empty() {
         "the record is there (this target keeps no files)".to_string()
     } else {
         files_checked(document, read)
     });
-    (intact, false)
+    (intact, None)
 }
