@@ -2047,6 +2047,17 @@ async fn bad_folders_are_clear_errors_that_record_nothing() {
     );
 }
 
+/// A child process stopped when the test ends, passing or not: a failed assertion must not
+/// leave a sandbox running, holding the test run's output open.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The five lines `lodge sandbox` prints when it starts, after which its standard output is
 /// closed; the sandbox is stopped if they do not all come.
 async fn sandbox_banner(child: &mut std::process::Child) -> Vec<String> {
@@ -2129,8 +2140,9 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
         .arg(lab.path("sbx"))
         .stdout(Stdio::piped())
         .spawn()
+        .map(KillOnDrop)
         .unwrap();
-    let said = sandbox_banner(&mut child).await;
+    let said = sandbox_banner(&mut child.0).await;
     let line = &said[0];
     assert!(
         line.starts_with("Lodge sandbox listening on http://127.0.0.1:"),
@@ -2149,14 +2161,22 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
         said[1],
         format!("Deposit here: lodge deposit --target {target} --all")
     );
+    // Then its emulations, each line a command that deposits there as it is (the default
+    // DataCite password is no secret).
+    assert!(
+        said[2].starts_with("DataCite emulation: lodge deposit --target 'datacite+")
+            && said[2].ends_with(" --token sandbox"),
+        "{}",
+        said[2]
+    );
+    assert!(said[3].ends_with(" --token sandbox"), "{}", said[3]);
     // The last, where a person sees its records.
     assert_eq!(said[4], format!("Its records in a browser: {base}/"));
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     let stats = reqwest::get(format!("{base}/stats")).await.unwrap();
     assert!(stats.status().is_success(), "{}", stats.status());
-    assert!(child.try_wait().unwrap().is_none(), "the sandbox exited");
-    child.kill().unwrap();
-    child.wait().unwrap();
+    assert!(child.0.try_wait().unwrap().is_none(), "the sandbox exited");
+    drop(child);
 
     // Started with a token, it says where the token goes, and its records page takes the
     // token as a browser's password.
@@ -2167,14 +2187,23 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
             "127.0.0.1:0",
             "--token",
             "s3cret",
+            "--datacite-password",
+            "mine",
             "--data",
         ])
         .arg(lab.path("sbx-token"))
         .stdout(Stdio::piped())
         .spawn()
+        .map(KillOnDrop)
         .unwrap();
-    let said = sandbox_banner(&mut child).await;
+    let said = sandbox_banner(&mut child.0).await;
     assert!(said[1].ends_with(" --token TOKEN --all"), "{}", said[1]);
+    // A DataCite password of the person's own is not printed.
+    assert!(
+        said[2].ends_with(" --token PASSWORD (the one given with --datacite-password)"),
+        "{}",
+        said[2]
+    );
     let page = said[4]
         .strip_prefix("Its records in a browser: ")
         .and_then(|rest| {
@@ -2192,8 +2221,6 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
         .await
         .unwrap();
     assert!(shown.status().is_success(), "{}", shown.status());
-    child.kill().unwrap();
-    child.wait().unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
