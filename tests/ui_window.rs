@@ -9,7 +9,7 @@ use lodge::app::{Command, DedupStatus, LogLevel, StatusKind, Update};
 use lodge::sandbox::FaultConfig;
 use lodge::ui::LodgeApp;
 
-use gui::{WINDOW, Window, citable_folder};
+use gui::{WINDOW, Window, citable_folder, notices_with};
 
 async fn sandbox_requests(scope_id: &str) -> u64 {
     let base = scope_id.trim_start_matches("sandbox+");
@@ -39,6 +39,44 @@ fn dropping_a_folder_adds_a_row_that_shows_the_key_after_hashing() {
     assert_eq!(
         w.status("soil-cores"),
         Some(DedupStatus::New { ready: true })
+    );
+}
+
+/// Where no folder picker answers and nothing can be dropped (a desktop without an XDG
+/// portal, a remote X session), a folder's path pasted onto the window adds it; pasted text
+/// that is no path gets a notice; a path pasted into the search field is a search.
+#[test]
+fn a_folder_path_pasted_onto_the_window_adds_it_and_other_text_gets_a_notice() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    w.paste(&format!("{}\n", folder.display()));
+    w.wait("the pasted folder to get its key", |app| {
+        app.model
+            .rows()
+            .iter()
+            .any(|r| r.name == "soil-cores" && r.key.is_some() && r.id > 0)
+    });
+
+    w.paste("hello world");
+    let said = notices_with(
+        w.app(),
+        "Pasted text is not a folder's path ('hello world')",
+    );
+    assert_eq!(said.len(), 1, "{said:?}");
+
+    let lake = citable_folder(&w.lab, "lake", "Lake 2026");
+    w.harness.get_by_label("Search:").focus();
+    w.harness.step();
+    w.paste(&lake.display().to_string());
+    for _ in 0..20 {
+        w.harness.step();
+    }
+    assert_eq!(w.app().table.search, lake.display().to_string());
+    assert_eq!(w.app().model.rows().len(), 1, "nothing was added");
+    assert_eq!(
+        notices_with(w.app(), "Pasted text").len(),
+        1,
+        "no notice for a search"
     );
 }
 

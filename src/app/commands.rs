@@ -555,7 +555,8 @@ impl Core {
             Some(folder) => self.add_folder(folder.path().to_path_buf()).await,
             None if asked.elapsed() < NO_PICKER_WITHIN => self.out.notice(Notice::warning(
                 "No folder picker is available on this desktop (no XDG desktop portal \
-                 answered). Drop the folder onto the window instead.",
+                 answered). Drop the folder onto the window instead, or copy its path and \
+                 paste it here (Ctrl+V).",
             )),
             None => {}
         }

@@ -3,7 +3,7 @@
 //!
 //! One file per panel: [`top_bar`], [`table`] (datasets), [`details`] (with
 //! [`metadata_form`]), [`log_panel`], [`history`], [`settings_window`], [`drop`] (the drop
-//! overlay and dropped paths), [`dialogs`], [`notices`] and [`shortcuts`].
+//! overlay, dropped and pasted paths), [`dialogs`], [`notices`] and [`shortcuts`].
 
 pub mod badge;
 pub mod details;
@@ -254,6 +254,7 @@ impl LodgeApp {
         }
         self.notices.take_from(&mut self.model, ui.ctx());
         drop::take_dropped(self, ui.ctx());
+        drop::take_pasted(self, ui.ctx());
         let target = self.target_id().to_string();
         self.table.refresh(&self.model, &target);
         shortcuts::handle(self, ui.ctx());

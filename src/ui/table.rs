@@ -175,8 +175,9 @@ fn empty_hint(ui: &mut egui::Ui) {
                 .strong(),
         );
         ui.add_space(6.0);
-        ui.label("or use Add folder… (Ctrl+O). Lodge hashes each folder, gives it a content key,");
-        ui.label("and deposits it exactly once, however often you press Deposit.");
+        ui.label("or use Add folder… (Ctrl+O), or paste their paths (Ctrl+V).");
+        ui.label("Lodge hashes each folder, gives it a content key, and deposits it");
+        ui.label("exactly once, however often you press Deposit.");
         ui.add_space(6.0);
         ui.label(
             RichText::new(

@@ -23,7 +23,10 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
             let ready = app.model.ready;
             if ui
                 .add_enabled(ready, egui::Button::new("Add folder…"))
-                .on_hover_text("Add a dataset folder (Ctrl+O), or drop folders on the window")
+                .on_hover_text(
+                    "Add a dataset folder (Ctrl+O), or drop folders on the window, or paste \
+                     their paths (Ctrl+V)",
+                )
                 .clicked()
             {
                 app.send(Command::PickFolder);

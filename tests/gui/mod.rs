@@ -204,6 +204,15 @@ impl Window {
         self.harness.step();
     }
 
+    /// Paste `text` (Ctrl+V) onto the window, or into the text field being typed in.
+    pub fn paste(&mut self, text: &str) {
+        self.harness
+            .input_mut()
+            .events
+            .push(egui::Event::Paste(text.to_string()));
+        self.harness.step();
+    }
+
     /// Drop one folder and wait until its row has a key; returns the row's dataset id.
     pub fn add_folder(&mut self, folder: &Path) -> i64 {
         let name = folder
