@@ -79,6 +79,24 @@ pub fn human_bytes(n: u64) -> String {
     }
 }
 
+/// A wait as a person reads it: "40 ms", "2.5 s", "10 min", "1 min 30 s", "2 h 5 min".
+pub fn wait_text(wait: std::time::Duration) -> String {
+    let ms = wait.as_millis();
+    let secs = wait.as_secs();
+    match secs {
+        0 => format!("{ms} ms"),
+        1..60 => format!("{:.1} s", wait.as_secs_f64()),
+        60..3600 => match secs % 60 {
+            0 => format!("{} min", secs / 60),
+            s => format!("{} min {s} s", secs / 60),
+        },
+        _ => match (secs % 3600) / 60 {
+            0 => format!("{} h", secs / 3600),
+            m => format!("{} h {m} min", secs / 3600),
+        },
+    }
+}
+
 /// `1 file`, `2 files`.
 pub fn count_of(n: impl Into<u64>, one: &str, many: &str) -> String {
     let n = n.into();
@@ -174,6 +192,22 @@ pub fn with_causes(error: &(dyn Error + 'static)) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_wait_reads_in_the_unit_a_person_would_use() {
+        use std::time::Duration;
+        let cases = [
+            (Duration::from_millis(40), "40 ms"),
+            (Duration::from_millis(2500), "2.5 s"),
+            (Duration::from_secs(600), "10 min"),
+            (Duration::from_secs(90), "1 min 30 s"),
+            (Duration::from_secs(7500), "2 h 5 min"),
+            (Duration::from_secs(3600), "1 h"),
+        ];
+        for (wait, said) in cases {
+            assert_eq!(super::wait_text(wait), said);
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -385,7 +385,8 @@ fn print_event(e: &EventRow, name: Option<String>) {
         extra.push(format!("HTTP {s}"));
     }
     if let Some(d) = e.delay_ms {
-        extra.push(format!("delay {:.1} s", d as f64 / 1000.0));
+        let wait = std::time::Duration::from_millis(d.try_into().unwrap_or_default());
+        extra.push(format!("delay {}", crate::wording::wait_text(wait)));
     }
     let name = name.map(|n| format!("{n}: ")).unwrap_or_default();
     let job = e.job_id.map(|j| format!("job {j} ")).unwrap_or_default();

@@ -1087,8 +1087,8 @@ impl Store {
                     job,
                     EventKind::RetryScheduled,
                     format!(
-                        "retry in {:.1} s after attempt {}: {error}",
-                        delay.as_secs_f64(),
+                        "retry in {} after attempt {}: {error}",
+                        crate::wording::wait_text(delay),
                         job.attempts
                     ),
                 );
