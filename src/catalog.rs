@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::content::{
-    ContentError, DataFingerprint, DocumentChanges, HashProgress, Metadata, PreparedDataset,
+    ContentError, DataFingerprint, DocumentChanges, HashWatch, Metadata, PreparedDataset,
     ScanReport, prepare_scanned, scan_folder_leaving_out,
 };
 use crate::store::{DatasetRow, FileScan, NewDataset, Store, StoreError};
@@ -43,7 +43,7 @@ pub fn record_folder(
     store: &Store,
     root: &Path,
     metadata: &Metadata,
-    progress: &(dyn Fn(HashProgress) + Sync),
+    progress: &dyn HashWatch,
 ) -> Result<RecordedDataset, CatalogError> {
     let prepared = prepare_scanned(scan_dataset_folder(store, root)?, metadata, store, progress)?;
     let path = prepared
@@ -129,7 +129,7 @@ pub fn moved_here(
 pub fn moved_from(
     store: &Store,
     root: &Path,
-    progress: &(dyn Fn(HashProgress) + Sync),
+    progress: &dyn HashWatch,
 ) -> Result<Option<DatasetRow>, StoreError> {
     let gone = folders_gone(store)?;
     if gone.is_empty() {

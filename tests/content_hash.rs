@@ -6,8 +6,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lodge::content::{
-    ContentError, FileStamp, HashCache, HashProgress, MemoryHashCache, Metadata, NoHashCache,
-    Sha256Hex, hash_files, prepare_dataset, scan_folder,
+    ContentError, FileStamp, HashCache, HashProgress, HashWatch, MemoryHashCache, Metadata,
+    NoHashCache, Sha256Hex, hash_files, prepare_dataset, scan_folder,
 };
 
 fn write(root: &Path, rel: &str, bytes: &[u8]) {
@@ -50,6 +50,57 @@ fn sample_folder() -> tempfile::TempDir {
     write(dir.path(), "big.bin", &vec![7u8; 3 * 1024 * 1024 + 17]);
     write(dir.path(), "sub/mid.bin", &vec![1u8; 300 * 1024]);
     dir
+}
+
+/// Asks to stop once it has been told of `after` bytes hashed; counts what it was told.
+struct StopAfter {
+    after: u64,
+    seen: Mutex<Vec<HashProgress>>,
+}
+
+impl HashWatch for StopAfter {
+    fn progress(&self, progress: HashProgress) {
+        self.seen.lock().unwrap().push(progress);
+    }
+    fn cancelled(&self) -> bool {
+        let seen = self.seen.lock().unwrap();
+        seen.last().is_some_and(|p| p.bytes_done >= self.after)
+    }
+}
+
+#[test]
+fn a_watch_that_asks_to_stop_ends_hashing_within_a_mib_a_thread_and_nothing_is_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    for n in 0..4 {
+        write(
+            dir.path(),
+            &format!("part{n}.bin"),
+            &vec![n as u8; 16 * 1024 * 1024],
+        );
+    }
+    let report = scan_folder(dir.path()).unwrap();
+    let cache = CountingCache::default();
+    let watch = StopAfter {
+        after: 1,
+        seen: Mutex::new(Vec::new()),
+    };
+    let err = hash_files(&report, &cache, &watch).unwrap_err();
+    assert!(matches!(err, ContentError::Cancelled), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "hashing was stopped before it ended: nothing of this scan was recorded"
+    );
+    let done = watch.seen.lock().unwrap().last().unwrap().bytes_done;
+    let threads = rayon::current_num_threads() as u64;
+    assert!(
+        done <= (threads + 1) * 1024 * 1024,
+        "{done} bytes hashed of 64 MiB before stopping, on {threads} threads"
+    );
+    assert_eq!(cache.remember_calls.load(Ordering::SeqCst), 0);
+
+    // The same folder with a watch that never asks hashes to the end.
+    let whole = hash_files(&report, &cache, &no_progress).unwrap();
+    assert_eq!(whole.len(), 4);
 }
 
 #[test]

@@ -80,6 +80,32 @@ fn a_folder_path_pasted_onto_the_window_adds_it_and_other_text_gets_a_notice() {
     );
 }
 
+/// The wrong folder dropped, or one far bigger than meant (here 8 GiB of sparse files): its
+/// row's Stop ends the hashing, and nothing of it is recorded.
+#[test]
+fn stop_on_a_folder_being_hashed_ends_it_and_records_nothing() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = w.lab.path("huge");
+    std::fs::create_dir_all(&folder).unwrap();
+    for n in 0..4 {
+        let f = std::fs::File::create(folder.join(format!("part{n}.bin"))).unwrap();
+        f.set_len(2 << 30).unwrap();
+    }
+    w.drop_paths(&[&folder]);
+    w.wait("the folder to be hashing", |app| {
+        app.model
+            .rows()
+            .iter()
+            .any(|r| r.name == "huge" && r.hashing.is_some())
+    });
+    w.harness.get_by_label("Stop").click();
+    w.wait("the hashing to stop", |app| app.model.rows().is_empty());
+    let said = notices_with(w.app(), "Stopped adding huge: nothing of it was recorded.");
+    assert_eq!(said.len(), 1, "{said:?}");
+    let store = lodge::store::Store::open(&w.lab.path("app").join("lodge.db")).unwrap();
+    assert!(store.datasets().unwrap().is_empty());
+}
+
 #[test]
 fn deposit_ends_deposited_with_the_identifier_and_again_replays_with_no_request_and_stays_deposited()
  {

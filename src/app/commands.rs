@@ -2,9 +2,9 @@
 //! every outcome goes back to the window as an [`Update`], every problem as a [`Notice`]
 //! that names the thing and the fix.
 
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -16,7 +16,7 @@ use super::service::{Command, Repaint, ServiceConfig};
 use super::settings::{Settings, this_year};
 use super::update::{Details, FolderChanged, Update};
 use crate::catalog::{RecordedDataset, record_folder, scan_dataset_folder};
-use crate::content::{Metadata, SkippedEntry, metadata_from_folder};
+use crate::content::{HashProgress, HashWatch, Metadata, SkippedEntry, metadata_from_folder};
 use crate::engine::Engine;
 use crate::engine::requeue::{LeftAsItWas, why_left};
 use crate::sandbox::RunningSandbox;
@@ -125,10 +125,40 @@ pub(super) struct Core {
     engine_run: Mutex<Option<CancellationToken>>,
     /// Folders being added right now (canonical paths).
     adding: Mutex<HashSet<String>>,
+    /// Rows whose folders are being hashed (a placeholder's or a rescan's), each with the
+    /// flag its Stop sets.
+    hashing: Mutex<HashMap<i64, Arc<AtomicBool>>>,
     next_placeholder: AtomicI64,
     /// The configured targets left out of the picker, by name, with the problem the window
     /// was told of: a reload (after any target is saved) warns again only of what changed.
     left_out_said: Mutex<BTreeMap<String, String>>,
+}
+
+/// The hashing of one row's folder as the window sees it: its progress (at most every
+/// PROGRESS_EVERY, and at the end) and its Stop.
+struct RowHashing {
+    row: i64,
+    out: Outbox,
+    last: Mutex<Instant>,
+    stop: Arc<AtomicBool>,
+}
+
+impl HashWatch for RowHashing {
+    fn progress(&self, p: HashProgress) {
+        let mut last = lock(&self.last);
+        if last.elapsed() >= PROGRESS_EVERY || p.bytes_done == p.bytes_total {
+            *last = Instant::now();
+            self.out.send(Update::HashProgress {
+                row: self.row,
+                done: p.bytes_done,
+                total: p.bytes_total,
+            });
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -165,6 +195,7 @@ impl Core {
             shutdown,
             engine_run: Mutex::new(None),
             adding: Mutex::new(HashSet::new()),
+            hashing: Mutex::new(HashMap::new()),
             next_placeholder: AtomicI64::new(-1),
             left_out_said: Mutex::new(left_out_said),
         }
@@ -192,6 +223,11 @@ impl Core {
                 }
             }
             Command::PickFolder => self.pick_folder().await,
+            Command::StopHashing { row } => {
+                if let Some(stop) = lock(&self.hashing).get(&row) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
             Command::SetMetadata {
                 id,
                 metadata,
@@ -416,6 +452,7 @@ impl Core {
             }
         }
         let row = self.next_placeholder.fetch_sub(1, Ordering::Relaxed);
+        let stopped = self.hashing_started(row);
         self.out.send(Update::HashStarted {
             row,
             path: text.clone(),
@@ -492,6 +529,7 @@ impl Core {
         })
         .await;
         lock(&self.adding).remove(&text);
+        self.hashing_over(row);
         match outcome {
             Ok((notes, Ok((recorded, metadata)))) => {
                 notes.into_iter().for_each(|n| self.out.notice(n));
@@ -502,6 +540,12 @@ impl Core {
                     placeholder: Some(row),
                     summary: summary(&text, &name, &metadata, &recorded),
                 });
+            }
+            Ok((_, Err(_))) if stopped.load(Ordering::Relaxed) => {
+                self.out.send(Update::HashEnded { row });
+                self.out.notice(Notice::info(format!(
+                    "Stopped adding {name}: nothing of it was recorded."
+                )));
             }
             Ok((_, Err(e))) => {
                 self.out.send(Update::HashEnded { row });
@@ -527,22 +571,27 @@ impl Core {
         record_folder(&self.store, root, metadata, &progress).map_err(|e| e.to_string())
     }
 
-    /// How hashing the folder of placeholder row `row` tells the window how far it is (at
-    /// most every PROGRESS_EVERY, and at the end).
-    fn hash_progress(&self, row: i64) -> impl Fn(crate::content::HashProgress) + Sync {
-        let last = Mutex::new(Instant::now() - PROGRESS_EVERY);
-        let out = self.out.clone();
-        move |p: crate::content::HashProgress| {
-            let mut last = lock(&last);
-            if last.elapsed() >= PROGRESS_EVERY || p.bytes_done == p.bytes_total {
-                *last = Instant::now();
-                out.send(Update::HashProgress {
-                    row,
-                    done: p.bytes_done,
-                    total: p.bytes_total,
-                });
-            }
+    /// How hashing the folder of row `row` tells the window how far it is, and learns that
+    /// the person pressed its Stop.
+    fn hash_progress(&self, row: i64) -> RowHashing {
+        RowHashing {
+            row,
+            out: self.out.clone(),
+            last: Mutex::new(Instant::now() - PROGRESS_EVERY),
+            stop: lock(&self.hashing).entry(row).or_default().clone(),
         }
+    }
+
+    /// Row `row` starts hashing: the flag its Stop sets.
+    fn hashing_started(&self, row: i64) -> Arc<AtomicBool> {
+        let stop = Arc::new(AtomicBool::new(false));
+        lock(&self.hashing).insert(row, stop.clone());
+        stop
+    }
+
+    /// Row `row` is done hashing, or stopped.
+    fn hashing_over(&self, row: i64) {
+        lock(&self.hashing).remove(&row);
     }
 
     async fn pick_folder(self: Arc<Self>) {
@@ -609,6 +658,7 @@ impl Core {
             )));
             return false;
         }
+        let stopped = self.hashing_started(id);
         self.out.send(Update::HashStarted {
             row: id,
             path: dataset.path.clone(),
@@ -619,6 +669,7 @@ impl Core {
         let recorded = tokio::task::spawn_blocking(move || core.record(id, &root, &m))
             .await
             .unwrap_or_else(|e| Err(e.to_string()));
+        self.hashing_over(id);
         match recorded {
             Ok(recorded) => {
                 self.out.send(Update::DatasetSaved {
@@ -626,6 +677,18 @@ impl Core {
                     summary: summary(&dataset.path, &dataset.name, &metadata, &recorded),
                 });
                 true
+            }
+            Err(_) if stopped.load(Ordering::Relaxed) => {
+                self.out.send(Update::HashEnded { row: id });
+                self.out.notice(Notice::info(format!(
+                    "Stopped rescanning {}: it keeps its key and metadata from before{}.",
+                    dataset.name,
+                    match metadata == dataset.metadata {
+                        true => "",
+                        false => " (the edited metadata was not saved)",
+                    }
+                )));
+                false
             }
             Err(e) => {
                 self.out.send(Update::HashEnded { row: id });

@@ -96,6 +96,11 @@ pub enum Command {
     AddFolders(Vec<PathBuf>),
     /// Open the system folder picker, then add what was picked.
     PickFolder,
+    /// Stop hashing the folder of row `row` (a folder being added, or rescanned): nothing
+    /// of that scan is recorded.
+    StopHashing {
+        row: i64,
+    },
     /// Save new metadata: rescan (cheap, hash cache) and re-key; then optionally deposit to
     /// the target with this scope id.
     SetMetadata {

@@ -11,8 +11,8 @@ use super::incomplete::{Incomplete, print_incomplete};
 use super::output::{hash_progress_bar, shell_word};
 use crate::catalog::record_folder;
 use crate::content::{
-    Creator, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder, spdx_license_id,
-    spdx_suggestion,
+    Creator, HashProgress, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder,
+    spdx_license_id, spdx_suggestion,
 };
 use crate::store::{DatasetRow, Store, StoreError, StoreLocation};
 use crate::wording::{count_of, human_bytes};
@@ -198,7 +198,7 @@ pub(super) async fn scan_and_save(
 ) -> anyhow::Result<(i64, PreparedDataset)> {
     tokio::task::spawn_blocking(move || -> anyhow::Result<(i64, PreparedDataset)> {
         let bar = hash_progress_bar(&root);
-        let recorded = record_folder(&store, &root, &metadata, &|p| {
+        let recorded = record_folder(&store, &root, &metadata, &|p: HashProgress| {
             bar.set_length(p.bytes_total);
             bar.set_position(p.bytes_done);
         });
@@ -482,7 +482,7 @@ async fn add_one(
             tokio::task::spawn_blocking(move || {
                 // The folder is hashed here when some dataset's folder is gone: its bar.
                 let bar = hash_progress_bar(&root);
-                let found = crate::catalog::moved_from(&store, &root, &|p| {
+                let found = crate::catalog::moved_from(&store, &root, &|p: HashProgress| {
                     bar.set_length(p.bytes_total);
                     bar.set_position(p.bytes_done);
                 });

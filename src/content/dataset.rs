@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use super::{
-    ContentDocument, ContentError, ContentKey, DataFingerprint, HashCache, HashProgress,
-    HashedFile, ManifestEntry, Metadata, ScanReport, hash_files, scan_folder,
+    ContentDocument, ContentError, ContentKey, DataFingerprint, HashCache, HashWatch, HashedFile,
+    ManifestEntry, Metadata, ScanReport, hash_files, scan_folder,
 };
 
 /// A scanned and hashed folder with the document it is keyed by.
@@ -35,7 +35,7 @@ pub fn prepare_dataset(
     root: &Path,
     metadata: &Metadata,
     cache: &dyn HashCache,
-    progress: &(dyn Fn(HashProgress) + Sync),
+    progress: &dyn HashWatch,
 ) -> Result<PreparedDataset, ContentError> {
     prepare_scanned(scan_folder(root)?, metadata, cache, progress)
 }
@@ -45,7 +45,7 @@ pub fn prepare_scanned(
     report: ScanReport,
     metadata: &Metadata,
     cache: &dyn HashCache,
-    progress: &(dyn Fn(HashProgress) + Sync),
+    progress: &dyn HashWatch,
 ) -> Result<PreparedDataset, ContentError> {
     let files = hash_files(&report, cache, progress)?;
     let manifest = files

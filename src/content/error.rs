@@ -67,6 +67,9 @@ pub enum ContentError {
     )]
     ChangedWhileHashing { path: PathBuf },
 
+    #[error("hashing was stopped before it ended: nothing of this scan was recorded")]
+    Cancelled,
+
     #[error("{} is not a usable ignore file: {message}; fix the pattern and scan again", path.display())]
     BadIgnoreFile { path: PathBuf, message: String },
 

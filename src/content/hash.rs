@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, Read};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -140,6 +141,25 @@ pub struct HashProgress {
     pub files_total: u64,
 }
 
+/// Who watches a folder being hashed: told how far it has got, and asked between reads
+/// whether to stop (a person who dropped the wrong folder, a terabyte on a network share).
+/// Any `Fn(HashProgress)` is one that never asks to stop.
+pub trait HashWatch: Sync {
+    /// How far hashing has got; called from the hashing threads, one call at a time.
+    fn progress(&self, progress: HashProgress);
+    /// Whether to stop: hashing then ends with [`ContentError::Cancelled`] at its next
+    /// read (within a MiB per thread).
+    fn cancelled(&self) -> bool {
+        false
+    }
+}
+
+impl<F: Fn(HashProgress) + Sync> HashWatch for F {
+    fn progress(&self, progress: HashProgress) {
+        self(progress)
+    }
+}
+
 /// A scanned file with its content digest.
 #[derive(Clone, Debug)]
 pub struct HashedFile {
@@ -151,14 +171,17 @@ pub struct HashedFile {
 /// number of bytes read.
 pub fn sha256_reader(r: impl Read) -> io::Result<(Sha256Hex, u64)> {
     let mut buf = vec![0u8; HASH_BUFFER_BYTES];
-    sha256_stream(r, &mut buf, &mut |_| {})
+    let streamed = sha256_stream(r, &mut buf, &mut |_| ControlFlow::Continue(()))?;
+    Ok(streamed.expect("never stopped"))
 }
 
+/// SHA-256 of everything `r` yields, and its length; `on_bytes` is told of each read and
+/// may stop the stream (`None`).
 fn sha256_stream(
     mut r: impl Read,
     buf: &mut [u8],
-    on_bytes: &mut dyn FnMut(u64),
-) -> io::Result<(Sha256Hex, u64)> {
+    on_bytes: &mut dyn FnMut(u64) -> ControlFlow<()>,
+) -> io::Result<Option<(Sha256Hex, u64)>> {
     let mut hasher = sha2::Sha256::new();
     let mut total = 0u64;
     loop {
@@ -170,16 +193,18 @@ fn sha256_stream(
         };
         hasher.update(&buf[..n]);
         total += n as u64;
-        on_bytes(n as u64);
+        if on_bytes(n as u64).is_break() {
+            return Ok(None);
+        }
     }
-    Ok((Sha256Hex(hasher.finalize().into()), total))
+    Ok(Some((Sha256Hex(hasher.finalize().into()), total)))
 }
 
-/// Progress shared by the hashing workers; the callback runs under the lock so that the
+/// Progress shared by the hashing workers; the watch is told under the lock so that the
 /// figures it sees only grow.
 struct ProgressSink<'a> {
     state: Mutex<HashProgress>,
-    callback: &'a (dyn Fn(HashProgress) + Sync),
+    watch: &'a dyn HashWatch,
 }
 
 impl ProgressSink<'_> {
@@ -187,7 +212,7 @@ impl ProgressSink<'_> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.bytes_done += bytes;
         state.files_done += files;
-        (self.callback)(*state);
+        self.watch.progress(*state);
     }
 }
 
@@ -216,14 +241,21 @@ fn hash_one(
 ) -> Result<Sha256Hex, ContentError> {
     let reader = File::open(&file.abs_path).map_err(|e| io_error(file, e))?;
     let mut unreported = 0u64;
-    let (digest, read) = sha256_stream(reader, buf, &mut |n| {
+    let streamed = sha256_stream(reader, buf, &mut |n| {
         unreported += n;
         if unreported >= PROGRESS_EVERY_BYTES {
             progress.add(unreported, 0);
             unreported = 0;
+            if progress.watch.cancelled() {
+                return ControlFlow::Break(());
+            }
         }
+        ControlFlow::Continue(())
     })
     .map_err(|e| io_error(file, e))?;
+    let Some((digest, read)) = streamed else {
+        return Err(ContentError::Cancelled);
+    };
     let after = FileStamp::of(&file.abs_path).map_err(|e| io_error(file, e))?;
     let stamp = &file.stamp;
     if read != stamp.size
@@ -248,7 +280,7 @@ fn hash_one(
 pub fn hash_files(
     report: &ScanReport,
     cache: &dyn HashCache,
-    progress: &(dyn Fn(HashProgress) + Sync),
+    progress: &dyn HashWatch,
 ) -> Result<Vec<HashedFile>, ContentError> {
     let files = &report.files;
     let stamps: Vec<FileStamp> = files.iter().map(|f| f.stamp.clone()).collect();
@@ -280,7 +312,7 @@ pub fn hash_files(
             files_done: 0,
             files_total: files.len() as u64,
         }),
-        callback: progress,
+        watch: progress,
     };
     sink.add(cached_bytes, cached_files);
 
@@ -296,6 +328,12 @@ pub fn hash_files(
                 s.spawn(|_| {
                     let mut buf = vec![0u8; HASH_BUFFER_BYTES];
                     while !stop.load(Ordering::Relaxed) {
+                        if sink.watch.cancelled() {
+                            stop.store(true, Ordering::Relaxed);
+                            let mut f = failure.lock().unwrap_or_else(|e| e.into_inner());
+                            f.get_or_insert((usize::MAX, ContentError::Cancelled));
+                            break;
+                        }
                         let slot = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&index) = todo.get(slot) else { break };
                         match hash_one(&files[index], &mut buf, &sink) {

@@ -25,7 +25,7 @@ pub use document::{
 };
 pub use error::ContentError;
 pub use hash::{
-    FileStamp, HASH_BUFFER_BYTES, HashCache, HashProgress, HashedFile, MemoryHashCache,
+    FileStamp, HASH_BUFFER_BYTES, HashCache, HashProgress, HashWatch, HashedFile, MemoryHashCache,
     NoHashCache, hash_files, sha256_reader,
 };
 pub use license::{spdx_license_id, spdx_suggestion};

@@ -421,6 +421,16 @@ fn actions(
         target,
         edits,
     } = *row;
+    if let DedupStatus::Hashing { .. } = status {
+        // The wrong folder dropped, or one far bigger than meant: no need to wait it out.
+        let stop = ui
+            .small_button("Stop")
+            .on_hover_text("Stop hashing this folder; nothing of this scan is recorded");
+        if stop.clicked() {
+            commands.push(Command::StopHashing { row: entry.id });
+        }
+        return;
+    }
     if entry.id < 0 {
         return;
     }
