@@ -250,15 +250,22 @@ fn read_back_progress(out: &Outbox, job: i64, read: ReadBack, total: u64) -> Pro
 }
 
 /// What a *Verify deposited* found, as one notice: how many are intact, and the damaged and
-/// unchecked ones by name with what was found (three of each, then how many more).
+/// unchecked ones by name with what was found (three of each, then how many more). Unchecked
+/// ones are grouped by why: a server that refused the credentials says so once, not once a
+/// deposit.
 fn batch_notice(label: &str, checked: &[(String, Verification)]) -> Notice {
     let mut intact = 0;
-    let (mut damaged, mut unknown) = (Vec::new(), Vec::new());
+    let mut damaged = Vec::new();
+    // Each reason a check could not be made, in the order first met, with the deposits.
+    let mut unknown: Vec<(&str, Vec<String>)> = Vec::new();
     for (name, found) in checked {
         match found {
             Verification::Intact(_) => intact += 1,
             Verification::Damaged(damage) => damaged.push(format!("{name} ({})", listed(damage))),
-            Verification::Unknown(why) => unknown.push(format!("{name} ({why})")),
+            Verification::Unknown(why) => match unknown.iter_mut().find(|(w, _)| w == why) {
+                Some((_, names)) => names.push(name.clone()),
+                None => unknown.push((why, vec![name.clone()])),
+            },
         }
     }
     let some = |names: &[String]| match names.len() {
@@ -281,7 +288,11 @@ fn batch_notice(label: &str, checked: &[(String, Verification)]) -> Notice {
         );
     }
     if !unknown.is_empty() {
-        said += &format!("; could not be checked: {}", some(&unknown));
+        let groups: Vec<String> = unknown
+            .iter()
+            .map(|(why, names)| format!("{} ({why})", some(names)))
+            .collect();
+        said += &format!("; could not be checked: {}", groups.join("; "));
     }
     Notice::error(said + ".")
 }
@@ -484,6 +495,24 @@ mod tests {
              missing), run3 (a.csv is missing) and 1 more. Each damaged deposit's details \
              offer Repair where its lost files can be sent again; could not be checked: pond \
              (the server could not be asked)."
+        );
+    }
+
+    #[test]
+    fn deposits_that_could_not_be_checked_for_one_reason_are_named_with_it_once() {
+        let refused = "the server could not be asked: not authorised (HTTP 401)";
+        let after = "not checked: the server refused Lodge's credentials for the check of run1";
+        let mut checked: Vec<(String, Verification)> = (1..=2)
+            .map(|i| (format!("run{i}"), Verification::Unknown(refused.into())))
+            .collect();
+        checked.extend((3..=7).map(|i| (format!("run{i}"), Verification::Unknown(after.into()))));
+        let notice = batch_notice("WebDAV", &checked);
+        assert_eq!(
+            notice.text,
+            format!(
+                "Of 7 deposits on WebDAV, 0 intact; could not be checked: run1, run2 \
+                 ({refused}); run3, run4, run5 and 2 more ({after})."
+            )
         );
     }
 }
