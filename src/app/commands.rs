@@ -578,7 +578,8 @@ impl Core {
             row,
             out: self.out.clone(),
             last: Mutex::new(Instant::now() - PROGRESS_EVERY),
-            stop: lock(&self.hashing).entry(row).or_default().clone(),
+            // Registered by hashing_started; a row that was not has no Stop to press.
+            stop: lock(&self.hashing).get(&row).cloned().unwrap_or_default(),
         }
     }
 
