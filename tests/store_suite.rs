@@ -1130,6 +1130,35 @@ fn a_target_keeps_the_url_it_was_last_opened_from(b: Backend) {
     );
 }
 
+/// A target paused by a worker is listed with why, others are not, and a resumed one is
+/// no longer: what the window's History reads to tell a queued job that waits for the
+/// person from one that waits for its turn.
+fn paused_targets_are_listed_with_why_until_resumed(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    store
+        .upsert_target(
+            "sandbox+http://elsewhere",
+            "sandbox+http://elsewhere",
+            "other",
+        )
+        .unwrap();
+    assert!(store.paused_targets().unwrap().is_empty());
+    b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let pause = Finish::PauseTarget {
+        error: "not authorised (HTTP 401): token refused".into(),
+        http_status: Some(401),
+    };
+    store.finish(&lease, &pause).unwrap();
+    let paused = store.paused_targets().unwrap();
+    assert_eq!(paused.len(), 1, "{paused:?}");
+    assert_eq!(paused[0].0, TARGET);
+    assert!(paused[0].1.contains("token refused"), "{paused:?}");
+    store.resume_target(TARGET).unwrap();
+    assert!(store.paused_targets().unwrap().is_empty());
+}
+
 macro_rules! store_suite {
     ($backend:ident: $($case:ident),* $(,)?) => {
         mod $backend {
@@ -1184,6 +1213,7 @@ every_backend!(
     a_queued_job_logs_its_scope,
     jobs_are_read_in_the_order_asked_and_a_missing_one_is_named,
     a_target_keeps_the_url_it_was_last_opened_from,
+    paused_targets_are_listed_with_why_until_resumed,
 );
 
 /// A landing whose scope got a result from elsewhere after the claim looked (another

@@ -950,6 +950,56 @@ fn a_failed_job_on_a_target_used_from_the_command_line_names_the_retry_to_run_th
     );
 }
 
+/// A job queued on a target a terminal's deposit found paused (its token refused) waits for
+/// the person, not for its turn: the History says so, and on hover why and what to do.
+#[test]
+fn a_queued_job_on_a_target_paused_from_the_command_line_says_so_in_the_history() {
+    let mut w = Window::open(FaultConfig::default());
+    w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let locked = w
+        .runtime
+        .block_on(w.lab.sandbox_with_token("locked", "s3cret"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lodge"))
+        .env("LODGE_DB", w.lab.path("app/lodge.db"))
+        .env("LODGE_CONFIG", w.lab.path("config/config.toml"))
+        .env("LODGE_NO_KEYRING", "1")
+        .env_remove("LODGE_TOKEN")
+        .args(["deposit", "--all", "--target"])
+        .arg(locked.target_url())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("is paused"),
+        "{out:?}"
+    );
+
+    w.harness.get_by_label("History").click();
+    w.wait("the command line's queued job", |app| {
+        app.model
+            .history
+            .as_ref()
+            .is_some_and(|h| h.iter().any(|r| r.job == 1 && r.state == "queued"))
+    });
+    w.harness.step();
+    w.harness.get_by_label("⏸ paused").hover();
+    // A tooltip shows once the pointer has rested a moment.
+    for _ in 0..60 {
+        w.harness.step();
+        if w.harness
+            .query_by_label_contains("Queued, and waiting for you, not for its turn")
+            .is_some()
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    w.harness
+        .get_by_label_contains("Queued, and waiting for you, not for its turn");
+    w.harness
+        .get_by_label_contains("deposit there again from the command line once that is fixed");
+}
+
 #[test]
 fn a_failed_deposits_error_wraps_under_its_job_and_the_details_leave_the_table_its_room() {
     let (mut w, _) = Window::with_a_failed_deposit();

@@ -250,12 +250,17 @@ impl Core {
             Command::Pause => self.pause(),
             Command::Resume => self.resume(),
             Command::LoadDetails { id } => self.load_details(id).await,
-            Command::LoadHistory => match self.db(|s| s.history()).await {
-                Ok(rows) => self.out.send(Update::History(rows)),
-                Err(e) => self
-                    .out
-                    .notice(Notice::error(format!("Cannot read the history: {e}"))),
-            },
+            Command::LoadHistory => {
+                match self.db(|s| Ok((s.history()?, s.paused_targets()?))).await {
+                    Ok((rows, paused)) => {
+                        self.out.send(Update::PausedTargets(paused));
+                        self.out.send(Update::History(rows));
+                    }
+                    Err(e) => self
+                        .out
+                        .notice(Notice::error(format!("Cannot read the history: {e}"))),
+                }
+            }
             Command::ExportHistory(format) => self.export(format).await,
             Command::SaveSettings(settings) => self.save_settings(settings).await,
             Command::FillInIncomplete(settings) => self.clone().fill_in_incomplete(settings).await,

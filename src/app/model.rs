@@ -375,6 +375,12 @@ impl Model {
             .any(|t| t.scope_id == scope_id && t.puts_back_files)
     }
 
+    /// Why the target `scope_id` is paused, if it is (nothing is sent there until the
+    /// person acts).
+    pub fn paused_reason(&self, scope_id: &str) -> Option<&str> {
+        self.paused_targets.get(scope_id).map(String::as_str)
+    }
+
     /// A target's label for its scope id (the scope id itself when unknown).
     pub fn target_label<'a>(&'a self, scope_id: &'a str) -> &'a str {
         self.targets
@@ -473,6 +479,10 @@ impl Model {
             }
             Update::Logged(events) => events.iter().for_each(|e| self.push_event(e)),
             Update::TargetPaused { scope, reason } => self.target_paused(scope, reason),
+            Update::PausedTargets(paused) => {
+                self.paused_targets = paused.into_iter().collect();
+                self.version += 1;
+            }
             Update::ReadBack { job, progress } => match progress {
                 Some(progress) => {
                     self.reading_back.insert(job, progress);

@@ -113,7 +113,9 @@ pub(super) async fn open(
         let db = std::path::PathBuf::from(store.location().to_string());
         tokio::task::spawn_blocking(move || {
             let last = store.last_event_id()?;
-            let paused = paused_targets(&store, &targets)?;
+            // Every paused target, the picker's and those used from the command line (the
+            // History says which queued jobs wait on one).
+            let paused = store.paused_targets()?;
             Ok::<_, crate::store::StoreError>(Startup {
                 db,
                 actor: store.actor().to_string(),
@@ -447,20 +449,6 @@ fn dataset_updates(
         }
     }
     Ok(updates)
-}
-
-/// Which of the picker's targets are paused (credentials refused), with why.
-fn paused_targets(
-    store: &Store,
-    targets: &[super::update::TargetInfo],
-) -> Result<Vec<(String, String)>, crate::store::StoreError> {
-    let mut paused = Vec::new();
-    for t in targets {
-        if let Some(reason) = store.target_paused(&t.scope_id)? {
-            paused.push((t.scope_id.clone(), reason));
-        }
-    }
-    Ok(paused)
 }
 
 #[cfg(test)]

@@ -42,7 +42,8 @@ pub struct Startup {
     pub recent_events: Vec<EventRow>,
     /// The latest check of every deposit ever checked (`lodge verify`, Verify).
     pub checks: Vec<EventRow>,
-    /// Picker targets paused because they refused the credentials, with why.
+    /// Targets paused (credentials refused, or not usable as they are), with why: the
+    /// picker's and those used from the command line.
     pub paused_targets: Vec<(String, String)>,
     pub settings: Settings,
     /// A problem reading the settings (the defaults are used meanwhile).
@@ -125,6 +126,9 @@ pub enum Update {
         scope: String,
         reason: Option<String>,
     },
+    /// The store's word on which targets are paused now, each with why (the History is
+    /// read with it: a queued job there may wait on a target paused from a terminal).
+    PausedTargets(Vec<(String, String)>),
     Notice(Notice),
     Details(Box<Details>),
     History(Vec<HistoryRow>),

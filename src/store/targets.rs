@@ -43,6 +43,18 @@ impl Store {
         })
     }
 
+    /// Every paused target, by scope id, with why.
+    pub fn paused_targets(&self) -> Result<Vec<(String, String)>> {
+        self.with(|db| {
+            db.all(
+                "SELECT scope_id, paused_reason FROM targets
+                 WHERE paused_reason IS NOT NULL ORDER BY scope_id",
+                args![],
+                |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)),
+            )
+        })
+    }
+
     /// Lift a pause (the user acted: new credentials, or asked to deposit again).
     pub fn resume_target(&self, scope_id: &str) -> Result<Option<EventRow>> {
         self.write(|db| {

@@ -189,13 +189,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                             ui.label(label.split(" — ").next().unwrap_or(label))
                                 .on_hover_text(label);
                         });
-                        row.col(|ui| {
-                            let text = RichText::new(&r.state);
-                            match &r.last_error {
-                                Some(e) => ui.label(text).on_hover_text(e),
-                                None => ui.label(text),
-                            };
-                        });
+                        row.col(|ui| state_cell(app, ui, r));
                         row.col(|ui| {
                             record_cell(app, ui, r, &landed, &mut open, &mut retry);
                         });
@@ -294,6 +288,37 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
 /// A job's record: its identifier (a link when there is one), or for a failed job what
 /// retries it: the Retry button, the command when the window cannot reach its target, or
 /// the later job that landed the same key.
+/// A job's state, and why it ended where it did on hover. A queued job whose target is
+/// paused says *paused*: it waits for the person, not for its turn.
+fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
+    let paused = app
+        .model
+        .paused_reason(&r.target)
+        .filter(|_| r.state == "queued");
+    let text = RichText::new(&r.state);
+    match (paused, &r.last_error) {
+        (Some(reason), _) => {
+            let fix = if app.model.targets.iter().any(|t| t.scope_id == r.target) {
+                crate::app::paused_target_fix(reason, &r.target)
+            } else {
+                "it is not one of the window's targets (it was used from the command line): \
+                 deposit there again from the command line once that is fixed"
+            };
+            let (_, colour) = super::badge::style(crate::app::StatusKind::TargetPaused);
+            // Short, for the column: the hover says it is queued, and why it waits.
+            ui.label(RichText::new("⏸ paused").color(colour))
+                .on_hover_text(format!(
+                    "Queued, and waiting for you, not for its turn: {} is paused: {} Nothing \
+                     is sent there until you act: {fix}.",
+                    r.target,
+                    crate::wording::sentence(reason)
+                ))
+        }
+        (None, Some(e)) => ui.label(text).on_hover_text(e),
+        (None, None) => ui.label(text),
+    };
+}
+
 fn record_cell(
     app: &LodgeApp,
     ui: &mut egui::Ui,
