@@ -285,9 +285,6 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
     });
 }
 
-/// A job's record: its identifier (a link when there is one), or for a failed job what
-/// retries it: the Retry button, the command when the window cannot reach its target, or
-/// the later job that landed the same key.
 /// A job's state, and why it ended where it did on hover. A queued job whose target is
 /// paused says *paused*: it waits for the person, not for its turn.
 fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
@@ -319,6 +316,9 @@ fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
     };
 }
 
+/// A job's record: its identifier (a link when there is one), or for a failed job what
+/// retries it: the Retry button, the command when the window cannot reach its target, or
+/// the later job that landed the same key.
 fn record_cell(
     app: &LodgeApp,
     ui: &mut egui::Ui,
