@@ -987,3 +987,50 @@ fn the_target_forms_fields_line_up_in_one_column() {
         );
     }
 }
+
+/// A picker target paused by a terminal's deposit (its token refused) reads paused in the
+/// open window's rows, as when the window's own deposit is refused: the queued job waits
+/// for the person, not for its turn.
+#[test]
+fn a_target_paused_by_a_terminals_deposit_shows_paused_in_the_open_window() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let locked = w
+        .runtime
+        .block_on(RunningSandbox::start(SandboxConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            data_dir: w.lab.path("locked-sandbox"),
+            token: Some("s3cret".into()),
+            faults: FaultConfig::default(),
+        }))
+        .expect("a sandbox with a token");
+    add_target(&mut w, "locked", &locked.target_url(), None);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    w.harness.state_mut().settings = Default::default();
+    w.harness.state_mut().target = 1;
+    // The window does not deposit: a terminal does, with no token.
+    w.harness.state_mut().send(lodge::app::Command::Pause);
+    w.harness.step();
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let out = support::lodge(&w.lab.path("app/lodge.db"))
+        .env("LODGE_CONFIG", w.lab.path("app/config.toml"))
+        .env_remove("LODGE_TOKEN")
+        .args(["deposit", "--all", "--target", "locked"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("is paused"),
+        "{out:?}"
+    );
+    w.wait("the row to say its target is paused", |app| {
+        matches!(
+            app.model
+                .row(id)
+                .map(|r| app.model.status(r, app.target_id())),
+            Some(DedupStatus::TargetPaused { .. })
+        )
+    });
+}

@@ -387,10 +387,17 @@ fn watch_shared_store(
                 jobs.sort_unstable();
                 jobs.dedup();
                 let datasets = dataset_updates(&s, &events, &unknown)?;
-                Ok::<_, crate::store::StoreError>((newest, events, s.jobs(&jobs)?, datasets))
+                // A target paused elsewhere (a terminal's deposit had its token refused):
+                // the store says which are paused now, and why.
+                let paused = match events.iter().any(|e| e.kind == EventKind::Paused) {
+                    true => Some(s.paused_targets()?),
+                    false => None,
+                };
+                let jobs = s.jobs(&jobs)?;
+                Ok::<_, crate::store::StoreError>((newest, events, jobs, datasets, paused))
             })
             .await;
-            let Ok(Ok((Some(newest), events, jobs, datasets))) = read else {
+            let Ok(Ok((Some(newest), events, jobs, datasets, paused))) = read else {
                 continue;
             };
             last = newest;
@@ -403,6 +410,9 @@ fn watch_shared_store(
                     _ => false,
                 };
                 out.send(update);
+            }
+            if let Some(paused) = paused {
+                out.send(Update::PausedTargets(paused));
             }
             if !events.is_empty() {
                 out.send(Update::Logged(events));
