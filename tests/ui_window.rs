@@ -1652,6 +1652,82 @@ fn defaults_set_in_settings_fill_in_the_incomplete_datasets_already_in_the_list(
     }
 }
 
+/// A shared database typed into Settings that cannot be reached is said at once, while the
+/// person is there to correct it: the next start would stop on it.
+#[test]
+fn a_shared_database_saved_in_settings_that_cannot_be_reached_is_said_at_once() {
+    let mut w = Window::open(FaultConfig::default());
+    w.harness.get_by_label("Settings").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Shared database").focus();
+    w.harness.step();
+    w.harness
+        .get_by_label("Shared database")
+        .type_text("postgres://nobody@127.0.0.1:1/lodge");
+    w.harness.step();
+    w.harness.get_by_label("Save settings").click();
+    w.wait("the warning", |app| {
+        !gui::notices_with(app, "The shared database cannot be used now").is_empty()
+    });
+    let said = gui::notices_with(w.app(), "The shared database cannot be used now");
+    assert!(said[0].1.contains("127.0.0.1:1"), "{said:?}");
+    assert!(
+        said[0]
+            .1
+            .contains("empty Shared database to keep this computer's own file"),
+        "{said:?}"
+    );
+}
+
+/// A start stopped by the shared database named in Settings says where it is corrected,
+/// and Settings there shows what is saved and saves: emptied, the next start uses this
+/// computer's own file. Targets wait for a start (nothing could save them).
+#[test]
+fn a_start_stopped_by_the_shared_database_is_corrected_in_settings() {
+    let lab = support::Lab::new();
+    let config = gui::config(&lab, FaultConfig::default());
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    let saved = serde_json::json!({
+        "publisher": "Soil lab",
+        "database": "postgres://nobody@127.0.0.1:1/lodge",
+    });
+    std::fs::write(lab.path("app/settings.json"), saved.to_string()).unwrap();
+    let mut w = Window::open_not_started(lab, config);
+    let said = w.app().model.start_error.clone().unwrap();
+    assert!(
+        said.contains("the shared database named in Settings: correct it there, or empty it"),
+        "{said}"
+    );
+
+    w.harness.get_by_label("Settings").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(w.harness.query_by_label("Add target").is_none());
+    w.harness
+        .get_by_label("Targets are listed and added once Lodge has started.");
+    w.harness.get_by_label("Shared database").focus();
+    w.harness.step();
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    w.harness.key_press(egui::Key::Backspace);
+    w.harness.step();
+    w.harness.get_by_label("Save settings").click();
+    let file = w.lab.path("app/settings.json");
+    w.wait("the settings saved", |_| {
+        std::fs::read_to_string(&file).is_ok_and(|t| t.contains("\"database\": \"\""))
+    });
+    let now: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(
+        now["publisher"], "Soil lab",
+        "what was saved is kept: {now}"
+    );
+    w.wait("the notice", |app| {
+        !gui::notices_with(app, "Settings saved. Start Lodge again to use them.").is_empty()
+    });
+}
+
 #[test]
 fn defaults_set_in_settings_make_dropped_folders_ready_to_deposit_with_a_title_each() {
     let mut w = Window::open(FaultConfig::default());

@@ -945,6 +945,9 @@ impl Core {
             return;
         }
         let database_changed = lock(&self.settings).database.trim() != settings.database.trim();
+        // A shared database newly named is tried now, while the person is here to correct a
+        // typo, rather than at the next start (which it would stop).
+        let try_now = settings.shared_database().filter(|_| database_changed);
         let path = self.config.paths.settings_file.clone();
         let s = settings.clone();
         let saved = tokio::task::spawn_blocking(move || s.save(&path))
@@ -959,9 +962,36 @@ impl Core {
                 } else {
                     "Settings saved; they apply to folders added from now on."
                 }));
+                if let Some(location) = try_now
+                    && let Some(why) = unusable_database(location).await
+                {
+                    self.out.notice(Notice::warning(format!(
+                        "The shared database cannot be used now: {why}. Lodge tries it again \
+                         at its next start, and does not start without it: correct it here, \
+                         or empty Shared database to keep this computer's own file."
+                    )));
+                }
             }
             Err(e) => self.out.notice(Notice::error(e)),
         }
+    }
+}
+
+/// How long a shared database named in Settings has to answer before it is called
+/// unusable (a host that drops the packets would hold the check for minutes).
+const DATABASE_ANSWERS_WITHIN: Duration = Duration::from_secs(15);
+
+/// Why the database at `location` cannot be opened now, if it cannot.
+async fn unusable_database(location: crate::store::StoreLocation) -> Option<String> {
+    let opening = tokio::task::spawn_blocking(move || Store::open_at(&location).map(drop));
+    match tokio::time::timeout(DATABASE_ANSWERS_WITHIN, opening).await {
+        Ok(Ok(Ok(()))) => None,
+        Ok(Ok(Err(e))) => Some(e.to_string()),
+        Ok(Err(e)) => Some(format!("opening it failed: {e}")),
+        Err(_) => Some(format!(
+            "it did not answer within {} s",
+            DATABASE_ANSWERS_WITHIN.as_secs()
+        )),
     }
 }
 

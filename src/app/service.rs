@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::commands::Outbox;
 use super::export::ExportFormat;
-use super::model::Model;
+use super::model::{Model, Notice};
 use super::paths::AppPaths;
 use super::settings::Settings;
 use super::startup;
@@ -239,10 +239,12 @@ async fn serve(
     shutdown: CancellationToken,
 ) {
     let start_paused = config.start_paused;
+    let settings_file = config.paths.settings_file.clone();
     let core = match startup::open(config, out.clone(), shutdown.clone()).await {
         Ok(core) => core,
         Err(message) => {
             out.send(Update::StartFailed(message));
+            serve_settings_only(settings_file, out, commands, shutdown).await;
             return;
         }
     };
@@ -259,4 +261,44 @@ async fn serve(
         tokio::spawn(async move { core.handle(command).await });
     }
     core.stop().await;
+}
+
+/// Lodge could not start (its database could not be opened). Settings, where a shared
+/// database that stops the start is corrected, still shows what is saved and saves it;
+/// the rest waits for the next start.
+async fn serve_settings_only(
+    path: PathBuf,
+    out: Outbox,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+    shutdown: CancellationToken,
+) {
+    // The form shows what is saved: a Save must not put the defaults over it.
+    if let Ok(saved) = Settings::load(&path) {
+        out.send(Update::Settings(saved));
+    }
+    loop {
+        let command = tokio::select! {
+            c = commands.recv() => c,
+            _ = shutdown.cancelled() => None,
+        };
+        let Some(command) = command else { break };
+        let Command::SaveSettings(settings) = command else {
+            continue;
+        };
+        if let Some(problem) = settings.problem() {
+            out.notice(Notice::error(problem));
+            continue;
+        }
+        let (s, at) = (settings.clone(), path.clone());
+        match tokio::task::spawn_blocking(move || s.save(&at)).await {
+            Ok(Ok(())) => {
+                out.send(Update::Settings(settings));
+                out.notice(Notice::info(
+                    "Settings saved. Start Lodge again to use them.",
+                ));
+            }
+            Ok(Err(e)) => out.notice(Notice::error(e)),
+            Err(e) => out.notice(Notice::error(format!("saving the settings failed: {e}"))),
+        }
+    }
 }

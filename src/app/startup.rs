@@ -41,11 +41,18 @@ pub(super) async fn open(
                 Err(problem) => (Settings::default(), Some(problem)),
             };
             // `--db`/`LODGE_DB` first, then the shared database named in Settings.
-            let location = match settings.shared_database() {
-                Some(shared) if !paths.db_from_command_line => shared,
-                _ => StoreLocation::from(paths.db.clone()),
+            let (location, from_settings) = match settings.shared_database() {
+                Some(shared) if !paths.db_from_command_line => (shared, true),
+                _ => (StoreLocation::from(paths.db.clone()), false),
             };
-            let store = Store::open_at(&location).map_err(|e| e.to_string())?;
+            let store = Store::open_at(&location).map_err(|e| match from_settings {
+                // Settings opens without a store: that is where it is corrected.
+                true => format!(
+                    "{e}. It is the shared database named in Settings: correct it there, or \
+                     empty it to use this computer's own file, then start Lodge again"
+                ),
+                false => e.to_string(),
+            })?;
             let port = std::fs::read_to_string(&paths.sandbox_port_file)
                 .ok()
                 .and_then(|t| t.trim().parse::<u16>().ok());

@@ -76,6 +76,11 @@ impl Draft {
 pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     ui.heading("Targets");
     ui.label("Where deposits can go besides the local sandbox. Secrets are kept in the OS keyring or a private file, never in the config file.");
+    if app.model.start_error.is_some() {
+        // Targets are opened, tested and saved by the running Lodge, which did not start.
+        ui.label("Targets are listed and added once Lodge has started.");
+        return;
+    }
     follow_save(app);
     if app.model.configured.is_empty() {
         ui.label("No targets configured yet.");

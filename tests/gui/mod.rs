@@ -96,6 +96,24 @@ impl Window {
         w
     }
 
+    /// Open the window on a lab whose database cannot be opened: it waits for the start to
+    /// fail (its message in `app.model.start_error`).
+    pub fn open_not_started(lab: Lab, config: ServiceConfig) -> Window {
+        let runtime = tokio::runtime::Runtime::new().expect("runtime");
+        let service = AppService::start(runtime.handle(), config, Arc::new(|| {}));
+        let harness = Harness::builder().with_size(WINDOW).build_ui_state(
+            |ui, app: &mut LodgeApp| app.show(ui),
+            LodgeApp::new(service),
+        );
+        let mut w = Window {
+            lab,
+            harness,
+            runtime,
+        };
+        w.wait("the start to fail", |app| app.model.start_error.is_some());
+        w
+    }
+
     /// Close the window (its service and sandbox stop) and open it again on the same lab,
     /// as a person does from one day to the next.
     pub fn reopen(self) -> Window {
