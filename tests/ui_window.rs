@@ -1700,6 +1700,14 @@ fn a_start_stopped_by_the_shared_database_is_corrected_in_settings() {
         "{said}"
     );
 
+    // The History has nothing to show or export either, and says why.
+    w.harness.get_by_label("History").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(w.harness.query_by_label("Export CSV").is_none());
+    assert!(w.harness.query_by_label("Loading the history…").is_none());
+    w.harness.get_by_label_contains("Lodge could not start: ");
+
     w.harness.get_by_label("Settings").click();
     w.harness.step();
     w.harness.step();

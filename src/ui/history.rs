@@ -97,6 +97,10 @@ fn passes(app: &LodgeApp, r: &HistoryRow, needle: &str, now: i64) -> bool {
 }
 
 pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    // No store, no history: not a "Loading" that never ends, nor exports that do nothing.
+    if super::table::said_not_ready(app, ui) {
+        return;
+    }
     // Ask again when deposits changed since the last load, at most once a second (the
     // store answers off-thread).
     let now = ui.input(|i| i.time);

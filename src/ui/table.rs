@@ -147,13 +147,22 @@ fn matches(r: &crate::app::DatasetEntry, needle: &str) -> bool {
         || r.key.is_some_and(|k| k.to_hex().starts_with(needle))
 }
 
+/// While the store is not open (opening, or the start failed), say so in place of a view,
+/// and whether it did.
+pub fn said_not_ready(app: &LodgeApp, ui: &mut egui::Ui) -> bool {
+    if app.model.ready {
+        return false;
+    }
+    let text = match &app.model.start_error {
+        Some(e) => format!("Lodge could not start: {e}"),
+        None => "Opening the Lodge database…".to_string(),
+    };
+    ui.centered_and_justified(|ui| ui.label(RichText::new(text).size(18.0)));
+    true
+}
+
 pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
-    if !app.model.ready {
-        let text = match &app.model.start_error {
-            Some(e) => format!("Lodge could not start: {e}"),
-            None => "Opening the Lodge database…".to_string(),
-        };
-        ui.centered_and_justified(|ui| ui.label(RichText::new(text).size(18.0)));
+    if said_not_ready(app, ui) {
         return;
     }
     if app.model.rows().is_empty() {
