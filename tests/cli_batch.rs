@@ -3492,3 +3492,57 @@ fn sandbox_help_leaves_out_the_database_flags_it_does_not_use() {
         .unwrap();
     assert!(text(&add).contains("--db <PATH|URL>"), "{}", text(&add));
 }
+
+/// The commands `lodge status` prints run as printed: a target URL with a query (a DataCite
+/// target's `?prefix=…&repository=…`) is quoted, or a shell would cut it at the `&`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_command_status_prints_for_a_target_url_with_a_query_is_quoted_for_the_shell() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let folder = lab.numbered_folder(1);
+    let out = lodge_with(&db, &add_titled(&folder, "Run 1")).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let datacite = sandbox.datacite_target_url();
+    assert!(datacite.contains('&'), "{datacite}");
+    let password = sandbox.datacite_account().password;
+    let out = lodge_with(
+        &db,
+        &["deposit", "1", "--target", &datacite, "--token", &password],
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    // New metadata: a new key, not deposited there yet.
+    let out = lodge_with(&db, &add_titled(&folder, "Run 1, corrected")).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let status = text(&lodge_with(&db, &["status"]).await);
+    let command = status
+        .lines()
+        .find_map(|l| {
+            l.split_once("this content is not deposited here yet: `")
+                .map(|(_, rest)| rest.trim_end_matches('`'))
+        })
+        .unwrap_or_else(|| panic!("{status}"));
+    // The words a shell passes to `lodge` for it (a function standing in for lodge).
+    let shell = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("lodge() {{ printf '%s\\n' \"$@\"; }}; {command}"))
+        .output()
+        .unwrap();
+    let words: Vec<String> = String::from_utf8_lossy(&shell.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert!(shell.status.success(), "{command}: {shell:?}");
+    assert_eq!(words.len(), 4, "{command}: {words:?}");
+    assert_eq!(words[..2], ["deposit", "--target"], "{command}");
+    assert_eq!(words[3], "1", "{command}");
+    // As the shell reads it, the target is the one deposited to.
+    let mut run_it = words.clone();
+    run_it.extend(["--token".to_string(), password.clone()]);
+    let run_it: Vec<&str> = run_it.iter().map(String::as_str).collect();
+    let out = lodge_with(&db, &run_it).await;
+    assert!(out.status.success(), "{command}: {}", text(&out));
+    assert!(text(&out).contains("1 deposited"), "{}", text(&out));
+}

@@ -554,7 +554,7 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
                  Deposit the folder as it is now: `lodge deposit --target {} {}`",
                 dataset.name,
                 job.key.short(),
-                target_argument(store, &job.target),
+                super::output::shell_word(&target_argument(store, &job.target)),
                 dataset.id
             )
         }

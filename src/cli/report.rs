@@ -251,7 +251,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             println!(
                 "       {before}; this content is not deposited here yet: \
                  `lodge deposit --target {} {}`",
-                target_argument(&store, scope),
+                super::output::shell_word(&target_argument(&store, scope)),
                 r.dataset
             );
         }
