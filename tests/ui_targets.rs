@@ -1014,17 +1014,7 @@ fn a_target_paused_by_a_terminals_deposit_shows_paused_in_the_open_window() {
     w.harness.state_mut().send(lodge::app::Command::Pause);
     w.harness.step();
     let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
-    let out = support::lodge(&w.lab.path("app/lodge.db"))
-        .env("LODGE_CONFIG", w.lab.path("app/config.toml"))
-        .env_remove("LODGE_TOKEN")
-        .args(["deposit", "--all", "--target", "locked"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("is paused"),
-        "{out:?}"
-    );
+    gui::terminal_deposit_paused(&w, &w.lab.path("app/config.toml"), "locked");
     w.wait("the row to say its target is paused", |app| {
         matches!(
             app.model

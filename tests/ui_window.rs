@@ -959,20 +959,7 @@ fn a_queued_job_on_a_target_paused_from_the_command_line_says_so_in_the_history(
     let locked = w
         .runtime
         .block_on(w.lab.sandbox_with_token("locked", "s3cret"));
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lodge"))
-        .env("LODGE_DB", w.lab.path("app/lodge.db"))
-        .env("LODGE_CONFIG", w.lab.path("config/config.toml"))
-        .env("LODGE_NO_KEYRING", "1")
-        .env_remove("LODGE_TOKEN")
-        .args(["deposit", "--all", "--target"])
-        .arg(locked.target_url())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("is paused"),
-        "{out:?}"
-    );
+    gui::terminal_deposit_paused(&w, &w.lab.path("config/config.toml"), &locked.target_url());
 
     w.harness.get_by_label("History").click();
     w.wait("the command line's queued job", |app| {

@@ -417,6 +417,22 @@ pub fn citable_folder(lab: &Lab, name: &str, title: &str) -> PathBuf {
 /// Run `lodge` with `args` on the database `db` (a file, or a PostgreSQL URL) as another
 /// process would while the window is open: a terminal on this machine, or with `env`
 /// another machine in team mode. Panics with its error output if it fails.
+/// `lodge deposit --all --target TARGET` from a terminal on the window's store and config
+/// file, with no token: the target refuses it and the terminal says it is paused.
+pub fn terminal_deposit_paused(w: &Window, config: &Path, target: &str) {
+    let out = crate::support::lodge(&w.lab.path("app/lodge.db"))
+        .env("LODGE_CONFIG", config)
+        .env("LODGE_NO_KEYRING", "1")
+        .args(["deposit", "--all", "--target", target])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("is paused"),
+        "{out:?}"
+    );
+}
+
 pub fn lodge_elsewhere(db: &Path, env: &[(&str, &Path)], args: &[&str]) {
     let mut lodge = crate::support::lodge(db);
     lodge.envs(env.iter().copied()).args(args);
