@@ -56,28 +56,19 @@ async fn sandbox_requests(base: &str) -> u64 {
     stats["requests"].as_u64().expect("requests counter")
 }
 
-fn type_into(w: &mut Window, label: &str, text: &str) {
-    w.harness.get_by_label(label).focus();
-    w.harness.step();
-    w.harness.get_by_label(label).type_text(text);
-    w.harness.step();
-}
-
 /// Open Settings, press Add target and fill in the form (user and secret when given).
 fn add_target(w: &mut Window, name: &str, url: &str, user_secret: Option<(&str, &str)>) {
     if w.harness.query_by_label("Add target").is_none() {
-        w.harness.get_by_label("Settings").click();
-        w.harness.step();
-        w.harness.step();
+        w.open_settings();
     }
     w.harness.get_by_label("Add target").click();
     w.harness.step();
     w.harness.step();
-    type_into(w, "Target name", name);
-    type_into(w, "Target URL", url);
+    w.type_into("Target name", name);
+    w.type_into("Target URL", url);
     if let Some((user, secret)) = user_secret {
-        type_into(w, "User or access key id", user);
-        type_into(w, "Password or secret key", secret);
+        w.type_into("User or access key id", user);
+        w.type_into("Password or secret key", secret);
     }
     // With a target listed above it (more so with a warning), the form's end can be
     // below the window's edge. Scrolling is animated: the button is clicked where it ends.
@@ -221,7 +212,7 @@ fn a_malformed_url_shows_the_error_next_to_the_field_and_saves_nothing() {
     w.harness.get_by_label("Save target");
 
     // Typing a fix takes the message away (it no longer speaks of what the field holds).
-    type_into(&mut w, "Target URL", "x");
+    w.type_into("Target URL", "x");
     w.harness.step();
     assert!(
         w.harness
@@ -340,9 +331,7 @@ fn removing_a_target_in_settings_takes_it_out_of_the_picker_the_config_and_the_s
 fn removing_a_target_with_deposits_queued_says_they_wait_and_how_to_cancel_them() {
     no_keyring();
     let (mut w, locked) = window_with_a_paused_target();
-    w.harness.get_by_label("Settings").click();
-    w.harness.step();
-    w.harness.step();
+    w.open_settings();
     w.harness.get_by_label("Remove").click();
     let said = format!(
         "Target 'locked' removed; its deposit history stays. 1 deposit for it is still \
@@ -371,7 +360,7 @@ fn editing_a_target_keeps_its_stored_secret_and_a_bad_url_leaves_the_config_unch
     w.harness.get_by_label("Edit").click();
     w.harness.step();
     w.harness.step();
-    type_into(&mut w, "Target URL", "-broken");
+    w.type_into("Target URL", "-broken");
     w.harness.get_by_label("Save target").click();
     w.wait("the refusal", |app| app.model.target_problem.is_some());
     assert_eq!(config_text(&w), before, "a refused edit changes nothing");
@@ -732,9 +721,7 @@ fn a_target_without_its_stored_password_says_where_to_type_it_and_typing_it_brin
     );
     assert!(!said[0].1.contains("--secret-stdin"), "{said:?}");
     w.harness.get_by_label("✖").click();
-    w.harness.get_by_label("Settings").click();
-    w.harness.step();
-    w.harness.step();
+    w.open_settings();
     assert!(
         w.harness
             .query_by_label("Credentials: user alice, no secret stored yet")
@@ -752,7 +739,7 @@ fn a_target_without_its_stored_password_says_where_to_type_it_and_typing_it_brin
             .is_focused(),
         "the form opens with the cursor in the password field"
     );
-    type_into(&mut w, "Password or secret key", "typed-in-settings");
+    w.type_into("Password or secret key", "typed-in-settings");
     w.harness.get_by_label("Save target").scroll_to_me();
     for _ in 0..20 {
         w.harness.step();
@@ -802,9 +789,7 @@ fn saving_an_edited_target_lifts_its_pause_and_what_waited_is_sent() {
     let open = sandbox_at(&w, addr, None);
 
     // The user fixes the target in Settings (here nothing needs changing) and saves it.
-    w.harness.get_by_label("Settings").click();
-    w.harness.step();
-    w.harness.step();
+    w.open_settings();
     w.harness.get_by_label("Edit").click();
     w.harness.step();
     w.harness.step();
@@ -959,9 +944,7 @@ fn refused_credentials_in_the_window_say_to_edit_the_target_in_settings() {
 fn the_target_forms_fields_line_up_in_one_column() {
     no_keyring();
     let mut w = Window::open(FaultConfig::default());
-    w.harness.get_by_label("Settings").click();
-    w.harness.step();
-    w.harness.step();
+    w.open_settings();
     w.harness.get_by_label("Add target").click();
     for _ in 0..3 {
         w.harness.step();

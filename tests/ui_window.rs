@@ -1582,18 +1582,13 @@ fn sorting_by_name_puts_run2_before_run10() {
 
 /// Open Settings and set the defaults a bare folder needs to be depositable.
 fn set_defaults(w: &mut Window) {
-    w.harness.get_by_label("Settings").click();
-    w.harness.step();
-    w.harness.step();
+    w.open_settings();
     for (field, text) in [
         ("Your name", "Curie, Marie"),
         ("Publisher", "Soil lab"),
         ("Title", "Soil survey {folder}"),
     ] {
-        w.harness.get_by_label(field).focus();
-        w.harness.step();
-        w.harness.get_by_label(field).type_text(text);
-        w.harness.step();
+        w.type_into(field, text);
     }
     w.harness
         .get_by_label("The year the folder is added")
@@ -1644,15 +1639,8 @@ fn defaults_set_in_settings_fill_in_the_incomplete_datasets_already_in_the_list(
 #[test]
 fn a_shared_database_saved_in_settings_that_cannot_be_reached_is_said_at_once() {
     let mut w = Window::open(FaultConfig::default());
-    w.harness.get_by_label("Settings").click();
-    w.harness.step();
-    w.harness.step();
-    w.harness.get_by_label("Shared database").focus();
-    w.harness.step();
-    w.harness
-        .get_by_label("Shared database")
-        .type_text("postgres://nobody@127.0.0.1:1/lodge");
-    w.harness.step();
+    w.open_settings();
+    w.type_into("Shared database", "postgres://nobody@127.0.0.1:1/lodge");
     w.harness.get_by_label("Save settings").click();
     w.wait("the warning", |app| {
         !gui::notices_with(app, "The shared database cannot be used now").is_empty()
@@ -1695,9 +1683,7 @@ fn a_start_stopped_by_the_shared_database_is_corrected_in_settings() {
     assert!(w.harness.query_by_label("Loading the history…").is_none());
     w.harness.get_by_label_contains("Lodge could not start: ");
 
-    w.harness.get_by_label("Settings").click();
-    w.harness.step();
-    w.harness.step();
+    w.open_settings();
     assert!(w.harness.query_by_label("Add target").is_none());
     w.harness
         .get_by_label("Targets are listed and added once Lodge has started.");

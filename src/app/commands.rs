@@ -939,21 +939,14 @@ impl Core {
     }
 
     async fn save_settings(&self, settings: Settings) {
-        if let Some(problem) = settings.problem() {
-            // Nothing is saved: the window keeps what was typed so it can be fixed.
-            self.out.notice(Notice::error(problem));
-            return;
-        }
         let database_changed = lock(&self.settings).database.trim() != settings.database.trim();
         // A shared database newly named is tried now, while the person is here to correct a
         // typo, rather than at the next start (which it would stop).
         let try_now = settings.shared_database().filter(|_| database_changed);
-        let path = self.config.paths.settings_file.clone();
-        let s = settings.clone();
-        let saved = tokio::task::spawn_blocking(move || s.save(&path))
+        match settings
+            .save_checked(&self.config.paths.settings_file)
             .await
-            .unwrap_or_else(|e| Err(e.to_string()));
-        match saved {
+        {
             Ok(()) => {
                 *lock(&self.settings) = settings.clone();
                 self.out.send(Update::Settings(settings));
@@ -981,7 +974,8 @@ impl Core {
 /// unusable (a host that drops the packets would hold the check for minutes).
 const DATABASE_ANSWERS_WITHIN: Duration = Duration::from_secs(15);
 
-/// Why the database at `location` cannot be opened now, if it cannot.
+/// Why the database at `location` cannot be opened now, if it cannot. Opening it creates
+/// Lodge's tables there if it has none, as the next start would.
 async fn unusable_database(location: crate::store::StoreLocation) -> Option<String> {
     let opening = tokio::task::spawn_blocking(move || Store::open_at(&location).map(drop));
     match tokio::time::timeout(DATABASE_ANSWERS_WITHIN, opening).await {

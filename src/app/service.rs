@@ -285,20 +285,14 @@ async fn serve_settings_only(
         let Command::SaveSettings(settings) = command else {
             continue;
         };
-        if let Some(problem) = settings.problem() {
-            out.notice(Notice::error(problem));
-            continue;
-        }
-        let (s, at) = (settings.clone(), path.clone());
-        match tokio::task::spawn_blocking(move || s.save(&at)).await {
-            Ok(Ok(())) => {
+        match settings.save_checked(&path).await {
+            Ok(()) => {
                 out.send(Update::Settings(settings));
                 out.notice(Notice::info(
                     "Settings saved. Start Lodge again to use them.",
                 ));
             }
-            Ok(Err(e)) => out.notice(Notice::error(e)),
-            Err(e) => out.notice(Notice::error(format!("saving the settings failed: {e}"))),
+            Err(e) => out.notice(Notice::error(e)),
         }
     }
 }

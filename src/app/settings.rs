@@ -72,6 +72,18 @@ impl Settings {
         std::fs::rename(&tmp, path).map_err(fail)
     }
 
+    /// Check the settings, then write them to `path` off the async threads: why not, if
+    /// they were not (then nothing is written, and the window keeps what was typed).
+    pub async fn save_checked(&self, path: &Path) -> Result<(), String> {
+        if let Some(problem) = self.problem() {
+            return Err(problem);
+        }
+        let (settings, path) = (self.clone(), path.to_path_buf());
+        tokio::task::spawn_blocking(move || settings.save(&path))
+            .await
+            .unwrap_or_else(|e| Err(format!("saving the settings failed: {e}")))
+    }
+
     /// What is wrong with these settings, if anything, naming the field and the fix.
     pub fn problem(&self) -> Option<String> {
         let db = self.database.trim();

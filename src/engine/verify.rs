@@ -180,10 +180,9 @@ pub async fn check_deposit(
 /// saying why, and a later `verify` checks them.
 #[derive(Default)]
 pub struct SilenceWatch {
-    /// Why the server is taken as silent: the check it did not answer, and what happened.
-    silent: std::sync::Mutex<Option<String>>,
-    /// Whether it fell silent because it refused the credentials.
-    refused: std::sync::atomic::AtomicBool,
+    /// Why the server is taken as silent: how it fell silent, and the words for the checks
+    /// not sent.
+    silent: std::sync::Mutex<Option<(Unanswered, String)>>,
 }
 
 /// Why checks on a target stop being sent after one of them.
@@ -212,20 +211,19 @@ impl SilenceWatch {
         }
         let (found, unanswered) = check_once(target, job, document, read, progress).await;
         if let Some(unanswered) = unanswered {
-            let mut silent = self.silent.lock().unwrap_or_else(|p| p.into_inner());
-            silent.get_or_insert_with(|| match unanswered {
-                Unanswered::Silent => format!(
-                    "not checked: the server did not answer the check of {name}; check again \
-                     when it does"
-                ),
-                Unanswered::Refused => {
-                    self.refused
-                        .store(true, std::sync::atomic::Ordering::Relaxed);
-                    format!(
+            // The first check that went unanswered says why for all that follow.
+            self.lock().get_or_insert_with(|| {
+                let why = match unanswered {
+                    Unanswered::Silent => format!(
+                        "not checked: the server did not answer the check of {name}; check \
+                         again when it does"
+                    ),
+                    Unanswered::Refused => format!(
                         "not checked: the server refused Lodge's credentials for the check of \
                          {name}; check again once they are corrected"
-                    )
-                }
+                    ),
+                };
+                (unanswered, why)
             });
         }
         found
@@ -233,15 +231,16 @@ impl SilenceWatch {
 
     /// Whether checks stopped because the server refused the credentials.
     pub fn refused_credentials(&self) -> bool {
-        self.refused.load(std::sync::atomic::Ordering::Relaxed)
+        matches!(*self.lock(), Some((Unanswered::Refused, _)))
     }
 
     /// Why checks on this target are no longer sent, if they are not.
     pub fn silence(&self) -> Option<String> {
-        self.silent
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.lock().as_ref().map(|(_, why)| why.clone())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(Unanswered, String)>> {
+        self.silent.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 

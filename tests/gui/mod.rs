@@ -222,6 +222,21 @@ impl Window {
         self.harness.step();
     }
 
+    /// Click into the text field labelled `label` and type `text` at its end.
+    pub fn type_into(&mut self, label: &str, text: &str) {
+        self.harness.get_by_label(label).focus();
+        self.harness.step();
+        self.harness.get_by_label(label).type_text(text);
+        self.harness.step();
+    }
+
+    /// Open Settings and let it draw.
+    pub fn open_settings(&mut self) {
+        self.harness.get_by_label("Settings").click();
+        self.harness.step();
+        self.harness.step();
+    }
+
     /// Paste `text` (Ctrl+V) onto the window, or into the text field being typed in.
     pub fn paste(&mut self, text: &str) {
         self.harness
