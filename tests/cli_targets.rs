@@ -552,17 +552,8 @@ fn a_url_that_cannot_be_a_named_target_is_refused_saying_what_to_do_instead() {
     let refused = [
         (
             "dc",
-            "datacite+https://api.test.datacite.org?prefix=10.1234&repository=ORG.REPO",
-            &[
-                "is a DataCite, Zenodo or InvenioRDM URL",
-                "lodge deposit --target",
-                "LODGE_TOKEN",
-            ][..],
-        ),
-        (
-            "z",
-            "zenodo+https://sandbox.zenodo.org",
-            &["is a DataCite, Zenodo or InvenioRDM URL", "--token"][..],
+            "datacite+https://api.test.datacite.org?repository=ORG.REPO",
+            &["it needs the DOI prefix: add ?prefix=10.xxxx"][..],
         ),
         (
             "h",
@@ -682,16 +673,16 @@ fn a_mistyped_target_name_is_refused_naming_the_one_meant_and_nothing_is_queued(
         t.contains("there is no target named 'zenodo' (known: lab-dav)"),
         "{t}"
     );
-    // A repository's kind typed as a name: its URL, since a token target is never saved
-    // (`lodge target add` would refuse it).
+    // A repository's kind typed as a name: how to save it under that name with its token,
+    // or its URL to give with a token for the run.
     assert!(
         t.contains(
-            "zenodo is given by its URL, with the token in --token or LODGE_TOKEN (it is never \
-             saved), e.g. `--target zenodo+https://zenodo.org`"
+            "save it with its token, `lodge target add zenodo zenodo+https://zenodo.org \
+             --secret-stdin` (zenodo+https://sandbox.zenodo.org to try it), or give its URL \
+             with the token in --token or LODGE_TOKEN, `--target zenodo+https://zenodo.org`"
         ),
         "{t}"
     );
-    assert!(!t.contains("lodge target add zenodo"), "{t}");
     // Any other name: how to save it, and the URL forms.
     let out = lodge_in(&lab)
         .args(["deposit", "--all", "--target", "lab-dav-2"])
@@ -1520,4 +1511,221 @@ async fn target_test_of_a_sandbox_with_a_token_says_to_give_the_token() {
         }
     }
     sandbox.shutdown().await;
+}
+
+/// `lodge target add NAME URL --secret-stdin` of a token target, the token on standard input.
+fn add_token_target(lab: &Lab, name: &str, url: &str, token: &str) -> std::process::Output {
+    let mut add = lodge_in(lab);
+    add.args(["target", "add", name, url, "--secret-stdin"]);
+    run_with_stdin(add, &format!("{token}\n"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_invenio_target_saved_with_its_token_deposits_by_name_and_a_refused_token_names_the_command_that_stores_it()
+ {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let token = sandbox.invenio_account().token;
+    let url = sandbox.invenio_target_url();
+    let out = add_token_target(&lab, "zen", &url, &token);
+    assert!(out.status.success(), "{}", text(&out));
+    let config = std::fs::read_to_string(lab.path("config/config.toml")).unwrap();
+    assert!(config.contains("[targets.zen]"), "{config}");
+    assert!(
+        !config.contains(&token),
+        "no token in the config file: {config}"
+    );
+    let secrets = std::fs::read_to_string(lab.path("config/secrets.toml")).unwrap();
+    assert!(secrets.contains(&token), "the token is in the secrets file");
+    let list = lodge_in(&lab).args(["target", "list"]).output().unwrap();
+    assert_all(
+        &text(&list),
+        &[
+            "zen ",
+            "invenio",
+            "credentials: token from the keyring or secrets file",
+        ],
+    );
+    assert!(!text(&list).contains(&token), "{}", text(&list));
+
+    // The saved token is the one sent: a --token for the run (wrong, here) is not used,
+    // and a note says so.
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let out = with_token(
+        &lab,
+        &["deposit", "--all", "--target", "zen"],
+        Some("wrong"),
+    );
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "deposited ds001 -> ",
+            "note: target 'zen' sends the token saved with it",
+        ],
+    );
+    let uploaded = sandbox.invenio_uploads();
+    assert!(uploaded > 0, "its files were uploaded");
+    let status = lodge_in(&lab).args(["status"]).output().unwrap();
+    assert!(
+        text(&status).contains(" deposited  zen "),
+        "{}",
+        text(&status)
+    );
+
+    // A wrong token stored: the target pauses, and the way out is the command that stores
+    // the right one, in `deposit`, `status` and `target test`.
+    let out = add_token_target(&lab, "zen", &url, "expired-token");
+    assert!(out.status.success(), "{}", text(&out));
+    add(&store, &lab.numbered_folder(2), &metadata("Second"));
+    let store_again =
+        format!("store the right token with `lodge target add zen {url} --secret-stdin`");
+    let out = lodge_in(&lab)
+        .args(["deposit", "--all", "--target", "zen"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &["paused    ds002", "not authorised (HTTP 401)", &store_again],
+    );
+    assert!(
+        !t.contains("--token"),
+        "the run's token is no fix here: {t}"
+    );
+    let status = lodge_in(&lab).args(["status"]).output().unwrap();
+    assert_all(&text(&status), &["zen is paused", &store_again]);
+    let test = lodge_in(&lab)
+        .args(["target", "test", "zen"])
+        .output()
+        .unwrap();
+    assert_all(
+        &text(&test),
+        &["the credentials check failed: ", &store_again],
+    );
+
+    // Storing the right one and running the deposit again sends what waited.
+    let out = add_token_target(&lab, "zen", &url, &token);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = lodge_in(&lab)
+        .args(["deposit", "--all", "--target", "zen"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(&t, &["deposited ds002 -> ", "existing  ds001 -> "]);
+    assert!(
+        sandbox.invenio_uploads() > uploaded,
+        "the second one's files went too"
+    );
+}
+
+#[test]
+fn a_token_target_takes_no_user_and_one_saved_without_its_token_says_how_to_store_it() {
+    let lab = Lab::new();
+    let out = lodge_in(&lab)
+        .args(["target", "add", "zen", "zenodo+https://sandbox.zenodo.org"])
+        .args(["--user", "alice", "--secret-env", "ZENODO_TOKEN"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "a DataCite, Zenodo or InvenioRDM target has no user",
+            "leave out the user",
+        ],
+    );
+    let url = "datacite+https://api.test.datacite.org?prefix=10.1234&repository=ORG.REPO";
+    let out = lodge_in(&lab)
+        .args(["target", "add", "dc", url])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "saved all the same: {t}");
+    let store_it = "store one with `lodge target add dc \
+                    'datacite+https://api.test.datacite.org?prefix=10.1234&repository=ORG.REPO' \
+                    --secret-stdin`";
+    assert_all(&t, &["note: 'dc' has no token yet", store_it]);
+    let list = lodge_in(&lab).args(["target", "list"]).output().unwrap();
+    assert!(
+        text(&list).contains("no token stored yet"),
+        "{}",
+        text(&list)
+    );
+    // Nothing is sent without it, and the error says how to store it.
+    let out = lodge_in(&lab)
+        .args(["target", "test", "dc"])
+        .output()
+        .unwrap();
+    assert_all(
+        &text(&out),
+        &["target 'dc' has no token stored: ", store_it],
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_saved_datacite_target_mints_by_name_with_landing_pages_from_a_saved_target() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let out = add_token_target(
+        &lab,
+        "zen",
+        &sandbox.invenio_target_url(),
+        &sandbox.invenio_account().token,
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    // The landing pages come from the records deposited to the target saved as "zen".
+    let url = format!(
+        "{}&state=publish&landing_from=zen",
+        sandbox.datacite_target_url()
+    );
+    let out = add_token_target(&lab, "dois", &url, &sandbox.datacite_account().password);
+    assert!(out.status.success(), "{}", text(&out));
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    for target in ["zen", "dois"] {
+        let out = lodge_in(&lab)
+            .args(["deposit", "--all", "--target", target])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{target}: {}", text(&out));
+    }
+    let key = store.job(1).unwrap().key;
+    let zen = open_target(&sandbox.invenio_target_url(), None).unwrap();
+    let record = store
+        .lookup_result(zen.scope_id(), &key)
+        .unwrap()
+        .expect("deposited to zen");
+    let doi = lodge::targets::datacite::doi::doi_for("10.80000", &key);
+    let account = sandbox.datacite_account();
+    let body: serde_json::Value = reqwest::Client::new()
+        .get(format!("{}/dois/{doi}", sandbox.base_url()))
+        .basic_auth(account.repository, Some(account.password))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(body["data"]["attributes"]["state"], "findable", "{body:#}");
+    assert_eq!(
+        body["data"]["attributes"]["url"],
+        record.url.unwrap().as_str(),
+        "{body:#}"
+    );
+    assert_eq!(sandbox.doi_count(), 1);
+    let status = lodge_in(&lab).args(["status"]).output().unwrap();
+    assert!(
+        text(&status).contains(&format!(" deposited  dois {doi}")),
+        "{}",
+        text(&status)
+    );
 }

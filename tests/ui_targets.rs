@@ -67,9 +67,17 @@ fn add_target(w: &mut Window, name: &str, url: &str, user_secret: Option<(&str, 
     w.type_into("Target name", name);
     w.type_into("Target URL", url);
     if let Some((user, secret)) = user_secret {
-        w.type_into("User or access key id", user);
-        w.type_into("Password or secret key", secret);
+        // No user for a target whose token is its one credential.
+        if !user.is_empty() {
+            w.type_into("User or access key id", user);
+        }
+        w.type_into("Password, secret key or token", secret);
     }
+    press_save_target(w);
+}
+
+/// Press the form's Save target.
+fn press_save_target(w: &mut Window) {
     // With a target listed above it (more so with a warning), the form's end can be
     // below the window's edge. Scrolling is animated: the button is clicked where it ends.
     w.harness.get_by_label("Save target").scroll_to_me();
@@ -734,12 +742,12 @@ fn a_target_without_its_stored_password_says_where_to_type_it_and_typing_it_brin
     w.harness.step();
     assert!(
         w.harness
-            .get_by_label("Password or secret key")
+            .get_by_label("Password, secret key or token")
             .accesskit_node()
             .is_focused(),
         "the form opens with the cursor in the password field"
     );
-    w.type_into("Password or secret key", "typed-in-settings");
+    w.type_into("Password, secret key or token", "typed-in-settings");
     w.harness.get_by_label("Save target").scroll_to_me();
     for _ in 0..20 {
         w.harness.step();
@@ -955,7 +963,7 @@ fn the_target_forms_fields_line_up_in_one_column() {
         "S3 endpoint",
         "S3 region",
         "User or access key id",
-        "Password or secret key",
+        "Password, secret key or token",
     ];
     let rects: Vec<_> = fields
         .iter()
@@ -1006,4 +1014,61 @@ fn a_target_paused_by_a_terminals_deposit_shows_paused_in_the_open_window() {
             Some(DedupStatus::TargetPaused { .. })
         )
     });
+}
+
+#[test]
+fn an_invenio_target_added_in_settings_with_its_token_takes_deposits_and_the_token_stays_out_of_the_config()
+ {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    let url = other.invenio_target_url();
+    let token = other.invenio_account().token;
+
+    // A user beside a token is refused next to the user field.
+    add_target(&mut w, "zen", &url, Some(("alice", &token)));
+    w.wait("the refusal of the user", |app| {
+        app.model.target_problem.is_some()
+    });
+    let (field, message) = w.app().model.target_problem.clone().unwrap();
+    assert_eq!(field, TargetField::User, "{message}");
+    assert!(message.contains("has no user"), "{message}");
+    w.harness.get_by_label("Cancel").click();
+    w.harness.step();
+
+    // Without the token, the form asks for it where it is typed.
+    add_target(&mut w, "zen", &url, None);
+    w.wait("the question of the token", |app| {
+        app.model.target_problem.is_some()
+    });
+    let (field, message) = w.app().model.target_problem.clone().unwrap();
+    assert_eq!(field, TargetField::Secret, "{message}");
+    assert!(
+        message.contains("target 'zen' has no token stored: type it here"),
+        "{message}"
+    );
+    assert!(!config_text(&w).contains("zen"), "nothing saved yet");
+    w.type_into("Password, secret key or token", &token);
+    press_save_target(&mut w);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    let config = config_text(&w);
+    assert!(config.contains("[targets.zen]"), "{config}");
+    assert!(!config.contains(&token), "no token in the config: {config}");
+    let secrets = std::fs::read_to_string(w.lab.path("app/secrets.toml")).unwrap();
+    assert!(secrets.contains(&token), "the token is in the secrets file");
+    let listed = &w.app().model.configured[0].summary;
+    assert_eq!(listed.kind, "invenio");
+    assert_eq!(listed.credentials, "token from the keyring or secrets file");
+
+    // A deposit to it makes an InvenioRDM record with the dataset's files.
+    w.harness.state_mut().settings = Default::default();
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    let (identifier, _) = w.deposit_row(id);
+    assert_eq!(identifier, "00000-00001", "the emulation's first record");
+    assert!(other.invenio_uploads() > 0, "its files were uploaded");
 }

@@ -126,10 +126,14 @@ pub(super) fn register_all(
             // command as the command line's message says.
             summary.credentials = crate::config::describe_credentials_without_secret(&t);
             Err(format!(
-                "target '{}' has a user but no password or secret key stored: in Settings, \
-                 Targets, press Edit next to it, type it under Password or secret key and \
-                 press Save target",
-                summary.name
+                "target '{}' has {} stored: in Settings, Targets, press Edit next to it, type \
+                 it under Password, secret key or token and press Save target",
+                summary.name,
+                if t.takes_token() {
+                    "no token"
+                } else {
+                    "a user but no password or secret key"
+                }
             ))
         } else {
             open_one(config_path, &summary.name, &t, &picker, token)
@@ -235,8 +239,9 @@ pub(super) fn save(config_path: &Path, form: TargetForm) -> Result<String, (Targ
     if t.url.is_empty() {
         return Err((
             TargetField::Url,
-            "the URL is required: s3://bucket/prefix, webdav+https://host/path or \
-             sandbox+http://127.0.0.1:PORT"
+            "the URL is required: s3://bucket/prefix, webdav+https://host/path, \
+             sandbox+http://127.0.0.1:PORT, zenodo+https://zenodo.org, invenio+https://HOST or \
+             datacite+https://api.datacite.org?prefix=…&repository=…"
                 .into(),
         ));
     }
@@ -244,12 +249,16 @@ pub(super) fn save(config_path: &Path, form: TargetForm) -> Result<String, (Targ
         crate::config::refuse_sandbox_credentials(&name, &t.url)
             .map_err(|e| (TargetField::Secret, e.to_string()))?;
     }
+    if t.user.is_some() || t.user_env.is_some() {
+        crate::config::refuse_token_target_user(&name, &t.url)
+            .map_err(|e| (TargetField::User, e.to_string()))?;
+    }
     config
         .set_target(&name, t.clone())
         .map_err(|e| (TargetField::Url, e.to_string()))?;
     let has_user = t.user.is_some() || t.user_env.is_some();
     match &secret {
-        Some(_) if !has_user => {
+        Some(_) if !t.keeps_secret() => {
             return Err((
                 TargetField::User,
                 "a password or secret key needs a user name (WebDAV) or access key id (S3): \
@@ -260,6 +269,18 @@ pub(super) fn save(config_path: &Path, form: TargetForm) -> Result<String, (Targ
         Some(secret) => {
             credentials::store_secret(config_path, &name, secret)
                 .map_err(|e| (TargetField::Secret, e.to_string()))?;
+        }
+        None if t.takes_token()
+            && credentials::lacks_stored_secret(config_path, &name, &t)
+                .map_err(|e| (TargetField::Form, e.to_string()))? =>
+        {
+            return Err((
+                TargetField::Secret,
+                format!(
+                    "target '{name}' has no token stored: type it here (Zenodo or \
+                     InvenioRDM: a personal access token; DataCite: the repository's password)"
+                ),
+            ));
         }
         None if has_user
             && t.secret_env.is_none()
@@ -302,8 +323,7 @@ pub(super) fn remove(config_path: &Path, name: &str) -> Result<RemovedTarget, St
     config.save(config_path).map_err(|e| e.to_string())?;
     credentials::forget_secret(config_path, name).map_err(|e| e.to_string())?;
     Ok(RemovedTarget {
-        kept_secret: target.secret_env.is_none()
-            && (target.user.is_some() || target.user_env.is_some()),
+        kept_secret: target.secret_env.is_none() && target.keeps_secret(),
         scope: crate::config::scope_id_of(name, &target).ok(),
     })
 }

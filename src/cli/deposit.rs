@@ -581,15 +581,18 @@ fn left_for_another_machine(store: &Store, job: &JobRow) -> Option<String> {
 }
 
 /// What the user does about a target paused for `reason`, before running the command
-/// again: a refused token is given again per run, saved credentials are fixed in the
-/// config; anything else is fixed where it says.
-pub(super) fn how_to_resume(reason: &str, target: &str) -> &'static str {
+/// again: a refused token is given again per run, or stored again for a saved DataCite,
+/// Zenodo or InvenioRDM target; other saved credentials are fixed in the config; anything
+/// else is fixed where it says.
+pub(super) fn how_to_resume(reason: &str, target: &str) -> String {
     if !crate::targets::is_paused_for_credentials(reason) {
-        "fix that"
+        "fix that".into()
+    } else if let Some(fix) = super::target_arg::stored_token_fix(target) {
+        fix
     } else if takes_token_per_run(target) {
-        "give the right token with --token (or LODGE_TOKEN)"
+        "give the right token with --token (or LODGE_TOKEN)".into()
     } else {
-        "fix the credentials"
+        "fix the credentials".into()
     }
 }
 

@@ -26,7 +26,8 @@ pub enum TargetCommand {
         /// A target's name, or a URL (a DataCite, Zenodo or InvenioRDM one with --token).
         #[arg(value_parser = super::parse_target)]
         name: String,
-        /// The token or password to check, for a target given by URL.
+        /// The token or password to check, for a target given by URL (a saved target uses
+        /// its stored one).
         #[arg(long, env = "LODGE_TOKEN", hide_env_values = true, value_parser = super::parse_token)]
         token: Option<String>,
     },
@@ -41,7 +42,9 @@ pub enum TargetCommand {
 pub struct AddTarget {
     /// The name to use with `deposit --target NAME`.
     pub name: String,
-    /// s3://bucket/prefix, webdav+https://host/path or sandbox+http://127.0.0.1:PORT.
+    /// s3://bucket/prefix, webdav+https://host/path, sandbox+http://127.0.0.1:PORT,
+    /// zenodo+https://zenodo.org, invenio+https://HOST or
+    /// 'datacite+https://api.datacite.org?prefix=10.X&repository=ORG.REPO'.
     #[arg(value_parser = super::parse_target)]
     pub url: String,
     /// S3 region (default us-east-1).
@@ -56,11 +59,12 @@ pub struct AddTarget {
     /// Environment variable holding the user name or access key id.
     #[arg(long, alias = "user-env")]
     pub access_key_env: Option<String>,
-    /// Environment variable holding the password or secret key.
+    /// Environment variable holding the password, secret key or token.
     #[arg(long, alias = "secret-key-env", conflicts_with = "secret_stdin")]
     pub secret_env: Option<String>,
-    /// Read the password or secret key from standard input and store it in the OS keyring
-    /// (or the private secrets file where there is no keyring).
+    /// Read the password, secret key or token (Zenodo, InvenioRDM; a DataCite repository's
+    /// password) from standard input and store it in the OS keyring (or the private secrets
+    /// file where there is no keyring).
     #[arg(long)]
     pub secret_stdin: bool,
     /// Allow plain http:// to a host that is not loopback.
@@ -117,8 +121,9 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             // made this command's failure.
             match lacks_stored_secret(&path, &a.name, saved) {
                 Ok(true) => eprintln!(
-                    "note: '{}' has a user but no secret yet, so the server will refuse it: {}",
+                    "note: '{}' has {} yet, so the server will refuse it: {}",
                     a.name,
+                    crate::config::credentials::what_is_missing(saved),
                     how_to_add_the_secret(&a.name, saved)
                 ),
                 Ok(false) => {}
@@ -190,15 +195,20 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                     ExitCode::from(1)
                 }
                 Some(check) => {
-                    // A token given per run, refused or missing, is what the user fixes.
-                    let token_refused = check.name == "credentials"
-                        && super::target_arg::takes_token_per_run(target.scope_id());
-                    let hint = if !token_refused {
-                        ""
+                    // A token given per run, refused or missing, is what the user fixes; a
+                    // saved token target's stored one is saved again.
+                    let credentials = check.name == "credentials";
+                    let stored_fix = super::target_arg::stored_token_fix(target.scope_id());
+                    let hint = if !credentials {
+                        String::new()
+                    } else if let Some(fix) = stored_fix {
+                        format!(": {fix}")
+                    } else if !super::target_arg::takes_token_per_run(target.scope_id()) {
+                        String::new()
                     } else if token.is_some() {
-                        ": give the right token with --token (or LODGE_TOKEN)"
+                        ": give the right token with --token (or LODGE_TOKEN)".into()
                     } else {
-                        ": give its token with --token (or LODGE_TOKEN)"
+                        ": give its token with --token (or LODGE_TOKEN)".into()
                     };
                     println!(
                         "target '{name}' cannot be used: the {} check failed{hint}",

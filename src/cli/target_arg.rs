@@ -22,7 +22,19 @@ pub(super) fn open_cli_target(
         return Ok(open_target(name_or_url, token)?);
     }
     let (name, spec) = resolve(&config, name_or_url)?;
+    note_token_unused(&name, &spec, token.as_deref());
     Ok(open_target_spec(&path, &name, &spec, token)?)
+}
+
+/// A saved DataCite, Zenodo or InvenioRDM target sends its own stored token: one given for
+/// the run (`--token`, `LODGE_TOKEN`) is not used, and a note says so.
+fn note_token_unused(name: &str, spec: &crate::config::TargetConfig, token: Option<&str>) {
+    if spec.takes_token() && token.is_some() {
+        eprintln!(
+            "note: target '{name}' sends the token saved with it; the one given with --token \
+             (or LODGE_TOKEN) is for targets given by URL and for sandboxes, and is not used"
+        );
+    }
 }
 
 /// The config file at `path`. When it cannot be read and the target needs nothing from it
@@ -39,9 +51,8 @@ fn config_for(path: &std::path::Path, by_url: bool) -> anyhow::Result<Config> {
     }
 }
 
-/// Whether `--target` gives a DataCite, Zenodo or InvenioRDM URL: these are used by URL
-/// with a token for the run and never saved by name, so there is nothing in the config
-/// file to resolve.
+/// Whether `--target` gives a DataCite, Zenodo or InvenioRDM URL, used with a token for
+/// the run: there is nothing in the config file to resolve.
 fn used_by_url_only(config: &Config, name_or_url: &str) -> bool {
     crate::targets::is_token_target_url(name_or_url) && !config.targets.contains_key(name_or_url)
 }
@@ -77,6 +88,10 @@ pub(super) fn open_by_scope(
     let path = config_path();
     let config = config_for(&path, takes_token_per_run(scope_id))?;
     if let Some((name, spec)) = configured_with_scope(&config, scope_id) {
+        if spec.takes_token() {
+            // A DataCite target's landing pages may come from the store.
+            return open_deposit_target(store, name, token, keys);
+        }
         return Ok(open_target_spec(&path, name, spec, token)?);
     }
     let url = store
@@ -170,27 +185,67 @@ pub(super) fn target_argument(store: &Store, scope_id: &str) -> String {
         .unwrap_or_else(|| scope_id.to_string())
 }
 
-/// Whether `scope_id` is a target given by URL whose token comes with each run (`--token`),
-/// not from a saved target's credentials.
+/// Whether `scope_id` is a target whose token comes with each run (`--token`), not from a
+/// saved target's credentials: a sandbox, or a DataCite, Zenodo or InvenioRDM target given
+/// by URL.
 pub(super) fn takes_token_per_run(scope_id: &str) -> bool {
-    scope_id.starts_with("sandbox+") || crate::targets::is_token_target_url(scope_id)
+    scope_id.starts_with("sandbox+")
+        || (crate::targets::is_token_target_url(scope_id) && saved_token_target(scope_id).is_none())
 }
 
-/// Open the target; a DataCite target with `landing_from=` gets the landing page of each
-/// of `keys` from the record its deposit to that other target recorded.
+/// The DataCite, Zenodo or InvenioRDM target saved with identity `scope_id`, if there is
+/// one: its name and configuration.
+fn saved_token_target(scope_id: &str) -> Option<(String, crate::config::TargetConfig)> {
+    if !crate::targets::is_token_target_url(scope_id) {
+        return None;
+    }
+    let config = Config::load(&config_path()).ok()?;
+    configured_with_scope(&config, scope_id).map(|(name, spec)| (name.clone(), spec.clone()))
+}
+
+/// What to do when a saved DataCite, Zenodo or InvenioRDM target (identity `scope_id`) had
+/// its token refused: store the right one (or put it in the variable it is read from).
+/// `None` for any other target.
+pub(super) fn stored_token_fix(scope_id: &str) -> Option<String> {
+    let (name, spec) = saved_token_target(scope_id)?;
+    Some(match &spec.secret_env {
+        Some(var) => format!("put the right token in ${var}, where target '{name}' reads it"),
+        None => format!(
+            "store the right token with `{}`",
+            crate::config::credentials::add_secret_command(&name, &spec, "--secret-stdin")
+        ),
+    })
+}
+
+/// Open the target (a name or a URL); a DataCite target with `landing_from=` gets the
+/// landing page of each of `keys` from the record its deposit to that other target
+/// recorded.
 pub(super) fn open_deposit_target(
     store: &Store,
-    url: &str,
+    name_or_url: &str,
     token: Option<String>,
     keys: &[ContentKey],
 ) -> anyhow::Result<Arc<dyn Target>> {
+    let path = config_path();
+    let config = config_for(&path, name_or_url.contains("://"))?;
+    // A saved DataCite target: its URL, with its own stored token.
+    let (url, token) = match config.targets.get(name_or_url) {
+        Some(spec) if crate::targets::with_lowercase_scheme(&spec.url).starts_with("datacite+") => {
+            note_token_unused(name_or_url, spec, token.as_deref());
+            let stored = crate::config::credentials::resolve_token(&path, name_or_url, spec)?;
+            let url = crate::targets::with_lowercase_scheme(&spec.url).into_owned();
+            (url, Some(stored.expose().to_string()))
+        }
+        _ => (name_or_url.to_string(), token),
+    };
     if let Some(rest) = url.strip_prefix("datacite+") {
         let target =
             crate::targets::datacite::DataCiteTarget::new(rest, token).map_err(|reason| {
                 anyhow::anyhow!("'{url}' is not a usable DataCite target: {reason}")
             })?;
         if let Some(from) = target.landing_from().map(str::to_string) {
-            let from_scope = open_target(&from, None)?.scope_id().to_string();
+            // A URL, or the name of a saved target.
+            let from_scope = cli_target_scope(&from)?;
             let mut pages = std::collections::HashMap::new();
             for key in keys {
                 if let Some(url) = store.lookup_result(&from_scope, key)?.and_then(|r| r.url) {
@@ -201,5 +256,5 @@ pub(super) fn open_deposit_target(
         }
         return Ok(Arc::new(target));
     }
-    open_cli_target(url, token)
+    open_cli_target(&url, token)
 }

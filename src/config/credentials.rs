@@ -108,37 +108,74 @@ fn stored_secret(config_path: &Path, name: &str) -> Result<Option<Secret>, Confi
         .map(Secret::new))
 }
 
-/// Whether target `name` has a user whose secret should be stored (it names no
-/// `secret_env`) but is not, in the keyring or the secrets file.
+/// Whether target `name` keeps a secret (a user's, or a token) that should be stored (it
+/// names no `secret_env`) but is not, in the keyring or the secrets file.
 pub fn lacks_stored_secret(
     config_path: &Path,
     name: &str,
     target: &TargetConfig,
 ) -> Result<bool, ConfigError> {
-    let has_user = target.user.is_some() || target.user_env.is_some();
-    Ok(has_user && target.secret_env.is_none() && stored_secret(config_path, name)?.is_none())
+    Ok(target.keeps_secret()
+        && target.secret_env.is_none()
+        && stored_secret(config_path, name)?.is_none())
 }
 
-/// What to run to give target `name` (a user, no secret) its secret: the whole `target add`
-/// command, since it replaces the entry, with the target's own URL, settings and user.
+/// What target `name` lacks when [`lacks_stored_secret`]: `a user but no secret`, or for a
+/// DataCite, Zenodo or InvenioRDM target `no token`.
+pub fn what_is_missing(target: &TargetConfig) -> &'static str {
+    if target.takes_token() {
+        "no token"
+    } else {
+        "a user but no secret"
+    }
+}
+
+/// What to run to give target `name` (a user, no secret; or a token target with no token)
+/// its secret: the whole `target add` command, since it replaces the entry, with the
+/// target's own URL, settings and user.
 pub fn how_to_add_the_secret(name: &str, target: &TargetConfig) -> String {
+    let what = if target.takes_token() {
+        "the token"
+    } else {
+        "the secret"
+    };
     format!(
-        "store one with `{}` (it reads the secret from standard input: paste it, then \
-         Ctrl+D), or name the environment variable that holds it with `{}`",
+        "store one with `{}` (it reads {what} from standard input: paste it, then Ctrl+D), \
+         or name the environment variable that holds it with `{}`",
         add_secret_command(name, target, "--secret-stdin"),
         add_secret_command(name, target, "--secret-env VAR")
     )
 }
 
 /// The `lodge target add` that gives target `name` a secret (`secret_flag`:
-/// `--secret-stdin` or `--secret-env VAR`), keeping its URL, settings and user.
+/// `--secret-stdin` or `--secret-env VAR`), keeping its URL, settings and user (a DataCite,
+/// Zenodo or InvenioRDM target has none: its token is all it needs).
 pub fn add_secret_command(name: &str, target: &TargetConfig, secret_flag: &str) -> String {
     let user = match (&target.user, &target.user_env) {
-        (Some(u), _) => format!("--user {}", super::open::quoted(u)),
-        (None, Some(var)) => format!("--access-key-env {var}"),
-        (None, None) => "--user USER".into(),
+        _ if target.takes_token() => String::new(),
+        (Some(u), _) => format!("--user {} ", super::open::quoted(u)),
+        (None, Some(var)) => format!("--access-key-env {var} "),
+        (None, None) => "--user USER ".into(),
     };
-    super::add_command(name, target, &format!("{user} {secret_flag}"))
+    super::add_command(name, target, &format!("{user}{secret_flag}"))
+}
+
+/// The token of a saved DataCite, Zenodo or InvenioRDM target: from the environment
+/// variable it names, else the keyring or the secrets file.
+pub fn resolve_token(
+    config_path: &Path,
+    name: &str,
+    target: &TargetConfig,
+) -> Result<Secret, ConfigError> {
+    if let Some(var) = &target.secret_env {
+        return Ok(Secret::new(env_var(name, var, "its token")?));
+    }
+    stored_secret(config_path, name)?.ok_or_else(|| {
+        ConfigError::new(format!(
+            "target '{name}' has no token stored: {}",
+            how_to_add_the_secret(name, target)
+        ))
+    })
 }
 
 fn env_var(name: &str, var: &str, what: &str) -> Result<String, ConfigError> {

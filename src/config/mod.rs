@@ -43,7 +43,9 @@ impl ConfigError {
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TargetConfig {
-    /// `s3://bucket/prefix`, `webdav+https://host/path` or `sandbox+http://host:port`.
+    /// `s3://bucket/prefix`, `webdav+https://host/path`, `sandbox+http://host:port`,
+    /// `zenodo+https://zenodo.org`, `invenio+https://host` or
+    /// `datacite+https://api.datacite.org?prefix=…&repository=…`.
     pub url: String,
     /// S3: the endpoint (default AWS in `region`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -70,6 +72,20 @@ pub struct TargetConfig {
     /// S3: multipart part size in bytes (default 16 MiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part_size: Option<u64>,
+}
+
+impl TargetConfig {
+    /// A DataCite, Zenodo or InvenioRDM target: one token is its whole credential (Zenodo's
+    /// and InvenioRDM's personal access token, a DataCite repository's password; the
+    /// repository id is in the URL), so it has no user.
+    pub fn takes_token(&self) -> bool {
+        crate::targets::is_token_target_url(self.url.trim_start())
+    }
+
+    /// Whether the target has a secret to keep: a user's password or secret key, or a token.
+    pub fn keeps_secret(&self) -> bool {
+        self.user.is_some() || self.user_env.is_some() || self.takes_token()
+    }
 }
 
 /// The whole config file.
@@ -165,6 +181,9 @@ impl Config {
         if target.user.is_some() || target.user_env.is_some() || target.secret_env.is_some() {
             refuse_sandbox_credentials(name, &target.url)?;
         }
+        if target.user.is_some() || target.user_env.is_some() {
+            refuse_token_target_user(name, &target.url)?;
+        }
         scope_id_of(name, &target)?;
         self.targets.insert(name.to_string(), target);
         Ok(())
@@ -239,6 +258,24 @@ pub fn refuse_sandbox_credentials(name: &str, url: &str) -> Result<(), ConfigErr
         )));
     }
     Ok(())
+}
+
+/// A DataCite, Zenodo or InvenioRDM target keeps a token and no user: a user set beside it
+/// would only be ignored (DataCite's repository id goes in the URL).
+pub fn refuse_token_target_user(name: &str, url: &str) -> Result<(), ConfigError> {
+    let url = crate::targets::with_lowercase_scheme(url.trim_start());
+    if !crate::targets::is_token_target_url(&url) {
+        return Ok(());
+    }
+    let repository = if url.starts_with("datacite+") {
+        "the repository id goes in the URL (&repository=ORG.REPO) and its password is the token"
+    } else {
+        "a personal access token is its one credential"
+    };
+    Err(ConfigError::new(format!(
+        "target '{name}': a DataCite, Zenodo or InvenioRDM target has no user ({repository}): \
+         leave out the user and give the token alone"
+    )))
 }
 
 /// Target names: letters, digits, `-`, `_`, `.`; they must not look like URLs.

@@ -1,5 +1,6 @@
 //! From a target name or URL to an open [`Target`]: look the name up in the config, resolve
-//! its credentials, check transport security, and build the S3, WebDAV or sandbox client.
+//! its credentials, check transport security, and build the S3, WebDAV, sandbox, DataCite or
+//! InvenioRDM/Zenodo client.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -19,7 +20,7 @@ use crate::targets::webdav::WebDavTarget;
 pub struct TargetSummary {
     pub name: String,
     pub url: String,
-    /// `s3`, `webdav` or `sandbox`.
+    /// `s3`, `webdav`, `sandbox`, `datacite`, `zenodo` or `invenio`.
     pub kind: String,
     /// The identity deposits are recorded under (no credentials in it).
     pub scope_id: String,
@@ -72,6 +73,12 @@ fn describe_settings(t: &TargetConfig) -> String {
 }
 
 fn describe_credentials(t: &TargetConfig) -> String {
+    if t.takes_token() {
+        return match &t.secret_env {
+            Some(v) => format!("token from ${v}"),
+            None => "token from the keyring or secrets file".into(),
+        };
+    }
     let Some(user) = describe_user(t) else {
         return "none".into();
     };
@@ -84,6 +91,9 @@ fn describe_credentials(t: &TargetConfig) -> String {
 
 /// The credentials of a target whose secret should be stored but is not, in words.
 pub fn describe_credentials_without_secret(t: &TargetConfig) -> String {
+    if t.takes_token() {
+        return "no token stored yet".into();
+    }
     let user = describe_user(t).unwrap_or_else(|| "no user".into());
     format!("{user}, no secret stored yet")
 }
@@ -122,23 +132,24 @@ pub fn resolve(config: &Config, name_or_url: &str) -> Result<(String, TargetConf
 }
 
 /// What to give instead of a name that is not saved: a repository's kind typed as a name
-/// (`zenodo`) gets that kind's URL, since token targets are never saved; any other name,
-/// `lodge target add` or the URL forms.
+/// (`zenodo`) gets that kind's URL, to save under a name with its token or to give with a
+/// token for the run; any other name, `lodge target add` or the URL forms.
 fn how_to_name(name: &str) -> String {
     let by_url = |example: &str, also: &str| {
+        let word = quoted(example);
         format!(
-            "{name} is given by its URL, with the token in --token or LODGE_TOKEN (it is never \
-             saved), e.g. `--target {example}`{also}"
+            "save it with its token, `lodge target add {name} {word} --secret-stdin`{also}, \
+             or give its URL with the token in --token or LODGE_TOKEN, `--target {word}`"
         )
     };
     match name.to_ascii_lowercase().as_str() {
         "zenodo" => by_url(
             "zenodo+https://zenodo.org",
-            " (`zenodo+https://sandbox.zenodo.org` to try it)",
+            " (zenodo+https://sandbox.zenodo.org to try it)",
         ),
         "invenio" | "inveniordm" => by_url("invenio+https://HOST", ""),
         "datacite" => by_url(
-            "'datacite+https://api.datacite.org?prefix=10.XXXXX&repository=ORG.REPO'",
+            "datacite+https://api.datacite.org?prefix=10.XXXXX&repository=ORG.REPO",
             "",
         ),
         "sandbox" => "add it with `lodge target add sandbox URL`, or give its URL, e.g. \
@@ -184,7 +195,7 @@ pub enum OpenedFor {
 }
 
 /// Open a target from its configuration for the command line; `token` is the sandbox's
-/// bearer token.
+/// bearer token (a saved DataCite, Zenodo or InvenioRDM target uses its own stored token).
 pub fn open_target_spec(
     config_path: &Path,
     name: &str,
@@ -202,6 +213,18 @@ pub fn open_target_for(
     token: Option<String>,
     opened_for: OpenedFor,
 ) -> Result<Arc<dyn Target>, ConfigError> {
+    if t.takes_token() {
+        // Its own token, never the run's: `LODGE_TOKEN` set for a sandbox must not be sent
+        // to Zenodo.
+        let token = credentials::resolve_token(config_path, name, t)?;
+        return open_with(
+            name,
+            t,
+            None,
+            Some(token.expose().to_string()),
+            Some(opened_for),
+        );
+    }
     let creds = credentials::resolve(config_path, name, t)?;
     open_with(name, t, creds, token, Some(opened_for))
 }
@@ -396,12 +419,37 @@ fn open_with(
         });
     }
     if crate::targets::is_token_target_url(url) {
-        // These take a token per run, never stored: they are used by URL, not by name.
-        return Err(err(format!(
-            "'{url}' is a DataCite, Zenodo or InvenioRDM URL, which is not saved as a named \
-             target (its password or token is never stored): deposit with \
-             `lodge deposit --target '{url}'` and the token in --token or LODGE_TOKEN"
-        )));
+        if opened_for == Some(OpenedFor::Window)
+            && url.starts_with("datacite+")
+            && url.contains("landing_from=")
+        {
+            // Each dataset's landing page is read from the store as a deposit starts, which
+            // the command line does and the window does not.
+            return Err(err(
+                "its landing pages come from another target (landing_from=), which the \
+                 command line reads for each deposit (`lodge deposit --target NAME`) and the \
+                 window does not: deposit there from the command line, or give the landing \
+                 page in the URL as &url=https://…/{doi} ({doi} and {key} are filled in)"
+                    .into(),
+            ));
+        }
+        let opened: Result<Arc<dyn Target>, String> = match url.split_once('+') {
+            Some(("datacite", rest)) => {
+                crate::targets::datacite::DataCiteTarget::new(rest, token).map(|t| Arc::new(t) as _)
+            }
+            Some((kind, rest)) => crate::targets::invenio::InvenioTarget::new(
+                if kind == "zenodo" {
+                    "zenodo"
+                } else {
+                    "invenio"
+                },
+                rest,
+                token,
+            )
+            .map(|t| Arc::new(t) as _),
+            None => unreachable!("a token target's URL has its kind in front"),
+        };
+        return opened.map_err(|reason| err(format!("'{url}' cannot be used: {reason}")));
     }
     if let Some(hint) = kind_to_put_in_front(url) {
         return Err(err(format!(
@@ -411,9 +459,8 @@ fn open_with(
     }
     Err(err(format!(
         "'{url}' is not a target URL. Kinds a named target can have: s3://bucket/prefix, \
-         webdav+https://host/path, sandbox+http://127.0.0.1:PORT; DataCite, Zenodo and \
-         InvenioRDM are used by URL with --token: datacite+https://..., zenodo+https://..., \
-         invenio+https://..."
+         webdav+https://host/path, sandbox+http://127.0.0.1:PORT, zenodo+https://zenodo.org, \
+         invenio+https://HOST, datacite+https://api.datacite.org?prefix=…&repository=…"
     )))
 }
 
@@ -464,6 +511,49 @@ pub async fn test_named(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_saved_token_target_opens_by_name_with_the_identity_its_url_has() {
+        for url in [
+            "zenodo+https://sandbox.zenodo.org",
+            "invenio+https://data.example.org/",
+            "datacite+https://api.test.datacite.org?prefix=10.1234&repository=ORG.REPO",
+        ] {
+            let t = TargetConfig {
+                url: url.into(),
+                ..TargetConfig::default()
+            };
+            assert!(t.takes_token() && t.keeps_secret(), "{url}");
+            let by_name = open_with("saved", &t, None, Some("t".into()), Some(OpenedFor::Window))
+                .unwrap_or_else(|e| panic!("{url}: {e}"));
+            let by_url = crate::targets::open_target(url, None).unwrap();
+            assert_eq!(
+                by_name.scope_id(),
+                by_url.scope_id(),
+                "one deposit, one scope"
+            );
+            assert_eq!(scope_id_of("saved", &t).unwrap(), by_url.scope_id());
+        }
+    }
+
+    #[test]
+    fn the_window_says_a_datacite_target_with_landing_pages_from_another_is_for_the_command_line() {
+        let t = TargetConfig {
+            url: "datacite+https://api.test.datacite.org?prefix=10.1234&repository=ORG.REPO\
+                  &state=publish&landing_from=zen"
+                .into(),
+            ..TargetConfig::default()
+        };
+        let open = |opened_for| open_with("dois", &t, None, Some("t".into()), Some(opened_for));
+        let refused = open(OpenedFor::Window).err().expect("refused").to_string();
+        assert!(
+            refused.starts_with("target 'dois': its landing pages come from another target")
+                && refused.contains("`lodge deposit --target NAME`")
+                && refused.contains("&url=https://…/{doi}"),
+            "{refused}"
+        );
+        assert!(open(OpenedFor::CommandLine).is_ok());
+    }
 
     #[test]
     fn the_suggested_add_command_keeps_every_setting_quoted_for_a_shell() {

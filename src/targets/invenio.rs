@@ -10,7 +10,8 @@
 //! is never retried blindly: every attempt first re-reads what the server has.
 //!
 //! URL: `zenodo+https://sandbox.zenodo.org` or `invenio+https://HOST`; the token is a personal
-//! access token (`--token` / `LODGE_TOKEN`). 429 and the `X-RateLimit-*` headers are honoured.
+//! access token (`--token` / `LODGE_TOKEN`, or stored with a named target). 429 and the
+//! `X-RateLimit-*` headers are honoured.
 
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};

@@ -211,8 +211,8 @@ pub enum TargetUrlError {
     UnknownKind { url: String, kind: String },
 }
 
-/// The kinds of [`open_target`]'s URLs that take a token for each run and are never saved
-/// as a named target (`KIND+https://...`).
+/// The kinds of [`open_target`]'s URLs whose one credential is a token (`KIND+https://...`):
+/// given with each run (`--token`), or stored with a named target.
 pub const TOKEN_TARGET_KINDS: [&str; 3] = ["datacite", "zenodo", "invenio"];
 
 /// Whether `url` is of one of the [`TOKEN_TARGET_KINDS`].

@@ -244,7 +244,7 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 ui,
                 "Target URL",
                 &mut draft.url,
-                "s3://bucket/prefix, webdav+https://host/path or sandbox+http://127.0.0.1:PORT",
+                "s3://bucket/prefix, webdav+https://host/path, zenodo+https://zenodo.org, …",
                 true,
             );
             error_at(ui, TargetField::Url);
@@ -272,11 +272,11 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 ui,
                 "User or access key id",
                 &mut draft.user,
-                "WebDAV user name or S3 access key id",
+                "WebDAV user name or S3 access key id (none for a token)",
                 true,
             );
             error_at(ui, TargetField::User);
-            let l = ui.label(RichText::new("Password or secret key").strong());
+            let l = ui.label(RichText::new("Password, secret key or token").strong());
             let hint = if draft.secret_missing {
                 "none stored yet: type it here"
             } else if editing {

@@ -5,10 +5,11 @@
 //! optional `state=draft|register|publish` (draft by default) and a landing page, required to
 //! publish: `url=` (a template; `{key}` and `{doi}` are filled in) or `landing_from=TARGET_URL`
 //! ("mint a DOI for what I deposited to that target": each dataset's landing page is the
-//! record URL its deposit to that target recorded; see [`DataCiteTarget::with_landing_pages`]). The password is the
-//! target's token (`--token` / `LODGE_TOKEN`). A `422 ... already been taken` is read back
-//! with `GET /dois/{doi}`: the same content key there means the DOI exists already (success),
-//! another key is a conflict for a person. The upserting `PUT /dois/{doi}` is never used.
+//! record URL its deposit to that target recorded; see [`DataCiteTarget::with_landing_pages`]).
+//! The password is the target's token (`--token` / `LODGE_TOKEN`, or stored with a named
+//! target). A `422 ... already been taken` is read back with `GET /dois/{doi}`: the same
+//! content key there means the DOI exists already (success), another key is a conflict for a
+//! person. The upserting `PUT /dois/{doi}` is never used.
 
 pub mod doi;
 pub mod mapping;
