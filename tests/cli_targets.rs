@@ -1229,6 +1229,26 @@ async fn zenodo_and_invenio_urls_deposit_with_a_token_and_a_missing_token_names_
             "give the right token with --token (or LODGE_TOKEN), then deposit it again",
         ],
     );
+    // So does `show`, with the command that sends it once the token is right.
+    let show = with_token(&lab, &["show", "1"], None);
+    assert_all(
+        &text(&show),
+        &[
+            &format!("{invenio} is paused: not authorised (HTTP 401)"),
+            &format!(
+                "give the right token with --token (or LODGE_TOKEN), then deposit it again \
+                 (`lodge deposit --target {invenio} 1`)"
+            ),
+        ],
+    );
+    let show = with_token(&lab, &["show", "1", "--json"], None);
+    let json: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    assert!(
+        json["deposits"][0]["paused"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("not authorised (HTTP 401)")),
+        "{json:#}"
+    );
     let status = with_token(&lab, &["status", "--json"], None);
     let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     let item = &json["items"][0];
@@ -1600,6 +1620,15 @@ async fn an_invenio_target_saved_with_its_token_deposits_by_name_and_a_refused_t
     );
     let status = lodge_in(&lab).args(["status"]).output().unwrap();
     assert_all(&text(&status), &["zen is paused", &store_again]);
+    let show = lodge_in(&lab).args(["show", "2"]).output().unwrap();
+    assert_all(
+        &text(&show),
+        &[
+            "zen is paused",
+            &store_again,
+            "(`lodge deposit --target zen 2`)",
+        ],
+    );
     let test = lodge_in(&lab)
         .args(["target", "test", "zen"])
         .output()

@@ -42,12 +42,16 @@ pub fn show(
     let same_data = same_data_elsewhere(&dataset, &records_of_files);
     let through_copies = through_copies(&store, &dataset, &jobs, &records_of_files)?;
     let folder = FolderNow::of(&store, &dataset)?;
+    // Why the target of each job still to be sent is paused, when it is: nothing is sent
+    // there until the user acts.
+    let paused: HashMap<String, String> = store.paused_targets()?.into_iter().collect();
     if json {
         let out = as_json(
             &dataset,
             document.as_ref(),
             &jobs,
             &checks,
+            &paused,
             &same_data,
             &through_copies,
             &folder,
@@ -56,11 +60,13 @@ pub fn show(
     } else {
         let retryable: HashSet<i64> = store.failed_job_ids(None)?.into_iter().collect();
         print_text(
+            &store,
             &TargetNames::load(),
             &dataset,
             document.as_ref(),
             &jobs,
             &checks,
+            &paused,
             &retryable,
             &same_data,
             &through_copies,
@@ -224,11 +230,13 @@ fn latest_checks(store: &Store, jobs: &[JobRow]) -> anyhow::Result<HashMap<i64, 
 
 #[allow(clippy::too_many_arguments)]
 fn print_text(
+    store: &Store,
     names: &TargetNames,
     d: &DatasetRow,
     document: Option<&ContentDocument>,
     jobs: &[JobRow],
     checks: &HashMap<i64, EventRow>,
+    paused: &HashMap<String, String>,
     retryable: &HashSet<i64>,
     same_data: &[(String, String)],
     through: &[ThroughCopy],
@@ -326,20 +334,36 @@ fn print_text(
                 Some(key) if *key != j.key => format!(" (earlier key {})", j.key.short()),
                 _ => String::new(),
             };
+            let paused_for = paused.get(&j.target).filter(|_| !j.state.is_terminal());
             let what = match (&j.identifier, &j.url) {
                 // S3 and WebDAV records are named by their address: once is enough.
                 (Some(id), Some(url)) if id != url => format!("{id} {url}"),
                 (Some(id), _) => id.clone(),
+                // The pause's line below says it.
+                _ if j.last_error.as_ref() == paused_for => String::new(),
                 _ => j.last_error.clone().unwrap_or_default(),
             };
-            println!(
+            let line = format!(
                 "  job {:<5} {:<10} {} {what}{earlier}",
                 j.id,
                 j.state.as_str(),
                 names.of(&j.target)
             );
+            println!("{}", line.trim_end());
             if let Some(again) = replays.get(&j.id) {
                 println!("            {}", replayed_since(again));
+            }
+            if let Some(reason) = paused_for {
+                println!(
+                    "            {} is paused: {reason} — {}, then deposit it again \
+                     (`lodge deposit --target {} {}`)",
+                    names.of(&j.target),
+                    super::deposit::how_to_resume(reason, &j.target),
+                    super::output::shell_word(&super::target_arg::target_argument(
+                        store, &j.target
+                    )),
+                    d.id
+                );
             }
             if let Some((intact, what)) = checks.get(&j.id).and_then(verdict_of) {
                 let at = time_text(checks[&j.id].at);
@@ -469,6 +493,7 @@ fn as_json(
     document: Option<&ContentDocument>,
     jobs: &[JobRow],
     checks: &HashMap<i64, EventRow>,
+    paused: &HashMap<String, String>,
     same_data: &[(String, String)],
     through: &[ThroughCopy],
     folder: &FolderNow,
@@ -509,6 +534,8 @@ fn as_json(
                 "url": j.url,
                 "attempts": j.attempts,
                 "last_error": j.last_error,
+                // Why its target is paused, for a job still to be sent there.
+                "paused": paused.get(&j.target).filter(|_| !j.state.is_terminal()),
                 "citation": citation_of(d, j),
                 "last_check": checks.get(&j.id).and_then(check_json),
             })
