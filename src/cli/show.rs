@@ -34,6 +34,9 @@ pub fn show(
     };
     let jobs = store.jobs_of_dataset(dataset.id)?;
     let checks = latest_checks(&store, &jobs)?;
+    // Why the target of each job still to be sent is paused, when it is: nothing is sent
+    // there until the user acts.
+    let paused: HashMap<String, String> = store.paused_targets()?.into_iter().collect();
     // Every record of the dataset's files: under its key (a copy's deposit), or another's.
     let records_of_files = match &dataset.fingerprint {
         Some(fingerprint) => store.results_with_fingerprint(&fingerprint.to_hex())?,
@@ -42,20 +45,15 @@ pub fn show(
     let same_data = same_data_elsewhere(&dataset, &records_of_files);
     let through_copies = through_copies(&store, &dataset, &jobs, &records_of_files)?;
     let folder = FolderNow::of(&store, &dataset)?;
-    // Why the target of each job still to be sent is paused, when it is: nothing is sent
-    // there until the user acts.
-    let paused: HashMap<String, String> = store.paused_targets()?.into_iter().collect();
+    let deposits = Deposits {
+        jobs,
+        checks,
+        paused,
+        same_data,
+        through: through_copies,
+    };
     if json {
-        let out = as_json(
-            &dataset,
-            document.as_ref(),
-            &jobs,
-            &checks,
-            &paused,
-            &same_data,
-            &through_copies,
-            &folder,
-        );
+        let out = as_json(&dataset, document.as_ref(), &deposits, &folder);
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         let retryable: HashSet<i64> = store.failed_job_ids(None)?.into_iter().collect();
@@ -64,12 +62,8 @@ pub fn show(
             &TargetNames::load(),
             &dataset,
             document.as_ref(),
-            &jobs,
-            &checks,
-            &paused,
+            &deposits,
             &retryable,
-            &same_data,
-            &through_copies,
             all_files,
         );
         print_folder(&folder, dataset.id);
@@ -228,20 +222,36 @@ fn latest_checks(store: &Store, jobs: &[JobRow]) -> anyhow::Result<HashMap<i64, 
     Ok(checks)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What Lodge knows of a dataset's deposits, for `show` to print.
+struct Deposits {
+    /// Its jobs, every target.
+    jobs: Vec<JobRow>,
+    /// The latest check of each job's record, by job id.
+    checks: HashMap<i64, EventRow>,
+    /// Why each paused target is paused, by identity.
+    paused: HashMap<String, String>,
+    /// Records of the same files under other metadata: identifier and target.
+    same_data: Vec<(String, String)>,
+    /// Records its key (or an earlier one) got through another dataset, a copy.
+    through: Vec<ThroughCopy>,
+}
+
 fn print_text(
     store: &Store,
     names: &TargetNames,
     d: &DatasetRow,
     document: Option<&ContentDocument>,
-    jobs: &[JobRow],
-    checks: &HashMap<i64, EventRow>,
-    paused: &HashMap<String, String>,
+    deposits: &Deposits,
     retryable: &HashSet<i64>,
-    same_data: &[(String, String)],
-    through: &[ThroughCopy],
     all_files: bool,
 ) {
+    let Deposits {
+        jobs,
+        checks,
+        paused,
+        same_data,
+        through,
+    } = deposits;
     println!("dataset {} {}", d.id, d.name);
     println!("  folder       {}", d.path);
     match &d.key {
@@ -491,13 +501,16 @@ fn indented_description(description: &str) -> String {
 fn as_json(
     d: &DatasetRow,
     document: Option<&ContentDocument>,
-    jobs: &[JobRow],
-    checks: &HashMap<i64, EventRow>,
-    paused: &HashMap<String, String>,
-    same_data: &[(String, String)],
-    through: &[ThroughCopy],
+    deposits: &Deposits,
     folder: &FolderNow,
 ) -> serde_json::Value {
+    let Deposits {
+        jobs,
+        checks,
+        paused,
+        same_data,
+        through,
+    } = deposits;
     let folder_now = match folder {
         FolderNow::Readable {
             left_out,
