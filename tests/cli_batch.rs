@@ -3546,3 +3546,119 @@ async fn a_command_status_prints_for_a_target_url_with_a_query_is_quoted_for_the
     assert!(out.status.success(), "{command}: {}", text(&out));
     assert!(text(&out).contains("1 deposited"), "{}", text(&out));
 }
+
+/// Whether process `pid` has `file` open (Linux: its `/proc/PID/fd` links).
+fn has_open(pid: u32, file: &Path) -> bool {
+    fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|fds| {
+            fds.flatten()
+                .any(|fd| fs::read_link(fd.path()).is_ok_and(|target| target == file))
+        })
+        .unwrap_or(false)
+}
+
+/// Ctrl-C while `lodge add` hashes the second of its folders: the first stays added,
+/// nothing of the second is recorded, the command says so and how to go on (exit status
+/// 130, as a shell's), and running it again adds the rest.
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_while_adding_keeps_the_folders_added_records_nothing_of_the_one_being_hashed_and_says_so()
+{
+    let lab = Lab::new();
+    let small = lab.folder("small", &[("a.txt", b"a")]);
+    let big = lab.folder("big", &[("notes.txt", b"n")]);
+    // Sparse: no disk, and still every byte read and hashed, which takes a while.
+    let data = big.join("zeros.bin");
+    fs::File::create(&data).unwrap().set_len(128 << 20).unwrap();
+    let add = |lab: &Lab| {
+        let mut cmd = lodge_in(lab);
+        cmd.args(["add", small.to_str().unwrap(), big.to_str().unwrap()])
+            .args(["--title", "{folder}", "--creator", "Doe, Jane"])
+            .args(["--year", "2026", "--publisher", "Lab"]);
+        cmd
+    };
+    let child = add(&lab)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !has_open(child.id(), &data) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the big file was never opened"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    interrupt(child.id());
+    let out = child.wait_with_output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{t}");
+    assert!(
+        t.contains(&format!(
+            "stopped: 1 of 2 folders added, 1 left (nothing of {} was recorded). Run the same \
+             `lodge add` again to add the rest: the one added already is only checked",
+            big.display()
+        )),
+        "{t}"
+    );
+    let store = lab.store("lodge.db");
+    let listed: Vec<String> = store
+        .datasets()
+        .unwrap()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert_eq!(listed, ["small"], "nothing of the big folder was recorded");
+
+    let again = add(&lab).output().unwrap();
+    assert!(again.status.success(), "{}", text(&again));
+    let listed: Vec<String> = store
+        .datasets()
+        .unwrap()
+        .into_iter()
+        .map(|d| d.name)
+        .collect();
+    assert_eq!(listed, ["small", "big"]);
+
+    // `lodge scan` stops the same way: the big file changed, so it is hashed again.
+    let key = store.datasets().unwrap()[1].key;
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&data)
+        .unwrap()
+        .set_len(96 << 20)
+        .unwrap();
+    let child = lodge_in(&lab)
+        .args(["scan", "--all"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !has_open(child.id(), &data) {
+        assert!(started.elapsed() < Duration::from_secs(120), "never opened");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    interrupt(child.id());
+    let out = child.wait_with_output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{t}");
+    assert!(
+        t.contains("stopped: 1 of 2 datasets scanned; the others keep their last scan"),
+        "{t}"
+    );
+    assert_eq!(
+        store.datasets().unwrap()[1].key,
+        key,
+        "its last scan stands"
+    );
+}
+
+/// Send Ctrl-C's signal (SIGINT) to process `pid`.
+fn interrupt(pid: u32) {
+    let int = std::process::Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(int.success());
+}

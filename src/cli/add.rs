@@ -8,11 +8,12 @@ use clap::Args;
 
 use super::Database;
 use super::incomplete::{Incomplete, print_incomplete};
-use super::output::{hash_progress_bar, shell_word};
+use super::output::{HashBar, shell_word};
+use super::stop_signal::StopFlag;
 use crate::catalog::record_folder;
 use crate::content::{
-    Creator, HashProgress, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder,
-    spdx_license_id, spdx_suggestion,
+    Creator, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder, spdx_license_id,
+    spdx_suggestion,
 };
 use crate::store::{DatasetRow, Store, StoreError, StoreLocation};
 use crate::wording::{count_of, human_bytes};
@@ -190,19 +191,19 @@ fn canonical_folder(dir: &Path) -> anyhow::Result<PathBuf> {
     Ok(path)
 }
 
-/// Scan, hash and record one folder with `metadata`, showing a progress bar.
+/// Scan, hash and record one folder with `metadata`, showing a progress bar; once `stop`
+/// is raised the hashing stops and nothing of the folder is recorded.
 pub(super) async fn scan_and_save(
     store: std::sync::Arc<Store>,
     root: PathBuf,
     metadata: Metadata,
+    stop: &StopFlag,
 ) -> anyhow::Result<(i64, PreparedDataset)> {
+    let stop = stop.clone();
     tokio::task::spawn_blocking(move || -> anyhow::Result<(i64, PreparedDataset)> {
-        let bar = hash_progress_bar(&root);
-        let recorded = record_folder(&store, &root, &metadata, &|p: HashProgress| {
-            bar.set_length(p.bytes_total);
-            bar.set_position(p.bytes_done);
-        });
-        bar.finish_and_clear();
+        let watch = HashBar::new(&root, &stop);
+        let recorded = record_folder(&store, &root, &metadata, &watch);
+        watch.bar.finish_and_clear();
         let recorded = recorded?;
         Ok((recorded.id, recorded.prepared))
     })
@@ -391,8 +392,18 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
     let mut code = ExitCode::SUCCESS;
     let several = args.dirs.len() > 1;
     let mut incomplete = Vec::new();
-    for root in roots {
-        let added = add_one(&store, &args, root.clone(), several).await;
+    let stop = StopFlag::on_signal();
+    let total = roots.len();
+    let mut stopped = None;
+    for (done, root) in roots.into_iter().enumerate() {
+        let added = add_one(&store, &args, root.clone(), several, &stop).await;
+        if stop.raised() {
+            stopped = Some(stopped_adding(done, total, &root, added.is_ok()));
+            if let Ok(Some(lacking)) = added {
+                incomplete.push(lacking);
+            }
+            break;
+        }
         if let Ok(Some(lacking)) = added {
             incomplete.push(lacking);
             continue;
@@ -425,7 +436,41 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
             )
         },
     );
+    if let Some(stopped) = stopped {
+        eprintln!("{stopped}");
+        return Ok(ExitCode::from(STOPPED));
+    }
     Ok(code)
+}
+
+/// The exit status of a command stopped by Ctrl-C or SIGTERM (128 + SIGINT, as a shell's).
+const STOPPED: u8 = 130;
+
+/// What `lodge add` says when stopped while adding folder `at` (0-based) of `total`:
+/// which were added, that nothing of the one being hashed was recorded (unless it was,
+/// `at_added`), and how to go on.
+fn stopped_adding(at: usize, total: usize, root: &Path, at_added: bool) -> String {
+    let added = at + usize::from(at_added);
+    let left = total - added;
+    let lost = match at_added {
+        true => String::new(),
+        false => format!(" (nothing of {} was recorded)", root.display()),
+    };
+    if left == 0 {
+        return "stopped, with every folder added".into();
+    }
+    if total == 1 {
+        return format!("stopped{lost}: run the same `lodge add` again to add it");
+    }
+    let checked = match added {
+        0 => String::new(),
+        1 => ": the one added already is only checked, one stat a file".into(),
+        _ => ": those added already are only checked, one stat a file".into(),
+    };
+    format!(
+        "stopped: {added} of {total} folders added, {left} left{lost}. Run the same `lodge \
+         add` again to add the rest{checked}"
+    )
 }
 
 /// When `dir` is not a folder here but names a dataset Lodge knows (`lodge add ds1 --title
@@ -456,6 +501,7 @@ async fn add_one(
     args: &AddArgs,
     root: PathBuf,
     several: bool,
+    stop: &StopFlag,
 ) -> anyhow::Result<Option<Incomplete>> {
     let root_text = root.to_string_lossy().into_owned();
     let before = store.dataset_by_path(&root_text)?;
@@ -478,15 +524,12 @@ async fn add_one(
     // A folder moved here: its metadata comes with it, from the entry left behind.
     let moved_from = match &before {
         None => {
-            let (store, root) = (store.clone(), root.clone());
+            let (store, root, stop) = (store.clone(), root.clone(), stop.clone());
             tokio::task::spawn_blocking(move || {
                 // The folder is hashed here when some dataset's folder is gone: its bar.
-                let bar = hash_progress_bar(&root);
-                let found = crate::catalog::moved_from(&store, &root, &|p: HashProgress| {
-                    bar.set_length(p.bytes_total);
-                    bar.set_position(p.bytes_done);
-                });
-                bar.finish_and_clear();
+                let watch = HashBar::new(&root, &stop);
+                let found = crate::catalog::moved_from(&store, &root, &watch);
+                watch.bar.finish_and_clear();
                 found
             })
             .await??
@@ -548,7 +591,7 @@ async fn add_one(
             );
         }
     }
-    let (id, prepared) = scan_and_save(store.clone(), root, metadata).await?;
+    let (id, prepared) = scan_and_save(store.clone(), root, metadata, stop).await?;
     describe(store, id, &prepared, before.as_ref(), several);
     if before.is_none()
         && let Some(overlap) = crate::catalog::overlap(store, &root_text)?
@@ -584,9 +627,25 @@ pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
     let store = std::sync::Arc::new(db.open_existing()?);
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
     let mut code = ExitCode::SUCCESS;
-    for d in datasets {
+    let stop = StopFlag::on_signal();
+    let total = datasets.len();
+    for (done, d) in datasets.into_iter().enumerate() {
         let root = PathBuf::from(&d.path);
-        match scan_and_save(store.clone(), root, d.metadata.clone()).await {
+        let scanned = scan_and_save(store.clone(), root, d.metadata.clone(), &stop).await;
+        if stop.raised() {
+            let done = done + usize::from(scanned.is_ok());
+            if let Ok((id, prepared)) = &scanned {
+                describe(&store, *id, prepared, Some(&d), false);
+            }
+            eprintln!(
+                "stopped: {done} of {} scanned; the others keep their last scan (run the \
+                 same `lodge scan` again: a folder scanned already is only checked, one stat \
+                 a file)",
+                count_of(total as u64, "dataset", "datasets")
+            );
+            return Ok(ExitCode::from(STOPPED));
+        }
+        match scanned {
             Ok((id, prepared)) => describe(&store, id, &prepared, Some(&d), false),
             Err(e) => {
                 let why = db

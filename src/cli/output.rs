@@ -47,6 +47,33 @@ pub fn hash_progress_bar(root: &Path) -> ProgressBar {
     bar
 }
 
+/// Hashing's progress on a [`hash_progress_bar`], stopped when `stop` is raised (Ctrl-C):
+/// the folder being hashed is then recorded not at all.
+pub struct HashBar {
+    pub bar: ProgressBar,
+    pub stop: super::stop_signal::StopFlag,
+}
+
+impl HashBar {
+    pub fn new(root: &Path, stop: &super::stop_signal::StopFlag) -> HashBar {
+        HashBar {
+            bar: hash_progress_bar(root),
+            stop: stop.clone(),
+        }
+    }
+}
+
+impl crate::content::HashWatch for HashBar {
+    fn progress(&self, p: crate::content::HashProgress) {
+        self.bar.set_length(p.bytes_total);
+        self.bar.set_position(p.bytes_done);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.stop.raised()
+    }
+}
+
 /// A bytes progress bar for reading a deposit back (`lodge verify --bytes`), drawn on
 /// stderr only when it is a terminal: over `total` bytes, or (`None`: a repair, which may
 /// read it twice) a count of the bytes read so far.
