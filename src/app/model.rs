@@ -541,8 +541,9 @@ impl Model {
             return;
         };
         let text = format!(
-            "{} is paused: {reason}. Nothing more is sent there until you act: {}.",
+            "{} is paused: {} Nothing more is sent there until you act: {}.",
             self.target_label(&scope),
+            crate::wording::sentence(&reason),
             super::paused_target_fix(&reason, &scope)
         );
         if self.paused_targets.insert(scope, reason).is_none() {
@@ -882,6 +883,16 @@ mod tests {
         assert!(redirected.contains("redirect"), "{redirected}");
         assert!(!redirected.contains("credentials"), "{redirected}");
         assert!(redirected.contains("fix what it names"), "{redirected}");
+        // A server's message that ends its sentence is not given a second full stop.
+        let said = pause(
+            &mut model,
+            "invenio+http://127.0.0.1:3",
+            Failure::from_status(401, None, "The server could not verify you."),
+        );
+        assert!(
+            said.contains("could not verify you. Nothing more is sent there"),
+            "{said}"
+        );
     }
 
     #[test]

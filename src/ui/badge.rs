@@ -76,7 +76,8 @@ pub fn hover(status: &DedupStatus) -> String {
         }
         DedupStatus::Queued => "On the queue; a worker will send it soon.".into(),
         DedupStatus::TargetPaused { reason, fix } => format!(
-            "The target is paused: {reason}. Nothing more is sent there until you act: {fix}."
+            "The target is paused: {} Nothing more is sent there until you act: {fix}.",
+            crate::wording::sentence(reason)
         ),
         DedupStatus::Uploading { .. } => "Sending the files and creating the record.".into(),
         DedupStatus::WaitingToRetry { cause, .. } => format!("Retry scheduled. Cause: {cause}"),
