@@ -588,7 +588,7 @@ fn window_with_a_paused_target() -> (Window, RunningSandbox) {
 #[test]
 fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_resumes_it() {
     no_keyring();
-    let (w, locked) = window_with_a_paused_target();
+    let (mut w, locked) = window_with_a_paused_target();
     let addr = locked.addr();
     let Some(DedupStatus::TargetPaused { reason, .. }) = w.status("field-notes") else {
         unreachable!()
@@ -611,6 +611,15 @@ fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_res
         );
     }
     assert_eq!(locked.stats().records, 0);
+    // Settings says it beside the target, where its Edit is.
+    w.open_settings();
+    w.harness.get_by_label_contains(&format!(
+        "⏸ Paused: {} Nothing is sent there until you act: a sandbox started with --token \
+         wants that token",
+        lodge::wording::sentence(&reason)
+    ));
+    w.harness.state_mut().settings = Default::default();
+    w.harness.step();
 
     // Closed and opened again, the window still knows the target waits on the user.
     w.runtime.block_on(locked.shutdown());

@@ -135,6 +135,17 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
     if let Some(problem) = &t.problem {
         ui.label(RichText::new(format!("⚠ Not in the picker: {problem}")).color(ERROR));
     }
+    // Where the fix is made: the pause is said beside the Edit that lifts it.
+    if let Some(reason) = app.model.paused_reason(&t.summary.scope_id) {
+        ui.label(
+            RichText::new(format!(
+                "⏸ Paused: {} Nothing is sent there until you act: {}.",
+                crate::wording::sentence(reason),
+                crate::app::paused_target_fix(reason, &t.summary.scope_id)
+            ))
+            .color(ERROR),
+        );
+    }
     let testing = matches!(app.model.target_tests.get(name), Some(TargetTest::Running));
     ui.horizontal(|ui| {
         if ui
