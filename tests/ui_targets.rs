@@ -810,7 +810,7 @@ fn saving_an_edited_target_lifts_its_pause_and_what_waited_is_sent() {
     w.harness.get_by_label("Edit").click();
     w.harness.step();
     w.harness.step();
-    w.harness.get_by_label("Save target").click();
+    press_save_target(&mut w);
     w.wait("deposited without pressing Deposit", |app| {
         matches!(
             app.status_of(app.table.order[0]),
@@ -953,6 +953,27 @@ fn refused_credentials_in_the_window_say_to_edit_the_target_in_settings() {
     };
     assert!(reason.contains(edit_in_settings), "{reason}");
     assert!(!reason.contains("lodge target add"), "{reason}");
+
+    // Its Edit opens on the password, which is what needs typing, and says why; the right
+    // one saved sends what waited.
+    w.open_settings();
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    let field = w.harness.get_by_label("Password, secret key or token");
+    assert!(
+        field.accesskit_node().is_focused(),
+        "the form opens with the cursor in the password field"
+    );
+    assert_eq!(
+        field.accesskit_node().placeholder(),
+        Some("the server refused the stored one: type the right one")
+    );
+    w.type_into("Password, secret key or token", servers::DAV_PASSWORD);
+    press_save_target(&mut w);
+    w.wait("deposited once the password is right", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
 }
 
 /// The form's fields start and end at one x, whatever their labels' lengths: it reads as a

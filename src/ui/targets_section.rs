@@ -34,13 +34,16 @@ struct Draft {
     allow_insecure: bool,
     /// The target being edited has a user and no stored password or secret key.
     secret_missing: bool,
+    /// The target being edited is paused because the server refused its stored password,
+    /// secret key or token: the right one is what the person came to type.
+    secret_refused: bool,
     /// Shown for the first time this frame: scrolled into view (it opens below the list,
     /// often past the window's edge, where a press on Edit would seem to do nothing).
     just_opened: bool,
 }
 
 impl Draft {
-    fn edit(target: &ConfiguredTarget) -> Draft {
+    fn edit(target: &ConfiguredTarget, secret_refused: bool) -> Draft {
         let f = TargetForm::edit(target);
         Draft {
             editing: f.editing,
@@ -52,6 +55,7 @@ impl Draft {
             secret: String::new(),
             allow_insecure: f.allow_insecure,
             secret_missing: target.secret_missing,
+            secret_refused,
             just_opened: true,
         }
     }
@@ -158,7 +162,14 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
             app.send(Command::TestTarget(name.clone()));
         }
         if ui.button("Edit").clicked() {
-            app.settings.targets.form = Some(Draft::edit(t));
+            // Paused for refused credentials: the form opens on the secret it keeps (a
+            // sandbox keeps none: its token comes with each run).
+            let refused = app
+                .model
+                .paused_reason(&t.summary.scope_id)
+                .is_some_and(crate::targets::is_paused_for_credentials)
+                && t.config.keeps_secret();
+            app.settings.targets.form = Some(Draft::edit(t, refused));
             app.settings.targets.saving = false;
             app.model.begin_target_save();
         }
@@ -290,6 +301,8 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
             let l = ui.label(RichText::new("Password, secret key or token").strong());
             let hint = if draft.secret_missing {
                 "none stored yet: type it here"
+            } else if draft.secret_refused {
+                "the server refused the stored one: type the right one"
             } else if editing {
                 "empty keeps the stored one"
             } else {
@@ -303,7 +316,7 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
                         .desired_width(FIELD_WIDTH),
                 )
                 .labelled_by(l.id);
-            if draft.just_opened && draft.secret_missing {
+            if draft.just_opened && (draft.secret_missing || draft.secret_refused) {
                 secret.request_focus();
             }
             ui.end_row();
