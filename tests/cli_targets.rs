@@ -1652,6 +1652,20 @@ async fn an_invenio_target_saved_with_its_token_deposits_by_name_and_a_refused_t
         sandbox.invenio_uploads() > uploaded,
         "the second one's files went too"
     );
+
+    // Its URL given without --token is the same place: the saved token goes with it,
+    // rather than none (a refusal, and a pause whose fix is already done).
+    add(&store, &lab.numbered_folder(3), &metadata("Third"));
+    let out = with_token(&lab, &["deposit", "--all", "--target", &url], None);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!("note: {url} is where target 'zen' deposits: the token saved with it is sent"),
+            "deposited ds003 -> ",
+        ],
+    );
 }
 
 #[test]

@@ -19,11 +19,24 @@ pub(super) fn open_cli_target(
     let path = config_path();
     let config = config_for(&path, name_or_url.contains("://"))?;
     if used_by_url_only(&config, name_or_url) {
+        let token = token.or_else(|| saved_token_for_url(&config, &path, name_or_url));
         return Ok(open_target(name_or_url, token)?);
     }
     let (name, spec) = resolve(&config, name_or_url)?;
     note_token_unused(&name, &spec, token.as_deref());
     Ok(open_target_spec(&path, &name, &spec, token)?)
+}
+
+/// For a DataCite, Zenodo or InvenioRDM URL given without `--token`: the token stored with
+/// the saved target that is the same place (the same identity), if one is, said in a note.
+/// Without it the server would refuse the deposit and pause the target, though the right
+/// token is saved.
+fn saved_token_for_url(config: &Config, path: &std::path::Path, url: &str) -> Option<String> {
+    let scope = open_target(url, None).ok()?.scope_id().to_string();
+    let (name, spec) = configured_with_scope(config, &scope)?;
+    let token = crate::config::credentials::resolve_token(path, name, spec).ok()?;
+    eprintln!("note: {url} is where target '{name}' deposits: the token saved with it is sent");
+    Some(token.expose().to_string())
 }
 
 /// A saved DataCite, Zenodo or InvenioRDM target sends its own stored token: one given for
@@ -235,6 +248,10 @@ pub(super) fn open_deposit_target(
             let stored = crate::config::credentials::resolve_token(&path, name_or_url, spec)?;
             let url = crate::targets::with_lowercase_scheme(&spec.url).into_owned();
             (url, Some(stored.expose().to_string()))
+        }
+        None if name_or_url.starts_with("datacite+") => {
+            let token = token.or_else(|| saved_token_for_url(&config, &path, name_or_url));
+            (name_or_url.to_string(), token)
         }
         _ => (name_or_url.to_string(), token),
     };
