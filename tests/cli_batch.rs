@@ -3577,21 +3577,7 @@ fn ctrl_c_while_adding_keeps_the_folders_added_records_nothing_of_the_one_being_
             .args(["--year", "2026", "--publisher", "Lab"]);
         cmd
     };
-    let child = add(&lab)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while !has_open(child.id(), &data) {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the big file was never opened"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    interrupt(child.id());
-    let out = child.wait_with_output().unwrap();
+    let out = interrupted_while_hashing(add(&lab), &data);
     let t = text(&out);
     assert_eq!(out.status.code(), Some(130), "{t}");
     assert!(
@@ -3603,23 +3589,15 @@ fn ctrl_c_while_adding_keeps_the_folders_added_records_nothing_of_the_one_being_
         "{t}"
     );
     let store = lab.store("lodge.db");
-    let listed: Vec<String> = store
-        .datasets()
-        .unwrap()
-        .into_iter()
-        .map(|d| d.name)
-        .collect();
-    assert_eq!(listed, ["small"], "nothing of the big folder was recorded");
+    let names = || -> Vec<String> {
+        let datasets = store.datasets().unwrap();
+        datasets.into_iter().map(|d| d.name).collect()
+    };
+    assert_eq!(names(), ["small"], "nothing of the big folder was recorded");
 
     let again = add(&lab).output().unwrap();
     assert!(again.status.success(), "{}", text(&again));
-    let listed: Vec<String> = store
-        .datasets()
-        .unwrap()
-        .into_iter()
-        .map(|d| d.name)
-        .collect();
-    assert_eq!(listed, ["small", "big"]);
+    assert_eq!(names(), ["small", "big"]);
 
     // `lodge scan` stops the same way: the big file changed, so it is hashed again.
     let key = store.datasets().unwrap()[1].key;
@@ -3629,18 +3607,9 @@ fn ctrl_c_while_adding_keeps_the_folders_added_records_nothing_of_the_one_being_
         .unwrap()
         .set_len(96 << 20)
         .unwrap();
-    let child = lodge_in(&lab)
-        .args(["scan", "--all"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    while !has_open(child.id(), &data) {
-        assert!(started.elapsed() < Duration::from_secs(120), "never opened");
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    interrupt(child.id());
-    let out = child.wait_with_output().unwrap();
+    let mut scan = lodge_in(&lab);
+    scan.args(["scan", "--all"]);
+    let out = interrupted_while_hashing(scan, &data);
     let t = text(&out);
     assert_eq!(out.status.code(), Some(130), "{t}");
     assert!(
@@ -3654,11 +3623,27 @@ fn ctrl_c_while_adding_keeps_the_folders_added_records_nothing_of_the_one_being_
     );
 }
 
-/// Send Ctrl-C's signal (SIGINT) to process `pid`.
-fn interrupt(pid: u32) {
+/// Run `cmd` and send it Ctrl-C's signal (SIGINT) once it has `file` open (hashing it):
+/// what it printed, and how it ended.
+fn interrupted_while_hashing(mut cmd: std::process::Command, file: &Path) -> std::process::Output {
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while !has_open(child.id(), file) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{} was never opened",
+            file.display()
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
     let int = std::process::Command::new("kill")
-        .args(["-INT", &pid.to_string()])
+        .args(["-INT", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(int.success());
+    child.wait_with_output().unwrap()
 }

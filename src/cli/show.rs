@@ -504,13 +504,8 @@ fn as_json(
     deposits: &Deposits,
     folder: &FolderNow,
 ) -> serde_json::Value {
-    let Deposits {
-        jobs,
-        checks,
-        paused,
-        same_data,
-        through,
-    } = deposits;
+    let (jobs, checks, paused) = (&deposits.jobs, &deposits.checks, &deposits.paused);
+    let (same_data, through) = (&deposits.same_data, &deposits.through);
     let folder_now = match folder {
         FolderNow::Readable {
             left_out,
