@@ -1102,3 +1102,81 @@ fn an_invenio_target_added_in_settings_with_its_token_takes_deposits_and_the_tok
     assert_eq!(identifier, "00000-00001", "the emulation's first record");
     assert!(other.invenio_uploads() > 0, "its files were uploaded");
 }
+
+/// "Mint a DOI for what I just deposited there", from the window: a DataCite target saved
+/// with `landing_from=` the name of another saved target gets each dataset's landing page
+/// from the record its deposit to that target got, looked up as its deposit starts.
+#[test]
+fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landing_from_target() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let other = rt
+        .block_on(RunningSandbox::start(SandboxConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            data_dir: lab.path("second-sandbox"),
+            token: None,
+            faults: FaultConfig::default(),
+        }))
+        .unwrap();
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    std::fs::write(
+        lab.path("app/config.toml"),
+        format!(
+            "[targets.lab]\nurl = \"{}\"\n\n[targets.dois]\nurl = \"{}&state=publish&landing_from=lab\"\n",
+            other.target_url(),
+            other.datacite_target_url()
+        ),
+    )
+    .unwrap();
+    let password = other.datacite_account().password;
+    std::fs::write(
+        lab.path("app/secrets.toml"),
+        format!("[secrets]\ndois = \"{password}\"\n"),
+    )
+    .unwrap();
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("both targets in the picker", |app| {
+        app.model.targets.len() == 3
+    });
+    let pick = |w: &mut Window, name: &str| {
+        let at = w
+            .app()
+            .model
+            .targets
+            .iter()
+            .position(|t| t.label.starts_with(&format!("{name} — ")))
+            .unwrap_or_else(|| panic!("{name} is in the picker"));
+        w.harness.state_mut().target = at;
+        w.harness.step();
+    };
+
+    pick(&mut w, "lab");
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    let (_, record) = w.deposit_row(id);
+    let record = record.expect("a sandbox record has an address");
+
+    pick(&mut w, "dois");
+    let (doi, _) = w.deposit_row(id);
+    assert!(doi.starts_with("10.80000/"), "{doi}");
+    let account = other.datacite_account();
+    let body: serde_json::Value = rt.block_on(async {
+        reqwest::Client::new()
+            .get(format!("{}/dois/{doi}", other.base_url()))
+            .basic_auth(account.repository, Some(account.password))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    assert_eq!(body["data"]["attributes"]["state"], "findable", "{body:#}");
+    assert_eq!(
+        body["data"]["attributes"]["url"],
+        record.as_str(),
+        "the DOI lands on the record the dataset got on 'lab': {body:#}"
+    );
+}

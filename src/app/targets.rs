@@ -82,7 +82,7 @@ pub(super) fn register_all(
     config_path: &Path,
     token: Option<&str>,
 ) -> Result<Registered, String> {
-    let mut engine = Engine::new(store, engine_config)
+    let mut engine = Engine::new(store.clone(), engine_config)
         .map_err(|e| format!("starting the deposit engine failed: {e}"))?;
     let mut picker = vec![TargetInfo {
         scope_id: sandbox.scope_id().to_string(),
@@ -136,7 +136,7 @@ pub(super) fn register_all(
                 }
             ))
         } else {
-            open_one(config_path, &summary.name, &t, &picker, token)
+            open_one(config_path, &summary.name, &t, &picker, token, &store)
         };
         let problem = match opened {
             Ok(target) => {
@@ -172,6 +172,7 @@ fn open_one(
     t: &TargetConfig,
     known: &[TargetInfo],
     token: Option<&str>,
+    store: &Arc<Store>,
 ) -> Result<Arc<dyn Target>, String> {
     // A sandbox started with --token takes its token with each run, as on the command
     // line: the window's is `ServiceConfig::sandbox_token` (LODGE_TOKEN).
@@ -183,6 +184,10 @@ fn open_one(
         crate::config::OpenedFor::Window,
     )
     .map_err(|e| e.to_string())?;
+    let target = match with_landing_lookup(config_path, name, t, store)? {
+        Some(datacite) => datacite,
+        None => target,
+    };
     if let Some(same) = known.iter().find(|k| k.scope_id == target.scope_id()) {
         return Err(format!(
             "target '{name}' is the same place as '{}' ({}): remove one of them",
@@ -191,6 +196,40 @@ fn open_one(
         ));
     }
     Ok(target)
+}
+
+/// A DataCite target whose landing pages come from another target (`landing_from=`, a saved
+/// target's name or a URL), opened again so that each deposit looks its page up in the
+/// store: the record its dataset's deposit to that target got. `None` for any other target.
+/// Called once [`crate::config::open_target_for`] has opened it, so its URL and token are
+/// known to be good.
+fn with_landing_lookup(
+    config_path: &Path,
+    name: &str,
+    t: &TargetConfig,
+    store: &Arc<Store>,
+) -> Result<Option<Arc<dyn Target>>, String> {
+    use crate::targets::datacite::DataCiteTarget;
+    let url = crate::targets::with_lowercase_scheme(&t.url);
+    let Some(rest) = url.strip_prefix("datacite+") else {
+        return Ok(None);
+    };
+    let token = credentials::resolve_token(config_path, name, t).map_err(|e| e.to_string())?;
+    let target = DataCiteTarget::new(rest, Some(token.expose().to_string()))
+        .map_err(|e| format!("target '{name}': {e}"))?;
+    let Some(from) = target.landing_from() else {
+        return Ok(None);
+    };
+    let config = Config::load(config_path).map_err(|e| e.to_string())?;
+    let from_scope = crate::config::resolve(&config, from)
+        .and_then(|(from_name, spec)| crate::config::scope_id_of(&from_name, &spec))
+        .map_err(|e| format!("target '{name}': its landing_from= names no target: {e}"))?;
+    let store = store.clone();
+    let lookup: crate::targets::datacite::LandingLookup = Arc::new(move |key| {
+        let result = store.lookup_result(&from_scope, key).ok().flatten()?;
+        result.url
+    });
+    Ok(Some(Arc::new(target.with_landing_lookup(lookup))))
 }
 
 /// Check and save the form to the config file, storing a typed secret (blocking). Returns

@@ -419,20 +419,6 @@ fn open_with(
         });
     }
     if crate::targets::is_token_target_url(url) {
-        if opened_for == Some(OpenedFor::Window)
-            && url.starts_with("datacite+")
-            && url.contains("landing_from=")
-        {
-            // Each dataset's landing page is read from the store as a deposit starts, which
-            // the command line does and the window does not.
-            return Err(err(
-                "its landing pages come from another target (landing_from=), which the \
-                 command line reads for each deposit (`lodge deposit --target NAME`) and the \
-                 window does not: deposit there from the command line, or give the landing \
-                 page in the URL as &url=https://…/{doi} ({doi} and {key} are filled in)"
-                    .into(),
-            ));
-        }
         let opened: Result<Arc<dyn Target>, String> = match url.split_once('+') {
             Some(("datacite", rest)) => {
                 crate::targets::datacite::DataCiteTarget::new(rest, token).map(|t| Arc::new(t) as _)
@@ -534,25 +520,6 @@ mod tests {
             );
             assert_eq!(scope_id_of("saved", &t).unwrap(), by_url.scope_id());
         }
-    }
-
-    #[test]
-    fn the_window_says_a_datacite_target_with_landing_pages_from_another_is_for_the_command_line() {
-        let t = TargetConfig {
-            url: "datacite+https://api.test.datacite.org?prefix=10.1234&repository=ORG.REPO\
-                  &state=publish&landing_from=zen"
-                .into(),
-            ..TargetConfig::default()
-        };
-        let open = |opened_for| open_with("dois", &t, None, Some("t".into()), Some(opened_for));
-        let refused = open(OpenedFor::Window).err().expect("refused").to_string();
-        assert!(
-            refused.starts_with("target 'dois': its landing pages come from another target")
-                && refused.contains("`lodge deposit --target NAME`")
-                && refused.contains("&url=https://…/{doi}"),
-            "{refused}"
-        );
-        assert!(open(OpenedFor::CommandLine).is_ok());
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! optional `state=draft|register|publish` (draft by default) and a landing page, required to
 //! publish: `url=` (a template; `{key}` and `{doi}` are filled in) or `landing_from=TARGET_URL`
 //! ("mint a DOI for what I deposited to that target": each dataset's landing page is the
-//! record URL its deposit to that target recorded; see [`DataCiteTarget::with_landing_pages`]).
+//! record URL its deposit to that target recorded; see [`DataCiteTarget::with_landing_pages`]
+//! and [`DataCiteTarget::with_landing_lookup`]).
 //! The password is the target's token (`--token` / `LODGE_TOKEN`, or stored with a named
 //! target). A `422 ... already been taken` is read back with `GET /dois/{doi}`: the same
 //! content key there means the DOI exists already (success), another key is a conflict for a
@@ -24,6 +25,10 @@ use mapping::DoiState;
 
 const JSON_API: &str = "application/vnd.api+json";
 
+/// The landing page of a content key, from the record its deposit to the `landing_from`
+/// target recorded (`None`: not deposited there yet).
+pub type LandingLookup = std::sync::Arc<dyn Fn(&ContentKey) -> Option<String> + Send + Sync>;
+
 /// Client of one DataCite repository (a prefix on a DataCite API endpoint).
 pub struct DataCiteTarget {
     /// `datacite+` and the URL it was opened from (no password: that comes apart).
@@ -39,6 +44,9 @@ pub struct DataCiteTarget {
     landing_from: Option<String>,
     /// Landing pages by content key (hex), filled in from the store by the caller.
     landing_pages: std::collections::HashMap<String, String>,
+    /// Or where to look each one up as its deposit starts (a window, whose engine outlives
+    /// any list of keys).
+    landing_lookup: Option<LandingLookup>,
     http: reqwest::Client,
 }
 
@@ -114,6 +122,7 @@ impl DataCiteTarget {
             landing,
             landing_from,
             landing_pages: Default::default(),
+            landing_lookup: None,
             http,
         })
     }
@@ -127,8 +136,13 @@ impl DataCiteTarget {
                     .replace("{key}", &key.to_hex())
                     .replace("{doi}", doi),
             )),
-            (None, Some(from)) => match self.landing_pages.get(&key.to_hex()) {
-                Some(url) => Ok(Some(url.clone())),
+            (None, Some(from)) => match self
+                .landing_pages
+                .get(&key.to_hex())
+                .cloned()
+                .or_else(|| self.landing_lookup.as_ref().and_then(|lookup| lookup(key)))
+            {
+                Some(url) => Ok(Some(url)),
                 None => Err(Failure::Rejected {
                     status: 0,
                     problems: vec![crate::content::FieldProblem {
@@ -152,6 +166,13 @@ impl DataCiteTarget {
     /// Landing pages by content key (hex), for `landing_from`.
     pub fn with_landing_pages(mut self, pages: std::collections::HashMap<String, String>) -> Self {
         self.landing_pages = pages;
+        self
+    }
+
+    /// Where to look up the landing page of each key as its deposit starts, for
+    /// `landing_from` (the call is quick: one read of the caller's store).
+    pub fn with_landing_lookup(mut self, lookup: LandingLookup) -> Self {
+        self.landing_lookup = Some(lookup);
         self
     }
 
