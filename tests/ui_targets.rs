@@ -1152,14 +1152,47 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
         w.harness.step();
     };
 
-    pick(&mut w, "lab");
+    // Asked for a DOI first, the dataset is refused before anything is sent: it has no
+    // record on 'lab' to land on yet.
+    pick(&mut w, "dois");
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let id = w.add_folder(&folder);
+    w.harness.get_by_label("Deposit").click();
+    w.wait("refused", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Rejected { .. }))
+    });
+    let Some(DedupStatus::Rejected { cause }) = w.app().status_of(id) else {
+        unreachable!()
+    };
+    assert!(
+        cause.contains("no landing page: this dataset has no record on lab yet"),
+        "{cause}"
+    );
+    assert_eq!(other.doi_count(), 0);
+
+    pick(&mut w, "lab");
     let (_, record) = w.deposit_row(id);
     let record = record.expect("a sandbox record has an address");
 
+    // Back on 'dois', the refused row is sent again, with nothing to edit. (Its long label,
+    // the URL and its query, keeps the top bar on one row.)
     pick(&mut w, "dois");
-    let (doi, _) = w.deposit_row(id);
+    let first_row = w.harness.get_by_label("Datasets").rect();
+    let last_button = w.harness.get_by_label("Settings").rect();
+    assert!(
+        last_button.top() < first_row.bottom(),
+        "the top bar wrapped: {first_row:?} {last_button:?}"
+    );
+    w.harness.get_by_label("Deposit again").click();
+    w.wait("the DOI", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    let Some(DedupStatus::Deposited {
+        identifier: doi, ..
+    }) = w.app().status_of(id)
+    else {
+        unreachable!()
+    };
     assert!(doi.starts_with("10.80000/"), "{doi}");
     let account = other.datacite_account();
     let body: serde_json::Value = rt.block_on(async {

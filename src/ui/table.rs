@@ -493,6 +493,23 @@ fn actions(
             if edit.clicked() {
                 commands.push(Command::LoadDetails { id: entry.id });
             }
+            // A refusal that no metadata edit fixes (a DOI's landing page not deposited
+            // yet, a repository's setting) is sent again once its cause is put right.
+            if let Ok(command) = LodgeApp::deposit_command(entry, edits, target) {
+                let again = ui
+                    .add_enabled(
+                        entry.problems.is_empty(),
+                        egui::Button::new("Deposit again").small(),
+                    )
+                    .on_hover_text(
+                        "Send it again with the same key, once what the refusal names is put \
+                         right (with the metadata unchanged, a refusal of the metadata comes \
+                         back the same)",
+                    );
+                if again.clicked() {
+                    commands.push(command);
+                }
+            }
         }
         _ => {}
     }

@@ -97,16 +97,24 @@ fn target_picker(app: &mut LodgeApp, ui: &mut egui::Ui) {
         .get(app.target)
         .map(|t| t.label.clone())
         .unwrap_or_else(|| "opening…".into());
-    egui::ComboBox::from_id_salt("target_picker")
-        .selected_text(current)
-        .width(420.0)
-        .show_ui(ui, |ui| {
-            for (i, t) in app.model.targets.iter().enumerate() {
-                ui.selectable_value(&mut app.target, i, &t.label);
-            }
-        })
-        .response
-        .labelled_by(l.id);
+    // One width whatever is picked: a DataCite target's URL, query and all, would push the
+    // buttons after it onto a second row. Its whole label is in the hover and the list.
+    const WIDTH: f32 = 420.0;
+    let height = ui.spacing().interact_size.y;
+    ui.allocate_ui(egui::vec2(WIDTH, height), |ui| {
+        egui::ComboBox::from_id_salt("target_picker")
+            .selected_text(current.clone())
+            .width(WIDTH)
+            .truncate()
+            .show_ui(ui, |ui| {
+                for (i, t) in app.model.targets.iter().enumerate() {
+                    ui.selectable_value(&mut app.target, i, &t.label);
+                }
+            })
+            .response
+            .on_hover_text(current)
+            .labelled_by(l.id);
+    });
 }
 
 /// Deposit every dataset of `ids` on the chosen target: in one command, but those with
