@@ -185,8 +185,33 @@ impl Config {
             refuse_token_target_user(name, &target.url)?;
         }
         scope_id_of(name, &target)?;
+        self.check_landing_from(name, &target)?;
         self.targets.insert(name.to_string(), target);
         Ok(())
+    }
+
+    /// A DataCite target's `landing_from=` names a saved target or gives a URL: a name that
+    /// is neither would refuse every deposit, found out only then.
+    fn check_landing_from(&self, name: &str, target: &TargetConfig) -> Result<(), ConfigError> {
+        let url = crate::targets::with_lowercase_scheme(target.url.trim_start());
+        let Some(rest) = url.strip_prefix("datacite+") else {
+            return Ok(());
+        };
+        let Ok(datacite) = crate::targets::datacite::DataCiteTarget::new(rest, None) else {
+            return Ok(());
+        };
+        let Some(from) = datacite.landing_from() else {
+            return Ok(());
+        };
+        if from.contains("://") || (self.targets.contains_key(from) && from != name) {
+            return Ok(());
+        }
+        Err(ConfigError::new(format!(
+            "target '{name}': landing_from={from} is neither a saved target's name nor a \
+             URL; {}: give one of those, or the URL of the target whose records are the \
+             landing pages",
+            no_such_target(self, from)
+        )))
     }
 
     /// Remove a target; true if it was there.
@@ -378,6 +403,40 @@ mod tests {
         c.save(&path).unwrap();
         assert_eq!(Config::load(&path).unwrap(), c);
         assert!(c.set_target("bad name", TargetConfig::default()).is_err());
+    }
+
+    #[test]
+    fn a_datacite_targets_landing_from_is_a_saved_targets_name_or_a_url() {
+        let mut c = Config::default();
+        let dois = |from: &str| TargetConfig {
+            url: format!(
+                "datacite+https://api.test.datacite.org?prefix=10.1234&repository=ORG.REPO\
+                 &state=publish&landing_from={from}"
+            ),
+            ..TargetConfig::default()
+        };
+        let refused = c.set_target("dois", dois("lab")).unwrap_err().to_string();
+        assert!(
+            refused.starts_with(
+                "target 'dois': landing_from=lab is neither a saved target's name nor a URL; \
+                 there is no target named 'lab'"
+            ),
+            "{refused}"
+        );
+        assert!(c.targets.is_empty(), "nothing saved");
+        c.set_target("dois", dois("sandbox+http://127.0.0.1:8080"))
+            .unwrap();
+        c.set_target(
+            "lab",
+            TargetConfig {
+                url: "sandbox+http://127.0.0.1:8080".into(),
+                ..TargetConfig::default()
+            },
+        )
+        .unwrap();
+        c.set_target("dois", dois("lab")).unwrap();
+        // Not itself: its own records have no landing pages to give.
+        assert!(c.set_target("lab2", dois("lab2")).is_err());
     }
 
     #[test]
