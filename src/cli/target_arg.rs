@@ -208,12 +208,29 @@ pub(super) fn takes_token_per_run(scope_id: &str) -> bool {
 
 /// The DataCite, Zenodo or InvenioRDM target saved with identity `scope_id`, if there is
 /// one: its name and configuration.
-fn saved_token_target(scope_id: &str) -> Option<(String, crate::config::TargetConfig)> {
+fn saved_token_target(scope_id: &str) -> Option<&'static (String, crate::config::TargetConfig)> {
     if !crate::targets::is_token_target_url(scope_id) {
         return None;
     }
-    let config = Config::load(&config_path()).ok()?;
-    configured_with_scope(&config, scope_id).map(|(name, spec)| (name.clone(), spec.clone()))
+    // Read once a run: the reports ask for each paused row, and working out a target's
+    // identity builds its HTTP client.
+    static SAVED: std::sync::OnceLock<Vec<(String, (String, crate::config::TargetConfig))>> =
+        std::sync::OnceLock::new();
+    let saved = SAVED.get_or_init(|| {
+        let Ok(config) = Config::load(&config_path()) else {
+            return Vec::new();
+        };
+        config
+            .targets
+            .into_iter()
+            .filter(|(_, spec)| spec.takes_token())
+            .filter_map(|(name, spec)| Some((scope_id_of(&name, &spec).ok()?, (name, spec))))
+            .collect()
+    });
+    saved
+        .iter()
+        .find(|(scope, _)| scope == scope_id)
+        .map(|(_, target)| target)
 }
 
 /// What to do when a saved DataCite, Zenodo or InvenioRDM target (identity `scope_id`) had
@@ -225,7 +242,7 @@ pub(super) fn stored_token_fix(scope_id: &str) -> Option<String> {
         Some(var) => format!("put the right token in ${var}, where target '{name}' reads it"),
         None => format!(
             "store the right token with `{}`",
-            crate::config::credentials::add_secret_command(&name, &spec, "--secret-stdin")
+            crate::config::credentials::add_secret_command(name, spec, "--secret-stdin")
         ),
     })
 }
