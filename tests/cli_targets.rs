@@ -1748,16 +1748,7 @@ async fn a_saved_datacite_target_mints_by_name_with_landing_pages_from_a_saved_t
         .unwrap()
         .expect("deposited to zen");
     let doi = lodge::targets::datacite::doi::doi_for("10.80000", &key);
-    let account = sandbox.datacite_account();
-    let body: serde_json::Value = reqwest::Client::new()
-        .get(format!("{}/dois/{doi}", sandbox.base_url()))
-        .basic_auth(account.repository, Some(account.password))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = get_doi_json(&sandbox, &doi).await;
     assert_eq!(body["data"]["attributes"]["state"], "findable", "{body:#}");
     assert_eq!(
         body["data"]["attributes"]["url"],

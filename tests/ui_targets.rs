@@ -1194,18 +1194,7 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
         unreachable!()
     };
     assert!(doi.starts_with("10.80000/"), "{doi}");
-    let account = other.datacite_account();
-    let body: serde_json::Value = rt.block_on(async {
-        reqwest::Client::new()
-            .get(format!("{}/dois/{doi}", other.base_url()))
-            .basic_auth(account.repository, Some(account.password))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    });
+    let body = rt.block_on(support::get_doi_json(&other, &doi));
     assert_eq!(body["data"]["attributes"]["state"], "findable", "{body:#}");
     assert_eq!(
         body["data"]["attributes"]["url"],

@@ -208,3 +208,18 @@ pub async fn get_json(sandbox: &RunningSandbox, path: &str) -> serde_json::Value
         .await
         .expect("JSON")
 }
+
+/// The DOI `doi` as the sandbox's DataCite emulation holds it (its JSON:API document), read
+/// with the repository's own credentials.
+pub async fn get_doi_json(sandbox: &RunningSandbox, doi: &str) -> serde_json::Value {
+    let account = sandbox.datacite_account();
+    reqwest::Client::new()
+        .get(format!("{}/dois/{doi}", sandbox.base_url()))
+        .basic_auth(account.repository, Some(account.password))
+        .send()
+        .await
+        .expect("GET the DOI")
+        .json()
+        .await
+        .expect("JSON")
+}
