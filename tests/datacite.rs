@@ -28,16 +28,6 @@ fn example(name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
-async fn get_doi(sandbox: &RunningSandbox, doi: &str) -> reqwest::Response {
-    let account = sandbox.datacite_account();
-    reqwest::Client::new()
-        .get(format!("{}/dois/{doi}", sandbox.base_url()))
-        .basic_auth(account.repository, Some(account.password))
-        .send()
-        .await
-        .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn deposit_mints_the_doi_derived_from_the_key_and_a_replay_sends_nothing() {
     let lab = Lab::new();

@@ -226,8 +226,10 @@ fn with_landing_lookup(
         .map_err(|e| format!("target '{name}': its landing_from= names no target: {e}"))?;
     let store = store.clone();
     let lookup: crate::targets::datacite::LandingLookup = Arc::new(move |key| {
-        let result = store.lookup_result(&from_scope, key).ok().flatten()?;
-        result.url
+        let result = store
+            .lookup_result(&from_scope, key)
+            .map_err(|e| e.to_string())?;
+        Ok(result.and_then(|r| r.url))
     });
     Ok(Some(Arc::new(target.with_landing_lookup(lookup))))
 }

@@ -209,9 +209,9 @@ pub async fn get_json(sandbox: &RunningSandbox, path: &str) -> serde_json::Value
         .expect("JSON")
 }
 
-/// The DOI `doi` as the sandbox's DataCite emulation holds it (its JSON:API document), read
-/// with the repository's own credentials.
-pub async fn get_doi_json(sandbox: &RunningSandbox, doi: &str) -> serde_json::Value {
+/// `GET /dois/{doi}` of the sandbox's DataCite emulation, with the repository's own
+/// credentials.
+pub async fn get_doi(sandbox: &RunningSandbox, doi: &str) -> reqwest::Response {
     let account = sandbox.datacite_account();
     reqwest::Client::new()
         .get(format!("{}/dois/{doi}", sandbox.base_url()))
@@ -219,7 +219,9 @@ pub async fn get_doi_json(sandbox: &RunningSandbox, doi: &str) -> serde_json::Va
         .send()
         .await
         .expect("GET the DOI")
-        .json()
-        .await
-        .expect("JSON")
+}
+
+/// The DOI `doi` as the sandbox's DataCite emulation holds it (its JSON:API document).
+pub async fn get_doi_json(sandbox: &RunningSandbox, doi: &str) -> serde_json::Value {
+    get_doi(sandbox, doi).await.json().await.expect("JSON")
 }

@@ -26,8 +26,10 @@ use mapping::DoiState;
 const JSON_API: &str = "application/vnd.api+json";
 
 /// The landing page of a content key, from the record its deposit to the `landing_from`
-/// target recorded (`None`: not deposited there yet).
-pub type LandingLookup = std::sync::Arc<dyn Fn(&ContentKey) -> Option<String> + Send + Sync>;
+/// target recorded (`None`: not deposited there yet; an error: the record could not be
+/// read, which says nothing of whether there is one).
+pub type LandingLookup =
+    std::sync::Arc<dyn Fn(&ContentKey) -> Result<Option<String>, String> + Send + Sync>;
 
 /// Client of one DataCite repository (a prefix on a DataCite API endpoint).
 pub struct DataCiteTarget {
@@ -136,25 +138,43 @@ impl DataCiteTarget {
                     .replace("{key}", &key.to_hex())
                     .replace("{doi}", doi),
             )),
-            (None, Some(from)) => match self
-                .landing_pages
-                .get(&key.to_hex())
-                .cloned()
-                .or_else(|| self.landing_lookup.as_ref().and_then(|lookup| lookup(key)))
-            {
+            (None, Some(from)) => match self.landing_pages.get(&key.to_hex()).cloned() {
                 Some(url) => Ok(Some(url)),
-                None => Err(Failure::Rejected {
-                    status: 0,
-                    problems: vec![crate::content::FieldProblem {
-                        field: "url".into(),
-                        message: format!(
-                            "no landing page: this dataset has no record on {from} yet; \
-                             deposit it there first"
-                        ),
-                    }],
-                }),
+                None => self.looked_up_landing_page(key, from),
             },
             (None, None) => Ok(None),
+        }
+    }
+
+    /// The landing page of `key` from [`Self::with_landing_lookup`], refused when `from` has
+    /// no record of it. A lookup that fails is no refusal: nothing was sent, and the
+    /// deposit is tried again.
+    fn looked_up_landing_page(
+        &self,
+        key: &ContentKey,
+        from: &str,
+    ) -> Result<Option<String>, Failure> {
+        let found = match &self.landing_lookup {
+            Some(lookup) => lookup(key).map_err(|e| Failure::NotSent {
+                message: format!(
+                    "cannot read from Lodge's store the record on {from} that gives the DOI \
+                     its landing page: {e}"
+                ),
+            })?,
+            None => None,
+        };
+        match found {
+            Some(url) => Ok(Some(url)),
+            None => Err(Failure::Rejected {
+                status: 0,
+                problems: vec![crate::content::FieldProblem {
+                    field: "url".into(),
+                    message: format!(
+                        "no landing page: this dataset has no record on {from} yet; \
+                             deposit it there first"
+                    ),
+                }],
+            }),
         }
     }
 
@@ -402,6 +422,35 @@ impl Target for DataCiteTarget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_landing_page_looked_up_is_used_missing_is_refused_and_unreadable_is_tried_again() {
+        let key: ContentKey = "a".repeat(64).parse().unwrap();
+        let with = |found: Result<Option<String>, String>| {
+            DataCiteTarget::new(
+                "http://127.0.0.1:1/?prefix=10.1234&repository=ORG.REPO&state=publish\
+                 &landing_from=zen",
+                None,
+            )
+            .unwrap()
+            .with_landing_lookup(std::sync::Arc::new(move |_| found.clone()))
+            .landing_page(&key, "10.1234/x")
+        };
+        assert_eq!(
+            with(Ok(Some("http://lab/records/1".into()))).unwrap(),
+            Some("http://lab/records/1".into())
+        );
+        assert!(matches!(
+            with(Ok(None)),
+            Err(Failure::Rejected { status: 0, .. })
+        ));
+        // The store could not say: nothing is sent, and the engine tries again.
+        let unreadable = with(Err("disk I/O error".into())).unwrap_err();
+        assert!(
+            matches!(&unreadable, Failure::NotSent { message } if message.contains("disk I/O error")),
+            "{unreadable:?}"
+        );
+    }
 
     fn target(api: &str, state: &str) -> DataCiteTarget {
         let url = format!(
