@@ -232,6 +232,57 @@ async fn dry_run_says_two_copies_of_a_folder_share_one_deposit() {
     assert_eq!(sandbox.stats().records, 1);
 }
 
+/// A folder moved and added again where it is now, with its old entry still on the list:
+/// the two entries have one key, so one deposit, and the job sends the files from the
+/// folder that is there instead of ending both rejected as "folder gone".
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_moved_folder_added_again_deposits_from_where_it_is_now_though_its_old_entry_queued_it() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let old = lab.folder("cores", &[("a.csv", b"1,2")]);
+    add(&store, &old, &metadata("Cores"));
+    let moved = lab.path("archive/cores");
+    fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    fs::rename(&old, &moved).unwrap();
+    add(&store, &moved, &metadata("Cores"));
+    let url = sandbox.target_url();
+
+    // The dry run says which files the deposit would send, and refuses nothing.
+    let dry = lodge_with(&db, &["deposit", "--all", "--target", &url, "--dry-run"]).await;
+    let t = text(&dry);
+    assert!(dry.status.success(), "{t}");
+    assert!(
+        t.contains(&format!(
+            "(sending the files of cores at {}, which has the same key: this dataset's \
+             folder is gone)",
+            moved.display()
+        )),
+        "{t}"
+    );
+    assert!(!t.contains("refused"), "{t}");
+
+    // The old entry comes first, so its dataset is the one that queues the shared job.
+    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("2 deposited"), "{t}");
+    assert!(!t.contains("rejected"), "{t}");
+    assert_eq!(sandbox.stats().records, 1);
+
+    let log = text(&lodge_with(&db, &["log"]).await);
+    assert!(
+        log.contains(&format!(
+            "sending the files of cores ({}), dataset 2, which has the same key: \
+             the folder of cores ({}) is gone",
+            moved.display(),
+            old.display()
+        )),
+        "{log}"
+    );
+}
+
 /// `remove` says what a dataset deposited stays in the log: `log --dataset N` still shows
 /// a removed dataset's events, by its number.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -349,6 +349,78 @@ fn a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_agai
     assert!(none.is_none());
 }
 
+/// A leased job can send the files of another dataset with its key (its own folder is gone,
+/// say): under the fence, logged, and the outcome then names that dataset.
+fn a_leased_job_is_handed_to_a_copy_of_its_key_under_the_fence(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (own, key, job) = b.queued(&store, 1);
+    let (other, other_key, _) = b.queued(&store, 2);
+    let copy_folder = b.lab.folder(
+        "copies/ds001",
+        &[
+            ("data.csv", b"id,value\n1,1\n"),
+            ("README.txt", b"shared readme"),
+        ],
+    );
+    let (copy, copy_key) = support::add(&store, &copy_folder, &metadata("Dataset 1"));
+    assert_eq!(copy_key, key, "a copy of the folder has its key");
+
+    let copies = store.copies_of_key(&key, Some(own)).unwrap();
+    assert_eq!(
+        copies.iter().map(|c| c.dataset_id).collect::<Vec<_>>(),
+        vec![copy],
+        "the dataset itself and other keys are not copies"
+    );
+    let the_copy = copies[0].clone();
+
+    let mut lease = claim(&store, "w1", Duration::from_secs(60));
+    assert_eq!(lease.job.id, job);
+    let mut stale = Lease {
+        fence: lease.fence - 1,
+        ..lease.clone()
+    };
+    assert!(matches!(
+        store.hand_job_to_copy(&mut stale, &the_copy, "why"),
+        Err(StoreError::StaleLease { .. })
+    ));
+    assert_eq!(store.job(job).unwrap().dataset_id, Some(own));
+
+    // A dataset whose key is not the job's (rescanned since it was listed) is not taken.
+    let not_a_copy = lodge::store::KeyCopy {
+        dataset_id: other,
+        ..the_copy.clone()
+    };
+    assert_ne!(other_key, key);
+    assert!(
+        store
+            .hand_job_to_copy(&mut lease, &not_a_copy, "why")
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(store.job(job).unwrap().dataset_id, Some(own));
+
+    let (input, event) = store
+        .hand_job_to_copy(&mut lease, &the_copy, "the folder is gone")
+        .unwrap()
+        .expect("handed to the copy");
+    assert_eq!(input.dataset_key, Some(key));
+    assert_eq!(input.files.len(), 2);
+    assert!(input.document.is_some());
+    assert_eq!(event.dataset_id, Some(copy));
+    assert_eq!(event.job_id, Some(job));
+    assert_eq!(event.message, "the folder is gone");
+    assert_eq!(lease.job.dataset_id, Some(copy));
+    assert_eq!(
+        lease.job.dataset_path.as_deref(),
+        Some(the_copy.path.as_str())
+    );
+
+    let (finished, _) = store.finish(&lease, &landed("r-1")).unwrap();
+    assert_eq!(finished, store.job(job).unwrap(), "the outcome as stored");
+    assert_eq!(finished.dataset_id, Some(copy));
+}
+
 fn a_removed_datasets_id_is_not_given_to_the_next_one(b: Backend) {
     let store = b.open();
     let (first, _) = support::add(&store, &b.lab.numbered_folder(1), &metadata("One"));
@@ -797,6 +869,50 @@ fn status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing(b: B
     );
 }
 
+/// A dataset whose own job was rejected (its folder gone, say) and whose key then landed
+/// through its copy's job reads as deposited there, not as the rejection.
+fn status_reports_a_rejected_dataset_whose_key_landed_since_through_its_copy_as_existing(
+    b: Backend,
+) {
+    let store = b.open();
+    with_target(&store);
+    let (one, two, key) = two_copies(&b, &store);
+    let rejected = store
+        .enqueue_deposit(one, TARGET, &key, Duration::from_secs(3600))
+        .unwrap()
+        .0
+        .job_id();
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let refused = Finish::Rejected {
+        error: "changed since scan: the folder is gone".into(),
+        http_status: None,
+    };
+    store.finish(&lease, &refused).unwrap();
+    let row = |dataset: i64| {
+        let rows = store.status_rows().unwrap();
+        rows.into_iter().find(|r| r.dataset == dataset).unwrap()
+    };
+    assert_eq!(row(one).state, "rejected", "nothing landed yet");
+    assert_eq!(row(one).job, Some(rejected));
+
+    store
+        .enqueue_deposit(two, TARGET, &key, Duration::from_secs(3600))
+        .unwrap();
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, &landed("copy-1")).unwrap();
+
+    let first = row(one);
+    assert_eq!(first.state, "existing", "{first:?}");
+    assert_eq!(first.identifier.as_deref(), Some("copy-1"));
+    assert_eq!(first.last_error, None);
+    assert_eq!(row(two).state, "deposited");
+    assert_eq!(
+        store.job(rejected).unwrap().state,
+        JobState::Rejected,
+        "history kept"
+    );
+}
+
 fn status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -1185,6 +1301,7 @@ every_backend!(
     status_reports_a_changed_copy_deposited_through_its_twin_as_changed,
     status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing,
     status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it,
+    status_reports_a_rejected_dataset_whose_key_landed_since_through_its_copy_as_existing,
     cancel_ends_a_queued_job_failed_leaves_a_leased_one_and_retry_brings_it_back,
     a_claim_bumps_the_fence_counts_the_attempt_and_holds_the_job,
     an_expired_lease_is_taken_over_and_the_late_result_refused,
@@ -1201,6 +1318,7 @@ every_backend!(
     rescanning_a_dataset_uses_up_no_dataset_numbers,
     adding_rescanning_and_removing_a_dataset_are_each_logged_once,
     a_queued_job_of_a_removed_dataset_is_taken_over_when_its_folder_is_added_again,
+    a_leased_job_is_handed_to_a_copy_of_its_key_under_the_fence,
     a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made,
     the_event_log_is_append_only_and_names_who_wrote_it,
     a_verification_is_logged_under_its_job_and_leaves_the_job_as_it_was,

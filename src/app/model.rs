@@ -282,11 +282,38 @@ impl Model {
         status
     }
 
+    /// The recorded results of this row's data (its manifest's fingerprint), any key.
+    fn known_results(&self, entry: &DatasetEntry) -> &[ResultFingerprint] {
+        entry
+            .fingerprint
+            .as_ref()
+            .and_then(|fp| self.same_data.get(fp))
+            .map_or(&[][..], Vec::as_slice)
+    }
+
+    /// The result of this row's very key on `target`, whichever dataset's job recorded it.
+    fn deposited_through_copy(
+        &self,
+        entry: &DatasetEntry,
+        target: &str,
+    ) -> Option<&ResultFingerprint> {
+        let key = entry.key?.to_hex();
+        self.known_results(entry)
+            .iter()
+            .find(|r| r.key == key && r.target == target)
+    }
+
     fn status_from_store(&self, entry: &DatasetEntry, target: &str) -> DedupStatus {
         if let Some((done, total)) = entry.hashing {
             return DedupStatus::Hashing { done, total };
         }
-        if let Some(job) = entry.current_job(target) {
+        // A deposit of this row that failed or was refused gives way to its key landing
+        // here since through a copy's job (the copy's folder sent what this one could not).
+        let current = entry.current_job(target).filter(|job| {
+            !matches!(job.state, JobState::Failed | JobState::Rejected)
+                || self.deposited_through_copy(entry, target).is_none()
+        });
+        if let Some(job) = current {
             if job.state == JobState::Queued
                 && let Some(reason) = self.paused_targets.get(target)
             {
@@ -302,17 +329,9 @@ impl Model {
             return DedupStatus::from_job(job, upload)
                 .unless_damaged(self.damage(&job.key, target));
         }
-        // The recorded results with this row's data, and its key, looked up once.
-        let (known, key) = match (&entry.fingerprint, entry.key) {
-            (Some(fp), Some(key)) => (
-                self.same_data.get(fp).map_or(&[][..], Vec::as_slice),
-                key.to_hex(),
-            ),
-            _ => (&[][..], String::new()),
-        };
         // Another dataset with this very key (a copy of the folder) deposited it here: a
         // deposit of this one would be a replay.
-        if let Some(r) = known.iter().find(|r| r.key == key && r.target == target) {
+        if let Some(r) = self.deposited_through_copy(entry, target) {
             let damage = entry.key.and_then(|key| self.damage(&key, target));
             return DedupStatus::AlreadyDeposited {
                 identifier: r.identifier.clone(),
@@ -328,7 +347,11 @@ impl Model {
         }
         // The same data under other metadata, on this target: a deposit here would be a
         // second record of it. (On another target it would be this one's first.)
-        let first = known.iter().find(|r| r.key != key && r.target == target);
+        let key = entry.key.map(|k| k.to_hex());
+        let first = self
+            .known_results(entry)
+            .iter()
+            .find(|r| Some(&r.key) != key.as_ref() && r.target == target);
         if let Some(r) = first {
             return DedupStatus::SameDataAsAnother {
                 identifier: r.identifier.clone(),
@@ -639,7 +662,19 @@ impl Model {
         let Some(dataset) = job.dataset_id else {
             return;
         };
-        self.job_dataset.insert(job.id, dataset);
+        // A job handed to a copy of its dataset (its folder was gone, see the engine's
+        // `stand_in_copy`) is that copy's now: the row it left no longer shows it.
+        if let Some(before) = self.job_dataset.insert(job.id, dataset)
+            && before != dataset
+            && let Some(&i) = self.index.get(&before)
+        {
+            let left = &mut self.rows[i];
+            if left.jobs.get(&job.target).is_some_and(|j| j.id == job.id) {
+                left.jobs.remove(&job.target);
+                left.upload = None;
+            }
+            left.jobs_changed += 1;
+        }
         let Some(&i) = self.index.get(&dataset) else {
             return;
         };
@@ -1084,6 +1119,82 @@ mod tests {
             model.status(model.row(3).unwrap(), "sandbox+http://127.0.0.1:2"),
             DedupStatus::New { .. }
         ));
+    }
+
+    #[test]
+    fn a_job_handed_to_a_copy_moves_to_the_copys_row_and_the_first_row_reads_deposited() {
+        let target = "sandbox+http://127.0.0.1:1";
+        let mut model = Model::default();
+        // ds1's folder was moved to where ds2 was added: one key, one data.
+        model.insert(row(1, 'a', "f"));
+        model.insert(row(2, 'a', "f"));
+        let mut queued = job(JobState::Queued, 0, 1000);
+        queued.key = "a".repeat(64).parse().unwrap();
+        model.job_changed(queued.clone());
+        assert!(model.status(model.row(1).unwrap(), target).is_busy());
+
+        // The engine hands the job to ds2, whose folder is there.
+        let running = JobRow {
+            dataset_id: Some(2),
+            state: JobState::Running,
+            fence: 1,
+            updated_at: 2000,
+            ..queued
+        };
+        model.job_changed(running.clone());
+        assert!(
+            !model.status(model.row(1).unwrap(), target).is_busy(),
+            "the job left ds1's row"
+        );
+        assert!(model.status(model.row(2).unwrap(), target).is_busy());
+
+        let landed = JobRow {
+            state: JobState::Deposited,
+            identifier: Some("sbx-000001".into()),
+            updated_at: 3000,
+            ..running
+        };
+        model.job_changed(landed);
+        assert_eq!(
+            model.status(model.row(1).unwrap(), target),
+            DedupStatus::AlreadyDeposited {
+                identifier: "sbx-000001".into(),
+                url: None
+            }
+        );
+    }
+
+    #[test]
+    fn a_refused_deposit_gives_way_to_its_key_landing_since_through_a_copy() {
+        let target = "sandbox+http://127.0.0.1:1";
+        let mut model = Model::default();
+        model.insert(row(1, 'a', "f"));
+        model.insert(row(2, 'a', "f"));
+        let mut refused = job(JobState::Rejected, 1, 1000);
+        refused.key = "a".repeat(64).parse().unwrap();
+        refused.last_error = Some("changed since scan: the folder is gone".into());
+        model.job_changed(refused.clone());
+        assert!(!matches!(
+            model.status(model.row(1).unwrap(), target),
+            DedupStatus::AlreadyDeposited { .. }
+        ));
+
+        let landed = JobRow {
+            id: 8,
+            dataset_id: Some(2),
+            state: JobState::Deposited,
+            identifier: Some("sbx-000001".into()),
+            updated_at: 2000,
+            ..refused
+        };
+        model.job_changed(landed);
+        assert_eq!(
+            model.status(model.row(1).unwrap(), target),
+            DedupStatus::AlreadyDeposited {
+                identifier: "sbx-000001".into(),
+                url: None
+            }
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ use super::{Database, EngineArgs};
 use crate::content::ContentKey;
 use crate::engine::requeue::{LeftAsItWas, why_left};
 use crate::engine::{Engine, EngineEvent, check_unchanged};
-use crate::store::{Cancel, DatasetRow, EventKind, JobRow, JobState, Store};
+use crate::store::{Cancel, DatasetRow, EventKind, JobRow, JobState, KeyCopy, Store};
 use crate::targets::{DepositRequest, Target, is_changed_since_scan};
 use crate::wording::count_of;
 
@@ -140,10 +140,23 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 );
                 continue;
             }
-            let files = store.dataset_files(d.id)?;
-            if let Err(f) = check_unchanged(Path::new(&d.path), &files) {
+            // As the engine does, a folder that is gone sends a copy's files (one with the
+            // same key whose folder is here), which are checked instead.
+            let (root, files, from_copy) = match copy_standing_in(&store, d, key)? {
+                Some(copy) => {
+                    let why = format!(
+                        " (sending the files of {} at {}, which has the same key: this \
+                         dataset's folder is gone)",
+                        copy.name, copy.path
+                    );
+                    let files = store.dataset_files(copy.dataset_id)?;
+                    (copy.path, files, why)
+                }
+                None => (d.path.clone(), store.dataset_files(d.id)?, String::new()),
+            };
+            if let Err(f) = check_unchanged(Path::new(&root), &files) {
                 // As the real run says it: with the rescan that fixes it, where one can.
-                let hint = match Path::new(&d.path).is_dir() {
+                let hint = match Path::new(&root).is_dir() {
                     true => format!(" — `lodge scan {}`, then deposit again", d.id),
                     false => String::new(),
                 };
@@ -155,7 +168,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 && let Some(f) = target.refusal_before_sending(&DepositRequest {
                     key: *key,
                     document: &document,
-                    root: Path::new(&d.path),
+                    root: Path::new(&root),
                     earlier_record: None,
                 })
             {
@@ -188,7 +201,10 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 continue;
             }
             creating.insert(*key, name);
-            println!("create   {name}: key {}{version}{note}", key.short());
+            println!(
+                "create   {name}: key {}{version}{note}{from_copy}",
+                key.short()
+            );
         }
         println!("dry run: nothing was sent or recorded");
         return Ok(if refused == 0 {
@@ -245,6 +261,23 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
 /// content: any change is worth a note. A new deposit checks every scanned file before it
 /// sends anything and refuses a changed one itself; what it cannot see is a file added
 /// since, which would be left out.
+/// The copy whose files a deposit of `d` would send, as the engine chooses it: when `d`'s
+/// folder is gone, the first other dataset with its key whose folder is here.
+fn copy_standing_in(
+    store: &Store,
+    d: &DatasetRow,
+    key: &ContentKey,
+) -> anyhow::Result<Option<KeyCopy>> {
+    let gone = std::fs::metadata(&d.path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
+    if !gone {
+        return Ok(None);
+    }
+    Ok(store
+        .copies_of_key(key, Some(d.id))?
+        .into_iter()
+        .find(|c| Path::new(&c.path).is_dir()))
+}
+
 fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Option<String>> {
     // Moved, deleted, or on another machine of a shared store: a replay does not need the
     // folder, and a new deposit says what it found when it looks.

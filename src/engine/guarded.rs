@@ -38,10 +38,13 @@ impl Engine {
     /// state.
     pub(super) async fn run_guarded(
         &self,
-        lease: Lease,
-        input: AttemptInput,
+        mut lease: Lease,
+        mut input: AttemptInput,
         shutdown: &CancellationToken,
     ) -> Result<(), EngineError> {
+        if !self.stand_in_copy(&mut lease, &mut input).await? {
+            return Ok(());
+        }
         let job = lease.job.clone();
         let Some(target) = self.targets.get(&job.target).cloned() else {
             // The claim filter only hands out jobs of our targets; be safe anyway.
@@ -159,6 +162,72 @@ impl Engine {
             AttemptOutcome::Failed(failure) => self.decide(&lease, &failure),
         };
         self.record(&lease, finish).await
+    }
+
+    /// A job whose dataset was removed, or whose folder is gone from this machine, takes its
+    /// files from another dataset with its key whose folder is here: the folder moved and
+    /// added again where it is now, say. The same key means the same files and metadata, so
+    /// it is the same deposit, and the files are still checked against that dataset's scan
+    /// before anything is sent. Without a copy the job goes on as it was (and is refused,
+    /// naming the gone folder). `false` when the lease was lost meanwhile: nothing more to do.
+    async fn stand_in_copy(
+        &self,
+        lease: &mut Lease,
+        input: &mut AttemptInput,
+    ) -> Result<bool, EngineError> {
+        let job = &lease.job;
+        let gone_here = |folder: &str| {
+            input
+                .origin
+                .as_deref()
+                .is_none_or(|o| o == self.store.host())
+                && std::fs::metadata(folder)
+                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        };
+        let why_not_its_own = match (job.dataset_id, job.dataset_path.as_deref()) {
+            (None, _) => "the dataset that queued it was removed".to_string(),
+            (Some(_), Some(folder)) if gone_here(folder) => {
+                let name = job.dataset_name.as_deref().unwrap_or("the dataset");
+                format!("the folder of {name} ({folder}) is gone")
+            }
+            _ => return Ok(true),
+        };
+        let (key, except) = (job.key, job.dataset_id);
+        let copies = self.db(move |s| s.copies_of_key(&key, except)).await?;
+        for copy in copies.into_iter().filter(|c| Path::new(&c.path).is_dir()) {
+            let why = format!(
+                "sending the files of {} ({}), dataset {}, which has the same key: {why_not_its_own}",
+                copy.name, copy.path, copy.dataset_id
+            );
+            let l = lease.clone();
+            let handed = self
+                .db(move |s| {
+                    let mut l = l.clone();
+                    let handed = s.hand_job_to_copy(&mut l, &copy, &why)?;
+                    Ok(handed.map(|(input, row)| (l, input, row)))
+                })
+                .await;
+            match handed {
+                Ok(Some((handed_lease, copy_input, row))) => {
+                    self.logged(row);
+                    *lease = handed_lease;
+                    *input = copy_input;
+                    return Ok(true);
+                }
+                // Rescanned to another key or removed since it was listed: try the next.
+                Ok(None) => {}
+                Err(EngineError::Store(StoreError::StaleLease { .. })) => {
+                    let l = lease.clone();
+                    let row = self
+                        .db(move |s| s.log_stale_lease(&l, "attempt abandoned"))
+                        .await?;
+                    self.logged(row);
+                    return Ok(false);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(true)
     }
 
     /// Reconcile (after an earlier attempt), check the files, upload, create the record.

@@ -159,6 +159,15 @@ pub fn replays_by_original(jobs: &[&JobRow]) -> HashMap<i64, Vec<i64>> {
     folded
 }
 
+/// Another dataset with a job's key, added on this machine: the same files and metadata.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyCopy {
+    pub dataset_id: i64,
+    pub name: String,
+    /// Its folder, as it was added.
+    pub path: String,
+}
+
 /// A claimed job: only the holder of the current fence may record its outcome.
 #[derive(Clone, Debug)]
 pub struct Lease {
@@ -1009,6 +1018,90 @@ impl Store {
             let mut event = job_event(&lease.job, kind, message.to_string());
             event.http_status = http_status;
             insert_event(db, &event, &self.actor)
+        })
+    }
+
+    /// The datasets other than `except` that were added on this machine and whose last scan
+    /// gave `key`: copies of the same files and metadata, so the same deposit. Oldest first.
+    /// A job whose own dataset's folder is gone, or whose dataset was removed, can take its
+    /// files from one of them ([`Store::hand_job_to_copy`]).
+    pub fn copies_of_key(&self, key: &ContentKey, except: Option<i64>) -> Result<Vec<KeyCopy>> {
+        let here = self.host.clone();
+        self.with(|db| {
+            db.all(
+                // Rows from before datasets knew their machine have no origin: this one's.
+                "SELECT id, name, path FROM datasets
+                 WHERE content_key = ?1 AND id <> ?2 AND (origin = ?3 OR origin = '')
+                 ORDER BY id",
+                args![key.to_hex(), except.unwrap_or(-1), &here],
+                |r| {
+                    Ok(KeyCopy {
+                        dataset_id: r.get(0)?,
+                        name: r.get(1)?,
+                        path: r.get(2)?,
+                    })
+                },
+            )
+        })
+    }
+
+    /// Give a leased job to `copy`, a dataset with the job's key (see
+    /// [`Store::copies_of_key`]), under the fence, logging `why` with the attempt; the
+    /// lease's job then names the copy, so its outcome does too. Returns the copy's files as
+    /// its last scan saw them, and the event; `None`, with nothing written, when the copy
+    /// was rescanned since to another key or removed.
+    pub fn hand_job_to_copy(
+        &self,
+        lease: &mut Lease,
+        copy: &KeyCopy,
+        why: &str,
+    ) -> Result<Option<(AttemptInput, EventRow)>> {
+        self.write(|db| {
+            let FenceCheck::Holds = check_fence(db, lease)? else {
+                return Err(StoreError::StaleLease {
+                    job: lease.job.id,
+                    fence: lease.fence,
+                });
+            };
+            let found: Option<(Option<String>, Option<String>)> = db.opt(
+                "SELECT d.origin, doc.document FROM datasets d
+                 LEFT JOIN documents doc ON doc.content_key = d.content_key
+                 WHERE d.id = ?1 AND d.content_key = ?2",
+                args![copy.dataset_id, lease.job.key.to_hex()],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            let Some((origin, document)) = found else {
+                return Ok(None);
+            };
+            db.run(
+                "UPDATE jobs SET dataset_id = ?2 WHERE id = ?1",
+                args![lease.job.id, copy.dataset_id],
+            )?;
+            let input = attempt_input_from(
+                db,
+                copy.dataset_id,
+                &lease.job.key,
+                document,
+                Some(lease.job.key.to_hex()),
+                origin,
+            )?;
+            let event = insert_event(
+                db,
+                &scope_event(
+                    lease.job.id,
+                    Some(copy.dataset_id),
+                    &lease.job.target,
+                    &lease.job.key,
+                    lease.job.attempts,
+                    EventKind::Attempt,
+                    why.to_string(),
+                ),
+                &self.actor,
+            )?;
+            lease.job.dataset_id = Some(copy.dataset_id);
+            lease.job.dataset_path = Some(copy.path.clone());
+            lease.job.dataset_name = Some(copy.name.clone());
+            Ok(Some((input, event)))
         })
     }
 

@@ -60,7 +60,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 pub use datasets::{AttemptInput, DatasetRow, FileScan, NewDataset};
 pub use events::{EventKind, EventRow, NewEvent};
 pub use jobs::{
-    Cancel, Claim, ClaimFilter, Enqueued, Finish, JobRow, JobState, Lease, replays_by_original,
+    Cancel, Claim, ClaimFilter, Enqueued, Finish, JobRow, JobState, KeyCopy, Lease,
+    replays_by_original,
 };
 pub use location::StoreLocation;
 pub use notices::EventNotices;

@@ -182,8 +182,10 @@ impl Store {
                 // result on (deposited by another dataset with the same key); the latest
                 // job of the dataset's current key (what the row reports), passing over
                 // replays of the dataset's own deposit (deposit run again: the job that
-                // deposited it stays the one reported); else the result; else the latest
-                // that landed for an earlier key.
+                // deposited it stays the one reported) and its failed or rejected jobs
+                // once the key has landed since through another job (its folder's copy
+                // sent it); else the result; else the latest that landed for an earlier
+                // key.
                 "WITH latest AS (SELECT dataset_id, target, max(id) AS id FROM jobs
                                  WHERE dataset_id IS NOT NULL GROUP BY dataset_id, target),
                       -- Results for keys the dataset had before (its log of adds and
@@ -218,6 +220,11 @@ impl Store {
                                                   AND r.content_key = j.content_key
                                                   AND o.dataset_id = j.dataset_id
                                                   AND o.id <> j.id))
+                                    AND NOT (j.state IN ('failed', 'rejected')
+                                      AND EXISTS (SELECT 1 FROM results r
+                                                  WHERE r.target = j.target
+                                                    AND r.operation = ?1
+                                                    AND r.content_key = j.content_key))
                                   GROUP BY j.dataset_id, j.target),
                       landed AS (SELECT dataset_id, target, max(id) AS id FROM jobs
                                  WHERE dataset_id IS NOT NULL
