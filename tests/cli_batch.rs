@@ -281,6 +281,13 @@ async fn a_moved_folder_added_again_deposits_from_where_it_is_now_though_its_old
         )),
         "{log}"
     );
+
+    // The one deposit is checked once, under the dataset whose job made it.
+    let verify = lodge_with(&db, &["verify", "--all"]).await;
+    let t = text(&verify);
+    assert!(verify.status.success(), "{t}");
+    assert!(t.contains("intact   #2 cores on"), "{t}");
+    assert!(!t.contains("#1 cores on"), "{t}");
 }
 
 /// `remove` says what a dataset deposited stays in the log: `log --dataset N` still shows

@@ -77,6 +77,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
     let mut deposits = Vec::new();
     let mut checked_jobs = std::collections::HashSet::new();
+    let selected: std::collections::HashSet<i64> = datasets.iter().map(|d| d.id).collect();
     for dataset in &datasets {
         let found = landed_deposits(&store, dataset.id, only.as_deref())?;
         if found.is_empty() && !args.json {
@@ -90,8 +91,15 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                 }
             );
         }
-        // Two copies of one folder share one deposit: it is checked once.
-        let found = found.into_iter().filter(|job| checked_jobs.insert(job.id));
+        // Two copies of one folder share one deposit: it is checked once, under the
+        // dataset whose job made it when that one is checked too (the copy whose folder
+        // is here, when the other's is gone), else under the first.
+        let found = found.into_iter().filter(|job| {
+            let its_own_elsewhere = job
+                .dataset_id
+                .is_some_and(|own| own != dataset.id && selected.contains(&own));
+            !its_own_elsewhere && checked_jobs.insert(job.id)
+        });
         deposits.extend(found.map(|job| Deposit {
             dataset: dataset.id,
             name: dataset.name.clone(),
