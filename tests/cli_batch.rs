@@ -177,10 +177,25 @@ async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
 }
 
 /// A dataset removed while its batch runs ends rejected, said as its own: not as a deposit
-/// shared with another dataset of the same key (there is none).
+/// shared with another dataset of the same key, and not sent from a copy of its folder
+/// added meanwhile (removing it said not to deposit it; the copy was not asked to be).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_dataset_removed_mid_batch_is_rejected_as_itself_not_as_a_shared_deposit() {
-    let (_lab, _sandbox, db, child) = batch_in_flight(3, "1").await;
+    let (_lab, sandbox, db, child) = batch_in_flight(3, "1").await;
+    let copy = _lab.folder(
+        "elsewhere/ds002-copy",
+        &[
+            ("data.csv", b"id,value\n2,4\n"),
+            ("README.txt", b"shared readme"),
+        ],
+    );
+    let (_, copy_key) = add(&_lab.store("lodge.db"), &copy, &metadata("Dataset 2"));
+    let original = _lab.store("lodge.db").dataset(3).unwrap().unwrap().key;
+    assert_eq!(
+        Some(copy_key),
+        original,
+        "the copy has the removed dataset's key"
+    );
     let removed = lodge_with(&db, &["remove", "3"]).await;
     assert!(removed.status.success(), "{}", text(&removed));
     let out = output_of(child).await;
@@ -197,6 +212,7 @@ async fn a_dataset_removed_mid_batch_is_rejected_as_itself_not_as_a_shared_depos
     assert!(!t.contains("same key as"), "{t}");
     assert!(!t.contains("by another dataset's deposit"), "{t}");
     assert!(t.contains("2 deposited, 1 rejected"), "{t}");
+    assert_eq!(sandbox.stats().records, 2);
 }
 
 /// Two copies of a folder (the same key) make one deposit: the dry run says so, as the

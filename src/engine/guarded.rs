@@ -164,12 +164,14 @@ impl Engine {
         self.record(&lease, finish).await
     }
 
-    /// A job whose dataset was removed, or whose folder is gone from this machine, takes its
-    /// files from another dataset with its key whose folder is here: the folder moved and
-    /// added again where it is now, say. The same key means the same files and metadata, so
-    /// it is the same deposit, and the files are still checked against that dataset's scan
-    /// before anything is sent. Without a copy the job goes on as it was (and is refused,
-    /// naming the gone folder). `false` when the lease was lost meanwhile: nothing more to do.
+    /// A job whose dataset's folder is gone from this machine takes its files from another
+    /// dataset with its key whose folder is here: the folder moved and added again where it
+    /// is now, say. The same key means the same files and metadata, so it is the same
+    /// deposit, and the files are still checked against that dataset's scan before anything
+    /// is sent. Without a copy the job goes on as it was (and is refused, naming the gone
+    /// folder). A removed dataset's job is not handed on: removing it said not to deposit
+    /// it (unless its folder is added again, see `Store::enqueue_deposits`). `false` when
+    /// the lease was lost meanwhile: nothing more to do.
     async fn stand_in_copy(
         &self,
         lease: &mut Lease,
@@ -185,7 +187,6 @@ impl Engine {
                     .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
         };
         let why_not_its_own = match (job.dataset_id, job.dataset_path.as_deref()) {
-            (None, _) => "the dataset that queued it was removed".to_string(),
             (Some(_), Some(folder)) if gone_here(folder) => {
                 let name = job.dataset_name.as_deref().unwrap_or("the dataset");
                 format!("the folder of {name} ({folder}) is gone")

@@ -1023,8 +1023,8 @@ impl Store {
 
     /// The datasets other than `except` that were added on this machine and whose last scan
     /// gave `key`: copies of the same files and metadata, so the same deposit. Oldest first.
-    /// A job whose own dataset's folder is gone, or whose dataset was removed, can take its
-    /// files from one of them ([`Store::hand_job_to_copy`]).
+    /// A job whose own dataset's folder is gone can take its files from one of them
+    /// ([`Store::hand_job_to_copy`]).
     pub fn copies_of_key(&self, key: &ContentKey, except: Option<i64>) -> Result<Vec<KeyCopy>> {
         let here = self.host.clone();
         self.with(|db| {
