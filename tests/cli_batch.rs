@@ -2072,6 +2072,18 @@ async fn a_failed_job_of_a_dataset_rescanned_since_is_not_requeued_and_the_reply
     assert_eq!(store.job(1).unwrap().key, old_key);
     assert_eq!(sandbox.stats().requests, requests, "nothing was sent");
 
+    // `show` gives the same advice, not the `lodge retry 1` that would be refused.
+    let shown = text(&lodge_with(&db, &["show", &id.to_string()]).await);
+    assert!(
+        shown.contains(&format!(
+            "scanned again since: deposit the folder as it is now (`lodge deposit --target {} \
+             {id}`)",
+            sandbox.target_url()
+        )),
+        "{shown}"
+    );
+    assert!(!shown.contains("lodge retry 1"), "{shown}");
+
     // The command it names deposits the folder as it is now.
     let out = run(deposit(&db)).await;
     assert!(out.status.success(), "{}", text(&out));

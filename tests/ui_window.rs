@@ -855,6 +855,38 @@ fn a_failed_job_whose_key_a_later_deposit_landed_offers_no_retry_in_the_history(
     w.harness.get_by_label("landed by job 2");
 }
 
+#[test]
+fn a_failed_job_of_a_dataset_scanned_again_since_offers_no_retry_in_the_history() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    // New metadata: a new key, so job 1's content is no longer what the folder holds.
+    let mut metadata = w.app().model.row(id).unwrap().metadata.clone();
+    metadata.title = "Soil cores 2026, revised".into();
+    let before = w.app().model.row(id).unwrap().key;
+    w.harness.state().send(Command::SetMetadata {
+        id,
+        metadata,
+        then_deposit: None,
+    });
+    w.wait("re-keyed", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| r.key.is_some() && r.key != before)
+    });
+    w.harness.get_by_label("History").click();
+    w.wait("job 1 listed", |app| {
+        app.model
+            .history
+            .as_ref()
+            .is_some_and(|h| h.iter().any(|r| r.job == 1 && r.state == "failed"))
+    });
+    w.harness.step();
+    assert!(
+        w.harness.query_by_label("Retry").is_none(),
+        "retry would be refused: the folder was scanned again since"
+    );
+    w.harness.get_by_label("scanned since");
+}
+
 /// Export CSV and Export JSON in the history write the files `lodge history --csv` and
 /// `--json` print: the same columns, times as text, a formula-like title written as text.
 #[test]

@@ -386,7 +386,17 @@ fn print_text(
                 }
             }
             if j.state == JobState::Failed {
-                if retryable.contains(&j.id) {
+                if retryable.contains(&j.id) && d.key.is_some_and(|k| k != j.key) {
+                    // `retry` would refuse it: what it was to send is no longer the folder.
+                    println!(
+                        "            scanned again since: deposit the folder as it is now \
+                         (`lodge deposit --target {} {}`)",
+                        super::output::shell_word(&super::target_arg::target_argument(
+                            store, &j.target
+                        )),
+                        d.id
+                    );
+                } else if retryable.contains(&j.id) {
                     println!(
                         "            retry with the same key: `lodge retry {}`",
                         j.id

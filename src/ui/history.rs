@@ -323,6 +323,13 @@ fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
 /// A job's record: its identifier (a link when there is one), or for a failed job what
 /// retries it: the Retry button, the command when the window cannot reach its target, or
 /// the later job that landed the same key.
+/// The dataset's current key, when it was scanned again since job `r` was queued under
+/// another one.
+fn scanned_since(app: &LodgeApp, r: &HistoryRow) -> Option<crate::content::ContentKey> {
+    let now = app.model.row(r.dataset?)?.key?;
+    (now.to_hex() != r.key).then_some(now)
+}
+
 fn record_cell(
     app: &LodgeApp,
     ui: &mut egui::Ui,
@@ -352,6 +359,15 @@ fn record_cell(
                         later.job,
                         later.identifier.as_deref().unwrap_or("?")
                     ));
+            } else if let Some(now) = scanned_since(app, r) {
+                // `retry` would refuse it: what it was to send is no longer the folder.
+                ui.weak("scanned since").on_hover_text(format!(
+                    "Nothing to retry: {} was scanned again since this job was queued, and \
+                     its key changed ({}, now {}). Deposit it as it is now.",
+                    r.name.as_deref().unwrap_or("the dataset"),
+                    &r.key[..12.min(r.key.len())],
+                    now.short()
+                ));
             } else if app.model.targets.iter().any(|t| t.scope_id == r.target) {
                 let button = ui
                     .small_button("Retry")
