@@ -1121,6 +1121,13 @@ mod tests {
         ));
     }
 
+    fn already_deposited_as(identifier: &str) -> DedupStatus {
+        DedupStatus::AlreadyDeposited {
+            identifier: identifier.into(),
+            url: None,
+        }
+    }
+
     #[test]
     fn a_job_handed_to_a_copy_moves_to_the_copys_row_and_the_first_row_reads_deposited() {
         let target = "sandbox+http://127.0.0.1:1";
@@ -1157,10 +1164,7 @@ mod tests {
         model.job_changed(landed);
         assert_eq!(
             model.status(model.row(1).unwrap(), target),
-            DedupStatus::AlreadyDeposited {
-                identifier: "sbx-000001".into(),
-                url: None
-            }
+            already_deposited_as("sbx-000001")
         );
     }
 
@@ -1190,10 +1194,7 @@ mod tests {
         model.job_changed(landed);
         assert_eq!(
             model.status(model.row(1).unwrap(), target),
-            DedupStatus::AlreadyDeposited {
-                identifier: "sbx-000001".into(),
-                url: None
-            }
+            already_deposited_as("sbx-000001")
         );
     }
 

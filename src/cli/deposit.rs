@@ -16,7 +16,7 @@ use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run,
 use super::{Database, EngineArgs};
 use crate::content::ContentKey;
 use crate::engine::requeue::{LeftAsItWas, why_left};
-use crate::engine::{Engine, EngineEvent, check_unchanged};
+use crate::engine::{Engine, EngineEvent, check_unchanged, first_copy_here, folder_is_gone};
 use crate::store::{Cancel, DatasetRow, EventKind, JobRow, JobState, KeyCopy, Store};
 use crate::targets::{DepositRequest, Target, is_changed_since_scan};
 use crate::wording::count_of;
@@ -256,11 +256,6 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     Ok(summarize(&store, &lines, refused))
 }
 
-/// What a deposit of `d` should say about its folder having changed since its last scan,
-/// if it has. A replay sends nothing, so it repeats the earlier deposit of the scanned
-/// content: any change is worth a note. A new deposit checks every scanned file before it
-/// sends anything and refuses a changed one itself; what it cannot see is a file added
-/// since, which would be left out.
 /// The copy whose files a deposit of `d` would send, as the engine chooses it: when `d`'s
 /// folder is gone, the first other dataset with its key whose folder is here.
 fn copy_standing_in(
@@ -268,16 +263,17 @@ fn copy_standing_in(
     d: &DatasetRow,
     key: &ContentKey,
 ) -> anyhow::Result<Option<KeyCopy>> {
-    let gone = std::fs::metadata(&d.path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound);
-    if !gone {
+    if !folder_is_gone(Path::new(&d.path)) {
         return Ok(None);
     }
-    Ok(store
-        .copies_of_key(key, Some(d.id))?
-        .into_iter()
-        .find(|c| Path::new(&c.path).is_dir()))
+    Ok(first_copy_here(store.copies_of_key(key, Some(d.id))?))
 }
 
+/// What a deposit of `d` should say about its folder having changed since its last scan,
+/// if it has. A replay sends nothing, so it repeats the earlier deposit of the scanned
+/// content: any change is worth a note. A new deposit checks every scanned file before it
+/// sends anything and refuses a changed one itself; what it cannot see is a file added
+/// since, which would be left out.
 fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Option<String>> {
     // Moved, deleted, or on another machine of a shared store: a replay does not need the
     // folder, and a new deposit says what it found when it looks.

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Engine, EngineError, EngineEvent, RetryDecision};
 use crate::content::{ContentDocument, FileStamp};
-use crate::store::{AttemptInput, EventKind, FileScan, Finish, Lease, StoreError, now_ms};
+use crate::store::{AttemptInput, EventKind, FileScan, Finish, KeyCopy, Lease, StoreError, now_ms};
 use crate::targets::{
     DepositRequest, Failure, FailureClass, Landed, ProgressSink, RecordRef, Target,
 };
@@ -183,8 +183,7 @@ impl Engine {
                 .origin
                 .as_deref()
                 .is_none_or(|o| o == self.store.host())
-                && std::fs::metadata(folder)
-                    .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+                && folder_is_gone(Path::new(folder))
         };
         let why_not_its_own = match (job.dataset_id, job.dataset_path.as_deref()) {
             (Some(_), Some(folder)) if gone_here(folder) => {
@@ -195,7 +194,7 @@ impl Engine {
         };
         let (key, except) = (job.key, job.dataset_id);
         let copies = self.db(move |s| s.copies_of_key(&key, except)).await?;
-        for copy in copies.into_iter().filter(|c| Path::new(&c.path).is_dir()) {
+        for copy in copies.into_iter().filter(is_here) {
             let why = format!(
                 "sending the files of {} ({}), dataset {}, which has the same key: {why_not_its_own}",
                 copy.name, copy.path, copy.dataset_id
@@ -453,6 +452,21 @@ impl Engine {
         )?;
         Ok(())
     }
+}
+
+/// The folder is not there at all (moved or deleted), as opposed to there but unreadable.
+pub fn folder_is_gone(folder: &Path) -> bool {
+    std::fs::metadata(folder).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+}
+
+/// Of the copies of a key (`Store::copies_of_key`), the first whose folder is here: the one
+/// a job whose own folder is gone sends the files of.
+pub fn first_copy_here(copies: Vec<KeyCopy>) -> Option<KeyCopy> {
+    copies.into_iter().find(is_here)
+}
+
+fn is_here(copy: &KeyCopy) -> bool {
+    Path::new(&copy.path).is_dir()
 }
 
 /// Size and modification time of every file still as the scan saw them.
