@@ -229,6 +229,10 @@ fn note_folders_since_scan(store: Arc<Store>, out: Outbox) {
         let Ok(changed) = crate::catalog::folders_changed(&store, |_| true) else {
             return;
         };
+        let unscannable = changed
+            .iter()
+            .filter(|(_, c)| matches!(c, crate::catalog::FolderChange::Unscannable(_)))
+            .count();
         let changed: Vec<(String, FolderChanged)> = changed
             .iter()
             .map(|(d, change)| (d.name.clone(), FolderChanged::of(d, change)))
@@ -240,7 +244,7 @@ fn note_folders_since_scan(store: Arc<Store>, out: Outbox) {
         out.send(Update::FoldersChanged(
             changed.into_iter().map(|(_, c)| c).collect(),
         ));
-        if let Some(notice) = changed_folders_notice(&named) {
+        if let Some(notice) = changed_folders_notice(&named, unscannable) {
             out.send(Update::Notice(Notice::info(notice)));
         }
     });
@@ -271,16 +275,26 @@ fn missing_folders_notice(gone: &[String]) -> Option<String> {
 }
 
 /// The notice for the datasets in `changed` (each "name (what changed)"), naming the
-/// first three.
-fn changed_folders_notice(changed: &[String]) -> Option<String> {
+/// first three; `unscannable` of them cannot be scanned as they are now (emptied, a file
+/// unreadable), so a Rescan of those could only be refused until that is fixed.
+fn changed_folders_notice(changed: &[String], unscannable: usize) -> Option<String> {
     let (whose, each, its) = match changed.len() {
         0 => return None,
         1 => ("The folder of 1 dataset", "it", "its"),
         _ => ("The folders of these datasets", "each", "each one's"),
     };
+    let rescan = format!("Rescan {each} ({its} row's Rescan) to deposit the files as they are now");
+    let advice = match unscannable {
+        0 => rescan,
+        n if n == changed.len() => format!(
+            "fix what stops the scan, then {}",
+            rescan.replacen("Rescan", "rescan", 1)
+        ),
+        _ => format!("{rescan} (a folder that cannot be scanned needs that fixed first)"),
+    };
     Some(format!(
         "{whose} changed since the last scan: {}. A deposit sends a folder as it was \
-         scanned: Rescan {each} ({its} row's Rescan) to deposit the files as they are now.",
+         scanned: {advice}.",
         first_three(changed)
     ))
 }
@@ -488,19 +502,38 @@ mod tests {
 
     #[test]
     fn the_changed_folders_notice_says_what_changed_and_to_rescan() {
-        assert_eq!(changed_folders_notice(&[]), None);
+        assert_eq!(changed_folders_notice(&[], 0), None);
         let one = ["soil (1 file modified)".to_string()];
         assert_eq!(
-            changed_folders_notice(&one).unwrap(),
+            changed_folders_notice(&one, 0).unwrap(),
             "The folder of 1 dataset changed since the last scan: soil (1 file modified). A \
              deposit sends a folder as it was scanned: Rescan it (its row's Rescan) to deposit \
              the files as they are now."
         );
         let four: Vec<String> = (1..=4).map(|i| format!("run{i} (1 file added)")).collect();
-        let said = changed_folders_notice(&four).unwrap();
+        let said = changed_folders_notice(&four, 0).unwrap();
         assert!(
             said.contains("run3 (1 file added) and 1 more. ") && said.contains("Rescan each"),
             "{said}"
         );
+    }
+
+    #[test]
+    fn a_folder_that_cannot_be_scanned_is_to_be_fixed_before_its_rescan() {
+        let emptied = ["soil (cannot be scanned as it is now: no files)".to_string()];
+        assert_eq!(
+            changed_folders_notice(&emptied, 1).unwrap(),
+            "The folder of 1 dataset changed since the last scan: soil (cannot be scanned as \
+             it is now: no files). A deposit sends a folder as it was scanned: fix what stops \
+             the scan, then rescan it (its row's Rescan) to deposit the files as they are now."
+        );
+        let both = [
+            "soil (1 file added)".to_string(),
+            "cores (cannot be scanned as it is now: no files)".to_string(),
+        ];
+        assert!(changed_folders_notice(&both, 1).unwrap().ends_with(
+            "Rescan each (each one's row's Rescan) to deposit the files as they \
+                     are now (a folder that cannot be scanned needs that fixed first)."
+        ));
     }
 }
