@@ -1336,6 +1336,16 @@ fn retry_that_cannot_open_a_target_re_queues_nothing_and_queue_only_needs_no_tar
     assert!(out.status.success(), "{}", text(&out));
     assert_all(&text(&out), &["re-queued 1 job with the same key"]);
     assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Queued);
+
+    // Nothing sends it until a deposit works on that target: `status` says which one.
+    let out = lodge_in(&lab).args(["status"]).output().unwrap();
+    assert_all(
+        &text(&out),
+        &[
+            "on the queue: sent while a `lodge deposit` or the window works on dav; \
+             `lodge deposit --target dav 1` sends it now",
+        ],
+    );
 }
 
 /// A server that is only busy (429 or 503) has nothing to fix: `target test` says to try

@@ -224,6 +224,15 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         {
             println!("       last error: {e}");
         }
+        // Nothing sends a queued job but a process working on its target: say which.
+        if matches!(r.state.as_str(), "queued" | "waiting") && paused.is_none() {
+            println!(
+                "       on the queue: sent while a `lodge deposit` or the window works on \
+                 {target}; `lodge deposit --target {} {}` sends it now",
+                super::output::shell_word(&target_argument(&store, scope)),
+                r.dataset
+            );
+        }
         if let Some(reason) = paused {
             println!(
                 "       {target} is paused: {reason} — {}, then deposit it again \
