@@ -306,6 +306,31 @@ async fn a_moved_folder_added_again_deposits_from_where_it_is_now_though_its_old
     assert!(!t.contains("#1 cores on"), "{t}");
 }
 
+/// The copy that stands in for a gone folder is checked as the real run checks it: changed
+/// since its scan, the dry run refuses it and names the rescan of the copy, not of the
+/// dataset whose folder is gone (which could only fail).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dry_run_of_a_gone_folder_whose_copy_changed_names_the_rescan_of_the_copy() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let old = lab.folder("cores", &[("a.csv", b"1,2")]);
+    add(&store, &old, &metadata("Cores"));
+    let moved = lab.path("archive/cores");
+    fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    fs::rename(&old, &moved).unwrap();
+    add(&store, &moved, &metadata("Cores"));
+    fs::write(moved.join("a.csv"), b"1,2,3").unwrap();
+
+    let url = sandbox.target_url();
+    let dry = lodge_with(&db, &["deposit", "1", "--target", &url, "--dry-run"]).await;
+    let t = text(&dry);
+    assert_eq!(dry.status.code(), Some(1), "{t}");
+    assert!(t.contains("`lodge scan 2`, then deposit again"), "{t}");
+    assert!(!t.contains("lodge scan 1"), "{t}");
+}
+
 /// `remove` says what a dataset deposited stays in the log: `log --dataset N` still shows
 /// a removed dataset's events, by its number.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -142,22 +142,23 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
             }
             // As the engine does, a folder that is gone sends a copy's files (one with the
             // same key whose folder is here), which are checked instead.
-            let (root, files, from_copy) = match copy_standing_in(&store, d, key)? {
+            // `sender`: the dataset whose files go, and so the one a rescan is of.
+            let (sender, root, from_copy) = match copy_standing_in(&store, d, key)? {
                 Some(copy) => {
                     let why = format!(
                         " (sending the files of {} at {}, which has the same key: this \
                          dataset's folder is gone)",
                         copy.name, copy.path
                     );
-                    let files = store.dataset_files(copy.dataset_id)?;
-                    (copy.path, files, why)
+                    (copy.dataset_id, copy.path, why)
                 }
-                None => (d.path.clone(), store.dataset_files(d.id)?, String::new()),
+                None => (d.id, d.path.clone(), String::new()),
             };
+            let files = store.dataset_files(sender)?;
             if let Err(f) = check_unchanged(Path::new(&root), &files) {
                 // As the real run says it: with the rescan that fixes it, where one can.
                 let hint = match Path::new(&root).is_dir() {
-                    true => format!(" — `lodge scan {}`, then deposit again", d.id),
+                    true => format!(" — `lodge scan {sender}`, then deposit again"),
                     false => String::new(),
                 };
                 println!("refused  {name}: {f}{hint}");
