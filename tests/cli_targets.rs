@@ -1772,4 +1772,17 @@ async fn a_saved_datacite_target_mints_by_name_with_landing_pages_from_a_saved_t
         "{}",
         text(&status)
     );
+
+    // A check of the DOI alone reads its record: the header does not promise files read
+    // back, which DataCite does not keep.
+    let out = lodge_in(&lab)
+        .args(["verify", "--all", "--bytes", "--target", "dois"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("checking 1 deposit by record (the target keeps no files"),
+        "{}",
+        text(&out)
+    );
 }

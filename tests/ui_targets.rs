@@ -1105,7 +1105,9 @@ fn an_invenio_target_added_in_settings_with_its_token_takes_deposits_and_the_tok
 
 /// "Mint a DOI for what I just deposited there", from the window: a DataCite target saved
 /// with `landing_from=` the name of another saved target gets each dataset's landing page
-/// from the record its deposit to that target got, looked up as its deposit starts.
+/// from the record its deposit to that target got, looked up as its deposit starts. In the
+/// details both deposits offer Verify, and only the record with the files offers Verify
+/// bytes: DataCite keeps none to read back.
 #[test]
 fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landing_from_target() {
     no_keyring();
@@ -1200,5 +1202,16 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
         body["data"]["attributes"]["url"],
         record.as_str(),
         "the DOI lands on the record the dataset got on 'lab': {body:#}"
+    );
+
+    w.open_details("soil-cores", |d| {
+        d.jobs.iter().filter(|(j, _)| j.state.is_landed()).count() == 2
+    });
+    w.harness.step();
+    assert_eq!(w.harness.query_all_by_label("Verify").count(), 2);
+    assert_eq!(
+        w.harness.query_all_by_label("Verify bytes").count(),
+        1,
+        "Verify bytes under the record on 'lab' only"
     );
 }

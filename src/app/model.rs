@@ -398,6 +398,15 @@ impl Model {
             .any(|t| t.scope_id == scope_id && t.puts_back_files)
     }
 
+    /// Whether a deposit on the target `scope_id` has files to read back: false only for a
+    /// target known to keep none (DataCite), so one no longer configured still offers it.
+    pub fn keeps_files(&self, scope_id: &str) -> bool {
+        !self
+            .targets
+            .iter()
+            .any(|t| t.scope_id == scope_id && !t.keeps_files)
+    }
+
     /// Why the target `scope_id` is paused, if it is (nothing is sent there until the
     /// person acts).
     pub fn paused_reason(&self, scope_id: &str) -> Option<&str> {

@@ -88,6 +88,7 @@ pub(super) fn register_all(
         scope_id: sandbox.scope_id().to_string(),
         label: sandbox_label.to_string(),
         puts_back_files: sandbox.files_can_be_put_back().is_ok(),
+        keeps_files: sandbox.keeps_files(),
     }];
     engine
         .add_target(sandbox)
@@ -144,6 +145,7 @@ pub(super) fn register_all(
                     scope_id: target.scope_id().to_string(),
                     label: format!("{} — {}", summary.name, summary.url),
                     puts_back_files: target.files_can_be_put_back().is_ok(),
+                    keeps_files: target.keeps_files(),
                 });
                 engine.add_target(target).err().map(|e| {
                     picker.pop();

@@ -23,6 +23,9 @@ pub struct TargetInfo {
     /// Whether Repair can send a deposit's lost files there again
     /// ([`crate::targets::Target::files_can_be_put_back`]).
     pub puts_back_files: bool,
+    /// Whether the target keeps the files, so Verify bytes has something to read back
+    /// ([`crate::targets::Target::keeps_files`]).
+    pub keeps_files: bool,
 }
 
 /// Everything the window needs once the store is open.

@@ -142,6 +142,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     } else {
         ReadBack::Sizes
     };
+    let targets = open_targets(&store, &deposits, args.token.clone());
     if !args.json {
         // A deposit whose last check found bytes changed in place is read back whole
         // whatever was asked (only that finds it again): the header says so.
@@ -154,12 +155,20 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                 .count() as u64,
             ReadBack::Bytes => 0,
         };
+        // Where every deposit is on a target that keeps no files (DataCite), its record is
+        // all there is to check, whatever was asked.
+        let records_only = deposits
+            .iter()
+            .all(|d| matches!(targets.get(&d.job.target), Some(Ok(t)) if !t.keeps_files()));
         println!(
             "checking {} {}{}",
             count_of(deposits.len() as u64, "deposit", "deposits"),
-            match read {
-                ReadBack::Sizes => "by record and file sizes (--bytes reads every byte back)",
-                ReadBack::Bytes => "by record and every file's bytes read back",
+            match (records_only, read) {
+                (true, _) => "by record (the target keeps no files to read back)",
+                (false, ReadBack::Sizes) => {
+                    "by record and file sizes (--bytes reads every byte back)"
+                }
+                (false, ReadBack::Bytes) => "by record and every file's bytes read back",
             },
             match (whole_anyway, deposits.len()) {
                 (0, _) => String::new(),
@@ -171,7 +180,6 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         );
     }
 
-    let targets = open_targets(&store, &deposits, args.token.clone());
     // One watch per target: a server that does not answer one check is not asked again.
     let mut watches: BTreeMap<String, SilenceWatch> = BTreeMap::new();
     let (mut intact, mut damaged, mut unknown) = (0u64, 0u64, 0u64);

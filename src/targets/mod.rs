@@ -139,6 +139,13 @@ pub trait Target: Send + Sync {
         progress: &ProgressSink,
     ) -> Result<Holdings, Failure>;
 
+    /// Whether the server keeps the dataset's files, so a check can read them back
+    /// (`lodge verify --bytes`, the window's Verify bytes). Not DataCite: it keeps a DOI's
+    /// metadata, and the files are wherever its landing page serves them.
+    fn keeps_files(&self) -> bool {
+        true
+    }
+
     /// Whether sending a landed deposit's files again ([`Target::upload`]) puts back just
     /// those the server lost and leaves the record as it is (`lodge verify --repair`, the
     /// window's Repair); `Err` says why not and what to do instead. So it is for targets

@@ -416,6 +416,7 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             && app.model.puts_back_files(&job.target);
                         let checks = Checks {
                             verify: landed,
+                            read_back: landed && app.model.keeps_files(&job.target),
                             repair: repairable,
                         };
                         match record_buttons(ui, identifier, job.url.as_deref(), cite, checks) {
@@ -446,6 +447,8 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
 /// Which checks of a deposit its buttons offer.
 struct Checks {
     verify: bool,
+    /// Verify bytes: not where the target keeps no files (nothing to read back).
+    read_back: bool,
     repair: bool,
 }
 
@@ -494,19 +497,23 @@ fn record_buttons(
                 clicked = Some(Check::OpenRecord(url.to_string()));
             }
         }
+        let what = if checks.read_back {
+            "Ask the server whether it still holds this deposit whole: the record, and every \
+             file at its size."
+        } else {
+            "Ask the server whether it still holds this record (it keeps no files)."
+        };
         if checks.verify
             && ui
                 .small_button("Verify")
-                .on_hover_text(
-                    "Ask the server whether it still holds this deposit whole: the record, \
-                     and every file at its size. Changes nothing there; the finding goes into \
-                     the log.",
-                )
+                .on_hover_text(format!(
+                    "{what} Changes nothing there; the finding goes into the log."
+                ))
                 .clicked()
         {
             clicked = Some(Check::Verify(ReadBack::Sizes));
         }
-        if checks.verify
+        if checks.read_back
             && ui
                 .small_button("Verify bytes")
                 .on_hover_text(

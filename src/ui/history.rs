@@ -422,6 +422,7 @@ mod tests {
             scope_id: "sandbox+http://127.0.0.1:1".into(),
             label: "Local sandbox — test deposits".into(),
             puts_back_files: true,
+            keeps_files: true,
         }];
         model.history = Some(vec![
             job_to("sandbox+http://127.0.0.1:8080", 3),

@@ -370,6 +370,11 @@ pub async fn verify_finds_a_fresh_deposit_intact(kind: Kind) {
             .unwrap();
         assert_eq!(held.discrepancies(&document, &recorded), [], "{read:?}");
         assert_eq!(held.record.as_ref().unwrap().identifier, recorded);
+        assert_eq!(
+            env.target.keeps_files(),
+            kind.stores_files(),
+            "what the target says of its files (the window offers Verify bytes by it)"
+        );
         if kind.stores_files() {
             assert_eq!(held.files.len(), document.manifest.len(), "{read:?}");
             for ((path, file), entry) in held.files.iter().zip(&document.manifest) {

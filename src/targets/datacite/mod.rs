@@ -411,6 +411,10 @@ impl Target for DataCiteTarget {
          'already taken', and Lodge reads it back"
     }
 
+    fn keeps_files(&self) -> bool {
+        false
+    }
+
     fn files_can_be_put_back(&self) -> Result<(), &'static str> {
         Err(
             "DataCite keeps a DOI's metadata, not its files: put the files back where the \
