@@ -1215,3 +1215,39 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
         "Verify bytes under the record on 'lab' only"
     );
 }
+
+/// A target saved without its token (a config file written by hand, or copied from another
+/// machine) is tested from Settings: the window says where the token is typed, in Settings,
+/// not the `lodge target add … --secret-stdin` the command line would run.
+#[test]
+fn test_connection_of_a_target_with_no_token_says_to_type_it_in_settings() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    std::fs::write(
+        lab.path("app/config.toml"),
+        "[targets.zen]\nurl = \"invenio+http://127.0.0.1:9\"\n",
+    )
+    .unwrap();
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("the configured target", |app| {
+        app.model.configured.len() == 1
+    });
+    w.open_settings();
+    w.harness.get_by_label("Test connection").click();
+    w.wait("the test's answer", |app| {
+        matches!(
+            app.model.target_tests.get("zen"),
+            Some(TargetTest::Error(_))
+        )
+    });
+    let Some(TargetTest::Error(said)) = w.app().model.target_tests.get("zen").cloned() else {
+        unreachable!()
+    };
+    assert!(
+        said.contains("target 'zen' has no token stored: in Settings, Targets, press Edit"),
+        "{said}"
+    );
+    assert!(!said.contains("lodge target add"), "{said}");
+}

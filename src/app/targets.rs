@@ -126,15 +126,9 @@ pub(super) fn register_all(
             // Said for the window, where the password is typed in Settings, not piped to a
             // command as the command line's message says.
             summary.credentials = crate::config::describe_credentials_without_secret(&t);
-            Err(format!(
-                "target '{}' has {} stored: in Settings, Targets, press Edit next to it, type \
-                 it under Password, secret key or token and press Save target",
-                summary.name,
-                if t.takes_token() {
-                    "no token"
-                } else {
-                    "a user but no password or secret key"
-                }
+            Err(crate::config::credentials::missing_secret_in_window(
+                &summary.name,
+                &t,
             ))
         } else {
             open_one(config_path, &summary.name, &t, &picker, token, &store)

@@ -130,6 +130,20 @@ pub fn what_is_missing(target: &TargetConfig) -> &'static str {
     }
 }
 
+/// What the window says of target `name` when [`lacks_stored_secret`]: the secret is
+/// typed in Settings, not piped to the command the command line's message names.
+pub fn missing_secret_in_window(name: &str, target: &TargetConfig) -> String {
+    format!(
+        "target '{name}' has {} stored: in Settings, Targets, press Edit next to it, type it \
+         under Password, secret key or token and press Save target",
+        if target.takes_token() {
+            "no token"
+        } else {
+            "a user but no password or secret key"
+        }
+    )
+}
+
 /// What to run to give target `name` (a user, no secret; or a token target with no token)
 /// its secret: the whole `target add` command, since it replaces the entry, with the
 /// target's own URL, settings and user.

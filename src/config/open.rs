@@ -490,6 +490,11 @@ pub async fn test_named(
 ) -> Result<ProbeReport, ConfigError> {
     let config = Config::load(config_path)?;
     let (name, t) = resolve(&config, name)?;
+    if credentials::lacks_stored_secret(config_path, &name, &t)? {
+        return Err(ConfigError::new(credentials::missing_secret_in_window(
+            &name, &t,
+        )));
+    }
     let target = open_target_for(config_path, &name, &t, token, OpenedFor::Window)?;
     Ok(target.probe().await)
 }
