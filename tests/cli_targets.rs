@@ -817,6 +817,37 @@ fn a_target_saved_without_its_secret_says_how_to_store_it_and_that_command_works
     assert!(text(&out).contains("is ready"), "{}", text(&out));
 }
 
+/// A config file edited by hand with a bucket name S3 refuses, and the target's secret not
+/// stored yet: the bucket is named first. The command that would store the secret keeps
+/// the bucket, so it would only be refused in turn.
+#[test]
+fn a_hand_edited_target_with_a_bad_bucket_and_no_secret_names_the_bucket_first() {
+    let lab = Lab::new();
+    std::fs::create_dir_all(lab.path("config")).unwrap();
+    std::fs::write(
+        lab.path("config/config.toml"),
+        "[targets.lab]\nurl = \"s3://Bad_Bucket/x\"\nuser = \"AKIAEXAMPLE\"\n\
+         endpoint = \"http://127.0.0.1:9\"\n",
+    )
+    .unwrap();
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    for args in [
+        &["target", "test", "lab"][..],
+        &["deposit", "--target", "lab", "--all"],
+    ] {
+        let out = lodge_in(&lab).args(args).output().unwrap();
+        let t = text(&out);
+        assert!(!out.status.success(), "{args:?}: {t}");
+        assert!(
+            t.contains("'Bad_Bucket' is not a bucket name"),
+            "{args:?}: {t}"
+        );
+        assert!(!t.contains("--secret-stdin"), "{args:?}: {t}");
+    }
+    assert!(store.history().unwrap().is_empty(), "nothing was queued");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_bring_it_back() {
     let lab = Lab::new();

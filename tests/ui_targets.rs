@@ -1251,3 +1251,28 @@ fn test_connection_of_a_target_with_no_token_says_to_type_it_in_settings() {
     );
     assert!(!said.contains("lodge target add"), "{said}");
 }
+
+/// A hand-edited target whose bucket S3 refuses, saved with no secret: Settings names the
+/// bucket, not the missing secret (which, typed in, would only meet the bucket's refusal).
+#[test]
+fn settings_name_a_hand_edited_bad_bucket_before_the_missing_secret() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    std::fs::write(
+        lab.path("app/config.toml"),
+        "[targets.lab]\nurl = \"s3://Bad_Bucket/x\"\nuser = \"AKIAEXAMPLE\"\n",
+    )
+    .unwrap();
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("the configured target", |app| {
+        app.model.configured.len() == 1
+    });
+    let problem = w.app().model.configured[0].problem.clone();
+    let problem = problem.expect("the target is not in the picker");
+    assert!(
+        problem.contains("'Bad_Bucket' is not a bucket name"),
+        "{problem}"
+    );
+}

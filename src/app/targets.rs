@@ -126,10 +126,13 @@ pub(super) fn register_all(
             // Said for the window, where the password is typed in Settings, not piped to a
             // command as the command line's message says.
             summary.credentials = crate::config::describe_credentials_without_secret(&t);
-            Err(crate::config::credentials::missing_secret_in_window(
-                &summary.name,
-                &t,
-            ))
+            // A setting it cannot open with first: typing the secret would not help.
+            Err(
+                crate::config::settings_problem(&summary.name, &t).map_or_else(
+                    || crate::config::credentials::missing_secret_in_window(&summary.name, &t),
+                    |e| e.to_string(),
+                ),
+            )
         } else {
             open_one(config_path, &summary.name, &t, &picker, token, &store)
         };

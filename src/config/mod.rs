@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 pub use open::{
     OpenedFor, TargetSummary, add_command, describe_credentials_without_secret, no_such_target,
-    open_target_for, open_target_spec, resolve, scope_id_of, test_named,
+    open_target_for, open_target_spec, resolve, scope_id_of, settings_problem, test_named,
 };
 
 /// Why the configuration cannot be read, written or used; the message names the fix.

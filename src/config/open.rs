@@ -213,10 +213,13 @@ pub fn open_target_for(
     token: Option<String>,
     opened_for: OpenedFor,
 ) -> Result<Arc<dyn Target>, ConfigError> {
+    // A setting the target cannot open with (a hand-edited bucket name, say) is said before
+    // a missing secret: the command that stores the secret would be refused for it.
+    let settings_first = |missing: ConfigError| settings_problem(name, t).unwrap_or(missing);
     if t.takes_token() {
         // Its own token, never the run's: `LODGE_TOKEN` set for a sandbox must not be sent
         // to Zenodo.
-        let token = credentials::resolve_token(config_path, name, t)?;
+        let token = credentials::resolve_token(config_path, name, t).map_err(settings_first)?;
         return open_with(
             name,
             t,
@@ -225,8 +228,14 @@ pub fn open_target_for(
             Some(opened_for),
         );
     }
-    let creds = credentials::resolve(config_path, name, t)?;
+    let creds = credentials::resolve(config_path, name, t).map_err(settings_first)?;
     open_with(name, t, creds, token, Some(opened_for))
+}
+
+/// Why target `name` cannot be opened as it is configured, its credentials aside (a URL,
+/// bucket or setting it refuses), if it cannot.
+pub fn settings_problem(name: &str, t: &TargetConfig) -> Option<ConfigError> {
+    open_with(name, t, None, None, None).err()
 }
 
 /// The `lodge target add` that saves target `name` as `t` is, with `credentials` added:
@@ -491,9 +500,9 @@ pub async fn test_named(
     let config = Config::load(config_path)?;
     let (name, t) = resolve(&config, name)?;
     if credentials::lacks_stored_secret(config_path, &name, &t)? {
-        return Err(ConfigError::new(credentials::missing_secret_in_window(
-            &name, &t,
-        )));
+        return Err(settings_problem(&name, &t).unwrap_or_else(|| {
+            ConfigError::new(credentials::missing_secret_in_window(&name, &t))
+        }));
     }
     let target = open_target_for(config_path, &name, &t, token, OpenedFor::Window)?;
     Ok(target.probe().await)
