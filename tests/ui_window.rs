@@ -2296,3 +2296,79 @@ fn a_window_on_a_shared_store_shows_another_machines_work() {
         Some(StatusKind::FolderMissing)
     );
 }
+
+/// Ask the window to close, as the window manager's close button does, and draw a frame;
+/// returns the viewport commands the window answered with.
+fn request_close(w: &mut Window) -> Vec<egui::ViewportCommand> {
+    w.harness
+        .input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .events
+        .push(egui::ViewportEvent::Close);
+    w.harness.step();
+    w.harness
+        .output()
+        .viewport_output
+        .get(&egui::ViewportId::ROOT)
+        .map(|v| v.commands.clone())
+        .unwrap_or_default()
+}
+
+/// Closing the window while it sends a deposit is held back to ask: the upload would be
+/// cut short (nothing lost: it goes back on the queue with its key). "Keep Lodge open"
+/// keeps it; "Close anyway" closes. With nothing in hand the window closes at once.
+#[test]
+fn closing_while_a_deposit_is_sent_asks_first_and_close_anyway_closes() {
+    let mut w = Window::open(FaultConfig::default());
+    assert!(
+        !request_close(&mut w).contains(&egui::ViewportCommand::CancelClose),
+        "nothing in hand: the window closes"
+    );
+    assert!(w.harness.query_by_label("Close Lodge?").is_none());
+
+    let mut w = Window::open(FaultConfig {
+        latency_ms: 60_000,
+        ..FaultConfig::default()
+    });
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the deposit to be sent", |app| {
+        app.model.work_in_hand().sending == 1
+    });
+    assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
+    w.harness.step();
+    w.harness.get_by_label("Close Lodge?");
+    w.harness
+        .get_by_label_contains("1 deposit is being sent. Closing stops it");
+
+    w.harness.get_by_label("Keep Lodge open").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(w.harness.query_by_label("Close Lodge?").is_none());
+    assert!(matches!(
+        w.app().status_of(id),
+        Some(DedupStatus::Uploading { .. })
+    ));
+
+    assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
+    w.harness.step();
+    w.harness.get_by_label("Close anyway").click();
+    w.harness.step();
+    let commands = w
+        .harness
+        .output()
+        .viewport_output
+        .get(&egui::ViewportId::ROOT)
+        .map(|v| v.commands.clone())
+        .unwrap_or_default();
+    assert!(
+        commands.contains(&egui::ViewportCommand::Close),
+        "{commands:?}"
+    );
+    assert!(
+        !request_close(&mut w).contains(&egui::ViewportCommand::CancelClose),
+        "the close it asked for goes through"
+    );
+}

@@ -21,7 +21,7 @@ mod update;
 mod verify_command;
 
 pub use export::{ExportFormat, write_history};
-pub use model::{DatasetEntry, LogLevel, LogLine, Model, Notice, NoticeLevel};
+pub use model::{DatasetEntry, LogLevel, LogLine, Model, Notice, NoticeLevel, WorkInHand};
 pub use paths::AppPaths;
 pub use service::{AppService, Command, Opener, Repaint, ServiceConfig};
 pub use settings::{Settings, this_year};

@@ -180,6 +180,21 @@ impl Notice {
     }
 }
 
+/// What closing the window would cut short ([`Model::work_in_hand`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkInHand {
+    /// Deposits this process is sending.
+    pub sending: usize,
+    /// Folders being hashed (added or rescanned).
+    pub hashing: usize,
+}
+
+impl WorkInHand {
+    pub fn is_empty(&self) -> bool {
+        self.sending == 0 && self.hashing == 0
+    }
+}
+
 /// Everything the window shows, kept current by [`Model::apply`].
 #[derive(Debug, Default)]
 pub struct Model {
@@ -243,6 +258,29 @@ impl Model {
 
     pub fn row(&self, id: i64) -> Option<&DatasetEntry> {
         self.index.get(&id).map(|&i| &self.rows[i])
+    }
+
+    /// What closing the window now would cut short: deposits this process is sending
+    /// (their jobs go back on the queue, to be sent again with the same keys) and folders
+    /// being hashed (one being added is not on the list until it is added again).
+    pub fn work_in_hand(&self) -> WorkInHand {
+        let mut work = WorkInHand::default();
+        for row in &self.rows {
+            if row.id < 0 || row.hashing.is_some() {
+                work.hashing += 1;
+            }
+            work.sending += row
+                .jobs
+                .values()
+                .filter(|j| {
+                    j.state == JobState::Running
+                        && j.lease_owner
+                            .as_deref()
+                            .is_some_and(crate::engine::held_by_this_process)
+                })
+                .count();
+        }
+        work
     }
 
     /// Whether a folder is already a row (added or being added).
@@ -840,6 +878,37 @@ mod tests {
             file_count: 1,
             total_bytes: 1,
         })
+    }
+
+    #[test]
+    fn closing_would_cut_short_only_this_processs_deposits_and_the_folders_hashing() {
+        let mut model = Model::default();
+        assert!(model.work_in_hand().is_empty());
+        let running = |owner: String| JobRow {
+            lease_owner: Some(owner),
+            ..job(JobState::Running, 1, 1)
+        };
+        let mut ours = row(1, 'a', "f");
+        ours.jobs
+            .insert("t".into(), running(crate::engine::lease_owner()));
+        // A terminal's `lodge deposit` on this machine goes on whatever the window does.
+        let mut theirs = row(2, 'b', "g");
+        theirs.jobs.insert(
+            "t".into(),
+            running(format!("{}/1/0", crate::store::this_host())),
+        );
+        let mut hashing = row(3, 'c', "h");
+        hashing.hashing = Some((1, 2));
+        for r in [ours, theirs, hashing] {
+            model.insert(r);
+        }
+        assert_eq!(
+            model.work_in_hand(),
+            WorkInHand {
+                sending: 1,
+                hashing: 1
+            }
+        );
     }
 
     #[test]

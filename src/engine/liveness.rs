@@ -26,6 +26,14 @@ pub fn lease_owner() -> String {
     )
 }
 
+/// Whether `owner` (a lease's holder) is this process: a job it holds is cut short if the
+/// process ends now (the window asks before it closes).
+pub fn held_by_this_process(owner: &str) -> bool {
+    let mut parts = owner.split('/');
+    parts.next() == Some(host().as_str())
+        && parts.next().and_then(|pid| pid.parse::<u32>().ok()) == Some(std::process::id())
+}
+
 /// `Some(false)` when `owner` is a process of this machine known to be gone; `Some(true)`
 /// when it runs; `None` when we cannot tell (another machine, or no `/proc`).
 fn owner_alive(owner: &str) -> Option<bool> {
@@ -74,5 +82,14 @@ mod tests {
             );
         }
         assert_eq!(owner_alive("some-other-host/1/0"), None);
+    }
+
+    #[test]
+    fn a_lease_is_held_by_this_process_only_under_its_host_and_pid() {
+        assert!(held_by_this_process(&lease_owner()));
+        let pid = std::process::id();
+        assert!(!held_by_this_process(&format!("{}/{}/0", host(), pid + 1)));
+        assert!(!held_by_this_process(&format!("some-other-host/{pid}/0")));
+        assert!(!held_by_this_process(""));
     }
 }

@@ -10,7 +10,7 @@
 mod batch;
 mod guarded;
 mod liveness;
-pub use liveness::{expire_dead_leases, lease_owner};
+pub use liveness::{expire_dead_leases, held_by_this_process, lease_owner};
 pub mod repair;
 pub mod requeue;
 pub mod retry;

@@ -1,13 +1,86 @@
-//! Confirmation dialogs: removing a dataset that has deposit history.
+//! Confirmation dialogs: removing a dataset that has deposit history, and closing the
+//! window while it sends deposits or hashes folders.
 
 use super::LodgeApp;
-use crate::app::Command;
+use crate::app::{Command, WorkInHand};
 use crate::wording::count_of;
 
 #[derive(Default)]
 pub struct Dialogs {
     /// A dataset waiting for the person to confirm its removal.
     pub confirm_remove: Option<i64>,
+    /// A close of the window held back to ask first.
+    pub confirm_close: bool,
+    /// The person said to close anyway: the next close request is let through.
+    pub close_allowed: bool,
+}
+
+/// Hold back a close of the window while it sends deposits or hashes folders, and ask.
+/// Nothing would be lost for good (the queue is durable and the keys do not change), but an
+/// upload cut short starts over, and a folder being added is not on the list.
+pub fn hold_close_while_working(app: &mut LodgeApp, ctx: &egui::Context) {
+    if app.dialogs.close_allowed || !ctx.input(|i| i.viewport().close_requested()) {
+        return;
+    }
+    if !app.model.work_in_hand().is_empty() {
+        ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+        app.dialogs.confirm_close = true;
+    }
+}
+
+/// What the close dialog says closing now would cut short.
+pub fn close_question(work: WorkInHand) -> String {
+    let mut parts = Vec::new();
+    if work.sending > 0 {
+        let (is, it, goes) = match work.sending {
+            1 => ("is", "it", "it goes"),
+            _ => ("are", "them", "they go"),
+        };
+        parts.push(format!(
+            "{} {is} being sent. Closing stops {it}; {goes} back on the queue and {is} sent \
+             again with the same key (never twice) when Lodge opens next, or by `lodge \
+             deposit`.",
+            count_of(work.sending as u64, "deposit", "deposits")
+        ));
+    }
+    if work.hashing > 0 {
+        let is = if work.hashing == 1 { "is" } else { "are" };
+        parts.push(format!(
+            "{} {is} being hashed. Closing stops that: a folder being added is not on the \
+             list until it is added again.",
+            count_of(work.hashing as u64, "folder", "folders")
+        ));
+    }
+    parts.join(" ")
+}
+
+fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
+    let work = app.model.work_in_hand();
+    // What held the close back is done: close, as the person asked.
+    if work.is_empty() {
+        app.dialogs.confirm_close = false;
+        app.dialogs.close_allowed = true;
+        ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        return;
+    }
+    let mut keep_open = false;
+    egui::Modal::new(egui::Id::unique("confirm_close")).show(ctx, |ui| {
+        ui.set_max_width(440.0);
+        ui.heading("Close Lodge?");
+        ui.label(close_question(work));
+        ui.horizontal(|ui| {
+            if ui.button("Keep Lodge open").clicked() {
+                keep_open = true;
+            }
+            if ui.button("Close anyway").clicked() {
+                app.dialogs.close_allowed = true;
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+        });
+    });
+    if keep_open || ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
+        app.dialogs.confirm_close = false;
+    }
 }
 
 /// Remove at once when the dataset has no history; otherwise ask first.
@@ -24,6 +97,9 @@ pub fn ask_remove(app: &mut LodgeApp, id: i64) {
 }
 
 pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
+    if app.dialogs.confirm_close {
+        show_close(app, ctx);
+    }
     let Some(id) = app.dialogs.confirm_remove else {
         return;
     };
@@ -55,5 +131,34 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     });
     if close || ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
         app.dialogs.confirm_remove = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_close_question_names_what_closing_cuts_short_in_number() {
+        let one = close_question(WorkInHand {
+            sending: 1,
+            hashing: 0,
+        });
+        assert!(
+            one.starts_with("1 deposit is being sent. Closing stops it; it goes back on the queue"),
+            "{one}"
+        );
+        let both = close_question(WorkInHand {
+            sending: 3,
+            hashing: 2,
+        });
+        assert!(
+            both.contains("3 deposits are being sent. Closing stops them; they go back"),
+            "{both}"
+        );
+        assert!(
+            both.contains("2 folders are being hashed. Closing stops that"),
+            "{both}"
+        );
     }
 }

@@ -259,6 +259,7 @@ impl LodgeApp {
         self.table.refresh(&self.model, &target);
         shortcuts::handle(self, ui.ctx());
         self.check_folders_on_focus(ui.ctx());
+        dialogs::hold_close_while_working(self, ui.ctx());
 
         top_bar::show(self, ui);
         log_panel::show(self, ui);
