@@ -51,7 +51,7 @@ pub fn close_question(work: WorkInHand) -> String {
             count_of(work.hashing as u64, "folder", "folders")
         ));
     }
-    parts.join(" ")
+    parts.join("\n\n")
 }
 
 fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
