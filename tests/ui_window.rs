@@ -1249,18 +1249,29 @@ fn a_creator_typed_into_a_new_creator_field_lands_whole_as_the_problem_above_it_
 
 /// The local sandbox's port is its identity (deposits there show as deposited only under
 /// it): a second window, whose sandbox has to take another port while the first holds it,
-/// leaves the saved port alone, so the next day's window is on the usual one.
+/// leaves the saved port alone, so the next day's window is on the usual one. The second
+/// window says so: what it deposits to its local sandbox is listed under its own port.
 #[test]
 fn a_second_window_does_not_move_the_local_sandbox_to_its_stand_in_port() {
     let first = Window::open(FaultConfig::default());
     let usual = first.app().target_id().to_string();
     let same_place = gui::config(&first.lab, FaultConfig::default());
-    let second = Window::open_with(support::Lab::new(), same_place);
+    let mut second = Window::open_with(support::Lab::new(), same_place);
     assert_ne!(
         second.app().target_id(),
         usual,
         "the second window's sandbox is on a port of its own"
     );
+    second.wait("the notice of the other window", |app| {
+        !notices_with(app, "Another Lodge window is open").is_empty()
+    });
+    let said = notices_with(second.app(), "Another Lodge window is open");
+    let port = usual.rsplit(':').next().unwrap();
+    assert!(
+        said[0].1.contains(&format!("on its usual port {port}.")),
+        "{said:?}"
+    );
+    assert_eq!(said[0].0, LogLevel::Warning);
     drop(second);
     let again = first.reopen();
     assert_eq!(again.app().target_id(), usual);

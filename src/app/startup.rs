@@ -105,6 +105,14 @@ pub(super) async fn open(
         .iter()
         .map(|(name, p)| format!("Target '{name}' is not in the picker: {p}"))
         .collect();
+    if held_by_another_window && let Some(saved) = saved_port {
+        problems.push(format!(
+            "Another Lodge window is open, with the local sandbox on its usual port {saved}. \
+             This window's local sandbox is on port {port} until it closes, and what it \
+             deposits there is listed under that port, as another target: deposit to the \
+             local sandbox from the other window."
+        ));
+    }
     problems.extend(store.network_warning());
     let clock = {
         let store = store.clone();
