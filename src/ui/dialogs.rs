@@ -32,13 +32,13 @@ pub fn hold_close_while_working(app: &mut LodgeApp, ctx: &egui::Context) {
 pub fn close_question(work: WorkInHand) -> String {
     let mut parts = Vec::new();
     if work.sending > 0 {
-        let (is, it, goes) = match work.sending {
-            1 => ("is", "it", "it goes"),
-            _ => ("are", "them", "they go"),
+        let (is, it, goes, key) = match work.sending {
+            1 => ("is", "it", "it goes", "key"),
+            _ => ("are", "them", "they go", "keys"),
         };
         parts.push(format!(
             "{} {is} being sent. Closing stops {it}; {goes} back on the queue and {is} sent \
-             again with the same key (never twice) when Lodge opens next, or by `lodge \
+             again with the same {key} (never twice) when Lodge opens next, or by `lodge \
              deposit`.",
             count_of(work.sending as u64, "deposit", "deposits")
         ));
@@ -153,7 +153,10 @@ mod tests {
             hashing: 2,
         });
         assert!(
-            both.contains("3 deposits are being sent. Closing stops them; they go back"),
+            both.contains(
+                "3 deposits are being sent. Closing stops them; they go back on the queue and \
+                 are sent again with the same keys"
+            ),
             "{both}"
         );
         assert!(
