@@ -1216,24 +1216,27 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
     );
 }
 
+/// A window on a config file written by hand (`config`, its text) with one target, once
+/// Settings lists it.
+fn window_on_one_target(config: &str) -> Window {
+    no_keyring();
+    let lab = support::Lab::new();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    std::fs::write(lab.path("app/config.toml"), config).unwrap();
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("the configured target", |app| {
+        app.model.configured.len() == 1
+    });
+    w
+}
+
 /// A target saved without its token (a config file written by hand, or copied from another
 /// machine) is tested from Settings: the window says where the token is typed, in Settings,
 /// not the `lodge target add … --secret-stdin` the command line would run.
 #[test]
 fn test_connection_of_a_target_with_no_token_says_to_type_it_in_settings() {
-    no_keyring();
-    let lab = support::Lab::new();
-    let cfg = gui::config(&lab, FaultConfig::default());
-    std::fs::create_dir_all(lab.path("app")).unwrap();
-    std::fs::write(
-        lab.path("app/config.toml"),
-        "[targets.zen]\nurl = \"invenio+http://127.0.0.1:9\"\n",
-    )
-    .unwrap();
-    let mut w = Window::open_with(lab, cfg);
-    w.wait("the configured target", |app| {
-        app.model.configured.len() == 1
-    });
+    let mut w = window_on_one_target("[targets.zen]\nurl = \"invenio+http://127.0.0.1:9\"\n");
     w.open_settings();
     w.harness.get_by_label("Test connection").click();
     w.wait("the test's answer", |app| {
@@ -1256,19 +1259,9 @@ fn test_connection_of_a_target_with_no_token_says_to_type_it_in_settings() {
 /// bucket, not the missing secret (which, typed in, would only meet the bucket's refusal).
 #[test]
 fn settings_name_a_hand_edited_bad_bucket_before_the_missing_secret() {
-    no_keyring();
-    let lab = support::Lab::new();
-    let cfg = gui::config(&lab, FaultConfig::default());
-    std::fs::create_dir_all(lab.path("app")).unwrap();
-    std::fs::write(
-        lab.path("app/config.toml"),
+    let w = window_on_one_target(
         "[targets.lab]\nurl = \"s3://Bad_Bucket/x\"\nuser = \"AKIAEXAMPLE\"\n",
-    )
-    .unwrap();
-    let mut w = Window::open_with(lab, cfg);
-    w.wait("the configured target", |app| {
-        app.model.configured.len() == 1
-    });
+    );
     let problem = w.app().model.configured[0].problem.clone();
     let problem = problem.expect("the target is not in the picker");
     assert!(
