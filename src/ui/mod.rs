@@ -245,6 +245,14 @@ impl LodgeApp {
         }
     }
 
+    /// What runs before each frame and also while the window is hidden (eframe's
+    /// `App::logic`), where nothing is drawn: a close request (from the taskbar of a
+    /// minimised window too) is held back while work is in hand, and the question waits
+    /// for the window to show.
+    pub fn before_frame(&mut self, ctx: &egui::Context) {
+        dialogs::hold_close_while_working(self, ctx);
+    }
+
     /// Draw one frame.
     pub fn show(&mut self, ui: &mut egui::Ui) {
         self.service.drain(&mut self.model);
@@ -259,7 +267,6 @@ impl LodgeApp {
         self.table.refresh(&self.model, &target);
         shortcuts::handle(self, ui.ctx());
         self.check_folders_on_focus(ui.ctx());
-        dialogs::hold_close_while_working(self, ui.ctx());
 
         top_bar::show(self, ui);
         log_panel::show(self, ui);
@@ -280,6 +287,10 @@ impl LodgeApp {
 }
 
 impl eframe::App for LodgeApp {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.before_frame(ctx);
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.show(ui);
     }

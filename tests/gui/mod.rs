@@ -84,9 +84,14 @@ impl Window {
         let service = AppService::start(runtime.handle(), config, Arc::new(|| {}));
         let mut app = LodgeApp::new(service);
         prepare(&mut app);
-        let harness = Harness::builder()
-            .with_size(WINDOW)
-            .build_ui_state(|ui, app: &mut LodgeApp| app.show(ui), app);
+        let harness = Harness::builder().with_size(WINDOW).build_ui_state(
+            // As eframe runs it: `App::logic`, then `App::ui`.
+            |ui, app: &mut LodgeApp| {
+                app.before_frame(ui.ctx());
+                app.show(ui)
+            },
+            app,
+        );
         let mut w = Window {
             lab,
             harness,
