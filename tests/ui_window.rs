@@ -2383,3 +2383,44 @@ fn closing_while_a_deposit_is_sent_asks_first_and_close_anyway_closes() {
         "the close it asked for goes through"
     );
 }
+
+/// A History narrowed by its search or filters exports what it shows: the buttons say how
+/// many jobs, the file holds those, and the notice says it is part of the history. With
+/// nothing shown there is nothing to export.
+#[test]
+fn history_export_writes_the_jobs_the_search_and_filters_show() {
+    let mut w = Window::open(FaultConfig::default());
+    for (name, title) in [("soil-cores", "Soil cores 2026"), ("river", "River 2026")] {
+        let id = w.add_folder(&citable_folder(&w.lab, name, title));
+        w.deposit_row(id);
+    }
+    w.harness.get_by_label("History").click();
+    w.wait("the history", |app| {
+        app.model.history.as_ref().is_some_and(|h| h.len() == 2)
+    });
+    w.harness.step();
+    w.type_into("Search:", "river");
+    w.harness.step();
+    w.harness.get_by_label("Export CSV (1 shown)").click();
+    w.wait("the CSV written", |app| app.model.last_export.is_some());
+    let path = w.app().model.last_export.clone().unwrap();
+    let mut read = csv::Reader::from_path(&path).unwrap();
+    let titles: Vec<String> = read.records().map(|r| r.unwrap()[3].to_string()).collect();
+    assert_eq!(titles, ["River 2026"]);
+    let said = notices_with(w.app(), "History exported");
+    assert!(
+        said.iter()
+            .any(|(_, t)| t.contains("(1 job of 2, as the search and filters show)")),
+        "{said:?}"
+    );
+
+    w.type_into("Search:", "-no-such-dataset");
+    w.harness.step();
+    assert!(
+        w.harness
+            .get_by_label("Export JSON (0 shown)")
+            .accesskit_node()
+            .is_disabled(),
+        "nothing shown, nothing to export"
+    );
+}

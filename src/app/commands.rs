@@ -261,7 +261,7 @@ impl Core {
                         .notice(Notice::error(format!("Cannot read the history: {e}"))),
                 }
             }
-            Command::ExportHistory(format) => self.export(format).await,
+            Command::ExportHistory { format, jobs } => self.export(format, jobs).await,
             Command::SaveSettings(settings) => self.save_settings(settings).await,
             Command::FillInIncomplete(settings) => self.clone().fill_in_incomplete(settings).await,
             Command::CheckFolders => {
@@ -873,19 +873,34 @@ impl Core {
         }
     }
 
-    async fn export(&self, format: ExportFormat) {
+    /// Write the history (every job, or just `jobs`, in the history's order) to a file.
+    async fn export(&self, format: ExportFormat, jobs: Option<Vec<i64>>) {
         let dir = self.config.paths.export_dir.clone();
         let store = self.store.clone();
         let written = tokio::task::spawn_blocking(move || {
-            let rows = store.history().map_err(|e| e.to_string())?;
-            write_history(&dir, format, &rows)
+            let mut rows = store.history().map_err(|e| e.to_string())?;
+            let all = rows.len();
+            if let Some(jobs) = jobs {
+                let jobs: HashSet<i64> = jobs.into_iter().collect();
+                rows.retain(|r| jobs.contains(&r.job));
+            }
+            let path = write_history(&dir, format, &rows)?;
+            Ok::<_, String>((path, rows.len(), all))
         })
         .await
         .unwrap_or_else(|e| Err(e.to_string()));
         match written {
-            Ok(path) => {
+            Ok((path, written, all)) => {
+                let which = if written == all {
+                    String::new()
+                } else {
+                    format!(
+                        " ({} of {all}, as the search and filters show)",
+                        count_of(written as u64, "job", "jobs")
+                    )
+                };
                 self.out.notice(Notice::info(format!(
-                    "History exported to {}.",
+                    "History exported{which} to {}.",
                     path.display()
                 )));
                 self.out.send(Update::Exported(path));

@@ -132,7 +132,12 @@ pub enum Command {
         id: i64,
     },
     LoadHistory,
-    ExportHistory(ExportFormat),
+    /// Write the history to a file in the export folder: every job, or (`jobs`) those the
+    /// History view shows once its search and filters narrow it.
+    ExportHistory {
+        format: ExportFormat,
+        jobs: Option<Vec<i64>>,
+    },
     SaveSettings(Settings),
     /// Give every dataset whose metadata is incomplete what these defaults have and it lacks
     /// (each is re-keyed, as any metadata edit is).

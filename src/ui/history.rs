@@ -10,6 +10,7 @@ use egui_extras::{Column, TableBuilder};
 use super::LodgeApp;
 use crate::app::{Command, ExportFormat, Model};
 use crate::store::HistoryRow;
+use crate::wording::count_of;
 
 /// How far back the date filter reaches.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -216,6 +217,24 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     }
 }
 
+/// The jobs the view shows, when its search or a filter narrows it (`None`: every job).
+fn narrowed_to(app: &LodgeApp) -> Option<Vec<i64>> {
+    let h = &app.history;
+    let needle = h.search.trim().to_lowercase();
+    let narrowed =
+        !needle.is_empty() || h.state.is_some() || h.target.is_some() || h.since != Since::Any;
+    let now = app.clock.now_ms();
+    narrowed.then(|| {
+        app.model
+            .history
+            .iter()
+            .flatten()
+            .filter(|r| passes(app, r, &needle, now))
+            .map(|r| r.job)
+            .collect()
+    })
+}
+
 fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
     ui.horizontal_wrapped(|ui| {
         let l = ui.label("Search:");
@@ -271,11 +290,37 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             })
             .response
             .labelled_by(l.id);
-        if ui.button("Export CSV").clicked() {
-            app.send(Command::ExportHistory(ExportFormat::Csv));
-        }
-        if ui.button("Export JSON").clicked() {
-            app.send(Command::ExportHistory(ExportFormat::Json));
+        // What the view shows is what is exported: a search or a filter narrows both.
+        let jobs = narrowed_to(app);
+        let (shown, hover) = match &jobs {
+            None => (
+                String::new(),
+                "Every job of the history, to a file in the export folder".to_string(),
+            ),
+            Some(jobs) => (
+                format!(" ({} shown)", jobs.len()),
+                format!(
+                    "The {} the search and filters show, to a file in the export folder; \
+                     clear them to export every job",
+                    count_of(jobs.len() as u64, "job", "jobs")
+                ),
+            ),
+        };
+        let some = jobs.as_ref().is_none_or(|j| !j.is_empty());
+        for (label, format) in [
+            ("Export CSV", ExportFormat::Csv),
+            ("Export JSON", ExportFormat::Json),
+        ] {
+            if ui
+                .add_enabled(some, egui::Button::new(format!("{label}{shown}")))
+                .on_hover_text(&hover)
+                .clicked()
+            {
+                app.send(Command::ExportHistory {
+                    format,
+                    jobs: jobs.clone(),
+                });
+            }
         }
         if let Some(path) = app.model.last_export.clone()
             && let Some(dir) = path.parent()
