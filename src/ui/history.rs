@@ -62,6 +62,19 @@ pub struct HistoryState {
     requested_for: Option<u64>,
     /// When (input time, s) it was last asked for.
     requested_at: f64,
+    /// The jobs the view showed at its last frame once its search or a filter narrows it
+    /// (`None`: every job): what Export writes.
+    shown: Option<Vec<i64>>,
+}
+
+impl HistoryState {
+    /// Whether the search or a filter leaves out some jobs.
+    fn narrows(&self) -> bool {
+        !self.search.trim().is_empty()
+            || self.state.is_some()
+            || self.target.is_some()
+            || self.since != Since::Any
+    }
 }
 
 /// The target filter's choices, (scope, label): the picker's targets, then any other the
@@ -127,6 +140,16 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         .iter()
         .filter(|r| passes(app, r, &needle, now))
         .collect();
+    // Export (drawn above, in the toolbar) writes these: once they change, draw again so
+    // its count follows at once.
+    let narrowed = app
+        .history
+        .narrows()
+        .then(|| shown.iter().map(|r| r.job).collect::<Vec<_>>());
+    if narrowed != app.history.shown {
+        app.history.shown = narrowed;
+        ui.ctx().request_repaint();
+    }
     if shown.is_empty() {
         ui.label("No deposits match. Deposits appear here as soon as they are queued.");
         return;
@@ -217,24 +240,6 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     }
 }
 
-/// The jobs the view shows, when its search or a filter narrows it (`None`: every job).
-fn narrowed_to(app: &LodgeApp) -> Option<Vec<i64>> {
-    let h = &app.history;
-    let needle = h.search.trim().to_lowercase();
-    let narrowed =
-        !needle.is_empty() || h.state.is_some() || h.target.is_some() || h.since != Since::Any;
-    let now = app.clock.now_ms();
-    narrowed.then(|| {
-        app.model
-            .history
-            .iter()
-            .flatten()
-            .filter(|r| passes(app, r, &needle, now))
-            .map(|r| r.job)
-            .collect()
-    })
-}
-
 fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
     ui.horizontal_wrapped(|ui| {
         let l = ui.label("Search:");
@@ -291,7 +296,7 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             .response
             .labelled_by(l.id);
         // What the view shows is what is exported: a search or a filter narrows both.
-        let jobs = narrowed_to(app);
+        let jobs = app.history.shown.clone();
         let (shown, hover) = match &jobs {
             None => (
                 String::new(),
