@@ -123,16 +123,10 @@ pub(super) fn register_all(
             crate::config::credentials::lacks_stored_secret(config_path, &summary.name, &t)
                 .unwrap_or(false);
         let opened = if secret_missing {
-            // Said for the window, where the password is typed in Settings, not piped to a
-            // command as the command line's message says.
+            // Said for the window, where the password is typed in Settings (not piped to a
+            // command, as the command line's message says); a refused setting first.
             summary.credentials = crate::config::describe_credentials_without_secret(&t);
-            // A setting it cannot open with first: typing the secret would not help.
-            Err(
-                crate::config::settings_problem(&summary.name, &t).map_or_else(
-                    || crate::config::credentials::missing_secret_in_window(&summary.name, &t),
-                    |e| e.to_string(),
-                ),
-            )
+            Err(crate::config::missing_secret_in_window(&summary.name, &t).to_string())
         } else {
             open_one(config_path, &summary.name, &t, &picker, token, &store)
         };

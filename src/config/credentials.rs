@@ -130,9 +130,10 @@ pub fn what_is_missing(target: &TargetConfig) -> &'static str {
     }
 }
 
-/// What the window says of target `name` when [`lacks_stored_secret`]: the secret is
-/// typed in Settings, not piped to the command the command line's message names.
-pub fn missing_secret_in_window(name: &str, target: &TargetConfig) -> String {
+/// Where the window says the secret of target `name` is typed when
+/// [`lacks_stored_secret`]: in Settings, not piped to the command the command line's
+/// message names. (`config::missing_secret_in_window` says a refused setting first.)
+pub(super) fn missing_secret_in_window(name: &str, target: &TargetConfig) -> String {
     format!(
         "target '{name}' has {} stored: in Settings, Targets, press Edit next to it, type it \
          under Password, secret key or token and press Save target",

@@ -23,8 +23,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub use open::{
-    OpenedFor, TargetSummary, add_command, describe_credentials_without_secret, no_such_target,
-    open_target_for, open_target_spec, resolve, scope_id_of, settings_problem, test_named,
+    OpenedFor, TargetSummary, add_command, describe_credentials_without_secret,
+    missing_secret_in_window, no_such_target, open_target_for, open_target_spec, resolve,
+    scope_id_of, test_named,
 };
 
 /// Why the configuration cannot be read, written or used; the message names the fix.

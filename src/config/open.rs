@@ -234,8 +234,16 @@ pub fn open_target_for(
 
 /// Why target `name` cannot be opened as it is configured, its credentials aside (a URL,
 /// bucket or setting it refuses), if it cannot.
-pub fn settings_problem(name: &str, t: &TargetConfig) -> Option<ConfigError> {
+fn settings_problem(name: &str, t: &TargetConfig) -> Option<ConfigError> {
     open_with(name, t, None, None, None).err()
+}
+
+/// What the window says of target `name`, saved without its secret: a setting it cannot
+/// open with first (the secret, typed in, would only meet that refusal), else where in
+/// Settings the secret is typed.
+pub fn missing_secret_in_window(name: &str, t: &TargetConfig) -> ConfigError {
+    settings_problem(name, t)
+        .unwrap_or_else(|| ConfigError::new(credentials::missing_secret_in_window(name, t)))
 }
 
 /// The `lodge target add` that saves target `name` as `t` is, with `credentials` added:
@@ -500,9 +508,7 @@ pub async fn test_named(
     let config = Config::load(config_path)?;
     let (name, t) = resolve(&config, name)?;
     if credentials::lacks_stored_secret(config_path, &name, &t)? {
-        return Err(settings_problem(&name, &t).unwrap_or_else(|| {
-            ConfigError::new(credentials::missing_secret_in_window(&name, &t))
-        }));
+        return Err(missing_secret_in_window(&name, &t));
     }
     let target = open_target_for(config_path, &name, &t, token, OpenedFor::Window)?;
     Ok(target.probe().await)
