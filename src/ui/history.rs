@@ -296,22 +296,22 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             .response
             .labelled_by(l.id);
         // What the view shows is what is exported: a search or a filter narrows both.
-        let jobs = app.history.shown.clone();
-        let (shown, hover) = match &jobs {
+        let count = app.history.shown.as_ref().map(Vec::len);
+        let (shown, hover) = match count {
             None => (
                 String::new(),
                 "Every job of the history, to a file in the export folder".to_string(),
             ),
-            Some(jobs) => (
-                format!(" ({} shown)", jobs.len()),
+            Some(n) => (
+                format!(" ({n} shown)"),
                 format!(
                     "The {} the search and filters show, to a file in the export folder; \
                      clear them to export every job",
-                    count_of(jobs.len() as u64, "job", "jobs")
+                    count_of(n as u64, "job", "jobs")
                 ),
             ),
         };
-        let some = jobs.as_ref().is_none_or(|j| !j.is_empty());
+        let some = count != Some(0);
         for (label, format) in [
             ("Export CSV", ExportFormat::Csv),
             ("Export JSON", ExportFormat::Json),
@@ -321,10 +321,8 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 .on_hover_text(&hover)
                 .clicked()
             {
-                app.send(Command::ExportHistory {
-                    format,
-                    jobs: jobs.clone(),
-                });
+                let jobs = app.history.shown.clone();
+                app.send(Command::ExportHistory { format, jobs });
             }
         }
         if let Some(path) = app.model.last_export.clone()
