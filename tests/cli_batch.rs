@@ -3203,6 +3203,21 @@ async fn add_takes_several_folders_each_its_own_dataset_and_a_bad_one_stops_only
         ],
     );
 
+    // A guess at the placeholder is refused, for one folder as for two: the title would
+    // reach the repository with the braces in it.
+    for dirs in [vec![one.as_path()], vec![one.as_path(), two.as_path()]] {
+        let guessed = add(&dirs, &["--title", "Run {name}"]).await;
+        assert_eq!(guessed.status.code(), Some(2), "{}", text(&guessed));
+        assert_all(
+            &text(&guessed),
+            &[
+                "--title 'Run {name}': {name} is not filled in by Lodge",
+                "{folder} is the one placeholder, for each folder's name: \"Run {folder}\"",
+            ],
+        );
+        assert!(!db.exists(), "a refused title adds nothing");
+    }
+
     // The empty folder is refused by name; the others are added, each with its own
     // citation's title where it has one, and the common flags.
     let out = add(&[&one, &lab.path("empty"), &two, &one], &common).await;

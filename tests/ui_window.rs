@@ -1677,6 +1677,33 @@ fn defaults_set_in_settings_fill_in_the_incomplete_datasets_already_in_the_list(
     }
 }
 
+/// A default title with a guess at the placeholder (`{name}`) is not saved: every folder
+/// added after would be deposited under a title with the braces in it.
+#[test]
+fn a_default_title_with_an_unknown_placeholder_is_refused_with_the_fix() {
+    let mut w = Window::open(FaultConfig::default());
+    w.open_settings();
+    w.type_into("Title", "Soil survey {name}");
+    w.harness.step();
+    w.harness.get_by_label_contains(
+        "Title: {name} is not filled in by Lodge, and the title would reach the repository",
+    );
+    w.harness
+        .get_by_label_contains("for each folder's name: \"Soil survey {folder}\"");
+    w.harness.get_by_label("Save settings").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(
+        w.app().settings.is_open(),
+        "the window stays open with what was typed"
+    );
+    assert!(
+        !std::fs::read_to_string(w.lab.path("app/settings.json"))
+            .is_ok_and(|saved| saved.contains("{name}")),
+        "nothing is saved until the title is fixed"
+    );
+}
+
 /// A shared database typed into Settings that cannot be reached is said at once, while the
 /// person is there to correct it: the next start would stop on it.
 #[test]

@@ -7,10 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::content::{Creator, Metadata};
-
-/// What a default title writes in for the folder's name.
-pub const FOLDER_PLACEHOLDER: &str = "{folder}";
+use crate::content::{Creator, Metadata, template_problem, title_for_folder};
 
 /// Defaults applied to the metadata of newly added folders.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,6 +83,9 @@ impl Settings {
 
     /// What is wrong with these settings, if anything, naming the field and the fix.
     pub fn problem(&self) -> Option<String> {
+        if let Some(problem) = template_problem(self.title.trim(), "Title") {
+            return Some(problem);
+        }
         let db = self.database.trim();
         if db.is_empty() {
             return None;
@@ -118,7 +118,7 @@ impl Settings {
     pub fn apply_defaults(&self, metadata: &mut Metadata, folder: &str, year: i32) {
         let title = self.title.trim();
         if metadata.title.trim().is_empty() && !title.is_empty() {
-            metadata.title = title.replace(FOLDER_PLACEHOLDER, folder);
+            metadata.title = title_for_folder(title, folder);
         }
         let publisher = self.publisher.trim();
         if metadata.publisher.trim().is_empty() && !publisher.is_empty() {

@@ -12,8 +12,8 @@ use super::output::{HashBar, shell_word};
 use super::stop_signal::StopFlag;
 use crate::catalog::record_folder;
 use crate::content::{
-    Creator, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder, spdx_license_id,
-    spdx_suggestion,
+    Creator, FOLDER_PLACEHOLDER, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder,
+    spdx_license_id, spdx_suggestion, template_problem, title_for_folder,
 };
 use crate::store::{DatasetRow, Store, StoreError, StoreLocation};
 use crate::wording::{count_of, human_bytes};
@@ -25,7 +25,8 @@ pub struct AddArgs {
     #[arg(required = true, value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
     /// The title. `{folder}` in it becomes each folder's name, so several folders get a
-    /// title each: `--title "Ocean run {folder}"`; without it, one folder only.
+    /// title each: `--title "Ocean run {folder}"`; without it, one folder only. `{folder}` is
+    /// the one placeholder: `{name}`, `{}` and the like are refused, not sent as written.
     #[arg(long)]
     pub title: Option<String>,
     /// "Family, Given", optionally with "; orcid=0000-0002-1825-0097; affiliation=Lab".
@@ -113,9 +114,6 @@ fn parse_creator(text: &str) -> anyhow::Result<Creator> {
     Ok(creator)
 }
 
-/// What `--title` writes in for the folder's name.
-const FOLDER_PLACEHOLDER: &str = "{folder}";
-
 impl AddArgs {
     /// Whether a flag gives this field (named as [`Metadata::fields_differing_from`] does).
     fn sets(&self, field: &str) -> bool {
@@ -135,7 +133,7 @@ impl AddArgs {
     /// Put the flags into `m`, for the folder named `folder`.
     fn apply(&self, m: &mut Metadata, folder: &str) -> anyhow::Result<()> {
         if let Some(t) = &self.title {
-            m.title = t.replace(FOLDER_PLACEHOLDER, folder);
+            m.title = title_for_folder(t, folder);
         }
         if !self.creators.is_empty() {
             m.creators = self
@@ -352,6 +350,13 @@ pub(super) fn person_notes(metadata: &Metadata) -> Vec<String> {
 }
 
 pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
+    if let Some(problem) = args
+        .title
+        .as_deref()
+        .and_then(|t| template_problem(t, &format!("--title {}", shell_word(t))))
+    {
+        anyhow::bail!("{problem}");
+    }
     if let Some(title) = &args.title
         && args.dirs.len() > 1
         && !title.contains(FOLDER_PLACEHOLDER)

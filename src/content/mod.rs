@@ -16,6 +16,7 @@ mod metadata;
 mod person_name;
 mod prefill;
 mod scan;
+mod title_template;
 
 pub use citation::citation;
 pub use dataset::{PreparedDataset, prepare_dataset, prepare_scanned};
@@ -38,3 +39,4 @@ pub use scan::{
     IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, on_disk, scan_folder,
     scan_folder_leaving_out,
 };
+pub use title_template::{FOLDER_PLACEHOLDER, template_problem, title_for_folder};
