@@ -11,6 +11,7 @@ pub mod failure;
 pub mod holdings;
 pub mod http;
 pub mod invenio;
+pub mod keyed_lock;
 pub mod probe;
 pub mod record;
 pub mod s3;

@@ -8,14 +8,13 @@
 //! upload leaves part of a file behind. Basic auth. A server that ignores the condition is
 //! found out by [`Target::probe`] (`lodge target test`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use async_trait::async_trait;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode, Url};
 
 use super::holdings::{hash_body, read_by_digest};
 use super::http::{client, failure_of, send};
+use super::keyed_lock::KeyedLock;
 use super::probe::ProbeReport;
 use super::record::{FoundRecord, found_record, record_body, validate};
 use super::secret::{CredentialsFix, UserSecret};
@@ -23,7 +22,7 @@ use super::stream::put_file;
 use super::{
     DepositRequest, Failure, FileHeld, Holdings, Landed, ProgressSink, ReadBack, RecordRef, Target,
 };
-use crate::content::{ContentDocument, ContentKey, ManifestEntry};
+use crate::content::{ContentDocument, ContentKey, ManifestEntry, Sha256Hex};
 
 /// Files at least this big are looked up with HEAD before sending.
 const HEAD_FIRST_BYTES: u64 = 1 << 20;
@@ -35,7 +34,14 @@ pub struct WebDavTarget {
     scope_id: String,
     auth: Option<UserSecret>,
     http: reqwest::Client,
-    folders_made: AtomicBool,
+    /// Set once `blobs/`, `blobs/sha256/` and `records/` are known to exist. A cell rather
+    /// than a flag so that concurrent deposits wait for one MKCOL of each instead of racing
+    /// them: some servers (wsgidav) answer the loser of two MKCOLs of one folder with a 500.
+    folders_made: tokio::sync::OnceCell<()>,
+    /// Each blob is sent by one of this target's deposits at a time: the server writes a
+    /// PUT's body as it arrives, and a second deposit of the same file finding it half
+    /// written would take it for what a cut-off upload left, and delete it.
+    blob_uploads: KeyedLock<Sha256Hex>,
     /// The environment variable the password comes from, if the config names one: a
     /// refused password is fixed there, not in the keyring.
     secret_env: Option<String>,
@@ -74,7 +80,8 @@ impl WebDavTarget {
             scope_id,
             auth,
             http: client()?,
-            folders_made: AtomicBool::new(false),
+            folders_made: tokio::sync::OnceCell::new(),
+            blob_uploads: KeyedLock::default(),
             secret_env: None,
             credentials_fix: None,
         })
@@ -147,11 +154,16 @@ impl WebDavTarget {
         }
     }
 
-    /// MKCOL `blobs/`, `blobs/sha256/` and `records/` (405: already there).
+    /// MKCOL `blobs/`, `blobs/sha256/` and `records/` (405: already there), once for all of
+    /// this target's deposits; after a failure the next deposit tries again.
     async fn make_folders(&self) -> Result<(), Failure> {
-        if self.folders_made.load(Ordering::Relaxed) {
-            return Ok(());
-        }
+        self.folders_made
+            .get_or_try_init(|| self.mkcol_each_folder())
+            .await
+            .map(|_| ())
+    }
+
+    async fn mkcol_each_folder(&self) -> Result<(), Failure> {
         for folder in ["blobs/", "blobs/sha256/", "records/"] {
             let mkcol = Method::from_bytes(b"MKCOL").expect("method name");
             let resp = send(self.request(mkcol, folder)).await?;
@@ -174,7 +186,6 @@ impl WebDavTarget {
                 _ => return Err(self.failure(resp).await),
             }
         }
-        self.folders_made.store(true, Ordering::Relaxed);
         Ok(())
     }
 
@@ -373,6 +384,7 @@ impl Target for WebDavTarget {
                 progress(entry.size);
                 continue;
             }
+            let _sent_by_this_deposit_alone = self.blob_uploads.hold(entry.sha256).await;
             if entry.size >= HEAD_FIRST_BYTES
                 && let Some(size) = self.blob_size(entry).await?
             {

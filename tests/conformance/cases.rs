@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use lodge::content::{ContentDocument, ContentKey, Metadata, Sha256Hex};
-use lodge::engine::Engine;
 use lodge::engine::repair::{Repair, repair_deposit};
 use lodge::engine::verify::{Verification, check_deposit};
+use lodge::engine::{Engine, EngineConfig};
 use lodge::store::{EventKind, JobRow, JobState, Store};
 use lodge::targets::{Discrepancy, FileHeld, ProgressSink, ReadBack};
 use tokio_util::sync::CancellationToken;
@@ -166,6 +166,59 @@ pub async fn eight_concurrent_deposits_make_one_record(kind: Kind) {
         "every machine sees the same identifier"
     );
     assert_eq!(env.records().await, 1);
+}
+
+/// The first batch into a new place, sent all at once, every dataset holding one same
+/// file: every deposit lands on its first attempt. Concurrent deposits do not race each
+/// other to set the place up (on WebDAV, two MKCOLs of one folder, the loser of which
+/// wsgidav answers with a 500), nor to send the shared file (on WebDAV, whose server writes
+/// a file as it arrives, a second deposit found it half written, took it for what a cut-off
+/// upload left and deleted it under the first).
+pub async fn a_first_batch_sent_at_once_lands_each_deposit_on_its_first_attempt(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    // Large enough to be still arriving while the other deposits find it there.
+    let shared = big_bytes(9, 12 * BIG);
+    let datasets: Vec<_> = (0..8)
+        .map(|i| {
+            let own = format!("row {i}\n");
+            let folder = lab.folder(
+                &format!("batch/ds{i}"),
+                &[
+                    ("calibration.bin", &shared[..]),
+                    ("data.csv", own.as_bytes()),
+                ],
+            );
+            add(&store, &folder, &metadata(&format!("First batch {i}")))
+        })
+        .collect();
+    let config = EngineConfig {
+        concurrency: 8,
+        ..fast_config()
+    };
+    let jobs = deposit(&store, &env.target, &datasets, config).await;
+    for job in &jobs {
+        assert_eq!(job.state, JobState::Deposited, "{job:?}");
+        assert_eq!(
+            job.attempts,
+            1,
+            "job {}: {:#?}",
+            job.id,
+            store.events_for_job(job.id).unwrap()
+        );
+    }
+    assert_eq!(env.records().await, 8);
+    let deleted: Vec<_> = env
+        .proxy
+        .log()
+        .into_iter()
+        .filter(|(method, _)| method == "DELETE")
+        .collect();
+    assert!(
+        deleted.is_empty(),
+        "nothing a deposit of this batch sent is taken for a cut-off upload: {deleted:?}"
+    );
 }
 
 pub async fn same_key_on_another_target_is_independent(kind: Kind) {

@@ -46,6 +46,7 @@ conformance!(
     replay_makes_no_request,
     response_lost_after_commit_gives_the_original_identifier,
     eight_concurrent_deposits_make_one_record,
+    a_first_batch_sent_at_once_lands_each_deposit_on_its_first_attempt,
     same_key_on_another_target_is_independent,
     wrong_credentials_pause_the_target_without_a_loop,
     validation_error_is_terminal,

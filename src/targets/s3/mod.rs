@@ -19,6 +19,7 @@ use reqwest::{Method, StatusCode, Url};
 
 use super::holdings::{hash_body, read_by_digest};
 use super::http::client;
+use super::keyed_lock::KeyedLock;
 use super::probe::ProbeReport;
 use super::record::{record_body, validate};
 use super::secret::{CredentialsFix, UserSecret};
@@ -67,6 +68,10 @@ pub struct S3Target {
     user_env: Option<String>,
     /// Where new credentials for it are stored, for messages.
     credentials_fix: Option<CredentialsFix>,
+    /// Each blob is sent by one of this target's deposits at a time: a second deposit of the
+    /// same file waits and finds it there, rather than sending it beside the first (a large
+    /// one by a multipart upload of its own, which the first would then abort as left over).
+    blob_uploads: KeyedLock<Sha256Hex>,
 }
 
 impl S3Target {
@@ -87,6 +92,7 @@ impl S3Target {
             secret_env: None,
             user_env: None,
             credentials_fix: None,
+            blob_uploads: KeyedLock::default(),
         })
     }
 
@@ -409,6 +415,7 @@ impl Target for S3Target {
                 progress(entry.size);
                 continue;
             }
+            let _sent_by_this_deposit_alone = self.blob_uploads.hold(entry.sha256).await;
             if entry.size >= HEAD_FIRST_BYTES {
                 let key = self.location.blob_key(&entry.sha256);
                 if let Some((size, _)) = self.head(&key).await? {
