@@ -407,8 +407,9 @@ pub fn summarize_body(body: &str) -> String {
     s
 }
 
-/// An HTML page (a proxy's or a web server's error page, a login page) instead of the API's
-/// answer: its title, or its first heading, or its text.
+/// An HTML page (a server's or a proxy's error page, a login page) instead of an answer Lodge
+/// reads: its title, or its first heading, or its text. A WebDAV server's own errors come
+/// this way too, so the words do not presume a proxy.
 fn html_page_summary(body: &str) -> Option<String> {
     let head: String = body
         .chars()
@@ -445,8 +446,8 @@ fn html_page_summary(body: &str) -> Option<String> {
         summary = "(nothing)".into();
     }
     Some(format!(
-        "an HTML page {how} '{summary}' instead of the API's answer (a proxy or web server \
-         in front of the repository, or a URL that is not the repository's API)"
+        "an HTML page {how} '{summary}', not an answer Lodge can read: an error page of the \
+         server or of a proxy in front of it, or a page at a URL that is not the repository's"
     ))
 }
 
@@ -599,6 +600,13 @@ mod tests {
         );
         assert!(!text.contains("<center>"), "{text}");
         assert_eq!(f.class(), FailureClass::RetryAmbiguous);
+        // A WebDAV server's own error page is such a page too: the words presume no API
+        // and no proxy, only offer them.
+        assert!(
+            text.contains("an error page of the server or of a proxy in front of it"),
+            "{text}"
+        );
+        assert!(!text.contains("API"), "{text}");
     }
 
     #[tokio::test]
