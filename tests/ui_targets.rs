@@ -1269,3 +1269,65 @@ fn settings_name_a_hand_edited_bad_bucket_before_the_missing_secret() {
         "{problem}"
     );
 }
+
+/// A target added to the config file from outside the window (`lodge target add` in a
+/// terminal) reaches the picker and Settings without a restart, with a notice naming it;
+/// but not while the window sends a deposit, which opening the targets again would cut
+/// short: that deposit lands on its first attempt, and the new target comes after.
+#[test]
+fn a_target_added_in_a_terminal_reaches_the_picker_once_nothing_is_being_sent() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig {
+        latency_ms: 3_000,
+        ..FaultConfig::default()
+    });
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the deposit to be sent", |app| {
+        app.model.work_in_hand().sending == 1
+    });
+    let second = second_sandbox(&w);
+    let config = w.lab.path("app/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        format!("[targets.lab]\nurl = \"{}\"\n", second.target_url()),
+    )
+    .unwrap();
+
+    // The file is looked at every 2 s: in 2.5 s it was seen, and left for later.
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(2_500);
+    while std::time::Instant::now() < until {
+        w.harness.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(
+        w.app().model.configured.is_empty(),
+        "the targets are not opened again while a deposit is sent"
+    );
+    assert_eq!(w.app().model.targets.len(), 1, "the local sandbox alone");
+
+    w.wait("the deposit to land", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    w.wait("the new target", |app| {
+        app.model.configured.iter().any(|t| t.summary.name == "lab")
+    });
+    w.wait("the picker to have it", |app| app.model.targets.len() == 2);
+    let said = gui::notices_with(w.app(), "changed outside this window (added 'lab')");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0]
+            .1
+            .contains("the target picker and Settings follow it now"),
+        "{said:?}"
+    );
+    let cut_short: Vec<_> = w
+        .app()
+        .model
+        .log
+        .iter()
+        .filter(|l| l.text.contains("stopped before the attempt finished"))
+        .collect();
+    assert!(cut_short.is_empty(), "{cut_short:?}");
+}

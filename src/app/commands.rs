@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
+use super::config_watch::ConfigStamp;
 use super::export::{ExportFormat, write_history};
 use super::model::Notice;
 use super::service::{Command, Repaint, ServiceConfig};
@@ -132,6 +133,11 @@ pub(super) struct Core {
     /// The configured targets left out of the picker, by name, with the problem the window
     /// was told of: a reload (after any target is saved) warns again only of what changed.
     left_out_said: Mutex<BTreeMap<String, String>>,
+    /// The version of the config file the targets were last opened from.
+    config_stamp: Mutex<ConfigStamp>,
+    /// Held while the targets are written or opened again, so that the config file's
+    /// watcher does not open them a second time after a save in Settings.
+    targets_changing: tokio::sync::Mutex<()>,
 }
 
 /// The hashing of one row's folder as the window sees it: its progress (at most every
@@ -183,6 +189,7 @@ impl Core {
         out: Outbox,
         shutdown: CancellationToken,
         left_out_said: BTreeMap<String, String>,
+        config_stamp: ConfigStamp,
     ) -> Core {
         Core {
             store,
@@ -198,6 +205,8 @@ impl Core {
             hashing: Mutex::new(HashMap::new()),
             next_placeholder: AtomicI64::new(-1),
             left_out_said: Mutex::new(left_out_said),
+            config_stamp: Mutex::new(config_stamp),
+            targets_changing: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -332,6 +341,20 @@ impl Core {
     /// See the field: the targets left out of the picker the window was told of.
     pub(super) fn left_out_said(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, String>> {
         lock(&self.left_out_said)
+    }
+
+    /// See the field: the config file's version the targets were last opened from.
+    pub(super) fn config_stamp(&self) -> ConfigStamp {
+        lock(&self.config_stamp).clone()
+    }
+
+    pub(super) fn set_config_stamp(&self, stamp: ConfigStamp) {
+        *lock(&self.config_stamp) = stamp;
+    }
+
+    /// See the field: held while the targets are written or opened again.
+    pub(super) fn targets_changing(&self) -> &tokio::sync::Mutex<()> {
+        &self.targets_changing
     }
 
     pub(super) fn sandbox_target(&self) -> &Arc<dyn Target> {

@@ -8,6 +8,7 @@
 //! [`DedupStatus`] is the per-row answer to "where is this dataset, per target".
 
 mod commands;
+mod config_watch;
 mod export;
 mod model;
 mod paths;

@@ -10,6 +10,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 use super::commands::{Core, Outbox};
+use super::config_watch::{ConfigStamp, watch_config_file};
 use super::model::Notice;
 use super::service::ServiceConfig;
 use super::settings::Settings;
@@ -77,11 +78,13 @@ pub(super) async fn open(
     }
     let target = open_target(&sandbox.target_url(), None).map_err(|e| e.to_string())?;
 
+    let config_stamp;
     let registered = {
         let store = store.clone();
         let target = target.clone();
         let engine_config = config.engine.clone();
         let config_file = paths.config_file.clone();
+        config_stamp = ConfigStamp::of(&config_file);
         let token = config.sandbox_token.clone();
         tokio::task::spawn_blocking(move || {
             register_all(
@@ -100,6 +103,7 @@ pub(super) async fn open(
     forward_engine_events(&engine, store.clone(), out.clone(), shutdown.clone());
     let targets = registered.picker;
     let configured = registered.configured;
+    let names = configured.iter().map(|t| t.summary.name.clone()).collect();
     let left_out = left_out_of_picker(&configured);
     let mut problems: Vec<String> = left_out
         .iter()
@@ -165,9 +169,20 @@ pub(super) async fn open(
         out.send(Update::Notice(Notice::warning(p)));
     }
     note_folders_since_scan(store.clone(), out.clone());
-    Ok(Arc::new(Core::new(
-        store, engine, sandbox, target, config, settings, out, shutdown, left_out,
-    )))
+    let core = Arc::new(Core::new(
+        store,
+        engine,
+        sandbox,
+        target,
+        config,
+        settings,
+        out,
+        shutdown.clone(),
+        left_out,
+        config_stamp,
+    ));
+    watch_config_file(core.clone(), names, shutdown);
+    Ok(core)
 }
 
 async fn start_sandbox(

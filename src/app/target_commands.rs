@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::commands::Core;
+use super::config_watch::ConfigStamp;
 use super::model::Notice;
 use super::startup::{SANDBOX_LABEL, forward_engine_events};
 use super::targets::{self, ConfiguredTarget, TargetField, TargetForm};
@@ -13,6 +14,7 @@ use crate::wording::count_of;
 
 impl Core {
     pub(super) async fn save_target(self: Arc<Self>, form: TargetForm) {
+        let _changing = self.targets_changing().lock().await;
         let path = self.config().paths.config_file.clone();
         let editing = form.editing.is_some();
         let saved = tokio::task::spawn_blocking(move || targets::save(&path, form))
@@ -75,6 +77,7 @@ impl Core {
     }
 
     pub(super) async fn remove_target(self: Arc<Self>, name: String) {
+        let _changing = self.targets_changing().lock().await;
         let path = self.config().paths.config_file.clone();
         let n = name.clone();
         let removed = tokio::task::spawn_blocking(move || targets::remove(&path, &n))
@@ -142,6 +145,8 @@ impl Core {
         let sandbox = self.sandbox_target().clone();
         let path = self.config().paths.config_file.clone();
         let token = self.config().sandbox_token.clone();
+        // Before reading: a change made while it is read is seen by the next look.
+        self.set_config_stamp(ConfigStamp::of(&path));
         let built = tokio::task::spawn_blocking(move || {
             targets::register_all(
                 store,
@@ -158,8 +163,8 @@ impl Core {
             Ok(r) => r,
             Err(e) => {
                 self.out().notice(Notice::error(format!(
-                    "The targets were saved but deposits still use the old list: {e}. \
-                     Restart Lodge."
+                    "The targets could not be opened again, so deposits still use the old \
+                     list: {e}. Restart Lodge."
                 )));
                 return Vec::new();
             }

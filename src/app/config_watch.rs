@@ -1,0 +1,152 @@
+//! Targets added, changed or removed in the config file by something other than this window
+//! (`lodge target add` in a terminal, an editor) reach the picker without a restart.
+//!
+//! The file is looked at every couple of seconds. When it has changed, the targets are opened
+//! again, as after a save in Settings, but only once this window sends nothing: opening them
+//! again starts a new engine, and the old one's uploads in flight would be cut short (they go
+//! back on the queue, and start over).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use tokio_util::sync::CancellationToken;
+
+use super::commands::Core;
+use super::model::Notice;
+use crate::engine::held_by_this_process;
+
+/// How often the config file is looked at.
+pub(super) const LOOK_EVERY: Duration = Duration::from_secs(2);
+
+/// One version of the config file, as far as a look at it tells: its modification time and
+/// size, or none when there is no file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct ConfigStamp(Option<(SystemTime, u64)>);
+
+impl ConfigStamp {
+    pub(super) fn of(path: &Path) -> ConfigStamp {
+        ConfigStamp(
+            std::fs::metadata(path)
+                .ok()
+                .map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len())),
+        )
+    }
+}
+
+/// Watch the config file until `shutdown`, opening the targets again when it changes.
+/// `names` are the targets configured when the window started.
+pub(super) fn watch_config_file(
+    core: Arc<Core>,
+    mut names: BTreeSet<String>,
+    shutdown: CancellationToken,
+) {
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep(LOOK_EVERY) => {}
+                () = shutdown.cancelled() => return,
+            }
+            let path = core.config().paths.config_file.clone();
+            // Settings saving or removing a target opens them again itself: not twice.
+            let Ok(_targets) = core.targets_changing().try_lock() else {
+                continue;
+            };
+            if ConfigStamp::of(&path) == core.config_stamp() || sending(&core).await {
+                continue;
+            }
+            let configured = core.reload_targets().await;
+            let now: BTreeSet<String> = configured.into_iter().map(|t| t.summary.name).collect();
+            core.out()
+                .notice(Notice::info(changed_notice(&path, &names, &now)));
+            names = now;
+        }
+    });
+}
+
+/// Whether this window's engine holds a job: one it is sending now.
+async fn sending(core: &Core) -> bool {
+    core.db(|s| s.live_leases())
+        .await
+        // Unknown is treated as busy: the next look tries again.
+        .map_or(true, |leases| {
+            leases
+                .iter()
+                .any(|(_, _, owner)| held_by_this_process(owner))
+        })
+}
+
+/// What the window says once it has read the changed config file: the targets it added or
+/// took out of the picker by name, else that their settings changed.
+fn changed_notice(path: &Path, before: &BTreeSet<String>, now: &BTreeSet<String>) -> String {
+    let quoted = |names: Vec<&String>| {
+        names
+            .iter()
+            .map(|n| format!("'{n}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let added: Vec<&String> = now.difference(before).collect();
+    let removed: Vec<&String> = before.difference(now).collect();
+    let mut what = Vec::new();
+    if !added.is_empty() {
+        what.push(format!("added {}", quoted(added)));
+    }
+    if !removed.is_empty() {
+        what.push(format!("removed {}", quoted(removed)));
+    }
+    let what = match what.is_empty() {
+        true => "the targets' settings may have changed".to_string(),
+        false => what.join("; "),
+    };
+    format!(
+        "The config file {} changed outside this window ({what}): the target picker and \
+         Settings follow it now.",
+        path.display()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> BTreeSet<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn the_notice_names_the_targets_added_and_removed() {
+        let said = changed_notice(
+            Path::new("/home/me/.config/lodge/config.toml"),
+            &names(&["old", "kept"]),
+            &names(&["kept", "lab", "s3lab"]),
+        );
+        assert_eq!(
+            said,
+            "The config file /home/me/.config/lodge/config.toml changed outside this window \
+             (added 'lab', 's3lab'; removed 'old'): the target picker and Settings follow it now."
+        );
+    }
+
+    #[test]
+    fn a_change_to_a_targets_settings_alone_is_said_as_such() {
+        let said = changed_notice(Path::new("c.toml"), &names(&["lab"]), &names(&["lab"]));
+        assert!(
+            said.contains("(the targets' settings may have changed)"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn a_file_written_again_has_another_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        assert_eq!(ConfigStamp::of(&path), ConfigStamp::default());
+        std::fs::write(&path, "a").unwrap();
+        let first = ConfigStamp::of(&path);
+        assert_ne!(first, ConfigStamp::default());
+        std::fs::write(&path, "ab").unwrap();
+        assert_ne!(ConfigStamp::of(&path), first, "the size differs");
+    }
+}
