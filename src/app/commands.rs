@@ -225,12 +225,7 @@ impl Core {
 
     pub async fn handle(self: Arc<Self>, command: Command) {
         match command {
-            Command::AddFolders(paths) => {
-                for path in paths {
-                    let core = self.clone();
-                    tokio::spawn(async move { core.add_folder(path).await });
-                }
-            }
+            Command::AddFolders(paths) => self.add_folders(paths),
             Command::PickFolder => self.pick_folder().await,
             Command::StopHashing { row } => {
                 if let Some(stop) = lock(&self.hashing).get(&row) {
@@ -623,14 +618,23 @@ impl Core {
         lock(&self.hashing).remove(&row);
     }
 
+    /// Add each folder, hashing them side by side.
+    fn add_folders(self: &Arc<Self>, paths: impl IntoIterator<Item = PathBuf>) {
+        for path in paths {
+            let core = self.clone();
+            tokio::spawn(async move { core.add_folder(path).await });
+        }
+    }
+
     async fn pick_folder(self: Arc<Self>) {
         let asked = Instant::now();
+        // Several folders at once: a week's field runs are often added together.
         let picked = rfd::AsyncFileDialog::new()
-            .set_title("Add a dataset folder")
-            .pick_folder()
+            .set_title("Add dataset folders (one or more)")
+            .pick_folders()
             .await;
         match picked {
-            Some(folder) => self.add_folder(folder.path().to_path_buf()).await,
+            Some(folders) => self.add_folders(folders.iter().map(|f| f.path().to_path_buf())),
             None if asked.elapsed() < NO_PICKER_WITHIN => self.out.notice(Notice::warning(
                 "No folder picker is available on this desktop (no XDG desktop portal \
                  answered). Drop the folder onto the window instead, or copy its path and \

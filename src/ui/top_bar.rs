@@ -24,8 +24,8 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
             if ui
                 .add_enabled(ready, egui::Button::new("Add folder…"))
                 .on_hover_text(
-                    "Add a dataset folder (Ctrl+O), or drop folders on the window, or paste \
-                     their paths (Ctrl+V)",
+                    "Add dataset folders, one or more (Ctrl+O), or drop folders on the \
+                     window, or paste their paths (Ctrl+V)",
                 )
                 .clicked()
             {
