@@ -56,7 +56,11 @@ pub(super) fn watch_config_file(
             if ConfigStamp::of(&path) == core.config_stamp() || sending(&core).await {
                 continue;
             }
-            let configured = core.reload_targets().await;
+            // Could not be opened: the window was told, and the next look tries again only
+            // once the file changes again.
+            let Some(configured) = core.reload_targets().await else {
+                continue;
+            };
             let now: BTreeSet<String> = configured.into_iter().map(|t| t.summary.name).collect();
             core.out()
                 .notice(Notice::info(changed_notice(&path, &names, &now)));

@@ -22,7 +22,7 @@ impl Core {
             .unwrap_or_else(|e| Err((TargetField::Form, format!("saving the target failed: {e}"))));
         match saved {
             Ok(name) => {
-                let configured = self.reload_targets().await;
+                let configured = self.reload_targets().await.unwrap_or_default();
                 // Editing a target is the user acting on a pause (new credentials, say).
                 let scope = configured
                     .into_iter()
@@ -138,8 +138,9 @@ impl Core {
     }
 
     /// Open every configured target again, start a new engine with them and tell the window.
-    /// Returns the configured targets (none when they could not be opened).
-    pub(super) async fn reload_targets(self: &Arc<Self>) -> Vec<ConfiguredTarget> {
+    /// Returns the configured targets, or `None` (the window told why) when they could not
+    /// be opened.
+    pub(super) async fn reload_targets(self: &Arc<Self>) -> Option<Vec<ConfiguredTarget>> {
         let store = self.store().clone();
         let engine_config = self.config().engine.clone();
         let sandbox = self.sandbox_target().clone();
@@ -166,7 +167,7 @@ impl Core {
                     "The targets could not be opened again, so deposits still use the old \
                      list: {e}. Restart Lodge."
                 )));
-                return Vec::new();
+                return None;
             }
         };
         let engine = Arc::new(registered.engine);
@@ -192,7 +193,7 @@ impl Core {
             picker: registered.picker,
             configured: registered.configured.clone(),
         });
-        registered.configured
+        Some(registered.configured)
     }
 }
 
