@@ -245,10 +245,45 @@ impl Failure {
         } else {
             Failure::Ambiguous {
                 status: None,
-                message,
+                message: cut_connection_text(err, &origin, err.url()).unwrap_or(message),
             }
         }
     }
+}
+
+/// What a connection cut after the request left means for the person reading it (the
+/// server stopped or restarted mid-request, or dropped it), naming what was being sent;
+/// `None` when the transport failed otherwise.
+fn cut_connection_text(
+    err: &(dyn std::error::Error + 'static),
+    origin: &str,
+    url: Option<&reqwest::Url>,
+) -> Option<String> {
+    let mut how = None;
+    let mut next: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = next {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            how = match io.kind() {
+                std::io::ErrorKind::ConnectionReset => Some("reset by the server"),
+                std::io::ErrorKind::ConnectionAborted => Some("aborted"),
+                std::io::ErrorKind::BrokenPipe => Some("closed by the server"),
+                std::io::ErrorKind::UnexpectedEof => Some("closed by the server"),
+                _ => how,
+            };
+        }
+        if e.to_string()
+            .contains("connection closed before message completed")
+        {
+            how = how.or(Some("closed by the server"));
+        }
+        next = e.source();
+    }
+    let what = url.map_or_else(|| "a request".to_string(), |u| u.to_string());
+    Some(format!(
+        "the connection to {origin} was {} during {what}: the server stopped, restarted or \
+         dropped the request; the next attempt first looks whether it landed",
+        how?
+    ))
 }
 
 /// Whether a connect error came from the TLS handshake rather than from TCP: the TLS layer
@@ -627,6 +662,42 @@ mod tests {
                 "could not reach the server: http://{addr} refused the connection: is the \
                  repository running, and is that its address?"
             )
+        );
+    }
+
+    /// A server that takes the connection and drops it mid-upload (stopped, restarted).
+    #[tokio::test]
+    async fn a_connection_cut_mid_upload_says_so_and_that_the_outcome_is_unknown() {
+        use tokio::io::AsyncReadExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut first = [0u8; 1024];
+            let _ = socket.read(&mut first).await;
+            // Dropped with unread bytes waiting: the kernel answers with a reset.
+        });
+        let err = reqwest::Client::new()
+            .put(format!("http://{addr}/blobs/sha256/ab"))
+            .body(vec![7u8; 8 << 20])
+            .send()
+            .await
+            .expect_err("the server drops the connection");
+        let f = Failure::from_reqwest(&err);
+        assert_eq!(f.class(), FailureClass::RetryAmbiguous);
+        let text = f.to_string();
+        assert!(
+            text.starts_with(&format!(
+                "outcome unknown: the connection to http://{addr} was "
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "during http://{addr}/blobs/sha256/ab: the server stopped, restarted or \
+                 dropped the request"
+            )),
+            "{text}"
         );
     }
 
