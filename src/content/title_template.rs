@@ -18,19 +18,18 @@ pub fn title_for_folder(template: &str, folder: &str) -> String {
 /// around nothing or around letters, digits, `_`, `-` and `.` only (`{name}`, `{}`,
 /// `{Folder}`). Braces around anything else (`{A, B}`, `{x = 1}`) are left for the title.
 pub fn unknown_placeholder(template: &str) -> Option<&str> {
-    let mut rest = template;
-    let mut start = 0;
-    while let Some(open) = rest.find('{') {
-        let after = &rest[open + 1..];
-        let Some(close) = after.find(|c: char| !is_placeholder_char(c)) else {
-            return None;
-        };
-        let whole = &template[start + open..start + open + close + 2];
-        if after[close..].starts_with('}') && whole != FOLDER_PLACEHOLDER {
-            return Some(whole);
+    let mut from = 0;
+    while let Some(open) = template[from..].find('{').map(|i| from + i) {
+        // Where the run of name characters after the brace stops (if it never does, no
+        // brace closes after it, and none after that either).
+        let stop = open + 1 + template[open + 1..].find(|c: char| !is_placeholder_char(c))?;
+        if template[stop..].starts_with('}') {
+            let whole = &template[open..=stop];
+            if whole != FOLDER_PLACEHOLDER {
+                return Some(whole);
+            }
         }
-        start += open + 1;
-        rest = &template[start..];
+        from = open + 1;
     }
     None
 }
