@@ -5,7 +5,7 @@
 //! `If-None-Match: *`, and the record `PATH/records/KEY.json` is written last, with the same
 //! condition: 201 created, 412 exists. A blob already there is checked by size and replaced
 //! when the size is wrong: many servers write a PUT's body as it arrives, so a cut-off
-//! upload leaves part of a file behind. Basic auth. A server that ignores the condition is
+//! upload leaves part of a file behind (one still growing is another upload's, left to it). Basic auth. A server that ignores the condition is
 //! found out by [`Target::probe`] (`lodge target test`).
 
 use async_trait::async_trait;
@@ -26,6 +26,10 @@ use crate::content::{ContentDocument, ContentKey, ManifestEntry, Sha256Hex};
 
 /// Files at least this big are looked up with HEAD before sending.
 const HEAD_FIRST_BYTES: u64 = 1 << 20;
+
+/// How long a blob found short is watched for growth before it is taken for what a cut-off
+/// upload left: an upload still arriving grows in far less, even over a slow link.
+const STILL_ARRIVING_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Client of one WebDAV folder.
 pub struct WebDavTarget {
@@ -240,17 +244,59 @@ impl WebDavTarget {
         }
         match self.blob_size(entry).await? {
             Some(size) if size == entry.size => Ok(()),
-            Some(size) => self.replace_blob(request, entry, size, progress).await,
-            // Gone between the two requests (someone replacing it): ask again later.
-            None => Err(Failure::Ambiguous {
-                status: None,
-                message: format!(
-                    "target '{}': blob {} was there, then gone; sent again on the next try",
-                    self.name,
-                    self.url(&blob_path(entry))
-                ),
-            }),
+            Some(size) => self.settle_wrong_size(request, entry, size, progress).await,
+            None => Err(self.gone(entry)),
         }
+    }
+
+    /// Gone between two requests (someone replacing it): ask again later.
+    fn gone(&self, entry: &ManifestEntry) -> Failure {
+        Failure::Ambiguous {
+            status: None,
+            message: format!(
+                "target '{}': blob {} was there, then gone; sent again on the next try",
+                self.name,
+                self.url(&blob_path(entry))
+            ),
+        }
+    }
+
+    /// The folder holds `held` bytes under the blob's name, not its size. Fewer may be
+    /// another process's upload of the same file still arriving (a lab's other machine
+    /// depositing a dataset that shares it; this process sends each blob once at a time):
+    /// look again after a moment, and leave a file that grows to its writer. One that does
+    /// not grow is what a cut-off upload left, and is replaced.
+    async fn settle_wrong_size(
+        &self,
+        request: &DepositRequest<'_>,
+        entry: &ManifestEntry,
+        held: u64,
+        progress: &ProgressSink,
+    ) -> Result<(), Failure> {
+        let mut held = held;
+        if held < entry.size {
+            tokio::time::sleep(STILL_ARRIVING_WAIT).await;
+            match self.blob_size(entry).await? {
+                Some(now) if now == entry.size => return Ok(()),
+                Some(now) if now > held => {
+                    return Err(Failure::Ambiguous {
+                        status: None,
+                        message: format!(
+                            "target '{}': blob {} is still arriving from another upload ({now} \
+                             of {} bytes, {} more than {} before); looked at again on the next try",
+                            self.name,
+                            self.url(&blob_path(entry)),
+                            entry.size,
+                            crate::wording::human_bytes(now - held),
+                            crate::wording::wait_text(STILL_ARRIVING_WAIT)
+                        ),
+                    });
+                }
+                Some(now) => held = now,
+                None => return Err(self.gone(entry)),
+            }
+        }
+        self.replace_blob(request, entry, held, progress).await
     }
 
     /// One conditional PUT of a blob: whether the server took it (`false`: it was there).
@@ -389,7 +435,8 @@ impl Target for WebDavTarget {
                 && let Some(size) = self.blob_size(entry).await?
             {
                 if size != entry.size {
-                    self.replace_blob(request, entry, size, &progress).await?;
+                    self.settle_wrong_size(request, entry, size, &progress)
+                        .await?;
                 } else {
                     progress(entry.size);
                 }

@@ -694,6 +694,47 @@ pub async fn a_file_cut_off_by_an_interrupted_upload_is_sent_again_whole(kind: K
     assert!(matches!(check, Verification::Intact(_)), "{check:?}");
 }
 
+/// On such a server, a file found short may be another process's upload of it still
+/// arriving (a lab's other machine depositing a dataset that shares it): it is watched, and
+/// left to its writer while it grows, never deleted under it. The deposit lands once the
+/// file is whole.
+pub async fn a_file_still_arriving_from_another_upload_is_left_to_it(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let shared = big_bytes(5, 800_000);
+    let digest = Sha256Hex::of(&shared);
+    let folder = lab.folder("arriving", &[("shared.bin", &shared)]);
+    let ds = add(&store, &folder, &metadata("Still arriving"));
+    env.tamper("shared.bin", &digest, Some(&shared[..100_000]))
+        .await;
+
+    // The other upload: 100,000 bytes more every 150 ms, whole after about a second.
+    let other_upload = async {
+        for end in (200_000..=800_000).step_by(100_000) {
+            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+            env.tamper("shared.bin", &digest, Some(&shared[..end]))
+                .await;
+        }
+    };
+    let datasets = [ds];
+    let (jobs, ()) = tokio::join!(
+        deposit(&store, &env.target, &datasets, fast_config()),
+        other_upload
+    );
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let deleted: Vec<_> = env
+        .proxy
+        .log()
+        .into_iter()
+        .filter(|(method, _)| method == "DELETE")
+        .collect();
+    assert!(deleted.is_empty(), "left to its writer: {deleted:?}");
+    // Whether the deposit saw it whole a second later or waited for it on a later attempt
+    // ("is still arriving from another upload") depends on the timing; either way it lands.
+    assert!(env.blob(&digest).await == shared, "the file is whole");
+}
+
 /// A deposit made before Lodge checked such files (its record written over a file left
 /// short) is damaged; a repair sends the file again whole.
 pub async fn repair_replaces_a_file_left_short_by_a_cut_off_upload(kind: Kind) {

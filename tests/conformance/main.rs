@@ -87,6 +87,14 @@ mod webdav_partial_writes {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_file_still_arriving_from_another_upload_is_left_to_it() {
+        crate::cases::a_file_still_arriving_from_another_upload_is_left_to_it(
+            crate::env::Kind::WebDav,
+        )
+        .await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn repair_replaces_a_file_left_short_by_a_cut_off_upload() {
         crate::cases::repair_replaces_a_file_left_short_by_a_cut_off_upload(
             crate::env::Kind::WebDav,
