@@ -82,6 +82,16 @@ fn big_bytes(seed: u8, len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// The DELETE requests the target was sent, by path.
+fn deletes_sent(env: &Env) -> Vec<String> {
+    env.proxy
+        .log()
+        .into_iter()
+        .filter(|(method, _)| method == "DELETE")
+        .map(|(_, path)| path)
+        .collect()
+}
+
 pub async fn create(kind: Kind) {
     let lab = Lab::new();
     let env = Env::new(kind, &lab).await;
@@ -209,12 +219,7 @@ pub async fn a_first_batch_sent_at_once_lands_each_deposit_on_its_first_attempt(
         );
     }
     assert_eq!(env.records().await, 8);
-    let deleted: Vec<_> = env
-        .proxy
-        .log()
-        .into_iter()
-        .filter(|(method, _)| method == "DELETE")
-        .collect();
+    let deleted = deletes_sent(&env);
     assert!(
         deleted.is_empty(),
         "nothing a deposit of this batch sent is taken for a cut-off upload: {deleted:?}"
@@ -723,12 +728,7 @@ pub async fn a_file_still_arriving_from_another_upload_is_left_to_it(kind: Kind)
         other_upload
     );
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
-    let deleted: Vec<_> = env
-        .proxy
-        .log()
-        .into_iter()
-        .filter(|(method, _)| method == "DELETE")
-        .collect();
+    let deleted = deletes_sent(&env);
     assert!(deleted.is_empty(), "left to its writer: {deleted:?}");
     // Whether the deposit saw it whole a second later or waited for it on a later attempt
     // ("is still arriving from another upload") depends on the timing; either way it lands.
