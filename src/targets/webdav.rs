@@ -263,17 +263,17 @@ impl WebDavTarget {
 
     /// The folder holds `held` bytes under the blob's name, not its size. Fewer may be
     /// another process's upload of the same file still arriving (a lab's other machine
-    /// depositing a dataset that shares it; this process sends each blob once at a time):
+    /// depositing a dataset that shares it; within this process one deposit at a time
+    /// sends a blob):
     /// look again after a moment, and leave a file that grows to its writer. One that does
     /// not grow is what a cut-off upload left, and is replaced.
     async fn settle_wrong_size(
         &self,
         request: &DepositRequest<'_>,
         entry: &ManifestEntry,
-        held: u64,
+        mut held: u64,
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
-        let mut held = held;
         if held < entry.size {
             tokio::time::sleep(STILL_ARRIVING_WAIT).await;
             match self.blob_size(entry).await? {
