@@ -1704,6 +1704,33 @@ fn a_default_title_with_an_unknown_placeholder_is_refused_with_the_fix() {
     );
 }
 
+/// Such a title already saved (a hand-edited settings file) is said at start, and a folder
+/// added then gets no title from it (its row says the title is missing) rather than the
+/// braces.
+#[test]
+fn a_saved_default_title_with_an_unknown_placeholder_is_said_at_start_and_not_applied() {
+    let lab = support::Lab::new();
+    let config = gui::config(&lab, FaultConfig::default());
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    let saved = serde_json::json!({ "title": "Soil survey {name}", "publisher": "Soil lab" });
+    std::fs::write(lab.path("app/settings.json"), saved.to_string()).unwrap();
+    let mut w = Window::open_with(lab, config);
+    w.wait("the notice", |app| {
+        !gui::notices_with(app, "The default title saved in Settings is not given").is_empty()
+    });
+    let said = gui::notices_with(w.app(), "The default title saved in Settings is not given");
+    assert!(
+        said[0]
+            .1
+            .contains("\"Soil survey {folder}\". Correct it in Settings."),
+        "{said:?}"
+    );
+    let id = w.add_folder(&w.lab.folder("plot-1", &[("cores.csv", b"1")]));
+    let row = w.app().model.row(id).unwrap().clone();
+    assert_eq!(row.metadata.title, "");
+    assert_eq!(row.metadata.publisher, "Soil lab");
+}
+
 /// A shared database typed into Settings that cannot be reached is said at once, while the
 /// person is there to correct it: the next start would stop on it.
 #[test]

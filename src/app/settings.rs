@@ -83,9 +83,18 @@ impl Settings {
 
     /// What is wrong with these settings, if anything, naming the field and the fix.
     pub fn problem(&self) -> Option<String> {
-        if let Some(problem) = template_problem(self.title.trim(), "Title") {
-            return Some(problem);
-        }
+        self.title_problem().or_else(|| self.database_problem())
+    }
+
+    /// What is wrong with the default title, if anything: a placeholder other than
+    /// `{folder}`. Such a title is not given to new folders ([`Settings::apply_defaults`]).
+    pub fn title_problem(&self) -> Option<String> {
+        template_problem(self.title.trim(), "Title")
+    }
+
+    /// What is wrong with the shared database's URL, if anything. Only this decides whether
+    /// it is used: a wrong default title must not send Lodge to this computer's own file.
+    fn database_problem(&self) -> Option<String> {
         let db = self.database.trim();
         if db.is_empty() {
             return None;
@@ -102,7 +111,8 @@ impl Settings {
     /// The shared database these settings name, if any.
     pub fn shared_database(&self) -> Option<crate::store::StoreLocation> {
         let db = self.database.trim();
-        (!db.is_empty() && self.problem().is_none()).then(|| crate::store::StoreLocation::parse(db))
+        (!db.is_empty() && self.database_problem().is_none())
+            .then(|| crate::store::StoreLocation::parse(db))
     }
 
     /// Whether these defaults give a dataset anything ([`Settings::apply_defaults`]).
@@ -117,7 +127,9 @@ impl Settings {
     /// in `year` (the current one).
     pub fn apply_defaults(&self, metadata: &mut Metadata, folder: &str, year: i32) {
         let title = self.title.trim();
-        if metadata.title.trim().is_empty() && !title.is_empty() {
+        // A title with an unknown placeholder would reach the repository with its braces:
+        // the dataset is left without one (which it says), and Settings names the problem.
+        if metadata.title.trim().is_empty() && !title.is_empty() && self.title_problem().is_none() {
             metadata.title = title_for_folder(title, folder);
         }
         let publisher = self.publisher.trim();
@@ -213,6 +225,36 @@ mod tests {
         let mut untouched = crate::content::Metadata::default();
         Settings::default().apply_defaults(&mut untouched, "plot-9", 2026);
         assert_eq!(untouched, crate::content::Metadata::default());
+    }
+
+    /// A default title saved with an unknown placeholder (a hand-edited file, or one from
+    /// before such titles were refused) gives new folders no title, and does not stop the
+    /// shared database from being used.
+    #[test]
+    fn a_saved_title_with_an_unknown_placeholder_is_not_applied_and_leaves_the_database_alone() {
+        let mut s = with_database("postgres://lab@db.example:5432/lodge");
+        s.title = "Soil survey {name}".into();
+        s.publisher = "Soil lab".into();
+        assert!(
+            s.problem()
+                .unwrap()
+                .starts_with("Title: {name} is not filled in"),
+            "{:?}",
+            s.problem()
+        );
+        assert_eq!(
+            s.shared_database(),
+            Some(StoreLocation::Postgres(
+                "postgres://lab@db.example:5432/lodge".into()
+            ))
+        );
+        let mut metadata = crate::content::Metadata::default();
+        s.apply_defaults(&mut metadata, "plot-1", 2026);
+        assert_eq!(metadata.title, "", "no title with braces in it");
+        assert_eq!(
+            metadata.publisher, "Soil lab",
+            "the other defaults still apply"
+        );
     }
 
     #[test]

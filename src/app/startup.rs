@@ -38,7 +38,15 @@ pub(super) async fn open(
         let paths = paths.clone();
         tokio::task::spawn_blocking(move || {
             let (settings, problem) = match Settings::load(&paths.settings_file) {
-                Ok(s) => (s, None),
+                Ok(s) => {
+                    let problem = s.title_problem().map(|p| {
+                        format!(
+                            "The default title saved in Settings is not given to new folders: \
+                             {p}. Correct it in Settings."
+                        )
+                    });
+                    (s, problem)
+                }
                 Err(problem) => (Settings::default(), Some(problem)),
             };
             // `--db`/`LODGE_DB` first, then the shared database named in Settings.
