@@ -62,14 +62,11 @@ impl<K: Hash + Eq + Copy> Drop for KeyGuard<'_, K> {
     fn drop(&mut self) {
         let mut map = self.owner.map();
         self.guard = None;
-        // Under the map's lock nobody can take a new handle to the key's lock, so a count of
-        // one (the map's own) means no task holds or waits for it.
-        if map
-            .get(&self.key)
-            .is_some_and(|l| Arc::strong_count(l) == 1)
-        {
-            map.remove(&self.key);
-        }
+        // Under the map's lock nobody can take a new handle to a key's lock, so a count of
+        // one (the map's own) means no task holds or waits for it. Every key is looked at,
+        // not only this one: a task that stopped waiting (its deposit cancelled) leaves its
+        // key behind, and the map holds only the few blobs being sent.
+        map.retain(|_, lock| Arc::strong_count(lock) > 1);
     }
 }
 
@@ -103,6 +100,27 @@ mod tests {
         assert_eq!(most[0].load(Ordering::SeqCst), 1);
         assert_eq!(most[1].load(Ordering::SeqCst), 1);
         assert!(locks.is_empty(), "no lock is kept once nobody wants it");
+    }
+
+    #[tokio::test]
+    async fn a_key_whose_waiter_gave_up_is_not_kept() {
+        let locks = KeyedLock::<u8>::default();
+        let first = locks.hold(1).await;
+        let mut waiting = Box::pin(locks.hold(1));
+        assert!(
+            tokio::time::timeout(Duration::from_millis(20), &mut waiting)
+                .await
+                .is_err()
+        );
+        drop(first);
+        // The waiter is cancelled before it was let in (its deposit stopped).
+        drop(waiting);
+        let other = locks.hold(2).await;
+        drop(other);
+        assert!(
+            locks.is_empty(),
+            "the given-up key went with the next release"
+        );
     }
 
     #[tokio::test]
