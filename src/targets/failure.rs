@@ -271,6 +271,8 @@ fn cut_connection_text(
                 _ => how,
             };
         }
+        // hyper says so of a connection closed under a request, with no I/O error under
+        // it to look at; its words are the only sign.
         if e.to_string()
             .contains("connection closed before message completed")
         {
@@ -281,7 +283,7 @@ fn cut_connection_text(
     let what = url.map_or_else(|| "a request".to_string(), |u| u.to_string());
     Some(format!(
         "the connection to {origin} was {} during {what}: the server stopped, restarted or \
-         dropped the request; the next attempt first looks whether it landed",
+         dropped the request; a retry first looks whether it landed",
         how?
     ))
 }

@@ -5,8 +5,9 @@
 //! `If-None-Match: *`, and the record `PATH/records/KEY.json` is written last, with the same
 //! condition: 201 created, 412 exists. A blob already there is checked by size and replaced
 //! when the size is wrong: many servers write a PUT's body as it arrives, so a cut-off
-//! upload leaves part of a file behind (one still growing is another upload's, left to it). Basic auth. A server that ignores the condition is
-//! found out by [`Target::probe`] (`lodge target test`).
+//! upload leaves part of a file behind (one still growing is another upload's, left to it).
+//! Basic auth. A server that ignores the condition is found out by [`Target::probe`]
+//! (`lodge target test`).
 
 use async_trait::async_trait;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, IF_NONE_MATCH};
