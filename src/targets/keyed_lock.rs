@@ -26,7 +26,6 @@ impl<K> Default for KeyedLock<K> {
 /// Held while the key's work runs; dropping it lets the next task in.
 pub struct KeyGuard<'a, K: Hash + Eq + Copy> {
     owner: &'a KeyedLock<K>,
-    key: K,
     guard: Option<OwnedMutexGuard<()>>,
 }
 
@@ -36,7 +35,6 @@ impl<K: Hash + Eq + Copy> KeyedLock<K> {
         let lock = self.map().entry(key).or_default().clone();
         KeyGuard {
             owner: self,
-            key,
             guard: Some(lock.lock_owned().await),
         }
     }
