@@ -4,7 +4,8 @@
 //! Only `{folder}` is filled in. Anything else in braces that looks like a placeholder
 //! (`{name}`, `{dir}`, `{}`) is almost always a guess at it, and a title goes to the
 //! repository exactly as written (into a DOI's record, for good), so such a template is
-//! refused with the fix rather than deposited with the braces in it.
+//! refused with the fix rather than deposited with the braces in it; so is a placeholder
+//! typed with one of its braces missing (`{folde`, `folder}`).
 
 /// What a title template writes in for the folder's name.
 pub const FOLDER_PLACEHOLDER: &str = "{folder}";
@@ -34,6 +35,36 @@ pub fn unknown_placeholder(template: &str) -> Option<&str> {
     None
 }
 
+/// A placeholder typed with one of its braces missing: an opening brace followed by a name
+/// (`{folde`, `{folder -`) where no brace closes after it, or a name closed by a brace
+/// (`folder}`) where none opened before it. A lone brace with a space beside it (`a { b`)
+/// is left for the title.
+pub fn half_placeholder(template: &str) -> Option<&str> {
+    if let Some(open) = template.rfind('{')
+        && !template[open..].contains('}')
+    {
+        let name = template[open + 1..]
+            .find(|c: char| !is_placeholder_char(c))
+            .map_or(template.len(), |stop| open + 1 + stop);
+        if name > open + 1 {
+            return Some(&template[open..name]);
+        }
+    }
+    if let Some(close) = template.find('}')
+        && !template[..close].contains('{')
+    {
+        let name = template[..close]
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !is_placeholder_char(c))
+            .map_or(0, |(before, c)| before + c.len_utf8());
+        if name < close {
+            return Some(&template[name..=close]);
+        }
+    }
+    None
+}
+
 fn is_placeholder_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
@@ -41,6 +72,14 @@ fn is_placeholder_char(c: char) -> bool {
 /// Why `template` cannot be used, naming the unknown placeholder and what to write instead;
 /// `subject` names where the template was given (`--title "Run {name}"`, "Title").
 pub fn template_problem(template: &str, subject: &str) -> Option<String> {
+    if let Some(half) = half_placeholder(template) {
+        let fixed = template.replacen(half, FOLDER_PLACEHOLDER, 1);
+        return Some(format!(
+            "{subject}: {half} lacks a brace, and the title would reach the repository with \
+             it as written; {FOLDER_PLACEHOLDER}, in both braces, is the one placeholder, for \
+             each folder's name: \"{fixed}\""
+        ));
+    }
     let unknown = unknown_placeholder(template)?;
     let fixed = template.replacen(unknown, FOLDER_PLACEHOLDER, 1);
     Some(format!(
@@ -87,6 +126,41 @@ mod tests {
         ] {
             assert_eq!(unknown_placeholder(template), None, "{template}");
         }
+    }
+
+    #[test]
+    fn a_placeholder_missing_a_brace_is_found() {
+        for (template, half) in [
+            ("Soil run {folde", "{folde"),
+            ("Soil run {folder - 2026", "{folder"),
+            ("{folder} and {name", "{name"),
+            ("Run folder}", "folder}"),
+            ("folder} run", "folder}"),
+            ("Lauf über folder}", "folder}"),
+            ("Lauf üfolder}", "folder}"),
+        ] {
+            assert_eq!(half_placeholder(template), Some(half), "{template}");
+        }
+        for template in [
+            "Open brace { only",
+            "Close brace } only",
+            "Run {folder}",
+            "{",
+        ] {
+            assert_eq!(half_placeholder(template), None, "{template}");
+        }
+    }
+
+    #[test]
+    fn a_half_placeholder_is_refused_with_the_title_it_meant() {
+        let problem = template_problem("Soil run {folde", "Title").unwrap();
+        assert!(
+            problem.starts_with("Title: {folde lacks a brace"),
+            "{problem}"
+        );
+        assert!(problem.ends_with("\"Soil run {folder}\""), "{problem}");
+        let problem = template_problem("Run folder} 2", "Title").unwrap();
+        assert!(problem.ends_with("\"Run {folder} 2\""), "{problem}");
     }
 
     #[test]
