@@ -804,6 +804,14 @@ fn saving_an_edited_target_lifts_its_pause_and_what_waited_is_sent() {
     let addr = locked.addr();
     w.runtime.block_on(locked.shutdown());
     let open = sandbox_at(&w, addr, None);
+    let says_paused = |w: &Window| {
+        w.harness
+            .state()
+            .notices
+            .current()
+            .any(|n| n.text.contains("is paused: not authorised"))
+    };
+    assert!(says_paused(&w), "the pause is said while it lasts");
 
     // The user fixes the target in Settings (here nothing needs changing) and saves it.
     w.open_settings();
@@ -824,6 +832,10 @@ fn saving_an_edited_target_lifts_its_pause_and_what_waited_is_sent() {
             .next()
             .is_some(),
         "the notice says the pause is lifted"
+    );
+    assert!(
+        !says_paused(&w),
+        "the pause's notice is taken down with the pause"
     );
 }
 

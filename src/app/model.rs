@@ -157,6 +157,9 @@ pub enum NoticeLevel {
 pub struct Notice {
     pub level: NoticeLevel,
     pub text: String,
+    /// The target (scope id) whose pause this notice reports: it is taken down once the
+    /// target is no longer paused, so it never says "paused" over rows being sent.
+    pub while_paused: Option<String>,
 }
 
 impl Notice {
@@ -164,18 +167,21 @@ impl Notice {
         Notice {
             level: NoticeLevel::Info,
             text: text.into(),
+            while_paused: None,
         }
     }
     pub fn warning(text: impl Into<String>) -> Notice {
         Notice {
             level: NoticeLevel::Warning,
             text: text.into(),
+            while_paused: None,
         }
     }
     pub fn error(text: impl Into<String>) -> Notice {
         Notice {
             level: NoticeLevel::Error,
             text: text.into(),
+            while_paused: None,
         }
     }
 }
@@ -616,8 +622,12 @@ impl Model {
             crate::wording::sentence(&reason),
             super::paused_target_fix(&reason, &scope)
         );
-        if self.paused_targets.insert(scope, reason).is_none() {
-            self.apply(Update::Notice(Notice::error(text)));
+        if self.paused_targets.insert(scope.clone(), reason).is_none() {
+            let notice = Notice {
+                while_paused: Some(scope),
+                ..Notice::error(text)
+            };
+            self.apply(Update::Notice(notice));
         }
     }
 

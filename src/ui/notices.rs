@@ -1,5 +1,6 @@
 //! Brief, non-blocking messages in the bottom-right corner ("not a folder", "exported to").
-//! Each stays a few seconds (errors longer) and can be closed; all are also in the log.
+//! Each stays a few seconds (errors longer) and can be closed; all are also in the log. A
+//! target's pause is said until the pause ends, not after.
 
 use egui::{Align2, Color32, RichText};
 
@@ -17,11 +18,16 @@ pub struct Notices {
 }
 
 impl Notices {
-    /// Take the model's new notices.
+    /// Take the model's new notices, and take down those about a pause that has ended.
     pub fn take_from(&mut self, model: &mut Model, ctx: &egui::Context) {
         for n in std::mem::take(&mut model.notices) {
             self.push(n, ctx);
         }
+        self.shown.retain(|(n, _)| {
+            n.while_paused
+                .as_deref()
+                .is_none_or(|scope| model.paused_reason(scope).is_some())
+        });
     }
 
     pub fn push(&mut self, notice: Notice, ctx: &egui::Context) {
