@@ -653,6 +653,16 @@ fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_res
     });
     assert_eq!(open.stats().records, 1, "one record, sent once resumed");
     assert!(!w.log_of("resumed").is_empty(), "the log says it resumed");
+    // The press lifted the pause: that is what the notice says, not that the row was
+    // already on the queue.
+    let notices: Vec<String> = (w.harness.state().notices.current())
+        .map(|n| n.text.clone())
+        .collect();
+    assert!(
+        notices
+            .contains(&"The target's pause is lifted: 1 deposit waiting there is sent now.".into()),
+        "{notices:?}"
+    );
 }
 
 /// A configured target that cannot be opened is left out of the picker, and the window

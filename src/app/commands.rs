@@ -755,6 +755,7 @@ impl Core {
                     }
                 }
                 let mut events: Vec<_> = s.resume_target(&target)?.into_iter().collect();
+                let resumed = !events.is_empty();
                 let queued = s.enqueue_deposits(&target, &items, deadline)?;
                 let job_ids: Vec<i64> = queued.iter().map(|(q, _)| q.job_id()).collect();
                 let already = queued
@@ -763,11 +764,11 @@ impl Core {
                     .count();
                 events.extend(queued.into_iter().filter_map(|(_, e)| e));
                 let jobs = s.jobs(&job_ids)?;
-                Ok((jobs, events, refused, already))
+                Ok((jobs, events, refused, already, resumed))
             })
             .await;
         match result {
-            Ok((jobs, events, refused, already)) => {
+            Ok((jobs, events, refused, already, resumed)) => {
                 // The engine's idle workers start on them now, not at their next look.
                 self.engine().wake();
                 for (name, problems) in refused {
@@ -793,7 +794,15 @@ impl Core {
                 }
                 // A dataset on the queue already (its row says Queued, Uploading or
                 // Waiting to retry) is not queued twice: say so rather than nothing.
-                if already > 0 {
+                if already > 0 && resumed && !paused {
+                    // Pressed on a row waiting for its paused target: the press lifted the
+                    // pause, which is the news, not that the row was queued before.
+                    self.out.notice(Notice::info(format!(
+                        "The target's pause is lifted: {} waiting there {} sent now.",
+                        count_of(already as u64, "deposit", "deposits"),
+                        if already == 1 { "is" } else { "are" }
+                    )));
+                } else if already > 0 {
                     self.out.notice(Notice::info(format!(
                         "{} on the queue already, so not queued again{}.",
                         count_of(already as u64, "deposit was", "deposits were"),
