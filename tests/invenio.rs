@@ -426,6 +426,36 @@ async fn validation_errors_are_terminal_with_the_servers_field_messages() {
     assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
 }
 
+/// The emulation keeps files in its database, up to 64 MiB each. A larger one is refused
+/// once, for good (sending it again sends the same size), in words that say the limit and
+/// where large files go, not the web framework's "length limit exceeded".
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_file_over_the_emulations_limit_is_refused_once_naming_the_limit_and_the_fix() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let folder = lab.folder("large", &[]);
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = std::fs::File::create(folder.join("scan.tif")).unwrap();
+    file.set_len(64 * 1024 * 1024 + 1).unwrap();
+    let ds = add(&store, &folder, &metadata("Large scan"));
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].attempts, 1, "not retried");
+    assert_eq!(jobs[0].last_status, Some(413));
+    let error = jobs[0].last_error.clone().unwrap();
+    for words in [
+        "the server takes no request this large",
+        "scan.tif is larger than the 64 MiB this InvenioRDM emulation keeps a file",
+        "deposit large files to the local sandbox target",
+    ] {
+        assert!(error.contains(words), "'{words}' in: {error}");
+    }
+    assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_license_is_sent_by_its_spdx_id_or_as_a_custom_license_by_its_text() {
     let lab = Lab::new();

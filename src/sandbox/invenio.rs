@@ -415,20 +415,28 @@ async fn init_files(State(app): State<Arc<App>>, Path(id): Path<String>, body: B
     }
 }
 
+/// `PUT .../draft/files/{key}/content`. The body is read here, not by an extractor, so
+/// that a file over [`FILE_LIMIT`] is refused with what the limit is and where large
+/// files go, not the framework's "length limit exceeded".
 async fn put_content(
     State(app): State<Arc<App>>,
     Path((id, key)): Path<(String, String)>,
-    body: Bytes,
+    body: axum::body::Body,
 ) -> Response {
     if let Err(resp) = draft_row(&app, &id) {
         return resp;
     }
-    if body.len() > FILE_LIMIT {
+    let Ok(body) = axum::body::to_bytes(body, FILE_LIMIT).await else {
         return message(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "File too large for the sandbox.",
+            &format!(
+                "{key} is larger than the {} MiB this InvenioRDM emulation keeps a file (it \
+                 keeps files in its database; Zenodo takes up to 50 GB a record): deposit \
+                 large files to the local sandbox target, which keeps them on disk",
+                FILE_LIMIT >> 20
+            ),
         );
-    }
+    };
     app.counters
         .invenio_uploads
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -187,12 +187,25 @@ impl Failure {
                 status,
                 problems: problems_from_body(body),
             },
-            // Any other 4xx means the request itself is wrong: retrying sends it again.
+            // Too large for the server: sending it again sends the same size.
+            413 => Failure::Rejected {
+                status,
+                problems: vec![FieldProblem {
+                    field: "size".into(),
+                    message: format!(
+                        "the server takes no request this large ({message}): a file is over \
+                         its size limit; ask its administrators for a larger one, or split the \
+                         file"
+                    ),
+                }],
+            },
+            // Any other 4xx means the request itself is wrong: retrying sends it again. (The
+            // status is said once, by the failure's own words: "rejected (HTTP 404): …".)
             400..=499 => Failure::Rejected {
                 status,
                 problems: vec![FieldProblem {
                     field: "request".into(),
-                    message: format!("HTTP {status}: {message}"),
+                    message,
                 }],
             },
             // 5xx after the request left: the server may have committed before failing.
@@ -603,6 +616,25 @@ mod tests {
             Failure::from_status(404, None, "").class(),
             FailureClass::Terminal
         );
+    }
+
+    #[test]
+    fn a_refused_request_says_its_status_once() {
+        let gone = Failure::from_status(404, None, r#"{"status":404,"message":"Not found"}"#);
+        assert_eq!(gone.to_string(), "rejected (HTTP 404): request: Not found");
+    }
+
+    #[test]
+    fn a_request_too_large_is_refused_for_good_naming_the_size_limit_and_the_fix() {
+        let big = Failure::from_status(413, None, "<title>413 Request Entity Too Large</title>");
+        assert_eq!(big.class(), FailureClass::Terminal);
+        let said = big.to_string();
+        assert!(
+            said.starts_with("rejected (HTTP 413): size: the server takes no request this large"),
+            "{said}"
+        );
+        assert!(said.contains("413 Request Entity Too Large"), "{said}");
+        assert!(said.ends_with("or split the file"), "{said}");
     }
 
     #[test]
