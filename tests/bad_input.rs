@@ -791,7 +791,8 @@ async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_de
 #[test]
 fn corrupt_store_is_named_left_untouched_with_the_fix() {
     let lab = Lab::new();
-    // A file that is not a database at all.
+    // A file that is not a database at all: the wrong path, most likely, or a Lodge
+    // database whose first page is lost.
     let db = lab.path("notes.db");
     let garbage = b"These are my notes, not a database.\n".repeat(200);
     fs::write(&db, &garbage).unwrap();
@@ -802,13 +803,39 @@ fn corrupt_store_is_named_left_untouched_with_the_fix() {
         &t,
         &[
             &db.display().to_string(),
-            "is damaged",
-            "Lodge has not changed it",
+            "is not a Lodge database: it does not start as an SQLite database does",
             "restore it from a backup",
-            ".recover",
+            "Lodge has not changed it",
+            "Check the path given by --db or LODGE_DB",
         ],
     );
     assert_eq!(fs::read(&db).unwrap(), garbage, "the file is untouched");
+
+    // Another program's SQLite database is not given Lodge's tables.
+    let theirs = lab.path("zotero.sqlite");
+    let conn = rusqlite::Connection::open(&theirs).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE items (id INTEGER PRIMARY KEY); CREATE TABLE tags (id INTEGER);",
+    )
+    .unwrap();
+    drop(conn);
+    let before = fs::read(&theirs).unwrap();
+    let out = lodge(&theirs).arg("status").output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[
+            &theirs.display().to_string(),
+            "is another program's SQLite database (its tables: items, tags)",
+            "Lodge has not changed it",
+        ],
+    );
+    assert_eq!(
+        fs::read(&theirs).unwrap(),
+        before,
+        "their database is untouched"
+    );
 
     // A real store whose pages were damaged after its header.
     let folder = lab.numbered_folder(1);

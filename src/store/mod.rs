@@ -38,6 +38,7 @@ macro_rules! still_to_retry {
 mod clock;
 mod datasets;
 mod events;
+mod file_kind;
 mod hash_cache;
 mod jobs;
 mod location;
@@ -56,6 +57,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use file_kind::{own_file_beside, refuse_a_file_of_another_kind, refuse_another_programs_database};
 
 pub use datasets::{AttemptInput, DatasetRow, FileScan, NewDataset};
 pub use events::{EventKind, EventRow, NewEvent};
@@ -90,6 +93,21 @@ pub enum StoreError {
         path.join("lodge.db").display()
     )]
     IsAFolder { path: PathBuf },
+    #[error(
+        "{path} is not a Lodge database: it does not start as an SQLite database does (were it \
+         Lodge's, its first page would be damaged: restore it from a backup); Lodge has not \
+         changed it. Check the path given by --db or LODGE_DB, or give Lodge a file of its \
+         own, such as {}",
+        own_file_beside(path).display()
+    )]
+    NotADatabase { path: PathBuf },
+    #[error(
+        "{path} is another program's SQLite database (its tables: {tables}), not a Lodge \
+         database; Lodge has not changed it. Check the path given by --db or LODGE_DB: give \
+         Lodge a file of its own, such as {}",
+        own_file_beside(path).display()
+    )]
+    AnotherProgramsDatabase { path: PathBuf, tables: String },
     #[error("cannot create the folder {path} for the Lodge database: {source}")]
     CreateDir {
         path: PathBuf,
@@ -293,8 +311,12 @@ impl Store {
             path: path.to_path_buf(),
             source,
         };
+        refuse_a_file_of_another_kind(path)?;
         let mut conn = rusqlite::Connection::open(path).map_err(open_err)?;
         conn.busy_timeout(lock_wait).map_err(open_err)?;
+        // Before anything writes to it (switching to WAL does): another program's database
+        // is left as it is, not given Lodge's tables.
+        refuse_another_programs_database(&conn, path)?;
         // Every hot query is a cached statement; the default cache (16) is smaller than
         // the set the queue uses, and re-preparing shows in profiles.
         conn.set_prepared_statement_cache_capacity(64);

@@ -1,0 +1,166 @@
+//! Whether a file given as the Lodge database is Lodge's to open. A `--db` that points at
+//! the wrong file (a dataset's file, another program's SQLite database) is refused before
+//! anything is written to it: migrating would give another program's database Lodge's
+//! tables, and switching it to WAL would change how that program finds it.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::{Result, StoreError};
+
+/// The first 16 bytes of every SQLite database file.
+const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
+
+/// A file that exists, is not empty, and does not start as an SQLite database does, is
+/// refused. (An empty or missing file is a new database.)
+pub(super) fn refuse_a_file_of_another_kind(path: &Path) -> Result<()> {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        // Missing, or unreadable: opening it says which.
+        return Ok(());
+    };
+    let mut head = Vec::with_capacity(SQLITE_HEADER.len());
+    if (&mut file)
+        .take(SQLITE_HEADER.len() as u64)
+        .read_to_end(&mut head)
+        .is_err()
+        || head.is_empty()
+        || head == SQLITE_HEADER
+    {
+        return Ok(());
+    }
+    Err(StoreError::NotADatabase {
+        path: path.to_path_buf(),
+    })
+}
+
+/// An SQLite database that has tables but none of Lodge's schema versions (Lodge's
+/// migrations count in `user_version`, from its first table on) is another program's.
+pub(super) fn refuse_another_programs_database(
+    conn: &rusqlite::Connection,
+    path: &Path,
+) -> Result<()> {
+    let open_err = |source| StoreError::Open {
+        path: path.to_path_buf(),
+        source,
+    };
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .map_err(open_err)?;
+    if version != 0 {
+        return Ok(());
+    }
+    let tables: Vec<String> = conn
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+             ORDER BY name",
+        )
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .map_err(open_err)?;
+    if tables.is_empty() {
+        return Ok(());
+    }
+    let mut named = tables
+        .iter()
+        .take(5)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if tables.len() > 5 {
+        named.push_str(&format!(" and {} more", tables.len() - 5));
+    }
+    Err(StoreError::AnotherProgramsDatabase {
+        path: path.to_path_buf(),
+        tables: named,
+    })
+}
+
+/// A file for Lodge's own database beside `path`, to suggest instead of it.
+pub(super) fn own_file_beside(path: &Path) -> PathBuf {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let beside = folder.join("lodge.db");
+    if beside == path {
+        folder.join("lodge").join("lodge.db")
+    } else {
+        beside
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    #[test]
+    fn a_file_that_is_not_a_database_is_refused_and_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("scan.tif");
+        std::fs::write(&data, b"II*\0 some image bytes").unwrap();
+        let err = Store::open(&data).err().expect("refused");
+        let said = err.to_string();
+        assert!(
+            said.starts_with(&format!(
+                "{} is not a Lodge database: it does not start as an SQLite database does",
+                data.display()
+            )),
+            "{said}"
+        );
+        assert!(
+            said.ends_with(&format!(
+                "such as {}",
+                dir.path().join("lodge.db").display()
+            )),
+            "{said}"
+        );
+        assert_eq!(std::fs::read(&data).unwrap(), b"II*\0 some image bytes");
+        assert!(!dir.path().join("scan.tif-wal").exists());
+    }
+
+    #[test]
+    fn another_programs_database_is_refused_and_gets_no_tables_of_lodges() {
+        let dir = tempfile::tempdir().unwrap();
+        let other = dir.path().join("notes.sqlite");
+        let conn = rusqlite::Connection::open(&other).unwrap();
+        conn.execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);")
+            .unwrap();
+        drop(conn);
+        let before = std::fs::read(&other).unwrap();
+
+        let said = Store::open(&other).err().expect("refused").to_string();
+        assert!(
+            said.starts_with(&format!(
+                "{} is another program's SQLite database (its tables: notes)",
+                other.display()
+            )),
+            "{said}"
+        );
+        assert_eq!(
+            std::fs::read(&other).unwrap(),
+            before,
+            "the file is untouched"
+        );
+        assert!(!dir.path().join("notes.sqlite-wal").exists());
+    }
+
+    #[test]
+    fn a_new_an_empty_and_a_lodge_database_all_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("new.db");
+        drop(Store::open(&new).expect("a new file"));
+        drop(Store::open(&new).expect("the same file, now Lodge's"));
+        let empty = dir.path().join("empty.db");
+        std::fs::write(&empty, b"").unwrap();
+        drop(Store::open(&empty).expect("an empty file"));
+    }
+
+    #[test]
+    fn the_file_suggested_instead_is_never_the_one_refused() {
+        assert_eq!(
+            own_file_beside(Path::new("/data/x.db")),
+            Path::new("/data/lodge.db")
+        );
+        assert_eq!(
+            own_file_beside(Path::new("/data/lodge.db")),
+            Path::new("/data/lodge/lodge.db")
+        );
+    }
+}
