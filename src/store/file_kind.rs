@@ -2,6 +2,9 @@
 //! the wrong file (a dataset's file, another program's SQLite database) is refused before
 //! anything is written to it: migrating would give another program's database Lodge's
 //! tables, and switching it to WAL would change how that program finds it.
+//!
+//! The file is looked at through SQLite's connection, never opened by Lodge itself while
+//! SQLite may hold it (see [`starts_as_sqlite`]).
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -11,41 +14,44 @@ use super::{Result, StoreError};
 /// The first 16 bytes of every SQLite database file.
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 
-/// A file that exists, is not empty, and does not start as an SQLite database does, is
-/// refused. (An empty or missing file is a new database.)
-pub(super) fn refuse_a_file_of_another_kind(path: &Path) -> Result<()> {
-    let Ok(mut file) = std::fs::File::open(path) else {
-        // Missing, or unreadable: opening it says which.
-        return Ok(());
-    };
+/// Whether the file at `path` starts as an SQLite database does. Called only once SQLite
+/// itself has refused the file: opening a database file with a descriptor of our own, and
+/// closing it, drops every POSIX lock this process's SQLite connections hold on it (SQLite's
+/// own warning), and a window holds several.
+fn starts_as_sqlite(path: &Path) -> bool {
     let mut head = Vec::with_capacity(SQLITE_HEADER.len());
-    if (&mut file)
-        .take(SQLITE_HEADER.len() as u64)
-        .read_to_end(&mut head)
-        .is_err()
-        || head.is_empty()
-        || head == SQLITE_HEADER
-    {
-        return Ok(());
+    match std::fs::File::open(path) {
+        Ok(file) => match file.take(SQLITE_HEADER.len() as u64).read_to_end(&mut head) {
+            Ok(_) => head == SQLITE_HEADER,
+            // Unreadable: say what SQLite said.
+            Err(_) => true,
+        },
+        Err(_) => true,
     }
-    Err(StoreError::NotADatabase {
-        path: path.to_path_buf(),
-    })
 }
 
-/// An SQLite database that has tables but none of Lodge's schema versions (Lodge's
-/// migrations count in `user_version`, from its first table on) is another program's.
-pub(super) fn refuse_another_programs_database(
-    conn: &rusqlite::Connection,
-    path: &Path,
-) -> Result<()> {
+/// Refuse a file that is not a database at all (SQLite cannot read it, and it does not start
+/// as an SQLite file; one that does is damaged, which the caller explains), or an SQLite
+/// database that has tables but none of Lodge's schema versions (Lodge's migrations count
+/// in `user_version`, from its first table on): another program's.
+pub(super) fn refuse_a_database_not_lodges(conn: &rusqlite::Connection, path: &Path) -> Result<()> {
     let open_err = |source| StoreError::Open {
         path: path.to_path_buf(),
         source,
     };
-    let version: i64 = conn
-        .query_row("PRAGMA user_version", [], |r| r.get(0))
-        .map_err(open_err)?;
+    // The first read of the file: SQLite finds out here whether it is a database at all.
+    let version: i64 = match conn.query_row("PRAGMA user_version", [], |r| r.get(0)) {
+        Ok(version) => version,
+        Err(e)
+            if e.sqlite_error_code() == Some(rusqlite::ErrorCode::NotADatabase)
+                && !starts_as_sqlite(path) =>
+        {
+            return Err(StoreError::NotADatabase {
+                path: path.to_path_buf(),
+            });
+        }
+        Err(e) => return Err(open_err(e)),
+    };
     if version != 0 {
         return Ok(());
     }

@@ -58,7 +58,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use file_kind::{own_file_beside, refuse_a_file_of_another_kind, refuse_another_programs_database};
+use file_kind::{own_file_beside, refuse_a_database_not_lodges};
 
 pub use datasets::{AttemptInput, DatasetRow, FileScan, NewDataset};
 pub use events::{EventKind, EventRow, NewEvent};
@@ -311,12 +311,11 @@ impl Store {
             path: path.to_path_buf(),
             source,
         };
-        refuse_a_file_of_another_kind(path)?;
         let mut conn = rusqlite::Connection::open(path).map_err(open_err)?;
         conn.busy_timeout(lock_wait).map_err(open_err)?;
         // Before anything writes to it (switching to WAL does): another program's database
         // is left as it is, not given Lodge's tables.
-        refuse_another_programs_database(&conn, path)?;
+        refuse_a_database_not_lodges(&conn, path)?;
         // Every hot query is a cached statement; the default cache (16) is smaller than
         // the set the queue uses, and re-preparing shows in profiles.
         conn.set_prepared_statement_cache_capacity(64);
