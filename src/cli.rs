@@ -23,6 +23,7 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::engine::{EngineConfig, RetryPolicy};
 use crate::store::{DatabaseTrouble, Store, StoreLocation};
+use output::say_err;
 
 /// Lodge: deposit research datasets exactly once, however often a deposit is retried,
 /// crashed or re-run.
@@ -410,7 +411,7 @@ impl Database {
             .into_iter()
             .chain(store.clock_warning())
         {
-            eprintln!("warning: {warning}");
+            say_err!("warning: {warning}");
         }
         Ok(store)
     }
@@ -458,7 +459,7 @@ pub fn run_parsed(cli: Cli) -> ExitCode {
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            say_err!("error: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -472,8 +473,8 @@ pub fn run_parsed(cli: Cli) -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             match db.trouble(&e) {
-                Some(explained) => eprintln!("error: {explained}"),
-                None => eprintln!("error: {}", error_text(&e)),
+                Some(explained) => say_err!("error: {explained}"),
+                None => say_err!("error: {}", error_text(&e)),
             }
             ExitCode::from(2)
         }

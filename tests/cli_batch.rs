@@ -862,6 +862,33 @@ fn a_report_piped_into_a_reader_that_stops_early_ends_quietly() {
     }
 }
 
+/// A command that changes something finishes its work when what reads its output has
+/// gone (`lodge add … | head -1`, a pager quit early): it used to panic at its first line,
+/// leaving the rest of its folders unadded.
+#[test]
+fn a_command_whose_reader_stops_early_still_does_all_its_work() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let folders: Vec<_> = (1..=3).map(|n| lab.numbered_folder(n)).collect();
+    let mut child = lodge(&db)
+        .arg("add")
+        .args(&folders)
+        .args(["--title", "Run {folder}", "--creator", "Curie, Marie"])
+        .args(["--publisher", "Lab", "--year", "2026"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Both readers are gone before lodge writes a line.
+    drop(child.stdout.take());
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert!(status.success(), "ended {status:?}");
+    let added = lab.store("lodge.db").datasets().unwrap();
+    assert_eq!(added.len(), 3, "every folder added");
+    assert!(added.iter().all(|d| d.key.is_some()));
+}
+
 #[test]
 fn adding_a_folder_again_with_new_metadata_says_the_files_are_the_same() {
     let lab = Lab::new();

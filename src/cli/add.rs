@@ -9,6 +9,7 @@ use clap::Args;
 use super::Database;
 use super::incomplete::{Incomplete, print_incomplete};
 use super::output::{HashBar, shell_word};
+use super::output::{say, say_err};
 use super::stop_signal::StopFlag;
 use crate::catalog::record_folder;
 use crate::content::{
@@ -218,8 +219,8 @@ fn describe(
     problems_later: bool,
 ) {
     let key = prepared.key();
-    println!("dataset {id} key {key}");
-    println!(
+    say!("dataset {id} key {key}");
+    say!(
         "  {} — {}, {}",
         prepared.report.root.display(),
         count_of(prepared.files.len() as u64, "file", "files"),
@@ -227,15 +228,15 @@ fn describe(
     );
     if let Some(before) = before {
         match before.key {
-            Some(k) if k == key => println!("  unchanged since the last scan"),
+            Some(k) if k == key => say!("  unchanged since the last scan"),
             Some(k) => {
                 // What changed, when the earlier document is still in the store.
                 let changes = store.document(&k).ok().flatten().map(|earlier| {
                     crate::wording::document_changes(&prepared.document.changes_since(&earlier))
                 });
                 match changes {
-                    Some(what) => println!("  {what} (key was {})", k.short()),
-                    None => println!("  changed since the last scan (key was {})", k.short()),
+                    Some(what) => say!("  {what} (key was {})", k.short()),
+                    None => say!("  changed since the last scan (key was {})", k.short()),
                 }
             }
             None => {}
@@ -244,26 +245,27 @@ fn describe(
     print_skipped(id, &prepared.report.skipped);
     if let Ok(same) = store.results_with_fingerprint(&prepared.fingerprint().to_hex()) {
         for r in same.iter().filter(|r| r.key != key.to_hex()) {
-            println!(
+            say!(
                 "  note: the same data was already deposited under other metadata as {} on {}",
-                r.identifier, r.target
+                r.identifier,
+                r.target
             );
         }
     }
     if let Some(note) = license_note(&prepared.document.metadata) {
-        println!("  note: {note}");
+        say!("  note: {note}");
     }
     for note in person_notes(&prepared.document.metadata) {
-        println!("  note: {note}");
+        say!("  note: {note}");
     }
     if let Some(note) = year_note(&prepared.document.metadata, crate::content::this_year()) {
-        println!("  note: {note}");
+        say!("  note: {note}");
     }
     let problems = prepared.document.metadata.problems();
     if !problems.is_empty() && !problems_later {
-        println!("  metadata incomplete; deposit will refuse it until these are fixed:");
+        say!("  metadata incomplete; deposit will refuse it until these are fixed:");
         for p in problems {
-            println!("    {p}");
+            say!("    {p}");
         }
     }
 }
@@ -274,13 +276,13 @@ fn print_skipped(id: i64, skipped: &[SkippedEntry]) {
     const LISTED: usize = 10;
     if skipped.len() <= LISTED {
         for s in skipped {
-            println!("  skipped {} ({})", s.rel_path, s.why());
+            say!("  skipped {} ({})", s.rel_path, s.why());
         }
         return;
     }
     let notable: Vec<&SkippedEntry> = skipped.iter().filter(|s| s.is_notable()).collect();
     for s in notable.iter().take(LISTED) {
-        println!("  skipped {} ({})", s.rel_path, s.why());
+        say!("  skipped {} ({})", s.rel_path, s.why());
     }
     let mut more = Vec::new();
     if notable.len() > LISTED {
@@ -296,7 +298,7 @@ fn print_skipped(id: i64, skipped: &[SkippedEntry]) {
             count_of(routine as u64, "system file", "system files")
         ));
     }
-    println!("  skipped as well: {}", more.join("; "));
+    say!("  skipped as well: {}", more.join("; "));
 }
 
 /// What to say of a publication year more than a year after `this_year` (3000 for 2026, a
@@ -425,8 +427,8 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
             let root = root.display().to_string();
             // Most causes name the path already.
             match why.contains(&root) {
-                true => eprintln!("error: {why}"),
-                false => eprintln!("error: {root}: {why}"),
+                true => say_err!("error: {why}"),
+                false => say_err!("error: {root}: {why}"),
             }
             code = ExitCode::from(1);
         }
@@ -442,7 +444,7 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
         },
     );
     if let Some(stopped) = stopped {
-        eprintln!("{stopped}");
+        say_err!("{stopped}");
         return Ok(ExitCode::from(STOPPED));
     }
     Ok(code)
@@ -518,7 +520,7 @@ async fn add_one(
         // A citation file Lodge cannot read is a note, not a reason to refuse the
         // folder: the file is data too, and the metadata can come from the flags.
         Err(e) => {
-            eprintln!(
+            say_err!(
                 "warning: {e}. The folder is added with the metadata given here \
                  (--title, --creator, ...)"
             );
@@ -544,21 +546,23 @@ async fn add_one(
     let mut metadata = match (&before, cited) {
         (None, cited) if moved_from.is_some() => {
             let old = moved_from.as_ref().expect("just matched");
-            println!(
+            say!(
                 "metadata taken from dataset {} ({}): the same files, whose folder {} is gone",
-                old.id, old.name, old.path
+                old.id,
+                old.name,
+                old.path
             );
             let mut metadata = old.metadata.clone();
             if let Some((m, from)) = cited {
                 let filled = metadata.fill_lacking_from(&m);
                 if !filled.is_empty() {
-                    println!("{} filled in from {}", filled.join(", "), from.display());
+                    say!("{} filled in from {}", filled.join(", "), from.display());
                 }
             }
             metadata
         }
         (None, Some((m, from))) => {
-            println!("metadata prefilled from {}", from.display());
+            say!("metadata prefilled from {}", from.display());
             m
         }
         (None, None) => Metadata::default(),
@@ -567,7 +571,7 @@ async fn add_one(
             if let Some((m, from)) = cited {
                 let filled = metadata.fill_lacking_from(&m);
                 if !filled.is_empty() {
-                    println!("{} filled in from {}", filled.join(", "), from.display());
+                    say!("{} filled in from {}", filled.join(", "), from.display());
                 }
                 recited = Some((m, from));
             }
@@ -588,7 +592,7 @@ async fn add_one(
             .filter(|field| !args.sets(field))
             .collect();
         if !differing.is_empty() {
-            println!(
+            say!(
                 "  note: {} gives another {} than the dataset has, which stays (flags change \
                  it: --title, --creator, ...)",
                 from.display(),
@@ -601,18 +605,21 @@ async fn add_one(
     if before.is_none()
         && let Some(overlap) = crate::catalog::overlap(store, &root_text)?
     {
-        println!(
+        say!(
             "  note: this folder {overlap}: the files in common go into the deposit of \
              each. If that is not what you meant, `lodge remove {id}` takes this one off the \
              list (its folder is not touched)"
         );
     }
     for old in crate::catalog::moved_here(store, id, &prepared.fingerprint())? {
-        println!(
+        say!(
             "  note: the same files as dataset {} ({}), whose folder {} is gone: if this is \
              that folder moved here, `lodge remove {}` takes the old entry off the list (what \
              it deposited stays)",
-            old.id, old.name, old.path, old.id
+            old.id,
+            old.name,
+            old.path,
+            old.id
         );
     }
     let problems = prepared.document.metadata.problems();
@@ -642,7 +649,7 @@ pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
             if let Ok((id, prepared)) = &scanned {
                 describe(&store, *id, prepared, Some(&d), false);
             }
-            eprintln!(
+            say_err!(
                 "stopped: {done} of {} scanned; the others keep their last scan (run the \
                  same `lodge scan` again: a folder scanned already is only checked, one stat \
                  a file)",
@@ -656,9 +663,9 @@ pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
                 let why = db
                     .trouble(&e)
                     .unwrap_or_else(|| crate::wording::with_causes(e.as_ref()));
-                eprintln!("error: dataset {} ({}): {why}", d.id, d.path);
+                say_err!("error: dataset {} ({}): {why}", d.id, d.path);
                 if !Path::new(&d.path).exists() {
-                    eprintln!(
+                    say_err!(
                         "       to take it off the list (what it deposited stays): `lodge remove {}`",
                         d.id
                     );
@@ -687,9 +694,11 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
         if !store.remove_dataset(d.id)? {
             continue;
         }
-        println!(
+        say!(
             "removed dataset {} {} ({}); what it deposited stays in `lodge history`",
-            d.id, d.name, d.path
+            d.id,
+            d.name,
+            d.path
         );
         if !active.is_empty() {
             let ids: Vec<String> = active.iter().map(i64::to_string).collect();
@@ -697,7 +706,7 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
                 1 => ("job", "is", "it"),
                 _ => ("jobs", "are", "them"),
             };
-            println!(
+            say!(
                 "  note: {jobs} {} {are} still on the queue and will end rejected when \
                  run (add the folder again to deposit it, or `lodge cancel {}` ends {them} \
                  now)",

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::output::{say, say_err};
 use crate::bench::{self, Options, RowKind, Sizes, Verdict};
 use crate::wording::count_of;
 
@@ -41,7 +42,7 @@ pub struct BenchArgs {
 
 pub async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if cfg!(debug_assertions) {
-        eprintln!(
+        say_err!(
             "warning: this lodge is a debug build, so its figures are not Lodge's: build with \
              `cargo build --release` and run target/release/lodge bench"
         );
@@ -72,18 +73,18 @@ pub async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         lodge_exe: std::env::current_exe()
             .map_err(|e| anyhow::anyhow!("cannot find the running lodge binary: {e}"))?,
     };
-    println!("machine: {}", bench::machine());
-    let rows = bench::run(&options, &|step| eprintln!("measuring {step}")).await?;
-    println!();
+    say!("machine: {}", bench::machine());
+    let rows = bench::run(&options, &|step| say_err!("measuring {step}")).await?;
+    say!();
     print!("{}", bench::table(&rows));
-    println!();
-    println!("ratio: Lodge's speed relative to the reference (above 1: faster)");
+    say!();
+    say!("ratio: Lodge's speed relative to the reference (above 1: faster)");
     let below = rows
         .iter()
         .filter(|r| r.verdict == Verdict::BelowGoal)
         .count();
     if below > 0 {
-        println!(
+        say!(
             "{} below goal: measure again on a quiet machine",
             count_of(below as u64, "row", "rows")
         );
@@ -96,7 +97,7 @@ pub async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if failed.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("FAILED: {}", failed.join("; "));
+        say!("FAILED: {}", failed.join("; "));
         Ok(ExitCode::from(1))
     }
 }

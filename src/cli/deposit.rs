@@ -12,6 +12,7 @@ use super::add::select_datasets;
 use super::folder::FolderNow;
 use super::incomplete::{Incomplete, print_incomplete};
 use super::output::{BytesInFlight, DatasetNames, items_progress_bar};
+use super::output::{say, say_err};
 use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run, target_argument};
 use super::{Database, EngineArgs};
 use crate::content::ContentKey;
@@ -77,7 +78,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     let keys: Vec<ContentKey> = datasets.iter().filter_map(|d| d.key).collect();
     let target = open_deposit_target(&store, &args.target, args.token.clone(), &keys)?;
     if datasets.is_empty() {
-        println!("no datasets: add one with `lodge add DIR`");
+        say!("no datasets: add one with `lodge add DIR`");
         return Ok(ExitCode::SUCCESS);
     }
 
@@ -89,9 +90,10 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         let problems = d.metadata.problems();
         match d.key {
             None => {
-                println!(
+                say!(
                     "refused  {}: not scanned yet (run `lodge scan {}`)",
-                    d.name, d.id
+                    d.name,
+                    d.id
                 );
                 refused += 1;
             }
@@ -123,7 +125,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     // A deposit is of the content as scanned: say so where the folder has moved on since.
     for ((d, _), result) in ready.iter().zip(&recorded) {
         if let Some(note) = drift_note(&store, d, result.is_some())? {
-            println!("note     {}: {note}", d.name);
+            say!("note     {}: {note}", d.name);
         }
     }
 
@@ -134,7 +136,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         for ((d, key), result) in ready.iter().zip(&recorded) {
             let name = &d.name;
             if let Some(r) = result {
-                println!(
+                say!(
                     "replay   {name}: already deposited as {} (no request)",
                     r.identifier
                 );
@@ -161,7 +163,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                     true => format!(" — `lodge scan {sender}`, then deposit again"),
                     false => String::new(),
                 };
-                println!("refused  {name}: {f}{hint}");
+                say!("refused  {name}: {f}{hint}");
                 refused += 1;
                 continue;
             }
@@ -173,7 +175,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                     earlier_record: None,
                 })
             {
-                println!("refused  {name}: {f}");
+                say!("refused  {name}: {f}");
                 refused += 1;
                 continue;
             }
@@ -195,19 +197,19 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 String::new()
             };
             if let Some(first) = creating.get(key) {
-                println!(
+                say!(
                     "shares   {name}: {first}'s deposit (the same key {}): one record for both",
                     key.short()
                 );
                 continue;
             }
             creating.insert(*key, name);
-            println!(
+            say!(
                 "create   {name}: key {}{version}{note}{from_copy}",
                 key.short()
             );
         }
-        println!("dry run: nothing was sent or recorded");
+        say!("dry run: nothing was sent or recorded");
         return Ok(if refused == 0 {
             ExitCode::SUCCESS
         } else {
@@ -219,7 +221,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     let mut engine = Engine::new(store.clone(), config.clone())?;
     engine.add_target(target.clone())?;
     if let Some(event) = store.resume_target(target.scope_id())? {
-        println!("{}", event.message);
+        say!("{}", event.message);
     }
     let items: Vec<(i64, crate::content::ContentKey)> =
         ready.iter().map(|(d, key)| (d.id, *key)).collect();
@@ -314,7 +316,7 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     let ids = if args.all_failed {
         let failed = store.failed_job_ids(None)?;
         if failed.is_empty() {
-            println!("no failed jobs: nothing to retry (`lodge status` shows every job's state)");
+            say!("no failed jobs: nothing to retry (`lodge status` shows every job's state)");
             return Ok(ExitCode::SUCCESS);
         }
         failed
@@ -361,14 +363,14 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
         let job = store.job(*id)?;
         failed_left |= job.state == JobState::Failed;
         unlanded_left |= store.lookup_result(&job.target, &job.key)?.is_none();
-        println!("{}", not_retried(&store, &job)?);
+        say!("{}", not_retried(&store, &job)?);
     }
     if requeued.is_empty() && failed_left {
-        println!("nothing was re-queued");
+        say!("nothing was re-queued");
     } else if requeued.is_empty() {
-        println!("nothing to retry: only failed jobs are retried");
+        say!("nothing to retry: only failed jobs are retried");
     } else {
-        println!(
+        say!(
             "re-queued {} with the same key",
             count_of(requeued.len() as u64, "job", "jobs")
         );
@@ -415,7 +417,7 @@ pub fn cancel(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Resu
             let scope = super::target_arg::cli_target_scope(name_or_url)?;
             let ids = store.active_job_ids(Some(&scope))?;
             if ids.is_empty() {
-                println!("no job still to do for {scope}: nothing to cancel");
+                say!("no job still to do for {scope}: nothing to cancel");
                 return Ok(ExitCode::SUCCESS);
             }
             ids
@@ -429,22 +431,22 @@ pub fn cancel(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Resu
         match answer {
             Cancel::Cancelled => {
                 cancelled += 1;
-                println!("cancelled job {id}: now failed; `lodge retry {id}` queues it again");
+                say!("cancelled job {id}: now failed; `lodge retry {id}` queues it again");
             }
             Cancel::BeingDeposited { by } => {
                 left = true;
-                println!(
+                say!(
                     "job {id} is being deposited now (by {by}): left alone; stop that deposit \
                      (Ctrl-C), then cancel it"
                 );
             }
-            Cancel::Ended => println!(
+            Cancel::Ended => say!(
                 "job {id} has ended ({}): nothing to cancel",
                 job.state.as_str()
             ),
         }
     }
-    println!("{} cancelled", count_of(cancelled, "job", "jobs"));
+    say!("{} cancelled", count_of(cancelled, "job", "jobs"));
     Ok(if left {
         ExitCode::from(1)
     } else {
@@ -482,7 +484,7 @@ async fn run_jobs(
                         let line = format!("{:<15} {name}{job}{}", e.kind.as_str(), e.message);
                         // A hidden bar (output is not a terminal) prints nothing itself.
                         if printer_bar.is_hidden() {
-                            eprintln!("{line}");
+                            say_err!("{line}");
                         } else {
                             printer_bar.println(line);
                         }
@@ -512,7 +514,7 @@ async fn run_jobs(
     tokio::spawn(async move {
         // Ctrl-C, or SIGTERM from `timeout`, cron or systemd: the same orderly stop.
         if super::stop_signal::stop_requested().await.is_ok() {
-            eprintln!(
+            say_err!(
                 "stopping: items in flight go back on the queue (run the command again to finish)"
             );
             on_signal.cancel();
@@ -809,7 +811,7 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 }
             }
         };
-        println!("{line}");
+        say!("{line}");
         *counts.entry(counted_as).or_default() += 1;
         all_landed &= job.state.is_landed();
     }
@@ -828,9 +830,9 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
         0 => String::new(),
         n => format!("; {n} of the existing made by an attempt of this run whose answer was lost"),
     };
-    println!("{}{made_here}{shared}", parts.join(", "));
+    say!("{}{made_here}{shared}", parts.join(", "));
     if let Some(line) = retry_all_hint(store, outcomes) {
-        println!("{line}");
+        say!("{line}");
     }
     if all_landed {
         ExitCode::SUCCESS

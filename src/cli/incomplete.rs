@@ -2,6 +2,7 @@
 //! its problems and the `lodge add` that fixes them, and many with the same problems (a
 //! batch added without titles, say) as one block rather than a screenful of the same lines.
 
+use super::output::say;
 use super::output::shell_word;
 
 /// A dataset and what its metadata lacks.
@@ -31,15 +32,15 @@ pub(super) fn print_incomplete(
     }
     let print_problems = |problems: &[String]| {
         for p in problems {
-            println!("           {p}");
+            say!("           {p}");
         }
     };
     for (problems, members) in groups {
         if members.len() <= ONE_BY_ONE {
             for d in members {
-                println!("{}", one(&d.name));
+                say!("{}", one(&d.name));
                 print_problems(problems);
-                println!(
+                say!(
                     "           fix with `lodge add {}` and the flags named above",
                     shell_word(&d.path)
                 );
@@ -47,10 +48,10 @@ pub(super) fn print_incomplete(
             continue;
         }
         let names: Vec<&str> = members.iter().map(|d| d.name.as_str()).collect();
-        println!("{}", many(members.len(), &names.join(", ")));
+        say!("{}", many(members.len(), &names.join(", ")));
         print_problems(problems);
         let folders: Vec<String> = members.iter().map(|d| shell_word(&d.path).into()).collect();
-        println!(
+        say!(
             "           fix with `lodge add {}` and the flags named above ({{folder}} in \
              --title becomes each folder's name)",
             folders.join(" ")

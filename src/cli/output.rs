@@ -4,10 +4,34 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use std::io::Write;
+
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::engine::verify::verdict_of;
 use crate::store::{EventRow, JobRow, Store};
+
+/// `println!` for the command line: when what reads the output has gone (`lodge add … |
+/// head -1`, a pager quit early) the line is dropped and the command goes on with its work,
+/// where `println!` would panic in the middle of it. (Commands that only read the store and
+/// print end quietly at once instead: `end_quietly_when_the_reader_goes` in `cli.rs`.)
+macro_rules! say {
+    () => { $crate::cli::output::say_line(&mut std::io::stdout(), format_args!("")) };
+    ($($arg:tt)*) => { $crate::cli::output::say_line(&mut std::io::stdout(), format_args!($($arg)*)) };
+}
+pub(crate) use say;
+
+/// [`say!`] on standard error (`eprintln!`'s place).
+macro_rules! say_err {
+    ($($arg:tt)*) => { $crate::cli::output::say_line(&mut std::io::stderr(), format_args!($($arg)*)) };
+}
+pub(crate) use say_err;
+
+/// One line to `out`. A failed write (the reader has gone) is not an error of the command's:
+/// its work is done or still to do, and is what its exit status reports.
+pub fn say_line(out: &mut impl Write, line: std::fmt::Arguments<'_>) {
+    let _ = writeln!(out, "{line}");
+}
 
 /// `text` as one word of a shell command a person can paste: as it is when that is safe,
 /// else quoted (a path with a space, say).

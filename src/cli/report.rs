@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::Database;
 use super::deposit::{how_to_resume, retry_hint};
 use super::output::{DatasetNames, check_json, time_text};
+use super::output::{say, say_err};
 use super::target_arg::target_argument;
 use crate::catalog::FolderChange;
 use crate::engine::verify::verdict_of;
@@ -53,7 +54,7 @@ fn dataset_or_removed(store: &Store, selector: &str) -> anyhow::Result<i64> {
         Ok(named) => Ok(named[0].id),
         Err(e) => match e.downcast_ref::<StoreError>() {
             Some(StoreError::RemovedDataset { id, .. }) => {
-                eprintln!("dataset {id} was removed from the list; what it left:");
+                say_err!("dataset {id} was removed from the list; what it left:");
                 Ok(*id)
             }
             _ => Err(e),
@@ -178,13 +179,13 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             })
             .collect();
         let out = serde_json::json!({ "items": items, "totals": totals });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        say!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
     if listed == 0 {
-        println!("no datasets yet: add one with `lodge add DIR`");
+        say!("no datasets yet: add one with `lodge add DIR`");
     } else if rows.is_empty() {
-        println!("no items match (of {listed}); `lodge status` lists every one");
+        say!("no items match (of {listed}); `lodge status` lists every one");
     }
     let names = super::target_arg::TargetNames::load();
     for (r, paused) in rows.iter().zip(&paused) {
@@ -199,9 +200,11 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         let job = r.job.map(|j| format!("job {j}")).unwrap_or_default();
         if r.target.is_none() {
             // No job anywhere: nothing to say of a target, a job or its attempts.
-            println!(
+            say!(
                 "{:>4} {:<24} {key} {:<10} not deposited anywhere yet",
-                r.dataset, r.name, r.state
+                r.dataset,
+                r.name,
+                r.state
             );
         } else {
             // A changed item has neither a record nor a job for its new key: no gaps.
@@ -210,7 +213,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 .into_iter()
                 .filter(|part| !part.is_empty())
                 .collect();
-            println!(
+            say!(
                 "{:>4} {:<24} {key} {:<10} {}",
                 r.dataset,
                 r.name,
@@ -222,11 +225,11 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             && !matches!(r.state.as_str(), "deposited" | "existing")
             && paused.as_ref() != Some(e)
         {
-            println!("       last error: {e}");
+            say!("       last error: {e}");
         }
         // Nothing sends a queued job but a process working on its target: say which.
         if matches!(r.state.as_str(), "queued" | "waiting") && paused.is_none() {
-            println!(
+            say!(
                 "       on the queue: sent while a `lodge deposit` or the window works on \
                  {target}; `lodge deposit --target {} {}` sends it now",
                 super::output::shell_word(&target_argument(&store, scope)),
@@ -234,7 +237,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             );
         }
         if let Some(reason) = paused {
-            println!(
+            say!(
                 "       {target} is paused: {reason} — {}, then deposit it again \
                  (or `lodge cancel --target {}` gives up what waits for it)",
                 how_to_resume(reason, scope),
@@ -246,7 +249,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         if let Some(check) = check_of(r)
             && let Some((false, found)) = verdict_of(check)
         {
-            println!(
+            say!(
                 "       DAMAGED when checked {}: {found} ({})",
                 time_text(check.at),
                 super::output::damage_hint(found, r.dataset)
@@ -257,7 +260,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 Some(id) => format!("deposited as {id} before its last scan"),
                 None => "queued before its last scan".to_string(),
             };
-            println!(
+            say!(
                 "       {before}; this content is not deposited here yet: \
                  `lodge deposit --target {} {}`",
                 super::output::shell_word(&target_argument(&store, scope)),
@@ -266,9 +269,9 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         }
     }
     if !filter.is_empty() && !rows.is_empty() {
-        println!("{} of {listed} shown; totals for every item:", rows.len());
+        say!("{} of {listed} shown; totals for every item:", rows.len());
     }
-    println!(
+    say!(
         "replays {}, conflicts (server said exists) {}, retries {}, failed {}, rejected {}, pending {}{}",
         totals.replays,
         totals.conflicts,
@@ -291,12 +294,12 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         .filter(|j| retryable.contains(j))
         .collect();
     if let Some(line) = retry_hint(&store, failed) {
-        println!("{line}");
+        say!("{line}");
     }
     if !changed.is_empty() {
-        println!("folders changed since their last scan (a deposit sends the folder as scanned):");
+        say!("folders changed since their last scan (a deposit sends the folder as scanned):");
         for (d, change) in &changed {
-            println!("{:>4} {}: {}", d.id, d.name, change.describe());
+            say!("{:>4} {}: {}", d.id, d.name, change.describe());
         }
         // A folder that cannot be scanned now has its fix in its line; a scan would fail.
         let ids: Vec<String> = changed
@@ -309,7 +312,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 1 => ("it", "it is"),
                 _ => ("them", "they are"),
             };
-            println!(
+            say!(
                 "`lodge scan {}` keys {them} as {are} now; deposit again to send that",
                 ids.join(" ")
             );
@@ -325,7 +328,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             1 => ("it", "it", "it"),
             _ => ("each", "them", "they"),
         };
-        println!(
+        say!(
             "folders gone (moved or deleted): {}. Add {each} where it is now (`lodge add \
              NEWPATH`); `lodge remove {}` takes {them} off the list (what {they} deposited \
              stays)",
@@ -352,14 +355,14 @@ pub fn history(
         .collect();
     if json {
         let rows = crate::history_file::to_json(&rows)?;
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        say!("{}", serde_json::to_string_pretty(&rows)?);
     } else if csv {
         crate::history_file::write_csv(&rows, std::io::stdout())?;
     } else {
         if listed == 0 {
-            println!("no deposits yet");
+            say!("no deposits yet");
         } else if rows.is_empty() {
-            println!("no jobs match (of {listed}); `lodge history` lists every one");
+            say!("no jobs match (of {listed}); `lodge history` lists every one");
         }
         let names = super::target_arg::TargetNames::load();
         for r in &rows {
@@ -368,7 +371,7 @@ pub fn history(
                 .url
                 .as_deref()
                 .filter(|u| Some(*u) != r.identifier.as_deref());
-            println!(
+            say!(
                 "{} job {:<5} {:<9} {:<24} {} {}{}",
                 time_text(r.updated_at),
                 r.job,
@@ -404,7 +407,7 @@ fn print_event(e: &EventRow, name: Option<String>) {
     } else {
         format!(" [{}]", extra.join(", "))
     };
-    println!(
+    say!(
         "{} {:<15} {name}{job}{}{extra} ({})",
         time_text(e.at),
         e.kind.as_str(),
@@ -441,7 +444,7 @@ pub async fn log(
     let store = db.open_existing()?;
     let names = RefCell::new(DatasetNames::default());
     let print_event = |e: &EventRow| match json {
-        true => println!("{}", event_json(e)),
+        true => say!("{}", event_json(e)),
         false => print_event(e, names.borrow_mut().of(&store, e)),
     };
     let filter = match (dataset, job) {
@@ -534,7 +537,7 @@ pub fn forget(
         None => None,
     };
     let n = store.forget_results(older_than.as_millis() as i64, target.as_deref())?;
-    println!(
+    say!(
         "forgot {}; the servers still hold the records",
         count_of(n as u64, "recorded result", "recorded results")
     );
@@ -543,7 +546,7 @@ pub fn forget(
         && n == 0
         && store.target_url(scope)?.is_none()
     {
-        println!(
+        say!(
             "note: nothing was ever deposited to {scope} from this database; `lodge status` \
              names the targets used"
         );

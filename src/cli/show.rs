@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use super::Database;
 use super::folder::FolderNow;
+use super::output::say;
 use super::output::{check_json, time_text};
 use super::target_arg::TargetNames;
 use crate::content::{ContentDocument, Metadata, citation};
@@ -54,7 +55,7 @@ pub fn show(
     };
     if json {
         let out = as_json(&dataset, document.as_ref(), &deposits, &folder);
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        say!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         let retryable: HashSet<i64> = store.failed_job_ids(None)?.into_iter().collect();
         print_text(
@@ -79,30 +80,30 @@ fn print_folder(folder: &FolderNow, dataset: i64) {
             added,
         } => {
             if !left_out.is_empty() {
-                println!("left out of the deposit ({}):", left_out.len());
+                say!("left out of the deposit ({}):", left_out.len());
                 for s in left_out {
-                    println!("  {} ({})", s.rel_path, s.why());
+                    say!("  {} ({})", s.rel_path, s.why());
                 }
             }
             if let Some(changed) = changed {
-                println!("note: {changed}");
+                say!("note: {changed}");
             }
             if !added.is_empty() {
-                println!(
+                say!(
                     "note: added since the last scan, so not in its key: {}",
                     added.join(", ")
                 );
             }
             if changed.is_some() || !added.is_empty() {
-                println!(
+                say!(
                     "      the key above is of the folder as scanned; `lodge scan {dataset}` \
                      re-keys it as it is now"
                 );
             }
         }
         FolderNow::Unreadable(why) => {
-            println!("note: the folder cannot be read now: {why}");
-            println!(
+            say!("note: the folder cannot be read now: {why}");
+            say!(
                 "      to take the dataset off the list (what it deposited stays): \
                  `lodge remove {dataset}`"
             );
@@ -252,14 +253,14 @@ fn print_text(
         same_data,
         through,
     } = deposits;
-    println!("dataset {} {}", d.id, d.name);
-    println!("  folder       {}", d.path);
+    say!("dataset {} {}", d.id, d.name);
+    say!("  folder       {}", d.path);
     match &d.key {
-        Some(key) => println!("  key          {}", key.to_hex()),
-        None => println!("  key          (not scanned yet: `lodge scan {}`)", d.id),
+        Some(key) => say!("  key          {}", key.to_hex()),
+        None => say!("  key          (not scanned yet: `lodge scan {}`)", d.id),
     }
     if let Some(scanned) = d.scanned_at {
-        println!(
+        say!(
             "  scanned      {} — {}, {}",
             time_text(scanned),
             count_of(d.file_count, "file", "files"),
@@ -269,7 +270,7 @@ fn print_text(
     print_metadata(&d.metadata);
 
     if let Some(doc) = document {
-        println!("files ({}):", doc.manifest.len());
+        say!("files ({}):", doc.manifest.len());
         let shown = if all_files {
             doc.manifest.len()
         } else {
@@ -279,7 +280,7 @@ fn print_text(
         // files by digest; else the digest's start.
         let digits = if all_files { 64 } else { 12 };
         for f in doc.manifest.iter().take(shown) {
-            println!(
+            say!(
                 "  {}  {:>10}  {}",
                 &f.sha256.to_hex()[..digits],
                 human_bytes(f.size),
@@ -287,7 +288,7 @@ fn print_text(
             );
         }
         if doc.manifest.len() > shown {
-            println!(
+            say!(
                 "  … and {} more (`lodge show {} --files` lists every one)",
                 doc.manifest.len() - shown,
                 d.id
@@ -296,9 +297,9 @@ fn print_text(
     }
 
     if jobs.is_empty() && through.is_empty() {
-        println!("deposits: none yet");
+        say!("deposits: none yet");
     } else {
-        println!("deposits:");
+        say!("deposits:");
         for t in through {
             let url = t.url.as_deref().filter(|u| *u != t.identifier);
             let by = match (&t.by, t.job) {
@@ -314,7 +315,7 @@ fn print_text(
             );
             if !t.current {
                 // Not this content's record: no citation, and say whether this one is there.
-                println!(
+                say!(
                     "  {:<20} {record} — its earlier content (key {}), through {by}: a copy \
                      that had the same key{}",
                     "(earlier, shared)",
@@ -327,11 +328,11 @@ fn print_text(
                 );
                 continue;
             }
-            println!(
+            say!(
                 "  {:<20} {record} — through {by}: a copy with the same key, one deposit for both",
                 "(shared)",
             );
-            println!(
+            say!(
                 "            cite as: {}",
                 citation(&d.metadata, &t.identifier, t.url.as_deref())
             );
@@ -359,12 +360,12 @@ fn print_text(
                 j.state.as_str(),
                 names.of(&j.target)
             );
-            println!("{}", line.trim_end());
+            say!("{}", line.trim_end());
             if let Some(again) = replays.get(&j.id) {
-                println!("            {}", replayed_since(again));
+                say!("            {}", replayed_since(again));
             }
             if let Some(reason) = paused_for {
-                println!(
+                say!(
                     "            {} is paused: {reason} — {}, then deposit it again \
                      (`lodge deposit --target {} {}`)",
                     names.of(&j.target),
@@ -378,8 +379,8 @@ fn print_text(
             if let Some((intact, what)) = checks.get(&j.id).and_then(verdict_of) {
                 let at = time_text(checks[&j.id].at);
                 match intact {
-                    true => println!("            last checked {at}: intact ({what})"),
-                    false => println!(
+                    true => say!("            last checked {at}: intact ({what})"),
+                    false => say!(
                         "            last checked {at}: DAMAGED: {what} ({})",
                         super::output::damage_hint(what, d.id)
                     ),
@@ -388,7 +389,7 @@ fn print_text(
             if j.state == JobState::Failed {
                 if retryable.contains(&j.id) && d.key.is_some_and(|k| k != j.key) {
                     // `retry` would refuse it: what it was to send is no longer the folder.
-                    println!(
+                    say!(
                         "            scanned again since: deposit the folder as it is now \
                          (`lodge deposit --target {} {}`)",
                         super::output::shell_word(&super::target_arg::target_argument(
@@ -397,7 +398,7 @@ fn print_text(
                         d.id
                     );
                 } else if retryable.contains(&j.id) {
-                    println!(
+                    say!(
                         "            retry with the same key: `lodge retry {}`",
                         j.id
                     );
@@ -405,7 +406,7 @@ fn print_text(
                     .iter()
                     .find(|o| o.target == j.target && o.key == j.key && o.state.is_landed())
                 {
-                    println!(
+                    say!(
                         "            landed since by job {} as {}",
                         later.id,
                         later.identifier.as_deref().unwrap_or("?")
@@ -416,12 +417,12 @@ fn print_text(
             if let Some(cite) = citation_of(d, j)
                 && cited.insert(cite.clone())
             {
-                println!("            cite as: {cite}");
+                say!("            cite as: {cite}");
             }
         }
     }
     for (identifier, target) in same_data {
-        println!(
+        say!(
             "note: the same files were deposited under other metadata as {identifier} on {}",
             names.of(target)
         );
@@ -440,23 +441,23 @@ fn print_metadata(m: &Metadata) {
             on_one_line(s).into_owned()
         }
     };
-    println!("  title        {}", or_none(&m.title));
+    say!("  title        {}", or_none(&m.title));
     if m.creators.is_empty() {
-        println!("  creators     —");
+        say!("  creators     —");
     }
     for (i, c) in m.creators.iter().enumerate() {
         let label = if i == 0 { "creators" } else { "" };
         // As `--creator` takes it, control characters shown as escapes.
         let line = super::add::creator_text(&c.name, c);
-        println!("  {label:<12} {}", on_one_line(&line));
+        say!("  {label:<12} {}", on_one_line(&line));
     }
     let year = m
         .publication_year
         .map(|y| y.to_string())
         .unwrap_or_default();
-    println!("  year         {}", or_none(&year));
-    println!("  publisher    {}", or_none(&m.publisher));
-    println!("  type         {}", on_one_line(&m.resource_type));
+    say!("  year         {}", or_none(&year));
+    say!("  publisher    {}", or_none(&m.publisher));
+    say!("  type         {}", on_one_line(&m.resource_type));
     let optional = [
         ("license", m.license.as_deref().map(on_one_line)),
         ("version", m.version.as_deref().map(on_one_line)),
@@ -470,29 +471,29 @@ fn print_metadata(m: &Metadata) {
     ];
     for (field, value) in optional {
         if let Some(v) = value {
-            println!("  {field:<12} {v}");
+            say!("  {field:<12} {v}");
         }
     }
     if let Some(description) = &m.description {
         print!("{}", indented_description(description));
     }
     if let Some(note) = super::add::license_note(m) {
-        println!("  note: {note}");
+        say!("  note: {note}");
     }
     if let Some(note) = super::add::year_note(m, crate::content::this_year()) {
-        println!("  note: {note}");
+        say!("  note: {note}");
     }
     for note in super::add::person_notes(m) {
-        println!("  note: {note}");
+        say!("  note: {note}");
     }
     let problems = m.problems();
     if !problems.is_empty() {
-        println!(
+        say!(
             "  metadata incomplete; deposit will refuse it until these are fixed \
              (`lodge add` the folder again with the flags named):"
         );
         for p in problems {
-            println!("    {p}");
+            say!("    {p}");
         }
     }
 }

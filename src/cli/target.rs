@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
+use super::output::{say, say_err};
 use crate::config::credentials::{
     forget_secret, how_to_add_the_secret, lacks_stored_secret, store_secret,
 };
@@ -105,7 +106,7 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                 let secret = text.trim_end_matches(['\n', '\r']);
                 anyhow::ensure!(!secret.is_empty(), "no secret on standard input");
                 let went = store_secret(&path, &a.name, &Secret::new(secret))?;
-                println!("secret of '{}' stored in {went}", a.name);
+                say!("secret of '{}' stored in {went}", a.name);
             }
             config.save(&path)?;
             if secret_from_env {
@@ -114,24 +115,24 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                 crate::config::credentials::forget_secret(&path, &a.name)?;
             }
             let scope = crate::config::scope_id_of(&a.name, &config.targets[&a.name])?;
-            println!("target '{}' saved in {} ({scope})", a.name, path.display());
+            say!("target '{}' saved in {} ({scope})", a.name, path.display());
             // Saved all the same: the variable may be set where deposits run.
             let saved = &config.targets[&a.name];
             // The target is saved by now: a secrets file that cannot be read is said, not
             // made this command's failure.
             match lacks_stored_secret(&path, &a.name, saved) {
-                Ok(true) => eprintln!(
+                Ok(true) => say_err!(
                     "note: '{}' has {} yet, so the server will refuse it: {}",
                     a.name,
                     crate::config::credentials::what_is_missing(saved),
                     how_to_add_the_secret(&a.name, saved)
                 ),
                 Ok(false) => {}
-                Err(e) => eprintln!("note: {e}"),
+                Err(e) => say_err!("note: {e}"),
             }
             for var in [&saved.user_env, &saved.secret_env].into_iter().flatten() {
                 if std::env::var_os(var).is_none() {
-                    eprintln!(
+                    say_err!(
                         "note: ${var} is not set here; set it before `lodge target test {0}` \
                          or a deposit to '{0}'",
                         a.name
@@ -143,13 +144,13 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
         TargetCommand::List => {
             let config = Config::load(&path)?;
             if config.targets.is_empty() {
-                println!(
+                say!(
                     "no targets in {}: add one with `lodge target add NAME URL`",
                     path.display()
                 );
             }
             for t in config.summaries() {
-                println!("{:<16} {:<8} {}", t.name, t.kind, t.url);
+                say!("{:<16} {:<8} {}", t.name, t.kind, t.url);
                 let target = &config.targets[&t.name];
                 // A listing shows every target even when the secrets file cannot be read.
                 let credentials = match lacks_stored_secret(&path, &t.name, target) {
@@ -161,12 +162,14 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                     Ok(false) => t.credentials,
                     Err(e) => format!("{} ({e})", t.credentials),
                 };
-                println!(
+                say!(
                     "{:<16} identity {}; credentials: {}",
-                    "", t.scope_id, credentials
+                    "",
+                    t.scope_id,
+                    credentials
                 );
                 if !t.settings.is_empty() {
-                    println!("{:<16} {}", "", t.settings);
+                    say!("{:<16} {}", "", t.settings);
                 }
             }
             Ok(ExitCode::SUCCESS)
@@ -180,15 +183,15 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                     Outcome::Failed(t) => ("FAILED ", t),
                     Outcome::Skipped(t) => ("skipped", t),
                 };
-                println!("{mark} {}: {text}", check.name);
+                say!("{mark} {}: {text}", check.name);
             }
             Ok(match report.first_failure() {
                 None if report.ok() => {
-                    println!("target '{name}' is ready");
+                    say!("target '{name}' is ready");
                     ExitCode::SUCCESS
                 }
                 Some(_) if report.only_busy() => {
-                    println!(
+                    say!(
                         "target '{name}' answered but is busy now (it asked to wait): nothing \
                          to fix, test again in a moment"
                     );
@@ -210,7 +213,7 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                     } else {
                         ": give its token with --token (or LODGE_TOKEN)".into()
                     };
-                    println!(
+                    say!(
                         "target '{name}' cannot be used: the {} check failed{hint}",
                         check.name
                     );
@@ -228,7 +231,7 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             );
             forget_secret(&path, &name)?;
             config.save(&path)?;
-            println!("target '{name}' removed");
+            say!("target '{name}' removed");
             Ok(ExitCode::SUCCESS)
         }
     }

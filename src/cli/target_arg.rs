@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
+use super::output::say_err;
 use crate::config::{Config, config_path, open_target_spec, resolve, scope_id_of};
 use crate::content::ContentKey;
 use crate::store::Store;
@@ -35,7 +36,7 @@ fn saved_token_for_url(config: &Config, path: &std::path::Path, url: &str) -> Op
     let scope = open_target(url, None).ok()?.scope_id().to_string();
     let (name, spec) = configured_with_scope(config, &scope)?;
     let token = crate::config::credentials::resolve_token(path, name, spec).ok()?;
-    eprintln!("note: {url} is where target '{name}' deposits: the token saved with it is sent");
+    say_err!("note: {url} is where target '{name}' deposits: the token saved with it is sent");
     Some(token.expose().to_string())
 }
 
@@ -43,7 +44,7 @@ fn saved_token_for_url(config: &Config, path: &std::path::Path, url: &str) -> Op
 /// the run (`--token`, `LODGE_TOKEN`) is not used, and a note says so.
 fn note_token_unused(name: &str, spec: &crate::config::TargetConfig, token: Option<&str>) {
     if spec.takes_token() && token.is_some() {
-        eprintln!(
+        say_err!(
             "note: target '{name}' sends the token saved with it; the one given with --token \
              (or LODGE_TOKEN) is for targets given by URL and for sandboxes, and is not used"
         );
@@ -57,7 +58,7 @@ fn config_for(path: &std::path::Path, by_url: bool) -> anyhow::Result<Config> {
     match Config::load(path) {
         Ok(config) => Ok(config),
         Err(e) if by_url => {
-            eprintln!("note: {e}; going by the URL alone (saved targets wait until that is fixed)");
+            say_err!("note: {e}; going by the URL alone (saved targets wait until that is fixed)");
             Ok(Config::default())
         }
         Err(e) => Err(e.into()),

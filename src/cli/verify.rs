@@ -14,6 +14,7 @@ use clap::Args;
 use super::Database;
 use super::add::select_datasets;
 use super::output::{read_back_bar, shell_word};
+use super::output::{say, say_err};
 use super::target_arg::{cli_target_scope, open_by_scope, takes_token_per_run, target_argument};
 use crate::content::ContentKey;
 use crate::engine::repair::{Repair, log_repair, repair_deposit, sent_again, what_is_left};
@@ -81,7 +82,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     for dataset in &datasets {
         let found = landed_deposits(&store, dataset.id, only.as_deref())?;
         if found.is_empty() && !args.json {
-            println!(
+            say!(
                 "-        #{} {}: no deposit to check{}",
                 dataset.id,
                 dataset.name,
@@ -132,8 +133,8 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     }
     if deposits.is_empty() {
         match args.json {
-            true => println!("[]"),
-            false => println!("nothing to verify: deposit datasets first (`lodge deposit`)"),
+            true => say!("[]"),
+            false => say!("nothing to verify: deposit datasets first (`lodge deposit`)"),
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -160,7 +161,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         let records_only = deposits
             .iter()
             .all(|d| matches!(targets.get(&d.job.target), Some(Ok(t)) if !t.keeps_files()));
-        println!(
+        say!(
             "checking {} {}{}",
             count_of(deposits.len() as u64, "deposit", "deposits"),
             match (records_only, read) {
@@ -229,7 +230,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         ExitCode::FAILURE
     };
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        say!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(exit);
     }
     let mut summary = vec![format!("{intact} intact")];
@@ -239,22 +240,22 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     if unknown > 0 {
         summary.push(format!("{unknown} could not be checked"));
     }
-    println!("{}", summary.join(", "));
+    say!("{}", summary.join(", "));
     for (scope, watch) in &watches {
         // A saved target's refusal says how its credentials are corrected: only a target
         // given by URL, whose token comes with each run, needs a word more.
         if watch.refused_credentials() && takes_token_per_run(scope) {
-            println!("{}", token_hint(&store, scope, args.token.is_some()));
+            say!("{}", token_hint(&store, scope, args.token.is_some()));
         }
     }
     if damaged > 0 && !args.repair {
-        println!(
+        say!(
             "`lodge deposit` does not send a landed deposit again (it replays it from the \
              store)."
         );
         if !lost_in.is_empty() {
             let datasets: Vec<String> = lost_in.iter().map(i64::to_string).collect();
-            println!(
+            say!(
                 "Lost files: `lodge verify {} --repair` sends them again from the dataset's \
                  folder, or put them back on the server yourself (`lodge show DATASET \
                  --files` lists each file with its SHA-256).",
@@ -264,8 +265,8 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         if !not_repairable.is_empty() {
             let rest = what_is_left(&not_repairable);
             match lost_in.is_empty() {
-                false => println!("The rest: {rest}."),
-                true => println!("{}.", crate::wording::capitalized(&rest)),
+                false => say!("The rest: {rest}."),
+                true => say!("{}.", crate::wording::capitalized(&rest)),
             }
         }
     }
@@ -378,7 +379,7 @@ async fn check(
     let finding = if repair {
         let repair = repair_deposit(target.as_ref(), job, &document, read, &progress).await;
         if let Err(e) = log_repair(store, job, &repair) {
-            eprintln!("warning: the repair of job {} was not logged: {e}", job.id);
+            say_err!("warning: the repair of job {} was not logged: {e}", job.id);
         }
         Finding {
             label: target.label(),
@@ -396,7 +397,7 @@ async fn check(
         );
         let verdict = said_if_slow(checking, &deposit.head(&target.label())).await;
         if let Err(e) = log_finding(store, job, &verdict) {
-            eprintln!("warning: the check of job {} was not logged: {e}", job.id);
+            say_err!("warning: the check of job {} was not logged: {e}", job.id);
         }
         Finding {
             label: target.label(),
@@ -417,7 +418,7 @@ async fn said_if_slow<T>(checking: impl Future<Output = T>, head: &str) -> T {
     tokio::select! {
         done = &mut checking => done,
         () = tokio::time::sleep(SLOW_CHECK) => {
-            eprintln!(
+            say_err!(
                 "still checking {head} after {} s: the server is slow to answer or busy \
                  (Lodge waits up to 2 minutes for an answer)",
                 SLOW_CHECK.as_secs()
@@ -429,23 +430,23 @@ async fn said_if_slow<T>(checking: impl Future<Output = T>, head: &str) -> T {
 
 fn print_text(head: &str, finding: &Finding) {
     if let Some(Repair::PutBack { files, .. }) = &finding.repair {
-        println!("repaired {head}: sent again {}", files.join(", "));
+        say!("repaired {head}: sent again {}", files.join(", "));
     }
     match &finding.verdict {
-        Verification::Intact(what) => println!("intact   {head}: {what}"),
+        Verification::Intact(what) => say!("intact   {head}: {what}"),
         Verification::Damaged(found) => {
-            println!("DAMAGED  {head}:");
+            say!("DAMAGED  {head}:");
             for d in found {
-                println!("           {d}");
+                say!("           {d}");
             }
         }
-        Verification::Unknown(why) => println!("UNKNOWN  {head}: {why}"),
+        Verification::Unknown(why) => say!("UNKNOWN  {head}: {why}"),
     }
     match &finding.repair {
         Some(Repair::NothingSent { why: Some(why), .. }) => {
-            println!("           not repaired: {why}");
+            say!("           not repaired: {why}");
         }
-        Some(Repair::SendFailed { files, error, .. }) => println!(
+        Some(Repair::SendFailed { files, error, .. }) => say!(
             "           not repaired: sending {} again stopped: {error}",
             files.join(", ")
         ),
