@@ -1102,10 +1102,11 @@ async fn a_moved_folder_added_where_it_is_now_keeps_its_metadata_and_its_key() {
     );
 }
 
-/// A deposit killed mid-job (kill -9) leaves its lease behind; `cancel` sees that its
-/// process is gone and cancels the job, instead of saying it is being deposited.
+/// A deposit killed mid-job (kill -9) leaves its lease behind; `status` and `show` say its
+/// process is gone and what takes the job over, and `cancel` sees that its process is gone
+/// and cancels the job, instead of saying it is being deposited.
 #[test]
-fn cancel_takes_off_a_job_whose_depositing_process_was_killed() {
+fn status_show_and_cancel_see_that_a_jobs_depositing_process_was_killed() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");
     let store = lab.store("lodge.db");
@@ -1128,6 +1129,21 @@ fn cancel_takes_off_a_job_whose_depositing_process_was_killed() {
         .claim(&owner, std::time::Duration::from_secs(600), 8, &filter)
         .unwrap();
     assert!(matches!(claimed, lodge::store::Claim::Attempt { .. }));
+
+    // Until then `status` and `show` say that nothing sends it, and what takes it over,
+    // rather than only "running".
+    for report in [&["status"][..], &["show", "1"]] {
+        let t = text(&lodge(&db).args(report).output().unwrap());
+        assert!(t.contains("running"), "{report:?}: {t}");
+        assert!(
+            t.contains(&format!(
+                "sent by process {pid} on {}, which has ended: nothing is sending it now; \
+                 `lodge deposit --target {scope} 1` takes it over",
+                lodge::store::this_host()
+            )),
+            "{report:?}: {t}"
+        );
+    }
 
     let out = lodge(&db).args(["cancel", "1"]).output().unwrap();
     let t = text(&out);

@@ -33,6 +33,30 @@ pub fn say_line(out: &mut impl Write, line: std::fmt::Arguments<'_>) {
     let _ = writeln!(out, "{line}");
 }
 
+/// Under a job that is `running`: who is sending it, or, when that process has ended (a
+/// crash, a kill, a closed laptop lid) or its lease has run out, that nothing is and how
+/// it is taken up again. `resume` is the command that takes it over.
+pub fn running_note(job: &JobRow, resume: &str) -> Option<String> {
+    use crate::engine::{owner_alive, owner_text};
+    let owner = job.lease_owner.as_deref()?;
+    let expires = job.lease_expires?;
+    let holder = owner_text(owner);
+    Some(if owner_alive(owner) == Some(false) {
+        format!(
+            "sent by {holder}, which has ended: nothing is sending it now; `{resume}` takes it \
+             over (with the same key, looking first whether it landed)"
+        )
+    } else if expires < crate::store::now_ms() {
+        format!(
+            "sent by {holder}, whose lease ran out at {}: `{resume}` takes it over (with the \
+             same key, looking first whether it landed)",
+            time_text(expires)
+        )
+    } else {
+        format!("being sent by {holder}")
+    })
+}
+
 /// `text` as one word of a shell command a person can paste: as it is when that is safe,
 /// else quoted (a path with a space, say).
 pub fn shell_word(text: &str) -> std::borrow::Cow<'_, str> {

@@ -227,6 +227,18 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         {
             say!("       last error: {e}");
         }
+        if r.state == "running"
+            && let Some(job) = r.job
+        {
+            let resume = format!(
+                "lodge deposit --target {} {}",
+                super::output::shell_word(&target_argument(&store, scope)),
+                r.dataset
+            );
+            if let Some(note) = super::output::running_note(&store.job(job)?, &resume) {
+                say!("       {note}");
+            }
+        }
         // Nothing sends a queued job but a process working on its target: say which.
         if matches!(r.state.as_str(), "queued" | "waiting") && paused.is_none() {
             say!(

@@ -364,6 +364,18 @@ fn print_text(
             if let Some(again) = replays.get(&j.id) {
                 say!("            {}", replayed_since(again));
             }
+            if j.state == JobState::Running {
+                let resume = format!(
+                    "lodge deposit --target {} {}",
+                    super::output::shell_word(&super::target_arg::target_argument(
+                        store, &j.target
+                    )),
+                    d.id
+                );
+                if let Some(note) = super::output::running_note(j, &resume) {
+                    say!("            {note}");
+                }
+            }
             if let Some(reason) = paused_for {
                 say!(
                     "            {} is paused: {reason} — {}, then deposit it again \

@@ -36,7 +36,7 @@ pub fn held_by_this_process(owner: &str) -> bool {
 
 /// `Some(false)` when `owner` is a process of this machine known to be gone; `Some(true)`
 /// when it runs; `None` when we cannot tell (another machine, or no `/proc`).
-fn owner_alive(owner: &str) -> Option<bool> {
+pub fn owner_alive(owner: &str) -> Option<bool> {
     let mut parts = owner.split('/');
     let (h, pid) = (parts.next()?, parts.next()?.parse::<u32>().ok()?);
     if h != host() || !Path::new("/proc/self").exists() {
@@ -67,6 +67,15 @@ pub fn expire_dead_leases(store: &Store, me: &str) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// The process a lease `owner` names, as a person reads it: "process 6573 on lab-pc".
+pub fn owner_text(owner: &str) -> String {
+    let mut parts = owner.split('/');
+    match (parts.next(), parts.next()) {
+        (Some(host), Some(pid)) => format!("process {pid} on {host}"),
+        _ => owner.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +91,12 @@ mod tests {
             );
         }
         assert_eq!(owner_alive("some-other-host/1/0"), None);
+    }
+
+    #[test]
+    fn an_owner_is_named_by_its_process_and_host() {
+        assert_eq!(owner_text("lab-pc/6573/c58df0a5"), "process 6573 on lab-pc");
+        assert_eq!(owner_text("odd"), "odd");
     }
 
     #[test]

@@ -10,7 +10,9 @@
 mod batch;
 mod guarded;
 mod liveness;
-pub use liveness::{expire_dead_leases, held_by_this_process, lease_owner};
+pub use liveness::{
+    expire_dead_leases, held_by_this_process, lease_owner, owner_alive, owner_text,
+};
 pub mod repair;
 pub mod requeue;
 pub mod retry;
