@@ -2,9 +2,8 @@
 //! (sizes and counts are worded in [`crate::wording`]).
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
-
 use std::io::Write;
+use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
