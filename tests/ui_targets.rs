@@ -1292,6 +1292,64 @@ fn settings_name_a_hand_edited_bad_bucket_before_the_missing_secret() {
     );
 }
 
+/// A config file saved halfway through an edit (a typo, a bracket missing) takes no target
+/// away from the open window: it keeps the ones it has and says why, once; fixed, the file
+/// is read again.
+#[test]
+fn a_config_file_that_cannot_be_read_keeps_the_windows_targets_until_it_is_fixed() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let second = second_sandbox(&w);
+    let config = w.lab.path("app/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let lab = format!("[targets.lab]\nurl = \"{}\"\n", second.target_url());
+    std::fs::write(&config, &lab).unwrap();
+    w.wait("the picker to have 'lab'", |app| {
+        app.model.targets.len() == 2
+    });
+
+    std::fs::write(&config, format!("[targets.lab\n{}", &lab[13..])).unwrap();
+    w.wait("the window to say the file cannot be read", |app| {
+        !gui::notices_with(app, "The window keeps the targets it has").is_empty()
+    });
+    let said = gui::notices_with(w.app(), "Changed outside this window, the config file");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].1.contains("is not valid: line 1"), "{said:?}");
+    // Looked at again (every 2 s), the same broken file is not said twice.
+    let until = std::time::Instant::now() + std::time::Duration::from_millis(2_500);
+    while std::time::Instant::now() < until {
+        w.harness.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(
+        w.app().model.targets.len(),
+        2,
+        "'lab' is still in the picker"
+    );
+    assert!(
+        w.app()
+            .model
+            .configured
+            .iter()
+            .any(|t| t.summary.name == "lab")
+    );
+    assert_eq!(
+        gui::notices_with(w.app(), "The window keeps the targets it has").len(),
+        1
+    );
+
+    // Fixed (and renamed), the file is read again.
+    std::fs::write(&config, lab.replace("targets.lab", "targets.field")).unwrap();
+    w.wait("the renamed target", |app| {
+        app.model
+            .configured
+            .iter()
+            .any(|t| t.summary.name == "field")
+    });
+    let said = gui::notices_with(w.app(), "(added 'field'; removed 'lab')");
+    assert_eq!(said.len(), 1, "{said:?}");
+}
+
 /// A target added to the config file from outside the window (`lodge target add` in a
 /// terminal) reaches the picker and Settings without a restart, with a notice naming it;
 /// but not while the window sends a deposit, which opening the targets again would cut

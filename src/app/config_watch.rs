@@ -53,7 +53,21 @@ pub(super) fn watch_config_file(
             let Ok(_targets) = core.targets_changing().try_lock() else {
                 continue;
             };
-            if ConfigStamp::of(&path) == core.config_stamp() || sending(&core).await {
+            let stamp = ConfigStamp::of(&path);
+            if stamp == core.config_stamp() || sending(&core).await {
+                continue;
+            }
+            // A file that cannot be read now (saved half-edited, a typo) takes no target
+            // away: the window keeps what it has and says why, once for this version.
+            if stamp.0.is_some()
+                && let Err(e) = crate::config::Config::load(&path)
+            {
+                core.set_config_stamp(stamp);
+                core.out().notice(Notice::warning(format!(
+                    "Changed outside this window, {} The window keeps the targets it has \
+                     until the file is fixed, then reads it again.",
+                    crate::wording::sentence(&e.to_string())
+                )));
                 continue;
             }
             // Could not be opened: the window was told, and the next look tries again only
