@@ -1144,6 +1144,21 @@ fn status_show_and_cancel_see_that_a_jobs_depositing_process_was_killed() {
             "{report:?}: {t}"
         );
     }
+    let json: serde_json::Value = serde_json::from_slice(
+        &lodge(&db)
+            .args(["status", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let sender = &json["items"][0]["sender"];
+    assert_eq!(
+        sender["process"],
+        format!("process {pid} on {}", lodge::store::this_host())
+    );
+    assert_eq!(sender["ended"], true, "{json}");
+    assert!(sender["lease_until"].is_string(), "{json}");
 
     let out = lodge(&db).args(["cancel", "1"]).output().unwrap();
     let t = text(&out);

@@ -56,6 +56,21 @@ pub fn running_note(job: &JobRow, resume: &str) -> Option<String> {
     })
 }
 
+/// Who sends a `running` job, for `--json`: `{"process", "ended", "lease_until"}`, where
+/// `ended` is true once that process of this machine has ended, false while it runs, null
+/// when this machine cannot tell (another machine's); null for a job no one holds.
+pub fn sender_json(job: &JobRow) -> serde_json::Value {
+    use crate::engine::{owner_alive, owner_text};
+    match (&job.lease_owner, job.lease_expires) {
+        (Some(owner), Some(until)) => serde_json::json!({
+            "process": owner_text(owner),
+            "ended": owner_alive(owner).map(|alive| !alive),
+            "lease_until": time_text(until),
+        }),
+        _ => serde_json::Value::Null,
+    }
+}
+
 /// `text` as one word of a shell command a person can paste: as it is when that is safe,
 /// else quoted (a path with a space, say).
 pub fn shell_word(text: &str) -> std::borrow::Cow<'_, str> {

@@ -151,6 +151,13 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         paused.push(reason);
     }
     if json {
+        // Who sends each running item, and whether that process still runs.
+        let mut senders = HashMap::new();
+        for r in rows.iter().filter(|r| r.state == "running") {
+            if let Some(job) = r.job {
+                senders.insert(job, super::output::sender_json(&store.job(job)?));
+            }
+        }
         let items: Vec<serde_json::Value> = rows
             .iter()
             .zip(&paused)
@@ -175,6 +182,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                         .iter()
                         .find(|(d, _)| d.id == r.dataset)
                         .map(|(_, change)| change.to_json()),
+                    "sender": r.job.and_then(|j| senders.get(&j)),
                 })
             })
             .collect();
