@@ -805,6 +805,12 @@ fn deposits_made_from_the_command_line_to_a_target_not_in_the_picker_show_in_the
     ));
     w.harness
         .get_by_label_contains("· deposited · 1 attempt: sbx-000001");
+    // The window cannot ask a target it does not have: its Verify is greyed out, saying
+    // why and what can, rather than offered and then refused.
+    let verify = w.harness.get_by_label("Verify");
+    assert!(verify.accesskit_node().is_disabled());
+    assert!(w.harness.query_by_label("Verify bytes").is_none());
+    assert!(w.harness.query_by_label("Repair").is_none());
 }
 
 #[test]

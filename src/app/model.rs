@@ -442,6 +442,11 @@ impl Model {
             .any(|t| t.scope_id == scope_id && t.puts_back_files)
     }
 
+    /// Whether `scope_id` is one of the window's targets (in the picker), which it can ask.
+    pub fn has_target(&self, scope_id: &str) -> bool {
+        self.targets.iter().any(|t| t.scope_id == scope_id)
+    }
+
     /// Whether a deposit on the target `scope_id` has files to read back: false only for a
     /// target known to keep none (DataCite), so one no longer configured still offers it.
     pub fn keeps_files(&self, scope_id: &str) -> bool {

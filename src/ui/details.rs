@@ -418,6 +418,16 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             verify: landed,
                             read_back: landed && app.model.keeps_files(&job.target),
                             repair: repairable,
+                            elsewhere: (!app.model.has_target(&job.target)).then(|| {
+                                format!(
+                                    "{} is not one of this window's targets, so the window \
+                                     cannot ask it: add it in Settings, under Targets, or run \
+                                     `lodge verify {}` (with its token, if it takes one)",
+                                    job.target,
+                                    job.dataset_id
+                                        .map_or("--all".to_string(), |d| d.to_string())
+                                )
+                            }),
                         };
                         match record_buttons(ui, identifier, job.url.as_deref(), cite, checks) {
                             Some(Check::Verify(read)) => {
@@ -450,6 +460,9 @@ struct Checks {
     /// Verify bytes: not where the target keeps no files (nothing to read back).
     read_back: bool,
     repair: bool,
+    /// Why the window cannot ask the target (a deposit made from the command line to a
+    /// target the window does not have): Verify is shown greyed out, saying so.
+    elsewhere: Option<String>,
 }
 
 /// What a person asked of a deposit's buttons that the service does: a check, or the
@@ -496,6 +509,11 @@ fn record_buttons(
             if ui.small_button("Open record").on_hover_text(url).clicked() {
                 clicked = Some(Check::OpenRecord(url.to_string()));
             }
+        }
+        if let Some(why) = checks.elsewhere.as_deref().filter(|_| checks.verify) {
+            ui.add_enabled(false, egui::Button::new("Verify").small())
+                .on_disabled_hover_text(why);
+            return;
         }
         let what = if checks.read_back {
             "Ask the server whether it still holds this deposit whole: the record, and every \
