@@ -923,8 +923,9 @@ async fn a_record_opened_in_a_browser_is_a_landing_page_and_api_clients_still_ge
         "<dt>Creators</dt><dd>Curie, Marie</dd>",
         "<dt>Publisher</dt><dd>Lodge Lab</dd>",
         &format!("Curie, Marie (2026): Soil &lt;cores&gt; 2026. Lodge Lab. Dataset. {url}"),
+        // A file link saves the file under its own name, not its digest.
         &format!(
-            "<a href=\"/blobs/sha256/{}\">{}</a>",
+            "<a href=\"/blobs/sha256/{}\" download=\"soil.csv\">{}</a>",
             Sha256Hex::of(first.1),
             first.0
         ),

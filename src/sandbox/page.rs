@@ -130,9 +130,12 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
         .iter()
         .map(|f| {
             let hex = f.sha256.to_hex();
+            // The blob's address is its digest: `download` saves it under the file's name.
+            let name = f.path.rsplit('/').next().unwrap_or(&f.path);
             format!(
-                "<tr><td><a href=\"/blobs/sha256/{hex}\">{path}</a></td><td>{size}</td>\
-                 <td><code>{hex}</code></td></tr>\n",
+                "<tr><td><a href=\"/blobs/sha256/{hex}\" download=\"{name}\">{path}</a></td>\
+                 <td>{size}</td><td><code>{hex}</code></td></tr>\n",
+                name = escape(name),
                 path = escape(&f.path),
                 size = human_bytes(f.size),
             )
