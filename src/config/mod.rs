@@ -138,8 +138,22 @@ impl Config {
             } else {
                 ""
             };
+            // A field the file should not have (or lacks) is an entry's; anything else is
+            // the file's own syntax (a bracket or a quote missing).
+            let fix = match [
+                "unknown field",
+                "missing field",
+                "invalid type",
+                "invalid value",
+            ]
+            .iter()
+            .any(|entry| e.message().starts_with(entry))
+            {
+                true => "fix or remove the entry",
+                false => "fix the file there",
+            };
             ConfigError::new(format!(
-                "the config file {} is not valid: {line}{}{advice}; fix or remove the entry",
+                "the config file {} is not valid: {line}{}{advice}; {fix}",
                 path.display(),
                 e.message().trim_end()
             ))
@@ -336,6 +350,20 @@ mod tests {
         let bad = check_name("lab s3").unwrap_err().to_string();
         assert!(bad.starts_with("'lab s3' is not a target name: "), "{bad}");
         assert!(check_name("lab-s3").is_ok());
+    }
+
+    #[test]
+    fn a_file_that_is_not_toml_is_fixed_there_and_a_wrong_entry_fixed_or_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, "[targets.lab\nurl = \"s3://b/p\"\n").unwrap();
+        let said = Config::load(&path).unwrap_err().to_string();
+        assert!(said.contains("is not valid: line 1: "), "{said}");
+        assert!(said.ends_with("; fix the file there"), "{said}");
+        std::fs::write(&path, "[targets.lab]\nurl = \"s3://b/p\"\ncolour = 1\n").unwrap();
+        let said = Config::load(&path).unwrap_err().to_string();
+        assert!(said.contains("unknown field `colour`"), "{said}");
+        assert!(said.ends_with("; fix or remove the entry"), "{said}");
     }
 
     #[test]
