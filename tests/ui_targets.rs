@@ -1322,11 +1322,7 @@ fn a_config_file_that_cannot_be_read_keeps_the_windows_targets_until_it_is_fixed
     assert_eq!(said.len(), 1, "{said:?}");
     assert!(said[0].1.contains("is not valid: line 1"), "{said:?}");
     // Looked at again (every 2 s), the same broken file is not said twice.
-    let until = std::time::Instant::now() + std::time::Duration::from_millis(2_500);
-    while std::time::Instant::now() < until {
-        w.harness.step();
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    w.step_for(std::time::Duration::from_millis(2_500));
     assert_eq!(
         w.app().model.targets.len(),
         2,
@@ -1382,11 +1378,7 @@ fn a_target_added_in_a_terminal_reaches_the_picker_once_nothing_is_being_sent() 
     .unwrap();
 
     // The file is looked at every 2 s: in 2.5 s it was seen, and left for later.
-    let until = std::time::Instant::now() + std::time::Duration::from_millis(2_500);
-    while std::time::Instant::now() < until {
-        w.harness.step();
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    w.step_for(std::time::Duration::from_millis(2_500));
     assert!(
         w.app().model.configured.is_empty(),
         "the targets are not opened again while a deposit is sent"

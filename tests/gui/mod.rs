@@ -167,6 +167,16 @@ impl Window {
         self.opened()
     }
 
+    /// Step frames for `how_long` of real time (what the window does on its own clock, such
+    /// as its look at the config file every 2 s, happens meanwhile).
+    pub fn step_for(&mut self, how_long: std::time::Duration) {
+        let until = std::time::Instant::now() + how_long;
+        while std::time::Instant::now() < until {
+            self.harness.step();
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
     pub fn wait(&mut self, what: &str, done: impl Fn(&LodgeApp) -> bool) {
         let start = Instant::now();
         loop {
