@@ -3642,6 +3642,21 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         vec![b'x'; size],
         "not overwritten"
     );
+    // Deposited again, it replays and sends nothing, as any recorded key does: the run
+    // says that this does not mend it, and what does.
+    let requests = sandbox.stats().requests;
+    let again = lodge_with(&db, &["deposit", "--target", &sandbox.target_url(), "1"]).await;
+    assert!(again.status.success(), "{}", text(&again));
+    assert_all(
+        &text(&again),
+        &[
+            "note     ds001: found DAMAGED when checked ",
+            ": data.csv has other bytes on the server (SHA-256 ",
+            "; a deposit replays it and sends nothing: `lodge verify 1` says what can mend it",
+            "existing  ds001",
+        ],
+    );
+    assert_eq!(sandbox.stats().requests, requests, "a replay sends nothing");
     // Removed there, the repair puts the file back, and checks every byte.
     std::fs::remove_file(&held).unwrap();
     let repaired = lodge_with(&db, &["verify", "1", "--repair"]).await;

@@ -11,12 +11,13 @@ use tokio_util::sync::CancellationToken;
 use super::add::select_datasets;
 use super::folder::FolderNow;
 use super::incomplete::{Incomplete, print_incomplete};
-use super::output::{BytesInFlight, DatasetNames, items_progress_bar};
+use super::output::{BytesInFlight, DatasetNames, items_progress_bar, time_text};
 use super::output::{say, say_err};
 use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run, target_argument};
 use super::{Database, EngineArgs};
 use crate::content::ContentKey;
 use crate::engine::requeue::{LeftAsItWas, why_left};
+use crate::engine::verify::verdict_of;
 use crate::engine::{Engine, EngineEvent, check_unchanged, first_copy_here, folder_is_gone};
 use crate::store::{Cancel, DatasetRow, EventKind, JobRow, JobState, KeyCopy, Store};
 use crate::targets::{DepositRequest, Target, is_changed_since_scan};
@@ -123,9 +124,23 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         .map(|(_, key)| store.lookup_result(target.scope_id(), key))
         .collect::<Result<Vec<_>, _>>()?;
     // A deposit is of the content as scanned: say so where the folder has moved on since.
-    for ((d, _), result) in ready.iter().zip(&recorded) {
+    for ((d, key), result) in ready.iter().zip(&recorded) {
         if let Some(note) = drift_note(&store, d, result.is_some())? {
             say!("note     {}: {note}", d.name);
+        }
+        // A deposit found damaged replays like any other: running `deposit` again does not
+        // mend it, and the reader would take "existing" for "fine".
+        if result.is_some()
+            && let Some(check) = store.latest_check(target.scope_id(), key)?
+            && let Some((false, found)) = verdict_of(&check)
+        {
+            say!(
+                "note     {}: found DAMAGED when checked {}: {found}; a deposit replays it \
+                 and sends nothing: {}",
+                d.name,
+                time_text(check.at),
+                super::output::damage_hint(found, d.id)
+            );
         }
     }
 
