@@ -1168,6 +1168,43 @@ fn status_show_and_cancel_see_that_a_jobs_depositing_process_was_killed() {
     assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
 }
 
+/// A dataset removed while a worker sends its deposit: that job goes on to land, and the
+/// note says so (and who sends it), not that it waits on the queue to be rejected.
+#[test]
+fn removing_a_dataset_whose_deposit_is_being_sent_says_that_it_lands() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (id, key) = add(&store, &lab.numbered_folder(1), &metadata("One"));
+    let scope = "sandbox+http://127.0.0.1:9";
+    store.upsert_target(scope, scope, "a sandbox").unwrap();
+    store
+        .enqueue_deposits(scope, &[(id, key)], std::time::Duration::from_secs(3600))
+        .unwrap();
+    // This test's own process, which runs: a worker sending it now.
+    let pid = std::process::id();
+    let owner = format!("{}/{pid}/cafe", lodge::store::this_host());
+    let filter = lodge::store::ClaimFilter {
+        targets: vec![scope.into()],
+        ..Default::default()
+    };
+    let claimed = store
+        .claim(&owner, std::time::Duration::from_secs(600), 8, &filter)
+        .unwrap();
+    assert!(matches!(claimed, lodge::store::Claim::Attempt { .. }));
+
+    let t = text(&lodge(&db).args(["remove", "1"]).output().unwrap());
+    assert!(
+        t.contains(&format!(
+            "note: job 1 is being sent now by process {pid} on {}, and lands as the folder \
+             was scanned",
+            lodge::store::this_host()
+        )),
+        "{t}"
+    );
+    assert!(!t.contains("will end rejected"), "{t}");
+}
+
 /// A number names the dataset of that number, as Lodge's output does, even where the
 /// current folder holds a folder of that name: `remove 1` must not remove another dataset.
 /// `./1` names the folder.

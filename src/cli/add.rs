@@ -16,7 +16,8 @@ use crate::content::{
     Creator, FOLDER_PLACEHOLDER, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder,
     spdx_license_id, spdx_suggestion, template_problem, title_for_folder,
 };
-use crate::store::{DatasetRow, Store, StoreError, StoreLocation};
+use crate::engine::owner_text;
+use crate::store::{DatasetRow, JobRow, Store, StoreError, StoreLocation};
 use crate::wording::{count_of, human_bytes};
 
 #[derive(Debug, Args)]
@@ -684,12 +685,14 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
     let datasets = select_datasets(&store, selectors, false)?;
     for d in datasets {
-        let active: Vec<i64> = store
+        // A job being sent now goes on to land (it sends the folder as scanned); one that
+        // waits ends rejected when a worker reaches it.
+        let (sending, active): (Vec<JobRow>, Vec<JobRow>) = store
             .jobs_of_dataset(d.id)?
             .into_iter()
             .filter(|j| !j.state.is_terminal())
-            .map(|j| j.id)
-            .collect();
+            .partition(super::output::is_being_sent);
+        let active: Vec<i64> = active.iter().map(|j| j.id).collect();
         // Named twice (by number and by folder, say): removed once.
         if !store.remove_dataset(d.id)? {
             continue;
@@ -712,6 +715,14 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
                  now)",
                 ids.join(", "),
                 ids.join(" ")
+            );
+        }
+        for job in &sending {
+            say!(
+                "  note: job {} is being sent now by {}, and lands as the folder was scanned \
+                 (`lodge history` shows how it ends)",
+                job.id,
+                owner_text(job.lease_owner.as_deref().unwrap_or("another process"))
             );
         }
     }
