@@ -1462,6 +1462,35 @@ fn at_the_smallest_window_the_historys_last_column_scrolls_into_view() {
     );
 }
 
+/// Removing a dataset whose deposit still waits on the queue ends that deposit rejected
+/// once a worker reaches it: the confirmation says so before it is done.
+#[test]
+fn removing_a_dataset_with_a_deposit_on_the_queue_says_what_becomes_of_it() {
+    let lab = support::Lab::new();
+    let mut config = gui::config(&lab, FaultConfig::default());
+    config.start_paused = true;
+    let mut w = Window::open_with(lab, config);
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the deposit queued", |app| {
+        gui::notices_with(app, "1 deposit queued; deposits are paused").len() == 1
+    });
+    w.select(id);
+    w.harness.key_press(egui::Key::Delete);
+    w.harness.step();
+    w.harness.get_by_label("Remove soil-cores?");
+    w.harness.get_by_label(
+        "1 deposit of it waits on the queue: once removed, it ends rejected when reached. Add \
+         the folder again to send it.",
+    );
+    assert!(
+        w.harness
+            .query_by_label_contains("being sent now")
+            .is_none(),
+        "nothing is being sent"
+    );
+}
+
 #[test]
 fn depositing_a_dataset_already_on_the_queue_says_so_and_queues_nothing_more() {
     let lab = support::Lab::new();

@@ -16,7 +16,7 @@ use crate::content::{
     Creator, FOLDER_PLACEHOLDER, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder,
     spdx_license_id, spdx_suggestion, template_problem, title_for_folder,
 };
-use crate::engine::owner_text;
+use crate::engine::{is_being_sent, owner_text};
 use crate::store::{DatasetRow, JobRow, Store, StoreError, StoreLocation};
 use crate::wording::{count_of, human_bytes};
 
@@ -691,7 +691,7 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
             .jobs_of_dataset(d.id)?
             .into_iter()
             .filter(|j| !j.state.is_terminal())
-            .partition(super::output::is_being_sent);
+            .partition(is_being_sent);
         let active: Vec<i64> = active.iter().map(|j| j.id).collect();
         // Named twice (by number and by folder, say): removed once.
         if !store.remove_dataset(d.id)? {

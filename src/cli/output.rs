@@ -56,20 +56,6 @@ pub fn running_note(job: &JobRow, resume: &str) -> Option<String> {
     })
 }
 
-/// Whether a worker is sending `job` now: it runs under a lease that has not run out, held
-/// by a process not known to have ended.
-pub fn is_being_sent(job: &JobRow) -> bool {
-    use crate::engine::owner_alive;
-    job.state == crate::store::JobState::Running
-        && job
-            .lease_expires
-            .is_some_and(|t| t > crate::store::now_ms())
-        && job
-            .lease_owner
-            .as_deref()
-            .is_some_and(|owner| owner_alive(owner) != Some(false))
-}
-
 /// Who sends a `running` job, for `--json`: `{"process", "ended", "lease_until"}`, where
 /// `ended` is true once that process of this machine has ended, false while it runs, null
 /// when this machine cannot tell (another machine's); null for a job no one holds.

@@ -67,6 +67,20 @@ pub fn expire_dead_leases(store: &Store, me: &str) -> Result<(), EngineError> {
     Ok(())
 }
 
+/// Whether a worker is sending `job` now: it runs under a lease that has not run out, held
+/// by a process not known to have ended. (Removing its dataset does not stop it: it lands
+/// as the folder was scanned.)
+pub fn is_being_sent(job: &crate::store::JobRow) -> bool {
+    job.state == crate::store::JobState::Running
+        && job
+            .lease_expires
+            .is_some_and(|t| t > crate::store::now_ms())
+        && job
+            .lease_owner
+            .as_deref()
+            .is_some_and(|owner| owner_alive(owner) != Some(false))
+}
+
 /// The process a lease `owner` names, as a person reads it: "process 6573 on lab-pc".
 pub fn owner_text(owner: &str) -> String {
     let mut parts = owner.split('/');

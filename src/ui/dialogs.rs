@@ -3,6 +3,8 @@
 
 use super::LodgeApp;
 use crate::app::{Command, WorkInHand};
+use crate::engine::is_being_sent;
+use crate::store::JobRow;
 use crate::wording::count_of;
 
 #[derive(Default)]
@@ -109,6 +111,15 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     };
     let name = row.name.clone();
     let deposits = row.jobs.len();
+    // Its unfinished deposits: one being sent lands; one waiting ends rejected once a
+    // worker reaches it (the folder is no longer listed).
+    let unfinished: Vec<&JobRow> = row
+        .jobs
+        .values()
+        .filter(|j| !j.state.is_terminal())
+        .collect();
+    let sending = unfinished.iter().filter(|j| is_being_sent(j)).count();
+    let waiting = unfinished.len() - sending;
     let mut close = false;
     egui::Modal::new(egui::Id::unique("confirm_remove")).show(ctx, |ui| {
         ui.set_max_width(420.0);
@@ -119,6 +130,29 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
              again brings it back, and depositing it again is still replayed, never duplicated.",
             count_of(deposits as u64, "target", "targets")
         ));
+        if sending > 0 {
+            ui.label(format!(
+                "{} being sent now: {} as the folder was scanned.",
+                count_of(sending as u64, "deposit of it is", "deposits of it are"),
+                if sending == 1 {
+                    "it lands"
+                } else {
+                    "they land"
+                }
+            ));
+        }
+        if waiting > 0 {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!(
+                    "{} on the queue: once removed, {} rejected when reached. Add the folder \
+                     again to send {}.",
+                    count_of(waiting as u64, "deposit of it waits", "deposits of it wait"),
+                    if waiting == 1 { "it ends" } else { "they end" },
+                    if waiting == 1 { "it" } else { "them" }
+                ),
+            );
+        }
         ui.horizontal(|ui| {
             if ui.button("Remove").clicked() {
                 app.send(Command::Remove { id });
