@@ -1401,6 +1401,42 @@ async fn verify_stops_asking_a_server_that_did_not_answer_one_check() {
     assert!(text(&out).contains("3 intact"), "{}", text(&out));
 }
 
+/// The window's own local sandbox answers only while the window is open: a `verify` from a
+/// terminal that finds it closed says so, where any other server is asked whether it runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn verify_of_the_windows_sandbox_while_the_window_is_closed_says_to_open_it() {
+    let (lab, sandbox) = deposited_runs(1).await;
+    let db = lab.path("lodge.db");
+    let port = sandbox.addr().port();
+    sandbox.shutdown().await;
+    let verify = |data_home: &Path| {
+        lodge(&db)
+            .env("XDG_DATA_HOME", data_home)
+            .args(["verify", "--all"])
+            .output()
+            .unwrap()
+    };
+    let hint = "is the Lodge window's own local sandbox, which answers only while the window \
+                is open: open Lodge, then run the command again";
+
+    // A sandbox started by hand (no window kept this port): no word of the window.
+    let t = text(&verify(&lab.path("elsewhere")));
+    assert!(t.contains("refused the connection"), "{t}");
+    assert!(!t.contains(hint), "{t}");
+
+    // The port the window keeps for its sandbox.
+    let data_home = lab.path("data-home");
+    fs::create_dir_all(data_home.join("lodge")).unwrap();
+    fs::write(data_home.join("lodge/sandbox-port"), port.to_string()).unwrap();
+    let out = verify(&data_home);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(&format!("Local sandbox at 127.0.0.1:{port} {hint}")),
+        "{t}"
+    );
+}
+
 /// A server that refuses the credentials of one check is not asked again with them (some
 /// lock an account after a run of refusals): the other deposits on it are not sent, and a
 /// target given by URL is named with the command that checks it with its own token.

@@ -48,7 +48,7 @@ impl AppPaths {
             db_from_command_line: db.is_some(),
             db: db.unwrap_or_else(Store::default_path),
             sandbox_dir: data.join("sandbox"),
-            sandbox_port_file: data.join("sandbox-port"),
+            sandbox_port_file: crate::sandbox::window::port_file(),
             settings_file: config.join("settings.json"),
             export_dir,
             config_file: crate::config::config_path(),

@@ -184,6 +184,8 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     // One watch per target: a server that does not answer one check is not asked again.
     let mut watches: BTreeMap<String, SilenceWatch> = BTreeMap::new();
     let (mut intact, mut damaged, mut unknown) = (0u64, 0u64, 0u64);
+    // Targets a check could not reach (scope → label), for the word about each at the end.
+    let mut unreachable: BTreeMap<String, String> = BTreeMap::new();
     // The datasets whose damaged deposits lost files (which --repair sends again: missing
     // ones, and on a server that replaces them, files of the wrong size), and the rest.
     let (mut lost_in, mut not_repairable) = (std::collections::BTreeSet::new(), Vec::new());
@@ -217,7 +219,10 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                     }
                 }
             }
-            Verification::Unknown(_) => unknown += 1,
+            Verification::Unknown(_) => {
+                unknown += 1;
+                unreachable.insert(deposit.job.target.clone(), finding.label.clone());
+            }
         }
         match args.json {
             true => json.push(as_json(deposit, &finding)),
@@ -241,6 +246,17 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         summary.push(format!("{unknown} could not be checked"));
     }
     say!("{}", summary.join(", "));
+    // The window's own sandbox answers only while the window is open: say so, not only
+    // "is the repository running?".
+    let port_file = crate::sandbox::window::port_file();
+    for (scope, label) in &unreachable {
+        if crate::sandbox::window::is_window_sandbox(scope, &port_file) {
+            say!(
+                "{}.",
+                crate::wording::capitalized(&crate::sandbox::window::closed_window_hint(label))
+            );
+        }
+    }
     for (scope, watch) in &watches {
         // A saved target's refusal says how its credentials are corrected: only a target
         // given by URL, whose token comes with each run, needs a word more.

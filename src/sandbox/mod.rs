@@ -10,7 +10,8 @@
 //! Layout of this module: `server.rs` accept loop and per-connection kill switch, `routes.rs`
 //! handlers, `requests.rs` what a request says (path, headers, record body; pure, fuzzed),
 //! `db.rs` SQLite, `blobs.rs` blob files, `faults.rs` fault decisions, `page.rs` the HTML
-//! index page, `state.rs` shared state and counters.
+//! index page, `state.rs` shared state and counters; `window.rs` the window's own sandbox as
+//! the command line sees it.
 
 mod blobs;
 mod datacite;
@@ -22,6 +23,7 @@ pub mod requests;
 mod routes;
 mod server;
 mod state;
+pub mod window;
 
 use std::io::Write as _;
 use std::net::SocketAddr;
