@@ -1401,10 +1401,11 @@ async fn verify_stops_asking_a_server_that_did_not_answer_one_check() {
     assert!(text(&out).contains("3 intact"), "{}", text(&out));
 }
 
-/// The window's own local sandbox answers only while the window is open: a `verify` from a
-/// terminal that finds it closed says so, where any other server is asked whether it runs.
+/// The window's own local sandbox answers only while the window is open: a `verify` or a
+/// `deposit` from a terminal that finds it closed says so, where any other server is asked
+/// whether it runs.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn verify_of_the_windows_sandbox_while_the_window_is_closed_says_to_open_it() {
+async fn the_windows_sandbox_reached_while_the_window_is_closed_is_said_to_need_it_open() {
     let (lab, sandbox) = deposited_runs(1).await;
     let db = lab.path("lodge.db");
     let port = sandbox.addr().port();
@@ -1433,6 +1434,25 @@ async fn verify_of_the_windows_sandbox_while_the_window_is_closed_says_to_open_i
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert!(
         t.contains(&format!("Local sandbox at 127.0.0.1:{port} {hint}")),
+        "{t}"
+    );
+
+    // So does a deposit there that fails for it, before its retry advice.
+    add(
+        &lab.store("lodge.db"),
+        &lab.numbered_folder(2),
+        &metadata("Run 2"),
+    );
+    let url = format!("sandbox+http://127.0.0.1:{port}");
+    let out = lodge(&db)
+        .env("XDG_DATA_HOME", &data_home)
+        .args(["deposit", "--target", &url, "--max-attempts", "1", "2"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(&format!("{url} {hint}; retry with `lodge retry 2`")),
         "{t}"
     );
 }

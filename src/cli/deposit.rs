@@ -656,6 +656,16 @@ fn how_it_existed(landed_by: Option<EventKind>) -> &'static str {
     }
 }
 
+/// Before the retry advice of a deposit that failed on the window's own local sandbox: that
+/// it answers only while the window is open (else nothing).
+fn window_sandbox_word(target: &str) -> String {
+    use crate::sandbox::window::{closed_window_hint, is_window_sandbox, port_file};
+    match is_window_sandbox(target, &port_file()) {
+        true => format!("{}; ", closed_window_hint(target)),
+        false => String::new(),
+    }
+}
+
 /// The kind of the event that ended `job`.
 fn landed_by(store: &Store, job: &JobRow) -> Option<EventKind> {
     store
@@ -780,10 +790,11 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
             }
             JobState::Failed => (
                 format!(
-                    "failed    {name} (job {}){shared} at {}: {} — retry with `lodge retry {}`",
+                    "failed    {name} (job {}){shared} at {}: {} — {}retry with `lodge retry {}`",
                     job.id,
                     job.target,
                     job.last_error.as_deref().unwrap_or("unknown error"),
+                    window_sandbox_word(&job.target),
                     job.id
                 ),
                 job.state.as_str(),
