@@ -1102,25 +1102,16 @@ async fn a_moved_folder_added_where_it_is_now_keeps_its_metadata_and_its_key() {
     );
 }
 
-/// A deposit killed mid-job (kill -9) leaves its lease behind; `status` and `show` say its
-/// process is gone and what takes the job over, and `cancel` sees that its process is gone
-/// and cancels the job, instead of saying it is being deposited.
-#[test]
-fn status_show_and_cancel_see_that_a_jobs_depositing_process_was_killed() {
-    let lab = Lab::new();
-    let db = lab.path("lodge.db");
-    let store = lab.store("lodge.db");
-    let (id, key) = add(&store, &lab.numbered_folder(1), &metadata("One"));
+/// Dataset 1 queued as job 1 for a sandbox target, and claimed for ten minutes by process
+/// `pid` of this machine (as a `lodge deposit` there would). The target's scope is returned.
+fn job_leased_to(lab: &Lab, store: &lodge::store::Store, pid: u32) -> &'static str {
+    let (id, key) = add(store, &lab.numbered_folder(1), &metadata("One"));
     let scope = "sandbox+http://127.0.0.1:9";
     store.upsert_target(scope, scope, "a sandbox").unwrap();
     store
         .enqueue_deposits(scope, &[(id, key)], std::time::Duration::from_secs(3600))
         .unwrap();
-    // A process of this machine that has ended: its pid names no process any more.
-    let mut gone = std::process::Command::new("true").spawn().unwrap();
-    let pid = gone.id();
-    gone.wait().unwrap();
-    let owner = format!("{}/{pid}/deadbeef", lodge::store::this_host());
+    let owner = format!("{}/{pid}/cafe", lodge::store::this_host());
     let filter = lodge::store::ClaimFilter {
         targets: vec![scope.into()],
         ..Default::default()
@@ -1129,6 +1120,22 @@ fn status_show_and_cancel_see_that_a_jobs_depositing_process_was_killed() {
         .claim(&owner, std::time::Duration::from_secs(600), 8, &filter)
         .unwrap();
     assert!(matches!(claimed, lodge::store::Claim::Attempt { .. }));
+    scope
+}
+
+/// A deposit killed mid-job (kill -9) leaves its lease behind; `status` and `show` say its
+/// process is gone and what takes the job over, and `cancel` sees that its process is gone
+/// and cancels the job, instead of saying it is being deposited.
+#[test]
+fn status_show_and_cancel_see_that_a_jobs_depositing_process_was_killed() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    // A process of this machine that has ended: its pid names no process any more.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    let scope = job_leased_to(&lab, &store, pid);
 
     // Until then `status` and `show` say that nothing sends it, and what takes it over,
     // rather than only "running".
@@ -1175,23 +1182,9 @@ fn removing_a_dataset_whose_deposit_is_being_sent_says_that_it_lands() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");
     let store = lab.store("lodge.db");
-    let (id, key) = add(&store, &lab.numbered_folder(1), &metadata("One"));
-    let scope = "sandbox+http://127.0.0.1:9";
-    store.upsert_target(scope, scope, "a sandbox").unwrap();
-    store
-        .enqueue_deposits(scope, &[(id, key)], std::time::Duration::from_secs(3600))
-        .unwrap();
     // This test's own process, which runs: a worker sending it now.
     let pid = std::process::id();
-    let owner = format!("{}/{pid}/cafe", lodge::store::this_host());
-    let filter = lodge::store::ClaimFilter {
-        targets: vec![scope.into()],
-        ..Default::default()
-    };
-    let claimed = store
-        .claim(&owner, std::time::Duration::from_secs(600), 8, &filter)
-        .unwrap();
-    assert!(matches!(claimed, lodge::store::Claim::Attempt { .. }));
+    job_leased_to(&lab, &store, pid);
 
     let t = text(&lodge(&db).args(["remove", "1"]).output().unwrap());
     assert!(
