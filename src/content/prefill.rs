@@ -210,17 +210,20 @@ fn cff_author(i: usize, a: &Yaml) -> Result<Creator, String> {
         ));
     }
     let field = |key: &str| yaml_opt_text(a, key, &format!("authors[{i}].{key}"));
-    let family = [
-        field("name-particle")?,
-        field("family-names")?,
-        field("name-suffix")?,
-    ]
-    .into_iter()
-    .flatten()
-    .map(|s| s.trim().to_string())
-    .filter(|s| !s.is_empty())
-    .collect::<Vec<_>>()
-    .join(" ");
+    let family_names = field("family-names")?;
+    // CFF keeps the particle apart ("van" + "Beethoven"), but files often carry it in the
+    // family names as well ("van der Berg" + "van der"): said once, not twice.
+    let particle = field("name-particle")?.filter(|p| {
+        let (p, f) = (p.trim(), family_names.as_deref().unwrap_or("").trim());
+        !f.strip_prefix(p).is_some_and(|rest| rest.starts_with(' '))
+    });
+    let family = [particle, family_names, field("name-suffix")?]
+        .into_iter()
+        .flatten()
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     let given = field("given-names")?.unwrap_or_default();
     let name = match (family.is_empty(), given.trim().is_empty()) {
         (false, false) => format!("{family}, {}", given.trim()),
@@ -374,6 +377,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!(m.creators[0].name, "van Beethoven, Ludwig");
+    }
+
+    #[test]
+    fn cff_particle_written_in_the_family_names_too_is_said_once() {
+        let m = parse_citation_cff(
+            "title: T\nauthors:\n  - family-names: van der Berg\n    \
+             name-particle: van der\n    given-names: Jan\n  - family-names: Vanderbilt\n    \
+             name-particle: van\n    given-names: Cornelius\n",
+        )
+        .unwrap();
+        assert_eq!(m.creators[0].name, "van der Berg, Jan");
+        // A family name that only begins with the particle's letters keeps it.
+        assert_eq!(m.creators[1].name, "van Vanderbilt, Cornelius");
     }
 
     #[test]
