@@ -15,7 +15,7 @@ mod target;
 mod target_arg;
 mod verify;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -30,8 +30,9 @@ use output::say_err;
 #[derive(Debug, Parser)]
 #[command(name = "lodge", version, about, long_about = None)]
 pub struct Cli {
-    /// The Lodge database: a file (default: lodge.db in the platform data directory), or
-    /// postgres://USER@HOST:PORT/DB for one queue and dedup store shared by a lab's machines.
+    /// The Lodge database: a file, or postgres://USER@HOST:PORT/DB for one queue and dedup
+    /// store shared by a lab's machines. Default: the shared database named in the window's
+    /// Settings, else lodge.db in the platform data directory.
     #[arg(long, global = true, env = "LODGE_DB", value_name = "PATH|URL")]
     pub db: Option<PathBuf>,
 
@@ -397,15 +398,66 @@ pub struct Database {
     pub wait: Duration,
     /// Whether the path was given (`--db` or `LODGE_DB`) rather than the default one.
     pub given: bool,
+    /// The settings file, when `path` is the shared database it names.
+    pub from_settings: Option<PathBuf>,
+    /// Why the settings file could not be read, said when the database is opened (this
+    /// computer's own file is used then, as the window does).
+    pub settings_problem: Option<String>,
 }
 
 impl Database {
+    /// The database the window would use: `given` (`--db` or `LODGE_DB`), else the shared
+    /// database named in the window's Settings (the file `settings`), else this computer's
+    /// own file. A lab member who chose the shared database in the window finds the same
+    /// datasets and queue with `lodge status`.
+    pub fn chosen(given: Option<PathBuf>, wait: Duration, settings: &Path) -> Database {
+        let mut db = Database {
+            given: given.is_some(),
+            path: given.unwrap_or_else(Store::default_path),
+            wait,
+            from_settings: None,
+            settings_problem: None,
+        };
+        if db.given {
+            return db;
+        }
+        match crate::settings::Settings::load(settings) {
+            Ok(s) => {
+                if let Some(StoreLocation::Postgres(url)) = s.shared_database() {
+                    db.path = PathBuf::from(url);
+                    db.from_settings = Some(settings.to_path_buf());
+                }
+            }
+            Err(problem) => db.settings_problem = Some(problem),
+        }
+        db
+    }
+
     /// Open it, creating a database file (and its folder) that does not exist yet: a file,
     /// or a `postgres://` URL for a store shared by a lab's machines. For `lodge add`, the
     /// command that puts something in a database.
     pub fn open(&self) -> anyhow::Result<Store> {
+        if let Some(problem) = &self.settings_problem {
+            say_err!(
+                "warning: {problem}. Until then this command uses this computer's own database \
+                 (a shared database named there is not used)"
+            );
+        }
         let location = StoreLocation::from(self.path.clone());
-        let store = Store::open_at_waiting(&location, self.wait)?;
+        let store = match (
+            Store::open_at_waiting(&location, self.wait),
+            &self.from_settings,
+        ) {
+            (Ok(store), _) => store,
+            (Err(e), None) => return Err(e.into()),
+            (Err(e), Some(settings)) => anyhow::bail!(
+                "{}. It is the shared database named in the window's Settings ({}): correct \
+                 or empty it there (empty uses this computer's own file), or choose another \
+                 database for one command with --db",
+                e.to_string().trim_end_matches('.'),
+                settings.display()
+            ),
+        };
         for warning in store
             .network_warning()
             .into_iter()
@@ -463,11 +515,7 @@ pub fn run_parsed(cli: Cli) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let db = Database {
-        given: cli.db.is_some(),
-        path: cli.db.unwrap_or_else(Store::default_path),
-        wait: cli.db_wait,
-    };
+    let db = Database::chosen(cli.db, cli.db_wait, &crate::settings::settings_path());
     let result = runtime.block_on(run(&db, command));
     match result {
         Ok(code) => code,

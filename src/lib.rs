@@ -19,6 +19,7 @@ pub mod content;
 pub mod engine;
 pub mod history_file;
 pub mod sandbox;
+pub mod settings;
 pub mod store;
 pub mod targets;
 #[cfg(feature = "desktop")]

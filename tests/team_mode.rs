@@ -2,7 +2,8 @@
 //! store and one sandbox. Each key is created once whatever the processes do at once; a
 //! worker paused past its lease cannot record; PostgreSQL killed mid-batch and started again
 //! loses and duplicates nothing; a job whose folder is on another machine is left for it;
-//! every store hears of other machines' events at once.
+//! every store hears of other machines' events at once; the shared database chosen in the
+//! window's Settings is the commands' default too.
 
 mod support;
 
@@ -381,6 +382,94 @@ fn a_machine_whose_clock_is_off_is_warned_and_one_in_time_is_not() {
     assert!(
         !status(None).contains("clock"),
         "a clock in time says nothing"
+    );
+}
+
+/// `lodge` as a person runs it in a terminal: no `--db` or `LODGE_DB`, the platform
+/// directories under `home` (where the window keeps its settings file).
+fn lodge_at_home(home: &Path) -> Command {
+    let mut cmd = support::lodge(Path::new("unused"));
+    cmd.env_remove("LODGE_DB")
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("LODGE_HASH_CACHE", local_hash_cache().join("home.db"));
+    cmd
+}
+
+/// The window's settings file under `home`, naming `database` as the shared one.
+fn save_window_settings(home: &Path, text: &str) {
+    let file = home.join("config/lodge/settings.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, text).unwrap();
+}
+
+#[test]
+fn a_shared_database_chosen_in_the_windows_settings_is_the_commands_default() {
+    let lab = Lab::new();
+    let url = shared().new_database();
+    add_all(&url, "alpha", &[lab.numbered_folder(1)]);
+    let home = lab.path("home");
+    save_window_settings(&home, &serde_json::json!({ "database": url }).to_string());
+
+    let out = lodge_at_home(&home)
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = status["items"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "the shared store's dataset: {status}");
+    assert_eq!(
+        rows[0]["path"].as_str(),
+        lab.numbered_folder(1).canonicalize().unwrap().to_str()
+    );
+    assert!(
+        !home.join("data/lodge/lodge.db").exists(),
+        "no file of this computer's was made"
+    );
+    // --db still wins, for one command.
+    let out = lodge_at_home(&home)
+        .args(["--db", lab.path("own.db").to_str().unwrap()])
+        .args(support::add_titled(&lab.numbered_folder(2), "Mine"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(lab.path("own.db").exists());
+}
+
+#[test]
+fn a_shared_database_in_settings_that_cannot_be_reached_is_named_with_where_to_change_it() {
+    let lab = Lab::new();
+    let home = lab.path("home");
+    save_window_settings(
+        &home,
+        r#"{"database": "postgres://lodge@127.0.0.1:1/lodge"}"#,
+    );
+    let out = lodge_at_home(&home).arg("status").output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    support::cli::assert_all(
+        &text(&out),
+        &[
+            "cannot reach the Lodge database postgres://lodge@127.0.0.1:1/lodge",
+            "It is the shared database named in the window's Settings (",
+            "config/lodge/settings.json): correct or empty it there",
+            "--db",
+        ],
+    );
+    assert!(!home.join("data/lodge/lodge.db").exists());
+
+    // A settings file that cannot be read is named, and this computer's file is used.
+    save_window_settings(&home, r#"{"database": "postgres://lo"#);
+    let out = lodge_at_home(&home).arg("status").output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    support::cli::assert_all(
+        &text(&out),
+        &[
+            "warning: the settings file",
+            "is damaged",
+            "this command uses this computer's own database",
+        ],
     );
 }
 

@@ -1002,7 +1002,9 @@ impl Core {
                 *lock(&self.settings) = settings.clone();
                 self.out.send(Update::Settings(settings));
                 self.out.notice(Notice::info(if database_changed {
-                    "Settings saved. Restart Lodge to use the new database; the defaults apply to folders added from now on."
+                    "Settings saved. Restart Lodge to use the new database (`lodge` commands \
+                     in a terminal use it from now on); the defaults apply to folders added from \
+                     now on."
                 } else {
                     "Settings saved; they apply to folders added from now on."
                 }));

@@ -13,7 +13,8 @@ mod export;
 mod model;
 mod paths;
 mod service;
-mod settings;
+// The settings live outside the window's module: the command line reads them too.
+use crate::settings;
 mod startup;
 mod status;
 mod target_commands;

@@ -37,10 +37,6 @@ impl AppPaths {
             .as_ref()
             .map(|d| d.data_dir().to_path_buf())
             .unwrap_or_else(|| PathBuf::from("."));
-        let config = dirs
-            .as_ref()
-            .map(|d| d.config_dir().to_path_buf())
-            .unwrap_or_else(|| PathBuf::from("."));
         let export_dir = directories::UserDirs::new()
             .and_then(|u| u.download_dir().map(Path::to_path_buf))
             .unwrap_or_else(|| data.join("exports"));
@@ -49,7 +45,7 @@ impl AppPaths {
             db: db.unwrap_or_else(Store::default_path),
             sandbox_dir: data.join("sandbox"),
             sandbox_port_file: crate::sandbox::window::port_file(),
-            settings_file: config.join("settings.json"),
+            settings_file: crate::settings::settings_path(),
             export_dir,
             config_file: crate::config::config_path(),
         }

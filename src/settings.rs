@@ -1,9 +1,10 @@
 //! The user's defaults for new datasets (name, affiliation, license, publisher, a title with
 //! the folder's name, the year added) and the database to use
 //! (this computer's file, or a lab's shared PostgreSQL), kept in a JSON file in the platform
-//! config directory, never in the dataset store.
+//! config directory, never in the dataset store. The window edits them; the command line
+//! reads the database from them too, so both work on the same queue.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -37,6 +38,15 @@ pub struct Settings {
 }
 
 pub use crate::content::this_year;
+
+/// The settings file: `settings.json` in the platform config directory
+/// (`~/.config/lodge` on Linux).
+pub fn settings_path() -> PathBuf {
+    directories::ProjectDirs::from("org", "Lodge", "lodge")
+        .map(|d| d.config_dir().to_path_buf())
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("settings.json")
+}
 
 impl Settings {
     /// Read the settings file; a missing file is the defaults, a damaged one is an error that
