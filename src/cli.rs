@@ -4,6 +4,7 @@
 
 mod add;
 mod bench;
+mod defaults;
 mod deposit;
 mod folder;
 mod incomplete;

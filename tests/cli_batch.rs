@@ -2979,6 +2979,85 @@ fn two_folders_lacking_the_same_metadata_are_told_about_it_once() {
     assert_eq!(t.matches("title: is required").count(), 1, "said once: {t}");
 }
 
+/// `lodge add --defaults` gives a batch what the window's Settings hold (flags and citation
+/// files first); without it, the datasets those defaults would complete say so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn add_with_defaults_fills_what_the_folders_lack_from_the_windows_settings() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let xdg = lab.path("xdg");
+    let settings = xdg.join("lodge/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let window_defaults = serde_json::json!({
+        "name": "Curie, Marie",
+        "affiliation": "Soil lab",
+        "publisher": "Soil lab",
+        "license": "CC-BY-4.0",
+        "title": "Survey {folder}",
+        "year_when_added": true,
+    });
+    fs::write(&settings, window_defaults.to_string()).unwrap();
+    let (a, b) = (lab.numbered_folder(1), lab.numbered_folder(2));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let lodge_here = |args: &[&str]| {
+        let mut cmd = lodge(&db);
+        cmd.env("XDG_CONFIG_HOME", &xdg).args(args);
+        support::cli::run(cmd)
+    };
+    let hint = "or with `lodge add --defaults`, which fills title, creators, publication year, \
+                publisher, license from the window's Settings";
+
+    let out = lodge_here(&["add", a, b]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(&t, &["metadata incomplete, the same for 2 datasets", hint]);
+    let target = sandbox.target_url();
+    let out = lodge_here(&["deposit", "--all", "--target", &target]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_all(&text(&out), &["refused  2 datasets", hint]);
+
+    // A flag still wins over a default.
+    let out = lodge_here(&["add", "--defaults", a, b, "--license", "MIT"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[&format!(
+            "title, creators, publication year, publisher filled in from the window's Settings \
+             ({})",
+            settings.display()
+        )],
+    );
+    assert!(!t.contains("incomplete"), "{t}");
+    let store = lab.store("lodge.db");
+    let first = store.find_dataset("ds001").unwrap();
+    assert_eq!(first.metadata.title, "Survey ds001");
+    assert_eq!(first.metadata.creators[0].name, "Curie, Marie");
+    assert_eq!(
+        first.metadata.creators[0].affiliation.as_deref(),
+        Some("Soil lab")
+    );
+    assert_eq!(first.metadata.license.as_deref(), Some("MIT"));
+    let out = lodge_here(&["deposit", "--all", "--target", &target]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 2);
+
+    // Asked for with none set, --defaults is refused before anything is added.
+    fs::write(&settings, "{}").unwrap();
+    let c = lab.numbered_folder(3);
+    let out = lodge_here(&["add", "--defaults", c.to_str().unwrap()]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "--defaults: the window's Settings (",
+            "give no defaults yet",
+        ],
+    );
+    assert!(store.find_dataset("ds003").is_err(), "nothing added");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_license_that_is_not_an_spdx_identifier_is_kept_with_a_note_naming_the_one_meant() {
     let lab = Lab::new();

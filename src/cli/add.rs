@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::Database;
+use super::defaults::{WindowDefaults, defaults_hint};
 use super::incomplete::{Incomplete, print_incomplete};
 use super::output::{HashBar, shell_word};
 use super::output::{say, say_err};
@@ -56,6 +57,11 @@ pub struct AddArgs {
     /// The dataset's version, e.g. 1.0.
     #[arg(long)]
     pub version: Option<String>,
+    /// Fill what the folder's own metadata (CITATION.cff, .zenodo.json) and the flags leave
+    /// empty from the window's Settings: your name and affiliation, license, publisher, a
+    /// title with {folder}, the year added (as for a folder dropped on the window).
+    #[arg(long)]
+    pub defaults: bool,
 }
 
 #[derive(Debug, Args)]
@@ -218,6 +224,7 @@ fn describe(
     prepared: &PreparedDataset,
     before: Option<&DatasetRow>,
     problems_later: bool,
+    defaults: Option<&WindowDefaults>,
 ) {
     let key = prepared.key();
     say!("dataset {id} key {key}");
@@ -268,7 +275,19 @@ fn describe(
         for p in problems {
             say!("    {p}");
         }
+        let folder = folder_name(&prepared.report.root);
+        let fills = defaults.map(|d| d.would_fill(&prepared.document.metadata, &folder));
+        if let Some(hint) = defaults_hint(&fills.unwrap_or_default()) {
+            say!("    {hint}");
+        }
     }
+}
+
+/// The name a `{folder}` title takes for the folder at `root`.
+fn folder_name(root: &Path) -> String {
+    root.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| root.to_string_lossy().into_owned())
 }
 
 /// What the scan left out, each with why; a long list (a `.DS_Store` in every folder, say)
@@ -396,6 +415,12 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
     }
     // The flags are checked once, before any folder is hashed.
     args.apply(&mut Metadata::default(), "")?;
+    let settings = crate::settings::settings_path();
+    let defaults = match args.defaults {
+        true => Some(WindowDefaults::required(&settings)?),
+        // Only to say when they would complete a dataset.
+        false => WindowDefaults::if_any(&settings),
+    };
     let store = std::sync::Arc::new(db.open()?);
     let mut code = ExitCode::SUCCESS;
     let several = args.dirs.len() > 1;
@@ -404,7 +429,15 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
     let total = roots.len();
     let mut stopped = None;
     for (done, root) in roots.into_iter().enumerate() {
-        let added = add_one(&store, &args, root.clone(), several, &stop).await;
+        let added = add_one(
+            &store,
+            &args,
+            defaults.as_ref(),
+            root.clone(),
+            several,
+            &stop,
+        )
+        .await;
         if stop.raised() {
             stopped = Some(stopped_adding(done, total, &root, added.is_ok()));
             if let Ok(Some(lacking)) = added {
@@ -507,6 +540,7 @@ fn known_dataset_hint(db: &Database, dir: &Path) -> Option<String> {
 async fn add_one(
     store: &std::sync::Arc<Store>,
     args: &AddArgs,
+    defaults: Option<&WindowDefaults>,
     root: PathBuf,
     several: bool,
     stop: &StopFlag,
@@ -584,6 +618,16 @@ async fn add_one(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| root_text.clone());
     args.apply(&mut metadata, &folder)?;
+    if let Some(defaults) = defaults.filter(|_| args.defaults) {
+        let filled = defaults.fill(&mut metadata, &folder);
+        if !filled.is_empty() {
+            say!(
+                "{} filled in from the window's Settings ({})",
+                filled.join(", "),
+                defaults.file().display()
+            );
+        }
+    }
     // What the citation file says otherwise than the dataset keeps, flags aside: said, so
     // an edited citation file that changes nothing does not go unnoticed.
     if let Some((cited, from)) = recited {
@@ -602,7 +646,8 @@ async fn add_one(
         }
     }
     let (id, prepared) = scan_and_save(store.clone(), root, metadata, stop).await?;
-    describe(store, id, &prepared, before.as_ref(), several);
+    let hint = defaults.filter(|_| !args.defaults);
+    describe(store, id, &prepared, before.as_ref(), several, hint);
     if before.is_none()
         && let Some(overlap) = crate::catalog::overlap(store, &root_text)?
     {
@@ -625,12 +670,10 @@ async fn add_one(
     }
     let problems = prepared.document.metadata.problems();
     Ok((several && !problems.is_empty()).then(|| Incomplete {
-        name: prepared
-            .report
-            .root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| root_text.clone()),
+        name: folder_name(&prepared.report.root),
+        defaults_fill: hint
+            .map(|d| d.would_fill(&prepared.document.metadata, &folder))
+            .unwrap_or_default(),
         path: root_text,
         problems: problems.iter().map(ToString::to_string).collect(),
     }))
@@ -639,6 +682,7 @@ async fn add_one(
 pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
     let store = std::sync::Arc::new(db.open_existing()?);
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
+    let defaults = WindowDefaults::if_any(&crate::settings::settings_path());
     let mut code = ExitCode::SUCCESS;
     let stop = StopFlag::on_signal();
     let total = datasets.len();
@@ -648,7 +692,7 @@ pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
         if stop.raised() {
             let done = done + usize::from(scanned.is_ok());
             if let Ok((id, prepared)) = &scanned {
-                describe(&store, *id, prepared, Some(&d), false);
+                describe(&store, *id, prepared, Some(&d), false, defaults.as_ref());
             }
             say_err!(
                 "stopped: {done} of {} scanned; the others keep their last scan (run the \
@@ -659,7 +703,9 @@ pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(STOPPED));
         }
         match scanned {
-            Ok((id, prepared)) => describe(&store, id, &prepared, Some(&d), false),
+            Ok((id, prepared)) => {
+                describe(&store, id, &prepared, Some(&d), false, defaults.as_ref())
+            }
             Err(e) => {
                 let why = db
                     .trouble(&e)

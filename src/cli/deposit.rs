@@ -9,6 +9,7 @@ use clap::Args;
 use tokio_util::sync::CancellationToken;
 
 use super::add::select_datasets;
+use super::defaults::WindowDefaults;
 use super::folder::FolderNow;
 use super::incomplete::{Incomplete, print_incomplete};
 use super::output::{BytesInFlight, DatasetNames, items_progress_bar, time_text};
@@ -87,6 +88,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     let mut refused = 0usize;
     let mut ready = Vec::new();
     let mut incomplete: Vec<Incomplete> = Vec::new();
+    let defaults = WindowDefaults::if_any(&crate::settings::settings_path());
     for d in datasets {
         let problems = d.metadata.problems();
         match d.key {
@@ -99,7 +101,12 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 refused += 1;
             }
             Some(_) if !problems.is_empty() => {
+                let folder = Path::new(&d.path).file_name().unwrap_or_default();
                 incomplete.push(Incomplete {
+                    defaults_fill: defaults
+                        .as_ref()
+                        .map(|w| w.would_fill(&d.metadata, &folder.to_string_lossy()))
+                        .unwrap_or_default(),
                     name: d.name.clone(),
                     path: d.path.clone(),
                     problems: problems.iter().map(ToString::to_string).collect(),

@@ -2,6 +2,7 @@
 //! its problems and the `lodge add` that fixes them, and many with the same problems (a
 //! batch added without titles, say) as one block rather than a screenful of the same lines.
 
+use super::defaults::defaults_hint;
 use super::output::say;
 use super::output::shell_word;
 
@@ -10,6 +11,9 @@ pub(super) struct Incomplete {
     pub name: String,
     pub path: String,
     pub problems: Vec<String>,
+    /// What `lodge add --defaults` would fill from the window's Settings (empty when they
+    /// would not help).
+    pub defaults_fill: Vec<&'static str>,
 }
 
 /// More datasets than this with the same problems are listed together (the README's
@@ -44,6 +48,9 @@ pub(super) fn print_incomplete(
                     "           fix with `lodge add {}` and the flags named above",
                     shell_word(&d.path)
                 );
+                if let Some(hint) = defaults_hint(&d.defaults_fill) {
+                    say!("           {hint}");
+                }
             }
             continue;
         }
@@ -56,5 +63,8 @@ pub(super) fn print_incomplete(
              --title becomes each folder's name)",
             folders.join(" ")
         );
+        if let Some(hint) = defaults_hint(&members[0].defaults_fill) {
+            say!("           {hint}");
+        }
     }
 }
