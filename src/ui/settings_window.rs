@@ -73,7 +73,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                 ui.end_row();
             });
             ui.separator();
-            ui.label("Shared database: one queue and one dedup store for your lab's machines (PostgreSQL). Empty: this computer's own file. Used from the next start.");
+            ui.label("Shared database: one queue and one dedup store for your lab's machines (PostgreSQL). Empty: this computer's own file. The window uses it from its next start, `lodge` commands at once.");
             egui::Grid::new("database_grid").num_columns(2).show(ui, |ui| {
                 let l = ui.label("Shared database");
                 ui.add(
