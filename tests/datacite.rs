@@ -216,6 +216,162 @@ async fn response_lost_after_the_doi_was_minted_reconciles_to_the_same_doi() {
     assert!(events.iter().any(|e| e.kind == EventKind::Reconciled));
 }
 
+const PUBLISH: &str = "&state=publish&url=https://example.org/{key}";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_draft_doi_deposited_to_a_publishing_target_is_published_not_minted_again() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let (drafts, publisher) = (datacite(&sandbox, ""), datacite(&sandbox, PUBLISH));
+    assert_ne!(
+        drafts.scope_id(),
+        publisher.scope_id(),
+        "publishing is a deposit of its own, not a replay of the draft"
+    );
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(1), &metadata("Drafted first"));
+    let doi = doi::doi_for("10.80000", &ds.1);
+
+    let drafted = deposit(&store, &drafts, &[ds], fast_config()).await;
+    assert_eq!(drafted[0].state, JobState::Deposited, "{:?}", drafted[0]);
+    assert_eq!(
+        get_doi_json(&sandbox, &doi).await["data"]["attributes"]["state"],
+        "draft"
+    );
+
+    let published = deposit(&store, &publisher, &[ds], fast_config()).await;
+    assert_eq!(published[0].state, JobState::Existing, "{:?}", published[0]);
+    assert_eq!(published[0].identifier.as_deref(), Some(doi.as_str()));
+    let attributes = get_doi_json(&sandbox, &doi).await["data"]["attributes"].clone();
+    assert_eq!(attributes["state"], "findable");
+    assert_eq!(
+        attributes["url"],
+        format!("https://example.org/{}", ds.1.to_hex())
+    );
+    assert_eq!(sandbox.doi_count(), 1, "one DOI, published");
+    let said = logged(&store, published[0].id, EventKind::Existing);
+    assert!(
+        said.contains("it was a draft DOI and is findable now"),
+        "{said}"
+    );
+
+    // Each target's deposit is recorded: both replay, sending nothing.
+    let requests = sandbox.stats().requests;
+    for target in [&publisher, &drafts] {
+        let again = deposit(&store, target, &[ds], fast_config()).await;
+        assert_eq!(again[0].identifier.as_deref(), Some(doi.as_str()));
+    }
+    assert_eq!(sandbox.stats().requests, requests, "replays send nothing");
+
+    // A target that only registers leaves a findable DOI findable.
+    let registrar = datacite(&sandbox, "&state=register&url=https://example.org/{key}");
+    let registered = deposit(&store, &registrar, &[ds], fast_config()).await;
+    assert_eq!(
+        registered[0].state,
+        JobState::Existing,
+        "{:?}",
+        registered[0]
+    );
+    assert_eq!(
+        get_doi_json(&sandbox, &doi).await["data"]["attributes"]["state"],
+        "findable"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_draft_is_not_a_publishing_targets_deposit_when_reconciling_but_is_a_drafting_ones() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let (drafts, publisher) = (datacite(&sandbox, ""), datacite(&sandbox, PUBLISH));
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(2), &metadata("Looked up"));
+    deposit(&store, &drafts, &[ds], fast_config()).await;
+    // What reconciling asks before a retry: has this target's deposit taken effect?
+    let doi = doi::doi_for("10.80000", &ds.1);
+    assert_eq!(
+        drafts.lookup(&ds.1).await.unwrap().map(|r| r.identifier),
+        Some(doi.clone())
+    );
+    assert_eq!(
+        publisher.lookup(&ds.1).await.unwrap(),
+        None,
+        "still a draft: publishing it is yet to be done"
+    );
+    deposit(&store, &publisher, &[ds], fast_config()).await;
+    assert_eq!(
+        publisher.lookup(&ds.1).await.unwrap().map(|r| r.identifier),
+        Some(doi)
+    );
+}
+
+/// `PUT /dois/{doi}` as DataCite documents it: an upsert whose event raises a DOI's state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn emulation_put_changes_a_doi_by_its_event_and_creates_one_that_is_not_there() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let account = sandbox.datacite_account();
+    let put = |doi: &str, attributes: Value| {
+        reqwest::Client::new()
+            .put(format!("{}/dois/{doi}", sandbox.base_url()))
+            .basic_auth(&account.repository, Some(&account.password))
+            .header("content-type", "application/vnd.api+json")
+            .body(json!({"data": {"type": "dois", "attributes": attributes}}).to_string())
+            .send()
+    };
+    let draft = json!({"doi": "10.80000/abcd-ef01"});
+    let created = put("10.80000/abcd-ef01", draft).await.unwrap();
+    assert_eq!(
+        created.status(),
+        201,
+        "the upsert creates a DOI that is not there"
+    );
+    let state = |v: Value| v["data"]["attributes"]["state"].clone();
+
+    // Publishing needs a landing page: refused with DataCite's field message, still a draft.
+    let refused = put("10.80000/abcd-ef01", json!({"event": "publish"}))
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 422);
+    let body: Value = refused.json().await.unwrap();
+    assert!(
+        body["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["source"] == "url"),
+        "{body}"
+    );
+    assert_eq!(
+        state(get_doi_json(&sandbox, "10.80000/abcd-ef01").await),
+        "draft"
+    );
+
+    let complete = json!({
+        "event": "publish",
+        "url": "https://example.org/landing",
+        "creators": [{"name": "Curie, Marie"}],
+        "titles": [{"title": "T"}],
+        "publisher": "Lab",
+        "publicationYear": 2026,
+        "types": {"resourceTypeGeneral": "Dataset"},
+    });
+    let published = put("10.80000/abcd-ef01", complete).await.unwrap();
+    assert_eq!(published.status(), 200);
+    assert_eq!(state(published.json().await.unwrap()), "findable");
+    // Hidden, it is registered; never a draft again.
+    let hidden = put("10.80000/abcd-ef01", json!({"event": "hide"}))
+        .await
+        .unwrap();
+    assert_eq!(state(hidden.json().await.unwrap()), "registered");
+    let untouched = put("10.80000/abcd-ef01", json!({"titles": [{"title": "U"}]}))
+        .await
+        .unwrap();
+    let body: Value = untouched.json().await.unwrap();
+    assert_eq!(state(body.clone()), "registered");
+    assert_eq!(body["data"]["attributes"]["titles"][0]["title"], "U");
+    assert_eq!(sandbox.doi_count(), 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn wrong_password_pauses_the_datacite_target() {
     let lab = Lab::new();

@@ -149,6 +149,16 @@ impl Engine {
                 kind: EventKind::Existing,
                 http_status: None,
             },
+            AttemptOutcome::Landed(Landed::Updated { record, change }) => Finish::Landed {
+                message: format!(
+                    "server says it already exists, and {change}: {}",
+                    record.identifier
+                ),
+                record,
+                created: false,
+                kind: EventKind::Existing,
+                http_status: Some(200),
+            },
             AttemptOutcome::Reconciled(record) => Finish::Landed {
                 message: format!(
                     "reconciled: the server already has {} from an earlier attempt",

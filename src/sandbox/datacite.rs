@@ -7,7 +7,11 @@
 //! after `event: register`, `findable` after `event: publish`), 422 `{"errors":[{"source":
 //! "doi","title":"This DOI has already been taken"}]}` for a DOI that exists, 422 per missing
 //! field when registering or publishing (a draft needs only its DOI), and 404 for an unknown
-//! DOI. The sandbox's fault injection applies to these routes too.
+//! DOI. `PUT /dois/{prefix}/{suffix}` is DataCite's upsert: it changes a DOI that exists
+//! (the attributes given replace those stored; an event raises its state, `hide` takes a
+//! findable one back to registered; a registered or findable DOI is never a draft again) and
+//! answers 200, or creates one as `POST` would and answers 201. The sandbox's fault
+//! injection applies to these routes too.
 
 use std::sync::Arc;
 
@@ -48,7 +52,7 @@ const JSON_API: &str = "application/vnd.api+json";
 pub(crate) fn router() -> Router<Arc<App>> {
     Router::new()
         .route("/dois", post(create))
-        .route("/dois/{prefix}/{suffix}", get(show))
+        .route("/dois/{prefix}/{suffix}", get(show).put(update))
 }
 
 fn api_errors(status: StatusCode, errors: Vec<Value>) -> Response {
@@ -161,36 +165,151 @@ fn missing_for_registration(attributes: &Value) -> Vec<Value> {
     errors
 }
 
-async fn create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
-    if !authorized(&app, &headers) {
-        return bad_credentials();
-    }
-    let account = app.datacite_account();
-    let request: Value = match serde_json::from_slice(&body) {
-        Ok(v) => v,
-        Err(e) => {
-            return api_errors(
-                StatusCode::BAD_REQUEST,
-                vec![
-                    json!({"status": "400", "title": format!("You need to provide a payload following the JSONAPI spec: {e}")}),
-                ],
-            );
-        }
-    };
-    let Some(mut attributes) = request
+/// The `data.attributes` object of a JSON:API body, or the 400 DataCite answers.
+// The error is the response to send, made once per refused request: boxing it buys nothing.
+#[allow(clippy::result_large_err)]
+fn attributes_of(body: &[u8]) -> Result<Value, Response> {
+    let request: Value = serde_json::from_slice(body).map_err(|e| {
+        api_errors(
+            StatusCode::BAD_REQUEST,
+            vec![
+                json!({"status": "400", "title": format!("You need to provide a payload following the JSONAPI spec: {e}")}),
+            ],
+        )
+    })?;
+    request
         .get("data")
         .filter(|d| d.get("type").and_then(Value::as_str) == Some("dois"))
         .and_then(|d| d.get("attributes"))
         .cloned()
         .filter(Value::is_object)
-    else {
-        return api_errors(
-            StatusCode::BAD_REQUEST,
-            vec![
-                json!({"status": "400", "title": "You need to provide a payload following the JSONAPI spec"}),
-            ],
-        );
+        .ok_or_else(|| {
+            api_errors(
+                StatusCode::BAD_REQUEST,
+                vec![
+                    json!({"status": "400", "title": "You need to provide a payload following the JSONAPI spec"}),
+                ],
+            )
+        })
+}
+
+/// The state a DOI in state `now` (`None`: a new one) is in after `event`, or the 422 for
+/// an event that is none of DataCite's.
+#[allow(clippy::result_large_err)]
+fn state_after(now: Option<&str>, event: Option<&str>, doi: &str) -> Result<String, Response> {
+    Ok(match (now, event) {
+        (None, None) => "draft",
+        (Some(now), None) => now,
+        (_, Some("register")) if now == Some("findable") => "findable",
+        (_, Some("register")) => "registered",
+        (_, Some("publish")) => "findable",
+        // Only a findable DOI can be hidden; a draft stays one.
+        (Some("findable"), Some("hide")) => "registered",
+        (Some(now), Some("hide")) => now,
+        (None, Some("hide")) => "draft",
+        (_, Some(other)) => {
+            return Err(api_errors(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                vec![
+                    json!({"source": "event", "title": format!("'{other}' is not a valid event (register, publish, hide)"), "uid": doi}),
+                ],
+            ));
+        }
+    }
+    .to_string())
+}
+
+/// The 422 for what a DOI that is to be registered or findable lacks, if anything.
+fn refused_registration(state: &str, attributes: &Value, doi: &str) -> Option<Response> {
+    if state == "draft" {
+        return None;
+    }
+    let missing = missing_for_registration(attributes);
+    (!missing.is_empty()).then(|| {
+        let errors = missing
+            .into_iter()
+            .map(|mut e| {
+                e["uid"] = json!(doi);
+                e
+            })
+            .collect();
+        api_errors(StatusCode::UNPROCESSABLE_ENTITY, errors)
+    })
+}
+
+/// `PUT /dois/{prefix}/{suffix}`: change the DOI, or create it when there is none.
+async fn update(
+    State(app): State<Arc<App>>,
+    headers: HeaderMap,
+    Path((prefix, suffix)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    if !authorized(&app, &headers) {
+        return bad_credentials();
+    }
+    let doi = format!("{prefix}/{suffix}").to_lowercase();
+    let mut given = match attributes_of(&body) {
+        Ok(a) => a,
+        Err(refused) => return refused,
     };
+    let stored = match app.db.doi(&doi) {
+        Ok(Some(text)) => match serde_json::from_str::<Value>(&text) {
+            Ok(attributes) => attributes,
+            Err(e) => return super::routes::internal_error("stored DOI", e),
+        },
+        Ok(None) => {
+            // The upsert's other half: a DOI that does not exist is created.
+            given["doi"] = json!(doi);
+            return create_doi(&app, given);
+        }
+        Err(e) => return super::routes::internal_error("DOI lookup", e),
+    };
+    let event = given
+        .as_object_mut()
+        .expect("checked to be an object")
+        .remove("event");
+    let now = stored.get("state").and_then(Value::as_str);
+    let state = match state_after(now, event.as_ref().and_then(Value::as_str), &doi) {
+        Ok(s) => s,
+        Err(refused) => return refused,
+    };
+    let mut attributes = stored.clone();
+    let object = attributes.as_object_mut().expect("stored as an object");
+    for (field, value) in given.as_object().expect("checked to be an object") {
+        // Which DOI this is, and its state, are not the body's to change.
+        if !matches!(
+            field.as_str(),
+            "doi" | "prefix" | "suffix" | "state" | "created"
+        ) {
+            object.insert(field.clone(), value.clone());
+        }
+    }
+    object.insert("state".into(), json!(state));
+    object.insert("updated".into(), json!(now_iso()));
+    if let Some(refused) = refused_registration(&state, &attributes, &doi) {
+        return refused;
+    }
+    match app.db.update_doi(&doi, &attributes.to_string()) {
+        Ok(true) => api_data(StatusCode::OK, &doi, attributes),
+        // Gone between the read and the write: deleted drafts are not emulated, so no.
+        Ok(false) => super::routes::internal_error("DOI update", "the DOI vanished"),
+        Err(e) => super::routes::internal_error("DOI update", e),
+    }
+}
+
+async fn create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
+    if !authorized(&app, &headers) {
+        return bad_credentials();
+    }
+    match attributes_of(&body) {
+        Ok(attributes) => create_doi(&app, attributes),
+        Err(refused) => refused,
+    }
+}
+
+/// Create the DOI `attributes` name, as `POST /dois` does.
+fn create_doi(app: &App, mut attributes: Value) -> Response {
+    let account = app.datacite_account();
     let Some(doi) = attributes
         .get("doi")
         .and_then(Value::as_str)
@@ -212,39 +331,17 @@ async fn create(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) ->
             );
         }
     }
-    let event = attributes
-        .get("event")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let state = match event.as_deref() {
-        None => "draft",
-        Some("register") => "registered",
-        Some("publish") => "findable",
-        Some(other) => {
-            return api_errors(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                vec![
-                    json!({"source": "event", "title": format!("'{other}' is not a valid event (register, publish, hide)"), "uid": doi}),
-                ],
-            );
-        }
+    let event = attributes.get("event").and_then(Value::as_str);
+    let state = match state_after(None, event, &doi) {
+        Ok(s) => s,
+        Err(refused) => return refused,
     };
     // "Already taken" is decided before validation, as DataCite does for a known DOI.
     if app.db.doi(&doi).ok().flatten().is_some() {
         return taken(&doi);
     }
-    if state != "draft" {
-        let missing = missing_for_registration(&attributes);
-        if !missing.is_empty() {
-            let errors = missing
-                .into_iter()
-                .map(|mut e| {
-                    e["uid"] = json!(doi);
-                    e
-                })
-                .collect();
-            return api_errors(StatusCode::UNPROCESSABLE_ENTITY, errors);
-        }
+    if let Some(refused) = refused_registration(&state, &attributes, &doi) {
+        return refused;
     }
     let object = attributes.as_object_mut().expect("checked to be an object");
     object.remove("event");

@@ -507,6 +507,16 @@ impl Db {
         Ok(DoiInsert::Created)
     }
 
+    /// Replace the attributes of `doi`, which exists; false when it does not.
+    pub fn update_doi(&self, doi: &str, attributes: &str) -> rusqlite::Result<bool> {
+        let conn = self.lock();
+        conn.execute(
+            "UPDATE dois SET attributes = ?2 WHERE doi = ?1",
+            params![doi, attributes],
+        )
+        .map(|changed| changed == 1)
+    }
+
     pub fn count_dois(&self) -> rusqlite::Result<u64> {
         let conn = self.lock();
         conn.query_row("SELECT COUNT(*) FROM dois", [], |r| r.get::<_, i64>(0))

@@ -52,12 +52,21 @@ pub enum Landed {
         of: String,
     },
     Existing(RecordRef),
+    /// The record existed, and this deposit brought it to what the target makes of it
+    /// (`change`: "it was a draft DOI and is findable now", say).
+    Updated {
+        record: RecordRef,
+        change: String,
+    },
 }
 
 impl Landed {
     pub fn record(&self) -> &RecordRef {
         match self {
-            Landed::Created(r) | Landed::NewVersion { record: r, .. } | Landed::Existing(r) => r,
+            Landed::Created(r)
+            | Landed::NewVersion { record: r, .. }
+            | Landed::Existing(r)
+            | Landed::Updated { record: r, .. } => r,
         }
     }
 }

@@ -10,8 +10,8 @@ use crate::content::{ContentDocument, ContentKey, Creator, spdx_license_id};
 /// `alternateIdentifierType` of the content key in a DOI's metadata.
 pub const KEY_IDENTIFIER_TYPE: &str = "Lodge content key";
 
-/// What the user asked the DOI to become.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What the user asked the DOI to become, in the order DataCite's events raise it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum DoiState {
     /// No event: a draft, deletable, not resolvable.
     Draft,
@@ -31,7 +31,16 @@ impl DoiState {
         }
     }
 
-    fn event(self) -> Option<&'static str> {
+    /// What DataCite calls a DOI in this state.
+    pub fn reported(self) -> &'static str {
+        match self {
+            DoiState::Draft => "draft",
+            DoiState::Register => "registered",
+            DoiState::Publish => "findable",
+        }
+    }
+
+    pub fn event(self) -> Option<&'static str> {
         match self {
             DoiState::Draft => None,
             DoiState::Register => Some("register"),

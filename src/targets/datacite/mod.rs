@@ -10,7 +10,10 @@
 //! The password is the target's token (`--token` / `LODGE_TOKEN`, or stored with a named
 //! target). A `422 ... already been taken` is read back with `GET /dois/{doi}`: the same
 //! content key there means the DOI exists already (success), another key is a conflict for a
-//! person. The upserting `PUT /dois/{doi}` is never used.
+//! person. The upserting `PUT /dois/{doi}` is used only on a DOI read back as the key's own,
+//! to raise a draft (minted by a target in `state=draft`) to the state a target that
+//! registers or publishes asks for; such a target is a scope of its own, so publishing a
+//! key's draft is a deposit, not a replay of the draft's.
 
 pub mod doi;
 pub mod mapping;
@@ -113,9 +116,19 @@ impl DataCiteTarget {
         let path = api.path().trim_end_matches('/').to_string();
         api.set_path(&format!("{path}/"));
         let http = super::http::client()?;
+        // One DOI per key and prefix, but a target that registers or publishes brings about
+        // more than one that mints drafts: publishing a key's draft DOI is a deposit of its
+        // own, not a replay of the draft's. Drafts keep the identity they always had.
+        let state_part = match state {
+            DoiState::Draft => String::new(),
+            raised => format!("?state={}", raised.event().unwrap_or_default()),
+        };
         Ok(DataCiteTarget {
             url: format!("datacite+{}", without_userinfo(&url)),
-            scope_id: format!("datacite+{}://{host}:{port}{path}/{prefix}", url.scheme()),
+            scope_id: format!(
+                "datacite+{}://{host}:{port}{path}/{prefix}{state_part}",
+                url.scheme()
+            ),
             api,
             prefix,
             repository,
@@ -245,16 +258,25 @@ impl DataCiteTarget {
         }
     }
 
-    /// `Some(record)` if `doi` exists and carries `key`; a conflict if it carries another.
-    async fn ours(&self, doi: &str, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
+    /// `Some(record)` if `doi` exists and carries `key`, with the state DataCite reports
+    /// for it; a conflict if it carries another key.
+    async fn ours(
+        &self,
+        doi: &str,
+        key: &ContentKey,
+    ) -> Result<Option<(RecordRef, DoiState)>, Failure> {
         let Some(attributes) = self.read_doi(doi).await? else {
             return Ok(None);
         };
         match mapping::key_of(&attributes) {
-            Some(k) if k == key.to_hex() => Ok(Some(RecordRef {
-                identifier: doi.to_string(),
-                url: Some(self.record_url(doi, state_of(&attributes))),
-            })),
+            Some(k) if k == key.to_hex() => {
+                let state = state_of(&attributes);
+                let record = RecordRef {
+                    identifier: doi.to_string(),
+                    url: Some(self.record_url(doi, state)),
+                };
+                Ok(Some((record, state)))
+            }
             other => Err(Failure::Conflict {
                 message: format!(
                     "DOI {doi} already exists for other content ({}); Lodge derives DOIs from \
@@ -265,6 +287,52 @@ impl DataCiteTarget {
                         .unwrap_or_else(|| "not minted by Lodge".into())
                 ),
             }),
+        }
+    }
+}
+
+impl DataCiteTarget {
+    /// Bring `doi`, which carries the deposit's key and is in state `was`, to this target's
+    /// state with DataCite's event (`PUT /dois/{doi}`). Only a DOI read back as this key's
+    /// is changed this way, so the upsert cannot make a second DOI.
+    async fn raise(
+        &self,
+        doi: &str,
+        was: DoiState,
+        landing: Option<&str>,
+    ) -> Result<Landed, Failure> {
+        let mut attributes = serde_json::json!({ "event": self.state.event() });
+        if let Some(url) = landing {
+            attributes["url"] = serde_json::json!(url);
+        }
+        let body = serde_json::json!({ "data": { "type": "dois", "attributes": attributes } });
+        let resp = self
+            .authed(self.http.put(self.endpoint(&format!("dois/{doi}"))))
+            .header(header::CONTENT_TYPE, JSON_API)
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| Failure::from_reqwest(&e))?;
+        match resp.status() {
+            StatusCode::OK => Ok(Landed::Updated {
+                record: RecordRef {
+                    identifier: doi.to_string(),
+                    url: Some(self.record_url(doi, self.state)),
+                },
+                change: format!(
+                    "it was {} DOI and is {} now",
+                    match was {
+                        DoiState::Draft => "a draft",
+                        _ => "a registered",
+                    },
+                    self.state.reported()
+                ),
+            }),
+            StatusCode::UNPROCESSABLE_ENTITY => {
+                let text = resp.text().await.unwrap_or_default();
+                Err(Failure::from_status(422, None, &text))
+            }
+            _ => Err(super::http::failure_of(resp).await),
         }
     }
 }
@@ -361,7 +429,10 @@ impl Target for DataCiteTarget {
             let text = resp.text().await.unwrap_or_default();
             if taken(&text) {
                 return match self.ours(&doi, &request.key).await? {
-                    Some(record) => Ok(Landed::Existing(record)),
+                    Some((record, state)) if state >= self.state => Ok(Landed::Existing(record)),
+                    // Minted before by a target that made it a draft (or only registered
+                    // it): this target's state is what this deposit is for.
+                    Some((_, state)) => self.raise(&doi, state, landing.as_deref()).await,
                     // Taken, yet not readable: the registry is mid-change; ask again later.
                     None => Err(Failure::Ambiguous {
                         status: Some(422),
@@ -374,8 +445,14 @@ impl Target for DataCiteTarget {
         Err(super::http::failure_of(resp).await)
     }
 
+    /// The key's DOI, once it is in the state this target brings DOIs to: a draft looked
+    /// up by a target that publishes is not its deposit yet (the attempt raises it).
     async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
-        self.ours(&self.doi(key), key).await
+        Ok(self
+            .ours(&self.doi(key), key)
+            .await?
+            .filter(|(_, state)| *state >= self.state)
+            .map(|(record, _)| record))
     }
 
     /// A new key's DOI is related to the earlier version's as `IsNewVersionOf`.
@@ -395,8 +472,9 @@ impl Target for DataCiteTarget {
         _read: ReadBack,
         _progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
+        // Whatever its state: verifying asks whether the DOI is still there.
         Ok(Holdings {
-            record: self.lookup(key).await?,
+            record: self.ours(&self.doi(key), key).await?.map(|(r, _)| r),
             files: Vec::new(),
         })
     }
