@@ -613,10 +613,7 @@ async fn add_one(
             metadata
         }
     };
-    let folder = root
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| root_text.clone());
+    let folder = folder_name(&root);
     args.apply(&mut metadata, &folder)?;
     if let Some(defaults) = defaults.filter(|_| args.defaults) {
         let filled = defaults.fill(&mut metadata, &folder);

@@ -291,7 +291,7 @@ async fn update(
     }
     match app.db.update_doi(&doi, &attributes.to_string()) {
         Ok(true) => api_data(StatusCode::OK, &doi, attributes),
-        // Gone between the read and the write: deleted drafts are not emulated, so no.
+        // Nothing deletes a DOI here, so it cannot have gone since it was read.
         Ok(false) => super::routes::internal_error("DOI update", "the DOI vanished"),
         Err(e) => super::routes::internal_error("DOI update", e),
     }

@@ -289,9 +289,7 @@ impl DataCiteTarget {
             }),
         }
     }
-}
 
-impl DataCiteTarget {
     /// Bring `doi`, which carries the deposit's key and is in state `was`, to this target's
     /// state with DataCite's event (`PUT /dois/{doi}`). Only a DOI read back as this key's
     /// is changed this way, so the upsert cannot make a second DOI.
