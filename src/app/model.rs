@@ -781,11 +781,16 @@ impl Model {
     }
 
     /// Targets' scope ids in messages become their short labels (no ports in the log).
+    /// One scope id can begin another (a DataCite prefix's drafts and its publishing
+    /// target's `…?state=publish`, a WebDAV folder and one inside it): the longest are
+    /// replaced first, and only where the id ends, so neither takes part of the other.
     pub fn readable(&self, text: &str) -> String {
+        let mut targets: Vec<&TargetInfo> = self.targets.iter().collect();
+        targets.sort_by_key(|t| std::cmp::Reverse(t.scope_id.len()));
         let mut out = text.to_string();
-        for t in &self.targets {
+        for t in targets {
             let short = t.label.split(" — ").next().unwrap_or(&t.label);
-            out = out.replace(&t.scope_id, short);
+            out = replace_whole(&out, &t.scope_id, short);
         }
         out
     }
@@ -867,9 +872,67 @@ fn supersedes(new: &JobRow, old: &JobRow) -> bool {
     version(old) <= version(new)
 }
 
+/// `text` with each `id` that is not the beginning of a longer id replaced by `with`: what
+/// follows it is the end, a space, or punctuation that ends a phrase.
+fn replace_whole(text: &str, id: &str, with: &str) -> String {
+    if id.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(id) {
+        let after = &rest[at + id.len()..];
+        let mut next = after.chars();
+        let ends = match next.next() {
+            None => true,
+            Some(c) if c.is_whitespace() || ",;:)]'\"".contains(c) => true,
+            // A sentence's full stop, not a host name's or a file's dot.
+            Some('.') => next.next().is_none_or(char::is_whitespace),
+            Some(_) => false,
+        };
+        out.push_str(&rest[..at]);
+        out.push_str(if ends { with } else { id });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scope_id_that_begins_another_names_neither_in_the_others_place() {
+        let target = |scope: &str, label: &str| TargetInfo {
+            scope_id: scope.into(),
+            label: format!("{label} — {scope}"),
+            puts_back_files: false,
+            keeps_files: false,
+        };
+        let drafts = "datacite+http://127.0.0.1:8080/10.80000";
+        let model = Model {
+            targets: vec![
+                target(drafts, "dois-draft"),
+                target(&format!("{drafts}?state=publish"), "dois-publish"),
+                target("webdav+http://h/lab", "lab"),
+            ],
+            ..Model::default()
+        };
+        assert_eq!(
+            model.readable(&format!("queued for {drafts}?state=publish")),
+            "queued for dois-publish"
+        );
+        assert_eq!(
+            model.readable(&format!("attempt 1 of 8 to {drafts}: sent. Also {drafts}.")),
+            "attempt 1 of 8 to dois-draft: sent. Also dois-draft."
+        );
+        // A folder inside a named one that is not a target itself keeps its address.
+        assert_eq!(
+            model.readable("stored in webdav+http://h/lab/sub, not webdav+http://h/lab"),
+            "stored in webdav+http://h/lab/sub, not lab"
+        );
+    }
 
     fn job(state: JobState, fence: i64, updated_at: i64) -> JobRow {
         JobRow {
