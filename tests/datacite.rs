@@ -639,3 +639,47 @@ async fn a_failed_doi_is_retried_from_the_command_line_with_its_prefix_state_and
     assert_eq!(body["data"]["attributes"]["url"], record_url.as_str());
     assert_eq!(sandbox.doi_count(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dry_run_to_a_publishing_target_names_the_draft_doi_it_would_publish() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(4), &metadata("Drafted"));
+    let drafts = datacite(&sandbox, "");
+    deposit(&store, &drafts, &[ds], fast_config()).await;
+    let doi = doi::doi_for("10.80000", &ds.1);
+
+    let password = sandbox.datacite_account().password;
+    let publish = format!("{}{PUBLISH}", sandbox.datacite_target_url());
+    let lodge_deposit = |extra: &[&str]| {
+        let mut cmd = lodge_in(&lab);
+        cmd.args([
+            "deposit", "--all", "--target", &publish, "--token", &password,
+        ])
+        .args(FAST)
+        .args(extra);
+        run(cmd)
+    };
+    let out = lodge_deposit(&["--dry-run"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[&format!(
+            "create   ds004: key {}, DOI {doi}, made already by the deposit to {}: made \
+             findable if it is not, not minted again",
+            ds.1.short(),
+            drafts.scope_id()
+        )],
+    );
+    let out = lodge_deposit(&[]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "it was a draft DOI and is findable now",
+            &format!("ds004 -> {doi}"),
+        ],
+    );
+    assert_eq!(sandbox.doi_count(), 1);
+}

@@ -226,10 +226,21 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 continue;
             }
             creating.insert(*key, name);
-            say!(
-                "create   {name}: key {}{version}{note}{from_copy}",
-                key.short()
-            );
+            let elsewhere: Vec<(String, String)> = store
+                .results_for_key(key)?
+                .into_iter()
+                .map(|r| (r.target, r.identifier))
+                .collect();
+            match target.plan_beside(key, &elsewhere) {
+                Some(plan) => say!(
+                    "create   {name}: key {}, {plan}{version}{note}{from_copy}",
+                    key.short()
+                ),
+                None => say!(
+                    "create   {name}: key {}{version}{note}{from_copy}",
+                    key.short()
+                ),
+            }
         }
         say!("dry run: nothing was sent or recorded");
         return Ok(if refused == 0 {

@@ -189,6 +189,14 @@ pub trait Target: Send + Sync {
         None
     }
 
+    /// For `lodge deposit --dry-run`: what a deposit of `key`, not recorded here, would do
+    /// with what other targets' deposits of it made (`elsewhere`: each one's target and
+    /// identifier), when that is more than "create". DataCite: a DOI a drafting target of
+    /// the same prefix minted is raised here, not minted again.
+    fn plan_beside(&self, _key: &ContentKey, _elsewhere: &[(String, String)]) -> Option<String> {
+        None
+    }
+
     /// How the server keeps a second record of one key from being made, in a sentence, for
     /// the default [`Target::probe`] to report.
     fn duplicate_guard(&self) -> &'static str {

@@ -482,6 +482,19 @@ impl Target for DataCiteTarget {
             .err()
     }
 
+    fn plan_beside(&self, key: &ContentKey, elsewhere: &[(String, String)]) -> Option<String> {
+        let doi = self.doi(key);
+        let (target, _) = elsewhere.iter().find(|(_, id)| *id == doi)?;
+        Some(match self.state {
+            DoiState::Draft => format!("DOI {doi}, made already by the deposit to {target}"),
+            raised => format!(
+                "DOI {doi}, made already by the deposit to {target}: made {} if it is not, \
+                 not minted again",
+                raised.reported()
+            ),
+        })
+    }
+
     fn duplicate_guard(&self) -> &'static str {
         "the DOI is derived from the content key, so DataCite refuses a second one as \
          'already taken', and Lodge reads it back"
