@@ -454,8 +454,8 @@ fn rescanning_a_dataset_uses_up_no_dataset_numbers(b: Backend) {
 }
 
 /// A dataset's life is in the log, once per change: `added` when its folder joins the
-/// list, `rescanned` (saying what changed) only when its key moves on, `removed` when it
-/// leaves. An open window learns of work done in a terminal from these.
+/// list, `rescanned` (saying what changed) when its files move its key on, `edited` when its
+/// metadata alone does, `removed` when it leaves. An open window learns of work done in a terminal from these.
 fn adding_rescanning_and_removing_a_dataset_are_each_logged_once(b: Backend) {
     let store = b.open();
     let folder = b.lab.numbered_folder(1);
@@ -489,7 +489,7 @@ fn adding_rescanning_and_removing_a_dataset_are_each_logged_once(b: Backend) {
         kinds,
         [
             EventKind::Added,
-            EventKind::Rescanned,
+            EventKind::Edited,
             EventKind::Rescanned,
             EventKind::Removed
         ],
@@ -770,6 +770,30 @@ fn status_reports_a_changed_copy_deposited_through_its_twin_as_changed(b: Backen
     let changed = twin_row(&store);
     assert_eq!(changed.state, "changed");
     assert_eq!(changed.target.as_deref(), Some(TARGET));
+    assert_eq!(changed.earlier_identifier.as_deref(), Some("first-1"));
+}
+
+/// The same, when the key its twin deposited was one an edit of its metadata gave it: an
+/// edit's entry in the log keeps that key as a rescan's does.
+fn status_reports_a_copy_edited_since_its_twin_deposited_it_as_changed(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    b.queued(&store, 1);
+    let copy = b.lab.path("copy-of-1");
+    std::fs::create_dir_all(&copy).unwrap();
+    for file in ["data.csv", "README.txt"] {
+        std::fs::copy(b.lab.numbered_folder(1).join(file), copy.join(file)).unwrap();
+    }
+    // Added under other metadata, then edited to its twin's: the twin's key, by an edit.
+    let (twin, _) = support::add(&store, &copy, &metadata("Not yet titled"));
+    support::add(&store, &copy, &metadata("Dataset 1"));
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, &landed("first-1")).unwrap();
+
+    support::add(&store, &copy, &metadata("Dataset 1, revised"));
+    let rows = store.status_rows().unwrap();
+    let changed = rows.into_iter().find(|r| r.dataset == twin).unwrap();
+    assert_eq!(changed.state, "changed", "{changed:?}");
     assert_eq!(changed.earlier_identifier.as_deref(), Some("first-1"));
 }
 
@@ -1299,6 +1323,7 @@ every_backend!(
     enqueueing_a_scope_twice_joins_the_active_job,
     status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit,
     status_reports_a_changed_copy_deposited_through_its_twin_as_changed,
+    status_reports_a_copy_edited_since_its_twin_deposited_it_as_changed,
     status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing,
     status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it,
     status_reports_a_rejected_dataset_whose_key_landed_since_through_its_copy_as_existing,

@@ -494,7 +494,7 @@ fn dataset_updates(
         };
         match e.kind {
             EventKind::Removed => updates.push(Update::DatasetRemoved(id)),
-            EventKind::Rescanned => {
+            EventKind::Rescanned | EventKind::Edited => {
                 if let Some(summary) = store.dataset_summary(id)? {
                     updates.push(Update::DatasetSaved {
                         placeholder: None,

@@ -161,10 +161,13 @@ fn through_copies(
     // Keys the dataset had before, newest first, each once.
     let mut earlier_keys: Vec<crate::content::ContentKey> = Vec::new();
     for e in store.events_for_dataset(d.id)?.iter().rev() {
-        let had = matches!(e.kind, EventKind::Added | EventKind::Rescanned)
-            .then_some(e.content_key.as_deref())
-            .flatten()
-            .and_then(|k| k.parse().ok());
+        let had = matches!(
+            e.kind,
+            EventKind::Added | EventKind::Rescanned | EventKind::Edited
+        )
+        .then_some(e.content_key.as_deref())
+        .flatten()
+        .and_then(|k| k.parse().ok());
         if let Some(k) = had
             && k != *key
             && !earlier_keys.contains(&k)

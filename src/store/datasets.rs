@@ -527,7 +527,7 @@ struct EarlierScan {
 
 /// The log line for saving a scan (`key`, `fingerprint`, normalised `metadata`) over
 /// `earlier`: `added` for a folder new to the list, `rescanned` with what changed when its
-/// key moved on, nothing when it did not.
+/// files moved its key on, `edited` when its metadata alone did, nothing when it did not.
 fn scan_logged(
     earlier: Option<&EarlierScan>,
     key: &str,
@@ -553,18 +553,18 @@ fn scan_logged(
     let files = earlier.fingerprint.as_deref() != Some(fingerprint);
     // Only a change of files was found by scanning; metadata is also changed by an edit in
     // the window, where nothing is scanned.
-    let what = match (files, earlier.metadata != metadata) {
-        (true, true) => "scanned again: its files and metadata changed",
-        (true, false) => "scanned again: its files changed",
+    let (kind, what) = match (files, earlier.metadata != metadata) {
+        (true, true) => (
+            EventKind::Rescanned,
+            "scanned again: its files and metadata changed",
+        ),
+        (true, false) => (EventKind::Rescanned, "scanned again: its files changed"),
         // The key covers nothing else: what is left is the metadata.
-        (false, _) => "its metadata changed",
+        (false, _) => (EventKind::Edited, "its metadata changed"),
     };
     let was = earlier
         .key
         .as_deref()
         .map_or(String::new(), |k| format!(" {}…", &k[..k.len().min(12)]));
-    Some((
-        EventKind::Rescanned,
-        format!("{what}; key{was} is now {}…", &key[..12]),
-    ))
+    Some((kind, format!("{what}; key{was} is now {}…", &key[..12])))
 }

@@ -11,9 +11,12 @@ use crate::content::ContentKey;
 pub enum EventKind {
     /// A folder was added as a dataset.
     Added,
-    /// A dataset's folder was scanned again and its key changed (its files, its metadata or
-    /// both). A rescan that finds it as it was logs nothing.
+    /// A dataset's folder was scanned again and its key changed: its files (and maybe its
+    /// metadata too). A rescan that finds it as it was logs nothing.
     Rescanned,
+    /// A dataset's metadata was edited (in the window, or by `lodge add` with new flags or
+    /// defaults), its files unchanged, so its key changed.
+    Edited,
     /// A dataset was taken off the list. What it deposited stays, and so does its log.
     Removed,
     /// A job was put on the queue (or re-queued by `retry`).
@@ -59,6 +62,7 @@ impl EventKind {
         match self {
             EventKind::Added => "added",
             EventKind::Rescanned => "rescanned",
+            EventKind::Edited => "edited",
             EventKind::Removed => "removed",
             EventKind::Queued => "queued",
             EventKind::Reclaimed => "reclaimed",
@@ -81,9 +85,10 @@ impl EventKind {
     }
 
     /// Every kind, in the order of the log's vocabulary.
-    pub const ALL: [EventKind; 20] = [
+    pub const ALL: [EventKind; 21] = [
         EventKind::Added,
         EventKind::Rescanned,
+        EventKind::Edited,
         EventKind::Removed,
         EventKind::Queued,
         EventKind::Reclaimed,

@@ -196,7 +196,7 @@ impl Store {
                       past AS (SELECT e.dataset_id, r.target, max(r.identifier) AS identifier
                                FROM (SELECT DISTINCT dataset_id, content_key FROM events
                                      WHERE job_id IS NULL
-                                       AND kind IN ('added', 'rescanned')
+                                       AND kind IN ('added', 'rescanned', 'edited')
                                        AND dataset_id IS NOT NULL) e
                                JOIN datasets pd ON pd.id = e.dataset_id
                                                AND pd.content_key <> e.content_key
