@@ -329,6 +329,101 @@ async fn deposit_publishes_one_record_with_its_files_and_a_replay_sends_nothing(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_publishes_it() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let drafts = open_target(
+        &format!("{}?state=draft", sandbox.invenio_target_url()),
+        Some(sandbox.invenio_account().token),
+    )
+    .unwrap();
+    let publisher = invenio(&sandbox);
+    assert_ne!(
+        drafts.scope_id(),
+        publisher.scope_id(),
+        "publishing a draft is a deposit of its own, not a replay of the draft"
+    );
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(1), &metadata("Review first"));
+
+    let drafted = deposit(&store, &drafts, &[ds], fast_config()).await;
+    assert_eq!(drafted[0].state, JobState::Deposited, "{:?}", drafted[0]);
+    let id = drafted[0].identifier.clone().unwrap();
+    assert!(
+        drafted[0]
+            .url
+            .as_deref()
+            .unwrap()
+            .ends_with(&format!("/uploads/{id}")),
+        "the draft's page, where it is reviewed: {:?}",
+        drafted[0].url
+    );
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (0, 1),
+        "a draft, nothing published"
+    );
+    assert_eq!(sandbox.invenio_uploads(), 2, "with both its files");
+    // Checking it reads the draft's files back.
+    let document = store.document(&ds.1).unwrap().unwrap();
+    let quiet: lodge::targets::ProgressSink = Arc::new(|_| {});
+    let held = drafts
+        .holdings(&ds.1, &document, lodge::targets::ReadBack::Bytes, &quiet)
+        .await
+        .unwrap();
+    assert_eq!(held.discrepancies(&document, &id), [], "the draft is whole");
+
+    let requests = sandbox.stats().requests;
+    let again = deposit(&store, &drafts, &[ds], fast_config()).await;
+    assert_eq!(again[0].identifier.as_deref(), Some(id.as_str()));
+    assert_eq!(sandbox.stats().requests, requests, "a replay sends nothing");
+
+    // Published by a deposit to the same site without state=draft: that draft, not a new one.
+    let mut dry_run = lodge_in(&lab);
+    dry_run
+        .args(["deposit", "--all", "--dry-run", "--target"])
+        .arg(sandbox.invenio_target_url())
+        .args(["--token", &sandbox.invenio_account().token]);
+    let out = run(dry_run).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[&format!(
+            "publishing draft {id}, which the deposit to {} left",
+            drafts.scope_id()
+        )],
+    );
+    let published = deposit(&store, &publisher, &[ds], fast_config()).await;
+    assert_eq!(
+        published[0].state,
+        JobState::Deposited,
+        "{:?}",
+        published[0]
+    );
+    assert_eq!(published[0].identifier.as_deref(), Some(id.as_str()));
+    assert_eq!(sandbox.invenio_counts(), (1, 0), "the draft is the record");
+    assert_eq!(sandbox.invenio_uploads(), 2, "no file sent again");
+    let held = drafts
+        .holdings(&ds.1, &document, lodge::targets::ReadBack::Sizes, &quiet)
+        .await
+        .unwrap();
+    assert_eq!(
+        held.discrepancies(&document, &id),
+        [],
+        "checked as the record now"
+    );
+}
+
+#[test]
+fn an_unknown_invenio_state_is_refused_naming_the_two_there_are() {
+    let e = open_target("zenodo+https://zenodo.org?state=review", Some("t".into()))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("state 'review' is not one of draft"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn another_machine_finds_the_published_record_by_key_instead_of_creating_one() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;

@@ -23,7 +23,7 @@ use axum::extract::{Path, Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
-use axum::routing::{get, post, put};
+use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 use crate::wording::human_bytes;
@@ -78,7 +78,7 @@ pub(crate) fn router(app: Arc<App>) -> Router<Arc<App>> {
         )
         .route(
             "/api/records/{id}/draft/files/{key}/content",
-            put(put_content),
+            get(get_draft_content).put(put_content),
         )
         .route(
             "/api/records/{id}/draft/files/{key}/commit",
@@ -474,6 +474,23 @@ async fn get_content(
         Ok(Some(row)) if row.published => {}
         Ok(_) => return not_found(),
         Err(e) => return internal(e),
+    }
+    match app.db.invenio_file_bytes(&id, &key) {
+        Ok(Some(bytes)) => {
+            ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response()
+        }
+        Ok(None) => not_found(),
+        Err(e) => internal(e),
+    }
+}
+
+/// A draft's file, read back (a draft left for review is checked by its files too).
+async fn get_draft_content(
+    State(app): State<Arc<App>>,
+    Path((id, key)): Path<(String, String)>,
+) -> Response {
+    if let Err(resp) = draft_row(&app, &id) {
+        return resp;
     }
     match app.db.invenio_file_bytes(&id, &key) {
         Ok(Some(bytes)) => {

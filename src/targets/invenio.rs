@@ -11,7 +11,10 @@
 //!
 //! URL: `zenodo+https://sandbox.zenodo.org` or `invenio+https://HOST`; the token is a personal
 //! access token (`--token` / `LODGE_TOKEN`, or stored with a named target). 429 and the
-//! `X-RateLimit-*` headers are honoured.
+//! `X-RateLimit-*` headers are honoured. `?state=draft` stops short of publishing (publishing
+//! mints a DOI and cannot be undone): each deposit is a draft with every file, to review and
+//! publish in the web interface, or by a deposit to the same site without `state=draft`,
+//! which finds that draft by its key and publishes it. Such a target is a scope of its own.
 
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -45,6 +48,8 @@ pub struct InvenioTarget {
     scope_id: String,
     kind: &'static str,
     token: Option<String>,
+    /// Publish each record (the default), or leave it a draft (`state=draft`).
+    publish: bool,
     http: reqwest::Client,
     /// Unix second before which the server's rate limit leaves no request.
     quiet_until: Mutex<u64>,
@@ -170,15 +175,33 @@ impl InvenioTarget {
         let port = base
             .port_or_known_default()
             .ok_or_else(|| "it names no port".to_string())?;
+        let state = base
+            .query_pairs()
+            .find(|(k, _)| k == "state")
+            .map(|(_, v)| v.into_owned());
+        let publish = match state.as_deref() {
+            None | Some("publish") => true,
+            Some("draft") => false,
+            Some(other) => {
+                return Err(format!(
+                    "state '{other}' is not one of draft (each record left a draft, to review \
+                     and publish yourself) or publish (the default)"
+                ));
+            }
+        };
         let path = base.path().trim_end_matches('/').to_string();
         base.set_path(&format!("{path}/"));
         base.set_query(None);
         let http = super::http::client()?;
+        // Drafts are another deposit than published records: publishing a key's draft is
+        // not a replay of it. Published records keep the identity they always had.
+        let state_part = if publish { "" } else { "?state=draft" };
         Ok(InvenioTarget {
-            scope_id: format!("{kind}+{}://{host}:{port}{path}", base.scheme()),
+            scope_id: format!("{kind}+{}://{host}:{port}{path}{state_part}", base.scheme()),
             base,
             kind,
             token,
+            publish,
             http,
             quiet_until: Mutex::new(0),
         })
@@ -410,17 +433,23 @@ impl InvenioTarget {
         Ok(listing["entries"].as_array().cloned().unwrap_or_default())
     }
 
-    /// What a published record holds of each manifest file, from its file list (key, size)
-    /// or, with [`ReadBack::Bytes`], each file's content read back and hashed.
+    /// What a published record (or, `draft`, a draft) holds of each manifest file, from its
+    /// file list (key, size) or, with [`ReadBack::Bytes`], each file's content read back and
+    /// hashed.
     async fn record_files(
         &self,
         record: &str,
+        draft: bool,
         document: &ContentDocument,
         read: ReadBack,
         progress: &ProgressSink,
     ) -> Result<Vec<(String, FileHeld)>, Failure> {
+        let listing: &[&str] = match draft {
+            true => &["api", "records", record, "draft", "files"],
+            false => &["api", "records", record, "files"],
+        };
         let sizes: std::collections::HashMap<String, u64> = self
-            .file_entries(&["api", "records", record, "files"])
+            .file_entries(listing)
             .await?
             .iter()
             .filter_map(|e| Some((e["key"].as_str()?.to_string(), e["size"].as_u64()?)))
@@ -431,8 +460,9 @@ impl InvenioTarget {
                 (None, _) => FileHeld::Missing,
                 (Some(&size), ReadBack::Sizes) => FileHeld::Present { size, sha256: None },
                 (Some(_), ReadBack::Bytes) => {
-                    let url =
-                        self.url(&["api", "records", record, "files", &entry.path, "content"]);
+                    let mut path = listing.to_vec();
+                    path.extend([entry.path.as_str(), "content"]);
+                    let url = self.url(&path);
                     let resp = self.send(Method::GET, url, None, false).await?;
                     match resp.status() {
                         StatusCode::OK => hash_body(resp, progress).await?,
@@ -701,6 +731,20 @@ impl Target for InvenioTarget {
                 message: "the draft for this key is not found yet; looking again".into(),
             });
         };
+        if !self.publish {
+            // Every file was sent and committed by the upload; one still pending is another
+            // worker's, which finishes it.
+            if self.has_pending_file(&draft.id).await? {
+                return Err(Failure::NotSent {
+                    message: format!(
+                        "a file of draft {} is still being uploaded (another worker?); \
+                         looking again later",
+                        draft.id
+                    ),
+                });
+            }
+            return Ok(Landed::Created(Self::record_ref(draft)));
+        }
         let resp = self
             .send(
                 Method::POST,
@@ -772,14 +816,22 @@ impl Target for InvenioTarget {
         read: ReadBack,
         progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
-        let Some(record) = self.lookup(key).await? else {
+        let hits = self.find(key).await?;
+        // A target that leaves drafts checks its draft until someone publishes it.
+        let found = match hits.iter().find(|h| h.published) {
+            Some(published) => Some(published),
+            None if !self.publish => hits.first(),
+            None => None,
+        };
+        let Some(hit) = found else {
             return Ok(Holdings {
                 record: None,
                 files: Vec::new(),
             });
         };
+        let record = Self::record_ref(hit);
         let files = self
-            .record_files(&record.identifier, document, read, progress)
+            .record_files(&record.identifier, !hit.published, document, read, progress)
             .await?;
         Ok(Holdings {
             record: Some(record),
@@ -815,10 +867,27 @@ impl Target for InvenioTarget {
          searched for it before anything is created"
     }
 
+    fn plan_beside(&self, _key: &ContentKey, elsewhere: &[(String, String)]) -> Option<String> {
+        let drafts = format!("{}?state=draft", self.scope_id);
+        let (_, draft) = elsewhere
+            .iter()
+            .find(|(target, _)| self.publish && *target == drafts)?;
+        Some(format!(
+            "publishing draft {draft}, which the deposit to {drafts} left (if it is still a \
+             draft)"
+        ))
+    }
+
     fn files_can_be_put_back(&self) -> Result<(), &'static str> {
-        Err(
-            "InvenioRDM and Zenodo do not let a published record's files change: ask the \
-             repository's support to restore the file from their copy",
-        )
+        Err(match self.publish {
+            true => {
+                "InvenioRDM and Zenodo do not let a published record's files change: ask the \
+                 repository's support to restore the file from their copy"
+            }
+            false => {
+                "Lodge does not send a draft's files again: add the file on the draft's page \
+                 (Open record) before publishing it"
+            }
+        })
     }
 }
