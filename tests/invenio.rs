@@ -364,6 +364,22 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
         "a draft, nothing published"
     );
     assert_eq!(sandbox.invenio_uploads(), 2, "with both its files");
+    // Its link (Open record) shows the draft to review.
+    let draft_url = drafted[0].url.clone().unwrap();
+    let page = |url: String| async move {
+        let resp = reqwest::Client::new()
+            .get(url)
+            .header("accept", "text/html")
+            .send()
+            .await
+            .unwrap();
+        (resp.status(), resp.text().await.unwrap())
+    };
+    let (status, html) = page(draft_url.clone()).await;
+    assert_eq!(status, 200, "{html}");
+    for part in ["Review first", "not published", "data.csv", "README.txt"] {
+        assert!(html.contains(part), "{part} in {html}");
+    }
     // Checking it reads the draft's files back.
     let document = store.document(&ds.1).unwrap().unwrap();
     let quiet: lodge::targets::ProgressSink = Arc::new(|_| {});
@@ -403,6 +419,13 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
     assert_eq!(published[0].identifier.as_deref(), Some(id.as_str()));
     assert_eq!(sandbox.invenio_counts(), (1, 0), "the draft is the record");
     assert_eq!(sandbox.invenio_uploads(), 2, "no file sent again");
+    let (status, html) = page(draft_url).await;
+    assert_eq!(status, 200, "{html}");
+    assert!(
+        html.contains("published"),
+        "the draft's link leads to the record: {html}"
+    );
+    assert!(!html.contains("not published"), "{html}");
     let held = drafts
         .holdings(&ds.1, &document, lodge::targets::ReadBack::Sizes, &quiet)
         .await

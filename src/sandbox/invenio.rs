@@ -604,6 +604,78 @@ impl App {
     }
 }
 
+/// A draft's page at its `self_html` (`/uploads/{id}`, as InvenioRDM's upload form): what a
+/// person reviews before publishing, the title, creators and files with their status. A
+/// draft published since sends the browser on to its landing page. `None` if `id` is no
+/// record of the emulation.
+pub(crate) fn draft_page(app: &App, id: &str) -> Option<Response> {
+    let row = app.db.invenio_get(id).ok()??;
+    if row.published {
+        return Some(axum::response::Redirect::to(&format!("/records/{}", row.id)).into_response());
+    }
+    let data: Value = serde_json::from_str(&row.data).unwrap_or(Value::Null);
+    let m = &data["metadata"];
+    let text = |v: &Value| escape(v.as_str().unwrap_or(""));
+    let creators: Vec<String> = m["creators"]
+        .as_array()
+        .map(|cs| {
+            cs.iter()
+                .map(|c| creator_name(&c["person_or_org"]))
+                .collect()
+        })
+        .unwrap_or_default();
+    let files: String = app
+        .db
+        .invenio_files(&row.id)
+        .unwrap_or_default()
+        .iter()
+        .map(|f| {
+            format!(
+                "<tr><td>{key}</td><td>{size}</td><td>{status}</td></tr>\n",
+                key = escape(&f.key),
+                size = human_bytes(f.size.unwrap_or(0).max(0) as u64),
+                status = escape(&f.status),
+            )
+        })
+        .collect();
+    let title = text(&m["title"]);
+    Some(
+        Html(page(
+            &title,
+            &format!(
+                "<h1>{title}</h1>
+<p>Draft {id} · <strong>not published</strong>: nothing is public and no DOI is minted yet.</p>
+<dl>
+<dt>Creators</dt><dd>{creators}</dd>
+<dt>Publisher</dt><dd>{publisher}</dd>
+</dl>
+<h2>Files</h2>
+<table>
+<thead><tr><th>Name</th><th>Size</th><th>Status</th></tr></thead>
+<tbody>
+{files}</tbody>
+</table>
+<p>InvenioRDM emulation of Lodge's sandbox. Publish this draft with a deposit of its dataset to
+this site without <code>state=draft</code>.</p>
+<p><a href=\"/\">All records</a></p>",
+                id = escape(&row.id),
+                creators = creators.join("; "),
+                publisher = text(&m["publisher"]),
+            ),
+        ))
+        .into_response(),
+    )
+}
+
+/// A creator as the pages show it: "Family, Given" for a person sent by family and given
+/// name (InvenioRDM fills `name` itself), else the name.
+fn creator_name(p: &Value) -> String {
+    match (p["family_name"].as_str(), p["given_name"].as_str()) {
+        (Some(family), Some(given)) => escape(&format!("{family}, {given}")),
+        _ => escape(p["name"].as_str().unwrap_or("")),
+    }
+}
+
 /// A published record's landing page at `self_html` (`/records/{id}`, beside the sandbox's
 /// own records): its title, creators, date, files, and the work's other versions; API
 /// clients get the record's JSON there. `None` if `id` is no published record of the
@@ -623,14 +695,7 @@ pub(crate) fn landing_page(app: &App, id: &str, html: bool) -> Option<Response> 
         .as_array()
         .map(|cs| {
             cs.iter()
-                .map(|c| {
-                    // A person is sent by family and given name; InvenioRDM fills `name`.
-                    let p = &c["person_or_org"];
-                    match (p["family_name"].as_str(), p["given_name"].as_str()) {
-                        (Some(family), Some(given)) => escape(&format!("{family}, {given}")),
-                        _ => text(&p["name"]),
-                    }
-                })
+                .map(|c| creator_name(&c["person_or_org"]))
                 .collect()
         })
         .unwrap_or_default();

@@ -47,6 +47,7 @@ pub(crate) fn router(app: Arc<App>) -> Router {
         )
         .route("/records", get(record_list))
         .route("/records/{key}", get(record_get).put(record_put))
+        .route("/uploads/{id}", get(upload_page))
         .merge(super::datacite::router())
         .merge(super::invenio::router(app.clone()))
         .fallback(not_found)
@@ -486,6 +487,22 @@ fn wants_html(headers: &HeaderMap) -> bool {
         .get(header::ACCEPT)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|accept| accept.contains("text/html"))
+}
+
+/// The page of a draft of the InvenioRDM emulation (a draft deposit's link, for review):
+/// as private as the sandbox's records.
+async fn upload_page(State(app): AppState, Path(id): Path<String>, headers: HeaderMap) -> Response {
+    if !authorized(&app, &headers) {
+        return needs_token();
+    }
+    match blocking(&app, move |app| super::invenio::draft_page(app, &id)).await {
+        Ok(Some(page)) => page,
+        _ => error(
+            StatusCode::NOT_FOUND,
+            "draft",
+            "no draft or record of the InvenioRDM emulation has this id".to_string(),
+        ),
+    }
 }
 
 async fn record_get(
