@@ -644,6 +644,38 @@ impl InvenioTarget {
         }
     }
 
+    /// The validation errors InvenioRDM lists for `draft` (what publishing it would refuse)
+    /// as a terminal refusal with their field messages, the draft discarded when this
+    /// attempt made it; `Ok` when it has none.
+    async fn refuse_invalid_draft(&self, draft: &str, made_here: bool) -> Result<(), Failure> {
+        let resp = self
+            .send(
+                Method::GET,
+                self.url(&["api", "records", draft, "draft"]),
+                None,
+                false,
+            )
+            .await?;
+        if resp.status() != StatusCode::OK {
+            return Err(Self::failure_of(resp).await);
+        }
+        let body = Self::json_of(resp, "draft").await?;
+        let errors = body["errors"].as_array().cloned().unwrap_or_default();
+        if errors.is_empty() {
+            return Ok(());
+        }
+        if made_here {
+            self.discard_draft(draft).await?;
+        }
+        // Said as publishing would say it.
+        let refusal = json!({
+            "status": 400,
+            "message": "A validation error occurred.",
+            "errors": errors,
+        });
+        Err(Failure::from_status(400, None, &refusal.to_string()))
+    }
+
     async fn discard_draft(&self, id: &str) -> Result<(), Failure> {
         let resp = self
             .send(
@@ -687,8 +719,8 @@ impl Target for InvenioTarget {
         if hits.iter().any(|h| h.published) {
             return Ok(());
         }
-        let draft = match hits.first() {
-            Some(oldest) => oldest.id.clone(),
+        let (draft, made_here) = match hits.first() {
+            Some(oldest) => (oldest.id.clone(), false),
             None => {
                 let mine = self.create_draft(request).await?;
                 // Another machine may have made a draft for the same key meanwhile: the
@@ -697,12 +729,17 @@ impl Target for InvenioTarget {
                 match hits.iter().find(|h| !h.published) {
                     Some(oldest) if oldest.id != mine => {
                         self.discard_draft(&mine).await?;
-                        oldest.id.clone()
+                        (oldest.id.clone(), false)
                     }
-                    _ => mine,
+                    _ => (mine, true),
                 }
             }
         };
+        if !self.publish {
+            // Nothing publishes it here to be refused: what publishing would refuse is said
+            // now, before its files are sent.
+            self.refuse_invalid_draft(&draft, made_here).await?;
+        }
         match self.send_files(&draft, request, &progress).await {
             Err(failure) if failure.http_status() == Some(404) => {
                 // The draft went away under us: another worker published it (then the

@@ -135,12 +135,27 @@ pub async fn response_lost_after_commit_gives_the_original_identifier(kind: Kind
     });
     let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
     let job = &jobs[0];
-    assert_eq!(job.state, JobState::Existing, "{job:?}");
     assert_eq!(
         job.identifier.as_deref(),
         Some(env.identifier(&ds.1).await.as_str())
     );
     assert_eq!(env.records().await, 1, "no duplicate record");
+    if kind == Kind::InvenioDrafts {
+        // A key's draft cannot be told done from its key alone (which files it lacks is
+        // the manifest's to say): the retry resumes it, sending none of its files again.
+        assert_eq!(job.state, JobState::Deposited, "{job:?}");
+        let log = env.proxy.log();
+        for name in ["data.csv", "README.txt"] {
+            let fragment = format!("/files/{name}/content");
+            let sent = log
+                .iter()
+                .filter(|(m, p)| m == "PUT" && p.contains(&fragment))
+                .count();
+            assert_eq!(sent, 1, "{name} sent once: {log:?}");
+        }
+        return;
+    }
+    assert_eq!(job.state, JobState::Existing, "{job:?}");
     let events = store.events_for_job(job.id).unwrap();
     assert!(
         events
@@ -290,7 +305,7 @@ pub async fn empty_file_deposits_and_reads_back_empty(kind: Kind) {
     assert_eq!(env.records().await, 1);
     // (InvenioRDM's files are found by their bytes, which an empty file cannot tell apart
     // from a missing one: its publish, which needs every file committed, stands for it.)
-    if kind != Kind::Invenio {
+    if !kind.is_invenio() {
         let held = env.blob(&Sha256Hex::of(b"")).await;
         assert!(held.is_empty(), "the server holds it, empty");
     }
@@ -606,7 +621,7 @@ pub async fn repair_puts_back_a_lost_file_and_leaves_the_record_alone(kind: Kind
             assert_eq!(held.discrepancies(&document, &recorded), []);
         }
         Err(why) => {
-            assert_eq!(kind, Kind::Invenio, "{why}");
+            assert!(kind.is_invenio(), "{kind:?}: {why}");
             assert_eq!(
                 repair,
                 Repair::NothingSent {

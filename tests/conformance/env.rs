@@ -27,12 +27,27 @@ pub enum Kind {
     DataCite,
     /// The sandbox's InvenioRDM emulation (what Zenodo runs).
     Invenio,
+    /// The same, with `state=draft`: each deposit a draft with every file, never published.
+    InvenioDrafts,
 }
 
 impl Kind {
     /// Whether the target stores the dataset's files (DataCite holds metadata only).
     pub fn stores_files(self) -> bool {
         self != Kind::DataCite
+    }
+
+    /// Whether this is the InvenioRDM emulation (publishing, or leaving drafts).
+    pub fn is_invenio(self) -> bool {
+        matches!(self, Kind::Invenio | Kind::InvenioDrafts)
+    }
+
+    /// The target URL's query for this kind, after the address.
+    fn url_query(self) -> &'static str {
+        match self {
+            Kind::InvenioDrafts => "?state=draft",
+            _ => "",
+        }
     }
 }
 
@@ -99,11 +114,11 @@ impl Env {
                     server: Server::DataCite(sandbox),
                 }
             }
-            Kind::Invenio => {
+            Kind::Invenio | Kind::InvenioDrafts => {
                 let sandbox = lab.sandbox(&unique("sbx"), FaultConfig::default()).await;
                 let proxy = Proxy::start(&sandbox.base_url()).await;
                 let target = open_target(
-                    &format!("invenio+{}", proxy.url()),
+                    &format!("invenio+{}{}", proxy.url(), kind.url_query()),
                     Some(sandbox.invenio_account().token),
                 )
                 .unwrap();
@@ -163,6 +178,8 @@ impl Env {
         match &self.server {
             Server::Sandbox(s) => s.stats().records as usize,
             Server::DataCite(s) => s.doi_count() as usize,
+            // A drafting target's records are its drafts.
+            Server::Invenio(s) if self.kind == Kind::InvenioDrafts => s.invenio_counts().1 as usize,
             Server::Invenio(s) => s.invenio_counts().0 as usize,
             Server::S3 { bucket } => {
                 let direct =
@@ -188,7 +205,12 @@ impl Env {
         match &self.server {
             Server::DataCite(_) => panic!("DataCite holds no files"),
             Server::Invenio(s) => {
-                // Files are named by path there: find the published file with these bytes.
+                // Files are named by path there: find the record's (or the draft's) file with
+                // these bytes.
+                let listing = match self.kind {
+                    Kind::InvenioDrafts => "draft/files",
+                    _ => "files",
+                };
                 let token = s.invenio_account().token;
                 let client = reqwest::Client::new();
                 let hits: serde_json::Value = client
@@ -203,7 +225,7 @@ impl Env {
                 for hit in hits["hits"]["hits"].as_array().unwrap() {
                     let id = hit["id"].as_str().unwrap();
                     let files: serde_json::Value = client
-                        .get(format!("{}/api/records/{id}/files", s.base_url()))
+                        .get(format!("{}/api/records/{id}/{listing}", s.base_url()))
                         .bearer_auth(&token)
                         .send()
                         .await
@@ -222,7 +244,7 @@ impl Env {
                     for key in keys {
                         let bytes = client
                             .get(format!(
-                                "{}/api/records/{id}/files/{key}/content",
+                                "{}/api/records/{id}/{listing}/{key}/content",
                                 s.base_url()
                             ))
                             .bearer_auth(&token)
@@ -380,6 +402,31 @@ impl Env {
 
     /// The server's identifier for a key, read back.
     pub async fn identifier(&self, key: &ContentKey) -> String {
+        if let Server::Invenio(s) = &self.server
+            && self.kind == Kind::InvenioDrafts
+        {
+            // A draft is no drafting target's lookup (that would take a half-sent one for
+            // done): the user's records and drafts say which carries the key.
+            let hits: serde_json::Value = reqwest::Client::new()
+                .get(format!("{}/api/user/records", s.base_url()))
+                .bearer_auth(s.invenio_account().token)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            let subject = lodge::targets::invenio::key_subject(key);
+            let carriers: Vec<&str> = hits["hits"]["hits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|h| h["metadata"]["subjects"].to_string().contains(&subject))
+                .filter_map(|h| h["id"].as_str())
+                .collect();
+            assert_eq!(carriers.len(), 1, "one draft carries {key}: {hits}");
+            return carriers[0].to_string();
+        }
         self.target.lookup(key).await.unwrap().unwrap().identifier
     }
 
@@ -387,7 +434,7 @@ impl Env {
     /// or for InvenioRDM (files named by path) the file's content URL.
     pub fn file_fragment(&self, rel_path: &str, digest: &Sha256Hex) -> String {
         match self.kind {
-            Kind::Invenio => format!("/files/{rel_path}/content"),
+            Kind::Invenio | Kind::InvenioDrafts => format!("/files/{rel_path}/content"),
             _ => digest.to_hex(),
         }
     }
@@ -397,6 +444,8 @@ impl Env {
         match self.kind {
             Kind::DataCite => ("POST", "/dois".into()),
             Kind::Invenio => ("POST", "/actions/publish".into()),
+            // A draft is done when its last file is committed.
+            Kind::InvenioDrafts => ("POST", "/commit".into()),
             _ => ("PUT", format!("records/{key}")),
         }
     }
@@ -404,11 +453,11 @@ impl Env {
     /// The same kind of target with credentials the server refuses.
     pub async fn with_wrong_credentials(kind: Kind, lab: &Lab) -> (Env, Proxy) {
         match kind {
-            Kind::DataCite | Kind::Invenio => {
+            Kind::DataCite | Kind::Invenio | Kind::InvenioDrafts => {
                 let env = Env::new(kind, lab).await;
                 let url = match kind {
                     Kind::DataCite => env.target_url_with_wrong_secret(),
-                    _ => format!("invenio+{}", env.proxy.url()),
+                    _ => format!("invenio+{}{}", env.proxy.url(), kind.url_query()),
                 };
                 let target = open_target(&url, Some("wrong".into())).unwrap();
                 let proxy = env.proxy.clone();

@@ -1,6 +1,7 @@
 //! The conformance suite: the same cases against every target kind, each on a real server on
-//! loopback — Lodge's sandbox, S3 (moto), WebDAV (wsgidav), and the sandbox's InvenioRDM and
-//! DataCite emulations — reached through a fault-injecting proxy. DataCite holds metadata
+//! loopback — Lodge's sandbox, S3 (moto), WebDAV (wsgidav), and the sandbox's InvenioRDM
+//! (publishing, and leaving drafts with `state=draft`) and DataCite emulations — reached
+//! through a fault-injecting proxy. DataCite holds metadata
 //! only, so the two cases about files run against the other four. The servers come from `.venv` (scripts/install/target-servers.sh);
 //! a missing one fails the run.
 
@@ -16,6 +17,7 @@ macro_rules! conformance {
         conformance!(@kind s3 S3: $($fcase,)* $($case),*);
         conformance!(@kind webdav WebDav: $($fcase,)* $($case),*);
         conformance!(@kind invenio Invenio: $($fcase,)* $($case),*);
+        conformance!(@kind invenio_drafts InvenioDrafts: $($fcase,)* $($case),*);
         // DataCite holds metadata only: the cases about files do not apply.
         conformance!(@kind datacite DataCite: $($case),*);
     };
