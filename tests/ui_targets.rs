@@ -1409,3 +1409,64 @@ fn a_target_added_in_a_terminal_reaches_the_picker_once_nothing_is_being_sent() 
         .collect();
     assert!(cut_short.is_empty(), "{cut_short:?}");
 }
+
+/// A target that leaves drafts (here InvenioRDM with `state=draft`) says so beside what it
+/// deposited; a target that publishes does not.
+#[test]
+fn a_deposit_to_a_drafting_target_says_it_is_a_draft_beside_its_status() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let other = rt
+        .block_on(RunningSandbox::start(SandboxConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            data_dir: lab.path("second-sandbox"),
+            token: None,
+            faults: FaultConfig::default(),
+        }))
+        .unwrap();
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    std::fs::write(
+        lab.path("app/config.toml"),
+        format!(
+            "[targets.review]\nurl = \"{}?state=draft\"\n",
+            other.invenio_target_url()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        lab.path("app/secrets.toml"),
+        format!(
+            "[secrets]\nreview = \"{}\"\n",
+            other.invenio_account().token
+        ),
+    )
+    .unwrap();
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("the drafting target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    let folder = citable_folder(&w.lab, "plankton", "Plankton counts");
+    let id = w.add_folder(&folder);
+
+    // The local sandbox publishes what it takes: no draft to speak of.
+    w.deposit_row(id);
+    assert!(w.harness.query_by_label("(as draft)").is_none());
+
+    let review = w
+        .app()
+        .model
+        .targets
+        .iter()
+        .position(|t| t.label.starts_with("review — "))
+        .unwrap();
+    w.harness.state_mut().target = review;
+    w.harness.step();
+    let (draft, _) = w.deposit_row(id);
+    assert_eq!(other.invenio_counts(), (0, 1), "a draft, nothing published");
+    assert!(
+        w.harness.query_by_label("(as draft)").is_some(),
+        "the row says {draft} is a draft"
+    );
+}

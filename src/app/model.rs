@@ -909,6 +909,7 @@ mod tests {
             label: format!("{label} — {scope}"),
             puts_back_files: false,
             keeps_files: false,
+            makes_drafts: false,
         };
         let drafts = "datacite+http://127.0.0.1:8080/10.80000";
         let model = Model {

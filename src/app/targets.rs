@@ -89,6 +89,7 @@ pub(super) fn register_all(
         label: sandbox_label.to_string(),
         puts_back_files: sandbox.files_can_be_put_back().is_ok(),
         keeps_files: sandbox.keeps_files(),
+        makes_drafts: sandbox.makes_drafts(),
     }];
     engine
         .add_target(sandbox)
@@ -137,6 +138,7 @@ pub(super) fn register_all(
                     label: format!("{} — {}", summary.name, summary.url),
                     puts_back_files: target.files_can_be_put_back().is_ok(),
                     keeps_files: target.keeps_files(),
+                    makes_drafts: target.makes_drafts(),
                 });
                 engine.add_target(target).err().map(|e| {
                     picker.pop();

@@ -26,6 +26,9 @@ pub struct TargetInfo {
     /// Whether the target keeps the files, so Verify bytes has something to read back
     /// ([`crate::targets::Target::keeps_files`]).
     pub keeps_files: bool,
+    /// Whether its deposits are drafts for a person to publish
+    /// ([`crate::targets::Target::makes_drafts`]).
+    pub makes_drafts: bool,
 }
 
 /// Everything the window needs once the store is open.

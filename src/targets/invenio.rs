@@ -904,6 +904,10 @@ impl Target for InvenioTarget {
          searched for it before anything is created"
     }
 
+    fn makes_drafts(&self) -> bool {
+        !self.publish
+    }
+
     fn plan_beside(&self, _key: &ContentKey, elsewhere: &[(String, String)]) -> Option<String> {
         let drafts = format!("{}?state=draft", self.scope_id);
         let (_, draft) = elsewhere

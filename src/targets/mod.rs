@@ -156,6 +156,13 @@ pub trait Target: Send + Sync {
         true
     }
 
+    /// Whether what this target makes is a draft for a person to publish (a DataCite DOI
+    /// in the default `state=draft`, an InvenioRDM record with `state=draft`), so the window
+    /// says so beside a deposit's status.
+    fn makes_drafts(&self) -> bool {
+        false
+    }
+
     /// Whether sending a landed deposit's files again ([`Target::upload`]) puts back just
     /// those the server lost and leaves the record as it is (`lodge verify --repair`, the
     /// window's Repair); `Err` says why not and what to do instead. So it is for targets

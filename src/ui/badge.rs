@@ -150,6 +150,16 @@ pub fn show(ui: &mut egui::Ui, status: &DedupStatus, now_ms: i64) -> egui::Respo
     }
 }
 
+/// Beside a deposit's badge, when the target makes drafts: what it made is not public yet.
+pub fn draft_note(ui: &mut egui::Ui) -> egui::Response {
+    ui.weak("(as draft)").on_hover_text(
+        "Deposited as a draft: this target leaves what it makes a draft (a draft DOI, a record \
+         not published), so nothing was made public. Review and publish it on its page (Open \
+         record), unless done there since, or deposit it to a target of the same repository \
+         that publishes.",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -471,6 +471,7 @@ mod tests {
             label: "Local sandbox — test deposits".into(),
             puts_back_files: true,
             keeps_files: true,
+            makes_drafts: false,
         }];
         model.history = Some(vec![
             job_to("sandbox+http://127.0.0.1:8080", 3),

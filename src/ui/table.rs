@@ -296,6 +296,11 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     let mut commands: Vec<Command> = Vec::new();
     let mut remove: Option<i64> = None;
     let target = app.target_id().to_string();
+    let makes_drafts = app
+        .model
+        .targets
+        .get(app.target)
+        .is_some_and(|t| t.makes_drafts);
     let edits = app.details.unsaved_edits();
     // A click anywhere on a row selects it, on its text too: a selectable label would take
     // the click for itself (to select its text), and the row would not see it.
@@ -366,6 +371,15 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                         });
                         row.col(|ui| {
                             badge::show(ui, &status, now);
+                            let landed = matches!(
+                                status.kind(),
+                                StatusKind::Deposited
+                                    | StatusKind::AlreadyDeposited
+                                    | StatusKind::Damaged
+                            );
+                            if makes_drafts && landed {
+                                badge::draft_note(ui);
+                            }
                         });
                         row.col(|ui| {
                             let edits = edits.get(&entry.id);

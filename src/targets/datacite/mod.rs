@@ -504,6 +504,10 @@ impl Target for DataCiteTarget {
         false
     }
 
+    fn makes_drafts(&self) -> bool {
+        self.state == DoiState::Draft
+    }
+
     fn files_can_be_put_back(&self) -> Result<(), &'static str> {
         Err(
             "DataCite keeps a DOI's metadata, not its files: put the files back where the \
