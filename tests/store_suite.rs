@@ -740,6 +740,17 @@ fn reports_read_the_same_on_every_backend(b: Backend) {
     assert_eq!(store.forget_results(-1, Some(TARGET)).unwrap(), 1);
 }
 
+/// A copy of the lab's folder 1 (the same files, so with the same metadata the same key),
+/// in a folder of its own.
+fn copy_of_folder_1(b: &Backend) -> std::path::PathBuf {
+    let copy = b.lab.path("copy-of-1");
+    std::fs::create_dir_all(&copy).unwrap();
+    for file in ["data.csv", "README.txt"] {
+        std::fs::copy(b.lab.numbered_folder(1).join(file), copy.join(file)).unwrap();
+    }
+    copy
+}
+
 /// A copy of a folder deposited through its twin's job (one job for the shared key) and
 /// changed since is "changed", with the record its old content has: its adds and rescans
 /// in the log keep its earlier keys, since it has no job of its own.
@@ -747,11 +758,7 @@ fn status_reports_a_changed_copy_deposited_through_its_twin_as_changed(b: Backen
     let store = b.open();
     with_target(&store);
     b.queued(&store, 1);
-    let copy = b.lab.path("copy-of-1");
-    std::fs::create_dir_all(&copy).unwrap();
-    for file in ["data.csv", "README.txt"] {
-        std::fs::copy(b.lab.numbered_folder(1).join(file), copy.join(file)).unwrap();
-    }
+    let copy = copy_of_folder_1(&b);
     let (twin, _) = support::add(&store, &copy, &metadata("Dataset 1"));
     let lease = claim(&store, "w1", Duration::from_secs(60));
     store.finish(&lease, &landed("first-1")).unwrap();
@@ -779,11 +786,7 @@ fn status_reports_a_copy_edited_since_its_twin_deposited_it_as_changed(b: Backen
     let store = b.open();
     with_target(&store);
     b.queued(&store, 1);
-    let copy = b.lab.path("copy-of-1");
-    std::fs::create_dir_all(&copy).unwrap();
-    for file in ["data.csv", "README.txt"] {
-        std::fs::copy(b.lab.numbered_folder(1).join(file), copy.join(file)).unwrap();
-    }
+    let copy = copy_of_folder_1(&b);
     // Added under other metadata, then edited to its twin's: the twin's key, by an edit.
     let (twin, _) = support::add(&store, &copy, &metadata("Not yet titled"));
     support::add(&store, &copy, &metadata("Dataset 1"));

@@ -29,15 +29,7 @@ fn no_keyring() {
 }
 
 fn second_sandbox(w: &Window) -> RunningSandbox {
-    let config = SandboxConfig {
-        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-        data_dir: w.lab.path("second-sandbox"),
-        token: None,
-        faults: FaultConfig::default(),
-    };
-    w.runtime
-        .block_on(RunningSandbox::start(config))
-        .expect("second sandbox")
+    sandbox_beside(&w.runtime, &w.lab)
 }
 
 /// A target URL of a kind that keeps a user and a secret (WebDAV; a sandbox keeps none) at
@@ -1142,14 +1134,7 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
     let lab = support::Lab::new();
     let cfg = gui::config(&lab, FaultConfig::default());
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let other = rt
-        .block_on(RunningSandbox::start(SandboxConfig {
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            data_dir: lab.path("second-sandbox"),
-            token: None,
-            faults: FaultConfig::default(),
-        }))
-        .unwrap();
+    let other = sandbox_beside(&rt, &lab);
     std::fs::create_dir_all(lab.path("app")).unwrap();
     std::fs::write(
         lab.path("app/config.toml"),
@@ -1410,6 +1395,18 @@ fn a_target_added_in_a_terminal_reaches_the_picker_once_nothing_is_being_sent() 
     assert!(cut_short.is_empty(), "{cut_short:?}");
 }
 
+/// A sandbox beside the window's own (with its DataCite and InvenioRDM emulations), on
+/// `rt`, its data in the lab: for a test whose config names it before the window opens.
+fn sandbox_beside(rt: &tokio::runtime::Runtime, lab: &support::Lab) -> RunningSandbox {
+    rt.block_on(RunningSandbox::start(SandboxConfig {
+        addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+        data_dir: lab.path("second-sandbox"),
+        token: None,
+        faults: FaultConfig::default(),
+    }))
+    .expect("second sandbox")
+}
+
 /// A target that leaves drafts (here InvenioRDM with `state=draft`) says so beside what it
 /// deposited; a target that publishes does not.
 #[test]
@@ -1418,14 +1415,7 @@ fn a_deposit_to_a_drafting_target_says_it_is_a_draft_beside_its_status() {
     let lab = support::Lab::new();
     let cfg = gui::config(&lab, FaultConfig::default());
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let other = rt
-        .block_on(RunningSandbox::start(SandboxConfig {
-            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            data_dir: lab.path("second-sandbox"),
-            token: None,
-            faults: FaultConfig::default(),
-        }))
-        .unwrap();
+    let other = sandbox_beside(&rt, &lab);
     std::fs::create_dir_all(lab.path("app")).unwrap();
     std::fs::write(
         lab.path("app/config.toml"),

@@ -613,17 +613,7 @@ pub(crate) fn draft_page(app: &App, id: &str) -> Option<Response> {
     if row.published {
         return Some(axum::response::Redirect::to(&format!("/records/{}", row.id)).into_response());
     }
-    let data: Value = serde_json::from_str(&row.data).unwrap_or(Value::Null);
-    let m = &data["metadata"];
-    let text = |v: &Value| escape(v.as_str().unwrap_or(""));
-    let creators: Vec<String> = m["creators"]
-        .as_array()
-        .map(|cs| {
-            cs.iter()
-                .map(|c| creator_name(&c["person_or_org"]))
-                .collect()
-        })
-        .unwrap_or_default();
+    let shown = Shown::of(&row);
     let files: String = app
         .db
         .invenio_files(&row.id)
@@ -638,10 +628,10 @@ pub(crate) fn draft_page(app: &App, id: &str) -> Option<Response> {
             )
         })
         .collect();
-    let title = text(&m["title"]);
+    let title = &shown.title;
     Some(
         Html(page(
-            &title,
+            title,
             &format!(
                 "<h1>{title}</h1>
 <p>Draft {id} · <strong>not published</strong>: nothing is public and no DOI is minted yet.</p>
@@ -659,12 +649,42 @@ pub(crate) fn draft_page(app: &App, id: &str) -> Option<Response> {
 this site without <code>state=draft</code>.</p>
 <p><a href=\"/\">All records</a></p>",
                 id = escape(&row.id),
-                creators = creators.join("; "),
-                publisher = text(&m["publisher"]),
+                creators = shown.creators,
+                publisher = shown.publisher,
             ),
         ))
         .into_response(),
     )
+}
+
+/// What a record's or a draft's page shows of its metadata, escaped for HTML.
+struct Shown {
+    title: String,
+    creators: String,
+    publisher: String,
+    date: String,
+}
+
+impl Shown {
+    fn of(row: &InvenioRow) -> Shown {
+        let data: Value = serde_json::from_str(&row.data).unwrap_or(Value::Null);
+        let m = &data["metadata"];
+        let text = |v: &Value| escape(v.as_str().unwrap_or(""));
+        let creators: Vec<String> = m["creators"]
+            .as_array()
+            .map(|cs| {
+                cs.iter()
+                    .map(|c| creator_name(&c["person_or_org"]))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Shown {
+            title: text(&m["title"]),
+            creators: creators.join("; "),
+            publisher: text(&m["publisher"]),
+            date: text(&m["publication_date"]),
+        }
+    }
 }
 
 /// A creator as the pages show it: "Family, Given" for a person sent by family and given
@@ -688,17 +708,7 @@ pub(crate) fn landing_page(app: &App, id: &str, html: bool) -> Option<Response> 
     if !html {
         return Some(axum::Json(record_json(app, &row, false)).into_response());
     }
-    let data: Value = serde_json::from_str(&row.data).unwrap_or(Value::Null);
-    let m = &data["metadata"];
-    let text = |v: &Value| escape(v.as_str().unwrap_or(""));
-    let creators: Vec<String> = m["creators"]
-        .as_array()
-        .map(|cs| {
-            cs.iter()
-                .map(|c| creator_name(&c["person_or_org"]))
-                .collect()
-        })
-        .unwrap_or_default();
+    let shown = Shown::of(&row);
     let versions = app.db.invenio_versions(&row.parent).unwrap_or_default();
     let version_links: Vec<String> = versions
         .iter()
@@ -733,10 +743,10 @@ pub(crate) fn landing_page(app: &App, id: &str, html: bool) -> Option<Response> 
             )
         })
         .collect();
-    let title = text(&m["title"]);
+    let title = &shown.title;
     Some(
         Html(page(
-            &title,
+            title,
             &format!(
                 "<h1>{title}</h1>
 <p>Record {id} · version {index} of {count} · published {date}</p>
@@ -758,9 +768,9 @@ pub(crate) fn landing_page(app: &App, id: &str, html: bool) -> Option<Response> 
 <p><a href=\"/\">All records</a></p>",
                 id = escape(&row.id),
                 count = versions.len().max(1),
-                date = text(&m["publication_date"]),
-                creators = creators.join("; "),
-                publisher = text(&m["publisher"]),
+                date = shown.date,
+                creators = shown.creators,
+                publisher = shown.publisher,
                 versions = version_links.join("\n"),
             ),
         ))

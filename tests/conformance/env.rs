@@ -213,15 +213,7 @@ impl Env {
                 };
                 let token = s.invenio_account().token;
                 let client = reqwest::Client::new();
-                let hits: serde_json::Value = client
-                    .get(format!("{}/api/user/records", s.base_url()))
-                    .bearer_auth(&token)
-                    .send()
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
+                let hits = user_records(s).await;
                 for hit in hits["hits"]["hits"].as_array().unwrap() {
                     let id = hit["id"].as_str().unwrap();
                     let files: serde_json::Value = client
@@ -407,15 +399,7 @@ impl Env {
         {
             // A draft is no drafting target's lookup (that would take a half-sent one for
             // done): the user's records and drafts say which carries the key.
-            let hits: serde_json::Value = reqwest::Client::new()
-                .get(format!("{}/api/user/records", s.base_url()))
-                .bearer_auth(s.invenio_account().token)
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let hits = user_records(s).await;
             let subject = lodge::targets::invenio::key_subject(key);
             let carriers: Vec<&str> = hits["hits"]["hits"]
                 .as_array()
@@ -542,4 +526,17 @@ pub fn dav_credentials(password: &str) -> UserSecret {
         user: DAV_USER.into(),
         secret: Secret::new(password),
     }
+}
+
+/// The InvenioRDM emulation's records and drafts of its user, as its search answers.
+async fn user_records(s: &RunningSandbox) -> serde_json::Value {
+    reqwest::Client::new()
+        .get(format!("{}/api/user/records", s.base_url()))
+        .bearer_auth(s.invenio_account().token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
 }
