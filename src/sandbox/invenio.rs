@@ -475,7 +475,12 @@ async fn get_content(
         Ok(_) => return not_found(),
         Err(e) => return internal(e),
     }
-    match app.db.invenio_file_bytes(&id, &key) {
+    file_content(&app, &id, &key)
+}
+
+/// The bytes of file `key` of record or draft `id`.
+fn file_content(app: &App, id: &str, key: &str) -> Response {
+    match app.db.invenio_file_bytes(id, key) {
         Ok(Some(bytes)) => {
             ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response()
         }
@@ -492,13 +497,7 @@ async fn get_draft_content(
     if let Err(resp) = draft_row(&app, &id) {
         return resp;
     }
-    match app.db.invenio_file_bytes(&id, &key) {
-        Ok(Some(bytes)) => {
-            ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response()
-        }
-        Ok(None) => not_found(),
-        Err(e) => internal(e),
-    }
+    file_content(&app, &id, &key)
 }
 
 async fn commit_file(
