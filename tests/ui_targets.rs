@@ -38,6 +38,16 @@ fn credentialed_url(sandbox: &RunningSandbox) -> String {
     sandbox.target_url().replacen("sandbox+", "webdav+", 1)
 }
 
+/// Write the window's config file (`config`, its text) and, when given, its private secrets
+/// file, as a person would before opening the window.
+fn config_before_opening(lab: &support::Lab, config: &str, secrets: Option<&str>) {
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    std::fs::write(lab.path("app/config.toml"), config).unwrap();
+    if let Some(secrets) = secrets {
+        std::fs::write(lab.path("app/secrets.toml"), secrets).unwrap();
+    }
+}
+
 async fn sandbox_requests(base: &str) -> u64 {
     let stats: serde_json::Value = reqwest::get(format!("{base}/stats"))
         .await
@@ -663,13 +673,12 @@ fn a_target_that_refuses_the_credentials_pauses_its_rows_says_so_and_deposit_res
 fn a_target_left_out_of_the_picker_is_warned_of_once_not_at_every_save() {
     no_keyring();
     let lab = support::Lab::new();
-    std::fs::create_dir_all(lab.path("app")).unwrap();
-    std::fs::write(
-        lab.path("app/config.toml"),
+    config_before_opening(
+        &lab,
         "[targets.lab-dav]\nurl = \"webdav+http://127.0.0.1:9/dav\"\nuser = \"alice\"\n\
          secret_env = \"LODGE_TEST_SECRET_NEVER_SET\"\n",
-    )
-    .unwrap();
+        None,
+    );
     let cfg = gui::config(&lab, FaultConfig::default());
     let mut w = Window::open_with(lab, cfg);
     let said = |w: &Window| gui::notices_with(w.app(), "Target 'lab-dav' is not in the picker");
@@ -719,15 +728,14 @@ fn a_target_without_its_stored_password_says_where_to_type_it_and_typing_it_brin
         let sandbox = rt.block_on(RunningSandbox::start(config)).unwrap();
         (rt, sandbox)
     };
-    std::fs::create_dir_all(lab.path("app")).unwrap();
-    std::fs::write(
-        lab.path("app/config.toml"),
-        format!(
+    config_before_opening(
+        &lab,
+        &format!(
             "[targets.lab-dav]\nurl = \"{}\"\nuser = \"alice\"\n",
             credentialed_url(&other.1)
         ),
-    )
-    .unwrap();
+        None,
+    );
     let mut w = Window::open_with(lab, cfg);
     w.wait("the warning", |app| {
         !gui::notices_with(app, "Target 'lab-dav' is not in the picker").is_empty()
@@ -1135,22 +1143,16 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
     let cfg = gui::config(&lab, FaultConfig::default());
     let rt = tokio::runtime::Runtime::new().unwrap();
     let other = sandbox_beside(&rt, &lab);
-    std::fs::create_dir_all(lab.path("app")).unwrap();
-    std::fs::write(
-        lab.path("app/config.toml"),
-        format!(
+    let password = other.datacite_account().password;
+    config_before_opening(
+        &lab,
+        &format!(
             "[targets.lab]\nurl = \"{}\"\n\n[targets.dois]\nurl = \"{}&state=publish&landing_from=lab\"\n",
             other.target_url(),
             other.datacite_target_url()
         ),
-    )
-    .unwrap();
-    let password = other.datacite_account().password;
-    std::fs::write(
-        lab.path("app/secrets.toml"),
-        format!("[secrets]\ndois = \"{password}\"\n"),
-    )
-    .unwrap();
+        Some(&format!("[secrets]\ndois = \"{password}\"\n")),
+    );
     let mut w = Window::open_with(lab, cfg);
     w.wait("both targets in the picker", |app| {
         app.model.targets.len() == 3
@@ -1235,8 +1237,7 @@ fn window_on_one_target(config: &str) -> Window {
     no_keyring();
     let lab = support::Lab::new();
     let cfg = gui::config(&lab, FaultConfig::default());
-    std::fs::create_dir_all(lab.path("app")).unwrap();
-    std::fs::write(lab.path("app/config.toml"), config).unwrap();
+    config_before_opening(&lab, config, None);
     let mut w = Window::open_with(lab, cfg);
     w.wait("the configured target", |app| {
         app.model.configured.len() == 1
@@ -1416,23 +1417,17 @@ fn a_deposit_to_a_drafting_target_says_it_is_a_draft_beside_its_status() {
     let cfg = gui::config(&lab, FaultConfig::default());
     let rt = tokio::runtime::Runtime::new().unwrap();
     let other = sandbox_beside(&rt, &lab);
-    std::fs::create_dir_all(lab.path("app")).unwrap();
-    std::fs::write(
-        lab.path("app/config.toml"),
-        format!(
+    config_before_opening(
+        &lab,
+        &format!(
             "[targets.review]\nurl = \"{}?state=draft\"\n",
             other.invenio_target_url()
         ),
-    )
-    .unwrap();
-    std::fs::write(
-        lab.path("app/secrets.toml"),
-        format!(
+        Some(&format!(
             "[secrets]\nreview = \"{}\"\n",
             other.invenio_account().token
-        ),
-    )
-    .unwrap();
+        )),
+    );
     let mut w = Window::open_with(lab, cfg);
     w.wait("the drafting target in the picker", |app| {
         app.model.targets.len() == 2
