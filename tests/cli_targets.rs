@@ -153,14 +153,23 @@ async fn verify_on_webdav_offers_the_repair_for_a_file_left_short() {
     assert_eq!(std::fs::metadata(&held).unwrap().len(), entry.size);
 }
 
-/// A WebDAV URL's `?` or `#` part names no folder: refused, not dropped (the deposits went
-/// to the folder before it); written as %3F or %23 it is part of the folder's name.
+/// A WebDAV URL's `#` part names no folder, nor does a `?` part other than the layout's:
+/// refused, not dropped (the deposits went to the folder before it); written as %3F or %23
+/// it is part of the folder's name. `?layout=folders` is taken, and the target's identity
+/// says so (another layout is another target).
 #[test]
 fn a_webdav_url_with_a_query_or_fragment_is_refused_not_cut_short() {
     let lab = Lab::new();
-    for url in [
-        "webdav+http://127.0.0.1:9/a#b",
-        "webdav+http://127.0.0.1:9/a?x=1",
+    for (url, said) in [
+        (
+            "webdav+http://127.0.0.1:9/a#b",
+            "has a '#' part, which names no WebDAV folder",
+        ),
+        (
+            "webdav+http://127.0.0.1:9/a?x=1",
+            "'?x=1' is not an option of this kind of target: the one it takes is \
+             '?layout=folders'",
+        ),
     ] {
         let out = lodge_in(&lab)
             .args([
@@ -177,17 +186,25 @@ fn a_webdav_url_with_a_query_or_fragment_is_refused_not_cut_short() {
             .unwrap();
         let t = text(&out);
         assert_eq!(out.status.code(), Some(2), "{t}");
-        assert!(
-            t.contains("has a '?' or '#' part, which names no WebDAV folder"),
-            "{t}"
-        );
+        assert!(t.contains(said), "{t}");
     }
-    let out = lodge_in(&lab)
-        .args(["target", "add", "w", "webdav+http://127.0.0.1:9/a%23b"])
-        .args(["--user", "u", "--secret-env", "P"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+    for (name, url) in [
+        ("w", "webdav+http://127.0.0.1:9/a%23b"),
+        ("f", "webdav+http://127.0.0.1:9/a?layout=folders"),
+    ] {
+        let out = lodge_in(&lab)
+            .args(["target", "add", name, url])
+            .args(["--user", "u", "--secret-env", "P"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let out = lodge_in(&lab).args(["target", "list"]).output().unwrap();
+    let t = text(&out);
+    assert!(
+        t.contains("webdav+http://127.0.0.1:9/a?layout=folders"),
+        "{t}"
+    );
 }
 
 /// `lodge ARGS`, with `--token TOKEN` when one is given (and never one from the

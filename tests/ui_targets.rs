@@ -1455,3 +1455,71 @@ fn a_deposit_to_a_drafting_target_says_it_is_a_draft_beside_its_status() {
         "the row says {draft} is a draft"
     );
 }
+
+/// The target form's "A folder per dataset" puts `?layout=folders` on an S3 or WebDAV URL
+/// and takes it off again, so nobody needs to know the query; it is greyed out until the
+/// URL is of such a kind. The saved target keeps its files in folders: its identity and
+/// its label in the picker say so.
+#[test]
+fn a_folder_per_dataset_sets_the_layout_on_the_url_and_the_saved_target() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    w.open_settings();
+    w.harness.get_by_label("Add target").click();
+    w.harness.step();
+    w.harness.step();
+    let folders = "A folder per dataset, files under their own names (S3, WebDAV)";
+    assert!(
+        w.harness
+            .get_by_label(folders)
+            .accesskit_node()
+            .is_disabled(),
+        "greyed out with no URL"
+    );
+    w.type_into("Target name", "lab-s3");
+    w.type_into("Target URL", "s3://lab-data/deposits");
+    assert!(
+        !w.harness
+            .get_by_label(folders)
+            .accesskit_node()
+            .is_disabled()
+    );
+    let url = |w: &Window| {
+        w.harness
+            .get_by_label("Target URL")
+            .value()
+            .unwrap_or_default()
+    };
+    w.harness.get_by_label(folders).click();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(url(&w), "s3://lab-data/deposits?layout=folders");
+    w.harness.get_by_label(folders).click();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(
+        url(&w),
+        "s3://lab-data/deposits",
+        "unticked, the query goes"
+    );
+    w.harness.get_by_label(folders).click();
+    w.harness.step();
+    w.type_into("S3 endpoint", "http://127.0.0.1:9");
+    w.type_into("User or access key id", "AKIDLAB");
+    w.type_into("Password, secret key or token", "lab-secret");
+    press_save_target(&mut w);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    assert!(
+        config_text(&w).contains("url = \"s3://lab-data/deposits?layout=folders\""),
+        "{}",
+        config_text(&w)
+    );
+    let saved = w.app().model.targets[1].clone();
+    assert_eq!(
+        saved.scope_id,
+        "s3:http://127.0.0.1:9/lab-data/deposits?layout=folders"
+    );
+    assert!(saved.label.contains("?layout=folders"), "{}", saved.label);
+}

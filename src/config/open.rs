@@ -405,13 +405,13 @@ fn open_with(
     if let Some(rest) = url.strip_prefix("webdav+") {
         let parsed = Url::parse(rest).map_err(|e| err(format!("'{url}': {e}")))?;
         check_transport(&parsed, t.allow_insecure).map_err(err)?;
-        // A URL's query and fragment name no folder: the deposits would go to the folder
-        // before them, without a word.
-        if parsed.query().is_some() || parsed.fragment().is_some() {
+        // A fragment names no folder: the deposits would go to the folder before it,
+        // without a word. The query is the layout's (`?layout=folders`), the target's own
+        // check below refuses any other.
+        if parsed.fragment().is_some() {
             return Err(err(format!(
-                "'{url}' has a '?' or '#' part, which names no WebDAV folder and would be \
-                 dropped: give the folder's URL alone, and write a '?' or '#' in a folder's \
-                 name as %3F or %23"
+                "'{url}' has a '#' part, which names no WebDAV folder and would be dropped: \
+                 give the folder's URL alone, and write a '#' in a folder's name as %23"
             )));
         }
         let target = WebDavTarget::new(name, rest, creds)

@@ -10,6 +10,7 @@ use std::fmt;
 use futures_util::future::BoxFuture;
 use sha2::Digest as _;
 
+use super::layout::FileLayout;
 use super::{Failure, ProgressSink, RecordRef};
 use crate::content::{ContentDocument, ManifestEntry, Sha256Hex};
 use crate::wording::{count_of, human_bytes};
@@ -175,20 +176,29 @@ impl fmt::Display for Discrepancy {
     }
 }
 
-/// For a content-addressed store: `record`, and each file of `document` as `read_blob` reads
-/// its blob, once per distinct digest (identical files are one blob).
-pub async fn read_by_digest<'a, F>(
+/// `record`, and each file of `document` as `read_file` reads what the store keeps of it
+/// where `layout` puts it: once per distinct digest where identical files are one blob, each
+/// file on its own where each is kept under its own name.
+pub async fn read_files<'a, F>(
     record: Option<RecordRef>,
     document: &'a ContentDocument,
-    read_blob: F,
+    layout: FileLayout,
+    read_file: F,
 ) -> Result<Holdings, Failure>
 where
     F: Fn(&'a ManifestEntry) -> BoxFuture<'a, Result<FileHeld, Failure>>,
 {
+    if !layout.shares_identical_files() {
+        let mut files = Vec::with_capacity(document.manifest.len());
+        for entry in &document.manifest {
+            files.push((entry.path.clone(), read_file(entry).await?));
+        }
+        return Ok(Holdings { record, files });
+    }
     let mut held = HashMap::new();
     for entry in &document.manifest {
         if let std::collections::hash_map::Entry::Vacant(slot) = held.entry(entry.sha256) {
-            slot.insert(read_blob(entry).await?);
+            slot.insert(read_file(entry).await?);
         }
     }
     Ok(Holdings::by_digest(record, document, &held))

@@ -12,6 +12,7 @@ pub mod holdings;
 pub mod http;
 pub mod invenio;
 pub mod keyed_lock;
+pub mod layout;
 pub mod probe;
 pub mod record;
 pub mod s3;

@@ -8,8 +8,9 @@
 use async_trait::async_trait;
 use reqwest::{Method, StatusCode, Url, header};
 
-use super::holdings::{content_length, hash_body, read_by_digest};
+use super::holdings::{content_length, hash_body, read_files};
 use super::http::{failure_of, send};
+use super::layout::FileLayout;
 use super::stream::put_file;
 use super::{
     DepositRequest, Failure, FileHeld, Holdings, Landed, ProgressSink, ReadBack, RecordRef, Target,
@@ -258,7 +259,7 @@ impl Target for SandboxTarget {
         progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
         let record = self.lookup(key).await?;
-        read_by_digest(record, document, |e| {
+        read_files(record, document, FileLayout::Digests, |e| {
             Box::pin(self.held_blob(&e.sha256, read, progress))
         })
         .await

@@ -1,11 +1,13 @@
 //! The WebDAV target (`webdav+https://host/path`; `webdav+http` for loopback or with
 //! `allow_insecure`): Nextcloud, ownCloud, Apache mod_dav, wsgidav...
 //!
-//! Folders are made with MKCOL (405 = exists), blobs are PUT to `PATH/blobs/sha256/HEX` with
-//! `If-None-Match: *`, and the record `PATH/records/KEY.json` is written last, with the same
-//! condition: 201 created, 412 exists. A blob already there is checked by size and replaced
-//! when the size is wrong: many servers write a PUT's body as it arrives, so a cut-off
-//! upload leaves part of a file behind (one still growing is another upload's, left to it).
+//! Folders are made with MKCOL (405 = exists), files are PUT with `If-None-Match: *` where
+//! the target's [`FileLayout`] keeps them (`PATH/blobs/sha256/HEX`, or with
+//! `?layout=folders` `PATH/datasets/TITLE-KEY12/PATH`), and the record
+//! `PATH/records/KEY.json` is written last, with the same condition: 201 created, 412
+//! exists. A file already there is checked by size and replaced when the size is wrong:
+//! many servers write a PUT's body as it arrives, so a cut-off upload leaves part of a file
+//! behind (one still growing is another upload's, left to it).
 //! Basic auth. A server that ignores the condition is found out by [`Target::probe`]
 //! (`lodge target test`).
 
@@ -13,9 +15,10 @@ use async_trait::async_trait;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode, Url};
 
-use super::holdings::{hash_body, read_by_digest};
+use super::holdings::{hash_body, read_files};
 use super::http::{client, failure_of, send};
 use super::keyed_lock::KeyedLock;
+use super::layout::{FileLayout, dataset_folder};
 use super::probe::ProbeReport;
 use super::record::{FoundRecord, found_record, record_body, validate};
 use super::secret::{CredentialsFix, UserSecret};
@@ -37,16 +40,19 @@ pub struct WebDavTarget {
     name: String,
     base: Url,
     scope_id: String,
+    layout: FileLayout,
     auth: Option<UserSecret>,
     http: reqwest::Client,
-    /// Set once `blobs/`, `blobs/sha256/` and `records/` are known to exist. A cell rather
+    /// Set once the layout's top folders (`blobs/sha256/` or `datasets/`, and `records/`)
+    /// are known to exist. A cell rather
     /// than a flag so that concurrent deposits wait for one MKCOL of each instead of racing
     /// them: some servers (wsgidav) answer the loser of two MKCOLs of one folder with a 500.
     folders_made: tokio::sync::OnceCell<()>,
-    /// Each blob is sent by one of this target's deposits at a time: the server writes a
-    /// PUT's body as it arrives, and a second deposit of the same file finding it half
-    /// written would take it for what a cut-off upload left, and delete it.
-    blob_uploads: KeyedLock<Sha256Hex>,
+    /// Each stored file (by the SHA-256 of its path) is sent by one of this target's
+    /// deposits at a time: the server writes a PUT's body as it arrives, and a second
+    /// deposit of the same file finding it half written would take it for what a cut-off
+    /// upload left, and delete it.
+    file_uploads: KeyedLock<Sha256Hex>,
     /// The environment variable the password comes from, if the config names one: a
     /// refused password is fixed there, not in the keyring.
     secret_env: Option<String>,
@@ -55,9 +61,11 @@ pub struct WebDavTarget {
 }
 
 impl WebDavTarget {
-    /// `rest` is the URL after `webdav+`: `https://host[:port]/path`.
+    /// `rest` is the URL after `webdav+`: `https://host[:port]/path`, and
+    /// `?layout=folders` to keep each dataset's files in a folder of its own.
     pub fn new(name: &str, rest: &str, auth: Option<UserSecret>) -> Result<Self, String> {
         let mut base = Url::parse(rest).map_err(|e| format!("{rest}: {e}"))?;
+        let layout = FileLayout::from_query(base.query())?;
         if !matches!(base.scheme(), "http" | "https") {
             return Err(format!(
                 "the scheme must be webdav+https or webdav+http, not webdav+{}",
@@ -78,15 +86,20 @@ impl WebDavTarget {
             base.set_path(&p);
         }
         let path = base.path().trim_end_matches('/');
-        let scope_id = format!("webdav+{}://{host}:{port}{path}", base.scheme());
+        let scope_id = format!(
+            "webdav+{}://{host}:{port}{path}{}",
+            base.scheme(),
+            layout.scope_suffix()
+        );
         Ok(WebDavTarget {
             name: name.to_string(),
             base,
             scope_id,
+            layout,
             auth,
             http: client()?,
             folders_made: tokio::sync::OnceCell::new(),
-            blob_uploads: KeyedLock::default(),
+            file_uploads: KeyedLock::default(),
             secret_env: None,
             credentials_fix: None,
         })
@@ -109,8 +122,16 @@ impl WebDavTarget {
         }
     }
 
+    /// The URL of `path` under the folder, each of its `/`-separated segments
+    /// percent-encoded (a file may be called `notes #2.txt`); a trailing `/` is kept.
     fn url(&self, path: &str) -> Url {
-        self.base.join(path).expect("relative URL")
+        let mut url = self.base.clone();
+        if !path.is_empty() {
+            let mut segments = url.path_segments_mut().expect("an http URL");
+            segments.pop_if_empty();
+            segments.extend(path.split('/'));
+        }
+        url
     }
 
     fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
@@ -159,8 +180,8 @@ impl WebDavTarget {
         }
     }
 
-    /// MKCOL `blobs/`, `blobs/sha256/` and `records/` (405: already there), once for all of
-    /// this target's deposits; after a failure the next deposit tries again.
+    /// MKCOL the layout's top folders (405: already there), once for all of this target's
+    /// deposits; after a failure the next deposit tries again.
     async fn make_folders(&self) -> Result<(), Failure> {
         self.folders_made
             .get_or_try_init(|| self.mkcol_each_folder())
@@ -169,33 +190,64 @@ impl WebDavTarget {
     }
 
     async fn mkcol_each_folder(&self) -> Result<(), Failure> {
-        for folder in ["blobs/", "blobs/sha256/", "records/"] {
-            let mkcol = Method::from_bytes(b"MKCOL").expect("method name");
-            let resp = send(self.request(mkcol, folder)).await?;
-            match resp.status() {
-                StatusCode::CREATED | StatusCode::METHOD_NOT_ALLOWED | StatusCode::OK => {}
-                StatusCode::CONFLICT => {
-                    return Err(Failure::Rejected {
-                        status: 409,
-                        problems: vec![crate::content::FieldProblem {
-                            // Shown as "target 'NAME': folder ...".
-                            field: format!("target '{}'", self.name),
-                            message: format!(
-                                "folder {} does not exist on the server (HTTP 409 on MKCOL \
-                                 {folder}): create it or fix the URL",
-                                self.base
-                            ),
-                        }],
-                    });
-                }
-                _ => return Err(self.failure(resp).await),
-            }
+        let folders: &[&str] = match self.layout {
+            FileLayout::Digests => &["blobs/", "blobs/sha256/", "records/"],
+            FileLayout::Folders => &["datasets/", "records/"],
+        };
+        for folder in folders {
+            self.mkcol(folder).await?;
         }
         Ok(())
     }
 
-    async fn blob_size(&self, entry: &ManifestEntry) -> Result<Option<u64>, Failure> {
-        let resp = send(self.request(Method::HEAD, &blob_path(entry))).await?;
+    /// MKCOL one folder; one already there (405) is as good.
+    async fn mkcol(&self, folder: &str) -> Result<(), Failure> {
+        let mkcol = Method::from_bytes(b"MKCOL").expect("method name");
+        let resp = send(self.request(mkcol, folder)).await?;
+        match resp.status() {
+            StatusCode::CREATED | StatusCode::METHOD_NOT_ALLOWED | StatusCode::OK => Ok(()),
+            StatusCode::CONFLICT => Err(Failure::Rejected {
+                status: 409,
+                problems: vec![crate::content::FieldProblem {
+                    // Shown as "target 'NAME': folder ...".
+                    field: format!("target '{}'", self.name),
+                    message: format!(
+                        "folder {} does not exist on the server (HTTP 409 on MKCOL \
+                         {folder}): create it or fix the URL",
+                        self.base
+                    ),
+                }],
+            }),
+            _ => Err(self.failure(resp).await),
+        }
+    }
+
+    /// In the folders layout, MKCOL the dataset's folder and each folder within it that its
+    /// manifest names, parents first (the server makes no parents).
+    async fn make_dataset_folders(&self, request: &DepositRequest<'_>) -> Result<(), Failure> {
+        if self.layout != FileLayout::Folders {
+            return Ok(());
+        }
+        let top = dataset_folder(&request.key, request.document);
+        let mut folders = std::collections::BTreeSet::new();
+        for entry in &request.document.manifest {
+            let mut at = 0;
+            while let Some(slash) = entry.path[at..].find('/') {
+                at += slash + 1;
+                folders.insert(&entry.path[..at]);
+            }
+        }
+        self.mkcol(&format!("{top}/")).await?;
+        // In order, a folder comes after its parent ("a/" < "a/b/").
+        for folder in folders {
+            self.mkcol(&format!("{top}/{folder}")).await?;
+        }
+        Ok(())
+    }
+
+    /// The size of what the folder holds at `path`, if anything.
+    async fn file_size(&self, path: &str) -> Result<Option<u64>, Failure> {
+        let resp = send(self.request(Method::HEAD, path)).await?;
         match resp.status() {
             StatusCode::OK => Ok(Some(
                 resp.headers()
@@ -209,20 +261,20 @@ impl WebDavTarget {
         }
     }
 
-    /// What the folder holds of a blob: its size (HEAD), or its bytes hashed.
-    async fn held_blob(
+    /// What the folder holds at `path`: its size (HEAD), or its bytes hashed.
+    async fn held_file(
         &self,
-        entry: &ManifestEntry,
+        path: &str,
         read: ReadBack,
         progress: &ProgressSink,
     ) -> Result<FileHeld, Failure> {
         if read == ReadBack::Sizes {
-            return Ok(match self.blob_size(entry).await? {
+            return Ok(match self.file_size(path).await? {
                 Some(size) => FileHeld::Present { size, sha256: None },
                 None => FileHeld::Missing,
             });
         }
-        let resp = send(self.request(Method::GET, &blob_path(entry))).await?;
+        let resp = send(self.request(Method::GET, path)).await?;
         match resp.status() {
             StatusCode::OK => hash_body(resp, progress).await,
             StatusCode::NOT_FOUND => Ok(FileHeld::Missing),
@@ -230,63 +282,69 @@ impl WebDavTarget {
         }
     }
 
-    /// Send a blob unless the folder holds it whole. "Already there" (412) is checked by
-    /// size: a WebDAV server such as wsgidav writes a PUT's body as it arrives, so an upload
-    /// cut off (Lodge killed, the server stopped, the network gone) leaves part of a file
-    /// under the blob's name, and a record written over it would be damaged from the start.
-    async fn put_blob(
+    /// Send `entry` to `path` unless the folder holds it whole. "Already there" (412) is
+    /// checked by size: a WebDAV server such as wsgidav writes a PUT's body as it arrives,
+    /// so an upload cut off (Lodge killed, the server stopped, the network gone) leaves part
+    /// of a file there, and a record written over it would be damaged from the start.
+    async fn send_file(
         &self,
         request: &DepositRequest<'_>,
         entry: &ManifestEntry,
+        path: &str,
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
-        if self.put_blob_once(request, entry, progress).await? {
+        if self.put_file_once(request, entry, path, progress).await? {
             return Ok(());
         }
-        match self.blob_size(entry).await? {
+        match self.file_size(path).await? {
             Some(size) if size == entry.size => Ok(()),
-            Some(size) => self.settle_wrong_size(request, entry, size, progress).await,
-            None => Err(self.gone(entry)),
+            Some(size) => {
+                self.settle_wrong_size(request, entry, path, size, progress)
+                    .await
+            }
+            None => Err(self.gone(path)),
         }
     }
 
     /// Gone between two requests (someone replacing it): ask again later.
-    fn gone(&self, entry: &ManifestEntry) -> Failure {
+    fn gone(&self, path: &str) -> Failure {
         Failure::Ambiguous {
             status: None,
             message: format!(
-                "target '{}': blob {} was there, then gone; sent again on the next try",
+                "target '{}': {} {} was there, then gone; sent again on the next try",
                 self.name,
-                self.url(&blob_path(entry))
+                self.layout.noun(),
+                self.url(path)
             ),
         }
     }
 
-    /// The folder holds `held` bytes under the blob's name, not its size. Fewer may be
-    /// another process's upload of the same file still arriving (a lab's other machine
-    /// depositing a dataset that shares it; within this process one deposit at a time
-    /// sends a blob):
+    /// The folder holds `held` bytes at `path`, not the file's size. Fewer may be another
+    /// process's upload of the same file still arriving (a lab's other machine depositing
+    /// a dataset that shares it; within this process one deposit at a time sends a file):
     /// look again after a moment, and leave a file that grows to its writer. One that does
     /// not grow is what a cut-off upload left, and is replaced.
     async fn settle_wrong_size(
         &self,
         request: &DepositRequest<'_>,
         entry: &ManifestEntry,
+        path: &str,
         mut held: u64,
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
         if held < entry.size {
             tokio::time::sleep(STILL_ARRIVING_WAIT).await;
-            match self.blob_size(entry).await? {
+            match self.file_size(path).await? {
                 Some(now) if now == entry.size => return Ok(()),
                 Some(now) if now > held => {
                     return Err(Failure::Ambiguous {
                         status: None,
                         message: format!(
-                            "target '{}': blob {} is still arriving from another upload ({now} \
+                            "target '{}': {} {} is still arriving from another upload ({now} \
                              of {} bytes, {} more than {} before); looked at again on the next try",
                             self.name,
-                            self.url(&blob_path(entry)),
+                            self.layout.noun(),
+                            self.url(path),
                             entry.size,
                             crate::wording::human_bytes(now - held),
                             crate::wording::wait_text(STILL_ARRIVING_WAIT)
@@ -294,22 +352,22 @@ impl WebDavTarget {
                     });
                 }
                 Some(now) => held = now,
-                None => return Err(self.gone(entry)),
+                None => return Err(self.gone(path)),
             }
         }
-        self.replace_blob(request, entry, held, progress).await
+        self.replace_file(request, entry, path, held, progress)
+            .await
     }
 
-    /// One conditional PUT of a blob: whether the server took it (`false`: it was there).
-    async fn put_blob_once(
+    /// One conditional PUT of a file: whether the server took it (`false`: it was there).
+    async fn put_file_once(
         &self,
         request: &DepositRequest<'_>,
         entry: &ManifestEntry,
+        path: &str,
         progress: &ProgressSink,
     ) -> Result<bool, Failure> {
-        let rb = self
-            .request(Method::PUT, &blob_path(entry))
-            .header(IF_NONE_MATCH, "*");
+        let rb = self.request(Method::PUT, path).header(IF_NONE_MATCH, "*");
         let resp = put_file(rb, request.root, entry, progress).await?;
         match resp.status() {
             s if s.is_success() => Ok(true),
@@ -318,30 +376,33 @@ impl WebDavTarget {
         }
     }
 
-    /// The folder holds `held` bytes under the blob's name, not its size. The name is the
-    /// content's SHA-256, so that file is not this content: what a cut-off upload left.
-    /// Delete it, send the blob again, and check that it is whole now.
-    async fn replace_blob(
+    /// The folder holds `held` bytes at `path`, not the file's size. The path is the
+    /// content's digest, or a file in the folder of this key alone, so that file is not
+    /// this content: what a cut-off upload left. Delete it, send the file again, and check
+    /// that it is whole now.
+    async fn replace_file(
         &self,
         request: &DepositRequest<'_>,
         entry: &ManifestEntry,
+        path: &str,
         held: u64,
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
-        let resp = send(self.request(Method::DELETE, &blob_path(entry))).await?;
+        let resp = send(self.request(Method::DELETE, path)).await?;
         if !(resp.status().is_success() || resp.status() == StatusCode::NOT_FOUND) {
             return Err(self.failure(resp).await);
         }
-        self.put_blob_once(request, entry, progress).await?;
-        match self.blob_size(entry).await? {
+        self.put_file_once(request, entry, path, progress).await?;
+        match self.file_size(path).await? {
             Some(size) if size == entry.size => Ok(()),
             now => Err(Failure::Ambiguous {
                 status: None,
                 message: format!(
-                    "target '{}': blob {} held {held} bytes of {} (an upload cut off); sent \
+                    "target '{}': {} {} held {held} bytes of {} (an upload cut off); sent \
                      again, it holds {}: tried again later",
                     self.name,
-                    self.url(&blob_path(entry)),
+                    self.layout.noun(),
+                    self.url(path),
                     entry.size,
                     now.map_or("nothing".to_string(), |n| format!("{n} bytes"))
                 ),
@@ -400,10 +461,6 @@ impl WebDavTarget {
     }
 }
 
-fn blob_path(entry: &ManifestEntry) -> String {
-    format!("blobs/sha256/{}", entry.sha256)
-}
-
 fn record_path(key: &ContentKey) -> String {
     format!("records/{key}.json")
 }
@@ -415,7 +472,10 @@ impl Target for WebDavTarget {
     }
 
     fn label(&self) -> String {
-        format!("WebDAV folder {}", self.base)
+        match self.layout {
+            FileLayout::Digests => format!("WebDAV folder {}", self.base),
+            FileLayout::Folders => format!("WebDAV folder {} (a folder per dataset)", self.base),
+        }
     }
 
     async fn upload(
@@ -425,25 +485,28 @@ impl Target for WebDavTarget {
     ) -> Result<(), Failure> {
         validate(request)?;
         self.make_folders().await?;
+        self.make_dataset_folders(request).await?;
         let mut seen = std::collections::HashSet::new();
         for entry in &request.document.manifest {
-            if !seen.insert(entry.sha256) {
+            if self.layout.shares_identical_files() && !seen.insert(entry.sha256) {
                 progress(entry.size);
                 continue;
             }
-            let _sent_by_this_deposit_alone = self.blob_uploads.hold(entry.sha256).await;
+            let path = self.layout.file_path(&request.key, request.document, entry);
+            let _sent_by_this_deposit_alone =
+                self.file_uploads.hold(Sha256Hex::of(path.as_bytes())).await;
             if entry.size >= HEAD_FIRST_BYTES
-                && let Some(size) = self.blob_size(entry).await?
+                && let Some(size) = self.file_size(&path).await?
             {
                 if size != entry.size {
-                    self.settle_wrong_size(request, entry, size, &progress)
+                    self.settle_wrong_size(request, entry, &path, size, &progress)
                         .await?;
                 } else {
                     progress(entry.size);
                 }
                 continue;
             }
-            self.put_blob(request, entry, &progress).await?;
+            self.send_file(request, entry, &path, &progress).await?;
         }
         Ok(())
     }
@@ -512,8 +575,10 @@ impl Target for WebDavTarget {
         progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
         let record = self.read_record(key).await?;
-        read_by_digest(record, document, |e| {
-            Box::pin(self.held_blob(e, read, progress))
+        let layout = self.layout;
+        read_files(record, document, layout, |e| {
+            let path = layout.file_path(key, document, e);
+            Box::pin(async move { self.held_file(&path, read, progress).await })
         })
         .await
     }

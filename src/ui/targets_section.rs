@@ -270,6 +270,7 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 true,
             );
             error_at(ui, TargetField::Url);
+            folders_checkbox(ui, &mut draft.url);
             ui.label("");
             ui.checkbox(
                 &mut draft.allow_insecure,
@@ -367,5 +368,35 @@ fn field(ui: &mut egui::Ui, label: &str, value: &mut String, hint: &str, enabled
             .desired_width(FIELD_WIDTH),
     )
     .labelled_by(l.id);
+    ui.end_row();
+}
+
+/// "A folder per dataset": puts `?layout=folders` on an S3 or WebDAV URL, or takes it off,
+/// so a person need not know the query. Greyed out for the kinds that keep files in
+/// their records.
+fn folders_checkbox(ui: &mut egui::Ui, url: &mut String) {
+    use crate::targets::layout::{url_keeps_folders, url_lays_out_files, url_with_folders};
+    ui.label("");
+    let mut folders = url_keeps_folders(url);
+    let response = ui
+        .add_enabled(
+            url_lays_out_files(url),
+            egui::Checkbox::new(
+                &mut folders,
+                "A folder per dataset, files under their own names (S3, WebDAV)",
+            ),
+        )
+        .on_hover_text(
+            "Keeps each dataset in datasets/TITLE-KEY/ with its own file names, for people \
+             who browse the bucket or share, instead of once per content under blobs/. \
+             Sets ?layout=folders on the URL; deposits made before are not moved",
+        )
+        .on_disabled_hover_text(
+            "Only for S3 and WebDAV targets: a repository keeps a dataset's files in its \
+             record",
+        );
+    if response.changed() {
+        *url = url_with_folders(url, folders);
+    }
     ui.end_row();
 }

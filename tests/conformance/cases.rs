@@ -279,7 +279,7 @@ pub async fn large_file_deposits_and_verifies(kind: Kind) {
         digest,
         "the server holds the same bytes"
     );
-    if kind == Kind::S3 {
+    if kind.is_s3() {
         let log = env.proxy.log();
         let parts = log
             .iter()
@@ -383,7 +383,7 @@ pub async fn wrong_credentials_pause_the_target_without_a_loop(kind: Kind) {
         reason.contains("40"),
         "the reason names the HTTP status: {reason}"
     );
-    if matches!(kind, Kind::S3 | Kind::WebDav) {
+    if kind.is_s3() || kind.is_webdav() {
         assert!(
             reason.contains("target '"),
             "the reason names the target and the fix: {reason}"
@@ -561,7 +561,7 @@ pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
     assert_eq!(found.len(), 1, "{found:?}");
     match kind {
         // Records kept as objects or files: something else now stands in the record's place.
-        Kind::S3 | Kind::WebDav => assert!(
+        Kind::S3 | Kind::S3Folders | Kind::WebDav | Kind::WebDavFolders => assert!(
             matches!(&found[0], Discrepancy::RecordReplaced { message }
                 if message.contains("not Lodge's record")),
             "{found:?}"
@@ -870,4 +870,74 @@ pub async fn the_record_link_a_browser_opens_shows_the_record(kind: Kind) {
         ),
         _ => panic!("a browser opening {link} (the record {url}) gets HTTP {status}: {body}"),
     }
+}
+
+/// `?layout=folders`: a person browsing the bucket or the share finds the dataset in
+/// `datasets/TITLE-KEY12/` with its files under their own names and folders (spaces, `#`
+/// `(`, `%`, `?` and letters beyond ASCII included), two identical files both there, nothing under
+/// `blobs/`; a verify by bytes reads them there, and the same key deposited again makes no
+/// second folder.
+pub async fn each_file_is_kept_under_its_own_name_in_the_datasets_folder(kind: Kind) {
+    assert!(kind.keeps_folders(), "only for the folders layout");
+    let files: &[(&str, &[u8])] = &[
+        ("README.md", b"# Soil moisture\n"),
+        ("raw/site A (1) #1.csv", b"t,v\n1,0.31\n"),
+        ("raw/Ölmühle/copy.csv", b"t,v\n1,0.31\n"),
+        ("notes/100% done?.txt", b"yes"),
+    ];
+    let Deposited {
+        lab,
+        env,
+        store,
+        ds,
+        jobs,
+        document,
+        ..
+    } = Deposited::of(
+        kind,
+        |lab| lab.folder("soil", files),
+        "Soil moisture, site A (2025)",
+    )
+    .await;
+    let folder = format!(
+        "datasets/Soil-moisture-site-A-2025-{}",
+        &ds.1.to_hex()[..12]
+    );
+    let mut expected: Vec<String> = files
+        .iter()
+        .map(|(path, _)| format!("{folder}/{path}"))
+        .collect();
+    expected.sort();
+    assert_eq!(env.dataset_files().await, expected);
+    if kind.is_s3() {
+        for (path, bytes) in files {
+            assert_eq!(
+                env.s3_object(&format!("dep/{folder}/{path}")).await,
+                *bytes,
+                "{path}"
+            );
+        }
+    }
+    let log = env.proxy.log();
+    assert!(
+        !log.iter().any(|(_, path)| path.contains("/blobs/")),
+        "nothing is kept by digest: {log:?}"
+    );
+    let checked = check_on(&env, &jobs[0], &document, ReadBack::Bytes).await;
+    assert!(matches!(checked, Verification::Intact(_)), "{checked:?}");
+
+    // Another machine (another store) with a copy of the folder under another name: the
+    // same key, so the same folder on the server, which already has it all.
+    let elsewhere = lab.store("elsewhere.db");
+    let copy = add(
+        &elsewhere,
+        &lab.folder("soil copy", files),
+        &metadata("Soil moisture, site A (2025)"),
+    );
+    assert_eq!(copy.1, ds.1);
+    let jobs = deposit(&elsewhere, &env.target, &[copy], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Existing, "{:?}", jobs[0]);
+    assert_eq!(env.dataset_files().await, expected, "no second folder");
+    assert_eq!(env.records().await, 1);
+    drop(store);
 }

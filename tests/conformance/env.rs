@@ -22,7 +22,11 @@ use crate::support::servers::{self, DAV_PASSWORD, DAV_USER, unique};
 pub enum Kind {
     Sandbox,
     S3,
+    /// S3 with `?layout=folders`: each dataset's files in a folder of its own.
+    S3Folders,
     WebDav,
+    /// WebDAV with `?layout=folders`.
+    WebDavFolders,
     /// The sandbox's DataCite emulation (metadata only: no files).
     DataCite,
     /// The sandbox's InvenioRDM emulation (what Zenodo runs).
@@ -42,10 +46,24 @@ impl Kind {
         matches!(self, Kind::Invenio | Kind::InvenioDrafts)
     }
 
+    pub fn is_s3(self) -> bool {
+        matches!(self, Kind::S3 | Kind::S3Folders)
+    }
+
+    pub fn is_webdav(self) -> bool {
+        matches!(self, Kind::WebDav | Kind::WebDavFolders)
+    }
+
+    /// Whether files are kept under their own names in a folder per dataset, not by digest.
+    pub fn keeps_folders(self) -> bool {
+        matches!(self, Kind::S3Folders | Kind::WebDavFolders)
+    }
+
     /// The target URL's query for this kind, after the address.
     fn url_query(self) -> &'static str {
         match self {
             Kind::InvenioDrafts => "?state=draft",
+            Kind::S3Folders | Kind::WebDavFolders => "?layout=folders",
             _ => "",
         }
     }
@@ -129,7 +147,7 @@ impl Env {
                     server: Server::Invenio(sandbox),
                 }
             }
-            Kind::S3 => {
+            Kind::S3 | Kind::S3Folders => {
                 let upstream = servers::moto();
                 let bucket = unique("lodge");
                 let direct =
@@ -139,9 +157,12 @@ impl Env {
                     .0;
                 assert!(status.is_success(), "create bucket {bucket}: HTTP {status}");
                 let proxy = Proxy::start(upstream).await;
-                let location =
-                    S3Location::parse(&format!("s3://{bucket}/dep"), Some(&proxy.url()), None)
-                        .unwrap();
+                let location = S3Location::parse(
+                    &format!("s3://{bucket}/dep{}", kind.url_query()),
+                    Some(&proxy.url()),
+                    None,
+                )
+                .unwrap();
                 let target =
                     S3Target::new("moto", location, s3_credentials(), s3_options()).unwrap();
                 Env {
@@ -151,7 +172,7 @@ impl Env {
                     server: Server::S3 { bucket },
                 }
             }
-            Kind::WebDav => {
+            Kind::WebDav | Kind::WebDavFolders => {
                 let (upstream, root) = servers::webdav();
                 let name = unique("dav");
                 let folder = root.join(&name);
@@ -159,7 +180,7 @@ impl Env {
                 let proxy = Proxy::start(upstream).await;
                 let target = WebDavTarget::new(
                     "dav",
-                    &format!("{}/{name}/", proxy.url()),
+                    &format!("{}/{name}/{}", proxy.url(), kind.url_query()),
                     Some(dav_credentials(DAV_PASSWORD)),
                 )
                 .unwrap();
@@ -261,17 +282,27 @@ impl Env {
                 .await
                 .unwrap()
                 .to_vec(),
-            Server::S3 { bucket } => {
-                let direct =
-                    S3Location::parse(&format!("s3://{bucket}/dep"), Some(servers::moto()), None)
-                        .unwrap();
-                let (status, body) = s3_request(
-                    reqwest::Method::GET,
-                    direct.object_url(&direct.blob_key(digest)),
-                )
-                .await;
-                assert!(status.is_success(), "GET blob: HTTP {status}");
-                body
+            Server::S3 { .. } if self.kind.keeps_folders() => {
+                for key in self.dataset_objects().await {
+                    let bytes = self.s3_object(&key).await;
+                    if Sha256Hex::of(&bytes) == *digest {
+                        return bytes;
+                    }
+                }
+                panic!("no object under dep/datasets/ holds {digest}")
+            }
+            Server::S3 { .. } => {
+                let direct = self.direct_s3();
+                self.s3_object(&direct.blob_key(digest)).await
+            }
+            Server::WebDav { folder } if self.kind.keeps_folders() => {
+                for path in files_under(&folder.join("datasets")) {
+                    let bytes = std::fs::read(&path).unwrap();
+                    if Sha256Hex::of(&bytes) == *digest {
+                        return bytes;
+                    }
+                }
+                panic!("no file under datasets/ holds {digest}")
             }
             Server::WebDav { folder } => {
                 std::fs::read(folder.join(format!("blobs/sha256/{digest}"))).unwrap()
@@ -314,6 +345,76 @@ impl Env {
         S3Location::parse(&format!("s3://{bucket}/dep"), Some(servers::moto()), None).unwrap()
     }
 
+    /// S3: the bytes of the object `key`, read directly.
+    pub async fn s3_object(&self, key: &str) -> Vec<u8> {
+        let direct = self.direct_s3();
+        let (status, body) = s3_request(reqwest::Method::GET, direct.object_url(key)).await;
+        assert!(status.is_success(), "GET {key}: HTTP {status}");
+        body
+    }
+
+    /// Where the folders layout keeps files, the keys (S3) or paths under the target's
+    /// folder (WebDAV) of every file under `datasets/`, `/`-separated, sorted.
+    pub async fn dataset_files(&self) -> Vec<String> {
+        match &self.server {
+            Server::S3 { .. } => {
+                let prefix = format!("{}/", self.direct_s3().prefix);
+                let mut keys: Vec<String> = self
+                    .dataset_objects()
+                    .await
+                    .into_iter()
+                    .map(|k| k.strip_prefix(&prefix).unwrap().to_string())
+                    .collect();
+                keys.sort();
+                keys
+            }
+            Server::WebDav { folder } => {
+                let mut paths: Vec<String> = files_under(&folder.join("datasets"))
+                    .into_iter()
+                    .map(|p| {
+                        let rel = p.strip_prefix(folder).unwrap();
+                        rel.components()
+                            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                            .collect::<Vec<_>>()
+                            .join("/")
+                    })
+                    .collect();
+                paths.sort();
+                paths
+            }
+            _ => panic!("only S3 and WebDAV keep files in folders"),
+        }
+    }
+
+    /// S3: the keys of every object under `dep/datasets/`.
+    async fn dataset_objects(&self) -> Vec<String> {
+        let direct = self.direct_s3();
+        let mut url = direct.bucket_url();
+        url.query_pairs_mut()
+            .append_pair("list-type", "2")
+            .append_pair("prefix", &format!("{}/datasets/", direct.prefix));
+        let (status, body) = s3_request(reqwest::Method::GET, url).await;
+        assert!(status.is_success(), "list: HTTP {status}");
+        let listing = String::from_utf8_lossy(&body);
+        listing
+            .split("<Key>")
+            .skip(1)
+            .map(|rest| xml_text(rest.split("</Key>").next().unwrap()))
+            .collect()
+    }
+
+    /// The folders layout: where the server keeps `rel_path` of the one dataset deposited
+    /// (an S3 key, or a path under the WebDAV folder).
+    async fn dataset_file(&self, rel_path: &str) -> String {
+        let all = self.dataset_files().await;
+        let found: Vec<&String> = all
+            .iter()
+            .filter(|p| p.ends_with(&format!("/{rel_path}")))
+            .collect();
+        assert_eq!(found.len(), 1, "one {rel_path} under datasets/: {all:?}");
+        found[0].clone()
+    }
+
     /// Damage what the server holds of one deposited file, behind Lodge's back: remove it
     /// (`None`), or put `Some(bytes)` in its place. A blob on a content-addressed store, a
     /// record's file (by its path) on InvenioRDM.
@@ -326,6 +427,24 @@ impl Env {
                 std::fs::write(&path, bytes).unwrap()
             }
         };
+        if self.kind.keeps_folders() {
+            let at = self.dataset_file(rel_path).await;
+            match &self.server {
+                Server::WebDav { folder } => on_disk(folder.join(at)),
+                _ => {
+                    let direct = self.direct_s3();
+                    let url = direct.object_url(&format!("{}/{at}", direct.prefix));
+                    let (status, _) = match bytes {
+                        None => s3_request(reqwest::Method::DELETE, url).await,
+                        Some(bytes) => {
+                            s3_request_with_body(reqwest::Method::PUT, url, bytes.to_vec()).await
+                        }
+                    };
+                    assert!(status.is_success(), "tamper with {at}: HTTP {status}");
+                }
+            }
+            return;
+        }
         match &self.server {
             Server::DataCite(_) => panic!("DataCite holds no files"),
             Server::Sandbox(s) => on_disk(s.data_dir().join(format!("blobs/sha256/{digest}"))),
@@ -419,6 +538,7 @@ impl Env {
     pub fn file_fragment(&self, rel_path: &str, digest: &Sha256Hex) -> String {
         match self.kind {
             Kind::Invenio | Kind::InvenioDrafts => format!("/files/{rel_path}/content"),
+            Kind::S3Folders | Kind::WebDavFolders => format!("/{rel_path}"),
             _ => digest.to_hex(),
         }
     }
@@ -467,12 +587,16 @@ impl Env {
                 };
                 (env, proxy)
             }
-            Kind::S3 => {
+            Kind::S3 | Kind::S3Folders => {
                 // A moto that checks keys: it knows none, so this one is refused.
                 let upstream = servers::start_moto(true);
                 let proxy = Proxy::start(&upstream).await;
-                let location =
-                    S3Location::parse("s3://lodge-locked/dep", Some(&proxy.url()), None).unwrap();
+                let location = S3Location::parse(
+                    &format!("s3://lodge-locked/dep{}", kind.url_query()),
+                    Some(&proxy.url()),
+                    None,
+                )
+                .unwrap();
                 let target =
                     S3Target::new("moto-locked", location, s3_credentials(), s3_options()).unwrap();
                 let env = Env {
@@ -485,7 +609,7 @@ impl Env {
                 };
                 (env, proxy)
             }
-            Kind::WebDav => {
+            Kind::WebDav | Kind::WebDavFolders => {
                 let mut env = Env::new(kind, lab).await;
                 let Server::WebDav { folder } = &env.server else {
                     unreachable!()
@@ -494,7 +618,7 @@ impl Env {
                 env.target = Arc::new(
                     WebDavTarget::new(
                         "dav",
-                        &format!("{}/{name}/", env.proxy.url()),
+                        &format!("{}/{name}/{}", env.proxy.url(), kind.url_query()),
                         Some(dav_credentials("not-the-password")),
                     )
                     .unwrap(),
@@ -539,4 +663,31 @@ async fn user_records(s: &RunningSandbox) -> serde_json::Value {
         .json()
         .await
         .unwrap()
+}
+
+/// Every file under `dir`, at any depth (none when it is not there).
+fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(files_under(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// The text of an XML element as S3 lists it, its five entities read back.
+fn xml_text(escaped: &str) -> String {
+    escaped
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&amp;", "&")
 }

@@ -1,5 +1,6 @@
 //! The conformance suite: the same cases against every target kind, each on a real server on
-//! loopback — Lodge's sandbox, S3 (moto), WebDAV (wsgidav), and the sandbox's InvenioRDM
+//! loopback — Lodge's sandbox, S3 (moto) and WebDAV (wsgidav) in both their layouts (files
+//! by digest, and `?layout=folders`), and the sandbox's InvenioRDM
 //! (publishing, and leaving drafts with `state=draft`) and DataCite emulations — reached
 //! through a fault-injecting proxy. DataCite holds metadata
 //! only, so the two cases about files run against the other four. The servers come from `.venv` (scripts/install/target-servers.sh);
@@ -15,7 +16,9 @@ macro_rules! conformance {
     (files: $($fcase:ident),* ; all: $($case:ident),* $(,)?) => {
         conformance!(@kind sandbox Sandbox: $($fcase,)* $($case),*);
         conformance!(@kind s3 S3: $($fcase,)* $($case),*);
+        conformance!(@kind s3_folders S3Folders: $($fcase,)* $($case),*);
         conformance!(@kind webdav WebDav: $($fcase,)* $($case),*);
+        conformance!(@kind webdav_folders WebDavFolders: $($fcase,)* $($case),*);
         conformance!(@kind invenio Invenio: $($fcase,)* $($case),*);
         conformance!(@kind invenio_drafts InvenioDrafts: $($fcase,)* $($case),*);
         // DataCite holds metadata only: the cases about files do not apply.
@@ -54,6 +57,26 @@ conformance!(
     validation_error_is_terminal,
     the_record_link_a_browser_opens_shows_the_record,
 );
+
+/// With `?layout=folders`, S3 and WebDAV keep each dataset's files in a folder of its own,
+/// under their own names.
+mod folders_layout {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn s3_keeps_each_file_under_its_own_name_in_the_datasets_folder() {
+        crate::cases::each_file_is_kept_under_its_own_name_in_the_datasets_folder(
+            crate::env::Kind::S3Folders,
+        )
+        .await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn webdav_keeps_each_file_under_its_own_name_in_the_datasets_folder() {
+        crate::cases::each_file_is_kept_under_its_own_name_in_the_datasets_folder(
+            crate::env::Kind::WebDavFolders,
+        )
+        .await
+    }
+}
 
 /// S3 writes conditionally and keeps whole objects: what is under a digest's name stays.
 mod s3_whole_objects {

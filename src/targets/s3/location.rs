@@ -1,10 +1,24 @@
 //! Where an S3 target writes: endpoint, region, bucket and key prefix, parsed from
-//! `s3://bucket/prefix` plus options; object keys of blobs and records; and the target's
-//! identity in the dedup scope (no credentials in it, so it survives their rotation).
+//! `s3://bucket/prefix` plus options; object keys of files and records, as the target's
+//! [`FileLayout`] lays them out; and the target's identity in the dedup scope (no
+//! credentials in it, so it survives their rotation).
 
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use reqwest::Url;
 
-use crate::content::{ContentKey, Sha256Hex};
+use crate::content::{ContentDocument, ContentKey, ManifestEntry, Sha256Hex};
+use crate::targets::layout::FileLayout;
+
+/// What is percent-encoded in each segment of an object key in a URL: every byte but
+/// letters, digits and `-_.~`, as AWS's SDKs encode them, so that the path signed is the
+/// path the server reads back. (A URL leaves `(`, `,` or `=` as they are, and a server
+/// that encodes them before checking the signature, MinIO among them, would refuse it; in
+/// the folders layout files are named so.)
+const KEY_SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
 
 /// Endpoint used when a target names none.
 pub const AWS_DEFAULT_REGION: &str = "us-east-1";
@@ -18,14 +32,22 @@ pub struct S3Location {
     pub bucket: String,
     /// Without leading or trailing `/`; may be empty.
     pub prefix: String,
+    /// Where files go under the prefix (`?layout=folders` on the URL).
+    pub layout: FileLayout,
 }
 
 impl S3Location {
-    /// `url` is `s3://bucket[/prefix]`; `endpoint` defaults to AWS in `region`.
+    /// `url` is `s3://bucket[/prefix][?layout=folders]`; `endpoint` defaults to AWS in
+    /// `region`.
     pub fn parse(url: &str, endpoint: Option<&str>, region: Option<&str>) -> Result<Self, String> {
         let rest = url
             .strip_prefix("s3://")
             .ok_or_else(|| format!("'{url}' does not start with s3://"))?;
+        let (rest, query) = match rest.split_once('?') {
+            Some((rest, query)) => (rest, Some(query)),
+            None => (rest, None),
+        };
+        let layout = FileLayout::from_query(query)?;
         let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
         if bucket.len() < 3
             || bucket.len() > 63
@@ -63,10 +85,12 @@ impl S3Location {
             region,
             bucket: bucket.to_string(),
             prefix,
+            layout,
         })
     }
 
-    /// `s3:ENDPOINT/BUCKET/PREFIX`, host lower-case, port explicit.
+    /// `s3:ENDPOINT/BUCKET/PREFIX`, host lower-case, port explicit, and the layout's
+    /// query when it is not the default.
     pub fn scope_id(&self) -> String {
         let host = self.endpoint.host_str().unwrap_or("").to_ascii_lowercase();
         let port = self.endpoint.port_or_known_default().unwrap_or(0);
@@ -80,6 +104,7 @@ impl S3Location {
             id.push('/');
             id.push_str(&self.prefix);
         }
+        id.push_str(self.layout.scope_suffix());
         id
     }
 
@@ -99,9 +124,10 @@ impl S3Location {
         }
         let port = at.port().map(|p| format!(":{p}")).unwrap_or_default();
         let endpoint = format!("{}://{}{port}", at.scheme(), at.host_str()?);
+        let query = at.query().map(|q| format!("?{q}")).unwrap_or_default();
         let url = match prefix {
-            "" => format!("s3://{bucket}"),
-            _ => format!("s3://{bucket}/{prefix}"),
+            "" => format!("s3://{bucket}{query}"),
+            _ => format!("s3://{bucket}/{prefix}{query}"),
         };
         Some((url, endpoint))
     }
@@ -114,8 +140,19 @@ impl S3Location {
         }
     }
 
+    /// Where the default layout keeps the blob of `digest`.
     pub fn blob_key(&self, digest: &Sha256Hex) -> String {
         self.key(&format!("blobs/sha256/{digest}"))
+    }
+
+    /// Where this location's layout keeps `entry` of the deposit of `key`.
+    pub fn file_key(
+        &self,
+        key: &ContentKey,
+        document: &ContentDocument,
+        entry: &ManifestEntry,
+    ) -> String {
+        self.key(&self.layout.file_path(key, document, entry))
     }
 
     pub fn record_key(&self, key: &ContentKey) -> String {
@@ -142,16 +179,16 @@ impl S3Location {
         self.key(&format!("lodge-probe/{nonce}"))
     }
 
-    /// The path-style URL of an object (each key segment percent-encoded).
+    /// The path-style URL of an object, each key segment percent-encoded as S3 encodes it
+    /// ([`KEY_SEGMENT`]).
     pub fn object_url(&self, key: &str) -> Url {
         let mut url = self.bucket_url();
-        {
-            let mut segments = url.path_segments_mut().expect("http URL");
-            segments.pop_if_empty();
-            for part in key.split('/') {
-                segments.push(part);
-            }
+        let mut path = url.path().trim_end_matches('/').to_string();
+        for part in key.split('/') {
+            path.push('/');
+            path.extend(utf8_percent_encode(part, KEY_SEGMENT));
         }
+        url.set_path(&path);
         url
     }
 
@@ -176,6 +213,11 @@ mod tests {
         for (url, endpoint) in [
             ("s3://lab-data/deposits/2026", "http://localhost:9000"),
             ("s3://lab-data", "https://s3.eu-west-1.amazonaws.com"),
+            (
+                "s3://lab-data/deposits?layout=folders",
+                "http://localhost:9000",
+            ),
+            ("s3://lab-data?layout=folders", "http://localhost:9000"),
         ] {
             let scope = S3Location::parse(url, Some(endpoint), None)
                 .unwrap()
@@ -231,6 +273,25 @@ mod tests {
         assert_eq!(
             l.object_url("deposits/records/k.json").as_str(),
             "http://localhost:9000/lab-data/deposits/records/k.json"
+        );
+        let folders = S3Location::parse(
+            "s3://lab-data/deposits?layout=folders",
+            Some("http://localhost:9000"),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            folders.scope_id(),
+            "s3:http://localhost:9000/lab-data/deposits?layout=folders",
+            "another layout is another target: the same key there is another deposit"
+        );
+        assert_eq!(folders.prefix, "deposits");
+        assert_eq!(
+            l.object_url("deposits/datasets/Soil-1/raw/site A (1), #2=ü.csv")
+                .as_str(),
+            "http://localhost:9000/lab-data/deposits/datasets/Soil-1/raw/\
+             site%20A%20%281%29%2C%20%232%3D%C3%BC.csv",
+            "every byte but letters, digits and -_.~ encoded, as S3 signs a path"
         );
         let aws = S3Location::parse("s3://lab-data", None, Some("eu-west-1")).unwrap();
         assert_eq!(

@@ -1,8 +1,9 @@
 //! The S3-compatible target (`s3://bucket/prefix` on AWS, MinIO, Ceph, moto...).
 //!
-//! Blobs are content-addressed (`PREFIX/blobs/sha256/HEX`) and sent first, each with its
-//! SHA-256 in `x-amz-checksum-sha256` so the server verifies what landed; big files go by
-//! multipart upload ([`multipart`]). The record (`PREFIX/records/KEY.json`) is written last
+//! Files are sent first where the target's [`FileLayout`] keeps them (content-addressed,
+//! `PREFIX/blobs/sha256/HEX`, or with `?layout=folders` `PREFIX/datasets/TITLE-KEY12/PATH`),
+//! each with its SHA-256 in `x-amz-checksum-sha256` so the server verifies what landed; big
+//! files go by multipart upload ([`multipart`]). The record (`PREFIX/records/KEY.json`) is written last
 //! with `If-None-Match: *`: 200 created, 412 exists (both success), 409
 //! ConditionalRequestConflict ambiguous. A restarted job HEADs blobs and skips those there.
 
@@ -17,9 +18,10 @@ use base64::Engine as _;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderValue, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode, Url};
 
-use super::holdings::{hash_body, read_by_digest};
+use super::holdings::{hash_body, read_files};
 use super::http::client;
 use super::keyed_lock::KeyedLock;
+use super::layout::FileLayout;
 use super::probe::ProbeReport;
 use super::record::{record_body, validate};
 use super::secret::{CredentialsFix, UserSecret};
@@ -68,10 +70,11 @@ pub struct S3Target {
     user_env: Option<String>,
     /// Where new credentials for it are stored, for messages.
     credentials_fix: Option<CredentialsFix>,
-    /// Each blob is sent by one of this target's deposits at a time: a second deposit of the
-    /// same file waits and finds it there, rather than sending it beside the first (a large
-    /// one by a multipart upload of its own, which the first would then abort as left over).
-    blob_uploads: KeyedLock<Sha256Hex>,
+    /// Each object (by the SHA-256 of its key) is sent by one of this target's deposits at
+    /// a time: a second deposit of the same file waits and finds it there, rather than
+    /// sending it beside the first (a large one by a multipart upload of its own, which the
+    /// first would then abort as left over).
+    file_uploads: KeyedLock<Sha256Hex>,
 }
 
 impl S3Target {
@@ -92,7 +95,7 @@ impl S3Target {
             secret_env: None,
             user_env: None,
             credentials_fix: None,
-            blob_uploads: KeyedLock::default(),
+            file_uploads: KeyedLock::default(),
         })
     }
 
@@ -180,16 +183,16 @@ impl S3Target {
         }
     }
 
-    /// What the bucket holds under a blob's digest: its size (HEAD), or its bytes hashed.
-    async fn held_blob(
+    /// What the bucket holds under the object key `key`: its size (HEAD), or its bytes
+    /// hashed.
+    async fn held_file(
         &self,
-        digest: &Sha256Hex,
+        key: &str,
         read: ReadBack,
         progress: &ProgressSink,
     ) -> Result<FileHeld, Failure> {
-        let key = self.location.blob_key(digest);
         if read == ReadBack::Sizes {
-            return Ok(match self.head(&key).await? {
+            return Ok(match self.head(key).await? {
                 Some((size, _)) => FileHeld::Present { size, sha256: None },
                 None => FileHeld::Missing,
             });
@@ -197,7 +200,7 @@ impl S3Target {
         let resp = self
             .exec(
                 Method::GET,
-                self.location.object_url(&key),
+                self.location.object_url(key),
                 HeaderMap::new(),
                 None,
             )
@@ -209,17 +212,17 @@ impl S3Target {
         }
     }
 
-    /// Send one blob, by single PUT or multipart upload.
-    async fn put_blob(
+    /// Send one file to the object key `key`, by single PUT or multipart upload.
+    async fn put_file(
         &self,
         request: &DepositRequest<'_>,
         entry: &ManifestEntry,
+        key: &str,
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
-        let key = self.location.blob_key(&entry.sha256);
         let path = crate::content::on_disk(request.root, &entry.path);
         if entry.size >= self.options.multipart_threshold {
-            return multipart::upload(self, &key, &path, entry, progress).await;
+            return multipart::upload(self, key, &path, entry, progress).await;
         }
         let slice = FileSlice {
             path: &path,
@@ -242,7 +245,7 @@ impl S3Target {
         let sent = self
             .exec(
                 Method::PUT,
-                self.location.object_url(&key),
+                self.location.object_url(key),
                 headers,
                 Some(body),
             )
@@ -252,13 +255,14 @@ impl S3Target {
         }
         let resp = sent?;
         match resp.status() {
-            StatusCode::OK | StatusCode::CREATED => verify_echoed_checksum(&resp, entry, &key),
-            // Already there: by another deposit, or by another tool under the digest's name.
-            // Of another size it is not this file, and the deposit would be damaged from
-            // the start (a large blob is looked up before it is sent, the same check).
-            StatusCode::PRECONDITION_FAILED => match self.head(&key).await? {
+            StatusCode::OK | StatusCode::CREATED => verify_echoed_checksum(&resp, entry, key),
+            // Already there: by another deposit, or by another tool under the digest's name
+            // (or in this key's own folder). Of another size it is not this file, and the
+            // deposit would be damaged from the start (a large file is looked up before it
+            // is sent, the same check).
+            StatusCode::PRECONDITION_FAILED => match self.head(key).await? {
                 Some((size, _)) if size != entry.size => {
-                    Err(self.wrong_size_blob(&key, size, entry))
+                    Err(self.wrong_size_file(key, size, entry))
                 }
                 _ => Ok(()),
             },
@@ -266,14 +270,17 @@ impl S3Target {
         }
     }
 
-    /// Blob `key` is on the server with `size` bytes, not `entry`'s: a conditional write
+    /// Object `key` is on the server with `size` bytes, not `entry`'s: a conditional write
     /// cannot replace it, so a person removes it (it is not this file's bytes).
-    fn wrong_size_blob(&self, key: &str, size: u64, entry: &ManifestEntry) -> Failure {
+    fn wrong_size_file(&self, key: &str, size: u64, entry: &ManifestEntry) -> Failure {
         Failure::Conflict {
             message: format!(
-                "target '{}': blob {key} holds {size} bytes, not {} ({}); remove it so it can \
+                "target '{}': {} {key} holds {size} bytes, not {} ({}); remove it so it can \
                  be sent again",
-                self.name, entry.size, entry.path
+                self.name,
+                self.location.layout.noun(),
+                entry.size,
+                entry.path
             ),
         }
     }
@@ -382,8 +389,12 @@ impl Target for S3Target {
         if !self.location.prefix.is_empty() {
             where_ = format!("{where_}/{}", self.location.prefix);
         }
+        let folders = match self.location.layout {
+            FileLayout::Digests => "",
+            FileLayout::Folders => " (a folder per dataset)",
+        };
         format!(
-            "S3 {where_} at {}",
+            "S3 {where_} at {}{folders}",
             self.location.endpoint.as_str().trim_end_matches('/')
         )
     }
@@ -409,24 +420,28 @@ impl Target for S3Target {
         progress: ProgressSink,
     ) -> Result<(), Failure> {
         validate(request)?;
+        let layout = self.location.layout;
         let mut seen = std::collections::HashSet::new();
         for entry in &request.document.manifest {
-            if !seen.insert(entry.sha256) {
+            if layout.shares_identical_files() && !seen.insert(entry.sha256) {
                 progress(entry.size);
                 continue;
             }
-            let _sent_by_this_deposit_alone = self.blob_uploads.hold(entry.sha256).await;
-            if entry.size >= HEAD_FIRST_BYTES {
-                let key = self.location.blob_key(&entry.sha256);
-                if let Some((size, _)) = self.head(&key).await? {
-                    if size != entry.size {
-                        return Err(self.wrong_size_blob(&key, size, entry));
-                    }
-                    progress(entry.size);
-                    continue;
+            let key = self
+                .location
+                .file_key(&request.key, request.document, entry);
+            let _sent_by_this_deposit_alone =
+                self.file_uploads.hold(Sha256Hex::of(key.as_bytes())).await;
+            if entry.size >= HEAD_FIRST_BYTES
+                && let Some((size, _)) = self.head(&key).await?
+            {
+                if size != entry.size {
+                    return Err(self.wrong_size_file(&key, size, entry));
                 }
+                progress(entry.size);
+                continue;
             }
-            self.put_blob(request, entry, &progress).await?;
+            self.put_file(request, entry, &key, &progress).await?;
         }
         Ok(())
     }
@@ -489,8 +504,9 @@ impl Target for S3Target {
         progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
         let record = self.read_record(key).await?;
-        read_by_digest(record, document, |e| {
-            Box::pin(self.held_blob(&e.sha256, read, progress))
+        read_files(record, document, self.location.layout, |e| {
+            let object = self.location.file_key(key, document, e);
+            Box::pin(async move { self.held_file(&object, read, progress).await })
         })
         .await
     }
