@@ -45,7 +45,8 @@ pub struct AddTarget {
     pub name: String,
     /// s3://bucket/prefix, webdav+https://host/path, sandbox+http://127.0.0.1:PORT,
     /// zenodo+https://zenodo.org, invenio+https://HOST or
-    /// 'datacite+https://api.datacite.org?prefix=10.X&repository=ORG.REPO'.
+    /// 'datacite+https://api.datacite.org?prefix=10.X&repository=ORG.REPO'. On S3 and
+    /// WebDAV, '?layout=folders' keeps each dataset's files in a folder of its own.
     #[arg(value_parser = super::parse_target)]
     pub url: String,
     /// S3 region (default us-east-1).
