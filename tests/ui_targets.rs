@@ -80,14 +80,19 @@ fn add_target(w: &mut Window, name: &str, url: &str, user_secret: Option<(&str, 
 
 /// Press the form's Save target.
 fn press_save_target(w: &mut Window) {
+    press_in_form(w, "Save target");
+}
+
+/// Press the target form's button `label` (Save target, Cancel).
+fn press_in_form(w: &mut Window, label: &str) {
     // With a target listed above it (more so with a warning), the form's end can be
     // below the window's edge. Scrolling is animated: the button is clicked where it ends.
-    w.harness.get_by_label("Save target").scroll_to_me();
+    w.harness.get_by_label(label).scroll_to_me();
     for _ in 0..20 {
         w.harness.step();
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    w.harness.get_by_label("Save target").click();
+    w.harness.get_by_label(label).click();
     w.harness.step();
 }
 
@@ -371,17 +376,16 @@ fn editing_a_target_keeps_its_stored_secret_and_a_bad_url_leaves_the_config_unch
     w.harness.step();
     w.harness.step();
     w.type_into("Target URL", "-broken");
-    w.harness.get_by_label("Save target").click();
+    press_save_target(&mut w);
     w.wait("the refusal", |app| app.model.target_problem.is_some());
     assert_eq!(config_text(&w), before, "a refused edit changes nothing");
 
     // Back to the good URL, no secret typed: the stored one is kept.
-    w.harness.get_by_label("Cancel").click();
-    w.harness.step();
+    press_in_form(&mut w, "Cancel");
     w.harness.get_by_label("Edit").click();
     w.harness.step();
     w.harness.step();
-    w.harness.get_by_label("Save target").click();
+    press_save_target(&mut w);
     w.wait("the edit saved", |app| app.model.target_saved.is_some());
     let secrets = std::fs::read_to_string(w.lab.path("app/secrets.toml")).unwrap();
     assert!(
@@ -427,7 +431,7 @@ fn editing_the_picked_targets_url_keeps_it_picked() {
         .get_by_label("Target URL")
         .type_text(&new.target_url());
     w.harness.step();
-    w.harness.get_by_label("Save target").click();
+    press_save_target(&mut w);
     w.wait("the edit saved", |app| {
         app.model.target_saved.is_some()
             && app
@@ -772,7 +776,7 @@ fn a_target_without_its_stored_password_says_where_to_type_it_and_typing_it_brin
         w.harness.step();
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    w.harness.get_by_label("Save target").click();
+    press_save_target(&mut w);
     w.wait("the target in the picker", |app| {
         app.model.targets.len() == 2
     });
@@ -1091,8 +1095,7 @@ fn an_invenio_target_added_in_settings_with_its_token_takes_deposits_and_the_tok
     let (field, message) = w.app().model.target_problem.clone().unwrap();
     assert_eq!(field, TargetField::User, "{message}");
     assert!(message.contains("has no user"), "{message}");
-    w.harness.get_by_label("Cancel").click();
-    w.harness.step();
+    press_in_form(&mut w, "Cancel");
 
     // Without the token, the form asks for it where it is typed.
     add_target(&mut w, "zen", &url, None);
@@ -1522,4 +1525,62 @@ fn a_folder_per_dataset_sets_the_layout_on_the_url_and_the_saved_target() {
         "s3:http://127.0.0.1:9/lab-data/deposits?layout=folders"
     );
     assert!(saved.label.contains("?layout=folders"), "{}", saved.label);
+}
+
+/// A token corrected by hand in the secrets file (not in Settings, not by `lodge target
+/// add`) reaches an open window within seconds: the target paused because the server
+/// refused the old one is tried again, and what waited there lands, once.
+#[test]
+fn a_secret_corrected_by_hand_in_the_secrets_file_lifts_the_pause_and_what_waited_lands() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let mut cfg = gui::config(&lab, FaultConfig::default());
+    // The engine looks at the queue on its own only once an hour: the lifted pause must
+    // wake it.
+    cfg.engine.poll = std::time::Duration::from_secs(3600);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let other = sandbox_beside(&rt, &lab);
+    config_before_opening(
+        &lab,
+        &format!("[targets.zen]\nurl = \"{}\"\n", other.invenio_target_url()),
+        Some("[secrets]\nzen = \"an-old-token\"\n"),
+    );
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let folder = citable_folder(&w.lab, "plankton", "Plankton counts");
+    w.add_folder(&folder);
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the row paused", |app| {
+        matches!(
+            app.status_of(app.table.order[0]),
+            Some(DedupStatus::TargetPaused { .. })
+        )
+    });
+
+    std::fs::write(
+        w.lab.path("app/secrets.toml"),
+        format!("[secrets]\nzen = \"{}\"\n", other.invenio_account().token),
+    )
+    .unwrap();
+    w.wait("deposited with the corrected token", |app| {
+        matches!(
+            app.status_of(app.table.order[0]),
+            Some(DedupStatus::Deposited { .. })
+        )
+    });
+    assert_eq!(other.invenio_counts(), (1, 0), "one record, published");
+    let notices: Vec<String> = (w.harness.state().notices.current())
+        .map(|n| n.text.clone())
+        .collect();
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("changed outside this window")
+                && n.contains("The target paused for its credentials is tried again.")),
+        "{notices:?}"
+    );
 }

@@ -1,10 +1,12 @@
 //! Targets added, changed or removed in the config file by something other than this window
-//! (`lodge target add` in a terminal, an editor) reach the picker without a restart.
+//! (`lodge target add` in a terminal, an editor) reach the picker without a restart, and so
+//! do secrets changed in the private secrets file beside it (a password corrected there by
+//! hand): the targets paused because the server refused their credentials are tried again.
 //!
-//! The file is looked at every couple of seconds. When it has changed, the targets are opened
-//! again, as after a save in Settings, but only once this window sends nothing: opening them
-//! again starts a new engine, and the old one's uploads in flight would be cut short (they go
-//! back on the queue, and start over).
+//! The files are looked at every couple of seconds. When one has changed, the targets are
+//! opened again, as after a save in Settings, but only once this window sends nothing:
+//! opening them again starts a new engine, and the old one's uploads in flight would be cut
+//! short (they go back on the queue, and start over).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -20,18 +22,28 @@ use crate::engine::held_by_this_process;
 /// How often the config file is looked at.
 pub(super) const LOOK_EVERY: Duration = Duration::from_secs(2);
 
-/// One version of the config file, as far as a look at it tells: its modification time and
-/// size, or none when there is no file.
+/// One version of the config file and of the secrets file beside it, as far as a look at
+/// them tells: each one's modification time and size, or none when there is no such file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct ConfigStamp(Option<(SystemTime, u64)>);
+pub(super) struct ConfigStamp {
+    config: FileStamp,
+    secrets: FileStamp,
+}
+
+type FileStamp = Option<(SystemTime, u64)>;
 
 impl ConfigStamp {
+    /// The stamp of the config file at `path` and of its secrets file.
     pub(super) fn of(path: &Path) -> ConfigStamp {
-        ConfigStamp(
+        let stamp = |path: &Path| {
             std::fs::metadata(path)
                 .ok()
-                .map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len())),
-        )
+                .map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len()))
+        };
+        ConfigStamp {
+            config: stamp(path),
+            secrets: stamp(&crate::config::credentials::secrets_path(path)),
+        }
     }
 }
 
@@ -57,9 +69,10 @@ pub(super) fn watch_config_file(
             if stamp == core.config_stamp() || sending(&core).await {
                 continue;
             }
+            let secrets_alone = stamp.config == core.config_stamp().config;
             // A file that cannot be read now (saved half-edited, a typo) takes no target
             // away: the window keeps what it has and says why, once for this version.
-            if stamp.0.is_some()
+            if stamp.config.is_some()
                 && let Err(e) = crate::config::Config::load(&path)
             {
                 core.set_config_stamp(stamp);
@@ -75,6 +88,24 @@ pub(super) fn watch_config_file(
             let Some(configured) = core.reload_targets().await else {
                 continue;
             };
+            if secrets_alone {
+                // New credentials: what the server refused may pass now. One still wrong
+                // is refused once more, and pauses its target again.
+                let mut lifted = 0;
+                for t in &configured {
+                    if core
+                        .resume_saved(&t.summary.name, t.summary.scope_id.clone())
+                        .await
+                    {
+                        lifted += 1;
+                    }
+                }
+                core.out().notice(Notice::info(secrets_changed_notice(
+                    &crate::config::credentials::secrets_path(&path),
+                    lifted,
+                )));
+                continue;
+            }
             let now: BTreeSet<String> = configured.into_iter().map(|t| t.summary.name).collect();
             core.out()
                 .notice(Notice::info(changed_notice(&path, &names, &now)));
@@ -125,6 +156,21 @@ fn changed_notice(path: &Path, before: &BTreeSet<String>, now: &BTreeSet<String>
     )
 }
 
+/// What the window says once it has read the secrets file changed outside it, with
+/// `lifted` targets' pauses lifted.
+fn secrets_changed_notice(path: &Path, lifted: usize) -> String {
+    let lifted = match lifted {
+        0 => String::new(),
+        1 => " The target paused for its credentials is tried again.".into(),
+        n => format!(" The {n} targets paused for their credentials are tried again."),
+    };
+    format!(
+        "The secrets file {} changed outside this window: the targets use what it holds \
+         now.{lifted}",
+        path.display()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +211,11 @@ mod tests {
         let first = ConfigStamp::of(&path);
         assert_ne!(first, ConfigStamp::default());
         std::fs::write(&path, "ab").unwrap();
-        assert_ne!(ConfigStamp::of(&path), first, "the size differs");
+        let second = ConfigStamp::of(&path);
+        assert_ne!(second, first, "the size differs");
+        std::fs::write(dir.path().join("secrets.toml"), "[secrets]\n").unwrap();
+        let third = ConfigStamp::of(&path);
+        assert_ne!(third, second, "the secrets file beside it changed");
+        assert_eq!(third.config, second.config);
     }
 }

@@ -51,7 +51,7 @@ impl Core {
 
     /// Lift the pause of target `name` (recorded as `scope`), if it was paused; whether
     /// it was.
-    async fn resume_saved(self: &Arc<Self>, name: &str, scope: String) -> bool {
+    pub(super) async fn resume_saved(self: &Arc<Self>, name: &str, scope: String) -> bool {
         let store = self.store().clone();
         let resumed = tokio::task::spawn_blocking(move || {
             store.resume_target(&scope).map_err(|e| e.to_string())
