@@ -1471,7 +1471,7 @@ fn a_folder_per_dataset_sets_the_layout_on_the_url_and_the_saved_target() {
     w.harness.get_by_label("Add target").click();
     w.harness.step();
     w.harness.step();
-    let folders = "A folder per dataset, files under their own names (S3, WebDAV)";
+    let folders = "A folder per dataset, files by name (S3, WebDAV)";
     assert!(
         w.harness
             .get_by_label(folders)

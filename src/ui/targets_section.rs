@@ -383,7 +383,7 @@ fn folders_checkbox(ui: &mut egui::Ui, url: &mut String) {
             url_lays_out_files(url),
             egui::Checkbox::new(
                 &mut folders,
-                "A folder per dataset, files under their own names (S3, WebDAV)",
+                "A folder per dataset, files by name (S3, WebDAV)",
             ),
         )
         .on_hover_text(
