@@ -73,10 +73,12 @@ impl Holdings {
             None => found.push(Discrepancy::RecordGone {
                 recorded: recorded.to_string(),
             }),
-            Some(r) if r.identifier != recorded => found.push(Discrepancy::OtherRecord {
-                recorded: recorded.to_string(),
-                found: r.identifier.clone(),
-            }),
+            Some(r) if !same_record(&r.identifier, recorded) => {
+                found.push(Discrepancy::OtherRecord {
+                    recorded: recorded.to_string(),
+                    found: r.identifier.clone(),
+                })
+            }
             Some(_) => {}
         }
         let held: HashMap<&str, &FileHeld> =
@@ -109,6 +111,16 @@ impl Holdings {
         }
         found
     }
+}
+
+/// Whether the identifier a server gives now (`found`) names the record Lodge recorded
+/// (`recorded`): the same, or the same URL written with other percent-encoding. (S3 object
+/// URLs encode every byte but letters, digits and `-_.~` since 2026-12-04: a prefix with
+/// `+` or `(` was recorded with them as they are.)
+fn same_record(found: &str, recorded: &str) -> bool {
+    found == recorded
+        || percent_encoding::percent_decode_str(found)
+            .eq(percent_encoding::percent_decode_str(recorded))
 }
 
 /// One way a deposit on the server differs from what Lodge deposited.
@@ -306,6 +318,25 @@ mod tests {
             let holdings = Holdings::by_digest(record("7"), &doc, &held);
             assert_eq!(holdings.discrepancies(&doc, "7"), []);
         }
+    }
+
+    #[test]
+    fn a_record_url_written_with_other_percent_encoding_is_the_same_record() {
+        let doc = document();
+        let held = HashMap::from([
+            (Sha256Hex::of(b"1,2\n"), present(b"1,2\n", ReadBack::Sizes)),
+            (Sha256Hex::of(b"hello"), present(b"hello", ReadBack::Sizes)),
+        ]);
+        let now = "http://h:9000/lab/runs%2B%282026%29/records/k.json";
+        let holdings = Holdings::by_digest(record(now), &doc, &held);
+        assert_eq!(
+            holdings.discrepancies(&doc, "http://h:9000/lab/runs+(2026)/records/k.json"),
+            []
+        );
+        assert!(matches!(
+            holdings.discrepancies(&doc, "http://h:9000/lab/runs+(2025)/records/k.json")[..],
+            [Discrepancy::OtherRecord { .. }]
+        ));
     }
 
     #[test]

@@ -162,16 +162,33 @@ impl S3Location {
     /// Whether `url` is the address of a record under this bucket and prefix
     /// ([`S3Location::record_key`] made into an [`S3Location::object_url`]).
     pub fn holds_record_url(&self, url: &Url) -> bool {
+        self.record_key_of_url(url).is_some()
+    }
+
+    /// The object key of the record `url` addresses under this bucket and prefix, however
+    /// its path is percent-encoded (a record URL recorded before keys were encoded as S3
+    /// encodes them has a prefix's `+` or `(` as it is); `None` for any other URL.
+    pub fn record_key_of_url(&self, url: &Url) -> Option<String> {
+        let decoded = |path: &str| {
+            percent_encoding::percent_decode_str(path)
+                .decode_utf8()
+                .ok()
+                .map(|p| p.into_owned())
+        };
         let records = self.object_url(&self.key("records"));
-        url.scheme() == records.scheme()
+        let same_server = url.scheme() == records.scheme()
             && url.host_str() == records.host_str()
             && url.port_or_known_default() == records.port_or_known_default()
-            && url
-                .path()
-                .strip_prefix(records.path())
-                .and_then(|rest| rest.strip_prefix('/'))
-                .is_some_and(|name| name.ends_with(".json") && !name.contains('/'))
-            && url.query().is_none()
+            && url.query().is_none();
+        if !same_server {
+            return None;
+        }
+        let path = decoded(url.path())?;
+        let name = path
+            .strip_prefix(&decoded(records.path())?)?
+            .strip_prefix('/')?;
+        (name.ends_with(".json") && !name.contains('/'))
+            .then(|| self.key(&format!("records/{name}")))
     }
 
     /// A key under the prefix for `lodge target test` to write and delete.
@@ -249,6 +266,21 @@ mod tests {
         let key = ContentKey(Sha256Hex([7; 32]));
         let record = l.object_url(&l.record_key(&key));
         assert!(l.holds_record_url(&record), "{record}");
+        let plus = S3Location::parse(
+            "s3://lab-data/runs+(2026)",
+            Some("http://localhost:9000"),
+            None,
+        )
+        .unwrap();
+        let recorded_before = Url::parse(&format!(
+            "http://localhost:9000/lab-data/runs+(2026)/records/{key}.json"
+        ))
+        .unwrap();
+        assert_eq!(
+            plus.record_key_of_url(&recorded_before),
+            Some(plus.record_key(&key)),
+            "a record URL recorded with the prefix's + and ( as they are"
+        );
         for other in [
             format!("http://localhost:9000/lab-data/records/{key}.json"),
             format!("http://localhost:9000/other/deposits/records/{key}.json"),

@@ -400,10 +400,11 @@ impl Target for S3Target {
     }
 
     fn link_to_open(&self, record_url: &str) -> Option<String> {
-        let url = Url::parse(record_url).ok()?;
-        if !self.location.holds_record_url(&url) {
-            return None;
-        }
+        let key = self
+            .location
+            .record_key_of_url(&Url::parse(record_url).ok()?)?;
+        // Signed as the key is encoded now, whatever encoding the URL was recorded with.
+        let url = self.location.object_url(&key);
         self.signer
             .presigned_get(
                 &url,
