@@ -78,6 +78,16 @@ mod folders_layout {
     }
 }
 
+/// S3 behind a server that checks every signature, as AWS does: file names and a prefix
+/// with punctuation reach object keys in the folders layout, and are signed as the server
+/// reads them.
+mod s3_signatures {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn file_names_with_punctuation_are_signed_as_the_server_reads_them() {
+        crate::cases::file_names_with_punctuation_are_signed_as_the_server_reads_them().await
+    }
+}
+
 /// S3 writes conditionally and keeps whole objects: what is under a digest's name stays.
 mod s3_whole_objects {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -27,6 +27,16 @@ pub async fn request_with_body(
     url: reqwest::Url,
     body: Vec<u8>,
 ) -> (reqwest::StatusCode, Vec<u8>) {
+    request_as(&credentials(), method, url, body).await
+}
+
+/// A request with `body` straight to `url`, signed with `user`'s keys: status and body.
+pub async fn request_as(
+    user: &UserSecret,
+    method: reqwest::Method,
+    url: reqwest::Url,
+    body: Vec<u8>,
+) -> (reqwest::StatusCode, Vec<u8>) {
     let client = reqwest::Client::new();
     let mut request = client
         .request(method, url)
@@ -34,7 +44,7 @@ pub async fn request_with_body(
         .body(body)
         .build()
         .unwrap();
-    Signer::new(credentials(), "us-east-1".into())
+    Signer::new(user.clone(), "us-east-1".into())
         .sign(&mut request)
         .unwrap();
     let resp = client.execute(request).await.unwrap();

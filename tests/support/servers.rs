@@ -77,13 +77,69 @@ fn wait_ready(port: u16, what: &str, log: &Path) {
 /// A moto S3 server: `auth` makes it check access keys (it knows none, so every key is
 /// wrong).
 pub fn start_moto(auth: bool) -> String {
-    let port = free_port();
-    let log = super::scratch::process_scratch().join(format!("moto-{port}.log"));
-    let envs: &[(&str, &str)] = if auth {
+    start_moto_with(if auth {
         &[("INITIAL_NO_AUTH_ACTION_COUNT", "0")]
     } else {
         &[]
+    })
+}
+
+/// A moto of its own that checks every request's signature, as AWS does, with one user
+/// allowed everything: its URL and that user's access key and secret. (Its first three
+/// requests go unchecked: they make the user, its key and its policy.)
+pub async fn start_moto_checking_signatures() -> (String, lodge::targets::secret::UserSecret) {
+    let endpoint = start_moto_with(&[("INITIAL_NO_AUTH_ACTION_COUNT", "3")]);
+    let client = reqwest::Client::new();
+    let iam = |form: String| {
+        client
+            .post(format!("{endpoint}/"))
+            // Names the service (IAM) to moto, which serves them all on one port.
+            .header(
+                "authorization",
+                "AWS4-HMAC-SHA256 Credential=AKIAUNCHECKED/20260101/us-east-1/iam/aws4_request, \
+                 SignedHeaders=host, Signature=0",
+            )
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(format!("{form}&Version=2010-05-08"))
+            .send()
     };
+    let text = |r: reqwest::Response| async move {
+        assert!(r.status().is_success(), "IAM: HTTP {}", r.status());
+        r.text().await.unwrap()
+    };
+    text(iam("Action=CreateUser&UserName=lab".into()).await.unwrap()).await;
+    let keys = text(
+        iam("Action=CreateAccessKey&UserName=lab".into())
+            .await
+            .unwrap(),
+    )
+    .await;
+    let field = |name: &str| {
+        keys.split(&format!("<{name}>"))
+            .nth(1)
+            .and_then(|rest| rest.split('<').next())
+            .unwrap_or_else(|| panic!("no {name} in {keys}"))
+            .to_string()
+    };
+    let policy =
+        r#"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}"#;
+    let form: String = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("Action", "PutUserPolicy")
+        .append_pair("UserName", "lab")
+        .append_pair("PolicyName", "everything")
+        .append_pair("PolicyDocument", policy)
+        .finish();
+    text(iam(form).await.unwrap()).await;
+    let user = lodge::targets::secret::UserSecret {
+        user: field("AccessKeyId"),
+        secret: lodge::targets::secret::Secret::new(field("SecretAccessKey")),
+    };
+    (endpoint, user)
+}
+
+fn start_moto_with(envs: &[(&str, &str)]) -> String {
+    let port = free_port();
+    let log = super::scratch::process_scratch().join(format!("moto-{port}.log"));
     spawn_watched(
         &venv_bin("moto_server"),
         &[
