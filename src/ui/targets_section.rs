@@ -388,8 +388,9 @@ fn folders_checkbox(ui: &mut egui::Ui, url: &mut String) {
         )
         .on_hover_text(
             "Keeps each dataset in datasets/TITLE-KEY/ with its own file names, for people \
-             who browse the bucket or share, instead of once per content under blobs/. \
-             Sets ?layout=folders on the URL; deposits made before are not moved",
+             who browse the bucket or share, instead of once per content under blobs/. A \
+             new key (a file or the metadata changed) is a new folder with every file sent \
+             again. Sets ?layout=folders on the URL; deposits made before are not moved",
         )
         .on_disabled_hover_text(
             "Only for S3 and WebDAV targets: a repository keeps a dataset's files in its \
