@@ -222,6 +222,51 @@ fn add_dataset(store: &lodge::store::Store, lab: &Lab) {
     add(store, &lab.numbered_folder(1), &metadata("By name"));
 }
 
+/// A misspelt option in a target URL is refused, naming the options that kind takes, and
+/// nothing is saved: dropped without a word, `?stat=draft` would have Zenodo publish what
+/// was meant to stay a draft, for good. The same for an option given twice, and for any
+/// option on a sandbox URL, which takes none.
+#[test]
+fn a_misspelt_or_repeated_target_url_option_is_refused_not_dropped() {
+    let lab = Lab::new();
+    for (url, said) in [
+        (
+            "zenodo+https://zenodo.org?stat=draft",
+            "'stat' is not an option of this kind of target URL: it takes 'state'",
+        ),
+        (
+            "invenio+https://data.example.org?state=draft&state=publish",
+            "the option 'state' is given twice",
+        ),
+        (
+            "datacite+https://api.datacite.org?prefix=10.5072&repository=LAB.X&sate=register",
+            "'sate' is not an option of this kind of target URL: it takes 'prefix', \
+             'repository', 'state', 'url', 'landing_from'",
+        ),
+        (
+            "sandbox+http://127.0.0.1:9?layout=folders",
+            "'layout' is not an option of this kind of target URL: it takes none",
+        ),
+    ] {
+        let mut add = lodge_in(&lab);
+        add.args(["target", "add", "t", url]);
+        if !url.starts_with("sandbox+") {
+            add.args(["--secret-env", "T"]);
+        }
+        let out = add.output().unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{url}: {t}");
+        assert!(t.contains(said), "{url}: {t}");
+    }
+    assert!(
+        !lab.path("config.toml").exists()
+            || !std::fs::read_to_string(lab.path("config.toml"))
+                .unwrap()
+                .contains("[targets.t]"),
+        "nothing saved"
+    );
+}
+
 /// A password in a target URL would be saved in the config and printed in messages, the
 /// store and the log: such a URL is refused, the refusal says what to do instead, and the
 /// password shows nowhere.

@@ -24,6 +24,36 @@ pub fn client() -> Result<reqwest::Client, String> {
         .map_err(|e| format!("cannot build an HTTP client: {e}"))
 }
 
+/// Refuse a target URL whose query holds an option other than `known`, or one twice: a
+/// misspelt option would otherwise be dropped without a word, and `?stat=draft` on Zenodo
+/// would publish what was meant to stay a draft (a published record cannot be taken back).
+pub fn check_url_options(url: &Url, known: &[&str]) -> Result<(), String> {
+    let mut seen = std::collections::HashSet::new();
+    for (name, _) in url.query_pairs() {
+        if !known.contains(&&*name) {
+            let takes = match known {
+                [] => "it takes none".to_string(),
+                _ => format!(
+                    "it takes {}",
+                    known
+                        .iter()
+                        .map(|k| format!("'{k}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            return Err(format!(
+                "'{name}' is not an option of this kind of target URL: {takes} (a '&' inside \
+                 an option's value is written %26)"
+            ));
+        }
+        if !seen.insert(name.clone()) {
+            return Err(format!("the option '{name}' is given twice: give it once"));
+        }
+    }
+    Ok(())
+}
+
 /// A target URL with a user name or password before its host (`KIND+https://USER:PASS@HOST`)
 /// is refused: URLs are saved in the config file and printed in messages, the store and the
 /// log, where a secret must never be. `Some((url, why))`: the URL with what is before the

@@ -88,6 +88,10 @@ impl DataCiteTarget {
         let port = url
             .port_or_known_default()
             .ok_or_else(|| "it names no port".to_string())?;
+        super::http::check_url_options(
+            &url,
+            &["prefix", "repository", "state", "url", "landing_from"],
+        )?;
         let prefix = query(&url, "prefix")
             .ok_or("it needs the DOI prefix: add ?prefix=10.xxxx (your repository's prefix)")?;
         if !prefix.starts_with("10.") || prefix.contains('/') {
