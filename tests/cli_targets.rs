@@ -171,21 +171,7 @@ fn a_webdav_url_with_a_query_or_fragment_is_refused_not_cut_short() {
              '?layout=folders'",
         ),
     ] {
-        let out = lodge_in(&lab)
-            .args([
-                "target",
-                "add",
-                "w",
-                url,
-                "--user",
-                "u",
-                "--secret-env",
-                "P",
-            ])
-            .output()
-            .unwrap();
-        let t = text(&out);
-        assert_eq!(out.status.code(), Some(2), "{t}");
+        let t = target_add_refused(&lab, url, &["--user", "u", "--secret-env", "P"]);
         assert!(t.contains(said), "{t}");
     }
     for (name, url) in [
@@ -205,6 +191,19 @@ fn a_webdav_url_with_a_query_or_fragment_is_refused_not_cut_short() {
         t.contains("webdav+http://127.0.0.1:9/a?layout=folders"),
         "{t}"
     );
+}
+
+/// `lodge target add t URL ARGS`, which must be refused as a usage error (exit status 2):
+/// what it says.
+fn target_add_refused(lab: &Lab, url: &str, args: &[&str]) -> String {
+    let out = lodge_in(lab)
+        .args(["target", "add", "t", url])
+        .args(args)
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{url}: {t}");
+    t
 }
 
 /// `lodge ARGS`, with `--token TOKEN` when one is given (and never one from the
@@ -248,14 +247,12 @@ fn a_misspelt_or_repeated_target_url_option_is_refused_not_dropped() {
             "'layout' is not an option of this kind of target URL: it takes none",
         ),
     ] {
-        let mut add = lodge_in(&lab);
-        add.args(["target", "add", "t", url]);
-        if !url.starts_with("sandbox+") {
-            add.args(["--secret-env", "T"]);
-        }
-        let out = add.output().unwrap();
-        let t = text(&out);
-        assert_eq!(out.status.code(), Some(2), "{url}: {t}");
+        // A sandbox keeps no secret: it would be refused for that first.
+        let secret: &[&str] = match url.starts_with("sandbox+") {
+            true => &[],
+            false => &["--secret-env", "T"],
+        };
+        let t = target_add_refused(&lab, url, secret);
         assert!(t.contains(said), "{url}: {t}");
     }
     assert!(

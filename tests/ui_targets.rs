@@ -577,9 +577,16 @@ fn window_with_a_paused_target() -> (Window, RunningSandbox) {
         app.model.targets.len() == 2 && app.model.target_saved.is_some()
     });
     w.harness.state_mut().settings = Default::default();
+    deposit_to_the_second_target_until_paused(&mut w, "field-notes", "Field notes 2026");
+    (w, locked)
+}
+
+/// Pick the picker's second target, add a folder `name` titled `title` and press Deposit,
+/// then wait until its row says the target paused (the server refused the credentials).
+fn deposit_to_the_second_target_until_paused(w: &mut Window, name: &str, title: &str) {
     w.harness.state_mut().target = 1;
     w.harness.step();
-    let folder = citable_folder(&w.lab, "field-notes", "Field notes 2026");
+    let folder = citable_folder(&w.lab, name, title);
     w.add_folder(&folder);
     w.harness.get_by_label("Deposit").click();
     w.wait("the row paused", |app| {
@@ -588,7 +595,6 @@ fn window_with_a_paused_target() -> (Window, RunningSandbox) {
             Some(DedupStatus::TargetPaused { .. })
         )
     });
-    (w, locked)
 }
 
 #[test]
@@ -1549,17 +1555,7 @@ fn a_secret_corrected_by_hand_in_the_secrets_file_lifts_the_pause_and_what_waite
     w.wait("the target in the picker", |app| {
         app.model.targets.len() == 2
     });
-    w.harness.state_mut().target = 1;
-    w.harness.step();
-    let folder = citable_folder(&w.lab, "plankton", "Plankton counts");
-    w.add_folder(&folder);
-    w.harness.get_by_label("Deposit").click();
-    w.wait("the row paused", |app| {
-        matches!(
-            app.status_of(app.table.order[0]),
-            Some(DedupStatus::TargetPaused { .. })
-        )
-    });
+    deposit_to_the_second_target_until_paused(&mut w, "plankton", "Plankton counts");
 
     std::fs::write(
         w.lab.path("app/secrets.toml"),

@@ -307,15 +307,19 @@ mod tests {
         }
     }
 
+    /// What a server holding every file of [`document`] whole answers, read by `read`.
+    fn whole(read: ReadBack) -> HashMap<Sha256Hex, FileHeld> {
+        HashMap::from([
+            (Sha256Hex::of(b"1,2\n"), present(b"1,2\n", read)),
+            (Sha256Hex::of(b"hello"), present(b"hello", read)),
+        ])
+    }
+
     #[test]
     fn a_deposit_held_whole_has_no_discrepancy_by_sizes_or_bytes() {
         let doc = document();
         for read in [ReadBack::Sizes, ReadBack::Bytes] {
-            let held = HashMap::from([
-                (Sha256Hex::of(b"1,2\n"), present(b"1,2\n", read)),
-                (Sha256Hex::of(b"hello"), present(b"hello", read)),
-            ]);
-            let holdings = Holdings::by_digest(record("7"), &doc, &held);
+            let holdings = Holdings::by_digest(record("7"), &doc, &whole(read));
             assert_eq!(holdings.discrepancies(&doc, "7"), []);
         }
     }
@@ -323,12 +327,8 @@ mod tests {
     #[test]
     fn a_record_url_written_with_other_percent_encoding_is_the_same_record() {
         let doc = document();
-        let held = HashMap::from([
-            (Sha256Hex::of(b"1,2\n"), present(b"1,2\n", ReadBack::Sizes)),
-            (Sha256Hex::of(b"hello"), present(b"hello", ReadBack::Sizes)),
-        ]);
         let now = "http://h:9000/lab/runs%2B%282026%29/records/k.json";
-        let holdings = Holdings::by_digest(record(now), &doc, &held);
+        let holdings = Holdings::by_digest(record(now), &doc, &whole(ReadBack::Sizes));
         assert_eq!(
             holdings.discrepancies(&doc, "http://h:9000/lab/runs+(2026)/records/k.json"),
             []
