@@ -44,9 +44,9 @@ pub struct WebDavTarget {
     auth: Option<UserSecret>,
     http: reqwest::Client,
     /// Set once the layout's top folders (`blobs/sha256/` or `datasets/`, and `records/`)
-    /// are known to exist. A cell rather
-    /// than a flag so that concurrent deposits wait for one MKCOL of each instead of racing
-    /// them: some servers (wsgidav) answer the loser of two MKCOLs of one folder with a 500.
+    /// are known to exist. A cell rather than a flag so that concurrent deposits wait for
+    /// one MKCOL of each instead of racing them: some servers (wsgidav) answer the loser of
+    /// two MKCOLs of one folder with a 500.
     folders_made: tokio::sync::OnceCell<()>,
     /// Each stored file (by the SHA-256 of its path) is sent by one of this target's
     /// deposits at a time: the server writes a PUT's body as it arrives, and a second
