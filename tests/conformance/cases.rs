@@ -696,20 +696,26 @@ pub async fn a_file_cut_off_by_an_interrupted_upload_is_sent_again_whole(kind: K
     let large = big_bytes(8, BIG);
     let folder = lab.folder("cut", &[("small.bin", &small), ("large.bin", &large)]);
     let ds = add(&store, &folder, &metadata("Cut off"));
+    let document = store.document(&ds.1).unwrap().unwrap();
     for (name, bytes) in [("small.bin", &small), ("large.bin", &large)] {
-        env.tamper(name, &Sha256Hex::of(bytes), Some(&bytes[..100_000]))
+        let cut = Some(&bytes[..100_000]);
+        env.tamper_in(&ds.1, &document, name, &Sha256Hex::of(bytes), cut)
             .await;
     }
 
     let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert_eq!(
+        deletes_sent(&env).len(),
+        2,
+        "each part left by a cut-off upload was found, and replaced"
+    );
     for bytes in [&small, &large] {
         assert!(
             env.blob(&Sha256Hex::of(bytes)).await == *bytes,
             "the file is whole on the server"
         );
     }
-    let document = store.document(&ds.1).unwrap().unwrap();
     let check = check_on(&env, &jobs[0], &document, ReadBack::Bytes).await;
     assert!(matches!(check, Verification::Intact(_)), "{check:?}");
 }
@@ -726,15 +732,23 @@ pub async fn a_file_still_arriving_from_another_upload_is_left_to_it(kind: Kind)
     let digest = Sha256Hex::of(&shared);
     let folder = lab.folder("arriving", &[("shared.bin", &shared)]);
     let ds = add(&store, &folder, &metadata("Still arriving"));
-    env.tamper("shared.bin", &digest, Some(&shared[..100_000]))
-        .await;
+    let document = store.document(&ds.1).unwrap().unwrap();
+    let arrived = |end: usize| {
+        env.tamper_in(
+            &ds.1,
+            &document,
+            "shared.bin",
+            &digest,
+            Some(&shared[..end]),
+        )
+    };
+    arrived(100_000).await;
 
     // The other upload: 100,000 bytes more every 150 ms, whole after about a second.
     let other_upload = async {
         for end in (200_000..=800_000).step_by(100_000) {
             tokio::time::sleep(std::time::Duration::from_millis(150)).await;
-            env.tamper("shared.bin", &digest, Some(&shared[..end]))
-                .await;
+            arrived(end).await;
         }
     };
     let datasets = [ds];

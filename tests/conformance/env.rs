@@ -480,6 +480,34 @@ impl Env {
         }
     }
 
+    /// [`Env::tamper`] with what a deposit of `key` (its `document`) will hold, before it
+    /// is made: the folders layout names a dataset's folder by its title and key, and
+    /// there is no folder to find yet.
+    pub async fn tamper_in(
+        &self,
+        key: &ContentKey,
+        document: &lodge::content::ContentDocument,
+        rel_path: &str,
+        digest: &Sha256Hex,
+        bytes: Option<&[u8]>,
+    ) {
+        let Server::WebDav { folder } = &self.server else {
+            return self.tamper(rel_path, digest, bytes).await;
+        };
+        if !self.kind.keeps_folders() {
+            return self.tamper(rel_path, digest, bytes).await;
+        }
+        let dataset = lodge::targets::layout::dataset_folder(key, document);
+        let path = folder.join(format!("{dataset}/{rel_path}"));
+        match bytes {
+            None => std::fs::remove_file(&path).unwrap(),
+            Some(bytes) => {
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, bytes).unwrap()
+            }
+        }
+    }
+
     /// Damage the record of `key` behind Lodge's back: where the server keeps records in a
     /// database (the sandbox and its emulations), delete it; where it keeps them as objects
     /// or files (S3, WebDAV), put other bytes in their place.

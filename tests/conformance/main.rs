@@ -111,29 +111,37 @@ mod s3_multipart {
 }
 
 /// Servers that write a PUT's body as it arrives keep part of a file when an upload is cut
-/// off; S3, the sandbox and InvenioRDM keep a whole file or none.
-mod webdav_partial_writes {
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn a_file_cut_off_by_an_interrupted_upload_is_sent_again_whole() {
-        crate::cases::a_file_cut_off_by_an_interrupted_upload_is_sent_again_whole(
-            crate::env::Kind::WebDav,
-        )
-        .await
-    }
+/// off; S3, the sandbox and InvenioRDM keep a whole file or none. WebDAV in both layouts.
+macro_rules! partial_writes {
+    ($($module:ident $kind:ident),*) => {
+        $(
+            mod $module {
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn a_file_cut_off_by_an_interrupted_upload_is_sent_again_whole() {
+                    crate::cases::a_file_cut_off_by_an_interrupted_upload_is_sent_again_whole(
+                        crate::env::Kind::$kind,
+                    )
+                    .await
+                }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn a_file_still_arriving_from_another_upload_is_left_to_it() {
-        crate::cases::a_file_still_arriving_from_another_upload_is_left_to_it(
-            crate::env::Kind::WebDav,
-        )
-        .await
-    }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn a_file_still_arriving_from_another_upload_is_left_to_it() {
+                    crate::cases::a_file_still_arriving_from_another_upload_is_left_to_it(
+                        crate::env::Kind::$kind,
+                    )
+                    .await
+                }
 
-    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-    async fn repair_replaces_a_file_left_short_by_a_cut_off_upload() {
-        crate::cases::repair_replaces_a_file_left_short_by_a_cut_off_upload(
-            crate::env::Kind::WebDav,
-        )
-        .await
-    }
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn repair_replaces_a_file_left_short_by_a_cut_off_upload() {
+                    crate::cases::repair_replaces_a_file_left_short_by_a_cut_off_upload(
+                        crate::env::Kind::$kind,
+                    )
+                    .await
+                }
+            }
+        )*
+    };
 }
+
+partial_writes!(webdav_partial_writes WebDav, webdav_folders_partial_writes WebDavFolders);
