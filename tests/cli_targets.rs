@@ -13,9 +13,14 @@ use support::*;
 /// `lodge target add lab-dav` of a new folder on the test WebDAV server, its password on
 /// standard input: the command's output, and the folder on the server's disk.
 fn add_dav_target(lab: &Lab) -> (std::process::Output, std::path::PathBuf) {
+    add_dav_target_with(lab, "")
+}
+
+/// [`add_dav_target`] with `query` after the folder's URL (`?layout=folders`).
+fn add_dav_target_with(lab: &Lab, query: &str) -> (std::process::Output, std::path::PathBuf) {
     let (dav, root) = servers::webdav().clone();
     let folder = dav_folder(&root);
-    let url = format!("webdav+{dav}/{folder}");
+    let url = format!("webdav+{dav}/{folder}{query}");
     let mut add = lodge_in(lab);
     add.args(["target", "add", "lab-dav", &url, "--user", DAV_USER])
         .arg("--secret-stdin");
@@ -115,6 +120,38 @@ async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
             assert!(!found, "the secret is in {file}");
         }
     }
+}
+
+/// `lodge show` names the folder a deposit's files went to on a target that keeps a folder
+/// per dataset, under the deposit, beside its citation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn show_names_the_folder_of_a_deposit_to_a_folder_per_dataset_target() {
+    let lab = Lab::new();
+    let (out, folder) = add_dav_target_with(&lab, "/?layout=folders");
+    assert!(out.status.success(), "{}", text(&out));
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let out = lodge_in(&lab)
+        .args(["deposit", "--target", "lab-dav", "--all"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let key = store.dataset(1).unwrap().unwrap().key.unwrap();
+    let name = format!("By-name-{}", &key.to_hex()[..12]);
+    assert!(folder.join("datasets").join(&name).is_dir());
+
+    let out = lodge_in(&lab).args(["show", "1"]).output().unwrap();
+    let t = text(&out);
+    let dav = &servers::webdav().0;
+    let share = folder.file_name().unwrap().to_string_lossy();
+    let expected = format!("{dav}/{share}/datasets/{name}/");
+    assert!(t.contains(&format!("files in: {expected}")), "{t}");
+    let out = lodge_in(&lab)
+        .args(["show", "1", "--json"])
+        .output()
+        .unwrap();
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["deposits"][0]["files_in"], expected.as_str());
 }
 
 /// On WebDAV, which replaces a file of the wrong size, verify counts a file left short
@@ -255,13 +292,8 @@ fn a_misspelt_or_repeated_target_url_option_is_refused_not_dropped() {
         let t = target_add_refused(&lab, url, secret);
         assert!(t.contains(said), "{url}: {t}");
     }
-    assert!(
-        !lab.path("config.toml").exists()
-            || !std::fs::read_to_string(lab.path("config.toml"))
-                .unwrap()
-                .contains("[targets.t]"),
-        "nothing saved"
-    );
+    let config = std::fs::read_to_string(lab.path("config/config.toml")).unwrap_or_default();
+    assert!(!config.contains("[targets.t]"), "nothing saved: {config}");
 }
 
 /// A password in a target URL would be saved in the config and printed in messages, the

@@ -1580,3 +1580,69 @@ fn a_secret_corrected_by_hand_in_the_secrets_file_lifts_the_pause_and_what_waite
         "{notices:?}"
     );
 }
+
+/// A deposit to a WebDAV target that keeps a folder per dataset offers *Copy folder* in its
+/// details: the address of the folder its files went to, which holds them under their own
+/// names.
+#[test]
+fn a_deposit_to_a_folder_per_dataset_target_copies_the_folder_its_files_are_in() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let (dav, root) = servers::webdav();
+    let share = servers::unique("window-dav");
+    std::fs::create_dir_all(root.join(&share)).unwrap();
+    config_before_opening(
+        &lab,
+        &format!(
+            "[targets.share]\nurl = \"webdav+{dav}/{share}/?layout=folders\"\nuser = \"{}\"\n",
+            servers::DAV_USER
+        ),
+        Some(&format!(
+            "[secrets]\nshare = \"{}\"\n",
+            servers::DAV_PASSWORD
+        )),
+    );
+    let cfg = gui::config(&lab, FaultConfig::default());
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let folder = citable_folder(&w.lab, "plankton", "Plankton counts");
+    let id = w.add_folder(&folder);
+    w.deposit_row(id);
+    w.open_details("plankton", |d| {
+        d.jobs.iter().any(|(j, _)| j.identifier.is_some())
+    });
+    w.harness.step();
+    let key = w.app().model.row(id).unwrap().key.unwrap();
+    let expected = format!(
+        "{dav}/{share}/datasets/Plankton-counts-{}/",
+        &key.to_hex()[..12]
+    );
+
+    // Pressed through accessibility: the deposits are listed below the panel's fold.
+    w.harness.get_by_label("Copy folder").click_accesskit();
+    let copied = (0..3).find_map(|_| {
+        w.harness.step();
+        w.harness
+            .output()
+            .platform_output
+            .commands
+            .iter()
+            .find_map(|c| match c {
+                egui::OutputCommand::CopyText(text) => Some(text.clone()),
+                _ => None,
+            })
+    });
+    assert_eq!(copied.as_deref(), Some(expected.as_str()));
+    let on_disk = root
+        .join(&share)
+        .join(format!("datasets/Plankton-counts-{}", &key.to_hex()[..12]));
+    assert!(
+        on_disk.join("CITATION.cff").is_file(),
+        "the folder holds the dataset's files: {}",
+        on_disk.display()
+    );
+}

@@ -200,6 +200,10 @@ fn a_deposited_datasets_details_copy_its_identifier_link_and_citation() {
         })
     };
     assert_eq!(copied(&mut w, "Copy identifier"), Some(identifier));
+    assert!(
+        w.harness.query_by_label("Copy folder").is_none(),
+        "the sandbox keeps files by digest: no folder of the dataset's own"
+    );
     assert_eq!(copied(&mut w, "Copy link"), url.clone());
     let cite = copied(&mut w, "Copy citation").expect("a citation");
     assert!(

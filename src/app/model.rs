@@ -442,6 +442,21 @@ impl Model {
             .any(|t| t.scope_id == scope_id && t.puts_back_files)
     }
 
+    /// Where the target `scope_id` keeps the files of the deposit of `key` of a dataset
+    /// titled `title` there, in the folders layout: that dataset's folder's address.
+    pub fn dataset_folder(&self, scope_id: &str, key: &ContentKey, title: &str) -> Option<String> {
+        let base = self
+            .targets
+            .iter()
+            .find(|t| t.scope_id == scope_id)?
+            .datasets_base
+            .as_deref()?;
+        Some(format!(
+            "{base}{}/",
+            crate::targets::layout::dataset_folder_titled(key, title)
+        ))
+    }
+
     /// Whether `scope_id` is one of the window's targets (in the picker), which it can ask.
     pub fn has_target(&self, scope_id: &str) -> bool {
         self.targets.iter().any(|t| t.scope_id == scope_id)
@@ -910,6 +925,7 @@ mod tests {
             puts_back_files: false,
             keeps_files: false,
             makes_drafts: false,
+            datasets_base: None,
         };
         let drafts = "datacite+http://127.0.0.1:8080/10.80000";
         let model = Model {

@@ -90,6 +90,7 @@ pub(super) fn register_all(
         puts_back_files: sandbox.files_can_be_put_back().is_ok(),
         keeps_files: sandbox.keeps_files(),
         makes_drafts: sandbox.makes_drafts(),
+        datasets_base: sandbox.datasets_base(),
     }];
     engine
         .add_target(sandbox)
@@ -139,6 +140,7 @@ pub(super) fn register_all(
                     puts_back_files: target.files_can_be_put_back().is_ok(),
                     keeps_files: target.keeps_files(),
                     makes_drafts: target.makes_drafts(),
+                    datasets_base: target.datasets_base(),
                 });
                 engine.add_target(target).err().map(|e| {
                     picker.pop();

@@ -29,6 +29,9 @@ pub struct TargetInfo {
     /// Whether its deposits are drafts for a person to publish
     /// ([`crate::targets::Target::makes_drafts`]).
     pub makes_drafts: bool,
+    /// Where the target keeps each dataset's folder, in the folders layout
+    /// ([`crate::targets::Target::datasets_base`]).
+    pub datasets_base: Option<String>,
 }
 
 /// Everything the window needs once the store is open.

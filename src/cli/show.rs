@@ -53,14 +53,15 @@ pub fn show(
         same_data,
         through: through_copies,
     };
+    let names = TargetNames::load();
     if json {
-        let out = as_json(&dataset, document.as_ref(), &deposits, &folder);
+        let out = as_json(&names, &dataset, document.as_ref(), &deposits, &folder);
         say!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         let retryable: HashSet<i64> = store.failed_job_ids(None)?.into_iter().collect();
         print_text(
             &store,
-            &TargetNames::load(),
+            &names,
             &dataset,
             document.as_ref(),
             &deposits,
@@ -433,6 +434,11 @@ fn print_text(
                 && cited.insert(cite.clone())
             {
                 say!("            cite as: {cite}");
+                // Named by the title at the job's key, which the citation's condition makes
+                // the dataset's own.
+                if let Some(folder) = names.dataset_folder(&j.target, &j.key, &d.metadata.title) {
+                    say!("            files in: {folder}");
+                }
             }
         }
     }
@@ -525,6 +531,7 @@ fn indented_description(description: &str) -> String {
 }
 
 fn as_json(
+    names: &TargetNames,
     d: &DatasetRow,
     document: Option<&ContentDocument>,
     deposits: &Deposits,
@@ -571,6 +578,10 @@ fn as_json(
                 // Why its target is paused, for a job still to be sent there.
                 "paused": paused.get(&j.target).filter(|_| !j.state.is_terminal()),
                 "citation": citation_of(d, j),
+                // Where its files are, on a target that keeps a folder per dataset (known
+                // for a deposit of the dataset's current key, whose title it is named by).
+                "files_in": citation_of(d, j)
+                    .and_then(|_| names.dataset_folder(&j.target, &j.key, &d.metadata.title)),
                 "last_check": checks.get(&j.id).and_then(check_json),
             })
         })

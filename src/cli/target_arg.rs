@@ -158,20 +158,46 @@ fn configured_with_scope<'a>(
 /// under in the config file, else its identity (a sandbox's URL, or `s3:ENDPOINT/BUCKET`
 /// for an S3 target no longer saved). A config file that cannot be read names none: the
 /// reports still print, by identity.
-pub(super) struct TargetNames(std::collections::HashMap<String, String>);
+pub(super) struct TargetNames {
+    names: std::collections::HashMap<String, String>,
+    /// Where each saved target that keeps a folder per dataset keeps them, by identity.
+    datasets_bases: std::collections::HashMap<String, String>,
+}
 
 impl TargetNames {
     pub(super) fn load() -> TargetNames {
         let mut names = std::collections::HashMap::new();
+        let mut datasets_bases = std::collections::HashMap::new();
         if let Ok(config) = Config::load(&config_path()) {
             // By name, so two saved names for one place give the first, every time.
             for (name, spec) in &config.targets {
-                if let Ok(scope) = scope_id_of(name, spec) {
+                if let Ok((scope, base)) = crate::config::identity_of(name, spec) {
+                    if let Some(base) = base {
+                        datasets_bases.entry(scope.clone()).or_insert(base);
+                    }
                     names.entry(scope).or_insert_with(|| name.clone());
                 }
             }
         }
-        TargetNames(names)
+        TargetNames {
+            names,
+            datasets_bases,
+        }
+    }
+
+    /// Where the saved target with this identity keeps the folder of the deposit of `key`
+    /// of a dataset titled `title`, when it keeps a folder per dataset.
+    pub(super) fn dataset_folder(
+        &self,
+        scope_id: &str,
+        key: &crate::content::ContentKey,
+        title: &str,
+    ) -> Option<String> {
+        let base = self.datasets_bases.get(scope_id)?;
+        Some(format!(
+            "{base}{}/",
+            crate::targets::layout::dataset_folder_titled(key, title)
+        ))
     }
 
     /// The saved name of the target with this identity, else the identity.
@@ -181,7 +207,7 @@ impl TargetNames {
 
     /// The name the target with this identity is saved under, if it is.
     fn saved(&self, scope_id: &str) -> Option<&str> {
-        self.0.get(scope_id).map(String::as_str)
+        self.names.get(scope_id).map(String::as_str)
     }
 }
 

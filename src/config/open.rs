@@ -181,7 +181,14 @@ pub fn no_such_target(config: &Config, name: &str) -> String {
 
 /// The identity of a configured target, without its credentials.
 pub fn scope_id_of(name: &str, t: &TargetConfig) -> Result<String, ConfigError> {
-    open_with(name, t, None, None, None).map(|target| target.scope_id().to_string())
+    identity_of(name, t).map(|(scope, _)| scope)
+}
+
+/// The identity of a configured target and, when it keeps a folder per dataset, where those
+/// folders are ([`crate::targets::Target::datasets_base`]); no credentials needed.
+pub fn identity_of(name: &str, t: &TargetConfig) -> Result<(String, Option<String>), ConfigError> {
+    open_with(name, t, None, None, None)
+        .map(|target| (target.scope_id().to_string(), target.datasets_base()))
 }
 
 /// Who opens a target: what its messages tell a person to do when the server refuses the

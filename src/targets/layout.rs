@@ -113,10 +113,15 @@ pub fn url_with_folders(url: &str, folders: bool) -> String {
 /// The folder that holds a dataset's files in the [`FileLayout::Folders`] layout:
 /// `datasets/TITLE-KEY12`, the title cut to letters, digits and single dashes.
 pub fn dataset_folder(key: &ContentKey, document: &ContentDocument) -> String {
+    dataset_folder_titled(key, &document.metadata.title)
+}
+
+/// [`dataset_folder`] of the key `key` of a dataset titled `title` (its title at that key).
+pub fn dataset_folder_titled(key: &ContentKey, title: &str) -> String {
     let hex = key.to_hex();
     format!(
         "datasets/{}-{}",
-        title_for_folder(&document.metadata.title),
+        title_for_folder(title),
         &hex[..KEY_DIGITS]
     )
 }

@@ -164,6 +164,14 @@ pub trait Target: Send + Sync {
         false
     }
 
+    /// In the folders layout ([`layout::FileLayout::Folders`]), the address under which
+    /// each dataset's folder `datasets/TITLE-KEY12/` is (`s3://bucket/prefix/`, a WebDAV
+    /// folder's URL), for a person to find it; `None` for a target that keeps files by
+    /// digest or in its records.
+    fn datasets_base(&self) -> Option<String> {
+        None
+    }
+
     /// Whether sending a landed deposit's files again ([`Target::upload`]) puts back just
     /// those the server lost and leaves the record as it is (`lodge verify --repair`, the
     /// window's Repair); `Err` says why not and what to do instead. So it is for targets

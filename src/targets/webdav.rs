@@ -567,6 +567,10 @@ impl Target for WebDavTarget {
         true
     }
 
+    fn datasets_base(&self) -> Option<String> {
+        (self.layout == FileLayout::Folders).then(|| self.base.to_string())
+    }
+
     async fn holdings(
         &self,
         key: &ContentKey,

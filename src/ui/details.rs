@@ -403,11 +403,17 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                     }
                     if let Some(identifier) = job.identifier.as_deref() {
                         // Cited with the row's metadata when the record is of its current key.
-                        let cite = app
+                        let of_this_key = app
                             .model
                             .row(id)
-                            .filter(|row| row.key == Some(job.key) && job.state.is_landed())
+                            .filter(|row| row.key == Some(job.key) && job.state.is_landed());
+                        let cite = of_this_key
                             .map(|row| citation(&row.metadata, identifier, job.url.as_deref()));
+                        // Named by the title at the job's key: known for the row's own key.
+                        let folder = of_this_key.and_then(|row| {
+                            app.model
+                                .dataset_folder(&job.target, &job.key, &row.metadata.title)
+                        });
                         let landed = job.state.is_landed();
                         // Offered once a check found it damaged, where lost files can be
                         // sent again.
@@ -429,7 +435,13 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                                 )
                             }),
                         };
-                        match record_buttons(ui, identifier, job.url.as_deref(), cite, checks) {
+                        let record = Record {
+                            identifier,
+                            url: job.url.as_deref(),
+                            cite,
+                            folder,
+                        };
+                        match record_buttons(ui, record, checks) {
                             Some(Check::Verify(read)) => {
                                 app.send(Command::VerifyDeposit { job: job.id, read })
                             }
@@ -474,17 +486,27 @@ enum Check {
     OpenRecord(String),
 }
 
-/// Under a deposit that landed: its identifier, link and citation to the clipboard (for a
-/// paper's references or its data availability statement), the record in the browser, and
-/// (`checks`) a check that the server still holds it and the repair of what it lost.
-/// What was clicked that the service does.
-fn record_buttons(
-    ui: &mut egui::Ui,
-    identifier: &str,
-    url: Option<&str>,
+/// What the buttons under a deposit that landed can copy or open.
+struct Record<'a> {
+    identifier: &'a str,
+    url: Option<&'a str>,
+    /// The citation, for a deposit of the dataset's current key.
     cite: Option<String>,
-    checks: Checks,
-) -> Option<Check> {
+    /// Its folder's address, on a target that keeps a folder per dataset.
+    folder: Option<String>,
+}
+
+/// Under a deposit that landed: its identifier, link, citation and folder to the clipboard
+/// (for a paper's references or its data availability statement), the record in the
+/// browser, and (`checks`) a check that the server still holds it and the repair of what it
+/// lost. What was clicked that the service does.
+fn record_buttons(ui: &mut egui::Ui, record: Record<'_>, checks: Checks) -> Option<Check> {
+    let Record {
+        identifier,
+        url,
+        cite,
+        folder,
+    } = record;
     let mut clicked = None;
     ui.horizontal_wrapped(|ui| {
         if let Some(cite) = cite
@@ -509,6 +531,14 @@ fn record_buttons(
             if ui.small_button("Open record").on_hover_text(url).clicked() {
                 clicked = Some(Check::OpenRecord(url.to_string()));
             }
+        }
+        if let Some(folder) = folder
+            && ui
+                .small_button("Copy folder")
+                .on_hover_text(format!("The dataset's files are in {folder}"))
+                .clicked()
+        {
+            ui.ctx().copy_text(folder);
         }
         if let Some(why) = checks.elsewhere.as_deref().filter(|_| checks.verify) {
             ui.add_enabled(false, egui::Button::new("Verify").small())

@@ -472,6 +472,7 @@ mod tests {
             puts_back_files: true,
             keeps_files: true,
             makes_drafts: false,
+            datasets_base: None,
         }];
         model.history = Some(vec![
             job_to("sandbox+http://127.0.0.1:8080", 3),

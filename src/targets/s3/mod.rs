@@ -497,6 +497,14 @@ impl Target for S3Target {
         Ok(())
     }
 
+    fn datasets_base(&self) -> Option<String> {
+        let l = &self.location;
+        (l.layout == FileLayout::Folders).then(|| match l.prefix.as_str() {
+            "" => format!("s3://{}/", l.bucket),
+            prefix => format!("s3://{}/{prefix}/", l.bucket),
+        })
+    }
+
     async fn holdings(
         &self,
         key: &ContentKey,
