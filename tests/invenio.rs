@@ -233,6 +233,64 @@ async fn a_dataset_deposited_again_after_its_files_changed_becomes_the_next_vers
     assert_eq!(created(jobs[0].id), format!("created {third}"));
 }
 
+/// On a drafting target, a dataset changed while its earlier draft waits for review is
+/// not made a record of its own beside it (a second work, a second concept DOI once both
+/// are published): the deposit is refused naming the draft and what to do, and once that
+/// draft is published, depositing again makes the new content its next version.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_changed_dataset_waits_for_its_earlier_draft_to_be_published_then_becomes_its_next_version()
+ {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let drafts = open_target(
+        &format!("{}?state=draft", sandbox.invenio_target_url()),
+        Some(sandbox.invenio_account().token),
+    )
+    .unwrap();
+    let store = lab.store("lodge.db");
+    let (changed, first) = deposited_then_changed(&lab, &store, &drafts, 3).await;
+    assert_eq!(sandbox.invenio_counts(), (0, 1), "one draft, for review");
+
+    let jobs = deposit(&store, &drafts, &[changed], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    let why = jobs[0].last_error.clone().unwrap_or_default();
+    assert!(
+        why.contains(&format!(
+            "this dataset's earlier content is draft {first} here, not published yet"
+        )) && why.contains(&format!("publish {first}")),
+        "{why}"
+    );
+    assert_eq!(jobs[0].attempts, 1, "not retried: a person decides");
+    assert_eq!(sandbox.invenio_counts(), (0, 1), "no second draft");
+
+    let api = Api::new(&sandbox);
+    let (status, published) = api
+        .json(
+            reqwest::Method::POST,
+            &format!("/api/records/{first}/draft/actions/publish"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 202, "{published}");
+    let jobs = deposit(&store, &drafts, &[changed], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let second = jobs[0].identifier.clone().unwrap();
+    let (status, draft) = api
+        .json(
+            reqwest::Method::GET,
+            &format!("/api/records/{second}/draft"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 200, "{draft}");
+    assert_eq!(
+        draft["parent"]["id"],
+        first.as_str(),
+        "the same work: {draft}"
+    );
+    assert_eq!(draft["versions"]["index"], 2, "its next version: {draft}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_attempt_that_stopped_after_asking_for_the_new_version_finds_that_draft_again() {
     let lab = Lab::new();

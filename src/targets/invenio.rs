@@ -347,12 +347,52 @@ impl InvenioTarget {
     /// A draft for `request`: the next version of its earlier record where it has one,
     /// else a new record.
     async fn create_draft(&self, request: &DepositRequest<'_>) -> Result<String, Failure> {
-        if let Some(earlier) = request.earlier_record
-            && let Some(draft) = self.new_version_draft(earlier, request).await?
-        {
-            return Ok(draft);
+        if let Some(earlier) = request.earlier_record {
+            if let Some(draft) = self.new_version_draft(earlier, request).await? {
+                return Ok(draft);
+            }
+            if self.is_unpublished_draft(earlier).await? {
+                return Err(self.earlier_draft_unpublished(earlier));
+            }
         }
         self.create_record_draft(request).await
+    }
+
+    /// Whether `id` is a draft never published (a drafting target's earlier deposit, not
+    /// reviewed yet): a record takes a new version only once published.
+    async fn is_unpublished_draft(&self, id: &str) -> Result<bool, Failure> {
+        let resp = self
+            .send(
+                Method::GET,
+                self.url(&["api", "records", id, "draft"]),
+                None,
+                false,
+            )
+            .await?;
+        match resp.status() {
+            StatusCode::OK => {
+                let draft = Self::json_of(resp, "draft").await?;
+                Ok(draft["is_published"] != true)
+            }
+            StatusCode::NOT_FOUND | StatusCode::GONE | StatusCode::FORBIDDEN => Ok(false),
+            _ => Err(Self::failure_of(resp).await),
+        }
+    }
+
+    /// The dataset's earlier key made draft `earlier` here, still unpublished, so this key
+    /// cannot be its next version: a record of its own would start a second work (a second
+    /// concept DOI once published) beside it. A person decides which to keep.
+    fn earlier_draft_unpublished(&self, earlier: &str) -> Failure {
+        Failure::Conflict {
+            message: format!(
+                "this dataset's earlier content is draft {earlier} here, not published yet, \
+                 and a record takes a new version only once published: publish {earlier} \
+                 (Open record on the earlier deposit), then deposit again to make this \
+                 content its next version; or, if {earlier} should not be published, \
+                 discard it on its page, then deposit again to make this content a record \
+                 of its own"
+            ),
+        }
     }
 
     /// A draft new version of `earlier` carrying `request`'s metadata, or `None` when
