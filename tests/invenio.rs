@@ -289,6 +289,37 @@ async fn a_changed_dataset_waits_for_its_earlier_draft_to_be_published_then_beco
         "the same work: {draft}"
     );
     assert_eq!(draft["versions"]["index"], 2, "its next version: {draft}");
+
+    // That draft version discarded on its page, and the data changed again: the new
+    // content is the work's next version still, not a work of its own.
+    let (status, discarded) = api
+        .json(
+            reqwest::Method::DELETE,
+            &format!("/api/records/{second}/draft"),
+            None,
+        )
+        .await;
+    assert!(status < 300, "discard {second}: HTTP {status} {discarded}");
+    let folder = lab.numbered_folder(3);
+    std::fs::write(folder.join("data.csv"), "id,value\n1,18\n").unwrap();
+    let third = add(&store, &folder, &metadata("Cores"));
+    assert_eq!(third.0, changed.0);
+    let jobs = deposit(&store, &drafts, &[third], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let third_id = jobs[0].identifier.clone().unwrap();
+    let (_, draft) = api
+        .json(
+            reqwest::Method::GET,
+            &format!("/api/records/{third_id}/draft"),
+            None,
+        )
+        .await;
+    assert_eq!(
+        draft["parent"]["id"],
+        first.as_str(),
+        "the same work: {draft}"
+    );
+    assert_eq!(draft["versions"]["index"], 2, "{draft}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -831,23 +831,22 @@ fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: B
     // A target that links versions makes the new key the next version of that record.
     assert_eq!(
         store
-            .earlier_version_record(id, TARGET, &second_key)
-            .unwrap()
-            .as_deref(),
-        Some("first-1")
-    );
-    assert_eq!(
-        store
-            .earlier_version_record(id, TARGET, &first_key)
+            .earlier_version_records(id, TARGET, &second_key)
             .unwrap(),
-        None,
+        ["first-1"]
+    );
+    assert!(
+        store
+            .earlier_version_records(id, TARGET, &first_key)
+            .unwrap()
+            .is_empty(),
         "no record of another key came before the first"
     );
-    assert_eq!(
+    assert!(
         store
-            .earlier_version_record(id, "sandbox+http://127.0.0.1:1", &second_key)
-            .unwrap(),
-        None,
+            .earlier_version_records(id, "sandbox+http://127.0.0.1:1", &second_key)
+            .unwrap()
+            .is_empty(),
         "another target's records are not its versions"
     );
 
@@ -863,6 +862,12 @@ fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: B
     assert_eq!(after.job, Some(job.job_id()));
     assert_eq!(after.identifier.as_deref(), Some("second-2"));
     assert_eq!(after.earlier_identifier, None);
+    // A third key: every earlier record, newest first (the newest may be gone by then).
+    let third: ContentKey = "ab".repeat(32).parse().unwrap();
+    assert_eq!(
+        store.earlier_version_records(id, TARGET, &third).unwrap(),
+        ["second-2", "first-1"]
+    );
 }
 
 /// Two copies of one folder with the same metadata, added: two datasets, one key.

@@ -174,7 +174,7 @@ async fn raw_side(
                     key: *key,
                     document,
                     root,
-                    earlier_record: None,
+                    earlier_records: &[],
                 };
                 target.upload(&request, Arc::new(|_| {})).await?;
                 target.create_record(&request).await?;

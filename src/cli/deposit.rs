@@ -194,7 +194,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                     key: *key,
                     document: &document,
                     root: Path::new(&root),
-                    earlier_record: None,
+                    earlier_records: &[],
                 })
             {
                 say!("refused  {name}: {f}");
@@ -212,7 +212,8 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 .unwrap_or_default();
             let version = if target.links_versions() {
                 store
-                    .earlier_version_record(d.id, target.scope_id(), key)?
+                    .earlier_version_records(d.id, target.scope_id(), key)?
+                    .first()
                     .map(|earlier| format!(", the next version of record {earlier}"))
                     .unwrap_or_default()
             } else {

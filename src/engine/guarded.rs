@@ -290,19 +290,19 @@ impl Engine {
 
         // Only a target that links versions needs the earlier record: one store call
         // fewer per deposit everywhere else.
-        let earlier_record = match job.dataset_id {
+        let earlier_records = match job.dataset_id {
             Some(dataset) if target.links_versions() => {
                 let (scope, key) = (job.target.clone(), job.key);
-                self.db(move |s| s.earlier_version_record(dataset, &scope, &key))
+                self.db(move |s| s.earlier_version_records(dataset, &scope, &key))
                     .await?
             }
-            _ => None,
+            _ => Vec::new(),
         };
         let request = DepositRequest {
             key: job.key,
             document,
             root,
-            earlier_record: earlier_record.as_deref(),
+            earlier_records: &earlier_records,
         };
         let progress = self.progress_sink(job.id, job.dataset_id, document.total_size());
         if let Err(failure) = target.upload(&request, progress).await {

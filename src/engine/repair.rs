@@ -87,7 +87,7 @@ pub async fn repair_deposit(
         key: job.key,
         document,
         root: Path::new(root),
-        earlier_record: None,
+        earlier_records: &[],
     };
     if let Err(failure) = target.upload(&request, Arc::new(|_| {})).await {
         let error = match failure {

@@ -111,27 +111,31 @@ impl Store {
         })
     }
 
-    /// The record `target` gave the latest earlier version of dataset `dataset_id`: the
-    /// identifier of its newest job there that landed under a key other than `key`.
-    pub fn earlier_version_record(
+    /// The records `target` gave earlier versions of dataset `dataset_id`, newest first,
+    /// each once: the identifiers of its jobs there that landed under a key other than
+    /// `key` (the newest may be gone since: a draft discarded, a record deleted).
+    pub fn earlier_version_records(
         &self,
         dataset_id: i64,
         target: &str,
         key: &ContentKey,
-    ) -> Result<Option<String>> {
-        self.with(|db| {
-            Ok(db
-                .opt(
-                    "SELECT identifier FROM jobs
-                     WHERE dataset_id = ?1 AND target = ?2 AND content_key <> ?3
-                       AND (state = 'deposited' OR state = 'existing')
-                       AND identifier IS NOT NULL
-                     ORDER BY id DESC LIMIT 1",
-                    args![dataset_id, target, key.to_hex()],
-                    |r| r.get::<Option<String>>(0),
-                )?
-                .flatten())
-        })
+    ) -> Result<Vec<String>> {
+        let all = self.with(|db| {
+            db.all(
+                "SELECT identifier FROM jobs
+                 WHERE dataset_id = ?1 AND target = ?2 AND content_key <> ?3
+                   AND (state = 'deposited' OR state = 'existing')
+                   AND identifier IS NOT NULL
+                 ORDER BY id DESC",
+                args![dataset_id, target, key.to_hex()],
+                |r| r.get::<String>(0),
+            )
+        })?;
+        let mut seen = std::collections::HashSet::new();
+        Ok(all
+            .into_iter()
+            .filter(|id| seen.insert(id.clone()))
+            .collect())
     }
 
     /// Results on any target for `key`, oldest first: each target's scope looked up on the

@@ -347,15 +347,39 @@ impl InvenioTarget {
     /// A draft for `request`: the next version of its earlier record where it has one,
     /// else a new record.
     async fn create_draft(&self, request: &DepositRequest<'_>) -> Result<String, Failure> {
-        if let Some(earlier) = request.earlier_record {
+        for earlier in request.earlier_records {
             if let Some(draft) = self.new_version_draft(earlier, request).await? {
                 return Ok(draft);
             }
             if self.is_unpublished_draft(earlier).await? {
                 return Err(self.earlier_draft_unpublished(earlier));
             }
+            // Gone (a draft discarded, a record deleted, another account's): an older
+            // version of the same work may still be there.
         }
         self.create_record_draft(request).await
+    }
+
+    /// The newest of the records of the dataset's earlier keys that is still a published
+    /// record here: the one a new version was made of ([`InvenioTarget::create_draft`]
+    /// passes over those gone). Said in the log only, so a server that cannot be asked
+    /// gives the newest.
+    async fn newest_earlier_record(&self, request: &DepositRequest<'_>) -> Option<String> {
+        for earlier in request.earlier_records {
+            let asked = self
+                .send(
+                    Method::GET,
+                    self.url(&["api", "records", earlier]),
+                    None,
+                    false,
+                )
+                .await;
+            match asked.map(|r| r.status()) {
+                Ok(StatusCode::OK) | Err(_) => return Some(earlier.clone()),
+                Ok(_) => continue,
+            }
+        }
+        request.earlier_record().map(str::to_string)
     }
 
     /// Whether `id` is a draft never published (a drafting target's earlier deposit, not
@@ -389,8 +413,9 @@ impl InvenioTarget {
                  and a record takes a new version only once published: publish {earlier} \
                  (Open record on the earlier deposit), then deposit again to make this \
                  content its next version; or, if {earlier} should not be published, \
-                 discard it on its page, then deposit again to make this content a record \
-                 of its own"
+                 discard it on its page, then deposit again: this content then follows the \
+                 latest published version of the dataset here, or is a record of its own \
+                 where none was published"
             ),
         }
     }
@@ -837,21 +862,19 @@ impl Target for InvenioTarget {
                 identifier: published["id"].as_str().unwrap_or(&draft.id).to_string(),
                 url: published["links"]["self_html"].as_str().map(str::to_string),
             };
-            // A later version of a work, made from the earlier record (not a record of its
-            // own, as when that one was gone).
-            return Ok(
-                match request.earlier_record.filter(|_| {
-                    published["versions"]["index"]
-                        .as_i64()
-                        .is_some_and(|index| index > 1)
-                }) {
-                    Some(of) => Landed::NewVersion {
-                        record,
-                        of: of.to_string(),
-                    },
-                    None => Landed::Created(record),
-                },
-            );
+            // A later version of a work, made from the newest earlier record still there
+            // (not a record of its own, as when none was).
+            let later_version = published["versions"]["index"]
+                .as_i64()
+                .is_some_and(|index| index > 1);
+            let of = match later_version {
+                true => self.newest_earlier_record(request).await,
+                false => None,
+            };
+            return Ok(match of {
+                Some(of) => Landed::NewVersion { record, of },
+                None => Landed::Created(record),
+            });
         }
         let failure = Self::failure_of(resp).await;
         // Another worker may have published this very draft a moment ago (its draft is then

@@ -78,11 +78,18 @@ pub struct DepositRequest<'a> {
     pub document: &'a ContentDocument,
     /// The dataset's folder on this machine; manifest paths are relative to it.
     pub root: &'a Path,
-    /// The record this target made of an earlier version of the same dataset (an earlier
-    /// key of it), for a target that links versions ([`Target::links_versions`]): the new
-    /// record is made its next version. Not part of the key: the same content is the same
-    /// deposit whichever record came before it.
-    pub earlier_record: Option<&'a str>,
+    /// The records this target made of earlier versions of the same dataset (its earlier
+    /// keys), newest first, for a target that links versions ([`Target::links_versions`]):
+    /// the new record is made the next version of the newest one still there. Not part of
+    /// the key: the same content is the same deposit whichever record came before it.
+    pub earlier_records: &'a [String],
+}
+
+impl DepositRequest<'_> {
+    /// The record this target made of the dataset's latest earlier version, if any.
+    pub fn earlier_record(&self) -> Option<&str> {
+        self.earlier_records.first().map(String::as_str)
+    }
 }
 
 /// Reports bytes sent so far, for progress bars. Cheap to call often.

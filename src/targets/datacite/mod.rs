@@ -402,7 +402,7 @@ impl Target for DataCiteTarget {
                     request.document,
                     self.state,
                     landing.as_deref(),
-                    request.earlier_record,
+                    request.earlier_record(),
                 ),
             }
         });
@@ -419,7 +419,7 @@ impl Target for DataCiteTarget {
                 url: Some(self.record_url(&doi, self.state)),
                 identifier: doi,
             };
-            return Ok(match request.earlier_record {
+            return Ok(match request.earlier_record() {
                 Some(of) => Landed::NewVersion {
                     record,
                     of: of.to_string(),
