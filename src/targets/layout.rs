@@ -55,6 +55,14 @@ impl FileLayout {
         }
     }
 
+    /// What a target's label says of its layout: nothing for the default.
+    pub fn label_note(self) -> &'static str {
+        match self {
+            FileLayout::Digests => "",
+            FileLayout::Folders => " (a folder per dataset)",
+        }
+    }
+
     /// What messages call one stored file: a blob (named by its digest) or a file.
     pub fn noun(self) -> &'static str {
         match self {

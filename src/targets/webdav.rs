@@ -472,10 +472,7 @@ impl Target for WebDavTarget {
     }
 
     fn label(&self) -> String {
-        match self.layout {
-            FileLayout::Digests => format!("WebDAV folder {}", self.base),
-            FileLayout::Folders => format!("WebDAV folder {} (a folder per dataset)", self.base),
-        }
+        format!("WebDAV folder {}{}", self.base, self.layout.label_note())
     }
 
     async fn upload(

@@ -3,9 +3,10 @@
 //! Files are sent first where the target's [`FileLayout`] keeps them (content-addressed,
 //! `PREFIX/blobs/sha256/HEX`, or with `?layout=folders` `PREFIX/datasets/TITLE-KEY12/PATH`),
 //! each with its SHA-256 in `x-amz-checksum-sha256` so the server verifies what landed; big
-//! files go by multipart upload ([`multipart`]). The record (`PREFIX/records/KEY.json`) is written last
-//! with `If-None-Match: *`: 200 created, 412 exists (both success), 409
-//! ConditionalRequestConflict ambiguous. A restarted job HEADs blobs and skips those there.
+//! files go by multipart upload ([`multipart`]). The record (`PREFIX/records/KEY.json`) is
+//! written last with `If-None-Match: *`: 200 created, 412 exists (both success), 409
+//! ConditionalRequestConflict ambiguous. A restarted job HEADs large files and skips those
+//! there.
 
 mod errors;
 pub mod location;
@@ -389,13 +390,10 @@ impl Target for S3Target {
         if !self.location.prefix.is_empty() {
             where_ = format!("{where_}/{}", self.location.prefix);
         }
-        let folders = match self.location.layout {
-            FileLayout::Digests => "",
-            FileLayout::Folders => " (a folder per dataset)",
-        };
         format!(
-            "S3 {where_} at {}{folders}",
-            self.location.endpoint.as_str().trim_end_matches('/')
+            "S3 {where_} at {}{}",
+            self.location.endpoint.as_str().trim_end_matches('/'),
+            self.location.layout.label_note()
         )
     }
 
