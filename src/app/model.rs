@@ -451,9 +451,8 @@ impl Model {
             .find(|t| t.scope_id == scope_id)?
             .datasets_base
             .as_deref()?;
-        Some(format!(
-            "{base}{}/",
-            crate::targets::layout::dataset_folder_titled(key, title)
+        Some(crate::targets::layout::dataset_folder_address(
+            base, key, title,
         ))
     }
 

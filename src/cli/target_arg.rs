@@ -194,9 +194,8 @@ impl TargetNames {
         title: &str,
     ) -> Option<String> {
         let base = self.datasets_bases.get(scope_id)?;
-        Some(format!(
-            "{base}{}/",
-            crate::targets::layout::dataset_folder_titled(key, title)
+        Some(crate::targets::layout::dataset_folder_address(
+            base, key, title,
         ))
     }
 

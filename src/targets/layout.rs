@@ -124,6 +124,13 @@ pub fn dataset_folder(key: &ContentKey, document: &ContentDocument) -> String {
     dataset_folder_titled(key, &document.metadata.title)
 }
 
+/// The address of the folder of the deposit of `key` of a dataset titled `title` (its
+/// title at that key), under `base`, where a target keeps them
+/// ([`super::Target::datasets_base`], ending in `/`).
+pub fn dataset_folder_address(base: &str, key: &ContentKey, title: &str) -> String {
+    format!("{base}{}/", dataset_folder_titled(key, title))
+}
+
 /// [`dataset_folder`] of the key `key` of a dataset titled `title` (its title at that key).
 pub fn dataset_folder_titled(key: &ContentKey, title: &str) -> String {
     let hex = key.to_hex();
