@@ -122,6 +122,22 @@ impl Api<'_> {
         draft
     }
 
+    /// Where draft `id` stands among its work's versions: (parent, index).
+    async fn draft_version_of(&self, id: &str) -> (String, i64) {
+        let (status, draft) = self
+            .json(
+                reqwest::Method::GET,
+                &format!("/api/records/{id}/draft"),
+                None,
+            )
+            .await;
+        assert_eq!(status, 200, "{draft}");
+        (
+            draft["parent"]["id"].as_str().unwrap().to_string(),
+            draft["versions"]["index"].as_i64().unwrap(),
+        )
+    }
+
     /// Where published record `id` stands among its work's versions: (parent, index,
     /// is_latest).
     async fn version_of(&self, id: &str) -> (String, i64, bool) {
@@ -275,20 +291,11 @@ async fn a_changed_dataset_waits_for_its_earlier_draft_to_be_published_then_beco
     let jobs = deposit(&store, &drafts, &[changed], fast_config()).await;
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
     let second = jobs[0].identifier.clone().unwrap();
-    let (status, draft) = api
-        .json(
-            reqwest::Method::GET,
-            &format!("/api/records/{second}/draft"),
-            None,
-        )
-        .await;
-    assert_eq!(status, 200, "{draft}");
     assert_eq!(
-        draft["parent"]["id"],
-        first.as_str(),
-        "the same work: {draft}"
+        api.draft_version_of(&second).await,
+        (first.clone(), 2),
+        "the next version of the same work"
     );
-    assert_eq!(draft["versions"]["index"], 2, "its next version: {draft}");
 
     // That draft version discarded on its page, and the data changed again: the new
     // content is the work's next version still, not a work of its own.
@@ -307,19 +314,11 @@ async fn a_changed_dataset_waits_for_its_earlier_draft_to_be_published_then_beco
     let jobs = deposit(&store, &drafts, &[third], fast_config()).await;
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
     let third_id = jobs[0].identifier.clone().unwrap();
-    let (_, draft) = api
-        .json(
-            reqwest::Method::GET,
-            &format!("/api/records/{third_id}/draft"),
-            None,
-        )
-        .await;
     assert_eq!(
-        draft["parent"]["id"],
-        first.as_str(),
-        "the same work: {draft}"
+        api.draft_version_of(&third_id).await,
+        (first.clone(), 2),
+        "the same work's next version still"
     );
-    assert_eq!(draft["versions"]["index"], 2, "{draft}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -1622,21 +1622,7 @@ fn a_deposit_to_a_folder_per_dataset_target_copies_the_folder_its_files_are_in()
         &key.to_hex()[..12]
     );
 
-    // Pressed through accessibility: the deposits are listed below the panel's fold.
-    w.harness.get_by_label("Copy folder").click_accesskit();
-    let copied = (0..3).find_map(|_| {
-        w.harness.step();
-        w.harness
-            .output()
-            .platform_output
-            .commands
-            .iter()
-            .find_map(|c| match c {
-                egui::OutputCommand::CopyText(text) => Some(text.clone()),
-                _ => None,
-            })
-    });
-    assert_eq!(copied.as_deref(), Some(expected.as_str()));
+    assert_eq!(w.copied_by("Copy folder"), Some(expected));
     let on_disk = root
         .join(&share)
         .join(format!("datasets/Plankton-counts-{}", &key.to_hex()[..12]));

@@ -181,24 +181,7 @@ fn a_deposited_datasets_details_copy_its_identifier_link_and_citation() {
         d.jobs.iter().any(|(j, _)| j.identifier.is_some())
     });
     w.harness.step();
-    // What a click of `button` put on the clipboard (in the frame that saw it).
-    let copied = |w: &mut Window, button: &str| {
-        // Pressed through accessibility: the deposits are listed under the metadata form,
-        // below the panel's fold, where a pointer cannot reach without scrolling.
-        w.harness.get_by_label(button).click_accesskit();
-        (0..3).find_map(|_| {
-            w.harness.step();
-            w.harness
-                .output()
-                .platform_output
-                .commands
-                .iter()
-                .find_map(|c| match c {
-                    egui::OutputCommand::CopyText(text) => Some(text.clone()),
-                    _ => None,
-                })
-        })
-    };
+    let copied = |w: &mut Window, button: &str| w.copied_by(button);
     assert_eq!(copied(&mut w, "Copy identifier"), Some(identifier));
     assert!(
         w.harness.query_by_label("Copy folder").is_none(),

@@ -252,6 +252,25 @@ impl Window {
         self.harness.step();
     }
 
+    /// What a press of `button` puts on the clipboard (in the frame that sees it), pressed
+    /// through accessibility: a deposit's buttons are listed under the details' metadata
+    /// form, below the panel's fold, where a pointer cannot reach without scrolling.
+    pub fn copied_by(&mut self, button: &str) -> Option<String> {
+        self.harness.get_by_label(button).click_accesskit();
+        (0..3).find_map(|_| {
+            self.harness.step();
+            self.harness
+                .output()
+                .platform_output
+                .commands
+                .iter()
+                .find_map(|c| match c {
+                    egui::OutputCommand::CopyText(text) => Some(text.clone()),
+                    _ => None,
+                })
+        })
+    }
+
     /// Paste `text` (Ctrl+V) onto the window, or into the text field being typed in.
     pub fn paste(&mut self, text: &str) {
         self.harness
