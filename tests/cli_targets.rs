@@ -204,8 +204,7 @@ fn a_webdav_url_with_a_query_or_fragment_is_refused_not_cut_short() {
         ),
         (
             "webdav+http://127.0.0.1:9/a?x=1",
-            "'?x=1' is not an option of this kind of target: the one it takes is \
-             '?layout=folders'",
+            "'x' is not an option of this kind of target URL: it takes 'layout'",
         ),
     ] {
         let t = target_add_refused(&lab, url, &["--user", "u", "--secret-env", "P"]);

@@ -165,11 +165,21 @@ async fn deposited_then_changed(
     let first = add(store, &folder, &metadata("Cores"));
     let jobs = deposit(store, target, &[first], fast_config()).await;
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
-    std::fs::write(folder.join("data.csv"), "id,value\n1,17\n").unwrap();
-    let again = add(store, &folder, &metadata("Cores"));
+    let again = rescanned_with(store, &folder, "id,value\n1,17\n");
     assert_eq!(again.0, first.0, "the same dataset");
     assert_ne!(again.1, first.1, "under a new key");
     (again, jobs[0].identifier.clone().unwrap())
+}
+
+/// Dataset folder `folder` ("Cores") with `csv` as its data.csv now, added again: the
+/// dataset and its key.
+fn rescanned_with(
+    store: &lodge::store::Store,
+    folder: &std::path::Path,
+    csv: &str,
+) -> (i64, lodge::content::ContentKey) {
+    std::fs::write(folder.join("data.csv"), csv).unwrap();
+    add(store, folder, &metadata("Cores"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -307,10 +317,9 @@ async fn a_changed_dataset_waits_for_its_earlier_draft_to_be_published_then_beco
         )
         .await;
     assert!(status < 300, "discard {second}: HTTP {status} {discarded}");
-    let folder = lab.numbered_folder(3);
-    std::fs::write(folder.join("data.csv"), "id,value\n1,18\n").unwrap();
-    let third = add(&store, &folder, &metadata("Cores"));
+    let third = rescanned_with(&store, &lab.numbered_folder(3), "id,value\n1,18\n");
     assert_eq!(third.0, changed.0);
+    assert_ne!(third.1, changed.1);
     let jobs = deposit(&store, &drafts, &[third], fast_config()).await;
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
     let third_id = jobs[0].identifier.clone().unwrap();

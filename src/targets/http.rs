@@ -24,12 +24,14 @@ pub fn client() -> Result<reqwest::Client, String> {
         .map_err(|e| format!("cannot build an HTTP client: {e}"))
 }
 
-/// Refuse a target URL whose query holds an option other than `known`, or one twice: a
-/// misspelt option would otherwise be dropped without a word, and `?stat=draft` on Zenodo
-/// would publish what was meant to stay a draft (a published record cannot be taken back).
-pub fn check_url_options(url: &Url, known: &[&str]) -> Result<(), String> {
+/// Refuse a target URL whose query (`query`, after the `?`) holds an option other than
+/// `known`, or one twice: a misspelt option would otherwise be dropped without a word, and
+/// `?stat=draft` on Zenodo would publish what was meant to stay a draft (a published record
+/// cannot be taken back).
+pub fn check_url_options(query: Option<&str>, known: &[&str]) -> Result<(), String> {
     let mut seen = std::collections::HashSet::new();
-    for (name, _) in url.query_pairs() {
+    let pairs = url::form_urlencoded::parse(query.unwrap_or("").as_bytes());
+    for (name, _) in pairs {
         if !known.contains(&&*name) {
             let takes = match known {
                 [] => "it takes none".to_string(),

@@ -175,7 +175,7 @@ impl InvenioTarget {
         let port = base
             .port_or_known_default()
             .ok_or_else(|| "it names no port".to_string())?;
-        super::http::check_url_options(&base, &["state"])?;
+        super::http::check_url_options(base.query(), &["state"])?;
         let state = base
             .query_pairs()
             .find(|(k, _)| k == "state")

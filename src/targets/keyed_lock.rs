@@ -1,6 +1,7 @@
-//! One task at a time per key, within this process. The targets that keep files by their
-//! digest (WebDAV, S3) send each blob from one deposit at a time, so that a second deposit of
-//! the same file waits and then finds it there whole: on WebDAV, whose servers write a PUT's
+//! One task at a time per key, within this process. The targets that keep files apart from
+//! their records (WebDAV, S3) send each stored file (by digest, or by its path in a
+//! dataset's folder) from one deposit at a time, so that a second deposit of the same file
+//! waits and then finds it there whole: on WebDAV, whose servers write a PUT's
 //! body as it arrives, it would otherwise find it half written and take it for what a cut-off
 //! upload left; on S3 it would send the file again beside the first.
 

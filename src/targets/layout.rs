@@ -9,6 +9,7 @@
 //! dataset's folder is named by its document alone (its title and key), so every writer of
 //! one key, on any machine, writes the same paths: a retry finds what an earlier try sent.
 
+use super::http::check_url_options;
 use crate::content::{ContentDocument, ContentKey, ManifestEntry};
 
 /// The query a target URL takes to keep files in folders ([`FileLayout::Folders`]).
@@ -32,16 +33,21 @@ pub enum FileLayout {
 }
 
 impl FileLayout {
-    /// The layout a target URL's query asks for: none, `layout=folders` or
-    /// `layout=digests`. Anything else is refused, naming what is taken.
+    /// The layout a target URL's query (after the `?`) asks for: none, `layout=folders`
+    /// or `layout=digests`. Any other option or layout is refused, naming those taken.
     pub fn from_query(query: Option<&str>) -> Result<FileLayout, String> {
-        match query.filter(|q| !q.is_empty()) {
-            None | Some("layout=digests") => Ok(FileLayout::Digests),
-            Some(FOLDERS_QUERY) => Ok(FileLayout::Folders),
+        check_url_options(query, &["layout"])
+            .map_err(|e| format!("{e}; write a '?' or '#' in a folder's name as %3F or %23"))?;
+        let asked = url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
+            .find(|(name, _)| name == "layout")
+            .map(|(_, value)| value.into_owned());
+        match asked.as_deref() {
+            None | Some("digests") => Ok(FileLayout::Digests),
+            Some("folders") => Ok(FileLayout::Folders),
             Some(other) => Err(format!(
-                "'?{other}' is not an option of this kind of target: the one it takes is \
-                 '?{FOLDERS_QUERY}' (each dataset's files in a folder of its own under their \
-                 own names); write a '?' or '#' in a folder's name as %3F or %23"
+                "layout '{other}' is not one of folders (each dataset's files in a folder of \
+                 its own, under their own names) or digests (the default: each content once, \
+                 under its SHA-256)"
             )),
         }
     }
@@ -212,7 +218,12 @@ mod tests {
             Ok(FileLayout::Folders)
         );
         let refused = FileLayout::from_query(Some("layout=tree")).unwrap_err();
-        assert!(refused.contains("'?layout=tree'"), "{refused}");
-        assert!(refused.contains("?layout=folders"), "{refused}");
+        assert!(refused.contains("layout 'tree'"), "{refused}");
+        assert!(refused.contains("not one of folders"), "{refused}");
+        let refused = FileLayout::from_query(Some("layuot=folders")).unwrap_err();
+        assert!(refused.contains("'layuot' is not an option"), "{refused}");
+        assert!(refused.contains("it takes 'layout'"), "{refused}");
+        let twice = FileLayout::from_query(Some("layout=folders&layout=digests")).unwrap_err();
+        assert!(twice.contains("given twice"), "{twice}");
     }
 }

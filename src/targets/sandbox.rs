@@ -54,7 +54,7 @@ impl SandboxTarget {
         let port = base
             .port_or_known_default()
             .ok_or_else(|| "it names no port".to_string())?;
-        super::http::check_url_options(&base, &[])?;
+        super::http::check_url_options(base.query(), &[])?;
         if !base.path().ends_with('/') {
             let p = format!("{}/", base.path());
             base.set_path(&p);

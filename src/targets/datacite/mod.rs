@@ -89,7 +89,7 @@ impl DataCiteTarget {
             .port_or_known_default()
             .ok_or_else(|| "it names no port".to_string())?;
         super::http::check_url_options(
-            &url,
+            url.query(),
             &["prefix", "repository", "state", "url", "landing_from"],
         )?;
         let prefix = query(&url, "prefix")
