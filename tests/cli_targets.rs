@@ -16,6 +16,25 @@ fn add_dav_target(lab: &Lab) -> (std::process::Output, std::path::PathBuf) {
     add_dav_target_with(lab, "")
 }
 
+/// A WebDAV target `lab-dav` saved with `query` after its URL ([`add_dav_target_with`]),
+/// and dataset 1 deposited there by `lodge deposit`: the store, and the folder on the
+/// server's disk.
+fn deposited_to_dav(
+    lab: &Lab,
+    query: &str,
+) -> (std::sync::Arc<lodge::store::Store>, std::path::PathBuf) {
+    let (out, folder) = add_dav_target_with(lab, query);
+    assert!(out.status.success(), "{}", text(&out));
+    let store = lab.store("lodge.db");
+    add_dataset(&store, lab);
+    let out = lodge_in(lab)
+        .args(["deposit", "--target", "lab-dav", "--all"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    (store, folder)
+}
+
 /// [`add_dav_target`] with `query` after the folder's URL (`?layout=folders`).
 fn add_dav_target_with(lab: &Lab, query: &str) -> (std::process::Output, std::path::PathBuf) {
     let (dav, root) = servers::webdav().clone();
@@ -127,15 +146,7 @@ async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn show_names_the_folder_of_a_deposit_to_a_folder_per_dataset_target() {
     let lab = Lab::new();
-    let (out, folder) = add_dav_target_with(&lab, "/?layout=folders");
-    assert!(out.status.success(), "{}", text(&out));
-    let store = lab.store("lodge.db");
-    add_dataset(&store, &lab);
-    let out = lodge_in(&lab)
-        .args(["deposit", "--target", "lab-dav", "--all"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+    let (store, folder) = deposited_to_dav(&lab, "/?layout=folders");
     let key = store.dataset(1).unwrap().unwrap().key.unwrap();
     let name = format!("By-name-{}", &key.to_hex()[..12]);
     assert!(folder.join("datasets").join(&name).is_dir());
@@ -160,15 +171,7 @@ async fn show_names_the_folder_of_a_deposit_to_a_folder_per_dataset_target() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn verify_on_webdav_offers_the_repair_for_a_file_left_short() {
     let lab = Lab::new();
-    let (out, folder) = add_dav_target(&lab);
-    assert!(out.status.success(), "{}", text(&out));
-    let store = lab.store("lodge.db");
-    add_dataset(&store, &lab);
-    let out = lodge_in(&lab)
-        .args(["deposit", "--target", "lab-dav", "--all"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+    let (store, folder) = deposited_to_dav(&lab, "");
 
     let key = store.dataset(1).unwrap().unwrap().key.unwrap();
     let entry = store.document(&key).unwrap().unwrap().manifest[0].clone();
