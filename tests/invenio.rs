@@ -7,7 +7,7 @@ mod support;
 
 use std::sync::Arc;
 
-use lodge::content::Metadata;
+use lodge::content::{FileAccess, Metadata};
 use lodge::sandbox::{FaultConfig, InvenioAccount, RunningSandbox};
 use lodge::store::{EventKind, JobState};
 use lodge::targets::invenio::{draft_body, key_subject};
@@ -714,6 +714,96 @@ async fn a_license_is_sent_by_its_spdx_id_or_as_a_custom_license_by_its_text() {
         draft["errors"].to_string().contains("metadata.rights.0.id"),
         "{draft}"
     );
+}
+
+/// A dataset whose files are restricted or embargoed is deposited so: its record public,
+/// its files restricted (until the embargo's date), as the landing page then says.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn restricted_and_embargoed_files_are_deposited_restricted_with_a_public_record() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let with_access = |n: usize, access: FileAccess| {
+        let m = Metadata {
+            access,
+            ..metadata(&format!("Access {n}"))
+        };
+        add(&store, &lab.numbered_folder(n), &m)
+    };
+    let open = with_access(1, FileAccess::Open);
+    let restricted = with_access(2, FileAccess::Restricted);
+    let until = "2099-06-30".to_string();
+    let embargoed = with_access(3, FileAccess::Embargoed { until });
+    let jobs = deposit(
+        &store,
+        &target,
+        &[open, restricted, embargoed],
+        fast_config(),
+    )
+    .await;
+    let api = Api::new(&sandbox);
+    let (mut access, mut pages) = (Vec::new(), Vec::new());
+    for job in &jobs {
+        assert_eq!(job.state, JobState::Deposited, "{job:?}");
+        let id = job.identifier.clone().unwrap();
+        let (_, record) = api
+            .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
+            .await;
+        access.push(record["access"].clone());
+        pages.push(record["links"]["self_html"].as_str().unwrap().to_string());
+    }
+    assert_eq!(
+        access,
+        [
+            json!({"record": "public", "files": "public"}),
+            json!({"record": "public", "files": "restricted"}),
+            json!({"record": "public", "files": "restricted",
+                   "embargo": {"active": true, "until": "2099-06-30"}}),
+        ]
+    );
+    let client = reqwest::Client::new();
+    let mut said = Vec::new();
+    for page in &pages {
+        let html = client.get(page).header("accept", "text/html").send().await;
+        let html = html.unwrap().text().await.unwrap();
+        let files = html.split("<dt>Files</dt><dd>").nth(1).unwrap_or(&html);
+        said.push(files.split("</dd>").next().unwrap().to_string());
+    }
+    assert_eq!(
+        said,
+        [
+            "open",
+            "restricted",
+            "restricted, embargoed until 2099-06-30"
+        ]
+    );
+}
+
+/// InvenioRDM refuses an embargo that has already ended: the deposit is refused once,
+/// naming the field, and nothing is published.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_embargo_whose_date_has_passed_is_refused_once_naming_the_field() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let ended = Metadata {
+        access: FileAccess::Embargoed {
+            until: "2020-01-31".into(),
+        },
+        ..metadata("Ended embargo")
+    };
+    let ds = add(&store, &lab.numbered_folder(4), &ended);
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].attempts, 1, "not retried");
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains("access.embargo.until") && error.contains("must be in the future"),
+        "{error}"
+    );
+    assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -511,6 +511,16 @@ impl Core {
                         folder_name(&root2),
                         folder_name(&from)
                     )));
+                    let not_carried = crate::content::fields_not_carried(&from);
+                    if !not_carried.is_empty() {
+                        notes.push(Notice::warning(format!(
+                            "{} of {} also gives {}, which Lodge does not send: add them on \
+                             the record's page once it is deposited.",
+                            folder_name(&from),
+                            folder_name(&root2),
+                            not_carried.join(", ")
+                        )));
+                    }
                     m
                 }
                 Ok(None) => Metadata::default(),

@@ -14,8 +14,8 @@ use super::output::{say, say_err};
 use super::stop_signal::StopFlag;
 use crate::catalog::record_folder;
 use crate::content::{
-    Creator, FOLDER_PLACEHOLDER, Metadata, PreparedDataset, SkippedEntry, metadata_from_folder,
-    spdx_license_id, spdx_suggestion, template_problem, title_for_folder,
+    Creator, FOLDER_PLACEHOLDER, FileAccess, Metadata, PreparedDataset, SkippedEntry,
+    metadata_from_folder, spdx_license_id, spdx_suggestion, template_problem, title_for_folder,
 };
 use crate::engine::{is_being_sent, owner_text};
 use crate::store::{DatasetRow, JobRow, Store, StoreError, StoreLocation};
@@ -57,11 +57,27 @@ pub struct AddArgs {
     /// The dataset's version, e.g. 1.0.
     #[arg(long)]
     pub version: Option<String>,
+    /// Who may download the files once deposited: open (anyone), restricted (you and those
+    /// you grant access) or embargoed (restricted until --embargo-until, then open). The
+    /// record's metadata is public in every case.
+    #[arg(long, value_enum)]
+    pub access: Option<AccessFlag>,
+    /// The day an embargo ends and the files open, YYYY-MM-DD (implies --access embargoed).
+    #[arg(long, value_name = "DATE")]
+    pub embargo_until: Option<String>,
     /// Fill what the folder's own metadata (CITATION.cff, .zenodo.json) and the flags leave
     /// empty from the window's Settings: your name and affiliation, license, publisher, a
     /// title with {folder}, the year added (as for a folder dropped on the window).
     #[arg(long)]
     pub defaults: bool,
+}
+
+/// `--access`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum AccessFlag {
+    Open,
+    Restricted,
+    Embargoed,
 }
 
 #[derive(Debug, Args)]
@@ -134,6 +150,7 @@ impl AddArgs {
             "license" => self.license.is_some(),
             "keywords" => !self.keywords.is_empty(),
             "version" => self.version.is_some(),
+            "file access" => self.access.is_some() || self.embargo_until.is_some(),
             _ => false,
         }
     }
@@ -175,7 +192,46 @@ impl AddArgs {
         if let Some(v) = &self.version {
             m.version = Some(v.clone());
         }
+        if let Some(access) = self.file_access()? {
+            m.access = access;
+        }
         Ok(())
+    }
+
+    /// What `--access` and `--embargo-until` say together, if either is given.
+    fn file_access(&self) -> anyhow::Result<Option<FileAccess>> {
+        let until = self.embargo_until.as_deref().map(str::trim);
+        Ok(Some(match (self.access, until) {
+            (None, None) => return Ok(None),
+            (Some(AccessFlag::Open), None) => FileAccess::Open,
+            (Some(AccessFlag::Restricted), None) => FileAccess::Restricted,
+            (None | Some(AccessFlag::Embargoed), Some(until)) => FileAccess::Embargoed {
+                until: until.to_string(),
+            },
+            (Some(AccessFlag::Embargoed), None) => anyhow::bail!(
+                "--access embargoed needs the day the files open: add --embargo-until \
+                 YYYY-MM-DD"
+            ),
+            (Some(other), Some(_)) => anyhow::bail!(
+                "--embargo-until is for an embargo, and --access says {}: drop one of them",
+                clap::ValueEnum::to_possible_value(&other)
+                    .map(|v| v.get_name().to_string())
+                    .unwrap_or_default()
+            ),
+        }))
+    }
+}
+
+/// Name what the citation file `from` gives that no deposit will carry.
+fn say_not_carried(from: &Path) {
+    let fields = crate::content::fields_not_carried(from);
+    if !fields.is_empty() {
+        say!(
+            "  note: {} also gives {}, which Lodge does not send: add them on the record's \
+             page once it is deposited",
+            from.display(),
+            fields.join(", ")
+        );
     }
 }
 
@@ -249,6 +305,13 @@ fn describe(
             }
             None => {}
         }
+    }
+    let access = &prepared.document.metadata.access;
+    if !access.is_open() {
+        say!(
+            "  files: {} (at repositories that enforce it: Zenodo, InvenioRDM)",
+            access.describe()
+        );
     }
     print_skipped(id, &prepared.report.skipped);
     if let Ok(same) = store.results_with_fingerprint(&prepared.fingerprint().to_hex()) {
@@ -598,6 +661,7 @@ async fn add_one(
         }
         (None, Some((m, from))) => {
             say!("metadata prefilled from {}", from.display());
+            say_not_carried(&from);
             m
         }
         (None, None) => Metadata::default(),

@@ -483,6 +483,10 @@ fn print_metadata(m: &Metadata) {
         ("license", m.license.as_deref().map(on_one_line)),
         ("version", m.version.as_deref().map(on_one_line)),
         (
+            "files",
+            (!m.access.is_open()).then(|| on_one_line(&m.access.describe()).into_owned().into()),
+        ),
+        (
             "keywords",
             (!m.keywords.is_empty()).then(|| {
                 let shown: Vec<_> = m.keywords.iter().map(|k| on_one_line(k)).collect();

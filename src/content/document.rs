@@ -215,7 +215,7 @@ impl ContentDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::content::Creator;
+    use crate::content::{Creator, FileAccess};
 
     fn sample() -> (Vec<ManifestEntry>, Metadata) {
         let manifest = vec![
@@ -238,6 +238,54 @@ mod tests {
             ..Metadata::default()
         };
         (manifest, metadata)
+    }
+
+    /// Open files (the default) add nothing to the keyed metadata, so every key made
+    /// before file access could be chosen is the key of the same dataset now; restricted
+    /// or embargoed files are keyed, the embargo's date with them.
+    #[test]
+    fn open_files_leave_the_keyed_metadata_as_it_was_and_other_access_is_keyed() {
+        let (m, meta) = sample();
+        let open = ContentDocument::new(m.clone(), &meta);
+        let text = String::from_utf8(open.canonical_json()).unwrap();
+        assert_eq!(
+            &text[text.find("\"metadata\"").unwrap()..],
+            r#""metadata":{"creators":[{"name":"Curie, Marie"}],"publication_year":2026,"publisher":"Lab","resource_type":"Dataset","title":"Soil"}}"#
+        );
+        // A document stored before (no access field) reads back as open, keyed the same.
+        let stored: ContentDocument = serde_json::from_str(&text).unwrap();
+        assert_eq!(stored.key(), open.key());
+
+        let with = |access: FileAccess| {
+            let meta = Metadata {
+                access,
+                ..meta.clone()
+            };
+            ContentDocument::new(m.clone(), &meta)
+        };
+        let embargoed = with(FileAccess::Embargoed {
+            until: " 2099-06-30 ".into(),
+        });
+        let text = String::from_utf8(embargoed.canonical_json()).unwrap();
+        assert!(
+            text.contains(r#""access":{"files":"embargoed","until":"2099-06-30"}"#),
+            "{text}"
+        );
+        let later = with(FileAccess::Embargoed {
+            until: "2099-07-01".into(),
+        });
+        let keys = [
+            open.key(),
+            with(FileAccess::Restricted).key(),
+            embargoed.key(),
+            later.key(),
+        ];
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        assert_eq!(embargoed.fingerprint(), open.fingerprint(), "the same data");
     }
 
     #[test]

@@ -64,6 +64,59 @@ impl Creator {
     }
 }
 
+/// Who may read a dataset's files once it is deposited. Its metadata (title, creators, ...)
+/// is public in every case: repositories publish it, and DataCite's is public by design.
+///
+/// Open is the default and is left out of the keyed metadata, so a dataset that never said
+/// anything about access keys as it always did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "files", rename_all = "lowercase")]
+pub enum FileAccess {
+    /// Anyone may read the files.
+    #[default]
+    Open,
+    /// Only the owner and those the repository grants access (a request, a share link).
+    Restricted,
+    /// Restricted until `until` (`YYYY-MM-DD`), open from that day on.
+    Embargoed { until: String },
+}
+
+impl FileAccess {
+    pub fn is_open(&self) -> bool {
+        *self == FileAccess::Open
+    }
+
+    /// `open`, `restricted` or `embargoed until YYYY-MM-DD`, as a person reads it.
+    pub fn describe(&self) -> String {
+        match self {
+            FileAccess::Open => "open".into(),
+            FileAccess::Restricted => "restricted".into(),
+            FileAccess::Embargoed { until } => format!("embargoed until {until}"),
+        }
+    }
+
+    /// The day the embargo ends (the files open), when there is one.
+    pub fn embargo_until(&self) -> Option<&str> {
+        match self {
+            FileAccess::Embargoed { until } => Some(until),
+            _ => None,
+        }
+    }
+}
+
+/// Whether `date` is a calendar date written `YYYY-MM-DD` (2027-02-29 is not one).
+pub fn is_calendar_date(date: &str) -> bool {
+    date.len() == 10
+        && date.is_ascii()
+        && humantime::parse_rfc3339(&format!("{date}T00:00:00Z")).is_ok()
+}
+
+/// Today's date by the UTC calendar, `YYYY-MM-DD`.
+pub fn today() -> String {
+    let now = humantime::format_rfc3339(std::time::SystemTime::now()).to_string();
+    now[..10].to_string()
+}
+
 /// Descriptive metadata of a dataset.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Metadata {
@@ -85,6 +138,9 @@ pub struct Metadata {
     pub resource_type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// Who may read the files; open (the default) is not written, see [`FileAccess`].
+    #[serde(default, skip_serializing_if = "FileAccess::is_open")]
+    pub access: FileAccess,
 }
 
 fn default_resource_type() -> String {
@@ -103,6 +159,7 @@ impl Default for Metadata {
             keywords: Vec::new(),
             resource_type: default_resource_type(),
             version: None,
+            access: FileAccess::Open,
         }
     }
 }
@@ -246,6 +303,12 @@ impl Metadata {
             self.version = other.version.clone();
             filled.push("version");
         }
+        // Open is also what a form that never said shows: a restriction the file asks
+        // for is taken rather than published openly.
+        if self.access.is_open() && !other.access.is_open() {
+            self.access = other.access.clone();
+            filled.push("file access");
+        }
         filled
     }
 
@@ -280,6 +343,10 @@ impl Metadata {
                 differ(&a.keywords, &b.keywords, |k| !k.is_empty()),
             ),
             ("version", differ(&a.version, &b.version, Option::is_some)),
+            (
+                "file access",
+                differ(&a.access, &b.access, |x| !x.is_open()),
+            ),
         ]
         .into_iter()
         .filter_map(|(field, differs)| differs.then_some(field))
@@ -323,6 +390,12 @@ impl Metadata {
                 }
             },
             version: clean_opt(&self.version),
+            access: match &self.access {
+                FileAccess::Embargoed { until } => FileAccess::Embargoed {
+                    until: clean(until),
+                },
+                other => other.clone(),
+            },
         }
     }
 
@@ -423,6 +496,17 @@ impl Metadata {
                 &format!("must be a four-digit year, not {y} (--year)"),
             ),
             Some(_) => {}
+        }
+        if let FileAccess::Embargoed { until } = &m.access
+            && !is_calendar_date(until)
+        {
+            problem(
+                "access.until".into(),
+                &format!(
+                    "'{until}' is not a date: give the embargo's end as YYYY-MM-DD, e.g. \
+                     2027-06-30 (--embargo-until)"
+                ),
+            );
         }
         if !RESOURCE_TYPES.contains(&m.resource_type.as_str()) {
             let message = match closest_resource_type(&m.resource_type) {
@@ -687,5 +771,55 @@ mod tests {
         assert_eq!(m.title, "Soil cores");
         assert_eq!(m.creators[0].orcid.as_deref(), Some("0000-0002-1825-0097"));
         assert_eq!(m.creators[0].affiliation, None);
+    }
+
+    #[test]
+    fn an_embargo_date_must_be_a_calendar_date() {
+        let with_until = |until: &str| Metadata {
+            title: "T".into(),
+            creators: vec![Creator::named("Curie, Marie")],
+            publisher: "Lab".into(),
+            publication_year: Some(2026),
+            access: FileAccess::Embargoed {
+                until: until.into(),
+            },
+            ..Metadata::default()
+        };
+        for good in ["2027-06-30", " 2028-02-29 "] {
+            assert!(with_until(good).problems().is_empty(), "{good}");
+        }
+        for bad in ["2027-02-29", "30.06.2027", "2027-6-30", "", "next year"] {
+            let problems = with_until(bad).problems();
+            assert_eq!(problems.len(), 1, "{bad}: {problems:?}");
+            assert_eq!(problems[0].field, "access.until");
+            assert!(
+                problems[0].message.contains("YYYY-MM-DD")
+                    && problems[0].message.contains("--embargo-until"),
+                "{}",
+                problems[0].message
+            );
+        }
+    }
+
+    /// A form that never chose shows open files: a citation file's restriction fills it,
+    /// and differs from a restriction chosen otherwise.
+    #[test]
+    fn a_restriction_from_a_citation_file_fills_open_files_and_is_named_when_it_differs() {
+        let mut m = Metadata::default();
+        let cited = Metadata {
+            access: FileAccess::Restricted,
+            ..Metadata::default()
+        };
+        assert_eq!(m.fill_lacking_from(&cited), ["file access"]);
+        assert_eq!(m.access, FileAccess::Restricted);
+        let embargoed = Metadata {
+            access: FileAccess::Embargoed {
+                until: "2027-01-01".into(),
+            },
+            ..Metadata::default()
+        };
+        assert!(m.fill_lacking_from(&embargoed).is_empty(), "a choice stays");
+        assert_eq!(m.fields_differing_from(&embargoed), ["file access"]);
+        assert!(m.fields_differing_from(&Metadata::default()).is_empty());
     }
 }

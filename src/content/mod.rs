@@ -30,10 +30,13 @@ pub use hash::{
     NoHashCache, hash_files, sha256_reader,
 };
 pub use license::{spdx_license_id, spdx_suggestion};
-pub use metadata::{Creator, FieldProblem, Metadata, RESOURCE_TYPES, this_year};
+pub use metadata::{
+    Creator, FieldProblem, FileAccess, Metadata, RESOURCE_TYPES, is_calendar_date, this_year, today,
+};
 pub use person_name::as_person;
 pub use prefill::{
-    CITATION_CFF, ZENODO_JSON, metadata_from_folder, parse_citation_cff, parse_zenodo_json,
+    CITATION_CFF, ZENODO_JSON, fields_not_carried, metadata_from_folder, parse_citation_cff,
+    parse_zenodo_json,
 };
 pub use scan::{
     IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, on_disk, scan_folder,

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value as Json;
 use serde_yaml_ng::Value as Yaml;
 
-use super::{ContentError, Creator, Metadata};
+use super::{ContentError, Creator, FileAccess, Metadata};
 
 /// File name of Citation File Format metadata.
 pub const CITATION_CFF: &str = "CITATION.cff";
@@ -328,8 +328,102 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
     if let Some(kind) = json_opt_text(doc, "upload_type", "upload_type")? {
         m.resource_type = resource_type_of_upload(&kind).into();
     }
+    m.access = zenodo_access(doc)?;
     Ok(m)
 }
+
+/// Zenodo's `access_right` (and `embargo_date`) as who may read the files. Zenodo's
+/// `closed` (files kept from everyone) is restricted here, as Zenodo itself has read it
+/// since it moved to InvenioRDM: only the owner and those granted access get the files.
+fn zenodo_access(doc: &Json) -> Result<FileAccess, String> {
+    let right = json_opt_text(doc, "access_right", "access_right")?;
+    let until = json_opt_text(doc, "embargo_date", "embargo_date")?;
+    match right.as_deref().map(str::trim) {
+        None | Some("open") if until.is_none() => Ok(FileAccess::Open),
+        Some("restricted" | "closed") if until.is_none() => Ok(FileAccess::Restricted),
+        Some("embargoed") => match until {
+            Some(until) => Ok(FileAccess::Embargoed { until }),
+            None => Err(
+                "access_right is embargoed but embargo_date is not given: add \
+                 \"embargo_date\": \"YYYY-MM-DD\", the day the files open"
+                    .into(),
+            ),
+        },
+        None | Some("open" | "restricted" | "closed") => Err(format!(
+            "embargo_date is given but access_right is {}: write \"access_right\": \
+             \"embargoed\" for an embargo, or remove embargo_date",
+            right.as_deref().unwrap_or("not given")
+        )),
+        Some(other) => Err(format!(
+            "access_right '{other}' is not one of open, embargoed, restricted, closed"
+        )),
+    }
+}
+
+/// What a citation file gives that Lodge does not carry to a deposit: its top-level
+/// fields other than those read into [`Metadata`] (and the file format's own bookkeeping),
+/// to name when the file prefills a dataset, so that nobody counts on a community, a grant
+/// or a related paper reaching the repository. Empty when the file cannot be read: reading
+/// it for the metadata says why.
+pub fn fields_not_carried(citation_file: &Path) -> Vec<String> {
+    let Ok(text) = fs::read_to_string(citation_file) else {
+        return Vec::new();
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let is_cff = citation_file.file_name().is_some_and(|n| n == CITATION_CFF);
+    let (keys, read): (Vec<String>, &[&str]) = if is_cff {
+        let Ok(Yaml::Mapping(doc)) = serde_yaml_ng::from_str::<Yaml>(text) else {
+            return Vec::new();
+        };
+        let keys = doc.keys().filter_map(|k| k.as_str().map(str::to_string));
+        (keys.collect(), CFF_READ)
+    } else {
+        let Ok(doc) = serde_json::from_str::<Json>(text) else {
+            return Vec::new();
+        };
+        let doc = match doc.get("metadata") {
+            Some(inner) if inner.is_object() && doc.get("title").is_none() => inner.clone(),
+            _ => doc,
+        };
+        let Some(doc) = doc.as_object() else {
+            return Vec::new();
+        };
+        (doc.keys().cloned().collect(), ZENODO_READ)
+    };
+    keys.into_iter()
+        .filter(|k| !read.contains(&k.as_str()))
+        .collect()
+}
+
+/// `CITATION.cff` keys read into the metadata, or that only describe the file itself.
+const CFF_READ: &[&str] = &[
+    "cff-version",
+    "message",
+    "title",
+    "abstract",
+    "version",
+    "authors",
+    "date-released",
+    "license",
+    "keywords",
+    "publisher",
+    "type",
+];
+
+/// `.zenodo.json` keys read into the metadata.
+const ZENODO_READ: &[&str] = &[
+    "title",
+    "description",
+    "version",
+    "publisher",
+    "creators",
+    "publication_date",
+    "license",
+    "keywords",
+    "upload_type",
+    "access_right",
+    "embargo_date",
+];
 
 #[cfg(test)]
 mod tests {
@@ -416,5 +510,68 @@ mod tests {
     fn bad_date_is_reported_with_its_field() {
         let err = parse_zenodo_json(r#"{"publication_date": "soon"}"#).unwrap_err();
         assert!(err.contains("publication_date"), "{err}");
+    }
+
+    /// Zenodo's access rights reach the dataset's metadata: a deposit never publishes
+    /// openly what the file keeps restricted or under embargo.
+    #[test]
+    fn zenodo_access_rights_and_embargo_dates_are_read() {
+        let access = |fields: &str| parse_zenodo_json(&format!("{{\"title\": \"T\"{fields}}}"));
+        let embargoed = FileAccess::Embargoed {
+            until: "2027-06-30".into(),
+        };
+        for (fields, expected) in [
+            ("", FileAccess::Open),
+            (r#", "access_right": "open""#, FileAccess::Open),
+            (r#", "access_right": "restricted""#, FileAccess::Restricted),
+            (r#", "access_right": "closed""#, FileAccess::Restricted),
+            (
+                r#", "access_right": "embargoed", "embargo_date": "2027-06-30""#,
+                embargoed,
+            ),
+        ] {
+            assert_eq!(access(fields).unwrap().access, expected, "{fields}");
+        }
+        for (fields, said) in [
+            (
+                r#", "access_right": "embargoed""#,
+                "embargo_date is not given",
+            ),
+            (
+                r#", "embargo_date": "2027-06-30""#,
+                "access_right is not given",
+            ),
+            (
+                r#", "access_right": "private""#,
+                "'private' is not one of open, embargoed, restricted, closed",
+            ),
+        ] {
+            let err = access(fields).unwrap_err();
+            assert!(err.contains(said), "{fields}: {err}");
+        }
+    }
+
+    #[test]
+    fn fields_a_citation_file_gives_that_lodge_does_not_send_are_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let zenodo = dir.path().join(ZENODO_JSON);
+        fs::write(
+            &zenodo,
+            r#"{"metadata": {"title": "T", "access_right": "open", "communities": [{"identifier": "ecfunded"}], "grants": [{"id": "777541"}], "related_identifiers": []}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            fields_not_carried(&zenodo),
+            ["communities", "grants", "related_identifiers"]
+        );
+        let cff = dir.path().join(CITATION_CFF);
+        fs::write(
+            &cff,
+            "cff-version: 1.2.0\nmessage: Cite me\ntitle: T\nauthors: []\ndoi: 10.5281/zenodo.1\nreferences: []\n",
+        )
+        .unwrap();
+        assert_eq!(fields_not_carried(&cff), ["doi", "references"]);
+        fs::write(&cff, "title: T\n").unwrap();
+        assert!(fields_not_carried(&cff).is_empty());
     }
 }

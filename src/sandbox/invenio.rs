@@ -200,6 +200,41 @@ fn validation_errors(data: &Value) -> Vec<Value> {
             None => {}
         }
     }
+    errors.extend(access_errors(&data["access"]));
+    errors
+}
+
+/// What InvenioRDM says of a draft's `access`: each part public or restricted, and an
+/// active embargo with an end date still to come.
+fn access_errors(access: &Value) -> Vec<Value> {
+    let mut errors = Vec::new();
+    for part in ["record", "files"] {
+        match access[part].as_str() {
+            Some("public" | "restricted") => {}
+            _ => errors.push(json!({
+                "field": format!("access.{part}"),
+                "messages": ["Must be one of: public, restricted."],
+            })),
+        }
+    }
+    let embargo = &access["embargo"];
+    if embargo["active"].as_bool() == Some(true) {
+        match embargo["until"].as_str() {
+            None => errors.push(json!({
+                "field": "access.embargo.until",
+                "messages": ["An active embargo needs an end date."],
+            })),
+            Some(until) if !crate::content::is_calendar_date(until) => errors.push(json!({
+                "field": "access.embargo.until",
+                "messages": ["Not a valid date."],
+            })),
+            Some(until) if until <= crate::content::today().as_str() => errors.push(json!({
+                "field": "access.embargo.until",
+                "messages": ["The embargo's end date must be in the future."],
+            })),
+            Some(_) => {}
+        }
+    }
     errors
 }
 
@@ -637,6 +672,7 @@ pub(crate) fn draft_page(app: &App, id: &str) -> Option<Response> {
 <dl>
 <dt>Creators</dt><dd>{creators}</dd>
 <dt>Publisher</dt><dd>{publisher}</dd>
+<dt>Files</dt><dd>{access} once published</dd>
 </dl>
 <h2>Files</h2>
 <table>
@@ -650,6 +686,7 @@ this site without <code>state=draft</code>.</p>
                 id = escape(&row.id),
                 creators = shown.creators,
                 publisher = shown.publisher,
+                access = shown.files,
             ),
         ))
         .into_response(),
@@ -662,6 +699,8 @@ struct Shown {
     creators: String,
     publisher: String,
     date: String,
+    /// Who may read the files: open, restricted, or embargoed until a date.
+    files: String,
 }
 
 impl Shown {
@@ -682,7 +721,20 @@ impl Shown {
             creators: creators.join("; "),
             publisher: text(&m["publisher"]),
             date: text(&m["publication_date"]),
+            files: files_access(&data["access"]),
         }
+    }
+}
+
+/// A draft's or record's file access as its page says it.
+fn files_access(access: &Value) -> String {
+    match (access["files"].as_str(), &access["embargo"]) {
+        (Some("restricted"), e) if e["active"].as_bool() == Some(true) => format!(
+            "restricted, embargoed until {}",
+            escape(e["until"].as_str().unwrap_or("?"))
+        ),
+        (Some("restricted"), _) => "restricted".into(),
+        _ => "open".into(),
     }
 }
 
@@ -752,6 +804,7 @@ pub(crate) fn landing_page(app: &App, id: &str, html: bool) -> Option<Response> 
 <dl>
 <dt>Creators</dt><dd>{creators}</dd>
 <dt>Publisher</dt><dd>{publisher}</dd>
+<dt>Files</dt><dd>{access}</dd>
 </dl>
 <h2>Versions</h2>
 <ul>
@@ -770,6 +823,7 @@ pub(crate) fn landing_page(app: &App, id: &str, html: bool) -> Option<Response> 
                 date = shown.date,
                 creators = shown.creators,
                 publisher = shown.publisher,
+                access = shown.files,
                 versions = version_links.join("\n"),
             ),
         ))

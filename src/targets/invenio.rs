@@ -31,7 +31,8 @@ use super::{
     RecordRef, Target,
 };
 use crate::content::{
-    ContentDocument, ContentKey, Creator, FieldProblem, ManifestEntry, Sha256Hex, spdx_license_id,
+    ContentDocument, ContentKey, Creator, FieldProblem, FileAccess, ManifestEntry, Sha256Hex,
+    spdx_license_id,
 };
 
 /// The most files Zenodo takes in one record.
@@ -134,9 +135,23 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
     }
     json!({
         "metadata": metadata,
-        "access": {"record": "public", "files": "public"},
+        "access": access(&m.access),
         "files": {"enabled": true},
     })
+}
+
+/// InvenioRDM's `access`: the record (its metadata) is public in every case; the files
+/// are public, restricted, or restricted under an embargo that opens them on its date.
+fn access(files: &FileAccess) -> Value {
+    match files {
+        FileAccess::Open => json!({"record": "public", "files": "public"}),
+        FileAccess::Restricted => json!({"record": "public", "files": "restricted"}),
+        FileAccess::Embargoed { until } => json!({
+            "record": "public",
+            "files": "restricted",
+            "embargo": {"active": true, "until": until},
+        }),
+    }
 }
 
 /// MD5 and SHA-256 of a file in one read pass.

@@ -5,7 +5,8 @@
 use egui::{Color32, RichText};
 
 use crate::content::{
-    Creator, FieldProblem, Metadata, RESOURCE_TYPES, as_person, spdx_license_id, spdx_suggestion,
+    Creator, FieldProblem, FileAccess, Metadata, RESOURCE_TYPES, as_person, spdx_license_id,
+    spdx_suggestion,
 };
 
 /// One creator's fields.
@@ -14,6 +15,46 @@ pub struct CreatorFields {
     pub name: String,
     pub orcid: String,
     pub affiliation: String,
+}
+
+/// Who may read the files, as the form's choice (the embargo's date is a field of its own,
+/// kept while another choice is tried).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AccessChoice {
+    #[default]
+    Open,
+    Restricted,
+    Embargoed,
+}
+
+impl AccessChoice {
+    pub const ALL: [AccessChoice; 3] = [
+        AccessChoice::Open,
+        AccessChoice::Restricted,
+        AccessChoice::Embargoed,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            AccessChoice::Open => "Open to anyone",
+            AccessChoice::Restricted => "Restricted",
+            AccessChoice::Embargoed => "Embargoed until",
+        }
+    }
+
+    fn hover(self) -> &'static str {
+        match self {
+            AccessChoice::Open => "Anyone may download the files",
+            AccessChoice::Restricted => {
+                "Only you and those you grant access may download the files; \
+                 the record's metadata is public"
+            }
+            AccessChoice::Embargoed => {
+                "The files are restricted until the date, then open to anyone; \
+                 the record's metadata is public at once"
+            }
+        }
+    }
 }
 
 /// The form's text, built from stored metadata and turned back into metadata.
@@ -29,6 +70,9 @@ pub struct MetadataForm {
     pub keywords: String,
     pub resource_type: String,
     pub version: String,
+    pub access: AccessChoice,
+    /// `YYYY-MM-DD`, used when `access` is embargoed.
+    pub embargo_until: String,
 }
 
 impl MetadataForm {
@@ -54,6 +98,12 @@ impl MetadataForm {
             keywords: m.keywords.join(", "),
             resource_type: m.resource_type.clone(),
             version: m.version.clone().unwrap_or_default(),
+            access: match m.access {
+                FileAccess::Open => AccessChoice::Open,
+                FileAccess::Restricted => AccessChoice::Restricted,
+                FileAccess::Embargoed { .. } => AccessChoice::Embargoed,
+            },
+            embargo_until: m.access.embargo_until().unwrap_or_default().to_string(),
         }
     }
 
@@ -125,6 +175,9 @@ impl MetadataForm {
             "Version",
             b,
         );
+        field(&mut self.access, &base.access, &stored.access, "Files", b);
+        let until = (&base.embargo_until, &stored.embargo_until);
+        field(&mut self.embargo_until, until.0, until.1, "Embargo date", b);
         both
     }
 
@@ -178,6 +231,13 @@ impl MetadataForm {
                 .collect(),
             resource_type: self.resource_type.clone(),
             version: opt(&self.version),
+            access: match self.access {
+                AccessChoice::Open => FileAccess::Open,
+                AccessChoice::Restricted => FileAccess::Restricted,
+                AccessChoice::Embargoed => FileAccess::Embargoed {
+                    until: self.embargo_until.trim().to_string(),
+                },
+            },
         };
         let mut problems = metadata.problems();
         if let Some(p) = year_problem {
@@ -397,5 +457,41 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "Optional, e.g. 1.0",
         false,
     );
+    changed |= access_field(ui, form);
+    error_text(ui, problems, "access.until");
+    changed
+}
+
+/// Who may read the files: a choice, and the embargo's end date beside it when embargoed.
+fn access_field(ui: &mut egui::Ui, form: &mut MetadataForm) -> bool {
+    let mut changed = false;
+    ui.horizontal(|ui| {
+        let l = ui.label(RichText::new("Files").strong());
+        egui::ComboBox::from_id_salt("file access")
+            .selected_text(form.access.label())
+            .show_ui(ui, |ui| {
+                for choice in AccessChoice::ALL {
+                    changed |= ui
+                        .selectable_value(&mut form.access, choice, choice.label())
+                        .on_hover_text(choice.hover())
+                        .changed();
+                }
+            })
+            .response
+            .labelled_by(l.id)
+            .on_hover_text(form.access.hover());
+        if form.access == AccessChoice::Embargoed {
+            let l = ui.label("Date");
+            changed |= ui
+                .add(
+                    egui::TextEdit::singleline(&mut form.embargo_until)
+                        .id_salt("embargo until")
+                        .hint_text("YYYY-MM-DD")
+                        .desired_width(110.0),
+                )
+                .labelled_by(l.id)
+                .changed();
+        }
+    });
     changed
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::content::{ContentDocument, ContentKey, Creator, spdx_license_id};
+use crate::content::{ContentDocument, ContentKey, Creator, FileAccess, spdx_license_id};
 
 /// `alternateIdentifierType` of the content key in a DOI's metadata.
 pub const KEY_IDENTIFIER_TYPE: &str = "Lodge content key";
@@ -128,6 +128,18 @@ pub fn attributes(
             None => json!([{ "rights": license }]),
         };
     }
+    if let Some((rights, uri)) = access_right(&m.access) {
+        // Beside the license, COAR's access right, as OpenAIRE's guidelines have it; an
+        // embargo's end is the date the files become available.
+        let entry = json!({ "rights": rights, "rightsUri": uri });
+        match a["rightsList"].as_array_mut() {
+            Some(list) => list.push(entry),
+            None => a["rightsList"] = json!([entry]),
+        }
+    }
+    if let Some(until) = m.access.embargo_until() {
+        a["dates"] = json!([{ "date": until, "dateType": "Available" }]);
+    }
     if let Some(version) = &m.version {
         a["version"] = json!(version);
     }
@@ -139,6 +151,22 @@ pub fn attributes(
         }]);
     }
     a
+}
+
+/// The COAR access right of files that are not open (open files add nothing, so the
+/// metadata of DOIs minted before access could be chosen is unchanged).
+fn access_right(access: &FileAccess) -> Option<(&'static str, &'static str)> {
+    match access {
+        FileAccess::Open => None,
+        FileAccess::Restricted => Some((
+            "restricted access",
+            "http://purl.org/coar/access_right/c_16ec",
+        )),
+        FileAccess::Embargoed { .. } => Some((
+            "embargoed access",
+            "http://purl.org/coar/access_right/c_f1cf",
+        )),
+    }
 }
 
 /// The content key a DOI's attributes carry, if Lodge minted it.
@@ -179,6 +207,11 @@ mod tests {
             "https://spdx.org/licenses/CC-BY-4.0.html"
         );
         assert_eq!(
+            rights_of("cc-by-4.0").as_array().unwrap().len(),
+            1,
+            "open files add none"
+        );
+        assert_eq!(
             rights_of("See LICENSE.txt in the dataset"),
             json!([{ "rights": "See LICENSE.txt in the dataset" }]),
             "no identifier that names no license"
@@ -204,6 +237,9 @@ mod tests {
             keywords: vec!["soil".into()],
             resource_type: "Dataset".into(),
             version: Some("1.0".into()),
+            access: FileAccess::Embargoed {
+                until: "2027-06-30".into(),
+            },
         };
         let doc = ContentDocument::new(
             vec![ManifestEntry {
@@ -238,6 +274,15 @@ mod tests {
         assert_eq!(a["descriptions"][0]["descriptionType"], "Abstract");
         assert_eq!(a["subjects"][0]["subject"], "soil");
         assert_eq!(a["rightsList"][0]["rightsIdentifier"], "cc-by-4.0");
+        assert_eq!(
+            a["rightsList"][1],
+            json!({"rights": "embargoed access",
+                   "rightsUri": "http://purl.org/coar/access_right/c_f1cf"})
+        );
+        assert_eq!(
+            a["dates"],
+            json!([{"date": "2027-06-30", "dateType": "Available"}])
+        );
         assert_eq!(a["version"], "1.0");
         assert_eq!(key_of(&a), Some(key.to_hex()));
         assert!(a.get("relatedIdentifiers").is_none(), "a first version");
