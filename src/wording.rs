@@ -173,6 +173,25 @@ pub fn closest<'a>(
         .map(|(c, _)| c)
 }
 
+/// Why a dataset whose files are restricted or embargoed (`access`) is not kept so by
+/// `target`, which keeps files but does not enforce who reads them (S3, WebDAV, the local
+/// sandbox); `None` for open files, and for a target that enforces access or keeps no
+/// files (DataCite, which records the access right in the DOI's metadata).
+pub fn access_not_enforced(
+    access: &crate::content::FileAccess,
+    target: &dyn crate::targets::Target,
+) -> Option<String> {
+    (!access.is_open() && target.keeps_files() && !target.enforces_file_access()).then(|| {
+        format!(
+            "its files are to be {}, but {} does not enforce that: there they are as \
+             readable as the store's own permissions make them (the record notes the access \
+             chosen)",
+            access.describe(),
+            target.label()
+        )
+    })
+}
+
 /// An error and its causes on one line, each cause once: many errors already end with their
 /// cause's text (`cannot open X: {source}`), which would otherwise be said twice; others
 /// (reqwest's, tokio-postgres's) keep the useful part in their causes alone.

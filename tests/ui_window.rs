@@ -1195,6 +1195,67 @@ fn invalid_metadata_blocks_deposit_and_shows_the_message_next_to_the_field() {
     );
 }
 
+/// Files chosen embargoed in the form need a date: one that is no date is named beside the
+/// field and blocks the deposit; a good one is stored with the metadata, and depositing to
+/// the local sandbox, which does not enforce it, says so.
+#[test]
+fn files_embargoed_in_the_form_need_a_date_and_the_sandbox_deposit_says_it_does_not_enforce_it() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.select(id);
+    // Below the details panel's fold: scrolled to (an animation), then opened.
+    w.harness.get_by_label("File access").scroll_to_me();
+    for _ in 0..20 {
+        w.harness.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    w.harness.get_by_label("File access").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Embargoed until").click();
+    w.harness.step();
+    w.harness.step();
+    w.type_into("Date", "30.06.2099");
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("'30.06.2099' is not a date: give the embargo's end as YYYY-MM-DD");
+    assert!(
+        w.harness
+            .get_by_label("Deposit to Local sandbox")
+            .accesskit_node()
+            .is_disabled(),
+        "a date that is no date blocks the deposit"
+    );
+
+    w.harness.get_by_label("Date").focus();
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    w.harness.get_by_label("Date").type_text("2099-06-30");
+    w.harness.step();
+    w.harness.step();
+    assert!(
+        w.harness.query_by_label_contains("is not a date").is_none(),
+        "the message goes with the mistake"
+    );
+    let (level, said) = w.press_for_notice("Deposit to Local sandbox", "does not enforce that");
+    assert_eq!(level, LogLevel::Warning, "{said}");
+    assert!(
+        said.contains("soil-cores: its files are to be embargoed until 2099-06-30"),
+        "{said}"
+    );
+    w.wait("Deposited", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
+    assert_eq!(
+        stored.metadata.access,
+        lodge::content::FileAccess::Embargoed {
+            until: "2099-06-30".into()
+        }
+    );
+}
+
 #[test]
 fn a_creator_typed_into_a_new_creator_field_lands_whole_as_the_problem_above_it_goes() {
     let mut w = Window::open(FaultConfig::default());

@@ -23,7 +23,7 @@ use crate::engine::requeue::{LeftAsItWas, why_left};
 use crate::sandbox::RunningSandbox;
 use crate::store::{DatasetSummary, Enqueued, EventRow, Store, StoreError};
 use crate::targets::{ReadBack, Target};
-use crate::wording::count_of;
+use crate::wording::{access_not_enforced, count_of, sentence};
 
 /// Hashing progress is sent at most this often per folder.
 const PROGRESS_EVERY: Duration = Duration::from_millis(50);
@@ -752,15 +752,26 @@ impl Core {
 
     async fn deposit(self: &Arc<Self>, ids: Vec<i64>, target: String) {
         let deadline = self.config.engine.retry.deadline;
+        let scope = target.clone();
         let result = self
             .db(move |s| {
                 let mut items = Vec::new();
                 let mut refused = Vec::new();
+                // Restricted or embargoed files about to be sent (not replayed), to say
+                // where the target does not enforce that.
+                let mut restricted = Vec::new();
                 for id in ids {
                     let Some(d) = s.dataset(id)? else { continue };
                     let problems = d.metadata.problems();
                     match d.key {
-                        Some(key) if problems.is_empty() => items.push((id, key)),
+                        Some(key) if problems.is_empty() => {
+                            if !d.metadata.access.is_open()
+                                && s.lookup_result(&target, &key)?.is_none()
+                            {
+                                restricted.push((d.name.clone(), d.metadata.access.clone()));
+                            }
+                            items.push((id, key));
+                        }
                         _ => refused.push((d.name, problems)),
                     }
                 }
@@ -774,13 +785,21 @@ impl Core {
                     .count();
                 events.extend(queued.into_iter().filter_map(|(_, e)| e));
                 let jobs = s.jobs(&job_ids)?;
-                Ok((jobs, events, refused, already, resumed))
+                Ok((jobs, events, refused, already, resumed, restricted))
             })
             .await;
         match result {
-            Ok((jobs, events, refused, already, resumed)) => {
+            Ok((jobs, events, refused, already, resumed, restricted)) => {
                 // The engine's idle workers start on them now, not at their next look.
                 self.engine().wake();
+                if let Some(target) = self.engine().target(&scope) {
+                    for (name, access) in restricted {
+                        if let Some(note) = access_not_enforced(&access, &**target) {
+                            let said = sentence(&format!("{name}: {note}"));
+                            self.out.notice(Notice::warning(said));
+                        }
+                    }
+                }
                 for (name, problems) in refused {
                     let list: Vec<String> = problems
                         .iter()

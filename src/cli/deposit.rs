@@ -135,6 +135,11 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         if let Some(note) = drift_note(&store, d, result.is_some())? {
             say!("note     {}: {note}", d.name);
         }
+        if result.is_none()
+            && let Some(note) = crate::wording::access_not_enforced(&d.metadata.access, &*target)
+        {
+            say!("note     {}: {note}", d.name);
+        }
         // A deposit found damaged replays like any other: running `deposit` again does not
         // mend it, and the reader would take "existing" for "fine".
         if result.is_some()

@@ -983,6 +983,10 @@ impl Target for InvenioTarget {
          searched for it before anything is created"
     }
 
+    fn enforces_file_access(&self) -> bool {
+        true
+    }
+
     fn makes_drafts(&self) -> bool {
         !self.publish
     }

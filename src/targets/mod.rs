@@ -164,6 +164,14 @@ pub trait Target: Send + Sync {
         true
     }
 
+    /// Whether the repository itself keeps restricted or embargoed files from readers
+    /// (InvenioRDM, Zenodo). Elsewhere the files are as readable as the store's own
+    /// permissions make them, and the record only notes the access chosen: Lodge says so
+    /// before depositing such a dataset there.
+    fn enforces_file_access(&self) -> bool {
+        false
+    }
+
     /// Whether what this target makes is a draft for a person to publish (a DataCite DOI
     /// in the default `state=draft`, an InvenioRDM record with `state=draft`), so the window
     /// says so beside a deposit's status.

@@ -175,7 +175,13 @@ impl MetadataForm {
             "Version",
             b,
         );
-        field(&mut self.access, &base.access, &stored.access, "Files", b);
+        field(
+            &mut self.access,
+            &base.access,
+            &stored.access,
+            "File access",
+            b,
+        );
         let until = (&base.embargo_until, &stored.embargo_until);
         field(&mut self.embargo_until, until.0, until.1, "Embargo date", b);
         both
@@ -466,7 +472,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
 fn access_field(ui: &mut egui::Ui, form: &mut MetadataForm) -> bool {
     let mut changed = false;
     ui.horizontal(|ui| {
-        let l = ui.label(RichText::new("Files").strong());
+        let l = ui.label(RichText::new("File access").strong());
         egui::ComboBox::from_id_salt("file access")
             .selected_text(form.access.label())
             .show_ui(ui, |ui| {

@@ -1,0 +1,217 @@
+//! Who may read a dataset's files once deposited: open (the default), restricted, or
+//! embargoed until a date. Chosen on the command line or read from a `.zenodo.json`; sent
+//! to InvenioRDM as its `access`, to DataCite as an access right; never dropped without a
+//! word, since a dataset published openly by mistake cannot be taken back.
+
+mod support;
+
+use lodge::sandbox::FaultConfig;
+use serde_json::{Value, json};
+use support::*;
+
+const PERSON: [&str; 6] = [
+    "--creator",
+    "Curie, Marie",
+    "--publisher",
+    "Lab",
+    "--year",
+    "2026",
+];
+
+/// `lodge add` of `folder` with `flags`, in the lab's database.
+fn add_with(lab: &Lab, folder: &std::path::Path, flags: &[&str]) -> std::process::Output {
+    let mut cmd = lodge_in(lab);
+    cmd.arg("add").arg(folder).args(PERSON).args(flags);
+    cmd.output().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_embargo_given_on_the_command_line_is_shown_and_reaches_invenio_and_datacite() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let out = add_with(
+        &lab,
+        &folder,
+        &["--title", "Cores", "--embargo-until", "2099-06-30"],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(&text(&out), &["files: embargoed until 2099-06-30"]);
+    let shown = lodge_in(&lab).args(["show", "1"]).output().unwrap();
+    assert_all(&text(&shown), &["files        embargoed until 2099-06-30"]);
+
+    // The local sandbox keeps files but keeps nobody from them: said before depositing.
+    let mut cmd = lodge_in(&lab);
+    cmd.args([
+        "deposit",
+        "--all",
+        "--dry-run",
+        "--target",
+        &sandbox.target_url(),
+    ]);
+    let out = run(cmd).await;
+    assert_all(
+        &text(&out),
+        &[
+            "note     ds001: its files are to be embargoed until 2099-06-30, but Local sandbox at \
+           127.0.0.1:",
+        ],
+    );
+    assert_all(
+        &text(&out),
+        &["does not enforce that: there they are as readable as the \
+           store's own permissions make them"],
+    );
+
+    let token = sandbox.invenio_account().token;
+    let mut cmd = lodge_in(&lab);
+    cmd.args(["deposit", "--all", "--token", &token])
+        .args(["--target", &sandbox.invenio_target_url()]);
+    let out = run(cmd).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!text(&out).contains("does not enforce"), "{}", text(&out));
+    let store = lab.store("lodge.db");
+    let job = &store.jobs_of_dataset(1).unwrap()[0];
+    let id = job.identifier.clone().unwrap();
+    let record: Value = reqwest::Client::new()
+        .get(format!("{}/api/records/{id}", sandbox.base_url()))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        record["access"],
+        json!({"record": "public", "files": "restricted",
+               "embargo": {"active": true, "until": "2099-06-30"}})
+    );
+
+    let password = sandbox.datacite_account().password;
+    let mut cmd = lodge_in(&lab);
+    cmd.args(["deposit", "--all", "--token", &password])
+        .args(["--target", &sandbox.datacite_target_url()]);
+    let out = run(cmd).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let doi = store
+        .jobs_of_dataset(1)
+        .unwrap()
+        .iter()
+        .find(|j| j.target.starts_with("datacite+"))
+        .and_then(|j| j.identifier.clone())
+        .unwrap();
+    let attributes = &get_doi_json(&sandbox, &doi).await["data"]["attributes"];
+    assert_eq!(
+        attributes["rightsList"],
+        json!([{"rights": "embargoed access",
+                "rightsUri": "http://purl.org/coar/access_right/c_f1cf"}])
+    );
+    assert_eq!(
+        attributes["dates"],
+        json!([{"date": "2099-06-30", "dateType": "Available"}])
+    );
+}
+
+/// Flags that cannot both hold are refused before anything is added; a date that is no
+/// date is a metadata problem naming the flag that fixes it, and no deposit is made.
+#[test]
+fn access_flags_that_disagree_are_refused_and_a_bad_date_stops_the_deposit() {
+    let lab = Lab::new();
+    let folder = lab.numbered_folder(1);
+    for (flags, said) in [
+        (
+            &["--access", "embargoed"][..],
+            "--access embargoed needs the day the files open: add --embargo-until YYYY-MM-DD",
+        ),
+        (
+            &["--access", "restricted", "--embargo-until", "2099-01-01"][..],
+            "--embargo-until is for an embargo, and --access says restricted",
+        ),
+    ] {
+        let out = add_with(&lab, &folder, &[&["--title", "T"][..], flags].concat());
+        assert!(!out.status.success(), "{flags:?}: {}", text(&out));
+        assert_all(&text(&out), &[said]);
+    }
+    assert!(
+        !lab.path("lodge.db").exists() || lab.store("lodge.db").datasets().unwrap().is_empty(),
+        "nothing added"
+    );
+
+    let out = add_with(
+        &lab,
+        &folder,
+        &["--title", "T", "--embargo-until", "30.06.2099"],
+    );
+    assert_all(
+        &text(&out),
+        &[
+            "access.until: '30.06.2099' is not a date",
+            "YYYY-MM-DD",
+            "--embargo-until",
+        ],
+    );
+    let out = lodge_in(&lab)
+        .args([
+            "deposit",
+            "--all",
+            "--dry-run",
+            "--target",
+            "sandbox+http://127.0.0.1:9",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    assert_all(&text(&out), &["access.until"]);
+}
+
+/// A `.zenodo.json` that keeps its files closed prefills restricted files, and what it
+/// gives that Lodge does not send (its communities, its grants) is named at once.
+#[test]
+fn a_zenodo_json_that_restricts_its_files_prefills_the_restriction_and_names_what_is_not_sent() {
+    let lab = Lab::new();
+    let zenodo: Value = json!({
+        "title": "Closed cores",
+        "creators": [{"name": "Curie, Marie"}],
+        "access_right": "closed",
+        "communities": [{"identifier": "soil"}],
+        "grants": [{"id": "777541"}],
+    });
+    let folder = lab.folder(
+        "closed",
+        &[
+            ("data.csv", b"id\n1\n"),
+            (".zenodo.json", zenodo.to_string().as_bytes()),
+        ],
+    );
+    let out = lodge_in(&lab)
+        .arg("add")
+        .arg(&folder)
+        .args(["--publisher", "Lab", "--year", "2026"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "files: restricted",
+            "also gives communities, grants, which Lodge does not send",
+        ],
+    );
+    let dataset = &lab.store("lodge.db").datasets().unwrap()[0];
+    assert_eq!(
+        dataset.metadata.access,
+        lodge::content::FileAccess::Restricted
+    );
+
+    // A flag chooses otherwise, and says the file differs.
+    let out = lodge_in(&lab)
+        .arg("add")
+        .arg(&folder)
+        .args(["--access", "open"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let dataset = &lab.store("lodge.db").datasets().unwrap()[0];
+    assert!(dataset.metadata.access.is_open());
+}
