@@ -1256,6 +1256,46 @@ fn files_embargoed_in_the_form_need_a_date_and_the_sandbox_deposit_says_it_does_
     );
 }
 
+/// A dropped folder's `.zenodo.json` that closes its files fills the form's File access,
+/// and what the file gives that no deposit carries (its community, its grant) is named.
+#[test]
+fn a_dropped_folders_zenodo_json_restricts_its_files_and_names_what_lodge_does_not_send() {
+    let mut w = Window::open(FaultConfig::default());
+    let zenodo = serde_json::json!({
+        "title": "Closed cores",
+        "creators": [{"name": "Curie, Marie"}],
+        "access_right": "closed",
+        "communities": [{"identifier": "soil"}],
+        "grants": [{"id": "777541"}],
+    });
+    let folder = w.lab.folder(
+        "closed",
+        &[
+            ("data.csv", b"id\n1\n"),
+            (".zenodo.json", zenodo.to_string().as_bytes()),
+        ],
+    );
+    let id = w.add_folder(&folder);
+    let said = notices_with(w.app(), "which Lodge does not send");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert_eq!(said[0].0, LogLevel::Warning);
+    assert!(
+        said[0]
+            .1
+            .contains(".zenodo.json of closed also gives communities, grants"),
+        "{said:?}"
+    );
+    w.select(id);
+    assert_eq!(
+        w.harness
+            .get_by_label("File access")
+            .accesskit_node()
+            .value()
+            .as_deref(),
+        Some("Restricted")
+    );
+}
+
 #[test]
 fn a_creator_typed_into_a_new_creator_field_lands_whole_as_the_problem_above_it_goes() {
     let mut w = Window::open(FaultConfig::default());
