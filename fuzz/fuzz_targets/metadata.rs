@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
-use lodge::content::{Creator, Metadata};
+use lodge::content::{Creator, FileAccess, Metadata};
 
 #[derive(Arbitrary, Debug)]
 struct Fields {
@@ -18,6 +18,8 @@ struct Fields {
     keywords: Vec<String>,
     resource_type: String,
     version: Option<String>,
+    /// None: open; an empty date: restricted; any other text: embargoed until it.
+    embargo_until: Option<String>,
 }
 
 fuzz_target!(|f: Fields| {
@@ -39,6 +41,11 @@ fuzz_target!(|f: Fields| {
         keywords: f.keywords,
         resource_type: f.resource_type,
         version: f.version,
+        access: match f.embargo_until {
+            None => FileAccess::Open,
+            Some(until) if until.is_empty() => FileAccess::Restricted,
+            Some(until) => FileAccess::Embargoed { until },
+        },
     };
     lodge_fuzz::check_metadata(&metadata);
 });
