@@ -6,22 +6,15 @@
 mod support;
 
 use lodge::sandbox::FaultConfig;
+use std::process::Output;
+
 use serde_json::{Value, json};
 use support::*;
 
-const PERSON: [&str; 6] = [
-    "--creator",
-    "Curie, Marie",
-    "--publisher",
-    "Lab",
-    "--year",
-    "2026",
-];
-
-/// `lodge add` of `folder` with `flags`, in the lab's database.
-fn add_with(lab: &Lab, folder: &std::path::Path, flags: &[&str]) -> std::process::Output {
+/// `lodge add` of `folder` titled `title`, with a creator, publisher and year, and `flags`.
+fn add_with(lab: &Lab, folder: &std::path::Path, title: &str, flags: &[&str]) -> Output {
     let mut cmd = lodge_in(lab);
-    cmd.arg("add").arg(folder).args(PERSON).args(flags);
+    cmd.args(add_titled(folder, title)).args(flags);
     cmd.output().unwrap()
 }
 
@@ -30,11 +23,7 @@ async fn an_embargo_given_on_the_command_line_is_shown_and_reaches_invenio_and_d
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let folder = lab.numbered_folder(1);
-    let out = add_with(
-        &lab,
-        &folder,
-        &["--title", "Cores", "--embargo-until", "2099-06-30"],
-    );
+    let out = add_with(&lab, &folder, "Cores", &["--embargo-until", "2099-06-30"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_all(&text(&out), &["files: embargoed until 2099-06-30"]);
     let shown = lodge_in(&lab).args(["show", "1"]).output().unwrap();
@@ -73,15 +62,7 @@ async fn an_embargo_given_on_the_command_line_is_shown_and_reaches_invenio_and_d
     let store = lab.store("lodge.db");
     let job = &store.jobs_of_dataset(1).unwrap()[0];
     let id = job.identifier.clone().unwrap();
-    let record: Value = reqwest::Client::new()
-        .get(format!("{}/api/records/{id}", sandbox.base_url()))
-        .bearer_auth(&token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let record = invenio_json(&sandbox, &format!("/api/records/{id}")).await;
     assert_eq!(
         record["access"],
         json!({"record": "public", "files": "restricted",
@@ -129,7 +110,7 @@ fn access_flags_that_disagree_are_refused_and_a_bad_date_stops_the_deposit() {
             "--embargo-until is for an embargo, and --access says restricted",
         ),
     ] {
-        let out = add_with(&lab, &folder, &[&["--title", "T"][..], flags].concat());
+        let out = add_with(&lab, &folder, "T", flags);
         assert!(!out.status.success(), "{flags:?}: {}", text(&out));
         assert_all(&text(&out), &[said]);
     }
@@ -138,11 +119,7 @@ fn access_flags_that_disagree_are_refused_and_a_bad_date_stops_the_deposit() {
         "nothing added"
     );
 
-    let out = add_with(
-        &lab,
-        &folder,
-        &["--title", "T", "--embargo-until", "30.06.2099"],
-    );
+    let out = add_with(&lab, &folder, "T", &["--embargo-until", "30.06.2099"]);
     assert_all(
         &text(&out),
         &[

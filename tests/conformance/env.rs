@@ -682,15 +682,7 @@ pub fn dav_credentials(password: &str) -> UserSecret {
 
 /// The InvenioRDM emulation's records and drafts of its user, as its search answers.
 async fn user_records(s: &RunningSandbox) -> serde_json::Value {
-    reqwest::Client::new()
-        .get(format!("{}/api/user/records", s.base_url()))
-        .bearer_auth(s.invenio_account().token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+    crate::support::invenio_json(s, "/api/user/records").await
 }
 
 /// Every file under `dir`, at any depth (none when it is not there).

@@ -188,7 +188,6 @@ pub async fn run_jobs(engine: &Arc<Engine>, ids: Vec<i64>) -> Vec<JobRow> {
         .expect("run batch")
 }
 
-/// `GET base/path` as JSON.
 /// The message of `job`'s first logged event of `kind` (what the live log showed).
 pub fn logged(store: &Store, job: i64, kind: EventKind) -> String {
     store
@@ -200,8 +199,23 @@ pub fn logged(store: &Store, job: i64, kind: EventKind) -> String {
         .message
 }
 
+/// `GET base/path` as JSON.
 pub async fn get_json(sandbox: &RunningSandbox, path: &str) -> serde_json::Value {
     reqwest::get(format!("{}{path}", sandbox.base_url()))
+        .await
+        .expect("GET")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+/// `GET base/path` of the sandbox's InvenioRDM emulation, with its account's token, as
+/// JSON (`/api/records/ID`, `/api/user/records`, ...).
+pub async fn invenio_json(sandbox: &RunningSandbox, path: &str) -> serde_json::Value {
+    reqwest::Client::new()
+        .get(format!("{}{path}", sandbox.base_url()))
+        .bearer_auth(sandbox.invenio_account().token)
+        .send()
         .await
         .expect("GET")
         .json()
