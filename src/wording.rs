@@ -192,6 +192,17 @@ pub fn access_not_enforced(
     })
 }
 
+/// What to know of a DOI that a citation file (`file`) gives: if it is the dataset's own,
+/// the dataset was deposited before, and a deposit would be a second record with a second
+/// DOI.
+pub fn doi_cited(file: &str, doi: &str) -> String {
+    format!(
+        "{file} gives the DOI {doi}: if that is this dataset's own, it is deposited already, \
+         and a deposit makes a second record with a DOI of its own (for new files, make a new \
+         version of that record on its repository's page instead)"
+    )
+}
+
 /// An error and its causes on one line, each cause once: many errors already end with their
 /// cause's text (`cannot open X: {source}`), which would otherwise be said twice; others
 /// (reqwest's, tokio-postgres's) keep the useful part in their causes alone.

@@ -1,5 +1,7 @@
 //! Prefilling metadata from CITATION.cff or .zenodo.json found in the dataset folder.
 
+mod support;
+
 use std::fs;
 
 use lodge::content::{
@@ -151,4 +153,32 @@ fn citation_files_stay_in_the_manifest() {
         .map(|e| e.path.as_str())
         .collect();
     assert_eq!(paths, vec![".zenodo.json", "CITATION.cff", "data.csv"]);
+}
+
+/// A citation file that gives a DOI may be one of a dataset deposited before Lodge: adding
+/// it says that a deposit would make a second record with a DOI of its own, and names what
+/// else the file gives that no deposit carries.
+#[test]
+fn adding_a_folder_whose_citation_file_gives_a_doi_warns_of_a_second_record() {
+    let lab = support::Lab::new();
+    let cff = format!("{CFF}doi: 10.5281/zenodo.4242\nreferences: []\n");
+    let folder = lab.folder(
+        "cited",
+        &[("CITATION.cff", cff.as_bytes()), ("a.csv", b"1\n")],
+    );
+    let out = support::lodge_in(&lab)
+        .arg("add")
+        .arg(&folder)
+        .args(["--publisher", "Lab"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", support::text(&out));
+    support::assert_all(
+        &support::text(&out),
+        &[
+            "CITATION.cff gives the DOI 10.5281/zenodo.4242: if that is this dataset's own, it \
+             is deposited already, and a deposit makes a second record with a DOI of its own",
+            "CITATION.cff also gives references, which Lodge does not send",
+        ],
+    );
 }

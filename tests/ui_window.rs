@@ -1256,10 +1256,12 @@ fn files_embargoed_in_the_form_need_a_date_and_the_sandbox_deposit_says_it_does_
     );
 }
 
-/// A dropped folder's `.zenodo.json` that closes its files fills the form's File access,
-/// and what the file gives that no deposit carries (its community, its grant) is named.
+/// A dropped folder's `.zenodo.json` that closes its files fills the form's File access;
+/// the DOI it gives (a deposit would be a second record) and what it gives that no deposit
+/// carries (its community, its grant) are named.
 #[test]
-fn a_dropped_folders_zenodo_json_restricts_its_files_and_names_what_lodge_does_not_send() {
+fn a_dropped_folders_zenodo_json_restricts_its_files_and_names_its_doi_and_what_lodge_does_not_send()
+ {
     let mut w = Window::open(FaultConfig::default());
     let zenodo = serde_json::json!({
         "title": "Closed cores",
@@ -1267,6 +1269,7 @@ fn a_dropped_folders_zenodo_json_restricts_its_files_and_names_what_lodge_does_n
         "access_right": "closed",
         "communities": [{"identifier": "soil"}],
         "grants": [{"id": "777541"}],
+        "doi": "10.5281/zenodo.4242",
     });
     let folder = w.lab.folder(
         "closed",
@@ -1283,6 +1286,14 @@ fn a_dropped_folders_zenodo_json_restricts_its_files_and_names_what_lodge_does_n
         said[0]
             .1
             .contains(".zenodo.json of closed also gives communities, grants"),
+        "{said:?}"
+    );
+    let said = notices_with(w.app(), "gives the DOI 10.5281/zenodo.4242");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0]
+            .1
+            .contains("a deposit makes a second record with a DOI of its own"),
         "{said:?}"
     );
     w.select(id);

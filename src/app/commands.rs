@@ -511,6 +511,14 @@ impl Core {
                         folder_name(&root2),
                         folder_name(&from)
                     )));
+                    for doi in crate::content::dois_cited(&from) {
+                        let said = crate::wording::doi_cited(&folder_name(&from), &doi);
+                        notes.push(Notice::warning(format!(
+                            "{}: {}",
+                            folder_name(&root2),
+                            sentence(&said)
+                        )));
+                    }
                     let not_carried = crate::content::fields_not_carried(&from);
                     if !not_carried.is_empty() {
                         notes.push(Notice::warning(format!(

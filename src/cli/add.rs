@@ -222,8 +222,15 @@ impl AddArgs {
     }
 }
 
-/// Name what the citation file `from` gives that no deposit will carry.
+/// Name what the citation file `from` gives that no deposit will carry, and a DOI it
+/// gives: one that is the dataset's own means a deposit would be its second record.
 fn say_not_carried(from: &Path) {
+    for doi in crate::content::dois_cited(from) {
+        say!(
+            "  note: {}",
+            crate::wording::doi_cited(&from.display().to_string(), &doi)
+        );
+    }
     let fields = crate::content::fields_not_carried(from);
     if !fields.is_empty() {
         say!(

@@ -35,8 +35,8 @@ pub use metadata::{
 };
 pub use person_name::as_person;
 pub use prefill::{
-    CITATION_CFF, ZENODO_JSON, fields_not_carried, metadata_from_folder, parse_citation_cff,
-    parse_zenodo_json,
+    CITATION_CFF, ZENODO_JSON, dois_cited, fields_not_carried, metadata_from_folder,
+    parse_citation_cff, parse_zenodo_json,
 };
 pub use scan::{
     IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, on_disk, scan_folder,

@@ -366,33 +366,72 @@ fn zenodo_access(doc: &Json) -> Result<FileAccess, String> {
 /// or a related paper reaching the repository. Empty when the file cannot be read: reading
 /// it for the metadata says why.
 pub fn fields_not_carried(citation_file: &Path) -> Vec<String> {
-    let Ok(text) = fs::read_to_string(citation_file) else {
+    let Some((doc, read)) = citation_fields(citation_file) else {
         return Vec::new();
     };
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let is_cff = citation_file.file_name().is_some_and(|n| n == CITATION_CFF);
-    let (keys, read): (Vec<String>, &[&str]) = if is_cff {
-        let Ok(Yaml::Mapping(doc)) = serde_yaml_ng::from_str::<Yaml>(text) else {
-            return Vec::new();
-        };
-        let keys = doc.keys().filter_map(|k| k.as_str().map(str::to_string));
-        (keys.collect(), CFF_READ)
-    } else {
-        let Ok(doc) = serde_json::from_str::<Json>(text) else {
-            return Vec::new();
-        };
-        let doc = match doc.get("metadata") {
-            Some(inner) if inner.is_object() && doc.get("title").is_none() => inner.clone(),
-            _ => doc,
-        };
-        let Some(doc) = doc.as_object() else {
-            return Vec::new();
-        };
-        (doc.keys().cloned().collect(), ZENODO_READ)
-    };
-    keys.into_iter()
-        .filter(|k| !read.contains(&k.as_str()))
+    // A DOI is said of its own, by [`dois_cited`].
+    doc.keys()
+        .filter(|k| !read.contains(&k.as_str()) && *k != "doi")
+        .cloned()
         .collect()
+}
+
+/// The DOIs a citation file gives for what it describes (`doi`, and in `CITATION.cff`
+/// the `identifiers` of type `doi`). One that is the dataset's own means it was deposited
+/// before, by hand or by another tool: a deposit through Lodge would then make a second
+/// record with a second DOI, so the person is told before depositing.
+pub fn dois_cited(citation_file: &Path) -> Vec<String> {
+    let Some((doc, _)) = citation_fields(citation_file) else {
+        return Vec::new();
+    };
+    let mut dois: Vec<String> = doc
+        .get("doi")
+        .and_then(Json::as_str)
+        .map(str::to_string)
+        .into_iter()
+        .collect();
+    for id in doc
+        .get("identifiers")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if id["type"].as_str() == Some("doi")
+            && let Some(doi) = id["value"].as_str()
+            && !dois.iter().any(|d| d == doi)
+        {
+            dois.push(doi.to_string());
+        }
+    }
+    dois.retain(|d| !d.trim().is_empty());
+    dois
+}
+
+/// The top-level fields of the citation file (`.zenodo.json`'s inside its `metadata`
+/// wrapper, if it has one) and the ones [`Metadata`] reads; `None` if it cannot be read.
+fn citation_fields(
+    citation_file: &Path,
+) -> Option<(serde_json::Map<String, Json>, &'static [&'static str])> {
+    let text = fs::read_to_string(citation_file).ok()?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    if citation_file.file_name().is_some_and(|n| n == CITATION_CFF) {
+        let doc: Yaml = serde_yaml_ng::from_str(text).ok()?;
+        // YAML's keys that are not text (a number, say) name no CFF field.
+        let fields = doc
+            .as_mapping()?
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str()?.to_string(), serde_json::to_value(v).ok()?)));
+        return Some((fields.collect(), CFF_READ));
+    }
+    let doc: Json = serde_json::from_str(text).ok()?;
+    let doc = match doc.get("metadata") {
+        Some(inner) if inner.is_object() && doc.get("title").is_none() => inner.clone(),
+        _ => doc,
+    };
+    match doc {
+        Json::Object(doc) => Some((doc, ZENODO_READ)),
+        _ => None,
+    }
 }
 
 /// `CITATION.cff` keys read into the metadata, or that only describe the file itself.
@@ -570,8 +609,20 @@ mod tests {
             "cff-version: 1.2.0\nmessage: Cite me\ntitle: T\nauthors: []\ndoi: 10.5281/zenodo.1\nreferences: []\n",
         )
         .unwrap();
-        assert_eq!(fields_not_carried(&cff), ["doi", "references"]);
+        assert_eq!(fields_not_carried(&cff), ["references"]);
+        assert_eq!(dois_cited(&cff), ["10.5281/zenodo.1"]);
         fs::write(&cff, "title: T\n").unwrap();
         assert!(fields_not_carried(&cff).is_empty());
+        assert!(dois_cited(&cff).is_empty());
+        fs::write(
+            &cff,
+            "title: T\nidentifiers:\n  - type: url\n    value: https://x.org\n  - type: doi\n    value: 10.1234/abc\n",
+        )
+        .unwrap();
+        assert_eq!(dois_cited(&cff), ["10.1234/abc"]);
+        assert_eq!(fields_not_carried(&cff), ["identifiers"]);
+        fs::write(&zenodo, r#"{"title": "T", "doi": "10.5281/zenodo.7"}"#).unwrap();
+        assert_eq!(dois_cited(&zenodo), ["10.5281/zenodo.7"]);
+        assert!(fields_not_carried(&zenodo).is_empty());
     }
 }
