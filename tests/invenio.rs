@@ -8,10 +8,12 @@ mod support;
 use std::sync::Arc;
 
 use lodge::content::{FileAccess, Metadata};
+use lodge::engine::repair::{Repair, repair_deposit};
+use lodge::engine::verify::Verification;
 use lodge::sandbox::{FaultConfig, InvenioAccount, RunningSandbox};
 use lodge::store::{EventKind, JobState};
 use lodge::targets::invenio::{draft_body, key_subject};
-use lodge::targets::{Target, is_paused_for_credentials, open_target};
+use lodge::targets::{ProgressSink, ReadBack, Target, is_paused_for_credentials, open_target};
 use serde_json::{Value, json};
 use support::fake::{Answer, FakeServer};
 use support::*;
@@ -532,6 +534,68 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
         [],
         "checked as the record now"
     );
+}
+
+/// A file lost from a draft left for review (removed on its page, say) is put back into
+/// that draft by a repair, and no other draft is made; once the draft is published, its
+/// files cannot change, and the repair says so instead of sending anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn repair_puts_a_file_back_into_the_draft_left_for_review_and_not_once_it_is_published() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let drafts = open_target(
+        &format!("{}?state=draft", sandbox.invenio_target_url()),
+        Some(sandbox.invenio_account().token),
+    )
+    .unwrap();
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(1), &metadata("Review first"));
+    let jobs = deposit(&store, &drafts, &[ds], fast_config()).await;
+    let draft = jobs[0].identifier.clone().unwrap();
+    let document = store.document(&ds.1).unwrap().unwrap();
+    let db = rusqlite::Connection::open(sandbox.data_dir().join("sandbox.db")).unwrap();
+    let lose_data_csv = || {
+        let lost = db.execute("DELETE FROM invenio_files WHERE key = 'data.csv'", []);
+        assert_eq!(lost.unwrap(), 1);
+    };
+    let quiet: ProgressSink = Arc::new(|_| {});
+    let repair = || {
+        repair_deposit(
+            drafts.as_ref(),
+            &jobs[0],
+            &document,
+            ReadBack::Bytes,
+            &quiet,
+        )
+    };
+
+    lose_data_csv();
+    let uploads = sandbox.invenio_uploads();
+    let Repair::PutBack { files, after } = repair().await else {
+        panic!("the lost file goes back into the draft")
+    };
+    assert_eq!(files, ["data.csv"]);
+    assert!(matches!(after, Verification::Intact(_)), "{after:?}");
+    assert_eq!(sandbox.invenio_uploads(), uploads + 1, "that file alone");
+    assert_eq!(sandbox.invenio_counts(), (0, 1), "still the one draft");
+
+    lose_data_csv();
+    let publish = format!("/api/records/{draft}/draft/actions/publish");
+    let (status, _) = Api::new(&sandbox)
+        .json(reqwest::Method::POST, &publish, None)
+        .await;
+    assert_eq!(status, 202, "published by hand on its page");
+    let repaired = repair().await;
+    let Repair::SendFailed { files, error, .. } = &repaired else {
+        panic!("a published record's files cannot change: {repaired:?}")
+    };
+    assert_eq!(files, &["data.csv"]);
+    assert!(
+        error.contains(&format!("{draft} is no longer a draft waiting for review"))
+            && error.contains("ask the repository's support"),
+        "{error}"
+    );
+    assert_eq!(sandbox.invenio_uploads(), uploads + 1, "nothing sent");
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! *Repair*): the files a check finds missing on the server are sent again from the
 //! dataset's folder by the target's own upload, whose conditional writes add only what is
 //! not there (on WebDAV it also replaces a file of the wrong size, what a cut-off upload
-//! leaves). The record is left alone: it is the one Lodge recorded, and writing another
+//! leaves), or on InvenioRDM into the draft the deposit left for review, and only there. The record is left alone: it is the one Lodge recorded, and writing another
 //! would be the duplicate Lodge exists to prevent. What a repair cannot put back (other
 //! bytes under a file's name, a record gone) is named with what to do instead.
 
@@ -80,16 +80,23 @@ pub async fn repair_deposit(
              machine that has it"
         ));
     }
-    // The deposit's own upload: every file of the manifest is offered again under a
-    // conditional write, so only the lost ones are written, and each is hashed as it is
-    // sent (a file changed in the folder since is refused, not sent).
+    // The target's own way back (by default the deposit's upload: every file of the
+    // manifest is offered again under a conditional write, so only the lost ones are
+    // written), each file hashed as it is sent (a file changed in the folder since is
+    // refused, not sent).
     let request = DepositRequest {
         key: job.key,
         document,
         root: Path::new(root),
         earlier_records: &[],
     };
-    if let Err(failure) = target.upload(&request, Arc::new(|_| {})).await {
+    let Some(record) = job.identifier.as_deref() else {
+        return refuse("the deposit has no record recorded to put its files back under".into());
+    };
+    if let Err(failure) = target
+        .put_back(&request, record, &files, Arc::new(|_| {}))
+        .await
+    {
         let error = match failure {
             // A rescan would only make the folder's new bytes the dataset's: the deposit
             // needs the bytes it was made of.

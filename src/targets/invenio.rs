@@ -624,24 +624,7 @@ impl InvenioTarget {
             }
         }
         for entry in &request.document.manifest {
-            let path = crate::content::on_disk(request.root, &entry.path);
-            let local = {
-                let path = path.clone();
-                tokio::task::spawn_blocking(move || md5_and_sha256(&path))
-                    .await
-                    .map_err(|e| Failure::Ambiguous {
-                        status: None,
-                        message: e.to_string(),
-                    })?
-            };
-            let (md5, sha) = local
-                .map_err(|e| Failure::reading_local_file(&path, "cannot read it any more", &e))?;
-            if sha != entry.sha256 {
-                return Err(Failure::Changed {
-                    path: path.display().to_string(),
-                    message: format!("{CONTENT_CHANGED} (SHA-256 now {sha})"),
-                });
-            }
+            let md5 = Self::local_md5(request, entry).await?;
             if let Some((status, Some(checksum))) = on_server.get(&entry.path)
                 && status == "completed"
                 && *checksum == md5
@@ -649,6 +632,103 @@ impl InvenioTarget {
                 progress(entry.size);
                 continue;
             }
+            self.send_file(draft, request, entry, &md5, progress)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// The MD5 of `entry`'s file in the dataset's folder (what InvenioRDM checksums), once
+    /// its SHA-256 is checked to be the scanned one.
+    async fn local_md5(
+        request: &DepositRequest<'_>,
+        entry: &ManifestEntry,
+    ) -> Result<String, Failure> {
+        let path = crate::content::on_disk(request.root, &entry.path);
+        let local = {
+            let path = path.clone();
+            tokio::task::spawn_blocking(move || md5_and_sha256(&path))
+                .await
+                .map_err(|e| Failure::Ambiguous {
+                    status: None,
+                    message: e.to_string(),
+                })?
+        };
+        let (md5, sha) =
+            local.map_err(|e| Failure::reading_local_file(&path, "cannot read it any more", &e))?;
+        if sha != entry.sha256 {
+            return Err(Failure::Changed {
+                path: path.display().to_string(),
+                message: format!("{CONTENT_CHANGED} (SHA-256 now {sha})"),
+            });
+        }
+        Ok(md5)
+    }
+
+    /// Put the files `lost` back into the draft `draft` a deposit left for review, and
+    /// nothing else: no other draft is made, and a file a person changed there stays.
+    async fn put_back_into_draft(
+        &self,
+        draft: &str,
+        request: &DepositRequest<'_>,
+        lost: &[String],
+        progress: &ProgressSink,
+    ) -> Result<(), Failure> {
+        let resp = self
+            .send(
+                Method::GET,
+                self.url(&["api", "records", draft, "draft"]),
+                None,
+                false,
+            )
+            .await?;
+        let gone = || Failure::Conflict {
+            message: format!(
+                "{draft} is no longer a draft waiting for review (published or discarded \
+                 since), and a published record's files cannot change: ask the repository's \
+                 support to restore the file from their copy"
+            ),
+        };
+        if resp.status() == StatusCode::NOT_FOUND {
+            return Err(gone());
+        }
+        if resp.status() != StatusCode::OK {
+            return Err(Self::failure_of(resp).await);
+        }
+        // A published record being edited has a draft too, whose files are locked.
+        if Self::json_of(resp, "draft").await?["is_published"] == true {
+            return Err(gone());
+        }
+        let there: std::collections::HashSet<String> = self
+            .draft_files(draft)
+            .await?
+            .iter()
+            .filter_map(|e| e["key"].as_str().map(str::to_string))
+            .collect();
+        // Put back since (by a person, or by another repair): nothing to send.
+        let entries: Vec<&ManifestEntry> = request
+            .document
+            .manifest
+            .iter()
+            .filter(|e| lost.contains(&e.path) && !there.contains(&e.path))
+            .collect();
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let keys: Vec<Value> = entries.iter().map(|e| json!({"key": e.path})).collect();
+        let resp = self
+            .send(
+                Method::POST,
+                self.url(&["api", "records", draft, "draft", "files"]),
+                Some(Value::Array(keys).to_string().into()),
+                true,
+            )
+            .await?;
+        if !resp.status().is_success() {
+            return Err(Self::failure_of(resp).await);
+        }
+        for entry in entries {
+            let md5 = Self::local_md5(request, entry).await?;
             self.send_file(draft, request, entry, &md5, progress)
                 .await?;
         }
@@ -1002,16 +1082,33 @@ impl Target for InvenioTarget {
         ))
     }
 
+    /// A draft left for review takes its lost files back; a published record's files
+    /// cannot change.
     fn files_can_be_put_back(&self) -> Result<(), &'static str> {
-        Err(match self.publish {
-            true => {
+        match self.publish {
+            true => Err(
                 "InvenioRDM and Zenodo do not let a published record's files change: ask the \
-                 repository's support to restore the file from their copy"
-            }
+                 repository's support to restore the file from their copy",
+            ),
+            false => Ok(()),
+        }
+    }
+
+    async fn put_back(
+        &self,
+        request: &DepositRequest<'_>,
+        record: &str,
+        lost: &[String],
+        progress: ProgressSink,
+    ) -> Result<(), Failure> {
+        match self.publish {
+            true => Err(Failure::Conflict {
+                message: "a published record's files cannot change".into(),
+            }),
             false => {
-                "Lodge does not send a draft's files again: add the file on the draft's page \
-                 (Open record) before publishing it"
+                self.put_back_into_draft(record, request, lost, &progress)
+                    .await
             }
-        })
+        }
     }
 }

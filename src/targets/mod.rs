@@ -187,13 +187,28 @@ pub trait Target: Send + Sync {
         None
     }
 
-    /// Whether sending a landed deposit's files again ([`Target::upload`]) puts back just
-    /// those the server lost and leaves the record as it is (`lodge verify --repair`, the
-    /// window's Repair); `Err` says why not and what to do instead. So it is for targets
-    /// that keep each file under its digest, apart from the record, with conditional
-    /// writes: the sandbox, S3 and WebDAV.
+    /// Whether [`Target::put_back`] can send a landed deposit's lost files again and leave
+    /// the record as it is (`lodge verify --repair`, the window's Repair); `Err` says why
+    /// not and what to do instead. So it is for targets that keep each file apart from the
+    /// record with conditional writes (the sandbox, S3 and WebDAV), and for an InvenioRDM
+    /// draft, whose files may change until it is published.
     fn files_can_be_put_back(&self) -> Result<(), &'static str> {
         Err("this kind of target keeps no files of its own to send again")
+    }
+
+    /// Send again the files `lost` (manifest paths) that a check found missing from the
+    /// landed deposit recorded as `record`, and nothing else (`lodge verify --repair`, the
+    /// window's Repair); only asked where [`Target::files_can_be_put_back`] is `Ok`. By
+    /// default the deposit's own upload, whose conditional writes add only what the
+    /// server lacks.
+    async fn put_back(
+        &self,
+        request: &DepositRequest<'_>,
+        _record: &str,
+        _lost: &[String],
+        progress: ProgressSink,
+    ) -> Result<(), Failure> {
+        self.upload(request, progress).await
     }
 
     /// Whether [`Target::upload`] replaces a file the server holds with another size under
