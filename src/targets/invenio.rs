@@ -603,26 +603,13 @@ impl InvenioTarget {
                 ))
             })
             .collect();
-        let missing: Vec<Value> = request
+        let missing: Vec<&ManifestEntry> = request
             .document
             .manifest
             .iter()
             .filter(|e| !on_server.contains_key(&e.path))
-            .map(|e| json!({"key": e.path}))
             .collect();
-        if !missing.is_empty() {
-            let resp = self
-                .send(
-                    Method::POST,
-                    self.url(&["api", "records", draft, "draft", "files"]),
-                    Some(Value::Array(missing).to_string().into()),
-                    true,
-                )
-                .await?;
-            if !resp.status().is_success() {
-                return Err(Self::failure_of(resp).await);
-            }
-        }
+        self.init_files(draft, &missing).await?;
         for entry in &request.document.manifest {
             let md5 = Self::local_md5(request, entry).await?;
             if let Some((status, Some(checksum))) = on_server.get(&entry.path)
@@ -712,6 +699,18 @@ impl InvenioTarget {
             .iter()
             .filter(|e| lost.contains(&e.path) && !there.contains(&e.path))
             .collect();
+        self.init_files(draft, &entries).await?;
+        for entry in entries {
+            let md5 = Self::local_md5(request, entry).await?;
+            self.send_file(draft, request, entry, &md5, progress)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// InvenioRDM's first step of an upload: name `entries` as files of the draft, to be
+    /// sent and committed next. Nothing is asked for none.
+    async fn init_files(&self, draft: &str, entries: &[&ManifestEntry]) -> Result<(), Failure> {
         if entries.is_empty() {
             return Ok(());
         }
@@ -726,11 +725,6 @@ impl InvenioTarget {
             .await?;
         if !resp.status().is_success() {
             return Err(Self::failure_of(resp).await);
-        }
-        for entry in entries {
-            let md5 = Self::local_md5(request, entry).await?;
-            self.send_file(draft, request, entry, &md5, progress)
-                .await?;
         }
         Ok(())
     }
