@@ -181,7 +181,7 @@ fn a_zenodo_json_that_restricts_its_files_prefills_the_restriction_and_names_wha
         lodge::content::FileAccess::Restricted
     );
 
-    // A flag chooses otherwise, and says the file differs.
+    // A flag chooses otherwise.
     let out = lodge_in(&lab)
         .arg("add")
         .arg(&folder)
@@ -191,4 +191,13 @@ fn a_zenodo_json_that_restricts_its_files_prefills_the_restriction_and_names_wha
     assert!(out.status.success(), "{}", text(&out));
     let dataset = &lab.store("lodge.db").datasets().unwrap()[0];
     assert!(dataset.metadata.access.is_open());
+    // Added again without it, the choice stays, and the file's other word is named.
+    let out = lodge_in(&lab).arg("add").arg(&folder).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &["gives another file access than the dataset has, which stays"],
+    );
+    let dataset = &lab.store("lodge.db").datasets().unwrap()[0];
+    assert!(dataset.metadata.access.is_open(), "open was chosen");
 }

@@ -303,12 +303,8 @@ impl Metadata {
             self.version = other.version.clone();
             filled.push("version");
         }
-        // Open is also what a form that never said shows: a restriction the file asks
-        // for is taken rather than published openly.
-        if self.access.is_open() && !other.access.is_open() {
-            self.access = other.access.clone();
-            filled.push("file access");
-        }
+        // File access is never empty: open is a choice too (and the key of a moved folder's
+        // deposits). A file that says otherwise is named by `fields_differing_from`.
         filled
     }
 
@@ -343,10 +339,8 @@ impl Metadata {
                 differ(&a.keywords, &b.keywords, |k| !k.is_empty()),
             ),
             ("version", differ(&a.version, &b.version, Option::is_some)),
-            (
-                "file access",
-                differ(&a.access, &b.access, |x| !x.is_open()),
-            ),
+            // Always given: open is a choice as much as the others.
+            ("file access", differ(&a.access, &b.access, |_| true)),
         ]
         .into_iter()
         .filter_map(|(field, differs)| differs.then_some(field))
@@ -801,25 +795,19 @@ mod tests {
         }
     }
 
-    /// A form that never chose shows open files: a citation file's restriction fills it,
-    /// and differs from a restriction chosen otherwise.
+    /// Open files are a choice, not an empty field: a citation file that restricts them
+    /// fills nothing (a moved folder keeps its key, a re-added one what was chosen), and is
+    /// named as saying otherwise.
     #[test]
-    fn a_restriction_from_a_citation_file_fills_open_files_and_is_named_when_it_differs() {
+    fn a_citation_files_restriction_fills_no_open_files_and_is_named_as_differing() {
         let mut m = Metadata::default();
         let cited = Metadata {
             access: FileAccess::Restricted,
             ..Metadata::default()
         };
-        assert_eq!(m.fill_lacking_from(&cited), ["file access"]);
-        assert_eq!(m.access, FileAccess::Restricted);
-        let embargoed = Metadata {
-            access: FileAccess::Embargoed {
-                until: "2027-01-01".into(),
-            },
-            ..Metadata::default()
-        };
-        assert!(m.fill_lacking_from(&embargoed).is_empty(), "a choice stays");
-        assert_eq!(m.fields_differing_from(&embargoed), ["file access"]);
+        assert!(m.fill_lacking_from(&cited).is_empty());
+        assert!(m.access.is_open());
+        assert_eq!(m.fields_differing_from(&cited), ["file access"]);
         assert!(m.fields_differing_from(&Metadata::default()).is_empty());
     }
 }
