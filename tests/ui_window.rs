@@ -1256,6 +1256,46 @@ fn files_embargoed_in_the_form_need_a_date_and_the_sandbox_deposit_says_it_does_
     );
 }
 
+/// Deposit all ready of a batch with restricted files, to a target that does not enforce
+/// that, says so once for the batch, not once a dataset.
+#[test]
+fn a_batch_with_restricted_files_is_told_once_that_the_sandbox_does_not_enforce_it() {
+    let mut w = Window::open(FaultConfig::default());
+    for n in 1..=4 {
+        let zenodo = serde_json::json!({
+            "title": format!("Closed run {n}"),
+            "creators": [{"name": "Curie, Marie"}],
+            "publication_date": "2026-03-01",
+            "publisher": "Lodge test lab",
+            "access_right": "restricted",
+        });
+        let folder = w.lab.folder(
+            &format!("closed-{n}"),
+            &[
+                ("data.csv", format!("id\n{n}\n").as_bytes()),
+                (".zenodo.json", zenodo.to_string().as_bytes()),
+            ],
+        );
+        w.add_folder(&folder);
+    }
+    let (level, said) = w.press_for_notice("Deposit all ready (4)", "does not enforce that");
+    assert_eq!(level, LogLevel::Warning);
+    assert!(
+        said.starts_with(
+            "4 of these datasets have restricted or embargoed files, but Local sandbox"
+        ),
+        "{said}"
+    );
+    for _ in 0..5 {
+        w.harness.step();
+    }
+    assert_eq!(
+        notices_with(w.app(), "does not enforce that").len(),
+        1,
+        "one notice for the batch"
+    );
+}
+
 /// A dropped folder's `.zenodo.json` that closes its files fills the form's File access;
 /// the DOI it gives (a deposit would be a second record) and what it gives that no deposit
 /// carries (its community, its grant) are named.

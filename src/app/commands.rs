@@ -801,11 +801,25 @@ impl Core {
                 // The engine's idle workers start on them now, not at their next look.
                 self.engine().wake();
                 if let Some(target) = self.engine().target(&scope) {
-                    for (name, access) in restricted {
-                        if let Some(note) = access_not_enforced(&access, &**target) {
-                            let said = sentence(&format!("{name}: {note}"));
-                            self.out.notice(Notice::warning(said));
-                        }
+                    let said: Vec<String> = restricted
+                        .iter()
+                        .filter_map(|(name, access)| {
+                            access_not_enforced(access, &**target)
+                                .map(|note| sentence(&format!("{name}: {note}")))
+                        })
+                        .collect();
+                    // One for a few; a batch's are summed up, not a notice each.
+                    match said.len() {
+                        0 => {}
+                        1..=3 => said
+                            .into_iter()
+                            .for_each(|s| self.out.notice(Notice::warning(s))),
+                        n => self.out.notice(Notice::warning(format!(
+                            "{n} of these datasets have restricted or embargoed files, but {} \
+                             does not enforce that: there they are as readable as the store's \
+                             own permissions make them (each record notes the access chosen).",
+                            target.label()
+                        ))),
                     }
                 }
                 for (name, problems) in refused {
