@@ -269,11 +269,7 @@ fn resource_type_of_upload(upload_type: &str) -> &'static str {
 pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let doc: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    // A file saved from the deposit API may wrap the fields in {"metadata": {...}}.
-    let doc = match doc.get("metadata") {
-        Some(inner) if inner.is_object() && doc.get("title").is_none() => inner,
-        _ => &doc,
-    };
+    let doc = zenodo_fields(&doc);
     if !doc.is_object() {
         return Err(
             "expected a JSON object of Zenodo deposit fields (title, creators, ...)".into(),
@@ -424,13 +420,15 @@ fn citation_fields(
         return Some((fields.collect(), CFF_READ));
     }
     let doc: Json = serde_json::from_str(text).ok()?;
-    let doc = match doc.get("metadata") {
-        Some(inner) if inner.is_object() && doc.get("title").is_none() => inner.clone(),
+    Some((zenodo_fields(&doc).as_object()?.clone(), ZENODO_READ))
+}
+
+/// A `.zenodo.json`'s fields: a file saved from the deposit API may wrap them in
+/// `{"metadata": {...}}`.
+fn zenodo_fields(doc: &Json) -> &Json {
+    match doc.get("metadata") {
+        Some(inner) if inner.is_object() && doc.get("title").is_none() => inner,
         _ => doc,
-    };
-    match doc {
-        Json::Object(doc) => Some((doc, ZENODO_READ)),
-        _ => None,
     }
 }
 
