@@ -661,30 +661,16 @@ impl InvenioTarget {
         lost: &[String],
         progress: &ProgressSink,
     ) -> Result<(), Failure> {
-        let resp = self
-            .send(
-                Method::GET,
-                self.url(&["api", "records", draft, "draft"]),
-                None,
-                false,
-            )
-            .await?;
-        let gone = || Failure::Conflict {
-            message: format!(
-                "{draft} is no longer a draft waiting for review (published or discarded \
-                 since), and a published record's files cannot change: ask the repository's \
-                 support to restore the file from their copy"
-            ),
-        };
-        if resp.status() == StatusCode::NOT_FOUND {
-            return Err(gone());
-        }
-        if resp.status() != StatusCode::OK {
-            return Err(Self::failure_of(resp).await);
-        }
-        // A published record being edited has a draft too, whose files are locked.
-        if Self::json_of(resp, "draft").await?["is_published"] == true {
-            return Err(gone());
+        // Published since (a published record being edited has a draft too, whose files
+        // are locked), or discarded.
+        if !self.is_unpublished_draft(draft).await? {
+            return Err(Failure::Conflict {
+                message: format!(
+                    "{draft} is no longer a draft waiting for review (published or discarded \
+                     since), and a published record's files cannot change: ask the \
+                     repository's support to restore the file from their copy"
+                ),
+            });
         }
         let there: std::collections::HashSet<String> = self
             .draft_files(draft)
