@@ -235,8 +235,7 @@ fn orcid_is_valid(bare: &str) -> bool {
 
 /// This year, by the UTC calendar: a publication year for a folder added today.
 pub fn this_year() -> i32 {
-    let now = humantime::format_rfc3339(std::time::SystemTime::now()).to_string();
-    now.get(..4).and_then(|y| y.parse().ok()).unwrap_or(1970)
+    today().get(..4).and_then(|y| y.parse().ok()).unwrap_or(1970)
 }
 
 impl Metadata {
