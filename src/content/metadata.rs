@@ -235,7 +235,10 @@ fn orcid_is_valid(bare: &str) -> bool {
 
 /// This year, by the UTC calendar: a publication year for a folder added today.
 pub fn this_year() -> i32 {
-    today().get(..4).and_then(|y| y.parse().ok()).unwrap_or(1970)
+    today()
+        .get(..4)
+        .and_then(|y| y.parse().ok())
+        .unwrap_or(1970)
 }
 
 impl Metadata {
