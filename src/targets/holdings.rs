@@ -10,6 +10,7 @@ use std::fmt;
 use futures_util::future::BoxFuture;
 use sha2::Digest as _;
 
+use super::each_file::{one_entry_per_digest, read_each_file};
 use super::layout::FileLayout;
 use super::{Failure, ProgressSink, RecordRef};
 use crate::content::{ContentDocument, ManifestEntry, Sha256Hex};
@@ -190,7 +191,8 @@ impl fmt::Display for Discrepancy {
 
 /// `record`, and each file of `document` as `read_file` reads what the store keeps of it
 /// where `layout` puts it: once per distinct digest where identical files are one blob, each
-/// file on its own where each is kept under its own name.
+/// file on its own where each is kept under its own name; a few files at a time
+/// ([`super::each_file`]).
 pub async fn read_files<'a, F>(
     record: Option<RecordRef>,
     document: &'a ContentDocument,
@@ -201,18 +203,19 @@ where
     F: Fn(&'a ManifestEntry) -> BoxFuture<'a, Result<FileHeld, Failure>>,
 {
     if !layout.shares_identical_files() {
-        let mut files = Vec::with_capacity(document.manifest.len());
-        for entry in &document.manifest {
-            files.push((entry.path.clone(), read_file(entry).await?));
-        }
+        let held = read_each_file(&document.manifest, read_file).await?;
+        let files = document
+            .manifest
+            .iter()
+            .map(|e| e.path.clone())
+            .zip(held)
+            .collect();
         return Ok(Holdings { record, files });
     }
-    let mut held = HashMap::new();
-    for entry in &document.manifest {
-        if let std::collections::hash_map::Entry::Vacant(slot) = held.entry(entry.sha256) {
-            slot.insert(read_file(entry).await?);
-        }
-    }
+    let blobs = one_entry_per_digest(&document.manifest);
+    let digests: Vec<Sha256Hex> = blobs.iter().map(|e| e.sha256).collect();
+    let held = read_each_file(blobs, read_file).await?;
+    let held: HashMap<Sha256Hex, FileHeld> = digests.into_iter().zip(held).collect();
     Ok(Holdings::by_digest(record, document, &held))
 }
 

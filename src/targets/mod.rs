@@ -7,6 +7,7 @@
 //! store or the queue.
 
 pub mod datacite;
+pub mod each_file;
 pub mod failure;
 pub mod holdings;
 pub mod http;

@@ -8,6 +8,7 @@
 use async_trait::async_trait;
 use reqwest::{Method, StatusCode, Url, header};
 
+use super::each_file::send_each_file;
 use super::holdings::{content_length, hash_body, read_files};
 use super::http::{failure_of, send};
 use super::layout::FileLayout;
@@ -187,20 +188,15 @@ impl Target for SandboxTarget {
         request: &DepositRequest<'_>,
         progress: ProgressSink,
     ) -> Result<(), Failure> {
-        let mut seen = std::collections::HashSet::new();
-        for entry in &request.document.manifest {
-            // Identical files are one blob.
-            if !seen.insert(entry.sha256) {
-                progress(entry.size);
-                continue;
-            }
+        // Identical files are one blob.
+        send_each_file(&request.document.manifest, true, &progress, |entry| async {
             if entry.size >= HEAD_FIRST_BYTES && self.blob_exists(&entry.sha256).await? {
                 progress(entry.size);
-                continue;
+                return Ok(());
             }
-            self.put_blob(request, entry, &progress).await?;
-        }
-        Ok(())
+            self.put_blob(request, entry, &progress).await
+        })
+        .await
     }
 
     async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {

@@ -15,6 +15,7 @@ use async_trait::async_trait;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode, Url};
 
+use super::each_file::send_each_file;
 use super::holdings::{hash_body, read_files};
 use super::http::{client, failure_of, send};
 use super::keyed_lock::KeyedLock;
@@ -483,12 +484,9 @@ impl Target for WebDavTarget {
         validate(request)?;
         self.make_folders().await?;
         self.make_dataset_folders(request).await?;
-        let mut seen = std::collections::HashSet::new();
-        for entry in &request.document.manifest {
-            if self.layout.shares_identical_files() && !seen.insert(entry.sha256) {
-                progress(entry.size);
-                continue;
-            }
+        let manifest = &request.document.manifest;
+        let shared = self.layout.shares_identical_files();
+        send_each_file(manifest, shared, &progress, |entry| async {
             let path = self.layout.file_path(&request.key, request.document, entry);
             let _sent_by_this_deposit_alone =
                 self.file_uploads.hold(Sha256Hex::of(path.as_bytes())).await;
@@ -496,16 +494,16 @@ impl Target for WebDavTarget {
                 && let Some(size) = self.file_size(&path).await?
             {
                 if size != entry.size {
-                    self.settle_wrong_size(request, entry, &path, size, &progress)
-                        .await?;
-                } else {
-                    progress(entry.size);
+                    return self
+                        .settle_wrong_size(request, entry, &path, size, &progress)
+                        .await;
                 }
-                continue;
+                progress(entry.size);
+                return Ok(());
             }
-            self.send_file(request, entry, &path, &progress).await?;
-        }
-        Ok(())
+            self.send_file(request, entry, &path, &progress).await
+        })
+        .await
     }
 
     async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {

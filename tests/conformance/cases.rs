@@ -9,6 +9,7 @@ use lodge::engine::repair::{Repair, repair_deposit};
 use lodge::engine::verify::{Verification, check_deposit};
 use lodge::engine::{Engine, EngineConfig};
 use lodge::store::{EventKind, JobRow, JobState, Store};
+use lodge::targets::each_file::FILES_IN_FLIGHT;
 use lodge::targets::{Discrepancy, FileHeld, ProgressSink, ReadBack};
 use tokio_util::sync::CancellationToken;
 
@@ -328,12 +329,13 @@ pub async fn killed_mid_upload_resumes_without_resending_blobs(kind: Kind) {
     );
     let ds = add(&store, &folder, &metadata("Killed"));
 
-    // The job is "killed" when the third file starts to go out.
-    let kill = CancellationToken::new();
+    // The third file hangs on its way out; the job is "killed" once the first two have
+    // landed (one after the other, or beside it: targets send a few files at once).
+    let (third_reached, kill) = (CancellationToken::new(), CancellationToken::new());
     env.proxy.add_rule(Rule {
         method: "PUT",
         path_contains: env.file_fragment("c.bin", &digests[2]),
-        action: Action::Stall(kill.clone()),
+        action: Action::Stall(third_reached.clone()),
         times: 1,
     });
     let config = fast_config();
@@ -345,8 +347,36 @@ pub async fn killed_mid_upload_resumes_without_resending_blobs(kind: Kind) {
         .unwrap()
         .0
         .job_id();
-    let first = Arc::new(engine).run_batch(vec![job], kill).await.unwrap();
+    let batch = tokio::spawn({
+        let (engine, kill) = (Arc::new(engine), kill.clone());
+        async move { engine.run_batch(vec![job], kill).await }
+    });
+    third_reached.cancelled().await;
+    let first_two: Vec<String> = ["a.bin", "b.bin"]
+        .iter()
+        .zip(&digests[..2])
+        .map(|(name, d)| env.file_fragment(name, d))
+        .collect();
+    let landed = |answered: &[(String, String, u16)], fragment: &str| {
+        answered
+            .iter()
+            .any(|(m, p, status)| m == "PUT" && p.contains(fragment) && *status < 300)
+    };
+    for _ in 0..600 {
+        let answered = env.proxy.answered();
+        if first_two.iter().all(|f| landed(&answered, f)) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    kill.cancel();
+    let first = batch.await.unwrap().unwrap();
     assert!(!first[0].state.is_terminal(), "{:?}", first[0]);
+    let answered = env.proxy.answered();
+    assert!(
+        first_two.iter().all(|f| landed(&answered, f)),
+        "the first two files landed before the kill: {answered:?}"
+    );
 
     env.proxy.clear_log();
     let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
@@ -364,6 +394,70 @@ pub async fn killed_mid_upload_resumes_without_resending_blobs(kind: Kind) {
     assert!(
         env.blob(&digests[2]).await == files[2],
         "the third file landed intact"
+    );
+    assert_eq!(env.records().await, 1);
+}
+
+/// A dataset of many files does not wait for each file's answer before sending the next:
+/// a few go out at once, and every one lands whole.
+pub async fn a_datasets_files_go_out_several_at_a_time(kind: Kind) {
+    assert!(kind.stores_files(), "only for targets that hold files");
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let files: Vec<(String, Vec<u8>)> = (0..10)
+        .map(|i| {
+            (
+                format!("day-{i:02}.csv"),
+                format!("t,v\n{i},{}\n", i * 7).into_bytes(),
+            )
+        })
+        .collect();
+    let listed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let folder = lab.folder("ten-days", &listed);
+    let ds = add(&store, &folder, &metadata("Ten days"));
+    // Each file's answer is slow, as behind a distant server: long enough for every file
+    // let out at once to be on its way together.
+    for (name, bytes) in &files {
+        env.proxy.add_rule(Rule {
+            method: "PUT",
+            path_contains: env.file_fragment(name, &Sha256Hex::of(bytes)),
+            action: Action::Delay(std::time::Duration::from_millis(300)),
+            times: 1,
+        });
+    }
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert_eq!(
+        env.proxy.peak_in_flight(),
+        FILES_IN_FLIGHT,
+        "files sent at once (one at a time would be 1): {:?}",
+        env.proxy.log()
+    );
+    let document = store.document(&ds.1).unwrap().unwrap();
+    let check = check_on(&env, &jobs[0], &document, ReadBack::Bytes).await;
+    assert!(
+        matches!(check, Verification::Intact(_)),
+        "every file landed whole: {check:?}"
+    );
+    let file_puts = |log: &[(String, String)]| {
+        files
+            .iter()
+            .map(|(name, bytes)| {
+                let fragment = env.file_fragment(name, &Sha256Hex::of(bytes));
+                log.iter()
+                    .filter(|(m, p)| m == "PUT" && p.contains(&fragment))
+                    .count()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        file_puts(&env.proxy.log()),
+        vec![1; files.len()],
+        "each file sent once"
     );
     assert_eq!(env.records().await, 1);
 }

@@ -145,3 +145,23 @@ macro_rules! partial_writes {
 }
 
 partial_writes!(webdav_partial_writes WebDav, webdav_folders_partial_writes WebDavFolders);
+
+/// The targets that keep each file apart send a few of a deposit's files at once;
+/// InvenioRDM sends one at a time (three requests a file, against a rate limit).
+macro_rules! several_files_at_once {
+    ($($module:ident $kind:ident),*) => {
+        mod several_files_at_once {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $module() {
+                    crate::cases::a_datasets_files_go_out_several_at_a_time(
+                        crate::env::Kind::$kind,
+                    )
+                    .await
+                }
+            )*
+        }
+    };
+}
+
+several_files_at_once!(sandbox Sandbox, s3 S3, s3_folders S3Folders, webdav WebDav, webdav_folders WebDavFolders);

@@ -118,6 +118,29 @@ struct State {
     mix: Option<(FaultMix, StdRng)>,
     /// Faults the mix injected.
     injected: u64,
+    /// Requests arrived and not yet answered, and the most there were at once.
+    in_flight: usize,
+    peak_in_flight: usize,
+}
+
+/// Counts a request as in flight until its handler ends (answered, or dropped with its
+/// connection).
+struct InFlight(Arc<Mutex<State>>);
+
+impl InFlight {
+    fn begin(state: &Arc<Mutex<State>>) -> InFlight {
+        let mut st = state.lock().unwrap();
+        st.in_flight += 1;
+        st.peak_in_flight = st.peak_in_flight.max(st.in_flight);
+        InFlight(state.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut st = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        st.in_flight -= 1;
+    }
 }
 
 /// A running proxy; stops with the test's runtime.
@@ -201,6 +224,11 @@ impl Proxy {
         self.state.lock().unwrap().answered.clone()
     }
 
+    /// The most requests the proxy has had on its hands at once (arrived, not yet answered).
+    pub fn peak_in_flight(&self) -> usize {
+        self.state.lock().unwrap().peak_in_flight
+    }
+
     /// Forward everything from now on.
     pub fn clear_rules(&self) {
         self.state.lock().unwrap().rules.clear();
@@ -222,6 +250,7 @@ async fn handle(
         .path_and_query()
         .map(|p| p.to_string())
         .unwrap_or_default();
+    let _in_flight = InFlight::begin(&state);
     let action = {
         let mut st = state.lock().unwrap();
         st.log.push((method.clone(), path.clone()));

@@ -19,6 +19,7 @@ use base64::Engine as _;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderValue, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode, Url};
 
+use super::each_file::send_each_file;
 use super::holdings::{hash_body, read_files};
 use super::http::client;
 use super::keyed_lock::KeyedLock;
@@ -419,13 +420,9 @@ impl Target for S3Target {
         progress: ProgressSink,
     ) -> Result<(), Failure> {
         validate(request)?;
-        let layout = self.location.layout;
-        let mut seen = std::collections::HashSet::new();
-        for entry in &request.document.manifest {
-            if layout.shares_identical_files() && !seen.insert(entry.sha256) {
-                progress(entry.size);
-                continue;
-            }
+        let manifest = &request.document.manifest;
+        let shared = self.location.layout.shares_identical_files();
+        send_each_file(manifest, shared, &progress, |entry| async {
             let key = self
                 .location
                 .file_key(&request.key, request.document, entry);
@@ -438,11 +435,11 @@ impl Target for S3Target {
                     return Err(self.wrong_size_file(&key, size, entry));
                 }
                 progress(entry.size);
-                continue;
+                return Ok(());
             }
-            self.put_file(request, entry, &key, &progress).await?;
-        }
-        Ok(())
+            self.put_file(request, entry, &key, &progress).await
+        })
+        .await
     }
 
     async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {

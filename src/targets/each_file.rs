@@ -1,0 +1,292 @@
+//! The files of one deposit, sent (or read back) a few at a time.
+//!
+//! A dataset of many small files — images, a time series split by day — would otherwise
+//! cost one round trip per file, one after another: 20,000 files behind a 30 ms link are ten
+//! minutes of waiting before a byte of the next file leaves. The targets that keep each
+//! file apart (the sandbox, S3, WebDAV) send up to [`FILES_IN_FLIGHT`] of a deposit's files
+//! at once, as rclone's `--transfers` does. InvenioRDM keeps sending one at a time: each of
+//! its files takes three requests against a draft, under a rate limit of 100 a minute.
+//!
+//! Every file is still its own conditional write, so the order they land in changes
+//! nothing the server keeps: the record, written last, is what makes a deposit.
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+
+use futures_util::stream::{FuturesOrdered, FuturesUnordered, StreamExt};
+
+use super::{Failure, ProgressSink};
+use crate::content::{ManifestEntry, Sha256Hex};
+
+/// Files of one deposit in flight at once. The engine runs several deposits at a time too
+/// (`--concurrency`, 8 by default), so a server sees up to 32 uploads from one Lodge.
+pub const FILES_IN_FLIGHT: usize = 4;
+
+/// Run `send` for each file of `manifest`, at most [`FILES_IN_FLIGHT`] at a time. With
+/// `share_identical` (a layout that keeps files by digest) identical files are one upload:
+/// each after the first counts as sent on `progress` and is not given to `send`.
+///
+/// The first file goes alone: a server that refuses the deposit (credentials, a missing
+/// bucket, a full disk) says so once, not once for each file let out together. After a
+/// failure no further file starts; the uploads already on their way finish (a file cut off
+/// half-way would be one more thing for the next attempt to find and mend), and the first
+/// failure is returned.
+pub async fn send_each_file<'a, F, Fut>(
+    manifest: &'a [ManifestEntry],
+    share_identical: bool,
+    progress: &ProgressSink,
+    mut send: F,
+) -> Result<(), Failure>
+where
+    F: FnMut(&'a ManifestEntry) -> Fut,
+    Fut: Future<Output = Result<(), Failure>>,
+{
+    let mut seen: HashSet<Sha256Hex> = HashSet::new();
+    let mut to_send = manifest.iter().filter(|entry| {
+        let first_of_its_bytes = !share_identical || seen.insert(entry.sha256);
+        if !first_of_its_bytes {
+            progress(entry.size);
+        }
+        first_of_its_bytes
+    });
+    let mut in_flight = FuturesUnordered::new();
+    let (mut first_failure, mut one_landed) = (None, false);
+    loop {
+        let room = if one_landed { FILES_IN_FLIGHT } else { 1 };
+        while first_failure.is_none() && in_flight.len() < room {
+            match to_send.next() {
+                Some(entry) => in_flight.push(send(entry)),
+                None => break,
+            }
+        }
+        match in_flight.next().await {
+            Some(Ok(())) => one_landed = true,
+            Some(Err(failure)) => {
+                first_failure.get_or_insert(failure);
+            }
+            None => break,
+        }
+    }
+    first_failure.map_or(Ok(()), Err)
+}
+
+/// `read` for each entry, at most [`FILES_IN_FLIGHT`] at a time, the answers in the entries'
+/// order. The first failure ends the reading (nothing is written, so nothing is left half
+/// done by the reads dropped with it).
+pub async fn read_each_file<'a, T, F, Fut>(
+    entries: impl IntoIterator<Item = &'a ManifestEntry>,
+    mut read: F,
+) -> Result<Vec<T>, Failure>
+where
+    F: FnMut(&'a ManifestEntry) -> Fut,
+    Fut: Future<Output = Result<T, Failure>>,
+{
+    // A loop rather than `stream::iter(..).map(read).buffered(..)`: the closure inside that
+    // stream's type keeps the future from being `Send` for every lifetime, as
+    // `#[async_trait]` asks.
+    let mut entries = entries.into_iter();
+    let mut in_flight = FuturesOrdered::new();
+    let mut answers = Vec::new();
+    loop {
+        while in_flight.len() < FILES_IN_FLIGHT {
+            match entries.next() {
+                Some(entry) => in_flight.push_back(read(entry)),
+                None => break,
+            }
+        }
+        match in_flight.next().await {
+            Some(answer) => answers.push(answer?),
+            None => return Ok(answers),
+        }
+    }
+}
+
+/// The first entry of each digest, in the manifest's order: the files a layout that keeps
+/// files by digest holds one blob for.
+pub fn one_entry_per_digest(manifest: &[ManifestEntry]) -> Vec<&ManifestEntry> {
+    let mut seen = HashMap::with_capacity(manifest.len());
+    manifest
+        .iter()
+        .filter(|e| seen.insert(e.sha256, ()).is_none())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+
+    fn entry(path: &str, bytes: &[u8]) -> ManifestEntry {
+        ManifestEntry {
+            path: path.to_string(),
+            size: bytes.len() as u64,
+            sha256: Sha256Hex::of(bytes),
+        }
+    }
+
+    fn files(n: usize) -> Vec<ManifestEntry> {
+        (0..n)
+            .map(|i| entry(&format!("f{i:02}.dat"), format!("bytes {i}").as_bytes()))
+            .collect()
+    }
+
+    fn counting_progress() -> (ProgressSink, Arc<AtomicU64>) {
+        let counted = Arc::new(AtomicU64::new(0));
+        let c = counted.clone();
+        (
+            Arc::new(move |n| {
+                c.fetch_add(n, Ordering::Relaxed);
+            }),
+            counted,
+        )
+    }
+
+    /// Which files were started and finished, and the most in flight at once.
+    #[derive(Default)]
+    struct Tally {
+        in_flight: usize,
+        peak: usize,
+        started: Vec<String>,
+        finished: Vec<String>,
+    }
+
+    async fn upload(
+        tally: &Mutex<Tally>,
+        entry: &ManifestEntry,
+        fails: bool,
+    ) -> Result<(), Failure> {
+        {
+            let mut t = tally.lock().unwrap();
+            t.in_flight += 1;
+            t.peak = t.peak.max(t.in_flight);
+            t.started.push(entry.path.clone());
+        }
+        if fails {
+            tally.lock().unwrap().in_flight -= 1;
+            return Err(Failure::Ambiguous {
+                status: Some(503),
+                message: format!("{} was refused", entry.path),
+            });
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let mut t = tally.lock().unwrap();
+        t.in_flight -= 1;
+        t.finished.push(entry.path.clone());
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn after_the_first_file_a_deposits_files_are_sent_four_at_a_time_and_each_once() {
+        let manifest = files(10);
+        let tally = Mutex::new(Tally::default());
+        let (progress, _) = counting_progress();
+        send_each_file(&manifest, false, &progress, |e| upload(&tally, e, false))
+            .await
+            .unwrap();
+        let t = tally.into_inner().unwrap();
+        assert_eq!(t.peak, FILES_IN_FLIGHT);
+        let mut finished = t.finished.clone();
+        finished.sort();
+        let all: Vec<String> = manifest.iter().map(|e| e.path.clone()).collect();
+        assert_eq!(finished, all, "every file sent, none twice");
+    }
+
+    #[tokio::test]
+    async fn after_a_failure_no_file_starts_and_those_on_their_way_finish() {
+        let manifest = files(10);
+        let tally = Mutex::new(Tally::default());
+        let (progress, _) = counting_progress();
+        let failed = send_each_file(&manifest, false, &progress, |e| {
+            upload(&tally, e, e.path == "f01.dat")
+        })
+        .await
+        .unwrap_err();
+        assert!(
+            failed.to_string().contains("f01.dat was refused"),
+            "{failed}"
+        );
+        let t = tally.into_inner().unwrap();
+        let mut started = t.started;
+        started.sort();
+        assert_eq!(
+            started,
+            ["f00.dat", "f01.dat", "f02.dat", "f03.dat", "f04.dat"]
+        );
+        let mut finished = t.finished;
+        finished.sort();
+        assert_eq!(finished, ["f00.dat", "f02.dat", "f03.dat", "f04.dat"]);
+    }
+
+    #[tokio::test]
+    async fn a_server_refusing_the_first_file_is_asked_once() {
+        let manifest = files(10);
+        let tally = Mutex::new(Tally::default());
+        let (progress, _) = counting_progress();
+        let refused = send_each_file(&manifest, false, &progress, |e| upload(&tally, e, true))
+            .await
+            .unwrap_err();
+        assert!(refused.to_string().contains("f00.dat"), "{refused}");
+        assert_eq!(tally.into_inner().unwrap().started, ["f00.dat"]);
+    }
+
+    #[tokio::test]
+    async fn identical_files_are_one_upload_where_the_layout_shares_them() {
+        let manifest = vec![
+            entry("a/same.csv", b"1,2"),
+            entry("b/same.csv", b"1,2"),
+            entry("other.csv", b"3,4"),
+        ];
+        let (progress, counted) = counting_progress();
+        let tally = Mutex::new(Tally::default());
+        send_each_file(&manifest, true, &progress, |e| upload(&tally, e, false))
+            .await
+            .unwrap();
+        let mut started = tally.into_inner().unwrap().started;
+        started.sort();
+        assert_eq!(started, ["a/same.csv", "other.csv"]);
+        assert_eq!(
+            counted.load(Ordering::Relaxed),
+            3,
+            "the copy counts as sent"
+        );
+
+        let tally = Mutex::new(Tally::default());
+        send_each_file(&manifest, false, &progress, |e| upload(&tally, e, false))
+            .await
+            .unwrap();
+        assert_eq!(
+            tally.into_inner().unwrap().started.len(),
+            3,
+            "each under its name"
+        );
+    }
+
+    #[tokio::test]
+    async fn reads_come_back_in_the_manifests_order() {
+        let manifest = files(9);
+        let read = read_each_file(&manifest, |e| async move {
+            // The later files answer first.
+            let wait = 100 - e.path[1..3].parse::<u64>().unwrap();
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+            Ok(e.path.clone())
+        })
+        .await
+        .unwrap();
+        let paths: Vec<String> = manifest.iter().map(|e| e.path.clone()).collect();
+        assert_eq!(read, paths);
+    }
+
+    #[test]
+    fn one_entry_per_digest_keeps_the_first_of_each() {
+        let manifest = vec![entry("x", b"1"), entry("y", b"2"), entry("z", b"1")];
+        let kept: Vec<&str> = one_entry_per_digest(&manifest)
+            .iter()
+            .map(|e| e.path.as_str())
+            .collect();
+        assert_eq!(kept, ["x", "y"]);
+    }
+}
