@@ -10,7 +10,7 @@
 //! Every file is still its own conditional write, so the order they land in changes
 //! nothing the server keeps: the record, written last, is what makes a deposit.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::future::Future;
 
 use futures_util::stream::{FuturesOrdered, FuturesUnordered, StreamExt};
@@ -104,11 +104,8 @@ where
 /// The first entry of each digest, in the manifest's order: the files a layout that keeps
 /// files by digest holds one blob for.
 pub fn one_entry_per_digest(manifest: &[ManifestEntry]) -> Vec<&ManifestEntry> {
-    let mut seen = HashMap::with_capacity(manifest.len());
-    manifest
-        .iter()
-        .filter(|e| seen.insert(e.sha256, ()).is_none())
-        .collect()
+    let mut seen = HashSet::with_capacity(manifest.len());
+    manifest.iter().filter(|e| seen.insert(e.sha256)).collect()
 }
 
 #[cfg(test)]
@@ -145,13 +142,15 @@ mod tests {
         )
     }
 
-    /// Which files were started and finished, and the most in flight at once.
+    /// Which files were started and finished, the most in flight at once, and how many had
+    /// finished when each started.
     #[derive(Default)]
     struct Tally {
         in_flight: usize,
         peak: usize,
         started: Vec<String>,
         finished: Vec<String>,
+        finished_at_start: Vec<usize>,
     }
 
     async fn upload(
@@ -164,6 +163,8 @@ mod tests {
             t.in_flight += 1;
             t.peak = t.peak.max(t.in_flight);
             t.started.push(entry.path.clone());
+            let done = t.finished.len();
+            t.finished_at_start.push(done);
         }
         if fails {
             tally.lock().unwrap().in_flight -= 1;
@@ -189,6 +190,11 @@ mod tests {
             .unwrap();
         let t = tally.into_inner().unwrap();
         assert_eq!(t.peak, FILES_IN_FLIGHT);
+        assert_eq!(
+            t.finished_at_start[..2],
+            [0, 1],
+            "the first file went alone, the others once it had landed"
+        );
         let mut finished = t.finished.clone();
         finished.sort();
         let all: Vec<String> = manifest.iter().map(|e| e.path.clone()).collect();
