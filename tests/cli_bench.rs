@@ -61,6 +61,7 @@ fn bench_quick_prints_every_row_with_figures_and_a_replay_that_sent_no_request()
         "guarded deposits",
         "replay",
         "upload",
+        "small files",
         "GUI frame",
     ] {
         let cells = row(&stdout, measure);
@@ -75,6 +76,11 @@ fn bench_quick_prints_every_row_with_figures_and_a_replay_that_sent_no_request()
     assert!(row(&stdout, "hashing")[2].contains("openssl dgst -sha256"));
     assert!(row(&stdout, "upload")[1].contains("peak RSS"), "{stdout}");
     assert!(row(&stdout, "upload")[2].contains("curl --upload-file"));
+    assert!(
+        row(&stdout, "small files")[1].contains("files/s"),
+        "{stdout}"
+    );
+    assert!(row(&stdout, "small files")[2].contains("curl --parallel"));
     let replay = row(&stdout, "replay");
     assert!(replay[1].starts_with("0 requests"), "{replay:?}");
     assert_eq!(replay[5], "ok");
@@ -93,7 +99,11 @@ fn bench_with_a_reference_tool_missing_fails_naming_the_tool_and_how_to_install_
     let lab = Lab::new();
     let empty_path = lab.path("no-tools");
     std::fs::create_dir_all(&empty_path).unwrap();
-    for (row, tool) in [("hashing", "openssl"), ("upload", "curl")] {
+    for (row, tool) in [
+        ("hashing", "openssl"),
+        ("upload", "curl"),
+        ("files", "curl"),
+    ] {
         let out = lodge(&lab.path("lodge.db"))
             .args(["bench", "--quick", "--only", row, "--work-dir"])
             .arg(lab.path("work"))
@@ -108,9 +118,6 @@ fn bench_with_a_reference_tool_missing_fails_naming_the_tool_and_how_to_install_
         );
         assert!(stderr.contains("apt-get install openssl curl"), "{stderr}");
         assert!(!stdout.contains("| measure"), "no table: {stdout}");
-        assert!(
-            !lab.path("work").join(row).exists(),
-            "nothing generated for {row}"
-        );
+        assert!(!lab.path("work").exists(), "nothing generated for {row}");
     }
 }

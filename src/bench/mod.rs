@@ -2,7 +2,8 @@
 //! hashing against `openssl dgst -sha256`, a warm rescan against a plain stat walk, guarded
 //! deposits against raw conditional PUTs by the same client, the replay of the finished batch
 //! (requests the server saw: must be 0), a large upload against `curl --upload-file` with
-//! Lodge's peak memory, and the window's frame time against the frame budget.
+//! Lodge's peak memory, a dataset of many small files against `curl --parallel`, and the
+//! window's frame time against the frame budget.
 //!
 //! Each row has its own module, which `cargo bench` shares; [`data`] makes the inputs and
 //! [`tools`] finds the reference tools (a missing one is an error, never a skipped row).
@@ -10,6 +11,7 @@
 pub mod data;
 pub mod deposit;
 pub mod hashing;
+pub mod many_files;
 pub mod rescan;
 pub mod tools;
 #[cfg(feature = "desktop")]
@@ -31,16 +33,18 @@ pub enum RowKind {
     Deposit,
     Replay,
     Upload,
+    Files,
     Gui,
 }
 
 impl RowKind {
-    pub const ALL: [RowKind; 6] = [
+    pub const ALL: [RowKind; 7] = [
         RowKind::Hashing,
         RowKind::Rescan,
         RowKind::Deposit,
         RowKind::Replay,
         RowKind::Upload,
+        RowKind::Files,
         RowKind::Gui,
     ];
 }
@@ -56,6 +60,10 @@ pub struct Sizes {
     /// Rounds of each deposit side (they take turns; each side's median counts).
     pub deposit_rounds: usize,
     pub upload_bytes: u64,
+    /// Small files in the one dataset of the files row, and what the sandbox adds to each
+    /// request there (a repository's round trip).
+    pub many_files: usize,
+    pub many_files_latency: Duration,
     pub gui_rows: usize,
     pub gui_frames: usize,
 }
@@ -71,6 +79,8 @@ impl Sizes {
             concurrency: 8,
             deposit_rounds: 3,
             upload_bytes: 2048 * MIB,
+            many_files: 2_000,
+            many_files_latency: Duration::from_millis(10),
             gui_rows: 100_000,
             gui_frames: 300,
         }
@@ -86,6 +96,8 @@ impl Sizes {
             concurrency: 8,
             deposit_rounds: 1,
             upload_bytes: 8 * MIB,
+            many_files: 100,
+            many_files_latency: Duration::from_millis(1),
             gui_rows: 2_000,
             gui_frames: 10,
         }
@@ -99,7 +111,7 @@ pub struct Options {
     /// Where inputs are generated and kept for the next run; a temporary folder (removed
     /// afterwards) when `None`.
     pub work_dir: Option<PathBuf>,
-    /// The `lodge` binary the upload row runs as a child process.
+    /// The `lodge` binary the upload and files rows run as a child process.
     pub lodge_exe: PathBuf,
 }
 
@@ -196,6 +208,9 @@ pub fn check_tools(options: &Options) -> anyhow::Result<()> {
             "the upload row compares against `curl --upload-file`",
         )?;
     }
+    if options.wants(RowKind::Files) {
+        tools::require_tool("curl", "the files row compares against `curl --parallel`")?;
+    }
     Ok(())
 }
 
@@ -277,6 +292,18 @@ pub async fn run(options: &Options, progress: &dyn Fn(&str)) -> anyhow::Result<V
         let figures =
             upload::measure(&data_dir, run_dir, sizes.upload_bytes, &options.lodge_exe).await?;
         rows.push(upload_row(&figures));
+    }
+    if options.wants(RowKind::Files) {
+        progress(&format!("files: {} small files …", sizes.many_files));
+        let figures = many_files::measure(
+            &data_dir,
+            run_dir,
+            sizes.many_files,
+            sizes.many_files_latency,
+            &options.lodge_exe,
+        )
+        .await?;
+        rows.push(files_row(&figures));
     }
     #[cfg(feature = "desktop")]
     if options.wants(RowKind::Gui) {
@@ -426,6 +453,34 @@ fn upload_row(f: &upload::UploadFigures) -> Row {
         measure: format!("upload {} to the sandbox", mib(f.bytes)),
         lodge: format!("{:.0} MB/s{rss}", f.lodge_mb_per_s()),
         reference: format!("`curl --upload-file` {:.0} MB/s", f.curl_mb_per_s()),
+        ratio: format!("{ratio:.2}x"),
+        goal: format!("≥ {GOAL}x, RSS < 150 MB"),
+        verdict: Verdict::of_goal(ratio >= GOAL && f.lodge_peak_rss.is_none_or(|b| b < RSS_GOAL)),
+    }
+}
+
+fn files_row(f: &many_files::ManyFilesFigures) -> Row {
+    const GOAL: f64 = 0.7;
+    const RSS_GOAL: u64 = 150 * 1000 * 1000;
+    let ratio = f.lodge_files_per_s() / f.curl_files_per_s();
+    let rss = f
+        .lodge_peak_rss
+        .map(|b| format!(", peak RSS {:.0} MB", b as f64 / 1e6))
+        .unwrap_or_default();
+    Row {
+        kind: RowKind::Files,
+        measure: format!(
+            "small files: {} ({} B on average), {} ms a request",
+            thousands(f.files),
+            f.bytes / f.files.max(1) as u64,
+            f.latency.as_millis()
+        ),
+        lodge: format!("{:.0} files/s{rss}", f.lodge_files_per_s()),
+        reference: format!(
+            "`curl --parallel`, {} at a time, {:.0} files/s",
+            crate::targets::each_file::FILES_IN_FLIGHT,
+            f.curl_files_per_s()
+        ),
         ratio: format!("{ratio:.2}x"),
         goal: format!("≥ {GOAL}x, RSS < 150 MB"),
         verdict: Verdict::of_goal(ratio >= GOAL && f.lodge_peak_rss.is_none_or(|b| b < RSS_GOAL)),

@@ -106,7 +106,8 @@ pub async fn measure(
     })
 }
 
-fn ensure_ok(what: &str, run: &Finished) -> anyhow::Result<()> {
+/// An error naming `what`, its exit status and what it printed, unless it succeeded.
+pub(super) fn ensure_ok(what: &str, run: &Finished) -> anyhow::Result<()> {
     anyhow::ensure!(
         run.status.success(),
         "{what} failed ({}):\n{}{}",

@@ -35,6 +35,9 @@ pub struct BenchArgs {
     /// Tiny datasets deposited (default 5,000; 100 with --quick).
     #[arg(long, value_name = "N")]
     pub deposits: Option<usize>,
+    /// Small files of the files row's one dataset (default 2,000; 100 with --quick).
+    #[arg(long, value_name = "N")]
+    pub files: Option<usize>,
     /// Datasets in the window (default 100,000; 2,000 with --quick).
     #[arg(long, value_name = "N")]
     pub gui_rows: Option<usize>,
@@ -57,14 +60,15 @@ pub async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     sizes.upload_bytes = args.upload_size.map_or(sizes.upload_bytes, mib);
     sizes.rescan_files = args.rescan_files.unwrap_or(sizes.rescan_files);
     sizes.deposits = args.deposits.unwrap_or(sizes.deposits);
+    sizes.many_files = args.files.unwrap_or(sizes.many_files);
     sizes.gui_rows = args.gui_rows.unwrap_or(sizes.gui_rows);
     anyhow::ensure!(
         sizes.hash_bytes > 0 && sizes.upload_bytes > 0,
         "--hash-size and --upload-size must be at least 1 (MiB)"
     );
     anyhow::ensure!(
-        sizes.rescan_files > 0 && sizes.deposits > 0 && sizes.gui_rows > 0,
-        "--rescan-files, --deposits and --gui-rows must be at least 1"
+        sizes.rescan_files > 0 && sizes.deposits > 0 && sizes.many_files > 0 && sizes.gui_rows > 0,
+        "--rescan-files, --deposits, --files and --gui-rows must be at least 1"
     );
     let options = Options {
         sizes,
