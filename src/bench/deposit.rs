@@ -60,7 +60,9 @@ pub struct DepositFigures {
     pub guarded_rounds: Vec<Run>,
 }
 
-async fn sandbox(dir: &Path, latency: Duration) -> anyhow::Result<RunningSandbox> {
+/// A sandbox on a free loopback port, keeping its data in `dir`, adding `latency` to every
+/// request.
+pub(super) async fn sandbox(dir: &Path, latency: Duration) -> anyhow::Result<RunningSandbox> {
     RunningSandbox::start(SandboxConfig {
         addr: "127.0.0.1:0".parse().expect("a socket address"),
         data_dir: dir.to_path_buf(),

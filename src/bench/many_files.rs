@@ -14,11 +14,10 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::data::{bench_metadata, small_files};
-use super::tools::{require_tool, run_measured};
-use super::upload::ensure_ok;
+use super::deposit::sandbox;
+use super::tools::{ensure_ok, lodge_deposit_all, require_tool, run_measured};
 use crate::catalog::record_folder;
 use crate::content::on_disk;
-use crate::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
 use crate::store::Store;
 use crate::targets::each_file::FILES_IN_FLIGHT;
 
@@ -74,27 +73,8 @@ pub async fn measure(
         })
         .await??
     };
-    let server = RunningSandbox::start(SandboxConfig {
-        addr: "127.0.0.1:0".parse().expect("a socket address"),
-        data_dir: run_dir.join("many-files-sandbox"),
-        token: None,
-        faults: FaultConfig {
-            latency_ms: latency.as_millis().try_into().unwrap_or(u64::MAX),
-            ..FaultConfig::default()
-        },
-    })
-    .await?;
-
-    let mut lodge = Command::new(lodge_exe);
-    lodge
-        .arg("--db")
-        .arg(&db)
-        .args(["deposit", "--all", "--target", &server.target_url()])
-        .env("LODGE_CONFIG", run_dir.join("config.toml"))
-        .env_remove("LODGE_TARGET")
-        .env_remove("LODGE_TOKEN");
-    let lodge = tokio::task::spawn_blocking(move || run_measured(lodge)).await??;
-    ensure_ok("lodge deposit", &lodge)?;
+    let server = sandbox(&run_dir.join("many-files-sandbox"), latency).await?;
+    let lodge = lodge_deposit_all(lodge_exe, &db, run_dir, &server.target_url()).await?;
 
     // One upload a file, as `--config` lines (a command line of thousands of arguments
     // would outgrow the system's limit).

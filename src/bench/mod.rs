@@ -442,12 +442,8 @@ fn replay_row(f: &deposit::DepositFigures) -> Row {
 
 fn upload_row(f: &upload::UploadFigures) -> Row {
     const GOAL: f64 = 0.7;
-    const RSS_GOAL: u64 = 150 * 1000 * 1000;
     let ratio = f.lodge_mb_per_s() / f.curl_mb_per_s();
-    let rss = f
-        .lodge_peak_rss
-        .map(|b| format!(", peak RSS {:.0} MB", b as f64 / 1e6))
-        .unwrap_or_default();
+    let rss = peak_rss(f.lodge_peak_rss);
     Row {
         kind: RowKind::Upload,
         measure: format!("upload {} to the sandbox", mib(f.bytes)),
@@ -455,18 +451,28 @@ fn upload_row(f: &upload::UploadFigures) -> Row {
         reference: format!("`curl --upload-file` {:.0} MB/s", f.curl_mb_per_s()),
         ratio: format!("{ratio:.2}x"),
         goal: format!("≥ {GOAL}x, RSS < 150 MB"),
-        verdict: Verdict::of_goal(ratio >= GOAL && f.lodge_peak_rss.is_none_or(|b| b < RSS_GOAL)),
+        verdict: Verdict::of_goal(ratio >= GOAL && within_rss_goal(f.lodge_peak_rss)),
     }
+}
+
+/// The most memory a `lodge deposit` of the upload and files rows may take (150 MB).
+const RSS_GOAL: u64 = 150 * 1000 * 1000;
+
+/// `, peak RSS N MB` when the peak was read.
+fn peak_rss(bytes: Option<u64>) -> String {
+    bytes
+        .map(|b| format!(", peak RSS {:.0} MB", b as f64 / 1e6))
+        .unwrap_or_default()
+}
+
+fn within_rss_goal(bytes: Option<u64>) -> bool {
+    bytes.is_none_or(|b| b < RSS_GOAL)
 }
 
 fn files_row(f: &many_files::ManyFilesFigures) -> Row {
     const GOAL: f64 = 0.7;
-    const RSS_GOAL: u64 = 150 * 1000 * 1000;
     let ratio = f.lodge_files_per_s() / f.curl_files_per_s();
-    let rss = f
-        .lodge_peak_rss
-        .map(|b| format!(", peak RSS {:.0} MB", b as f64 / 1e6))
-        .unwrap_or_default();
+    let rss = peak_rss(f.lodge_peak_rss);
     Row {
         kind: RowKind::Files,
         measure: format!(
@@ -483,7 +489,7 @@ fn files_row(f: &many_files::ManyFilesFigures) -> Row {
         ),
         ratio: format!("{ratio:.2}x"),
         goal: format!("≥ {GOAL}x, RSS < 150 MB"),
-        verdict: Verdict::of_goal(ratio >= GOAL && f.lodge_peak_rss.is_none_or(|b| b < RSS_GOAL)),
+        verdict: Verdict::of_goal(ratio >= GOAL && within_rss_goal(f.lodge_peak_rss)),
     }
 }
 

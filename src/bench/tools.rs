@@ -246,6 +246,40 @@ mod tests {
     }
 }
 
+/// `lodge --db DB deposit --all --target TARGET_URL` run by `lodge_exe` as a child process
+/// (so its peak memory is its own), with a config file of its own in `run_dir` and no
+/// target or token from the environment; an error with what it printed unless it succeeded.
+pub async fn lodge_deposit_all(
+    lodge_exe: &Path,
+    db: &Path,
+    run_dir: &Path,
+    target_url: &str,
+) -> anyhow::Result<Finished> {
+    let mut lodge = Command::new(lodge_exe);
+    lodge
+        .arg("--db")
+        .arg(db)
+        .args(["deposit", "--all", "--target", target_url])
+        .env("LODGE_CONFIG", run_dir.join("config.toml"))
+        .env_remove("LODGE_TARGET")
+        .env_remove("LODGE_TOKEN");
+    let run = tokio::task::spawn_blocking(move || run_measured(lodge)).await??;
+    ensure_ok("lodge deposit", &run)?;
+    Ok(run)
+}
+
+/// An error naming `what`, its exit status and what it printed, unless it succeeded.
+pub fn ensure_ok(what: &str, run: &Finished) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        run.status.success(),
+        "{what} failed ({}):\n{}{}",
+        run.status,
+        run.stdout,
+        run.stderr
+    );
+    Ok(())
+}
+
 #[cfg(test)]
 mod settings_tests {
     use super::*;

@@ -10,9 +10,9 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::data::{bench_metadata, write_random_file};
-use super::tools::{Finished, require_tool, run_measured};
+use super::deposit::sandbox;
+use super::tools::{ensure_ok, lodge_deposit_all, require_tool, run_measured};
 use crate::catalog::record_folder;
-use crate::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
 use crate::store::Store;
 
 pub struct UploadFigures {
@@ -65,24 +65,8 @@ pub async fn measure(
         })
         .await??
     };
-    let server = RunningSandbox::start(SandboxConfig {
-        addr: "127.0.0.1:0".parse().expect("a socket address"),
-        data_dir: run_dir.join("upload-sandbox"),
-        token: None,
-        faults: FaultConfig::default(),
-    })
-    .await?;
-
-    let mut lodge = Command::new(lodge_exe);
-    lodge
-        .arg("--db")
-        .arg(&db)
-        .args(["deposit", "--all", "--target", &server.target_url()])
-        .env("LODGE_CONFIG", run_dir.join("config.toml"))
-        .env_remove("LODGE_TARGET")
-        .env_remove("LODGE_TOKEN");
-    let lodge = tokio::task::spawn_blocking(move || run_measured(lodge)).await??;
-    ensure_ok("lodge deposit", &lodge)?;
+    let server = sandbox(&run_dir.join("upload-sandbox"), Duration::ZERO).await?;
+    let lodge = lodge_deposit_all(lodge_exe, &db, run_dir, &server.target_url()).await?;
 
     let mut put = Command::new(&curl);
     put.args([
@@ -104,16 +88,4 @@ pub async fn measure(
         lodge_peak_rss: lodge.peak_rss,
         curl: curl.elapsed,
     })
-}
-
-/// An error naming `what`, its exit status and what it printed, unless it succeeded.
-pub(super) fn ensure_ok(what: &str, run: &Finished) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        run.status.success(),
-        "{what} failed ({}):\n{}{}",
-        run.status,
-        run.stdout,
-        run.stderr
-    );
-    Ok(())
 }
