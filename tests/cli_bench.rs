@@ -121,3 +121,17 @@ fn bench_with_a_reference_tool_missing_fails_naming_the_tool_and_how_to_install_
         assert!(!lab.path("work").exists(), "nothing generated for {row}");
     }
 }
+
+#[test]
+fn bench_files_row_takes_a_work_folder_whose_name_has_quotes_and_backslashes() {
+    let lab = Lab::new();
+    let out = lodge(&lab.path("lodge.db"))
+        .args(["bench", "--quick", "--only", "files", "--work-dir"])
+        .arg(lab.path("a \"quoted\" \\ folder"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let cells = row(&stdout, "small files");
+    assert!(has_number(cells[2]), "curl's figure: {cells:?}");
+}

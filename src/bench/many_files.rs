@@ -81,6 +81,8 @@ pub async fn measure(
     let mut list = String::new();
     for (path, digest) in &blobs {
         let path = path.to_str().context("a generated file's path is UTF-8")?;
+        // A quoted string of curl's config takes `\` and `"` escaped.
+        let path = path.replace('\\', "\\\\").replace('"', "\\\"");
         let _ = writeln!(
             list,
             "upload-file = \"{path}\"\nurl = \"{}/blobs/sha256/{digest}\"\noutput = \"/dev/null\"",
