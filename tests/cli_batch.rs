@@ -982,22 +982,58 @@ async fn deposited_runs(n: usize) -> (Lab, lodge::sandbox::RunningSandbox) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn verify_asks_a_busy_server_again_rather_than_report_its_deposits_unchecked() {
-    let (lab, sandbox) = deposited_runs(6).await;
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let proxy = support::proxy::Proxy::start(&sandbox.base_url()).await;
+    let url = format!("sandbox+{}", proxy.url());
     let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    for n in 1..=6 {
+        add(
+            &store,
+            &lab.numbered_folder(n),
+            &metadata(&format!("Run {n}")),
+        );
+    }
+    drop(store);
+    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+    assert!(out.status.success(), "{}", text(&out));
 
-    // Now the server is busy: one read in six gets 429 (Retry-After: 0) or 503.
-    sandbox.set_faults(FaultConfig {
-        rate_limit: 0.1,
-        fail_before_commit: 0.07,
-        retry_after_secs: 0,
-        seed: Some(7),
-        ..FaultConfig::default()
+    // Now the server is busy: a record's lookup answers 503, and two file reads 429
+    // (Retry-After: 0). Each try that meets one uses it up, so every check gets through
+    // within its four tries, if it asks again; the files of a check are read together, so
+    // which check meets which answer is left to timing.
+    use support::proxy::{Action, Rule};
+    proxy.clear_log();
+    proxy.add_rule(Rule {
+        method: "GET",
+        path_contains: "/records/".into(),
+        action: Action::Unavailable,
+        times: 1,
+    });
+    proxy.add_rule(Rule {
+        method: "HEAD",
+        path_contains: "/blobs/".into(),
+        action: Action::RateLimit {
+            retry_after_secs: 0,
+        },
+        times: 2,
     });
     let out = lodge_with(&db, &["verify", "--all"]).await;
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert!(t.contains("6 intact"), "{t}");
     assert!(!t.contains("could not"), "{t}");
+    let lookups = proxy
+        .log()
+        .iter()
+        .filter(|(method, path)| method == "GET" && path.contains("/records/"))
+        .count();
+    assert!(
+        lookups >= 6 + 2,
+        "the checks the busy answers met were asked again: {lookups} lookups, {:?}",
+        proxy.log()
+    );
 }
 
 /// A file whose bytes change while its size and modification time stay (a copy that keeps
