@@ -961,6 +961,12 @@ async fn a_dataset_named_by_number_name_and_folder_at_once_is_deposited_and_coun
 async fn deposited_runs(n: usize) -> (Lab, lodge::sandbox::RunningSandbox) {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    deposit_runs(&lab, n, &sandbox.target_url()).await;
+    (lab, sandbox)
+}
+
+/// Add `n` small datasets ("Run 1", …) to the lab's `lodge.db`.
+fn add_runs(lab: &Lab, n: usize) {
     let store = lab.store("lodge.db");
     for n in 1..=n {
         add(
@@ -969,15 +975,17 @@ async fn deposited_runs(n: usize) -> (Lab, lodge::sandbox::RunningSandbox) {
             &metadata(&format!("Run {n}")),
         );
     }
-    drop(store);
-    let url = sandbox.target_url();
+}
+
+/// Add `n` small datasets and deposit them all to `url` with `lodge deposit`.
+async fn deposit_runs(lab: &Lab, n: usize, url: &str) {
+    add_runs(lab, n);
     let out = lodge_with(
         &lab.path("lodge.db"),
-        &["deposit", "--all", "--target", &url],
+        &["deposit", "--all", "--target", url],
     )
     .await;
     assert!(out.status.success(), "{}", text(&out));
-    (lab, sandbox)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -985,19 +993,8 @@ async fn verify_asks_a_busy_server_again_rather_than_report_its_deposits_uncheck
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let proxy = support::proxy::Proxy::start(&sandbox.base_url()).await;
-    let url = format!("sandbox+{}", proxy.url());
+    deposit_runs(&lab, 6, &format!("sandbox+{}", proxy.url())).await;
     let db = lab.path("lodge.db");
-    let store = lab.store("lodge.db");
-    for n in 1..=6 {
-        add(
-            &store,
-            &lab.numbered_folder(n),
-            &metadata(&format!("Run {n}")),
-        );
-    }
-    drop(store);
-    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
-    assert!(out.status.success(), "{}", text(&out));
 
     // Now the server is busy: a record's lookup answers 503, and two file reads 429
     // (Retry-After: 0). Each try that meets one uses it up, so every check gets through
@@ -1493,15 +1490,7 @@ async fn the_windows_sandbox_reached_while_the_window_is_closed_is_said_to_need_
 async fn verify_stops_asking_a_server_that_refused_its_token_and_says_how_to_give_it() {
     let lab = Lab::new();
     let sandbox = lab.sandbox_with_token("sbx", "s3cret").await;
-    let store = lab.store("lodge.db");
-    for n in 1..=3 {
-        add(
-            &store,
-            &lab.numbered_folder(n),
-            &metadata(&format!("Run {n}")),
-        );
-    }
-    drop(store);
+    add_runs(&lab, 3);
     let db = lab.path("lodge.db");
     let url = sandbox.target_url();
     let out = lodge_with(

@@ -26,6 +26,15 @@ fn invenio(sandbox: &RunningSandbox) -> Arc<dyn Target> {
     .expect("invenio target")
 }
 
+/// The same emulation as a target that leaves each deposit a draft for review.
+fn invenio_drafts(sandbox: &RunningSandbox) -> Arc<dyn Target> {
+    open_target(
+        &format!("{}?state=draft", sandbox.invenio_target_url()),
+        Some(sandbox.invenio_account().token),
+    )
+    .expect("invenio target leaving drafts")
+}
+
 fn example(name: &str) -> Value {
     let path = format!(
         "{}/tests/contract/invenio/{name}",
@@ -270,11 +279,7 @@ async fn a_changed_dataset_waits_for_its_earlier_draft_to_be_published_then_beco
  {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
-    let drafts = open_target(
-        &format!("{}?state=draft", sandbox.invenio_target_url()),
-        Some(sandbox.invenio_account().token),
-    )
-    .unwrap();
+    let drafts = invenio_drafts(&sandbox);
     let store = lab.store("lodge.db");
     let (changed, first) = deposited_then_changed(&lab, &store, &drafts, 3).await;
     assert_eq!(sandbox.invenio_counts(), (0, 1), "one draft, for review");
@@ -431,11 +436,7 @@ async fn deposit_publishes_one_record_with_its_files_and_a_replay_sends_nothing(
 async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_publishes_it() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
-    let drafts = open_target(
-        &format!("{}?state=draft", sandbox.invenio_target_url()),
-        Some(sandbox.invenio_account().token),
-    )
-    .unwrap();
+    let drafts = invenio_drafts(&sandbox);
     let publisher = invenio(&sandbox);
     assert_ne!(
         drafts.scope_id(),
@@ -543,11 +544,7 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
 async fn repair_puts_a_file_back_into_the_draft_left_for_review_and_not_once_it_is_published() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
-    let drafts = open_target(
-        &format!("{}?state=draft", sandbox.invenio_target_url()),
-        Some(sandbox.invenio_account().token),
-    )
-    .unwrap();
+    let drafts = invenio_drafts(&sandbox);
     let store = lab.store("lodge.db");
     let ds = add(&store, &lab.numbered_folder(1), &metadata("Review first"));
     let jobs = deposit(&store, &drafts, &[ds], fast_config()).await;
