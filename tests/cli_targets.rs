@@ -467,6 +467,91 @@ fn s3_part_settings_outside_s3_limits_are_refused_when_the_target_is_added() {
     assert!(out.status.success(), "{}", text(&out));
 }
 
+/// A saved target's `files_at_once` (`target add --files-at-once N`) is kept in the config
+/// file, listed and put in the commands Lodge suggests, and bounds how many of a deposit's
+/// files go at once; out of range, or on a target whose files go one at a time by design,
+/// it is refused when the target is added, naming the setting.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn files_at_once_of_a_saved_target_bounds_its_uploads_and_a_bad_value_is_refused() {
+    let lab = Lab::new();
+    for (url, value, said) in [
+        (
+            "sandbox+http://127.0.0.1:9",
+            "0",
+            "files_at_once (--files-at-once) is 0: give 1 (one file after another) to 32",
+        ),
+        (
+            "webdav+http://127.0.0.1:9/dav",
+            "33",
+            "files_at_once (--files-at-once) is 33: give 1",
+        ),
+        (
+            "invenio+https://data.example.org",
+            "2",
+            "InvenioRDM and Zenodo are sent a draft's files one at a time",
+        ),
+    ] {
+        let t = target_add_refused(&lab, url, &["--files-at-once", value]);
+        assert!(t.contains(said), "{url} {value}: {t}");
+    }
+    assert!(
+        !lab.path("config/config.toml").exists(),
+        "nothing refused is saved"
+    );
+
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let proxy = Proxy::start(&sandbox.base_url()).await;
+    let url = format!("sandbox+{}", proxy.url());
+    let out = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["target", "add", "two", &url, "--files-at-once", "2"]);
+        cmd
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    let config = std::fs::read_to_string(lab.path("config/config.toml")).unwrap();
+    assert!(config.contains("files_at_once = 2"), "{config}");
+    let list = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["target", "list"]);
+        cmd
+    })
+    .await;
+    assert!(text(&list).contains("2 files at once"), "{}", text(&list));
+
+    let files: Vec<(String, Vec<u8>)> = (0..8)
+        .map(|i| (format!("run-{i}.csv"), format!("run,{i}\n").into_bytes()))
+        .collect();
+    let listed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let store = lab.store("lodge.db");
+    add(
+        &store,
+        &lab.folder("eight", &listed),
+        &metadata("Eight runs"),
+    );
+    // Each file's answer held 300 ms: every file let out at once is on its way together.
+    proxy.add_rule(Rule {
+        method: "PUT",
+        path_contains: "/blobs/".into(),
+        action: Action::Delay(std::time::Duration::from_millis(300)),
+        times: files.len(),
+    });
+    let deposit = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["deposit", "--all", "--target", "two"]);
+        cmd
+    })
+    .await;
+    assert!(deposit.status.success(), "{}", text(&deposit));
+    assert_eq!(proxy.peak_in_flight(), 2, "{:?}", proxy.log());
+    assert_eq!(sandbox.stats().blobs, 8);
+}
+
 /// The command an S3 target without credentials is told to run keeps its endpoint and
 /// region (`target add` replaces the whole entry), and runs as printed; a target given by
 /// URL is told to save one under a NAME. A secret stored before, replaced by a variable,

@@ -1632,3 +1632,36 @@ fn a_deposit_to_a_folder_per_dataset_target_copies_the_folder_its_files_are_in()
         on_disk.display()
     );
 }
+
+/// A setting the form has no field for (here `files_at_once`, written in the config file or
+/// given to `lodge target add`) is listed under the target in Settings and kept when the
+/// target is edited there.
+#[test]
+fn editing_a_target_in_settings_keeps_its_files_at_once() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    config_before_opening(
+        &lab,
+        "[targets.slow-dav]\nurl = \"webdav+http://127.0.0.1:9/dav\"\nfiles_at_once = 1\n",
+        None,
+    );
+    let mut w = Window::open_with(lab, cfg);
+    w.open_settings();
+    assert!(
+        w.harness
+            .query_by_label("Settings: 1 file at once")
+            .is_some(),
+        "Settings lists it"
+    );
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    press_save_target(&mut w);
+    w.wait("the edit saved", |app| app.model.target_saved.is_some());
+    let config = config_text(&w);
+    assert!(
+        config.contains("slow-dav") && config.contains("files_at_once = 1"),
+        "{config}"
+    );
+}

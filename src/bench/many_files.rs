@@ -19,7 +19,7 @@ use super::tools::{ensure_ok, lodge_deposit_all, require_tool, run_measured};
 use crate::catalog::record_folder;
 use crate::content::on_disk;
 use crate::store::Store;
-use crate::targets::each_file::FILES_IN_FLIGHT;
+use crate::targets::each_file::FilesAtOnce;
 
 pub struct ManyFilesFigures {
     pub files: usize,
@@ -99,7 +99,7 @@ pub async fn measure(
         "--fail",
         "--parallel",
         "--parallel-max",
-        &FILES_IN_FLIGHT.to_string(),
+        &FilesAtOnce::DEFAULT.get().to_string(),
         "--config",
     ])
     .arg(&list_file);

@@ -484,7 +484,7 @@ fn files_row(f: &many_files::ManyFilesFigures) -> Row {
         lodge: format!("{:.0} files/s{rss}", f.lodge_files_per_s()),
         reference: format!(
             "`curl --parallel`, {} at a time, {:.0} files/s",
-            crate::targets::each_file::FILES_IN_FLIGHT,
+            crate::targets::each_file::FilesAtOnce::DEFAULT.get(),
             f.curl_files_per_s()
         ),
         ratio: format!("{ratio:.2}x"),

@@ -78,6 +78,11 @@ pub struct AddTarget {
     /// S3: multipart part size in bytes (default 16 MiB).
     #[arg(long)]
     pub part_size: Option<u64>,
+    /// S3, WebDAV, the sandbox: how many of a deposit's files go at once, 1 to 32 (default
+    /// 4). 1 for a server that takes one upload at a time; more for a distant store of many
+    /// small files.
+    #[arg(long)]
+    pub files_at_once: Option<usize>,
 }
 
 pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
@@ -98,6 +103,7 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                 allow_insecure: a.allow_insecure,
                 multipart_threshold: a.multipart_threshold,
                 part_size: a.part_size,
+                files_at_once: a.files_at_once,
             };
             let secret_from_env = target.secret_env.is_some();
             config.set_target(&a.name, target)?;

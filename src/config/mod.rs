@@ -73,6 +73,10 @@ pub struct TargetConfig {
     /// S3: multipart part size in bytes (default 16 MiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part_size: Option<u64>,
+    /// S3, WebDAV, the sandbox: how many of a deposit's files go (and are read back by
+    /// `verify`) at once, 1 to 32 (default 4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_at_once: Option<usize>,
 }
 
 impl TargetConfig {

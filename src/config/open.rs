@@ -9,6 +9,7 @@ use reqwest::Url;
 
 use super::{Config, ConfigError, TargetConfig, credentials};
 use crate::targets::Target;
+use crate::targets::each_file::FilesAtOnce;
 use crate::targets::http::check_transport;
 use crate::targets::probe::ProbeReport;
 use crate::targets::s3::{S3Location, S3Options, S3Target};
@@ -65,6 +66,13 @@ fn describe_settings(t: &TargetConfig) -> String {
     }
     if let Some(bytes) = t.part_size {
         said.push(format!("parts of {}", crate::wording::human_bytes(bytes)));
+    }
+    if let Some(n) = t.files_at_once {
+        said.push(crate::wording::count_of(
+            n as u64,
+            "file at once",
+            "files at once",
+        ));
     }
     if t.allow_insecure {
         said.push("plain http allowed".into());
@@ -272,6 +280,7 @@ pub fn add_command(name: &str, t: &TargetConfig, credentials: &str) -> String {
             t.multipart_threshold.map(|n| n.to_string()),
         ),
         ("--part-size", t.part_size.map(|n| n.to_string())),
+        ("--files-at-once", t.files_at_once.map(|n| n.to_string())),
     ];
     for (flag, value) in settings {
         if let Some(value) = value {
@@ -324,6 +333,23 @@ fn check_multipart(t: &TargetConfig) -> Result<(), String> {
     Ok(())
 }
 
+/// The target's `files_at_once`, refused when out of range or set on a target that sends no
+/// files a few at a time.
+fn files_at_once(url: &str, t: &TargetConfig) -> Result<FilesAtOnce, String> {
+    let Some(n) = t.files_at_once else {
+        return Ok(FilesAtOnce::DEFAULT);
+    };
+    if crate::targets::is_token_target_url(url) {
+        return Err(
+            "files_at_once (--files-at-once) is for the targets that keep each file apart (S3, \
+             WebDAV, the sandbox): InvenioRDM and Zenodo are sent a draft's files one at a \
+             time, under their rate limit, and DataCite keeps no files; remove the setting"
+                .into(),
+        );
+    }
+    FilesAtOnce::new(n).map_err(|why| format!("files_at_once (--files-at-once) {why}"))
+}
+
 fn open_with(
     name: &str,
     t: &TargetConfig,
@@ -366,6 +392,7 @@ fn open_with(
             )));
         }
     }
+    let files_at_once = files_at_once(url, t).map_err(err)?;
     if url.starts_with("s3://") {
         check_multipart(t).map_err(err)?;
         let location =
@@ -390,6 +417,7 @@ fn open_with(
                 .multipart_threshold
                 .unwrap_or(defaults.multipart_threshold),
             part_size: t.part_size.unwrap_or(defaults.part_size),
+            files_at_once,
             ..defaults
         };
         return Ok(Arc::new(
@@ -423,6 +451,7 @@ fn open_with(
         }
         let target = WebDavTarget::new(name, rest, creds)
             .map_err(err)?
+            .with_files_at_once(files_at_once)
             .credentials_stored_by(fix(credentials::add_secret_command(
                 name,
                 t,
@@ -434,7 +463,8 @@ fn open_with(
         let parsed = Url::parse(rest).map_err(|e| err(format!("'{url}': {e}")))?;
         check_transport(&parsed, t.allow_insecure).map_err(err)?;
         let target = crate::targets::sandbox::SandboxTarget::new(rest, token)
-            .map_err(|reason| err(format!("'{url}' is not a target URL: {reason}")))?;
+            .map_err(|reason| err(format!("'{url}' is not a target URL: {reason}")))?
+            .with_files_at_once(files_at_once);
         // Given by URL, it has no name but its URL.
         return Ok(if name == url {
             Arc::new(target)
@@ -556,6 +586,7 @@ mod tests {
             endpoint: Some("http://127.0.0.1:9".into()),
             region: Some("eu-west-1".into()),
             part_size: Some(8 << 20),
+            files_at_once: Some(16),
             allow_insecure: true,
             ..TargetConfig::default()
         };
@@ -574,11 +605,27 @@ mod tests {
                 "eu-west-1",
                 "--part-size",
                 "8388608",
+                "--files-at-once",
+                "16",
                 "--allow-insecure",
                 "--secret-stdin",
             ]
         );
         assert!(add_command("s3://lab/x", &t, "").starts_with("lodge target add NAME "));
+    }
+
+    #[test]
+    fn files_at_once_is_listed_with_the_settings_and_counts_as_many() {
+        let mut t = TargetConfig {
+            url: "webdav+https://dav.example.org/lab".into(),
+            files_at_once: Some(1),
+            ..TargetConfig::default()
+        };
+        assert_eq!(describe_settings(&t), "1 file at once");
+        t.files_at_once = Some(8);
+        assert_eq!(describe_settings(&t), "8 files at once");
+        t.files_at_once = None;
+        assert_eq!(describe_settings(&t), "");
     }
 
     #[test]

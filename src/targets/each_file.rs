@@ -3,9 +3,10 @@
 //! A dataset of many small files — images, a time series split by day — would otherwise
 //! cost one round trip per file, one after another: 20,000 files behind a 30 ms link are ten
 //! minutes of waiting before a byte of the next file leaves. The targets that keep each
-//! file apart (the sandbox, S3, WebDAV) send up to [`FILES_IN_FLIGHT`] of a deposit's files
-//! at once, as rclone's `--transfers` does. InvenioRDM keeps sending one at a time: each of
-//! its files takes three requests against a draft, under a rate limit of 100 a minute.
+//! file apart (the sandbox, S3, WebDAV) send a few of a deposit's files at once
+//! ([`FilesAtOnce`], four unless a named target's `files_at_once` says otherwise), as
+//! rclone's `--transfers` does. InvenioRDM keeps sending one at a time: each of its files
+//! takes three requests against a draft, under a rate limit of 100 a minute.
 //!
 //! Every file is still its own conditional write, so the order they land in changes
 //! nothing the server keeps: the record, written last, is what makes a deposit.
@@ -18,11 +19,45 @@ use futures_util::stream::{FuturesOrdered, FuturesUnordered, StreamExt};
 use super::{Failure, ProgressSink};
 use crate::content::{ManifestEntry, Sha256Hex};
 
-/// Files of one deposit in flight at once. The engine runs several deposits at a time too
-/// (`--concurrency`, 8 by default), so a server sees up to 32 uploads from one Lodge.
-pub const FILES_IN_FLIGHT: usize = 4;
+/// How many of one deposit's files are in flight at once. The engine runs several deposits
+/// at a time too (`--concurrency`, 8 by default), so with the default four a server sees up
+/// to 32 uploads from one Lodge. A server that takes one upload at a time from a user (some
+/// institutional WebDAV stores do, and answer more with 429 or 503) is better asked with 1;
+/// a distant S3 store, where each small file is mostly a round trip, goes faster with more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FilesAtOnce(usize);
 
-/// Run `send` for each file of `manifest`, at most [`FILES_IN_FLIGHT`] at a time. With
+impl FilesAtOnce {
+    /// Four, as rclone's `--transfers`.
+    pub const DEFAULT: FilesAtOnce = FilesAtOnce(4);
+    /// The most a target may be set to: beyond it a deposit's files only queue at the server
+    /// (times `--concurrency` deposits), where they meet its rate limit.
+    pub const MOST: usize = 32;
+
+    /// `n` files at once, from 1 to [`FilesAtOnce::MOST`].
+    pub fn new(n: usize) -> Result<FilesAtOnce, String> {
+        if (1..=Self::MOST).contains(&n) {
+            Ok(FilesAtOnce(n))
+        } else {
+            Err(format!(
+                "is {n}: give 1 (one file after another) to {}",
+                Self::MOST
+            ))
+        }
+    }
+
+    pub fn get(self) -> usize {
+        self.0
+    }
+}
+
+impl Default for FilesAtOnce {
+    fn default() -> Self {
+        FilesAtOnce::DEFAULT
+    }
+}
+
+/// Run `send` for each file of `manifest`, at most `at_once` at a time. With
 /// `share_identical` (a layout that keeps files by digest) identical files are one upload:
 /// each after the first counts as sent on `progress` and is not given to `send`.
 ///
@@ -34,6 +69,7 @@ pub const FILES_IN_FLIGHT: usize = 4;
 pub async fn send_each_file<'a, F, Fut>(
     manifest: &'a [ManifestEntry],
     share_identical: bool,
+    at_once: FilesAtOnce,
     progress: &ProgressSink,
     mut send: F,
 ) -> Result<(), Failure>
@@ -52,7 +88,7 @@ where
     let mut in_flight = FuturesUnordered::new();
     let (mut first_failure, mut one_landed) = (None, false);
     loop {
-        let room = if one_landed { FILES_IN_FLIGHT } else { 1 };
+        let room = if one_landed { at_once.get() } else { 1 };
         while first_failure.is_none() && in_flight.len() < room {
             match to_send.next() {
                 Some(entry) => in_flight.push(send(entry)),
@@ -70,11 +106,12 @@ where
     first_failure.map_or(Ok(()), Err)
 }
 
-/// `read` for each entry, at most [`FILES_IN_FLIGHT`] at a time, the answers in the entries'
-/// order. The first failure ends the reading (nothing is written, so nothing is left half
-/// done by the reads dropped with it).
+/// `read` for each entry, at most `at_once` at a time, the answers in the entries' order.
+/// The first failure ends the reading (nothing is written, so nothing is left half done by
+/// the reads dropped with it).
 pub async fn read_each_file<'a, T, F, Fut>(
     entries: impl IntoIterator<Item = &'a ManifestEntry>,
+    at_once: FilesAtOnce,
     mut read: F,
 ) -> Result<Vec<T>, Failure>
 where
@@ -88,7 +125,7 @@ where
     let mut in_flight = FuturesOrdered::new();
     let mut answers = Vec::new();
     loop {
-        while in_flight.len() < FILES_IN_FLIGHT {
+        while in_flight.len() < at_once.get() {
             match entries.next() {
                 Some(entry) => in_flight.push_back(read(entry)),
                 None => break,
@@ -185,11 +222,13 @@ mod tests {
         let manifest = files(10);
         let tally = Mutex::new(Tally::default());
         let (progress, _) = counting_progress();
-        send_each_file(&manifest, false, &progress, |e| upload(&tally, e, false))
-            .await
-            .unwrap();
+        send_each_file(&manifest, false, FilesAtOnce::DEFAULT, &progress, |e| {
+            upload(&tally, e, false)
+        })
+        .await
+        .unwrap();
         let t = tally.into_inner().unwrap();
-        assert_eq!(t.peak, FILES_IN_FLIGHT);
+        assert_eq!(t.peak, 4);
         assert_eq!(
             t.finished_at_start[..2],
             [0, 1],
@@ -202,11 +241,74 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_target_set_to_one_file_at_a_time_sends_them_one_after_another() {
+        let manifest = files(6);
+        let tally = Mutex::new(Tally::default());
+        let (progress, _) = counting_progress();
+        let one = FilesAtOnce::new(1).unwrap();
+        send_each_file(&manifest, false, one, &progress, |e| {
+            upload(&tally, e, false)
+        })
+        .await
+        .unwrap();
+        let t = tally.into_inner().unwrap();
+        assert_eq!(t.peak, 1);
+        assert_eq!(
+            t.finished_at_start,
+            [0, 1, 2, 3, 4, 5],
+            "each after the last"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_target_set_to_more_files_at_once_sends_that_many_after_the_first() {
+        let manifest = files(20);
+        let tally = Mutex::new(Tally::default());
+        let (progress, _) = counting_progress();
+        let nine = FilesAtOnce::new(9).unwrap();
+        send_each_file(&manifest, false, nine, &progress, |e| {
+            upload(&tally, e, false)
+        })
+        .await
+        .unwrap();
+        assert_eq!(tally.into_inner().unwrap().peak, 9);
+    }
+
+    #[test]
+    fn files_at_once_is_one_to_thirty_two() {
+        assert_eq!(FilesAtOnce::default().get(), 4);
+        assert_eq!(FilesAtOnce::new(1).unwrap().get(), 1);
+        assert_eq!(FilesAtOnce::new(32).unwrap().get(), 32);
+        for refused in [0, 33, 1000] {
+            let why = FilesAtOnce::new(refused).unwrap_err();
+            assert!(
+                why.contains(&format!("is {refused}")) && why.contains("to 32"),
+                "{why}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn reads_go_as_many_at_once_as_the_target_is_set_to() {
+        let manifest = files(12);
+        let tally = Mutex::new(Tally::default());
+        for (n, peak) in [(1, 1), (4, 4), (6, 6)] {
+            *tally.lock().unwrap() = Tally::default();
+            read_each_file(&manifest, FilesAtOnce::new(n).unwrap(), |e| {
+                upload(&tally, e, false)
+            })
+            .await
+            .unwrap();
+            assert_eq!(tally.lock().unwrap().peak, peak, "set to {n}");
+        }
+    }
+
+    #[tokio::test]
     async fn after_a_failure_no_file_starts_and_those_on_their_way_finish() {
         let manifest = files(10);
         let tally = Mutex::new(Tally::default());
         let (progress, _) = counting_progress();
-        let failed = send_each_file(&manifest, false, &progress, |e| {
+        let failed = send_each_file(&manifest, false, FilesAtOnce::DEFAULT, &progress, |e| {
             upload(&tally, e, e.path == "f01.dat")
         })
         .await
@@ -232,9 +334,11 @@ mod tests {
         let manifest = files(10);
         let tally = Mutex::new(Tally::default());
         let (progress, _) = counting_progress();
-        let refused = send_each_file(&manifest, false, &progress, |e| upload(&tally, e, true))
-            .await
-            .unwrap_err();
+        let refused = send_each_file(&manifest, false, FilesAtOnce::DEFAULT, &progress, |e| {
+            upload(&tally, e, true)
+        })
+        .await
+        .unwrap_err();
         assert!(refused.to_string().contains("f00.dat"), "{refused}");
         assert_eq!(tally.into_inner().unwrap().started, ["f00.dat"]);
     }
@@ -248,9 +352,11 @@ mod tests {
         ];
         let (progress, counted) = counting_progress();
         let tally = Mutex::new(Tally::default());
-        send_each_file(&manifest, true, &progress, |e| upload(&tally, e, false))
-            .await
-            .unwrap();
+        send_each_file(&manifest, true, FilesAtOnce::DEFAULT, &progress, |e| {
+            upload(&tally, e, false)
+        })
+        .await
+        .unwrap();
         let mut started = tally.into_inner().unwrap().started;
         started.sort();
         assert_eq!(started, ["a/same.csv", "other.csv"]);
@@ -261,9 +367,11 @@ mod tests {
         );
 
         let tally = Mutex::new(Tally::default());
-        send_each_file(&manifest, false, &progress, |e| upload(&tally, e, false))
-            .await
-            .unwrap();
+        send_each_file(&manifest, false, FilesAtOnce::DEFAULT, &progress, |e| {
+            upload(&tally, e, false)
+        })
+        .await
+        .unwrap();
         assert_eq!(
             tally.into_inner().unwrap().started.len(),
             3,
@@ -274,7 +382,7 @@ mod tests {
     #[tokio::test]
     async fn reads_come_back_in_the_manifests_order() {
         let manifest = files(9);
-        let read = read_each_file(&manifest, |e| async move {
+        let read = read_each_file(&manifest, FilesAtOnce::DEFAULT, |e| async move {
             // The later files answer first.
             let wait = 100 - e.path[1..3].parse::<u64>().unwrap();
             tokio::time::sleep(Duration::from_millis(wait)).await;

@@ -10,7 +10,7 @@ use std::fmt;
 use futures_util::future::BoxFuture;
 use sha2::Digest as _;
 
-use super::each_file::{one_entry_per_digest, read_each_file};
+use super::each_file::{FilesAtOnce, one_entry_per_digest, read_each_file};
 use super::layout::FileLayout;
 use super::{Failure, ProgressSink, RecordRef};
 use crate::content::{ContentDocument, ManifestEntry, Sha256Hex};
@@ -191,19 +191,20 @@ impl fmt::Display for Discrepancy {
 
 /// `record`, and each file of `document` as `read_file` reads what the store keeps of it
 /// where `layout` puts it: once per distinct digest where identical files are one blob, each
-/// file on its own where each is kept under its own name; a few files at a time
+/// file on its own where each is kept under its own name; `at_once` files at a time
 /// ([`super::each_file`]).
 pub async fn read_files<'a, F>(
     record: Option<RecordRef>,
     document: &'a ContentDocument,
     layout: FileLayout,
+    at_once: FilesAtOnce,
     read_file: F,
 ) -> Result<Holdings, Failure>
 where
     F: Fn(&'a ManifestEntry) -> BoxFuture<'a, Result<FileHeld, Failure>>,
 {
     if !layout.shares_identical_files() {
-        let held = read_each_file(&document.manifest, read_file).await?;
+        let held = read_each_file(&document.manifest, at_once, read_file).await?;
         let files = document
             .manifest
             .iter()
@@ -214,7 +215,7 @@ where
     }
     let blobs = one_entry_per_digest(&document.manifest);
     let digests: Vec<Sha256Hex> = blobs.iter().map(|e| e.sha256).collect();
-    let held = read_each_file(blobs, read_file).await?;
+    let held = read_each_file(blobs, at_once, read_file).await?;
     let held: HashMap<Sha256Hex, FileHeld> = digests.into_iter().zip(held).collect();
     Ok(Holdings::by_digest(record, document, &held))
 }

@@ -8,7 +8,7 @@
 use async_trait::async_trait;
 use reqwest::{Method, StatusCode, Url, header};
 
-use super::each_file::send_each_file;
+use super::each_file::{FilesAtOnce, send_each_file};
 use super::holdings::{content_length, hash_body, read_files};
 use super::http::{failure_of, send};
 use super::layout::FileLayout;
@@ -30,6 +30,7 @@ pub struct SandboxTarget {
     http: reqwest::Client,
     /// Its name in the config file, when it is a saved target (messages say which).
     name: Option<String>,
+    files_at_once: FilesAtOnce,
 }
 
 #[derive(serde::Deserialize)]
@@ -69,6 +70,7 @@ impl SandboxTarget {
             token,
             http,
             name: None,
+            files_at_once: FilesAtOnce::DEFAULT,
         })
     }
 
@@ -76,6 +78,14 @@ impl SandboxTarget {
     pub fn named(self, name: &str) -> SandboxTarget {
         SandboxTarget {
             name: Some(name.to_string()),
+            ..self
+        }
+    }
+
+    /// The same target, sending (and reading back) `n` of a deposit's files at once.
+    pub fn with_files_at_once(self, n: FilesAtOnce) -> SandboxTarget {
+        SandboxTarget {
+            files_at_once: n,
             ..self
         }
     }
@@ -189,13 +199,20 @@ impl Target for SandboxTarget {
         progress: ProgressSink,
     ) -> Result<(), Failure> {
         // Identical files are one blob.
-        send_each_file(&request.document.manifest, true, &progress, |entry| async {
-            if entry.size >= HEAD_FIRST_BYTES && self.blob_exists(&entry.sha256).await? {
-                progress(entry.size);
-                return Ok(());
-            }
-            self.put_blob(request, entry, &progress).await
-        })
+        let manifest = &request.document.manifest;
+        send_each_file(
+            manifest,
+            true,
+            self.files_at_once,
+            &progress,
+            |entry| async {
+                if entry.size >= HEAD_FIRST_BYTES && self.blob_exists(&entry.sha256).await? {
+                    progress(entry.size);
+                    return Ok(());
+                }
+                self.put_blob(request, entry, &progress).await
+            },
+        )
         .await
     }
 
@@ -256,7 +273,8 @@ impl Target for SandboxTarget {
         progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
         let record = self.lookup(key).await?;
-        read_files(record, document, FileLayout::Digests, |e| {
+        let (layout, at_once) = (FileLayout::Digests, self.files_at_once);
+        read_files(record, document, layout, at_once, |e| {
             Box::pin(self.held_blob(&e.sha256, read, progress))
         })
         .await

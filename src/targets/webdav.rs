@@ -15,7 +15,7 @@ use async_trait::async_trait;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode, Url};
 
-use super::each_file::send_each_file;
+use super::each_file::{FilesAtOnce, send_each_file};
 use super::holdings::{hash_body, read_files};
 use super::http::{client, failure_of, send};
 use super::keyed_lock::KeyedLock;
@@ -59,6 +59,7 @@ pub struct WebDavTarget {
     secret_env: Option<String>,
     /// Where new credentials for it are stored, for messages.
     credentials_fix: Option<CredentialsFix>,
+    files_at_once: FilesAtOnce,
 }
 
 impl WebDavTarget {
@@ -103,7 +104,16 @@ impl WebDavTarget {
             file_uploads: KeyedLock::default(),
             secret_env: None,
             credentials_fix: None,
+            files_at_once: FilesAtOnce::DEFAULT,
         })
+    }
+
+    /// The same target, sending (and reading back) `n` of a deposit's files at once.
+    pub fn with_files_at_once(self, n: FilesAtOnce) -> WebDavTarget {
+        WebDavTarget {
+            files_at_once: n,
+            ..self
+        }
     }
 
     /// The same target, its password read from the environment variable `var`.
@@ -486,23 +496,29 @@ impl Target for WebDavTarget {
         self.make_dataset_folders(request).await?;
         let manifest = &request.document.manifest;
         let shared = self.layout.shares_identical_files();
-        send_each_file(manifest, shared, &progress, |entry| async {
-            let path = self.layout.file_path(&request.key, request.document, entry);
-            let _sent_by_this_deposit_alone =
-                self.file_uploads.hold(Sha256Hex::of(path.as_bytes())).await;
-            if entry.size >= HEAD_FIRST_BYTES
-                && let Some(size) = self.file_size(&path).await?
-            {
-                if size != entry.size {
-                    return self
-                        .settle_wrong_size(request, entry, &path, size, &progress)
-                        .await;
+        send_each_file(
+            manifest,
+            shared,
+            self.files_at_once,
+            &progress,
+            |entry| async {
+                let path = self.layout.file_path(&request.key, request.document, entry);
+                let _sent_by_this_deposit_alone =
+                    self.file_uploads.hold(Sha256Hex::of(path.as_bytes())).await;
+                if entry.size >= HEAD_FIRST_BYTES
+                    && let Some(size) = self.file_size(&path).await?
+                {
+                    if size != entry.size {
+                        return self
+                            .settle_wrong_size(request, entry, &path, size, &progress)
+                            .await;
+                    }
+                    progress(entry.size);
+                    return Ok(());
                 }
-                progress(entry.size);
-                return Ok(());
-            }
-            self.send_file(request, entry, &path, &progress).await
-        })
+                self.send_file(request, entry, &path, &progress).await
+            },
+        )
         .await
     }
 
@@ -575,7 +591,7 @@ impl Target for WebDavTarget {
     ) -> Result<Holdings, Failure> {
         let record = self.read_record(key).await?;
         let layout = self.layout;
-        read_files(record, document, layout, |e| {
+        read_files(record, document, layout, self.files_at_once, |e| {
             let path = layout.file_path(key, document, e);
             Box::pin(async move { self.held_file(&path, read, progress).await })
         })

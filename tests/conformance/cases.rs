@@ -9,7 +9,7 @@ use lodge::engine::repair::{Repair, repair_deposit};
 use lodge::engine::verify::{Verification, check_deposit};
 use lodge::engine::{Engine, EngineConfig};
 use lodge::store::{EventKind, JobRow, JobState, Store};
-use lodge::targets::each_file::FILES_IN_FLIGHT;
+use lodge::targets::each_file::FilesAtOnce;
 use lodge::targets::{Discrepancy, FileHeld, ProgressSink, ReadBack};
 use tokio_util::sync::CancellationToken;
 
@@ -398,13 +398,10 @@ pub async fn killed_mid_upload_resumes_without_resending_blobs(kind: Kind) {
     assert_eq!(env.records().await, 1);
 }
 
-/// A dataset of many files does not wait for each file's answer before sending the next:
-/// a few go out at once, and every one lands whole.
-pub async fn a_datasets_files_go_out_several_at_a_time(kind: Kind) {
-    assert!(kind.stores_files(), "only for targets that hold files");
-    let lab = Lab::new();
-    let env = Env::new(kind, &lab).await;
-    let store = lab.store("lodge.db");
+/// Ten small files in a folder (and their names and bytes), and a rule for each on `env`'s
+/// proxy holding its PUT's answer 300 ms, as a distant server would: long enough for every
+/// file let out at once to be on its way together.
+fn ten_slow_files(lab: &Lab, env: &Env) -> (PathBuf, Vec<(String, Vec<u8>)>) {
     let files: Vec<(String, Vec<u8>)> = (0..10)
         .map(|i| {
             (
@@ -413,27 +410,40 @@ pub async fn a_datasets_files_go_out_several_at_a_time(kind: Kind) {
             )
         })
         .collect();
+    slow_down(env, "PUT", &files);
     let listed: Vec<(&str, &[u8])> = files
         .iter()
         .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
         .collect();
-    let folder = lab.folder("ten-days", &listed);
-    let ds = add(&store, &folder, &metadata("Ten days"));
-    // Each file's answer is slow, as behind a distant server: long enough for every file
-    // let out at once to be on its way together.
-    for (name, bytes) in &files {
+    (lab.folder("ten-days", &listed), files)
+}
+
+/// Hold the answer to `method` of each of `files` 300 ms, once.
+fn slow_down(env: &Env, method: &'static str, files: &[(String, Vec<u8>)]) {
+    for (name, bytes) in files {
         env.proxy.add_rule(Rule {
-            method: "PUT",
+            method,
             path_contains: env.file_fragment(name, &Sha256Hex::of(bytes)),
             action: Action::Delay(std::time::Duration::from_millis(300)),
             times: 1,
         });
     }
+}
+
+/// A dataset of many files does not wait for each file's answer before sending the next:
+/// a few go out at once, and every one lands whole.
+pub async fn a_datasets_files_go_out_several_at_a_time(kind: Kind) {
+    assert!(kind.stores_files(), "only for targets that hold files");
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let (folder, files) = ten_slow_files(&lab, &env);
+    let ds = add(&store, &folder, &metadata("Ten days"));
     let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
     assert_eq!(
         env.proxy.peak_in_flight(),
-        FILES_IN_FLIGHT,
+        FilesAtOnce::DEFAULT.get(),
         "files sent at once (one at a time would be 1): {:?}",
         env.proxy.log()
     );
@@ -460,6 +470,41 @@ pub async fn a_datasets_files_go_out_several_at_a_time(kind: Kind) {
         "each file sent once"
     );
     assert_eq!(env.records().await, 1);
+}
+
+/// A target set to `files_at_once` sends no more of a deposit's files at a time than that,
+/// and `verify` reads no more back at a time: 1 for a server that takes one upload at a
+/// time, more than the default for a distant store.
+pub async fn a_target_set_to_n_files_at_once_sends_and_reads_that_many(kind: Kind, n: usize) {
+    assert!(kind.stores_files(), "only for targets that hold files");
+    let lab = Lab::new();
+    let env = Env::sending_files_at_once(kind, &lab, FilesAtOnce::new(n).unwrap()).await;
+    let store = lab.store("lodge.db");
+    let (folder, files) = ten_slow_files(&lab, &env);
+    let ds = add(&store, &folder, &metadata("Ten days"));
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert_eq!(
+        env.proxy.peak_in_flight(),
+        n,
+        "files sent at once: {:?}",
+        env.proxy.log()
+    );
+
+    let document = store.document(&ds.1).unwrap().unwrap();
+    slow_down(&env, "GET", &files);
+    env.proxy.reset_peak_in_flight();
+    let check = check_on(&env, &jobs[0], &document, ReadBack::Bytes).await;
+    assert!(
+        matches!(check, Verification::Intact(_)),
+        "every file landed whole: {check:?}"
+    );
+    assert_eq!(
+        env.proxy.peak_in_flight(),
+        n,
+        "files read back at once: {:?}",
+        env.proxy.log()
+    );
 }
 
 pub async fn wrong_credentials_pause_the_target_without_a_loop(kind: Kind) {

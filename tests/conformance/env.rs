@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use lodge::content::{ContentKey, Sha256Hex};
 use lodge::sandbox::{FaultConfig, RunningSandbox};
+use lodge::targets::each_file::FilesAtOnce;
 use lodge::targets::s3::{S3Location, S3Options, S3Target};
+use lodge::targets::sandbox::SandboxTarget;
 use lodge::targets::secret::{Secret, UserSecret};
 use lodge::targets::webdav::WebDavTarget;
 use lodge::targets::{Target, open_target};
@@ -79,6 +81,7 @@ pub fn s3_options() -> S3Options {
         multipart_threshold: MULTIPART_THRESHOLD,
         part_size: PART_SIZE,
         parallel_parts: 3,
+        ..S3Options::default()
     }
 }
 
@@ -101,15 +104,23 @@ pub struct Env {
 
 impl Env {
     pub async fn new(kind: Kind, lab: &Lab) -> Env {
+        Env::sending_files_at_once(kind, lab, FilesAtOnce::DEFAULT).await
+    }
+
+    /// The target set to send (and read back) `at_once` of a deposit's files at a time,
+    /// where it keeps files apart (InvenioRDM and DataCite have no such setting).
+    pub async fn sending_files_at_once(kind: Kind, lab: &Lab, at_once: FilesAtOnce) -> Env {
         match kind {
             Kind::Sandbox => {
                 let sandbox = lab.sandbox(&unique("sbx"), FaultConfig::default()).await;
                 let proxy = Proxy::start(&sandbox.base_url()).await;
-                let target = open_target(&format!("sandbox+{}", proxy.url()), None).unwrap();
+                let target = SandboxTarget::new(&proxy.url(), None)
+                    .unwrap()
+                    .with_files_at_once(at_once);
                 Env {
                     kind,
                     proxy,
-                    target,
+                    target: Arc::new(target),
                     server: Server::Sandbox(sandbox),
                 }
             }
@@ -163,8 +174,11 @@ impl Env {
                     None,
                 )
                 .unwrap();
-                let target =
-                    S3Target::new("moto", location, s3_credentials(), s3_options()).unwrap();
+                let options = S3Options {
+                    files_at_once: at_once,
+                    ..s3_options()
+                };
+                let target = S3Target::new("moto", location, s3_credentials(), options).unwrap();
                 Env {
                     kind,
                     proxy,
@@ -183,7 +197,8 @@ impl Env {
                     &format!("{}/{name}/{}", proxy.url(), kind.url_query()),
                     Some(dav_credentials(DAV_PASSWORD)),
                 )
-                .unwrap();
+                .unwrap()
+                .with_files_at_once(at_once);
                 Env {
                     kind,
                     proxy,

@@ -165,3 +165,35 @@ macro_rules! several_files_at_once {
 }
 
 several_files_at_once!(sandbox Sandbox, s3 S3, s3_folders S3Folders, webdav WebDav, webdav_folders WebDavFolders);
+
+/// A target's `files_at_once` bounds the files it sends and reads back at a time: one
+/// after another when set to 1, and more than the default four when set higher.
+macro_rules! files_at_once_setting {
+    ($($module:ident $kind:ident),*) => {
+        mod files_at_once_setting {
+            $(
+                mod $module {
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                    async fn one_at_a_time() {
+                        crate::cases::a_target_set_to_n_files_at_once_sends_and_reads_that_many(
+                            crate::env::Kind::$kind,
+                            1,
+                        )
+                        .await
+                    }
+
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                    async fn six_at_a_time() {
+                        crate::cases::a_target_set_to_n_files_at_once_sends_and_reads_that_many(
+                            crate::env::Kind::$kind,
+                            6,
+                        )
+                        .await
+                    }
+                }
+            )*
+        }
+    };
+}
+
+files_at_once_setting!(sandbox Sandbox, s3 S3, s3_folders S3Folders, webdav WebDav, webdav_folders WebDavFolders);

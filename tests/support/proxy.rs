@@ -229,6 +229,11 @@ impl Proxy {
         self.state.lock().unwrap().peak_in_flight
     }
 
+    /// Start counting the most requests at once afresh.
+    pub fn reset_peak_in_flight(&self) {
+        self.state.lock().unwrap().peak_in_flight = 0;
+    }
+
     /// Forward everything from now on.
     pub fn clear_rules(&self) {
         self.state.lock().unwrap().rules.clear();

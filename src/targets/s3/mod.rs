@@ -19,7 +19,7 @@ use base64::Engine as _;
 use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderValue, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode, Url};
 
-use super::each_file::send_each_file;
+use super::each_file::{FilesAtOnce, send_each_file};
 use super::holdings::{hash_body, read_files};
 use super::http::client;
 use super::keyed_lock::KeyedLock;
@@ -46,6 +46,8 @@ pub struct S3Options {
     pub part_size: u64,
     /// Parts in flight at once.
     pub parallel_parts: usize,
+    /// A deposit's files in flight at once (each may be a multipart upload of its own).
+    pub files_at_once: FilesAtOnce,
 }
 
 impl Default for S3Options {
@@ -54,6 +56,7 @@ impl Default for S3Options {
             multipart_threshold: 64 << 20,
             part_size: 16 << 20,
             parallel_parts: 4,
+            files_at_once: FilesAtOnce::DEFAULT,
         }
     }
 }
@@ -422,7 +425,8 @@ impl Target for S3Target {
         validate(request)?;
         let manifest = &request.document.manifest;
         let shared = self.location.layout.shares_identical_files();
-        send_each_file(manifest, shared, &progress, |entry| async {
+        let at_once = self.options.files_at_once;
+        send_each_file(manifest, shared, at_once, &progress, |entry| async {
             let key = self
                 .location
                 .file_key(&request.key, request.document, entry);
@@ -508,7 +512,8 @@ impl Target for S3Target {
         progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
         let record = self.read_record(key).await?;
-        read_files(record, document, self.location.layout, |e| {
+        let (layout, at_once) = (self.location.layout, self.options.files_at_once);
+        read_files(record, document, layout, at_once, |e| {
             let object = self.location.file_key(key, document, e);
             Box::pin(async move { self.held_file(&object, read, progress).await })
         })
