@@ -1665,3 +1665,66 @@ fn editing_a_target_in_settings_keeps_its_files_at_once() {
         "{config}"
     );
 }
+
+/// *Files at once* in the target form: a value that is not a number from 1 to 32 is
+/// refused beside the field and nothing is saved; a good one is written to the config
+/// file, listed under the target, and shown in the form when the target is edited.
+#[test]
+fn files_at_once_typed_in_the_target_form_is_checked_beside_the_field_and_saved() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    let fill = |w: &mut Window, files_at_once: &str| {
+        if w.harness.query_by_label("Add target").is_none() {
+            w.open_settings();
+        }
+        w.harness.get_by_label("Add target").click();
+        w.harness.step();
+        w.harness.step();
+        w.type_into("Target name", "slow");
+        w.type_into("Target URL", &other.target_url());
+        w.type_into("Files at once", files_at_once);
+        press_save_target(w);
+    };
+    for (typed, said) in [
+        (
+            "33",
+            "Files at once is 33: give 1 (one file after another) to 32",
+        ),
+        ("four", "'four' is not a number: give 1"),
+    ] {
+        fill(&mut w, typed);
+        w.wait("the refusal", |app| app.model.target_problem.is_some());
+        let (field, message) = w.app().model.target_problem.clone().expect("problem");
+        assert_eq!(field, TargetField::FilesAtOnce, "{message}");
+        assert!(message.contains(said), "{message}");
+        let typed_in = w.harness.get_by_label("Files at once").rect();
+        let shown = w.harness.get_by_label_contains(said).rect();
+        assert!(
+            shown.top() >= typed_in.bottom() - 1.0 && shown.top() - typed_in.bottom() < 40.0,
+            "the message sits right under the field ({typed_in:?} vs {shown:?})"
+        );
+        assert!(!w.lab.path("app/config.toml").exists(), "nothing saved");
+        press_in_form(&mut w, "Cancel");
+    }
+
+    fill(&mut w, "2");
+    w.wait("the target saved", |app| app.model.target_saved.is_some());
+    let config = config_text(&w);
+    assert!(config.contains("files_at_once = 2"), "{config}");
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_by_label("Settings: 2 files at once")
+            .is_some(),
+        "listed under the target"
+    );
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(
+        w.harness.get_by_label("Files at once").value().as_deref(),
+        Some("2"),
+        "the form shows it"
+    );
+}

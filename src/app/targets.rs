@@ -11,6 +11,7 @@ use crate::config::{Config, TargetConfig, TargetSummary, check_name, credentials
 use crate::engine::{Engine, EngineConfig};
 use crate::store::Store;
 use crate::targets::Target;
+use crate::targets::each_file::FilesAtOnce;
 use crate::targets::probe::ProbeReport;
 use crate::targets::secret::Secret;
 
@@ -42,6 +43,9 @@ pub struct TargetForm {
     /// The password or secret key as typed; `None` keeps the stored one.
     pub secret: Option<Secret>,
     pub allow_insecure: bool,
+    /// How many of a deposit's files go at once (S3, WebDAV, the sandbox), as typed; empty
+    /// means the default.
+    pub files_at_once: String,
 }
 
 /// The form field a problem belongs next to.
@@ -51,6 +55,7 @@ pub enum TargetField {
     Url,
     User,
     Secret,
+    FilesAtOnce,
     /// Not one field: the config file itself.
     Form,
 }
@@ -257,11 +262,14 @@ pub(super) fn save(config_path: &Path, form: TargetForm) -> Result<String, (Targ
         None => TargetConfig::default(),
     };
     let text = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+    let files_at_once = files_at_once_typed(&form.url, &form.files_at_once)
+        .map_err(|message| (TargetField::FilesAtOnce, message))?;
     let mut t = TargetConfig {
         url: form.url.trim().to_string(),
         endpoint: text(&form.endpoint),
         region: text(&form.region),
         allow_insecure: form.allow_insecure,
+        files_at_once,
         ..existing
     };
     if let Some(user) = text(&form.user) {
@@ -366,6 +374,26 @@ pub(super) fn remove(config_path: &Path, name: &str) -> Result<RemovedTarget, St
     })
 }
 
+/// The form's *Files at once* as the config file keeps it: empty is the default (none
+/// written), else a number the target at `url` takes.
+fn files_at_once_typed(url: &str, typed: &str) -> Result<Option<usize>, String> {
+    let typed = typed.trim();
+    if typed.is_empty() {
+        return Ok(None);
+    }
+    let n = typed.parse::<usize>().map_err(|_| {
+        format!(
+            "'{typed}' is not a number: give 1 (one file after another) to {}, or leave it \
+             empty for the default {}",
+            FilesAtOnce::MOST,
+            FilesAtOnce::DEFAULT.get()
+        )
+    })?;
+    crate::config::check_files_at_once(url, n)
+        .map(|_| Some(n))
+        .map_err(|why| format!("Files at once {why}"))
+}
+
 impl TargetForm {
     /// The form to edit a configured target: everything but the secret.
     pub fn edit(target: &ConfiguredTarget) -> TargetForm {
@@ -379,6 +407,7 @@ impl TargetForm {
             user: c.user.clone().unwrap_or_default(),
             secret: None,
             allow_insecure: c.allow_insecure,
+            files_at_once: c.files_at_once.map(|n| n.to_string()).unwrap_or_default(),
         }
     }
 }

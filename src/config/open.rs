@@ -336,18 +336,27 @@ fn check_multipart(t: &TargetConfig) -> Result<(), String> {
 /// The target's `files_at_once`, refused when out of range or set on a target that sends no
 /// files a few at a time.
 fn files_at_once(url: &str, t: &TargetConfig) -> Result<FilesAtOnce, String> {
-    let Some(n) = t.files_at_once else {
-        return Ok(FilesAtOnce::DEFAULT);
-    };
-    if crate::targets::is_token_target_url(url) {
+    match t.files_at_once {
+        None => Ok(FilesAtOnce::DEFAULT),
+        Some(n) => check_files_at_once(url, n)
+            .map_err(|why| format!("files_at_once (--files-at-once) {why}")),
+    }
+}
+
+/// `n` files at once as a setting of the target at `url`, or why it cannot be one, worded to
+/// follow the setting's name: out of range, or a target whose files go one at a time by
+/// design (InvenioRDM, Zenodo) or that keeps none (DataCite).
+pub fn check_files_at_once(url: &str, n: usize) -> Result<FilesAtOnce, String> {
+    let url = crate::targets::with_lowercase_scheme(url.trim());
+    if crate::targets::is_token_target_url(&url) {
         return Err(
-            "files_at_once (--files-at-once) is for the targets that keep each file apart (S3, \
-             WebDAV, the sandbox): InvenioRDM and Zenodo are sent a draft's files one at a \
-             time, under their rate limit, and DataCite keeps no files; remove the setting"
+            "is for the targets that keep each file apart (S3, WebDAV, the sandbox): \
+             InvenioRDM and Zenodo are sent a draft's files one at a time, under their rate \
+             limit, and DataCite keeps no files; leave it out"
                 .into(),
         );
     }
-    FilesAtOnce::new(n).map_err(|why| format!("files_at_once (--files-at-once) {why}"))
+    FilesAtOnce::new(n)
 }
 
 fn open_with(

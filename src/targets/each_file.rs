@@ -40,8 +40,10 @@ impl FilesAtOnce {
             Ok(FilesAtOnce(n))
         } else {
             Err(format!(
-                "is {n}: give 1 (one file after another) to {}",
-                Self::MOST
+                "is {n}: give 1 (one file after another) to {}, or leave it out for the \
+                 default {}",
+                Self::MOST,
+                Self::DEFAULT.0
             ))
         }
     }

@@ -32,6 +32,7 @@ struct Draft {
     user: String,
     secret: String,
     allow_insecure: bool,
+    files_at_once: String,
     /// The target being edited has a user and no stored password or secret key.
     secret_missing: bool,
     /// The target being edited is paused because the server refused its stored password,
@@ -54,6 +55,7 @@ impl Draft {
             user: f.user,
             secret: String::new(),
             allow_insecure: f.allow_insecure,
+            files_at_once: f.files_at_once,
             secret_missing: target.secret_missing,
             secret_refused,
             just_opened: true,
@@ -73,6 +75,7 @@ impl Draft {
             user: self.user.clone(),
             secret: (!secret.is_empty()).then(|| Secret::new(secret)),
             allow_insecure: self.allow_insecure,
+            files_at_once: self.files_at_once.clone(),
         }
     }
 }
@@ -253,6 +256,7 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
         Some(TargetField::Url) => Some(draft.url.clone()),
         Some(TargetField::User) => Some(draft.user.clone()),
         Some(TargetField::Secret) => Some(draft.secret.len().to_string()),
+        Some(TargetField::FilesAtOnce) => Some(draft.files_at_once.clone()),
         Some(TargetField::Form) | None => None,
     };
     let before = refused_value(draft);
@@ -291,6 +295,14 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 "S3 only: us-east-1",
                 true,
             );
+            field(
+                ui,
+                "Files at once",
+                &mut draft.files_at_once,
+                "S3, WebDAV, sandbox: a deposit's files sent at once, 1 to 32 (default 4)",
+                true,
+            );
+            error_at(ui, TargetField::FilesAtOnce);
             field(
                 ui,
                 "User or access key id",
