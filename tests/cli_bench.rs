@@ -135,3 +135,53 @@ fn bench_files_row_takes_a_work_folder_whose_name_has_quotes_and_backslashes() {
     let cells = row(&stdout, "small files");
     assert!(has_number(cells[2]), "curl's figure: {cells:?}");
 }
+
+/// `--files-at-once N` sets the files row's files in flight on both sides (the sandbox
+/// target's `files_at_once`, curl's `--parallel-max`), and the row says so; a value out of
+/// range stops the run naming the flag, before anything is generated.
+#[test]
+fn bench_files_row_sends_as_many_files_at_once_as_asked_on_both_sides() {
+    let lab = Lab::new();
+    let out = lodge(&lab.path("lodge.db"))
+        .args([
+            "bench",
+            "--quick",
+            "--only",
+            "files",
+            "--files-at-once",
+            "2",
+        ])
+        .arg("--work-dir")
+        .arg(lab.path("work"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let cells = row(&stdout, "small files");
+    assert!(cells[1].contains("2 at a time"), "Lodge's side: {cells:?}");
+    assert!(
+        cells[2].contains("curl --parallel`, 2 at a time"),
+        "curl's side: {cells:?}"
+    );
+
+    let out = lodge(&lab.path("lodge.db"))
+        .args([
+            "bench",
+            "--quick",
+            "--only",
+            "files",
+            "--files-at-once",
+            "0",
+        ])
+        .arg("--work-dir")
+        .arg(lab.path("refused"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("--files-at-once is 0: give 1 (one file after another) to 32"),
+        "{stderr}"
+    );
+    assert!(!lab.path("refused").exists(), "nothing generated");
+}

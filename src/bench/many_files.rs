@@ -1,7 +1,8 @@
 //! A dataset of many small files: `lodge deposit` run as a child process (as in the upload
 //! row) into an in-process sandbox that adds a round trip's latency to every request,
-//! against `curl --parallel --parallel-max 4` sending the same files to the same server's
-//! blob endpoint. Both wait out the latency on every request; the row shows whether Lodge
+//! against `curl --parallel --parallel-max N` sending the same files to the same server's
+//! blob endpoint, N the files Lodge's target sends at once (`lodge bench --files-at-once`,
+//! default 4). Both wait out the latency on every request; the row shows whether Lodge
 //! keeps as many files on their way as curl does, with its checks, its hashing as it sends
 //! and its record on top. Lodge goes first (conditional writes of new blobs); curl's plain
 //! PUTs then make the server read, hash and store every file again.
@@ -17,6 +18,7 @@ use super::data::{bench_metadata, small_files};
 use super::deposit::sandbox;
 use super::tools::{ensure_ok, lodge_deposit_all, require_tool, run_measured};
 use crate::catalog::record_folder;
+use crate::config::{Config, TargetConfig};
 use crate::content::on_disk;
 use crate::store::Store;
 use crate::targets::each_file::FilesAtOnce;
@@ -26,6 +28,8 @@ pub struct ManyFilesFigures {
     pub bytes: u64,
     /// What the sandbox added to every request.
     pub latency: Duration,
+    /// Files in flight at once, on both sides.
+    pub at_once: FilesAtOnce,
     pub lodge: Duration,
     /// Peak resident memory of the `lodge deposit` process, in bytes.
     pub lodge_peak_rss: Option<u64>,
@@ -41,13 +45,15 @@ impl ManyFilesFigures {
     }
 }
 
-/// `data_dir` holds the generated files (kept for reuse), `run_dir` the store, the sandbox
-/// and curl's list of files; `lodge_exe` is the `lodge` binary to run.
+/// `data_dir` holds the generated files (kept for reuse), `run_dir` the store, the sandbox,
+/// the config file naming it and curl's list of files; `lodge_exe` is the `lodge` binary to
+/// run.
 pub async fn measure(
     data_dir: &Path,
     run_dir: &Path,
     files: usize,
     latency: Duration,
+    at_once: FilesAtOnce,
     lodge_exe: &Path,
 ) -> anyhow::Result<ManyFilesFigures> {
     let curl = require_tool("curl", "the files row compares against `curl --parallel`")?;
@@ -74,7 +80,23 @@ pub async fn measure(
         .await??
     };
     let server = sandbox(&run_dir.join("many-files-sandbox"), latency).await?;
-    let lodge = lodge_deposit_all(lodge_exe, &db, run_dir, &server.target_url()).await?;
+    // A saved target, as a person sets how many files go at once.
+    let mut config = Config::default();
+    config
+        .set_target(
+            "bench-files",
+            TargetConfig {
+                url: server.target_url(),
+                files_at_once: Some(at_once.get()),
+                ..TargetConfig::default()
+            },
+        )
+        .context("the files row's target")?;
+    let config_file = run_dir.join("config.toml");
+    config.save(&config_file)?;
+    let lodge = lodge_deposit_all(lodge_exe, &db, run_dir, "bench-files").await;
+    let _ = std::fs::remove_file(&config_file);
+    let lodge = lodge?;
 
     // One upload a file, as `--config` lines (a command line of thousands of arguments
     // would outgrow the system's limit).
@@ -99,7 +121,7 @@ pub async fn measure(
         "--fail",
         "--parallel",
         "--parallel-max",
-        &FilesAtOnce::DEFAULT.get().to_string(),
+        &at_once.get().to_string(),
         "--config",
     ])
     .arg(&list_file);
@@ -110,6 +132,7 @@ pub async fn measure(
         files,
         bytes,
         latency,
+        at_once,
         lodge: lodge.elapsed,
         lodge_peak_rss: lodge.peak_rss,
         curl: curl.elapsed,

@@ -25,6 +25,8 @@ use anyhow::Context;
 
 use data::MIB;
 
+use crate::targets::each_file::FilesAtOnce;
+
 /// One row of the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
 pub enum RowKind {
@@ -64,6 +66,9 @@ pub struct Sizes {
     /// request there (a repository's round trip).
     pub many_files: usize,
     pub many_files_latency: Duration,
+    /// Files in flight at once on both sides of the files row (Lodge's target setting,
+    /// curl's `--parallel-max`).
+    pub files_at_once: FilesAtOnce,
     pub gui_rows: usize,
     pub gui_frames: usize,
 }
@@ -81,6 +86,7 @@ impl Sizes {
             upload_bytes: 2048 * MIB,
             many_files: 2_000,
             many_files_latency: Duration::from_millis(10),
+            files_at_once: FilesAtOnce::DEFAULT,
             gui_rows: 100_000,
             gui_frames: 300,
         }
@@ -98,6 +104,7 @@ impl Sizes {
             upload_bytes: 8 * MIB,
             many_files: 100,
             many_files_latency: Duration::from_millis(1),
+            files_at_once: FilesAtOnce::DEFAULT,
             gui_rows: 2_000,
             gui_frames: 10,
         }
@@ -300,6 +307,7 @@ pub async fn run(options: &Options, progress: &dyn Fn(&str)) -> anyhow::Result<V
             run_dir,
             sizes.many_files,
             sizes.many_files_latency,
+            sizes.files_at_once,
             &options.lodge_exe,
         )
         .await?;
@@ -481,10 +489,14 @@ fn files_row(f: &many_files::ManyFilesFigures) -> Row {
             f.bytes / f.files.max(1) as u64,
             f.latency.as_millis()
         ),
-        lodge: format!("{:.0} files/s{rss}", f.lodge_files_per_s()),
+        lodge: format!(
+            "{:.0} files/s, {} at a time{rss}",
+            f.lodge_files_per_s(),
+            f.at_once.get()
+        ),
         reference: format!(
             "`curl --parallel`, {} at a time, {:.0} files/s",
-            crate::targets::each_file::FilesAtOnce::DEFAULT.get(),
+            f.at_once.get(),
             f.curl_files_per_s()
         ),
         ratio: format!("{ratio:.2}x"),

@@ -9,6 +9,7 @@ use clap::Args;
 
 use super::output::{say, say_err};
 use crate::bench::{self, Options, RowKind, Sizes, Verdict};
+use crate::targets::each_file::FilesAtOnce;
 use crate::wording::count_of;
 
 #[derive(Debug, Args)]
@@ -38,6 +39,10 @@ pub struct BenchArgs {
     /// Small files of the files row's one dataset (default 2,000; 100 with --quick).
     #[arg(long, value_name = "N")]
     pub files: Option<usize>,
+    /// Files in flight at once in the files row, on both sides: the target's
+    /// `files_at_once` for Lodge, `--parallel-max` for curl (1 to 32, default 4).
+    #[arg(long, value_name = "N")]
+    pub files_at_once: Option<usize>,
     /// Datasets in the window (default 100,000; 2,000 with --quick).
     #[arg(long, value_name = "N")]
     pub gui_rows: Option<usize>,
@@ -62,6 +67,10 @@ pub async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     sizes.deposits = args.deposits.unwrap_or(sizes.deposits);
     sizes.many_files = args.files.unwrap_or(sizes.many_files);
     sizes.gui_rows = args.gui_rows.unwrap_or(sizes.gui_rows);
+    if let Some(n) = args.files_at_once {
+        sizes.files_at_once =
+            FilesAtOnce::new(n).map_err(|why| anyhow::anyhow!("--files-at-once {why}"))?;
+    }
     anyhow::ensure!(
         sizes.hash_bytes > 0 && sizes.upload_bytes > 0,
         "--hash-size and --upload-size must be at least 1 (MiB)"
