@@ -142,21 +142,25 @@ fn bench_files_row_takes_a_work_folder_whose_name_has_quotes_and_backslashes() {
 #[test]
 fn bench_files_row_sends_as_many_files_at_once_as_asked_on_both_sides() {
     let lab = Lab::new();
-    let out = lodge(&lab.path("lodge.db"))
-        .args([
-            "bench",
-            "--quick",
-            "--only",
-            "files",
-            "--files-at-once",
-            "2",
-        ])
-        .arg("--work-dir")
-        .arg(lab.path("work"))
-        .output()
-        .unwrap();
-    let (stdout, stderr) = text(&out);
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let files_row = |at_once: &str, work: &str| {
+        let out = lodge(&lab.path("lodge.db"))
+            .args([
+                "bench",
+                "--quick",
+                "--only",
+                "files",
+                "--files-at-once",
+                at_once,
+            ])
+            .arg("--work-dir")
+            .arg(lab.path(work))
+            .output()
+            .unwrap();
+        let (stdout, stderr) = text(&out);
+        (out.status.code(), stdout, stderr)
+    };
+    let (status, stdout, stderr) = files_row("2", "work");
+    assert_eq!(status, Some(0), "{stdout}\n{stderr}");
     let cells = row(&stdout, "small files");
     assert!(cells[1].contains("2 at a time"), "Lodge's side: {cells:?}");
     assert!(
@@ -164,21 +168,8 @@ fn bench_files_row_sends_as_many_files_at_once_as_asked_on_both_sides() {
         "curl's side: {cells:?}"
     );
 
-    let out = lodge(&lab.path("lodge.db"))
-        .args([
-            "bench",
-            "--quick",
-            "--only",
-            "files",
-            "--files-at-once",
-            "0",
-        ])
-        .arg("--work-dir")
-        .arg(lab.path("refused"))
-        .output()
-        .unwrap();
-    let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(2), "{stdout}\n{stderr}");
+    let (status, stdout, stderr) = files_row("0", "refused");
+    assert_eq!(status, Some(2), "{stdout}\n{stderr}");
     assert!(
         stderr.contains("--files-at-once is 0: give 1 (one file after another) to 32"),
         "{stderr}"

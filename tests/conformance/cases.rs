@@ -418,6 +418,31 @@ fn ten_slow_files(lab: &Lab, env: &Env) -> (PathBuf, Vec<(String, Vec<u8>)>) {
     (lab.folder("ten-days", &listed), files)
 }
 
+/// Ten slow files ([`ten_slow_files`]) deposited as one dataset to a target.
+struct TenFilesDeposited {
+    store: Arc<Store>,
+    dataset: (i64, ContentKey),
+    /// The job that deposited them (asserted deposited).
+    job: JobRow,
+    /// The files' names and bytes.
+    files: Vec<(String, Vec<u8>)>,
+}
+
+async fn deposit_ten_slow_files(lab: &Lab, env: &Env) -> TenFilesDeposited {
+    let store = lab.store("lodge.db");
+    let (folder, files) = ten_slow_files(lab, env);
+    let dataset = add(&store, &folder, &metadata("Ten days"));
+    let mut jobs = deposit(&store, &env.target, &[dataset], fast_config()).await;
+    let job = jobs.remove(0);
+    assert_eq!(job.state, JobState::Deposited, "{job:?}");
+    TenFilesDeposited {
+        store,
+        dataset,
+        job,
+        files,
+    }
+}
+
 /// Hold the answer to `method` of each of `files` 300 ms, once.
 fn slow_down(env: &Env, method: &'static str, files: &[(String, Vec<u8>)]) {
     for (name, bytes) in files {
@@ -436,11 +461,12 @@ pub async fn a_datasets_files_go_out_several_at_a_time(kind: Kind) {
     assert!(kind.stores_files(), "only for targets that hold files");
     let lab = Lab::new();
     let env = Env::new(kind, &lab).await;
-    let store = lab.store("lodge.db");
-    let (folder, files) = ten_slow_files(&lab, &env);
-    let ds = add(&store, &folder, &metadata("Ten days"));
-    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
-    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let TenFilesDeposited {
+        store,
+        dataset: ds,
+        job,
+        files,
+    } = deposit_ten_slow_files(&lab, &env).await;
     assert_eq!(
         env.proxy.peak_in_flight(),
         FilesAtOnce::DEFAULT.get(),
@@ -448,7 +474,7 @@ pub async fn a_datasets_files_go_out_several_at_a_time(kind: Kind) {
         env.proxy.log()
     );
     let document = store.document(&ds.1).unwrap().unwrap();
-    let check = check_on(&env, &jobs[0], &document, ReadBack::Bytes).await;
+    let check = check_on(&env, &job, &document, ReadBack::Bytes).await;
     assert!(
         matches!(check, Verification::Intact(_)),
         "every file landed whole: {check:?}"
@@ -479,11 +505,12 @@ pub async fn a_target_set_to_n_files_at_once_sends_and_reads_that_many(kind: Kin
     assert!(kind.stores_files(), "only for targets that hold files");
     let lab = Lab::new();
     let env = Env::sending_files_at_once(kind, &lab, FilesAtOnce::new(n).unwrap()).await;
-    let store = lab.store("lodge.db");
-    let (folder, files) = ten_slow_files(&lab, &env);
-    let ds = add(&store, &folder, &metadata("Ten days"));
-    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
-    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let TenFilesDeposited {
+        store,
+        dataset: ds,
+        job,
+        files,
+    } = deposit_ten_slow_files(&lab, &env).await;
     assert_eq!(
         env.proxy.peak_in_flight(),
         n,
@@ -494,7 +521,7 @@ pub async fn a_target_set_to_n_files_at_once_sends_and_reads_that_many(kind: Kin
     let document = store.document(&ds.1).unwrap().unwrap();
     slow_down(&env, "GET", &files);
     env.proxy.reset_peak_in_flight();
-    let check = check_on(&env, &jobs[0], &document, ReadBack::Bytes).await;
+    let check = check_on(&env, &job, &document, ReadBack::Bytes).await;
     assert!(
         matches!(check, Verification::Intact(_)),
         "every file landed whole: {check:?}"
