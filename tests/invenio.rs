@@ -867,6 +867,35 @@ async fn an_embargo_whose_date_has_passed_is_refused_once_naming_the_field() {
     assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
 }
 
+/// InvenioRDM checks related identifiers against its relation types vocabulary: one that
+/// is not in it (here sent past Lodge's own check, which the command line and the window
+/// make first) is refused once, naming the field, and nothing is published.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_relation_type_invenio_does_not_know_is_refused_once_naming_the_field() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let misspelt = Metadata {
+        related: vec![lodge::content::RelatedWork {
+            relation: "IsSuplementTo".into(),
+            identifier: "10.1234/paper".into(),
+        }],
+        ..metadata("Misspelt relation")
+    };
+    let ds = add(&store, &lab.numbered_folder(7), &misspelt);
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].attempts, 1, "not retried");
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains("metadata.related_identifiers.0.relation_type")
+            && error.contains("Invalid relation type 'issuplementto'"),
+        "{error}"
+    );
+    assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn wrong_token_pauses_the_invenio_target() {
     let lab = Lab::new();

@@ -2647,3 +2647,61 @@ fn history_export_writes_the_jobs_the_search_and_filters_show() {
         "nothing shown, nothing to export"
     );
 }
+
+/// Related works are typed in the details, one a line: one that cannot be sent (a relation
+/// type DataCite does not have) is named beside the field and blocks the deposit; fixed,
+/// it is stored with the metadata as DataCite spells it.
+#[test]
+fn a_related_work_typed_in_the_details_is_checked_beside_the_field_and_stored() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.select(id);
+    // Below the details panel's fold: scrolled to (an animation), then typed in.
+    w.harness.get_by_label("Related works").scroll_to_me();
+    for _ in 0..20 {
+        w.harness.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    w.type_into("Related works", "IsSuplementTo 10.1234/Paper");
+    w.harness.step();
+    w.harness.get_by_label_contains(
+        "'IsSuplementTo' is not a DataCite relation type: did you mean IsSupplementTo?",
+    );
+    assert!(
+        w.harness
+            .get_by_label("Deposit to Local sandbox")
+            .accesskit_node()
+            .is_disabled(),
+        "a related work that cannot be sent blocks the deposit"
+    );
+
+    w.harness.get_by_label("Related works").focus();
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    w.harness
+        .get_by_label("Related works")
+        .type_text("issupplementto https://doi.org/10.1234/Paper");
+    w.harness.step();
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_by_label_contains("is not a DataCite relation type")
+            .is_none(),
+        "the message goes with the mistake"
+    );
+    w.harness.get_by_label("Save metadata").click();
+    w.wait("the related work stored", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| !r.metadata.related.is_empty())
+    });
+    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
+    assert_eq!(
+        stored.metadata.normalized().related,
+        [lodge::content::RelatedWork {
+            relation: "IsSupplementTo".into(),
+            identifier: "10.1234/paper".into(),
+        }]
+    );
+}

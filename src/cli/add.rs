@@ -14,7 +14,7 @@ use super::output::{say, say_err};
 use super::stop_signal::StopFlag;
 use crate::catalog::record_folder;
 use crate::content::{
-    Creator, FOLDER_PLACEHOLDER, FileAccess, Metadata, PreparedDataset, SkippedEntry,
+    Creator, FOLDER_PLACEHOLDER, FileAccess, Metadata, PreparedDataset, RelatedWork, SkippedEntry,
     metadata_from_folder, spdx_license_id, spdx_suggestion, template_problem, title_for_folder,
 };
 use crate::engine::{is_being_sent, owner_text};
@@ -57,6 +57,11 @@ pub struct AddArgs {
     /// The dataset's version, e.g. 1.0.
     #[arg(long)]
     pub version: Option<String>,
+    /// A work the dataset is related to: a DataCite relation type, then a DOI or an http(s)
+    /// URL, e.g. "IsSupplementTo 10.1234/abc" (this dataset supplements that paper). Repeat
+    /// for several (they replace the ones already known).
+    #[arg(long = "related", value_name = "RELATION ID")]
+    pub related: Vec<String>,
     /// Who may download the files once deposited: open (anyone), restricted (you and those
     /// you grant access) or embargoed (restricted until --embargo-until, then open). The
     /// record's metadata is public in every case.
@@ -151,6 +156,7 @@ impl AddArgs {
             "keywords" => !self.keywords.is_empty(),
             "version" => self.version.is_some(),
             "file access" => self.access.is_some() || self.embargo_until.is_some(),
+            "related works" => !self.related.is_empty(),
             _ => false,
         }
     }
@@ -194,6 +200,13 @@ impl AddArgs {
         }
         if let Some(access) = self.file_access()? {
             m.access = access;
+        }
+        if !self.related.is_empty() {
+            m.related = self
+                .related
+                .iter()
+                .map(|r| RelatedWork::parse(r).map_err(|why| anyhow::anyhow!("--related {why}")))
+                .collect::<anyhow::Result<_>>()?;
         }
         Ok(())
     }

@@ -499,6 +499,11 @@ fn print_metadata(m: &Metadata) {
             say!("  {field:<12} {v}");
         }
     }
+    for (i, r) in m.related.iter().enumerate() {
+        // As `--related` takes it.
+        let label = if i == 0 { "related" } else { "" };
+        say!("  {label:<12} {}", on_one_line(&r.describe()));
+    }
     if let Some(description) = &m.description {
         print!("{}", indented_description(description));
     }

@@ -240,6 +240,41 @@ mod tests {
         (manifest, metadata)
     }
 
+    /// Related works are keyed (each once, as DataCite spells the relation, a DOI bare and
+    /// in lower case), so two spellings of the same works key the same; a dataset with none
+    /// keys as it did before they could be given (the text pinned in the test below).
+    #[test]
+    fn related_works_are_keyed_in_one_spelling_and_none_add_nothing() {
+        let (m, meta) = sample();
+        let with = |lines: &[&str]| {
+            let meta = Metadata {
+                related: lines
+                    .iter()
+                    .map(|l| crate::content::RelatedWork::parse(l).unwrap())
+                    .collect(),
+                ..meta.clone()
+            };
+            ContentDocument::new(m.clone(), &meta)
+        };
+        let none = with(&[]);
+        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        let one = with(&["IsSupplementTo 10.1234/Paper"]);
+        let text = String::from_utf8(one.canonical_json()).unwrap();
+        assert!(
+            text.contains(
+                r#""related":[{"identifier":"10.1234/paper","relation":"IsSupplementTo"}]"#
+            ),
+            "{text}"
+        );
+        let respelt = with(&[
+            "issupplementto https://doi.org/10.1234/PAPER",
+            "IsSupplementTo doi:10.1234/paper",
+        ]);
+        assert_eq!(respelt.key(), one.key(), "one work, however written");
+        assert_ne!(one.key(), none.key());
+        assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
+    }
+
     /// Open files (the default) add nothing to the keyed metadata, so every key made
     /// before file access could be chosen is the key of the same dataset now; restricted
     /// or embargoed files are keyed, the embargo's date with them.

@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
+use super::related::{EXAMPLE as RELATED_EXAMPLE, RelatedWork};
+
 /// DataCite 4.x `resourceTypeGeneral` values accepted as a resource type.
 pub const RESOURCE_TYPES: &[&str] = &[
     "Audiovisual",
@@ -141,6 +143,10 @@ pub struct Metadata {
     /// Who may read the files; open (the default) is not written, see [`FileAccess`].
     #[serde(default, skip_serializing_if = "FileAccess::is_open")]
     pub access: FileAccess,
+    /// Works this dataset is related to (the paper it supplements, the data it was derived
+    /// from); none is not written, so a dataset without them keys as it did before them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub related: Vec<RelatedWork>,
 }
 
 fn default_resource_type() -> String {
@@ -160,6 +166,7 @@ impl Default for Metadata {
             resource_type: default_resource_type(),
             version: None,
             access: FileAccess::Open,
+            related: Vec::new(),
         }
     }
 }
@@ -305,6 +312,10 @@ impl Metadata {
             self.version = other.version.clone();
             filled.push("version");
         }
+        if self.related.is_empty() && !other.related.is_empty() {
+            self.related = other.related.clone();
+            filled.push("related works");
+        }
         // File access is never empty: open is a choice too (and the key of a moved folder's
         // deposits). A file that says otherwise is named by `fields_differing_from`.
         filled
@@ -341,6 +352,10 @@ impl Metadata {
                 differ(&a.keywords, &b.keywords, |k| !k.is_empty()),
             ),
             ("version", differ(&a.version, &b.version, Option::is_some)),
+            (
+                "related works",
+                differ(&a.related, &b.related, |r| !r.is_empty()),
+            ),
             // Always given: open is a choice as much as the others.
             ("file access", differ(&a.access, &b.access, |_| true)),
         ]
@@ -391,6 +406,17 @@ impl Metadata {
                     until: clean(until),
                 },
                 other => other.clone(),
+            },
+            related: {
+                // Each once, in the order given.
+                let mut related: Vec<RelatedWork> = Vec::new();
+                for r in self.related.iter().map(RelatedWork::normalized) {
+                    let blank = r.relation.is_empty() && r.identifier.is_empty();
+                    if !blank && !related.contains(&r) {
+                        related.push(r);
+                    }
+                }
+                related
             },
         }
     }
@@ -503,6 +529,14 @@ impl Metadata {
                      2027-06-30 (--embargo-until)"
                 ),
             );
+        }
+        for (i, r) in m.related.iter().enumerate() {
+            if let Some(why) = r.problem() {
+                problem(
+                    format!("related[{i}]"),
+                    &format!("{why} (--related \"{RELATED_EXAMPLE}\")"),
+                );
+            }
         }
         if !RESOURCE_TYPES.contains(&m.resource_type.as_str()) {
             let message = match closest_resource_type(&m.resource_type) {

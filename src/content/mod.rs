@@ -15,6 +15,7 @@ mod license;
 mod metadata;
 mod person_name;
 mod prefill;
+mod related;
 mod scan;
 mod title_template;
 
@@ -38,6 +39,7 @@ pub use prefill::{
     CITATION_CFF, ZENODO_JSON, dois_cited, fields_not_carried, metadata_from_folder,
     parse_citation_cff, parse_zenodo_json,
 };
+pub use related::{IdentifierScheme, RELATION_TYPES, RelatedWork};
 pub use scan::{
     IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, on_disk, scan_folder,
     scan_folder_leaving_out,

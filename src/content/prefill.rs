@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value as Json;
 use serde_yaml_ng::Value as Yaml;
 
-use super::{ContentError, Creator, FileAccess, Metadata};
+use super::{ContentError, Creator, FileAccess, Metadata, RelatedWork};
 
 /// File name of Citation File Format metadata.
 pub const CITATION_CFF: &str = "CITATION.cff";
@@ -325,6 +325,24 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
         m.resource_type = resource_type_of_upload(&kind).into();
     }
     m.access = zenodo_access(doc)?;
+    if let Some(related) = doc.get("related_identifiers").filter(|v| !v.is_null()) {
+        let list = related
+            .as_array()
+            .ok_or("related_identifiers must be a list")?;
+        for (i, r) in list.iter().enumerate() {
+            let field = |name: &str| {
+                r.get(name)
+                    .and_then(Json::as_str)
+                    .ok_or_else(|| format!("related_identifiers[{i}] must have a text \"{name}\""))
+            };
+            // Zenodo writes the relation as `isSupplementTo`; a relation or identifier
+            // Lodge cannot send is a problem of the metadata, named with the others.
+            m.related.push(RelatedWork {
+                relation: field("relation")?.to_string(),
+                identifier: field("identifier")?.to_string(),
+            });
+        }
+    }
     Ok(m)
 }
 
@@ -460,11 +478,53 @@ const ZENODO_READ: &[&str] = &[
     "upload_type",
     "access_right",
     "embargo_date",
+    "related_identifiers",
 ];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zenodo_related_identifiers_become_related_works_and_a_bad_one_is_a_metadata_problem() {
+        let m = parse_zenodo_json(
+            r#"{"title": "T", "related_identifiers": [
+                {"identifier": "https://doi.org/10.1234/Paper", "relation": "isSupplementTo", "scheme": "doi"},
+                {"identifier": "https://example.org/code", "relation": "isDerivedFrom"},
+                {"identifier": "arXiv:2101.00001", "relation": "cites"}
+            ]}"#,
+        )
+        .unwrap();
+        let said: Vec<String> = m
+            .normalized()
+            .related
+            .iter()
+            .map(|r| r.describe())
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "IsSupplementTo 10.1234/paper",
+                "IsDerivedFrom https://example.org/code",
+                "Cites arXiv:2101.00001"
+            ]
+        );
+        let problems: Vec<String> = m.problems().into_iter().map(|p| p.to_string()).collect();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.starts_with("related[2]: 'arXiv:2101.00001' is neither a DOI")),
+            "{problems:?}"
+        );
+        let err =
+            parse_zenodo_json(r#"{"title": "T", "related_identifiers": [{"relation": "cites"}]}"#)
+                .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("related_identifiers[0] must have a text \"identifier\""),
+            "{err}"
+        );
+    }
 
     #[test]
     fn every_problem_of_a_citation_file_is_said_at_once() {
@@ -597,10 +657,7 @@ mod tests {
             r#"{"metadata": {"title": "T", "access_right": "open", "communities": [{"identifier": "ecfunded"}], "grants": [{"id": "777541"}], "related_identifiers": []}}"#,
         )
         .unwrap();
-        assert_eq!(
-            fields_not_carried(&zenodo),
-            ["communities", "grants", "related_identifiers"]
-        );
+        assert_eq!(fields_not_carried(&zenodo), ["communities", "grants"]);
         let cff = dir.path().join(CITATION_CFF);
         fs::write(
             &cff,

@@ -200,7 +200,39 @@ fn validation_errors(data: &Value) -> Vec<Value> {
             None => {}
         }
     }
+    errors.extend(related_errors(&m["related_identifiers"]));
     errors.extend(access_errors(&data["access"]));
+    errors
+}
+
+/// What InvenioRDM says of related identifiers: a relation type of its vocabulary
+/// (DataCite's, in lower case) and an identifier its scheme recognises.
+fn related_errors(related: &Value) -> Vec<Value> {
+    let mut errors = Vec::new();
+    for (i, r) in related.as_array().into_iter().flatten().enumerate() {
+        let relation = r["relation_type"]["id"].as_str().unwrap_or_default();
+        if !crate::content::RELATION_TYPES
+            .iter()
+            .any(|t| t.to_lowercase() == relation)
+        {
+            errors.push(json!({
+                "field": format!("metadata.related_identifiers.{i}.relation_type"),
+                "messages": [format!("Invalid relation type '{relation}'.")],
+            }));
+        }
+        let identifier = r["identifier"].as_str().unwrap_or_default();
+        let recognised = match r["scheme"].as_str() {
+            Some("doi") => identifier.starts_with("10.") && identifier.contains('/'),
+            Some("url") => identifier.starts_with("https://") || identifier.starts_with("http://"),
+            _ => false,
+        };
+        if !recognised {
+            errors.push(json!({
+                "field": format!("metadata.related_identifiers.{i}.identifier"),
+                "messages": [format!("Invalid {} identifier '{identifier}'.", r["scheme"])],
+            }));
+        }
+    }
     errors
 }
 

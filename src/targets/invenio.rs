@@ -133,6 +133,21 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
     if let Some(v) = &m.version {
         metadata["version"] = json!(v);
     }
+    let related: Vec<Value> = m
+        .related
+        .iter()
+        .filter_map(|r| {
+            Some(json!({
+                "identifier": r.identifier,
+                "scheme": r.scheme()?.invenio(),
+                // The relation types vocabulary: DataCite's names, in lower case.
+                "relation_type": {"id": r.relation.to_lowercase()},
+            }))
+        })
+        .collect();
+    if !related.is_empty() {
+        metadata["related_identifiers"] = json!(related);
+    }
     json!({
         "metadata": metadata,
         "access": access(&m.access),

@@ -5,8 +5,8 @@
 use egui::{Color32, RichText};
 
 use crate::content::{
-    Creator, FieldProblem, FileAccess, Metadata, RESOURCE_TYPES, as_person, spdx_license_id,
-    spdx_suggestion,
+    Creator, FieldProblem, FileAccess, Metadata, RESOURCE_TYPES, RelatedWork, as_person,
+    spdx_license_id, spdx_suggestion,
 };
 
 /// One creator's fields.
@@ -73,6 +73,8 @@ pub struct MetadataForm {
     pub access: AccessChoice,
     /// `YYYY-MM-DD`, used when `access` is embargoed.
     pub embargo_until: String,
+    /// One related work a line, as `--related` takes it: `IsSupplementTo 10.1234/abc`.
+    pub related: String,
 }
 
 impl MetadataForm {
@@ -104,6 +106,12 @@ impl MetadataForm {
                 FileAccess::Embargoed { .. } => AccessChoice::Embargoed,
             },
             embargo_until: m.access.embargo_until().unwrap_or_default().to_string(),
+            related: m
+                .related
+                .iter()
+                .map(RelatedWork::describe)
+                .collect::<Vec<_>>()
+                .join("\n"),
         }
     }
 
@@ -184,6 +192,8 @@ impl MetadataForm {
         );
         let until = (&base.embargo_until, &stored.embargo_until);
         field(&mut self.embargo_until, until.0, until.1, "Embargo date", b);
+        let related = (&base.related, &stored.related);
+        field(&mut self.related, related.0, related.1, "Related works", b);
         both
     }
 
@@ -244,6 +254,20 @@ impl MetadataForm {
                     until: self.embargo_until.trim().to_string(),
                 },
             },
+            // A line that is not "relation identifier" is kept as typed, whole, so that it
+            // is named as a problem rather than dropped.
+            related: self
+                .related
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .map(|line| {
+                    RelatedWork::parse(line).unwrap_or_else(|_| RelatedWork {
+                        relation: line.to_string(),
+                        identifier: String::new(),
+                    })
+                })
+                .collect(),
         };
         let mut problems = metadata.problems();
         if let Some(p) = year_problem {
@@ -465,6 +489,16 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
     );
     changed |= access_field(ui, form);
     error_text(ui, problems, "access.until");
+    changed |= text_field(
+        ui,
+        "Related works",
+        &mut form.related,
+        "Optional, one a line: IsSupplementTo 10.1234/abc (the paper this dataset supplements)",
+        true,
+    );
+    for p in problems.iter().filter(|p| p.field.starts_with("related[")) {
+        error_text(ui, std::slice::from_ref(p), &p.field);
+    }
     changed
 }
 

@@ -143,12 +143,26 @@ pub fn attributes(
     if let Some(version) = &m.version {
         a["version"] = json!(version);
     }
+    let mut related: Vec<Value> = m
+        .related
+        .iter()
+        .filter_map(|r| {
+            Some(json!({
+                "relatedIdentifier": r.identifier,
+                "relatedIdentifierType": r.scheme()?.datacite(),
+                "relationType": r.relation,
+            }))
+        })
+        .collect();
     if let Some(earlier) = earlier {
-        a["relatedIdentifiers"] = json!([{
+        related.push(json!({
             "relatedIdentifier": earlier,
             "relatedIdentifierType": "DOI",
             "relationType": "IsNewVersionOf",
-        }]);
+        }));
+    }
+    if !related.is_empty() {
+        a["relatedIdentifiers"] = json!(related);
     }
     a
 }
@@ -186,7 +200,7 @@ pub fn key_of(attributes: &Value) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::content::{ManifestEntry, Metadata, Sha256Hex};
+    use crate::content::{ManifestEntry, Metadata, RelatedWork, Sha256Hex};
 
     #[test]
     fn a_license_is_an_spdx_identifier_only_when_it_is_one() {
@@ -240,6 +254,7 @@ mod tests {
             access: FileAccess::Embargoed {
                 until: "2027-06-30".into(),
             },
+            related: Vec::new(),
         };
         let doc = ContentDocument::new(
             vec![ManifestEntry {
@@ -310,6 +325,32 @@ mod tests {
                 "relatedIdentifierType": "DOI",
                 "relationType": "IsNewVersionOf",
             }])
+        );
+
+        // The dataset's related works go first, the earlier version after them.
+        let mut related = doc.clone();
+        related.metadata.related = vec![
+            RelatedWork::parse("IsSupplementTo 10.1234/paper").unwrap(),
+            RelatedWork::parse("IsDocumentedBy https://example.org/methods").unwrap(),
+        ];
+        let next = attributes(
+            "10.80000/wxyz-0042",
+            &key,
+            &related,
+            DoiState::Draft,
+            None,
+            Some("10.80000/abcd-ef12"),
+        );
+        assert_eq!(
+            next["relatedIdentifiers"],
+            serde_json::json!([
+                {"relatedIdentifier": "10.1234/paper", "relatedIdentifierType": "DOI",
+                 "relationType": "IsSupplementTo"},
+                {"relatedIdentifier": "https://example.org/methods",
+                 "relatedIdentifierType": "URL", "relationType": "IsDocumentedBy"},
+                {"relatedIdentifier": "10.80000/abcd-ef12", "relatedIdentifierType": "DOI",
+                 "relationType": "IsNewVersionOf"},
+            ])
         );
     }
 }

@@ -1,0 +1,199 @@
+//! Related works (the paper a dataset supplements, the data it was derived from): given with
+//! `lodge add --related "RELATION ID"` or read from a `.zenodo.json`'s `related_identifiers`,
+//! shown by `lodge show`, part of the content key, and sent to InvenioRDM as
+//! `related_identifiers` and to DataCite as `relatedIdentifiers`. One that cannot be sent is
+//! a metadata problem naming the flag, and nothing is deposited.
+
+mod support;
+
+use std::process::Output;
+
+use lodge::sandbox::FaultConfig;
+use serde_json::json;
+use support::*;
+
+/// `lodge add` of `folder` titled `title`, with a creator, publisher and year, and `flags`.
+fn add_with(lab: &Lab, folder: &std::path::Path, title: &str, flags: &[&str]) -> Output {
+    let mut cmd = lodge_in(lab);
+    cmd.args(add_titled(folder, title)).args(flags);
+    cmd.output().unwrap()
+}
+
+/// The full content key `lodge add` printed.
+fn key_printed(out: &Output) -> String {
+    let said = text(out);
+    said.split_whitespace()
+        .find(|w| w.len() == 64 && w.chars().all(|c| c.is_ascii_hexdigit()))
+        .unwrap_or_else(|| panic!("no key in: {said}"))
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn related_works_given_on_the_command_line_are_shown_keyed_and_reach_invenio_and_datacite() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let plain = add_with(&lab, &folder, "Cores", &[]);
+    assert!(plain.status.success(), "{}", text(&plain));
+    let related = [
+        "--related",
+        "isSupplementTo https://doi.org/10.1234/Paper.7",
+        "--related",
+        "IsDerivedFrom https://example.org/raw-cores",
+    ];
+    let out = add_with(&lab, &folder, "Cores", &related);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_ne!(
+        key_printed(&out),
+        key_printed(&plain),
+        "related works are part of the key"
+    );
+    // The same works spelt otherwise key the same.
+    let again = add_with(
+        &lab,
+        &folder,
+        "Cores",
+        &[
+            "--related",
+            "IsSupplementTo doi:10.1234/paper.7",
+            "--related",
+            "isderivedfrom  https://example.org/raw-cores",
+        ],
+    );
+    assert_eq!(key_printed(&again), key_printed(&out));
+    let shown = lodge_in(&lab).args(["show", "1"]).output().unwrap();
+    assert_all(
+        &text(&shown),
+        &[
+            "related      IsSupplementTo 10.1234/paper.7",
+            "             IsDerivedFrom https://example.org/raw-cores",
+        ],
+    );
+
+    let token = sandbox.invenio_account().token;
+    let mut cmd = lodge_in(&lab);
+    cmd.args(["deposit", "--all", "--token", &token])
+        .args(["--target", &sandbox.invenio_target_url()]);
+    let out = run(cmd).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let store = lab.store("lodge.db");
+    let id = store.jobs_of_dataset(1).unwrap()[0]
+        .identifier
+        .clone()
+        .unwrap();
+    let record = invenio_json(&sandbox, &format!("/api/records/{id}")).await;
+    assert_eq!(
+        record["metadata"]["related_identifiers"],
+        json!([
+            {"identifier": "10.1234/paper.7", "scheme": "doi",
+             "relation_type": {"id": "issupplementto"}},
+            {"identifier": "https://example.org/raw-cores", "scheme": "url",
+             "relation_type": {"id": "isderivedfrom"}},
+        ])
+    );
+
+    let password = sandbox.datacite_account().password;
+    let mut cmd = lodge_in(&lab);
+    cmd.args(["deposit", "--all", "--token", &password])
+        .args(["--target", &sandbox.datacite_target_url()]);
+    let out = run(cmd).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let doi = store
+        .jobs_of_dataset(1)
+        .unwrap()
+        .iter()
+        .find(|j| j.target.starts_with("datacite+"))
+        .and_then(|j| j.identifier.clone())
+        .unwrap();
+    let attributes = &get_doi_json(&sandbox, &doi).await["data"]["attributes"];
+    assert_eq!(
+        attributes["relatedIdentifiers"],
+        json!([
+            {"relatedIdentifier": "10.1234/paper.7", "relatedIdentifierType": "DOI",
+             "relationType": "IsSupplementTo"},
+            {"relatedIdentifier": "https://example.org/raw-cores",
+             "relatedIdentifierType": "URL", "relationType": "IsDerivedFrom"},
+        ])
+    );
+}
+
+/// A `--related` without both parts is refused before anything is added; a relation type
+/// DataCite does not have, or an identifier that is neither a DOI nor a URL, is a metadata
+/// problem naming the flag, and a deposit sends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_related_work_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let out = add_with(&lab, &folder, "Cores", &["--related", "IsSupplementTo"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "--related 'IsSupplementTo' is not a related work: write the relation, then the DOI \
+           or URL, e.g. \"IsSupplementTo 10.1234/abc\"",
+        ],
+    );
+    assert!(!lab.path("lodge.db").exists(), "nothing added");
+
+    let out = add_with(
+        &lab,
+        &folder,
+        "Cores",
+        &[
+            "--related",
+            "IsSuplementTo 10.1234/abc",
+            "--related",
+            "Cites arXiv:2101.00001",
+        ],
+    );
+    let said = text(&out);
+    assert_all(
+        &said,
+        &[
+            "related[0]: 'IsSuplementTo' is not a DataCite relation type: did you mean \
+             IsSupplementTo? (--related \"IsSupplementTo 10.1234/abc\")",
+            "related[1]: 'arXiv:2101.00001' is neither a DOI (10.1234/abc) nor an http(s) URL",
+        ],
+    );
+    let mut cmd = lodge_in(&lab);
+    cmd.args(["deposit", "--all", "--target", &sandbox.target_url()]);
+    let out = run(cmd).await;
+    assert!(!out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().requests, 0, "nothing sent");
+}
+
+/// A `.zenodo.json`'s `related_identifiers` are read into the dataset's related works, and
+/// no longer named among what the file gives that Lodge does not send.
+#[test]
+fn zenodo_json_related_identifiers_prefill_the_related_works() {
+    let lab = Lab::new();
+    let folder = lab.folder(
+        "with-zenodo",
+        &[
+            ("cores.csv", b"depth,c\n1,2\n"),
+            (
+                ".zenodo.json",
+                br#"{"title": "Cores", "creators": [{"name": "Curie, Marie"}],
+                    "publication_date": "2026-01-05", "publisher": "Lab",
+                    "related_identifiers": [
+                      {"identifier": "10.1234/paper", "relation": "isSupplementTo", "scheme": "doi"}
+                    ],
+                    "grants": [{"id": "777541"}]}"#,
+            ),
+        ],
+    );
+    let out = lodge_in(&lab)
+        .args(["add", folder.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert_all(&said, &["also gives grants, which Lodge does not send"]);
+    assert!(!said.contains("related_identifiers"), "{said}");
+    let shown = lodge_in(&lab).args(["show", "1"]).output().unwrap();
+    assert_all(
+        &text(&shown),
+        &["related      IsSupplementTo 10.1234/paper"],
+    );
+}
