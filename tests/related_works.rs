@@ -197,3 +197,40 @@ fn zenodo_json_related_identifiers_prefill_the_related_works() {
         &["related      IsSupplementTo 10.1234/paper"],
     );
 }
+
+/// A dataset added before its `.zenodo.json` gave related works keeps the ones it has (none):
+/// taking them from the file would give a moved folder another key, and a second deposit.
+/// Adding the folder again names them, and `--related` gives them.
+#[test]
+fn related_works_a_citation_file_gives_later_are_named_not_taken() {
+    let lab = Lab::new();
+    let folder = lab.folder("later", &[("cores.csv", b"depth,c\n1,2\n")]);
+    let out = add_with(&lab, &folder, "Cores", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    std::fs::write(
+        folder.join(".zenodo.json"),
+        r#"{"title": "Cores", "related_identifiers": [
+              {"identifier": "10.1234/paper", "relation": "isSupplementTo"}]}"#,
+    )
+    .unwrap();
+    let again = lodge_in(&lab)
+        .args(["add", folder.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = text(&again);
+    assert!(again.status.success(), "{said}");
+    assert_all(&said, &["gives another related works than the dataset has"]);
+    let shown = text(&lodge_in(&lab).args(["show", "1"]).output().unwrap());
+    assert!(!shown.contains("related "), "{shown}");
+
+    let given = lodge_in(&lab)
+        .args(["add", folder.to_str().unwrap()])
+        .args(["--related", "IsSupplementTo 10.1234/paper"])
+        .output()
+        .unwrap();
+    let said = text(&given);
+    assert!(given.status.success(), "{said}");
+    assert!(!said.contains("gives another"), "{said}");
+    let shown = text(&lodge_in(&lab).args(["show", "1"]).output().unwrap());
+    assert_all(&shown, &["related      IsSupplementTo 10.1234/paper"]);
+}

@@ -133,7 +133,9 @@ fn deposit_ends_deposited_with_the_identifier_and_again_replays_with_no_request_
     let id = w.open_details("soil-cores", |d| !d.jobs.is_empty());
     w.harness
         .get_by_label_contains(&format!("· deposited · 1 attempt: {identifier}"));
-    w.harness.get_by_label("Deposit to Local sandbox").click();
+    w.harness
+        .get_by_label("Deposit to Local sandbox")
+        .click_accesskit();
     w.wait("the replay", |app| {
         app.model.log.iter().any(|l| l.kind == "replay")
     });
@@ -657,7 +659,7 @@ fn edits_saved_by_save_or_by_deposit_leave_the_form_with_nothing_to_save_or_undo
     w.harness.step();
     w.harness.step();
     assert_eq!(edited(&w), (true, true));
-    w.harness.get_by_label("Save metadata").click();
+    w.harness.get_by_label("Save metadata").click_accesskit();
     w.wait("the new title stored", |app| {
         app.model.row(id).unwrap().metadata.title == "Soil cores 2026, corrected"
     });
@@ -670,7 +672,9 @@ fn edits_saved_by_save_or_by_deposit_leave_the_form_with_nothing_to_save_or_undo
     w.harness.step();
     w.harness.step();
     assert_eq!(edited(&w), (true, true));
-    w.harness.get_by_label("Deposit to Local sandbox").click();
+    w.harness
+        .get_by_label("Deposit to Local sandbox")
+        .click_accesskit();
     w.wait("Deposited", |app| {
         matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
     });
@@ -698,7 +702,9 @@ fn a_copy_of_a_deposited_folder_shows_already_deposited_with_its_identifier_befo
     });
     let id = w.row_id("soil-cores");
     w.select(id);
-    w.harness.get_by_label("Deposit to Local sandbox").click();
+    w.harness
+        .get_by_label("Deposit to Local sandbox")
+        .click_accesskit();
     w.wait("Deposited", |app| {
         matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
     });
@@ -1645,7 +1651,9 @@ fn depositing_a_dataset_already_on_the_queue_says_so_and_queues_nothing_more() {
 
     // Its details' Deposit button, while the row waits on the queue.
     w.select(id);
-    w.harness.get_by_label("Deposit to Local sandbox").click();
+    w.harness
+        .get_by_label("Deposit to Local sandbox")
+        .click_accesskit();
     w.wait("the answer", |app| {
         !gui::notices_with(
             app,
@@ -1682,7 +1690,9 @@ fn a_dataset_deposited_again_still_shows_the_deposit_that_made_its_record() {
 
     // Deposit again from the details: a replay, no request.
     w.select(id);
-    w.harness.get_by_label("Deposit to Local sandbox").click();
+    w.harness
+        .get_by_label("Deposit to Local sandbox")
+        .click_accesskit();
     w.wait("the replay", |app| {
         app.model.log.iter().any(|l| l.kind == "replay")
     });
@@ -2385,7 +2395,7 @@ fn saving_the_form_keeps_metadata_saved_in_a_terminal_while_it_was_being_edited(
             .is_none_or(|n| !n.text.contains("saved elsewhere")),
         "no field was changed in both places"
     );
-    w.harness.get_by_label("Save metadata").click();
+    w.harness.get_by_label("Save metadata").click_accesskit();
     w.wait("both saved", |app| {
         app.model.row(id).is_some_and(|r| {
             r.metadata.title == "Survey v2"
@@ -2404,7 +2414,7 @@ fn saving_the_form_keeps_metadata_saved_in_a_terminal_while_it_was_being_edited(
             .current()
             .any(|n| n.text.contains("saved elsewhere") && n.text.contains("Title"))
     });
-    w.harness.get_by_label("Save metadata").click();
+    w.harness.get_by_label("Save metadata").click_accesskit();
     w.wait("the window's title saved", |app| {
         app.model.row(id).is_some_and(|r| {
             r.metadata.title == "Survey v2 (window)"
@@ -2690,7 +2700,7 @@ fn a_related_work_typed_in_the_details_is_checked_beside_the_field_and_stored() 
             .is_none(),
         "the message goes with the mistake"
     );
-    w.harness.get_by_label("Save metadata").click();
+    w.harness.get_by_label("Save metadata").click_accesskit();
     w.wait("the related work stored", |app| {
         app.model
             .row(id)

@@ -312,12 +312,11 @@ impl Metadata {
             self.version = other.version.clone();
             filled.push("version");
         }
-        if self.related.is_empty() && !other.related.is_empty() {
-            self.related = other.related.clone();
-            filled.push("related works");
-        }
         // File access is never empty: open is a choice too (and the key of a moved folder's
-        // deposits). A file that says otherwise is named by `fields_differing_from`.
+        // deposits). A file that says otherwise is named by `fields_differing_from`. So are
+        // related works: a dataset added before Lodge read them from a citation file lacks
+        // them, and taking them from the file would give a moved folder another key, and
+        // a second deposit of what it deposited once.
         filled
     }
 
@@ -352,9 +351,11 @@ impl Metadata {
                 differ(&a.keywords, &b.keywords, |k| !k.is_empty()),
             ),
             ("version", differ(&a.version, &b.version, Option::is_some)),
+            // Named when `other` gives any: the dataset's own may be none (see
+            // `fill_lacking_from`).
             (
                 "related works",
-                differ(&a.related, &b.related, |r| !r.is_empty()),
+                !b.related.is_empty() && a.related != b.related,
             ),
             // Always given: open is a choice as much as the others.
             ("file access", differ(&a.access, &b.access, |_| true)),
@@ -834,6 +835,28 @@ mod tests {
     /// Open files are a choice, not an empty field: a citation file that restricts them
     /// fills nothing (a moved folder keeps its key, a re-added one what was chosen), and is
     /// named as saying otherwise.
+    #[test]
+    fn a_citation_files_related_works_are_named_as_differing_not_filled_in() {
+        let work = |line: &str| crate::content::RelatedWork::parse(line).unwrap();
+        let cited = Metadata {
+            related: vec![work("IsSupplementTo 10.1234/paper")],
+            ..Metadata::default()
+        };
+        let mut none = Metadata::default();
+        assert!(none.fill_lacking_from(&cited).is_empty());
+        assert!(none.related.is_empty(), "a moved folder keeps its key");
+        assert_eq!(none.fields_differing_from(&cited), ["related works"]);
+        let same = Metadata {
+            related: vec![work("issupplementto https://doi.org/10.1234/PAPER")],
+            ..Metadata::default()
+        };
+        assert!(same.fields_differing_from(&cited).is_empty());
+        assert!(
+            same.fields_differing_from(&Metadata::default()).is_empty(),
+            "a file with none says nothing of them"
+        );
+    }
+
     #[test]
     fn a_citation_files_restriction_fills_no_open_files_and_is_named_as_differing() {
         let mut m = Metadata::default();

@@ -343,13 +343,13 @@ fn text_field(
     label: &str,
     value: &mut String,
     hint: &str,
-    multiline: bool,
+    lines: Lines,
 ) -> bool {
     let l = ui.label(RichText::new(label).strong());
-    let edit = if multiline {
-        egui::TextEdit::multiline(value).desired_rows(3)
-    } else {
-        egui::TextEdit::singleline(value)
+    let edit = match lines {
+        Lines::One => egui::TextEdit::singleline(value),
+        // A multi-line field grows with what is typed in it.
+        Lines::Several { shown } => egui::TextEdit::multiline(value).desired_rows(shown),
     };
     // A stable id, not one counted from the widgets above: a problem line that comes or goes
     // above a field while it is typed in would otherwise move its id, and its focus with it.
@@ -359,10 +359,23 @@ fn text_field(
         .changed()
 }
 
+/// A text field's lines: one, or several (Enter starts a new one), `shown` at first.
+#[derive(Clone, Copy)]
+enum Lines {
+    One,
+    Several { shown: usize },
+}
+
 /// Draw the form; returns whether anything changed.
 pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem]) -> bool {
     let mut changed = false;
-    changed |= text_field(ui, "Title", &mut form.title, "What the dataset is", false);
+    changed |= text_field(
+        ui,
+        "Title",
+        &mut form.title,
+        "What the dataset is",
+        Lines::One,
+    );
     error_text(ui, problems, "title");
 
     ui.label(RichText::new("Creators").strong());
@@ -432,11 +445,18 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         changed = true;
     }
 
-    changed |= text_field(ui, "Description", &mut form.description, "Optional", true);
+    let description = Lines::Several { shown: 3 };
+    changed |= text_field(
+        ui,
+        "Description",
+        &mut form.description,
+        "Optional",
+        description,
+    );
     ui.horizontal(|ui| {
         ui.vertical(|ui| {
             ui.set_width(110.0);
-            changed |= text_field(ui, "Year", &mut form.year, "e.g. 2026", false);
+            changed |= text_field(ui, "Year", &mut form.year, "e.g. 2026", Lines::One);
         });
         ui.vertical(|ui| {
             changed |= text_field(
@@ -444,7 +464,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
                 "Publisher",
                 &mut form.publisher,
                 "Institution or repository",
-                false,
+                Lines::One,
             );
         });
     });
@@ -455,7 +475,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "License",
         &mut form.license,
         "SPDX id, e.g. CC-BY-4.0",
-        false,
+        Lines::One,
     );
     changed |= license_hint(ui, &mut form.license);
     changed |= text_field(
@@ -463,7 +483,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "Keywords",
         &mut form.keywords,
         "comma, separated",
-        false,
+        Lines::One,
     );
     ui.horizontal(|ui| {
         let l = ui.label(RichText::new("Resource type").strong());
@@ -485,7 +505,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "Version",
         &mut form.version,
         "Optional, e.g. 1.0",
-        false,
+        Lines::One,
     );
     changed |= access_field(ui, form);
     error_text(ui, problems, "access.until");
@@ -494,7 +514,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "Related works",
         &mut form.related,
         "Optional, one a line: IsSupplementTo 10.1234/abc (the paper this dataset supplements)",
-        true,
+        Lines::Several { shown: 1 },
     );
     for p in problems.iter().filter(|p| p.field.starts_with("related[")) {
         error_text(ui, std::slice::from_ref(p), &p.field);

@@ -313,7 +313,7 @@ impl Window {
         self.harness.get_by_label("Title").focus();
         self.harness.get_by_label("Title").type_text(suffix);
         self.harness.step();
-        self.harness.get_by_label("Save metadata").click();
+        self.harness.get_by_label("Save metadata").click_accesskit();
         self.wait("the new title stored", |app| {
             app.model
                 .row(id)
