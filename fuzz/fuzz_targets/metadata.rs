@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
-use lodge::content::{Creator, FileAccess, Metadata};
+use lodge::content::{Creator, FileAccess, Metadata, RelatedWork};
 
 #[derive(Arbitrary, Debug)]
 struct Fields {
@@ -20,6 +20,8 @@ struct Fields {
     version: Option<String>,
     /// None: open; an empty date: restricted; any other text: embargoed until it.
     embargo_until: Option<String>,
+    /// Relation and identifier of each related work.
+    related: Vec<(String, String)>,
 }
 
 fuzz_target!(|f: Fields| {
@@ -46,6 +48,14 @@ fuzz_target!(|f: Fields| {
             Some(until) if until.is_empty() => FileAccess::Restricted,
             Some(until) => FileAccess::Embargoed { until },
         },
+        related: f
+            .related
+            .into_iter()
+            .map(|(relation, identifier)| RelatedWork {
+                relation,
+                identifier,
+            })
+            .collect(),
     };
     lodge_fuzz::check_metadata(&metadata);
 });

@@ -114,7 +114,8 @@ impl RelatedWork {
             .map_or(relation, |r| r.to_string());
         let identifier: String = self.identifier.trim().nfc().collect();
         let identifier = match bare_doi(&identifier) {
-            Some(doi) => doi.to_lowercase(),
+            // In NFC again: lower case can take a letter out of it.
+            Some(doi) => doi.to_lowercase().nfc().collect(),
             None => identifier,
         };
         RelatedWork {

@@ -133,6 +133,8 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
     if let Some(v) = &m.version {
         metadata["version"] = json!(v);
     }
+    // A work whose identifier is neither a DOI nor a URL is a metadata problem, and
+    // metadata with a problem is refused before it is queued; none is left out here.
     let related: Vec<Value> = m
         .related
         .iter()

@@ -143,6 +143,8 @@ pub fn attributes(
     if let Some(version) = &m.version {
         a["version"] = json!(version);
     }
+    // A work whose identifier is neither a DOI nor a URL is a metadata problem, and
+    // metadata with a problem is refused before it is queued; none is left out here.
     let mut related: Vec<Value> = m
         .related
         .iter()
