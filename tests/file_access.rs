@@ -6,24 +6,16 @@
 mod support;
 
 use lodge::sandbox::FaultConfig;
-use std::process::Output;
 
 use serde_json::{Value, json};
 use support::*;
-
-/// `lodge add` of `folder` titled `title`, with a creator, publisher and year, and `flags`.
-fn add_with(lab: &Lab, folder: &std::path::Path, title: &str, flags: &[&str]) -> Output {
-    let mut cmd = lodge_in(lab);
-    cmd.args(add_titled(folder, title)).args(flags);
-    cmd.output().unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_embargo_given_on_the_command_line_is_shown_and_reaches_invenio_and_datacite() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let folder = lab.numbered_folder(1);
-    let out = add_with(&lab, &folder, "Cores", &["--embargo-until", "2099-06-30"]);
+    let out = add_titled_with(&lab, &folder, "Cores", &["--embargo-until", "2099-06-30"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_all(&text(&out), &["files: embargoed until 2099-06-30"]);
     let shown = lodge_in(&lab).args(["show", "1"]).output().unwrap();
@@ -52,37 +44,14 @@ async fn an_embargo_given_on_the_command_line_is_shown_and_reaches_invenio_and_d
            store's own permissions make them"],
     );
 
-    let token = sandbox.invenio_account().token;
-    let mut cmd = lodge_in(&lab);
-    cmd.args(["deposit", "--all", "--token", &token])
-        .args(["--target", &sandbox.invenio_target_url()]);
-    let out = run(cmd).await;
-    assert!(out.status.success(), "{}", text(&out));
-    assert!(!text(&out).contains("does not enforce"), "{}", text(&out));
-    let store = lab.store("lodge.db");
-    let job = &store.jobs_of_dataset(1).unwrap()[0];
-    let id = job.identifier.clone().unwrap();
-    let record = invenio_json(&sandbox, &format!("/api/records/{id}")).await;
+    let both = deposited_to_invenio_and_datacite(&lab, &sandbox, 1).await;
+    assert!(!both.said.contains("does not enforce"), "{}", both.said);
     assert_eq!(
-        record["access"],
+        both.record["access"],
         json!({"record": "public", "files": "restricted",
                "embargo": {"active": true, "until": "2099-06-30"}})
     );
-
-    let password = sandbox.datacite_account().password;
-    let mut cmd = lodge_in(&lab);
-    cmd.args(["deposit", "--all", "--token", &password])
-        .args(["--target", &sandbox.datacite_target_url()]);
-    let out = run(cmd).await;
-    assert!(out.status.success(), "{}", text(&out));
-    let doi = store
-        .jobs_of_dataset(1)
-        .unwrap()
-        .iter()
-        .find(|j| j.target.starts_with("datacite+"))
-        .and_then(|j| j.identifier.clone())
-        .unwrap();
-    let attributes = &get_doi_json(&sandbox, &doi).await["data"]["attributes"];
+    let attributes = &both.attributes;
     assert_eq!(
         attributes["rightsList"],
         json!([{"rights": "embargoed access",
@@ -110,7 +79,7 @@ fn access_flags_that_disagree_are_refused_and_a_bad_date_stops_the_deposit() {
             "--embargo-until is for an embargo, and --access says restricted",
         ),
     ] {
-        let out = add_with(&lab, &folder, "T", flags);
+        let out = add_titled_with(&lab, &folder, "T", flags);
         assert!(!out.status.success(), "{flags:?}: {}", text(&out));
         assert_all(&text(&out), &[said]);
     }
@@ -119,7 +88,7 @@ fn access_flags_that_disagree_are_refused_and_a_bad_date_stops_the_deposit() {
         "nothing added"
     );
 
-    let out = add_with(&lab, &folder, "T", &["--embargo-until", "30.06.2099"]);
+    let out = add_titled_with(&lab, &folder, "T", &["--embargo-until", "30.06.2099"]);
     assert_all(
         &text(&out),
         &[

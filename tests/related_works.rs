@@ -12,13 +12,6 @@ use lodge::sandbox::FaultConfig;
 use serde_json::json;
 use support::*;
 
-/// `lodge add` of `folder` titled `title`, with a creator, publisher and year, and `flags`.
-fn add_with(lab: &Lab, folder: &std::path::Path, title: &str, flags: &[&str]) -> Output {
-    let mut cmd = lodge_in(lab);
-    cmd.args(add_titled(folder, title)).args(flags);
-    cmd.output().unwrap()
-}
-
 /// The full content key `lodge add` printed.
 fn key_printed(out: &Output) -> String {
     let said = text(out);
@@ -33,7 +26,7 @@ async fn related_works_given_on_the_command_line_are_shown_keyed_and_reach_inven
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let folder = lab.numbered_folder(1);
-    let plain = add_with(&lab, &folder, "Cores", &[]);
+    let plain = add_titled_with(&lab, &folder, "Cores", &[]);
     assert!(plain.status.success(), "{}", text(&plain));
     let related = [
         "--related",
@@ -41,7 +34,7 @@ async fn related_works_given_on_the_command_line_are_shown_keyed_and_reach_inven
         "--related",
         "IsDerivedFrom https://example.org/raw-cores",
     ];
-    let out = add_with(&lab, &folder, "Cores", &related);
+    let out = add_titled_with(&lab, &folder, "Cores", &related);
     assert!(out.status.success(), "{}", text(&out));
     assert_ne!(
         key_printed(&out),
@@ -49,7 +42,7 @@ async fn related_works_given_on_the_command_line_are_shown_keyed_and_reach_inven
         "related works are part of the key"
     );
     // The same works spelt otherwise key the same.
-    let again = add_with(
+    let again = add_titled_with(
         &lab,
         &folder,
         "Cores",
@@ -70,18 +63,9 @@ async fn related_works_given_on_the_command_line_are_shown_keyed_and_reach_inven
         ],
     );
 
-    let token = sandbox.invenio_account().token;
-    let mut cmd = lodge_in(&lab);
-    cmd.args(["deposit", "--all", "--token", &token])
-        .args(["--target", &sandbox.invenio_target_url()]);
-    let out = run(cmd).await;
-    assert!(out.status.success(), "{}", text(&out));
-    let store = lab.store("lodge.db");
-    let id = store.jobs_of_dataset(1).unwrap()[0]
-        .identifier
-        .clone()
-        .unwrap();
-    let record = invenio_json(&sandbox, &format!("/api/records/{id}")).await;
+    let DepositedToBoth {
+        record, attributes, ..
+    } = deposited_to_invenio_and_datacite(&lab, &sandbox, 1).await;
     assert_eq!(
         record["metadata"]["related_identifiers"],
         json!([
@@ -91,21 +75,6 @@ async fn related_works_given_on_the_command_line_are_shown_keyed_and_reach_inven
              "relation_type": {"id": "isderivedfrom"}},
         ])
     );
-
-    let password = sandbox.datacite_account().password;
-    let mut cmd = lodge_in(&lab);
-    cmd.args(["deposit", "--all", "--token", &password])
-        .args(["--target", &sandbox.datacite_target_url()]);
-    let out = run(cmd).await;
-    assert!(out.status.success(), "{}", text(&out));
-    let doi = store
-        .jobs_of_dataset(1)
-        .unwrap()
-        .iter()
-        .find(|j| j.target.starts_with("datacite+"))
-        .and_then(|j| j.identifier.clone())
-        .unwrap();
-    let attributes = &get_doi_json(&sandbox, &doi).await["data"]["attributes"];
     assert_eq!(
         attributes["relatedIdentifiers"],
         json!([
@@ -125,7 +94,7 @@ async fn a_related_work_that_cannot_be_sent_is_named_and_nothing_is_deposited() 
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let folder = lab.numbered_folder(1);
-    let out = add_with(&lab, &folder, "Cores", &["--related", "IsSupplementTo"]);
+    let out = add_titled_with(&lab, &folder, "Cores", &["--related", "IsSupplementTo"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert_all(
         &text(&out),
@@ -136,7 +105,7 @@ async fn a_related_work_that_cannot_be_sent_is_named_and_nothing_is_deposited() 
     );
     assert!(!lab.path("lodge.db").exists(), "nothing added");
 
-    let out = add_with(
+    let out = add_titled_with(
         &lab,
         &folder,
         "Cores",
@@ -205,7 +174,7 @@ fn zenodo_json_related_identifiers_prefill_the_related_works() {
 fn related_works_a_citation_file_gives_later_are_named_not_taken() {
     let lab = Lab::new();
     let folder = lab.folder("later", &[("cores.csv", b"depth,c\n1,2\n")]);
-    let out = add_with(&lab, &folder, "Cores", &[]);
+    let out = add_titled_with(&lab, &folder, "Cores", &[]);
     assert!(out.status.success(), "{}", text(&out));
     std::fs::write(
         folder.join(".zenodo.json"),

@@ -456,28 +456,24 @@ fn slow_down(env: &Env, method: &'static str, files: &[(String, Vec<u8>)]) {
 }
 
 /// A dataset of many files does not wait for each file's answer before sending the next:
-/// a few go out at once, and every one lands whole.
-pub async fn a_datasets_files_go_out_several_at_a_time(kind: Kind) {
+/// as many go out at once as the target is set to (`files_at_once`, four by default: 1 for a
+/// server that takes one upload at a time, more for a distant store), each once, and every
+/// one lands whole; `verify` reads no more back at a time.
+pub async fn a_datasets_files_go_out_as_many_at_once_as_set(kind: Kind, at_once: FilesAtOnce) {
     assert!(kind.stores_files(), "only for targets that hold files");
     let lab = Lab::new();
-    let env = Env::new(kind, &lab).await;
+    let env = Env::sending_files_at_once(kind, &lab, at_once).await;
     let TenFilesDeposited {
         store,
-        dataset: ds,
+        dataset,
         job,
         files,
     } = deposit_ten_slow_files(&lab, &env).await;
     assert_eq!(
         env.proxy.peak_in_flight(),
-        FilesAtOnce::DEFAULT.get(),
-        "files sent at once (one at a time would be 1): {:?}",
+        at_once.get(),
+        "files sent at once: {:?}",
         env.proxy.log()
-    );
-    let document = store.document(&ds.1).unwrap().unwrap();
-    let check = check_on(&env, &job, &document, ReadBack::Bytes).await;
-    assert!(
-        matches!(check, Verification::Intact(_)),
-        "every file landed whole: {check:?}"
     );
     let file_puts = |log: &[(String, String)]| {
         files
@@ -496,29 +492,8 @@ pub async fn a_datasets_files_go_out_several_at_a_time(kind: Kind) {
         "each file sent once"
     );
     assert_eq!(env.records().await, 1);
-}
 
-/// A target set to `files_at_once` sends no more of a deposit's files at a time than that,
-/// and `verify` reads no more back at a time: 1 for a server that takes one upload at a
-/// time, more than the default for a distant store.
-pub async fn a_target_set_to_n_files_at_once_sends_and_reads_that_many(kind: Kind, n: usize) {
-    assert!(kind.stores_files(), "only for targets that hold files");
-    let lab = Lab::new();
-    let env = Env::sending_files_at_once(kind, &lab, FilesAtOnce::new(n).unwrap()).await;
-    let TenFilesDeposited {
-        store,
-        dataset: ds,
-        job,
-        files,
-    } = deposit_ten_slow_files(&lab, &env).await;
-    assert_eq!(
-        env.proxy.peak_in_flight(),
-        n,
-        "files sent at once: {:?}",
-        env.proxy.log()
-    );
-
-    let document = store.document(&ds.1).unwrap().unwrap();
+    let document = store.document(&dataset.1).unwrap().unwrap();
     slow_down(&env, "GET", &files);
     env.proxy.reset_peak_in_flight();
     let check = check_on(&env, &job, &document, ReadBack::Bytes).await;
@@ -528,7 +503,7 @@ pub async fn a_target_set_to_n_files_at_once_sends_and_reads_that_many(kind: Kin
     );
     assert_eq!(
         env.proxy.peak_in_flight(),
-        n,
+        at_once.get(),
         "files read back at once: {:?}",
         env.proxy.log()
     );

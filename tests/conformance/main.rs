@@ -146,49 +146,37 @@ macro_rules! partial_writes {
 
 partial_writes!(webdav_partial_writes WebDav, webdav_folders_partial_writes WebDavFolders);
 
-/// The targets that keep each file apart send a few of a deposit's files at once;
-/// InvenioRDM sends one at a time (three requests a file, against a rate limit).
-macro_rules! several_files_at_once {
+/// The targets that keep each file apart send (and read back) as many of a deposit's files
+/// at once as they are set to: four by default, one after another when set to 1, more when
+/// set higher. InvenioRDM sends one at a time (three requests a file, against a rate limit).
+macro_rules! files_at_once {
     ($($module:ident $kind:ident),*) => {
-        mod several_files_at_once {
-            $(
-                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                async fn $module() {
-                    crate::cases::a_datasets_files_go_out_several_at_a_time(
-                        crate::env::Kind::$kind,
-                    )
-                    .await
-                }
-            )*
-        }
-    };
-}
-
-several_files_at_once!(sandbox Sandbox, s3 S3, s3_folders S3Folders, webdav WebDav, webdav_folders WebDavFolders);
-
-/// A target's `files_at_once` bounds the files it sends and reads back at a time: one
-/// after another when set to 1, and more than the default four when set higher.
-macro_rules! files_at_once_setting {
-    ($($module:ident $kind:ident),*) => {
-        mod files_at_once_setting {
+        mod files_at_once {
             $(
                 mod $module {
-                    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-                    async fn one_at_a_time() {
-                        crate::cases::a_target_set_to_n_files_at_once_sends_and_reads_that_many(
+                    use lodge::targets::each_file::FilesAtOnce;
+
+                    async fn set_to(at_once: FilesAtOnce) {
+                        crate::cases::a_datasets_files_go_out_as_many_at_once_as_set(
                             crate::env::Kind::$kind,
-                            1,
+                            at_once,
                         )
                         .await
+                    }
+
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                    async fn four_by_default() {
+                        set_to(FilesAtOnce::DEFAULT).await
+                    }
+
+                    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                    async fn one_at_a_time() {
+                        set_to(FilesAtOnce::new(1).unwrap()).await
                     }
 
                     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                     async fn six_at_a_time() {
-                        crate::cases::a_target_set_to_n_files_at_once_sends_and_reads_that_many(
-                            crate::env::Kind::$kind,
-                            6,
-                        )
-                        .await
+                        set_to(FilesAtOnce::new(6).unwrap()).await
                     }
                 }
             )*
@@ -196,4 +184,4 @@ macro_rules! files_at_once_setting {
     };
 }
 
-files_at_once_setting!(sandbox Sandbox, s3 S3, s3_folders S3Folders, webdav WebDav, webdav_folders WebDavFolders);
+files_at_once!(sandbox Sandbox, s3 S3, s3_folders S3Folders, webdav WebDav, webdav_folders WebDavFolders);

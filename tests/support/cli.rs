@@ -85,6 +85,68 @@ pub fn run_with_stdin(mut cmd: Command, input: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
+/// `lodge add` of `folder` in the lab, with complete metadata titled `title`, and `flags`.
+pub fn add_titled_with(lab: &Lab, folder: &Path, title: &str, flags: &[&str]) -> Output {
+    let mut cmd = lodge_in(lab);
+    cmd.args(add_titled(folder, title)).args(flags);
+    cmd.output().unwrap()
+}
+
+/// What the InvenioRDM and DataCite emulations hold of a dataset deposited to both.
+pub struct DepositedToBoth {
+    /// The InvenioRDM record (`GET /api/records/ID`).
+    pub record: serde_json::Value,
+    /// The DOI's attributes.
+    pub attributes: serde_json::Value,
+    /// What the two deposits printed.
+    pub said: String,
+}
+
+/// `lodge deposit --all` in the lab to the InvenioRDM emulation of `sandbox`, then to its
+/// DataCite emulation, each asserted to succeed, and what each holds of dataset `id`.
+pub async fn deposited_to_invenio_and_datacite(
+    lab: &Lab,
+    sandbox: &lodge::sandbox::RunningSandbox,
+    id: i64,
+) -> DepositedToBoth {
+    let (mut identifiers, mut said) = (Vec::new(), String::new());
+    for (url, token, kind) in [
+        (
+            sandbox.invenio_target_url(),
+            sandbox.invenio_account().token,
+            "invenio+",
+        ),
+        (
+            sandbox.datacite_target_url(),
+            sandbox.datacite_account().password,
+            "datacite+",
+        ),
+    ] {
+        let mut cmd = lodge_in(lab);
+        cmd.args(["deposit", "--all", "--token", &token])
+            .args(["--target", &url]);
+        let out = run(cmd).await;
+        assert!(out.status.success(), "{}", text(&out));
+        said.push_str(&text(&out));
+        let store = lodge::store::Store::open(&lab.path("lodge.db")).unwrap();
+        let identifier = store
+            .jobs_of_dataset(id)
+            .unwrap()
+            .into_iter()
+            .find(|j| j.target.starts_with(kind))
+            .and_then(|j| j.identifier)
+            .unwrap_or_else(|| panic!("dataset {id} has no {kind} identifier"));
+        identifiers.push(identifier);
+    }
+    let record = super::invenio_json(sandbox, &format!("/api/records/{}", identifiers[0])).await;
+    let doi = super::get_doi_json(sandbox, &identifiers[1]).await;
+    DepositedToBoth {
+        record,
+        attributes: doi["data"]["attributes"].clone(),
+        said,
+    }
+}
+
 /// `lodge add` of `folder` with complete metadata, titled `title`: the arguments, for a
 /// test that adds a dataset as another process (a terminal, another machine) would.
 pub fn add_titled<'a>(folder: &'a Path, title: &'a str) -> [&'a str; 10] {

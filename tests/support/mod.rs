@@ -24,7 +24,8 @@ use tokio_util::sync::CancellationToken;
 
 #[allow(unused_imports)]
 pub use cli::{
-    FAST, add_titled, assert_all, lodge, lodge_in, lodge_with, run, run_with_stdin, text,
+    DepositedToBoth, FAST, add_titled, add_titled_with, assert_all,
+    deposited_to_invenio_and_datacite, lodge, lodge_in, lodge_with, run, run_with_stdin, text,
 };
 
 /// A temporary folder holding datasets, stores and sandbox data.
