@@ -4,7 +4,7 @@
 
 use super::SandboxStats;
 use super::db::RecordRow;
-use crate::content::{ContentDocument, citation};
+use crate::content::{ContentDocument, IdentifierScheme, RelatedWork, citation};
 use crate::wording::{count_of, human_bytes};
 
 /// Escape text for HTML element content and quoted attribute values.
@@ -120,6 +120,9 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
             .into_iter()
             .filter_map(|(name, value)| Some((name, escape(&value?)))),
     );
+    if !m.related.is_empty() {
+        fields.push(("Related works", related_works(&m.related)));
+    }
     let fields: String = fields
         .iter()
         .map(|(name, value)| format!("<dt>{name}</dt><dd>{value}</dd>\n"))
@@ -169,6 +172,27 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
 }
 
 /// An HTML page: `title` (already escaped) and `body` (markup).
+/// Each related work on a line: its relation, and its identifier as a link (a DOI by its
+/// doi.org address).
+fn related_works(related: &[RelatedWork]) -> String {
+    related
+        .iter()
+        .map(|r| {
+            let id = escape(&r.identifier);
+            let link = match r.scheme() {
+                Some(IdentifierScheme::Doi) => Some(format!("https://doi.org/{id}")),
+                Some(IdentifierScheme::Url) => Some(id.clone()),
+                None => None,
+            };
+            match link {
+                Some(href) => format!("{} <a href=\"{href}\">{id}</a>", escape(&r.relation)),
+                None => format!("{} {id}", escape(&r.relation)),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("<br>")
+}
+
 pub(crate) fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>
@@ -212,6 +236,36 @@ mod tests {
                 "<p>1 record, 2 blobs; since start: 1 created, 1 conflict, 1 request.</p>"
             ),
             "{page}"
+        );
+    }
+
+    #[test]
+    fn a_records_related_works_are_links_a_doi_by_its_doi_org_address() {
+        let metadata = crate::content::Metadata {
+            title: "Cores".into(),
+            related: vec![
+                RelatedWork::parse("IsSupplementTo 10.1234/paper").unwrap(),
+                RelatedWork::parse("IsDocumentedBy https://lab.example.org/a?b=1&c=<2>").unwrap(),
+            ],
+            ..crate::content::Metadata::default()
+        };
+        let document = ContentDocument::new(Vec::new(), &metadata);
+        let row = RecordRow {
+            seq: 1,
+            key: document.key().to_hex(),
+            title: "Cores".into(),
+            created_at: "2026-12-05T00:00:00Z".into(),
+            document: String::from_utf8(document.canonical_json()).unwrap(),
+        };
+        let html = super::record(&row, "http://127.0.0.1:1/records/x");
+        assert!(
+            html.contains(
+                "<dt>Related works</dt><dd>IsSupplementTo <a \
+                 href=\"https://doi.org/10.1234/paper\">10.1234/paper</a><br>IsDocumentedBy \
+                 <a href=\"https://lab.example.org/a?b=1&amp;c=&lt;2&gt;\">\
+                 https://lab.example.org/a?b=1&amp;c=&lt;2&gt;</a></dd>"
+            ),
+            "{html}"
         );
     }
 
