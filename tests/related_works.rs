@@ -12,6 +12,12 @@ use lodge::sandbox::FaultConfig;
 use serde_json::json;
 use support::*;
 
+/// `lodge ARGS` in the lab: whether it succeeded, and what it printed.
+fn lodge_here(lab: &Lab, args: &[&str]) -> (bool, String) {
+    let out = lodge_in(lab).args(args).output().unwrap();
+    (out.status.success(), text(&out))
+}
+
 /// The full content key `lodge add` printed.
 fn key_printed(out: &Output) -> String {
     let said = text(out);
@@ -54,9 +60,9 @@ async fn related_works_given_on_the_command_line_are_shown_keyed_and_reach_inven
         ],
     );
     assert_eq!(key_printed(&again), key_printed(&out));
-    let shown = lodge_in(&lab).args(["show", "1"]).output().unwrap();
+    let (_, shown) = lodge_here(&lab, &["show", "1"]);
     assert_all(
-        &text(&shown),
+        &shown,
         &[
             "related      IsSupplementTo 10.1234/paper.7",
             "             IsDerivedFrom https://example.org/raw-cores",
@@ -152,19 +158,12 @@ fn zenodo_json_related_identifiers_prefill_the_related_works() {
             ),
         ],
     );
-    let out = lodge_in(&lab)
-        .args(["add", folder.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let said = text(&out);
-    assert!(out.status.success(), "{said}");
+    let (added, said) = lodge_here(&lab, &["add", folder.to_str().unwrap()]);
+    assert!(added, "{said}");
     assert_all(&said, &["also gives grants, which Lodge does not send"]);
     assert!(!said.contains("related_identifiers"), "{said}");
-    let shown = lodge_in(&lab).args(["show", "1"]).output().unwrap();
-    assert_all(
-        &text(&shown),
-        &["related      IsSupplementTo 10.1234/paper"],
-    );
+    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    assert_all(&shown, &["related      IsSupplementTo 10.1234/paper"]);
 }
 
 /// A dataset added before its `.zenodo.json` gave related works keeps the ones it has (none):
@@ -182,24 +181,19 @@ fn related_works_a_citation_file_gives_later_are_named_not_taken() {
               {"identifier": "10.1234/paper", "relation": "isSupplementTo"}]}"#,
     )
     .unwrap();
-    let again = lodge_in(&lab)
-        .args(["add", folder.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let said = text(&again);
-    assert!(again.status.success(), "{said}");
+    let (added, said) = lodge_here(&lab, &["add", folder.to_str().unwrap()]);
+    assert!(added, "{said}");
     assert_all(&said, &["gives another related works than the dataset has"]);
-    let shown = text(&lodge_in(&lab).args(["show", "1"]).output().unwrap());
+    let (_, shown) = lodge_here(&lab, &["show", "1"]);
     assert!(!shown.contains("related "), "{shown}");
 
-    let given = lodge_in(&lab)
-        .args(["add", folder.to_str().unwrap()])
-        .args(["--related", "IsSupplementTo 10.1234/paper"])
-        .output()
-        .unwrap();
-    let said = text(&given);
-    assert!(given.status.success(), "{said}");
+    let related = ["--related", "IsSupplementTo 10.1234/paper"];
+    let (added, said) = lodge_here(
+        &lab,
+        &[&["add", folder.to_str().unwrap()][..], &related].concat(),
+    );
+    assert!(added, "{said}");
     assert!(!said.contains("gives another"), "{said}");
-    let shown = text(&lodge_in(&lab).args(["show", "1"]).output().unwrap());
+    let (_, shown) = lodge_here(&lab, &["show", "1"]);
     assert_all(&shown, &["related      IsSupplementTo 10.1234/paper"]);
 }

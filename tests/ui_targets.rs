@@ -87,11 +87,7 @@ fn press_save_target(w: &mut Window) {
 fn press_in_form(w: &mut Window, label: &str) {
     // With a target listed above it (more so with a warning), the form's end can be
     // below the window's edge. Scrolling is animated: the button is clicked where it ends.
-    w.harness.get_by_label(label).scroll_to_me();
-    for _ in 0..20 {
-        w.harness.step();
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    w.scroll_to(label);
     w.harness.get_by_label(label).click();
     w.harness.step();
 }
@@ -777,11 +773,6 @@ fn a_target_without_its_stored_password_says_where_to_type_it_and_typing_it_brin
         "the form opens with the cursor in the password field"
     );
     w.type_into("Password, secret key or token", "typed-in-settings");
-    w.harness.get_by_label("Save target").scroll_to_me();
-    for _ in 0..20 {
-        w.harness.step();
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
     press_save_target(&mut w);
     w.wait("the target in the picker", |app| {
         app.model.targets.len() == 2

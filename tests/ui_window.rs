@@ -1211,11 +1211,7 @@ fn files_embargoed_in_the_form_need_a_date_and_the_sandbox_deposit_says_it_does_
     let id = w.add_folder(&folder);
     w.select(id);
     // Below the details panel's fold: scrolled to (an animation), then opened.
-    w.harness.get_by_label("File access").scroll_to_me();
-    for _ in 0..20 {
-        w.harness.step();
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    w.scroll_to("File access");
     w.harness.get_by_label("File access").click();
     w.harness.step();
     w.harness.step();
@@ -2668,11 +2664,7 @@ fn a_related_work_typed_in_the_details_is_checked_beside_the_field_and_stored() 
     let id = w.add_folder(&folder);
     w.select(id);
     // Below the details panel's fold: scrolled to (an animation), then typed in.
-    w.harness.get_by_label("Related works").scroll_to_me();
-    for _ in 0..20 {
-        w.harness.step();
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    w.scroll_to("Related works");
     w.type_into("Related works", "IsSuplementTo 10.1234/Paper");
     w.harness.step();
     w.harness.get_by_label_contains(

@@ -280,11 +280,16 @@ impl MetadataForm {
 
 fn error_text(ui: &mut egui::Ui, problems: &[FieldProblem], field: &str) {
     for p in problems.iter().filter(|p| p.field == field) {
-        ui.label(
-            RichText::new(format!("⚠ {}", p.message_without_flag()))
-                .color(Color32::from_rgb(0xd6, 0x3c, 0x3c)),
-        );
+        problem_line(ui, p);
     }
+}
+
+/// One problem, in red, without the command-line flag that fixes it.
+fn problem_line(ui: &mut egui::Ui, p: &FieldProblem) {
+    ui.label(
+        RichText::new(format!("⚠ {}", p.message_without_flag()))
+            .color(Color32::from_rgb(0xd6, 0x3c, 0x3c)),
+    );
 }
 
 /// Under a creator's name: one that looks like a person's written without the comma is
@@ -516,8 +521,9 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "Optional, one a line: IsSupplementTo 10.1234/abc (the paper this dataset supplements)",
         Lines::Several { shown: 1 },
     );
+    // One line a related work, each problem under the field.
     for p in problems.iter().filter(|p| p.field.starts_with("related[")) {
-        error_text(ui, std::slice::from_ref(p), &p.field);
+        problem_line(ui, p);
     }
     changed
 }

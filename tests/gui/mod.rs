@@ -245,6 +245,16 @@ impl Window {
         self.harness.step();
     }
 
+    /// Scroll the widget labelled `label` into view (below a panel's fold, say) and let the
+    /// animated scroll end, so a click lands where it is drawn.
+    pub fn scroll_to(&mut self, label: &str) {
+        self.harness.get_by_label(label).scroll_to_me();
+        for _ in 0..20 {
+            self.harness.step();
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
     /// Open Settings and let it draw.
     pub fn open_settings(&mut self) {
         self.harness.get_by_label("Settings").click();
