@@ -196,4 +196,10 @@ fn related_works_a_citation_file_gives_later_are_named_not_taken() {
     assert!(!said.contains("gives another"), "{said}");
     let (_, shown) = lodge_here(&lab, &["show", "1"]);
     assert_all(&shown, &["related      IsSupplementTo 10.1234/paper"]);
+
+    // `--related ""` takes them away again.
+    let (added, said) = lodge_here(&lab, &["add", folder.to_str().unwrap(), "--related", ""]);
+    assert!(added, "{said}");
+    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    assert!(!shown.contains("related "), "{shown}");
 }

@@ -59,7 +59,7 @@ pub struct AddArgs {
     pub version: Option<String>,
     /// A work the dataset is related to: a DataCite relation type, then a DOI or an http(s)
     /// URL, e.g. "IsSupplementTo 10.1234/abc" (this dataset supplements that paper). Repeat
-    /// for several (they replace the ones already known).
+    /// for several (they replace the ones already known); --related "" removes them all.
     #[arg(long = "related", value_name = "RELATION ID")]
     pub related: Vec<String>,
     /// Who may download the files once deposited: open (anyone), restricted (you and those
@@ -202,9 +202,12 @@ impl AddArgs {
             m.access = access;
         }
         if !self.related.is_empty() {
+            // `--related ""` alone takes them all away (one a citation file gave that
+            // cannot be sent, say).
             m.related = self
                 .related
                 .iter()
+                .filter(|r| !r.trim().is_empty())
                 .map(|r| RelatedWork::parse(r).map_err(|why| anyhow::anyhow!("--related {why}")))
                 .collect::<anyhow::Result<_>>()?;
         }
