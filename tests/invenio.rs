@@ -896,6 +896,65 @@ async fn a_relation_type_invenio_does_not_know_is_refused_once_naming_the_field(
     assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
 }
 
+/// InvenioRDM takes a custom award only with both its number and its title: an award with
+/// one of them is refused before a draft is made, naming the funding and what to add (not
+/// retried); the same funder with both is deposited with its award. Sent past Lodge's
+/// check, the emulation refuses such an award as InvenioRDM does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_award_without_its_title_is_refused_before_a_draft_is_made() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let funded = |n: usize, funding: &str| {
+        let m = Metadata {
+            funding: vec![lodge::content::Funding::parse(funding).unwrap()],
+            ..metadata(&format!("Funded {n}"))
+        };
+        add(&store, &lab.numbered_folder(n), &m)
+    };
+    let partial = funded(1, "NSF; award=2045678");
+    let jobs = deposit(&store, &target, &[partial], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].attempts, 1, "not retried");
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains(
+            "funding[0]: 'NSF; award=2045678' gives the award a number only, and InvenioRDM \
+             takes an award with its number and its title: add award-title=TITLE"
+        ),
+        "{error}"
+    );
+    assert_eq!(sandbox.invenio_counts(), (0, 0), "no draft made");
+
+    let whole = funded(2, "NSF; award=2045678; award-title=Soil cores");
+    let jobs = deposit(&store, &target, &[whole], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let id = jobs[0].identifier.clone().unwrap();
+    let api = Api::new(&sandbox);
+    let (_, record) = api
+        .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
+        .await;
+    assert_eq!(
+        record["metadata"]["funding"],
+        json!([{"funder": {"name": "NSF"},
+                "award": {"number": "2045678", "title": {"en": "Soil cores"}}}])
+    );
+
+    let mut body = draft_body(&whole.1, &store.document(&whole.1).unwrap().unwrap());
+    body["metadata"]["funding"][0]["award"] = json!({"number": "2045678"});
+    let (status, draft) = api
+        .json(reqwest::Method::POST, "/api/records", Some(body))
+        .await;
+    assert_eq!(status, 201, "{draft}");
+    assert!(
+        draft["errors"]
+            .to_string()
+            .contains("metadata.funding.0.award"),
+        "{draft}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn wrong_token_pauses_the_invenio_target() {
     let lab = Lab::new();

@@ -1330,6 +1330,14 @@ fn a_dropped_folders_zenodo_json_restricts_its_files_and_names_its_doi_and_what_
             .contains(".zenodo.json of closed also gives communities, grants"),
         "{said:?}"
     );
+    let said = notices_with(w.app(), "is an id in Zenodo's list of awards");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0]
+            .1
+            .contains("give its funder and award in the Funding field"),
+        "{said:?}"
+    );
     let said = notices_with(w.app(), "gives the DOI 10.5281/zenodo.4242");
     assert_eq!(said.len(), 1, "{said:?}");
     assert!(
@@ -2705,5 +2713,62 @@ fn a_related_work_typed_in_the_details_is_checked_beside_the_field_and_stored() 
             relation: "IsSupplementTo".into(),
             identifier: "10.1234/paper".into(),
         }]
+    );
+}
+
+/// Funding is typed in the details, one funder a line: a line that cannot be read is named
+/// beside the field and blocks the deposit; fixed, each funder is stored with its award.
+#[test]
+fn funding_typed_in_the_details_is_checked_beside_the_field_and_stored() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.select(id);
+    w.scroll_to("Funding");
+    w.type_into("Funding", "NSF; 2045678");
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("'2045678' should be award=NUMBER or award-title=TITLE");
+    assert!(
+        w.harness
+            .get_by_label("Deposit to Local sandbox")
+            .accesskit_node()
+            .is_disabled(),
+        "funding that cannot be read blocks the deposit"
+    );
+
+    w.harness.get_by_label("Funding").focus();
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    w.harness
+        .get_by_label("Funding")
+        .type_text("NSF; award=2045678; award-title=Soil cores\n\nWellcome Trust");
+    w.harness.step();
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_by_label_contains("should be award=NUMBER")
+            .is_none(),
+        "the message goes with the mistake"
+    );
+    w.harness.get_by_label("Save metadata").click_accesskit();
+    w.wait("the funding stored", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| !r.metadata.funding.is_empty())
+    });
+    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
+    let funding: Vec<String> = stored
+        .metadata
+        .funding
+        .iter()
+        .map(|f| f.describe())
+        .collect();
+    assert_eq!(
+        funding,
+        [
+            "NSF; award=2045678; award-title=Soil cores",
+            "Wellcome Trust"
+        ]
     );
 }

@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
-use lodge::content::{Creator, FileAccess, Metadata, RelatedWork};
+use lodge::content::{Creator, FileAccess, Funding, Metadata, RelatedWork};
 
 #[derive(Arbitrary, Debug)]
 struct Fields {
@@ -22,6 +22,8 @@ struct Fields {
     embargo_until: Option<String>,
     /// Relation and identifier of each related work.
     related: Vec<(String, String)>,
+    /// Funder, award number and award title of each funding.
+    funding: Vec<(String, Option<String>, Option<String>)>,
 }
 
 fuzz_target!(|f: Fields| {
@@ -54,6 +56,15 @@ fuzz_target!(|f: Fields| {
             .map(|(relation, identifier)| RelatedWork {
                 relation,
                 identifier,
+            })
+            .collect(),
+        funding: f
+            .funding
+            .into_iter()
+            .map(|(funder, award_number, award_title)| Funding {
+                funder,
+                award_number,
+                award_title,
             })
             .collect(),
     };

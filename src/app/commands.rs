@@ -529,6 +529,15 @@ impl Core {
                             not_carried.join(", ")
                         )));
                     }
+                    if not_carried.iter().any(|f| f == "grants") {
+                        notes.push(Notice::warning(format!(
+                            "A grant in {} of {} is an id in Zenodo's list of awards, which \
+                             Lodge cannot look up: give its funder and award in the Funding \
+                             field.",
+                            folder_name(&from),
+                            folder_name(&root2),
+                        )));
+                    }
                     m
                 }
                 Ok(None) => Metadata::default(),

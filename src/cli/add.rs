@@ -14,8 +14,9 @@ use super::output::{say, say_err};
 use super::stop_signal::StopFlag;
 use crate::catalog::record_folder;
 use crate::content::{
-    Creator, FOLDER_PLACEHOLDER, FileAccess, Metadata, PreparedDataset, RelatedWork, SkippedEntry,
-    metadata_from_folder, spdx_license_id, spdx_suggestion, template_problem, title_for_folder,
+    Creator, FOLDER_PLACEHOLDER, FileAccess, Funding, Metadata, PreparedDataset, RelatedWork,
+    SkippedEntry, metadata_from_folder, spdx_license_id, spdx_suggestion, template_problem,
+    title_for_folder,
 };
 use crate::engine::{is_being_sent, owner_text};
 use crate::store::{DatasetRow, JobRow, Store, StoreError, StoreLocation};
@@ -62,6 +63,12 @@ pub struct AddArgs {
     /// for several (they replace the ones already known); --related "" removes them all.
     #[arg(long = "related", value_name = "RELATION ID")]
     pub related: Vec<String>,
+    /// Who funded the work: the funder's name, then, optionally, the award's number and
+    /// title, e.g. "European Commission; award=101000001; award-title=Soil carbon" (Zenodo
+    /// and InvenioRDM take an award only with both). Repeat for several funders or awards
+    /// (they replace the ones already known); --funding "" removes them all.
+    #[arg(long = "funding", value_name = "FUNDER[; award=N; award-title=T]")]
+    pub funding: Vec<String>,
     /// Who may download the files once deposited: open (anyone), restricted (you and those
     /// you grant access) or embargoed (restricted until --embargo-until, then open). The
     /// record's metadata is public in every case.
@@ -211,6 +218,15 @@ impl AddArgs {
                 .map(|r| RelatedWork::parse(r).map_err(|why| anyhow::anyhow!("--related {why}")))
                 .collect::<anyhow::Result<_>>()?;
         }
+        if !self.funding.is_empty() {
+            // As `--related`: `--funding ""` alone takes them all away.
+            m.funding = self
+                .funding
+                .iter()
+                .filter(|f| !f.trim().is_empty())
+                .map(|f| Funding::parse(f).map_err(|why| anyhow::anyhow!("--funding {why}")))
+                .collect::<anyhow::Result<_>>()?;
+        }
         Ok(())
     }
 
@@ -254,6 +270,13 @@ fn say_not_carried(from: &Path) {
              page once it is deposited",
             from.display(),
             fields.join(", ")
+        );
+    }
+    if fields.iter().any(|f| f == "grants") {
+        say!(
+            "  note: a grant there is an id in Zenodo's list of awards, which Lodge cannot look \
+             up: give its funder and award with --funding \"{}\"",
+            crate::content::FUNDING_EXAMPLE
         );
     }
 }

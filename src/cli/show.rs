@@ -504,6 +504,11 @@ fn print_metadata(m: &Metadata) {
         let label = if i == 0 { "related" } else { "" };
         say!("  {label:<12} {}", on_one_line(&r.describe()));
     }
+    for (i, f) in m.funding.iter().enumerate() {
+        // As `--funding` takes it.
+        let label = if i == 0 { "funding" } else { "" };
+        say!("  {label:<12} {}", on_one_line(&f.describe()));
+    }
     if let Some(description) = &m.description {
         print!("{}", indented_description(description));
     }

@@ -275,6 +275,44 @@ mod tests {
         assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
     }
 
+    /// Funding is keyed (each funder once, trimmed), so the same funding written with other
+    /// spaces keys the same; a dataset with none keys as before funding could be given.
+    #[test]
+    fn funding_is_keyed_once_each_and_none_adds_nothing() {
+        let (m, meta) = sample();
+        let with = |lines: &[&str]| {
+            let meta = Metadata {
+                funding: lines
+                    .iter()
+                    .map(|l| crate::content::Funding::parse(l).unwrap())
+                    .collect(),
+                ..meta.clone()
+            };
+            ContentDocument::new(m.clone(), &meta)
+        };
+        let none = with(&[]);
+        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        let one = with(&["NSF; award=2045678; award-title=Cores"]);
+        let text = String::from_utf8(one.canonical_json()).unwrap();
+        assert!(
+            text.contains(
+                r#""funding":[{"award_number":"2045678","award_title":"Cores","funder":"NSF"}]"#
+            ),
+            "{text}"
+        );
+        let respaced = with(&[
+            " NSF ;award-title= Cores;award=2045678",
+            "NSF; award=2045678; award-title=Cores",
+        ]);
+        assert_eq!(respaced.key(), one.key(), "one funder, however written");
+        assert_ne!(
+            with(&["NSF; award=2045679; award-title=Cores"]).key(),
+            one.key()
+        );
+        assert_ne!(one.key(), none.key());
+        assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
+    }
+
     /// Open files (the default) add nothing to the keyed metadata, so every key made
     /// before file access could be chosen is the key of the same dataset now; restricted
     /// or embargoed files are keyed, the embargo's date with them.

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
+use super::funding::{EXAMPLE as FUNDING_EXAMPLE, Funding};
 use super::related::{EXAMPLE as RELATED_EXAMPLE, RelatedWork};
 
 /// DataCite 4.x `resourceTypeGeneral` values accepted as a resource type.
@@ -147,6 +148,10 @@ pub struct Metadata {
     /// from); none is not written, so a dataset without them keys as it did before them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<RelatedWork>,
+    /// Who paid for the work, and under which awards; none is not written, as for
+    /// `related`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub funding: Vec<Funding>,
 }
 
 fn default_resource_type() -> String {
@@ -167,6 +172,7 @@ impl Default for Metadata {
             version: None,
             access: FileAccess::Open,
             related: Vec::new(),
+            funding: Vec::new(),
         }
     }
 }
@@ -316,7 +322,8 @@ impl Metadata {
         // deposits). A file that says otherwise is named by `fields_differing_from`. So are
         // related works: a dataset added before Lodge read them from a citation file lacks
         // them, and taking them from the file would give a moved folder another key, and
-        // a second deposit of what it deposited once.
+        // a second deposit of what it deposited once. No citation file Lodge reads gives
+        // funding by name (a `.zenodo.json`'s grants are ids of Zenodo's vocabulary).
         filled
     }
 
@@ -418,6 +425,16 @@ impl Metadata {
                     }
                 }
                 related
+            },
+            funding: {
+                // Each once, in the order given, as `related`.
+                let mut funding: Vec<Funding> = Vec::new();
+                for f in self.funding.iter().map(Funding::normalized) {
+                    if !f.is_blank() && !funding.contains(&f) {
+                        funding.push(f);
+                    }
+                }
+                funding
             },
         }
     }
@@ -536,6 +553,14 @@ impl Metadata {
                 problem(
                     format!("related[{i}]"),
                     &format!("{why} (--related \"{RELATED_EXAMPLE}\")"),
+                );
+            }
+        }
+        for (i, f) in m.funding.iter().enumerate() {
+            if let Some(why) = f.problem() {
+                problem(
+                    format!("funding[{i}]"),
+                    &format!("{why} (--funding \"{FUNDING_EXAMPLE}\")"),
                 );
             }
         }

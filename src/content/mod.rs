@@ -10,6 +10,7 @@ mod dataset;
 mod digest;
 mod document;
 mod error;
+mod funding;
 mod hash;
 mod license;
 mod metadata;
@@ -26,6 +27,7 @@ pub use document::{
     ContentDocument, DocumentChanges, ENCODING_VERSION, MAX_KEYED_SIZE, ManifestEntry,
 };
 pub use error::ContentError;
+pub use funding::{EXAMPLE as FUNDING_EXAMPLE, Funding};
 pub use hash::{
     FileStamp, HASH_BUFFER_BYTES, HashCache, HashProgress, HashWatch, HashedFile, MemoryHashCache,
     NoHashCache, hash_files, sha256_reader,

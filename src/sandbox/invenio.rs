@@ -201,7 +201,40 @@ fn validation_errors(data: &Value) -> Vec<Value> {
         }
     }
     errors.extend(related_errors(&m["related_identifiers"]));
+    errors.extend(funding_errors(&m["funding"]));
     errors.extend(access_errors(&data["access"]));
+    errors
+}
+
+/// What InvenioRDM says of funding: a funder by its vocabulary id or by name, and an award
+/// (when there is one) by its id or by both its number and its title. The vocabularies are
+/// not emulated, so an id is refused as unknown.
+fn funding_errors(funding: &Value) -> Vec<Value> {
+    let given = |v: &Value| v.as_str().is_some_and(|s| !s.trim().is_empty());
+    let mut errors = Vec::new();
+    for (i, f) in funding.as_array().into_iter().flatten().enumerate() {
+        let mut error = |part: &str, message: &str| {
+            errors.push(json!({
+                "field": format!("metadata.funding.{i}.{part}"),
+                "messages": [message],
+            }));
+        };
+        let (funder, award) = (&f["funder"], &f["award"]);
+        if funder.is_null() && award.is_null() {
+            error("funder", "At least award or funder should be present.");
+        }
+        if !funder.is_null() && !given(&funder["name"]) {
+            error("funder", "The funder id is not in the funders vocabulary.");
+        }
+        if !award.is_null() {
+            let titled = award["title"]
+                .as_object()
+                .is_some_and(|t| t.values().any(given));
+            if !(given(&award["number"]) && titled) {
+                error("award", "An existing id or number/title must be present.");
+            }
+        }
+    }
     errors
 }
 

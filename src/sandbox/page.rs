@@ -4,7 +4,7 @@
 
 use super::SandboxStats;
 use super::db::RecordRow;
-use crate::content::{ContentDocument, IdentifierScheme, RelatedWork, citation};
+use crate::content::{ContentDocument, Funding, IdentifierScheme, RelatedWork, citation};
 use crate::wording::{count_of, human_bytes};
 
 /// Escape text for HTML element content and quoted attribute values.
@@ -123,6 +123,9 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
     if !m.related.is_empty() {
         fields.push(("Related works", related_works(&m.related)));
     }
+    if !m.funding.is_empty() {
+        fields.push(("Funding", funders(&m.funding)));
+    }
     let fields: String = fields
         .iter()
         .map(|(name, value)| format!("<dt>{name}</dt><dd>{value}</dd>\n"))
@@ -171,7 +174,6 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
     )
 }
 
-/// An HTML page: `title` (already escaped) and `body` (markup).
 /// Each related work on a line: its relation, and its identifier as a link (a DOI by its
 /// doi.org address).
 fn related_works(related: &[RelatedWork]) -> String {
@@ -193,6 +195,25 @@ fn related_works(related: &[RelatedWork]) -> String {
         .join("<br>")
 }
 
+/// Each funder on a line, with its award: `NSF, award 2045678: Soil cores`, escaped.
+fn funders(funding: &[Funding]) -> String {
+    funding
+        .iter()
+        .map(|f| {
+            let mut line = escape(&f.funder);
+            match (&f.award_number, &f.award_title) {
+                (Some(n), Some(t)) => line += &format!(", award {}: {}", escape(n), escape(t)),
+                (Some(n), None) => line += &format!(", award {}", escape(n)),
+                (None, Some(t)) => line += &format!(", award: {}", escape(t)),
+                (None, None) => {}
+            }
+            line
+        })
+        .collect::<Vec<_>>()
+        .join("<br>")
+}
+
+/// An HTML page: `title` (already escaped) and `body` (markup).
 pub(crate) fn page(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>
@@ -264,6 +285,34 @@ mod tests {
                  href=\"https://doi.org/10.1234/paper\">10.1234/paper</a><br>IsDocumentedBy \
                  <a href=\"https://lab.example.org/a?b=1&amp;c=&lt;2&gt;\">\
                  https://lab.example.org/a?b=1&amp;c=&lt;2&gt;</a></dd>"
+            ),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn a_records_funders_are_listed_each_with_its_award_escaped() {
+        let metadata = crate::content::Metadata {
+            title: "Cores".into(),
+            funding: vec![
+                Funding::parse("NSF; award=2045678; award-title=Soil <cores> & more").unwrap(),
+                Funding::parse("Wellcome Trust").unwrap(),
+            ],
+            ..crate::content::Metadata::default()
+        };
+        let document = ContentDocument::new(Vec::new(), &metadata);
+        let row = RecordRow {
+            seq: 1,
+            key: document.key().to_hex(),
+            title: "Cores".into(),
+            created_at: "2026-12-05T00:00:00Z".into(),
+            document: String::from_utf8(document.canonical_json()).unwrap(),
+        };
+        let html = super::record(&row, "http://127.0.0.1:1/records/x");
+        assert!(
+            html.contains(
+                "<dt>Funding</dt><dd>NSF, award 2045678: Soil &lt;cores&gt; &amp; more<br>\
+                 Wellcome Trust</dd>"
             ),
             "{html}"
         );

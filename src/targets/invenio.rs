@@ -31,8 +31,8 @@ use super::{
     RecordRef, Target,
 };
 use crate::content::{
-    ContentDocument, ContentKey, Creator, FieldProblem, FileAccess, ManifestEntry, Sha256Hex,
-    spdx_license_id,
+    ContentDocument, ContentKey, Creator, FUNDING_EXAMPLE, FieldProblem, FileAccess, Funding,
+    ManifestEntry, Sha256Hex, spdx_license_id,
 };
 
 /// The most files Zenodo takes in one record.
@@ -150,11 +150,26 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
     if !related.is_empty() {
         metadata["related_identifiers"] = json!(related);
     }
+    if !m.funding.is_empty() {
+        metadata["funding"] = json!(m.funding.iter().map(funding).collect::<Vec<_>>());
+    }
     json!({
         "metadata": metadata,
         "access": access(&m.access),
         "files": {"enabled": true},
     })
+}
+
+/// One funder and its award as InvenioRDM takes them without its vocabularies: the funder
+/// by name, the award by its number and title (in English, as a custom license is). An
+/// award with only one of them is refused before anything is sent (see
+/// `refusal_before_sending`), as InvenioRDM would refuse it.
+fn funding(f: &Funding) -> Value {
+    let mut entry = json!({"funder": {"name": f.funder}});
+    if let (Some(number), Some(title)) = (&f.award_number, &f.award_title) {
+        entry["award"] = json!({"number": number, "title": {"en": title}});
+    }
+    entry
 }
 
 /// InvenioRDM's `access`: the record (its metadata) is public in every case; the files
@@ -238,6 +253,15 @@ impl InvenioTarget {
             http,
             quiet_until: Mutex::new(0),
         })
+    }
+
+    /// Zenodo, or InvenioRDM for any other site of it.
+    fn site_name(&self) -> &'static str {
+        if self.kind == "zenodo" {
+            "Zenodo"
+        } else {
+            "InvenioRDM"
+        }
     }
 
     fn url(&self, segments: &[&str]) -> Url {
@@ -857,12 +881,11 @@ impl Target for InvenioTarget {
     }
 
     fn label(&self) -> String {
-        let name = if self.kind == "zenodo" {
-            "Zenodo"
-        } else {
-            "InvenioRDM"
-        };
-        format!("{name} at {}", self.base.host_str().unwrap_or("?"))
+        format!(
+            "{} at {}",
+            self.site_name(),
+            self.base.host_str().unwrap_or("?")
+        )
     }
 
     async fn upload(
@@ -1040,18 +1063,43 @@ impl Target for InvenioTarget {
     /// refused before a draft is made, rather than left as a draft half filled. (Its 50 GB
     /// per record is not checked: Zenodo raises it for a record on request, and says so
     /// itself when it is exceeded.) Other InvenioRDM sites set their own limits.
+    ///
+    /// An award named by only its number or only its title is refused here too: InvenioRDM
+    /// takes a custom award with both or not at all, and would refuse the draft.
     fn refusal_before_sending(&self, request: &DepositRequest<'_>) -> Option<Failure> {
+        let mut problems = Vec::new();
         let files = request.document.manifest.len();
-        (self.kind == "zenodo" && files > ZENODO_MAX_FILES).then(|| Failure::Rejected {
-            status: 0,
-            problems: vec![FieldProblem {
+        if self.kind == "zenodo" && files > ZENODO_MAX_FILES {
+            problems.push(FieldProblem {
                 field: "files".into(),
                 message: format!(
                     "Zenodo takes at most {ZENODO_MAX_FILES} files in a record and this \
                      dataset has {files}: put them in a few archives (a .zip of each folder, \
                      say), add the folder again, and deposit it"
                 ),
-            }],
+            });
+        }
+        for (i, f) in request.document.metadata.funding.iter().enumerate() {
+            if f.award_is_partial() {
+                let (has, lacks) = match f.award_number {
+                    Some(_) => ("a number", "award-title=TITLE"),
+                    None => ("a title", "award=NUMBER"),
+                };
+                problems.push(FieldProblem {
+                    field: format!("funding[{i}]"),
+                    message: format!(
+                        "'{}' gives the award {has} only, and {} takes an award with its \
+                         number and its title: add {lacks}, or give the funder alone \
+                         (--funding \"{FUNDING_EXAMPLE}\")",
+                        f.describe(),
+                        self.site_name(),
+                    ),
+                });
+            }
+        }
+        (!problems.is_empty()).then_some(Failure::Rejected {
+            status: 0,
+            problems,
         })
     }
 

@@ -5,7 +5,7 @@
 use egui::{Color32, RichText};
 
 use crate::content::{
-    Creator, FieldProblem, FileAccess, Metadata, RESOURCE_TYPES, RelatedWork, as_person,
+    Creator, FieldProblem, FileAccess, Funding, Metadata, RESOURCE_TYPES, RelatedWork, as_person,
     spdx_license_id, spdx_suggestion,
 };
 
@@ -75,6 +75,8 @@ pub struct MetadataForm {
     pub embargo_until: String,
     /// One related work a line, as `--related` takes it: `IsSupplementTo 10.1234/abc`.
     pub related: String,
+    /// One funder a line, as `--funding` takes it: `NSF; award=2045678; award-title=Cores`.
+    pub funding: String,
 }
 
 impl MetadataForm {
@@ -110,6 +112,12 @@ impl MetadataForm {
                 .related
                 .iter()
                 .map(RelatedWork::describe)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            funding: m
+                .funding
+                .iter()
+                .map(Funding::describe)
                 .collect::<Vec<_>>()
                 .join("\n"),
         }
@@ -194,6 +202,8 @@ impl MetadataForm {
         field(&mut self.embargo_until, until.0, until.1, "Embargo date", b);
         let related = (&base.related, &stored.related);
         field(&mut self.related, related.0, related.1, "Related works", b);
+        let funding = (&base.funding, &stored.funding);
+        field(&mut self.funding, funding.0, funding.1, "Funding", b);
         both
     }
 
@@ -265,6 +275,20 @@ impl MetadataForm {
                     RelatedWork::parse(line).unwrap_or_else(|_| RelatedWork {
                         relation: line.to_string(),
                         identifier: String::new(),
+                    })
+                })
+                .collect(),
+            // A line that cannot be read is kept whole as the funder's name, which is a
+            // problem (see `Funding::problem`).
+            funding: self
+                .funding
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .map(|line| {
+                    Funding::parse(line).unwrap_or_else(|_| Funding {
+                        funder: line.to_string(),
+                        ..Funding::default()
                     })
                 })
                 .collect(),
@@ -523,6 +547,16 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
     );
     // One line a related work, each problem under the field.
     for p in problems.iter().filter(|p| p.field.starts_with("related[")) {
+        problem_line(ui, p);
+    }
+    changed |= text_field(
+        ui,
+        "Funding",
+        &mut form.funding,
+        "Optional, one funder a line: NSF; award=2045678; award-title=Soil cores",
+        Lines::Several { shown: 1 },
+    );
+    for p in problems.iter().filter(|p| p.field.starts_with("funding[")) {
         problem_line(ui, p);
     }
     changed

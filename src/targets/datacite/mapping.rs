@@ -166,6 +166,24 @@ pub fn attributes(
     if !related.is_empty() {
         a["relatedIdentifiers"] = json!(related);
     }
+    if !m.funding.is_empty() {
+        // DataCite takes an award's number or its title alone, as given.
+        a["fundingReferences"] = json!(
+            m.funding
+                .iter()
+                .map(|f| {
+                    let mut reference = json!({ "funderName": f.funder });
+                    if let Some(number) = &f.award_number {
+                        reference["awardNumber"] = json!(number);
+                    }
+                    if let Some(title) = &f.award_title {
+                        reference["awardTitle"] = json!(title);
+                    }
+                    reference
+                })
+                .collect::<Vec<_>>()
+        );
+    }
     a
 }
 
@@ -257,6 +275,7 @@ mod tests {
                 until: "2027-06-30".into(),
             },
             related: Vec::new(),
+            funding: Vec::new(),
         };
         let doc = ContentDocument::new(
             vec![ManifestEntry {
@@ -352,6 +371,39 @@ mod tests {
                  "relatedIdentifierType": "URL", "relationType": "IsDocumentedBy"},
                 {"relatedIdentifier": "10.80000/abcd-ef12", "relatedIdentifierType": "DOI",
                  "relationType": "IsNewVersionOf"},
+            ])
+        );
+
+        // Funding: each funder by name, an award's number and title as far as given.
+        let plain = attributes(
+            "10.80000/wxyz-0042",
+            &key,
+            &doc,
+            DoiState::Draft,
+            None,
+            None,
+        );
+        assert!(plain.get("fundingReferences").is_none(), "none, none sent");
+        let mut funded = doc.clone();
+        funded.metadata.funding = vec![
+            crate::content::Funding::parse("NSF; award=2045678; award-title=Cores").unwrap(),
+            crate::content::Funding::parse("Wellcome Trust; award=WT-1").unwrap(),
+            crate::content::Funding::parse("Sloan Foundation").unwrap(),
+        ];
+        let a = attributes(
+            "10.80000/wxyz-0042",
+            &key,
+            &funded,
+            DoiState::Draft,
+            None,
+            None,
+        );
+        assert_eq!(
+            a["fundingReferences"],
+            serde_json::json!([
+                {"funderName": "NSF", "awardNumber": "2045678", "awardTitle": "Cores"},
+                {"funderName": "Wellcome Trust", "awardNumber": "WT-1"},
+                {"funderName": "Sloan Foundation"},
             ])
         );
     }

@@ -1,0 +1,151 @@
+//! Funding (who paid for the work, under which award): given with `lodge add --funding
+//! "FUNDER; award=NUMBER; award-title=TITLE"`, shown by `lodge show`, part of the content
+//! key, and sent to InvenioRDM as `funding` and to DataCite as `fundingReferences`. One that
+//! cannot be read is refused before anything is added; one without a funder is a metadata
+//! problem naming the flag, and nothing is deposited.
+
+mod support;
+
+use lodge::sandbox::FaultConfig;
+use serde_json::json;
+use support::*;
+
+/// `lodge ARGS` in the lab: whether it succeeded, and what it printed.
+fn lodge_here(lab: &Lab, args: &[&str]) -> (bool, String) {
+    let out = lodge_in(lab).args(args).output().unwrap();
+    (out.status.success(), text(&out))
+}
+
+/// The full content key a `lodge add` printed.
+fn key_printed(said: &str) -> String {
+    said.split_whitespace()
+        .find(|w| w.len() == 64 && w.chars().all(|c| c.is_ascii_hexdigit()))
+        .unwrap_or_else(|| panic!("no key in: {said}"))
+        .to_string()
+}
+
+/// `lodge add` of `folder` titled Cores with `extra` flags: what it printed, after checking
+/// it succeeded.
+fn added(lab: &Lab, folder: &std::path::Path, extra: &[&str]) -> String {
+    let out = add_titled_with(lab, folder, "Cores", extra);
+    assert!(out.status.success(), "{}", text(&out));
+    text(&out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn funding_given_on_the_command_line_is_shown_keyed_and_reaches_invenio_and_datacite() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let plain = key_printed(&added(&lab, &folder, &[]));
+    let funding = [
+        "--funding",
+        "National Science Foundation; award=2045678; award-title=Soil cores of the Alps",
+        "--funding",
+        "Wellcome Trust",
+    ];
+    let funded = key_printed(&added(&lab, &folder, &funding));
+    assert_ne!(funded, plain, "funding is part of the key");
+    let respaced = [
+        "--funding",
+        " National Science Foundation ;award-title=Soil cores of the Alps; award=2045678",
+        "--funding",
+        "Wellcome Trust ",
+    ];
+    assert_eq!(key_printed(&added(&lab, &folder, &respaced)), funded);
+    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    assert_all(
+        &shown,
+        &[
+            "funding      National Science Foundation; award=2045678; award-title=Soil cores \
+             of the Alps",
+            "             Wellcome Trust",
+        ],
+    );
+
+    let DepositedToBoth {
+        record, attributes, ..
+    } = deposited_to_invenio_and_datacite(&lab, &sandbox, 1).await;
+    assert_eq!(
+        record["metadata"]["funding"],
+        json!([
+            {"funder": {"name": "National Science Foundation"},
+             "award": {"number": "2045678", "title": {"en": "Soil cores of the Alps"}}},
+            {"funder": {"name": "Wellcome Trust"}},
+        ])
+    );
+    assert_eq!(
+        attributes["fundingReferences"],
+        json!([
+            {"funderName": "National Science Foundation", "awardNumber": "2045678",
+             "awardTitle": "Soil cores of the Alps"},
+            {"funderName": "Wellcome Trust"},
+        ])
+    );
+
+    // `--funding ""` takes them away: the key is the unfunded one again.
+    let cleared = key_printed(&added(&lab, &folder, &["--funding", ""]));
+    assert_eq!(cleared, plain);
+    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    assert!(!shown.contains("funding "), "{shown}");
+}
+
+/// A `--funding` whose parts cannot be read is refused before anything is added, naming the
+/// part; one that names no funder is a metadata problem naming the flag, and a deposit sends
+/// nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn funding_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let out = add_titled_with(&lab, &folder, "Cores", &["--funding", "NSF; 2045678"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &["--funding 'NSF; 2045678': '2045678' should be award=NUMBER or award-title=TITLE"],
+    );
+    assert!(!lab.path("lodge.db").exists(), "nothing added");
+
+    let out = add_titled_with(&lab, &folder, "Cores", &["--funding", "; award=2045678"]);
+    assert_all(
+        &text(&out),
+        &[
+            "funding[0]: '; award=2045678' names no funder: begin with the funder's name \
+             (--funding \"European Commission; award=101000001; award-title=Soil carbon\")",
+        ],
+    );
+    let mut cmd = lodge_in(&lab);
+    cmd.args(["deposit", "--all", "--target", &sandbox.target_url()]);
+    let out = run(cmd).await;
+    assert!(!out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().requests, 0, "nothing sent");
+}
+
+/// A `.zenodo.json`'s grants are ids in Zenodo's list of awards, which Lodge cannot look up:
+/// adding the folder says so and how to give them.
+#[test]
+fn zenodo_json_grants_are_named_with_how_to_give_the_funding() {
+    let lab = Lab::new();
+    let folder = lab.folder(
+        "with-grants",
+        &[
+            ("cores.csv", b"depth,c\n1,2\n"),
+            (
+                ".zenodo.json",
+                br#"{"title": "Cores", "creators": [{"name": "Curie, Marie"}],
+                    "publication_date": "2026-01-05", "publisher": "Lab",
+                    "grants": [{"id": "777541"}]}"#,
+            ),
+        ],
+    );
+    let (ok, said) = lodge_here(&lab, &["add", folder.to_str().unwrap()]);
+    assert!(ok, "{said}");
+    assert_all(
+        &said,
+        &[
+            "also gives grants, which Lodge does not send",
+            "a grant there is an id in Zenodo's list of awards, which Lodge cannot look up: \
+             give its funder and award with --funding",
+        ],
+    );
+}
