@@ -955,6 +955,44 @@ async fn an_award_without_its_title_is_refused_before_a_draft_is_made() {
     );
 }
 
+/// InvenioRDM checks a contributor's role against its roles vocabulary (DataCite's
+/// contributor types, in lower case): Lodge's are deposited as given; one outside it, sent
+/// past Lodge's own check, is refused naming the field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_contributor_role_invenio_does_not_know_is_refused_naming_the_field() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let m = Metadata {
+        contributors: vec![
+            lodge::content::Contributor::parse("Doe, Jane; role=DataCurator").unwrap(),
+        ],
+        ..metadata("Curated")
+    };
+    let ds = add(&store, &lab.numbered_folder(1), &m);
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+
+    let api = Api::new(&sandbox);
+    let mut body = draft_body(&ds.1, &store.document(&ds.1).unwrap().unwrap());
+    assert_eq!(
+        body["metadata"]["contributors"][0]["role"],
+        json!({"id": "datacurator"})
+    );
+    body["metadata"]["contributors"][0]["role"] = json!({"id": "curator"});
+    let (status, draft) = api
+        .json(reqwest::Method::POST, "/api/records", Some(body))
+        .await;
+    assert_eq!(status, 201, "{draft}");
+    assert!(
+        draft["errors"]
+            .to_string()
+            .contains("metadata.contributors.0.role"),
+        "{draft}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn wrong_token_pauses_the_invenio_target() {
     let lab = Lab::new();

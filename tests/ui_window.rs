@@ -2772,3 +2772,57 @@ fn funding_typed_in_the_details_is_checked_beside_the_field_and_stored() {
         ]
     );
 }
+
+/// Contributors are typed in the details, one a line: one whose role DataCite does not have
+/// is named beside the field, with the role most likely meant, and blocks the deposit;
+/// fixed, it is stored with the role as DataCite spells it.
+#[test]
+fn a_contributor_typed_in_the_details_is_checked_beside_the_field_and_stored() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.select(id);
+    w.scroll_to("Contributors");
+    w.type_into("Contributors", "Doe, Jane; role=DataColector");
+    w.harness.step();
+    w.harness.get_by_label_contains(
+        "'DataColector' is not a DataCite contributor type: did you mean DataCollector?",
+    );
+    assert!(
+        w.harness
+            .get_by_label("Deposit to Local sandbox")
+            .accesskit_node()
+            .is_disabled(),
+        "a contributor that cannot be sent blocks the deposit"
+    );
+
+    w.harness.get_by_label("Contributors").focus();
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    w.harness
+        .get_by_label("Contributors")
+        .type_text("Doe, Jane; role=datacollector");
+    w.harness.step();
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_by_label_contains("is not a DataCite contributor type")
+            .is_none(),
+        "the message goes with the mistake"
+    );
+    w.harness.get_by_label("Save metadata").click_accesskit();
+    w.wait("the contributor stored", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| !r.metadata.contributors.is_empty())
+    });
+    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
+    let said: Vec<String> = stored
+        .metadata
+        .normalized()
+        .contributors
+        .iter()
+        .map(|c| c.describe())
+        .collect();
+    assert_eq!(said, ["Doe, Jane; role=DataCollector"]);
+}

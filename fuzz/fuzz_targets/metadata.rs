@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
-use lodge::content::{Creator, FileAccess, Funding, Metadata, RelatedWork};
+use lodge::content::{Contributor, Creator, FileAccess, Funding, Metadata, RelatedWork};
 
 #[derive(Arbitrary, Debug)]
 struct Fields {
@@ -24,6 +24,8 @@ struct Fields {
     related: Vec<(String, String)>,
     /// Funder, award number and award title of each funding.
     funding: Vec<(String, Option<String>, Option<String>)>,
+    /// Name, role, ORCID and affiliation of each contributor.
+    contributors: Vec<(String, String, Option<String>, Option<String>)>,
 }
 
 fuzz_target!(|f: Fields| {
@@ -65,6 +67,16 @@ fuzz_target!(|f: Fields| {
                 funder,
                 award_number,
                 award_title,
+            })
+            .collect(),
+        contributors: f
+            .contributors
+            .into_iter()
+            .map(|(name, role, orcid, affiliation)| Contributor {
+                name,
+                role,
+                orcid,
+                affiliation,
             })
             .collect(),
     };

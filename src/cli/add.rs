@@ -14,9 +14,9 @@ use super::output::{say, say_err};
 use super::stop_signal::StopFlag;
 use crate::catalog::record_folder;
 use crate::content::{
-    Creator, FOLDER_PLACEHOLDER, FileAccess, Funding, Metadata, PreparedDataset, RelatedWork,
-    SkippedEntry, metadata_from_folder, spdx_license_id, spdx_suggestion, template_problem,
-    title_for_folder,
+    Contributor, Creator, FOLDER_PLACEHOLDER, FileAccess, Funding, Metadata, PreparedDataset,
+    RelatedWork, SkippedEntry, metadata_from_folder, spdx_license_id, spdx_suggestion,
+    template_problem, title_for_folder,
 };
 use crate::engine::{is_being_sent, owner_text};
 use crate::store::{DatasetRow, JobRow, Store, StoreError, StoreLocation};
@@ -69,6 +69,12 @@ pub struct AddArgs {
     /// (they replace the ones already known); --funding "" removes them all.
     #[arg(long = "funding", value_name = "FUNDER[; award=N; award-title=T]")]
     pub funding: Vec<String>,
+    /// Someone who had a part in the dataset other than as its creator, and their role
+    /// (a DataCite contributor type): "Curie, Marie; role=ContactPerson", optionally with
+    /// "; orcid=...; affiliation=..." as --creator. Repeat for several (they replace the
+    /// ones already known); --contributor "" removes them all.
+    #[arg(long = "contributor", value_name = "NAME; role=ROLE")]
+    pub contributors: Vec<String>,
     /// Who may download the files once deposited: open (anyone), restricted (you and those
     /// you grant access) or embargoed (restricted until --embargo-until, then open). The
     /// record's metadata is public in every case.
@@ -164,6 +170,7 @@ impl AddArgs {
             "version" => self.version.is_some(),
             "file access" => self.access.is_some() || self.embargo_until.is_some(),
             "related works" => !self.related.is_empty(),
+            "contributors" => !self.contributors.is_empty(),
             _ => false,
         }
     }
@@ -225,6 +232,17 @@ impl AddArgs {
                 .iter()
                 .filter(|f| !f.trim().is_empty())
                 .map(|f| Funding::parse(f).map_err(|why| anyhow::anyhow!("--funding {why}")))
+                .collect::<anyhow::Result<_>>()?;
+        }
+        if !self.contributors.is_empty() {
+            // As `--related`: `--contributor ""` alone takes them all away.
+            m.contributors = self
+                .contributors
+                .iter()
+                .filter(|c| !c.trim().is_empty())
+                .map(|c| {
+                    Contributor::parse(c).map_err(|why| anyhow::anyhow!("--contributor {why}"))
+                })
                 .collect::<anyhow::Result<_>>()?;
         }
         Ok(())

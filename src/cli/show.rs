@@ -509,6 +509,11 @@ fn print_metadata(m: &Metadata) {
         let label = if i == 0 { "funding" } else { "" };
         say!("  {label:<12} {}", on_one_line(&f.describe()));
     }
+    for (i, c) in m.contributors.iter().enumerate() {
+        // As `--contributor` takes it.
+        let label = if i == 0 { "contributor" } else { "" };
+        say!("  {label:<12} {}", on_one_line(&c.describe()));
+    }
     if let Some(description) = &m.description {
         print!("{}", indented_description(description));
     }

@@ -313,6 +313,39 @@ mod tests {
         assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
     }
 
+    /// Contributors are keyed (each once, the role as DataCite spells it), and a dataset
+    /// with none keys as before they could be given.
+    #[test]
+    fn contributors_are_keyed_in_one_spelling_and_none_add_nothing() {
+        let (m, meta) = sample();
+        let with = |lines: &[&str]| {
+            let meta = Metadata {
+                contributors: lines
+                    .iter()
+                    .map(|l| crate::content::Contributor::parse(l).unwrap())
+                    .collect(),
+                ..meta.clone()
+            };
+            ContentDocument::new(m.clone(), &meta)
+        };
+        let none = with(&[]);
+        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        let one = with(&["Curie, Marie; role=ContactPerson"]);
+        let text = String::from_utf8(one.canonical_json()).unwrap();
+        assert!(
+            text.contains(r#""contributors":[{"name":"Curie, Marie","role":"ContactPerson"}]"#),
+            "{text}"
+        );
+        let respelt = with(&[
+            " Curie, Marie ;role=contactperson",
+            "Curie, Marie; role=CONTACTPERSON",
+        ]);
+        assert_eq!(respelt.key(), one.key(), "one contributor, however written");
+        assert_ne!(with(&["Curie, Marie; role=Editor"]).key(), one.key());
+        assert_ne!(one.key(), none.key());
+        assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
+    }
+
     /// Open files (the default) add nothing to the keyed metadata, so every key made
     /// before file access could be chosen is the key of the same dataset now; restricted
     /// or embargoed files are keyed, the embargo's date with them.

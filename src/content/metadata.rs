@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
+use super::contributor::{Contributor, EXAMPLE as CONTRIBUTOR_EXAMPLE};
 use super::funding::{EXAMPLE as FUNDING_EXAMPLE, Funding};
 use super::related::{EXAMPLE as RELATED_EXAMPLE, RelatedWork};
 
@@ -64,6 +65,25 @@ impl Creator {
             name: name.into(),
             ..Creator::default()
         }
+    }
+
+    /// The keyed form: text trimmed and in Unicode NFC, an ORCID in its bare form.
+    pub fn normalized(&self) -> Creator {
+        Creator {
+            name: clean(&self.name),
+            // Cleaned again after the prefix is cut and letters are upper-cased, so that
+            // normalising twice changes nothing.
+            orcid: clean_opt(&self.orcid)
+                .map(|o| clean(&bare_orcid(&o)))
+                .filter(|o| !o.is_empty()),
+            affiliation: clean_opt(&self.affiliation),
+        }
+    }
+
+    /// Nothing in it once normalised (an empty row of the window's form).
+    pub fn is_blank(&self) -> bool {
+        let c = self.normalized();
+        c.name.is_empty() && c.orcid.is_none() && c.affiliation.is_none()
     }
 }
 
@@ -152,6 +172,10 @@ pub struct Metadata {
     /// `related`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub funding: Vec<Funding>,
+    /// Who else had a part in it, and in what role (contact person, data curator); none is
+    /// not written, as for `related`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contributors: Vec<Contributor>,
 }
 
 fn default_resource_type() -> String {
@@ -173,6 +197,7 @@ impl Default for Metadata {
             access: FileAccess::Open,
             related: Vec::new(),
             funding: Vec::new(),
+            contributors: Vec::new(),
         }
     }
 }
@@ -222,7 +247,7 @@ fn bare_orcid(s: &str) -> String {
 }
 
 /// ISO 7064 11,2 check of an ORCID in its bare form.
-fn orcid_is_valid(bare: &str) -> bool {
+pub(super) fn orcid_is_valid(bare: &str) -> bool {
     let groups: Vec<&str> = bare.split('-').collect();
     // Four groups of four ASCII characters (a byte length of 4 alone lets "éé" through).
     if groups.len() != 4 || groups.iter().any(|g| g.len() != 4 || !g.is_ascii()) {
@@ -320,10 +345,11 @@ impl Metadata {
         }
         // File access is never empty: open is a choice too (and the key of a moved folder's
         // deposits). A file that says otherwise is named by `fields_differing_from`. So are
-        // related works: a dataset added before Lodge read them from a citation file lacks
-        // them, and taking them from the file would give a moved folder another key, and
-        // a second deposit of what it deposited once. No citation file Lodge reads gives
-        // funding by name (a `.zenodo.json`'s grants are ids of Zenodo's vocabulary).
+        // related works and contributors: a dataset added before Lodge read them from a
+        // citation file lacks them, and taking them from the file would give a moved
+        // folder another key, and a second deposit of what it deposited once. No citation
+        // file Lodge reads gives funding by name (a `.zenodo.json`'s grants are ids of
+        // Zenodo's vocabulary).
         filled
     }
 
@@ -364,6 +390,10 @@ impl Metadata {
                 "related works",
                 !b.related.is_empty() && a.related != b.related,
             ),
+            (
+                "contributors",
+                !b.contributors.is_empty() && a.contributors != b.contributors,
+            ),
             // Always given: open is a choice as much as the others.
             ("file access", differ(&a.access, &b.access, |_| true)),
         ]
@@ -379,16 +409,8 @@ impl Metadata {
             creators: self
                 .creators
                 .iter()
-                .map(|c| Creator {
-                    name: clean(&c.name),
-                    // Cleaned again after the prefix is cut and letters are upper-cased, so
-                    // that normalising twice changes nothing.
-                    orcid: clean_opt(&c.orcid)
-                        .map(|o| clean(&bare_orcid(&o)))
-                        .filter(|o| !o.is_empty()),
-                    affiliation: clean_opt(&c.affiliation),
-                })
-                .filter(|c| !c.name.is_empty() || c.orcid.is_some() || c.affiliation.is_some())
+                .map(Creator::normalized)
+                .filter(|c| !c.is_blank())
                 .collect(),
             description: clean_opt(&self.description),
             publication_year: self.publication_year,
@@ -435,6 +457,16 @@ impl Metadata {
                     }
                 }
                 funding
+            },
+            contributors: {
+                // Each once, in the order given, as `related`.
+                let mut contributors: Vec<Contributor> = Vec::new();
+                for c in self.contributors.iter().map(Contributor::normalized) {
+                    if !c.is_blank() && !contributors.contains(&c) {
+                        contributors.push(c);
+                    }
+                }
+                contributors
             },
         }
     }
@@ -553,6 +585,14 @@ impl Metadata {
                 problem(
                     format!("related[{i}]"),
                     &format!("{why} (--related \"{RELATED_EXAMPLE}\")"),
+                );
+            }
+        }
+        for (i, c) in m.contributors.iter().enumerate() {
+            if let Some(why) = c.problem() {
+                problem(
+                    format!("contributors[{i}]"),
+                    &format!("{why} (--contributor \"{CONTRIBUTOR_EXAMPLE}\")"),
                 );
             }
         }
@@ -861,7 +901,7 @@ mod tests {
     /// fills nothing (a moved folder keeps its key, a re-added one what was chosen), and is
     /// named as saying otherwise.
     #[test]
-    fn a_citation_files_related_works_are_named_as_differing_not_filled_in() {
+    fn a_citation_files_related_works_and_contributors_are_named_as_differing_not_filled_in() {
         let work = |line: &str| crate::content::RelatedWork::parse(line).unwrap();
         let cited = Metadata {
             related: vec![work("IsSupplementTo 10.1234/paper")],
@@ -880,6 +920,18 @@ mod tests {
             same.fields_differing_from(&Metadata::default()).is_empty(),
             "a file with none says nothing of them"
         );
+
+        // Contributors likewise.
+        let cited = Metadata {
+            contributors: vec![
+                crate::content::Contributor::parse("Curie, Marie; role=ContactPerson").unwrap(),
+            ],
+            ..Metadata::default()
+        };
+        let mut none = Metadata::default();
+        assert!(none.fill_lacking_from(&cited).is_empty());
+        assert!(none.contributors.is_empty(), "a moved folder keeps its key");
+        assert_eq!(none.fields_differing_from(&cited), ["contributors"]);
     }
 
     #[test]

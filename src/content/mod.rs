@@ -6,6 +6,7 @@
 //! trait so that this module does not depend on the store.
 
 mod citation;
+mod contributor;
 mod dataset;
 mod digest;
 mod document;
@@ -21,6 +22,7 @@ mod scan;
 mod title_template;
 
 pub use citation::citation;
+pub use contributor::{CONTRIBUTOR_ROLES, Contributor, EXAMPLE as CONTRIBUTOR_EXAMPLE};
 pub use dataset::{PreparedDataset, prepare_dataset, prepare_scanned};
 pub use digest::{ContentKey, DataFingerprint, Sha256Hex};
 pub use document::{

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value as Json;
 use serde_yaml_ng::Value as Yaml;
 
-use super::{ContentError, Creator, FileAccess, Metadata, RelatedWork};
+use super::{ContentError, Contributor, Creator, FileAccess, Metadata, RelatedWork};
 
 /// File name of Citation File Format metadata.
 pub const CITATION_CFF: &str = "CITATION.cff";
@@ -303,6 +303,27 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
             });
         }
     }
+    if let Some(contributors) = doc.get("contributors").filter(|v| !v.is_null()) {
+        let list = contributors
+            .as_array()
+            .ok_or("contributors must be a list of {name, type, orcid, affiliation}")?;
+        for (i, c) in list.iter().enumerate() {
+            if !c.is_object() {
+                return Err(format!(
+                    "contributors[{i}] must be an object with a name and a type"
+                ));
+            }
+            let field = |key: &str| json_opt_text(c, key, &format!("contributors[{i}].{key}"));
+            // Zenodo's `type` is DataCite's contributor type; one missing or unknown is a
+            // problem of the metadata, named with the others.
+            m.contributors.push(Contributor {
+                name: field("name")?.unwrap_or_default(),
+                role: field("type")?.unwrap_or_default(),
+                orcid: field("orcid")?,
+                affiliation: field("affiliation")?,
+            });
+        }
+    }
     if let Some(date) = json_opt_text(doc, "publication_date", "publication_date")? {
         m.publication_year = Some(year_of("publication_date", &date)?);
     }
@@ -479,6 +500,7 @@ const ZENODO_READ: &[&str] = &[
     "access_right",
     "embargo_date",
     "related_identifiers",
+    "contributors",
 ];
 
 #[cfg(test)]
@@ -522,6 +544,46 @@ mod tests {
         assert!(
             err.to_string()
                 .contains("related_identifiers[0] must have a text \"identifier\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn zenodo_contributors_become_contributors_and_an_unknown_type_is_a_metadata_problem() {
+        let m = parse_zenodo_json(
+            r#"{"title": "T", "contributors": [
+                {"name": "Curie, Marie", "type": "ContactPerson", "orcid": "0000-0002-1825-0097"},
+                {"name": "Soil Lab", "type": "HostingInstitution", "affiliation": "Uni"},
+                {"name": "Doe, Jane", "type": "Colector"}
+            ]}"#,
+        )
+        .unwrap();
+        let said: Vec<String> = m
+            .normalized()
+            .contributors
+            .iter()
+            .map(|c| c.describe())
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "Curie, Marie; role=ContactPerson; orcid=0000-0002-1825-0097",
+                "Soil Lab; role=HostingInstitution; affiliation=Uni",
+                "Doe, Jane; role=Colector",
+            ]
+        );
+        let problems: Vec<String> = m.problems().into_iter().map(|p| p.to_string()).collect();
+        assert!(
+            problems
+                .iter()
+                .any(|p| p
+                    .starts_with("contributors[2]: 'Colector' is not a DataCite contributor type")),
+            "{problems:?}"
+        );
+        let err = parse_zenodo_json(r#"{"title": "T", "contributors": ["Curie"]}"#).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("contributors[0] must be an object with a name and a type"),
             "{err}"
         );
     }

@@ -202,7 +202,33 @@ fn validation_errors(data: &Value) -> Vec<Value> {
     }
     errors.extend(related_errors(&m["related_identifiers"]));
     errors.extend(funding_errors(&m["funding"]));
+    errors.extend(contributor_errors(&m["contributors"]));
     errors.extend(access_errors(&data["access"]));
+    errors
+}
+
+/// What InvenioRDM says of contributors: each a person or organisation with a role of its
+/// roles vocabulary (DataCite's contributor types, in lower case).
+fn contributor_errors(contributors: &Value) -> Vec<Value> {
+    let mut errors = Vec::new();
+    for (i, c) in contributors.as_array().into_iter().flatten().enumerate() {
+        let role = c["role"]["id"].as_str().unwrap_or_default();
+        if !crate::content::CONTRIBUTOR_ROLES
+            .iter()
+            .any(|r| r.to_lowercase() == role)
+        {
+            errors.push(json!({
+                "field": format!("metadata.contributors.{i}.role"),
+                "messages": [format!("Invalid role '{role}'.")],
+            }));
+        }
+        if c["person_or_org"].as_object().is_none_or(|p| p.is_empty()) {
+            errors.push(json!({
+                "field": format!("metadata.contributors.{i}.person_or_org"),
+                "messages": ["Missing data for required field."],
+            }));
+        }
+    }
     errors
 }
 

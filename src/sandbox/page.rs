@@ -126,6 +126,13 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
     if !m.funding.is_empty() {
         fields.push(("Funding", funders(&m.funding)));
     }
+    if !m.contributors.is_empty() {
+        let each = m
+            .contributors
+            .iter()
+            .map(|c| format!("{} ({})", escape(&c.name), escape(&c.role)));
+        fields.push(("Contributors", each.collect::<Vec<_>>().join("<br>")));
+    }
     let fields: String = fields
         .iter()
         .map(|(name, value)| format!("<dt>{name}</dt><dd>{value}</dd>\n"))
@@ -291,12 +298,15 @@ mod tests {
     }
 
     #[test]
-    fn a_records_funders_are_listed_each_with_its_award_escaped() {
+    fn a_records_funders_and_contributors_are_listed_escaped() {
         let metadata = crate::content::Metadata {
             title: "Cores".into(),
             funding: vec![
                 Funding::parse("NSF; award=2045678; award-title=Soil <cores> & more").unwrap(),
                 Funding::parse("Wellcome Trust").unwrap(),
+            ],
+            contributors: vec![
+                crate::content::Contributor::parse("Curie, <Marie>; role=ContactPerson").unwrap(),
             ],
             ..crate::content::Metadata::default()
         };
@@ -314,6 +324,10 @@ mod tests {
                 "<dt>Funding</dt><dd>NSF, award 2045678: Soil &lt;cores&gt; &amp; more<br>\
                  Wellcome Trust</dd>"
             ),
+            "{html}"
+        );
+        assert!(
+            html.contains("<dt>Contributors</dt><dd>Curie, &lt;Marie&gt; (ContactPerson)</dd>"),
             "{html}"
         );
     }

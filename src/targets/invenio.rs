@@ -150,6 +150,15 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
     if !related.is_empty() {
         metadata["related_identifiers"] = json!(related);
     }
+    if !m.contributors.is_empty() {
+        let contributors = m.contributors.iter().map(|c| {
+            let mut contributor = creator(&c.person());
+            // The roles vocabulary: DataCite's contributor types, in lower case.
+            contributor["role"] = json!({"id": c.role.to_lowercase()});
+            contributor
+        });
+        metadata["contributors"] = json!(contributors.collect::<Vec<_>>());
+    }
     if !m.funding.is_empty() {
         metadata["funding"] = json!(m.funding.iter().map(funding).collect::<Vec<_>>());
     }

@@ -5,8 +5,8 @@
 use egui::{Color32, RichText};
 
 use crate::content::{
-    Creator, FieldProblem, FileAccess, Funding, Metadata, RESOURCE_TYPES, RelatedWork, as_person,
-    spdx_license_id, spdx_suggestion,
+    Contributor, Creator, FieldProblem, FileAccess, Funding, Metadata, RESOURCE_TYPES, RelatedWork,
+    as_person, spdx_license_id, spdx_suggestion,
 };
 
 /// One creator's fields.
@@ -77,6 +77,8 @@ pub struct MetadataForm {
     pub related: String,
     /// One funder a line, as `--funding` takes it: `NSF; award=2045678; award-title=Cores`.
     pub funding: String,
+    /// One contributor a line, as `--contributor` takes it: `Curie, Marie; role=Editor`.
+    pub contributors: String,
 }
 
 impl MetadataForm {
@@ -118,6 +120,12 @@ impl MetadataForm {
                 .funding
                 .iter()
                 .map(Funding::describe)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            contributors: m
+                .contributors
+                .iter()
+                .map(Contributor::describe)
                 .collect::<Vec<_>>()
                 .join("\n"),
         }
@@ -204,6 +212,14 @@ impl MetadataForm {
         field(&mut self.related, related.0, related.1, "Related works", b);
         let funding = (&base.funding, &stored.funding);
         field(&mut self.funding, funding.0, funding.1, "Funding", b);
+        let contributors = (&base.contributors, &stored.contributors);
+        field(
+            &mut self.contributors,
+            contributors.0,
+            contributors.1,
+            "Contributors",
+            b,
+        );
         both
     }
 
@@ -289,6 +305,19 @@ impl MetadataForm {
                     Funding::parse(line).unwrap_or_else(|_| Funding {
                         funder: line.to_string(),
                         ..Funding::default()
+                    })
+                })
+                .collect(),
+            // As funding: a line that cannot be read is kept whole as the name.
+            contributors: self
+                .contributors
+                .lines()
+                .map(str::trim)
+                .filter(|line| !line.is_empty())
+                .map(|line| {
+                    Contributor::parse(line).unwrap_or_else(|_| Contributor {
+                        name: line.to_string(),
+                        ..Contributor::default()
                     })
                 })
                 .collect(),
@@ -557,6 +586,20 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         Lines::Several { shown: 1 },
     );
     for p in problems.iter().filter(|p| p.field.starts_with("funding[")) {
+        problem_line(ui, p);
+    }
+    changed |= text_field(
+        ui,
+        "Contributors",
+        &mut form.contributors,
+        "Optional, one a line: Curie, Marie; role=ContactPerson (or DataCollector, \
+         DataCurator, ...)",
+        Lines::Several { shown: 1 },
+    );
+    for p in problems
+        .iter()
+        .filter(|p| p.field.starts_with("contributors["))
+    {
         problem_line(ui, p);
     }
     changed

@@ -166,6 +166,18 @@ pub fn attributes(
     if !related.is_empty() {
         a["relatedIdentifiers"] = json!(related);
     }
+    if !m.contributors.is_empty() {
+        a["contributors"] = json!(
+            m.contributors
+                .iter()
+                .map(|c| {
+                    let mut contributor = creator(&c.person());
+                    contributor["contributorType"] = json!(c.role);
+                    contributor
+                })
+                .collect::<Vec<_>>()
+        );
+    }
     if !m.funding.is_empty() {
         // DataCite takes an award's number or its title alone, as given.
         a["fundingReferences"] = json!(
@@ -276,6 +288,7 @@ mod tests {
             },
             related: Vec::new(),
             funding: Vec::new(),
+            contributors: Vec::new(),
         };
         let doc = ContentDocument::new(
             vec![ManifestEntry {
@@ -371,6 +384,35 @@ mod tests {
                  "relatedIdentifierType": "URL", "relationType": "IsDocumentedBy"},
                 {"relatedIdentifier": "10.80000/abcd-ef12", "relatedIdentifierType": "DOI",
                  "relationType": "IsNewVersionOf"},
+            ])
+        );
+
+        // Contributors: as creators, each with its contributor type.
+        let mut credited = doc.clone();
+        credited.metadata.contributors = vec![
+            crate::content::Contributor::parse(
+                "Curie, Marie; role=ContactPerson; orcid=0000-0002-1825-0097",
+            )
+            .unwrap(),
+            crate::content::Contributor::parse("Soil Lab; role=HostingInstitution").unwrap(),
+        ];
+        let a = attributes(
+            "10.80000/wxyz-0042",
+            &key,
+            &credited,
+            DoiState::Draft,
+            None,
+            None,
+        );
+        assert_eq!(
+            a["contributors"],
+            serde_json::json!([
+                {"name": "Curie, Marie", "nameType": "Personal", "familyName": "Curie",
+                 "givenName": "Marie", "contributorType": "ContactPerson",
+                 "nameIdentifiers": [{"nameIdentifier": "https://orcid.org/0000-0002-1825-0097",
+                   "nameIdentifierScheme": "ORCID", "schemeUri": "https://orcid.org"}]},
+                {"name": "Soil Lab", "nameType": "Organizational",
+                 "contributorType": "HostingInstitution"},
             ])
         );
 

@@ -1,0 +1,298 @@
+//! Contributors: the people and organisations who had a part in a dataset other than its
+//! authorship (the contact person, who collected the data, who curates it), each with the
+//! role DataCite names. The targets send them as DataCite's `contributors` and InvenioRDM's
+//! `contributors` (the role by its vocabulary's id). Like all metadata they take part in the
+//! content key; a dataset with none keys as it always did.
+
+use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization;
+
+use super::Creator;
+use super::metadata::orcid_is_valid;
+
+/// DataCite's contributor types (schema 4.3, which InvenioRDM's contributor roles follow,
+/// its ids the same names in lower case), as DataCite spells them.
+pub const CONTRIBUTOR_ROLES: &[&str] = &[
+    "ContactPerson",
+    "DataCollector",
+    "DataCurator",
+    "DataManager",
+    "Distributor",
+    "Editor",
+    "HostingInstitution",
+    "Producer",
+    "ProjectLeader",
+    "ProjectManager",
+    "ProjectMember",
+    "RegistrationAgency",
+    "RegistrationAuthority",
+    "RelatedPerson",
+    "Researcher",
+    "ResearchGroup",
+    "RightsHolder",
+    "Sponsor",
+    "Supervisor",
+    "WorkPackageLeader",
+    "Other",
+];
+
+/// How a contributor is written on the command line and in the window.
+pub const EXAMPLE: &str = "Curie, Marie; role=ContactPerson";
+
+/// One contributor: a person (`"Family, Given"`) or an organisation, and their role.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contributor {
+    /// `"Family, Given"` for a person, or an organisation's name.
+    pub name: String,
+    /// What they did: one of [`CONTRIBUTOR_ROLES`].
+    pub role: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orcid: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affiliation: Option<String>,
+}
+
+impl Contributor {
+    /// `"Curie, Marie; role=ContactPerson; orcid=...; affiliation=..."`: the name, then the
+    /// role and, optionally, an ORCID iD and an affiliation, as `--creator` takes them.
+    /// Whether the result can be sent is [`Contributor::problem`]'s to say; only a text
+    /// that cannot be read is refused here.
+    pub fn parse(text: &str) -> Result<Contributor, String> {
+        let mut parts = text.split(';');
+        let mut contributor = Contributor {
+            name: parts.next().unwrap_or_default().trim().to_string(),
+            ..Contributor::default()
+        };
+        for part in parts.filter(|p| !p.trim().is_empty()) {
+            let Some((name, value)) = part.split_once('=') else {
+                return Err(format!(
+                    "'{text}': '{}' should be role=..., orcid=... or affiliation=..., e.g. \
+                     \"{EXAMPLE}\"",
+                    part.trim()
+                ));
+            };
+            let value = value.trim().to_string();
+            match name.trim() {
+                "role" => contributor.role = value,
+                "orcid" => contributor.orcid = Some(value),
+                "affiliation" => contributor.affiliation = Some(value),
+                other => {
+                    return Err(format!(
+                        "'{text}': unknown part '{other}' (use role=..., orcid=... or \
+                         affiliation=... after the name)"
+                    ));
+                }
+            }
+        }
+        Ok(contributor.normalized())
+    }
+
+    /// The person or organisation, as a creator is written.
+    pub fn person(&self) -> Creator {
+        Creator {
+            name: self.name.clone(),
+            orcid: self.orcid.clone(),
+            affiliation: self.affiliation.clone(),
+        }
+    }
+
+    /// The keyed form: as a creator's (trimmed, NFC, a bare ORCID), the role as DataCite
+    /// spells it when it is one, in any case.
+    pub fn normalized(&self) -> Contributor {
+        let person = self.person().normalized();
+        let role: String = self.role.trim().nfc().collect();
+        let role = CONTRIBUTOR_ROLES
+            .iter()
+            .find(|r| r.eq_ignore_ascii_case(&role))
+            .map_or(role, |r| r.to_string());
+        Contributor {
+            name: person.name,
+            role,
+            orcid: person.orcid,
+            affiliation: person.affiliation,
+        }
+    }
+
+    /// Nothing in it at all (a blank line in the window).
+    pub fn is_blank(&self) -> bool {
+        self.normalized() == Contributor::default()
+    }
+
+    /// What is wrong with it, worded for the person who fixes it; `None` when it can be
+    /// sent.
+    pub fn problem(&self) -> Option<String> {
+        let c = self.normalized();
+        let said = c.describe();
+        // A line of the window that could not be read is kept whole as the name, to be
+        // named here rather than dropped.
+        if c.name.contains(';') {
+            return Some(match Contributor::parse(&said) {
+                Err(why) => why,
+                Ok(_) => format!("'{said}': a name cannot hold ';'"),
+            });
+        }
+        if !c.name.chars().any(char::is_alphanumeric) {
+            return Some(format!(
+                "'{said}' names nobody: begin with \"Family, Given\" or an organisation's name"
+            ));
+        }
+        if c.role.is_empty() {
+            return Some(format!(
+                "'{said}' has no role: add role=ContactPerson, DataCollector, DataCurator, \
+                 Researcher or another of DataCite's contributor types"
+            ));
+        }
+        if !CONTRIBUTOR_ROLES.contains(&c.role.as_str()) {
+            let hint =
+                match crate::wording::closest(&c.role, CONTRIBUTOR_ROLES.iter().copied(), 0.7) {
+                    Some(close) => format!("did you mean {close}?"),
+                    None => "for example ContactPerson, DataCollector, DataCurator, Researcher, \
+                         Supervisor or Other"
+                        .to_string(),
+                };
+            return Some(format!(
+                "'{}' is not a DataCite contributor type: {hint}",
+                c.role
+            ));
+        }
+        if let Some(orcid) = &c.orcid
+            && !orcid_is_valid(orcid)
+        {
+            return Some(format!(
+                "'{orcid}' is not a valid ORCID iD: expected 0000-0000-0000-000X with a \
+                 correct check digit"
+            ));
+        }
+        let parts = [Some(&c.name), c.affiliation.as_ref()];
+        if parts
+            .into_iter()
+            .flatten()
+            .any(|p| p.chars().any(char::is_control))
+        {
+            return Some(format!(
+                "'{}' has a line break or another control character: write it on one line",
+                said.escape_debug()
+            ));
+        }
+        None
+    }
+
+    /// As it is written: `Curie, Marie; role=ContactPerson; orcid=...; affiliation=...`.
+    pub fn describe(&self) -> String {
+        let mut text = self.name.trim().to_string();
+        if !self.role.trim().is_empty() {
+            text.push_str(&format!("; role={}", self.role.trim()));
+        }
+        if let Some(orcid) = &self.orcid {
+            text.push_str(&format!("; orcid={}", orcid.trim()));
+        }
+        if let Some(affiliation) = &self.affiliation {
+            text.push_str(&format!("; affiliation={}", affiliation.trim()));
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contributor(name: &str, role: &str) -> Contributor {
+        Contributor {
+            name: name.into(),
+            role: role.into(),
+            ..Contributor::default()
+        }
+    }
+
+    #[test]
+    fn a_contributor_is_a_name_then_a_role_orcid_and_affiliation() {
+        let c = Contributor::parse(
+            " Curie, Marie ;role=contactperson; orcid=https://orcid.org/0000-0002-1825-0097; \
+             affiliation= Sorbonne ",
+        )
+        .unwrap();
+        assert_eq!(
+            c,
+            Contributor {
+                name: "Curie, Marie".into(),
+                role: "ContactPerson".into(),
+                orcid: Some("0000-0002-1825-0097".into()),
+                affiliation: Some("Sorbonne".into()),
+            }
+        );
+        assert_eq!(
+            c.describe(),
+            "Curie, Marie; role=ContactPerson; orcid=0000-0002-1825-0097; affiliation=Sorbonne"
+        );
+        assert_eq!(Contributor::parse(&c.describe()).unwrap(), c, "read back");
+        assert_eq!(c.problem(), None);
+        assert_eq!(
+            Contributor::parse("Soil Lab; role=HostingInstitution").unwrap(),
+            contributor("Soil Lab", "HostingInstitution")
+        );
+    }
+
+    #[test]
+    fn a_part_that_cannot_be_read_is_refused_naming_it() {
+        let why = Contributor::parse("Curie, Marie; ContactPerson").unwrap_err();
+        assert!(
+            why.contains("'ContactPerson' should be role=..., orcid=... or affiliation=..."),
+            "{why}"
+        );
+        let why = Contributor::parse("Curie, Marie; job=curator").unwrap_err();
+        assert!(why.contains("unknown part 'job'"), "{why}");
+        // As the window keeps a line it could not read.
+        let why = contributor("Curie, Marie; ContactPerson", "")
+            .problem()
+            .unwrap();
+        assert!(why.contains("'ContactPerson' should be role="), "{why}");
+    }
+
+    #[test]
+    fn a_contributor_without_a_name_or_role_or_with_an_unknown_role_is_a_problem() {
+        let why = contributor(" , ", "Editor").problem().unwrap();
+        assert!(why.contains("names nobody"), "{why}");
+        let why = contributor("Curie, Marie", "").problem().unwrap();
+        assert!(why.contains("has no role: add role=ContactPerson"), "{why}");
+        let why = contributor("Curie, Marie", "DataColector")
+            .problem()
+            .unwrap();
+        assert!(
+            why.contains(
+                "'DataColector' is not a DataCite contributor type: did you mean DataCollector?"
+            ),
+            "{why}"
+        );
+        let bad_orcid = Contributor {
+            orcid: Some("0000-0002-1825-0098".into()),
+            ..contributor("Curie, Marie", "Editor")
+        };
+        assert!(
+            bad_orcid
+                .problem()
+                .unwrap()
+                .contains("not a valid ORCID iD")
+        );
+        let two_lines = Contributor {
+            affiliation: Some("Lab\nParis".into()),
+            ..contributor("Curie, Marie", "Editor")
+        };
+        assert!(two_lines.problem().unwrap().contains("line break"));
+    }
+
+    #[test]
+    fn normalising_twice_changes_nothing_and_a_blank_one_is_blank() {
+        let c = Contributor {
+            orcid: Some(" orcid.org/0000-0002-1825-0097 ".into()),
+            affiliation: Some(" ".into()),
+            ..contributor(" Curie, Marie ", " datacurator ")
+        };
+        let n = c.normalized();
+        assert_eq!(n.role, "DataCurator");
+        assert_eq!(n.orcid.as_deref(), Some("0000-0002-1825-0097"));
+        assert_eq!(n.affiliation, None);
+        assert_eq!(n.normalized(), n);
+        assert!(contributor(" ", " ").is_blank());
+    }
+}

@@ -1,0 +1,170 @@
+//! Contributors (the contact person, who collected or curates the data): given with `lodge
+//! add --contributor "Family, Given; role=ROLE"` or read from a `.zenodo.json`'s
+//! `contributors`, shown by `lodge show`, part of the content key, and sent to InvenioRDM and
+//! DataCite as `contributors` with their role. One that cannot be read is refused before
+//! anything is added; one without a role DataCite knows is a metadata problem naming the flag,
+//! and nothing is deposited.
+
+mod support;
+
+use lodge::sandbox::FaultConfig;
+use serde_json::json;
+use support::*;
+
+/// `lodge ARGS` in the lab: whether it succeeded, and what it printed.
+fn lodge_here(lab: &Lab, args: &[&str]) -> (bool, String) {
+    let out = lodge_in(lab).args(args).output().unwrap();
+    (out.status.success(), text(&out))
+}
+
+/// The full content key a `lodge add` printed.
+fn key_printed(said: &str) -> String {
+    said.split_whitespace()
+        .find(|w| w.len() == 64 && w.chars().all(|c| c.is_ascii_hexdigit()))
+        .unwrap_or_else(|| panic!("no key in: {said}"))
+        .to_string()
+}
+
+/// `lodge add` of `folder` titled Cores with `extra` flags: what it printed, after checking
+/// it succeeded.
+fn added(lab: &Lab, folder: &std::path::Path, extra: &[&str]) -> String {
+    let out = add_titled_with(lab, folder, "Cores", extra);
+    assert!(out.status.success(), "{}", text(&out));
+    text(&out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn contributors_given_on_the_command_line_are_shown_keyed_and_reach_invenio_and_datacite() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let plain = key_printed(&added(&lab, &folder, &[]));
+    let credited = key_printed(&added(
+        &lab,
+        &folder,
+        &[
+            "--contributor",
+            "Curie, Pierre; role=contactperson; orcid=0000-0002-1825-0097; affiliation=ESPCI",
+            "--contributor",
+            "Soil Lab; role=HostingInstitution",
+        ],
+    ));
+    assert_ne!(credited, plain, "contributors are part of the key");
+    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    assert_all(
+        &shown,
+        &[
+            "contributor  Curie, Pierre; role=ContactPerson; orcid=0000-0002-1825-0097; \
+             affiliation=ESPCI",
+            "             Soil Lab; role=HostingInstitution",
+        ],
+    );
+
+    let DepositedToBoth {
+        record, attributes, ..
+    } = deposited_to_invenio_and_datacite(&lab, &sandbox, 1).await;
+    assert_eq!(
+        record["metadata"]["contributors"],
+        json!([
+            {"person_or_org": {"type": "personal", "family_name": "Curie", "given_name": "Pierre",
+               "identifiers": [{"scheme": "orcid", "identifier": "0000-0002-1825-0097"}]},
+             "affiliations": [{"name": "ESPCI"}],
+             "role": {"id": "contactperson"}},
+            {"person_or_org": {"type": "organizational", "name": "Soil Lab"},
+             "role": {"id": "hostinginstitution"}},
+        ])
+    );
+    let types: Vec<&str> = attributes["contributors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["contributorType"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["ContactPerson", "HostingInstitution"]);
+    assert_eq!(attributes["contributors"][0]["name"], "Curie, Pierre");
+
+    // `--contributor ""` takes them away: the key is the plain one again.
+    assert_eq!(
+        key_printed(&added(&lab, &folder, &["--contributor", ""])),
+        plain
+    );
+}
+
+/// A `--contributor` whose parts cannot be read is refused before anything is added; one
+/// without a role, or with a role DataCite does not have, is a metadata problem naming the
+/// flag (the role most likely meant with it), and a deposit sends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_contributor_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let out = add_titled_with(
+        &lab,
+        &folder,
+        "Cores",
+        &["--contributor", "Curie, Marie; Editor"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "--contributor 'Curie, Marie; Editor': 'Editor' should be role=..., orcid=... or \
+           affiliation=...",
+        ],
+    );
+    assert!(!lab.path("lodge.db").exists(), "nothing added");
+
+    let out = add_titled_with(
+        &lab,
+        &folder,
+        "Cores",
+        &[
+            "--contributor",
+            "Curie, Marie",
+            "--contributor",
+            "Doe, Jane; role=DataColector",
+        ],
+    );
+    assert_all(
+        &text(&out),
+        &[
+            "contributors[0]: 'Curie, Marie' has no role: add role=ContactPerson",
+            "contributors[1]: 'DataColector' is not a DataCite contributor type: did you mean \
+             DataCollector? (--contributor \"Curie, Marie; role=ContactPerson\")",
+        ],
+    );
+    let mut cmd = lodge_in(&lab);
+    cmd.args(["deposit", "--all", "--target", &sandbox.target_url()]);
+    let out = run(cmd).await;
+    assert!(!out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().requests, 0, "nothing sent");
+}
+
+/// A `.zenodo.json`'s contributors are read into the dataset's, and no longer named among
+/// what the file gives that Lodge does not send.
+#[test]
+fn zenodo_json_contributors_prefill_the_contributors() {
+    let lab = Lab::new();
+    let folder = lab.folder(
+        "credited",
+        &[
+            ("cores.csv", b"depth,c\n1,2\n"),
+            (
+                ".zenodo.json",
+                br#"{"title": "Cores", "creators": [{"name": "Curie, Marie"}],
+                    "publication_date": "2026-01-05", "publisher": "Lab",
+                    "contributors": [{"name": "Doe, Jane", "type": "DataCurator"}],
+                    "communities": [{"identifier": "soil"}]}"#,
+            ),
+        ],
+    );
+    let (ok, said) = lodge_here(&lab, &["add", folder.to_str().unwrap()]);
+    assert!(ok, "{said}");
+    assert_all(
+        &said,
+        &["also gives communities, which Lodge does not send"],
+    );
+    assert!(!said.contains("contributors"), "{said}");
+    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    assert_all(&shown, &["contributor  Doe, Jane; role=DataCurator"]);
+}
