@@ -11,37 +11,16 @@ use lodge::sandbox::FaultConfig;
 use serde_json::json;
 use support::*;
 
-/// `lodge ARGS` in the lab: whether it succeeded, and what it printed.
-fn lodge_here(lab: &Lab, args: &[&str]) -> (bool, String) {
-    let out = lodge_in(lab).args(args).output().unwrap();
-    (out.status.success(), text(&out))
-}
-
-/// The full content key a `lodge add` printed.
-fn key_printed(said: &str) -> String {
-    said.split_whitespace()
-        .find(|w| w.len() == 64 && w.chars().all(|c| c.is_ascii_hexdigit()))
-        .unwrap_or_else(|| panic!("no key in: {said}"))
-        .to_string()
-}
-
-/// `lodge add` of `folder` titled Cores with `extra` flags: what it printed, after checking
-/// it succeeded.
-fn added(lab: &Lab, folder: &std::path::Path, extra: &[&str]) -> String {
-    let out = add_titled_with(lab, folder, "Cores", extra);
-    assert!(out.status.success(), "{}", text(&out));
-    text(&out)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn contributors_given_on_the_command_line_are_shown_keyed_and_reach_invenio_and_datacite() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let folder = lab.numbered_folder(1);
-    let plain = key_printed(&added(&lab, &folder, &[]));
-    let credited = key_printed(&added(
+    let plain = key_in(&added_titled_with(&lab, &folder, "Cores", &[]));
+    let credited = key_in(&added_titled_with(
         &lab,
         &folder,
+        "Cores",
         &[
             "--contributor",
             "Curie, Pierre; role=contactperson; orcid=0000-0002-1825-0097; affiliation=ESPCI",
@@ -50,7 +29,7 @@ async fn contributors_given_on_the_command_line_are_shown_keyed_and_reach_inveni
         ],
     ));
     assert_ne!(credited, plain, "contributors are part of the key");
-    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert_all(
         &shown,
         &[
@@ -85,7 +64,12 @@ async fn contributors_given_on_the_command_line_are_shown_keyed_and_reach_inveni
 
     // `--contributor ""` takes them away: the key is the plain one again.
     assert_eq!(
-        key_printed(&added(&lab, &folder, &["--contributor", ""])),
+        key_in(&added_titled_with(
+            &lab,
+            &folder,
+            "Cores",
+            &["--contributor", ""]
+        )),
         plain
     );
 }
@@ -133,11 +117,7 @@ async fn a_contributor_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
              DataCollector? (--contributor \"Curie, Marie; role=ContactPerson\")",
         ],
     );
-    let mut cmd = lodge_in(&lab);
-    cmd.args(["deposit", "--all", "--target", &sandbox.target_url()]);
-    let out = run(cmd).await;
-    assert!(!out.status.success(), "{}", text(&out));
-    assert_eq!(sandbox.stats().requests, 0, "nothing sent");
+    deposit_all_refused_unsent(&lab, &sandbox).await;
 }
 
 /// A `.zenodo.json`'s contributors are read into the dataset's, and no longer named among
@@ -158,13 +138,13 @@ fn zenodo_json_contributors_prefill_the_contributors() {
             ),
         ],
     );
-    let (ok, said) = lodge_here(&lab, &["add", folder.to_str().unwrap()]);
+    let (ok, said) = lodge_said(&lab, &["add", folder.to_str().unwrap()]);
     assert!(ok, "{said}");
     assert_all(
         &said,
         &["also gives communities, which Lodge does not send"],
     );
     assert!(!said.contains("contributors"), "{said}");
-    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert_all(&shown, &["contributor  Doe, Jane; role=DataCurator"]);
 }

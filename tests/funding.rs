@@ -10,41 +10,19 @@ use lodge::sandbox::FaultConfig;
 use serde_json::json;
 use support::*;
 
-/// `lodge ARGS` in the lab: whether it succeeded, and what it printed.
-fn lodge_here(lab: &Lab, args: &[&str]) -> (bool, String) {
-    let out = lodge_in(lab).args(args).output().unwrap();
-    (out.status.success(), text(&out))
-}
-
-/// The full content key a `lodge add` printed.
-fn key_printed(said: &str) -> String {
-    said.split_whitespace()
-        .find(|w| w.len() == 64 && w.chars().all(|c| c.is_ascii_hexdigit()))
-        .unwrap_or_else(|| panic!("no key in: {said}"))
-        .to_string()
-}
-
-/// `lodge add` of `folder` titled Cores with `extra` flags: what it printed, after checking
-/// it succeeded.
-fn added(lab: &Lab, folder: &std::path::Path, extra: &[&str]) -> String {
-    let out = add_titled_with(lab, folder, "Cores", extra);
-    assert!(out.status.success(), "{}", text(&out));
-    text(&out)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn funding_given_on_the_command_line_is_shown_keyed_and_reaches_invenio_and_datacite() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let folder = lab.numbered_folder(1);
-    let plain = key_printed(&added(&lab, &folder, &[]));
+    let plain = key_in(&added_titled_with(&lab, &folder, "Cores", &[]));
     let funding = [
         "--funding",
         "National Science Foundation; award=2045678; award-title=Soil cores of the Alps",
         "--funding",
         "Wellcome Trust",
     ];
-    let funded = key_printed(&added(&lab, &folder, &funding));
+    let funded = key_in(&added_titled_with(&lab, &folder, "Cores", &funding));
     assert_ne!(funded, plain, "funding is part of the key");
     let respaced = [
         "--funding",
@@ -52,8 +30,11 @@ async fn funding_given_on_the_command_line_is_shown_keyed_and_reaches_invenio_an
         "--funding",
         "Wellcome Trust ",
     ];
-    assert_eq!(key_printed(&added(&lab, &folder, &respaced)), funded);
-    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    assert_eq!(
+        key_in(&added_titled_with(&lab, &folder, "Cores", &respaced)),
+        funded
+    );
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert_all(
         &shown,
         &[
@@ -84,9 +65,14 @@ async fn funding_given_on_the_command_line_is_shown_keyed_and_reaches_invenio_an
     );
 
     // `--funding ""` takes them away: the key is the unfunded one again.
-    let cleared = key_printed(&added(&lab, &folder, &["--funding", ""]));
+    let cleared = key_in(&added_titled_with(
+        &lab,
+        &folder,
+        "Cores",
+        &["--funding", ""],
+    ));
     assert_eq!(cleared, plain);
-    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert!(!shown.contains("funding "), "{shown}");
 }
 
@@ -114,11 +100,7 @@ async fn funding_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
              (--funding \"European Commission; award=101000001; award-title=Soil carbon\")",
         ],
     );
-    let mut cmd = lodge_in(&lab);
-    cmd.args(["deposit", "--all", "--target", &sandbox.target_url()]);
-    let out = run(cmd).await;
-    assert!(!out.status.success(), "{}", text(&out));
-    assert_eq!(sandbox.stats().requests, 0, "nothing sent");
+    deposit_all_refused_unsent(&lab, &sandbox).await;
 }
 
 /// A `.zenodo.json`'s grants are ids in Zenodo's list of awards, which Lodge cannot look up:
@@ -138,7 +120,7 @@ fn zenodo_json_grants_are_named_with_how_to_give_the_funding() {
             ),
         ],
     );
-    let (ok, said) = lodge_here(&lab, &["add", folder.to_str().unwrap()]);
+    let (ok, said) = lodge_said(&lab, &["add", folder.to_str().unwrap()]);
     assert!(ok, "{said}");
     assert_all(
         &said,

@@ -91,6 +91,15 @@ impl Api<'_> {
         id
     }
 
+    /// The field errors InvenioRDM gives a draft made of `body` (made all the same, as
+    /// InvenioRDM makes a draft with errors), as text.
+    async fn draft_errors(&self, body: Value) -> String {
+        use reqwest::Method;
+        let (status, draft) = self.json(Method::POST, "/api/records", Some(body)).await;
+        assert_eq!(status, 201, "{draft}");
+        draft["errors"].to_string()
+    }
+
     /// One file committed onto draft `id`.
     async fn commit_file(&self, id: &str, key: &str, bytes: &[u8]) {
         use reqwest::Method;
@@ -767,14 +776,8 @@ async fn a_license_is_sent_by_its_spdx_id_or_as_a_custom_license_by_its_text() {
     let api = Api::new(&sandbox);
     let mut body = draft_body(&spdx.1, &store.document(&spdx.1).unwrap().unwrap());
     body["metadata"]["rights"] = json!([{"id": "free-for-research"}]);
-    let (status, draft) = api
-        .json(reqwest::Method::POST, "/api/records", Some(body))
-        .await;
-    assert_eq!(status, 201, "{draft}");
-    assert!(
-        draft["errors"].to_string().contains("metadata.rights.0.id"),
-        "{draft}"
-    );
+    let errors = api.draft_errors(body).await;
+    assert!(errors.contains("metadata.rights.0.id"), "{errors}");
 }
 
 /// A dataset whose files are restricted or embargoed is deposited so: its record public,
@@ -943,16 +946,8 @@ async fn an_award_without_its_title_is_refused_before_a_draft_is_made() {
 
     let mut body = draft_body(&whole.1, &store.document(&whole.1).unwrap().unwrap());
     body["metadata"]["funding"][0]["award"] = json!({"number": "2045678"});
-    let (status, draft) = api
-        .json(reqwest::Method::POST, "/api/records", Some(body))
-        .await;
-    assert_eq!(status, 201, "{draft}");
-    assert!(
-        draft["errors"]
-            .to_string()
-            .contains("metadata.funding.0.award"),
-        "{draft}"
-    );
+    let errors = api.draft_errors(body).await;
+    assert!(errors.contains("metadata.funding.0.award"), "{errors}");
 }
 
 /// InvenioRDM checks a contributor's role against its roles vocabulary (DataCite's
@@ -981,16 +976,8 @@ async fn a_contributor_role_invenio_does_not_know_is_refused_naming_the_field() 
         json!({"id": "datacurator"})
     );
     body["metadata"]["contributors"][0]["role"] = json!({"id": "curator"});
-    let (status, draft) = api
-        .json(reqwest::Method::POST, "/api/records", Some(body))
-        .await;
-    assert_eq!(status, 201, "{draft}");
-    assert!(
-        draft["errors"]
-            .to_string()
-            .contains("metadata.contributors.0.role"),
-        "{draft}"
-    );
+    let errors = api.draft_errors(body).await;
+    assert!(errors.contains("metadata.contributors.0.role"), "{errors}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

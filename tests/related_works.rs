@@ -6,26 +6,9 @@
 
 mod support;
 
-use std::process::Output;
-
 use lodge::sandbox::FaultConfig;
 use serde_json::json;
 use support::*;
-
-/// `lodge ARGS` in the lab: whether it succeeded, and what it printed.
-fn lodge_here(lab: &Lab, args: &[&str]) -> (bool, String) {
-    let out = lodge_in(lab).args(args).output().unwrap();
-    (out.status.success(), text(&out))
-}
-
-/// The full content key `lodge add` printed.
-fn key_printed(out: &Output) -> String {
-    let said = text(out);
-    said.split_whitespace()
-        .find(|w| w.len() == 64 && w.chars().all(|c| c.is_ascii_hexdigit()))
-        .unwrap_or_else(|| panic!("no key in: {said}"))
-        .to_string()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn related_works_given_on_the_command_line_are_shown_keyed_and_reach_invenio_and_datacite() {
@@ -43,8 +26,8 @@ async fn related_works_given_on_the_command_line_are_shown_keyed_and_reach_inven
     let out = add_titled_with(&lab, &folder, "Cores", &related);
     assert!(out.status.success(), "{}", text(&out));
     assert_ne!(
-        key_printed(&out),
-        key_printed(&plain),
+        key_in(&text(&out)),
+        key_in(&text(&plain)),
         "related works are part of the key"
     );
     // The same works spelt otherwise key the same.
@@ -59,8 +42,8 @@ async fn related_works_given_on_the_command_line_are_shown_keyed_and_reach_inven
             "isderivedfrom  https://example.org/raw-cores",
         ],
     );
-    assert_eq!(key_printed(&again), key_printed(&out));
-    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    assert_eq!(key_in(&text(&again)), key_in(&text(&out)));
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert_all(
         &shown,
         &[
@@ -131,11 +114,7 @@ async fn a_related_work_that_cannot_be_sent_is_named_and_nothing_is_deposited() 
             "related[1]: 'arXiv:2101.00001' is neither a DOI (10.1234/abc) nor an http(s) URL",
         ],
     );
-    let mut cmd = lodge_in(&lab);
-    cmd.args(["deposit", "--all", "--target", &sandbox.target_url()]);
-    let out = run(cmd).await;
-    assert!(!out.status.success(), "{}", text(&out));
-    assert_eq!(sandbox.stats().requests, 0, "nothing sent");
+    deposit_all_refused_unsent(&lab, &sandbox).await;
 }
 
 /// A `.zenodo.json`'s `related_identifiers` are read into the dataset's related works, and
@@ -158,11 +137,11 @@ fn zenodo_json_related_identifiers_prefill_the_related_works() {
             ),
         ],
     );
-    let (added, said) = lodge_here(&lab, &["add", folder.to_str().unwrap()]);
+    let (added, said) = lodge_said(&lab, &["add", folder.to_str().unwrap()]);
     assert!(added, "{said}");
     assert_all(&said, &["also gives grants, which Lodge does not send"]);
     assert!(!said.contains("related_identifiers"), "{said}");
-    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert_all(&shown, &["related      IsSupplementTo 10.1234/paper"]);
 }
 
@@ -181,25 +160,25 @@ fn related_works_a_citation_file_gives_later_are_named_not_taken() {
               {"identifier": "10.1234/paper", "relation": "isSupplementTo"}]}"#,
     )
     .unwrap();
-    let (added, said) = lodge_here(&lab, &["add", folder.to_str().unwrap()]);
+    let (added, said) = lodge_said(&lab, &["add", folder.to_str().unwrap()]);
     assert!(added, "{said}");
     assert_all(&said, &["gives another related works than the dataset has"]);
-    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert!(!shown.contains("related "), "{shown}");
 
     let related = ["--related", "IsSupplementTo 10.1234/paper"];
-    let (added, said) = lodge_here(
+    let (added, said) = lodge_said(
         &lab,
         &[&["add", folder.to_str().unwrap()][..], &related].concat(),
     );
     assert!(added, "{said}");
     assert!(!said.contains("gives another"), "{said}");
-    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert_all(&shown, &["related      IsSupplementTo 10.1234/paper"]);
 
     // `--related ""` takes them away again.
-    let (added, said) = lodge_here(&lab, &["add", folder.to_str().unwrap(), "--related", ""]);
+    let (added, said) = lodge_said(&lab, &["add", folder.to_str().unwrap(), "--related", ""]);
     assert!(added, "{said}");
-    let (_, shown) = lodge_here(&lab, &["show", "1"]);
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert!(!shown.contains("related "), "{shown}");
 }

@@ -603,12 +603,7 @@ fn a_rows_deposit_carries_the_edits_not_saved_in_its_details() {
     let mut w = Window::open(FaultConfig::default());
     let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     w.select(id);
-    w.harness.get_by_label("Year").focus();
-    w.harness
-        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    w.harness.get_by_label("Year").type_text("20x5");
-    w.harness.step();
-    w.harness.step();
+    w.replace_text("Year", "20x5");
     assert!(
         w.harness
             .get_by_label("Deposit")
@@ -617,12 +612,7 @@ fn a_rows_deposit_carries_the_edits_not_saved_in_its_details() {
         "edits not valid yet hold the row's Deposit"
     );
 
-    w.harness.get_by_label("Year").focus();
-    w.harness
-        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    w.harness.get_by_label("Year").type_text("2025");
-    w.harness.step();
-    w.harness.step();
+    w.replace_text("Year", "2025");
     w.harness.get_by_label("Deposit").click();
     w.wait("Deposited", |app| {
         matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
@@ -1230,12 +1220,7 @@ fn files_embargoed_in_the_form_need_a_date_and_the_sandbox_deposit_says_it_does_
         "a date that is no date blocks the deposit"
     );
 
-    w.harness.get_by_label("Date").focus();
-    w.harness
-        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    w.harness.get_by_label("Date").type_text("2099-06-30");
-    w.harness.step();
-    w.harness.step();
+    w.replace_text("Date", "2099-06-30");
     assert!(
         w.harness.query_by_label_contains("is not a date").is_none(),
         "the message goes with the mistake"
@@ -2686,14 +2671,10 @@ fn a_related_work_typed_in_the_details_is_checked_beside_the_field_and_stored() 
         "a related work that cannot be sent blocks the deposit"
     );
 
-    w.harness.get_by_label("Related works").focus();
-    w.harness
-        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    w.harness
-        .get_by_label("Related works")
-        .type_text("issupplementto https://doi.org/10.1234/Paper");
-    w.harness.step();
-    w.harness.step();
+    w.replace_text(
+        "Related works",
+        "issupplementto https://doi.org/10.1234/Paper",
+    );
     assert!(
         w.harness
             .query_by_label_contains("is not a DataCite relation type")
@@ -2737,14 +2718,10 @@ fn funding_typed_in_the_details_is_checked_beside_the_field_and_stored() {
         "funding that cannot be read blocks the deposit"
     );
 
-    w.harness.get_by_label("Funding").focus();
-    w.harness
-        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    w.harness
-        .get_by_label("Funding")
-        .type_text("NSF; award=2045678; award-title=Soil cores\n\nWellcome Trust");
-    w.harness.step();
-    w.harness.step();
+    w.replace_text(
+        "Funding",
+        "NSF; award=2045678; award-title=Soil cores\n\nWellcome Trust",
+    );
     assert!(
         w.harness
             .query_by_label_contains("should be award=NUMBER")
@@ -2796,14 +2773,7 @@ fn a_contributor_typed_in_the_details_is_checked_beside_the_field_and_stored() {
         "a contributor that cannot be sent blocks the deposit"
     );
 
-    w.harness.get_by_label("Contributors").focus();
-    w.harness
-        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    w.harness
-        .get_by_label("Contributors")
-        .type_text("Doe, Jane; role=datacollector");
-    w.harness.step();
-    w.harness.step();
+    w.replace_text("Contributors", "Doe, Jane; role=datacollector");
     assert!(
         w.harness
             .query_by_label_contains("is not a DataCite contributor type")

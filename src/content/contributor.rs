@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::Creator;
+use super::labelled::{join_labelled, split_labelled};
 use super::metadata::orcid_is_valid;
 
 /// DataCite's contributor types (schema 4.3, which InvenioRDM's contributor roles follow,
@@ -58,21 +59,18 @@ impl Contributor {
     /// Whether the result can be sent is [`Contributor::problem`]'s to say; only a text
     /// that cannot be read is refused here.
     pub fn parse(text: &str) -> Result<Contributor, String> {
-        let mut parts = text.split(';');
+        let (name, parts) = split_labelled(text).map_err(|part| {
+            format!(
+                "'{text}': '{part}' should be role=..., orcid=... or affiliation=..., e.g. \
+                 \"{EXAMPLE}\""
+            )
+        })?;
         let mut contributor = Contributor {
-            name: parts.next().unwrap_or_default().trim().to_string(),
+            name,
             ..Contributor::default()
         };
-        for part in parts.filter(|p| !p.trim().is_empty()) {
-            let Some((name, value)) = part.split_once('=') else {
-                return Err(format!(
-                    "'{text}': '{}' should be role=..., orcid=... or affiliation=..., e.g. \
-                     \"{EXAMPLE}\"",
-                    part.trim()
-                ));
-            };
-            let value = value.trim().to_string();
-            match name.trim() {
+        for (label, value) in parts {
+            match label.as_str() {
                 "role" => contributor.role = value,
                 "orcid" => contributor.orcid = Some(value),
                 "affiliation" => contributor.affiliation = Some(value),
@@ -179,17 +177,15 @@ impl Contributor {
 
     /// As it is written: `Curie, Marie; role=ContactPerson; orcid=...; affiliation=...`.
     pub fn describe(&self) -> String {
-        let mut text = self.name.trim().to_string();
-        if !self.role.trim().is_empty() {
-            text.push_str(&format!("; role={}", self.role.trim()));
-        }
-        if let Some(orcid) = &self.orcid {
-            text.push_str(&format!("; orcid={}", orcid.trim()));
-        }
-        if let Some(affiliation) = &self.affiliation {
-            text.push_str(&format!("; affiliation={}", affiliation.trim()));
-        }
-        text
+        let role = Some(self.role.as_str()).filter(|r| !r.trim().is_empty());
+        join_labelled(
+            &self.name,
+            &[
+                ("role", role),
+                ("orcid", self.orcid.as_deref()),
+                ("affiliation", self.affiliation.as_deref()),
+            ],
+        )
     }
 }
 

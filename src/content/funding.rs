@@ -7,6 +7,8 @@
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
+use super::labelled::{join_labelled, split_labelled};
+
 /// How funding is written on the command line and in the window.
 pub const EXAMPLE: &str = "European Commission; award=101000001; award-title=Soil carbon";
 
@@ -37,30 +39,27 @@ impl Funding {
     /// result can be sent is [`Funding::problem`]'s to say; only a text that cannot be read
     /// is refused here.
     pub fn parse(text: &str) -> Result<Funding, String> {
-        let mut parts = text.split(';');
+        let (funder, parts) = split_labelled(text).map_err(|part| {
+            format!(
+                "'{text}': '{part}' should be award=NUMBER or award-title=TITLE, e.g. \
+                 \"{EXAMPLE}\""
+            )
+        })?;
         let mut funding = Funding {
-            funder: parts.next().unwrap_or_default().trim().to_string(),
+            funder,
             ..Funding::default()
         };
-        for part in parts.filter(|p| !p.trim().is_empty()) {
-            let Some((name, value)) = part.split_once('=') else {
-                return Err(format!(
-                    "'{text}': '{}' should be award=NUMBER or award-title=TITLE, e.g. \
-                     \"{EXAMPLE}\"",
-                    part.trim()
-                ));
-            };
-            let slot = match name.trim() {
-                "award" => &mut funding.award_number,
-                "award-title" => &mut funding.award_title,
+        for (label, value) in parts {
+            match label.as_str() {
+                "award" => funding.award_number = Some(value),
+                "award-title" => funding.award_title = Some(value),
                 other => {
                     return Err(format!(
                         "'{text}': unknown part '{other}' (use award=NUMBER and \
                          award-title=TITLE after the funder's name)"
                     ));
                 }
-            };
-            *slot = Some(value.trim().to_string());
+            }
         }
         Ok(funding.normalized())
     }
@@ -124,14 +123,13 @@ impl Funding {
 
     /// As it is written: `European Commission; award=101000001; award-title=Soil carbon`.
     pub fn describe(&self) -> String {
-        let mut text = self.funder.trim().to_string();
-        if let Some(number) = &self.award_number {
-            text.push_str(&format!("; award={}", number.trim()));
-        }
-        if let Some(title) = &self.award_title {
-            text.push_str(&format!("; award-title={}", title.trim()));
-        }
-        text
+        join_labelled(
+            &self.funder,
+            &[
+                ("award", self.award_number.as_deref()),
+                ("award-title", self.award_title.as_deref()),
+            ],
+        )
     }
 }
 

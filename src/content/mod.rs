@@ -13,6 +13,7 @@ mod document;
 mod error;
 mod funding;
 mod hash;
+mod labelled;
 mod license;
 mod metadata;
 mod person_name;

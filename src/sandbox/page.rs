@@ -267,6 +267,19 @@ mod tests {
         );
     }
 
+    /// The page of a record of `metadata` and no files.
+    fn record_page_of(metadata: &crate::content::Metadata) -> String {
+        let document = ContentDocument::new(Vec::new(), metadata);
+        let row = RecordRow {
+            seq: 1,
+            key: document.key().to_hex(),
+            title: metadata.title.clone(),
+            created_at: "2026-12-05T00:00:00Z".into(),
+            document: String::from_utf8(document.canonical_json()).unwrap(),
+        };
+        super::record(&row, "http://127.0.0.1:1/records/x")
+    }
+
     #[test]
     fn a_records_related_works_are_links_a_doi_by_its_doi_org_address() {
         let metadata = crate::content::Metadata {
@@ -277,15 +290,7 @@ mod tests {
             ],
             ..crate::content::Metadata::default()
         };
-        let document = ContentDocument::new(Vec::new(), &metadata);
-        let row = RecordRow {
-            seq: 1,
-            key: document.key().to_hex(),
-            title: "Cores".into(),
-            created_at: "2026-12-05T00:00:00Z".into(),
-            document: String::from_utf8(document.canonical_json()).unwrap(),
-        };
-        let html = super::record(&row, "http://127.0.0.1:1/records/x");
+        let html = record_page_of(&metadata);
         assert!(
             html.contains(
                 "<dt>Related works</dt><dd>IsSupplementTo <a \
@@ -310,15 +315,7 @@ mod tests {
             ],
             ..crate::content::Metadata::default()
         };
-        let document = ContentDocument::new(Vec::new(), &metadata);
-        let row = RecordRow {
-            seq: 1,
-            key: document.key().to_hex(),
-            title: "Cores".into(),
-            created_at: "2026-12-05T00:00:00Z".into(),
-            document: String::from_utf8(document.canonical_json()).unwrap(),
-        };
-        let html = super::record(&row, "http://127.0.0.1:1/records/x");
+        let html = record_page_of(&metadata);
         assert!(
             html.contains(
                 "<dt>Funding</dt><dd>NSF, award 2045678: Soil &lt;cores&gt; &amp; more<br>\

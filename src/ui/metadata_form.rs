@@ -280,47 +280,20 @@ impl MetadataForm {
                     until: self.embargo_until.trim().to_string(),
                 },
             },
-            // A line that is not "relation identifier" is kept as typed, whole, so that it
-            // is named as a problem rather than dropped.
-            related: self
-                .related
-                .lines()
-                .map(str::trim)
-                .filter(|line| !line.is_empty())
-                .map(|line| {
-                    RelatedWork::parse(line).unwrap_or_else(|_| RelatedWork {
-                        relation: line.to_string(),
-                        identifier: String::new(),
-                    })
-                })
-                .collect(),
-            // A line that cannot be read is kept whole as the funder's name, which is a
-            // problem (see `Funding::problem`).
-            funding: self
-                .funding
-                .lines()
-                .map(str::trim)
-                .filter(|line| !line.is_empty())
-                .map(|line| {
-                    Funding::parse(line).unwrap_or_else(|_| Funding {
-                        funder: line.to_string(),
-                        ..Funding::default()
-                    })
-                })
-                .collect(),
-            // As funding: a line that cannot be read is kept whole as the name.
-            contributors: self
-                .contributors
-                .lines()
-                .map(str::trim)
-                .filter(|line| !line.is_empty())
-                .map(|line| {
-                    Contributor::parse(line).unwrap_or_else(|_| Contributor {
-                        name: line.to_string(),
-                        ..Contributor::default()
-                    })
-                })
-                .collect(),
+            // A line that cannot be read is kept as typed, whole, so that it is named as a
+            // problem rather than dropped.
+            related: each_line(&self.related, RelatedWork::parse, |line| RelatedWork {
+                relation: line.to_string(),
+                identifier: String::new(),
+            }),
+            funding: each_line(&self.funding, Funding::parse, |line| Funding {
+                funder: line.to_string(),
+                ..Funding::default()
+            }),
+            contributors: each_line(&self.contributors, Contributor::parse, |line| Contributor {
+                name: line.to_string(),
+                ..Contributor::default()
+            }),
         };
         let mut problems = metadata.problems();
         if let Some(p) = year_problem {
@@ -329,6 +302,20 @@ impl MetadataForm {
         }
         (metadata, problems)
     }
+}
+
+/// Each line of a one-a-line field that is not blank, read by `parse`, or by `whole` when
+/// `parse` cannot read it.
+fn each_line<T>(
+    text: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+    whole: impl Fn(&str) -> T,
+) -> Vec<T> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(|line| parse(line).unwrap_or_else(|_| whole(line)))
+        .collect()
 }
 
 fn error_text(ui: &mut egui::Ui, problems: &[FieldProblem], field: &str) {
@@ -415,6 +402,24 @@ fn text_field(
     ui.add(edit.hint_text(hint).desired_width(f32::INFINITY))
         .labelled_by(l.id)
         .changed()
+}
+
+/// A field of one item a line, `text` under `label`, growing with what is typed in it; under
+/// it, the problems of its items (`field[0]`, `field[1]`, ...) among `problems`.
+fn lines_field(
+    ui: &mut egui::Ui,
+    label: &str,
+    text: &mut String,
+    hint: &str,
+    field: &str,
+    problems: &[FieldProblem],
+) -> bool {
+    let changed = text_field(ui, label, text, hint, Lines::Several { shown: 1 });
+    let item = format!("{field}[");
+    for p in problems.iter().filter(|p| p.field.starts_with(&item)) {
+        problem_line(ui, p);
+    }
+    changed
 }
 
 /// A text field's lines: one, or several (Enter starts a new one), `shown` at first.
@@ -567,41 +572,31 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
     );
     changed |= access_field(ui, form);
     error_text(ui, problems, "access.until");
-    changed |= text_field(
+    changed |= lines_field(
         ui,
         "Related works",
         &mut form.related,
         "Optional, one a line: IsSupplementTo 10.1234/abc (the paper this dataset supplements)",
-        Lines::Several { shown: 1 },
+        "related",
+        problems,
     );
-    // One line a related work, each problem under the field.
-    for p in problems.iter().filter(|p| p.field.starts_with("related[")) {
-        problem_line(ui, p);
-    }
-    changed |= text_field(
+    changed |= lines_field(
         ui,
         "Funding",
         &mut form.funding,
         "Optional, one funder a line: NSF; award=2045678; award-title=Soil cores",
-        Lines::Several { shown: 1 },
+        "funding",
+        problems,
     );
-    for p in problems.iter().filter(|p| p.field.starts_with("funding[")) {
-        problem_line(ui, p);
-    }
-    changed |= text_field(
+    changed |= lines_field(
         ui,
         "Contributors",
         &mut form.contributors,
         "Optional, one a line: Curie, Marie; role=ContactPerson (or DataCollector, \
          DataCurator, ...)",
-        Lines::Several { shown: 1 },
+        "contributors",
+        problems,
     );
-    for p in problems
-        .iter()
-        .filter(|p| p.field.starts_with("contributors["))
-    {
-        problem_line(ui, p);
-    }
     changed
 }
 

@@ -245,6 +245,17 @@ impl Window {
         self.harness.step();
     }
 
+    /// Replace what the text field labelled `label` holds with `text` (select all, then
+    /// type), and let the window take it in.
+    pub fn replace_text(&mut self, label: &str, text: &str) {
+        self.harness.get_by_label(label).focus();
+        self.harness
+            .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+        self.harness.get_by_label(label).type_text(text);
+        self.harness.step();
+        self.harness.step();
+    }
+
     /// Scroll the widget labelled `label` into view (below a panel's fold, say) and let the
     /// animated scroll end, so a click lands where it is drawn.
     pub fn scroll_to(&mut self, label: &str) {

@@ -92,6 +92,37 @@ pub fn add_titled_with(lab: &Lab, folder: &Path, title: &str, flags: &[&str]) ->
     cmd.output().unwrap()
 }
 
+/// `lodge ARGS` in the lab: whether it succeeded, and what it printed.
+pub fn lodge_said(lab: &Lab, args: &[&str]) -> (bool, String) {
+    let out = lodge_in(lab).args(args).output().unwrap();
+    (out.status.success(), text(&out))
+}
+
+/// `lodge add` of `folder` as [`add_titled_with`], asserted to succeed: what it printed.
+pub fn added_titled_with(lab: &Lab, folder: &Path, title: &str, flags: &[&str]) -> String {
+    let out = add_titled_with(lab, folder, title, flags);
+    assert!(out.status.success(), "{}", text(&out));
+    text(&out)
+}
+
+/// The full content key in what `lodge add` printed.
+pub fn key_in(said: &str) -> String {
+    said.split_whitespace()
+        .find(|w| w.len() == 64 && w.chars().all(|c| c.is_ascii_hexdigit()))
+        .unwrap_or_else(|| panic!("no key in: {said}"))
+        .to_string()
+}
+
+/// `lodge deposit --all` in the lab to `sandbox`, asserted to fail having sent the sandbox
+/// nothing (metadata with a problem is refused before anything is queued).
+pub async fn deposit_all_refused_unsent(lab: &Lab, sandbox: &lodge::sandbox::RunningSandbox) {
+    let mut cmd = lodge_in(lab);
+    cmd.args(["deposit", "--all", "--target", &sandbox.target_url()]);
+    let out = run(cmd).await;
+    assert!(!out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().requests, 0, "nothing sent");
+}
+
 /// What the InvenioRDM and DataCite emulations hold of a dataset deposited to both.
 pub struct DepositedToBoth {
     /// The InvenioRDM record (`GET /api/records/ID`).
