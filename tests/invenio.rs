@@ -924,7 +924,8 @@ async fn an_award_without_its_title_is_refused_before_a_draft_is_made() {
     assert!(
         error.contains(
             "funding[0]: 'NSF; award=2045678' gives the award a number only, and InvenioRDM \
-             takes an award with its number and its title: add award-title=TITLE"
+             takes an award with its number and its title: add its title (--funding \"NSF; \
+             award=2045678; award-title=TITLE\"), or give the funder alone (--funding \"NSF\")"
         ),
         "{error}"
     );

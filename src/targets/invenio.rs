@@ -31,8 +31,8 @@ use super::{
     RecordRef, Target,
 };
 use crate::content::{
-    ContentDocument, ContentKey, Creator, FUNDING_EXAMPLE, FieldProblem, FileAccess, Funding,
-    ManifestEntry, Sha256Hex, spdx_license_id,
+    ContentDocument, ContentKey, Creator, FieldProblem, FileAccess, Funding, ManifestEntry,
+    Sha256Hex, spdx_license_id,
 };
 
 /// The most files Zenodo takes in one record.
@@ -1090,18 +1090,35 @@ impl Target for InvenioTarget {
         }
         for (i, f) in request.document.metadata.funding.iter().enumerate() {
             if f.award_is_partial() {
-                let (has, lacks) = match f.award_number {
-                    Some(_) => ("a number", "award-title=TITLE"),
-                    None => ("a title", "award=NUMBER"),
+                // Their own funding, completed, as the example to follow.
+                let (has, lacks, whole) = match f.award_number {
+                    Some(_) => (
+                        "a number",
+                        "title",
+                        Funding {
+                            award_title: Some("TITLE".into()),
+                            ..f.clone()
+                        },
+                    ),
+                    None => (
+                        "a title",
+                        "number",
+                        Funding {
+                            award_number: Some("NUMBER".into()),
+                            ..f.clone()
+                        },
+                    ),
                 };
                 problems.push(FieldProblem {
                     field: format!("funding[{i}]"),
                     message: format!(
                         "'{}' gives the award {has} only, and {} takes an award with its \
-                         number and its title: add {lacks}, or give the funder alone \
-                         (--funding \"{FUNDING_EXAMPLE}\")",
+                         number and its title: add its {lacks} (--funding \"{}\"), or give \
+                         the funder alone (--funding \"{}\")",
                         f.describe(),
                         self.site_name(),
+                        whole.describe(),
+                        f.funder,
                     ),
                 });
             }
