@@ -981,6 +981,39 @@ async fn a_contributor_role_invenio_does_not_know_is_refused_naming_the_field() 
     assert!(errors.contains("metadata.contributors.0.role"), "{errors}");
 }
 
+/// InvenioRDM checks a date's type against its date types vocabulary and reads the date as
+/// EDTF: Lodge's are deposited as given; a type outside it, or a date that is none, sent past
+/// Lodge's own check, is refused naming the field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_date_invenio_cannot_read_is_refused_naming_the_field() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let m = Metadata {
+        dates: vec![lodge::content::DatasetDate::parse("Collected 2025-03/2025-06").unwrap()],
+        ..metadata("Dated")
+    };
+    let ds = add(&store, &lab.numbered_folder(1), &m);
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+
+    let api = Api::new(&sandbox);
+    let body = draft_body(&ds.1, &store.document(&ds.1).unwrap().unwrap());
+    assert_eq!(
+        body["metadata"]["dates"],
+        json!([{"date": "2025-03/2025-06", "type": {"id": "collected"}}])
+    );
+    let mut harvested = body.clone();
+    harvested["metadata"]["dates"][0]["type"] = json!({"id": "harvested"});
+    let errors = api.draft_errors(harvested).await;
+    assert!(errors.contains("metadata.dates.0.type"), "{errors}");
+    let mut spring = body;
+    spring["metadata"]["dates"][0]["date"] = json!("spring 2025");
+    let errors = api.draft_errors(spring).await;
+    assert!(errors.contains("metadata.dates.0.date"), "{errors}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn wrong_token_pauses_the_invenio_target() {
     let lab = Lab::new();

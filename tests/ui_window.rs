@@ -2796,3 +2796,48 @@ fn a_contributor_typed_in_the_details_is_checked_beside_the_field_and_stored() {
         .collect();
     assert_eq!(said, ["Doe, Jane; role=DataCollector"]);
 }
+
+/// Dates are typed in the details, one a line: one that is not a date is named beside the
+/// field and blocks the deposit; fixed, it is stored as DataCite spells its type.
+#[test]
+fn a_date_typed_in_the_details_is_checked_beside_the_field_and_stored() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.select(id);
+    w.scroll_to("Dates");
+    w.type_into("Dates", "Collected 2025-06-30/2025-03-01");
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("'2025-06-30/2025-03-01' ends before it starts");
+    assert!(
+        w.harness
+            .get_by_label("Deposit to Local sandbox")
+            .accesskit_node()
+            .is_disabled(),
+        "a date that cannot be sent blocks the deposit"
+    );
+
+    w.replace_text("Dates", "collected 2025-03-01/2025-06-30");
+    assert!(
+        w.harness
+            .query_by_label_contains("ends before it starts")
+            .is_none(),
+        "the message goes with the mistake"
+    );
+    w.harness.get_by_label("Save metadata").click_accesskit();
+    w.wait("the date stored", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| !r.metadata.dates.is_empty())
+    });
+    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
+    let said: Vec<String> = stored
+        .metadata
+        .normalized()
+        .dates
+        .iter()
+        .map(|d| d.describe())
+        .collect();
+    assert_eq!(said, ["Collected 2025-03-01/2025-06-30"]);
+}

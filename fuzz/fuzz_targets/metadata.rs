@@ -5,7 +5,9 @@
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
-use lodge::content::{Contributor, Creator, FileAccess, Funding, Metadata, RelatedWork};
+use lodge::content::{
+    Contributor, Creator, DatasetDate, FileAccess, Funding, Metadata, RelatedWork,
+};
 
 #[derive(Arbitrary, Debug)]
 struct Fields {
@@ -26,6 +28,8 @@ struct Fields {
     funding: Vec<(String, Option<String>, Option<String>)>,
     /// Name, role, ORCID and affiliation of each contributor.
     contributors: Vec<(String, String, Option<String>, Option<String>)>,
+    /// Type and date of each date.
+    dates: Vec<(String, String)>,
 }
 
 fuzz_target!(|f: Fields| {
@@ -78,6 +82,11 @@ fuzz_target!(|f: Fields| {
                 orcid,
                 affiliation,
             })
+            .collect(),
+        dates: f
+            .dates
+            .into_iter()
+            .map(|(date_type, date)| DatasetDate { date_type, date })
             .collect(),
     };
     lodge_fuzz::check_metadata(&metadata);

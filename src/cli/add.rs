@@ -14,9 +14,9 @@ use super::output::{say, say_err};
 use super::stop_signal::StopFlag;
 use crate::catalog::record_folder;
 use crate::content::{
-    Contributor, Creator, FOLDER_PLACEHOLDER, FileAccess, Funding, Metadata, PreparedDataset,
-    RelatedWork, SkippedEntry, metadata_from_folder, spdx_license_id, spdx_suggestion,
-    template_problem, title_for_folder,
+    Contributor, Creator, DatasetDate, FOLDER_PLACEHOLDER, FileAccess, Funding, Metadata,
+    PreparedDataset, RelatedWork, SkippedEntry, metadata_from_folder, spdx_license_id,
+    spdx_suggestion, template_problem, title_for_folder,
 };
 use crate::engine::{is_being_sent, owner_text};
 use crate::store::{DatasetRow, JobRow, Store, StoreError, StoreLocation};
@@ -75,6 +75,11 @@ pub struct AddArgs {
     /// ones already known); --contributor "" removes them all.
     #[arg(long = "contributor", value_name = "NAME; role=ROLE")]
     pub contributors: Vec<String>,
+    /// A date of the dataset other than its publication: a DataCite date type, then a date
+    /// (YYYY, YYYY-MM or YYYY-MM-DD) or a range, e.g. "Collected 2025-03-01/2025-06-30".
+    /// Repeat for several (they replace the ones already known); --date "" removes them all.
+    #[arg(long = "date", value_name = "TYPE DATE")]
+    pub dates: Vec<String>,
     /// Who may download the files once deposited: open (anyone), restricted (you and those
     /// you grant access) or embargoed (restricted until --embargo-until, then open). The
     /// record's metadata is public in every case.
@@ -171,6 +176,7 @@ impl AddArgs {
             "file access" => self.access.is_some() || self.embargo_until.is_some(),
             "related works" => !self.related.is_empty(),
             "contributors" => !self.contributors.is_empty(),
+            "dates" => !self.dates.is_empty(),
             _ => false,
         }
     }
@@ -243,6 +249,15 @@ impl AddArgs {
                 .map(|c| {
                     Contributor::parse(c).map_err(|why| anyhow::anyhow!("--contributor {why}"))
                 })
+                .collect::<anyhow::Result<_>>()?;
+        }
+        if !self.dates.is_empty() {
+            // As `--related`: `--date ""` alone takes them all away.
+            m.dates = self
+                .dates
+                .iter()
+                .filter(|d| !d.trim().is_empty())
+                .map(|d| DatasetDate::parse(d).map_err(|why| anyhow::anyhow!("--date {why}")))
                 .collect::<anyhow::Result<_>>()?;
         }
         Ok(())

@@ -499,6 +499,11 @@ fn print_metadata(m: &Metadata) {
             say!("  {field:<12} {v}");
         }
     }
+    for (i, d) in m.dates.iter().enumerate() {
+        // As `--date` takes it.
+        let label = if i == 0 { "dates" } else { "" };
+        say!("  {label:<12} {}", on_one_line(&d.describe()));
+    }
     for (i, r) in m.related.iter().enumerate() {
         // As `--related` takes it.
         let label = if i == 0 { "related" } else { "" };

@@ -346,6 +346,35 @@ mod tests {
         assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
     }
 
+    /// Dates are keyed (each once, the type as DataCite spells it, the date without
+    /// spaces), and a dataset with none keys as before they could be given.
+    #[test]
+    fn dates_are_keyed_in_one_spelling_and_none_add_nothing() {
+        let (m, meta) = sample();
+        let with = |lines: &[&str]| {
+            let meta = Metadata {
+                dates: lines
+                    .iter()
+                    .map(|l| crate::content::DatasetDate::parse(l).unwrap())
+                    .collect(),
+                ..meta.clone()
+            };
+            ContentDocument::new(m.clone(), &meta)
+        };
+        let none = with(&[]);
+        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        let one = with(&["Collected 2025-03/2025-06"]);
+        let text = String::from_utf8(one.canonical_json()).unwrap();
+        assert!(
+            text.contains(r#""dates":[{"date":"2025-03/2025-06","date_type":"Collected"}]"#),
+            "{text}"
+        );
+        let respelt = with(&["collected 2025-03 / 2025-06", "COLLECTED 2025-03/2025-06"]);
+        assert_eq!(respelt.key(), one.key(), "one date, however written");
+        assert_ne!(one.key(), none.key());
+        assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
+    }
+
     /// Open files (the default) add nothing to the keyed metadata, so every key made
     /// before file access could be chosen is the key of the same dataset now; restricted
     /// or embargoed files are keyed, the embargo's date with them.

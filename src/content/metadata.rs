@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::contributor::{Contributor, EXAMPLE as CONTRIBUTOR_EXAMPLE};
+use super::dates::{DatasetDate, EXAMPLE as DATE_EXAMPLE};
 use super::funding::{EXAMPLE as FUNDING_EXAMPLE, Funding};
 use super::related::{EXAMPLE as RELATED_EXAMPLE, RelatedWork};
 
@@ -176,6 +177,10 @@ pub struct Metadata {
     /// not written, as for `related`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub contributors: Vec<Contributor>,
+    /// Dates other than the publication's (when the data were collected); none is not
+    /// written, as for `related`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dates: Vec<DatasetDate>,
 }
 
 fn default_resource_type() -> String {
@@ -198,6 +203,7 @@ impl Default for Metadata {
             related: Vec::new(),
             funding: Vec::new(),
             contributors: Vec::new(),
+            dates: Vec::new(),
         }
     }
 }
@@ -345,8 +351,8 @@ impl Metadata {
         }
         // File access is never empty: open is a choice too (and the key of a moved folder's
         // deposits). A file that says otherwise is named by `fields_differing_from`. So are
-        // related works and contributors: a dataset added before Lodge read them from a
-        // citation file lacks them, and taking them from the file would give a moved
+        // related works, contributors and dates: a dataset added before Lodge read them
+        // from a citation file lacks them, and taking them from the file would give a moved
         // folder another key, and a second deposit of what it deposited once. No citation
         // file Lodge reads gives funding by name (a `.zenodo.json`'s grants are ids of
         // Zenodo's vocabulary).
@@ -394,6 +400,7 @@ impl Metadata {
                 "contributors",
                 !b.contributors.is_empty() && a.contributors != b.contributors,
             ),
+            ("dates", !b.dates.is_empty() && a.dates != b.dates),
             // Always given: open is a choice as much as the others.
             ("file access", differ(&a.access, &b.access, |_| true)),
         ]
@@ -467,6 +474,17 @@ impl Metadata {
                     }
                 }
                 contributors
+            },
+            dates: {
+                // Each once, in the order given, as `related`.
+                let mut dates: Vec<DatasetDate> = Vec::new();
+                for d in self.dates.iter().map(DatasetDate::normalized) {
+                    let blank = d.date_type.is_empty() && d.date.is_empty();
+                    if !blank && !dates.contains(&d) {
+                        dates.push(d);
+                    }
+                }
+                dates
             },
         }
     }
@@ -585,6 +603,14 @@ impl Metadata {
                 problem(
                     format!("related[{i}]"),
                     &format!("{why} (--related \"{RELATED_EXAMPLE}\")"),
+                );
+            }
+        }
+        for (i, d) in m.dates.iter().enumerate() {
+            if let Some(why) = d.problem() {
+                problem(
+                    format!("dates[{i}]"),
+                    &format!("{why} (--date \"{DATE_EXAMPLE}\")"),
                 );
             }
         }

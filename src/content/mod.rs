@@ -8,6 +8,7 @@
 mod citation;
 mod contributor;
 mod dataset;
+mod dates;
 mod digest;
 mod document;
 mod error;
@@ -25,6 +26,7 @@ mod title_template;
 pub use citation::citation;
 pub use contributor::{CONTRIBUTOR_ROLES, Contributor, EXAMPLE as CONTRIBUTOR_EXAMPLE};
 pub use dataset::{PreparedDataset, prepare_dataset, prepare_scanned};
+pub use dates::{DATE_TYPES, DatasetDate, EXAMPLE as DATE_EXAMPLE};
 pub use digest::{ContentKey, DataFingerprint, Sha256Hex};
 pub use document::{
     ContentDocument, DocumentChanges, ENCODING_VERSION, MAX_KEYED_SIZE, ManifestEntry,

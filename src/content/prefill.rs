@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value as Json;
 use serde_yaml_ng::Value as Yaml;
 
-use super::{ContentError, Contributor, Creator, FileAccess, Metadata, RelatedWork};
+use super::{ContentError, Contributor, Creator, DatasetDate, FileAccess, Metadata, RelatedWork};
 
 /// File name of Citation File Format metadata.
 pub const CITATION_CFF: &str = "CITATION.cff";
@@ -324,6 +324,30 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
             });
         }
     }
+    if let Some(dates) = doc.get("dates").filter(|v| !v.is_null()) {
+        let list = dates
+            .as_array()
+            .ok_or("dates must be a list of {start, end, type}")?;
+        for (i, d) in list.iter().enumerate() {
+            if !d.is_object() {
+                return Err(format!(
+                    "dates[{i}] must be an object with a type and a start or end"
+                ));
+            }
+            let field = |key: &str| json_opt_text(d, key, &format!("dates[{i}].{key}"));
+            // Zenodo gives a range as its start and end (either may be left out); a date
+            // Lodge cannot send is a problem of the metadata, named with the others.
+            let date = match (field("start")?, field("end")?) {
+                (Some(start), Some(end)) if start != end => format!("{start}/{end}"),
+                (Some(day), _) | (None, Some(day)) => day,
+                (None, None) => String::new(),
+            };
+            m.dates.push(DatasetDate {
+                date_type: field("type")?.unwrap_or_default(),
+                date,
+            });
+        }
+    }
     if let Some(date) = json_opt_text(doc, "publication_date", "publication_date")? {
         m.publication_year = Some(year_of("publication_date", &date)?);
     }
@@ -501,6 +525,7 @@ const ZENODO_READ: &[&str] = &[
     "embargo_date",
     "related_identifiers",
     "contributors",
+    "dates",
 ];
 
 #[cfg(test)]
@@ -546,6 +571,30 @@ mod tests {
                 .contains("related_identifiers[0] must have a text \"identifier\""),
             "{err}"
         );
+    }
+
+    #[test]
+    fn zenodo_dates_become_dates_a_start_and_end_a_range() {
+        let m = parse_zenodo_json(
+            r#"{"title": "T", "dates": [
+                {"start": "2025-03-01", "end": "2025-06-30", "type": "Collected"},
+                {"end": "2030", "type": "Valid", "description": "until the next survey"},
+                {"start": "2025-01-01", "end": "2025-01-01", "type": "created"}
+            ]}"#,
+        )
+        .unwrap();
+        let said: Vec<String> = m.normalized().dates.iter().map(|d| d.describe()).collect();
+        assert_eq!(
+            said,
+            [
+                "Collected 2025-03-01/2025-06-30",
+                "Valid 2030",
+                "Created 2025-01-01"
+            ]
+        );
+        assert!(m.problems().iter().all(|p| !p.field.starts_with("dates")));
+        let err = parse_zenodo_json(r#"{"title": "T", "dates": "2025"}"#).unwrap_err();
+        assert!(err.to_string().contains("dates must be a list"), "{err}");
     }
 
     #[test]

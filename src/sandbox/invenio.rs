@@ -203,7 +203,37 @@ fn validation_errors(data: &Value) -> Vec<Value> {
     errors.extend(related_errors(&m["related_identifiers"]));
     errors.extend(funding_errors(&m["funding"]));
     errors.extend(contributor_errors(&m["contributors"]));
+    errors.extend(date_errors(&m["dates"]));
     errors.extend(access_errors(&data["access"]));
+    errors
+}
+
+/// What InvenioRDM says of dates: a type of its date types vocabulary (DataCite's, in lower
+/// case) and a date it reads as EDTF (here: a date or range Lodge's own check accepts).
+fn date_errors(dates: &Value) -> Vec<Value> {
+    let mut errors = Vec::new();
+    for (i, d) in dates.as_array().into_iter().flatten().enumerate() {
+        let kind = d["type"]["id"].as_str().unwrap_or_default();
+        if !crate::content::DATE_TYPES
+            .iter()
+            .any(|t| t.to_lowercase() == kind)
+        {
+            errors.push(json!({
+                "field": format!("metadata.dates.{i}.type"),
+                "messages": [format!("Invalid date type '{kind}'.")],
+            }));
+        }
+        let date = crate::content::DatasetDate {
+            date_type: "Other".into(),
+            date: d["date"].as_str().unwrap_or_default().to_string(),
+        };
+        if date.problem().is_some() {
+            errors.push(json!({
+                "field": format!("metadata.dates.{i}.date"),
+                "messages": ["Please provide a valid date or interval."],
+            }));
+        }
+    }
     errors
 }
 

@@ -123,6 +123,10 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
     if !m.related.is_empty() {
         fields.push(("Related works", related_works(&m.related)));
     }
+    if !m.dates.is_empty() {
+        let each = m.dates.iter().map(|d| escape(&d.describe()));
+        fields.push(("Dates", each.collect::<Vec<_>>().join("<br>")));
+    }
     if !m.funding.is_empty() {
         fields.push(("Funding", funders(&m.funding)));
     }
@@ -303,7 +307,7 @@ mod tests {
     }
 
     #[test]
-    fn a_records_funders_and_contributors_are_listed_escaped() {
+    fn a_records_funders_contributors_and_dates_are_listed_escaped() {
         let metadata = crate::content::Metadata {
             title: "Cores".into(),
             funding: vec![
@@ -313,6 +317,7 @@ mod tests {
             contributors: vec![
                 crate::content::Contributor::parse("Curie, <Marie>; role=ContactPerson").unwrap(),
             ],
+            dates: vec![crate::content::DatasetDate::parse("Collected 2025").unwrap()],
             ..crate::content::Metadata::default()
         };
         let html = record_page_of(&metadata);
@@ -325,6 +330,10 @@ mod tests {
         );
         assert!(
             html.contains("<dt>Contributors</dt><dd>Curie, &lt;Marie&gt; (ContactPerson)</dd>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<dt>Dates</dt><dd>Collected 2025</dd>"),
             "{html}"
         );
     }

@@ -150,6 +150,14 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
     if !related.is_empty() {
         metadata["related_identifiers"] = json!(related);
     }
+    if !m.dates.is_empty() {
+        let dates = m.dates.iter().map(|d| {
+            // The date types vocabulary: DataCite's names, in lower case; the date in EDTF,
+            // which a date or a range of Lodge's is.
+            json!({"date": d.date, "type": {"id": d.date_type.to_lowercase()}})
+        });
+        metadata["dates"] = json!(dates.collect::<Vec<_>>());
+    }
     if !m.contributors.is_empty() {
         let contributors = m.contributors.iter().map(|c| {
             let mut contributor = creator(&c.person());

@@ -5,8 +5,8 @@
 use egui::{Color32, RichText};
 
 use crate::content::{
-    Contributor, Creator, FieldProblem, FileAccess, Funding, Metadata, RESOURCE_TYPES, RelatedWork,
-    as_person, spdx_license_id, spdx_suggestion,
+    Contributor, Creator, DatasetDate, FieldProblem, FileAccess, Funding, Metadata, RESOURCE_TYPES,
+    RelatedWork, as_person, spdx_license_id, spdx_suggestion,
 };
 
 /// One creator's fields.
@@ -79,6 +79,8 @@ pub struct MetadataForm {
     pub funding: String,
     /// One contributor a line, as `--contributor` takes it: `Curie, Marie; role=Editor`.
     pub contributors: String,
+    /// One date a line, as `--date` takes it: `Collected 2025-03-01/2025-06-30`.
+    pub dates: String,
 }
 
 impl MetadataForm {
@@ -126,6 +128,12 @@ impl MetadataForm {
                 .contributors
                 .iter()
                 .map(Contributor::describe)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            dates: m
+                .dates
+                .iter()
+                .map(DatasetDate::describe)
                 .collect::<Vec<_>>()
                 .join("\n"),
         }
@@ -220,6 +228,7 @@ impl MetadataForm {
             "Contributors",
             b,
         );
+        field(&mut self.dates, &base.dates, &stored.dates, "Dates", b);
         both
     }
 
@@ -293,6 +302,10 @@ impl MetadataForm {
             contributors: each_line(&self.contributors, Contributor::parse, |line| Contributor {
                 name: line.to_string(),
                 ..Contributor::default()
+            }),
+            dates: each_line(&self.dates, DatasetDate::parse, |line| DatasetDate {
+                date_type: line.to_string(),
+                date: String::new(),
             }),
         };
         let mut problems = metadata.problems();
@@ -572,6 +585,14 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
     );
     changed |= access_field(ui, form);
     error_text(ui, problems, "access.until");
+    changed |= lines_field(
+        ui,
+        "Dates",
+        &mut form.dates,
+        "Optional, one a line: Collected 2025-03-01/2025-06-30 (when the data were collected)",
+        "dates",
+        problems,
+    );
     changed |= lines_field(
         ui,
         "Related works",

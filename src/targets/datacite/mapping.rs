@@ -137,8 +137,17 @@ pub fn attributes(
             None => a["rightsList"] = json!([entry]),
         }
     }
+    // The dataset's own dates, then an embargo's end as the date the files are available.
+    let mut dates: Vec<Value> = m
+        .dates
+        .iter()
+        .map(|d| json!({ "date": d.date, "dateType": d.date_type }))
+        .collect();
     if let Some(until) = m.access.embargo_until() {
-        a["dates"] = json!([{ "date": until, "dateType": "Available" }]);
+        dates.push(json!({ "date": until, "dateType": "Available" }));
+    }
+    if !dates.is_empty() {
+        a["dates"] = json!(dates);
     }
     if let Some(version) = &m.version {
         a["version"] = json!(version);
@@ -289,6 +298,7 @@ mod tests {
             related: Vec::new(),
             funding: Vec::new(),
             contributors: Vec::new(),
+            dates: Vec::new(),
         };
         let doc = ContentDocument::new(
             vec![ManifestEntry {
@@ -384,6 +394,26 @@ mod tests {
                  "relatedIdentifierType": "URL", "relationType": "IsDocumentedBy"},
                 {"relatedIdentifier": "10.80000/abcd-ef12", "relatedIdentifierType": "DOI",
                  "relationType": "IsNewVersionOf"},
+            ])
+        );
+
+        // Dates: the dataset's own, then the embargo's end.
+        let mut dated = doc.clone();
+        dated.metadata.dates =
+            vec![crate::content::DatasetDate::parse("Collected 2025-03/2025-06").unwrap()];
+        let a = attributes(
+            "10.80000/wxyz-0042",
+            &key,
+            &dated,
+            DoiState::Draft,
+            None,
+            None,
+        );
+        assert_eq!(
+            a["dates"],
+            json!([
+                {"date": "2025-03/2025-06", "dateType": "Collected"},
+                {"date": "2027-06-30", "dateType": "Available"},
             ])
         );
 
