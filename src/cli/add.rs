@@ -120,6 +120,26 @@ fn parse_year(text: &str) -> Result<i32, String> {
         .map_err(|_| format!("'{text}' is not a year: write it in digits, e.g. 2026"))
 }
 
+/// What a repeatable flag that lists items (`--related`, `--funding`, ...) says: `None`
+/// when it is not given, else every item read by `parse` (they replace the ones the dataset
+/// has), where `--flag ""` alone gives none (to take away one a citation file gave that
+/// cannot be sent, say).
+fn listed<T>(
+    flag: &str,
+    given: &[String],
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> anyhow::Result<Option<Vec<T>>> {
+    if given.is_empty() {
+        return Ok(None);
+    }
+    let items = given
+        .iter()
+        .filter(|text| !text.trim().is_empty())
+        .map(|text| parse(text).map_err(|why| anyhow::anyhow!("{flag} {why}")))
+        .collect::<anyhow::Result<_>>()?;
+    Ok(Some(items))
+}
+
 /// `creator` as `--creator` takes it, named `name`: `"Curie, Marie; orcid=...;
 /// affiliation=..."`, what [`parse_creator`] reads back.
 pub(super) fn creator_text(name: &str, creator: &Creator) -> String {
@@ -221,44 +241,18 @@ impl AddArgs {
         if let Some(access) = self.file_access()? {
             m.access = access;
         }
-        if !self.related.is_empty() {
-            // `--related ""` alone takes them all away (one a citation file gave that
-            // cannot be sent, say).
-            m.related = self
-                .related
-                .iter()
-                .filter(|r| !r.trim().is_empty())
-                .map(|r| RelatedWork::parse(r).map_err(|why| anyhow::anyhow!("--related {why}")))
-                .collect::<anyhow::Result<_>>()?;
+        if let Some(related) = listed("--related", &self.related, RelatedWork::parse)? {
+            m.related = related;
         }
-        if !self.funding.is_empty() {
-            // As `--related`: `--funding ""` alone takes them all away.
-            m.funding = self
-                .funding
-                .iter()
-                .filter(|f| !f.trim().is_empty())
-                .map(|f| Funding::parse(f).map_err(|why| anyhow::anyhow!("--funding {why}")))
-                .collect::<anyhow::Result<_>>()?;
+        if let Some(funding) = listed("--funding", &self.funding, Funding::parse)? {
+            m.funding = funding;
         }
-        if !self.contributors.is_empty() {
-            // As `--related`: `--contributor ""` alone takes them all away.
-            m.contributors = self
-                .contributors
-                .iter()
-                .filter(|c| !c.trim().is_empty())
-                .map(|c| {
-                    Contributor::parse(c).map_err(|why| anyhow::anyhow!("--contributor {why}"))
-                })
-                .collect::<anyhow::Result<_>>()?;
+        let contributors = listed("--contributor", &self.contributors, Contributor::parse)?;
+        if let Some(contributors) = contributors {
+            m.contributors = contributors;
         }
-        if !self.dates.is_empty() {
-            // As `--related`: `--date ""` alone takes them all away.
-            m.dates = self
-                .dates
-                .iter()
-                .filter(|d| !d.trim().is_empty())
-                .map(|d| DatasetDate::parse(d).map_err(|why| anyhow::anyhow!("--date {why}")))
-                .collect::<anyhow::Result<_>>()?;
+        if let Some(dates) = listed("--date", &self.dates, DatasetDate::parse)? {
+            m.dates = dates;
         }
         Ok(())
     }

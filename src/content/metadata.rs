@@ -277,6 +277,18 @@ pub(super) fn orcid_is_valid(bare: &str) -> bool {
     check[0] == expected
 }
 
+/// Each of `items` once, in their order, leaving out the blank ones (an empty line of the
+/// window's one-a-line fields).
+fn each_once<T: PartialEq>(items: impl Iterator<Item = T>, blank: impl Fn(&T) -> bool) -> Vec<T> {
+    let mut kept: Vec<T> = Vec::new();
+    for item in items {
+        if !blank(&item) && !kept.contains(&item) {
+            kept.push(item);
+        }
+    }
+    kept
+}
+
 /// This year, by the UTC calendar: a publication year for a folder added today.
 pub fn this_year() -> i32 {
     today()
@@ -444,48 +456,20 @@ impl Metadata {
                 },
                 other => other.clone(),
             },
-            related: {
-                // Each once, in the order given.
-                let mut related: Vec<RelatedWork> = Vec::new();
-                for r in self.related.iter().map(RelatedWork::normalized) {
-                    let blank = r.relation.is_empty() && r.identifier.is_empty();
-                    if !blank && !related.contains(&r) {
-                        related.push(r);
-                    }
-                }
-                related
-            },
-            funding: {
-                // Each once, in the order given, as `related`.
-                let mut funding: Vec<Funding> = Vec::new();
-                for f in self.funding.iter().map(Funding::normalized) {
-                    if !f.is_blank() && !funding.contains(&f) {
-                        funding.push(f);
-                    }
-                }
-                funding
-            },
-            contributors: {
-                // Each once, in the order given, as `related`.
-                let mut contributors: Vec<Contributor> = Vec::new();
-                for c in self.contributors.iter().map(Contributor::normalized) {
-                    if !c.is_blank() && !contributors.contains(&c) {
-                        contributors.push(c);
-                    }
-                }
-                contributors
-            },
-            dates: {
-                // Each once, in the order given, as `related`.
-                let mut dates: Vec<DatasetDate> = Vec::new();
-                for d in self.dates.iter().map(DatasetDate::normalized) {
-                    let blank = d.date_type.is_empty() && d.date.is_empty();
-                    if !blank && !dates.contains(&d) {
-                        dates.push(d);
-                    }
-                }
-                dates
-            },
+            related: each_once(self.related.iter().map(RelatedWork::normalized), |r| {
+                r.relation.is_empty() && r.identifier.is_empty()
+            }),
+            funding: each_once(
+                self.funding.iter().map(Funding::normalized),
+                Funding::is_blank,
+            ),
+            contributors: each_once(
+                self.contributors.iter().map(Contributor::normalized),
+                Contributor::is_blank,
+            ),
+            dates: each_once(self.dates.iter().map(DatasetDate::normalized), |d| {
+                d.date_type.is_empty() && d.date.is_empty()
+            }),
         }
     }
 

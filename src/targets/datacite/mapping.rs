@@ -397,18 +397,16 @@ mod tests {
             ])
         );
 
+        // The draft DOI's attributes of the same document with other metadata.
+        let draft_of = |doc: &ContentDocument| {
+            attributes("10.80000/wxyz-0042", &key, doc, DoiState::Draft, None, None)
+        };
+
         // Dates: the dataset's own, then the embargo's end.
         let mut dated = doc.clone();
         dated.metadata.dates =
             vec![crate::content::DatasetDate::parse("Collected 2025-03/2025-06").unwrap()];
-        let a = attributes(
-            "10.80000/wxyz-0042",
-            &key,
-            &dated,
-            DoiState::Draft,
-            None,
-            None,
-        );
+        let a = draft_of(&dated);
         assert_eq!(
             a["dates"],
             json!([
@@ -426,14 +424,7 @@ mod tests {
             .unwrap(),
             crate::content::Contributor::parse("Soil Lab; role=HostingInstitution").unwrap(),
         ];
-        let a = attributes(
-            "10.80000/wxyz-0042",
-            &key,
-            &credited,
-            DoiState::Draft,
-            None,
-            None,
-        );
+        let a = draft_of(&credited);
         assert_eq!(
             a["contributors"],
             serde_json::json!([
@@ -447,14 +438,7 @@ mod tests {
         );
 
         // Funding: each funder by name, an award's number and title as far as given.
-        let plain = attributes(
-            "10.80000/wxyz-0042",
-            &key,
-            &doc,
-            DoiState::Draft,
-            None,
-            None,
-        );
+        let plain = draft_of(&doc);
         assert!(plain.get("fundingReferences").is_none(), "none, none sent");
         let mut funded = doc.clone();
         funded.metadata.funding = vec![
@@ -462,14 +446,7 @@ mod tests {
             crate::content::Funding::parse("Wellcome Trust; award=WT-1").unwrap(),
             crate::content::Funding::parse("Sloan Foundation").unwrap(),
         ];
-        let a = attributes(
-            "10.80000/wxyz-0042",
-            &key,
-            &funded,
-            DoiState::Draft,
-            None,
-            None,
-        );
+        let a = draft_of(&funded);
         assert_eq!(
             a["fundingReferences"],
             serde_json::json!([
