@@ -124,27 +124,16 @@ async fn a_contributor_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
 /// what the file gives that Lodge does not send.
 #[test]
 fn zenodo_json_contributors_prefill_the_contributors() {
-    let lab = Lab::new();
-    let folder = lab.folder(
+    let (said, shown) = added_with_zenodo_json(
+        &Lab::new(),
         "credited",
-        &[
-            ("cores.csv", b"depth,c\n1,2\n"),
-            (
-                ".zenodo.json",
-                br#"{"title": "Cores", "creators": [{"name": "Curie, Marie"}],
-                    "publication_date": "2026-01-05", "publisher": "Lab",
-                    "contributors": [{"name": "Doe, Jane", "type": "DataCurator"}],
-                    "communities": [{"identifier": "soil"}]}"#,
-            ),
-        ],
+        r#""contributors": [{"name": "Doe, Jane", "type": "DataCurator"}],
+           "communities": [{"identifier": "soil"}]"#,
     );
-    let (ok, said) = lodge_said(&lab, &["add", folder.to_str().unwrap()]);
-    assert!(ok, "{said}");
     assert_all(
         &said,
         &["also gives communities, which Lodge does not send"],
     );
     assert!(!said.contains("contributors"), "{said}");
-    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert_all(&shown, &["contributor  Doe, Jane; role=DataCurator"]);
 }

@@ -97,27 +97,16 @@ async fn a_date_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
 /// no longer named among what the file gives that Lodge does not send.
 #[test]
 fn zenodo_json_dates_prefill_the_dates() {
-    let lab = Lab::new();
-    let folder = lab.folder(
+    let (said, shown) = added_with_zenodo_json(
+        &Lab::new(),
         "surveyed",
-        &[
-            ("cores.csv", b"depth,c\n1,2\n"),
-            (
-                ".zenodo.json",
-                br#"{"title": "Cores", "creators": [{"name": "Curie, Marie"}],
-                    "publication_date": "2026-01-05", "publisher": "Lab",
-                    "dates": [{"start": "2025-03-01", "end": "2025-06-30", "type": "Collected"}],
-                    "communities": [{"identifier": "soil"}]}"#,
-            ),
-        ],
+        r#""dates": [{"start": "2025-03-01", "end": "2025-06-30", "type": "Collected"}],
+           "communities": [{"identifier": "soil"}]"#,
     );
-    let (ok, said) = lodge_said(&lab, &["add", folder.to_str().unwrap()]);
-    assert!(ok, "{said}");
     assert_all(
         &said,
         &["also gives communities, which Lodge does not send"],
     );
     assert!(!said.contains("dates"), "{said}");
-    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert_all(&shown, &["dates        Collected 2025-03-01/2025-06-30"]);
 }

@@ -107,21 +107,11 @@ async fn funding_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
 /// adding the folder says so and how to give them.
 #[test]
 fn zenodo_json_grants_are_named_with_how_to_give_the_funding() {
-    let lab = Lab::new();
-    let folder = lab.folder(
+    let (said, _) = added_with_zenodo_json(
+        &Lab::new(),
         "with-grants",
-        &[
-            ("cores.csv", b"depth,c\n1,2\n"),
-            (
-                ".zenodo.json",
-                br#"{"title": "Cores", "creators": [{"name": "Curie, Marie"}],
-                    "publication_date": "2026-01-05", "publisher": "Lab",
-                    "grants": [{"id": "777541"}]}"#,
-            ),
-        ],
+        r#""grants": [{"id": "777541"}]"#,
     );
-    let (ok, said) = lodge_said(&lab, &["add", folder.to_str().unwrap()]);
-    assert!(ok, "{said}");
     assert_all(
         &said,
         &[

@@ -217,6 +217,18 @@ mod tests {
     use super::*;
     use crate::content::{Creator, FileAccess};
 
+    /// The sample's document with `lines`, each read by `parse`, in the metadata's list
+    /// that `set` fills.
+    fn sample_with<T>(
+        lines: &[&str],
+        parse: fn(&str) -> Result<T, String>,
+        set: fn(&mut Metadata, Vec<T>),
+    ) -> ContentDocument {
+        let (m, mut meta) = sample();
+        set(&mut meta, lines.iter().map(|l| parse(l).unwrap()).collect());
+        ContentDocument::new(m, &meta)
+    }
+
     fn sample() -> (Vec<ManifestEntry>, Metadata) {
         let manifest = vec![
             ManifestEntry {
@@ -245,19 +257,14 @@ mod tests {
     /// keys as it did before they could be given (the text pinned in the test below).
     #[test]
     fn related_works_are_keyed_in_one_spelling_and_none_add_nothing() {
-        let (m, meta) = sample();
         let with = |lines: &[&str]| {
-            let meta = Metadata {
-                related: lines
-                    .iter()
-                    .map(|l| crate::content::RelatedWork::parse(l).unwrap())
-                    .collect(),
-                ..meta.clone()
-            };
-            ContentDocument::new(m.clone(), &meta)
+            sample_with(lines, crate::content::RelatedWork::parse, |m, items| {
+                m.related = items
+            })
         };
         let none = with(&[]);
-        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        let (m, meta) = sample();
+        assert_eq!(none.key(), ContentDocument::new(m, &meta).key());
         let one = with(&["IsSupplementTo 10.1234/Paper"]);
         let text = String::from_utf8(one.canonical_json()).unwrap();
         assert!(
@@ -279,19 +286,14 @@ mod tests {
     /// spaces keys the same; a dataset with none keys as before funding could be given.
     #[test]
     fn funding_is_keyed_once_each_and_none_adds_nothing() {
-        let (m, meta) = sample();
         let with = |lines: &[&str]| {
-            let meta = Metadata {
-                funding: lines
-                    .iter()
-                    .map(|l| crate::content::Funding::parse(l).unwrap())
-                    .collect(),
-                ..meta.clone()
-            };
-            ContentDocument::new(m.clone(), &meta)
+            sample_with(lines, crate::content::Funding::parse, |m, items| {
+                m.funding = items
+            })
         };
         let none = with(&[]);
-        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        let (m, meta) = sample();
+        assert_eq!(none.key(), ContentDocument::new(m, &meta).key());
         let one = with(&["NSF; award=2045678; award-title=Cores"]);
         let text = String::from_utf8(one.canonical_json()).unwrap();
         assert!(
@@ -317,19 +319,14 @@ mod tests {
     /// with none keys as before they could be given.
     #[test]
     fn contributors_are_keyed_in_one_spelling_and_none_add_nothing() {
-        let (m, meta) = sample();
         let with = |lines: &[&str]| {
-            let meta = Metadata {
-                contributors: lines
-                    .iter()
-                    .map(|l| crate::content::Contributor::parse(l).unwrap())
-                    .collect(),
-                ..meta.clone()
-            };
-            ContentDocument::new(m.clone(), &meta)
+            sample_with(lines, crate::content::Contributor::parse, |m, items| {
+                m.contributors = items
+            })
         };
         let none = with(&[]);
-        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        let (m, meta) = sample();
+        assert_eq!(none.key(), ContentDocument::new(m, &meta).key());
         let one = with(&["Curie, Marie; role=ContactPerson"]);
         let text = String::from_utf8(one.canonical_json()).unwrap();
         assert!(
@@ -350,19 +347,14 @@ mod tests {
     /// spaces), and a dataset with none keys as before they could be given.
     #[test]
     fn dates_are_keyed_in_one_spelling_and_none_add_nothing() {
-        let (m, meta) = sample();
         let with = |lines: &[&str]| {
-            let meta = Metadata {
-                dates: lines
-                    .iter()
-                    .map(|l| crate::content::DatasetDate::parse(l).unwrap())
-                    .collect(),
-                ..meta.clone()
-            };
-            ContentDocument::new(m.clone(), &meta)
+            sample_with(lines, crate::content::DatasetDate::parse, |m, items| {
+                m.dates = items
+            })
         };
         let none = with(&[]);
-        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        let (m, meta) = sample();
+        assert_eq!(none.key(), ContentDocument::new(m, &meta).key());
         let one = with(&["Collected 2025-03/2025-06"]);
         let text = String::from_utf8(one.canonical_json()).unwrap();
         assert!(

@@ -208,21 +208,27 @@ fn validation_errors(data: &Value) -> Vec<Value> {
     errors
 }
 
+/// The error InvenioRDM gives `field` when its `{"id": ...}` is not one of a vocabulary
+/// whose ids are DataCite's `names` in lower case (a `what`, in the message).
+fn outside_vocabulary(value: &Value, names: &[&str], field: &str, what: &str) -> Option<Value> {
+    let id = value["id"].as_str().unwrap_or_default();
+    let known = names.iter().any(|name| name.to_lowercase() == id);
+    (!known).then(|| {
+        json!({
+            "field": field,
+            "messages": [format!("Invalid {what} '{id}'.")],
+        })
+    })
+}
+
 /// What InvenioRDM says of dates: a type of its date types vocabulary (DataCite's, in lower
 /// case) and a date it reads as EDTF (here: a date or range Lodge's own check accepts).
 fn date_errors(dates: &Value) -> Vec<Value> {
     let mut errors = Vec::new();
     for (i, d) in dates.as_array().into_iter().flatten().enumerate() {
-        let kind = d["type"]["id"].as_str().unwrap_or_default();
-        if !crate::content::DATE_TYPES
-            .iter()
-            .any(|t| t.to_lowercase() == kind)
-        {
-            errors.push(json!({
-                "field": format!("metadata.dates.{i}.type"),
-                "messages": [format!("Invalid date type '{kind}'.")],
-            }));
-        }
+        let field = format!("metadata.dates.{i}.type");
+        let types = crate::content::DATE_TYPES;
+        errors.extend(outside_vocabulary(&d["type"], types, &field, "date type"));
         let date = crate::content::DatasetDate {
             date_type: "Other".into(),
             date: d["date"].as_str().unwrap_or_default().to_string(),
@@ -242,16 +248,9 @@ fn date_errors(dates: &Value) -> Vec<Value> {
 fn contributor_errors(contributors: &Value) -> Vec<Value> {
     let mut errors = Vec::new();
     for (i, c) in contributors.as_array().into_iter().flatten().enumerate() {
-        let role = c["role"]["id"].as_str().unwrap_or_default();
-        if !crate::content::CONTRIBUTOR_ROLES
-            .iter()
-            .any(|r| r.to_lowercase() == role)
-        {
-            errors.push(json!({
-                "field": format!("metadata.contributors.{i}.role"),
-                "messages": [format!("Invalid role '{role}'.")],
-            }));
-        }
+        let field = format!("metadata.contributors.{i}.role");
+        let roles = crate::content::CONTRIBUTOR_ROLES;
+        errors.extend(outside_vocabulary(&c["role"], roles, &field, "role"));
         if c["person_or_org"].as_object().is_none_or(|p| p.is_empty()) {
             errors.push(json!({
                 "field": format!("metadata.contributors.{i}.person_or_org"),
@@ -299,16 +298,14 @@ fn funding_errors(funding: &Value) -> Vec<Value> {
 fn related_errors(related: &Value) -> Vec<Value> {
     let mut errors = Vec::new();
     for (i, r) in related.as_array().into_iter().flatten().enumerate() {
-        let relation = r["relation_type"]["id"].as_str().unwrap_or_default();
-        if !crate::content::RELATION_TYPES
-            .iter()
-            .any(|t| t.to_lowercase() == relation)
-        {
-            errors.push(json!({
-                "field": format!("metadata.related_identifiers.{i}.relation_type"),
-                "messages": [format!("Invalid relation type '{relation}'.")],
-            }));
-        }
+        let field = format!("metadata.related_identifiers.{i}.relation_type");
+        let types = crate::content::RELATION_TYPES;
+        errors.extend(outside_vocabulary(
+            &r["relation_type"],
+            types,
+            &field,
+            "relation type",
+        ));
         let identifier = r["identifier"].as_str().unwrap_or_default();
         let recognised = match r["scheme"].as_str() {
             Some("doi") => identifier.starts_with("10.") && identifier.contains('/'),

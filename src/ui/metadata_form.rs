@@ -112,30 +112,10 @@ impl MetadataForm {
                 FileAccess::Embargoed { .. } => AccessChoice::Embargoed,
             },
             embargo_until: m.access.embargo_until().unwrap_or_default().to_string(),
-            related: m
-                .related
-                .iter()
-                .map(RelatedWork::describe)
-                .collect::<Vec<_>>()
-                .join("\n"),
-            funding: m
-                .funding
-                .iter()
-                .map(Funding::describe)
-                .collect::<Vec<_>>()
-                .join("\n"),
-            contributors: m
-                .contributors
-                .iter()
-                .map(Contributor::describe)
-                .collect::<Vec<_>>()
-                .join("\n"),
-            dates: m
-                .dates
-                .iter()
-                .map(DatasetDate::describe)
-                .collect::<Vec<_>>()
-                .join("\n"),
+            related: one_a_line(&m.related, RelatedWork::describe),
+            funding: one_a_line(&m.funding, Funding::describe),
+            contributors: one_a_line(&m.contributors, Contributor::describe),
+            dates: one_a_line(&m.dates, DatasetDate::describe),
         }
     }
 
@@ -315,6 +295,11 @@ impl MetadataForm {
         }
         (metadata, problems)
     }
+}
+
+/// `items` as a one-a-line field shows them, each `describe`d.
+fn one_a_line<T>(items: &[T], describe: impl Fn(&T) -> String) -> String {
+    items.iter().map(describe).collect::<Vec<_>>().join("\n")
 }
 
 /// Each line of a one-a-line field that is not blank, read by `parse`, or by `whole` when

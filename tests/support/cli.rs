@@ -123,6 +123,27 @@ pub async fn deposit_all_refused_unsent(lab: &Lab, sandbox: &lodge::sandbox::Run
     assert_eq!(sandbox.stats().requests, 0, "nothing sent");
 }
 
+/// A folder `name` of one CSV file and a `.zenodo.json` of complete metadata (title Cores,
+/// Curie, Marie, 2026, Lab) with the JSON members `fields` (`"dates": [...]`) too, added in
+/// the lab as the first dataset: what `lodge add` printed, and what `lodge show 1` prints.
+pub fn added_with_zenodo_json(lab: &Lab, name: &str, fields: &str) -> (String, String) {
+    let zenodo = format!(
+        r#"{{"title": "Cores", "creators": [{{"name": "Curie, Marie"}}],
+            "publication_date": "2026-01-05", "publisher": "Lab", {fields}}}"#
+    );
+    let folder = lab.folder(
+        name,
+        &[
+            ("cores.csv", b"depth,c\n1,2\n"),
+            (".zenodo.json", zenodo.as_bytes()),
+        ],
+    );
+    let (added, said) = lodge_said(lab, &["add", folder.to_str().unwrap()]);
+    assert!(added, "{said}");
+    let (_, shown) = lodge_said(lab, &["show", "1"]);
+    (said, shown)
+}
+
 /// What the InvenioRDM and DataCite emulations hold of a dataset deposited to both.
 pub struct DepositedToBoth {
     /// The InvenioRDM record (`GET /api/records/ID`).

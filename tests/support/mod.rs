@@ -24,9 +24,9 @@ use tokio_util::sync::CancellationToken;
 
 #[allow(unused_imports)]
 pub use cli::{
-    DepositedToBoth, FAST, add_titled, add_titled_with, added_titled_with, assert_all,
-    deposit_all_refused_unsent, deposited_to_invenio_and_datacite, key_in, lodge, lodge_in,
-    lodge_said, lodge_with, run, run_with_stdin, text,
+    DepositedToBoth, FAST, add_titled, add_titled_with, added_titled_with, added_with_zenodo_json,
+    assert_all, deposit_all_refused_unsent, deposited_to_invenio_and_datacite, key_in, lodge,
+    lodge_in, lodge_said, lodge_with, run, run_with_stdin, text,
 };
 
 /// A temporary folder holding datasets, stores and sandbox data.
