@@ -20,7 +20,7 @@ async fn funding_given_on_the_command_line_is_shown_keyed_and_reaches_invenio_an
         "--funding",
         "National Science Foundation; award=2045678; award-title=Soil cores of the Alps",
         "--funding",
-        "Wellcome Trust",
+        "Wellcome Trust; funder-id=ror.org/029chgv08",
     ];
     let funded = key_in(&added_titled_with(&lab, &folder, "Cores", &funding));
     assert_ne!(funded, plain, "funding is part of the key");
@@ -28,7 +28,7 @@ async fn funding_given_on_the_command_line_is_shown_keyed_and_reaches_invenio_an
         "--funding",
         " National Science Foundation ;award-title=Soil cores of the Alps; award=2045678",
         "--funding",
-        "Wellcome Trust ",
+        "Wellcome Trust ; funder-id=https://ror.org/029CHGV08",
     ];
     assert_eq!(
         key_in(&added_titled_with(&lab, &folder, "Cores", &respaced)),
@@ -40,7 +40,7 @@ async fn funding_given_on_the_command_line_is_shown_keyed_and_reaches_invenio_an
         &[
             "funding      National Science Foundation; award=2045678; award-title=Soil cores \
              of the Alps",
-            "             Wellcome Trust",
+            "             Wellcome Trust; funder-id=https://ror.org/029chgv08",
         ],
     );
 
@@ -52,6 +52,7 @@ async fn funding_given_on_the_command_line_is_shown_keyed_and_reaches_invenio_an
         json!([
             {"funder": {"name": "National Science Foundation"},
              "award": {"number": "2045678", "title": {"en": "Soil cores of the Alps"}}},
+            // By name: an id would have to be one of InvenioRDM's own vocabulary.
             {"funder": {"name": "Wellcome Trust"}},
         ])
     );
@@ -60,7 +61,8 @@ async fn funding_given_on_the_command_line_is_shown_keyed_and_reaches_invenio_an
         json!([
             {"funderName": "National Science Foundation", "awardNumber": "2045678",
              "awardTitle": "Soil cores of the Alps"},
-            {"funderName": "Wellcome Trust"},
+            {"funderName": "Wellcome Trust", "funderIdentifier": "https://ror.org/029chgv08",
+             "funderIdentifierType": "ROR"},
         ])
     );
 
@@ -88,7 +90,9 @@ async fn funding_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert_all(
         &text(&out),
-        &["--funding 'NSF; 2045678': '2045678' should be award=NUMBER or award-title=TITLE"],
+        &[
+            "--funding 'NSF; 2045678': '2045678' should be award=NUMBER, award-title=TITLE or funder-id=ROR",
+        ],
     );
     assert!(!lab.path("lodge.db").exists(), "nothing added");
 

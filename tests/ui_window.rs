@@ -2708,8 +2708,9 @@ fn funding_typed_in_the_details_is_checked_beside_the_field_and_stored() {
     w.scroll_to("Funding");
     w.type_into("Funding", "NSF; 2045678");
     w.harness.step();
-    w.harness
-        .get_by_label_contains("'2045678' should be award=NUMBER or award-title=TITLE");
+    w.harness.get_by_label_contains(
+        "'2045678' should be award=NUMBER, award-title=TITLE or funder-id=ROR",
+    );
     assert!(
         w.harness
             .get_by_label("Deposit to Local sandbox")

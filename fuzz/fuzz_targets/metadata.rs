@@ -24,8 +24,8 @@ struct Fields {
     embargo_until: Option<String>,
     /// Relation and identifier of each related work.
     related: Vec<(String, String)>,
-    /// Funder, award number and award title of each funding.
-    funding: Vec<(String, Option<String>, Option<String>)>,
+    /// Funder, funder id, award number and award title of each funding.
+    funding: Vec<(String, Option<String>, Option<String>, Option<String>)>,
     /// Name, role, ORCID and affiliation of each contributor.
     contributors: Vec<(String, String, Option<String>, Option<String>)>,
     /// Type and date of each date.
@@ -67,8 +67,9 @@ fuzz_target!(|f: Fields| {
         funding: f
             .funding
             .into_iter()
-            .map(|(funder, award_number, award_title)| Funding {
+            .map(|(funder, funder_id, award_number, award_title)| Funding {
                 funder,
+                funder_id,
                 award_number,
                 award_title,
             })

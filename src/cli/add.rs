@@ -63,11 +63,15 @@ pub struct AddArgs {
     /// for several (they replace the ones already known); --related "" removes them all.
     #[arg(long = "related", value_name = "RELATION ID")]
     pub related: Vec<String>,
-    /// Who funded the work: the funder's name, then, optionally, the award's number and
-    /// title, e.g. "European Commission; award=101000001; award-title=Soil carbon" (Zenodo
-    /// and InvenioRDM take an award only with both). Repeat for several funders or awards
-    /// (they replace the ones already known); --funding "" removes them all.
-    #[arg(long = "funding", value_name = "FUNDER[; award=N; award-title=T]")]
+    /// Who funded the work: the funder's name, then, optionally, its ROR or Crossref Funder
+    /// ID (funder-id=...) and the award's number and title, e.g. "European Commission;
+    /// award=101000001; award-title=Soil carbon" (Zenodo and InvenioRDM take an award only
+    /// with both). Repeat for several funders or awards (they replace the ones already
+    /// known); --funding "" removes them all.
+    #[arg(
+        long = "funding",
+        value_name = "FUNDER[; funder-id=ID; award=N; award-title=T]"
+    )]
     pub funding: Vec<String>,
     /// Someone who had a part in the dataset other than as its creator, and their role
     /// (a DataCite contributor type): "Curie, Marie; role=ContactPerson", optionally with

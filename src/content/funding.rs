@@ -1,13 +1,16 @@
 //! Funding: who paid for the work behind a dataset, and under which award (grant). Funders
 //! ask for it (a grant's outputs are found by it), so the targets send it as DataCite's
 //! `fundingReferences` and InvenioRDM's `funding`. A funder is given by name, as both take
-//! it without a vocabulary; an award by its number and title. Like all metadata it takes
-//! part in the content key; a dataset with none keys as it always did.
+//! it without a vocabulary, and optionally by its ROR or Crossref Funder ID, which DataCite
+//! takes (InvenioRDM only an id of its own vocabulary, which Lodge cannot look up); an award
+//! by its number and title. Like all metadata it takes part in the content key; a dataset
+//! with none keys as it always did.
 
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::labelled::{join_labelled, split_labelled};
+use super::related::bare_doi;
 
 /// How funding is written on the command line and in the window.
 pub const EXAMPLE: &str = "European Commission; award=101000001; award-title=Soil carbon";
@@ -17,6 +20,10 @@ pub const EXAMPLE: &str = "European Commission; award=101000001; award-title=Soi
 pub struct Funding {
     /// The funder's name: `European Commission`, `National Science Foundation`.
     pub funder: String,
+    /// The funder's identifier, a ROR (`https://ror.org/00k4n6c32`) or a Crossref Funder ID
+    /// (`https://doi.org/10.13039/501100000780`), each keyed as that address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub funder_id: Option<String>,
     /// The award's number as the funder gives it: `101000001`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub award_number: Option<String>,
@@ -33,6 +40,50 @@ fn clean_opt(s: &Option<String>) -> Option<String> {
     s.as_deref().map(clean).filter(|s| !s.is_empty())
 }
 
+/// DataCite's types of the funder identifiers Lodge recognises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunderScheme {
+    Ror,
+    CrossrefFunderId,
+}
+
+impl FunderScheme {
+    /// DataCite's `funderIdentifierType`.
+    pub fn datacite(self) -> &'static str {
+        match self {
+            FunderScheme::Ror => "ROR",
+            FunderScheme::CrossrefFunderId => "Crossref Funder ID",
+        }
+    }
+}
+
+/// `id` as its keyed address, and its scheme: a ROR id (`0` then six letters or digits and
+/// two check digits, bare or as a ror.org address, any case) or a DOI under `10.13039/` (in
+/// any spelling of a DOI); `None` when it is neither.
+pub fn funder_identifier(id: &str) -> Option<(String, FunderScheme)> {
+    let id = id.trim();
+    if let Some(doi) = bare_doi(id)
+        && doi.starts_with("10.13039/")
+    {
+        // In NFC again: lower case can take a letter out of it.
+        let doi: String = doi.to_lowercase().nfc().collect();
+        return Some((
+            format!("https://doi.org/{doi}"),
+            FunderScheme::CrossrefFunderId,
+        ));
+    }
+    let lower = id.to_ascii_lowercase();
+    let ror = ["https://ror.org/", "http://ror.org/", "ror.org/"]
+        .iter()
+        .find_map(|prefix| lower.strip_prefix(prefix))
+        .unwrap_or(&lower);
+    let ror_like = ror.len() == 9
+        && ror.starts_with('0')
+        && ror.bytes().all(|b| b.is_ascii_alphanumeric())
+        && ror[7..].bytes().all(|b| b.is_ascii_digit());
+    ror_like.then(|| (format!("https://ror.org/{ror}"), FunderScheme::Ror))
+}
+
 impl Funding {
     /// `"European Commission; award=101000001; award-title=Soil carbon"`: the funder's name,
     /// then, after semicolons, the award's number and title, each optional. Whether the
@@ -41,8 +92,8 @@ impl Funding {
     pub fn parse(text: &str) -> Result<Funding, String> {
         let (funder, parts) = split_labelled(text).map_err(|part| {
             format!(
-                "'{text}': '{part}' should be award=NUMBER or award-title=TITLE, e.g. \
-                 \"{EXAMPLE}\""
+                "'{text}': '{part}' should be award=NUMBER, award-title=TITLE or \
+                 funder-id=ROR, e.g. \"{EXAMPLE}\""
             )
         })?;
         let mut funding = Funding {
@@ -51,12 +102,13 @@ impl Funding {
         };
         for (label, value) in parts {
             match label.as_str() {
+                "funder-id" => funding.funder_id = Some(value),
                 "award" => funding.award_number = Some(value),
                 "award-title" => funding.award_title = Some(value),
                 other => {
                     return Err(format!(
-                        "'{text}': unknown part '{other}' (use award=NUMBER and \
-                         award-title=TITLE after the funder's name)"
+                        "'{text}': unknown part '{other}' (use award=NUMBER, \
+                         award-title=TITLE and funder-id=ROR after the funder's name)"
                     ));
                 }
             }
@@ -68,6 +120,9 @@ impl Funding {
     pub fn normalized(&self) -> Funding {
         Funding {
             funder: clean(&self.funder),
+            // A known identifier as its address; another kept as written, for `problem`.
+            funder_id: clean_opt(&self.funder_id)
+                .map(|id| funder_identifier(&id).map_or(id, |(address, _)| address)),
             award_number: clean_opt(&self.award_number),
             award_title: clean_opt(&self.award_title),
         }
@@ -96,6 +151,14 @@ impl Funding {
                 Err(why) => why,
                 Ok(_) => format!("'{}': a funder's name cannot hold ';'", f.describe()),
             });
+        }
+        if let Some(id) = &f.funder_id
+            && funder_identifier(id).is_none()
+        {
+            return Some(format!(
+                "'{id}' is neither a ROR (https://ror.org/00k4n6c32) nor a Crossref Funder ID \
+                 (10.13039/501100000780): give one of them as funder-id=, or leave it out"
+            ));
         }
         let parts = [
             Some(&f.funder),
@@ -126,6 +189,7 @@ impl Funding {
         join_labelled(
             &self.funder,
             &[
+                ("funder-id", self.funder_id.as_deref()),
                 ("award", self.award_number.as_deref()),
                 ("award-title", self.award_title.as_deref()),
             ],
@@ -140,6 +204,7 @@ mod tests {
     fn funding(funder: &str, number: Option<&str>, title: Option<&str>) -> Funding {
         Funding {
             funder: funder.into(),
+            funder_id: None,
             award_number: number.map(Into::into),
             award_title: title.map(Into::into),
         }
@@ -177,10 +242,53 @@ mod tests {
     }
 
     #[test]
+    fn a_funder_id_is_a_ror_or_a_crossref_funder_id_keyed_as_its_address() {
+        for (given, keyed, scheme) in [
+            (
+                "https://ror.org/00k4n6c32",
+                "https://ror.org/00k4n6c32",
+                FunderScheme::Ror,
+            ),
+            ("00K4N6C32", "https://ror.org/00k4n6c32", FunderScheme::Ror),
+            (
+                "ror.org/021nxhr62",
+                "https://ror.org/021nxhr62",
+                FunderScheme::Ror,
+            ),
+            (
+                "10.13039/501100000780",
+                "https://doi.org/10.13039/501100000780",
+                FunderScheme::CrossrefFunderId,
+            ),
+            (
+                "https://doi.org/10.13039/100000001",
+                "https://doi.org/10.13039/100000001",
+                FunderScheme::CrossrefFunderId,
+            ),
+        ] {
+            assert_eq!(
+                funder_identifier(given),
+                Some((keyed.to_string(), scheme)),
+                "{given}"
+            );
+            let f = Funding::parse(&format!("EC; funder-id={given}")).unwrap();
+            assert_eq!(f.funder_id.as_deref(), Some(keyed));
+            assert_eq!(f.problem(), None);
+            assert_eq!(Funding::parse(&f.describe()).unwrap(), f, "read back");
+        }
+        for neither in ["10.1234/abc", "https://ror.org/abc", "1k4n6c32x", "EC"] {
+            assert_eq!(funder_identifier(neither), None, "{neither}");
+            let f = Funding::parse(&format!("EC; funder-id={neither}")).unwrap();
+            let why = f.problem().unwrap();
+            assert!(why.contains("is neither a ROR"), "{neither}: {why}");
+        }
+    }
+
+    #[test]
     fn a_part_that_is_not_award_or_award_title_is_refused_naming_it() {
         let why = Funding::parse("NSF; 2045678").unwrap_err();
         assert!(
-            why.contains("'2045678' should be award=NUMBER or award-title=TITLE"),
+            why.contains("'2045678' should be award=NUMBER, award-title=TITLE or funder-id=ROR"),
             "{why}"
         );
         assert!(why.contains(EXAMPLE), "{why}");

@@ -32,7 +32,7 @@ pub use document::{
     ContentDocument, DocumentChanges, ENCODING_VERSION, MAX_KEYED_SIZE, ManifestEntry,
 };
 pub use error::ContentError;
-pub use funding::{EXAMPLE as FUNDING_EXAMPLE, Funding};
+pub use funding::{EXAMPLE as FUNDING_EXAMPLE, FunderScheme, Funding, funder_identifier};
 pub use hash::{
     FileStamp, HASH_BUFFER_BYTES, HashCache, HashProgress, HashWatch, HashedFile, MemoryHashCache,
     NoHashCache, hash_files, sha256_reader,

@@ -178,7 +178,7 @@ impl RelatedWork {
 /// The bare DOI in `id` (`10.1234/abc`), written bare, with `doi:` in front or as a
 /// doi.org link; `None` if it is not a DOI. A DOI is `10.`, a registrant code of digits
 /// (and dots), `/` and a suffix without spaces.
-fn bare_doi(id: &str) -> Option<&str> {
+pub(super) fn bare_doi(id: &str) -> Option<&str> {
     let lower = id.to_ascii_lowercase();
     let prefix_len = [
         "https://doi.org/",

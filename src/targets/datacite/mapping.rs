@@ -5,7 +5,9 @@
 
 use serde_json::{Value, json};
 
-use crate::content::{ContentDocument, ContentKey, Creator, FileAccess, spdx_license_id};
+use crate::content::{
+    ContentDocument, ContentKey, Creator, FileAccess, funder_identifier, spdx_license_id,
+};
 
 /// `alternateIdentifierType` of the content key in a DOI's metadata.
 pub const KEY_IDENTIFIER_TYPE: &str = "Lodge content key";
@@ -194,6 +196,10 @@ pub fn attributes(
                 .iter()
                 .map(|f| {
                     let mut reference = json!({ "funderName": f.funder });
+                    if let Some((id, scheme)) = f.funder_id.as_deref().and_then(funder_identifier) {
+                        reference["funderIdentifier"] = json!(id);
+                        reference["funderIdentifierType"] = json!(scheme.datacite());
+                    }
                     if let Some(number) = &f.award_number {
                         reference["awardNumber"] = json!(number);
                     }
@@ -444,6 +450,8 @@ mod tests {
         funded.metadata.funding = vec![
             crate::content::Funding::parse("NSF; award=2045678; award-title=Cores").unwrap(),
             crate::content::Funding::parse("Wellcome Trust; award=WT-1").unwrap(),
+            crate::content::Funding::parse("EC; funder-id=10.13039/501100000780").unwrap(),
+            crate::content::Funding::parse("ERC; funder-id=https://ror.org/0472cxd90").unwrap(),
             crate::content::Funding::parse("Sloan Foundation").unwrap(),
         ];
         let a = draft_of(&funded);
@@ -452,6 +460,11 @@ mod tests {
             serde_json::json!([
                 {"funderName": "NSF", "awardNumber": "2045678", "awardTitle": "Cores"},
                 {"funderName": "Wellcome Trust", "awardNumber": "WT-1"},
+                {"funderName": "EC",
+                 "funderIdentifier": "https://doi.org/10.13039/501100000780",
+                 "funderIdentifierType": "Crossref Funder ID"},
+                {"funderName": "ERC", "funderIdentifier": "https://ror.org/0472cxd90",
+                 "funderIdentifierType": "ROR"},
                 {"funderName": "Sloan Foundation"},
             ])
         );
