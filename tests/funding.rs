@@ -91,7 +91,7 @@ async fn funding_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
     assert_all(
         &text(&out),
         &[
-            "--funding 'NSF; 2045678': '2045678' should be award=NUMBER, award-title=TITLE or funder-id=ROR",
+            "--funding 'NSF; 2045678': '2045678' should be funder-id=ROR, award=NUMBER or award-title=TITLE",
         ],
     );
     assert!(!lab.path("lodge.db").exists(), "nothing added");

@@ -2709,7 +2709,7 @@ fn funding_typed_in_the_details_is_checked_beside_the_field_and_stored() {
     w.type_into("Funding", "NSF; 2045678");
     w.harness.step();
     w.harness.get_by_label_contains(
-        "'2045678' should be award=NUMBER, award-title=TITLE or funder-id=ROR",
+        "'2045678' should be funder-id=ROR, award=NUMBER or award-title=TITLE",
     );
     assert!(
         w.harness
@@ -2725,7 +2725,7 @@ fn funding_typed_in_the_details_is_checked_beside_the_field_and_stored() {
     );
     assert!(
         w.harness
-            .query_by_label_contains("should be award=NUMBER")
+            .query_by_label_contains("should be funder-id=ROR")
             .is_none(),
         "the message goes with the mistake"
     );

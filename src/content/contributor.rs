@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::Creator;
-use super::labelled::{join_labelled, split_labelled};
+use super::labelled::{join_labelled, read_labelled};
 use super::metadata::orcid_is_valid;
 
 /// DataCite's contributor types (schema 4.3, which InvenioRDM's contributor roles follow,
@@ -59,29 +59,14 @@ impl Contributor {
     /// Whether the result can be sent is [`Contributor::problem`]'s to say; only a text
     /// that cannot be read is refused here.
     pub fn parse(text: &str) -> Result<Contributor, String> {
-        let (name, parts) = split_labelled(text).map_err(|part| {
-            format!(
-                "'{text}': '{part}' should be role=..., orcid=... or affiliation=..., e.g. \
-                 \"{EXAMPLE}\""
-            )
-        })?;
-        let mut contributor = Contributor {
+        let labels = [("role", "..."), ("orcid", "..."), ("affiliation", "...")];
+        let (name, [role, orcid, affiliation]) = read_labelled(text, labels, EXAMPLE)?;
+        let contributor = Contributor {
             name,
-            ..Contributor::default()
+            role: role.unwrap_or_default(),
+            orcid,
+            affiliation,
         };
-        for (label, value) in parts {
-            match label.as_str() {
-                "role" => contributor.role = value,
-                "orcid" => contributor.orcid = Some(value),
-                "affiliation" => contributor.affiliation = Some(value),
-                other => {
-                    return Err(format!(
-                        "'{text}': unknown part '{other}' (use role=..., orcid=... or \
-                         affiliation=... after the name)"
-                    ));
-                }
-            }
-        }
         Ok(contributor.normalized())
     }
 

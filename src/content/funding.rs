@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
-use super::labelled::{join_labelled, split_labelled};
+use super::labelled::{join_labelled, read_labelled};
 use super::related::bare_doi;
 
 /// How funding is written on the command line and in the window.
@@ -90,29 +90,19 @@ impl Funding {
     /// result can be sent is [`Funding::problem`]'s to say; only a text that cannot be read
     /// is refused here.
     pub fn parse(text: &str) -> Result<Funding, String> {
-        let (funder, parts) = split_labelled(text).map_err(|part| {
-            format!(
-                "'{text}': '{part}' should be award=NUMBER, award-title=TITLE or \
-                 funder-id=ROR, e.g. \"{EXAMPLE}\""
-            )
-        })?;
-        let mut funding = Funding {
+        let labels = [
+            ("funder-id", "ROR"),
+            ("award", "NUMBER"),
+            ("award-title", "TITLE"),
+        ];
+        let (funder, [funder_id, award_number, award_title]) =
+            read_labelled(text, labels, EXAMPLE)?;
+        let funding = Funding {
             funder,
-            ..Funding::default()
+            funder_id,
+            award_number,
+            award_title,
         };
-        for (label, value) in parts {
-            match label.as_str() {
-                "funder-id" => funding.funder_id = Some(value),
-                "award" => funding.award_number = Some(value),
-                "award-title" => funding.award_title = Some(value),
-                other => {
-                    return Err(format!(
-                        "'{text}': unknown part '{other}' (use award=NUMBER, \
-                         award-title=TITLE and funder-id=ROR after the funder's name)"
-                    ));
-                }
-            }
-        }
         Ok(funding.normalized())
     }
 
@@ -288,7 +278,7 @@ mod tests {
     fn a_part_that_is_not_award_or_award_title_is_refused_naming_it() {
         let why = Funding::parse("NSF; 2045678").unwrap_err();
         assert!(
-            why.contains("'2045678' should be award=NUMBER, award-title=TITLE or funder-id=ROR"),
+            why.contains("'2045678' should be funder-id=ROR, award=NUMBER or award-title=TITLE"),
             "{why}"
         );
         assert!(why.contains(EXAMPLE), "{why}");
@@ -306,7 +296,7 @@ mod tests {
         assert_eq!(funding("NSF", Some("1"), None).problem(), None);
         // As the window keeps a line it could not read.
         let why = funding("NSF; 2045678", None, None).problem().unwrap();
-        assert!(why.contains("'2045678' should be award=NUMBER"), "{why}");
+        assert!(why.contains("'2045678' should be funder-id=ROR"), "{why}");
     }
 
     #[test]

@@ -1,23 +1,46 @@
 //! Text written as `Name; label=value; label=value`: how `--contributor` and `--funding`
 //! take a contributor or a funder, and how the window's one-a-line fields hold them.
 
-/// The name before the first `;`, then each labelled part after it, label and value
-/// trimmed; empty parts (`a;;b`, a trailing `;`) are skipped. A part without `=` is the
-/// error, trimmed, for the caller to name with the labels it takes.
-pub(super) fn split_labelled(text: &str) -> Result<(String, Vec<(String, String)>), String> {
+/// `text` read as `Name; label=value; ...` with the parts `labels` takes, each a label and
+/// how its value is written in messages (`("award", "NUMBER")`): the name before the first
+/// `;`, and each label's value (trimmed; the last one given wins), in the order of `labels`.
+/// Empty parts (`a;;b`, a trailing `;`) are skipped; a part without `=`, or with another
+/// label, is refused naming it and the labels, `example` showing the whole form.
+pub(super) fn read_labelled<const N: usize>(
+    text: &str,
+    labels: [(&str, &str); N],
+    example: &str,
+) -> Result<(String, [Option<String>; N]), String> {
+    let listed = {
+        let each: Vec<String> = labels.iter().map(|(l, v)| format!("{l}={v}")).collect();
+        match each.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    };
     let mut parts = text.split(';');
     let name = parts.next().unwrap_or_default().trim().to_string();
-    let labelled = parts
-        .filter(|p| !p.trim().is_empty())
-        .map(|part| match part.split_once('=') {
-            Some((label, value)) => Ok((label.trim().to_string(), value.trim().to_string())),
-            None => Err(part.trim().to_string()),
-        })
-        .collect::<Result<_, _>>()?;
-    Ok((name, labelled))
+    let mut values: [Option<String>; N] = std::array::from_fn(|_| None);
+    for part in parts.filter(|p| !p.trim().is_empty()) {
+        let Some((label, value)) = part.split_once('=') else {
+            let part = part.trim();
+            return Err(format!(
+                "'{text}': '{part}' should be {listed}, e.g. \"{example}\""
+            ));
+        };
+        let label = label.trim();
+        let Some(at) = labels.iter().position(|(l, _)| *l == label) else {
+            return Err(format!(
+                "'{text}': unknown part '{label}' (use {listed} after the name)"
+            ));
+        };
+        values[at] = Some(value.trim().to_string());
+    }
+    Ok((name, values))
 }
 
-/// `name`, then `; label=value` for each part given: what [`split_labelled`] reads back.
+/// `name`, then `; label=value` for each part given: what [`read_labelled`] reads back.
 pub(super) fn join_labelled(name: &str, parts: &[(&str, Option<&str>)]) -> String {
     let mut text = name.trim().to_string();
     for (label, value) in parts {
@@ -32,29 +55,47 @@ pub(super) fn join_labelled(name: &str, parts: &[(&str, Option<&str>)]) -> Strin
 mod tests {
     use super::*;
 
+    const LABELS: [(&str, &str); 2] = [("role", "ROLE"), ("orcid", "ID")];
+
     #[test]
-    fn a_name_then_labelled_parts_trimmed_with_empty_parts_skipped() {
-        let (name, parts) = split_labelled(" Curie, Marie ; role= Editor ;; orcid=a=b ;").unwrap();
+    fn a_name_then_each_labels_value_trimmed_with_empty_parts_skipped() {
+        let read = read_labelled(" Curie, Marie ; orcid=a=b ;; role= Editor ;", LABELS, "X");
+        let (name, [role, orcid]) = read.unwrap();
         assert_eq!(name, "Curie, Marie");
+        assert_eq!(role.as_deref(), Some("Editor"));
+        assert_eq!(orcid.as_deref(), Some("a=b"));
         assert_eq!(
-            parts,
-            [
-                ("role".to_string(), "Editor".to_string()),
-                ("orcid".to_string(), "a=b".to_string())
-            ]
+            read_labelled("NSF", LABELS, "X").unwrap(),
+            ("NSF".to_string(), [None, None])
         );
-        assert_eq!(split_labelled("NSF").unwrap(), ("NSF".to_string(), vec![]));
-        assert_eq!(split_labelled("NSF; 2045678 ").unwrap_err(), "2045678");
+    }
+
+    #[test]
+    fn a_part_without_a_label_or_with_another_is_refused_naming_it_and_the_labels() {
+        let why = read_labelled("NSF; 2045678 ", LABELS, "NSF; role=R").unwrap_err();
+        assert_eq!(
+            why,
+            "'NSF; 2045678 ': '2045678' should be role=ROLE or orcid=ID, e.g. \"NSF; role=R\""
+        );
+        let why = read_labelled("NSF; grant=1", LABELS, "X").unwrap_err();
+        assert_eq!(
+            why,
+            "'NSF; grant=1': unknown part 'grant' (use role=ROLE or orcid=ID after the name)"
+        );
+        let three = [("a", "1"), ("b", "2"), ("c", "3")];
+        let why = read_labelled("N; x", three, "X").unwrap_err();
+        assert!(why.contains("should be a=1, b=2 or c=3"), "{why}");
     }
 
     #[test]
     fn joined_parts_are_read_back_and_parts_not_given_are_left_out() {
         let text = join_labelled(" NSF ", &[("award", Some(" 1 ")), ("award-title", None)]);
         assert_eq!(text, "NSF; award=1");
-        let (name, parts) = split_labelled(&text).unwrap();
+        let (name, [award, title]) =
+            read_labelled(&text, [("award", "N"), ("award-title", "T")], "X").unwrap();
         assert_eq!(
-            (name.as_str(), parts),
-            ("NSF", vec![("award".into(), "1".into())])
+            (name.as_str(), award.as_deref(), title),
+            ("NSF", Some("1"), None)
         );
     }
 }
