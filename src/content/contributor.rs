@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::Creator;
-use super::labelled::{join_labelled, read_labelled};
+use super::labelled::{join_labelled, line_break_problem, read_labelled, unread_line_problem};
 use super::metadata::orcid_is_valid;
 
 /// DataCite's contributor types (schema 4.3, which InvenioRDM's contributor roles follow,
@@ -106,13 +106,8 @@ impl Contributor {
     pub fn problem(&self) -> Option<String> {
         let c = self.normalized();
         let said = c.describe();
-        // A line of the window that could not be read is kept whole as the name, to be
-        // named here rather than dropped.
-        if c.name.contains(';') {
-            return Some(match Contributor::parse(&said) {
-                Err(why) => why,
-                Ok(_) => format!("'{said}': a name cannot hold ';'"),
-            });
+        if let Some(why) = unread_line_problem(&c.name, &said, Contributor::parse) {
+            return Some(why);
         }
         if !c.name.chars().any(char::is_alphanumeric) {
             return Some(format!(
@@ -146,18 +141,7 @@ impl Contributor {
                  correct check digit"
             ));
         }
-        let parts = [Some(&c.name), c.affiliation.as_ref()];
-        if parts
-            .into_iter()
-            .flatten()
-            .any(|p| p.chars().any(char::is_control))
-        {
-            return Some(format!(
-                "'{}' has a line break or another control character: write it on one line",
-                said.escape_debug()
-            ));
-        }
-        None
+        line_break_problem(&said, &[Some(&c.name), c.affiliation.as_ref()])
     }
 
     /// As it is written: `Curie, Marie; role=ContactPerson; orcid=...; affiliation=...`.

@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
-use super::labelled::{join_labelled, read_labelled};
+use super::labelled::{join_labelled, line_break_problem, read_labelled, unread_line_problem};
 use super::related::bare_doi;
 
 /// How funding is written on the command line and in the window.
@@ -128,19 +128,14 @@ impl Funding {
     /// is the target's to say: DataCite does, InvenioRDM does not.)
     pub fn problem(&self) -> Option<String> {
         let f = self.normalized();
+        let said = f.describe();
+        if let Some(why) = unread_line_problem(&f.funder, &said, Funding::parse) {
+            return Some(why);
+        }
         if !f.funder.chars().any(char::is_alphanumeric) {
             return Some(format!(
-                "'{}' names no funder: begin with the funder's name",
-                f.describe()
+                "'{said}' names no funder: begin with the funder's name"
             ));
-        }
-        // A line of the window that could not be read is kept whole as the funder's name,
-        // to be named here rather than dropped.
-        if f.funder.contains(';') {
-            return Some(match Funding::parse(&f.describe()) {
-                Err(why) => why,
-                Ok(_) => format!("'{}': a funder's name cannot hold ';'", f.describe()),
-            });
         }
         if let Some(id) = &f.funder_id
             && funder_identifier(id).is_none()
@@ -155,17 +150,7 @@ impl Funding {
             f.award_number.as_ref(),
             f.award_title.as_ref(),
         ];
-        if parts
-            .into_iter()
-            .flatten()
-            .any(|p| p.chars().any(char::is_control))
-        {
-            return Some(format!(
-                "'{}' has a line break or another control character: write it on one line",
-                f.describe().escape_debug()
-            ));
-        }
-        None
+        line_break_problem(&said, &parts)
     }
 
     /// Whether it names an award by only one of its number and title.

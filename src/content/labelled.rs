@@ -51,6 +51,35 @@ pub(super) fn join_labelled(name: &str, parts: &[(&str, Option<&str>)]) -> Strin
     text
 }
 
+/// What is wrong with an item whose `name` holds a `;`: a line of the window that could
+/// not be read, kept whole as the name so that it is named rather than dropped. `said` is
+/// the item as written, `parse` how it is read; `None` when the name has no `;`.
+pub(super) fn unread_line_problem<T>(
+    name: &str,
+    said: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Option<String> {
+    name.contains(';').then(|| match parse(said) {
+        Err(why) => why,
+        Ok(_) => format!("'{said}': a name cannot hold ';'"),
+    })
+}
+
+/// What is wrong with an item (`said`, as written) one of whose `parts` holds a line break
+/// or another control character; `None` when none does.
+pub(super) fn line_break_problem(said: &str, parts: &[Option<&String>]) -> Option<String> {
+    let broken = parts
+        .iter()
+        .flatten()
+        .any(|p| p.chars().any(char::is_control));
+    broken.then(|| {
+        format!(
+            "'{}' has a line break or another control character: write it on one line",
+            said.escape_debug()
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +114,23 @@ mod tests {
         let three = [("a", "1"), ("b", "2"), ("c", "3")];
         let why = read_labelled("N; x", three, "X").unwrap_err();
         assert!(why.contains("should be a=1, b=2 or c=3"), "{why}");
+    }
+
+    #[test]
+    fn a_name_holding_a_semicolon_is_named_with_why_its_line_was_not_read() {
+        let parse = |t: &str| read_labelled(t, LABELS, "X");
+        let why = unread_line_problem("NSF; 2045678", "NSF; 2045678", parse).unwrap();
+        assert!(why.contains("'2045678' should be role=ROLE"), "{why}");
+        assert_eq!(unread_line_problem("NSF", "NSF", parse), None);
+    }
+
+    #[test]
+    fn a_part_with_a_line_break_is_a_problem_said_on_one_line() {
+        let broken = "Lab\nParis".to_string();
+        let why = line_break_problem("Lab\nParis", &[None, Some(&broken)]).unwrap();
+        assert!(why.starts_with("'Lab\\nParis' has a line break"), "{why}");
+        let fine = "Lab".to_string();
+        assert_eq!(line_break_problem("Lab", &[Some(&fine), None]), None);
     }
 
     #[test]

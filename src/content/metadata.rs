@@ -911,7 +911,8 @@ mod tests {
     /// fills nothing (a moved folder keeps its key, a re-added one what was chosen), and is
     /// named as saying otherwise.
     #[test]
-    fn a_citation_files_related_works_and_contributors_are_named_as_differing_not_filled_in() {
+    fn a_citation_files_related_works_contributors_and_dates_are_named_as_differing_not_filled_in()
+    {
         let work = |line: &str| crate::content::RelatedWork::parse(line).unwrap();
         let cited = Metadata {
             related: vec![work("IsSupplementTo 10.1234/paper")],
@@ -942,6 +943,16 @@ mod tests {
         assert!(none.fill_lacking_from(&cited).is_empty());
         assert!(none.contributors.is_empty(), "a moved folder keeps its key");
         assert_eq!(none.fields_differing_from(&cited), ["contributors"]);
+
+        // Dates likewise.
+        let cited = Metadata {
+            dates: vec![crate::content::DatasetDate::parse("Collected 2025").unwrap()],
+            ..Metadata::default()
+        };
+        let mut none = Metadata::default();
+        assert!(none.fill_lacking_from(&cited).is_empty());
+        assert!(none.dates.is_empty(), "a moved folder keeps its key");
+        assert_eq!(none.fields_differing_from(&cited), ["dates"]);
     }
 
     #[test]
