@@ -52,8 +52,8 @@ async fn funding_given_on_the_command_line_is_shown_keyed_and_reaches_invenio_an
         json!([
             {"funder": {"name": "National Science Foundation"},
              "award": {"number": "2045678", "title": {"en": "Soil cores of the Alps"}}},
-            // By name: an id would have to be one of InvenioRDM's own vocabulary.
-            {"funder": {"name": "Wellcome Trust"}},
+            // By the id its ROR has in InvenioRDM's funders vocabulary.
+            {"funder": {"id": "029chgv08", "name": "Wellcome Trust"}},
         ])
     );
     assert_eq!(
@@ -107,8 +107,8 @@ async fn funding_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
     deposit_all_refused_unsent(&lab, &sandbox).await;
 }
 
-/// A `.zenodo.json`'s grants are ids in Zenodo's list of awards, which Lodge cannot look up:
-/// adding the folder says so and how to give them.
+/// A `.zenodo.json`'s grants are ids in Zenodo's list of awards, without their funders'
+/// names: adding the folder says so and how to give them.
 #[test]
 fn zenodo_json_grants_are_named_with_how_to_give_the_funding() {
     let (said, _) = added_with_zenodo_json(
@@ -120,8 +120,10 @@ fn zenodo_json_grants_are_named_with_how_to_give_the_funding() {
         &said,
         &[
             "also gives grants, which Lodge does not send",
-            "a grant there is an id in Zenodo's list of awards, which Lodge cannot look up: \
-             give its funder and award with --funding",
+            "a grant there is an id in Zenodo's list of awards, without its funder's name: \
+             give the funder, its ROR or Crossref Funder ID and the award's number with \
+             --funding \"European Commission; funder-id=00k4n6c32; award=NUMBER\", and a \
+             deposit to Zenodo finds the award in its list",
         ],
     );
 }

@@ -899,9 +899,10 @@ async fn a_relation_type_invenio_does_not_know_is_refused_once_naming_the_field(
     assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
 }
 
-/// InvenioRDM takes a custom award only with both its number and its title: an award with
-/// one of them is refused before a draft is made, naming the funding and what to add (not
-/// retried); the same funder with both is deposited with its award. Sent past Lodge's
+/// InvenioRDM takes an award it does not list only with both its number and its title: an
+/// award with its number alone and no funder id to find it by is refused before a draft is
+/// made, naming the funding and what to add (not retried); the same funder with both is
+/// deposited with its award. Sent past Lodge's
 /// check, the emulation refuses such an award as InvenioRDM does.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_award_without_its_title_is_refused_before_a_draft_is_made() {
@@ -924,8 +925,10 @@ async fn an_award_without_its_title_is_refused_before_a_draft_is_made() {
     assert!(
         error.contains(
             "funding[0]: 'NSF; award=2045678' gives the award a number only, and InvenioRDM \
-             takes an award with its number and its title: add its title (--funding \"NSF; \
-             award=2045678; award-title=TITLE\"), or give the funder alone (--funding \"NSF\")"
+             takes an award it does not list only with its number and its title: add its \
+             title (--funding \"NSF; award=2045678; award-title=TITLE\"), or the funder's ROR \
+             or Crossref Funder ID (funder-id=...) for Lodge to find award 2045678 in \
+             InvenioRDM's list of awards, or give the funder alone (--funding \"NSF\")"
         ),
         "{error}"
     );
@@ -949,6 +952,111 @@ async fn an_award_without_its_title_is_refused_before_a_draft_is_made() {
     body["metadata"]["funding"][0]["award"] = json!({"number": "2045678"});
     let errors = api.draft_errors(body).await;
     assert!(errors.contains("metadata.funding.0.award"), "{errors}");
+}
+
+/// A funder given with its ROR or Crossref Funder ID is linked to the site's funders
+/// vocabulary, and its award (by number) to the awards vocabulary, so the repository knows
+/// the record as the grant's output; what the site does not list goes by name, and as a
+/// custom award with its number and title.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn funding_with_a_funder_id_is_linked_to_the_sites_funders_and_awards() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let m = Metadata {
+        funding: [
+            // Listed, and its award too, by number alone.
+            "European Commission; funder-id=https://ror.org/00K4N6C32; award=101017452",
+            // Listed by its Crossref Funder ID; its award by number (the title as given
+            // is the vocabulary's to keep).
+            "Wellcome Trust; funder-id=10.13039/100010269; award=221400; award-title=Minds",
+            // Listed, the award not: a custom award of a listed funder.
+            "NSF; funder-id=021nxhr62; award=2045678; award-title=Soil cores",
+            // Not listed (a ROR the site lacks): by name.
+            "Brown University; funder-id=05gq02987",
+        ]
+        .iter()
+        .map(|f| lodge::content::Funding::parse(f).unwrap())
+        .collect(),
+        ..metadata("Linked funding")
+    };
+    let ds = add(&store, &lab.numbered_folder(1), &m);
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let id = jobs[0].identifier.clone().unwrap();
+    let (_, record) = Api::new(&sandbox)
+        .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
+        .await;
+    assert_eq!(
+        record["metadata"]["funding"],
+        json!([
+            {"funder": {"id": "00k4n6c32", "name": "European Commission"},
+             "award": {"id": "00k4n6c32::101017452", "number": "101017452",
+                       "title": {"en": "OpenAIRE-Nexus Scholarly Communication Services for EOSC users"}}},
+            {"funder": {"id": "029chgv08", "name": "Wellcome Trust"},
+             "award": {"id": "10.35802/221400", "number": "221400",
+                       "title": {"en": "COVID-Minds: Mental Health during Covid-19"}}},
+            {"funder": {"id": "021nxhr62", "name": "National Science Foundation"},
+             "award": {"number": "2045678", "title": {"en": "Soil cores"}}},
+            {"funder": {"name": "Brown University"}},
+        ])
+    );
+
+    // Sent past Lodge's lookups, an id the vocabularies lack is refused as InvenioRDM does.
+    let api = Api::new(&sandbox);
+    let mut body = draft_body(&ds.1, &store.document(&ds.1).unwrap().unwrap());
+    body["metadata"]["funding"] = json!([
+        {"funder": {"id": "05gq02987"}},
+        {"funder": {"id": "00k4n6c32"}, "award": {"id": "00k4n6c32::1"}},
+    ]);
+    let errors = api.draft_errors(body).await;
+    assert!(
+        errors.contains("metadata.funding.0.funder") && errors.contains("metadata.funding.1.award"),
+        "{errors}"
+    );
+    assert!(!errors.contains("metadata.funding.1.funder"), "{errors}");
+}
+
+/// An award given by its number alone that the site's list of awards lacks (or whose funder
+/// the site's list of funders lacks) can be sent neither way: the deposit is refused once,
+/// before a draft is made, saying which and what to add.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_award_number_the_site_does_not_list_is_refused_before_a_draft_is_made() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let m = Metadata {
+        funding: [
+            "NSF; funder-id=021nxhr62; award=999",
+            "Brown University; funder-id=05gq02987; award=12",
+        ]
+        .iter()
+        .map(|f| lodge::content::Funding::parse(f).unwrap())
+        .collect(),
+        ..metadata("Unlisted award")
+    };
+    let ds = add(&store, &lab.numbered_folder(1), &m);
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].attempts, 1, "not retried");
+    let error = jobs[0].last_error.clone().unwrap();
+    assert_all(
+        &error,
+        &[
+            "funding[0]: 'NSF; funder-id=https://ror.org/021nxhr62; award=999' gives the award \
+             a number only, and InvenioRDM's list of awards has no award 999 of this funder: \
+             check the number, or add its title (--funding \"NSF; \
+             funder-id=https://ror.org/021nxhr62; award=999; award-title=TITLE\"), or give the \
+             funder alone (--funding \"NSF\")",
+            "funding[1]: 'Brown University; funder-id=https://ror.org/05gq02987; award=12' gives \
+             the award a number only, and InvenioRDM's list of funders has no \
+             https://ror.org/05gq02987, so the award cannot be found in its list of awards: add \
+             its title",
+        ],
+    );
+    assert_eq!(sandbox.invenio_counts(), (0, 0), "no draft made");
 }
 
 /// InvenioRDM checks a contributor's role against its roles vocabulary (DataCite's

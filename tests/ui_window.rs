@@ -1320,7 +1320,7 @@ fn a_dropped_folders_zenodo_json_restricts_its_files_and_names_its_doi_and_what_
     assert!(
         said[0]
             .1
-            .contains("give its funder and award in the Funding field"),
+            .contains("give the funder, its ROR or Crossref Funder ID and the award's number in the Funding field"),
         "{said:?}"
     );
     let said = notices_with(w.app(), "gives the DOI 10.5281/zenodo.4242");

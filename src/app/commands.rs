@@ -531,9 +531,11 @@ impl Core {
                     }
                     if not_carried.iter().any(|f| f == "grants") {
                         notes.push(Notice::warning(format!(
-                            "A grant in {} of {} is an id in Zenodo's list of awards, which \
-                             Lodge cannot look up: give its funder and award in the Funding \
-                             field.",
+                            "A grant in {} of {} is an id in Zenodo's list of awards, without \
+                             its funder's name: give the funder, its ROR or Crossref Funder ID \
+                             and the award's number in the Funding field (European \
+                             Commission; funder-id=00k4n6c32; award=NUMBER), and a deposit to \
+                             Zenodo finds the award in its list.",
                             folder_name(&from),
                             folder_name(&root2),
                         )));

@@ -65,8 +65,8 @@ pub struct AddArgs {
     pub related: Vec<String>,
     /// Who funded the work: the funder's name, then, optionally, its ROR or Crossref Funder
     /// ID (funder-id=...) and the award's number and title, e.g. "European Commission;
-    /// award=101000001; award-title=Soil carbon" (Zenodo and InvenioRDM take an award only
-    /// with both). Repeat for several funders or awards (they replace the ones already
+    /// award=101000001; award-title=Soil carbon" (Zenodo and InvenioRDM take an award they
+    /// do not list only with both; one they list, by its number and the funder-id). Repeat for several funders or awards (they replace the ones already
     /// known); --funding "" removes them all.
     #[arg(
         long = "funding",
@@ -305,9 +305,10 @@ fn say_not_carried(from: &Path) {
     }
     if fields.iter().any(|f| f == "grants") {
         say!(
-            "  note: a grant there is an id in Zenodo's list of awards, which Lodge cannot look \
-             up: give its funder and award with --funding \"{}\"",
-            crate::content::FUNDING_EXAMPLE
+            "  note: a grant there is an id in Zenodo's list of awards, without its funder's \
+             name: give the funder, its ROR or Crossref Funder ID and the award's number with \
+             --funding \"European Commission; funder-id=00k4n6c32; award=NUMBER\", and a \
+             deposit to Zenodo finds the award in its list"
         );
     }
 }

@@ -2,8 +2,8 @@
 //! ask for it (a grant's outputs are found by it), so the targets send it as DataCite's
 //! `fundingReferences` and InvenioRDM's `funding`. A funder is given by name, as both take
 //! it without a vocabulary, and optionally by its ROR or Crossref Funder ID, which DataCite
-//! takes (InvenioRDM only an id of its own vocabulary, which Lodge cannot look up); an award
-//! by its number and title. Like all metadata it takes part in the content key; a dataset
+//! takes as it is and InvenioRDM looks up in its own funders (and the award, by its number,
+//! in its awards; see `targets/invenio/vocabularies.rs`); an award by its number and title. Like all metadata it takes part in the content key; a dataset
 //! with none keys as it always did.
 
 use serde::{Deserialize, Serialize};

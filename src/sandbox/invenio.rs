@@ -9,7 +9,8 @@
 //! vocabulary (SPDX identifiers, lower-cased), or a file is not committed), discarding
 //! a draft (`DELETE .../draft` -> 204), a published file's bytes
 //! (`GET /api/records/{id}/files/{key}/content`), the user's records and drafts with a query
-//! (`GET /api/user/records?q=`), and the rate-limit headers `X-RateLimit-Limit`,
+//! (`GET /api/user/records?q=`), a sample of the funders and awards vocabularies
+//! (`invenio_vocabularies.rs`), and the rate-limit headers `X-RateLimit-Limit`,
 //! `X-RateLimit-Remaining`, `X-RateLimit-Reset` with 429 over the limit. The sandbox's fault
 //! injection applies, including `--timeout-after-commit` (a publish that answers 504 after
 //! it happened).
@@ -29,6 +30,7 @@ use serde_json::{Value, json};
 use crate::wording::human_bytes;
 
 use super::db::InvenioRow;
+use super::invenio_vocabularies::{dereferenced, is_award, is_funder};
 use super::page::{escape, page};
 use super::state::App;
 
@@ -88,6 +90,7 @@ pub(crate) fn router(app: Arc<App>) -> Router<Arc<App>> {
         .route("/api/records/{id}/files", get(list_published_files))
         .route("/api/records/{id}/files/{key}/content", get(get_content))
         .route("/api/user/records", get(user_records))
+        .merge(super::invenio_vocabularies::router())
         .layer(axum::extract::DefaultBodyLimit::max(FILE_LIMIT))
         .layer(middleware::from_fn_with_state(app, guard))
 }
@@ -262,8 +265,7 @@ fn contributor_errors(contributors: &Value) -> Vec<Value> {
 }
 
 /// What InvenioRDM says of funding: a funder by its vocabulary id or by name, and an award
-/// (when there is one) by its id or by both its number and its title. The vocabularies are
-/// not emulated, so an id is refused as unknown.
+/// (when there is one) by its vocabulary id or by both its number and its title.
 fn funding_errors(funding: &Value) -> Vec<Value> {
     let given = |v: &Value| v.as_str().is_some_and(|s| !s.trim().is_empty());
     let mut errors = Vec::new();
@@ -278,10 +280,21 @@ fn funding_errors(funding: &Value) -> Vec<Value> {
         if funder.is_null() && award.is_null() {
             error("funder", "At least award or funder should be present.");
         }
-        if !funder.is_null() && !given(&funder["name"]) {
-            error("funder", "The funder id is not in the funders vocabulary.");
+        match funder["id"].as_str() {
+            Some(id) if !is_funder(id) => {
+                error("funder", "The funder id is not in the funders vocabulary.")
+            }
+            Some(_) => {}
+            None if !funder.is_null() && !given(&funder["name"]) => {
+                error("funder", "Missing data for required field.")
+            }
+            None => {}
         }
-        if !award.is_null() {
+        if let Some(id) = award["id"].as_str() {
+            if !is_award(id) {
+                error("award", "The award id is not in the awards vocabulary.");
+            }
+        } else if !award.is_null() {
             let titled = award["title"]
                 .as_object()
                 .is_some_and(|t| t.values().any(given));
@@ -385,6 +398,9 @@ fn record_json(app: &App, row: &InvenioRow, draft: bool) -> Value {
         "links": links,
         "parent": {"id": row.parent},
     });
+    if !out["metadata"]["funding"].is_null() {
+        out["metadata"]["funding"] = dereferenced(&out["metadata"]["funding"]);
+    }
     if let Ok((index, is_latest)) = app.db.invenio_version_of(row) {
         out["versions"] = json!({"index": index, "is_latest": is_latest, "is_latest_draft": draft});
     }

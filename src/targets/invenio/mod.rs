@@ -16,6 +16,8 @@
 //! publish in the web interface, or by a deposit to the same site without `state=draft`,
 //! which finds that draft by its key and publishes it. Such a target is a scope of its own.
 
+mod vocabularies;
+
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -54,6 +56,8 @@ pub struct InvenioTarget {
     http: reqwest::Client,
     /// Unix second before which the server's rate limit leaves no request.
     quiet_until: Mutex<u64>,
+    /// What the site's funders and awards vocabularies said so far.
+    vocabularies: Mutex<vocabularies::VocabularyAnswers>,
 }
 
 /// A record or draft found by the key search.
@@ -178,9 +182,10 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
 }
 
 /// One funder and its award as InvenioRDM takes them without its vocabularies: the funder
-/// by name, the award by its number and title (in English, as a custom license is). An
-/// award with only one of them is refused before anything is sent (see
-/// `refusal_before_sending`), as InvenioRDM would refuse it.
+/// by name, the award by its number and title (in English, as a custom license is); an
+/// award with only one of them is left out. The target sends the funding linked to the
+/// site's vocabularies where it can (`vocabularies.rs`), and refuses an award it can send
+/// neither way.
 fn funding(f: &Funding) -> Value {
     let mut entry = json!({"funder": {"name": f.funder}});
     if let (Some(number), Some(title)) = (&f.award_number, &f.award_title) {
@@ -269,6 +274,7 @@ impl InvenioTarget {
             publish,
             http,
             quiet_until: Mutex::new(0),
+            vocabularies: Mutex::default(),
         })
     }
 
@@ -420,8 +426,11 @@ impl InvenioTarget {
     /// A draft for `request`: the next version of its earlier record where it has one,
     /// else a new record.
     async fn create_draft(&self, request: &DepositRequest<'_>) -> Result<String, Failure> {
+        // Worked out before anything is made: funding the site cannot take refuses the
+        // deposit with nothing left behind.
+        let body = self.draft_json(request).await?;
         for earlier in request.earlier_records {
-            if let Some(draft) = self.new_version_draft(earlier, request).await? {
+            if let Some(draft) = self.new_version_draft(earlier, request, &body).await? {
                 return Ok(draft);
             }
             if self.is_unpublished_draft(earlier).await? {
@@ -430,7 +439,18 @@ impl InvenioTarget {
             // Gone (a draft discarded, a record deleted, another account's): an older
             // version of the same work may still be there.
         }
-        self.create_record_draft(request).await
+        self.create_record_draft(body).await
+    }
+
+    /// The draft's body for `request`: [`draft_body`], its funding linked to the site's
+    /// funders and awards where they know it.
+    async fn draft_json(&self, request: &DepositRequest<'_>) -> Result<String, Failure> {
+        let mut body = draft_body(&request.key, request.document);
+        let funding = &request.document.metadata.funding;
+        if !funding.is_empty() {
+            body["metadata"]["funding"] = self.linked_funding(funding).await?;
+        }
+        Ok(body.to_string())
     }
 
     /// The newest of the records of the dataset's earlier keys that is still a published
@@ -506,6 +526,7 @@ impl InvenioTarget {
         &self,
         earlier: &str,
         request: &DepositRequest<'_>,
+        body: &str,
     ) -> Result<Option<String>, Failure> {
         let resp = self
             .send(
@@ -540,12 +561,11 @@ impl InvenioTarget {
                 ),
             });
         }
-        let body = draft_body(&request.key, request.document).to_string();
         let resp = self
             .send(
                 Method::PUT,
                 self.url(&["api", "records", &id, "draft"]),
-                Some(body.into()),
+                Some(body.to_string().into()),
                 true,
             )
             .await?;
@@ -615,9 +635,8 @@ impl InvenioTarget {
         Ok(files)
     }
 
-    /// A new record's draft.
-    async fn create_record_draft(&self, request: &DepositRequest<'_>) -> Result<String, Failure> {
-        let body = draft_body(&request.key, request.document).to_string();
+    /// A new record's draft, of `body`.
+    async fn create_record_draft(&self, body: String) -> Result<String, Failure> {
         let resp = self
             .send(
                 Method::POST,
@@ -1081,8 +1100,9 @@ impl Target for InvenioTarget {
     /// per record is not checked: Zenodo raises it for a record on request, and says so
     /// itself when it is exceeded.) Other InvenioRDM sites set their own limits.
     ///
-    /// An award named by only its number or only its title is refused here too: InvenioRDM
-    /// takes a custom award with both or not at all, and would refuse the draft.
+    /// An award named by only its title, or by only its number with no funder id to find it
+    /// by in the site's list of awards, is refused here too: InvenioRDM takes an award it
+    /// does not list with both or not at all, and would refuse the draft.
     fn refusal_before_sending(&self, request: &DepositRequest<'_>) -> Option<Failure> {
         let mut problems = Vec::new();
         let files = request.document.manifest.len();
@@ -1097,38 +1117,12 @@ impl Target for InvenioTarget {
             });
         }
         for (i, f) in request.document.metadata.funding.iter().enumerate() {
-            if f.award_is_partial() {
-                // Their own funding, completed, as the example to follow.
-                let (has, lacks, whole) = match f.award_number {
-                    Some(_) => (
-                        "a number",
-                        "title",
-                        Funding {
-                            award_title: Some("TITLE".into()),
-                            ..f.clone()
-                        },
-                    ),
-                    None => (
-                        "a title",
-                        "number",
-                        Funding {
-                            award_number: Some("NUMBER".into()),
-                            ..f.clone()
-                        },
-                    ),
-                };
-                problems.push(FieldProblem {
-                    field: format!("funding[{i}]"),
-                    message: format!(
-                        "'{}' gives the award {has} only, and {} takes an award with its \
-                         number and its title: add its {lacks} (--funding \"{}\"), or give \
-                         the funder alone (--funding \"{}\")",
-                        f.describe(),
-                        self.site_name(),
-                        whole.describe(),
-                        f.funder,
-                    ),
-                });
+            // An award number with the funder's id may be in the site's list of awards,
+            // which only the site can say (`linked_funding`, before the draft is made).
+            let findable = f.award_number.is_some() && f.funder_id.is_some();
+            if f.award_is_partial() && !findable {
+                let why = vocabularies::Unfound::NoFunderId;
+                problems.push(self.partial_award_problem(i, f, why));
             }
         }
         (!problems.is_empty()).then_some(Failure::Rejected {

@@ -1,0 +1,289 @@
+//! A dataset's funding as InvenioRDM takes it, linked to the site's funders and awards
+//! vocabularies where they know it.
+//!
+//! InvenioRDM (Zenodo too) keeps funders (from ROR) and awards (from OpenAIRE) as
+//! vocabularies, and a record that names a funder or an award by its vocabulary id is linked
+//! to it: Zenodo then reports the record to the funder (through OpenAIRE) as an output of
+//! the grant. So before a draft is made, a funder given with its ROR or Crossref Funder ID is
+//! looked up in the site's funders, and an award of such a funder in its awards by number.
+//! What the site does not know goes as InvenioRDM takes it without the vocabularies: the
+//! funder by name, the award as a custom one with its number and title. An award with only
+//! its number, not in the site's awards, cannot be sent at all: the deposit is refused
+//! before anything is made, saying what to add.
+//!
+//! The lookups change what is sent, never the content key: the same dataset keys the same
+//! whether or not a site knows its funder.
+
+use std::collections::HashMap;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use super::InvenioTarget;
+use crate::content::{FieldProblem, FunderScheme, Funding, funder_identifier};
+use crate::targets::Failure;
+
+/// What a site's vocabularies said of one funder or award, kept for the target's lifetime
+/// (a batch's datasets tend to share their funding).
+#[derive(Default)]
+pub(super) struct VocabularyAnswers {
+    /// A funder's keyed identifier (its address) -> its id in the funders vocabulary.
+    funders: HashMap<String, Option<String>>,
+    /// (funder id, award number) -> the award's id in the awards vocabulary.
+    awards: HashMap<(String, String), Option<String>>,
+}
+
+/// How an award given by its number alone failed to be found, for the message.
+pub(super) enum Unfound {
+    /// No funder id was given, so the site's awards could not be searched.
+    NoFunderId,
+    /// The funder's id is not in the site's funders.
+    FunderNotListed(String),
+    /// The funder is listed, the award number is not among its awards.
+    AwardNotListed,
+}
+
+impl InvenioTarget {
+    /// `funding` as the draft's `funding` list, each funder and award by its vocabulary id
+    /// where the site has it; a [`Failure::Rejected`] naming every award that can be sent
+    /// neither way.
+    pub(super) async fn linked_funding(&self, funding: &[Funding]) -> Result<Value, Failure> {
+        let mut entries = Vec::with_capacity(funding.len());
+        let mut problems = Vec::new();
+        for (i, f) in funding.iter().enumerate() {
+            let given_id = f.funder_id.as_deref().and_then(funder_identifier);
+            let funder = match &given_id {
+                Some((address, scheme)) => self.funder_id(address, *scheme).await?,
+                None => None,
+            };
+            let award = match (&funder, &f.award_number) {
+                (Some(funder), Some(number)) => self.award_id(funder, number).await?,
+                _ => None,
+            };
+            let mut entry = match &funder {
+                Some(id) => json!({"funder": {"id": id}}),
+                None => json!({"funder": {"name": f.funder}}),
+            };
+            match (award, &f.award_number, &f.award_title) {
+                (Some(id), _, _) => entry["award"] = json!({"id": id}),
+                (None, Some(number), Some(title)) => {
+                    entry["award"] = json!({"number": number, "title": {"en": title}});
+                }
+                (None, None, None) => {}
+                (None, _, _) => {
+                    let why = match (&given_id, &funder) {
+                        (None, _) => Unfound::NoFunderId,
+                        (Some((address, _)), None) => Unfound::FunderNotListed(address.clone()),
+                        (Some(_), Some(_)) => Unfound::AwardNotListed,
+                    };
+                    problems.push(self.partial_award_problem(i, f, why));
+                }
+            }
+            entries.push(entry);
+        }
+        match problems.is_empty() {
+            true => Ok(Value::Array(entries)),
+            false => Err(Failure::Rejected {
+                status: 0,
+                problems,
+            }),
+        }
+    }
+
+    /// Why award `f` (the `i`th funding), given by only its number or only its title, cannot
+    /// be sent, with the person's own funding completed as the example to follow.
+    pub(super) fn partial_award_problem(
+        &self,
+        i: usize,
+        f: &Funding,
+        why: Unfound,
+    ) -> FieldProblem {
+        let site = self.site_name();
+        let completed = |f: Funding| format!("--funding \"{}\"", f.describe());
+        let alone = format!("--funding \"{}\"", f.funder);
+        let message = match &f.award_number {
+            None => format!(
+                "'{}' gives the award a title only, and {site} takes an award with its number \
+                 and its title: add its number ({}), or give the funder alone ({alone})",
+                f.describe(),
+                completed(Funding {
+                    award_number: Some("NUMBER".into()),
+                    ..f.clone()
+                }),
+            ),
+            Some(number) => {
+                let unfound = match why {
+                    Unfound::NoFunderId => format!(
+                        "{site} takes an award it does not list only with its number and \
+                         its title: add its title ({}), or the funder's ROR or Crossref \
+                         Funder ID (funder-id=...) for Lodge to find award {number} in \
+                         {site}'s list of awards,",
+                        completed(Funding {
+                            award_title: Some("TITLE".into()),
+                            ..f.clone()
+                        }),
+                    ),
+                    Unfound::FunderNotListed(id) => format!(
+                        "{site}'s list of funders has no {id}, so the award cannot be found \
+                         in its list of awards: add its title ({}),",
+                        completed(Funding {
+                            award_title: Some("TITLE".into()),
+                            ..f.clone()
+                        }),
+                    ),
+                    Unfound::AwardNotListed => format!(
+                        "{site}'s list of awards has no award {number} of this funder: \
+                         check the number, or add its title ({}),",
+                        completed(Funding {
+                            award_title: Some("TITLE".into()),
+                            ..f.clone()
+                        }),
+                    ),
+                };
+                format!(
+                    "'{}' gives the award a number only, and {unfound} or give the funder \
+                     alone ({alone})",
+                    f.describe()
+                )
+            }
+        };
+        FieldProblem {
+            field: format!("funding[{i}]"),
+            message,
+        }
+    }
+
+    /// The id in the site's funders of the funder with keyed identifier `address`, if it
+    /// has one: a ROR is the id InvenioRDM gives a funder (asked for directly); a Crossref
+    /// Funder ID is one of a funder's identifiers (searched for, and matched exactly).
+    async fn funder_id(
+        &self,
+        address: &str,
+        scheme: FunderScheme,
+    ) -> Result<Option<String>, Failure> {
+        if let Some(known) = self.answered(|v| v.funders.get(address).cloned()) {
+            return Ok(known);
+        }
+        let found = match scheme {
+            FunderScheme::Ror => {
+                let bare = address.rsplit('/').next().unwrap_or(address);
+                let url = self.url(&["api", "funders", bare]);
+                self.vocabulary_entry(url)
+                    .await?
+                    .filter(|funder| names_funder(funder, address))
+                    .and_then(|funder| funder["id"].as_str().map(str::to_string))
+            }
+            FunderScheme::CrossrefFunderId => {
+                let doi = address.trim_start_matches("https://doi.org/");
+                self.search(&["api", "funders"], doi)
+                    .await?
+                    .into_iter()
+                    .find(|funder| names_funder(funder, address))
+                    .and_then(|funder| funder["id"].as_str().map(str::to_string))
+            }
+        };
+        self.remember(|v| v.funders.insert(address.to_string(), found.clone()));
+        Ok(found)
+    }
+
+    /// The id in the site's awards of award `number` of the funder with vocabulary id
+    /// `funder`, if it has one.
+    async fn award_id(&self, funder: &str, number: &str) -> Result<Option<String>, Failure> {
+        let asked = (funder.to_string(), number.to_string());
+        if let Some(known) = self.answered(|v| v.awards.get(&asked).cloned()) {
+            return Ok(known);
+        }
+        // Award numbers repeat between funders: the search finds candidates, the funder
+        // and the exact number decide.
+        let found = self
+            .search(&["api", "awards"], number)
+            .await?
+            .into_iter()
+            .find(|award| {
+                award["funder"]["id"] == funder
+                    && award["number"]
+                        .as_str()
+                        .is_some_and(|n| n.trim().eq_ignore_ascii_case(number))
+            })
+            .and_then(|award| award["id"].as_str().map(str::to_string));
+        self.remember(|v| v.awards.insert(asked, found.clone()));
+        Ok(found)
+    }
+
+    /// The vocabulary entry at `url`; `None` when the site has no such entry (or no such
+    /// vocabulary).
+    async fn vocabulary_entry(&self, url: reqwest::Url) -> Result<Option<Value>, Failure> {
+        let resp = self.send(Method::GET, url, None, false).await?;
+        match resp.status() {
+            StatusCode::OK => Ok(Some(Self::json_of(resp, "vocabulary").await?)),
+            StatusCode::NOT_FOUND => Ok(None),
+            _ => Err(Self::failure_of(resp).await),
+        }
+    }
+
+    /// The entries of the vocabulary at `path` a search for the phrase `text` finds; none
+    /// when the site has no such vocabulary.
+    async fn search(&self, path: &[&str], text: &str) -> Result<Vec<Value>, Failure> {
+        let mut url = self.url(path);
+        url.query_pairs_mut()
+            .append_pair("q", &format!("\"{text}\""))
+            .append_pair("size", "50");
+        let found = self.vocabulary_entry(url).await?;
+        Ok(found
+            .and_then(|body| body["hits"]["hits"].as_array().cloned())
+            .unwrap_or_default())
+    }
+
+    fn answered<T>(&self, read: impl FnOnce(&VocabularyAnswers) -> Option<T>) -> Option<T> {
+        read(&self.vocabularies.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn remember<T>(&self, write: impl FnOnce(&mut VocabularyAnswers) -> T) {
+        write(&mut self.vocabularies.lock().unwrap_or_else(|e| e.into_inner()));
+    }
+}
+
+/// Whether the vocabulary's `funder` is the one with keyed identifier `address`: by its id
+/// or one of its identifiers, in whatever spelling the site keeps them.
+fn names_funder(funder: &Value, address: &str) -> bool {
+    let ids = std::iter::once(&funder["id"])
+        .chain(
+            funder["identifiers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|i| &i["identifier"]),
+        )
+        .filter_map(Value::as_str);
+    ids.filter_map(funder_identifier)
+        .any(|(keyed, _)| keyed == address)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_funder_is_matched_by_its_id_or_an_identifier_in_any_spelling() {
+        let funder = json!({
+            "id": "00k4n6c32",
+            "identifiers": [
+                {"identifier": "00k4n6c32", "scheme": "ror"},
+                {"identifier": "10.13039/501100000780", "scheme": "doi"},
+            ],
+        });
+        assert!(names_funder(&funder, "https://ror.org/00k4n6c32"));
+        assert!(names_funder(
+            &funder,
+            "https://doi.org/10.13039/501100000780"
+        ));
+        assert!(!names_funder(&funder, "https://ror.org/021nxhr62"));
+        assert!(!names_funder(&funder, "https://doi.org/10.13039/100000001"));
+        let by_address = json!({"id": "internal-7", "identifiers": [
+            {"identifier": "https://doi.org/10.13039/100000001", "scheme": "doi"}]});
+        assert!(names_funder(
+            &by_address,
+            "https://doi.org/10.13039/100000001"
+        ));
+    }
+}
