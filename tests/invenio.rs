@@ -1059,6 +1059,57 @@ async fn an_award_number_the_site_does_not_list_is_refused_before_a_draft_is_mad
     assert_eq!(sandbox.invenio_counts(), (0, 0), "no draft made");
 }
 
+/// InvenioRDM takes locations as GeoJSON features: Lodge's points and boxes are deposited
+/// as such; a feature with nothing in it, or a position out of range, sent past Lodge's own
+/// check, is refused naming the field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_location_invenio_cannot_read_is_refused_naming_the_field() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let m = Metadata {
+        locations: vec![
+            lodge::content::Location::parse("Alps; lat=46.5; lon=9.8; box=5.9,45.8,10.5,47.8")
+                .unwrap(),
+        ],
+        ..metadata("Located")
+    };
+    let ds = add(&store, &lab.numbered_folder(1), &m);
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let id = jobs[0].identifier.clone().unwrap();
+    let api = Api::new(&sandbox);
+    let (_, record) = api
+        .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
+        .await;
+    let features = record["metadata"]["locations"]["features"].clone();
+    assert_eq!(features.as_array().map(Vec::len), Some(2), "{features}");
+    assert_eq!(features[0]["geometry"]["type"], "Point");
+    assert_eq!(features[1]["geometry"]["type"], "Polygon");
+    assert_eq!(features[1]["place"], "Alps");
+
+    let mut body = draft_body(&ds.1, &store.document(&ds.1).unwrap().unwrap());
+    body["metadata"]["locations"] = json!({"features": [
+        {"description": "fine"},
+        {},
+        {"geometry": {"type": "Point", "coordinates": [47.27, 98.65]}},
+        {"geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}},
+    ]});
+    let errors = api.draft_errors(body).await;
+    assert!(
+        !errors.contains("metadata.locations.features.0"),
+        "{errors}"
+    );
+    for field in [
+        "metadata.locations.features.1",
+        "metadata.locations.features.2.geometry",
+        "metadata.locations.features.3.geometry",
+    ] {
+        assert!(errors.contains(field), "{field}: {errors}");
+    }
+}
+
 /// InvenioRDM checks a contributor's role against its roles vocabulary (DataCite's
 /// contributor types, in lower case): Lodge's are deposited as given; one outside it, sent
 /// past Lodge's own check, is refused naming the field.

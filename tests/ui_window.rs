@@ -2842,3 +2842,47 @@ fn a_date_typed_in_the_details_is_checked_beside_the_field_and_stored() {
         .collect();
     assert_eq!(said, ["Collected 2025-03-01/2025-06-30"]);
 }
+
+/// Locations are typed in the details, one a line: one with a point out of range is named
+/// beside the field and blocks the deposit; fixed, it is stored with its numbers in their
+/// shortest spelling.
+#[test]
+fn a_location_typed_in_the_details_is_checked_beside_the_field_and_stored() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.select(id);
+    w.scroll_to("Locations");
+    w.type_into("Locations", "Lake Zurich; lat=147.27; lon=8.65");
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("latitude 147.27 is outside -90 to 90 degrees");
+    assert!(
+        w.harness
+            .get_by_label("Deposit to Local sandbox")
+            .accesskit_node()
+            .is_disabled(),
+        "a location that cannot be sent blocks the deposit"
+    );
+
+    w.replace_text("Locations", "Lake Zurich; lat=47.270; lon=8.65");
+    assert!(
+        w.harness.query_by_label_contains("is outside").is_none(),
+        "the message goes with the mistake"
+    );
+    w.harness.get_by_label("Save metadata").click_accesskit();
+    w.wait("the location stored", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| !r.metadata.locations.is_empty())
+    });
+    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
+    let said: Vec<String> = stored
+        .metadata
+        .normalized()
+        .locations
+        .iter()
+        .map(|l| l.describe())
+        .collect();
+    assert_eq!(said, ["Lake Zurich; lat=47.27; lon=8.65"]);
+}

@@ -6,7 +6,7 @@
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 use lodge::content::{
-    Contributor, Creator, DatasetDate, FileAccess, Funding, Metadata, RelatedWork,
+    Contributor, Creator, DatasetDate, FileAccess, Funding, Location, Metadata, RelatedWork,
 };
 
 #[derive(Arbitrary, Debug)]
@@ -30,6 +30,8 @@ struct Fields {
     contributors: Vec<(String, String, Option<String>, Option<String>)>,
     /// Type and date of each date.
     dates: Vec<(String, String)>,
+    /// Place, latitude, longitude and box of each location.
+    locations: Vec<(String, Option<String>, Option<String>, Option<String>)>,
 }
 
 fuzz_target!(|f: Fields| {
@@ -88,6 +90,16 @@ fuzz_target!(|f: Fields| {
             .dates
             .into_iter()
             .map(|(date_type, date)| DatasetDate { date_type, date })
+            .collect(),
+        locations: f
+            .locations
+            .into_iter()
+            .map(|(place, latitude, longitude, bbox)| Location {
+                place,
+                latitude,
+                longitude,
+                bbox,
+            })
             .collect(),
     };
     lodge_fuzz::check_metadata(&metadata);

@@ -14,7 +14,7 @@ use super::output::{say, say_err};
 use super::stop_signal::StopFlag;
 use crate::catalog::record_folder;
 use crate::content::{
-    Contributor, Creator, DatasetDate, FOLDER_PLACEHOLDER, FileAccess, Funding, Metadata,
+    Contributor, Creator, DatasetDate, FOLDER_PLACEHOLDER, FileAccess, Funding, Location, Metadata,
     PreparedDataset, RelatedWork, SkippedEntry, metadata_from_folder, spdx_license_id,
     spdx_suggestion, template_problem, title_for_folder,
 };
@@ -84,6 +84,12 @@ pub struct AddArgs {
     /// Repeat for several (they replace the ones already known); --date "" removes them all.
     #[arg(long = "date", value_name = "TYPE DATE")]
     pub dates: Vec<String>,
+    /// Where the data were collected, or a place they are about: its name, then, optionally,
+    /// a point (lat=, lon=) and a box (box=WEST,SOUTH,EAST,NORTH), in decimal degrees, e.g.
+    /// "Lake Zurich; lat=47.27; lon=8.65" or "box=5.9,45.8,10.5,47.8". Repeat for several
+    /// (they replace the ones already known); --location "" removes them all.
+    #[arg(long = "location", value_name = "PLACE; lat=LAT; lon=LON")]
+    pub locations: Vec<String>,
     /// Who may download the files once deposited: open (anyone), restricted (you and those
     /// you grant access) or embargoed (restricted until --embargo-until, then open). The
     /// record's metadata is public in every case.
@@ -201,6 +207,7 @@ impl AddArgs {
             "related works" => !self.related.is_empty(),
             "contributors" => !self.contributors.is_empty(),
             "dates" => !self.dates.is_empty(),
+            "locations" => !self.locations.is_empty(),
             _ => false,
         }
     }
@@ -257,6 +264,9 @@ impl AddArgs {
         }
         if let Some(dates) = listed("--date", &self.dates, DatasetDate::parse)? {
             m.dates = dates;
+        }
+        if let Some(locations) = listed("--location", &self.locations, Location::parse)? {
+            m.locations = locations;
         }
         Ok(())
     }

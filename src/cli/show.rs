@@ -504,6 +504,11 @@ fn print_metadata(m: &Metadata) {
         let label = if i == 0 { "dates" } else { "" };
         say!("  {label:<12} {}", on_one_line(&d.describe()));
     }
+    for (i, l) in m.locations.iter().enumerate() {
+        // As `--location` takes it.
+        let label = if i == 0 { "locations" } else { "" };
+        say!("  {label:<12} {}", on_one_line(&l.describe()));
+    }
     for (i, r) in m.related.iter().enumerate() {
         // As `--related` takes it.
         let label = if i == 0 { "related" } else { "" };

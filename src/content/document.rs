@@ -367,6 +367,40 @@ mod tests {
         assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
     }
 
+    /// Locations are keyed (each once, each number in its shortest spelling), and a dataset
+    /// with none keys as before they could be given.
+    #[test]
+    fn locations_are_keyed_in_one_spelling_and_none_add_nothing() {
+        let (m, meta) = sample();
+        let with = |lines: &[&str]| {
+            let meta = Metadata {
+                locations: lines
+                    .iter()
+                    .map(|l| crate::content::Location::parse(l).unwrap())
+                    .collect(),
+                ..meta.clone()
+            };
+            ContentDocument::new(m.clone(), &meta)
+        };
+        let none = with(&[]);
+        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        let one = with(&["Lake Zurich; lat=47.27; lon=8.65"]);
+        let text = String::from_utf8(one.canonical_json()).unwrap();
+        assert!(
+            text.contains(
+                r#""locations":[{"latitude":"47.27","longitude":"8.65","place":"Lake Zurich"}]"#
+            ),
+            "{text}"
+        );
+        let respelt = with(&[
+            "Lake Zurich ; lon=8.650; lat=+47.270",
+            "Lake Zurich; lat=47.27; lon=8.65",
+        ]);
+        assert_eq!(respelt.key(), one.key(), "one location, however written");
+        assert_ne!(one.key(), none.key());
+        assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
+    }
+
     /// Open files (the default) add nothing to the keyed metadata, so every key made
     /// before file access could be chosen is the key of the same dataset now; restricted
     /// or embargoed files are keyed, the embargo's date with them.

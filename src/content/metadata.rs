@@ -10,6 +10,7 @@ use unicode_normalization::UnicodeNormalization;
 use super::contributor::{Contributor, EXAMPLE as CONTRIBUTOR_EXAMPLE};
 use super::dates::{DatasetDate, EXAMPLE as DATE_EXAMPLE};
 use super::funding::{EXAMPLE as FUNDING_EXAMPLE, Funding};
+use super::location::{EXAMPLE as LOCATION_EXAMPLE, Location};
 use super::related::{EXAMPLE as RELATED_EXAMPLE, RelatedWork};
 
 /// DataCite 4.x `resourceTypeGeneral` values accepted as a resource type.
@@ -181,6 +182,10 @@ pub struct Metadata {
     /// written, as for `related`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dates: Vec<DatasetDate>,
+    /// Where the data were collected, or what places they are about; none is not written,
+    /// as for `related`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<Location>,
 }
 
 fn default_resource_type() -> String {
@@ -204,6 +209,7 @@ impl Default for Metadata {
             funding: Vec::new(),
             contributors: Vec::new(),
             dates: Vec::new(),
+            locations: Vec::new(),
         }
     }
 }
@@ -363,7 +369,7 @@ impl Metadata {
         }
         // File access is never empty: open is a choice too (and the key of a moved folder's
         // deposits). A file that says otherwise is named by `fields_differing_from`. So are
-        // related works, contributors and dates: a dataset added before Lodge read them
+        // related works, contributors, dates and locations: a dataset added before Lodge read them
         // from a citation file lacks them, and taking them from the file would give a moved
         // folder another key, and a second deposit of what it deposited once. No citation
         // file Lodge reads gives funding by name (a `.zenodo.json`'s grants are ids of
@@ -413,6 +419,10 @@ impl Metadata {
                 !b.contributors.is_empty() && a.contributors != b.contributors,
             ),
             ("dates", !b.dates.is_empty() && a.dates != b.dates),
+            (
+                "locations",
+                !b.locations.is_empty() && a.locations != b.locations,
+            ),
             // Always given: open is a choice as much as the others.
             ("file access", differ(&a.access, &b.access, |_| true)),
         ]
@@ -470,6 +480,10 @@ impl Metadata {
             dates: each_once(self.dates.iter().map(DatasetDate::normalized), |d| {
                 d.date_type.is_empty() && d.date.is_empty()
             }),
+            locations: each_once(
+                self.locations.iter().map(Location::normalized),
+                Location::is_blank,
+            ),
         }
     }
 
@@ -595,6 +609,14 @@ impl Metadata {
                 problem(
                     format!("dates[{i}]"),
                     &format!("{why} (--date \"{DATE_EXAMPLE}\")"),
+                );
+            }
+        }
+        for (i, l) in m.locations.iter().enumerate() {
+            if let Some(why) = l.problem() {
+                problem(
+                    format!("locations[{i}]"),
+                    &format!("{why} (--location \"{LOCATION_EXAMPLE}\")"),
                 );
             }
         }

@@ -16,6 +16,7 @@ mod funding;
 mod hash;
 mod labelled;
 mod license;
+mod location;
 mod metadata;
 mod person_name;
 mod prefill;
@@ -38,6 +39,7 @@ pub use hash::{
     NoHashCache, hash_files, sha256_reader,
 };
 pub use license::{spdx_license_id, spdx_suggestion};
+pub use location::{EXAMPLE as LOCATION_EXAMPLE, GeoBox, Location};
 pub use metadata::{
     Creator, FieldProblem, FileAccess, Metadata, RESOURCE_TYPES, is_calendar_date, this_year, today,
 };

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value as Json;
 use serde_yaml_ng::Value as Yaml;
 
-use super::{ContentError, Contributor, Creator, DatasetDate, FileAccess, Metadata, RelatedWork};
+use super::{
+    ContentError, Contributor, Creator, DatasetDate, FileAccess, Location, Metadata, RelatedWork,
+};
 
 /// File name of Citation File Format metadata.
 pub const CITATION_CFF: &str = "CITATION.cff";
@@ -348,6 +350,27 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
             });
         }
     }
+    if let Some(locations) = doc.get("locations").filter(|v| !v.is_null()) {
+        let list = locations
+            .as_array()
+            .ok_or("locations must be a list of {place, lat, lon}")?;
+        for (i, l) in list.iter().enumerate() {
+            if !l.is_object() {
+                return Err(format!(
+                    "locations[{i}] must be an object with a place, and a lat and lon"
+                ));
+            }
+            let field = |key: &str| json_opt_text(l, key, &format!("locations[{i}].{key}"));
+            // A point out of range, or half of one, is a problem of the metadata, named
+            // with the others.
+            m.locations.push(Location {
+                place: field("place")?.unwrap_or_default(),
+                latitude: field("lat")?,
+                longitude: field("lon")?,
+                bbox: None,
+            });
+        }
+    }
     if let Some(date) = json_opt_text(doc, "publication_date", "publication_date")? {
         m.publication_year = Some(year_of("publication_date", &date)?);
     }
@@ -526,6 +549,7 @@ const ZENODO_READ: &[&str] = &[
     "related_identifiers",
     "contributors",
     "dates",
+    "locations",
 ];
 
 #[cfg(test)]
@@ -569,6 +593,50 @@ mod tests {
         assert!(
             err.to_string()
                 .contains("related_identifiers[0] must have a text \"identifier\""),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn zenodo_locations_become_locations_a_point_out_of_range_a_metadata_problem() {
+        let m = parse_zenodo_json(
+            r#"{"title": "T", "locations": [
+                {"place": "Lake Zurich", "lat": 47.270, "lon": 8.65},
+                {"place": "Disko Bay", "description": "the fjord's mouth"},
+                {"place": "Nowhere", "lat": "95", "lon": "0"}
+            ]}"#,
+        )
+        .unwrap();
+        let said: Vec<String> = m
+            .normalized()
+            .locations
+            .iter()
+            .map(|l| l.describe())
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "Lake Zurich; lat=47.27; lon=8.65",
+                "Disko Bay",
+                "Nowhere; lat=95; lon=0"
+            ]
+        );
+        let problems = m.problems();
+        let located: Vec<_> = problems
+            .iter()
+            .filter(|p| p.field.starts_with("locations"))
+            .collect();
+        assert_eq!(located.len(), 1, "{problems:?}");
+        assert_eq!(located[0].field, "locations[2]");
+        assert!(
+            located[0]
+                .message
+                .contains("latitude 95 is outside -90 to 90")
+        );
+        let err =
+            parse_zenodo_json(r#"{"title": "T", "locations": {"place": "Zurich"}}"#).unwrap_err();
+        assert!(
+            err.to_string().contains("locations must be a list"),
             "{err}"
         );
     }

@@ -207,6 +207,7 @@ fn validation_errors(data: &Value) -> Vec<Value> {
     errors.extend(funding_errors(&m["funding"]));
     errors.extend(contributor_errors(&m["contributors"]));
     errors.extend(date_errors(&m["dates"]));
+    errors.extend(location_errors(&m["locations"]));
     errors.extend(access_errors(&data["access"]));
     errors
 }
@@ -244,6 +245,71 @@ fn date_errors(dates: &Value) -> Vec<Value> {
         }
     }
     errors
+}
+
+/// What InvenioRDM says of locations: GeoJSON features under `features`, each with a
+/// geometry (a point, points, a polygon or polygons, its positions longitude then latitude
+/// in range, each ring closed), a place or a description.
+fn location_errors(locations: &Value) -> Vec<Value> {
+    let mut errors = Vec::new();
+    if locations.is_null() {
+        return errors;
+    }
+    let Some(features) = locations["features"].as_array() else {
+        errors.push(json!({
+            "field": "metadata.locations.features",
+            "messages": ["Missing data for required field."],
+        }));
+        return errors;
+    };
+    for (i, f) in features.iter().enumerate() {
+        let field = format!("metadata.locations.features.{i}");
+        let given = |key: &str| !f[key].is_null();
+        if !(given("geometry") || given("place") || given("description")) {
+            errors.push(json!({
+                "field": field,
+                "messages": ["At least one of ['geometry', 'place', 'description'] must be present."],
+            }));
+        }
+        if given("geometry") && !is_geometry(&f["geometry"]) {
+            errors.push(json!({
+                "field": format!("{field}.geometry"),
+                "messages": ["Invalid GeoJSON geometry."],
+            }));
+        }
+    }
+    errors
+}
+
+/// Whether `g` is a GeoJSON point, points, polygon or polygons InvenioRDM takes.
+fn is_geometry(g: &Value) -> bool {
+    let position = |p: &Value| match p.as_array().map(Vec::as_slice) {
+        Some([lon, lat]) => {
+            let (lon, lat) = (lon.as_f64(), lat.as_f64());
+            lon.is_some_and(|v| v.abs() <= 180.0) && lat.is_some_and(|v| v.abs() <= 90.0)
+        }
+        _ => false,
+    };
+    let ring = |r: &Value| {
+        r.as_array()
+            .is_some_and(|r| r.len() >= 4 && r.iter().all(position) && r.first() == r.last())
+    };
+    let polygon = |p: &Value| {
+        p.as_array()
+            .is_some_and(|p| !p.is_empty() && p.iter().all(ring))
+    };
+    let all = |v: &Value, each: &dyn Fn(&Value) -> bool| {
+        v.as_array()
+            .is_some_and(|v| !v.is_empty() && v.iter().all(each))
+    };
+    let c = &g["coordinates"];
+    match g["type"].as_str() {
+        Some("Point") => position(c),
+        Some("MultiPoint") => all(c, &position),
+        Some("Polygon") => polygon(c),
+        Some("MultiPolygon") => all(c, &polygon),
+        _ => false,
+    }
 }
 
 /// What InvenioRDM says of contributors: each a person or organisation with a role of its

@@ -127,6 +127,10 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
         let each = m.dates.iter().map(|d| escape(&d.describe()));
         fields.push(("Dates", each.collect::<Vec<_>>().join("<br>")));
     }
+    if !m.locations.is_empty() {
+        let each = m.locations.iter().map(|l| escape(&l.describe()));
+        fields.push(("Locations", each.collect::<Vec<_>>().join("<br>")));
+    }
     if !m.funding.is_empty() {
         fields.push(("Funding", funders(&m.funding)));
     }
@@ -307,7 +311,7 @@ mod tests {
     }
 
     #[test]
-    fn a_records_funders_contributors_and_dates_are_listed_escaped() {
+    fn a_records_funders_contributors_dates_and_locations_are_listed_escaped() {
         let metadata = crate::content::Metadata {
             title: "Cores".into(),
             funding: vec![
@@ -318,6 +322,9 @@ mod tests {
                 crate::content::Contributor::parse("Curie, <Marie>; role=ContactPerson").unwrap(),
             ],
             dates: vec![crate::content::DatasetDate::parse("Collected 2025").unwrap()],
+            locations: vec![
+                crate::content::Location::parse("<Zurich>; lat=47.27; lon=8.65").unwrap(),
+            ],
             ..crate::content::Metadata::default()
         };
         let html = record_page_of(&metadata);
@@ -334,6 +341,10 @@ mod tests {
         );
         assert!(
             html.contains("<dt>Dates</dt><dd>Collected 2025</dd>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<dt>Locations</dt><dd>&lt;Zurich&gt;; lat=47.27; lon=8.65</dd>"),
             "{html}"
         );
     }

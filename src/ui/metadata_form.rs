@@ -5,8 +5,8 @@
 use egui::{Color32, RichText};
 
 use crate::content::{
-    Contributor, Creator, DatasetDate, FieldProblem, FileAccess, Funding, Metadata, RESOURCE_TYPES,
-    RelatedWork, as_person, spdx_license_id, spdx_suggestion,
+    Contributor, Creator, DatasetDate, FieldProblem, FileAccess, Funding, Location, Metadata,
+    RESOURCE_TYPES, RelatedWork, as_person, spdx_license_id, spdx_suggestion,
 };
 
 /// One creator's fields.
@@ -81,6 +81,8 @@ pub struct MetadataForm {
     pub contributors: String,
     /// One date a line, as `--date` takes it: `Collected 2025-03-01/2025-06-30`.
     pub dates: String,
+    /// One location a line, as `--location` takes it: `Lake Zurich; lat=47.27; lon=8.65`.
+    pub locations: String,
 }
 
 impl MetadataForm {
@@ -116,6 +118,7 @@ impl MetadataForm {
             funding: one_a_line(&m.funding, Funding::describe),
             contributors: one_a_line(&m.contributors, Contributor::describe),
             dates: one_a_line(&m.dates, DatasetDate::describe),
+            locations: one_a_line(&m.locations, Location::describe),
         }
     }
 
@@ -209,6 +212,14 @@ impl MetadataForm {
             b,
         );
         field(&mut self.dates, &base.dates, &stored.dates, "Dates", b);
+        let locations = (&base.locations, &stored.locations);
+        field(
+            &mut self.locations,
+            locations.0,
+            locations.1,
+            "Locations",
+            b,
+        );
         both
     }
 
@@ -286,6 +297,10 @@ impl MetadataForm {
             dates: each_line(&self.dates, DatasetDate::parse, |line| DatasetDate {
                 date_type: line.to_string(),
                 date: String::new(),
+            }),
+            locations: each_line(&self.locations, Location::parse, |line| Location {
+                place: line.to_string(),
+                ..Location::default()
             }),
         };
         let mut problems = metadata.problems();
@@ -576,6 +591,14 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         &mut form.dates,
         "Optional, one a line: Collected 2025-03-01/2025-06-30 (when the data were collected)",
         "dates",
+        problems,
+    );
+    changed |= lines_field(
+        ui,
+        "Locations",
+        &mut form.locations,
+        "Optional, one a line: Lake Zurich; lat=47.27; lon=8.65 (or box=WEST,SOUTH,EAST,NORTH)",
+        "locations",
         problems,
     );
     changed |= lines_field(

@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::content::{
-    ContentDocument, ContentKey, Creator, FileAccess, funder_identifier, spdx_license_id,
+    ContentDocument, ContentKey, Creator, FileAccess, Location, funder_identifier, spdx_license_id,
 };
 
 /// `alternateIdentifierType` of the content key in a DOI's metadata.
@@ -154,6 +154,10 @@ pub fn attributes(
     if let Some(version) = &m.version {
         a["version"] = json!(version);
     }
+    if !m.locations.is_empty() {
+        let each = m.locations.iter().map(geo_location);
+        a["geoLocations"] = json!(each.collect::<Vec<_>>());
+    }
     // A work whose identifier is neither a DOI nor a URL is a metadata problem, and
     // metadata with a problem is refused before it is queued; none is left out here.
     let mut related: Vec<Value> = m
@@ -216,6 +220,27 @@ pub fn attributes(
 
 /// The COAR access right of files that are not open (open files add nothing, so the
 /// metadata of DOIs minted before access could be chosen is unchanged).
+/// One location as DataCite's `geoLocation`: its place's name, point and box, each where
+/// given, in decimal degrees.
+fn geo_location(l: &Location) -> Value {
+    let mut g = json!({});
+    if !l.place.is_empty() {
+        g["geoLocationPlace"] = json!(l.place);
+    }
+    if let Some((latitude, longitude)) = l.point() {
+        g["geoLocationPoint"] = json!({"pointLatitude": latitude, "pointLongitude": longitude});
+    }
+    if let Some(b) = l.geo_box() {
+        g["geoLocationBox"] = json!({
+            "westBoundLongitude": b.west,
+            "eastBoundLongitude": b.east,
+            "southBoundLatitude": b.south,
+            "northBoundLatitude": b.north,
+        });
+    }
+    g
+}
+
 fn access_right(access: &FileAccess) -> Option<(&'static str, &'static str)> {
     match access {
         FileAccess::Open => None,
@@ -305,6 +330,7 @@ mod tests {
             funding: Vec::new(),
             contributors: Vec::new(),
             dates: Vec::new(),
+            locations: Vec::new(),
         };
         let doc = ContentDocument::new(
             vec![ManifestEntry {
@@ -418,6 +444,30 @@ mod tests {
             json!([
                 {"date": "2025-03/2025-06", "dateType": "Collected"},
                 {"date": "2027-06-30", "dateType": "Available"},
+            ])
+        );
+
+        // Locations: each with its place, point and box where given, in degrees.
+        let mut located = doc.clone();
+        located.metadata.locations = ["Lake Zurich; lat=47.27; lon=8.65", "box=5.9,45.8,10.5,47.8"]
+            .iter()
+            .map(|l| crate::content::Location::parse(l).unwrap())
+            .collect();
+        let a = attributes(
+            "10.80000/wxyz-0042",
+            &key,
+            &located,
+            DoiState::Draft,
+            None,
+            None,
+        );
+        assert_eq!(
+            a["geoLocations"],
+            json!([
+                {"geoLocationPlace": "Lake Zurich",
+                 "geoLocationPoint": {"pointLatitude": 47.27, "pointLongitude": 8.65}},
+                {"geoLocationBox": {"westBoundLongitude": 5.9, "eastBoundLongitude": 10.5,
+                                    "southBoundLatitude": 45.8, "northBoundLatitude": 47.8}},
             ])
         );
 

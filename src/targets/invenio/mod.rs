@@ -33,8 +33,8 @@ use super::{
     RecordRef, Target,
 };
 use crate::content::{
-    ContentDocument, ContentKey, Creator, FieldProblem, FileAccess, Funding, ManifestEntry,
-    Sha256Hex, spdx_license_id,
+    ContentDocument, ContentKey, Creator, FieldProblem, FileAccess, Funding, Location,
+    ManifestEntry, Sha256Hex, spdx_license_id,
 };
 
 /// The most files Zenodo takes in one record.
@@ -162,6 +162,10 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
         });
         metadata["dates"] = json!(dates.collect::<Vec<_>>());
     }
+    if !m.locations.is_empty() {
+        let features = m.locations.iter().flat_map(location_features);
+        metadata["locations"] = json!({"features": features.collect::<Vec<_>>()});
+    }
     if !m.contributors.is_empty() {
         let contributors = m.contributors.iter().map(|c| {
             let mut contributor = creator(&c.person());
@@ -192,6 +196,43 @@ fn funding(f: &Funding) -> Value {
         entry["award"] = json!({"number": number, "title": {"en": title}});
     }
     entry
+}
+
+/// One location as InvenioRDM's GeoJSON features, each with the place's name: its point and
+/// its box a feature each (a feature has one geometry), a name alone a feature without one.
+/// GeoJSON has no box: it is a polygon of its corners, or two when it crosses the 180th
+/// meridian (its west bound east of its east bound), one on each side, as RFC 7946 asks.
+fn location_features(l: &Location) -> Vec<Value> {
+    let ring = |w: f64, s: f64, e: f64, n: f64| json!([[[w, s], [e, s], [e, n], [w, n], [w, s]]]);
+    let mut geometries = Vec::new();
+    if let Some((latitude, longitude)) = l.point() {
+        geometries.push(json!({"type": "Point", "coordinates": [longitude, latitude]}));
+    }
+    if let Some(b) = l.geo_box() {
+        geometries.push(match b.west > b.east {
+            false => {
+                json!({"type": "Polygon", "coordinates": ring(b.west, b.south, b.east, b.north)})
+            }
+            true => json!({
+                "type": "MultiPolygon",
+                "coordinates": [
+                    ring(b.west, b.south, 180.0, b.north),
+                    ring(-180.0, b.south, b.east, b.north),
+                ],
+            }),
+        });
+    }
+    if geometries.is_empty() {
+        return vec![json!({"place": l.place})];
+    }
+    let featured = geometries.into_iter().map(|geometry| {
+        let mut feature = json!({"geometry": geometry});
+        if !l.place.is_empty() {
+            feature["place"] = json!(l.place);
+        }
+        feature
+    });
+    featured.collect()
 }
 
 /// InvenioRDM's `access`: the record (its metadata) is public in every case; the files
