@@ -161,7 +161,8 @@ fn citation_files_stay_in_the_manifest() {
 #[test]
 fn adding_a_folder_whose_citation_file_gives_a_doi_warns_of_a_second_record() {
     let lab = support::Lab::new();
-    let cff = format!("{CFF}doi: 10.5281/zenodo.4242\nreferences: []\n");
+    let cff =
+        format!("{CFF}doi: 10.5281/zenodo.4242\nreferences:\n  - type: book\n    title: A book\n");
     let folder = lab.folder(
         "cited",
         &[("CITATION.cff", cff.as_bytes()), ("a.csv", b"1\n")],
@@ -178,7 +179,7 @@ fn adding_a_folder_whose_citation_file_gives_a_doi_warns_of_a_second_record() {
         &[
             "CITATION.cff gives the DOI 10.5281/zenodo.4242: if that is this dataset's own, it \
              is deposited already, and a deposit makes a second record with a DOI of its own",
-            "CITATION.cff also gives references, which Lodge does not send",
+            "CITATION.cff also gives references without a DOI or URL, which Lodge does not send",
         ],
     );
 }

@@ -134,6 +134,34 @@ fn zenodo_json_related_identifiers_prefill_the_related_works() {
     assert_all(&shown, &["related      IsSupplementTo 10.1234/paper"]);
 }
 
+/// A `CITATION.cff`'s references are the works the dataset references: each with a DOI or
+/// URL is read as a related work `References`; one with neither is named as not sent.
+#[test]
+fn citation_cff_references_prefill_related_works_and_one_without_an_identifier_is_named() {
+    let lab = Lab::new();
+    let cff = "cff-version: 1.2.0\nmessage: Cite this dataset\ntitle: Cores\n\
+               authors:\n  - family-names: Curie\n    given-names: Marie\n\
+               date-released: 2026-01-05\npublisher: Lab\n\
+               references:\n\
+               \x20 - type: article\n    title: The method\n    doi: https://doi.org/10.1234/Method\n\
+               \x20 - type: book\n    title: A handbook\n";
+    let folder = lab.folder(
+        "referencing",
+        &[
+            ("cores.csv", b"depth,c\n1,2\n"),
+            ("CITATION.cff", cff.as_bytes()),
+        ],
+    );
+    let (added, said) = lodge_said(&lab, &["add", folder.to_str().unwrap()]);
+    assert!(added, "{said}");
+    assert_all(
+        &said,
+        &["CITATION.cff also gives references without a DOI or URL, which Lodge does not send"],
+    );
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    assert_all(&shown, &["related      References 10.1234/method"]);
+}
+
 /// A dataset added before its `.zenodo.json` gave related works keeps the ones it has (none):
 /// taking them from the file would give a moved folder another key, and a second deposit.
 /// Adding the folder again names them, and `--related` gives them.

@@ -187,6 +187,22 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
         };
         m.publisher = kept(&mut problems, named).flatten().unwrap_or_default();
     }
+    if let Some(references) = doc.get("references").filter(|v| !v.is_null()) {
+        match references.as_sequence() {
+            None => problems.push("references must be a list of works".into()),
+            Some(list) => {
+                for (i, r) in list.iter().enumerate() {
+                    let found = cff_reference_identifier(i, r).map(|id| {
+                        id.map(|identifier| RelatedWork {
+                            relation: "References".into(),
+                            identifier,
+                        })
+                    });
+                    m.related.extend(kept(&mut problems, found).flatten());
+                }
+            }
+        }
+    }
     if let Some(kind) = kept(&mut problems, yaml_opt_text(&doc, "type", "type")).flatten() {
         m.resource_type = match kind.as_str() {
             "software" => "Software",
@@ -203,6 +219,31 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
 /// The value of `read`, or `None` with its problem noted in `problems`.
 fn kept<T>(problems: &mut Vec<String>, read: Result<T, String>) -> Option<T> {
     read.map_err(|problem| problems.push(problem)).ok()
+}
+
+/// The DOI (its `doi`, else an `identifiers` entry of type `doi`) or else the URL of a
+/// `CITATION.cff` reference, the work the dataset references; `None` for a reference with
+/// neither, which cannot be sent as a related work (named by [`fields_not_carried`]).
+fn cff_reference_identifier(i: usize, r: &Yaml) -> Result<Option<String>, String> {
+    if !r.is_mapping() {
+        return Err(format!(
+            "references[{i}] must be a mapping (type, title, authors, doi, ...)"
+        ));
+    }
+    let field = |key: &str| yaml_opt_text(r, key, &format!("references[{i}].{key}"));
+    if let Some(doi) = field("doi")?.filter(|d| !d.trim().is_empty()) {
+        return Ok(Some(doi));
+    }
+    let identifiers = r.get("identifiers").and_then(Yaml::as_sequence);
+    for id in identifiers.into_iter().flatten() {
+        if id.get("type").and_then(Yaml::as_str) == Some("doi")
+            && let Some(doi) = id.get("value").and_then(Yaml::as_str)
+            && !doi.trim().is_empty()
+        {
+            return Ok(Some(doi.to_string()));
+        }
+    }
+    Ok(field("url")?.filter(|u| !u.trim().is_empty()))
 }
 
 fn cff_author(i: usize, a: &Yaml) -> Result<Creator, String> {
@@ -452,10 +493,28 @@ pub fn fields_not_carried(citation_file: &Path) -> Vec<String> {
         return Vec::new();
     };
     // A DOI is said of its own, by [`dois_cited`].
-    doc.keys()
+    let mut fields: Vec<String> = doc
+        .keys()
         .filter(|k| !read.contains(&k.as_str()) && *k != "doi")
         .cloned()
-        .collect()
+        .collect();
+    // A `CITATION.cff`'s references are read as related works, each by its DOI or URL; one
+    // with neither is not.
+    if read == CFF_READ {
+        let references = doc.get("references").and_then(Json::as_array);
+        let unsent = references.into_iter().flatten().any(|r| {
+            let named = |id: &Json| id.as_str().is_some_and(|s| !s.trim().is_empty());
+            let by_identifier = r["identifiers"].as_array().is_some_and(|ids| {
+                ids.iter()
+                    .any(|id| id["type"] == "doi" && named(&id["value"]))
+            });
+            !(named(&r["doi"]) || by_identifier || named(&r["url"]))
+        });
+        if unsent {
+            fields.push("references without a DOI or URL".into());
+        }
+    }
+    fields
 }
 
 /// The DOIs a citation file gives for what it describes (`doi`, and in `CITATION.cff`
@@ -531,6 +590,7 @@ const CFF_READ: &[&str] = &[
     "keywords",
     "publisher",
     "type",
+    "references",
 ];
 
 /// `.zenodo.json` keys read into the metadata.
@@ -639,6 +699,36 @@ mod tests {
             err.to_string().contains("locations must be a list"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn cff_references_become_related_works_by_their_doi_or_url() {
+        let m = parse_citation_cff(
+            "title: T\nreferences:\n\
+             - type: article\n  title: The paper\n  doi: 10.1234/PAPER\n\
+             - type: software\n  title: The tool\n  identifiers:\n    - type: url\n      value: https://x.org\n    - type: doi\n      value: 10.5281/zenodo.7\n\
+             - type: website\n  title: The site\n  url: https://example.org/survey\n\
+             - type: book\n  title: A book with no identifier\n",
+        )
+        .unwrap();
+        let said: Vec<String> = m
+            .normalized()
+            .related
+            .iter()
+            .map(|r| r.describe())
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "References 10.1234/paper",
+                "References 10.5281/zenodo.7",
+                "References https://example.org/survey",
+            ]
+        );
+        let err = parse_citation_cff("title: T\nreferences: 10.1234/paper\n").unwrap_err();
+        assert!(err.contains("references must be a list"), "{err}");
+        let err = parse_citation_cff("title: T\nreferences:\n  - 10.1234/paper\n").unwrap_err();
+        assert!(err.contains("references[0] must be a mapping"), "{err}");
     }
 
     #[test]
@@ -840,10 +930,21 @@ mod tests {
         let cff = dir.path().join(CITATION_CFF);
         fs::write(
             &cff,
-            "cff-version: 1.2.0\nmessage: Cite me\ntitle: T\nauthors: []\ndoi: 10.5281/zenodo.1\nreferences: []\n",
+            "cff-version: 1.2.0\nmessage: Cite me\ntitle: T\nauthors: []\ndoi: 10.5281/zenodo.1\n\
+             references:\n  - type: article\n    doi: 10.1234/paper\n",
         )
         .unwrap();
-        assert_eq!(fields_not_carried(&cff), ["references"]);
+        assert!(
+            fields_not_carried(&cff).is_empty(),
+            "a reference with its DOI is sent"
+        );
+        let unidentified =
+            "title: T\ndoi: 10.5281/zenodo.1\nreferences:\n  - type: book\n    title: A book\n";
+        fs::write(&cff, unidentified).unwrap();
+        assert_eq!(
+            fields_not_carried(&cff),
+            ["references without a DOI or URL"]
+        );
         assert_eq!(dois_cited(&cff), ["10.5281/zenodo.1"]);
         fs::write(&cff, "title: T\n").unwrap();
         assert!(fields_not_carried(&cff).is_empty());
