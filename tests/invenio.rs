@@ -1049,7 +1049,7 @@ async fn an_award_number_the_site_does_not_list_is_refused_before_a_draft_is_mad
              a number only, and InvenioRDM's list of awards has no award 999 of this funder: \
              check the number, or add its title (--funding \"NSF; \
              funder-id=https://ror.org/021nxhr62; award=999; award-title=TITLE\"), or give the \
-             funder alone (--funding \"NSF\")",
+             funder alone (--funding \"NSF; funder-id=https://ror.org/021nxhr62\")",
             "funding[1]: 'Brown University; funder-id=https://ror.org/05gq02987; award=12' gives \
              the award a number only, and InvenioRDM's list of funders has no \
              https://ror.org/05gq02987, so the award cannot be found in its list of awards: add \

@@ -99,51 +99,49 @@ impl InvenioTarget {
         why: Unfound,
     ) -> FieldProblem {
         let site = self.site_name();
-        let completed = |f: Funding| format!("--funding \"{}\"", f.describe());
-        let alone = format!("--funding \"{}\"", f.funder);
+        let said = f.describe();
+        // Their own funding, completed or with the award left out, as the example to follow.
+        let written = |f: Funding| format!("--funding \"{}\"", f.describe());
+        let alone = written(Funding {
+            award_number: None,
+            award_title: None,
+            ..f.clone()
+        });
         let message = match &f.award_number {
-            None => format!(
-                "'{}' gives the award a title only, and {site} takes an award with its number \
-                 and its title: add its number ({}), or give the funder alone ({alone})",
-                f.describe(),
-                completed(Funding {
+            None => {
+                let numbered = written(Funding {
                     award_number: Some("NUMBER".into()),
                     ..f.clone()
-                }),
-            ),
+                });
+                format!(
+                    "'{said}' gives the award a title only, and {site} takes an award with its \
+                     number and its title: add its number ({numbered}), or give the funder \
+                     alone ({alone})"
+                )
+            }
             Some(number) => {
+                let titled = written(Funding {
+                    award_title: Some("TITLE".into()),
+                    ..f.clone()
+                });
                 let unfound = match why {
                     Unfound::NoFunderId => format!(
                         "{site} takes an award it does not list only with its number and \
-                         its title: add its title ({}), or the funder's ROR or Crossref \
+                         its title: add its title ({titled}), or the funder's ROR or Crossref \
                          Funder ID (funder-id=...) for Lodge to find award {number} in \
-                         {site}'s list of awards,",
-                        completed(Funding {
-                            award_title: Some("TITLE".into()),
-                            ..f.clone()
-                        }),
+                         {site}'s list of awards,"
                     ),
                     Unfound::FunderNotListed(id) => format!(
                         "{site}'s list of funders has no {id}, so the award cannot be found \
-                         in its list of awards: add its title ({}),",
-                        completed(Funding {
-                            award_title: Some("TITLE".into()),
-                            ..f.clone()
-                        }),
+                         in its list of awards: add its title ({titled}),"
                     ),
                     Unfound::AwardNotListed => format!(
                         "{site}'s list of awards has no award {number} of this funder: \
-                         check the number, or add its title ({}),",
-                        completed(Funding {
-                            award_title: Some("TITLE".into()),
-                            ..f.clone()
-                        }),
+                         check the number, or add its title ({titled}),"
                     ),
                 };
                 format!(
-                    "'{}' gives the award a number only, and {unfound} or give the funder \
-                     alone ({alone})",
-                    f.describe()
+                    "'{said}' gives the award a number only, and {unfound} or give the funder alone ({alone})"
                 )
             }
         };
