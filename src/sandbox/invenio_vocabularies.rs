@@ -3,9 +3,11 @@
 //! OpenAIRE's awards, served as InvenioRDM serves them.
 //!
 //! - `GET /api/funders/{id}`: a funder by its id (a ROR id without its address), or 404;
-//! - `GET /api/funders?q=TEXT`: funders whose id, name or one of whose identifiers (a ROR,
-//!   a Crossref Funder ID) contains the text, case aside;
-//! - `GET /api/awards?q=TEXT`: awards whose id, number, acronym or title contains it;
+//! - `GET /api/funders?q=QUERY`: funders matching the query: `field:"value"` terms joined
+//!   by ` AND ` (fields `id`, `name`, `country`, `identifiers.identifier`; each value
+//!   equal, case aside), or text that one of those contains;
+//! - `GET /api/awards?q=QUERY`: awards matching it, with the fields `id`, `number`,
+//!   `acronym`, `title.en`, `funder.id`, `funder.name` and `identifiers.identifier`;
 //! - `GET /api/awards/{id}`: an award by an id without a slash.
 //!
 //! A record's `funding` refers to them by `{"id": ...}`, and the emulation refuses an id not
@@ -181,10 +183,32 @@ struct Search {
     q: Option<String>,
 }
 
-/// The query's text without the quotes around a phrase, lower-cased; empty for none.
-fn needle(search: &Search) -> String {
-    let q = search.q.as_deref().unwrap_or_default().trim();
-    q.trim_matches('"').to_lowercase()
+/// Whether an entry with these `(field, value)` pairs matches `query`, as the part of
+/// InvenioRDM's query syntax Lodge uses reads it: terms joined by ` AND `, each
+/// `field:"value"` (a value of that field equal to it, case aside) or text (contained in
+/// one of the values); no query matches every entry.
+fn matches(fields: &[(&str, &str)], query: Option<&str>) -> bool {
+    let Some(query) = query.map(str::trim).filter(|q| !q.is_empty()) else {
+        return true;
+    };
+    query.split(" AND ").all(|term| {
+        let term = term.trim();
+        let fielded = term
+            .split_once(':')
+            .filter(|(field, _)| fields.iter().any(|(name, _)| name == field));
+        match fielded {
+            Some((field, value)) => {
+                let value = value.trim().trim_matches('"');
+                fields
+                    .iter()
+                    .any(|(name, v)| *name == field && v.eq_ignore_ascii_case(value))
+            }
+            None => {
+                let text = term.trim_matches('"').to_lowercase();
+                fields.iter().any(|(_, v)| v.to_lowercase().contains(&text))
+            }
+        }
+    })
 }
 
 fn hits(found: Vec<Value>) -> Response {
@@ -192,17 +216,18 @@ fn hits(found: Vec<Value>) -> Response {
     axum::Json(json!({"hits": {"hits": found, "total": total}})).into_response()
 }
 
-fn contains(haystack: &str, needle: &str) -> bool {
-    haystack.to_lowercase().contains(needle)
-}
-
 async fn search_funders(Query(search): Query<Search>) -> Response {
-    let n = needle(&search);
-    let found = FUNDERS
-        .iter()
-        .filter(|f| [f.id, f.name, f.crossref].iter().any(|s| contains(s, &n)))
-        .map(funder_json);
-    hits(found.collect())
+    let found = FUNDERS.iter().filter(|f| {
+        let fields = [
+            ("id", f.id),
+            ("name", f.name),
+            ("country", f.country),
+            ("identifiers.identifier", f.id),
+            ("identifiers.identifier", f.crossref),
+        ];
+        matches(&fields, search.q.as_deref())
+    });
+    hits(found.map(funder_json).collect())
 }
 
 async fn get_funder(Path(id): Path<String>) -> Response {
@@ -213,16 +238,19 @@ async fn get_funder(Path(id): Path<String>) -> Response {
 }
 
 async fn search_awards(Query(search): Query<Search>) -> Response {
-    let n = needle(&search);
-    let found = AWARDS
-        .iter()
-        .filter(|a| {
-            [a.id, a.number, a.title, a.acronym.unwrap_or_default()]
-                .iter()
-                .any(|s| contains(s, &n))
-        })
-        .map(award_json);
-    hits(found.collect())
+    let found = AWARDS.iter().filter(|a| {
+        let funder = FUNDERS.iter().find(|f| f.id == a.funder);
+        let fields = [
+            ("id", a.id),
+            ("number", a.number),
+            ("acronym", a.acronym.unwrap_or_default()),
+            ("title.en", a.title),
+            ("funder.id", a.funder),
+            ("funder.name", funder.map_or("", |f| f.name)),
+        ];
+        matches(&fields, search.q.as_deref())
+    });
+    hits(found.map(award_json).collect())
 }
 
 async fn get_award(Path(id): Path<String>) -> Response {
@@ -264,6 +292,20 @@ mod tests {
                 Some(FunderScheme::CrossrefFunderId)
             );
         }
+    }
+
+    #[test]
+    fn a_query_is_fielded_terms_joined_by_and_or_text() {
+        let fields = [("number", "101017452"), ("funder.id", "00k4n6c32")];
+        let hit = |q: &str| matches(&fields, Some(q));
+        assert!(hit(r#"number:"101017452" AND funder.id:"00K4N6C32""#));
+        assert!(!hit(r#"number:"101017452" AND funder.id:"021nxhr62""#));
+        assert!(
+            !hit(r#"number:"1017452""#),
+            "a field's value is equal, not contained"
+        );
+        assert!(hit("1017"), "text is contained");
+        assert!(hit("") && matches(&fields, None));
     }
 
     #[test]

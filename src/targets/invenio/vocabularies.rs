@@ -173,7 +173,8 @@ impl InvenioTarget {
             }
             FunderScheme::CrossrefFunderId => {
                 let doi = address.trim_start_matches("https://doi.org/");
-                self.search(&["api", "funders"], doi)
+                let query = format!("identifiers.identifier:{}", phrase(doi));
+                self.search(&["api", "funders"], &query)
                     .await?
                     .into_iter()
                     .find(|funder| names_funder(funder, address))
@@ -191,10 +192,11 @@ impl InvenioTarget {
         if let Some(known) = self.answered(|v| v.awards.get(&asked).cloned()) {
             return Ok(known);
         }
-        // Award numbers repeat between funders: the search finds candidates, the funder
-        // and the exact number decide.
+        // Award numbers repeat between funders: the search asks for both, and the answer
+        // is checked for both too (a site's search may match more loosely).
+        let query = format!("number:{} AND funder.id:{}", phrase(number), phrase(funder));
         let found = self
-            .search(&["api", "awards"], number)
+            .search(&["api", "awards"], &query)
             .await?
             .into_iter()
             .find(|award| {
@@ -219,12 +221,12 @@ impl InvenioTarget {
         }
     }
 
-    /// The entries of the vocabulary at `path` a search for the phrase `text` finds; none
-    /// when the site has no such vocabulary.
-    async fn search(&self, path: &[&str], text: &str) -> Result<Vec<Value>, Failure> {
+    /// The entries of the vocabulary at `path` that `query` (InvenioRDM's query syntax)
+    /// finds; none when the site has no such vocabulary.
+    async fn search(&self, path: &[&str], query: &str) -> Result<Vec<Value>, Failure> {
         let mut url = self.url(path);
         url.query_pairs_mut()
-            .append_pair("q", &format!("\"{text}\""))
+            .append_pair("q", query)
             .append_pair("size", "50");
         let found = self.vocabulary_entry(url).await?;
         Ok(found
@@ -239,6 +241,12 @@ impl InvenioTarget {
     fn remember<T>(&self, write: impl FnOnce(&mut VocabularyAnswers) -> T) {
         write(&mut self.vocabularies.lock().unwrap_or_else(|e| e.into_inner()));
     }
+}
+
+/// `text` as a phrase of InvenioRDM's query syntax: in quotes, a quote or backslash in it
+/// escaped.
+fn phrase(text: &str) -> String {
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// Whether the vocabulary's `funder` is the one with keyed identifier `address`: by its id
@@ -260,6 +268,12 @@ fn names_funder(funder: &Value, address: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_phrase_is_quoted_with_its_quotes_escaped() {
+        assert_eq!(phrase("101017452"), r#""101017452""#);
+        assert_eq!(phrase(r#"A"1\"#), r#""A\"1\\""#);
+    }
 
     #[test]
     fn a_funder_is_matched_by_its_id_or_an_identifier_in_any_spelling() {
