@@ -128,12 +128,9 @@ fn zenodo_json_contributors_prefill_the_contributors() {
         &Lab::new(),
         "credited",
         r#""contributors": [{"name": "Doe, Jane", "type": "DataCurator"}],
-           "communities": [{"identifier": "soil"}]"#,
+           "notes": "Kept at 4 degrees""#,
     );
-    assert_all(
-        &said,
-        &["also gives communities, which Lodge does not send"],
-    );
+    assert_all(&said, &["also gives notes, which Lodge does not send"]);
     assert!(!said.contains("contributors"), "{said}");
     assert_all(&shown, &["contributor  Doe, Jane; role=DataCurator"]);
 }

@@ -101,12 +101,9 @@ fn zenodo_json_dates_prefill_the_dates() {
         &Lab::new(),
         "surveyed",
         r#""dates": [{"start": "2025-03-01", "end": "2025-06-30", "type": "Collected"}],
-           "communities": [{"identifier": "soil"}]"#,
+           "notes": "Kept at 4 degrees""#,
     );
-    assert_all(
-        &said,
-        &["also gives communities, which Lodge does not send"],
-    );
+    assert_all(&said, &["also gives notes, which Lodge does not send"]);
     assert!(!said.contains("dates"), "{said}");
     assert_all(&shown, &["dates        Collected 2025-03-01/2025-06-30"]);
 }

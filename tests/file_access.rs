@@ -112,7 +112,7 @@ fn access_flags_that_disagree_are_refused_and_a_bad_date_stops_the_deposit() {
 }
 
 /// A `.zenodo.json` that keeps its files closed prefills restricted files, and what it
-/// gives that Lodge does not send (its communities, its grants) is named at once.
+/// gives that Lodge does not send (its notes, its grants) is named at once.
 #[test]
 fn a_zenodo_json_that_restricts_its_files_prefills_the_restriction_and_names_what_is_not_sent() {
     let lab = Lab::new();
@@ -120,7 +120,7 @@ fn a_zenodo_json_that_restricts_its_files_prefills_the_restriction_and_names_wha
         "title": "Closed cores",
         "creators": [{"name": "Curie, Marie"}],
         "access_right": "closed",
-        "communities": [{"identifier": "soil"}],
+        "notes": "Kept at 4 degrees",
         "grants": [{"id": "777541"}],
     });
     let folder = lab.folder(
@@ -141,7 +141,7 @@ fn a_zenodo_json_that_restricts_its_files_prefills_the_restriction_and_names_wha
         &text(&out),
         &[
             "files: restricted",
-            "also gives communities, grants, which Lodge does not send",
+            "also gives grants, notes, which Lodge does not send",
         ],
     );
     let dataset = &lab.store("lodge.db").datasets().unwrap()[0];

@@ -1110,6 +1110,70 @@ async fn a_location_invenio_cannot_read_is_refused_naming_the_field() {
     }
 }
 
+/// A record published by an attempt that stopped before asking its communities (the
+/// publish happened, its answer was lost) is asked when the next attempt reconciles:
+/// `reconcile` finds the record and makes the requests, and again makes none twice. A
+/// target that leaves drafts asks nothing: a person picks the communities on publishing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn reconciling_a_published_record_asks_its_communities_once() {
+    use reqwest::Method;
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let m = Metadata {
+        communities: vec!["soil-science".into()],
+        ..metadata("Asked")
+    };
+    let ds = add(&store, &lab.numbered_folder(1), &m);
+    let jobs = deposit(&store, &invenio_drafts(&sandbox), &[ds], fast_config()).await;
+    let id = jobs[0].identifier.clone().unwrap();
+    let api = Api::new(&sandbox);
+    async fn asked(api: &Api<'_>, id: &str) -> u64 {
+        let (_, requests) = api
+            .json(Method::GET, &format!("/api/records/{id}/requests"), None)
+            .await;
+        requests["hits"]["total"].as_u64().unwrap_or_default()
+    }
+    assert_eq!(asked(&api, &id).await, 0, "a draft asks nothing");
+    // A draft is not a record a community can be asked to include.
+    let body = json!({"communities": [{"id": "soil-science"}]});
+    let (status, _) = api
+        .json(
+            Method::POST,
+            &format!("/api/records/{id}/communities"),
+            Some(body),
+        )
+        .await;
+    assert_eq!(status, 404);
+    let (status, _) = api
+        .json(
+            Method::POST,
+            &format!("/api/records/{id}/draft/actions/publish"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 202);
+
+    let document = store.document(&ds.1).unwrap().unwrap();
+    let target = invenio(&sandbox);
+    for _ in 0..2 {
+        let found = target.reconcile(&ds.1, &document).await.unwrap();
+        assert_eq!(found.map(|r| r.identifier), Some(id.clone()));
+        assert_eq!(asked(&api, &id).await, 1, "asked once");
+    }
+    // The emulation names a community it does not have in its answer.
+    let body = json!({"communities": [{"id": "no-such-thing"}]});
+    let (status, answer) = api
+        .json(
+            Method::POST,
+            &format!("/api/records/{id}/communities"),
+            Some(body),
+        )
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(answer["errors"][0]["message"], "Community not found.");
+}
+
 /// InvenioRDM checks a contributor's role against its roles vocabulary (DataCite's
 /// contributor types, in lower case): Lodge's are deposited as given; one outside it, sent
 /// past Lodge's own check, is refused naming the field.

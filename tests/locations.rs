@@ -150,12 +150,9 @@ fn zenodo_json_locations_prefill_the_locations() {
         "surveyed",
         r#""locations": [{"place": "Lake Zurich", "lat": 47.27, "lon": 8.65},
                          {"place": "Disko Bay"}],
-           "communities": [{"identifier": "soil"}]"#,
+           "notes": "Kept at 4 degrees""#,
     );
-    assert_all(
-        &said,
-        &["also gives communities, which Lodge does not send"],
-    );
+    assert_all(&said, &["also gives notes, which Lodge does not send"]);
     assert!(!said.contains("locations"), "{said}");
     assert_all(
         &shown,

@@ -1294,7 +1294,7 @@ fn a_dropped_folders_zenodo_json_restricts_its_files_and_names_its_doi_and_what_
         "title": "Closed cores",
         "creators": [{"name": "Curie, Marie"}],
         "access_right": "closed",
-        "communities": [{"identifier": "soil"}],
+        "notes": "Kept at 4 degrees",
         "grants": [{"id": "777541"}],
         "doi": "10.5281/zenodo.4242",
     });
@@ -1312,7 +1312,7 @@ fn a_dropped_folders_zenodo_json_restricts_its_files_and_names_its_doi_and_what_
     assert!(
         said[0]
             .1
-            .contains(".zenodo.json of closed also gives communities, grants"),
+            .contains(".zenodo.json of closed also gives grants, notes"),
         "{said:?}"
     );
     let said = notices_with(w.app(), "is an id in Zenodo's list of awards");
@@ -2885,4 +2885,49 @@ fn a_location_typed_in_the_details_is_checked_beside_the_field_and_stored() {
         .map(|l| l.describe())
         .collect();
     assert_eq!(said, ["Lake Zurich; lat=47.27; lon=8.65"]);
+}
+
+/// Communities are typed in the details, comma separated: a name that cannot be a
+/// community's is named beside the field and blocks the deposit; a community's address is
+/// stored as its short name.
+#[test]
+fn a_community_typed_in_the_details_is_checked_beside_the_field_and_stored() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.select(id);
+    w.scroll_to("Communities");
+    w.type_into("Communities", "soil science");
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("'soil science' is not a community's short name");
+    assert!(
+        w.harness
+            .get_by_label("Deposit to Local sandbox")
+            .accesskit_node()
+            .is_disabled(),
+        "a community that cannot be sent blocks the deposit"
+    );
+
+    w.replace_text(
+        "Communities",
+        "https://zenodo.org/communities/soil-science, lake-sediments",
+    );
+    assert!(
+        w.harness
+            .query_by_label_contains("is not a community's short name")
+            .is_none(),
+        "the message goes with the mistake"
+    );
+    w.harness.get_by_label("Save metadata").click_accesskit();
+    w.wait("the communities stored", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| !r.metadata.communities.is_empty())
+    });
+    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
+    assert_eq!(
+        stored.metadata.normalized().communities,
+        ["soil-science", "lake-sediments"]
+    );
 }

@@ -32,6 +32,8 @@ struct Fields {
     dates: Vec<(String, String)>,
     /// Place, latitude, longitude and box of each location.
     locations: Vec<(String, Option<String>, Option<String>, Option<String>)>,
+    /// Each community's name, as given.
+    communities: Vec<String>,
 }
 
 fuzz_target!(|f: Fields| {
@@ -101,6 +103,7 @@ fuzz_target!(|f: Fields| {
                 bbox,
             })
             .collect(),
+        communities: f.communities,
     };
     lodge_fuzz::check_metadata(&metadata);
 });

@@ -15,8 +15,8 @@ use super::stop_signal::StopFlag;
 use crate::catalog::record_folder;
 use crate::content::{
     Contributor, Creator, DatasetDate, FOLDER_PLACEHOLDER, FileAccess, Funding, Location, Metadata,
-    PreparedDataset, RelatedWork, SkippedEntry, metadata_from_folder, spdx_license_id,
-    spdx_suggestion, template_problem, title_for_folder,
+    PreparedDataset, RelatedWork, SkippedEntry, community_name, metadata_from_folder,
+    spdx_license_id, spdx_suggestion, template_problem, title_for_folder,
 };
 use crate::engine::{is_being_sent, owner_text};
 use crate::store::{DatasetRow, JobRow, Store, StoreError, StoreLocation};
@@ -90,6 +90,13 @@ pub struct AddArgs {
     /// (they replace the ones already known); --location "" removes them all.
     #[arg(long = "location", value_name = "PLACE; lat=LAT; lon=LON")]
     pub locations: Vec<String>,
+    /// A community of Zenodo (or another InvenioRDM site) to include the dataset in: its
+    /// short name, the part after /communities/ in its address (or the address), e.g.
+    /// soil-science. A deposit there asks the community's curators to include the published
+    /// record. Repeat for several (they replace the ones already known); --community ""
+    /// removes them all.
+    #[arg(long = "community", value_name = "NAME")]
+    pub communities: Vec<String>,
     /// Who may download the files once deposited: open (anyone), restricted (you and those
     /// you grant access) or embargoed (restricted until --embargo-until, then open). The
     /// record's metadata is public in every case.
@@ -208,6 +215,7 @@ impl AddArgs {
             "contributors" => !self.contributors.is_empty(),
             "dates" => !self.dates.is_empty(),
             "locations" => !self.locations.is_empty(),
+            "communities" => !self.communities.is_empty(),
             _ => false,
         }
     }
@@ -267,6 +275,10 @@ impl AddArgs {
         }
         if let Some(locations) = listed("--location", &self.locations, Location::parse)? {
             m.locations = locations;
+        }
+        let community = |c: &str| Ok::<_, String>(community_name(c));
+        if let Some(communities) = listed("--community", &self.communities, community)? {
+            m.communities = communities;
         }
         Ok(())
     }

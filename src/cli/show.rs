@@ -493,6 +493,13 @@ fn print_metadata(m: &Metadata) {
                 shown.join(", ").into()
             }),
         ),
+        (
+            "communities",
+            (!m.communities.is_empty()).then(|| {
+                let shown: Vec<_> = m.communities.iter().map(|c| on_one_line(c)).collect();
+                shown.join(", ").into()
+            }),
+        ),
     ];
     for (field, value) in optional {
         if let Some(v) = value {

@@ -401,6 +401,32 @@ mod tests {
         assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
     }
 
+    /// Communities are keyed (each once, by its short name), and a dataset with none keys
+    /// as before they could be given.
+    #[test]
+    fn communities_are_keyed_by_short_name_and_none_add_nothing() {
+        let (m, meta) = sample();
+        let with = |names: &[&str]| {
+            let meta = Metadata {
+                communities: names.iter().map(|n| n.to_string()).collect(),
+                ..meta.clone()
+            };
+            ContentDocument::new(m.clone(), &meta)
+        };
+        let none = with(&[]);
+        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        let one = with(&["soil-science"]);
+        let text = String::from_utf8(one.canonical_json()).unwrap();
+        assert!(text.contains(r#""communities":["soil-science"]"#), "{text}");
+        let respelt = with(&[
+            "https://zenodo.org/communities/Soil-Science/",
+            "soil-science",
+        ]);
+        assert_eq!(respelt.key(), one.key(), "one community, however written");
+        assert_ne!(one.key(), none.key());
+        assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
+    }
+
     /// Open files (the default) add nothing to the keyed metadata, so every key made
     /// before file access could be chosen is the key of the same dataset now; restricted
     /// or embargoed files are keyed, the embargo's date with them.

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
+use super::community::{EXAMPLE as COMMUNITY_EXAMPLE, community_name, community_problem};
 use super::contributor::{Contributor, EXAMPLE as CONTRIBUTOR_EXAMPLE};
 use super::dates::{DatasetDate, EXAMPLE as DATE_EXAMPLE};
 use super::funding::{EXAMPLE as FUNDING_EXAMPLE, Funding};
@@ -186,6 +187,10 @@ pub struct Metadata {
     /// as for `related`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub locations: Vec<Location>,
+    /// The communities (of an InvenioRDM site: Zenodo's communities) the dataset is asked
+    /// to be included in, each by its short name; none is not written, as for `related`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub communities: Vec<String>,
 }
 
 fn default_resource_type() -> String {
@@ -210,6 +215,7 @@ impl Default for Metadata {
             contributors: Vec::new(),
             dates: Vec::new(),
             locations: Vec::new(),
+            communities: Vec::new(),
         }
     }
 }
@@ -369,7 +375,7 @@ impl Metadata {
         }
         // File access is never empty: open is a choice too (and the key of a moved folder's
         // deposits). A file that says otherwise is named by `fields_differing_from`. So are
-        // related works, contributors, dates and locations: a dataset added before Lodge read them
+        // related works, contributors, dates, locations and communities: a dataset added before Lodge read them
         // from a citation file lacks them, and taking them from the file would give a moved
         // folder another key, and a second deposit of what it deposited once. No citation
         // file Lodge reads gives funding by name (a `.zenodo.json`'s grants are ids of
@@ -422,6 +428,10 @@ impl Metadata {
             (
                 "locations",
                 !b.locations.is_empty() && a.locations != b.locations,
+            ),
+            (
+                "communities",
+                !b.communities.is_empty() && a.communities != b.communities,
             ),
             // Always given: open is a choice as much as the others.
             ("file access", differ(&a.access, &b.access, |_| true)),
@@ -483,6 +493,10 @@ impl Metadata {
             locations: each_once(
                 self.locations.iter().map(Location::normalized),
                 Location::is_blank,
+            ),
+            communities: each_once(
+                self.communities.iter().map(|c| community_name(c)),
+                String::is_empty,
             ),
         }
     }
@@ -609,6 +623,14 @@ impl Metadata {
                 problem(
                     format!("dates[{i}]"),
                     &format!("{why} (--date \"{DATE_EXAMPLE}\")"),
+                );
+            }
+        }
+        for (i, c) in m.communities.iter().enumerate() {
+            if let Some(why) = community_problem(c) {
+                problem(
+                    format!("communities[{i}]"),
+                    &format!("{why} (--community {COMMUNITY_EXAMPLE})"),
                 );
             }
         }

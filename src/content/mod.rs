@@ -6,6 +6,7 @@
 //! trait so that this module does not depend on the store.
 
 mod citation;
+mod community;
 mod contributor;
 mod dataset;
 mod dates;
@@ -25,6 +26,7 @@ mod scan;
 mod title_template;
 
 pub use citation::citation;
+pub use community::{EXAMPLE as COMMUNITY_EXAMPLE, community_name, community_problem};
 pub use contributor::{CONTRIBUTOR_ROLES, Contributor, EXAMPLE as CONTRIBUTOR_EXAMPLE};
 pub use dataset::{PreparedDataset, prepare_dataset, prepare_scanned};
 pub use dates::{DATE_TYPES, DatasetDate, EXAMPLE as DATE_EXAMPLE};

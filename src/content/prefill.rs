@@ -412,6 +412,25 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
             });
         }
     }
+    if let Some(communities) = doc.get("communities").filter(|v| !v.is_null()) {
+        let list = communities
+            .as_array()
+            .ok_or("communities must be a list of {identifier}")?;
+        for (i, c) in list.iter().enumerate() {
+            // A name Lodge cannot send is a problem of the metadata, named with the others.
+            let name = match c {
+                Json::String(name) => Some(name.clone()),
+                Json::Object(_) => {
+                    json_opt_text(c, "identifier", &format!("communities[{i}].identifier"))?
+                }
+                _ => None,
+            };
+            let name = name.ok_or_else(|| {
+                format!("communities[{i}] must be {{\"identifier\": \"soil-science\"}}")
+            })?;
+            m.communities.push(name);
+        }
+    }
     if let Some(date) = json_opt_text(doc, "publication_date", "publication_date")? {
         m.publication_year = Some(year_of("publication_date", &date)?);
     }
@@ -610,6 +629,7 @@ const ZENODO_READ: &[&str] = &[
     "contributors",
     "dates",
     "locations",
+    "communities",
 ];
 
 #[cfg(test)]
@@ -729,6 +749,25 @@ mod tests {
         assert!(err.contains("references must be a list"), "{err}");
         let err = parse_citation_cff("title: T\nreferences:\n  - 10.1234/paper\n").unwrap_err();
         assert!(err.contains("references[0] must be a mapping"), "{err}");
+    }
+
+    #[test]
+    fn zenodo_communities_become_communities_by_identifier_or_name() {
+        let m = parse_zenodo_json(
+            r#"{"title": "T", "communities": [{"identifier": "soil-science"}, "Lake-Sediments"]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            m.normalized().communities,
+            ["soil-science", "lake-sediments"]
+        );
+        let err = parse_zenodo_json(r#"{"title": "T", "communities": [7]}"#).unwrap_err();
+        assert!(err.to_string().contains("communities[0] must be"), "{err}");
+        let err = parse_zenodo_json(r#"{"title": "T", "communities": "soil"}"#).unwrap_err();
+        assert!(
+            err.to_string().contains("communities must be a list"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -926,7 +965,7 @@ mod tests {
             r#"{"metadata": {"title": "T", "access_right": "open", "communities": [{"identifier": "ecfunded"}], "grants": [{"id": "777541"}], "related_identifiers": []}}"#,
         )
         .unwrap();
-        assert_eq!(fields_not_carried(&zenodo), ["communities", "grants"]);
+        assert_eq!(fields_not_carried(&zenodo), ["grants"]);
         let cff = dir.path().join(CITATION_CFF);
         fs::write(
             &cff,

@@ -252,7 +252,7 @@ impl Engine {
     ) -> Result<AttemptOutcome, EngineError> {
         let job = &lease.job;
         if job.attempts > 1 && target.can_lookup() {
-            match target.lookup(&job.key).await {
+            match target.reconcile(&job.key, document).await {
                 Ok(Some(record)) => return Ok(AttemptOutcome::Reconciled(record)),
                 Ok(None) => {
                     let l = lease.clone();

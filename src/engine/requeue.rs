@@ -16,9 +16,9 @@ pub enum LeftAsItWas {
     DatasetRemoved { folder: Option<String> },
     /// Its dataset was scanned again since under another key: what the job was to deposit
     /// is no longer in the folder.
-    Rescanned(DatasetRow),
+    Rescanned(Box<DatasetRow>),
     /// Another job for the same key is already on its way.
-    AnotherOnItsWay(JobRow),
+    AnotherOnItsWay(Box<JobRow>),
     /// None of the above was found (the job changed meanwhile, say).
     Unexplained,
 }
@@ -44,14 +44,14 @@ pub fn why_left(store: &Store, job: &JobRow) -> Result<LeftAsItWas, StoreError> 
         });
     };
     if dataset.key != Some(job.key) {
-        return Ok(LeftAsItWas::Rescanned(dataset));
+        return Ok(LeftAsItWas::Rescanned(Box::new(dataset)));
     }
     let active = store
         .jobs_of_dataset(dataset.id)?
         .into_iter()
         .find(|j| j.target == job.target && j.key == job.key && !j.state.is_terminal());
     Ok(match active {
-        Some(other) => LeftAsItWas::AnotherOnItsWay(other),
+        Some(other) => LeftAsItWas::AnotherOnItsWay(Box::new(other)),
         None => LeftAsItWas::Unexplained,
     })
 }

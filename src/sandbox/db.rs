@@ -69,6 +69,16 @@ CREATE TABLE IF NOT EXISTS invenio_files (
     content   BLOB,
     PRIMARY KEY (record_id, key)
 );
+-- Requests of the InvenioRDM emulation to include a work (all versions of a record, by
+-- its parent) in a community: one per work and community, as InvenioRDM keeps one open.
+CREATE TABLE IF NOT EXISTS invenio_requests (
+    seq       INTEGER PRIMARY KEY,
+    parent    TEXT NOT NULL,
+    record    TEXT NOT NULL,
+    community TEXT NOT NULL,
+    created   TEXT NOT NULL,
+    UNIQUE (parent, community)
+);
 -- DOIs of the DataCite emulation: the attributes as DataCite returns them, as JSON text.
 CREATE TABLE IF NOT EXISTS dois (
     doi        TEXT PRIMARY KEY COLLATE NOCASE,
@@ -289,6 +299,38 @@ impl Db {
         let draft = tx.query_row(&format!("{select} WHERE id = ?1"), [&id], invenio_row)?;
         tx.commit()?;
         Ok(Some(draft))
+    }
+
+    /// Ask for the work of published record `record` (its parent) to be included in
+    /// `community`: the new request's number, or `None` when the work has one already.
+    pub fn invenio_request_inclusion(
+        &self,
+        record: &InvenioRow,
+        community: &str,
+    ) -> rusqlite::Result<Option<i64>> {
+        let conn = self.lock();
+        let made = conn.execute(
+            &format!(
+                "INSERT INTO invenio_requests (parent, record, community, created)
+                 VALUES (?1, ?2, ?3, {NOW}) ON CONFLICT (parent, community) DO NOTHING"
+            ),
+            params![record.parent, record.id, community],
+        )?;
+        Ok((made == 1).then(|| conn.last_insert_rowid()))
+    }
+
+    /// The inclusion requests of the work of `record` (by its parent): number, the record
+    /// they were asked for, community, oldest first.
+    pub fn invenio_requests(
+        &self,
+        record: &InvenioRow,
+    ) -> rusqlite::Result<Vec<(i64, String, String)>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(
+            "SELECT seq, record, community FROM invenio_requests WHERE parent = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([&record.parent], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        rows.collect()
     }
 
     /// Replace a draft's data (metadata, access, files options). `None` if `id` is not a

@@ -10,7 +10,8 @@
 //! a draft (`DELETE .../draft` -> 204), a published file's bytes
 //! (`GET /api/records/{id}/files/{key}/content`), the user's records and drafts with a query
 //! (`GET /api/user/records?q=`), a sample of the funders and awards vocabularies
-//! (`invenio_vocabularies.rs`), and the rate-limit headers `X-RateLimit-Limit`,
+//! (`invenio_vocabularies.rs`), communities and requests to include a record in one
+//! (`invenio_communities.rs`), and the rate-limit headers `X-RateLimit-Limit`,
 //! `X-RateLimit-Remaining`, `X-RateLimit-Reset` with 429 over the limit. The sandbox's fault
 //! injection applies, including `--timeout-after-commit` (a publish that answers 504 after
 //! it happened).
@@ -91,6 +92,7 @@ pub(crate) fn router(app: Arc<App>) -> Router<Arc<App>> {
         .route("/api/records/{id}/files/{key}/content", get(get_content))
         .route("/api/user/records", get(user_records))
         .merge(super::invenio_vocabularies::router())
+        .merge(super::invenio_communities::router())
         .layer(axum::extract::DefaultBodyLimit::max(FILE_LIMIT))
         .layer(middleware::from_fn_with_state(app, guard))
 }

@@ -127,6 +127,10 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
         let each = m.dates.iter().map(|d| escape(&d.describe()));
         fields.push(("Dates", each.collect::<Vec<_>>().join("<br>")));
     }
+    if !m.communities.is_empty() {
+        let each = m.communities.iter().map(|c| escape(c));
+        fields.push(("Communities", each.collect::<Vec<_>>().join(", ")));
+    }
     if !m.locations.is_empty() {
         let each = m.locations.iter().map(|l| escape(&l.describe()));
         fields.push(("Locations", each.collect::<Vec<_>>().join("<br>")));
@@ -311,7 +315,7 @@ mod tests {
     }
 
     #[test]
-    fn a_records_funders_contributors_dates_and_locations_are_listed_escaped() {
+    fn a_records_funders_contributors_dates_locations_and_communities_are_listed_escaped() {
         let metadata = crate::content::Metadata {
             title: "Cores".into(),
             funding: vec![
@@ -325,6 +329,7 @@ mod tests {
             locations: vec![
                 crate::content::Location::parse("<Zurich>; lat=47.27; lon=8.65").unwrap(),
             ],
+            communities: vec!["soil-science".into()],
             ..crate::content::Metadata::default()
         };
         let html = record_page_of(&metadata);
@@ -345,6 +350,10 @@ mod tests {
         );
         assert!(
             html.contains("<dt>Locations</dt><dd>&lt;Zurich&gt;; lat=47.27; lon=8.65</dd>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<dt>Communities</dt><dd>soil-science</dd>"),
             "{html}"
         );
     }

@@ -145,6 +145,19 @@ pub trait Target: Send + Sync {
     /// Whether [`Target::lookup`] can find a record by key (used to reconcile before a retry).
     fn can_lookup(&self) -> bool;
 
+    /// Reconcile before a retry: the record of `key` if the server has it, with what a
+    /// deposit of `document` does beyond making the record done too (InvenioRDM: asking
+    /// its communities to include it), since a reconciled deposit is recorded without
+    /// [`Target::create_record`]. By default [`Target::lookup`].
+    async fn reconcile(
+        &self,
+        key: &ContentKey,
+        document: &ContentDocument,
+    ) -> Result<Option<RecordRef>, Failure> {
+        let _ = document;
+        self.lookup(key).await
+    }
+
     /// Read back what the server holds of the deposit of `key` (`lodge verify`): its record,
     /// and each file of `document`'s manifest by size or, with [`ReadBack::Bytes`], by the
     /// SHA-256 of its bytes. A file that is not there is [`FileHeld::Missing`]; a failure

@@ -83,6 +83,8 @@ pub struct MetadataForm {
     pub dates: String,
     /// One location a line, as `--location` takes it: `Lake Zurich; lat=47.27; lon=8.65`.
     pub locations: String,
+    /// Communities' short names, comma separated, as keywords are.
+    pub communities: String,
 }
 
 impl MetadataForm {
@@ -119,6 +121,7 @@ impl MetadataForm {
             contributors: one_a_line(&m.contributors, Contributor::describe),
             dates: one_a_line(&m.dates, DatasetDate::describe),
             locations: one_a_line(&m.locations, Location::describe),
+            communities: m.communities.join(", "),
         }
     }
 
@@ -220,6 +223,14 @@ impl MetadataForm {
             "Locations",
             b,
         );
+        let communities = (&base.communities, &stored.communities);
+        field(
+            &mut self.communities,
+            communities.0,
+            communities.1,
+            "Communities",
+            b,
+        );
         both
     }
 
@@ -302,6 +313,12 @@ impl MetadataForm {
                 place: line.to_string(),
                 ..Location::default()
             }),
+            communities: self
+                .communities
+                .split(',')
+                .map(|c| c.trim().to_string())
+                .filter(|c| !c.is_empty())
+                .collect(),
         };
         let mut problems = metadata.problems();
         if let Some(p) = year_problem {
@@ -601,6 +618,19 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "locations",
         problems,
     );
+    changed |= text_field(
+        ui,
+        "Communities",
+        &mut form.communities,
+        "Optional, comma separated: soil-science (Zenodo asks its curators to include the record)",
+        Lines::One,
+    );
+    for p in problems
+        .iter()
+        .filter(|p| p.field.starts_with("communities"))
+    {
+        problem_line(ui, p);
+    }
     changed |= lines_field(
         ui,
         "Related works",

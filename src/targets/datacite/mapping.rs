@@ -331,6 +331,7 @@ mod tests {
             contributors: Vec::new(),
             dates: Vec::new(),
             locations: Vec::new(),
+            communities: Vec::new(),
         };
         let doc = ContentDocument::new(
             vec![ManifestEntry {

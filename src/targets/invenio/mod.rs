@@ -16,6 +16,7 @@
 //! publish in the web interface, or by a deposit to the same site without `state=draft`,
 //! which finds that draft by its key and publishes it. Such a target is a scope of its own.
 
+mod communities;
 mod vocabularies;
 
 use std::sync::Mutex;
@@ -491,6 +492,10 @@ impl InvenioTarget {
         if !funding.is_empty() {
             body["metadata"]["funding"] = self.linked_funding(funding).await?;
         }
+        // Asked to include the record once it is published; a community the site does not
+        // have is said now.
+        self.community_ids(&request.document.metadata.communities)
+            .await?;
         Ok(body.to_string())
     }
 
@@ -949,73 +954,10 @@ impl InvenioTarget {
             _ => Err(Self::failure_of(resp).await),
         }
     }
-}
 
-#[async_trait]
-impl Target for InvenioTarget {
-    fn scope_id(&self) -> &str {
-        &self.scope_id
-    }
-
-    fn label(&self) -> String {
-        format!(
-            "{} at {}",
-            self.site_name(),
-            self.base.host_str().unwrap_or("?")
-        )
-    }
-
-    async fn upload(
-        &self,
-        request: &DepositRequest<'_>,
-        progress: ProgressSink,
-    ) -> Result<(), Failure> {
-        if let Some(refused) = self.refusal_before_sending(request) {
-            return Err(refused);
-        }
-        let hits = self.find(&request.key).await?;
-        if hits.iter().any(|h| h.published) {
-            return Ok(());
-        }
-        let (draft, made_here) = match hits.first() {
-            Some(oldest) => (oldest.id.clone(), false),
-            None => {
-                let mine = self.create_draft(request).await?;
-                // Another machine may have made a draft for the same key meanwhile: the
-                // oldest wins everywhere, so exactly one is ever published.
-                let hits = self.find(&request.key).await?;
-                match hits.iter().find(|h| !h.published) {
-                    Some(oldest) if oldest.id != mine => {
-                        self.discard_draft(&mine).await?;
-                        (oldest.id.clone(), false)
-                    }
-                    _ => (mine, true),
-                }
-            }
-        };
-        if !self.publish {
-            // Nothing publishes it here to be refused: what publishing would refuse is said
-            // now, before its files are sent.
-            self.refuse_invalid_draft(&draft, made_here).await?;
-        }
-        match self.send_files(&draft, request, &progress).await {
-            Err(failure) if failure.http_status() == Some(404) => {
-                // The draft went away under us: another worker published it (then the
-                // record stands) or discarded it (then try again).
-                if self.find(&request.key).await?.iter().any(|h| h.published) {
-                    Ok(())
-                } else {
-                    Err(Failure::NotSent {
-                        message: format!("draft {draft} disappeared while sending; trying again"),
-                    })
-                }
-            }
-            other => other,
-        }
-    }
-
-    async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
-        // Never publish blindly: read what the server has first.
+    /// Publish the draft of `request`'s key, or find its record published already: never
+    /// blindly, what the server has is read first.
+    async fn publish_draft(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
         let hits = self.find(&request.key).await?;
         if let Some(published) = hits.iter().find(|h| h.published) {
             return Ok(Landed::Existing(Self::record_ref(published)));
@@ -1092,6 +1034,80 @@ impl Target for InvenioTarget {
         }
         Err(failure)
     }
+}
+
+#[async_trait]
+impl Target for InvenioTarget {
+    fn scope_id(&self) -> &str {
+        &self.scope_id
+    }
+
+    fn label(&self) -> String {
+        format!(
+            "{} at {}",
+            self.site_name(),
+            self.base.host_str().unwrap_or("?")
+        )
+    }
+
+    async fn upload(
+        &self,
+        request: &DepositRequest<'_>,
+        progress: ProgressSink,
+    ) -> Result<(), Failure> {
+        if let Some(refused) = self.refusal_before_sending(request) {
+            return Err(refused);
+        }
+        let hits = self.find(&request.key).await?;
+        if hits.iter().any(|h| h.published) {
+            return Ok(());
+        }
+        let (draft, made_here) = match hits.first() {
+            Some(oldest) => (oldest.id.clone(), false),
+            None => {
+                let mine = self.create_draft(request).await?;
+                // Another machine may have made a draft for the same key meanwhile: the
+                // oldest wins everywhere, so exactly one is ever published.
+                let hits = self.find(&request.key).await?;
+                match hits.iter().find(|h| !h.published) {
+                    Some(oldest) if oldest.id != mine => {
+                        self.discard_draft(&mine).await?;
+                        (oldest.id.clone(), false)
+                    }
+                    _ => (mine, true),
+                }
+            }
+        };
+        if !self.publish {
+            // Nothing publishes it here to be refused: what publishing would refuse is said
+            // now, before its files are sent.
+            self.refuse_invalid_draft(&draft, made_here).await?;
+        }
+        match self.send_files(&draft, request, &progress).await {
+            Err(failure) if failure.http_status() == Some(404) => {
+                // The draft went away under us: another worker published it (then the
+                // record stands) or discarded it (then try again).
+                if self.find(&request.key).await?.iter().any(|h| h.published) {
+                    Ok(())
+                } else {
+                    Err(Failure::NotSent {
+                        message: format!("draft {draft} disappeared while sending; trying again"),
+                    })
+                }
+            }
+            other => other,
+        }
+    }
+
+    async fn create_record(&self, request: &DepositRequest<'_>) -> Result<Landed, Failure> {
+        let landed = self.publish_draft(request).await?;
+        let communities = &request.document.metadata.communities;
+        if self.publish && !communities.is_empty() {
+            self.request_inclusion(&landed.record().identifier, communities)
+                .await?;
+        }
+        Ok(landed)
+    }
 
     async fn lookup(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
         let hits = self.find(key).await?;
@@ -1100,6 +1116,24 @@ impl Target for InvenioTarget {
 
     fn can_lookup(&self) -> bool {
         true
+    }
+
+    /// The published record of `key`, its community requests made (as after publishing).
+    async fn reconcile(
+        &self,
+        key: &ContentKey,
+        document: &ContentDocument,
+    ) -> Result<Option<RecordRef>, Failure> {
+        let found = self.lookup(key).await?;
+        let communities = &document.metadata.communities;
+        if let Some(record) = &found
+            && self.publish
+            && !communities.is_empty()
+        {
+            self.request_inclusion(&record.identifier, communities)
+                .await?;
+        }
+        Ok(found)
     }
 
     async fn holdings(

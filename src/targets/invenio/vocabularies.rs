@@ -23,14 +23,16 @@ use super::InvenioTarget;
 use crate::content::{FieldProblem, FunderScheme, Funding, funder_identifier};
 use crate::targets::Failure;
 
-/// What a site's vocabularies said of one funder or award, kept for the target's lifetime
-/// (a batch's datasets tend to share their funding).
+/// What a site's vocabularies said of one funder or award (and the site of a community),
+/// kept for the target's lifetime (a batch's datasets tend to share their funding).
 #[derive(Default)]
 pub(super) struct VocabularyAnswers {
     /// A funder's keyed identifier (its address) -> its id in the funders vocabulary.
     funders: HashMap<String, Option<String>>,
     /// (funder id, award number) -> the award's id in the awards vocabulary.
     awards: HashMap<(String, String), Option<String>>,
+    /// A community's short name -> its id on the site.
+    pub(super) communities: HashMap<String, Option<String>>,
 }
 
 /// How an award given by its number alone failed to be found, for the message.
@@ -234,11 +236,14 @@ impl InvenioTarget {
             .unwrap_or_default())
     }
 
-    fn answered<T>(&self, read: impl FnOnce(&VocabularyAnswers) -> Option<T>) -> Option<T> {
+    pub(super) fn answered<T>(
+        &self,
+        read: impl FnOnce(&VocabularyAnswers) -> Option<T>,
+    ) -> Option<T> {
         read(&self.vocabularies.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
-    fn remember<T>(&self, write: impl FnOnce(&mut VocabularyAnswers) -> T) {
+    pub(super) fn remember<T>(&self, write: impl FnOnce(&mut VocabularyAnswers) -> T) {
         write(&mut self.vocabularies.lock().unwrap_or_else(|e| e.into_inner()));
     }
 }

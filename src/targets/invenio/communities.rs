@@ -1,0 +1,133 @@
+//! Communities: the site's collections a dataset asks to be included in (a project's, a
+//! field's). InvenioRDM includes a published record in a community when the community's
+//! curators accept a request, which Lodge makes after publishing (`POST
+//! /api/records/{id}/communities`), for every community the dataset names.
+//!
+//! Each community is looked up before the draft is made, so a name the site does not know
+//! refuses the deposit with nothing left behind. The requests are made on every attempt
+//! that reaches a published record, until the deposit is recorded: the site keeps one open
+//! request per work and community and answers a second with "already", which is taken as
+//! done, so a retried attempt, another machine, or the next version of the record asks
+//! nothing twice. A target that leaves drafts makes no request: a person publishes the
+//! draft, and picks its communities there.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use super::InvenioTarget;
+use crate::content::FieldProblem;
+use crate::targets::Failure;
+
+impl InvenioTarget {
+    /// The site's id of each community of `names` (short names), in order; a
+    /// [`Failure::Rejected`] naming each one the site does not have.
+    pub(super) async fn community_ids(&self, names: &[String]) -> Result<Vec<String>, Failure> {
+        let mut ids = Vec::with_capacity(names.len());
+        let mut problems = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            match self.community_id(name).await? {
+                Some(id) => ids.push(id),
+                None => problems.push(FieldProblem {
+                    field: format!("communities[{i}]"),
+                    message: format!(
+                        "{} has no community '{name}': check its short name, the part after \
+                         /communities/ in its address (--community NAME), or remove it \
+                         (--community \"\")",
+                        self.site_name()
+                    ),
+                }),
+            }
+        }
+        match problems.is_empty() {
+            true => Ok(ids),
+            false => Err(Failure::Rejected {
+                status: 0,
+                problems,
+            }),
+        }
+    }
+
+    /// The id of community `name` on the site, `None` when it has none of that name.
+    async fn community_id(&self, name: &str) -> Result<Option<String>, Failure> {
+        if let Some(known) = self.answered(|v| v.communities.get(name).cloned()) {
+            return Ok(known);
+        }
+        let resp = self
+            .send(
+                Method::GET,
+                self.url(&["api", "communities", name]),
+                None,
+                false,
+            )
+            .await?;
+        let found = match resp.status() {
+            StatusCode::OK => {
+                let community = Self::json_of(resp, "community").await?;
+                community["id"].as_str().map(str::to_string)
+            }
+            StatusCode::NOT_FOUND => None,
+            _ => return Err(Self::failure_of(resp).await),
+        };
+        self.remember(|v| v.communities.insert(name.to_string(), found.clone()));
+        Ok(found)
+    }
+
+    /// Ask for published record `record` to be included in each community of `names`. A
+    /// community that has the work already, or a request for it, is done; one the site
+    /// refuses fails the deposit with the site's reason, the record staying published
+    /// (a retry asks again).
+    pub(super) async fn request_inclusion(
+        &self,
+        record: &str,
+        names: &[String],
+    ) -> Result<(), Failure> {
+        let ids = self.community_ids(names).await?;
+        let asked: Vec<Value> = ids.iter().map(|id| json!({"id": id})).collect();
+        let resp = self
+            .send(
+                Method::POST,
+                self.url(&["api", "records", record, "communities"]),
+                Some(json!({"communities": asked}).to_string().into()),
+                true,
+            )
+            .await?;
+        if !resp.status().is_success() {
+            return Err(Self::failure_of(resp).await);
+        }
+        let answer = Self::json_of(resp, "communities").await?;
+        let refused: Vec<String> = answer["errors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| {
+                let message = e["message"].as_str().unwrap_or("refused");
+                // Included already, or asked already: what this step is for.
+                if message.to_lowercase().contains("already") {
+                    return None;
+                }
+                let id = e["community"].as_str().unwrap_or_default();
+                let name = ids
+                    .iter()
+                    .position(|known| known == id)
+                    .map_or(id, |at| names[at].as_str());
+                Some(format!("'{name}': {message}"))
+            })
+            .collect();
+        if refused.is_empty() {
+            return Ok(());
+        }
+        Err(Failure::Conflict {
+            message: format!(
+                "record {record} is published, and {} would not ask {} to include it ({}): \
+                 ask the community's curators, or remove the community and deposit again",
+                self.site_name(),
+                if refused.len() == 1 {
+                    "a community"
+                } else {
+                    "some communities"
+                },
+                refused.join("; ")
+            ),
+        })
+    }
+}
