@@ -1170,7 +1170,7 @@ async fn reconciling_a_published_record_asks_its_communities_once() {
             Some(body),
         )
         .await;
-    assert_eq!(status, 200);
+    assert_eq!(status, 400, "none asked");
     assert_eq!(answer["errors"][0]["message"], "Community not found.");
 }
 

@@ -4,9 +4,9 @@
 //! - `GET /api/communities/{id}`: a community by its id or its short name (slug), or 404;
 //! - `POST /api/records/{id}/communities` with `{"communities": [{"id": ...}]}`: for each
 //!   community (by id or slug), a request to include the record's work, answered 200 with
-//!   `{"processed": [...], "errors": [{"community", "message"}]}`; a community that has a
-//!   request for the work already, or that does not exist, is an error of the answer, not
-//!   of the request; a record that is not published is 404;
+//!   `{"processed": [...], "errors": [{"community", "message"}]}` (400 when none was
+//!   asked); a community that has a request for the work already, or that does not exist,
+//!   is an error of the answer; a record that is not published is 404;
 //! - `GET /api/records/{id}/requests`: the work's requests.
 //!
 //! The sample has two communities, as a site's administrator would make them; their
@@ -126,7 +126,15 @@ async fn include(State(app): State<Arc<App>>, Path(id): Path<String>, body: Byte
             Err(e) => return message(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
         }
     }
-    axum::Json(json!({"processed": processed, "errors": errors})).into_response()
+    let status = match processed.is_empty() {
+        true => StatusCode::BAD_REQUEST,
+        false => StatusCode::OK,
+    };
+    let mut answer = json!({"processed": processed});
+    if !errors.is_empty() {
+        answer["errors"] = json!(errors);
+    }
+    (status, axum::Json(answer)).into_response()
 }
 
 async fn requests(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {

@@ -74,52 +74,68 @@ impl InvenioTarget {
 
     /// Ask for published record `record` to be included in each community of `names`. A
     /// community that has the work already, or a request for it, is done; one the site
-    /// refuses fails the deposit with the site's reason, the record staying published
-    /// (a retry asks again).
+    /// refuses (or no longer has) fails the deposit with the site's reason, the record
+    /// staying published (a retry asks again).
     pub(super) async fn request_inclusion(
         &self,
         record: &str,
         names: &[String],
     ) -> Result<(), Failure> {
-        let ids = self.community_ids(names).await?;
-        let asked: Vec<Value> = ids.iter().map(|id| json!({"id": id})).collect();
-        let resp = self
-            .send(
-                Method::POST,
-                self.url(&["api", "records", record, "communities"]),
-                Some(json!({"communities": asked}).to_string().into()),
-                true,
-            )
-            .await?;
-        if !resp.status().is_success() {
-            return Err(Self::failure_of(resp).await);
+        // (name, id) of each community the site has; the others are named as refused.
+        let mut asked = Vec::with_capacity(names.len());
+        let mut refused = Vec::new();
+        for name in names {
+            match self.community_id(name).await? {
+                Some(id) => asked.push((name, id)),
+                None => refused.push(format!("'{name}': the site has no such community")),
+            }
         }
-        let answer = Self::json_of(resp, "communities").await?;
-        let refused: Vec<String> = answer["errors"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|e| {
+        if !asked.is_empty() {
+            let ids: Vec<Value> = asked.iter().map(|(_, id)| json!({"id": id})).collect();
+            let resp = self
+                .send(
+                    Method::POST,
+                    self.url(&["api", "records", record, "communities"]),
+                    Some(json!({"communities": ids}).to_string().into()),
+                    true,
+                )
+                .await?;
+            // InvenioRDM answers 400 when it asked none of them (each already asked, say),
+            // with the reason for each in `errors` as when it asked some.
+            let status = resp.status();
+            if !(status.is_success() || status == StatusCode::BAD_REQUEST) {
+                return Err(Self::failure_of(resp).await);
+            }
+            let text = resp.text().await.unwrap_or_default();
+            let answer: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            // An answer that says what it asked and names no error: all asked.
+            let errors = match (answer["errors"].as_array(), answer["processed"].is_array()) {
+                (Some(errors), _) => errors.clone(),
+                (None, processed) if processed || status.is_success() => Vec::new(),
+                (None, _) => return Err(Failure::from_status(status.as_u16(), None, &text)),
+            };
+            for e in &errors {
                 let message = e["message"].as_str().unwrap_or("refused");
                 // Included already, or asked already: what this step is for.
                 if message.to_lowercase().contains("already") {
-                    return None;
+                    continue;
                 }
                 let id = e["community"].as_str().unwrap_or_default();
-                let name = ids
+                let name = asked
                     .iter()
-                    .position(|known| known == id)
-                    .map_or(id, |at| names[at].as_str());
-                Some(format!("'{name}': {message}"))
-            })
-            .collect();
+                    .find(|(_, known)| known == id)
+                    .map_or(id, |(name, _)| name.as_str());
+                refused.push(format!("'{name}': {message}"));
+            }
+        }
         if refused.is_empty() {
             return Ok(());
         }
         Err(Failure::Conflict {
             message: format!(
                 "record {record} is published, and {} would not ask {} to include it ({}): \
-                 ask the community's curators, or remove the community and deposit again",
+                 the record stays as it is; settle it with the community's curators, then \
+                 retry the deposit to ask again",
                 self.site_name(),
                 if refused.len() == 1 {
                     "a community"
