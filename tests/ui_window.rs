@@ -2647,49 +2647,63 @@ fn history_export_writes_the_jobs_the_search_and_filters_show() {
     );
 }
 
-/// Related works are typed in the details, one a line: one that cannot be sent (a relation
-/// type DataCite does not have) is named beside the field and blocks the deposit; fixed,
-/// it is stored with the metadata as DataCite spells it.
-#[test]
-fn a_related_work_typed_in_the_details_is_checked_beside_the_field_and_stored() {
+/// What the details' field `label` of a cited dataset does with a mistake and its fix:
+/// `mistake` typed in is named beside the field (`named`) and blocks the deposit; replaced by
+/// `fix`, no message of its kind (`kind`) is left, and the metadata saved, once `holds` says
+/// it has the field, is returned (normalised).
+fn mistake_then_fix_saved(
+    label: &str,
+    (mistake, named, kind): (&str, &str, &str),
+    fix: &str,
+    holds: impl Fn(&lodge::content::Metadata) -> bool,
+) -> lodge::content::Metadata {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let id = w.add_folder(&folder);
     w.select(id);
     // Below the details panel's fold: scrolled to (an animation), then typed in.
-    w.scroll_to("Related works");
-    w.type_into("Related works", "IsSuplementTo 10.1234/Paper");
+    w.scroll_to(label);
+    w.type_into(label, mistake);
     w.harness.step();
-    w.harness.get_by_label_contains(
-        "'IsSuplementTo' is not a DataCite relation type: did you mean IsSupplementTo?",
-    );
+    w.harness.get_by_label_contains(named);
     assert!(
         w.harness
             .get_by_label("Deposit to Local sandbox")
             .accesskit_node()
             .is_disabled(),
-        "a related work that cannot be sent blocks the deposit"
+        "{label}: what cannot be sent blocks the deposit"
     );
 
-    w.replace_text(
-        "Related works",
-        "issupplementto https://doi.org/10.1234/Paper",
-    );
+    w.replace_text(label, fix);
     assert!(
-        w.harness
-            .query_by_label_contains("is not a DataCite relation type")
-            .is_none(),
-        "the message goes with the mistake"
+        w.harness.query_by_label_contains(kind).is_none(),
+        "{label}: the message goes with the mistake"
     );
     w.harness.get_by_label("Save metadata").click_accesskit();
-    w.wait("the related work stored", |app| {
-        app.model
-            .row(id)
-            .is_some_and(|r| !r.metadata.related.is_empty())
+    w.wait(&format!("{label} stored"), |app| {
+        app.model.row(id).is_some_and(|r| holds(&r.metadata))
     });
     let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
+    stored.metadata.normalized()
+}
+
+/// Related works are typed in the details, one a line: one that cannot be sent (a relation
+/// type DataCite does not have) is named beside the field and blocks the deposit; fixed,
+/// it is stored with the metadata as DataCite spells it.
+#[test]
+fn a_related_work_typed_in_the_details_is_checked_beside_the_field_and_stored() {
+    let stored = mistake_then_fix_saved(
+        "Related works",
+        (
+            "IsSuplementTo 10.1234/Paper",
+            "'IsSuplementTo' is not a DataCite relation type: did you mean IsSupplementTo?",
+            "is not a DataCite relation type",
+        ),
+        "issupplementto https://doi.org/10.1234/Paper",
+        |m| !m.related.is_empty(),
+    );
     assert_eq!(
-        stored.metadata.normalized().related,
+        stored.related,
         [lodge::content::RelatedWork {
             relation: "IsSupplementTo".into(),
             identifier: "10.1234/paper".into(),
@@ -2701,47 +2715,17 @@ fn a_related_work_typed_in_the_details_is_checked_beside_the_field_and_stored() 
 /// beside the field and blocks the deposit; fixed, each funder is stored with its award.
 #[test]
 fn funding_typed_in_the_details_is_checked_beside_the_field_and_stored() {
-    let mut w = Window::open(FaultConfig::default());
-    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let id = w.add_folder(&folder);
-    w.select(id);
-    w.scroll_to("Funding");
-    w.type_into("Funding", "NSF; 2045678");
-    w.harness.step();
-    w.harness.get_by_label_contains(
-        "'2045678' should be funder-id=ROR, award=NUMBER or award-title=TITLE",
-    );
-    assert!(
-        w.harness
-            .get_by_label("Deposit to Local sandbox")
-            .accesskit_node()
-            .is_disabled(),
-        "funding that cannot be read blocks the deposit"
-    );
-
-    w.replace_text(
+    let stored = mistake_then_fix_saved(
         "Funding",
+        (
+            "NSF; 2045678",
+            "'2045678' should be funder-id=ROR, award=NUMBER or award-title=TITLE",
+            "should be funder-id=ROR",
+        ),
         "NSF; award=2045678; award-title=Soil cores\n\nWellcome Trust",
+        |m| !m.funding.is_empty(),
     );
-    assert!(
-        w.harness
-            .query_by_label_contains("should be funder-id=ROR")
-            .is_none(),
-        "the message goes with the mistake"
-    );
-    w.harness.get_by_label("Save metadata").click_accesskit();
-    w.wait("the funding stored", |app| {
-        app.model
-            .row(id)
-            .is_some_and(|r| !r.metadata.funding.is_empty())
-    });
-    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
-    let funding: Vec<String> = stored
-        .metadata
-        .funding
-        .iter()
-        .map(|f| f.describe())
-        .collect();
+    let funding: Vec<String> = stored.funding.iter().map(|f| f.describe()).collect();
     assert_eq!(
         funding,
         [
@@ -2756,45 +2740,17 @@ fn funding_typed_in_the_details_is_checked_beside_the_field_and_stored() {
 /// fixed, it is stored with the role as DataCite spells it.
 #[test]
 fn a_contributor_typed_in_the_details_is_checked_beside_the_field_and_stored() {
-    let mut w = Window::open(FaultConfig::default());
-    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let id = w.add_folder(&folder);
-    w.select(id);
-    w.scroll_to("Contributors");
-    w.type_into("Contributors", "Doe, Jane; role=DataColector");
-    w.harness.step();
-    w.harness.get_by_label_contains(
-        "'DataColector' is not a DataCite contributor type: did you mean DataCollector?",
+    let stored = mistake_then_fix_saved(
+        "Contributors",
+        (
+            "Doe, Jane; role=DataColector",
+            "'DataColector' is not a DataCite contributor type: did you mean DataCollector?",
+            "is not a DataCite contributor type",
+        ),
+        "Doe, Jane; role=datacollector",
+        |m| !m.contributors.is_empty(),
     );
-    assert!(
-        w.harness
-            .get_by_label("Deposit to Local sandbox")
-            .accesskit_node()
-            .is_disabled(),
-        "a contributor that cannot be sent blocks the deposit"
-    );
-
-    w.replace_text("Contributors", "Doe, Jane; role=datacollector");
-    assert!(
-        w.harness
-            .query_by_label_contains("is not a DataCite contributor type")
-            .is_none(),
-        "the message goes with the mistake"
-    );
-    w.harness.get_by_label("Save metadata").click_accesskit();
-    w.wait("the contributor stored", |app| {
-        app.model
-            .row(id)
-            .is_some_and(|r| !r.metadata.contributors.is_empty())
-    });
-    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
-    let said: Vec<String> = stored
-        .metadata
-        .normalized()
-        .contributors
-        .iter()
-        .map(|c| c.describe())
-        .collect();
+    let said: Vec<String> = stored.contributors.iter().map(|c| c.describe()).collect();
     assert_eq!(said, ["Doe, Jane; role=DataCollector"]);
 }
 
@@ -2802,44 +2758,17 @@ fn a_contributor_typed_in_the_details_is_checked_beside_the_field_and_stored() {
 /// field and blocks the deposit; fixed, it is stored as DataCite spells its type.
 #[test]
 fn a_date_typed_in_the_details_is_checked_beside_the_field_and_stored() {
-    let mut w = Window::open(FaultConfig::default());
-    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let id = w.add_folder(&folder);
-    w.select(id);
-    w.scroll_to("Dates");
-    w.type_into("Dates", "Collected 2025-06-30/2025-03-01");
-    w.harness.step();
-    w.harness
-        .get_by_label_contains("'2025-06-30/2025-03-01' ends before it starts");
-    assert!(
-        w.harness
-            .get_by_label("Deposit to Local sandbox")
-            .accesskit_node()
-            .is_disabled(),
-        "a date that cannot be sent blocks the deposit"
+    let stored = mistake_then_fix_saved(
+        "Dates",
+        (
+            "Collected 2025-06-30/2025-03-01",
+            "'2025-06-30/2025-03-01' ends before it starts",
+            "ends before it starts",
+        ),
+        "collected 2025-03-01/2025-06-30",
+        |m| !m.dates.is_empty(),
     );
-
-    w.replace_text("Dates", "collected 2025-03-01/2025-06-30");
-    assert!(
-        w.harness
-            .query_by_label_contains("ends before it starts")
-            .is_none(),
-        "the message goes with the mistake"
-    );
-    w.harness.get_by_label("Save metadata").click_accesskit();
-    w.wait("the date stored", |app| {
-        app.model
-            .row(id)
-            .is_some_and(|r| !r.metadata.dates.is_empty())
-    });
-    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
-    let said: Vec<String> = stored
-        .metadata
-        .normalized()
-        .dates
-        .iter()
-        .map(|d| d.describe())
-        .collect();
+    let said: Vec<String> = stored.dates.iter().map(|d| d.describe()).collect();
     assert_eq!(said, ["Collected 2025-03-01/2025-06-30"]);
 }
 
@@ -2848,42 +2777,17 @@ fn a_date_typed_in_the_details_is_checked_beside_the_field_and_stored() {
 /// shortest spelling.
 #[test]
 fn a_location_typed_in_the_details_is_checked_beside_the_field_and_stored() {
-    let mut w = Window::open(FaultConfig::default());
-    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let id = w.add_folder(&folder);
-    w.select(id);
-    w.scroll_to("Locations");
-    w.type_into("Locations", "Lake Zurich; lat=147.27; lon=8.65");
-    w.harness.step();
-    w.harness
-        .get_by_label_contains("latitude 147.27 is outside -90 to 90 degrees");
-    assert!(
-        w.harness
-            .get_by_label("Deposit to Local sandbox")
-            .accesskit_node()
-            .is_disabled(),
-        "a location that cannot be sent blocks the deposit"
+    let stored = mistake_then_fix_saved(
+        "Locations",
+        (
+            "Lake Zurich; lat=147.27; lon=8.65",
+            "latitude 147.27 is outside -90 to 90 degrees",
+            "is outside",
+        ),
+        "Lake Zurich; lat=47.270; lon=8.65",
+        |m| !m.locations.is_empty(),
     );
-
-    w.replace_text("Locations", "Lake Zurich; lat=47.270; lon=8.65");
-    assert!(
-        w.harness.query_by_label_contains("is outside").is_none(),
-        "the message goes with the mistake"
-    );
-    w.harness.get_by_label("Save metadata").click_accesskit();
-    w.wait("the location stored", |app| {
-        app.model
-            .row(id)
-            .is_some_and(|r| !r.metadata.locations.is_empty())
-    });
-    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
-    let said: Vec<String> = stored
-        .metadata
-        .normalized()
-        .locations
-        .iter()
-        .map(|l| l.describe())
-        .collect();
+    let said: Vec<String> = stored.locations.iter().map(|l| l.describe()).collect();
     assert_eq!(said, ["Lake Zurich; lat=47.27; lon=8.65"]);
 }
 
@@ -2892,42 +2796,15 @@ fn a_location_typed_in_the_details_is_checked_beside_the_field_and_stored() {
 /// stored as its short name.
 #[test]
 fn a_community_typed_in_the_details_is_checked_beside_the_field_and_stored() {
-    let mut w = Window::open(FaultConfig::default());
-    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let id = w.add_folder(&folder);
-    w.select(id);
-    w.scroll_to("Communities");
-    w.type_into("Communities", "soil science");
-    w.harness.step();
-    w.harness
-        .get_by_label_contains("'soil science' is not a community's short name");
-    assert!(
-        w.harness
-            .get_by_label("Deposit to Local sandbox")
-            .accesskit_node()
-            .is_disabled(),
-        "a community that cannot be sent blocks the deposit"
-    );
-
-    w.replace_text(
+    let stored = mistake_then_fix_saved(
         "Communities",
+        (
+            "soil science",
+            "'soil science' is not a community's short name",
+            "is not a community's short name",
+        ),
         "https://zenodo.org/communities/soil-science, lake-sediments",
+        |m| !m.communities.is_empty(),
     );
-    assert!(
-        w.harness
-            .query_by_label_contains("is not a community's short name")
-            .is_none(),
-        "the message goes with the mistake"
-    );
-    w.harness.get_by_label("Save metadata").click_accesskit();
-    w.wait("the communities stored", |app| {
-        app.model
-            .row(id)
-            .is_some_and(|r| !r.metadata.communities.is_empty())
-    });
-    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
-    assert_eq!(
-        stored.metadata.normalized().communities,
-        ["soil-science", "lake-sediments"]
-    );
+    assert_eq!(stored.communities, ["soil-science", "lake-sediments"]);
 }

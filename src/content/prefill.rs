@@ -330,87 +330,62 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
         publisher: json_opt_text(doc, "publisher", "publisher")?.unwrap_or_default(),
         ..Metadata::default()
     };
-    if let Some(creators) = doc.get("creators").filter(|v| !v.is_null()) {
-        let list = creators
-            .as_array()
-            .ok_or("creators must be a list of {name, orcid, affiliation}")?;
-        for (i, c) in list.iter().enumerate() {
-            if !c.is_object() {
-                return Err(format!("creators[{i}] must be an object with a name"));
-            }
-            let field = |key: &str| json_opt_text(c, key, &format!("creators[{i}].{key}"));
-            m.creators.push(Creator {
-                name: field("name")?.unwrap_or_default(),
-                orcid: field("orcid")?,
-                affiliation: field("affiliation")?,
-            });
-        }
+    let creators = ("{name, orcid, affiliation}", "an object with a name");
+    for (i, c) in objects_of(doc, "creators", creators)? {
+        let field = |key: &str| json_opt_text(c, key, &format!("creators[{i}].{key}"));
+        m.creators.push(Creator {
+            name: field("name")?.unwrap_or_default(),
+            orcid: field("orcid")?,
+            affiliation: field("affiliation")?,
+        });
     }
-    if let Some(contributors) = doc.get("contributors").filter(|v| !v.is_null()) {
-        let list = contributors
-            .as_array()
-            .ok_or("contributors must be a list of {name, type, orcid, affiliation}")?;
-        for (i, c) in list.iter().enumerate() {
-            if !c.is_object() {
-                return Err(format!(
-                    "contributors[{i}] must be an object with a name and a type"
-                ));
-            }
-            let field = |key: &str| json_opt_text(c, key, &format!("contributors[{i}].{key}"));
-            // Zenodo's `type` is DataCite's contributor type; one missing or unknown is a
-            // problem of the metadata, named with the others.
-            m.contributors.push(Contributor {
-                name: field("name")?.unwrap_or_default(),
-                role: field("type")?.unwrap_or_default(),
-                orcid: field("orcid")?,
-                affiliation: field("affiliation")?,
-            });
-        }
+    let contributors = (
+        "{name, type, orcid, affiliation}",
+        "an object with a name and a type",
+    );
+    for (i, c) in objects_of(doc, "contributors", contributors)? {
+        let field = |key: &str| json_opt_text(c, key, &format!("contributors[{i}].{key}"));
+        // Zenodo's `type` is DataCite's contributor type; one missing or unknown is a
+        // problem of the metadata, named with the others.
+        m.contributors.push(Contributor {
+            name: field("name")?.unwrap_or_default(),
+            role: field("type")?.unwrap_or_default(),
+            orcid: field("orcid")?,
+            affiliation: field("affiliation")?,
+        });
     }
-    if let Some(dates) = doc.get("dates").filter(|v| !v.is_null()) {
-        let list = dates
-            .as_array()
-            .ok_or("dates must be a list of {start, end, type}")?;
-        for (i, d) in list.iter().enumerate() {
-            if !d.is_object() {
-                return Err(format!(
-                    "dates[{i}] must be an object with a type and a start or end"
-                ));
-            }
-            let field = |key: &str| json_opt_text(d, key, &format!("dates[{i}].{key}"));
-            // Zenodo gives a range as its start and end (either may be left out); a date
-            // Lodge cannot send is a problem of the metadata, named with the others.
-            let date = match (field("start")?, field("end")?) {
-                (Some(start), Some(end)) if start != end => format!("{start}/{end}"),
-                (Some(day), _) | (None, Some(day)) => day,
-                (None, None) => String::new(),
-            };
-            m.dates.push(DatasetDate {
-                date_type: field("type")?.unwrap_or_default(),
-                date,
-            });
-        }
+    let dates = (
+        "{start, end, type}",
+        "an object with a type and a start or end",
+    );
+    for (i, d) in objects_of(doc, "dates", dates)? {
+        let field = |key: &str| json_opt_text(d, key, &format!("dates[{i}].{key}"));
+        // Zenodo gives a range as its start and end (either may be left out); a date
+        // Lodge cannot send is a problem of the metadata, named with the others.
+        let date = match (field("start")?, field("end")?) {
+            (Some(start), Some(end)) if start != end => format!("{start}/{end}"),
+            (Some(day), _) | (None, Some(day)) => day,
+            (None, None) => String::new(),
+        };
+        m.dates.push(DatasetDate {
+            date_type: field("type")?.unwrap_or_default(),
+            date,
+        });
     }
-    if let Some(locations) = doc.get("locations").filter(|v| !v.is_null()) {
-        let list = locations
-            .as_array()
-            .ok_or("locations must be a list of {place, lat, lon}")?;
-        for (i, l) in list.iter().enumerate() {
-            if !l.is_object() {
-                return Err(format!(
-                    "locations[{i}] must be an object with a place, and a lat and lon"
-                ));
-            }
-            let field = |key: &str| json_opt_text(l, key, &format!("locations[{i}].{key}"));
-            // A point out of range, or half of one, is a problem of the metadata, named
-            // with the others.
-            m.locations.push(Location {
-                place: field("place")?.unwrap_or_default(),
-                latitude: field("lat")?,
-                longitude: field("lon")?,
-                bbox: None,
-            });
-        }
+    let locations = (
+        "{place, lat, lon}",
+        "an object with a place, and a lat and lon",
+    );
+    for (i, l) in objects_of(doc, "locations", locations)? {
+        let field = |key: &str| json_opt_text(l, key, &format!("locations[{i}].{key}"));
+        // A point out of range, or half of one, is a problem of the metadata, named
+        // with the others.
+        m.locations.push(Location {
+            place: field("place")?.unwrap_or_default(),
+            latitude: field("lat")?,
+            longitude: field("lon")?,
+            bbox: None,
+        });
     }
     if let Some(communities) = doc.get("communities").filter(|v| !v.is_null()) {
         let list = communities
@@ -472,6 +447,30 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
         }
     }
     Ok(m)
+}
+
+/// The objects of the list `doc[key]` with their places in it (none when it is absent or
+/// null); `form` says what the list holds and what each must be, for the error when it is
+/// not a list or an item is not an object.
+fn objects_of<'a>(
+    doc: &'a Json,
+    key: &str,
+    (list_of, each): (&str, &str),
+) -> Result<Vec<(usize, &'a Json)>, String> {
+    let Some(given) = doc.get(key).filter(|v| !v.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let list = given
+        .as_array()
+        .ok_or_else(|| format!("{key} must be a list of {list_of}"))?;
+    let mut objects = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        if !item.is_object() {
+            return Err(format!("{key}[{i}] must be {each}"));
+        }
+        objects.push((i, item));
+    }
+    Ok(objects)
 }
 
 /// Zenodo's `access_right` (and `embargo_date`) as who may read the files. Zenodo's
