@@ -15,6 +15,10 @@
 //! mints a DOI and cannot be undone): each deposit is a draft with every file, to review and
 //! publish in the web interface, or by a deposit to the same site without `state=draft`,
 //! which finds that draft by its key and publishes it. Such a target is a scope of its own.
+//!
+//! Before a draft is made, a dataset's funding is linked to the site's funders and awards
+//! (`vocabularies.rs`) and its communities are looked up; once the record is published,
+//! each community is asked to include it (`communities.rs`).
 
 mod communities;
 mod vocabularies;
@@ -57,7 +61,7 @@ pub struct InvenioTarget {
     http: reqwest::Client,
     /// Unix second before which the server's rate limit leaves no request.
     quiet_until: Mutex<u64>,
-    /// What the site's funders and awards vocabularies said so far.
+    /// What the site's funders and awards vocabularies, and its communities, said so far.
     vocabularies: Mutex<vocabularies::VocabularyAnswers>,
 }
 
