@@ -1174,6 +1174,40 @@ async fn reconciling_a_published_record_asks_its_communities_once() {
     assert_eq!(answer["errors"][0]["message"], "Community not found.");
 }
 
+/// Methods go to InvenioRDM as an additional description of type methods; one of a type
+/// outside its description types, or with no text, sent past Lodge, is refused naming the
+/// field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn methods_are_an_additional_description_and_a_type_invenio_does_not_know_is_refused() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let m = Metadata {
+        methods: Some("Sieved at 2 mm".into()),
+        ..metadata("Sieved")
+    };
+    let ds = add(&store, &lab.numbered_folder(1), &m);
+    let jobs = deposit(&store, &invenio(&sandbox), &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+
+    let api = Api::new(&sandbox);
+    let mut body = draft_body(&ds.1, &store.document(&ds.1).unwrap().unwrap());
+    assert_eq!(
+        body["metadata"]["additional_descriptions"],
+        json!([{"description": "Sieved at 2 mm", "type": {"id": "methods"}}])
+    );
+    body["metadata"]["additional_descriptions"] = json!([
+        {"description": "x", "type": {"id": "method"}},
+        {"description": " ", "type": {"id": "other"}},
+    ]);
+    let errors = api.draft_errors(body).await;
+    assert!(
+        errors.contains("metadata.additional_descriptions.0.type")
+            && errors.contains("metadata.additional_descriptions.1.description"),
+        "{errors}"
+    );
+}
+
 /// InvenioRDM checks a contributor's role against its roles vocabulary (DataCite's
 /// contributor types, in lower case): Lodge's are deposited as given; one outside it, sent
 /// past Lodge's own check, is refused naming the field.

@@ -34,6 +34,7 @@ struct Fields {
     locations: Vec<(String, Option<String>, Option<String>, Option<String>)>,
     /// Each community's name, as given.
     communities: Vec<String>,
+    methods: Option<String>,
 }
 
 fuzz_target!(|f: Fields| {
@@ -104,6 +105,7 @@ fuzz_target!(|f: Fields| {
             })
             .collect(),
         communities: f.communities,
+        methods: f.methods,
     };
     lodge_fuzz::check_metadata(&metadata);
 });

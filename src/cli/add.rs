@@ -40,6 +40,10 @@ pub struct AddArgs {
     /// What the dataset is, for the record's abstract.
     #[arg(long)]
     pub description: Option<String>,
+    /// How the data were collected or made (instruments, sampling, processing), sent beside
+    /// the description as its methods; --methods "" removes them.
+    #[arg(long)]
+    pub methods: Option<String>,
     /// Publication year.
     #[arg(long, value_parser = parse_year)]
     pub year: Option<i32>,
@@ -205,6 +209,7 @@ impl AddArgs {
             "title" => self.title.is_some(),
             "creators" => !self.creators.is_empty(),
             "description" => self.description.is_some(),
+            "methods" => self.methods.is_some(),
             "publication year" => self.year.is_some(),
             "publisher" => self.publisher.is_some(),
             "license" => self.license.is_some(),
@@ -234,6 +239,10 @@ impl AddArgs {
         }
         if let Some(d) = &self.description {
             m.description = Some(d.clone());
+        }
+        if let Some(methods) = &self.methods {
+            // As `--related ""`: an empty text takes them away.
+            m.methods = Some(methods.clone()).filter(|t| !t.trim().is_empty());
         }
         if let Some(y) = self.year {
             m.publication_year = Some(y);

@@ -532,7 +532,10 @@ fn print_metadata(m: &Metadata) {
         say!("  {label:<12} {}", on_one_line(&c.describe()));
     }
     if let Some(description) = &m.description {
-        print!("{}", indented_description(description));
+        print!("{}", indented("description", description));
+    }
+    if let Some(methods) = &m.methods {
+        print!("{}", indented("methods", methods));
     }
     if let Some(note) = super::add::license_note(m) {
         say!("  note: {note}");
@@ -555,12 +558,12 @@ fn print_metadata(m: &Metadata) {
     }
 }
 
-/// The description's lines, the first after its label and the others indented under it;
-/// control characters other than line breaks are escaped.
-fn indented_description(description: &str) -> String {
+/// A text of several lines (the description, the methods): the first after its `label`
+/// and the others indented under it; control characters other than line breaks are escaped.
+fn indented(label: &str, text: &str) -> String {
     let mut out = String::new();
-    for (i, line) in description.lines().enumerate() {
-        let label = if i == 0 { "description" } else { "" };
+    for (i, line) in text.lines().enumerate() {
+        let label = if i == 0 { label } else { "" };
         out.push_str(&format!("  {label:<12} {}\n", on_one_line(line)));
     }
     out

@@ -401,6 +401,29 @@ mod tests {
         assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
     }
 
+    /// Methods are keyed (trimmed), and a dataset without them keys as before they could be
+    /// given.
+    #[test]
+    fn methods_are_keyed_and_none_add_nothing() {
+        let (m, meta) = sample();
+        let with = |methods: Option<&str>| {
+            let meta = Metadata {
+                methods: methods.map(str::to_string),
+                ..meta.clone()
+            };
+            ContentDocument::new(m.clone(), &meta)
+        };
+        let none = with(None);
+        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        assert_eq!(with(Some("  ")).key(), none.key(), "blank is none");
+        let one = with(Some("Sieved at 2 mm"));
+        let text = String::from_utf8(one.canonical_json()).unwrap();
+        assert!(text.contains(r#""methods":"Sieved at 2 mm""#), "{text}");
+        assert_eq!(with(Some(" Sieved at 2 mm\n")).key(), one.key());
+        assert_ne!(one.key(), none.key());
+        assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
+    }
+
     /// Communities are keyed (each once, by its short name), and a dataset with none keys
     /// as before they could be given.
     #[test]

@@ -191,6 +191,10 @@ pub struct Metadata {
     /// to be included in, each by its short name; none is not written, as for `related`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub communities: Vec<String>,
+    /// How the data were collected or made (instruments, sampling, processing), beside the
+    /// description; none is not written, as for `related`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub methods: Option<String>,
 }
 
 fn default_resource_type() -> String {
@@ -216,6 +220,7 @@ impl Default for Metadata {
             dates: Vec::new(),
             locations: Vec::new(),
             communities: Vec::new(),
+            methods: None,
         }
     }
 }
@@ -375,7 +380,7 @@ impl Metadata {
         }
         // File access is never empty: open is a choice too (and the key of a moved folder's
         // deposits). A file that says otherwise is named by `fields_differing_from`. So are
-        // related works, contributors, dates, locations and communities: a dataset added before Lodge read them
+        // related works, contributors, dates, locations, communities and methods: a dataset added before Lodge read them
         // from a citation file lacks them, and taking them from the file would give a moved
         // folder another key, and a second deposit of what it deposited once. No citation
         // file Lodge reads gives funding by name (a `.zenodo.json`'s grants are ids of
@@ -433,6 +438,7 @@ impl Metadata {
                 "communities",
                 !b.communities.is_empty() && a.communities != b.communities,
             ),
+            ("methods", b.methods.is_some() && a.methods != b.methods),
             // Always given: open is a choice as much as the others.
             ("file access", differ(&a.access, &b.access, |_| true)),
         ]
@@ -498,6 +504,7 @@ impl Metadata {
                 self.communities.iter().map(|c| community_name(c)),
                 String::is_empty,
             ),
+            methods: clean_opt(&self.methods),
         }
     }
 

@@ -406,6 +406,8 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
             m.communities.push(name);
         }
     }
+    // Zenodo's `method`: the methodology of the study, DataCite's Methods description.
+    m.methods = json_opt_text(doc, "method", "method")?;
     if let Some(date) = json_opt_text(doc, "publication_date", "publication_date")? {
         m.publication_year = Some(year_of("publication_date", &date)?);
     }
@@ -629,6 +631,7 @@ const ZENODO_READ: &[&str] = &[
     "dates",
     "locations",
     "communities",
+    "method",
 ];
 
 #[cfg(test)]

@@ -210,6 +210,7 @@ fn validation_errors(data: &Value) -> Vec<Value> {
     errors.extend(contributor_errors(&m["contributors"]));
     errors.extend(date_errors(&m["dates"]));
     errors.extend(location_errors(&m["locations"]));
+    errors.extend(description_errors(&m["additional_descriptions"]));
     errors.extend(access_errors(&data["access"]));
     errors
 }
@@ -243,6 +244,39 @@ fn date_errors(dates: &Value) -> Vec<Value> {
             errors.push(json!({
                 "field": format!("metadata.dates.{i}.date"),
                 "messages": ["Please provide a valid date or interval."],
+            }));
+        }
+    }
+    errors
+}
+
+/// What InvenioRDM says of additional descriptions: each a text with a type of its
+/// description types vocabulary (DataCite's, in lower case).
+fn description_errors(descriptions: &Value) -> Vec<Value> {
+    const TYPES: &[&str] = &[
+        "Abstract",
+        "Methods",
+        "SeriesInformation",
+        "TableOfContents",
+        "TechnicalInfo",
+        "Other",
+    ];
+    let mut errors = Vec::new();
+    for (i, d) in descriptions.as_array().into_iter().flatten().enumerate() {
+        let field = format!("metadata.additional_descriptions.{i}");
+        errors.extend(outside_vocabulary(
+            &d["type"],
+            TYPES,
+            &format!("{field}.type"),
+            "description type",
+        ));
+        if d["description"]
+            .as_str()
+            .is_none_or(|t| t.trim().is_empty())
+        {
+            errors.push(json!({
+                "field": format!("{field}.description"),
+                "messages": ["Missing data for required field."],
             }));
         }
     }

@@ -114,6 +114,7 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
         ),
         ("Version", m.version.clone()),
         ("Description", m.description.clone()),
+        ("Methods", m.methods.clone()),
     ];
     fields.extend(
         optional

@@ -85,6 +85,8 @@ pub struct MetadataForm {
     pub locations: String,
     /// Communities' short names, comma separated, as keywords are.
     pub communities: String,
+    /// How the data were collected or made, over several lines as the description.
+    pub methods: String,
 }
 
 impl MetadataForm {
@@ -122,6 +124,7 @@ impl MetadataForm {
             dates: one_a_line(&m.dates, DatasetDate::describe),
             locations: one_a_line(&m.locations, Location::describe),
             communities: m.communities.join(", "),
+            methods: m.methods.clone().unwrap_or_default(),
         }
     }
 
@@ -160,6 +163,13 @@ impl MetadataForm {
             description.0,
             description.1,
             "Description",
+            b,
+        );
+        field(
+            &mut self.methods,
+            &base.methods,
+            &stored.methods,
+            "Methods",
             b,
         );
         field(&mut self.year, &base.year, &stored.year, "Year", b);
@@ -273,6 +283,7 @@ impl MetadataForm {
                 })
                 .collect(),
             description: opt(&self.description),
+            methods: opt(&self.methods),
             publication_year,
             publisher: self.publisher.clone(),
             license: opt(&self.license),
@@ -545,6 +556,13 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         &mut form.description,
         "Optional",
         description,
+    );
+    changed |= text_field(
+        ui,
+        "Methods",
+        &mut form.methods,
+        "Optional: how the data were collected or made (instruments, sampling, processing)",
+        Lines::Several { shown: 2 },
     );
     ui.horizontal(|ui| {
         ui.vertical(|ui| {

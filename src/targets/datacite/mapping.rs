@@ -105,8 +105,16 @@ pub fn attributes(
     if let Some(url) = url {
         a["url"] = json!(url);
     }
-    if let Some(d) = &m.description {
-        a["descriptions"] = json!([{ "description": d, "descriptionType": "Abstract" }]);
+    let descriptions = [(&m.description, "Abstract"), (&m.methods, "Methods")];
+    let given: Vec<Value> = descriptions
+        .iter()
+        .filter_map(|(text, kind)| {
+            let text = text.as_ref()?;
+            Some(json!({ "description": text, "descriptionType": kind }))
+        })
+        .collect();
+    if !given.is_empty() {
+        a["descriptions"] = json!(given);
     }
     if !m.keywords.is_empty() {
         a["subjects"] = json!(
@@ -332,6 +340,7 @@ mod tests {
             dates: Vec::new(),
             locations: Vec::new(),
             communities: Vec::new(),
+            methods: None,
         };
         let doc = ContentDocument::new(
             vec![ManifestEntry {
@@ -445,6 +454,25 @@ mod tests {
             json!([
                 {"date": "2025-03/2025-06", "dateType": "Collected"},
                 {"date": "2027-06-30", "dateType": "Available"},
+            ])
+        );
+
+        // Methods: a description of their own, after the abstract.
+        let mut described = doc.clone();
+        described.metadata.methods = Some("Sieved at 2 mm".into());
+        let a = attributes(
+            "10.80000/wxyz-0042",
+            &key,
+            &described,
+            DoiState::Draft,
+            None,
+            None,
+        );
+        assert_eq!(
+            a["descriptions"],
+            json!([
+                {"description": "Cores", "descriptionType": "Abstract"},
+                {"description": "Sieved at 2 mm", "descriptionType": "Methods"},
             ])
         );
 

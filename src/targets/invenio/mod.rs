@@ -131,6 +131,11 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
     if let Some(d) = &m.description {
         metadata["description"] = json!(d);
     }
+    if let Some(methods) = &m.methods {
+        // The description types vocabulary: DataCite's, in lower case.
+        metadata["additional_descriptions"] =
+            json!([{"description": methods, "type": {"id": "methods"}}]);
+    }
     if let Some(l) = &m.license {
         // The license vocabulary holds SPDX identifiers, lower-cased; a license that is not
         // one goes as a custom right, by its text.
