@@ -847,7 +847,7 @@ fn a_failed_job_of_a_dataset_scanned_again_since_offers_no_retry_in_the_history(
     let before = w.app().model.row(id).unwrap().key;
     w.harness.state().send(Command::SetMetadata {
         id,
-        metadata,
+        metadata: Box::new(metadata),
         then_deposit: None,
     });
     w.wait("re-keyed", |app| {
@@ -1092,7 +1092,7 @@ fn a_dataset_changed_since_its_scan_is_rescanned_from_its_row_or_its_details_and
     let metadata = w.app().model.row(gone).unwrap().metadata.clone();
     w.harness.state().send(Command::SetMetadata {
         id: gone,
-        metadata,
+        metadata: Box::new(metadata),
         then_deposit: None,
     });
     w.wait("the notice", |app| {
@@ -2095,7 +2095,7 @@ fn a_dataset_whose_folder_went_away_while_lodge_was_closed_is_named_when_the_win
     let entry = w.app().model.row(id).cloned().unwrap();
     w.harness.state().send(Command::SetMetadata {
         id,
-        metadata: entry.metadata,
+        metadata: Box::new(entry.metadata),
         then_deposit: None,
     });
     w.wait("the rescanned row", |app| {
@@ -2516,7 +2516,7 @@ fn a_window_on_a_shared_store_shows_another_machines_work() {
     let metadata = w.app().model.row(id).unwrap().metadata.clone();
     w.harness.state().send(Command::SetMetadata {
         id,
-        metadata,
+        metadata: Box::new(metadata),
         then_deposit: None,
     });
     w.wait("the notice", |app| {

@@ -236,7 +236,7 @@ impl Core {
                 id,
                 metadata,
                 then_deposit,
-            } => self.set_metadata(id, metadata, then_deposit).await,
+            } => self.set_metadata(id, *metadata, then_deposit).await,
             Command::Deposit { ids, target } => self.deposit(ids, target).await,
             Command::Retry { jobs } => self.retry(jobs).await,
             Command::RetryAllFailed { target } => {

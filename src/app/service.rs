@@ -105,7 +105,7 @@ pub enum Command {
     /// the target with this scope id.
     SetMetadata {
         id: i64,
-        metadata: Metadata,
+        metadata: Box<Metadata>,
         then_deposit: Option<String>,
     },
     /// Queue deposits of these datasets to a target (datasets whose metadata has problems are

@@ -208,7 +208,7 @@ fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datas
         {
             command = Some(Command::SetMetadata {
                 id: entry.id,
-                metadata: metadata.clone(),
+                metadata: Box::new(metadata.clone()),
                 then_deposit: None,
             });
         }
@@ -227,7 +227,7 @@ fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datas
             command = Some(if edited {
                 Command::SetMetadata {
                     id: entry.id,
-                    metadata: metadata.clone(),
+                    metadata: Box::new(metadata.clone()),
                     then_deposit: Some(target.clone()),
                 }
             } else {

@@ -119,7 +119,7 @@ impl LodgeApp {
                 }
                 Ok(Command::SetMetadata {
                     id: entry.id,
-                    metadata: metadata.clone(),
+                    metadata: Box::new(metadata.clone()),
                     then_deposit: Some(target.to_string()),
                 })
             }

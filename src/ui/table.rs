@@ -418,7 +418,7 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
 pub(super) fn rescan(entry: &crate::app::DatasetEntry) -> Command {
     Command::SetMetadata {
         id: entry.id,
-        metadata: entry.metadata.clone(),
+        metadata: Box::new(entry.metadata.clone()),
         then_deposit: None,
     }
 }
