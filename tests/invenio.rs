@@ -43,6 +43,11 @@ fn example(name: &str) -> Value {
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
+/// The draft body Lodge sends InvenioRDM for the dataset of key `key` in `store`.
+fn body_sent(store: &lodge::store::Store, key: &lodge::content::ContentKey) -> Value {
+    draft_body(key, &store.document(key).unwrap().unwrap())
+}
+
 /// A client of the emulation's API with the right token.
 struct Api<'a> {
     sandbox: &'a RunningSandbox,
@@ -79,6 +84,18 @@ impl Api<'_> {
             .await;
         let status = resp.status().as_u16();
         (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    /// The record `job` deposited, as the emulation answers it; the job asserted to have
+    /// made it.
+    async fn deposited_record(&self, job: &lodge::store::JobRow) -> Value {
+        assert_eq!(job.state, JobState::Deposited, "{job:?}");
+        let id = job.identifier.clone().unwrap();
+        let (status, record) = self
+            .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
+            .await;
+        assert_eq!(status, 200, "{record}");
+        record
     }
 
     /// A draft with one file committed, the three documented steps.
@@ -759,11 +776,7 @@ async fn a_license_is_sent_by_its_spdx_id_or_as_a_custom_license_by_its_text() {
     let jobs = deposit(&store, &target, &[spdx, custom], fast_config()).await;
     let mut rights = Vec::new();
     for job in &jobs {
-        assert_eq!(job.state, JobState::Deposited, "{job:?}");
-        let id = job.identifier.clone().unwrap();
-        let (_, record) = Api::new(&sandbox)
-            .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
-            .await;
+        let record = Api::new(&sandbox).deposited_record(job).await;
         rights.push(record["metadata"]["rights"].clone());
     }
     assert!(rights.contains(&json!([{"id": "cc-by-4.0"}])), "{rights:?}");
@@ -774,7 +787,7 @@ async fn a_license_is_sent_by_its_spdx_id_or_as_a_custom_license_by_its_text() {
 
     // A license id outside the vocabulary is refused at publish, by field, as InvenioRDM does.
     let api = Api::new(&sandbox);
-    let mut body = draft_body(&spdx.1, &store.document(&spdx.1).unwrap().unwrap());
+    let mut body = body_sent(&store, &spdx.1);
     body["metadata"]["rights"] = json!([{"id": "free-for-research"}]);
     let errors = api.draft_errors(body).await;
     assert!(errors.contains("metadata.rights.0.id"), "{errors}");
@@ -809,11 +822,7 @@ async fn restricted_and_embargoed_files_are_deposited_restricted_with_a_public_r
     let api = Api::new(&sandbox);
     let (mut access, mut pages) = (Vec::new(), Vec::new());
     for job in &jobs {
-        assert_eq!(job.state, JobState::Deposited, "{job:?}");
-        let id = job.identifier.clone().unwrap();
-        let (_, record) = api
-            .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
-            .await;
+        let record = api.deposited_record(job).await;
         access.push(record["access"].clone());
         pages.push(record["links"]["self_html"].as_str().unwrap().to_string());
     }
@@ -936,19 +945,15 @@ async fn an_award_without_its_title_is_refused_before_a_draft_is_made() {
 
     let whole = funded(2, "NSF; award=2045678; award-title=Soil cores");
     let jobs = deposit(&store, &target, &[whole], fast_config()).await;
-    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
-    let id = jobs[0].identifier.clone().unwrap();
     let api = Api::new(&sandbox);
-    let (_, record) = api
-        .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
-        .await;
+    let record = api.deposited_record(&jobs[0]).await;
     assert_eq!(
         record["metadata"]["funding"],
         json!([{"funder": {"name": "NSF"},
                 "award": {"number": "2045678", "title": {"en": "Soil cores"}}}])
     );
 
-    let mut body = draft_body(&whole.1, &store.document(&whole.1).unwrap().unwrap());
+    let mut body = body_sent(&store, &whole.1);
     body["metadata"]["funding"][0]["award"] = json!({"number": "2045678"});
     let errors = api.draft_errors(body).await;
     assert!(errors.contains("metadata.funding.0.award"), "{errors}");
@@ -983,11 +988,7 @@ async fn funding_with_a_funder_id_is_linked_to_the_sites_funders_and_awards() {
     };
     let ds = add(&store, &lab.numbered_folder(1), &m);
     let jobs = deposit(&store, &target, &[ds], fast_config()).await;
-    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
-    let id = jobs[0].identifier.clone().unwrap();
-    let (_, record) = Api::new(&sandbox)
-        .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
-        .await;
+    let record = Api::new(&sandbox).deposited_record(&jobs[0]).await;
     assert_eq!(
         record["metadata"]["funding"],
         json!([
@@ -1005,7 +1006,7 @@ async fn funding_with_a_funder_id_is_linked_to_the_sites_funders_and_awards() {
 
     // Sent past Lodge's lookups, an id the vocabularies lack is refused as InvenioRDM does.
     let api = Api::new(&sandbox);
-    let mut body = draft_body(&ds.1, &store.document(&ds.1).unwrap().unwrap());
+    let mut body = body_sent(&store, &ds.1);
     body["metadata"]["funding"] = json!([
         {"funder": {"id": "05gq02987"}},
         {"funder": {"id": "00k4n6c32"}, "award": {"id": "00k4n6c32::1"}},
@@ -1077,19 +1078,15 @@ async fn a_location_invenio_cannot_read_is_refused_naming_the_field() {
     };
     let ds = add(&store, &lab.numbered_folder(1), &m);
     let jobs = deposit(&store, &target, &[ds], fast_config()).await;
-    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
-    let id = jobs[0].identifier.clone().unwrap();
     let api = Api::new(&sandbox);
-    let (_, record) = api
-        .json(reqwest::Method::GET, &format!("/api/records/{id}"), None)
-        .await;
+    let record = api.deposited_record(&jobs[0]).await;
     let features = record["metadata"]["locations"]["features"].clone();
     assert_eq!(features.as_array().map(Vec::len), Some(2), "{features}");
     assert_eq!(features[0]["geometry"]["type"], "Point");
     assert_eq!(features[1]["geometry"]["type"], "Polygon");
     assert_eq!(features[1]["place"], "Alps");
 
-    let mut body = draft_body(&ds.1, &store.document(&ds.1).unwrap().unwrap());
+    let mut body = body_sent(&store, &ds.1);
     body["metadata"]["locations"] = json!({"features": [
         {"description": "fine"},
         {},
@@ -1191,7 +1188,7 @@ async fn methods_are_an_additional_description_and_a_type_invenio_does_not_know_
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
 
     let api = Api::new(&sandbox);
-    let mut body = draft_body(&ds.1, &store.document(&ds.1).unwrap().unwrap());
+    let mut body = body_sent(&store, &ds.1);
     assert_eq!(
         body["metadata"]["additional_descriptions"],
         json!([{"description": "Sieved at 2 mm", "type": {"id": "methods"}}])
@@ -1228,7 +1225,7 @@ async fn a_contributor_role_invenio_does_not_know_is_refused_naming_the_field() 
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
 
     let api = Api::new(&sandbox);
-    let mut body = draft_body(&ds.1, &store.document(&ds.1).unwrap().unwrap());
+    let mut body = body_sent(&store, &ds.1);
     assert_eq!(
         body["metadata"]["contributors"][0]["role"],
         json!({"id": "datacurator"})
@@ -1256,7 +1253,7 @@ async fn a_date_invenio_cannot_read_is_refused_naming_the_field() {
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
 
     let api = Api::new(&sandbox);
-    let body = draft_body(&ds.1, &store.document(&ds.1).unwrap().unwrap());
+    let body = body_sent(&store, &ds.1);
     assert_eq!(
         body["metadata"]["dates"],
         json!([{"date": "2025-03/2025-06", "type": {"id": "collected"}}])

@@ -12,14 +12,18 @@ pub const EXAMPLE: &str = "soil-science";
 
 /// `text` as keyed: trimmed, in lower case, and a community's address (or an address of
 /// one of its pages) taken down to its short name: `https://zenodo.org/communities/Soil/`
-/// is `soil`.
+/// is `soil`. An address that names no community is kept whole, for
+/// [`community_problem`] to name rather than to be dropped as blank.
 pub fn community_name(text: &str) -> String {
     let text: String = text.trim().nfc().collect();
     let name = match text.split_once("/communities/") {
         Some((_, rest)) => rest.split(['/', '?', '#']).next().unwrap_or_default(),
         None => text.as_str(),
     };
-    name.trim().to_lowercase()
+    match name.trim() {
+        "" => text.to_lowercase(),
+        name => name.to_lowercase(),
+    }
 }
 
 /// What is wrong with community `name` (as keyed), worded for the person who fixes it;
@@ -64,5 +68,9 @@ mod tests {
             "{why}"
         );
         assert!(community_problem("https://zenodo.org/").is_some());
+        // An address with no community in it is named, not dropped as blank.
+        let bare = community_name("https://zenodo.org/communities/");
+        assert_eq!(bare, "https://zenodo.org/communities/");
+        assert!(community_problem(&bare).is_some());
     }
 }
