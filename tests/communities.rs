@@ -95,7 +95,13 @@ async fn a_community_the_site_does_not_have_is_refused_before_a_draft_is_made() 
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let folder = lab.numbered_folder(1);
-    let added = added_titled_with(&lab, &folder, "Cores", &["--community", "no-such-thing"]);
+    let unknown = [
+        "--community",
+        "no-such-thing",
+        "--community",
+        "lab-internal",
+    ];
+    let added = added_titled_with(&lab, &folder, "Cores", &unknown);
     assert!(!key_in(&added).is_empty());
     let mut cmd = lodge_in(&lab);
     let url = sandbox.invenio_target_url();
@@ -106,10 +112,14 @@ async fn a_community_the_site_does_not_have_is_refused_before_a_draft_is_made() 
     assert_all(
         &text(&out),
         &[
-            "communities[0]: InvenioRDM has no community 'no-such-thing': check its short name, \
-           the part after /communities/ in its address",
+            "communities[0]: InvenioRDM has no community 'no-such-thing' this account can see: \
+             check its short name, the part after /communities/ in its address",
+            // Restricted to its members: about the community, so the target is not paused.
+            "communities[1]: InvenioRDM has no community 'lab-internal' this account can see",
         ],
     );
+    let store = lodge::store::Store::open(&lab.path("lodge.db")).unwrap();
+    assert!(store.target_paused(&url).unwrap().is_none(), "not paused");
     assert_eq!(sandbox.invenio_counts(), (0, 0), "no draft made");
 
     let (other, fresh) = (

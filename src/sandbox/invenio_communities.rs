@@ -10,7 +10,8 @@
 //! - `GET /api/records/{id}/requests`: the work's requests.
 //!
 //! The sample has two communities, as a site's administrator would make them; their
-//! curators never answer, so each request stays submitted.
+//! curators never answer, so each request stays submitted. A third, `lab-internal`, is
+//! restricted to members, which the emulation's user is not: it answers 403.
 
 use std::sync::Arc;
 
@@ -71,7 +72,14 @@ fn not_found() -> Response {
     )
 }
 
+/// A restricted community of the sample, which the emulation's one user is not a member
+/// of: InvenioRDM answers 403 for it.
+const RESTRICTED: &str = "lab-internal";
+
 async fn get_community(Path(id): Path<String>) -> Response {
+    if id == RESTRICTED {
+        return message(StatusCode::FORBIDDEN, "Permission denied.");
+    }
     match community(&id) {
         Some(c) => axum::Json(json!({
             "id": c.id,

@@ -30,9 +30,10 @@ impl InvenioTarget {
                 None => problems.push(FieldProblem {
                     field: format!("communities[{i}]"),
                     message: format!(
-                        "{} has no community '{name}': check its short name, the part after \
-                         /communities/ in its address (--community NAME), or remove it \
-                         (--community \"\")",
+                        "{} has no community '{name}' this account can see: check its short \
+                         name, the part after /communities/ in its address (--community \
+                         NAME); if it is restricted, ask its owners to let you in; or remove \
+                         it (--community \"\")",
                         self.site_name()
                     ),
                 }),
@@ -47,7 +48,9 @@ impl InvenioTarget {
         }
     }
 
-    /// The id of community `name` on the site, `None` when it has none of that name.
+    /// The id of community `name` on the site, `None` when it has none of that name that
+    /// this account may see (a restricted community answers 403: that is about the
+    /// community, not the token, so the target is not paused for it).
     async fn community_id(&self, name: &str) -> Result<Option<String>, Failure> {
         if let Some(known) = self.answered(|v| v.communities.get(name).cloned()) {
             return Ok(known);
@@ -65,7 +68,7 @@ impl InvenioTarget {
                 let community = Self::json_of(resp, "community").await?;
                 community["id"].as_str().map(str::to_string)
             }
-            StatusCode::NOT_FOUND => None,
+            StatusCode::NOT_FOUND | StatusCode::FORBIDDEN => None,
             _ => return Err(Self::failure_of(resp).await),
         };
         self.remember(|v| v.communities.insert(name.to_string(), found.clone()));
