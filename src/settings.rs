@@ -18,6 +18,9 @@ pub struct Settings {
     pub name: String,
     #[serde(default)]
     pub affiliation: String,
+    /// The affiliation's ROR (`https://ror.org/02en5vm52`), in any spelling; empty for none.
+    #[serde(default)]
+    pub affiliation_ror: String,
     /// SPDX identifier, e.g. CC-BY-4.0.
     #[serde(default)]
     pub license: String,
@@ -93,7 +96,29 @@ impl Settings {
 
     /// What is wrong with these settings, if anything, naming the field and the fix.
     pub fn problem(&self) -> Option<String> {
-        self.title_problem().or_else(|| self.database_problem())
+        self.title_problem()
+            .or_else(|| self.affiliation_problem())
+            .or_else(|| self.database_problem())
+    }
+
+    /// What is wrong with the affiliation's ROR, if anything: not a ROR, or a ROR without
+    /// the affiliation's name. Such a ROR is not given to new folders.
+    fn affiliation_problem(&self) -> Option<String> {
+        self.default_creator()
+            .and_then(|c| c.affiliation_ror_problem())
+            .map(|why| format!("Affiliation's ROR: {why}"))
+    }
+
+    /// The creator these settings give a folder that brings none, ROR and all.
+    fn default_creator(&self) -> Option<Creator> {
+        let name = self.name.trim();
+        let given = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+        (!name.is_empty()).then(|| Creator {
+            name: name.to_string(),
+            orcid: None,
+            affiliation: given(&self.affiliation),
+            affiliation_ror: given(&self.affiliation_ror),
+        })
     }
 
     /// What is wrong with the default title, if anything: a placeholder other than
@@ -149,14 +174,15 @@ impl Settings {
         if metadata.publication_year.is_none() && self.year_when_added {
             metadata.publication_year = Some(year);
         }
-        let name = self.name.trim();
-        if metadata.creators.is_empty() && !name.is_empty() {
-            let affiliation = self.affiliation.trim();
-            metadata.creators.push(Creator {
-                name: name.to_string(),
-                orcid: None,
-                affiliation: (!affiliation.is_empty()).then(|| affiliation.to_string()),
-            });
+        if metadata.creators.is_empty()
+            && let Some(mut creator) = self.default_creator()
+        {
+            // A wrong ROR would make every new folder's metadata wrong: left out (Settings
+            // names the problem), the name and affiliation still given.
+            if creator.affiliation_ror_problem().is_some() {
+                creator.affiliation_ror = None;
+            }
+            metadata.creators.push(creator.normalized());
         }
         let license = self.license.trim();
         if metadata
@@ -264,6 +290,37 @@ mod tests {
         assert_eq!(
             metadata.publisher, "Soil lab",
             "the other defaults still apply"
+        );
+    }
+
+    #[test]
+    fn a_default_affiliation_ror_is_given_keyed_and_a_wrong_one_is_named_and_left_out() {
+        let mut s = Settings {
+            name: "Curie, Marie".into(),
+            affiliation: "Sorbonne University".into(),
+            affiliation_ror: " 02EN5VM52 ".into(),
+            ..Settings::default()
+        };
+        assert_eq!(s.problem(), None);
+        let mut metadata = crate::content::Metadata::default();
+        s.apply_defaults(&mut metadata, "plot-1", 2026);
+        assert_eq!(
+            metadata.creators[0].affiliation_ror.as_deref(),
+            Some("https://ror.org/02en5vm52")
+        );
+
+        s.affiliation_ror = "02en5vm53".into();
+        let why = s.problem().unwrap();
+        assert!(
+            why.starts_with("Affiliation's ROR: '02en5vm53' is not a ROR id"),
+            "{why}"
+        );
+        let mut metadata = crate::content::Metadata::default();
+        s.apply_defaults(&mut metadata, "plot-2", 2026);
+        assert_eq!(metadata.creators[0].affiliation_ror, None);
+        assert_eq!(
+            metadata.creators[0].affiliation.as_deref(),
+            Some("Sorbonne University")
         );
     }
 

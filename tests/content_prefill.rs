@@ -57,6 +57,7 @@ fn citation_cff_fills_title_authors_year_license_keywords_and_version() {
                 name: "Curie, Marie".into(),
                 orcid: Some("https://orcid.org/0000-0002-1825-0097".into()),
                 affiliation: Some("University of Paris".into()),
+                affiliation_ror: None,
             },
             Creator::named("The Soil Consortium"),
         ]

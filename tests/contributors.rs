@@ -92,8 +92,8 @@ async fn a_contributor_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
     assert_all(
         &text(&out),
         &[
-            "--contributor 'Curie, Marie; Editor': 'Editor' should be role=..., orcid=... or \
-           affiliation=...",
+            "--contributor 'Curie, Marie; Editor': 'Editor' should be role=..., orcid=..., \
+             affiliation=... or ror=...",
         ],
     );
     assert!(!lab.path("lodge.db").exists(), "nothing added");

@@ -2653,6 +2653,18 @@ fn history_export_writes_the_jobs_the_search_and_filters_show() {
 /// it has the field, is returned (normalised).
 fn mistake_then_fix_saved(
     label: &str,
+    mistake: (&str, &str, &str),
+    fix: &str,
+    holds: impl Fn(&lodge::content::Metadata) -> bool,
+) -> lodge::content::Metadata {
+    mistake_then_fix_saved_after(&[], label, mistake, fix, holds)
+}
+
+/// [`mistake_then_fix_saved`], with the details' fields `before` (label, text) typed in
+/// first.
+fn mistake_then_fix_saved_after(
+    before: &[(&str, &str)],
+    label: &str,
     (mistake, named, kind): (&str, &str, &str),
     fix: &str,
     holds: impl Fn(&lodge::content::Metadata) -> bool,
@@ -2663,6 +2675,9 @@ fn mistake_then_fix_saved(
     w.select(id);
     // Below the details panel's fold: scrolled to (an animation), then typed in.
     w.scroll_to(label);
+    for (field, text) in before {
+        w.type_into(field, text);
+    }
     w.type_into(label, mistake);
     w.harness.step();
     w.harness.get_by_label_contains(named);
@@ -2807,4 +2822,27 @@ fn a_community_typed_in_the_details_is_checked_beside_the_field_and_stored() {
         |m| !m.communities.is_empty(),
     );
     assert_eq!(stored.communities, ["soil-science", "lake-sediments"]);
+}
+
+/// A creator's affiliation ROR is typed beside the affiliation: a mistyped one is named
+/// beside the field and blocks the deposit; fixed, it is stored as its address.
+#[test]
+fn a_creators_affiliation_ror_typed_in_the_details_is_checked_beside_the_field_and_stored() {
+    let stored = mistake_then_fix_saved_after(
+        &[("Affiliation", "Sorbonne University")],
+        "ROR",
+        (
+            "02en5vm53",
+            "'02en5vm53' is not a ROR id: its last two digits do not match the rest",
+            "is not a ROR id",
+        ),
+        "ROR.org/02EN5VM52",
+        |m| m.creators.iter().any(|c| c.affiliation_ror.is_some()),
+    );
+    let creator = &stored.creators[0];
+    assert_eq!(creator.affiliation.as_deref(), Some("Sorbonne University"));
+    assert_eq!(
+        creator.affiliation_ror.as_deref(),
+        Some("https://ror.org/02en5vm52")
+    );
 }

@@ -12,7 +12,7 @@ use lodge::content::{
 #[derive(Arbitrary, Debug)]
 struct Fields {
     title: String,
-    creators: Vec<(String, Option<String>, Option<String>)>,
+    creators: Vec<(String, Option<String>, Option<String>, Option<String>)>,
     description: Option<String>,
     publication_year: Option<i32>,
     publisher: String,
@@ -26,8 +26,9 @@ struct Fields {
     related: Vec<(String, String)>,
     /// Funder, funder id, award number and award title of each funding.
     funding: Vec<(String, Option<String>, Option<String>, Option<String>)>,
-    /// Name, role, ORCID and affiliation of each contributor.
-    contributors: Vec<(String, String, Option<String>, Option<String>)>,
+    /// Name, role, ORCID, affiliation and the affiliation's ROR of each contributor.
+    #[allow(clippy::type_complexity)]
+    contributors: Vec<(String, String, Option<String>, Option<String>, Option<String>)>,
     /// Type and date of each date.
     dates: Vec<(String, String)>,
     /// Place, latitude, longitude and box of each location.
@@ -43,10 +44,11 @@ fuzz_target!(|f: Fields| {
         creators: f
             .creators
             .into_iter()
-            .map(|(name, orcid, affiliation)| Creator {
+            .map(|(name, orcid, affiliation, affiliation_ror)| Creator {
                 name,
                 orcid,
                 affiliation,
+                affiliation_ror,
             })
             .collect(),
         description: f.description,
@@ -82,11 +84,12 @@ fuzz_target!(|f: Fields| {
         contributors: f
             .contributors
             .into_iter()
-            .map(|(name, role, orcid, affiliation)| Contributor {
+            .map(|(name, role, orcid, affiliation, affiliation_ror)| Contributor {
                 name,
                 role,
                 orcid,
                 affiliation,
+                affiliation_ror,
             })
             .collect(),
         dates: f

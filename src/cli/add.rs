@@ -33,8 +33,9 @@ pub struct AddArgs {
     /// the one placeholder: `{name}`, `{}` and the like are refused, not sent as written.
     #[arg(long)]
     pub title: Option<String>,
-    /// "Family, Given", optionally with "; orcid=0000-0002-1825-0097; affiliation=Lab".
-    /// Repeat for several creators (they replace the ones already known).
+    /// "Family, Given", optionally with "; orcid=0000-0002-1825-0097; affiliation=Lab" and
+    /// the affiliation's ROR ("; ror=https://ror.org/02en5vm52"). Repeat for several
+    /// creators (they replace the ones already known).
     #[arg(long = "creator", value_name = "NAME")]
     pub creators: Vec<String>,
     /// What the dataset is, for the record's abstract.
@@ -171,10 +172,13 @@ pub(super) fn creator_text(name: &str, creator: &Creator) -> String {
     if let Some(affiliation) = &creator.affiliation {
         text.push_str(&format!("; affiliation={affiliation}"));
     }
+    if let Some(ror) = &creator.affiliation_ror {
+        text.push_str(&format!("; ror={ror}"));
+    }
     text
 }
 
-/// `"Curie, Marie; orcid=...; affiliation=..."` -> a creator.
+/// `"Curie, Marie; orcid=...; affiliation=...; ror=..."` -> a creator.
 fn parse_creator(text: &str) -> anyhow::Result<Creator> {
     let mut parts = text.split(';');
     let name = parts.next().unwrap_or("").trim();
@@ -189,13 +193,15 @@ fn parse_creator(text: &str) -> anyhow::Result<Creator> {
     let mut creator = Creator::named(name);
     for part in parts {
         let (k, v) = part.split_once('=').with_context(|| {
-            format!("--creator '{text}': '{part}' should be orcid=... or affiliation=...")
+            format!("--creator '{text}': '{part}' should be orcid=..., affiliation=... or ror=...")
         })?;
         match k.trim() {
             "orcid" => creator.orcid = Some(v.trim().to_string()),
             "affiliation" => creator.affiliation = Some(v.trim().to_string()),
+            "ror" => creator.affiliation_ror = Some(v.trim().to_string()),
             other => anyhow::bail!(
-                "--creator '{text}': unknown part '{other}' (use orcid=... or affiliation=...)"
+                "--creator '{text}': unknown part '{other}' (use orcid=..., affiliation=... or \
+                 ror=...)"
             ),
         }
     }
@@ -999,19 +1005,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn creator_flags_carry_orcid_and_affiliation() {
-        let c =
-            parse_creator("Curie, Marie; orcid=0000-0002-1825-0097; affiliation=Sorbonne").unwrap();
+    fn creator_flags_carry_orcid_affiliation_and_its_ror() {
+        let c = parse_creator(
+            "Curie, Marie; orcid=0000-0002-1825-0097; affiliation=Sorbonne; ror=02en5vm52",
+        )
+        .unwrap();
         assert_eq!(c.name, "Curie, Marie");
         assert_eq!(c.orcid.as_deref(), Some("0000-0002-1825-0097"));
         assert_eq!(c.affiliation.as_deref(), Some("Sorbonne"));
-        assert!(parse_creator("Curie, Marie; email=x").is_err());
+        assert_eq!(c.affiliation_ror.as_deref(), Some("02en5vm52"));
+        let why = parse_creator("Curie, Marie; email=x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            why.contains("use orcid=..., affiliation=... or ror=..."),
+            "{why}"
+        );
         // What `show` prints and the notes suggest reads back as the same creator.
         let again = parse_creator(&creator_text(&c.name, &c)).unwrap();
-        assert_eq!(
-            (again.name, again.orcid, again.affiliation),
-            (c.name, c.orcid, c.affiliation)
-        );
+        assert_eq!(again, c);
     }
 
     #[test]

@@ -51,21 +51,32 @@ pub struct Contributor {
     pub orcid: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub affiliation: Option<String>,
+    /// The affiliation's ROR, keyed as its address (see [`Creator::affiliation_ror`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affiliation_ror: Option<String>,
 }
 
 impl Contributor {
-    /// `"Curie, Marie; role=ContactPerson; orcid=...; affiliation=..."`: the name, then the
-    /// role and, optionally, an ORCID iD and an affiliation, as `--creator` takes them.
+    /// `"Curie, Marie; role=ContactPerson; orcid=...; affiliation=...; ror=..."`: the name,
+    /// then the role and, optionally, an ORCID iD, an affiliation and its ROR, as
+    /// `--creator` takes them.
     /// Whether the result can be sent is [`Contributor::problem`]'s to say; only a text
     /// that cannot be read is refused here.
     pub fn parse(text: &str) -> Result<Contributor, String> {
-        let labels = [("role", "..."), ("orcid", "..."), ("affiliation", "...")];
-        let (name, [role, orcid, affiliation]) = read_labelled(text, labels, EXAMPLE)?;
+        let labels = [
+            ("role", "..."),
+            ("orcid", "..."),
+            ("affiliation", "..."),
+            ("ror", "..."),
+        ];
+        let (name, [role, orcid, affiliation, affiliation_ror]) =
+            read_labelled(text, labels, EXAMPLE)?;
         let contributor = Contributor {
             name,
             role: role.unwrap_or_default(),
             orcid,
             affiliation,
+            affiliation_ror,
         };
         Ok(contributor.normalized())
     }
@@ -76,6 +87,7 @@ impl Contributor {
             name: self.name.clone(),
             orcid: self.orcid.clone(),
             affiliation: self.affiliation.clone(),
+            affiliation_ror: self.affiliation_ror.clone(),
         }
     }
 
@@ -93,6 +105,7 @@ impl Contributor {
             role,
             orcid: person.orcid,
             affiliation: person.affiliation,
+            affiliation_ror: person.affiliation_ror,
         }
     }
 
@@ -141,10 +154,14 @@ impl Contributor {
                  correct check digit"
             ));
         }
+        if let Some(why) = c.person().affiliation_ror_problem() {
+            return Some(why);
+        }
         line_break_problem(&said, &[Some(&c.name), c.affiliation.as_ref()])
     }
 
-    /// As it is written: `Curie, Marie; role=ContactPerson; orcid=...; affiliation=...`.
+    /// As it is written: `Curie, Marie; role=ContactPerson; orcid=...; affiliation=...;
+    /// ror=...`.
     pub fn describe(&self) -> String {
         let role = Some(self.role.as_str()).filter(|r| !r.trim().is_empty());
         join_labelled(
@@ -153,6 +170,7 @@ impl Contributor {
                 ("role", role),
                 ("orcid", self.orcid.as_deref()),
                 ("affiliation", self.affiliation.as_deref()),
+                ("ror", self.affiliation_ror.as_deref()),
             ],
         )
     }
@@ -171,10 +189,10 @@ mod tests {
     }
 
     #[test]
-    fn a_contributor_is_a_name_then_a_role_orcid_and_affiliation() {
+    fn a_contributor_is_a_name_then_a_role_orcid_affiliation_and_its_ror() {
         let c = Contributor::parse(
             " Curie, Marie ;role=contactperson; orcid=https://orcid.org/0000-0002-1825-0097; \
-             affiliation= Sorbonne ",
+             affiliation= Sorbonne ; ror=02EN5VM52",
         )
         .unwrap();
         assert_eq!(
@@ -184,11 +202,13 @@ mod tests {
                 role: "ContactPerson".into(),
                 orcid: Some("0000-0002-1825-0097".into()),
                 affiliation: Some("Sorbonne".into()),
+                affiliation_ror: Some("https://ror.org/02en5vm52".into()),
             }
         );
         assert_eq!(
             c.describe(),
-            "Curie, Marie; role=ContactPerson; orcid=0000-0002-1825-0097; affiliation=Sorbonne"
+            "Curie, Marie; role=ContactPerson; orcid=0000-0002-1825-0097; affiliation=Sorbonne; \
+             ror=https://ror.org/02en5vm52"
         );
         assert_eq!(Contributor::parse(&c.describe()).unwrap(), c, "read back");
         assert_eq!(c.problem(), None);
@@ -202,7 +222,9 @@ mod tests {
     fn a_part_that_cannot_be_read_is_refused_naming_it() {
         let why = Contributor::parse("Curie, Marie; ContactPerson").unwrap_err();
         assert!(
-            why.contains("'ContactPerson' should be role=..., orcid=... or affiliation=..."),
+            why.contains(
+                "'ContactPerson' should be role=..., orcid=..., affiliation=... or ror=..."
+            ),
             "{why}"
         );
         let why = Contributor::parse("Curie, Marie; job=curator").unwrap_err();
@@ -244,6 +266,14 @@ mod tests {
             ..contributor("Curie, Marie", "Editor")
         };
         assert!(two_lines.problem().unwrap().contains("line break"));
+        let mistyped_ror =
+            Contributor::parse("Curie, Marie; role=Editor; affiliation=Sorbonne; ror=02en5vm53")
+                .unwrap();
+        let why = mistyped_ror.problem().unwrap();
+        assert!(why.contains("'02en5vm53' is not a ROR id"), "{why}");
+        let nameless_ror = Contributor::parse("Curie, Marie; role=Editor; ror=02en5vm52").unwrap();
+        let why = nameless_ror.problem().unwrap();
+        assert!(why.contains("without the affiliation's name"), "{why}");
     }
 
     #[test]

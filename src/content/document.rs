@@ -424,6 +424,38 @@ mod tests {
         assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
     }
 
+    /// A creator's affiliation ROR is keyed as its address, so its spellings key the same;
+    /// a creator without one keys as before it could be given.
+    #[test]
+    fn an_affiliation_ror_is_keyed_as_its_address_and_none_adds_nothing() {
+        let (m, meta) = sample();
+        let with = |ror: Option<&str>| {
+            let creator = Creator {
+                affiliation: Some("Sorbonne Université".into()),
+                affiliation_ror: ror.map(str::to_string),
+                ..Creator::named("Curie, Marie")
+            };
+            let meta = Metadata {
+                creators: vec![creator],
+                ..meta.clone()
+            };
+            ContentDocument::new(m.clone(), &meta)
+        };
+        let none = with(None);
+        let text = String::from_utf8(none.canonical_json()).unwrap();
+        assert!(!text.contains("affiliation_ror"), "{text}");
+        assert_eq!(with(Some(" ")).key(), none.key(), "blank is none");
+        let one = with(Some("02EN5VM52"));
+        let text = String::from_utf8(one.canonical_json()).unwrap();
+        assert!(
+            text.contains(r#""affiliation_ror":"https://ror.org/02en5vm52""#),
+            "{text}"
+        );
+        assert_eq!(with(Some("https://ror.org/02en5vm52/")).key(), one.key());
+        assert_ne!(one.key(), none.key());
+        assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
+    }
+
     /// Communities are keyed (each once, by its short name), and a dataset with none keys
     /// as before they could be given.
     #[test]

@@ -11,6 +11,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::labelled::{join_labelled, line_break_problem, read_labelled, unread_line_problem};
 use super::related::bare_doi;
+use super::ror::{RorProblem, ror_address};
 
 /// How funding is written on the command line and in the window.
 pub const EXAMPLE: &str = "European Commission; award=101000001; award-title=Soil carbon";
@@ -57,9 +58,9 @@ impl FunderScheme {
     }
 }
 
-/// `id` as its keyed address, and its scheme: a ROR id (`0` then six letters or digits and
-/// two check digits, bare or as a ror.org address, any case) or a DOI under `10.13039/` (in
-/// any spelling of a DOI); `None` when it is neither.
+/// `id` as its keyed address, and its scheme: a ROR id (its check digits matching, bare or
+/// as a ror.org address, any case) or a DOI under `10.13039/` (in any spelling of a DOI);
+/// `None` when it is neither.
 pub fn funder_identifier(id: &str) -> Option<(String, FunderScheme)> {
     let id = id.trim();
     if let Some(doi) = bare_doi(id)
@@ -72,16 +73,9 @@ pub fn funder_identifier(id: &str) -> Option<(String, FunderScheme)> {
             FunderScheme::CrossrefFunderId,
         ));
     }
-    let lower = id.to_ascii_lowercase();
-    let ror = ["https://ror.org/", "http://ror.org/", "ror.org/"]
-        .iter()
-        .find_map(|prefix| lower.strip_prefix(prefix))
-        .unwrap_or(&lower);
-    let ror_like = ror.len() == 9
-        && ror.starts_with('0')
-        && ror.bytes().all(|b| b.is_ascii_alphanumeric())
-        && ror[7..].bytes().all(|b| b.is_ascii_digit());
-    ror_like.then(|| (format!("https://ror.org/{ror}"), FunderScheme::Ror))
+    ror_address(id)
+        .ok()
+        .map(|address| (address, FunderScheme::Ror))
 }
 
 impl Funding {
@@ -140,6 +134,9 @@ impl Funding {
         if let Some(id) = &f.funder_id
             && funder_identifier(id).is_none()
         {
+            if ror_address(id) == Err(RorProblem::CheckDigits) {
+                return Some(RorProblem::CheckDigits.explain(id));
+            }
             return Some(format!(
                 "'{id}' is neither a ROR (https://ror.org/00k4n6c32) nor a Crossref Funder ID \
                  (10.13039/501100000780): give one of them as funder-id=, or leave it out"
@@ -251,6 +248,9 @@ mod tests {
             assert_eq!(f.problem(), None);
             assert_eq!(Funding::parse(&f.describe()).unwrap(), f, "read back");
         }
+        let typo = Funding::parse("EC; funder-id=00k4n6c33").unwrap();
+        let why = typo.problem().unwrap();
+        assert!(why.contains("last two digits do not match"), "{why}");
         for neither in ["10.1234/abc", "https://ror.org/abc", "1k4n6c32x", "EC"] {
             assert_eq!(funder_identifier(neither), None, "{neither}");
             let f = Funding::parse(&format!("EC; funder-id={neither}")).unwrap();

@@ -13,6 +13,7 @@ use super::dates::{DatasetDate, EXAMPLE as DATE_EXAMPLE};
 use super::funding::{EXAMPLE as FUNDING_EXAMPLE, Funding};
 use super::location::{EXAMPLE as LOCATION_EXAMPLE, Location};
 use super::related::{EXAMPLE as RELATED_EXAMPLE, RelatedWork};
+use super::ror::ror_address;
 
 /// DataCite 4.x `resourceTypeGeneral` values accepted as a resource type.
 pub const RESOURCE_TYPES: &[&str] = &[
@@ -59,6 +60,11 @@ pub struct Creator {
     pub orcid: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub affiliation: Option<String>,
+    /// The affiliation's ROR, keyed as its address (`https://ror.org/02en5vm52`), so that
+    /// repositories link the dataset to the organisation itself rather than to a spelling
+    /// of its name. Left out of the keyed metadata when not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affiliation_ror: Option<String>,
 }
 
 impl Creator {
@@ -80,13 +86,32 @@ impl Creator {
                 .map(|o| clean(&bare_orcid(&o)))
                 .filter(|o| !o.is_empty()),
             affiliation: clean_opt(&self.affiliation),
+            // A ROR as its address; anything else kept as written, for `problems` to name.
+            affiliation_ror: clean_opt(&self.affiliation_ror)
+                .map(|ror| ror_address(&ror).unwrap_or(ror)),
         }
     }
 
     /// Nothing in it once normalised (an empty row of the window's form).
     pub fn is_blank(&self) -> bool {
+        self.normalized() == Creator::default()
+    }
+
+    /// What is wrong with its affiliation's ROR, worded for the person who fixes it: not a
+    /// ROR, or a ROR without the affiliation's name (which DataCite's metadata needs
+    /// beside it). `None` when there is none or it can be sent.
+    pub fn affiliation_ror_problem(&self) -> Option<String> {
         let c = self.normalized();
-        c.name.is_empty() && c.orcid.is_none() && c.affiliation.is_none()
+        let ror = c.affiliation_ror.as_deref()?;
+        if let Err(why) = ror_address(ror) {
+            return Some(why.explain(ror));
+        }
+        c.affiliation.is_none().then(|| {
+            format!(
+                "{ror} is given without the affiliation's name: add it (affiliation=NAME), as \
+                 the repositories show the name beside the ROR"
+            )
+        })
     }
 }
 
@@ -549,6 +574,15 @@ impl Metadata {
                      digit (--creator \"Family, Given; orcid=0000-0000-0000-000X\")",
                 );
             }
+            if let Some(why) = c.affiliation_ror_problem() {
+                problem(
+                    format!("creators[{i}].affiliation_ror"),
+                    &format!(
+                        "{why} (--creator \"Family, Given; affiliation=NAME; ror={}\")",
+                        crate::content::ROR_EXAMPLE
+                    ),
+                );
+            }
         }
         // A field shown on one line (a listing, a repository's landing page) that holds a
         // line break or another control character: a pasted title, an ill-folded YAML
@@ -699,6 +733,7 @@ mod tests {
                 name: "Curie,\tMarie".into(),
                 orcid: None,
                 affiliation: Some("Lab\r\nParis".into()),
+                affiliation_ror: None,
             }],
             description: Some("Line one.\nLine two.".into()),
             publication_year: Some(2026),
@@ -730,6 +765,7 @@ mod tests {
             name: name.into(),
             orcid: Some(orcid.into()),
             affiliation: None,
+            affiliation_ror: None,
         };
         let mut stored = Metadata {
             title: "Kept".into(),
@@ -790,6 +826,7 @@ mod tests {
                 name: ",".into(),
                 orcid: Some("0000-0002-1825-0098".into()),
                 affiliation: None,
+                affiliation_ror: None,
             }],
             publication_year: Some(20261),
             resource_type: "Datset".into(),
@@ -857,6 +894,7 @@ mod tests {
                 name: "Curie, Marie".into(),
                 orcid: Some("éé-éé-éé-éé".into()),
                 affiliation: None,
+                affiliation_ror: None,
             }],
             ..Metadata::default()
         };
@@ -876,6 +914,7 @@ mod tests {
                     name: "N".into(),
                     orcid: Some(orcid.into()),
                     affiliation: None,
+                    affiliation_ror: None,
                 }],
                 ..Metadata::default()
             };
@@ -921,6 +960,7 @@ mod tests {
                 name: " Curie, Marie ".into(),
                 orcid: Some("https://orcid.org/0000-0002-1825-0097".into()),
                 affiliation: Some("   ".into()),
+                affiliation_ror: None,
             }],
             ..Metadata::default()
         }

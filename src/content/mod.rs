@@ -22,6 +22,7 @@ mod metadata;
 mod person_name;
 mod prefill;
 mod related;
+mod ror;
 mod scan;
 mod title_template;
 
@@ -51,6 +52,7 @@ pub use prefill::{
     parse_citation_cff, parse_zenodo_json,
 };
 pub use related::{IdentifierScheme, RELATION_TYPES, RelatedWork};
+pub use ror::{EXAMPLE as ROR_EXAMPLE, RorProblem, ror_address, ror_id};
 pub use scan::{
     IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, on_disk, scan_folder,
     scan_folder_leaving_out,

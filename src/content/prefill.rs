@@ -279,6 +279,8 @@ fn cff_author(i: usize, a: &Yaml) -> Result<Creator, String> {
         name,
         orcid: field("orcid")?,
         affiliation: field("affiliation")?,
+        // CITATION.cff has no field for an affiliation's ROR.
+        affiliation_ror: None,
     })
 }
 
@@ -337,6 +339,8 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
             name: field("name")?.unwrap_or_default(),
             orcid: field("orcid")?,
             affiliation: field("affiliation")?,
+            // Zenodo's legacy deposit fields have no ROR for an affiliation.
+            affiliation_ror: None,
         });
     }
     let contributors = (
@@ -352,6 +356,7 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
             role: field("type")?.unwrap_or_default(),
             orcid: field("orcid")?,
             affiliation: field("affiliation")?,
+            affiliation_ror: None,
         });
     }
     let dates = (

@@ -10,7 +10,8 @@
 //! a draft (`DELETE .../draft` -> 204), a published file's bytes
 //! (`GET /api/records/{id}/files/{key}/content`), the user's records and drafts with a query
 //! (`GET /api/user/records?q=`), a sample of the funders and awards vocabularies
-//! (`invenio_vocabularies.rs`), communities and requests to include a record in one
+//! (`invenio_vocabularies.rs`) and of the affiliations vocabulary
+//! (`invenio_affiliations.rs`), communities and requests to include a record in one
 //! (`invenio_communities.rs`), and the rate-limit headers `X-RateLimit-Limit`,
 //! `X-RateLimit-Remaining`, `X-RateLimit-Reset` with 429 over the limit. The sandbox's fault
 //! injection applies, including `--timeout-after-commit` (a publish that answers 504 after
@@ -31,6 +32,7 @@ use serde_json::{Value, json};
 use crate::wording::human_bytes;
 
 use super::db::InvenioRow;
+use super::invenio_affiliations::{affiliation_errors, with_affiliation_names};
 use super::invenio_vocabularies::{dereferenced, is_award, is_funder};
 use super::page::{escape, page};
 use super::state::App;
@@ -92,6 +94,7 @@ pub(crate) fn router(app: Arc<App>) -> Router<Arc<App>> {
         .route("/api/records/{id}/files/{key}/content", get(get_content))
         .route("/api/user/records", get(user_records))
         .merge(super::invenio_vocabularies::router())
+        .merge(super::invenio_affiliations::router())
         .merge(super::invenio_communities::router())
         .layer(axum::extract::DefaultBodyLimit::max(FILE_LIMIT))
         .layer(middleware::from_fn_with_state(app, guard))
@@ -208,6 +211,7 @@ fn validation_errors(data: &Value) -> Vec<Value> {
     errors.extend(related_errors(&m["related_identifiers"]));
     errors.extend(funding_errors(&m["funding"]));
     errors.extend(contributor_errors(&m["contributors"]));
+    errors.extend(affiliation_errors(m));
     errors.extend(date_errors(&m["dates"]));
     errors.extend(location_errors(&m["locations"]));
     errors.extend(description_errors(&m["additional_descriptions"]));
@@ -503,6 +507,7 @@ fn record_json(app: &App, row: &InvenioRow, draft: bool) -> Value {
     if !out["metadata"]["funding"].is_null() {
         out["metadata"]["funding"] = dereferenced(&out["metadata"]["funding"]);
     }
+    with_affiliation_names(&mut out["metadata"]);
     if let Ok((index, is_latest)) = app.db.invenio_version_of(row) {
         out["versions"] = json!({"index": index, "is_latest": is_latest, "is_latest_draft": draft});
     }

@@ -260,7 +260,7 @@ async fn get_award(Path(id): Path<String>) -> Response {
     }
 }
 
-fn not_found() -> Response {
+pub(crate) fn not_found() -> Response {
     (
         StatusCode::NOT_FOUND,
         axum::Json(json!({"status": 404, "message": "The persistent identifier does not exist."})),

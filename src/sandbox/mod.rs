@@ -18,6 +18,7 @@ mod datacite;
 mod db;
 mod faults;
 mod invenio;
+mod invenio_affiliations;
 mod invenio_communities;
 mod invenio_vocabularies;
 mod page;

@@ -15,6 +15,8 @@ pub struct CreatorFields {
     pub name: String,
     pub orcid: String,
     pub affiliation: String,
+    /// The affiliation's ROR, in any spelling.
+    pub affiliation_ror: String,
 }
 
 /// Who may read the files, as the form's choice (the embargo's date is a field of its own,
@@ -100,6 +102,7 @@ impl MetadataForm {
                     name: c.name.clone(),
                     orcid: c.orcid.clone().unwrap_or_default(),
                     affiliation: c.affiliation.clone().unwrap_or_default(),
+                    affiliation_ror: c.affiliation_ror.clone().unwrap_or_default(),
                 })
                 .collect(),
             description: m.description.clone().unwrap_or_default(),
@@ -280,6 +283,7 @@ impl MetadataForm {
                     name: c.name.clone(),
                     orcid: opt(&c.orcid),
                     affiliation: opt(&c.affiliation),
+                    affiliation_ror: opt(&c.affiliation_ror),
                 })
                 .collect(),
             description: opt(&self.description),
@@ -381,6 +385,7 @@ fn person_hint(ui: &mut egui::Ui, c: &mut CreatorFields) -> bool {
         name: c.name.clone(),
         orcid: Some(c.orcid.clone()),
         affiliation: None,
+        affiliation_ror: None,
     };
     let Some(meant) = as_person(&creator) else {
         return false;
@@ -525,17 +530,35 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
                     )
                     .labelled_by(l.id)
                     .changed();
+            });
+            error_text(ui, problems, &format!("creators[{i}].orcid"));
+            ui.horizontal(|ui| {
                 let l = ui.label("Affiliation");
                 changed |= ui
                     .add(
                         egui::TextEdit::singleline(&mut c.affiliation)
                             .id_salt(("creator affiliation", i))
-                            .desired_width(f32::INFINITY),
+                            .desired_width(180.0),
                     )
                     .labelled_by(l.id)
                     .changed();
+                let l = ui.label("ROR");
+                changed |= ui
+                    .add(
+                        egui::TextEdit::singleline(&mut c.affiliation_ror)
+                            .id_salt(("creator affiliation ror", i))
+                            .hint_text("https://ror.org/…")
+                            .desired_width(f32::INFINITY),
+                    )
+                    .labelled_by(l.id)
+                    .on_hover_text(
+                        "The affiliation's id in the Research Organization Registry \
+                         (ror.org), so repositories link the dataset to the organisation",
+                    )
+                    .changed();
             });
-            error_text(ui, problems, &format!("creators[{i}].orcid"));
+            error_text(ui, problems, &format!("creators[{i}].affiliation"));
+            error_text(ui, problems, &format!("creators[{i}].affiliation_ror"));
         });
     }
     if let Some(i) = remove {

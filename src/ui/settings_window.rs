@@ -49,6 +49,11 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                 let defaults = [
                     ("Your name", &mut editing.name, "Family, Given"),
                     ("Affiliation", &mut editing.affiliation, "Institution"),
+                    (
+                        "Affiliation's ROR",
+                        &mut editing.affiliation_ror,
+                        "https://ror.org/… (ror.org finds it)",
+                    ),
                     ("License", &mut editing.license, "CC-BY-4.0"),
                     ("Publisher", &mut editing.publisher, "Institution or repository"),
                     (

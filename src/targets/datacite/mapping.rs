@@ -69,7 +69,15 @@ fn creator(c: &Creator) -> Value {
         }]);
     }
     if let Some(affiliation) = &c.affiliation {
-        out["affiliation"] = json!([{ "name": affiliation }]);
+        let mut entry = json!({ "name": affiliation });
+        // Keyed as its address; a creator's metadata with a ROR that is not one is refused
+        // before it is queued.
+        if let Some(ror) = &c.affiliation_ror {
+            entry["affiliationIdentifier"] = json!(ror);
+            entry["affiliationIdentifierScheme"] = json!("ROR");
+            entry["schemeUri"] = json!("https://ror.org");
+        }
+        out["affiliation"] = json!([entry]);
     }
     out
 }
@@ -321,6 +329,7 @@ mod tests {
                     name: "Curie, Marie".into(),
                     orcid: Some("0000-0002-1825-0097".into()),
                     affiliation: Some("Sorbonne".into()),
+                    affiliation_ror: Some("https://ror.org/02en5vm52".into()),
                 },
                 Creator::named("Lodge Lab"),
             ],
@@ -367,8 +376,17 @@ mod tests {
             a["creators"][0]["nameIdentifiers"][0]["nameIdentifier"],
             "https://orcid.org/0000-0002-1825-0097"
         );
-        assert_eq!(a["creators"][0]["affiliation"][0]["name"], "Sorbonne");
+        assert_eq!(
+            a["creators"][0]["affiliation"],
+            json!([{
+                "name": "Sorbonne",
+                "affiliationIdentifier": "https://ror.org/02en5vm52",
+                "affiliationIdentifierScheme": "ROR",
+                "schemeUri": "https://ror.org",
+            }])
+        );
         assert_eq!(a["creators"][1]["nameType"], "Organizational");
+        assert!(a["creators"][1].get("affiliation").is_none());
         assert_eq!(a["titles"][0]["title"], "Soil cores");
         assert_eq!(a["publicationYear"], 2026);
         assert_eq!(a["types"]["resourceTypeGeneral"], "Dataset");

@@ -494,13 +494,16 @@ impl InvenioTarget {
     }
 
     /// The draft's body for `request`: [`draft_body`], its funding linked to the site's
-    /// funders and awards where they know it.
+    /// funders and awards, and its affiliations to the site's affiliations, where they
+    /// know them.
     async fn draft_json(&self, request: &DepositRequest<'_>) -> Result<String, Failure> {
         let mut body = draft_body(&request.key, request.document);
         let funding = &request.document.metadata.funding;
         if !funding.is_empty() {
             body["metadata"]["funding"] = self.linked_funding(funding).await?;
         }
+        self.link_affiliations(&mut body, &request.document.metadata)
+            .await?;
         // Asked to include the record once it is published; a community the site does not
         // have is said now.
         self.community_ids(&request.document.metadata.communities)

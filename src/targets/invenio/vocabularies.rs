@@ -11,6 +11,10 @@
 //! its number, not in the site's awards, cannot be sent at all: the deposit is refused
 //! before anything is made, saying what to add.
 //!
+//! A creator's (or contributor's) affiliation given with its ROR is linked the same way, to
+//! the site's affiliations vocabulary (ROR's organisations, by their ROR id); one the site
+//! does not list goes by its name.
+//!
 //! The lookups change what is sent, never the content key: the same dataset keys the same
 //! whether or not a site knows its funder.
 
@@ -20,7 +24,9 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use super::InvenioTarget;
-use crate::content::{FieldProblem, FunderScheme, Funding, funder_identifier};
+use crate::content::{
+    Creator, FieldProblem, FunderScheme, Funding, Metadata, funder_identifier, ror_address, ror_id,
+};
 use crate::targets::Failure;
 
 /// What a site's vocabularies said of one funder or award (and the site of a community),
@@ -33,6 +39,8 @@ pub(super) struct VocabularyAnswers {
     awards: HashMap<(String, String), Option<String>>,
     /// A community's short name -> its id on the site.
     pub(super) communities: HashMap<String, Option<String>>,
+    /// An affiliation's ROR (its address) -> its id in the affiliations vocabulary.
+    affiliations: HashMap<String, Option<String>>,
 }
 
 /// How an award given by its number alone failed to be found, for the message.
@@ -212,6 +220,55 @@ impl InvenioTarget {
         Ok(found)
     }
 
+    /// Links each affiliation of `metadata`'s creators and contributors given with a ROR
+    /// to the site's affiliations where it lists it, in `body` (the draft's, as
+    /// [`super::draft_body`] made it from `metadata`: its creators and contributors in the
+    /// same order, each affiliation by its name).
+    pub(super) async fn link_affiliations(
+        &self,
+        body: &mut Value,
+        metadata: &Metadata,
+    ) -> Result<(), Failure> {
+        let people = metadata.creators.iter().map(|c| ("creators", c.clone()));
+        let contributors = metadata
+            .contributors
+            .iter()
+            .map(|c| ("contributors", c.person()));
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (list, person) in people.chain(contributors) {
+            let at = index.entry(list).or_default();
+            let i = *at;
+            *at += 1;
+            if let Some(id) = self.affiliation_id(&person).await? {
+                body["metadata"][list][i]["affiliations"] = json!([{"id": id}]);
+            }
+        }
+        Ok(())
+    }
+
+    /// The id in the site's affiliations of `person`'s affiliation, when it is given with
+    /// its ROR and the site lists it.
+    async fn affiliation_id(&self, person: &Creator) -> Result<Option<String>, Failure> {
+        let Some(address) = person
+            .affiliation_ror
+            .as_deref()
+            .and_then(|ror| ror_address(ror).ok())
+        else {
+            return Ok(None);
+        };
+        if let Some(known) = self.answered(|v| v.affiliations.get(&address).cloned()) {
+            return Ok(known);
+        }
+        let url = self.url(&["api", "affiliations", ror_id(&address)]);
+        let found = self
+            .vocabulary_entry(url)
+            .await?
+            .filter(|entry| names_organisation(entry, &address))
+            .and_then(|entry| entry["id"].as_str().map(str::to_string));
+        self.remember(|v| v.affiliations.insert(address, found.clone()));
+        Ok(found)
+    }
+
     /// The vocabulary entry at `url`; `None` when the site has no such entry (or no such
     /// vocabulary).
     async fn vocabulary_entry(&self, url: reqwest::Url) -> Result<Option<Value>, Failure> {
@@ -254,19 +311,32 @@ fn phrase(text: &str) -> String {
     format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
-/// Whether the vocabulary's `funder` is the one with keyed identifier `address`: by its id
-/// or one of its identifiers, in whatever spelling the site keeps them.
-fn names_funder(funder: &Value, address: &str) -> bool {
-    let ids = std::iter::once(&funder["id"])
+/// Whether the affiliations vocabulary's `entry` is the organisation with ROR `address`:
+/// by its id or one of its identifiers, in whatever spelling the site keeps them.
+fn names_organisation(entry: &Value, address: &str) -> bool {
+    identifiers_of(entry)
+        .filter_map(|id| ror_address(id).ok())
+        .any(|ror| ror == address)
+}
+
+/// A vocabulary entry's id and identifiers.
+fn identifiers_of(entry: &Value) -> impl Iterator<Item = &str> {
+    std::iter::once(&entry["id"])
         .chain(
-            funder["identifiers"]
+            entry["identifiers"]
                 .as_array()
                 .into_iter()
                 .flatten()
                 .map(|i| &i["identifier"]),
         )
-        .filter_map(Value::as_str);
-    ids.filter_map(funder_identifier)
+        .filter_map(Value::as_str)
+}
+
+/// Whether the vocabulary's `funder` is the one with keyed identifier `address`: by its id
+/// or one of its identifiers, in whatever spelling the site keeps them.
+fn names_funder(funder: &Value, address: &str) -> bool {
+    identifiers_of(funder)
+        .filter_map(funder_identifier)
         .any(|(keyed, _)| keyed == address)
 }
 
@@ -301,6 +371,26 @@ mod tests {
         assert!(names_funder(
             &by_address,
             "https://doi.org/10.13039/100000001"
+        ));
+    }
+
+    #[test]
+    fn an_organisation_is_matched_by_its_ror_in_any_spelling() {
+        let entry = json!({
+            "id": "02en5vm52",
+            "identifiers": [{"identifier": "https://ror.org/02EN5VM52", "scheme": "ror"}],
+        });
+        assert!(names_organisation(&entry, "https://ror.org/02en5vm52"));
+        assert!(!names_organisation(&entry, "https://ror.org/052gg0110"));
+        let by_identifier = json!({"id": "sorbonne", "identifiers": [
+            {"identifier": "02en5vm52", "scheme": "ror"}]});
+        assert!(names_organisation(
+            &by_identifier,
+            "https://ror.org/02en5vm52"
+        ));
+        assert!(!names_organisation(
+            &json!({"id": "sorbonne"}),
+            "https://ror.org/02en5vm52"
         ));
     }
 }

@@ -1,0 +1,117 @@
+//! Affiliations with their ROR: a creator given with `lodge add --creator "Curie, Marie;
+//! affiliation=Sorbonne University; ror=02en5vm52"` (a contributor with `--contributor`
+//! alike) keys its affiliation's ROR as its address, shows it, and sends it: to DataCite as
+//! the affiliation's identifier, to InvenioRDM as the site's affiliations entry where the
+//! site lists the organisation, by name where it does not. A ROR that is not one (a typo
+//! its check digits catch) or that has no affiliation name beside it is refused before
+//! anything is queued.
+
+mod support;
+
+use lodge::sandbox::FaultConfig;
+use serde_json::json;
+use support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_affiliation_ror_is_keyed_shown_and_linked_at_invenio_and_datacite() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let named = [
+        "--creator",
+        "Weber, Anna; affiliation=Sorbonne University",
+        "--contributor",
+        "Soil Lab; role=HostingInstitution; affiliation=MIT",
+    ];
+    let plain = key_in(&added_titled_with(&lab, &folder, "Cores", &named));
+    let with_ror = [
+        "--creator",
+        "Weber, Anna; affiliation=Sorbonne University; ror=https://ror.org/02EN5VM52",
+        // A ROR the emulated site does not list (MIT's): sent by name.
+        "--contributor",
+        "Soil Lab; role=HostingInstitution; affiliation=MIT; ror=042nb2s44",
+    ];
+    let keyed = key_in(&added_titled_with(&lab, &folder, "Cores", &with_ror));
+    assert_ne!(keyed, plain, "an affiliation's ROR is part of the key");
+    let respelt = [
+        "--creator",
+        "Weber, Anna; affiliation=Sorbonne University; ror=02en5vm52",
+        "--contributor",
+        "Soil Lab; role=HostingInstitution; affiliation=MIT; ror=ror.org/042nb2s44/",
+    ];
+    assert_eq!(
+        key_in(&added_titled_with(&lab, &folder, "Cores", &respelt)),
+        keyed,
+        "one ROR, however written"
+    );
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    assert_all(
+        &shown,
+        &[
+            "Weber, Anna; affiliation=Sorbonne University; ror=https://ror.org/02en5vm52",
+            "Soil Lab; role=HostingInstitution; affiliation=MIT; ror=https://ror.org/042nb2s44",
+        ],
+    );
+
+    let DepositedToBoth {
+        record, attributes, ..
+    } = deposited_to_invenio_and_datacite(&lab, &sandbox, 1).await;
+    // InvenioRDM: the listed organisation by its vocabulary id (the record answers its
+    // name from the vocabulary), the unlisted one by the name given.
+    let m = &record["metadata"];
+    assert_eq!(
+        m["creators"][1]["affiliations"],
+        json!([{"id": "02en5vm52", "name": "Sorbonne University"}])
+    );
+    assert_eq!(
+        m["contributors"][0]["affiliations"],
+        json!([{"name": "MIT"}])
+    );
+    assert!(m["creators"][0].get("affiliations").is_none(), "{m}");
+    // DataCite: both with their ROR.
+    assert_eq!(
+        attributes["creators"][1]["affiliation"],
+        json!([{
+            "name": "Sorbonne University",
+            "affiliationIdentifier": "https://ror.org/02en5vm52",
+            "affiliationIdentifierScheme": "ROR",
+            "schemeUri": "https://ror.org",
+        }])
+    );
+    assert_eq!(
+        attributes["contributors"][0]["affiliation"][0]["affiliationIdentifier"],
+        "https://ror.org/042nb2s44"
+    );
+}
+
+/// A ROR whose check digits do not match (a typo), one with no affiliation name beside it,
+/// and text that is no ROR at all are metadata problems naming the fix, and a deposit sends
+/// nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_mistyped_or_nameless_affiliation_ror_is_named_and_nothing_is_deposited() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let flags = [
+        // The last check digit mistyped: a ROR's shape, not a ROR.
+        "--creator",
+        "Weber, Anna; affiliation=Sorbonne; ror=02en5vm53",
+        "--creator",
+        "Roy, Ana; ror=02en5vm52",
+        "--contributor",
+        "Soil Lab; role=HostingInstitution; affiliation=Lab; ror=Soil Lab",
+    ];
+    let said = text(&add_titled_with(&lab, &folder, "Cores", &flags));
+    assert_all(
+        &said,
+        &[
+            "creators[1].affiliation_ror: '02en5vm53' is not a ROR id: its last two digits do \
+             not match the rest, so a character is mistyped",
+            "(--creator \"Family, Given; affiliation=NAME; ror=https://ror.org/02en5vm52\")",
+            "creators[2].affiliation_ror: https://ror.org/02en5vm52 is given without the \
+             affiliation's name: add it (affiliation=NAME)",
+            "'Soil Lab' is not a ROR id",
+        ],
+    );
+    deposit_all_refused_unsent(&lab, &sandbox).await;
+}
