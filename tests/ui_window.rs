@@ -2846,3 +2846,22 @@ fn a_creators_affiliation_ror_typed_in_the_details_is_checked_beside_the_field_a
         Some("https://ror.org/02en5vm52")
     );
 }
+
+/// The language is typed in the details: text that names none is named beside the field,
+/// with the language most likely meant, and blocks the deposit; fixed, it is stored as its
+/// ISO 639-3 code and shown by its name.
+#[test]
+fn a_language_typed_in_the_details_is_checked_beside_the_field_and_stored_as_its_code() {
+    let stored = mistake_then_fix_saved(
+        "Language",
+        (
+            "Englsh",
+            "'Englsh' is not a language: give its ISO 639 code or its English name (did you \
+             mean English?)",
+            "is not a language",
+        ),
+        "english",
+        |m| m.language.is_some(),
+    );
+    assert_eq!(stored.language.as_deref(), Some("eng"));
+}

@@ -36,6 +36,7 @@ struct Fields {
     /// Each community's name, as given.
     communities: Vec<String>,
     methods: Option<String>,
+    language: Option<String>,
 }
 
 fuzz_target!(|f: Fields| {
@@ -109,6 +110,7 @@ fuzz_target!(|f: Fields| {
             .collect(),
         communities: f.communities,
         methods: f.methods,
+        language: f.language,
     };
     lodge_fuzz::check_metadata(&metadata);
 });

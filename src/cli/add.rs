@@ -45,6 +45,10 @@ pub struct AddArgs {
     /// the description as its methods; --methods "" removes them.
     #[arg(long)]
     pub methods: Option<String>,
+    /// The language of the content (its texts, transcripts, labels): an ISO 639 code (en,
+    /// eng) or an English name (English); --language "" removes it.
+    #[arg(long)]
+    pub language: Option<String>,
     /// Publication year.
     #[arg(long, value_parser = parse_year)]
     pub year: Option<i32>,
@@ -216,6 +220,7 @@ impl AddArgs {
             "creators" => !self.creators.is_empty(),
             "description" => self.description.is_some(),
             "methods" => self.methods.is_some(),
+            "language" => self.language.is_some(),
             "publication year" => self.year.is_some(),
             "publisher" => self.publisher.is_some(),
             "license" => self.license.is_some(),
@@ -249,6 +254,9 @@ impl AddArgs {
         if let Some(methods) = &self.methods {
             // As `--related ""`: an empty text takes them away.
             m.methods = Some(methods.clone()).filter(|t| !t.trim().is_empty());
+        }
+        if let Some(language) = &self.language {
+            m.language = Some(language.clone()).filter(|t| !t.trim().is_empty());
         }
         if let Some(y) = self.year {
             m.publication_year = Some(y);

@@ -483,6 +483,16 @@ fn print_metadata(m: &Metadata) {
         ("license", m.license.as_deref().map(on_one_line)),
         ("version", m.version.as_deref().map(on_one_line)),
         (
+            "language",
+            m.language.as_deref().map(|code| {
+                // The name people read, and the code it is keyed (and sent) as.
+                match crate::content::language_shown(code) {
+                    name if name == code => on_one_line(code).into_owned().into(),
+                    name => format!("{name} ({code})").into(),
+                }
+            }),
+        ),
+        (
             "files",
             (!m.access.is_open()).then(|| on_one_line(&m.access.describe()).into_owned().into()),
         ),

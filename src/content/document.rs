@@ -424,6 +424,32 @@ mod tests {
         assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
     }
 
+    /// The language is keyed as its ISO 639-3 code, so its spellings key the same; a
+    /// dataset without one keys as before it could be given.
+    #[test]
+    fn the_language_is_keyed_as_its_code_and_none_adds_nothing() {
+        let (m, meta) = sample();
+        let with = |language: Option<&str>| {
+            let meta = Metadata {
+                language: language.map(str::to_string),
+                ..meta.clone()
+            };
+            ContentDocument::new(m.clone(), &meta)
+        };
+        let none = with(None);
+        assert_eq!(none.key(), ContentDocument::new(m.clone(), &meta).key());
+        assert_eq!(with(Some(" ")).key(), none.key(), "blank is none");
+        let one = with(Some("en"));
+        let text = String::from_utf8(one.canonical_json()).unwrap();
+        assert!(text.contains(r#""language":"eng""#), "{text}");
+        for spelt in ["eng", "English", "en-GB"] {
+            assert_eq!(with(Some(spelt)).key(), one.key(), "{spelt}");
+        }
+        assert_ne!(with(Some("de")).key(), one.key());
+        assert_ne!(one.key(), none.key());
+        assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
+    }
+
     /// A creator's affiliation ROR is keyed as its address, so its spellings key the same;
     /// a creator without one keys as before it could be given.
     #[test]

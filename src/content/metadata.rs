@@ -11,6 +11,7 @@ use super::community::{EXAMPLE as COMMUNITY_EXAMPLE, community_name, community_p
 use super::contributor::{Contributor, EXAMPLE as CONTRIBUTOR_EXAMPLE};
 use super::dates::{DatasetDate, EXAMPLE as DATE_EXAMPLE};
 use super::funding::{EXAMPLE as FUNDING_EXAMPLE, Funding};
+use super::language::{keyed_language, language_problem};
 use super::location::{EXAMPLE as LOCATION_EXAMPLE, Location};
 use super::related::{EXAMPLE as RELATED_EXAMPLE, RelatedWork};
 use super::ror::ror_address;
@@ -220,6 +221,10 @@ pub struct Metadata {
     /// description; none is not written, as for `related`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub methods: Option<String>,
+    /// The language of its content (texts, transcripts, labels), keyed as its ISO 639-3
+    /// code (`eng`); none is not written, as for `related`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
 }
 
 fn default_resource_type() -> String {
@@ -246,6 +251,7 @@ impl Default for Metadata {
             locations: Vec::new(),
             communities: Vec::new(),
             methods: None,
+            language: None,
         }
     }
 }
@@ -405,7 +411,8 @@ impl Metadata {
         }
         // File access is never empty: open is a choice too (and the key of a moved folder's
         // deposits). A file that says otherwise is named by `fields_differing_from`. So are
-        // related works, contributors, dates, locations, communities and methods: a dataset added before Lodge read them
+        // related works, contributors, dates, locations, communities, methods and the
+        // language: a dataset added before Lodge read them
         // from a citation file lacks them, and taking them from the file would give a moved
         // folder another key, and a second deposit of what it deposited once. No citation
         // file Lodge reads gives funding by name (a `.zenodo.json`'s grants are ids of
@@ -464,6 +471,7 @@ impl Metadata {
                 !b.communities.is_empty() && a.communities != b.communities,
             ),
             ("methods", b.methods.is_some() && a.methods != b.methods),
+            ("language", b.language.is_some() && a.language != b.language),
             // Always given: open is a choice as much as the others.
             ("file access", differ(&a.access, &b.access, |_| true)),
         ]
@@ -530,6 +538,7 @@ impl Metadata {
                 String::is_empty,
             ),
             methods: clean_opt(&self.methods),
+            language: clean_opt(&self.language).map(|l| keyed_language(&l)),
         }
     }
 
@@ -666,6 +675,9 @@ impl Metadata {
                     &format!("{why} (--date \"{DATE_EXAMPLE}\")"),
                 );
             }
+        }
+        if let Some(why) = m.language.as_deref().and_then(language_problem) {
+            problem("language".into(), &format!("{why} (--language en)"));
         }
         for (i, c) in m.communities.iter().enumerate() {
             if let Some(why) = community_problem(c) {

@@ -16,6 +16,7 @@ mod error;
 mod funding;
 mod hash;
 mod labelled;
+mod language;
 mod license;
 mod location;
 mod metadata;
@@ -40,6 +41,10 @@ pub use funding::{EXAMPLE as FUNDING_EXAMPLE, FunderScheme, Funding, funder_iden
 pub use hash::{
     FileStamp, HASH_BUFFER_BYTES, HashCache, HashProgress, HashWatch, HashedFile, MemoryHashCache,
     NoHashCache, hash_files, sha256_reader,
+};
+pub use language::{
+    EXAMPLE as LANGUAGE_EXAMPLE, datacite_language, keyed_language, language_name,
+    language_problem, language_shown,
 };
 pub use license::{spdx_license_id, spdx_suggestion};
 pub use location::{EXAMPLE as LOCATION_EXAMPLE, GeoBox, Location};

@@ -413,6 +413,9 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
     }
     // Zenodo's `method`: the methodology of the study, DataCite's Methods description.
     m.methods = json_opt_text(doc, "method", "method")?;
+    // An ISO 639-2 or 639-3 code in Zenodo's deposit fields; kept as written, keyed as a
+    // code, and named as a problem when it is no language.
+    m.language = json_opt_text(doc, "language", "language")?;
     if let Some(date) = json_opt_text(doc, "publication_date", "publication_date")? {
         m.publication_year = Some(year_of("publication_date", &date)?);
     }
@@ -637,6 +640,7 @@ const ZENODO_READ: &[&str] = &[
     "locations",
     "communities",
     "method",
+    "language",
 ];
 
 #[cfg(test)]

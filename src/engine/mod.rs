@@ -390,7 +390,7 @@ impl Engine {
                             self.emit(EngineEvent::JobChanged(lease.job.clone()));
                         }
                         ahead = Some(self.store_thread.submit(self.claim_call(&filter))?);
-                        self.run_guarded(*lease, input, &shutdown).await?;
+                        self.run_guarded(*lease, *input, &shutdown).await?;
                         continue;
                     }
                     Claim::Replayed { job, events } => {
@@ -398,7 +398,7 @@ impl Engine {
                         if let Some(batch) = &batch {
                             batch.committed(&job);
                         }
-                        self.emit(EngineEvent::JobChanged(job));
+                        self.emit(EngineEvent::JobChanged(*job));
                         continue;
                     }
                     Claim::Idle => {}

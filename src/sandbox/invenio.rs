@@ -215,6 +215,7 @@ fn validation_errors(data: &Value) -> Vec<Value> {
     errors.extend(date_errors(&m["dates"]));
     errors.extend(location_errors(&m["locations"]));
     errors.extend(description_errors(&m["additional_descriptions"]));
+    errors.extend(language_errors(&m["languages"]));
     errors.extend(access_errors(&data["access"]));
     errors
 }
@@ -350,6 +351,43 @@ fn is_geometry(g: &Value) -> bool {
         Some("MultiPolygon") => all(c, &polygon),
         _ => false,
     }
+}
+
+/// What InvenioRDM says of languages: each by its id in the languages vocabulary (ISO
+/// 639-3's codes, all of them, as InvenioRDM's fixtures load it).
+fn language_errors(languages: &Value) -> Vec<Value> {
+    let entries = languages.as_array().into_iter().flatten().enumerate();
+    let unknown = entries.filter(|(_, l)| {
+        l["id"]
+            .as_str()
+            .and_then(isolang::Language::from_639_3)
+            .is_none()
+    });
+    let errors = unknown.map(|(i, l)| {
+        let id = l["id"].as_str().unwrap_or_default();
+        json!({
+            "field": format!("metadata.languages.{i}.id"),
+            "messages": [format!("Invalid language '{id}'.")],
+        })
+    });
+    errors.collect()
+}
+
+/// `languages` as a record answers them: each with its English name as its title.
+fn languages_named(languages: &Value) -> Value {
+    let Some(entries) = languages.as_array() else {
+        return languages.clone();
+    };
+    let named =
+        entries.iter().map(
+            |l| match l["id"].as_str().and_then(isolang::Language::from_639_3) {
+                Some(language) => {
+                    json!({"id": language.to_639_3(), "title": {"en": language.to_name()}})
+                }
+                None => l.clone(),
+            },
+        );
+    Value::Array(named.collect())
 }
 
 /// What InvenioRDM says of contributors: each a person or organisation with a role of its
@@ -508,6 +546,9 @@ fn record_json(app: &App, row: &InvenioRow, draft: bool) -> Value {
         out["metadata"]["funding"] = dereferenced(&out["metadata"]["funding"]);
     }
     with_affiliation_names(&mut out["metadata"]);
+    if !out["metadata"]["languages"].is_null() {
+        out["metadata"]["languages"] = languages_named(&out["metadata"]["languages"]);
+    }
     if let Ok((index, is_latest)) = app.db.invenio_version_of(row) {
         out["versions"] = json!({"index": index, "is_latest": is_latest, "is_latest_draft": draft});
     }

@@ -120,6 +120,10 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
         ("Version", m.version.clone()),
         ("Description", m.description.clone()),
         ("Methods", m.methods.clone()),
+        (
+            "Language",
+            m.language.as_deref().map(crate::content::language_name),
+        ),
     ];
     fields.extend(
         optional

@@ -652,12 +652,17 @@ pub enum Claim {
     Idle,
     /// The scope already had a result: the job was closed as a replay in the claim's own
     /// transaction. Nothing is to be sent.
-    Replayed { job: JobRow, events: Vec<EventRow> },
+    Replayed {
+        job: Box<JobRow>,
+        events: Vec<EventRow>,
+    },
     /// The job is leased to this worker and the attempt is counted and logged. `input` is
     /// what the attempt needs to read, taken in the same transaction.
     Attempt {
         lease: Box<Lease>,
-        input: AttemptInput,
+        // Boxed, as the lease and the replay's job are: a claim is handed between
+        // threads, and its parts are a few hundred bytes each.
+        input: Box<AttemptInput>,
         events: Vec<EventRow>,
     },
 }
@@ -952,7 +957,10 @@ impl Store {
                 &job_event(&job, EventKind::Replay, message),
                 &self.actor,
             )?);
-            return Ok(Claim::Replayed { job, events });
+            return Ok(Claim::Replayed {
+                job: Box::new(job),
+                events,
+            });
         }
         if db.run(&CLAIM_JOB, args![id, owner, expires_at, now])? != 1 {
             return Err(StoreError::NoSuchJob(id));
@@ -973,7 +981,7 @@ impl Store {
         )?);
         let fence = job.fence;
         Ok(Claim::Attempt {
-            input,
+            input: Box::new(input),
             lease: Box::new(Lease {
                 job,
                 fence,

@@ -6,7 +6,7 @@ use egui::{Color32, RichText};
 
 use crate::content::{
     Contributor, Creator, DatasetDate, FieldProblem, FileAccess, Funding, Location, Metadata,
-    RESOURCE_TYPES, RelatedWork, as_person, spdx_license_id, spdx_suggestion,
+    RESOURCE_TYPES, RelatedWork, as_person, language_shown, spdx_license_id, spdx_suggestion,
 };
 
 /// One creator's fields.
@@ -89,6 +89,8 @@ pub struct MetadataForm {
     pub communities: String,
     /// How the data were collected or made, over several lines as the description.
     pub methods: String,
+    /// The language of the content: a code or an English name (shown by its name).
+    pub language: String,
 }
 
 impl MetadataForm {
@@ -128,6 +130,11 @@ impl MetadataForm {
             locations: one_a_line(&m.locations, Location::describe),
             communities: m.communities.join(", "),
             methods: m.methods.clone().unwrap_or_default(),
+            language: m
+                .language
+                .as_deref()
+                .map(language_shown)
+                .unwrap_or_default(),
         }
     }
 
@@ -204,6 +211,13 @@ impl MetadataForm {
             &base.version,
             &stored.version,
             "Version",
+            b,
+        );
+        field(
+            &mut self.language,
+            &base.language,
+            &stored.language,
+            "Language",
             b,
         );
         field(
@@ -288,6 +302,7 @@ impl MetadataForm {
                 .collect(),
             description: opt(&self.description),
             methods: opt(&self.methods),
+            language: opt(&self.language),
             publication_year,
             publisher: self.publisher.clone(),
             license: opt(&self.license),
@@ -641,6 +656,14 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "Optional, e.g. 1.0",
         Lines::One,
     );
+    changed |= text_field(
+        ui,
+        "Language",
+        &mut form.language,
+        "Optional, of the content: e.g. en or English",
+        Lines::One,
+    );
+    error_text(ui, problems, "language");
     changed |= access_field(ui, form);
     error_text(ui, problems, "access.until");
     changed |= lines_field(

@@ -6,7 +6,8 @@
 use serde_json::{Value, json};
 
 use crate::content::{
-    ContentDocument, ContentKey, Creator, FileAccess, Location, funder_identifier, spdx_license_id,
+    ContentDocument, ContentKey, Creator, FileAccess, Location, datacite_language,
+    funder_identifier, spdx_license_id,
 };
 
 /// `alternateIdentifierType` of the content key in a DOI's metadata.
@@ -112,6 +113,9 @@ pub fn attributes(
     }
     if let Some(url) = url {
         a["url"] = json!(url);
+    }
+    if let Some(language) = &m.language {
+        a["language"] = json!(datacite_language(language));
     }
     let descriptions = [(&m.description, "Abstract"), (&m.methods, "Methods")];
     let given: Vec<Value> = descriptions
@@ -350,6 +354,7 @@ mod tests {
             locations: Vec::new(),
             communities: Vec::new(),
             methods: None,
+            language: Some("eng".into()),
         };
         let doc = ContentDocument::new(
             vec![ManifestEntry {
@@ -390,6 +395,7 @@ mod tests {
         assert_eq!(a["titles"][0]["title"], "Soil cores");
         assert_eq!(a["publicationYear"], 2026);
         assert_eq!(a["types"]["resourceTypeGeneral"], "Dataset");
+        assert_eq!(a["language"], "en", "ISO 639-1, as DataCite takes it");
         assert_eq!(a["descriptions"][0]["descriptionType"], "Abstract");
         assert_eq!(a["subjects"][0]["subject"], "soil");
         assert_eq!(a["rightsList"][0]["rightsIdentifier"], "cc-by-4.0");

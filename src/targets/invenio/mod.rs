@@ -147,6 +147,10 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
     if let Some(v) = &m.version {
         metadata["version"] = json!(v);
     }
+    if let Some(language) = &m.language {
+        // The languages vocabulary: ISO 639-3 codes, as the language is keyed.
+        metadata["languages"] = json!([{"id": language}]);
+    }
     // A work whose identifier is neither a DOI nor a URL is a metadata problem, and
     // metadata with a problem is refused before it is queued; none is left out here.
     let related: Vec<Value> = m
