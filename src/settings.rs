@@ -16,6 +16,9 @@ pub struct Settings {
     /// "Family, Given".
     #[serde(default)]
     pub name: String,
+    /// Your ORCID iD (`0000-0002-1825-0097`, or its orcid.org address); empty for none.
+    #[serde(default)]
+    pub orcid: String,
     #[serde(default)]
     pub affiliation: String,
     /// The affiliation's ROR (`https://ror.org/02en5vm52`), in any spelling; empty for none.
@@ -97,16 +100,21 @@ impl Settings {
     /// What is wrong with these settings, if anything, naming the field and the fix.
     pub fn problem(&self) -> Option<String> {
         self.title_problem()
-            .or_else(|| self.affiliation_problem())
+            .or_else(|| self.creator_problem())
             .or_else(|| self.database_problem())
     }
 
-    /// What is wrong with the affiliation's ROR, if anything: not a ROR, or a ROR without
-    /// the affiliation's name. Such a ROR is not given to new folders.
-    fn affiliation_problem(&self) -> Option<String> {
-        self.default_creator()
-            .and_then(|c| c.affiliation_ror_problem())
-            .map(|why| format!("Affiliation's ROR: {why}"))
+    /// What is wrong with your ORCID iD or the affiliation's ROR, if anything: not one, or
+    /// a ROR without the affiliation's name. Such an id is not given to new folders.
+    fn creator_problem(&self) -> Option<String> {
+        let creator = self.default_creator()?;
+        let orcid = creator
+            .orcid_problem()
+            .map(|why| format!("Your ORCID iD: {why}"));
+        orcid.or_else(|| {
+            let ror = creator.affiliation_ror_problem();
+            ror.map(|why| format!("Affiliation's ROR: {why}"))
+        })
     }
 
     /// The creator these settings give a folder that brings none, ROR and all.
@@ -115,7 +123,7 @@ impl Settings {
         let given = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
         (!name.is_empty()).then(|| Creator {
             name: name.to_string(),
-            orcid: None,
+            orcid: given(&self.orcid),
             affiliation: given(&self.affiliation),
             affiliation_ror: given(&self.affiliation_ror),
         })
@@ -179,6 +187,9 @@ impl Settings {
         {
             // A wrong ROR would make every new folder's metadata wrong: left out (Settings
             // names the problem), the name and affiliation still given.
+            if creator.orcid_problem().is_some() {
+                creator.orcid = None;
+            }
             if creator.affiliation_ror_problem().is_some() {
                 creator.affiliation_ror = None;
             }
@@ -294,7 +305,7 @@ mod tests {
     }
 
     #[test]
-    fn a_default_affiliation_ror_is_given_keyed_and_a_wrong_one_is_named_and_left_out() {
+    fn a_default_orcid_and_affiliation_ror_are_given_keyed_and_wrong_ones_named_and_left_out() {
         let mut s = Settings {
             name: "Curie, Marie".into(),
             affiliation: "Sorbonne University".into(),
@@ -308,6 +319,24 @@ mod tests {
             metadata.creators[0].affiliation_ror.as_deref(),
             Some("https://ror.org/02en5vm52")
         );
+
+        s.orcid = "https://orcid.org/0000-0002-1825-0097".into();
+        let mut metadata = crate::content::Metadata::default();
+        s.apply_defaults(&mut metadata, "plot-1", 2026);
+        assert_eq!(
+            metadata.creators[0].orcid.as_deref(),
+            Some("0000-0002-1825-0097")
+        );
+        s.orcid = "0000-0002-1825-0098".into();
+        let why = s.problem().unwrap();
+        assert!(
+            why.starts_with("Your ORCID iD: '0000-0002-1825-0098' is not a valid ORCID iD"),
+            "{why}"
+        );
+        let mut metadata = crate::content::Metadata::default();
+        s.apply_defaults(&mut metadata, "plot-1", 2026);
+        assert_eq!(metadata.creators[0].orcid, None, "left out");
+        s.orcid = String::new();
 
         s.affiliation_ror = "02en5vm53".into();
         let why = s.problem().unwrap();

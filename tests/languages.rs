@@ -67,8 +67,8 @@ async fn text_that_names_no_language_is_named_with_the_one_meant_and_nothing_is_
     assert_all(
         &said,
         &[
-            "language: 'Englsh' is not a language: give its ISO 639 code or its English name \
-           (did you mean English?) (--language en)",
+            "language: 'Englsh' is not a language: did you mean English? Or give an ISO 639 \
+             code or an English name (--language en)",
         ],
     );
     deposit_all_refused_unsent(&lab, &sandbox).await;

@@ -1871,6 +1871,51 @@ fn a_default_title_with_an_unknown_placeholder_is_refused_with_the_fix() {
     );
 }
 
+/// Your ORCID iD and your affiliation's ROR in Settings: a mistyped one is named and not
+/// saved; fixed, a folder added after gets them on its default creator, keyed as their
+/// bare ORCID and ROR address.
+#[test]
+fn a_mistyped_default_orcid_or_ror_is_refused_and_the_fixed_ones_go_to_new_folders() {
+    let mut w = Window::open(FaultConfig::default());
+    w.open_settings();
+    for (field, text) in [
+        ("Your name", "Curie, Marie"),
+        ("Your ORCID iD", "0000-0002-1825-0098"),
+        ("Affiliation", "Sorbonne University"),
+        ("Affiliation's ROR", "02en5vm52"),
+    ] {
+        w.type_into(field, text);
+    }
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("Your ORCID iD: '0000-0002-1825-0098' is not a valid ORCID iD");
+    w.harness.get_by_label("Save settings").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(w.app().settings.is_open(), "not saved with the mistake");
+
+    w.replace_text("Your ORCID iD", "https://orcid.org/0000-0002-1825-0097");
+    w.replace_text("Affiliation's ROR", "02en5vm53");
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("Affiliation's ROR: '02en5vm53' is not a ROR id");
+    w.replace_text("Affiliation's ROR", "ror.org/02en5vm52");
+    w.harness.step();
+    w.harness.get_by_label("Save settings").click();
+    w.wait("the settings saved and closed", |app| {
+        !app.settings.is_open()
+    });
+
+    let id = w.add_folder(&w.lab.folder("plot-1", &[("cores.csv", b"1")]));
+    let creator = w.app().model.row(id).unwrap().metadata.creators[0].normalized();
+    assert_eq!(creator.orcid.as_deref(), Some("0000-0002-1825-0097"));
+    assert_eq!(creator.affiliation.as_deref(), Some("Sorbonne University"));
+    assert_eq!(
+        creator.affiliation_ror.as_deref(),
+        Some("https://ror.org/02en5vm52")
+    );
+}
+
 /// Such a title already saved (a hand-edited settings file) is said at start, and a folder
 /// added then gets no title from it (its row says the title is missing) rather than the
 /// braces.
@@ -2856,8 +2901,8 @@ fn a_language_typed_in_the_details_is_checked_beside_the_field_and_stored_as_its
         "Language",
         (
             "Englsh",
-            "'Englsh' is not a language: give its ISO 639 code or its English name (did you \
-             mean English?)",
+            "'Englsh' is not a language: did you mean English? Or give an ISO 639 code or an \
+             English name",
             "is not a language",
         ),
         "english",

@@ -9,7 +9,6 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::Creator;
 use super::labelled::{join_labelled, line_break_problem, read_labelled, unread_line_problem};
-use super::metadata::orcid_is_valid;
 
 /// DataCite's contributor types (schema 4.3, which InvenioRDM's contributor roles follow,
 /// its ids the same names in lower case), as DataCite spells them.
@@ -146,15 +145,11 @@ impl Contributor {
                 c.role
             ));
         }
-        if let Some(orcid) = &c.orcid
-            && !orcid_is_valid(orcid)
-        {
-            return Some(format!(
-                "'{orcid}' is not a valid ORCID iD: expected 0000-0000-0000-000X with a \
-                 correct check digit"
-            ));
+        let person = c.person();
+        if let Some(why) = person.orcid_problem() {
+            return Some(why);
         }
-        if let Some(why) = c.person().affiliation_ror_problem() {
+        if let Some(why) = person.affiliation_ror_problem() {
             return Some(why);
         }
         line_break_problem(&said, &[Some(&c.name), c.affiliation.as_ref()])

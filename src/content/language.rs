@@ -100,13 +100,11 @@ pub fn language_problem(text: &str) -> Option<String> {
     let common = isolang::languages()
         .filter(|l| l.to_639_1().is_some())
         .map(|l| l.to_name());
-    let hint = match crate::wording::closest(said, common, 0.7) {
-        Some(name) => format!("did you mean {name}?"),
-        None => "for example en or English, de or German".to_string(),
-    };
-    Some(format!(
-        "'{said}' is not a language: give its ISO 639 code or its English name ({hint})"
-    ))
+    let give = "give an ISO 639 code or an English name";
+    Some(match crate::wording::closest(said, common, 0.7) {
+        Some(name) => format!("'{said}' is not a language: did you mean {name}? Or {give}"),
+        None => format!("'{said}' is not a language: {give}, as en or English, de or German"),
+    })
 }
 
 /// The language of keyed code `code` as DataCite takes it: its ISO 639-1 code where it has
@@ -183,15 +181,20 @@ mod tests {
     fn text_that_names_no_language_is_a_problem_with_the_one_most_likely_meant() {
         assert_eq!(keyed_language(" Englsh "), "Englsh", "kept as written");
         let why = language_problem("Englsh").unwrap();
-        assert!(
-            why.contains("'Englsh' is not a language: give its ISO 639 code or its English name")
-                && why.contains("did you mean English?"),
-            "{why}"
+        assert_eq!(
+            why,
+            "'Englsh' is not a language: did you mean English? Or give an ISO 639 code or an \
+             English name"
         );
         for nothing in ["xx", "x-y", "Klingonese 2", "é"] {
             assert!(language_problem(nothing).is_some(), "{nothing}");
         }
         let why = language_problem("xx").unwrap();
-        assert!(why.contains("for example en or English"), "{why}");
+        assert!(
+            why.ends_with(
+                "give an ISO 639 code or an English name, as en or English, de or German"
+            ),
+            "{why}"
+        );
     }
 }

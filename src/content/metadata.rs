@@ -98,6 +98,18 @@ impl Creator {
         self.normalized() == Creator::default()
     }
 
+    /// What is wrong with its ORCID iD, worded for the person who fixes it; `None` when
+    /// there is none or it is valid.
+    pub fn orcid_problem(&self) -> Option<String> {
+        let orcid = self.normalized().orcid?;
+        (!orcid_is_valid(&orcid)).then(|| {
+            format!(
+                "'{orcid}' is not a valid ORCID iD: expected 0000-0000-0000-000X with a \
+                 correct check digit"
+            )
+        })
+    }
+
     /// What is wrong with its affiliation's ROR, worded for the person who fixes it: not a
     /// ROR, or a ROR without the affiliation's name (which DataCite's metadata needs
     /// beside it). `None` when there is none or it can be sent.

@@ -6,7 +6,8 @@ use egui::{Color32, RichText};
 
 use crate::content::{
     Contributor, Creator, DatasetDate, FieldProblem, FileAccess, Funding, Location, Metadata,
-    RESOURCE_TYPES, RelatedWork, as_person, language_shown, spdx_license_id, spdx_suggestion,
+    RESOURCE_TYPES, RelatedWork, as_person, language_shown, ror_address, ror_id, spdx_license_id,
+    spdx_suggestion,
 };
 
 /// One creator's fields.
@@ -104,7 +105,16 @@ impl MetadataForm {
                     name: c.name.clone(),
                     orcid: c.orcid.clone().unwrap_or_default(),
                     affiliation: c.affiliation.clone().unwrap_or_default(),
-                    affiliation_ror: c.affiliation_ror.clone().unwrap_or_default(),
+                    // The id alone (02en5vm52), which fits beside the affiliation; any
+                    // spelling typed keys as the same address.
+                    affiliation_ror: c
+                        .affiliation_ror
+                        .as_deref()
+                        .map(|ror| match ror_address(ror) {
+                            Ok(address) => ror_id(&address).to_string(),
+                            Err(_) => ror.to_string(),
+                        })
+                        .unwrap_or_default(),
                 })
                 .collect(),
             description: m.description.clone().unwrap_or_default(),
@@ -562,7 +572,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
                     .add(
                         egui::TextEdit::singleline(&mut c.affiliation_ror)
                             .id_salt(("creator affiliation ror", i))
-                            .hint_text("https://ror.org/…")
+                            .hint_text("e.g. 02en5vm52")
                             .desired_width(f32::INFINITY),
                     )
                     .labelled_by(l.id)

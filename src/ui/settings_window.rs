@@ -48,6 +48,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             egui::Grid::new("settings_grid").num_columns(2).show(ui, |ui| {
                 let defaults = [
                     ("Your name", &mut editing.name, "Family, Given"),
+                    ("Your ORCID iD", &mut editing.orcid, "0000-0000-0000-0000"),
                     ("Affiliation", &mut editing.affiliation, "Institution"),
                     (
                         "Affiliation's ROR",
