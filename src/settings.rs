@@ -185,8 +185,8 @@ impl Settings {
         if metadata.creators.is_empty()
             && let Some(mut creator) = self.default_creator()
         {
-            // A wrong ROR would make every new folder's metadata wrong: left out (Settings
-            // names the problem), the name and affiliation still given.
+            // A wrong ORCID iD or ROR would make every new folder's metadata wrong: left out
+            // (Settings names the problem), the name and affiliation still given.
             if creator.orcid_problem().is_some() {
                 creator.orcid = None;
             }

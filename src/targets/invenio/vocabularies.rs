@@ -229,18 +229,15 @@ impl InvenioTarget {
         body: &mut Value,
         metadata: &Metadata,
     ) -> Result<(), Failure> {
-        let people = metadata.creators.iter().map(|c| ("creators", c.clone()));
-        let contributors = metadata
-            .contributors
-            .iter()
-            .map(|c| ("contributors", c.person()));
-        let mut index: HashMap<&str, usize> = HashMap::new();
-        for (list, person) in people.chain(contributors) {
-            let at = index.entry(list).or_default();
-            let i = *at;
-            *at += 1;
-            if let Some(id) = self.affiliation_id(&person).await? {
-                body["metadata"][list][i]["affiliations"] = json!([{"id": id}]);
+        let contributors: Vec<Creator> = metadata.contributors.iter().map(|c| c.person()).collect();
+        for (list, people) in [
+            ("creators", &metadata.creators),
+            ("contributors", &contributors),
+        ] {
+            for (i, person) in people.iter().enumerate() {
+                if let Some(id) = self.affiliation_id(person).await? {
+                    body["metadata"][list][i]["affiliations"] = json!([{"id": id}]);
+                }
             }
         }
         Ok(())
