@@ -81,6 +81,17 @@ impl Contributor {
     }
 
     /// The person or organisation, as a creator is written.
+    /// `person`, credited in `role`.
+    pub fn in_role(person: Creator, role: String) -> Contributor {
+        Contributor {
+            name: person.name,
+            role,
+            orcid: person.orcid,
+            affiliation: person.affiliation,
+            affiliation_ror: person.affiliation_ror,
+        }
+    }
+
     pub fn person(&self) -> Creator {
         Creator {
             name: self.name.clone(),
@@ -99,13 +110,7 @@ impl Contributor {
             .iter()
             .find(|r| r.eq_ignore_ascii_case(&role))
             .map_or(role, |r| r.to_string());
-        Contributor {
-            name: person.name,
-            role,
-            orcid: person.orcid,
-            affiliation: person.affiliation,
-            affiliation_ror: person.affiliation_ror,
-        }
+        Contributor::in_role(person, role)
     }
 
     /// Nothing in it at all (a blank line in the window).

@@ -295,6 +295,19 @@ fn json_opt_text(obj: &Json, key: &str, field: &str) -> Result<Option<String>, S
     }
 }
 
+/// A creator or contributor of a `.zenodo.json` (`{name, orcid, affiliation}`), named
+/// `field` (`creators[0]`) in what cannot be read.
+fn zenodo_person(person: &Json, field: &str) -> Result<Creator, String> {
+    let text = |key: &str| json_opt_text(person, key, &format!("{field}.{key}"));
+    Ok(Creator {
+        name: text("name")?.unwrap_or_default(),
+        orcid: text("orcid")?,
+        affiliation: text("affiliation")?,
+        // Zenodo's legacy deposit fields have no ROR for an affiliation.
+        affiliation_ror: None,
+    })
+}
+
 /// Zenodo `upload_type` -> DataCite `resourceTypeGeneral`.
 fn resource_type_of_upload(upload_type: &str) -> &'static str {
     match upload_type {
@@ -334,30 +347,21 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
     };
     let creators = ("{name, orcid, affiliation}", "an object with a name");
     for (i, c) in objects_of(doc, "creators", creators)? {
-        let field = |key: &str| json_opt_text(c, key, &format!("creators[{i}].{key}"));
-        m.creators.push(Creator {
-            name: field("name")?.unwrap_or_default(),
-            orcid: field("orcid")?,
-            affiliation: field("affiliation")?,
-            // Zenodo's legacy deposit fields have no ROR for an affiliation.
-            affiliation_ror: None,
-        });
+        m.creators
+            .push(zenodo_person(c, &format!("creators[{i}]"))?);
     }
     let contributors = (
         "{name, type, orcid, affiliation}",
         "an object with a name and a type",
     );
     for (i, c) in objects_of(doc, "contributors", contributors)? {
-        let field = |key: &str| json_opt_text(c, key, &format!("contributors[{i}].{key}"));
+        let field = format!("contributors[{i}]");
         // Zenodo's `type` is DataCite's contributor type; one missing or unknown is a
         // problem of the metadata, named with the others.
-        m.contributors.push(Contributor {
-            name: field("name")?.unwrap_or_default(),
-            role: field("type")?.unwrap_or_default(),
-            orcid: field("orcid")?,
-            affiliation: field("affiliation")?,
-            affiliation_ror: None,
-        });
+        let role = json_opt_text(c, "type", &format!("{field}.type"))?;
+        let person = zenodo_person(c, &field)?;
+        m.contributors
+            .push(Contributor::in_role(person, role.unwrap_or_default()));
     }
     let dates = (
         "{start, end, type}",
