@@ -482,6 +482,41 @@ mod tests {
         assert_eq!(one.fingerprint(), none.fingerprint(), "the same data");
     }
 
+    /// A creator and a contributor with one affiliation key exactly as they did before a
+    /// person could have several: the whole keyed text and the key are pinned here, so a
+    /// dataset deposited then is still known as the same one.
+    #[test]
+    fn one_affiliation_keys_exactly_as_before_several_could_be_given() {
+        let (m, meta) = sample();
+        let creator = Creator {
+            orcid: Some("0000-0002-1825-0097".into()),
+            affiliation: Some("Sorbonne Université".into()),
+            affiliation_ror: Some("02en5vm52".into()),
+            ..Creator::named("Curie, Marie")
+        };
+        let contributor = crate::content::Contributor::parse(
+            "Soil Lab; role=HostingInstitution; affiliation=Uni",
+        )
+        .unwrap();
+        let meta = Metadata {
+            creators: vec![creator],
+            contributors: vec![contributor],
+            ..meta
+        };
+        let doc = ContentDocument::new(m, &meta);
+        let text = String::from_utf8(doc.canonical_json()).unwrap();
+        assert!(
+            text.ends_with(
+                r#""metadata":{"contributors":[{"affiliation":"Uni","name":"Soil Lab","role":"HostingInstitution"}],"creators":[{"affiliation":"Sorbonne Université","affiliation_ror":"https://ror.org/02en5vm52","name":"Curie, Marie","orcid":"0000-0002-1825-0097"}],"publication_year":2026,"publisher":"Lab","resource_type":"Dataset","title":"Soil"}}"#
+            ),
+            "{text}"
+        );
+        assert_eq!(
+            doc.key().to_string(),
+            "dd0f428aeae4b1641cb3a5af9a7b36da180635d444eede7991c57c632ddcab55"
+        );
+    }
+
     /// Communities are keyed (each once, by its short name), and a dataset with none keys
     /// as before they could be given.
     #[test]
