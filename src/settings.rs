@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::content::{Creator, Metadata, template_problem, title_for_folder};
+use crate::content::{Affiliation, Creator, Metadata, template_problem, title_for_folder};
 
 /// Defaults applied to the metadata of newly added folders.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,11 +121,17 @@ impl Settings {
     fn default_creator(&self) -> Option<Creator> {
         let name = self.name.trim();
         let given = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
+        let affiliation = Affiliation {
+            name: self.affiliation.trim().to_string(),
+            ror: given(&self.affiliation_ror),
+        };
         (!name.is_empty()).then(|| Creator {
             name: name.to_string(),
             orcid: given(&self.orcid),
-            affiliation: given(&self.affiliation),
-            affiliation_ror: given(&self.affiliation_ror),
+            affiliations: Some(affiliation)
+                .filter(|a| !a.is_blank())
+                .into_iter()
+                .collect(),
         })
     }
 
@@ -190,8 +196,10 @@ impl Settings {
             if creator.orcid_problem().is_some() {
                 creator.orcid = None;
             }
-            if creator.affiliation_ror_problem().is_some() {
-                creator.affiliation_ror = None;
+            for affiliation in &mut creator.affiliations {
+                if affiliation.ror_problem().is_some() {
+                    affiliation.ror = None;
+                }
             }
             metadata.creators.push(creator.normalized());
         }
@@ -316,7 +324,7 @@ mod tests {
         let mut metadata = crate::content::Metadata::default();
         s.apply_defaults(&mut metadata, "plot-1", 2026);
         assert_eq!(
-            metadata.creators[0].affiliation_ror.as_deref(),
+            metadata.creators[0].affiliations[0].ror.as_deref(),
             Some("https://ror.org/02en5vm52")
         );
 
@@ -346,10 +354,9 @@ mod tests {
         );
         let mut metadata = crate::content::Metadata::default();
         s.apply_defaults(&mut metadata, "plot-2", 2026);
-        assert_eq!(metadata.creators[0].affiliation_ror, None);
         assert_eq!(
-            metadata.creators[0].affiliation.as_deref(),
-            Some("Sorbonne University")
+            metadata.creators[0].affiliations,
+            [crate::content::Affiliation::named("Sorbonne University")]
         );
     }
 

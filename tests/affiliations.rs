@@ -2,9 +2,10 @@
 //! affiliation=Sorbonne University; ror=02en5vm52"` (a contributor with `--contributor`
 //! alike) keys its affiliation's ROR as its address, shows it, and sends it: to DataCite as
 //! the affiliation's identifier, to InvenioRDM as the site's affiliations entry where the
-//! site lists the organisation, by name where it does not. A ROR that is not one (a typo
-//! its check digits catch) or that has no affiliation name beside it is refused before
-//! anything is queued.
+//! site lists the organisation, by name where it does not. A person may have several
+//! affiliations, each `affiliation=NAME` followed by its `ror=ID`, kept and sent in that
+//! order. A ROR that is not one (a typo its check digits catch) or that has no affiliation
+//! name beside it is refused before anything is queued, naming which affiliation has it.
 
 mod support;
 
@@ -111,6 +112,112 @@ async fn a_mistyped_or_nameless_affiliation_ror_is_named_and_nothing_is_deposite
             "creators[2].affiliation_ror: https://ror.org/02en5vm52 is given without the \
              affiliation's name: add it (affiliation=NAME)",
             "'Soil Lab' is not a ROR id",
+        ],
+    );
+    deposit_all_refused_unsent(&lab, &sandbox).await;
+}
+
+/// A creator with two affiliations and their RORs and a third without: keyed in the order
+/// given (the first one, with it, keyed as before there could be several), shown as they
+/// are written, and sent in that order to both targets, each with its own ROR.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn several_affiliations_are_keyed_in_order_shown_and_sent_each_with_its_ror() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let three = "Weber, Anna; affiliation=Sorbonne University; ror=02en5vm52; \
+                 affiliation=ETH Zurich; ror=05A28RW58; affiliation=Soil Institute";
+    let first_only = "Weber, Anna; affiliation=Sorbonne University; ror=02en5vm52";
+    let one = key_in(&added_titled_with(
+        &lab,
+        &folder,
+        "Cores",
+        &["--creator", first_only],
+    ));
+    let reordered = "Weber, Anna; affiliation=ETH Zurich; ror=05a28rw58; \
+                     affiliation=Sorbonne University; ror=02en5vm52; affiliation=Soil Institute";
+    let other_order = key_in(&added_titled_with(
+        &lab,
+        &folder,
+        "Cores",
+        &["--creator", reordered],
+    ));
+    let keyed = key_in(&added_titled_with(
+        &lab,
+        &folder,
+        "Cores",
+        &["--creator", three],
+    ));
+    assert_ne!(keyed, one, "the other affiliations are part of the key");
+    assert_ne!(keyed, other_order, "and so is their order");
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    assert_all(
+        &shown,
+        &[
+            "Weber, Anna; affiliation=Sorbonne University; ror=https://ror.org/02en5vm52; \
+           affiliation=ETH Zurich; ror=https://ror.org/05a28rw58; affiliation=Soil Institute",
+        ],
+    );
+
+    let DepositedToBoth {
+        record, attributes, ..
+    } = deposited_to_invenio_and_datacite(&lab, &sandbox, 1).await;
+    assert_eq!(
+        record["metadata"]["creators"][1]["affiliations"],
+        json!([
+            {"id": "02en5vm52", "name": "Sorbonne University"},
+            {"id": "05a28rw58", "name": "ETH Zurich"},
+            {"name": "Soil Institute"},
+        ])
+    );
+    let ror = |id: &str| {
+        json!({
+            "affiliationIdentifier": format!("https://ror.org/{id}"),
+            "affiliationIdentifierScheme": "ROR",
+            "schemeUri": "https://ror.org",
+        })
+    };
+    let mut sorbonne = ror("02en5vm52");
+    sorbonne["name"] = json!("Sorbonne University");
+    let mut eth = ror("05a28rw58");
+    eth["name"] = json!("ETH Zurich");
+    assert_eq!(
+        attributes["creators"][1]["affiliation"],
+        json!([sorbonne, eth, {"name": "Soil Institute"}])
+    );
+}
+
+/// A mistyped ROR of a second affiliation is named with the place of that affiliation, two
+/// RORs after one affiliation are refused as a text that cannot be read, and a deposit
+/// sends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_mistyped_ror_of_a_second_affiliation_is_named_and_nothing_is_deposited() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let two_rors = [
+        "--creator",
+        "Weber, Anna; affiliation=Sorbonne; ror=02en5vm52; ror=05a28rw58",
+    ];
+    let refused = add_titled_with(&lab, &folder, "Cores", &two_rors);
+    assert!(!refused.status.success());
+    assert_all(
+        &text(&refused),
+        &[
+            "two RORs for the affiliation 'Sorbonne': write each affiliation=NAME before its own \
+           ror=ID",
+        ],
+    );
+    let mistyped = [
+        "--creator",
+        "Weber, Anna; affiliation=Sorbonne; ror=02en5vm52; affiliation=ETH Zurich; ror=05a28rw59",
+    ];
+    let said = text(&add_titled_with(&lab, &folder, "Cores", &mistyped));
+    assert_all(
+        &said,
+        &[
+            "creators[1].more_affiliations[0].ror: '05a28rw59' is not a ROR id: its last two \
+           digits do not match the rest",
         ],
     );
     deposit_all_refused_unsent(&lab, &sandbox).await;

@@ -3060,7 +3060,7 @@ async fn add_with_defaults_fills_what_the_folders_lack_from_the_windows_settings
     assert_eq!(first.metadata.title, "Survey ds001");
     assert_eq!(first.metadata.creators[0].name, "Curie, Marie");
     assert_eq!(
-        first.metadata.creators[0].affiliation.as_deref(),
+        first.metadata.creators[0].affiliation_names().as_deref(),
         Some("Soil lab")
     );
     assert_eq!(first.metadata.license.as_deref(), Some("MIT"));

@@ -5,7 +5,8 @@ mod support;
 use std::fs;
 
 use lodge::content::{
-    ContentError, Creator, HashProgress, NoHashCache, metadata_from_folder, prepare_dataset,
+    Affiliation, ContentError, Creator, HashProgress, NoHashCache, metadata_from_folder,
+    prepare_dataset,
 };
 
 const CFF: &str = r#"
@@ -56,8 +57,7 @@ fn citation_cff_fills_title_authors_year_license_keywords_and_version() {
             Creator {
                 name: "Curie, Marie".into(),
                 orcid: Some("https://orcid.org/0000-0002-1825-0097".into()),
-                affiliation: Some("University of Paris".into()),
-                affiliation_ror: None,
+                affiliations: vec![Affiliation::named("University of Paris")],
             },
             Creator::named("The Soil Consortium"),
         ]
@@ -81,7 +81,7 @@ fn zenodo_json_fills_metadata_when_there_is_no_citation_cff() {
     assert_eq!(m.title, "Soil cores");
     assert_eq!(m.resource_type, "Software");
     assert_eq!(m.creators[0].name, "Curie, Marie");
-    assert_eq!(m.creators[0].affiliation.as_deref(), Some("Paris"));
+    assert_eq!(m.creators[0].affiliation_names().as_deref(), Some("Paris"));
     assert_eq!(m.publication_year, Some(2023));
     assert_eq!(m.license.as_deref(), Some("cc-by-4.0"));
     assert_eq!(m.keywords, vec!["soil"]);

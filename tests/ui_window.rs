@@ -6,6 +6,7 @@ mod support;
 
 use egui_kittest::kittest::{NodeT, Queryable};
 use lodge::app::{Command, DedupStatus, LogLevel, StatusKind, Update};
+use lodge::content::Affiliation;
 use lodge::sandbox::FaultConfig;
 use lodge::ui::LodgeApp;
 
@@ -1909,10 +1910,12 @@ fn a_mistyped_default_orcid_or_ror_is_refused_and_the_fixed_ones_go_to_new_folde
     let id = w.add_folder(&w.lab.folder("plot-1", &[("cores.csv", b"1")]));
     let creator = w.app().model.row(id).unwrap().metadata.creators[0].normalized();
     assert_eq!(creator.orcid.as_deref(), Some("0000-0002-1825-0097"));
-    assert_eq!(creator.affiliation.as_deref(), Some("Sorbonne University"));
     assert_eq!(
-        creator.affiliation_ror.as_deref(),
-        Some("https://ror.org/02en5vm52")
+        creator.affiliations,
+        [Affiliation {
+            name: "Sorbonne University".into(),
+            ror: Some("https://ror.org/02en5vm52".into())
+        }]
     );
 }
 
@@ -2882,13 +2885,87 @@ fn a_creators_affiliation_ror_typed_in_the_details_is_checked_beside_the_field_a
             "is not a ROR id",
         ),
         "ROR.org/02EN5VM52",
-        |m| m.creators.iter().any(|c| c.affiliation_ror.is_some()),
+        |m| {
+            m.creators
+                .iter()
+                .any(|c| c.affiliations.iter().any(|a| a.ror.is_some()))
+        },
     );
     let creator = &stored.creators[0];
-    assert_eq!(creator.affiliation.as_deref(), Some("Sorbonne University"));
     assert_eq!(
-        creator.affiliation_ror.as_deref(),
-        Some("https://ror.org/02en5vm52")
+        creator.affiliations,
+        [Affiliation {
+            name: "Sorbonne University".into(),
+            ror: Some("https://ror.org/02en5vm52".into())
+        }]
+    );
+}
+
+/// A creator may belong to several organisations: the `+` beside the affiliation adds a
+/// row for another, whose mistyped ROR is named beside that row and blocks the deposit;
+/// fixed and saved, the creator has both affiliations, in the order typed.
+#[test]
+fn a_second_affiliation_added_with_plus_is_checked_beside_its_row_and_stored_in_order() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.select(id);
+    w.scroll_to("Affiliation");
+    w.type_into("Affiliation", "Sorbonne University");
+    w.type_into("ROR", "02en5vm52");
+    w.harness.get_by_label("+").click_accesskit();
+    w.harness.step();
+    w.harness.step();
+    let second_row = |w: &mut Window, label: &str, text: &str| {
+        (w.harness.get_all_by_label(label).nth(1))
+            .expect("a second affiliation row")
+            .focus();
+        w.harness.step();
+        w.harness
+            .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+        (w.harness.get_all_by_label(label).nth(1))
+            .unwrap()
+            .type_text(text);
+        w.harness.step();
+        w.harness.step();
+    };
+    second_row(&mut w, "Affiliation", "ETH Zurich");
+    second_row(&mut w, "ROR", "05a28rw59");
+    w.harness
+        .get_by_label_contains("'05a28rw59' is not a ROR id: its last two digits");
+    assert!(
+        w.harness
+            .get_by_label("Deposit to Local sandbox")
+            .accesskit_node()
+            .is_disabled(),
+        "a mistyped ROR blocks the deposit"
+    );
+
+    second_row(&mut w, "ROR", "05A28RW58");
+    assert!(
+        w.harness
+            .query_by_label_contains("is not a ROR id")
+            .is_none()
+    );
+    w.harness.get_by_label("Save metadata").click_accesskit();
+    w.wait("both affiliations stored", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| r.metadata.creators[0].affiliations.len() == 2)
+    });
+    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
+    assert_eq!(
+        stored.metadata.normalized().creators[0].affiliations,
+        [
+            Affiliation {
+                name: "Sorbonne University".into(),
+                ror: Some("https://ror.org/02en5vm52".into())
+            },
+            Affiliation {
+                name: "ETH Zurich".into(),
+                ror: Some("https://ror.org/05a28rw58".into())
+            }
+        ]
     );
 }
 

@@ -6,13 +6,15 @@
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 use lodge::content::{
-    Contributor, Creator, DatasetDate, FileAccess, Funding, Location, Metadata, RelatedWork,
+    Affiliation, Contributor, Creator, DatasetDate, FileAccess, Funding, Location, Metadata, RelatedWork,
 };
 
 #[derive(Arbitrary, Debug)]
 struct Fields {
     title: String,
-    creators: Vec<(String, Option<String>, Option<String>, Option<String>)>,
+    /// Name, ORCID and affiliations (each a name and a ROR) of each creator.
+    #[allow(clippy::type_complexity)]
+    creators: Vec<(String, Option<String>, Vec<(String, Option<String>)>)>,
     description: Option<String>,
     publication_year: Option<i32>,
     publisher: String,
@@ -26,9 +28,9 @@ struct Fields {
     related: Vec<(String, String)>,
     /// Funder, funder id, award number and award title of each funding.
     funding: Vec<(String, Option<String>, Option<String>, Option<String>)>,
-    /// Name, role, ORCID, affiliation and the affiliation's ROR of each contributor.
+    /// Name, role, ORCID and affiliations (each a name and a ROR) of each contributor.
     #[allow(clippy::type_complexity)]
-    contributors: Vec<(String, String, Option<String>, Option<String>, Option<String>)>,
+    contributors: Vec<(String, String, Option<String>, Vec<(String, Option<String>)>)>,
     /// Type and date of each date.
     dates: Vec<(String, String)>,
     /// Place, latitude, longitude and box of each location.
@@ -39,17 +41,23 @@ struct Fields {
     language: Option<String>,
 }
 
+fn affiliations_of(given: Vec<(String, Option<String>)>) -> Vec<Affiliation> {
+    given
+        .into_iter()
+        .map(|(name, ror)| Affiliation { name, ror })
+        .collect()
+}
+
 fuzz_target!(|f: Fields| {
     let metadata = Metadata {
         title: f.title,
         creators: f
             .creators
             .into_iter()
-            .map(|(name, orcid, affiliation, affiliation_ror)| Creator {
+            .map(|(name, orcid, affiliations)| Creator {
                 name,
                 orcid,
-                affiliation,
-                affiliation_ror,
+                affiliations: affiliations_of(affiliations),
             })
             .collect(),
         description: f.description,
@@ -85,12 +93,11 @@ fuzz_target!(|f: Fields| {
         contributors: f
             .contributors
             .into_iter()
-            .map(|(name, role, orcid, affiliation, affiliation_ror)| Contributor {
+            .map(|(name, role, orcid, affiliations)| Contributor {
                 name,
                 role,
                 orcid,
-                affiliation,
-                affiliation_ror,
+                affiliations: affiliations_of(affiliations),
             })
             .collect(),
         dates: f

@@ -34,8 +34,9 @@ pub struct AddArgs {
     #[arg(long)]
     pub title: Option<String>,
     /// "Family, Given", optionally with "; orcid=0000-0002-1825-0097; affiliation=Lab" and
-    /// the affiliation's ROR ("; ror=https://ror.org/02en5vm52"). Repeat for several
-    /// creators (they replace the ones already known).
+    /// the affiliation's ROR ("; ror=https://ror.org/02en5vm52"); repeat "; affiliation=..."
+    /// (each with its own "; ror=...") for several. Repeat --creator for several creators
+    /// (they replace the ones already known).
     #[arg(long = "creator", value_name = "NAME")]
     pub creators: Vec<String>,
     /// What the dataset is, for the record's abstract.
@@ -169,23 +170,16 @@ fn listed<T>(
 /// `creator` as `--creator` takes it, named `name`: `"Curie, Marie; orcid=...;
 /// affiliation=..."`, what [`parse_creator`] reads back.
 pub(super) fn creator_text(name: &str, creator: &Creator) -> String {
-    let mut text = name.to_string();
-    if let Some(orcid) = &creator.orcid {
-        text.push_str(&format!("; orcid={orcid}"));
-    }
-    if let Some(affiliation) = &creator.affiliation {
-        text.push_str(&format!("; affiliation={affiliation}"));
-    }
-    if let Some(ror) = &creator.affiliation_ror {
-        text.push_str(&format!("; ror={ror}"));
-    }
-    text
+    let named = Creator {
+        name: name.to_string(),
+        ..creator.clone()
+    };
+    named.describe()
 }
 
 /// `"Curie, Marie; orcid=...; affiliation=...; ror=..."` -> a creator.
 fn parse_creator(text: &str) -> anyhow::Result<Creator> {
-    let mut parts = text.split(';');
-    let name = parts.next().unwrap_or("").trim();
+    let name = text.split(';').next().unwrap_or("").trim();
     // An empty one (a shell variable that was not set) would replace every creator the
     // dataset has with a nameless one.
     if !name.chars().any(char::is_alphanumeric) {
@@ -194,22 +188,7 @@ fn parse_creator(text: &str) -> anyhow::Result<Creator> {
              organisation's name (the dataset's creators are left as they are)"
         );
     }
-    let mut creator = Creator::named(name);
-    for part in parts {
-        let (k, v) = part.split_once('=').with_context(|| {
-            format!("--creator '{text}': '{part}' should be orcid=..., affiliation=... or ror=...")
-        })?;
-        match k.trim() {
-            "orcid" => creator.orcid = Some(v.trim().to_string()),
-            "affiliation" => creator.affiliation = Some(v.trim().to_string()),
-            "ror" => creator.affiliation_ror = Some(v.trim().to_string()),
-            other => anyhow::bail!(
-                "--creator '{text}': unknown part '{other}' (use orcid=..., affiliation=... or \
-                 ror=...)"
-            ),
-        }
-    }
-    Ok(creator)
+    Creator::parse(text).map_err(|why| anyhow::anyhow!("--creator {why}"))
 }
 
 impl AddArgs {
@@ -1011,6 +990,7 @@ pub(super) fn select_datasets(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::content::Affiliation;
 
     #[test]
     fn creator_flags_carry_orcid_affiliation_and_its_ror() {
@@ -1020,8 +1000,13 @@ mod tests {
         .unwrap();
         assert_eq!(c.name, "Curie, Marie");
         assert_eq!(c.orcid.as_deref(), Some("0000-0002-1825-0097"));
-        assert_eq!(c.affiliation.as_deref(), Some("Sorbonne"));
-        assert_eq!(c.affiliation_ror.as_deref(), Some("02en5vm52"));
+        assert_eq!(
+            c.affiliations,
+            [Affiliation {
+                name: "Sorbonne".into(),
+                ror: Some("02en5vm52".into())
+            }]
+        );
         let why = parse_creator("Curie, Marie; email=x")
             .unwrap_err()
             .to_string();

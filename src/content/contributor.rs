@@ -8,7 +8,10 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::Creator;
-use super::labelled::{join_labelled, line_break_problem, read_labelled, unread_line_problem};
+use super::affiliation::{Affiliation, affiliation_parts, read_affiliations};
+use super::labelled::{
+    join_labelled, line_break_problem, read_labelled_parts, unread_line_problem,
+};
 
 /// DataCite's contributor types (schema 4.3, which InvenioRDM's contributor roles follow,
 /// its ids the same names in lower case), as DataCite spells them.
@@ -48,17 +51,16 @@ pub struct Contributor {
     pub role: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub orcid: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub affiliation: Option<String>,
-    /// The affiliation's ROR, keyed as its address (see [`Creator::affiliation_ror`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub affiliation_ror: Option<String>,
+    /// The organisations they belong to, keyed as a creator's are (see
+    /// [`Creator::affiliations`]).
+    #[serde(flatten, with = "super::affiliation::keyed")]
+    pub affiliations: Vec<Affiliation>,
 }
 
 impl Contributor {
     /// `"Curie, Marie; role=ContactPerson; orcid=...; affiliation=...; ror=..."`: the name,
-    /// then the role and, optionally, an ORCID iD, an affiliation and its ROR, as
-    /// `--creator` takes them.
+    /// then the role and, optionally, an ORCID iD and affiliations (each `affiliation=NAME`
+    /// followed by its `ror=ID`), as `--creator` takes them.
     /// Whether the result can be sent is [`Contributor::problem`]'s to say; only a text
     /// that cannot be read is refused here.
     pub fn parse(text: &str) -> Result<Contributor, String> {
@@ -68,14 +70,20 @@ impl Contributor {
             ("affiliation", "..."),
             ("ror", "..."),
         ];
-        let (name, [role, orcid, affiliation, affiliation_ror]) =
-            read_labelled(text, labels, EXAMPLE)?;
+        let (name, parts) = read_labelled_parts(text, labels, EXAMPLE)?;
+        let last = |label: usize| {
+            let given = parts.iter().rev().find(|(at, _)| *at == label);
+            given.map(|(_, value)| value.clone())
+        };
+        let affiliations = parts
+            .iter()
+            .filter(|(at, _)| *at >= 2)
+            .map(|(at, value)| (*at == 3, value.as_str()));
         let contributor = Contributor {
+            role: last(0).unwrap_or_default(),
+            orcid: last(1),
+            affiliations: read_affiliations(affiliations, text)?,
             name,
-            role: role.unwrap_or_default(),
-            orcid,
-            affiliation,
-            affiliation_ror,
         };
         Ok(contributor.normalized())
     }
@@ -87,8 +95,7 @@ impl Contributor {
             name: person.name,
             role,
             orcid: person.orcid,
-            affiliation: person.affiliation,
-            affiliation_ror: person.affiliation_ror,
+            affiliations: person.affiliations,
         }
     }
 
@@ -96,8 +103,7 @@ impl Contributor {
         Creator {
             name: self.name.clone(),
             orcid: self.orcid.clone(),
-            affiliation: self.affiliation.clone(),
-            affiliation_ror: self.affiliation_ror.clone(),
+            affiliations: self.affiliations.clone(),
         }
     }
 
@@ -157,22 +163,18 @@ impl Contributor {
         if let Some(why) = person.affiliation_ror_problem() {
             return Some(why);
         }
-        line_break_problem(&said, &[Some(&c.name), c.affiliation.as_ref()])
+        let mut parts = vec![Some(&c.name)];
+        parts.extend(c.affiliations.iter().map(|a| Some(&a.name)));
+        line_break_problem(&said, &parts)
     }
 
     /// As it is written: `Curie, Marie; role=ContactPerson; orcid=...; affiliation=...;
     /// ror=...`.
     pub fn describe(&self) -> String {
         let role = Some(self.role.as_str()).filter(|r| !r.trim().is_empty());
-        join_labelled(
-            &self.name,
-            &[
-                ("role", role),
-                ("orcid", self.orcid.as_deref()),
-                ("affiliation", self.affiliation.as_deref()),
-                ("ror", self.affiliation_ror.as_deref()),
-            ],
-        )
+        let mut parts = vec![("role", role), ("orcid", self.orcid.as_deref())];
+        parts.extend(affiliation_parts(&self.affiliations));
+        join_labelled(&self.name, &parts)
     }
 }
 
@@ -201,8 +203,10 @@ mod tests {
                 name: "Curie, Marie".into(),
                 role: "ContactPerson".into(),
                 orcid: Some("0000-0002-1825-0097".into()),
-                affiliation: Some("Sorbonne".into()),
-                affiliation_ror: Some("https://ror.org/02en5vm52".into()),
+                affiliations: vec![Affiliation {
+                    name: "Sorbonne".into(),
+                    ror: Some("https://ror.org/02en5vm52".into()),
+                }],
             }
         );
         assert_eq!(
@@ -262,7 +266,7 @@ mod tests {
                 .contains("not a valid ORCID iD")
         );
         let two_lines = Contributor {
-            affiliation: Some("Lab\nParis".into()),
+            affiliations: vec![Affiliation::named("Lab\nParis")],
             ..contributor("Curie, Marie", "Editor")
         };
         assert!(two_lines.problem().unwrap().contains("line break"));
@@ -277,16 +281,36 @@ mod tests {
     }
 
     #[test]
+    fn a_contributor_may_have_several_affiliations_each_with_its_ror() {
+        let text = "Curie, Marie; role=Editor; affiliation=Sorbonne; ror=02en5vm52; \
+                    affiliation=ETH Zurich; ror=05a28rw59";
+        let c = Contributor::parse(text).unwrap();
+        assert_eq!(c.affiliations.len(), 2);
+        assert_eq!(
+            c.affiliations[0].ror.as_deref(),
+            Some("https://ror.org/02en5vm52")
+        );
+        assert_eq!(Contributor::parse(&c.describe()).unwrap(), c);
+        let why = c.problem().unwrap();
+        assert!(why.contains("'05a28rw59' is not a ROR id"), "{why}");
+        let two_lines = Contributor {
+            affiliations: vec![Affiliation::named("Lab"), Affiliation::named("Lab\nParis")],
+            ..contributor("Curie, Marie", "Editor")
+        };
+        assert!(two_lines.problem().unwrap().contains("line break"));
+    }
+
+    #[test]
     fn normalising_twice_changes_nothing_and_a_blank_one_is_blank() {
         let c = Contributor {
             orcid: Some(" orcid.org/0000-0002-1825-0097 ".into()),
-            affiliation: Some(" ".into()),
+            affiliations: vec![Affiliation::named(" ")],
             ..contributor(" Curie, Marie ", " datacurator ")
         };
         let n = c.normalized();
         assert_eq!(n.role, "DataCurator");
         assert_eq!(n.orcid.as_deref(), Some("0000-0002-1825-0097"));
-        assert_eq!(n.affiliation, None);
+        assert_eq!(n.affiliations, []);
         assert_eq!(n.normalized(), n);
         assert!(contributor(" ", " ").is_blank());
     }

@@ -215,7 +215,7 @@ impl ContentDocument {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::content::{Creator, FileAccess};
+    use crate::content::{Affiliation, Creator, FileAccess};
 
     /// The sample's document with `lines`, each read by `parse`, in the metadata's list
     /// that `set` fills.
@@ -457,8 +457,10 @@ mod tests {
         let (m, meta) = sample();
         let with = |ror: Option<&str>| {
             let creator = Creator {
-                affiliation: Some("Sorbonne Université".into()),
-                affiliation_ror: ror.map(str::to_string),
+                affiliations: vec![Affiliation {
+                    name: "Sorbonne Université".into(),
+                    ror: ror.map(str::to_string),
+                }],
                 ..Creator::named("Curie, Marie")
             };
             let meta = Metadata {
@@ -490,8 +492,10 @@ mod tests {
         let (m, meta) = sample();
         let creator = Creator {
             orcid: Some("0000-0002-1825-0097".into()),
-            affiliation: Some("Sorbonne Université".into()),
-            affiliation_ror: Some("02en5vm52".into()),
+            affiliations: vec![Affiliation {
+                name: "Sorbonne Université".into(),
+                ror: Some("02en5vm52".into()),
+            }],
             ..Creator::named("Curie, Marie")
         };
         let contributor = crate::content::Contributor::parse(

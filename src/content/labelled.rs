@@ -1,5 +1,6 @@
-//! Text written as `Name; label=value; label=value`: how `--contributor` and `--funding`
-//! take a contributor or a funder, and how the window's one-a-line fields hold them.
+//! Text written as `Name; label=value; label=value`: how `--creator`, `--contributor` and
+//! `--funding` take a creator, a contributor or a funder, and how the window's one-a-line
+//! fields hold them.
 
 /// `text` read as `Name; label=value; ...` with the parts `labels` takes, each a label and
 /// how its value is written in messages (`("award", "NUMBER")`): the name before the first
@@ -11,6 +12,21 @@ pub(super) fn read_labelled<const N: usize>(
     labels: [(&str, &str); N],
     example: &str,
 ) -> Result<(String, [Option<String>; N]), String> {
+    let (name, parts) = read_labelled_parts(text, labels, example)?;
+    let mut values: [Option<String>; N] = std::array::from_fn(|_| None);
+    for (at, value) in parts {
+        values[at] = Some(value);
+    }
+    Ok((name, values))
+}
+
+/// As [`read_labelled`], but every part in the order written, each as its label's place in
+/// `labels` and its value (trimmed): for a label that may be given more than once.
+pub(super) fn read_labelled_parts<const N: usize>(
+    text: &str,
+    labels: [(&str, &str); N],
+    example: &str,
+) -> Result<(String, Vec<(usize, String)>), String> {
     let listed = {
         let each: Vec<String> = labels.iter().map(|(l, v)| format!("{l}={v}")).collect();
         match each.split_last() {
@@ -21,7 +37,7 @@ pub(super) fn read_labelled<const N: usize>(
     };
     let mut parts = text.split(';');
     let name = parts.next().unwrap_or_default().trim().to_string();
-    let mut values: [Option<String>; N] = std::array::from_fn(|_| None);
+    let mut values = Vec::new();
     for part in parts.filter(|p| !p.trim().is_empty()) {
         let Some((label, value)) = part.split_once('=') else {
             let part = part.trim();
@@ -35,7 +51,7 @@ pub(super) fn read_labelled<const N: usize>(
                 "'{text}': unknown part '{label}' (use {listed} after the name)"
             ));
         };
-        values[at] = Some(value.trim().to_string());
+        values.push((at, value.trim().to_string()));
     }
     Ok((name, values))
 }

@@ -7,14 +7,17 @@
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
+use super::affiliation::{
+    Affiliation, affiliation_field, affiliation_parts, normalized_affiliations, read_affiliations,
+};
 use super::community::{EXAMPLE as COMMUNITY_EXAMPLE, community_name, community_problem};
 use super::contributor::{Contributor, EXAMPLE as CONTRIBUTOR_EXAMPLE};
 use super::dates::{DatasetDate, EXAMPLE as DATE_EXAMPLE};
 use super::funding::{EXAMPLE as FUNDING_EXAMPLE, Funding};
+use super::labelled::{join_labelled, read_labelled_parts};
 use super::language::{keyed_language, language_problem};
 use super::location::{EXAMPLE as LOCATION_EXAMPLE, Location};
 use super::related::{EXAMPLE as RELATED_EXAMPLE, RelatedWork};
-use super::ror::ror_address;
 
 /// DataCite 4.x `resourceTypeGeneral` values accepted as a resource type.
 pub const RESOURCE_TYPES: &[&str] = &[
@@ -59,13 +62,11 @@ pub struct Creator {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub orcid: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub affiliation: Option<String>,
-    /// The affiliation's ROR, keyed as its address (`https://ror.org/02en5vm52`), so that
-    /// repositories link the dataset to the organisation itself rather than to a spelling
-    /// of its name. Left out of the keyed metadata when not given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub affiliation_ror: Option<String>,
+    /// The organisations they belong to, in the order given; keyed as
+    /// [`affiliation`](super::affiliation) says, so one keys as it did before there could be
+    /// several.
+    #[serde(flatten, with = "super::affiliation::keyed")]
+    pub affiliations: Vec<Affiliation>,
 }
 
 impl Creator {
@@ -77,7 +78,35 @@ impl Creator {
         }
     }
 
-    /// The keyed form: text trimmed and in Unicode NFC, an ORCID in its bare form.
+    /// `"Curie, Marie; orcid=...; affiliation=...; ror=..."`: the name, then optionally an
+    /// ORCID iD and affiliations, each `affiliation=NAME` followed by its `ror=ID`.
+    /// Whether the result can be sent is [`Metadata::problems`]' to say; only a text that
+    /// cannot be read is refused here.
+    pub fn parse(text: &str) -> Result<Creator, String> {
+        let labels = [("orcid", "..."), ("affiliation", "..."), ("ror", "...")];
+        let (name, parts) = read_labelled_parts(text, labels, "Curie, Marie; orcid=...")?;
+        let orcid = parts.iter().rev().find(|(at, _)| *at == 0);
+        let affiliations = parts
+            .iter()
+            .filter(|(at, _)| *at > 0)
+            .map(|(at, value)| (*at == 2, value.as_str()));
+        Ok(Creator {
+            name,
+            orcid: orcid.map(|(_, value)| value.clone()),
+            affiliations: read_affiliations(affiliations, text)?,
+        })
+    }
+
+    /// As it is written: `Curie, Marie; orcid=...; affiliation=...; ror=...`, what
+    /// [`Creator::parse`] reads back.
+    pub fn describe(&self) -> String {
+        let mut parts = vec![("orcid", self.orcid.as_deref())];
+        parts.extend(affiliation_parts(&self.affiliations));
+        join_labelled(&self.name, &parts)
+    }
+
+    /// The keyed form: text trimmed and in Unicode NFC, an ORCID in its bare form, a ROR as
+    /// its address, blank affiliations left out.
     pub fn normalized(&self) -> Creator {
         Creator {
             name: clean(&self.name),
@@ -86,10 +115,7 @@ impl Creator {
             orcid: clean_opt(&self.orcid)
                 .map(|o| clean(&bare_orcid(&o)))
                 .filter(|o| !o.is_empty()),
-            affiliation: clean_opt(&self.affiliation),
-            // A ROR as its address; anything else kept as written, for `problems` to name.
-            affiliation_ror: clean_opt(&self.affiliation_ror)
-                .map(|ror| ror_address(&ror).unwrap_or(ror)),
+            affiliations: normalized_affiliations(&self.affiliations),
         }
     }
 
@@ -110,21 +136,25 @@ impl Creator {
         })
     }
 
-    /// What is wrong with its affiliation's ROR, worded for the person who fixes it: not a
-    /// ROR, or a ROR without the affiliation's name (which DataCite's metadata needs
-    /// beside it). `None` when there is none or it can be sent.
+    /// What is wrong with the first of its affiliations' RORs that cannot be sent (see
+    /// [`Affiliation::ror_problem`]); `None` when all can.
     pub fn affiliation_ror_problem(&self) -> Option<String> {
-        let c = self.normalized();
-        let ror = c.affiliation_ror.as_deref()?;
-        if let Err(why) = ror_address(ror) {
-            return Some(why.explain(ror));
-        }
-        c.affiliation.is_none().then(|| {
-            format!(
-                "{ror} is given without the affiliation's name: add it (affiliation=NAME), as \
-                 the repositories show the name beside the ROR"
-            )
-        })
+        self.normalized()
+            .affiliations
+            .iter()
+            .find_map(Affiliation::ror_problem)
+    }
+
+    /// Its affiliations' names, joined for a place that holds one (`Sorbonne; ETH Zurich`);
+    /// `None` when it has none.
+    pub fn affiliation_names(&self) -> Option<String> {
+        let names: Vec<&str> = self
+            .affiliations
+            .iter()
+            .map(|a| a.name.as_str())
+            .filter(|n| !n.trim().is_empty())
+            .collect();
+        (!names.is_empty()).then(|| names.join("; "))
     }
 }
 
@@ -595,14 +625,16 @@ impl Metadata {
                      digit (--creator \"Family, Given; orcid=0000-0000-0000-000X\")",
                 );
             }
-            if let Some(why) = c.affiliation_ror_problem() {
-                problem(
-                    format!("creators[{i}].affiliation_ror"),
-                    &format!(
-                        "{why} (--creator \"Family, Given; affiliation=NAME; ror={}\")",
-                        crate::content::ROR_EXAMPLE
-                    ),
-                );
+            for (k, a) in c.affiliations.iter().enumerate() {
+                if let Some(why) = a.ror_problem() {
+                    problem(
+                        affiliation_field(&format!("creators[{i}]"), k, true),
+                        &format!(
+                            "{why} (--creator \"Family, Given; affiliation=NAME; ror={}\")",
+                            crate::content::ROR_EXAMPLE
+                        ),
+                    );
+                }
             }
         }
         // A field shown on one line (a listing, a repository's landing page) that holds a
@@ -626,10 +658,10 @@ impl Metadata {
                 &c.name,
                 "--creator \"Family, Given\"",
             );
-            if let Some(affiliation) = &c.affiliation {
+            for (k, a) in c.affiliations.iter().enumerate() {
                 one_line(
-                    format!("creators[{i}].affiliation"),
-                    affiliation,
+                    affiliation_field(&format!("creators[{i}]"), k, false),
+                    &a.name,
                     "--creator \"Family, Given; affiliation=...\"",
                 );
             }
@@ -756,8 +788,7 @@ mod tests {
             creators: vec![Creator {
                 name: "Curie,\tMarie".into(),
                 orcid: None,
-                affiliation: Some("Lab\r\nParis".into()),
-                affiliation_ror: None,
+                affiliations: vec![Affiliation::named("Lab\r\nParis")],
             }],
             description: Some("Line one.\nLine two.".into()),
             publication_year: Some(2026),
@@ -788,8 +819,7 @@ mod tests {
         let creator = |name: &str, orcid: &str| Creator {
             name: name.into(),
             orcid: Some(orcid.into()),
-            affiliation: None,
-            affiliation_ror: None,
+            affiliations: Vec::new(),
         };
         let mut stored = Metadata {
             title: "Kept".into(),
@@ -849,8 +879,7 @@ mod tests {
             creators: vec![Creator {
                 name: ",".into(),
                 orcid: Some("0000-0002-1825-0098".into()),
-                affiliation: None,
-                affiliation_ror: None,
+                affiliations: Vec::new(),
             }],
             publication_year: Some(20261),
             resource_type: "Datset".into(),
@@ -917,8 +946,7 @@ mod tests {
             creators: vec![Creator {
                 name: "Curie, Marie".into(),
                 orcid: Some("éé-éé-éé-éé".into()),
-                affiliation: None,
-                affiliation_ror: None,
+                affiliations: Vec::new(),
             }],
             ..Metadata::default()
         };
@@ -937,8 +965,7 @@ mod tests {
                 creators: vec![Creator {
                     name: "N".into(),
                     orcid: Some(orcid.into()),
-                    affiliation: None,
-                    affiliation_ror: None,
+                    affiliations: Vec::new(),
                 }],
                 ..Metadata::default()
             };
@@ -983,15 +1010,14 @@ mod tests {
             creators: vec![Creator {
                 name: " Curie, Marie ".into(),
                 orcid: Some("https://orcid.org/0000-0002-1825-0097".into()),
-                affiliation: Some("   ".into()),
-                affiliation_ror: None,
+                affiliations: vec![Affiliation::named("   ")],
             }],
             ..Metadata::default()
         }
         .normalized();
         assert_eq!(m.title, "Soil cores");
         assert_eq!(m.creators[0].orcid.as_deref(), Some("0000-0002-1825-0097"));
-        assert_eq!(m.creators[0].affiliation, None);
+        assert_eq!(m.creators[0].affiliations, []);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! (invariant 1 in DEVELOPERS.md). The hash cache is reached only through the [`HashCache`]
 //! trait so that this module does not depend on the store.
 
+mod affiliation;
 mod citation;
 mod community;
 mod contributor;
@@ -27,6 +28,7 @@ mod ror;
 mod scan;
 mod title_template;
 
+pub use affiliation::{Affiliation, affiliation_field};
 pub use citation::citation;
 pub use community::{EXAMPLE as COMMUNITY_EXAMPLE, community_name, community_problem};
 pub use contributor::{CONTRIBUTOR_ROLES, Contributor, EXAMPLE as CONTRIBUTOR_EXAMPLE};

@@ -13,7 +13,8 @@ use serde_json::Value as Json;
 use serde_yaml_ng::Value as Yaml;
 
 use super::{
-    ContentError, Contributor, Creator, DatasetDate, FileAccess, Location, Metadata, RelatedWork,
+    Affiliation, ContentError, Contributor, Creator, DatasetDate, FileAccess, Location, Metadata,
+    RelatedWork,
 };
 
 /// File name of Citation File Format metadata.
@@ -278,9 +279,11 @@ fn cff_author(i: usize, a: &Yaml) -> Result<Creator, String> {
     Ok(Creator {
         name,
         orcid: field("orcid")?,
-        affiliation: field("affiliation")?,
-        // CITATION.cff has no field for an affiliation's ROR.
-        affiliation_ror: None,
+        // CITATION.cff has one affiliation, a name without its ROR.
+        affiliations: field("affiliation")?
+            .map(Affiliation::named)
+            .into_iter()
+            .collect(),
     })
 }
 
@@ -302,9 +305,11 @@ fn zenodo_person(person: &Json, field: &str) -> Result<Creator, String> {
     Ok(Creator {
         name: text("name")?.unwrap_or_default(),
         orcid: text("orcid")?,
-        affiliation: text("affiliation")?,
-        // Zenodo's legacy deposit fields have no ROR for an affiliation.
-        affiliation_ror: None,
+        // Zenodo's legacy deposit fields have one affiliation, a name without its ROR.
+        affiliations: text("affiliation")?
+            .map(Affiliation::named)
+            .into_iter()
+            .collect(),
     })
 }
 

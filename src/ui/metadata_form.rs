@@ -5,19 +5,60 @@
 use egui::{Color32, RichText};
 
 use crate::content::{
-    Contributor, Creator, DatasetDate, FieldProblem, FileAccess, Funding, Location, Metadata,
-    RESOURCE_TYPES, RelatedWork, as_person, language_shown, ror_address, ror_id, spdx_license_id,
-    spdx_suggestion,
+    Affiliation, Contributor, Creator, DatasetDate, FieldProblem, FileAccess, Funding, Location,
+    Metadata, RESOURCE_TYPES, RelatedWork, affiliation_field, as_person, language_shown,
+    ror_address, ror_id, spdx_license_id, spdx_suggestion,
 };
 
 /// One creator's fields.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CreatorFields {
     pub name: String,
     pub orcid: String,
-    pub affiliation: String,
-    /// The affiliation's ROR, in any spelling.
-    pub affiliation_ror: String,
+    /// One row each, in order; always at least one, so there is a box to type the first in.
+    pub affiliations: Vec<AffiliationFields>,
+}
+
+impl Default for CreatorFields {
+    fn default() -> Self {
+        CreatorFields {
+            name: String::new(),
+            orcid: String::new(),
+            affiliations: vec![AffiliationFields::default()],
+        }
+    }
+}
+
+/// One affiliation's row: the organisation's name and its ROR, in any spelling.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AffiliationFields {
+    pub name: String,
+    pub ror: String,
+}
+
+impl AffiliationFields {
+    fn from_affiliation(a: &Affiliation) -> Self {
+        AffiliationFields {
+            name: a.name.clone(),
+            // The id alone (02en5vm52), which fits beside the name; any spelling typed keys
+            // as the same address.
+            ror: a
+                .ror
+                .as_deref()
+                .map(|ror| match ror_address(ror) {
+                    Ok(address) => ror_id(&address).to_string(),
+                    Err(_) => ror.to_string(),
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    fn to_affiliation(&self) -> Affiliation {
+        Affiliation {
+            name: self.name.trim().to_string(),
+            ror: Some(self.ror.trim().to_string()).filter(|r| !r.is_empty()),
+        }
+    }
 }
 
 /// Who may read the files, as the form's choice (the embargo's date is a field of its own,
@@ -101,20 +142,20 @@ impl MetadataForm {
             creators: m
                 .creators
                 .iter()
-                .map(|c| CreatorFields {
-                    name: c.name.clone(),
-                    orcid: c.orcid.clone().unwrap_or_default(),
-                    affiliation: c.affiliation.clone().unwrap_or_default(),
-                    // The id alone (02en5vm52), which fits beside the affiliation; any
-                    // spelling typed keys as the same address.
-                    affiliation_ror: c
-                        .affiliation_ror
-                        .as_deref()
-                        .map(|ror| match ror_address(ror) {
-                            Ok(address) => ror_id(&address).to_string(),
-                            Err(_) => ror.to_string(),
-                        })
-                        .unwrap_or_default(),
+                .map(|c| {
+                    let mut affiliations: Vec<AffiliationFields> = c
+                        .affiliations
+                        .iter()
+                        .map(AffiliationFields::from_affiliation)
+                        .collect();
+                    if affiliations.is_empty() {
+                        affiliations.push(AffiliationFields::default());
+                    }
+                    CreatorFields {
+                        name: c.name.clone(),
+                        orcid: c.orcid.clone().unwrap_or_default(),
+                        affiliations,
+                    }
                 })
                 .collect(),
             description: m.description.clone().unwrap_or_default(),
@@ -306,8 +347,14 @@ impl MetadataForm {
                 .map(|c| Creator {
                     name: c.name.clone(),
                     orcid: opt(&c.orcid),
-                    affiliation: opt(&c.affiliation),
-                    affiliation_ror: opt(&c.affiliation_ror),
+                    // Empty rows left out, so that the problems' places (`affiliation_field`)
+                    // count the rows that say something, as the keyed form does.
+                    affiliations: c
+                        .affiliations
+                        .iter()
+                        .map(AffiliationFields::to_affiliation)
+                        .filter(|a| !a.is_blank())
+                        .collect(),
                 })
                 .collect(),
             description: opt(&self.description),
@@ -394,6 +441,95 @@ fn error_text(ui: &mut egui::Ui, problems: &[FieldProblem], field: &str) {
     }
 }
 
+/// About how wide a small button with one symbol (`✖`, `+`) is, in points.
+const SMALL_BUTTON: f32 = 30.0;
+/// About how wide the "ROR" label is, in points.
+const ROR_LABEL: f32 = 32.0;
+
+/// The rows of creator `i`'s affiliations, each its name and its ROR with their problems
+/// beneath; the last row's `+` adds one, and each after the first can be removed. True
+/// when anything changed.
+fn affiliation_rows(
+    ui: &mut egui::Ui,
+    problems: &[FieldProblem],
+    i: usize,
+    rows: &mut Vec<AffiliationFields>,
+) -> bool {
+    let mut changed = false;
+    let mut remove = None;
+    let mut add = false;
+    // The rows that say something are the ones the metadata holds: a problem's place counts
+    // those only.
+    let mut said = 0;
+    let last = rows.len().saturating_sub(1);
+    for (k, row) in rows.iter_mut().enumerate() {
+        let place = said;
+        if !row.to_affiliation().is_blank() {
+            said += 1;
+        }
+        ui.horizontal(|ui| {
+            let l = ui.label("Affiliation");
+            // The two boxes share what the row leaves beside the ROR label and room for two
+            // small buttons (remove, add), alike on every row so that the boxes line up and
+            // the buttons never widen the panel.
+            let gap = ui.spacing().item_spacing.x;
+            let boxes = ui.available_width() - 2.0 * (SMALL_BUTTON + gap) - (ROR_LABEL + 2.0 * gap);
+            let name_width = (boxes * 0.6).clamp(60.0, 180.0);
+            changed |= ui
+                .add(
+                    egui::TextEdit::singleline(&mut row.name)
+                        .id_salt(("creator affiliation", i, k))
+                        .desired_width(name_width),
+                )
+                .labelled_by(l.id)
+                .changed();
+            let l = ui.label("ROR");
+            let room = ui.available_width() - 2.0 * (SMALL_BUTTON + gap);
+            changed |= ui
+                .add(
+                    egui::TextEdit::singleline(&mut row.ror)
+                        .id_salt(("creator affiliation ror", i, k))
+                        .hint_text("e.g. 02en5vm52")
+                        .desired_width(room.max(60.0)),
+                )
+                .labelled_by(l.id)
+                .on_hover_text(
+                    "The affiliation's id in the Research Organization Registry \
+                     (ror.org), so repositories link the dataset to the organisation",
+                )
+                .changed();
+            if k > 0
+                && ui
+                    .small_button("✖")
+                    .on_hover_text("Remove this affiliation")
+                    .clicked()
+            {
+                remove = Some(k);
+            }
+            if k == last
+                && ui
+                    .small_button("+")
+                    .on_hover_text("Add another organisation this creator belongs to")
+                    .clicked()
+            {
+                add = true;
+            }
+        });
+        let person = format!("creators[{i}]");
+        error_text(ui, problems, &affiliation_field(&person, place, false));
+        error_text(ui, problems, &affiliation_field(&person, place, true));
+    }
+    if let Some(k) = remove {
+        rows.remove(k);
+        changed = true;
+    }
+    if add {
+        rows.push(AffiliationFields::default());
+        changed = true;
+    }
+    changed
+}
+
 /// One problem, in red, without the command-line flag that fixes it.
 fn problem_line(ui: &mut egui::Ui, p: &FieldProblem) {
     ui.label(
@@ -409,8 +545,7 @@ fn person_hint(ui: &mut egui::Ui, c: &mut CreatorFields) -> bool {
     let creator = Creator {
         name: c.name.clone(),
         orcid: Some(c.orcid.clone()),
-        affiliation: None,
-        affiliation_ror: None,
+        affiliations: Vec::new(),
     };
     let Some(meant) = as_person(&creator) else {
         return false;
@@ -557,33 +692,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
                     .changed();
             });
             error_text(ui, problems, &format!("creators[{i}].orcid"));
-            ui.horizontal(|ui| {
-                let l = ui.label("Affiliation");
-                changed |= ui
-                    .add(
-                        egui::TextEdit::singleline(&mut c.affiliation)
-                            .id_salt(("creator affiliation", i))
-                            .desired_width(180.0),
-                    )
-                    .labelled_by(l.id)
-                    .changed();
-                let l = ui.label("ROR");
-                changed |= ui
-                    .add(
-                        egui::TextEdit::singleline(&mut c.affiliation_ror)
-                            .id_salt(("creator affiliation ror", i))
-                            .hint_text("e.g. 02en5vm52")
-                            .desired_width(f32::INFINITY),
-                    )
-                    .labelled_by(l.id)
-                    .on_hover_text(
-                        "The affiliation's id in the Research Organization Registry \
-                         (ror.org), so repositories link the dataset to the organisation",
-                    )
-                    .changed();
-            });
-            error_text(ui, problems, &format!("creators[{i}].affiliation"));
-            error_text(ui, problems, &format!("creators[{i}].affiliation_ror"));
+            changed |= affiliation_rows(ui, problems, i, &mut c.affiliations);
         });
     }
     if let Some(i) = remove {

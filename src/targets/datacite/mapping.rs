@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::content::{
-    ContentDocument, ContentKey, Creator, FileAccess, Location, datacite_language,
+    Affiliation, ContentDocument, ContentKey, Creator, FileAccess, Location, datacite_language,
     funder_identifier, spdx_license_id,
 };
 
@@ -69,18 +69,24 @@ fn creator(c: &Creator) -> Value {
             "schemeUri": "https://orcid.org",
         }]);
     }
-    if let Some(affiliation) = &c.affiliation {
-        let mut entry = json!({ "name": affiliation });
-        // Keyed as its address; a creator's metadata with a ROR that is not one is refused
-        // before it is queued.
-        if let Some(ror) = &c.affiliation_ror {
-            entry["affiliationIdentifier"] = json!(ror);
-            entry["affiliationIdentifierScheme"] = json!("ROR");
-            entry["schemeUri"] = json!("https://ror.org");
-        }
-        out["affiliation"] = json!([entry]);
+    if !c.affiliations.is_empty() {
+        let affiliations: Vec<Value> = c.affiliations.iter().map(affiliation).collect();
+        out["affiliation"] = json!(affiliations);
     }
     out
+}
+
+/// One of a creator's or contributor's affiliations, as DataCite lists them.
+fn affiliation(a: &Affiliation) -> Value {
+    let mut entry = json!({ "name": a.name });
+    // Keyed as its address; metadata with a ROR that is not one is refused before it is
+    // queued.
+    if let Some(ror) = &a.ror {
+        entry["affiliationIdentifier"] = json!(ror);
+        entry["affiliationIdentifierScheme"] = json!("ROR");
+        entry["schemeUri"] = json!("https://ror.org");
+    }
+    entry
 }
 
 /// The `attributes` of a `POST /dois` for `document` under `doi`; `earlier`, the DOI of
@@ -332,8 +338,10 @@ mod tests {
                 Creator {
                     name: "Curie, Marie".into(),
                     orcid: Some("0000-0002-1825-0097".into()),
-                    affiliation: Some("Sorbonne".into()),
-                    affiliation_ror: Some("https://ror.org/02en5vm52".into()),
+                    affiliations: vec![Affiliation {
+                        name: "Sorbonne".into(),
+                        ror: Some("https://ror.org/02en5vm52".into()),
+                    }],
                 },
                 Creator::named("Lodge Lab"),
             ],

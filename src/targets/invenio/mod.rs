@@ -109,8 +109,15 @@ fn creator(c: &Creator) -> Value {
         person["identifiers"] = json!([{"scheme": "orcid", "identifier": orcid}]);
     }
     let mut out = json!({ "person_or_org": person });
-    if let Some(a) = &c.affiliation {
-        out["affiliations"] = json!([{ "name": a }]);
+    // Each by its name, in the order given; those with a ROR the site lists are linked
+    // to its affiliations before the draft is made (`link_affiliations`).
+    if !c.affiliations.is_empty() {
+        let names: Vec<Value> = c
+            .affiliations
+            .iter()
+            .map(|a| json!({"name": a.name}))
+            .collect();
+        out["affiliations"] = json!(names);
     }
     out
 }

@@ -25,7 +25,8 @@ use serde_json::{Value, json};
 
 use super::InvenioTarget;
 use crate::content::{
-    Creator, FieldProblem, FunderScheme, Funding, Metadata, funder_identifier, ror_address, ror_id,
+    Affiliation, Creator, FieldProblem, FunderScheme, Funding, Metadata, funder_identifier,
+    ror_address, ror_id,
 };
 use crate::targets::Failure;
 
@@ -223,7 +224,7 @@ impl InvenioTarget {
     /// Links each affiliation of `metadata`'s creators and contributors given with a ROR
     /// to the site's affiliations where it lists it, in `body` (the draft's, as
     /// [`super::draft_body`] made it from `metadata`: its creators and contributors in the
-    /// same order, each affiliation by its name).
+    /// same order, each affiliation by its name, in its order).
     pub(super) async fn link_affiliations(
         &self,
         body: &mut Value,
@@ -235,19 +236,21 @@ impl InvenioTarget {
             ("contributors", &contributors),
         ] {
             for (i, person) in people.iter().enumerate() {
-                if let Some(id) = self.affiliation_id(person).await? {
-                    body["metadata"][list][i]["affiliations"] = json!([{"id": id}]);
+                for (k, affiliation) in person.affiliations.iter().enumerate() {
+                    if let Some(id) = self.affiliation_id(affiliation).await? {
+                        body["metadata"][list][i]["affiliations"][k] = json!({"id": id});
+                    }
                 }
             }
         }
         Ok(())
     }
 
-    /// The id in the site's affiliations of `person`'s affiliation, when it is given with
-    /// its ROR and the site lists it.
-    async fn affiliation_id(&self, person: &Creator) -> Result<Option<String>, Failure> {
-        let Some(address) = person
-            .affiliation_ror
+    /// The id in the site's affiliations of `affiliation`, when it is given with its ROR
+    /// and the site lists it.
+    async fn affiliation_id(&self, affiliation: &Affiliation) -> Result<Option<String>, Failure> {
+        let Some(address) = affiliation
+            .ror
             .as_deref()
             .and_then(|ror| ror_address(ror).ok())
         else {
