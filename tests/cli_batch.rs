@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use lodge::content::Affiliation;
 use lodge::sandbox::FaultConfig;
 use support::*;
 
@@ -3060,8 +3061,8 @@ async fn add_with_defaults_fills_what_the_folders_lack_from_the_windows_settings
     assert_eq!(first.metadata.title, "Survey ds001");
     assert_eq!(first.metadata.creators[0].name, "Curie, Marie");
     assert_eq!(
-        first.metadata.creators[0].affiliation_names().as_deref(),
-        Some("Soil lab")
+        first.metadata.creators[0].affiliations,
+        [Affiliation::named("Soil lab")]
     );
     assert_eq!(first.metadata.license.as_deref(), Some("MIT"));
     let out = lodge_here(&["deposit", "--all", "--target", &target]).await;

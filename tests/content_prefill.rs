@@ -81,7 +81,7 @@ fn zenodo_json_fills_metadata_when_there_is_no_citation_cff() {
     assert_eq!(m.title, "Soil cores");
     assert_eq!(m.resource_type, "Software");
     assert_eq!(m.creators[0].name, "Curie, Marie");
-    assert_eq!(m.creators[0].affiliation_names().as_deref(), Some("Paris"));
+    assert_eq!(m.creators[0].affiliations, [Affiliation::named("Paris")]);
     assert_eq!(m.publication_year, Some(2023));
     assert_eq!(m.license.as_deref(), Some("cc-by-4.0"));
     assert_eq!(m.keywords, vec!["soil"]);

@@ -144,18 +144,6 @@ impl Creator {
             .iter()
             .find_map(Affiliation::ror_problem)
     }
-
-    /// Its affiliations' names, joined for a place that holds one (`Sorbonne; ETH Zurich`);
-    /// `None` when it has none.
-    pub fn affiliation_names(&self) -> Option<String> {
-        let names: Vec<&str> = self
-            .affiliations
-            .iter()
-            .map(|a| a.name.as_str())
-            .filter(|n| !n.trim().is_empty())
-            .collect();
-        (!names.is_empty()).then(|| names.join("; "))
-    }
 }
 
 /// Who may read a dataset's files once it is deposited. Its metadata (title, creators, ...)
