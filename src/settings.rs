@@ -128,6 +128,8 @@ impl Settings {
         (!name.is_empty()).then(|| Creator {
             name: name.to_string(),
             orcid: given(&self.orcid),
+            // The default creator is you, a person.
+            ror: None,
             affiliations: Some(affiliation)
                 .filter(|a| !a.is_blank())
                 .into_iter()

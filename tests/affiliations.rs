@@ -6,6 +6,8 @@
 //! affiliations, each `affiliation=NAME` followed by its `ror=ID`, kept and sent in that
 //! order. A ROR that is not one (a typo its check digits catch) or that has no affiliation
 //! name beside it is refused before anything is queued, naming which affiliation has it.
+//! An organisation credited as a creator or contributor may carry its own ROR
+//! (`"CERN; ror=01ggx4157"`), sent as its identifier.
 
 mod support;
 
@@ -221,4 +223,56 @@ async fn a_mistyped_ror_of_a_second_affiliation_is_named_and_nothing_is_deposite
         ],
     );
     deposit_all_refused_unsent(&lab, &sandbox).await;
+}
+
+/// An organisation credited as a creator, and one as a contributor, each with its own ROR:
+/// shown as written, and sent as the organisation's identifier, to InvenioRDM in its
+/// `person_or_org` and to DataCite as its `nameIdentifiers`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_organisations_own_ror_is_sent_as_its_identifier_to_invenio_and_datacite() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let flags = [
+        "--creator",
+        "European Organization for Nuclear Research; ror=01GGX4157",
+        "--contributor",
+        "ETH Zurich; role=HostingInstitution; ror=https://ror.org/05a28rw58",
+    ];
+    let said = text(&add_titled_with(&lab, &folder, "Cores", &flags));
+    assert!(!said.contains("incomplete"), "{said}");
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    assert_all(
+        &shown,
+        &[
+            "European Organization for Nuclear Research; ror=https://ror.org/01ggx4157",
+            "ETH Zurich; role=HostingInstitution; ror=https://ror.org/05a28rw58",
+        ],
+    );
+
+    let DepositedToBoth {
+        record, attributes, ..
+    } = deposited_to_invenio_and_datacite(&lab, &sandbox, 1).await;
+    let m = &record["metadata"];
+    assert_eq!(
+        m["creators"][1]["person_or_org"]["identifiers"],
+        json!([{"scheme": "ror", "identifier": "01ggx4157"}])
+    );
+    assert_eq!(
+        m["contributors"][0]["person_or_org"]["identifiers"],
+        json!([{"scheme": "ror", "identifier": "05a28rw58"}])
+    );
+    assert_eq!(attributes["creators"][1]["nameType"], "Organizational");
+    assert_eq!(
+        attributes["creators"][1]["nameIdentifiers"],
+        json!([{
+            "nameIdentifier": "https://ror.org/01ggx4157",
+            "nameIdentifierScheme": "ROR",
+            "schemeUri": "https://ror.org",
+        }])
+    );
+    assert_eq!(
+        attributes["contributors"][0]["nameIdentifiers"][0]["nameIdentifier"],
+        "https://ror.org/05a28rw58"
+    );
 }

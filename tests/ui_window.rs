@@ -2969,6 +2969,62 @@ fn a_second_affiliation_added_with_plus_is_checked_beside_its_row_and_stored_in_
     );
 }
 
+/// A creator named as an organisation is offered a *ROR ID* field of its own in place of
+/// the ORCID iD: a mistyped one is named beside it and blocks the deposit; fixed and
+/// saved, it is stored as its address.
+#[test]
+fn an_organisation_creator_gets_its_own_ror_field_checked_and_stored() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.select(id);
+    w.scroll_to("ORCID");
+    assert!(
+        w.harness.query_by_label("ROR ID").is_none(),
+        "a person has none"
+    );
+    // The creator's name box (the table has a "Name" column too).
+    let name = || egui::accesskit::Role::TextInput;
+    w.harness.get_by_role_and_label(name(), "Name").focus();
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    (w.harness.get_by_role_and_label(name(), "Name"))
+        .type_text("European Organization for Nuclear Research");
+    w.harness.step();
+    w.harness.step();
+    assert!(
+        w.harness.query_by_label("ORCID").is_none(),
+        "an organisation is offered its ROR, not an ORCID iD"
+    );
+    w.type_into("ROR ID", "01ggx4158");
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("'01ggx4158' is not a ROR id: its last two digits");
+    assert!(
+        w.harness
+            .get_by_label("Deposit to Local sandbox")
+            .accesskit_node()
+            .is_disabled(),
+        "a mistyped ROR blocks the deposit"
+    );
+    w.replace_text("ROR ID", "ror.org/01GGX4157");
+    assert!(
+        w.harness
+            .query_by_label_contains("is not a ROR id")
+            .is_none()
+    );
+    w.harness.get_by_label("Save metadata").click_accesskit();
+    w.wait("the organisation's ROR stored", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| r.metadata.creators[0].ror.is_some())
+    });
+    let stored = w.lab.store("app/lodge.db").dataset(id).unwrap().unwrap();
+    let creator = &stored.metadata.creators[0];
+    assert_eq!(creator.name, "European Organization for Nuclear Research");
+    assert_eq!(creator.ror.as_deref(), Some("https://ror.org/01ggx4157"));
+}
+
 /// The language is typed in the details: text that names none is named beside the field,
 /// with the language most likely meant, and blocks the deposit; fixed, it is stored as its
 /// ISO 639-3 code and shown by its name.

@@ -12,9 +12,14 @@ use lodge::content::{
 #[derive(Arbitrary, Debug)]
 struct Fields {
     title: String,
-    /// Name, ORCID and affiliations (each a name and a ROR) of each creator.
+    /// Name, ORCID, own ROR and affiliations (each a name and a ROR) of each creator.
     #[allow(clippy::type_complexity)]
-    creators: Vec<(String, Option<String>, Vec<(String, Option<String>)>)>,
+    creators: Vec<(
+        String,
+        Option<String>,
+        Option<String>,
+        Vec<(String, Option<String>)>,
+    )>,
     description: Option<String>,
     publication_year: Option<i32>,
     publisher: String,
@@ -28,9 +33,16 @@ struct Fields {
     related: Vec<(String, String)>,
     /// Funder, funder id, award number and award title of each funding.
     funding: Vec<(String, Option<String>, Option<String>, Option<String>)>,
-    /// Name, role, ORCID and affiliations (each a name and a ROR) of each contributor.
+    /// Name, role, ORCID, own ROR and affiliations (each a name and a ROR) of each
+    /// contributor.
     #[allow(clippy::type_complexity)]
-    contributors: Vec<(String, String, Option<String>, Vec<(String, Option<String>)>)>,
+    contributors: Vec<(
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        Vec<(String, Option<String>)>,
+    )>,
     /// Type and date of each date.
     dates: Vec<(String, String)>,
     /// Place, latitude, longitude and box of each location.
@@ -54,9 +66,10 @@ fuzz_target!(|f: Fields| {
         creators: f
             .creators
             .into_iter()
-            .map(|(name, orcid, affiliations)| Creator {
+            .map(|(name, orcid, ror, affiliations)| Creator {
                 name,
                 orcid,
+                ror,
                 affiliations: affiliations_of(affiliations),
             })
             .collect(),
@@ -93,10 +106,11 @@ fuzz_target!(|f: Fields| {
         contributors: f
             .contributors
             .into_iter()
-            .map(|(name, role, orcid, affiliations)| Contributor {
+            .map(|(name, role, orcid, ror, affiliations)| Contributor {
                 name,
                 role,
                 orcid,
+                ror,
                 affiliations: affiliations_of(affiliations),
             })
             .collect(),

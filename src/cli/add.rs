@@ -35,7 +35,8 @@ pub struct AddArgs {
     pub title: Option<String>,
     /// "Family, Given", optionally with "; orcid=0000-0002-1825-0097; affiliation=Lab" and
     /// the affiliation's ROR ("; ror=https://ror.org/02en5vm52"); repeat "; affiliation=..."
-    /// (each with its own "; ror=...") for several. Repeat --creator for several creators
+    /// (each with its own "; ror=...") for several. An organisation's own ROR goes before
+    /// any affiliation ("CERN; ror=01ggx4157"). Repeat --creator for several creators
     /// (they replace the ones already known).
     #[arg(long = "creator", value_name = "NAME")]
     pub creators: Vec<String>,

@@ -7,7 +7,8 @@
 //! (`more_affiliations`), so a dataset keyed with one affiliation keys as it always did.
 //!
 //! Written as text (`--creator`, `--contributor`, the window's contributor lines), each
-//! `affiliation=NAME` begins one and the `ror=ID` after it is that one's ROR.
+//! `affiliation=NAME` begins one and the `ror=ID` after it is that one's ROR; an
+//! organisation's `ror=ID` written before any affiliation is its own.
 
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
@@ -135,6 +136,33 @@ pub(super) fn read_affiliations<'a>(
     Ok(read)
 }
 
+/// The `ror=` and `affiliation=` parts written after `name` (each `(is_ror, value)`, in the
+/// order written) as its own ROR and its affiliations. An organisation (a name without a
+/// comma) may have its own: a `ror=` written before any `affiliation=`. A person's is
+/// always an affiliation's ([`read_affiliations`]). `said` is the whole text, for messages.
+pub(super) fn read_ror_and_affiliations<'a>(
+    name: &str,
+    parts: impl IntoIterator<Item = (bool, &'a str)>,
+    said: &str,
+) -> Result<(Option<String>, Vec<Affiliation>), String> {
+    let mut parts = parts.into_iter().peekable();
+    let mut own = None;
+    if !name.contains(',') {
+        while let Some((true, value)) = parts.peek().copied() {
+            if own.is_some() {
+                return Err(format!(
+                    "'{said}': two RORs for '{}' itself: an organisation has one (an \
+                     affiliation's ROR goes after its affiliation=NAME)",
+                    name.trim()
+                ));
+            }
+            own = Some(value.trim().to_string());
+            parts.next();
+        }
+    }
+    Ok((own, read_affiliations(parts, said)?))
+}
+
 /// `affiliations` as they are written after a name: `affiliation=NAME` and, when it has
 /// one, `ror=ID`, each in turn; what [`read_affiliations`] reads back.
 pub(super) fn affiliation_parts(affiliations: &[Affiliation]) -> Vec<(&'static str, Option<&str>)> {
@@ -242,6 +270,33 @@ mod tests {
                 .unwrap()
                 .contains("without the affiliation's name")
         );
+    }
+
+    fn read_of(name: &str, text: &str) -> Result<(Option<String>, Vec<Affiliation>), String> {
+        let parts = text.split(';').filter_map(|p| p.split_once('='));
+        read_ror_and_affiliations(name, parts.map(|(l, v)| (l.trim() == "ror", v)), text)
+    }
+
+    #[test]
+    fn an_organisations_ror_before_any_affiliation_is_its_own_and_a_persons_is_not() {
+        assert_eq!(
+            read_of("CERN", "ror=01ggx4157").unwrap(),
+            (Some("01ggx4157".into()), vec![])
+        );
+        assert_eq!(
+            read_of("Soil Lab", "ror=01ggx4157; affiliation=ETH; ror=05a28rw58").unwrap(),
+            (Some("01ggx4157".into()), vec![with_ror("ETH", "05a28rw58")])
+        );
+        assert_eq!(
+            read_of("Soil Lab", "affiliation=ETH; ror=05a28rw58").unwrap(),
+            (None, vec![with_ror("ETH", "05a28rw58")])
+        );
+        assert_eq!(
+            read_of("Curie, Marie", "ror=02en5vm52; affiliation=Sorbonne").unwrap(),
+            (None, vec![with_ror("Sorbonne", "02en5vm52")])
+        );
+        let why = read_of("CERN", "ror=01ggx4157; ror=05a28rw58").unwrap_err();
+        assert!(why.contains("two RORs for 'CERN' itself"), "{why}");
     }
 
     #[test]

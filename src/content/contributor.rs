@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::Creator;
-use super::affiliation::{Affiliation, affiliation_parts, read_affiliations};
+use super::affiliation::{Affiliation, affiliation_parts, read_ror_and_affiliations};
 use super::labelled::{
     join_labelled, line_break_problem, read_labelled_parts, unread_line_problem,
 };
@@ -51,6 +51,9 @@ pub struct Contributor {
     pub role: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub orcid: Option<String>,
+    /// An organisation's own ROR, keyed as a creator's is (see [`Creator::ror`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ror: Option<String>,
     /// The organisations they belong to, keyed as a creator's are (see
     /// [`Creator::affiliations`]).
     #[serde(flatten, with = "super::affiliation::keyed")]
@@ -59,8 +62,9 @@ pub struct Contributor {
 
 impl Contributor {
     /// `"Curie, Marie; role=ContactPerson; orcid=...; affiliation=...; ror=..."`: the name,
-    /// then the role and, optionally, an ORCID iD and affiliations (each `affiliation=NAME`
-    /// followed by its `ror=ID`), as `--creator` takes them.
+    /// then the role and, optionally, an ORCID iD, an organisation's own ROR and
+    /// affiliations (each `affiliation=NAME` followed by its `ror=ID`), as `--creator` takes
+    /// them (see [`Creator::parse`]).
     /// Whether the result can be sent is [`Contributor::problem`]'s to say; only a text
     /// that cannot be read is refused here.
     pub fn parse(text: &str) -> Result<Contributor, String> {
@@ -79,11 +83,13 @@ impl Contributor {
             .iter()
             .filter(|(at, _)| *at >= 2)
             .map(|(at, value)| (*at == 3, value.as_str()));
+        let (ror, affiliations) = read_ror_and_affiliations(&name, affiliations, text)?;
         let contributor = Contributor {
+            name,
             role: last(0).unwrap_or_default(),
             orcid: last(1),
-            affiliations: read_affiliations(affiliations, text)?,
-            name,
+            ror,
+            affiliations,
         };
         Ok(contributor.normalized())
     }
@@ -95,6 +101,7 @@ impl Contributor {
             name: person.name,
             role,
             orcid: person.orcid,
+            ror: person.ror,
             affiliations: person.affiliations,
         }
     }
@@ -103,6 +110,7 @@ impl Contributor {
         Creator {
             name: self.name.clone(),
             orcid: self.orcid.clone(),
+            ror: self.ror.clone(),
             affiliations: self.affiliations.clone(),
         }
     }
@@ -160,6 +168,9 @@ impl Contributor {
         if let Some(why) = person.orcid_problem() {
             return Some(why);
         }
+        if let Some(why) = person.ror_problem() {
+            return Some(why);
+        }
         if let Some(why) = person.affiliation_ror_problem() {
             return Some(why);
         }
@@ -172,7 +183,11 @@ impl Contributor {
     /// ror=...`.
     pub fn describe(&self) -> String {
         let role = Some(self.role.as_str()).filter(|r| !r.trim().is_empty());
-        let mut parts = vec![("role", role), ("orcid", self.orcid.as_deref())];
+        let mut parts = vec![
+            ("role", role),
+            ("orcid", self.orcid.as_deref()),
+            ("ror", self.ror.as_deref()),
+        ];
         parts.extend(affiliation_parts(&self.affiliations));
         join_labelled(&self.name, &parts)
     }
@@ -203,6 +218,7 @@ mod tests {
                 name: "Curie, Marie".into(),
                 role: "ContactPerson".into(),
                 orcid: Some("0000-0002-1825-0097".into()),
+                ror: None,
                 affiliations: vec![Affiliation {
                     name: "Sorbonne".into(),
                     ror: Some("https://ror.org/02en5vm52".into()),

@@ -521,6 +521,36 @@ mod tests {
         );
     }
 
+    /// An organisation's own ROR is keyed as its address, so its spellings key the same; an
+    /// organisation without one keys as before it could be given.
+    #[test]
+    fn an_organisations_own_ror_is_keyed_as_its_address_and_none_adds_nothing() {
+        let (m, meta) = sample();
+        let with = |ror: Option<&str>| {
+            let creator = Creator {
+                ror: ror.map(str::to_string),
+                ..Creator::named("European Organization for Nuclear Research")
+            };
+            let meta = Metadata {
+                creators: vec![creator],
+                ..meta.clone()
+            };
+            ContentDocument::new(m.clone(), &meta)
+        };
+        let none = with(None);
+        let text = String::from_utf8(none.canonical_json()).unwrap();
+        assert!(!text.contains("ror"), "{text}");
+        assert_eq!(with(Some(" ")).key(), none.key(), "blank is none");
+        let one = with(Some("01GGX4157"));
+        let text = String::from_utf8(one.canonical_json()).unwrap();
+        assert!(
+            text.contains(r#""ror":"https://ror.org/01ggx4157""#),
+            "{text}"
+        );
+        assert_eq!(with(Some("ror.org/01ggx4157/")).key(), one.key());
+        assert_ne!(one.key(), none.key());
+    }
+
     /// Communities are keyed (each once, by its short name), and a dataset with none keys
     /// as before they could be given.
     #[test]

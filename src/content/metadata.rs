@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::affiliation::{
-    Affiliation, affiliation_field, affiliation_parts, normalized_affiliations, read_affiliations,
+    Affiliation, affiliation_field, affiliation_parts, normalized_affiliations,
+    read_ror_and_affiliations,
 };
 use super::community::{EXAMPLE as COMMUNITY_EXAMPLE, community_name, community_problem};
 use super::contributor::{Contributor, EXAMPLE as CONTRIBUTOR_EXAMPLE};
@@ -18,6 +19,7 @@ use super::labelled::{join_labelled, read_labelled_parts};
 use super::language::{keyed_language, language_problem};
 use super::location::{EXAMPLE as LOCATION_EXAMPLE, Location};
 use super::related::{EXAMPLE as RELATED_EXAMPLE, RelatedWork};
+use super::ror::ror_address;
 
 /// DataCite 4.x `resourceTypeGeneral` values accepted as a resource type.
 pub const RESOURCE_TYPES: &[&str] = &[
@@ -62,6 +64,11 @@ pub struct Creator {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub orcid: Option<String>,
+    /// An organisation's own ROR (`CERN; ror=01ggx4157`), keyed as its address, so that
+    /// repositories link the dataset to the organisation itself. Left out of the keyed
+    /// metadata when not given; a person is identified by `orcid` instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ror: Option<String>,
     /// The organisations they belong to, in the order given; keyed as
     /// [`affiliation`](super::affiliation) says, so one keys as it did before there could be
     /// several.
@@ -79,7 +86,8 @@ impl Creator {
     }
 
     /// `"Curie, Marie; orcid=...; affiliation=...; ror=..."`: the name, then optionally an
-    /// ORCID iD and affiliations, each `affiliation=NAME` followed by its `ror=ID`.
+    /// ORCID iD and affiliations, each `affiliation=NAME` followed by its `ror=ID`; an
+    /// organisation's own ROR is written before any affiliation (`CERN; ror=01ggx4157`).
     /// Whether the result can be sent is [`Metadata::problems`]' to say; only a text that
     /// cannot be read is refused here.
     pub fn parse(text: &str) -> Result<Creator, String> {
@@ -90,17 +98,23 @@ impl Creator {
             .iter()
             .filter(|(at, _)| *at > 0)
             .map(|(at, value)| (*at == 2, value.as_str()));
+        let (ror, affiliations) = read_ror_and_affiliations(&name, affiliations, text)?;
         Ok(Creator {
             name,
             orcid: orcid.map(|(_, value)| value.clone()),
-            affiliations: read_affiliations(affiliations, text)?,
+            ror,
+            affiliations,
         })
     }
 
     /// As it is written: `Curie, Marie; orcid=...; affiliation=...; ror=...`, what
     /// [`Creator::parse`] reads back.
     pub fn describe(&self) -> String {
-        let mut parts = vec![("orcid", self.orcid.as_deref())];
+        // Its own ROR before any affiliation, where [`Creator::parse`] reads it back.
+        let mut parts = vec![
+            ("orcid", self.orcid.as_deref()),
+            ("ror", self.ror.as_deref()),
+        ];
         parts.extend(affiliation_parts(&self.affiliations));
         join_labelled(&self.name, &parts)
     }
@@ -115,6 +129,8 @@ impl Creator {
             orcid: clean_opt(&self.orcid)
                 .map(|o| clean(&bare_orcid(&o)))
                 .filter(|o| !o.is_empty()),
+            // A ROR as its address; anything else kept as written, for `problems` to name.
+            ror: clean_opt(&self.ror).map(|ror| ror_address(&ror).unwrap_or(ror)),
             affiliations: normalized_affiliations(&self.affiliations),
         }
     }
@@ -132,6 +148,25 @@ impl Creator {
             format!(
                 "'{orcid}' is not a valid ORCID iD: expected 0000-0000-0000-000X with a \
                  correct check digit"
+            )
+        })
+    }
+
+    /// What is wrong with its own ROR, worded for the person who fixes it: not a ROR, or
+    /// given to a person (`"Family, Given"`), whom an ORCID iD identifies. `None` when
+    /// there is none or it can be sent.
+    pub fn ror_problem(&self) -> Option<String> {
+        let c = self.normalized();
+        let ror = c.ror.as_deref()?;
+        if let Err(why) = ror_address(ror) {
+            return Some(why.explain(ror));
+        }
+        c.name.contains(',').then(|| {
+            format!(
+                "{ror} names an organisation, but '{}' is written as a person's name: give \
+                 the ROR to an affiliation (affiliation=NAME; ror=...), or write the \
+                 organisation's name without a comma",
+                c.name
             )
         })
     }
@@ -613,6 +648,15 @@ impl Metadata {
                      digit (--creator \"Family, Given; orcid=0000-0000-0000-000X\")",
                 );
             }
+            if let Some(why) = c.ror_problem() {
+                problem(
+                    format!("creators[{i}].ror"),
+                    &format!(
+                        "{why} (--creator \"Organisation; ror={}\")",
+                        crate::content::ROR_EXAMPLE
+                    ),
+                );
+            }
             for (k, a) in c.affiliations.iter().enumerate() {
                 if let Some(why) = a.ror_problem() {
                     problem(
@@ -769,6 +813,51 @@ fn closest_resource_type(text: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
 
+    /// An organisation's own ROR is written before any affiliation and reads back from what
+    /// `show` prints; a mistyped one, or one given to a person, is a problem of its own
+    /// field naming the fix.
+    #[test]
+    fn an_organisation_may_carry_its_own_ror_and_a_person_may_not() {
+        let cern =
+            Creator::parse("CERN; ror=01GGX4157; affiliation=ETH Zurich; ror=05a28rw58").unwrap();
+        assert_eq!(cern.ror.as_deref(), Some("01GGX4157"));
+        assert_eq!(cern.affiliations[0].ror.as_deref(), Some("05a28rw58"));
+        let keyed = cern.normalized();
+        assert_eq!(keyed.ror.as_deref(), Some("https://ror.org/01ggx4157"));
+        assert_eq!(
+            keyed.describe(),
+            "CERN; ror=https://ror.org/01ggx4157; affiliation=ETH Zurich; \
+             ror=https://ror.org/05a28rw58"
+        );
+        assert_eq!(Creator::parse(&keyed.describe()).unwrap(), keyed);
+        assert_eq!(cern.ror_problem(), None);
+
+        let problems = |creator: Creator| {
+            let m = Metadata {
+                creators: vec![creator],
+                ..Metadata::default()
+            };
+            m.problems()
+                .into_iter()
+                .filter(|p| p.field == "creators[0].ror")
+                .map(|p| p.message)
+                .collect::<Vec<_>>()
+        };
+        let mistyped = Creator::parse("CERN; ror=01ggx4158").unwrap();
+        let said = problems(mistyped);
+        assert!(said[0].contains("'01ggx4158' is not a ROR id"), "{said:?}");
+        let person = Creator {
+            ror: Some("01ggx4157".into()),
+            ..Creator::named("Curie, Marie")
+        };
+        let said = problems(person);
+        assert!(
+            said[0].contains("names an organisation, but 'Curie, Marie' is written as a person's"),
+            "{said:?}"
+        );
+        assert_eq!(problems(Creator::named("CERN")), Vec::<String>::new());
+    }
+
     #[test]
     fn a_line_break_in_a_field_shown_on_one_line_is_a_problem_but_not_in_the_description() {
         let mut m = Metadata {
@@ -776,6 +865,7 @@ mod tests {
             creators: vec![Creator {
                 name: "Curie,\tMarie".into(),
                 orcid: None,
+                ror: None,
                 affiliations: vec![Affiliation::named("Lab\r\nParis")],
             }],
             description: Some("Line one.\nLine two.".into()),
@@ -807,6 +897,7 @@ mod tests {
         let creator = |name: &str, orcid: &str| Creator {
             name: name.into(),
             orcid: Some(orcid.into()),
+            ror: None,
             affiliations: Vec::new(),
         };
         let mut stored = Metadata {
@@ -867,6 +958,7 @@ mod tests {
             creators: vec![Creator {
                 name: ",".into(),
                 orcid: Some("0000-0002-1825-0098".into()),
+                ror: None,
                 affiliations: Vec::new(),
             }],
             publication_year: Some(20261),
@@ -934,6 +1026,7 @@ mod tests {
             creators: vec![Creator {
                 name: "Curie, Marie".into(),
                 orcid: Some("éé-éé-éé-éé".into()),
+                ror: None,
                 affiliations: Vec::new(),
             }],
             ..Metadata::default()
@@ -953,6 +1046,7 @@ mod tests {
                 creators: vec![Creator {
                     name: "N".into(),
                     orcid: Some(orcid.into()),
+                    ror: None,
                     affiliations: Vec::new(),
                 }],
                 ..Metadata::default()
@@ -998,6 +1092,7 @@ mod tests {
             creators: vec![Creator {
                 name: " Curie, Marie ".into(),
                 orcid: Some("https://orcid.org/0000-0002-1825-0097".into()),
+                ror: None,
                 affiliations: vec![Affiliation::named("   ")],
             }],
             ..Metadata::default()

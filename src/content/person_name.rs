@@ -112,6 +112,10 @@ pub fn as_person(creator: &Creator) -> Option<String> {
     if given.is_empty() || words.len() > 4 {
         return None;
     }
+    // A ROR of its own (only organisations have one) settles it the other way.
+    if creator.ror.as_deref().is_some_and(|r| !r.trim().is_empty()) {
+        return None;
+    }
     let has_orcid = creator
         .orcid
         .as_deref()

@@ -279,7 +279,9 @@ fn cff_author(i: usize, a: &Yaml) -> Result<Creator, String> {
     Ok(Creator {
         name,
         orcid: field("orcid")?,
-        // CITATION.cff has one affiliation, a name without its ROR.
+        // CITATION.cff 1.2 has no ROR for an entity, and one affiliation, a name without
+        // its ROR.
+        ror: None,
         affiliations: field("affiliation")?
             .map(Affiliation::named)
             .into_iter()
@@ -305,7 +307,9 @@ fn zenodo_person(person: &Json, field: &str) -> Result<Creator, String> {
     Ok(Creator {
         name: text("name")?.unwrap_or_default(),
         orcid: text("orcid")?,
-        // Zenodo's legacy deposit fields have one affiliation, a name without its ROR.
+        // Zenodo's legacy deposit fields have no ROR for a creator, and one affiliation, a
+        // name without its ROR.
+        ror: None,
         affiliations: text("affiliation")?
             .map(Affiliation::named)
             .into_iter()

@@ -211,6 +211,7 @@ fn validation_errors(data: &Value) -> Vec<Value> {
     errors.extend(related_errors(&m["related_identifiers"]));
     errors.extend(funding_errors(&m["funding"]));
     errors.extend(contributor_errors(&m["contributors"]));
+    errors.extend(person_identifier_errors(m));
     errors.extend(affiliation_errors(m));
     errors.extend(date_errors(&m["dates"]));
     errors.extend(location_errors(&m["locations"]));
@@ -403,6 +404,30 @@ fn contributor_errors(contributors: &Value) -> Vec<Value> {
                 "field": format!("metadata.contributors.{i}.person_or_org"),
                 "messages": ["Missing data for required field."],
             }));
+        }
+    }
+    errors
+}
+
+/// What InvenioRDM says of the identifiers of creators and contributors: each of a scheme
+/// it knows for a person or organisation, and a ROR (an organisation's own) one that is.
+fn person_identifier_errors(metadata: &Value) -> Vec<Value> {
+    let mut errors = Vec::new();
+    for list in ["creators", "contributors"] {
+        for (i, person) in metadata[list].as_array().into_iter().flatten().enumerate() {
+            let identifiers = person["person_or_org"]["identifiers"].as_array();
+            for (j, id) in identifiers.into_iter().flatten().enumerate() {
+                let field = format!("metadata.{list}.{i}.person_or_org.identifiers.{j}");
+                let value = id["identifier"].as_str().unwrap_or_default();
+                let message = match id["scheme"].as_str() {
+                    Some("ror") if crate::content::ror_address(value).is_err() => {
+                        format!("Invalid ROR identifier '{value}'.")
+                    }
+                    Some("orcid" | "isni" | "gnd" | "ror") => continue,
+                    _ => "Invalid scheme.".to_string(),
+                };
+                errors.push(json!({"field": field, "messages": [message]}));
+            }
         }
     }
     errors
@@ -1111,4 +1136,45 @@ pub(crate) fn landing_page(app: &App, id: &str, html: bool) -> Option<Response> 
         ))
         .into_response(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_person_identifier_of_an_unknown_scheme_or_a_ror_that_is_none_is_refused() {
+        let person = |scheme: &str, identifier: &str| {
+            json!({"person_or_org": {
+                "type": "organizational",
+                "name": "CERN",
+                "identifiers": [{"scheme": scheme, "identifier": identifier}],
+            }})
+        };
+        let metadata = json!({
+            "creators": [person("ror", "01ggx4157"), person("ror", "01ggx4158")],
+            "contributors": [person("orcid", "0000-0002-1825-0097"), person("wikidata", "Q42")],
+        });
+        let errors = person_identifier_errors(&metadata);
+        let said: Vec<(&str, &str)> = errors
+            .iter()
+            .map(|e| {
+                let field = e["field"].as_str().unwrap();
+                (field, e["messages"][0].as_str().unwrap())
+            })
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "metadata.creators.1.person_or_org.identifiers.0",
+                    "Invalid ROR identifier '01ggx4158'."
+                ),
+                (
+                    "metadata.contributors.1.person_or_org.identifiers.0",
+                    "Invalid scheme."
+                ),
+            ]
+        );
+    }
 }

@@ -93,6 +93,10 @@ pub(crate) fn record(row: &RecordRow, url: &str) -> String {
                     " (<a href=\"https://orcid.org/{orcid}\">ORCID {orcid}</a>)"
                 ));
             }
+            if let Some(ror) = c.ror.as_deref() {
+                let ror = escape(ror);
+                text.push_str(&format!(" (<a href=\"{ror}\">ROR</a>)"));
+            }
             for affiliation in &c.affiliations {
                 text.push_str(&format!(", {}", escape(&affiliation.name)));
                 // Only a ROR the record's validation accepted is a link to ror.org.

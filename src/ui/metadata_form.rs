@@ -15,6 +15,8 @@ use crate::content::{
 pub struct CreatorFields {
     pub name: String,
     pub orcid: String,
+    /// An organisation's own ROR, in any spelling.
+    pub ror: String,
     /// One row each, in order; always at least one, so there is a box to type the first in.
     pub affiliations: Vec<AffiliationFields>,
 }
@@ -24,6 +26,7 @@ impl Default for CreatorFields {
         CreatorFields {
             name: String::new(),
             orcid: String::new(),
+            ror: String::new(),
             affiliations: vec![AffiliationFields::default()],
         }
     }
@@ -36,20 +39,34 @@ pub struct AffiliationFields {
     pub ror: String,
 }
 
+impl CreatorFields {
+    /// Whether the name is an organisation's: written without a comma, and not a person's
+    /// written without one (which the hint under the name offers to write as one).
+    fn is_organisation(&self) -> bool {
+        let name = self.name.trim();
+        let creator = Creator {
+            orcid: Some(self.orcid.clone()),
+            ..Creator::named(name)
+        };
+        !name.is_empty() && !name.contains(',') && as_person(&creator).is_none()
+    }
+}
+
+/// A ROR as the form shows it: the id alone (02en5vm52), which fits in a short box; any
+/// spelling typed keys as the same address.
+fn ror_shown(ror: Option<&str>) -> String {
+    ror.map(|ror| match ror_address(ror) {
+        Ok(address) => ror_id(&address).to_string(),
+        Err(_) => ror.to_string(),
+    })
+    .unwrap_or_default()
+}
+
 impl AffiliationFields {
     fn from_affiliation(a: &Affiliation) -> Self {
         AffiliationFields {
             name: a.name.clone(),
-            // The id alone (02en5vm52), which fits beside the name; any spelling typed keys
-            // as the same address.
-            ror: a
-                .ror
-                .as_deref()
-                .map(|ror| match ror_address(ror) {
-                    Ok(address) => ror_id(&address).to_string(),
-                    Err(_) => ror.to_string(),
-                })
-                .unwrap_or_default(),
+            ror: ror_shown(a.ror.as_deref()),
         }
     }
 
@@ -154,6 +171,7 @@ impl MetadataForm {
                     CreatorFields {
                         name: c.name.clone(),
                         orcid: c.orcid.clone().unwrap_or_default(),
+                        ror: ror_shown(c.ror.as_deref()),
                         affiliations,
                     }
                 })
@@ -347,6 +365,7 @@ impl MetadataForm {
                 .map(|c| Creator {
                     name: c.name.clone(),
                     orcid: opt(&c.orcid),
+                    ror: opt(&c.ror),
                     // Empty rows left out, so that the problems' places (`affiliation_field`)
                     // count the rows that say something, as the keyed form does.
                     affiliations: c
@@ -545,6 +564,7 @@ fn person_hint(ui: &mut egui::Ui, c: &mut CreatorFields) -> bool {
     let creator = Creator {
         name: c.name.clone(),
         orcid: Some(c.orcid.clone()),
+        ror: Some(c.ror.clone()),
         affiliations: Vec::new(),
     };
     let Some(meant) = as_person(&creator) else {
@@ -655,6 +675,8 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
     let focus_new: Option<usize> = ui.data_mut(|d| d.remove_temp(new_creator));
     for (i, c) in form.creators.iter_mut().enumerate() {
         egui::Frame::group(ui.style()).show(ui, |ui| {
+            // As wide as the panel, as every other field is: the rows below are narrower.
+            ui.set_min_width(ui.available_width());
             ui.horizontal(|ui| {
                 let l = ui.label("Name");
                 let name = ui
@@ -679,19 +701,41 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
             });
             error_text(ui, problems, &format!("creators[{i}].name"));
             changed |= person_hint(ui, c);
+            // A person is identified by an ORCID iD, an organisation by its ROR: the row
+            // offers the one the name is (and keeps showing one already typed).
+            let organisation = c.is_organisation();
             ui.horizontal(|ui| {
-                let l = ui.label("ORCID");
-                changed |= ui
-                    .add(
-                        egui::TextEdit::singleline(&mut c.orcid)
-                            .id_salt(("creator orcid", i))
-                            .hint_text("0000-0000-0000-0000")
-                            .desired_width(150.0),
-                    )
-                    .labelled_by(l.id)
-                    .changed();
+                if !organisation || !c.orcid.trim().is_empty() {
+                    let l = ui.label("ORCID");
+                    changed |= ui
+                        .add(
+                            egui::TextEdit::singleline(&mut c.orcid)
+                                .id_salt(("creator orcid", i))
+                                .hint_text("0000-0000-0000-0000")
+                                .desired_width(150.0),
+                        )
+                        .labelled_by(l.id)
+                        .changed();
+                }
+                if organisation || !c.ror.trim().is_empty() {
+                    let l = ui.label("ROR ID");
+                    changed |= ui
+                        .add(
+                            egui::TextEdit::singleline(&mut c.ror)
+                                .id_salt(("creator ror", i))
+                                .hint_text("e.g. 01ggx4157")
+                                .desired_width(110.0),
+                        )
+                        .labelled_by(l.id)
+                        .on_hover_text(
+                            "The organisation's own id in the Research Organization Registry \
+                             (ror.org), so repositories link the dataset to it",
+                        )
+                        .changed();
+                }
             });
             error_text(ui, problems, &format!("creators[{i}].orcid"));
+            error_text(ui, problems, &format!("creators[{i}].ror"));
             changed |= affiliation_rows(ui, problems, i, &mut c.affiliations);
         });
     }

@@ -62,12 +62,24 @@ fn creator(c: &Creator) -> Value {
         }
         None => out["nameType"] = json!("Organizational"),
     }
+    let mut identifiers = Vec::new();
     if let Some(orcid) = &c.orcid {
-        out["nameIdentifiers"] = json!([{
+        identifiers.push(json!({
             "nameIdentifier": format!("https://orcid.org/{orcid}"),
             "nameIdentifierScheme": "ORCID",
             "schemeUri": "https://orcid.org",
-        }]);
+        }));
+    }
+    // An organisation's own ROR, keyed as its address.
+    if let Some(ror) = &c.ror {
+        identifiers.push(json!({
+            "nameIdentifier": ror,
+            "nameIdentifierScheme": "ROR",
+            "schemeUri": "https://ror.org",
+        }));
+    }
+    if !identifiers.is_empty() {
+        out["nameIdentifiers"] = json!(identifiers);
     }
     if !c.affiliations.is_empty() {
         let affiliations: Vec<Value> = c.affiliations.iter().map(affiliation).collect();
@@ -338,6 +350,7 @@ mod tests {
                 Creator {
                     name: "Curie, Marie".into(),
                     orcid: Some("0000-0002-1825-0097".into()),
+                    ror: None,
                     affiliations: vec![Affiliation {
                         name: "Sorbonne".into(),
                         ror: Some("https://ror.org/02en5vm52".into()),

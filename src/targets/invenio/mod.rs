@@ -39,7 +39,7 @@ use super::{
 };
 use crate::content::{
     ContentDocument, ContentKey, Creator, FieldProblem, FileAccess, Funding, Location,
-    ManifestEntry, Sha256Hex, spdx_license_id,
+    ManifestEntry, Sha256Hex, ror_id, spdx_license_id,
 };
 
 /// The most files Zenodo takes in one record.
@@ -105,8 +105,16 @@ fn creator(c: &Creator) -> Value {
         }),
         None => json!({"type": "organizational", "name": c.name}),
     };
+    let mut identifiers = Vec::new();
     if let Some(orcid) = &c.orcid {
-        person["identifiers"] = json!([{"scheme": "orcid", "identifier": orcid}]);
+        identifiers.push(json!({"scheme": "orcid", "identifier": orcid}));
+    }
+    // An organisation's own ROR, by its id, as InvenioRDM writes one.
+    if let Some(ror) = &c.ror {
+        identifiers.push(json!({"scheme": "ror", "identifier": ror_id(ror)}));
+    }
+    if !identifiers.is_empty() {
+        person["identifiers"] = json!(identifiers);
     }
     let mut out = json!({ "person_or_org": person });
     // Each by its name, in the order given; those with a ROR the site lists are linked
