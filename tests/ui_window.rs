@@ -1184,12 +1184,7 @@ fn invalid_metadata_blocks_deposit_and_shows_the_message_next_to_the_field() {
     w.harness.step();
     w.harness.step();
     w.harness.get_by_label_contains("'20x6' is not a year");
-    assert!(
-        w.harness
-            .get_by_label("Deposit to Local sandbox")
-            .accesskit_node()
-            .is_disabled()
-    );
+    assert!(w.deposit_blocked());
 }
 
 /// Files chosen embargoed in the form need a date: one that is no date is named beside the
@@ -1214,10 +1209,7 @@ fn files_embargoed_in_the_form_need_a_date_and_the_sandbox_deposit_says_it_does_
     w.harness
         .get_by_label_contains("'30.06.2099' is not a date: give the embargo's end as YYYY-MM-DD");
     assert!(
-        w.harness
-            .get_by_label("Deposit to Local sandbox")
-            .accesskit_node()
-            .is_disabled(),
+        w.deposit_blocked(),
         "a date that is no date blocks the deposit"
     );
 
@@ -2730,10 +2722,7 @@ fn mistake_then_fix_saved_after(
     w.harness.step();
     w.harness.get_by_label_contains(named);
     assert!(
-        w.harness
-            .get_by_label("Deposit to Local sandbox")
-            .accesskit_node()
-            .is_disabled(),
+        w.deposit_blocked(),
         "{label}: what cannot be sent blocks the deposit"
     );
 
@@ -2916,32 +2905,13 @@ fn a_second_affiliation_added_with_plus_is_checked_beside_its_row_and_stored_in_
     w.harness.get_by_label("+").click_accesskit();
     w.harness.step();
     w.harness.step();
-    let second_row = |w: &mut Window, label: &str, text: &str| {
-        (w.harness.get_all_by_label(label).nth(1))
-            .expect("a second affiliation row")
-            .focus();
-        w.harness.step();
-        w.harness
-            .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-        (w.harness.get_all_by_label(label).nth(1))
-            .unwrap()
-            .type_text(text);
-        w.harness.step();
-        w.harness.step();
-    };
-    second_row(&mut w, "Affiliation", "ETH Zurich");
-    second_row(&mut w, "ROR", "05a28rw59");
+    w.replace_nth_text("Affiliation", 1, "ETH Zurich");
+    w.replace_nth_text("ROR", 1, "05a28rw59");
     w.harness
         .get_by_label_contains("'05a28rw59' is not a ROR id: its last two digits");
-    assert!(
-        w.harness
-            .get_by_label("Deposit to Local sandbox")
-            .accesskit_node()
-            .is_disabled(),
-        "a mistyped ROR blocks the deposit"
-    );
+    assert!(w.deposit_blocked(), "a mistyped ROR blocks the deposit");
 
-    second_row(&mut w, "ROR", "05A28RW58");
+    w.replace_nth_text("ROR", 1, "05A28RW58");
     assert!(
         w.harness
             .query_by_label_contains("is not a ROR id")
@@ -2983,15 +2953,7 @@ fn an_organisation_creator_gets_its_own_ror_field_checked_and_stored() {
         w.harness.query_by_label("ROR ID").is_none(),
         "a person has none"
     );
-    // The creator's name box (the table has a "Name" column too).
-    let name = || egui::accesskit::Role::TextInput;
-    w.harness.get_by_role_and_label(name(), "Name").focus();
-    w.harness
-        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    (w.harness.get_by_role_and_label(name(), "Name"))
-        .type_text("European Organization for Nuclear Research");
-    w.harness.step();
-    w.harness.step();
+    w.replace_nth_text("Name", 0, "European Organization for Nuclear Research");
     assert!(
         w.harness.query_by_label("ORCID").is_none(),
         "an organisation is offered its ROR, not an ORCID iD"
@@ -3000,13 +2962,7 @@ fn an_organisation_creator_gets_its_own_ror_field_checked_and_stored() {
     w.harness.step();
     w.harness
         .get_by_label_contains("'01ggx4158' is not a ROR id: its last two digits");
-    assert!(
-        w.harness
-            .get_by_label("Deposit to Local sandbox")
-            .accesskit_node()
-            .is_disabled(),
-        "a mistyped ROR blocks the deposit"
-    );
+    assert!(w.deposit_blocked(), "a mistyped ROR blocks the deposit");
     w.replace_text("ROR ID", "ror.org/01GGX4157");
     assert!(
         w.harness

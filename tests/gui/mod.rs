@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use lodge::app::{
     AppPaths, AppService, DedupStatus, Details, LogLevel, Opener, ServiceConfig, StatusKind,
 };
@@ -254,6 +254,41 @@ impl Window {
         self.harness.get_by_label(label).type_text(text);
         self.harness.step();
         self.harness.step();
+    }
+
+    /// Replace what the `nth` (from 0) of the text fields labelled `label` holds with `text`,
+    /// as [`Window::replace_text`] does: for a label several rows share (each affiliation's
+    /// "ROR") or that a table's column has too (a creator's "Name").
+    pub fn replace_nth_text(&mut self, label: &str, nth: usize, text: &str) {
+        let text_box = |n: &egui_kittest::Node<'_>| {
+            n.accesskit_node().role() == egui::accesskit::Role::TextInput
+        };
+        (self
+            .harness
+            .get_all_by_label(label)
+            .filter(text_box)
+            .nth(nth))
+        .unwrap_or_else(|| panic!("no text field '{label}' number {nth}"))
+        .focus();
+        self.harness.step();
+        self.harness
+            .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+        (self
+            .harness
+            .get_all_by_label(label)
+            .filter(text_box)
+            .nth(nth))
+        .unwrap()
+        .type_text(text);
+        self.harness.step();
+        self.harness.step();
+    }
+
+    /// Whether the details' Deposit button is disabled (what the form holds cannot be sent).
+    pub fn deposit_blocked(&self) -> bool {
+        (self.harness.get_by_label("Deposit to Local sandbox"))
+            .accesskit_node()
+            .is_disabled()
     }
 
     /// Scroll the widget labelled `label` into view (below a panel's fold, say) and let the
