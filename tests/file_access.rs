@@ -112,7 +112,7 @@ fn access_flags_that_disagree_are_refused_and_a_bad_date_stops_the_deposit() {
 }
 
 /// A `.zenodo.json` that keeps its files closed prefills restricted files, and what it
-/// gives that Lodge does not send (its notes, its grants) is named at once.
+/// gives that Lodge does not send (its notes) is named at once; its EC grant is funding.
 #[test]
 fn a_zenodo_json_that_restricts_its_files_prefills_the_restriction_and_names_what_is_not_sent() {
     let lab = Lab::new();
@@ -141,7 +141,7 @@ fn a_zenodo_json_that_restricts_its_files_prefills_the_restriction_and_names_wha
         &text(&out),
         &[
             "files: restricted",
-            "also gives grants, notes, which Lodge does not send",
+            "also gives notes, which Lodge does not send",
         ],
     );
     let dataset = &lab.store("lodge.db").datasets().unwrap()[0];

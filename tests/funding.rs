@@ -107,23 +107,55 @@ async fn funding_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
     deposit_all_refused_unsent(&lab, &sandbox).await;
 }
 
-/// A `.zenodo.json`'s grants are ids in Zenodo's list of awards, without their funders'
-/// names: adding the folder says so and how to give them.
-#[test]
-fn zenodo_json_grants_are_named_with_how_to_give_the_funding() {
-    let (said, _) = added_with_zenodo_json(
-        &Lab::new(),
+/// A `.zenodo.json`'s grants are read as funding where Lodge knows the funder by name (an EC
+/// grant by its number, another funder's by `FUNDER_ID::NUMBER`): shown, and deposited, to
+/// InvenioRDM linked to the site's funders and awards and to DataCite with the funder's id.
+/// One whose funder Lodge cannot name is named, with how to give it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn zenodo_json_grants_are_funding_and_a_grant_lodge_cannot_name_is_said() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let (said, shown) = added_with_zenodo_json(
+        &lab,
         "with-grants",
-        r#""grants": [{"id": "777541"}]"#,
+        r#""grants": [{"id": "101017452"}, {"id": "10.13039/100010269::221400"},
+                      {"id": "10.13039/501100004963::12345"}]"#,
     );
     assert_all(
         &said,
         &[
-            "also gives grants, which Lodge does not send",
-            "a grant there is an id in Zenodo's list of awards, without its funder's name: \
+            "also gives grants whose funder Lodge cannot name (10.13039/501100004963::12345), \
+             which Lodge does not send",
+            "such a grant is an id in Zenodo's list of awards, without its funder's name: \
              give the funder, its ROR or Crossref Funder ID and the award's number with \
-             --funding \"European Commission; funder-id=00k4n6c32; award=NUMBER\", and a \
-             deposit to Zenodo finds the award in its list",
+             --funding",
         ],
+    );
+    assert_all(
+        &shown,
+        &[
+            "funding      European Commission; funder-id=https://doi.org/10.13039/501100000780; \
+             award=101017452",
+            "             Wellcome Trust; funder-id=https://doi.org/10.13039/100010269; \
+             award=221400",
+        ],
+    );
+
+    let DepositedToBoth {
+        record, attributes, ..
+    } = deposited_to_invenio_and_datacite(&lab, &sandbox, 1).await;
+    let funding = &record["metadata"]["funding"];
+    assert_eq!(funding[0]["funder"]["id"], "00k4n6c32", "{funding}");
+    assert_eq!(
+        funding[0]["award"]["id"], "00k4n6c32::101017452",
+        "{funding}"
+    );
+    assert_eq!(funding[1]["funder"]["id"], "029chgv08", "{funding}");
+    assert_eq!(funding[1]["award"]["id"], "10.35802/221400", "{funding}");
+    assert_eq!(
+        attributes["fundingReferences"][0],
+        json!({"funderName": "European Commission",
+               "funderIdentifier": "https://doi.org/10.13039/501100000780",
+               "funderIdentifierType": "Crossref Funder ID", "awardNumber": "101017452"})
     );
 }

@@ -127,9 +127,15 @@ fn zenodo_json_related_identifiers_prefill_the_related_works() {
         r#""related_identifiers": [
              {"identifier": "10.1234/paper", "relation": "isSupplementTo", "scheme": "doi"}
            ],
-           "grants": [{"id": "777541"}]"#,
+           "grants": [{"id": "10.13039/501100004963::12345"}]"#,
     );
-    assert_all(&said, &["also gives grants, which Lodge does not send"]);
+    assert_all(
+        &said,
+        &[
+            "also gives grants whose funder Lodge cannot name (10.13039/501100004963::12345), \
+           which Lodge does not send",
+        ],
+    );
     assert!(!said.contains("related_identifiers"), "{said}");
     assert_all(&shown, &["related      IsSupplementTo 10.1234/paper"]);
 }

@@ -529,9 +529,12 @@ impl Core {
                             not_carried.join(", ")
                         )));
                     }
-                    if not_carried.iter().any(|f| f == "grants") {
+                    if not_carried
+                        .iter()
+                        .any(|f| f.starts_with(crate::content::UNSENT_GRANTS))
+                    {
                         notes.push(Notice::warning(format!(
-                            "A grant in {} of {} is an id in Zenodo's list of awards, without \
+                            "Such a grant in {} of {} is an id in Zenodo's list of awards, without \
                              its funder's name: give the funder, its ROR or Crossref Funder ID \
                              and the award's number in the Funding field (European \
                              Commission; funder-id=00k4n6c32; award=NUMBER), and a deposit to \

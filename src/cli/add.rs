@@ -328,9 +328,12 @@ fn say_not_carried(from: &Path) {
             fields.join(", ")
         );
     }
-    if fields.iter().any(|f| f == "grants") {
+    if fields
+        .iter()
+        .any(|f| f.starts_with(crate::content::UNSENT_GRANTS))
+    {
         say!(
-            "  note: a grant there is an id in Zenodo's list of awards, without its funder's \
+            "  note: such a grant is an id in Zenodo's list of awards, without its funder's \
              name: give the funder, its ROR or Crossref Funder ID and the award's number with \
              --funding \"European Commission; funder-id=00k4n6c32; award=NUMBER\", and a \
              deposit to Zenodo finds the award in its list"

@@ -3,8 +3,10 @@
 //! `fundingReferences` and InvenioRDM's `funding`. A funder is given by name, as both take
 //! it without a vocabulary, and optionally by its ROR or Crossref Funder ID, which DataCite
 //! takes as it is and InvenioRDM looks up in its own funders (and the award, by its number,
-//! in its awards; see `targets/invenio/vocabularies.rs`); an award by its number and title. Like all metadata it takes part in the content key; a dataset
-//! with none keys as it always did.
+//! in its awards; see `targets/invenio/vocabularies.rs`); an award by its number and title.
+//! A `.zenodo.json`'s grants, which give only the funder's id, are read as funding where
+//! Lodge knows that funder by name ([`Funding::of_zenodo_grant`]). Like all metadata it
+//! takes part in the content key; a dataset with none keys as it always did.
 
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
@@ -78,7 +80,64 @@ pub fn funder_identifier(id: &str) -> Option<(String, FunderScheme)> {
         .map(|address| (address, FunderScheme::Ror))
 }
 
+/// Funders Lodge knows by name, by their Crossref Funder ID's address: those whose grants a
+/// `.zenodo.json` names most, where the grant gives only the funder's id
+/// ([`Funding::of_zenodo_grant`]).
+const FUNDERS_BY_ID: &[(&str, &str)] = &[
+    (
+        "https://doi.org/10.13039/501100000780",
+        "European Commission",
+    ),
+    (
+        "https://doi.org/10.13039/501100000781",
+        "European Research Council",
+    ),
+    (
+        "https://doi.org/10.13039/100000001",
+        "National Science Foundation",
+    ),
+    (
+        "https://doi.org/10.13039/100000002",
+        "National Institutes of Health",
+    ),
+    ("https://doi.org/10.13039/100010269", "Wellcome Trust"),
+    (
+        "https://doi.org/10.13039/501100001659",
+        "Deutsche Forschungsgemeinschaft",
+    ),
+    (
+        "https://doi.org/10.13039/501100001711",
+        "Swiss National Science Foundation",
+    ),
+];
+
+/// The European Commission's Crossref Funder ID: Zenodo's funder of a grant given by its
+/// number alone.
+const EUROPEAN_COMMISSION: &str = "10.13039/501100000780";
+
 impl Funding {
+    /// A grant as Zenodo's legacy deposit fields give it (a `.zenodo.json`'s `grants`): an
+    /// EC grant by its number alone (`777541`), another funder's as `FUNDER_ID::NUMBER`
+    /// (`10.13039/100000001::2045678`). `None` when its funder is not one Lodge knows by
+    /// name (funding needs the funder's name) or the id names no award.
+    pub fn of_zenodo_grant(id: &str) -> Option<Funding> {
+        let id = id.trim();
+        let (funder_id, number) = match id.split_once("::") {
+            Some((funder_id, number)) => (funder_id, number.trim()),
+            // The EC's grant numbers are digits; other text alone names no award.
+            None if id.bytes().all(|b| b.is_ascii_digit()) => (EUROPEAN_COMMISSION, id),
+            None => return None,
+        };
+        let (address, _) = funder_identifier(funder_id)?;
+        let funder = FUNDERS_BY_ID.iter().find(|(id, _)| *id == address)?.1;
+        (!number.is_empty()).then(|| Funding {
+            funder: funder.to_string(),
+            funder_id: Some(address),
+            award_number: Some(number.to_string()),
+            award_title: None,
+        })
+    }
+
     /// `"European Commission; award=101000001; award-title=Soil carbon"`: the funder's name,
     /// then, after semicolons, the award's number and title, each optional. Whether the
     /// result can be sent is [`Funding::problem`]'s to say; only a text that cannot be read
@@ -180,6 +239,25 @@ mod tests {
             award_number: number.map(Into::into),
             award_title: title.map(Into::into),
         }
+    }
+
+    #[test]
+    fn a_zenodo_grant_is_funding_when_lodge_knows_its_funder_by_name() {
+        let ec = Funding::of_zenodo_grant(" 777541 ").unwrap();
+        assert_eq!(
+            ec.describe(),
+            "European Commission; funder-id=https://doi.org/10.13039/501100000780; award=777541"
+        );
+        let nsf = Funding::of_zenodo_grant("https://doi.org/10.13039/100000001::2045678");
+        assert_eq!(nsf.unwrap().funder, "National Science Foundation");
+        // A funder Lodge cannot name, an id that is no funder's, and no number.
+        assert_eq!(
+            Funding::of_zenodo_grant("10.13039/501100004963::12345"),
+            None
+        );
+        assert_eq!(Funding::of_zenodo_grant("NSF::2045678"), None);
+        assert_eq!(Funding::of_zenodo_grant("10.13039/100000001::"), None);
+        assert_eq!(Funding::of_zenodo_grant("10.13039/100000001"), None);
     }
 
     #[test]

@@ -476,12 +476,10 @@ impl Metadata {
         }
         // File access is never empty: open is a choice too (and the key of a moved folder's
         // deposits). A file that says otherwise is named by `fields_differing_from`. So are
-        // related works, contributors, dates, locations, communities, methods and the
-        // language: a dataset added before Lodge read them
+        // related works, contributors, dates, locations, communities, methods, the language
+        // and funding (a `.zenodo.json`'s grants): a dataset added before Lodge read them
         // from a citation file lacks them, and taking them from the file would give a moved
-        // folder another key, and a second deposit of what it deposited once. No citation
-        // file Lodge reads gives funding by name (a `.zenodo.json`'s grants are ids of
-        // Zenodo's vocabulary).
+        // folder another key, and a second deposit of what it deposited once.
         filled
     }
 
@@ -537,6 +535,7 @@ impl Metadata {
             ),
             ("methods", b.methods.is_some() && a.methods != b.methods),
             ("language", b.language.is_some() && a.language != b.language),
+            ("funding", !b.funding.is_empty() && a.funding != b.funding),
             // Always given: open is a choice as much as the others.
             ("file access", differ(&a.access, &b.access, |_| true)),
         ]
@@ -1131,12 +1130,12 @@ mod tests {
         }
     }
 
-    /// Open files are a choice, not an empty field: a citation file that restricts them
-    /// fills nothing (a moved folder keeps its key, a re-added one what was chosen), and is
-    /// named as saying otherwise.
+    /// What a citation file gives that Lodge once did not read from it (related works,
+    /// contributors, dates, funding) fills nothing in a dataset already added (a moved folder
+    /// keeps its key), and is named as saying otherwise.
     #[test]
-    fn a_citation_files_related_works_contributors_and_dates_are_named_as_differing_not_filled_in()
-    {
+    fn a_citation_files_related_works_contributors_dates_and_funding_are_named_as_differing_not_filled_in()
+     {
         let work = |line: &str| crate::content::RelatedWork::parse(line).unwrap();
         let cited = Metadata {
             related: vec![work("IsSupplementTo 10.1234/paper")],
@@ -1177,8 +1176,21 @@ mod tests {
         assert!(none.fill_lacking_from(&cited).is_empty());
         assert!(none.dates.is_empty(), "a moved folder keeps its key");
         assert_eq!(none.fields_differing_from(&cited), ["dates"]);
+
+        // Funding (a `.zenodo.json`'s grants) likewise.
+        let cited = Metadata {
+            funding: vec![crate::content::Funding::of_zenodo_grant("777541").unwrap()],
+            ..Metadata::default()
+        };
+        let mut none = Metadata::default();
+        assert!(none.fill_lacking_from(&cited).is_empty());
+        assert!(none.funding.is_empty(), "a moved folder keeps its key");
+        assert_eq!(none.fields_differing_from(&cited), ["funding"]);
     }
 
+    /// Open files are a choice, not an empty field: a citation file that restricts them
+    /// fills nothing (a moved folder keeps its key, a re-added one what was chosen), and is
+    /// named as saying otherwise.
     #[test]
     fn a_citation_files_restriction_fills_no_open_files_and_is_named_as_differing() {
         let mut m = Metadata::default();

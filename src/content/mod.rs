@@ -55,7 +55,7 @@ pub use metadata::{
 };
 pub use person_name::as_person;
 pub use prefill::{
-    CITATION_CFF, ZENODO_JSON, dois_cited, fields_not_carried, metadata_from_folder,
+    CITATION_CFF, UNSENT_GRANTS, ZENODO_JSON, dois_cited, fields_not_carried, metadata_from_folder,
     parse_citation_cff, parse_zenodo_json,
 };
 pub use related::{IdentifierScheme, RELATION_TYPES, RelatedWork};

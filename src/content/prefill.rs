@@ -13,8 +13,8 @@ use serde_json::Value as Json;
 use serde_yaml_ng::Value as Yaml;
 
 use super::{
-    Affiliation, ContentError, Contributor, Creator, DatasetDate, FileAccess, Location, Metadata,
-    RelatedWork,
+    Affiliation, ContentError, Contributor, Creator, DatasetDate, FileAccess, Funding, Location,
+    Metadata, RelatedWork,
 };
 
 /// File name of Citation File Format metadata.
@@ -317,6 +317,17 @@ fn zenodo_person(person: &Json, field: &str) -> Result<Creator, String> {
     })
 }
 
+/// The ids of a `.zenodo.json`'s `grants` (`[{"id": "777541"}]`), as written.
+fn zenodo_grant_ids(doc: &Json) -> Result<Vec<String>, String> {
+    let grants = ("{id}", "an object with an id");
+    let mut ids = Vec::new();
+    for (i, g) in objects_of(doc, "grants", grants)? {
+        let field = format!("grants[{i}].id");
+        ids.push(json_opt_text(g, "id", &field)?.ok_or(format!("{field} is missing"))?);
+    }
+    Ok(ids)
+}
+
 /// Zenodo `upload_type` -> DataCite `resourceTypeGeneral`.
 fn resource_type_of_upload(upload_type: &str) -> &'static str {
     match upload_type {
@@ -423,6 +434,11 @@ pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
             })?;
             m.communities.push(name);
         }
+    }
+    // Zenodo's grants, each whose funder Lodge knows by name as funding; the others are
+    // named by `fields_not_carried`.
+    for id in zenodo_grant_ids(doc)? {
+        m.funding.extend(Funding::of_zenodo_grant(&id));
     }
     // Zenodo's `method`: the methodology of the study, DataCite's Methods description.
     m.methods = json_opt_text(doc, "method", "method")?;
@@ -555,8 +571,24 @@ pub fn fields_not_carried(citation_file: &Path) -> Vec<String> {
             fields.push("references without a DOI or URL".into());
         }
     }
+    // A `.zenodo.json`'s grants are read as funding where Lodge knows the funder by name.
+    if read == ZENODO_READ {
+        let ids = zenodo_grant_ids(&Json::Object(doc.clone())).unwrap_or_default();
+        let unsent: Vec<String> = ids
+            .into_iter()
+            .filter(|id| Funding::of_zenodo_grant(id).is_none())
+            .collect();
+        if !unsent.is_empty() {
+            fields.push(format!("{UNSENT_GRANTS} ({})", unsent.join(", ")));
+        }
+    }
     fields
 }
+
+/// How [`fields_not_carried`] begins its entry for a `.zenodo.json`'s grants that could not
+/// be read as funding (their ids follow), so that those who name it can say how to give
+/// them.
+pub const UNSENT_GRANTS: &str = "grants whose funder Lodge cannot name";
 
 /// The DOIs a citation file gives for what it describes (`doi`, and in `CITATION.cff`
 /// the `identifiers` of type `doi`). One that is the dataset's own means it was deposited
@@ -654,6 +686,7 @@ const ZENODO_READ: &[&str] = &[
     "communities",
     "method",
     "language",
+    "grants",
 ];
 
 #[cfg(test)]
@@ -980,16 +1013,49 @@ mod tests {
         }
     }
 
+    /// Zenodo's grants: an EC grant by its number, another funder's by `FUNDER::NUMBER`,
+    /// each as funding when Lodge knows the funder by name; a grants list that is not one
+    /// is refused naming it.
+    #[test]
+    fn zenodo_grants_become_funding_where_the_funder_has_a_name() {
+        let m = parse_zenodo_json(
+            r#"{"title": "T", "grants": [{"id": "777541"},
+                {"id": "10.13039/100000001::2045678"}, {"id": "10.13039/501100004963::1"}]}"#,
+        )
+        .unwrap();
+        let said: Vec<String> = m.funding.iter().map(|f| f.describe()).collect();
+        assert_eq!(
+            said,
+            [
+                "European Commission; funder-id=https://doi.org/10.13039/501100000780; \
+                 award=777541",
+                "National Science Foundation; funder-id=https://doi.org/10.13039/100000001; \
+                 award=2045678"
+            ]
+        );
+        let err = parse_zenodo_json(r#"{"title": "T", "grants": ["777541"]}"#).unwrap_err();
+        assert_eq!(err, "grants[0] must be an object with an id");
+        let err = parse_zenodo_json(r#"{"title": "T", "grants": [{}]}"#).unwrap_err();
+        assert_eq!(err, "grants[0].id is missing");
+    }
+
     #[test]
     fn fields_a_citation_file_gives_that_lodge_does_not_send_are_named() {
         let dir = tempfile::tempdir().unwrap();
         let zenodo = dir.path().join(ZENODO_JSON);
         fs::write(
             &zenodo,
-            r#"{"metadata": {"title": "T", "access_right": "open", "communities": [{"identifier": "ecfunded"}], "grants": [{"id": "777541"}], "related_identifiers": []}}"#,
+            r#"{"metadata": {"title": "T", "access_right": "open", "communities": [{"identifier": "ecfunded"}], "grants": [{"id": "777541"}, {"id": "10.13039/501100004963::12345"}, {"id": "H2020"}], "related_identifiers": [], "imprint_publisher": "Lab"}}"#,
         )
         .unwrap();
-        assert_eq!(fields_not_carried(&zenodo), ["grants"]);
+        // The EC grant is read as funding; the others cannot be.
+        assert_eq!(
+            fields_not_carried(&zenodo),
+            [
+                "imprint_publisher",
+                "grants whose funder Lodge cannot name (10.13039/501100004963::12345, H2020)"
+            ]
+        );
         let cff = dir.path().join(CITATION_CFF);
         fs::write(
             &cff,
