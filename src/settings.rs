@@ -24,6 +24,9 @@ pub struct Settings {
     /// The affiliation's ROR (`https://ror.org/02en5vm52`), in any spelling; empty for none.
     #[serde(default)]
     pub affiliation_ror: String,
+    /// The other organisations you belong to, after `affiliation`, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub more_affiliations: Vec<OtherAffiliation>,
     /// SPDX identifier, e.g. CC-BY-4.0.
     #[serde(default)]
     pub license: String,
@@ -41,6 +44,16 @@ pub struct Settings {
     /// for this computer's own file. `--db`/`LODGE_DB` win over it. Used from the next start.
     #[serde(default)]
     pub database: String,
+}
+
+/// Another organisation you belong to, as typed in Settings: its name and its ROR (in any
+/// spelling; empty for none).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OtherAffiliation {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub ror: String,
 }
 
 pub use crate::content::this_year;
@@ -104,7 +117,7 @@ impl Settings {
             .or_else(|| self.database_problem())
     }
 
-    /// What is wrong with your ORCID iD or the affiliation's ROR, if anything: not one, or
+    /// What is wrong with your ORCID iD or an affiliation's ROR, if anything: not one, or
     /// a ROR without the affiliation's name. Such an id is not given to new folders.
     fn creator_problem(&self) -> Option<String> {
         let creator = self.default_creator()?;
@@ -121,18 +134,23 @@ impl Settings {
     fn default_creator(&self) -> Option<Creator> {
         let name = self.name.trim();
         let given = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
-        let affiliation = Affiliation {
-            name: self.affiliation.trim().to_string(),
-            ror: given(&self.affiliation_ror),
+        let typed = |name: &str, ror: &str| Affiliation {
+            name: name.trim().to_string(),
+            ror: given(ror),
         };
+        let first = typed(&self.affiliation, &self.affiliation_ror);
+        let more = self
+            .more_affiliations
+            .iter()
+            .map(|a| typed(&a.name, &a.ror));
         (!name.is_empty()).then(|| Creator {
             name: name.to_string(),
             orcid: given(&self.orcid),
             // The default creator is you, a person.
             ror: None,
-            affiliations: Some(affiliation)
+            affiliations: std::iter::once(first)
+                .chain(more)
                 .filter(|a| !a.is_blank())
-                .into_iter()
                 .collect(),
         })
     }
@@ -311,6 +329,54 @@ mod tests {
         assert_eq!(
             metadata.publisher, "Soil lab",
             "the other defaults still apply"
+        );
+    }
+
+    /// Your other affiliations follow the first on the default creator, in order, each
+    /// with its ROR; an empty row gives nothing, and a mistyped ROR is named and left out.
+    #[test]
+    fn more_default_affiliations_follow_the_first_and_a_wrong_ror_is_named() {
+        let other = |name: &str, ror: &str| super::OtherAffiliation {
+            name: name.into(),
+            ror: ror.into(),
+        };
+        let mut s = Settings {
+            name: "Curie, Marie".into(),
+            affiliation: "Sorbonne University".into(),
+            more_affiliations: vec![other("ETH Zurich", "05a28rw58"), other(" ", "")],
+            ..Settings::default()
+        };
+        assert_eq!(s.problem(), None);
+        let mut metadata = crate::content::Metadata::default();
+        s.apply_defaults(&mut metadata, "plot-1", 2026);
+        let eth = crate::content::Affiliation {
+            name: "ETH Zurich".into(),
+            ror: Some("https://ror.org/05a28rw58".into()),
+        };
+        assert_eq!(
+            metadata.creators[0].affiliations,
+            [
+                crate::content::Affiliation::named("Sorbonne University"),
+                eth.clone()
+            ]
+        );
+        // Saved and read back as written.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        s.save(&path).unwrap();
+        assert_eq!(Settings::load(&path).unwrap(), s);
+
+        s.more_affiliations[0].ror = "05a28rw59".into();
+        let why = s.problem().unwrap();
+        assert!(
+            why.starts_with("Affiliation's ROR: '05a28rw59' is not a ROR id"),
+            "{why}"
+        );
+        let mut metadata = crate::content::Metadata::default();
+        s.apply_defaults(&mut metadata, "plot-2", 2026);
+        assert_eq!(
+            metadata.creators[0].affiliations[1],
+            crate::content::Affiliation::named("ETH Zurich")
         );
     }
 

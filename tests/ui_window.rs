@@ -1911,6 +1911,47 @@ fn a_mistyped_default_orcid_or_ror_is_refused_and_the_fixed_ones_go_to_new_folde
     );
 }
 
+/// Your other affiliations in Settings: `+ Another affiliation` adds a row, a mistyped ROR
+/// there is named and not saved; fixed, a folder added after gets both affiliations, in
+/// order, on its default creator.
+#[test]
+fn another_default_affiliation_added_in_settings_goes_to_new_folders_after_the_first() {
+    let mut w = Window::open(FaultConfig::default());
+    w.open_settings();
+    w.type_into("Your name", "Curie, Marie");
+    w.type_into("Affiliation", "Sorbonne University");
+    w.harness.get_by_label("+ Another affiliation").click();
+    w.harness.step();
+    w.harness.step();
+    w.type_into("Another affiliation", "ETH Zurich");
+    w.type_into("ROR", "05a28rw59");
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("Affiliation's ROR: '05a28rw59' is not a ROR id");
+    w.harness.get_by_label("Save settings").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(w.app().settings.is_open(), "not saved with the mistake");
+
+    w.replace_text("ROR", "05A28RW58");
+    w.harness.get_by_label("Save settings").click();
+    w.wait("the settings saved and closed", |app| {
+        !app.settings.is_open()
+    });
+    let id = w.add_folder(&w.lab.folder("plot-1", &[("cores.csv", b"1")]));
+    let creator = w.app().model.row(id).unwrap().metadata.creators[0].normalized();
+    assert_eq!(
+        creator.affiliations,
+        [
+            Affiliation::named("Sorbonne University"),
+            Affiliation {
+                name: "ETH Zurich".into(),
+                ror: Some("https://ror.org/05a28rw58".into())
+            }
+        ]
+    );
+}
+
 /// Such a title already saved (a hand-edited settings file) is said at start, and a folder
 /// added then gets no title from it (its row says the title is missing) rather than the
 /// braces.

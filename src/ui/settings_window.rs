@@ -6,6 +6,7 @@
 use super::LodgeApp;
 use super::targets_section::{self, TargetsSection};
 use crate::app::{Command, Settings};
+use crate::settings::OtherAffiliation;
 
 #[derive(Default)]
 pub struct SettingsWindow {
@@ -46,26 +47,10 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             };
             ui.label("Defaults for folders you add from now on (a CITATION.cff or .zenodo.json in the folder comes first).");
             egui::Grid::new("settings_grid").num_columns(2).show(ui, |ui| {
-                let defaults = [
-                    ("Your name", &mut editing.name, "Family, Given"),
-                    ("Your ORCID iD", &mut editing.orcid, "0000-0000-0000-0000"),
-                    ("Affiliation", &mut editing.affiliation, "Institution"),
-                    (
-                        "Affiliation's ROR",
-                        &mut editing.affiliation_ror,
-                        "https://ror.org/… (ror.org finds it)",
-                    ),
-                    ("License", &mut editing.license, "CC-BY-4.0"),
-                    ("Publisher", &mut editing.publisher, "Institution or repository"),
-                    (
-                        "Title",
-                        &mut editing.title,
-                        "e.g. Soil survey {folder}: {folder} is the folder's name",
-                    ),
-                ];
-                for (label, value, hint) in defaults {
+                // A labelled box a row, wide enough for the title's hint, which says what
+                // `{folder}` is.
+                let row = |ui: &mut egui::Ui, label: &str, value: &mut String, hint: &str| {
                     let l = ui.label(label);
-                    // Wide enough for the title's hint, which says what `{folder}` is.
                     ui.add(
                         egui::TextEdit::singleline(value)
                             .hint_text(hint)
@@ -73,7 +58,25 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                     )
                     .labelled_by(l.id);
                     ui.end_row();
-                }
+                };
+                row(ui, "Your name", &mut editing.name, "Family, Given");
+                row(ui, "Your ORCID iD", &mut editing.orcid, "0000-0000-0000-0000");
+                row(ui, "Affiliation", &mut editing.affiliation, "Institution");
+                row(
+                    ui,
+                    "Affiliation's ROR",
+                    &mut editing.affiliation_ror,
+                    "https://ror.org/… (ror.org finds it)",
+                );
+                other_affiliations(ui, &mut editing.more_affiliations);
+                row(ui, "License", &mut editing.license, "CC-BY-4.0");
+                row(ui, "Publisher", &mut editing.publisher, "Institution or repository");
+                row(
+                    ui,
+                    "Title",
+                    &mut editing.title,
+                    "e.g. Soil survey {folder}: {folder} is the folder's name",
+                );
                 ui.label("Publication year");
                 ui.checkbox(&mut editing.year_when_added, "The year the folder is added");
                 ui.end_row();
@@ -136,4 +139,50 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     } else if !open {
         app.settings.editing = None;
     }
+}
+
+/// The rows of your other affiliations in the settings grid, each its name, its ROR and a
+/// button that removes it, then a button that adds one.
+fn other_affiliations(ui: &mut egui::Ui, rows: &mut Vec<OtherAffiliation>) {
+    let mut remove = None;
+    for (k, row) in rows.iter_mut().enumerate() {
+        let l = ui.label("Another affiliation");
+        ui.horizontal(|ui| {
+            ui.add(
+                egui::TextEdit::singleline(&mut row.name)
+                    .id_salt(("other affiliation", k))
+                    .hint_text("Institution")
+                    .desired_width(200.0),
+            )
+            .labelled_by(l.id);
+            let l = ui.label("ROR");
+            ui.add(
+                egui::TextEdit::singleline(&mut row.ror)
+                    .id_salt(("other affiliation ror", k))
+                    .hint_text("e.g. 05a28rw58")
+                    .desired_width(120.0),
+            )
+            .labelled_by(l.id);
+            if ui
+                .small_button("✖")
+                .on_hover_text("Remove this affiliation")
+                .clicked()
+            {
+                remove = Some(k);
+            }
+        });
+        ui.end_row();
+    }
+    if let Some(k) = remove {
+        rows.remove(k);
+    }
+    ui.label("");
+    if ui
+        .small_button("+ Another affiliation")
+        .on_hover_text("Add another organisation you belong to")
+        .clicked()
+    {
+        rows.push(OtherAffiliation::default());
+    }
+    ui.end_row();
 }
