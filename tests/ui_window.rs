@@ -1924,6 +1924,17 @@ fn another_default_affiliation_added_in_settings_goes_to_new_folders_after_the_f
     w.harness.step();
     w.harness.step();
     w.type_into("Another affiliation", "ETH Zurich");
+    // A second row, taken away again by its ✖.
+    w.harness.get_by_label("+ Another affiliation").click();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(w.harness.get_all_by_label("Another affiliation").count(), 2);
+    (w.harness.get_all_by_label("✖").last())
+        .expect("each row has its ✖")
+        .click();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(w.harness.get_all_by_label("Another affiliation").count(), 1);
     w.type_into("ROR", "05a28rw59");
     w.harness.step();
     w.harness
@@ -2977,6 +2988,21 @@ fn a_second_affiliation_added_with_plus_is_checked_beside_its_row_and_stored_in_
                 ror: Some("https://ror.org/05a28rw58".into())
             }
         ]
+    );
+    // The second row's ✖ (the last in the panel) takes it away again.
+    assert_eq!(w.harness.get_all_by_label("Affiliation").count(), 2);
+    (w.harness.get_all_by_label("✖").last())
+        .expect("the second row has its ✖")
+        .click_accesskit();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(w.harness.get_all_by_label("Affiliation").count(), 1);
+    assert_eq!(
+        (w.harness.get_by_label("Affiliation"))
+            .accesskit_node()
+            .value()
+            .as_deref(),
+        Some("Sorbonne University")
     );
 }
 
