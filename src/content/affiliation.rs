@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
+use super::labelled::LabelledPart;
 use super::ror::ror_address;
 
 /// One organisation a person belongs to.
@@ -136,16 +137,21 @@ pub(super) fn read_affiliations<'a>(
     Ok(read)
 }
 
-/// The `ror=` and `affiliation=` parts written after `name` (each `(is_ror, value)`, in the
-/// order written) as its own ROR and its affiliations. An organisation (a name without a
-/// comma) may have its own: a `ror=` written before any `affiliation=`. A person's is
-/// always an affiliation's ([`read_affiliations`]). `said` is the whole text, for messages.
-pub(super) fn read_ror_and_affiliations<'a>(
+/// The `ror=` and `affiliation=` parts written after `name` (of `parts`, each its label and
+/// value in the order written; the others are left to the caller) as its own ROR and its
+/// affiliations. An organisation (a name without a comma) may have its own: a `ror=`
+/// written before any `affiliation=`. A person's is always an affiliation's
+/// ([`read_affiliations`]). `said` is the whole text, for messages.
+pub(super) fn read_ror_and_affiliations(
     name: &str,
-    parts: impl IntoIterator<Item = (bool, &'a str)>,
+    parts: &[LabelledPart<'_>],
     said: &str,
 ) -> Result<(Option<String>, Vec<Affiliation>), String> {
-    let mut parts = parts.into_iter().peekable();
+    let mut parts = parts
+        .iter()
+        .filter(|(label, _)| matches!(*label, "affiliation" | "ror"))
+        .map(|(label, value)| (*label == "ror", value.as_str()))
+        .peekable();
     let mut own = None;
     if !name.contains(',') {
         while let Some((true, value)) = parts.peek().copied() {
@@ -273,8 +279,10 @@ mod tests {
     }
 
     fn read_of(name: &str, text: &str) -> Result<(Option<String>, Vec<Affiliation>), String> {
-        let parts = text.split(';').filter_map(|p| p.split_once('='));
-        read_ror_and_affiliations(name, parts.map(|(l, v)| (l.trim() == "ror", v)), text)
+        let parts: Vec<(&str, String)> = (text.split(';').filter_map(|p| p.split_once('=')))
+            .map(|(label, value)| (label.trim(), value.to_string()))
+            .collect();
+        read_ror_and_affiliations(name, &parts, text)
     }
 
     #[test]

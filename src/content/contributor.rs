@@ -75,19 +75,16 @@ impl Contributor {
             ("ror", "..."),
         ];
         let (name, parts) = read_labelled_parts(text, labels, EXAMPLE)?;
-        let last = |label: usize| {
-            let given = parts.iter().rev().find(|(at, _)| *at == label);
+        // The last role and ORCID iD given win, as a repeated part of any other text does.
+        let last = |wanted: &str| {
+            let given = parts.iter().rev().find(|(label, _)| *label == wanted);
             given.map(|(_, value)| value.clone())
         };
-        let affiliations = parts
-            .iter()
-            .filter(|(at, _)| *at >= 2)
-            .map(|(at, value)| (*at == 3, value.as_str()));
-        let (ror, affiliations) = read_ror_and_affiliations(&name, affiliations, text)?;
+        let (ror, affiliations) = read_ror_and_affiliations(&name, &parts, text)?;
         let contributor = Contributor {
             name,
-            role: last(0).unwrap_or_default(),
-            orcid: last(1),
+            role: last("role").unwrap_or_default(),
+            orcid: last("orcid"),
             ror,
             affiliations,
         };

@@ -14,19 +14,25 @@ pub(super) fn read_labelled<const N: usize>(
 ) -> Result<(String, [Option<String>; N]), String> {
     let (name, parts) = read_labelled_parts(text, labels, example)?;
     let mut values: [Option<String>; N] = std::array::from_fn(|_| None);
-    for (at, value) in parts {
-        values[at] = Some(value);
+    for (label, value) in parts {
+        if let Some(at) = labels.iter().position(|(l, _)| *l == label) {
+            values[at] = Some(value);
+        }
     }
     Ok((name, values))
 }
 
-/// As [`read_labelled`], but every part in the order written, each as its label's place in
-/// `labels` and its value (trimmed): for a label that may be given more than once.
-pub(super) fn read_labelled_parts<const N: usize>(
+/// One part of a labelled text: its label (one of those the reader takes) and its value,
+/// trimmed.
+pub(super) type LabelledPart<'a> = (&'a str, String);
+
+/// As [`read_labelled`], but every part in the order written: for a label that may be
+/// given more than once.
+pub(super) fn read_labelled_parts<'a, const N: usize>(
     text: &str,
-    labels: [(&str, &str); N],
+    labels: [(&'a str, &str); N],
     example: &str,
-) -> Result<(String, Vec<(usize, String)>), String> {
+) -> Result<(String, Vec<LabelledPart<'a>>), String> {
     let listed = {
         let each: Vec<String> = labels.iter().map(|(l, v)| format!("{l}={v}")).collect();
         match each.split_last() {
@@ -46,12 +52,12 @@ pub(super) fn read_labelled_parts<const N: usize>(
             ));
         };
         let label = label.trim();
-        let Some(at) = labels.iter().position(|(l, _)| *l == label) else {
+        let Some((label, _)) = labels.iter().find(|(l, _)| *l == label) else {
             return Err(format!(
                 "'{text}': unknown part '{label}' (use {listed} after the name)"
             ));
         };
-        values.push((at, value.trim().to_string()));
+        values.push((*label, value.trim().to_string()));
     }
     Ok((name, values))
 }

@@ -93,12 +93,9 @@ impl Creator {
     pub fn parse(text: &str) -> Result<Creator, String> {
         let labels = [("orcid", "..."), ("affiliation", "..."), ("ror", "...")];
         let (name, parts) = read_labelled_parts(text, labels, "Curie, Marie; orcid=...")?;
-        let orcid = parts.iter().rev().find(|(at, _)| *at == 0);
-        let affiliations = parts
-            .iter()
-            .filter(|(at, _)| *at > 0)
-            .map(|(at, value)| (*at == 2, value.as_str()));
-        let (ror, affiliations) = read_ror_and_affiliations(&name, affiliations, text)?;
+        // The last ORCID iD given wins, as a repeated part of any other text does.
+        let orcid = parts.iter().rev().find(|(label, _)| *label == "orcid");
+        let (ror, affiliations) = read_ror_and_affiliations(&name, &parts, text)?;
         Ok(Creator {
             name,
             orcid: orcid.map(|(_, value)| value.clone()),
