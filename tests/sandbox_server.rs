@@ -346,6 +346,48 @@ async fn an_exists_answer_that_leaves_the_body_unread_says_connection_close() {
     sb.shutdown().await;
 }
 
+/// Lodge's own sandbox client sending again files the sandbox holds (a dataset's next
+/// version), several at once and each under the size it looks up first: the server answers
+/// "exists" before the body has arrived, and every answer reaches the client. Closed
+/// without its lingering read, the socket was reset with the client's bytes unread, the
+/// answer was lost and the deposit counted an unknown outcome (a retry, or after eight of
+/// them a failure).
+#[tokio::test]
+async fn files_the_sandbox_holds_are_sent_again_without_a_cut_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let sb = start(&dir.path().join("sandbox")).await;
+    let folder = dir.path().join("survey");
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut files = Vec::new();
+    for n in 0..5u32 {
+        let bytes: Vec<u8> = (0..1_000_000u32)
+            .map(|i| ((i * 7 + n) % 253) as u8)
+            .collect();
+        std::fs::write(folder.join(format!("f{n}.bin")), &bytes).unwrap();
+        files.push((format!("f{n}.bin"), bytes));
+    }
+    let borrowed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_str(), b.as_slice()))
+        .collect();
+    let target = lodge::targets::open_target(&sb.target_url(), None).unwrap();
+    for round in 0..10 {
+        let document = document(&borrowed, &format!("Survey, version {round}"));
+        let request = lodge::targets::DepositRequest {
+            key: document.key(),
+            document: &document,
+            root: &folder,
+            earlier_records: &[],
+        };
+        target
+            .upload(&request, std::sync::Arc::new(|_| {}))
+            .await
+            .unwrap_or_else(|e| panic!("round {round}: {e:?}"));
+    }
+    assert_eq!(sb.stats().blobs, 5);
+    sb.shutdown().await;
+}
+
 #[tokio::test]
 async fn blob_digest_mismatch_is_400_and_keeps_nothing() {
     let dir = tempfile::tempdir().unwrap();

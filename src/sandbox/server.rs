@@ -5,6 +5,12 @@
 //! extensions of each of its requests; a handler that triggers it and then never finishes
 //! makes the connection task drop the connection future, which closes the socket with no
 //! response written.
+//!
+//! A connection that ends normally ends with a lingering close: an answer given before the
+//! request's body was read ("this blob already exists") is followed by the client's bytes
+//! still in flight, and a socket closed with unread bytes is reset, which can throw the
+//! answer away before the client reads it. So the server stops writing, then reads and
+//! drops what still comes for a moment before closing, as Apache and nginx do.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -73,25 +79,44 @@ async fn serve_connection(
     let tower = TowerToHyperService::new(router);
     let service = hyper::service::service_fn(move |mut req: hyper::Request<Incoming>| {
         req.extensions_mut().insert(kill.clone());
-        tower.call(req)
+        // Boxed so the connection can be polled in place and its socket taken back after.
+        Box::pin(tower.call(req))
     });
-    let conn = hyper::server::conn::http1::Builder::new()
+    let mut conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(Duration::from_secs(30))
         .serve_connection(TokioIo::new(stream), service);
-    let mut conn = std::pin::pin!(conn);
     let mut draining = false;
-    loop {
+    let ended = loop {
         tokio::select! {
-            _ = conn.as_mut() => return,
-            // Dropping the connection future closes the socket; nothing more is written.
+            ended = std::future::poll_fn(|cx| conn.poll_without_shutdown(cx)) => break ended,
+            // Dropping the connection closes the socket; nothing more is written.
             _ = notify.notified() => return,
             () = stopped(&mut shutdown), if !draining => {
                 draining = true;
-                conn.as_mut().graceful_shutdown();
+                std::pin::Pin::new(&mut conn).graceful_shutdown();
             }
         }
+    };
+    // A sandbox shutting down closes at once: its own clients are done by then.
+    if ended.is_ok() && !draining {
+        linger(conn.into_parts().io.into_inner()).await;
     }
+}
+
+/// How long a closing connection goes on reading what the client still sends.
+const LINGER: Duration = Duration::from_secs(2);
+
+/// Close `stream` the lingering way: say the server will write no more, then read and drop
+/// what the client still sends, until it closes too or [`LINGER`] has passed.
+async fn linger(mut stream: tokio::net::TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    if stream.shutdown().await.is_err() {
+        return;
+    }
+    let mut sink = vec![0u8; 64 * 1024];
+    let drain = async { while matches!(stream.read(&mut sink).await, Ok(1..)) {} };
+    let _ = tokio::time::timeout(LINGER, drain).await;
 }
 
 /// Completes once shutdown is requested (or the sandbox handle is gone).
