@@ -2698,6 +2698,68 @@ fn closing_while_a_deposit_is_sent_asks_first_and_close_anyway_closes() {
     );
 }
 
+/// Closing the window while a dataset's details hold metadata edits not saved asks first,
+/// naming the dataset: those edits would be gone for good. A draft left behind by
+/// selecting another row counts too. "Keep Lodge open" keeps the edits, the details say
+/// near their top that they are not saved, and once saved from there the window closes
+/// at once. "Close without saving" closes.
+#[test]
+fn closing_with_metadata_edits_not_saved_asks_first_naming_the_datasets() {
+    let mut w = Window::open(FaultConfig::default());
+    let soil = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let river = w.add_folder(&citable_folder(&w.lab, "river", "River 2026"));
+    w.select(soil);
+    assert!(w.harness.query_by_label("✏ Edits not saved").is_none());
+    w.harness.get_by_label("Title").focus();
+    w.harness.get_by_label("Title").type_text(", revised");
+    // The mark is drawn above the form: it shows on the frame after the typing.
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("✏ Edits not saved");
+    // Another row selected: soil-cores' edits wait as a draft.
+    w.select(river);
+    assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
+    w.harness.step();
+    w.harness.get_by_label("Close Lodge?");
+    w.harness
+        .get_by_label_contains("The metadata of soil-cores has edits not saved");
+    w.harness.get_by_label("Keep Lodge open").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(w.harness.query_by_label("Close Lodge?").is_none());
+
+    w.select(soil);
+    w.harness.get_by_label("Save edits").click();
+    w.wait("the edit saved", |app| {
+        app.model
+            .row(soil)
+            .is_some_and(|r| r.metadata.title == "Soil cores 2026, revised")
+    });
+    w.harness.step();
+    assert!(w.harness.query_by_label("✏ Edits not saved").is_none());
+    assert!(
+        !request_close(&mut w).contains(&egui::ViewportCommand::CancelClose),
+        "everything saved: the window closes"
+    );
+
+    let mut w = w.reopen();
+    w.select(river);
+    w.harness.get_by_label("Title").focus();
+    w.harness.get_by_label("Title").type_text(" (draft)");
+    w.harness.step();
+    assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("The metadata of river has edits not saved");
+    w.harness.get_by_label("Close without saving").click();
+    w.harness.step();
+    assert!(
+        !request_close(&mut w).contains(&egui::ViewportCommand::CancelClose),
+        "the close asked for goes through"
+    );
+    assert_eq!(w.app().model.row(river).unwrap().metadata.title, "River 2026");
+}
+
 /// A History narrowed by its search or filters exports what it shows: the buttons say how
 /// many jobs, the file holds those, and the notice says it is part of the history. With
 /// nothing shown there is nothing to export.

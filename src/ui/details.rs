@@ -57,6 +57,26 @@ impl DetailsState {
             .map(|(id, form, _)| (id, form.to_metadata()))
             .collect()
     }
+
+    /// The datasets whose forms (shown, or kept as drafts) say what their stored metadata,
+    /// read by `stored`, does not: what closing the window would throw away. Measured
+    /// against the store as it is now, not as the form started, so a draft saved since by
+    /// *Deposit all ready* counts as saved. Sorted by id.
+    pub fn edits_not_stored<'a>(&self, stored: impl Fn(i64) -> Option<&'a Metadata>) -> Vec<i64> {
+        let forms = self
+            .form
+            .iter()
+            .map(|(id, form, _)| (*id, form))
+            .chain(self.drafts.iter().map(|(id, (form, _))| (*id, form)));
+        let mut ids: Vec<i64> = forms
+            .filter(|(id, form)| {
+                stored(*id).is_some_and(|m| !form.says_the_same_as(&MetadataForm::from_metadata(m)))
+            })
+            .map(|(id, _)| id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
 }
 
 pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
@@ -166,6 +186,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                             format::content_key(ui, &key);
                         });
                     }
+                    edits_strip(app, ui, &entry);
                     ui.separator();
                     form_section(app, ui, &entry);
                     ui.separator();
@@ -174,6 +195,45 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     attempts(app, ui, id);
                 });
         });
+}
+
+/// Near the top, while the form holds edits not saved: a mark saying so, with Save and
+/// Undo (the form's own buttons are at its foot, below some twenty fields).
+fn edits_strip(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::DatasetEntry) {
+    let folder_missing =
+        app.model.status(entry, app.target_id()).kind() == StatusKind::FolderMissing;
+    let Some((_, form, base)) = app.details.form.as_mut() else {
+        return;
+    };
+    if form.says_the_same_as(base) {
+        return;
+    }
+    let mut save = false;
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("✏ Edits not saved").color(ui.visuals().warn_fg_color));
+        save = ui
+            .add_enabled(
+                entry.hashing.is_none() && !folder_missing,
+                egui::Button::new("Save edits").small(),
+            )
+            .on_hover_text("Save metadata: re-key the dataset with what the form says")
+            .clicked();
+        if ui
+            .small_button("Undo")
+            .on_hover_text("Undo edits: take back what the form held when it was saved")
+            .clicked()
+        {
+            *form = base.clone();
+        }
+    });
+    if save {
+        let metadata = form.to_metadata().0;
+        app.send(Command::SetMetadata {
+            id: entry.id,
+            metadata: Box::new(metadata),
+            then_deposit: None,
+        });
+    }
 }
 
 fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::DatasetEntry) {

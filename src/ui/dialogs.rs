@@ -1,5 +1,5 @@
 //! Confirmation dialogs: removing a dataset that has deposit history, and closing the
-//! window while it sends deposits or hashes folders.
+//! window while it sends deposits, hashes folders or holds metadata edits not saved.
 
 use super::LodgeApp;
 use crate::app::{Command, WorkInHand};
@@ -17,17 +17,42 @@ pub struct Dialogs {
     pub close_allowed: bool,
 }
 
-/// Hold back a close of the window while it sends deposits or hashes folders, and ask.
-/// Nothing would be lost for good (the queue is durable and the keys do not change), but an
-/// upload cut short starts over, and a folder being added is not on the list.
+/// Hold back a close of the window while it sends deposits, hashes folders or holds
+/// metadata edits not saved, and ask. The queue would lose nothing (it is durable and the
+/// keys do not change), but an upload cut short starts over and a folder being added is
+/// not on the list; edits not saved would be gone for good.
 pub fn hold_close_while_working(app: &mut LodgeApp, ctx: &egui::Context) {
     if app.dialogs.close_allowed || !ctx.input(|i| i.viewport().close_requested()) {
         return;
     }
-    if !app.model.work_in_hand().is_empty() {
+    if !app.model.work_in_hand().is_empty() || !unsaved_names(app).is_empty() {
         ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
         app.dialogs.confirm_close = true;
     }
+}
+
+/// The names of the datasets whose metadata edits are not saved, in the list's order of
+/// adding.
+fn unsaved_names(app: &LodgeApp) -> Vec<String> {
+    let model = &app.model;
+    app.details
+        .edits_not_stored(|id| model.row(id).map(|r| &r.metadata))
+        .into_iter()
+        .filter_map(|id| model.row(id).map(|r| r.name.clone()))
+        .collect()
+}
+
+/// What the close dialog says closing now would throw away: the edits of `names`.
+fn unsaved_question(names: &[String]) -> String {
+    let of = match names {
+        [one] => one.clone(),
+        [first @ .., last] => format!("{} and {last}", first.join(", ")),
+        [] => String::new(),
+    };
+    format!(
+        "The metadata of {of} has edits not saved. Closing throws them away; to keep them, \
+         keep Lodge open and press Save metadata in the details."
+    )
 }
 
 /// What the close dialog says closing now would cut short.
@@ -58,8 +83,9 @@ pub fn close_question(work: WorkInHand) -> String {
 
 fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
     let work = app.model.work_in_hand();
+    let unsaved = unsaved_names(app);
     // What held the close back is done: close, as the person asked.
-    if work.is_empty() {
+    if work.is_empty() && unsaved.is_empty() {
         app.dialogs.confirm_close = false;
         app.dialogs.close_allowed = true;
         ctx.send_viewport_cmd(egui::ViewportCommand::Close);
@@ -69,12 +95,22 @@ fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
     egui::Modal::new(egui::Id::unique("confirm_close")).show(ctx, |ui| {
         ui.set_max_width(440.0);
         ui.heading("Close Lodge?");
-        ui.label(close_question(work));
+        if !unsaved.is_empty() {
+            ui.label(unsaved_question(&unsaved));
+        }
+        if !work.is_empty() {
+            ui.label(close_question(work));
+        }
         ui.horizontal(|ui| {
             if ui.button("Keep Lodge open").clicked() {
                 keep_open = true;
             }
-            if ui.button("Close anyway").clicked() {
+            let close = if unsaved.is_empty() {
+                "Close anyway"
+            } else {
+                "Close without saving"
+            };
+            if ui.button(close).clicked() {
                 app.dialogs.close_allowed = true;
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             }

@@ -368,6 +368,9 @@ impl Window {
         self.select(id);
         self.harness.get_by_label("Title").focus();
         self.harness.get_by_label("Title").type_text(suffix);
+        // Two frames: the second draws the "Edits not saved" mark above the form, and a
+        // click must name the button as that frame laid it out.
+        self.harness.step();
         self.harness.step();
         self.harness.get_by_label("Save metadata").click_accesskit();
         self.wait("the new title stored", |app| {
