@@ -291,9 +291,12 @@ impl Core {
             }
             Command::ShowFolder(path) => {
                 if let Err(e) = self.config.opener.open(&path) {
+                    let shown = format!("{:?}", path.display().to_string());
+                    let why = e.to_string().replace(&shown, "the folder");
                     self.out.notice(Notice::error(format!(
-                        "Cannot open the folder {} in a file manager: {e}. Open it yourself.",
-                        path.display()
+                        "Cannot open the folder {} in a file manager: {}. Open it yourself.",
+                        path.display(),
+                        plain_opener_error(&why, "the folder")
                     )));
                 }
             }
@@ -1192,7 +1195,37 @@ fn browser_did_not_open(url: &str, link: &str, e: &std::io::Error) -> String {
         .to_string()
         .replace(&format!("{link:?}"), "the link")
         .replace(link, "the link");
-    format!("Cannot open {url} in a web browser: {why}. Copy the link and open it yourself.")
+    let why = plain_opener_error(&why, "the link");
+    format!(
+        "Cannot open {url} in a web browser: {why}. Is a default web browser set? Copy the \
+         link and open it yourself."
+    )
+}
+
+/// The `open` crate's "Launcher \"gio\" \"open\" WHAT failed with
+/// ExitStatus(unix_wait_status(512))", where `what` stands for WHAT, in words: "`gio open`
+/// ended with exit status 2". Any other error is kept as it is.
+fn plain_opener_error(why: &str, what: &str) -> String {
+    let Some((launcher, status)) = why
+        .strip_prefix("Launcher ")
+        .and_then(|rest| rest.split_once(" failed with "))
+    else {
+        return why.to_string();
+    };
+    let program = launcher
+        .split(&format!(" {what}"))
+        .next()
+        .unwrap_or(launcher)
+        .replace('"', "");
+    let exit_code = status
+        .strip_prefix("ExitStatus(unix_wait_status(")
+        .and_then(|s| s.strip_suffix("))"))
+        .and_then(|s| s.parse::<i32>().ok())
+        .map(|wait_status| wait_status >> 8);
+    match exit_code {
+        Some(code) => format!("`{program}` ended with exit status {code}"),
+        None => format!("`{program}` failed ({status})"),
+    }
 }
 
 #[cfg(test)]
@@ -1214,7 +1247,22 @@ mod tests {
             said.starts_with(&format!("Cannot open {url} in a web browser")),
             "{said}"
         );
-        assert!(said.contains("\"gio\" \"open\" the link failed"), "{said}");
+        assert!(
+            said.contains(": `gio open` ended with exit status 2. Is a default web browser set?"),
+            "{said}"
+        );
+        assert!(!said.contains("unix_wait_status"), "{said}");
+    }
+
+    #[test]
+    fn an_opener_error_of_another_shape_is_kept_as_it_is() {
+        let said = plain_opener_error("No such file or directory (os error 2)", "the link");
+        assert_eq!(said, "No such file or directory (os error 2)");
+        let said = plain_opener_error(
+            "Launcher \"xdg-open\" the folder failed with signal 9",
+            "the folder",
+        );
+        assert_eq!(said, "`xdg-open` failed (signal 9)");
     }
 
     fn skipped(rel_path: &str, reason: SkipReason) -> SkippedEntry {
