@@ -2757,7 +2757,40 @@ fn closing_with_metadata_edits_not_saved_asks_first_naming_the_datasets() {
         !request_close(&mut w).contains(&egui::ViewportCommand::CancelClose),
         "the close asked for goes through"
     );
-    assert_eq!(w.app().model.row(river).unwrap().metadata.title, "River 2026");
+    assert_eq!(
+        w.app().model.row(river).unwrap().metadata.title,
+        "River 2026"
+    );
+}
+
+/// A deposit asked for while sending is paused waits for Resume, not for its turn, and
+/// its row says so: "Queued · paused", and on hover how to send it. Resume sends it.
+#[test]
+fn a_deposit_queued_while_paused_says_paused_until_resume_sends_it() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("⏸ Pause").click();
+    w.wait("sending paused", |app| !app.model.engine_running);
+    w.harness.step();
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the deposit queued", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Queued { .. }))
+    });
+    assert_eq!(
+        w.app().status_of(id),
+        Some(DedupStatus::Queued { paused: true })
+    );
+    w.harness.step();
+    w.harness.get_by_label("⌛ Queued · paused");
+    assert_eq!(
+        lodge::ui::badge::hover(&DedupStatus::Queued { paused: true }),
+        "On the queue, and sending is paused: press ▶ Resume to send it."
+    );
+
+    w.harness.get_by_label("▶ Resume").click();
+    w.wait("Deposited", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
 }
 
 /// A History narrowed by its search or filters exports what it shows: the buttons say how

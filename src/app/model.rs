@@ -298,7 +298,12 @@ impl Model {
     /// would otherwise offer a deposit or a rescan (neither can work); what it has on the
     /// queue, deposited or failed it still shows.
     pub fn status(&self, entry: &DatasetEntry, target: &str) -> DedupStatus {
-        let status = self.status_from_store(entry, target);
+        let status = match self.status_from_store(entry, target) {
+            DedupStatus::Queued { .. } => DedupStatus::Queued {
+                paused: !self.engine_running,
+            },
+            status => status,
+        };
         let blocked = matches!(
             status,
             DedupStatus::New { .. }

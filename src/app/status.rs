@@ -33,8 +33,9 @@ pub enum DedupStatus {
     New { ready: bool },
     /// Being scanned and hashed.
     Hashing { done: u64, total: u64 },
-    /// On the queue, not yet claimed.
-    Queued,
+    /// On the queue, not yet claimed; `paused` while the window's sending is paused (it
+    /// waits for Resume, not for its turn).
+    Queued { paused: bool },
     /// On the queue, but its target is paused (`reason`): it refused the credentials, or it
     /// cannot be used as it is (a redirect, TLS refused, this computer's clock). Nothing is
     /// sent there until the user acts ([`paused_target_fix`]).
@@ -154,7 +155,7 @@ impl DedupStatus {
         match self {
             DedupStatus::New { .. } => StatusKind::New,
             DedupStatus::Hashing { .. } => StatusKind::Hashing,
-            DedupStatus::Queued => StatusKind::Queued,
+            DedupStatus::Queued { .. } => StatusKind::Queued,
             DedupStatus::TargetPaused { .. } => StatusKind::TargetPaused,
             DedupStatus::Uploading { .. } => StatusKind::Uploading,
             DedupStatus::WaitingToRetry { .. } => StatusKind::WaitingToRetry,
@@ -192,7 +193,7 @@ impl DedupStatus {
         matches!(
             self,
             DedupStatus::Hashing { .. }
-                | DedupStatus::Queued
+                | DedupStatus::Queued { .. }
                 | DedupStatus::Uploading { .. }
                 | DedupStatus::WaitingToRetry { .. }
         )
@@ -223,7 +224,7 @@ impl DedupStatus {
         };
         let identifier = || job.identifier.clone().unwrap_or_default();
         match job.state {
-            JobState::Queued => DedupStatus::Queued,
+            JobState::Queued => DedupStatus::Queued { paused: false },
             JobState::Running => {
                 let (sent, total) = upload.unwrap_or((0, 0));
                 DedupStatus::Uploading { sent, total }

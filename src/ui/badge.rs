@@ -33,6 +33,7 @@ pub fn text(status: &DedupStatus, now_ms: i64) -> String {
     let (icon, _) = style(kind);
     let detail = match status {
         DedupStatus::New { ready: false } => Some("metadata incomplete".to_string()),
+        DedupStatus::Queued { paused: true } => Some("paused".to_string()),
         DedupStatus::Uploading { sent, total } if *total > 0 => Some(format!(
             "{} of {}",
             format::bytes(*sent),
@@ -74,7 +75,10 @@ pub fn hover(status: &DedupStatus) -> String {
                 format::bytes(*total)
             )
         }
-        DedupStatus::Queued => "On the queue; a worker will send it soon.".into(),
+        DedupStatus::Queued { paused: false } => "On the queue; a worker will send it soon.".into(),
+        DedupStatus::Queued { paused: true } => {
+            "On the queue, and sending is paused: press ▶ Resume to send it.".into()
+        }
         DedupStatus::TargetPaused { reason, fix } => format!(
             "The target is paused: {} Nothing more is sent there until you act: {fix}.",
             crate::wording::sentence(reason)
