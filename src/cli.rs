@@ -271,7 +271,7 @@ fn parse_age(s: &str) -> Result<Duration, String> {
 }
 
 /// `s` as a duration no longer than `longest` (its length, and in words); the errors name
-/// `what` it should be and `examples` of one.
+/// `what` it should be and `examples` of one (not humantime's "expected number at 0").
 fn parse_at_most(
     s: &str,
     what: &str,
@@ -279,7 +279,7 @@ fn parse_at_most(
     examples: &str,
 ) -> Result<Duration, String> {
     let d = humantime::parse_duration(s)
-        .map_err(|e| format!("'{s}' is not {what} ({e}); write e.g. {examples}"))?;
+        .map_err(|_| format!("'{s}' is not {what}: write e.g. {examples} (a number and a unit)"))?;
     if d > longest.0 {
         return Err(format!(
             "'{s}' is longer than {}; write e.g. {examples}",
@@ -625,6 +625,29 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::error_text;
+
+    #[test]
+    fn a_duration_or_age_that_is_no_number_is_refused_with_examples_not_the_parsers_words() {
+        let said = super::parse_age("banana").unwrap_err();
+        assert_eq!(
+            said,
+            "'banana' is not an age: write e.g. 90d, 26weeks, 2years (a number and a unit)"
+        );
+        for said in [
+            super::parse_duration("fast").unwrap_err(),
+            super::parse_lease("fast").unwrap_err(),
+            super::parse_db_wait("fast").unwrap_err(),
+        ] {
+            assert_eq!(
+                said,
+                "'fast' is not a duration: write e.g. 500ms, 30s, 10m, 1h, 7d (a number and a unit)"
+            );
+        }
+        assert_eq!(
+            super::parse_duration("5").unwrap_err(),
+            "'5' is not a duration: write e.g. 500ms, 30s, 10m, 1h, 7d (a number and a unit)"
+        );
+    }
 
     #[derive(Debug, thiserror::Error)]
     #[error("cannot open {path}: {source}")]

@@ -203,14 +203,43 @@ pub fn doi_cited(file: &str, doi: &str) -> String {
     )
 }
 
+/// What the system said of a file or folder, in plain words: "no such file or folder",
+/// "permission denied", "is a directory", without the Rust standard library's
+/// "(os error 13)". An error Lodge itself made (no OS error number) reads as it was written.
+/// The path is the caller's to name.
+pub fn io_cause(error: &std::io::Error) -> String {
+    let Some(code) = error.raw_os_error() else {
+        return error.to_string();
+    };
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or folder".to_string(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_string(),
+        _ => {
+            let said = error.to_string();
+            let said = said
+                .strip_suffix(&format!(" (os error {code})"))
+                .unwrap_or(&said);
+            let mut chars = said.chars();
+            match chars.next() {
+                Some(first) => first.to_lowercase().chain(chars).collect(),
+                None => said.to_string(),
+            }
+        }
+    }
+}
+
 /// An error and its causes on one line, each cause once: many errors already end with their
 /// cause's text (`cannot open X: {source}`), which would otherwise be said twice; others
 /// (reqwest's, tokio-postgres's) keep the useful part in their causes alone.
 pub fn with_causes(error: &(dyn Error + 'static)) -> String {
-    let mut text = error.to_string();
+    let in_words = |e: &(dyn Error + 'static)| match e.downcast_ref::<std::io::Error>() {
+        Some(io) => io_cause(io),
+        None => e.to_string(),
+    };
+    let mut text = in_words(error);
     let mut next = error.source();
     while let Some(cause) = next {
-        let said = cause.to_string();
+        let said = in_words(cause);
         if !text.contains(&said) {
             text.push_str(": ");
             text.push_str(&said);
@@ -222,6 +251,28 @@ pub fn with_causes(error: &(dyn Error + 'static)) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(unix)]
+    #[test]
+    fn a_file_error_reads_in_plain_words_without_the_os_error_number() {
+        use std::io::{Error, ErrorKind};
+        let os = |code| Error::from_raw_os_error(code);
+        assert_eq!(super::io_cause(&os(libc::ENOENT)), "no such file or folder");
+        assert_eq!(super::io_cause(&os(libc::EACCES)), "permission denied");
+        let other = super::io_cause(&os(libc::EISDIR));
+        assert!(!other.contains("os error"), "{other}");
+        assert!(other.starts_with(char::is_lowercase), "{other}");
+        // One Lodge wrote reads as written.
+        let own = Error::new(ErrorKind::NotFound, "the record is gone");
+        assert_eq!(super::io_cause(&own), "the record is gone");
+        // In an error line, the cause is said so once, after what could not be done.
+        let missing =
+            anyhow::Error::new(os(libc::ENOENT)).context("cannot find the folder /data/x");
+        assert_eq!(
+            super::with_causes(missing.as_ref()),
+            "cannot find the folder /data/x: no such file or folder"
+        );
+    }
+
     #[test]
     fn a_wait_reads_in_the_unit_a_person_would_use() {
         use std::time::Duration;

@@ -167,15 +167,17 @@ fn unreadable_file_is_named_with_the_fix_and_nothing_is_recorded() {
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert_all(
         &t,
-        &[
-            &secret.canonicalize().unwrap().display().to_string(),
-            "Permission denied",
-            "fix its permissions or remove it from the folder",
-        ],
+        &[&format!(
+            "cannot read {}: permission denied; fix its permissions or remove it from the \
+                 folder",
+            secret.canonicalize().unwrap().display()
+        )],
     );
+    assert!(!t.contains("os error"), "said in words: {t}");
     let t = text(&among);
     assert_eq!(among.status.code(), Some(1), "{t}");
-    assert_eq!(t.matches("Permission denied").count(), 1, "{t}");
+    assert_eq!(t.matches("permission denied").count(), 1, "{t}");
+    assert!(!t.contains("os error"), "said in words: {t}");
     let store = open_store(&lab);
     let other_id = store
         .find_dataset(&other.canonicalize().unwrap().display().to_string())
@@ -717,7 +719,7 @@ async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_de
         "--publisher",
         "Lab",
         "--year",
-        "20261",
+        "2026",
         "--resource-type",
         "Spreadsheet",
     ]);
@@ -732,7 +734,6 @@ async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_de
         &[
             "refused  ds001: metadata incomplete",
             "creators[0].orcid: is not a valid ORCID iD",
-            "publication_year: must be a four-digit year, not 20261 (--year)",
             "resource_type: is not a DataCite resourceTypeGeneral",
             &format!(
                 "fix with `lodge add {}` and the flags named above",
@@ -752,8 +753,6 @@ async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_de
     fix.arg("add").arg(&bad).args([
         "--creator",
         "Curie, Marie; orcid=0000-0002-1825-0097",
-        "--year",
-        "2026",
         "--resource-type",
         "Dataset",
     ]);
@@ -763,15 +762,6 @@ async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_de
     assert!(text(&out).contains("deposited ds001"), "{}", text(&out));
     assert_eq!(sandbox.stats().records, 2);
 
-    // A year that is not a number is named by its flag, and nothing changes.
-    let mut year = lodge_in(&lab);
-    year.arg("add").arg(&bad).args(["--year", "twenty26"]);
-    let out = run(year).await;
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert_all(
-        &text(&out),
-        &["--year", "'twenty26' is not a year", "e.g. 2026"],
-    );
     // A creator with no name in it is refused, not taken as a creator: the dataset keeps
     // the ones it has.
     let mut nameless = lodge_in(&lab);
@@ -784,6 +774,43 @@ async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_de
         .creators
         .clone();
     assert_eq!(creators[0].name, "Curie, Marie");
+}
+
+/// `--year` takes a year of four digits, the years the metadata check takes: any other
+/// value (too short, too long, not digits) is refused as the flag is read, the same way
+/// each time, naming the flag and what a year looks like; the dataset keeps its year.
+#[test]
+fn a_year_that_is_not_four_digits_is_refused_when_added_and_the_dataset_keeps_its_year() {
+    let lab = Lab::new();
+    let folder = lab.numbered_folder(1);
+    add_first_folder(&lab);
+    for year in ["26", "0", "999", "20261", "99999999999", "twenty26", ""] {
+        let mut cmd = lodge_in(&lab);
+        cmd.arg("add").arg(&folder).args(["--year", year]);
+        let out = cmd.output().unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "--year {year}: {t}");
+        assert_all(
+            &t,
+            &[
+                "--year",
+                &format!("'{year}' is not a year: a publication year has four digits, e.g. 2026"),
+            ],
+        );
+    }
+    let year = |lab: &Lab| {
+        open_store(lab).datasets().unwrap()[0]
+            .metadata
+            .publication_year
+    };
+    assert_eq!(year(&lab), Some(2026), "the dataset keeps its year");
+    for (given, kept) in [("1000", 1000), (" 9999 ", 9999)] {
+        let mut cmd = lodge_in(&lab);
+        cmd.arg("add").arg(&folder).args(["--year", given]);
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "--year {given}: {}", text(&out));
+        assert_eq!(year(&lab), Some(kept));
+    }
 }
 
 // ---- The store -------------------------------------------------------------------------------
@@ -850,6 +877,90 @@ fn corrupt_store_is_named_left_untouched_with_the_fix() {
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert_all(&t, &[&db.display().to_string(), "is damaged", "malformed"]);
     assert_eq!(fs::read(&db).unwrap(), bytes, "the file is untouched");
+}
+
+/// Another program's SQLite database that keeps its own schema version in `user_version`
+/// (as many do) is refused as one that keeps none: named, with the fix, and left byte for
+/// byte as it was, whatever the version, by a command that reads and by one that adds. A
+/// Lodge database written by a newer Lodge is named as such, and left as it was too.
+#[test]
+fn a_database_not_lodges_is_refused_untouched_whatever_its_schema_version() {
+    let lab = Lab::new();
+    let folder = lab.numbered_folder(1);
+    for version in [3, 5, 9] {
+        let theirs = lab.path(&format!("app{version}.sqlite"));
+        let conn = rusqlite::Connection::open(&theirs).unwrap();
+        conn.execute_batch(&format!(
+            "CREATE TABLE items (id INTEGER PRIMARY KEY); CREATE TABLE tags (id INTEGER);
+             PRAGMA user_version = {version};"
+        ))
+        .unwrap();
+        drop(conn);
+        let before = fs::read(&theirs).unwrap();
+        for command in ["status", "add"] {
+            let mut cmd = lodge(&theirs);
+            match command {
+                "add" => cmd.arg("add").arg(&folder).args(METADATA),
+                _ => cmd.arg(command),
+            };
+            let out = cmd.output().unwrap();
+            let t = text(&out);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{command}, version {version}: {t}"
+            );
+            assert_all(
+                &t,
+                &[
+                    &format!(
+                        "{} is another program's SQLite database (its tables: items, tags)",
+                        theirs.display()
+                    ),
+                    "Lodge has not changed it",
+                    "Check the path given by --db or LODGE_DB",
+                ],
+            );
+            for raw in ["rusqlite", "Migration", "no such table"] {
+                assert!(!t.contains(raw), "{command}, version {version}: {t}");
+            }
+            assert_eq!(
+                fs::read(&theirs).unwrap(),
+                before,
+                "their database is untouched"
+            );
+            assert!(!lab.path(&format!("app{version}.sqlite-wal")).exists());
+        }
+    }
+
+    // A Lodge database from a Lodge whose schema is past this one's.
+    add_first_folder(&lab);
+    let db = lab.path("lodge.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
+    conn.pragma_update(None, "user_version", 9).unwrap();
+    drop(conn);
+    let before = fs::read(&db).unwrap();
+    let out = lodge(&db).arg("status").output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!(
+                "the Lodge database {} was written by a newer Lodge",
+                db.display()
+            ),
+            "(schema 9, this Lodge knows up to 5)",
+            "Use a newer Lodge, or another --db",
+        ],
+    );
+    assert!(!t.contains("rusqlite"), "{t}");
+    assert_eq!(
+        fs::read(&db).unwrap(),
+        before,
+        "the newer database is untouched"
+    );
 }
 
 #[test]
@@ -1129,7 +1240,7 @@ fn a_deposit_flag_that_cannot_work_is_refused_naming_it_and_nothing_is_queued() 
     add_first_folder(&lab);
     // Zero deposits in flight or attempts, a lease that lapses mid-request, an empty token;
     // a million in flight (it exhausted memory), durations past what the store can add.
-    let refused: [(&[&str], &[&str]); 8] = [
+    let refused: [(&[&str], &[&str]); 9] = [
         (
             &["--concurrency", "1000000"],
             &[
@@ -1161,6 +1272,14 @@ fn a_deposit_flag_that_cannot_work_is_refused_naming_it_and_nothing_is_queued() 
         (
             &["--lease", "200ms"],
             &["--lease", "'200ms'", "at least 1s"],
+        ),
+        // Said in words, not the duration parser's "expected number at 0".
+        (
+            &["--deadline", "fast"],
+            &[
+                "--deadline",
+                "'fast' is not a duration: write e.g. 500ms, 30s",
+            ],
         ),
     ];
     for (flags, said) in refused {
@@ -1608,7 +1727,7 @@ async fn unauthorized_target_pauses_and_the_right_token_deposits_each_dataset_on
         &[
             &format!("{} is paused", sandbox.target_url()),
             "not authorised (HTTP 401)",
-            "Authorization: Bearer TOKEN",
+            "the token given was refused",
             "give the right token with --token (or LODGE_TOKEN), then run the command again",
         ],
     );
@@ -1622,6 +1741,45 @@ async fn unauthorized_target_pauses_and_the_right_token_deposits_each_dataset_on
     assert!(out.status.success(), "{}", text(&out));
     let stats = sandbox.stats();
     assert_eq!((stats.records, stats.creates), (3, 3));
+}
+
+/// A token-protected sandbox tells a deposit that sent no token that it needs one, and one
+/// that sent a token that the token given was refused (not as if none had been given),
+/// naming where the right one comes from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_wrong_token_is_said_to_be_refused_and_a_missing_one_to_be_needed() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox_with_token("sbx", "right").await;
+    add_first_folder(&lab);
+
+    let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "not authorised (HTTP 401): this sandbox needs its token (`Authorization: Bearer \
+             TOKEN`",
+            "give the right token with --token (or LODGE_TOKEN)",
+        ],
+    );
+    assert!(!t.contains("was refused"), "{t}");
+
+    let mut wrong = deposit_cmd(&lab, &sandbox.target_url());
+    wrong.args(["--token", "wrong"]);
+    let out = run(wrong).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "not authorised (HTTP 401): the token given was refused: it is not the one this \
+             sandbox was started with (`lodge sandbox --token`, or LODGE_SANDBOX_TOKEN)",
+            "give the right token with --token (or LODGE_TOKEN)",
+        ],
+    );
+    assert!(!t.contains("needs its token"), "{t}");
+    assert_eq!(sandbox.stats().records, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

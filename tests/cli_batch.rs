@@ -3532,11 +3532,24 @@ async fn add_takes_several_folders_each_its_own_dataset_and_a_bad_one_stops_only
         &text(&out),
         &[
             "2 of the 3 folders given cannot be added, so none was",
-            "cannot find the folder no-such-a",
+            "cannot find the folder no-such-a: check the path (it must exist and be readable): \
+             no such file or folder",
             "cannot find the folder no-such-b",
         ],
     );
+    assert!(!text(&out).contains("os error"), "in words: {}", text(&out));
     assert_eq!(store.datasets().unwrap().len(), before);
+    // One missing folder is said the same way.
+    let out = add(&[Path::new("no-such-a")], &[]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "cannot find the folder no-such-a: check the path (it must exist and be readable): \
+           no such file or folder",
+        ],
+    );
+    assert!(!text(&out).contains("os error"), "in words: {}", text(&out));
 }
 
 #[test]

@@ -64,7 +64,8 @@ async fn an_embargo_given_on_the_command_line_is_shown_and_reaches_invenio_and_d
 }
 
 /// Flags that cannot both hold are refused before anything is added; a date that is no
-/// date is a metadata problem naming the flag that fixes it, and no deposit is made.
+/// date in a `.zenodo.json` is a metadata problem naming the flag that fixes it, and no
+/// deposit is made.
 #[test]
 fn access_flags_that_disagree_are_refused_and_a_bad_date_stops_the_deposit() {
     let lab = Lab::new();
@@ -88,9 +89,13 @@ fn access_flags_that_disagree_are_refused_and_a_bad_date_stops_the_deposit() {
         "nothing added"
     );
 
-    let out = add_titled_with(&lab, &folder, "T", &["--embargo-until", "30.06.2099"]);
+    let (said, _) = added_with_zenodo_json(
+        &lab,
+        "cores",
+        r#""access_right": "embargoed", "embargo_date": "30.06.2099""#,
+    );
     assert_all(
-        &text(&out),
+        &said,
         &[
             "access.until: '30.06.2099' is not a date",
             "YYYY-MM-DD",
@@ -109,6 +114,55 @@ fn access_flags_that_disagree_are_refused_and_a_bad_date_stops_the_deposit() {
         .unwrap();
     assert!(!out.status.success(), "{}", text(&out));
     assert_all(&text(&out), &["access.until"]);
+}
+
+/// A day that is not in the calendar, or not written YYYY-MM-DD, is refused as the flag is
+/// read, naming the flag and the form: nothing is added, and a dataset added before keeps
+/// its embargo.
+#[test]
+fn an_embargo_end_that_is_no_calendar_day_is_refused_and_nothing_is_added() {
+    let lab = Lab::new();
+    let folder = lab.numbered_folder(1);
+    added_titled_with(&lab, &folder, "Cores", &["--embargo-until", "2099-06-30"]);
+    for day in ["2027-13-01", "2027-02-29", "30.06.2099", "2027-6-30", ""] {
+        let out = add_titled_with(&lab, &folder, "Cores", &["--embargo-until", day]);
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{day}: {said}");
+        assert_all(
+            &said,
+            &[
+                "--embargo-until",
+                &format!("'{day}' is not a date"),
+                "YYYY-MM-DD, e.g. 2027-06-30",
+            ],
+        );
+    }
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    assert_all(&shown, &["files        embargoed until 2099-06-30"]);
+}
+
+/// An embargo whose end has come is a valid date, so the dataset is added (as the metadata
+/// check takes it), but `add` and `show` warn that its files would be open at once and that
+/// Zenodo and InvenioRDM refuse it, naming the day and the fix.
+#[test]
+fn an_embargo_whose_end_has_come_is_added_with_a_warning_naming_the_day_and_the_fix() {
+    let lab = Lab::new();
+    let folder = lab.numbered_folder(1);
+    let said = added_titled_with(&lab, &folder, "Cores", &["--embargo-until", "2020-01-01"]);
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    for text in [&said, &shown] {
+        assert_all(
+            text,
+            &[
+                "warning: the embargo ends on 2020-01-01, which has come",
+                "the files would be open at once",
+                "Zenodo and InvenioRDM refuse such an embargo",
+                "--embargo-until, or --access open",
+            ],
+        );
+    }
+    let said = added_titled_with(&lab, &folder, "Cores", &["--embargo-until", "2099-06-30"]);
+    assert!(!said.contains("warning"), "{said}");
 }
 
 /// A `.zenodo.json` that keeps its files closed prefills restricted files, and what it

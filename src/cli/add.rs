@@ -15,8 +15,9 @@ use super::stop_signal::StopFlag;
 use crate::catalog::record_folder;
 use crate::content::{
     Contributor, Creator, DatasetDate, FOLDER_PLACEHOLDER, FileAccess, Funding, Location, Metadata,
-    PreparedDataset, RelatedWork, SkippedEntry, community_name, metadata_from_folder,
-    spdx_license_id, spdx_suggestion, template_problem, title_for_folder,
+    PUBLICATION_YEARS, PreparedDataset, RelatedWork, SkippedEntry, community_name,
+    is_calendar_date, metadata_from_folder, spdx_license_id, spdx_suggestion, template_problem,
+    title_for_folder,
 };
 use crate::engine::{is_being_sent, owner_text};
 use crate::store::{DatasetRow, JobRow, Store, StoreError, StoreLocation};
@@ -114,7 +115,7 @@ pub struct AddArgs {
     #[arg(long, value_enum)]
     pub access: Option<AccessFlag>,
     /// The day an embargo ends and the files open, YYYY-MM-DD (implies --access embargoed).
-    #[arg(long, value_name = "DATE")]
+    #[arg(long, value_name = "DATE", value_parser = parse_embargo_until)]
     pub embargo_until: Option<String>,
     /// Fill what the folder's own metadata (CITATION.cff, .zenodo.json) and the flags leave
     /// empty from the window's Settings: your name and affiliation, license, publisher, a
@@ -140,12 +141,31 @@ pub struct ScanArgs {
     pub all: bool,
 }
 
-/// `--year`: a number (whether it is a plausible year is the metadata check's to say, with
-/// the rest of the metadata's problems).
+/// `--year`: a year of four digits, the range the metadata check takes
+/// ([`PUBLICATION_YEARS`]). Any other (`26`, `0`, `twenty26`) is refused before anything is
+/// added, rather than stored for every deposit to refuse.
 fn parse_year(text: &str) -> Result<i32, String> {
     text.trim()
         .parse()
-        .map_err(|_| format!("'{text}' is not a year: write it in digits, e.g. 2026"))
+        .ok()
+        .filter(|year| PUBLICATION_YEARS.contains(year))
+        .ok_or_else(|| {
+            format!("'{text}' is not a year: a publication year has four digits, e.g. 2026")
+        })
+}
+
+/// `--embargo-until`: a calendar day, `YYYY-MM-DD`. One that is no day (`2027-13-01`,
+/// `30.06.2027`) is refused before anything is added; one that has come is taken, with a
+/// warning ([`embargo_note`]), as the metadata check takes it.
+fn parse_embargo_until(text: &str) -> Result<String, String> {
+    let day = text.trim();
+    if !is_calendar_date(day) {
+        return Err(format!(
+            "'{text}' is not a date: give the day the embargo ends as YYYY-MM-DD, e.g. \
+             2027-06-30"
+        ));
+    }
+    Ok(day.to_string())
 }
 
 /// What a repeatable flag that lists items (`--related`, `--funding`, ...) says: `None`
@@ -438,6 +458,9 @@ fn describe(
     if let Some(note) = year_note(&prepared.document.metadata, crate::content::this_year()) {
         say!("  note: {note}");
     }
+    if let Some(warning) = embargo_note(&prepared.document.metadata, &crate::content::today()) {
+        say!("  warning: {warning}");
+    }
     let problems = prepared.document.metadata.problems();
     if !problems.is_empty() && !problems_later {
         say!("  metadata incomplete; deposit will refuse it until these are fixed:");
@@ -498,6 +521,20 @@ pub(super) fn year_note(metadata: &Metadata, this_year: i32) -> Option<String> {
         format!(
             "the publication year {year} is years after this one ({this_year}): repositories \
              publish it as given; if it is a typo, fix it with --year"
+        )
+    })
+}
+
+/// What to say of an embargo whose end has come by `today` (`YYYY-MM-DD`): a valid date, so
+/// not a metadata problem (an embargo set in time may end before a retry), but the files
+/// would be open at once, and InvenioRDM and Zenodo refuse such an embargo.
+pub(super) fn embargo_note(metadata: &Metadata, today: &str) -> Option<String> {
+    let until = metadata.access.embargo_until()?;
+    (is_calendar_date(until) && until <= today).then(|| {
+        format!(
+            "the embargo ends on {until}, which has come (today is {today}): the files would \
+             be open at once, and Zenodo and InvenioRDM refuse such an embargo; give a later \
+             day with --embargo-until, or --access open"
         )
     })
 }
@@ -567,10 +604,14 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
         match canonical_folder(dir) {
             Ok(root) if !roots.contains(&root) => roots.push(root),
             Ok(_) => {}
-            Err(e) => not_folders.push(match known_dataset_hint(db, dir) {
-                Some(hint) => format!("{e:#}. {hint}"),
-                None => format!("{e:#}"),
-            }),
+            Err(e) => {
+                // The system's cause in words ("no such file or folder"), not "(os error 2)".
+                let said = crate::wording::with_causes(e.as_ref());
+                not_folders.push(match known_dataset_hint(db, dir) {
+                    Some(hint) => format!("{said}. {hint}"),
+                    None => said,
+                })
+            }
         }
     }
     match not_folders.len() {
@@ -1037,6 +1078,26 @@ mod tests {
         assert_eq!(year_note(&year(2027), 2026), None);
         assert_eq!(year_note(&year(1999), 2026), None);
         assert_eq!(year_note(&Metadata::default(), 2026), None);
+    }
+
+    #[test]
+    fn an_embargo_whose_end_has_come_is_warned_of_and_a_later_one_is_not() {
+        let until = |day: &str| Metadata {
+            access: FileAccess::Embargoed { until: day.into() },
+            ..Metadata::default()
+        };
+        for day in ["2020-01-01", "2026-03-14"] {
+            let said = embargo_note(&until(day), "2026-03-14").expect(day);
+            assert!(
+                said.starts_with(&format!("the embargo ends on {day}, which has come")),
+                "{said}"
+            );
+            assert!(said.contains("Zenodo and InvenioRDM refuse"), "{said}");
+        }
+        assert_eq!(embargo_note(&until("2026-03-15"), "2026-03-14"), None);
+        // Not a date: the metadata check names it; open files have no embargo.
+        assert_eq!(embargo_note(&until("2020-13-01"), "2026-03-14"), None);
+        assert_eq!(embargo_note(&Metadata::default(), "2026-03-14"), None);
     }
 
     #[test]

@@ -553,6 +553,9 @@ fn print_metadata(m: &Metadata) {
     if let Some(note) = super::add::year_note(m, crate::content::this_year()) {
         say!("  note: {note}");
     }
+    if let Some(warning) = super::add::embargo_note(m, &crate::content::today()) {
+        say!("  warning: {warning}");
+    }
     for note in super::add::person_notes(m) {
         say!("  note: {note}");
     }

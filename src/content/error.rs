@@ -53,7 +53,11 @@ pub enum ContentError {
         second: PathBuf,
     },
 
-    #[error("cannot read {}: {source}; fix its permissions or remove it from the folder", path.display())]
+    #[error(
+        "cannot read {}: {}; fix its permissions or remove it from the folder",
+        path.display(),
+        crate::wording::io_cause(source)
+    )]
     Unreadable {
         path: PathBuf,
         #[source]

@@ -218,6 +218,10 @@ impl FileAccess {
     }
 }
 
+/// The publication years a deposit takes: four digits, as DataCite's `publicationYear` and
+/// InvenioRDM's publication date are written. `lodge add --year` refuses any other at once.
+pub const PUBLICATION_YEARS: std::ops::RangeInclusive<i32> = 1000..=9999;
+
 /// Whether `date` is a calendar date written `YYYY-MM-DD` (2027-02-29 is not one).
 pub fn is_calendar_date(date: &str) -> bool {
     date.len() == 10
@@ -715,7 +719,7 @@ impl Metadata {
                 "publication_year".into(),
                 "is required: give the year of publication (--year)",
             ),
-            Some(y) if !(1000..=9999).contains(&y) => problem(
+            Some(y) if !PUBLICATION_YEARS.contains(&y) => problem(
                 "publication_year".into(),
                 &format!("must be a four-digit year, not {y} (--year)"),
             ),

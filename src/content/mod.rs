@@ -51,7 +51,8 @@ pub use language::{
 pub use license::{spdx_license_id, spdx_suggestion};
 pub use location::{EXAMPLE as LOCATION_EXAMPLE, GeoBox, Location};
 pub use metadata::{
-    Creator, FieldProblem, FileAccess, Metadata, RESOURCE_TYPES, is_calendar_date, this_year, today,
+    Creator, FieldProblem, FileAccess, Metadata, PUBLICATION_YEARS, RESOURCE_TYPES,
+    is_calendar_date, this_year, today,
 };
 pub use person_name::as_person;
 pub use prefill::{

@@ -129,17 +129,21 @@ fn authorized(app: &App, headers: &HeaderMap) -> bool {
     token_allows(headers, app.token.as_deref())
 }
 
-/// 401 for a sandbox started with `--token`. Two challenges: `Bearer` for API clients, and
-/// `Basic` so that a web browser opening a page or a record (the window's *Open record*)
-/// asks for a password, the token, instead of showing this error; browsers take the scheme
-/// they know.
-fn needs_token() -> Response {
-    let mut resp = error(
-        StatusCode::UNAUTHORIZED,
-        "authorization",
+/// 401 for a sandbox started with `--token`, to a request that sent no token or (its
+/// `headers` have an `Authorization`) another one: each is told which. Two challenges:
+/// `Bearer` for API clients, and `Basic` so that a web browser opening a page or a record
+/// (the window's *Open record*) asks for a password, the token, instead of showing this
+/// error; browsers take the scheme they know.
+fn needs_token(headers: &HeaderMap) -> Response {
+    let message = if headers.contains_key(header::AUTHORIZATION) {
+        "the token given was refused: it is not the one this sandbox was started with \
+         (`lodge sandbox --token`, or LODGE_SANDBOX_TOKEN); in a browser, that token is the \
+         password"
+    } else {
         "this sandbox needs its token (`Authorization: Bearer TOKEN`; in a browser, the \
-         token as password)",
-    );
+         token as password)"
+    };
+    let mut resp = error(StatusCode::UNAUTHORIZED, "authorization", message);
     let headers = resp.headers_mut();
     headers.insert(
         header::WWW_AUTHENTICATE,
@@ -187,7 +191,7 @@ async fn gate_api(State(app): AppState, req: Request, next: Next) -> Response {
     let token_protected =
         !(req.uri().path().starts_with("/dois") || req.uri().path().starts_with("/api"));
     if token_protected && !authorized(&app, req.headers()) {
-        return needs_token();
+        return needs_token(req.headers());
     }
     let kill = req.extensions().get::<KillSwitch>().cloned();
     match (decision.fault, kill) {
@@ -243,7 +247,7 @@ async fn not_found(method: Method, uri: axum::http::Uri) -> Response {
 /// The page listing the records: as private as the records themselves.
 async fn index(State(app): AppState, headers: HeaderMap) -> Response {
     if !authorized(&app, &headers) {
-        return needs_token();
+        return needs_token(&headers);
     }
     let result = blocking(&app, |app| {
         let rows = app.db.page(0, INDEX_PAGE_RECORDS)?;
@@ -493,7 +497,7 @@ fn wants_html(headers: &HeaderMap) -> bool {
 /// as private as the sandbox's records.
 async fn upload_page(State(app): AppState, Path(id): Path<String>, headers: HeaderMap) -> Response {
     if !authorized(&app, &headers) {
-        return needs_token();
+        return needs_token(&headers);
     }
     match blocking(&app, move |app| super::invenio::draft_page(app, &id)).await {
         Ok(Some(page)) => page,

@@ -9,6 +9,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use super::schema::{LODGE_TABLES, SQLITE_LATEST};
 use super::{Result, StoreError};
 
 /// The first 16 bytes of every SQLite database file.
@@ -31,9 +32,11 @@ fn starts_as_sqlite(path: &Path) -> bool {
 }
 
 /// Refuse a file that is not a database at all (SQLite cannot read it, and it does not start
-/// as an SQLite file; one that does is damaged, which the caller explains), or an SQLite
+/// as an SQLite file; one that does is damaged, which the caller explains); an SQLite
 /// database that has tables but none of Lodge's schema versions (Lodge's migrations count
-/// in `user_version`, from its first table on): another program's.
+/// in `user_version`, from its first table on), or a schema version but not Lodge's tables
+/// ([`LODGE_TABLES`]): another program's; and a Lodge database of a schema version past the
+/// last this Lodge knows: a newer Lodge's, which this one must not write.
 pub(super) fn refuse_a_database_not_lodges(conn: &rusqlite::Connection, path: &Path) -> Result<()> {
     let open_err = |source| StoreError::Open {
         path: path.to_path_buf(),
@@ -52,9 +55,6 @@ pub(super) fn refuse_a_database_not_lodges(conn: &rusqlite::Connection, path: &P
         }
         Err(e) => return Err(open_err(e)),
     };
-    if version != 0 {
-        return Ok(());
-    }
     let tables: Vec<String> = conn
         .prepare(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
@@ -62,8 +62,28 @@ pub(super) fn refuse_a_database_not_lodges(conn: &rusqlite::Connection, path: &P
         )
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
         .map_err(open_err)?;
-    if tables.is_empty() {
+    let lodges = LODGE_TABLES
+        .iter()
+        .all(|t| tables.iter().any(|have| have == t));
+    // A new (or emptied) file: Lodge's to start.
+    if version == 0 && tables.is_empty() {
         return Ok(());
+    }
+    if version != 0 && lodges {
+        if version > SQLITE_LATEST {
+            return Err(StoreError::NewerSchema {
+                path: path.to_path_buf(),
+                version,
+                known: SQLITE_LATEST,
+            });
+        }
+        return Ok(());
+    }
+    if tables.is_empty() {
+        return Err(StoreError::AnotherProgramsDatabase {
+            path: path.to_path_buf(),
+            tables: "none".to_string(),
+        });
     }
     let mut named = tables
         .iter()
@@ -145,6 +165,57 @@ mod tests {
             "the file is untouched"
         );
         assert!(!dir.path().join("notes.sqlite-wal").exists());
+    }
+
+    #[test]
+    fn another_programs_database_with_a_schema_version_is_refused_and_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        for version in [3, 5, 9] {
+            let other = dir.path().join(format!("app{version}.sqlite"));
+            let conn = rusqlite::Connection::open(&other).unwrap();
+            conn.execute_batch(&format!(
+                "CREATE TABLE datasets (id INTEGER PRIMARY KEY, doi TEXT);
+                 PRAGMA user_version = {version};"
+            ))
+            .unwrap();
+            drop(conn);
+            let before = std::fs::read(&other).unwrap();
+
+            let said = Store::open(&other).err().expect("refused").to_string();
+            assert!(
+                said.starts_with(&format!(
+                    "{} is another program's SQLite database (its tables: datasets)",
+                    other.display()
+                )),
+                "user_version {version}: {said}"
+            );
+            assert_eq!(std::fs::read(&other).unwrap(), before, "untouched");
+            assert!(!dir.path().join(format!("app{version}.sqlite-wal")).exists());
+        }
+    }
+
+    #[test]
+    fn a_newer_lodges_database_is_named_as_such_and_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let newer = dir.path().join("lodge.db");
+        drop(Store::open(&newer).unwrap());
+        let conn = rusqlite::Connection::open(&newer).unwrap();
+        conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
+        conn.pragma_update(None, "user_version", 9).unwrap();
+        drop(conn);
+        let before = std::fs::read(&newer).unwrap();
+
+        let said = Store::open(&newer).err().expect("refused").to_string();
+        assert_eq!(
+            said,
+            format!(
+                "the Lodge database {} was written by a newer Lodge (schema 9, this Lodge knows \
+                 up to {}); Lodge has not changed it. Use a newer Lodge, or another --db",
+                newer.display(),
+                crate::store::schema::SQLITE_LATEST
+            )
+        );
+        assert_eq!(std::fs::read(&newer).unwrap(), before, "untouched");
     }
 
     #[test]

@@ -108,6 +108,15 @@ pub enum StoreError {
         own_file_beside(path).display()
     )]
     AnotherProgramsDatabase { path: PathBuf, tables: String },
+    #[error(
+        "the Lodge database {path} was written by a newer Lodge (schema {version}, this Lodge \
+         knows up to {known}); Lodge has not changed it. Use a newer Lodge, or another --db"
+    )]
+    NewerSchema {
+        path: PathBuf,
+        version: i64,
+        known: i64,
+    },
     #[error("cannot create the folder {path} for the Lodge database: {source}")]
     CreateDir {
         path: PathBuf,

@@ -245,6 +245,14 @@ INSERT INTO deposit_checks (target, content_key, event_id)
     WHERE kind IN ('verified', 'damaged') AND target IS NOT NULL AND content_key IS NOT NULL
     GROUP BY target, content_key;";
 
+/// The schema version the last of [`migrations`] leaves a SQLite database at (its
+/// `user_version`): a database beyond it was written by a newer Lodge.
+pub const SQLITE_LATEST: i64 = 5;
+
+/// Tables every Lodge database has had since V1 (later versions rebuild some, under the same
+/// names): an SQLite file with a schema version but without them is another program's.
+pub const LODGE_TABLES: [&str; 5] = ["datasets", "documents", "events", "jobs", "results"];
+
 pub fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -396,6 +404,31 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         assert!(super::migrations().validate().is_ok());
+    }
+
+    /// What tells a Lodge database from another program's, and a newer Lodge's from this
+    /// one's, holds at every version the migrations make.
+    #[test]
+    fn every_version_has_lodges_tables_and_the_last_is_the_latest_known() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for version in 1..=super::SQLITE_LATEST as usize {
+            super::migrations().to_version(&mut conn, version).unwrap();
+            for table in super::LODGE_TABLES {
+                let found: i64 = conn
+                    .query_row(
+                        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                        [table],
+                        |r| r.get(0),
+                    )
+                    .unwrap();
+                assert_eq!(found, 1, "{table} at version {version}");
+            }
+        }
+        assert_eq!(
+            super::migrations().pending_migrations(&conn).unwrap(),
+            0,
+            "SQLITE_LATEST is the last migration's version"
+        );
     }
 
     #[test]
