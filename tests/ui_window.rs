@@ -2793,6 +2793,35 @@ fn a_deposit_queued_while_paused_says_paused_until_resume_sends_it() {
     });
 }
 
+/// A failed deposit's details say why near their top, not only on the row's hover or
+/// below the form, and offer Retry there: the same job is sent again with the same key.
+#[test]
+fn a_failed_deposits_details_say_why_at_their_top_and_retry_the_same_job() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    let job = w.first_job(id);
+    w.select(id);
+    let Some(DedupStatus::Failed { cause }) = w.app().status_of(id) else {
+        unreachable!("failed")
+    };
+    assert!(cause.contains("503"), "{cause}");
+    let metadata_heading = w.harness.get_by_label("Metadata").rect().top();
+    let said_above_the_form = w
+        .harness
+        .get_all_by_label(&cause)
+        .any(|n| n.rect().bottom() <= metadata_heading);
+    assert!(said_above_the_form, "the cause is said above the form");
+    w.harness
+        .state()
+        .send(Command::SetSandboxFaults(FaultConfig::default()));
+    w.harness.get_by_label("⟳ Retry").click();
+    w.wait("deposited by the retry", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    assert_eq!(w.first_job(id), job, "the same job, not a new one");
+    w.harness.step();
+    assert!(w.harness.query_by_label("⟳ Retry").is_none());
+}
+
 /// A History narrowed by its search or filters exports what it shows: the buttons say how
 /// many jobs, the file holds those, and the notice says it is part of the history. With
 /// nothing shown there is nothing to export.

@@ -175,6 +175,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     } else {
                         badge::show(ui, &status, app.clock.now_ms());
                     }
+                    why_it_stopped(app, ui, &entry, &status);
                     ui.label(format!(
                         "{}, {}",
                         count_of(entry.file_count, "file", "files"),
@@ -195,6 +196,31 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     attempts(app, ui, id);
                 });
         });
+}
+
+/// Under the status of a deposit that failed or was refused: why, in full (the row shows
+/// it only on hover, the attempts at the panel's foot), and for a failed one *Retry*, which
+/// re-queues that job with the same key.
+fn why_it_stopped(
+    app: &LodgeApp,
+    ui: &mut egui::Ui,
+    entry: &crate::app::DatasetEntry,
+    status: &DedupStatus,
+) {
+    let cause = match status {
+        DedupStatus::Failed { cause } | DedupStatus::Rejected { cause } => cause,
+        _ => return,
+    };
+    ui.add(egui::Label::new(RichText::new(cause).color(ui.visuals().warn_fg_color)).wrap());
+    if let DedupStatus::Failed { .. } = status
+        && let Some(job) = entry.current_job(app.target_id())
+        && ui
+            .button("⟳ Retry")
+            .on_hover_text("Re-queue this deposit with the same key (Ctrl+R)")
+            .clicked()
+    {
+        app.send(Command::Retry { jobs: vec![job.id] });
+    }
 }
 
 /// Near the top, while the form holds edits not saved: a mark saying so, with Save and
