@@ -165,6 +165,18 @@ fn a_target_added_in_settings_is_in_the_picker_and_the_config_passes_test_connec
     }
     w.harness
         .get_by_label_contains("'lab-sandbox' is ready for deposits.");
+    // Settings opened again another time show no stale verdict: the server may have
+    // changed since; Test connection asks again.
+    w.harness.state_mut().settings = Default::default();
+    w.harness.step();
+    w.open_settings();
+    w.harness.get_by_label("Test connection");
+    assert!(
+        w.harness
+            .query_by_label_contains("is ready for deposits")
+            .is_none(),
+        "an earlier test's verdict is shown again"
+    );
 
     // Deposit to the picked target: it lands in the second sandbox.
     w.harness.state_mut().settings = Default::default();

@@ -632,6 +632,14 @@ impl Model {
         }
     }
 
+    /// Settings opened again: the connection tests finished before say how a target was
+    /// then, not now (a server restarted since, credentials fixed), so they are not shown
+    /// again. A test still running reports when it ends.
+    pub fn forget_finished_target_tests(&mut self) {
+        self.target_tests
+            .retain(|_, test| matches!(test, TargetTest::Running));
+    }
+
     /// The store says `scope` is paused for `reason` (or no longer paused): its queued rows
     /// say so, and the first word of a pause comes with a notice of what to do.
     fn target_paused(&mut self, scope: String, reason: Option<String>) {

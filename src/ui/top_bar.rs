@@ -83,6 +83,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
             }
             if ui.button("Settings").clicked() {
                 app.settings.open(&app.model.settings);
+                app.model.forget_finished_target_tests();
             }
         });
         ui.add_space(4.0);
