@@ -39,8 +39,10 @@ pub fn text(status: &DedupStatus, now_ms: i64) -> String {
             format::bytes(*sent),
             format::bytes(*total)
         )),
+        // Short, the countdown early: a status cell cut to "Waiting to retry · in 1…" read
+        // as a retry in a second when it was in 15.
         DedupStatus::WaitingToRetry { at_ms, .. } => {
-            Some(format!("in {}", format::countdown(*at_ms, now_ms)))
+            return format!("{icon} Retry in {}", format::countdown(*at_ms, now_ms));
         }
         DedupStatus::Deposited { identifier, .. }
         | DedupStatus::AlreadyDeposited { identifier, .. }
@@ -180,5 +182,14 @@ mod tests {
         };
         let text = hover(&changed);
         assert!(text.contains("it was scanned. Press Rescan"), "{text}");
+    }
+
+    #[test]
+    fn a_retry_countdown_comes_first_so_a_narrow_cell_keeps_it() {
+        let waiting = DedupStatus::WaitingToRetry {
+            at_ms: 1_015_000,
+            cause: "server busy (HTTP 503)".into(),
+        };
+        assert_eq!(text(&waiting, 1_000_000), "⟳ Retry in 15 s");
     }
 }
