@@ -185,3 +185,96 @@ fn adding_a_folder_whose_citation_file_gives_a_doi_warns_of_a_second_record() {
         ],
     );
 }
+
+/// A folder with both citation files prefills from `CITATION.cff`: adding it says the
+/// `.zenodo.json` was not read, and how to give what only it says.
+#[test]
+fn adding_a_folder_with_citation_cff_and_zenodo_json_says_the_zenodo_json_was_not_read() {
+    let lab = support::Lab::new();
+    let folder = lab.folder(
+        "both",
+        &[
+            ("CITATION.cff", CFF.as_bytes()),
+            (".zenodo.json", ZENODO.as_bytes()),
+            ("a.csv", b"1\n"),
+        ],
+    );
+    let out = support::lodge_in(&lab)
+        .arg("add")
+        .arg(&folder)
+        .args(["--publisher", "Lab"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", support::text(&out));
+    support::assert_all(
+        &support::text(&out),
+        &[
+            "metadata prefilled from",
+            &format!(
+                "note: {} was not read: with both files in a folder, Lodge reads CITATION.cff; \
+                 give what only .zenodo.json says with flags (--funding, --community",
+                folder.join(".zenodo.json").display()
+            ),
+        ],
+    );
+}
+
+/// A CFF author with only `given-names` is sent as an organisation of that name: adding the
+/// folder names the author and says how to make it a person or an organisation.
+#[test]
+fn a_cff_author_with_only_given_names_is_named_with_how_to_make_it_a_person() {
+    let lab = support::Lab::new();
+    let cff = "title: T\nauthors:\n  - family-names: Curie\n    given-names: Marie\n  - \
+               given-names: Solo\ndate-released: 2024-05-31\n";
+    let folder = lab.folder(
+        "solo",
+        &[("CITATION.cff", cff.as_bytes()), ("a.csv", b"1\n")],
+    );
+    let out = support::lodge_in(&lab)
+        .arg("add")
+        .arg(&folder)
+        .args(["--publisher", "Lab"])
+        .output()
+        .unwrap();
+    let said = support::text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "note: authors[1] of {} has given-names 'Solo' and no family-names, so it is sent \
+             as an organisation named 'Solo': add its family-names for a person, or write \
+             `name: Solo` for an organisation",
+            folder.join("CITATION.cff").display()
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("authors[0]"), "{said}");
+}
+
+/// `date-released: 2024-13-45` is no day of the calendar: the file's problem, named like a
+/// date that is no date at all, not a year 2024 taken on trust.
+#[test]
+fn a_cff_date_released_that_is_no_calendar_date_is_a_problem_naming_it() {
+    for date in ["2024-13-45", "2023-02-29", "2024-05"] {
+        let dir = tempfile::tempdir().unwrap();
+        let cff = format!("title: T\ndate-released: \"{date}\"\n");
+        fs::write(dir.path().join("CITATION.cff"), cff).unwrap();
+        let err = metadata_from_folder(dir.path()).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!(
+                "date-released '{date}' is not a calendar date: write it like 2024-05-31"
+            )),
+            "{err}"
+        );
+    }
+    // A year alone, and a day of the calendar, are still read as the year.
+    for date in ["2024", "2024-02-29"] {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(
+            dir.path().join("CITATION.cff"),
+            format!("title: T\ndate-released: {date}\n"),
+        )
+        .unwrap();
+        let (m, _) = metadata_from_folder(dir.path()).unwrap().unwrap();
+        assert_eq!(m.publication_year, Some(2024), "{date}");
+    }
+}

@@ -2822,6 +2822,33 @@ fn a_failed_deposits_details_say_why_at_their_top_and_retry_the_same_job() {
     assert!(w.harness.query_by_label("⟳ Retry").is_none());
 }
 
+/// A folder with both a CITATION.cff and a .zenodo.json is prefilled from the first, and
+/// the window says the second was not read and where to give what only it says, as the
+/// command line does: nothing in it is silently left out.
+#[test]
+fn a_zenodo_json_beside_the_citation_cff_is_said_not_to_be_read() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    std::fs::write(
+        folder.join(".zenodo.json"),
+        r#"{"title": "Other title", "communities": [{"identifier": "soil"}]}"#,
+    )
+    .unwrap();
+    let id = w.add_folder(&folder);
+    assert_eq!(
+        w.app().model.row(id).unwrap().metadata.title,
+        "Soil cores 2026"
+    );
+    let said = notices_with(w.app(), ".zenodo.json was not read");
+    assert_eq!(said.len(), 1, "{said:?}");
+    let (level, text) = &said[0];
+    assert_eq!(*level, LogLevel::Warning, "{text}");
+    assert!(
+        text.contains("Lodge reads CITATION.cff; give what only .zenodo.json says in its details"),
+        "{text}"
+    );
+}
+
 /// A History narrowed by its search or filters exports what it shows: the buttons say how
 /// many jobs, the file holds those, and the notice says it is part of the history. With
 /// nothing shown there is nothing to export.

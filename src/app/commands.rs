@@ -522,6 +522,14 @@ impl Core {
                             sentence(&said)
                         )));
                     }
+                    let give_instead = "in its details (Funding, Communities, Contributors...)";
+                    for note in crate::content::citation_notes(&from, give_instead) {
+                        notes.push(Notice::warning(format!(
+                            "{}: {}",
+                            folder_name(&root2),
+                            sentence(&note)
+                        )));
+                    }
                     let not_carried = crate::content::fields_not_carried(&from);
                     if !not_carried.is_empty() {
                         notes.push(Notice::warning(format!(

@@ -339,6 +339,12 @@ fn say_not_carried(from: &Path) {
             crate::wording::doi_cited(&from.display().to_string(), &doi)
         );
     }
+    for note in crate::content::citation_notes(
+        from,
+        "with flags (--funding, --community, --contributor, ...)",
+    ) {
+        say!("  note: {note}");
+    }
     let fields = crate::content::fields_not_carried(from);
     if !fields.is_empty() {
         say!(

@@ -82,12 +82,20 @@ fn number_as_written(text: &str, key: &str) -> Option<String> {
     found.next().is_none().then_some(first)
 }
 
-/// Year of a `YYYY-MM-DD` (or `YYYY`) date.
+/// Year of a `YYYY-MM-DD` (or `YYYY`) date. One that is no day of the calendar
+/// (2024-13-45) is a problem of the file, as text that is no date is: its year is not taken
+/// on trust.
 fn year_of(field: &str, date: &str) -> Result<i32, String> {
-    date.trim()
-        .get(..4)
-        .and_then(|y| y.parse().ok())
-        .ok_or_else(|| format!("{field} '{date}' is not a date like 2024-05-31"))
+    let trimmed = date.trim();
+    let year_only = trimmed.len() == 4 && trimmed.bytes().all(|b| b.is_ascii_digit());
+    let year = trimmed.get(..4).and_then(|y| y.parse().ok());
+    match year {
+        Some(year) if year_only || super::is_calendar_date(trimmed) => Ok(year),
+        Some(_) => Err(format!(
+            "{field} '{date}' is not a calendar date: write it like 2024-05-31"
+        )),
+        None => Err(format!("{field} '{date}' is not a date like 2024-05-31")),
+    }
 }
 
 // ---- CITATION.cff ------------------------------------------------------------------------
@@ -583,6 +591,56 @@ pub fn fields_not_carried(citation_file: &Path) -> Vec<String> {
         }
     }
     fields
+}
+
+/// What to say of a citation file when it prefills a dataset, beside what it gives that
+/// Lodge does not send ([`fields_not_carried`]): a `.zenodo.json` beside the `CITATION.cff`
+/// that was read instead, and a `CITATION.cff` author with only `given-names`, which is
+/// sent as an organisation of that name. Each says what to do about it; none when the file
+/// cannot be read (reading it for the metadata says why). `give_instead` says where what
+/// only the unread file says is given instead: the command line's flags, the window's
+/// fields.
+pub fn citation_notes(citation_file: &Path, give_instead: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    if citation_file.file_name().is_some_and(|n| n == CITATION_CFF)
+        && let Some(zenodo) = citation_file.parent().map(|dir| dir.join(ZENODO_JSON))
+        && zenodo.is_file()
+    {
+        notes.push(format!(
+            "{} was not read: with both files in a folder, Lodge reads {CITATION_CFF}; give \
+             what only {ZENODO_JSON} says {give_instead}",
+            zenodo.display()
+        ));
+    }
+    let Some((doc, read)) = citation_fields(citation_file) else {
+        return notes;
+    };
+    if read != CFF_READ {
+        return notes;
+    }
+    let authors = doc.get("authors").and_then(Json::as_array);
+    for (i, author) in authors.into_iter().flatten().enumerate() {
+        let text = |key: &str| {
+            author
+                .get(key)
+                .and_then(Json::as_str)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        };
+        if let Some(given) = text("given-names")
+            && text("family-names").is_none()
+            && text("name-particle").is_none()
+            && text("name-suffix").is_none()
+        {
+            notes.push(format!(
+                "authors[{i}] of {} has given-names '{given}' and no family-names, so it is \
+                 sent as an organisation named '{given}': add its family-names for a person, \
+                 or write `name: {given}` for an organisation",
+                citation_file.display()
+            ));
+        }
+    }
+    notes
 }
 
 /// How [`fields_not_carried`] begins its entry for a `.zenodo.json`'s grants that could not
