@@ -379,6 +379,72 @@ async fn a_removed_datasets_log_is_still_shown_by_its_number() {
     );
 }
 
+/// `remove` says what a dataset deposited stays in `lodge history`: there and in the log it
+/// keeps its name, and its name (or folder) still picks its lines out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_removed_datasets_history_and_log_keep_its_name_and_are_found_by_it() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("One"));
+    add(&store, &lab.numbered_folder(2), &metadata("Two"));
+    let url = sandbox.target_url();
+    let deposited = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+    assert!(deposited.status.success(), "{}", text(&deposited));
+    let removed = lodge_with(&db, &["remove", "ds001"]).await;
+    assert!(removed.status.success(), "{}", text(&removed));
+
+    let history = lodge_with(&db, &["history"]).await;
+    let t = text(&history);
+    assert!(history.status.success(), "{t}");
+    assert_all(&t, &["ds001 (removed)", "ds002"]);
+    assert!(!t.contains("ds002 (removed)"), "{t}");
+    let json = lodge_with(&db, &["history", "--json"]).await;
+    let rows: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let row = |dataset: i64| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["dataset"] == dataset)
+            .unwrap_or_else(|| panic!("no job of dataset {dataset} in {rows}"))
+            .clone()
+    };
+    assert_eq!(
+        (row(1)["name"].clone(), row(1)["removed"].clone()),
+        ("ds001".into(), true.into())
+    );
+    assert_eq!(
+        (row(2)["name"].clone(), row(2)["removed"].clone()),
+        ("ds002".into(), false.into())
+    );
+
+    // By its name, and by its folder, as before it was removed.
+    let folder = lab.numbered_folder(1).display().to_string();
+    for named in ["ds001", folder.as_str()] {
+        let history = lodge_with(&db, &["history", named]).await;
+        let t = text(&history);
+        assert!(history.status.success(), "{t}");
+        assert_all(
+            &t,
+            &[
+                &format!("dataset 1 ds001 ({folder}) was removed from the list; what it left:"),
+                "ds001 (removed)",
+            ],
+        );
+        assert_eq!(t.matches(" job ").count(), 1, "{t}");
+        let log = lodge_with(&db, &["log", "--dataset", named]).await;
+        let t = text(&log);
+        assert!(log.status.success(), "{t}");
+        assert_all(&t, &["ds001 (removed): job 1 ", "removed ds001 ("]);
+        assert!(!t.contains("ds002"), "{t}");
+    }
+    // A name no dataset ever had is still an error.
+    let out = lodge_with(&db, &["history", "ds009"]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no dataset matches"), "{}", text(&out));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn dry_run_sends_nothing_and_records_nothing() {
     let lab = Lab::new();
@@ -1620,7 +1686,7 @@ async fn failed_jobs_of_a_removed_dataset_or_a_since_deposited_key_are_history_n
         "{t}"
     );
     assert_eq!(t.matches(" job ").count(), 1, "{t}");
-    assert!(t.contains("job 2     failed    (removed)"), "{t}");
+    assert!(t.contains("job 2     failed    dropped (removed)"), "{t}");
     // A number no dataset ever had is still an error.
     let out = lodge_with(&db, &["history", "9"]).await;
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -3590,6 +3656,55 @@ fn completions_script_completes_commands_and_their_flags_in_bash() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn verify_all_counts_the_datasets_with_no_deposit_on_the_target_and_names_only_named_ones() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    for n in 1..=4 {
+        add(
+            &store,
+            &lab.numbered_folder(n),
+            &metadata(&format!("Set {n}")),
+        );
+    }
+    let url = sandbox.target_url();
+    let deposited = lodge_with(&db, &["deposit", "2", "--target", &url]).await;
+    assert!(deposited.status.success(), "{}", text(&deposited));
+
+    // A weekly `verify --all`: one line for the three with nothing there, not one each.
+    let all = lodge_with(&db, &["verify", "--all", "--target", &url]).await;
+    assert!(all.status.success(), "{}", text(&all));
+    assert_all(
+        &text(&all),
+        &[
+            &format!("3 datasets have no deposit on {url}; not checked"),
+            "checking 1 deposit",
+            "intact   #2 ds002",
+            "1 intact",
+        ],
+    );
+    assert!(
+        !text(&all).contains("no deposit to check"),
+        "{}",
+        text(&all)
+    );
+
+    // Named, each dataset with nothing there is still answered by name.
+    let named = lodge_with(&db, &["verify", "1", "2", "3", "--target", &url]).await;
+    assert!(named.status.success(), "{}", text(&named));
+    assert_all(
+        &text(&named),
+        &[
+            &format!("#1 ds001: no deposit to check on {url}"),
+            &format!("#3 ds003: no deposit to check on {url}"),
+            "intact   #2 ds002",
+        ],
+    );
+    assert!(!text(&named).contains("not checked"), "{}", text(&named));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
@@ -3603,7 +3718,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
     assert_all(
         &text(&nothing),
         &[
-            "#1 ds001: no deposit to check",
+            "2 datasets have no deposit; not checked",
             "nothing to verify: deposit datasets first",
         ],
     );
@@ -3623,7 +3738,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
             "checking 1 deposit by record and file sizes",
             "intact   #1 ds001 on Local sandbox at 127.0.0.1",
             &format!("record {identifier}: 2 files"),
-            "#2 ds002: no deposit to check",
+            "1 dataset has no deposit; not checked",
             "1 intact",
         ],
     );

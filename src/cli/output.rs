@@ -212,8 +212,8 @@ impl BytesInFlight {
     }
 }
 
-/// Datasets' names for log lines, read from the store once each (a removed dataset has
-/// none, and its lines go without).
+/// Datasets' names for log lines, read from the store once each (a removed dataset's as
+/// its removal logged it, `soil (removed)`).
 #[derive(Default)]
 pub struct DatasetNames {
     known: HashMap<i64, Option<String>>,
@@ -233,9 +233,21 @@ impl DatasetNames {
     /// live log's task, which prints each outcome as it comes.
     pub fn of(&mut self, store: &Store, e: &EventRow) -> Option<String> {
         let id = e.dataset_id?;
+        // The removal's own line names the dataset already.
+        if e.kind == crate::store::EventKind::Removed && store.dataset(id).ok().flatten().is_none()
+        {
+            return None;
+        }
         self.known
             .entry(id)
-            .or_insert_with(|| store.dataset(id).ok().flatten().map(|d| d.name))
+            .or_insert_with(|| match store.dataset(id).ok().flatten() {
+                Some(d) => Some(d.name),
+                None => store
+                    .removed_dataset_row(id)
+                    .ok()
+                    .flatten()
+                    .map(|r| format!("{} (removed)", r.name)),
+            })
             .clone()
     }
 }

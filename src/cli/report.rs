@@ -46,20 +46,70 @@ pub struct ItemFilter {
     pub target: Option<String>,
 }
 
-/// The dataset `selector` names (number, folder, name or key prefix); or, for the number
-/// of a dataset removed from the list, that number: its jobs and events stay, under it.
-/// Anything else is the error naming the selector.
-fn dataset_or_removed(store: &Store, selector: &str) -> anyhow::Result<i64> {
-    match super::add::select_datasets(store, &[selector.to_string()], false) {
-        Ok(named) => Ok(named[0].id),
-        Err(e) => match e.downcast_ref::<StoreError>() {
-            Some(StoreError::RemovedDataset { id, .. }) => {
-                say_err!("dataset {id} was removed from the list; what it left:");
-                Ok(*id)
+/// The dataset `selector` names (number, folder, name or key prefix); or, for a dataset
+/// removed from the list, its number, or its name or folder as its removal logged them
+/// (every removed one of that name): its jobs and events stay, under it. Anything else is
+/// the error naming the selector.
+fn dataset_or_removed(store: &Store, selector: &str) -> anyhow::Result<Vec<i64>> {
+    let e = match super::add::select_datasets(store, &[selector.to_string()], false) {
+        Ok(named) => return Ok(vec![named[0].id]),
+        Err(e) => e,
+    };
+    match e.downcast_ref::<StoreError>() {
+        Some(StoreError::RemovedDataset { id, .. }) => {
+            say_err!("dataset {id} was removed from the list; what it left:");
+            Ok(vec![*id])
+        }
+        Some(StoreError::AmbiguousDataset { .. }) => Err(e),
+        _ => {
+            let canonical = std::fs::canonicalize(selector)
+                .ok()
+                .map(|p| p.to_string_lossy().into_owned());
+            let removed: Vec<_> = store
+                .removed_datasets()?
+                .into_iter()
+                .filter(|r| {
+                    r.name == selector
+                        || r.path == selector
+                        || canonical.as_deref() == Some(r.path.as_str())
+                })
+                .collect();
+            if removed.is_empty() {
+                return Err(e);
             }
-            _ => Err(e),
-        },
+            let named: Vec<String> = removed
+                .iter()
+                .map(|r| format!("{} {} ({})", r.id, r.name, r.path))
+                .collect();
+            say_err!(
+                "{} removed from the list; what {} left:",
+                match named.len() {
+                    1 => format!("dataset {} was", named[0]),
+                    _ => format!("datasets {} were", named.join(", ")),
+                },
+                match named.len() {
+                    1 => "it",
+                    _ => "they",
+                }
+            );
+            Ok(removed.into_iter().map(|r| r.id).collect())
+        }
     }
+}
+
+/// The names of the removed datasets among `rows`' (whose `name` is `None`), by number.
+fn removed_names(
+    store: &Store,
+    rows: &[crate::store::HistoryRow],
+) -> anyhow::Result<HashMap<i64, String>> {
+    if rows.iter().all(|r| r.name.is_some()) {
+        return Ok(HashMap::new());
+    }
+    Ok(store
+        .removed_datasets()?
+        .into_iter()
+        .map(|r| (r.id, r.name))
+        .collect())
 }
 
 impl ItemFilter {
@@ -75,7 +125,10 @@ impl ItemFilter {
                 self.datasets
                     .iter()
                     .map(|selector| dataset_or_removed(store, selector))
-                    .collect::<anyhow::Result<_>>()?,
+                    .collect::<anyhow::Result<Vec<_>>>()?
+                    .into_iter()
+                    .flatten()
+                    .collect(),
             ),
         };
         let target = match &self.target {
@@ -369,14 +422,32 @@ pub fn history(
     let wanted = filter.resolve(&store)?;
     let all_rows = store.history()?;
     let listed = all_rows.len();
-    let rows: Vec<_> = all_rows
+    let mut rows: Vec<_> = all_rows
         .into_iter()
         .filter(|r| wanted(r.dataset, Some(&r.target), &r.state))
         .collect();
+    // A removed dataset's jobs keep its name, as its removal logged it.
+    let removed: Vec<bool> = rows.iter().map(|r| r.name.is_none()).collect();
+    let names = removed_names(&store, &rows)?;
+    for r in rows.iter_mut().filter(|r| r.name.is_none()) {
+        r.name = r.dataset.and_then(|id| names.get(&id).cloned());
+    }
     if json {
-        let rows = crate::history_file::to_json(&rows)?;
-        say!("{}", serde_json::to_string_pretty(&rows)?);
+        let mut json = crate::history_file::to_json(&rows)?;
+        if let Some(json) = json.as_array_mut() {
+            for (row, removed) in json.iter_mut().zip(&removed) {
+                row["removed"] = (*removed).into();
+            }
+        }
+        say!("{}", serde_json::to_string_pretty(&json)?);
     } else if csv {
+        for (r, _) in rows
+            .iter_mut()
+            .zip(&removed)
+            .filter(|(_, removed)| **removed)
+        {
+            r.name = r.name.as_ref().map(|n| format!("{n} (removed)"));
+        }
         crate::history_file::write_csv(&rows, std::io::stdout())?;
     } else {
         if listed == 0 {
@@ -385,7 +456,7 @@ pub fn history(
             say!("no jobs match (of {listed}); `lodge history` lists every one");
         }
         let names = super::target_arg::TargetNames::load();
-        for r in &rows {
+        for (r, removed) in rows.iter().zip(&removed) {
             // An S3 or WebDAV record's identifier is its address: said once, not twice.
             let url = r
                 .url
@@ -396,7 +467,11 @@ pub fn history(
                 time_text(r.updated_at),
                 r.job,
                 r.state,
-                r.name.as_deref().unwrap_or("(removed)"),
+                match (&r.name, removed) {
+                    (Some(name), false) => name.clone(),
+                    (Some(name), true) => format!("{name} (removed)"),
+                    (None, _) => "(removed)".to_string(),
+                },
                 names.of(&r.target),
                 r.identifier.as_deref().unwrap_or("-"),
                 url.map(|u| format!(" {u}")).unwrap_or_default()
@@ -439,7 +514,8 @@ fn print_event(e: &EventRow, name: Option<String>) {
 /// Which events `lodge log` prints.
 enum LogFilter {
     All,
-    Dataset(i64),
+    /// One dataset's (or every removed dataset's of one name).
+    Dataset(Vec<i64>),
     Job(i64),
 }
 
@@ -447,7 +523,7 @@ impl LogFilter {
     fn wants(&self, e: &EventRow) -> bool {
         match self {
             LogFilter::All => true,
-            LogFilter::Dataset(id) => e.dataset_id == Some(*id),
+            LogFilter::Dataset(ids) => e.dataset_id.is_some_and(|id| ids.contains(&id)),
             LogFilter::Job(id) => e.job_id == Some(*id),
         }
     }
@@ -485,8 +561,14 @@ pub async fn log(
             print_last(&store.events_for_job(id)?, tail, print_event);
             last
         }
-        LogFilter::Dataset(id) => {
-            print_last(&store.events_for_dataset(id)?, tail, print_event);
+        LogFilter::Dataset(ref ids) => {
+            let mut events = Vec::new();
+            for id in ids {
+                events.extend(store.events_for_dataset(*id)?);
+            }
+            events.sort_by_key(|e| e.id);
+            events.dedup_by_key(|e| e.id);
+            print_last(&events, tail, print_event);
             last
         }
     };

@@ -79,9 +79,14 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     let mut deposits = Vec::new();
     let mut checked_jobs = std::collections::HashSet::new();
     let selected: std::collections::HashSet<i64> = datasets.iter().map(|d| d.id).collect();
+    // With --all, the datasets with nothing to check are counted, not listed one by one
+    // (a weekly `verify --all` would print a line for each); named ones are each answered.
+    let mut unlisted = 0u64;
     for dataset in &datasets {
         let found = landed_deposits(&store, dataset.id, only.as_deref())?;
-        if found.is_empty() && !args.json {
+        if found.is_empty() && args.all {
+            unlisted += 1;
+        } else if found.is_empty() && !args.json {
             say!(
                 "-        #{} {}: no deposit to check{}",
                 dataset.id,
@@ -106,6 +111,19 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             name: dataset.name.clone(),
             job,
         }));
+    }
+    if unlisted > 0 && !args.json {
+        say!(
+            "{} no deposit{}; not checked",
+            match unlisted {
+                1 => "1 dataset has".to_string(),
+                n => format!("{n} datasets have"),
+            },
+            match &args.target {
+                Some(t) => format!(" on {t}"),
+                None => String::new(),
+            }
+        );
     }
     if deposits.is_empty()
         && let Some(named) = &args.target

@@ -398,6 +398,68 @@ impl Store {
                 .map(str::to_string)
         }))
     }
+
+    /// Dataset `id` as its removal logged it, its name and folder apart; `None` when no
+    /// dataset with that number was removed.
+    pub fn removed_dataset_row(&self, id: i64) -> Result<Option<RemovedDataset>> {
+        Ok(self
+            .removed_dataset(id)?
+            .map(|folder| removed_from(id, &folder)))
+    }
+
+    /// Every dataset taken off the list, as their removals logged them, oldest first: what
+    /// `lodge history NAME` and `lodge log --dataset NAME` find a removed dataset by.
+    pub fn removed_datasets(&self) -> Result<Vec<RemovedDataset>> {
+        let removals: Vec<(i64, String)> = self.with(|db| {
+            db.all(
+                "SELECT dataset_id, message FROM events
+                 WHERE job_id IS NULL AND kind = 'removed' AND dataset_id IS NOT NULL
+                 ORDER BY id",
+                args![],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+        })?;
+        Ok(removals
+            .into_iter()
+            .filter_map(|(id, message)| {
+                let folder = message
+                    .strip_prefix(REMOVED_BEFORE)?
+                    .strip_suffix(REMOVED_AFTER)?;
+                Some(removed_from(id, folder))
+            })
+            .collect())
+    }
+}
+
+/// A dataset taken off the list: its number, name and folder, as its removal logged them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RemovedDataset {
+    pub id: i64,
+    pub name: String,
+    pub path: String,
+}
+
+/// `{name} ({path})` apart. A name is its folder's last part (or the whole path), so the
+/// split is the one where the path ends in the name: either may hold " (" themselves.
+fn removed_from(id: i64, folder: &str) -> RemovedDataset {
+    let inner = folder.strip_suffix(')').unwrap_or(folder);
+    let splits: Vec<(String, String)> = inner
+        .match_indices(" (")
+        .map(|(i, _)| (inner[..i].to_string(), inner[i + 2..].to_string()))
+        .collect();
+    let fits = |(name, path): &&(String, String)| {
+        name == path
+            || std::path::Path::new(path)
+                .file_name()
+                .is_some_and(|last| last.to_string_lossy() == name.as_str())
+    };
+    let (name, path) = splits
+        .iter()
+        .find(fits)
+        .or(splits.first())
+        .cloned()
+        .unwrap_or_else(|| (folder.to_string(), folder.to_string()));
+    RemovedDataset { id, name, path }
 }
 
 /// The removal event's message around `{name} ({path})`; [`Store::removed_dataset_of_job`]
@@ -567,4 +629,23 @@ fn scan_logged(
         .as_deref()
         .map_or(String::new(), |k| format!(" {}…", &k[..k.len().min(12)]));
     Some((kind, format!("{what}; key{was} is now {}…", &key[..12])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_removed_datasets_name_and_folder_are_told_apart_even_with_brackets_in_them() {
+        let removed = removed_from(3, "soil (copy) (/data/soil (copy))");
+        assert_eq!(
+            (removed.name.as_str(), removed.path.as_str()),
+            ("soil (copy)", "/data/soil (copy)")
+        );
+        let plain = removed_from(4, "ds001 (/data/ds001)");
+        assert_eq!(
+            (plain.name.as_str(), plain.path.as_str()),
+            ("ds001", "/data/ds001")
+        );
+    }
 }
