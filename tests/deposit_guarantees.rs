@@ -287,6 +287,10 @@ async fn expired_lease_lets_a_second_worker_finish_and_refuses_the_first() {
     };
     assert!(second.fence > first.fence);
     assert_eq!(events[0].kind, EventKind::Reclaimed);
+    assert_eq!(
+        events[0].message,
+        "the lease of worker-a ended (its time ran out, or its process did); job taken over"
+    );
     assert_eq!(second.job.attempts, 2, "taking over is a new attempt");
 
     let record = lodge::targets::RecordRef {

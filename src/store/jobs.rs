@@ -935,9 +935,11 @@ impl Store {
             args![&due.target, &due.operation, &due.key],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )?;
+        // A lease ends when its time runs out, or at once when its process is found gone
+        // (`engine::liveness`): the message cannot tell which, so it says both.
         let reclaimed = (due.state == "running").then(|| {
             format!(
-                "lease of {} expired; job taken over",
+                "the lease of {} ended (its time ran out, or its process did); job taken over",
                 due.lease_owner.as_deref().unwrap_or("another worker")
             )
         });
