@@ -40,6 +40,19 @@ const ZENODO: &str = r#"{
   "version": "v2"
 }"#;
 
+/// `lodge add FOLDER --publisher Lab` in `lab`, which must succeed; what it printed.
+fn added_with_a_publisher(lab: &support::Lab, folder: &std::path::Path) -> String {
+    let out = support::lodge_in(lab)
+        .arg("add")
+        .arg(folder)
+        .args(["--publisher", "Lab"])
+        .output()
+        .unwrap();
+    let said = support::text(&out);
+    assert!(out.status.success(), "{said}");
+    said
+}
+
 #[test]
 fn citation_cff_fills_title_authors_year_license_keywords_and_version() {
     let dir = tempfile::tempdir().unwrap();
@@ -169,15 +182,8 @@ fn adding_a_folder_whose_citation_file_gives_a_doi_warns_of_a_second_record() {
         "cited",
         &[("CITATION.cff", cff.as_bytes()), ("a.csv", b"1\n")],
     );
-    let out = support::lodge_in(&lab)
-        .arg("add")
-        .arg(&folder)
-        .args(["--publisher", "Lab"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", support::text(&out));
     support::assert_all(
-        &support::text(&out),
+        &added_with_a_publisher(&lab, &folder),
         &[
             "CITATION.cff gives the DOI 10.5281/zenodo.4242: if that is this dataset's own, it \
              is deposited already, and a deposit makes a second record with a DOI of its own",
@@ -199,15 +205,8 @@ fn adding_a_folder_with_citation_cff_and_zenodo_json_says_the_zenodo_json_was_no
             ("a.csv", b"1\n"),
         ],
     );
-    let out = support::lodge_in(&lab)
-        .arg("add")
-        .arg(&folder)
-        .args(["--publisher", "Lab"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", support::text(&out));
     support::assert_all(
-        &support::text(&out),
+        &added_with_a_publisher(&lab, &folder),
         &[
             "metadata prefilled from",
             &format!(
@@ -230,14 +229,7 @@ fn a_cff_author_with_only_given_names_is_named_with_how_to_make_it_a_person() {
         "solo",
         &[("CITATION.cff", cff.as_bytes()), ("a.csv", b"1\n")],
     );
-    let out = support::lodge_in(&lab)
-        .arg("add")
-        .arg(&folder)
-        .args(["--publisher", "Lab"])
-        .output()
-        .unwrap();
-    let said = support::text(&out);
-    assert!(out.status.success(), "{said}");
+    let said = added_with_a_publisher(&lab, &folder);
     assert!(
         said.contains(&format!(
             "note: authors[1] of {} has given-names 'Solo' and no family-names, so it is sent \
