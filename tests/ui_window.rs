@@ -2849,6 +2849,41 @@ fn a_zenodo_json_beside_the_citation_cff_is_said_not_to_be_read() {
     );
 }
 
+/// A status cut short by the details panel shows one tooltip on hover, the badge's own
+/// (which has the whole identifier and more), not the cut label's text stacked on it.
+#[test]
+fn a_status_cut_short_shows_one_tooltip() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let (identifier, _) = w.deposit_row(id);
+    // The details narrow the table: at this width the status column cuts the badge.
+    w.select(id);
+    w.harness.set_size(egui::vec2(1100.0, 700.0));
+    w.harness.step();
+    let badge = format!("✔ Deposited · {identifier}");
+    // The row's badge (leftmost) and the details' own.
+    let shown = w.harness.query_all_by_label(&badge).count();
+    w.harness
+        .query_all_by_label(&badge)
+        .min_by(|a, b| a.rect().left().total_cmp(&b.rect().left()))
+        .expect("the row's badge")
+        .hover();
+    let hover = format!("Deposited as {identifier}.");
+    for _ in 0..60 {
+        w.harness.step();
+        if w.harness.query_by_label(&hover).is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    w.harness.get_by_label(&hover);
+    assert_eq!(
+        w.harness.query_all_by_label(&badge).count(),
+        shown,
+        "the badge's cut text is not shown again as a tooltip"
+    );
+}
+
 /// A History narrowed by its search or filters exports what it shows: the buttons say how
 /// many jobs, the file holds those, and the notice says it is part of the history. With
 /// nothing shown there is nothing to export.

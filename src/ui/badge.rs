@@ -123,10 +123,12 @@ pub fn hover(status: &DedupStatus) -> String {
     }
 }
 
-/// Draw the badge.
+/// Draw the badge. Cut short in a narrow cell, it shows its hover alone, which says all
+/// the badge does and more (a label's own tooltip of its cut text would stack on it).
 pub fn show(ui: &mut egui::Ui, status: &DedupStatus, now_ms: i64) -> egui::Response {
     let (_, colour) = style(status.kind());
-    let text = RichText::new(text(status, now_ms)).color(colour).strong();
+    let text = egui::Label::new(RichText::new(text(status, now_ms)).color(colour).strong())
+        .show_tooltip_when_elided(false);
     match status {
         DedupStatus::Hashing { done, total } => {
             let fraction = if *total == 0 {
@@ -135,7 +137,7 @@ pub fn show(ui: &mut egui::Ui, status: &DedupStatus, now_ms: i64) -> egui::Respo
                 *done as f32 / *total as f32
             };
             ui.horizontal(|ui| {
-                ui.label(text);
+                ui.add(text);
                 ui.add(
                     egui::ProgressBar::new(fraction)
                         .desired_width(70.0)
@@ -148,11 +150,11 @@ pub fn show(ui: &mut egui::Ui, status: &DedupStatus, now_ms: i64) -> egui::Respo
         DedupStatus::Uploading { sent, total } if *total > 0 => ui
             .horizontal(|ui| {
                 ui.add(egui::ProgressBar::new(*sent as f32 / *total as f32).desired_width(50.0));
-                ui.label(text);
+                ui.add(text);
             })
             .response
             .on_hover_text(hover(status)),
-        _ => ui.label(text).on_hover_text(hover(status)),
+        _ => ui.add(text).on_hover_text(hover(status)),
     }
 }
 
