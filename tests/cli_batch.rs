@@ -3837,7 +3837,11 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         &text(&shown),
         &[
             "last checked ",
-            "DAMAGED: data.csv is missing (`lodge verify 1 --repair` sends lost files again)",
+            &format!(
+                "DAMAGED: data.csv is missing (`lodge verify 1 --target {} --repair` sends lost \
+                 files again)",
+                sandbox.target_url()
+            ),
         ],
     );
     // So does `status`, under the deposit's row, and in its JSON.
@@ -3846,7 +3850,11 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         &text(&status),
         &[
             "DAMAGED when checked ",
-            ": data.csv is missing (`lodge verify 1 --repair` sends lost files again)",
+            &format!(
+                ": data.csv is missing (`lodge verify 1 --target {} --repair` sends lost files \
+                 again)",
+                sandbox.target_url()
+            ),
         ],
     );
     let status = lodge_with(&db, &["status", "--json"]).await;
@@ -3929,10 +3937,11 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
     }
     for report in [&["status"][..], &["show", "1"]] {
         let t = text(&lodge_with(&db, report).await);
-        assert!(
-            t.contains("(`lodge verify 1` says what can mend it)"),
-            "{t}"
+        let hint = format!(
+            "(`lodge verify 1 --target {}` says what can mend it)",
+            sandbox.target_url()
         );
+        assert!(t.contains(&hint), "{t}");
         assert!(!t.contains("--repair"), "{t}");
     }
     // The plain check's first line says it read that deposit's bytes.
@@ -3971,7 +3980,11 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         &[
             "note     ds001: found DAMAGED when checked ",
             ": data.csv has other bytes on the server (SHA-256 ",
-            "; a deposit replays it and sends nothing: `lodge verify 1` says what can mend it",
+            &format!(
+                "; a deposit replays it and sends nothing: `lodge verify 1 --target {}` says \
+                 what can mend it",
+                sandbox.target_url()
+            ),
             "existing  ds001",
         ],
     );

@@ -151,7 +151,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                  and sends nothing: {}",
                 d.name,
                 time_text(check.at),
-                super::output::damage_hint(found, d.id)
+                super::output::damage_hint(&store, found, d.id, target.scope_id())
             );
         }
     }

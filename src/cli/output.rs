@@ -252,14 +252,18 @@ impl DatasetNames {
     }
 }
 
-/// What to run about a deposit whose last check logged `found` (the damage, as logged):
-/// `--repair` when files are missing (what it sends again), else the check itself, which
-/// says what can mend the rest.
-pub(super) fn damage_hint(found: &str, dataset: i64) -> String {
+/// What to run about a deposit whose last check logged `found` (the damage, as logged) on
+/// the target `scope`: `--repair` when files are missing (what it sends again), else the
+/// check itself, which says what can mend the rest. It names the target: without, the
+/// command checks the dataset's deposits on every target (one wanting a token it is not
+/// given fails the run).
+pub(super) fn damage_hint(store: &Store, found: &str, dataset: i64, scope: &str) -> String {
+    let target = super::target_arg::target_argument(store, scope);
+    let target = shell_word(&target);
     if found.contains(" is missing") {
-        format!("`lodge verify {dataset} --repair` sends lost files again")
+        format!("`lodge verify {dataset} --target {target} --repair` sends lost files again")
     } else {
-        format!("`lodge verify {dataset}` says what can mend it")
+        format!("`lodge verify {dataset} --target {target}` says what can mend it")
     }
 }
 

@@ -325,7 +325,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             say!(
                 "       DAMAGED when checked {}: {found} ({})",
                 time_text(check.at),
-                super::output::damage_hint(found, r.dataset)
+                super::output::damage_hint(&store, found, r.dataset, scope)
             );
         }
         if r.state == "changed" {

@@ -398,7 +398,7 @@ fn print_text(
                     true => say!("            last checked {at}: intact ({what})"),
                     false => say!(
                         "            last checked {at}: DAMAGED: {what} ({})",
-                        super::output::damage_hint(what, d.id)
+                        super::output::damage_hint(store, what, d.id, &j.target)
                     ),
                 }
             }
