@@ -3944,12 +3944,12 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         assert!(t.contains(&hint), "{t}");
         assert!(!t.contains("--repair"), "{t}");
     }
-    // The plain check's first line says it read that deposit's bytes.
+    // The plain check's first line says it read that deposit's bytes, and why.
     let header = text(&lodge_with(&db, &["verify", "1"]).await);
     assert!(
         header.contains(
-            "by record and file sizes (--bytes reads every byte back); read back whole, as \
-             its last check found bytes changed"
+            "checking 1 deposit by record and every file's bytes read back, as its last check \
+             found bytes changed"
         ),
         "{header}"
     );

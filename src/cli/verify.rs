@@ -179,19 +179,22 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         let records_only = deposits
             .iter()
             .all(|d| matches!(targets.get(&d.job.target), Some(Ok(t)) if !t.keeps_files()));
+        // All of them read back whole: the header says that, not sizes then bytes.
+        let all_whole = whole_anyway > 0 && whole_anyway == deposits.len() as u64;
         say!(
             "checking {} {}{}",
             count_of(deposits.len() as u64, "deposit", "deposits"),
             match (records_only, read) {
                 (true, _) => "by record (the target keeps no files to read back)",
-                (false, ReadBack::Sizes) => {
+                (false, ReadBack::Sizes) if !all_whole => {
                     "by record and file sizes (--bytes reads every byte back)"
                 }
-                (false, ReadBack::Bytes) => "by record and every file's bytes read back",
+                (false, _) => "by record and every file's bytes read back",
             },
             match (whole_anyway, deposits.len()) {
                 (0, _) => String::new(),
-                (_, 1) => "; read back whole, as its last check found bytes changed".into(),
+                (_, 1) => ", as its last check found bytes changed".into(),
+                _ if all_whole => ", as their last checks found bytes changed".into(),
                 (n, _) => format!(
                     "; {n} of them read back whole, as their last checks found bytes changed"
                 ),
