@@ -2884,6 +2884,33 @@ fn a_status_cut_short_shows_one_tooltip() {
     );
 }
 
+/// A deposited dataset whose folder is gone keeps its status where it landed (the deposit
+/// stands) and says beside it, in its row and its details, that the folder is missing.
+#[test]
+fn a_deposited_dataset_whose_folder_is_gone_says_so_beside_its_status() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.deposit_row(id);
+    assert!(w.harness.query_by_label("(folder missing)").is_none());
+    std::fs::remove_dir_all(&folder).unwrap();
+
+    let mut w = w.reopen();
+    w.wait("the folder found gone", |app| app.model.folder_gone(id));
+    w.harness.step();
+    assert!(matches!(
+        w.app().status_of(id),
+        Some(DedupStatus::Deposited { .. })
+    ));
+    assert_eq!(w.harness.query_all_by_label("(folder missing)").count(), 1);
+    w.select(id);
+    assert_eq!(
+        w.harness.query_all_by_label("(folder missing)").count(),
+        2,
+        "in the row and in the details"
+    );
+}
+
 /// A History narrowed by its search or filters exports what it shows: the buttons say how
 /// many jobs, the file holds those, and the notice says it is part of the history. With
 /// nothing shown there is nothing to export.

@@ -294,6 +294,12 @@ impl Model {
         self.rows.iter().any(|r| r.path == path)
     }
 
+    /// Whether dataset `id`'s folder is known to be gone from this machine (moved or
+    /// deleted): where it landed its status stays, with this said beside it.
+    pub fn folder_gone(&self, id: i64) -> bool {
+        self.folders_gone.contains(&id)
+    }
+
     /// A row's dedup status for `target`. A row whose folder is gone says so where it
     /// would otherwise offer a deposit or a rescan (neither can work); what it has on the
     /// queue, deposited or failed it still shows.

@@ -158,6 +158,17 @@ pub fn show(ui: &mut egui::Ui, status: &DedupStatus, now_ms: i64) -> egui::Respo
     }
 }
 
+/// Beside a landed deposit's badge, when its folder (`path`) is gone from this machine: the
+/// deposit stands, but nothing more can be sent, rescanned or repaired from here.
+pub fn folder_missing_note(ui: &mut egui::Ui, path: &str) -> egui::Response {
+    let (_, colour) = style(StatusKind::FolderMissing);
+    ui.label(RichText::new("(folder missing)").color(colour))
+        .on_hover_text(format!(
+            "The folder {path} is gone (moved or deleted). What it deposited stands; to send, \
+             rescan or repair from it, drop the folder where it is now onto the window."
+        ))
+}
+
 /// Beside a deposit's badge, when the target makes drafts: what it made is not public yet.
 pub fn draft_note(ui: &mut egui::Ui) -> egui::Response {
     ui.weak("(as draft)").on_hover_text(

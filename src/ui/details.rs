@@ -172,6 +172,18 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                                 app.send(table::rescan(&entry));
                             }
                         });
+                    } else if app.model.folder_gone(entry.id)
+                        && matches!(
+                            status.kind(),
+                            StatusKind::Deposited
+                                | StatusKind::AlreadyDeposited
+                                | StatusKind::Damaged
+                        )
+                    {
+                        ui.horizontal(|ui| {
+                            badge::show(ui, &status, app.clock.now_ms());
+                            badge::folder_missing_note(ui, &entry.path);
+                        });
                     } else {
                         badge::show(ui, &status, app.clock.now_ms());
                     }

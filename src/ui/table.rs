@@ -380,6 +380,9 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                             if makes_drafts && landed {
                                 badge::draft_note(ui);
                             }
+                            if landed && app.model.folder_gone(entry.id) {
+                                badge::folder_missing_note(ui, &entry.path);
+                            }
                         });
                         row.col(|ui| {
                             let edits = edits.get(&entry.id);
