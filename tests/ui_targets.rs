@@ -113,6 +113,13 @@ fn deposit_to_a_new_target(
     (id, identifier)
 }
 
+/// The one problem the last Save target found, with its field.
+fn only_problem(w: &Window) -> (TargetField, String) {
+    let problems = &w.app().model.target_problems;
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    problems[0].clone()
+}
+
 /// Press the only Test connection button in Settings and wait for the checks of target
 /// `name`.
 fn test_connection(w: &mut Window, name: &str) -> ProbeReport {
@@ -201,13 +208,45 @@ fn a_target_added_in_settings_is_in_the_picker_and_the_config_passes_test_connec
     assert!(after > before, "the deposit went to the second sandbox");
 }
 
+/// A name and a URL both wrong are said together, each beside its field, after one Save
+/// target; fixing the name takes its problem away and leaves the URL's.
+#[test]
+fn every_problem_of_the_form_is_said_at_once_each_beside_its_field() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    add_target(&mut w, "lab s3!", "ftp//nowhere", None);
+    w.wait("the refusal", |app| !app.model.target_problems.is_empty());
+    let problems = w.app().model.target_problems.clone();
+    let fields: Vec<TargetField> = problems.iter().map(|(f, _)| *f).collect();
+    assert_eq!(
+        fields,
+        [TargetField::Name, TargetField::Url],
+        "{problems:?}"
+    );
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("'lab s3!' is not a target name");
+    w.harness.get_by_label_contains("is not a target URL");
+    assert!(!config_text(&w).contains("lab"), "nothing saved");
+
+    w.replace_text("Target name", "lab-s3");
+    w.harness.step();
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_by_label_contains("is not a target name")
+            .is_none()
+    );
+    w.harness.get_by_label_contains("is not a target URL");
+}
+
 #[test]
 fn a_malformed_url_shows_the_error_next_to_the_field_and_saves_nothing() {
     no_keyring();
     let mut w = Window::open(FaultConfig::default());
     add_target(&mut w, "broken", "ftp//nowhere", None);
-    w.wait("the refusal", |app| app.model.target_problem.is_some());
-    let (field, message) = w.app().model.target_problem.clone().expect("problem");
+    w.wait("the refusal", |app| !app.model.target_problems.is_empty());
+    let (field, message) = only_problem(&w);
     assert_eq!(field, TargetField::Url);
     assert!(message.contains("is not a target URL"), "{message}");
 
@@ -385,7 +424,7 @@ fn editing_a_target_keeps_its_stored_secret_and_a_bad_url_leaves_the_config_unch
     w.harness.step();
     w.type_into("Target URL", "-broken");
     press_save_target(&mut w);
-    w.wait("the refusal", |app| app.model.target_problem.is_some());
+    w.wait("the refusal", |app| !app.model.target_problems.is_empty());
     assert_eq!(config_text(&w), before, "a refused edit changes nothing");
 
     // Back to the good URL, no secret typed: the stored one is kept.
@@ -1099,9 +1138,9 @@ fn an_invenio_target_added_in_settings_with_its_token_takes_deposits_and_the_tok
     // A user beside a token is refused next to the user field.
     add_target(&mut w, "zen", &url, Some(("alice", &token)));
     w.wait("the refusal of the user", |app| {
-        app.model.target_problem.is_some()
+        !app.model.target_problems.is_empty()
     });
-    let (field, message) = w.app().model.target_problem.clone().unwrap();
+    let (field, message) = only_problem(&w);
     assert_eq!(field, TargetField::User, "{message}");
     assert!(message.contains("has no user"), "{message}");
     press_in_form(&mut w, "Cancel");
@@ -1109,9 +1148,9 @@ fn an_invenio_target_added_in_settings_with_its_token_takes_deposits_and_the_tok
     // Without the token, the form asks for it where it is typed.
     add_target(&mut w, "zen", &url, None);
     w.wait("the question of the token", |app| {
-        app.model.target_problem.is_some()
+        !app.model.target_problems.is_empty()
     });
-    let (field, message) = w.app().model.target_problem.clone().unwrap();
+    let (field, message) = only_problem(&w);
     assert_eq!(field, TargetField::Secret, "{message}");
     assert!(
         message.contains("target 'zen' has no token stored: type it here"),
@@ -1697,8 +1736,8 @@ fn files_at_once_typed_in_the_target_form_is_checked_beside_the_field_and_saved(
         ("four", "'four' is not a number: give 1"),
     ] {
         fill(&mut w, typed);
-        w.wait("the refusal", |app| app.model.target_problem.is_some());
-        let (field, message) = w.app().model.target_problem.clone().expect("problem");
+        w.wait("the refusal", |app| !app.model.target_problems.is_empty());
+        let (field, message) = only_problem(&w);
         assert_eq!(field, TargetField::FilesAtOnce, "{message}");
         assert!(message.contains(said), "{message}");
         let typed_in = w.harness.get_by_label("Files at once").rect();

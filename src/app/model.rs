@@ -246,9 +246,9 @@ pub struct Model {
     pub configured: Vec<ConfiguredTarget>,
     /// Bumped when the picker's targets change.
     pub targets_version: u64,
-    /// The last "Save target": its name when saved, else the problem and its field.
+    /// The last "Save target": its name when saved, else its problems, each with its field.
     pub target_saved: Option<String>,
-    pub target_problem: Option<(TargetField, String)>,
+    pub target_problems: Vec<(TargetField, String)>,
     /// "Test connection" per target name.
     pub target_tests: BTreeMap<String, TargetTest>,
     /// Bumped when rows are added or removed or a status may have changed (not on progress).
@@ -618,12 +618,12 @@ impl Model {
             }
             Update::TargetSaved(name) => {
                 self.target_tests.remove(&name);
-                self.target_problem = None;
+                self.target_problems.clear();
                 self.target_saved = Some(name);
             }
-            Update::TargetRefused { field, message } => {
+            Update::TargetRefused(problems) => {
                 self.target_saved = None;
-                self.target_problem = Some((field, message));
+                self.target_problems = problems;
             }
             Update::TargetTesting(name) => {
                 self.target_tests.insert(name, TargetTest::Running);
@@ -672,7 +672,7 @@ impl Model {
     /// Forget the outcome of the last "Save target" (a new save is on its way).
     pub fn begin_target_save(&mut self) {
         self.target_saved = None;
-        self.target_problem = None;
+        self.target_problems.clear();
     }
 
     fn start(&mut self, s: Startup) {

@@ -19,7 +19,12 @@ impl Core {
         let editing = form.editing.is_some();
         let saved = tokio::task::spawn_blocking(move || targets::save(&path, form))
             .await
-            .unwrap_or_else(|e| Err((TargetField::Form, format!("saving the target failed: {e}"))));
+            .unwrap_or_else(|e| {
+                Err(vec![(
+                    TargetField::Form,
+                    format!("saving the target failed: {e}"),
+                )])
+            });
         match saved {
             Ok(name) => {
                 let configured = self.reload_targets().await.unwrap_or_default();
@@ -45,7 +50,7 @@ impl Core {
                 // Last, so a window that sees the save done also has its log line.
                 self.out().send(Update::TargetSaved(name));
             }
-            Err((field, message)) => self.out().send(Update::TargetRefused { field, message }),
+            Err(problems) => self.out().send(Update::TargetRefused(problems)),
         }
     }
 

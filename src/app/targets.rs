@@ -237,33 +237,46 @@ fn with_landing_lookup(
 }
 
 /// Check and save the form to the config file, storing a typed secret (blocking). Returns
-/// the target's name, or the field the problem belongs to and the message.
-pub(super) fn save(config_path: &Path, form: TargetForm) -> Result<String, (TargetField, String)> {
+/// the target's name, or every problem found, each with the field it belongs to: the
+/// fields' own checks all at once (a name and a URL both wrong are said together), then
+/// what depends on them passing.
+pub(super) fn save(
+    config_path: &Path,
+    form: TargetForm,
+) -> Result<String, Vec<(TargetField, String)>> {
     let name = form.name.trim().to_string();
     let secret = form.secret.filter(|s| !s.expose().is_empty());
-    check_name(&name).map_err(|e| (TargetField::Name, e.to_string()))?;
-    let mut config = Config::load(config_path).map_err(|e| (TargetField::Form, e.to_string()))?;
+    let mut config =
+        Config::load(config_path).map_err(|e| vec![(TargetField::Form, e.to_string())])?;
+    let mut problems = Vec::new();
+    if let Err(e) = check_name(&name) {
+        problems.push((TargetField::Name, e.to_string()));
+    }
     let existing = match &form.editing {
         Some(old) => config.targets.get(old).cloned().ok_or_else(|| {
-            (
+            vec![(
                 TargetField::Form,
                 format!("target '{old}' is no longer in the config file: add it again"),
-            )
+            )]
         })?,
         None if config.targets.contains_key(&name) => {
-            return Err((
+            problems.push((
                 TargetField::Name,
                 format!(
                     "a target named '{name}' already exists: choose another name, or press \
                      Edit next to it"
                 ),
             ));
+            TargetConfig::default()
         }
         None => TargetConfig::default(),
     };
     let text = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
-    let files_at_once = files_at_once_typed(&form.url, &form.files_at_once)
-        .map_err(|message| (TargetField::FilesAtOnce, message))?;
+    let files_at_once =
+        files_at_once_typed(&form.url, &form.files_at_once).unwrap_or_else(|message| {
+            problems.push((TargetField::FilesAtOnce, message));
+            None
+        });
     let mut t = TargetConfig {
         url: form.url.trim().to_string(),
         endpoint: text(&form.endpoint),
@@ -282,69 +295,83 @@ pub(super) fn save(config_path: &Path, form: TargetForm) -> Result<String, (Targ
         // A typed secret replaces one named by an environment variable.
         t.secret_env = None;
     }
+    // The URL is checked under a name that passes, whatever the name typed: its own
+    // problems are said beside the name's.
+    let checked_as = if check_name(&name).is_ok() {
+        name.as_str()
+    } else {
+        "target"
+    };
     if t.url.is_empty() {
-        return Err((
+        problems.push((
             TargetField::Url,
             "the URL is required: s3://bucket/prefix, webdav+https://host/path, \
              sandbox+http://127.0.0.1:PORT, zenodo+https://zenodo.org, invenio+https://HOST or \
              datacite+https://api.datacite.org?prefix=…&repository=…"
                 .into(),
         ));
+    } else if let Err(e) = crate::config::scope_id_of(checked_as, &t) {
+        problems.push((TargetField::Url, e.to_string()));
     }
-    if secret.is_some() {
-        crate::config::refuse_sandbox_credentials(&name, &t.url)
-            .map_err(|e| (TargetField::Secret, e.to_string()))?;
+    if secret.is_some()
+        && let Err(e) = crate::config::refuse_sandbox_credentials(checked_as, &t.url)
+    {
+        problems.push((TargetField::Secret, e.to_string()));
     }
-    if t.user.is_some() || t.user_env.is_some() {
-        crate::config::refuse_token_target_user(&name, &t.url)
-            .map_err(|e| (TargetField::User, e.to_string()))?;
+    if (t.user.is_some() || t.user_env.is_some())
+        && let Err(e) = crate::config::refuse_token_target_user(checked_as, &t.url)
+    {
+        problems.push((TargetField::User, e.to_string()));
     }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let one =
+        |field: TargetField| move |e: crate::config::ConfigError| vec![(field, e.to_string())];
     config
         .set_target(&name, t.clone())
-        .map_err(|e| (TargetField::Url, e.to_string()))?;
+        .map_err(one(TargetField::Url))?;
     let has_user = t.user.is_some() || t.user_env.is_some();
     match &secret {
         Some(_) if !t.keeps_secret() => {
-            return Err((
+            return Err(vec![(
                 TargetField::User,
                 "a password or secret key needs a user name (WebDAV) or access key id (S3): \
                  fill in the user"
                     .into(),
-            ));
+            )]);
         }
         Some(secret) => {
             credentials::store_secret(config_path, &name, secret)
-                .map_err(|e| (TargetField::Secret, e.to_string()))?;
+                .map_err(one(TargetField::Secret))?;
         }
         None if t.takes_token()
             && credentials::lacks_stored_secret(config_path, &name, &t)
-                .map_err(|e| (TargetField::Form, e.to_string()))? =>
+                .map_err(one(TargetField::Form))? =>
         {
-            return Err((
+            return Err(vec![(
                 TargetField::Secret,
                 format!(
                     "target '{name}' has no token stored: type it here (Zenodo or \
                      InvenioRDM: a personal access token; DataCite: the repository's password)"
                 ),
-            ));
+            )]);
         }
         None if has_user
             && t.secret_env.is_none()
             && credentials::resolve(config_path, &name, &t).is_err() =>
         {
-            return Err((
+            return Err(vec![(
                 TargetField::Secret,
                 format!(
                     "target '{name}' has a user but no stored password or secret key: type it \
                      here"
                 ),
-            ));
+            )]);
         }
         None => {}
     }
-    config
-        .save(config_path)
-        .map_err(|e| (TargetField::Form, e.to_string()))?;
+    config.save(config_path).map_err(one(TargetField::Form))?;
     Ok(name)
 }
 

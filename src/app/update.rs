@@ -151,11 +151,9 @@ pub enum Update {
     },
     /// The Add / Edit form was saved under this name.
     TargetSaved(String),
-    /// The Add / Edit form was not saved: the problem and the field it belongs next to.
-    TargetRefused {
-        field: TargetField,
-        message: String,
-    },
+    /// The Add / Edit form was not saved: every problem found, each with the field it
+    /// belongs next to.
+    TargetRefused(Vec<(TargetField, String)>),
     /// "Test connection" started for this target.
     TargetTesting(String),
     /// "Test connection" ended: every check, or why the target could not be opened.

@@ -122,7 +122,7 @@ fn follow_save(app: &mut LodgeApp) {
     if saved_this {
         section.form = None;
         section.saving = false;
-    } else if app.model.target_problem.is_some() {
+    } else if !app.model.target_problems.is_empty() {
         section.saving = false;
     }
 }
@@ -219,7 +219,7 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
 }
 
 fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
-    let problem = app.model.target_problem.clone();
+    let problems = app.model.target_problems.clone();
     let saving = app.settings.targets.saving;
     let Some(draft) = app.settings.targets.form.as_mut() else {
         return;
@@ -234,11 +234,9 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
             .strong(),
         )
         .rect;
-    // A field's error goes in the row under it, in the fields' column.
+    // A field's errors go in the rows under it, in the fields' column.
     let error_at = |ui: &mut egui::Ui, field: TargetField| {
-        if let Some((f, message)) = &problem
-            && *f == field
-        {
+        for (_, message) in problems.iter().filter(|(f, _)| *f == field) {
             ui.label("");
             // Wrapped at the fields' width: a grid cell would grow to the whole message,
             // and the window with it.
@@ -250,16 +248,19 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
         }
     };
     let editing = draft.editing.is_some();
-    // What the refused field held, to drop its error once the person types a fix.
-    let refused_value = |draft: &Draft| match problem.as_ref().map(|(f, _)| *f) {
-        Some(TargetField::Name) => Some(draft.name.clone()),
-        Some(TargetField::Url) => Some(draft.url.clone()),
-        Some(TargetField::User) => Some(draft.user.clone()),
-        Some(TargetField::Secret) => Some(draft.secret.len().to_string()),
-        Some(TargetField::FilesAtOnce) => Some(draft.files_at_once.clone()),
-        Some(TargetField::Form) | None => None,
+    // What each refused field held, to drop its errors once the person types a fix.
+    let value_of = |draft: &Draft, field: TargetField| match field {
+        TargetField::Name => Some(draft.name.clone()),
+        TargetField::Url => Some(draft.url.clone()),
+        TargetField::User => Some(draft.user.clone()),
+        TargetField::Secret => Some(draft.secret.len().to_string()),
+        TargetField::FilesAtOnce => Some(draft.files_at_once.clone()),
+        TargetField::Form => None,
     };
-    let before = refused_value(draft);
+    let before: Vec<(TargetField, Option<String>)> = problems
+        .iter()
+        .map(|(f, _)| (*f, value_of(draft, *f)))
+        .collect();
     // Labels in one column and fields in the next, one width, as in the defaults above.
     egui::Grid::new("target_form")
         .num_columns(2)
@@ -335,10 +336,14 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
             ui.end_row();
             error_at(ui, TargetField::Secret);
         });
-    if let Some((TargetField::Form, message)) = &problem {
+    for (_, message) in problems.iter().filter(|(f, _)| *f == TargetField::Form) {
         ui.label(RichText::new(format!("⚠ {message}")).color(ERROR));
     }
-    let typed_over = before.is_some() && refused_value(draft) != before;
+    let typed_over: Vec<TargetField> = before
+        .into_iter()
+        .filter(|(f, held)| held.is_some() && value_of(draft, *f) != *held)
+        .map(|(f, _)| f)
+        .collect();
     let mut save = false;
     let mut cancel = false;
     ui.horizontal(|ui| {
@@ -352,8 +357,10 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
             egui::Rect::from_min_max(top.min, egui::pos2(top.max.x, ui.cursor().top()));
         ui.scroll_to_rect(whole_form, None);
     }
-    if typed_over {
-        app.model.target_problem = None;
+    if !typed_over.is_empty() {
+        app.model
+            .target_problems
+            .retain(|(f, _)| !typed_over.contains(f));
     }
     if save {
         let form = draft.take_form();
