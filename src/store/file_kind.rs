@@ -116,13 +116,24 @@ mod tests {
     use super::*;
     use crate::store::Store;
 
+    /// What opening `path` as Lodge's database says, which must be a refusal that leaves
+    /// the file byte for byte as it was and starts no write-ahead log beside it.
+    fn refusal_leaving_untouched(path: &Path) -> String {
+        let before = std::fs::read(path).unwrap();
+        let said = Store::open(path).err().expect("refused").to_string();
+        assert_eq!(std::fs::read(path).unwrap(), before, "untouched: {said}");
+        let mut log = path.as_os_str().to_owned();
+        log.push("-wal");
+        assert!(!Path::new(&log).exists(), "a log was started: {said}");
+        said
+    }
+
     #[test]
     fn a_file_that_is_not_a_database_is_refused_and_left_as_it_was() {
         let dir = tempfile::tempdir().unwrap();
         let data = dir.path().join("scan.tif");
         std::fs::write(&data, b"II*\0 some image bytes").unwrap();
-        let err = Store::open(&data).err().expect("refused");
-        let said = err.to_string();
+        let said = refusal_leaving_untouched(&data);
         assert!(
             said.starts_with(&format!(
                 "{} is not a Lodge database: it does not start as an SQLite database does",
@@ -137,8 +148,6 @@ mod tests {
             )),
             "{said}"
         );
-        assert_eq!(std::fs::read(&data).unwrap(), b"II*\0 some image bytes");
-        assert!(!dir.path().join("scan.tif-wal").exists());
     }
 
     #[test]
@@ -149,9 +158,8 @@ mod tests {
         conn.execute_batch("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);")
             .unwrap();
         drop(conn);
-        let before = std::fs::read(&other).unwrap();
 
-        let said = Store::open(&other).err().expect("refused").to_string();
+        let said = refusal_leaving_untouched(&other);
         assert!(
             said.starts_with(&format!(
                 "{} is another program's SQLite database (its tables: notes)",
@@ -159,12 +167,6 @@ mod tests {
             )),
             "{said}"
         );
-        assert_eq!(
-            std::fs::read(&other).unwrap(),
-            before,
-            "the file is untouched"
-        );
-        assert!(!dir.path().join("notes.sqlite-wal").exists());
     }
 
     #[test]
@@ -179,9 +181,8 @@ mod tests {
             ))
             .unwrap();
             drop(conn);
-            let before = std::fs::read(&other).unwrap();
 
-            let said = Store::open(&other).err().expect("refused").to_string();
+            let said = refusal_leaving_untouched(&other);
             assert!(
                 said.starts_with(&format!(
                     "{} is another program's SQLite database (its tables: datasets)",
@@ -189,8 +190,6 @@ mod tests {
                 )),
                 "user_version {version}: {said}"
             );
-            assert_eq!(std::fs::read(&other).unwrap(), before, "untouched");
-            assert!(!dir.path().join(format!("app{version}.sqlite-wal")).exists());
         }
     }
 
@@ -203,9 +202,8 @@ mod tests {
         conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
         conn.pragma_update(None, "user_version", 9).unwrap();
         drop(conn);
-        let before = std::fs::read(&newer).unwrap();
 
-        let said = Store::open(&newer).err().expect("refused").to_string();
+        let said = refusal_leaving_untouched(&newer);
         assert_eq!(
             said,
             format!(
@@ -215,7 +213,6 @@ mod tests {
                 crate::store::schema::SQLITE_LATEST
             )
         );
-        assert_eq!(std::fs::read(&newer).unwrap(), before, "untouched");
     }
 
     #[test]
