@@ -227,6 +227,11 @@ fn every_problem_of_the_form_is_said_at_once_each_beside_its_field() {
     w.harness
         .get_by_label_contains("'lab s3!' is not a target name");
     w.harness.get_by_label_contains("is not a target URL");
+    let (_, url_problem) = &problems[1];
+    assert!(
+        url_problem.starts_with("'ftp//nowhere' is not a target URL"),
+        "no stand-in name: {url_problem}"
+    );
     assert!(!config_text(&w).contains("lab"), "nothing saved");
 
     w.replace_text("Target name", "lab-s3");

@@ -236,6 +236,9 @@ fn with_landing_lookup(
     Ok(Some(Arc::new(target.with_landing_lookup(lookup))))
 }
 
+/// The name a form's URL is checked under while the name typed is not one.
+const STAND_IN_NAME: &str = "target";
+
 /// Check and save the form to the config file, storing a typed secret (blocking). Returns
 /// the target's name, or every problem found, each with the field it belongs to: the
 /// fields' own checks all at once (a name and a URL both wrong are said together), then
@@ -296,11 +299,20 @@ pub(super) fn save(
         t.secret_env = None;
     }
     // The URL is checked under a name that passes, whatever the name typed: its own
-    // problems are said beside the name's.
-    let checked_as = if check_name(&name).is_ok() {
+    // problems are said beside the name's. Under a stand-in name they begin with no name
+    // (they would name "target 'target'"): each is shown beside its own field.
+    let name_ok = check_name(&name).is_ok();
+    let checked_as = if name_ok {
         name.as_str()
     } else {
-        "target"
+        STAND_IN_NAME
+    };
+    let said = |e: crate::config::ConfigError| {
+        let message = e.to_string();
+        match message.strip_prefix(&format!("target '{STAND_IN_NAME}': ")) {
+            Some(rest) if !name_ok => rest.to_string(),
+            _ => message,
+        }
     };
     if t.url.is_empty() {
         problems.push((
@@ -311,17 +323,17 @@ pub(super) fn save(
                 .into(),
         ));
     } else if let Err(e) = crate::config::scope_id_of(checked_as, &t) {
-        problems.push((TargetField::Url, e.to_string()));
+        problems.push((TargetField::Url, said(e)));
     }
     if secret.is_some()
         && let Err(e) = crate::config::refuse_sandbox_credentials(checked_as, &t.url)
     {
-        problems.push((TargetField::Secret, e.to_string()));
+        problems.push((TargetField::Secret, said(e)));
     }
     if (t.user.is_some() || t.user_env.is_some())
         && let Err(e) = crate::config::refuse_token_target_user(checked_as, &t.url)
     {
-        problems.push((TargetField::User, e.to_string()));
+        problems.push((TargetField::User, said(e)));
     }
     if !problems.is_empty() {
         return Err(problems);
