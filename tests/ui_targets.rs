@@ -291,6 +291,46 @@ fn a_malformed_url_shows_the_error_next_to_the_field_and_saves_nothing() {
 }
 
 #[test]
+fn a_plain_https_address_is_answered_in_the_forms_words_not_the_command_lines() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    add_target(
+        &mut w,
+        "bucket",
+        "https://lab-data.s3.eu-west-1.amazonaws.com",
+        None,
+    );
+    w.wait("the refusal", |app| !app.model.target_problems.is_empty());
+    let (field, message) = only_problem(&w);
+    assert_eq!(field, TargetField::Url);
+    assert!(
+        message.contains("s3://BUCKET/PREFIX") && message.contains("\"S3 region\""),
+        "names the form's fields: {message}"
+    );
+    assert!(
+        !message.contains("lodge target add") && !message.contains("--"),
+        "no command-line flags in the window: {message}"
+    );
+
+    w.replace_text("Target URL", "https://repo.example.org");
+    press_save_target(&mut w);
+    w.wait("the second refusal", |app| {
+        app.model
+            .target_problems
+            .iter()
+            .any(|(_, m)| m.contains("repo.example.org"))
+    });
+    let (_, message) = only_problem(&w);
+    assert!(
+        message.contains("webdav+https://repo.example.org")
+            && message.contains("https://repo.example.org in \"S3 endpoint\""),
+        "{message}"
+    );
+    assert!(!message.contains("--"), "{message}");
+    assert!(!w.lab.path("app/config.toml").exists(), "nothing saved");
+}
+
+#[test]
 fn the_secret_typed_in_settings_never_shows_in_the_config_the_model_the_log_or_the_store() {
     no_keyring();
     const SECRET: &str = "pw-7f3a9c-never-shown";

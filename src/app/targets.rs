@@ -322,6 +322,11 @@ pub(super) fn save(
              datacite+https://api.datacite.org?prefix=…&repository=…"
                 .into(),
         ));
+    } else if let Some(problem) =
+        crate::config::plain_address_problem(&t.url, crate::config::OpenedFor::Window)
+    {
+        // Said in the form's words (its fields), not the command line's flags.
+        problems.push((TargetField::Url, problem));
     } else if let Err(e) = crate::config::scope_id_of(checked_as, &t) {
         problems.push((TargetField::Url, said(e)));
     }

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 pub use open::{
     OpenedFor, TargetSummary, add_command, check_files_at_once,
     describe_credentials_without_secret, identity_of, missing_secret_in_window, no_such_target,
-    open_target_for, open_target_spec, resolve, scope_id_of, test_named,
+    open_target_for, open_target_spec, plain_address_problem, resolve, scope_id_of, test_named,
 };
 
 /// Why the configuration cannot be read, written or used; the message names the fix.

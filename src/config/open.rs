@@ -500,11 +500,9 @@ fn open_with(
         };
         return opened.map_err(|reason| err(format!("'{url}' cannot be used: {reason}")));
     }
-    if let Some(hint) = kind_to_put_in_front(url) {
-        return Err(err(format!(
-            "'{url}' is not a target URL: it needs its kind in front, since one HTTP address \
-             cannot say what answers there. {hint}"
-        )));
+    if let Some(problem) = plain_address_problem(url, opened_for.unwrap_or(OpenedFor::CommandLine))
+    {
+        return Err(err(problem));
     }
     Err(err(format!(
         "'{url}' is not a target URL. Kinds a named target can have: s3://bucket/prefix, \
@@ -513,10 +511,21 @@ fn open_with(
     )))
 }
 
+/// What is wrong with a plain `http(s)://` address given as a target's URL, and the target
+/// URLs it most likely means; `None` for any other text. Said in the words of where it was
+/// typed: flags for the command line, the form's fields for the window.
+pub fn plain_address_problem(url: &str, typed_in: OpenedFor) -> Option<String> {
+    let hint = kind_to_put_in_front(url, typed_in)?;
+    Some(format!(
+        "'{url}' is not a target URL: it needs its kind in front, since one HTTP address \
+         cannot say what answers there. {hint}"
+    ))
+}
+
 /// For a plain `http(s)://` address, the target URLs it most likely means, written out
 /// with the address given: a Zenodo, DataCite or S3 host gets its own kind; any other
 /// host, the kinds that speak plain HTTP.
-fn kind_to_put_in_front(url: &str) -> Option<String> {
+fn kind_to_put_in_front(url: &str, typed_in: OpenedFor) -> Option<String> {
     let parsed = Url::parse(url).ok()?;
     if !matches!(parsed.scheme(), "http" | "https") {
         return None;
@@ -524,23 +533,45 @@ fn kind_to_put_in_front(url: &str) -> Option<String> {
     let host = parsed.host_str()?.to_ascii_lowercase();
     let origin = parsed.origin().ascii_serialization();
     let trimmed = url.trim_end_matches('/');
-    Some(if host == "zenodo.org" || host.ends_with(".zenodo.org") {
-        format!("Zenodo is `--target zenodo+{origin}`, with its token in --token or LODGE_TOKEN")
-    } else if host == "datacite.org" || host.ends_with(".datacite.org") {
-        format!(
+    let zenodo = host == "zenodo.org" || host.ends_with(".zenodo.org");
+    let datacite = host == "datacite.org" || host.ends_with(".datacite.org");
+    let aws = host.ends_with(".amazonaws.com");
+    Some(match typed_in {
+        OpenedFor::CommandLine if zenodo => {
+            format!(
+                "Zenodo is `--target zenodo+{origin}`, with its token in --token or LODGE_TOKEN"
+            )
+        }
+        OpenedFor::CommandLine if datacite => format!(
             "DataCite is `--target 'datacite+{origin}?prefix=10.XXXXX&repository=ORG.REPO'`, \
              with the repository's password in --token or LODGE_TOKEN"
-        )
-    } else if host.ends_with(".amazonaws.com") {
-        "an S3 bucket is `lodge target add NAME s3://BUCKET/PREFIX --region REGION` with its \
-         access key (--access-key-env VAR --secret-env VAR)"
-            .to_string()
-    } else {
-        format!(
+        ),
+        OpenedFor::CommandLine if aws => {
+            "an S3 bucket is `lodge target add NAME s3://BUCKET/PREFIX --region REGION` with its \
+             access key (--access-key-env VAR --secret-env VAR)"
+                .to_string()
+        }
+        OpenedFor::CommandLine => format!(
             "Lodge's sandbox is sandbox+{trimmed}, a WebDAV store webdav+{trimmed}, an \
              InvenioRDM site invenio+{origin} (with --token); an S3-compatible store is added \
              with `lodge target add NAME s3://BUCKET/PREFIX --endpoint {origin}`"
-        )
+        ),
+        // The window's form: its fields, not flags.
+        OpenedFor::Window if zenodo => format!(
+            "Zenodo is zenodo+{origin}, with its token in \"Password, secret key or token\""
+        ),
+        OpenedFor::Window if datacite => format!(
+            "DataCite is datacite+{origin}?prefix=10.XXXXX&repository=ORG.REPO, with the \
+             repository's password in \"Password, secret key or token\""
+        ),
+        OpenedFor::Window if aws => "an S3 bucket is s3://BUCKET/PREFIX, with its region in \
+             \"S3 region\" and its access key id and secret key in the two fields below"
+            .to_string(),
+        OpenedFor::Window => format!(
+            "Lodge's sandbox is sandbox+{trimmed}, a WebDAV store webdav+{trimmed}, an \
+             InvenioRDM site invenio+{origin} (with its token); an S3-compatible store is \
+             s3://BUCKET/PREFIX with {origin} in \"S3 endpoint\""
+        ),
     })
 }
 
@@ -639,7 +670,7 @@ mod tests {
 
     #[test]
     fn a_plain_http_address_is_answered_with_the_kinds_it_may_be_written_out() {
-        let said = kind_to_put_in_front("http://127.0.0.1:8080/").unwrap();
+        let said = kind_to_put_in_front("http://127.0.0.1:8080/", OpenedFor::CommandLine).unwrap();
         assert!(
             said.contains("sandbox+http://127.0.0.1:8080,")
                 && said.contains("webdav+http://127.0.0.1:8080,")
@@ -647,21 +678,31 @@ mod tests {
                 && said.contains("s3://BUCKET/PREFIX --endpoint http://127.0.0.1:8080`"),
             "{said}"
         );
-        let said = kind_to_put_in_front("https://sandbox.zenodo.org/deposit").unwrap();
+        let said =
+            kind_to_put_in_front("https://sandbox.zenodo.org/deposit", OpenedFor::CommandLine)
+                .unwrap();
         assert!(
             said.contains("`--target zenodo+https://sandbox.zenodo.org`"),
             "{said}"
         );
-        let said = kind_to_put_in_front("https://api.test.datacite.org").unwrap();
+        let said =
+            kind_to_put_in_front("https://api.test.datacite.org", OpenedFor::CommandLine).unwrap();
         assert!(
             said.contains(
                 "'datacite+https://api.test.datacite.org?prefix=10.XXXXX&repository=ORG.REPO'"
             ),
             "{said}"
         );
-        let said = kind_to_put_in_front("https://my-bucket.s3.eu-west-1.amazonaws.com").unwrap();
+        let said = kind_to_put_in_front(
+            "https://my-bucket.s3.eu-west-1.amazonaws.com",
+            OpenedFor::CommandLine,
+        )
+        .unwrap();
         assert!(said.contains("s3://BUCKET/PREFIX --region"), "{said}");
-        assert_eq!(kind_to_put_in_front("ftp://files.example.org/x"), None);
-        assert_eq!(kind_to_put_in_front("lab"), None);
+        assert_eq!(
+            kind_to_put_in_front("ftp://files.example.org/x", OpenedFor::CommandLine),
+            None
+        );
+        assert_eq!(kind_to_put_in_front("lab", OpenedFor::CommandLine), None);
     }
 }
