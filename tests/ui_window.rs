@@ -1545,6 +1545,58 @@ fn with_the_details_open_the_buttons_above_the_table_wrap_rather_than_go_under_t
 }
 
 #[test]
+fn with_the_details_open_in_a_narrow_window_the_status_stays_in_view_and_the_key_gives_way() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.deposit_row(id);
+    // Wide, nothing selected: every column.
+    for header in ["Name", "Files", "Size", "Content key", "Status", "Actions"] {
+        w.harness.get_by_label(header);
+    }
+    // The window's minimum size (main.rs), the details open: what a person acts on stays.
+    w.harness.set_size(egui::vec2(900.0, 560.0));
+    w.select(id);
+    w.harness.step();
+    let details_left = w.details_close().left();
+    let status = w.harness.get_by_label("Status").rect();
+    assert!(
+        status.right() < details_left,
+        "the Status header at {status:?} is under the details (from x = {details_left})"
+    );
+    let in_the_table: Vec<egui::Rect> = w
+        .harness
+        .query_all_by_label_contains("Deposited")
+        .map(|n| n.rect())
+        .filter(|r| r.left() < details_left)
+        .collect();
+    assert!(
+        !in_the_table.is_empty(),
+        "the row's status is under the details (from x = {details_left})"
+    );
+    for gone in ["Content key", "Files", "Size"] {
+        assert!(
+            w.harness.query_by_label(gone).is_none(),
+            "{gone} gives way to the status"
+        );
+    }
+    // The details still show the key.
+    let key = w.app().model.row(id).and_then(|r| r.key).expect("keyed");
+    let shown = &key.to_hex()[..12];
+    assert!(
+        w.harness
+            .query_all_by_label_contains(shown)
+            .any(|n| n.rect().left() >= details_left),
+        "the details show the key {shown}"
+    );
+
+    // A wider window gives the columns back, the details still open.
+    w.harness.set_size(egui::vec2(WINDOW[0], WINDOW[1]));
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Content key");
+}
+
+#[test]
 fn at_the_smallest_window_with_the_details_open_a_rows_actions_scroll_into_reach_and_work() {
     let mut w = Window::open(FaultConfig::default());
     let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));

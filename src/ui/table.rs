@@ -305,6 +305,7 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     // A click anywhere on a row selects it, on its text too: a selectable label would take
     // the click for itself (to select its text), and the row would not see it.
     ui.style_mut().interaction.selectable_labels = false;
+    let shown = ShownColumns::for_width(ui.available_width(), ui.spacing().item_spacing.x);
     // Narrower than its columns (the smallest window, with the details open), the table
     // scrolls sideways rather than cutting off its last columns and their buttons.
     egui::ScrollArea::horizontal()
@@ -321,19 +322,23 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
                 // Name and Status share what the fixed columns leave, so that with the details
                 // panel open the actions still fit (the status's full text is on hover).
-                .column(Column::remainder().at_least(100.0).clip(true))
-                .column(Column::exact(50.0))
-                .column(Column::exact(80.0))
-                .column(Column::exact(130.0))
-                .column(Column::remainder().at_least(150.0).clip(true))
-                .column(Column::exact(250.0).clip(true))
+                .column(Column::remainder().at_least(NAME_WIDTH).clip(true))
+                .columns(Column::exact(FILES_WIDTH), shown.files_and_size as usize)
+                .columns(Column::exact(SIZE_WIDTH), shown.files_and_size as usize)
+                .columns(Column::exact(KEY_WIDTH), shown.key as usize)
+                .column(Column::remainder().at_least(STATUS_WIDTH).clip(true))
+                .column(Column::exact(ACTIONS_WIDTH).clip(true))
                 .header(24.0, |mut h| {
                     h.col(|ui| header_button(app, ui, "Name", SortBy::Name));
-                    h.col(|ui| header_button(app, ui, "Files", SortBy::Files));
-                    h.col(|ui| header_button(app, ui, "Size", SortBy::Size));
-                    h.col(|ui| {
-                        ui.strong("Content key");
-                    });
+                    if shown.files_and_size {
+                        h.col(|ui| header_button(app, ui, "Files", SortBy::Files));
+                        h.col(|ui| header_button(app, ui, "Size", SortBy::Size));
+                    }
+                    if shown.key {
+                        h.col(|ui| {
+                            ui.strong("Content key");
+                        });
+                    }
                     h.col(|ui| header_button(app, ui, "Status", SortBy::Status));
                     h.col(|ui| {
                         ui.strong("Actions");
@@ -357,18 +362,22 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                             ui.label(&entry.name)
                                 .on_hover_text(format!("{title}\n{}", entry.path));
                         });
-                        row.col(|ui| {
-                            ui.label(entry.file_count.to_string());
-                        });
-                        row.col(|ui| {
-                            ui.label(format::bytes(entry.total_bytes));
-                        });
-                        row.col(|ui| match entry.key {
-                            Some(key) => format::content_key(ui, &key),
-                            None => {
-                                ui.weak("—");
-                            }
-                        });
+                        if shown.files_and_size {
+                            row.col(|ui| {
+                                ui.label(entry.file_count.to_string());
+                            });
+                            row.col(|ui| {
+                                ui.label(format::bytes(entry.total_bytes));
+                            });
+                        }
+                        if shown.key {
+                            row.col(|ui| match entry.key {
+                                Some(key) => format::content_key(ui, &key),
+                                None => {
+                                    ui.weak("—");
+                                }
+                            });
+                        }
                         row.col(|ui| {
                             badge::show(ui, &status, now);
                             let landed = matches!(
@@ -413,6 +422,35 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     }
     if let Some(id) = remove {
         super::dialogs::ask_remove(app, id);
+    }
+}
+
+/// The datasets table's narrowest widths, per column.
+const NAME_WIDTH: f32 = 100.0;
+const FILES_WIDTH: f32 = 50.0;
+const SIZE_WIDTH: f32 = 80.0;
+const KEY_WIDTH: f32 = 130.0;
+const STATUS_WIDTH: f32 = 150.0;
+const ACTIONS_WIDTH: f32 = 250.0;
+
+/// Which of the table's optional columns fit. In a narrow window (the details panel open
+/// beside it) the content key goes first, since the details show it whole, then the files
+/// and size: the name, the status and the actions stay, which is what a person acts on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ShownColumns {
+    key: bool,
+    files_and_size: bool,
+}
+
+impl ShownColumns {
+    fn for_width(width: f32, spacing: f32) -> ShownColumns {
+        let always = NAME_WIDTH + STATUS_WIDTH + ACTIONS_WIDTH + 2.0 * spacing;
+        let files_and_size = always + FILES_WIDTH + SIZE_WIDTH + 2.0 * spacing;
+        let all = files_and_size + KEY_WIDTH + spacing;
+        ShownColumns {
+            key: width >= all,
+            files_and_size: width >= files_and_size,
+        }
     }
 }
 
