@@ -193,9 +193,10 @@ fn adding_a_folder_whose_citation_file_gives_a_doi_warns_of_a_second_record() {
 }
 
 /// A folder with both citation files prefills from `CITATION.cff`: adding it says the
-/// `.zenodo.json` was not read, and how to give what only it says.
+/// `.zenodo.json` was read only for the files' access, and how to give what else only it says.
 #[test]
-fn adding_a_folder_with_citation_cff_and_zenodo_json_says_the_zenodo_json_was_not_read() {
+fn adding_a_folder_with_citation_cff_and_zenodo_json_says_the_zenodo_json_was_read_only_for_access()
+{
     let lab = support::Lab::new();
     let folder = lab.folder(
         "both",
@@ -210,8 +211,9 @@ fn adding_a_folder_with_citation_cff_and_zenodo_json_says_the_zenodo_json_was_no
         &[
             "metadata prefilled from",
             &format!(
-                "note: {} was not read: with both files in a folder, Lodge reads CITATION.cff; \
-                 give what only .zenodo.json says with flags (--funding, --community",
+                "note: {} was read only for who may read the files (access_right, \
+                 embargo_date): with both files in a folder, Lodge reads CITATION.cff; give \
+                 what else only .zenodo.json says with flags (--funding, --community",
                 folder.join(".zenodo.json").display()
             ),
         ],

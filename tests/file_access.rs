@@ -165,6 +165,74 @@ fn an_embargo_whose_end_has_come_is_added_with_a_warning_naming_the_day_and_the_
     assert!(!said.contains("warning"), "{said}");
 }
 
+/// A `CITATION.cff` says nothing of who may read the files: a `.zenodo.json` beside it that
+/// keeps them under embargo is obeyed, so they are not published openly because the other
+/// file was read; one that cannot be read for it is named, as any citation file that
+/// cannot be read.
+#[test]
+fn an_embargo_in_a_zenodo_json_beside_a_citation_cff_is_kept() {
+    let lab = Lab::new();
+    let cff = "cff-version: 1.2.0\ntitle: Embargoed cores\nauthors:\n  - family-names: \
+               Curie\n    given-names: Marie\ndate-released: 2026-01-05\n";
+    let zenodo = json!({"access_right": "embargoed", "embargo_date": "2099-01-01"});
+    let folder = lab.folder(
+        "both",
+        &[
+            ("data.csv", b"id\n1\n"),
+            ("CITATION.cff", cff.as_bytes()),
+            (".zenodo.json", zenodo.to_string().as_bytes()),
+        ],
+    );
+    let add = |folder: &std::path::Path| {
+        lodge_in(&lab)
+            .arg("add")
+            .arg(folder)
+            .args(["--publisher", "Lab"])
+            .output()
+            .unwrap()
+    };
+    let out = add(&folder);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "files: embargoed until 2099-01-01",
+            ".zenodo.json was read only for who may read the files",
+        ],
+    );
+    let shown = lodge_in(&lab).args(["show", "1"]).output().unwrap();
+    assert_all(
+        &text(&shown),
+        &[
+            "title        Embargoed cores",
+            "files        embargoed until 2099-01-01",
+        ],
+    );
+
+    let broken = lab.folder(
+        "broken",
+        &[
+            ("data.csv", b"id\n2\n"),
+            ("CITATION.cff", cff.as_bytes()),
+            (".zenodo.json", br#"{"access_right": "embargoed""#),
+        ],
+    );
+    // As any citation file that cannot be read: added with what the flags give, which
+    // is incomplete, so no deposit sends it open before the file is fixed.
+    let out = add(&broken);
+    assert_all(
+        &text(&out),
+        &[
+            &format!(
+                "warning: {} could not be read as citation metadata",
+                broken.join(".zenodo.json").display()
+            ),
+            "it is read for who may read the files (access_right, embargo_date); fix the file",
+            "metadata incomplete; deposit will refuse it",
+        ],
+    );
+}
+
 /// A `.zenodo.json` that keeps its files closed prefills restricted files, and what it
 /// gives that Lodge does not send (its notes) is named at once; its EC grant is funding.
 #[test]

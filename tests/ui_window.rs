@@ -2875,10 +2875,10 @@ fn a_failed_deposits_details_say_why_at_their_top_and_retry_the_same_job() {
 }
 
 /// A folder with both a CITATION.cff and a .zenodo.json is prefilled from the first, and
-/// the window says the second was not read and where to give what only it says, as the
-/// command line does: nothing in it is silently left out.
+/// the window says the second was read only for the files' access and where to give what
+/// else only it says, as the command line does: nothing in it is silently left out.
 #[test]
-fn a_zenodo_json_beside_the_citation_cff_is_said_not_to_be_read() {
+fn a_zenodo_json_beside_the_citation_cff_is_said_to_be_read_only_for_access() {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     std::fs::write(
@@ -2891,12 +2891,17 @@ fn a_zenodo_json_beside_the_citation_cff_is_said_not_to_be_read() {
         w.app().model.row(id).unwrap().metadata.title,
         "Soil cores 2026"
     );
-    let said = notices_with(w.app(), ".zenodo.json was not read");
+    let said = notices_with(
+        w.app(),
+        ".zenodo.json was read only for who may read the files",
+    );
     assert_eq!(said.len(), 1, "{said:?}");
     let (level, text) = &said[0];
     assert_eq!(*level, LogLevel::Warning, "{text}");
     assert!(
-        text.contains("Lodge reads CITATION.cff; give what only .zenodo.json says in its details"),
+        text.contains(
+            "Lodge reads CITATION.cff; give what else only .zenodo.json says in its details"
+        ),
         "{text}"
     );
 }

@@ -27,14 +27,25 @@ pub const ZENODO_JSON: &str = ".zenodo.json";
 /// [`ContentError::BadCitation`].
 pub fn metadata_from_folder(root: &Path) -> Result<Option<(Metadata, PathBuf)>, ContentError> {
     let cff = root.join(CITATION_CFF);
+    let zenodo = root.join(ZENODO_JSON);
     if let Some(text) = read_if_exists(&cff)? {
-        let metadata = parse_citation_cff(&text).map_err(|message| ContentError::BadCitation {
-            path: cff.clone(),
-            message,
-        })?;
+        let mut metadata =
+            parse_citation_cff(&text).map_err(|message| ContentError::BadCitation {
+                path: cff.clone(),
+                message,
+            })?;
+        // A `CITATION.cff` says nothing of who may read the files. A `.zenodo.json` beside
+        // it that keeps them restricted or under embargo is obeyed, so that its files are
+        // never published openly because the other file was read.
+        if let Some(text) = read_if_exists(&zenodo)? {
+            metadata.access =
+                access_of_zenodo_json(&text).map_err(|message| ContentError::BadCitation {
+                    path: zenodo.clone(),
+                    message,
+                })?;
+        }
         return Ok(Some((metadata, cff)));
     }
-    let zenodo = root.join(ZENODO_JSON);
     if let Some(text) = read_if_exists(&zenodo)? {
         let metadata = parse_zenodo_json(&text).map_err(|message| ContentError::BadCitation {
             path: zenodo.clone(),
@@ -352,6 +363,19 @@ fn resource_type_of_upload(upload_type: &str) -> &'static str {
 
 /// Metadata from the text of a `.zenodo.json` file. The error names the field (or the JSON
 /// position) that could not be read; the caller adds the file's path.
+/// Who may read the files, as a `.zenodo.json` says (`access_right`, `embargo_date`).
+fn access_of_zenodo_json(text: &str) -> Result<FileAccess, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let doc: Json = serde_json::from_str(text).map_err(|e| {
+        format!("{e}; it is read for who may read the files (access_right, embargo_date)")
+    })?;
+    let doc = zenodo_fields(&doc);
+    if !doc.is_object() {
+        return Err("expected a JSON object of Zenodo deposit fields (access_right, ...)".into());
+    }
+    zenodo_access(doc)
+}
+
 pub fn parse_zenodo_json(text: &str) -> Result<Metadata, String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let doc: Json = serde_json::from_str(text).map_err(|e| e.to_string())?;
@@ -607,8 +631,9 @@ pub fn citation_notes(citation_file: &Path, give_instead: &str) -> Vec<String> {
         && zenodo.is_file()
     {
         notes.push(format!(
-            "{} was not read: with both files in a folder, Lodge reads {CITATION_CFF}; give \
-             what only {ZENODO_JSON} says {give_instead}",
+            "{} was read only for who may read the files (access_right, embargo_date): with \
+             both files in a folder, Lodge reads {CITATION_CFF}; give what else only \
+             {ZENODO_JSON} says {give_instead}",
             zenodo.display()
         ));
     }
