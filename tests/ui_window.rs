@@ -2845,6 +2845,52 @@ fn a_deposit_queued_while_paused_says_paused_until_resume_sends_it() {
     });
 }
 
+/// A window closed paused opens paused: what was held back (to look over its metadata
+/// before a permanent publish, say) is not sent unasked, and the window says why nothing
+/// moves. Resume sends it, and the window after that opens sending.
+#[test]
+fn a_window_closed_paused_opens_paused_and_sends_nothing_until_resume() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("⏸ Pause").click();
+    w.wait("sending paused", |app| !app.model.engine_running);
+    w.harness.step();
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the deposit queued", |app| {
+        app.status_of(id) == Some(DedupStatus::Queued { paused: true })
+    });
+
+    let mut w = w.reopen();
+    w.wait("the notice", |app| {
+        !notices_with(
+            app,
+            "Deposits are paused, as they were when Lodge was last closed",
+        )
+        .is_empty()
+    });
+    for _ in 0..8 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        w.harness.step();
+    }
+    assert!(!w.app().model.engine_running, "opened sending");
+    assert_eq!(
+        w.app().status_of(id),
+        Some(DedupStatus::Queued { paused: true }),
+        "nothing sent before Resume"
+    );
+    w.harness.get_by_label("▶ Resume").click();
+    w.wait("Deposited", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+
+    let mut w = w.reopen();
+    w.wait("sending", |app| app.model.engine_running);
+    assert!(
+        notices_with(w.app(), "Deposits are paused").is_empty(),
+        "resumed before closing: no pause to speak of"
+    );
+}
+
 /// A failed deposit's details say why near their top, not only on the row's hover or
 /// below the form, and offer Retry there: the same job is sent again with the same key.
 #[test]

@@ -251,8 +251,8 @@ impl Core {
                 }
             }
             Command::Remove { id } => self.remove(id).await,
-            Command::Pause => self.pause(),
-            Command::Resume => self.resume(),
+            Command::Pause => self.pause_by_user(),
+            Command::Resume => self.resume_by_user(),
             Command::LoadDetails { id } => self.load_details(id).await,
             Command::LoadHistory => {
                 match self.db(|s| Ok((s.history()?, s.paused_targets()?))).await {
@@ -407,6 +407,39 @@ impl Core {
                 )));
             }
         });
+    }
+
+    /// The Pause button: stop claiming new work, and remember it, so that the next start
+    /// of the window opens paused too.
+    fn pause_by_user(&self) {
+        self.pause();
+        let file = &self.config.paths.paused_file;
+        let written = file
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(file, b"paused by the window's Pause button\n"));
+        if let Err(e) = written {
+            self.out.notice(Notice::warning(format!(
+                "Deposits are paused, but Lodge could not note it in {} ({e}): if the window \
+                 is closed, its next start sends what is queued.",
+                file.display()
+            )));
+        }
+    }
+
+    /// The Resume button: start claiming work again, and forget the pause.
+    fn resume_by_user(self: &Arc<Self>) {
+        let file = &self.config.paths.paused_file;
+        match std::fs::remove_file(file) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => self.out.notice(Notice::warning(format!(
+                "Deposits resumed, but Lodge could not remove {} ({e}): the next start of \
+                 the window opens paused. Delete the file to stop that.",
+                file.display()
+            ))),
+        }
+        self.resume();
     }
 
     /// Stop claiming new work; attempts in flight finish.

@@ -20,6 +20,9 @@ pub struct AppPaths {
     pub sandbox_port_file: PathBuf,
     /// Settings (JSON): never in the database.
     pub settings_file: PathBuf,
+    /// Present while the window's deposits are paused by its Pause button, so that a
+    /// window closed paused opens paused: what was held back is not sent unasked.
+    pub paused_file: PathBuf,
     /// Where "Export CSV/JSON" writes.
     pub export_dir: PathBuf,
     /// The named targets (TOML, shared with the command line); their secrets live in the OS
@@ -46,6 +49,7 @@ impl AppPaths {
             sandbox_dir: data.join("sandbox"),
             sandbox_port_file: crate::sandbox::window::port_file(),
             settings_file: crate::settings::settings_path(),
+            paused_file: data.join("window-paused"),
             export_dir,
             config_file: crate::config::config_path(),
         }
@@ -59,6 +63,7 @@ impl AppPaths {
             sandbox_dir: dir.join("sandbox"),
             sandbox_port_file: dir.join("sandbox-port"),
             settings_file: dir.join("settings.json"),
+            paused_file: dir.join("window-paused"),
             export_dir: dir.join("exports"),
             config_file: dir.join("config.toml"),
         }

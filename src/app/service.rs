@@ -243,7 +243,9 @@ async fn serve(
     mut commands: mpsc::UnboundedReceiver<Command>,
     shutdown: CancellationToken,
 ) {
-    let start_paused = config.start_paused;
+    // Paused by the Pause button when the window last closed: it opens paused, and says so.
+    let paused_by_user = config.paths.paused_file.exists();
+    let start_paused = config.start_paused || paused_by_user;
     let settings_file = config.paths.settings_file.clone();
     let core = match startup::open(config, out.clone(), shutdown.clone()).await {
         Ok(core) => core,
@@ -255,6 +257,11 @@ async fn serve(
     };
     if !start_paused {
         core.resume();
+    } else if paused_by_user {
+        out.notice(Notice::info(
+            "Deposits are paused, as they were when Lodge was last closed: press Resume to \
+             send what is queued.",
+        ));
     }
     loop {
         let command = tokio::select! {
