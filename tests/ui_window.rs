@@ -2920,6 +2920,77 @@ fn a_failed_deposits_details_say_why_at_their_top_and_retry_the_same_job() {
     assert!(w.harness.query_by_label("⟳ Retry").is_none());
 }
 
+/// A failed deposit whose details hold edits not saved: Retry would send the dataset as
+/// it was saved, not as the form shows it, so the buttons say which is sent. *Deposit
+/// edits* saves them (a new key, a new job); *Retry as saved* sends the failed job again
+/// with its own key, the edits left in the form.
+#[test]
+fn a_failed_deposit_with_edits_not_saved_says_which_of_them_a_retry_sends() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    let failed_job = w.first_job(id);
+    let saved_key = w.app().model.row(id).unwrap().key;
+    let edit_title = |w: &mut Window, suffix: &str| {
+        w.select(id);
+        w.harness.get_by_label("Title").focus();
+        w.harness.get_by_label("Title").type_text(suffix);
+        w.harness.step();
+        w.harness.step();
+    };
+    edit_title(&mut w, " revised");
+    assert!(
+        w.harness.query_by_label("⟳ Retry").is_none(),
+        "no plain Retry"
+    );
+    w.harness.get_by_label("Retry as saved");
+    assert_eq!(
+        w.harness.query_all_by_label("Deposit edits").count(),
+        2,
+        "in the row and in the details"
+    );
+    let details_left = w.details_close().left();
+    w.harness
+        .query_all_by_label("Deposit edits")
+        .find(|n| n.rect().left() >= details_left)
+        .expect("in the details")
+        .click();
+    w.wait("the edits saved and deposited anew", |app| {
+        let row = app.model.row(id).unwrap();
+        row.metadata.title == "Soil cores 2026 revised"
+            && row.key != saved_key
+            && row.jobs.values().any(|j| j.id != failed_job)
+    });
+    w.wait("the new job failed too", |app| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::Failed)
+    });
+    let second_job = w
+        .app()
+        .model
+        .row(id)
+        .unwrap()
+        .current_job(w.app().target_id())
+        .unwrap()
+        .id;
+    assert_ne!(second_job, failed_job);
+
+    edit_title(&mut w, " again");
+    w.harness
+        .state()
+        .send(Command::SetSandboxFaults(FaultConfig::default()));
+    w.harness.get_by_label("⟳ Retry as saved").click();
+    w.wait("deposited by the retry", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    let row = w.app().model.row(id).unwrap();
+    assert_eq!(
+        row.current_job(w.app().target_id()).unwrap().id,
+        second_job,
+        "the same job"
+    );
+    assert_eq!(row.metadata.title, "Soil cores 2026 revised", "as saved");
+    w.harness.step();
+    w.harness.get_by_label("✏ Edits not saved");
+}
+
 /// A folder with both a CITATION.cff and a .zenodo.json is prefilled from the first, and
 /// the window says the second was read only for the files' access and where to give what
 /// else only it says, as the command line does: nothing in it is silently left out.

@@ -224,14 +224,22 @@ fn why_it_stopped(
         _ => return,
     };
     ui.add(egui::Label::new(RichText::new(cause).color(ui.visuals().warn_fg_color)).wrap());
-    if let DedupStatus::Failed { .. } = status
-        && let Some(job) = entry.current_job(app.target_id())
-        && ui
-            .button("⟳ Retry")
-            .on_hover_text("Re-queue this deposit with the same key (Ctrl+R)")
-            .clicked()
-    {
-        app.send(Command::Retry { jobs: vec![job.id] });
+    if let DedupStatus::Failed { .. } = status {
+        let edits = app.details.unsaved_edits();
+        let command = ui
+            .horizontal(|ui| {
+                super::table::failed_actions(
+                    ui,
+                    entry,
+                    edits.get(&entry.id),
+                    app.target_id(),
+                    false,
+                )
+            })
+            .inner;
+        if let Some(command) = command {
+            app.send(command);
+        }
     }
 }
 

@@ -425,6 +425,63 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     }
 }
 
+/// A failed deposit's buttons: *Retry*, which re-queues the same job with the same key. With
+/// edits in the details not saved, that deposit is not what the form says, so the buttons
+/// say which is sent: *Retry as saved* (the same key, the edits left out) and *Deposit
+/// edits* (saved first, a new key and job; the failed one stays in the history).
+pub(super) fn failed_actions(
+    ui: &mut egui::Ui,
+    entry: &crate::app::DatasetEntry,
+    edits: Option<&(crate::content::Metadata, Vec<crate::content::FieldProblem>)>,
+    target: &str,
+    small: bool,
+) -> Option<Command> {
+    let button = |text: &str| {
+        let b = egui::Button::new(text);
+        if small { b.small() } else { b }
+    };
+    let edited = edits.filter(|(metadata, _)| *metadata != entry.metadata);
+    let mut command = None;
+    // The row's buttons are small and plain; the details' carry the icon.
+    let (label, hover) = match (edited, small) {
+        (None, true) => ("Retry", "Re-queue with the same key (Ctrl+R)"),
+        (None, false) => (
+            "⟳ Retry",
+            "Re-queue this deposit with the same key (Ctrl+R)",
+        ),
+        (Some(_), _) => (
+            if small {
+                "Retry as saved"
+            } else {
+                "⟳ Retry as saved"
+            },
+            "Re-queue this deposit with the same key, as it was saved: the edits in the \
+             details are not sent with it (Ctrl+R). Deposit edits sends them instead.",
+        ),
+    };
+    if ui.add(button(label)).on_hover_text(hover).clicked()
+        && let Some(job) = entry.current_job(target)
+    {
+        command = Some(Command::Retry { jobs: vec![job.id] });
+    }
+    if edited.is_some() {
+        let deposit = LodgeApp::deposit_command(entry, edits, target);
+        let why_not = deposit.as_ref().err().cloned().unwrap_or_default();
+        let clicked = ui
+            .add_enabled(deposit.is_ok(), button("Deposit edits"))
+            .on_hover_text(
+                "Save the edits (the dataset gets a new key) and deposit that; the failed \
+                 deposit stays in the history",
+            )
+            .on_disabled_hover_text(why_not)
+            .clicked();
+        if clicked {
+            command = deposit.ok();
+        }
+    }
+    command
+}
+
 /// The datasets table's narrowest widths, per column.
 const NAME_WIDTH: f32 = 100.0;
 const FILES_WIDTH: f32 = 50.0;
@@ -500,12 +557,7 @@ fn actions(
     }
     match status {
         DedupStatus::Failed { .. } => {
-            let retry = ui
-                .small_button("Retry")
-                .on_hover_text("Re-queue with the same key (Ctrl+R)");
-            if let Some(job) = entry.current_job(target).filter(|_| retry.clicked()) {
-                commands.push(Command::Retry { jobs: vec![job.id] });
-            }
+            commands.extend(failed_actions(ui, entry, edits, target, true));
         }
         DedupStatus::ChangedSinceScan { .. } => {
             let button = ui
