@@ -854,7 +854,7 @@ async fn restricted_and_embargoed_files_are_deposited_restricted_with_a_public_r
 }
 
 /// InvenioRDM refuses an embargo that has already ended: the deposit is refused once,
-/// naming the field, and nothing is published.
+/// naming the field, before anything is made there (no draft holds the files).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_embargo_whose_date_has_passed_is_refused_once_naming_the_field() {
     let lab = Lab::new();
@@ -873,10 +873,15 @@ async fn an_embargo_whose_date_has_passed_is_refused_once_naming_the_field() {
     assert_eq!(jobs[0].attempts, 1, "not retried");
     let error = jobs[0].last_error.clone().unwrap();
     assert!(
-        error.contains("access.embargo.until") && error.contains("must be in the future"),
+        error.contains("access.embargo.until: the embargo ends on 2020-01-31, which has come")
+            && error.contains("give a later day"),
         "{error}"
     );
-    assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (0, 0),
+        "nothing made: no draft, no record"
+    );
 }
 
 /// InvenioRDM checks related identifiers against its relation types vocabulary: one that
@@ -905,7 +910,18 @@ async fn a_relation_type_invenio_does_not_know_is_refused_once_naming_the_field(
             && error.contains("Invalid relation type 'issuplementto'"),
         "{error}"
     );
-    assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (0, 1),
+        "nothing published; one draft"
+    );
+    // The draft left at the site, with its files, is named, and what becomes of it.
+    assert!(
+        error.contains("draft: draft 0000")
+            && error.contains("stays at InvenioRDM with the files")
+            && error.contains("discard"),
+        "{error}"
+    );
 }
 
 /// InvenioRDM takes an award it does not list only with both its number and its title: an

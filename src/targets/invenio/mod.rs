@@ -1063,7 +1063,28 @@ impl InvenioTarget {
                 ),
             });
         }
-        Err(failure)
+        // The draft stays, with the files: it may be one a person has edited at the site
+        // (a drafting target's), so it is not discarded here; the refusal names it.
+        Err(match failure {
+            Failure::Rejected {
+                status,
+                mut problems,
+            } => {
+                problems.push(FieldProblem {
+                    field: "draft".into(),
+                    message: format!(
+                        "draft {} stays at {} with the files: a deposit again with the \
+                         metadata unchanged takes it up; with the metadata changed it is \
+                         another deposit, so discard {} there",
+                        draft.id,
+                        self.site_name(),
+                        draft.id
+                    ),
+                });
+                Failure::Rejected { status, problems }
+            }
+            other => other,
+        })
     }
 }
 
@@ -1219,6 +1240,23 @@ impl Target for InvenioTarget {
                     "Zenodo takes at most {ZENODO_MAX_FILES} files in a record and this \
                      dataset has {files}: put them in a few archives (a .zip of each folder, \
                      say), add the folder again, and deposit it"
+                ),
+            });
+        }
+        // The site refuses it at publish, once the draft holds the files: said before
+        // anything is made. (`lodge add` warned of it already.)
+        if let Some(until) = request.document.metadata.access.embargo_until()
+            && crate::content::is_calendar_date(until)
+            && until <= crate::content::today().as_str()
+        {
+            problems.push(FieldProblem {
+                field: "access.embargo.until".into(),
+                message: format!(
+                    "the embargo ends on {until}, which has come: {} refuses an embargo that \
+                     is not in the future (the files would be open at once); give a later day \
+                     (lodge add FOLDER --embargo-until YYYY-MM-DD, or the details' Files \
+                     field), or make the files open",
+                    self.site_name()
                 ),
             });
         }
