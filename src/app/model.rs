@@ -778,6 +778,16 @@ impl Model {
         if entry.upload.is_some_and(|(j, _, _)| j == job.id) && job.state.is_terminal() {
             entry.upload = None;
         }
+        // Refused because a file of its folder changed since the scan: that is so of the
+        // folder, whatever the target, so every target's status says it until a rescan
+        // (not only the one whose deposit found it).
+        if job.state == JobState::Rejected
+            && entry.key == Some(job.key)
+            && let Some(cause) = job.last_error.as_deref()
+            && a_file_changed(cause, &entry.path)
+        {
+            self.folders_changed.insert(dataset, cause.to_string());
+        }
         // The row's fingerprint is its current key's: a job under an earlier key (a deposit
         // made before the folder was rescanned with other files) is of other data, whose
         // fingerprint the store's results carry, not the row.
@@ -889,6 +899,17 @@ impl Model {
         self.log.insert(at, line);
         self.log_version += 1;
     }
+}
+
+/// Whether a job's recorded error says a file in the folder at `root` changed since the
+/// scan ([`Failure::Changed`](crate::targets::Failure::Changed) names the file); not the
+/// folder itself gone or unreadable, which is said as the folder.
+fn a_file_changed(recorded_error: &str, root: &str) -> bool {
+    crate::targets::is_changed_since_scan(recorded_error)
+        && recorded_error
+            .split_once(": ")
+            .and_then(|(_, rest)| rest.strip_prefix(root))
+            .is_some_and(|rest| rest.starts_with(std::path::MAIN_SEPARATOR))
 }
 
 /// Whether `new` is a later version than `old` of the latest job for a dataset and target.
@@ -1387,6 +1408,42 @@ mod tests {
             model.status(model.row(1).unwrap(), target),
             already_deposited_as("sbx-000001")
         );
+    }
+
+    #[test]
+    fn a_file_one_targets_deposit_found_changed_shows_changed_on_every_target() {
+        let (here, there) = ("sandbox+http://127.0.0.1:1", "sandbox+http://127.0.0.1:2");
+        let mut model = Model::default();
+        model.insert(row(1, 'a', "f"));
+        let mut refused = job(JobState::Rejected, 1, 1000);
+        refused.key = "a".repeat(64).parse().unwrap();
+        refused.target = here.into();
+        refused.last_error =
+            Some("changed since scan: /data/ds1/values.csv: modified since it was scanned".into());
+        model.job_changed(refused.clone());
+        for target in [here, there] {
+            assert!(
+                matches!(
+                    model.status(model.row(1).unwrap(), target),
+                    DedupStatus::ChangedSinceScan { .. }
+                ),
+                "{target}"
+            );
+        }
+
+        // The folder gone is not a change of its files: said as the folder, where known.
+        let mut model = Model::default();
+        model.insert(row(1, 'a', "f"));
+        refused.last_error = Some(
+            "changed since scan: /data/ds1: the dataset's folder is gone (moved or deleted \
+             since it was scanned)"
+                .into(),
+        );
+        model.job_changed(refused);
+        assert!(matches!(
+            model.status(model.row(1).unwrap(), there),
+            DedupStatus::New { .. }
+        ));
     }
 
     #[test]
