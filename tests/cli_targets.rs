@@ -1048,10 +1048,15 @@ async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_brin
     assert_eq!(pending(&lab), 1);
     let status = text(&with_token(&lab, &["status"], None));
     assert!(status.contains("lodge cancel --target"), "{status}");
-    let retry = text(&with_token(&lab, &["retry", "1"], None));
-    assert!(
-        retry.contains("`lodge cancel 1` takes it off the queue"),
-        "{retry}"
+    // Run again as the pause says, the job is tried again, and pauses again, unfixed.
+    let retry = with_token(&lab, &["retry", "1"], None);
+    assert_eq!(retry.status.code(), Some(1), "{}", text(&retry));
+    assert_all(
+        &text(&retry),
+        &[
+            "job 1 waited on the queue while",
+            "is paused: the secure (TLS) connection",
+        ],
     );
 
     let out = with_token(&lab, &["cancel", "--target", &wrong], None);
@@ -1528,11 +1533,24 @@ fn retry_that_cannot_open_a_target_re_queues_nothing_and_queue_only_needs_no_tar
     // Without the secret's variable the target cannot open: said, and the job stays failed.
     let out = lodge_in(&lab)
         .env_remove("LODGE_TEST_DAV_SECRET")
-        .args(["retry", "--all-failed"])
+        .args(["retry", "1"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert_all(&text(&out), &["LODGE_TEST_DAV_SECRET"]);
+    assert!(!text(&out).contains("re-queued"), "{}", text(&out));
+    assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+    // All failed jobs asked for: that target's are left as they were, said with why.
+    let out = lodge_in(&lab)
+        .env_remove("LODGE_TEST_DAV_SECRET")
+        .args(["retry", "--all-failed"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &["job 1 left as it was: ", "LODGE_TEST_DAV_SECRET"],
+    );
     assert!(!text(&out).contains("re-queued"), "{}", text(&out));
     assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
 
@@ -1555,6 +1573,140 @@ fn retry_that_cannot_open_a_target_re_queues_nothing_and_queue_only_needs_no_tar
              `lodge deposit --target dav 1` sends it now",
         ],
     );
+}
+
+/// A weekly `retry --all-failed`: a target that cannot be opened any more (here its
+/// secret's variable unset) leaves its own failed jobs as they were and says why, and the
+/// other targets' failed jobs are retried in the same run. A failed job the store would not
+/// re-queue anyway (its dataset rescanned since) needs no target: a target removed since
+/// does not stop the run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn retry_all_failed_goes_on_past_a_target_it_cannot_open() {
+    let lab = Lab::new();
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dav = format!("webdav+http://{}/lodge", closed.local_addr().unwrap());
+    drop(closed);
+    let add_dav = lodge_in(&lab)
+        .args(["target", "add", "dav", &dav, "--user", "alice"])
+        .args(["--secret-env", "LODGE_TEST_DAV_SECRET"])
+        .output()
+        .unwrap();
+    assert!(add_dav.status.success(), "{}", text(&add_dav));
+    let failing = lodge::sandbox::FaultConfig {
+        fail_before_commit: 1.0,
+        ..Default::default()
+    };
+    let sandbox = lab.sandbox("sbx", failing).await;
+    let store = lab.store("lodge.db");
+    add(
+        &store,
+        &lab.numbered_folder(1),
+        &metadata("To the WebDAV store"),
+    );
+    add(&store, &lab.numbered_folder(2), &metadata("To the sandbox"));
+    let deposit = |target: &str, dataset: &str| {
+        lodge_in(&lab)
+            .env("LODGE_TEST_DAV_SECRET", "s3cret")
+            .args([
+                "deposit",
+                "--target",
+                target,
+                dataset,
+                "--max-attempts",
+                "1",
+            ])
+            .output()
+            .unwrap()
+    };
+    for (target, dataset) in [("dav", "1"), (&*sandbox.target_url(), "2")] {
+        let out = deposit(target, dataset);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    }
+    sandbox.set_faults(lodge::sandbox::FaultConfig::default());
+
+    let out = lodge_in(&lab)
+        .env_remove("LODGE_TEST_DAV_SECRET")
+        .args(["retry", "--all-failed"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "not all landed: {t}");
+    assert_all(
+        &t,
+        &[
+            "job 1 left as it was: ",
+            "LODGE_TEST_DAV_SECRET",
+            "re-queued 1 job with the same key",
+            "deposited ds002 -> ",
+        ],
+    );
+    assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+    assert_eq!(
+        store.job(2).unwrap().state,
+        lodge::store::JobState::Deposited
+    );
+
+    // Its dataset changed and scanned again, job 1 is not re-queued whatever its target:
+    // with the target removed, the run says so and opens nothing.
+    std::fs::write(lab.numbered_folder(1).join("extra.csv"), "more\n").unwrap();
+    let scan = lodge_in(&lab).args(["scan", "1"]).output().unwrap();
+    assert!(scan.status.success(), "{}", text(&scan));
+    let remove = lodge_in(&lab)
+        .args(["target", "remove", "dav"])
+        .output()
+        .unwrap();
+    assert!(remove.status.success(), "{}", text(&remove));
+    let out = lodge_in(&lab)
+        .args(["retry", "--all-failed"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(&t, &["job 1 failed, but ds001 was scanned again since"]);
+    assert!(!t.contains("cannot open"), "{t}");
+}
+
+/// A deposit held on the queue by a target paused for a refused token is sent by running
+/// the retry again with the right token, as the pause says ("then run the command
+/// again"), whether all failed jobs or the job itself are asked for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_job_held_by_a_paused_target_is_sent_by_retry_with_the_right_token() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let token = sandbox.invenio_account().token;
+    let invenio = sandbox.invenio_target_url();
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("One"));
+    add(&store, &lab.numbered_folder(2), &metadata("Two"));
+    let out = with_token(&lab, &["deposit", "--all", "--target", &invenio], None);
+    assert_all(
+        &text(&out),
+        &["not authorised (HTTP 401)", "then run the command again"],
+    );
+
+    let out = with_token(&lab, &["retry", "--all-failed"], Some(&token));
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "job 1 waited on the queue while",
+            "was paused: sending it now",
+            "deposited ds001 -> ",
+            "deposited ds002 -> ",
+        ],
+    );
+
+    add(&store, &lab.numbered_folder(3), &metadata("Three"));
+    let out = with_token(&lab, &["deposit", "--target", &invenio, "3"], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let out = with_token(&lab, &["retry", "3"], Some(&token));
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(&t, &["job 3 waited on the queue", "deposited ds003 -> "]);
+    assert_eq!(sandbox.invenio_counts(), (3, 0), "each once");
 }
 
 /// A server that is only busy (429 or 503) has nothing to fix: `target test` says to try

@@ -352,63 +352,133 @@ fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Opt
 
 pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     let store = Arc::new(db.open_existing()?);
-    let ids = if args.all_failed {
+    // Jobs left on the queue of a target paused since (its credentials refused): the pause
+    // said to run the command again once that is fixed, and this is that command.
+    let paused: BTreeMap<String, String> = store.paused_targets()?.into_iter().collect();
+    let (ids, held) = if args.all_failed {
         let failed = store.failed_job_ids(None)?;
-        if failed.is_empty() {
+        let mut held = Vec::new();
+        for scope in paused.keys() {
+            held.extend(store.jobs(&store.active_job_ids(Some(scope))?)?);
+        }
+        if failed.is_empty() && held.is_empty() {
             say!("no failed jobs: nothing to retry (`lodge status` shows every job's state)");
             return Ok(ExitCode::SUCCESS);
         }
-        failed
+        (failed, held)
     } else if args.jobs.is_empty() {
         anyhow::bail!("name the jobs to retry (numbers from `lodge status`) or pass --all-failed");
     } else {
-        args.jobs.clone()
-    };
-    // Open every target to run the jobs on first: if one cannot be opened, nothing is
-    // re-queued. (Only re-queueing needs none.)
-    let mut targets: BTreeMap<String, Arc<dyn Target>> = BTreeMap::new();
-    let failed: Vec<JobRow> = match args.queue_only {
-        true => Vec::new(),
-        false => store
-            .jobs(&ids)?
+        let held = store
+            .jobs(&args.jobs)?
             .into_iter()
-            .filter(|j| j.state == JobState::Failed)
-            .collect(),
+            .filter(|j| j.state == JobState::Queued && paused.contains_key(&j.target))
+            .collect();
+        (args.jobs.clone(), held)
     };
-    for job in &failed {
-        if !targets.contains_key(&job.target) {
-            let keys: Vec<ContentKey> = failed
-                .iter()
-                .filter(|j| j.target == job.target)
-                .map(|j| j.key)
-                .collect();
-            let target = open_by_scope(
-                &store,
-                &job.target,
-                args.token.clone(),
-                &keys,
-                RETRY_ELSEWHERE,
-            )?;
-            targets.insert(job.target.clone(), target);
+    let held = match args.queue_only {
+        true => Vec::new(),
+        false => held,
+    };
+    // The failed jobs the store will re-queue: one it leaves as it was (landed since, its
+    // dataset removed or rescanned, another job on its way) needs no target, and is said
+    // below; so a target removed since cannot hold back the others.
+    let mut failed: Vec<JobRow> = Vec::new();
+    if !args.queue_only {
+        for job in store.jobs(&ids)? {
+            if job.state == JobState::Failed
+                && matches!(why_left(&store, &job)?, LeftAsItWas::Unexplained)
+            {
+                failed.push(job);
+            }
         }
     }
+    // Open every target to run the jobs on first: if one cannot be opened, nothing is
+    // re-queued, unless all failed jobs were asked for: then that target's are left failed
+    // (said below) and the others go. (Only re-queueing needs none.)
+    let mut targets: BTreeMap<String, Arc<dyn Target>> = BTreeMap::new();
+    let mut unopened: BTreeMap<String, String> = BTreeMap::new();
+    let to_run: Vec<JobRow> = failed.iter().chain(&held).cloned().collect();
+    for job in &to_run {
+        if targets.contains_key(&job.target) || unopened.contains_key(&job.target) {
+            continue;
+        }
+        let keys: Vec<ContentKey> = to_run
+            .iter()
+            .filter(|j| j.target == job.target)
+            .map(|j| j.key)
+            .collect();
+        match open_by_scope(
+            &store,
+            &job.target,
+            args.token.clone(),
+            &keys,
+            RETRY_ELSEWHERE,
+        ) {
+            Ok(target) => {
+                targets.insert(job.target.clone(), target);
+            }
+            Err(e) if args.all_failed => {
+                unopened.insert(job.target.clone(), format!("{e:#}"));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let left_unopened: Vec<i64> = to_run
+        .iter()
+        .filter(|j| unopened.contains_key(&j.target))
+        .map(|j| j.id)
+        .collect();
+    let ids: Vec<i64> = ids
+        .into_iter()
+        .filter(|id| !left_unopened.contains(id))
+        .collect();
+    let held: Vec<JobRow> = held
+        .into_iter()
+        .filter(|j| !left_unopened.contains(&j.id))
+        .collect();
     let config = args.engine.config();
     let requeued = store.retry_jobs(&ids, config.retry.deadline)?;
     let mut failed_left = false;
     // A job left as it was whose key has not landed (rejected, failed for good, or still
     // on the queue) is not done: like `deposit`, the command then exits 1.
-    let mut unlanded_left = false;
-    for id in ids.iter().filter(|id| !requeued.contains(id)) {
+    let mut unlanded_left = !left_unopened.is_empty();
+    let held_ids: HashSet<i64> = held.iter().map(|j| j.id).collect();
+    for id in ids
+        .iter()
+        .filter(|id| !requeued.contains(id) && !held_ids.contains(id))
+    {
         let job = store.job(*id)?;
         failed_left |= job.state == JobState::Failed;
         unlanded_left |= store.lookup_result(&job.target, &job.key)?.is_none();
         say!("{}", not_retried(&store, &job)?);
     }
-    if requeued.is_empty() && failed_left {
+    for (scope, why) in &unopened {
+        let jobs: Vec<String> = to_run
+            .iter()
+            .filter(|j| &j.target == scope)
+            .map(|j| j.id.to_string())
+            .collect();
+        say!(
+            "{} {} left as {} {}: {why}",
+            if jobs.len() == 1 { "job" } else { "jobs" },
+            jobs.join(", "),
+            if jobs.len() == 1 { "it" } else { "they" },
+            if jobs.len() == 1 { "was" } else { "were" }
+        );
+    }
+    for job in &held {
+        say!(
+            "job {} waited on the queue while {} was paused: sending it now",
+            job.id,
+            job.target
+        );
+    }
+    if requeued.is_empty() && held.is_empty() && failed_left {
         say!("nothing was re-queued");
-    } else if requeued.is_empty() {
+    } else if requeued.is_empty() && held.is_empty() && left_unopened.is_empty() {
         say!("nothing to retry: only failed jobs are retried");
-    } else {
+    } else if !requeued.is_empty() {
         say!(
             "re-queued {} with the same key",
             count_of(requeued.len() as u64, "job", "jobs")
@@ -418,7 +488,7 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
         true => ExitCode::from(1),
         false => ExitCode::SUCCESS,
     };
-    if args.queue_only || requeued.is_empty() {
+    if args.queue_only || (requeued.is_empty() && held.is_empty()) {
         return Ok(left_code);
     }
     // A job that failed (elsewhere) after the look above is re-queued too; open its target.
@@ -439,7 +509,9 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
         store.resume_target(target.scope_id())?;
         engine.add_target(target.clone())?;
     }
-    let jobs = run_jobs(Arc::new(engine), requeued, args.verbose).await?;
+    let mut run: Vec<i64> = requeued;
+    run.extend(held.iter().map(|j| j.id));
+    let jobs = run_jobs(Arc::new(engine), run, args.verbose).await?;
     let lines: Vec<Outcome> = jobs.into_iter().map(Outcome::of).collect();
     let code = summarize(&store, &lines, 0);
     Ok(if unlanded_left { left_code } else { code })
