@@ -1228,7 +1228,7 @@ async fn a_target_url_in_capitals_or_with_spaces_around_it_is_the_same_target() 
 
 /// An S3 target's identity (`s3:ENDPOINT/BUCKET/PREFIX`, as `status` prints it) is no URL:
 /// the command `status` suggests for a paused saved target names it by its name, and
-/// `--target` takes the identity too.
+/// `--target` takes the identity too, the target removed since as well.
 #[test]
 fn the_command_status_suggests_for_a_paused_s3_target_runs_as_printed() {
     let lab = Lab::new();
@@ -1275,7 +1275,14 @@ fn the_command_status_suggests_for_a_paused_s3_target_runs_as_printed() {
         text(&by_identity)
     );
 
-    let out = keyed(&["cancel", "--target", "locked"]);
+    // The target removed since, its identity still takes its jobs off the queue (and lists
+    // them), as `status` printed it.
+    let out = keyed(&["target", "remove", "locked"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = keyed(&["history", "--target", &identity]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("job 1"), "{}", text(&out));
+    let out = keyed(&["cancel", "--target", &identity]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("1 job cancelled"), "{}", text(&out));
 }

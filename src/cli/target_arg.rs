@@ -80,7 +80,11 @@ pub(super) fn cli_target_scope(name_or_url: &str) -> anyhow::Result<String> {
     }
     // The identity itself, as `status` and `show` print a target no longer saved (for an
     // S3 target, `s3:ENDPOINT/BUCKET/PREFIX`, which is no URL).
-    if configured_with_scope(&config, name_or_url).is_some() {
+    if configured_with_scope(&config, name_or_url).is_some()
+        || crate::targets::s3::S3Location::from_scope_id(name_or_url).is_some()
+    {
+        // (An S3 identity also when its target was removed since: its jobs and results
+        // are still in the store, to cancel, list or forget.)
         return Ok(name_or_url.to_string());
     }
     let (name, spec) = resolve(&config, name_or_url)?;
