@@ -2865,6 +2865,53 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
     );
 }
 
+/// The totals count jobs, the items each dataset's latest per target: a failed job of a
+/// dataset's earlier key is counted but is no item, and `status` says where it is, so the
+/// two never seem to disagree; filtered, the totals say they are every item's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_job_of_an_earlier_key_counted_in_the_totals_is_said_to_be_in_the_history() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(1);
+    add(&store, &folder, &metadata("One"));
+    let url = sandbox.target_url();
+    sandbox.set_faults(FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    });
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &url, "--max-attempts", "1"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    std::fs::write(folder.join("more.csv"), b"3").unwrap();
+    assert!(lodge_with(&db, &["scan", "1"]).await.status.success());
+
+    let status = text(&lodge_with(&db, &["status"]).await);
+    assert_all(
+        &status,
+        &[
+            ", failed 1,",
+            "of the failed, 1 is a job of a dataset's earlier key (scanned again since), not \
+             an item above: `lodge history --state failed` lists it",
+        ],
+    );
+    let filtered = text(&lodge_with(&db, &["status", "--state", "failed"]).await);
+    assert_all(
+        &filtered,
+        &[
+            "no items match (of 1)",
+            "totals for every item:",
+            ", failed 1,",
+        ],
+    );
+    let history = text(&lodge_with(&db, &["history", "--state", "failed"]).await);
+    assert!(history.contains("job 1"), "{history}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn status_and_history_list_only_the_datasets_states_and_target_asked_for() {
     let lab = Lab::new();

@@ -162,6 +162,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     let wanted = filter.resolve(&store)?;
     let all_rows = store.status_rows()?;
     let listed = all_rows.len();
+    let failed_items = all_rows.iter().filter(|r| r.state == "failed").count() as u64;
     let rows: Vec<StatusRow> = all_rows
         .into_iter()
         .filter(|r| wanted(Some(r.dataset), r.target.as_deref(), &r.state))
@@ -343,6 +344,8 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     }
     if !filter.is_empty() && !rows.is_empty() {
         say!("{} of {listed} shown; totals for every item:", rows.len());
+    } else if !filter.is_empty() {
+        say!("totals for every item:");
     }
     say!(
         "replays {}, conflicts (server said exists) {}, retries {}, failed {}, rejected {}, pending {}{}",
@@ -357,6 +360,18 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             .map(|s| format!(", oldest pending {s:.0} s"))
             .unwrap_or_default()
     );
+    // The totals count jobs; the items are each dataset's latest per target. A failed job
+    // of a dataset's earlier key (scanned again since, its new key not landed there) is in
+    // the history only.
+    if filter.is_empty() && totals.failed > failed_items {
+        let not_items = totals.failed - failed_items;
+        say!(
+            "of the failed, {} of a dataset's earlier key (scanned again since), not an item \
+             above: `lodge history --state failed` lists {}",
+            count_of(not_items, "is a job", "are jobs"),
+            if not_items == 1 { "it" } else { "them" }
+        );
+    }
     // Failed items wait for the user; say the one command that re-queues them. A failed
     // job whose key landed since through another job is not one of them.
     let retryable: HashSet<i64> = store.failed_job_ids(None)?.into_iter().collect();
