@@ -714,7 +714,42 @@ fn the_latest_check_of_each_deposit_is_kept_apart_from_older_ones(b: Backend) {
     let one_intact = store
         .log_verification(&one, true, "put back; intact")
         .unwrap();
-    assert_eq!(store.latest_checks().unwrap(), [two_intact, one_intact]);
+    assert_eq!(
+        store.latest_checks().unwrap(),
+        [two_intact.clone(), one_intact]
+    );
+
+    // Found damaged, its result forgotten, and the record made anew by the next deposit:
+    // the check was of the record before, and no longer stands.
+    let two_damaged = store
+        .log_verification(&two, false, "the record is gone")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(store.forget_results(0, Some(TARGET)).unwrap(), 2);
+    let again = store
+        .enqueue_deposit(
+            two.dataset_id.unwrap(),
+            TARGET,
+            &two.key,
+            Duration::from_secs(60),
+        )
+        .unwrap()
+        .0
+        .job_id();
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    assert_eq!(lease.job.id, again);
+    std::thread::sleep(Duration::from_millis(5));
+    let (made_anew, _) = store.finish(&lease, &landed("3")).unwrap();
+    assert_eq!(made_anew.state, JobState::Deposited);
+    let checked: Vec<Option<i64>> = store
+        .latest_checks()
+        .unwrap()
+        .iter()
+        .map(|c| c.job_id)
+        .collect();
+    assert_eq!(checked, [Some(one.id)], "not two's damaged check");
+    assert_eq!(store.latest_check(TARGET, &two.key).unwrap(), None);
+    assert!(two_damaged.kind == EventKind::Damaged);
 }
 
 fn reports_read_the_same_on_every_backend(b: Backend) {

@@ -221,6 +221,14 @@ pub(super) fn insert_event(db: Db<'_>, e: &NewEvent, actor: &str) -> Result<Even
     })
 }
 
+/// Of a `deposit_checks` row `dc`: no result of its scope was created after the check (a
+/// deposit that made the record anew, after `lodge forget`, leaves the check of the record
+/// before behind). A server's "exists" since says nothing new of the record: it stands.
+const CHECK_STILL_STANDS: &str = "NOT EXISTS (SELECT 1 FROM results r
+                     WHERE r.target = dc.target AND r.content_key = dc.content_key
+                       AND r.outcome = 'created'
+                       AND r.recorded_at > (SELECT c.at FROM events c WHERE c.id = dc.event_id))";
+
 const EVENT_COLUMNS: &str = "id, at, job_id, dataset_id, target, content_key, kind, attempt, \
                              http_status, delay_ms, message, actor";
 
@@ -299,13 +307,16 @@ impl Store {
     }
 
     /// The latest check (a `verified` or `damaged` event) of every deposit that was ever
-    /// checked, one per scope (target and key), oldest first.
+    /// checked, one per scope (target and key), oldest first. Not a check of a record made
+    /// anew since (its result forgotten, the deposit created it again): that check was of
+    /// the record before.
     pub fn latest_checks(&self) -> Result<Vec<EventRow>> {
         self.with(|db| {
             db.all(
                 &format!(
                     "SELECT {EVENT_COLUMNS} FROM events
-                     WHERE id IN (SELECT event_id FROM deposit_checks)
+                     WHERE id IN (SELECT dc.event_id FROM deposit_checks dc
+                                  WHERE {CHECK_STILL_STANDS})
                      ORDER BY id"
                 ),
                 args![],
@@ -314,14 +325,16 @@ impl Store {
         })
     }
 
-    /// The latest check of the deposit of `key` on `target`, if it was ever checked.
+    /// The latest check of the deposit of `key` on `target`, if it was ever checked (and
+    /// the record was not made anew since, as [`Store::latest_checks`]).
     pub fn latest_check(&self, target: &str, key: &ContentKey) -> Result<Option<EventRow>> {
         self.with(|db| {
             db.opt(
                 &format!(
                     "SELECT {EVENT_COLUMNS} FROM events
-                     WHERE id = (SELECT event_id FROM deposit_checks
-                                 WHERE target = ?1 AND content_key = ?2)"
+                     WHERE id = (SELECT dc.event_id FROM deposit_checks dc
+                                 WHERE dc.target = ?1 AND dc.content_key = ?2
+                                   AND {CHECK_STILL_STANDS})"
                 ),
                 args![target, &key.to_hex()],
                 event_from_row,
