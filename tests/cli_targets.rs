@@ -1820,6 +1820,71 @@ async fn verify_of_a_removed_s3_target_says_to_add_it_again_not_to_deposit_elsew
     assert!(!t.contains("is not a target URL"), "{t}");
 }
 
+/// A researcher's own bucket emptied by hand (a lifecycle rule, a mistaken `aws s3 rm`):
+/// verify finds the record and the files gone and names the repair, which sends the files
+/// again and writes the record again under its name, so the deposit is whole and still the
+/// one record, at the identifier Lodge recorded.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_emptied_bucket_is_repaired_files_and_record_under_the_same_identifier() {
+    let lab = Lab::new();
+    let moto = servers::moto();
+    support::s3::create_bucket(moto, "emptied-by-hand").await;
+    let out = lodge_in(&lab)
+        .args(["target", "add", "lab-s3", "s3://emptied-by-hand/p"])
+        .args(["--endpoint", moto])
+        .args(["--access-key-env", "T_AK", "--secret-env", "T_SK"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let with_keys = |args: &[&str]| {
+        let mut cmd = lodge_in(&lab);
+        cmd.env("T_AK", support::s3::ACCESS_KEY)
+            .env("T_SK", support::s3::SECRET_KEY)
+            .args(args);
+        cmd
+    };
+    let out = run(with_keys(&["deposit", "--all", "--target", "lab-s3"])).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let identifier = store.job(1).unwrap().identifier.unwrap();
+    let held = support::s3::list_objects(moto, "emptied-by-hand", "p/").await;
+    assert!(held.len() >= 2, "files and record: {held:?}");
+    let location =
+        lodge::targets::s3::S3Location::parse("s3://emptied-by-hand", Some(moto), None).unwrap();
+    for object in &held {
+        let (status, _) =
+            support::s3::request(reqwest::Method::DELETE, location.object_url(&object.key)).await;
+        assert!(status.is_success(), "delete {}: {status}", object.key);
+    }
+
+    let out = run(with_keys(&["verify", "1"])).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "is gone: the server has no record of this key",
+            "Lost files or records: `lodge verify 1 --repair` sends them again",
+        ],
+    );
+    assert!(!t.contains("ask the repository's operators"), "{t}");
+
+    let out = run(with_keys(&["verify", "1", "--repair"])).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(&t, &["sent again ", ", the record", "intact ", "1 intact"]);
+    let after = support::s3::list_objects(moto, "emptied-by-hand", "p/").await;
+    assert_eq!(
+        after.len(),
+        held.len(),
+        "the same objects, no second record"
+    );
+    assert_eq!(store.job(1).unwrap().identifier.unwrap(), identifier);
+    let log = text(&run(with_keys(&["log", "--job", "1"])).await);
+    assert!(log.contains("the record"), "{log}");
+}
+
 /// A config file Lodge cannot read stops what needs it (a saved target), not a deposit to a
 /// target given by URL, which needs nothing from it: that goes ahead with a note naming
 /// the file's problem. It stopped every deposit, the built-in sandbox's included.

@@ -594,7 +594,7 @@ async fn repair_puts_a_file_back_into_the_draft_left_for_review_and_not_once_it_
 
     lose_data_csv();
     let uploads = sandbox.invenio_uploads();
-    let Repair::PutBack { files, after } = repair().await else {
+    let Repair::PutBack { files, after, .. } = repair().await else {
         panic!("the lost file goes back into the draft")
     };
     assert_eq!(files, ["data.csv"]);

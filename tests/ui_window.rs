@@ -427,7 +427,7 @@ fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sand
     assert_eq!(level, LogLevel::Error);
     assert!(
         damaged.contains("CITATION.cff is missing")
-            && damaged.contains("Repair, under the deposit, sends the lost files again"),
+            && damaged.contains("Repair, under the deposit, sends what was lost again"),
         "{damaged}"
     );
     let logged = w.log_of("damaged");

@@ -13,7 +13,9 @@ use super::commands::{Core, Outbox};
 use super::model::Notice;
 use super::update::Update;
 use crate::content::ContentDocument;
-use crate::engine::repair::{Repair, log_repair, repair_deposit, sent_again, what_is_left};
+use crate::engine::repair::{
+    Repair, log_repair, mended_by_repair, repair_deposit, what_is_left, what_was_sent,
+};
 use crate::engine::verify::{
     SilenceWatch, Verification, landed_deposits, log_finding, manifest_of, read_back_for,
 };
@@ -68,6 +70,7 @@ impl Core {
                 .into_owned(),
             repairable: target.files_can_be_put_back().is_ok(),
             replaces_wrong_size: target.replaces_wrong_size_files(),
+            rewrites_gone_records: target.rewrites_gone_records(),
         };
         // Reading every byte back can take a while: a bar under the deposit shows how far.
         let progress = read_back_progress(self.out(), job.id, read, document.total_size());
@@ -306,6 +309,8 @@ struct Subject {
     repairable: bool,
     /// Whether its target replaces a file of the wrong size when Repair sends it (WebDAV).
     replaces_wrong_size: bool,
+    /// Whether Repair writes its record again when it is gone (S3, WebDAV).
+    rewrites_gone_records: bool,
 }
 
 impl Subject {
@@ -317,6 +322,7 @@ impl Subject {
             recorded,
             repairable,
             replaces_wrong_size,
+            rewrites_gone_records,
         } = self;
         match found {
             Verification::Intact(what) => Notice::info(format!(
@@ -326,12 +332,14 @@ impl Subject {
                 // Repair sends lost files again (and on WebDAV files of the wrong size); other
                 // damage (other bytes under a file's name, a record gone) it cannot mend,
                 // and the notice says what can.
-                let lost = |d: &Discrepancy| sent_again(d, *replaces_wrong_size).is_some();
+                let lost = |d: &Discrepancy| {
+                    mended_by_repair(d, *replaces_wrong_size, *rewrites_gone_records)
+                };
                 let rest: Vec<Discrepancy> = damage.iter().filter(|d| !lost(d)).cloned().collect();
                 let mut advice = Vec::new();
                 if damage.iter().any(lost) {
                     advice.push(match repairable {
-                        true => "Repair, under the deposit, sends the lost files again".to_string(),
+                        true => "Repair, under the deposit, sends what was lost again".to_string(),
                         false => "Put the lost files back on the server from the dataset's folder"
                             .to_string(),
                     });
@@ -371,8 +379,12 @@ impl Subject {
                     .unwrap_or("nothing it lost can be sent again")
             )),
             Repair::NothingSent { found, .. } => self.check_notice(found),
-            Repair::PutBack { files, after } => {
-                let sent = format!("sent again {}", files.join(", "));
+            Repair::PutBack {
+                files,
+                record,
+                after,
+            } => {
+                let sent = format!("sent again {}", what_was_sent(files, *record));
                 match after {
                     Verification::Intact(what) => Notice::info(format!(
                         "{name} is repaired on {label} (record {recorded}): {sent}; now \
@@ -433,10 +445,11 @@ mod tests {
             recorded: "r1".into(),
             repairable: true,
             replaces_wrong_size,
+            rewrites_gone_records: replaces_wrong_size,
         };
         let on_webdav = subject(true).check_notice(&short).text;
         assert!(
-            on_webdav.contains("Repair, under the deposit, sends"),
+            on_webdav.contains("Repair, under the deposit, sends what was lost again"),
             "{on_webdav}"
         );
         assert!(!on_webdav.contains("remove that file"), "{on_webdav}");

@@ -17,12 +17,14 @@ use super::output::{read_back_bar, shell_word};
 use super::output::{say, say_err};
 use super::target_arg::{cli_target_scope, open_by_scope, takes_token_per_run, target_argument};
 use crate::content::ContentKey;
-use crate::engine::repair::{Repair, log_repair, repair_deposit, sent_again, what_is_left};
+use crate::engine::repair::{
+    Repair, log_repair, mended_by_repair, repair_deposit, what_is_left, what_was_sent,
+};
 use crate::engine::verify::{
     SilenceWatch, Verification, landed_deposits, log_finding, manifest_of, read_back_for,
 };
 use crate::store::{JobRow, Store};
-use crate::targets::{ProgressSink, ReadBack, Target};
+use crate::targets::{Discrepancy, ProgressSink, ReadBack, Target};
 use crate::wording::count_of;
 
 #[derive(Debug, Args)]
@@ -210,6 +212,8 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     // The datasets whose damaged deposits lost files (which --repair sends again: missing
     // ones, and on a server that replaces them, files of the wrong size), and the rest.
     let (mut lost_in, mut not_repairable) = (std::collections::BTreeSet::new(), Vec::new());
+    // Whether any of them lost its record (written again by --repair on S3 and WebDAV).
+    let mut records_lost = false;
     let mut json = Vec::new();
     for deposit in &deposits {
         let watch = watches.entry(deposit.job.target.clone()).or_default();
@@ -227,16 +231,21 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             Verification::Intact(_) => intact += 1,
             Verification::Damaged(found) => {
                 damaged += 1;
-                let replaces_wrong_size = matches!(
-                    targets.get(&deposit.job.target),
-                    Some(Ok(target)) if target.replaces_wrong_size_files()
-                );
+                let (replaces_wrong_size, rewrites_records) = match targets.get(&deposit.job.target)
+                {
+                    Some(Ok(target)) => (
+                        target.replaces_wrong_size_files(),
+                        target.rewrites_gone_records(),
+                    ),
+                    _ => (false, false),
+                };
                 for d in found {
-                    match sent_again(d, replaces_wrong_size) {
-                        Some(_) => {
+                    match mended_by_repair(d, replaces_wrong_size, rewrites_records) {
+                        true => {
                             lost_in.insert(deposit.dataset);
+                            records_lost |= matches!(d, Discrepancy::RecordGone { .. });
                         }
-                        None => not_repairable.push(d.clone()),
+                        false => not_repairable.push(d.clone()),
                     }
                 }
             }
@@ -293,9 +302,13 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         if !lost_in.is_empty() {
             let datasets: Vec<String> = lost_in.iter().map(i64::to_string).collect();
             say!(
-                "Lost files: `lodge verify {} --repair` sends them again from the dataset's \
+                "Lost {}: `lodge verify {} --repair` sends them again from the dataset's \
                  folder, or put them back on the server yourself (`lodge show DATASET \
                  --files` lists each file with its SHA-256).",
+                match records_lost {
+                    true => "files or records",
+                    false => "files",
+                },
                 datasets.join(" ")
             );
         }
@@ -466,8 +479,11 @@ async fn said_if_slow<T>(checking: impl Future<Output = T>, head: &str) -> T {
 }
 
 fn print_text(head: &str, finding: &Finding) {
-    if let Some(Repair::PutBack { files, .. }) = &finding.repair {
-        say!("repaired {head}: sent again {}", files.join(", "));
+    if let Some(Repair::PutBack { files, record, .. }) = &finding.repair {
+        say!(
+            "repaired {head}: sent again {}",
+            what_was_sent(files, *record)
+        );
     }
     match &finding.verdict {
         Verification::Intact(what) => say!("intact   {head}: {what}"),
@@ -514,12 +530,13 @@ fn as_json(deposit: &Deposit, finding: &Finding) -> serde_json::Value {
     });
     // With --repair: the files sent again, and why nothing was, when so.
     if let Some(repair) = &finding.repair {
-        let (sent, not_repaired): (&[String], Option<&str>) = match repair {
-            Repair::NothingSent { why, .. } => (&[], why.as_deref()),
-            Repair::PutBack { files, .. } => (files, None),
-            Repair::SendFailed { error, .. } => (&[], Some(error.as_str())),
+        let (sent, record, not_repaired): (&[String], bool, Option<&str>) = match repair {
+            Repair::NothingSent { why, .. } => (&[], false, why.as_deref()),
+            Repair::PutBack { files, record, .. } => (files, *record, None),
+            Repair::SendFailed { error, .. } => (&[], false, Some(error.as_str())),
         };
         out["repaired"] = serde_json::json!(sent);
+        out["record_written_again"] = serde_json::json!(record);
         out["not_repaired"] = serde_json::json!(not_repaired);
     }
     out

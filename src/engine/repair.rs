@@ -2,9 +2,13 @@
 //! *Repair*): the files a check finds missing on the server are sent again from the
 //! dataset's folder by the target's own upload, whose conditional writes add only what is
 //! not there (on WebDAV it also replaces a file of the wrong size, what a cut-off upload
-//! leaves), or on InvenioRDM into the draft the deposit left for review, and only there. The record is left alone: it is the one Lodge recorded, and writing another
-//! would be the duplicate Lodge exists to prevent. What a repair cannot put back (other
-//! bytes under a file's name, a record gone) is named with what to do instead.
+//! leaves), or on InvenioRDM into the draft the deposit left for review, and only there. A
+//! record is written again only where it is gone and its target keeps it under a name its
+//! key alone decides (S3, WebDAV: [`Target::rewrites_gone_records`]), so that it is the
+//! record Lodge recorded, at the same identifier; anywhere else a record is left alone,
+//! since writing another would be the duplicate Lodge exists to prevent. What a repair
+//! cannot put back (other bytes under a file's name, a record gone from a server that mints
+//! identifiers) is named with what to do instead.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -23,10 +27,11 @@ pub enum Repair {
         found: Verification,
         why: Option<String>,
     },
-    /// The files the server had lost (`files`, manifest paths) were sent again; `after` is
-    /// the check that followed.
+    /// The files the server had lost (`files`, manifest paths) were sent again, and its
+    /// record written again when it was gone (`record`); `after` is the check that followed.
     PutBack {
         files: Vec<String>,
+        record: bool,
         after: Verification,
     },
     /// Sending the lost files failed (`error`, which says what to do); the deposit still
@@ -61,10 +66,16 @@ pub async fn repair_deposit(
         found: found.clone(),
         why: Some(why),
     };
-    if files.is_empty() {
+    let record_gone = target.rewrites_gone_records()
+        && damage
+            .iter()
+            .any(|d| matches!(d, Discrepancy::RecordGone { .. }));
+    if files.is_empty() && !record_gone {
         return refuse(what_is_left(damage));
     }
-    if let Err(why) = target.files_can_be_put_back() {
+    if !files.is_empty()
+        && let Err(why) = target.files_can_be_put_back()
+    {
         return refuse(why.to_string());
     }
     let Some(root) = job
@@ -93,7 +104,9 @@ pub async fn repair_deposit(
     let Some(record) = job.identifier.as_deref() else {
         return refuse("the deposit has no record recorded to put its files back under".into());
     };
-    if let Err(failure) = target
+    if files.is_empty() {
+        // Only the record is gone: nothing to send before it.
+    } else if let Err(failure) = target
         .put_back(&request, record, &files, Arc::new(|_| {}))
         .await
     {
@@ -114,8 +127,57 @@ pub async fn repair_deposit(
             found,
         };
     }
+    if record_gone {
+        // The same conditional write as the deposit's: written only if still not there,
+        // and under the name the key decides, so it is the identifier recorded.
+        let error = match target.create_record(&request).await {
+            Ok(landed) if landed.record().identifier == record => None,
+            Ok(landed) => Some(format!(
+                "written again, the record is {}, not {record} as recorded: check the \
+                 target's settings (its URL or layout may have changed since the deposit)",
+                landed.record().identifier
+            )),
+            Err(failure) => Some(failure.to_string()),
+        };
+        if let Some(error) = error {
+            let mut sent = files;
+            sent.push(RECORD.into());
+            return Repair::SendFailed {
+                files: sent,
+                error,
+                found,
+            };
+        }
+    }
     let after = check_deposit(target, job, document, read, progress).await;
-    Repair::PutBack { files, after }
+    Repair::PutBack {
+        files,
+        record: record_gone,
+        after,
+    }
+}
+
+/// How a repair names the record it writes again, beside the files it sends.
+const RECORD: &str = "the record";
+
+/// What a repair sent again, in words: the files, and the record when it was written again.
+pub fn what_was_sent(files: &[String], record: bool) -> String {
+    let mut sent: Vec<&str> = files.iter().map(String::as_str).collect();
+    if record {
+        sent.push(RECORD);
+    }
+    sent.join(", ")
+}
+
+/// Whether a repair mends `damage` on a target that `replaces_wrong_size` files and
+/// `rewrites_gone_records` ([`sent_again`], and a record gone where it is written again).
+pub fn mended_by_repair(
+    damage: &Discrepancy,
+    replaces_wrong_size: bool,
+    rewrites_gone_records: bool,
+) -> bool {
+    sent_again(damage, replaces_wrong_size).is_some()
+        || (rewrites_gone_records && matches!(damage, Discrepancy::RecordGone { .. }))
 }
 
 /// The file (manifest path) a repair sends again for `damage`, if it does: a file the
@@ -196,11 +258,14 @@ pub fn log_repair(
     let mut logged = Vec::new();
     let sent = match repair {
         Repair::NothingSent { .. } => None,
-        Repair::PutBack { files, .. } => Some(format!(
-            "repair sent again {} the server had lost: {}",
-            crate::wording::count_of(files.len() as u32, "file", "files"),
-            files.join(", ")
-        )),
+        Repair::PutBack { files, record, .. } => Some(match (files.len(), record) {
+            (0, _) => "repair wrote the record again: the server had lost it".to_string(),
+            (n, record) => format!(
+                "repair sent again {} the server had lost: {}",
+                crate::wording::count_of(n as u32, "file", "files"),
+                what_was_sent(files, *record)
+            ),
+        }),
         Repair::SendFailed { files, error, .. } => Some(format!(
             "repair stopped while sending {} again: {error}",
             files.join(", ")

@@ -241,6 +241,15 @@ pub trait Target: Send + Sync {
         false
     }
 
+    /// Whether a repair writes this target's record of a deposit again when it is gone
+    /// (`lodge verify --repair`): where the record is kept under a name its key alone
+    /// decides (S3, WebDAV), written again it is the record Lodge recorded, at the same
+    /// identifier. Not where the server mints identifiers (the sandbox, InvenioRDM,
+    /// DataCite): there another record would be a second one.
+    fn rewrites_gone_records(&self) -> bool {
+        false
+    }
+
     /// Why this target would refuse `request` before sending anything, where that is known
     /// without asking the server (DataCite with `landing_from=` and no landing page for
     /// its key; Zenodo and more files than a record takes); `lodge deposit --dry-run` says

@@ -574,6 +574,12 @@ impl Target for WebDavTarget {
         Ok(())
     }
 
+    /// The record is an object (a file) named by the key: written again, it is the one
+    /// recorded.
+    fn rewrites_gone_records(&self) -> bool {
+        true
+    }
+
     fn replaces_wrong_size_files(&self) -> bool {
         true
     }

@@ -683,9 +683,10 @@ fn record_buttons(ui: &mut egui::Ui, record: Record<'_>, checks: Checks) -> Opti
             && ui
                 .small_button("Repair")
                 .on_hover_text(
-                    "Send again, from the dataset's folder, the files the server lost. \
-                     Conditional writes add only what is missing; the record stays as it \
-                     is. Then check again.",
+                    "Send again, from the dataset's folder, the files the server lost (on \
+                     S3 and WebDAV its record too, under the name it had). Conditional \
+                     writes add only what is missing; a record still there stays as it is. \
+                     Then check again.",
                 )
                 .clicked()
         {

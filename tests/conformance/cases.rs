@@ -724,6 +724,56 @@ pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
     assert_eq!(env.records().await, records);
 }
 
+/// A record deleted from the server: where the target keeps it under a name its key alone
+/// decides (S3, WebDAV), a repair writes it again there, so it is the identifier Lodge
+/// recorded and still the one record; where the server mints identifiers, a repair writes
+/// none (that would be a second record) and says so.
+pub async fn a_deleted_record_is_written_again_by_repair_only_where_its_key_names_it(kind: Kind) {
+    let Deposited {
+        lab: _lab,
+        env,
+        ds,
+        jobs,
+        recorded,
+        document,
+        ..
+    } = Deposited::of(kind, |lab| lab.numbered_folder(11), "Record deleted").await;
+    let records = env.records().await;
+    env.delete_record(&ds.1).await;
+    let found = check_on(&env, &jobs[0], &document, ReadBack::Sizes).await;
+    assert_eq!(
+        found,
+        Verification::Damaged(vec![Discrepancy::RecordGone {
+            recorded: recorded.clone()
+        }])
+    );
+
+    let repair = repair_on(&env, &jobs[0], &document, ReadBack::Sizes).await;
+    match kind {
+        Kind::S3 | Kind::S3Folders | Kind::WebDav | Kind::WebDavFolders => {
+            let Repair::PutBack {
+                files,
+                record,
+                after,
+            } = &repair
+            else {
+                panic!("the record is written again: {repair:?}")
+            };
+            assert!(files.is_empty() && *record, "{repair:?}");
+            assert!(matches!(after, Verification::Intact(_)), "{after:?}");
+            assert_eq!(env.identifier(&ds.1).await, recorded, "the same identifier");
+            assert_eq!(env.records().await, records, "one record, as before");
+        }
+        _ => {
+            let Repair::NothingSent { why: Some(why), .. } = &repair else {
+                panic!("no record is written where the server mints identifiers: {repair:?}")
+            };
+            assert!(why.contains("does not write a second record"), "{why}");
+            assert_eq!(env.records().await, records - 1, "none written");
+        }
+    }
+}
+
 pub async fn repair_puts_back_a_lost_file_and_leaves_the_record_alone(kind: Kind) {
     assert!(kind.stores_files(), "only for targets that hold files");
     let repaired = |lab: &Lab| {
@@ -748,7 +798,7 @@ pub async fn repair_puts_back_a_lost_file_and_leaves_the_record_alone(kind: Kind
     let repair = repair_on(&env, &jobs[0], &document, ReadBack::Sizes).await;
     match env.target.files_can_be_put_back() {
         Ok(()) => {
-            let Repair::PutBack { files, after } = &repair else {
+            let Repair::PutBack { files, after, .. } = &repair else {
                 panic!("the lost file is sent again: {repair:?}")
             };
             assert_eq!(files, &["lost.csv"]);
@@ -806,7 +856,7 @@ pub async fn repair_does_not_overwrite_other_bytes_under_a_files_name(kind: Kind
         assert!(matches!(repair, Repair::NothingSent { .. }), "{repair:?}");
         return;
     }
-    let Repair::PutBack { files, after } = &repair else {
+    let Repair::PutBack { files, after, .. } = &repair else {
         panic!("the lost file is sent again: {repair:?}")
     };
     assert_eq!(files, &["lost.csv"]);
@@ -928,7 +978,7 @@ pub async fn repair_replaces_a_file_left_short_by_a_cut_off_upload(kind: Kind) {
     assert_eq!(found, Verification::Damaged(vec![short]));
 
     let repair = repair_on(&env, &jobs[0], &document, ReadBack::Bytes).await;
-    let Repair::PutBack { files, after } = &repair else {
+    let Repair::PutBack { files, after, .. } = &repair else {
         panic!("the short file is sent again: {repair:?}")
     };
     assert_eq!(files, &["short.bin"]);

@@ -496,6 +496,12 @@ impl Target for S3Target {
         Ok(())
     }
 
+    /// The record is an object (a file) named by the key: written again, it is the one
+    /// recorded.
+    fn rewrites_gone_records(&self) -> bool {
+        true
+    }
+
     fn datasets_base(&self) -> Option<String> {
         let l = &self.location;
         (l.layout == FileLayout::Folders).then(|| match l.prefix.as_str() {
