@@ -520,6 +520,38 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
     assert_eq!(again[0].identifier.as_deref(), Some(id.as_str()));
     assert_eq!(sandbox.stats().requests, requests, "a replay sends nothing");
 
+    // The command line says it is a draft, and gives no citation for it yet.
+    let shown = text(
+        &run({
+            let mut show = lodge_in(&lab);
+            show.args(["show", &ds.0.to_string()]);
+            show
+        })
+        .await,
+    );
+    assert_all(
+        &shown,
+        &["a draft, not public: publish it at the repository"],
+    );
+    assert!(!shown.contains("cite as"), "{shown}");
+    let status = text(
+        &run({
+            let mut status = lodge_in(&lab);
+            status.arg("status");
+            status
+        })
+        .await,
+    );
+    assert_all(&status, &["a draft, not public"]);
+    let json = run({
+        let mut status = lodge_in(&lab);
+        status.args(["status", "--json"]);
+        status
+    })
+    .await;
+    let json: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["items"][0]["draft"], true, "{json:#}");
+
     // Published by a deposit to the same site without state=draft: that draft, not a new one.
     let mut dry_run = lodge_in(&lab);
     dry_run

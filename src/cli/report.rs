@@ -229,6 +229,8 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                     "attempts": r.attempts,
                     "last_error": r.last_error,
                     "earlier_identifier": r.earlier_identifier,
+                    "draft": matches!(r.state.as_str(), "deposited" | "existing")
+                        && r.target.as_deref().is_some_and(crate::targets::scope_makes_drafts),
                     "paused": paused,
                     "last_check": check_of(r).and_then(check_json),
                     "folder_gone": gone.iter().any(|d| d.id == r.dataset),
@@ -288,6 +290,11 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             && paused.as_ref() != Some(e)
         {
             say!("       last error: {e}");
+        }
+        if matches!(r.state.as_str(), "deposited" | "existing")
+            && crate::targets::scope_makes_drafts(scope)
+        {
+            say!("       {}", super::show::DRAFT_NOTE);
         }
         if r.state == "running"
             && let Some(job) = r.job

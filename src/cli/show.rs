@@ -120,6 +120,10 @@ fn citation_of(d: &DatasetRow, j: &JobRow) -> Option<String> {
         .then(|| citation(&d.metadata, identifier, j.url.as_deref()))
 }
 
+/// Said under a deposit a drafting target holds ([`crate::targets::scope_makes_drafts`]).
+pub(super) const DRAFT_NOTE: &str = "a draft, not public: publish it at the repository (or \
+                                     deposit to its publishing target), then cite it";
+
 /// Identifiers (and targets) that hold this dataset's files under other metadata.
 fn same_data_elsewhere(d: &DatasetRow, records: &[DepositResult]) -> Vec<(String, String)> {
     let Some(key) = &d.key else {
@@ -365,6 +369,10 @@ fn print_text(
                 names.of(&j.target)
             );
             say!("{}", line.trim_end());
+            let draft = j.state.is_landed() && crate::targets::scope_makes_drafts(&j.target);
+            if draft {
+                say!("            {DRAFT_NOTE}");
+            }
             if let Some(again) = replays.get(&j.id) {
                 say!("            {}", replayed_since(again));
             }
@@ -429,8 +437,9 @@ fn print_text(
                     );
                 }
             }
-            // Once per record: replays of it name the same one.
-            if let Some(cite) = citation_of(d, j)
+            // Once per record: replays of it name the same one. Not a draft's: nobody can
+            // follow its link or DOI until it is published.
+            if let Some(cite) = citation_of(d, j).filter(|_| !draft)
                 && cited.insert(cite.clone())
             {
                 say!("            cite as: {cite}");
@@ -627,6 +636,8 @@ fn as_json(
                 "url": j.url,
                 "attempts": j.attempts,
                 "last_error": j.last_error,
+                // Landed as a draft, not public until published.
+                "draft": j.state.is_landed() && crate::targets::scope_makes_drafts(&j.target),
                 // Why its target is paused, for a job still to be sent there.
                 "paused": paused.get(&j.target).filter(|_| !j.state.is_terminal()),
                 "citation": citation_of(d, j),

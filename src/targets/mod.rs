@@ -315,6 +315,18 @@ pub fn is_token_target_url(url: &str) -> bool {
         .is_some_and(|(kind, _)| TOKEN_TARGET_KINDS.contains(&&*kind.to_ascii_lowercase()))
 }
 
+/// Whether the target with identity `scope_id` leaves what it deposits as drafts, not
+/// public until a person publishes them ([`Target::makes_drafts`], read from the identity
+/// alone): an InvenioRDM or Zenodo target with `?state=draft`, and a DataCite target
+/// without a `?state=` (its DOIs are drafts by default).
+pub fn scope_makes_drafts(scope_id: &str) -> bool {
+    match scope_id.split_once('+').map(|(kind, _)| kind) {
+        Some("invenio" | "zenodo") => scope_id.ends_with("?state=draft"),
+        Some("datacite") => !scope_id.contains("?state="),
+        _ => false,
+    }
+}
+
 /// `url` with its kind and scheme (all before `://`) in lower case: a scheme means the same
 /// whatever its case (RFC 3986), so `SANDBOX+HTTP://host` is `sandbox+http://host`.
 pub fn with_lowercase_scheme(url: &str) -> std::borrow::Cow<'_, str> {
@@ -378,6 +390,29 @@ pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_identities_of_drafting_targets_say_so_as_the_targets_do() {
+        for (url, drafts) in [
+            ("invenio+https://rdm.example.org?state=draft", true),
+            ("invenio+https://rdm.example.org", false),
+            ("zenodo+https://zenodo.org?state=draft", true),
+            (
+                "datacite+https://api.test.datacite.org?prefix=10.80000&repository=X.Y",
+                true,
+            ),
+            (
+                "datacite+https://api.test.datacite.org?prefix=10.80000&repository=X.Y\
+                 &state=publish&url=https://data.example.org/{key}",
+                false,
+            ),
+            ("sandbox+http://127.0.0.1:8080", false),
+        ] {
+            let target = open_target(url, Some("t".into())).unwrap();
+            assert_eq!(target.makes_drafts(), drafts, "{url}");
+            assert_eq!(scope_makes_drafts(target.scope_id()), drafts, "{url}");
+        }
+    }
 
     #[test]
     fn every_token_target_kind_is_one_open_target_knows() {
