@@ -676,10 +676,10 @@ async fn a_dry_run_to_a_publishing_target_names_the_draft_doi_it_would_publish()
     assert!(out.status.success(), "{}", text(&out));
     assert_all(
         &text(&out),
-        &[
-            "it was a draft DOI and is findable now",
-            &format!("ds004 -> {doi}"),
-        ],
+        &[&format!(
+            "existing  ds004 -> {doi} (the server had it, and it was a draft DOI and is \
+             findable now)"
+        )],
     );
     assert_eq!(sandbox.doi_count(), 1);
 }

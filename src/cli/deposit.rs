@@ -20,7 +20,7 @@ use crate::content::ContentKey;
 use crate::engine::requeue::{LeftAsItWas, why_left};
 use crate::engine::verify::verdict_of;
 use crate::engine::{Engine, EngineEvent, check_unchanged, first_copy_here, folder_is_gone};
-use crate::store::{Cancel, DatasetRow, EventKind, JobRow, JobState, KeyCopy, Store};
+use crate::store::{Cancel, DatasetRow, EventKind, EventRow, JobRow, JobState, KeyCopy, Store};
 use crate::targets::{DepositRequest, Target, is_changed_since_scan};
 use crate::wording::count_of;
 
@@ -743,14 +743,40 @@ pub(super) fn how_to_resume(reason: &str, target: &str) -> String {
 /// (a replay), the server answered that the record exists, or reconciliation found the
 /// record an earlier attempt made although its answer was lost. Without the last the line
 /// would read as though someone else had deposited it before.
-fn how_it_existed(landed_by: Option<EventKind>) -> &'static str {
-    match landed_by {
-        Some(EventKind::Replay) => "recorded already: no request sent",
-        Some(EventKind::Reconciled) => "an earlier attempt made it; its answer was lost",
-        Some(EventKind::Existing) => "the server already had it",
-        _ => "already deposited",
+///
+/// An "exists" after an attempt of this job whose outcome was unknown is most likely that
+/// attempt's own record (a server that cannot be looked the key up in first, or one whose
+/// look-up missed it); an "exists" that changed the record says how ("it was a draft DOI
+/// and is findable now").
+fn how_it_existed(events: &[EventRow]) -> String {
+    let Some(last) = events.last() else {
+        return "already deposited".into();
+    };
+    match last.kind {
+        EventKind::Replay => "recorded already: no request sent".into(),
+        EventKind::Reconciled => "an earlier attempt made it; its answer was lost".into(),
+        EventKind::Existing => {
+            let change = last
+                .message
+                .strip_prefix(EXISTS_AND)
+                .and_then(|rest| rest.rsplit_once(": "))
+                .map(|(change, _)| change);
+            let unknown_before = events.iter().any(|e| {
+                e.kind == EventKind::RetryScheduled && e.message.contains(": outcome unknown")
+            });
+            match (change, unknown_before) {
+                (Some(change), _) => format!("the server had it, and {change}"),
+                (None, true) => "the server had it: most likely this job's earlier attempt \
+                                 made it, whose answer was lost"
+                    .into(),
+                (None, false) => "the server already had it".into(),
+            }
+        }
+        _ => "already deposited".into(),
     }
 }
+
+use crate::engine::EXISTS_AND;
 
 /// Before the retry advice of a deposit that failed on the window's own local sandbox: that
 /// it answers only while the window is open (else nothing).
@@ -760,14 +786,6 @@ fn window_sandbox_word(target: &str) -> String {
         true => format!("{}; ", closed_window_hint(target)),
         false => String::new(),
     }
-}
-
-/// The kind of the event that ended `job`.
-fn landed_by(store: &Store, job: &JobRow) -> Option<EventKind> {
-    store
-        .events_for_job(job.id)
-        .ok()
-        .and_then(|events| events.last().map(|e| e.kind))
 }
 
 /// How one item of a batch ended: the job that ran it, under the name of the dataset the
@@ -873,9 +891,10 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 job.state.as_str(),
             ),
             JobState::Existing => {
-                let kind = landed_by(store, job);
-                made_here += usize::from(kind == Some(EventKind::Reconciled));
-                let how = how_it_existed(kind);
+                let events = store.events_for_job(job.id).unwrap_or_default();
+                made_here +=
+                    usize::from(events.last().map(|e| e.kind) == Some(EventKind::Reconciled));
+                let how = how_it_existed(&events);
                 (
                     format!(
                         "existing  {name} -> {} ({how}){shared}",
@@ -960,5 +979,50 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(id: i64, kind: EventKind, message: &str) -> EventRow {
+        EventRow {
+            message: message.into(),
+            ..EventRow::for_tests(id, kind)
+        }
+    }
+
+    #[test]
+    fn an_exists_is_said_with_what_it_changed_and_after_a_lost_answer_as_most_likely_its_own() {
+        let attempt = event(1, EventKind::Attempt, "attempt 1 of 8");
+        let exists = event(3, EventKind::Existing, "server says it already exists: r-1");
+        assert_eq!(
+            how_it_existed(&[attempt.clone(), exists.clone()]),
+            "the server already had it"
+        );
+        let lost = event(
+            2,
+            EventKind::RetryScheduled,
+            "retry in 1 s after attempt 1: outcome unknown (HTTP 504): Gateway Timeout",
+        );
+        assert_eq!(
+            how_it_existed(&[attempt.clone(), lost, exists]),
+            "the server had it: most likely this job's earlier attempt made it, whose answer \
+             was lost"
+        );
+        let raised = event(
+            3,
+            EventKind::Existing,
+            &format!("{EXISTS_AND}it was a draft DOI and is findable now: 10.80000/x"),
+        );
+        assert_eq!(
+            how_it_existed(&[attempt, raised]),
+            "the server had it, and it was a draft DOI and is findable now"
+        );
+        assert_eq!(
+            how_it_existed(&[event(1, EventKind::Replay, "replayed")]),
+            "recorded already: no request sent"
+        );
     }
 }

@@ -25,6 +25,10 @@ use crate::targets::{
 };
 use crate::wording::count_of;
 
+/// How the log begins an "exists" that brought the record to what the target makes of it
+/// ([`Landed::Updated`]), before the change and the identifier.
+pub const EXISTS_AND: &str = "server says it already exists, and ";
+
 /// What an attempt produced, before it is recorded.
 enum AttemptOutcome {
     Landed(Landed),
@@ -150,10 +154,7 @@ impl Engine {
                 http_status: None,
             },
             AttemptOutcome::Landed(Landed::Updated { record, change }) => Finish::Landed {
-                message: format!(
-                    "server says it already exists, and {change}: {}",
-                    record.identifier
-                ),
+                message: format!("{EXISTS_AND}{change}: {}", record.identifier),
                 record,
                 created: false,
                 kind: EventKind::Existing,
