@@ -1570,6 +1570,13 @@ fn retry_that_cannot_open_a_target_re_queues_nothing_and_queue_only_needs_no_tar
     assert!(out.status.success(), "{}", text(&out));
     assert_all(&text(&out), &["re-queued 1 job with the same key"]);
     assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Queued);
+    // Named again, it is on its way already: the command that sends it, as it can be run.
+    let out = lodge_in(&lab).args(["retry", "1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &["job 1 is queued, still to be done: `lodge deposit --target dav 1` runs it"],
+    );
 
     // Nothing sends it until a deposit works on that target: `status` says which one.
     let out = lodge_in(&lab).args(["status"]).output().unwrap();

@@ -652,22 +652,41 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
         ),
         // Refused by Lodge itself: a file changed since the scan. The rescan is the fix.
         JobState::Rejected if !rescan_hint(job).is_empty() => format!(
-            "job {id} was rejected ({}): a retry would send what was scanned, not what the \
-             folder holds{}",
-            job.last_error.as_deref().unwrap_or("no cause recorded"),
+            "job {id} was {} — a retry would send what was scanned, not what the folder \
+             holds{}",
+            refusal_of(job),
             rescan_hint(job)
         ),
         JobState::Rejected => format!(
-            "job {id} was rejected ({}): the server would refuse it again the same way; \
-             fix that, then deposit the dataset again",
-            job.last_error.as_deref().unwrap_or("no cause recorded")
+            "job {id} was {} — the server would refuse it again the same way; fix that, then \
+             deposit the dataset again",
+            refusal_of(job)
         ),
         // Queued, running or waiting: not ended, so already on its way.
-        _ => format!(
-            "job {id} is {state}, still to be done: `lodge deposit` runs it (`lodge cancel \
-             {id}` takes it off the queue)"
-        ),
+        _ => {
+            let run = match job.dataset_id {
+                Some(dataset) => format!(
+                    "`lodge deposit --target {} {dataset}`",
+                    super::output::shell_word(&target_argument(store, &job.target))
+                ),
+                None => "`lodge deposit`".to_string(),
+            };
+            format!(
+                "job {id} is {state}, still to be done: {run} runs it (`lodge cancel {id}` \
+                 takes it off the queue)"
+            )
+        }
     })
+}
+
+/// A rejected job's recorded cause after "was": as recorded when it says "rejected"
+/// itself (a server's refusal), else within "rejected (…)".
+fn refusal_of(job: &JobRow) -> String {
+    match job.last_error.as_deref() {
+        Some(cause) if cause.starts_with("rejected") => cause.to_string(),
+        Some(cause) => format!("rejected ({cause})"),
+        None => "rejected (no cause recorded)".to_string(),
+    }
 }
 
 /// Why the store left a failed job as it was ([`why_left`]), and what to do about it.
@@ -991,6 +1010,22 @@ mod tests {
             message: message.into(),
             ..EventRow::for_tests(id, kind)
         }
+    }
+
+    #[test]
+    fn a_rejection_is_said_once_whoever_refused() {
+        let with = |error: &str| JobRow {
+            last_error: Some(error.into()),
+            ..JobRow::for_tests(1, JobState::Rejected)
+        };
+        assert_eq!(
+            refusal_of(&with("rejected (HTTP 409): doi: has already been taken")),
+            "rejected (HTTP 409): doi: has already been taken"
+        );
+        assert_eq!(
+            refusal_of(&with("changed since scan: /d/a.csv: modified")),
+            "rejected (changed since scan: /d/a.csv: modified)"
+        );
     }
 
     #[test]
