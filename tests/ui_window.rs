@@ -3453,3 +3453,22 @@ fn a_language_typed_in_the_details_is_checked_beside_the_field_and_stored_as_its
     );
     assert_eq!(stored.language.as_deref(), Some("eng"));
 }
+
+/// "Retry all failed" counts the picked target's failed deposits, as the table's statuses
+/// are; the History lists every target's. Its hover says whose, and where the others are.
+#[test]
+fn retry_all_failed_says_it_is_of_the_picked_target() {
+    let (mut w, _) = Window::with_a_failed_deposit();
+    w.harness.step();
+    w.harness.get_by_label("Retry all failed (1)").hover();
+    let said = "Re-queue every failed deposit to Local sandbox with the same key (failed \
+                deposits to other targets: pick their target, or use Retry in the History)";
+    for _ in 0..60 {
+        w.harness.step();
+        if w.harness.query_by_label(said).is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    w.harness.get_by_label(said);
+}

@@ -52,12 +52,25 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 deposit_all_ready(app, ready_ids);
             }
             let failed = app.table.failed_count;
+            // Of the picked target, as the table's statuses are: say so, since the History
+            // lists every target's.
+            let picked = app
+                .model
+                .targets
+                .get(app.target)
+                .map(|t| t.label.split(" — ").next().unwrap_or(&t.label).to_string())
+                .unwrap_or_default();
+            let others = "failed deposits to other targets: pick their target, or use Retry \
+                          in the History";
             if ui
                 .add_enabled(
                     failed > 0,
                     egui::Button::new(format!("Retry all failed ({failed})")),
                 )
-                .on_hover_text("Re-queue every failed deposit with the same key")
+                .on_hover_text(format!(
+                    "Re-queue every failed deposit to {picked} with the same key ({others})"
+                ))
+                .on_disabled_hover_text(format!("No failed deposit to {picked} ({others})"))
                 .clicked()
             {
                 let target = app.target_id().to_string();
