@@ -109,6 +109,11 @@ async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
         assert!(line.contains(" lab-dav "), "{args:?}: {line}");
         assert!(!line.contains(&identity), "{args:?}: {line}");
     }
+    // For scripts, `history --json` gives both: the identity and the saved name.
+    let out = lodge_in(&lab).args(["history", "--json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json[0]["target"], identity.as_str(), "{json:#}");
+    assert_eq!(json[0]["target_name"], "lab-dav", "{json:#}");
 
     // New metadata since: the command `status` suggests names the target as saved (its
     // identity is no URL that --target would take).

@@ -456,9 +456,12 @@ pub fn history(
     }
     if json {
         let mut json = crate::history_file::to_json(&rows)?;
+        // The saved target's name beside its identity, as the plain listing shows it.
+        let targets = super::target_arg::TargetNames::load();
         if let Some(json) = json.as_array_mut() {
-            for (row, removed) in json.iter_mut().zip(&removed) {
+            for ((row, removed), r) in json.iter_mut().zip(&removed).zip(&rows) {
                 row["removed"] = (*removed).into();
+                row["target_name"] = targets.saved(&r.target).into();
             }
         }
         say!("{}", serde_json::to_string_pretty(&json)?);
