@@ -316,8 +316,11 @@ async fn a_changed_dataset_waits_for_its_earlier_draft_to_be_published_then_beco
     assert!(
         why.contains(&format!(
             "this dataset's earlier content is draft {first} here, not published yet"
-        )) && why.contains(&format!("publish {first}")),
-        "{why}"
+        )) && why.contains(&format!(
+            "publish {first} ({}/uploads/{first})",
+            sandbox.base_url().trim_end_matches('/')
+        )),
+        "the draft's page, for the command line too: {why}"
     );
     assert_eq!(jobs[0].attempts, 1, "not retried: a person decides");
     assert_eq!(sandbox.invenio_counts(), (0, 1), "no second draft");

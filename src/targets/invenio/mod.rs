@@ -577,11 +577,18 @@ impl InvenioTarget {
     /// cannot be its next version: a record of its own would start a second work (a second
     /// concept DOI once published) beside it. A person decides which to keep.
     fn earlier_draft_unpublished(&self, earlier: &str) -> Failure {
+        // The draft's page, where it is published or discarded (the window's Open record
+        // on the earlier deposit opens it too).
+        let page = self
+            .base
+            .join(&format!("uploads/{earlier}"))
+            .map(|u| u.to_string())
+            .unwrap_or_else(|_| earlier.to_string());
         Failure::Conflict {
             message: format!(
                 "this dataset's earlier content is draft {earlier} here, not published yet, \
                  and a record takes a new version only once published: publish {earlier} \
-                 (Open record on the earlier deposit), then deposit again to make this \
+                 ({page}), then deposit again to make this \
                  content its next version; or, if {earlier} should not be published, \
                  discard it on its page, then deposit again: this content then follows the \
                  latest published version of the dataset here, or is a record of its own \
