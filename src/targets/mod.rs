@@ -411,6 +411,8 @@ mod tests {
             let target = open_target(url, Some("t".into())).unwrap();
             assert_eq!(target.makes_drafts(), drafts, "{url}");
             assert_eq!(scope_makes_drafts(target.scope_id()), drafts, "{url}");
+            // Named apart from the same place's publishing target.
+            assert_eq!(target.label().contains(", drafts"), drafts, "{url}");
         }
     }
 

@@ -372,8 +372,14 @@ impl Target for DataCiteTarget {
     }
 
     fn label(&self) -> String {
+        // A drafting target and a publishing one of the same prefix are two targets: told
+        // apart wherever they are named together.
+        let drafts = match self.state {
+            DoiState::Draft => ", drafts",
+            _ => "",
+        };
         format!(
-            "DataCite {} ({} on {})",
+            "DataCite {} ({} on {}{drafts})",
             self.prefix,
             self.repository,
             self.api.host_str().unwrap_or("?")

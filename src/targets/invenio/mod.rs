@@ -1102,8 +1102,10 @@ impl Target for InvenioTarget {
     }
 
     fn label(&self) -> String {
+        // Told apart from the same site's publishing target wherever both are named.
+        let drafts = if self.publish { "" } else { ", drafts" };
         format!(
-            "{} at {}",
+            "{} at {}{drafts}",
             self.site_name(),
             self.base.host_str().unwrap_or("?")
         )
