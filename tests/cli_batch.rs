@@ -377,6 +377,18 @@ async fn a_removed_datasets_log_is_still_shown_by_its_number() {
         )),
         "{t}"
     );
+    // `status` lists the datasets on the list: it says where the removed one's deposits are.
+    let out = lodge_with(&db, &["status", "1"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "dataset 1 was removed from the list, so `status` has no line for it; `lodge \
+           history 1` lists what it deposited",
+        ],
+    );
+    assert!(!t.contains("what it left:"), "{t}");
 }
 
 /// `remove` says what a dataset deposited stays in `lodge history`: there and in the log it

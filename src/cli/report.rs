@@ -50,14 +50,30 @@ pub struct ItemFilter {
 /// removed from the list, its number, or its name or folder as its removal logged them
 /// (every removed one of that name): its jobs and events stay, under it. Anything else is
 /// the error naming the selector.
-fn dataset_or_removed(store: &Store, selector: &str) -> anyhow::Result<Vec<i64>> {
+fn dataset_or_removed(store: &Store, selector: &str, listing: Listing) -> anyhow::Result<Vec<i64>> {
     let e = match super::add::select_datasets(store, &[selector.to_string()], false) {
         Ok(named) => return Ok(vec![named[0].id]),
         Err(e) => e,
     };
+    // `status` lists the datasets on the list: a removed one's deposits are in the history.
+    let left = |ids: &[i64], they: &str| match listing {
+        Listing::History => format!("; what {they} left:"),
+        Listing::Status => {
+            let ids: Vec<String> = ids.iter().map(i64::to_string).collect();
+            format!(
+                ", so `status` has no line for {}; `lodge history {}` lists what {they} \
+                 deposited",
+                if ids.len() == 1 { "it" } else { "them" },
+                ids.join(" ")
+            )
+        }
+    };
     match e.downcast_ref::<StoreError>() {
         Some(StoreError::RemovedDataset { id, .. }) => {
-            say_err!("dataset {id} was removed from the list; what it left:");
+            say_err!(
+                "dataset {id} was removed from the list{}",
+                left(&[*id], "it")
+            );
             Ok(vec![*id])
         }
         Some(StoreError::AmbiguousDataset { .. }) => Err(e),
@@ -81,20 +97,32 @@ fn dataset_or_removed(store: &Store, selector: &str) -> anyhow::Result<Vec<i64>>
                 .iter()
                 .map(|r| format!("{} {} ({})", r.id, r.name, r.path))
                 .collect();
+            let ids: Vec<i64> = removed.iter().map(|r| r.id).collect();
             say_err!(
-                "{} removed from the list; what {} left:",
+                "{} removed from the list{}",
                 match named.len() {
                     1 => format!("dataset {} was", named[0]),
                     _ => format!("datasets {} were", named.join(", ")),
                 },
-                match named.len() {
-                    1 => "it",
-                    _ => "they",
-                }
+                left(
+                    &ids,
+                    match named.len() {
+                        1 => "it",
+                        _ => "they",
+                    }
+                )
             );
             Ok(removed.into_iter().map(|r| r.id).collect())
         }
     }
+}
+
+/// Which report a dataset filter is for: `status` lists the datasets on the list, `history`
+/// every job, a removed dataset's too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Listing {
+    Status,
+    History,
 }
 
 /// The names of the removed datasets among `rows`' (whose `name` is `None`), by number.
@@ -118,13 +146,14 @@ impl ItemFilter {
     fn resolve(
         &self,
         store: &Store,
+        listing: Listing,
     ) -> anyhow::Result<impl Fn(Option<i64>, Option<&str>, &str) -> bool> {
         let datasets: Option<HashSet<i64>> = match self.datasets.is_empty() {
             true => None,
             false => Some(
                 self.datasets
                     .iter()
-                    .map(|selector| dataset_or_removed(store, selector))
+                    .map(|selector| dataset_or_removed(store, selector, listing))
                     .collect::<anyhow::Result<Vec<_>>>()?
                     .into_iter()
                     .flatten()
@@ -159,7 +188,7 @@ impl ItemFilter {
 
 pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
-    let wanted = filter.resolve(&store)?;
+    let wanted = filter.resolve(&store, Listing::Status)?;
     let all_rows = store.status_rows()?;
     let listed = all_rows.len();
     let failed_items = all_rows.iter().filter(|r| r.state == "failed").count() as u64;
@@ -441,7 +470,7 @@ pub fn history(
     csv: bool,
 ) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
-    let wanted = filter.resolve(&store)?;
+    let wanted = filter.resolve(&store, Listing::History)?;
     let all_rows = store.history()?;
     let listed = all_rows.len();
     let mut rows: Vec<_> = all_rows
@@ -570,7 +599,9 @@ pub async fn log(
     };
     let filter = match (dataset, job) {
         // One name, one dataset (or the error naming it), a removed one's number included.
-        (Some(selector), _) => LogFilter::Dataset(dataset_or_removed(&store, selector)?),
+        (Some(selector), _) => {
+            LogFilter::Dataset(dataset_or_removed(&store, selector, Listing::History)?)
+        }
         // Named the way `lodge retry` names a job that does not exist.
         (None, Some(id)) => LogFilter::Job(store.job(id)?.id),
         (None, None) => LogFilter::All,
