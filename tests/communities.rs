@@ -116,6 +116,12 @@ async fn a_community_the_site_does_not_have_is_refused_before_a_draft_is_made() 
              check its short name, the part after /communities/ in its address",
             // Restricted to its members: about the community, so the target is not paused.
             "communities[1]: InvenioRDM has no community 'lab-internal' this account can see",
+            // And where that is fixed.
+            &format!(
+                "— fix what it names (the metadata: `lodge add {}` with the flags that change \
+                 it, or the window's details), then deposit again",
+                folder.display()
+            ),
         ],
     );
     let store = lodge::store::Store::open(&lab.path("lodge.db")).unwrap();

@@ -679,6 +679,21 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
     })
 }
 
+/// For a job the server (or Lodge's check of what it takes) refused: where what it names
+/// is fixed. Sent again unchanged, it would be refused the same way.
+fn refusal_hint(job: &JobRow) -> String {
+    match (&job.dataset_path, job.last_error.as_deref()) {
+        (Some(path), Some(error)) if job.dataset_id.is_some() && error.starts_with("rejected") => {
+            format!(
+                " — fix what it names (the metadata: `lodge add {}` with the flags that \
+                 change it, or the window's details), then deposit again",
+                super::output::shell_word(path)
+            )
+        }
+        _ => String::new(),
+    }
+}
+
 /// A rejected job's recorded cause after "was": as recorded when it says "rejected"
 /// itself (a server's refusal), else within "rejected (…)".
 fn refusal_of(job: &JobRow) -> String {
@@ -935,11 +950,12 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
             ),
             JobState::Rejected => (
                 format!(
-                    "rejected  {name} (job {}){shared} at {}: {}{}",
+                    "rejected  {name} (job {}){shared} at {}: {}{}{}",
                     job.id,
                     job.target,
                     job.last_error.as_deref().unwrap_or("refused"),
-                    rescan_hint(job)
+                    rescan_hint(job),
+                    refusal_hint(job)
                 ),
                 job.state.as_str(),
             ),
