@@ -1463,7 +1463,7 @@ async fn zenodo_and_invenio_urls_deposit_with_a_token_and_a_missing_token_names_
             &format!("{invenio} is paused: not authorised (HTTP 401)"),
             &format!(
                 "give the right token with --token (or LODGE_TOKEN), then deposit it again \
-                 (`lodge deposit --target {invenio} 1`)"
+                 (`lodge deposit --target {invenio} 1 --token TOKEN`)"
             ),
         ],
     );

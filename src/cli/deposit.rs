@@ -14,7 +14,7 @@ use super::folder::FolderNow;
 use super::incomplete::{Incomplete, print_incomplete};
 use super::output::{BytesInFlight, DatasetNames, items_progress_bar, time_text};
 use super::output::{say, say_err};
-use super::target_arg::{open_by_scope, open_deposit_target, takes_token_per_run, target_argument};
+use super::target_arg::{deposit_command, open_by_scope, open_deposit_target, takes_token_per_run};
 use super::{Database, EngineArgs};
 use crate::content::ContentKey;
 use crate::engine::requeue::{LeftAsItWas, why_left};
@@ -665,10 +665,7 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
         // Queued, running or waiting: not ended, so already on its way.
         _ => {
             let run = match job.dataset_id {
-                Some(dataset) => format!(
-                    "`lodge deposit --target {} {dataset}`",
-                    super::output::shell_word(&target_argument(store, &job.target))
-                ),
+                Some(dataset) => format!("`{}`", deposit_command(store, &job.target, dataset)),
                 None => "`lodge deposit`".to_string(),
             };
             format!(
@@ -728,11 +725,10 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             format!(
                 "job {id} failed, but {} was scanned again since it was queued and its key \
                  changed ({}{now}): what the job was to deposit is no longer in the folder. \
-                 Deposit the folder as it is now: `lodge deposit --target {} {}`",
+                 Deposit the folder as it is now: `{}`",
                 dataset.name,
                 job.key.short(),
-                super::output::shell_word(&target_argument(store, &job.target)),
-                dataset.id
+                deposit_command(store, &job.target, dataset.id)
             )
         }
         LeftAsItWas::AnotherOnItsWay(other) => format!(

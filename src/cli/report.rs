@@ -9,7 +9,7 @@ use super::Database;
 use super::deposit::{how_to_resume, retry_hint};
 use super::output::{DatasetNames, check_json, time_text};
 use super::output::{say, say_err};
-use super::target_arg::target_argument;
+use super::target_arg::{deposit_command, target_argument};
 use crate::catalog::FolderChange;
 use crate::engine::verify::verdict_of;
 use crate::store::{DatasetRow, EventKind, EventRow, StatusRow, Store, StoreError};
@@ -328,11 +328,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         if r.state == "running"
             && let Some(job) = r.job
         {
-            let resume = format!(
-                "lodge deposit --target {} {}",
-                super::output::shell_word(&target_argument(&store, scope)),
-                r.dataset
-            );
+            let resume = deposit_command(&store, scope, r.dataset);
             if let Some(note) = super::output::running_note(&store.job(job)?, &resume) {
                 say!("       {note}");
             }
@@ -341,9 +337,8 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         if matches!(r.state.as_str(), "queued" | "waiting") && paused.is_none() {
             say!(
                 "       on the queue: sent while a `lodge deposit` or the window works on \
-                 {target}; `lodge deposit --target {} {}` sends it now",
-                super::output::shell_word(&target_argument(&store, scope)),
-                r.dataset
+                 {target}; `{}` sends it now",
+                deposit_command(&store, scope, r.dataset)
             );
         }
         if let Some(reason) = paused {
@@ -371,10 +366,8 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 None => "queued before its last scan".to_string(),
             };
             say!(
-                "       {before}; this content is not deposited here yet: \
-                 `lodge deposit --target {} {}`",
-                super::output::shell_word(&target_argument(&store, scope)),
-                r.dataset
+                "       {before}; this content is not deposited here yet: `{}`",
+                deposit_command(&store, scope, r.dataset)
             );
         }
     }

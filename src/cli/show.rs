@@ -10,7 +10,7 @@ use super::Database;
 use super::folder::FolderNow;
 use super::output::say;
 use super::output::{check_json, time_text};
-use super::target_arg::TargetNames;
+use super::target_arg::{TargetNames, deposit_command};
 use crate::content::{ContentDocument, Metadata, citation};
 use crate::engine::verify::verdict_of;
 use crate::store::{
@@ -377,27 +377,17 @@ fn print_text(
                 say!("            {}", replayed_since(again));
             }
             if j.state == JobState::Running {
-                let resume = format!(
-                    "lodge deposit --target {} {}",
-                    super::output::shell_word(&super::target_arg::target_argument(
-                        store, &j.target
-                    )),
-                    d.id
-                );
+                let resume = deposit_command(store, &j.target, d.id);
                 if let Some(note) = super::output::running_note(j, &resume) {
                     say!("            {note}");
                 }
             }
             if let Some(reason) = paused_for {
                 say!(
-                    "            {} is paused: {reason} — {}, then deposit it again \
-                     (`lodge deposit --target {} {}`)",
+                    "            {} is paused: {reason} — {}, then deposit it again (`{}`)",
                     names.of(&j.target),
                     super::deposit::how_to_resume(reason, &j.target),
-                    super::output::shell_word(&super::target_arg::target_argument(
-                        store, &j.target
-                    )),
-                    d.id
+                    deposit_command(store, &j.target, d.id)
                 );
             }
             if let Some((intact, what)) = checks.get(&j.id).and_then(verdict_of) {
@@ -415,11 +405,8 @@ fn print_text(
                     // `retry` would refuse it: what it was to send is no longer the folder.
                     say!(
                         "            scanned again since: deposit the folder as it is now \
-                         (`lodge deposit --target {} {}`)",
-                        super::output::shell_word(&super::target_arg::target_argument(
-                            store, &j.target
-                        )),
-                        d.id
+                         (`{}`)",
+                        deposit_command(store, &j.target, d.id)
                     );
                 } else if retryable.contains(&j.id) {
                     say!(

@@ -236,6 +236,23 @@ pub(super) fn takes_token_per_run(scope_id: &str) -> bool {
         || (crate::targets::is_token_target_url(scope_id) && saved_token_target(scope_id).is_none())
 }
 
+/// The `lodge deposit` that sends dataset `dataset` to the target with identity
+/// `scope_id`, as it can be run: `--target` as [`target_argument`] gives it, and for a
+/// DataCite, Zenodo or InvenioRDM target used by URL (its token given with each run) the
+/// `--token` it needs.
+pub(super) fn deposit_command(store: &Store, scope_id: &str, dataset: i64) -> String {
+    let token = match crate::targets::is_token_target_url(scope_id)
+        && saved_token_target(scope_id).is_none()
+    {
+        true => " --token TOKEN",
+        false => "",
+    };
+    format!(
+        "lodge deposit --target {} {dataset}{token}",
+        super::output::shell_word(&target_argument(store, scope_id))
+    )
+}
+
 /// The DataCite, Zenodo or InvenioRDM target saved with identity `scope_id`, if there is
 /// one: its name and configuration.
 fn saved_token_target(scope_id: &str) -> Option<&'static (String, crate::config::TargetConfig)> {
