@@ -448,7 +448,7 @@ fn open_with(
     }
     if let Some(rest) = url.strip_prefix("webdav+") {
         let parsed = Url::parse(rest).map_err(|e| err(format!("'{url}': {e}")))?;
-        check_transport(&parsed, t.allow_insecure).map_err(err)?;
+        let transport = check_transport(&parsed, t.allow_insecure);
         // A fragment names no folder: the deposits would go to the folder before it,
         // without a word. The query is the layout's (`?layout=folders`), the target's own
         // check below refuses any other.
@@ -458,14 +458,19 @@ fn open_with(
                  give the folder's URL alone, and write a '#' in a folder's name as %23"
             )));
         }
-        let target = WebDavTarget::new(name, rest, creds)
-            .map_err(err)?
-            .with_files_at_once(files_at_once)
-            .credentials_stored_by(fix(credentials::add_secret_command(
-                name,
-                t,
-                "--secret-stdin",
-            )));
+        // Both problems at once, when it has both: one fix does not reveal the next.
+        let target = match (transport, WebDavTarget::new(name, rest, creds)) {
+            (Ok(()), Ok(target)) => target,
+            (Err(insecure), Ok(_)) => return Err(err(insecure)),
+            (Ok(()), Err(e)) => return Err(err(e)),
+            (Err(insecure), Err(e)) => return Err(err(format!("{e}; and {insecure}"))),
+        }
+        .with_files_at_once(files_at_once)
+        .credentials_stored_by(fix(credentials::add_secret_command(
+            name,
+            t,
+            "--secret-stdin",
+        )));
         return Ok(Arc::new(target.secret_from_env(t.secret_env.clone())));
     }
     if let Some(rest) = url.strip_prefix("sandbox+") {
@@ -666,6 +671,25 @@ mod tests {
         assert_eq!(describe_settings(&t), "8 files at once");
         t.files_at_once = None;
         assert_eq!(describe_settings(&t), "");
+    }
+
+    #[test]
+    fn a_webdav_url_with_two_problems_is_refused_naming_both() {
+        let t = TargetConfig {
+            url: "webdav+http://dav.example.org/remote.php/dav?x=1".into(),
+            ..TargetConfig::default()
+        };
+        let said = identity_of("dav", &t).unwrap_err().to_string();
+        assert!(
+            said.contains("'x' is not an option") && said.contains("plain http"),
+            "{said}"
+        );
+        let one = TargetConfig {
+            allow_insecure: true,
+            ..t
+        };
+        let said = identity_of("dav", &one).unwrap_err().to_string();
+        assert!(!said.contains("plain http"), "{said}");
     }
 
     #[test]
