@@ -1640,17 +1640,7 @@ async fn failed_jobs_of_a_removed_dataset_or_a_since_deposited_key_are_history_n
         &metadata("Dropped"),
     );
     let url = sandbox.target_url();
-    sandbox.set_faults(FaultConfig {
-        fail_before_commit: 1.0,
-        ..FaultConfig::default()
-    });
-    let out = lodge_with(
-        &db,
-        &["deposit", "--all", "--target", &url, "--max-attempts", "1"],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    sandbox.set_faults(FaultConfig::default());
+    every_deposit_fails_once(&sandbox, &db).await;
 
     assert!(lodge_with(&db, &["remove", "2"]).await.status.success());
     std::fs::write(kept.join("more.csv"), b"3").unwrap();
@@ -2877,6 +2867,23 @@ async fn show_prints_what_a_deposit_will_send_and_every_deposit_of_the_dataset()
     );
 }
 
+/// `lodge deposit --all` to `sandbox` while it fails every write, one attempt each: every
+/// job ends failed. The sandbox answers again afterwards.
+async fn every_deposit_fails_once(sandbox: &lodge::sandbox::RunningSandbox, db: &Path) {
+    sandbox.set_faults(FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    });
+    let url = sandbox.target_url();
+    let out = lodge_with(
+        db,
+        &["deposit", "--all", "--target", &url, "--max-attempts", "1"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    sandbox.set_faults(FaultConfig::default());
+}
+
 /// The totals count jobs, the items each dataset's latest per target: a failed job of a
 /// dataset's earlier key is counted but is no item, and `status` says where it is, so the
 /// two never seem to disagree; filtered, the totals say they are every item's.
@@ -2888,17 +2895,7 @@ async fn a_failed_job_of_an_earlier_key_counted_in_the_totals_is_said_to_be_in_t
     let store = lab.store("lodge.db");
     let folder = lab.numbered_folder(1);
     add(&store, &folder, &metadata("One"));
-    let url = sandbox.target_url();
-    sandbox.set_faults(FaultConfig {
-        fail_before_commit: 1.0,
-        ..FaultConfig::default()
-    });
-    let out = lodge_with(
-        &db,
-        &["deposit", "--all", "--target", &url, "--max-attempts", "1"],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    every_deposit_fails_once(&sandbox, &db).await;
     std::fs::write(folder.join("more.csv"), b"3").unwrap();
     assert!(lodge_with(&db, &["scan", "1"]).await.status.success());
 

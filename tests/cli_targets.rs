@@ -1788,31 +1788,47 @@ async fn a_target_used_by_url_is_tested_with_its_token_and_says_how_it_prevents_
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
 }
 
-/// `verify` of a deposit whose saved S3 target was removed from the config says to add the
-/// target again: it advised depositing the datasets elsewhere, which checks nothing.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn verify_of_a_removed_s3_target_says_to_add_it_again_not_to_deposit_elsewhere() {
-    let lab = Lab::new();
+/// `lodge ARGS` with moto's access key in `T_AK` and `T_SK`, where the S3 targets these
+/// tests save read it.
+fn with_s3_keys(lab: &Lab, args: &[&str]) -> std::process::Command {
+    let mut cmd = lodge_in(lab);
+    cmd.env("T_AK", support::s3::ACCESS_KEY)
+        .env("T_SK", support::s3::SECRET_KEY)
+        .args(args);
+    cmd
+}
+
+/// A new bucket on moto saved as the S3 target `name` (prefix `p`), and dataset 1 deposited
+/// to it; the lab's store.
+async fn deposited_to_a_saved_s3_target(
+    lab: &Lab,
+    name: &str,
+    bucket: &str,
+) -> std::sync::Arc<lodge::store::Store> {
     let moto = servers::moto();
-    support::s3::create_bucket(moto, "verify-removed").await;
-    let out = lodge_in(&lab)
-        .args(["target", "add", "gone-s3", "s3://verify-removed/p"])
+    support::s3::create_bucket(moto, bucket).await;
+    let out = lodge_in(lab)
+        .args(["target", "add", name, &format!("s3://{bucket}/p")])
         .args(["--endpoint", moto])
         .args(["--access-key-env", "T_AK", "--secret-env", "T_SK"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
     let store = lab.store("lodge.db");
-    add_dataset(&store, &lab);
-    let with_keys = |args: &[&str]| {
-        let mut cmd = lodge_in(&lab);
-        cmd.env("T_AK", support::s3::ACCESS_KEY)
-            .env("T_SK", support::s3::SECRET_KEY)
-            .args(args);
-        cmd
-    };
-    let out = run(with_keys(&["deposit", "--all", "--target", "gone-s3"])).await;
+    add_dataset(&store, lab);
+    let out = run(with_s3_keys(lab, &["deposit", "--all", "--target", name])).await;
     assert!(out.status.success(), "{}", text(&out));
+    store
+}
+
+/// `verify` of a deposit whose saved S3 target was removed from the config says to add the
+/// target again: it advised depositing the datasets elsewhere, which checks nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn verify_of_a_removed_s3_target_says_to_add_it_again_not_to_deposit_elsewhere() {
+    let lab = Lab::new();
+    let moto = servers::moto();
+    deposited_to_a_saved_s3_target(&lab, "gone-s3", "verify-removed").await;
+    let with_keys = |args: &[&str]| with_s3_keys(&lab, args);
     let out = run(with_keys(&["target", "remove", "gone-s3"])).await;
     assert!(out.status.success(), "{}", text(&out));
 
@@ -1840,25 +1856,8 @@ async fn verify_of_a_removed_s3_target_says_to_add_it_again_not_to_deposit_elsew
 async fn an_emptied_bucket_is_repaired_files_and_record_under_the_same_identifier() {
     let lab = Lab::new();
     let moto = servers::moto();
-    support::s3::create_bucket(moto, "emptied-by-hand").await;
-    let out = lodge_in(&lab)
-        .args(["target", "add", "lab-s3", "s3://emptied-by-hand/p"])
-        .args(["--endpoint", moto])
-        .args(["--access-key-env", "T_AK", "--secret-env", "T_SK"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    let store = lab.store("lodge.db");
-    add_dataset(&store, &lab);
-    let with_keys = |args: &[&str]| {
-        let mut cmd = lodge_in(&lab);
-        cmd.env("T_AK", support::s3::ACCESS_KEY)
-            .env("T_SK", support::s3::SECRET_KEY)
-            .args(args);
-        cmd
-    };
-    let out = run(with_keys(&["deposit", "--all", "--target", "lab-s3"])).await;
-    assert!(out.status.success(), "{}", text(&out));
+    let store = deposited_to_a_saved_s3_target(&lab, "lab-s3", "emptied-by-hand").await;
+    let with_keys = |args: &[&str]| with_s3_keys(&lab, args);
     let identifier = store.job(1).unwrap().identifier.unwrap();
     let held = support::s3::list_objects(moto, "emptied-by-hand", "p/").await;
     assert!(held.len() >= 2, "files and record: {held:?}");

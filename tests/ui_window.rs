@@ -2815,10 +2815,9 @@ fn closing_with_metadata_edits_not_saved_asks_first_naming_the_datasets() {
     );
 }
 
-/// A deposit asked for while sending is paused waits for Resume, not for its turn, and
-/// its row says so: "Queued · paused", and on hover how to send it. Resume sends it.
-#[test]
-fn a_deposit_queued_while_paused_says_paused_until_resume_sends_it() {
+/// A window whose Pause was pressed, then a dataset's Deposit: the dataset's id, its row
+/// *Queued · paused*.
+fn deposit_asked_while_paused() -> (Window, i64) {
     let mut w = Window::open(FaultConfig::default());
     let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     w.harness.get_by_label("⏸ Pause").click();
@@ -2826,12 +2825,16 @@ fn a_deposit_queued_while_paused_says_paused_until_resume_sends_it() {
     w.harness.step();
     w.harness.get_by_label("Deposit").click();
     w.wait("the deposit queued", |app| {
-        matches!(app.status_of(id), Some(DedupStatus::Queued { .. }))
+        app.status_of(id) == Some(DedupStatus::Queued { paused: true })
     });
-    assert_eq!(
-        w.app().status_of(id),
-        Some(DedupStatus::Queued { paused: true })
-    );
+    (w, id)
+}
+
+/// A deposit asked for while sending is paused waits for Resume, not for its turn, and
+/// its row says so: "Queued · paused", and on hover how to send it. Resume sends it.
+#[test]
+fn a_deposit_queued_while_paused_says_paused_until_resume_sends_it() {
+    let (mut w, id) = deposit_asked_while_paused();
     w.harness.step();
     w.harness.get_by_label("⌛ Queued · paused");
     assert_eq!(
@@ -2850,16 +2853,7 @@ fn a_deposit_queued_while_paused_says_paused_until_resume_sends_it() {
 /// moves. Resume sends it, and the window after that opens sending.
 #[test]
 fn a_window_closed_paused_opens_paused_and_sends_nothing_until_resume() {
-    let mut w = Window::open(FaultConfig::default());
-    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
-    w.harness.get_by_label("⏸ Pause").click();
-    w.wait("sending paused", |app| !app.model.engine_running);
-    w.harness.step();
-    w.harness.get_by_label("Deposit").click();
-    w.wait("the deposit queued", |app| {
-        app.status_of(id) == Some(DedupStatus::Queued { paused: true })
-    });
-
+    let (w, id) = deposit_asked_while_paused();
     let mut w = w.reopen();
     w.wait("the notice", |app| {
         !notices_with(
