@@ -284,6 +284,30 @@ fn verify_deposited_checks_every_deposit_and_names_the_damaged_one() {
     assert_eq!(w.log_of("damaged").len(), 1);
 }
 
+/// A dataset edited since its deposit reads *New version*, but its record is still there,
+/// cited by people: *Verify deposited* checks it too, as `lodge verify --all` does, and
+/// names what it lost.
+#[test]
+fn verify_deposited_checks_the_record_of_a_dataset_waiting_on_its_new_version() {
+    let mut w = Window::open(FaultConfig::default());
+    let soil = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&soil);
+    w.deposit_row(id);
+    w.retitle(id, " revised");
+    w.wait("a new version", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::NewVersion { .. }))
+    });
+    let cff = std::fs::read(soil.join("CITATION.cff")).unwrap();
+    std::fs::remove_file(w.sandbox_blob(&cff)).unwrap();
+
+    w.harness.step();
+    let (_, said) = w.press_for_notice("Verify deposited (1)", "damaged");
+    assert!(
+        said.contains("soil-cores (CITATION.cff is missing)"),
+        "{said}"
+    );
+}
+
 /// *Verify deposited* sits beside the list and checks what the list shows: with a search,
 /// only the deposits of the datasets it finds.
 #[test]

@@ -112,10 +112,13 @@ impl TableState {
             if kind == StatusKind::ChangedSinceScan && r.id > 0 {
                 self.changed_ids.push(r.id);
             }
-            if matches!(
+            // Any record of it there, the current key's or an earlier one's (a row that reads
+            // *New version* or *Changed since scan* still has its earlier record to check).
+            let has_record = matches!(
                 kind,
                 StatusKind::Deposited | StatusKind::AlreadyDeposited | StatusKind::Damaged
-            ) {
+            ) || r.jobs.get(target).is_some_and(|j| j.state.is_landed());
+            if has_record && r.id > 0 {
                 self.landed_ids.push(r.id);
             }
             rows.push((r.id, kind, r));
