@@ -3490,3 +3490,28 @@ fn retry_all_failed_says_it_is_of_the_picked_target() {
     }
     w.harness.get_by_label(said);
 }
+
+/// Ctrl+F searches the view shown: in the History, its own search, not the datasets'.
+#[test]
+fn ctrl_f_in_the_history_focuses_the_historys_search() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.deposit_row(id);
+    w.harness.get_by_label("History").click();
+    w.wait("the job listed", |app| {
+        app.model.history.as_ref().is_some_and(|h| !h.is_empty())
+    });
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::F);
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Search:").type_text("soil");
+    w.harness.step();
+    assert_eq!(
+        w.app().view,
+        lodge::ui::View::History,
+        "stays in the History"
+    );
+    assert_eq!(w.app().history.search, "soil");
+    assert_eq!(w.app().table.search, "", "not the datasets' search");
+}

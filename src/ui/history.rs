@@ -55,6 +55,8 @@ const STATES: [&str; 7] = [
 #[derive(Default)]
 pub struct HistoryState {
     pub search: String,
+    /// Ctrl+F was pressed in this view: its search takes the keyboard at the next frame.
+    pub focus_search: bool,
     pub state: Option<&'static str>,
     pub target: Option<String>,
     pub since: Since,
@@ -243,12 +245,16 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
 fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
     ui.horizontal_wrapped(|ui| {
         let l = ui.label("Search:");
-        ui.add(
-            egui::TextEdit::singleline(&mut app.history.search)
-                .hint_text("dataset, title, record or key")
-                .desired_width(220.0),
-        )
-        .labelled_by(l.id);
+        let search = ui
+            .add(
+                egui::TextEdit::singleline(&mut app.history.search)
+                    .hint_text("dataset, title, record or key (Ctrl+F)")
+                    .desired_width(220.0),
+            )
+            .labelled_by(l.id);
+        if std::mem::take(&mut app.history.focus_search) {
+            search.request_focus();
+        }
         let l = ui.label("Status:");
         egui::ComboBox::from_id_salt("history_state")
             .selected_text(app.history.state.unwrap_or("All"))

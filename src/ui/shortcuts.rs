@@ -1,4 +1,4 @@
-//! Keyboard shortcuts: Ctrl+O add a folder, Ctrl+F search, Ctrl+R retry the selected
+//! Keyboard shortcuts: Ctrl+O add a folder, Ctrl+F search (the view's own), Ctrl+R retry the selected
 //! dataset, Delete remove it (with confirmation when it has history), Up and Down move the
 //! selection through the table, Escape closes the details.
 
@@ -18,9 +18,12 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
     if ctx.input_mut(|i| i.consume_shortcut(&ADD)) {
         app.send(Command::PickFolder);
     }
+    // The search of the view shown: the History has its own.
     if ctx.input_mut(|i| i.consume_shortcut(&SEARCH)) {
-        app.view = View::Datasets;
-        app.table.focus_search = true;
+        match app.view {
+            View::Datasets => app.table.focus_search = true,
+            View::History => app.history.focus_search = true,
+        }
     }
     if ctx.input_mut(|i| i.consume_shortcut(&RETRY))
         && let Some(id) = app.selected
