@@ -1,9 +1,85 @@
 //! The deposit history as a file: the CSV and JSON of `lodge history --csv|--json` and of
 //! the window's Export, written in one place so the two say the same.
 
+use std::collections::HashMap;
 use std::time::{Duration, UNIX_EPOCH};
 
-use crate::store::HistoryRow;
+use crate::store::{HistoryRow, Store, StoreError};
+
+/// The history as both write it: the jobs' stored rows, which of them are of a dataset
+/// removed from the list since (named as its removal logged it), and the names the targets
+/// are saved under.
+pub struct HistoryFile {
+    rows: Vec<HistoryRow>,
+    removed: Vec<bool>,
+    target_names: HashMap<String, String>,
+}
+
+impl HistoryFile {
+    /// `rows` of `store`'s history, a removed dataset's named as its removal logged it;
+    /// `target_names` the saved targets' names by identity ([`crate::config::saved_target_names`]).
+    pub fn of(
+        store: &Store,
+        mut rows: Vec<HistoryRow>,
+        target_names: HashMap<String, String>,
+    ) -> Result<HistoryFile, StoreError> {
+        let removed: Vec<bool> = rows.iter().map(|r| r.name.is_none()).collect();
+        if removed.iter().any(|r| *r) {
+            let names: HashMap<i64, String> = store
+                .removed_datasets()?
+                .into_iter()
+                .map(|r| (r.id, r.name))
+                .collect();
+            for r in rows.iter_mut().filter(|r| r.name.is_none()) {
+                r.name = r.dataset.and_then(|id| names.get(&id).cloned());
+            }
+        }
+        Ok(HistoryFile {
+            rows,
+            removed,
+            target_names,
+        })
+    }
+
+    /// The rows, a removed dataset's named as its removal logged it.
+    pub fn rows(&self) -> &[HistoryRow] {
+        &self.rows
+    }
+
+    /// Whether the dataset of the `i`th row was removed from the list.
+    pub fn removed(&self, i: usize) -> bool {
+        self.removed[i]
+    }
+
+    /// As JSON ([`to_json`]), each job with `removed` and `target_name` (or null).
+    pub fn to_json(&self) -> serde_json::Result<serde_json::Value> {
+        let mut json = to_json(&self.rows)?;
+        if let Some(jobs) = json.as_array_mut() {
+            for ((job, removed), r) in jobs.iter_mut().zip(&self.removed).zip(&self.rows) {
+                job["removed"] = (*removed).into();
+                job["target_name"] = self.target_names.get(&r.target).cloned().into();
+            }
+        }
+        Ok(json)
+    }
+
+    /// As CSV ([`write_csv`]), a removed dataset's name followed by "(removed)".
+    pub fn write_csv(&self, out: impl std::io::Write) -> Result<(), csv::Error> {
+        let rows: Vec<HistoryRow> = self
+            .rows
+            .iter()
+            .zip(&self.removed)
+            .map(|(r, removed)| HistoryRow {
+                name: match removed {
+                    true => r.name.as_ref().map(|n| format!("{n} (removed)")),
+                    false => r.name.clone(),
+                },
+                ..r.clone()
+            })
+            .collect();
+        write_csv(&rows, out)
+    }
+}
 
 /// The CSV's columns, in order.
 pub const CSV_COLUMNS: [&str; 13] = [

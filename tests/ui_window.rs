@@ -896,7 +896,8 @@ fn a_failed_job_of_a_dataset_scanned_again_since_offers_no_retry_in_the_history(
 }
 
 /// Export CSV and Export JSON in the history write the files `lodge history --csv` and
-/// `--json` print: the same columns, times as text, a formula-like title written as text.
+/// `--json` print: the same columns and fields, times as text, a formula-like title written
+/// as text.
 #[test]
 fn history_export_writes_the_command_lines_csv_and_json() {
     let mut w = Window::open(FaultConfig::default());
@@ -940,6 +941,10 @@ fn history_export_writes_the_command_lines_csv_and_json() {
         "{json}"
     );
     assert!(json[0]["created_at"].is_i64(), "{json}");
+    // As `history --json`: whether the dataset was removed, and the target's saved name
+    // (none for the built-in sandbox).
+    assert_eq!(json[0]["removed"], false, "{json}");
+    assert!(json[0]["target_name"].is_null(), "{json}");
 }
 
 /// A Retry that cannot re-queue its job says why, for that job: here its dataset was

@@ -1021,6 +1021,7 @@ impl Core {
     /// Write the history (every job, or just `jobs`, in the history's order) to a file.
     async fn export(&self, format: ExportFormat, jobs: Option<Vec<i64>>) {
         let dir = self.config.paths.export_dir.clone();
+        let config_file = self.config.paths.config_file.clone();
         let store = self.store.clone();
         let written = tokio::task::spawn_blocking(move || {
             let mut rows = store.history().map_err(|e| e.to_string())?;
@@ -1029,8 +1030,13 @@ impl Core {
                 let jobs: HashSet<i64> = jobs.into_iter().collect();
                 rows.retain(|r| jobs.contains(&r.job));
             }
-            let path = write_history(&dir, format, &rows)?;
-            Ok::<_, String>((path, rows.len(), all))
+            // The files `lodge history --csv|--json` writes.
+            let names = crate::config::saved_target_names(&config_file);
+            let file = crate::history_file::HistoryFile::of(&store, rows, names)
+                .map_err(|e| e.to_string())?;
+            let rows = file.rows().len();
+            let path = write_history(&dir, format, &file)?;
+            Ok::<_, String>((path, rows, all))
         })
         .await
         .unwrap_or_else(|e| Err(e.to_string()));

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::store::HistoryRow;
+use crate::history_file::HistoryFile;
 
 /// The file formats history exports to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +26,7 @@ impl ExportFormat {
 pub fn write_history(
     dir: &Path,
     format: ExportFormat,
-    rows: &[HistoryRow],
+    history: &HistoryFile,
 ) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| {
         format!(
@@ -41,14 +41,16 @@ pub fn write_history(
     let fail = |e: String| format!("cannot write {}: {e}", path.display());
     match format {
         ExportFormat::Json => {
-            let text = crate::history_file::to_json(rows)
+            let text = history
+                .to_json()
                 .and_then(|json| serde_json::to_string_pretty(&json))
                 .map_err(|e| fail(e.to_string()))?;
             std::fs::write(&path, text).map_err(|e| fail(e.to_string()))?;
         }
         ExportFormat::Csv => {
             let file = std::fs::File::create(&path).map_err(|e| fail(e.to_string()))?;
-            crate::history_file::write_csv(rows, std::io::BufWriter::new(file))
+            history
+                .write_csv(std::io::BufWriter::new(file))
                 .map_err(|e| fail(e.to_string()))?;
         }
     }

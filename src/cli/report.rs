@@ -125,21 +125,6 @@ enum Listing {
     History,
 }
 
-/// The names of the removed datasets among `rows`' (whose `name` is `None`), by number.
-fn removed_names(
-    store: &Store,
-    rows: &[crate::store::HistoryRow],
-) -> anyhow::Result<HashMap<i64, String>> {
-    if rows.iter().all(|r| r.name.is_some()) {
-        return Ok(HashMap::new());
-    }
-    Ok(store
-        .removed_datasets()?
-        .into_iter()
-        .map(|r| (r.id, r.name))
-        .collect())
-}
-
 impl ItemFilter {
     /// The test of a line's dataset, target and state, with the names looked up once (an
     /// unknown one is an error).
@@ -466,37 +451,24 @@ pub fn history(
     let wanted = filter.resolve(&store, Listing::History)?;
     let all_rows = store.history()?;
     let listed = all_rows.len();
-    let mut rows: Vec<_> = all_rows
+    let rows: Vec<_> = all_rows
         .into_iter()
         .filter(|r| wanted(r.dataset, Some(&r.target), &r.state))
         .collect();
-    // A removed dataset's jobs keep its name, as its removal logged it.
-    let removed: Vec<bool> = rows.iter().map(|r| r.name.is_none()).collect();
-    let names = removed_names(&store, &rows)?;
-    for r in rows.iter_mut().filter(|r| r.name.is_none()) {
-        r.name = r.dataset.and_then(|id| names.get(&id).cloned());
-    }
+    // A removed dataset's jobs keep its name, as its removal logged it; the file formats
+    // are the window's Export's.
+    let file = crate::history_file::HistoryFile::of(
+        &store,
+        rows,
+        crate::config::saved_target_names(&crate::config::config_path()),
+    )?;
     if json {
-        let mut json = crate::history_file::to_json(&rows)?;
-        // The saved target's name beside its identity, as the plain listing shows it.
-        let targets = super::target_arg::TargetNames::load();
-        if let Some(json) = json.as_array_mut() {
-            for ((row, removed), r) in json.iter_mut().zip(&removed).zip(&rows) {
-                row["removed"] = (*removed).into();
-                row["target_name"] = targets.saved(&r.target).into();
-            }
-        }
-        say!("{}", serde_json::to_string_pretty(&json)?);
+        say!("{}", serde_json::to_string_pretty(&file.to_json()?)?);
     } else if csv {
-        for (r, _) in rows
-            .iter_mut()
-            .zip(&removed)
-            .filter(|(_, removed)| **removed)
-        {
-            r.name = r.name.as_ref().map(|n| format!("{n} (removed)"));
-        }
-        crate::history_file::write_csv(&rows, std::io::stdout())?;
+        file.write_csv(std::io::stdout())?;
     } else {
+        let rows = file.rows();
+        let removed: Vec<bool> = (0..rows.len()).map(|i| file.removed(i)).collect();
         if listed == 0 {
             say!("no deposits yet");
         } else if rows.is_empty() {

@@ -209,7 +209,7 @@ impl TargetNames {
     }
 
     /// The name the target with this identity is saved under, if it is.
-    pub(super) fn saved(&self, scope_id: &str) -> Option<&str> {
+    fn saved(&self, scope_id: &str) -> Option<&str> {
         self.names.get(scope_id).map(String::as_str)
     }
 }

@@ -101,6 +101,20 @@ pub struct Config {
     pub targets: BTreeMap<String, TargetConfig>,
 }
 
+/// The names the targets in the config file at `path` are saved under, by identity (the
+/// first name, by name, where two name one place); empty when the file cannot be read.
+pub fn saved_target_names(path: &Path) -> std::collections::HashMap<String, String> {
+    let mut names = std::collections::HashMap::new();
+    if let Ok(config) = Config::load(path) {
+        for (name, spec) in &config.targets {
+            if let Ok(scope) = scope_id_of(name, spec) {
+                names.entry(scope).or_insert_with(|| name.clone());
+            }
+        }
+    }
+    names
+}
+
 /// `LODGE_CONFIG`, or `config.toml` in the platform config directory
 /// (`~/.config/lodge/config.toml` on Linux).
 pub fn config_path() -> PathBuf {
