@@ -3520,3 +3520,21 @@ fn ctrl_f_in_the_history_focuses_the_historys_search() {
     assert_eq!(w.app().history.search, "soil");
     assert_eq!(w.app().table.search, "", "not the datasets' search");
 }
+
+/// An embargo whose end has come is warned of beside its date, as `lodge add` warns: the
+/// files would be open at once. (Here read from a `.zenodo.json` beside the CITATION.cff.)
+#[test]
+fn an_embargo_whose_end_has_come_is_warned_of_in_the_details() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    std::fs::write(
+        folder.join(".zenodo.json"),
+        r#"{"access_right": "embargoed", "embargo_date": "2020-01-31"}"#,
+    )
+    .unwrap();
+    let id = w.add_folder(&folder);
+    w.select(id);
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("The embargo ends on 2020-01-31, which has come");
+}

@@ -917,5 +917,22 @@ fn access_field(ui: &mut egui::Ui, form: &mut MetadataForm) -> bool {
                 .changed();
         }
     });
+    if form.access == AccessChoice::Embargoed
+        && let Some(said) = embargo_come(form.embargo_until.trim(), &crate::content::today())
+    {
+        ui.add(egui::Label::new(RichText::new(said).color(ui.visuals().warn_fg_color)).wrap());
+    }
     changed
+}
+
+/// What to say of an embargo whose end (`until`, a calendar day) has come by `today`: the
+/// files would be open at once, and Zenodo and InvenioRDM refuse it (as `lodge add` says).
+fn embargo_come(until: &str, today: &str) -> Option<String> {
+    (crate::content::is_calendar_date(until) && until <= today).then(|| {
+        format!(
+            "⚠ The embargo ends on {until}, which has come: the files would be open at once, \
+             and Zenodo and InvenioRDM refuse such an embargo. Give a later day, or choose \
+             Open to anyone."
+        )
+    })
 }
