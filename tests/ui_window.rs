@@ -3538,3 +3538,32 @@ fn an_embargo_whose_end_has_come_is_warned_of_in_the_details() {
     w.harness
         .get_by_label_contains("The embargo ends on 2020-01-31, which has come");
 }
+
+/// Settings' defaults go on every folder added: a name without its comma and a license
+/// that is not an SPDX identifier are pointed out there, with the fix a button puts in,
+/// as the details do for one dataset.
+#[test]
+fn settings_point_out_a_name_without_its_comma_and_a_license_repositories_get_as_text() {
+    let mut w = Window::open(FaultConfig::default());
+    w.open_settings();
+    w.replace_text("Your name", "Marie Curie");
+    w.replace_text("License", "CC BY 4.0");
+    w.harness
+        .get_by_label_contains("No comma: repositories would take your name");
+    w.harness.get_by_label_contains("Not an SPDX identifier");
+    w.harness.get_by_label("Use Curie, Marie").click();
+    // Its hint gone, the rows below move up: the next click where they are now.
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Use CC-BY-4.0").click();
+    w.harness.step();
+    w.harness.step();
+    let value = |w: &Window, label: &str| w.harness.get_by_label(label).value();
+    assert_eq!(value(&w, "Your name").as_deref(), Some("Curie, Marie"));
+    assert_eq!(value(&w, "License").as_deref(), Some("CC-BY-4.0"));
+    assert!(
+        w.harness
+            .query_by_label_contains("No comma: repositories would take your name")
+            .is_none()
+    );
+}

@@ -589,7 +589,7 @@ fn person_hint(ui: &mut egui::Ui, c: &mut CreatorFields) -> bool {
 
 /// Under the license: a license that is not an SPDX identifier is allowed, but goes to
 /// repositories as text only; where one is close, a button puts it in. True when pressed.
-fn license_hint(ui: &mut egui::Ui, license: &mut String) -> bool {
+pub(super) fn license_hint(ui: &mut egui::Ui, license: &mut String) -> bool {
     if license.trim().is_empty() || spdx_license_id(license).is_some() {
         return false;
     }

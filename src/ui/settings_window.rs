@@ -60,6 +60,33 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                     ui.end_row();
                 };
                 row(ui, "Your name", &mut editing.name, "Family, Given");
+                // As under a creator in the details: every folder added gets this name.
+                let creator = crate::content::Creator {
+                    name: editing.name.clone(),
+                    orcid: Some(editing.orcid.clone()),
+                    ror: None,
+                    affiliations: Vec::new(),
+                };
+                if let Some(meant) = crate::content::as_person(&creator) {
+                    ui.label("");
+                    ui.horizontal_wrapped(|ui| {
+                        ui.label(
+                            egui::RichText::new(
+                                "No comma: repositories would take your name as an \
+                                 organisation's.",
+                            )
+                            .weak(),
+                        );
+                        if ui
+                            .small_button(format!("Use {meant}"))
+                            .on_hover_text("A person is written \"Family, Given\"")
+                            .clicked()
+                        {
+                            editing.name = meant;
+                        }
+                    });
+                    ui.end_row();
+                }
                 row(ui, "Your ORCID iD", &mut editing.orcid, "0000-0000-0000-0000");
                 row(ui, "Affiliation", &mut editing.affiliation, "Institution");
                 row(
@@ -70,6 +97,12 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                 );
                 other_affiliations(ui, &mut editing.more_affiliations);
                 row(ui, "License", &mut editing.license, "CC-BY-4.0");
+                let license = editing.license.trim();
+                if !license.is_empty() && crate::content::spdx_license_id(license).is_none() {
+                    ui.label("");
+                    super::metadata_form::license_hint(ui, &mut editing.license);
+                    ui.end_row();
+                }
                 row(ui, "Publisher", &mut editing.publisher, "Institution or repository");
                 row(
                     ui,
