@@ -3567,3 +3567,31 @@ fn settings_point_out_a_name_without_its_comma_and_a_license_repositories_get_as
             .is_none()
     );
 }
+
+/// A deposited dataset whose edits were saved with a problem reads *New version*, its
+/// Deposit greyed out: the row says why, not the details alone.
+#[test]
+fn a_new_version_saved_with_a_problem_says_so_beside_its_badge() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.deposit_row(id);
+    w.select(id);
+    w.harness.get_by_label("Title").focus();
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    w.harness.key_press(egui::Key::Backspace);
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Save edits").click();
+    w.wait("saved with its problem", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| r.metadata.title.is_empty() && !r.problems.is_empty())
+    });
+    w.harness.step();
+    assert!(matches!(
+        w.app().status_of(id),
+        Some(DedupStatus::NewVersion { .. })
+    ));
+    w.harness.get_by_label("(metadata incomplete)");
+}

@@ -169,6 +169,17 @@ pub fn folder_missing_note(ui: &mut egui::Ui, path: &str) -> egui::Response {
         ))
 }
 
+/// Beside a *New version* badge whose metadata cannot be sent as it is (edits saved with
+/// problems): why its Deposit is greyed out.
+pub fn incomplete_note(ui: &mut egui::Ui, problems: usize) -> egui::Response {
+    ui.weak("(metadata incomplete)").on_hover_text(format!(
+        "The metadata has {}: select the row and fix {} in the details, then deposit the new \
+         version.",
+        crate::wording::count_of(problems as u64, "problem", "problems"),
+        if problems == 1 { "it" } else { "them" }
+    ))
+}
+
 /// Beside a deposit's badge, when the target makes drafts: what it made is not public yet.
 pub fn draft_note(ui: &mut egui::Ui) -> egui::Response {
     ui.weak("(as draft)").on_hover_text(

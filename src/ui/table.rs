@@ -395,6 +395,10 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                             if landed && app.model.folder_gone(entry.id) {
                                 badge::folder_missing_note(ui, &entry.path);
                             }
+                            if status.kind() == StatusKind::NewVersion && !entry.problems.is_empty()
+                            {
+                                badge::incomplete_note(ui, entry.problems.len());
+                            }
                         });
                         row.col(|ui| {
                             let edits = edits.get(&entry.id);
