@@ -394,7 +394,7 @@ impl Subject {
                         "{name} on {label} (record {recorded}): {sent}, but it is still \
                          damaged: {}. {}.",
                         listed(left),
-                        what_is_left(left)
+                        crate::wording::capitalized(&what_is_left(left))
                     )),
                     Verification::Unknown(why) => Notice::warning(format!(
                         "{name} on {label}: {sent}, but the check after it could not be \
