@@ -728,11 +728,15 @@ impl Metadata {
         if let FileAccess::Embargoed { until } = &m.access
             && !is_calendar_date(until)
         {
+            let what = match until.trim() {
+                "" => "an embargo needs the day it ends".to_string(),
+                _ => format!("'{until}' is not a date"),
+            };
             problem(
                 "access.until".into(),
                 &format!(
-                    "'{until}' is not a date: give the embargo's end as YYYY-MM-DD, e.g. \
-                     2027-06-30 (--embargo-until)"
+                    "{what}: give the embargo's end as YYYY-MM-DD, e.g. 2027-06-30 \
+                     (--embargo-until)"
                 ),
             );
         }
@@ -1129,6 +1133,14 @@ mod tests {
                 problems[0].message
             );
         }
+        // None given is said as missing, not as "'' is not a date".
+        let problems = with_until(" ").problems();
+        assert!(
+            problems[0]
+                .message
+                .starts_with("an embargo needs the day it ends: give"),
+            "{problems:?}"
+        );
     }
 
     /// What a citation file gives that Lodge once did not read from it (related works,
