@@ -516,6 +516,12 @@ pub fn run_parsed(cli: Cli) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Given on the command line (not by LODGE_DB, which a suggested command gets anyway).
+    if let Some(given) = &cli.db
+        && std::env::var_os("LODGE_DB").is_none_or(|env| env != given.as_os_str())
+    {
+        output::suggest_with_db(given);
+    }
     let db = Database::chosen(cli.db, cli.db_wait, &crate::settings::settings_path());
     let result = runtime.block_on(run(&db, command));
     match result {

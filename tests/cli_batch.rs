@@ -4235,3 +4235,36 @@ fn interrupted_while_hashing(mut cmd: std::process::Command, file: &Path) -> std
     assert!(int.success());
     child.wait_with_output().unwrap()
 }
+
+/// A run given `--db` on its command line (a lab's shared database, another file) suggests
+/// commands with that `--db`: run as printed without it, they would work on another store.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_suggested_by_a_run_given_db_name_that_db() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("elsewhere.db");
+    add(
+        &lab.store("elsewhere.db"),
+        &lab.numbered_folder(1),
+        &metadata("One"),
+    );
+    sandbox.set_faults(FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    });
+    let mut deposit = lodge(&lab.path("default.db"));
+    deposit
+        .env_remove("LODGE_DB")
+        .arg("--db")
+        .arg(&db)
+        .args(["deposit", "--all", "--max-attempts", "1", "--target"])
+        .arg(sandbox.target_url());
+    let out = run(deposit).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[&format!("retry with `lodge --db {} retry 1`", db.display())],
+    );
+    assert!(!t.contains("`lodge retry"), "{t}");
+}

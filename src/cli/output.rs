@@ -27,9 +27,41 @@ macro_rules! say_err {
 pub(crate) use say_err;
 
 /// One line to `out`. A failed write (the reader has gone) is not an error of the command's:
-/// its work is done or still to do, and is what its exit status reports.
+/// its work is done or still to do, and is what its exit status reports. A `lodge` command
+/// it suggests gets the `--db` this one was given ([`suggest_with_db`]).
 pub fn say_line(out: &mut impl Write, line: std::fmt::Arguments<'_>) {
-    let _ = writeln!(out, "{line}");
+    match DB_FLAG.get() {
+        Some(flag) => {
+            let _ = writeln!(out, "{}", with_db_flag(&line.to_string(), flag));
+        }
+        None => {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+}
+
+/// `--db X` as this run was given it on its command line, for the commands it suggests.
+static DB_FLAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// This run was given `--db db` on its command line (not by `LODGE_DB`): every `lodge`
+/// command it suggests gets it too, or run as printed it would work on another store (the
+/// default file, or `LODGE_DB`'s). A password in a PostgreSQL URL is left out (the server
+/// then takes it from `PGPASSWORD` or `~/.pgpass`), never printed.
+pub fn suggest_with_db(db: &std::path::Path) {
+    let text = db.to_string_lossy();
+    let shown = match url::Url::parse(&text) {
+        Ok(mut url) if url.password().is_some() => {
+            let _ = url.set_password(None);
+            url.to_string()
+        }
+        _ => text.into_owned(),
+    };
+    let _ = DB_FLAG.set(format!("--db {}", shell_word(&shown)));
+}
+
+/// `line` with `flag` after the `lodge` of each command it quotes (`` `lodge retry 3` ``).
+fn with_db_flag(line: &str, flag: &str) -> String {
+    line.replace("`lodge ", &format!("`lodge {flag} "))
 }
 
 /// Under a job that is `running`: who is sending it, or, when that process has ended (a
@@ -270,6 +302,18 @@ pub(super) fn damage_hint(store: &Store, found: &str, dataset: i64, scope: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_suggested_command_gets_the_db_the_run_was_given() {
+        assert_eq!(
+            with_db_flag(
+                "failed — retry with `lodge retry 3`, or `lodge retry --all-failed`",
+                "--db /data/lab.db"
+            ),
+            "failed — retry with `lodge --db /data/lab.db retry 3`, or `lodge --db \
+             /data/lab.db retry --all-failed`"
+        );
+    }
 
     #[test]
     fn a_path_in_a_suggested_command_is_quoted_only_when_the_shell_needs_it() {
