@@ -166,6 +166,13 @@ async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
         "{}",
         text(&out)
     );
+    // Each item left says the deposit that sends it (what `retry` queued, a second `retry`
+    // would not see: it is no longer failed).
+    assert!(
+        text(&out).contains(&format!("not finished; `lodge deposit --target {url} ")),
+        "{}",
+        text(&out)
+    );
     let status = lodge_with(&db, &["status", "--json"]).await;
     let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     for item in json["items"].as_array().unwrap() {

@@ -971,11 +971,21 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                             format!("left      {name} (job {}): {why}", job.id),
                             "left for the machine that added them",
                         ),
+                        // Stopped (Ctrl-C) before it ended: the deposit that sends it,
+                        // whichever command queued it (`retry` would not see it again: it is
+                        // no longer failed).
                         None => (
                             format!(
-                                "{:<9} {name} (job {}): not finished; run the command again",
+                                "{:<9} {name} (job {}): not finished; {}",
                                 other.as_str(),
-                                job.id
+                                job.id,
+                                match job.dataset_id {
+                                    Some(dataset) => format!(
+                                        "`{}` sends it",
+                                        deposit_command(store, &job.target, dataset)
+                                    ),
+                                    None => "run the command again".to_string(),
+                                }
                             ),
                             other.as_str(),
                         ),
