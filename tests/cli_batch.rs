@@ -2708,9 +2708,12 @@ async fn a_record_found_after_a_lost_answer_is_reported_as_this_runs_own_not_som
     assert_all(
         &t,
         &[
-            "existing  big -> sbx-000002 (an earlier attempt made it; its answer was lost)",
-            // The totals say the record was made by this run, not found there before it.
-            "1 existing; 1 of the existing made by an attempt of this run whose answer was lost",
+            "existing  big -> sbx-000002 (found after an attempt whose answer was lost: most \
+             likely that attempt made it)",
+            // The totals say the record was most likely made by this run, not found there
+            // before it.
+            "1 existing; 1 of the existing found after an attempt whose answer was lost (most \
+             likely made by it)",
         ],
     );
     assert!(!t.contains("the server already had it"), "{t}");

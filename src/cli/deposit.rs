@@ -784,7 +784,12 @@ fn how_it_existed(events: &[EventRow]) -> String {
     };
     match last.kind {
         EventKind::Replay => "recorded already: no request sent".into(),
-        EventKind::Reconciled => "an earlier attempt made it; its answer was lost".into(),
+        // Found by the look-up before a retry: the attempt whose answer was lost most
+        // likely made it, though a deposit before it (another run's, another machine's)
+        // may have.
+        EventKind::Reconciled => {
+            "found after an attempt whose answer was lost: most likely that attempt made it".into()
+        }
         EventKind::Existing => {
             let change = last
                 .message
@@ -1010,7 +1015,10 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     };
     let made_here = match made_here {
         0 => String::new(),
-        n => format!("; {n} of the existing made by an attempt of this run whose answer was lost"),
+        n => format!(
+            "; {n} of the existing found after an attempt whose answer was lost (most likely \
+             made by it)"
+        ),
     };
     say!("{}{made_here}{shared}", parts.join(", "));
     if let Some(line) = retry_all_hint(store, outcomes) {
