@@ -2267,6 +2267,10 @@ async fn a_dataset_edited_before_its_first_deposit_is_rejected_with_the_rescan_t
     let out = deposit().await;
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(sandbox.stats().records, 1);
+    // The refusal no longer stands (its key is not the dataset's): history, not a total
+    // a monitor would stay red on.
+    let status = text(&lodge_with(&db, &["status"]).await);
+    assert!(status.contains(", rejected 0,"), "{status}");
 
     // A folder moved away since its scan: no rescan can help, so none is suggested; the
     // refusal says what can.

@@ -71,6 +71,8 @@ pub struct Totals {
     /// Jobs in the dead-letter state whose key has not landed since (those `retry
     /// --all-failed` re-queues).
     pub failed: u64,
+    /// Refused jobs whose refusal still stands: of the dataset's current key, not landed
+    /// since.
     pub rejected: u64,
     /// Jobs still queued, running or waiting.
     pub pending: u64,
@@ -295,7 +297,17 @@ impl Store {
                     "SELECT count(*) FROM jobs j WHERE state = 'failed' AND ",
                     still_to_retry!()
                 ))?,
-                rejected: count("SELECT count(*) FROM jobs WHERE state = 'rejected'")?,
+                // Refusals that still stand: not those of a key the dataset has left (it
+                // was rescanned or edited since) or that landed since, nor a removed
+                // dataset's. The history keeps every one.
+                rejected: count(
+                    "SELECT count(*) FROM jobs j WHERE state = 'rejected'
+                     AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
+                                     AND r.operation = j.operation
+                                     AND r.content_key = j.content_key)
+                     AND EXISTS (SELECT 1 FROM datasets d WHERE d.id = j.dataset_id
+                                 AND d.content_key = j.content_key)",
+                )?,
                 pending: count(concat!("SELECT count(*) FROM jobs WHERE ", active_job!()))?,
                 oldest_pending_age_secs: oldest.map(|t| (now_ms() - t).max(0) as f64 / 1000.0),
             })
