@@ -549,3 +549,41 @@ fn test_clusters_and_process_folders_are_removed_when_done() {
         "the command before the removal did not run"
     );
 }
+
+/// Another program's PostgreSQL database (a lab's own `jobs` table, say) is refused,
+/// naming its tables, and Lodge writes none of its own there; an empty one is Lodge's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_programs_postgres_database_is_refused_and_left_as_it_was() {
+    let url = shared().new_database();
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    client
+        .batch_execute("CREATE TABLE jobs (id int); CREATE TABLE samples (id int)")
+        .await
+        .unwrap();
+    let out = lodge_on(&url, "labpc1").arg("status").output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("it is not a Lodge database: it holds another program's tables (jobs, samples)"),
+        "{t}"
+    );
+    let tables: Vec<String> = client
+        .query(
+            "SELECT table_name::text FROM information_schema.tables
+             WHERE table_schema = 'public' ORDER BY 1",
+            &[],
+        )
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(tables, ["jobs", "samples"], "nothing written");
+
+    let empty = shared().new_database();
+    let out = lodge_on(&empty, "labpc1").arg("status").output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}

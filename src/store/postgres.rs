@@ -81,6 +81,7 @@ pub(super) fn migrate(session: &PgSession, url: &str) -> Result<()> {
     let db = Db::Pg(session);
     db.batch("BEGIN; SELECT pg_advisory_xact_lock(74112026);")?;
     let applied = (|| {
+        refuse_another_programs_database(&db, url)?;
         db.batch("CREATE TABLE IF NOT EXISTS lodge_schema (version BIGINT NOT NULL)")?;
         let version: i64 = db.one(
             "SELECT coalesce(max(version), 0) FROM lodge_schema",
@@ -113,6 +114,45 @@ pub(super) fn migrate(session: &PgSession, url: &str) -> Result<()> {
             Err(e)
         }
     }
+}
+
+/// A database with tables and no `lodge_schema` is another program's: Lodge writes none of
+/// its own tables there (they could collide with that program's: a `jobs` table), as it
+/// refuses another program's SQLite file. A database with no tables is Lodge's to start.
+fn refuse_another_programs_database(db: &Db<'_>, url: &str) -> Result<()> {
+    let lodges: bool = db.one("SELECT to_regclass('lodge_schema') IS NOT NULL", &[], |r| {
+        r.get(0)
+    })?;
+    if lodges {
+        return Ok(());
+    }
+    let tables: Vec<String> = db.all(
+        "SELECT table_name::text FROM information_schema.tables
+         WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
+         ORDER BY table_name LIMIT 6",
+        &[],
+        |r| r.get(0),
+    )?;
+    if tables.is_empty() {
+        return Ok(());
+    }
+    let mut named = tables
+        .iter()
+        .take(5)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if tables.len() > 5 {
+        named.push_str(", ...");
+    }
+    Err(StoreError::Unavailable {
+        location: StoreLocation::Postgres(url.to_string()).to_string(),
+        reason: format!(
+            "it is not a Lodge database: it holds another program's tables ({named}) and \
+             none of Lodge's, so Lodge wrote nothing there. Give Lodge a database of its \
+             own (`createdb lodge` on that server, then --db postgres://…/lodge)"
+        ),
+    })
 }
 
 /// Sort PostgreSQL's errors: the ones a retry of the whole transaction can cure are
