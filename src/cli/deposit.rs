@@ -546,9 +546,23 @@ pub fn cancel(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Resu
             }
             Cancel::BeingDeposited { by } => {
                 left = true;
+                // Another machine's process may have ended unseen: its lease says when the
+                // job is free again.
+                let other_machine = job
+                    .lease_owner
+                    .as_deref()
+                    .is_some_and(|o| crate::engine::owner_alive(o).is_none());
+                let until = match (other_machine, job.lease_expires) {
+                    (true, Some(at)) => format!(
+                        " (on another machine; if it has ended there, its lease runs out at \
+                         {} and the job can be cancelled then)",
+                        time_text(at)
+                    ),
+                    _ => String::new(),
+                };
                 say!(
                     "job {id} is being deposited now (by {by}): left alone; stop that deposit \
-                     (Ctrl-C), then cancel it"
+                     (Ctrl-C), then cancel it{until}"
                 );
             }
             Cancel::Ended => say!(

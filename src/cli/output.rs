@@ -83,6 +83,13 @@ pub fn running_note(job: &JobRow, resume: &str) -> Option<String> {
              same key, looking first whether it landed)",
             time_text(expires)
         )
+    } else if owner_alive(owner).is_none() {
+        // Another machine's: this one cannot tell whether it still runs.
+        format!(
+            "being sent by {holder} (another machine: if that process has ended, its lease \
+             runs out at {} and then `{resume}` takes it over)",
+            time_text(expires)
+        )
     } else {
         format!("being sent by {holder}")
     })
@@ -302,6 +309,26 @@ pub(super) fn damage_hint(store: &Store, found: &str, dataset: i64, scope: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_job_another_machine_sends_says_when_its_lease_runs_out() {
+        let until = crate::store::now_ms() + 3_600_000;
+        let job = JobRow {
+            lease_owner: Some("labpc2.invalid/4242/0000abcd".into()),
+            lease_expires: Some(until),
+            ..JobRow::for_tests(9, crate::store::JobState::Running)
+        };
+        let said = running_note(&job, "lodge deposit --target lab 3").unwrap();
+        assert_eq!(
+            said,
+            format!(
+                "being sent by process 4242 on labpc2.invalid (another machine: if that \
+                 process has ended, its lease runs out at {} and then `lodge deposit \
+                 --target lab 3` takes it over)",
+                time_text(until)
+            )
+        );
+    }
 
     #[test]
     fn a_suggested_command_gets_the_db_the_run_was_given() {
