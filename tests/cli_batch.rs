@@ -245,6 +245,14 @@ async fn dry_run_says_two_copies_of_a_folder_share_one_deposit() {
         t.contains("shares   outer-copy: outer's deposit (the same key"),
         "{t}"
     );
+    // And its totals, as a real run ends.
+    assert!(
+        t.contains(
+            "dry run: 1 would be created, 1 share another's deposit; nothing was sent or \
+             recorded"
+        ),
+        "{t}"
+    );
 
     let real = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
     assert!(real.status.success(), "{}", text(&real));

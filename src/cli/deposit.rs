@@ -160,6 +160,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         // Keys this run would create, by the first dataset that has each: a copy of a
         // folder shares that deposit, as in the real run.
         let mut creating: HashMap<ContentKey, &str> = HashMap::new();
+        let (mut replays, mut shares) = (0u64, 0u64);
         for ((d, key), result) in ready.iter().zip(&recorded) {
             let name = &d.name;
             if let Some(r) = result {
@@ -167,6 +168,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                     "replay   {name}: already deposited as {} (no request)",
                     r.identifier
                 );
+                replays += 1;
                 continue;
             }
             // As the engine does, a folder that is gone sends a copy's files (one with the
@@ -229,6 +231,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                     "shares   {name}: {first}'s deposit (the same key {}): one record for both",
                     key.short()
                 );
+                shares += 1;
                 continue;
             }
             creating.insert(*key, name);
@@ -248,7 +251,21 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 ),
             }
         }
-        say!("dry run: nothing was sent or recorded");
+        // One line of totals, as a real run ends with (refused before queueing included).
+        let mut totals = vec![format!("{} would be created", creating.len())];
+        for (n, what) in [
+            (replays, "replayed"),
+            (shares, "share another's deposit"),
+            (refused as u64, "refused"),
+        ] {
+            if n > 0 {
+                totals.push(format!("{n} {what}"));
+            }
+        }
+        say!(
+            "dry run: {}; nothing was sent or recorded",
+            totals.join(", ")
+        );
         return Ok(if refused == 0 {
             ExitCode::SUCCESS
         } else {
