@@ -85,18 +85,9 @@ pub(super) fn refuse_a_database_not_lodges(conn: &rusqlite::Connection, path: &P
             tables: "none".to_string(),
         });
     }
-    let mut named = tables
-        .iter()
-        .take(5)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if tables.len() > 5 {
-        named.push_str(&format!(" and {} more", tables.len() - 5));
-    }
     Err(StoreError::AnotherProgramsDatabase {
         path: path.to_path_buf(),
-        tables: named,
+        tables: some_tables(&tables),
     })
 }
 
@@ -109,6 +100,20 @@ pub(super) fn own_file_beside(path: &Path) -> PathBuf {
     } else {
         beside
     }
+}
+
+/// Another program's tables, as a refusal names them: the first five, and how many more.
+pub(super) fn some_tables(tables: &[String]) -> String {
+    let mut named = tables
+        .iter()
+        .take(5)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if tables.len() > 5 {
+        named.push_str(&format!(" and {} more", tables.len() - 5));
+    }
+    named
 }
 
 #[cfg(test)]

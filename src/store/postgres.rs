@@ -129,22 +129,14 @@ fn refuse_another_programs_database(db: &Db<'_>, url: &str) -> Result<()> {
     let tables: Vec<String> = db.all(
         "SELECT table_name::text FROM information_schema.tables
          WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
-         ORDER BY table_name LIMIT 6",
+         ORDER BY table_name",
         &[],
         |r| r.get(0),
     )?;
     if tables.is_empty() {
         return Ok(());
     }
-    let mut named = tables
-        .iter()
-        .take(5)
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if tables.len() > 5 {
-        named.push_str(", ...");
-    }
+    let named = super::file_kind::some_tables(&tables);
     Err(StoreError::Unavailable {
         location: StoreLocation::Postgres(url.to_string()).to_string(),
         reason: format!(
