@@ -60,7 +60,11 @@ pub fn suggest_with_db(db: &std::path::Path) {
 }
 
 /// `line` with `flag` after the `lodge` of each command it quotes (`` `lodge retry 3` ``).
+/// Not in a JSON document (`--json`): a quoted path there would be unescaped quotes.
 fn with_db_flag(line: &str, flag: &str) -> String {
+    if line.trim_start().starts_with(['{', '[']) {
+        return line.to_string();
+    }
     line.replace("`lodge ", &format!("`lodge {flag} "))
 }
 
@@ -340,6 +344,8 @@ mod tests {
             "failed — retry with `lodge --db /data/lab.db retry 3`, or `lodge --db \
              /data/lab.db retry --all-failed`"
         );
+        let json = "{\n  \"note\": \"`lodge retry 3`\"\n}";
+        assert_eq!(with_db_flag(json, "--db \"/data/Curie's.db\""), json);
     }
 
     #[test]
