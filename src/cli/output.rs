@@ -65,7 +65,20 @@ fn with_db_flag(line: &str, flag: &str) -> String {
     if line.trim_start().starts_with(['{', '[']) {
         return line.to_string();
     }
-    line.replace("`lodge ", &format!("`lodge {flag} "))
+    // Not where the command names its database already (`lodge --db PATH add DIR`): a
+    // second --db would be refused.
+    let mut out = String::with_capacity(line.len() + flag.len());
+    let mut parts = line.split("`lodge ");
+    out.push_str(parts.next().unwrap_or_default());
+    for rest in parts {
+        out.push_str("`lodge ");
+        if !rest.starts_with("--db ") {
+            out.push_str(flag);
+            out.push(' ');
+        }
+        out.push_str(rest);
+    }
+    out
 }
 
 /// Under a job that is `running`: who is sending it, or, when that process has ended (a
@@ -343,6 +356,14 @@ mod tests {
             ),
             "failed — retry with `lodge --db /data/lab.db retry 3`, or `lodge --db \
              /data/lab.db retry --all-failed`"
+        );
+        assert_eq!(
+            with_db_flag(
+                "start it with `lodge --db /x.db add DIR`",
+                "--db /data/lab.db"
+            ),
+            "start it with `lodge --db /x.db add DIR`",
+            "a command naming its database keeps it alone"
         );
         let json = "{\n  \"note\": \"`lodge retry 3`\"\n}";
         assert_eq!(with_db_flag(json, "--db \"/data/Curie's.db\""), json);
