@@ -2952,14 +2952,7 @@ fn a_failed_deposit_with_edits_not_saved_says_which_of_them_a_retry_sends() {
     let (mut w, id) = Window::with_a_failed_deposit();
     let failed_job = w.first_job(id);
     let saved_key = w.app().model.row(id).unwrap().key;
-    let edit_title = |w: &mut Window, suffix: &str| {
-        w.select(id);
-        w.harness.get_by_label("Title").focus();
-        w.harness.get_by_label("Title").type_text(suffix);
-        w.harness.step();
-        w.harness.step();
-    };
-    edit_title(&mut w, " revised");
+    w.edit_title(id, " revised");
     assert!(
         w.harness.query_by_label("⟳ Retry").is_none(),
         "no plain Retry"
@@ -2995,7 +2988,7 @@ fn a_failed_deposit_with_edits_not_saved_says_which_of_them_a_retry_sends() {
         .id;
     assert_ne!(second_job, failed_job);
 
-    edit_title(&mut w, " again");
+    w.edit_title(id, " again");
     w.harness
         .state()
         .send(Command::SetSandboxFaults(FaultConfig::default()));
@@ -3575,13 +3568,7 @@ fn a_new_version_saved_with_a_problem_says_so_beside_its_badge() {
     let mut w = Window::open(FaultConfig::default());
     let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     w.deposit_row(id);
-    w.select(id);
-    w.harness.get_by_label("Title").focus();
-    w.harness
-        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    w.harness.key_press(egui::Key::Backspace);
-    w.harness.step();
-    w.harness.step();
+    w.edit_title(id, "");
     w.harness.get_by_label("Save edits").click();
     w.wait("saved with its problem", |app| {
         app.model

@@ -362,16 +362,28 @@ impl Window {
         }
     }
 
-    /// Append `suffix` to dataset `id`'s title in its details, Save metadata, and wait
-    /// until the store has it (a new key).
-    pub fn retitle(&mut self, id: i64, suffix: &str) {
+    /// Append `suffix` to dataset `id`'s title in its details, not saved: the details then
+    /// hold an edit (`""` empties the title instead).
+    pub fn edit_title(&mut self, id: i64, suffix: &str) {
         self.select(id);
         self.harness.get_by_label("Title").focus();
-        self.harness.get_by_label("Title").type_text(suffix);
+        if suffix.is_empty() {
+            self.harness
+                .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+            self.harness.key_press(egui::Key::Backspace);
+        } else {
+            self.harness.get_by_label("Title").type_text(suffix);
+        }
         // Two frames: the second draws the "Edits not saved" mark above the form, and a
         // click must name the button as that frame laid it out.
         self.harness.step();
         self.harness.step();
+    }
+
+    /// Append `suffix` to dataset `id`'s title in its details, Save metadata, and wait
+    /// until the store has it (a new key).
+    pub fn retitle(&mut self, id: i64, suffix: &str) {
+        self.edit_title(id, suffix);
         self.harness.get_by_label("Save metadata").click_accesskit();
         self.wait("the new title stored", |app| {
             app.model
