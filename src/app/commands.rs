@@ -1104,7 +1104,10 @@ impl Core {
         )));
     }
 
-    async fn save_settings(&self, settings: Settings) {
+    /// Save `settings` and use them from now on. The service awaits this before it takes
+    /// the next command; the check of a newly named shared database, which can take a
+    /// while, goes on in the background.
+    pub(super) async fn save_settings(self: Arc<Self>, settings: Settings) {
         let database_changed = lock(&self.settings).database.trim() != settings.database.trim();
         // A shared database newly named is tried now, while the person is here to correct a
         // typo, rather than at the next start (which it would stop).
@@ -1123,14 +1126,18 @@ impl Core {
                 } else {
                     "Settings saved; they apply to folders added from now on."
                 }));
-                if let Some(location) = try_now
-                    && let Some(why) = unusable_database(location).await
-                {
-                    self.out.notice(Notice::warning(format!(
-                        "The shared database cannot be used now: {why}. Lodge tries it again \
-                         at its next start, and does not start without it: correct it here, \
-                         or empty Shared database to keep this computer's own file."
-                    )));
+                if let Some(location) = try_now {
+                    let out = self.out.clone();
+                    tokio::spawn(async move {
+                        if let Some(why) = unusable_database(location).await {
+                            out.notice(Notice::warning(format!(
+                                "The shared database cannot be used now: {why}. Lodge tries it \
+                                 again at its next start, and does not start without it: \
+                                 correct it here, or empty Shared database to keep this \
+                                 computer's own file."
+                            )));
+                        }
+                    });
                 }
             }
             Err(e) => self.out.notice(Notice::error(e)),

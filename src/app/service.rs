@@ -269,6 +269,12 @@ async fn serve(
             _ = shutdown.cancelled() => None,
         };
         let Some(command) = command else { break };
+        // Settings are saved before the next command is taken, so a folder dropped just
+        // after Save gets the defaults just saved (the window closes Settings at once).
+        if let Command::SaveSettings(settings) = command {
+            core.clone().save_settings(settings).await;
+            continue;
+        }
         let core = core.clone();
         tokio::spawn(async move { core.handle(command).await });
     }
