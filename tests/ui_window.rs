@@ -2779,6 +2779,40 @@ fn closing_while_a_deposit_is_sent_asks_first_and_close_anyway_closes() {
     );
 }
 
+/// Closing the window while a deposit waits to be tried again (the server said to come back
+/// later) asks first: closing leaves it unsent until Lodge runs again. Paused, the window
+/// sends nothing anyway, so it closes at once.
+#[test]
+fn closing_while_a_deposit_waits_to_retry_asks_first_and_not_while_paused() {
+    let mut w = Window::open(FaultConfig {
+        rate_limit: 1.0,
+        retry_after_secs: 600,
+        ..FaultConfig::default()
+    });
+    w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the deposit to wait for its retry", |app| {
+        app.model.work_in_hand().retrying == 1
+    });
+    assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
+    w.harness.step();
+    w.harness.get_by_label("Close Lodge?");
+    w.harness.get_by_label_contains(
+        "1 deposit waits on the queue to be tried again after a failed attempt. Closing \
+         leaves it there unsent",
+    );
+    w.harness.get_by_label("Keep Lodge open").click();
+    w.harness.step();
+    w.harness.step();
+
+    w.harness.get_by_label("⏸ Pause").click();
+    w.wait("paused", |app| !app.model.engine_running);
+    assert!(
+        !request_close(&mut w).contains(&egui::ViewportCommand::CancelClose),
+        "paused: nothing is cut short"
+    );
+}
+
 /// Closing the window while a dataset's details hold metadata edits not saved asks first,
 /// naming the dataset: those edits would be gone for good. A draft left behind by
 /// selecting another row counts too. "Keep Lodge open" keeps the edits, the details say

@@ -193,11 +193,16 @@ pub struct WorkInHand {
     pub sending: usize,
     /// Folders being hashed (added or rescanned).
     pub hashing: usize,
+    /// Deposits on the queue this window would send next (queued, or waiting to retry
+    /// after a failed attempt): closing leaves them there, unsent until Lodge runs again.
+    pub waiting: usize,
+    /// Of [`WorkInHand::waiting`], those waiting to retry.
+    pub retrying: usize,
 }
 
 impl WorkInHand {
     pub fn is_empty(&self) -> bool {
-        self.sending == 0 && self.hashing == 0
+        self.sending == 0 && self.hashing == 0 && self.waiting == 0
     }
 }
 
@@ -267,24 +272,39 @@ impl Model {
     }
 
     /// What closing the window now would cut short: deposits this process is sending
-    /// (their jobs go back on the queue, to be sent again with the same keys) and folders
-    /// being hashed (one being added is not on the list until it is added again).
+    /// (their jobs go back on the queue, to be sent again with the same keys), folders
+    /// being hashed (one being added is not on the list until it is added again) and
+    /// deposits it would send next (not while paused, nor to a paused target, nor to a
+    /// target the window does not have, which it would never send).
     pub fn work_in_hand(&self) -> WorkInHand {
         let mut work = WorkInHand::default();
+        let would_send = |target: &str| {
+            self.engine_running
+                && !self.paused_targets.contains_key(target)
+                && self.targets.iter().any(|t| t.scope_id == target)
+        };
         for row in &self.rows {
             if row.id < 0 || row.hashing.is_some() {
                 work.hashing += 1;
             }
-            work.sending += row
-                .jobs
-                .values()
-                .filter(|j| {
-                    j.state == JobState::Running
-                        && j.lease_owner
+            for (target, job) in &row.jobs {
+                match job.state {
+                    JobState::Running
+                        if job
+                            .lease_owner
                             .as_deref()
-                            .is_some_and(crate::engine::held_by_this_process)
-                })
-                .count();
+                            .is_some_and(crate::engine::held_by_this_process) =>
+                    {
+                        work.sending += 1
+                    }
+                    JobState::Queued if would_send(target) => work.waiting += 1,
+                    JobState::Waiting if would_send(target) => {
+                        work.waiting += 1;
+                        work.retrying += 1;
+                    }
+                    _ => {}
+                }
+            }
         }
         work
     }
@@ -1040,8 +1060,61 @@ mod tests {
             model.work_in_hand(),
             WorkInHand {
                 sending: 1,
-                hashing: 1
+                hashing: 1,
+                ..WorkInHand::default()
             }
+        );
+    }
+
+    #[test]
+    fn closing_would_leave_unsent_what_the_window_sends_next_but_not_what_waits_on_a_pause() {
+        let target = |scope: &str| TargetInfo {
+            scope_id: scope.into(),
+            label: scope.into(),
+            puts_back_files: false,
+            keeps_files: false,
+            makes_drafts: false,
+            datasets_base: None,
+        };
+        let mut model = Model {
+            targets: vec![target("t"), target("held")],
+            engine_running: true,
+            ..Model::default()
+        };
+        model
+            .paused_targets
+            .insert("held".into(), "token refused".into());
+        let mut queued = row(1, 'a', "f");
+        queued.jobs.insert("t".into(), job(JobState::Queued, 1, 1));
+        // Queued for a paused target, and for one this window does not have: it would
+        // send neither.
+        queued
+            .jobs
+            .insert("held".into(), job(JobState::Queued, 2, 1));
+        queued
+            .jobs
+            .insert("gone".into(), job(JobState::Queued, 3, 1));
+        let mut retrying = row(2, 'b', "g");
+        retrying
+            .jobs
+            .insert("t".into(), job(JobState::Waiting, 4, 2));
+        let mut failed = row(3, 'c', "h");
+        failed.jobs.insert("t".into(), job(JobState::Failed, 5, 3));
+        for r in [queued, retrying, failed] {
+            model.insert(r);
+        }
+        assert_eq!(
+            model.work_in_hand(),
+            WorkInHand {
+                waiting: 2,
+                retrying: 1,
+                ..WorkInHand::default()
+            }
+        );
+        model.engine_running = false;
+        assert!(
+            model.work_in_hand().is_empty(),
+            "paused: nothing would be sent"
         );
     }
 

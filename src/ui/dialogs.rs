@@ -1,5 +1,6 @@
 //! Confirmation dialogs: removing a dataset that has deposit history, and closing the
-//! window while it sends deposits, hashes folders or holds metadata edits not saved.
+//! window while it sends deposits, has more on the queue to send, hashes folders or holds
+//! metadata edits not saved.
 
 use super::LodgeApp;
 use crate::app::{Command, WorkInHand};
@@ -17,8 +18,8 @@ pub struct Dialogs {
     pub close_allowed: bool,
 }
 
-/// Hold back a close of the window while it sends deposits, hashes folders or holds
-/// metadata edits not saved, and ask. The queue would lose nothing (it is durable and the
+/// Hold back a close of the window while it sends deposits, has more on the queue to
+/// send, hashes folders or holds metadata edits not saved, and ask. The queue would lose nothing (it is durable and the
 /// keys do not change), but an upload cut short starts over and a folder being added is
 /// not on the list; edits not saved would be gone for good.
 pub fn hold_close_while_working(app: &mut LodgeApp, ctx: &egui::Context) {
@@ -76,6 +77,24 @@ pub fn close_question(work: WorkInHand) -> String {
             "{} {is} being hashed. Closing stops that: a folder being added is not on the \
              list until it is added again.",
             count_of(work.hashing as u64, "folder", "folders")
+        ));
+    }
+    if work.waiting > 0 {
+        let (wait, them, they, key) = match work.waiting {
+            1 => ("waits", "it", "it is", "key"),
+            _ => ("wait", "them", "they are", "keys"),
+        };
+        let retrying = match (work.waiting, work.retrying) {
+            (_, 0) => String::new(),
+            (1, _) => " to be tried again after a failed attempt".to_string(),
+            (n, r) if n == r => ", all to be tried again after a failed attempt".to_string(),
+            (_, r) => format!(" ({r} to be tried again after a failed attempt)"),
+        };
+        parts.push(format!(
+            "{} {wait} on the queue{retrying}. Closing leaves {them} there unsent: {they} \
+             sent with the same {key} (never twice) when Lodge opens next, or by `lodge \
+             deposit`.",
+            count_of(work.waiting as u64, "deposit", "deposits")
         ));
     }
     parts.join("\n\n")
@@ -212,7 +231,7 @@ mod tests {
     fn the_close_question_names_what_closing_cuts_short_in_number() {
         let one = close_question(WorkInHand {
             sending: 1,
-            hashing: 0,
+            ..WorkInHand::default()
         });
         assert!(
             one.starts_with("1 deposit is being sent. Closing stops it; it goes back on the queue"),
@@ -221,6 +240,7 @@ mod tests {
         let both = close_question(WorkInHand {
             sending: 3,
             hashing: 2,
+            ..WorkInHand::default()
         });
         assert!(
             both.contains(
@@ -232,6 +252,29 @@ mod tests {
         assert!(
             both.contains("2 folders are being hashed. Closing stops that"),
             "{both}"
+        );
+        let waiting = close_question(WorkInHand {
+            waiting: 1,
+            retrying: 1,
+            ..WorkInHand::default()
+        });
+        assert_eq!(
+            waiting,
+            "1 deposit waits on the queue to be tried again after a failed attempt. Closing \
+             leaves it there unsent: it is sent with the same key (never twice) when Lodge \
+             opens next, or by `lodge deposit`."
+        );
+        let some = close_question(WorkInHand {
+            waiting: 4,
+            retrying: 1,
+            ..WorkInHand::default()
+        });
+        assert!(
+            some.starts_with(
+                "4 deposits wait on the queue (1 to be tried again after a failed attempt). \
+                 Closing leaves them there unsent: they are sent with the same keys"
+            ),
+            "{some}"
         );
     }
 }
