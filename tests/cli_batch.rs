@@ -143,8 +143,9 @@ async fn output_of(child: std::process::Child) -> std::process::Output {
 }
 
 /// SIGTERM (what `timeout`, cron and systemd send) stops a batch as Ctrl-C does: the items
-/// in flight go back on the queue, none is left "running" with no process behind it, and
-/// the next run finishes the batch with one record each.
+/// in flight go back on the queue, none is left "running" with no process behind it, the
+/// exit status is 130 (as a shell's after Ctrl-C, told apart from a deposit that failed),
+/// and the next run finishes the batch with one record each.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
     let (_lab, sandbox, db, child) = batch_in_flight(12, "4").await;
@@ -157,7 +158,7 @@ async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
     let out = output_of(child).await;
     assert_eq!(
         out.status.code(),
-        Some(1),
+        Some(130),
         "stopped before all landed: {}",
         text(&out)
     );

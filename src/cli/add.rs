@@ -11,7 +11,7 @@ use super::defaults::{WindowDefaults, defaults_hint};
 use super::incomplete::{Incomplete, print_incomplete};
 use super::output::{HashBar, shell_word};
 use super::output::{say, say_err};
-use super::stop_signal::StopFlag;
+use super::stop_signal::{STOPPED_EXIT, StopFlag};
 use crate::catalog::record_folder;
 use crate::content::{
     Contributor, Creator, DatasetDate, FOLDER_PLACEHOLDER, FileAccess, Funding, Location, Metadata,
@@ -695,13 +695,10 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
     );
     if let Some(stopped) = stopped {
         say_err!("{stopped}");
-        return Ok(ExitCode::from(STOPPED));
+        return Ok(ExitCode::from(STOPPED_EXIT));
     }
     Ok(code)
 }
-
-/// The exit status of a command stopped by Ctrl-C or SIGTERM (128 + SIGINT, as a shell's).
-const STOPPED: u8 = 130;
 
 /// What `lodge add` says when stopped while adding folder `at` (0-based) of `total`:
 /// which were added, that nothing of the one being hashed was recorded (unless it was,
@@ -914,7 +911,7 @@ pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
                  a file)",
                 count_of(total as u64, "dataset", "datasets")
             );
-            return Ok(ExitCode::from(STOPPED));
+            return Ok(ExitCode::from(STOPPED_EXIT));
         }
         match scanned {
             Ok((id, prepared)) => {

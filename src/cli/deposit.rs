@@ -291,11 +291,8 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     let mut job_ids = queued.clone();
     let mut seen = HashSet::new();
     job_ids.retain(|id| seen.insert(*id));
-    let jobs: HashMap<i64, JobRow> = run_jobs(Arc::new(engine), job_ids, args.verbose)
-        .await?
-        .into_iter()
-        .map(|job| (job.id, job))
-        .collect();
+    let run = run_jobs(Arc::new(engine), job_ids, args.verbose).await?;
+    let jobs: HashMap<i64, JobRow> = run.jobs.into_iter().map(|job| (job.id, job)).collect();
     let lines: Vec<Outcome> = ready
         .iter()
         .zip(&queued)
@@ -312,7 +309,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
             })
         })
         .collect();
-    Ok(summarize(&store, &lines, refused))
+    Ok(run.stopped.exit_code(summarize(&store, &lines, refused)))
 }
 
 /// The copy whose files a deposit of `d` would send, as the engine chooses it: when `d`'s
@@ -528,10 +525,12 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     }
     let mut run: Vec<i64> = requeued;
     run.extend(held.iter().map(|j| j.id));
-    let jobs = run_jobs(Arc::new(engine), run, args.verbose).await?;
-    let lines: Vec<Outcome> = jobs.into_iter().map(Outcome::of).collect();
+    let run = run_jobs(Arc::new(engine), run, args.verbose).await?;
+    let lines: Vec<Outcome> = run.jobs.into_iter().map(Outcome::of).collect();
     let code = summarize(&store, &lines, 0);
-    Ok(if unlanded_left { left_code } else { code })
+    Ok(run
+        .stopped
+        .exit_code(if unlanded_left { left_code } else { code }))
 }
 
 /// `lodge cancel`: take jobs off the queue (they end failed, and `retry` puts them back).
@@ -602,7 +601,7 @@ async fn run_jobs(
     engine: Arc<Engine>,
     job_ids: Vec<i64>,
     verbose: bool,
-) -> anyhow::Result<Vec<JobRow>> {
+) -> anyhow::Result<JobsRun> {
     let bar = items_progress_bar(job_ids.len() as u64, "depositing");
     let mut events = engine.subscribe();
     let printer_bar = bar.clone();
@@ -662,11 +661,37 @@ async fn run_jobs(
             on_signal.cancel();
         }
     });
-    let jobs = engine.run_batch(job_ids, shutdown).await;
+    let jobs = engine.run_batch(job_ids, shutdown.clone()).await;
     drop(engine);
     let _ = printer.await;
     bar.finish_and_clear();
-    Ok(jobs?)
+    Ok(JobsRun {
+        jobs: jobs?,
+        stopped: Stopped(shutdown.is_cancelled()),
+    })
+}
+
+/// What [`run_jobs`] ended with: the jobs as they stand, and whether Ctrl-C or SIGTERM
+/// stopped the run.
+struct JobsRun {
+    jobs: Vec<JobRow>,
+    stopped: Stopped,
+}
+
+/// Whether a run was stopped by Ctrl-C or SIGTERM.
+#[derive(Clone, Copy)]
+struct Stopped(bool);
+
+impl Stopped {
+    /// The exit status of a run that would end with `code`: a stop that left work undone
+    /// ends 130, as a shell's after Ctrl-C, so a script tells it from a deposit that failed;
+    /// one that came after everything landed changes nothing.
+    fn exit_code(self, code: ExitCode) -> ExitCode {
+        match self.0 && code != ExitCode::SUCCESS {
+            true => ExitCode::from(super::stop_signal::STOPPED_EXIT),
+            false => code,
+        }
+    }
 }
 
 /// Why `lodge retry` leaves a job named to it alone, and what would move it instead.
@@ -1065,6 +1090,17 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stopped_run_ends_130_unless_everything_had_landed() {
+        let failed = ExitCode::from(1);
+        assert_eq!(Stopped(true).exit_code(failed), ExitCode::from(130));
+        assert_eq!(
+            Stopped(true).exit_code(ExitCode::SUCCESS),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(Stopped(false).exit_code(failed), failed);
+    }
 
     fn event(id: i64, kind: EventKind, message: &str) -> EventRow {
         EventRow {

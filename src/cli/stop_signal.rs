@@ -6,6 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::Context;
 
+/// The exit status of a command stopped by Ctrl-C or SIGTERM before its work was done
+/// (128 + SIGINT, as a shell's).
+pub const STOPPED_EXIT: u8 = 130;
+
 /// Wait until the process is asked to stop.
 #[cfg(unix)]
 pub async fn stop_requested() -> anyhow::Result<()> {
