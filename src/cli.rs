@@ -9,12 +9,15 @@ mod deposit;
 mod folder;
 mod incomplete;
 mod output;
+mod parse_hint;
 mod report;
 mod show;
 mod stop_signal;
 mod target;
 mod target_arg;
 mod verify;
+
+pub use parse_hint::hint_after_refusal;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -26,11 +26,29 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
-    let cli = lodge::cli::Cli::parse();
+    let cli = match lodge::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(refusal) => return refused(refusal),
+    };
     if cli.command.is_some() {
         return lodge::cli::run_parsed(cli);
     }
     run_window(cli.db)
+}
+
+/// Print clap's refusal of the command line (or the help or version asked for), with a
+/// hint where the refusal alone would not say what was meant.
+fn refused(refusal: clap::Error) -> ExitCode {
+    let _ = refusal.print();
+    let args: Vec<String> = std::env::args().collect();
+    let saved = lodge::config::Config::load(&lodge::config::config_path()).unwrap_or_default();
+    let hint = lodge::cli::hint_after_refusal(refusal.kind(), &args, |word| {
+        saved.targets.contains_key(word)
+    });
+    if let Some(hint) = hint {
+        eprintln!("{hint}");
+    }
+    ExitCode::from(u8::try_from(refusal.exit_code()).unwrap_or(2))
 }
 
 #[cfg(not(feature = "desktop"))]

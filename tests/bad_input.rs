@@ -1316,6 +1316,51 @@ fn a_deposit_flag_that_cannot_work_is_refused_naming_it_and_nothing_is_queued() 
     );
 }
 
+/// A target written where the datasets go (`--target` forgotten): clap's refusal (a clash
+/// with `--all`, or `--target` missing) is followed by a hint naming the word as a target
+/// and the command that means it; nothing is queued.
+#[test]
+fn a_target_written_where_the_datasets_go_is_pointed_to_the_target_flag() {
+    let lab = Lab::new();
+    add_first_folder(&lab);
+    let (saved, t) = lodge_said(
+        &lab,
+        &["target", "add", "lab-store", "sandbox+http://127.0.0.1:9"],
+    );
+    assert!(saved, "{t}");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["deposit", "sandbox+http://127.0.0.1:9", "--all"],
+            "hint: 'sandbox+http://127.0.0.1:9' looks like a target, not a dataset: give it \
+             with --target, as in `lodge deposit --target sandbox+http://127.0.0.1:9 --all`",
+        ),
+        (
+            &["deposit", "lab-store", "--all"],
+            "`lodge deposit --target lab-store --all`",
+        ),
+        (
+            &["deposit", "sandbox", "ds001"],
+            "`lodge deposit --target sandbox ds001`",
+        ),
+    ];
+    for (args, hint) in cases {
+        let out = lodge_in(&lab).args(args).output().unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {t}");
+        assert!(t.contains(hint), "{args:?}: {t}");
+    }
+    // A dataset's name where a target is given: clap's refusal alone.
+    let out = (lodge_in(&lab))
+        .args(["deposit", "--target", "sandbox", "--all", "ds001"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!text(&out).contains("hint:"), "{}", text(&out));
+    let store = open_store(&lab);
+    let dataset = store.datasets().unwrap().remove(0);
+    assert!(store.jobs_of_dataset(dataset.id).unwrap().is_empty());
+}
+
 #[test]
 fn store_locked_by_another_process_is_waited_for_then_named_and_nothing_is_lost() {
     let lab = Lab::new();
