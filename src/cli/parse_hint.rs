@@ -33,8 +33,10 @@ pub fn hint_after_refusal(
     let looks_like_target = |word: &str| {
         word.contains("://") || word.starts_with("s3:") || word == "sandbox" || saved(word)
     };
+    let a_flags_value = |i: usize| i > 0 && takes_value(&rest[i - 1]);
     let (i, target) = rest.iter().enumerate().find(|&(i, word)| {
-        !word.starts_with('-') && !(i > 0 && takes_value(&rest[i - 1])) && looks_like_target(word)
+        let a_dataset = !word.starts_with('-') && !a_flags_value(i);
+        a_dataset && looks_like_target(word)
     })?;
     let others: Vec<String> = (rest.iter().enumerate())
         .filter(|&(j, _)| j != i)
