@@ -2838,13 +2838,16 @@ fn closing_with_metadata_edits_not_saved_asks_first_naming_the_datasets() {
     w.harness.get_by_label("Close Lodge?");
     w.harness
         .get_by_label_contains("The metadata of soil-cores has edits not saved");
+    // It names the button as the details show it.
+    w.harness
+        .get_by_label_contains("press Save beside ✏ Edits not saved at the top of the details");
     w.harness.get_by_label("Keep Lodge open").click();
     w.harness.step();
     w.harness.step();
     assert!(w.harness.query_by_label("Close Lodge?").is_none());
 
     w.select(soil);
-    w.harness.get_by_label("Save edits").click();
+    w.harness.get_by_label("Save").click();
     w.wait("the edit saved", |app| {
         app.model
             .row(soil)
@@ -3603,7 +3606,7 @@ fn a_new_version_saved_with_a_problem_says_so_beside_its_badge() {
     let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     w.deposit_row(id);
     w.edit_title(id, "");
-    w.harness.get_by_label("Save edits").click();
+    w.harness.get_by_label("Save").click();
     w.wait("saved with its problem", |app| {
         app.model
             .row(id)

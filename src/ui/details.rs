@@ -260,13 +260,17 @@ fn edits_strip(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datase
         save = ui
             .add_enabled(
                 entry.hashing.is_none() && !folder_missing,
-                egui::Button::new("Save edits").small(),
+                egui::Button::new("Save").small(),
             )
-            .on_hover_text("Save metadata: re-key the dataset with what the form says")
+            .on_hover_text(
+                "As Save metadata at the form's foot: re-key the dataset with what the form says",
+            )
             .clicked();
         if ui
             .small_button("Undo")
-            .on_hover_text("Undo edits: take back what the form held when it was saved")
+            .on_hover_text(
+                "As Undo edits at the form's foot: take back what the form held when it was saved",
+            )
             .clicked()
         {
             *form = base.clone();

@@ -52,7 +52,7 @@ fn unsaved_question(names: &[String]) -> String {
     };
     format!(
         "The metadata of {of} has edits not saved. Closing throws them away; to keep them, \
-         keep Lodge open and press Save edits at the top of the details."
+         keep Lodge open and press Save beside ✏ Edits not saved at the top of the details."
     )
 }
 
