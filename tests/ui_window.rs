@@ -3001,6 +3001,16 @@ fn a_failed_deposit_with_edits_not_saved_says_which_of_them_a_retry_sends() {
         "in the row and in the details"
     );
     let details_left = w.details_close().left();
+    // The row's two retry buttons and its 🗑 fit the row's actions, 250 points wide
+    // (`ACTIONS_WIDTH` in src/ui/table.rs): the 📂 gives way.
+    const ACTIONS_WIDTH: f32 = 250.0;
+    let retry_left = w.harness.get_by_label("Retry as saved").rect().left();
+    let remove = w.harness.get_by_label("🗑").rect();
+    assert!(
+        remove.right() <= retry_left + ACTIONS_WIDTH,
+        "🗑 at {remove:?} is cut off (actions from x = {retry_left})"
+    );
+    assert!(w.harness.query_by_label("📂").is_none());
     w.harness
         .query_all_by_label("Deposit edits")
         .find(|n| n.rect().left() >= details_left)

@@ -633,8 +633,13 @@ fn actions(
         // Through the service, which says so when no browser opens it (egui would not).
         commands.push(Command::OpenRecord(url.to_string()));
     }
-    // No folder to show when it is gone.
+    // No folder to show when it is gone. A failed deposit with edits not saved has two
+    // buttons for its retry, which take the folder's room (it is back once the edits are
+    // saved or undone).
+    let two_retries = matches!(status, DedupStatus::Failed { .. })
+        && edits.is_some_and(|(metadata, _)| *metadata != entry.metadata);
     if !matches!(status, DedupStatus::FolderMissing { .. })
+        && !two_retries
         && ui.small_button("📂").on_hover_text("Show folder").clicked()
     {
         commands.push(Command::ShowFolder(entry.path.clone().into()));
