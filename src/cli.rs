@@ -441,6 +441,14 @@ impl Database {
     /// or a `postgres://` URL for a store shared by a lab's machines. For `lodge add`, the
     /// command that puts something in a database.
     pub fn open(&self) -> anyhow::Result<Store> {
+        self.open_with(Store::open_at_waiting)
+    }
+
+    /// [`Database::open`] with `opener`, which opens the store at a location.
+    fn open_with(
+        &self,
+        opener: fn(&StoreLocation, Duration) -> Result<Store, crate::store::StoreError>,
+    ) -> anyhow::Result<Store> {
         if let Some(problem) = &self.settings_problem {
             say_err!(
                 "warning: {problem}. Until then this command uses this computer's own database \
@@ -448,10 +456,7 @@ impl Database {
             );
         }
         let location = StoreLocation::from(self.path.clone());
-        let store = match (
-            Store::open_at_waiting(&location, self.wait),
-            &self.from_settings,
-        ) {
+        let store = match (opener(&location, self.wait), &self.from_settings) {
             (Ok(store), _) => store,
             (Err(e), None) => return Err(e.into()),
             (Err(e), Some(settings)) => anyhow::bail!(
@@ -476,7 +481,8 @@ impl Database {
     /// `--db` or `LODGE_DB` that does not exist is most likely a typo: say so, and create
     /// nothing, rather than make an empty database (and folders) and report it empty, as if
     /// the history were gone. The default database is created as by [`Database::open`], so
-    /// a first `lodge status` simply says there is nothing yet.
+    /// a first `lodge status` simply says there is nothing yet. A PostgreSQL database
+    /// without Lodge's tables is refused the same way, and given none.
     pub fn open_existing(&self) -> anyhow::Result<Store> {
         if let StoreLocation::File(path) = StoreLocation::from(self.path.clone())
             && self.given
@@ -489,7 +495,7 @@ impl Database {
                 path.display()
             );
         }
-        self.open()
+        self.open_with(Store::open_started_at_waiting)
     }
 
     /// What to tell the user when `error` is about the database file itself (locked,

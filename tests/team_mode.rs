@@ -551,7 +551,9 @@ fn test_clusters_and_process_folders_are_removed_when_done() {
 }
 
 /// Another program's PostgreSQL database (a lab's own `jobs` table, say) is refused,
-/// naming its tables, and Lodge writes none of its own there; an empty one is Lodge's.
+/// naming its tables, and Lodge writes none of its own there. An empty one is Lodge's to
+/// start, by `lodge add`: a command that only works on what is there (`status`) finds
+/// none of Lodge's tables, says so, and makes none (it may be the wrong database).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_programs_postgres_database_is_refused_and_left_as_it_was() {
     let url = shared().new_database();
@@ -584,6 +586,24 @@ async fn another_programs_postgres_database_is_refused_and_left_as_it_was() {
     assert_eq!(tables, ["jobs", "samples"], "nothing written");
 
     let empty = shared().new_database();
+    let out = lodge_on(&empty, "labpc1").arg("status").output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("it has none of Lodge's tables, so nothing has been added with it yet"),
+        "{t}"
+    );
+    assert!(t.contains("`lodge add DIR`"), "{t}");
+    let (client, connection) = tokio_postgres::connect(&empty, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    tokio::spawn(connection);
+    let count = "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'";
+    let tables: i64 = client.query_one(count, &[]).await.unwrap().get(0);
+    assert_eq!(tables, 0, "status made no tables");
+
+    let lab = Lab::new();
+    add_all(&empty, "labpc1", &[lab.numbered_folder(1)]);
     let out = lodge_on(&empty, "labpc1").arg("status").output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
 }

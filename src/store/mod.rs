@@ -184,6 +184,14 @@ pub enum StoreError {
         "cannot reach the Lodge database {location}: {reason}; check that PostgreSQL is running and the URL is right"
     )]
     Unavailable { location: String, reason: String },
+    /// A shared database with none of Lodge's tables, opened for work on what it holds
+    /// ([`Store::open_started_at_waiting`]): nothing was written there.
+    #[error(
+        "no Lodge database at {location}: it has none of Lodge's tables, so nothing has been \
+         added with it yet (Lodge wrote nothing there). Check the database named by --db, \
+         LODGE_DB or the window's Settings, or start this one with `lodge add DIR` on it"
+    )]
+    NotStarted { location: String },
     /// The group transaction a call ran in could not commit: the call's effect is undone.
     #[error("the database could not commit: {0}")]
     GroupCommit(String),
@@ -282,11 +290,28 @@ impl Store {
     /// [`Store::open_at`] with a lock wait for SQLite files (PostgreSQL sessions have their
     /// own lock timeout and retry).
     pub fn open_at_waiting(location: &StoreLocation, lock_wait: Duration) -> Result<Store> {
+        Store::open_location(location, lock_wait, postgres::Tables::StartThem)
+    }
+
+    /// [`Store::open_at_waiting`] for work on what a database holds already: a PostgreSQL
+    /// database without Lodge's tables is refused ([`StoreError::NotStarted`]), not given
+    /// them, since a command that only reads would find nothing there anyway, and the
+    /// database named may well be the wrong one (a server's `postgres` maintenance database).
+    /// A SQLite file is opened as by [`Store::open_at_waiting`].
+    pub fn open_started_at_waiting(location: &StoreLocation, lock_wait: Duration) -> Result<Store> {
+        Store::open_location(location, lock_wait, postgres::Tables::MustBeThere)
+    }
+
+    fn open_location(
+        location: &StoreLocation,
+        lock_wait: Duration,
+        tables: postgres::Tables,
+    ) -> Result<Store> {
         match location {
             StoreLocation::File(path) => Store::open_file(path, lock_wait),
             StoreLocation::Postgres(url) => {
                 let session = postgres::connect(url)?;
-                postgres::migrate(&session, url)?;
+                postgres::migrate(&session, url, tables)?;
                 let cache_path = std::env::var_os("LODGE_HASH_CACHE")
                     .map(PathBuf::from)
                     .unwrap_or_else(|| data_dir().join("hash-cache.db"));

@@ -76,12 +76,26 @@ pub(super) fn connect(url: &str) -> Result<PgSession> {
     Ok(session)
 }
 
+/// What [`migrate`] does with a database that has none of Lodge's tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Tables {
+    /// Make them: the database is Lodge's to start (`lodge add`, the window).
+    StartThem,
+    /// Refuse it ([`StoreError::NotStarted`]): a command that works on what is there.
+    MustBeThere,
+}
+
 /// Bring the schema up to date, one migrator at a time across every machine.
-pub(super) fn migrate(session: &PgSession, url: &str) -> Result<()> {
+pub(super) fn migrate(session: &PgSession, url: &str, tables: Tables) -> Result<()> {
     let db = Db::Pg(session);
     db.batch("BEGIN; SELECT pg_advisory_xact_lock(74112026);")?;
     let applied = (|| {
         refuse_another_programs_database(&db, url)?;
+        if tables == Tables::MustBeThere && !has_lodge_schema(&db)? {
+            return Err(StoreError::NotStarted {
+                location: StoreLocation::Postgres(url.to_string()).to_string(),
+            });
+        }
         db.batch("CREATE TABLE IF NOT EXISTS lodge_schema (version BIGINT NOT NULL)")?;
         let version: i64 = db.one(
             "SELECT coalesce(max(version), 0) FROM lodge_schema",
@@ -120,10 +134,7 @@ pub(super) fn migrate(session: &PgSession, url: &str) -> Result<()> {
 /// its own tables there (they could collide with that program's: a `jobs` table), as it
 /// refuses another program's SQLite file. A database with no tables is Lodge's to start.
 fn refuse_another_programs_database(db: &Db<'_>, url: &str) -> Result<()> {
-    let lodges: bool = db.one("SELECT to_regclass('lodge_schema') IS NOT NULL", &[], |r| {
-        r.get(0)
-    })?;
-    if lodges {
+    if has_lodge_schema(db)? {
         return Ok(());
     }
     let tables: Vec<String> = db.all(
@@ -144,6 +155,13 @@ fn refuse_another_programs_database(db: &Db<'_>, url: &str) -> Result<()> {
              none of Lodge's, so Lodge wrote nothing there. Give Lodge a database of its \
              own (`createdb lodge` on that server, then --db postgres://…/lodge)"
         ),
+    })
+}
+
+/// Whether the database has Lodge's schema table (it was started by Lodge).
+fn has_lodge_schema(db: &Db<'_>) -> Result<bool> {
+    db.one("SELECT to_regclass('lodge_schema') IS NOT NULL", &[], |r| {
+        r.get(0)
     })
 }
 
