@@ -185,6 +185,34 @@ async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
     assert_eq!(sandbox.stats().records, 12);
 }
 
+/// `status` while a `lodge deposit` of this machine sends a job names that command and its
+/// process, so a person knows which terminal to look in (or to stop).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn status_names_the_lodge_deposit_that_sends_a_running_job() {
+    // One at a time, 200 ms a request: seconds of the batch left to look at.
+    let (_lab, _sandbox, db, child) = batch_in_flight(8, "1").await;
+    let sender = format!(
+        "being sent by `lodge deposit` (process {} on {})",
+        child.id(),
+        lodge::store::this_host()
+    );
+    let t = text(&lodge_with(&db, &["status"]).await);
+    assert!(t.contains(&sender), "{t}");
+    let status = lodge_with(&db, &["status", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    let running: Vec<&serde_json::Value> = (json["items"].as_array().unwrap().iter())
+        .filter(|item| item["state"] == "running")
+        .collect();
+    assert!(!running.is_empty(), "{json}");
+    assert_eq!(running[0]["sender"]["program"], "deposit", "{json}");
+    assert_eq!(
+        running[0]["sender"]["process"],
+        format!("process {} on {}", child.id(), lodge::store::this_host())
+    );
+    let out = output_of(child).await;
+    assert!(out.status.success(), "{}", text(&out));
+}
+
 /// A dataset removed while its batch runs ends rejected, said as its own: not as a deposit
 /// shared with another dataset of the same key, and not sent from a copy of its folder
 /// added meanwhile (removing it said not to deposit it; the copy was not asked to be).

@@ -112,14 +112,17 @@ pub fn running_note(job: &JobRow, resume: &str) -> Option<String> {
     })
 }
 
-/// Who sends a `running` job, for `--json`: `{"process", "ended", "lease_until"}`, where
-/// `ended` is true once that process of this machine has ended, false while it runs, null
-/// when this machine cannot tell (another machine's); null for a job no one holds.
+/// Who sends a `running` job, for `--json`: `{"process", "program", "ended",
+/// "lease_until"}`, where `program` is `window` or the command (`deposit`) of a Lodge of
+/// this machine that runs, else null; `ended` is true once that process of this machine
+/// has ended, false while it runs, null when this machine cannot tell (another machine's);
+/// null for a job no one holds.
 pub fn sender_json(job: &JobRow) -> serde_json::Value {
-    use crate::engine::{owner_alive, owner_text};
+    use crate::engine::{owner_alive, owner_process, owner_program};
     match (&job.lease_owner, job.lease_expires) {
         (Some(owner), Some(until)) => serde_json::json!({
-            "process": owner_text(owner),
+            "process": owner_process(owner),
+            "program": owner_program(owner).map(|p| p.name().to_string()),
             "ended": owner_alive(owner).map(|alive| !alive),
             "lease_until": time_text(until),
         }),

@@ -81,8 +81,19 @@ pub fn is_being_sent(job: &crate::store::JobRow) -> bool {
             .is_some_and(|owner| owner_alive(owner) != Some(false))
 }
 
-/// The process a lease `owner` names, as a person reads it: "process 6573 on lab-pc".
+/// The process a lease `owner` names, as a person reads it: "process 6573 on lab-pc";
+/// when it is a Lodge of this machine that runs, what it is too: "the Lodge window (process
+/// 6573 on lab-pc)", "`lodge deposit` (process 6573 on lab-pc)".
 pub fn owner_text(owner: &str) -> String {
+    let process = owner_process(owner);
+    match owner_program(owner) {
+        Some(program) => format!("{program} ({process})"),
+        None => process,
+    }
+}
+
+/// The process a lease `owner` names, and nothing more: "process 6573 on lab-pc".
+pub fn owner_process(owner: &str) -> String {
     let mut parts = owner.split('/');
     match (parts.next(), parts.next()) {
         (Some(host), Some(pid)) => format!("process {pid} on {host}"),
@@ -90,9 +101,95 @@ pub fn owner_text(owner: &str) -> String {
     }
 }
 
+/// A Lodge that holds a lease: the window, or a command of the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LodgeProgram {
+    Window,
+    /// The command (`deposit`, `retry`, `verify`), never its arguments, which may hold a
+    /// token.
+    Command(String),
+}
+
+impl LodgeProgram {
+    /// For `--json`: `window`, or the command's name.
+    pub fn name(&self) -> &str {
+        match self {
+            LodgeProgram::Window => "window",
+            LodgeProgram::Command(command) => command,
+        }
+    }
+}
+
+impl std::fmt::Display for LodgeProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LodgeProgram::Window => f.write_str("the Lodge window"),
+            LodgeProgram::Command(command) => write!(f, "`lodge {command}`"),
+        }
+    }
+}
+
+/// What the process a lease `owner` names is, when it is a Lodge running on this machine.
+/// `None` for another machine's, an ended one, or a pid another program has since.
+pub fn owner_program(owner: &str) -> Option<LodgeProgram> {
+    let mut parts = owner.split('/');
+    let (h, pid) = (parts.next()?, parts.next()?.parse::<u32>().ok()?);
+    if h != host() {
+        return None;
+    }
+    let cmdline = std::fs::read(Path::new("/proc").join(pid.to_string()).join("cmdline")).ok()?;
+    let args: Vec<String> = (cmdline.split(|b| *b == 0))
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    program_of(&args)
+}
+
+/// The Lodge that the command line `args` (the program first) runs, if it runs one.
+fn program_of(args: &[String]) -> Option<LodgeProgram> {
+    let program = Path::new(args.first()?).file_name()?.to_string_lossy();
+    if program != "lodge" {
+        return None;
+    }
+    let mut rest = args[1..].iter();
+    while let Some(arg) = rest.next() {
+        // The global options that take a value: the value is not the command.
+        if arg == "--db" || arg == "--db-wait" {
+            rest.next();
+        } else if !arg.starts_with('-') {
+            return Some(LodgeProgram::Command(arg.clone()));
+        }
+    }
+    Some(LodgeProgram::Window)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lodge_holding_a_lease_is_named_by_its_command_and_other_programs_are_not() {
+        let program = |line: &str| {
+            let args: Vec<String> = line.split(' ').map(String::from).collect();
+            program_of(&args).map(|p| p.to_string())
+        };
+        assert_eq!(
+            program("/usr/bin/lodge --db /tmp/x.db deposit --target t --all --token s3cret")
+                .as_deref(),
+            Some("`lodge deposit`")
+        );
+        assert_eq!(
+            program("lodge --db-wait 5s retry --all-failed").as_deref(),
+            Some("`lodge retry`")
+        );
+        assert_eq!(
+            program("/opt/lodge/lodge --db lab.db").as_deref(),
+            Some("the Lodge window")
+        );
+        assert_eq!(program("/usr/bin/python3 lodge deposit"), None);
+        // This test's own process is no Lodge.
+        assert_eq!(owner_program(&lease_owner()), None);
+    }
 
     #[test]
     fn this_process_is_alive_and_other_hosts_are_unknown() {

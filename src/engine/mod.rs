@@ -11,7 +11,8 @@ mod batch;
 mod guarded;
 mod liveness;
 pub use liveness::{
-    expire_dead_leases, held_by_this_process, is_being_sent, lease_owner, owner_alive, owner_text,
+    LodgeProgram, expire_dead_leases, held_by_this_process, is_being_sent, lease_owner,
+    owner_alive, owner_process, owner_program, owner_text,
 };
 pub mod repair;
 pub mod requeue;
