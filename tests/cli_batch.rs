@@ -4319,3 +4319,44 @@ async fn commands_suggested_by_a_run_given_db_name_that_db() {
     );
     assert!(!t.contains("`lodge retry"), "{t}");
 }
+
+/// A dataset named in Japanese (two terminal columns a character) does not push its
+/// row's columns out of line in `status` and `history`: each row's key, and each job's
+/// target, starts at the same column.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn names_in_japanese_keep_the_columns_of_status_and_history_in_line() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    for name in ["土壌コア", "soil-cores"] {
+        let folder = lab.folder(name, &[("data.csv", name.as_bytes())]);
+        added_titled_with(&lab, &folder, "Soil cores", &[]);
+    }
+    let columns = |said: &str, marker: &str| -> Vec<usize> {
+        said.lines()
+            .filter_map(|line| {
+                let at = line.find(marker)?;
+                Some(unicode_width::UnicodeWidthStr::width(&line[..at]))
+            })
+            .collect()
+    };
+    let (_, status) = lodge_said(&lab, &["status"]);
+    // The key follows the name: the column where "not deposited" text's key begins.
+    let keys: Vec<usize> = status
+        .lines()
+        .filter(|l| l.contains("not deposited anywhere yet"))
+        .map(|line| {
+            let key = line.split_whitespace().nth(2).unwrap();
+            unicode_width::UnicodeWidthStr::width(&line[..line.find(key).unwrap()])
+        })
+        .collect();
+    assert_eq!(keys.len(), 2, "{status}");
+    assert_eq!(keys[0], keys[1], "{status}");
+
+    let url = sandbox.target_url();
+    let (ok, said) = lodge_said(&lab, &["deposit", "--target", &url, "--all"]);
+    assert!(ok, "{said}");
+    let (_, history) = lodge_said(&lab, &["history"]);
+    let targets = columns(&history, &url);
+    assert_eq!(targets.len(), 2, "{history}");
+    assert_eq!(targets[0], targets[1], "{history}");
+}

@@ -112,6 +112,14 @@ pub fn running_note(job: &JobRow, resume: &str) -> Option<String> {
     })
 }
 
+/// `text` followed by spaces to fill `width` columns of a terminal, as `{:<width$}` would
+/// for text of one column a character: a Chinese, Japanese or Korean character takes two.
+/// Text as wide or wider is left as it is.
+pub fn padded(text: &str, width: usize) -> String {
+    let shown = unicode_width::UnicodeWidthStr::width(text);
+    format!("{text}{}", " ".repeat(width.saturating_sub(shown)))
+}
+
 /// Who sends a `running` job, for `--json`: `{"process", "program", "ended",
 /// "lease_until"}`, where `program` is `window` or the command (`deposit`) of a Lodge of
 /// this machine that runs, else null; `ended` is true once that process of this machine

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::Database;
 use super::deposit::{how_to_resume, retry_hint};
-use super::output::{DatasetNames, check_json, time_text};
+use super::output::{DatasetNames, check_json, padded, time_text};
 use super::output::{say, say_err};
 use super::target_arg::{deposit_command, target_argument};
 use crate::catalog::FolderChange;
@@ -279,9 +279,9 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         if r.target.is_none() {
             // No job anywhere: nothing to say of a target, a job or its attempts.
             say!(
-                "{:>4} {:<24} {key} {:<10} not deposited anywhere yet",
+                "{:>4} {} {key} {:<10} not deposited anywhere yet",
                 r.dataset,
-                r.name,
+                padded(&r.name, 24),
                 r.state
             );
         } else {
@@ -292,9 +292,9 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 .filter(|part| !part.is_empty())
                 .collect();
             say!(
-                "{:>4} {:<24} {key} {:<10} {}",
+                "{:>4} {} {key} {:<10} {}",
                 r.dataset,
-                r.name,
+                padded(&r.name, 24),
                 r.state,
                 rest.join(" ")
             );
@@ -482,15 +482,18 @@ pub fn history(
                 .as_deref()
                 .filter(|u| Some(*u) != r.identifier.as_deref());
             say!(
-                "{} job {:<5} {:<9} {:<24} {} {}{}",
+                "{} job {:<5} {:<9} {} {} {}{}",
                 time_text(r.updated_at),
                 r.job,
                 r.state,
-                match (&r.name, removed) {
-                    (Some(name), false) => name.clone(),
-                    (Some(name), true) => format!("{name} (removed)"),
-                    (None, _) => "(removed)".to_string(),
-                },
+                padded(
+                    &match (&r.name, removed) {
+                        (Some(name), false) => name.clone(),
+                        (Some(name), true) => format!("{name} (removed)"),
+                        (None, _) => "(removed)".to_string(),
+                    },
+                    24
+                ),
                 names.of(&r.target),
                 r.identifier.as_deref().unwrap_or("-"),
                 url.map(|u| format!(" {u}")).unwrap_or_default()
