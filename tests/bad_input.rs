@@ -1338,9 +1338,19 @@ fn a_target_written_where_the_datasets_go_is_pointed_to_the_target_flag() {
             &["deposit", "lab-store", "--all"],
             "`lodge deposit --target lab-store --all`",
         ),
+        // A --db before the command stays in the command hinted (without it, it would
+        // run on another store), and a token is not repeated.
         (
-            &["deposit", "sandbox", "ds001"],
-            "`lodge deposit --target sandbox ds001`",
+            &[
+                "--db",
+                "other.db",
+                "deposit",
+                "lab-store",
+                "ds001",
+                "--token",
+                "s3cret",
+            ],
+            "`lodge --db other.db deposit --target lab-store ds001 --token TOKEN`",
         ),
     ];
     for (args, hint) in cases {
@@ -1348,6 +1358,7 @@ fn a_target_written_where_the_datasets_go_is_pointed_to_the_target_flag() {
         let t = text(&out);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {t}");
         assert!(t.contains(hint), "{args:?}: {t}");
+        assert!(!t.contains("s3cret"), "{args:?}: {t}");
     }
     // A dataset's name where a target is given: clap's refusal alone.
     let out = (lodge_in(&lab))

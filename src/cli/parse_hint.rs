@@ -8,6 +8,10 @@ use super::output::shell_word;
 
 /// The hint for clap's refusal of kind `kind` of the command line `args` (the program's
 /// name first), if one helps. `saved` says whether a word is the name of a saved target.
+/// The command it gives is the one refused with the target moved behind `--target`, its
+/// other words kept (a `--db` before `deposit` too: without it the command would run on
+/// another store), and no secret repeated: a token is written `TOKEN`, a password in a
+/// URL left out.
 pub fn hint_after_refusal(
     kind: ErrorKind,
     args: &[String],
@@ -21,36 +25,76 @@ pub fn hint_after_refusal(
     }
     let at = args.iter().position(|a| a == "deposit")?;
     let rest = &args[at + 1..];
+    // Given already; or, after `--`, every word is a dataset's and which was meant as the
+    // target is anyone's guess.
     if rest
         .iter()
-        .any(|a| a == "--target" || a.starts_with("--target="))
+        .any(|a| a == "--target" || a.starts_with("--target=") || a == "--")
     {
         return None;
     }
-    // A word that is a flag's value is not a dataset: a postgres:// URL after --db is not
-    // a target written in the wrong place.
-    let takes_value = |flag: &str| matches!(flag, "--db" | "--token");
-    let looks_like_target = |word: &str| {
-        word.contains("://") || word.starts_with("s3:") || word == "sandbox" || saved(word)
-    };
     let a_flags_value = |i: usize| i > 0 && takes_value(&rest[i - 1]);
+    let looks_like_target =
+        |word: &str| word.contains("://") || word.starts_with("s3:") || saved(word);
     let (i, target) = rest.iter().enumerate().find(|&(i, word)| {
         let a_dataset = !word.starts_with('-') && !a_flags_value(i);
         a_dataset && looks_like_target(word)
     })?;
-    let others: Vec<String> = (rest.iter().enumerate())
-        .filter(|&(j, _)| j != i)
-        .map(|(_, word)| shell_word(word).into_owned())
-        .collect();
-    let with_target = format!("--target {}", shell_word(target));
-    let command = std::iter::once(with_target)
-        .chain(others)
-        .collect::<Vec<_>>()
-        .join(" ");
+    let target = shown_url(target);
+    let mut words = vec!["lodge".to_string()];
+    let mut previous: Option<&str> = None;
+    for (j, word) in args.iter().enumerate().skip(1) {
+        if j != at + 1 + i {
+            words.push(shown_word(word, previous));
+        }
+        if j == at {
+            words.push(format!("--target {}", shell_word(&target)));
+        }
+        previous = Some(word);
+    }
     Some(format!(
         "hint: '{target}' looks like a target, not a dataset: give it with --target, as in \
-         `lodge deposit {command}`"
+         `{}`",
+        words.join(" ")
     ))
+}
+
+/// Whether `flag` takes the next word as its value.
+fn takes_value(flag: &str) -> bool {
+    matches!(flag, "--db" | "--db-wait" | "--token")
+}
+
+/// `word` of the refused command line as the hint repeats it, after `previous`: a token
+/// as `TOKEN`, a URL without its password, quoted for a shell.
+fn shown_word(word: &str, previous: Option<&str>) -> String {
+    if previous == Some("--token") {
+        return "TOKEN".into();
+    }
+    if word.starts_with("--token=") {
+        return "--token=TOKEN".into();
+    }
+    if let Some(db) = word.strip_prefix("--db=") {
+        return format!("--db={}", shell_word(&shown_url(db)));
+    }
+    shell_word(&shown_url(word)).into_owned()
+}
+
+/// `text` as the hint may print it: a URL with a password loses it (a PostgreSQL server
+/// takes it from `PGPASSWORD` or `~/.pgpass`), a target URL with a user or password
+/// before its host has them masked, as Lodge's refusal of such a URL shows it.
+fn shown_url(text: &str) -> String {
+    if let Some((masked, _)) = crate::targets::http::credentials_in_url(text)
+        && !text.starts_with("postgres")
+    {
+        return masked;
+    }
+    match url::Url::parse(text) {
+        Ok(mut url) if url.password().is_some() => {
+            let _ = url.set_password(None);
+            url.to_string()
+        }
+        _ => text.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -61,28 +105,30 @@ mod tests {
         line.split(' ').map(String::from).collect()
     }
 
+    fn hint(kind: ErrorKind, line: &str) -> Option<String> {
+        hint_after_refusal(kind, &words(line), |name| name == "zenodo")
+    }
+
     #[test]
     fn a_target_written_where_the_datasets_go_is_named_with_the_command_that_means_it() {
-        let hint = hint_after_refusal(
-            ErrorKind::ArgumentConflict,
-            &words("lodge deposit sandbox+http://127.0.0.1:8080 --all"),
-            |_| false,
-        );
         assert_eq!(
-            hint.as_deref(),
+            hint(
+                ErrorKind::ArgumentConflict,
+                "lodge deposit sandbox+http://127.0.0.1:8080 --all"
+            )
+            .as_deref(),
             Some(
                 "hint: 'sandbox+http://127.0.0.1:8080' looks like a target, not a dataset: \
                  give it with --target, as in `lodge deposit --target \
                  sandbox+http://127.0.0.1:8080 --all`"
             )
         );
-        let saved = hint_after_refusal(
-            ErrorKind::MissingRequiredArgument,
-            &words("lodge deposit zenodo plot-1"),
-            |name| name == "zenodo",
-        );
         assert_eq!(
-            saved.as_deref(),
+            hint(
+                ErrorKind::MissingRequiredArgument,
+                "lodge deposit zenodo plot-1"
+            )
+            .as_deref(),
             Some(
                 "hint: 'zenodo' looks like a target, not a dataset: give it with --target, as \
                  in `lodge deposit --target zenodo plot-1`"
@@ -91,25 +137,53 @@ mod tests {
     }
 
     #[test]
-    fn no_hint_where_the_target_is_given_or_nothing_looks_like_one() {
-        let none = |kind, line: &str| hint_after_refusal(kind, &words(line), |_| false);
-        let conflict = ErrorKind::ArgumentConflict;
-        assert_eq!(
-            none(conflict, "lodge deposit --target sandbox --all plot-1"),
-            None
-        );
-        assert_eq!(none(conflict, "lodge deposit --all plot-1"), None);
-        assert_eq!(
-            none(
-                conflict,
-                "lodge deposit --db postgres://h/lodge --all plot-1"
+    fn the_command_hinted_keeps_its_database_and_repeats_no_secret() {
+        let said = hint(
+            ErrorKind::ArgumentConflict,
+            "lodge --db postgres://lab:pgpass@db.example.org/lodge deposit zenodo --all \
+             --token s3cret",
+        )
+        .unwrap();
+        assert!(
+            said.ends_with(
+                "`lodge --db postgres://lab@db.example.org/lodge deposit --target zenodo --all \
+                 --token TOKEN`"
             ),
-            None
+            "{said}"
         );
+        let said = hint(
+            ErrorKind::ArgumentConflict,
+            "lodge deposit webdav+https://alice:hunter2@dav.example.org/lab --all --token=s3cret",
+        )
+        .unwrap();
+        assert!(
+            !said.contains("hunter2") && !said.contains("s3cret"),
+            "{said}"
+        );
+        assert!(
+            said.contains("--target 'webdav+https://…@dav.example.org/lab' --all --token=TOKEN"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn no_hint_where_the_target_is_given_or_nothing_looks_like_one() {
+        let conflict = ErrorKind::ArgumentConflict;
+        for line in [
+            "lodge deposit --target zenodo --all plot-1",
+            "lodge deposit --all plot-1",
+            "lodge deposit --db postgres://h/lodge --all plot-1",
+            // Not a saved target's name.
+            "lodge deposit sandbox plot-1",
+            // After `--`, every word is a dataset's.
+            "lodge deposit -- zenodo --all",
+            "lodge status sandbox+http://h",
+        ] {
+            assert_eq!(hint(conflict, line), None, "{line}");
+        }
         assert_eq!(
-            none(ErrorKind::UnknownArgument, "lodge deposit sandbox --al"),
+            hint(ErrorKind::UnknownArgument, "lodge deposit zenodo --al"),
             None
         );
-        assert_eq!(none(conflict, "lodge status sandbox+http://h"), None);
     }
 }
