@@ -192,12 +192,20 @@ async fn status_names_the_lodge_deposit_that_sends_a_running_job() {
     // One at a time, 200 ms a request: seconds of the batch left to look at.
     let (_lab, _sandbox, db, child) = batch_in_flight(8, "1").await;
     let sender = format!(
-        "being sent by `lodge deposit` (process {} on {})",
+        "being sent by lodge deposit (process {} on {})",
         child.id(),
         lodge::store::this_host()
     );
     let t = text(&lodge_with(&db, &["status"]).await);
     assert!(t.contains(&sender), "{t}");
+    // A --db given to `status` is added to the commands it suggests, not to the one named.
+    let db_flag = db.to_string_lossy().into_owned();
+    let out = lodge(&db)
+        .env_remove("LODGE_DB")
+        .args(["--db", &db_flag, "status"])
+        .output()
+        .unwrap();
+    assert!(text(&out).contains(&sender), "{}", text(&out));
     let status = lodge_with(&db, &["status", "--json"]).await;
     let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
     let running: Vec<&serde_json::Value> = (json["items"].as_array().unwrap().iter())

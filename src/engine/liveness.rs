@@ -83,7 +83,9 @@ pub fn is_being_sent(job: &crate::store::JobRow) -> bool {
 
 /// The process a lease `owner` names, as a person reads it: "process 6573 on lab-pc";
 /// when it is a Lodge of this machine that runs, what it is too: "the Lodge window (process
-/// 6573 on lab-pc)", "`lodge deposit` (process 6573 on lab-pc)".
+/// 6573 on lab-pc)", "lodge deposit (process 6573 on lab-pc)". (Not in backquotes: the
+/// command line adds its `--db` to every `` `lodge `` command it prints, and this names a
+/// command run, not one to run.)
 pub fn owner_text(owner: &str) -> String {
     let process = owner_process(owner);
     match owner_program(owner) {
@@ -124,7 +126,7 @@ impl std::fmt::Display for LodgeProgram {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             LodgeProgram::Window => f.write_str("the Lodge window"),
-            LodgeProgram::Command(command) => write!(f, "`lodge {command}`"),
+            LodgeProgram::Command(command) => write!(f, "lodge {command}"),
         }
     }
 }
@@ -176,11 +178,11 @@ mod tests {
         assert_eq!(
             program("/usr/bin/lodge --db /tmp/x.db deposit --target t --all --token s3cret")
                 .as_deref(),
-            Some("`lodge deposit`")
+            Some("lodge deposit")
         );
         assert_eq!(
             program("lodge --db-wait 5s retry --all-failed").as_deref(),
-            Some("`lodge retry`")
+            Some("lodge retry")
         );
         assert_eq!(
             program("/opt/lodge/lodge --db lab.db").as_deref(),
