@@ -185,6 +185,63 @@ async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
     assert_eq!(sandbox.stats().records, 12);
 }
 
+/// A `lodge retry` stopped mid-way leaves what it re-queued on the queue, where a second
+/// `retry` (which re-queues failed jobs) would not find it: the stop says each item left is
+/// named with the deposit that sends it, and is; the status is 130.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stopped_retry_names_the_deposit_that_sends_what_it_left() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    {
+        let store = lab.store("lodge.db");
+        for n in 0..8 {
+            add(
+                &store,
+                &lab.numbered_folder(n),
+                &metadata(&format!("Dataset {n}")),
+            );
+        }
+    }
+    every_deposit_fails_once(&sandbox, &db).await;
+    sandbox.set_faults(FaultConfig {
+        latency_ms: 300,
+        ..FaultConfig::default()
+    });
+    let before = sandbox.stats().requests;
+    let child = lodge(&db)
+        .args(["retry", "--all-failed", "--concurrency", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while sandbox.stats().requests == before {
+        assert!(started.elapsed() < Duration::from_secs(30), "nothing sent");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let out = output_of(child).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{t}");
+    assert!(
+        t.contains(
+            "stopping: items in flight go back on the queue (each left is named below with \
+             the `lodge deposit` that sends it)"
+        ),
+        "{t}"
+    );
+    let url = sandbox.target_url();
+    assert!(
+        t.contains(&format!("not finished; `lodge deposit --target {url} ")),
+        "{t}"
+    );
+}
+
 /// `status` while a `lodge deposit` of this machine sends a job names that command and its
 /// process, so a person knows which terminal to look in (or to stop).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

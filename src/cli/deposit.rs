@@ -291,7 +291,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     let mut job_ids = queued.clone();
     let mut seen = HashSet::new();
     job_ids.retain(|id| seen.insert(*id));
-    let run = run_jobs(Arc::new(engine), job_ids, args.verbose).await?;
+    let run = run_jobs(Arc::new(engine), job_ids, args.verbose, Finish::RunAgain).await?;
     let jobs: HashMap<i64, JobRow> = run.jobs.into_iter().map(|job| (job.id, job)).collect();
     let lines: Vec<Outcome> = ready
         .iter()
@@ -525,7 +525,8 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     }
     let mut run: Vec<i64> = requeued;
     run.extend(held.iter().map(|j| j.id));
-    let run = run_jobs(Arc::new(engine), run, args.verbose).await?;
+    let finish = Finish::DepositsNamedBelow;
+    let run = run_jobs(Arc::new(engine), run, args.verbose, finish).await?;
     let lines: Vec<Outcome> = run.jobs.into_iter().map(Outcome::of).collect();
     let code = summarize(&store, &lines, 0);
     Ok(run
@@ -601,6 +602,7 @@ async fn run_jobs(
     engine: Arc<Engine>,
     job_ids: Vec<i64>,
     verbose: bool,
+    finish: Finish,
 ) -> anyhow::Result<JobsRun> {
     let bar = items_progress_bar(job_ids.len() as u64, "depositing");
     let mut events = engine.subscribe();
@@ -652,12 +654,16 @@ async fn run_jobs(
     });
     let shutdown = CancellationToken::new();
     let on_signal = shutdown.clone();
+    let signal_bar = bar.clone();
     tokio::spawn(async move {
         // Ctrl-C, or SIGTERM from `timeout`, cron or systemd: the same orderly stop.
         if super::stop_signal::stop_requested().await.is_ok() {
-            say_err!(
-                "stopping: items in flight go back on the queue (run the command again to finish)"
-            );
+            let line = format!("stopping: items in flight go back on the queue ({finish})");
+            // On a line of its own, not at the end of the bar's.
+            match signal_bar.is_hidden() {
+                true => say_err!("{line}"),
+                false => signal_bar.suspend(|| say_err!("{line}")),
+            }
             on_signal.cancel();
         }
     });
@@ -669,6 +675,27 @@ async fn run_jobs(
         jobs: jobs?,
         stopped: Stopped(shutdown.is_cancelled()),
     })
+}
+
+/// How the items a stopped run leaves on the queue are sent, as its stop says.
+#[derive(Clone, Copy)]
+enum Finish {
+    /// `lodge deposit`: run again, it sends what is left.
+    RunAgain,
+    /// `lodge retry`: run again, it finds nothing failed to re-queue; each item left is
+    /// named at the end with the deposit that sends it.
+    DepositsNamedBelow,
+}
+
+impl std::fmt::Display for Finish {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Finish::RunAgain => "run the command again to finish",
+            Finish::DepositsNamedBelow => {
+                "each left is named below with the `lodge deposit` that sends it"
+            }
+        })
+    }
 }
 
 /// What [`run_jobs`] ended with: the jobs as they stand, and whether Ctrl-C or SIGTERM
