@@ -1979,3 +1979,22 @@ fn an_empty_lodge_db_variable_is_named_with_the_fix() {
     assert!(t.contains("LODGE_DB is set but empty: unset it"), "{t}");
     assert!(!t.contains("'--db'"), "{t}");
 }
+
+/// A folder whose name holds an escape sequence (data from elsewhere; the name could clear
+/// the screen or retitle the terminal) is printed with its control characters as `?`, as
+/// `ls` prints them: what `add` and `status` say reaches the terminal harmless.
+#[test]
+fn a_folder_named_with_an_escape_sequence_is_printed_harmless() {
+    let lab = Lab::new();
+    let folder = lab.folder("plot\u{1b}]0;owned\u{7}\u{1b}[2J", &[("a.csv", b"1")]);
+    let out = add_titled_with(&lab, &folder, "Plot", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let (_, status) = lodge_said(&lab, &["status"]);
+    for said in [text(&out), status.clone()] {
+        assert!(
+            !said.contains('\u{1b}') && !said.contains('\u{7}'),
+            "{said:?}"
+        );
+    }
+    assert!(status.contains("plot?]0;owned??[2J"), "{status}");
+}

@@ -629,7 +629,7 @@ async fn run_jobs(
                         if printer_bar.is_hidden() {
                             say_err!("{line}");
                         } else {
-                            printer_bar.println(line);
+                            printer_bar.println(super::output::harmless(&line));
                         }
                     }
                 }

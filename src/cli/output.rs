@@ -29,15 +29,32 @@ pub(crate) use say_err;
 /// One line to `out`. A failed write (the reader has gone) is not an error of the command's:
 /// its work is done or still to do, and is what its exit status reports. A `lodge` command
 /// it suggests gets the `--db` this one was given ([`suggest_with_db`]).
+///
+/// A control character a terminal would act on is written as `?`, as `ls` does: a folder
+/// named with an escape sequence (data from elsewhere) must not clear the screen or
+/// retitle the terminal when its name is printed.
 pub fn say_line(out: &mut impl Write, line: std::fmt::Arguments<'_>) {
+    let line = line.to_string();
+    let line = harmless(&line);
     match DB_FLAG.get() {
         Some(flag) => {
-            let _ = writeln!(out, "{}", with_db_flag(&line.to_string(), flag));
+            let _ = writeln!(out, "{}", with_db_flag(&line, flag));
         }
         None => {
             let _ = writeln!(out, "{line}");
         }
     }
+}
+
+/// `text` with each control character but a line break or a tab written as `?`.
+pub fn harmless(text: &str) -> std::borrow::Cow<'_, str> {
+    let acted_on = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(acted_on) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| if acted_on(c) { '?' } else { c })
+        .collect()
 }
 
 /// `--db X` as this run was given it on its command line, for the commands it suggests.
@@ -168,11 +185,8 @@ pub fn hash_progress_bar(root: &Path) -> ProgressBar {
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
-    bar.set_message(
-        root.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-    );
+    let name = root.file_name().map(|n| n.to_string_lossy().into_owned());
+    bar.set_message(harmless(&name.unwrap_or_default()).into_owned());
     bar
 }
 
@@ -217,7 +231,7 @@ pub fn read_back_bar(what: &str, total: Option<u64>) -> ProgressBar {
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    bar.set_message(what.to_string());
+    bar.set_message(harmless(what).into_owned());
     bar
 }
 
@@ -337,6 +351,20 @@ pub(super) fn damage_hint(store: &Store, found: &str, dataset: i64, scope: &str)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_name_with_an_escape_sequence_is_printed_harmless() {
+        let mut out = Vec::new();
+        say_line(
+            &mut out,
+            format_args!("   1 plot\u{1b}[2J\u{7}\r\u{9b}31m  new\n\tnote"),
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "   1 plot?[2J???31m  new\n\tnote\n"
+        );
+        assert!(matches!(harmless("plain"), std::borrow::Cow::Borrowed(_)));
+    }
 
     #[test]
     fn a_job_another_machine_sends_says_when_its_lease_runs_out() {
