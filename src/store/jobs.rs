@@ -105,6 +105,22 @@ impl JobRow {
     }
 }
 
+/// The message of attempt `n` at `target` of a job allowed `max` attempts by this run. An
+/// attempt cut short by its process's stop (Ctrl-C, a kill) is not handed back, since its
+/// request may have landed, and a run may allow fewer than the one before it: a job can
+/// come to its claim past the count. It is tried once more all the same (a failure then
+/// ends it), rather than said to be "attempt 2 of 1".
+fn attempt_message(n: u32, max: u32, target: &str) -> String {
+    match n <= max {
+        true => format!("attempt {n} of {max} to {target}"),
+        false => format!(
+            "attempt {n} to {target}, past the {max} this run allows (the ones before it \
+             were cut short when their process stopped, or made by a run that allowed more): \
+             the last"
+        ),
+    }
+}
+
 #[cfg(test)]
 impl JobRow {
     /// A job for unit tests: dataset 1, to a loopback sandbox, key a…a, one attempt,
@@ -972,10 +988,7 @@ impl Store {
             let e = job_event(&job, EventKind::Reclaimed, message);
             events.push(insert_event(db, &e, &self.actor)?);
         }
-        let message = format!(
-            "attempt {} of {max_attempts} to {}",
-            job.attempts, job.target
-        );
+        let message = attempt_message(job.attempts, max_attempts, &job.target);
         events.push(insert_event(
             db,
             &job_event(&job, EventKind::Attempt, message),
@@ -1595,6 +1608,17 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_attempt_past_the_count_is_not_said_to_be_2_of_1() {
+        assert_eq!(attempt_message(1, 8, "t"), "attempt 1 of 8 to t");
+        let past = attempt_message(2, 1, "t");
+        assert!(
+            past.starts_with("attempt 2 to t, past the 1 this run allows"),
+            "{past}"
+        );
+        assert!(past.ends_with("the last"), "{past}");
+    }
 
     /// A database at the latest schema.
     fn latest() -> rusqlite::Connection {
