@@ -601,8 +601,16 @@ async fn another_programs_postgres_database_is_refused_and_left_as_it_was() {
     let count = "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'";
     let tables: i64 = client.query_one(count, &[]).await.unwrap().get(0);
     assert_eq!(tables, 0, "status made no tables");
-
+    // Nor does an `add` refused before it adds anything (a mistyped folder).
     let lab = Lab::new();
+    let out = (lodge_on(&empty, "labpc1"))
+        .args(support::add_titled(&lab.path("no-such-folder"), "Nothing"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let tables: i64 = client.query_one(count, &[]).await.unwrap().get(0);
+    assert_eq!(tables, 0, "a refused add made no tables");
+
     add_all(&empty, "labpc1", &[lab.numbered_folder(1)]);
     let out = lodge_on(&empty, "labpc1").arg("status").output().unwrap();
     assert!(out.status.success(), "{}", text(&out));

@@ -736,7 +736,8 @@ fn known_dataset_hint(db: &Database, dir: &Path) -> Option<String> {
     {
         return None;
     }
-    let dataset = db.open().ok()?.find_dataset(name).ok()?;
+    // Nor gives a PostgreSQL database without Lodge's tables any, to find nothing there.
+    let dataset = db.open_existing().ok()?.find_dataset(name).ok()?;
     Some(format!(
         "'{name}' names dataset {}, though: to change that dataset, give its folder: \
          `lodge add {} ...`",
