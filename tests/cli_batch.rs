@@ -243,11 +243,12 @@ async fn a_stopped_retry_names_the_deposit_that_sends_what_it_left() {
 }
 
 /// `status` while a `lodge deposit` of this machine sends a job names that command and its
-/// process, so a person knows which terminal to look in (or to stop).
+/// process, so a person knows which terminal to look in (or to stop), and says the items
+/// waiting on the queue are that deposit's to send (not another to start).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn status_names_the_lodge_deposit_that_sends_a_running_job() {
     // One at a time, 200 ms a request: seconds of the batch left to look at.
-    let (_lab, _sandbox, db, child) = batch_in_flight(8, "1").await;
+    let (_lab, sandbox, db, child) = batch_in_flight(8, "1").await;
     let sender = format!(
         "being sent by lodge deposit (process {} on {})",
         child.id(),
@@ -255,6 +256,18 @@ async fn status_names_the_lodge_deposit_that_sends_a_running_job() {
     );
     let t = text(&lodge_with(&db, &["status"]).await);
     assert!(t.contains(&sender), "{t}");
+    // What waits on the queue is said to be that deposit's to send, not another's to start.
+    assert!(
+        t.contains(&format!(
+            "on the queue of {}, which lodge deposit (process {} on {}) is working on: it \
+             sends it in its turn",
+            sandbox.target_url(),
+            child.id(),
+            lodge::store::this_host()
+        )),
+        "{t}"
+    );
+    assert!(!t.contains("sends it now"), "{t}");
     // A --db given to `status` is added to the commands it suggests, not to the one named.
     let db_flag = db.to_string_lossy().into_owned();
     let out = lodge(&db)

@@ -171,6 +171,25 @@ impl ItemFilter {
     }
 }
 
+/// Who is sending deposits to each target now (a live lease, by a process not known to
+/// have ended), by target: the first found, as a person reads it.
+fn senders_by_target(store: &Store) -> anyhow::Result<HashMap<String, String>> {
+    let leased: Vec<i64> = store
+        .live_leases()?
+        .into_iter()
+        .map(|(job, ..)| job)
+        .collect();
+    let mut senders = HashMap::new();
+    for job in store.jobs(&leased)? {
+        if crate::engine::is_being_sent(&job)
+            && let Some(owner) = &job.lease_owner
+        {
+            (senders.entry(job.target.clone())).or_insert_with(|| crate::engine::owner_text(owner));
+        }
+    }
+    Ok(senders)
+}
+
 pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
     let wanted = filter.resolve(&store, Listing::Status)?;
@@ -195,6 +214,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         }
         checks.get(&(r.target.clone()?, r.key.clone()?))
     };
+    let working_on = senders_by_target(&store)?;
     let gone: Vec<DatasetRow> = crate::catalog::folders_gone(&store)?
         .into_iter()
         .filter(|d| rows.iter().any(|r| r.dataset == d.id))
@@ -318,13 +338,21 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 say!("       {note}");
             }
         }
-        // Nothing sends a queued job but a process working on its target: say which.
+        // Nothing sends a queued job but a process working on its target: say which, the
+        // one at work there now if one is (another started beside it would only share the
+        // queue).
         if matches!(r.state.as_str(), "queued" | "waiting") && paused.is_none() {
-            say!(
-                "       on the queue: sent while a `lodge deposit` or the window works on \
-                 {target}; `{}` sends it now",
-                deposit_command(&store, scope, r.dataset)
-            );
+            match working_on.get(scope) {
+                Some(sender) => say!(
+                    "       on the queue of {target}, which {sender} is working on: it sends \
+                     it in its turn"
+                ),
+                None => say!(
+                    "       on the queue: sent while a `lodge deposit` or the window works on \
+                     {target}; `{}` sends it now",
+                    deposit_command(&store, scope, r.dataset)
+                ),
+            }
         }
         if let Some(reason) = paused {
             say!(
