@@ -1265,6 +1265,33 @@ fn files_embargoed_in_the_form_need_a_date_and_the_sandbox_deposit_says_it_does_
     );
 }
 
+/// Deposit all ready sends what is saved: a dataset whose details hold edits not saved (a
+/// draft left by selecting another row, out of sight) is left out and named, its edits
+/// kept, and the others go. Saved, it is deposited with them.
+#[test]
+fn deposit_all_ready_leaves_out_a_dataset_with_edits_not_saved_and_names_it() {
+    let mut w = Window::open(FaultConfig::default());
+    let edited = w.add_folder(&citable_folder(&w.lab, "plot-1", "Plot one"));
+    let other = w.add_folder(&citable_folder(&w.lab, "plot-2", "Plot two"));
+    w.edit_title(edited, " EDITED");
+    w.select(other);
+    let (level, said) = w.press_for_notice("Deposit all ready (2)", "Not deposited");
+    assert_eq!(level, LogLevel::Warning);
+    assert_eq!(
+        said,
+        "Not deposited: plot-1 — its details hold edits not saved. Save them (or Undo), then \
+         deposit it: Deposit all ready sends only what is saved."
+    );
+    w.wait("plot-2 deposited", |app| {
+        matches!(app.status_of(other), Some(DedupStatus::Deposited { .. }))
+    });
+    let row = w.app().model.row(edited).unwrap();
+    assert_eq!(row.metadata.title, "Plot one", "the edit not saved");
+    assert!(row.jobs.is_empty(), "plot-1 not queued");
+    // The draft is still there: the window would ask before closing over it.
+    assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
+}
+
 /// Deposit all ready of a batch with restricted files, to a target that does not enforce
 /// that, says so once for the batch, not once a dataset.
 #[test]

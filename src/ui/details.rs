@@ -60,8 +60,8 @@ impl DetailsState {
 
     /// The datasets whose forms (shown, or kept as drafts) say what their stored metadata,
     /// read by `stored`, does not: what closing the window would throw away. Measured
-    /// against the store as it is now, not as the form started, so a draft saved since by
-    /// *Deposit all ready* counts as saved. Sorted by id.
+    /// against the store as it is now, not as the form started, so a draft saved since (from
+    /// a terminal, say) counts as saved. Sorted by id.
     pub fn edits_not_stored<'a>(&self, stored: impl Fn(i64) -> Option<&'a Metadata>) -> Vec<i64> {
         let forms = self
             .form

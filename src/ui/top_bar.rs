@@ -39,12 +39,14 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 )
                 .on_hover_text(match app.table.ready_hidden {
                     0 => "Deposit every new dataset, or new version of a deposited one, whose \
-                          metadata is complete"
+                          metadata is complete, as saved (one with edits not saved is left \
+                          out until they are saved or undone)"
                         .to_string(),
                     n => format!(
                         "Deposit every new dataset, or new version of a deposited one, whose \
-                         metadata is complete, including {n} the search or the status filter \
-                         hides"
+                         metadata is complete, as saved (one with edits not saved is left out \
+                         until they are saved or undone), including {n} the search or the \
+                         status filter hides"
                     ),
                 })
                 .clicked()
@@ -131,35 +133,35 @@ fn target_picker(app: &mut LodgeApp, ui: &mut egui::Ui) {
     });
 }
 
-/// Deposit every dataset of `ids` on the chosen target: in one command, but those with
-/// edits not saved in their details are saved first and deposited then (what the person
-/// sees is what a record carries), and those whose edits are not valid yet are left out,
-/// with a notice saying which.
+/// Deposit every dataset of `ids` on the chosen target, as saved, in one command. A dataset
+/// whose details hold edits not saved (shown, or left as a draft by selecting another row,
+/// so out of sight) is left out, with a notice naming it: a batch never sends what the
+/// person has not saved, and sending it as saved would make a record the edits then
+/// replace with a new version.
 fn deposit_all_ready(app: &mut LodgeApp, ids: Vec<i64>) {
     let target = app.target_id().to_string();
     let edits = app.details.unsaved_edits();
-    let (mut plain, mut held) = (Vec::new(), Vec::new());
-    let mut commands = Vec::new();
+    let (mut sent, mut held) = (Vec::new(), Vec::new());
     for id in ids {
         let Some(entry) = app.model.row(id) else {
             continue;
         };
-        match LodgeApp::deposit_command(entry, edits.get(&id), &target) {
-            Ok(Command::Deposit { .. }) => plain.push(id),
-            Ok(command) => commands.push(command),
-            Err(_) => held.push(entry.name.clone()),
+        match edits.get(&id) {
+            Some((metadata, _)) if *metadata != entry.metadata => held.push(entry.name.clone()),
+            _ => sent.push(id),
         }
     }
-    if !plain.is_empty() {
-        commands.push(Command::Deposit { ids: plain, target });
-    }
-    for command in commands {
-        app.send(command);
+    if !sent.is_empty() {
+        app.send(Command::Deposit { ids: sent, target });
     }
     if !held.is_empty() {
+        let (its, them, it) = match held.len() {
+            1 => ("its details hold", "them", "it"),
+            _ => ("their details hold", "them", "each"),
+        };
         app.model.apply(Update::Notice(Notice::warning(format!(
-            "Not deposited: {} — their details hold edits not saved that are not valid yet. \
-             Fix them, or Undo edits, and deposit again.",
+            "Not deposited: {} — {its} edits not saved. Save {them} (or Undo), then deposit \
+             {it}: Deposit all ready sends only what is saved.",
             held.join(", ")
         ))));
     }
