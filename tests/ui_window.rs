@@ -1288,6 +1288,17 @@ fn deposit_all_ready_leaves_out_a_dataset_with_edits_not_saved_and_names_it() {
     let row = w.app().model.row(edited).unwrap();
     assert_eq!(row.metadata.title, "Plot one", "the edit not saved");
     assert!(row.jobs.is_empty(), "plot-1 not queued");
+    // Its row's own Deposit says on hover that the edits go with it.
+    w.harness.get_by_label("Deposit").hover();
+    let hover = "Save the edits in its details (not saved yet), then deposit it with them";
+    for _ in 0..60 {
+        w.harness.step();
+        if w.harness.query_by_label(hover).is_some() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    w.harness.get_by_label(hover);
     // The draft is still there: the window would ask before closing over it.
     assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
 }

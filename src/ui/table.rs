@@ -591,9 +591,17 @@ fn actions(
                 ),
                 Err(why) => (false, why.clone()),
             };
+            let saves_first = matches!(command, Ok(Command::SetMetadata { .. }));
             let deposit = ui
                 .add_enabled(ready, egui::Button::new("Deposit").small())
                 .on_disabled_hover_text(why_not);
+            // Edits held in its details (a draft, perhaps out of sight) go with it.
+            let deposit = match saves_first {
+                true => deposit.on_hover_text(
+                    "Save the edits in its details (not saved yet), then deposit it with them",
+                ),
+                false => deposit,
+            };
             if deposit.clicked()
                 && let Ok(command) = command
             {
