@@ -346,6 +346,33 @@ async fn file_changed_after_scan_is_rejected_and_nothing_lands_on_the_server() {
     assert_eq!((stats.records, stats.blobs, stats.requests), (0, 0, 0));
 }
 
+/// A job queued for a dataset whose metadata was edited since (its key changed) sends
+/// nothing, and its refusal says what changed as either may have: rescanned or edited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_job_queued_before_its_datasets_metadata_was_edited_is_refused_saying_so() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(31);
+    let (id, before) = add(&store, &folder, &metadata("Before"));
+    let (same, after) = add(&store, &folder, &metadata("After"));
+    assert_eq!(same, id);
+    assert_ne!(after, before);
+
+    let jobs = deposit(&store, &target, &[(id, before)], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected);
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains(
+            "the dataset was rescanned or its metadata edited since this job was queued, so \
+             its key changed: deposit it again"
+        ),
+        "{error}"
+    );
+    assert_eq!(sandbox.stats().requests, 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn same_size_edit_with_restored_mtime_is_caught_by_hashing_the_bytes_sent() {
     let lab = Lab::new();

@@ -262,7 +262,8 @@ impl Engine {
                             s.log_for_lease(
                                 &l,
                                 EventKind::Reconciled,
-                                "reconciled: not on the server; sending again",
+                                "reconciled: not on the server (the attempts before did not \
+                                 land)",
                                 Some(404),
                             )
                         })
@@ -280,9 +281,10 @@ impl Engine {
         if dataset_key != Some(job.key) {
             return Ok(AttemptOutcome::Failed(Failure::Changed {
                 path: root.display().to_string(),
-                message: "the dataset was rescanned since this job was queued and its key \
-                          changed; deposit it again"
-                    .into(),
+                message: "the dataset was rescanned or its metadata edited since this job \
+                          was queued, so its key changed: deposit it again to send it as it is \
+                          now"
+                .into(),
             }));
         }
         if let Err(failure) = check_unchanged(root, files) {
