@@ -2845,6 +2845,14 @@ fn closing_while_a_deposit_waits_to_retry_asks_first_and_not_while_paused() {
 
     w.harness.get_by_label("⏸ Pause").click();
     w.wait("paused", |app| !app.model.engine_running);
+    // Its row says it waits on the pause, not a countdown that would stop at 0 s.
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_all_by_label("⟳ Retry · paused")
+            .next()
+            .is_some()
+    );
     assert!(
         !request_close(&mut w).contains(&egui::ViewportCommand::CancelClose),
         "paused: nothing is cut short"

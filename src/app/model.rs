@@ -328,6 +328,11 @@ impl Model {
             DedupStatus::Queued { .. } => DedupStatus::Queued {
                 paused: !self.engine_running,
             },
+            DedupStatus::WaitingToRetry { at_ms, cause, .. } => DedupStatus::WaitingToRetry {
+                at_ms,
+                cause,
+                paused: !self.engine_running,
+            },
             status => status,
         };
         let blocked = matches!(

@@ -46,8 +46,13 @@ pub enum DedupStatus {
     },
     /// A worker is sending it (bytes so far, when known).
     Uploading { sent: u64, total: u64 },
-    /// A retry is scheduled at `at_ms` (unix ms) because of `cause`.
-    WaitingToRetry { at_ms: i64, cause: String },
+    /// A retry is scheduled at `at_ms` (unix ms) because of `cause`; `paused` when the
+    /// window's sending is paused, so it waits past that for Resume.
+    WaitingToRetry {
+        at_ms: i64,
+        cause: String,
+        paused: bool,
+    },
     /// This job created the record.
     Deposited {
         identifier: String,
@@ -232,6 +237,7 @@ impl DedupStatus {
             JobState::Waiting => DedupStatus::WaitingToRetry {
                 at_ms: job.not_before,
                 cause: cause(),
+                paused: false,
             },
             JobState::Deposited => DedupStatus::Deposited {
                 identifier: identifier(),

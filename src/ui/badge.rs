@@ -41,6 +41,10 @@ pub fn text(status: &DedupStatus, now_ms: i64) -> String {
         )),
         // Short, the countdown early: a status cell cut to "Waiting to retry · in 1…" read
         // as a retry in a second when it was in 15.
+        // Paused, no countdown: it would reach 0 s and stay there.
+        DedupStatus::WaitingToRetry { paused: true, .. } => {
+            return format!("{icon} Retry · paused");
+        }
         DedupStatus::WaitingToRetry { at_ms, .. } => {
             return format!("{icon} Retry in {}", format::countdown(*at_ms, now_ms));
         }
@@ -86,7 +90,18 @@ pub fn hover(status: &DedupStatus) -> String {
             crate::wording::sentence(reason)
         ),
         DedupStatus::Uploading { .. } => "Sending the files and creating the record.".into(),
-        DedupStatus::WaitingToRetry { cause, .. } => format!("Retry scheduled. Cause: {cause}"),
+        DedupStatus::WaitingToRetry {
+            cause,
+            paused: false,
+            ..
+        } => format!("Retry scheduled. Cause: {cause}"),
+        DedupStatus::WaitingToRetry {
+            cause,
+            paused: true,
+            ..
+        } => format!(
+            "Retry scheduled, and sending is paused: press ▶ Resume to send it. Cause: {cause}"
+        ),
         DedupStatus::Deposited { identifier, .. } => format!("Deposited as {identifier}."),
         DedupStatus::AlreadyDeposited { identifier, .. } => format!(
             "Already deposited as {identifier}: replayed from the store, the server said the record exists, or a lookup found the record an earlier attempt made when its answer was lost. Nothing was duplicated."
@@ -213,7 +228,19 @@ mod tests {
         let waiting = DedupStatus::WaitingToRetry {
             at_ms: 1_015_000,
             cause: "server busy (HTTP 503)".into(),
+            paused: false,
         };
         assert_eq!(text(&waiting, 1_000_000), "⟳ Retry in 15 s");
+    }
+
+    #[test]
+    fn a_retry_waiting_while_paused_says_paused_not_a_countdown_stuck_at_0() {
+        let waiting = DedupStatus::WaitingToRetry {
+            at_ms: 1_000_000,
+            cause: "server busy (HTTP 503)".into(),
+            paused: true,
+        };
+        assert_eq!(text(&waiting, 2_000_000), "⟳ Retry · paused");
+        assert!(hover(&waiting).contains("press ▶ Resume"));
     }
 }
