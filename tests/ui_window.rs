@@ -3675,3 +3675,38 @@ fn a_new_version_saved_with_a_problem_says_so_beside_its_badge() {
     ));
     w.harness.get_by_label("(metadata incomplete)");
 }
+
+/// Settings closed by its ✖ with changes typed and not saved stays open and says so, with
+/// Save settings and Discard changes; closing the whole window asks too. Without changes
+/// the ✖ closes it at once; Discard changes closes it, nothing saved.
+#[test]
+fn settings_closed_with_changes_not_saved_asks_to_save_or_discard_them() {
+    let mut w = Window::open(FaultConfig::default());
+    w.open_settings();
+    w.harness.get_by_label("Close window").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(!w.app().settings.is_open(), "nothing typed: closed");
+
+    w.open_settings();
+    w.type_into("Your name", "Curie, Marie");
+    w.harness.get_by_label("Close window").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(w.app().settings.is_open(), "what was typed is kept");
+    w.harness
+        .get_by_label("Changes not saved: save them, or discard them to close Settings.");
+    assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("Settings has changes not saved. Closing throws them away");
+    w.harness.get_by_label("Keep Lodge open").click();
+    w.harness.step();
+
+    w.harness.get_by_label("Discard changes").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(!w.app().settings.is_open());
+    assert_eq!(w.app().model.settings.name, "", "nothing saved");
+    assert!(!request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
+}

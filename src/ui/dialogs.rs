@@ -26,11 +26,23 @@ pub fn hold_close_while_working(app: &mut LodgeApp, ctx: &egui::Context) {
     if app.dialogs.close_allowed || !ctx.input(|i| i.viewport().close_requested()) {
         return;
     }
-    if !app.model.work_in_hand().is_empty() || !unsaved_names(app).is_empty() {
+    if !app.model.work_in_hand().is_empty()
+        || !unsaved_names(app).is_empty()
+        || settings_not_saved(app)
+    {
         ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
         app.dialogs.confirm_close = true;
     }
 }
+
+/// Whether the open Settings hold changes not saved.
+fn settings_not_saved(app: &LodgeApp) -> bool {
+    app.settings.has_changes(&app.model.settings)
+}
+
+/// What the close dialog says of Settings' changes not saved.
+const SETTINGS_QUESTION: &str = "Settings has changes not saved. Closing throws them away; to \
+     keep them, keep Lodge open and press Save settings.";
 
 /// The names of the datasets whose metadata edits are not saved, in the list's order of
 /// adding.
@@ -103,8 +115,9 @@ pub fn close_question(work: WorkInHand) -> String {
 fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
     let work = app.model.work_in_hand();
     let unsaved = unsaved_names(app);
+    let settings = settings_not_saved(app);
     // What held the close back is done: close, as the person asked.
-    if work.is_empty() && unsaved.is_empty() {
+    if work.is_empty() && unsaved.is_empty() && !settings {
         app.dialogs.confirm_close = false;
         app.dialogs.close_allowed = true;
         ctx.send_viewport_cmd(egui::ViewportCommand::Close);
@@ -117,6 +130,9 @@ fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
         if !unsaved.is_empty() {
             ui.label(unsaved_question(&unsaved));
         }
+        if settings {
+            ui.label(SETTINGS_QUESTION);
+        }
         if !work.is_empty() {
             ui.label(close_question(work));
         }
@@ -124,7 +140,7 @@ fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
             if ui.button("Keep Lodge open").clicked() {
                 keep_open = true;
             }
-            let close = if unsaved.is_empty() {
+            let close = if unsaved.is_empty() && !settings {
                 "Close anyway"
             } else {
                 "Close without saving"

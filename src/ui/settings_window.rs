@@ -12,16 +12,24 @@ use crate::settings::OtherAffiliation;
 pub struct SettingsWindow {
     /// The settings being edited while the window is open.
     editing: Option<Settings>,
+    /// Closed (✖) with changes not saved: the window stays, asking to save or discard them.
+    closing_with_changes: bool,
     pub targets: TargetsSection,
 }
 
 impl SettingsWindow {
     pub fn open(&mut self, current: &Settings) {
         self.editing = Some(current.clone());
+        self.closing_with_changes = false;
     }
 
     pub fn is_open(&self) -> bool {
         self.editing.is_some()
+    }
+
+    /// Whether the form holds changes to `saved` not saved yet.
+    pub fn has_changes(&self, saved: &Settings) -> bool {
+        self.editing.as_ref().is_some_and(|s| s != saved)
     }
 }
 
@@ -32,6 +40,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     let mut open = true;
     let mut save = false;
     let mut fill_in = false;
+    let mut discard = false;
     egui::Window::new("Settings")
         .open(&mut open)
         .collapsible(false)
@@ -129,9 +138,18 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             if let Some(problem) = editing.problem() {
                 ui.colored_label(ui.visuals().error_fg_color, problem);
             }
+            if app.settings.closing_with_changes {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    "Changes not saved: save them, or discard them to close Settings.",
+                );
+            }
             ui.horizontal(|ui| {
                 if ui.button("Save settings").clicked() {
                     save = true;
+                }
+                if app.settings.closing_with_changes && ui.button("Discard changes").clicked() {
+                    discard = true;
                 }
                 let incomplete = app.model.rows().iter().filter(|r| r.id > 0 && !r.problems.is_empty()).count();
                 let gives_some = editing.gives_some_default();
@@ -169,8 +187,14 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             }
             app.send(Command::SaveSettings(s));
         }
-    } else if !open {
+    } else if discard {
         app.settings.editing = None;
+    } else if !open {
+        // Typed changes are not thrown away by the ✖: the window says so and stays.
+        match app.settings.has_changes(&app.model.settings) {
+            true => app.settings.closing_with_changes = true,
+            false => app.settings.editing = None,
+        }
     }
 }
 
