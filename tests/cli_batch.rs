@@ -28,16 +28,7 @@ async fn kill_9_mid_batch_then_rerun_deposits_every_dataset_exactly_once() {
         )
         .await;
     let db = lab.path("lodge.db");
-    {
-        let store = lab.store("lodge.db");
-        for n in 0..50 {
-            add(
-                &store,
-                &lab.numbered_folder(n),
-                &metadata(&format!("Dataset {n}")),
-            );
-        }
-    }
+    add_numbered(&lab, 50);
     let url = sandbox.target_url();
     let deposit_cmd = || {
         let mut cmd = lodge(&db);
@@ -110,16 +101,7 @@ async fn batch_in_flight(
     };
     let sandbox = lab.sandbox("sbx", latency).await;
     let db = lab.path("lodge.db");
-    {
-        let store = lab.store("lodge.db");
-        for n in 0..datasets {
-            add(
-                &store,
-                &lab.numbered_folder(n),
-                &metadata(&format!("Dataset {n}")),
-            );
-        }
-    }
+    add_numbered(&lab, datasets);
     let child = lodge(&db)
         .args(["deposit", "--target", &sandbox.target_url(), "--all"])
         .args(["--concurrency", concurrency])
@@ -133,6 +115,19 @@ async fn batch_in_flight(
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     (lab, sandbox, db, child)
+}
+
+/// Datasets 0 to `count` - 1 of the lab's numbered folders, added to its `lodge.db` as
+/// "Dataset N".
+fn add_numbered(lab: &Lab, count: usize) {
+    let store = lab.store("lodge.db");
+    for n in 0..count {
+        add(
+            &store,
+            &lab.numbered_folder(n),
+            &metadata(&format!("Dataset {n}")),
+        );
+    }
 }
 
 /// The output of `child`, once it has ended.
@@ -193,16 +188,7 @@ async fn a_stopped_retry_names_the_deposit_that_sends_what_it_left() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let db = lab.path("lodge.db");
-    {
-        let store = lab.store("lodge.db");
-        for n in 0..8 {
-            add(
-                &store,
-                &lab.numbered_folder(n),
-                &metadata(&format!("Dataset {n}")),
-            );
-        }
-    }
+    add_numbered(&lab, 8);
     every_deposit_fails_once(&sandbox, &db).await;
     sandbox.set_faults(FaultConfig {
         latency_ms: 300,

@@ -1290,15 +1290,7 @@ fn deposit_all_ready_leaves_out_a_dataset_with_edits_not_saved_and_names_it() {
     assert!(row.jobs.is_empty(), "plot-1 not queued");
     // Its row's own Deposit says on hover that the edits go with it.
     w.harness.get_by_label("Deposit").hover();
-    let hover = "Save the edits in its details (not saved yet), then deposit it with them";
-    for _ in 0..60 {
-        w.harness.step();
-        if w.harness.query_by_label(hover).is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    w.harness.get_by_label(hover);
+    w.wait_for_label("Save the edits in its details (not saved yet), then deposit it with them");
     // The draft is still there: the window would ask before closing over it.
     assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
 }
@@ -3151,15 +3143,7 @@ fn a_status_cut_short_shows_one_tooltip() {
         .min_by(|a, b| a.rect().left().total_cmp(&b.rect().left()))
         .expect("the row's badge")
         .hover();
-    let hover = format!("Deposited as {identifier}.");
-    for _ in 0..60 {
-        w.harness.step();
-        if w.harness.query_by_label(&hover).is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    w.harness.get_by_label(&hover);
+    w.wait_for_label(&format!("Deposited as {identifier}."));
     assert_eq!(
         w.harness.query_all_by_label(&badge).count(),
         shown,

@@ -473,6 +473,19 @@ impl Window {
             .expect("row")
     }
 
+    /// Step the window until a node labelled `label` shows (a tooltip takes a moment after
+    /// the hover), for a second or so; then it must be there.
+    pub fn wait_for_label(&mut self, label: &str) {
+        for _ in 0..60 {
+            self.harness.step();
+            if self.harness.query_by_label(label).is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        self.harness.get_by_label(label);
+    }
+
     /// Press the button labelled `label` (through accessibility: under a deposit it may be
     /// below the panel's fold) and wait for the window's notice holding `text`: its level and
     /// words.
