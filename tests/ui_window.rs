@@ -3556,14 +3556,7 @@ fn retry_all_failed_says_it_is_of_the_picked_target() {
     w.harness.get_by_label("Retry all failed (1)").hover();
     let said = "Re-queue every failed deposit to Local sandbox with the same key (failed \
                 deposits to other targets: pick their target, or use Retry in the History)";
-    for _ in 0..60 {
-        w.harness.step();
-        if w.harness.query_by_label(said).is_some() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    w.harness.get_by_label(said);
+    w.wait_for_label(said);
 }
 
 /// Ctrl+F searches the view shown: in the History, its own search, not the datasets'.
