@@ -130,6 +130,16 @@ fn add_numbered(lab: &Lab, count: usize) {
     }
 }
 
+/// The output of `child`, sent SIGTERM (what `timeout`, cron and systemd send) and ended.
+async fn terminated(child: std::process::Child) -> std::process::Output {
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    output_of(child).await
+}
+
 /// The output of `child`, once it has ended.
 async fn output_of(child: std::process::Child) -> std::process::Output {
     tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
@@ -145,12 +155,7 @@ async fn output_of(child: std::process::Child) -> std::process::Output {
 async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
     let (_lab, sandbox, db, child) = batch_in_flight(12, "4").await;
     let url = sandbox.target_url();
-    let term = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(term.success());
-    let out = output_of(child).await;
+    let out = terminated(child).await;
     assert_eq!(
         out.status.code(),
         Some(130),
@@ -206,12 +211,7 @@ async fn a_stopped_retry_names_the_deposit_that_sends_what_it_left() {
         assert!(started.elapsed() < Duration::from_secs(30), "nothing sent");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let term = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(term.success());
-    let out = output_of(child).await;
+    let out = terminated(child).await;
     let t = text(&out);
     assert_eq!(out.status.code(), Some(130), "{t}");
     assert!(

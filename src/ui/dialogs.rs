@@ -1,6 +1,6 @@
 //! Confirmation dialogs: removing a dataset that has deposit history, and closing the
-//! window while it sends deposits, has more on the queue to send, hashes folders or holds
-//! metadata edits not saved.
+//! window while it sends deposits, has more on the queue to send, hashes folders, or holds
+//! metadata edits or Settings' changes not saved.
 
 use super::LodgeApp;
 use crate::app::{Command, WorkInHand};
@@ -19,9 +19,10 @@ pub struct Dialogs {
 }
 
 /// Hold back a close of the window while it sends deposits, has more on the queue to
-/// send, hashes folders or holds metadata edits not saved, and ask. The queue would lose nothing (it is durable and the
-/// keys do not change), but an upload cut short starts over and a folder being added is
-/// not on the list; edits not saved would be gone for good.
+/// send, hashes folders, or holds metadata edits or Settings' changes not saved, and ask.
+/// The queue would lose nothing (it is durable and the keys do not change), but what is
+/// queued waits for the next start, an upload cut short starts over and a folder being
+/// added is not on the list; what was typed and not saved would be gone for good.
 pub fn hold_close_while_working(app: &mut LodgeApp, ctx: &egui::Context) {
     if app.dialogs.close_allowed || !ctx.input(|i| i.viewport().close_requested()) {
         return;
