@@ -3,7 +3,7 @@
 //! folders added twice). Pasting a path (Ctrl+V) is the way in where nothing can be dropped
 //! and no folder picker answers: a desktop without an XDG portal, a remote X session.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use egui::{Align2, Color32, FontId, Id, LayerId, Order};
 
@@ -62,7 +62,11 @@ fn home() -> Option<PathBuf> {
 /// path), `~/…` under `home`. And the lines that are none of those.
 pub fn pasted_folders(text: &str, home: Option<&std::path::Path>) -> (Vec<PathBuf>, Vec<String>) {
     let (mut folders, mut not_paths) = (Vec::new(), Vec::new());
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+    for pasted in text.lines() {
+        let line = pasted.trim();
+        if line.is_empty() {
+            continue;
+        }
         let unquoted = ['"', '\'']
             .iter()
             .find_map(|q| line.strip_prefix(*q).and_then(|l| l.strip_suffix(*q)))
@@ -76,7 +80,14 @@ pub fn pasted_folders(text: &str, home: Option<&std::path::Path>) -> (Vec<PathBu
         } else if unquoted == "~" {
             home.map(PathBuf::from)
         } else {
-            Some(PathBuf::from(unquoted)).filter(|p| p.is_absolute())
+            // The spaces a copy picks up around a path are not part of it, unless a folder
+            // whose name ends in them is there.
+            let kept = Path::new(pasted.trim_start());
+            let path = match kept.as_os_str().len() > line.len() && kept.is_dir() {
+                true => kept,
+                false => Path::new(unquoted),
+            };
+            Some(path.to_path_buf()).filter(|p| p.is_absolute())
         };
         match path {
             Some(path) => folders.push(path),
@@ -144,6 +155,16 @@ mod tests {
             .map(PathBuf::from)
         );
         assert_eq!(not_paths, ["relative/path", "hello world"]);
+    }
+
+    #[test]
+    fn a_pasted_folder_whose_name_ends_in_spaces_keeps_them_where_it_is_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let spaced = dir.path().join("run 7  ");
+        std::fs::create_dir(&spaced).unwrap();
+        let text = format!("{}\n{}/plain  \n", spaced.display(), dir.path().display());
+        let (folders, _) = pasted_folders(&text, None);
+        assert_eq!(folders, [spaced, dir.path().join("plain")]);
     }
 
     #[test]
