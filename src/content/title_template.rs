@@ -10,9 +10,20 @@
 /// What a title template writes in for the folder's name.
 pub const FOLDER_PLACEHOLDER: &str = "{folder}";
 
-/// The title `template` gives the folder named `folder`.
+/// The title `template` gives the folder named `folder`. A control character in the name
+/// (a tab, a line break: a title refuses them) is written as a space, runs of them as one.
 pub fn title_for_folder(template: &str, folder: &str) -> String {
-    template.replace(FOLDER_PLACEHOLDER, folder)
+    let name = match folder.contains(char::is_control) {
+        false => std::borrow::Cow::Borrowed(folder),
+        true => std::borrow::Cow::Owned(
+            folder
+                .split(char::is_control)
+                .filter(|part| !part.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    };
+    template.replace(FOLDER_PLACEHOLDER, &name)
 }
 
 /// The first placeholder-like word in braces in `template` that is not `{folder}`: braces
@@ -98,6 +109,25 @@ mod tests {
         assert_eq!(
             title_for_folder("Run {folder} ({folder})", "ds1"),
             "Run ds1 (ds1)"
+        );
+    }
+
+    #[test]
+    fn a_tab_in_the_folders_name_is_a_space_in_the_title() {
+        assert_eq!(
+            title_for_folder("Soil survey {folder}", "run\t1\r\n\t2"),
+            "Soil survey run 1 2"
+        );
+        let title = title_for_folder("Soil survey {folder}", "run\t1");
+        assert!(
+            crate::content::Metadata {
+                title: title.clone(),
+                ..Default::default()
+            }
+            .problems()
+            .iter()
+            .all(|p| p.field != "title"),
+            "{title}"
         );
     }
 
