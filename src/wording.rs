@@ -48,16 +48,26 @@ pub fn capitalized(text: &str) -> String {
 /// escapes (`\n`, `\t`, `\u{1b}`), so a stored value cannot break the listing's lines or
 /// drive the terminal. Anything else is left as it is.
 pub fn on_one_line(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
+    controls_escaped(text, |_| false)
+}
+
+/// `text` for a terminal: control characters written as escapes (`\u{1b}`), as
+/// [`on_one_line`] writes them, but line breaks and tabs kept, so a message's own lines
+/// stay lines while a folder named with an escape sequence cannot drive the terminal.
+pub fn for_a_terminal(text: &str) -> std::borrow::Cow<'_, str> {
+    controls_escaped(text, |c| c == '\n' || c == '\t')
+}
+
+/// `text` with each control character but those `kept` written as its escape.
+fn controls_escaped(text: &str, kept: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    let escaped = |c: char| c.is_control() && !kept(c);
+    if !text.chars().any(escaped) {
         return text.into();
     }
     text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
+        .map(|c| match escaped(c) {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
         })
         .collect::<String>()
         .into()

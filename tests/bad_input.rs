@@ -1981,8 +1981,9 @@ fn an_empty_lodge_db_variable_is_named_with_the_fix() {
 }
 
 /// A folder whose name holds an escape sequence (data from elsewhere; the name could clear
-/// the screen or retitle the terminal) is printed with its control characters as `?`, as
-/// `ls` prints them: what `add` and `status` say reaches the terminal harmless.
+/// the screen or retitle the terminal) is printed with its control characters as escapes
+/// (`\u{1b}`), as Lodge's listings write them: what `add` and `status` say reaches the
+/// terminal harmless.
 #[test]
 fn a_folder_named_with_an_escape_sequence_is_printed_harmless() {
     let lab = Lab::new();
@@ -1996,5 +1997,8 @@ fn a_folder_named_with_an_escape_sequence_is_printed_harmless() {
             "{said:?}"
         );
     }
-    assert!(status.contains("plot?]0;owned??[2J"), "{status}");
+    assert!(
+        status.contains("plot\\u{1b}]0;owned\\u{7}\\u{1b}[2J"),
+        "{status}"
+    );
 }

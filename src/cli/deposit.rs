@@ -629,7 +629,7 @@ async fn run_jobs(
                         if printer_bar.is_hidden() {
                             say_err!("{line}");
                         } else {
-                            printer_bar.println(super::output::harmless(&line));
+                            printer_bar.println(crate::wording::for_a_terminal(&line));
                         }
                     }
                 }

@@ -30,12 +30,12 @@ pub(crate) use say_err;
 /// its work is done or still to do, and is what its exit status reports. A `lodge` command
 /// it suggests gets the `--db` this one was given ([`suggest_with_db`]).
 ///
-/// A control character a terminal would act on is written as `?`, as `ls` does: a folder
-/// named with an escape sequence (data from elsewhere) must not clear the screen or
-/// retitle the terminal when its name is printed.
+/// A control character a terminal would act on is written as its escape
+/// ([`crate::wording::for_a_terminal`]): a folder named with an escape sequence (data from
+/// elsewhere) must not clear the screen or retitle the terminal when its name is printed.
 pub fn say_line(out: &mut impl Write, line: std::fmt::Arguments<'_>) {
     let line = line.to_string();
-    let line = harmless(&line);
+    let line = crate::wording::for_a_terminal(&line);
     match DB_FLAG.get() {
         Some(flag) => {
             let _ = writeln!(out, "{}", with_db_flag(&line, flag));
@@ -46,17 +46,6 @@ pub fn say_line(out: &mut impl Write, line: std::fmt::Arguments<'_>) {
     }
 }
 
-/// `text` with each control character but a line break or a tab written as `?`.
-pub fn harmless(text: &str) -> std::borrow::Cow<'_, str> {
-    let acted_on = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.chars().any(acted_on) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    text.chars()
-        .map(|c| if acted_on(c) { '?' } else { c })
-        .collect()
-}
-
 /// `--db X` as this run was given it on its command line, for the commands it suggests.
 static DB_FLAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
@@ -65,15 +54,20 @@ static DB_FLAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// default file, or `LODGE_DB`'s). A password in a PostgreSQL URL is left out (the server
 /// then takes it from `PGPASSWORD` or `~/.pgpass`), never printed.
 pub fn suggest_with_db(db: &std::path::Path) {
-    let text = db.to_string_lossy();
-    let shown = match url::Url::parse(&text) {
+    let shown = without_password(&db.to_string_lossy());
+    let _ = DB_FLAG.set(format!("--db {}", shell_word(&shown)));
+}
+
+/// `text`, when it is a URL with a password, without the password (a PostgreSQL server
+/// takes it from `PGPASSWORD` or `~/.pgpass`): for a command Lodge prints to be run.
+pub fn without_password(text: &str) -> String {
+    match url::Url::parse(text) {
         Ok(mut url) if url.password().is_some() => {
             let _ = url.set_password(None);
             url.to_string()
         }
-        _ => text.into_owned(),
-    };
-    let _ = DB_FLAG.set(format!("--db {}", shell_word(&shown)));
+        _ => text.to_string(),
+    }
 }
 
 /// `line` with `flag` after the `lodge` of each command it quotes (`` `lodge retry 3` ``).
@@ -186,7 +180,7 @@ pub fn hash_progress_bar(root: &Path) -> ProgressBar {
         .progress_chars("=> "),
     );
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned());
-    bar.set_message(harmless(&name.unwrap_or_default()).into_owned());
+    bar.set_message(crate::wording::for_a_terminal(&name.unwrap_or_default()).into_owned());
     bar
 }
 
@@ -231,7 +225,7 @@ pub fn read_back_bar(what: &str, total: Option<u64>) -> ProgressBar {
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    bar.set_message(harmless(what).into_owned());
+    bar.set_message(crate::wording::for_a_terminal(what).into_owned());
     bar
 }
 
@@ -361,9 +355,10 @@ mod tests {
         );
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "   1 plot?[2J???31m  new\n\tnote\n"
+            "   1 plot\\u{1b}[2J\\u{7}\\r\\u{9b}31m  new\n\tnote\n"
         );
-        assert!(matches!(harmless("plain"), std::borrow::Cow::Borrowed(_)));
+        let plain = crate::wording::for_a_terminal("plain");
+        assert!(matches!(plain, std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]

@@ -88,13 +88,7 @@ fn shown_url(text: &str) -> String {
     {
         return masked;
     }
-    match url::Url::parse(text) {
-        Ok(mut url) if url.password().is_some() => {
-            let _ = url.set_password(None);
-            url.to_string()
-        }
-        _ => text.to_string(),
-    }
+    super::output::without_password(text)
 }
 
 #[cfg(test)]
