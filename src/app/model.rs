@@ -275,7 +275,8 @@ impl Model {
     /// (their jobs go back on the queue, to be sent again with the same keys), folders
     /// being hashed (one being added is not on the list until it is added again) and
     /// deposits it would send next (not while paused, nor to a paused target, nor to a
-    /// target the window does not have, which it would never send).
+    /// target the window does not have, nor of a folder not here, such as another
+    /// machine's on a shared store: this window would never send those).
     pub fn work_in_hand(&self) -> WorkInHand {
         let mut work = WorkInHand::default();
         let would_send = |target: &str| {
@@ -287,6 +288,7 @@ impl Model {
             if row.id < 0 || row.hashing.is_some() {
                 work.hashing += 1;
             }
+            let here = !self.folders_gone.contains(&row.id);
             for (target, job) in &row.jobs {
                 match job.state {
                     JobState::Running
@@ -297,8 +299,8 @@ impl Model {
                     {
                         work.sending += 1
                     }
-                    JobState::Queued if would_send(target) => work.waiting += 1,
-                    JobState::Waiting if would_send(target) => {
+                    JobState::Queued if here && would_send(target) => work.waiting += 1,
+                    JobState::Waiting if here && would_send(target) => {
                         work.waiting += 1;
                         work.retrying += 1;
                     }
@@ -1105,9 +1107,15 @@ mod tests {
             .insert("t".into(), job(JobState::Waiting, 4, 2));
         let mut failed = row(3, 'c', "h");
         failed.jobs.insert("t".into(), job(JobState::Failed, 5, 3));
-        for r in [queued, retrying, failed] {
+        // Another machine's dataset on a shared store: its folder is not here.
+        let mut elsewhere = row(4, 'd', "i");
+        elsewhere
+            .jobs
+            .insert("t".into(), job(JobState::Queued, 6, 4));
+        for r in [queued, retrying, failed, elsewhere] {
             model.insert(r);
         }
+        model.folders_gone.insert(4);
         assert_eq!(
             model.work_in_hand(),
             WorkInHand {
