@@ -233,10 +233,7 @@ fn open_record_in_the_table_the_details_and_the_history_hands_the_desktop_the_re
     in_details.click_accesskit();
     assert_eq!(w.wait_opened(2)[1], url, "the details' button");
 
-    w.harness.get_by_label("History").click();
-    w.wait("the deposit in the history", |app| {
-        app.model.history.as_ref().is_some_and(|h| !h.is_empty())
-    });
+    w.open_history();
     w.harness.get_by_label(&identifier).click();
     w.harness.step();
     assert!(!egui_opened(&w), "History opened the link itself");
@@ -903,10 +900,7 @@ fn history_export_writes_the_command_lines_csv_and_json() {
     let mut w = Window::open(FaultConfig::default());
     let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     w.deposit_row(id);
-    w.harness.get_by_label("History").click();
-    w.wait("the history", |app| {
-        app.model.history.as_ref().is_some_and(|h| !h.is_empty())
-    });
+    w.open_history();
     w.harness.step();
     w.harness.get_by_label("Export CSV").click();
     w.wait("the CSV written", |app| {
@@ -1685,10 +1679,7 @@ fn at_the_smallest_window_the_historys_last_column_scrolls_into_view() {
     let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     w.deposit_row(id);
     w.harness.set_size(egui::vec2(900.0, 560.0));
-    w.harness.get_by_label("History").click();
-    w.wait("the job listed", |app| {
-        app.model.history.as_ref().is_some_and(|h| !h.is_empty())
-    });
+    w.open_history();
     w.harness.step();
     let updated = |w: &Window| w.harness.get_by_label("Updated (UTC)").rect();
     let y = updated(&w).center().y + 22.0;
@@ -3565,10 +3556,7 @@ fn ctrl_f_in_the_history_focuses_the_historys_search() {
     let mut w = Window::open(FaultConfig::default());
     let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     w.deposit_row(id);
-    w.harness.get_by_label("History").click();
-    w.wait("the job listed", |app| {
-        app.model.history.as_ref().is_some_and(|h| !h.is_empty())
-    });
+    w.open_history();
     w.harness
         .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::F);
     w.harness.step();

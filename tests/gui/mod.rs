@@ -473,6 +473,14 @@ impl Window {
             .expect("row")
     }
 
+    /// Switch to the History and wait until it lists a job.
+    pub fn open_history(&mut self) {
+        self.harness.get_by_label("History").click();
+        self.wait("the history", |app| {
+            app.model.history.as_ref().is_some_and(|h| !h.is_empty())
+        });
+    }
+
     /// Step the window until a node labelled `label` shows (a tooltip takes a moment after
     /// the hover), for a second or so; then it must be there.
     pub fn wait_for_label(&mut self, label: &str) {
