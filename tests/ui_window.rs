@@ -2805,11 +2805,20 @@ fn closing_while_a_deposit_is_sent_asks_first_and_close_anyway_closes() {
 /// sends nothing anyway, so it closes at once.
 #[test]
 fn closing_while_a_deposit_waits_to_retry_asks_first_and_not_while_paused() {
-    let mut w = Window::open(FaultConfig {
-        rate_limit: 1.0,
-        retry_after_secs: 600,
-        ..FaultConfig::default()
-    });
+    let lab = support::Lab::new();
+    let mut config = gui::config(
+        &lab,
+        FaultConfig {
+            rate_limit: 1.0,
+            retry_after_secs: 60,
+            ..FaultConfig::default()
+        },
+    );
+    // The tests' engine caps a server's Retry-After at 50 ms, which would have the job
+    // sent again (and seen as being sent) while the dialog is read: it waits the minute,
+    // well inside the tests' two-minute deadline.
+    config.engine.retry.retry_after_cap = std::time::Duration::from_secs(600);
+    let mut w = Window::open_with(lab, config);
     w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     w.harness.get_by_label("Deposit").click();
     w.wait("the deposit to wait for its retry", |app| {
