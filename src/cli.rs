@@ -111,6 +111,17 @@ pub enum Command {
         #[arg(long, value_parser = parse_target)]
         target: Option<String>,
     },
+    /// Give up on failed or refused deposits (a mistyped target's, say): they leave
+    /// `status`, its totals and `retry --all-failed`. The history and the log keep them,
+    /// and `lodge retry JOB` still queues a failed one again with the same key.
+    #[command(group(clap::ArgGroup::new("which").required(true).args(["jobs", "target"])))]
+    Dismiss {
+        /// Job numbers (see `lodge status` or `lodge history`).
+        jobs: Vec<i64>,
+        /// Every failed or refused deposit to this target (name or URL).
+        #[arg(long, value_parser = parse_target)]
+        target: Option<String>,
+    },
     /// Check that the repositories still hold what was deposited: each landed deposit's
     /// record, and every file by its size or (--bytes) its SHA-256. Changes nothing on the
     /// servers; each finding goes into the log. Exit status 0 only if every deposit checked
@@ -591,6 +602,7 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
         Command::Deposit(args) => deposit::deposit(db, args).await,
         Command::Retry(args) => deposit::retry(db, args).await,
         Command::Cancel { jobs, target } => deposit::cancel(db, &jobs, target.as_deref()),
+        Command::Dismiss { jobs, target } => deposit::dismiss(db, &jobs, target.as_deref()),
         Command::Verify(args) => verify::verify(db, args).await,
         Command::Status { filter, json } => report::status(db, &filter, json),
         Command::History { filter, json, csv } => report::history(db, &filter, json, csv),

@@ -82,7 +82,7 @@ impl HistoryFile {
 }
 
 /// The CSV's columns, in order.
-pub const CSV_COLUMNS: [&str; 13] = [
+pub const CSV_COLUMNS: [&str; 14] = [
     "job",
     "dataset",
     "name",
@@ -96,6 +96,7 @@ pub const CSV_COLUMNS: [&str; 13] = [
     "last_error",
     "created_at",
     "updated_at",
+    "dismissed_at",
 ];
 
 /// Write `rows` as CSV to `out`, a header first, times as RFC 3339 text. A text cell that a
@@ -121,6 +122,7 @@ pub fn write_csv(rows: &[HistoryRow], out: impl std::io::Write) -> Result<(), cs
             text(&r.last_error),
             time_text(r.created_at),
             time_text(r.updated_at),
+            r.dismissed_at.map(time_text).unwrap_or_default(),
         ])?;
     }
     w.flush()?;
@@ -128,13 +130,14 @@ pub fn write_csv(rows: &[HistoryRow], out: impl std::io::Write) -> Result<(), cs
 }
 
 /// `rows` as JSON: each row's fields (times in milliseconds since 1970, as stored), and its
-/// times as text too (`created`, `updated`), as the CSV writes them.
+/// times as text too (`created`, `updated`, `dismissed`), as the CSV writes them.
 pub fn to_json(rows: &[HistoryRow]) -> serde_json::Result<serde_json::Value> {
     rows.iter()
         .map(|r| {
             let mut row = serde_json::to_value(r)?;
             row["created"] = time_text(r.created_at).into();
             row["updated"] = time_text(r.updated_at).into();
+            row["dismissed"] = r.dismissed_at.map(time_text).into();
             Ok(row)
         })
         .collect::<serde_json::Result<Vec<_>>>()
@@ -174,6 +177,7 @@ mod tests {
             last_error: None,
             created_at: 1_796_000_000_000,
             updated_at: 1_796_000_001_000,
+            dismissed_at: None,
         }
     }
 

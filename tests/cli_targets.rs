@@ -1101,6 +1101,86 @@ async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_brin
     assert_eq!(sandbox.stats().records, 1);
 }
 
+/// A deposit to a mistyped target, cancelled and so failed, stays in `status` and its
+/// totals until given up on: `lodge dismiss --target` takes it out of both (and out of
+/// `retry --all-failed`), the history and the log keep it, and `lodge retry JOB` can still
+/// bring it back with the same key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_kept_in_the_history()
+ {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let wrong = sandbox
+        .target_url()
+        .replacen("sandbox+http://", "sandbox+https://", 1);
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let out = with_token(&lab, &["deposit", "--all", "--target", &wrong], None);
+    assert!(!out.status.success(), "{}", text(&out));
+    let status_json = |lab: &Lab| -> serde_json::Value {
+        let status = with_token(lab, &["status", "--json"], None);
+        serde_json::from_slice(&status.stdout).unwrap()
+    };
+
+    // Still on the queue, it is not given up on: the answer says to cancel it first.
+    let early = with_token(&lab, &["dismiss", "--target", &wrong], None);
+    assert_eq!(early.status.code(), Some(1), "{}", text(&early));
+    assert_all(
+        &text(&early),
+        &[
+            "nothing failed or refused for",
+            "1 job is still to do there: `lodge cancel --target",
+        ],
+    );
+    let out = with_token(&lab, &["cancel", "--target", &wrong], None);
+    assert!(out.status.success(), "{}", text(&out));
+    let json = status_json(&lab);
+    assert_eq!(json["totals"]["failed"], 1);
+    assert_eq!(json["items"][0]["state"], "failed");
+
+    let out = with_token(&lab, &["dismiss", "--target", &wrong], None);
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "dismissed job 1 (failed): it leaves `lodge status`; `lodge retry 1` queues it \
+             again with the same key",
+            "1 job dismissed",
+        ],
+    );
+    let json = status_json(&lab);
+    assert_eq!(json["totals"]["failed"], 0, "{json}");
+    assert_eq!(json["items"].as_array().unwrap().len(), 1, "{json}");
+    assert_eq!(json["items"][0]["state"], "new", "{json}");
+    assert_eq!(json["items"][0]["target"], serde_json::Value::Null);
+    let retry = with_token(&lab, &["retry", "--all-failed"], None);
+    assert!(retry.status.success(), "{}", text(&retry));
+    assert!(text(&retry).contains("no failed jobs"), "{}", text(&retry));
+    let history = text(&with_token(&lab, &["history"], None));
+    assert!(history.contains("(dismissed: given up on)"), "{history}");
+    let history = with_token(&lab, &["history", "--json"], None);
+    let history: serde_json::Value = serde_json::from_slice(&history.stdout).unwrap();
+    assert!(history[0]["dismissed"].is_string(), "{history}");
+    let log = text(&with_token(&lab, &["log", "--job", "1"], None));
+    assert!(log.contains("dismissed by hand (`lodge dismiss`)"), "{log}");
+    let again = text(&with_token(&lab, &["dismiss", "1"], None));
+    assert!(
+        again.contains("job 1 was dismissed before: nothing to do"),
+        "{again}"
+    );
+
+    // Retried by its number, it is back on the queue with its key.
+    let out = with_token(&lab, &["retry", "1", "--queue-only"], None);
+    assert!(out.status.success(), "{}", text(&out));
+    let json = status_json(&lab);
+    assert_eq!(json["items"][0]["state"], "queued", "{json}");
+    assert_eq!(json["items"][0]["job"], 1);
+    assert_eq!(sandbox.stats().records, 0, "nothing reached the server");
+}
+
 /// A password refused when it comes from an environment variable is to be fixed there: the
 /// variable wins over a stored one, so "store the right one" would change nothing.
 #[test]
@@ -1561,7 +1641,11 @@ fn retry_that_cannot_open_a_target_re_queues_nothing_and_queue_only_needs_no_tar
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_all(
         &text(&out),
-        &["job 1 left as it was: ", "LODGE_TEST_DAV_SECRET"],
+        &[
+            "job 1 left as it was: ",
+            "LODGE_TEST_DAV_SECRET",
+            "is gone for good: `lodge dismiss --target dav` gives up on it",
+        ],
     );
     assert!(!text(&out).contains("re-queued"), "{}", text(&out));
     assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use lodge::content::ContentKey;
 use lodge::store::{
-    Cancel, Claim, ClaimFilter, Enqueued, EventKind, Finish, JobState, Lease, Store, StoreError,
-    StoreLocation,
+    Cancel, Claim, ClaimFilter, Dismiss, Enqueued, EventKind, Finish, JobState, Lease, Store,
+    StoreError, StoreLocation,
 };
 use lodge::targets::RecordRef;
 use support::{Lab, metadata};
@@ -1098,6 +1098,108 @@ fn cancel_ends_a_queued_job_failed_leaves_a_leased_one_and_retry_brings_it_back(
     assert_eq!(store.job(queued).unwrap().state, JobState::Queued);
 }
 
+/// Giving up on a failed deposit (a mistyped target's, say) takes it out of the status, its
+/// totals and `retry --all-failed`, with the earlier failures of the same deposit, and
+/// leaves a job still to do alone; the history and the log keep it, and a retry of its
+/// number brings it back.
+fn dismissing_a_failed_deposit_takes_it_and_its_earlier_failures_out_of_the_status(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (dataset, key, first) = b.queued(&store, 1);
+    store.cancel_jobs(&[first], "cancelled by hand").unwrap();
+    let second = store
+        .enqueue_deposit(dataset, TARGET, &key, Duration::from_secs(3600))
+        .unwrap()
+        .0
+        .job_id();
+    assert_ne!(second, first, "a new job after the first ended");
+    store.cancel_jobs(&[second], "cancelled by hand").unwrap();
+    let (_, _, queued) = b.queued(&store, 2);
+    let line_of = |store: &Store| {
+        store
+            .status_rows()
+            .unwrap()
+            .into_iter()
+            .find(|r| r.dataset == dataset)
+            .unwrap()
+    };
+    let before = line_of(&store);
+    assert_eq!(
+        (before.state.as_str(), before.job),
+        ("failed", Some(second))
+    );
+    assert_eq!(store.totals().unwrap().failed, 2);
+    assert_eq!(store.standing_failures(TARGET).unwrap(), [first, second]);
+
+    let answers = store
+        .dismiss_jobs(&[second, queued], "given up by hand")
+        .unwrap();
+    assert_eq!(answers[0].1, Dismiss::Dismissed { earlier: 1 });
+    assert!(answers[0].0.dismissed_at.is_some());
+    assert_eq!(
+        answers[1].1,
+        Dismiss::StillToDo,
+        "a job still to do is left alone"
+    );
+    assert_eq!(answers[1].0.state, JobState::Queued);
+    assert!(
+        store.job(first).unwrap().dismissed_at.is_some(),
+        "the earlier failure too"
+    );
+
+    let after = line_of(&store);
+    assert_eq!(
+        (after.state.as_str(), after.target.as_deref(), after.job),
+        ("new", None, None),
+        "a deposit given up on, and nothing else, leaves no line"
+    );
+    assert_eq!(store.totals().unwrap().failed, 0);
+    assert!(store.failed_job_ids(None).unwrap().is_empty());
+    assert!(store.standing_failures(TARGET).unwrap().is_empty());
+    assert_eq!(
+        store
+            .latest_jobs()
+            .unwrap()
+            .iter()
+            .map(|j| j.id)
+            .collect::<Vec<_>>(),
+        [queued],
+        "the window's rows load without it"
+    );
+    let history = store.history().unwrap();
+    assert!(
+        history
+            .iter()
+            .filter(|h| h.job == first || h.job == second)
+            .all(|h| h.state == "failed" && h.dismissed_at.is_some()),
+        "{history:?}"
+    );
+    assert!(
+        store
+            .events_for_job(second)
+            .unwrap()
+            .iter()
+            .any(|e| e.kind == EventKind::Dismissed && e.message == "given up by hand"),
+        "the log says it was given up on"
+    );
+    assert_eq!(
+        store.dismiss_jobs(&[second], "again").unwrap()[0].1,
+        Dismiss::AlreadyDismissed
+    );
+
+    // A retry of its number puts it back, with its key, no longer dismissed.
+    assert_eq!(
+        store
+            .retry_jobs(&[second], Duration::from_secs(60))
+            .unwrap(),
+        [second]
+    );
+    let back = store.job(second).unwrap();
+    assert_eq!((back.state, back.dismissed_at), (JobState::Queued, None));
+    let line = line_of(&store);
+    assert_eq!((line.state.as_str(), line.job), ("queued", Some(second)));
+}
+
 fn a_second_open_finds_the_schema_migrated(b: Backend) {
     let first = b.open();
     with_target(&first);
@@ -1371,6 +1473,7 @@ every_backend!(
     status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it,
     status_reports_a_rejected_dataset_whose_key_landed_since_through_its_copy_as_existing,
     cancel_ends_a_queued_job_failed_leaves_a_leased_one_and_retry_brings_it_back,
+    dismissing_a_failed_deposit_takes_it_and_its_earlier_failures_out_of_the_status,
     a_claim_bumps_the_fence_counts_the_attempt_and_holds_the_job,
     an_expired_lease_is_taken_over_and_the_late_result_refused,
     a_recorded_result_makes_the_next_job_of_the_scope_a_replay,

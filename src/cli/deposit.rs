@@ -20,7 +20,9 @@ use crate::content::ContentKey;
 use crate::engine::requeue::{LeftAsItWas, why_left};
 use crate::engine::verify::verdict_of;
 use crate::engine::{Engine, EngineEvent, check_unchanged, first_copy_here, folder_is_gone};
-use crate::store::{Cancel, DatasetRow, EventKind, EventRow, JobRow, JobState, KeyCopy, Store};
+use crate::store::{
+    Cancel, DatasetRow, Dismiss, EventKind, EventRow, JobRow, JobState, KeyCopy, Store,
+};
 use crate::targets::{DepositRequest, Target, is_changed_since_scan};
 use crate::wording::count_of;
 
@@ -480,6 +482,12 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
             if jobs.len() == 1 { "it" } else { "they" },
             if jobs.len() == 1 { "was" } else { "were" }
         );
+        say!(
+            "  a target that was mistyped, or is gone for good: `lodge dismiss --target {}` \
+             gives up on {}",
+            super::output::shell_word(&super::target_arg::target_argument(&store, scope)),
+            if jobs.len() == 1 { "it" } else { "them" }
+        );
     }
     for job in &held {
         say!(
@@ -589,6 +597,80 @@ pub fn cancel(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Resu
         }
     }
     say!("{} cancelled", count_of(cancelled, "job", "jobs"));
+    Ok(if left {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `lodge dismiss`: give up on failed or refused deposits. They leave the status and
+/// `retry --all-failed`; the history keeps them.
+pub fn dismiss(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Result<ExitCode> {
+    let store = db.open_existing()?;
+    let ids = match target {
+        Some(name_or_url) => {
+            let scope = super::target_arg::cli_target_scope(name_or_url)?;
+            let ids = store.standing_failures(&scope)?;
+            if ids.is_empty() {
+                say!("nothing failed or refused for {scope}: nothing to dismiss");
+                let to_do = store.active_job_ids(Some(&scope))?.len();
+                if to_do > 0 {
+                    say!(
+                        "{} still to do there: `lodge cancel --target {name_or_url}` takes \
+                         them off the queue (they end failed), then dismiss them",
+                        count_of(to_do as u64, "job is", "jobs are")
+                    );
+                    return Ok(ExitCode::from(1));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            ids
+        }
+        None => jobs.to_vec(),
+    };
+    let why = "dismissed by hand (`lodge dismiss`): given up on; the history keeps it";
+    let mut dismissed = 0u64;
+    let mut left = false;
+    for (job, answer) in store.dismiss_jobs(&ids, why)? {
+        let id = job.id;
+        let again = match job.state {
+            JobState::Failed => format!("`lodge retry {id}` queues it again with the same key"),
+            _ => "a new deposit of the dataset queues it again".to_string(),
+        };
+        match answer {
+            Dismiss::Dismissed { earlier } => {
+                dismissed += 1 + earlier as u64;
+                let with = match earlier {
+                    0 => String::new(),
+                    n => format!(
+                        " with {} of the same deposit",
+                        count_of(n as u64, "earlier job", "earlier jobs")
+                    ),
+                };
+                say!(
+                    "dismissed job {id} ({}){with}: it leaves `lodge status`; {again}",
+                    job.state.as_str()
+                );
+            }
+            Dismiss::AlreadyDismissed => {
+                say!("job {id} was dismissed before: nothing to do; {again}")
+            }
+            Dismiss::StillToDo => {
+                left = true;
+                say!(
+                    "job {id} is still to do ({}): left alone; `lodge cancel {id}` takes it off \
+                     the queue (it ends failed), then dismiss it",
+                    job.state.as_str()
+                );
+            }
+            Dismiss::Landed => say!(
+                "job {id} landed ({}): nothing to give up on",
+                job.state.as_str()
+            ),
+        }
+    }
+    say!("{} dismissed", count_of(dismissed, "job", "jobs"));
     Ok(if left {
         ExitCode::from(1)
     } else {

@@ -510,7 +510,7 @@ pub fn history(
                 .as_deref()
                 .filter(|u| Some(*u) != r.identifier.as_deref());
             say!(
-                "{} job {:<5} {:<9} {} {} {}{}",
+                "{} job {:<5} {:<9} {} {} {}{}{}",
                 time_text(r.updated_at),
                 r.job,
                 r.state,
@@ -524,7 +524,11 @@ pub fn history(
                 ),
                 names.of(&r.target),
                 r.identifier.as_deref().unwrap_or("-"),
-                url.map(|u| format!(" {u}")).unwrap_or_default()
+                url.map(|u| format!(" {u}")).unwrap_or_default(),
+                match r.dismissed_at {
+                    Some(_) => " (dismissed: given up on)",
+                    None => "",
+                }
             );
         }
     }

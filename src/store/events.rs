@@ -55,6 +55,8 @@ pub enum EventKind {
     /// `lodge verify --repair` (or the window's Repair) sent files the server had lost
     /// again; the check that followed is logged after it.
     Repair,
+    /// A person gave up on a failed or refused job (`lodge dismiss`, the window's Dismiss).
+    Dismissed,
 }
 
 impl EventKind {
@@ -81,11 +83,12 @@ impl EventKind {
             EventKind::Verified => "verified",
             EventKind::Damaged => "damaged",
             EventKind::Repair => "repair",
+            EventKind::Dismissed => "dismissed",
         }
     }
 
     /// Every kind, in the order of the log's vocabulary.
-    pub const ALL: [EventKind; 21] = [
+    pub const ALL: [EventKind; 22] = [
         EventKind::Added,
         EventKind::Rescanned,
         EventKind::Edited,
@@ -107,6 +110,7 @@ impl EventKind {
         EventKind::Verified,
         EventKind::Damaged,
         EventKind::Repair,
+        EventKind::Dismissed,
     ];
 
     pub fn parse(s: &str) -> Option<EventKind> {

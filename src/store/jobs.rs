@@ -95,6 +95,9 @@ pub struct JobRow {
     pub url: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// When a person gave up on this failed or refused job (`lodge dismiss`, the window's
+    /// Dismiss): it stays in the history, out of the status and `retry --all-failed`.
+    pub dismissed_at: Option<i64>,
 }
 
 impl JobRow {
@@ -147,6 +150,7 @@ impl JobRow {
             url: None,
             created_at: 0,
             updated_at: 0,
+            dismissed_at: None,
         }
     }
 }
@@ -272,7 +276,7 @@ pub enum Finish {
 pub(super) const JOB_COLUMNS: &str = "j.id, j.dataset_id, d.path, d.name, j.target, j.operation, \
     j.content_key, j.state, j.attempts, j.not_before, j.deadline, j.lease_owner, \
     j.lease_expires, j.fence, j.last_error, j.last_status, j.identifier, j.url, \
-    j.created_at, j.updated_at";
+    j.created_at, j.updated_at, j.dismissed_at";
 
 pub(super) fn job_from_row(r: &Row<'_, '_>) -> Result<JobRow> {
     let key: String = r.get(6)?;
@@ -299,6 +303,7 @@ pub(super) fn job_from_row(r: &Row<'_, '_>) -> Result<JobRow> {
         url: r.get(17)?,
         created_at: r.get(18)?,
         updated_at: r.get(19)?,
+        dismissed_at: r.get(20)?,
     })
 }
 
@@ -339,7 +344,7 @@ fn load_claimed(db: Db<'_>, id: i64) -> Result<(JobRow, AttemptInput)> {
         .opt(&LOAD_CLAIMED, args![id], |r| {
             let job = job_from_row(r)?;
             let (key, origin, document): (Option<String>, Option<String>, Option<String>) =
-                (r.get(20)?, r.get(21)?, r.get(22)?);
+                (r.get(21)?, r.get(22)?, r.get(23)?);
             Ok((job, key, origin, document))
         })?
         .ok_or(StoreError::NoSuchJob(id))?;
@@ -535,6 +540,20 @@ pub enum Cancel {
     BeingDeposited { by: String },
     /// It had already ended (deposited, existing, failed or rejected): left alone.
     Ended,
+}
+
+/// What [`Store::dismiss_jobs`] did with one job.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dismiss {
+    /// Given up on, with `earlier` failed or refused jobs of the same deposit (its dataset
+    /// to its target) that had not been.
+    Dismissed { earlier: usize },
+    /// Given up on before: left as it is.
+    AlreadyDismissed,
+    /// Still to do (queued, waiting or being deposited): left alone; `lodge cancel` ends it.
+    StillToDo,
+    /// It landed: there is nothing to give up on.
+    Landed,
 }
 
 /// Whether a lease still holds its job, checked inside the transaction that would record.
@@ -1389,7 +1408,8 @@ impl Store {
                 let now = now_ms();
                 db.run(
                     "UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, due_at = 0,
-                                     deadline = ?2, updated_at = ?3, ended_at = NULL
+                                     deadline = ?2, updated_at = ?3, ended_at = NULL,
+                                     dismissed_at = NULL
                      WHERE id = ?1",
                     args![id, now + ms(deadline), now],
                 )?;
@@ -1460,6 +1480,80 @@ impl Store {
                 answers.push((load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?, answer));
             }
             Ok(answers)
+        })
+    }
+
+    /// Give up on failed or refused jobs by hand (`lodge dismiss`, the window's Dismiss): a
+    /// mistyped target's, say, which no retry can bring about. Each is marked dismissed with
+    /// the failed or refused jobs of the same deposit before it (its dataset to its target;
+    /// the job itself alone if its dataset was removed), and the log says so. They leave
+    /// the status, its totals and `retry --all-failed`; the history keeps them, and `retry`
+    /// of a failed one's number queues it again with the same key. Jobs still to do and
+    /// jobs that landed are left as they are; the answer says which is which.
+    pub fn dismiss_jobs(&self, ids: &[i64], why: &str) -> Result<Vec<(JobRow, Dismiss)>> {
+        self.write(|db| {
+            let now = now_ms();
+            let mut answers = Vec::new();
+            for &id in ids {
+                let job = load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?;
+                let answer = match job.state {
+                    JobState::Failed | JobState::Rejected if job.dismissed_at.is_some() => {
+                        Dismiss::AlreadyDismissed
+                    }
+                    JobState::Failed | JobState::Rejected => {
+                        let these: Vec<JobRow> = db.all(
+                            &format!(
+                                "SELECT {JOB_COLUMNS} FROM jobs j
+                                 LEFT JOIN datasets d ON d.id = j.dataset_id
+                                 WHERE j.state IN ('failed', 'rejected')
+                                   AND j.dismissed_at IS NULL
+                                   AND (j.id = ?1 OR (j.id < ?1 AND j.dataset_id = ?2
+                                                      AND j.target = ?3
+                                                      AND j.operation = ?4))
+                                 ORDER BY j.id"
+                            ),
+                            args![id, job.dataset_id, &job.target, &job.operation],
+                            job_from_row,
+                        )?;
+                        for one in &these {
+                            db.run(
+                                "UPDATE jobs SET dismissed_at = ?2, updated_at = ?2
+                                 WHERE id = ?1",
+                                args![one.id, now],
+                            )?;
+                            let mut event = job_event(one, EventKind::Dismissed, why.to_string());
+                            event.attempt = None;
+                            insert_event(db, &event, &self.actor)?;
+                        }
+                        Dismiss::Dismissed {
+                            earlier: these.len().saturating_sub(1),
+                        }
+                    }
+                    JobState::Deposited | JobState::Existing => Dismiss::Landed,
+                    JobState::Queued | JobState::Running | JobState::Waiting => Dismiss::StillToDo,
+                };
+                answers.push((load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?, answer));
+            }
+            Ok(answers)
+        })
+    }
+
+    /// Ids of the failed and refused jobs of `target` not given up on, of datasets still
+    /// on the list, whose deposit has not landed since: what `lodge dismiss --target`
+    /// gives up on.
+    pub fn standing_failures(&self, target: &str) -> Result<Vec<i64>> {
+        self.with(|db| {
+            db.all(
+                "SELECT id FROM jobs j WHERE target = ?1 AND dismissed_at IS NULL
+                 AND state IN ('failed', 'rejected')
+                 AND EXISTS (SELECT 1 FROM datasets d WHERE d.id = j.dataset_id)
+                 AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
+                                 AND r.operation = j.operation
+                                 AND r.content_key = j.content_key)
+                 ORDER BY id",
+                args![target],
+                |r| r.get(0),
+            )
         })
     }
 

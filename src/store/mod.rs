@@ -25,7 +25,8 @@ macro_rules! active_job {
 /// For `concat!`.
 macro_rules! still_to_retry {
     () => {
-        "NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
+        "j.dismissed_at IS NULL
+         AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
                      AND r.operation = j.operation AND r.content_key = j.content_key)
          AND EXISTS (SELECT 1 FROM datasets d WHERE d.id = j.dataset_id
                      AND (d.content_key = j.content_key
@@ -63,7 +64,7 @@ use file_kind::{own_file_beside, refuse_a_database_not_lodges};
 pub use datasets::{AttemptInput, DatasetRow, FileScan, NewDataset, RemovedDataset};
 pub use events::{EventKind, EventRow, NewEvent};
 pub use jobs::{
-    Cancel, Claim, ClaimFilter, Enqueued, Finish, JobRow, JobState, KeyCopy, Lease,
+    Cancel, Claim, ClaimFilter, Dismiss, Enqueued, Finish, JobRow, JobState, KeyCopy, Lease,
     replays_by_original,
 };
 pub use location::StoreLocation;

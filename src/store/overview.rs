@@ -102,7 +102,7 @@ impl Store {
                     "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
                      WHERE j.id IN (
                         SELECT max(l.id) FROM jobs l
-                        WHERE l.dataset_id IS NOT NULL
+                        WHERE l.dataset_id IS NOT NULL AND l.dismissed_at IS NULL
                           AND NOT (l.state = 'existing' AND l.attempts = 0
                                    AND EXISTS (SELECT 1 FROM results r
                                                JOIN jobs o ON o.id = r.job_id

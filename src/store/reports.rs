@@ -96,6 +96,8 @@ pub struct HistoryRow {
     pub last_error: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
+    /// When a person gave up on it (`lodge dismiss`), if they did.
+    pub dismissed_at: Option<i64>,
 }
 
 impl Store {
@@ -191,9 +193,11 @@ impl Store {
                 // deposited it stays the one reported) and its failed or rejected jobs
                 // once the key has landed since through another job (its folder's copy
                 // sent it); else the result; else the latest that landed for an earlier
-                // key.
+                // key. Jobs a person dismissed (gave up on) are passed over throughout: a
+                // deposit given up on, and nothing else, leaves no line.
                 "WITH latest AS (SELECT dataset_id, target, max(id) AS id FROM jobs
-                                 WHERE dataset_id IS NOT NULL GROUP BY dataset_id, target),
+                                 WHERE dataset_id IS NOT NULL AND dismissed_at IS NULL
+                                 GROUP BY dataset_id, target),
                       -- Results for keys the dataset had before (its log of adds and
                       -- rescans keeps them): a copy of a folder deposited through its
                       -- twin's job has no job of its own to remember them by. Those events
@@ -218,7 +222,8 @@ impl Store {
                       current AS (SELECT j.dataset_id, j.target, max(j.id) AS id
                                   FROM jobs j JOIN datasets d
                                     ON d.id = j.dataset_id AND d.content_key = j.content_key
-                                  WHERE NOT (j.state = 'existing' AND j.attempts = 0
+                                  WHERE j.dismissed_at IS NULL
+                                    AND NOT (j.state = 'existing' AND j.attempts = 0
                                     AND EXISTS (SELECT 1 FROM results r
                                                 JOIN jobs o ON o.id = r.job_id
                                                 WHERE r.target = j.target
@@ -291,17 +296,18 @@ impl Store {
                 replays: count("SELECT count(*) FROM events WHERE kind = 'replay'")?,
                 conflicts: count("SELECT count(*) FROM events WHERE kind = 'existing'")?,
                 retries: count("SELECT count(*) FROM events WHERE kind = 'retry_scheduled'")?,
-                // Dead letters still to retry: not those whose key landed since through a
-                // later job (what `retry --all-failed` re-queues, too).
+                // Dead letters still to retry: not those given up on, nor those whose key
+                // landed since through a later job (what `retry --all-failed` re-queues, too).
                 failed: count(concat!(
                     "SELECT count(*) FROM jobs j WHERE state = 'failed' AND ",
                     still_to_retry!()
                 ))?,
-                // Refusals that still stand: not those of a key the dataset has left (it
-                // was rescanned or edited since) or that landed since, nor a removed
-                // dataset's. The history keeps every one.
+                // Refusals that still stand: not those given up on, of a key the dataset
+                // has left (it was rescanned or edited since) or that landed since, nor a
+                // removed dataset's. The history keeps every one.
                 rejected: count(
                     "SELECT count(*) FROM jobs j WHERE state = 'rejected'
+                     AND dismissed_at IS NULL
                      AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
                                      AND r.operation = j.operation
                                      AND r.content_key = j.content_key)
@@ -332,7 +338,7 @@ impl Store {
                                 ORDER BY e.id LIMIT 1)),
                             d.name, {title},
                             j.target, j.content_key, j.state, j.identifier, j.url, j.attempts,
-                            j.last_error, j.created_at, j.updated_at
+                            j.last_error, j.created_at, j.updated_at, j.dismissed_at
                      FROM jobs j
                      LEFT JOIN datasets d ON d.id = j.dataset_id
                      LEFT JOIN documents doc ON doc.content_key = j.content_key
@@ -354,6 +360,7 @@ impl Store {
                         last_error: r.get(10)?,
                         created_at: r.get(11)?,
                         updated_at: r.get(12)?,
+                        dismissed_at: r.get(13)?,
                     })
                 },
             )

@@ -245,9 +245,16 @@ INSERT INTO deposit_checks (target, content_key, event_id)
     WHERE kind IN ('verified', 'damaged') AND target IS NOT NULL AND content_key IS NOT NULL
     GROUP BY target, content_key;";
 
+/// V6: a failed or refused job a person has given up on (`lodge dismiss`, the window's
+/// Dismiss), when they did. It stays in the history and the log, and leaves the status,
+/// its totals and `retry --all-failed`; `retry` of its number clears the mark. Only an
+/// ended job that did not land can carry it. The same words on PostgreSQL (its V5).
+const V6: &str = "ALTER TABLE jobs ADD COLUMN dismissed_at BIGINT
+    CHECK (dismissed_at IS NULL OR state = 'failed' OR state = 'rejected');";
+
 /// The schema version the last of [`migrations`] leaves a SQLite database at (its
 /// `user_version`): a database beyond it was written by a newer Lodge.
-pub const SQLITE_LATEST: i64 = 5;
+pub const SQLITE_LATEST: i64 = 6;
 
 /// Tables every Lodge database has had since V1 (later versions rebuild some, under the same
 /// names): an SQLite file with a schema version but without them is another program's.
@@ -260,6 +267,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V3),
         M::up(V4).foreign_key_check(),
         M::up(V5),
+        M::up(V6),
     ])
 }
 
@@ -392,9 +400,10 @@ CREATE INDEX jobs_due ON jobs(due_at, id) WHERE ended_at IS NULL;
 DROP INDEX results_by_fingerprint;";
 
 /// Every PostgreSQL migration, oldest first: the same as [`migrations`] without SQLite's V4,
-/// which has nothing to change here. So PostgreSQL's version 4 is SQLite's V5.
+/// which has nothing to change here. So PostgreSQL's version 4 is SQLite's V5, and its 5
+/// SQLite's V6.
 pub fn postgres_migrations() -> &'static [&'static str] {
-    &[PG_V1, PG_V2, PG_V3, CHECKS_TABLE]
+    &[PG_V1, PG_V2, PG_V3, CHECKS_TABLE, V6]
 }
 
 #[cfg(test)]

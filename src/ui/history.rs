@@ -350,8 +350,27 @@ fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
         .model
         .paused_reason(&r.target)
         .filter(|_| r.state == "queued");
-    let text = RichText::new(&r.state);
-    match (paused, &r.last_error) {
+    // Given up on: still failed (or refused), and said to be out of the status.
+    let (text, last_error) = match r.dismissed_at {
+        Some(at) => (
+            RichText::new(format!("{} · dismissed", r.state)),
+            Some(format!(
+                "{}Dismissed (given up on) {}: the datasets list and Retry all failed leave \
+                 it. {}",
+                r.last_error
+                    .as_deref()
+                    .map(|e| format!("{e}\n\n"))
+                    .unwrap_or_default(),
+                app.clock.date_time(at),
+                match r.state.as_str() {
+                    "failed" => "Retry here queues it again with the same key.",
+                    _ => "A new deposit of the dataset queues it again.",
+                }
+            )),
+        ),
+        None => (RichText::new(&r.state), r.last_error.clone()),
+    };
+    match (paused, &last_error) {
         (Some(reason), _) => {
             let fix = if app.model.targets.iter().any(|t| t.scope_id == r.target) {
                 crate::app::paused_target_fix(reason, &r.target)
@@ -466,6 +485,7 @@ mod tests {
             last_error: None,
             created_at: 0,
             updated_at: 0,
+            dismissed_at: None,
         }
     }
 
