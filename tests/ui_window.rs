@@ -3018,6 +3018,47 @@ fn a_failed_deposits_details_say_why_at_their_top_and_retry_the_same_job() {
     assert!(w.harness.query_by_label("⟳ Retry").is_none());
 }
 
+/// A failed deposit given up on with the details' Dismiss leaves the row's status (the
+/// dataset is ready to deposit again) and Retry all failed; the History still lists it,
+/// marked dismissed, and its Retry there sends the same job again with the same key.
+#[test]
+fn dismiss_in_a_failed_deposits_details_gives_it_up_and_the_historys_retry_brings_it_back() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    let job = w.first_job(id);
+    w.select(id);
+    w.harness.get_by_label("Retry all failed (1)");
+    w.harness.get_by_label("Dismiss").click();
+    w.wait("the deposit given up on", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::New { ready: true }))
+    });
+    w.harness.step();
+    assert!(w.harness.query_by_label("⟳ Retry").is_none());
+    w.harness.get_by_label("Retry all failed (0)");
+    assert_eq!(
+        notices_with(w.app(), "Dismissed 1 failed deposit: given up on.").len(),
+        1
+    );
+    assert!(
+        w.app()
+            .model
+            .log
+            .iter()
+            .any(|l| l.text.contains("dismissed in the window")),
+        "the log says so"
+    );
+
+    w.open_history();
+    w.harness.get_by_label("failed · dismissed");
+    w.harness
+        .state()
+        .send(Command::SetSandboxFaults(FaultConfig::default()));
+    w.harness.get_by_label("Retry").click();
+    w.wait("deposited by the History's retry", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    assert_eq!(w.first_job(id), job, "the same job, not a new one");
+}
+
 /// A failed deposit whose details hold edits not saved: Retry would send the dataset as
 /// it was saved, not as the form shows it, so the buttons say which is sent. *Deposit
 /// edits* saves them (a new key, a new job); *Retry as saved* sends the failed job again

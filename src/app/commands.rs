@@ -21,7 +21,7 @@ use crate::content::{HashProgress, HashWatch, Metadata, SkippedEntry, metadata_f
 use crate::engine::Engine;
 use crate::engine::requeue::{LeftAsItWas, why_left};
 use crate::sandbox::RunningSandbox;
-use crate::store::{DatasetSummary, Enqueued, EventRow, Store, StoreError};
+use crate::store::{DatasetSummary, Dismiss, Enqueued, EventRow, Store, StoreError};
 use crate::targets::{ReadBack, Target};
 use crate::wording::{access_not_enforced, count_of, sentence};
 
@@ -239,6 +239,7 @@ impl Core {
             } => self.set_metadata(id, *metadata, then_deposit).await,
             Command::Deposit { ids, target } => self.deposit(ids, target).await,
             Command::Retry { jobs } => self.retry(jobs).await,
+            Command::Dismiss { jobs } => self.dismiss(jobs).await,
             Command::RetryAllFailed { target } => {
                 match self.db(move |s| s.failed_job_ids(Some(&target))).await {
                     Ok(ids) if ids.is_empty() => self
@@ -966,6 +967,48 @@ impl Core {
                 }
             }
             Err(e) => self.out.notice(Notice::error(format!("Cannot retry: {e}"))),
+        }
+    }
+
+    /// Give up on failed jobs. The rows leave them; a row whose earlier job landed (under
+    /// an earlier key) shows that one again, so the window's jobs are read afresh.
+    async fn dismiss(&self, jobs: Vec<i64>) {
+        let result = self
+            .db(move |s| {
+                let before = s.last_event_id()?;
+                let dismissed: Vec<_> = s
+                    .dismiss_jobs(
+                        &jobs,
+                        "dismissed in the window: given up on; the history keeps it",
+                    )?
+                    .into_iter()
+                    .filter(|(_, answer)| matches!(answer, Dismiss::Dismissed { .. }))
+                    .map(|(job, _)| job)
+                    .collect();
+                // What the dismissal logged (the earlier failures of the same deposit too).
+                let events = s.events_after(before, 1_000)?;
+                Ok((dismissed, events, s.latest_jobs()?))
+            })
+            .await;
+        match result {
+            Ok((dismissed, events, latest)) => {
+                let n = dismissed.len();
+                self.out.send(Update::Logged(events));
+                self.out
+                    .send(Update::Jobs(dismissed.into_iter().chain(latest).collect()));
+                if n > 0 {
+                    self.out.notice(Notice::info(format!(
+                        "Dismissed {}: given up on. The History keeps {}; its Retry queues {} \
+                         again with the same key.",
+                        count_of(n as u64, "failed deposit", "failed deposits"),
+                        if n == 1 { "it" } else { "them" },
+                        if n == 1 { "it" } else { "one" },
+                    )));
+                }
+            }
+            Err(e) => self
+                .out
+                .notice(Notice::error(format!("Cannot dismiss: {e}"))),
         }
     }
 

@@ -802,6 +802,14 @@ impl Model {
         };
         let entry = &mut self.rows[i];
         entry.jobs_changed += 1;
+        // Given up on (dismissed): the row shows it no more. The job before it of the same
+        // target, if one landed, comes with the store's latest jobs, sent after it.
+        if job.dismissed_at.is_some() {
+            if entry.jobs.get(&job.target).is_some_and(|j| j.id == job.id) {
+                entry.jobs.remove(&job.target);
+            }
+            return;
+        }
         if entry.upload.is_some_and(|(j, _, _)| j == job.id) && job.state.is_terminal() {
             entry.upload = None;
         }

@@ -118,6 +118,11 @@ pub enum Command {
     Retry {
         jobs: Vec<i64>,
     },
+    /// Give up on failed deposits (a target gone for good, say): they leave the rows'
+    /// status and Retry all failed; the history keeps them, and its Retry brings one back.
+    Dismiss {
+        jobs: Vec<i64>,
+    },
     RetryAllFailed {
         target: String,
     },

@@ -445,7 +445,12 @@ fn watch_shared_store(
                     true => Some(s.paused_targets()?),
                     false => None,
                 };
-                let jobs = s.jobs(&jobs)?;
+                let mut jobs = s.jobs(&jobs)?;
+                // A job given up on elsewhere leaves its row, and the job before it of the
+                // same target, if one landed, takes its place: the latest jobs come after.
+                if events.iter().any(|e| e.kind == EventKind::Dismissed) {
+                    jobs.extend(s.latest_jobs()?);
+                }
                 Ok::<_, crate::store::StoreError>((newest, events, jobs, datasets, paused))
             })
             .await;

@@ -435,7 +435,8 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
 /// A failed deposit's buttons: *Retry*, which re-queues the same job with the same key. With
 /// edits in the details not saved, that deposit is not what the form says, so the buttons
 /// say which is sent: *Retry as saved* (the same key, the edits left out) and *Deposit
-/// edits* (saved first, a new key and job; the failed one stays in the history).
+/// edits* (saved first, a new key and job; the failed one stays in the history). The
+/// details add *Dismiss*, which gives up on it.
 pub(super) fn failed_actions(
     ui: &mut egui::Ui,
     entry: &crate::app::DatasetEntry,
@@ -470,6 +471,20 @@ pub(super) fn failed_actions(
         && let Some(job) = entry.current_job(target)
     {
         command = Some(Command::Retry { jobs: vec![job.id] });
+    }
+    // In the details only: giving up is rarer than retrying, and the row has no room.
+    if !small
+        && ui
+            .add(button("Dismiss"))
+            .on_hover_text(
+                "Give up on this deposit (a target gone for good, say): the row no longer \
+                 shows it failed and Retry all failed leaves it. The History keeps it; its \
+                 Retry there queues it again with the same key.",
+            )
+            .clicked()
+        && let Some(job) = entry.current_job(target)
+    {
+        command = Some(Command::Dismiss { jobs: vec![job.id] });
     }
     if edited.is_some() {
         let deposit = LodgeApp::deposit_command(entry, edits, target);
