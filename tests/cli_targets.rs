@@ -1164,6 +1164,12 @@ async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_
     let history = with_token(&lab, &["history", "--json"], None);
     let history: serde_json::Value = serde_json::from_slice(&history.stdout).unwrap();
     assert!(history[0]["dismissed"].is_string(), "{history}");
+    let show = text(&with_token(&lab, &["show", "1"], None));
+    assert!(
+        show.contains("dismissed (given up on) ")
+            && show.contains(": out of `lodge status`; `lodge retry 1` queues it again"),
+        "{show}"
+    );
     let log = text(&with_token(&lab, &["log", "--job", "1"], None));
     assert!(log.contains("dismissed by hand (`lodge dismiss`)"), "{log}");
     let again = text(&with_token(&lab, &["dismiss", "1"], None));

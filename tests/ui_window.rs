@@ -3034,6 +3034,7 @@ fn dismiss_in_a_failed_deposits_details_gives_it_up_and_the_historys_retry_bring
     w.harness.step();
     assert!(w.harness.query_by_label("⟳ Retry").is_none());
     w.harness.get_by_label("Retry all failed (0)");
+    w.wait_for_label_contains("· failed · dismissed ·");
     assert_eq!(
         notices_with(w.app(), "Dismissed 1 failed deposit: given up on.").len(),
         1

@@ -400,7 +400,16 @@ fn print_text(
                     ),
                 }
             }
-            if j.state == JobState::Failed {
+            if let Some(at) = j.dismissed_at {
+                let again = match j.state {
+                    JobState::Failed => format!("`lodge retry {}` queues it again", j.id),
+                    _ => "a new deposit queues it again".to_string(),
+                };
+                say!(
+                    "            dismissed (given up on) {}: out of `lodge status`; {again}",
+                    time_text(at)
+                );
+            } else if j.state == JobState::Failed {
                 if retryable.contains(&j.id) && d.key.is_some_and(|k| k != j.key) {
                     // `retry` would refuse it: what it was to send is no longer the folder.
                     say!(
@@ -623,6 +632,8 @@ fn as_json(
                 "url": j.url,
                 "attempts": j.attempts,
                 "last_error": j.last_error,
+                // Given up on (`lodge dismiss`): out of `status`, kept here.
+                "dismissed_at": j.dismissed_at.map(time_text),
                 // Landed as a draft, not public until published.
                 "draft": j.state.is_landed() && crate::targets::scope_makes_drafts(&j.target),
                 // Why its target is paused, for a job still to be sent there.

@@ -477,8 +477,12 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                         Some(current) if current != job.key => " · earlier content",
                         _ => "",
                     };
+                    let dismissed = match job.dismissed_at {
+                        Some(_) => " · dismissed",
+                        None => "",
+                    };
                     egui::CollapsingHeader::new(format!(
-                        "Job {} · {} · {}{earlier}{outcome}",
+                        "Job {} · {}{dismissed} · {}{earlier}{outcome}",
                         job.id,
                         job.state.as_str(),
                         count_of(job.attempts, "attempt", "attempts")

@@ -494,6 +494,18 @@ impl Window {
         self.harness.get_by_label(label);
     }
 
+    /// [`Window::wait_for_label`] for a node whose label holds `part`.
+    pub fn wait_for_label_contains(&mut self, part: &str) {
+        for _ in 0..60 {
+            self.harness.step();
+            if self.harness.query_by_label_contains(part).is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        self.harness.get_by_label_contains(part);
+    }
+
     /// Press the button labelled `label` (through accessibility: under a deposit it may be
     /// below the panel's fold) and wait for the window's notice holding `text`: its level and
     /// words.
