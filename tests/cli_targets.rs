@@ -1139,6 +1139,13 @@ async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_
     let json = status_json(&lab);
     assert_eq!(json["totals"]["failed"], 1);
     assert_eq!(json["items"][0]["state"], "failed");
+    let status = text(&with_token(&lab, &["status"], None));
+    assert!(
+        status.contains(
+            "to give up on it instead (its target gone for good, or mistyped): `lodge dismiss 1`"
+        ),
+        "{status}"
+    );
 
     let out = with_token(&lab, &["dismiss", "--target", &wrong], None);
     let t = text(&out);

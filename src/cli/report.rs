@@ -423,8 +423,30 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         .filter_map(|r| r.job)
         .filter(|j| retryable.contains(j))
         .collect();
-    if let Some(line) = retry_hint(&store, failed) {
+    if let Some(line) = retry_hint(&store, failed.clone()) {
         say!("{line}");
+        // A retry cannot help a deposit to a target that is gone for good, or mistyped.
+        let (it, its, jobs) = match failed.len() {
+            1 => ("it", "its target", failed[0].to_string()),
+            2..=5 => (
+                "them",
+                "their targets",
+                failed
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            ),
+            _ => (
+                "them",
+                "their targets",
+                "JOB... | --target NAME|URL".to_string(),
+            ),
+        };
+        say!(
+            "to give up on {it} instead ({its} gone for good, or mistyped): \
+             `lodge dismiss {jobs}`"
+        );
     }
     if !changed.is_empty() {
         say!("folders changed since their last scan (a deposit sends the folder as scanned):");
