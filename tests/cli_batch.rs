@@ -3034,6 +3034,32 @@ async fn a_failed_job_of_an_earlier_key_counted_in_the_totals_is_said_to_be_in_t
     );
     let history = text(&lodge_with(&db, &["history", "--state", "failed"]).await);
     assert!(history.contains("job 1"), "{history}");
+
+    // A retry cannot send it (the folder holds other files now), and says how to give it
+    // up; given up, it leaves the totals, and retrying every failed job has nothing to do.
+    assert!(
+        status.contains("and `lodge dismiss 1` gives it up"),
+        "{status}"
+    );
+    let retry = lodge_with(&db, &["retry", "--all-failed", "--queue-only"]).await;
+    assert_eq!(retry.status.code(), Some(1), "{}", text(&retry));
+    assert!(
+        text(&retry).contains("or give this job up: `lodge dismiss 1`"),
+        "{}",
+        text(&retry)
+    );
+    let out = lodge_with(&db, &["dismiss", "1"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("dismissed job 1 (failed): it leaves `lodge status`\n"),
+        "no retry is promised that would be refused: {}",
+        text(&out)
+    );
+    let status = text(&lodge_with(&db, &["status"]).await);
+    assert!(status.contains(", failed 0,"), "{status}");
+    assert!(!status.contains("of the failed"), "{status}");
+    let retry = lodge_with(&db, &["retry", "--all-failed"]).await;
+    assert!(retry.status.success(), "{}", text(&retry));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1053,6 +1053,10 @@ async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_brin
     assert_eq!(pending(&lab), 1);
     let status = text(&with_token(&lab, &["status"], None));
     assert!(status.contains("lodge cancel --target"), "{status}");
+    assert!(
+        status.contains("takes it off the queue, then `lodge dismiss --target"),
+        "{status}"
+    );
     // Run again as the pause says, the job is tried again, and pauses again, unfixed.
     let retry = with_token(&lab, &["retry", "1"], None);
     assert_eq!(retry.status.code(), Some(1), "{}", text(&retry));
@@ -1131,7 +1135,7 @@ async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_
         &text(&early),
         &[
             "nothing failed or refused for",
-            "1 job is still to do there: `lodge cancel --target",
+            "1 job is still to do there: left alone; `lodge cancel --target",
         ],
     );
     let out = with_token(&lab, &["cancel", "--target", &wrong], None);
@@ -1191,6 +1195,26 @@ async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_
     let json = status_json(&lab);
     assert_eq!(json["items"][0]["state"], "queued", "{json}");
     assert_eq!(json["items"][0]["job"], 1);
+
+    // With one job failed there and another still to do, the failed one is given up on
+    // and the other named, left alone, with what ends it.
+    add(&store, &lab.numbered_folder(2), &metadata("Second"));
+    let out = with_token(&lab, &["deposit", "2", "--target", &wrong], None);
+    assert!(!out.status.success(), "{}", text(&out));
+    let out = with_token(&lab, &["cancel", "2"], None);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = with_token(&lab, &["dismiss", "--target", &wrong], None);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "dismissed job 2 (failed)",
+            "1 job is still to do there: left alone; `lodge cancel --target",
+            "takes it off the queue (it ends failed;",
+            "1 job dismissed",
+        ],
+    );
+    assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Queued);
     assert_eq!(sandbox.stats().records, 0, "nothing reached the server");
 }
 

@@ -1131,11 +1131,21 @@ fn dismissing_a_failed_deposit_takes_it_and_its_earlier_failures_out_of_the_stat
     assert_eq!(store.totals().unwrap().failed, 2);
     assert_eq!(store.standing_failures(TARGET).unwrap(), [first, second]);
 
+    let ended_at = store.job(second).unwrap().updated_at;
     let answers = store
         .dismiss_jobs(&[second, queued], "given up by hand")
         .unwrap();
-    assert_eq!(answers[0].1, Dismiss::Dismissed { earlier: 1 });
+    assert_eq!(
+        answers[0].1,
+        Dismiss::Dismissed {
+            earlier: vec![first]
+        }
+    );
     assert!(answers[0].0.dismissed_at.is_some());
+    assert_eq!(
+        answers[0].0.updated_at, ended_at,
+        "when it ended stays the history's time"
+    );
     assert_eq!(
         answers[1].1,
         Dismiss::StillToDo,
@@ -1185,6 +1195,13 @@ fn dismissing_a_failed_deposit_takes_it_and_its_earlier_failures_out_of_the_stat
     assert_eq!(
         store.dismiss_jobs(&[second], "again").unwrap()[0].1,
         Dismiss::AlreadyDismissed
+    );
+    // One being deposited now is left to its deposit.
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    assert_eq!(lease.job.id, queued);
+    assert_eq!(
+        store.dismiss_jobs(&[queued], "again").unwrap()[0].1,
+        Dismiss::BeingDeposited { by: "w1".into() }
     );
 
     // A retry of its number puts it back, with its key, no longer dismissed.

@@ -608,58 +608,64 @@ pub fn cancel(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Resu
 /// `retry --all-failed`; the history keeps them.
 pub fn dismiss(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
-    let ids = match target {
-        Some(name_or_url) => {
-            let scope = super::target_arg::cli_target_scope(name_or_url)?;
-            let ids = store.standing_failures(&scope)?;
-            if ids.is_empty() {
-                say!("nothing failed or refused for {scope}: nothing to dismiss");
-                let to_do = store.active_job_ids(Some(&scope))?.len();
-                if to_do > 0 {
-                    say!(
-                        "{} still to do there: `lodge cancel --target {name_or_url}` takes \
-                         them off the queue (they end failed), then dismiss them",
-                        count_of(to_do as u64, "job is", "jobs are")
-                    );
-                    return Ok(ExitCode::from(1));
-                }
-                return Ok(ExitCode::SUCCESS);
-            }
-            ids
+    // A deposit killed mid-job left its lease behind: its job is not being deposited.
+    crate::engine::expire_dead_leases(&store, &crate::engine::lease_owner())?;
+    let scope = target
+        .map(super::target_arg::cli_target_scope)
+        .transpose()?;
+    let ids = match &scope {
+        Some(scope) => store.standing_failures(scope)?,
+        None => {
+            // Each job once, in the order given.
+            let mut seen = HashSet::new();
+            jobs.iter().copied().filter(|id| seen.insert(*id)).collect()
         }
-        None => jobs.to_vec(),
     };
+    if let Some(scope) = &scope
+        && ids.is_empty()
+    {
+        say!("nothing failed or refused for {scope}: nothing to dismiss");
+    }
     let why = "dismissed by hand (`lodge dismiss`): given up on; the history keeps it";
     let mut dismissed = 0u64;
     let mut left = false;
     for (job, answer) in store.dismiss_jobs(&ids, why)? {
         let id = job.id;
-        let again = match job.state {
-            JobState::Failed => format!("`lodge retry {id}` queues it again with the same key"),
-            _ => "a new deposit of the dataset queues it again".to_string(),
-        };
         match answer {
             Dismiss::Dismissed { earlier } => {
-                dismissed += 1 + earlier as u64;
-                let with = match earlier {
-                    0 => String::new(),
-                    n => format!(
-                        " with {} of the same deposit",
-                        count_of(n as u64, "earlier job", "earlier jobs")
+                dismissed += 1 + earlier.len() as u64;
+                let with = match earlier.as_slice() {
+                    [] => String::new(),
+                    [one] => format!(" with job {one} before it, of the same deposit"),
+                    more => format!(
+                        " with jobs {} before it, of the same deposit",
+                        more.iter()
+                            .map(i64::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 };
                 say!(
-                    "dismissed job {id} ({}){with}: it leaves `lodge status`; {again}",
-                    job.state.as_str()
+                    "dismissed job {id} ({}){with}: it leaves `lodge status`{}",
+                    job.state.as_str(),
+                    back_by_retry(&store, &job)?
                 );
             }
-            Dismiss::AlreadyDismissed => {
-                say!("job {id} was dismissed before: nothing to do; {again}")
+            Dismiss::AlreadyDismissed => say!(
+                "job {id} was dismissed before: nothing to do{}",
+                back_by_retry(&store, &job)?
+            ),
+            Dismiss::BeingDeposited { by } => {
+                left = true;
+                say!(
+                    "job {id} is being deposited now (by {by}): left alone; should it fail, \
+                     dismiss it then"
+                );
             }
             Dismiss::StillToDo => {
                 left = true;
                 say!(
-                    "job {id} is still to do ({}): left alone; `lodge cancel {id}` takes it off \
+                    "job {id} is {}, still to do: left alone; `lodge cancel {id}` takes it off \
                      the queue (it ends failed), then dismiss it",
                     job.state.as_str()
                 );
@@ -670,11 +676,41 @@ pub fn dismiss(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Res
             ),
         }
     }
+    // What waits for the target is not given up on by this: said, with what ends it.
+    if let (Some(scope), Some(name_or_url)) = (&scope, target) {
+        let to_do = store.active_job_ids(Some(scope))?.len();
+        if to_do > 0 {
+            left = true;
+            let (are, them, end) = match to_do {
+                1 => ("job is", "it", "it ends"),
+                _ => ("jobs are", "them", "they end"),
+            };
+            say!(
+                "{to_do} {are} still to do there: left alone; `lodge cancel --target {}` takes \
+                 {them} off the queue ({end} failed; one being deposited now is left to its \
+                 deposit), then dismiss {them}",
+                super::output::shell_word(name_or_url)
+            );
+        }
+    }
     say!("{} dismissed", count_of(dismissed, "job", "jobs"));
     Ok(if left {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// What brings a dismissed job back, when something can: `retry` of a failed one that it
+/// would re-queue (not one whose dataset was removed or rescanned since, whose key landed
+/// since, or whose key another job is on its way with), as "; `lodge retry N` …".
+fn back_by_retry(store: &Store, job: &JobRow) -> anyhow::Result<String> {
+    Ok(match why_left(store, job)? {
+        LeftAsItWas::Unexplained => format!(
+            "; `lodge retry {}` queues it again with the same key",
+            job.id
+        ),
+        _ => String::new(),
     })
 }
 
@@ -845,6 +881,14 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
 /// is fixed. Sent again unchanged, it would be refused the same way.
 fn refusal_hint(job: &JobRow) -> String {
     match (&job.dataset_path, job.last_error.as_deref()) {
+        // Of the target, not the dataset (its bucket or folder missing): the cause names
+        // the fix; or the deposit there is given up.
+        (_, Some(error)) if error.starts_with("rejected") && error.contains(": target '") => {
+            format!(
+                " — then deposit again; or give it up there: `lodge dismiss {}`",
+                job.id
+            )
+        }
         (Some(path), Some(error)) if job.dataset_id.is_some() && error.starts_with("rejected") => {
             format!(
                 " — fix what it names (the metadata: `lodge add {}` with the flags that \
@@ -879,7 +923,7 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
         }
         LeftAsItWas::DatasetRemoved { folder } => format!(
             "job {id} failed, but its dataset{} was removed from Lodge: add its folder again \
-             (`lodge add DIR`), then deposit it",
+             (`lodge add DIR`), then deposit it; or give it up: `lodge dismiss {id}`",
             folder.map(|f| format!(", {f},")).unwrap_or_default()
         ),
         LeftAsItWas::Rescanned(dataset) => {
@@ -890,7 +934,8 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             format!(
                 "job {id} failed, but {} was scanned again since it was queued and its key \
                  changed ({}{now}): what the job was to deposit is no longer in the folder. \
-                 Deposit the folder as it is now: `{}`",
+                 Deposit the folder as it is now: `{}`; or give this job up: `lodge dismiss \
+                 {id}`",
                 dataset.name,
                 job.key.short(),
                 deposit_command(store, &job.target, dataset.id)
@@ -1231,6 +1276,30 @@ mod tests {
         assert_eq!(
             refusal_of(&with("changed since scan: /d/a.csv: modified")),
             "rejected (changed since scan: /d/a.csv: modified)"
+        );
+    }
+
+    /// A refusal of the metadata is fixed in the metadata; one of the target (its bucket or
+    /// folder missing) is fixed there, or given up, never by editing the dataset.
+    #[test]
+    fn a_refusal_of_the_target_does_not_send_the_reader_to_the_metadata() {
+        let with = |error: &str| JobRow {
+            dataset_path: Some("/data/ds1".into()),
+            last_error: Some(error.into()),
+            ..JobRow::for_tests(4, JobState::Rejected)
+        };
+        let of_metadata = refusal_hint(&with("rejected (HTTP 422): title: must not be empty"));
+        assert!(
+            of_metadata.contains("the metadata: `lodge add /data/ds1`"),
+            "{of_metadata}"
+        );
+        let of_target = refusal_hint(&with(
+            "rejected (HTTP 404): target 'lab-s3': bucket 'x' does not exist (HTTP 404 \
+             NoSuchBucket): create it or fix the URL",
+        ));
+        assert_eq!(
+            of_target,
+            " — then deposit again; or give it up there: `lodge dismiss 4`"
         );
     }
 

@@ -195,6 +195,11 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     let wanted = filter.resolve(&store, Listing::Status)?;
     let all_rows = store.status_rows()?;
     let listed = all_rows.len();
+    let failed_item_jobs: HashSet<i64> = all_rows
+        .iter()
+        .filter(|r| r.state == "failed")
+        .filter_map(|r| r.job)
+        .collect();
     let failed_items = all_rows.iter().filter(|r| r.state == "failed").count() as u64;
     let rows: Vec<StatusRow> = all_rows
         .into_iter()
@@ -355,13 +360,15 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             }
         }
         if let Some(reason) = paused {
+            // What `--target` takes: the saved target's name, or its URL (an S3 target's
+            // identity is no URL).
+            let argument = target_argument(&store, scope);
+            let named = super::output::shell_word(&argument);
             say!(
                 "       {target} is paused: {reason} — {}, then deposit it again \
-                 (or `lodge cancel --target {}` gives up what waits for it)",
+                 (or give up what waits for it: `lodge cancel --target {named}` takes it off \
+                 the queue, then `lodge dismiss --target {named}`)",
                 how_to_resume(reason, scope),
-                // What `--target` takes: the saved target's name, or its URL (an S3
-                // target's identity is no URL).
-                super::output::shell_word(&target_argument(&store, scope))
             );
         }
         if let Some(check) = check_of(r)
@@ -407,11 +414,23 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     // the history only.
     if filter.is_empty() && totals.failed > failed_items {
         let not_items = totals.failed - failed_items;
+        // Their numbers, for the command that gives them up (a retry cannot send them).
+        let jobs: Vec<String> = store
+            .failed_job_ids(None)?
+            .into_iter()
+            .filter(|j| !failed_item_jobs.contains(j))
+            .map(|j| j.to_string())
+            .collect();
+        let jobs = match jobs.len() {
+            1..=5 => jobs.join(" "),
+            _ => "JOB...".to_string(),
+        };
+        let it = if not_items == 1 { "it" } else { "them" };
         say!(
             "of the failed, {} of a dataset's earlier key (scanned again since), not an item \
-             above: `lodge history --state failed` lists {}",
+             above: `lodge history --state failed` lists {it}, and `lodge dismiss {jobs}` \
+             gives {it} up",
             count_of(not_items, "is a job", "are jobs"),
-            if not_items == 1 { "it" } else { "them" }
         );
     }
     // Failed items wait for the user; say the one command that re-queues them. A failed

@@ -545,12 +545,15 @@ pub enum Cancel {
 /// What [`Store::dismiss_jobs`] did with one job.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Dismiss {
-    /// Given up on, with `earlier` failed or refused jobs of the same deposit (its dataset
-    /// to its target) that had not been.
-    Dismissed { earlier: usize },
+    /// Given up on, with the `earlier` failed or refused jobs of the same deposit (its
+    /// dataset to its target) that had not been.
+    Dismissed { earlier: Vec<i64> },
     /// Given up on before: left as it is.
     AlreadyDismissed,
-    /// Still to do (queued, waiting or being deposited): left alone; `lodge cancel` ends it.
+    /// Being deposited now, under a live lease held by `by`: left alone.
+    BeingDeposited { by: String },
+    /// Still to do (queued, waiting, or its lease ran out): left alone; `lodge cancel` ends
+    /// it.
     StillToDo,
     /// It landed: there is nothing to give up on.
     Landed,
@@ -1486,7 +1489,8 @@ impl Store {
     /// Give up on failed or refused jobs by hand (`lodge dismiss`, the window's Dismiss): a
     /// mistyped target's, say, which no retry can bring about. Each is marked dismissed with
     /// the failed or refused jobs of the same deposit before it (its dataset to its target;
-    /// the job itself alone if its dataset was removed), and the log says so. They leave
+    /// the job itself alone if its dataset was removed), and the log says so; when it ended
+    /// (`updated_at`) stays as it was. They leave
     /// the status, its totals and `retry --all-failed`; the history keeps them, and `retry`
     /// of a failed one's number queues it again with the same key. Jobs still to do and
     /// jobs that landed are left as they are; the answer says which is which.
@@ -1515,10 +1519,10 @@ impl Store {
                             args![id, job.dataset_id, &job.target, &job.operation],
                             job_from_row,
                         )?;
+                        // `updated_at` stays when the job ended: the history's time.
                         for one in &these {
                             db.run(
-                                "UPDATE jobs SET dismissed_at = ?2, updated_at = ?2
-                                 WHERE id = ?1",
+                                "UPDATE jobs SET dismissed_at = ?2 WHERE id = ?1",
                                 args![one.id, now],
                             )?;
                             let mut event = job_event(one, EventKind::Dismissed, why.to_string());
@@ -1526,10 +1530,15 @@ impl Store {
                             insert_event(db, &event, &self.actor)?;
                         }
                         Dismiss::Dismissed {
-                            earlier: these.len().saturating_sub(1),
+                            earlier: these.iter().map(|j| j.id).filter(|&j| j != id).collect(),
                         }
                     }
                     JobState::Deposited | JobState::Existing => Dismiss::Landed,
+                    JobState::Running if job.lease_expires.is_some_and(|until| until > now) => {
+                        Dismiss::BeingDeposited {
+                            by: job.lease_owner.clone().unwrap_or_default(),
+                        }
+                    }
                     JobState::Queued | JobState::Running | JobState::Waiting => Dismiss::StillToDo,
                 };
                 answers.push((load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?, answer));
@@ -1538,15 +1547,14 @@ impl Store {
         })
     }
 
-    /// Ids of the failed and refused jobs of `target` not given up on, of datasets still
-    /// on the list, whose deposit has not landed since: what `lodge dismiss --target`
-    /// gives up on.
+    /// Ids of the failed and refused jobs of `target` not given up on whose deposit has
+    /// not landed since (a removed dataset's too): what `lodge dismiss --target` gives up
+    /// on.
     pub fn standing_failures(&self, target: &str) -> Result<Vec<i64>> {
         self.with(|db| {
             db.all(
                 "SELECT id FROM jobs j WHERE target = ?1 AND dismissed_at IS NULL
                  AND state IN ('failed', 'rejected')
-                 AND EXISTS (SELECT 1 FROM datasets d WHERE d.id = j.dataset_id)
                  AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
                                  AND r.operation = j.operation
                                  AND r.content_key = j.content_key)
