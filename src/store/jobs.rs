@@ -1490,10 +1490,10 @@ impl Store {
     /// mistyped target's, say, which no retry can bring about. Each is marked dismissed with
     /// the failed or refused jobs of the same deposit before it (its dataset to its target;
     /// the job itself alone if its dataset was removed), and the log says so; when it ended
-    /// (`updated_at`) stays as it was. They leave
-    /// the status, its totals and `retry --all-failed`; the history keeps them, and `retry`
-    /// of a failed one's number queues it again with the same key. Jobs still to do and
-    /// jobs that landed are left as they are; the answer says which is which.
+    /// (`updated_at`) stays as it was. They leave the status, its failed and rejected totals
+    /// and `retry --all-failed`; the history keeps them, and `retry` of a failed one's number
+    /// queues it again with the same key. Jobs still to do (one being deposited now named
+    /// apart) and jobs that landed are left as they are; the answer says which is which.
     pub fn dismiss_jobs(&self, ids: &[i64], why: &str) -> Result<Vec<(JobRow, Dismiss)>> {
         self.write(|db| {
             let now = now_ms();
