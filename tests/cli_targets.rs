@@ -1031,13 +1031,19 @@ fn a_hand_edited_target_with_a_bad_bucket_and_no_secret_names_the_bucket_first()
     assert!(store.history().unwrap().is_empty(), "nothing was queued");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_bring_it_back() {
+/// A lab whose one dataset was deposited to its sandbox by a mistyped URL (https to a
+/// server that speaks plain http): the target pauses, and the job waits on it. The lab, the
+/// sandbox, the mistyped URL and the store.
+async fn deposited_to_a_mistyped_target() -> (
+    Lab,
+    lodge::sandbox::RunningSandbox,
+    String,
+    std::sync::Arc<lodge::store::Store>,
+) {
     let lab = Lab::new();
     let sandbox = lab
         .sandbox("sbx", lodge::sandbox::FaultConfig::default())
         .await;
-    // https to a server that speaks plain http: the target pauses, the job waits on it.
     let wrong = sandbox
         .target_url()
         .replacen("sandbox+http://", "sandbox+https://", 1);
@@ -1045,6 +1051,12 @@ async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_brin
     add_dataset(&store, &lab);
     let out = with_token(&lab, &["deposit", "--all", "--target", &wrong], None);
     assert!(!out.status.success(), "{}", text(&out));
+    (lab, sandbox, wrong, store)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_bring_it_back() {
+    let (lab, sandbox, wrong, store) = deposited_to_a_mistyped_target().await;
     let pending = |lab: &Lab| {
         let status = with_token(lab, &["status", "--json"], None);
         let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
@@ -1112,17 +1124,7 @@ async fn a_job_left_waiting_on_a_mistyped_target_is_cancelled_and_retry_can_brin
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_kept_in_the_history()
  {
-    let lab = Lab::new();
-    let sandbox = lab
-        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
-        .await;
-    let wrong = sandbox
-        .target_url()
-        .replacen("sandbox+http://", "sandbox+https://", 1);
-    let store = lab.store("lodge.db");
-    add_dataset(&store, &lab);
-    let out = with_token(&lab, &["deposit", "--all", "--target", &wrong], None);
-    assert!(!out.status.success(), "{}", text(&out));
+    let (lab, sandbox, wrong, store) = deposited_to_a_mistyped_target().await;
     let status_json = |lab: &Lab| -> serde_json::Value {
         let status = with_token(lab, &["status", "--json"], None);
         serde_json::from_slice(&status.stdout).unwrap()

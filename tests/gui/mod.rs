@@ -484,26 +484,25 @@ impl Window {
     /// Step the window until a node labelled `label` shows (a tooltip takes a moment after
     /// the hover), for a second or so; then it must be there.
     pub fn wait_for_label(&mut self, label: &str) {
-        for _ in 0..60 {
-            self.harness.step();
-            if self.harness.query_by_label(label).is_some() {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        self.step_until(|h| h.query_by_label(label).is_some());
         self.harness.get_by_label(label);
     }
 
     /// [`Window::wait_for_label`] for a node whose label holds `part`.
     pub fn wait_for_label_contains(&mut self, part: &str) {
+        self.step_until(|h| h.query_by_label_contains(part).is_some());
+        self.harness.get_by_label_contains(part);
+    }
+
+    /// Step the window until `shown` holds of it, for a second or so at most.
+    fn step_until(&mut self, shown: impl Fn(&Harness<'static, LodgeApp>) -> bool) {
         for _ in 0..60 {
             self.harness.step();
-            if self.harness.query_by_label_contains(part).is_some() {
+            if shown(&self.harness) {
                 break;
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        self.harness.get_by_label_contains(part);
     }
 
     /// Press the button labelled `label` (through accessibility: under a deposit it may be
