@@ -1220,6 +1220,52 @@ async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_
     assert_eq!(sandbox.stats().records, 0, "nothing reached the server");
 }
 
+/// A saved target removed since its deposit failed is no longer a name `--target` takes:
+/// `dismiss` (like `cancel`) says which identities the database knows that are not saved,
+/// as `status` shows them, and given one it gives the deposit up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_removed_targets_failed_deposit_is_dismissed_by_the_identity_status_shows() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let wrong = sandbox
+        .target_url()
+        .replacen("sandbox+http://", "sandbox+https://", 1);
+    let saved = lodge_in(&lab)
+        .args(["target", "add", "typo", &wrong])
+        .output()
+        .unwrap();
+    assert!(saved.status.success(), "{}", text(&saved));
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let out = with_token(&lab, &["deposit", "--all", "--target", "typo"], None);
+    assert!(!out.status.success(), "{}", text(&out));
+    let out = with_token(&lab, &["cancel", "--target", "typo"], None);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = lodge_in(&lab)
+        .args(["target", "remove", "typo"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+
+    let out = with_token(&lab, &["dismiss", "--target", "typo"], None);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "there is no target named 'typo'",
+            &format!(
+                "A target removed since is given by its identity, as `lodge status` shows it; \
+                 this database's targets not saved now: {wrong}"
+            ),
+        ],
+    );
+    let out = with_token(&lab, &["dismiss", "--target", &wrong], None);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("1 job dismissed"), "{}", text(&out));
+}
+
 /// A password refused when it comes from an environment variable is to be fixed there: the
 /// variable wins over a stored one, so "store the right one" would change nothing.
 #[test]

@@ -550,7 +550,7 @@ pub fn cancel(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Resu
     crate::engine::expire_dead_leases(&store, &crate::engine::lease_owner())?;
     let ids = match target {
         Some(name_or_url) => {
-            let scope = super::target_arg::cli_target_scope(name_or_url)?;
+            let scope = super::target_arg::stored_target_scope(&store, name_or_url)?;
             let ids = store.active_job_ids(Some(&scope))?;
             if ids.is_empty() {
                 say!("no job still to do for {scope}: nothing to cancel");
@@ -611,7 +611,7 @@ pub fn dismiss(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Res
     // A deposit killed mid-job left its lease behind: its job is not being deposited.
     crate::engine::expire_dead_leases(&store, &crate::engine::lease_owner())?;
     let scope = target
-        .map(super::target_arg::cli_target_scope)
+        .map(|t| super::target_arg::stored_target_scope(&store, t))
         .transpose()?;
     let ids = match &scope {
         Some(scope) => store.standing_failures(scope)?,

@@ -732,7 +732,10 @@ pub fn forget(
 ) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
     let target = match target {
-        Some(name_or_url) => Some(super::target_arg::cli_target_scope(&name_or_url)?),
+        Some(name_or_url) => Some(super::target_arg::stored_target_scope(
+            &store,
+            &name_or_url,
+        )?),
         None => None,
     };
     let n = store.forget_results(older_than.as_millis() as i64, target.as_deref())?;

@@ -91,6 +91,33 @@ pub(super) fn cli_target_scope(name_or_url: &str) -> anyhow::Result<String> {
     Ok(scope_id_of(&name, &spec)?)
 }
 
+/// [`cli_target_scope`] for a command about what `store` holds (`cancel`, `dismiss`,
+/// `forget`): a name no longer saved (a target removed since) is refused with the identities
+/// of the targets this store knows that are not saved, which `--target` takes, as `lodge
+/// status` shows them.
+pub(super) fn stored_target_scope(store: &Store, name_or_url: &str) -> anyhow::Result<String> {
+    let error = match cli_target_scope(name_or_url) {
+        Ok(scope) => return Ok(scope),
+        Err(e) if name_or_url.contains("://") => return Err(e),
+        Err(e) => e,
+    };
+    let names = TargetNames::load();
+    let unsaved: Vec<String> = store
+        .target_scopes()?
+        .into_iter()
+        .filter(|scope| names.saved(scope).is_none())
+        .map(|scope| super::output::shell_word(&scope).into_owned())
+        .collect();
+    if unsaved.is_empty() {
+        return Err(error);
+    }
+    anyhow::bail!(
+        "{error:#}. A target removed since is given by its identity, as `lodge status` shows \
+         it; this database's targets not saved now: {}",
+        unsaved.join(", ")
+    )
+}
+
 /// The target jobs were queued for, to send `keys` again: the configured target with that
 /// identity, else the URL it was last opened from (which the store keeps: for DataCite it
 /// holds the prefix, repository and state that the identity leaves out). When it cannot be

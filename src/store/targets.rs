@@ -30,6 +30,17 @@ impl Store {
         })
     }
 
+    /// The identity of every target this store has known, in order.
+    pub fn target_scopes(&self) -> Result<Vec<String>> {
+        self.with(|db| {
+            db.all(
+                "SELECT scope_id FROM targets ORDER BY scope_id",
+                args![],
+                |r| r.get::<String>(0),
+            )
+        })
+    }
+
     /// Why a target is paused, if it is.
     pub fn target_paused(&self, scope_id: &str) -> Result<Option<String>> {
         self.with(|db| {
