@@ -2877,8 +2877,9 @@ fn closing_with_metadata_edits_not_saved_asks_first_naming_the_datasets() {
     w.harness
         .get_by_label_contains("The metadata of soil-cores has edits not saved");
     // It names the button as the details show it.
-    w.harness
-        .get_by_label_contains("press Save beside ✏ Edits not saved at the top of the details");
+    w.harness.get_by_label_contains(
+        "select it and press Save beside ✏ Edits not saved at the top of its details",
+    );
     w.harness.get_by_label("Keep Lodge open").click();
     w.harness.step();
     w.harness.step();
@@ -3049,7 +3050,14 @@ fn dismiss_in_a_failed_deposits_details_gives_it_up_and_the_historys_retry_bring
     );
 
     w.open_history();
-    w.harness.get_by_label("failed · dismissed");
+    w.harness.get_by_label("dismissed");
+    // The Status filter tells a dismissed job from a failed one still to retry.
+    w.harness.state_mut().history.state = Some("failed");
+    w.harness.step();
+    assert!(w.harness.query_by_label("dismissed").is_none());
+    w.harness.state_mut().history.state = Some("dismissed");
+    w.harness.step();
+    w.harness.get_by_label("dismissed");
     w.harness
         .state()
         .send(Command::SetSandboxFaults(FaultConfig::default()));
@@ -3058,6 +3066,30 @@ fn dismiss_in_a_failed_deposits_details_gives_it_up_and_the_historys_retry_bring
         matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
     });
     assert_eq!(w.first_job(id), job, "the same job, not a new one");
+}
+
+/// A Dismiss that comes after the job moved on (retried from a terminal meanwhile, say)
+/// gives up nothing, and says so, rather than leave the click unanswered.
+#[test]
+fn a_dismiss_of_a_deposit_queued_again_meanwhile_says_it_was_not_dismissed() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    let job = w.first_job(id);
+    w.harness.get_by_label("⏸ Pause").click();
+    w.wait("paused", |app| !app.model.engine_running);
+    w.harness.state().send(Command::Retry { jobs: vec![job] });
+    w.wait("queued again", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Queued { .. }))
+    });
+    w.harness.state().send(Command::Dismiss { jobs: vec![job] });
+    let said = format!(
+        "Not dismissed: soil-cores (job {job}) is queued again, still to do. Only a failed \
+         deposit is given up on."
+    );
+    w.wait("the notice", |app| !notices_with(app, &said).is_empty());
+    assert!(matches!(
+        w.app().status_of(id),
+        Some(DedupStatus::Queued { .. })
+    ));
 }
 
 /// A failed deposit whose details hold edits not saved: Retry would send the dataset as

@@ -976,39 +976,62 @@ impl Core {
         let result = self
             .db(move |s| {
                 let before = s.last_event_id()?;
-                let dismissed: Vec<_> = s
-                    .dismiss_jobs(
-                        &jobs,
-                        "dismissed in the window: given up on; the history keeps it",
-                    )?
-                    .into_iter()
-                    .filter(|(_, answer)| matches!(answer, Dismiss::Dismissed { .. }))
-                    .map(|(job, _)| job)
-                    .collect();
+                let answers = s.dismiss_jobs(
+                    &jobs,
+                    "dismissed in the window: given up on; the history keeps it",
+                )?;
                 // What the dismissal logged (the earlier failures of the same deposit too).
                 let events = s.events_after(before, 1_000)?;
-                Ok((dismissed, events, s.latest_jobs()?))
+                Ok((answers, events, s.latest_jobs()?))
             })
             .await;
-        match result {
-            Ok((dismissed, events, latest)) => {
-                let n = dismissed.len();
-                self.out.send(Update::Logged(events));
+        let (answers, events, latest) = match result {
+            Ok(read) => read,
+            Err(e) => {
                 self.out
-                    .send(Update::Jobs(dismissed.into_iter().chain(latest).collect()));
-                if n > 0 {
-                    self.out.notice(Notice::info(format!(
-                        "Dismissed {}: given up on. The History keeps {}; its Retry queues {} \
-                         again with the same key.",
-                        count_of(n as u64, "failed deposit", "failed deposits"),
-                        if n == 1 { "it" } else { "them" },
-                        if n == 1 { "it" } else { "one" },
-                    )));
-                }
+                    .notice(Notice::error(format!("Cannot dismiss: {e}")));
+                return;
             }
-            Err(e) => self
-                .out
-                .notice(Notice::error(format!("Cannot dismiss: {e}"))),
+        };
+        // The job may have moved on since the window showed it failed (a retry from a
+        // terminal, another machine's): what became of it is said, not a silent click.
+        let mut dismissed = Vec::new();
+        let mut refused = Vec::new();
+        for (job, answer) in answers {
+            let name = job
+                .dataset_name
+                .clone()
+                .unwrap_or_else(|| "a dataset".into());
+            let why = match answer {
+                Dismiss::Dismissed { .. } => {
+                    dismissed.push(job);
+                    continue;
+                }
+                Dismiss::AlreadyDismissed => continue,
+                Dismiss::BeingDeposited { .. } => "is being deposited now".to_string(),
+                Dismiss::StillToDo => format!("is {} again, still to do", job.state.as_str()),
+                Dismiss::Landed => "has landed since".to_string(),
+            };
+            refused.push(format!("{name} (job {}) {why}", job.id));
+        }
+        let n = dismissed.len();
+        self.out.send(Update::Logged(events));
+        self.out
+            .send(Update::Jobs(dismissed.into_iter().chain(latest).collect()));
+        if n > 0 {
+            self.out.notice(Notice::info(format!(
+                "Dismissed {}: given up on. The History keeps {}; its Retry queues {} again \
+                 with the same key.",
+                count_of(n as u64, "failed deposit", "failed deposits"),
+                if n == 1 { "it" } else { "them" },
+                if n == 1 { "it" } else { "one" },
+            )));
+        }
+        if !refused.is_empty() {
+            self.out.notice(Notice::info(format!(
+                "Not dismissed: {}. Only a failed deposit is given up on.",
+                refused.join("; ")
+            )));
         }
     }
 

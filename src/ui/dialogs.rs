@@ -63,9 +63,14 @@ fn unsaved_question(names: &[String]) -> String {
         [first @ .., last] => format!("{} and {last}", first.join(", ")),
         [] => String::new(),
     };
+    let (has, each) = match names.len() {
+        1 => ("has", "it"),
+        _ => ("have", "each"),
+    };
     format!(
-        "The metadata of {of} has edits not saved. Closing throws them away; to keep them, \
-         keep Lodge open and press Save beside ✏ Edits not saved at the top of the details."
+        "The metadata of {of} {has} edits not saved. Closing throws them away; to keep them, \
+         keep Lodge open, select {each} and press Save beside ✏ Edits not saved at the top of \
+         its details."
     )
 }
 

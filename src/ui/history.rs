@@ -42,7 +42,7 @@ impl Since {
     }
 }
 
-const STATES: [&str; 7] = [
+const STATES: [&str; 8] = [
     "queued",
     "running",
     "waiting",
@@ -50,7 +50,17 @@ const STATES: [&str; 7] = [
     "existing",
     "failed",
     "rejected",
+    "dismissed",
 ];
+
+/// The state a job's row shows and the Status filter picks by: a failed or refused job a
+/// person gave up on is *dismissed* (its hover says which it was).
+fn shown_state(r: &HistoryRow) -> &str {
+    match r.dismissed_at {
+        Some(_) => "dismissed",
+        None => &r.state,
+    }
+}
 
 #[derive(Default)]
 pub struct HistoryState {
@@ -97,7 +107,7 @@ fn target_choices(model: &Model) -> Vec<(String, String)> {
 
 fn passes(app: &LodgeApp, r: &HistoryRow, needle: &str, now: i64) -> bool {
     let h = &app.history;
-    h.state.is_none_or(|s| r.state == s)
+    h.state.is_none_or(|s| shown_state(r) == s)
         && h.target.as_ref().is_none_or(|t| &r.target == t)
         && h.since.millis().is_none_or(|ms| r.updated_at >= now - ms)
         && (needle.is_empty()
@@ -353,18 +363,27 @@ fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
     // Given up on: still failed (or refused), and said to be out of the status.
     let (text, last_error) = match r.dismissed_at {
         Some(at) => (
-            RichText::new(format!("{} · dismissed", r.state)),
+            RichText::new(shown_state(r)),
             Some(format!(
-                "{}Dismissed (given up on) {}: the datasets list and Retry all failed leave \
-                 it. {}",
+                "{} {}, then dismissed (given up on) {}: the datasets list and Retry all \
+                 failed leave it. {}",
+                if r.state == "failed" {
+                    "Failed"
+                } else {
+                    "Refused"
+                },
                 r.last_error
                     .as_deref()
-                    .map(|e| format!("{e}\n\n"))
+                    .map(|e| format!("({e})"))
                     .unwrap_or_default(),
                 app.clock.date_time(at),
                 match r.state.as_str() {
-                    "failed" => "Retry here queues it again with the same key.",
-                    _ => "A new deposit of the dataset queues it again.",
+                    "failed" =>
+                        "Where its Record offers Retry, that queues it again with \
+                                 the same key.",
+                    _ =>
+                        "A new deposit of the dataset, once what was refused is fixed, \
+                          sends it again.",
                 }
             )),
         ),
