@@ -1800,6 +1800,19 @@ async fn failed_jobs_of_a_removed_dataset_or_a_since_deposited_key_are_history_n
     // A number no dataset ever had is still an error.
     let out = lodge_with(&db, &["history", "9"]).await;
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    // Its folder added again is another dataset: a retry names it and the deposit that
+    // sends it, not "add its folder again".
+    let (again, _) = add(&store, &dropped, &metadata("Dropped"));
+    let named = lodge_with(&db, &["retry", "2"]).await;
+    assert_eq!(named.status.code(), Some(1), "{}", text(&named));
+    assert!(
+        text(&named).contains(&format!(
+            "was removed from Lodge; its folder is on the list again as dataset {again} \
+             (dropped): deposit that, `lodge deposit --target"
+        )) && text(&named).contains("or give this job up: `lodge dismiss 2`"),
+        "{}",
+        text(&named)
+    );
 }
 
 /// A copy deposited through its twin's job (one deposit for both) and changed since is

@@ -1293,7 +1293,16 @@ fn why_not_retried(s: &Store, id: i64) -> Result<String, StoreError> {
         LeftAsItWas::Landed { identifier, .. } => {
             format!("{name} (job {id}) landed since as {identifier}, through a later deposit")
         }
-        LeftAsItWas::DatasetRemoved { folder } => format!(
+        LeftAsItWas::DatasetRemoved {
+            folder,
+            added_again: Some(again),
+        } => format!(
+            "{} (job {id}) was removed from the list; its folder is on it again as {}: \
+             deposit that",
+            folder.unwrap_or(name),
+            again.name
+        ),
+        LeftAsItWas::DatasetRemoved { folder, .. } => format!(
             "{} (job {id}) was removed from the list: add its folder again, then deposit",
             folder.unwrap_or(name)
         ),

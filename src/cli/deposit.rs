@@ -921,7 +921,19 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
                  nothing to retry"
             )
         }
-        LeftAsItWas::DatasetRemoved { folder } => format!(
+        LeftAsItWas::DatasetRemoved {
+            folder,
+            added_again: Some(again),
+        } => format!(
+            "job {id} failed, but its dataset{} was removed from Lodge; its folder is on the \
+             list again as dataset {} ({}): deposit that, `{}`; or give this job up: `lodge \
+             dismiss {id}`",
+            folder.map(|f| format!(", {f},")).unwrap_or_default(),
+            again.id,
+            again.name,
+            deposit_command(store, &job.target, again.id)
+        ),
+        LeftAsItWas::DatasetRemoved { folder, .. } => format!(
             "job {id} failed, but its dataset{} was removed from Lodge: add its folder again \
              (`lodge add DIR`), then deposit it; or give it up: `lodge dismiss {id}`",
             folder.map(|f| format!(", {f},")).unwrap_or_default()

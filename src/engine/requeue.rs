@@ -12,8 +12,12 @@ pub enum LeftAsItWas {
     /// Its key landed there since, as `identifier`, through job `by` (if known).
     Landed { identifier: String, by: Option<i64> },
     /// Its dataset was removed from Lodge; its name and folder (`ds001 (/data/ds001)`) as
-    /// the removal logged them.
-    DatasetRemoved { folder: Option<String> },
+    /// the removal logged them, and the dataset its folder was added as again since, if
+    /// it was.
+    DatasetRemoved {
+        folder: Option<String>,
+        added_again: Option<Box<DatasetRow>>,
+    },
     /// Its dataset was scanned again since under another key: what the job was to deposit
     /// is no longer in the folder.
     Rescanned(Box<DatasetRow>),
@@ -39,8 +43,21 @@ pub fn why_left(store: &Store, job: &JobRow) -> Result<LeftAsItWas, StoreError> 
         None => None,
     };
     let Some(dataset) = dataset else {
+        let folder = store.removed_dataset_of_job(job.id)?;
+        // The removal logged the folder; the same folder on the list again is another
+        // dataset now, which a deposit sends (this job's content, if the folder holds it
+        // still, lands as a replay or under its key).
+        let removed = match store.dataset_id_of_job_logged(job.id)? {
+            Some(id) => store.removed_dataset_row(id)?,
+            None => None,
+        };
+        let added_again = match removed {
+            Some(r) => store.dataset_by_path(&r.path)?.map(Box::new),
+            None => None,
+        };
         return Ok(LeftAsItWas::DatasetRemoved {
-            folder: store.removed_dataset_of_job(job.id)?,
+            folder,
+            added_again,
         });
     };
     if dataset.key != Some(job.key) {

@@ -364,7 +364,16 @@ impl Store {
     /// The removed dataset that job `job_id` was for, as its removal logged it: its name
     /// and folder, `ds001 (/data/ds001)`. `None` when the job's dataset was not removed.
     pub fn removed_dataset_of_job(&self, job_id: i64) -> Result<Option<String>> {
-        let dataset: Option<i64> = self.with(|db| {
+        match self.dataset_id_of_job_logged(job_id)? {
+            Some(id) => self.removed_dataset(id),
+            None => Ok(None),
+        }
+    }
+
+    /// The dataset job `job_id` was for, as its log says (a removed dataset's job keeps
+    /// no dataset of its own).
+    pub fn dataset_id_of_job_logged(&self, job_id: i64) -> Result<Option<i64>> {
+        self.with(|db| {
             db.opt(
                 "SELECT dataset_id FROM events
                  WHERE job_id = ?1 AND dataset_id IS NOT NULL
@@ -372,11 +381,7 @@ impl Store {
                 args![job_id],
                 |r| r.get(0),
             )
-        })?;
-        match dataset {
-            Some(id) => self.removed_dataset(id),
-            None => Ok(None),
-        }
+        })
     }
 
     /// Dataset `id`'s name and folder as its removal logged them, `ds001 (/data/ds001)`;
