@@ -421,10 +421,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             .filter(|j| !failed_item_jobs.contains(j))
             .map(|j| j.to_string())
             .collect();
-        let jobs = match jobs.len() {
-            1..=5 => jobs.join(" "),
-            _ => "JOB...".to_string(),
-        };
+        let jobs = jobs_to_dismiss(&jobs, "JOB...");
         let it = if not_items == 1 { "it" } else { "them" };
         say!(
             "of the failed, {} of a dataset's earlier key (scanned again since), not an item \
@@ -445,23 +442,12 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     if let Some(line) = retry_hint(&store, failed.clone()) {
         say!("{line}");
         // A retry cannot help a deposit to a target that is gone for good, or mistyped.
-        let (it, its, jobs) = match failed.len() {
-            1 => ("it", "its target", failed[0].to_string()),
-            2..=5 => (
-                "them",
-                "their targets",
-                failed
-                    .iter()
-                    .map(i64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            ),
-            _ => (
-                "them",
-                "their targets",
-                "JOB... | --target NAME|URL".to_string(),
-            ),
+        let (it, its) = match failed.len() {
+            1 => ("it", "its target"),
+            _ => ("them", "their targets"),
         };
+        let numbers: Vec<String> = failed.iter().map(i64::to_string).collect();
+        let jobs = jobs_to_dismiss(&numbers, "JOB... | --target NAME|URL");
         say!(
             "to give up on {it} instead ({its} gone for good, or mistyped): \
              `lodge dismiss {jobs}`"
@@ -508,6 +494,15 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `lodge dismiss` is given for the jobs numbered `jobs`: their numbers, up to five;
+/// past that, `many` (the command's usage), rather than a line of numbers.
+fn jobs_to_dismiss(jobs: &[String], many: &str) -> String {
+    match jobs.len() {
+        ..=5 => jobs.join(" "),
+        _ => many.to_string(),
+    }
 }
 
 pub fn history(

@@ -43,18 +43,18 @@ pub fn why_left(store: &Store, job: &JobRow) -> Result<LeftAsItWas, StoreError> 
         None => None,
     };
     let Some(dataset) = dataset else {
-        let folder = store.removed_dataset_of_job(job.id)?;
-        // The removal logged the folder; the same folder on the list again is another
-        // dataset now, which a deposit sends (this job's content, if the folder holds it
-        // still, lands as a replay or under its key).
+        // The removal logged its name and folder; the same folder on the list again is
+        // another dataset now, which a deposit sends (this job's content, if the folder
+        // holds it still, lands as a replay or under its key).
         let removed = match store.dataset_id_of_job_logged(job.id)? {
             Some(id) => store.removed_dataset_row(id)?,
             None => None,
         };
-        let added_again = match removed {
+        let added_again = match &removed {
             Some(r) => store.dataset_by_path(&r.path)?.map(Box::new),
             None => None,
         };
+        let folder = removed.map(|r| format!("{} ({})", r.name, r.path));
         return Ok(LeftAsItWas::DatasetRemoved {
             folder,
             added_again,
