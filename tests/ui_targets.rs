@@ -1327,6 +1327,71 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
     );
 }
 
+/// A refused deposit given up on with the details' Dismiss: the row no longer shows it
+/// refused, and the History keeps it, marked dismissed, with no Retry (a refused deposit is
+/// not re-queued as it is: depositing the dataset sends it again).
+#[test]
+fn dismiss_in_a_refused_deposits_details_gives_it_up_and_the_history_keeps_it() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let other = sandbox_beside(&rt, &lab);
+    let password = other.datacite_account().password;
+    config_before_opening(
+        &lab,
+        &format!(
+            "[targets.lab]\nurl = \"{}\"\n\n[targets.dois]\nurl = \"{}&landing_from=lab\"\n",
+            other.target_url(),
+            other.datacite_target_url()
+        ),
+        Some(&format!("[secrets]\ndois = \"{password}\"\n")),
+    );
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("both targets in the picker", |app| {
+        app.model.targets.len() == 3
+    });
+    let at = w
+        .app()
+        .model
+        .targets
+        .iter()
+        .position(|t| t.label.starts_with("dois — "))
+        .expect("dois is in the picker");
+    w.harness.state_mut().target = at;
+    w.harness.step();
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.harness.get_by_label("Deposit").click();
+    w.wait("refused", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Rejected { .. }))
+    });
+
+    w.select(id);
+    w.harness.get_by_label("Dismiss").click();
+    w.wait("the refusal given up on", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::New { ready: true }))
+    });
+    assert_eq!(
+        gui::notices_with(
+            w.app(),
+            "Dismissed 1 refused deposit: given up on. The History keeps it."
+        )
+        .len(),
+        1
+    );
+    w.harness.step();
+    assert!(w.harness.query_by_label("Dismiss").is_none(), "nothing left to give up on");
+
+    w.open_history();
+    w.harness.get_by_label("dismissed");
+    assert!(
+        w.harness.query_by_label("Retry").is_none(),
+        "a refused deposit is not re-queued from the History"
+    );
+    assert_eq!(other.doi_count(), 0, "nothing was sent");
+}
+
 /// A window on a config file written by hand (`config`, its text) with one target, once
 /// Settings lists it.
 fn window_on_one_target(config: &str) -> Window {

@@ -3083,7 +3083,7 @@ fn a_dismiss_of_a_deposit_queued_again_meanwhile_says_it_was_not_dismissed() {
     w.harness.state().send(Command::Dismiss { jobs: vec![job] });
     let said = format!(
         "Not dismissed: soil-cores (job {job}) is queued again, still to do. Only a failed \
-         deposit is given up on."
+         or refused deposit is given up on."
     );
     w.wait("the notice", |app| !notices_with(app, &said).is_empty());
     assert!(matches!(

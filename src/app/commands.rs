@@ -21,7 +21,9 @@ use crate::content::{HashProgress, HashWatch, Metadata, SkippedEntry, metadata_f
 use crate::engine::Engine;
 use crate::engine::requeue::{LeftAsItWas, why_left};
 use crate::sandbox::RunningSandbox;
-use crate::store::{DatasetSummary, Dismiss, Enqueued, EventRow, Store, StoreError};
+use crate::store::{
+    DatasetSummary, Dismiss, Enqueued, EventRow, JobRow, JobState, Store, StoreError,
+};
 use crate::targets::{ReadBack, Target};
 use crate::wording::{access_not_enforced, count_of, sentence};
 
@@ -1014,22 +1016,16 @@ impl Core {
             };
             refused.push(format!("{name} (job {}) {why}", job.id));
         }
-        let n = dismissed.len();
+        let said = dismissed_notice(&dismissed);
         self.out.send(Update::Logged(events));
         self.out
             .send(Update::Jobs(dismissed.into_iter().chain(latest).collect()));
-        if n > 0 {
-            self.out.notice(Notice::info(format!(
-                "Dismissed {}: given up on. The History keeps {}; its Retry queues {} again \
-                 with the same key.",
-                count_of(n as u64, "failed deposit", "failed deposits"),
-                if n == 1 { "it" } else { "them" },
-                if n == 1 { "it" } else { "one" },
-            )));
+        if let Some(said) = said {
+            self.out.notice(Notice::info(said));
         }
         if !refused.is_empty() {
             self.out.notice(Notice::info(format!(
-                "Not dismissed: {}. Only a failed deposit is given up on.",
+                "Not dismissed: {}. Only a failed or refused deposit is given up on.",
                 refused.join("; ")
             )));
         }
@@ -1482,5 +1478,37 @@ mod tests {
              link2 (a symbolic link, never followed: not deposited); \
              link3 (a symbolic link, never followed: not deposited); and 3 more."
         );
+    }
+}
+
+/// What the window says of the deposits it gave up on: only a failed one can be queued
+/// again by the History's Retry (a refused one is sent again by depositing the dataset).
+fn dismissed_notice(dismissed: &[JobRow]) -> Option<String> {
+    let refused = dismissed
+        .iter()
+        .filter(|j| j.state == JobState::Rejected)
+        .count() as u64;
+    let failed = dismissed.len() as u64 - refused;
+    let them = |n: u64| if n == 1 { "it" } else { "them" };
+    match (failed, refused) {
+        (0, 0) => None,
+        (failed, 0) => Some(format!(
+            "Dismissed {}: given up on. The History keeps {}; its Retry queues {} again with \
+             the same key.",
+            count_of(failed, "failed deposit", "failed deposits"),
+            them(failed),
+            if failed == 1 { "it" } else { "one" },
+        )),
+        (0, refused) => Some(format!(
+            "Dismissed {}: given up on. The History keeps {}.",
+            count_of(refused, "refused deposit", "refused deposits"),
+            them(refused),
+        )),
+        (failed, refused) => Some(format!(
+            "Dismissed {} and {}: given up on. The History keeps them; its Retry queues a \
+             failed one again with the same key.",
+            count_of(failed, "failed deposit", "failed deposits"),
+            count_of(refused, "refused deposit", "refused deposits"),
+        )),
     }
 }

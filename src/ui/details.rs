@@ -211,8 +211,8 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
 }
 
 /// Under the status of a deposit that failed or was refused: why, in full (the row shows
-/// it only on hover, the attempts at the panel's foot), and for a failed one *Retry*, which
-/// re-queues that job with the same key.
+/// it only on hover, the attempts at the panel's foot); for a failed one *Retry*, which
+/// re-queues that job with the same key; and for both *Dismiss*, which gives up on it.
 fn why_it_stopped(
     app: &LodgeApp,
     ui: &mut egui::Ui,
@@ -238,6 +238,11 @@ fn why_it_stopped(
             })
             .inner;
         if let Some(command) = command {
+            app.send(command);
+        }
+    } else {
+        let target = app.target_id();
+        if let Some(command) = super::table::dismiss_button(ui, entry, target, true) {
             app.send(command);
         }
     }

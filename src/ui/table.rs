@@ -473,18 +473,8 @@ pub(super) fn failed_actions(
         command = Some(Command::Retry { jobs: vec![job.id] });
     }
     // In the details only: giving up is rarer than retrying, and the row has no room.
-    if !small
-        && ui
-            .add(button("Dismiss"))
-            .on_hover_text(
-                "Give up on this deposit (a target gone for good, say): the row no longer \
-                 shows it failed and Retry all failed leaves it. The History keeps it; its \
-                 Retry there queues it again with the same key.",
-            )
-            .clicked()
-        && let Some(job) = entry.current_job(target)
-    {
-        command = Some(Command::Dismiss { jobs: vec![job.id] });
+    if !small && let Some(dismiss) = dismiss_button(ui, entry, target, false) {
+        command = Some(dismiss);
     }
     if edited.is_some() {
         let deposit = LodgeApp::deposit_command(entry, edits, target);
@@ -502,6 +492,27 @@ pub(super) fn failed_actions(
         }
     }
     command
+}
+
+/// The details' *Dismiss* under a failed or refused deposit: gives up on it (a target gone
+/// for good, say), so the row no longer shows it. The History keeps it.
+pub(super) fn dismiss_button(
+    ui: &mut egui::Ui,
+    entry: &crate::app::DatasetEntry,
+    target: &str,
+    refused: bool,
+) -> Option<Command> {
+    let hover = if refused {
+        "Give up on this deposit (a target you no longer send to, say): the row no longer \
+         shows it refused. The History keeps it; Deposit sends the dataset again."
+    } else {
+        "Give up on this deposit (a target gone for good, say): the row no longer shows it \
+         failed and Retry all failed leaves it. The History keeps it; its Retry there queues \
+         it again with the same key."
+    };
+    let clicked = ui.button("Dismiss").on_hover_text(hover).clicked();
+    let job = entry.current_job(target).filter(|_| clicked)?;
+    Some(Command::Dismiss { jobs: vec![job.id] })
 }
 
 /// The datasets table's narrowest widths, per column.
