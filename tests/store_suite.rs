@@ -253,6 +253,30 @@ fn a_failed_job_is_requeued_with_the_same_key(b: Backend) {
     assert_eq!(again.job.attempts, 1);
 }
 
+/// A retry starts the job's count of attempts again (each round has its own bound), but the
+/// history counts every attempt it made: two here, one a round.
+fn the_history_counts_a_retried_jobs_attempts_of_every_round(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (_, _, job) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let failed = Finish::Failed {
+        error: "gave up".into(),
+        http_status: Some(503),
+    };
+    store.finish(&lease, &failed).unwrap();
+    store.retry_jobs(&[job], Duration::from_secs(60)).unwrap();
+    let again = claim(&store, "w1", Duration::from_secs(60));
+    assert_eq!(again.job.attempts, 1, "the round's own count starts again");
+    store.finish(&again, &landed("rec-1")).unwrap();
+
+    let history = store.history().unwrap();
+    let row = history.iter().find(|r| r.job == job).unwrap();
+    assert_eq!(row.state, "deposited");
+    assert_eq!(row.attempts, 2, "{row:?}");
+    assert_eq!(store.job(job).unwrap().attempts, 1);
+}
+
 fn a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -1497,6 +1521,7 @@ every_backend!(
     a_finish_run_again_after_its_commit_answers_what_was_recorded,
     concurrent_claimers_never_share_a_job,
     a_failed_job_is_requeued_with_the_same_key,
+    the_history_counts_a_retried_jobs_attempts_of_every_round,
     a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued,
     a_failed_job_whose_scope_landed_since_is_neither_listed_failed_nor_requeued,
     datasets_overlapping_a_folder_are_those_inside_it_or_around_it,

@@ -1410,7 +1410,8 @@ impl Store {
                 }
                 let now = now_ms();
                 db.run(
-                    "UPDATE jobs SET state = 'queued', attempts = 0, not_before = 0, due_at = 0,
+                    "UPDATE jobs SET state = 'queued', attempts_before = attempts_before + attempts,
+                                     attempts = 0, not_before = 0, due_at = 0,
                                      deadline = ?2, updated_at = ?3, ended_at = NULL,
                                      dismissed_at = NULL
                      WHERE id = ?1",

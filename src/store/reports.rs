@@ -92,6 +92,8 @@ pub struct HistoryRow {
     pub state: String,
     pub identifier: Option<String>,
     pub url: Option<String>,
+    /// Every attempt it made, those before a `retry` too (a job's own count starts again
+    /// at each retry).
     pub attempts: u32,
     pub last_error: Option<String>,
     pub created_at: i64,
@@ -337,7 +339,8 @@ impl Store {
                                 WHERE e.job_id = j.id AND e.dataset_id IS NOT NULL
                                 ORDER BY e.id LIMIT 1)),
                             d.name, {title},
-                            j.target, j.content_key, j.state, j.identifier, j.url, j.attempts,
+                            j.target, j.content_key, j.state, j.identifier, j.url,
+                            j.attempts_before + j.attempts,
                             j.last_error, j.created_at, j.updated_at, j.dismissed_at
                      FROM jobs j
                      LEFT JOIN datasets d ON d.id = j.dataset_id

@@ -252,9 +252,14 @@ INSERT INTO deposit_checks (target, content_key, event_id)
 const V6: &str = "ALTER TABLE jobs ADD COLUMN dismissed_at BIGINT
     CHECK (dismissed_at IS NULL OR state = 'failed' OR state = 'rejected');";
 
+/// V7: the attempts a job made before its latest `retry` (which starts its count again,
+/// each round having its own bound and deadline), so the history says how often it was
+/// sent in all. The same words on PostgreSQL (its V6).
+const V7: &str = "ALTER TABLE jobs ADD COLUMN attempts_before BIGINT NOT NULL DEFAULT 0;";
+
 /// The schema version the last of [`migrations`] leaves a SQLite database at (its
 /// `user_version`): a database beyond it was written by a newer Lodge.
-pub const SQLITE_LATEST: i64 = 6;
+pub const SQLITE_LATEST: i64 = 7;
 
 /// Tables every Lodge database has had since V1 (later versions rebuild some, under the same
 /// names): an SQLite file with a schema version but without them is another program's.
@@ -268,6 +273,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V4).foreign_key_check(),
         M::up(V5),
         M::up(V6),
+        M::up(V7),
     ])
 }
 
@@ -400,10 +406,10 @@ CREATE INDEX jobs_due ON jobs(due_at, id) WHERE ended_at IS NULL;
 DROP INDEX results_by_fingerprint;";
 
 /// Every PostgreSQL migration, oldest first: the same as [`migrations`] without SQLite's V4,
-/// which has nothing to change here. So PostgreSQL's version 4 is SQLite's V5, and its 5
-/// SQLite's V6.
+/// which has nothing to change here. So PostgreSQL's version 4 is SQLite's V5, its 5
+/// SQLite's V6 and its 6 SQLite's V7.
 pub fn postgres_migrations() -> &'static [&'static str] {
-    &[PG_V1, PG_V2, PG_V3, CHECKS_TABLE, V6]
+    &[PG_V1, PG_V2, PG_V3, CHECKS_TABLE, V6, V7]
 }
 
 #[cfg(test)]
