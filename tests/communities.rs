@@ -148,6 +148,39 @@ async fn a_community_the_site_does_not_have_is_refused_before_a_draft_is_made() 
     deposit_all_refused_unsent(&other, &fresh).await;
 }
 
+/// A community mistyped (a letter more, a letter less) is refused as one the site does not
+/// have, with the one the site has that it most likely meant, found by the site's search;
+/// nothing is deposited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_mistyped_community_is_refused_naming_the_one_the_site_has_that_it_most_likely_meant() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    let mistyped = [
+        "--community",
+        "soil-sciences",
+        "--community",
+        "lake-sediment",
+    ];
+    added_titled_with(&lab, &folder, "Cores", &mistyped);
+    let mut cmd = lodge_in(&lab);
+    let url = sandbox.invenio_target_url();
+    let token = sandbox.invenio_account().token;
+    cmd.args(["deposit", "--all", "--token", &token, "--target", &url]);
+    let out = run(cmd).await;
+    assert!(!out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "communities[0]: InvenioRDM has no community 'soil-sciences' this account can see \
+             (did you mean 'soil-science', \"Soil science\"?): check its short name",
+            "communities[1]: InvenioRDM has no community 'lake-sediment' this account can see \
+             (did you mean 'lake-sediments', \"Lake sediments\"?)",
+        ],
+    );
+    assert_eq!(sandbox.invenio_counts(), (0, 0), "no draft made");
+}
+
 /// A `.zenodo.json`'s communities are read into the dataset's, and no longer named among
 /// what the file gives that Lodge does not send.
 #[test]

@@ -1381,7 +1381,10 @@ fn dismiss_in_a_refused_deposits_details_gives_it_up_and_the_history_keeps_it() 
         1
     );
     w.harness.step();
-    assert!(w.harness.query_by_label("Dismiss").is_none(), "nothing left to give up on");
+    assert!(
+        w.harness.query_by_label("Dismiss").is_none(),
+        "nothing left to give up on"
+    );
 
     w.open_history();
     w.harness.get_by_label("dismissed");

@@ -1353,10 +1353,70 @@ fn plain_opener_error(why: &str, what: &str) -> String {
     }
 }
 
+/// What the window says of the deposits it gave up on: only a failed one can be queued
+/// again by the History's Retry (a refused one is sent again by depositing the dataset).
+fn dismissed_notice(dismissed: &[JobRow]) -> Option<String> {
+    let refused = dismissed
+        .iter()
+        .filter(|j| j.state == JobState::Rejected)
+        .count() as u64;
+    let failed = dismissed.len() as u64 - refused;
+    let them = |n: u64| if n == 1 { "it" } else { "them" };
+    match (failed, refused) {
+        (0, 0) => None,
+        (failed, 0) => Some(format!(
+            "Dismissed {}: given up on. The History keeps {}; its Retry queues {} again with \
+             the same key.",
+            count_of(failed, "failed deposit", "failed deposits"),
+            them(failed),
+            if failed == 1 { "it" } else { "one" },
+        )),
+        (0, refused) => Some(format!(
+            "Dismissed {}: given up on. The History keeps {}.",
+            count_of(refused, "refused deposit", "refused deposits"),
+            them(refused),
+        )),
+        (failed, refused) => Some(format!(
+            "Dismissed {} and {}: given up on. The History keeps them; its Retry queues a \
+             failed one again with the same key.",
+            count_of(failed, "failed deposit", "failed deposits"),
+            count_of(refused, "refused deposit", "refused deposits"),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::content::SkipReason;
+
+    /// Only a failed deposit is promised the History's Retry: a refused one is sent again
+    /// by depositing its dataset.
+    #[test]
+    fn the_dismissal_notice_promises_a_retry_only_for_failed_deposits() {
+        let job = |id, state| JobRow::for_tests(id, state);
+        let failed = job(1, JobState::Failed);
+        let refused = job(2, JobState::Rejected);
+        assert_eq!(dismissed_notice(&[]), None);
+        assert_eq!(
+            dismissed_notice(std::slice::from_ref(&failed)).as_deref(),
+            Some(
+                "Dismissed 1 failed deposit: given up on. The History keeps it; its Retry \
+                 queues it again with the same key."
+            )
+        );
+        assert_eq!(
+            dismissed_notice(&[refused.clone(), job(3, JobState::Rejected)]).as_deref(),
+            Some("Dismissed 2 refused deposits: given up on. The History keeps them.")
+        );
+        assert_eq!(
+            dismissed_notice(&[failed, refused]).as_deref(),
+            Some(
+                "Dismissed 1 failed deposit and 1 refused deposit: given up on. The History \
+                 keeps them; its Retry queues a failed one again with the same key."
+            )
+        );
+    }
 
     #[test]
     fn a_browser_that_does_not_open_is_reported_by_the_records_address_not_its_signed_link() {
@@ -1478,37 +1538,5 @@ mod tests {
              link2 (a symbolic link, never followed: not deposited); \
              link3 (a symbolic link, never followed: not deposited); and 3 more."
         );
-    }
-}
-
-/// What the window says of the deposits it gave up on: only a failed one can be queued
-/// again by the History's Retry (a refused one is sent again by depositing the dataset).
-fn dismissed_notice(dismissed: &[JobRow]) -> Option<String> {
-    let refused = dismissed
-        .iter()
-        .filter(|j| j.state == JobState::Rejected)
-        .count() as u64;
-    let failed = dismissed.len() as u64 - refused;
-    let them = |n: u64| if n == 1 { "it" } else { "them" };
-    match (failed, refused) {
-        (0, 0) => None,
-        (failed, 0) => Some(format!(
-            "Dismissed {}: given up on. The History keeps {}; its Retry queues {} again with \
-             the same key.",
-            count_of(failed, "failed deposit", "failed deposits"),
-            them(failed),
-            if failed == 1 { "it" } else { "one" },
-        )),
-        (0, refused) => Some(format!(
-            "Dismissed {}: given up on. The History keeps {}.",
-            count_of(refused, "refused deposit", "refused deposits"),
-            them(refused),
-        )),
-        (failed, refused) => Some(format!(
-            "Dismissed {} and {}: given up on. The History keeps them; its Retry queues a \
-             failed one again with the same key.",
-            count_of(failed, "failed deposit", "failed deposits"),
-            count_of(refused, "refused deposit", "refused deposits"),
-        )),
     }
 }

@@ -2,6 +2,9 @@
 //! published record in one, served as InvenioRDM serves them:
 //!
 //! - `GET /api/communities/{id}`: a community by its id or its short name (slug), or 404;
+//! - `GET /api/communities?q=WORDS&size=N`: a search, `{"hits": {"hits": [...], "total"}}`,
+//!   of the communities one of whose words (of the short name or title, any case) is one
+//!   of `q`'s (`OR` and `AND` between them are read as "or"); no `q` lists them all;
 //! - `POST /api/records/{id}/communities` with `{"communities": [{"id": ...}]}`: for each
 //!   community (by id or slug), a request to include the record's work, answered 200 with
 //!   `{"processed": [...], "errors": [{"community", "message"}]}` (400 when none was
@@ -17,7 +20,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -52,6 +55,7 @@ fn community(id: &str) -> Option<&'static Community> {
 
 pub(crate) fn router() -> Router<Arc<App>> {
     Router::new()
+        .route("/api/communities", get(search))
         .route("/api/communities/{id}", get(get_community))
         .route("/api/records/{id}/communities", post(include))
         .route("/api/records/{id}/requests", get(requests))
@@ -76,19 +80,58 @@ fn not_found() -> Response {
 /// of: InvenioRDM answers 403 for it.
 const RESTRICTED: &str = "lab-internal";
 
+fn community_json(c: &Community) -> Value {
+    json!({
+        "id": c.id,
+        "slug": c.slug,
+        "metadata": {"title": c.title},
+    })
+}
+
 async fn get_community(Path(id): Path<String>) -> Response {
     if id == RESTRICTED {
         return message(StatusCode::FORBIDDEN, "Permission denied.");
     }
     match community(&id) {
-        Some(c) => axum::Json(json!({
-            "id": c.id,
-            "slug": c.slug,
-            "metadata": {"title": c.title},
-        }))
-        .into_response(),
+        Some(c) => axum::Json(community_json(c)).into_response(),
         None => not_found(),
     }
+}
+
+/// The words of `text`, lower case: what a search index would make of it.
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The search: whole words, as a search index's matches are, not parts of them. The
+/// restricted community is not listed (its members would see it; the emulation's user is
+/// not one).
+async fn search(Query(asked): Query<std::collections::HashMap<String, String>>) -> Response {
+    let size = match asked.get("size").map(|s| s.parse::<usize>()) {
+        None => 10,
+        Some(Ok(size)) if (1..=100).contains(&size) => size,
+        Some(_) => return message(StatusCode::BAD_REQUEST, "Invalid size: 1 to 100."),
+    };
+    let wanted: Vec<String> = words(asked.get("q").map(String::as_str).unwrap_or(""))
+        .into_iter()
+        .filter(|w| w != "or" && w != "and")
+        .collect();
+    let found: Vec<Value> = COMMUNITIES
+        .iter()
+        .filter(|c| {
+            wanted.is_empty() || {
+                let own = [words(c.slug), words(c.title)].concat();
+                wanted.iter().any(|w| own.contains(w))
+            }
+        })
+        .map(community_json)
+        .collect();
+    let total = found.len();
+    let hits: Vec<Value> = found.into_iter().take(size).collect();
+    axum::Json(json!({"hits": {"hits": hits, "total": total}})).into_response()
 }
 
 fn request_json(seq: i64, record: &str, community: &str) -> Value {

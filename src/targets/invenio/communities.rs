@@ -25,19 +25,24 @@ impl InvenioTarget {
         let mut ids = Vec::with_capacity(names.len());
         let mut problems = Vec::new();
         for (i, name) in names.iter().enumerate() {
-            match self.community_id(name).await? {
-                Some(id) => ids.push(id),
-                None => problems.push(FieldProblem {
-                    field: format!("communities[{i}]"),
-                    message: format!(
-                        "{} has no community '{name}' this account can see: check its short \
-                         name, the part after /communities/ in its address (--community \
-                         NAME); if it is restricted, ask its owners to let you in; or remove \
-                         it (--community \"\")",
-                        self.site_name()
-                    ),
-                }),
+            if let Some(id) = self.community_id(name).await? {
+                ids.push(id);
+                continue;
             }
+            let meant = match self.community_like(name).await {
+                Some((slug, title)) => format!(" (did you mean '{slug}', {title}?)"),
+                None => String::new(),
+            };
+            problems.push(FieldProblem {
+                field: format!("communities[{i}]"),
+                message: format!(
+                    "{} has no community '{name}' this account can see{meant}: check its \
+                     short name, the part after /communities/ in its address (--community \
+                     NAME); if it is restricted, ask its owners to let you in; or remove it \
+                     (--community \"\")",
+                    self.site_name()
+                ),
+            });
         }
         match problems.is_empty() {
             true => Ok(ids),
@@ -73,6 +78,39 @@ impl InvenioTarget {
         };
         self.remember(|v| v.communities.insert(name.to_string(), found.clone()));
         Ok(found)
+    }
+
+    /// The community a person most likely meant by `name`, which the site does not have:
+    /// the site's search for the name's words, and of what it finds the short name closest
+    /// to `name`, with its title. `None` when nothing found is near it, or the search
+    /// fails: the refusal stands either way, this only helps fix it.
+    async fn community_like(&self, name: &str) -> Option<(String, String)> {
+        let words: Vec<&str> = name
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        if words.is_empty() {
+            return None;
+        }
+        let mut url = self.url(&["api", "communities"]);
+        url.query_pairs_mut()
+            .append_pair("q", &words.join(" OR "))
+            .append_pair("size", "25");
+        let resp = self.send(Method::GET, url, None, false).await.ok()?;
+        if resp.status() != StatusCode::OK {
+            return None;
+        }
+        let found = Self::json_of(resp, "communities search").await.ok()?;
+        let hits = found["hits"]["hits"].as_array()?;
+        let slugs = hits.iter().filter_map(|h| h["slug"].as_str());
+        let meant = crate::wording::closest(name, slugs, 0.6)?;
+        let title = hits
+            .iter()
+            .find(|h| h["slug"] == meant)
+            .and_then(|h| h["metadata"]["title"].as_str())
+            .map(|t| format!("\"{t}\""))
+            .unwrap_or_else(|| "untitled".into());
+        Some((meant.to_string(), title))
     }
 
     /// Ask for published record `record` to be included in each community of `names`. A
