@@ -582,12 +582,20 @@ fn a_citation_file_fixed_after_the_warning_fills_in_what_the_dataset_lacks_when_
     std::fs::write(
         folder.join("CITATION.cff"),
         "cff-version: 1.2.0\ntitle: Soil cores\nauthors:\n  - family-names: Curie\n    \
-         given-names: Marie\ndate-released: 2026-03-01\n",
+         given-names: Marie\ndate-released: 2026-03-01\ndoi: 10.5281/zenodo.12345\n",
     )
     .unwrap();
     let t = add();
     assert!(
         t.contains("title, creators, publication year filled in from"),
+        "{t}"
+    );
+    // Taken in for the first time, the file's notes come with it: a DOI it gives may be
+    // this dataset's own, deposited already.
+    assert!(
+        t.contains(
+            "CITATION.cff gives the DOI 10.5281/zenodo.12345: if that is this dataset's own"
+        ),
         "{t}"
     );
     let m = stored();

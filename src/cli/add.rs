@@ -804,8 +804,11 @@ async fn add_one(
             let mut metadata = old.metadata.clone();
             if let Some((m, from)) = cited {
                 let filled = metadata.fill_lacking_from(&m);
+                // The file's notes (a DOI it gives, an author read as an organisation)
+                // go with what it filled in: this is the first time it was taken in.
                 if !filled.is_empty() {
                     say!("{} filled in from {}", filled.join(", "), from.display());
+                    say_not_carried(&from);
                 }
             }
             metadata
@@ -820,8 +823,11 @@ async fn add_one(
             let mut metadata = d.metadata.clone();
             if let Some((m, from)) = cited {
                 let filled = metadata.fill_lacking_from(&m);
+                // The file's notes (a DOI it gives, an author read as an organisation)
+                // go with what it filled in: this is the first time it was taken in.
                 if !filled.is_empty() {
                     say!("{} filled in from {}", filled.join(", "), from.display());
+                    say_not_carried(&from);
                 }
                 recited = Some((m, from));
             }
