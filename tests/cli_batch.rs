@@ -2176,6 +2176,14 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
     assert_eq!(job.key, key);
     assert_eq!(job.state, lodge::store::JobState::Deposited);
     assert_eq!(sandbox.stats().records, 1);
+    // The retry's round started its count again; the history and the status count the
+    // two attempts before it too.
+    assert_eq!(job.attempts, 1);
+    let history = text(&lodge_with(&db, &["history"]).await);
+    assert!(history.contains(" (3 attempts)"), "{history}");
+    let status = text(&lodge_with(&db, &["status", "--json"]).await);
+    let status: serde_json::Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(status["items"][0]["attempts"], 3, "{status:#}");
 
     // Nothing failed any more: the command says so rather than "re-queued 0 jobs".
     let out = run({

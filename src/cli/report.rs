@@ -545,8 +545,13 @@ pub fn history(
                 .url
                 .as_deref()
                 .filter(|u| Some(*u) != r.identifier.as_deref());
+            // Every attempt, those before a retry too; a replay made none.
+            let attempts = match r.attempts {
+                0 => String::new(),
+                n => format!(" ({})", count_of(n, "attempt", "attempts")),
+            };
             say!(
-                "{} job {:<5} {:<9} {} {} {}{}{}",
+                "{} job {:<5} {:<9} {} {} {}{}{attempts}{}",
                 time_text(r.updated_at),
                 r.job,
                 r.state,

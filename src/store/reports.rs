@@ -53,6 +53,7 @@ pub struct StatusRow {
     pub job: Option<i64>,
     pub identifier: Option<String>,
     pub url: Option<String>,
+    /// Every attempt its job made, those before a `retry` too, as the history counts them.
     pub attempts: u32,
     pub last_error: Option<String>,
     /// When `changed`: the identifier the latest deposit of an earlier key got there.
@@ -249,7 +250,7 @@ impl Store {
                              WHEN r.identifier IS NOT NULL THEN 'existing'
                              ELSE 'changed' END,
                         j.id, coalesce(j.identifier, r.identifier), coalesce(j.url, r.url),
-                        coalesce(j.attempts, 0), j.last_error,
+                        coalesce(j.attempts_before + j.attempts, 0), j.last_error,
                         CASE WHEN c.id IS NULL AND r.identifier IS NULL
                              THEN coalesce(earlier.identifier, p.identifier) END
                  FROM datasets d
