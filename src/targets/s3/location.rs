@@ -65,13 +65,10 @@ impl S3Location {
             Some(e) => e.to_string(),
             None => format!("https://s3.{region}.amazonaws.com"),
         };
-        let mut endpoint =
-            Url::parse(&endpoint).map_err(|e| format!("endpoint '{endpoint}': {e}"))?;
-        if !matches!(endpoint.scheme(), "http" | "https") || endpoint.host_str().is_none() {
-            return Err(format!(
-                "endpoint '{endpoint}' must be an http(s) URL with a host, e.g. https://s3.example.org"
-            ));
-        }
+        let mut endpoint = Url::parse(&endpoint)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https") && u.host_str().is_some())
+            .ok_or_else(|| endpoint_problem(&endpoint))?;
         if !endpoint.path().ends_with('/') {
             let p = format!("{}/", endpoint.path());
             endpoint.set_path(&p);
@@ -221,9 +218,53 @@ impl S3Location {
     }
 }
 
+/// Why `given` is no endpoint. A host (and port) without its scheme, as an S3 service's
+/// page often writes it, gets the URL it most likely means: plain http on this machine
+/// (a local test server), https elsewhere.
+fn endpoint_problem(given: &str) -> String {
+    if given.contains("://") || given.is_empty() {
+        return format!(
+            "endpoint '{given}' must be an http(s) URL with a host, e.g. https://s3.example.org"
+        );
+    }
+    let host = given.split([':', '/']).next().unwrap_or_default();
+    let local = host == "localhost" || host.starts_with("127.") || given.starts_with("[::1]");
+    let scheme = if local { "http" } else { "https" };
+    format!(
+        "endpoint '{given}' must be an http(s) URL with a host: did you mean {scheme}://{given}?"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_endpoint_without_its_scheme_is_refused_with_the_url_it_most_likely_means() {
+        let problem = |endpoint| S3Location::parse("s3://lab-data", Some(endpoint), None).err();
+        assert_eq!(
+            problem("s3.example.org").as_deref(),
+            Some(
+                "endpoint 's3.example.org' must be an http(s) URL with a host: did you mean \
+                 https://s3.example.org?"
+            )
+        );
+        for local in ["127.0.0.1:9000", "localhost:9000"] {
+            let said = problem(local).unwrap();
+            assert!(
+                said.ends_with(&format!("did you mean http://{local}?")),
+                "{said}"
+            );
+        }
+        assert_eq!(
+            problem("ftp://s3.example.org").as_deref(),
+            Some(
+                "endpoint 'ftp://s3.example.org' must be an http(s) URL with a host, e.g. \
+                 https://s3.example.org"
+            )
+        );
+        assert!(problem("https://s3.example.org").is_none());
+    }
 
     #[test]
     fn an_identity_gives_back_the_url_and_endpoint_it_was_made_from() {
