@@ -106,6 +106,7 @@ pub enum Command {
     #[command(group(clap::ArgGroup::new("which").required(true).args(["jobs", "target"])))]
     Cancel {
         /// Job numbers (see `lodge status` or `lodge history`).
+        #[arg(value_parser = parse_job)]
         jobs: Vec<i64>,
         /// Every job still to do for this target (name or URL): a mistyped URL's, say.
         #[arg(long, value_parser = parse_target)]
@@ -117,6 +118,7 @@ pub enum Command {
     #[command(group(clap::ArgGroup::new("which").required(true).args(["jobs", "target"])))]
     Dismiss {
         /// Job numbers (see `lodge status` or `lodge history`).
+        #[arg(value_parser = parse_job)]
         jobs: Vec<i64>,
         /// Every failed or refused deposit to this target (name or URL).
         #[arg(long, value_parser = parse_target)]
@@ -139,7 +141,7 @@ pub enum Command {
         #[arg(long, value_name = "DATASET", conflicts_with = "job")]
         dataset: Option<String>,
         /// Only this job's events (numbers from `lodge status` or `lodge history`).
-        #[arg(long, value_name = "JOB")]
+        #[arg(long, value_name = "JOB", value_parser = parse_job)]
         job: Option<i64>,
         /// One JSON object per line (JSON Lines), for scripts and monitoring.
         #[arg(long)]
@@ -366,6 +368,19 @@ fn parse_target(s: &str) -> Result<String, String> {
                 .to_string(),
         ),
         target => Ok(target.to_string()),
+    }
+}
+
+/// A job's number, as `lodge status` and `lodge history` list it (`job 12`); a `#` before
+/// it is taken too.
+fn parse_job(s: &str) -> Result<i64, String> {
+    let digits = s.trim().trim_start_matches('#');
+    match digits.parse::<i64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!(
+            "'{s}' is not a job number: give the numbers `lodge status` or `lodge history` \
+             list (job N), e.g. 12"
+        )),
     }
 }
 

@@ -2010,3 +2010,38 @@ fn a_folder_named_with_an_escape_sequence_is_printed_harmless() {
         "{status}"
     );
 }
+
+/// A job number mistyped (a letter in it, a zero) is named with where the numbers are
+/// listed, not the number parser's "invalid digit found in string"; nothing is changed.
+#[test]
+fn a_job_number_that_is_not_one_is_named_with_where_the_numbers_are_listed() {
+    let lab = Lab::new();
+    add_first_folder(&lab);
+    let db = lab.path("lodge.db");
+    let cases: [&[&str]; 4] = [
+        &["retry", "abc"],
+        &["cancel", "1x"],
+        &["dismiss", "0"],
+        &["log", "--job", "job"],
+    ];
+    for args in cases {
+        let out = lodge(&db).args(args).output().unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {t}");
+        let given = args.last().unwrap();
+        assert_all(
+            &t,
+            &[&format!(
+                "'{given}' is not a job number: give the numbers `lodge status` or `lodge \
+                 history` list (job N), e.g. 12"
+            )],
+        );
+        assert!(!t.contains("invalid digit"), "{t}");
+    }
+    // A `#` before the number is taken (there is no job 1 yet: nothing was deposited).
+    let out = lodge(&db).args(["retry", "#1"]).output().unwrap();
+    assert_all(
+        &text(&out),
+        &["no job 1 (see `lodge status` or `lodge history`)"],
+    );
+}

@@ -56,6 +56,7 @@ pub struct RetryArgs {
     #[arg(long, conflicts_with = "jobs")]
     pub all_failed: bool,
     /// Job numbers (see `lodge status` or `lodge history`).
+    #[arg(value_parser = super::parse_job)]
     pub jobs: Vec<i64>,
     /// Only re-queue; do not run the jobs now.
     #[arg(long)]
