@@ -90,6 +90,9 @@ pub enum Command {
         json: bool,
     },
     /// Every deposit job ever run from this store.
+    #[command(mut_arg("states", |a| a.value_parser(
+        clap::builder::PossibleValuesParser::new(report::JOB_STATES.into_iter().chain(["dismissed"]))
+    )))]
     History {
         #[command(flatten)]
         filter: report::ItemFilter,

@@ -1174,6 +1174,19 @@ async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_
     assert!(text(&retry).contains("no failed jobs"), "{}", text(&retry));
     let history = text(&with_token(&lab, &["history"], None));
     assert!(history.contains("(dismissed: given up on)"), "{history}");
+    // `--state dismissed` lists it, as the window's filter does; `--state failed` lists the
+    // failed still to retry, which it no longer is.
+    let dismissed = text(&with_token(
+        &lab,
+        &["history", "--state", "dismissed"],
+        None,
+    ));
+    assert!(
+        dismissed.contains("(dismissed: given up on)"),
+        "{dismissed}"
+    );
+    let failed = text(&with_token(&lab, &["history", "--state", "failed"], None));
+    assert!(failed.contains("no jobs match (of 1)"), "{failed}");
     let history = with_token(&lab, &["history", "--json"], None);
     let history: serde_json::Value = serde_json::from_slice(&history.stdout).unwrap();
     assert!(history[0]["dismissed"].is_string(), "{history}");

@@ -517,7 +517,15 @@ pub fn history(
     let listed = all_rows.len();
     let rows: Vec<_> = all_rows
         .into_iter()
-        .filter(|r| wanted(r.dataset, Some(&r.target), &r.state))
+        // A job given up on is `dismissed` to `--state`, as the window's filter has it: not
+        // among the failed still to retry.
+        .filter(|r| {
+            let state = match r.dismissed_at {
+                Some(_) => "dismissed",
+                None => &r.state,
+            };
+            wanted(r.dataset, Some(&r.target), state)
+        })
         .collect();
     // A removed dataset's jobs keep its name, as its removal logged it; the file formats
     // are the window's Export's.
