@@ -179,6 +179,19 @@ async fn a_mistyped_community_is_refused_naming_the_one_the_site_has_that_it_mos
         ],
     );
     assert_eq!(sandbox.invenio_counts(), (0, 0), "no draft made");
+
+    // Given up on, the refusal names what sends the dataset again: a deposit, not a retry.
+    let mut dismiss = lodge_in(&lab);
+    dismiss.args(["dismiss", "1"]);
+    let out = run(dismiss).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[&format!(
+            "dismissed job 1 (rejected): it leaves `lodge status`; once what refused it is put \
+             right, `lodge deposit --target {url} 1 --token TOKEN` deposits the dataset again"
+        )],
+    );
 }
 
 /// A `.zenodo.json`'s communities are read into the dataset's, and no longer named among

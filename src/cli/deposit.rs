@@ -704,8 +704,19 @@ pub fn dismiss(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Res
 
 /// What brings a dismissed job back, when something can: `retry` of a failed one that it
 /// would re-queue (not one whose dataset was removed or rescanned since, whose key landed
-/// since, or whose key another job is on its way with), as "; `lodge retry N` …".
+/// since, or whose key another job is on its way with), as "; `lodge retry N` …"; for a
+/// refused one, the deposit of its dataset.
 fn back_by_retry(store: &Store, job: &JobRow) -> anyhow::Result<String> {
+    // A refusal is not retried: its dataset is deposited again once its cause is put right.
+    if job.state == JobState::Rejected {
+        return Ok(match job.dataset_id {
+            Some(dataset) => format!(
+                "; once what refused it is put right, `{}` deposits the dataset again",
+                deposit_command(store, &job.target, dataset)
+            ),
+            None => String::new(),
+        });
+    }
     Ok(match why_left(store, job)? {
         LeftAsItWas::Unexplained => format!(
             "; `lodge retry {}` queues it again with the same key",
