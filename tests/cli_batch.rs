@@ -2329,6 +2329,31 @@ async fn several_failed_items_end_with_one_command_that_retries_them_all() {
         "{t}"
     );
     assert_eq!(sandbox.stats().records, 4);
+
+    // A job queued after the key landed (a run stopped before its replay), then cancelled,
+    // comes after the deposit: the answer does not say "since".
+    let landed = store.job(5).unwrap();
+    let (queued, _) = store
+        .enqueue_deposit(fourth, &landed.target, &landed.key, Duration::from_secs(60))
+        .unwrap();
+    let later = queued.job_id();
+    assert!(
+        lodge_with(&db, &["cancel", &later.to_string()])
+            .await
+            .status
+            .success()
+    );
+    let t = text(&lodge_with(&db, &["retry", &later.to_string()]).await);
+    assert!(
+        t.contains(&format!(
+            "job {later} failed, but its key was deposited there already, by job 5 before it, \
+             as sbx-"
+        )),
+        "{t}"
+    );
+    let t = text(&show().await);
+    assert!(t.contains("landed already by job 5 as sbx-"), "{t}");
+    assert_eq!(sandbox.stats().records, 4);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -859,8 +859,12 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
         return failed_not_retried(store, job);
     }
     Ok(match job.state {
-        JobState::Deposited | JobState::Existing => format!(
-            "job {id} is {state} as {}: nothing to retry",
+        JobState::Deposited => format!(
+            "job {id} is deposited as {}: nothing to retry",
+            job.identifier.as_deref().unwrap_or("?")
+        ),
+        JobState::Existing => format!(
+            "job {id} landed as {} (the record existed already): nothing to retry",
             job.identifier.as_deref().unwrap_or("?")
         ),
         // Refused by Lodge itself: a file changed since the scan. The rescan is the fix.
@@ -927,9 +931,15 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
     let id = job.id;
     Ok(match why_left(store, job)? {
         LeftAsItWas::Landed { identifier, by } => {
-            let by = by.map(|j| format!(" by job {j}")).unwrap_or_default();
+            // A job queued again for a key that had landed (a run stopped before its replay,
+            // then cancelled) follows the deposit, not the other way round.
+            let when = match by {
+                Some(j) if j < id => format!(" already, by job {j} before it"),
+                Some(j) => format!(" since by job {j}"),
+                None => " since".to_string(),
+            };
             format!(
-                "job {id} failed, but its key was deposited there since{by}, as {identifier}: \
+                "job {id} failed, but its key was deposited there{when}, as {identifier}: \
                  nothing to retry"
             )
         }

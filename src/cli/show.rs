@@ -427,7 +427,8 @@ fn print_text(
                     .find(|o| o.target == j.target && o.key == j.key && o.state.is_landed())
                 {
                     say!(
-                        "            landed since by job {} as {}",
+                        "            landed {} by job {} as {}",
+                        if later.id < j.id { "already" } else { "since" },
                         later.id,
                         later.identifier.as_deref().unwrap_or("?")
                     );
