@@ -2330,13 +2330,20 @@ async fn several_failed_items_end_with_one_command_that_retries_them_all() {
     );
     assert_eq!(sandbox.stats().records, 4);
 
-    // A job queued after the key landed (a run stopped before its replay), then cancelled,
-    // comes after the deposit: the answer does not say "since".
+    // A job queued after the key landed (by a Lodge that queued replays, and a run of it
+    // stopped before the replay), then cancelled, comes after the deposit: the answer does
+    // not say "since". Written into the file as that Lodge left it.
     let landed = store.job(5).unwrap();
-    let (queued, _) = store
-        .enqueue_deposit(fourth, &landed.target, &landed.key, Duration::from_secs(60))
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "INSERT INTO jobs (dataset_id, target, operation, content_key, state, deadline,
+                               due_at, created_at, updated_at)
+             VALUES (?1, ?2, 'deposit', ?3, 'queued', 0, 0, 0, 0)",
+            rusqlite::params![fourth, landed.target, landed.key.to_hex()],
+        )
         .unwrap();
-    let later = queued.job_id();
+    let later = 6;
     assert!(
         lodge_with(&db, &["cancel", &later.to_string()])
             .await

@@ -140,28 +140,36 @@ fn an_expired_lease_is_taken_over_and_the_late_result_refused(b: Backend) {
     assert_eq!(job.identifier.as_deref(), Some("fresh-1"));
 }
 
+/// The same scope queued again once its key landed is a replay at once: its job ends
+/// `existing` with the recorded identifier and a replay event in the enqueue's own
+/// transaction, and nothing waits on the queue for it (a stopped run leaves none behind).
 fn a_recorded_result_makes_the_next_job_of_the_scope_a_replay(b: Backend) {
     let store = b.open();
     with_target(&store);
     let (id, key, _) = b.queued(&store, 1);
     let lease = claim(&store, "w1", Duration::from_secs(60));
     store.finish(&lease, &landed("42")).unwrap();
-    // Forget nothing; queue the same scope again: the claim replays it.
-    let (again, _) = store
+    let (again, event) = store
         .enqueue_deposit(id, TARGET, &key, Duration::from_secs(60))
         .unwrap();
-    match store
-        .claim("w1", Duration::from_secs(60), 8, &filter())
-        .unwrap()
-    {
-        Claim::Replayed { job, events } => {
-            assert_eq!(job.id, again.job_id());
-            assert_eq!(job.state, JobState::Existing);
-            assert_eq!(job.identifier.as_deref(), Some("42"));
-            assert!(events.iter().any(|e| e.kind == EventKind::Replay));
-        }
-        other => panic!("expected a replay, got {other:?}"),
-    }
+    let Enqueued::Replayed(job) = again else {
+        panic!("expected a replay, got {again:?}")
+    };
+    let job = store.job(job).unwrap();
+    assert_eq!(job.state, JobState::Existing);
+    assert_eq!(job.identifier.as_deref(), Some("42"));
+    assert_eq!(job.attempts, 0, "nothing sent");
+    let event = event.expect("the replay is logged");
+    assert_eq!(event.kind, EventKind::Replay);
+    assert_eq!(event.job_id, Some(job.id));
+    assert!(event.message.contains("no request sent"), "{}", event.message);
+    assert!(matches!(
+        store
+            .claim("w1", Duration::from_secs(60), 8, &filter())
+            .unwrap(),
+        Claim::Idle
+    ));
+    assert_eq!(store.totals().unwrap().pending, 0);
     assert_eq!(
         store
             .lookup_result(TARGET, &key)
@@ -1009,14 +1017,11 @@ fn status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it(b: Back
     with_target(&store);
     let (one, two, key) = two_copies(&b, &store);
     let replay = |dataset: i64| {
-        store
-            .enqueue_deposit(dataset, TARGET, &key, Duration::from_secs(3600))
-            .unwrap();
         match store
-            .claim("w1", Duration::from_secs(60), 8, &filter())
+            .enqueue_deposit(dataset, TARGET, &key, Duration::from_secs(3600))
             .unwrap()
         {
-            Claim::Replayed { job, .. } => job.id,
+            (Enqueued::Replayed(job), _) => job,
             other => panic!("expected a replay, got {other:?}"),
         }
     };
@@ -1580,6 +1585,42 @@ fn a_landing_after_another_result_for_the_scope_joins_it() {
         .unwrap()
         .expect("a result");
     assert_eq!(result.identifier, "theirs-1", "the earlier result stands");
+}
+
+/// A job queued before its key's result was recorded (by a Lodge that queued replays, or
+/// a result written by another process meanwhile) is still a replay when claimed: nothing
+/// is sent. SQLite only: the result is written straight into the file.
+#[test]
+fn a_job_queued_before_its_keys_result_was_recorded_is_replayed_when_claimed() {
+    let b = Backend::sqlite();
+    let store = b.open();
+    with_target(&store);
+    let (_, key, queued) = b.queued(&store, 1);
+    let StoreLocation::File(path) = &b.location else {
+        unreachable!("a SQLite backend")
+    };
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .execute(
+            "INSERT INTO results (target, operation, content_key, identifier, url, outcome,
+                                  fingerprint, job_id, recorded_at)
+             VALUES (?1, 'deposit', ?2, 'theirs-1', NULL, 'created', 'f', NULL, 0)",
+            rusqlite::params![TARGET, key.to_hex()],
+        )
+        .unwrap();
+    match store
+        .claim("w1", Duration::from_secs(60), 8, &filter())
+        .unwrap()
+    {
+        Claim::Replayed { job, events } => {
+            assert_eq!(job.id, queued);
+            assert_eq!(job.state, JobState::Existing);
+            assert_eq!(job.identifier.as_deref(), Some("theirs-1"));
+            assert_eq!(job.attempts, 0, "nothing sent");
+            assert!(events.iter().any(|e| e.kind == EventKind::Replay));
+        }
+        other => panic!("expected a replay, got {other:?}"),
+    }
 }
 
 /// In a group commit (SQLite) the calls share one transaction with no undo of their own: a

@@ -852,13 +852,19 @@ impl Core {
                     .iter()
                     .filter(|(q, _)| matches!(q, Enqueued::AlreadyQueued(_)))
                     .count();
+                // Recorded as replays at once: nothing waits for the engine.
+                let replayed = queued
+                    .iter()
+                    .filter(|(q, _)| matches!(q, Enqueued::Replayed(_)))
+                    .count();
                 events.extend(queued.into_iter().filter_map(|(_, e)| e));
                 let jobs = s.jobs(&job_ids)?;
-                Ok((jobs, events, refused, already, resumed, restricted))
+                let not_new = already + replayed;
+                Ok((jobs, events, refused, (already, not_new), resumed, restricted))
             })
             .await;
         match result {
-            Ok((jobs, events, refused, already, resumed, restricted)) => {
+            Ok((jobs, events, refused, (already, not_new), resumed, restricted)) => {
                 // The engine's idle workers start on them now, not at their next look.
                 self.engine().wake();
                 if let Some(target) = self.engine().target(&scope) {
@@ -894,7 +900,7 @@ impl Core {
                         list.join("; ")
                     )));
                 }
-                let new = jobs.len() - already;
+                let new = jobs.len() - not_new;
                 let paused = lock(&self.engine_run).is_none();
                 self.out.send(Update::Logged(events));
                 self.out.send(Update::Jobs(jobs));

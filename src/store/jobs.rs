@@ -210,17 +210,21 @@ pub struct ClaimFilter {
     pub skip: HashSet<i64>,
 }
 
-/// Whether `enqueue_deposit` made a new job or joined one already on the queue.
+/// Whether `enqueue_deposit` made a new job, joined one already on the queue, or found the
+/// scope's result recorded and so ended its new job as a replay at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Enqueued {
     New(i64),
     AlreadyQueued(i64),
+    /// The key landed on the target before: the job is recorded as a replay (nothing sent)
+    /// in the same transaction, never queued behind the deposits that do send something.
+    Replayed(i64),
 }
 
 impl Enqueued {
     pub fn job_id(self) -> i64 {
         match self {
-            Enqueued::New(id) | Enqueued::AlreadyQueued(id) => id,
+            Enqueued::New(id) | Enqueued::AlreadyQueued(id) | Enqueued::Replayed(id) => id,
         }
     }
 }
@@ -846,6 +850,26 @@ fn queue_or_join(
     })
 }
 
+/// The identifier, address and outcome recorded for the scope, if it has landed.
+fn recorded_result(
+    db: Db<'_>,
+    target: &str,
+    operation: &str,
+    key: &str,
+) -> Result<Option<(String, Option<String>, String)>> {
+    db.opt(
+        "SELECT identifier, url, outcome FROM results
+         WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
+        args![target, operation, key],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+}
+
+/// What a replay's event says: the record it repeats, and that nothing was sent.
+fn replay_message(identifier: &str, outcome: &str) -> String {
+    format!("already deposited as {identifier} ({outcome}), no request sent")
+}
+
 /// Whether a result is recorded for the scope: it has landed, whichever job landed it.
 fn scope_landed(db: Db<'_>, target: &str, operation: &str, key: &ContentKey) -> Result<bool> {
     db.one(
@@ -913,7 +937,6 @@ impl Store {
             let mut out = Vec::with_capacity(items.len());
             for (dataset_id, key) in items {
                 let id = match queue_or_join(db, *dataset_id, target, key, now, deadline)? {
-                    Enqueued::New(id) => id,
                     Enqueued::AlreadyQueued(id) => {
                         let taken_over = take_over_orphan(db, id, *dataset_id, target, key)?
                             .map(|e| insert_event(db, &e, &self.actor))
@@ -921,7 +944,24 @@ impl Store {
                         out.push((Enqueued::AlreadyQueued(id), taken_over));
                         continue;
                     }
+                    Enqueued::New(id) | Enqueued::Replayed(id) => id,
                 };
+                // A key that landed there before needs nothing sent: its job is the replay
+                // now, not a queued one a stopped run would leave behind the uploads (its
+                // dataset reading "queued" meanwhile). A claim still replays a job queued
+                // before its key landed (another machine's deposit of it).
+                let hex = key.to_hex();
+                if let Some((identifier, url, outcome)) =
+                    recorded_result(db, target, OPERATION_DEPOSIT, &hex)?
+                {
+                    db.run(&REPLAY_JOB, args![id, &identifier, &url, now])?;
+                    let job = load_job(db, id)?.ok_or(StoreError::NoSuchJob(id))?;
+                    let message = replay_message(&identifier, &outcome);
+                    let event = job_event(&job, EventKind::Replay, message);
+                    let event = insert_event(db, &event, &self.actor)?;
+                    out.push((Enqueued::Replayed(id), Some(event)));
+                    continue;
+                }
                 let queued = scope_event(
                     id,
                     Some(*dataset_id),
@@ -967,12 +1007,7 @@ impl Store {
         let id = due.id;
         let mut events = Vec::new();
         let expires_at = now + ms(lease_for);
-        let existing: Option<(String, Option<String>, String)> = db.opt(
-            "SELECT identifier, url, outcome FROM results
-             WHERE target = ?1 AND operation = ?2 AND content_key = ?3",
-            args![&due.target, &due.operation, &due.key],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )?;
+        let existing = recorded_result(db, &due.target, &due.operation, &due.key)?;
         // A lease ends when its time runs out, or at once when its process is found gone
         // (`engine::liveness`): the message cannot tell which, so it says both.
         let reclaimed = (due.state == "running").then(|| {
@@ -991,10 +1026,9 @@ impl Store {
                 let e = job_event(&job, EventKind::Reclaimed, message);
                 events.push(insert_event(db, &e, &self.actor)?);
             }
-            let message = format!("already deposited as {identifier} ({outcome}), no request sent");
             events.push(insert_event(
                 db,
-                &job_event(&job, EventKind::Replay, message),
+                &job_event(&job, EventKind::Replay, replay_message(&identifier, &outcome)),
                 &self.actor,
             )?);
             return Ok(Claim::Replayed {
