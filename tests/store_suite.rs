@@ -162,7 +162,11 @@ fn a_recorded_result_makes_the_next_job_of_the_scope_a_replay(b: Backend) {
     let event = event.expect("the replay is logged");
     assert_eq!(event.kind, EventKind::Replay);
     assert_eq!(event.job_id, Some(job.id));
-    assert!(event.message.contains("no request sent"), "{}", event.message);
+    assert!(
+        event.message.contains("no request sent"),
+        "{}",
+        event.message
+    );
     assert!(matches!(
         store
             .claim("w1", Duration::from_secs(60), 8, &filter())
@@ -1016,14 +1020,12 @@ fn status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it(b: Back
     let store = b.open();
     with_target(&store);
     let (one, two, key) = two_copies(&b, &store);
-    let replay = |dataset: i64| {
-        match store
-            .enqueue_deposit(dataset, TARGET, &key, Duration::from_secs(3600))
-            .unwrap()
-        {
-            (Enqueued::Replayed(job), _) => job,
-            other => panic!("expected a replay, got {other:?}"),
-        }
+    let replay = |dataset: i64| match store
+        .enqueue_deposit(dataset, TARGET, &key, Duration::from_secs(3600))
+        .unwrap()
+    {
+        (Enqueued::Replayed(job), _) => job,
+        other => panic!("expected a replay, got {other:?}"),
     };
     store
         .enqueue_deposit(one, TARGET, &key, Duration::from_secs(3600))

@@ -3758,3 +3758,42 @@ fn settings_closed_with_changes_not_saved_asks_to_save_or_discard_them() {
     assert_eq!(w.app().model.settings.name, "", "nothing saved");
     assert!(!request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
 }
+
+/// A dataset removed from the list keeps its name in the log panel and the History, marked
+/// removed (as `lodge history` names it), not a bare number; its failed job offers no Retry
+/// there: removing the dataset said not to deposit it.
+#[test]
+fn a_removed_datasets_log_lines_and_history_keep_its_name_and_offer_no_retry() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    w.select(id);
+    w.harness.key_press(egui::Key::Delete);
+    w.harness.step();
+    w.harness.get_by_label("Remove").click();
+    w.wait("removed", |app| app.model.row(id).is_none());
+    let named = |w: &mut Window| {
+        w.harness.step();
+        w.harness
+            .query_all_by_label_contains("soil-cores (removed): ")
+            .count()
+    };
+    assert!(named(&mut w) > 0, "its lines name it");
+    assert!(
+        w.harness
+            .query_by_label_contains(&format!("#{id}: "))
+            .is_none(),
+        "no line names it by number"
+    );
+
+    w.open_history();
+    w.harness.get_by_label("soil-cores (removed)");
+    assert!(
+        w.harness.query_by_label("Retry").is_none(),
+        "no Retry for a removed dataset's job"
+    );
+    w.harness.get_by_label("removed");
+
+    // Opened again, the window names it the same, from the store.
+    let mut w = w.reopen();
+    w.wait("the log read", |app| !app.model.log.is_empty());
+    assert!(named(&mut w) > 0, "its lines name it after a restart");
+}

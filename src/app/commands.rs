@@ -860,7 +860,14 @@ impl Core {
                 events.extend(queued.into_iter().filter_map(|(_, e)| e));
                 let jobs = s.jobs(&job_ids)?;
                 let not_new = already + replayed;
-                Ok((jobs, events, refused, (already, not_new), resumed, restricted))
+                Ok((
+                    jobs,
+                    events,
+                    refused,
+                    (already, not_new),
+                    resumed,
+                    restricted,
+                ))
             })
             .await;
         match result {

@@ -226,6 +226,9 @@ pub struct Model {
     /// The latest check of each deposit (`lodge verify`, Verify), by key, then target: the
     /// check's event id and, when it found damage, what it found.
     checks: HashMap<ContentKey, HashMap<String, (i64, Option<String>)>>,
+    /// Datasets removed from the list, by id: their names, as their removal logged them,
+    /// for their log lines and jobs in the History.
+    removed_names: HashMap<i64, String>,
     /// Datasets whose folders were found gone ([`Update::FoldersGone`]).
     folders_gone: HashSet<i64>,
     /// Datasets whose folders changed since their last scan, with what changed
@@ -269,6 +272,18 @@ impl Model {
 
     pub fn row(&self, id: i64) -> Option<&DatasetEntry> {
         self.index.get(&id).map(|&i| &self.rows[i])
+    }
+
+    /// Dataset `id`'s name, as its log lines and jobs show it: its row's, or for one removed
+    /// from the list its name then with `(removed)`; `None` when the window knows neither.
+    pub fn dataset_name(&self, id: i64) -> Option<String> {
+        match self.row(id) {
+            Some(row) => Some(row.name.clone()),
+            None => self
+                .removed_names
+                .get(&id)
+                .map(|name| format!("{name} (removed)")),
+        }
     }
 
     /// What closing the window now would cut short: deposits this process is sending
@@ -602,6 +617,9 @@ impl Model {
                 self.version += 1;
             }
             Update::DatasetRemoved(id) => {
+                if let Some(row) = self.row(id).filter(|r| r.id > 0) {
+                    self.removed_names.insert(id, row.name.clone());
+                }
                 self.folders_gone.remove(&id);
                 self.folders_changed.remove(&id);
                 self.remove(id);
@@ -724,6 +742,7 @@ impl Model {
         for job in s.latest_jobs {
             self.job_changed(job);
         }
+        self.removed_names = s.removed.into_iter().map(|r| (r.id, r.name)).collect();
         for r in s.results {
             self.same_data
                 .entry(r.fingerprint.clone())

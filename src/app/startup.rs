@@ -152,6 +152,7 @@ pub(super) async fn open(
                 latest_jobs: store.latest_jobs()?,
                 results: store.result_fingerprints()?,
                 recent_events: store.events_after(last - RECENT_EVENTS, RECENT_EVENTS as usize)?,
+                removed: store.removed_datasets()?,
                 checks: store.latest_checks()?,
                 paused_targets: paused,
                 settings: settings.clone(),

@@ -49,6 +49,8 @@ pub struct Startup {
     pub results: Vec<ResultFingerprint>,
     /// The end of the event log, oldest first.
     pub recent_events: Vec<EventRow>,
+    /// Datasets removed from the list, named as their removals logged them.
+    pub removed: Vec<crate::store::RemovedDataset>,
     /// The latest check of every deposit ever checked (`lodge verify`, Verify).
     pub checks: Vec<EventRow>,
     /// Targets paused (credentials refused, or not usable as they are), with why: the

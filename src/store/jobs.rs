@@ -1028,7 +1028,11 @@ impl Store {
             }
             events.push(insert_event(
                 db,
-                &job_event(&job, EventKind::Replay, replay_message(&identifier, &outcome)),
+                &job_event(
+                    &job,
+                    EventKind::Replay,
+                    replay_message(&identifier, &outcome),
+                ),
                 &self.actor,
             )?);
             return Ok(Claim::Replayed {

@@ -203,8 +203,10 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         ui.heading(format!("Remove {name}?"));
         ui.label(format!(
             "It has deposit history on {}. The history and the records in \
-             the repository stay; only the row and its scan are removed. Adding the folder \
-             again brings it back, and depositing it again is still replayed, never duplicated.",
+             the repository stay; only the row, its scan and its metadata are removed. Adding \
+             the folder again lists it anew, its metadata from its citation file if it has \
+             one, else entered again: with the same files and metadata (the same key), a \
+             deposit of it is replayed, never duplicated.",
             count_of(deposits as u64, "target", "targets")
         ));
         if sending > 0 {

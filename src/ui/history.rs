@@ -218,8 +218,15 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                         row.col(|ui| {
                             ui.label(r.job.to_string());
                         });
-                        row.col(|ui| {
-                            ui.label(r.name.as_deref().unwrap_or("(removed)"));
+                        row.col(|ui| match &r.name {
+                            Some(name) => {
+                                ui.label(name);
+                            }
+                            // Removed from the list: named as its removal logged it.
+                            None => {
+                                let name = r.dataset.and_then(|d| app.model.dataset_name(d));
+                                ui.label(name.as_deref().unwrap_or("(removed)"));
+                            }
                         });
                         row.col(|ui| {
                             ui.label(r.title.as_deref().unwrap_or(""));
@@ -460,6 +467,12 @@ fn record_cell(
                     &r.key[..12.min(r.key.len())],
                     now.short()
                 ));
+            } else if r.name.is_none() {
+                // `retry` would refuse it: removing the dataset said not to deposit it.
+                ui.weak("removed").on_hover_text(
+                    "Nothing to retry: its dataset was removed from the list. Add its folder \
+                     again and deposit it to send it.",
+                );
             } else if app.model.targets.iter().any(|t| t.scope_id == r.target) {
                 let button = ui
                     .small_button("Retry")

@@ -26,12 +26,7 @@ fn passes(line: &LogLine, min: Option<LogLevel>, dataset: Option<i64>) -> bool {
 pub fn line_text(app: &LodgeApp, line: &LogLine) -> String {
     let dataset = line
         .dataset
-        .and_then(|d| {
-            app.model
-                .row(d)
-                .map(|r| r.name.clone())
-                .or(Some(format!("#{d}")))
-        })
+        .map(|d| app.model.dataset_name(d).unwrap_or_else(|| format!("#{d}")))
         .map(|n| format!("{n}: "))
         .unwrap_or_default();
     format!(
