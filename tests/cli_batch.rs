@@ -2163,6 +2163,26 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
         text(&out)
     );
 
+    // Retried while the server still fails, the round gives up after its own attempts and
+    // says how many were made in all.
+    let out = run({
+        let mut c = lodge(&db);
+        c.args(["retry", "1", "--max-attempts", "1"]).args(FAST);
+        c
+    })
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let failed = store.job(1).unwrap();
+    assert_eq!((failed.attempts, failed.attempts_in_all()), (1, 3));
+    let cause = failed.last_error.unwrap_or_default();
+    assert!(
+        cause.starts_with("gave up after 1 attempt (3 in all); last:"),
+        "{cause}"
+    );
+    let show = text(&lodge_with(&db, &["show", "ds004", "--json"]).await);
+    let show: serde_json::Value = serde_json::from_str(&show).unwrap();
+    assert_eq!(show["deposits"][0]["attempts"], 3, "{show:#}");
+
     sandbox.set_faults(FaultConfig::default());
     let out = run({
         let mut c = lodge(&db);
@@ -2177,13 +2197,13 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
     assert_eq!(job.state, lodge::store::JobState::Deposited);
     assert_eq!(sandbox.stats().records, 1);
     // The retry's round started its count again; the history and the status count the
-    // two attempts before it too.
+    // three attempts before it too.
     assert_eq!(job.attempts, 1);
     let history = text(&lodge_with(&db, &["history"]).await);
-    assert!(history.contains(" (3 attempts)"), "{history}");
+    assert!(history.contains(" (4 attempts)"), "{history}");
     let status = text(&lodge_with(&db, &["status", "--json"]).await);
     let status: serde_json::Value = serde_json::from_str(&status).unwrap();
-    assert_eq!(status["items"][0]["attempts"], 3, "{status:#}");
+    assert_eq!(status["items"][0]["attempts"], 4, "{status:#}");
 
     // Nothing failed any more: the command says so rather than "re-queued 0 jobs".
     let out = run({

@@ -3017,6 +3017,9 @@ fn a_failed_deposits_details_say_why_at_their_top_and_retry_the_same_job() {
     assert_eq!(w.first_job(id), job, "the same job, not a new one");
     w.harness.step();
     assert!(w.harness.query_by_label("⟳ Retry").is_none());
+    // Its attempts are counted in all, the 8 of the round that failed too, as the History
+    // counts them.
+    w.wait_for_label_contains(&format!("Job {job} · deposited · 9 attempts"));
 }
 
 /// A failed deposit given up on with the details' Dismiss leaves the row's status (the

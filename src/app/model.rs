@@ -1048,6 +1048,7 @@ mod tests {
         JobRow {
             key: "ab".repeat(32).parse().unwrap(),
             attempts: 0,
+            attempts_before: 0,
             fence,
             updated_at,
             ..JobRow::for_tests(7, state)

@@ -631,7 +631,7 @@ fn as_json(
                 "state": j.state.as_str(),
                 "identifier": j.identifier,
                 "url": j.url,
-                "attempts": j.attempts,
+                "attempts": j.attempts_in_all(),
                 "last_error": j.last_error,
                 // Given up on (`lodge dismiss`): out of `status`, kept here.
                 "dismissed_at": j.dismissed_at.map(time_text),

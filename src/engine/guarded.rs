@@ -19,7 +19,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Engine, EngineError, EngineEvent, RetryDecision};
 use crate::content::{ContentDocument, FileStamp};
-use crate::store::{AttemptInput, EventKind, FileScan, Finish, KeyCopy, Lease, StoreError, now_ms};
+use crate::store::{
+    AttemptInput, EventKind, FileScan, Finish, JobRow, KeyCopy, Lease, StoreError, now_ms,
+};
 use crate::targets::{
     DepositRequest, Failure, FailureClass, Landed, ProgressSink, RecordRef, Target,
 };
@@ -389,15 +391,17 @@ impl Engine {
                     },
                     RetryDecision::AttemptsExhausted => Finish::Failed {
                         error: format!(
-                            "gave up after {}; last: {error}",
-                            count_of(lease.job.attempts, "attempt", "attempts")
+                            "gave up after {}{}; last: {error}",
+                            count_of(lease.job.attempts, "attempt", "attempts"),
+                            in_all(&lease.job)
                         ),
                         http_status,
                     },
                     RetryDecision::DeadlinePassed => Finish::Failed {
                         error: format!(
-                            "deadline reached after {}; last: {error}",
-                            count_of(lease.job.attempts, "attempt", "attempts")
+                            "deadline reached after {}{}; last: {error}",
+                            count_of(lease.job.attempts, "attempt", "attempts"),
+                            in_all(&lease.job)
                         ),
                         http_status,
                     },
@@ -516,4 +520,13 @@ pub fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// After a round's count of attempts, those of the rounds before it (a `retry` starts the
+/// count again), so a failure says the same number as the history: " (13 in all)".
+fn in_all(job: &JobRow) -> String {
+    match job.attempts_before {
+        0 => String::new(),
+        _ => format!(" ({} in all)", job.attempts_in_all()),
+    }
 }

@@ -83,7 +83,11 @@ pub struct JobRow {
     pub operation: String,
     pub key: ContentKey,
     pub state: JobState,
+    /// The attempts of this round: a `retry` starts the count again (each round has its
+    /// own bound and deadline).
     pub attempts: u32,
+    /// The attempts of the rounds before the latest `retry`.
+    pub attempts_before: u32,
     pub not_before: i64,
     pub deadline: i64,
     pub lease_owner: Option<String>,
@@ -105,6 +109,11 @@ impl JobRow {
     /// (The server's "exists" and a reconciliation's lookup both come after an attempt.)
     pub fn is_replay(&self) -> bool {
         self.state == JobState::Existing && self.attempts == 0
+    }
+
+    /// Every attempt it made, in all its rounds (those before a `retry` too).
+    pub fn attempts_in_all(&self) -> u32 {
+        self.attempts_before + self.attempts
     }
 }
 
@@ -139,6 +148,7 @@ impl JobRow {
             key: "a".repeat(64).parse().expect("64 hex characters"),
             state,
             attempts: 1,
+            attempts_before: 0,
             not_before: 0,
             deadline: 0,
             lease_owner: None,
@@ -280,7 +290,10 @@ pub enum Finish {
 pub(super) const JOB_COLUMNS: &str = "j.id, j.dataset_id, d.path, d.name, j.target, j.operation, \
     j.content_key, j.state, j.attempts, j.not_before, j.deadline, j.lease_owner, \
     j.lease_expires, j.fence, j.last_error, j.last_status, j.identifier, j.url, \
-    j.created_at, j.updated_at, j.dismissed_at";
+    j.created_at, j.updated_at, j.dismissed_at, j.attempts_before";
+
+/// How many columns [`JOB_COLUMNS`] reads: a statement's own columns after them start here.
+const JOB_COLUMN_COUNT: usize = 22;
 
 pub(super) fn job_from_row(r: &Row<'_, '_>) -> Result<JobRow> {
     let key: String = r.get(6)?;
@@ -308,6 +321,7 @@ pub(super) fn job_from_row(r: &Row<'_, '_>) -> Result<JobRow> {
         created_at: r.get(18)?,
         updated_at: r.get(19)?,
         dismissed_at: r.get(20)?,
+        attempts_before: r.get(21)?,
     })
 }
 
@@ -347,8 +361,11 @@ fn load_claimed(db: Db<'_>, id: i64) -> Result<(JobRow, AttemptInput)> {
     let (job, dataset_key, origin, document) = db
         .opt(&LOAD_CLAIMED, args![id], |r| {
             let job = job_from_row(r)?;
-            let (key, origin, document): (Option<String>, Option<String>, Option<String>) =
-                (r.get(21)?, r.get(22)?, r.get(23)?);
+            let (key, origin, document): (Option<String>, Option<String>, Option<String>) = (
+                r.get(JOB_COLUMN_COUNT)?,
+                r.get(JOB_COLUMN_COUNT + 1)?,
+                r.get(JOB_COLUMN_COUNT + 2)?,
+            );
             Ok((job, key, origin, document))
         })?
         .ok_or(StoreError::NoSuchJob(id))?;

@@ -490,7 +490,7 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                         "Job {} · {}{dismissed} · {}{earlier}{outcome}",
                         job.id,
                         job.state.as_str(),
-                        count_of(job.attempts, "attempt", "attempts")
+                        count_of(job.attempts_in_all(), "attempt", "attempts")
                     ))
                     .id_salt(("job", job.id))
                     .show(ui, |ui| {
