@@ -1387,7 +1387,16 @@ fn dismiss_in_a_refused_deposits_details_gives_it_up_and_the_history_keeps_it() 
     );
 
     w.open_history();
-    w.harness.get_by_label("dismissed");
+    w.harness.get_by_label("dismissed").hover();
+    w.wait_for_label_contains("then dismissed (given up on) ");
+    w.harness
+        .get_by_label_contains("the datasets list leaves it. A new deposit of the dataset");
+    assert!(
+        w.harness
+            .query_by_label_contains("Retry all failed leave")
+            .is_none(),
+        "Retry all failed never took a refused deposit"
+    );
     assert!(
         w.harness.query_by_label("Retry").is_none(),
         "a refused deposit is not re-queued from the History"

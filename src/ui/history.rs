@@ -372,8 +372,7 @@ fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
         Some(at) => (
             RichText::new(shown_state(r)),
             Some(format!(
-                "{} {}, then dismissed (given up on) {}: the datasets list and Retry all \
-                 failed leave it. {}",
+                "{} {}, then dismissed (given up on) {}: {}. {}",
                 if r.state == "failed" {
                     "Failed"
                 } else {
@@ -384,6 +383,12 @@ fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
                     .map(|e| format!("({e})"))
                     .unwrap_or_default(),
                 app.clock.date_time(at),
+                // Retry all failed never took a refused job.
+                if r.state == "failed" {
+                    "the datasets list and Retry all failed leave it"
+                } else {
+                    "the datasets list leaves it"
+                },
                 match r.state.as_str() {
                     "failed" =>
                         "Where its Record offers Retry, that queues it again with \
