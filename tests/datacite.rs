@@ -584,7 +584,14 @@ async fn a_doi_can_be_minted_for_what_was_just_deposited_to_another_target() {
         "one of two has no landing page: {text}"
     );
     assert!(text.contains("no landing page"), "{text}");
-    assert!(text.contains("deposit it there first"), "{text}");
+    assert!(
+        text.contains("deposit it there first — then deposit it here again"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("fix what it names"),
+        "no metadata to fix: {text}"
+    );
 
     let doi = doi::doi_for("10.80000", &deposited.1);
     let body: Value = get_doi(&sandbox, &doi).await.json().await.unwrap();

@@ -1282,6 +1282,10 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
         "{cause}"
     );
     assert_eq!(other.doi_count(), 0);
+    // No metadata is at fault: the row offers no Edit, only Deposit again.
+    w.harness.step();
+    assert!(w.harness.query_by_label("Edit").is_none());
+    w.harness.get_by_label("Deposit again");
 
     pick(&mut w, "lab");
     let (_, record) = w.deposit_row(id);

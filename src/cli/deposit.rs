@@ -899,6 +899,13 @@ fn refusal_hint(job: &JobRow) -> String {
     match (&job.dataset_path, job.last_error.as_deref()) {
         // Of the target, not the dataset (its bucket or folder missing): the cause names
         // the fix; or the deposit there is given up.
+        // A DOI's landing page is another target's record, not yet there: no metadata to fix.
+        (_, Some(error))
+            if error.starts_with("rejected")
+                && crate::targets::datacite::waits_for_landing(error) =>
+        {
+            " — then deposit it here again".to_string()
+        }
         (_, Some(error)) if error.starts_with("rejected") && error.contains(": target '") => {
             format!(
                 " — then deposit again; or give it up there: `lodge dismiss {}`",

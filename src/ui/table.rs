@@ -634,12 +634,16 @@ fn actions(
                 commands.push(command);
             }
         }
-        DedupStatus::Rejected { .. } => {
-            let edit = ui
-                .small_button("Edit")
-                .on_hover_text("Fix the metadata in the details panel, then deposit again");
-            if edit.clicked() {
-                commands.push(Command::LoadDetails { id: entry.id });
+        DedupStatus::Rejected { cause } => {
+            // Waiting for a landing page (DataCite's `landing_from=`) is no metadata's fault:
+            // no Edit, only Deposit again once the other deposit is made.
+            if !crate::targets::datacite::waits_for_landing(cause) {
+                let edit = ui
+                    .small_button("Edit")
+                    .on_hover_text("Fix the metadata in the details panel, then deposit again");
+                if edit.clicked() {
+                    commands.push(Command::LoadDetails { id: entry.id });
+                }
             }
             // A refusal that no metadata edit fixes (a DOI's landing page not deposited
             // yet, a repository's setting) is sent again once its cause is put right.

@@ -35,6 +35,16 @@ pub type LandingLookup =
     std::sync::Arc<dyn Fn(&ContentKey) -> Result<Option<String>, String> + Send + Sync>;
 
 /// Client of one DataCite repository (a prefix on a DataCite API endpoint).
+/// How a refusal for want of a landing page begins: the dataset has no record yet on the
+/// target `landing_from=` names.
+const NO_LANDING_PAGE: &str = "no landing page: this dataset has no record on ";
+
+/// Whether a refusal's `cause` is for want of a landing page: not the metadata's fault, the
+/// same deposit goes through once the dataset is deposited to the `landing_from=` target.
+pub fn waits_for_landing(cause: &str) -> bool {
+    cause.contains(NO_LANDING_PAGE)
+}
+
 pub struct DataCiteTarget {
     /// `datacite+` and the URL it was opened from (no password: that comes apart).
     url: String,
@@ -186,10 +196,7 @@ impl DataCiteTarget {
                 status: 0,
                 problems: vec![crate::content::FieldProblem {
                     field: "url".into(),
-                    message: format!(
-                        "no landing page: this dataset has no record on {from} yet; \
-                             deposit it there first"
-                    ),
+                    message: format!("{NO_LANDING_PAGE}{from} yet; deposit it there first"),
                 }],
             }),
         }
