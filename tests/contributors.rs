@@ -114,7 +114,7 @@ async fn a_contributor_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
         &[
             "contributors[0]: 'Curie, Marie' has no role: add role=ContactPerson",
             "contributors[1]: 'DataColector' is not a DataCite contributor type: did you mean \
-             DataCollector? (--contributor \"Curie, Marie; role=ContactPerson\")",
+             DataCollector? (--contributor \"Doe, Jane; role=DataCollector\")",
         ],
     );
     deposit_all_refused_unsent(&lab, &sandbox).await;

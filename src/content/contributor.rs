@@ -178,6 +178,24 @@ impl Contributor {
 
     /// As it is written: `Curie, Marie; role=ContactPerson; orcid=...; affiliation=...;
     /// ror=...`.
+    /// Its entry as a flag gives it, with the contributor type DataCite most likely meant
+    /// in place of a mistyped one (`role=DataColector` → `role=DataCollector`); `None` when
+    /// its type is not mistyped.
+    pub fn with_role_corrected(&self) -> Option<String> {
+        let c = self.normalized();
+        if c.role.is_empty() || CONTRIBUTOR_ROLES.contains(&c.role.as_str()) {
+            return None;
+        }
+        let meant = crate::wording::closest(&c.role, CONTRIBUTOR_ROLES.iter().copied(), 0.7)?;
+        Some(
+            Contributor {
+                role: meant.to_string(),
+                ..c
+            }
+            .describe(),
+        )
+    }
+
     pub fn describe(&self) -> String {
         let role = Some(self.role.as_str()).filter(|r| !r.trim().is_empty());
         let mut parts = vec![

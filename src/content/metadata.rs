@@ -777,9 +777,13 @@ impl Metadata {
         }
         for (i, c) in m.contributors.iter().enumerate() {
             if let Some(why) = c.problem() {
+                // A mistyped type is fixed by the same entry with the type meant.
+                let example = c
+                    .with_role_corrected()
+                    .unwrap_or_else(|| CONTRIBUTOR_EXAMPLE.to_string());
                 problem(
                     format!("contributors[{i}]"),
-                    &format!("{why} (--contributor \"{CONTRIBUTOR_EXAMPLE}\")"),
+                    &format!("{why} (--contributor \"{example}\")"),
                 );
             }
         }
