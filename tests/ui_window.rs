@@ -3058,6 +3058,8 @@ fn dismiss_in_a_failed_deposits_details_gives_it_up_and_the_historys_retry_bring
     w.harness.state_mut().history.state = Some("failed");
     w.harness.step();
     assert!(w.harness.query_by_label("dismissed").is_none());
+    w.harness
+        .get_by_label("The one job does not match the search and filters: clear them to see it.");
     w.harness.state_mut().history.state = Some("dismissed");
     w.harness.step();
     w.harness.get_by_label("dismissed");

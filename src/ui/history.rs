@@ -163,7 +163,16 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         ui.ctx().request_repaint();
     }
     if shown.is_empty() {
-        ui.label("No deposits match. Deposits appear here as soon as they are queued.");
+        // Nothing at all yet, or nothing the search and filters let through.
+        ui.label(match rows.len() {
+            0 => "No deposits yet. Deposits appear here as soon as they are queued.".to_string(),
+            1 => "The one job does not match the search and filters: clear them to see it."
+                .to_string(),
+            n => format!(
+                "None of the {n} jobs matches the search and filters: clear them to see every \
+                 one."
+            ),
+        });
         return;
     }
     // The job that landed each scope, if one did: a failed job of a scope that a later
