@@ -1187,6 +1187,24 @@ fn dismissing_a_failed_deposit_takes_it_and_its_earlier_failures_out_of_the_stat
         store.job(first).unwrap().dismissed_at.is_some(),
         "the earlier failure too"
     );
+    // Each is logged, the earlier one naming the job it went with.
+    let said: Vec<(Option<i64>, String)> = store
+        .events_after(0, 1_000)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == EventKind::Dismissed)
+        .map(|e| (e.job_id, e.message))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (
+                Some(first),
+                format!("given up by hand (with job {second}, of the same deposit)")
+            ),
+            (Some(second), "given up by hand".to_string()),
+        ]
+    );
 
     let after = line_of(&store);
     assert_eq!(

@@ -1581,7 +1581,13 @@ impl Store {
                                 "UPDATE jobs SET dismissed_at = ?2 WHERE id = ?1",
                                 args![one.id, now],
                             )?;
-                            let mut event = job_event(one, EventKind::Dismissed, why.to_string());
+                            // An earlier failure of the same deposit says which job it
+                            // went with: the log would otherwise read twice the same.
+                            let message = match one.id == id {
+                                true => why.to_string(),
+                                false => format!("{why} (with job {id}, of the same deposit)"),
+                            };
+                            let mut event = job_event(one, EventKind::Dismissed, message);
                             event.attempt = None;
                             insert_event(db, &event, &self.actor)?;
                         }
