@@ -411,6 +411,17 @@ fn removing_a_target_in_settings_takes_it_out_of_the_picker_the_config_and_the_s
         app.model.targets.len() == 1 && app.model.configured.is_empty()
     });
     assert_eq!(w.app().target, 0, "the picker falls back to the sandbox");
+    w.harness.step();
+    assert_eq!(
+        gui::notices_with(
+            w.app(),
+            "The target 'short-lived' is no longer configured, so the picker shows Local \
+             sandbox now: pick another before depositing."
+        )
+        .len(),
+        1,
+        "the fallback is said"
+    );
     assert!(
         !config_text(&w).contains("short-lived"),
         "{}",

@@ -229,9 +229,25 @@ impl LodgeApp {
             });
             let position =
                 |scope: &String| self.model.targets.iter().position(|t| &t.scope_id == scope);
-            self.target = position(scope)
-                .or_else(|| edited.and_then(position))
-                .unwrap_or(if scope.is_empty() { self.target } else { 0 });
+            let found = position(scope).or_else(|| edited.and_then(position));
+            // Removed while picked (Settings, `lodge target remove`): the sandbox takes its
+            // place, and that is said, lest the next Deposit go somewhere unlooked-for.
+            if found.is_none() && !scope.is_empty() && self.picked.2 != u64::MAX {
+                let gone = name.clone().unwrap_or_else(|| scope.clone());
+                self.model
+                    .apply(crate::app::Update::Notice(crate::app::Notice::warning(
+                        format!(
+                            "The target '{gone}' is no longer configured, so the picker shows {} \
+                         now: pick another before depositing.",
+                            self.model.targets[0]
+                                .label
+                                .split(" — ")
+                                .next()
+                                .unwrap_or("the local sandbox")
+                        ),
+                    )));
+            }
+            self.target = found.unwrap_or(if scope.is_empty() { self.target } else { 0 });
         }
         if self.picked.0 != self.target_id() || self.picked.2 != self.model.targets_version {
             let scope = self.target_id().to_string();
