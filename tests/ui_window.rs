@@ -1673,6 +1673,30 @@ fn at_the_smallest_window_with_the_details_open_a_rows_actions_scroll_into_reach
     });
 }
 
+/// At the window's smallest, the details open narrower: a deposited row's buttons (Open
+/// record the widest of them) are all in view beside the panel, with no sideways scroll.
+#[test]
+fn at_the_smallest_window_the_details_leave_a_deposited_rows_buttons_in_view() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.deposit_row(id);
+    w.harness.set_size(egui::vec2(900.0, 560.0));
+    w.select(id);
+    let details_left = w.details_close().left();
+    for button in ["Open record", "📂", "🗑"] {
+        let at = w
+            .harness
+            .query_all_by_label(button)
+            .map(|n| n.rect())
+            .find(|r| r.left() < details_left)
+            .unwrap_or_else(|| panic!("{button} in the row"));
+        assert!(
+            at.right() <= details_left,
+            "{button} at {at:?} is under the details (from x = {details_left})"
+        );
+    }
+}
+
 #[test]
 fn at_the_smallest_window_the_historys_last_column_scrolls_into_view() {
     let mut w = Window::open(FaultConfig::default());
