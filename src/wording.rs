@@ -163,24 +163,31 @@ pub fn replayed_since(jobs: &[i64]) -> String {
 }
 
 /// Of `choices`, the one `typed` most likely meant, for a "did you mean ...?": the closest
-/// by edit distance, ignoring case, if at least `at_least` alike (0 to 1).
+/// by edit distance, ignoring case, if at least `at_least` alike (0 to 1). `None` when two
+/// differ as little (`run` among `run1` … `run9`): naming one of them would be a guess.
 pub fn closest<'a>(
     typed: &str,
     choices: impl IntoIterator<Item = &'a str>,
     at_least: f64,
 ) -> Option<&'a str> {
     let typed = typed.to_lowercase();
-    choices
-        .into_iter()
-        .map(|c| {
-            (
-                c,
-                strsim::normalized_damerau_levenshtein(&typed, &c.to_lowercase()),
-            )
-        })
-        .filter(|(_, alike)| *alike >= at_least)
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(c, _)| c)
+    let mut best: Option<(&str, f64)> = None;
+    let mut tied = false;
+    for c in choices {
+        let alike = strsim::normalized_damerau_levenshtein(&typed, &c.to_lowercase());
+        if alike < at_least {
+            continue;
+        }
+        match best {
+            Some((b, score)) if alike == score && !b.eq_ignore_ascii_case(c) => tied = true,
+            Some((_, score)) if alike <= score => {}
+            _ => {
+                best = Some((c, alike));
+                tied = false;
+            }
+        }
+    }
+    best.filter(|_| !tied).map(|(c, _)| c)
 }
 
 /// Why a dataset whose files are restricted or embargoed (`access`) is not kept so by
@@ -261,6 +268,20 @@ pub fn with_causes(error: &(dyn Error + 'static)) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::closest;
+
+    #[test]
+    fn a_did_you_mean_names_the_closest_choice_but_not_one_of_several_as_close() {
+        assert_eq!(closest("lob", ["lab", "s3"], 0.6), Some("lab"));
+        let runs: Vec<String> = (1..=9).map(|n| format!("run{n}")).collect();
+        assert_eq!(closest("run", runs.iter().map(String::as_str), 0.7), None);
+        assert_eq!(
+            closest("run1", runs.iter().map(String::as_str), 0.7),
+            Some("run1")
+        );
+        assert_eq!(closest("zzz", ["lab"], 0.6), None);
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_file_error_reads_in_plain_words_without_the_os_error_number() {
