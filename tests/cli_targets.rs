@@ -2412,3 +2412,45 @@ async fn a_saved_datacite_target_mints_by_name_with_landing_pages_from_a_saved_t
         text(&out)
     );
 }
+
+/// A saved S3 target signs its requests with its access key and secret: a token given for
+/// the run is not used, and a note says so, as for a saved token target. Nothing is sent
+/// (a dry run).
+#[test]
+fn a_token_given_to_a_saved_s3_target_is_not_used_and_a_note_says_so() {
+    let lab = Lab::new();
+    std::fs::create_dir_all(lab.path("config")).unwrap();
+    std::fs::write(
+        lab.path("config/config.toml"),
+        "[targets.lab-s3]\nurl = \"s3://labdata/x\"\nendpoint = \"http://127.0.0.1:9\"\n\
+         user = \"AKIAEXAMPLE\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        lab.path("config/secrets.toml"),
+        "[secrets]\n\"lab-s3\" = \"not-a-real-secret\"\n",
+    )
+    .unwrap();
+    add_dataset(&lab.store("lodge.db"), &lab);
+    let out = with_token(
+        &lab,
+        &["deposit", "--all", "--dry-run", "--target", "lab-s3"],
+        Some("a-token"),
+    );
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "note: target 'lab-s3' (S3) signs its requests with its access key and secret; the \
+           token given with --token (or LODGE_TOKEN) is not used",
+        ],
+    );
+    // Without a token, no note.
+    let out = with_token(
+        &lab,
+        &["deposit", "--all", "--dry-run", "--target", "lab-s3"],
+        None,
+    );
+    assert!(!text(&out).contains("is not used"), "{}", text(&out));
+}

@@ -43,10 +43,19 @@ fn saved_token_for_url(config: &Config, path: &std::path::Path, url: &str) -> Op
 /// A saved DataCite, Zenodo or InvenioRDM target sends its own stored token: one given for
 /// the run (`--token`, `LODGE_TOKEN`) is not used, and a note says so.
 fn note_token_unused(name: &str, spec: &crate::config::TargetConfig, token: Option<&str>) {
-    if spec.takes_token() && token.is_some() {
+    if token.is_none() {
+        return;
+    }
+    if spec.takes_token() {
         say_err!(
             "note: target '{name}' sends the token saved with it; the one given with --token \
              (or LODGE_TOKEN) is for targets given by URL and for sandboxes, and is not used"
+        );
+    } else if spec.url.trim_start().starts_with("s3://") {
+        // S3 signs each request with an access key and its secret: a token has no place.
+        say_err!(
+            "note: target '{name}' (S3) signs its requests with its access key and secret; the \
+             token given with --token (or LODGE_TOKEN) is not used"
         );
     }
 }
