@@ -86,7 +86,7 @@ async fn a_date_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
         &text(&out),
         &[
             "dates[0]: 'Colected' is not a DataCite date type: did you mean Collected? \
-             (--date \"Collected 2025-03-01/2025-06-30\")",
+             (--date \"Collected 2025\")",
             "dates[1]: 'spring 2025' is not a date: write YYYY, YYYY-MM or YYYY-MM-DD",
         ],
     );

@@ -115,6 +115,24 @@ impl DatasetDate {
         None
     }
 
+    /// As it is written, with the date type DataCite most likely meant in place of a
+    /// mistyped one (`Colected 2025` → `Collected 2025`); `None` when its type is not
+    /// mistyped.
+    pub fn with_type_corrected(&self) -> Option<String> {
+        let d = self.normalized();
+        if d.date_type.is_empty() || DATE_TYPES.contains(&d.date_type.as_str()) {
+            return None;
+        }
+        let meant = crate::wording::closest(&d.date_type, DATE_TYPES.iter().copied(), 0.7)?;
+        Some(
+            DatasetDate {
+                date_type: meant.to_string(),
+                ..d
+            }
+            .describe(),
+        )
+    }
+
     /// As it is written: `Collected 2025-03-01/2025-06-30`.
     pub fn describe(&self) -> String {
         format!("{} {}", self.date_type.trim(), self.date.trim())

@@ -750,9 +750,13 @@ impl Metadata {
         }
         for (i, d) in m.dates.iter().enumerate() {
             if let Some(why) = d.problem() {
+                // A mistyped type is fixed by the same date with the type meant.
+                let example = d
+                    .with_type_corrected()
+                    .unwrap_or_else(|| DATE_EXAMPLE.to_string());
                 problem(
                     format!("dates[{i}]"),
-                    &format!("{why} (--date \"{DATE_EXAMPLE}\")"),
+                    &format!("{why} (--date \"{example}\")"),
                 );
             }
         }
