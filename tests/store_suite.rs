@@ -1572,6 +1572,23 @@ every_backend!(
     paused_targets_are_listed_with_why_until_resumed,
 );
 
+/// A result for `key` written straight into a SQLite backend's file, as another process
+/// (another machine's job, an older Lodge) would have recorded it: `identifier`, created.
+fn result_written_by_another_process(b: &Backend, key: &ContentKey, identifier: &str) {
+    let StoreLocation::File(path) = &b.location else {
+        unreachable!("a SQLite backend")
+    };
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .execute(
+            "INSERT INTO results (target, operation, content_key, identifier, url, outcome,
+                                  fingerprint, job_id, recorded_at)
+             VALUES (?1, 'deposit', ?2, ?3, NULL, 'created', 'f', NULL, 0)",
+            rusqlite::params![TARGET, key.to_hex(), identifier],
+        )
+        .unwrap();
+}
+
 /// A landing whose scope got a result from elsewhere after the claim looked (another
 /// machine's job, on a shared store) joins that result: the job ends `existing` with the
 /// earlier identifier, and the result is not replaced. SQLite only: the result is written
@@ -1583,18 +1600,7 @@ fn a_landing_after_another_result_for_the_scope_joins_it() {
     with_target(&store);
     let (_, key, job) = b.queued(&store, 1);
     let lease = claim(&store, "w1", Duration::from_secs(60));
-    let StoreLocation::File(path) = &b.location else {
-        unreachable!("a SQLite backend")
-    };
-    rusqlite::Connection::open(path)
-        .unwrap()
-        .execute(
-            "INSERT INTO results (target, operation, content_key, identifier, url, outcome,
-                                  fingerprint, job_id, recorded_at)
-             VALUES (?1, 'deposit', ?2, 'theirs-1', NULL, 'created', 'f', NULL, 0)",
-            rusqlite::params![TARGET, key.to_hex()],
-        )
-        .unwrap();
+    result_written_by_another_process(&b, &key, "theirs-1");
 
     let (joined, _) = store.finish(&lease, &landed("mine-2")).unwrap();
     assert_eq!(joined.state, JobState::Existing);
@@ -1616,18 +1622,7 @@ fn a_job_queued_before_its_keys_result_was_recorded_is_replayed_when_claimed() {
     let store = b.open();
     with_target(&store);
     let (_, key, queued) = b.queued(&store, 1);
-    let StoreLocation::File(path) = &b.location else {
-        unreachable!("a SQLite backend")
-    };
-    rusqlite::Connection::open(path)
-        .unwrap()
-        .execute(
-            "INSERT INTO results (target, operation, content_key, identifier, url, outcome,
-                                  fingerprint, job_id, recorded_at)
-             VALUES (?1, 'deposit', ?2, 'theirs-1', NULL, 'created', 'f', NULL, 0)",
-            rusqlite::params![TARGET, key.to_hex()],
-        )
-        .unwrap();
+    result_written_by_another_process(&b, &key, "theirs-1");
     match store
         .claim("w1", Duration::from_secs(60), 8, &filter())
         .unwrap()

@@ -1238,13 +1238,12 @@ fn an_invenio_target_added_in_settings_with_its_token_takes_deposits_and_the_tok
     assert!(other.invenio_uploads() > 0, "its files were uploaded");
 }
 
-/// "Mint a DOI for what I just deposited there", from the window: a DataCite target saved
-/// with `landing_from=` the name of another saved target gets each dataset's landing page
-/// from the record its deposit to that target got, looked up as its deposit starts. In the
-/// details both deposits offer Verify, and only the record with the files offers Verify
-/// bytes: DataCite keeps none to read back.
-#[test]
-fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landing_from_target() {
+/// A window with two saved targets on a second sandbox: `lab` (the sandbox itself) and
+/// `dois`, its DataCite emulation with `landing_from=lab` and `options` (`&state=...`)
+/// after it, its password saved. The runtime keeps the sandbox running.
+fn window_with_a_doi_target_landing_on_lab(
+    options: &str,
+) -> (tokio::runtime::Runtime, RunningSandbox, Window) {
     no_keyring();
     let lab = support::Lab::new();
     let cfg = gui::config(&lab, FaultConfig::default());
@@ -1254,7 +1253,7 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
     config_before_opening(
         &lab,
         &format!(
-            "[targets.lab]\nurl = \"{}\"\n\n[targets.dois]\nurl = \"{}&state=publish&landing_from=lab\"\n",
+            "[targets.lab]\nurl = \"{}\"\n\n[targets.dois]\nurl = \"{}{options}&landing_from=lab\"\n",
             other.target_url(),
             other.datacite_target_url()
         ),
@@ -1264,17 +1263,30 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
     w.wait("both targets in the picker", |app| {
         app.model.targets.len() == 3
     });
-    let pick = |w: &mut Window, name: &str| {
-        let at = w
-            .app()
-            .model
-            .targets
-            .iter()
-            .position(|t| t.label.starts_with(&format!("{name} — ")))
-            .unwrap_or_else(|| panic!("{name} is in the picker"));
-        w.harness.state_mut().target = at;
-        w.harness.step();
-    };
+    (rt, other, w)
+}
+
+/// Pick the saved target `name` in the window's picker.
+fn pick(w: &mut Window, name: &str) {
+    let at = w
+        .app()
+        .model
+        .targets
+        .iter()
+        .position(|t| t.label.starts_with(&format!("{name} — ")))
+        .unwrap_or_else(|| panic!("{name} is in the picker"));
+    w.harness.state_mut().target = at;
+    w.harness.step();
+}
+
+/// "Mint a DOI for what I just deposited there", from the window: a DataCite target saved
+/// with `landing_from=` the name of another saved target gets each dataset's landing page
+/// from the record its deposit to that target got, looked up as its deposit starts. In the
+/// details both deposits offer Verify, and only the record with the files offers Verify
+/// bytes: DataCite keeps none to read back.
+#[test]
+fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landing_from_target() {
+    let (rt, other, mut w) = window_with_a_doi_target_landing_on_lab("&state=publish");
 
     // Asked for a DOI first, the dataset is refused before anything is sent: it has no
     // record on 'lab' to land on yet.
@@ -1347,34 +1359,8 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
 /// not re-queued as it is: depositing the dataset sends it again).
 #[test]
 fn dismiss_in_a_refused_deposits_details_gives_it_up_and_the_history_keeps_it() {
-    no_keyring();
-    let lab = support::Lab::new();
-    let cfg = gui::config(&lab, FaultConfig::default());
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let other = sandbox_beside(&rt, &lab);
-    let password = other.datacite_account().password;
-    config_before_opening(
-        &lab,
-        &format!(
-            "[targets.lab]\nurl = \"{}\"\n\n[targets.dois]\nurl = \"{}&landing_from=lab\"\n",
-            other.target_url(),
-            other.datacite_target_url()
-        ),
-        Some(&format!("[secrets]\ndois = \"{password}\"\n")),
-    );
-    let mut w = Window::open_with(lab, cfg);
-    w.wait("both targets in the picker", |app| {
-        app.model.targets.len() == 3
-    });
-    let at = w
-        .app()
-        .model
-        .targets
-        .iter()
-        .position(|t| t.label.starts_with("dois — "))
-        .expect("dois is in the picker");
-    w.harness.state_mut().target = at;
-    w.harness.step();
+    let (_rt, other, mut w) = window_with_a_doi_target_landing_on_lab("");
+    pick(&mut w, "dois");
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let id = w.add_folder(&folder);
     w.harness.get_by_label("Deposit").click();
