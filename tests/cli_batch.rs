@@ -2240,6 +2240,52 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
     assert_eq!(sandbox.stats().records, 1);
 }
 
+/// A failed item deposited again (rather than retried) that fails again: the later job is
+/// the one the status shows and the one `retry --all-failed` sends; the first is history,
+/// and a retry of it by number names the later one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_failed_item_deposited_again_and_failed_again_is_retried_by_its_later_job() {
+    let lab = Lab::new();
+    let sandbox = lab.failing_sandbox("sbx").await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (id, _) = add(&store, &lab.numbered_folder(1), &metadata("N1"));
+    let deposit = || {
+        let mut c = lodge(&db);
+        c.args([
+            "deposit",
+            "--target",
+            &sandbox.target_url(),
+            &id.to_string(),
+        ])
+        .args(["--max-attempts", "1"])
+        .args(FAST);
+        run(c)
+    };
+    assert_eq!(deposit().await.status.code(), Some(1), "job 1 fails");
+    assert_eq!(deposit().await.status.code(), Some(1), "job 2 fails");
+
+    let status = text(&lodge_with(&db, &["status"]).await);
+    assert!(status.contains("`lodge retry 2`"), "{status}");
+    assert!(!status.contains("lodge retry 1"), "{status}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&lodge_with(&db, &["status", "--json"]).await.stdout).unwrap();
+    assert_eq!(json["totals"]["failed"], 1, "{json}");
+
+    let t = text(&lodge_with(&db, &["retry", "1", "--queue-only"]).await);
+    assert!(
+        t.contains(
+            "job 1 failed, but its key was deposited again since, as job 2 (failed): that is \
+             the one to retry, `lodge retry 2`"
+        ),
+        "{t}"
+    );
+    let t = text(&lodge_with(&db, &["retry", "--all-failed", "--queue-only"]).await);
+    assert!(t.contains("re-queued 1 job"), "{t}");
+    assert_eq!(store.job(2).unwrap().state, lodge::store::JobState::Queued);
+    assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn several_failed_items_end_with_one_command_that_retries_them_all() {
     let lab = Lab::new();

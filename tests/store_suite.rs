@@ -289,6 +289,53 @@ fn the_history_counts_a_retried_jobs_attempts_of_every_round(b: Backend) {
     assert_eq!(store.job(job).unwrap().attempts, 1);
 }
 
+/// A failed deposit queued again (a `deposit` run anew makes a new job) is taken over by
+/// the new job: while it is on the queue nothing is failed, and once it fails too it is the
+/// one to retry, not the first (which `retry` leaves as history, and the totals do not
+/// count).
+fn a_failed_job_deposited_again_leaves_only_the_later_job_to_retry(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (dataset, key, first) = b.queued(&store, 1);
+    store.cancel_jobs(&[first], "cancelled by hand").unwrap();
+    assert_eq!(store.totals().unwrap().failed, 1);
+    let (again, _) = store
+        .enqueue_deposit(dataset, TARGET, &key, Duration::from_secs(3600))
+        .unwrap();
+    let second = again.job_id();
+    assert_ne!(second, first);
+    assert_eq!(
+        store.totals().unwrap().failed,
+        0,
+        "its deposit is queued again"
+    );
+    assert!(store.failed_job_ids(None).unwrap().is_empty());
+    assert!(
+        store
+            .retry_jobs(&[first], Duration::from_secs(60))
+            .unwrap()
+            .is_empty(),
+        "the later job is on its way"
+    );
+
+    store.cancel_jobs(&[second], "cancelled by hand").unwrap();
+    assert_eq!(store.totals().unwrap().failed, 1);
+    assert_eq!(store.failed_job_ids(None).unwrap(), [second]);
+    assert!(
+        store
+            .retry_jobs(&[first], Duration::from_secs(60))
+            .unwrap()
+            .is_empty(),
+        "the first stays history"
+    );
+    assert_eq!(
+        store
+            .retry_jobs(&[second], Duration::from_secs(60))
+            .unwrap(),
+        [second]
+    );
+}
+
 fn a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -1159,7 +1206,10 @@ fn dismissing_a_failed_deposit_takes_it_and_its_earlier_failures_out_of_the_stat
         (before.state.as_str(), before.job),
         ("failed", Some(second))
     );
-    assert_eq!(store.totals().unwrap().failed, 2);
+    // The later failure is the one standing (to retry); the first is history, though a
+    // dismissal of the deposit gives up on both.
+    assert_eq!(store.totals().unwrap().failed, 1);
+    assert_eq!(store.failed_job_ids(Some(TARGET)).unwrap(), [second]);
     assert_eq!(store.standing_failures(TARGET).unwrap(), [first, second]);
 
     let ended_at = store.job(second).unwrap().updated_at;
@@ -1547,6 +1597,7 @@ every_backend!(
     concurrent_claimers_never_share_a_job,
     a_failed_job_is_requeued_with_the_same_key,
     the_history_counts_a_retried_jobs_attempts_of_every_round,
+    a_failed_job_deposited_again_leaves_only_the_later_job_to_retry,
     a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued,
     a_failed_job_whose_scope_landed_since_is_neither_listed_failed_nor_requeued,
     datasets_overlapping_a_folder_are_those_inside_it_or_around_it,

@@ -1321,6 +1321,15 @@ fn why_not_retried(s: &Store, id: i64) -> Result<String, StoreError> {
         LeftAsItWas::AnotherOnItsWay(_) => {
             format!("{name} (job {id}) has another deposit of its key on the way")
         }
+        LeftAsItWas::Superseded(later) => format!(
+            "{name} (job {id}) was deposited again since, as job {} ({}){}",
+            later.id,
+            later.state.as_str(),
+            match later.state {
+                JobState::Failed => ": retry that one",
+                _ => "",
+            }
+        ),
         LeftAsItWas::Unexplained => format!("{name} (job {id}) was left as it is"),
     })
 }

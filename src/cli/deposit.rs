@@ -988,6 +988,16 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             other.id,
             other.state.as_str()
         ),
+        LeftAsItWas::Superseded(later) => format!(
+            "job {id} failed, but its key was deposited again since, as job {} ({}){}",
+            later.id,
+            later.state.as_str(),
+            match later.state {
+                JobState::Failed =>
+                    format!(": that is the one to retry, `lodge retry {}`", later.id),
+                _ => ": its outcome is the one that stands".to_string(),
+            }
+        ),
         LeftAsItWas::NotFailed | LeftAsItWas::Unexplained => {
             format!("job {id} failed and was not re-queued")
         }

@@ -23,6 +23,9 @@ pub enum LeftAsItWas {
     Rescanned(Box<DatasetRow>),
     /// Another job for the same key is already on its way.
     AnotherOnItsWay(Box<JobRow>),
+    /// A later job for the same key ended too (failed, refused): that one is the deposit
+    /// the status shows, and the one to retry.
+    Superseded(Box<JobRow>),
     /// None of the above was found (the job changed meanwhile, say).
     Unexplained,
 }
@@ -63,12 +66,22 @@ pub fn why_left(store: &Store, job: &JobRow) -> Result<LeftAsItWas, StoreError> 
     if dataset.key != Some(job.key) {
         return Ok(LeftAsItWas::Rescanned(Box::new(dataset)));
     }
-    let active = store
+    let same_scope: Vec<JobRow> = store
         .jobs_of_dataset(dataset.id)?
         .into_iter()
-        .find(|j| j.target == job.target && j.key == job.key && !j.state.is_terminal());
-    Ok(match active {
-        Some(other) => LeftAsItWas::AnotherOnItsWay(Box::new(other)),
-        None => LeftAsItWas::Unexplained,
-    })
+        .filter(|j| j.id != job.id && j.target == job.target && j.key == job.key)
+        .collect();
+    if let Some(other) = same_scope.iter().find(|j| !j.state.is_terminal()) {
+        return Ok(LeftAsItWas::AnotherOnItsWay(Box::new(other.clone())));
+    }
+    Ok(
+        match same_scope
+            .into_iter()
+            .filter(|j| j.id > job.id)
+            .max_by_key(|j| j.id)
+        {
+            Some(later) => LeftAsItWas::Superseded(Box::new(later)),
+            None => LeftAsItWas::Unexplained,
+        },
+    )
 }

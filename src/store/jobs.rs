@@ -1448,19 +1448,20 @@ impl Store {
                 {
                     continue;
                 }
-                // A newer job for the same scope may already be active; then this one stays
-                // as history and the active one carries on.
-                let active: bool = db.one(
+                // A newer job for the same scope may already be active, or have ended in
+                // its turn; then this one stays as history, and the newer one carries on or
+                // is the one to retry (the one the status shows).
+                let active_or_later: bool = db.one(
                     concat!(
                         "SELECT EXISTS (SELECT 1 FROM jobs WHERE target = ?1 AND operation = ?2
-                           AND content_key = ?3 AND ",
+                           AND content_key = ?3 AND (id > ?4 OR ",
                         active_job!(),
-                        ")"
+                        "))"
                     ),
-                    args![&job.target, &job.operation, job.key.to_hex()],
+                    args![&job.target, &job.operation, job.key.to_hex(), id],
                     |r| r.get(0),
                 )?;
-                if active {
+                if active_or_later {
                     continue;
                 }
                 let now = now_ms();

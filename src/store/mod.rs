@@ -18,7 +18,9 @@ macro_rules! active_job {
 }
 
 /// A failed job `j` (a dead letter) still waiting for the user, as a SQL condition: its key
-/// has not landed since through another job, and its dataset is still listed and has not
+/// has not landed since through another job, no later job of its scope took its place (one
+/// queued again by a deposit, or failed in its turn: that one is the one to retry), and
+/// its dataset is still listed and has not
 /// moved on to another key that has landed on this target since. The others are history:
 /// `retry --all-failed` leaves them, and the totals do not count them. (One whose dataset
 /// was rescanned and not deposited since stays: `retry` says how to deposit it now.)
@@ -28,6 +30,9 @@ macro_rules! still_to_retry {
         "j.dismissed_at IS NULL
          AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
                      AND r.operation = j.operation AND r.content_key = j.content_key)
+         AND NOT EXISTS (SELECT 1 FROM jobs later WHERE later.target = j.target
+                     AND later.operation = j.operation AND later.content_key = j.content_key
+                     AND later.id > j.id)
          AND EXISTS (SELECT 1 FROM datasets d WHERE d.id = j.dataset_id
                      AND (d.content_key = j.content_key
                           OR NOT EXISTS (SELECT 1 FROM results n WHERE n.target = j.target

@@ -222,13 +222,26 @@ impl S3Location {
 /// page often writes it, gets the URL it most likely means: plain http on this machine
 /// (a local test server), https elsewhere.
 fn endpoint_problem(given: &str) -> String {
+    // What is before an `@` may be a key and its secret: never repeated, not even as a
+    // suggestion.
+    let authority = given.split_once("://").map_or(given, |(_, rest)| rest);
+    let authority = authority.split(['/', '?', '#']).next().unwrap_or_default();
+    if authority.contains('@') {
+        return "the endpoint holds a user name or password before its host (not shown here): \
+                give only its URL, e.g. https://s3.example.org, and the access key with --user \
+                or --access-key-env, the secret with --secret-stdin or --secret-env"
+            .to_string();
+    }
     if given.contains("://") || given.is_empty() {
         return format!(
             "endpoint '{given}' must be an http(s) URL with a host, e.g. https://s3.example.org"
         );
     }
     let host = given.split([':', '/']).next().unwrap_or_default();
-    let local = host == "localhost" || host.starts_with("127.") || given.starts_with("[::1]");
+    let local = host == "localhost"
+        || host.starts_with("127.")
+        || host == "0.0.0.0"
+        || given.starts_with("[::1]");
     let scheme = if local { "http" } else { "https" };
     format!(
         "endpoint '{given}' must be an http(s) URL with a host: did you mean {scheme}://{given}?"
@@ -264,6 +277,21 @@ mod tests {
             )
         );
         assert!(problem("https://s3.example.org").is_none());
+        // A key and secret before the host are never repeated, not even as a suggestion.
+        for secret in [
+            "AKIAXX:secretpw@s3.example.org",
+            "ftp://AKIAXX:secretpw@s3.example.org",
+        ] {
+            let said = problem(secret).unwrap();
+            assert!(
+                !said.contains("secretpw") && !said.contains("AKIAXX"),
+                "{said}"
+            );
+            assert!(
+                said.contains("holds a user name or password before its host"),
+                "{said}"
+            );
+        }
     }
 
     #[test]
