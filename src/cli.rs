@@ -80,7 +80,9 @@ pub enum Command {
     Deposit(deposit::DepositArgs),
     /// Every dataset with its state per target, then totals.
     #[command(mut_arg("states", |a| a.value_parser(
-        clap::builder::PossibleValuesParser::new(report::DATASET_STATES.into_iter().chain(report::JOB_STATES))
+        clap::builder::PossibleValuesParser::new(
+            report::DATASET_STATES.into_iter().chain(report::JOB_STATES).chain(["dismissed"])
+        )
     )))]
     Status {
         #[command(flatten)]

@@ -2284,6 +2284,16 @@ async fn a_failed_item_deposited_again_and_failed_again_is_retried_by_its_later_
     assert!(t.contains("re-queued 1 job"), "{t}");
     assert_eq!(store.job(2).unwrap().state, lodge::store::JobState::Queued);
     assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+    // With the later one on the queue, a retry of the first names the deposit that sends it.
+    let t = text(&lodge_with(&db, &["retry", "1", "--queue-only"]).await);
+    assert!(
+        t.contains(&format!(
+            "job 1 failed, but job 2 for the same key is queued, still to be done: `lodge \
+             deposit --target {} {id}` runs it",
+            sandbox.target_url()
+        )),
+        "{t}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -1187,6 +1187,14 @@ async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_
     );
     let failed = text(&with_token(&lab, &["history", "--state", "failed"], None));
     assert!(failed.contains("no jobs match (of 1)"), "{failed}");
+    // Asked of `status`, which they leave, the answer says where they are.
+    let status = with_token(&lab, &["status", "--state", "dismissed"], None);
+    assert_eq!(status.status.code(), Some(2), "{}", text(&status));
+    assert!(
+        text(&status).contains("`lodge history --state dismissed` lists them"),
+        "{}",
+        text(&status)
+    );
     let history = with_token(&lab, &["history", "--json"], None);
     let history: serde_json::Value = serde_json::from_slice(&history.stdout).unwrap();
     assert!(history[0]["dismissed"].is_string(), "{history}");

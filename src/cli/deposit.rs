@@ -863,6 +863,10 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             "job {id} is deposited as {}: nothing to retry",
             job.identifier.as_deref().unwrap_or("?")
         ),
+        JobState::Existing if job.is_replay() => format!(
+            "job {id} replayed the deposit recorded as {}, with no request: nothing to retry",
+            job.identifier.as_deref().unwrap_or("?")
+        ),
         JobState::Existing => format!(
             "job {id} landed as {} (the record existed already): nothing to retry",
             job.identifier.as_deref().unwrap_or("?")
@@ -983,10 +987,14 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             )
         }
         LeftAsItWas::AnotherOnItsWay(other) => format!(
-            "job {id} failed, but job {} for the same key is {}, still to be done: \
-             `lodge deposit` runs it",
+            "job {id} failed, but job {} for the same key is {}, still to be done: `{}` runs \
+             it",
             other.id,
-            other.state.as_str()
+            other.state.as_str(),
+            match other.dataset_id {
+                Some(dataset) => deposit_command(store, &other.target, dataset),
+                None => "lodge deposit".to_string(),
+            }
         ),
         LeftAsItWas::Superseded(later) => format!(
             "job {id} failed, but its key was deposited again since, as job {} ({}){}",

@@ -191,6 +191,13 @@ fn senders_by_target(store: &Store) -> anyhow::Result<HashMap<String, String>> {
 }
 
 pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<ExitCode> {
+    // Taken by `--state` so as to say where they are, rather than clap's nearest value.
+    if filter.states.iter().any(|s| s == "dismissed") {
+        anyhow::bail!(
+            "deposits given up on (dismissed) leave `lodge status`: `lodge history --state \
+             dismissed` lists them"
+        );
+    }
     let store = db.open_existing()?;
     let wanted = filter.resolve(&store, Listing::Status)?;
     let all_rows = store.status_rows()?;

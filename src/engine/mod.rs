@@ -443,7 +443,13 @@ impl Engine {
             self.record(
                 &lease,
                 Finish::Release {
-                    message: "claimed ahead by a worker that stopped; back on the queue".into(),
+                    // Its claim logged an attempt (before anything could be sent): it
+                    // was not made, and its count is given back.
+                    message: format!(
+                        "claimed ahead by a worker that stopped; back on the queue (attempt {} \
+                         was not made)",
+                        lease.job.attempts
+                    ),
                     not_before: None,
                     attempt_made: false,
                 },
