@@ -959,7 +959,7 @@ fn a_database_not_lodges_is_refused_untouched_whatever_its_schema_version() {
                 "the Lodge database {} was written by a newer Lodge",
                 db.display()
             ),
-            "(schema 9, this Lodge knows up to 7)",
+            "(schema 9, this Lodge knows up to 8)",
             "Use a newer Lodge, or another --db",
         ],
     );

@@ -334,6 +334,61 @@ fn a_failed_job_deposited_again_leaves_only_the_later_job_to_retry(b: Backend) {
             .unwrap(),
         [second]
     );
+
+    // A refusal deposited again is taken over the same way: the totals count it no more
+    // once a later job of its scope is on the queue.
+    store.cancel_jobs(&[second], "cancelled by hand").unwrap();
+    let (other, other_key, refused) = b.queued(&store, 2);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    assert_eq!(lease.job.id, refused);
+    store
+        .finish(
+            &lease,
+            &Finish::Rejected {
+                error: "rejected: 422 title".into(),
+                http_status: Some(422),
+            },
+        )
+        .unwrap();
+    assert_eq!(store.totals().unwrap().rejected, 1);
+    store
+        .enqueue_deposit(other, TARGET, &other_key, Duration::from_secs(3600))
+        .unwrap();
+    assert_eq!(store.totals().unwrap().rejected, 0);
+}
+
+/// The same for a later job queued by a copy of the folder (the same key, another
+/// dataset): the first stays history, and why it is not re-queued names the copy's job.
+fn a_failed_job_whose_key_a_copy_deposits_again_names_the_copys_job(b: Backend) {
+    use lodge::engine::requeue::{LeftAsItWas, why_left};
+    let store = b.open();
+    with_target(&store);
+    let (one, two, key) = two_copies(&b, &store);
+    let (first, _) = store
+        .enqueue_deposit(one, TARGET, &key, Duration::from_secs(3600))
+        .unwrap();
+    let first = first.job_id();
+    store.cancel_jobs(&[first], "cancelled by hand").unwrap();
+    let (copys, _) = store
+        .enqueue_deposit(two, TARGET, &key, Duration::from_secs(3600))
+        .unwrap();
+    let copys = copys.job_id();
+    assert!(store.failed_job_ids(None).unwrap().is_empty());
+    assert!(
+        store
+            .retry_jobs(&[first], Duration::from_secs(60))
+            .unwrap()
+            .is_empty()
+    );
+    match why_left(&store, &store.job(first).unwrap()).unwrap() {
+        LeftAsItWas::AnotherOnItsWay(other) => assert_eq!(other.id, copys),
+        other => panic!("expected the copy's job on its way, got {other:?}"),
+    }
+    store.cancel_jobs(&[copys], "cancelled by hand").unwrap();
+    match why_left(&store, &store.job(first).unwrap()).unwrap() {
+        LeftAsItWas::Superseded(later) => assert_eq!(later.id, copys),
+        other => panic!("expected the copy's later job, got {other:?}"),
+    }
 }
 
 fn a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued(b: Backend) {
@@ -1598,6 +1653,7 @@ every_backend!(
     a_failed_job_is_requeued_with_the_same_key,
     the_history_counts_a_retried_jobs_attempts_of_every_round,
     a_failed_job_deposited_again_leaves_only_the_later_job_to_retry,
+    a_failed_job_whose_key_a_copy_deposits_again_names_the_copys_job,
     a_failed_job_whose_dataset_moved_on_to_another_key_is_not_requeued,
     a_failed_job_whose_scope_landed_since_is_neither_listed_failed_nor_requeued,
     datasets_overlapping_a_folder_are_those_inside_it_or_around_it,

@@ -1266,6 +1266,19 @@ fn window_with_a_doi_target_landing_on_lab(
     (rt, other, w)
 }
 
+/// `soil-cores` added and deposited to `dois` before it has a record on `lab`: refused,
+/// for want of a landing page. Returns its dataset id.
+fn refused_a_doi(w: &mut Window) -> i64 {
+    pick(w, "dois");
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.harness.get_by_label("Deposit").click();
+    w.wait("refused", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Rejected { .. }))
+    });
+    id
+}
+
 /// Pick the saved target `name` in the window's picker.
 fn pick(w: &mut Window, name: &str) {
     let at = w
@@ -1290,13 +1303,7 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
 
     // Asked for a DOI first, the dataset is refused before anything is sent: it has no
     // record on 'lab' to land on yet.
-    pick(&mut w, "dois");
-    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let id = w.add_folder(&folder);
-    w.harness.get_by_label("Deposit").click();
-    w.wait("refused", |app| {
-        matches!(app.status_of(id), Some(DedupStatus::Rejected { .. }))
-    });
+    let id = refused_a_doi(&mut w);
     let Some(DedupStatus::Rejected { cause }) = w.app().status_of(id) else {
         unreachable!()
     };
@@ -1360,13 +1367,7 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
 #[test]
 fn dismiss_in_a_refused_deposits_details_gives_it_up_and_the_history_keeps_it() {
     let (_rt, other, mut w) = window_with_a_doi_target_landing_on_lab("");
-    pick(&mut w, "dois");
-    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let id = w.add_folder(&folder);
-    w.harness.get_by_label("Deposit").click();
-    w.wait("refused", |app| {
-        matches!(app.status_of(id), Some(DedupStatus::Rejected { .. }))
-    });
+    let id = refused_a_doi(&mut w);
 
     w.select(id);
     w.harness.get_by_label("Dismiss").click();

@@ -66,22 +66,14 @@ pub fn why_left(store: &Store, job: &JobRow) -> Result<LeftAsItWas, StoreError> 
     if dataset.key != Some(job.key) {
         return Ok(LeftAsItWas::Rescanned(Box::new(dataset)));
     }
-    let same_scope: Vec<JobRow> = store
-        .jobs_of_dataset(dataset.id)?
-        .into_iter()
-        .filter(|j| j.id != job.id && j.target == job.target && j.key == job.key)
-        .collect();
+    // The scope's other jobs, whichever dataset queued them (a copy of the folder shares
+    // the key), as `Store::retry_jobs` weighs them; newest first.
+    let same_scope = store.other_jobs_of_scope(job)?;
     if let Some(other) = same_scope.iter().find(|j| !j.state.is_terminal()) {
         return Ok(LeftAsItWas::AnotherOnItsWay(Box::new(other.clone())));
     }
-    Ok(
-        match same_scope
-            .into_iter()
-            .filter(|j| j.id > job.id)
-            .max_by_key(|j| j.id)
-        {
-            Some(later) => LeftAsItWas::Superseded(Box::new(later)),
-            None => LeftAsItWas::Unexplained,
-        },
-    )
+    Ok(match same_scope.into_iter().find(|j| j.id > job.id) {
+        Some(later) => LeftAsItWas::Superseded(Box::new(later)),
+        None => LeftAsItWas::Unexplained,
+    })
 }

@@ -1708,6 +1708,23 @@ impl Store {
         })
     }
 
+    /// Every job of `job`'s scope (its target, operation and key) but itself, whichever
+    /// dataset queued it (a copy of its folder shares the key), newest first.
+    pub fn other_jobs_of_scope(&self, job: &JobRow) -> Result<Vec<JobRow>> {
+        self.with(|db| {
+            db.all(
+                &format!(
+                    "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+                     WHERE j.target = ?1 AND j.operation = ?2 AND j.content_key = ?3
+                       AND j.id <> ?4
+                     ORDER BY j.id DESC"
+                ),
+                args![&job.target, &job.operation, job.key.to_hex(), job.id],
+                job_from_row,
+            )
+        })
+    }
+
     /// How many of these jobs are still to be worked on: queued, running or waiting, on a
     /// target that is not paused.
     pub fn unsettled(&self, ids: &HashSet<i64>) -> Result<usize> {

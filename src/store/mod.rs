@@ -27,17 +27,30 @@ macro_rules! active_job {
 /// For `concat!`.
 macro_rules! still_to_retry {
     () => {
-        "j.dismissed_at IS NULL
+        concat!(
+            "j.dismissed_at IS NULL
          AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
                      AND r.operation = j.operation AND r.content_key = j.content_key)
-         AND NOT EXISTS (SELECT 1 FROM jobs later WHERE later.target = j.target
-                     AND later.operation = j.operation AND later.content_key = j.content_key
-                     AND later.id > j.id)
+         AND ",
+            no_later_job_of_its_scope!(),
+            "
          AND EXISTS (SELECT 1 FROM datasets d WHERE d.id = j.dataset_id
                      AND (d.content_key = j.content_key
                           OR NOT EXISTS (SELECT 1 FROM results n WHERE n.target = j.target
                                          AND n.operation = j.operation
                                          AND n.content_key = d.content_key)))"
+        )
+    };
+}
+
+/// An ended job `j` that no later job of its scope (target, operation, key) took the place
+/// of: a deposit run again made a new job, queued or ended in its turn, and that one is what
+/// the status shows, the totals count and `retry` sends. As a SQL condition, for `concat!`.
+macro_rules! no_later_job_of_its_scope {
+    () => {
+        "NOT EXISTS (SELECT 1 FROM jobs later WHERE later.target = j.target
+                     AND later.operation = j.operation AND later.content_key = j.content_key
+                     AND later.id > j.id)"
     };
 }
 

@@ -307,16 +307,19 @@ impl Store {
                 ))?,
                 // Refusals that still stand: not those given up on, of a key the dataset
                 // has left (it was rescanned or edited since) or that landed since, nor a
-                // removed dataset's. The history keeps every one.
-                rejected: count(
+                // removed dataset's, nor one deposited again since (a later job took its
+                // place). The history keeps every one.
+                rejected: count(concat!(
                     "SELECT count(*) FROM jobs j WHERE state = 'rejected'
                      AND dismissed_at IS NULL
                      AND NOT EXISTS (SELECT 1 FROM results r WHERE r.target = j.target
                                      AND r.operation = j.operation
                                      AND r.content_key = j.content_key)
                      AND EXISTS (SELECT 1 FROM datasets d WHERE d.id = j.dataset_id
-                                 AND d.content_key = j.content_key)",
-                )?,
+                                 AND d.content_key = j.content_key)
+                     AND ",
+                    no_later_job_of_its_scope!()
+                ))?,
                 pending: count(concat!("SELECT count(*) FROM jobs WHERE ", active_job!()))?,
                 oldest_pending_age_secs: oldest.map(|t| (now_ms() - t).max(0) as f64 / 1000.0),
             })

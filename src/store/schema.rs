@@ -257,9 +257,15 @@ const V6: &str = "ALTER TABLE jobs ADD COLUMN dismissed_at BIGINT
 /// sent in all. The same words on PostgreSQL (its V6).
 const V7: &str = "ALTER TABLE jobs ADD COLUMN attempts_before BIGINT NOT NULL DEFAULT 0;";
 
+/// V8: a scope's jobs found by its target and key, whatever their state: a failed job is
+/// history once a later job of its scope took its place (`no_later_job_of_its_scope!` in
+/// the status's totals and `retry --all-failed`), which without it reads every later job
+/// of the store. The same words on PostgreSQL (its V7).
+const V8: &str = "CREATE INDEX jobs_by_scope ON jobs(target, content_key);";
+
 /// The schema version the last of [`migrations`] leaves a SQLite database at (its
 /// `user_version`): a database beyond it was written by a newer Lodge.
-pub const SQLITE_LATEST: i64 = 7;
+pub const SQLITE_LATEST: i64 = 8;
 
 /// Tables every Lodge database has had since V1 (later versions rebuild some, under the same
 /// names): an SQLite file with a schema version but without them is another program's.
@@ -274,6 +280,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V5),
         M::up(V6),
         M::up(V7),
+        M::up(V8),
     ])
 }
 
@@ -407,9 +414,9 @@ DROP INDEX results_by_fingerprint;";
 
 /// Every PostgreSQL migration, oldest first: the same as [`migrations`] without SQLite's V4,
 /// which has nothing to change here. So PostgreSQL's version 4 is SQLite's V5, its 5
-/// SQLite's V6 and its 6 SQLite's V7.
+/// SQLite's V6, its 6 SQLite's V7 and its 7 SQLite's V8.
 pub fn postgres_migrations() -> &'static [&'static str] {
-    &[PG_V1, PG_V2, PG_V3, CHECKS_TABLE, V6, V7]
+    &[PG_V1, PG_V2, PG_V3, CHECKS_TABLE, V6, V7, V8]
 }
 
 #[cfg(test)]
