@@ -100,12 +100,17 @@ async fn serve_connection(
     };
     // A sandbox shutting down closes at once: its own clients are done by then.
     if ended.is_ok() && !draining {
-        linger(conn.into_parts().io.into_inner()).await;
+        tokio::select! {
+            () = linger(conn.into_parts().io.into_inner()) => {}
+            () = stopped(&mut shutdown) => {}
+        }
     }
 }
 
-/// How long a closing connection goes on reading what the client still sends.
-const LINGER: Duration = Duration::from_secs(2);
+/// How long a closing connection goes on reading what the client still sends: an early
+/// answer ("exists", before the body was read) reaches a client that goes on sending its
+/// body to the end, which on a busy machine can take seconds (nginx lingers up to 30 s).
+const LINGER: Duration = Duration::from_secs(30);
 
 /// Close `stream` the lingering way: say the server will write no more, then read and drop
 /// what the client still sends, until it closes too or [`LINGER`] has passed.
