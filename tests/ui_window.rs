@@ -81,6 +81,30 @@ fn a_folder_path_pasted_onto_the_window_adds_it_and_other_text_gets_a_notice() {
     );
 }
 
+/// A notice sits above the log, so while it shows the log's newest lines and its filters
+/// stay in sight (it used to sit in the window's corner, over the last lines).
+#[test]
+fn a_notice_sits_above_the_log_and_covers_none_of_its_lines() {
+    let mut w = Window::open(FaultConfig::default());
+    w.paste("hello world");
+    // The notice's area measures itself in its first frame, drawn in the next.
+    w.harness.run_steps(3);
+    let text = w
+        .app()
+        .notices
+        .current()
+        .next()
+        .expect("a notice")
+        .text
+        .clone();
+    let notice = w.harness.get_by_value(&text).rect();
+    let log_top = w.harness.get_by_label("Level:").rect().top();
+    assert!(
+        notice.bottom() < log_top,
+        "the notice {notice:?} reaches into the log, whose filters start at {log_top}"
+    );
+}
+
 /// The wrong folder dropped, or one far bigger than meant (here 8 GiB of sparse files): its
 /// row's Stop ends the hashing, and nothing of it is recorded.
 #[test]

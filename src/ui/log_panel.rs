@@ -38,8 +38,10 @@ pub fn line_text(app: &LodgeApp, line: &LogLine) -> String {
     )
 }
 
-pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
-    egui::Panel::bottom("log_panel")
+/// Draw the panel; returns the height it takes at the window's foot, which the notices sit
+/// above so they never cover the newest lines.
+pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) -> f32 {
+    let panel = egui::Panel::bottom("log_panel")
         .resizable(true)
         .default_size(170.0)
         .min_size(80.0)
@@ -92,6 +94,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     }
                 });
         });
+    (ui.ctx().content_rect().bottom() - panel.response.rect.top()).max(0.0)
 }
 
 fn filters(app: &mut LodgeApp, ui: &mut egui::Ui) {

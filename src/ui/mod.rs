@@ -285,7 +285,7 @@ impl LodgeApp {
         self.check_folders_on_focus(ui.ctx());
 
         top_bar::show(self, ui);
-        log_panel::show(self, ui);
+        let log_height = log_panel::show(self, ui);
         if self.view == View::Datasets && self.selected.is_some() {
             details::show(self, ui);
         }
@@ -296,7 +296,7 @@ impl LodgeApp {
 
         settings_window::show(self, ui.ctx());
         dialogs::show(self, ui.ctx());
-        self.notices.show(ui.ctx(), self.clock);
+        self.notices.show(ui.ctx(), self.clock, log_height);
         drop::overlay(ui.ctx());
         self.typing = ui.ctx().egui_wants_keyboard_input();
     }

@@ -1,4 +1,5 @@
-//! Brief, non-blocking messages in the bottom-right corner ("not a folder", "exported to").
+//! Brief, non-blocking messages at the right, just above the log ("not a folder", "exported
+//! to"), so they cover neither the log's newest lines nor its filters.
 //! Each stays a few seconds (errors longer) and can be closed; all are also in the log. A
 //! target's pause is said until the pause ends, not after.
 
@@ -47,7 +48,9 @@ impl Notices {
         self.shown.iter().map(|(n, _)| n)
     }
 
-    pub fn show(&mut self, ctx: &egui::Context, clock: Clock) {
+    /// Draw the notices, their foot `above` points over the window's bottom edge (the log's
+    /// height).
+    pub fn show(&mut self, ctx: &egui::Context, clock: Clock, above: f32) {
         let now = ctx.input(|i| i.time);
         // A fixed clock (snapshots) keeps notices until closed.
         if clock == Clock::System {
@@ -61,7 +64,7 @@ impl Notices {
         }
         let mut close = None;
         egui::Area::new(egui::Id::unique("notices"))
-            .anchor(Align2::RIGHT_BOTTOM, [-12.0, -12.0])
+            .anchor(Align2::RIGHT_BOTTOM, [-12.0, -12.0 - above])
             .order(egui::Order::Foreground)
             .show(ctx, |ui| {
                 for (i, (notice, _)) in self.shown.iter().enumerate() {
