@@ -986,9 +986,9 @@ async fn an_award_without_its_title_is_refused_before_a_draft_is_made() {
         error.contains(
             "funding[0]: 'NSF; award=2045678' gives the award a number only, and InvenioRDM \
              takes an award it does not list only with its number and its title: add its \
-             title (--funding \"NSF; award=2045678; award-title=TITLE\"), or the funder's ROR \
+             title ('NSF; award=2045678; award-title=TITLE'), or the funder's ROR \
              or Crossref Funder ID (funder-id=...) for Lodge to find award 2045678 in \
-             InvenioRDM's list of awards, or give the funder alone (--funding \"NSF\")"
+             InvenioRDM's list of awards, or give the funder alone ('NSF')"
         ),
         "{error}"
     );
@@ -1099,9 +1099,9 @@ async fn an_award_number_the_site_does_not_list_is_refused_before_a_draft_is_mad
         &[
             "funding[0]: 'NSF; funder-id=https://ror.org/021nxhr62; award=999' gives the award \
              a number only, and InvenioRDM's list of awards has no award 999 of this funder: \
-             check the number, or add its title (--funding \"NSF; \
-             funder-id=https://ror.org/021nxhr62; award=999; award-title=TITLE\"), or give the \
-             funder alone (--funding \"NSF; funder-id=https://ror.org/021nxhr62\")",
+             check the number, or add its title ('NSF; \
+             funder-id=https://ror.org/021nxhr62; award=999; award-title=TITLE'), or give the \
+             funder alone ('NSF; funder-id=https://ror.org/021nxhr62')",
             "funding[1]: 'Brown University; funder-id=https://ror.org/05gq02987; award=12' gives \
              the award a number only, and InvenioRDM's list of funders has no \
              https://ror.org/05gq02987, so the award cannot be found in its list of awards: add \

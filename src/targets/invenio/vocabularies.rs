@@ -111,8 +111,9 @@ impl InvenioTarget {
     ) -> FieldProblem {
         let site = self.site_name();
         let said = f.describe();
-        // Their own funding, completed or with the award left out, as the example to follow.
-        let written = |f: Funding| format!("--funding \"{}\"", f.describe());
+        // Their own funding, completed or with the award left out, as the example to follow:
+        // the line alone, as `--funding` and the window's Funding field both take it.
+        let written = |f: Funding| format!("'{}'", f.describe());
         let alone = written(Funding {
             award_number: None,
             award_title: None,
