@@ -625,6 +625,68 @@ fn the_add_command_suggested_for_missing_s3_credentials_keeps_the_endpoint() {
     assert!(!left.contains("stored-password"), "{left}");
 }
 
+/// A saved S3 target whose bucket is in another region: `target test` says so under
+/// "access" (the keys were not what was wrong), and the command it gives sets the region and
+/// keeps the endpoint, the prefix and where the keys come from; run as printed, the target
+/// reaches the bucket's region and nothing else changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_bucket_in_another_region_is_given_the_command_that_changes_the_region_alone() {
+    use support::fake::{Answer, FakeServer};
+    // What AWS answers a request signed for the wrong region.
+    let elsewhere = FakeServer::start(|_, _| Answer {
+        status: 400,
+        headers: vec![("x-amz-bucket-region", "eu-west-1".into())],
+        body: "<Error><Code>AuthorizationHeaderMalformed</Code><Region>eu-west-1</Region>\
+               </Error>"
+            .into(),
+    })
+    .await;
+    let lab = Lab::new();
+    let endpoint = format!("http://{}", elsewhere.addr);
+    let out = lodge_in(&lab)
+        .args(["target", "add", "far", "s3://eu-data/deposits"])
+        .args(["--endpoint", &endpoint, "--user", "AKIAEXAMPLE"])
+        .args(["--secret-env", "FAR_SK", "--files-at-once", "2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let tested = {
+        let lab = &lab;
+        move || {
+            lodge_in(lab)
+                .env("FAR_SK", "s3cret")
+                .args(["target", "test", "far"])
+                .output()
+                .unwrap()
+        }
+    };
+    let out = tokio::task::block_in_place(tested);
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("FAILED  access: target 'far': bucket 'eu-data' is in region eu-west-1"),
+        "{t}"
+    );
+    assert!(!t.contains("FAILED  credentials"), "{t}");
+    let suggested = format!(
+        "lodge target add far s3://eu-data/deposits --endpoint {endpoint} --region eu-west-1 \
+         --files-at-once 2 --user AKIAEXAMPLE --secret-env FAR_SK"
+    );
+    assert!(t.contains(&format!("`{suggested}`")), "{t}");
+
+    let before = std::fs::read_to_string(lab.path("config/config.toml")).unwrap();
+    let words: Vec<&str> = suggested.split(' ').skip(1).collect();
+    let out = lodge_in(&lab).args(&words).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let after = std::fs::read_to_string(lab.path("config/config.toml")).unwrap();
+    assert_eq!(
+        after.replace("region = \"eu-west-1\"\n", ""),
+        before,
+        "only the region was added"
+    );
+    assert!(after.contains("region = \"eu-west-1\""), "{after}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_server_that_ignores_if_none_match_is_refused_by_target_test() {
     let lab = Lab::new();

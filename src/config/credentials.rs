@@ -175,6 +175,25 @@ pub fn add_secret_command(name: &str, target: &TargetConfig, secret_flag: &str) 
     super::add_command(name, target, &format!("{user}{secret_flag}"))
 }
 
+/// The `lodge target add` that saves target `name` as `target` is, its credentials kept:
+/// the user (or the variable its access key id is read from) and the variable its secret is
+/// read from are repeated; a secret stored in the keyring or the secrets file stays stored
+/// (`target add` without `--secret-stdin` keeps it), so none is asked for.
+pub fn resave_command(name: &str, target: &TargetConfig) -> String {
+    let mut credentials = Vec::new();
+    if !target.takes_token() {
+        match (&target.user, &target.user_env) {
+            (Some(u), _) => credentials.push(format!("--user {}", super::open::quoted(u))),
+            (None, Some(var)) => credentials.push(format!("--access-key-env {var}")),
+            (None, None) => {}
+        }
+    }
+    if let Some(var) = &target.secret_env {
+        credentials.push(format!("--secret-env {var}"));
+    }
+    super::add_command(name, target, &credentials.join(" "))
+}
+
 /// The token of a saved DataCite, Zenodo or InvenioRDM target: from the environment
 /// variable it names, else the keyring or the secrets file.
 pub fn resolve_token(

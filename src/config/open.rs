@@ -290,7 +290,9 @@ pub fn add_command(name: &str, t: &TargetConfig, credentials: &str) -> String {
     if t.allow_insecure {
         words.push("--allow-insecure".into());
     }
-    words.push(credentials.to_string());
+    if !credentials.is_empty() {
+        words.push(credentials.to_string());
+    }
     words.join(" ")
 }
 
@@ -429,9 +431,19 @@ fn open_with(
             files_at_once,
             ..defaults
         };
+        // Where a wrong region is put right: the `lodge target add` that keeps everything
+        // else, its REGION filled in by the message that knows it.
+        let region_fix = fix(credentials::resave_command(
+            name,
+            &TargetConfig {
+                region: Some(crate::targets::s3::REGION_PLACEHOLDER.into()),
+                ..t.clone()
+            },
+        ));
         return Ok(Arc::new(
             S3Target::new(name, location, creds, options)
                 .map_err(err)?
+                .region_set_by(region_fix)
                 .credentials_stored_by(fix(credentials::add_secret_command(
                     name,
                     t,

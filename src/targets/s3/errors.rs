@@ -45,6 +45,9 @@ pub struct Context<'a> {
     /// Where its keys are saved again, if known: the `lodge target add` that does it (its
     /// secret from standard input, or from the variable it names), or the window's Settings.
     pub credentials_fix: Option<&'a CredentialsFix>,
+    /// Where its region is set anew: the `lodge target add` that keeps its other settings
+    /// (`--region` [`super::REGION_PLACEHOLDER`]), or the window's Settings.
+    pub region_fix: Option<&'a CredentialsFix>,
 }
 
 /// Classify a response that did not succeed.
@@ -86,17 +89,36 @@ fn moved(
     } else {
         format!("; the server says it is served at {endpoint}")
     };
+    // The command that changes the region alone, everything else kept (`target add`
+    // replaces the whole entry), the region filled in where the server named it.
+    let placeholder = format!("--region {}", super::REGION_PLACEHOLDER);
+    let command = |region: &str| match ctx.region_fix {
+        Some(CredentialsFix::Command(c)) => {
+            format!(
+                "`{}`",
+                c.replace(&placeholder, &format!("--region {region}"))
+            )
+        }
+        Some(CredentialsFix::Settings) => {
+            format!("in Settings: Targets, Edit next to '{name}', S3 region")
+        }
+        None => format!("lodge target add {name} s3://{bucket}/PREFIX --region {region}"),
+    };
     let message = match region {
         Some(region) => format!(
             "target '{name}': bucket '{bucket}' is in region {region}, not {asked} as this \
-             target asks ({what}){served}: give the target that region (lodge target add \
-             {name} s3://{bucket}/... --region {region})",
+             target asks ({what}){served}: give the target that region ({})",
+            command(region),
             asked = ctx.region
         ),
         None => format!(
             "target '{name}': bucket '{bucket}' is not served at this endpoint ({what}){served}: \
-             give the target the bucket's region (lodge target add {name} s3://{bucket}/... \
-             --region REGION) or that endpoint (--endpoint https://HOST)"
+             give the target the bucket's region ({}) or that endpoint ({})",
+            command(super::REGION_PLACEHOLDER),
+            match ctx.region_fix {
+                Some(CredentialsFix::Settings) => "its S3 endpoint, in the same place",
+                _ => "--endpoint https://HOST",
+            }
         ),
     };
     Failure::Unusable {
@@ -270,6 +292,7 @@ mod tests {
         secret_env: None,
         user_env: None,
         credentials_fix: None,
+        region_fix: None,
     };
 
     #[test]

@@ -61,6 +61,10 @@ impl Default for S3Options {
     }
 }
 
+/// The region in the `lodge target add` of [`S3Target::region_set_by`], which a message
+/// replaces with the bucket's region when the server names it.
+pub const REGION_PLACEHOLDER: &str = "REGION";
+
 /// Client of one bucket and prefix.
 pub struct S3Target {
     name: String,
@@ -75,6 +79,9 @@ pub struct S3Target {
     user_env: Option<String>,
     /// Where new credentials for it are stored, for messages.
     credentials_fix: Option<CredentialsFix>,
+    /// Where its region is set anew (the command's `--region` given as
+    /// [`REGION_PLACEHOLDER`]), for a bucket that is in another region.
+    region_fix: Option<CredentialsFix>,
     /// Each object (by the SHA-256 of its key) is sent by one of this target's deposits at
     /// a time: a second deposit of the same file waits and finds it there, rather than
     /// sending it beside the first (a large one by a multipart upload of its own, which the
@@ -100,6 +107,7 @@ impl S3Target {
             secret_env: None,
             user_env: None,
             credentials_fix: None,
+            region_fix: None,
             file_uploads: KeyedLock::default(),
         })
     }
@@ -121,6 +129,16 @@ impl S3Target {
         }
     }
 
+    /// The same target, `fix` (the `lodge target add` that saves it with every setting
+    /// kept but its region, `--region` [`REGION_PLACEHOLDER`]; or Settings) named where the
+    /// bucket turns out to be in another region.
+    pub fn region_set_by(self, fix: CredentialsFix) -> S3Target {
+        S3Target {
+            region_fix: Some(fix),
+            ..self
+        }
+    }
+
     /// The same target, its access key id read from the environment variable `var`.
     pub fn access_key_from_env(self, var: Option<String>) -> S3Target {
         S3Target {
@@ -137,6 +155,7 @@ impl S3Target {
             secret_env: self.secret_env.as_deref(),
             user_env: self.user_env.as_deref(),
             credentials_fix: self.credentials_fix.as_ref(),
+            region_fix: self.region_fix.as_ref(),
         }
     }
 

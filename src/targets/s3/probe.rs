@@ -45,8 +45,18 @@ pub async fn run(target: &S3Target) -> ProbeReport {
                     return report;
                 }
                 s => {
-                    report.fail("credentials", refusal(target, s).await);
-                    report.skip("conditional write", "the credentials were refused");
+                    match refusal(target, s).await {
+                        // In another region, served elsewhere, or a clock far off: the keys
+                        // are not what to fix.
+                        Refusal::Access(why) => {
+                            report.fail("access", why);
+                            report.skip("conditional write", "the bucket could not be used");
+                        }
+                        Refusal::Credentials(why) => {
+                            report.fail("credentials", why);
+                            report.skip("conditional write", "the credentials were refused");
+                        }
+                    }
                     return report;
                 }
             }
@@ -98,11 +108,18 @@ pub async fn run(target: &S3Target) -> ProbeReport {
     report
 }
 
+/// Why the bucket's HEAD was refused: not for the keys (the bucket is in another region
+/// or served at another endpoint, this computer's clock is far off), or for them.
+enum Refusal {
+    Access(String),
+    Credentials(String),
+}
+
 /// Why the server refused the bucket's HEAD (answered `status`). A HEAD answer has no
-/// body, so the S3 error code that tells a wrong access key from a wrong secret is asked for
-/// with a list of no keys; its refusal says which to fix and where (the environment variable
-/// the secret comes from, if any).
-async fn refusal(target: &S3Target, status: StatusCode) -> String {
+/// body, so the S3 error code that tells a wrong access key from a wrong secret (or a
+/// bucket in another region) is asked for with a list of no keys; its refusal says which to
+/// fix and where (the environment variable the secret comes from, if any).
+async fn refusal(target: &S3Target, status: StatusCode) -> Refusal {
     let mut url = target.location.bucket_url();
     url.query_pairs_mut()
         .append_pair("list-type", "2")
@@ -110,18 +127,22 @@ async fn refusal(target: &S3Target, status: StatusCode) -> String {
     if let Ok(resp) = target.exec(Method::GET, url, HeaderMap::new(), None).await
         && !resp.status().is_success()
     {
-        return target.failure_of(resp).await.to_string();
+        let failure = target.failure_of(resp).await;
+        return match failure {
+            Failure::Unusable { .. } => Refusal::Access(failure.to_string()),
+            _ => Refusal::Credentials(failure.to_string()),
+        };
     }
     let check = match &target.secret_env {
         Some(var) => format!("check the access key, and the secret in ${var}"),
         None => "check the access key and secret of the target".to_string(),
     };
-    format!(
+    Refusal::Credentials(format!(
         "target '{}': access to bucket '{}' was refused (HTTP {}): {check}",
         target.name,
         target.location.bucket,
         status.as_u16()
-    )
+    ))
 }
 
 async fn put_if_absent(target: &S3Target, key: &str) -> Result<StatusCode, Failure> {
