@@ -330,6 +330,50 @@ fn a_plain_https_address_is_answered_in_the_forms_words_not_the_command_lines() 
     assert!(!w.lab.path("app/config.toml").exists(), "nothing saved");
 }
 
+/// An S3 endpoint typed without its scheme is refused under "S3 endpoint", not under the
+/// URL, which was right; typing the endpoint over takes the message away.
+#[test]
+fn a_refused_s3_endpoint_is_said_under_the_endpoint_field() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    w.open_settings();
+    w.harness.get_by_label("Add target").click();
+    w.harness.run_steps(2);
+    w.type_into("Target name", "gui-s3");
+    w.type_into("Target URL", "s3://gui-bucket/dep");
+    w.type_into("S3 endpoint", "127.0.0.1:9");
+    press_save_target(&mut w);
+    w.wait("the refusal", |app| !app.model.target_problems.is_empty());
+    let (field, message) = only_problem(&w);
+    assert_eq!(field, TargetField::Endpoint, "{message}");
+    assert!(
+        message.contains("did you mean http://127.0.0.1:9"),
+        "{message}"
+    );
+    w.harness.run_steps(2);
+    let said = w
+        .harness
+        .get_by_label_contains("did you mean http://127.0.0.1:9")
+        .rect();
+    let endpoint = w.harness.get_by_label("S3 endpoint").rect();
+    let region = w.harness.get_by_label("S3 region").rect();
+    assert!(
+        said.top() >= endpoint.bottom() && said.bottom() <= region.top(),
+        "the message {said:?} is not between the endpoint {endpoint:?} and the region {region:?}"
+    );
+
+    w.type_into("S3 endpoint", "x");
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_all_by_label_contains("did you mean http://127.0.0.1:9")
+            .next()
+            .is_none(),
+        "the refusal stays while the endpoint is being fixed"
+    );
+    assert!(!w.lab.path("app/config.toml").exists(), "nothing saved");
+}
+
 #[test]
 fn the_secret_typed_in_settings_never_shows_in_the_config_the_model_the_log_or_the_store() {
     no_keyring();

@@ -53,6 +53,8 @@ pub struct TargetForm {
 pub enum TargetField {
     Name,
     Url,
+    /// An S3 target's endpoint.
+    Endpoint,
     User,
     Secret,
     FilesAtOnce,
@@ -328,7 +330,18 @@ pub(super) fn save(
         // Said in the form's words (its fields), not the command line's flags.
         problems.push((TargetField::Url, problem));
     } else if let Err(e) = crate::config::scope_id_of(checked_as, &t) {
-        problems.push((TargetField::Url, said(e)));
+        // A URL that is right without the endpoint: the endpoint is what to fix.
+        let without_endpoint = TargetConfig {
+            endpoint: None,
+            ..t.clone()
+        };
+        let field = match t.endpoint.is_some()
+            && crate::config::scope_id_of(checked_as, &without_endpoint).is_ok()
+        {
+            true => TargetField::Endpoint,
+            false => TargetField::Url,
+        };
+        problems.push((field, said(e)));
     }
     if secret.is_some()
         && let Err(e) = crate::config::refuse_sandbox_credentials(checked_as, &t.url)

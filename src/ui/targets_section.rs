@@ -252,6 +252,7 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
     let value_of = |draft: &Draft, field: TargetField| match field {
         TargetField::Name => Some(draft.name.clone()),
         TargetField::Url => Some(draft.url.clone()),
+        TargetField::Endpoint => Some(draft.endpoint.clone()),
         TargetField::User => Some(draft.user.clone()),
         TargetField::Secret => Some(draft.secret.len().to_string()),
         TargetField::FilesAtOnce => Some(draft.files_at_once.clone()),
@@ -289,6 +290,7 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 "S3 only: https://s3.example.org (default AWS)",
                 true,
             );
+            error_at(ui, TargetField::Endpoint);
             field(
                 ui,
                 "S3 region",
