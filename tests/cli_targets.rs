@@ -1610,10 +1610,11 @@ async fn s3_target_test_says_which_key_was_refused_and_where_its_secret_comes_fr
     );
     assert!(!t.contains("--secret-stdin"), "{t}");
 
-    // Keys saved with the target: the command that saves them again, whole.
+    // Keys saved with the target: the command that saves them again, whole. (Another
+    // prefix: one place takes one name.)
     let mut saved = lodge_in(&lab);
     saved
-        .args(["target", "add", "saved-key", "s3://lodge-locked/p"])
+        .args(["target", "add", "saved-key", "s3://lodge-locked/q"])
         .args(["--endpoint", &locked, "--user", "AKIALODGETESTKEY0002"])
         .arg("--secret-stdin");
     let out = run_with_stdin(saved, "some-secret\n");
@@ -1626,7 +1627,7 @@ async fn s3_target_test_says_which_key_was_refused_and_where_its_secret_comes_fr
     assert!(
         t.contains(&format!(
             "save the right access key id (after --user) with `lodge target add saved-key \
-             s3://lodge-locked/p --endpoint {locked} --user AKIALODGETESTKEY0002 \
+             s3://lodge-locked/q --endpoint {locked} --user AKIALODGETESTKEY0002 \
              --secret-stdin`"
         )),
         "{t}"

@@ -217,8 +217,18 @@ impl Config {
         if target.user.is_some() || target.user_env.is_some() {
             refuse_token_target_user(name, &target.url)?;
         }
-        scope_id_of(name, &target)?;
+        let scope = scope_id_of(name, &target)?;
         self.check_landing_from(name, &target)?;
+        // Two names for one place would be one target's deposits under two names, each
+        // with its own credentials; the window would leave the second out of its picker.
+        if let Some(other) = self.targets.iter().find_map(|(other, spec)| {
+            (other != name && scope_id_of(other, spec).is_ok_and(|s| s == scope)).then_some(other)
+        }) {
+            return Err(ConfigError::new(format!(
+                "target '{name}' would be the same place as '{other}' ({scope}): one place \
+                 takes one name; change '{other}' instead, or remove it first"
+            )));
+        }
         self.targets.insert(name.to_string(), target);
         Ok(())
     }
@@ -429,6 +439,31 @@ mod tests {
         );
         assert!(text.contains("region = \"eu-west-1\""), "{text}");
         assert_eq!(Config::load(&path).unwrap(), c, "{text}");
+    }
+
+    #[test]
+    fn a_second_name_for_a_saved_targets_place_is_refused_naming_the_first() {
+        let s3 = |endpoint: &str| TargetConfig {
+            url: "s3://lab-data/p".into(),
+            endpoint: Some(endpoint.into()),
+            ..TargetConfig::default()
+        };
+        let mut c = Config::default();
+        c.set_target("labs3", s3("http://127.0.0.1:9000")).unwrap();
+        let e = c
+            .set_target("typo", s3("http://127.0.0.1:9000"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("target 'typo' would be the same place as 'labs3'")
+                && e.contains("change 'labs3' instead, or remove it first"),
+            "{e}"
+        );
+        assert!(!c.targets.contains_key("typo"), "nothing saved");
+        // The same name changed, and a second name once the first has moved, are saved.
+        c.set_target("labs3", s3("http://127.0.0.1:9000")).unwrap();
+        c.set_target("labs3", s3("http://127.0.0.1:9001")).unwrap();
+        c.set_target("typo", s3("http://127.0.0.1:9000")).unwrap();
     }
 
     #[test]
