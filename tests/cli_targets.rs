@@ -1093,6 +1093,63 @@ fn a_hand_edited_target_with_a_bad_bucket_and_no_secret_names_the_bucket_first()
     assert!(store.history().unwrap().is_empty(), "nothing was queued");
 }
 
+/// A failed S3 deposit whose target was saved again at another endpoint (a mistyped one put
+/// right): `retry` of its job cannot reach the old place, and says where the saved target
+/// keeps that bucket and prefix now, with the deposit that sends the dataset there and the
+/// dismiss that gives up on the job, before the way back to the old endpoint.
+#[test]
+fn retry_of_a_job_whose_s3_target_moved_names_the_deposit_to_where_it_is_now() {
+    let lab = Lab::new();
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let add = |endpoint: &str| {
+        let out = lodge_in(&lab)
+            .args(["target", "add", "typo", "s3://lab-data/deposits"])
+            .args(["--endpoint", endpoint])
+            .args(["--access-key-env", "T_AK", "--secret-env", "T_SK"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    };
+    // Nothing listens on port 9: the one attempt fails.
+    add("http://127.0.0.1:9");
+    let out = lodge_in(&lab)
+        .env("T_AK", "AKIALODGETESTKEY0001")
+        .env("T_SK", "lodge-test-secret")
+        .args([
+            "deposit",
+            "--all",
+            "--target",
+            "typo",
+            "--max-attempts",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+
+    add("http://127.0.0.1:10");
+    let out = lodge_in(&lab).args(["retry", "1"]).output().unwrap();
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    let name = store.datasets().unwrap()[0].name.clone();
+    assert_all(
+        &t,
+        &[
+            "Target 'typo' now keeps s3://lab-data/deposits at http://127.0.0.1:10",
+            &format!("`lodge deposit --target typo {name}`"),
+            "`lodge dismiss --target s3:http://127.0.0.1:9/lab-data/deposits`",
+            "To send them to s3:http://127.0.0.1:9/lab-data/deposits as before, add it again",
+        ],
+    );
+    assert_eq!(
+        store.job(1).unwrap().state,
+        lodge::store::JobState::Failed,
+        "left as it was"
+    );
+}
+
 /// A lab whose one dataset was deposited to its sandbox by a mistyped URL (https to a
 /// server that speaks plain http): the target pauses, and the job waits on it. The lab, the
 /// sandbox, the mistyped URL and the store.

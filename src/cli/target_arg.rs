@@ -156,15 +156,56 @@ pub(super) fn open_by_scope(
     if url == scope_id
         && let Some(add) = s3_add_again(scope_id)
     {
+        let add_again = match s3_moved_hint(store, &config, scope_id, keys) {
+            Some(moved) => format!("{moved} To send them to {scope_id} as before, add it again"),
+            None => "Add it again".to_string(),
+        };
         anyhow::bail!(
             "cannot open {scope_id}: it is a saved S3 target's identity, and no target in {} \
-             has it any more. Add it again (`{add}`), then {then}",
+             has it any more. {add_again} (`{add}`), then {then}",
             path.display()
         );
     }
     open_deposit_target(store, &url, token, keys).with_context(|| {
         format!("cannot open {scope_id} again from what Lodge recorded of it: {fix}")
     })
+}
+
+/// Where a saved S3 target now keeps the bucket and prefix of identity `scope_id` at
+/// another endpoint or region (its endpoint mistyped, then put right): the deposit that
+/// sends the datasets of `keys` there, and the dismiss that gives up on the jobs left on
+/// the old identity. `None` when no saved target has them.
+fn s3_moved_hint(
+    store: &Store,
+    config: &Config,
+    scope_id: &str,
+    keys: &[ContentKey],
+) -> Option<String> {
+    use crate::targets::s3::S3Location;
+    let (url, _) = S3Location::from_scope_id(scope_id)?;
+    let (name, now) = config.targets.iter().find_map(|(name, spec)| {
+        let now = scope_id_of(name, spec).ok()?;
+        let (now_url, endpoint) = S3Location::from_scope_id(&now)?;
+        (now_url == url && now != scope_id).then_some((name, endpoint))
+    })?;
+    let mut names: Vec<String> = store
+        .datasets()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|d| d.key.is_some_and(|k| keys.contains(&k)))
+        .map(|d| super::output::shell_word(&d.name).into_owned())
+        .collect();
+    names.dedup();
+    let datasets = match names.is_empty() {
+        true => "DATASET".to_string(),
+        false => names.join(" "),
+    };
+    Some(format!(
+        "Target '{name}' now keeps {url} at {now}: to send the datasets there, deposit them \
+         (`lodge deposit --target {name} {datasets}`) and give up on the jobs left here \
+         (`lodge dismiss --target {}`).",
+        super::output::shell_word(scope_id)
+    ))
 }
 
 /// The `lodge target add` that saves an S3 target with identity `scope_id`
