@@ -1615,6 +1615,38 @@ fn a_target_added_in_a_terminal_reaches_the_picker_once_nothing_is_being_sent() 
     assert!(cut_short.is_empty(), "{cut_short:?}");
 }
 
+/// A change to the config file outside the window is told against the targets as the
+/// window last opened them, its own saves included: a target it added in Settings is not
+/// said to be added from outside, and a target whose settings changed is named.
+#[test]
+fn a_change_outside_the_window_names_what_changed_not_what_the_window_saved() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let second = second_sandbox(&w);
+    add_target(&mut w, "lab", &second.target_url(), None);
+    w.wait("the target saved", |app| {
+        app.model.configured.iter().any(|t| t.summary.name == "lab")
+    });
+    let config = w.lab.path("app/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        text.trim_end()
+            .ends_with(&format!("\"{}\"", second.target_url())),
+        "{text}"
+    );
+    text.push_str("files_at_once = 2\n");
+    std::fs::write(&config, text).unwrap();
+    w.wait("the change to be read", |app| {
+        app.model
+            .configured
+            .iter()
+            .any(|t| t.summary.name == "lab" && t.config.files_at_once == Some(2))
+    });
+    let said = gui::notices_with(w.app(), "changed outside this window");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].1.contains("(changed 'lab')"), "{said:?}");
+}
+
 /// A sandbox beside the window's own (with its DataCite and InvenioRDM emulations), on
 /// `rt`, its data in the lab: for a test whose config names it before the window opens.
 fn sandbox_beside(rt: &tokio::runtime::Runtime, lab: &support::Lab) -> RunningSandbox {

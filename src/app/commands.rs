@@ -137,6 +137,9 @@ pub(super) struct Core {
     left_out_said: Mutex<BTreeMap<String, String>>,
     /// The version of the config file the targets were last opened from.
     config_stamp: Mutex<ConfigStamp>,
+    /// The targets as they were last opened (by this window's Settings or after a change
+    /// outside it), by name: what a change outside the window is told against.
+    targets_opened: Mutex<BTreeMap<String, crate::config::TargetConfig>>,
     /// Held while the targets are written or opened again, so that the config file's
     /// watcher does not open them a second time after a save in Settings.
     targets_changing: tokio::sync::Mutex<()>,
@@ -208,6 +211,7 @@ impl Core {
             next_placeholder: AtomicI64::new(-1),
             left_out_said: Mutex::new(left_out_said),
             config_stamp: Mutex::new(config_stamp),
+            targets_opened: Mutex::default(),
             targets_changing: tokio::sync::Mutex::new(()),
         }
     }
@@ -351,6 +355,19 @@ impl Core {
 
     pub(super) fn set_config_stamp(&self, stamp: ConfigStamp) {
         *lock(&self.config_stamp) = stamp;
+    }
+
+    /// See the field: the targets as they were last opened, by name.
+    pub(super) fn targets_opened(&self) -> BTreeMap<String, crate::config::TargetConfig> {
+        lock(&self.targets_opened).clone()
+    }
+
+    /// The targets now open are `configured`.
+    pub(super) fn set_targets_opened(&self, configured: &[super::ConfiguredTarget]) {
+        *lock(&self.targets_opened) = configured
+            .iter()
+            .map(|t| (t.summary.name.clone(), t.config.clone()))
+            .collect();
     }
 
     /// See the field: held while the targets are written or opened again.

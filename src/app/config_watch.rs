@@ -8,7 +8,7 @@
 //! opening them again starts a new engine, and the old one's uploads in flight would be cut
 //! short (they go back on the queue, and start over).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::commands::Core;
 use super::model::Notice;
+use crate::config::TargetConfig;
 use crate::engine::held_by_this_process;
 
 /// How often the config file is looked at.
@@ -48,12 +49,7 @@ impl ConfigStamp {
 }
 
 /// Watch the config file until `shutdown`, opening the targets again when it changes.
-/// `names` are the targets configured when the window started.
-pub(super) fn watch_config_file(
-    core: Arc<Core>,
-    mut names: BTreeSet<String>,
-    shutdown: CancellationToken,
-) {
+pub(super) fn watch_config_file(core: Arc<Core>, shutdown: CancellationToken) {
     tokio::spawn(async move {
         loop {
             tokio::select! {
@@ -83,6 +79,9 @@ pub(super) fn watch_config_file(
                 )));
                 continue;
             }
+            // What the window opened last (its own saves included): the change is told
+            // against it.
+            let before = core.targets_opened();
             // Could not be opened: the window was told, and the next look tries again only
             // once the file changes again.
             let Some(configured) = core.reload_targets().await else {
@@ -106,10 +105,12 @@ pub(super) fn watch_config_file(
                 )));
                 continue;
             }
-            let now: BTreeSet<String> = configured.into_iter().map(|t| t.summary.name).collect();
+            let now = configured
+                .into_iter()
+                .map(|t| (t.summary.name, t.config))
+                .collect();
             core.out()
-                .notice(Notice::info(changed_notice(&path, &names, &now)));
-            names = now;
+                .notice(Notice::info(changed_notice(&path, &before, &now)));
         }
     });
 }
@@ -126,9 +127,12 @@ async fn sending(core: &Core) -> bool {
         })
 }
 
-/// What the window says once it has read the changed config file: the targets it added or
-/// took out of the picker by name, else that their settings changed.
-fn changed_notice(path: &Path, before: &BTreeSet<String>, now: &BTreeSet<String>) -> String {
+/// The targets by name, each with its entry in the config file.
+type Targets = BTreeMap<String, TargetConfig>;
+
+/// What the window says once it has read the changed config file: the targets added, taken
+/// out and changed since it last opened them, by name.
+fn changed_notice(path: &Path, before: &Targets, now: &Targets) -> String {
     let quoted = |names: Vec<&String>| {
         names
             .iter()
@@ -136,17 +140,21 @@ fn changed_notice(path: &Path, before: &BTreeSet<String>, now: &BTreeSet<String>
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let added: Vec<&String> = now.difference(before).collect();
-    let removed: Vec<&String> = before.difference(now).collect();
+    let added: Vec<&String> = now.keys().filter(|n| !before.contains_key(*n)).collect();
+    let removed: Vec<&String> = before.keys().filter(|n| !now.contains_key(*n)).collect();
+    let changed: Vec<&String> = now
+        .iter()
+        .filter(|(n, t)| before.get(*n).is_some_and(|was| was != *t))
+        .map(|(n, _)| n)
+        .collect();
     let mut what = Vec::new();
-    if !added.is_empty() {
-        what.push(format!("added {}", quoted(added)));
-    }
-    if !removed.is_empty() {
-        what.push(format!("removed {}", quoted(removed)));
+    for (verb, names) in [("added", added), ("removed", removed), ("changed", changed)] {
+        if !names.is_empty() {
+            what.push(format!("{verb} {}", quoted(names)));
+        }
     }
     let what = match what.is_empty() {
-        true => "the targets' settings may have changed".to_string(),
+        true => "no target in it changed".to_string(),
         false => what.join("; "),
     };
     format!(
@@ -175,8 +183,10 @@ fn secrets_changed_notice(path: &Path, lifted: usize) -> String {
 mod tests {
     use super::*;
 
-    fn names(list: &[&str]) -> BTreeSet<String> {
-        list.iter().map(|s| s.to_string()).collect()
+    fn names(list: &[&str]) -> Targets {
+        list.iter()
+            .map(|s| (s.to_string(), TargetConfig::default()))
+            .collect()
     }
 
     #[test]
@@ -194,12 +204,14 @@ mod tests {
     }
 
     #[test]
-    fn a_change_to_a_targets_settings_alone_is_said_as_such() {
-        let said = changed_notice(Path::new("c.toml"), &names(&["lab"]), &names(&["lab"]));
-        assert!(
-            said.contains("(the targets' settings may have changed)"),
-            "{said}"
-        );
+    fn a_change_to_a_targets_settings_alone_names_that_target() {
+        let before = names(&["lab", "other"]);
+        let mut now = before.clone();
+        now.get_mut("lab").unwrap().files_at_once = Some(2);
+        let said = changed_notice(Path::new("c.toml"), &before, &now);
+        assert!(said.contains("(changed 'lab')"), "{said}");
+        let said = changed_notice(Path::new("c.toml"), &before, &before);
+        assert!(said.contains("(no target in it changed)"), "{said}");
     }
 
     #[test]

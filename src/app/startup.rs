@@ -111,7 +111,8 @@ pub(super) async fn open(
     forward_engine_events(&engine, store.clone(), out.clone(), shutdown.clone());
     let targets = registered.picker;
     let configured = registered.configured;
-    let names = configured.iter().map(|t| t.summary.name.clone()).collect();
+    // What a change to the config file outside the window is told against.
+    let opened = configured.clone();
     let left_out = left_out_of_picker(&configured);
     let mut problems: Vec<String> = left_out
         .iter()
@@ -190,7 +191,8 @@ pub(super) async fn open(
         left_out,
         config_stamp,
     ));
-    watch_config_file(core.clone(), names, shutdown);
+    core.set_targets_opened(&opened);
+    watch_config_file(core.clone(), shutdown);
     Ok(core)
 }
 

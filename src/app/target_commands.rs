@@ -183,6 +183,7 @@ impl Core {
             self.shutdown_token().clone(),
         );
         self.replace_engine(engine);
+        self.set_targets_opened(&registered.configured);
         // Saving one target reloads them all: a problem the window was already told of is
         // not told again, only a new or different one.
         let left_out = left_out_of_picker(&registered.configured);
