@@ -198,6 +198,47 @@ async fn verify_on_webdav_offers_the_repair_for_a_file_left_short() {
     assert_eq!(std::fs::metadata(&held).unwrap().len(), entry.size);
 }
 
+/// The server lost a file and the folder's copy has changed since (same size, other
+/// bytes): the repair refuses before sending anything, so a WebDAV server that writes a
+/// file as it arrives is left no empty or partial file under its name, and the next check
+/// still finds it missing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_repair_refused_for_a_changed_file_leaves_nothing_on_webdav() {
+    let lab = Lab::new();
+    let (store, folder) = deposited_to_dav(&lab, "");
+    let dataset = store.dataset(1).unwrap().unwrap();
+    let entry = store
+        .document(&dataset.key.unwrap())
+        .unwrap()
+        .unwrap()
+        .manifest[0]
+        .clone();
+    let held = folder.join(format!("blobs/sha256/{}", entry.sha256));
+    std::fs::remove_file(&held).unwrap();
+    let local = std::path::Path::new(&dataset.path).join(&entry.path);
+    let mut changed = std::fs::read(&local).unwrap();
+    changed[0] ^= 1;
+    std::fs::write(&local, &changed).unwrap();
+
+    let out = lodge_in(&lab)
+        .args(["verify", "1", "--repair"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "changed since scan",
+            "it is not the file deposited",
+            "put the deposited file back in the folder",
+        ],
+    );
+    assert!(!held.exists(), "nothing was left under the file's name");
+    let out = lodge_in(&lab).args(["verify", "1"]).output().unwrap();
+    assert!(text(&out).contains("is missing"), "{}", text(&out));
+}
+
 /// A WebDAV URL's `#` part names no folder, nor does a `?` part other than the layout's:
 /// refused, not dropped (the deposits went to the folder before it); written as %3F or %23
 /// it is part of the folder's name. `?layout=folders` is taken, and the target's identity

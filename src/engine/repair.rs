@@ -18,6 +18,50 @@ use crate::content::ContentDocument;
 use crate::store::{EventRow, JobRow, Store, StoreError};
 use crate::targets::{DepositRequest, Discrepancy, Failure, ProgressSink, ReadBack, Target};
 
+/// Whether each of `files` (manifest paths) in the folder at `root` still holds what was
+/// deposited (its SHA-256 in `document`'s manifest); the first that does not is a
+/// [`Failure::Changed`] (or unreadable). Read on a blocking thread.
+async fn unchanged_in_folder(
+    root: &Path,
+    document: &ContentDocument,
+    files: &[String],
+) -> Result<(), Failure> {
+    let entries: Vec<_> = document
+        .manifest
+        .iter()
+        .filter(|e| files.contains(&e.path))
+        .cloned()
+        .collect();
+    let root = root.to_path_buf();
+    let checked = tokio::task::spawn_blocking(move || {
+        for entry in entries {
+            let path = crate::content::on_disk(&root, &entry.path);
+            let file = std::fs::File::open(&path)
+                .map_err(|e| Failure::reading_local_file(&path, "cannot open it", &e))?;
+            let (digest, size) = crate::content::sha256_reader(file)
+                .map_err(|e| Failure::reading_local_file(&path, "cannot read it", &e))?;
+            if digest != entry.sha256 || size != entry.size {
+                return Err(Failure::Changed {
+                    path: entry.path.clone(),
+                    message: format!(
+                        "it is not the file deposited ({size} bytes, SHA-256 {digest}; \
+                         deposited: {} bytes, SHA-256 {})",
+                        entry.size, entry.sha256
+                    ),
+                });
+            }
+        }
+        Ok(())
+    })
+    .await;
+    checked.unwrap_or_else(|e| {
+        Err(Failure::Changed {
+            path: String::new(),
+            message: format!("checking the folder's files failed: {e}"),
+        })
+    })
+}
+
 /// What a repair of one deposit did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Repair {
@@ -104,12 +148,22 @@ pub async fn repair_deposit(
     let Some(record) = job.identifier.as_deref() else {
         return refuse("the deposit has no record recorded to put its files back under".into());
     };
-    if files.is_empty() {
-        // Only the record is gone: nothing to send before it.
-    } else if let Err(failure) = target
-        .put_back(&request, record, &files, Arc::new(|_| {}))
-        .await
-    {
+    // A file changed in the folder since the deposit is refused before anything is sent:
+    // a server that writes a file as it arrives (wsgidav, say) keeps what an upload cut
+    // short left under the file's name, and the next check would find the file short
+    // rather than gone. (Only the record gone: nothing is sent before it.)
+    let sent = match files.is_empty() {
+        true => Ok(()),
+        false => match unchanged_in_folder(Path::new(root), document, &files).await {
+            Ok(()) => {
+                target
+                    .put_back(&request, record, &files, Arc::new(|_| {}))
+                    .await
+            }
+            Err(changed) => Err(changed),
+        },
+    };
+    if let Err(failure) = sent {
         let error = match failure {
             // A rescan would only make the folder's new bytes the dataset's: the deposit
             // needs the bytes it was made of.
