@@ -438,6 +438,60 @@ fn a_shared_database_chosen_in_the_windows_settings_is_the_commands_default() {
     assert!(lab.path("own.db").exists());
 }
 
+/// The database's URL without its password, as Lodge prints it in the commands it
+/// suggests, connects with the password from `PGPASSWORD` or the password file, as `psql`
+/// does; a password file that others can read is not used (as libpq does not); with no
+/// password found, the server's refusal says so.
+#[test]
+fn a_url_without_its_password_takes_it_from_pgpassword_or_the_password_file() {
+    let cluster = PgCluster::start_new_with_password("lab-pw");
+    let url = cluster.new_database();
+    let lab = Lab::new();
+    let nowhere = lab.path("no-pgpass");
+    let folder = lab.numbered_folder(1);
+    let add = |password: Option<&str>, file: &Path| {
+        let mut cmd = lodge_on(&url, "alpha");
+        // `add` makes Lodge's tables, as the first command on a new database.
+        cmd.args(support::add_titled(&folder, "Cores"))
+            .env("PGPASSFILE", file);
+        match password {
+            Some(p) => cmd.env("PGPASSWORD", p),
+            None => cmd.env_remove("PGPASSWORD"),
+        };
+        cmd.output().unwrap()
+    };
+    let out = add(None, &nowhere);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("password"), "{}", text(&out));
+
+    let out = add(Some("lab-pw"), &nowhere);
+    assert!(out.status.success(), "PGPASSWORD: {}", text(&out));
+
+    let file = lab.path("pgpass");
+    std::fs::write(
+        &file,
+        format!(
+            "# the lab's database\n127.0.0.1:{}:*:postgres:lab-pw\n",
+            cluster.port()
+        ),
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let out = add(None, &file);
+        assert!(
+            !out.status.success(),
+            "a file others can read: {}",
+            text(&out)
+        );
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let out = add(None, &file);
+    assert!(out.status.success(), "the password file: {}", text(&out));
+}
+
 #[test]
 fn a_shared_database_in_settings_that_cannot_be_reached_is_named_with_where_to_change_it() {
     let lab = Lab::new();

@@ -51,15 +51,15 @@ static DB_FLAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
 /// This run was given `--db db` on its command line (not by `LODGE_DB`): every `lodge`
 /// command it suggests gets it too, or run as printed it would work on another store (the
-/// default file, or `LODGE_DB`'s). A password in a PostgreSQL URL is left out (the server
-/// then takes it from `PGPASSWORD` or `~/.pgpass`), never printed.
+/// default file, or `LODGE_DB`'s). A password in a PostgreSQL URL is left out (Lodge then
+/// takes it from `PGPASSWORD` or `~/.pgpass`, as `psql` does), never printed.
 pub fn suggest_with_db(db: &std::path::Path) {
     let shown = without_password(&db.to_string_lossy());
     let _ = DB_FLAG.set(format!("--db {}", shell_word(&shown)));
 }
 
-/// `text`, when it is a URL with a password, without the password (a PostgreSQL server
-/// takes it from `PGPASSWORD` or `~/.pgpass`): for a command Lodge prints to be run.
+/// `text`, when it is a URL with a password, without the password (Lodge takes it from
+/// `PGPASSWORD` or `~/.pgpass`, as `psql` does): for a command Lodge prints to be run.
 pub fn without_password(text: &str) -> String {
     match url::Url::parse(text) {
         Ok(mut url) if url.password().is_some() => {

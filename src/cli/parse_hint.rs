@@ -79,8 +79,8 @@ fn shown_word(word: &str, previous: Option<&str>) -> String {
     shell_word(&shown_url(word)).into_owned()
 }
 
-/// `text` as the hint may print it: a URL with a password loses it (a PostgreSQL server
-/// takes it from `PGPASSWORD` or `~/.pgpass`), a target URL with a user or password
+/// `text` as the hint may print it: a URL with a password loses it (Lodge takes a
+/// PostgreSQL password from `PGPASSWORD` or `~/.pgpass`), a target URL with a user or password
 /// before its host has them masked, as Lodge's refusal of such a URL shows it.
 fn shown_url(text: &str) -> String {
     if let Some((masked, _)) = crate::targets::http::credentials_in_url(text)

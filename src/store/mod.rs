@@ -63,6 +63,7 @@ mod jobs;
 mod location;
 mod notices;
 mod overview;
+mod pg_password;
 mod postgres;
 mod reports;
 mod schema;

@@ -49,7 +49,14 @@ pub(super) fn connect(url: &str) -> Result<PgSession> {
                 }
             };
             runtime.block_on(async move {
-                let connecting = tokio_postgres::connect(&url_owned, tokio_postgres::NoTls);
+                let config = match session_config(&url_owned) {
+                    Ok(config) => config,
+                    Err(e) => {
+                        let _ = ready.send(Err(e));
+                        return;
+                    }
+                };
+                let connecting = config.connect(tokio_postgres::NoTls);
                 match tokio::time::timeout(Duration::from_secs(10), connecting).await {
                     Ok(Ok((client, connection))) => {
                         let _ = ready.send(Ok(client));
@@ -74,6 +81,18 @@ pub(super) fn connect(url: &str) -> Result<PgSession> {
     let session = PgSession::new(client);
     session.batch(SESSION_SETTINGS)?;
     Ok(session)
+}
+
+/// The connection settings of `url`, its password (when the URL has none) from
+/// `PGPASSWORD` or the password file, as `psql` takes it.
+fn session_config(url: &str) -> std::result::Result<tokio_postgres::Config, String> {
+    let mut config: tokio_postgres::Config = url
+        .parse()
+        .map_err(|e: tokio_postgres::Error| crate::wording::with_causes(&e))?;
+    if let Some(password) = super::pg_password::password_for(&config) {
+        config.password(password);
+    }
+    Ok(config)
 }
 
 /// What [`migrate`] does with a database that has none of Lodge's tables.
@@ -265,9 +284,14 @@ async fn listen_forever(url: String, tx: tokio::sync::mpsc::UnboundedSender<i64>
     use futures_util::StreamExt;
     use tokio_postgres::AsyncMessage;
     while !tx.is_closed() {
-        let Ok((client, mut connection)) =
-            tokio_postgres::connect(&url, tokio_postgres::NoTls).await
-        else {
+        let connecting = async {
+            session_config(&url)
+                .ok()?
+                .connect(tokio_postgres::NoTls)
+                .await
+                .ok()
+        };
+        let Some((client, mut connection)) = connecting.await else {
             tokio::time::sleep(Duration::from_secs(1)).await;
             continue;
         };

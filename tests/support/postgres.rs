@@ -19,6 +19,8 @@ pub struct PgCluster {
     log: PathBuf,
     port: u16,
     dir: PathBuf,
+    /// The `postgres` user's password, for a cluster that asks for one over TCP.
+    password: Option<String>,
 }
 
 fn pg_bin() -> PathBuf {
@@ -82,6 +84,16 @@ fn free_port() -> u16 {
 impl PgCluster {
     /// A new cluster of its own (for a test that stops and starts it).
     pub fn start_new() -> PgCluster {
+        PgCluster::start_new_with(None)
+    }
+
+    /// A new cluster whose `postgres` user must give `password` over TCP (SCRAM), as a
+    /// lab's server would; its URLs carry no password.
+    pub fn start_new_with_password(password: &str) -> PgCluster {
+        PgCluster::start_new_with(Some(password))
+    }
+
+    fn start_new_with(password: Option<&str>) -> PgCluster {
         let bin = pg_bin();
         let dir = tempfile::tempdir().unwrap().keep();
         let data = dir.join("data");
@@ -98,14 +110,32 @@ impl PgCluster {
             );
         }
         let mut initdb = as_cluster_user(&bin.join("initdb"));
-        initdb.arg("-D").arg(&data).args([
-            "-U",
-            "postgres",
-            "--auth=trust",
-            "--no-sync",
-            "-E",
-            "UTF8",
-        ]);
+        initdb
+            .arg("-D")
+            .arg(&data)
+            .args(["-U", "postgres", "--no-sync", "-E", "UTF8"]);
+        match password {
+            None => {
+                initdb.arg("--auth=trust");
+            }
+            Some(password) => {
+                let file = dir.join("pwfile");
+                std::fs::write(&file, format!("{password}\n")).unwrap();
+                if is_root() {
+                    run(
+                        {
+                            let mut c = Command::new("chown");
+                            c.arg("postgres").arg(&file);
+                            c
+                        },
+                        "chown the password file",
+                    );
+                }
+                initdb
+                    .args(["--auth-local=trust", "--auth-host=scram-sha-256"])
+                    .arg(format!("--pwfile={}", file.display()));
+            }
+        }
         run(initdb, "initdb");
         let cluster = PgCluster {
             bin,
@@ -113,6 +143,7 @@ impl PgCluster {
             log,
             port: free_port(),
             dir,
+            password: password.map(str::to_string),
         };
         cluster.start();
         cluster.watch();
@@ -181,6 +212,9 @@ impl PgCluster {
                 "postgres",
             ])
             .arg(&name);
+        if let Some(password) = &self.password {
+            create.env("PGPASSWORD", password);
+        }
         run(create, "createdb");
         self.url(&name)
     }
