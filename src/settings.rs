@@ -86,15 +86,27 @@ impl Settings {
         }
     }
 
-    /// Write the settings file (creating its folder), atomically.
+    /// Write the settings file (creating its folder), atomically, readable by its owner
+    /// alone: the shared database's URL may hold its password.
     pub fn save(&self, path: &Path) -> Result<(), String> {
+        use std::io::Write;
         let fail = |e: std::io::Error| format!("cannot save settings to {}: {e}", path.display());
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(fail)?;
         }
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
         let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, text).map_err(fail)?;
+        let _ = std::fs::remove_file(&tmp);
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&tmp).map_err(fail)?;
+        file.write_all(text.as_bytes()).map_err(fail)?;
+        drop(file);
         std::fs::rename(&tmp, path).map_err(fail)
     }
 
@@ -245,6 +257,27 @@ mod tests {
             database: db.into(),
             ..Settings::default()
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_settings_file_is_readable_by_its_owner_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lodge/settings.json");
+        // One written before (world-readable) is replaced by a private one.
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{}").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        with_database("postgres://lab:pw@db.example.org/lodge")
+            .save(&path)
+            .unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(
+            Settings::load(&path).unwrap().database,
+            "postgres://lab:pw@db.example.org/lodge"
+        );
     }
 
     #[test]
