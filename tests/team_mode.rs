@@ -462,7 +462,18 @@ fn a_url_without_its_password_takes_it_from_pgpassword_or_the_password_file() {
     };
     let out = add(None, &nowhere);
     assert!(!out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("password"), "{}", text(&out));
+    assert!(
+        text(&out).contains("the server asks for a password: put it in the URL, or in PGPASSWORD"),
+        "{}",
+        text(&out)
+    );
+    let out = add(Some("not-it"), &nowhere);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("the server refused the password: check it"),
+        "{}",
+        text(&out)
+    );
 
     let out = add(Some("lab-pw"), &nowhere);
     assert!(out.status.success(), "PGPASSWORD: {}", text(&out));
@@ -490,6 +501,44 @@ fn a_url_without_its_password_takes_it_from_pgpassword_or_the_password_file() {
     }
     let out = add(None, &file);
     assert!(out.status.success(), "the password file: {}", text(&out));
+}
+
+/// A database whose user may not create tables in it (PostgreSQL 15 and later give only the
+/// owner that right in the public schema): refused naming the database and what its owner
+/// can grant, and nothing is added.
+#[test]
+fn a_database_the_user_may_not_create_tables_in_is_named_with_what_to_grant() {
+    let cluster = shared();
+    let url = cluster.new_database();
+    let database = url.rsplit('/').next().unwrap().to_string();
+    let role = format!("guest_{}", std::process::id());
+    cluster.sql(&database, &format!("CREATE ROLE {role} LOGIN"));
+    cluster.sql(&database, "REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+    let as_guest = url.replace("postgres://postgres@", &format!("postgres://{role}@"));
+    let lab = Lab::new();
+    let out = lodge_on(&as_guest, "alpha")
+        .args(support::add_titled(&lab.numbered_folder(1), "Cores"))
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(
+        t.contains("(42501)")
+            && t.contains(&format!(
+                "the user of {as_guest} may not create Lodge's tables there"
+            ))
+            && t.contains("GRANT CREATE ON SCHEMA public TO"),
+        "{t}"
+    );
+    cluster.sql(
+        &database,
+        &format!("GRANT CREATE ON SCHEMA public TO {role}"),
+    );
+    let out = lodge_on(&as_guest, "alpha")
+        .args(support::add_titled(&lab.numbered_folder(1), "Cores"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "granted, it starts: {}", text(&out));
 }
 
 #[test]

@@ -138,14 +138,26 @@ impl fmt::Display for StoreLocation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StoreLocation::File(path) => write!(f, "{}", path.display()),
-            StoreLocation::Postgres(url) => match url::Url::parse(url) {
-                Ok(mut parsed) if parsed.password().is_some() => {
-                    let _ = parsed.set_password(Some("***"));
-                    write!(f, "{parsed}")
-                }
-                _ => write!(f, "{url}"),
-            },
+            StoreLocation::Postgres(url) => write!(f, "{}", without_password(url)),
         }
+    }
+}
+
+/// A PostgreSQL URL with its password shown as `***`: all between the user's name and the
+/// last `@`, so that a password holding an `@`, `/` or `#` not percent-encoded (which moves
+/// where a URL parser sees the host begin) does not show in part either.
+fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let Some((userinfo, host)) = rest.rsplit_once('@') else {
+        return url.to_string();
+    };
+    match userinfo.split_once(':') {
+        Some((user, _)) if !user.contains(['/', '?', '#']) => {
+            format!("{scheme}://{user}:***@{host}")
+        }
+        _ => url.to_string(),
     }
 }
 
@@ -194,6 +206,11 @@ mod tests {
         let at = StoreLocation::parse("postgres://lab:secret@db.example:5432/lodge");
         assert!(matches!(at, StoreLocation::Postgres(_)));
         assert_eq!(at.to_string(), "postgres://lab:***@db.example:5432/lodge");
+        // A password with '@', '/' and '#' not percent-encoded shows no part of it.
+        let at = StoreLocation::parse("postgres://lab:p@ss/w:rd#1@db.example:5432/lodge");
+        assert_eq!(at.to_string(), "postgres://lab:***@db.example:5432/lodge");
+        let no_password = "postgres://lab@db.example/lodge";
+        assert_eq!(StoreLocation::parse(no_password).to_string(), no_password);
         assert!(matches!(
             StoreLocation::parse("/home/me/lodge.db"),
             StoreLocation::File(_)

@@ -201,7 +201,8 @@ pub enum StoreError {
     Postgres { message: String, transient: bool },
     /// The shared database could not be reached for longer than the store waits.
     #[error(
-        "cannot reach the Lodge database {location}: {reason}; check that PostgreSQL is running and the URL is right"
+        "cannot reach the Lodge database {location}: {reason}; {}",
+        postgres::what_to_check(.reason)
     )]
     Unavailable { location: String, reason: String },
     /// A shared database with none of Lodge's tables, opened for work on what it holds

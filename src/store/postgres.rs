@@ -31,7 +31,10 @@ const SESSION_SETTINGS: &str = "SET lock_timeout = '10s';
 pub(super) fn connect(url: &str) -> Result<PgSession> {
     let unavailable = |reason: String| StoreError::Unavailable {
         location: StoreLocation::Postgres(url.to_string()).to_string(),
-        reason,
+        reason: match unencoded_password_hint(url) {
+            Some(hint) => format!("{reason} {hint}"),
+            None => reason,
+        },
     };
     let (ready, client) = mpsc::channel();
     let url_owned = url.to_string();
@@ -81,6 +84,30 @@ pub(super) fn connect(url: &str) -> Result<PgSession> {
     let session = PgSession::new(client);
     session.batch(SESSION_SETTINGS)?;
     Ok(session)
+}
+
+/// What to check when the database cannot be reached for `reason`: the password the server
+/// refused or asked for, else that it runs and the URL is right.
+pub(super) fn what_to_check(reason: &str) -> &'static str {
+    if reason.contains("password authentication failed") {
+        "the server refused the password: check it (in the URL, or in PGPASSWORD or \
+         ~/.pgpass for a URL without one)"
+    } else if reason.contains("password missing") {
+        "the server asks for a password: put it in the URL, or in PGPASSWORD or ~/.pgpass"
+    } else {
+        "check that PostgreSQL is running and the URL is right"
+    }
+}
+
+/// Why `url` may not say what was meant: a password with `@`, `/` or `#` in it, not
+/// percent-encoded, moves where the URL's host and database seem to begin.
+fn unencoded_password_hint(url: &str) -> Option<&'static str> {
+    let rest = url.split_once("://")?.1;
+    let userinfo_cut_short = rest.contains('@') && rest.split('@').next()?.contains(['/', '#']);
+    (rest.matches('@').count() > 1 || userinfo_cut_short).then_some(
+        "(a password holding @, /, : or # must be percent-encoded in the URL: @ as %40, / as \
+         %2F, : as %3A, # as %23)",
+    )
 }
 
 /// The connection settings of `url`, its password (when the URL has none) from
@@ -144,8 +171,28 @@ pub(super) fn migrate(session: &PgSession, url: &str, tables: Tables) -> Result<
         Ok(()) => db.batch("COMMIT"),
         Err(e) => {
             let _ = db.batch("ROLLBACK");
-            Err(e)
+            Err(cannot_create_tables(e, url))
         }
+    }
+}
+
+/// `e`, when it is PostgreSQL refusing the user the right to create Lodge's tables
+/// (SQLSTATE 42501), with the database named and what its owner can do.
+fn cannot_create_tables(e: StoreError, url: &str) -> StoreError {
+    match e {
+        StoreError::Postgres { message, .. } if message.ends_with("(42501)") => {
+            let location = StoreLocation::Postgres(url.to_string()).to_string();
+            StoreError::Postgres {
+                message: format!(
+                    "{message}: the user of {location} may not create Lodge's tables there. \
+                     Have the database's owner grant it (`GRANT CREATE ON SCHEMA public TO \
+                     USER`), or make that user the database's owner (`ALTER DATABASE DB \
+                     OWNER TO USER`), or give Lodge a database of its own"
+                ),
+                transient: false,
+            }
+        }
+        other => other,
     }
 }
 
@@ -322,5 +369,33 @@ async fn listen_forever(url: String, tx: tokio::sync::mpsc::UnboundedSender<i64>
             }
         }
         tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{unencoded_password_hint, what_to_check};
+
+    #[test]
+    fn a_refused_or_missing_password_is_what_to_check() {
+        let refused = "db error: FATAL: password authentication failed for user \"lab\"";
+        assert!(what_to_check(refused).starts_with("the server refused the password"));
+        let missing = "invalid configuration: password missing";
+        assert!(what_to_check(missing).starts_with("the server asks for a password"));
+        assert!(what_to_check("Connection refused (os error 111)").contains("is running"));
+    }
+
+    #[test]
+    fn a_password_not_percent_encoded_is_pointed_out() {
+        let hint = unencoded_password_hint("postgres://lab:p@ss/w:rd#1@db.example:5432/lodge");
+        assert!(hint.is_some_and(|h| h.contains("%40")), "{hint:?}");
+        assert_eq!(
+            unencoded_password_hint("postgres://lab:p%40ss@db.example:5432/lodge"),
+            None
+        );
+        assert_eq!(
+            unencoded_password_hint("postgres://lab@db.example/lodge"),
+            None
+        );
     }
 }

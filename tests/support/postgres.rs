@@ -219,6 +219,24 @@ impl PgCluster {
         self.url(&name)
     }
 
+    /// Run `sql` on `database` as the `postgres` user (`psql -c`).
+    pub fn sql(&self, database: &str, sql: &str) {
+        let mut psql = Command::new(self.bin.join("psql"));
+        psql.args([
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &self.port.to_string(),
+            "-U",
+            "postgres",
+        ])
+        .args(["-d", database, "-v", "ON_ERROR_STOP=1", "-c", sql]);
+        if let Some(password) = &self.password {
+            psql.env("PGPASSWORD", password);
+        }
+        run(psql, "psql");
+    }
+
     /// The cluster's port on 127.0.0.1.
     pub fn port(&self) -> u16 {
         self.port
