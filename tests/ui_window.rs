@@ -760,6 +760,37 @@ fn a_copy_of_a_deposited_folder_shows_already_deposited_with_its_identifier_befo
     assert_eq!(copy_id, identifier);
 }
 
+/// Two datasets of the same content deposited in one press share one deposit: the notice
+/// says so, not that a deposit "was on the queue already".
+#[test]
+fn copies_deposited_together_are_said_to_share_one_deposit() {
+    let mut w = Window::open(FaultConfig::default());
+    let original = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let copy = citable_folder(&w.lab, "soil-cores-backup", "Soil cores 2026");
+    w.drop_paths(&[&original, &copy]);
+    w.wait("hashing both", |app| {
+        app.model.rows().len() == 2 && app.model.rows().iter().all(|r| r.key.is_some())
+    });
+    w.harness.get_by_label("Deposit all ready (2)").click();
+    w.wait("both deposited", |app| {
+        app.model.rows().iter().all(|r| {
+            matches!(
+                app.status_of(r.id),
+                Some(DedupStatus::Deposited { .. } | DedupStatus::AlreadyDeposited { .. })
+            )
+        })
+    });
+    let said = notices_with(
+        w.app(),
+        "1 dataset holds the same content as another dataset",
+    );
+    assert_eq!(said.len(), 1, "{:?}", w.app().model.log);
+    assert!(
+        notices_with(w.app(), "on the queue already").is_empty(),
+        "nothing was queued before the press"
+    );
+}
+
 #[test]
 fn a_sandbox_that_always_fails_ends_failed_and_retry_after_the_faults_stop_deposits_with_the_causes_logged()
  {

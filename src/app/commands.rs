@@ -865,10 +865,20 @@ impl Core {
                 let resumed = !events.is_empty();
                 let queued = s.enqueue_deposits(&target, &items, deadline)?;
                 let job_ids: Vec<i64> = queued.iter().map(|(q, _)| q.job_id()).collect();
-                let already = queued
+                // A dataset of the same content as another of this press (the same key)
+                // shares the deposit queued for that one: a copy, not one queued before.
+                let new_now: HashSet<i64> = queued
                     .iter()
-                    .filter(|(q, _)| matches!(q, Enqueued::AlreadyQueued(_)))
-                    .count();
+                    .filter_map(|(q, _)| match q {
+                        Enqueued::New(id) => Some(*id),
+                        _ => None,
+                    })
+                    .collect();
+                let (copies, already) = queued.iter().fold((0, 0), |(c, a), (q, _)| match q {
+                    Enqueued::AlreadyQueued(id) if new_now.contains(id) => (c + 1, a),
+                    Enqueued::AlreadyQueued(_) => (c, a + 1),
+                    _ => (c, a),
+                });
                 // Recorded as replays at once: nothing waits for the engine.
                 let replayed = queued
                     .iter()
@@ -876,19 +886,19 @@ impl Core {
                     .count();
                 events.extend(queued.into_iter().filter_map(|(_, e)| e));
                 let jobs = s.jobs(&job_ids)?;
-                let not_new = already + replayed;
+                let not_new = already + copies + replayed;
                 Ok((
                     jobs,
                     events,
                     refused,
-                    (already, not_new),
+                    (already, copies, not_new),
                     resumed,
                     restricted,
                 ))
             })
             .await;
         match result {
-            Ok((jobs, events, refused, (already, not_new), resumed, restricted)) => {
+            Ok((jobs, events, refused, (already, copies, not_new), resumed, restricted)) => {
                 // The engine's idle workers start on them now, not at their next look.
                 self.engine().wake();
                 if let Some(target) = self.engine().target(&scope) {
@@ -932,6 +942,14 @@ impl Core {
                     self.out.notice(Notice::info(format!(
                         "{} queued; deposits are paused: press Resume to send them.",
                         count_of(new as u64, "deposit", "deposits")
+                    )));
+                }
+                if copies > 0 {
+                    self.out.notice(Notice::info(format!(
+                        "{} the same content as another dataset queued with {} (the same \
+                         key): each content is deposited once, for all its copies.",
+                        count_of(copies as u64, "dataset holds", "datasets hold"),
+                        if copies == 1 { "it" } else { "them" }
                     )));
                 }
                 // A dataset on the queue already (its row says Queued, Uploading or
