@@ -233,6 +233,67 @@ fn an_embargo_in_a_zenodo_json_beside_a_citation_cff_is_kept() {
     );
 }
 
+/// A `CITATION.cff` that cannot be read (a day no calendar has) leaves the metadata to be
+/// filled in, but the embargo of the `.zenodo.json` beside it is kept all the same: the
+/// files are never open because the other file could not be read. Fixed and added again,
+/// the citation file fills in the rest and the embargo stands.
+#[test]
+fn an_embargo_in_a_zenodo_json_is_kept_when_the_citation_cff_beside_it_cannot_be_read() {
+    let lab = Lab::new();
+    let cff = |date: &str| {
+        format!(
+            "cff-version: 1.2.0\ntitle: Weather 2026\nauthors:\n  - family-names: \
+             Curie\n    given-names: Marie\ndate-released: {date}\n"
+        )
+    };
+    let zenodo = json!({"access_right": "embargoed", "embargo_date": "2099-01-01"});
+    let folder = lab.folder(
+        "weather",
+        &[
+            ("data.csv", b"id\n1\n"),
+            ("CITATION.cff", cff("2026-02-30").as_bytes()),
+            (".zenodo.json", zenodo.to_string().as_bytes()),
+        ],
+    );
+    let add = || {
+        lodge_in(&lab)
+            .arg("add")
+            .arg(&folder)
+            .args(["--publisher", "Lab"])
+            .output()
+            .unwrap()
+    };
+    let out = add();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "date-released '2026-02-30' is not a calendar date",
+            &format!(
+                "files embargoed until 2099-01-01, as {} says",
+                folder.join(".zenodo.json").display()
+            ),
+        ],
+    );
+    let shown = text(&lodge_in(&lab).args(["show", "1"]).output().unwrap());
+    assert!(
+        shown.contains("files        embargoed until 2099-01-01"),
+        "{shown}"
+    );
+
+    std::fs::write(folder.join("CITATION.cff"), cff("2026-02-03")).unwrap();
+    let out = add();
+    assert!(out.status.success(), "{}", text(&out));
+    let shown = text(&lodge_in(&lab).args(["show", "1"]).output().unwrap());
+    assert_all(
+        &shown,
+        &[
+            "title        Weather 2026",
+            "files        embargoed until 2099-01-01",
+        ],
+    );
+}
+
 /// A `.zenodo.json` that keeps its files closed prefills restricted files, and what it
 /// gives that Lodge does not send (its notes) is named at once; its EC grant is funding.
 #[test]

@@ -105,6 +105,37 @@ fn a_notice_sits_above_the_log_and_covers_none_of_its_lines() {
     );
 }
 
+/// A folder whose `CITATION.cff` cannot be read is added with its metadata to fill in,
+/// but the embargo its `.zenodo.json` gives is kept, and the notice says so.
+#[test]
+fn a_dropped_folder_keeps_its_zenodo_json_embargo_when_its_citation_cff_cannot_be_read() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = w.lab.folder(
+        "weather",
+        &[
+            ("data.csv", b"id\n1\n".as_slice()),
+            (
+                "CITATION.cff",
+                b"cff-version: 1.2.0\ntitle: Weather\ndate-released: 2026-02-30\n".as_slice(),
+            ),
+            (
+                ".zenodo.json",
+                br#"{"access_right": "embargoed", "embargo_date": "2099-01-01"}"#.as_slice(),
+            ),
+        ],
+    );
+    w.add_folder(&folder);
+    let row = w.app().model.rows()[0].clone();
+    assert_eq!(
+        row.metadata.access,
+        lodge::content::FileAccess::Embargoed {
+            until: "2099-01-01".into()
+        }
+    );
+    let said = notices_with(w.app(), "Its files are kept embargoed until 2099-01-01");
+    assert_eq!(said.len(), 1, "{:?}", w.app().model.log);
+}
+
 /// The wrong folder dropped, or one far bigger than meant (here 8 GiB of sparse files): its
 /// row's Stop ends the hashing, and nothing of it is recorded.
 #[test]

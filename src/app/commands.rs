@@ -611,11 +611,24 @@ impl Core {
                 }
                 Ok(None) => Metadata::default(),
                 Err(e) => {
+                    // Who may read the files, when a `.zenodo.json` says so readably: kept,
+                    // so that they are not published openly because the rest was not read.
+                    let access = crate::content::access_kept_by_folder(&root2);
+                    let kept = match &access {
+                        Some(a) => format!(
+                            " Its files are kept {}, as its .zenodo.json says.",
+                            a.describe()
+                        ),
+                        None => String::new(),
+                    };
                     notes.push(Notice::warning(format!(
-                        "Could not prefill the metadata of {}: {e}. Fill it in by hand.",
+                        "Could not prefill the metadata of {}: {e}. Fill it in by hand.{kept}",
                         folder_name(&root2)
                     )));
-                    Metadata::default()
+                    Metadata {
+                        access: access.unwrap_or_default(),
+                        ..Metadata::default()
+                    }
                 }
             };
             lock(&core.settings).apply_defaults(&mut metadata, &folder_name(&root2), this_year());

@@ -764,6 +764,9 @@ async fn add_one(
     // The citation file, read on every add: the first prefills the metadata; a later one
     // fills only what the dataset's metadata still lacks (a file fixed since, say), so
     // what was given with flags or in the window stays.
+    // Who may read the files, kept from a `.zenodo.json` whose other fields (or the
+    // `CITATION.cff` beside it) could not be read.
+    let mut kept_access = None;
     let cited = match metadata_from_folder(&root) {
         Ok(cited) => cited,
         // A citation file Lodge cannot read is a note, not a reason to refuse the
@@ -773,6 +776,7 @@ async fn add_one(
                 "warning: {e}. The folder is added with the metadata given here \
                  (--title, --creator, ...)"
             );
+            kept_access = crate::content::access_kept_by_folder(&root);
             None
         }
     };
@@ -818,7 +822,20 @@ async fn add_one(
             say_not_carried(&from);
             m
         }
-        (None, None) => Metadata::default(),
+        (None, None) => match kept_access {
+            Some(access) => {
+                say!(
+                    "files {}, as {} says",
+                    access.describe(),
+                    root.join(crate::content::ZENODO_JSON).display()
+                );
+                Metadata {
+                    access,
+                    ..Metadata::default()
+                }
+            }
+            None => Metadata::default(),
+        },
         (Some(d), cited) => {
             let mut metadata = d.metadata.clone();
             if let Some((m, from)) = cited {

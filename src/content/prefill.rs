@@ -56,6 +56,17 @@ pub fn metadata_from_folder(root: &Path) -> Result<Option<(Metadata, PathBuf)>, 
     Ok(None)
 }
 
+/// Who may read the files, when a `.zenodo.json` in `root` keeps them restricted or under
+/// embargo and says so readably: for a folder whose citation files could not be read
+/// otherwise (a `CITATION.cff` with a bad date, a `.zenodo.json` with a bad creator), so that
+/// its files are not published openly because the rest of a file was not read.
+pub fn access_kept_by_folder(root: &Path) -> Option<FileAccess> {
+    let text = read_if_exists(&root.join(ZENODO_JSON)).ok()??;
+    access_of_zenodo_json(&text)
+        .ok()
+        .filter(|access| !access.is_open())
+}
+
 fn read_if_exists(path: &Path) -> Result<Option<String>, ContentError> {
     match fs::read(path) {
         Ok(bytes) => String::from_utf8(bytes)
