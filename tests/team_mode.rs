@@ -176,6 +176,77 @@ async fn four_processes_on_one_postgres_store_create_each_key_once() {
     assert!(actors.len() > 1, "only {actors:?} worked");
 }
 
+/// One machine's refused token pauses the target for that machine alone: another machine
+/// on the same shared database, sending with the right token meanwhile, goes on until its
+/// batch has landed, and its status names no pause; the first machine's job waits, paused,
+/// until its own user acts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_token_refused_on_one_machine_pauses_that_machine_alone() {
+    let lab = Lab::new();
+    let url = shared().new_database();
+    let slow = FaultConfig {
+        latency_ms: 300,
+        ..FaultConfig::default()
+    };
+    let sandbox = lab
+        .start_sandbox("sandbox", Some("right".into()), slow)
+        .await;
+    let target = sandbox.target_url();
+    let alphas: Vec<_> = (1..=6).map(|n| lab.numbered_folder(n)).collect();
+    add_all(&url, "alpha", &alphas);
+    add_all(&url, "beta", &[lab.numbered_folder(7)]);
+    let ids: Vec<String> = (1..=6).map(|n| n.to_string()).collect();
+    let alpha = lodge_on(&url, "alpha")
+        .args(["deposit", "--target", &target, "--token", "right"])
+        .args(["--concurrency", "1"])
+        .args(&ids)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once alpha's first deposit has landed, beta gives a wrong token.
+    let started = Instant::now();
+    while sandbox.stats().records == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "alpha sent nothing"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let beta = lodge_on(&url, "beta")
+        .args(["deposit", "--target", &target, "--token", "wrong", "7"])
+        .output()
+        .unwrap();
+    assert_eq!(beta.status.code(), Some(1), "{}", text(&beta));
+    assert!(text(&beta).contains("is paused"), "{}", text(&beta));
+
+    let alpha = wait_for(alpha, Duration::from_secs(120));
+    assert!(
+        alpha.status.success(),
+        "alpha was stopped: {}",
+        text(&alpha)
+    );
+    assert_eq!(
+        sandbox.stats().records,
+        6,
+        "alpha's six landed, beta's none"
+    );
+    let status = |host: &str| {
+        text(
+            &lodge_on(&url, host)
+                .args(["status", "--target", &target])
+                .output()
+                .unwrap(),
+        )
+    };
+    assert!(
+        !status("alpha").contains("is paused"),
+        "{}",
+        status("alpha")
+    );
+    assert!(status("beta").contains("is paused"), "{}", status("beta"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_paused_past_its_lease_cannot_record_its_stale_result() {
     let lab = Lab::new();

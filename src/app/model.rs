@@ -908,8 +908,10 @@ impl Model {
         {
             events.push(e.clone());
         }
-        // A pause arrives with its reason from the store (`Update::TargetPaused`).
+        // A pause arrives with its reason from the store (`Update::TargetPaused`). Lifted
+        // by another machine on a shared store, it was that machine's pause, not this one's.
         if let (EventKind::Resumed, Some(target)) = (e.kind, &e.target)
+            && (self.actor.is_empty() || e.actor == self.actor)
             && self.paused_targets.remove(target).is_some()
         {
             self.version += 1;

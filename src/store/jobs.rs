@@ -628,8 +628,8 @@ const DUE_JOBS_LITE: &str = concat!(
      FROM jobs INDEXED BY jobs_due
      WHERE ",
     active_job!(),
-    " AND NOT EXISTS (SELECT 1 FROM targets t
-                      WHERE t.scope_id = jobs.target AND t.paused_reason IS NOT NULL)
+    " AND NOT EXISTS (SELECT 1 FROM target_pauses t
+                      WHERE t.scope_id = jobs.target AND t.actor IN (?1, ''))
      ORDER BY due_at, id"
 );
 
@@ -637,7 +637,7 @@ const DUE_JOBS_LITE: &str = concat!(
 /// partial index on `due_at`. Usually the first row is the one. On PostgreSQL the rows are
 /// locked as they are read and rows other workers hold are skipped (`SKIP LOCKED`), so
 /// workers on many machines claim different jobs without waiting on each other.
-fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>> {
+fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter, actor: &str) -> Result<Option<DueJob>> {
     let wanted = |job: &DueJob| {
         filter.targets.contains(&job.target)
             && !filter.skip.contains(&job.id)
@@ -662,7 +662,7 @@ fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>
     if !db.is_postgres() {
         // Rows are read one at a time up to the first wanted one, usually the first, or
         // the first not yet due.
-        return db.scan(DUE_JOBS_LITE, args![], |r| {
+        return db.scan(DUE_JOBS_LITE, args![actor], |r| {
             let (job, due_at) = due_job(r)?;
             Ok(if due_at > now {
                 ControlFlow::Break(None)
@@ -685,12 +685,12 @@ fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter) -> Result<Option<DueJob>
                  WHERE ",
                 active_job!(),
                 " AND due_at <= ?1
-                   AND NOT EXISTS (SELECT 1 FROM targets t
-                                   WHERE t.scope_id = jobs.target AND t.paused_reason IS NOT NULL)
+                   AND NOT EXISTS (SELECT 1 FROM target_pauses t
+                                   WHERE t.scope_id = jobs.target AND t.actor IN (?4, ''))
                  ORDER BY due_at, id LIMIT ?2 OFFSET ?3
                  FOR UPDATE SKIP LOCKED"
             ),
-            args![now, PAGE, offset],
+            args![now, PAGE, offset, actor],
             due_job,
         )?;
         let full = page.len() as i64 == PAGE;
@@ -803,8 +803,8 @@ const NEXT_WAKEUPS: &str = concat!(
      WHERE ",
     active_job!(),
     " AND (state = 'waiting' OR state = 'running')
-      AND NOT EXISTS (SELECT 1 FROM targets t
-                      WHERE t.scope_id = jobs.target AND t.paused_reason IS NOT NULL)"
+      AND NOT EXISTS (SELECT 1 FROM target_pauses t
+                      WHERE t.scope_id = jobs.target AND t.actor IN (?1, ''))"
 );
 
 /// A new queued job for a scope, unless the scope has an active job already.
@@ -1018,7 +1018,7 @@ impl Store {
         filter: &ClaimFilter,
     ) -> Result<Claim> {
         let now = now_ms();
-        let Some(due) = next_due(db, now, filter)? else {
+        let Some(due) = next_due(db, now, filter, &self.actor)? else {
             return Ok(Claim::Idle);
         };
         let id = due.id;
@@ -1363,9 +1363,13 @@ impl Store {
                 }
             }
             Then::PauseTarget { error } => {
+                // This actor's pause: another machine's credentials are its own.
                 db.run(
-                    "UPDATE targets SET paused_reason = ?2, paused_at = ?3 WHERE scope_id = ?1",
-                    args![&job.target, &error, now],
+                    "INSERT INTO target_pauses (scope_id, actor, reason, paused_at)
+                     VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (scope_id, actor)
+                     DO UPDATE SET reason = excluded.reason, paused_at = excluded.paused_at",
+                    args![&job.target, &self.actor, &error, now],
                 )?;
             }
         }
@@ -1733,10 +1737,10 @@ impl Store {
                 concat!(
                     "SELECT id FROM jobs WHERE ",
                     active_job!(),
-                    " AND NOT EXISTS (SELECT 1 FROM targets t
-                                      WHERE t.scope_id = jobs.target AND t.paused_reason IS NOT NULL)"
+                    " AND NOT EXISTS (SELECT 1 FROM target_pauses t
+                                      WHERE t.scope_id = jobs.target AND t.actor IN (?1, ''))"
                 ),
-                args![],
+                args![&self.actor],
                 |r| r.get(0),
             )
         })?;
@@ -1771,7 +1775,7 @@ impl Store {
     /// A paused target's jobs wait for the person, not for a time.
     pub fn next_wakeup(&self, filter: &ClaimFilter) -> Result<Option<i64>> {
         let due: Vec<(i64, String, i64)> = self.with(|db| {
-            db.all(NEXT_WAKEUPS, args![], |r| {
+            db.all(NEXT_WAKEUPS, args![&self.actor], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })
         })?;

@@ -263,9 +263,26 @@ const V7: &str = "ALTER TABLE jobs ADD COLUMN attempts_before BIGINT NOT NULL DE
 /// of the store. The same words on PostgreSQL (its V7).
 const V8: &str = "CREATE INDEX jobs_by_scope ON jobs(target, content_key);";
 
+/// V9: a target's pause is the pause of the user and machine (the actor) whose credentials
+/// or settings the server refused, not of every machine on a shared database: each
+/// machine gives its own (a lab's colleague's mistyped token must not stop the others). A
+/// pause from before (no actor known) holds for everyone, as it did, until one lifts it.
+/// The same words on PostgreSQL (its V8).
+const V9: &str = "CREATE TABLE target_pauses (
+    scope_id  TEXT NOT NULL REFERENCES targets(scope_id),
+    actor     TEXT NOT NULL,
+    reason    TEXT NOT NULL,
+    paused_at BIGINT NOT NULL,
+    PRIMARY KEY (scope_id, actor)
+);
+INSERT INTO target_pauses (scope_id, actor, reason, paused_at)
+    SELECT scope_id, '', paused_reason, coalesce(paused_at, 0) FROM targets
+    WHERE paused_reason IS NOT NULL;
+UPDATE targets SET paused_reason = NULL, paused_at = NULL;";
+
 /// The schema version the last of [`migrations`] leaves a SQLite database at (its
 /// `user_version`): a database beyond it was written by a newer Lodge.
-pub const SQLITE_LATEST: i64 = 8;
+pub const SQLITE_LATEST: i64 = 9;
 
 /// Tables every Lodge database has had since V1 (later versions rebuild some, under the same
 /// names): an SQLite file with a schema version but without them is another program's.
@@ -281,6 +298,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V6),
         M::up(V7),
         M::up(V8),
+        M::up(V9),
     ])
 }
 
@@ -414,9 +432,9 @@ DROP INDEX results_by_fingerprint;";
 
 /// Every PostgreSQL migration, oldest first: the same as [`migrations`] without SQLite's V4,
 /// which has nothing to change here. So PostgreSQL's version 4 is SQLite's V5, its 5
-/// SQLite's V6, its 6 SQLite's V7 and its 7 SQLite's V8.
+/// SQLite's V6, its 6 SQLite's V7, its 7 SQLite's V8 and its 8 SQLite's V9.
 pub fn postgres_migrations() -> &'static [&'static str] {
-    &[PG_V1, PG_V2, PG_V3, CHECKS_TABLE, V6, V7, V8]
+    &[PG_V1, PG_V2, PG_V3, CHECKS_TABLE, V6, V7, V8, V9]
 }
 
 #[cfg(test)]
@@ -474,6 +492,32 @@ mod tests {
             .map(|c| c.unwrap())
             .collect();
         assert_eq!(checks, [("t".into(), 11), ("u".into(), 13)]);
+    }
+
+    /// A target paused before pauses had actors stays paused, for everyone (actor ''), and
+    /// the others are not paused.
+    #[test]
+    fn v9_keeps_a_pause_from_before_for_everyone() {
+        let mut conn = v2_queue();
+        super::migrations().to_version(&mut conn, 8).unwrap();
+        conn.execute_batch(
+            "INSERT INTO targets (scope_id, url, label, added_at) VALUES ('u', 'u', 'l', 1);
+             UPDATE targets SET paused_reason = 'token refused', paused_at = 5
+                 WHERE scope_id = 't';",
+        )
+        .unwrap();
+        super::migrations().to_latest(&mut conn).unwrap();
+        let pauses: Vec<(String, String, String, i64)> = conn
+            .prepare("SELECT scope_id, actor, reason, paused_at FROM target_pauses")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .map(|p| p.unwrap())
+            .collect();
+        assert_eq!(
+            pauses,
+            [("t".into(), String::new(), "token refused".into(), 5)]
+        );
     }
 
     /// A queue written at V2: one job still queued, one deposited.

@@ -1,6 +1,11 @@
 //! The targets the store knows: the URL each was last opened from (so a retry can open it
 //! again), and whether it is paused because its credentials were refused, until the user
 //! acts. A target's scope id is what its jobs and results are keyed by.
+//!
+//! A pause is the pause of the actor (user@host) whose attempt the server refused: on a
+//! shared database each machine gives its own credentials, so one machine's refused token
+//! stops that machine's sending, not the lab's. A pause recorded before pauses had actors
+//! (actor '') holds for everyone until one lifts it.
 
 use super::events::insert_event;
 use super::sql::args;
@@ -41,40 +46,42 @@ impl Store {
         })
     }
 
-    /// Why a target is paused, if it is.
+    /// Why a target is paused for this store's actor, if it is.
     pub fn target_paused(&self, scope_id: &str) -> Result<Option<String>> {
         self.with(|db| {
-            Ok(db
-                .opt(
-                    "SELECT paused_reason FROM targets WHERE scope_id = ?1",
-                    args![scope_id],
-                    |r| r.get::<Option<String>>(0),
-                )?
-                .flatten())
-        })
-    }
-
-    /// Every paused target, by scope id, with why.
-    pub fn paused_targets(&self) -> Result<Vec<(String, String)>> {
-        self.with(|db| {
-            db.all(
-                "SELECT scope_id, paused_reason FROM targets
-                 WHERE paused_reason IS NOT NULL ORDER BY scope_id",
-                args![],
-                |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)),
+            db.opt(
+                "SELECT reason FROM target_pauses WHERE scope_id = ?1 AND actor IN (?2, '')
+                 ORDER BY paused_at DESC LIMIT 1",
+                args![scope_id, &self.actor],
+                |r| r.get::<String>(0),
             )
         })
     }
 
-    /// Lift a pause (the user acted: new credentials, or asked to deposit again).
+    /// Every target paused for this store's actor, by scope id, with why.
+    pub fn paused_targets(&self) -> Result<Vec<(String, String)>> {
+        let mut paused = self.with(|db| {
+            db.all(
+                "SELECT scope_id, reason FROM target_pauses WHERE actor IN (?1, '')
+                 ORDER BY scope_id, paused_at DESC",
+                args![&self.actor],
+                |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)),
+            )
+        })?;
+        // One for each target: its latest.
+        paused.dedup_by(|later, first| later.0 == first.0);
+        Ok(paused)
+    }
+
+    /// Lift a pause for this store's actor (the user acted: new credentials, or asked to
+    /// deposit again), and one from before pauses had actors.
     pub fn resume_target(&self, scope_id: &str) -> Result<Option<EventRow>> {
         self.write(|db| {
             let changed = db.run(
-                "UPDATE targets SET paused_reason = NULL, paused_at = NULL
-                 WHERE scope_id = ?1 AND paused_reason IS NOT NULL",
-                args![scope_id],
+                "DELETE FROM target_pauses WHERE scope_id = ?1 AND actor IN (?2, '')",
+                args![scope_id, &self.actor],
             )?;
-            if changed != 1 {
+            if changed == 0 {
                 return Ok(None);
             }
             let event = NewEvent {

@@ -93,7 +93,7 @@ impl Lab {
             .await
     }
 
-    async fn start_sandbox(
+    pub async fn start_sandbox(
         &self,
         name: &str,
         token: Option<String>,
