@@ -205,15 +205,18 @@ mod tests {
         drop(Store::open(&newer).unwrap());
         let conn = rusqlite::Connection::open(&newer).unwrap();
         conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
-        conn.pragma_update(None, "user_version", 9).unwrap();
+        let newer_version = crate::store::schema::SQLITE_LATEST + 1;
+        conn.pragma_update(None, "user_version", newer_version)
+            .unwrap();
         drop(conn);
 
         let said = refusal_leaving_untouched(&newer);
         assert_eq!(
             said,
             format!(
-                "the Lodge database {} was written by a newer Lodge (schema 9, this Lodge knows \
-                 up to {}); Lodge has not changed it. Use a newer Lodge, or another --db",
+                "the Lodge database {} was written by a newer Lodge (schema {newer_version}, \
+                 this Lodge knows up to {}); Lodge has not changed it. Use a newer Lodge, or \
+                 another --db",
                 newer.display(),
                 crate::store::schema::SQLITE_LATEST
             )

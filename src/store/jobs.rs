@@ -629,7 +629,9 @@ const DUE_JOBS_LITE: &str = concat!(
      WHERE ",
     active_job!(),
     " AND NOT EXISTS (SELECT 1 FROM target_pauses t
-                      WHERE t.scope_id = jobs.target AND t.actor IN (?1, ''))
+                      WHERE t.scope_id = jobs.target AND t.actor = ?1)
+      AND NOT EXISTS (SELECT 1 FROM target_pauses t
+                      WHERE t.scope_id = jobs.target AND t.actor = '')
      ORDER BY due_at, id"
 );
 
@@ -686,7 +688,9 @@ fn next_due(db: Db<'_>, now: i64, filter: &ClaimFilter, actor: &str) -> Result<O
                 active_job!(),
                 " AND due_at <= ?1
                    AND NOT EXISTS (SELECT 1 FROM target_pauses t
-                                   WHERE t.scope_id = jobs.target AND t.actor IN (?4, ''))
+                                   WHERE t.scope_id = jobs.target AND t.actor = ?4)
+                   AND NOT EXISTS (SELECT 1 FROM target_pauses t
+                                   WHERE t.scope_id = jobs.target AND t.actor = '')
                  ORDER BY due_at, id LIMIT ?2 OFFSET ?3
                  FOR UPDATE SKIP LOCKED"
             ),
@@ -804,7 +808,9 @@ const NEXT_WAKEUPS: &str = concat!(
     active_job!(),
     " AND (state = 'waiting' OR state = 'running')
       AND NOT EXISTS (SELECT 1 FROM target_pauses t
-                      WHERE t.scope_id = jobs.target AND t.actor IN (?1, ''))"
+                      WHERE t.scope_id = jobs.target AND t.actor = ?1)
+      AND NOT EXISTS (SELECT 1 FROM target_pauses t
+                      WHERE t.scope_id = jobs.target AND t.actor = '')"
 );
 
 /// A new queued job for a scope, unless the scope has an active job already.
@@ -1738,7 +1744,9 @@ impl Store {
                     "SELECT id FROM jobs WHERE ",
                     active_job!(),
                     " AND NOT EXISTS (SELECT 1 FROM target_pauses t
-                                      WHERE t.scope_id = jobs.target AND t.actor IN (?1, ''))"
+                                      WHERE t.scope_id = jobs.target AND t.actor = ?1)
+                      AND NOT EXISTS (SELECT 1 FROM target_pauses t
+                                      WHERE t.scope_id = jobs.target AND t.actor = '')"
                 ),
                 args![&self.actor],
                 |r| r.get(0),
