@@ -537,6 +537,39 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
         &["a draft, not public: publish it at the repository"],
     );
     assert!(!shown.contains("cite as"), "{shown}");
+    // Nor for a copy of it (the same key), which shares the draft.
+    let copy = lab.folder(
+        "copy-of-ds001",
+        &[
+            ("data.csv", b"id,value\n1,1\n"),
+            ("README.txt", b"shared readme"),
+        ],
+    );
+    let (copy_id, copy_key) = add(&store, &copy, &metadata("Review first"));
+    assert_eq!(copy_key, ds.1, "the same content");
+    let show_copy = |json: bool| {
+        let mut show = lodge_in(&lab);
+        show.args(["show", &copy_id.to_string()]);
+        if json {
+            show.arg("--json");
+        }
+        run(show)
+    };
+    let shown = text(&show_copy(false).await);
+    assert_all(
+        &shown,
+        &[
+            "(shared)",
+            "a draft, not public: publish it at the repository",
+        ],
+    );
+    assert!(!shown.contains("cite as"), "{shown}");
+    let json: Value = serde_json::from_slice(&show_copy(true).await.stdout).unwrap();
+    assert_eq!(
+        json["deposited_through_copies"][0]["draft"], true,
+        "{json:#}"
+    );
+    store.remove_dataset(copy_id).unwrap();
     let status = text(
         &run({
             let mut status = lodge_in(&lab);

@@ -1660,7 +1660,9 @@ fn sandbox_beside(rt: &tokio::runtime::Runtime, lab: &support::Lab) -> RunningSa
 }
 
 /// A target that leaves drafts (here InvenioRDM with `state=draft`) says so beside what it
-/// deposited; a target that publishes does not.
+/// deposited, in the row and in the details' deposit; a target that publishes does not.
+/// A draft is not public, so its deposit offers no citation to copy, as the published one
+/// does.
 #[test]
 fn a_deposit_to_a_drafting_target_says_it_is_a_draft_beside_its_status() {
     no_keyring();
@@ -1701,9 +1703,21 @@ fn a_deposit_to_a_drafting_target_says_it_is_a_draft_beside_its_status() {
     w.harness.step();
     let (draft, _) = w.deposit_row(id);
     assert_eq!(other.invenio_counts(), (0, 1), "a draft, nothing published");
-    assert!(
-        w.harness.query_by_label("(as draft)").is_some(),
-        "the row says {draft} is a draft"
+    w.select(id);
+    assert_eq!(
+        w.harness.query_all_by_label("(as draft)").count(),
+        2,
+        "the row and the details' deposit say {draft} is a draft"
+    );
+    assert_eq!(
+        w.harness.query_all_by_label("Copy identifier").count(),
+        2,
+        "both deposits are listed"
+    );
+    assert_eq!(
+        w.harness.query_all_by_label("Copy citation").count(),
+        1,
+        "the published deposit alone is cited"
     );
 }
 

@@ -340,10 +340,13 @@ fn print_text(
                 "  {:<20} {record} — through {by}: a copy with the same key, one deposit for both",
                 "(shared)",
             );
-            say!(
-                "            cite as: {}",
-                citation(&d.metadata, &t.identifier, t.url.as_deref())
-            );
+            match crate::targets::scope_makes_drafts(&t.target) {
+                true => say!("            {DRAFT_NOTE}"),
+                false => say!(
+                    "            cite as: {}",
+                    citation(&d.metadata, &t.identifier, t.url.as_deref())
+                ),
+            }
         }
         let mut cited = std::collections::HashSet::new();
         let replays = replays_by_original(&jobs.iter().collect::<Vec<_>>());
@@ -678,6 +681,8 @@ fn as_json(
                 "dataset_name": t.by,
                 "key": t.key,
                 "current_key": t.current,
+                // Landed as a draft, not public until published.
+                "draft": crate::targets::scope_makes_drafts(&t.target),
                 "citation": t
                     .current
                     .then(|| citation(&d.metadata, &t.identifier, t.url.as_deref())),

@@ -526,7 +526,13 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             .model
                             .row(id)
                             .filter(|row| row.key == Some(job.key) && job.state.is_landed());
+                        // A draft is not public: nothing to cite until it is published.
+                        let draft = crate::targets::scope_makes_drafts(&job.target);
+                        if draft && job.state.is_landed() {
+                            super::badge::draft_note(ui);
+                        }
                         let cite = of_this_key
+                            .filter(|_| !draft)
                             .map(|row| citation(&row.metadata, identifier, job.url.as_deref()));
                         // Named by the title at the job's key: known for the row's own key.
                         let folder = of_this_key.and_then(|row| {
