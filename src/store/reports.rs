@@ -300,15 +300,10 @@ impl Store {
                 conflicts: count("SELECT count(*) FROM events WHERE kind = 'existing'")?,
                 retries: count("SELECT count(*) FROM events WHERE kind = 'retry_scheduled'")?,
                 // Dead letters still to retry: not those given up on, nor those whose key
-                // landed since through a later job (what `retry --all-failed` looks at,
-                // too), nor those of a dataset rescanned or edited since (a key it has left:
-                // `status` lists it as changed, to deposit anew, and the window offers no
-                // Retry for it).
+                // landed since through a later job (what `retry --all-failed` re-queues, too).
                 failed: count(concat!(
                     "SELECT count(*) FROM jobs j WHERE state = 'failed' AND ",
-                    still_to_retry!(),
-                    " AND EXISTS (SELECT 1 FROM datasets d WHERE d.id = j.dataset_id
-                                  AND d.content_key = j.content_key)"
+                    still_to_retry!()
                 ))?,
                 // Refusals that still stand: not those given up on, of a key the dataset
                 // has left (it was rescanned or edited since) or that landed since, nor a
