@@ -2417,7 +2417,12 @@ async fn an_invenio_target_saved_with_its_token_deposits_by_name_and_a_refused_t
     assert_eq!(out.status.code(), Some(1), "{t}");
     assert_all(
         &t,
-        &["paused    ds002", "not authorised (HTTP 401)", &store_again],
+        &[
+            // By its name, as `status` calls it.
+            "paused    ds002 (job 3): zen is paused",
+            "not authorised (HTTP 401)",
+            &store_again,
+        ],
     );
     assert!(
         !t.contains("--token"),

@@ -348,7 +348,7 @@ fn a_zenodo_json_that_restricts_its_files_prefills_the_restriction_and_names_wha
     assert!(out.status.success(), "{}", text(&out));
     assert_all(
         &text(&out),
-        &["gives another file access than the dataset has, which stays"],
+        &["differs from the dataset in its file access; the dataset's stay"],
     );
     let dataset = &lab.store("lodge.db").datasets().unwrap()[0];
     assert!(dataset.metadata.access.is_open(), "open was chosen");

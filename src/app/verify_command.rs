@@ -188,42 +188,55 @@ impl Core {
         // A few at a time: a slow repository answers a HEAD in a round trip or two. Once
         // the server has not answered one, the rest are not sent (see SilenceWatch).
         let watch = Arc::new(SilenceWatch::default());
-        let checked: Vec<(String, Verification)> = futures_util::stream::iter(deposits)
-            .map(|(job, document, read)| {
-                let (this, on, watch) = (self.clone(), on.clone(), watch.clone());
-                async move {
-                    let name = job
-                        .dataset_name
-                        .clone()
-                        .unwrap_or_else(|| format!("job {}", job.id));
-                    let found = match document {
-                        Ok(document) => {
-                            let progress =
-                                read_back_progress(this.out(), job.id, read, document.total_size());
-                            let (found, logged) = this
-                                .check_logged(on.as_ref(), &watch, &job, &document, read, &progress)
-                                .await;
-                            this.read_back_over(job.id, read);
-                            match logged {
-                                Ok(events) if !events.is_empty() => {
-                                    this.out().send(Update::Logged(events))
+        let checked: Vec<(String, Option<String>, Verification)> =
+            futures_util::stream::iter(deposits)
+                .map(|(job, document, read)| {
+                    let (this, on, watch) = (self.clone(), on.clone(), watch.clone());
+                    async move {
+                        let name = job
+                            .dataset_name
+                            .clone()
+                            .unwrap_or_else(|| format!("job {}", job.id));
+                        let found = match document {
+                            Ok(document) => {
+                                let progress = read_back_progress(
+                                    this.out(),
+                                    job.id,
+                                    read,
+                                    document.total_size(),
+                                );
+                                let (found, logged) = this
+                                    .check_logged(
+                                        on.as_ref(),
+                                        &watch,
+                                        &job,
+                                        &document,
+                                        read,
+                                        &progress,
+                                    )
+                                    .await;
+                                this.read_back_over(job.id, read);
+                                match logged {
+                                    Ok(events) if !events.is_empty() => {
+                                        this.out().send(Update::Logged(events))
+                                    }
+                                    Ok(_) => {}
+                                    Err(e) => this.out().notice(Notice::warning(format!(
+                                        "What the check of {name} found could not be logged: {e}"
+                                    ))),
                                 }
-                                Ok(_) => {}
-                                Err(e) => this.out().notice(Notice::warning(format!(
-                                    "What the check of {name} found could not be logged: {e}"
-                                ))),
+                                found
                             }
-                            found
-                        }
-                        Err(why) => Verification::Unknown(why),
-                    };
-                    (name, found)
-                }
-            })
-            .buffer_unordered(4)
-            .collect()
-            .await;
-        self.out().notice(batch_notice(&label, &checked));
+                            Err(why) => Verification::Unknown(why),
+                        };
+                        (name, job.identifier.clone(), found)
+                    }
+                })
+                .buffer_unordered(4)
+                .collect()
+                .await;
+        self.out()
+            .notice(batch_notice(&label, &told_apart(checked)));
     }
 }
 
@@ -250,6 +263,22 @@ fn read_back_progress(out: &Outbox, job: i64, read: ReadBack, total: u64) -> Pro
             });
         }
     })
+}
+
+/// The checked deposits named by their datasets, and where one dataset has several (two
+/// records of it, from deposits of its earlier contents, say) by its record too.
+fn told_apart(checked: Vec<(String, Option<String>, Verification)>) -> Vec<(String, Verification)> {
+    let mut times: std::collections::HashMap<String, usize> = Default::default();
+    for (name, _, _) in &checked {
+        *times.entry(name.clone()).or_default() += 1;
+    }
+    checked
+        .into_iter()
+        .map(|(name, record, found)| match record {
+            Some(record) if times[&name] > 1 => (format!("{name} {record}"), found),
+            _ => (name, found),
+        })
+        .collect()
 }
 
 /// What a *Verify deposited* found, as one notice: how many are intact, and the damaged and
@@ -481,6 +510,18 @@ mod tests {
         // The first chunk at once, the second held back, the third after a pause (a
         // repair's second read cannot go past the whole).
         assert_eq!(told, [Some((1024, 4096)), Some((4096, 4096))]);
+    }
+
+    #[test]
+    fn two_deposits_of_one_dataset_are_told_apart_by_their_records() {
+        let damaged = || Verification::Unknown("x".into());
+        let named = told_apart(vec![
+            ("soil".into(), Some("sbx-2".into()), damaged()),
+            ("soil".into(), Some("sbx-4".into()), damaged()),
+            ("lake".into(), Some("sbx-5".into()), damaged()),
+        ]);
+        let names: Vec<&str> = named.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["soil sbx-2", "soil sbx-4", "lake"]);
     }
 
     #[test]

@@ -873,8 +873,8 @@ async fn add_one(
             .collect();
         if !differing.is_empty() {
             say!(
-                "  note: {} gives another {} than the dataset has, which stays (flags change \
-                 it: --title, --creator, ...)",
+                "  note: {} differs from the dataset in its {}; the dataset's stay (flags \
+                 change them: --title, --creator, ...)",
                 from.display(),
                 differing.join(", ")
             );

@@ -1169,6 +1169,8 @@ pub(super) fn retry_hint(store: &Store, mut failed: Vec<i64>) -> Option<String> 
 
 /// One line per item, then the counts; exit 0 only if everything landed.
 fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
+    // A paused target by the name it is saved under, as `status` calls it.
+    let names = super::target_arg::TargetNames::load();
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     // Existing because an attempt of this job made the record and its answer was lost: a
     // record this run made, which "existing" alone would not tell.
@@ -1236,7 +1238,8 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                         let fix = how_to_resume(&reason, &job.target);
                         let line = format!(
                             "paused    {name} (job {}): {} is paused: {reason} — {fix}, then run the command again",
-                            job.id, job.target
+                            job.id,
+                            names.of(&job.target)
                         );
                         (line, "paused")
                     }

@@ -1263,8 +1263,8 @@ impl Target for InvenioTarget {
                 message: format!(
                     "the embargo ends on {until}, which has come: {} refuses an embargo that \
                      is not in the future (the files would be open at once); give a later day \
-                     (lodge add FOLDER --embargo-until YYYY-MM-DD, or the details' Files \
-                     field), or make the files open",
+                     (lodge add FOLDER --embargo-until YYYY-MM-DD, or the details' File \
+                     access field), or make the files open",
                     self.site_name()
                 ),
             });
