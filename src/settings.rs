@@ -89,25 +89,9 @@ impl Settings {
     /// Write the settings file (creating its folder), atomically, readable by its owner
     /// alone: the shared database's URL may hold its password.
     pub fn save(&self, path: &Path) -> Result<(), String> {
-        use std::io::Write;
-        let fail = |e: std::io::Error| format!("cannot save settings to {}: {e}", path.display());
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(fail)?;
-        }
         let text = serde_json::to_string_pretty(self).map_err(|e| e.to_string())?;
-        let tmp = path.with_extension("json.tmp");
-        let _ = std::fs::remove_file(&tmp);
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut file = options.open(&tmp).map_err(fail)?;
-        file.write_all(text.as_bytes()).map_err(fail)?;
-        drop(file);
-        std::fs::rename(&tmp, path).map_err(fail)
+        crate::config::credentials::write_private(path, &text)
+            .map_err(|e| format!("cannot save settings to {}: {e}", path.display()))
     }
 
     /// Check the settings, then write them to `path` off the async threads: why not, if

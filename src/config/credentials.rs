@@ -280,16 +280,12 @@ fn write_secrets_file(
     path: &Path,
     secrets: &std::collections::BTreeMap<String, String>,
 ) -> Result<(), ConfigError> {
-    use std::io::Write;
     let io = |e: std::io::Error| {
         ConfigError::new(format!(
             "cannot write the secrets file {}: {e}",
             path.display()
         ))
     };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
     // The serializer quotes what a bare key cannot hold: a target named "lab.dav" would
     // otherwise be read back as a table "lab" with a key "dav".
     #[derive(serde::Serialize)]
@@ -299,7 +295,21 @@ fn write_secrets_file(
     let body = toml::to_string(&File { secrets })
         .map_err(|e| ConfigError::new(format!("cannot encode the secrets: {e}")))?;
     let text = format!("# Lodge target secrets. Keep this file private (mode 0600).\n{body}");
-    let tmp = path.with_extension("toml.tmp");
+    write_private(path, &text).map_err(io)
+}
+
+/// Write `text` to `path` atomically (a temporary file beside it, synced, then renamed
+/// over it), readable by its owner alone (mode 0600 on Unix): for a file that holds a
+/// secret (the secrets file; the window's settings, whose shared database URL may hold
+/// its password).
+pub(crate) fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
     let _ = std::fs::remove_file(&tmp);
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
@@ -308,10 +318,10 @@ fn write_secrets_file(
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-    let mut file = options.open(&tmp).map_err(io)?;
-    file.write_all(text.as_bytes()).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    let mut file = options.open(&tmp)?;
+    file.write_all(text.as_bytes())?;
+    file.sync_all()?;
+    std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]

@@ -201,39 +201,34 @@ impl PgCluster {
             std::process::id(),
             N.fetch_add(1, Ordering::SeqCst)
         );
-        let mut create = Command::new(self.bin.join("createdb"));
-        create
-            .args([
-                "-h",
-                "127.0.0.1",
-                "-p",
-                &self.port.to_string(),
-                "-U",
-                "postgres",
-            ])
-            .arg(&name);
-        if let Some(password) = &self.password {
-            create.env("PGPASSWORD", password);
-        }
+        let mut create = self.client("createdb");
+        create.arg(&name);
         run(create, "createdb");
         self.url(&name)
     }
 
-    /// Run `sql` on `database` as the `postgres` user (`psql -c`).
-    pub fn sql(&self, database: &str, sql: &str) {
-        let mut psql = Command::new(self.bin.join("psql"));
-        psql.args([
+    /// The cluster's client program `program` (`createdb`, `psql`), connecting over TCP as
+    /// the `postgres` user, with its password when the cluster asks for one.
+    fn client(&self, program: &str) -> Command {
+        let mut cmd = Command::new(self.bin.join(program));
+        cmd.args([
             "-h",
             "127.0.0.1",
             "-p",
             &self.port.to_string(),
             "-U",
             "postgres",
-        ])
-        .args(["-d", database, "-v", "ON_ERROR_STOP=1", "-c", sql]);
+        ]);
         if let Some(password) = &self.password {
-            psql.env("PGPASSWORD", password);
+            cmd.env("PGPASSWORD", password);
         }
+        cmd
+    }
+
+    /// Run `sql` on `database` as the `postgres` user (`psql -c`).
+    pub fn sql(&self, database: &str, sql: &str) {
+        let mut psql = self.client("psql");
+        psql.args(["-d", database, "-v", "ON_ERROR_STOP=1", "-c", sql]);
         run(psql, "psql");
     }
 
