@@ -34,7 +34,7 @@ pub const EXISTS_AND: &str = "server says it already exists, and ";
 /// What an attempt produced, before it is recorded.
 enum AttemptOutcome {
     Landed(Landed),
-    /// Reconciliation found the record from an earlier attempt.
+    /// Reconciliation found the key's record on the server before sending again.
     Reconciled(RecordRef),
     Failed(Failure),
 }
@@ -163,8 +163,12 @@ impl Engine {
                 http_status: Some(200),
             },
             AttemptOutcome::Reconciled(record) => Finish::Landed {
+                // Looked up before sending again: the record of the key may be an
+                // earlier attempt's whose answer was lost, or another deposit's of the same
+                // content (another target of the same site, another Lodge).
                 message: format!(
-                    "reconciled: the server already has {} from an earlier attempt",
+                    "reconciled: the server already has {} for this key (made by an earlier \
+                     attempt whose answer was lost, or by another deposit of the same content)",
                     record.identifier
                 ),
                 record,
