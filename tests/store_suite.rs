@@ -827,6 +827,28 @@ fn a_verification_is_logged_under_its_job_and_leaves_the_job_as_it_was(b: Backen
     );
 }
 
+/// A check and a repair of a removed dataset's deposit (the deposit of a copy kept, say)
+/// are logged under that dataset still, which the job itself no longer names: its log
+/// reads "soil-cores (removed)", not a line of no dataset.
+fn a_check_of_a_removed_datasets_deposit_is_logged_under_that_dataset(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (dataset, _, _) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let (landed, _) = store.finish(&lease, &landed("7")).unwrap();
+    assert!(store.remove_dataset(dataset).unwrap());
+    let job = store.job(landed.id).unwrap();
+    assert_eq!(job.dataset_id, None, "the job no longer names it");
+    let checked = store
+        .log_verification(&job, true, "verified intact: 2 files")
+        .unwrap();
+    let repaired = store.log_repair(&job, "sent a.csv again").unwrap();
+    assert_eq!(
+        (checked.dataset_id, repaired.dataset_id),
+        (Some(dataset), Some(dataset))
+    );
+}
+
 fn the_latest_check_of_each_deposit_is_kept_apart_from_older_ones(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -1667,6 +1689,7 @@ every_backend!(
     a_retry_waits_with_its_error_and_a_release_keeps_it_giving_back_an_attempt_not_made,
     the_event_log_is_append_only_and_names_who_wrote_it,
     a_verification_is_logged_under_its_job_and_leaves_the_job_as_it_was,
+    a_check_of_a_removed_datasets_deposit_is_logged_under_that_dataset,
     the_latest_check_of_each_deposit_is_kept_apart_from_older_ones,
     reports_read_the_same_on_every_backend,
     a_second_open_finds_the_schema_migrated,

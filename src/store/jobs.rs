@@ -381,6 +381,21 @@ fn load_claimed(db: Db<'_>, id: i64) -> Result<(JobRow, AttemptInput)> {
     Ok((job, input))
 }
 
+/// The dataset `job` deposited: its own, or for a removed dataset's job (whose id the job
+/// no longer keeps) the one its log names, so that what is logged of it later (a check, a
+/// repair) is still under the dataset's name ("soil-cores (removed)") and its `--dataset`.
+fn dataset_of_job(db: Db<'_>, job: &JobRow) -> Result<Option<i64>> {
+    if job.dataset_id.is_some() {
+        return Ok(job.dataset_id);
+    }
+    db.opt(
+        "SELECT dataset_id FROM events WHERE job_id = ?1 AND dataset_id IS NOT NULL
+         ORDER BY id LIMIT 1",
+        args![job.id],
+        |r| r.get::<i64>(0),
+    )
+}
+
 fn job_event(job: &JobRow, kind: EventKind, message: String) -> NewEvent {
     scope_event(
         job.id,
@@ -1407,6 +1422,7 @@ impl Store {
         let mut event = job_event(job, kind, message.to_string());
         event.attempt = None;
         self.write(|db| {
+            event.dataset_id = dataset_of_job(db, job)?;
             let logged = insert_event(db, &event, &self.actor)?;
             // The deposit's latest check is this one, unless a later one (another
             // process's, on a shared store) committed first.
@@ -1424,7 +1440,10 @@ impl Store {
     pub fn log_repair(&self, job: &JobRow, message: &str) -> Result<EventRow> {
         let mut event = job_event(job, EventKind::Repair, message.to_string());
         event.attempt = None;
-        self.append_event(&event)
+        self.write(|db| {
+            event.dataset_id = dataset_of_job(db, job)?;
+            insert_event(db, &event, &self.actor)
+        })
     }
 
     /// Re-queue failed jobs with the same key: a fresh attempt budget and deadline.
