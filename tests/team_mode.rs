@@ -647,6 +647,40 @@ fn a_shared_database_in_settings_that_cannot_be_reached_is_named_with_where_to_c
     );
 }
 
+/// The store's notices say when the shared database stops answering and when it answers
+/// again (what the window tells a person, who would otherwise see nothing happen).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notices_say_when_the_shared_database_stops_answering_and_answers_again() {
+    let cluster = PgCluster::start_new();
+    let url = cluster.new_database();
+    let listener = open(&url);
+    let mut notices = listener
+        .event_notices()
+        .expect("PostgreSQL stores send notices");
+    let first = tokio::time::timeout(Duration::from_secs(5), notices.receiver.recv())
+        .await
+        .expect("listening");
+    assert_eq!(first, Some(0));
+    assert!(*notices.reachable.borrow(), "answers while it runs");
+
+    tokio::task::block_in_place(|| cluster.stop_immediately());
+    tokio::time::timeout(
+        Duration::from_secs(20),
+        notices.reachable.wait_for(|answers| !answers),
+    )
+    .await
+    .expect("the loss is seen")
+    .unwrap();
+    tokio::task::block_in_place(|| cluster.start());
+    tokio::time::timeout(
+        Duration::from_secs(30),
+        notices.reachable.wait_for(|answers| *answers),
+    )
+    .await
+    .expect("the return is seen")
+    .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_store_hears_of_another_machines_events_within_a_second() {
     let url = shared().new_database();

@@ -403,6 +403,55 @@ pub(super) fn forward_engine_events(
     });
 }
 
+/// How long the shared database may not answer before the window says so: a restart's
+/// moment is no news.
+const UNREACHABLE_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Say when the shared database at `location` stops answering (for longer than `grace`)
+/// and when it answers again: until then, what the window does that needs it waits, and a
+/// person would otherwise see nothing happen.
+fn say_when_unreachable(
+    mut reachable: tokio::sync::watch::Receiver<bool>,
+    location: String,
+    grace: std::time::Duration,
+    (out, shutdown): (Outbox, CancellationToken),
+) {
+    tokio::spawn(async move {
+        let mut said = false;
+        loop {
+            tokio::select! {
+                changed = reachable.changed() => if changed.is_err() { return },
+                _ = shutdown.cancelled() => return,
+            }
+            let answers = *reachable.borrow_and_update();
+            if answers && said {
+                said = false;
+                out.notice(Notice::info(format!(
+                    "The shared database {location} answers again."
+                )));
+            } else if !answers && !said {
+                tokio::select! {
+                    _ = tokio::time::sleep(grace) => {}
+                    _ = shutdown.cancelled() => return,
+                }
+                if !*reachable.borrow() {
+                    said = true;
+                    out.notice(Notice::warning(unreachable_notice(&location)));
+                }
+            }
+        }
+    });
+}
+
+/// What the window says while the shared database at `location` does not answer.
+fn unreachable_notice(location: &str) -> String {
+    format!(
+        "The shared database {location} does not answer. Lodge keeps trying: what the window \
+         does now waits for it (up to 10 minutes) and goes on once it answers; nothing is \
+         lost."
+    )
+}
+
 /// Show what other processes do with the store (a `lodge deposit` or `lodge add` in a
 /// terminal; in team mode, other machines' workers): on each notice, read the events after
 /// the last one seen, the jobs they touched and the datasets they added, rescanned or
@@ -420,6 +469,12 @@ fn watch_shared_store(
     let Some(mut notices) = store.event_notices() else {
         return;
     };
+    say_when_unreachable(
+        notices.reachable.clone(),
+        store.location().to_string(),
+        UNREACHABLE_GRACE,
+        (out.clone(), shutdown.clone()),
+    );
     let watching = out.watch_log();
     tokio::spawn(async move {
         // However this task ends, the engine's event ids stop being kept for it.
@@ -524,6 +579,47 @@ fn dataset_updates(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn the_window_says_once_when_the_shared_database_stops_answering_and_when_it_is_back() {
+        use std::time::Duration;
+        let (tx, rx) = std::sync::mpsc::channel();
+        let out = Outbox::new(tx, Arc::new(|| {}));
+        let (answers, reachable) = tokio::sync::watch::channel(true);
+        let grace = Duration::from_millis(200);
+        let location = "postgres://lab@db.example/lodge".to_string();
+        say_when_unreachable(reachable, location, grace, (out, CancellationToken::new()));
+        let said = || -> Vec<String> {
+            rx.try_iter()
+                .filter_map(|u| match u {
+                    Update::Notice(n) => Some(n.text),
+                    _ => None,
+                })
+                .collect()
+        };
+        // A moment's loss (a restart) is no news.
+        answers.send_replace(false);
+        tokio::time::sleep(grace / 4).await;
+        answers.send_replace(true);
+        tokio::time::sleep(grace * 2).await;
+        assert_eq!(said(), Vec::<String>::new());
+        // A loss that lasts is said once, and its end.
+        answers.send_replace(false);
+        tokio::time::sleep(grace * 3).await;
+        let lost = said();
+        assert_eq!(lost.len(), 1, "{lost:?}");
+        assert!(
+            lost[0]
+                .starts_with("The shared database postgres://lab@db.example/lodge does not answer"),
+            "{lost:?}"
+        );
+        answers.send_replace(true);
+        tokio::time::sleep(grace / 4).await;
+        assert_eq!(
+            said(),
+            ["The shared database postgres://lab@db.example/lodge answers again."]
+        );
+    }
 
     #[test]
     fn the_missing_folders_notice_names_three_and_counts_the_rest() {

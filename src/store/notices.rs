@@ -14,6 +14,10 @@ use super::Store;
 /// last one they saw.
 pub struct EventNotices {
     pub receiver: tokio::sync::mpsc::UnboundedReceiver<i64>,
+    /// Whether the database answers, as far as the listening session knows (PostgreSQL:
+    /// false from the moment its session is lost until a new one listens again). A SQLite
+    /// file, on this machine, always answers: its sender is gone at once.
+    pub reachable: tokio::sync::watch::Receiver<bool>,
 }
 
 /// How often [`poll`] looks at the end of the log.
@@ -45,5 +49,8 @@ pub(super) fn poll(store: Store) -> EventNotices {
                 }
             }
         });
-    EventNotices { receiver }
+    EventNotices {
+        receiver,
+        reachable: tokio::sync::watch::channel(true).1,
+    }
 }

@@ -312,6 +312,7 @@ pub(super) fn run<T>(
 /// receiver is dropped, re-opening the session after it is lost.
 pub(super) fn listen(url: &str) -> EventNotices {
     let (tx, receiver) = tokio::sync::mpsc::unbounded_channel();
+    let (answers, reachable) = tokio::sync::watch::channel(true);
     let url = url.to_string();
     let _ = std::thread::Builder::new()
         .name("lodge-listen".into())
@@ -322,12 +323,21 @@ pub(super) fn listen(url: &str) -> EventNotices {
             else {
                 return;
             };
-            runtime.block_on(listen_forever(url, tx));
+            runtime.block_on(listen_forever(url, tx, answers));
         });
-    EventNotices { receiver }
+    EventNotices {
+        receiver,
+        reachable,
+    }
 }
 
-async fn listen_forever(url: String, tx: tokio::sync::mpsc::UnboundedSender<i64>) {
+/// Listen for events until `tx`'s receiver is dropped; `answers` says whether a session
+/// listens now.
+async fn listen_forever(
+    url: String,
+    tx: tokio::sync::mpsc::UnboundedSender<i64>,
+    answers: tokio::sync::watch::Sender<bool>,
+) {
     use futures_util::StreamExt;
     use tokio_postgres::AsyncMessage;
     while !tx.is_closed() {
@@ -339,6 +349,7 @@ async fn listen_forever(url: String, tx: tokio::sync::mpsc::UnboundedSender<i64>
                 .ok()
         };
         let Some((client, mut connection)) = connecting.await else {
+            answers.send_replace(false);
             tokio::time::sleep(Duration::from_secs(1)).await;
             continue;
         };
@@ -354,6 +365,7 @@ async fn listen_forever(url: String, tx: tokio::sync::mpsc::UnboundedSender<i64>
                 done = &mut listening, if !listened => {
                     if done.is_err() { break; }
                     listened = true;
+                    answers.send_replace(true);
                     // Anything that happened while not listening: readers catch up.
                     let _ = tx.send(0);
                 }
@@ -368,6 +380,7 @@ async fn listen_forever(url: String, tx: tokio::sync::mpsc::UnboundedSender<i64>
                 _ = tx.closed() => return,
             }
         }
+        answers.send_replace(false);
         tokio::time::sleep(Duration::from_millis(500)).await;
     }
 }
