@@ -1935,12 +1935,29 @@ fn retry_that_cannot_open_a_target_re_queues_nothing_and_queue_only_needs_no_tar
     );
 
     // Nothing sends it until a deposit works on that target: `status` says which one.
-    let out = lodge_in(&lab).args(["status"]).output().unwrap();
+    let data = lab.path("data");
+    let status = || {
+        lodge_in(&lab)
+            .env("XDG_DATA_HOME", &data)
+            .args(["status"])
+            .output()
+            .unwrap()
+    };
     assert_all(
-        &text(&out),
+        &text(&status()),
         &[
             "on the queue: sent while a `lodge deposit` or the window works on dav; \
              `lodge deposit --target dav 1` sends it now",
+        ],
+    );
+    // This machine's window paused by its Pause button holds it back: said so.
+    std::fs::create_dir_all(data.join("lodge")).unwrap();
+    std::fs::write(data.join("lodge/window-paused"), "paused\n").unwrap();
+    assert_all(
+        &text(&status()),
+        &[
+            "on the queue: this machine's window holds its deposits paused (its Resume \
+             sends it), or `lodge deposit --target dav 1` sends it now",
         ],
     );
 }

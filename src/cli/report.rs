@@ -227,6 +227,8 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         checks.get(&(r.target.clone()?, r.key.clone()?))
     };
     let working_on = senders_by_target(&store)?;
+    // This machine's window paused by its Pause button (and so when it is next opened).
+    let window_paused = crate::app::AppPaths::platform(None).paused_file.exists();
     let gone: Vec<DatasetRow> = crate::catalog::folders_gone(&store)?
         .into_iter()
         .filter(|d| rows.iter().any(|r| r.dataset == d.id))
@@ -358,6 +360,13 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 Some(sender) => say!(
                     "       on the queue of {target}, which {sender} is working on: it sends \
                      it in its turn"
+                ),
+                // The window on this machine was paused by its Pause button: it holds
+                // back what it would send, which a deposit here would send unasked.
+                None if window_paused => say!(
+                    "       on the queue: this machine's window holds its deposits paused \
+                     (its Resume sends it), or `{}` sends it now",
+                    deposit_command(&store, scope, r.dataset)
                 ),
                 None => say!(
                     "       on the queue: sent while a `lodge deposit` or the window works on \
