@@ -67,6 +67,16 @@ pub fn settings_path() -> PathBuf {
         .join("settings.json")
 }
 
+/// The file that is there while the window's deposits are paused by its Pause button (in
+/// the data directory): a window closed paused opens paused, and `lodge status` says what
+/// the window holds back.
+pub fn window_paused_path() -> PathBuf {
+    directories::ProjectDirs::from("org", "Lodge", "lodge")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("window-paused")
+}
+
 impl Settings {
     /// Read the settings file; a missing file is the defaults, a damaged one is an error that
     /// names the file.

@@ -49,7 +49,7 @@ impl AppPaths {
             sandbox_dir: data.join("sandbox"),
             sandbox_port_file: crate::sandbox::window::port_file(),
             settings_file: crate::settings::settings_path(),
-            paused_file: data.join("window-paused"),
+            paused_file: crate::settings::window_paused_path(),
             export_dir,
             config_file: crate::config::config_path(),
         }

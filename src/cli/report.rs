@@ -228,7 +228,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     };
     let working_on = senders_by_target(&store)?;
     // This machine's window paused by its Pause button (and so when it is next opened).
-    let window_paused = crate::app::AppPaths::platform(None).paused_file.exists();
+    let window_paused = crate::settings::window_paused_path().exists();
     let gone: Vec<DatasetRow> = crate::catalog::folders_gone(&store)?
         .into_iter()
         .filter(|d| rows.iter().any(|r| r.dataset == d.id))
