@@ -531,20 +531,19 @@ fn a_url_without_its_password_takes_it_from_pgpassword_or_the_password_file() {
         };
         cmd.output().unwrap()
     };
-    let out = add(None, &nowhere);
-    assert!(!out.status.success(), "{}", text(&out));
-    assert!(
-        text(&out).contains("the server asks for a password: put it in the URL, or in PGPASSWORD"),
-        "{}",
-        text(&out)
+    let refused_saying = |password: Option<&str>, said: &str| {
+        let out = add(password, &nowhere);
+        assert!(
+            !out.status.success() && text(&out).contains(said),
+            "{said}: {}",
+            text(&out)
+        );
+    };
+    refused_saying(
+        None,
+        "the server asks for a password: put it in the URL, or in PGPASSWORD",
     );
-    let out = add(Some("not-it"), &nowhere);
-    assert!(!out.status.success(), "{}", text(&out));
-    assert!(
-        text(&out).contains("the server refused the password: check it"),
-        "{}",
-        text(&out)
-    );
+    refused_saying(Some("not-it"), "the server refused the password: check it");
 
     let out = add(Some("lab-pw"), &nowhere);
     assert!(out.status.success(), "PGPASSWORD: {}", text(&out));

@@ -32,6 +32,7 @@ async fn unchanged_in_folder(
         .filter(|e| files.contains(&e.path))
         .cloned()
         .collect();
+    let folder = root.display().to_string();
     let root = root.to_path_buf();
     let checked = tokio::task::spawn_blocking(move || {
         for entry in entries {
@@ -56,7 +57,7 @@ async fn unchanged_in_folder(
     .await;
     checked.unwrap_or_else(|e| {
         Err(Failure::Changed {
-            path: String::new(),
+            path: folder,
             message: format!("checking the folder's files failed: {e}"),
         })
     })
