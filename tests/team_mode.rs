@@ -9,7 +9,6 @@ mod support;
 
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use lodge::sandbox::{FaultConfig, RunningSandbox};
@@ -646,13 +645,10 @@ fn a_shared_database_in_settings_that_cannot_be_reached_is_named_with_where_to_c
     );
 }
 
-/// The store's notices say when the shared database stops answering and when it answers
-/// again (what the window tells a person, who would otherwise see nothing happen).
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_notices_say_when_the_shared_database_stops_answering_and_answers_again() {
-    let cluster = PgCluster::start_new();
-    let url = cluster.new_database();
-    let listener = open(&url);
+/// A store on `url` and its event notices, once they listen: the listener says so with a 0
+/// ("catch up").
+async fn listening(url: &str) -> (Store, lodge::store::EventNotices) {
+    let listener = open(url);
     let mut notices = listener
         .event_notices()
         .expect("PostgreSQL stores send notices");
@@ -660,6 +656,16 @@ async fn the_notices_say_when_the_shared_database_stops_answering_and_answers_ag
         .await
         .expect("listening");
     assert_eq!(first, Some(0));
+    (listener, notices)
+}
+
+/// The store's notices say when the shared database stops answering and when it answers
+/// again (what the window tells a person, who would otherwise see nothing happen).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notices_say_when_the_shared_database_stops_answering_and_answers_again() {
+    let cluster = PgCluster::start_new();
+    let url = cluster.new_database();
+    let (_listener, mut notices) = listening(&url).await;
     assert!(*notices.reachable.borrow(), "answers while it runs");
 
     tokio::task::block_in_place(|| cluster.stop_immediately());
@@ -683,15 +689,7 @@ async fn the_notices_say_when_the_shared_database_stops_answering_and_answers_ag
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_store_hears_of_another_machines_events_within_a_second() {
     let url = shared().new_database();
-    let listener = Arc::new(open(&url));
-    let mut notices = listener
-        .event_notices()
-        .expect("PostgreSQL stores send notices");
-    // The listener says when it is listening (a 0: "catch up").
-    let first = tokio::time::timeout(Duration::from_secs(5), notices.receiver.recv())
-        .await
-        .expect("listening");
-    assert_eq!(first, Some(0));
+    let (listener, mut notices) = listening(&url).await;
 
     let other = open(&url);
     let sent = Instant::now();

@@ -414,7 +414,8 @@ fn say_when_unreachable(
     mut reachable: tokio::sync::watch::Receiver<bool>,
     location: String,
     grace: std::time::Duration,
-    (out, shutdown): (Outbox, CancellationToken),
+    out: Outbox,
+    shutdown: CancellationToken,
 ) {
     tokio::spawn(async move {
         let mut said = false;
@@ -473,7 +474,8 @@ fn watch_shared_store(
         notices.reachable.clone(),
         store.location().to_string(),
         UNREACHABLE_GRACE,
-        (out.clone(), shutdown.clone()),
+        out.clone(),
+        shutdown.clone(),
     );
     let watching = out.watch_log();
     tokio::spawn(async move {
@@ -588,7 +590,7 @@ mod tests {
         let (answers, reachable) = tokio::sync::watch::channel(true);
         let grace = Duration::from_millis(200);
         let location = "postgres://lab@db.example/lodge".to_string();
-        say_when_unreachable(reachable, location, grace, (out, CancellationToken::new()));
+        say_when_unreachable(reachable, location, grace, out, CancellationToken::new());
         let said = || -> Vec<String> {
             rx.try_iter()
                 .filter_map(|u| match u {

@@ -267,7 +267,8 @@ const V8: &str = "CREATE INDEX jobs_by_scope ON jobs(target, content_key);";
 /// or settings the server refused, not of every machine on a shared database: each
 /// machine gives its own (a lab's colleague's mistyped token must not stop the others). A
 /// pause from before (no actor known) holds for everyone, as it did, until one lifts it.
-/// The same words on PostgreSQL (its V8).
+/// `targets.paused_reason` and `paused_at` stay, empty and unread (SQLite drops a column
+/// only by rebuilding its table). The same words on PostgreSQL (its V8).
 const V9: &str = "CREATE TABLE target_pauses (
     scope_id  TEXT NOT NULL REFERENCES targets(scope_id),
     actor     TEXT NOT NULL,
