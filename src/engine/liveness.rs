@@ -42,7 +42,23 @@ pub fn owner_alive(owner: &str) -> Option<bool> {
     if h != host() || !Path::new("/proc/self").exists() {
         return None;
     }
-    Some(Path::new("/proc").join(pid.to_string()).exists())
+    Some(process_runs(pid))
+}
+
+/// Whether process `pid` of this machine runs: it exists and has not ended. A process killed
+/// while its parent (a shell, a test harness) has not yet collected it stays in `/proc` as a
+/// zombie (state `Z`) until then; it holds nothing and will never send again.
+fn process_runs(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("stat"))
+    else {
+        return false;
+    };
+    // `PID (COMMAND) STATE ...`: the command may itself hold spaces and parentheses, so the
+    // state is the first field after the last `)`.
+    let state = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().next());
+    !matches!(state, Some("Z" | "X" | "x"))
 }
 
 /// Expire the live leases held by dead processes of this machine.
@@ -204,6 +220,29 @@ mod tests {
             );
         }
         assert_eq!(owner_alive("some-other-host/1/0"), None);
+    }
+
+    #[test]
+    fn a_killed_process_its_parent_has_not_collected_is_not_alive() {
+        if !Path::new("/proc/self").exists() {
+            return;
+        }
+        // `true` ends at once; until `wait`, it stays in /proc as a zombie.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let owner = format!("{}/{}/0", host(), child.id());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let stat = Path::new("/proc").join(child.id().to_string()).join("stat");
+        while !std::fs::read_to_string(&stat).is_ok_and(|s| s.contains(") Z")) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the child never ended"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(stat.exists(), "the zombie is still listed in /proc");
+        assert_eq!(owner_alive(&owner), Some(false));
+        child.wait().unwrap();
+        assert_eq!(owner_alive(&owner), Some(false));
     }
 
     #[test]
