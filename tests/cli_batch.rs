@@ -1979,6 +1979,65 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
         )],
     );
     assert_eq!(failing.stats().records, 0);
+
+    // `status` reports the copy by that job too: failed, not "new", and listed under the
+    // target; the retry it names is the one job, once.
+    let down = failing.target_url();
+    let out = lodge_with(&db, &["status", "--target", &down]).await;
+    let t = text(&out);
+    let line = |name: &str| {
+        t.lines()
+            .find(|l| l.contains(&format!(" {name} ")))
+            .unwrap_or_else(|| panic!("no line for {name} in:\n{t}"))
+            .to_string()
+    };
+    for name in ["original", "backup"] {
+        assert!(
+            line(name).contains(" failed ") && line(name).contains(&format!(" job {job} ")),
+            "{t}"
+        );
+    }
+    assert_all(
+        &t,
+        &[
+            &format!(
+                "the same key as dataset 1 original: its deposit (job {job}) is this one's \
+                 too (one record for both)"
+            ),
+            &format!("`lodge retry {job}`"),
+        ],
+    );
+    assert!(!t.contains(&format!("retry {job} {job}")), "{t}");
+    let json = lodge_with(
+        &db,
+        &["status", "--target", &down, "--state", "failed", "--json"],
+    )
+    .await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let items = json["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{json}");
+    assert_eq!(items[1]["name"], "backup");
+    assert_eq!(items[1]["shared_with"], 1);
+    assert_eq!(items[0]["shared_with"], serde_json::Value::Null);
+    // `show` lists it among the copy's deposits, not "none yet" there.
+    let show = text(&lodge_with(&db, &["show", "backup"]).await);
+    assert!(!show.contains("deposits: none yet"), "{show}");
+    assert_all(
+        &show,
+        &[
+            &format!(
+                "  job {job:<5} failed     {down} — original's job: a copy with the same key, \
+                 one deposit for both"
+            ),
+            &format!("retry with the same key (for both): `lodge retry {job}`"),
+        ],
+    );
+    let json = lodge_with(&db, &["show", "backup", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let pending = &json["pending_through_copies"];
+    assert_eq!(pending.as_array().map(Vec::len), Some(1), "{json}");
+    assert_eq!(pending[0]["state"], "failed");
+    assert_eq!(pending[0]["dataset"], 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -975,6 +975,68 @@ fn status_reports_a_changed_copy_deposited_through_its_twin_as_changed(b: Backen
     assert_eq!(changed.earlier_identifier.as_deref(), Some("first-1"));
 }
 
+/// A copy queued through its twin's job (one job for the shared key) reports that job
+/// while it has not landed: queued, then failed, with the twin named; not "new", and not
+/// missing from the target's rows. Once the retry lands it, the copy reads "existing".
+fn status_reports_a_copy_whose_twins_deposit_has_not_landed_by_that_deposit(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (first, key, job) = b.queued(&store, 1);
+    let copy = copy_of_folder_1(&b);
+    let (twin, _) = support::add(&store, &copy, &metadata("Dataset 1"));
+    let twin_row = |store: &Store| {
+        let rows = store.status_rows().unwrap();
+        rows.into_iter().find(|r| r.dataset == twin).unwrap()
+    };
+    let queued = twin_row(&store);
+    assert_eq!(queued.state, "queued", "{queued:?}");
+    assert_eq!(queued.target.as_deref(), Some(TARGET));
+    assert_eq!((queued.job, queued.shared_with), (Some(job), Some(first)));
+
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let gave_up = Finish::Failed {
+        error: "gave up after 8 attempts".into(),
+        http_status: Some(503),
+    };
+    store.finish(&lease, &gave_up).unwrap();
+    let failed = twin_row(&store);
+    assert_eq!(failed.state, "failed", "{failed:?}");
+    assert_eq!((failed.job, failed.shared_with), (Some(job), Some(first)));
+    assert_eq!(failed.attempts, 1);
+    assert_eq!(
+        failed.last_error.as_deref(),
+        Some("gave up after 8 attempts")
+    );
+    let own = store.status_rows().unwrap();
+    let own = own.iter().find(|r| r.dataset == first).unwrap();
+    assert_eq!((own.state.as_str(), own.shared_with), ("failed", None));
+    let pending = store.unlanded_deposits_of_copies(&key, twin).unwrap();
+    let pending: Vec<(i64, JobState)> = pending.iter().map(|j| (j.id, j.state)).collect();
+    assert_eq!(pending, [(job, JobState::Failed)]);
+    assert!(
+        store
+            .unlanded_deposits_of_copies(&key, first)
+            .unwrap()
+            .is_empty(),
+        "the twin queued none"
+    );
+
+    store.retry_jobs(&[job], Duration::from_secs(60)).unwrap();
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, &landed("first-1")).unwrap();
+    let landed = twin_row(&store);
+    assert_eq!(landed.state, "existing", "{landed:?}");
+    assert_eq!(landed.identifier.as_deref(), Some("first-1"));
+    assert_eq!(landed.shared_with, None);
+    assert!(
+        store
+            .unlanded_deposits_of_copies(&key, twin)
+            .unwrap()
+            .is_empty(),
+        "landed"
+    );
+}
+
 /// The same, when the key its twin deposited was one an edit of its metadata gave it: an
 /// edit's entry in the log keeps that key as a rescan's does.
 fn status_reports_a_copy_edited_since_its_twin_deposited_it_as_changed(b: Backend) {
@@ -1661,6 +1723,7 @@ every_backend!(
     enqueueing_a_scope_twice_joins_the_active_job,
     status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit,
     status_reports_a_changed_copy_deposited_through_its_twin_as_changed,
+    status_reports_a_copy_whose_twins_deposit_has_not_landed_by_that_deposit,
     status_reports_a_copy_edited_since_its_twin_deposited_it_as_changed,
     status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing,
     status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it,

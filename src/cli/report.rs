@@ -201,6 +201,11 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     let store = db.open_existing()?;
     let wanted = filter.resolve(&store, Listing::Status)?;
     let all_rows = store.status_rows()?;
+    // Every dataset's name, for a row that reports a copy's job (the copy may be filtered out).
+    let all_names: HashMap<i64, String> = all_rows
+        .iter()
+        .map(|r| (r.dataset, r.name.clone()))
+        .collect();
     let listed = all_rows.len();
     let failed_item_jobs: HashSet<i64> = all_rows
         .iter()
@@ -277,6 +282,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                     "attempts": r.attempts,
                     "last_error": r.last_error,
                     "earlier_identifier": r.earlier_identifier,
+                    "shared_with": r.shared_with,
                     "draft": matches!(r.state.as_str(), "deposited" | "existing")
                         && r.target.as_deref().is_some_and(crate::targets::scope_makes_drafts),
                     "paused": paused,
@@ -332,6 +338,9 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 r.state,
                 rest.join(" ")
             );
+        }
+        if let Some(copy) = r.shared_with {
+            say!("       {}", shared_deposit_note(&all_names, copy, r.job));
         }
         if let Some(e) = &r.last_error
             && !matches!(r.state.as_str(), "deposited" | "existing")
@@ -449,11 +458,13 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     // Failed items wait for the user; say the one command that re-queues them. A failed
     // job whose key landed since through another job is not one of them.
     let retryable: HashSet<i64> = store.failed_job_ids(None)?.into_iter().collect();
+    // A copy's row reports its twin's job: one job, named once.
+    let mut named = HashSet::new();
     let failed: Vec<i64> = rows
         .iter()
         .filter(|r| r.state == "failed")
         .filter_map(|r| r.job)
-        .filter(|j| retryable.contains(j))
+        .filter(|j| retryable.contains(j) && named.insert(*j))
         .collect();
     if let Some(line) = retry_hint(&store, failed.clone()) {
         say!("{line}");
@@ -510,6 +521,17 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The line under a row that reports the job of `copy`, another dataset with the same key:
+/// one job sends the content for both, so a retry of it is the row's too.
+fn shared_deposit_note(names: &HashMap<i64, String>, copy: i64, job: Option<i64>) -> String {
+    let name = names.get(&copy).map(String::as_str).unwrap_or("(removed)");
+    let job = job.map(|j| format!(" (job {j})")).unwrap_or_default();
+    format!(
+        "the same key as dataset {copy} {name}: its deposit{job} is this one's too (one \
+         record for both)"
+    )
 }
 
 /// What `lodge dismiss` is given for the jobs numbered `jobs`: their numbers, up to five;

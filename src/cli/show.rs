@@ -45,6 +45,14 @@ pub fn show(
     };
     let same_data = same_data_elsewhere(&dataset, &records_of_files);
     let through_copies = through_copies(&store, &dataset, &jobs, &records_of_files)?;
+    let through_pending = match &dataset.key {
+        Some(key) => store
+            .unlanded_deposits_of_copies(key, dataset.id)?
+            .into_iter()
+            .filter(|t| !jobs.iter().any(|j| j.target == t.target && j.key == *key))
+            .collect(),
+        None => Vec::new(),
+    };
     let folder = FolderNow::of(&store, &dataset)?;
     let deposits = Deposits {
         jobs,
@@ -52,6 +60,7 @@ pub fn show(
         paused,
         same_data,
         through: through_copies,
+        through_pending,
     };
     let names = TargetNames::load();
     if json {
@@ -243,6 +252,9 @@ struct Deposits {
     same_data: Vec<(String, String)>,
     /// Records its key (or an earlier one) got through another dataset, a copy.
     through: Vec<ThroughCopy>,
+    /// Deposits of its key a copy queued that have not landed (queued, under way, failed,
+    /// refused), on targets where it has no job of its own for that key.
+    through_pending: Vec<JobRow>,
 }
 
 fn print_text(
@@ -260,6 +272,7 @@ fn print_text(
         paused,
         same_data,
         through,
+        through_pending,
     } = deposits;
     say!("dataset {} {}", d.id, d.name);
     say!("  folder       {}", d.path);
@@ -304,10 +317,28 @@ fn print_text(
         }
     }
 
-    if jobs.is_empty() && through.is_empty() {
+    if jobs.is_empty() && through.is_empty() && through_pending.is_empty() {
         say!("deposits: none yet");
     } else {
         say!("deposits:");
+        for t in through_pending {
+            let by = t.dataset_name.as_deref().unwrap_or("a copy");
+            say!(
+                "  job {:<5} {:<10} {} — {by}'s job: a copy with the same key, one deposit for both",
+                t.id,
+                t.state.as_str(),
+                names.of(&t.target)
+            );
+            if let Some(error) = &t.last_error {
+                say!("            last error: {error}");
+            }
+            if t.state == JobState::Failed && retryable.contains(&t.id) {
+                say!(
+                    "            retry with the same key (for both): `lodge retry {}`",
+                    t.id
+                );
+            }
+        }
         for t in through {
             let url = t.url.as_deref().filter(|u| *u != t.identifier);
             let by = match (&t.by, t.job) {
@@ -600,6 +631,21 @@ fn as_json(
 ) -> serde_json::Value {
     let (jobs, checks, paused) = (&deposits.jobs, &deposits.checks, &deposits.paused);
     let (same_data, through) = (&deposits.same_data, &deposits.through);
+    let through_pending: Vec<serde_json::Value> = deposits
+        .through_pending
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "job": t.id,
+                "target": t.target,
+                "state": t.state.as_str(),
+                "dataset": t.dataset_id,
+                "dataset_name": t.dataset_name,
+                "attempts": t.attempts_in_all(),
+                "last_error": t.last_error,
+            })
+        })
+        .collect();
     let folder_now = match folder {
         FolderNow::Readable {
             left_out,
@@ -688,6 +734,8 @@ fn as_json(
                     .then(|| citation(&d.metadata, &t.identifier, t.url.as_deref())),
             }))
             .collect::<Vec<_>>(),
+        // Deposits of its key a copy queued, not landed yet: one job for both.
+        "pending_through_copies": through_pending,
         "same_data_elsewhere": same_data
             .iter()
             .map(|(identifier, target)| serde_json::json!({"identifier": identifier, "target": target}))

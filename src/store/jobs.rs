@@ -1166,6 +1166,35 @@ impl Store {
         })
     }
 
+    /// The deposits of `key` that other datasets with it (copies of the folder with the
+    /// same metadata) queued and that have not landed — queued, under way, failed or
+    /// refused — the latest of each target: one job sends that content for every copy, so
+    /// each is theirs too. Given-up (dismissed) jobs are passed over.
+    pub fn unlanded_deposits_of_copies(
+        &self,
+        key: &ContentKey,
+        except: i64,
+    ) -> Result<Vec<JobRow>> {
+        self.with(|db| {
+            db.all(
+                &format!(
+                    "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+                     WHERE j.id IN (SELECT max(id) FROM jobs
+                                    WHERE content_key = ?1 AND operation = ?2
+                                      AND dataset_id <> ?3 AND dismissed_at IS NULL
+                                      AND state NOT IN ('deposited', 'existing')
+                                    GROUP BY target)
+                       AND NOT EXISTS (SELECT 1 FROM results r
+                                       WHERE r.target = j.target AND r.operation = ?2
+                                         AND r.content_key = ?1)
+                     ORDER BY j.id"
+                ),
+                args![key.to_hex(), OPERATION_DEPOSIT, except],
+                job_from_row,
+            )
+        })
+    }
+
     /// Give a leased job to `copy`, a dataset with the job's key (see
     /// [`Store::copies_of_key`]), under the fence, logging `why` with the attempt; the
     /// lease's job then names the copy, so its outcome does too. Returns the copy's files as

@@ -58,6 +58,9 @@ pub struct StatusRow {
     pub last_error: Option<String>,
     /// When `changed`: the identifier the latest deposit of an earlier key got there.
     pub earlier_identifier: Option<String>,
+    /// When the row reports another dataset's job (a copy with the same key that queued
+    /// this content for both, still to land): that dataset's id.
+    pub shared_with: Option<i64>,
 }
 
 /// Totals shown under `lodge status`.
@@ -196,8 +199,10 @@ impl Store {
                 // deposited it stays the one reported) and its failed or rejected jobs
                 // once the key has landed since through another job (its folder's copy
                 // sent it); else the result; else the latest that landed for an earlier
-                // key. Jobs a person dismissed (gave up on) are passed over throughout: a
-                // deposit given up on, and nothing else, leaves no line.
+                // key; else, when a copy with the same key queued this content there and it
+                // has not landed (queued, running, failed, refused), that copy's job, which
+                // sends it for both. Jobs a person dismissed (gave up on) are passed over
+                // throughout: a deposit given up on, and nothing else, leaves no line.
                 "WITH latest AS (SELECT dataset_id, target, max(id) AS id FROM jobs
                                  WHERE dataset_id IS NOT NULL AND dismissed_at IS NULL
                                  GROUP BY dataset_id, target),
@@ -216,12 +221,20 @@ impl Store {
                                JOIN results r ON r.content_key = e.content_key
                                              AND r.operation = ?1
                                GROUP BY e.dataset_id, r.target),
+                      twin AS (SELECT d.id AS dataset_id, j.target, max(j.id) AS id
+                               FROM datasets d JOIN jobs j
+                                 ON j.content_key = d.content_key AND j.dataset_id <> d.id
+                               WHERE j.operation = ?1 AND j.dismissed_at IS NULL
+                                 AND j.state NOT IN ('deposited', 'existing')
+                               GROUP BY d.id, j.target),
                       scopes AS (SELECT dataset_id, target FROM latest
                                  UNION
                                  SELECT d.id, r.target FROM datasets d JOIN results r
                                    ON r.content_key = d.content_key AND r.operation = ?1
                                  UNION
-                                 SELECT dataset_id, target FROM past),
+                                 SELECT dataset_id, target FROM past
+                                 UNION
+                                 SELECT dataset_id, target FROM twin),
                       current AS (SELECT j.dataset_id, j.target, max(j.id) AS id
                                   FROM jobs j JOIN datasets d
                                     ON d.id = j.dataset_id AND d.content_key = j.content_key
@@ -248,17 +261,25 @@ impl Store {
                         CASE WHEN s.target IS NULL THEN 'new'
                              WHEN c.id IS NOT NULL THEN j.state
                              WHEN r.identifier IS NOT NULL THEN 'existing'
+                             WHEN tj.id IS NOT NULL THEN tj.state
                              ELSE 'changed' END,
-                        j.id, coalesce(j.identifier, r.identifier), coalesce(j.url, r.url),
-                        coalesce(j.attempts_before + j.attempts, 0), j.last_error,
+                        coalesce(j.id, tj.id), coalesce(j.identifier, r.identifier),
+                        coalesce(j.url, r.url),
+                        coalesce(j.attempts_before + j.attempts,
+                                 tj.attempts_before + tj.attempts, 0),
+                        coalesce(j.last_error, tj.last_error),
                         CASE WHEN c.id IS NULL AND r.identifier IS NULL
-                             THEN coalesce(earlier.identifier, p.identifier) END
+                             THEN coalesce(earlier.identifier, p.identifier) END,
+                        tj.dataset_id
                  FROM datasets d
                  LEFT JOIN scopes s ON s.dataset_id = d.id
                  LEFT JOIN current c ON c.dataset_id = d.id AND c.target = s.target
                  LEFT JOIN jobs j ON j.id = c.id
                  LEFT JOIN results r ON c.id IS NULL AND r.target = s.target
                                     AND r.operation = ?1 AND r.content_key = d.content_key
+                 LEFT JOIN twin t ON c.id IS NULL AND r.identifier IS NULL
+                                 AND t.dataset_id = d.id AND t.target = s.target
+                 LEFT JOIN jobs tj ON tj.id = t.id
                  LEFT JOIN landed e ON e.dataset_id = d.id AND e.target = s.target
                  LEFT JOIN jobs earlier ON earlier.id = e.id
                  LEFT JOIN past p ON p.dataset_id = d.id AND p.target = s.target
@@ -278,6 +299,7 @@ impl Store {
                         attempts: r.get(9)?,
                         last_error: r.get(10)?,
                         earlier_identifier: r.get(11)?,
+                        shared_with: r.get(12)?,
                     })
                 },
             )
