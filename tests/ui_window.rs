@@ -1207,10 +1207,27 @@ fn a_dataset_changed_since_its_scan_is_rescanned_from_its_row_or_its_details_and
     });
     w.wait("the notice", |app| {
         app.notices.current().any(|n| {
-            n.text.contains("its folder")
+            n.text.starts_with("Cannot rescan moved-away: its folder")
                 && n.text.contains("is gone (moved or deleted)")
                 && n.text
                     .contains("Drop the folder where it is now onto the window")
+        })
+    });
+    // An edit of its metadata is no rescan the person asked for: its notice says what
+    // could not be done, and why that needs the folder.
+    let mut edited = w.app().model.row(gone).unwrap().metadata.clone();
+    edited.description = Some("Cores from the north plot".into());
+    w.harness.state().send(Command::SetMetadata {
+        id: gone,
+        metadata: Box::new(edited),
+        then_deposit: None,
+    });
+    w.wait("the edit's notice", |app| {
+        app.notices.current().any(|n| {
+            n.text.starts_with(
+                "Cannot save the metadata of moved-away (saving it re-keys the folder as it \
+                 is now): its folder",
+            ) && n.text.contains("is gone (moved or deleted)")
         })
     });
 }

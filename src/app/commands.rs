@@ -781,22 +781,31 @@ impl Core {
             }
         };
         let root = PathBuf::from(&dataset.path);
+        // A Rescan saves the metadata as it is; an edit saves new metadata, which re-keys
+        // the folder as it is now (the key covers its files too), so it needs the folder.
+        let cannot = match metadata == dataset.metadata {
+            true => format!("Cannot rescan {}", dataset.name),
+            false => format!(
+                "Cannot save the metadata of {} (saving it re-keys the folder as it is now)",
+                dataset.name
+            ),
+        };
         if !root.is_dir() && !matches!(self.db(move |s| s.is_added_here(id)).await, Ok(true)) {
             // On a shared store: another machine's folder, not a missing one.
             self.out.notice(Notice::error(format!(
-                "Cannot rescan {}: it was added on another machine, and its folder {} is \
-                 not on this one. Rescan or edit it there.",
-                dataset.name, dataset.path
+                "{cannot}: it was added on another machine, and its folder {} is not on \
+                 this one. Rescan or edit it there.",
+                dataset.path
             )));
             return false;
         }
         if !root.is_dir() {
             self.out.send(Update::FoldersGone(vec![id]));
             self.out.notice(Notice::error(format!(
-                "Cannot rescan {}: its folder {} is gone (moved or deleted). Drop the folder \
-                 where it is now onto the window to add it there, or remove {} from the list \
-                 (what it deposited stays).",
-                dataset.name, dataset.path, dataset.name
+                "{cannot}: its folder {} is gone (moved or deleted). Drop the folder where it \
+                 is now onto the window to add it there, or remove {} from the list (what it \
+                 deposited stays).",
+                dataset.path, dataset.name
             )));
             return false;
         }
@@ -834,16 +843,7 @@ impl Core {
             }
             Err(e) => {
                 self.out.send(Update::HashEnded { row: id });
-                // A Rescan saves the metadata as it is; an edit saves new metadata.
-                let what = if metadata == dataset.metadata {
-                    format!("Cannot rescan {}: {e}", dataset.name)
-                } else {
-                    format!(
-                        "Cannot save the metadata of {}: its folder could not be rescanned: {e}",
-                        dataset.name
-                    )
-                };
-                self.out.notice(Notice::error(what));
+                self.out.notice(Notice::error(format!("{cannot}: {e}")));
                 false
             }
         }
