@@ -822,6 +822,77 @@ fn copies_deposited_together_are_said_to_share_one_deposit() {
     );
 }
 
+/// A copy deposited with its twin shares the twin's one job: when that job fails, the
+/// copy's row says failed too (not "new"), names whose job it is, and its Retry re-queues
+/// that job, which lands one record for both.
+#[test]
+fn a_copys_row_reads_failed_when_the_deposit_it_shares_fails_and_its_retry_sends_that_deposit() {
+    let always_503 = FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    };
+    let mut w = Window::open(always_503);
+    let original = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let copy = citable_folder(&w.lab, "soil-cores-backup", "Soil cores 2026");
+    w.drop_paths(&[&original, &copy]);
+    w.wait("hashing both", |app| {
+        app.model.rows().len() == 2 && app.model.rows().iter().all(|r| r.key.is_some())
+    });
+    w.harness.get_by_label("Deposit all ready (2)").click();
+    w.wait("both rows failed", |app| {
+        app.model
+            .rows()
+            .iter()
+            .all(|r| app.status_of(r.id).map(|s| s.kind()) == Some(StatusKind::Failed))
+    });
+    w.harness.step();
+    // Whichever was queued first holds the job; the other row is the copy that shares it.
+    let (copy_row, holder) = {
+        let app = w.app();
+        let shared: Vec<(usize, String)> = (app.table.order.iter().enumerate())
+            .filter_map(|(i, id)| {
+                let row = app.model.row(*id)?;
+                let (holder, _) = app.model.copy_deposit(row, app.target_id())?;
+                Some((i, holder.name.clone()))
+            })
+            .collect();
+        assert_eq!(shared.len(), 1, "one row is the copy");
+        shared[0].clone()
+    };
+    let note = format!("(with {holder})");
+    assert!(
+        w.harness.query_by_label(&note).is_some() || w.harness.query_by_value(&note).is_some(),
+        "the copy's row names whose job it shares"
+    );
+    let mut retries: Vec<_> = w.harness.get_all_by_label("Retry").collect();
+    assert_eq!(retries.len(), 2, "one a row");
+    retries.sort_by(|a, b| a.rect().top().total_cmp(&b.rect().top()));
+
+    w.harness
+        .state()
+        .send(Command::SetSandboxFaults(FaultConfig::default()));
+    retries[copy_row].click();
+    w.wait("one record for both", |app| {
+        app.model.rows().iter().all(|r| {
+            matches!(
+                app.status_of(r.id),
+                Some(DedupStatus::Deposited { .. } | DedupStatus::AlreadyDeposited { .. })
+            )
+        })
+    });
+    // The sandbox numbers its records in turn: a second would be sbx-000002.
+    for row in w.app().model.rows() {
+        let identifier = match w.app().status_of(row.id) {
+            Some(
+                DedupStatus::Deposited { identifier, .. }
+                | DedupStatus::AlreadyDeposited { identifier, .. },
+            ) => identifier,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(identifier, "sbx-000001", "{}", row.name);
+    }
+}
+
 #[test]
 fn a_sandbox_that_always_fails_ends_failed_and_retry_after_the_faults_stop_deposits_with_the_causes_logged()
  {

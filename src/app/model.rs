@@ -220,6 +220,9 @@ pub struct Model {
     same_data: HashMap<String, Vec<ResultFingerprint>>,
     /// Job id -> dataset id, for progress events that carry only the job.
     job_dataset: HashMap<i64, i64>,
+    /// Key -> target -> the row whose job of that scope was seen last: a copy of a folder
+    /// (another row with the same key) queued with it shares that one job.
+    scope_rows: HashMap<ContentKey, HashMap<String, i64>>,
     /// Targets paused (credentials refused, or not usable as they are), with why: their
     /// queued jobs wait on the user.
     paused_targets: HashMap<String, String>,
@@ -400,6 +403,30 @@ impl Model {
             .find(|r| r.key == key && r.target == target)
     }
 
+    /// The deposit of this row's key to `target` that a copy of it (another row with the
+    /// same key) queued and that has not landed — queued, under way, failed or refused —
+    /// with that copy: one job sends the content for both, so its state is this row's too.
+    pub fn copy_deposit<'a>(
+        &'a self,
+        entry: &DatasetEntry,
+        target: &str,
+    ) -> Option<(&'a DatasetEntry, &'a JobRow)> {
+        let key = entry.key?;
+        let owner = *self.scope_rows.get(&key)?.get(target)?;
+        if owner == entry.id || self.deposited_through_copy(entry, target).is_some() {
+            return None;
+        }
+        let copy = self.row(owner)?;
+        let job = copy.current_job(target).filter(|j| !j.state.is_landed())?;
+        Some((copy, job))
+    }
+
+    /// The job a row's Retry or Dismiss acts on for `target`: its own deposit of its key,
+    /// or the copy's it shares ([`Model::copy_deposit`]).
+    pub fn deposit_job<'a>(&'a self, entry: &'a DatasetEntry, target: &str) -> Option<&'a JobRow> {
+        (entry.current_job(target)).or_else(|| Some(self.copy_deposit(entry, target)?.1))
+    }
+
     fn status_from_store(&self, entry: &DatasetEntry, target: &str) -> DedupStatus {
         if let Some((done, total)) = entry.hashing {
             return DedupStatus::Hashing { done, total };
@@ -411,20 +438,7 @@ impl Model {
                 || self.deposited_through_copy(entry, target).is_none()
         });
         if let Some(job) = current {
-            if job.state == JobState::Queued
-                && let Some(reason) = self.paused_targets.get(target)
-            {
-                return DedupStatus::TargetPaused {
-                    reason: reason.clone(),
-                    fix: super::paused_target_fix(reason, target),
-                };
-            }
-            let upload = entry
-                .upload
-                .filter(|(j, _, _)| *j == job.id)
-                .map(|(_, sent, total)| (sent, total));
-            return DedupStatus::from_job(job, upload)
-                .unless_damaged(self.damage(&job.key, target));
+            return self.status_of_job(job, entry, target);
         }
         // Another dataset with this very key (a copy of the folder) deposited it here: a
         // deposit of this one would be a replay.
@@ -435,6 +449,10 @@ impl Model {
                 url: r.url.clone(),
             }
             .unless_damaged(damage);
+        }
+        // A copy queued this very key there and it has not landed: its job is this row's.
+        if let Some((copy, job)) = self.copy_deposit(entry, target) {
+            return self.status_of_job(job, copy, target);
         }
         if let Some(earlier) = entry.earlier_version_deposited(target) {
             return DedupStatus::NewVersion {
@@ -458,6 +476,24 @@ impl Model {
         DedupStatus::New {
             ready: entry.key.is_some() && entry.problems.is_empty(),
         }
+    }
+
+    /// The status `job` gives its row on `target`, `holder` being the row whose job it is
+    /// (its upload's progress is on that row).
+    fn status_of_job(&self, job: &JobRow, holder: &DatasetEntry, target: &str) -> DedupStatus {
+        if job.state == JobState::Queued
+            && let Some(reason) = self.paused_targets.get(target)
+        {
+            return DedupStatus::TargetPaused {
+                reason: reason.clone(),
+                fix: super::paused_target_fix(reason, target),
+            };
+        }
+        let upload = holder
+            .upload
+            .filter(|(j, _, _)| *j == job.id)
+            .map(|(_, sent, total)| (sent, total));
+        DedupStatus::from_job(job, upload).unless_damaged(self.damage(&job.key, target))
     }
 
     /// What the latest check of the deposit of `key` to `target` found damaged, if it did.
@@ -873,6 +909,7 @@ impl Model {
             supersedes(&job, old) && !repeats_old
         });
         if newer {
+            (self.scope_rows.entry(job.key).or_default()).insert(job.target.clone(), dataset);
             entry.jobs.insert(job.target.clone(), job);
         }
     }
@@ -1477,10 +1514,16 @@ mod tests {
             ..queued
         };
         model.job_changed(running.clone());
-        assert!(
-            !model.status(model.row(1).unwrap(), target).is_busy(),
-            "the job left ds1's row"
+        let first = model.row(1).unwrap();
+        assert!(first.jobs.is_empty(), "the job left ds1's row");
+        // Still the deposit of ds1's key too: it reads as ds2's job, shared.
+        assert_eq!(
+            model
+                .copy_deposit(first, target)
+                .map(|(copy, job)| (copy.id, job.id)),
+            Some((2, running.id))
         );
+        assert!(model.status(first, target).is_busy());
         assert!(model.status(model.row(2).unwrap(), target).is_busy());
 
         let landed = JobRow {
@@ -1524,6 +1567,69 @@ mod tests {
             model.status(model.row(1).unwrap(), target),
             already_deposited_as("sbx-000001")
         );
+    }
+
+    #[test]
+    fn a_copy_reads_as_the_deposit_its_twin_queued_for_both_until_it_lands() {
+        let target = "sandbox+http://127.0.0.1:1";
+        let mut model = Model::default();
+        model.insert(row(1, 'a', "f"));
+        model.insert(row(2, 'a', "f"));
+        model.insert(row(3, 'b', "g"));
+        let queued = JobRow {
+            key: "a".repeat(64).parse().unwrap(),
+            ..job(JobState::Queued, 1, 1000)
+        };
+        model.job_changed(queued.clone());
+        let copy = model.row(2).unwrap();
+        // (Paused: no engine runs in this model.)
+        assert_eq!(
+            model.status(copy, target),
+            DedupStatus::Queued { paused: true }
+        );
+        let (holder, shared) = model.copy_deposit(copy, target).unwrap();
+        assert_eq!((holder.id, shared.id), (1, 7));
+        assert_eq!(model.copy_deposit(model.row(1).unwrap(), target), None);
+        assert_eq!(model.deposit_job(copy, target).map(|j| j.id), Some(7));
+        assert!(matches!(
+            model.status(model.row(3).unwrap(), target),
+            DedupStatus::New { .. }
+        ));
+        assert!(matches!(
+            model.status(copy, "sandbox+http://127.0.0.1:2"),
+            DedupStatus::New { .. }
+        ));
+
+        let failed = JobRow {
+            state: JobState::Failed,
+            last_error: Some("gave up after 8 attempts".into()),
+            updated_at: 2000,
+            ..queued.clone()
+        };
+        model.job_changed(failed);
+        let copy = model.row(2).unwrap();
+        assert_eq!(
+            model.status(copy, target),
+            DedupStatus::Failed {
+                cause: "gave up after 8 attempts".into()
+            }
+        );
+        assert_eq!(model.deposit_job(copy, target).map(|j| j.id), Some(7));
+
+        let landed = JobRow {
+            state: JobState::Deposited,
+            identifier: Some("sbx-000001".into()),
+            updated_at: 3000,
+            ..queued
+        };
+        model.job_changed(landed);
+        let copy = model.row(2).unwrap();
+        assert_eq!(
+            model.status(copy, target),
+            already_deposited_as("sbx-000001")
+        );
+        assert_eq!(model.copy_deposit(copy, target), None);
+        assert_eq!(model.deposit_job(copy, target), None);
     }
 
     #[test]

@@ -205,6 +205,16 @@ pub fn draft_note(ui: &mut egui::Ui) -> egui::Response {
     )
 }
 
+/// Beside the badge of a row whose deposit is a copy's (the same key, one job for both,
+/// not landed yet): whose job it is.
+pub fn shared_note(ui: &mut egui::Ui, copy: &str) -> egui::Response {
+    ui.weak(format!("(with {copy})")).on_hover_text(format!(
+        "The same key as {copy} (a copy of its folder, with the same metadata): one deposit \
+         for both, queued with {copy}. What it does is this row's too, and one record will \
+         stand for both."
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -231,6 +231,7 @@ fn why_it_stopped(
                 super::table::failed_actions(
                     ui,
                     entry,
+                    app.model.deposit_job(entry, app.target_id()),
                     edits.get(&entry.id),
                     app.target_id(),
                     false,
@@ -241,8 +242,8 @@ fn why_it_stopped(
             app.send(command);
         }
     } else {
-        let target = app.target_id();
-        if let Some(command) = super::table::dismiss_button(ui, entry, target, true) {
+        let job = app.model.deposit_job(entry, app.target_id());
+        if let Some(command) = super::table::dismiss_button(ui, job, true) {
             app.send(command);
         }
     }

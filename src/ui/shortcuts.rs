@@ -29,8 +29,8 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
         && let Some(id) = app.selected
         && let Some(row) = app.model.row(id)
     {
-        let jobs: Vec<i64> = row
-            .current_job(app.target_id())
+        let jobs: Vec<i64> = (app.model)
+            .deposit_job(row, app.target_id())
             .filter(|j| j.state == crate::store::JobState::Failed)
             .map(|j| j.id)
             .into_iter()

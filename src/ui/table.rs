@@ -392,6 +392,9 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                             if makes_drafts && landed {
                                 badge::draft_note(ui);
                             }
+                            if let Some((copy, _)) = app.model.copy_deposit(entry, &target) {
+                                badge::shared_note(ui, &copy.name);
+                            }
                             if landed && app.model.folder_gone(entry.id) {
                                 badge::folder_missing_note(ui, &entry.path);
                             }
@@ -405,6 +408,7 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                             let (status, target) = (&status, target.as_str());
                             let row = Row {
                                 entry,
+                                job: app.model.deposit_job(entry, target),
                                 status,
                                 target,
                                 edits,
@@ -437,9 +441,13 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
 /// say which is sent: *Retry as saved* (the same key, the edits left out) and *Deposit
 /// edits* (saved first, a new key and job; the failed one stays in the history). The
 /// details add *Dismiss*, which gives up on it.
+///
+/// `job` is the failed deposit ([`crate::app::Model::deposit_job`]): the row's own, or the
+/// one a copy with the same key queued for both.
 pub(super) fn failed_actions(
     ui: &mut egui::Ui,
     entry: &crate::app::DatasetEntry,
+    job: Option<&crate::store::JobRow>,
     edits: Option<&(crate::content::Metadata, Vec<crate::content::FieldProblem>)>,
     target: &str,
     small: bool,
@@ -468,12 +476,12 @@ pub(super) fn failed_actions(
         ),
     };
     if ui.add(button(label)).on_hover_text(hover).clicked()
-        && let Some(job) = entry.current_job(target)
+        && let Some(job) = job
     {
         command = Some(Command::Retry { jobs: vec![job.id] });
     }
     // In the details only: giving up is rarer than retrying, and the row has no room.
-    if !small && let Some(dismiss) = dismiss_button(ui, entry, target, false) {
+    if !small && let Some(dismiss) = dismiss_button(ui, job, false) {
         command = Some(dismiss);
     }
     if edited.is_some() {
@@ -498,8 +506,7 @@ pub(super) fn failed_actions(
 /// for good, say), so the row no longer shows it. The History keeps it.
 pub(super) fn dismiss_button(
     ui: &mut egui::Ui,
-    entry: &crate::app::DatasetEntry,
-    target: &str,
+    job: Option<&crate::store::JobRow>,
     refused: bool,
 ) -> Option<Command> {
     let hover = if refused {
@@ -511,7 +518,7 @@ pub(super) fn dismiss_button(
          it again with the same key."
     };
     let clicked = ui.button("Dismiss").on_hover_text(hover).clicked();
-    let job = entry.current_job(target).filter(|_| clicked)?;
+    let job = job.filter(|_| clicked)?;
     Some(Command::Dismiss { jobs: vec![job.id] })
 }
 
@@ -558,6 +565,8 @@ pub(super) fn rescan(entry: &crate::app::DatasetEntry) -> Command {
 /// and the edits not saved in its details form, if any.
 struct Row<'a> {
     entry: &'a crate::app::DatasetEntry,
+    /// Its deposit to the target ([`crate::app::Model::deposit_job`]).
+    job: Option<&'a crate::store::JobRow>,
     status: &'a DedupStatus,
     target: &'a str,
     edits: Option<&'a (crate::content::Metadata, Vec<crate::content::FieldProblem>)>,
@@ -571,6 +580,7 @@ fn actions(
 ) {
     let Row {
         entry,
+        job,
         status,
         target,
         edits,
@@ -590,7 +600,7 @@ fn actions(
     }
     match status {
         DedupStatus::Failed { .. } => {
-            commands.extend(failed_actions(ui, entry, edits, target, true));
+            commands.extend(failed_actions(ui, entry, job, edits, target, true));
         }
         DedupStatus::ChangedSinceScan { .. } => {
             let button = ui
