@@ -407,6 +407,59 @@ async fn a_job_whose_folder_is_on_another_machine_is_left_for_one_that_can_read_
     assert_store_agrees_with_server(&store, &sandbox, 1).await;
 }
 
+/// A scan on one machine of a dataset another machine added (its folder is that one's,
+/// even at the same path here) is refused, and `scan --all` leaves it to its machine:
+/// neither makes it a second dataset of this machine's.
+#[test]
+fn a_scan_of_a_dataset_another_machine_added_is_left_to_that_machine() {
+    let lab = Lab::new();
+    let url = shared().new_database();
+    let folder = lab.numbered_folder(1);
+    add_all(&url, "alpha", std::slice::from_ref(&folder));
+    let store = open(&url);
+    let ids =
+        |store: &Store| -> Vec<i64> { store.datasets().unwrap().iter().map(|d| d.id).collect() };
+    assert_eq!(ids(&store), [1]);
+
+    let named = lodge_on(&url, "beta").args(["scan", "1"]).output().unwrap();
+    let said = text(&named);
+    assert_eq!(named.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "error: dataset 1 ({}) was added on alpha, whose folder it is: scan it there \
+             (`lodge scan 1` on alpha). To make the folder at that path on this machine a \
+             dataset of its own: `lodge add ",
+            folder.canonicalize().unwrap().display()
+        )),
+        "{said}"
+    );
+    assert_eq!(ids(&store), [1], "no dataset of beta's made");
+
+    let all = lodge_on(&url, "beta")
+        .args(["scan", "--all"])
+        .output()
+        .unwrap();
+    let said = text(&all);
+    assert!(all.status.success(), "{said}");
+    assert!(
+        said.contains(
+            "left 1 dataset added on another machine: each is scanned on the machine that added it"
+        ),
+        "{said}"
+    );
+    assert_eq!(ids(&store), [1]);
+
+    // On its own machine it scans as ever.
+    std::fs::write(folder.join("more.csv"), "id\n2\n").unwrap();
+    let home = lodge_on(&url, "alpha")
+        .args(["scan", "1"])
+        .output()
+        .unwrap();
+    assert!(home.status.success(), "{}", text(&home));
+    assert_eq!(ids(&store), [1]);
+    assert_eq!(store.dataset(1).unwrap().unwrap().file_count, 3);
+}
+
 /// A machine whose clock is off (libfaketime moves this one process's clock, not the
 /// server's) is told so by every command: its leases would be misjudged.
 #[test]

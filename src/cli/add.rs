@@ -916,9 +916,40 @@ async fn add_one(
 
 pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
     let store = std::sync::Arc::new(db.open_existing()?);
-    let datasets = select_datasets(&store, &args.datasets, args.all)?;
+    let mut datasets = select_datasets(&store, &args.datasets, args.all)?;
     let defaults = WindowDefaults::if_any(&crate::settings::settings_path());
     let mut code = ExitCode::SUCCESS;
+    // On a shared database a dataset's folder is the machine's that added it: scanned
+    // here, even at the same path, it would be another folder, and become a dataset of
+    // this machine's besides. `--all` leaves those to their machines; one named is refused.
+    let mut elsewhere = Vec::new();
+    for d in &datasets {
+        if let Some(origin) = store.added_elsewhere(d.id)? {
+            elsewhere.push((d.id, origin));
+        }
+    }
+    datasets.retain(|d| !elsewhere.iter().any(|(id, _)| *id == d.id));
+    if args.all && !elsewhere.is_empty() {
+        say!(
+            "left {}: each is scanned on the machine that added it",
+            count_of(
+                elsewhere.len() as u64,
+                "dataset added on another machine",
+                "datasets added on other machines"
+            )
+        );
+    } else {
+        for (id, origin) in &elsewhere {
+            let path = store.dataset(*id)?.map(|d| d.path).unwrap_or_default();
+            say_err!(
+                "error: dataset {id} ({path}) was added on {origin}, whose folder it is: scan \
+                 it there (`lodge scan {id}` on {origin}). To make the folder at that path on \
+                 this machine a dataset of its own: `lodge add {}`",
+                shell_word(&path)
+            );
+            code = ExitCode::from(1);
+        }
+    }
     let stop = StopFlag::on_signal();
     let total = datasets.len();
     for (done, d) in datasets.into_iter().enumerate() {

@@ -222,6 +222,24 @@ impl Store {
         })
     }
 
+    /// The machine dataset `id` was added on, when that is another one: on a shared
+    /// database its folder is that machine's. `None` for this machine's, for one added
+    /// before datasets knew their machine, and on a database file (its datasets are all
+    /// this machine's).
+    pub fn added_elsewhere(&self, id: i64) -> Result<Option<String>> {
+        if self.is_added_here(id)? {
+            return Ok(None);
+        }
+        let origin: Option<String> = self.with(|db| {
+            db.opt(
+                "SELECT origin FROM datasets WHERE id = ?1",
+                args![id],
+                |r| r.get(0),
+            )
+        })?;
+        Ok(origin.filter(|o| !o.is_empty()))
+    }
+
     /// The datasets whose folders are on this machine, by id: on a shared database those
     /// this machine added (as in `dataset_by_path`), on a file all of them.
     pub fn datasets_here(&self) -> Result<Vec<DatasetRow>> {
