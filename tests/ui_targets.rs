@@ -15,6 +15,7 @@ use std::sync::Once;
 use egui_kittest::kittest::{NodeT, Queryable};
 use lodge::app::{DedupStatus, LogLevel, TargetField, TargetTest};
 use lodge::sandbox::{FaultConfig, RunningSandbox, SandboxConfig};
+use lodge::store::JobState;
 use lodge::targets::probe::ProbeReport;
 
 use gui::{Window, citable_folder};
@@ -963,6 +964,50 @@ fn deposits_made_from_the_command_line_to_a_target_not_in_the_picker_show_in_the
     assert!(verify.accesskit_node().is_disabled());
     assert!(w.harness.query_by_label("Verify bytes").is_none());
     assert!(w.harness.query_by_label("Repair").is_none());
+}
+
+/// A deposit that failed on a target of the picker other than the picked one is retried
+/// from the dataset's details: the row's status, and its Retry, are the picked target's.
+#[test]
+fn a_failed_deposit_to_a_target_not_picked_is_retried_from_the_details() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let down = w.runtime.block_on(w.lab.failing_sandbox("down"));
+    add_target(&mut w, "down", &down.target_url(), None);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    w.harness.state_mut().settings = Default::default();
+    w.harness.step();
+    let folder = citable_folder(&w.lab, "core-scans", "Core scans 2026");
+    w.add_folder(&folder);
+    let out = support::lodge(&w.lab.path("app/lodge.db"))
+        .env("LODGE_CONFIG", w.lab.path("app/config.toml"))
+        .args([
+            "deposit",
+            "--target",
+            "down",
+            "--max-attempts",
+            "1",
+            "core-scans",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", support::text(&out));
+
+    // The picked target is the sandbox, where it was never sent: the row offers Deposit.
+    w.open_details("core-scans", |d| {
+        d.jobs.iter().any(|(j, _)| j.state == JobState::Failed)
+    });
+    w.harness.step();
+    w.scroll_to("Retry");
+    w.harness.get_by_label("Retry").click();
+    w.wait("the retry's re-queue", |app| {
+        app.model
+            .log
+            .iter()
+            .any(|l| l.text.contains("re-queued by retry with the same key"))
+    });
 }
 
 #[test]

@@ -1144,6 +1144,15 @@ fn a_failed_job_on_a_target_used_from_the_command_line_names_the_retry_to_run_th
         w.harness.query_by_label("Retry").is_none(),
         "the window cannot reach that target: no button that would only queue it"
     );
+
+    // The dataset's details name it too, under that job (the row's status is the picked
+    // target's, the sandbox, where it was never sent).
+    w.harness.get_by_label("Datasets").click();
+    w.harness.step();
+    w.open_details("soil-cores", |d| !d.jobs.is_empty());
+    w.harness.step();
+    w.harness.get_by_label("lodge retry 1");
+    assert!(w.harness.query_by_label("Retry").is_none());
 }
 
 /// A job queued on a target a terminal's deposit found paused (its token refused) waits for

@@ -9,7 +9,7 @@ use super::metadata_form::{self, MetadataForm};
 use super::{LodgeApp, badge, format, table};
 use crate::app::{Command, DedupStatus, Notice, StatusKind, Update};
 use crate::content::{FieldProblem, Metadata, citation};
-use crate::store::replays_by_original;
+use crate::store::{JobRow, JobState, replays_by_original};
 use crate::targets::ReadBack;
 use crate::wording::{count_of, human_bytes, replayed_since};
 
@@ -247,6 +247,47 @@ fn why_it_stopped(
             app.send(command);
         }
     }
+}
+
+/// Under a failed job to a target the picker does not show now (the row's status, and its
+/// Retry, are the picked target's): what retries it. Its Retry where the window can reach
+/// the target; else the command that retries it where it was sent from. Nothing when a
+/// retry could not re-queue it: given up on, its key landed there since, or the dataset
+/// scanned again under another key.
+fn retry_elsewhere(
+    app: &LodgeApp,
+    ui: &mut egui::Ui,
+    dataset: i64,
+    job: &JobRow,
+    jobs: &[(JobRow, Vec<crate::store::EventRow>)],
+) {
+    let retryable = job.state == JobState::Failed
+        && job.dismissed_at.is_none()
+        && job.target != app.target_id()
+        && app.model.row(dataset).and_then(|row| row.key) == Some(job.key)
+        && !jobs
+            .iter()
+            .any(|(o, _)| o.target == job.target && o.key == job.key && o.state.is_landed());
+    if !retryable {
+        return;
+    }
+    if app.model.has_target(&job.target) {
+        let button = ui
+            .small_button("Retry")
+            .on_hover_text("Re-queue it with the same key, to this target");
+        if button.clicked() {
+            app.send(Command::Retry { jobs: vec![job.id] });
+        }
+        return;
+    }
+    // Selectable, to copy the command.
+    let command = format!("lodge retry {}", job.id);
+    ui.add(egui::Label::new(RichText::new(command).weak().monospace()))
+        .on_hover_text(format!(
+            "{} is not one of the window's targets (it was used from the command line): \
+             `lodge retry {}` retries it there, or add it in Settings, under Targets",
+            job.target, job.id
+        ));
 }
 
 /// Near the top, while the form holds edits not saved: a mark saying so, with Save and
@@ -521,6 +562,7 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                     if let Some(again) = replays.get(&job.id) {
                         ui.label(RichText::new(replayed_since(again)).weak());
                     }
+                    retry_elsewhere(app, ui, id, job, &d.jobs);
                     if let Some(identifier) = job.identifier.as_deref() {
                         // Cited with the row's metadata when the record is of its current key.
                         let of_this_key = app
