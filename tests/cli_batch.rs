@@ -4164,6 +4164,8 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
             .join(format!("blobs/sha256/{}", lost.sha256)),
     )
     .unwrap();
+    // Where the server kept it, for a person to look.
+    let lost_at = format!("{}/blobs/sha256/{}", sandbox.base_url(), lost.sha256);
     for flags in [&["verify", "1"][..], &["verify", "1", "--bytes"]] {
         let damaged = lodge_with(&db, flags).await;
         assert_eq!(damaged.status.code(), Some(1), "{}", text(&damaged));
@@ -4171,7 +4173,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
             &text(&damaged),
             &[
                 "DAMAGED  #1 ds001 on Local sandbox at 127.0.0.1",
-                "           data.csv is missing",
+                &format!("           data.csv is missing\n             at {lost_at}\n"),
                 "0 intact, 1 damaged",
                 "Lost files: `lodge verify 1 --repair` sends them again from the dataset's folder",
             ],
@@ -4196,6 +4198,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
             "url": checked[0]["url"],
             "verdict": "damaged",
             "found": ["data.csv is missing"],
+            "found_at": {"data.csv": lost_at},
         }])
     );
     assert!(

@@ -189,6 +189,21 @@ async fn verify_on_webdav_offers_the_repair_for_a_file_left_short() {
         t.contains("Lost files: `lodge verify 1 --repair` sends them again"),
         "{t}"
     );
+    // The file is named by where it is on the server, for a person to look.
+    let share = folder.file_name().unwrap().to_string_lossy();
+    let at = format!(
+        "{}/{share}/blobs/sha256/{}",
+        servers::webdav().0,
+        entry.sha256
+    );
+    assert!(
+        t.contains(&format!(
+            "{} is 3 bytes on the server, {} when deposited\n             at {at}\n",
+            entry.path,
+            lodge::wording::count_of(entry.size, "byte", "bytes")
+        )),
+        "{t}"
+    );
     assert!(!t.contains("remove that file on the server"), "{t}");
     let out = lodge_in(&lab)
         .args(["verify", "1", "--repair"])

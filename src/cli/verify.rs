@@ -377,6 +377,9 @@ struct Finding {
     label: String,
     verdict: Verification,
     repair: Option<Repair>,
+    /// Where the target keeps each damaged file, by manifest path, where its files have an
+    /// address of their own ([`crate::targets::Target::file_address`]).
+    addresses: BTreeMap<String, String>,
 }
 
 /// How long a check runs before the command says it is still waiting for the server.
@@ -399,6 +402,7 @@ async fn check(
         label,
         verdict: Verification::Unknown(why),
         repair: None,
+        addresses: BTreeMap::new(),
     };
     let target = match targets.get(&job.target) {
         Some(Ok(target)) => target,
@@ -433,6 +437,7 @@ async fn check(
         }
         Finding {
             label: target.label(),
+            addresses: damaged_files_at(target.as_ref(), job, &document, &repair.verdict()),
             verdict: repair.verdict(),
             repair: Some(repair),
         }
@@ -451,6 +456,7 @@ async fn check(
         }
         Finding {
             label: target.label(),
+            addresses: damaged_files_at(target.as_ref(), job, &document, &verdict),
             verdict,
             repair: None,
         }
@@ -459,6 +465,27 @@ async fn check(
         bar.finish_and_clear();
     }
     finding
+}
+
+/// Where `target` keeps each file `verdict` found damaged, by manifest path.
+fn damaged_files_at(
+    target: &dyn crate::targets::Target,
+    job: &JobRow,
+    document: &crate::content::ContentDocument,
+    verdict: &Verification,
+) -> BTreeMap<String, String> {
+    let Verification::Damaged(found) = verdict else {
+        return BTreeMap::new();
+    };
+    found
+        .iter()
+        .filter_map(Discrepancy::file)
+        .filter_map(|path| {
+            let entry = document.manifest.iter().find(|e| e.path == path)?;
+            let at = target.file_address(&job.key, document, entry)?;
+            Some((path.to_string(), at))
+        })
+        .collect()
 }
 
 /// Run `checking`; if it takes longer than [`SLOW_CHECK`], say once (on stderr) that it
@@ -490,7 +517,10 @@ fn print_text(head: &str, finding: &Finding) {
         Verification::Damaged(found) => {
             say!("DAMAGED  {head}:");
             for d in found {
-                say!("           {d}");
+                match d.file().and_then(|path| finding.addresses.get(path)) {
+                    Some(at) => say!("           {d}\n             at {at}"),
+                    None => say!("           {d}"),
+                }
             }
         }
         Verification::Unknown(why) => say!("UNKNOWN  {head}: {why}"),
@@ -527,6 +557,8 @@ fn as_json(deposit: &Deposit, finding: &Finding) -> serde_json::Value {
         "url": job.url,
         "verdict": verdict,
         "found": found,
+        // Where the target keeps each damaged file, by manifest path.
+        "found_at": finding.addresses,
     });
     // With --repair: the files sent again, and why nothing was, when so.
     if let Some(repair) = &finding.repair {

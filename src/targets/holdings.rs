@@ -153,6 +153,20 @@ pub enum Discrepancy {
     },
 }
 
+impl Discrepancy {
+    /// The manifest path of the file it is about; `None` when it is about the record.
+    pub fn file(&self) -> Option<&str> {
+        match self {
+            Discrepancy::FileMissing { path }
+            | Discrepancy::SizeDiffers { path, .. }
+            | Discrepancy::BytesDiffer { path, .. } => Some(path),
+            Discrepancy::RecordGone { .. }
+            | Discrepancy::OtherRecord { .. }
+            | Discrepancy::RecordReplaced { .. } => None,
+        }
+    }
+}
+
 /// How [`Discrepancy::BytesDiffer`] says it, after the file's path: only a check that
 /// reads bytes back finds it, so a later check by sizes alone cannot call it gone.
 pub const OTHER_BYTES: &str = "has other bytes on the server";

@@ -27,7 +27,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::content::{ContentDocument, ContentKey};
+use crate::content::{ContentDocument, ContentKey, ManifestEntry};
 pub use failure::{
     CONTENT_CHANGED, Failure, FailureClass, is_changed_since_scan, is_paused_for_credentials,
 };
@@ -198,6 +198,18 @@ pub trait Target: Send + Sync {
     /// folder's URL), for a person to find it; `None` for a target that keeps files by
     /// digest or in its records.
     fn datasets_base(&self) -> Option<String> {
+        None
+    }
+
+    /// Where this target keeps `entry` of the deposit of `key`, as a person would look for
+    /// it (`s3://bucket/prefix/blobs/sha256/HEX`, a WebDAV file's URL), for `lodge verify`
+    /// to say where a damaged file is; `None` where files have no address of their own.
+    fn file_address(
+        &self,
+        _key: &ContentKey,
+        _document: &ContentDocument,
+        _entry: &ManifestEntry,
+    ) -> Option<String> {
         None
     }
 

@@ -193,6 +193,19 @@ impl Target for SandboxTarget {
         }
     }
 
+    fn file_address(
+        &self,
+        _key: &ContentKey,
+        _document: &ContentDocument,
+        entry: &ManifestEntry,
+    ) -> Option<String> {
+        let blob = self
+            .base
+            .join(&format!("blobs/sha256/{}", entry.sha256))
+            .ok()?;
+        Some(blob.to_string())
+    }
+
     async fn upload(
         &self,
         request: &DepositRequest<'_>,

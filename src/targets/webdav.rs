@@ -588,6 +588,16 @@ impl Target for WebDavTarget {
         (self.layout == FileLayout::Folders).then(|| self.base.to_string())
     }
 
+    fn file_address(
+        &self,
+        key: &ContentKey,
+        document: &ContentDocument,
+        entry: &ManifestEntry,
+    ) -> Option<String> {
+        let path = self.layout.file_path(key, document, entry);
+        Some(self.url(&path).to_string())
+    }
+
     async fn holdings(
         &self,
         key: &ContentKey,

@@ -684,6 +684,36 @@ pub async fn verify_names_a_lost_file_and_bytes_changed_in_place(kind: Kind) {
     );
 }
 
+/// `lodge verify` names a damaged file by where the target keeps it: each file's address
+/// reads back its bytes there. Targets that keep files in their records (InvenioRDM) or
+/// none (DataCite) give none.
+pub async fn a_files_address_is_where_the_target_keeps_it(kind: Kind) {
+    let two_files = |lab: &Lab| {
+        lab.folder(
+            "addressed",
+            &[("data.csv", b"1,2\n"), ("notes/read me #1.txt", b"notes")],
+        )
+    };
+    let Deposited {
+        lab: _lab,
+        env,
+        ds,
+        document,
+        ..
+    } = Deposited::of(kind, two_files, "Addressed").await;
+    for entry in &document.manifest {
+        let at = env.target.file_address(&ds.1, &document, entry);
+        match kind {
+            Kind::Invenio | Kind::InvenioDrafts | Kind::DataCite => assert_eq!(at, None),
+            _ => {
+                let at = at.unwrap_or_else(|| panic!("{kind:?} gives {}'s address", entry.path));
+                let held = env.read_at(&at).await;
+                assert_eq!(Sha256Hex::of(&held), entry.sha256, "{at}");
+            }
+        }
+    }
+}
+
 pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
     let Deposited {
         lab: _lab,

@@ -368,6 +368,29 @@ impl Env {
         body
     }
 
+    /// The bytes stored at `address`, a file's address as the target gives it
+    /// ([`Target::file_address`]), read as a person would: an `s3://` object with the
+    /// bucket's keys, a WebDAV or sandbox URL over HTTP (WebDAV with its user).
+    pub async fn read_at(&self, address: &str) -> Vec<u8> {
+        if let Server::S3 { bucket } = &self.server {
+            let key = address
+                .strip_prefix(&format!("s3://{bucket}/"))
+                .unwrap_or_else(|| panic!("{address} is in bucket {bucket}"));
+            return self.s3_object(key).await;
+        }
+        let mut get = reqwest::Client::new().get(address);
+        if let Server::WebDav { .. } = &self.server {
+            get = get.basic_auth(DAV_USER, Some(DAV_PASSWORD));
+        }
+        let resp = get.send().await.unwrap();
+        assert!(
+            resp.status().is_success(),
+            "GET {address}: HTTP {}",
+            resp.status()
+        );
+        resp.bytes().await.unwrap().to_vec()
+    }
+
     /// Where the folders layout keeps files, the keys (S3) or paths under the target's
     /// folder (WebDAV) of every file under `datasets/`, `/`-separated, sorted.
     pub async fn dataset_files(&self) -> Vec<String> {

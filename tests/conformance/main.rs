@@ -48,6 +48,7 @@ conformance!(
     create,
     verify_finds_a_fresh_deposit_intact,
     verify_finds_a_record_gone_or_replaced,
+    a_files_address_is_where_the_target_keeps_it,
     a_deleted_record_is_written_again_by_repair_only_where_its_key_names_it,
     replay_makes_no_request,
     response_lost_after_commit_gives_the_original_identifier,

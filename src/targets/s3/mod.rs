@@ -521,6 +521,20 @@ impl Target for S3Target {
         true
     }
 
+    fn file_address(
+        &self,
+        key: &ContentKey,
+        document: &ContentDocument,
+        entry: &ManifestEntry,
+    ) -> Option<String> {
+        let l = &self.location;
+        Some(format!(
+            "s3://{}/{}",
+            l.bucket,
+            l.file_key(key, document, entry)
+        ))
+    }
+
     fn datasets_base(&self) -> Option<String> {
         let l = &self.location;
         (l.layout == FileLayout::Folders).then(|| match l.prefix.as_str() {
