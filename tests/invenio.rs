@@ -629,6 +629,60 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
         [],
         "checked as the record now"
     );
+
+    // The drafting target's deposit is that record, published: no longer called a draft,
+    // and cited.
+    let status = run({
+        let mut status = lodge_in(&lab);
+        status.args(["status", "--json"]);
+        status
+    })
+    .await;
+    let json: Value = serde_json::from_slice(&status.stdout).unwrap();
+    let items = json["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{json:#}");
+    assert!(items.iter().all(|i| i["draft"] == false), "{json:#}");
+    let shown = text(
+        &run({
+            let mut show = lodge_in(&lab);
+            show.args(["show", &ds.0.to_string()]);
+            show
+        })
+        .await,
+    );
+    assert!(!shown.contains("a draft, not public"), "{shown}");
+    assert!(shown.contains("cite as"), "{shown}");
+}
+
+/// A drafting target that finds the key's record already published (a deposit to the
+/// site's publishing target made it) records that record, and it is not called a draft.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_drafting_target_that_finds_the_record_published_does_not_call_it_a_draft() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let ds = add(
+        &store,
+        &lab.numbered_folder(1),
+        &metadata("Published first"),
+    );
+    let published = deposit(&store, &invenio(&sandbox), &[ds], fast_config()).await;
+    let id = published[0].identifier.clone().unwrap();
+    let found = deposit(&store, &invenio_drafts(&sandbox), &[ds], fast_config()).await;
+    assert!(found[0].state.is_landed(), "{:?}", found[0]);
+    assert_eq!(found[0].identifier.as_deref(), Some(id.as_str()));
+    assert_eq!(sandbox.invenio_counts(), (1, 0), "the one record, no draft");
+
+    let status = run({
+        let mut status = lodge_in(&lab);
+        status.args(["status", "--json"]);
+        status
+    })
+    .await;
+    let json: Value = serde_json::from_slice(&status.stdout).unwrap();
+    let items = json["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{json:#}");
+    assert!(items.iter().all(|i| i["draft"] == false), "{json:#}");
 }
 
 /// A file lost from a draft left for review (removed on its page, say) is put back into

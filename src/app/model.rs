@@ -220,6 +220,9 @@ pub struct Model {
     same_data: HashMap<String, Vec<ResultFingerprint>>,
     /// Job id -> dataset id, for progress events that carry only the job.
     job_dataset: HashMap<i64, i64>,
+    /// The records deposits to publishing targets hold: a drafting target's deposit among
+    /// them was published since ([`crate::targets::PublishedRecords`]).
+    published: crate::targets::PublishedRecords,
     /// Key -> target -> the row whose job of that scope was seen last: a copy of a folder
     /// (another row with the same key) queued with it shares that one job.
     scope_rows: HashMap<ContentKey, HashMap<String, i64>>,
@@ -494,6 +497,12 @@ impl Model {
             .filter(|(j, _, _)| *j == job.id)
             .map(|(_, sent, total)| (sent, total));
         DedupStatus::from_job(job, upload).unless_damaged(self.damage(&job.key, target))
+    }
+
+    /// Whether the deposit that landed as `identifier` on `target` is a draft still: made by
+    /// a drafting target and not published since by a deposit to its site's publishing one.
+    pub fn is_draft(&self, target: &str, identifier: Option<&str>) -> bool {
+        self.published.is_draft(target, identifier)
     }
 
     /// What the latest check of the deposit of `key` to `target` found damaged, if it did.
@@ -780,6 +789,7 @@ impl Model {
         }
         self.removed_names = s.removed.into_iter().map(|r| (r.id, r.name)).collect();
         for r in s.results {
+            self.published.note(&r.target, &r.identifier);
             self.same_data
                 .entry(r.fingerprint.clone())
                 .or_default()
@@ -908,6 +918,11 @@ impl Model {
                 && (!job.state.is_terminal() || job.is_replay());
             supersedes(&job, old) && !repeats_old
         });
+        if job.state.is_landed()
+            && let Some(identifier) = &job.identifier
+        {
+            self.published.note(&job.target, identifier);
+        }
         if newer {
             (self.scope_rows.entry(job.key).or_default()).insert(job.target.clone(), dataset);
             entry.jobs.insert(job.target.clone(), job);
@@ -1630,6 +1645,29 @@ mod tests {
         );
         assert_eq!(model.copy_deposit(copy, target), None);
         assert_eq!(model.deposit_job(copy, target), None);
+    }
+
+    #[test]
+    fn a_draft_is_called_one_until_a_deposit_to_its_sites_publishing_target_lands_it() {
+        let drafts = "invenio+https://rdm.example.org?state=draft";
+        let mut model = Model::default();
+        model.insert(row(1, 'a', "f"));
+        let drafted = JobRow {
+            target: drafts.into(),
+            key: "a".repeat(64).parse().unwrap(),
+            identifier: Some("abcd-1234".into()),
+            ..job(JobState::Deposited, 1, 1000)
+        };
+        model.job_changed(drafted.clone());
+        assert!(model.is_draft(drafts, Some("abcd-1234")));
+        let published = JobRow {
+            id: 8,
+            target: "invenio+https://rdm.example.org".into(),
+            updated_at: 2000,
+            ..drafted
+        };
+        model.job_changed(published);
+        assert!(!model.is_draft(drafts, Some("abcd-1234")));
     }
 
     #[test]

@@ -188,6 +188,16 @@ impl DedupStatus {
         }
     }
 
+    /// The identifier of the record a landed deposit has (damaged or not).
+    pub fn record_identifier(&self) -> Option<&str> {
+        match self {
+            DedupStatus::Deposited { identifier, .. }
+            | DedupStatus::AlreadyDeposited { identifier, .. }
+            | DedupStatus::Damaged { identifier, .. } => Some(identifier),
+            _ => None,
+        }
+    }
+
     /// A retry with the same key makes sense.
     pub fn can_retry(&self) -> bool {
         matches!(self, DedupStatus::Failed { .. })

@@ -232,6 +232,20 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         checks.get(&(r.target.clone()?, r.key.clone()?))
     };
     let working_on = senders_by_target(&store)?;
+    // A drafting target's deposit stays a draft until a deposit to its site's publishing
+    // target publishes it.
+    let results = store.result_fingerprints()?;
+    let published = crate::targets::PublishedRecords::from_results(
+        results
+            .iter()
+            .map(|r| (r.target.as_str(), r.identifier.as_str())),
+    );
+    let is_draft = |r: &StatusRow| {
+        matches!(r.state.as_str(), "deposited" | "existing")
+            && r.target
+                .as_deref()
+                .is_some_and(|t| published.is_draft(t, r.identifier.as_deref()))
+    };
     // This machine's window paused by its Pause button (and so when it is next opened).
     let window_paused = crate::settings::window_paused_path().exists();
     let gone: Vec<DatasetRow> = crate::catalog::folders_gone(&store)?
@@ -283,8 +297,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                     "last_error": r.last_error,
                     "earlier_identifier": r.earlier_identifier,
                     "shared_with": r.shared_with,
-                    "draft": matches!(r.state.as_str(), "deposited" | "existing")
-                        && r.target.as_deref().is_some_and(crate::targets::scope_makes_drafts),
+                    "draft": is_draft(r),
                     "paused": paused,
                     "last_check": check_of(r).and_then(check_json),
                     "folder_gone": gone.iter().any(|d| d.id == r.dataset),
@@ -348,9 +361,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         {
             say!("       last error: {e}");
         }
-        if matches!(r.state.as_str(), "deposited" | "existing")
-            && crate::targets::scope_makes_drafts(scope)
-        {
+        if is_draft(r) {
             say!("       {}", super::show::DRAFT_NOTE);
         }
         if r.state == "running"

@@ -61,6 +61,7 @@ pub fn show(
         same_data,
         through: through_copies,
         through_pending,
+        published: published_records(&store)?,
     };
     let names = TargetNames::load();
     if json {
@@ -127,6 +128,17 @@ fn citation_of(d: &DatasetRow, j: &JobRow) -> Option<String> {
     let identifier = j.identifier.as_deref()?;
     (j.state.is_landed() && d.key == Some(j.key))
         .then(|| citation(&d.metadata, identifier, j.url.as_deref()))
+}
+
+/// Which drafting targets' deposits were published since by deposits to their sites'
+/// publishing targets ([`crate::targets::PublishedRecords`]).
+fn published_records(store: &Store) -> anyhow::Result<crate::targets::PublishedRecords> {
+    let results = store.result_fingerprints()?;
+    Ok(crate::targets::PublishedRecords::from_results(
+        results
+            .iter()
+            .map(|r| (r.target.as_str(), r.identifier.as_str())),
+    ))
 }
 
 /// Said under a deposit a drafting target holds ([`crate::targets::scope_makes_drafts`]).
@@ -255,6 +267,8 @@ struct Deposits {
     /// Deposits of its key a copy queued that have not landed (queued, under way, failed,
     /// refused), on targets where it has no job of its own for that key.
     through_pending: Vec<JobRow>,
+    /// Which drafting targets' deposits were published since, by deposits here.
+    published: crate::targets::PublishedRecords,
 }
 
 fn print_text(
@@ -273,6 +287,7 @@ fn print_text(
         same_data,
         through,
         through_pending,
+        published,
     } = deposits;
     say!("dataset {} {}", d.id, d.name);
     say!("  folder       {}", d.path);
@@ -371,7 +386,7 @@ fn print_text(
                 "  {:<20} {record} — through {by}: a copy with the same key, one deposit for both",
                 "(shared)",
             );
-            match crate::targets::scope_makes_drafts(&t.target) {
+            match published.is_draft(&t.target, Some(&t.identifier)) {
                 true => say!("            {DRAFT_NOTE}"),
                 false => say!(
                     "            cite as: {}",
@@ -403,7 +418,8 @@ fn print_text(
                 names.of(&j.target)
             );
             say!("{}", line.trim_end());
-            let draft = j.state.is_landed() && crate::targets::scope_makes_drafts(&j.target);
+            let draft =
+                j.state.is_landed() && published.is_draft(&j.target, j.identifier.as_deref());
             if draft {
                 say!("            {DRAFT_NOTE}");
             }
@@ -631,6 +647,7 @@ fn as_json(
 ) -> serde_json::Value {
     let (jobs, checks, paused) = (&deposits.jobs, &deposits.checks, &deposits.paused);
     let (same_data, through) = (&deposits.same_data, &deposits.through);
+    let published = &deposits.published;
     let through_pending: Vec<serde_json::Value> = deposits
         .through_pending
         .iter()
@@ -685,7 +702,8 @@ fn as_json(
                 // Given up on (`lodge dismiss`): out of `status`, kept here.
                 "dismissed_at": j.dismissed_at.map(time_text),
                 // Landed as a draft, not public until published.
-                "draft": j.state.is_landed() && crate::targets::scope_makes_drafts(&j.target),
+                "draft": j.state.is_landed()
+                    && published.is_draft(&j.target, j.identifier.as_deref()),
                 // Why its target is paused, for a job still to be sent there.
                 "paused": paused.get(&j.target).filter(|_| !j.state.is_terminal()),
                 "citation": citation_of(d, j),
@@ -728,7 +746,7 @@ fn as_json(
                 "key": t.key,
                 "current_key": t.current,
                 // Landed as a draft, not public until published.
-                "draft": crate::targets::scope_makes_drafts(&t.target),
+                "draft": published.is_draft(&t.target, Some(&t.identifier)),
                 "citation": t
                     .current
                     .then(|| citation(&d.metadata, &t.identifier, t.url.as_deref())),

@@ -339,6 +339,51 @@ pub fn scope_makes_drafts(scope_id: &str) -> bool {
     }
 }
 
+/// The records deposits to publishing targets hold, by site and identifier. A deposit a
+/// drafting target made whose record is among them was published since by a deposit of
+/// the same key to a target of the same site that publishes (InvenioRDM publishes the draft
+/// it finds by the key, keeping its id; DataCite raises the DOI the key names): it is a
+/// draft no more, and is cited.
+#[derive(Clone, Debug, Default)]
+pub struct PublishedRecords(std::collections::HashSet<(String, String)>);
+
+impl PublishedRecords {
+    /// From recorded results: each one's target identity and record identifier.
+    pub fn from_results<'a>(results: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let mut published = PublishedRecords::default();
+        for (scope_id, identifier) in results {
+            published.note(scope_id, identifier);
+        }
+        published
+    }
+
+    /// Take in a deposit that landed as `identifier` on `scope_id`.
+    pub fn note(&mut self, scope_id: &str, identifier: &str) {
+        if !scope_makes_drafts(scope_id) {
+            self.0
+                .insert((site_of(scope_id).to_string(), identifier.to_string()));
+        }
+    }
+
+    /// Whether the deposit that landed as `identifier` on `scope_id` is a draft still, as
+    /// far as Lodge knows: made by a drafting target, and not published by a deposit here.
+    /// (One published on the repository's own pages is not known until deposited to a
+    /// target of the site that publishes: that deposit finds it and makes nothing new.)
+    pub fn is_draft(&self, scope_id: &str, identifier: Option<&str>) -> bool {
+        scope_makes_drafts(scope_id)
+            && !identifier.is_some_and(|id| {
+                self.0
+                    .contains(&(site_of(scope_id).to_string(), id.to_string()))
+            })
+    }
+}
+
+/// A target identity without its options: the site (and for DataCite the prefix) that a
+/// drafting target and its publishing sibling share.
+fn site_of(scope_id: &str) -> &str {
+    scope_id.split('?').next().unwrap_or(scope_id)
+}
+
 /// `url` with its kind and scheme (all before `://`) in lower case: a scheme means the same
 /// whatever its case (RFC 3986), so `SANDBOX+HTTP://host` is `sandbox+http://host`.
 pub fn with_lowercase_scheme(url: &str) -> std::borrow::Cow<'_, str> {
@@ -402,6 +447,41 @@ pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_draft_is_published_by_a_deposit_of_the_same_record_to_the_same_sites_publisher() {
+        let drafts = "invenio+https://rdm.example.org?state=draft";
+        let publisher = "invenio+https://rdm.example.org";
+        let other_site = "invenio+https://other.example.org";
+        let mut published = PublishedRecords::from_results([(drafts, "abcd-1234")]);
+        assert!(published.is_draft(drafts, Some("abcd-1234")));
+        published.note(other_site, "abcd-1234");
+        assert!(
+            published.is_draft(drafts, Some("abcd-1234")),
+            "another site"
+        );
+        published.note(publisher, "abcd-1234");
+        assert!(!published.is_draft(drafts, Some("abcd-1234")));
+        assert!(
+            published.is_draft(drafts, Some("efgh-5678")),
+            "another record"
+        );
+        assert!(published.is_draft(drafts, None));
+        assert!(
+            !published.is_draft(publisher, Some("efgh-5678")),
+            "never a draft"
+        );
+
+        let dois = "datacite+https://api.test.datacite.org/10.80000";
+        let published = PublishedRecords::from_results([
+            (dois, "10.80000/abc"),
+            (
+                "datacite+https://api.test.datacite.org/10.80000?state=register",
+                "10.80000/abc",
+            ),
+        ]);
+        assert!(!published.is_draft(dois, Some("10.80000/abc")));
+    }
 
     #[test]
     fn the_identities_of_drafting_targets_say_so_as_the_targets_do() {

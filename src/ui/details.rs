@@ -570,7 +570,7 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             .row(id)
                             .filter(|row| row.key == Some(job.key) && job.state.is_landed());
                         // A draft is not public: nothing to cite until it is published.
-                        let draft = crate::targets::scope_makes_drafts(&job.target);
+                        let draft = app.model.is_draft(&job.target, Some(identifier));
                         if draft && job.state.is_landed() {
                             super::badge::draft_note(ui);
                         }

@@ -299,11 +299,6 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     let mut commands: Vec<Command> = Vec::new();
     let mut remove: Option<i64> = None;
     let target = app.target_id().to_string();
-    let makes_drafts = app
-        .model
-        .targets
-        .get(app.target)
-        .is_some_and(|t| t.makes_drafts);
     let edits = app.details.unsaved_edits();
     // A click anywhere on a row selects it, on its text too: a selectable label would take
     // the click for itself (to select its text), and the row would not see it.
@@ -389,7 +384,7 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                                     | StatusKind::AlreadyDeposited
                                     | StatusKind::Damaged
                             );
-                            if makes_drafts && landed {
+                            if landed && app.model.is_draft(&target, status.record_identifier()) {
                                 badge::draft_note(ui);
                             }
                             if let Some((copy, _)) = app.model.copy_deposit(entry, &target) {
