@@ -847,23 +847,33 @@ fn a_copys_row_reads_failed_when_the_deposit_it_shares_fails_and_its_retry_sends
     });
     w.harness.step();
     // Whichever was queued first holds the job; the other row is the copy that shares it.
-    let (copy_row, holder) = {
+    let (copy_row, copy_id, holder, holder_id) = {
         let app = w.app();
-        let shared: Vec<(usize, String)> = (app.table.order.iter().enumerate())
+        let shared: Vec<(usize, i64, String, i64)> = (app.table.order.iter().enumerate())
             .filter_map(|(i, id)| {
                 let row = app.model.row(*id)?;
                 let (holder, _) = app.model.copy_deposit(row, app.target_id())?;
-                Some((i, holder.name.clone()))
+                Some((i, *id, holder.name.clone(), holder.id))
             })
             .collect();
         assert_eq!(shared.len(), 1, "one row is the copy");
         shared[0].clone()
     };
+    let copy_name = w.app().model.row(copy_id).unwrap().name.clone();
     let note = format!("(with {holder})");
     assert!(
         w.harness.query_by_label(&note).is_some() || w.harness.query_by_value(&note).is_some(),
         "the copy's row names whose job it shares"
     );
+    // Its details list that job as the copy's: one deposit for both.
+    w.open_details(&copy_name, |d| !d.jobs.is_empty());
+    w.harness.step();
+    w.harness
+        .get_by_label_contains(&format!(" · failed · 8 attempts · with {holder}"));
+    w.harness.state_mut().select(None);
+    for _ in 0..3 {
+        w.harness.step();
+    }
     let mut retries: Vec<_> = w.harness.get_all_by_label("Retry").collect();
     assert_eq!(retries.len(), 2, "one a row");
     retries.sort_by(|a, b| a.rect().top().total_cmp(&b.rect().top()));
@@ -891,6 +901,31 @@ fn a_copys_row_reads_failed_when_the_deposit_it_shares_fails_and_its_retry_sends
         };
         assert_eq!(identifier, "sbx-000001", "{}", row.name);
     }
+
+    // The copy's details keep the deposit made for both, checked from the other's details;
+    // once that dataset is removed from the list, still there, checked from a terminal.
+    w.open_details(&copy_name, |d| {
+        d.jobs.iter().any(|(j, _)| j.state.is_landed())
+    });
+    w.harness.step();
+    w.harness.get_by_label_contains(&format!(
+        "Deposited through {holder}: checked from {holder}'s details"
+    ));
+    w.harness.state().send(Command::Remove { id: holder_id });
+    w.wait("the other removed", |app| {
+        app.model.row(holder_id).is_none()
+    });
+    w.harness.state().send(Command::LoadDetails { id: copy_id });
+    w.wait("its details read again", |app| {
+        app.model.details.as_ref().is_some_and(|d| {
+            d.dataset == copy_id && d.jobs.iter().any(|(j, _)| j.dataset_id.is_none())
+        })
+    });
+    w.harness.step();
+    w.harness.get_by_label_contains(" · with a removed copy");
+    w.harness.get_by_label_contains(&format!(
+        "Deposited through a removed copy: checked with `lodge verify {copy_id}`"
+    ));
 }
 
 #[test]

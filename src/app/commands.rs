@@ -1117,8 +1117,13 @@ impl Core {
                             .collect()
                     })
                     .unwrap_or_default();
-                let jobs = s
-                    .jobs_of_dataset(id)?
+                let mut jobs = s.jobs_of_dataset(id)?;
+                if let Some(key) = s.dataset(id)?.and_then(|d| d.key) {
+                    jobs.extend(deposits_of_copies(s, id, &key, &jobs)?);
+                    jobs.sort_by_key(|j| std::cmp::Reverse(j.id));
+                    jobs.dedup_by_key(|j| j.id);
+                }
+                let jobs = jobs
                     .into_iter()
                     .map(|j| {
                         let events = s.events_for_job(j.id)?;
@@ -1285,6 +1290,32 @@ async fn unusable_database(location: crate::store::StoreLocation) -> Option<Stri
             DATABASE_ANSWERS_WITHIN.as_secs()
         )),
     }
+}
+
+/// The deposits of `key` (dataset `id`'s) that copies made or queued, one job for every
+/// dataset with the key, where `own` (its own jobs) has none for that target: landed ones
+/// by the job that recorded them (the copy may have been removed since), and those not
+/// landed yet ([`Store::unlanded_deposits_of_copies`]).
+fn deposits_of_copies(
+    s: &Store,
+    id: i64,
+    key: &crate::content::ContentKey,
+    own: &[JobRow],
+) -> Result<Vec<JobRow>, StoreError> {
+    let own_landed = |target: &str| {
+        own.iter()
+            .any(|j| j.target == target && j.key == *key && j.state.is_landed())
+    };
+    let landed: Vec<i64> = (s.results_for_key(key)?.into_iter())
+        .filter(|r| !own_landed(&r.target))
+        .filter_map(|r| r.job_id)
+        .collect();
+    let mut shared = s.jobs(&landed)?;
+    shared.extend(
+        (s.unlanded_deposits_of_copies(key, id)?.into_iter())
+            .filter(|j| !own.iter().any(|o| o.target == j.target && o.key == *key)),
+    );
+    Ok(shared)
 }
 
 /// What the scan of folder `name` left out that a person would want to know of (a link to

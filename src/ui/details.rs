@@ -92,7 +92,10 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         .map(|j| j.updated_at + j.id)
         .max()
         .unwrap_or(0);
-    let stamp = (latest, entry.jobs_changed);
+    // A copy's deposit of its key, shared, counts as the row's.
+    let shared =
+        (app.model.copy_deposit(&entry, app.target_id())).map_or(0, |(_, j)| j.updated_at + j.id);
+    let stamp = (latest.max(shared), entry.jobs_changed);
     if id > 0 && entry.hashing.is_none() && app.details.loaded_for != Some((id, stamp)) {
         if app.details.loaded_for.is_some_and(|(d, _)| d == id) {
             app.send(Command::LoadDetails { id });
@@ -528,8 +531,14 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                         Some(_) => " · dismissed",
                         None => "",
                     };
+                    // A copy's (the same key): one deposit for both.
+                    let copys = copy_of(job, id);
+                    let shared = match &copys {
+                        Some(name) => format!(" · with {name}"),
+                        None => String::new(),
+                    };
                     egui::CollapsingHeader::new(format!(
-                        "Job {} · {}{dismissed} · {}{earlier}{outcome}",
+                        "Job {} · {}{dismissed} · {}{earlier}{shared}{outcome}",
                         job.id,
                         job.state.as_str(),
                         count_of(job.attempts_in_all(), "attempt", "attempts")
@@ -588,10 +597,24 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                         let repairable = landed
                             && app.model.damage(&job.key, &job.target).is_some()
                             && app.model.puts_back_files(&job.target);
+                        // A copy's deposit is checked from the copy's own details, which
+                        // a check's log joins; a removed copy's, from the command line.
+                        if let (true, Some(name)) = (landed, &copys) {
+                            let from = match job.dataset_id.and_then(|d| app.model.row(d)) {
+                                Some(_) => format!("from {name}'s details"),
+                                None => format!("with `lodge verify {id}`"),
+                            };
+                            ui.label(
+                                RichText::new(format!("Deposited through {name}: checked {from}"))
+                                    .weak(),
+                            );
+                        }
                         let checks = Checks {
-                            verify: landed,
-                            read_back: landed && app.model.keeps_files(&job.target),
-                            repair: repairable,
+                            verify: landed && copys.is_none(),
+                            read_back: landed
+                                && copys.is_none()
+                                && app.model.keeps_files(&job.target),
+                            repair: repairable && copys.is_none(),
                             elsewhere: (!app.model.has_target(&job.target)).then(|| {
                                 format!(
                                     "{} is not one of this window's targets, so the window \
@@ -632,6 +655,15 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                 }
             }
         });
+}
+
+/// When `job` is not dataset `id`'s own but a copy's with the same key (one deposit for
+/// both): that copy's name, or "a removed copy" once it was taken off the list.
+fn copy_of(job: &JobRow, id: i64) -> Option<String> {
+    (job.dataset_id != Some(id)).then(|| match (job.dataset_id, &job.dataset_name) {
+        (Some(_), Some(name)) => name.clone(),
+        _ => "a removed copy".to_string(),
+    })
 }
 
 /// Which checks of a deposit its buttons offer.
