@@ -524,10 +524,15 @@ const SIZE_WIDTH: f32 = 80.0;
 const KEY_WIDTH: f32 = 130.0;
 const STATUS_WIDTH: f32 = 150.0;
 const ACTIONS_WIDTH: f32 = 250.0;
+/// The room the status column is given before an optional column is: a badge with its
+/// record (`♻ Already deposited · sbx-000123`) and a note beside it (`(as draft)`, `(with
+/// soil-cores)`) read whole, not cut.
+const STATUS_ROOM: f32 = 300.0;
 
 /// Which of the table's optional columns fit. In a narrow window (the details panel open
 /// beside it) the content key goes first, since the details show it whole, then the files
-/// and size: the name, the status and the actions stay, which is what a person acts on.
+/// and size: the name, the status and the actions stay, which is what a person acts on,
+/// and the status keeps [`STATUS_ROOM`] before either is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ShownColumns {
     key: bool,
@@ -536,7 +541,7 @@ struct ShownColumns {
 
 impl ShownColumns {
     fn for_width(width: f32, spacing: f32) -> ShownColumns {
-        let always = NAME_WIDTH + STATUS_WIDTH + ACTIONS_WIDTH + 2.0 * spacing;
+        let always = NAME_WIDTH + STATUS_ROOM + ACTIONS_WIDTH + 2.0 * spacing;
         let files_and_size = always + FILES_WIDTH + SIZE_WIDTH + 2.0 * spacing;
         let all = files_and_size + KEY_WIDTH + spacing;
         ShownColumns {
@@ -693,5 +698,38 @@ fn actions(
         .clicked()
     {
         *remove = Some(entry.id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_status_keeps_its_room_before_the_key_and_then_the_files_and_size_are_shown() {
+        let shown = |width| ShownColumns::for_width(width, 8.0);
+        // A full window: every column.
+        assert_eq!(
+            shown(1264.0),
+            ShownColumns {
+                key: true,
+                files_and_size: true
+            }
+        );
+        // Beside the details panel (a 1280-wide window): the key goes first.
+        assert_eq!(
+            shown(826.0),
+            ShownColumns {
+                key: false,
+                files_and_size: true
+            }
+        );
+        assert_eq!(
+            shown(700.0),
+            ShownColumns {
+                key: false,
+                files_and_size: false
+            }
+        );
     }
 }
