@@ -366,6 +366,52 @@ async fn a_changed_dataset_waits_for_its_earlier_draft_to_be_published_then_beco
     );
 }
 
+/// A site's drafting and publishing targets hold one work's versions: a dataset drafted
+/// through one, changed, and sent to the other is refused while the draft waits for
+/// review, and once that draft is published (on its page) becomes its work's next version,
+/// not a work of its own (a second concept DOI).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dataset_drafted_then_changed_and_sent_to_the_sites_publishing_target_is_one_work() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let (drafts, publisher) = (invenio_drafts(&sandbox), invenio(&sandbox));
+    let store = lab.store("lodge.db");
+    let (changed, first) = deposited_then_changed(&lab, &store, &drafts, 4).await;
+
+    let jobs = deposit(&store, &publisher, &[changed], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    let why = jobs[0].last_error.clone().unwrap_or_default();
+    assert!(
+        why.contains(&format!(
+            "this dataset's earlier content is draft {first} here, not published yet"
+        )),
+        "{why}"
+    );
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (0, 1),
+        "no record beside the draft"
+    );
+
+    let api = Api::new(&sandbox);
+    let (status, published) = api
+        .json(
+            reqwest::Method::POST,
+            &format!("/api/records/{first}/draft/actions/publish"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 202, "{published}");
+    let jobs = deposit(&store, &publisher, &[changed], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let second = jobs[0].identifier.clone().unwrap();
+    assert_eq!(
+        api.version_of(&second).await,
+        (first.clone(), 2, true),
+        "the next version of the drafted record's work"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_attempt_that_stopped_after_asking_for_the_new_version_finds_that_draft_again() {
     let lab = Lab::new();

@@ -1088,20 +1088,20 @@ fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: B
     // A target that links versions makes the new key the next version of that record.
     assert_eq!(
         store
-            .earlier_version_records(id, TARGET, &second_key)
+            .earlier_version_records(id, &[TARGET.into()], &second_key)
             .unwrap(),
         ["first-1"]
     );
     assert!(
         store
-            .earlier_version_records(id, TARGET, &first_key)
+            .earlier_version_records(id, &[TARGET.into()], &first_key)
             .unwrap()
             .is_empty(),
         "no record of another key came before the first"
     );
     assert!(
         store
-            .earlier_version_records(id, "sandbox+http://127.0.0.1:1", &second_key)
+            .earlier_version_records(id, &["sandbox+http://127.0.0.1:1".into()], &second_key)
             .unwrap()
             .is_empty(),
         "another target's records are not its versions"
@@ -1122,7 +1122,9 @@ fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: B
     // A third key: every earlier record, newest first (the newest may be gone by then).
     let third: ContentKey = "ab".repeat(32).parse().unwrap();
     assert_eq!(
-        store.earlier_version_records(id, TARGET, &third).unwrap(),
+        store
+            .earlier_version_records(id, &[TARGET.into()], &third)
+            .unwrap(),
         ["second-2", "first-1"]
     );
 }

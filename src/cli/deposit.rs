@@ -222,7 +222,11 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 .unwrap_or_default();
             let version = if target.links_versions() {
                 store
-                    .earlier_version_records(d.id, target.scope_id(), key)?
+                    .earlier_version_records(
+                        d.id,
+                        &crate::targets::same_work_scopes(target.scope_id()),
+                        key,
+                    )?
                     .first()
                     .map(|earlier| format!(", the next version of record {earlier}"))
                     .unwrap_or_default()

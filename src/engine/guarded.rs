@@ -301,8 +301,8 @@ impl Engine {
         // fewer per deposit everywhere else.
         let earlier_records = match job.dataset_id {
             Some(dataset) if target.links_versions() => {
-                let (scope, key) = (job.target.clone(), job.key);
-                self.db(move |s| s.earlier_version_records(dataset, &scope, &key))
+                let (scopes, key) = (crate::targets::same_work_scopes(&job.target), job.key);
+                self.db(move |s| s.earlier_version_records(dataset, &scopes, &key))
                     .await?
             }
             _ => Vec::new(),

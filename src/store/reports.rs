@@ -121,25 +121,35 @@ impl Store {
         })
     }
 
-    /// The records `target` gave earlier versions of dataset `dataset_id`, newest first,
-    /// each once: the identifiers of its jobs there that landed under a key other than
-    /// `key` (the newest may be gone since: a draft discarded, a record deleted).
+    /// The records `targets` (one work's: [`crate::targets::same_work_scopes`]) gave earlier
+    /// versions of dataset `dataset_id`, newest first, each once: the identifiers of its
+    /// jobs there that landed under a key other than `key` (the newest may be gone since: a
+    /// draft discarded, a record deleted).
     pub fn earlier_version_records(
         &self,
         dataset_id: i64,
-        target: &str,
+        targets: &[String],
         key: &ContentKey,
     ) -> Result<Vec<String>> {
         let all = self.with(|db| {
-            db.all(
-                "SELECT identifier FROM jobs
-                 WHERE dataset_id = ?1 AND target = ?2 AND content_key <> ?3
-                   AND (state = 'deposited' OR state = 'existing')
-                   AND identifier IS NOT NULL
-                 ORDER BY id DESC",
-                args![dataset_id, target, key.to_hex()],
-                |r| r.get::<String>(0),
-            )
+            let mut all = Vec::new();
+            // One target at a time (at most two: a site's drafting and publishing ones),
+            // newest job first across them.
+            for target in targets {
+                all.extend(db.all(
+                    "SELECT id, identifier FROM jobs
+                     WHERE dataset_id = ?1 AND target = ?2 AND content_key <> ?3
+                       AND (state = 'deposited' OR state = 'existing')
+                       AND identifier IS NOT NULL",
+                    args![dataset_id, target, key.to_hex()],
+                    |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?)),
+                )?);
+            }
+            all.sort_by_key(|(id, _)| std::cmp::Reverse(*id));
+            Ok(all
+                .into_iter()
+                .map(|(_, identifier)| identifier)
+                .collect::<Vec<_>>())
         })?;
         let mut seen = std::collections::HashSet::new();
         Ok(all

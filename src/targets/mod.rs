@@ -339,6 +339,21 @@ pub fn scope_makes_drafts(scope_id: &str) -> bool {
     }
 }
 
+/// The identities of the targets whose records of one dataset are versions of one work with
+/// `scope_id`'s: itself, and on an InvenioRDM or Zenodo site its drafting or publishing
+/// sibling (`?state=draft` or not). A new key deposited to either is the next version of
+/// the newest record an earlier key got on both; else a dataset drafted on one and, changed,
+/// sent to the other would be two works (two concept DOIs).
+pub fn same_work_scopes(scope_id: &str) -> Vec<String> {
+    match scope_id.split_once('+').map(|(kind, _)| kind) {
+        Some("invenio" | "zenodo") => {
+            let site = scope_id.strip_suffix("?state=draft").unwrap_or(scope_id);
+            vec![site.to_string(), format!("{site}?state=draft")]
+        }
+        _ => vec![scope_id.to_string()],
+    }
+}
+
 /// The records deposits to publishing targets hold, by site and identifier. A deposit a
 /// drafting target made whose record is among them was published since by a deposit of
 /// the same key to a target of the same site that publishes (InvenioRDM publishes the draft
@@ -447,6 +462,26 @@ pub fn open_target(url: &str, token: Option<String>) -> Result<Arc<dyn Target>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sites_drafting_and_publishing_targets_hold_one_works_versions() {
+        for scope in [
+            "zenodo+https://zenodo.org:443",
+            "zenodo+https://zenodo.org:443?state=draft",
+        ] {
+            assert_eq!(
+                same_work_scopes(scope),
+                [
+                    "zenodo+https://zenodo.org:443",
+                    "zenodo+https://zenodo.org:443?state=draft"
+                ]
+            );
+        }
+        assert_eq!(
+            same_work_scopes("sandbox+http://127.0.0.1:8080"),
+            ["sandbox+http://127.0.0.1:8080"]
+        );
+    }
 
     #[test]
     fn a_draft_is_published_by_a_deposit_of_the_same_record_to_the_same_sites_publisher() {
