@@ -89,12 +89,15 @@ impl DatasetEntry {
     }
 
     /// The latest job for `target` when it landed under an earlier key than the current one
-    /// (the folder was rescanned with other files, or its metadata edited, since).
+    /// (the folder was rescanned with other files, or its metadata edited, since); on an
+    /// InvenioRDM or Zenodo site, the newest of its drafting and publishing targets' (one
+    /// work's versions: [`crate::targets::same_work_scopes`]).
     pub fn earlier_version_deposited(&self, target: &str) -> Option<&JobRow> {
         let key = self.key?;
-        self.jobs
-            .get(target)
+        (crate::targets::same_work_scopes(target).iter())
+            .filter_map(|scope| self.jobs.get(scope))
             .filter(|j| j.key != key && j.state.is_landed() && j.identifier.is_some())
+            .max_by_key(|j| j.id)
     }
 
     /// Every job of this row that a person could retry (failed, any target).
@@ -1443,6 +1446,38 @@ mod tests {
         assert!(!matches!(
             status(&model, 2),
             DedupStatus::ChangedSinceScan { .. }
+        ));
+    }
+
+    #[test]
+    fn a_dataset_drafted_on_a_site_and_changed_is_a_new_version_on_its_publishing_target_too() {
+        let (drafts, publisher) = (
+            "invenio+https://rdm.example.org:443?state=draft",
+            "invenio+https://rdm.example.org:443",
+        );
+        let mut model = Model::default();
+        model.insert(row(1, 'c', "g"));
+        let drafted = JobRow {
+            target: drafts.into(),
+            key: "a".repeat(64).parse().unwrap(),
+            identifier: Some("abcd-1234".into()),
+            ..job(JobState::Deposited, 1, 1000)
+        };
+        model.job_changed(drafted);
+        let new_version = DedupStatus::NewVersion {
+            identifier: "abcd-1234".into(),
+            url: None,
+        };
+        let row = model.row(1).unwrap();
+        assert_eq!(model.status(row, drafts), new_version);
+        assert_eq!(
+            model.status(row, publisher),
+            new_version,
+            "one work's versions"
+        );
+        assert!(matches!(
+            model.status(row, "invenio+https://other.example.org:443"),
+            DedupStatus::New { .. }
         ));
     }
 
