@@ -236,7 +236,7 @@ async fn status_names_the_lodge_deposit_that_sends_a_running_job() {
     // One at a time, 200 ms a request: seconds of the batch left to look at.
     let (_lab, sandbox, db, child) = batch_in_flight(8, "1").await;
     let sender = format!(
-        "being sent by lodge deposit (process {} on {})",
+        "held by lodge deposit (process {} on {}), which is sending it or sends it next",
         child.id(),
         lodge::store::this_host()
     );

@@ -114,12 +114,14 @@ pub fn running_note(job: &JobRow, resume: &str) -> Option<String> {
     } else if owner_alive(owner).is_none() {
         // Another machine's: this one cannot tell whether it still runs.
         format!(
-            "being sent by {holder} (another machine: if that process has ended, its lease \
-             runs out at {} and then `{resume}` takes it over)",
+            "held by {holder}, which is sending it or sends it next (another machine: if that \
+             process has ended, its lease runs out at {} and then `{resume}` takes it over)",
             time_text(expires)
         )
     } else {
-        format!("being sent by {holder}")
+        // Each of a deposit's senders takes its next item while it sends one (so no sender
+        // waits on the store): a running item is being sent, or is next.
+        format!("held by {holder}, which is sending it or sends it next")
     })
 }
 
@@ -373,9 +375,9 @@ mod tests {
         assert_eq!(
             said,
             format!(
-                "being sent by process 4242 on labpc2.invalid (another machine: if that \
-                 process has ended, its lease runs out at {} and then `lodge deposit \
-                 --target lab 3` takes it over)",
+                "held by process 4242 on labpc2.invalid, which is sending it or sends it \
+                 next (another machine: if that process has ended, its lease runs out at {} \
+                 and then `lodge deposit --target lab 3` takes it over)",
                 time_text(until)
             )
         );
