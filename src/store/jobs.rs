@@ -1180,7 +1180,10 @@ impl Store {
                 &format!(
                     "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
                      WHERE j.id IN (SELECT max(id) FROM jobs
-                                    WHERE content_key = ?1 AND operation = ?2
+                                    -- Each target's jobs of the key, on the scope index.
+                                    WHERE (target, content_key) IN
+                                          (SELECT t.scope_id, ?1 FROM targets t)
+                                      AND operation = ?2
                                       AND dataset_id <> ?3 AND dismissed_at IS NULL
                                       AND state NOT IN ('deposited', 'existing')
                                     GROUP BY target)
