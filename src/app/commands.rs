@@ -1105,9 +1105,9 @@ impl Core {
         let result = self
             .db(move |s| {
                 let files = s.dataset_files(id)?;
+                let dataset = s.dataset(id)?;
                 // A walk of the folder, without hashing: what it leaves out is not stored.
-                let left_out = s
-                    .dataset(id)?
+                let left_out = (dataset.as_ref())
                     .and_then(|d| scan_dataset_folder(s, std::path::Path::new(&d.path)).ok())
                     .map(|report| {
                         report
@@ -1118,7 +1118,7 @@ impl Core {
                     })
                     .unwrap_or_default();
                 let mut jobs = s.jobs_of_dataset(id)?;
-                if let Some(key) = s.dataset(id)?.and_then(|d| d.key) {
+                if let Some(key) = dataset.and_then(|d| d.key) {
                     jobs.extend(deposits_of_copies(s, id, &key, &jobs)?);
                     jobs.sort_by_key(|j| std::cmp::Reverse(j.id));
                     jobs.dedup_by_key(|j| j.id);
