@@ -2038,6 +2038,15 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
     assert_eq!(pending.as_array().map(Vec::len), Some(1), "{json}");
     assert_eq!(pending[0]["state"], "failed");
     assert_eq!(pending[0]["dataset"], 1);
+    // So does its history, the job the original's, said to be the copy's too.
+    let history = text(&lodge_with(&db, &["history", "backup", "--state", "failed"]).await);
+    assert_all(
+        &history,
+        &[
+            &format!(" job {job:<5} failed    original "),
+            "backup's deposit too (dataset 2, a copy with the same key: one deposit for both)",
+        ],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -125,14 +125,39 @@ enum Listing {
     History,
 }
 
+/// An [`ItemFilter`] with its names looked up: the test of a line's dataset, target and
+/// state.
+struct Wanted {
+    /// The datasets named, by id; `None` when none were (every dataset).
+    datasets: Option<HashSet<i64>>,
+    /// The target's identity, when one was named.
+    target: Option<String>,
+    states: Vec<String>,
+}
+
+impl Wanted {
+    /// Whether a line of `dataset` on `target` in `state` is wanted.
+    fn wants(&self, dataset: Option<i64>, target: Option<&str>, state: &str) -> bool {
+        (self.datasets.as_ref()).is_none_or(|d| dataset.is_some_and(|id| d.contains(&id)))
+            && self.wants_beside_dataset(target, state)
+    }
+
+    /// [`Wanted::wants`] for the target and state alone (a line that is a named dataset's
+    /// another way: a copy's deposit of its key).
+    fn wants_beside_dataset(&self, target: Option<&str>, state: &str) -> bool {
+        self.target.as_deref().is_none_or(|t| target == Some(t))
+            && (self.states.is_empty()
+                || self.states.iter().any(|s| {
+                    s == state
+                        || (s == "unfinished" && matches!(state, "queued" | "running" | "waiting"))
+                }))
+    }
+}
+
 impl ItemFilter {
     /// The test of a line's dataset, target and state, with the names looked up once (an
     /// unknown one is an error).
-    fn resolve(
-        &self,
-        store: &Store,
-        listing: Listing,
-    ) -> anyhow::Result<impl Fn(Option<i64>, Option<&str>, &str) -> bool> {
+    fn resolve(&self, store: &Store, listing: Listing) -> anyhow::Result<Wanted> {
         let datasets: Option<HashSet<i64>> = match self.datasets.is_empty() {
             true => None,
             false => Some(
@@ -149,21 +174,11 @@ impl ItemFilter {
             Some(name_or_url) => Some(super::target_arg::cli_target_scope(name_or_url)?),
             None => None,
         };
-        let states = self.states.clone();
-        Ok(
-            move |dataset: Option<i64>, line_target: Option<&str>, state: &str| {
-                datasets
-                    .as_ref()
-                    .is_none_or(|d| dataset.is_some_and(|id| d.contains(&id)))
-                    && target.as_deref().is_none_or(|t| line_target == Some(t))
-                    && (states.is_empty()
-                        || states.iter().any(|s| {
-                            s == state
-                                || (s == "unfinished"
-                                    && matches!(state, "queued" | "running" | "waiting"))
-                        }))
-            },
-        )
+        Ok(Wanted {
+            datasets,
+            target,
+            states: self.states.clone(),
+        })
     }
 
     fn is_empty(&self) -> bool {
@@ -215,7 +230,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     let failed_items = all_rows.iter().filter(|r| r.state == "failed").count() as u64;
     let rows: Vec<StatusRow> = all_rows
         .into_iter()
-        .filter(|r| wanted(Some(r.dataset), r.target.as_deref(), &r.state))
+        .filter(|r| wanted.wants(Some(r.dataset), r.target.as_deref(), &r.state))
         .collect();
     let totals = store.totals()?;
     // Each landed deposit's latest check (`lodge verify`, the window's Verify), by target
@@ -564,6 +579,18 @@ pub fn history(
     let wanted = filter.resolve(&store, Listing::History)?;
     let all_rows = store.history()?;
     let listed = all_rows.len();
+    // A named dataset's deposits are also those of its key a copy made or queued (one job
+    // for every dataset with the key): by key, the named dataset each is of.
+    let mut named_keys: HashMap<String, (i64, String)> = HashMap::new();
+    for id in wanted.datasets.iter().flatten() {
+        if let Some(d) = store.dataset(*id)?
+            && let Some(key) = d.key
+        {
+            named_keys.entry(key.to_hex()).or_insert((d.id, d.name));
+        }
+    }
+    // Of each line listed for a copy's deposit: the named dataset it is of.
+    let mut shared: HashMap<i64, &(i64, String)> = HashMap::new();
     let rows: Vec<_> = all_rows
         .into_iter()
         // A job given up on is `dismissed` to `--state`, as the window's filter has it: not
@@ -573,7 +600,16 @@ pub fn history(
                 Some(_) => "dismissed",
                 None => &r.state,
             };
-            wanted(r.dataset, Some(&r.target), state)
+            if wanted.wants(r.dataset, Some(&r.target), state) {
+                return true;
+            }
+            match named_keys.get(&r.key) {
+                Some(of) if wanted.wants_beside_dataset(Some(&r.target), state) => {
+                    shared.insert(r.job, of);
+                    true
+                }
+                _ => false,
+            }
         })
         .collect();
     // A removed dataset's jobs keep its name, as its removal logged it; the file formats
@@ -628,6 +664,12 @@ pub fn history(
                     None => "",
                 }
             );
+            if let Some((id, name)) = shared.get(&r.job) {
+                say!(
+                    "       {name}'s deposit too (dataset {id}, a copy with the same key: one \
+                     deposit for both)"
+                );
+            }
         }
     }
     Ok(ExitCode::SUCCESS)
