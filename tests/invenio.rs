@@ -378,6 +378,20 @@ async fn a_dataset_drafted_then_changed_and_sent_to_the_sites_publishing_target_
     let store = lab.store("lodge.db");
     let (changed, first) = deposited_then_changed(&lab, &store, &drafts, 4).await;
 
+    // A dry run says so first, as the deposit will.
+    let mut dry_run = lodge_in(&lab);
+    dry_run
+        .args(["deposit", "--all", "--dry-run", "--target"])
+        .arg(sandbox.invenio_target_url())
+        .args(["--token", &sandbox.invenio_account().token]);
+    let planned = text(&run(dry_run).await);
+    assert_all(
+        &planned,
+        &[&format!(
+            "refused  ds004: its earlier content is draft {first} on this site, not published \
+             yet as far as Lodge knows: publish {first}, then deposit again"
+        )],
+    );
     let jobs = deposit(&store, &publisher, &[changed], fast_config()).await;
     assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
     let why = jobs[0].last_error.clone().unwrap_or_default();

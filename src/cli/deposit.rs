@@ -164,6 +164,14 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         // folder shares that deposit, as in the real run.
         let mut creating: HashMap<ContentKey, &str> = HashMap::new();
         let (mut replays, mut shares) = (0u64, 0u64);
+        // Every recorded result: which drafts of a site were published since.
+        let results = store.result_fingerprints()?;
+        let published = crate::targets::PublishedRecords::from_results(
+            results
+                .iter()
+                .map(|r| (r.target.as_str(), r.identifier.as_str())),
+        );
+        let work_scopes = crate::targets::same_work_scopes(target.scope_id());
         for ((d, key), result) in ready.iter().zip(&recorded) {
             let name = &d.name;
             if let Some(r) = result {
@@ -220,19 +228,34 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 .find(|r| r.key != key.to_hex())
                 .map(|r| format!(" (same data as {} on {})", r.identifier, r.target))
                 .unwrap_or_default();
-            let version = if target.links_versions() {
-                store
-                    .earlier_version_records(
-                        d.id,
-                        &crate::targets::same_work_scopes(target.scope_id()),
-                        key,
-                    )?
-                    .first()
-                    .map(|earlier| format!(", the next version of record {earlier}"))
-                    .unwrap_or_default()
-            } else {
-                String::new()
+            let earlier = match target.links_versions() {
+                true => (store.earlier_version_records(d.id, &work_scopes, key)?)
+                    .into_iter()
+                    .next(),
+                false => None,
             };
+            // An earlier content's draft on this site, not published yet: a record takes a
+            // new version only once published, so the real run refuses it (as the target
+            // would say), unless it was published on the repository's pages since.
+            let waiting_draft = earlier.as_ref().filter(|earlier| {
+                results.iter().any(|r| {
+                    r.identifier == **earlier
+                        && work_scopes.contains(&r.target)
+                        && published.is_draft(&r.target, Some(earlier))
+                })
+            });
+            if let Some(draft) = waiting_draft {
+                say!(
+                    "refused  {name}: its earlier content is draft {draft} on this site, not \
+                     published yet as far as Lodge knows: publish {draft}, then deposit again \
+                     (the new content becomes its next version)"
+                );
+                refused += 1;
+                continue;
+            }
+            let version = earlier
+                .map(|earlier| format!(", the next version of record {earlier}"))
+                .unwrap_or_default();
             if let Some(first) = creating.get(key) {
                 say!(
                     "shares   {name}: {first}'s deposit (the same key {}): one record for both",
