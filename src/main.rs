@@ -39,8 +39,39 @@ fn main() -> ExitCode {
 /// Print clap's refusal of the command line (or the help or version asked for), with a
 /// hint where the refusal alone would not say what was meant.
 fn refused(refusal: clap::Error) -> ExitCode {
-    let _ = refusal.print();
     let args: Vec<String> = std::env::args().collect();
+    // clap's usage line names the options it was given, those from the environment too:
+    // `Usage: lodge deposit --target <TARGET> --db <PATH|URL>` with LODGE_DB set would
+    // read as though --db were wanted on the command line. Left out unless typed there.
+    let from_env: Vec<&str> = [("LODGE_DB", "--db"), ("LODGE_DB_WAIT", "--db-wait")]
+        .into_iter()
+        .filter(|(var, flag)| {
+            std::env::var_os(var).is_some()
+                && !args
+                    .iter()
+                    .any(|a| a == flag || a.starts_with(&format!("{flag}=")))
+        })
+        .map(|(_, flag)| flag)
+        .collect();
+    let rendered = refusal.render().to_string();
+    let usage_fixed: String = rendered
+        .split_inclusive('\n')
+        .map(|line| match line.starts_with("Usage: ") {
+            true => from_env.iter().fold(line.to_string(), |line, flag| {
+                ["<PATH|URL>", "<DURATION>"]
+                    .iter()
+                    .fold(line, |line, value| {
+                        line.replace(&format!(" {flag} {value}"), "")
+                    })
+            }),
+            false => line.to_string(),
+        })
+        .collect();
+    if usage_fixed == rendered || !refusal.use_stderr() {
+        let _ = refusal.print();
+    } else {
+        eprint!("{usage_fixed}");
+    }
     let saved = lodge::config::Config::load(&lodge::config::config_path()).unwrap_or_default();
     let hint = lodge::cli::hint_after_refusal(refusal.kind(), &args, |word| {
         saved.targets.contains_key(word)

@@ -1992,6 +1992,50 @@ fn an_empty_lodge_db_variable_is_named_with_the_fix() {
     assert!(!t.contains("'--db'"), "{t}");
 }
 
+/// A command missing what it needs shows its usage as typed: an option given by the
+/// environment (LODGE_DB, LODGE_DB_WAIT) is not listed there as though it were wanted.
+#[test]
+fn the_usage_after_a_missing_argument_leaves_out_options_the_environment_gave() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lodge"))
+        .env("LODGE_DB", "/nowhere/lodge.db")
+        .env("LODGE_DB_WAIT", "5s")
+        .arg("deposit")
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(t.contains("--target <TARGET>"), "{t}");
+    let usage = t
+        .lines()
+        .find(|l| l.starts_with("Usage: "))
+        .unwrap_or_default();
+    assert!(
+        usage.starts_with("Usage: lodge deposit --target <TARGET>"),
+        "{t}"
+    );
+    assert!(!usage.contains("--db"), "{t}");
+    // Typed on the command line, it stays.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lodge"))
+        .env("LODGE_DB", "/nowhere/lodge.db")
+        .args(["--db", "/nowhere/other.db", "deposit"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    let usage = t
+        .lines()
+        .find(|l| l.starts_with("Usage: "))
+        .unwrap_or_default();
+    assert!(usage.contains("--db <PATH|URL>"), "{t}");
+    // Help still lists every option.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lodge"))
+        .env("LODGE_DB", "/nowhere/lodge.db")
+        .args(["status", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(text(&out).contains("--db <PATH|URL>"), "{}", text(&out));
+}
+
 /// A folder whose name holds an escape sequence (data from elsewhere; the name could clear
 /// the screen or retitle the terminal) is printed with its control characters as escapes
 /// (`\u{1b}`), as Lodge's listings write them: what `add` and `status` say reaches the
