@@ -4208,6 +4208,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
             "verdict": "damaged",
             "found": ["data.csv is missing"],
             "found_at": {"data.csv": lost_at},
+            "published_since": null,
         }])
     );
     assert!(

@@ -745,6 +745,81 @@ async fn a_drafting_target_that_finds_the_record_published_does_not_call_it_a_dr
     assert!(items.iter().all(|i| i["draft"] == false), "{json:#}");
 }
 
+/// A draft a person published on the repository's own pages is found so by the next check
+/// (`lodge verify`): logged once, and from then on it is no draft, and is cited.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_draft_published_on_the_sites_pages_is_found_so_by_verify_and_then_cited() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let ds = add(
+        &store,
+        &lab.numbered_folder(1),
+        &metadata("Published by hand"),
+    );
+    let drafted = deposit(&store, &invenio_drafts(&sandbox), &[ds], fast_config()).await;
+    let id = drafted[0].identifier.clone().unwrap();
+    let verify = || {
+        let mut verify = lodge_in(&lab);
+        verify
+            .args(["verify", "1", "--target"])
+            .arg(format!("{}?state=draft", sandbox.invenio_target_url()))
+            .args(["--token", &sandbox.invenio_account().token]);
+        run(verify)
+    };
+    let status_draft = || async {
+        let mut status = lodge_in(&lab);
+        status.args(["status", "--json"]);
+        let json: Value = serde_json::from_slice(&run(status).await.stdout).unwrap();
+        json["items"][0]["draft"].clone()
+    };
+    let checked = text(&verify().await);
+    assert!(checked.contains("intact"), "{checked}");
+    assert!(
+        !checked.contains("published since"),
+        "still a draft: {checked}"
+    );
+    assert_eq!(status_draft().await, true);
+
+    let api = Api::new(&sandbox);
+    let (status, published) = api
+        .json(
+            reqwest::Method::POST,
+            &format!("/api/records/{id}/draft/actions/publish"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 202, "{published}");
+    let checked = text(&verify().await);
+    assert_all(
+        &checked,
+        &[&format!(
+            "published since on the repository's pages: {id} is public now, no draft"
+        )],
+    );
+    assert_eq!(status_draft().await, false);
+    let shown = text(
+        &run({
+            let mut show = lodge_in(&lab);
+            show.args(["show", "1"]);
+            show
+        })
+        .await,
+    );
+    assert!(!shown.contains("a draft, not public"), "{shown}");
+    assert!(shown.contains("cite as"), "{shown}");
+    // Known since: not asked, nor logged, again.
+    let again = text(&verify().await);
+    assert!(!again.contains("published since"), "{again}");
+    let logged = store
+        .events_for_job(drafted[0].id)
+        .unwrap()
+        .into_iter()
+        .filter(|e| e.kind == EventKind::Published)
+        .count();
+    assert_eq!(logged, 1);
+}
+
 /// A file lost from a draft left for review (removed on its page, say) is put back into
 /// that draft by a repair, and no other draft is made; once the draft is published, its
 /// files cannot change, and the repair says so instead of sending anything.

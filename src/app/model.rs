@@ -502,6 +502,23 @@ impl Model {
         DedupStatus::from_job(job, upload).unless_damaged(self.damage(&job.key, target))
     }
 
+    /// A check found a draft published since (`e`, its event): its record is cited now. The
+    /// record is its job's, found among the rows' jobs (one another process checked may not
+    /// be there: the next start reads it from the store).
+    fn note_published(&mut self, e: &EventRow) {
+        let (Some(job), Some(target)) = (e.job_id, &e.target) else {
+            return;
+        };
+        let record = (self.job_dataset.get(&job))
+            .and_then(|d| self.row(*d))
+            .and_then(|row| row.jobs.values().find(|j| j.id == job))
+            .and_then(|j| j.identifier.clone());
+        if let Some(record) = record {
+            self.published.note_published_draft(target, &record);
+            self.version += 1;
+        }
+    }
+
     /// Whether the deposit that landed as `identifier` on `target` is a draft still: made by
     /// a drafting target and not published since by a deposit to its site's publishing one.
     pub fn is_draft(&self, target: &str, identifier: Option<&str>) -> bool {
@@ -791,6 +808,9 @@ impl Model {
             self.job_changed(job);
         }
         self.removed_names = s.removed.into_iter().map(|r| (r.id, r.name)).collect();
+        for (target, record) in &s.published_drafts {
+            self.published.note_published_draft(target, record);
+        }
         for r in s.results {
             self.published.note(&r.target, &r.identifier);
             self.same_data
@@ -952,6 +972,9 @@ impl Model {
             return;
         }
         self.note_check(e);
+        if e.kind == EventKind::Published {
+            self.note_published(e);
+        }
         // The open details list each deposit's events: one logged since (a check, say,
         // which leaves the job as it was, so nothing reloads them) joins its list.
         if let Some(details) = &mut self.details
@@ -1702,6 +1725,26 @@ mod tests {
             ..drafted
         };
         model.job_changed(published);
+        assert!(!model.is_draft(drafts, Some("abcd-1234")));
+    }
+
+    #[test]
+    fn a_draft_a_check_found_published_on_the_sites_pages_is_no_draft() {
+        let drafts = "invenio+https://rdm.example.org?state=draft";
+        let mut model = Model::default();
+        model.insert(row(1, 'a', "f"));
+        model.job_changed(JobRow {
+            target: drafts.into(),
+            key: "a".repeat(64).parse().unwrap(),
+            identifier: Some("abcd-1234".into()),
+            ..job(JobState::Deposited, 1, 1000)
+        });
+        assert!(model.is_draft(drafts, Some("abcd-1234")));
+        let found = EventRow {
+            target: Some(drafts.into()),
+            ..EventRow::for_tests(20, EventKind::Published)
+        };
+        model.apply(Update::Logged(vec![found]));
         assert!(!model.is_draft(drafts, Some("abcd-1234")));
     }
 

@@ -152,6 +152,7 @@ pub(super) async fn open(
                 datasets: store.dataset_summaries()?,
                 latest_jobs: store.latest_jobs()?,
                 results: store.result_fingerprints()?,
+                published_drafts: store.published_drafts()?,
                 recent_events: store.events_after(last - RECENT_EVENTS, RECENT_EVENTS as usize)?,
                 removed: store.removed_datasets()?,
                 checks: store.latest_checks()?,

@@ -47,6 +47,8 @@ pub struct Startup {
     pub datasets: Vec<DatasetSummary>,
     pub latest_jobs: Vec<JobRow>,
     pub results: Vec<ResultFingerprint>,
+    /// Drafting targets' deposits a check found published since: target and record.
+    pub published_drafts: Vec<(String, String)>,
     /// The end of the event log, oldest first.
     pub recent_events: Vec<EventRow>,
     /// Datasets removed from the list, named as their removals logged them.

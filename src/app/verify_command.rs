@@ -17,7 +17,8 @@ use crate::engine::repair::{
     Repair, log_repair, mended_by_repair, repair_deposit, what_is_left, what_was_sent,
 };
 use crate::engine::verify::{
-    SilenceWatch, Verification, landed_deposits, log_finding, manifest_of, read_back_for,
+    SilenceWatch, Verification, draft_to_ask, landed_deposits, log_finding, manifest_of,
+    published_since, read_back_for,
 };
 use crate::store::{EventRow, JobRow};
 use crate::targets::{Discrepancy, ProgressSink, ReadBack, Target};
@@ -129,9 +130,30 @@ impl Core {
             .check(target, name, job, document, read, progress)
             .await;
         let (logged_job, finding) = (job.clone(), found.clone());
-        let logged = self
+        let mut logged = self
             .db(move |s| log_finding(s, &logged_job, &finding).map(Vec::from_iter))
             .await;
+        // A draft published on the repository's pages since is a draft no more: logged, so
+        // its row and details cite it.
+        if !matches!(found, Verification::Unknown(_))
+            && let Ok(events) = &mut logged
+        {
+            let asked = job.clone();
+            if let Ok(Some(record)) = self.db(move |s| draft_to_ask(s, &asked)).await
+                && let Ok(Some(true)) = target.draft_published(&job.key, &record).await
+            {
+                let published = job.clone();
+                match self
+                    .db(move |s| s.log_published(&published, &published_since(&record)))
+                    .await
+                {
+                    Ok(event) => events.push(event),
+                    Err(e) => {
+                        return (found, Err(e));
+                    }
+                }
+            }
+        }
         (found, logged)
     }
 

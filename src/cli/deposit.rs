@@ -166,11 +166,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         let (mut replays, mut shares) = (0u64, 0u64);
         // Every recorded result: which drafts of a site were published since.
         let results = store.result_fingerprints()?;
-        let published = crate::targets::PublishedRecords::from_results(
-            results
-                .iter()
-                .map(|r| (r.target.as_str(), r.identifier.as_str())),
-        );
+        let published = crate::engine::verify::published_records(&store)?;
         let work_scopes = crate::targets::same_work_scopes(target.scope_id());
         for ((d, key), result) in ready.iter().zip(&recorded) {
             let name = &d.name;

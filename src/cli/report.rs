@@ -249,12 +249,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     let working_on = senders_by_target(&store)?;
     // A drafting target's deposit stays a draft until a deposit to its site's publishing
     // target publishes it.
-    let results = store.result_fingerprints()?;
-    let published = crate::targets::PublishedRecords::from_results(
-        results
-            .iter()
-            .map(|r| (r.target.as_str(), r.identifier.as_str())),
-    );
+    let published = crate::engine::verify::published_records(&store)?;
     let is_draft = |r: &StatusRow| {
         matches!(r.state.as_str(), "deposited" | "existing")
             && r.target

@@ -61,7 +61,7 @@ pub fn show(
         same_data,
         through: through_copies,
         through_pending,
-        published: published_records(&store)?,
+        published: crate::engine::verify::published_records(&store)?,
     };
     let names = TargetNames::load();
     if json {
@@ -128,17 +128,6 @@ fn citation_of(d: &DatasetRow, j: &JobRow) -> Option<String> {
     let identifier = j.identifier.as_deref()?;
     (j.state.is_landed() && d.key == Some(j.key))
         .then(|| citation(&d.metadata, identifier, j.url.as_deref()))
-}
-
-/// Which drafting targets' deposits were published since by deposits to their sites'
-/// publishing targets ([`crate::targets::PublishedRecords`]).
-fn published_records(store: &Store) -> anyhow::Result<crate::targets::PublishedRecords> {
-    let results = store.result_fingerprints()?;
-    Ok(crate::targets::PublishedRecords::from_results(
-        results
-            .iter()
-            .map(|r| (r.target.as_str(), r.identifier.as_str())),
-    ))
 }
 
 /// Said under a deposit a drafting target holds ([`crate::targets::scope_makes_drafts`]).

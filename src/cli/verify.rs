@@ -21,7 +21,8 @@ use crate::engine::repair::{
     Repair, log_repair, mended_by_repair, repair_deposit, what_is_left, what_was_sent,
 };
 use crate::engine::verify::{
-    SilenceWatch, Verification, landed_deposits, log_finding, manifest_of, read_back_for,
+    SilenceWatch, Verification, landed_deposits, log_finding, manifest_of, note_publication,
+    read_back_for,
 };
 use crate::store::{JobRow, Store};
 use crate::targets::{Discrepancy, ProgressSink, ReadBack, Target};
@@ -380,6 +381,8 @@ struct Finding {
     /// Where the target keeps each damaged file, by manifest path, where its files have an
     /// address of their own ([`crate::targets::Target::file_address`]).
     addresses: BTreeMap<String, String>,
+    /// What the check found of a draft published since on the repository's pages.
+    published: Option<String>,
 }
 
 /// How long a check runs before the command says it is still waiting for the server.
@@ -403,6 +406,7 @@ async fn check(
         verdict: Verification::Unknown(why),
         repair: None,
         addresses: BTreeMap::new(),
+        published: None,
     };
     let target = match targets.get(&job.target) {
         Some(Ok(target)) => target,
@@ -440,6 +444,7 @@ async fn check(
             addresses: damaged_files_at(target.as_ref(), job, &document, &repair.verdict()),
             verdict: repair.verdict(),
             repair: Some(repair),
+            published: None,
         }
     } else {
         let checking = watch.check(
@@ -459,10 +464,23 @@ async fn check(
             addresses: damaged_files_at(target.as_ref(), job, &document, &verdict),
             verdict,
             repair: None,
+            published: None,
         }
     };
     if let Some(bar) = bar {
         bar.finish_and_clear();
+    }
+    // A draft published on the repository's pages since is no draft any more: said, and
+    // logged so every view cites it.
+    let mut finding = finding;
+    if !matches!(finding.verdict, Verification::Unknown(_)) {
+        match note_publication(store, target.as_ref(), job).await {
+            Ok(event) => finding.published = event.map(|e| e.message),
+            Err(e) => say_err!(
+                "warning: the publication of job {} was not logged: {e}",
+                job.id
+            ),
+        }
     }
     finding
 }
@@ -525,6 +543,9 @@ fn print_text(head: &str, finding: &Finding) {
         }
         Verification::Unknown(why) => say!("UNKNOWN  {head}: {why}"),
     }
+    if let Some(published) = &finding.published {
+        say!("           {published}");
+    }
     match &finding.repair {
         Some(Repair::NothingSent { why: Some(why), .. }) => {
             say!("           not repaired: {why}");
@@ -559,6 +580,8 @@ fn as_json(deposit: &Deposit, finding: &Finding) -> serde_json::Value {
         "found": found,
         // Where the target keeps each damaged file, by manifest path.
         "found_at": finding.addresses,
+        // A draft found published since on the repository's pages: what was logged.
+        "published_since": finding.published,
     });
     // With --repair: the files sent again, and why nothing was, when so.
     if let Some(repair) = &finding.repair {

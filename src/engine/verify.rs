@@ -83,6 +83,61 @@ pub fn log_finding(
     store.log_verification(job, intact, &message).map(Some)
 }
 
+/// Which drafting targets' deposits are published, as far as the store knows: by a deposit
+/// of the same key to the site's publishing target, or found so by a check
+/// ([`note_publication`]).
+pub fn published_records(store: &Store) -> Result<crate::targets::PublishedRecords, StoreError> {
+    let results = store.result_fingerprints()?;
+    let mut published = crate::targets::PublishedRecords::from_results(
+        results
+            .iter()
+            .map(|r| (r.target.as_str(), r.identifier.as_str())),
+    );
+    for (scope, identifier) in store.published_drafts()? {
+        published.note_published_draft(&scope, &identifier);
+    }
+    Ok(published)
+}
+
+/// Before asking whether `job`'s deposit was published since ([`note_publication`]): its
+/// record, when a drafting target left it a draft and nothing Lodge knows says otherwise.
+pub fn draft_to_ask(store: &Store, job: &JobRow) -> Result<Option<String>, StoreError> {
+    let Some(record) = job.identifier.clone() else {
+        return Ok(None);
+    };
+    if !job.state.is_landed() || !crate::targets::scope_makes_drafts(&job.target) {
+        return Ok(None);
+    }
+    Ok(published_records(store)?
+        .is_draft(&job.target, Some(&record))
+        .then_some(record))
+}
+
+/// The message a check logs when it finds draft `record` published since.
+pub fn published_since(record: &str) -> String {
+    format!("published since on the repository's pages: {record} is public now, no draft")
+}
+
+/// After a check of `job`'s deposit: where a drafting target left it a draft, whether it
+/// was published since on the repository's pages; if so, that is logged (once: a deposit
+/// known published is not asked again) and the event returned. A server that cannot be
+/// asked leaves it as it was: that is not a check's finding.
+pub async fn note_publication(
+    store: &Store,
+    target: &dyn Target,
+    job: &JobRow,
+) -> Result<Option<EventRow>, StoreError> {
+    let Some(record) = draft_to_ask(store, job)? else {
+        return Ok(None);
+    };
+    match target.draft_published(&job.key, &record).await {
+        Ok(Some(true)) => store
+            .log_published(job, &published_since(&record))
+            .map(Some),
+        Ok(_) | Err(_) => Ok(None),
+    }
+}
+
 /// The deposits of a dataset to check: the latest job that landed each (target, key), oldest
 /// first; only those on target `only` when given.
 pub fn landed_deposits(

@@ -57,6 +57,9 @@ pub enum EventKind {
     Repair,
     /// A person gave up on a failed or refused job (`lodge dismiss`, the window's Dismiss).
     Dismissed,
+    /// A check (`lodge verify`, the window's Verify) found a drafting target's deposit
+    /// published since on the repository's pages: a draft no more.
+    Published,
 }
 
 impl EventKind {
@@ -84,11 +87,12 @@ impl EventKind {
             EventKind::Damaged => "damaged",
             EventKind::Repair => "repair",
             EventKind::Dismissed => "dismissed",
+            EventKind::Published => "published",
         }
     }
 
     /// Every kind, in the order of the log's vocabulary.
-    pub const ALL: [EventKind; 22] = [
+    pub const ALL: [EventKind; 23] = [
         EventKind::Added,
         EventKind::Rescanned,
         EventKind::Edited,
@@ -111,6 +115,7 @@ impl EventKind {
         EventKind::Damaged,
         EventKind::Repair,
         EventKind::Dismissed,
+        EventKind::Published,
     ];
 
     pub fn parse(s: &str) -> Option<EventKind> {

@@ -1445,6 +1445,30 @@ impl Store {
 
     /// Log what `lodge verify` found of the deposit `job` landed: whole on the server
     /// (`intact`), or damaged. A fact about the server's holdings: the job is unchanged.
+    /// Log that a check found `job`'s deposit, a drafting target's, published since on the
+    /// repository's pages ([`Store::published_drafts`] reads these back).
+    pub fn log_published(&self, job: &JobRow, message: &str) -> Result<EventRow> {
+        let mut event = job_event(job, EventKind::Published, message.to_string());
+        event.attempt = None;
+        self.write(|db| {
+            event.dataset_id = dataset_of_job(db, job)?;
+            insert_event(db, &event, &self.actor)
+        })
+    }
+
+    /// The drafting targets' deposits a check found published since, each as its target
+    /// and record identifier (a `published` event of its job).
+    pub fn published_drafts(&self) -> Result<Vec<(String, String)>> {
+        self.with(|db| {
+            db.all(
+                "SELECT DISTINCT j.target, j.identifier FROM events e JOIN jobs j ON j.id = e.job_id
+                 WHERE e.kind = 'published' AND j.identifier IS NOT NULL",
+                args![],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+        })
+    }
+
     pub fn log_verification(&self, job: &JobRow, intact: bool, message: &str) -> Result<EventRow> {
         let kind = if intact {
             EventKind::Verified

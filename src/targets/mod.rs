@@ -213,6 +213,17 @@ pub trait Target: Send + Sync {
         None
     }
 
+    /// For a deposit this target left a draft (record `record`, of `key`): whether it was
+    /// published since, on the repository's own pages; `None` where the target cannot tell
+    /// (or makes no drafts). Asked by a check (`lodge verify`, the window's Verify).
+    async fn draft_published(
+        &self,
+        _key: &ContentKey,
+        _record: &str,
+    ) -> Result<Option<bool>, Failure> {
+        Ok(None)
+    }
+
     /// Whether [`Target::put_back`] can send a landed deposit's lost files again and leave
     /// the record as it is (`lodge verify --repair`, the window's Repair); `Err` says why
     /// not and what to do instead. So it is for targets that keep each file apart from the
@@ -370,6 +381,13 @@ impl PublishedRecords {
             published.note(scope_id, identifier);
         }
         published
+    }
+
+    /// Take in a drafting target's deposit (`identifier` on `scope_id`) that a check found
+    /// published since on the repository's pages ([`Target::draft_published`]).
+    pub fn note_published_draft(&mut self, scope_id: &str, identifier: &str) {
+        self.0
+            .insert((site_of(scope_id).to_string(), identifier.to_string()));
     }
 
     /// Take in a deposit that landed as `identifier` on `scope_id`.

@@ -479,6 +479,21 @@ impl Target for DataCiteTarget {
         true
     }
 
+    /// A draft DOI registered or made findable since (in Fabrica, say) is a draft no more.
+    async fn draft_published(
+        &self,
+        key: &ContentKey,
+        record: &str,
+    ) -> Result<Option<bool>, Failure> {
+        if self.state != DoiState::Draft {
+            return Ok(None);
+        }
+        Ok(self
+            .ours(record, key)
+            .await?
+            .map(|(_, state)| state > DoiState::Draft))
+    }
+
     /// DataCite holds metadata only: the DOI, carrying the key, is all there is to find.
     async fn holdings(
         &self,

@@ -1197,6 +1197,30 @@ impl Target for InvenioTarget {
         Ok(found)
     }
 
+    /// A draft is published when the site has it as a record (`/api/records/{id}`; a draft
+    /// never published is only at `/api/records/{id}/draft`).
+    async fn draft_published(
+        &self,
+        _key: &ContentKey,
+        record: &str,
+    ) -> Result<Option<bool>, Failure> {
+        if self.publish {
+            return Ok(None);
+        }
+        let resp = (self.send(
+            Method::GET,
+            self.url(&["api", "records", record]),
+            None,
+            false,
+        ))
+        .await?;
+        match resp.status() {
+            StatusCode::OK => Ok(Some(true)),
+            StatusCode::NOT_FOUND | StatusCode::GONE => Ok(Some(false)),
+            _ => Err(Self::failure_of(resp).await),
+        }
+    }
+
     async fn holdings(
         &self,
         key: &ContentKey,
