@@ -846,6 +846,8 @@ fn a_copys_row_reads_failed_when_the_deposit_it_shares_fails_and_its_retry_sends
             .all(|r| app.status_of(r.id).map(|s| s.kind()) == Some(StatusKind::Failed))
     });
     w.harness.step();
+    // One deposit failed, however many rows share it.
+    w.harness.get_by_label("Retry all failed (1)");
     // Whichever was queued first holds the job; the other row is the copy that shares it.
     let (copy_row, copy_id, holder, holder_id) = {
         let app = w.app();
@@ -901,6 +903,7 @@ fn a_copys_row_reads_failed_when_the_deposit_it_shares_fails_and_its_retry_sends
         };
         assert_eq!(identifier, "sbx-000001", "{}", row.name);
     }
+    w.harness.get_by_label("Verify deposited (1)");
 
     // The copy's details keep the deposit made for both, checked from the other's details;
     // once that dataset is removed from the list, still there, checked from a terminal.

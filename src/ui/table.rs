@@ -57,6 +57,9 @@ pub struct TableState {
     /// Rows shown deposited on the chosen target (whole, or found damaged): what "Verify
     /// deposited", beside the list, checks.
     pub landed_ids: Vec<i64>,
+    /// How many deposits `landed_ids` hold: copies of a folder (one key) share one.
+    pub landed_count: usize,
+    /// Failed deposits to the chosen target, each once (copies that share one count one).
     pub failed_count: usize,
     pub any_waiting: bool,
     built_for: Option<(u64, String, Option<StatusKind>, SortBy, bool, String)>,
@@ -86,6 +89,8 @@ impl TableState {
         self.changed_ids.clear();
         self.landed_ids.clear();
         self.failed_count = 0;
+        let mut failed_jobs = std::collections::HashSet::new();
+        let mut landed_keys = std::collections::HashSet::new();
         self.any_waiting = false;
         for r in model.rows() {
             let status = model.status(r, target);
@@ -101,7 +106,13 @@ impl TableState {
             if ready {
                 self.ready_ids.push(r.id);
             }
-            self.failed_count += usize::from(kind == StatusKind::Failed);
+            if kind == StatusKind::Failed {
+                // A copy's row reports its twin's job: one deposit, counted once.
+                match model.deposit_job(r, target) {
+                    Some(job) => failed_jobs.insert(job.id),
+                    None => failed_jobs.insert(-r.id),
+                };
+            }
             self.any_waiting |= kind == StatusKind::WaitingToRetry;
             let shown =
                 self.filter.is_none_or(|f| f == kind) && (needle.is_empty() || matches(r, &needle));
@@ -120,9 +131,20 @@ impl TableState {
             ) || r.jobs.get(target).is_some_and(|j| j.state.is_landed());
             if has_record && r.id > 0 {
                 self.landed_ids.push(r.id);
+                // One deposit a key: copies share theirs. (A row whose record is of an
+                // earlier key has that key's.)
+                let record_key = match kind {
+                    StatusKind::Deposited | StatusKind::AlreadyDeposited | StatusKind::Damaged => {
+                        r.key
+                    }
+                    _ => r.jobs.get(target).map(|j| j.key),
+                };
+                landed_keys.insert(record_key.map(|k| k.to_hex()).unwrap_or(r.id.to_string()));
             }
             rows.push((r.id, kind, r));
         }
+        self.failed_count = failed_jobs.len();
+        self.landed_count = landed_keys.len();
         match self.sort {
             SortBy::Added => rows.sort_by_key(|(id, _, _)| order_of_id(*id)),
             // Natural order, as a file manager shows folders: run2 before run10.
@@ -251,7 +273,7 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
         if !landed.is_empty() {
             ui.separator();
             if ui
-                .button(format!("Verify deposited ({})", landed.len()))
+                .button(format!("Verify deposited ({})", app.table.landed_count))
                 .on_hover_text(
                     "Ask the chosen target whether it still holds each deposit of the \
                      datasets listed whole: the record, and every file at its size. Changes \
