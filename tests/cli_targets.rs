@@ -782,6 +782,52 @@ async fn a_server_that_ignores_if_none_match_is_refused_by_target_test() {
     assert!(t.contains("overwrote an existing file"), "{t}");
 }
 
+/// A saved target replaced under its name by one of another place leaves the old one's
+/// secret behind no more: it is not sent to the new place, and a sandbox (which takes none)
+/// given the name works at once; a secret left by an older Lodge is passed over there too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_target_replaced_by_another_place_drops_the_secret_stored_for_the_old_one() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let mut add = lodge_in(&lab);
+    add.args(["target", "add", "inv", "invenio+https://rdm.example.org"])
+        .arg("--secret-stdin");
+    assert!(run_with_stdin(add, "tok3n\n").status.success());
+    let secrets = lab.path("config/secrets.toml");
+    assert!(std::fs::read_to_string(&secrets).unwrap().contains("inv"));
+
+    let out = lodge_in(&lab)
+        .args(["target", "add", "inv", &sandbox.target_url()])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains(
+            "it replaces 'inv' at invenio+https://rdm.example.org:443; the secret stored for \
+             that one is removed"
+        ),
+        "{t}"
+    );
+    assert!(!std::fs::read_to_string(&secrets).unwrap().contains("inv"));
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let deposit = || {
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["deposit", "--target", "inv", "--all"]);
+        tokio::task::spawn_blocking(move || cmd.output().unwrap())
+    };
+    let out = deposit().await.unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+
+    // A secret an older Lodge left under the name is passed over by the sandbox.
+    std::fs::write(&secrets, "[secrets]\ninv = \"tok3n\"\n").unwrap();
+    let out = deposit().await.unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn s3_target_test_names_a_missing_bucket_and_a_missing_variable() {
     let lab = Lab::new();

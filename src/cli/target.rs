@@ -106,7 +106,13 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                 files_at_once: a.files_at_once,
             };
             let secret_from_env = target.secret_env.is_some();
+            // Replacing a target with one of another place: the secret stored for the old
+            // place is not to be sent to the new one.
+            let was = (config.targets.get(&a.name))
+                .and_then(|old| crate::config::scope_id_of(&a.name, old).ok());
             config.set_target(&a.name, target)?;
+            let now = crate::config::scope_id_of(&a.name, &config.targets[&a.name])?;
+            let moved = was.as_ref().filter(|was| **was != now);
             if a.secret_stdin {
                 let mut text = String::new();
                 std::io::stdin().read_to_string(&mut text)?;
@@ -121,8 +127,26 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
                 // linger, unused, in the keyring or the secrets file.
                 crate::config::credentials::forget_secret(&path, &a.name)?;
             }
-            let scope = crate::config::scope_id_of(&a.name, &config.targets[&a.name])?;
+            // Checked before it goes, to say so.
+            let secret_dropped = moved.is_some()
+                && !a.secret_stdin
+                && !secret_from_env
+                && crate::config::credentials::has_stored_secret(&path, &a.name)?;
+            if secret_dropped {
+                crate::config::credentials::forget_secret(&path, &a.name)?;
+            }
+            let scope = now;
             say!("target '{}' saved in {} ({scope})", a.name, path.display());
+            if let Some(was) = moved {
+                say!(
+                    "  it replaces '{}' at {was}{}",
+                    a.name,
+                    match secret_dropped {
+                        true => "; the secret stored for that one is removed",
+                        false => "",
+                    }
+                );
+            }
             // Saved all the same: the variable may be set where deposits run.
             let saved = &config.targets[&a.name];
             // The target is saved by now: a secrets file that cannot be read is said, not

@@ -108,6 +108,11 @@ fn stored_secret(config_path: &Path, name: &str) -> Result<Option<Secret>, Confi
         .map(Secret::new))
 }
 
+/// Whether a secret is stored under target name `name` (in the keyring or the file).
+pub fn has_stored_secret(config_path: &Path, name: &str) -> Result<bool, ConfigError> {
+    Ok(stored_secret(config_path, name)?.is_some())
+}
+
 /// Whether target `name` keeps a secret (a user's, or a token) that should be stored (it
 /// names no `secret_env`) but is not, in the keyring or the secrets file.
 pub fn lacks_stored_secret(
@@ -234,6 +239,9 @@ pub fn resolve(
     };
     let secret = match &target.secret_env {
         Some(var) => Some(Secret::new(env_var(name, var, "its secret")?)),
+        // A sandbox takes none: one stored under its name is another target's, left from
+        // before the name was given to the sandbox.
+        None if crate::config::refuse_sandbox_credentials(name, &target.url).is_err() => None,
         None => stored_secret(config_path, name)?,
     };
     match (user, secret) {
