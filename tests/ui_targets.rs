@@ -597,6 +597,59 @@ fn editing_the_picked_targets_url_keeps_it_picked() {
     );
 }
 
+/// A target whose URL is edited to another place does not keep sending the old place's
+/// password: Save asks for this place's, beside the secret field.
+#[test]
+fn editing_a_targets_url_to_another_place_asks_for_that_places_secret() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let (old, new) = (
+        second_sandbox(&w),
+        sandbox_at(&w, ([127, 0, 0, 1], 0).into(), None),
+    );
+    add_target(
+        &mut w,
+        "lab-dav",
+        &credentialed_url(&old),
+        Some(("u", "old-s3cret")),
+    );
+    w.wait("the target saved", |app| app.model.target_saved.is_some());
+
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Target URL").focus();
+    w.harness.step();
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    w.harness.step();
+    w.harness
+        .get_by_label("Target URL")
+        .type_text(&credentialed_url(&new));
+    w.harness.step();
+    press_save_target(&mut w);
+    w.wait("the secret asked for", |app| {
+        app.model.target_problems.iter().any(|(field, problem)| {
+            *field == TargetField::Secret
+                && problem.contains("stored for 'lab-dav' is the one of")
+                && problem.contains("type this place's")
+        })
+    });
+    let config = config_text(&w);
+    assert!(
+        config.contains(&credentialed_url(&old)),
+        "unchanged: {config}"
+    );
+
+    w.type_into("Password, secret key or token", "new-s3cret");
+    press_save_target(&mut w);
+    w.wait("saved with this place's secret", |app| {
+        app.model.target_problems.is_empty() && app.model.target_saved.is_some()
+    });
+    let config = config_text(&w);
+    assert!(config.contains(&credentialed_url(&new)), "{config}");
+}
+
 /// eframe's storage, in memory: what the window saves when it closes.
 #[derive(Default)]
 struct MemoryStorage(std::collections::HashMap<String, String>);

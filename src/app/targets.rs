@@ -358,9 +358,35 @@ pub(super) fn save(
     }
     let one =
         |field: TargetField| move |e: crate::config::ConfigError| vec![(field, e.to_string())];
+    // The place the name stood for until now: a secret stored for it is that place's, not
+    // to be sent to another.
+    let was =
+        (config.targets.get(&name)).and_then(|old| crate::config::scope_id_of(&name, old).ok());
     config
         .set_target(&name, t.clone())
         .map_err(one(TargetField::Url))?;
+    let moved =
+        was.filter(|was| crate::config::scope_id_of(&name, &t).is_ok_and(|now| now != *was));
+    let old_secret_stays = secret.is_none() && t.secret_env.is_none();
+    let drop_old_secret = match &moved {
+        Some(was) if old_secret_stays => {
+            if credentials::has_stored_secret(config_path, &name).map_err(one(TargetField::Form))? {
+                if t.keeps_secret() {
+                    return Err(vec![(
+                        TargetField::Secret,
+                        format!(
+                            "the password, secret key or token stored for '{name}' is the one \
+                             of {was}, where it pointed until now: type this place's"
+                        ),
+                    )]);
+                }
+                true
+            } else {
+                false
+            }
+        }
+        _ => false,
+    };
     let has_user = t.user.is_some() || t.user_env.is_some();
     match &secret {
         Some(_) if !t.keeps_secret() => {
@@ -402,6 +428,9 @@ pub(super) fn save(
         None => {}
     }
     config.save(config_path).map_err(one(TargetField::Form))?;
+    if drop_old_secret {
+        credentials::forget_secret(config_path, &name).map_err(one(TargetField::Form))?;
+    }
     Ok(name)
 }
 
