@@ -368,25 +368,23 @@ pub(super) fn save(
     let moved =
         was.filter(|was| crate::config::scope_id_of(&name, &t).is_ok_and(|now| now != *was));
     let old_secret_stays = secret.is_none() && t.secret_env.is_none();
-    let drop_old_secret = match &moved {
-        Some(was) if old_secret_stays => {
-            if credentials::has_stored_secret(config_path, &name).map_err(one(TargetField::Form))? {
-                if t.keeps_secret() {
-                    return Err(vec![(
-                        TargetField::Secret,
-                        format!(
-                            "the password, secret key or token stored for '{name}' is the one \
-                             of {was}, where it pointed until now: type this place's"
-                        ),
-                    )]);
-                }
-                true
-            } else {
-                false
-            }
+    let old_secret_stored = match &moved {
+        Some(_) if old_secret_stays => {
+            credentials::has_stored_secret(config_path, &name).map_err(one(TargetField::Form))?
         }
         _ => false,
     };
+    if let Some(was) = moved.filter(|_| old_secret_stored && t.keeps_secret()) {
+        return Err(vec![(
+            TargetField::Secret,
+            format!(
+                "the password, secret key or token stored for '{name}' is the one of {was}, \
+                 where it pointed until now: type this place's"
+            ),
+        )]);
+    }
+    // A place that takes no secret: the old one's goes.
+    let drop_old_secret = old_secret_stored;
     let has_user = t.user.is_some() || t.user_env.is_some();
     match &secret {
         Some(_) if !t.keeps_secret() => {
