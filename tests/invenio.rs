@@ -712,6 +712,10 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
     );
     assert!(!shown.contains("a draft, not public"), "{shown}");
     assert!(shown.contains("cite as"), "{shown}");
+    // By the record's address, the draft target's deposit too, not the draft's page.
+    for cited in shown.lines().filter(|l| l.contains("cite as")) {
+        assert!(cited.contains(&format!("/records/{id}")), "{shown}");
+    }
 }
 
 /// A drafting target that finds the key's record already published (a deposit to the

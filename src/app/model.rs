@@ -519,6 +519,12 @@ impl Model {
         }
     }
 
+    /// The address to cite a drafting target's deposit `identifier` on `target` by once it
+    /// is published, where a deposit to the site's publishing target recorded one.
+    pub fn public_url(&self, target: &str, identifier: &str) -> Option<&str> {
+        self.published.public_url(target, identifier)
+    }
+
     /// Whether the deposit that landed as `identifier` on `target` is a draft still: made by
     /// a drafting target and not published since by a deposit to its site's publishing one.
     pub fn is_draft(&self, target: &str, identifier: Option<&str>) -> bool {
@@ -812,7 +818,8 @@ impl Model {
             self.published.note_published_draft(target, record);
         }
         for r in s.results {
-            self.published.note(&r.target, &r.identifier);
+            self.published
+                .note(&r.target, &r.identifier, r.url.as_deref());
             self.same_data
                 .entry(r.fingerprint.clone())
                 .or_default()
@@ -944,7 +951,8 @@ impl Model {
         if job.state.is_landed()
             && let Some(identifier) = &job.identifier
         {
-            self.published.note(&job.target, identifier);
+            self.published
+                .note(&job.target, identifier, job.url.as_deref());
         }
         if newer {
             (self.scope_rows.entry(job.key).or_default()).insert(job.target.clone(), dataset);

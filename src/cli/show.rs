@@ -124,10 +124,18 @@ fn print_folder(folder: &FolderNow, dataset: i64) {
 
 /// How to cite the record job `j` made or found, when it landed under the dataset's current
 /// key (whose metadata is the dataset's).
-fn citation_of(d: &DatasetRow, j: &JobRow) -> Option<String> {
+/// A drafting target's deposit published since is cited by its record's address, not the
+/// draft's page, where Lodge has it (`published`).
+fn citation_of(
+    d: &DatasetRow,
+    j: &JobRow,
+    published: &crate::targets::PublishedRecords,
+) -> Option<String> {
     let identifier = j.identifier.as_deref()?;
-    (j.state.is_landed() && d.key == Some(j.key))
-        .then(|| citation(&d.metadata, identifier, j.url.as_deref()))
+    let url = published
+        .public_url(&j.target, identifier)
+        .or(j.url.as_deref());
+    (j.state.is_landed() && d.key == Some(j.key)).then(|| citation(&d.metadata, identifier, url))
 }
 
 /// Said under a deposit a drafting target holds ([`crate::targets::scope_makes_drafts`]).
@@ -379,7 +387,11 @@ fn print_text(
                 true => say!("            {DRAFT_NOTE}"),
                 false => say!(
                     "            cite as: {}",
-                    citation(&d.metadata, &t.identifier, t.url.as_deref())
+                    citation(
+                        &d.metadata,
+                        &t.identifier,
+                        (published.public_url(&t.target, &t.identifier)).or(t.url.as_deref())
+                    )
                 ),
             }
         }
@@ -475,7 +487,7 @@ fn print_text(
             }
             // Once per record: replays of it name the same one. Not a draft's: nobody can
             // follow its link or DOI until it is published.
-            if let Some(cite) = citation_of(d, j).filter(|_| !draft)
+            if let Some(cite) = citation_of(d, j, published).filter(|_| !draft)
                 && cited.insert(cite.clone())
             {
                 say!("            cite as: {cite}");
@@ -695,10 +707,10 @@ fn as_json(
                     && published.is_draft(&j.target, j.identifier.as_deref()),
                 // Why its target is paused, for a job still to be sent there.
                 "paused": paused.get(&j.target).filter(|_| !j.state.is_terminal()),
-                "citation": citation_of(d, j),
+                "citation": citation_of(d, j, published),
                 // Where its files are, on a target that keeps a folder per dataset (known
                 // for a deposit of the dataset's current key, whose title it is named by).
-                "files_in": citation_of(d, j)
+                "files_in": citation_of(d, j, published)
                     .and_then(|_| names.dataset_folder(&j.target, &j.key, &d.metadata.title)),
                 "last_check": checks.get(&j.id).and_then(check_json),
             })
@@ -738,7 +750,11 @@ fn as_json(
                 "draft": published.is_draft(&t.target, Some(&t.identifier)),
                 "citation": t
                     .current
-                    .then(|| citation(&d.metadata, &t.identifier, t.url.as_deref())),
+                    .then(|| citation(
+                        &d.metadata,
+                        &t.identifier,
+                        (published.public_url(&t.target, &t.identifier)).or(t.url.as_deref()),
+                    )),
             }))
             .collect::<Vec<_>>(),
         // Deposits of its key a copy queued, not landed yet: one job for both.

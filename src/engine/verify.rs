@@ -91,7 +91,7 @@ pub fn published_records(store: &Store) -> Result<crate::targets::PublishedRecor
     let mut published = crate::targets::PublishedRecords::from_results(
         results
             .iter()
-            .map(|r| (r.target.as_str(), r.identifier.as_str())),
+            .map(|r| (r.target.as_str(), r.identifier.as_str(), r.url.as_deref())),
     );
     for (scope, identifier) in store.published_drafts()? {
         published.note_published_draft(&scope, &identifier);

@@ -371,43 +371,56 @@ pub fn same_work_scopes(scope_id: &str) -> Vec<String> {
 /// it finds by the key, keeping its id; DataCite raises the DOI the key names): it is a
 /// draft no more, and is cited.
 #[derive(Clone, Debug, Default)]
-pub struct PublishedRecords(std::collections::HashSet<(String, String)>);
+pub struct PublishedRecords(std::collections::HashMap<(String, String), Option<String>>);
 
 impl PublishedRecords {
-    /// From recorded results: each one's target identity and record identifier.
-    pub fn from_results<'a>(results: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+    /// From recorded results: each one's target identity, record identifier and address.
+    pub fn from_results<'a>(
+        results: impl IntoIterator<Item = (&'a str, &'a str, Option<&'a str>)>,
+    ) -> Self {
         let mut published = PublishedRecords::default();
-        for (scope_id, identifier) in results {
-            published.note(scope_id, identifier);
+        for (scope_id, identifier, url) in results {
+            published.note(scope_id, identifier, url);
         }
         published
+    }
+
+    /// Take in a deposit that landed as `identifier` (at `url`) on `scope_id`.
+    pub fn note(&mut self, scope_id: &str, identifier: &str, url: Option<&str>) {
+        if !scope_makes_drafts(scope_id) {
+            let known = (self.0)
+                .entry((site_of(scope_id).to_string(), identifier.to_string()))
+                .or_default();
+            if known.is_none() {
+                *known = url.map(str::to_string);
+            }
+        }
     }
 
     /// Take in a drafting target's deposit (`identifier` on `scope_id`) that a check found
     /// published since on the repository's pages ([`Target::draft_published`]).
     pub fn note_published_draft(&mut self, scope_id: &str, identifier: &str) {
-        self.0
-            .insert((site_of(scope_id).to_string(), identifier.to_string()));
-    }
-
-    /// Take in a deposit that landed as `identifier` on `scope_id`.
-    pub fn note(&mut self, scope_id: &str, identifier: &str) {
-        if !scope_makes_drafts(scope_id) {
-            self.0
-                .insert((site_of(scope_id).to_string(), identifier.to_string()));
-        }
+        (self.0)
+            .entry((site_of(scope_id).to_string(), identifier.to_string()))
+            .or_default();
     }
 
     /// Whether the deposit that landed as `identifier` on `scope_id` is a draft still, as
-    /// far as Lodge knows: made by a drafting target, and not published by a deposit here.
-    /// (One published on the repository's own pages is not known until deposited to a
-    /// target of the site that publishes: that deposit finds it and makes nothing new.)
+    /// far as Lodge knows: made by a drafting target, and not published since.
     pub fn is_draft(&self, scope_id: &str, identifier: Option<&str>) -> bool {
         scope_makes_drafts(scope_id)
             && !identifier.is_some_and(|id| {
-                self.0
-                    .contains(&(site_of(scope_id).to_string(), id.to_string()))
+                (self.0).contains_key(&(site_of(scope_id).to_string(), id.to_string()))
             })
+    }
+
+    /// The address of the published record a drafting target's deposit (`identifier` on
+    /// `scope_id`) became, where a deposit to the site's publishing target recorded one:
+    /// what to cite it by, rather than the draft's page.
+    pub fn public_url(&self, scope_id: &str, identifier: &str) -> Option<&str> {
+        (self.0)
+            .get(&(site_of(scope_id).to_string(), identifier.to_string()))?
+            .as_deref()
     }
 }
 
@@ -506,14 +519,22 @@ mod tests {
         let drafts = "invenio+https://rdm.example.org?state=draft";
         let publisher = "invenio+https://rdm.example.org";
         let other_site = "invenio+https://other.example.org";
-        let mut published = PublishedRecords::from_results([(drafts, "abcd-1234")]);
+        let mut published = PublishedRecords::from_results([(drafts, "abcd-1234", None)]);
         assert!(published.is_draft(drafts, Some("abcd-1234")));
-        published.note(other_site, "abcd-1234");
+        published.note(other_site, "abcd-1234", None);
         assert!(
             published.is_draft(drafts, Some("abcd-1234")),
             "another site"
         );
-        published.note(publisher, "abcd-1234");
+        published.note(
+            publisher,
+            "abcd-1234",
+            Some("https://rdm.example.org/records/abcd-1234"),
+        );
+        assert_eq!(
+            published.public_url(drafts, "abcd-1234"),
+            Some("https://rdm.example.org/records/abcd-1234")
+        );
         assert!(!published.is_draft(drafts, Some("abcd-1234")));
         assert!(
             published.is_draft(drafts, Some("efgh-5678")),
@@ -527,10 +548,11 @@ mod tests {
 
         let dois = "datacite+https://api.test.datacite.org/10.80000";
         let published = PublishedRecords::from_results([
-            (dois, "10.80000/abc"),
+            (dois, "10.80000/abc", None),
             (
                 "datacite+https://api.test.datacite.org/10.80000?state=register",
                 "10.80000/abc",
+                None,
             ),
         ]);
         assert!(!published.is_draft(dois, Some("10.80000/abc")));

@@ -583,9 +583,11 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                         if draft && job.state.is_landed() {
                             super::badge::draft_note(ui);
                         }
-                        let cite = of_this_key
-                            .filter(|_| !draft)
-                            .map(|row| citation(&row.metadata, identifier, job.url.as_deref()));
+                        let cite = of_this_key.filter(|_| !draft).map(|row| {
+                            let url = (app.model.public_url(&job.target, identifier))
+                                .or(job.url.as_deref());
+                            citation(&row.metadata, identifier, url)
+                        });
                         // Named by the title at the job's key: known for the row's own key.
                         let folder = of_this_key.and_then(|row| {
                             app.model
