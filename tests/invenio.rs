@@ -749,6 +749,34 @@ async fn a_drafting_target_that_finds_the_record_published_does_not_call_it_a_dr
     assert!(items.iter().all(|i| i["draft"] == false), "{json:#}");
 }
 
+/// The command line's deposit says a drafting target's deposit is a draft, and no more once
+/// the site's publishing target has published it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn deposit_says_a_deposit_is_a_draft_until_it_is_published() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("Said a draft"));
+    let deposit_to = |query: &str| {
+        let mut deposit = lodge_in(&lab);
+        deposit
+            .args(["deposit", "--all", "--target"])
+            .arg(format!("{}{query}", sandbox.invenio_target_url()))
+            .args(["--token", &sandbox.invenio_account().token]);
+        run(deposit)
+    };
+    let drafted = text(&deposit_to("?state=draft").await);
+    let id = store.history().unwrap()[0].identifier.clone().unwrap();
+    assert_all(&drafted, &[&format!("deposited ds001 -> {id} (as draft)")]);
+    let published = text(&deposit_to("").await);
+    assert_all(&published, &[&format!("deposited ds001 -> {id}\n")]);
+    let again = text(&deposit_to("?state=draft").await);
+    assert!(
+        again.contains(&id) && !again.contains("(as draft)"),
+        "{again}"
+    );
+}
+
 /// A draft a person published on the repository's own pages is found so by the next check
 /// (`lodge verify`): logged once, and from then on it is no draft, and is cited.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -1194,6 +1194,9 @@ pub(super) fn retry_hint(store: &Store, mut failed: Vec<i64>) -> Option<String> 
 fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     // A paused target by the name it is saved under, as `status` calls it.
     let names = super::target_arg::TargetNames::load();
+    // Which drafting targets' deposits were published since (a store that cannot say
+    // leaves them drafts, as their targets made them).
+    let published = crate::engine::verify::published_records(store).unwrap_or_default();
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     // Existing because an attempt of this job made the record and its answer was lost: a
     // record this run made, which "existing" alone would not tell.
@@ -1209,12 +1212,19 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
             .as_ref()
             .map(|other| format!(" (same key as {other}: one deposit for both)"))
             .unwrap_or_default();
+        // Left a draft (not public) by a drafting target, unless published since.
+        let draft = match job.state.is_landed()
+            && published.is_draft(&job.target, job.identifier.as_deref())
+        {
+            true => " (as draft)",
+            false => "",
+        };
         // The line, and what it counts as in the totals: a job of a paused target is still
         // queued, but "queued" would not tell the reader that it waits on them.
         let (line, counted_as) = match job.state {
             JobState::Deposited => (
                 format!(
-                    "deposited {name} -> {}{shared}",
+                    "deposited {name} -> {}{draft}{shared}",
                     job.identifier.as_deref().unwrap_or("?")
                 ),
                 job.state.as_str(),
@@ -1226,7 +1236,7 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 let how = how_it_existed(&events);
                 (
                     format!(
-                        "existing  {name} -> {} ({how}){shared}",
+                        "existing  {name} -> {}{draft} ({how}){shared}",
                         job.identifier.as_deref().unwrap_or("?"),
                     ),
                     job.state.as_str(),
