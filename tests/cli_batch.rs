@@ -2047,6 +2047,24 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
             "backup's deposit too (dataset 2, a copy with the same key: one deposit for both)",
         ],
     );
+    // The original removed, its failed job is the copy's to send, by a deposit of its own:
+    // `remove` says so, and so does a retry of that job (which is refused).
+    let removed = text(&lodge_with(&db, &["remove", "original"]).await);
+    assert_all(
+        &removed,
+        &[&format!(
+            "note: its failed deposit, job {job}, was also dataset 2 backup's (the same key): \
+             `lodge deposit --target {down} 2` sends it"
+        )],
+    );
+    let retried = lodge_with(&db, &["retry", job]).await;
+    assert_all(
+        &text(&retried),
+        &[&format!(
+            "dataset 2 (backup) has the same content (the same key): deposit that, `lodge \
+             deposit --target {down} 2`"
+        )],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -1005,6 +1005,22 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
             .filter(|j| !j.state.is_terminal())
             .partition(is_being_sent);
         let active: Vec<i64> = active.iter().map(|j| j.id).collect();
+        // Its failed deposits that a copy still listed shared (the same key, one job for
+        // both): that copy's to send now, by a deposit of its own (a retry of a removed
+        // dataset's job is refused).
+        let mut shared_failed = Vec::new();
+        for job in store.jobs_of_dataset(d.id)? {
+            if job.state == crate::store::JobState::Failed
+                && job.dismissed_at.is_none()
+                && d.key == Some(job.key)
+                && let Some(copy) = store
+                    .copies_of_key(&job.key, Some(d.id))?
+                    .into_iter()
+                    .next()
+            {
+                shared_failed.push((job, copy));
+            }
+        }
         // Named twice (by number and by folder, say): removed once.
         if !store.remove_dataset(d.id)? {
             continue;
@@ -1035,6 +1051,16 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
                  (`lodge history` shows how it ends)",
                 job.id,
                 owner_text(job.lease_owner.as_deref().unwrap_or("another process"))
+            );
+        }
+        for (job, copy) in &shared_failed {
+            say!(
+                "  note: its failed deposit, job {}, was also dataset {} {}'s (the same key): \
+                 `{}` sends it",
+                job.id,
+                copy.dataset_id,
+                copy.name,
+                super::target_arg::deposit_command(&store, &job.target, copy.dataset_id)
             );
         }
     }

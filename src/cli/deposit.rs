@@ -989,11 +989,27 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             again.name,
             deposit_command(store, &job.target, again.id)
         ),
-        LeftAsItWas::DatasetRemoved { folder, .. } => format!(
-            "job {id} failed, but its dataset{} was removed from Lodge: add its folder again \
-             (`lodge add DIR`), then deposit it; or give it up: `lodge dismiss {id}`",
-            folder.map(|f| format!(", {f},")).unwrap_or_default()
-        ),
+        LeftAsItWas::DatasetRemoved { folder, .. } => {
+            // A copy still listed (the same key) holds the same content: depositing it sends
+            // what this job was to.
+            match store.copies_of_key(&job.key, None)?.into_iter().next() {
+                Some(copy) => format!(
+                    "job {id} failed, but its dataset{} was removed from Lodge; dataset {} \
+                     ({}) has the same content (the same key): deposit that, `{}`; or give \
+                     this job up: `lodge dismiss {id}`",
+                    folder.map(|f| format!(", {f},")).unwrap_or_default(),
+                    copy.dataset_id,
+                    copy.name,
+                    deposit_command(store, &job.target, copy.dataset_id)
+                ),
+                None => format!(
+                    "job {id} failed, but its dataset{} was removed from Lodge: add its folder \
+                     again (`lodge add DIR`), then deposit it; or give it up: `lodge dismiss \
+                     {id}`",
+                    folder.map(|f| format!(", {f},")).unwrap_or_default()
+                ),
+            }
+        }
         LeftAsItWas::Rescanned(dataset) => {
             let now = dataset
                 .key
