@@ -2038,6 +2038,16 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
     assert_eq!(pending.as_array().map(Vec::len), Some(1), "{json}");
     assert_eq!(pending[0]["state"], "failed");
     assert_eq!(pending[0]["dataset"], 1);
+    // A retry of that job reports the copy as the deposit did.
+    let mut retry = lodge(&db);
+    retry.args(["retry", job, "--max-attempts", "1"]);
+    let retried = text(&run(retry).await);
+    assert_all(
+        &retried,
+        &[&format!(
+            "failed    backup (job {job}) (same key as original: one deposit for both) at"
+        )],
+    );
     // So does its history, the job the original's, said to be the copy's too.
     let history = text(&lodge_with(&db, &["history", "backup", "--state", "failed"]).await);
     assert_all(

@@ -559,7 +559,22 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     run.extend(held.iter().map(|j| j.id));
     let finish = Finish::DepositsNamedBelow;
     let run = run_jobs(Arc::new(engine), run, args.verbose, finish).await?;
-    let lines: Vec<Outcome> = run.jobs.into_iter().map(Outcome::of).collect();
+    // Each job under its dataset's name, then the copies (the same key) it was for too, as
+    // `deposit` reports them.
+    let mut lines: Vec<Outcome> = Vec::new();
+    for job in run.jobs {
+        let copies = store.copies_of_key(&job.key, job.dataset_id)?;
+        let outcome = Outcome::of(job);
+        let shares: Vec<Outcome> = (copies.into_iter())
+            .map(|copy| Outcome {
+                name: copy.name,
+                shared_with: Some(outcome.name.clone()),
+                job: outcome.job.clone(),
+            })
+            .collect();
+        lines.push(outcome);
+        lines.extend(shares);
+    }
     let code = summarize(&store, &lines, 0);
     Ok(run
         .stopped
