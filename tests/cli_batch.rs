@@ -4213,9 +4213,19 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
                 &format!("           data.csv is missing\n             at {lost_at}\n"),
                 "0 intact, 1 damaged",
                 "Lost files: `lodge verify 1 --repair` sends them again from the dataset's folder",
+                "(`lodge show 1 --files` lists each file with its SHA-256)",
             ],
         );
     }
+    // Asked of one target, the repair it names is of that target too.
+    let url = sandbox.target_url();
+    let on_target = lodge_with(&db, &["verify", "1", "--target", &url]).await;
+    assert_all(
+        &text(&on_target),
+        &[&format!(
+            "`lodge verify 1 --target {url} --repair` sends them again"
+        )],
+    );
     assert_eq!(sandbox.stats().records, records, "verify writes nothing");
 
     // For scripts: one object per deposit, with its verdict and what was found.

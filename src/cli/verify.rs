@@ -302,9 +302,18 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         );
         if !lost_in.is_empty() {
             let datasets: Vec<String> = lost_in.iter().map(i64::to_string).collect();
+            // The check as it was asked for: on the target named, if one was.
+            let on = match &args.target {
+                Some(target) => format!(" --target {}", shell_word(target)),
+                None => String::new(),
+            };
+            let show = match datasets.as_slice() {
+                [one] => one.clone(),
+                _ => "DATASET".to_string(),
+            };
             say!(
-                "Lost {}: `lodge verify {} --repair` sends them again from the dataset's \
-                 folder, or put them back on the server yourself (`lodge show DATASET \
+                "Lost {}: `lodge verify {}{on} --repair` sends them again from the dataset's \
+                 folder, or put them back on the server yourself (`lodge show {show} \
                  --files` lists each file with its SHA-256).",
                 match records_lost {
                     true => "files or records",
