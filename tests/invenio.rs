@@ -146,6 +146,18 @@ impl Api<'_> {
         assert_eq!(status, 200, "{committed}");
     }
 
+    /// Publish draft `id`, as its page's Publish button does.
+    async fn publish(&self, id: &str) {
+        let (status, published) = self
+            .json(
+                reqwest::Method::POST,
+                &format!("/api/records/{id}/draft/actions/publish"),
+                None,
+            )
+            .await;
+        assert_eq!(status, 202, "{published}");
+    }
+
     /// A draft new version of published record `of`, as its web interface makes one.
     async fn new_version(&self, of: &str) -> Value {
         let (status, draft) = self
@@ -188,6 +200,21 @@ impl Api<'_> {
             record["versions"]["is_latest"].as_bool().unwrap(),
         )
     }
+}
+
+/// `lodge ARGS` on the lab's database, what it said.
+async fn lodge_says(lab: &Lab, args: &[&str]) -> String {
+    let mut cmd = lodge_in(lab);
+    cmd.args(args);
+    text(&run(cmd).await)
+}
+
+/// The items of `lodge status --json` on the lab's database.
+async fn status_items(lab: &Lab) -> Vec<Value> {
+    let mut cmd = lodge_in(lab);
+    cmd.args(["status", "--json"]);
+    let json: Value = serde_json::from_slice(&run(cmd).await.stdout).unwrap();
+    json["items"].as_array().cloned().unwrap_or_default()
 }
 
 /// Dataset folder `n` deposited to `target`, then one of its files changed and the folder
@@ -326,14 +353,7 @@ async fn a_changed_dataset_waits_for_its_earlier_draft_to_be_published_then_beco
     assert_eq!(sandbox.invenio_counts(), (0, 1), "no second draft");
 
     let api = Api::new(&sandbox);
-    let (status, published) = api
-        .json(
-            reqwest::Method::POST,
-            &format!("/api/records/{first}/draft/actions/publish"),
-            None,
-        )
-        .await;
-    assert_eq!(status, 202, "{published}");
+    api.publish(&first).await;
     let jobs = deposit(&store, &drafts, &[changed], fast_config()).await;
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
     let second = jobs[0].identifier.clone().unwrap();
@@ -408,14 +428,7 @@ async fn a_dataset_drafted_then_changed_and_sent_to_the_sites_publishing_target_
     );
 
     let api = Api::new(&sandbox);
-    let (status, published) = api
-        .json(
-            reqwest::Method::POST,
-            &format!("/api/records/{first}/draft/actions/publish"),
-            None,
-        )
-        .await;
-    assert_eq!(status, 202, "{published}");
+    api.publish(&first).await;
     let jobs = deposit(&store, &publisher, &[changed], fast_config()).await;
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
     let second = jobs[0].identifier.clone().unwrap();
@@ -584,14 +597,7 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
     assert_eq!(sandbox.stats().requests, requests, "a replay sends nothing");
 
     // The command line says it is a draft, and gives no citation for it yet.
-    let shown = text(
-        &run({
-            let mut show = lodge_in(&lab);
-            show.args(["show", &ds.0.to_string()]);
-            show
-        })
-        .await,
-    );
+    let shown = lodge_says(&lab, &["show", &ds.0.to_string()]).await;
     assert_all(
         &shown,
         &["a draft, not public: publish it at the repository"],
@@ -692,24 +698,10 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
 
     // The drafting target's deposit is that record, published: no longer called a draft,
     // and cited.
-    let status = run({
-        let mut status = lodge_in(&lab);
-        status.args(["status", "--json"]);
-        status
-    })
-    .await;
-    let json: Value = serde_json::from_slice(&status.stdout).unwrap();
-    let items = json["items"].as_array().unwrap();
-    assert_eq!(items.len(), 2, "{json:#}");
-    assert!(items.iter().all(|i| i["draft"] == false), "{json:#}");
-    let shown = text(
-        &run({
-            let mut show = lodge_in(&lab);
-            show.args(["show", &ds.0.to_string()]);
-            show
-        })
-        .await,
-    );
+    let items = status_items(&lab).await;
+    assert_eq!(items.len(), 2, "{items:#?}");
+    assert!(items.iter().all(|i| i["draft"] == false), "{items:#?}");
+    let shown = lodge_says(&lab, &["show", &ds.0.to_string()]).await;
     assert!(!shown.contains("a draft, not public"), "{shown}");
     assert!(shown.contains("cite as"), "{shown}");
     // By the record's address, the draft target's deposit too, not the draft's page.
@@ -737,16 +729,9 @@ async fn a_drafting_target_that_finds_the_record_published_does_not_call_it_a_dr
     assert_eq!(found[0].identifier.as_deref(), Some(id.as_str()));
     assert_eq!(sandbox.invenio_counts(), (1, 0), "the one record, no draft");
 
-    let status = run({
-        let mut status = lodge_in(&lab);
-        status.args(["status", "--json"]);
-        status
-    })
-    .await;
-    let json: Value = serde_json::from_slice(&status.stdout).unwrap();
-    let items = json["items"].as_array().unwrap();
-    assert_eq!(items.len(), 2, "{json:#}");
-    assert!(items.iter().all(|i| i["draft"] == false), "{json:#}");
+    let items = status_items(&lab).await;
+    assert_eq!(items.len(), 2, "{items:#?}");
+    assert!(items.iter().all(|i| i["draft"] == false), "{items:#?}");
 }
 
 /// The command line's deposit says a drafting target's deposit is a draft, and no more once
@@ -799,12 +784,7 @@ async fn a_draft_published_on_the_sites_pages_is_found_so_by_verify_and_then_cit
             .args(["--token", &sandbox.invenio_account().token]);
         run(verify)
     };
-    let status_draft = || async {
-        let mut status = lodge_in(&lab);
-        status.args(["status", "--json"]);
-        let json: Value = serde_json::from_slice(&run(status).await.stdout).unwrap();
-        json["items"][0]["draft"].clone()
-    };
+    let status_draft = || async { status_items(&lab).await[0]["draft"].clone() };
     let checked = text(&verify().await);
     assert!(checked.contains("intact"), "{checked}");
     assert!(
@@ -814,14 +794,7 @@ async fn a_draft_published_on_the_sites_pages_is_found_so_by_verify_and_then_cit
     assert_eq!(status_draft().await, true);
 
     let api = Api::new(&sandbox);
-    let (status, published) = api
-        .json(
-            reqwest::Method::POST,
-            &format!("/api/records/{id}/draft/actions/publish"),
-            None,
-        )
-        .await;
-    assert_eq!(status, 202, "{published}");
+    api.publish(&id).await;
     let checked = text(&verify().await);
     assert_all(
         &checked,
@@ -830,14 +803,7 @@ async fn a_draft_published_on_the_sites_pages_is_found_so_by_verify_and_then_cit
         )],
     );
     assert_eq!(status_draft().await, false);
-    let shown = text(
-        &run({
-            let mut show = lodge_in(&lab);
-            show.args(["show", "1"]);
-            show
-        })
-        .await,
-    );
+    let shown = lodge_says(&lab, &["show", "1"]).await;
     assert!(!shown.contains("a draft, not public"), "{shown}");
     assert!(shown.contains("cite as"), "{shown}");
     // Known since: not asked, nor logged, again.

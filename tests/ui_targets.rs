@@ -84,6 +84,20 @@ fn press_save_target(w: &mut Window) {
     press_in_form(w, "Save target");
 }
 
+/// Open the (first) listed target's Edit form and type `url` over its URL.
+fn edit_target_url(w: &mut Window, url: &str) {
+    w.harness.get_by_label("Edit").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("Target URL").focus();
+    w.harness.step();
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    w.harness.step();
+    w.harness.get_by_label("Target URL").type_text(url);
+    w.harness.step();
+}
+
 /// Press the target form's button `label` (Save target, Cancel).
 fn press_in_form(w: &mut Window, label: &str) {
     // With a target listed above it (more so with a warning), the form's end can be
@@ -567,18 +581,7 @@ fn editing_the_picked_targets_url_keeps_it_picked() {
     w.harness.step();
 
     // The server moved: a new URL, so a new scope, under the same name.
-    w.harness.get_by_label("Edit").click();
-    w.harness.step();
-    w.harness.step();
-    w.harness.get_by_label("Target URL").focus();
-    w.harness.step();
-    w.harness
-        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    w.harness.step();
-    w.harness
-        .get_by_label("Target URL")
-        .type_text(&new.target_url());
-    w.harness.step();
+    edit_target_url(&mut w, &new.target_url());
     press_save_target(&mut w);
     w.wait("the edit saved", |app| {
         app.model.target_saved.is_some()
@@ -615,18 +618,7 @@ fn editing_a_targets_url_to_another_place_asks_for_that_places_secret() {
     );
     w.wait("the target saved", |app| app.model.target_saved.is_some());
 
-    w.harness.get_by_label("Edit").click();
-    w.harness.step();
-    w.harness.step();
-    w.harness.get_by_label("Target URL").focus();
-    w.harness.step();
-    w.harness
-        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    w.harness.step();
-    w.harness
-        .get_by_label("Target URL")
-        .type_text(&credentialed_url(&new));
-    w.harness.step();
+    edit_target_url(&mut w, &credentialed_url(&new));
     press_save_target(&mut w);
     w.wait("the secret asked for", |app| {
         app.model.target_problems.iter().any(|(field, problem)| {

@@ -792,11 +792,9 @@ fn a_copy_of_a_deposited_folder_shows_already_deposited_with_its_identifier_befo
     assert_eq!(copy_id, identifier);
 }
 
-/// Two datasets of the same content deposited in one press share one deposit: the notice
-/// says so, not that a deposit "was on the queue already".
-#[test]
-fn copies_deposited_together_are_said_to_share_one_deposit() {
-    let mut w = Window::open(FaultConfig::default());
+/// Drop two copies of one folder (the same files and metadata: one key), and once both are
+/// hashed press Deposit all ready.
+fn deposit_two_copies(w: &mut Window) {
     let original = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let copy = citable_folder(&w.lab, "soil-cores-backup", "Soil cores 2026");
     w.drop_paths(&[&original, &copy]);
@@ -804,6 +802,14 @@ fn copies_deposited_together_are_said_to_share_one_deposit() {
         app.model.rows().len() == 2 && app.model.rows().iter().all(|r| r.key.is_some())
     });
     w.harness.get_by_label("Deposit all ready (2)").click();
+}
+
+/// Two datasets of the same content deposited in one press share one deposit: the notice
+/// says so, not that a deposit "was on the queue already".
+#[test]
+fn copies_deposited_together_are_said_to_share_one_deposit() {
+    let mut w = Window::open(FaultConfig::default());
+    deposit_two_copies(&mut w);
     w.wait("both deposited", |app| {
         app.model.rows().iter().all(|r| {
             matches!(
@@ -833,13 +839,7 @@ fn a_copys_row_reads_failed_when_the_deposit_it_shares_fails_and_its_retry_sends
         ..FaultConfig::default()
     };
     let mut w = Window::open(always_503);
-    let original = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let copy = citable_folder(&w.lab, "soil-cores-backup", "Soil cores 2026");
-    w.drop_paths(&[&original, &copy]);
-    w.wait("hashing both", |app| {
-        app.model.rows().len() == 2 && app.model.rows().iter().all(|r| r.key.is_some())
-    });
-    w.harness.get_by_label("Deposit all ready (2)").click();
+    deposit_two_copies(&mut w);
     w.wait("both rows failed", |app| {
         app.model
             .rows()
