@@ -1887,6 +1887,49 @@ async fn a_copy_deposited_through_its_twin_and_changed_since_is_changed_not_new(
     assert!(show.contains("deposited  "), "its own deposit: {show}");
 }
 
+/// A dataset taken off the list leaves its record on the server (`remove` says so): a
+/// weekly `verify --all` goes on checking it, named as removed, and finds it damaged when it
+/// is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn verify_all_goes_on_checking_the_records_of_a_removed_dataset() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("Kept"));
+    let (gone, key) = add(&store, &lab.numbered_folder(2), &metadata("Taken off"));
+    let url = sandbox.target_url();
+    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(lodge_with(&db, &["remove", "2"]).await.status.success());
+
+    let checked = lodge_with(&db, &["verify", "--all"]).await;
+    let t = text(&checked);
+    assert!(checked.status.success(), "{t}");
+    assert_all(
+        &t,
+        &["intact   #1 ds001 on ", "intact   #2 ds002 (removed) on "],
+    );
+
+    // Its own data file (the README's bytes are ds001's too).
+    let manifest = store.document(&key).unwrap().unwrap().manifest;
+    let lost = manifest
+        .iter()
+        .find(|e| e.path == "data.csv")
+        .unwrap()
+        .sha256;
+    std::fs::remove_file(sandbox.data_dir().join(format!("blobs/sha256/{lost}"))).unwrap();
+    let checked = lodge_with(&db, &["verify", "--all"]).await;
+    assert_eq!(checked.status.code(), Some(1), "{}", text(&checked));
+    assert_all(
+        &text(&checked),
+        &[
+            &format!("DAMAGED  #{gone} ds002 (removed) on "),
+            "intact   #1 ds001 on ",
+        ],
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_by_name() {
     let lab = Lab::new();

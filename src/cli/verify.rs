@@ -115,6 +115,39 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             job,
         }));
     }
+    // With --all, the records of datasets taken off the list too: they stay on the servers
+    // (`remove` says so), and a weekly `verify --all` goes on checking them.
+    if args.all {
+        let mut scopes: std::collections::HashSet<(String, ContentKey)> = (deposits.iter())
+            .map(|d| (d.job.target.clone(), d.job.key))
+            .collect();
+        let names: std::collections::HashMap<i64, String> = (store.removed_datasets()?)
+            .into_iter()
+            .map(|r| (r.id, r.name))
+            .collect();
+        // Newest first: the first landed job of each scope is its latest.
+        for row in store.history()? {
+            let landed = matches!(row.state.as_str(), "deposited" | "existing");
+            if row.name.is_some()
+                || !landed
+                || row.identifier.is_none()
+                || only.as_deref().is_some_and(|t| row.target != t)
+            {
+                continue;
+            }
+            let job = store.job(row.job)?;
+            if !scopes.insert((job.target.clone(), job.key)) {
+                continue;
+            }
+            let dataset = row.dataset.unwrap_or_default();
+            let name = names.get(&dataset).map_or("a dataset", String::as_str);
+            deposits.push(Deposit {
+                dataset,
+                name: format!("{name} (removed)"),
+                job,
+            });
+        }
+    }
     if unlisted > 0 && !args.json {
         say!(
             "{} no deposit{}; not checked",
