@@ -563,6 +563,24 @@ async fn a_removed_datasets_history_and_log_keep_its_name_and_are_found_by_it() 
     let out = lodge_with(&db, &["history", "ds009"]).await;
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("no dataset matches"), "{}", text(&out));
+
+    // Named where a dataset on the list is wanted, by its name or its folder (which is
+    // still on disk), the removed one is said to be removed, as its number says: not "no
+    // dataset matches", nor "not one of Lodge's datasets".
+    for named in ["ds001", folder.as_str()] {
+        for command in ["show", "scan", "remove"] {
+            let out = lodge_with(&db, &[command, named]).await;
+            let t = text(&out);
+            assert_eq!(out.status.code(), Some(2), "{command} {named}: {t}");
+            assert!(
+                t.contains(&format!(
+                    "dataset 1, ds001 ({folder}), was removed from the list: `lodge history 1` \
+                     and `lodge log --dataset 1` show what it left; `lodge add` its folder"
+                )),
+                "{command} {named}: {t}"
+            );
+        }
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -1393,6 +1411,76 @@ fn status_show_and_cancel_see_that_a_jobs_depositing_process_was_killed() {
     assert!(t.contains("cancelled job 1"), "{t}");
     assert!(!t.contains("being deposited"), "{t}");
     assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+}
+
+/// A deposit killed (kill -9) while it sent several items leaves each running with nothing
+/// sending it: `status` says so under each, and once for all of a target's, with the one
+/// command that takes them all over; that command lands each exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn status_names_one_command_that_takes_over_every_item_a_killed_deposit_left() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let scope = sandbox.target_url();
+    store.upsert_target(&scope, &scope, "a sandbox").unwrap();
+    let items: Vec<_> = (1..=3)
+        .map(|n| {
+            add(
+                &store,
+                &lab.numbered_folder(n),
+                &metadata(&format!("Item {n}")),
+            )
+        })
+        .collect();
+    store
+        .enqueue_deposits(&scope, &items, std::time::Duration::from_secs(3600))
+        .unwrap();
+    // Two of the three claimed by a process of this machine that has ended since.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    let owner = format!("{}/{pid}/cafe", lodge::store::this_host());
+    let filter = lodge::store::ClaimFilter {
+        targets: vec![scope.clone()],
+        ..Default::default()
+    };
+    for _ in 0..2 {
+        let claimed = store
+            .claim(&owner, std::time::Duration::from_secs(600), 8, &filter)
+            .unwrap();
+        assert!(matches!(claimed, lodge::store::Claim::Attempt { .. }));
+    }
+
+    let out = lodge_with(&db, &["status"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_eq!(
+        t.matches("which has ended: nothing is sending it now")
+            .count(),
+        2,
+        "{t}"
+    );
+    let takeover = format!("lodge deposit --target {scope} 1 2");
+    assert!(
+        t.contains(&format!(
+            "2 items on {scope} were left running by processes that have ended or whose leases \
+             ran out: `{takeover}` takes them all over"
+        )),
+        "{t}"
+    );
+    assert_eq!(sandbox.stats().requests, 0);
+
+    // The command said sends both (and the third, queued, is left for its own deposit).
+    let args: Vec<&str> = takeover.split(' ').skip(1).collect();
+    let out = lodge_with(&db, &args).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 2, "{}", text(&out));
+    for job in [1, 2] {
+        assert!(store.job(job).unwrap().state.is_landed(), "job {job}");
+    }
+    let t = text(&lodge_with(&db, &["status"]).await);
+    assert!(!t.contains("left running"), "{t}");
 }
 
 /// A dataset removed while a worker sends its deposit: that job goes on to land, and the

@@ -20,7 +20,7 @@ use crate::content::{
     title_for_folder,
 };
 use crate::engine::{is_being_sent, owner_text};
-use crate::store::{DatasetRow, JobRow, Store, StoreError, StoreLocation};
+use crate::store::{DatasetRow, JobRow, RemovedDataset, Store, StoreError, StoreLocation};
 use crate::wording::{count_of, human_bytes};
 
 #[derive(Debug, Args)]
@@ -1099,6 +1099,13 @@ pub(super) fn select_datasets(
             match canonical {
                 Some(c) if store.dataset_by_path(&c)?.is_some() => Ok(store.find_dataset(&c)?),
                 _ => match store.find_dataset(s) {
+                    // The name or folder of a dataset taken off the list: say so, and
+                    // where its traces are, not "no dataset matches".
+                    Err(StoreError::NoSuchDataset { .. })
+                        if !removed_named(store, s)?.is_empty() =>
+                    {
+                        Err(removed_error(&removed_named(store, s)?))
+                    }
                     // A folder on disk that no dataset is: it was never added.
                     Err(StoreError::NoSuchDataset { .. }) if Path::new(s).is_dir() => {
                         anyhow::bail!(
@@ -1114,6 +1121,44 @@ pub(super) fn select_datasets(
         .collect::<anyhow::Result<_>>()?;
     // One dataset named twice (by number and by folder, say) is one item, reported once.
     Ok(named.into_iter().filter(|d| seen.insert(d.id)).collect())
+}
+
+/// The datasets taken off the list that `selector` names by the name or folder their
+/// removal logged (a folder as typed or as its canonical form), oldest first.
+pub(super) fn removed_named(store: &Store, selector: &str) -> anyhow::Result<Vec<RemovedDataset>> {
+    let canonical = std::fs::canonicalize(selector)
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned());
+    Ok(store
+        .removed_datasets()?
+        .into_iter()
+        .filter(|r| {
+            r.name == selector || r.path == selector || canonical.as_deref() == Some(&r.path)
+        })
+        .collect())
+}
+
+/// The error for a command naming datasets that were taken off the list: which, and
+/// where what they left is. One is the error its number gives.
+fn removed_error(removed: &[RemovedDataset]) -> anyhow::Error {
+    if let [one] = removed {
+        return StoreError::RemovedDataset {
+            id: one.id,
+            folder: format!("{} ({})", one.name, one.path),
+        }
+        .into();
+    }
+    let named: Vec<String> = removed
+        .iter()
+        .map(|r| format!("{} {} ({})", r.id, r.name, r.path))
+        .collect();
+    let ids: Vec<String> = removed.iter().map(|r| r.id.to_string()).collect();
+    anyhow::anyhow!(
+        "datasets {} were removed from the list: `lodge history {}` shows what they left; \
+         `lodge add` a folder to take it up again",
+        named.join(", "),
+        ids.join(" ")
+    )
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `lodge status`, `history`, `log` and `forget`: read what the store knows.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -68,8 +68,9 @@ fn dataset_or_removed(store: &Store, selector: &str, listing: Listing) -> anyhow
             )
         }
     };
+    let by_number = selector.bytes().all(|b| b.is_ascii_digit());
     match e.downcast_ref::<StoreError>() {
-        Some(StoreError::RemovedDataset { id, .. }) => {
+        Some(StoreError::RemovedDataset { id, .. }) if by_number => {
             say_err!(
                 "dataset {id} was removed from the list{}",
                 left(&[*id], "it")
@@ -78,18 +79,7 @@ fn dataset_or_removed(store: &Store, selector: &str, listing: Listing) -> anyhow
         }
         Some(StoreError::AmbiguousDataset { .. }) => Err(e),
         _ => {
-            let canonical = std::fs::canonicalize(selector)
-                .ok()
-                .map(|p| p.to_string_lossy().into_owned());
-            let removed: Vec<_> = store
-                .removed_datasets()?
-                .into_iter()
-                .filter(|r| {
-                    r.name == selector
-                        || r.path == selector
-                        || canonical.as_deref() == Some(r.path.as_str())
-                })
-                .collect();
+            let removed = super::add::removed_named(store, selector)?;
             if removed.is_empty() {
                 return Err(e);
             }
@@ -329,6 +319,10 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         say!("no items match (of {listed}); `lodge status` lists every one");
     }
     let names = super::target_arg::TargetNames::load();
+    // Running items nothing sends now (their process killed, or their lease run out), by
+    // target: one command takes over all of a target's, said after the list.
+    let mut left_running = HashSet::new();
+    let mut left_by_target: BTreeMap<String, Vec<i64>> = BTreeMap::new();
     for (r, paused) in rows.iter().zip(&paused) {
         let key = r
             .key
@@ -377,9 +371,16 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         if r.state == "running"
             && let Some(job) = r.job
         {
+            let job = store.job(job)?;
             let resume = deposit_command(&store, scope, r.dataset);
-            if let Some(note) = super::output::running_note(&store.job(job)?, &resume) {
+            if let Some(note) = super::output::running_note(&job, &resume) {
                 say!("       {note}");
+            }
+            if !crate::engine::is_being_sent(&job) && left_running.insert(job.id) {
+                left_by_target
+                    .entry(scope.to_string())
+                    .or_default()
+                    .push(r.dataset);
             }
         }
         // Nothing sends a queued job but a process working on its target: say which, the
@@ -499,6 +500,16 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         say!(
             "to give up on {it} instead ({its} gone for good, or mistyped): \
              `lodge dismiss {jobs}`"
+        );
+    }
+    for (scope, datasets) in left_by_target.iter().filter(|(_, d)| d.len() > 1) {
+        say!(
+            "{} items on {} were left running by processes that have ended or whose leases ran \
+             out: `{}` takes them all over (with the same keys, looking first whether each \
+             landed)",
+            datasets.len(),
+            names.of(scope),
+            super::target_arg::deposit_command_for(&store, scope, datasets)
         );
     }
     if !changed.is_empty() {

@@ -318,6 +318,12 @@ pub(super) fn takes_token_per_run(scope_id: &str) -> bool {
 /// DataCite, Zenodo or InvenioRDM target used by URL (its token given with each run) the
 /// `--token` it needs.
 pub(super) fn deposit_command(store: &Store, scope_id: &str, dataset: i64) -> String {
+    deposit_command_for(store, scope_id, &[dataset])
+}
+
+/// [`deposit_command`] for several datasets at once: `lodge deposit --target lab 3 4 7`.
+pub(super) fn deposit_command_for(store: &Store, scope_id: &str, datasets: &[i64]) -> String {
+    let datasets: Vec<String> = datasets.iter().map(i64::to_string).collect();
     let token = match crate::targets::is_token_target_url(scope_id)
         && saved_token_target(scope_id).is_none()
     {
@@ -325,8 +331,9 @@ pub(super) fn deposit_command(store: &Store, scope_id: &str, dataset: i64) -> St
         false => "",
     };
     format!(
-        "lodge deposit --target {} {dataset}{token}",
-        super::output::shell_word(&target_argument(store, scope_id))
+        "lodge deposit --target {} {}{token}",
+        super::output::shell_word(&target_argument(store, scope_id)),
+        datasets.join(" ")
     )
 }
 
