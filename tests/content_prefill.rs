@@ -187,7 +187,10 @@ fn adding_a_folder_whose_citation_file_gives_a_doi_warns_of_a_second_record() {
         &[
             "CITATION.cff gives the DOI 10.5281/zenodo.4242: if that is this dataset's own, it \
              is deposited already, and a deposit makes a second record with a DOI of its own",
-            "CITATION.cff also gives references without a DOI or URL, which Lodge does not send",
+            "references[0] ('A book') of ",
+            "CITATION.cff has no doi or url, so it is not sent as a related work: give the \
+             work's DOI or address with --related \"References DOI-OR-URL\", repeating the \
+             related works already read (--related replaces them)",
         ],
     );
 }

@@ -141,7 +141,8 @@ fn zenodo_json_related_identifiers_prefill_the_related_works() {
 }
 
 /// A `CITATION.cff`'s references are the works the dataset references: each with a DOI or
-/// URL is read as a related work `References`; one with neither is named as not sent.
+/// URL is read as a related work `References`; one with neither is named as not sent, with
+/// how to give it.
 #[test]
 fn citation_cff_references_prefill_related_works_and_one_without_an_identifier_is_named() {
     let lab = Lab::new();
@@ -162,7 +163,10 @@ fn citation_cff_references_prefill_related_works_and_one_without_an_identifier_i
     assert!(added, "{said}");
     assert_all(
         &said,
-        &["CITATION.cff also gives references without a DOI or URL, which Lodge does not send"],
+        &[
+            "references[1] ('A handbook') of ",
+            "CITATION.cff has no doi or url, so it is not sent as a related work: give the work's DOI or address with --related",
+        ],
     );
     let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert_all(&shown, &["related      References 10.1234/method"]);

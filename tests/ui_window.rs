@@ -1551,6 +1551,43 @@ fn a_batch_with_restricted_files_is_told_once_that_the_sandbox_does_not_enforce_
     );
 }
 
+/// A dropped folder's `CITATION.cff` reference with neither a DOI nor a URL is named, by
+/// its title, with where to give it; the one with a DOI becomes a related work.
+#[test]
+fn a_dropped_folders_citation_reference_without_an_identifier_is_named_with_where_to_give_it() {
+    let mut w = Window::open(FaultConfig::default());
+    let cff = "cff-version: 1.2.0\nmessage: Cite this dataset\ntitle: Cores\n\
+               authors:\n  - family-names: Curie\n    given-names: Marie\n\
+               date-released: 2026-01-05\n\
+               references:\n\
+               \x20 - type: article\n    title: The method\n    doi: 10.1234/method\n\
+               \x20 - type: book\n    title: A handbook\n";
+    let folder = w.lab.folder(
+        "referencing",
+        &[
+            ("cores.csv", b"depth\n1\n"),
+            ("CITATION.cff", cff.as_bytes()),
+        ],
+    );
+    let id = w.add_folder(&folder);
+    let said = notices_with(w.app(), "is not sent as a related work");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert_eq!(said[0].0, LogLevel::Warning);
+    assert!(
+        said[0]
+            .1
+            .starts_with("referencing: references[1] ('A handbook') of ")
+            && said[0].1.ends_with(
+                "CITATION.cff has no doi or url, so it is not sent as a related work: give the \
+             work's DOI or address in its details (Related works, as References)."
+            ),
+        "{said:?}"
+    );
+    let related = &w.app().model.row(id).unwrap().metadata.related;
+    assert_eq!(related.len(), 1, "{related:?}");
+    assert_eq!(related[0].identifier, "10.1234/method");
+}
+
 /// A dropped folder's `.zenodo.json` that closes its files fills the form's File access;
 /// the DOI it gives (a deposit would be a second record) and what it gives that no deposit
 /// carries (its community, its grant) are named.

@@ -583,6 +583,14 @@ impl Core {
                             sentence(&note)
                         )));
                     }
+                    let give_related = "in its details (Related works, as References)";
+                    for note in crate::content::unsent_reference_notes(&from, give_related) {
+                        notes.push(Notice::warning(format!(
+                            "{}: {}",
+                            folder_name(&root2),
+                            sentence(&note)
+                        )));
+                    }
                     let not_carried = crate::content::fields_not_carried(&from);
                     if !not_carried.is_empty() {
                         notes.push(Notice::warning(format!(

@@ -345,6 +345,11 @@ fn say_not_carried(from: &Path) {
     ) {
         say!("  note: {note}");
     }
+    let give_related = "with --related \"References DOI-OR-URL\", repeating the related works \
+                        already read (--related replaces them)";
+    for note in crate::content::unsent_reference_notes(from, give_related) {
+        say!("  note: {note}");
+    }
     let fields = crate::content::fields_not_carried(from);
     if !fields.is_empty() {
         say!(

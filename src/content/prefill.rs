@@ -598,22 +598,8 @@ pub fn fields_not_carried(citation_file: &Path) -> Vec<String> {
         .filter(|k| !read.contains(&k.as_str()) && *k != "doi")
         .cloned()
         .collect();
-    // A `CITATION.cff`'s references are read as related works, each by its DOI or URL; one
-    // with neither is not.
-    if read == CFF_READ {
-        let references = doc.get("references").and_then(Json::as_array);
-        let unsent = references.into_iter().flatten().any(|r| {
-            let named = |id: &Json| id.as_str().is_some_and(|s| !s.trim().is_empty());
-            let by_identifier = r["identifiers"].as_array().is_some_and(|ids| {
-                ids.iter()
-                    .any(|id| id["type"] == "doi" && named(&id["value"]))
-            });
-            !(named(&r["doi"]) || by_identifier || named(&r["url"]))
-        });
-        if unsent {
-            fields.push("references without a DOI or URL".into());
-        }
-    }
+    // A `CITATION.cff`'s references without a DOI or URL are named one by one, by
+    // [`references_not_sent`].
     // A `.zenodo.json`'s grants are read as funding where Lodge knows the funder by name.
     if read == ZENODO_READ {
         let ids = zenodo_grant_ids(&Json::Object(doc.clone())).unwrap_or_default();
@@ -626,6 +612,54 @@ pub fn fields_not_carried(citation_file: &Path) -> Vec<String> {
         }
     }
     fields
+}
+
+/// The references of a `CITATION.cff` that are not sent: those with neither a DOI nor a
+/// URL (the rest are read as related works `References`), each as its place in the list
+/// and its title, when it has one. Empty for a `.zenodo.json`, and for a file that cannot
+/// be read (reading it for the metadata says why).
+pub fn references_not_sent(citation_file: &Path) -> Vec<(usize, Option<String>)> {
+    let Some((doc, read)) = citation_fields(citation_file) else {
+        return Vec::new();
+    };
+    if read != CFF_READ {
+        return Vec::new();
+    }
+    let named = |id: &Json| id.as_str().is_some_and(|s| !s.trim().is_empty());
+    let references = doc.get("references").and_then(Json::as_array);
+    references
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .filter(|(_, r)| {
+            let by_identifier = r["identifiers"].as_array().is_some_and(|ids| {
+                ids.iter()
+                    .any(|id| id["type"] == "doi" && named(&id["value"]))
+            });
+            !(named(&r["doi"]) || by_identifier || named(&r["url"]))
+        })
+        .map(|(i, r)| {
+            let title = r["title"].as_str().map(str::trim).filter(|t| !t.is_empty());
+            (i, title.map(str::to_string))
+        })
+        .collect()
+}
+
+/// What to say of each reference of a `CITATION.cff` that is not sent
+/// ([`references_not_sent`]): which, why, and how it is given instead (`give_instead`:
+/// the command line's flag, the window's field).
+pub fn unsent_reference_notes(citation_file: &Path, give_instead: &str) -> Vec<String> {
+    references_not_sent(citation_file)
+        .into_iter()
+        .map(|(i, title)| {
+            format!(
+                "references[{i}]{} of {} has no doi or url, so it is not sent as a related work: \
+                 give the work's DOI or address {give_instead}",
+                title.map(|t| format!(" ('{t}')")).unwrap_or_default(),
+                citation_file.display()
+            )
+        })
+        .collect()
 }
 
 /// What to say of a citation file when it prefills a dataset, beside what it gives that
@@ -1161,12 +1195,14 @@ mod tests {
             fields_not_carried(&cff).is_empty(),
             "a reference with its DOI is sent"
         );
-        let unidentified =
-            "title: T\ndoi: 10.5281/zenodo.1\nreferences:\n  - type: book\n    title: A book\n";
+        let unidentified = "title: T\ndoi: 10.5281/zenodo.1\nreferences:\n  - type: article\n    \
+                            url: https://x.org/a\n  - type: book\n    title: A book\n  - type: \
+                            report\n";
         fs::write(&cff, unidentified).unwrap();
+        assert!(fields_not_carried(&cff).is_empty(), "named one by one");
         assert_eq!(
-            fields_not_carried(&cff),
-            ["references without a DOI or URL"]
+            references_not_sent(&cff),
+            [(1, Some("A book".to_string())), (2, None)]
         );
         assert_eq!(dois_cited(&cff), ["10.5281/zenodo.1"]);
         fs::write(&cff, "title: T\n").unwrap();
