@@ -2830,6 +2830,24 @@ fn work_done_from_the_command_line_shows_in_the_open_window() {
     w.wait("the terminal's check in the log", |app| {
         app.model.log.iter().any(|l| l.kind == "verified")
     });
+    // Removed there, it leaves the list here, and its lines keep its name, marked removed,
+    // as they do when it is removed here.
+    terminal(&["remove", "1"]);
+    w.wait("the terminal's removal", |app| {
+        app.model.rows().is_empty() && app.model.log.iter().any(|l| l.kind == "removed")
+    });
+    w.harness.step();
+    assert!(
+        w.harness
+            .query_all_by_label_contains("ds001 (removed): ")
+            .count()
+            >= 3,
+        "its lines name it"
+    );
+    assert!(
+        w.harness.query_by_label_contains("#1: ").is_none(),
+        "no line names it by number"
+    );
 }
 
 /// Metadata saved in a terminal while the form has unsaved edits joins the form: Save keeps

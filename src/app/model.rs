@@ -980,6 +980,13 @@ impl Model {
             return;
         }
         self.note_check(e);
+        // A dataset removed elsewhere keeps its name in its lines, as one removed here does,
+        // even when the window never had its row (added and removed between two looks).
+        if let Some(removed) = crate::store::RemovedDataset::from_event(e)
+            && self.row(removed.id).is_none()
+        {
+            self.removed_names.entry(removed.id).or_insert(removed.name);
+        }
         if e.kind == EventKind::Published {
             self.note_published(e);
         }
@@ -1097,6 +1104,29 @@ fn replace_whole(text: &str, id: &str, with: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A dataset added and removed in a terminal between two of the window's looks at the
+    /// store never had a row here: its removal's event names it, and its lines keep that.
+    #[test]
+    fn a_dataset_removed_before_the_window_had_its_row_is_named_by_its_removal() {
+        let mut model = Model::default();
+        let removed = EventRow {
+            job_id: None,
+            dataset_id: Some(4),
+            message: "removed ds004 (/data/ds004) from the list; what it deposited stays".into(),
+            ..EventRow::for_tests(9, EventKind::Removed)
+        };
+        model.apply(Update::DatasetRemoved(4));
+        model.apply(Update::Logged(vec![removed]));
+        assert_eq!(model.dataset_name(4).as_deref(), Some("ds004 (removed)"));
+        // A job's event of another kind names no dataset removed.
+        let other = EventRow {
+            dataset_id: Some(5),
+            ..EventRow::for_tests(10, EventKind::Created)
+        };
+        model.apply(Update::Logged(vec![other]));
+        assert_eq!(model.dataset_name(5), None);
+    }
 
     #[test]
     fn a_scope_id_that_begins_another_names_neither_in_the_others_place() {

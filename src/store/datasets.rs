@@ -462,6 +462,20 @@ pub struct RemovedDataset {
     pub path: String,
 }
 
+impl RemovedDataset {
+    /// The dataset an event of its removal names; `None` for any other event.
+    pub fn from_event(event: &super::EventRow) -> Option<RemovedDataset> {
+        if event.kind != super::EventKind::Removed || event.job_id.is_some() {
+            return None;
+        }
+        let folder = event
+            .message
+            .strip_prefix(REMOVED_BEFORE)?
+            .strip_suffix(REMOVED_AFTER)?;
+        Some(removed_from(event.dataset_id?, folder))
+    }
+}
+
 /// `{name} ({path})` apart. A name is its folder's last part (or the whole path), so the
 /// split is the one where the path ends in the name: either may hold " (" themselves.
 fn removed_from(id: i64, folder: &str) -> RemovedDataset {
