@@ -502,6 +502,75 @@ fn removing_a_target_in_settings_takes_it_out_of_the_picker_the_config_and_the_s
     );
 }
 
+/// A picked target removed and saved again from a terminal (replaced, say) is picked again
+/// when it comes back, while the picker still shows the sandbox it fell back to: the
+/// fallback was only ever because it was gone. Once another is picked by hand, that stays.
+#[test]
+fn a_picked_target_removed_and_saved_again_from_a_terminal_is_picked_again() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    let url = other.target_url();
+    add_target(&mut w, "lab", &url, None);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    w.harness.state_mut().settings = Default::default();
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let (db, config) = (w.lab.path("app/lodge.db"), w.lab.path("app/config.toml"));
+    let terminal = |args: &[&str]| {
+        let out = support::lodge(&db)
+            .env("LODGE_CONFIG", &config)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", support::text(&out));
+    };
+    let replace = |w: &mut Window| {
+        terminal(&["target", "remove", "lab"]);
+        w.wait("the target gone", |app| app.model.targets.len() == 1);
+        assert_eq!(w.app().target, 0, "the picker falls back to the sandbox");
+        terminal(&["target", "add", "lab", &url]);
+        w.wait("the target back", |app| app.model.targets.len() == 2);
+        w.harness.step();
+    };
+
+    replace(&mut w);
+    assert_eq!(w.app().target_id(), w.app().model.targets[1].scope_id);
+    assert_eq!(
+        gui::notices_with(
+            w.app(),
+            "The target 'lab' is configured again, so the picker shows it again."
+        )
+        .len(),
+        1
+    );
+
+    // Lost again, and the sandbox picked by hand meanwhile: it stays picked.
+    terminal(&["target", "remove", "lab"]);
+    w.wait("the target gone", |app| app.model.targets.len() == 1);
+    w.harness.step();
+    let third = second_sandbox(&w);
+    terminal(&["target", "add", "spare", &third.target_url()]);
+    w.wait("another target", |app| app.model.targets.len() == 2);
+    w.harness.step();
+    let spare = third.target_url();
+    let at = w
+        .app()
+        .model
+        .targets
+        .iter()
+        .position(|t| t.scope_id == spare)
+        .unwrap();
+    w.harness.state_mut().target = at;
+    w.harness.step();
+    terminal(&["target", "add", "lab", &url]);
+    w.wait("the target back", |app| app.model.targets.len() == 3);
+    w.harness.step();
+    assert_eq!(w.app().target_id(), spare, "the hand's pick stands");
+}
+
 /// Removing a target that still has deposits queued says so, and how to take them off the
 /// queue; one that kept no secret is not said to have had one.
 #[test]

@@ -44,6 +44,13 @@ pub struct ViewMemory {
     pub target_name: Option<String>,
 }
 
+/// A picked target that stopped being configured, and what the picker shows instead.
+struct LostPick {
+    scope: String,
+    name: Option<String>,
+    shown_instead: String,
+}
+
 /// The key of [`ViewMemory`] in eframe's storage.
 const VIEW_MEMORY_KEY: &str = "lodge-view";
 
@@ -58,6 +65,11 @@ pub struct LodgeApp {
     /// targets' version it was picked in, so the pick survives targets being added, edited
     /// or removed in Settings.
     picked: (String, Option<String>, u64),
+    /// The picked target lost when it stopped being configured, and the one the picker
+    /// showed in its place: if the lost one comes back (removed and saved again from a
+    /// terminal, a config file rewritten) while the picker still shows the other, it is
+    /// picked again.
+    lost_pick: Option<LostPick>,
     pub selected: Option<i64>,
     pub clock: Clock,
     pub table: table::TableState,
@@ -83,6 +95,7 @@ impl LodgeApp {
             view: View::Datasets,
             target: 0,
             picked: (String::new(), None, 0),
+            lost_pick: None,
             selected: None,
             clock: Clock::System,
             table: table::TableState::default(),
@@ -219,21 +232,42 @@ impl LodgeApp {
         }
         if self.picked.2 != self.model.targets_version {
             let (scope, name, _) = &self.picked;
-            let edited = name.as_ref().and_then(|name| {
+            let position =
+                |scope: &String| self.model.targets.iter().position(|t| &t.scope_id == scope);
+            let by_name = |name: &Option<String>| {
+                let name = name.as_ref()?;
                 let t = self
                     .model
                     .configured
                     .iter()
                     .find(|t| &t.summary.name == name)?;
-                Some(&t.summary.scope_id)
-            });
-            let position =
-                |scope: &String| self.model.targets.iter().position(|t| &t.scope_id == scope);
-            let found = position(scope).or_else(|| edited.and_then(position));
+                position(&t.summary.scope_id)
+            };
+            // By its scope, or by its name when an edit gave it another.
+            let mut found = position(scope).or_else(|| by_name(name));
+            // The target lost before is back, and the picker still shows what took its
+            // place: it is picked again.
+            if let Some(lost) = self.lost_pick.take_if(|lost| &lost.shown_instead == scope)
+                && let Some(back) = position(&lost.scope).or_else(|| by_name(&lost.name))
+            {
+                found = Some(back);
+                self.model
+                    .apply(crate::app::Update::Notice(crate::app::Notice::info(
+                        format!(
+                            "The target '{}' is configured again, so the picker shows it again.",
+                            lost.name.unwrap_or(lost.scope)
+                        ),
+                    )));
+            }
             // Removed while picked (Settings, `lodge target remove`): the sandbox takes its
             // place, and that is said, lest the next Deposit go somewhere unlooked-for.
             if found.is_none() && !scope.is_empty() && self.picked.2 != u64::MAX {
                 let gone = name.clone().unwrap_or_else(|| scope.clone());
+                self.lost_pick = Some(LostPick {
+                    scope: scope.clone(),
+                    name: name.clone(),
+                    shown_instead: self.model.targets[0].scope_id.clone(),
+                });
                 self.model
                     .apply(crate::app::Update::Notice(crate::app::Notice::warning(
                         format!(
@@ -251,6 +285,8 @@ impl LodgeApp {
         }
         if self.picked.0 != self.target_id() || self.picked.2 != self.model.targets_version {
             let scope = self.target_id().to_string();
+            // Another target picked since one was lost: that pick stands.
+            self.lost_pick.take_if(|lost| lost.shown_instead != scope);
             let name = self
                 .model
                 .configured
