@@ -2071,10 +2071,27 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
         .lines()
         .find(|l| l.contains(" backup "))
         .unwrap_or_default();
+    // With the job that landed it and its attempts (it read "attempts 0", naming no job),
+    // and whose job that is.
     assert!(
-        backup.contains("existing") && backup.contains("sbx-000001"),
+        backup.contains(" existing ") && backup.ends_with(" sbx-000001 job 1 attempts 1"),
         "{t}"
     );
+    assert_all(
+        &t,
+        &[
+            "the same key as dataset 1 original: its deposit (job 1) is this one's too (one \
+           record for both)",
+        ],
+    );
+    let json = lodge_with(&db, &["status", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let items = json["items"].as_array().unwrap();
+    assert_eq!(
+        (&items[1]["job"], &items[1]["shared_with"]),
+        (&1.into(), &1.into())
+    );
+    assert_eq!(items[0]["shared_with"], serde_json::Value::Null, "{json}");
     // The copy's deposit is the original's: verify checks it for either.
     let out = lodge_with(&db, &["verify", "backup"]).await;
     let t = text(&out);

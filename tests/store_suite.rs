@@ -977,7 +977,8 @@ fn status_reports_a_changed_copy_deposited_through_its_twin_as_changed(b: Backen
 
 /// A copy queued through its twin's job (one job for the shared key) reports that job
 /// while it has not landed: queued, then failed, with the twin named; not "new", and not
-/// missing from the target's rows. Once the retry lands it, the copy reads "existing".
+/// missing from the target's rows. Once the retry lands it, the copy reads "existing",
+/// still naming that job and its twin, with its attempts.
 fn status_reports_a_copy_whose_twins_deposit_has_not_landed_by_that_deposit(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -1027,7 +1028,14 @@ fn status_reports_a_copy_whose_twins_deposit_has_not_landed_by_that_deposit(b: B
     let landed = twin_row(&store);
     assert_eq!(landed.state, "existing", "{landed:?}");
     assert_eq!(landed.identifier.as_deref(), Some("first-1"));
-    assert_eq!(landed.shared_with, None);
+    assert_eq!((landed.job, landed.shared_with), (Some(job), Some(first)));
+    assert_eq!(
+        landed.attempts, 2,
+        "the failed attempt and the one that landed"
+    );
+    let own = store.status_rows().unwrap();
+    let own = own.iter().find(|r| r.dataset == first).unwrap();
+    assert_eq!((own.state.as_str(), own.shared_with), ("deposited", None));
     assert!(
         store
             .unlanded_deposits_of_copies(&key, twin)

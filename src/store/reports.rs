@@ -45,8 +45,8 @@ pub struct StatusRow {
     pub path: String,
     pub key: Option<String>,
     pub target: Option<String>,
-    /// The job's state; `existing` (with no job) when another dataset with the same key
-    /// deposited it; `new` when the dataset was never queued; `changed` when it was queued
+    /// The job's state; `existing` (with the job that landed it) when another dataset with
+    /// the same key deposited it; `new` when the dataset was never queued; `changed` when it was queued
     /// for this target only under earlier keys (it was rescanned since, and its current
     /// content has not been deposited there).
     pub state: String,
@@ -59,7 +59,7 @@ pub struct StatusRow {
     /// When `changed`: the identifier the latest deposit of an earlier key got there.
     pub earlier_identifier: Option<String>,
     /// When the row reports another dataset's job (a copy with the same key that queued
-    /// this content for both, still to land): that dataset's id.
+    /// this content for both, to land or landed): that dataset's id.
     pub shared_with: Option<i64>,
 }
 
@@ -211,7 +211,8 @@ impl Store {
                 // sent it); else the result; else the latest that landed for an earlier
                 // key; else, when a copy with the same key queued this content there and it
                 // has not landed (queued, running, failed, refused), that copy's job, which
-                // sends it for both. Jobs a person dismissed (gave up on) are passed over
+                // sends it for both. A row reporting the result reports the job that landed
+                // it too (its copy's, for one deposited through a copy). Jobs a person dismissed (gave up on) are passed over
                 // throughout: a deposit given up on, and nothing else, leaves no line.
                 "WITH latest AS (SELECT dataset_id, target, max(id) AS id FROM jobs
                                  WHERE dataset_id IS NOT NULL AND dismissed_at IS NULL
@@ -273,20 +274,23 @@ impl Store {
                              WHEN r.identifier IS NOT NULL THEN 'existing'
                              WHEN tj.id IS NOT NULL THEN tj.state
                              ELSE 'changed' END,
-                        coalesce(j.id, tj.id), coalesce(j.identifier, r.identifier),
+                        coalesce(j.id, tj.id, rj.id), coalesce(j.identifier, r.identifier),
                         coalesce(j.url, r.url),
                         coalesce(j.attempts_before + j.attempts,
-                                 tj.attempts_before + tj.attempts, 0),
+                                 tj.attempts_before + tj.attempts,
+                                 rj.attempts_before + rj.attempts, 0),
                         coalesce(j.last_error, tj.last_error),
                         CASE WHEN c.id IS NULL AND r.identifier IS NULL
                              THEN coalesce(earlier.identifier, p.identifier) END,
-                        tj.dataset_id
+                        coalesce(tj.dataset_id,
+                                 CASE WHEN rj.dataset_id <> d.id THEN rj.dataset_id END)
                  FROM datasets d
                  LEFT JOIN scopes s ON s.dataset_id = d.id
                  LEFT JOIN current c ON c.dataset_id = d.id AND c.target = s.target
                  LEFT JOIN jobs j ON j.id = c.id
                  LEFT JOIN results r ON c.id IS NULL AND r.target = s.target
                                     AND r.operation = ?1 AND r.content_key = d.content_key
+                 LEFT JOIN jobs rj ON rj.id = r.job_id
                  LEFT JOIN twin t ON c.id IS NULL AND r.identifier IS NULL
                                  AND t.dataset_id = d.id AND t.target = s.target
                  LEFT JOIN jobs tj ON tj.id = t.id
