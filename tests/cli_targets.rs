@@ -1044,6 +1044,44 @@ fn a_mistyped_target_name_is_refused_naming_the_one_meant_and_nothing_is_queued(
     );
 }
 
+/// A deposit to a saved target names it by its name where it fails, as `status` does,
+/// not by its address.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_deposit_that_fails_on_a_saved_target_names_the_target_by_its_name() {
+    let lab = Lab::new();
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let down = lab.failing_sandbox("down").await;
+    let url = down.target_url();
+    let saved = lodge_in(&lab)
+        .args(["target", "add", "lab-store", &url])
+        .output()
+        .unwrap();
+    assert!(saved.status.success(), "{}", text(&saved));
+
+    let mut deposit = lodge_in(&lab);
+    deposit.args([
+        "deposit",
+        "--all",
+        "--target",
+        "lab-store",
+        "--max-attempts",
+        "1",
+    ]);
+    let out = tokio::task::spawn_blocking(move || deposit.output().unwrap())
+        .await
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(" (job 1) at lab-store: gave up after 1 attempt"),
+        "{t}"
+    );
+    assert!(!t.contains(&url), "{t}");
+    let status = text(&lodge_in(&lab).arg("status").output().unwrap());
+    assert!(status.contains(" failed     lab-store "), "{status}");
+}
+
 #[test]
 fn saving_a_target_whose_credential_variable_is_unset_notes_the_variable() {
     let lab = Lab::new();

@@ -168,6 +168,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         let results = store.result_fingerprints()?;
         let published = crate::engine::verify::published_records(&store)?;
         let work_scopes = crate::targets::same_work_scopes(target.scope_id());
+        let names = super::target_arg::TargetNames::load();
         for ((d, key), result) in ready.iter().zip(&recorded) {
             let name = &d.name;
             if let Some(r) = result {
@@ -222,7 +223,13 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 .unwrap_or_default()
                 .into_iter()
                 .find(|r| r.key != key.to_hex())
-                .map(|r| format!(" (same data as {} on {})", r.identifier, r.target))
+                .map(|r| {
+                    format!(
+                        " (same data as {} on {})",
+                        r.identifier,
+                        names.of(&r.target)
+                    )
+                })
                 .unwrap_or_default();
             let earlier = match target.links_versions() {
                 true => (store.earlier_version_records(d.id, &work_scopes, key)?)
@@ -513,11 +520,12 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
             if jobs.len() == 1 { "it" } else { "them" }
         );
     }
+    let names = super::target_arg::TargetNames::load();
     for job in &held {
         say!(
             "job {} waited on the queue while {} was paused: sending it now",
             job.id,
-            job.target
+            names.of(&job.target)
         );
     }
     if requeued.is_empty() && held.is_empty() && failed_left {
@@ -1277,7 +1285,7 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 format!(
                     "failed    {name} (job {}){shared} at {}: {} — {}retry with `lodge retry {}`",
                     job.id,
-                    job.target,
+                    names.of(&job.target),
                     job.last_error.as_deref().unwrap_or("unknown error"),
                     window_sandbox_word(&job.target),
                     job.id
@@ -1288,7 +1296,7 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 format!(
                     "rejected  {name} (job {}){shared} at {}: {}{}{}",
                     job.id,
-                    job.target,
+                    names.of(&job.target),
                     job.last_error.as_deref().unwrap_or("refused"),
                     rescan_hint(job),
                     refusal_hint(job)
