@@ -1162,10 +1162,12 @@ fn status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing(b: B
     assert_eq!(second.state, "existing", "{second:?}");
     assert_eq!(second.target.as_deref(), Some(TARGET));
     assert_eq!(second.identifier.as_deref(), Some("copy-1"));
+    // The job that landed it is its copy's, and said to be.
     assert_eq!(
-        (second.job, second.earlier_identifier.as_deref()),
-        (None, None)
+        (second.job, second.shared_with, second.attempts),
+        (Some(lease.job.id), Some(one), 1)
     );
+    assert_eq!(second.earlier_identifier, None);
 }
 
 /// A dataset whose own job was rejected (its folder gone, say) and whose key then landed
