@@ -1124,6 +1124,66 @@ fn a_failed_deposit_to_a_target_not_picked_is_retried_from_the_details() {
     });
 }
 
+/// A copy's details list the deposit it shares on a target that is not the picked one,
+/// and follow it as it moves: a retry of it from a terminal shows there without reopening
+/// them (they were read again only for the picked target's shared job).
+#[test]
+fn a_copys_details_follow_the_deposit_it_shares_on_a_target_not_picked() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let down = w.runtime.block_on(w.lab.failing_sandbox("down"));
+    add_target(&mut w, "down", &down.target_url(), None);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    w.harness.state_mut().settings = Default::default();
+    w.harness.step();
+    w.add_folder(&citable_folder(&w.lab, "original", "Cores"));
+    w.add_folder(&citable_folder(&w.lab, "backup", "Cores"));
+    let (db, config) = (w.lab.path("app/lodge.db"), w.lab.path("app/config.toml"));
+    let terminal = |args: &[&str]| {
+        support::lodge(&db)
+            .env("LODGE_CONFIG", &config)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = terminal(&[
+        "deposit",
+        "--target",
+        "down",
+        "--max-attempts",
+        "1",
+        "--all",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", support::text(&out));
+
+    // The picked target is the sandbox; the copy's details list the failed deposit to
+    // `down` its twin holds.
+    w.open_details("backup", |d| {
+        d.jobs.iter().any(|(j, _)| j.state == JobState::Failed)
+    });
+    w.harness.step();
+    w.harness
+        .get_by_label_contains(" · failed · 1 attempt · with original");
+    let job = w.app().model.details.as_ref().unwrap().jobs[0]
+        .0
+        .id
+        .to_string();
+    let out = terminal(&["retry", &job, "--max-attempts", "1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", support::text(&out));
+    w.wait("the details read again", |app| {
+        app.model.details.as_ref().is_some_and(|d| {
+            d.jobs
+                .iter()
+                .any(|(j, _)| j.attempts_before + j.attempts == 2)
+        })
+    });
+    w.harness.step();
+    w.harness
+        .get_by_label_contains(" · failed · 2 attempts · with original");
+}
+
 #[test]
 fn saving_an_edited_target_lifts_its_pause_and_what_waited_is_sent() {
     no_keyring();

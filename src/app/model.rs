@@ -427,6 +427,19 @@ impl Model {
         Some((copy, job))
     }
 
+    /// Every deposit of this row's key that a copy of it queued and that has not landed
+    /// ([`Model::copy_deposit`]), on any target, not only the picked one.
+    pub fn copy_deposits<'a>(
+        &'a self,
+        entry: &'a DatasetEntry,
+    ) -> impl Iterator<Item = (&'a DatasetEntry, &'a JobRow)> + 'a {
+        let targets = entry.key.and_then(|key| self.scope_rows.get(&key));
+        targets
+            .into_iter()
+            .flat_map(|by_target| by_target.keys())
+            .filter_map(move |target| self.copy_deposit(entry, target))
+    }
+
     /// The job a row's Retry or Dismiss acts on for `target`: its own deposit of its key,
     /// or the copy's it shares ([`Model::copy_deposit`]).
     pub fn deposit_job<'a>(&'a self, entry: &'a DatasetEntry, target: &str) -> Option<&'a JobRow> {

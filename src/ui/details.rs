@@ -92,9 +92,12 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         .map(|j| j.updated_at + j.id)
         .max()
         .unwrap_or(0);
-    // A copy's deposit of its key, shared, counts as the row's.
-    let shared =
-        (app.model.copy_deposit(&entry, app.target_id())).map_or(0, |(_, j)| j.updated_at + j.id);
+    // A copy's deposit of its key, shared, counts as the row's: on every target, since
+    // the details list the deposits to each.
+    let shared = (app.model.copy_deposits(&entry))
+        .map(|(_, j)| j.updated_at + j.id)
+        .max()
+        .unwrap_or(0);
     let stamp = (latest.max(shared), entry.jobs_changed);
     if id > 0 && entry.hashing.is_none() && app.details.loaded_for != Some((id, stamp)) {
         if app.details.loaded_for.is_some_and(|(d, _)| d == id) {
