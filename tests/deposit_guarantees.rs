@@ -200,6 +200,55 @@ async fn failure_before_commit_then_success_makes_exactly_one_record() {
     assert!(retried_503 > 0, "the fault must have been hit");
 }
 
+/// A dataset of many files sent to a server that fails one request in ten lands: each
+/// attempt sends only the files the attempts before it did not get through, so it gets
+/// further than the last. (Each attempt sent every file again, and needed all sixty and its
+/// record to go through at once: about one chance in a thousand.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_dataset_of_many_files_lands_through_a_server_failing_now_and_then() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                fail_before_commit: 0.1,
+                seed: Some(7),
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let files: Vec<(String, Vec<u8>)> = (0..60)
+        .map(|day| {
+            (
+                format!("day-{day:02}.csv"),
+                format!("day,{day}\n").into_bytes(),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let daily = add(&store, &lab.folder("daily", &files), &metadata("Daily"));
+    let mut config = fast_config();
+    config.retry.max_attempts = 30;
+    let jobs = deposit(&store, &target, &[daily], config).await;
+    let job = &jobs[0];
+    assert_eq!(job.state, JobState::Deposited, "{job:?}");
+    let stats = sandbox.stats();
+    assert_eq!((stats.records, stats.blobs), (1, 60));
+    // Each file went about once: not once an attempt.
+    let attempts = u64::from(job.attempts);
+    assert!(attempts > 1, "the fault must have been hit");
+    assert!(
+        stats.requests < 120 + 4 * attempts,
+        "{} requests in {attempts} attempts",
+        stats.requests
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn response_dropped_after_commit_retry_records_the_original_identifier() {
     let lab = Lab::new();

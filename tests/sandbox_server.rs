@@ -378,6 +378,7 @@ async fn files_the_sandbox_holds_are_sent_again_without_a_cut_connection() {
             document: &document,
             root: &folder,
             earlier_records: &[],
+            files_stored: &lodge::targets::FilesStored::default(),
         };
         target
             .upload(&request, std::sync::Arc::new(|_| {}))

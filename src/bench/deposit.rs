@@ -177,6 +177,7 @@ async fn raw_side(
                     document,
                     root,
                     earlier_records: &[],
+                    files_stored: &crate::targets::FilesStored::default(),
                 };
                 target.upload(&request, Arc::new(|_| {})).await?;
                 target.create_record(&request).await?;

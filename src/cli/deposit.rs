@@ -210,6 +210,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                     document: &document,
                     root: Path::new(&root),
                     earlier_records: &[],
+                    files_stored: &crate::targets::FilesStored::default(),
                 })
             {
                 say!("refused  {name}: {f}");

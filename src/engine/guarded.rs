@@ -23,9 +23,14 @@ use crate::store::{
     AttemptInput, EventKind, FileScan, Finish, JobRow, KeyCopy, Lease, StoreError, now_ms,
 };
 use crate::targets::{
-    DepositRequest, Failure, FailureClass, Landed, ProgressSink, RecordRef, Target,
+    DepositRequest, Failure, FailureClass, FilesStored, Landed, ProgressSink, RecordRef, Target,
 };
 use crate::wording::count_of;
+
+/// How long what a failed attempt got through ([`FilesStored`]) is trusted for the job's
+/// next attempt: retries come within minutes (a long Retry-After, at most ten); past this,
+/// every file is sent again.
+const FILES_STORED_FOR: Duration = Duration::from_secs(15 * 60);
 
 /// How the log begins an "exists" that brought the record to what the target makes of it
 /// ([`Landed::Updated`]), before the change and the identifier.
@@ -307,11 +312,13 @@ impl Engine {
             }
             _ => Vec::new(),
         };
+        let files_stored = self.files_stored_before(job.id);
         let request = DepositRequest {
             key: job.key,
             document,
             root,
             earlier_records: &earlier_records,
+            files_stored: &files_stored,
         };
         let progress = self.progress_sink(job.id, job.dataset_id, document.total_size());
         if let Err(failure) = target.upload(&request, progress).await {
@@ -321,12 +328,39 @@ impl Engine {
                 let path = path.to_string();
                 let _ = self.db(move |s| s.forget_digest(&path)).await;
             }
+            self.keep_files_stored(job.id, files_stored);
             return Ok(AttemptOutcome::Failed(failure));
         }
         Ok(match target.create_record(&request).await {
             Ok(landed) => AttemptOutcome::Landed(landed),
-            Err(failure) => AttemptOutcome::Failed(failure),
+            Err(failure) => {
+                self.keep_files_stored(job.id, files_stored);
+                AttemptOutcome::Failed(failure)
+            }
         })
+    }
+
+    /// The files job `job`'s last attempt here got through, when it failed not long ago
+    /// (taken: the attempt now running notes its own); none otherwise.
+    fn files_stored_before(&self, job: i64) -> FilesStored {
+        let mut kept = self.files_stored.lock().unwrap_or_else(|e| e.into_inner());
+        match kept.remove(&job) {
+            Some((at, stored)) if at.elapsed() < FILES_STORED_FOR => stored,
+            _ => FilesStored::default(),
+        }
+    }
+
+    /// Keep what a failed attempt of `job` got through for its next attempt.
+    fn keep_files_stored(&self, job: i64, stored: FilesStored) {
+        if stored.is_empty() {
+            return;
+        }
+        let mut kept = self.files_stored.lock().unwrap_or_else(|e| e.into_inner());
+        // Jobs given up on, or taken over by another process, leave theirs behind.
+        if kept.len() >= 1024 {
+            kept.retain(|_, (at, _)| at.elapsed() < FILES_STORED_FOR);
+        }
+        kept.insert(job, (std::time::Instant::now(), stored));
     }
 
     fn progress_sink(&self, job: i64, dataset: Option<i64>, total: u64) -> ProgressSink {

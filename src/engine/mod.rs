@@ -158,6 +158,9 @@ pub struct Engine {
     watching: AtomicBool,
     /// The batches running now: a committed outcome of one of their jobs is kept there.
     batches: Mutex<Vec<Arc<Batch>>>,
+    /// By job: the files its last attempt here got through before it failed, and when, for
+    /// its next attempt to send only the rest ([`crate::targets::FilesStored`]).
+    files_stored: Mutex<HashMap<i64, (std::time::Instant, crate::targets::FilesStored)>>,
     targets: HashMap<String, Arc<dyn Target>>,
     config: EngineConfig,
     owner: String,
@@ -181,6 +184,7 @@ impl Engine {
             committed: Arc::default(),
             watching: AtomicBool::new(false),
             batches: Mutex::default(),
+            files_stored: Mutex::default(),
             store,
             targets: HashMap::new(),
             config,

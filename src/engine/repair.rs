@@ -145,6 +145,7 @@ pub async fn repair_deposit(
         document,
         root: Path::new(root),
         earlier_records: &[],
+        files_stored: &crate::targets::FilesStored::default(),
     };
     let Some(record) = job.identifier.as_deref() else {
         return refuse("the deposit has no record recorded to put its files back under".into());

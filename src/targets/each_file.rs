@@ -13,6 +13,7 @@
 
 use std::collections::HashSet;
 use std::future::Future;
+use std::sync::Mutex;
 
 use futures_util::stream::{FuturesOrdered, FuturesUnordered, StreamExt};
 
@@ -59,9 +60,53 @@ impl Default for FilesAtOnce {
     }
 }
 
+/// The files of one deposit its target is known to hold: those an earlier attempt of the
+/// same job sent and the server took.
+///
+/// Why: a file under a megabyte is sent again on every attempt (asking whether the server
+/// has it costs a round trip too), and an attempt starts no file after one fails. So a
+/// dataset of a few hundred files, sent to a server that answers one request in fifty with
+/// 503, needed every file to go through in one attempt, and attempt after attempt ended
+/// before the last. With this, each attempt sends only what is still to send, and gets
+/// further than the one before.
+///
+/// The engine keeps it in memory between the attempts of one job in this process, for
+/// minutes at most, so a file it names is still on the server when the record is written
+/// (and `lodge verify` would find one that was not). Files are named by their place in the
+/// manifest, which every attempt of a job shares: its key is the manifest's.
+#[derive(Debug, Default)]
+pub struct FilesStored(Mutex<HashSet<usize>>);
+
+impl FilesStored {
+    /// Whether the manifest's `n`th file is known to be on the server.
+    fn has(&self, n: usize) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&n)
+    }
+
+    /// The manifest's `n`th file went through.
+    fn note(&self, n: usize) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(n);
+    }
+
+    /// How many files it names.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// Whether it names none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Run `send` for each file of `manifest`, at most `at_once` at a time. With
 /// `share_identical` (a layout that keeps files by digest) identical files are one upload:
-/// each after the first counts as sent on `progress` and is not given to `send`.
+/// each after the first counts as sent on `progress` and is not given to `send`. A file
+/// `stored` names (an earlier attempt of the job sent it) counts as sent and is not given
+/// to `send` either; each file that goes through is noted there.
 ///
 /// The first file goes alone: a server that refuses the deposit (credentials, a missing
 /// bucket, a full disk) says so once, not once for each file let out together. After a
@@ -72,6 +117,7 @@ pub async fn send_each_file<'a, F, Fut>(
     manifest: &'a [ManifestEntry],
     share_identical: bool,
     at_once: FilesAtOnce,
+    stored: &FilesStored,
     progress: &ProgressSink,
     mut send: F,
 ) -> Result<(), Failure>
@@ -80,12 +126,13 @@ where
     Fut: Future<Output = Result<(), Failure>>,
 {
     let mut seen: HashSet<Sha256Hex> = HashSet::new();
-    let mut to_send = manifest.iter().filter(|entry| {
+    let mut to_send = manifest.iter().enumerate().filter(|(n, entry)| {
         let first_of_its_bytes = !share_identical || seen.insert(entry.sha256);
-        if !first_of_its_bytes {
+        let to_send = first_of_its_bytes && !stored.has(*n);
+        if !to_send {
             progress(entry.size);
         }
-        first_of_its_bytes
+        to_send
     });
     let mut in_flight = FuturesUnordered::new();
     let (mut first_failure, mut one_landed) = (None, false);
@@ -93,13 +140,19 @@ where
         let room = if one_landed { at_once.get() } else { 1 };
         while first_failure.is_none() && in_flight.len() < room {
             match to_send.next() {
-                Some(entry) => in_flight.push(send(entry)),
+                Some((n, entry)) => {
+                    let sent = send(entry);
+                    in_flight.push(async move { (n, sent.await) });
+                }
                 None => break,
             }
         }
         match in_flight.next().await {
-            Some(Ok(())) => one_landed = true,
-            Some(Err(failure)) => {
+            Some((n, Ok(()))) => {
+                stored.note(n);
+                one_landed = true;
+            }
+            Some((_, Err(failure))) => {
                 first_failure.get_or_insert(failure);
             }
             None => break,
@@ -224,9 +277,14 @@ mod tests {
         let manifest = files(10);
         let tally = Mutex::new(Tally::default());
         let (progress, _) = counting_progress();
-        send_each_file(&manifest, false, FilesAtOnce::DEFAULT, &progress, |e| {
-            upload(&tally, e, false)
-        })
+        send_each_file(
+            &manifest,
+            false,
+            FilesAtOnce::DEFAULT,
+            &FilesStored::default(),
+            &progress,
+            |e| upload(&tally, e, false),
+        )
         .await
         .unwrap();
         let t = tally.into_inner().unwrap();
@@ -248,9 +306,14 @@ mod tests {
         let tally = Mutex::new(Tally::default());
         let (progress, _) = counting_progress();
         let one = FilesAtOnce::new(1).unwrap();
-        send_each_file(&manifest, false, one, &progress, |e| {
-            upload(&tally, e, false)
-        })
+        send_each_file(
+            &manifest,
+            false,
+            one,
+            &FilesStored::default(),
+            &progress,
+            |e| upload(&tally, e, false),
+        )
         .await
         .unwrap();
         let t = tally.into_inner().unwrap();
@@ -268,9 +331,14 @@ mod tests {
         let tally = Mutex::new(Tally::default());
         let (progress, _) = counting_progress();
         let nine = FilesAtOnce::new(9).unwrap();
-        send_each_file(&manifest, false, nine, &progress, |e| {
-            upload(&tally, e, false)
-        })
+        send_each_file(
+            &manifest,
+            false,
+            nine,
+            &FilesStored::default(),
+            &progress,
+            |e| upload(&tally, e, false),
+        )
         .await
         .unwrap();
         assert_eq!(tally.into_inner().unwrap().peak, 9);
@@ -310,9 +378,14 @@ mod tests {
         let manifest = files(10);
         let tally = Mutex::new(Tally::default());
         let (progress, _) = counting_progress();
-        let failed = send_each_file(&manifest, false, FilesAtOnce::DEFAULT, &progress, |e| {
-            upload(&tally, e, e.path == "f01.dat")
-        })
+        let failed = send_each_file(
+            &manifest,
+            false,
+            FilesAtOnce::DEFAULT,
+            &FilesStored::default(),
+            &progress,
+            |e| upload(&tally, e, e.path == "f01.dat"),
+        )
         .await
         .unwrap_err();
         assert!(
@@ -331,14 +404,70 @@ mod tests {
         assert_eq!(finished, ["f00.dat", "f02.dat", "f03.dat", "f04.dat"]);
     }
 
+    /// The next attempt of a job sends only the files the last one did not get through:
+    /// those it noted count as sent and are not sent again.
+    #[tokio::test]
+    async fn the_next_attempt_sends_only_the_files_the_last_did_not_get_through() {
+        let manifest = files(10);
+        let stored = FilesStored::default();
+        let tally = Mutex::new(Tally::default());
+        let (progress, _) = counting_progress();
+        send_each_file(
+            &manifest,
+            false,
+            FilesAtOnce::DEFAULT,
+            &stored,
+            &progress,
+            |e| upload(&tally, e, e.path == "f01.dat"),
+        )
+        .await
+        .unwrap_err();
+        // f00 alone, then f01 (refused) to f04 together: four went through.
+        assert_eq!(stored.len(), 4);
+
+        let tally = Mutex::new(Tally::default());
+        let (progress, counted) = counting_progress();
+        send_each_file(
+            &manifest,
+            false,
+            FilesAtOnce::DEFAULT,
+            &stored,
+            &progress,
+            |e| upload(&tally, e, false),
+        )
+        .await
+        .unwrap();
+        let mut started = tally.into_inner().unwrap().started;
+        started.sort();
+        assert_eq!(
+            started,
+            [
+                "f01.dat", "f05.dat", "f06.dat", "f07.dat", "f08.dat", "f09.dat"
+            ]
+        );
+        // (The uploads here report no bytes: what is counted is what was not sent again.)
+        let went_through: u64 = [0, 2, 3, 4].iter().map(|&n| manifest[n].size).sum();
+        assert_eq!(
+            counted.load(Ordering::Relaxed),
+            went_through,
+            "those count as sent"
+        );
+        assert_eq!(stored.len(), 10);
+    }
+
     #[tokio::test]
     async fn a_server_refusing_the_first_file_is_asked_once() {
         let manifest = files(10);
         let tally = Mutex::new(Tally::default());
         let (progress, _) = counting_progress();
-        let refused = send_each_file(&manifest, false, FilesAtOnce::DEFAULT, &progress, |e| {
-            upload(&tally, e, true)
-        })
+        let refused = send_each_file(
+            &manifest,
+            false,
+            FilesAtOnce::DEFAULT,
+            &FilesStored::default(),
+            &progress,
+            |e| upload(&tally, e, true),
+        )
         .await
         .unwrap_err();
         assert!(refused.to_string().contains("f00.dat"), "{refused}");
@@ -354,9 +483,14 @@ mod tests {
         ];
         let (progress, counted) = counting_progress();
         let tally = Mutex::new(Tally::default());
-        send_each_file(&manifest, true, FilesAtOnce::DEFAULT, &progress, |e| {
-            upload(&tally, e, false)
-        })
+        send_each_file(
+            &manifest,
+            true,
+            FilesAtOnce::DEFAULT,
+            &FilesStored::default(),
+            &progress,
+            |e| upload(&tally, e, false),
+        )
         .await
         .unwrap();
         let mut started = tally.into_inner().unwrap().started;
@@ -369,9 +503,14 @@ mod tests {
         );
 
         let tally = Mutex::new(Tally::default());
-        send_each_file(&manifest, false, FilesAtOnce::DEFAULT, &progress, |e| {
-            upload(&tally, e, false)
-        })
+        send_each_file(
+            &manifest,
+            false,
+            FilesAtOnce::DEFAULT,
+            &FilesStored::default(),
+            &progress,
+            |e| upload(&tally, e, false),
+        )
         .await
         .unwrap();
         assert_eq!(

@@ -28,6 +28,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::content::{ContentDocument, ContentKey, ManifestEntry};
+pub use each_file::FilesStored;
 pub use failure::{
     CONTENT_CHANGED, Failure, FailureClass, is_changed_since_scan, is_paused_for_credentials,
 };
@@ -84,6 +85,9 @@ pub struct DepositRequest<'a> {
     /// the new record is made the next version of the newest one still there. Not part of
     /// the key: the same content is the same deposit whichever record came before it.
     pub earlier_records: &'a [String],
+    /// The files an earlier attempt of the same job got through, which this one does not
+    /// send again (targets that send each file apart); it notes those it sends.
+    pub files_stored: &'a FilesStored,
 }
 
 impl DepositRequest<'_> {

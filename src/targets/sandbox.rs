@@ -217,6 +217,7 @@ impl Target for SandboxTarget {
             manifest,
             true,
             self.files_at_once,
+            request.files_stored,
             &progress,
             |entry| async {
                 if entry.size >= HEAD_FIRST_BYTES && self.blob_exists(&entry.sha256).await? {

@@ -500,6 +500,7 @@ impl Target for WebDavTarget {
             manifest,
             shared,
             self.files_at_once,
+            request.files_stored,
             &progress,
             |entry| async {
                 let path = self.layout.file_path(&request.key, request.document, entry);

@@ -398,6 +398,44 @@ pub async fn killed_mid_upload_resumes_without_resending_blobs(kind: Kind) {
     assert_eq!(env.records().await, 1);
 }
 
+/// A file refused for a moment (503) fails the attempt; the next attempt sends it and the
+/// files not yet sent, and not again the ones the first got through: each attempt gets
+/// further than the last, however many files a dataset has.
+pub async fn an_attempts_files_that_went_through_are_not_sent_again(kind: Kind) {
+    assert!(kind.stores_files(), "only for targets that hold files");
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let files: Vec<(String, Vec<u8>)> = (0..6)
+        .map(|n| (format!("part-{n}.csv"), format!("part,{n}\n").into_bytes()))
+        .collect();
+    let named: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let ds = add(&store, &lab.folder("parts", &named), &metadata("Parts"));
+    let fragment = |n: usize| env.file_fragment(&files[n].0, &Sha256Hex::of(&files[n].1));
+    env.proxy.add_rule(Rule {
+        method: "PUT",
+        path_contains: fragment(3),
+        action: Action::Unavailable,
+        times: 1,
+    });
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert!(jobs[0].attempts > 1, "the refusal failed an attempt");
+    let log = env.proxy.log();
+    for (n, (name, _)) in files.iter().enumerate() {
+        let puts = log
+            .iter()
+            .filter(|(m, p)| m == "PUT" && p.contains(&fragment(n)))
+            .count();
+        let expected = if n == 3 { 2 } else { 1 };
+        assert_eq!(puts, expected, "{name}: {log:?}");
+    }
+    assert_eq!(env.records().await, 1);
+}
+
 /// Ten small files in a folder (and their names and bytes), and a rule for each on `env`'s
 /// proxy holding its PUT's answer 300 ms, as a distant server would: long enough for every
 /// file let out at once to be on its way together.

@@ -41,6 +41,7 @@ conformance!(
     large_file_deposits_and_verifies,
     empty_file_deposits_and_reads_back_empty,
     killed_mid_upload_resumes_without_resending_blobs,
+    an_attempts_files_that_went_through_are_not_sent_again,
     verify_names_a_lost_file_and_bytes_changed_in_place,
     repair_puts_back_a_lost_file_and_leaves_the_record_alone,
     repair_does_not_overwrite_other_bytes_under_a_files_name;

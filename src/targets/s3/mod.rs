@@ -445,23 +445,30 @@ impl Target for S3Target {
         let manifest = &request.document.manifest;
         let shared = self.location.layout.shares_identical_files();
         let at_once = self.options.files_at_once;
-        send_each_file(manifest, shared, at_once, &progress, |entry| async {
-            let key = self
-                .location
-                .file_key(&request.key, request.document, entry);
-            let _sent_by_this_deposit_alone =
-                self.file_uploads.hold(Sha256Hex::of(key.as_bytes())).await;
-            if entry.size >= HEAD_FIRST_BYTES
-                && let Some((size, _)) = self.head(&key).await?
-            {
-                if size != entry.size {
-                    return Err(self.wrong_size_file(&key, size, entry));
+        send_each_file(
+            manifest,
+            shared,
+            at_once,
+            request.files_stored,
+            &progress,
+            |entry| async {
+                let key = self
+                    .location
+                    .file_key(&request.key, request.document, entry);
+                let _sent_by_this_deposit_alone =
+                    self.file_uploads.hold(Sha256Hex::of(key.as_bytes())).await;
+                if entry.size >= HEAD_FIRST_BYTES
+                    && let Some((size, _)) = self.head(&key).await?
+                {
+                    if size != entry.size {
+                        return Err(self.wrong_size_file(&key, size, entry));
+                    }
+                    progress(entry.size);
+                    return Ok(());
                 }
-                progress(entry.size);
-                return Ok(());
-            }
-            self.put_file(request, entry, &key, &progress).await
-        })
+                self.put_file(request, entry, &key, &progress).await
+            },
+        )
         .await
     }
 
