@@ -120,6 +120,23 @@ pub fn moved_here(
         .collect())
 }
 
+/// The dataset whose folder `path` (canonical absolute) was until it was taken off the
+/// list (the last one, if several), with its metadata as it was then: adding the folder
+/// again takes that up, so the same files make the same key, and a deposit replays the
+/// record made before rather than make a second. `None` when no dataset of that folder
+/// was removed, or its key's document is not kept.
+pub fn taken_up_again(
+    store: &Store,
+    path: &str,
+) -> Result<Option<(crate::store::RemovedDataset, crate::content::Metadata)>, StoreError> {
+    let Some((removed, Some(key))) = store.removed_at_path(path)? else {
+        return Ok(None);
+    };
+    Ok(store
+        .document(&key)?
+        .map(|document| (removed, document.metadata)))
+}
+
 /// The one dataset whose folder is gone and whose files are those of the folder at `root`
 /// (the same folder, moved there), if there is exactly one: a folder added where it is now
 /// takes its metadata, and so its key. Looked for only while some dataset's folder is

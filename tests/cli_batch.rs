@@ -583,6 +583,51 @@ async fn a_removed_datasets_history_and_log_keep_its_name_and_are_found_by_it() 
     }
 }
 
+/// A folder taken off the list and added again takes up its metadata as it was: the same
+/// files make the same key, and its deposit replays the record made before, rather than
+/// ask for the metadata again and (typed a little differently) make a second record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_removed_folder_added_again_takes_up_its_metadata_and_its_record() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(1);
+    let (_, key) = add(&store, &folder, &metadata("One"));
+    let url = sandbox.target_url();
+    let deposited = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+    assert!(deposited.status.success(), "{}", text(&deposited));
+    assert!(lodge_with(&db, &["remove", "1"]).await.status.success());
+
+    let path = folder.to_string_lossy().into_owned();
+    let out = lodge_with(&db, &["add", &path]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "metadata taken from dataset 1 (ds001), this folder's until it was removed from \
+             the list",
+            &format!("key {}", key.to_hex()),
+        ],
+    );
+    assert!(!t.contains("metadata incomplete"), "{t}");
+    let again = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+    let t = text(&again);
+    assert!(again.status.success(), "{t}");
+    assert!(t.contains("recorded already: no request sent"), "{t}");
+    assert_eq!(sandbox.stats().records, 1, "no second record");
+
+    // Flags given with it still change what they name.
+    assert!(lodge_with(&db, &["remove", "ds001"]).await.status.success());
+    let out = lodge_with(&db, &["add", &path, "--title", "One, again"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    let show = text(&lodge_with(&db, &["show", "ds001"]).await);
+    assert!(show.contains("One, again"), "{show}");
+    assert!(!show.contains(&key.to_hex()[..12]), "another key: {show}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn dry_run_sends_nothing_and_records_nothing() {
     let lab = Lab::new();

@@ -1551,6 +1551,33 @@ fn a_batch_with_restricted_files_is_told_once_that_the_sandbox_does_not_enforce_
     );
 }
 
+/// A folder removed from the list and dropped again takes up its metadata as it was (its
+/// title edited here, not its citation file's), so the same files make the same key.
+#[test]
+fn a_removed_folder_dropped_again_takes_up_its_metadata() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.retitle(id, " (edited)");
+    let key = w.app().model.row(id).unwrap().key;
+    w.harness.state().send(Command::Remove { id });
+    w.wait("removed", |app| app.model.row(id).is_none());
+
+    let again = w.add_folder(&folder);
+    assert_ne!(again, id);
+    let row = w.app().model.row(again).unwrap();
+    assert_eq!(row.metadata.title, "Soil cores 2026 (edited)");
+    assert_eq!(row.key, key, "the same key");
+    let said = notices_with(w.app(), "this folder's until it was removed from the list");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].1.starts_with(&format!(
+            "Metadata of soil-cores taken from dataset {id} (soil-cores)"
+        )),
+        "{said:?}"
+    );
+}
+
 /// A dropped folder's `CITATION.cff` reference with neither a DOI nor a URL is named, by
 /// its title, with where to give it; the one with a DOI becomes a related work.
 #[test]

@@ -546,7 +546,28 @@ impl Core {
             let moved_from = crate::catalog::moved_from(&core.store, &root2, &progress)
                 .ok()
                 .flatten();
+            // A folder taken off the list and added again: its metadata comes back.
+            let taken_up = match moved_from {
+                None => crate::catalog::taken_up_again(&core.store, &root2.to_string_lossy())
+                    .ok()
+                    .flatten(),
+                Some(_) => None,
+            };
             let mut metadata = match metadata_from_folder(&root2) {
+                _ if taken_up.is_some() => {
+                    let (removed, mut metadata) = taken_up.expect("just matched");
+                    notes.push(Notice::info(format!(
+                        "Metadata of {} taken from dataset {} ({}), this folder's until it \
+                         was removed from the list.",
+                        folder_name(&root2),
+                        removed.id,
+                        removed.name
+                    )));
+                    if let Ok(Some((m, _))) = metadata_from_folder(&root2) {
+                        metadata.fill_lacking_from(&m);
+                    }
+                    metadata
+                }
                 _ if moved_from.is_some() => {
                     let old = moved_from.as_ref().expect("just matched");
                     notes.push(Notice::info(format!(

@@ -801,7 +801,30 @@ async fn add_one(
         }
         Some(_) => None,
     };
+    // A folder taken off the list and added again: its metadata comes back, as it was
+    // when removed (the same files then make the same key, and no second record).
+    let taken_up = match (&before, &moved_from) {
+        (None, None) => crate::catalog::taken_up_again(store, &root_text)?,
+        _ => None,
+    };
     let mut metadata = match (&before, cited) {
+        (None, cited) if taken_up.is_some() => {
+            let (removed, mut metadata) = taken_up.expect("just matched");
+            say!(
+                "metadata taken from dataset {} ({}), this folder's until it was removed \
+                 from the list",
+                removed.id,
+                removed.name
+            );
+            if let Some((m, from)) = cited {
+                let filled = metadata.fill_lacking_from(&m);
+                if !filled.is_empty() {
+                    say!("{} filled in from {}", filled.join(", "), from.display());
+                    say_not_carried(&from);
+                }
+            }
+            metadata
+        }
         (None, cited) if moved_from.is_some() => {
             let old = moved_from.as_ref().expect("just matched");
             say!(

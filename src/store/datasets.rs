@@ -430,6 +430,32 @@ impl Store {
             .map(|folder| removed_from(id, &folder)))
     }
 
+    /// The dataset taken off the list last whose folder was `path` (canonical absolute),
+    /// and the key it had when removed: adding that folder again takes up its metadata.
+    pub fn removed_at_path(
+        &self,
+        path: &str,
+    ) -> Result<Option<(RemovedDataset, Option<ContentKey>)>> {
+        let Some(removed) = self
+            .removed_datasets()?
+            .into_iter()
+            .rfind(|r| r.path == path)
+        else {
+            return Ok(None);
+        };
+        let key: Option<Option<String>> = self.with(|db| {
+            db.opt(
+                "SELECT content_key FROM events
+                 WHERE job_id IS NULL AND kind = 'removed' AND dataset_id = ?1
+                 ORDER BY id DESC LIMIT 1",
+                args![removed.id],
+                |r| r.get(0),
+            )
+        })?;
+        let key = key.flatten().and_then(|k| k.parse().ok());
+        Ok(Some((removed, key)))
+    }
+
     /// Every dataset taken off the list, as their removals logged them, oldest first: what
     /// `lodge history NAME` and `lodge log --dataset NAME` find a removed dataset by.
     pub fn removed_datasets(&self) -> Result<Vec<RemovedDataset>> {
