@@ -161,6 +161,9 @@ pub enum Command {
         /// Only results of this target (name or URL).
         #[arg(long, value_parser = parse_target)]
         target: Option<String>,
+        /// Forget them. Without it, says what would be forgotten, and forgets nothing.
+        #[arg(long)]
+        yes: bool,
     },
     /// Run Lodge's local sandbox repository server.
     Sandbox(SandboxArgs),
@@ -633,7 +636,11 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
             job,
             json,
         } => report::log(db, follow, tail, dataset.as_deref(), job, json).await,
-        Command::Forget { older_than, target } => report::forget(db, older_than, target),
+        Command::Forget {
+            older_than,
+            target,
+            yes,
+        } => report::forget(db, older_than, target, yes),
         Command::Target(command) => target::run(command).await,
         Command::Bench(args) => bench::bench(args).await,
         Command::Completions { shell } => {

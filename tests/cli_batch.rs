@@ -3126,10 +3126,10 @@ async fn forgotten_results_leave_the_records_and_a_new_deposit_is_answered_exist
     // An age no result has reached yet forgets nothing, in years as much as in days (a
     // lab's policy is often years; a year was the most it took).
     for age in ["1d", "2years"] {
-        let keep = lodge_with(&db, &["forget", "--older-than", age]).await;
+        let keep = lodge_with(&db, &["forget", "--older-than", age, "--yes"]).await;
         assert!(keep.status.success(), "{age}: {}", text(&keep));
         assert!(
-            text(&keep).contains("forgot 0 recorded results"),
+            text(&keep).contains("nothing to forget: no result was recorded longer ago than"),
             "{}",
             text(&keep)
         );
@@ -3154,7 +3154,7 @@ async fn forgotten_results_leave_the_records_and_a_new_deposit_is_answered_exist
     assert_all(
         &text(&typo),
         &[
-            "forgot 0 recorded results",
+            "nothing to forget: no result was recorded longer ago than 0s",
             "note: nothing was ever deposited to sandbox+http://127.0.0.1:1",
             "`lodge status` names the targets used",
         ],
@@ -3168,7 +3168,22 @@ async fn forgotten_results_leave_the_records_and_a_new_deposit_is_answered_exist
         text(&replay)
     );
 
-    let forget = lodge_with(&db, &["forget", "--older-than", "0s"]).await;
+    // Without --yes, what would be forgotten is said, with the command that does it, and
+    // nothing is forgotten.
+    let asked = lodge_with(&db, &["forget", "--older-than", "0s"]).await;
+    assert_eq!(asked.status.code(), Some(1), "{}", text(&asked));
+    assert_all(
+        &text(&asked),
+        &[
+            "would forget 2 recorded results:",
+            &format!("  2 of {}", sandbox.target_url()),
+            "nothing was forgotten: a deposit run again of a forgotten key asks the server \
+             instead of replaying the record. To forget them: `lodge forget --older-than 0s \
+             --yes`",
+        ],
+    );
+    assert_eq!(store.result_fingerprints().unwrap().len(), 2, "both kept");
+    let forget = lodge_with(&db, &["forget", "--older-than", "0s", "--yes"]).await;
     assert!(forget.status.success(), "{}", text(&forget));
     assert_all(
         &text(&forget),

@@ -830,10 +830,14 @@ fn last_event_id(store: &Store) -> anyhow::Result<i64> {
     Ok(store.last_event_id()?)
 }
 
+/// `lodge forget`: drop recorded results older than `older_than` (of `target` alone, when
+/// given). The record of a deposit is what keeps a deposit run again from asking the server
+/// at all, so nothing is forgotten without `yes`: without it, what would be is said.
 pub fn forget(
     db: &Database,
     older_than: Duration,
     target: Option<String>,
+    yes: bool,
 ) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
     let target = match target {
@@ -843,20 +847,88 @@ pub fn forget(
         )?),
         None => None,
     };
-    let n = store.forget_results(older_than.as_millis() as i64, target.as_deref())?;
+    let age = older_than.as_millis() as i64;
+    let by_target = store.results_older_than(age, target.as_deref())?;
+    let total: u64 = by_target.iter().map(|(_, n)| n).sum();
+    if total == 0 {
+        say!(
+            "nothing to forget: no result was recorded longer ago than {}",
+            age_text(older_than)
+        );
+        // A target this database never used is most likely a typo: say so.
+        if let Some(scope) = target.as_deref()
+            && store.target_url(scope)?.is_none()
+        {
+            say!(
+                "note: nothing was ever deposited to {scope} from this database; `lodge \
+                 status` names the targets used"
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let names = super::target_arg::TargetNames::load();
+    if !yes {
+        say!(
+            "would forget {}:",
+            count_of(total, "recorded result", "recorded results")
+        );
+        for (scope, n) in &by_target {
+            say!("  {n} of {}", names.of(scope));
+        }
+        // InvenioRDM and Zenodo find a key's record by a search of the account's records,
+        // which can lag a deposit made moments before; the others refuse a second write.
+        let searched: Vec<&str> = by_target
+            .iter()
+            .map(|(scope, _)| scope.as_str())
+            .filter(|scope| scope.starts_with("invenio+") || scope.starts_with("zenodo+"))
+            .collect();
+        if !searched.is_empty() {
+            say!(
+                "note: a forgotten deposit to {} is found again by a search of the \
+                 repository's records, which can lag behind a deposit made minutes before",
+                searched
+                    .iter()
+                    .map(|scope| names.of(scope))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        say!(
+            "nothing was forgotten: a deposit run again of a forgotten key asks the server \
+             instead of replaying the record. To forget them: `{}`",
+            forget_command(older_than, target.as_deref(), &store)
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    let n = store.forget_results(age, target.as_deref())?;
     say!(
         "forgot {}; the servers still hold the records",
         count_of(n as u64, "recorded result", "recorded results")
     );
-    // A target this database never used is most likely a typo: say so, not just "0".
-    if let Some(scope) = target.as_deref()
-        && n == 0
-        && store.target_url(scope)?.is_none()
-    {
-        say!(
-            "note: nothing was ever deposited to {scope} from this database; `lodge status` \
-             names the targets used"
-        );
-    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `lodge forget` that forgets what was asked, confirmed.
+fn forget_command(older_than: Duration, target: Option<&str>, store: &Store) -> String {
+    let target = target
+        .map(|scope| {
+            let argument = super::target_arg::target_argument(store, scope);
+            format!(" --target {}", super::output::shell_word(&argument))
+        })
+        .unwrap_or_default();
+    format!(
+        "lodge forget --older-than {}{target} --yes",
+        age_text(older_than)
+    )
+}
+
+/// An age as `--older-than` takes it, in whole days, hours or seconds: `90d`, `0s`.
+fn age_text(age: Duration) -> String {
+    let secs = age.as_secs();
+    match secs {
+        0 => "0s".into(),
+        s if s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s % 3_600 == 0 => format!("{}h", s / 3_600),
+        s => format!("{s}s"),
+    }
 }

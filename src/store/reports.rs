@@ -413,6 +413,24 @@ impl Store {
     /// Forget recorded results older than `age` (all targets, or one). Lodge keeps results
     /// forever unless this is called: a forgotten result means the next deposit of that key
     /// asks the server again (which still arbitrates). Returns how many were removed.
+    /// How many results [`Store::forget_results`] would forget, by target, in order.
+    pub fn results_older_than(
+        &self,
+        older_than_ms: i64,
+        target: Option<&str>,
+    ) -> Result<Vec<(String, u64)>> {
+        let before = now_ms() - older_than_ms;
+        self.with(|db| {
+            db.all(
+                "SELECT target, count(*) FROM results
+                 WHERE recorded_at < ?1 AND (CAST(?2 AS TEXT) IS NULL OR target = ?2)
+                 GROUP BY target ORDER BY target",
+                args![before, target],
+                |r| Ok((r.get(0)?, r.get::<i64>(1)? as u64)),
+            )
+        })
+    }
+
     pub fn forget_results(&self, older_than_ms: i64, target: Option<&str>) -> Result<usize> {
         let before = now_ms() - older_than_ms;
         self.with(|db| {
