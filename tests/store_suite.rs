@@ -885,7 +885,14 @@ fn the_latest_check_of_each_deposit_is_kept_apart_from_older_ones(b: Backend) {
         .log_verification(&two, false, "the record is gone")
         .unwrap();
     std::thread::sleep(Duration::from_millis(5));
+    // What would be forgotten, counted by target first, is what is.
+    assert_eq!(
+        store.results_older_than(0, Some(TARGET)).unwrap(),
+        [(TARGET.to_string(), 2)]
+    );
+    assert_eq!(store.results_older_than(0, Some("other")).unwrap(), []);
     assert_eq!(store.forget_results(0, Some(TARGET)).unwrap(), 2);
+    assert_eq!(store.results_older_than(0, None).unwrap(), []);
     let again = store
         .enqueue_deposit(
             two.dataset_id.unwrap(),
