@@ -393,6 +393,11 @@ async fn wrong_password_pauses_the_datacite_target() {
 fn target_urls_name_what_is_missing() {
     let err = |u: &str| open_target(u, None).err().unwrap().to_string();
     assert!(err("datacite+https://api.test.datacite.org?repository=A.B").contains("prefix"));
+    // The example shown is one of the kind given, not a sandbox's.
+    assert!(
+        err("datacite+https://api.test.datacite.org?repository=A.B")
+            .contains("Example: datacite+https://api.datacite.org?prefix=10.12345&repository=")
+    );
     assert!(err("datacite+https://api.test.datacite.org?prefix=10.1234").contains("repository"));
     assert!(
         err("datacite+https://api.test.datacite.org?prefix=10.1234&repository=A.B&state=publish")
@@ -629,6 +634,36 @@ async fn a_failed_doi_is_retried_from_the_command_line_with_its_prefix_state_and
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_all(&text(&out), &["failed    ds003", "retry with `lodge retry"]);
     assert_eq!(sandbox.doi_count(), 0);
+
+    // The target's identity as `status` prints it (no prefix or repository query: no URL
+    // that opens a target) is taken by every `--target` about what the store holds.
+    let identity = store.job(2).unwrap().target;
+    assert!(identity.starts_with("datacite+"), "{identity}");
+    assert!(!identity.contains("prefix="), "{identity}");
+    for args in [
+        &["status", "--target", &identity][..],
+        &["history", "--target", &identity],
+        &["forget", "--older-than", "0s", "--target", &identity],
+        &["verify", "--all", "--target", &identity],
+    ] {
+        let mut cmd = lodge_in(&lab);
+        cmd.args(args);
+        let out = run(cmd).await;
+        let t = text(&out);
+        assert!(!t.contains("is not a target URL"), "{args:?}: {t}");
+        if args[0] == "verify" {
+            // Understood: nothing landed there to check.
+            assert!(
+                t.contains(&format!("no deposit of this dataset is on {identity}")),
+                "{t}"
+            );
+        } else {
+            assert!(out.status.success(), "{args:?}: {t}");
+        }
+    }
+    let mut cmd = lodge_in(&lab);
+    cmd.args(["status", "--target", &identity]);
+    assert_all(&text(&run(cmd).await), &["ds003", " failed "]);
 
     // `lodge retry` opens the target again from what the store kept of its URL: the
     // prefix and repository, the state to publish in, and where the landing page comes from.

@@ -161,7 +161,7 @@ impl ItemFilter {
             ),
         };
         let target = match &self.target {
-            Some(name_or_url) => Some(super::target_arg::cli_target_scope(name_or_url)?),
+            Some(name_or_url) => Some(super::target_arg::stored_target_scope(store, name_or_url)?),
             None => None,
         };
         Ok(Wanted {

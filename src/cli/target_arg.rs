@@ -101,18 +101,24 @@ pub(super) fn cli_target_scope(name_or_url: &str) -> anyhow::Result<String> {
 }
 
 /// [`cli_target_scope`] for a command about what `store` holds (`cancel`, `dismiss`,
-/// `forget`): a name no longer saved (a target removed since) is refused with the identities
+/// `forget`, `status`, `history`, `verify`): an identity the store knows is taken as it
+/// is; a name no longer saved (a target removed since) is refused with the identities
 /// of the targets this store knows that are not saved, which `--target` takes, as `lodge
 /// status` shows them.
 pub(super) fn stored_target_scope(store: &Store, name_or_url: &str) -> anyhow::Result<String> {
+    // An identity as `status` prints it is taken as it is, even where it is no URL that
+    // opens a target (a DataCite identity leaves out the repository and the state).
+    let known = store.target_scopes()?;
+    if known.iter().any(|scope| scope == name_or_url) {
+        return Ok(name_or_url.to_string());
+    }
     let error = match cli_target_scope(name_or_url) {
         Ok(scope) => return Ok(scope),
         Err(e) if name_or_url.contains("://") => return Err(e),
         Err(e) => e,
     };
     let names = TargetNames::load();
-    let unsaved: Vec<String> = store
-        .target_scopes()?
+    let unsaved: Vec<String> = known
         .into_iter()
         .filter(|scope| names.saved(scope).is_none())
         .map(|scope| super::output::shell_word(&scope).into_owned())

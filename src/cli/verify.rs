@@ -15,7 +15,7 @@ use super::Database;
 use super::add::select_datasets;
 use super::output::{read_back_bar, shell_word};
 use super::output::{say, say_err};
-use super::target_arg::{cli_target_scope, open_by_scope, takes_token_per_run, target_argument};
+use super::target_arg::{open_by_scope, takes_token_per_run, target_argument};
 use crate::content::ContentKey;
 use crate::engine::repair::{
     Repair, log_repair, mended_by_repair, repair_deposit, what_is_left, what_was_sent,
@@ -77,7 +77,9 @@ impl Deposit {
 
 pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let store = Arc::new(db.open_existing()?);
-    let only = args.target.as_deref().map(cli_target_scope).transpose()?;
+    let only = (args.target.as_deref())
+        .map(|t| super::target_arg::stored_target_scope(&store, t))
+        .transpose()?;
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
     let mut deposits = Vec::new();
     let mut checked_jobs = std::collections::HashSet::new();

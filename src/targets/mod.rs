@@ -324,12 +324,28 @@ pub trait Target: Send + Sync {
 /// Why a target URL cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum TargetUrlError {
-    #[error("'{url}' is not a target URL: {reason}. Example: sandbox+http://127.0.0.1:8080")]
+    #[error("'{url}' is not a target URL: {reason}. Example: {}", example_url(.url))]
     Malformed { url: String, reason: String },
     #[error(
         "'{url}' uses the unknown target kind '{kind}'. Known kinds: sandbox+http(s), datacite+https, zenodo+https, invenio+https"
     )]
     UnknownKind { url: String, kind: String },
+}
+
+/// A target URL of the kind `url` begins with, to show beside what is wrong with it: the
+/// local sandbox's for any other.
+fn example_url(url: &str) -> &'static str {
+    match url
+        .split_once('+')
+        .map(|(kind, _)| kind.to_ascii_lowercase())
+    {
+        Some(kind) if kind == "datacite" => {
+            "datacite+https://api.datacite.org?prefix=10.12345&repository=ORG.REPO"
+        }
+        Some(kind) if kind == "zenodo" => "zenodo+https://zenodo.org",
+        Some(kind) if kind == "invenio" => "invenio+https://inveniordm.example.org",
+        _ => "sandbox+http://127.0.0.1:8080",
+    }
 }
 
 /// The kinds of [`open_target`]'s URLs whose one credential is a token (`KIND+https://...`):
