@@ -605,6 +605,46 @@ async fn a_doi_can_be_minted_for_what_was_just_deposited_to_another_target() {
     assert_eq!(sandbox.doi_count(), 1);
 }
 
+/// A prefix that is not the repository's is refused by DataCite; the refusal says to fix
+/// the target's URL, not the dataset's metadata.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_prefix_not_the_repositorys_is_said_to_be_the_targets_to_fix() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(5), &metadata("Wrong prefix"));
+    let account = sandbox.datacite_account();
+    let url = format!(
+        "datacite+http://{}?prefix=10.99999&repository={}",
+        sandbox.addr(),
+        account.repository
+    );
+    let mut cmd = lodge_in(&lab);
+    cmd.args([
+        "deposit",
+        "--all",
+        "--target",
+        &url,
+        "--token",
+        &account.password,
+    ])
+    .args(FAST);
+    let out = run(cmd).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "rejected  ds005",
+            "Prefix is not assigned to repository",
+            "the target's prefix= is not one of its repository's: give the repository's own \
+             prefix in the target's URL",
+        ],
+    );
+    assert!(!t.contains("fix what it names"), "not the metadata: {t}");
+    assert_eq!(sandbox.doi_count(), 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_failed_doi_is_retried_from_the_command_line_with_its_prefix_state_and_landing_page() {
     let lab = Lab::new();

@@ -957,6 +957,19 @@ fn refusal_hint(job: &JobRow) -> String {
         {
             " — then deposit it here again".to_string()
         }
+        // The target's prefix is another repository's: its URL is to fix, not the dataset.
+        (_, Some(error))
+            if error.starts_with("rejected")
+                && crate::targets::datacite::prefix_not_the_repositorys(error) =>
+        {
+            format!(
+                " — the target's prefix= is not one of its repository's: give the \
+                 repository's own prefix in the target's URL (`lodge target add NAME \
+                 'datacite+https://…?prefix=10.xxxxx&repository=…'`), then deposit again; or \
+                 give it up: `lodge dismiss {}`",
+                job.id
+            )
+        }
         (_, Some(error)) if error.starts_with("rejected") && error.contains(": target '") => {
             format!(
                 " — then deposit again; or give it up there: `lodge dismiss {}`",

@@ -45,6 +45,13 @@ pub fn waits_for_landing(cause: &str) -> bool {
     cause.contains(NO_LANDING_PAGE)
 }
 
+/// Whether a refusal's `cause` is DataCite saying the target's prefix is not one of its
+/// repository's: the target's URL is to fix (`prefix=`, `repository=`), not the metadata.
+pub fn prefix_not_the_repositorys(cause: &str) -> bool {
+    let cause = cause.to_ascii_lowercase();
+    cause.contains("prefix") && cause.contains("not assigned")
+}
+
 pub struct DataCiteTarget {
     /// `datacite+` and the URL it was opened from (no password: that comes apart).
     url: String,
