@@ -850,6 +850,26 @@ fn corrupt_store_is_named_left_untouched_with_the_fix() {
     );
     assert_eq!(fs::read(&db).unwrap(), garbage, "the file is untouched");
 
+    // An empty file (a copy cut short) is no store to report on: a command that reads
+    // says so, and leaves it empty, rather than start it and report no history.
+    let empty = lab.path("cut-short.db");
+    fs::write(&empty, b"").unwrap();
+    let out = lodge(&empty).arg("status").output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[&format!(
+            "no Lodge database at {}: it has none of Lodge's tables",
+            empty.display()
+        )],
+    );
+    assert_eq!(fs::read(&empty).unwrap(), b"", "the file is untouched");
+    // `add` starts it.
+    let folder = lab.numbered_folder(1);
+    let out = lodge(&empty).arg("add").arg(&folder).output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+
     // Another program's SQLite database is not given Lodge's tables.
     let theirs = lab.path("zotero.sqlite");
     let conn = rusqlite::Connection::open(&theirs).unwrap();

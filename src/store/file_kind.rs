@@ -36,8 +36,13 @@ fn starts_as_sqlite(path: &Path) -> bool {
 /// database that has tables but none of Lodge's schema versions (Lodge's migrations count
 /// in `user_version`, from its first table on), or a schema version but not Lodge's tables
 /// ([`LODGE_TABLES`]): another program's; and a Lodge database of a schema version past the
-/// last this Lodge knows: a newer Lodge's, which this one must not write.
-pub(super) fn refuse_a_database_not_lodges(conn: &rusqlite::Connection, path: &Path) -> Result<()> {
+/// last this Lodge knows: a newer Lodge's, which this one must not write. With
+/// `must_be_started`, also a file with no tables at all (empty: a copy cut short).
+pub(super) fn refuse_a_database_not_lodges(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    must_be_started: bool,
+) -> Result<()> {
     let open_err = |source| StoreError::Open {
         path: path.to_path_buf(),
         source,
@@ -65,8 +70,13 @@ pub(super) fn refuse_a_database_not_lodges(conn: &rusqlite::Connection, path: &P
     let lodges = LODGE_TABLES
         .iter()
         .all(|t| tables.iter().any(|have| have == t));
-    // A new (or emptied) file: Lodge's to start.
+    // A new (or emptied) file: Lodge's to start, unless only what is there is wanted.
     if version == 0 && tables.is_empty() {
+        if must_be_started {
+            return Err(StoreError::NotStarted {
+                location: path.display().to_string(),
+            });
+        }
         return Ok(());
     }
     if version != 0 && lodges {
@@ -232,6 +242,37 @@ mod tests {
         let empty = dir.path().join("empty.db");
         std::fs::write(&empty, b"").unwrap();
         drop(Store::open(&empty).expect("an empty file"));
+    }
+
+    /// Opened for work on what it holds (`lodge status`, `history`...), a file there already
+    /// that is empty (a copy cut short) or an SQLite database without tables is refused,
+    /// and left as it was: not started as an empty store that would report no history. A
+    /// file not there yet is started, as before.
+    #[test]
+    fn an_empty_file_opened_for_what_it_holds_is_refused_and_left_as_it_was() {
+        use crate::store::{StoreError, StoreLocation};
+        let dir = tempfile::tempdir().unwrap();
+        let wait = std::time::Duration::from_secs(1);
+        let empty = dir.path().join("cut-short.db");
+        std::fs::write(&empty, b"").unwrap();
+        let tableless = dir.path().join("tableless.db");
+        rusqlite::Connection::open(&tableless)
+            .unwrap()
+            .execute_batch("VACUUM")
+            .unwrap();
+        for path in [&empty, &tableless] {
+            let before = std::fs::read(path).unwrap();
+            let refused = Store::open_started_at_waiting(&StoreLocation::File(path.clone()), wait);
+            assert!(
+                matches!(refused, Err(StoreError::NotStarted { .. })),
+                "{}",
+                path.display()
+            );
+            assert_eq!(std::fs::read(path).unwrap(), before, "untouched");
+        }
+        let new = dir.path().join("new.db");
+        drop(Store::open_started_at_waiting(&StoreLocation::File(new.clone()), wait).unwrap());
+        drop(Store::open_started_at_waiting(&StoreLocation::File(new), wait).unwrap());
     }
 
     #[test]

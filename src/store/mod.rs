@@ -318,7 +318,9 @@ impl Store {
     /// database without Lodge's tables is refused ([`StoreError::NotStarted`]), not given
     /// them, since a command that only reads would find nothing there anyway, and the
     /// database named may well be the wrong one (a server's `postgres` maintenance database).
-    /// A SQLite file is opened as by [`Store::open_at_waiting`].
+    /// A SQLite file likewise, when it is there already but empty or without tables (a
+    /// copy cut short, the wrong file): Lodge writes nothing to it. One not there yet is
+    /// started, as by [`Store::open_at_waiting`].
     pub fn open_started_at_waiting(location: &StoreLocation, lock_wait: Duration) -> Result<Store> {
         Store::open_location(location, lock_wait, postgres::Tables::MustBeThere)
     }
@@ -329,7 +331,7 @@ impl Store {
         tables: postgres::Tables,
     ) -> Result<Store> {
         match location {
-            StoreLocation::File(path) => Store::open_file(path, lock_wait),
+            StoreLocation::File(path) => Store::open_file(path, lock_wait, tables),
             StoreLocation::Postgres(url) => {
                 let session = postgres::connect(url)?;
                 postgres::migrate(&session, url, tables)?;
@@ -342,7 +344,11 @@ impl Store {
                     actor: default_actor(),
                     lock_wait,
                     host: this_host(),
-                    local_cache: Some(Box::new(Store::open_file(&cache_path, lock_wait)?)),
+                    local_cache: Some(Box::new(Store::open_file(
+                        &cache_path,
+                        lock_wait,
+                        postgres::Tables::StartThem,
+                    )?)),
                     in_group: AtomicBool::new(false),
                     group_spoiled: AtomicBool::new(false),
                 })
@@ -350,12 +356,15 @@ impl Store {
         }
     }
 
-    fn open_file(path: &Path, lock_wait: Duration) -> Result<Store> {
+    fn open_file(path: &Path, lock_wait: Duration, tables: postgres::Tables) -> Result<Store> {
         if path.is_dir() {
             return Err(StoreError::IsAFolder {
                 path: path.to_path_buf(),
             });
         }
+        // A file there already must be a started store when the command only works on
+        // what is there; one not there yet is Lodge's to start.
+        let must_be_started = tables == postgres::Tables::MustBeThere && path.exists();
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
                 path: parent.to_path_buf(),
@@ -370,7 +379,7 @@ impl Store {
         conn.busy_timeout(lock_wait).map_err(open_err)?;
         // Before anything writes to it (switching to WAL does): another program's database
         // is left as it is, not given Lodge's tables.
-        refuse_a_database_not_lodges(&conn, path)?;
+        refuse_a_database_not_lodges(&conn, path, must_be_started)?;
         // Every hot query is a cached statement; the default cache (16) is smaller than
         // the set the queue uses, and re-preparing shows in profiles.
         conn.set_prepared_statement_cache_capacity(64);
