@@ -1562,7 +1562,25 @@ fn a_dataset_number_wins_over_a_folder_of_that_name_in_the_current_folder() {
     let (first, _) = add(&store, &lab.numbered_folder(1), &metadata("First"));
     assert_eq!(first, 1);
     let folder_named_1 = lab.folder("work/1", &[("notes.txt", b"folder named 1")]);
-    let (other, _) = add(&store, &folder_named_1, &metadata("Folder named 1"));
+    // Adding it says that its name is a number, and how to name it instead.
+    let added = lodge(&db)
+        .arg("add")
+        .arg(&folder_named_1)
+        .args(["--title", "Folder named 1"])
+        .output()
+        .unwrap();
+    let t = text(&added);
+    assert!(added.status.success(), "{t}");
+    assert!(
+        t.contains(&format!(
+            "note: this folder's name, 1, is a number: commands take a number as a dataset's \
+             (`lodge show 1` shows dataset 1, ds001); name this one by its number, 2, or its \
+             folder, `{}`",
+            folder_named_1.display()
+        )),
+        "{t}"
+    );
+    let other = 2;
     let in_work = |args: &[&str]| {
         let mut c = lodge(&db);
         c.current_dir(lab.path("work")).args(args);

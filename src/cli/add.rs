@@ -920,6 +920,25 @@ async fn add_one(
              list (its folder is not touched)"
         );
     }
+    // A folder named with a number (a run, a year) is not found by that name: a command
+    // given a number takes the dataset of that number.
+    let name = folder_name(Path::new(&root_text));
+    if before.is_none() && !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
+        say!(
+            "  note: this folder's name, {name}, is a number: commands take a number as a \
+             dataset's (`lodge show {name}` shows dataset {name}{}); name this one by its \
+             number, {id}, or its folder, `{}`",
+            match name
+                .parse::<i64>()
+                .ok()
+                .and_then(|n| store.dataset(n).ok().flatten())
+            {
+                Some(other) if other.id != id => format!(", {}", other.name),
+                _ => String::new(),
+            },
+            shell_word(&root_text)
+        );
+    }
     for old in crate::catalog::moved_here(store, id, &prepared.fingerprint())? {
         say!(
             "  note: the same files as dataset {} ({}), whose folder {} is gone: if this is \
