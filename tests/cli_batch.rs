@@ -2320,6 +2320,44 @@ async fn incomplete_metadata_is_refused_before_queueing_with_one_line_per_proble
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("refused  ds002: metadata incomplete"));
     assert_eq!(sandbox.stats().requests, 0);
+
+    // Its folder moved away: `lodge add` cannot take it where it was, so the fix named is
+    // to add it where it is now, which takes its metadata with it.
+    let moved = lab.path("moved-ds002");
+    std::fs::rename(&folder, &moved).unwrap();
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &sandbox.target_url()],
+    )
+    .await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(&format!(
+            "its folder {} is gone: `lodge add` it where it is now, with the flags named \
+             above (it takes the dataset's metadata with it)",
+            folder.display()
+        )),
+        "{t}"
+    );
+    assert!(!t.contains("fix with `lodge add"), "{t}");
+    let out = run({
+        let mut c = lodge(&db);
+        c.arg("add").arg(&moved).args([
+            "--creator",
+            "Curie, Marie",
+            "--publisher",
+            "Lab",
+            "--year",
+            "2026",
+        ]);
+        c
+    })
+    .await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("metadata taken from dataset"), "{t}");
+    assert!(!t.contains("metadata incomplete"), "{t}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -39,15 +39,47 @@ pub(super) fn print_incomplete(
             say!("           {p}");
         }
     };
+    // A folder gone (moved, deleted) cannot be added where it was: it is added where it is
+    // now, which takes the dataset's metadata with it.
+    let gone = |d: &Incomplete| !std::path::Path::new(&d.path).is_dir();
+    let say_gone = |gone: &[&Incomplete]| {
+        if gone.is_empty() {
+            return;
+        }
+        let folders: Vec<&str> = gone.iter().map(|d| d.path.as_str()).collect();
+        say!(
+            "           {} gone: `lodge add` {} where {} now, with the flags named above (it \
+             takes {} metadata with it)",
+            match folders.len() {
+                1 => format!("its folder {} is", folders[0]),
+                _ => format!("the folders {} are", folders.join(", ")),
+            },
+            if folders.len() == 1 { "it" } else { "each" },
+            if folders.len() == 1 {
+                "it is"
+            } else {
+                "they are"
+            },
+            if folders.len() == 1 {
+                "the dataset's"
+            } else {
+                "its dataset's"
+            },
+        );
+    };
     for (problems, members) in groups {
         if members.len() <= ONE_BY_ONE {
             for d in members {
                 say!("{}", one(&d.name));
                 print_problems(problems);
-                say!(
-                    "           fix with `lodge add {}` and the flags named above",
-                    shell_word(&d.path)
-                );
+                if gone(d) {
+                    say_gone(&[d]);
+                } else {
+                    say!(
+                        "           fix with `lodge add {}` and the flags named above",
+                        shell_word(&d.path)
+                    );
+                }
                 if let Some(hint) = defaults_hint(&d.defaults_fill) {
                     say!("           {hint}");
                 }
@@ -57,12 +89,17 @@ pub(super) fn print_incomplete(
         let names: Vec<&str> = members.iter().map(|d| d.name.as_str()).collect();
         say!("{}", many(members.len(), &names.join(", ")));
         print_problems(problems);
-        let folders: Vec<String> = members.iter().map(|d| shell_word(&d.path).into()).collect();
-        say!(
-            "           fix with `lodge add {}` and the flags named above ({{folder}} in \
-             --title becomes each folder's name)",
-            folders.join(" ")
-        );
+        let (away, here): (Vec<&Incomplete>, Vec<&Incomplete>) =
+            members.iter().copied().partition(|d| gone(d));
+        let folders: Vec<String> = here.iter().map(|d| shell_word(&d.path).into()).collect();
+        if !folders.is_empty() {
+            say!(
+                "           fix with `lodge add {}` and the flags named above ({{folder}} in \
+                 --title becomes each folder's name)",
+                folders.join(" ")
+            );
+        }
+        say_gone(&away);
         if let Some(hint) = defaults_hint(&members[0].defaults_fill) {
             say!("           {hint}");
         }
