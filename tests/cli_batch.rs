@@ -628,6 +628,35 @@ async fn a_removed_folder_added_again_takes_up_its_metadata_and_its_record() {
     assert!(!show.contains(&key.to_hex()[..12]), "another key: {show}");
 }
 
+/// A deposit run again leaves a replay job; `verify` checks the deposit that made the
+/// record, and logs its finding under that job, the one `status` names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn verify_logs_its_finding_under_the_job_that_made_the_record_not_a_replay() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("One"));
+    let url = sandbox.target_url();
+    for _ in 0..2 {
+        let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let history = store.history().unwrap();
+    assert_eq!(history.len(), 2, "the deposit and its replay: {history:?}");
+    let out = lodge_with(&db, &["verify", "--all"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let verified = |job: i64| {
+        store
+            .events_for_job(job)
+            .unwrap()
+            .iter()
+            .any(|e| e.kind == lodge::store::EventKind::Verified)
+    };
+    assert!(verified(1), "under the job that made the record");
+    assert!(!verified(2), "not under the replay");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn dry_run_sends_nothing_and_records_nothing() {
     let lab = Lab::new();

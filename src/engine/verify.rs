@@ -154,6 +154,19 @@ pub fn landed_deposits(
         .filter(|j| only.is_none_or(|t| j.target == t))
         .filter(|j| seen.insert((j.target.clone(), j.key)))
         .collect();
+    // A deposit run again (a replay, or the server's "exists") is a landed job too; the
+    // deposit to check is the one that holds the record, as `status` and `show` name it,
+    // so a check is logged under it.
+    for job in &mut jobs {
+        if let Some(result) = store.lookup_result(&job.target, &job.key)?
+            && let Some(holder) = result.job_id.filter(|j| *j != job.id)
+            && let Ok(held) = store.job(holder)
+            && held.state.is_landed()
+            && held.dataset_id == job.dataset_id
+        {
+            *job = held;
+        }
+    }
     jobs.reverse();
     // Its current key deposited by another dataset (a copy of its folder: one deposit for
     // both) is its deposit too, where it has none of its own.
