@@ -1487,6 +1487,67 @@ fn status_show_and_cancel_see_that_a_jobs_depositing_process_was_killed() {
     assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
 }
 
+/// An item waiting out a retry's backoff (or a server's Retry-After) is said to be sent
+/// when that wait ends, not "now": the deposit named would otherwise seem to hang.
+#[test]
+fn status_says_when_a_waiting_items_next_attempt_is_due() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    let scope = job_leased_to(&lab, &store, pid);
+    let lease = store
+        .live_leases()
+        .unwrap()
+        .into_iter()
+        .map(|(job, fence, owner)| (store.job(job).unwrap(), fence, owner))
+        .next()
+        .unwrap();
+    let due = lodge::store::now_ms() + 600_000;
+    let lease = lodge::store::Lease {
+        job: lease.0,
+        fence: lease.1,
+        owner: lease.2,
+        expires_at: due,
+    };
+    store
+        .finish(
+            &lease,
+            &lodge::store::Finish::Retry {
+                not_before: due,
+                delay: std::time::Duration::from_secs(600),
+                error: "rate limited (HTTP 429)".into(),
+                http_status: Some(429),
+            },
+        )
+        .unwrap();
+
+    let t = text(&lodge(&db).arg("status").output().unwrap());
+    assert!(t.contains(" waiting "), "{t}");
+    assert!(
+        t.contains(&format!(
+            "`lodge deposit --target {scope} 1` sends it at {}, when its next attempt is due",
+            lodge::history_file::time_text(due)
+        )),
+        "{t}"
+    );
+    assert!(!t.contains("sends it now"), "{t}");
+    let json: serde_json::Value = serde_json::from_slice(
+        &lodge(&db)
+            .args(["status", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(
+        json["items"][0]["retry_due"],
+        lodge::history_file::time_text(due)
+    );
+}
+
 /// A deposit killed (kill -9) while it sent several items leaves each running with nothing
 /// sending it: `status` says so under each, and once for all of a target's, with the one
 /// command that takes them all over; that command lands each exactly once.

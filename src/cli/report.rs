@@ -306,6 +306,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                         .find(|(d, _)| d.id == r.dataset)
                         .map(|(_, change)| change.to_json()),
                     "sender": r.job.and_then(|j| senders.get(&j)),
+                    "retry_due": retry_due(&store, r).ok().flatten().map(time_text),
                 })
             })
             .collect();
@@ -387,21 +388,35 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         // one at work there now if one is (another started beside it would only share the
         // queue).
         if matches!(r.state.as_str(), "queued" | "waiting") && paused.is_none() {
+            // A retry waits out its backoff (or the server's Retry-After) before anything
+            // sends it: "now" would have the deposit named seem to hang.
+            let when = match retry_due(&store, r)? {
+                Some(due) => format!(
+                    "at {}, when its next attempt is due (a retry waits out its backoff, or \
+                     the server's Retry-After)",
+                    time_text(due)
+                ),
+                None => "now".to_string(),
+            };
             match working_on.get(scope) {
                 Some(sender) => say!(
                     "       on the queue of {target}, which {sender} is working on: it sends \
-                     it in its turn"
+                     it in its turn{}",
+                    match when.as_str() {
+                        "now" => String::new(),
+                        _ => format!(", {when}"),
+                    }
                 ),
                 // The window on this machine was paused by its Pause button: it holds
                 // back what it would send, which a deposit here would send unasked.
                 None if window_paused => say!(
                     "       on the queue: this machine's window holds its deposits paused \
-                     (its Resume sends it), or `{}` sends it now",
+                     (its Resume sends it), or `{}` sends it {when}",
                     deposit_command(&store, scope, r.dataset)
                 ),
                 None => say!(
                     "       on the queue: sent while a `lodge deposit` or the window works on \
-                     {target}; `{}` sends it now",
+                     {target}; `{}` sends it {when}",
                     deposit_command(&store, scope, r.dataset)
                 ),
             }
@@ -557,6 +572,15 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
 
 /// The line under a row that reports the job of `copy`, another dataset with the same key:
 /// one job sends the content for both, so a retry of it is the row's too.
+/// When a `waiting` item's next attempt is due (unix ms), if that is still to come.
+fn retry_due(store: &Store, row: &StatusRow) -> anyhow::Result<Option<i64>> {
+    let Some(job) = row.job.filter(|_| row.state == "waiting") else {
+        return Ok(None);
+    };
+    let due = store.job(job)?.not_before;
+    Ok((due > crate::store::now_ms()).then_some(due))
+}
+
 fn shared_deposit_note(names: &HashMap<i64, String>, copy: i64, job: Option<i64>) -> String {
     let name = names.get(&copy).map(String::as_str).unwrap_or("(removed)");
     let job = job.map(|j| format!(" (job {j})")).unwrap_or_default();
