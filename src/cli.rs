@@ -641,7 +641,7 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
             target,
             yes,
         } => report::forget(db, older_than, target, yes),
-        Command::Target(command) => target::run(command).await,
+        Command::Target(command) => target::run(db, command).await,
         Command::Bench(args) => bench::bench(args).await,
         Command::Completions { shell } => {
             use clap::CommandFactory;

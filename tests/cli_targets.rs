@@ -1082,6 +1082,58 @@ async fn a_deposit_that_fails_on_a_saved_target_names_the_target_by_its_name() {
     assert!(status.contains(" failed     lab-store "), "{status}");
 }
 
+/// Removing a saved target that still has deposits queued says so, and how to take them
+/// off the queue, as the window does; with no database yet, it starts none to look.
+#[test]
+fn removing_a_target_with_deposits_queued_says_they_wait_and_how_to_cancel_them() {
+    let lab = Lab::new();
+    let url = "sandbox+http://127.0.0.1:9";
+    let save = || {
+        let out = lodge_in(&lab)
+            .args(["target", "add", "lab-store", url])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    };
+    save();
+    let out = lodge_in(&lab)
+        .args(["target", "remove", "lab-store"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(!t.contains("still queued"), "{t}");
+    assert!(
+        !lab.path("lodge.db").exists(),
+        "no database was started to look"
+    );
+
+    save();
+    let store = lab.store("lodge.db");
+    let (id, key) = add(&store, &lab.numbered_folder(1), &metadata("One"));
+    store.upsert_target(url, url, "a sandbox").unwrap();
+    store
+        .enqueue_deposits(url, &[(id, key)], std::time::Duration::from_secs(3600))
+        .unwrap();
+    let out = lodge_in(&lab)
+        .args(["target", "remove", "lab-store"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "target 'lab-store' removed; its deposit history stays",
+            &format!(
+                "note: 1 deposit for it is still queued: `lodge target add lab-store URL` \
+                 again sends it on its next deposit, or `lodge cancel --target {url}` takes it \
+                 off the queue"
+            ),
+        ],
+    );
+}
+
 #[test]
 fn saving_a_target_whose_credential_variable_is_unset_notes_the_variable() {
     let lab = Lab::new();

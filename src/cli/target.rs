@@ -85,7 +85,7 @@ pub struct AddTarget {
     pub files_at_once: Option<usize>,
 }
 
-pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
+pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result<ExitCode> {
     let path = config_path();
     match command {
         TargetCommand::Add(a) => {
@@ -255,6 +255,7 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
         }
         TargetCommand::Remove { name } => {
             let mut config = Config::load(&path)?;
+            let saved = config.targets.get(&name).cloned();
             anyhow::ensure!(
                 config.remove_target(&name),
                 "{}",
@@ -262,7 +263,32 @@ pub async fn run(command: TargetCommand) -> anyhow::Result<ExitCode> {
             );
             forget_secret(&path, &name)?;
             config.save(&path)?;
-            say!("target '{name}' removed");
+            say!("target '{name}' removed; its deposit history stays");
+            // Jobs still to do there stay queued (a deposit by URL can still send them):
+            // said, with how to take them off. A database not started has none.
+            let scope = saved.and_then(|spec| crate::config::identity_of(&name, &spec).ok());
+            let started = match crate::store::StoreLocation::from(db.path.clone()) {
+                crate::store::StoreLocation::File(file) => file.exists(),
+                crate::store::StoreLocation::Postgres(_) => true,
+            };
+            if let Some((scope, _)) = scope
+                && started
+                && let Ok(store) = db.open_existing()
+                && let Ok(left) = store.active_job_ids(Some(&scope))
+                && !left.is_empty()
+            {
+                let (are, them) = match left.len() {
+                    1 => ("is", "it"),
+                    _ => ("are", "them"),
+                };
+                say!(
+                    "note: {} for it {are} still queued: `lodge target add {name} URL` again \
+                     sends {them} on its next deposit, or `lodge cancel --target {}` takes \
+                     {them} off the queue",
+                    crate::wording::count_of(left.len() as u64, "deposit", "deposits"),
+                    super::output::shell_word(&scope)
+                );
+            }
             Ok(ExitCode::SUCCESS)
         }
     }
