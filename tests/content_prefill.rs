@@ -170,6 +170,27 @@ fn citation_files_stay_in_the_manifest() {
     assert_eq!(paths, vec![".zenodo.json", "CITATION.cff", "data.csv"]);
 }
 
+/// A `CITATION.cff` giving a list of licenses is a choice of them: adding it says that
+/// repositories get it as text, and suggests none of them alone (which would drop the rest).
+#[test]
+fn a_list_of_licenses_is_said_to_be_text_for_repositories_and_none_is_suggested_alone() {
+    let lab = support::Lab::new();
+    let cff = CFF.replace("license: CC-BY-4.0", "license:\n  - MIT\n  - Apache-2.0");
+    let folder = lab.folder(
+        "dual",
+        &[("CITATION.cff", cff.as_bytes()), ("a.csv", b"1\n")],
+    );
+    let said = added_with_a_publisher(&lab, &folder);
+    support::assert_all(
+        &said,
+        &[
+            "the license 'MIT OR Apache-2.0' names more than one license, so repositories get it \
+           as text only",
+        ],
+    );
+    assert!(!said.contains("did you mean"), "{said}");
+}
+
 /// A citation file that gives a DOI may be one of a dataset deposited before Lodge: adding
 /// it says that a deposit would make a second record with a DOI of its own, and names what
 /// else the file gives that no deposit carries.

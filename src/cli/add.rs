@@ -558,6 +558,12 @@ pub(super) fn license_note(metadata: &Metadata) -> Option<String> {
     if spdx_license_id(license).is_some() {
         return None;
     }
+    if crate::content::is_license_choice(license) {
+        return Some(format!(
+            "the license '{license}' names more than one license, so repositories get it as \
+             text only (each takes one license by its SPDX identifier)"
+        ));
+    }
     let meant = match spdx_suggestion(license) {
         Some(id) => format!("; did you mean {id}? (--license {id})"),
         None => String::new(),

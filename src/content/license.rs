@@ -16,6 +16,17 @@ pub fn spdx_license_id(license: &str) -> Option<&'static str> {
         .map(|l| l.name)
 }
 
+/// Whether `license` is an SPDX expression of more than one license ("MIT OR
+/// Apache-2.0", a `CITATION.cff`'s list of licenses): no one license is what it means, and
+/// suggesting one would drop the others.
+pub fn is_license_choice(license: &str) -> bool {
+    let upper = license.to_ascii_uppercase();
+    [" OR ", " AND ", " WITH "]
+        .iter()
+        .any(|operator| upper.contains(operator))
+        && spdx::Expression::parse(license).is_ok()
+}
+
 /// License families, as people write them, and the identifier of the version meant.
 const FAMILIES: [(&str, &str); 11] = [
     ("GPL", "GPL-3.0-or-later"),
@@ -34,7 +45,7 @@ const FAMILIES: [(&str, &str); 11] = [
 /// The SPDX identifier `license` most likely means, when it is not one itself: "CC BY 4.0",
 /// "Apache 2", "CC-BY 4". None when nothing is close.
 pub fn spdx_suggestion(license: &str) -> Option<&'static str> {
-    if spdx_license_id(license).is_some() {
+    if spdx_license_id(license).is_some() || is_license_choice(license) {
         return None;
     }
     let dashed = license.trim().replace([' ', '_'], "-");
@@ -94,5 +105,22 @@ mod tests {
         for (_, id) in FAMILIES {
             assert_eq!(spdx_license_id(id), Some(id), "a real SPDX identifier");
         }
+    }
+
+    /// A choice of licenses (a `CITATION.cff`'s list) is not answered with one of them:
+    /// taking the suggestion would drop the others.
+    #[test]
+    fn a_choice_of_licenses_is_not_answered_with_one_of_them() {
+        for choice in [
+            "MIT OR Apache-2.0",
+            "GPL-2.0-or-later WITH Classpath-exception-2.0",
+            "CC-BY-4.0 AND ODbL-1.0",
+        ] {
+            assert!(is_license_choice(choice), "{choice}");
+            assert_eq!(spdx_suggestion(choice), None, "{choice}");
+        }
+        assert!(!is_license_choice("MIT"));
+        assert!(!is_license_choice("Free for research or teaching"));
+        assert_eq!(spdx_suggestion("Apache 2.0"), Some("Apache-2.0"));
     }
 }

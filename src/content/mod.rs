@@ -48,7 +48,7 @@ pub use language::{
     EXAMPLE as LANGUAGE_EXAMPLE, datacite_language, keyed_language, language_name,
     language_problem, language_shown,
 };
-pub use license::{spdx_license_id, spdx_suggestion};
+pub use license::{is_license_choice, spdx_license_id, spdx_suggestion};
 pub use location::{EXAMPLE as LOCATION_EXAMPLE, GeoBox, Location};
 pub use metadata::{
     Creator, FieldProblem, FileAccess, Metadata, PUBLICATION_YEARS, RESOURCE_TYPES,
