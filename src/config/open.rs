@@ -88,7 +88,12 @@ fn describe_credentials(t: &TargetConfig) -> String {
         };
     }
     let Some(user) = describe_user(t) else {
-        return "none".into();
+        // A secret without its user (an S3 secret key without the access key id) is of no
+        // use alone: said, not "none".
+        return match &t.secret_env {
+            Some(v) => format!("secret from ${v}, but no user or access key id (--user)"),
+            None => "none".into(),
+        };
     };
     let secret = match &t.secret_env {
         Some(v) => format!("secret from ${v}"),
@@ -611,6 +616,22 @@ pub async fn test_named(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A secret's variable saved without a user is said, with what is missing; no
+    /// credentials at all is "none".
+    #[test]
+    fn a_secret_without_its_user_is_described_as_such_not_as_none() {
+        let s3 = |secret_env: Option<&str>| TargetConfig {
+            url: "s3://lab-data/other".into(),
+            secret_env: secret_env.map(str::to_string),
+            ..TargetConfig::default()
+        };
+        assert_eq!(
+            describe_credentials(&s3(Some("LAB_SECRET"))),
+            "secret from $LAB_SECRET, but no user or access key id (--user)"
+        );
+        assert_eq!(describe_credentials(&s3(None)), "none");
+    }
 
     #[test]
     fn a_saved_token_target_opens_by_name_with_the_identity_its_url_has() {
