@@ -1797,3 +1797,19 @@ async fn zenodo_refuses_more_files_than_a_record_takes_before_making_a_draft() {
     assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
     assert_eq!(sandbox.invenio_uploads(), 101);
 }
+
+/// A site's label names its host and, where one is given, its port: two sites on one host
+/// (a test instance beside the real one) are told apart wherever targets are named.
+#[test]
+fn a_sites_label_names_its_port_where_one_is_given() {
+    let label = |url: &str| lodge::targets::open_target(url, None).unwrap().label();
+    assert_eq!(
+        label("invenio+http://127.0.0.1:8080"),
+        "InvenioRDM at 127.0.0.1:8080"
+    );
+    assert_eq!(
+        label("invenio+http://127.0.0.1:8080?state=draft"),
+        "InvenioRDM at 127.0.0.1:8080, drafts"
+    );
+    assert_eq!(label("zenodo+https://zenodo.org"), "Zenodo at zenodo.org");
+}

@@ -1104,8 +1104,14 @@ impl Target for InvenioTarget {
     fn label(&self) -> String {
         // Told apart from the same site's publishing target wherever both are named.
         let drafts = if self.publish { "" } else { ", drafts" };
+        // The port too, where one is given: two sites on one host are told apart.
+        let port = self
+            .base
+            .port()
+            .map(|p| format!(":{p}"))
+            .unwrap_or_default();
         format!(
-            "{} at {}{drafts}",
+            "{} at {}{port}{drafts}",
             self.site_name(),
             self.base.host_str().unwrap_or("?")
         )
