@@ -1095,13 +1095,17 @@ fn removing_a_target_with_deposits_queued_says_they_wait_and_how_to_cancel_them(
             .unwrap();
         assert!(out.status.success(), "{}", text(&out));
     };
+    let remove = || {
+        let out = lodge_in(&lab)
+            .args(["target", "remove", "lab-store"])
+            .output()
+            .unwrap();
+        let t = text(&out);
+        assert!(out.status.success(), "{t}");
+        t
+    };
     save();
-    let out = lodge_in(&lab)
-        .args(["target", "remove", "lab-store"])
-        .output()
-        .unwrap();
-    let t = text(&out);
-    assert!(out.status.success(), "{t}");
+    let t = remove();
     assert!(!t.contains("still queued"), "{t}");
     assert!(
         !lab.path("lodge.db").exists(),
@@ -1115,12 +1119,7 @@ fn removing_a_target_with_deposits_queued_says_they_wait_and_how_to_cancel_them(
     store
         .enqueue_deposits(url, &[(id, key)], std::time::Duration::from_secs(3600))
         .unwrap();
-    let out = lodge_in(&lab)
-        .args(["target", "remove", "lab-store"])
-        .output()
-        .unwrap();
-    let t = text(&out);
-    assert!(out.status.success(), "{t}");
+    let t = remove();
     assert_all(
         &t,
         &[

@@ -738,6 +738,20 @@ fn stopped_adding(at: usize, total: usize, root: &Path, at_added: bool) -> Strin
     )
 }
 
+/// Fill what `metadata` (taken from an earlier entry of the folder) lacks from the folder's
+/// citation file, when it has one, saying what was filled in. The file's notes (a DOI it
+/// gives, an author read as an organisation) go with what it filled: this is the first
+/// time it was taken in.
+fn fill_from_citation(metadata: &mut Metadata, cited: Option<(Metadata, PathBuf)>) {
+    if let Some((m, from)) = cited {
+        let filled = metadata.fill_lacking_from(&m);
+        if !filled.is_empty() {
+            say!("{} filled in from {}", filled.join(", "), from.display());
+            say_not_carried(&from);
+        }
+    }
+}
+
 /// When `dir` is not a folder here but names a dataset Lodge knows (`lodge add ds1 --title
 /// ...` to retitle it, say), the folder to give instead. Never creates a database to look.
 fn known_dataset_hint(db: &Database, dir: &Path) -> Option<String> {
@@ -822,13 +836,7 @@ async fn add_one(
                 removed.id,
                 removed.name
             );
-            if let Some((m, from)) = cited {
-                let filled = metadata.fill_lacking_from(&m);
-                if !filled.is_empty() {
-                    say!("{} filled in from {}", filled.join(", "), from.display());
-                    say_not_carried(&from);
-                }
-            }
+            fill_from_citation(&mut metadata, cited);
             metadata
         }
         (None, cited) if moved_from.is_some() => {
@@ -840,15 +848,7 @@ async fn add_one(
                 old.path
             );
             let mut metadata = old.metadata.clone();
-            if let Some((m, from)) = cited {
-                let filled = metadata.fill_lacking_from(&m);
-                // The file's notes (a DOI it gives, an author read as an organisation)
-                // go with what it filled in: this is the first time it was taken in.
-                if !filled.is_empty() {
-                    say!("{} filled in from {}", filled.join(", "), from.display());
-                    say_not_carried(&from);
-                }
-            }
+            fill_from_citation(&mut metadata, cited);
             metadata
         }
         (None, Some((m, from))) => {
