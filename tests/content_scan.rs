@@ -156,6 +156,32 @@ fn a_name_with_a_backslash_or_a_control_character_is_an_error_naming_it() {
     }
 }
 
+#[cfg(unix)]
+/// Several names a deposit cannot carry are refused together, each named with why, in the
+/// order of their paths: one rename, and one scan, for all of them, not one at a time.
+#[test]
+fn every_name_a_deposit_cannot_carry_is_named_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "ok.csv", b"1");
+    write(dir.path(), "b/back\\slash.csv", b"x");
+    write(dir.path(), "a/line\nbreak.csv", b"y");
+    write(dir.path(), "c/tab\there.csv", b"z");
+    let err = scan_folder(dir.path()).unwrap_err();
+    assert!(matches!(err, ContentError::UnusableNames { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("3 files in ") && text.contains("rename each, then add the folder again"),
+        "{text}"
+    );
+    let at = |part: &str| {
+        text.find(part)
+            .unwrap_or_else(|| panic!("{part} in {text}"))
+    };
+    assert!(at("line\\nbreak.csv") < at("back\\\\slash.csv"), "{text}");
+    assert!(at("back\\\\slash.csv") < at("tab\\there.csv"), "{text}");
+    assert_eq!(text.matches("rename it, then add").count(), 3, "{text}");
+}
+
 #[test]
 fn a_name_that_is_not_utf8_is_an_error_naming_the_path() {
     use std::ffi::OsStr;

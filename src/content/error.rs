@@ -41,6 +41,20 @@ pub enum ContentError {
     },
 
     #[error(
+        "{} files in {} have names a deposit cannot carry; rename each, then add the \
+         folder again:\n  {}",
+        each.len(),
+        root.display(),
+        each.join("\n  ")
+    )]
+    UnusableNames {
+        root: PathBuf,
+        /// Each file's own refusal ([`ContentError::UnusableName`],
+        /// [`ContentError::NonUtf8Name`]), in the order of their paths.
+        each: Vec<String>,
+    },
+
+    #[error(
         "'{rel_path}' appears twice once names are put in Unicode NFC: {} and {} differ \
          only in how accented letters are encoded; rename or remove one of them",
         first.display(),

@@ -295,9 +295,25 @@ pub fn scan_folder_leaving_out(
         dirs,
         saw_ignore_file,
         error,
+        mut bad_names,
     } = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some((_, error)) = error {
         return Err(error);
+    }
+    // In the order of their paths, whichever thread met them; the files of one folder whose
+    // own name is the trouble (not UTF-8) are that folder's one refusal.
+    bad_names.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut said = std::collections::HashSet::new();
+    bad_names.retain(|(_, e)| said.insert(e.to_string()));
+    match bad_names.len() {
+        0 => {}
+        1 => return Err(bad_names.remove(0).1),
+        _ => {
+            return Err(ContentError::UnusableNames {
+                root: root.clone(),
+                each: bad_names.into_iter().map(|(_, e)| e.to_string()).collect(),
+            });
+        }
     }
 
     let pruned = std::mem::take(&mut *pruned.lock().unwrap_or_else(|e| e.into_inner()));
@@ -356,6 +372,8 @@ struct Collected {
     /// The error about the path that sorts first, so that the error reported does not depend
     /// on thread timing when a folder has several problems.
     error: Option<(PathBuf, ContentError)>,
+    /// Every file whose name a deposit cannot carry, with why.
+    bad_names: Vec<(PathBuf, ContentError)>,
 }
 
 impl Collected {
@@ -366,6 +384,7 @@ impl Collected {
     }
 
     fn merge(&mut self, other: Collected) {
+        self.bad_names.extend(other.bad_names);
         self.files.extend(other.files);
         self.skipped.extend(other.skipped);
         self.dirs.extend(other.dirs);
@@ -423,11 +442,13 @@ impl Collected {
             self.skipped.push((entry.into_path(), reason));
             return WalkState::Continue;
         }
+        // A name a deposit cannot carry is noted and the walk goes on: every such name is
+        // said at once, not one rename, and scan, at a time.
         let rel_path = match strict_rel_path(root, entry.path()) {
             Ok(rel_path) => rel_path,
             Err(error) => {
-                self.fail(entry.into_path(), error);
-                return WalkState::Quit;
+                self.bad_names.push((entry.into_path(), error));
+                return WalkState::Continue;
             }
         };
         let md = match entry.metadata() {
