@@ -657,6 +657,42 @@ async fn verify_logs_its_finding_under_the_job_that_made_the_record_not_a_replay
     assert!(!verified(2), "not under the replay");
 }
 
+/// The same files deposited before under other metadata are noted when a folder is added
+/// with them (naming the dataset whose deposit it was), not again at each rescan of it
+/// unchanged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_same_data_deposited_under_other_metadata_is_noted_once_with_whose_it_was() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
+    add(&store, &lab.folder("first", files), &metadata("First"));
+    let url = sandbox.target_url();
+    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let second = lab.folder("second", files);
+    let out = run({
+        let mut c = lodge(&db);
+        c.arg("add").arg(&second).args(["--title", "Second"]);
+        c
+    })
+    .await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains(&format!(
+            "note: the same data was already deposited under other metadata as sbx-000001 on \
+             {url} (by first's deposit)"
+        )),
+        "{t}"
+    );
+    let t = text(&lodge_with(&db, &["scan", "second"]).await);
+    assert!(t.contains("unchanged"), "{t}");
+    assert!(!t.contains("the same data was already deposited"), "{t}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn dry_run_sends_nothing_and_records_nothing() {
     let lab = Lab::new();

@@ -451,12 +451,23 @@ fn describe(
         );
     }
     print_skipped(id, &prepared.report.skipped);
-    if let Ok(same) = store.results_with_fingerprint(&prepared.fingerprint().to_hex()) {
+    // Said when the key is new (a dataset added, or changed), not at every rescan of an
+    // unchanged one; with the dataset whose deposit it was, and the target by its name.
+    let unchanged = before.is_some_and(|b| b.key == Some(key));
+    if !unchanged && let Ok(same) = store.results_with_fingerprint(&prepared.fingerprint().to_hex())
+    {
+        let names = super::target_arg::TargetNames::load();
         for r in same.iter().filter(|r| r.key != key.to_hex()) {
+            let of = r
+                .job_id
+                .and_then(|j| store.job(j).ok())
+                .and_then(|j| j.dataset_name.map(|name| format!(" (by {name}'s deposit)")))
+                .unwrap_or_default();
             say!(
-                "  note: the same data was already deposited under other metadata as {} on {}",
+                "  note: the same data was already deposited under other metadata as {} on \
+                 {}{of}",
                 r.identifier,
-                r.target
+                names.of(&r.target)
             );
         }
     }
