@@ -1771,6 +1771,56 @@ async fn a_dataset_whose_file_names_are_nfd_on_disk_deposits_verifies_and_repair
     assert!(t.contains("Zürich/Messung-ä.csv"), "named in NFC: {t}");
 }
 
+/// A file lost from the deposit of a dataset removed from the list: the advice is not a
+/// `verify N --repair` that the removal refuses, but to add the folder again; added again
+/// (its metadata, so its key, taken up), it is repaired by its new number.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_file_lost_from_a_removed_datasets_deposit_is_repaired_once_its_folder_is_added_again() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let folder = lab.folder("gone-from-list", &[("data.csv", b"t,v\n1,2\n")]);
+    let store = lab.store("lodge.db");
+    let (_, key) = add(&store, &folder, &metadata("Removed, then lost"));
+    let csv = store.document(&key).unwrap().unwrap().manifest[0].clone();
+    let url = sandbox.target_url();
+    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(lodge_with(&db, &["remove", "1"]).await.status.success());
+    std::fs::remove_file(
+        sandbox
+            .data_dir()
+            .join(format!("blobs/sha256/{}", csv.sha256)),
+    )
+    .unwrap();
+
+    let out = lodge_with(&db, &["verify", "--all"]).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "DAMAGED  #1 gone-from-list (removed)",
+            &format!(
+                "Lost from the deposit of gone-from-list ({}), removed from the list: `lodge \
+                 add` its folder again",
+                folder.display()
+            ),
+        ],
+    );
+    assert!(!t.contains("`lodge verify 1 --repair`"), "{t}");
+
+    let out = lodge_with(&db, &["add", &folder.to_string_lossy()]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let out = lodge_with(&db, &["verify", "--all"]).await;
+    let t = text(&out);
+    assert!(t.contains("`lodge verify 2 --repair`"), "{t}");
+    let out = lodge_with(&db, &["verify", "2", "--repair"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("repaired #"), "{t}");
+}
+
 /// The server lost a file and the folder's copy has changed since it was deposited: the
 /// repair cannot send the deposited bytes. It says so and what to do, and the damage the
 /// check found stands (printed, exit 1, logged, shown by `status`) instead of becoming

@@ -278,7 +278,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                 for d in found {
                     match mended_by_repair(d, replaces_wrong_size, rewrites_records) {
                         true => {
-                            lost_in.insert(deposit.dataset);
+                            lost_in.insert((deposit.dataset, deposit.job.key.to_hex()));
                             records_lost |= matches!(d, Discrepancy::RecordGone { .. });
                         }
                         false => not_repairable.push(d.clone()),
@@ -335,6 +335,35 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             "`lodge deposit` does not send a landed deposit again (it replays it from the \
              store)."
         );
+        // A removed dataset cannot be repaired by its number: a dataset on the list with its
+        // key (its folder added again, or a copy) is, else its folder is to add again.
+        let on_the_list = store.datasets()?;
+        let mut readd = Vec::new();
+        let lost_in: std::collections::BTreeSet<i64> = lost_in
+            .into_iter()
+            .filter_map(|(dataset, key)| {
+                if on_the_list.iter().any(|d| d.id == dataset) {
+                    return Some(dataset);
+                }
+                let copy = on_the_list
+                    .iter()
+                    .find(|d| d.key.is_some_and(|k| k.to_hex() == key));
+                if copy.is_none() {
+                    readd.push(dataset);
+                }
+                copy.map(|d| d.id)
+            })
+            .collect();
+        for dataset in readd {
+            let folder = store
+                .removed_dataset(dataset)?
+                .unwrap_or_else(|| format!("dataset {dataset}"));
+            say!(
+                "Lost from the deposit of {folder}, removed from the list: `lodge add` its \
+                 folder again (it takes up its metadata, so its key), then `lodge verify \
+                 NUMBER --repair` with the number it gets sends them again."
+            );
+        }
         if !lost_in.is_empty() {
             let datasets: Vec<String> = lost_in.iter().map(i64::to_string).collect();
             // The check as it was asked for: on the target named, if one was.
@@ -479,7 +508,8 @@ async fn check(
     // What was found (and done) goes into the deposit's log, so `lodge log` keeps the
     // history of the checks and repairs.
     let finding = if repair {
-        let repair = repair_deposit(target.as_ref(), job, &document, read, &progress).await;
+        let sent_from = from_the_checked_folder(store, deposit);
+        let repair = repair_deposit(target.as_ref(), &sent_from, &document, read, &progress).await;
         if let Err(e) = log_repair(store, job, &repair) {
             say_err!("warning: the repair of job {} was not logged: {e}", job.id);
         }
@@ -564,6 +594,24 @@ async fn said_if_slow<T>(checking: impl Future<Output = T>, head: &str) -> T {
             );
             checking.await
         }
+    }
+}
+
+/// The deposit's job as a repair sends its files: from the folder of the dataset being
+/// checked, when the deposit is another dataset's of the same key (one removed from the list
+/// since, whose folder was added again; a copy's). The same key is the same files.
+fn from_the_checked_folder(store: &Store, deposit: &Deposit) -> JobRow {
+    let job = &deposit.job;
+    if job.dataset_id == Some(deposit.dataset) {
+        return job.clone();
+    }
+    match store.dataset(deposit.dataset) {
+        Ok(Some(d)) if d.key == Some(job.key) => JobRow {
+            dataset_id: Some(d.id),
+            dataset_path: Some(d.path),
+            ..job.clone()
+        },
+        _ => job.clone(),
     }
 }
 
