@@ -1137,6 +1137,9 @@ fn a_copys_details_follow_the_deposit_it_shares_on_a_target_not_picked() {
         app.model.targets.len() == 2
     });
     w.harness.state_mut().settings = Default::default();
+    // The window does not deposit (its engine would take the retry up itself): a terminal
+    // does.
+    w.harness.state_mut().send(lodge::app::Command::Pause);
     w.harness.step();
     w.add_folder(&citable_folder(&w.lab, "original", "Cores"));
     w.add_folder(&citable_folder(&w.lab, "backup", "Cores"));
