@@ -510,8 +510,7 @@ async fn a_removed_datasets_history_and_log_keep_its_name_and_are_found_by_it() 
     add(&store, &lab.numbered_folder(1), &metadata("One"));
     add(&store, &lab.numbered_folder(2), &metadata("Two"));
     let url = sandbox.target_url();
-    let deposited = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
-    assert!(deposited.status.success(), "{}", text(&deposited));
+    deposit_all(&db, &url).await;
     let removed = lodge_with(&db, &["remove", "ds001"]).await;
     assert!(removed.status.success(), "{}", text(&removed));
 
@@ -595,8 +594,7 @@ async fn a_removed_folder_added_again_takes_up_its_metadata_and_its_record() {
     let folder = lab.numbered_folder(1);
     let (_, key) = add(&store, &folder, &metadata("One"));
     let url = sandbox.target_url();
-    let deposited = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
-    assert!(deposited.status.success(), "{}", text(&deposited));
+    deposit_all(&db, &url).await;
     assert!(lodge_with(&db, &["remove", "1"]).await.status.success());
 
     let path = folder.to_string_lossy().into_owned();
@@ -612,9 +610,7 @@ async fn a_removed_folder_added_again_takes_up_its_metadata_and_its_record() {
         ],
     );
     assert!(!t.contains("metadata incomplete"), "{t}");
-    let again = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
-    let t = text(&again);
-    assert!(again.status.success(), "{t}");
+    let t = deposit_all(&db, &url).await;
     assert!(t.contains("recorded already: no request sent"), "{t}");
     assert_eq!(sandbox.stats().records, 1, "no second record");
 
@@ -639,8 +635,7 @@ async fn verify_logs_its_finding_under_the_job_that_made_the_record_not_a_replay
     add(&store, &lab.numbered_folder(1), &metadata("One"));
     let url = sandbox.target_url();
     for _ in 0..2 {
-        let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
-        assert!(out.status.success(), "{}", text(&out));
+        deposit_all(&db, &url).await;
     }
     let history = store.history().unwrap();
     assert_eq!(history.len(), 2, "the deposit and its replay: {history:?}");
@@ -669,8 +664,7 @@ async fn the_same_data_deposited_under_other_metadata_is_noted_once_with_whose_i
     let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
     add(&store, &lab.folder("first", files), &metadata("First"));
     let url = sandbox.target_url();
-    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
-    assert!(out.status.success(), "{}", text(&out));
+    deposit_all(&db, &url).await;
 
     let second = lab.folder("second", files);
     let out = run({
@@ -1272,6 +1266,14 @@ async fn a_dataset_named_by_number_name_and_folder_at_once_is_deposited_and_coun
     );
 }
 
+/// `lodge deposit --all --target URL` on `db`, which must succeed; what it printed.
+async fn deposit_all(db: &Path, url: &str) -> String {
+    let out = lodge_with(db, &["deposit", "--all", "--target", url]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    t
+}
+
 /// A lab with `n` small datasets ("Run N") deposited into its sandbox by `lodge deposit`.
 async fn deposited_runs(n: usize) -> (Lab, lodge::sandbox::RunningSandbox) {
     let lab = Lab::new();
@@ -1784,8 +1786,7 @@ async fn a_file_lost_from_a_removed_datasets_deposit_is_repaired_once_its_folder
     let (_, key) = add(&store, &folder, &metadata("Removed, then lost"));
     let csv = store.document(&key).unwrap().unwrap().manifest[0].clone();
     let url = sandbox.target_url();
-    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
-    assert!(out.status.success(), "{}", text(&out));
+    deposit_all(&db, &url).await;
     assert!(lodge_with(&db, &["remove", "1"]).await.status.success());
     std::fs::remove_file(
         sandbox
@@ -2080,8 +2081,7 @@ async fn failed_jobs_of_a_removed_dataset_or_a_since_deposited_key_are_history_n
     assert!(lodge_with(&db, &["remove", "2"]).await.status.success());
     std::fs::write(kept.join("more.csv"), b"3").unwrap();
     assert!(lodge_with(&db, &["scan", "1"]).await.status.success());
-    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
-    assert!(out.status.success(), "{}", text(&out));
+    deposit_all(&db, &url).await;
 
     let retry = lodge_with(&db, &["retry", "--all-failed"]).await;
     assert!(retry.status.success(), "{}", text(&retry));
@@ -2156,8 +2156,7 @@ async fn a_copy_deposited_through_its_twin_and_changed_since_is_changed_not_new(
     let backup = lab.folder("backup", files);
     add(&store, &backup, &metadata("Copy"));
     let url = sandbox.target_url();
-    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
-    assert!(out.status.success(), "{}", text(&out));
+    deposit_all(&db, &url).await;
 
     std::fs::write(backup.join("data.csv"), b"id\n1\n2\n").unwrap();
     assert!(lodge_with(&db, &["scan", "2"]).await.status.success());
@@ -2226,8 +2225,7 @@ async fn verify_all_goes_on_checking_the_records_of_a_removed_dataset() {
     add(&store, &lab.numbered_folder(1), &metadata("Kept"));
     let (gone, key) = add(&store, &lab.numbered_folder(2), &metadata("Taken off"));
     let url = sandbox.target_url();
-    let out = lodge_with(&db, &["deposit", "--all", "--target", &url]).await;
-    assert!(out.status.success(), "{}", text(&out));
+    deposit_all(&db, &url).await;
     assert!(lodge_with(&db, &["remove", "2"]).await.status.success());
 
     let checked = lodge_with(&db, &["verify", "--all"]).await;

@@ -107,6 +107,17 @@ fn press_in_form(w: &mut Window, label: &str) {
     w.harness.step();
 }
 
+/// Add a target (no credentials) in Settings, wait until the picker has it beside the
+/// sandbox, and close Settings. The sandbox stays picked.
+fn target_in_the_picker(w: &mut Window, name: &str, url: &str) {
+    add_target(w, name, url, None);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    w.harness.state_mut().settings = Default::default();
+    w.harness.step();
+}
+
 /// Add a target in Settings, pick it, and deposit the folder "soil-cores" to it: the
 /// dataset's id and the record's identifier.
 fn deposit_to_a_new_target(
@@ -511,22 +522,12 @@ fn a_picked_target_removed_and_saved_again_from_a_terminal_is_picked_again() {
     let mut w = Window::open(FaultConfig::default());
     let other = second_sandbox(&w);
     let url = other.target_url();
-    add_target(&mut w, "lab", &url, None);
-    w.wait("the target in the picker", |app| {
-        app.model.targets.len() == 2
-    });
-    w.harness.state_mut().settings = Default::default();
+    target_in_the_picker(&mut w, "lab", &url);
     w.harness.state_mut().target = 1;
     w.harness.step();
     let (db, config) = (w.lab.path("app/lodge.db"), w.lab.path("app/config.toml"));
-    let terminal = |args: &[&str]| {
-        let out = support::lodge(&db)
-            .env("LODGE_CONFIG", &config)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}: {}", support::text(&out));
-    };
+    let terminal =
+        |args: &[&str]| gui::lodge_elsewhere(&db, &[("LODGE_CONFIG", config.as_path())], args);
     let replace = |w: &mut Window| {
         terminal(&["target", "remove", "lab"]);
         w.wait("the target gone", |app| app.model.targets.len() == 1);
@@ -1087,12 +1088,7 @@ fn a_failed_deposit_to_a_target_not_picked_is_retried_from_the_details() {
     no_keyring();
     let mut w = Window::open(FaultConfig::default());
     let down = w.runtime.block_on(w.lab.failing_sandbox("down"));
-    add_target(&mut w, "down", &down.target_url(), None);
-    w.wait("the target in the picker", |app| {
-        app.model.targets.len() == 2
-    });
-    w.harness.state_mut().settings = Default::default();
-    w.harness.step();
+    target_in_the_picker(&mut w, "down", &down.target_url());
     let folder = citable_folder(&w.lab, "core-scans", "Core scans 2026");
     w.add_folder(&folder);
     let out = support::lodge(&w.lab.path("app/lodge.db"))
@@ -1132,11 +1128,7 @@ fn a_copys_details_follow_the_deposit_it_shares_on_a_target_not_picked() {
     no_keyring();
     let mut w = Window::open(FaultConfig::default());
     let down = w.runtime.block_on(w.lab.failing_sandbox("down"));
-    add_target(&mut w, "down", &down.target_url(), None);
-    w.wait("the target in the picker", |app| {
-        app.model.targets.len() == 2
-    });
-    w.harness.state_mut().settings = Default::default();
+    target_in_the_picker(&mut w, "down", &down.target_url());
     // The window does not deposit (its engine would take the retry up itself): a terminal
     // does.
     w.harness.state_mut().send(lodge::app::Command::Pause);

@@ -1163,20 +1163,23 @@ pub(super) fn select_datasets(
             match canonical {
                 Some(c) if store.dataset_by_path(&c)?.is_some() => Ok(store.find_dataset(&c)?),
                 _ => match store.find_dataset(s) {
-                    // The name or folder of a dataset taken off the list: say so, and
-                    // where its traces are, not "no dataset matches".
-                    Err(StoreError::NoSuchDataset { .. })
-                        if !removed_named(store, s)?.is_empty() =>
-                    {
-                        Err(removed_error(&removed_named(store, s)?))
-                    }
-                    // A folder on disk that no dataset is: it was never added.
-                    Err(StoreError::NoSuchDataset { .. }) if Path::new(s).is_dir() => {
-                        anyhow::bail!(
-                            "{s} is a folder, but not one of Lodge's datasets: `lodge add {}` \
-                             makes it one (with its --title, --creator, --publisher and --year)",
-                            shell_word(s)
-                        )
+                    Err(no_match @ StoreError::NoSuchDataset { .. }) => {
+                        // The name or folder of a dataset taken off the list: say so, and
+                        // where its traces are, not "no dataset matches".
+                        let removed = removed_named(store, s)?;
+                        if !removed.is_empty() {
+                            return Err(removed_error(&removed));
+                        }
+                        // A folder on disk that no dataset is: it was never added.
+                        if Path::new(s).is_dir() {
+                            anyhow::bail!(
+                                "{s} is a folder, but not one of Lodge's datasets: `lodge add \
+                                 {}` makes it one (with its --title, --creator, --publisher \
+                                 and --year)",
+                                shell_word(s)
+                            )
+                        }
+                        Err(no_match.into())
                     }
                     found => Ok(found?),
                 },
