@@ -765,3 +765,81 @@ async fn a_dry_run_to_a_publishing_target_names_the_draft_doi_it_would_publish()
     );
     assert_eq!(sandbox.doi_count(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn target_test_names_a_prefix_the_repository_lacks_and_the_ones_it_has() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let account = sandbox.datacite_account();
+    let test = |url: String| {
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["target", "test", &url, "--token", &account.password]);
+        run(cmd)
+    };
+
+    let wrong = format!(
+        "datacite+http://{}?prefix=10.99999&repository={}",
+        sandbox.addr(),
+        account.repository
+    );
+    let out = test(wrong).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "ok      credentials",
+            "FAILED  prefix: 10.99999 is not one of repository LODGE.SANDBOX's prefixes \
+             (10.80000), so DataCite would refuse every DOI under it",
+            "prefix=10.80000&repository=LODGE.SANDBOX",
+            "the prefix check failed",
+        ],
+    );
+    assert_eq!(sandbox.doi_count(), 0, "testing mints nothing");
+
+    let out = test(sandbox.datacite_target_url()).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "ok      prefix: 10.80000 is one of LODGE.SANDBOX's prefixes",
+            "is ready",
+        ],
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn emulation_shows_its_repository_with_its_prefix_publicly_and_no_other() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let client = reqwest::Client::new();
+    let get = |id: &str| {
+        client
+            .get(format!("{}/repositories/{id}", sandbox.base_url()))
+            .send()
+    };
+
+    // DataCite's repository pages need no credentials, and ids are not case-sensitive.
+    let resp = get("lodge.sandbox").await.unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(
+        resp.headers()["content-type"],
+        "application/vnd.api+json",
+        "JSON:API"
+    );
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["data"]["type"], "repositories");
+    assert_eq!(body["data"]["id"], "lodge.sandbox");
+    assert_eq!(
+        body["data"]["relationships"]["prefixes"]["data"],
+        json!([{"id": "10.80000", "type": "prefixes"}])
+    );
+
+    let unknown = get("OTHER.REPO").await.unwrap();
+    assert_eq!(unknown.status(), 404);
+    assert_eq!(
+        unknown.json::<Value>().await.unwrap(),
+        example("error-404.json")
+    );
+}

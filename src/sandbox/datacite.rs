@@ -10,7 +10,9 @@
 //! DOI. `PUT /dois/{prefix}/{suffix}` is DataCite's upsert: it changes a DOI that exists
 //! (the attributes given replace those stored; an event raises its state, `hide` takes a
 //! findable one back to registered; a registered or findable DOI is never a draft again) and
-//! answers 200, or creates one as `POST` would and answers 201. The sandbox's fault
+//! answers 200, or creates one as `POST` would and answers 201. `GET /repositories/{id}`
+//! (public, as DataCite's is) lists the account's prefix in the repository's
+//! `relationships.prefixes`, and answers 404 for any other repository. The sandbox's fault
 //! injection applies to these routes too.
 
 use std::sync::Arc;
@@ -53,6 +55,7 @@ pub(crate) fn router() -> Router<Arc<App>> {
     Router::new()
         .route("/dois", post(create))
         .route("/dois/{prefix}/{suffix}", get(show).put(update))
+        .route("/repositories/{id}", get(repository))
 }
 
 fn api_errors(status: StatusCode, errors: Vec<Value>) -> Response {
@@ -116,6 +119,36 @@ async fn show(
         ),
         Err(e) => super::routes::internal_error("DOI lookup", e),
     }
+}
+
+/// The account's repository, with its prefix, as DataCite's JSON:API shows a repository
+/// (`type: repositories`, the id in lower case, the symbol in upper case). No credentials:
+/// DataCite's repository pages are public.
+async fn repository(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response {
+    let account = app.datacite_account();
+    if !id.eq_ignore_ascii_case(&account.repository) {
+        return api_errors(
+            StatusCode::NOT_FOUND,
+            vec![
+                json!({"status": "404", "title": "The resource you are looking for doesn't exist."}),
+            ],
+        );
+    }
+    let body = json!({"data": {
+        "id": account.repository.to_lowercase(),
+        "type": "repositories",
+        "attributes": {
+            "name": "Lodge sandbox repository",
+            "symbol": account.repository.to_uppercase(),
+        },
+        "relationships": {
+            "prefixes": {"data": [{"id": account.prefix, "type": "prefixes"}]},
+        },
+    }});
+    let mut resp = (StatusCode::OK, axum::Json(body)).into_response();
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON_API));
+    resp
 }
 
 /// Fields DataCite requires to register or publish a DOI (a draft needs none of them).

@@ -303,22 +303,28 @@ pub trait Target: Send + Sync {
     /// reached, are the credentials accepted, does it honour conditional writes. The default
     /// looks a key up, which checks the first two.
     async fn probe(&self) -> probe::ProbeReport {
-        let mut report = probe::ProbeReport::default();
-        let nobody = ContentKey(crate::content::Sha256Hex([0; 32]));
-        match self.lookup(&nobody).await {
-            Ok(_) => {
-                report.pass("reachable", "the server answers");
-                report.pass("credentials", "a lookup was accepted");
-                report.pass("conditional write", self.duplicate_guard());
-            }
-            Err(f @ Failure::Unauthorized { .. }) => {
-                report.pass("reachable", "the server answers");
-                report.fail("credentials", f.to_string());
-            }
-            Err(f) => report.fail("reachable", f.to_string()),
-        }
-        report
+        probe_by_lookup(self).await
     }
+}
+
+/// [`Target::probe`]'s default, for a target's own probe to begin with: looks up a key no
+/// deposit has, which checks that the server answers and accepts the credentials.
+pub async fn probe_by_lookup<T: Target + ?Sized>(target: &T) -> probe::ProbeReport {
+    let mut report = probe::ProbeReport::default();
+    let nobody = ContentKey(crate::content::Sha256Hex([0; 32]));
+    match target.lookup(&nobody).await {
+        Ok(_) => {
+            report.pass("reachable", "the server answers");
+            report.pass("credentials", "a lookup was accepted");
+            report.pass("conditional write", target.duplicate_guard());
+        }
+        Err(f @ Failure::Unauthorized { .. }) => {
+            report.pass("reachable", "the server answers");
+            report.fail("credentials", f.to_string());
+        }
+        Err(f) => report.fail("reachable", f.to_string()),
+    }
+    report
 }
 
 /// Why a target URL cannot be used.

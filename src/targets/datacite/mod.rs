@@ -22,6 +22,7 @@ use async_trait::async_trait;
 use reqwest::{StatusCode, Url, header};
 use serde_json::Value;
 
+use super::probe::ProbeReport;
 use super::{DepositRequest, Failure, Holdings, Landed, ProgressSink, ReadBack, RecordRef, Target};
 use crate::content::{ContentDocument, ContentKey};
 use mapping::DoiState;
@@ -253,6 +254,84 @@ impl DataCiteTarget {
             }
             (Some("api.test.datacite.org"), true) => fabrica("doi.test.datacite.org"),
             _ => self.endpoint(&format!("dois/{doi}")).to_string(),
+        }
+    }
+
+    /// The prefixes DataCite lists for the target's repository (`GET /repositories/{id}`,
+    /// a public page), or `None` when it knows no such repository.
+    async fn repository_prefixes(&self) -> Result<Option<Vec<String>>, Failure> {
+        let mut url = self.endpoint("repositories/");
+        url.path_segments_mut()
+            .expect("an http(s) URL has a path")
+            .pop_if_empty()
+            .push(&self.repository);
+        let resp = self
+            .http
+            .get(url)
+            .header(header::ACCEPT, JSON_API)
+            .send()
+            .await
+            .map_err(|e| Failure::from_reqwest(&e))?;
+        match resp.status() {
+            StatusCode::OK => {
+                let unreadable = |why: String| Failure::Ambiguous {
+                    status: Some(200),
+                    message: format!("unreadable repository {}: {why}", self.repository),
+                };
+                let body: Value = resp.json().await.map_err(|e| unreadable(e.to_string()))?;
+                let listed = body["data"]["relationships"]["prefixes"]["data"]
+                    .as_array()
+                    .ok_or_else(|| unreadable("it lists no prefixes".into()))?;
+                Ok(Some(
+                    listed
+                        .iter()
+                        .filter_map(|p| p["id"].as_str().map(str::to_string))
+                        .collect(),
+                ))
+            }
+            StatusCode::NOT_FOUND => Ok(None),
+            _ => Err(super::http::failure_of(resp).await),
+        }
+    }
+
+    /// `target test`'s last check: whether the target's prefix is one its repository has.
+    /// DataCite refuses every DOI under another prefix, but only says so when one is sent.
+    async fn check_prefix(&self, report: &mut ProbeReport) {
+        let (prefix, repository) = (&self.prefix, &self.repository);
+        match self.repository_prefixes().await {
+            Ok(Some(prefixes)) if prefixes.iter().any(|p| p == prefix) => {
+                report.pass(
+                    "prefix",
+                    format!("{prefix} is one of {repository}'s prefixes"),
+                );
+            }
+            Ok(Some(prefixes)) if prefixes.is_empty() => report.fail(
+                "prefix",
+                format!(
+                    "DataCite lists no prefix for repository {repository}, so it would refuse \
+                     every DOI: ask your DataCite member to assign one, then give it as \
+                     prefix= in the target's URL"
+                ),
+            ),
+            Ok(Some(prefixes)) => report.fail(
+                "prefix",
+                format!(
+                    "{prefix} is not one of repository {repository}'s prefixes ({}), so \
+                     DataCite would refuse every DOI under it: give one of them as prefix= in \
+                     the target's URL (`lodge target add NAME \
+                     'datacite+https://…?prefix={}&repository={repository}'`)",
+                    prefixes.join(", "),
+                    prefixes[0]
+                ),
+            ),
+            Ok(None) => report.fail(
+                "prefix",
+                format!(
+                    "DataCite knows no repository {repository} here: give the repository ID \
+                     you sign in to Fabrica with as repository= in the target's URL"
+                ),
+            ),
+            Err(failure) => report.fail("prefix", failure.to_string()),
         }
     }
 
@@ -532,6 +611,15 @@ impl Target for DataCiteTarget {
                 raised.reported()
             ),
         })
+    }
+
+    /// The default checks, then whether the repository has the target's prefix.
+    async fn probe(&self) -> ProbeReport {
+        let mut report = super::probe_by_lookup(self).await;
+        if report.ok() {
+            self.check_prefix(&mut report).await;
+        }
+        report
     }
 
     fn duplicate_guard(&self) -> &'static str {
