@@ -843,3 +843,57 @@ async fn emulation_shows_its_repository_with_its_prefix_publicly_and_no_other() 
         example("error-404.json")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_sandboxs_page_lists_what_its_invenio_and_datacite_emulations_hold() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let page = || async {
+        let resp = reqwest::get(format!("{}/", sandbox.base_url()))
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200);
+        resp.text().await.unwrap()
+    };
+    let html = page().await;
+    assert!(!html.contains("InvenioRDM emulation"), "{html}");
+    assert!(!html.contains("DataCite emulation"), "{html}");
+
+    let ds = add(&store, &lab.numbered_folder(1), &metadata("Soil <cores>"));
+    let invenio = open_target(
+        &sandbox.invenio_target_url(),
+        Some(sandbox.invenio_account().token),
+    )
+    .unwrap();
+    let landed = deposit(&store, &invenio, &[ds], fast_config()).await;
+    assert_eq!(landed[0].state, JobState::Deposited, "{:?}", landed[0]);
+    let record = landed[0].identifier.clone().unwrap();
+    let minted = deposit(
+        &store,
+        &datacite(&sandbox, "&url=https://example.org/{key}"),
+        &[ds],
+        fast_config(),
+    )
+    .await;
+    assert_eq!(minted[0].state, JobState::Deposited, "{:?}", minted[0]);
+    let doi = minted[0].identifier.clone().unwrap();
+
+    let html = page().await;
+    assert_all(
+        &html,
+        &[
+            "InvenioRDM emulation",
+            "1 record or draft, newest first",
+            &format!("<a href=\"/records/{record}\">{record}</a>"),
+            "Soil &lt;cores&gt;",
+            "published",
+            "DataCite emulation",
+            "1 DOI, newest first",
+            &format!("<a href=\"/dois/{doi}\">{doi}</a>"),
+            "draft",
+            &format!("https://example.org/{}", ds.1.to_hex()),
+        ],
+    );
+    assert!(!html.contains("<cores>"), "escaped: {html}");
+}

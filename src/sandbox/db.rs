@@ -402,6 +402,23 @@ impl Db {
         stmt.query_map([], invenio_row)?.collect()
     }
 
+    /// The `limit` records and drafts made last, newest first.
+    pub fn invenio_latest(&self, limit: u64) -> rusqlite::Result<Vec<InvenioRow>> {
+        let conn = self.lock();
+        let mut stmt = conn.prepare(&format!(
+            "SELECT {INVENIO_COLUMNS} FROM invenio_records ORDER BY seq DESC LIMIT ?1"
+        ))?;
+        stmt.query_map([limit as i64], invenio_row)?.collect()
+    }
+
+    pub fn count_invenio(&self) -> rusqlite::Result<u64> {
+        let conn = self.lock();
+        conn.query_row("SELECT COUNT(*) FROM invenio_records", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map(|n| n as u64)
+    }
+
     pub fn invenio_publish(&self, id: &str) -> rusqlite::Result<bool> {
         let conn = self.lock();
         Ok(conn.execute(
@@ -557,6 +574,15 @@ impl Db {
             params![doi, attributes],
         )
         .map(|changed| changed == 1)
+    }
+
+    /// The `limit` DOIs made last, newest first, with their attributes (JSON text).
+    pub fn latest_dois(&self, limit: u64) -> rusqlite::Result<Vec<(String, String)>> {
+        let conn = self.lock();
+        let mut stmt =
+            conn.prepare("SELECT doi, attributes FROM dois ORDER BY rowid DESC LIMIT ?1")?;
+        stmt.query_map([limit as i64], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect()
     }
 
     pub fn count_dois(&self) -> rusqlite::Result<u64> {

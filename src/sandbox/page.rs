@@ -1,9 +1,9 @@
-//! The sandbox's pages for a person with a browser: `GET /` lists the records, and a
-//! record's own address (`GET /records/{key}` asking for HTML) shows it as a repository's
+//! The sandbox's pages for a person with a browser: `GET /` lists the records (and, after
+//! them, what its InvenioRDM and DataCite emulations hold), and a record's own address (`GET /records/{key}` asking for HTML) shows it as a repository's
 //! landing page would. Small and self-contained: no scripts, no files to serve.
 
 use super::SandboxStats;
-use super::db::RecordRow;
+use super::db::{InvenioRow, RecordRow};
 use crate::content::{ContentDocument, Funding, IdentifierScheme, RelatedWork, citation};
 use crate::wording::{count_of, human_bytes};
 
@@ -23,8 +23,106 @@ pub(crate) fn escape(text: &str) -> String {
     out
 }
 
-/// The page for `records` (the first page of them) out of `total`.
-pub(crate) fn index(records: &[RecordRow], total: u64, stats: &SandboxStats) -> String {
+/// What the emulations hold, newest first (the first page of it), for the index page.
+#[derive(Default)]
+pub(crate) struct EmulationHoldings {
+    pub invenio: Vec<InvenioRow>,
+    pub invenio_total: u64,
+    /// Each DOI with its attributes (JSON text), as the DataCite emulation keeps them.
+    pub dois: Vec<(String, String)>,
+    pub doi_total: u64,
+}
+
+/// "Showing the newest N of TOTAL." when a list was cut short.
+fn newest_of(shown: usize, total: u64) -> String {
+    if (shown as u64) < total {
+        format!("<p>Showing the newest {shown} of {total}.</p>\n")
+    } else {
+        String::new()
+    }
+}
+
+/// The InvenioRDM emulation's records and drafts, each a link to its page there.
+fn invenio_section(rows: &[InvenioRow], total: u64) -> String {
+    if total == 0 {
+        return String::new();
+    }
+    let mut table = String::new();
+    for row in rows {
+        let data: serde_json::Value = serde_json::from_str(&row.data).unwrap_or_default();
+        let (state, page) = if row.published {
+            ("published", "records")
+        } else {
+            ("draft", "uploads")
+        };
+        table.push_str(&format!(
+            "<tr><td><a href=\"/{page}/{id}\">{id}</a></td><td>{title}</td><td>{state}</td>\
+             <td>{created}</td></tr>\n",
+            id = escape(&row.id),
+            title = escape(data["metadata"]["title"].as_str().unwrap_or("")),
+            created = escape(&row.created),
+        ));
+    }
+    format!(
+        "<h2>InvenioRDM emulation (<code>/api/records</code>)</h2>
+<p>{count}, newest first.</p>
+<table>
+<thead><tr><th>Record</th><th>Title</th><th>State</th><th>Created (UTC)</th></tr></thead>
+<tbody>
+{table}</tbody>
+</table>
+{newest}",
+        count = count_of(total, "record or draft", "records and drafts"),
+        newest = newest_of(rows.len(), total),
+    )
+}
+
+/// The DataCite emulation's DOIs, each with its landing page when it has one.
+fn doi_section(dois: &[(String, String)], total: u64) -> String {
+    if total == 0 {
+        return String::new();
+    }
+    let mut table = String::new();
+    for (doi, attributes) in dois {
+        let attributes: serde_json::Value = serde_json::from_str(attributes).unwrap_or_default();
+        // A link only to a web page: the attribute is whatever a client sent.
+        let landing = match attributes["url"].as_str() {
+            Some(url) if url.starts_with("https://") || url.starts_with("http://") => {
+                format!("<a href=\"{url}\">{url}</a>", url = escape(url))
+            }
+            Some(other) => escape(other),
+            None => String::new(),
+        };
+        table.push_str(&format!(
+            "<tr><td><a href=\"/dois/{doi}\">{doi}</a></td><td>{title}</td><td>{state}</td>\
+             <td>{landing}</td></tr>\n",
+            doi = escape(doi),
+            title = escape(attributes["titles"][0]["title"].as_str().unwrap_or("")),
+            state = escape(attributes["state"].as_str().unwrap_or("")),
+        ));
+    }
+    format!(
+        "<h2>DataCite emulation (<code>/dois</code>)</h2>
+<p>{count}, newest first. A DOI's link is its JSON, behind the repository id and password.</p>
+<table>
+<thead><tr><th>DOI</th><th>Title</th><th>State</th><th>Landing page</th></tr></thead>
+<tbody>
+{table}</tbody>
+</table>
+{newest}",
+        count = count_of(total, "DOI", "DOIs"),
+        newest = newest_of(dois.len(), total),
+    )
+}
+
+/// The page for `records` (the first page of them) out of `total`, then what the
+/// emulations hold.
+pub(crate) fn index(
+    records: &[RecordRow],
+    total: u64,
+    stats: &SandboxStats,
+    emulations: &EmulationHoldings,
+) -> String {
     let mut rows = String::new();
     for r in records {
         let key = escape(&r.key);
@@ -57,7 +155,9 @@ pub(crate) fn index(records: &[RecordRow], total: u64, stats: &SandboxStats) -> 
             "<h1>Lodge sandbox</h1>
 <p>{records}, {blobs}; since start: {creates} created, {conflicts}, {requests}.</p>
 {body}
-{shown}",
+{shown}{invenio}{dois}",
+            invenio = invenio_section(&emulations.invenio, emulations.invenio_total),
+            dois = doi_section(&emulations.dois, emulations.doi_total),
             records = count_of(stats.records, "record", "records"),
             blobs = count_of(stats.blobs, "blob", "blobs"),
             creates = stats.creates,
@@ -284,13 +384,42 @@ mod tests {
             conflicts: 1,
             requests: 1,
         };
-        let page = index(&[], 1, &stats);
+        let page = index(&[], 1, &stats, &EmulationHoldings::default());
         assert!(
             page.contains(
                 "<p>1 record, 2 blobs; since start: 1 created, 1 conflict, 1 request.</p>"
             ),
             "{page}"
         );
+    }
+
+    #[test]
+    fn a_dois_landing_page_is_a_link_only_when_it_is_a_web_address_and_lists_say_when_cut() {
+        let doi = |n: u32, url: &str| {
+            (
+                format!("10.80000/x{n}"),
+                serde_json::json!({"state": "findable", "url": url, "titles": [{"title": "T"}]})
+                    .to_string(),
+            )
+        };
+        let emulations = EmulationHoldings {
+            dois: vec![
+                doi(1, "https://example.org/a"),
+                doi(2, "javascript:alert(1)"),
+            ],
+            doi_total: 3,
+            ..Default::default()
+        };
+        let page = index(&[], 0, &SandboxStats::default(), &emulations);
+        assert!(
+            page.contains("<a href=\"https://example.org/a\">https://example.org/a</a>"),
+            "{page}"
+        );
+        assert!(!page.contains("href=\"javascript:"), "{page}");
+        assert!(page.contains("<td>javascript:alert(1)</td>"), "{page}");
+        assert!(page.contains("3 DOIs, newest first"), "{page}");
+        assert!(page.contains("Showing the newest 2 of 3."), "{page}");
+        assert!(!page.contains("InvenioRDM emulation"), "{page}");
     }
 
     /// The page of a record of `metadata` and no files.

@@ -252,7 +252,13 @@ async fn index(State(app): AppState, headers: HeaderMap) -> Response {
     let result = blocking(&app, |app| {
         let rows = app.db.page(0, INDEX_PAGE_RECORDS)?;
         let stats = app.stats();
-        Ok::<_, rusqlite::Error>(page::index(&rows, stats.records, &stats))
+        let emulations = page::EmulationHoldings {
+            invenio: app.db.invenio_latest(INDEX_PAGE_RECORDS)?,
+            invenio_total: app.db.count_invenio()?,
+            dois: app.db.latest_dois(INDEX_PAGE_RECORDS)?,
+            doi_total: app.db.count_dois()?,
+        };
+        Ok::<_, rusqlite::Error>(page::index(&rows, stats.records, &stats, &emulations))
     })
     .await;
     match result {
