@@ -921,6 +921,43 @@ fn add_of_a_folder_with_much_left_out_names_ten_and_counts_the_rest() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn status_names_a_pending_job_of_an_earlier_key_that_no_item_lists() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(1);
+    let (id, key) = add(&store, &folder, &metadata("One"));
+    // A deposit stopped part-way, then the folder changed and was scanned again.
+    let scope = "sandbox+http://127.0.0.1:9";
+    store.upsert_target(scope, scope, "a sandbox").unwrap();
+    let (queued, _) = store
+        .enqueue_deposit(id, scope, &key, Duration::from_secs(3600))
+        .unwrap();
+    fs::write(folder.join("data.csv"), "changed since\n").unwrap();
+    let out = lodge_with(&db, &["scan", &id.to_string()]).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let out = lodge_with(&db, &["status"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "pending 1",
+            &format!(
+                "pending job {job} is of dataset {id} ds001's earlier key (scanned again \
+                 since), no item above: `lodge log --job {job}` shows it, `lodge cancel {job}` \
+                 ends it",
+                job = queued.job_id()
+            ),
+        ],
+    );
+    // A filtered listing's totals are said to be everything's; no line per job there.
+    let out = lodge_with(&db, &["status", "--state", "deposited"]).await;
+    assert!(!text(&out).contains("pending job"), "{}", text(&out));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
@@ -988,6 +1025,23 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
         text(&out)
     );
     assert!(store.datasets().unwrap().is_empty());
+    // status's totals count it pending though no item lists it: it says which job it is.
+    let out = lodge_with(&db, &["status"]).await;
+    let folder_two = lab.numbered_folder(2);
+    assert_all(
+        &text(&out),
+        &[
+            "no datasets on the list (those removed keep their deposits in `lodge history`)",
+            "pending 1",
+            &format!(
+                "pending job {id} is removed dataset {two} ds002's, no item above: it ends \
+                 rejected when a deposit reaches it; `lodge cancel {id}` ends it now, or `lodge \
+                 add {}` adds the folder again to deposit it",
+                folder_two.display(),
+                id = queued.job_id(),
+            ),
+        ],
+    );
 
     // Its folder added again before the job ran: the deposit carries that job on, rather
     // than joining it only to be told the dataset was removed.

@@ -195,6 +195,57 @@ fn senders_by_target(store: &Store) -> anyhow::Result<HashMap<String, String>> {
     Ok(senders)
 }
 
+/// What the totals' pending jobs that no item lists are, a line each: a removed dataset's
+/// job still on the queue (it ends rejected when a deposit reaches it), or one of a
+/// dataset's earlier key. `listed` are the items' jobs, `datasets` those listed.
+fn pending_not_listed(
+    store: &crate::store::Store,
+    listed: &HashSet<i64>,
+    datasets: &HashMap<i64, String>,
+) -> anyhow::Result<Vec<String>> {
+    let unlisted: Vec<i64> = store
+        .active_job_ids(None)?
+        .into_iter()
+        .filter(|j| !listed.contains(j))
+        .collect();
+    let mut lines = Vec::new();
+    for job in store.jobs(&unlisted)? {
+        let name = job.dataset_name.as_deref().unwrap_or_default();
+        let line = match job.dataset_id.filter(|d| datasets.contains_key(d)) {
+            None => {
+                // A removed dataset's job keeps no dataset: its removal's log line names it.
+                let removed = match store.dataset_id_of_job_logged(job.id)? {
+                    Some(id) => store.removed_dataset_row(id)?,
+                    None => None,
+                };
+                let (whose, add_again) = match removed {
+                    Some(d) => (
+                        format!("removed dataset {} {}'s", d.id, d.name),
+                        format!(
+                            ", or `lodge add {}` adds the folder again to deposit it",
+                            super::output::shell_word(&d.path)
+                        ),
+                    ),
+                    None => ("a removed dataset's".to_string(), String::new()),
+                };
+                format!(
+                    "pending job {} is {whose}, no item above: it ends rejected when a deposit \
+                     reaches it; `lodge cancel {}` ends it now{add_again}",
+                    job.id, job.id
+                )
+            }
+            Some(dataset) => format!(
+                "pending job {} is of dataset {dataset} {name}'s earlier key (scanned again \
+                 since), no item above: `lodge log --job {}` shows it, `lodge cancel {}` \
+                 ends it",
+                job.id, job.id, job.id
+            ),
+        };
+        lines.push(line);
+    }
+    Ok(lines)
+}
+
 pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<ExitCode> {
     // Taken by `--state` so as to say where they are, rather than clap's nearest value.
     if filter.states.iter().any(|s| s == "dismissed") {
@@ -218,6 +269,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         .filter_map(|r| r.job)
         .collect();
     let failed_items = all_rows.iter().filter(|r| r.state == "failed").count() as u64;
+    let listed_jobs: HashSet<i64> = all_rows.iter().filter_map(|r| r.job).collect();
     let rows: Vec<StatusRow> = all_rows
         .into_iter()
         .filter(|r| wanted.wants(Some(r.dataset), r.target.as_deref(), &r.state))
@@ -314,7 +366,12 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         say!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(ExitCode::SUCCESS);
     }
-    if listed == 0 {
+    if listed == 0 && !store.removed_datasets()?.is_empty() {
+        say!(
+            "no datasets on the list (those removed keep their deposits in `lodge history`): \
+             add one with `lodge add DIR`"
+        );
+    } else if listed == 0 {
         say!("no datasets yet: add one with `lodge add DIR`");
     } else if rows.is_empty() {
         say!("no items match (of {listed}); `lodge status` lists every one");
@@ -491,6 +548,11 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
              gives {it} up",
             count_of(not_items, "is a job", "are jobs"),
         );
+    }
+    if filter.is_empty() && totals.pending > 0 {
+        for line in pending_not_listed(&store, &listed_jobs, &all_names)? {
+            say!("{line}");
+        }
     }
     // Failed items wait for the user; say the one command that re-queues them. A failed
     // job whose key landed since through another job is not one of them.
