@@ -397,6 +397,60 @@ async fn file_changed_after_scan_is_rejected_and_nothing_lands_on_the_server() {
     assert_eq!((stats.records, stats.blobs, stats.requests), (0, 0, 0));
 }
 
+/// A `touch` (or the same file copied over it) moves the modification time only: the bytes
+/// are what the key says, so the deposit goes ahead, rather than being refused with a rescan
+/// to make that finds nothing changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_file_touched_since_the_scan_with_the_same_bytes_is_deposited() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let folder = lab.folder("touched", &[("a.txt", b"aaaa")]);
+    let ds = add(&store, &folder, &metadata("Touched"));
+    let later = std::time::SystemTime::now() + Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(folder.join("a.txt"))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    assert_eq!(sandbox.stats().records, 1);
+}
+
+/// An edit that keeps the size but not the modification time is found by the bytes, before
+/// anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_same_size_edit_since_the_scan_is_refused_before_anything_is_sent() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let folder = lab.folder("edited", &[("a.txt", b"aaaa")]);
+    let ds = add(&store, &folder, &metadata("Edited in place"));
+    let path = folder.join("a.txt");
+    std::fs::write(&path, b"bbbb").unwrap();
+    let later = std::time::SystemTime::now() + Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains("a.txt: modified since it was scanned"),
+        "{error}"
+    );
+    assert_eq!(sandbox.stats().requests, 0, "refused before sending");
+}
+
 /// A job queued for a dataset whose metadata was edited since (its key changed) sends
 /// nothing, and its refusal says what changed as either may have: rescanned or edited.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -1,6 +1,6 @@
 //! A dataset's folder as it is now against its last scan, from a walk and a `stat` of each
-//! scanned file, without hashing: what `show` reports and `deposit` notes, since the key is
-//! of the folder as scanned.
+//! scanned file (hashing only a file whose modification time alone moved): what `show`
+//! reports and `deposit` notes, since the key is of the folder as scanned.
 
 use std::collections::HashSet;
 use std::path::Path;

@@ -298,8 +298,24 @@ impl Engine {
                 .into(),
             }));
         }
-        if let Err(failure) = check_unchanged(root, files) {
-            return Ok(AttemptOutcome::Failed(failure));
+        // A stat of each file; the bytes of those whose time alone moved are hashed off the
+        // runtime's threads (rare: a `touch`, a copy of the same file over it).
+        let touched = match stat_unchanged(root, files) {
+            Ok(touched) => touched,
+            Err(failure) => return Ok(AttemptOutcome::Failed(failure)),
+        };
+        if !touched.is_empty() {
+            let folder = root.to_path_buf();
+            let verdict = tokio::task::spawn_blocking(move || same_bytes(&folder, &touched))
+                .await
+                .unwrap_or_else(|e| {
+                    Err(Failure::NotSent {
+                        message: format!("checking the files against their scan stopped: {e}"),
+                    })
+                });
+            if let Err(failure) = verdict {
+                return Ok(AttemptOutcome::Failed(failure));
+            }
         }
 
         // Only a target that links versions needs the earlier record: one store call
@@ -524,8 +540,18 @@ fn is_here(copy: &KeyCopy) -> bool {
     Path::new(&copy.path).is_dir()
 }
 
-/// Size and modification time of every file still as the scan saw them.
+/// Every file still as the scan saw it: by its size and modification time, and where only
+/// the time moved (a `touch`, the same file copied over it), by its bytes. Hashes those
+/// files, so an async caller uses [`stat_unchanged`] and [`same_bytes`] apart.
 pub fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
+    let touched = stat_unchanged(root, files)?;
+    same_bytes(root, &touched)
+}
+
+/// The folder there and every scanned file in it at its scanned size, from one `stat`
+/// each: the files whose modification time moved since (only their bytes tell whether
+/// they changed), or why the folder is no longer as scanned.
+pub fn stat_unchanged(root: &Path, files: &[FileScan]) -> Result<Vec<FileScan>, Failure> {
     if let Err(e) = std::fs::metadata(root) {
         let message = if e.kind() == std::io::ErrorKind::NotFound {
             "the dataset's folder is gone (moved or deleted since it was scanned): put it back \
@@ -539,22 +565,36 @@ pub fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
             message,
         });
     }
+    let mut touched = Vec::new();
     for f in files {
         let path: PathBuf = crate::content::on_disk(root, &f.rel_path);
-        let changed = |message: String| Failure::Changed {
-            path: path.display().to_string(),
-            message,
-        };
         let stamp = FileStamp::of(&path)
             .map_err(|e| Failure::reading_local_file(&path, "cannot read it any more", &e))?;
         if stamp.size != f.size {
-            return Err(changed(format!(
-                "size is now {} bytes, was {}",
-                stamp.size, f.size
-            )));
+            return Err(Failure::Changed {
+                path: path.display().to_string(),
+                message: format!("size is now {} bytes, was {}", stamp.size, f.size),
+            });
         }
         if stamp.mtime_ns != f.mtime_ns {
-            return Err(changed("modified since it was scanned".into()));
+            touched.push(f.clone());
+        }
+    }
+    Ok(touched)
+}
+
+/// `touched` (of [`stat_unchanged`]) still hold the bytes the scan hashed.
+pub fn same_bytes(root: &Path, touched: &[FileScan]) -> Result<(), Failure> {
+    for f in touched {
+        let path: PathBuf = crate::content::on_disk(root, &f.rel_path);
+        let (digest, _) = std::fs::File::open(&path)
+            .and_then(crate::content::sha256_reader)
+            .map_err(|e| Failure::reading_local_file(&path, "cannot read it any more", &e))?;
+        if digest.to_hex() != f.sha256 {
+            return Err(Failure::Changed {
+                path: path.display().to_string(),
+                message: "modified since it was scanned".into(),
+            });
         }
     }
     Ok(())
