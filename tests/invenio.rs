@@ -984,8 +984,8 @@ async fn validation_errors_are_terminal_with_the_servers_field_messages() {
 }
 
 /// The emulation keeps files in its database, up to 64 MiB each. A larger one is refused
-/// once, for good (sending it again sends the same size), in words that say the limit and
-/// where large files go, not the web framework's "length limit exceeded".
+/// once, for good (sending it again sends the same size), its draft discarded, in words that
+/// say the limit and where large files go, not the web framework's "length limit exceeded".
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_file_over_the_emulations_limit_is_refused_once_naming_the_limit_and_the_fix() {
     let lab = Lab::new();
@@ -1010,7 +1010,11 @@ async fn a_file_over_the_emulations_limit_is_refused_once_naming_the_limit_and_t
     ] {
         assert!(error.contains(words), "'{words}' in: {error}");
     }
-    assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (0, 0),
+        "nothing published, and the draft made for it discarded, no stray upload left"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -976,6 +976,14 @@ fn refusal_hint(job: &JobRow) -> String {
                 job.id
             )
         }
+        // Too large for the server: the files are to change (or the target), not the
+        // metadata; the refusal names the limit and where large files go.
+        (Some(_), Some(error)) if error.starts_with("rejected (HTTP 413)") => format!(
+            " — put the file where it fits (split it, or deposit to a target that keeps \
+             large files), then add the folder again and deposit it; or give it up there: \
+             `lodge dismiss {}`",
+            job.id
+        ),
         (Some(path), Some(error)) if job.dataset_id.is_some() && error.starts_with("rejected") => {
             format!(
                 " — fix what it names (the metadata: `lodge add {}` with the flags that \
@@ -1448,6 +1456,15 @@ mod tests {
         assert_eq!(
             of_target,
             " — then deposit again; or give it up there: `lodge dismiss 4`"
+        );
+        let too_large = refusal_hint(&with(
+            "rejected (HTTP 413): size: the server takes no request this large (scan.tif is \
+             larger than the 64 MiB this InvenioRDM emulation keeps a file)",
+        ));
+        assert!(!too_large.contains("metadata"), "{too_large}");
+        assert!(
+            too_large.contains("put the file where it fits") && too_large.contains("dismiss 4"),
+            "{too_large}"
         );
     }
 

@@ -978,6 +978,31 @@ impl InvenioTarget {
         Err(Failure::from_status(400, None, &refusal.to_string()))
     }
 
+    /// A file the draft was sent refused for good (too large, say): the draft, which only
+    /// this key's deposits use, is discarded, as one whose metadata is refused is, so that
+    /// no stray upload stays in the account. One that cannot be discarded is named.
+    async fn discard_refused_draft(&self, draft: &str, refused: Failure) -> Failure {
+        let Err(why) = self.discard_draft(draft).await else {
+            return refused;
+        };
+        match refused {
+            Failure::Rejected {
+                status,
+                mut problems,
+            } => {
+                problems.push(FieldProblem {
+                    field: "draft".into(),
+                    message: format!(
+                        "its draft {draft} could not be discarded ({why}): discard it on its \
+                         page"
+                    ),
+                });
+                Failure::Rejected { status, problems }
+            }
+            other => other,
+        }
+    }
+
     async fn discard_draft(&self, id: &str) -> Result<(), Failure> {
         let resp = self
             .send(
@@ -1161,6 +1186,9 @@ impl Target for InvenioTarget {
                         message: format!("draft {draft} disappeared while sending; trying again"),
                     })
                 }
+            }
+            Err(refused @ Failure::Rejected { .. }) => {
+                Err(self.discard_refused_draft(&draft, refused).await)
             }
             other => other,
         }
