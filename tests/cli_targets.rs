@@ -1133,6 +1133,72 @@ fn removing_a_target_with_deposits_queued_says_they_wait_and_how_to_cancel_them(
     );
 }
 
+/// Saving a target's name at another URL (a mistyped port put right) leaves the deposits
+/// queued or failed at the old one there: said, with the commands that end them and the one
+/// that sends their datasets to the new place.
+#[test]
+fn saving_a_target_at_another_url_names_the_deposits_left_at_the_old_one() {
+    let lab = Lab::new();
+    let old = "sandbox+http://127.0.0.1:9";
+    let save = |url: &str| {
+        let out = lodge_in(&lab)
+            .args(["target", "add", "lab-store", url])
+            .output()
+            .unwrap();
+        let t = text(&out);
+        assert!(out.status.success(), "{t}");
+        t
+    };
+    save(old);
+    let store = lab.store("lodge.db");
+    let (one, key) = add(&store, &lab.numbered_folder(1), &metadata("One"));
+    let (two, _) = add(&store, &lab.numbered_folder(2), &metadata("Two"));
+    // Nothing listens at the old port: the deposit fails after its one attempt.
+    let out = lodge_in(&lab)
+        .args([
+            "deposit",
+            "--target",
+            "lab-store",
+            &two.to_string(),
+            "--max-attempts",
+            "1",
+        ])
+        .args(FAST)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let failed = store.failed_job_ids(Some(old)).unwrap();
+    assert_eq!(failed.len(), 1);
+    let (queued, _) = store
+        .enqueue_deposits(old, &[(one, key)], std::time::Duration::from_secs(3600))
+        .unwrap()[0];
+
+    let t = save("sandbox+http://127.0.0.1:10");
+    assert_all(
+        &t,
+        &[
+            &format!("it replaces 'lab-store' at {old}"),
+            &format!(
+                "note: at {old}, 1 deposit is still queued (job {}): a deposit to 'lab-store' \
+                 now goes to the new place and does not send it; `lodge cancel --target {old}` \
+                 takes it off the queue; `lodge deposit --target lab-store {one}` sends its \
+                 dataset to the new place",
+                queued.job_id()
+            ),
+            &format!(
+                "note: at {old}, 1 deposit failed (job {}): a deposit to 'lab-store' now goes \
+                 to the new place and does not send it; `lodge dismiss --target {old}` gives \
+                 it up; `lodge deposit --target lab-store {two}` sends its dataset to the new \
+                 place",
+                failed[0]
+            ),
+        ],
+    );
+    // Saved again at the same place: nothing moved, nothing to say.
+    let t = save("sandbox+http://127.0.0.1:10");
+    assert!(!t.contains("note: at"), "{t}");
+}
+
 #[test]
 fn saving_a_target_whose_credential_variable_is_unset_notes_the_variable() {
     let lab = Lab::new();

@@ -85,6 +85,89 @@ pub struct AddTarget {
     pub files_at_once: Option<usize>,
 }
 
+/// The store, when there is one to look in: a database file not made yet has no jobs, and
+/// is not to be made by a command about targets.
+fn open_if_started(db: &super::Database) -> Option<crate::store::Store> {
+    let started = match crate::store::StoreLocation::from(db.path.clone()) {
+        crate::store::StoreLocation::File(file) => file.exists(),
+        crate::store::StoreLocation::Postgres(_) => true,
+    };
+    started.then(|| db.open_existing().ok()).flatten()
+}
+
+/// What a saved target's deposits left at the place it was (`was`, its identity there)
+/// before `name` was saved at another: jobs still queued there and failed ones, which no
+/// deposit to `name` sends now. A line for each, with the commands that end them and the
+/// one that sends their datasets to the new place.
+fn left_at_the_old_place(
+    store: &crate::store::Store,
+    name: &str,
+    was: &str,
+) -> anyhow::Result<Vec<String>> {
+    let old = super::output::shell_word(was);
+    let mut lines = Vec::new();
+    for (ids, what, ending) in [
+        (
+            store.active_job_ids(Some(was))?,
+            ("deposit is still queued", "deposits are still queued"),
+            "`lodge cancel --target {old}` takes {them} off the queue",
+        ),
+        (
+            store.failed_job_ids(Some(was))?,
+            ("deposit failed", "deposits failed"),
+            "`lodge dismiss --target {old}` gives {them} up",
+        ),
+    ] {
+        if ids.is_empty() {
+            continue;
+        }
+        let (them, their) = match ids.len() {
+            1 => ("it", "its"),
+            _ => ("them", "their"),
+        };
+        let mut datasets: Vec<i64> = store
+            .jobs(&ids)?
+            .iter()
+            .filter_map(|j| j.dataset_id)
+            .collect();
+        datasets.sort_unstable();
+        datasets.dedup();
+        let send = match datasets.is_empty() {
+            true => String::new(),
+            false => format!(
+                "; `lodge deposit --target {name} {}` sends {their} {} to the new place",
+                datasets
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                if datasets.len() == 1 {
+                    "dataset"
+                } else {
+                    "datasets"
+                }
+            ),
+        };
+        lines.push(format!(
+            "note: at {was}, {} ({}): a deposit to '{name}' now goes to the new place and \
+             does not send {them}; {}{send}",
+            crate::wording::count_of(ids.len() as u64, what.0, what.1),
+            match ids.len() {
+                1 => format!("job {}", ids[0]),
+                _ => format!(
+                    "jobs {}",
+                    ids.iter()
+                        .map(i64::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            },
+            ending.replace("{old}", &old).replace("{them}", them),
+        ));
+    }
+    Ok(lines)
+}
+
 pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result<ExitCode> {
     let path = config_path();
     match command {
@@ -146,6 +229,11 @@ pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result
                         false => "",
                     }
                 );
+                if let Some(store) = open_if_started(db) {
+                    for line in left_at_the_old_place(&store, &a.name, was)? {
+                        say!("{line}");
+                    }
+                }
             }
             // Saved all the same: the variable may be set where deposits run.
             let saved = &config.targets[&a.name];
@@ -267,13 +355,8 @@ pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result
             // Jobs still to do there stay queued (a deposit by URL can still send them):
             // said, with how to take them off. A database not started has none.
             let scope = saved.and_then(|spec| crate::config::identity_of(&name, &spec).ok());
-            let started = match crate::store::StoreLocation::from(db.path.clone()) {
-                crate::store::StoreLocation::File(file) => file.exists(),
-                crate::store::StoreLocation::Postgres(_) => true,
-            };
             if let Some((scope, _)) = scope
-                && started
-                && let Ok(store) = db.open_existing()
+                && let Some(store) = open_if_started(db)
                 && let Ok(left) = store.active_job_ids(Some(&scope))
                 && !left.is_empty()
             {
