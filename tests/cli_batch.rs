@@ -1046,6 +1046,17 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
     // Its folder added again before the job ran: the deposit carries that job on, rather
     // than joining it only to be told the dataset was removed.
     let (again, _) = add(&store, &lab.numbered_folder(2), &metadata("Two"));
+    let out = lodge_with(&db, &["status"]).await;
+    assert_all(
+        &text(&out),
+        &[&format!(
+            "pending job {id} is removed dataset {two} ds002's, no item above; dataset {again} \
+             ds002 has its key: `lodge deposit --target {} {again}` carries it on (else it \
+             ends rejected when a deposit reaches it; `lodge cancel {id}` ends it now)",
+            sandbox.target_url(),
+            id = queued.job_id(),
+        )],
+    );
     let out = deposit(again).await;
     assert!(out.status.success(), "{}", text(&out));
     let job = store.job(queued.job_id()).unwrap();

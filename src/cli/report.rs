@@ -218,21 +218,37 @@ fn pending_not_listed(
                     Some(id) => store.removed_dataset_row(id)?,
                     None => None,
                 };
-                let (whose, add_again) = match removed {
-                    Some(d) => (
-                        format!("removed dataset {} {}'s", d.id, d.name),
-                        format!(
-                            ", or `lodge add {}` adds the folder again to deposit it",
-                            super::output::shell_word(&d.path)
-                        ),
-                    ),
-                    None => ("a removed dataset's".to_string(), String::new()),
+                let whose = match &removed {
+                    Some(d) => format!("removed dataset {} {}'s", d.id, d.name),
+                    None => "a removed dataset's".to_string(),
                 };
-                format!(
-                    "pending job {} is {whose}, no item above: it ends rejected when a deposit \
-                     reaches it; `lodge cancel {}` ends it now{add_again}",
-                    job.id, job.id
-                )
+                // Its folder added again (the same key): that dataset's deposit carries
+                // the job on.
+                let copy = store.copies_of_key(&job.key, None)?.into_iter().next();
+                match (copy, removed) {
+                    (Some(copy), _) => format!(
+                        "pending job {} is {whose}, no item above; dataset {} {} has its key: \
+                         `{}` carries it on (else it ends rejected when a deposit reaches it; \
+                         `lodge cancel {}` ends it now)",
+                        job.id,
+                        copy.dataset_id,
+                        copy.name,
+                        deposit_command(store, &job.target, copy.dataset_id),
+                        job.id
+                    ),
+                    (None, removed) => format!(
+                        "pending job {} is {whose}, no item above: it ends rejected when a \
+                         deposit reaches it; `lodge cancel {}` ends it now{}",
+                        job.id,
+                        job.id,
+                        removed
+                            .map(|d| format!(
+                                ", or `lodge add {}` adds the folder again to deposit it",
+                                super::output::shell_word(&d.path)
+                            ))
+                            .unwrap_or_default()
+                    ),
+                }
             }
             Some(dataset) => format!(
                 "pending job {} is of dataset {dataset} {name}'s earlier key (scanned again \
