@@ -1823,6 +1823,31 @@ async fn unauthorized_target_pauses_and_the_right_token_deposits_each_dataset_on
     assert_eq!(stats.records, 0);
     assert!(stats.requests <= 3, "no retry loop: {stats:?}");
 
+    // One sent with the right token lifts the pause; the command status names for the
+    // others carries the token this sandbox wants (given per run: a sandbox is never saved
+    // with one).
+    let mut one = lodge_in(&lab);
+    one.args([
+        "deposit",
+        "1",
+        "--target",
+        &sandbox.target_url(),
+        "--token",
+        "right",
+    ]);
+    let out = run(one).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let mut status = lodge_in(&lab);
+    status.arg("status");
+    let t = text(&run(status).await);
+    assert_all(
+        &t,
+        &[&format!(
+            "`lodge deposit --target {} 2 --token TOKEN` sends it now",
+            sandbox.target_url()
+        )],
+    );
+
     let mut right = deposit_cmd(&lab, &sandbox.target_url());
     right.args(["--token", "right"]);
     let out = run(right).await;

@@ -1622,6 +1622,39 @@ fn a_claim_and_every_outcome_answer_the_job_as_stored(b: Backend) {
     }
 }
 
+/// A target whose server once refused credentials is known for it after its pause is
+/// lifted: a sandbox used by URL then wants `--token` in the commands Lodge suggests.
+fn a_target_that_refused_credentials_once_is_known_for_it_after_its_pause(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    assert!(!store.target_ever_refused_credentials(TARGET).unwrap());
+    let (_, _, job) = b.queued(&store, 0);
+    let only = ClaimFilter {
+        job_ids: Some(Arc::new(HashSet::from([job]))),
+        ..filter()
+    };
+    let lease = match store
+        .claim("w1", Duration::from_secs(60), 8, &only)
+        .unwrap()
+    {
+        Claim::Attempt { lease, .. } => *lease,
+        other => panic!("expected an attempt, got {other:?}"),
+    };
+    let refused = Finish::PauseTarget {
+        error: "401 token refused".into(),
+        http_status: Some(401),
+    };
+    store.finish(&lease, &refused).unwrap();
+    store.resume_target(TARGET).unwrap();
+    assert!(store.target_ever_refused_credentials(TARGET).unwrap());
+    assert!(
+        !store
+            .target_ever_refused_credentials("sandbox+http://127.0.0.1:2")
+            .unwrap(),
+        "another target's refusal is its own"
+    );
+}
+
 /// The queued event says which job, dataset, target and key, at attempt 0.
 fn a_queued_job_logs_its_scope(b: Backend) {
     let store = b.open();
@@ -1739,6 +1772,7 @@ macro_rules! every_backend {
 }
 
 every_backend!(
+    a_target_that_refused_credentials_once_is_known_for_it_after_its_pause,
     enqueueing_a_scope_twice_joins_the_active_job,
     status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit,
     status_reports_a_changed_copy_deposited_through_its_twin_as_changed,

@@ -321,8 +321,8 @@ pub(super) fn takes_token_per_run(scope_id: &str) -> bool {
 
 /// The `lodge deposit` that sends dataset `dataset` to the target with identity
 /// `scope_id`, as it can be run: `--target` as [`target_argument`] gives it, and for a
-/// DataCite, Zenodo or InvenioRDM target used by URL (its token given with each run) the
-/// `--token` it needs.
+/// DataCite, Zenodo or InvenioRDM target used by URL (its token given with each run), or a
+/// sandbox that once refused to go without one, the `--token` it needs.
 pub(super) fn deposit_command(store: &Store, scope_id: &str, dataset: i64) -> String {
     deposit_command_for(store, scope_id, &[dataset])
 }
@@ -330,17 +330,31 @@ pub(super) fn deposit_command(store: &Store, scope_id: &str, dataset: i64) -> St
 /// [`deposit_command`] for several datasets at once: `lodge deposit --target lab 3 4 7`.
 pub(super) fn deposit_command_for(store: &Store, scope_id: &str, datasets: &[i64]) -> String {
     let datasets: Vec<String> = datasets.iter().map(i64::to_string).collect();
-    let token = match crate::targets::is_token_target_url(scope_id)
-        && saved_token_target(scope_id).is_none()
-    {
-        true => " --token TOKEN",
-        false => "",
+    let needs_token = match crate::targets::is_token_target_url(scope_id) {
+        true => saved_token_target(scope_id).is_none(),
+        false => scope_id.starts_with("sandbox+") && sandbox_wants_token(store, scope_id),
     };
+    let token = if needs_token { " --token TOKEN" } else { "" };
     format!(
         "lodge deposit --target {} {}{token}",
         super::output::shell_word(&target_argument(store, scope_id)),
         datasets.join(" ")
     )
+}
+
+/// Whether the sandbox at `scope_id` ever refused Lodge for want of its token (it was
+/// started with `--token`), asked once a run for each: the reports ask for every row.
+fn sandbox_wants_token(store: &Store, scope_id: &str) -> bool {
+    static ASKED: std::sync::Mutex<Vec<(String, bool)>> = std::sync::Mutex::new(Vec::new());
+    let mut asked = ASKED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, wants)) = asked.iter().find(|(scope, _)| scope == scope_id) {
+        return *wants;
+    }
+    let wants = store
+        .target_ever_refused_credentials(scope_id)
+        .unwrap_or(false);
+    asked.push((scope_id.to_string(), wants));
+    wants
 }
 
 /// The DataCite, Zenodo or InvenioRDM target saved with identity `scope_id`, if there is

@@ -58,6 +58,19 @@ impl Store {
         })
     }
 
+    /// Whether the target with identity `scope_id` ever refused credentials (an event of
+    /// its with HTTP 401 or 403): a sandbox used by URL that did needs `--token` each run.
+    pub fn target_ever_refused_credentials(&self, scope_id: &str) -> Result<bool> {
+        self.with(|db| {
+            db.opt(
+                "SELECT 1 FROM events WHERE target = ?1 AND http_status IN (401, 403) LIMIT 1",
+                args![scope_id],
+                |r| r.get::<i64>(0),
+            )
+        })
+        .map(|found| found.is_some())
+    }
+
     /// Every target paused for this store's actor, by scope id, with why.
     pub fn paused_targets(&self) -> Result<Vec<(String, String)>> {
         let mut paused = self.with(|db| {
