@@ -5192,3 +5192,40 @@ async fn names_in_japanese_keep_the_columns_of_status_and_history_in_line() {
     assert_eq!(targets.len(), 2, "{history}");
     assert_eq!(targets[0], targets[1], "{history}");
 }
+
+/// A citation file's affiliation may hold a `;`, the separator of `--creator`'s parts: `show`
+/// writes it `\;`, and that text given back to `--creator` is the same creator (the key does
+/// not change).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_creator_shown_with_a_semicolon_in_its_affiliation_is_given_back_by_flag_unchanged() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let folder = lab.numbered_folder(1);
+    fs::write(
+        folder.join("CITATION.cff"),
+        "cff-version: 1.2.0\ntitle: Semicolons\nauthors:\n  - family-names: O'Brien\n    \
+         given-names: Siobhán\n    affiliation: \"Trinity College Dublin; Dept. of Physics\"\n",
+    )
+    .unwrap();
+    let common = ["--publisher", "Lab", "--year", "2026"];
+    let out = lodge_with(
+        &db,
+        &[&["add", folder.to_str().unwrap()][..], &common].concat(),
+    )
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let out = lodge_with(&db, &["show", "1"]).await;
+    let shown = "O'Brien, Siobhán; affiliation=Trinity College Dublin\\; Dept. of Physics";
+    assert_all(&text(&out), &[shown]);
+
+    let again = [
+        &["add", folder.to_str().unwrap(), "--creator", shown][..],
+        &common,
+    ]
+    .concat();
+    let out = lodge_with(&db, &again).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(&t, &["unchanged since the last scan"]);
+}

@@ -1,6 +1,7 @@
 //! Text written as `Name; label=value; label=value`: how `--creator`, `--contributor` and
 //! `--funding` take a creator, a contributor or a funder, and how the window's one-a-line
-//! fields hold them.
+//! fields hold them. A `;` that is part of a name or a value is written `\;` (an
+//! affiliation "Trinity College Dublin; School of Physics" from a citation file, say).
 
 /// `text` read as `Name; label=value; ...` with the parts `labels` takes, each a label and
 /// how its value is written in messages (`("award", "NUMBER")`): the name before the first
@@ -41,7 +42,7 @@ pub(super) fn read_labelled_parts<'a, const N: usize>(
             None => String::new(),
         }
     };
-    let mut parts = text.split(';');
+    let mut parts = split_unescaped(text).into_iter();
     let name = parts.next().unwrap_or_default().trim().to_string();
     let mut values = Vec::new();
     for part in parts.filter(|p| !p.trim().is_empty()) {
@@ -62,26 +63,47 @@ pub(super) fn read_labelled_parts<'a, const N: usize>(
     Ok((name, values))
 }
 
-/// `name`, then `; label=value` for each part given: what [`read_labelled`] reads back.
+/// `text` cut at each `;` not written `\;`, each piece with its `\;` read as `;`.
+fn split_unescaped(text: &str) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let part = parts.last_mut().expect("never empty");
+        match c {
+            '\\' if chars.peek() == Some(&';') => {
+                part.push(';');
+                chars.next();
+            }
+            ';' => parts.push(String::new()),
+            c => part.push(c),
+        }
+    }
+    parts
+}
+
+/// `name`, then `; label=value` for each part given, a `;` in either written `\;`: what
+/// [`read_labelled`] reads back.
 pub(super) fn join_labelled(name: &str, parts: &[(&str, Option<&str>)]) -> String {
-    let mut text = name.trim().to_string();
+    let escaped = |text: &str| text.trim().replace(';', "\\;");
+    let mut text = escaped(name);
     for (label, value) in parts {
         if let Some(value) = value {
-            text.push_str(&format!("; {label}={}", value.trim()));
+            text.push_str(&format!("; {label}={}", escaped(value)));
         }
     }
     text
 }
 
 /// What is wrong with an item whose `name` holds a `;`: a line of the window that could
-/// not be read, kept whole as the name so that it is named rather than dropped. `said` is
-/// the item as written, `parse` how it is read; `None` when the name has no `;`.
+/// not be read, kept whole as the name so that it is named rather than dropped (read again
+/// here to say why). `said` is the item as written, `parse` how it is read; `None` when the
+/// name has no `;`.
 pub(super) fn unread_line_problem<T>(
     name: &str,
     said: &str,
     parse: impl Fn(&str) -> Result<T, String>,
 ) -> Option<String> {
-    name.contains(';').then(|| match parse(said) {
+    name.contains(';').then(|| match parse(name) {
         Err(why) => why,
         Ok(_) => format!("'{said}': a name cannot hold ';'"),
     })
@@ -153,6 +175,30 @@ mod tests {
         assert!(why.starts_with("'Lab\\nParis' has a line break"), "{why}");
         let fine = "Lab".to_string();
         assert_eq!(line_break_problem("Lab", &[Some(&fine), None]), None);
+    }
+
+    #[test]
+    fn a_semicolon_written_with_a_backslash_is_part_of_the_name_or_value_and_is_read_back() {
+        let text = join_labelled(
+            "O'Brien, Siobhán",
+            &[
+                ("orcid", None),
+                ("role", Some("Trinity College Dublin; Physics")),
+            ],
+        );
+        assert_eq!(
+            text,
+            "O'Brien, Siobhán; role=Trinity College Dublin\\; Physics"
+        );
+        let (name, [role, orcid]) = read_labelled(&text, LABELS, "X").unwrap();
+        assert_eq!(name, "O'Brien, Siobhán");
+        assert_eq!(role.as_deref(), Some("Trinity College Dublin; Physics"));
+        assert_eq!(orcid, None);
+        let (name, _) = read_labelled("Lab A\\; Lab B; role=R", LABELS, "X").unwrap();
+        assert_eq!(name, "Lab A; Lab B");
+        // A backslash before anything else is itself.
+        let (name, _) = read_labelled("C:\\data", LABELS, "X").unwrap();
+        assert_eq!(name, "C:\\data");
     }
 
     #[test]
