@@ -458,6 +458,27 @@ fn a_scan_of_a_dataset_another_machine_added_is_left_to_that_machine() {
     assert!(home.status.success(), "{}", text(&home));
     assert_eq!(ids(&store), [1]);
     assert_eq!(store.dataset(1).unwrap().unwrap().file_count, 3);
+
+    // The folder at that path on beta made a dataset of its own: its name names both, and
+    // the error says which machine added which.
+    add_all(&url, "beta", std::slice::from_ref(&folder));
+    assert_eq!(ids(&store), [1, 2]);
+    let named = lodge_on(&url, "beta")
+        .args(["show", "ds001"])
+        .output()
+        .unwrap();
+    let said = text(&named);
+    assert_eq!(named.status.code(), Some(2), "{said}");
+    let path = folder.canonicalize().unwrap();
+    assert!(
+        said.contains(&format!(
+            "'ds001' names more than one dataset: 1 ({0}, added on alpha), 2 ({0}, added on \
+             this machine). Give its number or its folder instead (the folder names the one \
+             added on this machine)",
+            path.display()
+        )),
+        "{said}"
+    );
 }
 
 /// A machine whose clock is off (libfaketime moves this one process's clock, not the

@@ -314,16 +314,31 @@ impl Store {
                 })
             }
             1 => raws.remove(0).into_row(),
-            _ => Err(StoreError::AmbiguousDataset {
-                selector: selector.into(),
-                matches: raws
-                    .iter()
-                    .take(5)
-                    .map(|d| format!("{} ({})", d.id, d.path))
-                    .chain((raws.len() > 5).then(|| "…".to_string()))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            }),
+            _ => {
+                // One folder added on two machines of a shared store: which machine's is
+                // which, and the folder given names this machine's.
+                let shown = &raws[..raws.len().min(5)];
+                let mut matches = Vec::new();
+                let mut same_folder = false;
+                for d in shown {
+                    let twice = shown.iter().filter(|o| o.path == d.path).count() > 1;
+                    same_folder |= twice;
+                    let whose = match (twice, self.added_elsewhere(d.id)?) {
+                        (false, _) => String::new(),
+                        (true, Some(origin)) => format!(", added on {origin}"),
+                        (true, None) => ", added on this machine".to_string(),
+                    };
+                    matches.push(format!("{} ({}{whose})", d.id, d.path));
+                }
+                if raws.len() > 5 {
+                    matches.push("…".to_string());
+                }
+                Err(StoreError::AmbiguousDataset {
+                    selector: selector.into(),
+                    matches: matches.join(", "),
+                    same_folder,
+                })
+            }
         }
     }
 

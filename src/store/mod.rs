@@ -182,12 +182,17 @@ pub enum StoreError {
         folder: String,
     },
     #[error(
-        "'{selector}' names more than one dataset: {matches}. Give its number or its folder instead"
+        "'{selector}' names more than one dataset: {matches}. Give its number or its folder \
+         instead{}",
+        if *same_folder { " (the folder names the one added on this machine)" } else { "" }
     )]
     AmbiguousDataset {
         selector: String,
-        /// The datasets it names, "ID (FOLDER)", the first five.
+        /// The datasets it names, "ID (FOLDER)", the first five; with the machine each was
+        /// added on where two have one folder.
         matches: String,
+        /// Two of them have one folder, added on two machines of a shared store.
+        same_folder: bool,
     },
     #[error("no job {0} (see `lodge status` or `lodge history`)")]
     NoSuchJob(i64),
