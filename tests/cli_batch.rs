@@ -2320,6 +2320,36 @@ async fn verify_all_goes_on_checking_the_records_of_a_removed_dataset() {
     );
 }
 
+/// Two copies of one name (folders of one name in two places) are told apart by number
+/// where one is reported through the other's deposit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_copy_of_the_same_name_is_named_by_number_where_it_shares_the_deposit() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let copy_in = |parent: &str| {
+        let folder = lab.path(parent).join("run12");
+        fs::create_dir_all(&folder).unwrap();
+        fs::write(folder.join("data.csv"), "id\n1\n").unwrap();
+        folder
+    };
+    let (first, key) = add(&store, &copy_in("a"), &metadata("Copy"));
+    let (_, same) = add(&store, &copy_in("b"), &metadata("Copy"));
+    assert_eq!(key, same);
+
+    let mut cmd = lodge(&db);
+    cmd.args(["deposit", "--all", "--target", &sandbox.target_url()]);
+    let t = text(&run(cmd).await);
+    assert_all(
+        &t,
+        &[&format!(
+            "deposited run12 -> sbx-000001 (same key as dataset {first} run12: one deposit for \
+             both)"
+        )],
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_by_name() {
     let lab = Lab::new();

@@ -643,6 +643,22 @@ async fn a_prefix_not_the_repositorys_is_said_to_be_the_targets_to_fix() {
     );
     assert!(!t.contains("fix what it names"), "not the metadata: {t}");
     assert_eq!(sandbox.doi_count(), 0);
+
+    // A retry would be refused the same way: it is left, and the deposit to run once the
+    // refusal is put right is named.
+    let mut retry = lodge_in(&lab);
+    retry.args(["retry", "1", "--token", &account.password]);
+    let t = text(&run(retry).await);
+    assert_all(
+        &t,
+        &[
+            "job 1 was rejected",
+            "the server would refuse it again the same way; fix that, then deposit the \
+             dataset again: `lodge deposit --target",
+            "1 --token TOKEN`",
+        ],
+    );
+    assert_eq!(sandbox.doi_count(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

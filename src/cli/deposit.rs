@@ -334,8 +334,15 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
             let job = jobs.get(id)?.clone();
             // Another dataset's job with the same key; not this one's own job, whose dataset
             // was removed meanwhile (no dataset any more).
-            let shared_with = matches!(job.dataset_id, Some(other) if other != d.id)
-                .then(|| job.dataset_name.clone().unwrap_or_else(|| job.key.short()));
+            // By number too where the names are alike (one folder added on two machines).
+            let shared_with = match job.dataset_id {
+                Some(other) if other != d.id => Some(match job.dataset_name.clone() {
+                    Some(name) if name == d.name => format!("dataset {other} {name}"),
+                    Some(name) => name,
+                    None => job.key.short(),
+                }),
+                _ => None,
+            };
             Some(Outcome {
                 name: d.name.clone(),
                 shared_with,
@@ -927,8 +934,12 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
         ),
         JobState::Rejected => format!(
             "job {id} was {} — the server would refuse it again the same way; fix that, then \
-             deposit the dataset again",
-            refusal_of(job)
+             deposit the dataset again{}",
+            refusal_of(job),
+            match job.dataset_id {
+                Some(dataset) => format!(": `{}`", deposit_command(store, &job.target, dataset)),
+                None => String::new(),
+            }
         ),
         // Queued, running or waiting: not ended, so already on its way.
         _ => {
