@@ -167,7 +167,8 @@ pub enum Command {
     },
     /// Run Lodge's local sandbox repository server.
     Sandbox(SandboxArgs),
-    /// Named targets (S3, WebDAV, sandbox) in the config file, and their credentials.
+    /// Named targets (sandbox, S3, WebDAV, InvenioRDM, Zenodo, DataCite) in the config file,
+    /// and their credentials.
     #[command(subcommand)]
     Target(target::TargetCommand),
     /// Print a tab-completion script for a shell, e.g. `lodge completions bash >

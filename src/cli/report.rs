@@ -518,7 +518,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         if r.state == "changed" {
             let before = match &r.earlier_identifier {
                 Some(id) => format!("deposited as {id} before its last scan"),
-                None => "queued before its last scan".to_string(),
+                None => "its earlier key went here before its last scan, not deposited".to_string(),
             };
             say!(
                 "       {before}; this content is not deposited here yet: `{}`",

@@ -529,7 +529,18 @@ async fn check(
             read,
             &progress,
         );
-        let verdict = said_if_slow(checking, &deposit.head(&target.label())).await;
+        let waiting_on = match read {
+            // Reading a large deposit back takes the time its bytes take: not the server's
+            // slowness.
+            ReadBack::Bytes => format!(
+                "reading its {} back from the server to hash them",
+                crate::wording::human_bytes(document.manifest.iter().map(|e| e.size).sum())
+            ),
+            ReadBack::Sizes => "the server is slow to answer or busy (Lodge waits up to 2 \
+                                minutes for an answer)"
+                .to_string(),
+        };
+        let verdict = said_if_slow(checking, &deposit.head(&target.label()), &waiting_on).await;
         if let Err(e) = log_finding(store, job, &verdict) {
             say_err!("warning: the check of job {} was not logged: {e}", job.id);
         }
@@ -580,16 +591,15 @@ fn damaged_files_at(
         .collect()
 }
 
-/// Run `checking`; if it takes longer than [`SLOW_CHECK`], say once (on stderr) that it
-/// is still waiting for the server, so a slow or hung one does not look like Lodge hung.
-async fn said_if_slow<T>(checking: impl Future<Output = T>, head: &str) -> T {
+/// Run `checking`; if it takes longer than [`SLOW_CHECK`], say once (on stderr) what it is
+/// still waiting on, so a slow or hung server does not look like Lodge hung.
+async fn said_if_slow<T>(checking: impl Future<Output = T>, head: &str, waiting_on: &str) -> T {
     tokio::pin!(checking);
     tokio::select! {
         done = &mut checking => done,
         () = tokio::time::sleep(SLOW_CHECK) => {
             say_err!(
-                "still checking {head} after {} s: the server is slow to answer or busy \
-                 (Lodge waits up to 2 minutes for an answer)",
+                "still checking {head} after {} s: {waiting_on}",
                 SLOW_CHECK.as_secs()
             );
             checking.await
