@@ -5259,3 +5259,43 @@ async fn a_creator_shown_with_a_semicolon_in_its_affiliation_is_given_back_by_fl
     assert!(out.status.success(), "{t}");
     assert_all(&t, &["unchanged since the last scan"]);
 }
+
+/// A citation file that cannot be read filled nothing: the deposit's refusal of the
+/// incomplete metadata says so beside the flags, as the fix may be the file's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_for_incomplete_metadata_names_the_citation_file_that_could_not_be_read() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let folder = lab.numbered_folder(1);
+    fs::write(
+        folder.join("CITATION.cff"),
+        "cff-version: 1.2.0\ntitle: [unclosed\n",
+    )
+    .unwrap();
+    let out = lodge_with(&db, &["add", folder.to_str().unwrap()]).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", "sandbox+http://127.0.0.1:9"],
+    )
+    .await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "refused  ds001: metadata incomplete",
+            "title: is required",
+            &format!(
+                "{} could not be read as citation metadata: ",
+                folder
+                    .canonicalize()
+                    .unwrap()
+                    .join("CITATION.cff")
+                    .display()
+            ),
+            "fix the file and add the folder again",
+        ],
+    );
+}

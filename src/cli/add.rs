@@ -975,6 +975,8 @@ async fn add_one(
             .unwrap_or_default(),
         path: root_text,
         problems: problems.iter().map(ToString::to_string).collect(),
+        // `add` said it already, as it read the folder.
+        citation_error: None,
     }))
 }
 

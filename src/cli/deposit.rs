@@ -113,6 +113,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                     name: d.name.clone(),
                     path: d.path.clone(),
                     problems: problems.iter().map(ToString::to_string).collect(),
+                    citation_error: Incomplete::citation_error_in(Path::new(&d.path)),
                 });
                 refused += 1;
             }

@@ -14,6 +14,19 @@ pub(super) struct Incomplete {
     /// What `lodge add --defaults` would fill from the window's Settings (empty when they
     /// would not help).
     pub defaults_fill: Vec<&'static str>,
+    /// Why the folder's citation file (`CITATION.cff`, `.zenodo.json`) filled nothing: it
+    /// is there but cannot be read. Said, as the fix may be the file's rather than flags.
+    pub citation_error: Option<String>,
+}
+
+impl Incomplete {
+    /// Why the citation file in `folder` filled nothing, when one is there and cannot be
+    /// read; `None` when there is none, it reads, or the folder is gone.
+    pub fn citation_error_in(folder: &std::path::Path) -> Option<String> {
+        crate::content::metadata_from_folder(folder)
+            .err()
+            .map(|e| e.to_string())
+    }
 }
 
 /// More datasets than this with the same problems are listed together (the README's
@@ -37,6 +50,11 @@ pub(super) fn print_incomplete(
     let print_problems = |problems: &[String]| {
         for p in problems {
             say!("           {p}");
+        }
+    };
+    let say_citation_errors = |members: &[&Incomplete]| {
+        for e in members.iter().filter_map(|d| d.citation_error.as_deref()) {
+            say!("           {e}");
         }
     };
     // A folder gone (moved, deleted) cannot be added where it was: it is added where it is
@@ -72,6 +90,7 @@ pub(super) fn print_incomplete(
             for d in members {
                 say!("{}", one(&d.name));
                 print_problems(problems);
+                say_citation_errors(&[d]);
                 if gone(d) {
                     say_gone(&[d]);
                 } else {
@@ -89,6 +108,7 @@ pub(super) fn print_incomplete(
         let names: Vec<&str> = members.iter().map(|d| d.name.as_str()).collect();
         say!("{}", many(members.len(), &names.join(", ")));
         print_problems(problems);
+        say_citation_errors(&members);
         let (away, here): (Vec<&Incomplete>, Vec<&Incomplete>) =
             members.iter().copied().partition(|d| gone(d));
         let folders: Vec<String> = here.iter().map(|d| shell_word(&d.path).into()).collect();
