@@ -266,6 +266,39 @@ fn a_cff_author_with_only_given_names_is_named_with_how_to_make_it_a_person() {
         "{said}"
     );
     assert!(!said.contains("authors[0]"), "{said}");
+
+    // Creators given by flag: the file's authors are not the dataset's, so not said of.
+    let other = lab.folder(
+        "solo-by-flag",
+        &[("CITATION.cff", cff.as_bytes()), ("a.csv", b"1\n")],
+    );
+    let out = support::lodge_in(&lab)
+        .arg("add")
+        .arg(&other)
+        .args(["--publisher", "Lab", "--creator", "Curie, Marie"])
+        .output()
+        .unwrap();
+    let said = support::text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("metadata prefilled from"), "{said}");
+    assert!(!said.contains("authors[1]"), "{said}");
+
+    // Added again once the file has more: what it fills is said, its authors not (the
+    // dataset's creators stay).
+    fs::write(
+        other.join("CITATION.cff"),
+        format!("{cff}keywords:\n  - soil\n"),
+    )
+    .unwrap();
+    let out = support::lodge_in(&lab)
+        .arg("add")
+        .arg(&other)
+        .output()
+        .unwrap();
+    let said = support::text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("keywords filled in from"), "{said}");
+    assert!(!said.contains("authors[1]"), "{said}");
 }
 
 /// `date-released: 2024-13-45` is no day of the calendar: the file's problem, named like a

@@ -331,19 +331,24 @@ impl AddArgs {
 }
 
 /// Name what the citation file `from` gives that no deposit will carry, and a DOI it
-/// gives: one that is the dataset's own means a deposit would be its second record.
-fn say_not_carried(from: &Path) {
+/// gives: one that is the dataset's own means a deposit would be its second record. What it
+/// says of the file's authors only where they become the creators (`authors_taken`): not
+/// where the dataset's creators stay, or `--creator` gives them.
+fn say_not_carried(from: &Path, authors_taken: bool) {
     for doi in crate::content::dois_cited(from) {
         say!(
             "  note: {}",
             crate::wording::doi_cited(&from.display().to_string(), &doi)
         );
     }
-    for note in crate::content::citation_notes(
-        from,
-        "with flags (--funding, --community, --contributor, ...)",
-    ) {
+    let give_instead = "with flags (--funding, --community, --contributor, ...)";
+    if let Some(note) = crate::content::zenodo_json_beside_note(from, give_instead) {
         say!("  note: {note}");
+    }
+    if authors_taken {
+        for note in crate::content::organisation_author_notes(from) {
+            say!("  note: {note}");
+        }
     }
     let give_related = "with --related \"References DOI-OR-URL\", repeating the related works \
                         already read (--related replaces them)";
@@ -753,12 +758,18 @@ fn stopped_adding(at: usize, total: usize, root: &Path, at_added: bool) -> Strin
 /// citation file, when it has one, saying what was filled in. The file's notes (a DOI it
 /// gives, an author read as an organisation) go with what it filled: this is the first
 /// time it was taken in.
-fn fill_from_citation(metadata: &mut Metadata, cited: Option<(Metadata, PathBuf)>) {
+fn fill_from_citation(
+    metadata: &mut Metadata,
+    cited: Option<(Metadata, PathBuf)>,
+    creators_by_flag: bool,
+) {
     if let Some((m, from)) = cited {
         let filled = metadata.fill_lacking_from(&m);
         if !filled.is_empty() {
             say!("{} filled in from {}", filled.join(", "), from.display());
-            say_not_carried(&from);
+            let authors_taken =
+                !creators_by_flag && filled.iter().any(|f| f.starts_with("creators"));
+            say_not_carried(&from, authors_taken);
         }
     }
 }
@@ -797,6 +808,9 @@ async fn add_one(
 ) -> anyhow::Result<Option<Incomplete>> {
     let root_text = root.to_string_lossy().into_owned();
     let before = store.dataset_by_path(&root_text)?;
+    // `--creator` replaces the creators a citation file gives: what it says of its authors
+    // is then beside the point.
+    let creators_by_flag = !args.creators.is_empty();
     // The citation file, read on every add: the first prefills the metadata; a later one
     // fills only what the dataset's metadata still lacks (a file fixed since, say), so
     // what was given with flags or in the window stays.
@@ -847,7 +861,7 @@ async fn add_one(
                 removed.id,
                 removed.name
             );
-            fill_from_citation(&mut metadata, cited);
+            fill_from_citation(&mut metadata, cited, creators_by_flag);
             metadata
         }
         (None, cited) if moved_from.is_some() => {
@@ -859,12 +873,12 @@ async fn add_one(
                 old.path
             );
             let mut metadata = old.metadata.clone();
-            fill_from_citation(&mut metadata, cited);
+            fill_from_citation(&mut metadata, cited, creators_by_flag);
             metadata
         }
         (None, Some((m, from))) => {
             say!("metadata prefilled from {}", from.display());
-            say_not_carried(&from);
+            say_not_carried(&from, !creators_by_flag);
             m
         }
         (None, None) => match kept_access {
@@ -889,7 +903,9 @@ async fn add_one(
                 // go with what it filled in: this is the first time it was taken in.
                 if !filled.is_empty() {
                     say!("{} filled in from {}", filled.join(", "), from.display());
-                    say_not_carried(&from);
+                    let authors_taken =
+                        !creators_by_flag && filled.iter().any(|f| f.starts_with("creators"));
+                    say_not_carried(&from, authors_taken);
                 }
                 recited = Some((m, from));
             }

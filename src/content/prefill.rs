@@ -663,25 +663,36 @@ pub fn unsent_reference_notes(citation_file: &Path, give_instead: &str) -> Vec<S
 }
 
 /// What to say of a citation file when it prefills a dataset, beside what it gives that
-/// Lodge does not send ([`fields_not_carried`]): a `.zenodo.json` beside the `CITATION.cff`
-/// that was read instead, and a `CITATION.cff` author with only `given-names`, which is
-/// sent as an organisation of that name. Each says what to do about it; none when the file
-/// cannot be read (reading it for the metadata says why). `give_instead` says where what
-/// only the unread file says is given instead: the command line's flags, the window's
-/// fields.
+/// Lodge does not send ([`fields_not_carried`]): [`zenodo_json_beside_note`] and
+/// [`organisation_author_notes`]. Each says what to do about it; none when the file cannot
+/// be read (reading it for the metadata says why). `give_instead` says where what only the
+/// unread file says is given instead: the command line's flags, the window's fields.
 pub fn citation_notes(citation_file: &Path, give_instead: &str) -> Vec<String> {
-    let mut notes = Vec::new();
-    if citation_file.file_name().is_some_and(|n| n == CITATION_CFF)
-        && let Some(zenodo) = citation_file.parent().map(|dir| dir.join(ZENODO_JSON))
-        && zenodo.is_file()
-    {
-        notes.push(format!(
-            "{} was read only for who may read the files (access_right, embargo_date): with \
-             both files in a folder, Lodge reads {CITATION_CFF}; give what else only \
-             {ZENODO_JSON} says {give_instead}",
+    let mut notes: Vec<String> = zenodo_json_beside_note(citation_file, give_instead)
+        .into_iter()
+        .collect();
+    notes.extend(organisation_author_notes(citation_file));
+    notes
+}
+
+/// A `.zenodo.json` beside the `CITATION.cff` that was read instead: read only for who may
+/// read the files, the rest of it to be given `give_instead`.
+pub fn zenodo_json_beside_note(citation_file: &Path, give_instead: &str) -> Option<String> {
+    let zenodo = citation_file.parent()?.join(ZENODO_JSON);
+    (citation_file.file_name().is_some_and(|n| n == CITATION_CFF) && zenodo.is_file()).then(|| {
+        format!(
+            "{} was read only for who may read the files (access_right, embargo_date): \
+                 with both files in a folder, Lodge reads {CITATION_CFF}; give what else only \
+                 {ZENODO_JSON} says {give_instead}",
             zenodo.display()
-        ));
-    }
+        )
+    })
+}
+
+/// Each `CITATION.cff` author with only `given-names`, which is sent as an organisation of
+/// that name: said where the file's authors become the dataset's creators.
+pub fn organisation_author_notes(citation_file: &Path) -> Vec<String> {
+    let mut notes = Vec::new();
     let Some((doc, read)) = citation_fields(citation_file) else {
         return notes;
     };
