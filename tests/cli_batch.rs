@@ -1126,11 +1126,18 @@ fn log_tail_past_a_page_prints_the_newest_and_a_datasets_log_has_its_own_events(
         .args(["log", "--json", "--dataset", &id.to_string()])
         .output()
         .unwrap();
-    let kinds: Vec<String> = text(&out)
+    let lines: Vec<serde_json::Value> = text(&out)
         .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["kind"].to_string())
+        .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert!(kinds.iter().any(|k| k == "\"added\""), "{kinds:?}");
+    assert!(lines.iter().any(|l| l["kind"] == "added"), "{lines:?}");
+    // Each line names its dataset as the text log does, not by its number alone.
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["dataset"] == id && l["dataset_name"] == "ds001"),
+        "{lines:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

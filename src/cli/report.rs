@@ -841,9 +841,12 @@ pub async fn log(
 ) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
     let names = RefCell::new(DatasetNames::default());
-    let print_event = |e: &EventRow| match json {
-        true => say!("{}", event_json(e)),
-        false => print_event(e, names.borrow_mut().of(&store, e)),
+    let print_event = |e: &EventRow| {
+        let name = names.borrow_mut().of(&store, e);
+        match json {
+            true => say!("{}", event_json(e, name)),
+            false => print_event(e, name),
+        }
     };
     let filter = match (dataset, job) {
         // One name, one dataset (or the error naming it), a removed one's number included.
@@ -909,8 +912,9 @@ fn print_last(events: &[EventRow], tail: usize, print: impl Fn(&EventRow)) {
 }
 
 /// One event as a line of JSON (`lodge log --json`): the stored fields, the time also as
-/// text, and nothing left out when empty, so every line has the same keys.
-fn event_json(e: &EventRow) -> serde_json::Value {
+/// text, the dataset's name as the text log shows it (`dataset_name`), and nothing left out
+/// when empty, so every line has the same keys.
+fn event_json(e: &EventRow, dataset_name: Option<String>) -> serde_json::Value {
     serde_json::json!({
         "id": e.id,
         "time": time_text(e.at),
@@ -918,6 +922,7 @@ fn event_json(e: &EventRow) -> serde_json::Value {
         "kind": e.kind,
         "job": e.job_id,
         "dataset": e.dataset_id,
+        "dataset_name": dataset_name,
         "target": e.target,
         "key": e.content_key,
         "attempt": e.attempt,
