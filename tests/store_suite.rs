@@ -1267,6 +1267,24 @@ fn status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it(b: Back
     };
     assert_eq!(job_of(one), vec![first], "the job that deposited it");
     assert_eq!(job_of(two), vec![copys], "the copy's replay");
+
+    // Its result forgotten (`lodge forget`): still the job that deposited it, not its
+    // replay, in both.
+    assert_eq!(store.forget_results(-60_000, None).unwrap(), 1);
+    let rows = store.status_rows().unwrap();
+    let row = rows.iter().find(|r| r.dataset == one).unwrap();
+    assert_eq!(
+        (row.state.as_str(), row.job, row.attempts),
+        ("deposited", Some(first), 1),
+        "{row:?}"
+    );
+    let latest = store.latest_jobs().unwrap();
+    let of_one: Vec<i64> = latest
+        .iter()
+        .filter(|j| j.dataset_id == Some(one))
+        .map(|j| j.id)
+        .collect();
+    assert_eq!(of_one, vec![first]);
 }
 
 fn cancel_ends_a_queued_job_failed_leaves_a_leased_one_and_retry_brings_it_back(b: Backend) {

@@ -17,6 +17,25 @@ macro_rules! active_job {
     };
 }
 
+/// A job `j` that replayed its own dataset's deposit (a deposit run again, answered from
+/// the store with no request), as a SQL condition: a row reports the job that deposited it
+/// instead, the one its result names, or the one that landed it before the replay once the
+/// result was forgotten (`lodge forget`). A copy's replay of another dataset's record is
+/// not one. For `concat!`; the job is `j`.
+macro_rules! replay_of_its_own_deposit {
+    () => {
+        "(j.state = 'existing' AND j.attempts = 0
+          AND (EXISTS (SELECT 1 FROM results r JOIN jobs o ON o.id = r.job_id
+                       WHERE r.target = j.target AND r.operation = j.operation
+                         AND r.content_key = j.content_key
+                         AND o.dataset_id = j.dataset_id AND o.id <> j.id)
+               OR EXISTS (SELECT 1 FROM jobs o
+                          WHERE o.target = j.target AND o.content_key = j.content_key
+                            AND o.dataset_id = j.dataset_id AND o.id < j.id
+                            AND o.attempts > 0 AND o.state IN ('deposited', 'existing'))))"
+    };
+}
+
 /// A failed job `j` (a dead letter) still waiting for the user, as a SQL condition: its key
 /// has not landed since through another job, no later job of its scope took its place (one
 /// queued again by a deposit, or failed in its turn: that one is the one to retry), and

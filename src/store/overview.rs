@@ -101,18 +101,12 @@ impl Store {
                 &format!(
                     "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
                      WHERE j.id IN (
-                        SELECT max(l.id) FROM jobs l
-                        WHERE l.dataset_id IS NOT NULL AND l.dismissed_at IS NULL
-                          AND NOT (l.state = 'existing' AND l.attempts = 0
-                                   AND EXISTS (SELECT 1 FROM results r
-                                               JOIN jobs o ON o.id = r.job_id
-                                               WHERE r.target = l.target
-                                                 AND r.operation = l.operation
-                                                 AND r.content_key = l.content_key
-                                                 AND o.dataset_id = l.dataset_id
-                                                 AND o.id <> l.id))
-                        GROUP BY l.dataset_id, l.target)
-                     ORDER BY j.id"
+                        SELECT max(j.id) FROM jobs j
+                        WHERE j.dataset_id IS NOT NULL AND j.dismissed_at IS NULL
+                          AND NOT {own_replay}
+                        GROUP BY j.dataset_id, j.target)
+                     ORDER BY j.id",
+                    own_replay = replay_of_its_own_deposit!()
                 ),
                 args![],
                 job_from_row,

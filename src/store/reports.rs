@@ -214,7 +214,8 @@ impl Store {
                 // sends it for both. A row reporting the result reports the job that landed
                 // it too (its copy's, for one deposited through a copy). Jobs a person dismissed (gave up on) are passed over
                 // throughout: a deposit given up on, and nothing else, leaves no line.
-                "WITH latest AS (SELECT dataset_id, target, max(id) AS id FROM jobs
+                concat!(
+                    "WITH latest AS (SELECT dataset_id, target, max(id) AS id FROM jobs
                                  WHERE dataset_id IS NOT NULL AND dismissed_at IS NULL
                                  GROUP BY dataset_id, target),
                       -- Results for keys the dataset had before (its log of adds and
@@ -250,14 +251,9 @@ impl Store {
                                   FROM jobs j JOIN datasets d
                                     ON d.id = j.dataset_id AND d.content_key = j.content_key
                                   WHERE j.dismissed_at IS NULL
-                                    AND NOT (j.state = 'existing' AND j.attempts = 0
-                                    AND EXISTS (SELECT 1 FROM results r
-                                                JOIN jobs o ON o.id = r.job_id
-                                                WHERE r.target = j.target
-                                                  AND r.operation = ?1
-                                                  AND r.content_key = j.content_key
-                                                  AND o.dataset_id = j.dataset_id
-                                                  AND o.id <> j.id))
+                                    AND NOT ",
+                    replay_of_its_own_deposit!(),
+                    "
                                     AND NOT (j.state IN ('failed', 'rejected')
                                       AND EXISTS (SELECT 1 FROM results r
                                                   WHERE r.target = j.target
@@ -297,7 +293,8 @@ impl Store {
                  LEFT JOIN landed e ON e.dataset_id = d.id AND e.target = s.target
                  LEFT JOIN jobs earlier ON earlier.id = e.id
                  LEFT JOIN past p ON p.dataset_id = d.id AND p.target = s.target
-                 ORDER BY d.id, s.target",
+                 ORDER BY d.id, s.target"
+                ),
                 args![OPERATION_DEPOSIT],
                 |r| {
                     Ok(StatusRow {
