@@ -3133,6 +3133,45 @@ fn closing_while_a_deposit_is_sent_asks_first_and_close_anyway_closes() {
     );
 }
 
+/// The close dialog's paragraphs follow the work in hand: a deposit that lands while it is
+/// read takes its paragraph away. Its buttons stay where they were, so a click aimed at
+/// "Close without saving" does not land on the backdrop as the dialog shrinks.
+#[test]
+fn the_close_dialogs_buttons_stay_put_when_a_paragraph_goes() {
+    let mut w = Window::open(FaultConfig {
+        latency_ms: 1_500,
+        ..FaultConfig::default()
+    });
+    let soil = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let river = w.add_folder(&citable_folder(&w.lab, "river", "River 2026"));
+    let target = w.app().target_id().to_string();
+    w.app().send(Command::Deposit {
+        ids: vec![soil],
+        target,
+    });
+    w.wait("the deposit to be sent", |app| {
+        app.model.work_in_hand().sending == 1
+    });
+    w.edit_title(river, ", revised");
+    assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
+    w.harness.step();
+    w.harness
+        .get_by_label_contains("1 deposit is being sent. Closing stops it");
+    let before = w.harness.get_by_label("Close without saving").rect();
+
+    w.wait("the deposit to land", |app| {
+        matches!(app.status_of(soil), Some(DedupStatus::Deposited { .. }))
+    });
+    w.harness.step();
+    w.harness.step();
+    assert!(
+        w.harness.query_by_label_contains("being sent").is_none(),
+        "the sending paragraph is gone"
+    );
+    let after = w.harness.get_by_label("Close without saving").rect();
+    assert_eq!(before, after, "the button moved");
+}
+
 /// Closing the window while a deposit waits to be tried again (the server said to come back
 /// later) asks first: closing leaves it unsent until Lodge runs again. Paused, the window
 /// sends nothing anyway, so it closes at once.

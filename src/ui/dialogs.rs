@@ -16,6 +16,34 @@ pub struct Dialogs {
     pub confirm_close: bool,
     /// The person said to close anyway: the next close request is let through.
     pub close_allowed: bool,
+    /// The tallest each dialog's text has been since it opened: work that ends while it is
+    /// read takes its paragraph away, and the buttons below must not move under the pointer.
+    close_text_height: f32,
+    remove_text_height: f32,
+}
+
+/// A confirmation anchored by its top edge (a fifth down the window), not its centre: text
+/// that shrinks while it is open would otherwise re-centre it and move its buttons.
+fn confirmation(id: &str, ctx: &egui::Context) -> egui::Modal {
+    let id = egui::Id::unique(id);
+    let top = (ctx.content_rect().height() * 0.2).round();
+    egui::Modal::new(id)
+        .area(egui::Modal::default_area(id).anchor(egui::Align2::CENTER_TOP, egui::vec2(0.0, top)))
+}
+
+/// Draw a confirmation's `text` in a block at least as tall as it has been at its tallest
+/// (`tallest`, kept across frames): the buttons under it stay where they were when a
+/// paragraph goes.
+fn steady_text(ui: &mut egui::Ui, tallest: &mut f32, text: impl FnOnce(&mut egui::Ui)) {
+    let height = ui
+        .vertical(|ui| {
+            ui.set_min_height(*tallest);
+            text(ui);
+        })
+        .response
+        .rect
+        .height();
+    *tallest = tallest.max(height);
 }
 
 /// Hold back a close of the window while it sends deposits, has more on the queue to
@@ -130,18 +158,22 @@ fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
         return;
     }
     let mut keep_open = false;
-    egui::Modal::new(egui::Id::unique("confirm_close")).show(ctx, |ui| {
-        ui.set_max_width(440.0);
+    let mut tallest = app.dialogs.close_text_height;
+    confirmation("confirm_close", ctx).show(ctx, |ui| {
+        // One width, so rewrapped text does not move the buttons sideways either.
+        ui.set_width(440.0);
         ui.heading("Close Lodge?");
-        if !unsaved.is_empty() {
-            ui.label(unsaved_question(&unsaved));
-        }
-        if settings {
-            ui.label(SETTINGS_QUESTION);
-        }
-        if !work.is_empty() {
-            ui.label(close_question(work));
-        }
+        steady_text(ui, &mut tallest, |ui| {
+            if !unsaved.is_empty() {
+                ui.label(unsaved_question(&unsaved));
+            }
+            if settings {
+                ui.label(SETTINGS_QUESTION);
+            }
+            if !work.is_empty() {
+                ui.label(close_question(work));
+            }
+        });
         ui.horizontal(|ui| {
             if ui.button("Keep Lodge open").clicked() {
                 keep_open = true;
@@ -157,6 +189,7 @@ fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
             }
         });
     });
+    app.dialogs.close_text_height = tallest;
     if keep_open || ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
         app.dialogs.confirm_close = false;
     }
@@ -179,7 +212,12 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     if app.dialogs.confirm_close {
         show_close(app, ctx);
     }
+    // A dialog opened anew starts from its own height.
+    if !app.dialogs.confirm_close {
+        app.dialogs.close_text_height = 0.0;
+    }
     let Some(id) = app.dialogs.confirm_remove else {
+        app.dialogs.remove_text_height = 0.0;
         return;
     };
     let Some(row) = app.model.row(id) else {
@@ -198,40 +236,43 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     let sending = unfinished.iter().filter(|j| is_being_sent(j)).count();
     let waiting = unfinished.len() - sending;
     let mut close = false;
-    egui::Modal::new(egui::Id::unique("confirm_remove")).show(ctx, |ui| {
-        ui.set_max_width(420.0);
+    let mut tallest = app.dialogs.remove_text_height;
+    confirmation("confirm_remove", ctx).show(ctx, |ui| {
+        ui.set_width(420.0);
         ui.heading(format!("Remove {name}?"));
-        ui.label(format!(
-            "It has deposit history on {}. The history and the records in \
+        steady_text(ui, &mut tallest, |ui| {
+            ui.label(format!(
+                "It has deposit history on {}. The history and the records in \
              the repository stay; only the row, its scan and its metadata are removed. Adding \
              the folder again lists it anew, its metadata from its citation file if it has \
              one, else entered again: with the same files and metadata (the same key), a \
              deposit of it is replayed, never duplicated.",
-            count_of(deposits as u64, "target", "targets")
-        ));
-        if sending > 0 {
-            ui.label(format!(
-                "{} being sent now: {} as the folder was scanned.",
-                count_of(sending as u64, "deposit of it is", "deposits of it are"),
-                if sending == 1 {
-                    "it lands"
-                } else {
-                    "they land"
-                }
+                count_of(deposits as u64, "target", "targets")
             ));
-        }
-        if waiting > 0 {
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                format!(
-                    "{} on the queue: once removed, {} rejected when reached. Add the folder \
+            if sending > 0 {
+                ui.label(format!(
+                    "{} being sent now: {} as the folder was scanned.",
+                    count_of(sending as u64, "deposit of it is", "deposits of it are"),
+                    if sending == 1 {
+                        "it lands"
+                    } else {
+                        "they land"
+                    }
+                ));
+            }
+            if waiting > 0 {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    format!(
+                        "{} on the queue: once removed, {} rejected when reached. Add the folder \
                      again to send {}.",
-                    count_of(waiting as u64, "deposit of it waits", "deposits of it wait"),
-                    if waiting == 1 { "it ends" } else { "they end" },
-                    if waiting == 1 { "it" } else { "them" }
-                ),
-            );
-        }
+                        count_of(waiting as u64, "deposit of it waits", "deposits of it wait"),
+                        if waiting == 1 { "it ends" } else { "they end" },
+                        if waiting == 1 { "it" } else { "them" }
+                    ),
+                );
+            }
+        });
         ui.horizontal(|ui| {
             if ui.button("Remove").clicked() {
                 app.send(Command::Remove { id });
@@ -242,6 +283,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             }
         });
     });
+    app.dialogs.remove_text_height = tallest;
     if close || ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
         app.dialogs.confirm_remove = None;
     }
