@@ -2024,14 +2024,40 @@ fn removing_a_dataset_with_a_deposit_on_the_queue_says_what_becomes_of_it() {
     w.harness.step();
     w.harness.get_by_label("Remove soil-cores?");
     w.harness.get_by_label(
-        "1 deposit of it waits on the queue: once removed, it ends rejected when reached. Add \
-         the folder again to send it.",
+        "• Local sandbox: waits on the queue; once removed, it ends rejected when reached. \
+         Add the folder again to send it.",
     );
     assert!(
         w.harness
             .query_by_label_contains("being sent now")
             .is_none(),
         "nothing is being sent"
+    );
+}
+
+/// The remove confirmation names each target the dataset went to, as the window names it
+/// elsewhere, with the record a deposit there made, and what removing does to it: a record
+/// stays.
+#[test]
+fn the_remove_confirmation_names_each_deposits_target_record_and_fate() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let (identifier, _) = w.deposit_row(id);
+    w.select(id);
+    w.harness.key_press(egui::Key::Delete);
+    w.harness.step();
+    w.harness.get_by_label("Remove soil-cores?");
+    w.harness
+        .get_by_label("Its deposit, and what removing it does to each:");
+    w.harness.get_by_label(&format!(
+        "• Local sandbox: deposited as {}; the record stays.",
+        lodge::wording::short_identifier(&identifier)
+    ));
+    assert!(
+        w.harness
+            .query_by_label_contains("waits on the queue")
+            .is_none(),
+        "nothing waits"
     );
 }
 

@@ -195,6 +195,42 @@ fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
     }
 }
 
+/// Whether removing its dataset ends `job` rejected: it waits on the queue, and a worker
+/// that reaches it finds the dataset no longer listed.
+fn waits_to_end_rejected(job: &JobRow) -> bool {
+    !job.state.is_terminal() && !is_being_sent(job)
+}
+
+/// What removing its dataset does to its latest deposit `job` on the target named `target`
+/// (as the window names it elsewhere): one being sent lands, one waiting ends rejected,
+/// one that landed keeps its record.
+fn deposit_fate(target: &str, job: &JobRow) -> String {
+    use crate::store::JobState;
+    let record = job
+        .identifier
+        .as_deref()
+        .map(crate::wording::short_identifier);
+    if is_being_sent(job) {
+        return format!("{target}: being sent now; it lands as the folder was scanned.");
+    }
+    if waits_to_end_rejected(job) {
+        return format!(
+            "{target}: waits on the queue; once removed, it ends rejected when reached. Add \
+             the folder again to send it."
+        );
+    }
+    match (job.state, record) {
+        (JobState::Deposited | JobState::Existing, Some(record)) => {
+            format!("{target}: deposited as {record}; the record stays.")
+        }
+        (JobState::Deposited | JobState::Existing, None) => {
+            format!("{target}: deposited; the record stays.")
+        }
+        (JobState::Failed, _) => format!("{target}: failed; it stays in the history."),
+        _ => format!("{target}: refused; it stays in the history."),
+    }
+}
+
 /// Remove at once when the dataset has no history; otherwise ask first.
 pub fn ask_remove(app: &mut LodgeApp, id: i64) {
     let Some(row) = app.model.row(id) else { return };
@@ -225,16 +261,26 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         return;
     };
     let name = row.name.clone();
-    let deposits = row.jobs.len();
-    // Its unfinished deposits: one being sent lands; one waiting ends rejected once a
-    // worker reaches it (the folder is no longer listed).
-    let unfinished: Vec<&JobRow> = row
-        .jobs
-        .values()
-        .filter(|j| !j.state.is_terminal())
+    // Each target's deposit, as the details list them: the picker's targets by their names
+    // and in its order, then any other (a URL given on the command line, a target since
+    // removed) by its address.
+    let mut jobs: Vec<&JobRow> = row.jobs.values().collect();
+    let place = |scope: &str| {
+        (app.model.targets.iter())
+            .position(|t| t.scope_id == scope)
+            .unwrap_or(usize::MAX)
+    };
+    jobs.sort_by(|a, b| (place(&a.target), &a.target).cmp(&(place(&b.target), &b.target)));
+    let fates: Vec<(String, bool)> = jobs
+        .into_iter()
+        .map(|job| {
+            let target = match app.model.targets.iter().find(|t| t.scope_id == job.target) {
+                Some(t) => t.label.split(" — ").next().unwrap_or("").to_string(),
+                None => format!("{} (not in the target picker)", job.target),
+            };
+            (deposit_fate(&target, job), waits_to_end_rejected(job))
+        })
         .collect();
-    let sending = unfinished.iter().filter(|j| is_being_sent(j)).count();
-    let waiting = unfinished.len() - sending;
     let mut close = false;
     let mut tallest = app.dialogs.remove_text_height;
     confirmation("confirm_remove", ctx).show(ctx, |ui| {
@@ -242,36 +288,25 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         ui.heading(format!("Remove {name}?"));
         steady_text(ui, &mut tallest, |ui| {
             ui.label(format!(
-                "It has deposit history on {}. The history and the records in \
-             the repository stay; only the row, its scan and its metadata are removed. Adding \
-             the folder again lists it anew, its metadata from its citation file if it has \
-             one, else entered again: with the same files and metadata (the same key), a \
-             deposit of it is replayed, never duplicated.",
-                count_of(deposits as u64, "target", "targets")
+                "Its {}, and what removing it does to each:",
+                match fates.len() {
+                    1 => "deposit",
+                    _ => "deposits",
+                }
             ));
-            if sending > 0 {
-                ui.label(format!(
-                    "{} being sent now: {} as the folder was scanned.",
-                    count_of(sending as u64, "deposit of it is", "deposits of it are"),
-                    if sending == 1 {
-                        "it lands"
-                    } else {
-                        "they land"
-                    }
-                ));
+            for (fate, warn) in &fates {
+                match warn {
+                    true => ui.colored_label(ui.visuals().warn_fg_color, format!("• {fate}")),
+                    false => ui.label(format!("• {fate}")),
+                };
             }
-            if waiting > 0 {
-                ui.colored_label(
-                    ui.visuals().warn_fg_color,
-                    format!(
-                        "{} on the queue: once removed, {} rejected when reached. Add the folder \
-                     again to send {}.",
-                        count_of(waiting as u64, "deposit of it waits", "deposits of it wait"),
-                        if waiting == 1 { "it ends" } else { "they end" },
-                        if waiting == 1 { "it" } else { "them" }
-                    ),
-                );
-            }
+            ui.label(
+                "The history and the records in the repositories stay; only the row, its scan \
+                 and its metadata are removed. Adding the folder again lists it anew, its \
+                 metadata from its citation file if it has one, else entered again: with the \
+                 same files and metadata (the same key), a deposit of it is replayed, never \
+                 duplicated.",
+            );
         });
         ui.horizontal(|ui| {
             if ui.button("Remove").clicked() {
