@@ -2061,6 +2061,45 @@ fn the_remove_confirmation_names_each_deposits_target_record_and_fate() {
     );
 }
 
+/// While a dataset's deposit waits to be tried again, its row shows the countdown and no
+/// Deposit; its details agree: their Deposit is disabled, and its hover says why in the
+/// row's words.
+#[test]
+fn the_details_offer_no_deposit_while_its_deposit_waits_to_retry() {
+    let lab = support::Lab::new();
+    let mut config = gui::config(
+        &lab,
+        FaultConfig {
+            rate_limit: 1.0,
+            retry_after_secs: 60,
+            ..FaultConfig::default()
+        },
+    );
+    // The tests' engine caps a server's Retry-After at 50 ms: it waits the minute.
+    config.engine.retry.retry_after_cap = std::time::Duration::from_secs(600);
+    let mut w = Window::open_with(lab, config);
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the deposit to wait for its retry", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::WaitingToRetry { .. }))
+    });
+    w.select(id);
+    assert!(
+        w.harness.query_by_label("Deposit").is_none(),
+        "the row's Deposit"
+    );
+    assert!(w.deposit_blocked(), "the details' Deposit is offered");
+    w.scroll_to("Deposit to Local sandbox");
+    w.harness.get_by_label("Deposit to Local sandbox").hover();
+    w.wait_for_label_contains("this deposit is on the queue already, with the same key");
+    let hover = w
+        .harness
+        .get_by_label_contains("this deposit is on the queue already")
+        .value()
+        .unwrap_or_default();
+    assert!(hover.starts_with("⟳ Retry in "), "{hover}");
+}
+
 #[test]
 fn depositing_a_dataset_already_on_the_queue_says_so_and_queues_nothing_more() {
     let lab = support::Lab::new();
@@ -2074,11 +2113,15 @@ fn depositing_a_dataset_already_on_the_queue_says_so_and_queues_nothing_more() {
     });
     let job = w.first_job(id);
 
-    // Its details' Deposit button, while the row waits on the queue.
+    // Its details offer no Deposit while the row waits on the queue (as the row offers
+    // none); asked for again all the same, the deposit is not queued twice.
     w.select(id);
-    w.harness
-        .get_by_label("Deposit to Local sandbox")
-        .click_accesskit();
+    assert!(w.deposit_blocked(), "the details' Deposit is offered");
+    let target = w.app().target_id().to_string();
+    w.app().send(Command::Deposit {
+        ids: vec![id],
+        target,
+    });
     w.wait("the answer", |app| {
         !gui::notices_with(
             app,

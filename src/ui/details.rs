@@ -339,6 +339,22 @@ fn edits_strip(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datase
     }
 }
 
+/// Why the details offer no Deposit while the dataset's deposit to the picked target is on
+/// the queue already, as its row offers none (waiting to be tried again, queued, being
+/// sent): pressing it would only say so. The row's own words come first (`⟳ Retry in 24 s`).
+fn already_on_queue(status: &DedupStatus, now_ms: i64) -> Option<String> {
+    match status {
+        DedupStatus::WaitingToRetry { .. }
+        | DedupStatus::Queued { .. }
+        | DedupStatus::Uploading { .. } => Some(format!(
+            "{}: this deposit is on the queue already, with the same key; it is not queued \
+             twice",
+            badge::text(status, now_ms)
+        )),
+        _ => None,
+    }
+}
+
 fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::DatasetEntry) {
     let target = app.target_id().to_string();
     let folder_missing = app.model.status(entry, &target).kind() == StatusKind::FolderMissing;
@@ -349,6 +365,7 @@ fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datas
         .next()
         .unwrap_or("")
         .to_string();
+    let on_queue = already_on_queue(&app.model.status(entry, &target), app.clock.now_ms());
     let Some((_, form, base)) = app.details.form.as_mut() else {
         return;
     };
@@ -375,16 +392,21 @@ fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datas
                 then_deposit: None,
             });
         }
-        let can_deposit = problems.is_empty() && !busy && entry.id > 0 && !folder_missing;
+        // Edits make another key, a deposit of its own: only the same key waits on the queue.
+        let on_queue = on_queue.filter(|_| !edited);
+        let can_deposit =
+            problems.is_empty() && !busy && entry.id > 0 && !folder_missing && on_queue.is_none();
         let deposit = ui
             .add_enabled(
                 can_deposit,
                 egui::Button::new(format!("Deposit to {target_short}")),
             )
-            .on_disabled_hover_text(if folder_missing {
-                "The folder is gone: drop it where it is now onto the window"
-            } else {
-                "Fix the fields marked in red first"
+            .on_disabled_hover_text(match &on_queue {
+                _ if folder_missing => {
+                    "The folder is gone: drop it where it is now onto the window".to_string()
+                }
+                Some(why) => why.clone(),
+                None => "Fix the fields marked in red first".to_string(),
             });
         if deposit.clicked() {
             command = Some(if edited {
