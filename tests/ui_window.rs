@@ -2100,6 +2100,37 @@ fn the_details_offer_no_deposit_while_its_deposit_waits_to_retry() {
     assert!(hover.starts_with("⟳ Retry in "), "{hover}");
 }
 
+/// A folder being added is hashed before its scan is recorded: its row shows "—" for its
+/// files, size and key, not a "0" and "0 B" that read as an empty folder.
+#[test]
+fn a_folder_being_hashed_shows_no_counts_until_its_scan_ends() {
+    let mut w = Window::open(FaultConfig::default());
+    // The message the hashing task sends for a folder dropped on the window.
+    w.harness.state_mut().model.apply(Update::HashStarted {
+        row: -1,
+        path: w.lab.path("big-survey").to_string_lossy().into_owned(),
+        name: "big-survey".into(),
+    });
+    w.harness.state_mut().model.apply(Update::HashProgress {
+        row: -1,
+        done: 3 << 20,
+        total: 100 << 20,
+    });
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("big-survey");
+    assert!(w.harness.query_by_label("0 B").is_none(), "a size of 0 B");
+    assert!(
+        w.harness.query_by_label("0").is_none(),
+        "a count of 0 files"
+    );
+    assert_eq!(
+        w.harness.query_all_by_label("—").count(),
+        3,
+        "files, size and key not known yet"
+    );
+}
+
 #[test]
 fn depositing_a_dataset_already_on_the_queue_says_so_and_queues_nothing_more() {
     let lab = support::Lab::new();

@@ -383,11 +383,25 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                                 .on_hover_text(format!("{title}\n{}", entry.path));
                         });
                         if shown.files_and_size {
-                            row.col(|ui| {
-                                ui.label(entry.file_count.to_string());
+                            // A folder being added has no scan yet: its counts are not known,
+                            // and a "0" would read as an empty folder. (A rescan shows the
+                            // last scan's, as it keeps its key.)
+                            let unscanned = entry.hashing.is_some() && entry.key.is_none();
+                            row.col(|ui| match unscanned {
+                                true => {
+                                    ui.weak("—");
+                                }
+                                false => {
+                                    ui.label(entry.file_count.to_string());
+                                }
                             });
-                            row.col(|ui| {
-                                ui.label(format::bytes(entry.total_bytes));
+                            row.col(|ui| match unscanned {
+                                true => {
+                                    ui.weak("—");
+                                }
+                                false => {
+                                    ui.label(format::bytes(entry.total_bytes));
+                                }
                             });
                         }
                         if shown.key {
