@@ -77,6 +77,15 @@ pub fn window_paused_path() -> PathBuf {
         .join("window-paused")
 }
 
+/// The file in which the window keeps what it remembers from one run to the next (in the
+/// data directory), written as soon as it changes.
+pub fn window_view_path() -> PathBuf {
+    directories::ProjectDirs::from("org", "Lodge", "lodge")
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| PathBuf::from("."))
+        .join("window-view.json")
+}
+
 impl Settings {
     /// Read the settings file; a missing file is the defaults, a damaged one is an error that
     /// names the file.

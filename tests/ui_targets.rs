@@ -775,6 +775,31 @@ fn the_picked_target_and_the_lists_order_are_remembered_from_one_run_to_the_next
     assert_eq!(w.app().target, 0);
 }
 
+/// The pick is written down as soon as it changes, not at a clean exit or eframe's
+/// half-minute autosave: a window killed right after (here: never saved at all) opens again
+/// on the target picked last, where a Deposit all ready is meant to go.
+#[test]
+fn the_picked_target_is_on_disk_as_soon_as_it_is_picked_and_survives_a_crash() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    let other = second_sandbox(&w);
+    add_target(&mut w, "lab2", &other.target_url(), None);
+    w.wait("the target saved", |app| {
+        app.model.targets.len() == 2 && app.model.target_saved.is_some()
+    });
+    w.harness.state_mut().target = 1;
+    w.harness.step();
+    let lab2 = w.app().target_id().to_string();
+    let on_disk = std::fs::read_to_string(w.lab.path("app/window-view.json")).expect("written");
+    let memory: lodge::ui::ViewMemory = serde_json::from_str(&on_disk).expect("readable");
+    assert_eq!(memory.target_scope, lab2);
+    assert_eq!(memory.target_name.as_deref(), Some("lab2"));
+
+    // Closed with no eframe save (a kill -9): the pick comes from Lodge's own file.
+    let mut w = w.reopen();
+    w.wait("lab2 picked again", |app| app.target_id() == lab2);
+}
+
 /// A sandbox at `addr` (port 0: any) that wants `token`, if one, keeping its records in the
 /// lab's `locked-sandbox` folder across restarts.
 fn sandbox_at(w: &Window, addr: SocketAddr, token: Option<&str>) -> RunningSandbox {

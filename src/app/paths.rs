@@ -23,6 +23,10 @@ pub struct AppPaths {
     /// Present while the window's deposits are paused by its Pause button, so that a
     /// window closed paused opens paused: what was held back is not sent unasked.
     pub paused_file: PathBuf,
+    /// What the window remembers from one run to the next (the picked target, the list's
+    /// order), written as soon as it changes: a window killed or crashed reopens on the
+    /// target picked last, not on one that a Deposit all ready would wrongly go to.
+    pub view_file: PathBuf,
     /// Where "Export CSV/JSON" writes.
     pub export_dir: PathBuf,
     /// The named targets (TOML, shared with the command line); their secrets live in the OS
@@ -50,6 +54,7 @@ impl AppPaths {
             sandbox_port_file: crate::sandbox::window::port_file(),
             settings_file: crate::settings::settings_path(),
             paused_file: crate::settings::window_paused_path(),
+            view_file: crate::settings::window_view_path(),
             export_dir,
             config_file: crate::config::config_path(),
         }
@@ -64,6 +69,7 @@ impl AppPaths {
             sandbox_port_file: dir.join("sandbox-port"),
             settings_file: dir.join("settings.json"),
             paused_file: dir.join("window-paused"),
+            view_file: dir.join("window-view.json"),
             export_dir: dir.join("exports"),
             config_file: dir.join("config.toml"),
         }

@@ -188,6 +188,8 @@ pub struct AppService {
     commands: mpsc::UnboundedSender<Command>,
     updates: std::sync::mpsc::Receiver<Update>,
     shutdown: CancellationToken,
+    /// [`AppPaths::view_file`].
+    view_file: PathBuf,
 }
 
 /// At most this many updates are applied per frame, so a burst never stalls a frame.
@@ -201,12 +203,36 @@ impl AppService {
         let (tx, updates) = std::sync::mpsc::channel();
         let shutdown = CancellationToken::new();
         let out = Outbox::new(tx, repaint);
+        let view_file = config.paths.view_file.clone();
         runtime.spawn(serve(config, out, command_rx, shutdown.clone()));
         AppService {
             commands,
             updates,
             shutdown,
+            view_file,
         }
+    }
+
+    /// What the window last remembered of itself ([`AppPaths::view_file`]); `None` when
+    /// nothing was written yet or it cannot be read (the window then opens as it would the
+    /// first time).
+    pub fn remembered_view<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        let text = std::fs::read_to_string(&self.view_file).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Write what the window remembers of itself now, not at its exit: a window killed or
+    /// crashed would otherwise reopen on an older pick. Written beside and renamed over,
+    /// so a write cut short leaves the one before. A few hundred bytes, on a person's
+    /// action (a pick, a sort): written on the window's thread.
+    pub fn remember_view<T: serde::Serialize>(&self, view: &T) -> std::io::Result<()> {
+        let text = serde_json::to_string(view)?;
+        if let Some(dir) = self.view_file.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let written = self.view_file.with_extension("json.new");
+        std::fs::write(&written, text)?;
+        std::fs::rename(&written, &self.view_file)
     }
 
     /// Ask for something; the answer comes back as updates.

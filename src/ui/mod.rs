@@ -31,8 +31,8 @@ pub enum View {
     History,
 }
 
-/// What the window remembers from one run to the next (in eframe's storage): how the list
-/// is sorted and which target is picked. Not the search or the status filter: a list that
+/// What the window remembers from one run to the next (in Lodge's own file, written as soon
+/// as it changes; eframe's storage too): how the list is sorted and which target is picked. Not the search or the status filter: a list that
 /// opened filtered would hide datasets from whoever forgot the filter.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ViewMemory {
@@ -81,6 +81,9 @@ pub struct LodgeApp {
     pub notices: notices::Notices,
     /// When the folders were last looked at for changes since their scans (unix ms).
     folders_checked_ms: Option<i64>,
+    /// What was last written of [`LodgeApp::remember`] (or read at start), so it is written
+    /// again only when it changes.
+    remembered: Option<ViewMemory>,
     /// Whether a text field had the keyboard at the end of the last frame: egui lets go of
     /// a field's focus on Escape before this frame's shortcuts see the key, and that Escape
     /// was the field's, not the window's.
@@ -89,7 +92,8 @@ pub struct LodgeApp {
 
 impl LodgeApp {
     pub fn new(service: AppService) -> LodgeApp {
-        LodgeApp {
+        let remembered: Option<ViewMemory> = service.remembered_view();
+        let mut app = LodgeApp {
             service,
             model: Model::default(),
             view: View::Datasets,
@@ -106,8 +110,14 @@ impl LodgeApp {
             dialogs: dialogs::Dialogs::default(),
             notices: notices::Notices::default(),
             folders_checked_ms: None,
+            remembered: None,
             typing: false,
+        };
+        if let Some(memory) = remembered {
+            app.recall(memory.clone());
+            app.remembered = Some(memory);
         }
+        app
     }
 
     /// What depositing dataset `id` on `target` sends, given the edits not saved in its
@@ -162,11 +172,39 @@ impl LodgeApp {
         self.picked = (memory.target_scope, memory.target_name, u64::MAX);
     }
 
-    /// [`LodgeApp::recall`] what eframe's `storage` holds, if it holds anything.
+    /// [`LodgeApp::recall`] what eframe's `storage` holds, if it holds anything and Lodge's
+    /// own file ([`crate::app::AppPaths::view_file`], written at each change) held nothing:
+    /// eframe saves only at exit and every half minute, so its copy may be older.
     pub fn recall_from(&mut self, storage: &dyn eframe::Storage) {
+        if self.remembered.is_some() {
+            return;
+        }
         if let Some(memory) = eframe::get_value(storage, VIEW_MEMORY_KEY) {
             self.recall(memory);
         }
+    }
+
+    /// Write what the window remembers as soon as it changes (a target picked, the list
+    /// sorted), once the targets are known and the pick recalled from the last run has
+    /// been taken up.
+    fn remember_at_once(&mut self) {
+        if self.model.targets.is_empty() {
+            return;
+        }
+        let now = self.remember();
+        if self.remembered.as_ref() == Some(&now) {
+            return;
+        }
+        if let Err(e) = self.service.remember_view(&now) {
+            self.model
+                .apply(crate::app::Update::Notice(crate::app::Notice::warning(
+                    format!(
+                        "The picked target could not be written down ({e}): after a crash the \
+                         window may open on another one."
+                    ),
+                )));
+        }
+        self.remembered = Some(now);
     }
 
     /// When the window comes back into focus, a person may have been editing files
@@ -309,6 +347,7 @@ impl LodgeApp {
     pub fn show(&mut self, ui: &mut egui::Ui) {
         self.service.drain(&mut self.model);
         self.keep_picked_target();
+        self.remember_at_once();
         if self.selected.is_some_and(|id| self.model.row(id).is_none()) {
             self.select(None);
         }
