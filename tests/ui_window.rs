@@ -1738,9 +1738,51 @@ fn a_second_window_does_not_move_the_local_sandbox_to_its_stand_in_port() {
         "{said:?}"
     );
     assert_eq!(said[0].0, LogLevel::Warning);
+    // The notice stays until closed; the lasting state is in the picker too, which names
+    // the stand-in port wherever the window names its local sandbox.
+    let own = second
+        .app()
+        .target_id()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let label = second.app().model.targets[0].label.clone();
+    assert!(
+        label.starts_with(&format!("Local sandbox on port {own} — ")),
+        "{label}"
+    );
+    let picker = second
+        .harness
+        .get_by_role_and_label(egui::accesskit::Role::ComboBox, "Target:");
+    assert_eq!(picker.value().as_deref(), Some(label.as_str()));
     drop(second);
     let again = first.reopen();
     assert_eq!(again.app().target_id(), usual);
+}
+
+/// Notices sit above the log at the right of the table's side: with the details open at
+/// the window's right they cover none of its buttons (a deposit's Verify, at the panel's
+/// foot).
+#[test]
+fn notices_stay_clear_of_the_details_panel() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.deposit_row(id);
+    w.open_details("soil-cores", |d| !d.jobs.is_empty());
+    let warning = "Another Lodge window is open, with the local sandbox on its usual port \
+                   8080. This window's local sandbox is on port 32839 until it closes, and \
+                   what it deposits there is listed under that port, as another target.";
+    (w.harness.state_mut().model).apply(Update::Notice(lodge::app::Notice::warning(warning)));
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    let notice = w.harness.get_by_label(warning).rect();
+    let panel_left = w.details_close().left();
+    assert!(
+        notice.right() < panel_left,
+        "the notice at {notice:?} reaches into the details panel from x = {panel_left}"
+    );
 }
 
 #[test]

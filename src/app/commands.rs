@@ -120,6 +120,8 @@ pub(super) struct Core {
     sandbox: Mutex<Option<RunningSandbox>>,
     /// The in-process sandbox's target, registered with every engine.
     sandbox_target: Arc<dyn Target>,
+    /// Its label in the picker ([`super::startup::sandbox_label`]).
+    sandbox_label: String,
     config: ServiceConfig,
     settings: Mutex<Settings>,
     out: Outbox,
@@ -189,6 +191,7 @@ impl Core {
         engine: Arc<Engine>,
         sandbox: RunningSandbox,
         sandbox_target: Arc<dyn Target>,
+        sandbox_label: String,
         config: ServiceConfig,
         settings: Settings,
         out: Outbox,
@@ -201,6 +204,7 @@ impl Core {
             engine: Mutex::new(engine),
             sandbox: Mutex::new(Some(sandbox)),
             sandbox_target,
+            sandbox_label,
             config,
             settings: Mutex::new(settings),
             out,
@@ -377,6 +381,10 @@ impl Core {
 
     pub(super) fn sandbox_target(&self) -> &Arc<dyn Target> {
         &self.sandbox_target
+    }
+
+    pub(super) fn sandbox_label(&self) -> &str {
+        &self.sandbox_label
     }
 
     pub(super) fn out(&self) -> &Outbox {

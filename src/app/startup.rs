@@ -25,6 +25,20 @@ use crate::targets::{is_changed_since_scan, open_target};
 /// What the picker calls the built-in sandbox.
 pub const SANDBOX_LABEL: &str = "Local sandbox — test deposits, nothing leaves this computer";
 
+/// The local sandbox's label in the picker: [`SANDBOX_LABEL`], or, while another window
+/// holds its usual port (`stand_in`: this window's port, the usual one), one that names the
+/// stand-in port wherever the window names the target (the picker, *Deposit to*, the
+/// details), since what it deposits is listed under that port only.
+pub fn sandbox_label(stand_in: Option<(u16, u16)>) -> String {
+    match stand_in {
+        None => SANDBOX_LABEL.to_string(),
+        Some((port, usual)) => format!(
+            "Local sandbox on port {port} — this run only: another Lodge window has its usual \
+             port {usual}; test deposits, nothing leaves this computer"
+        ),
+    }
+}
+
 /// How many recent events the log starts with.
 const RECENT_EVENTS: i64 = 500;
 
@@ -86,6 +100,10 @@ pub(super) async fn open(
     }
     let target = open_target(&sandbox.target_url(), None).map_err(|e| e.to_string())?;
 
+    let label = sandbox_label(match (held_by_another_window, saved_port) {
+        (true, Some(usual)) => Some((port, usual)),
+        _ => None,
+    });
     let config_stamp;
     let registered = {
         let store = store.clone();
@@ -94,12 +112,13 @@ pub(super) async fn open(
         let config_file = paths.config_file.clone();
         config_stamp = ConfigStamp::of(&config_file);
         let token = config.sandbox_token.clone();
+        let label = label.clone();
         tokio::task::spawn_blocking(move || {
             register_all(
                 store,
                 engine_config,
                 target,
-                SANDBOX_LABEL,
+                &label,
                 &config_file,
                 token.as_deref(),
             )
@@ -185,6 +204,7 @@ pub(super) async fn open(
         engine,
         sandbox,
         target,
+        label,
         config,
         settings,
         out,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::commands::Core;
 use super::config_watch::ConfigStamp;
 use super::model::Notice;
-use super::startup::{SANDBOX_LABEL, forward_engine_events};
+use super::startup::forward_engine_events;
 use super::targets::{self, ConfiguredTarget, TargetField, TargetForm};
 use super::update::Update;
 use crate::wording::count_of;
@@ -151,6 +151,7 @@ impl Core {
         let sandbox = self.sandbox_target().clone();
         let path = self.config().paths.config_file.clone();
         let token = self.config().sandbox_token.clone();
+        let label = self.sandbox_label().to_string();
         // Before reading: a change made while it is read is seen by the next look.
         self.set_config_stamp(ConfigStamp::of(&path));
         let built = tokio::task::spawn_blocking(move || {
@@ -158,7 +159,7 @@ impl Core {
                 store,
                 engine_config,
                 sandbox,
-                SANDBOX_LABEL,
+                &label,
                 &path,
                 token.as_deref(),
             )

@@ -79,10 +79,10 @@ impl DetailsState {
     }
 }
 
-pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
-    let Some(id) = app.selected else { return };
+pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) -> f32 {
+    let Some(id) = app.selected else { return 0.0 };
     let Some(entry) = app.model.row(id).cloned() else {
-        return;
+        return 0.0;
     };
     // Reload the manifest and attempts when one of the row's jobs moved (one the row does
     // not show too: a replay).
@@ -143,7 +143,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         ))));
     }
 
-    egui::Panel::right("details_panel")
+    let panel = egui::Panel::right("details_panel")
         .resizable(true)
         .default_size(430.0)
         .min_size(320.0)
@@ -214,6 +214,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     attempts(app, ui, id);
                 });
         });
+    panel.response.rect.width()
 }
 
 /// Under the status of a deposit that failed or was refused: why, in full (the row shows

@@ -361,9 +361,10 @@ impl LodgeApp {
 
         top_bar::show(self, ui);
         let log_height = log_panel::show(self, ui);
-        if self.view == View::Datasets && self.selected.is_some() {
-            details::show(self, ui);
-        }
+        let details_width = match self.view == View::Datasets && self.selected.is_some() {
+            true => details::show(self, ui),
+            false => 0.0,
+        };
         egui::CentralPanel::default().show(ui, |ui| match self.view {
             View::Datasets => table::show(self, ui),
             View::History => history::show(self, ui),
@@ -371,7 +372,8 @@ impl LodgeApp {
 
         settings_window::show(self, ui.ctx());
         dialogs::show(self, ui.ctx());
-        self.notices.show(ui.ctx(), self.clock, log_height);
+        self.notices
+            .show(ui.ctx(), self.clock, log_height, details_width);
         drop::overlay(ui.ctx());
         self.typing = ui.ctx().egui_wants_keyboard_input();
     }

@@ -1,21 +1,25 @@
-//! Brief, non-blocking messages at the right, just above the log ("not a folder", "exported
-//! to"), so they cover neither the log's newest lines nor its filters.
-//! Each stays a few seconds (errors longer) and can be closed; all are also in the log. A
-//! target's pause is said until the pause ends, not after.
+//! Brief, non-blocking messages at the bottom right of the table's side, just above the log
+//! and beside the details panel ("not a folder", "exported to"), so they cover neither the
+//! log's newest lines nor its filters, nor the details' buttons (Verify, Copy link), nor
+//! Settings, which opens at the left.
+//! An info notice stays a few seconds; a warning or an error stays until closed, since it
+//! says what a person must know (another window holds the sandbox's port) and may take
+//! longer than that to read. All can be closed and all are also in the log. A target's
+//! pause is said until the pause ends, not after.
 
 use egui::{Align2, Color32, RichText};
 
 use super::Clock;
 use crate::app::{Model, Notice, NoticeLevel};
 
+/// How long an info notice stays.
 const SHOWN_FOR_SECS: f64 = 8.0;
-const ERROR_SHOWN_FOR_SECS: f64 = 20.0;
 const MAX_SHOWN: usize = 4;
 
 #[derive(Default)]
 pub struct Notices {
-    /// Each notice with the input time when it disappears.
-    shown: Vec<(Notice, f64)>,
+    /// Each notice with the input time when it disappears (`None`: when closed).
+    shown: Vec<(Notice, Option<f64>)>,
 }
 
 impl Notices {
@@ -33,13 +37,17 @@ impl Notices {
 
     pub fn push(&mut self, notice: Notice, ctx: &egui::Context) {
         let now = ctx.input(|i| i.time);
-        let secs = match notice.level {
-            NoticeLevel::Error => ERROR_SHOWN_FOR_SECS,
-            _ => SHOWN_FOR_SECS,
+        let until = match notice.level {
+            NoticeLevel::Info => Some(now + SHOWN_FOR_SECS),
+            NoticeLevel::Warning | NoticeLevel::Error => None,
         };
-        self.shown.push((notice, now + secs));
+        self.shown.push((notice, until));
         if self.shown.len() > MAX_SHOWN {
-            self.shown.remove(0);
+            // Room is made by the oldest info notice first: a warning goes when closed.
+            let oldest = (self.shown.iter())
+                .position(|(n, _)| n.level == NoticeLevel::Info)
+                .unwrap_or(0);
+            self.shown.remove(oldest);
         }
     }
 
@@ -49,22 +57,26 @@ impl Notices {
     }
 
     /// Draw the notices, their foot `above` points over the window's bottom edge (the log's
-    /// height).
-    pub fn show(&mut self, ctx: &egui::Context, clock: Clock, above: f32) {
+    /// height), their right edge `beside` points left of the window's (the details panel's
+    /// width, when it is open).
+    pub fn show(&mut self, ctx: &egui::Context, clock: Clock, above: f32, beside: f32) {
         let now = ctx.input(|i| i.time);
         // A fixed clock (snapshots) keeps notices until closed.
         if clock == Clock::System {
-            self.shown.retain(|(_, until)| *until > now);
+            self.shown
+                .retain(|(_, until)| until.is_none_or(|t| t > now));
         }
         if self.shown.is_empty() {
             return;
         }
-        if let Some(next) = self.shown.iter().map(|(_, t)| *t).reduce(f64::min) {
+        if let Some(next) = self.shown.iter().filter_map(|(_, t)| *t).reduce(f64::min) {
             ctx.request_repaint_after(std::time::Duration::from_secs_f64((next - now).max(0.05)));
         }
+        // As wide as a notice reads well, and no wider than the table's side leaves it.
+        let width = (ctx.content_rect().width() - beside - 48.0).clamp(200.0, 420.0);
         let mut close = None;
         egui::Area::new(egui::Id::unique("notices"))
-            .anchor(Align2::RIGHT_BOTTOM, [-12.0, -12.0 - above])
+            .anchor(Align2::RIGHT_BOTTOM, [-12.0 - beside, -12.0 - above])
             .order(egui::Order::Foreground)
             .show(ctx, |ui| {
                 for (i, (notice, _)) in self.shown.iter().enumerate() {
@@ -74,7 +86,7 @@ impl Notices {
                         NoticeLevel::Error => Color32::from_rgb(0xd6, 0x3c, 0x3c),
                     };
                     egui::Frame::popup(ui.style()).show(ui, |ui| {
-                        ui.set_max_width(420.0);
+                        ui.set_max_width(width);
                         ui.horizontal(|ui| {
                             ui.add(
                                 egui::Label::new(RichText::new(&notice.text).color(colour)).wrap(),
@@ -89,5 +101,75 @@ impl Notices {
         if let Some(i) = close {
             self.shown.remove(i);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One frame at input time `time`, `new` notices taken in first.
+    fn frame(ctx: &egui::Context, notices: &mut Notices, time: f64, new: Vec<Notice>) {
+        let input = egui::RawInput {
+            time: Some(time),
+            ..Default::default()
+        };
+        let mut new = Some(new);
+        let mut output = ctx.run_ui(input, |ui| {
+            for n in new.take().unwrap_or_default() {
+                notices.push(n, ui.ctx());
+            }
+            notices.show(ui.ctx(), Clock::System, 0.0, 0.0);
+        });
+        // No renderer takes up the fonts' texture here.
+        output.textures_delta.clear();
+    }
+
+    fn texts(notices: &Notices) -> Vec<&str> {
+        notices.current().map(|n| n.text.as_str()).collect()
+    }
+
+    #[test]
+    fn a_warning_stays_until_closed_where_an_info_notice_fades() {
+        let ctx = egui::Context::default();
+        let mut notices = Notices::default();
+        let warning = "Another Lodge window is open, with the local sandbox on its usual port \
+                       8080. This window's local sandbox is on port 32839 until it closes.";
+        frame(
+            &ctx,
+            &mut notices,
+            1.0,
+            vec![
+                Notice::info("Exported 3 jobs"),
+                Notice::warning(warning),
+                Notice::error("The database stopped answering"),
+            ],
+        );
+        frame(&ctx, &mut notices, 5.0, vec![]);
+        assert_eq!(texts(&notices).len(), 3, "all shown a moment later");
+        frame(&ctx, &mut notices, 600.0, vec![]);
+        assert_eq!(
+            texts(&notices),
+            [warning, "The database stopped answering"],
+            "the info notice faded, the others stay"
+        );
+    }
+
+    #[test]
+    fn a_full_stack_makes_room_by_its_oldest_info_notice_not_a_warning() {
+        let ctx = egui::Context::default();
+        let mut notices = Notices::default();
+        let mut new = vec![Notice::warning("Careful: this computer's clock is off")];
+        new.extend((1..=4).map(|n| Notice::info(format!("info {n}"))));
+        frame(&ctx, &mut notices, 1.0, new);
+        assert_eq!(
+            texts(&notices),
+            [
+                "Careful: this computer's clock is off",
+                "info 2",
+                "info 3",
+                "info 4"
+            ]
+        );
     }
 }
