@@ -117,7 +117,7 @@ fn run_window(db: Option<std::path::PathBuf>) -> ExitCode {
         .with_title("Lodge")
         .with_app_id("lodge")
         .with_inner_size([1280.0, 800.0])
-        .with_min_inner_size([900.0, 560.0])
+        .with_min_inner_size([800.0, 600.0])
         .with_drag_and_drop(true);
     match eframe::icon_data::from_png_bytes(ICON_PNG) {
         Ok(icon) => viewport = viewport.with_icon(Arc::new(icon)),

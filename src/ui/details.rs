@@ -79,6 +79,11 @@ impl DetailsState {
     }
 }
 
+/// The details panel's least width.
+const DETAILS_LEAST: f32 = 320.0;
+/// The width the details panel leaves the table at least.
+const TABLE_ROOM: f32 = 480.0;
+
 pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) -> f32 {
     let Some(id) = app.selected else { return 0.0 };
     let Some(entry) = app.model.row(id).cloned() else {
@@ -143,10 +148,15 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) -> f32 {
         ))));
     }
 
+    // The table keeps room for a row's name, status and the actions a person reaches for
+    // (Deposit or Open record, Show folder, Remove): in the smallest window (800 wide) the
+    // panel is its narrowest rather than push them out of sight.
+    let most = (ui.available_width() - TABLE_ROOM).max(DETAILS_LEAST);
     let panel = egui::Panel::right("details_panel")
         .resizable(true)
-        .default_size(430.0)
-        .min_size(320.0)
+        .default_size(430.0_f32.min(most))
+        .min_size(DETAILS_LEAST)
+        .max_size(most)
         .show(ui, |ui| {
             // A scroll position per dataset: the next one selected opens at its top.
             egui::ScrollArea::vertical()
