@@ -2080,6 +2080,35 @@ fn removing_a_dataset_with_a_deposit_on_the_queue_says_what_becomes_of_it() {
     );
 }
 
+/// The remove confirmation's list follows the deposits: one that lands while it is read
+/// says so in fewer words. Its buttons stay where they were.
+#[test]
+fn the_remove_dialogs_buttons_stay_put_when_a_deposit_lands_meanwhile() {
+    let lab = support::Lab::new();
+    let mut config = gui::config(&lab, FaultConfig::default());
+    config.start_paused = true;
+    let mut w = Window::open_with(lab, config);
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the deposit queued", |app| {
+        gui::notices_with(app, "1 deposit queued; deposits are paused").len() == 1
+    });
+    w.select(id);
+    w.harness.key_press(egui::Key::Delete);
+    w.harness.step();
+    w.harness.get_by_label_contains("waits on the queue");
+    let before = w.harness.get_by_label("Remove").rect();
+
+    w.app().send(Command::Resume);
+    w.wait("the deposit to land", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    w.harness.step();
+    w.harness.get_by_label_contains("the record stays");
+    let after = w.harness.get_by_label("Remove").rect();
+    assert_eq!(before, after, "the button moved");
+}
+
 /// The remove confirmation names each target the dataset went to, as the window names it
 /// elsewhere, with the record a deposit there made, and what removing does to it: a record
 /// stays.
