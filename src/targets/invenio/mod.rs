@@ -978,28 +978,30 @@ impl InvenioTarget {
         Err(Failure::from_status(400, None, &refusal.to_string()))
     }
 
-    /// A file the draft was sent refused for good (too large, say): the draft, which only
-    /// this key's deposits use, is discarded, as one whose metadata is refused is, so that
-    /// no stray upload stays in the account. One that cannot be discarded is named.
-    async fn discard_refused_draft(&self, draft: &str, refused: Failure) -> Failure {
-        let Err(why) = self.discard_draft(draft).await else {
-            return refused;
-        };
-        match refused {
-            Failure::Rejected {
-                status,
-                mut problems,
-            } => {
-                problems.push(FieldProblem {
-                    field: "draft".into(),
-                    message: format!(
-                        "its draft {draft} could not be discarded ({why}): discard it on its \
-                         page"
-                    ),
-                });
-                Failure::Rejected { status, problems }
-            }
-            other => other,
+    /// A file the draft was sent refused for good (too large, say): the draft this attempt
+    /// made is discarded, as one whose metadata is refused is, so that no stray upload stays
+    /// in the account. One made before (it may be one a person has edited at the site), or
+    /// that cannot be discarded, stays and is named.
+    async fn discard_refused_draft(
+        &self,
+        draft: &str,
+        made_here: bool,
+        refused: Failure,
+    ) -> Failure {
+        if !made_here {
+            let note = format!(
+                "draft {draft} stays at {} with the files sent so far: discard it there if it \
+                 is not to be kept",
+                self.site_name()
+            );
+            return with_draft_note(refused, note);
+        }
+        match self.discard_draft(draft).await {
+            Ok(()) => refused,
+            Err(why) => with_draft_note(
+                refused,
+                format!("its draft {draft} could not be discarded ({why}): discard it on its page"),
+            ),
         }
     }
 
@@ -1097,26 +1099,32 @@ impl InvenioTarget {
         }
         // The draft stays, with the files: it may be one a person has edited at the site
         // (a drafting target's), so it is not discarded here; the refusal names it.
-        Err(match failure {
-            Failure::Rejected {
-                status,
-                mut problems,
-            } => {
-                problems.push(FieldProblem {
-                    field: "draft".into(),
-                    message: format!(
-                        "draft {} stays at {} with the files: a deposit again with the \
-                         metadata unchanged takes it up; with the metadata changed it is \
-                         another deposit, so discard {} there",
-                        draft.id,
-                        self.site_name(),
-                        draft.id
-                    ),
-                });
-                Failure::Rejected { status, problems }
-            }
-            other => other,
-        })
+        let note = format!(
+            "draft {} stays at {} with the files: a deposit again with the metadata unchanged \
+             takes it up; with the metadata changed it is another deposit, so discard {} there",
+            draft.id,
+            self.site_name(),
+            draft.id
+        );
+        Err(with_draft_note(failure, note))
+    }
+}
+
+/// `failure` with `note` on the draft it leaves added, when it is a refusal (what the person
+/// acts on); any other failure as it is.
+fn with_draft_note(failure: Failure, note: String) -> Failure {
+    match failure {
+        Failure::Rejected {
+            status,
+            mut problems,
+        } => {
+            problems.push(FieldProblem {
+                field: "draft".into(),
+                message: note,
+            });
+            Failure::Rejected { status, problems }
+        }
+        other => other,
     }
 }
 
@@ -1188,7 +1196,7 @@ impl Target for InvenioTarget {
                 }
             }
             Err(refused @ Failure::Rejected { .. }) => {
-                Err(self.discard_refused_draft(&draft, refused).await)
+                Err(self.discard_refused_draft(&draft, made_here, refused).await)
             }
             other => other,
         }
