@@ -1017,6 +1017,44 @@ async fn a_file_over_the_emulations_limit_is_refused_once_naming_the_limit_and_t
     );
 }
 
+/// A draft of the key made before this attempt (by an earlier one, or edited at the site
+/// since) is not discarded when a file it is sent is refused for good: the refusal names it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_draft_made_before_is_kept_and_named_when_its_file_is_refused_for_good() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = invenio(&sandbox);
+    let store = lab.store("lodge.db");
+    let folder = lab.folder("large", &[]);
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = std::fs::File::create(folder.join("scan.tif")).unwrap();
+    file.set_len(64 * 1024 * 1024 + 1).unwrap();
+    let ds = add(&store, &folder, &metadata("Large scan"));
+    let api = Api::new(&sandbox);
+    let (status, draft) = api
+        .json(
+            reqwest::Method::POST,
+            "/api/records",
+            Some(body_sent(&store, &ds.1)),
+        )
+        .await;
+    assert_eq!(status, 201, "{draft}");
+    let id = draft["id"].as_str().unwrap().to_string();
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains(&format!("draft {id} stays at ")) && error.contains("with the files sent"),
+        "{error}"
+    );
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (0, 1),
+        "the draft made before stays"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_license_is_sent_by_its_spdx_id_or_as_a_custom_license_by_its_text() {
     let lab = Lab::new();
