@@ -945,9 +945,9 @@ async fn status_names_a_pending_job_of_an_earlier_key_that_no_item_lists() {
         &[
             "pending 1",
             &format!(
-                "pending job {job} is of dataset {id} ds001's earlier key (scanned again \
-                 since), no item above: `lodge log --job {job}` shows it, `lodge cancel {job}` \
-                 ends it",
+                "pending job {job} is of dataset {id} ds001's earlier key (rescanned or its \
+                 metadata edited since), no item above: no `lodge deposit` sends it now; \
+                 `lodge log --job {job}` shows it, `lodge cancel {job}` ends it",
                 job = queued.job_id()
             ),
         ],
@@ -1025,6 +1025,15 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
         text(&out)
     );
     assert!(store.datasets().unwrap().is_empty());
+    // Its removal's line in the JSON log names it, as every other line of it does.
+    let out = lodge_with(&db, &["log", "--json", "--dataset", &two.to_string()]).await;
+    let removal: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|l| l["kind"] == "removed")
+        .collect();
+    assert_eq!(removal.len(), 1, "{}", text(&out));
+    assert_eq!(removal[0]["dataset_name"], "ds002 (removed)");
     // status's totals count it pending though no item lists it: it says which job it is.
     let out = lodge_with(&db, &["status"]).await;
     let folder_two = lab.numbered_folder(2);
@@ -1034,9 +1043,10 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
             "no datasets on the list (those removed keep their deposits in `lodge history`)",
             "pending 1",
             &format!(
-                "pending job {id} is removed dataset {two} ds002's, no item above: it ends \
-                 rejected when a deposit reaches it; `lodge cancel {id}` ends it now, or `lodge \
-                 add {}` adds the folder again to deposit it",
+                "pending job {id} is removed dataset {two} ds002's, no item above: no `lodge \
+                 deposit` sends it now (a window working this target's queue ends it \
+                 rejected); `lodge cancel {id}` ends it, or `lodge add {}` adds the folder \
+                 again to deposit it",
                 folder_two.display(),
                 id = queued.job_id(),
             ),
@@ -1051,8 +1061,8 @@ async fn remove_takes_datasets_off_the_list_and_keeps_what_they_deposited() {
         &text(&out),
         &[&format!(
             "pending job {id} is removed dataset {two} ds002's, no item above; dataset {again} \
-             ds002 has its key: `lodge deposit --target {} {again}` carries it on (else it \
-             ends rejected when a deposit reaches it; `lodge cancel {id}` ends it now)",
+             ds002 has its key: `lodge deposit --target {} {again}` carries it on (else \
+             `lodge cancel {id}` ends it)",
             sandbox.target_url(),
             id = queued.job_id(),
         )],

@@ -196,8 +196,9 @@ fn senders_by_target(store: &Store) -> anyhow::Result<HashMap<String, String>> {
 }
 
 /// What the totals' pending jobs that no item lists are, a line each: a removed dataset's
-/// job still on the queue (it ends rejected when a deposit reaches it), or one of a
-/// dataset's earlier key. `listed` are the items' jobs, `datasets` those listed.
+/// job still on the queue, or one of a dataset's earlier key. No `lodge deposit` sends
+/// either (it runs the jobs of the datasets it is given); a window working the target's
+/// queue ends them rejected. `listed` are the items' jobs, `datasets` those listed.
 fn pending_not_listed(
     store: &crate::store::Store,
     listed: &HashSet<i64>,
@@ -228,8 +229,7 @@ fn pending_not_listed(
                 match (copy, removed) {
                     (Some(copy), _) => format!(
                         "pending job {} is {whose}, no item above; dataset {} {} has its key: \
-                         `{}` carries it on (else it ends rejected when a deposit reaches it; \
-                         `lodge cancel {}` ends it now)",
+                         `{}` carries it on (else `lodge cancel {}` ends it)",
                         job.id,
                         copy.dataset_id,
                         copy.name,
@@ -237,8 +237,9 @@ fn pending_not_listed(
                         job.id
                     ),
                     (None, removed) => format!(
-                        "pending job {} is {whose}, no item above: it ends rejected when a \
-                         deposit reaches it; `lodge cancel {}` ends it now{}",
+                        "pending job {} is {whose}, no item above: no `lodge deposit` sends it \
+                         now (a window working this target's queue ends it rejected); `lodge \
+                         cancel {}` ends it{}",
                         job.id,
                         job.id,
                         removed
@@ -251,9 +252,9 @@ fn pending_not_listed(
                 }
             }
             Some(dataset) => format!(
-                "pending job {} is of dataset {dataset} {name}'s earlier key (scanned again \
-                 since), no item above: `lodge log --job {}` shows it, `lodge cancel {}` \
-                 ends it",
+                "pending job {} is of dataset {dataset} {name}'s earlier key (rescanned or its \
+                 metadata edited since), no item above: no `lodge deposit` sends it now; \
+                 `lodge log --job {}` shows it, `lodge cancel {}` ends it",
                 job.id, job.id, job.id
             ),
         };
@@ -844,7 +845,15 @@ pub async fn log(
     let print_event = |e: &EventRow| {
         let name = names.borrow_mut().of(&store, e);
         match json {
-            true => say!("{}", event_json(e, name)),
+            // The text leaves the name off a removal's own line, which names the dataset;
+            // a JSON line has it in its field all the same.
+            true => {
+                let name = name.or_else(|| {
+                    crate::store::RemovedDataset::from_event(e)
+                        .map(|d| format!("{} (removed)", d.name))
+                });
+                say!("{}", event_json(e, name))
+            }
             false => print_event(e, name),
         }
     };
