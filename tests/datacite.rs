@@ -807,11 +807,27 @@ async fn target_test_names_a_prefix_the_repository_lacks_and_the_ones_it_has() {
             "ok      credentials",
             "FAILED  prefix: 10.99999 is not one of repository LODGE.SANDBOX's prefixes \
              (10.80000), so DataCite would refuse every DOI under it",
-            "prefix=10.80000&repository=LODGE.SANDBOX",
+            "'datacite+http://…?prefix=10.80000&repository=LODGE.SANDBOX'",
             "the prefix check failed",
         ],
     );
     assert_eq!(sandbox.doi_count(), 0, "testing mints nothing");
+
+    // A repository id DataCite does not know is refused as a wrong password is: both named.
+    let unknown = format!(
+        "datacite+http://{}?prefix=10.80000&repository=LODGE.NOPE",
+        sandbox.addr()
+    );
+    let out = test(unknown).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "FAILED  credentials: not authorised (HTTP 401)",
+            "check repository=LODGE.NOPE in the target's URL",
+        ],
+    );
 
     let out = test(sandbox.datacite_target_url()).await;
     let t = text(&out);

@@ -991,9 +991,8 @@ fn refusal_hint(job: &JobRow) -> String {
         // Too large for the server: the files are to change (or the target), not the
         // metadata; the refusal names the limit and where large files go.
         (Some(_), Some(error)) if error.starts_with("rejected (HTTP 413)") => format!(
-            " — put the file where it fits (split it, or deposit to a target that keeps \
-             large files), then add the folder again and deposit it; or give it up there: \
-             `lodge dismiss {}`",
+            " — once the file fits, add the folder again and deposit it; or give it up \
+             there: `lodge dismiss {}`",
             job.id
         ),
         (Some(path), Some(error)) if job.dataset_id.is_some() && error.starts_with("rejected") => {
@@ -1475,7 +1474,8 @@ mod tests {
         ));
         assert!(!too_large.contains("metadata"), "{too_large}");
         assert!(
-            too_large.contains("put the file where it fits") && too_large.contains("dismiss 4"),
+            too_large.contains("once the file fits, add the folder again")
+                && too_large.contains("dismiss 4"),
             "{too_large}"
         );
     }

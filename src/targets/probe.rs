@@ -65,6 +65,16 @@ impl ProbeReport {
             && failed.all(|t| t.contains("server busy (HTTP "))
     }
 
+    /// Add `more` to the words of check `name` when it failed: what the target knows of
+    /// its own cause (DataCite's 401 is the repository id's or its password's).
+    pub fn amend_failure(&mut self, name: &str, more: &str) {
+        for check in self.checks.iter_mut().filter(|c| c.name == name) {
+            if let Outcome::Failed(text) = &mut check.outcome {
+                text.push_str(more);
+            }
+        }
+    }
+
     /// The first failed check, if any.
     pub fn first_failure(&self) -> Option<&Check> {
         self.checks

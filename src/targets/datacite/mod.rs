@@ -319,8 +319,9 @@ impl DataCiteTarget {
                     "{prefix} is not one of repository {repository}'s prefixes ({}), so \
                      DataCite would refuse every DOI under it: give one of them as prefix= in \
                      the target's URL (`lodge target add NAME \
-                     'datacite+https://…?prefix={}&repository={repository}'`)",
+                     'datacite+{}://…?prefix={}&repository={repository}'`)",
                     prefixes.join(", "),
+                    self.api.scheme(),
                     prefixes[0]
                 ),
             ),
@@ -619,6 +620,16 @@ impl Target for DataCiteTarget {
         if report.ok() {
             self.check_prefix(&mut report).await;
         }
+        // DataCite refuses a repository id it does not know as it refuses a wrong password.
+        report.amend_failure(
+            "credentials",
+            &format!(
+                " (DataCite's 401 is for the repository id or its password: check \
+                 repository={} in the target's URL, the id you sign in to Fabrica with, as \
+                 well as the password)",
+                self.repository
+            ),
+        );
         report
     }
 
