@@ -295,6 +295,26 @@ fn open_record_in_the_table_the_details_and_the_history_hands_the_desktop_the_re
     assert_eq!(w.wait_opened(3)[2], url, "the history's link");
 }
 
+/// *Verify deposited* is there, greyed out, before anything has landed: appearing with the
+/// first deposit, it wrapped the bar and moved every row down from under the pointer.
+#[test]
+fn the_first_deposit_landing_does_not_move_the_rows() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.step();
+    let verify = w.harness.get_by_label("Verify deposited (0)");
+    assert!(
+        verify.accesskit_node().is_disabled(),
+        "nothing to verify yet"
+    );
+    let before = w.harness.get_by_label("soil-cores").rect();
+    w.deposit_row(id);
+    w.harness.step();
+    let verify = w.harness.get_by_label("Verify deposited (1)");
+    assert!(!verify.accesskit_node().is_disabled());
+    assert_eq!(w.harness.get_by_label("soil-cores").rect(), before);
+}
+
 /// *Verify deposited*, above the table, checks every deposit in the list on the chosen
 /// target at once: one notice sums up, naming the damaged deposit and what it lost, and
 /// only that row turns damaged.

@@ -269,18 +269,29 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 }
             }
         }
+        // Shown whenever the list has datasets, greyed out while none listed has landed on
+        // the chosen target: appearing with the first deposit, it would wrap the bar and
+        // move every row down under the pointer.
         let landed = app.table.landed_ids.clone();
-        if !landed.is_empty() {
+        if !app.model.rows().is_empty() {
             ui.separator();
-            if ui
-                .button(format!("Verify deposited ({})", app.table.landed_count))
-                .on_hover_text(
+            let verify = ui.add_enabled(
+                !landed.is_empty(),
+                egui::Button::new(format!("Verify deposited ({})", app.table.landed_count)),
+            );
+            let verify = if landed.is_empty() {
+                verify.on_disabled_hover_text(
+                    "None of the datasets listed has a deposit on the chosen target to check \
+                     yet",
+                )
+            } else {
+                verify.on_hover_text(
                     "Ask the chosen target whether it still holds each deposit of the \
                      datasets listed whole: the record, and every file at its size. Changes \
                      nothing there; one notice sums up, each finding goes into the log",
                 )
-                .clicked()
-            {
+            };
+            if verify.clicked() {
                 let target = app.target_id().to_string();
                 app.send(Command::VerifyDatasets {
                     ids: landed,
