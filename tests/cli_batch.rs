@@ -3121,13 +3121,28 @@ async fn a_dataset_edited_before_its_first_deposit_is_rejected_with_the_rescan_t
     );
     assert_eq!(sandbox.stats().records, 0);
 
-    // The command it names, then the deposit again: the folder as it is now lands.
+    // The command it names, then the deposit again: the folder as it is now lands. Between
+    // the two, a retry of the refused job names that deposit, not the rescan made already;
+    // after, it says what landed.
     let mut scan = lodge(&db);
     scan.args(["scan", &id.to_string()]);
     assert!(run(scan).await.status.success());
+    let retry = || lodge_with(&db, &["retry", "1"]);
+    assert_all(
+        &text(&retry().await),
+        &[&format!(
+            "its dataset was scanned again since: `lodge deposit --target {} {id}` sends it as \
+             it is now",
+            sandbox.target_url()
+        )],
+    );
     let out = deposit().await;
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(sandbox.stats().records, 1);
+    assert_all(
+        &text(&retry().await),
+        &["its content as it is now is deposited there as sbx-000001: nothing to retry"],
+    );
     // The refusal no longer stands (its key is not the dataset's): history, not a total
     // a monitor would stay red on.
     let status = text(&lodge_with(&db, &["status"]).await);

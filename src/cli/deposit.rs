@@ -926,6 +926,30 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             "job {id} landed as {} (the record existed already): nothing to retry",
             job.identifier.as_deref().unwrap_or("?")
         ),
+        // Refused by Lodge itself: a file changed since the scan, and scanned again since
+        // (its dataset has another key now): the rescan is made; what is left is its deposit,
+        // or nothing when that landed.
+        JobState::Rejected
+            if !rescan_hint(job).is_empty()
+                && let Some(dataset) = job.dataset_id
+                && let Some(now) = store.dataset(dataset)?.and_then(|d| d.key)
+                && now != job.key =>
+        {
+            match store.lookup_result(&job.target, &now)? {
+                Some(landed) => format!(
+                    "job {id} was {} — its dataset was scanned again since, and its content as \
+                     it is now is deposited there as {}: nothing to retry",
+                    refusal_of(job),
+                    landed.identifier
+                ),
+                None => format!(
+                    "job {id} was {} — its dataset was scanned again since: `{}` sends it as it \
+                     is now",
+                    refusal_of(job),
+                    deposit_command(store, &job.target, dataset)
+                ),
+            }
+        }
         // Refused by Lodge itself: a file changed since the scan. The rescan is the fix.
         JobState::Rejected if !rescan_hint(job).is_empty() => format!(
             "job {id} was {} — a retry would send what was scanned, not what the folder \
