@@ -2051,6 +2051,14 @@ fn at_800_by_600_a_rows_actions_are_in_view_with_the_details_closed_and_open() {
     w.select(id);
     let details_left = w.details_close().left();
     in_view(&w, details_left);
+    // The bar wraps there: the status choice is never at the start of a line, its label
+    // "Status:" left at the end of the line above.
+    let choice = w.harness.get_by_label("Status:").rect();
+    let search = w.harness.get_by_label("Search:").rect();
+    assert!(
+        choice.left() > search.left() + 30.0,
+        "the choice at {choice:?} starts a line (the search field is at {search:?})"
+    );
 }
 
 #[test]

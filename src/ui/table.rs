@@ -226,25 +226,31 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
     // Wrapped: with the details open, or in a narrow window, the last buttons go onto a
     // second line rather than off the edge.
     ui.horizontal_wrapped(|ui| {
-        let label = ui.label("Search:");
-        let search = egui::TextEdit::singleline(&mut app.table.search)
-            .hint_text("name, title or key (Ctrl+F)")
-            .desired_width(260.0);
-        let response = ui.add(search).labelled_by(label.id);
-        if std::mem::take(&mut app.table.focus_search) {
-            response.request_focus();
-        }
-        let l = ui.label("Status:");
-        egui::ComboBox::from_id_salt("status_filter")
-            .selected_text(app.table.filter.map_or("All", |k| k.label()))
-            .show_ui(ui, |ui| {
-                ui.selectable_value(&mut app.table.filter, None, "All");
-                for kind in StatusKind::ALL {
-                    ui.selectable_value(&mut app.table.filter, Some(kind), kind.label());
-                }
-            })
-            .response
-            .labelled_by(l.id);
+        // Each label with its field, so that a wrap never leaves "Status:" at the end of one
+        // line and its choice at the start of the next.
+        ui.horizontal(|ui| {
+            let label = ui.label("Search:");
+            let search = egui::TextEdit::singleline(&mut app.table.search)
+                .hint_text("name, title or key (Ctrl+F)")
+                .desired_width(260.0);
+            let response = ui.add(search).labelled_by(label.id);
+            if std::mem::take(&mut app.table.focus_search) {
+                response.request_focus();
+            }
+        });
+        ui.horizontal(|ui| {
+            let l = ui.label("Status:");
+            egui::ComboBox::from_id_salt("status_filter")
+                .selected_text(app.table.filter.map_or("All", |k| k.label()))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut app.table.filter, None, "All");
+                    for kind in StatusKind::ALL {
+                        ui.selectable_value(&mut app.table.filter, Some(kind), kind.label());
+                    }
+                })
+                .response
+                .labelled_by(l.id);
+        });
         ui.label(format!(
             "{} of {}",
             app.table.order.len(),
