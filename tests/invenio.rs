@@ -983,6 +983,18 @@ async fn validation_errors_are_terminal_with_the_servers_field_messages() {
     assert_eq!(sandbox.invenio_counts().0, 0, "nothing published");
 }
 
+/// A dataset of one (sparse) file a byte over the emulation's 64 MiB.
+fn one_file_over_the_limit(
+    lab: &Lab,
+    store: &lodge::store::Store,
+) -> (i64, lodge::content::ContentKey) {
+    let folder = lab.folder("large", &[]);
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = std::fs::File::create(folder.join("scan.tif")).unwrap();
+    file.set_len(64 * 1024 * 1024 + 1).unwrap();
+    add(store, &folder, &metadata("Large scan"))
+}
+
 /// The emulation keeps files in its database, up to 64 MiB each. A larger one is refused
 /// once, for good (sending it again sends the same size), its draft discarded, in words that
 /// say the limit and where large files go, not the web framework's "length limit exceeded".
@@ -992,11 +1004,7 @@ async fn a_file_over_the_emulations_limit_is_refused_once_naming_the_limit_and_t
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let target = invenio(&sandbox);
     let store = lab.store("lodge.db");
-    let folder = lab.folder("large", &[]);
-    std::fs::create_dir_all(&folder).unwrap();
-    let file = std::fs::File::create(folder.join("scan.tif")).unwrap();
-    file.set_len(64 * 1024 * 1024 + 1).unwrap();
-    let ds = add(&store, &folder, &metadata("Large scan"));
+    let ds = one_file_over_the_limit(&lab, &store);
 
     let jobs = deposit(&store, &target, &[ds], fast_config()).await;
     assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
@@ -1025,11 +1033,7 @@ async fn a_draft_made_before_is_kept_and_named_when_its_file_is_refused_for_good
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let target = invenio(&sandbox);
     let store = lab.store("lodge.db");
-    let folder = lab.folder("large", &[]);
-    std::fs::create_dir_all(&folder).unwrap();
-    let file = std::fs::File::create(folder.join("scan.tif")).unwrap();
-    file.set_len(64 * 1024 * 1024 + 1).unwrap();
-    let ds = add(&store, &folder, &metadata("Large scan"));
+    let ds = one_file_over_the_limit(&lab, &store);
     let api = Api::new(&sandbox);
     let (status, draft) = api
         .json(

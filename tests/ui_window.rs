@@ -2079,10 +2079,9 @@ fn at_the_smallest_window_the_historys_last_column_scrolls_into_view() {
     );
 }
 
-/// Removing a dataset whose deposit still waits on the queue ends that deposit rejected
-/// once a worker reaches it: the confirmation says so before it is done.
-#[test]
-fn removing_a_dataset_with_a_deposit_on_the_queue_says_what_becomes_of_it() {
+/// A window, its deposits paused, whose one dataset (soil-cores, the id returned) has a
+/// deposit queued and whose remove confirmation is open.
+fn remove_asked_with_a_deposit_queued() -> (Window, i64) {
     let lab = support::Lab::new();
     let mut config = gui::config(&lab, FaultConfig::default());
     config.start_paused = true;
@@ -2095,6 +2094,14 @@ fn removing_a_dataset_with_a_deposit_on_the_queue_says_what_becomes_of_it() {
     w.select(id);
     w.harness.key_press(egui::Key::Delete);
     w.harness.step();
+    (w, id)
+}
+
+/// Removing a dataset whose deposit still waits on the queue ends that deposit rejected
+/// once a worker reaches it: the confirmation says so before it is done.
+#[test]
+fn removing_a_dataset_with_a_deposit_on_the_queue_says_what_becomes_of_it() {
+    let (w, _) = remove_asked_with_a_deposit_queued();
     w.harness.get_by_label("Remove soil-cores?");
     w.harness.get_by_label(
         "• Local sandbox: waits on the queue; once removed, it ends rejected when reached. \
@@ -2112,18 +2119,7 @@ fn removing_a_dataset_with_a_deposit_on_the_queue_says_what_becomes_of_it() {
 /// says so in fewer words. Its buttons stay where they were.
 #[test]
 fn the_remove_dialogs_buttons_stay_put_when_a_deposit_lands_meanwhile() {
-    let lab = support::Lab::new();
-    let mut config = gui::config(&lab, FaultConfig::default());
-    config.start_paused = true;
-    let mut w = Window::open_with(lab, config);
-    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
-    w.harness.get_by_label("Deposit").click();
-    w.wait("the deposit queued", |app| {
-        gui::notices_with(app, "1 deposit queued; deposits are paused").len() == 1
-    });
-    w.select(id);
-    w.harness.key_press(egui::Key::Delete);
-    w.harness.step();
+    let (mut w, id) = remove_asked_with_a_deposit_queued();
     w.harness.get_by_label_contains("waits on the queue");
     let before = w.harness.get_by_label("Remove").rect();
 
