@@ -760,16 +760,16 @@ fn stopped_adding(at: usize, total: usize, root: &Path, at_added: bool) -> Strin
 /// time it was taken in.
 fn fill_from_citation(
     metadata: &mut Metadata,
-    cited: Option<(Metadata, PathBuf)>,
+    cited: Option<&(Metadata, PathBuf)>,
     creators_by_flag: bool,
 ) {
     if let Some((m, from)) = cited {
-        let filled = metadata.fill_lacking_from(&m);
+        let filled = metadata.fill_lacking_from(m);
         if !filled.is_empty() {
             say!("{} filled in from {}", filled.join(", "), from.display());
             let authors_taken =
                 !creators_by_flag && filled.iter().any(|f| f.starts_with("creators"));
-            say_not_carried(&from, authors_taken);
+            say_not_carried(from, authors_taken);
         }
     }
 }
@@ -861,7 +861,7 @@ async fn add_one(
                 removed.id,
                 removed.name
             );
-            fill_from_citation(&mut metadata, cited, creators_by_flag);
+            fill_from_citation(&mut metadata, cited.as_ref(), creators_by_flag);
             metadata
         }
         (None, cited) if moved_from.is_some() => {
@@ -873,7 +873,7 @@ async fn add_one(
                 old.path
             );
             let mut metadata = old.metadata.clone();
-            fill_from_citation(&mut metadata, cited, creators_by_flag);
+            fill_from_citation(&mut metadata, cited.as_ref(), creators_by_flag);
             metadata
         }
         (None, Some((m, from))) => {
@@ -897,18 +897,8 @@ async fn add_one(
         },
         (Some(d), cited) => {
             let mut metadata = d.metadata.clone();
-            if let Some((m, from)) = cited {
-                let filled = metadata.fill_lacking_from(&m);
-                // The file's notes (a DOI it gives, an author read as an organisation)
-                // go with what it filled in: this is the first time it was taken in.
-                if !filled.is_empty() {
-                    say!("{} filled in from {}", filled.join(", "), from.display());
-                    let authors_taken =
-                        !creators_by_flag && filled.iter().any(|f| f.starts_with("creators"));
-                    say_not_carried(&from, authors_taken);
-                }
-                recited = Some((m, from));
-            }
+            fill_from_citation(&mut metadata, cited.as_ref(), creators_by_flag);
+            recited = cited;
             metadata
         }
     };
