@@ -1555,6 +1555,14 @@ fn job_leased_to(lab: &Lab, store: &lodge::store::Store, pid: u32) -> &'static s
     scope
 }
 
+/// The pid of a process of this machine that has ended: it names no process any more.
+fn an_ended_process() -> u32 {
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let pid = gone.id();
+    gone.wait().unwrap();
+    pid
+}
+
 /// A deposit killed mid-job (kill -9) leaves its lease behind; `status` and `show` say its
 /// process is gone and what takes the job over, and `cancel` sees that its process is gone
 /// and cancels the job, instead of saying it is being deposited.
@@ -1563,10 +1571,7 @@ fn status_show_and_cancel_see_that_a_jobs_depositing_process_was_killed() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");
     let store = lab.store("lodge.db");
-    // A process of this machine that has ended: its pid names no process any more.
-    let mut gone = std::process::Command::new("true").spawn().unwrap();
-    let pid = gone.id();
-    gone.wait().unwrap();
+    let pid = an_ended_process();
     let scope = job_leased_to(&lab, &store, pid);
 
     // Until then `status` and `show` say that nothing sends it, and what takes it over,
@@ -1614,9 +1619,7 @@ fn status_says_when_a_waiting_items_next_attempt_is_due() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");
     let store = lab.store("lodge.db");
-    let mut gone = std::process::Command::new("true").spawn().unwrap();
-    let pid = gone.id();
-    gone.wait().unwrap();
+    let pid = an_ended_process();
     let scope = job_leased_to(&lab, &store, pid);
     let lease = store
         .live_leases()
@@ -1692,9 +1695,7 @@ async fn status_names_one_command_that_takes_over_every_item_a_killed_deposit_le
         .enqueue_deposits(&scope, &items, std::time::Duration::from_secs(3600))
         .unwrap();
     // Two of the three claimed by a process of this machine that has ended since.
-    let mut gone = std::process::Command::new("true").spawn().unwrap();
-    let pid = gone.id();
-    gone.wait().unwrap();
+    let pid = an_ended_process();
     let owner = format!("{}/{pid}/cafe", lodge::store::this_host());
     let filter = lodge::store::ClaimFilter {
         targets: vec![scope.clone()],

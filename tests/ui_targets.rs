@@ -729,11 +729,8 @@ impl eframe::Storage for MemoryStorage {
     fn flush(&mut self) {}
 }
 
-/// From one run to the next the window remembers which target is picked and how the list
-/// is sorted, as a person who deposits to the lab's store every week expects; not the
-/// search, which would hide datasets.
-#[test]
-fn the_picked_target_and_the_lists_order_are_remembered_from_one_run_to_the_next() {
+/// A window with a second sandbox saved as `lab2` (returned) and picked.
+fn with_a_second_sandbox_picked() -> (Window, RunningSandbox) {
     no_keyring();
     let mut w = Window::open(FaultConfig::default());
     let other = second_sandbox(&w);
@@ -743,6 +740,15 @@ fn the_picked_target_and_the_lists_order_are_remembered_from_one_run_to_the_next
     });
     w.harness.state_mut().target = 1;
     w.harness.step();
+    (w, other)
+}
+
+/// From one run to the next the window remembers which target is picked and how the list
+/// is sorted, as a person who deposits to the lab's store every week expects; not the
+/// search, which would hide datasets.
+#[test]
+fn the_picked_target_and_the_lists_order_are_remembered_from_one_run_to_the_next() {
+    let (mut w, other) = with_a_second_sandbox_picked();
     let lab2 = w.app().target_id().to_string();
     assert_eq!(lab2, other.target_url());
     {
@@ -780,15 +786,7 @@ fn the_picked_target_and_the_lists_order_are_remembered_from_one_run_to_the_next
 /// on the target picked last, where a Deposit all ready is meant to go.
 #[test]
 fn the_picked_target_is_on_disk_as_soon_as_it_is_picked_and_survives_a_crash() {
-    no_keyring();
-    let mut w = Window::open(FaultConfig::default());
-    let other = second_sandbox(&w);
-    add_target(&mut w, "lab2", &other.target_url(), None);
-    w.wait("the target saved", |app| {
-        app.model.targets.len() == 2 && app.model.target_saved.is_some()
-    });
-    w.harness.state_mut().target = 1;
-    w.harness.step();
+    let (w, _lab2_server) = with_a_second_sandbox_picked();
     let lab2 = w.app().target_id().to_string();
     let on_disk = std::fs::read_to_string(w.lab.path("app/window-view.json")).expect("written");
     let memory: lodge::ui::ViewMemory = serde_json::from_str(&on_disk).expect("readable");

@@ -2159,11 +2159,11 @@ fn the_remove_confirmation_names_each_deposits_target_record_and_fate() {
     );
 }
 
-/// While a dataset's deposit waits to be tried again, its row shows the countdown and no
-/// Deposit; its details agree: their Deposit is disabled, and its hover says why in the
-/// row's words.
-#[test]
-fn the_details_offer_no_deposit_while_its_deposit_waits_to_retry() {
+/// A window whose sandbox answers every deposit 429 with a Retry-After of a minute, which
+/// its engine waits out (the tests' engine caps a Retry-After at 50 ms, which would have the
+/// job sent again, and seen as being sent, while the test looks): a deposit stays waiting
+/// to retry, well inside the tests' two-minute deadline.
+fn told_to_come_back_in_a_minute() -> Window {
     let lab = support::Lab::new();
     let mut config = gui::config(
         &lab,
@@ -2173,9 +2173,16 @@ fn the_details_offer_no_deposit_while_its_deposit_waits_to_retry() {
             ..FaultConfig::default()
         },
     );
-    // The tests' engine caps a server's Retry-After at 50 ms: it waits the minute.
     config.engine.retry.retry_after_cap = std::time::Duration::from_secs(600);
-    let mut w = Window::open_with(lab, config);
+    Window::open_with(lab, config)
+}
+
+/// While a dataset's deposit waits to be tried again, its row shows the countdown and no
+/// Deposit; its details agree: their Deposit is disabled, and its hover says why in the
+/// row's words.
+#[test]
+fn the_details_offer_no_deposit_while_its_deposit_waits_to_retry() {
+    let mut w = told_to_come_back_in_a_minute();
     let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     w.harness.get_by_label("Deposit").click();
     w.wait("the deposit to wait for its retry", |app| {
@@ -3375,20 +3382,7 @@ fn the_close_dialogs_buttons_stay_put_when_a_paragraph_goes() {
 /// sends nothing anyway, so it closes at once.
 #[test]
 fn closing_while_a_deposit_waits_to_retry_asks_first_and_not_while_paused() {
-    let lab = support::Lab::new();
-    let mut config = gui::config(
-        &lab,
-        FaultConfig {
-            rate_limit: 1.0,
-            retry_after_secs: 60,
-            ..FaultConfig::default()
-        },
-    );
-    // The tests' engine caps a server's Retry-After at 50 ms, which would have the job
-    // sent again (and seen as being sent) while the dialog is read: it waits the minute,
-    // well inside the tests' two-minute deadline.
-    config.engine.retry.retry_after_cap = std::time::Duration::from_secs(600);
-    let mut w = Window::open_with(lab, config);
+    let mut w = told_to_come_back_in_a_minute();
     w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     w.harness.get_by_label("Deposit").click();
     w.wait("the deposit to wait for its retry", |app| {
