@@ -187,16 +187,22 @@ impl Failure {
                 status,
                 problems: problems_from_body(body),
             },
-            // Too large for the server: sending it again sends the same size.
+            // Too large for the server: sending it again sends the same size. A server
+            // that says why and what to do is quoted alone; after a bare "too large" (a
+            // proxy's page, say) Lodge gives its own advice.
             413 => Failure::Rejected {
                 status,
                 problems: vec![FieldProblem {
                     field: "size".into(),
-                    message: format!(
-                        "the server takes no request this large ({message}): a file is over \
-                         its size limit; ask its administrators for a larger one, or split the \
-                         file"
-                    ),
+                    message: if says_only_too_large(body, &message) {
+                        format!(
+                            "the server takes no request this large ({message}): a file is \
+                             over its size limit; ask its administrators for a larger one, or \
+                             split the file"
+                        )
+                    } else {
+                        format!("the server takes no request this large: {message}")
+                    },
                 }],
             },
             // Any other 4xx means the request itself is wrong: retrying sends it again. (The
@@ -427,13 +433,29 @@ pub fn problems_from_body(body: &str) -> Vec<FieldProblem> {
     out
 }
 
+/// Whether a 413's `body` (summarized: `message`) says no more than that the request is too
+/// large (an HTML error page, a bare reason phrase, nothing): then Lodge's own advice follows.
+fn says_only_too_large(body: &str, message: &str) -> bool {
+    let words = message.split_whitespace().count();
+    let lower = message.to_ascii_lowercase();
+    message == EMPTY_BODY
+        || html_page_summary(body.trim()).is_some()
+        || (words <= 6
+            && ["too large", "entity", "limit exceeded", "too big"]
+                .iter()
+                .any(|phrase| lower.contains(phrase)))
+}
+
+/// What [`summarize_body`] says of a response with no body.
+const EMPTY_BODY: &str = "(empty response body)";
+
 /// What a person should read of a response body: the messages of a JSON error body
 /// (`{"errors":[...]}` or `{"message": ...}`), the title of an HTML page, else the start of
 /// the text.
 pub fn summarize_body(body: &str) -> String {
     let body = body.trim();
     if body.is_empty() {
-        return "(empty response body)".into();
+        return EMPTY_BODY.into();
     }
     if let Ok(json) = serde_json::from_str::<serde_json::Value>(body) {
         if json.get("errors").is_some_and(|e| e.is_array()) {
@@ -635,6 +657,28 @@ mod tests {
         );
         assert!(said.contains("413 Request Entity Too Large"), "{said}");
         assert!(said.ends_with("or split the file"), "{said}");
+    }
+
+    #[test]
+    fn a_server_that_explains_its_size_limit_is_quoted_without_lodges_generic_advice() {
+        let explained = Failure::from_status(
+            413,
+            None,
+            r#"{"status":413,"message":"scan.tif is larger than the 64 MiB this server keeps a file: deposit it to the archive instead"}"#,
+        );
+        assert_eq!(
+            explained.to_string(),
+            "rejected (HTTP 413): size: the server takes no request this large: scan.tif is \
+             larger than the 64 MiB this server keeps a file: deposit it to the archive instead"
+        );
+        for bare in [
+            "",
+            "Payload Too Large",
+            "<html><title>413 Request Entity Too Large</title></html>",
+        ] {
+            let said = Failure::from_status(413, None, bare).to_string();
+            assert!(said.ends_with("or split the file"), "{bare:?} gave: {said}");
+        }
     }
 
     #[test]
