@@ -547,7 +547,7 @@ async fn a_doi_can_be_minted_for_what_was_just_deposited_to_another_target() {
         &lab.numbered_folder(8),
         &metadata("Deposited first"),
     );
-    let _not_yet = add(&store, &lab.numbered_folder(9), &metadata("Not deposited"));
+    let not_yet = add(&store, &lab.numbered_folder(9), &metadata("Not deposited"));
     let records = deposit(&store, &target_of(&sandbox), &[deposited], fast_config()).await;
     let record_url = records[0].url.clone().unwrap();
 
@@ -566,6 +566,7 @@ async fn a_doi_can_be_minted_for_what_was_just_deposited_to_another_target() {
         &[
             "create   ds008",
             "refused  ds009: rejected: url: no landing page",
+            "deposit it there first — then deposit it here again",
             "nothing was sent",
         ],
     );
@@ -588,7 +589,13 @@ async fn a_doi_can_be_minted_for_what_was_just_deposited_to_another_target() {
         Some(1),
         "one of two has no landing page: {text}"
     );
-    assert!(text.contains("no landing page"), "{text}");
+    // Refused before it is queued, as the dry run said: no job is left to be refused.
+    assert!(
+        text.contains(
+            "refused  ds009: rejected: url: no landing page: this dataset has no record on"
+        ),
+        "{text}"
+    );
     assert!(
         text.contains("deposit it there first — then deposit it here again"),
         "{text}"
@@ -596,6 +603,10 @@ async fn a_doi_can_be_minted_for_what_was_just_deposited_to_another_target() {
     assert!(
         !text.contains("fix what it names"),
         "no metadata to fix: {text}"
+    );
+    assert!(
+        store.jobs_of_dataset(not_yet.0).unwrap().is_empty(),
+        "nothing queued for the dataset with no landing page"
     );
 
     let doi = doi::doi_for("10.80000", &deposited.1);

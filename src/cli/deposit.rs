@@ -205,16 +205,8 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                 refused += 1;
                 continue;
             }
-            if let Some(document) = store.document(key)?
-                && let Some(f) = target.refusal_before_sending(&DepositRequest {
-                    key: *key,
-                    document: &document,
-                    root: Path::new(&root),
-                    earlier_records: &[],
-                    files_stored: &crate::targets::FilesStored::default(),
-                })
-            {
-                say!("refused  {name}: {f}");
+            if let Some(refusal) = refusal_before_queueing(&store, &*target, key, &root)? {
+                say!("refused  {name}: {refusal}");
                 refused += 1;
                 continue;
             }
@@ -308,6 +300,22 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         });
     }
 
+    // What the target would refuse before sending anything (a DOI whose landing page is
+    // another target's record not made yet, more files than Zenodo takes) is refused here,
+    // as the dry run said, and not queued to be refused when it runs.
+    let mut queueable = Vec::with_capacity(ready.len());
+    for ((d, key), result) in ready.into_iter().zip(&recorded) {
+        if result.is_none()
+            && let Some(refusal) = refusal_before_queueing(&store, &*target, &key, &d.path)?
+        {
+            say!("refused  {}: {refusal}", d.name);
+            refused += 1;
+            continue;
+        }
+        queueable.push((d, key));
+    }
+    let ready = queueable;
+
     let config = args.engine.config();
     let mut engine = Engine::new(store.clone(), config.clone())?;
     engine.add_target(target.clone())?;
@@ -352,6 +360,34 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
         })
         .collect();
     Ok(run.stopped.exit_code(summarize(&store, &lines, refused)))
+}
+
+/// What `target` refuses of `key`'s deposit before sending anything, with where it is
+/// fixed: said by the dry run, and instead of queueing by the real one.
+fn refusal_before_queueing(
+    store: &Store,
+    target: &dyn Target,
+    key: &ContentKey,
+    root: &str,
+) -> anyhow::Result<Option<String>> {
+    let Some(document) = store.document(key)? else {
+        return Ok(None);
+    };
+    let refusal = target.refusal_before_sending(&DepositRequest {
+        key: *key,
+        document: &document,
+        root: Path::new(root),
+        earlier_records: &[],
+        files_stored: &crate::targets::FilesStored::default(),
+    });
+    Ok(refusal.map(|f| {
+        let f = f.to_string();
+        // A DOI's landing page is another target's record: no metadata to fix.
+        match crate::targets::datacite::waits_for_landing(&f) {
+            true => format!("{f} — then deposit it here again"),
+            false => f,
+        }
+    }))
 }
 
 /// The copy whose files a deposit of `d` would send, as the engine chooses it: when `d`'s
