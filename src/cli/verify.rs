@@ -594,14 +594,23 @@ fn damaged_files_at(
 /// Run `checking`; if it takes longer than [`SLOW_CHECK`], say once (on stderr) what it is
 /// still waiting on, so a slow or hung server does not look like Lodge hung.
 async fn said_if_slow<T>(checking: impl Future<Output = T>, head: &str, waiting_on: &str) -> T {
+    let say = |line: &str| say_err!("{line}");
+    told_if_slow(checking, SLOW_CHECK, head, waiting_on, say).await
+}
+
+/// [`said_if_slow`] with the wait and where the line goes given.
+async fn told_if_slow<T>(
+    checking: impl Future<Output = T>,
+    slow: Duration,
+    head: &str,
+    waiting_on: &str,
+    tell: impl FnOnce(&str),
+) -> T {
     tokio::pin!(checking);
     tokio::select! {
         done = &mut checking => done,
-        () = tokio::time::sleep(SLOW_CHECK) => {
-            say_err!(
-                "still checking {head} after {} s: {waiting_on}",
-                SLOW_CHECK.as_secs()
-            );
+        () = tokio::time::sleep(slow) => {
+            tell(&format!("still checking {head} after {} s: {waiting_on}", slow.as_secs()));
             checking.await
         }
     }
@@ -697,4 +706,47 @@ fn as_json(deposit: &Deposit, finding: &Finding) -> serde_json::Value {
         out["not_repaired"] = serde_json::json!(not_repaired);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_check_still_waiting_past_the_limit_says_once_what_it_waits_on_then_finishes() {
+        let (answer, answered) = tokio::sync::oneshot::channel::<&str>();
+        let mut told = Vec::new();
+        // The server "answers" only once the line is said: the check cannot end first.
+        let verdict = told_if_slow(
+            async { answered.await.unwrap() },
+            Duration::from_millis(10),
+            "ds1 on lab",
+            "reading the deposit back from the server",
+            |line| {
+                told.push(line.to_string());
+                answer.send("intact").unwrap();
+            },
+        )
+        .await;
+        assert_eq!(verdict, "intact");
+        assert_eq!(
+            told,
+            ["still checking ds1 on lab after 0 s: reading the deposit back from the server"]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_quick_check_says_nothing_more() {
+        let mut told = Vec::new();
+        let verdict = told_if_slow(
+            std::future::ready("intact"),
+            SLOW_CHECK,
+            "ds1 on lab",
+            "the server",
+            |line| told.push(line.to_string()),
+        )
+        .await;
+        assert_eq!(verdict, "intact");
+        assert!(told.is_empty(), "{told:?}");
+    }
 }
