@@ -6,6 +6,7 @@ mod add;
 mod bench;
 mod defaults;
 mod deposit;
+mod dry_run;
 mod folder;
 mod incomplete;
 mod output;

@@ -19,7 +19,7 @@ use super::{Database, EngineArgs};
 use crate::content::ContentKey;
 use crate::engine::requeue::{LeftAsItWas, why_left};
 use crate::engine::verify::verdict_of;
-use crate::engine::{Engine, EngineEvent, check_unchanged, first_copy_here, folder_is_gone};
+use crate::engine::{Engine, EngineEvent, first_copy_here, folder_is_gone};
 use crate::store::{
     Cancel, DatasetRow, Dismiss, EventKind, EventRow, JobRow, JobState, KeyCopy, Store,
 };
@@ -161,143 +161,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     }
 
     if args.dry_run {
-        // Keys this run would create, by the first dataset that has each: a copy of a
-        // folder shares that deposit, as in the real run.
-        let mut creating: HashMap<ContentKey, &str> = HashMap::new();
-        let (mut replays, mut shares) = (0u64, 0u64);
-        // Every recorded result: which drafts of a site were published since.
-        let results = store.result_fingerprints()?;
-        let published = crate::engine::verify::published_records(&store)?;
-        let work_scopes = crate::targets::same_work_scopes(target.scope_id());
-        let names = super::target_arg::TargetNames::load();
-        for ((d, key), result) in ready.iter().zip(&recorded) {
-            let name = &d.name;
-            if let Some(r) = result {
-                say!(
-                    "replay   {name}: already deposited as {} (no request)",
-                    r.identifier
-                );
-                replays += 1;
-                continue;
-            }
-            // As the engine does, a folder that is gone sends a copy's files (one with the
-            // same key whose folder is here), which are checked instead.
-            // `sender`: the dataset whose files go, and so the one a rescan is of.
-            let (sender, root, from_copy) = match copy_standing_in(&store, d, key)? {
-                Some(copy) => {
-                    let why = format!(
-                        " (sending the files of {} at {}, which has the same key: this \
-                         dataset's folder is gone)",
-                        copy.name, copy.path
-                    );
-                    (copy.dataset_id, copy.path, why)
-                }
-                None => (d.id, d.path.clone(), String::new()),
-            };
-            let files = store.dataset_files(sender)?;
-            if let Err(f) = check_unchanged(Path::new(&root), &files) {
-                // As the real run says it: with the rescan that fixes it, where one can.
-                let hint = match Path::new(&root).is_dir() {
-                    true => format!(" — `lodge scan {sender}`, then deposit again"),
-                    false => String::new(),
-                };
-                say!("refused  {name}: {f}{hint}");
-                refused += 1;
-                continue;
-            }
-            if let Some(refusal) = refusal_before_queueing(&store, &*target, key, &root)? {
-                say!("refused  {name}: {refusal}");
-                refused += 1;
-                continue;
-            }
-            let note = d
-                .fingerprint
-                .map(|f| store.results_with_fingerprint(&f.to_hex()))
-                .transpose()?
-                .unwrap_or_default()
-                .into_iter()
-                .find(|r| r.key != key.to_hex())
-                .map(|r| {
-                    format!(
-                        " (same data as {} on {})",
-                        r.identifier,
-                        names.of(&r.target)
-                    )
-                })
-                .unwrap_or_default();
-            let earlier = match target.links_versions() {
-                true => (store.earlier_version_records(d.id, &work_scopes, key)?)
-                    .into_iter()
-                    .next(),
-                false => None,
-            };
-            // An earlier content's draft on this site, not published yet: a record takes a
-            // new version only once published, so the real run refuses it (as the target
-            // would say), unless it was published on the repository's pages since.
-            let waiting_draft = earlier.as_ref().filter(|earlier| {
-                results.iter().any(|r| {
-                    r.identifier == **earlier
-                        && work_scopes.contains(&r.target)
-                        && published.is_draft(&r.target, Some(earlier))
-                })
-            });
-            if let Some(draft) = waiting_draft {
-                say!(
-                    "refused  {name}: its earlier content is draft {draft} on this site, not \
-                     published yet as far as Lodge knows: publish {draft}, then deposit again \
-                     (the new content becomes its next version)"
-                );
-                refused += 1;
-                continue;
-            }
-            let version = earlier
-                .map(|earlier| format!(", the next version of record {earlier}"))
-                .unwrap_or_default();
-            if let Some(first) = creating.get(key) {
-                say!(
-                    "shares   {name}: {first}'s deposit (the same key {}): one record for both",
-                    key.short()
-                );
-                shares += 1;
-                continue;
-            }
-            creating.insert(*key, name);
-            let elsewhere: Vec<(String, String)> = store
-                .results_for_key(key)?
-                .into_iter()
-                .map(|r| (r.target, r.identifier))
-                .collect();
-            match target.plan_beside(key, &elsewhere) {
-                Some(plan) => say!(
-                    "create   {name}: key {}, {plan}{version}{note}{from_copy}",
-                    key.short()
-                ),
-                None => say!(
-                    "create   {name}: key {}{version}{note}{from_copy}",
-                    key.short()
-                ),
-            }
-        }
-        // One line of totals, as a real run ends with (refused before queueing included).
-        let mut totals = vec![format!("{} would be created", creating.len())];
-        for (n, what) in [
-            (replays, "replayed"),
-            (shares, "share another's deposit"),
-            (refused as u64, "refused"),
-        ] {
-            if n > 0 {
-                totals.push(format!("{n} {what}"));
-            }
-        }
-        say!(
-            "dry run: {}; nothing was sent or recorded",
-            totals.join(", ")
-        );
-        return Ok(if refused == 0 {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        });
+        return super::dry_run::print(&store, &*target, &ready, &recorded, refused);
     }
 
     // What the target would refuse before sending anything (a DOI whose landing page is
@@ -364,7 +228,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
 
 /// What `target` refuses of `key`'s deposit before sending anything, with where it is
 /// fixed: said by the dry run, and instead of queueing by the real one.
-fn refusal_before_queueing(
+pub(super) fn refusal_before_queueing(
     store: &Store,
     target: &dyn Target,
     key: &ContentKey,
@@ -392,7 +256,7 @@ fn refusal_before_queueing(
 
 /// The copy whose files a deposit of `d` would send, as the engine chooses it: when `d`'s
 /// folder is gone, the first other dataset with its key whose folder is here.
-fn copy_standing_in(
+pub(super) fn copy_standing_in(
     store: &Store,
     d: &DatasetRow,
     key: &ContentKey,
