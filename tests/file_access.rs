@@ -353,3 +353,26 @@ fn a_zenodo_json_that_restricts_its_files_prefills_the_restriction_and_names_wha
     let dataset = &lab.store("lodge.db").datasets().unwrap()[0];
     assert!(dataset.metadata.access.is_open(), "open was chosen");
 }
+
+/// A `.zenodo.json` that says who may read the files in a way Lodge cannot read (a closed
+/// record given an embargo date) keeps them from the public: the dataset is added with its
+/// files restricted, saying why and how to choose otherwise. Open is never the guess.
+#[test]
+fn a_zenodo_json_whose_access_cannot_be_read_keeps_the_files_from_the_public() {
+    let lab = Lab::new();
+    let (said, shown) = added_with_zenodo_json(
+        &lab,
+        "closed",
+        r#""access_right": "closed", "embargo_date": "2020-01-01""#,
+    );
+    assert_all(
+        &said,
+        &[
+            "files restricted: ",
+            ".zenodo.json says who may read them, and that could not be read (embargo_date is \
+             given but access_right is closed",
+            "they are kept from the public until you say otherwise (--access open",
+        ],
+    );
+    assert_all(&shown, &["files        restricted"]);
+}

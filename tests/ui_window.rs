@@ -136,6 +136,33 @@ fn a_dropped_folder_keeps_its_zenodo_json_embargo_when_its_citation_cff_cannot_b
     assert_eq!(said.len(), 1, "{:?}", w.app().model.log);
 }
 
+/// A `.zenodo.json` whose access cannot be read either ("private" is no Zenodo access right)
+/// keeps the dropped folder's files from the public, and the notice says why and where to
+/// choose otherwise.
+#[test]
+fn a_dropped_folder_whose_zenodo_json_access_cannot_be_read_is_kept_restricted() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = w.lab.folder(
+        "private",
+        &[
+            ("data.csv", b"id\n1\n".as_slice()),
+            (
+                ".zenodo.json",
+                br#"{"title": "Private", "access_right": "private"}"#.as_slice(),
+            ),
+        ],
+    );
+    w.add_folder(&folder);
+    let row = w.app().model.rows()[0].clone();
+    assert_eq!(row.metadata.access, lodge::content::FileAccess::Restricted);
+    let said = notices_with(
+        w.app(),
+        "that could not be read either: they are kept restricted until you choose otherwise \
+         in the details' File access",
+    );
+    assert_eq!(said.len(), 1, "{:?}", w.app().model.log);
+}
+
 /// The wrong folder dropped, or one far bigger than meant (here 8 GiB of sparse files): its
 /// row's Stop ends the hashing, and nothing of it is recorded.
 #[test]

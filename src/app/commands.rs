@@ -652,9 +652,15 @@ impl Core {
                     // so that they are not published openly because the rest was not read.
                     let access = crate::content::access_kept_by_folder(&root2);
                     let kept = match &access {
-                        Some(a) => format!(
+                        Some(kept) if kept.unread.is_some() => format!(
+                            " Its .zenodo.json says who may read the files, and that could \
+                             not be read either: they are kept {} until you choose otherwise \
+                             in the details' File access.",
+                            kept.access.describe()
+                        ),
+                        Some(kept) => format!(
                             " Its files are kept {}, as its .zenodo.json says.",
-                            a.describe()
+                            kept.access.describe()
                         ),
                         None => String::new(),
                     };
@@ -663,7 +669,7 @@ impl Core {
                         folder_name(&root2)
                     )));
                     Metadata {
-                        access: access.unwrap_or_default(),
+                        access: access.map(|kept| kept.access).unwrap_or_default(),
                         ..Metadata::default()
                     }
                 }

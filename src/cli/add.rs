@@ -882,14 +882,10 @@ async fn add_one(
             m
         }
         (None, None) => match kept_access {
-            Some(access) => {
-                say!(
-                    "files {}, as {} says",
-                    access.describe(),
-                    root.join(crate::content::ZENODO_JSON).display()
-                );
+            Some(kept) => {
+                say!("{}", kept.said_of(&root.join(crate::content::ZENODO_JSON)));
                 Metadata {
-                    access,
+                    access: kept.access,
                     ..Metadata::default()
                 }
             }

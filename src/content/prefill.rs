@@ -57,14 +57,61 @@ pub fn metadata_from_folder(root: &Path) -> Result<Option<(Metadata, PathBuf)>, 
 }
 
 /// Who may read the files, when a `.zenodo.json` in `root` keeps them restricted or under
-/// embargo and says so readably: for a folder whose citation files could not be read
-/// otherwise (a `CITATION.cff` with a bad date, a `.zenodo.json` with a bad creator), so that
-/// its files are not published openly because the rest of a file was not read.
-pub fn access_kept_by_folder(root: &Path) -> Option<FileAccess> {
+/// embargo: for a folder whose citation files could not be read otherwise (a `CITATION.cff`
+/// with a bad date, a `.zenodo.json` with a bad creator), so that its files are not
+/// published openly because the rest of a file was not read.
+pub fn access_kept_by_folder(root: &Path) -> Option<KeptAccess> {
     let text = read_if_exists(&root.join(ZENODO_JSON)).ok()??;
-    access_of_zenodo_json(&text)
-        .ok()
-        .filter(|access| !access.is_open())
+    match access_of_zenodo_json(&text) {
+        Ok(access) => (!access.is_open()).then_some(KeptAccess {
+            access,
+            unread: None,
+        }),
+        // A file that speaks of access and cannot be read on it ("Private", a closed
+        // record with an embargo date): its files are kept from the public, the strictest
+        // it may mean, until the person says otherwise. Open is never guessed.
+        Err(problem) if speaks_of_access(&text) => Some(KeptAccess {
+            access: FileAccess::Restricted,
+            unread: Some(problem),
+        }),
+        Err(_) => None,
+    }
+}
+
+/// Who may read the files, as kept from a folder's `.zenodo.json` by
+/// [`access_kept_by_folder`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeptAccess {
+    pub access: FileAccess,
+    /// Why the file's access could not be read, when `access` is the restriction kept for
+    /// want of it.
+    pub unread: Option<String>,
+}
+
+impl KeptAccess {
+    /// What a person is told of it: who may read the files and why, naming `file`.
+    pub fn said_of(&self, file: &Path) -> String {
+        match &self.unread {
+            None => format!(
+                "files {}, as {} says",
+                self.access.describe(),
+                file.display()
+            ),
+            Some(problem) => format!(
+                "files {}: {} says who may read them, and that could not be read ({problem}); \
+                 they are kept from the public until you say otherwise (--access open, \
+                 embargoed with --embargo-until, or restricted; or the details' File access)",
+                self.access.describe(),
+                file.display()
+            ),
+        }
+    }
+}
+
+/// Whether a `.zenodo.json`'s text gives who may read the files at all (`access_right` or
+/// `embargo_date`), read or not.
+fn speaks_of_access(text: &str) -> bool {
+    text.contains("\"access_right\"") || text.contains("\"embargo_date\"")
 }
 
 fn read_if_exists(path: &Path) -> Result<Option<String>, ContentError> {
@@ -561,7 +608,9 @@ fn objects_of<'a>(
 fn zenodo_access(doc: &Json) -> Result<FileAccess, String> {
     let right = json_opt_text(doc, "access_right", "access_right")?;
     let until = json_opt_text(doc, "embargo_date", "embargo_date")?;
-    match right.as_deref().map(str::trim) {
+    // Zenodo writes them in lower case; "Closed" means what "closed" does.
+    let right = right.map(|r| r.trim().to_ascii_lowercase());
+    match right.as_deref() {
         None | Some("open") if until.is_none() => Ok(FileAccess::Open),
         Some("restricted" | "closed") if until.is_none() => Ok(FileAccess::Restricted),
         Some("embargoed") => match until {
@@ -1126,6 +1175,7 @@ mod tests {
             (r#", "access_right": "open""#, FileAccess::Open),
             (r#", "access_right": "restricted""#, FileAccess::Restricted),
             (r#", "access_right": "closed""#, FileAccess::Restricted),
+            (r#", "access_right": " Closed""#, FileAccess::Restricted),
             (
                 r#", "access_right": "embargoed", "embargo_date": "2027-06-30""#,
                 embargoed,
@@ -1150,6 +1200,43 @@ mod tests {
             let err = access(fields).unwrap_err();
             assert!(err.contains(said), "{fields}: {err}");
         }
+    }
+
+    /// A `.zenodo.json` that speaks of access in a way Lodge cannot read keeps the files
+    /// from the public (never open by default); one that says nothing of it keeps nothing.
+    #[test]
+    fn a_zenodo_json_whose_access_cannot_be_read_keeps_the_files_restricted() {
+        let folder = tempfile::tempdir().unwrap();
+        let kept = |json: &str| {
+            fs::write(folder.path().join(ZENODO_JSON), json).unwrap();
+            access_kept_by_folder(folder.path())
+        };
+        for unreadable in [
+            r#"{"title": "T", "access_right": "closed", "embargo_date": "2020-01-01"}"#,
+            r#"{"title": "T", "access_right": "private"}"#,
+            r#"{"title": "T", "access_right": "embargoed"}"#,
+            r#"{"title": "T", "access_right": ["closed"]}"#,
+            r#"{"title": "T", "access_right": "closed", "#,
+        ] {
+            let kept = kept(unreadable).unwrap_or_else(|| panic!("open: {unreadable}"));
+            assert_eq!(kept.access, FileAccess::Restricted, "{unreadable}");
+            let said = kept.said_of(Path::new("/data/x/.zenodo.json"));
+            assert!(
+                said.starts_with("files restricted: /data/x/.zenodo.json says who may read")
+                    && said.contains("until you say otherwise (--access open"),
+                "{said}"
+            );
+        }
+        let restricted = kept(r#"{"title": "T", "creators": "Doe", "access_right": "closed"}"#);
+        assert_eq!(
+            restricted,
+            Some(KeptAccess {
+                access: FileAccess::Restricted,
+                unread: None
+            })
+        );
+        assert_eq!(kept(r#"{"title": "T", "creators": "Doe"}"#), None);
+        assert_eq!(kept(r#"{"title": "T", "access_right": "open"}"#), None);
     }
 
     /// Zenodo's grants: an EC grant by its number, another funder's by `FUNDER::NUMBER`,
