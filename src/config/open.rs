@@ -83,7 +83,7 @@ fn describe_settings(t: &TargetConfig) -> String {
 fn describe_credentials(t: &TargetConfig) -> String {
     if t.takes_token() {
         return match &t.secret_env {
-            Some(v) => format!("token from ${v}"),
+            Some(v) => format!("token from {}", env_var(v)),
             None => "token from the keyring or secrets file".into(),
         };
     }
@@ -91,15 +91,30 @@ fn describe_credentials(t: &TargetConfig) -> String {
         // A secret without its user (an S3 secret key without the access key id) is of no
         // use alone: said, not "none".
         return match &t.secret_env {
-            Some(v) => format!("secret from ${v}, but no user or access key id (--user)"),
+            Some(v) => format!(
+                "secret from {}, but no user or access key id (--user)",
+                env_var(v)
+            ),
             None => "none".into(),
         };
     };
     let secret = match &t.secret_env {
-        Some(v) => format!("secret from ${v}"),
+        Some(v) => format!("secret from {}", env_var(v)),
         None => "secret from the keyring or secrets file".into(),
     };
     format!("{user}, {secret}")
+}
+
+/// An environment variable a target's credentials come from, as `$NAME`; a setting that is
+/// no variable's name (a config edited by hand with the secret itself pasted in, or
+/// `$LAB_SECRET`) is not shown, in case it is the secret: opening the target says what to fix.
+fn env_var(setting: &str) -> String {
+    match is_variable_name(setting) {
+        true => format!("${setting}"),
+        false => "a setting that is no environment variable's name (not shown, in case it is \
+                  the secret itself)"
+            .into(),
+    }
 }
 
 /// The credentials of a target whose secret should be stored but is not, in words.
@@ -114,7 +129,7 @@ pub fn describe_credentials_without_secret(t: &TargetConfig) -> String {
 fn describe_user(t: &TargetConfig) -> Option<String> {
     match (&t.user, &t.user_env) {
         (Some(u), _) => Some(format!("user {u}")),
-        (None, Some(v)) => Some(format!("user from ${v}")),
+        (None, Some(v)) => Some(format!("user from {}", env_var(v))),
         (None, None) => None,
     }
 }
@@ -631,6 +646,30 @@ mod tests {
             "secret from $LAB_SECRET, but no user or access key id (--user)"
         );
         assert_eq!(describe_credentials(&s3(None)), "none");
+    }
+
+    /// A secret pasted by hand where the variable's name goes is never printed by
+    /// `target list`; neither is a user setting that is no variable's name.
+    #[test]
+    fn a_secret_pasted_where_its_variables_name_goes_is_not_shown() {
+        let pasted = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYSECRET";
+        let s3 = TargetConfig {
+            url: "s3://lab-data/other".into(),
+            user_env: Some("$LAB_USER".into()),
+            secret_env: Some(pasted.into()),
+            ..TargetConfig::default()
+        };
+        let said = describe_credentials(&s3);
+        assert!(
+            !said.contains(pasted) && !said.contains("LAB_USER"),
+            "{said}"
+        );
+        assert_eq!(
+            said,
+            "user from a setting that is no environment variable's name (not shown, in case it \
+             is the secret itself), secret from a setting that is no environment variable's \
+             name (not shown, in case it is the secret itself)"
+        );
     }
 
     #[test]
