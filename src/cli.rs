@@ -523,6 +523,8 @@ impl Database {
         if let StoreLocation::File(path) = StoreLocation::from(self.path.clone())
             && self.given
             && !path.exists()
+            // A URL of another kind: opening it says so, rather than "start it here".
+            && crate::store::url_not_a_database_file(&path).is_none()
         {
             anyhow::bail!(
                 "no Lodge database at {}: nothing has been added with it yet. Check the path \

@@ -1099,6 +1099,32 @@ fn a_database_path_with_no_database_or_naming_a_folder_is_named_and_nothing_is_c
         ],
     );
 
+    // A mistyped scheme is no file to start in the current folder: the person meant a
+    // shared database, and is told so before anything is made.
+    for url in [
+        "postgress://lodge:secret@127.0.0.1:9/lodge",
+        "postgresql:/lodge",
+    ] {
+        let out = lodge(Path::new(url))
+            .current_dir(lab.path(""))
+            .arg("add")
+            .arg(lab.numbered_folder(7))
+            .args(METADATA)
+            .output()
+            .unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{t}");
+        assert_all(
+            &t,
+            &[
+                "looks like a URL",
+                "postgres://USER@HOST:PORT/DB; nothing was created",
+            ],
+        );
+        assert!(!t.contains("secret"), "the password is not said back: {t}");
+        assert!(!lab.path(url.split(':').next().unwrap()).exists(), "{t}");
+    }
+
     // `lodge add` starts the database, and then the others work on it.
     let folder = lab.numbered_folder(1);
     let out = lodge(&db)

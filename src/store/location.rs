@@ -17,7 +17,9 @@ impl StoreLocation {
         let trimmed = text.trim();
         let lower = trimmed.to_ascii_lowercase();
         if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
-            StoreLocation::Postgres(trimmed.to_string())
+            // The scheme as PostgreSQL's client reads it: "Postgres://" is no URL to it.
+            let (scheme, rest) = trimmed.split_once("://").expect("just matched");
+            StoreLocation::Postgres(format!("{}://{rest}", scheme.to_ascii_lowercase()))
         } else {
             StoreLocation::File(PathBuf::from(text))
         }
@@ -40,6 +42,23 @@ impl StoreLocation {
             )
         })
     }
+}
+
+/// A database "file" given as a URL of another kind (`postgress://…`, `mysql://…`,
+/// `postgresql:/db`), which would otherwise become a file of that odd name in the current
+/// folder while the person believes they use a shared database: the URL as said back
+/// (its password hidden). `None` for a path, or for a file of that name that exists.
+pub fn url_not_a_database_file(path: &Path) -> Option<String> {
+    let text = path.to_str()?;
+    let (scheme, rest) = text.split_once(':')?;
+    // Two letters at least: `C:/data/lodge.db` is a Windows path.
+    let url_like = scheme.len() >= 2
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+        && rest.starts_with('/');
+    (url_like && !path.exists()).then(|| without_password(text))
 }
 
 impl From<PathBuf> for StoreLocation {
@@ -165,6 +184,38 @@ fn without_password(url: &str) -> String {
 mod tests {
     use super::{StoreLocation, network_magic, on_network_file_system};
     use std::path::Path;
+
+    #[test]
+    fn a_url_of_another_kind_is_no_database_file_and_a_path_is() {
+        use super::url_not_a_database_file as url_of;
+        for url in [
+            "postgress://lab@db.example:5432/lodge",
+            "mysql://lab@db.example/lodge",
+            "postgresql:/lodge",
+        ] {
+            assert_eq!(url_of(Path::new(url)).as_deref(), Some(url), "{url}");
+        }
+        assert_eq!(
+            url_of(Path::new("postgress://lab:secret@db.example/lodge")).as_deref(),
+            Some("postgress://lab:***@db.example/lodge")
+        );
+        for path in [
+            "lodge.db",
+            "/var/tmp/lodge.db",
+            "C:/data/lodge.db",
+            "./a:b/lodge.db",
+        ] {
+            assert_eq!(url_of(Path::new(path)), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn a_postgres_scheme_in_capitals_is_read_as_postgres() {
+        assert_eq!(
+            StoreLocation::parse("Postgres://lab@db.example/lodge"),
+            StoreLocation::Postgres("postgres://lab@db.example/lodge".into())
+        );
+    }
 
     #[test]
     fn network_and_cluster_file_systems_are_told_from_local_ones() {

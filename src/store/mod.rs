@@ -105,7 +105,7 @@ pub use jobs::{
     Cancel, Claim, ClaimFilter, Dismiss, Enqueued, Finish, JobRow, JobState, KeyCopy, Lease,
     replays_by_original,
 };
-pub use location::StoreLocation;
+pub use location::{StoreLocation, url_not_a_database_file};
 pub use notices::EventNotices;
 pub use overview::{DatasetSummary, ResultFingerprint};
 pub use reports::{DepositResult, HistoryRow, StatusRow, Totals};
@@ -132,6 +132,13 @@ pub enum StoreError {
         path.join("lodge.db").display()
     )]
     IsAFolder { path: PathBuf },
+    #[error(
+        "{url} looks like a URL, and Lodge's database is a SQLite file (a path) or a shared \
+         PostgreSQL database given as postgres://USER@HOST:PORT/DB; nothing was created. Check \
+         what --db or LODGE_DB gives (postgres:// or postgresql://, with two slashes), or give \
+         a file's path"
+    )]
+    UrlNotADatabase { url: String },
     #[error(
         "{path} is not a Lodge database: it does not start as an SQLite database does (were it \
          Lodge's, its first page would be damaged: restore it from a backup); Lodge has not \
@@ -381,6 +388,9 @@ impl Store {
     }
 
     fn open_file(path: &Path, lock_wait: Duration, tables: postgres::Tables) -> Result<Store> {
+        if let Some(url) = location::url_not_a_database_file(path) {
+            return Err(StoreError::UrlNotADatabase { url });
+        }
         if path.is_dir() {
             return Err(StoreError::IsAFolder {
                 path: path.to_path_buf(),
