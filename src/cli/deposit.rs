@@ -1066,17 +1066,37 @@ pub(super) fn how_to_resume(reason: &str, target: &str) -> String {
 /// attempt's own record (a server that cannot be looked the key up in first, or one whose
 /// look-up missed it); an "exists" that changed the record says how ("it was a draft DOI
 /// and is findable now").
+/// Whether an attempt of the job (its `events`) left its outcome unknown, its answer lost:
+/// only then may the job's own attempt have made what the server was found to have.
+fn lost_answer_before(events: &[EventRow]) -> bool {
+    events
+        .iter()
+        .any(|e| e.kind == EventKind::RetryScheduled && e.message.contains(": outcome unknown"))
+}
+
+/// Whether the job's record was found by the look-up before a retry, after an attempt
+/// whose answer was lost.
+fn found_after_lost_answer(events: &[EventRow]) -> bool {
+    events.last().map(|e| e.kind) == Some(EventKind::Reconciled) && lost_answer_before(events)
+}
+
 fn how_it_existed(events: &[EventRow]) -> String {
     let Some(last) = events.last() else {
         return "already deposited".into();
     };
+    let unknown_before = lost_answer_before(events);
     match last.kind {
         EventKind::Replay => "recorded already: no request sent".into(),
-        // Found by the look-up before a retry: the attempt whose answer was lost most
-        // likely made it, though a deposit before it (another run's, another machine's)
-        // may have.
+        // Found by the look-up before a retry: after a lost answer, that attempt may have
+        // made it, or a deposit before it (another run's, another machine's, one whose
+        // result was forgotten since); after an answer that said nothing was made (a 503),
+        // it was the server's already.
+        EventKind::Reconciled if unknown_before => "found after an attempt whose answer was \
+                                                    lost: made by that attempt, or by an \
+                                                    earlier deposit of the same content"
+            .into(),
         EventKind::Reconciled => {
-            "found after an attempt whose answer was lost: most likely that attempt made it".into()
+            "the server already had it (found by the look-up before a retry)".into()
         }
         EventKind::Existing => {
             let change = last
@@ -1084,9 +1104,6 @@ fn how_it_existed(events: &[EventRow]) -> String {
                 .strip_prefix(EXISTS_AND)
                 .and_then(|rest| rest.rsplit_once(": "))
                 .map(|(change, _)| change);
-            let unknown_before = events.iter().any(|e| {
-                e.kind == EventKind::RetryScheduled && e.message.contains(": outcome unknown")
-            });
             match (change, unknown_before) {
                 (Some(change), _) => format!("the server had it, and {change}"),
                 (None, true) => "the server had it: most likely this job's earlier attempt \
@@ -1227,8 +1244,7 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
             ),
             JobState::Existing => {
                 let events = store.events_for_job(job.id).unwrap_or_default();
-                made_here +=
-                    usize::from(events.last().map(|e| e.kind) == Some(EventKind::Reconciled));
+                made_here += usize::from(found_after_lost_answer(&events));
                 let how = how_it_existed(&events);
                 (
                     format!(
@@ -1317,8 +1333,8 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     let made_here = match made_here {
         0 => String::new(),
         n => format!(
-            "; {n} of the existing found after an attempt whose answer was lost (most likely \
-             made by it)"
+            "; {n} of the existing found after an attempt whose answer was lost (made by \
+             it, or by an earlier deposit of the same content)"
         ),
     };
     say!("{}{made_here}{shared}", parts.join(", "));
@@ -1434,6 +1450,35 @@ mod tests {
         assert_eq!(
             how_it_existed(&[event(1, EventKind::Replay, "replayed")]),
             "recorded already: no request sent"
+        );
+    }
+
+    #[test]
+    fn a_record_found_by_the_look_up_is_said_to_be_this_jobs_only_after_a_lost_answer() {
+        let attempt = event(1, EventKind::Attempt, "attempt 1 of 8");
+        let found = event(
+            4,
+            EventKind::Reconciled,
+            "reconciled: the server already has r-1",
+        );
+        let waited = event(
+            2,
+            EventKind::RetryScheduled,
+            "retry in 1 s after attempt 1: server busy (HTTP 503): nothing was committed",
+        );
+        assert_eq!(
+            how_it_existed(&[attempt.clone(), waited, found.clone()]),
+            "the server already had it (found by the look-up before a retry)"
+        );
+        let lost = event(
+            2,
+            EventKind::RetryScheduled,
+            "retry in 1 s after attempt 1: outcome unknown (connection reset)",
+        );
+        assert_eq!(
+            how_it_existed(&[attempt, lost, found]),
+            "found after an attempt whose answer was lost: made by that attempt, or by an \
+             earlier deposit of the same content"
         );
     }
 }
