@@ -912,6 +912,17 @@ fn refusal_hint(job: &JobRow) -> String {
                 job.id
             )
         }
+        // The server's copy of a sent file is missing or not what its checksum says (one
+        // damaged or replaced there): the files, not the metadata.
+        (_, Some(error)) if error.starts_with("rejected") && error.contains(": manifest[") => {
+            format!(
+                " — the server does not hold a file as it was sent: deposit again, which sends \
+                 what is missing; a file it holds damaged under that checksum is to be removed \
+                 there first (`lodge verify --all` checks the deposits that share it); or give \
+                 it up there: `lodge dismiss {}`",
+                job.id
+            )
+        }
         // Too large for the server: the files are to change (or the target), not the
         // metadata; the refusal names the limit and where large files go.
         (Some(_), Some(error)) if error.starts_with("rejected (HTTP 413)") => format!(
@@ -1407,6 +1418,16 @@ mod tests {
         assert_eq!(
             of_target,
             " — then deposit again; or give it up there: `lodge dismiss 4`"
+        );
+        let damaged_there = refusal_hint(&with(
+            "rejected (HTTP 422): manifest[0].size: 'a.csv': the manifest says 20 bytes but \
+             blob sha256:ab has 15",
+        ));
+        assert!(!damaged_there.contains("metadata"), "{damaged_there}");
+        assert!(
+            damaged_there.contains("the server does not hold a file as it was sent")
+                && damaged_there.contains("dismiss 4"),
+            "{damaged_there}"
         );
         let too_large = refusal_hint(&with(
             "rejected (HTTP 413): size: the server takes no request this large (scan.tif is \
