@@ -5331,3 +5331,48 @@ async fn a_refusal_for_incomplete_metadata_names_the_citation_file_that_could_no
         ],
     );
 }
+
+/// A job still on the queue whose dataset was removed: `retry` does not say a `lodge
+/// deposit` runs it (none does), and `cancel` does not promise a `retry` that would refuse.
+#[test]
+fn retry_and_cancel_of_a_removed_datasets_queued_job_give_commands_that_work() {
+    let lab = Lab::new();
+    let store = lab.store("lodge.db");
+    let (id, key) = add(&store, &lab.numbered_folder(1), &metadata("Removed"));
+    let target = "sandbox+http://127.0.0.1:9";
+    store.upsert_target(target, target, "a sandbox").unwrap();
+    store
+        .enqueue_deposits(target, &[(id, key)], Duration::from_secs(3600))
+        .unwrap();
+    let (removed, said) = lodge_said(&lab, &["remove", "1"]);
+    assert!(removed, "{said}");
+
+    let out = lodge_in(&lab).args(["retry", "1"]).output().unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "job 1 is queued, of a dataset removed from the list: no `lodge deposit` sends it \
+             now",
+            "`lodge cancel 1` ends it",
+        ],
+    );
+    assert!(!t.contains("runs it"), "{t}");
+
+    let out = lodge_in(&lab).args(["cancel", "1"]).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "cancelled job 1: now failed. job 1 failed, but its dataset",
+            &format!(
+                "was removed from Lodge: add its folder again (`lodge add {}`)",
+                lab.numbered_folder(1).display()
+            ),
+            "`lodge dismiss 1`",
+        ],
+    );
+    assert!(!t.contains("`lodge retry 1` queues it again"), "{t}");
+}

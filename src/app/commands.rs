@@ -1427,6 +1427,7 @@ fn why_not_retried(s: &Store, id: i64) -> Result<String, StoreError> {
         LeftAsItWas::DatasetRemoved {
             folder,
             added_again: Some(again),
+            ..
         } => format!(
             "{} (job {id}) was removed from the list; its folder is on it again as {}: \
              deposit that",

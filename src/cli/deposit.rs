@@ -523,7 +523,17 @@ pub fn cancel(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Resu
         match answer {
             Cancel::Cancelled => {
                 cancelled += 1;
-                say!("cancelled job {id}: now failed; `lodge retry {id}` queues it again");
+                // `retry` brings it back only when nothing since stands in its way (its
+                // dataset removed or rescanned, its key landed): else say what does.
+                match why_left(&store, &job)? {
+                    LeftAsItWas::Unexplained | LeftAsItWas::NotFailed => {
+                        say!("cancelled job {id}: now failed; `lodge retry {id}` queues it again")
+                    }
+                    _ => say!(
+                        "cancelled job {id}: now failed. {}",
+                        failed_not_retried(&store, &job)?
+                    ),
+                }
             }
             Cancel::BeingDeposited { by } => {
                 left = true;
@@ -866,16 +876,41 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
                 None => String::new(),
             }
         ),
-        // Queued, running or waiting: not ended, so already on its way.
+        // Queued, running or waiting: not ended, so already on its way, by the deposit of
+        // its dataset while the dataset is listed with the job's key.
         _ => {
-            let run = match job.dataset_id {
-                Some(dataset) => format!("`{}`", deposit_command(store, &job.target, dataset)),
-                None => "`lodge deposit`".to_string(),
+            let dataset = match job.dataset_id {
+                Some(dataset) => store.dataset(dataset)?,
+                None => None,
             };
-            format!(
-                "job {id} is {state}, still to be done: {run} runs it (`lodge cancel {id}` \
-                 takes it off the queue)"
-            )
+            match dataset {
+                Some(d) if d.key == Some(job.key) => format!(
+                    "job {id} is {state}, still to be done: `{}` runs it (`lodge cancel {id}` \
+                     takes it off the queue)",
+                    deposit_command(store, &job.target, d.id)
+                ),
+                Some(d) => format!(
+                    "job {id} is {state}, of {}'s earlier key (scanned again or its metadata \
+                     edited since): no `lodge deposit` sends it now; `{}` sends the dataset as \
+                     it is, and `lodge cancel {id}` ends this job",
+                    d.name,
+                    deposit_command(store, &job.target, d.id)
+                ),
+                None => match store.copies_of_key(&job.key, None)?.into_iter().next() {
+                    Some(copy) => format!(
+                        "job {id} is {state}, of a dataset removed from the list; dataset {} \
+                         {} has its key: `{}` carries it on (`lodge cancel {id}` ends it)",
+                        copy.dataset_id,
+                        copy.name,
+                        deposit_command(store, &job.target, copy.dataset_id)
+                    ),
+                    None => format!(
+                        "job {id} is {state}, of a dataset removed from the list: no `lodge \
+                         deposit` sends it now (a window working this target's queue ends it \
+                         rejected); `lodge cancel {id}` ends it"
+                    ),
+                },
+            }
         }
     })
 }
@@ -971,6 +1006,7 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
         LeftAsItWas::DatasetRemoved {
             folder,
             added_again: Some(again),
+            ..
         } => format!(
             "job {id} failed, but its dataset{} was removed from Lodge; its folder is on the \
              list again as dataset {} ({}): deposit that, `{}`; or give this job up: `lodge \
@@ -980,7 +1016,7 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             again.name,
             deposit_command(store, &job.target, again.id)
         ),
-        LeftAsItWas::DatasetRemoved { folder, .. } => {
+        LeftAsItWas::DatasetRemoved { folder, path, .. } => {
             // A copy still listed (the same key) holds the same content: depositing it sends
             // what this job was to.
             match store.copies_of_key(&job.key, None)?.into_iter().next() {
@@ -995,9 +1031,12 @@ fn failed_not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
                 ),
                 None => format!(
                     "job {id} failed, but its dataset{} was removed from Lodge: add its folder \
-                     again (`lodge add DIR`), then deposit it; or give it up: `lodge dismiss \
+                     again (`lodge add {}`), then deposit it; or give it up: `lodge dismiss \
                      {id}`",
-                    folder.map(|f| format!(", {f},")).unwrap_or_default()
+                    folder.map(|f| format!(", {f},")).unwrap_or_default(),
+                    path.as_deref()
+                        .map(super::output::shell_word)
+                        .unwrap_or("DIR".into())
                 ),
             }
         }

@@ -16,6 +16,8 @@ pub enum LeftAsItWas {
     /// it was.
     DatasetRemoved {
         folder: Option<String>,
+        /// The removed dataset's folder alone, as the removal logged it.
+        path: Option<String>,
         added_again: Option<Box<DatasetRow>>,
     },
     /// Its dataset was scanned again since under another key: what the job was to deposit
@@ -57,9 +59,10 @@ pub fn why_left(store: &Store, job: &JobRow) -> Result<LeftAsItWas, StoreError> 
             Some(r) => store.dataset_by_path(&r.path)?.map(Box::new),
             None => None,
         };
-        let folder = removed.map(|r| format!("{} ({})", r.name, r.path));
+        let folder = removed.as_ref().map(|r| format!("{} ({})", r.name, r.path));
         return Ok(LeftAsItWas::DatasetRemoved {
             folder,
+            path: removed.map(|r| r.path),
             added_again,
         });
     };
