@@ -5376,3 +5376,33 @@ fn retry_and_cancel_of_a_removed_datasets_queued_job_give_commands_that_work() {
     );
     assert!(!t.contains("`lodge retry 1` queues it again"), "{t}");
 }
+
+/// More failed deposits than `status` lists by number, all to one target: the command it
+/// gives to give them up names that target, and works as given.
+#[test]
+fn status_gives_up_many_failed_deposits_of_one_target_by_naming_it() {
+    let lab = Lab::new();
+    let store = lab.store("lodge.db");
+    let target = "sandbox+http://127.0.0.1:9";
+    store.upsert_target(target, target, "a sandbox").unwrap();
+    for n in 1..=6 {
+        let (id, key) = add(&store, &lab.numbered_folder(n), &metadata("Mistyped"));
+        store
+            .enqueue_deposits(target, &[(id, key)], Duration::from_secs(3600))
+            .unwrap();
+    }
+    let (cancelled, said) = lodge_said(&lab, &["cancel", "--target", target]);
+    assert!(cancelled, "{said}");
+
+    let (_, status) = lodge_said(&lab, &["status"]);
+    let command = format!("lodge dismiss --target {target}");
+    assert_all(
+        &status,
+        &[&format!(
+            "to give up on them instead (their target gone for good, or mistyped): `{command}`"
+        )],
+    );
+    let (dismissed, said) = lodge_said(&lab, &["dismiss", "--target", target]);
+    assert!(dismissed, "{said}");
+    assert_all(&said, &["6 jobs dismissed"]);
+}

@@ -585,12 +585,26 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     if let Some(line) = retry_hint(&store, failed.clone()) {
         say!("{line}");
         // A retry cannot help a deposit to a target that is gone for good, or mistyped.
-        let (it, its) = match failed.len() {
-            1 => ("it", "its target"),
+        let targets: HashSet<String> = store
+            .jobs(&failed)?
+            .into_iter()
+            .map(|job| job.target)
+            .collect();
+        let (it, its) = match (failed.len(), targets.len()) {
+            (1, _) => ("it", "its target"),
+            (_, 1) => ("them", "their target"),
             _ => ("them", "their targets"),
         };
         let numbers: Vec<String> = failed.iter().map(i64::to_string).collect();
-        let jobs = jobs_to_dismiss(&numbers, "JOB... | --target NAME|URL");
+        // Too many to list: all of one target's are given up on by naming the target.
+        let many = match targets.iter().next() {
+            Some(scope) if targets.len() == 1 => format!(
+                "--target {}",
+                super::output::shell_word(&super::target_arg::target_argument(&store, scope))
+            ),
+            _ => "JOB... | --target NAME|URL".to_string(),
+        };
+        let jobs = jobs_to_dismiss(&numbers, &many);
         say!(
             "to give up on {it} instead ({its} gone for good, or mistyped): \
              `lodge dismiss {jobs}`"
