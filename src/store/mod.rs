@@ -240,8 +240,8 @@ pub enum StoreError {
     /// ([`Store::open_started_at_waiting`]): nothing was written there.
     #[error(
         "no Lodge database at {location}: it has none of Lodge's tables, so nothing has been \
-         added with it yet (Lodge wrote nothing there). Check the database named by --db, \
-         LODGE_DB or the window's Settings, or start this one with `lodge add DIR` on it"
+         added with it yet (Lodge wrote nothing there). {}",
+        postgres::how_to_start(location)
     )]
     NotStarted { location: String },
     /// The group transaction a call ran in could not commit: the call's effect is undone.

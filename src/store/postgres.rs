@@ -94,8 +94,35 @@ pub(super) fn what_to_check(reason: &str) -> &'static str {
          ~/.pgpass for a URL without one)"
     } else if reason.contains("password missing") {
         "the server asks for a password: put it in the URL, or in PGPASSWORD or ~/.pgpass"
+    } else if reason.contains("database \"") && reason.contains("does not exist") {
+        "the server has no database of that name: create it (`createdb -h HOST -p PORT -U \
+         USER NAME`, or `CREATE DATABASE name;` in psql), or fix the name at the URL's end; \
+         `lodge add DIR` then gives it Lodge's tables"
     } else {
         "check that PostgreSQL is running and the URL is right"
+    }
+}
+
+/// What to do about a database `location` (a file's path, or a URL said back) that has
+/// none of Lodge's tables. A PostgreSQL server's own databases (`postgres`, the templates)
+/// are not to be given them: a database of Lodge's own is made for it.
+pub(super) fn how_to_start(location: &str) -> String {
+    let server_db = location
+        .strip_prefix("postgres://")
+        .or_else(|| location.strip_prefix("postgresql://"))
+        .and_then(|rest| rest.split('?').next())
+        .and_then(|rest| rest.rsplit_once('/'))
+        .map(|(_, name)| name)
+        .filter(|name| matches!(*name, "postgres" | "template0" | "template1"));
+    match server_db {
+        Some(name) => format!(
+            "'{name}' is the PostgreSQL server's own database, not one for Lodge: create one \
+             (`createdb lodge`, or `CREATE DATABASE lodge;` in psql), give it at the URL's end \
+             (postgres://USER@HOST:PORT/lodge), and start it with `lodge add DIR` on it"
+        ),
+        None => "Check the database named by --db, LODGE_DB or the window's Settings, or start \
+                 this one with `lodge add DIR` on it"
+            .into(),
     }
 }
 
@@ -387,7 +414,38 @@ async fn listen_forever(
 
 #[cfg(test)]
 mod tests {
-    use super::{unencoded_password_hint, what_to_check};
+    use super::{how_to_start, unencoded_password_hint, what_to_check};
+
+    #[test]
+    fn a_database_that_does_not_exist_is_to_be_created() {
+        let gone = "db error: FATAL: database \"lodgee\" does not exist";
+        assert!(
+            what_to_check(gone).starts_with("the server has no database of that name: create it"),
+            "{}",
+            what_to_check(gone)
+        );
+    }
+
+    #[test]
+    fn the_servers_own_database_is_not_offered_lodges_tables() {
+        for url in [
+            "postgres://lab@db.example:5432/postgres",
+            "postgresql://lab:***@db.example/template1?sslmode=disable",
+        ] {
+            let said = how_to_start(url);
+            assert!(
+                said.contains("is the PostgreSQL server's own database")
+                    && said.contains("createdb lodge"),
+                "{url}: {said}"
+            );
+        }
+        let lodges = how_to_start("postgres://lab@db.example/lodge");
+        assert!(
+            lodges.contains("start this one with `lodge add DIR`"),
+            "{lodges}"
+        );
+        assert!(how_to_start("/data/lodge.db").contains("start this one"));
+    }
 
     #[test]
     fn a_refused_or_missing_password_is_what_to_check() {
