@@ -68,9 +68,10 @@ pub enum ContentError {
     },
 
     #[error(
-        "cannot read {}: {}; fix its permissions or remove it from the folder",
+        "cannot read {}: {}; {}",
         path.display(),
-        crate::wording::io_cause(source)
+        crate::wording::io_cause(source),
+        unreadable_fix(source)
     )]
     Unreadable {
         path: PathBuf,
@@ -97,4 +98,43 @@ pub enum ContentError {
         path.display()
     )]
     BadCitation { path: PathBuf, message: String },
+}
+
+/// What makes a file readable again, for the cause `source` it could not be read.
+fn unreadable_fix(source: &io::Error) -> &'static str {
+    match source.kind() {
+        io::ErrorKind::InvalidFilename => {
+            "shorten its name or the names of the folders above it, or remove it from the folder"
+        }
+        io::ErrorKind::PermissionDenied => "fix its permissions or remove it from the folder",
+        _ => "make it readable (its permissions, its disk) or remove it from the folder",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn an_unreadable_file_is_given_the_fix_for_its_cause() {
+        let said = |errno: i32| {
+            ContentError::Unreadable {
+                path: PathBuf::from("/data/ds/a.csv"),
+                source: io::Error::from_raw_os_error(errno),
+            }
+            .to_string()
+        };
+        let (denied, too_long) = (rustix::io::Errno::ACCESS, rustix::io::Errno::NAMETOOLONG);
+        assert!(
+            said(denied.raw_os_error())
+                .ends_with("fix its permissions or remove it from the folder")
+        );
+        let long = said(too_long.raw_os_error());
+        assert!(
+            long.contains("shorten its name or the names of the folders above it"),
+            "{long}"
+        );
+        assert!(!long.contains("permissions"), "{long}");
+    }
 }
