@@ -5406,3 +5406,27 @@ fn status_gives_up_many_failed_deposits_of_one_target_by_naming_it() {
     assert!(dismissed, "{said}");
     assert_all(&said, &["6 jobs dismissed"]);
 }
+
+/// Flags written after `--` are folders to the command line, as `--` says: the refusal
+/// says so, and nothing is added.
+#[test]
+fn flags_after_a_double_dash_are_refused_as_folders_saying_why() {
+    let lab = Lab::new();
+    let folder = lab.numbered_folder(1);
+    let out = lodge_in(&lab)
+        .args(["add", "--"])
+        .arg(&folder)
+        .args(["--title", "Cores"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[
+            "cannot find the folder --title",
+            "(after `--` every word is a folder, a flag too: put the flags before the `--`)",
+        ],
+    );
+    assert!(!lab.path("lodge.db").exists(), "nothing added: {t}");
+}

@@ -647,11 +647,20 @@ pub async fn add(db: &Database, args: AddArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    // A flag written after `--` is a folder to clap, as `--` says: said once, at the end.
+    let flag_as_folder = args
+        .dirs
+        .iter()
+        .any(|d| d.to_str().is_some_and(|t| t.starts_with("--")) && !d.exists());
+    let after = match flag_as_folder {
+        true => " (after `--` every word is a folder, a flag too: put the flags before the `--`)",
+        false => "",
+    };
     match not_folders.len() {
         0 => {}
-        1 => anyhow::bail!("{}", not_folders[0]),
+        1 => anyhow::bail!("{}{after}", not_folders[0]),
         n => anyhow::bail!(
-            "{n} of the {} folders given cannot be added, so none was:\n  {}",
+            "{n} of the {} folders given cannot be added, so none was:\n  {}{after}",
             args.dirs.len(),
             not_folders.join("\n  ")
         ),
