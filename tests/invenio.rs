@@ -1178,6 +1178,11 @@ async fn an_embargo_whose_date_has_passed_is_refused_once_naming_the_field() {
             && error.contains("give a later day"),
         "{error}"
     );
+    let command = format!(
+        "lodge add {} --embargo-until YYYY-MM-DD",
+        lab.numbered_folder(4).display()
+    );
+    assert!(error.contains(&command), "the folder is named: {error}");
     assert_eq!(
         sandbox.invenio_counts(),
         (0, 0),

@@ -1329,9 +1329,10 @@ impl Target for InvenioTarget {
                 message: format!(
                     "the embargo ends on {until}, which has come: {} refuses an embargo that \
                      is not in the future (the files would be open at once); give a later day \
-                     (lodge add FOLDER --embargo-until YYYY-MM-DD, or the details' File \
-                     access field), or make the files open",
-                    self.site_name()
+                     (lodge add {} --embargo-until YYYY-MM-DD, or the details' File access \
+                     field), or make the files open",
+                    self.site_name(),
+                    shlex::try_quote(&request.root.to_string_lossy()).unwrap_or_default()
                 ),
             });
         }
