@@ -2877,3 +2877,28 @@ fn a_token_given_to_a_saved_s3_target_is_not_used_and_a_note_says_so() {
     );
     assert!(!text(&out).contains("is not used"), "{}", text(&out));
 }
+
+/// Two names for one place, written into the config file by hand (`target add` refuses
+/// it): `target list` warns of it and names the removal that keeps one.
+#[test]
+fn target_list_warns_of_two_names_for_one_place_written_by_hand() {
+    let lab = Lab::new();
+    let config = lab.path("config/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        &config,
+        "[targets.lab]\nurl = \"sandbox+http://127.0.0.1:9\"\n\n\
+         [targets.lab2]\nurl = \"sandbox+http://127.0.0.1:9\"\n",
+    )
+    .unwrap();
+    let out = lodge_in(&lab).args(["target", "list"]).output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "warning: 'lab' and 'lab2' are the same place (sandbox+http://127.0.0.1:9)",
+            "`lodge target remove lab2`",
+        ],
+    );
+}

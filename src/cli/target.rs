@@ -291,6 +291,25 @@ pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result
                     say!("{:<16} {}", "", t.settings);
                 }
             }
+            // Two names for one place (a config edited by hand; `target add` refuses it):
+            // one target's deposits under two names, each with its own credentials.
+            let summaries = config.summaries();
+            for (i, t) in summaries.iter().enumerate() {
+                for other in summaries[i + 1..]
+                    .iter()
+                    .filter(|o| o.scope_id == t.scope_id)
+                {
+                    say_err!(
+                        "warning: '{}' and '{}' are the same place ({}): its deposits are one \
+                         whatever the name, and the window lists only the first; keep one name \
+                         (`lodge target remove {}`)",
+                        t.name,
+                        other.name,
+                        t.scope_id,
+                        other.name
+                    );
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         TargetCommand::Test { name, token } => {
