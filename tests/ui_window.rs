@@ -1832,6 +1832,59 @@ fn notices_stay_clear_of_the_details_panel() {
     );
 }
 
+/// Notices float over the table's bottom right, where the rows' buttons are. While one
+/// shows, the list scrolls on past its last row by as much as the notices cover: at the end
+/// of the list, its last row's buttons are clear of them.
+#[test]
+fn the_last_rows_buttons_scroll_clear_of_the_notices() {
+    let mut w = Window::open(FaultConfig::default());
+    // A short window, which a dozen datasets overfill.
+    w.harness.set_size(egui::vec2(WINDOW[0], 500.0));
+    let folders: Vec<std::path::PathBuf> = (1..=12)
+        .map(|n| citable_folder(&w.lab, &format!("run{n:02}"), &format!("Run {n}")))
+        .collect();
+    w.drop_paths(&folders.iter().map(|f| f.as_path()).collect::<Vec<_>>());
+    w.wait("every folder keyed", |app| {
+        (app.model.rows().iter())
+            .filter(|r| r.id > 0 && r.key.is_some())
+            .count()
+            == 12
+    });
+    // A warning stays until closed.
+    let warning = "Another Lodge window is open, with the local sandbox on its usual port \
+                   8080. This window's local sandbox is on port 32839 until it closes.";
+    (w.harness.state_mut().model).apply(Update::Notice(lodge::app::Notice::warning(warning)));
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    let name_of = |w: &Window, id: i64| w.app().model.row(id).expect("listed").name.clone();
+    let (first, last) = (w.app().table.order[0], *w.app().table.order.last().unwrap());
+    let first_row = w.harness.get_by_label(&name_of(&w, first)).rect();
+    w.wheel_down_to_the_end(first_row.center());
+
+    let last_row = w.harness.get_by_label(&name_of(&w, last)).rect();
+    // The notice's frame reaches a little past its text and its ✖.
+    let text = w.harness.get_by_label(warning).rect();
+    let close = (w.harness.query_all_by_label("✖"))
+        .map(|n| n.rect())
+        .find(|r| r.intersects(text.expand(20.0)))
+        .expect("the notice's ✖");
+    let notice = text.union(close).expand(6.0);
+    let in_last_row = |label: &str| {
+        (w.harness.query_all_by_label(label))
+            .map(|n| n.rect())
+            .find(|r| r.center().y > last_row.top() && r.center().y < last_row.bottom())
+            .unwrap_or_else(|| panic!("{label} in the last row, at {last_row:?}"))
+    };
+    for button in ["Deposit", "📂", "🗑"] {
+        let at = in_last_row(button);
+        assert!(
+            !at.intersects(notice),
+            "the last row's {button} at {at:?} is under the notice at {notice:?}"
+        );
+    }
+}
+
 #[test]
 fn a_persons_name_typed_without_a_comma_gets_a_hint_and_a_button_for_family_given() {
     let mut w = Window::open(FaultConfig::default());

@@ -5,7 +5,9 @@
 //! An info notice stays a few seconds; a warning or an error stays until closed, since it
 //! says what a person must know (another window holds the sandbox's port) and may take
 //! longer than that to read. All can be closed and all are also in the log. A target's
-//! pause is said until the pause ends, not after.
+//! pause is said until the pause ends, not after. While notices show, the datasets list
+//! scrolls on past its last row by as much as they cover of it ([`Notices::drawn`]), so
+//! they hide no row's buttons for good.
 
 use egui::{Align2, Color32, RichText};
 
@@ -20,6 +22,8 @@ const MAX_SHOWN: usize = 4;
 pub struct Notices {
     /// Each notice with the input time when it disappears (`None`: when closed).
     shown: Vec<(Notice, Option<f64>)>,
+    /// Where the notices were drawn last frame, while any is shown.
+    drawn: Option<egui::Rect>,
 }
 
 impl Notices {
@@ -56,6 +60,13 @@ impl Notices {
         self.shown.iter().map(|(n, _)| n)
     }
 
+    /// Where the notices were drawn in the last frame (they are drawn after the panels they
+    /// float over), `None` while none is shown: the table leaves room for them below its
+    /// last row.
+    pub fn drawn(&self) -> Option<egui::Rect> {
+        self.drawn
+    }
+
     /// Draw the notices, their foot `above` points over the window's bottom edge (the log's
     /// height), their right edge `beside` points left of the window's (the details panel's
     /// width, when it is open).
@@ -67,6 +78,7 @@ impl Notices {
                 .retain(|(_, until)| until.is_none_or(|t| t > now));
         }
         if self.shown.is_empty() {
+            self.drawn = None;
             return;
         }
         if let Some(next) = self.shown.iter().filter_map(|(_, t)| *t).reduce(f64::min) {
@@ -75,7 +87,7 @@ impl Notices {
         // As wide as a notice reads well, and no wider than the table's side leaves it.
         let width = (ctx.content_rect().width() - beside - 48.0).clamp(200.0, 420.0);
         let mut close = None;
-        egui::Area::new(egui::Id::unique("notices"))
+        let area = egui::Area::new(egui::Id::unique("notices"))
             .anchor(Align2::RIGHT_BOTTOM, [-12.0 - beside, -12.0 - above])
             .order(egui::Order::Foreground)
             .show(ctx, |ui| {
@@ -98,6 +110,7 @@ impl Notices {
                     });
                 }
             });
+        self.drawn = Some(area.response.rect);
         if let Some(i) = close {
             self.shown.remove(i);
         }

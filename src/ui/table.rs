@@ -343,6 +343,7 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     // the click for itself (to select its text), and the row would not see it.
     ui.style_mut().interaction.selectable_labels = false;
     let shown = ShownColumns::for_width(ui.available_width(), ui.spacing().item_spacing.x);
+    let notices = app.notices.drawn();
     // Narrower than its columns (the smallest window, with the details open), the table
     // scrolls sideways rather than cutting off its last columns and their buttons.
     egui::ScrollArea::horizontal()
@@ -381,8 +382,12 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                         ui.strong("Actions");
                     });
                 })
-                .body(|body| {
-                    body.rows(ROW_HEIGHT, app.table.order.len(), |mut row| {
+                .body(|mut body| {
+                    let rows = app.table.order.len();
+                    if let Some(notices) = notices {
+                        room_below_the_rows(body.ui_mut(), rows, notices);
+                    }
+                    body.rows(ROW_HEIGHT, rows, |mut row| {
                         let id = app.table.order[row.index()];
                         let Some(entry) = app.model.row(id) else {
                             return;
@@ -482,6 +487,24 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     if let Some(id) = remove {
         super::dialogs::ask_remove(app, id);
     }
+}
+
+/// The gap kept between the last row and the notices above which it scrolls.
+const CLEAR_OF_NOTICES: f32 = 8.0;
+
+/// Notices float over the table's bottom right, where the rows' buttons are: while they
+/// show (`notices`, where they were drawn), the body of `rows` rows, in `ui`, scrolls on past
+/// its last row by as much as they cover of it, so that at its end every row's buttons are
+/// clear of them. (The rows below the visible ones are not built: their height is
+/// reckoned, as the table reckons it.)
+fn room_below_the_rows(ui: &mut egui::Ui, rows: usize, notices: egui::Rect) {
+    let covered = ui.clip_rect().bottom() - notices.top();
+    if covered <= 0.0 {
+        return;
+    }
+    let row_pitch = ROW_HEIGHT + ui.spacing().item_spacing.y;
+    let last_row_end = ui.max_rect().top() + rows as f32 * row_pitch;
+    ui.expand_to_include_y(last_row_end + covered + CLEAR_OF_NOTICES);
 }
 
 /// A failed deposit's buttons: *Retry*, which re-queues the same job with the same key. With

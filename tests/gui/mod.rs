@@ -458,6 +458,24 @@ impl Window {
         }
     }
 
+    /// Turn the mouse wheel down over the point `at` until what scrolls there is at its end
+    /// (a long wheel turn, more than any test's list is long), and let the scroll settle.
+    pub fn wheel_down_to_the_end(&mut self, at: egui::Pos2) {
+        self.harness.hover_at(at);
+        self.harness.step();
+        self.harness.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, -100_000.0),
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Unknown,
+            modifiers: egui::Modifiers::NONE,
+        });
+        for _ in 0..20 {
+            self.harness.step();
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+
     /// The status of the only row whose name is `name`.
     pub fn status(&self, name: &str) -> Option<DedupStatus> {
         status_of(self.app(), name)
