@@ -3597,6 +3597,63 @@ fn a_deposit_queued_while_paused_says_paused_until_resume_sends_it() {
     });
 }
 
+/// Each of a row's actions has its own place in the row: a row without one (a deposit on
+/// the queue has no Deposit) leaves its room, so an action is at the same x on every row.
+#[test]
+fn an_action_is_at_the_same_x_on_a_row_with_fewer_buttons() {
+    let (mut w, queued) = deposit_asked_while_paused();
+    let new = w.add_folder(&citable_folder(
+        &w.lab,
+        "water-samples",
+        "Water samples 2026",
+    ));
+    w.harness.step();
+    // A row's y, by its name in the table (the details name the dataset too, further right).
+    let row_of = |w: &Window, id: i64| {
+        let name = w.app().model.row(id).expect("listed").name.clone();
+        (w.harness.query_all_by_label(&name))
+            .map(|n| n.rect())
+            .min_by(|a, b| a.left().total_cmp(&b.left()))
+            .unwrap_or_else(|| panic!("{name} in the table"))
+            .y_range()
+    };
+    let (queued_row, new_row) = (row_of(&w, queued), row_of(&w, new));
+    let in_row = |w: &Window, label: &str, row: egui::Rangef| {
+        (w.harness.query_all_by_label(label))
+            .map(|n| n.rect())
+            .find(|r| row.contains(r.center().y))
+            .unwrap_or_else(|| panic!("{label} in the row at {row:?}"))
+    };
+    assert!(
+        w.harness.query_all_by_label("Deposit").count() == 1,
+        "only the new dataset has a Deposit"
+    );
+    for action in ["📂", "🗑"] {
+        let (on_queued, on_new) = (in_row(&w, action, queued_row), in_row(&w, action, new_row));
+        assert_eq!(
+            on_queued.left(),
+            on_new.left(),
+            "{action} at {on_queued:?} on the queued row, at {on_new:?} on the new one"
+        );
+    }
+    // The room left for an action a row lacks does not push the others out of sight in the
+    // smallest window (800 by 600), the details open.
+    w.harness.set_size(egui::vec2(800.0, 600.0));
+    w.select(new);
+    let details_left = w.details_close().left();
+    for (id, action) in [(new, "Deposit"), (new, "📂"), (new, "🗑"), (queued, "🗑")] {
+        let row = row_of(&w, id);
+        let at = (w.harness.query_all_by_label(action))
+            .map(|n| n.rect())
+            .find(|r| row.contains(r.center().y) && r.left() < details_left)
+            .unwrap_or_else(|| panic!("{action} in the row at {row:?}, left of the details"));
+        assert!(
+            at.right() <= details_left,
+            "{action} at {at:?} runs under the details (from x = {details_left})"
+        );
+    }
+}
+
 /// A window closed paused opens paused: what was held back (to look over its metadata
 /// before a permanent publish, say) is not sent unasked, and the window says why nothing
 /// moves. Resume sends it, and the window after that opens sending.

@@ -531,7 +531,7 @@ pub(super) fn failed_actions(
     let mut command = None;
     // The row's buttons are small and plain; the details' carry the icon.
     let (label, hover) = match (edited, small) {
-        (None, true) => ("Retry", "Re-queue with the same key (Ctrl+R)"),
+        (None, true) => (RETRY, "Re-queue with the same key (Ctrl+R)"),
         (None, false) => (
             "⟳ Retry",
             "Re-queue this deposit with the same key (Ctrl+R)",
@@ -648,6 +648,74 @@ struct Row<'a> {
     edits: Option<&'a (crate::content::Metadata, Vec<crate::content::FieldProblem>)>,
 }
 
+/// The row's buttons' labels (the details' carry longer ones).
+const STOP: &str = "Stop";
+const RETRY: &str = "Retry";
+const RESCAN: &str = "Rescan";
+const DEPOSIT: &str = "Deposit";
+const EDIT: &str = "Edit";
+const OPEN_RECORD: &str = "Open record";
+const SHOW_FOLDER: &str = "📂";
+const REMOVE: &str = "🗑";
+
+/// Where each of a row's actions starts, from its cell's left edge, so that an action is at
+/// the same x on every row that has it: a row without one leaves its room. From the left:
+/// the status's own action (Deposit, Retry, Rescan or Stop) in the room of the widest of
+/// them, *Open record*, 📂, 🗑. A refused deposit's *Edit* and *Deposit again* run on over
+/// *Open record*'s room, which such a row never has (*Deposit again* keeps its place where
+/// there is no Edit); a failed deposit's *Retry as saved* and *Deposit edits* over the 📂's
+/// too, which gives way to them. A button that the ones before push past its place goes
+/// right after them.
+struct ActionPlaces {
+    deposit_again: f32,
+    record: f32,
+    folder: f32,
+    remove: f32,
+}
+
+impl ActionPlaces {
+    /// The places for buttons as `ui` draws them (its font, its buttons' margins and the
+    /// space between them), on whole points: a button that ends a fraction past where it
+    /// was reckoned to (layout rounds) does not push the next one off its place.
+    fn measure(ui: &egui::Ui) -> ActionPlaces {
+        let room =
+            |label: &str| (small_button_width(ui, label) + ui.spacing().item_spacing.x).ceil();
+        let status = [DEPOSIT, RETRY, RESCAN, STOP]
+            .map(room)
+            .into_iter()
+            .fold(0.0, f32::max);
+        let folder = status + room(OPEN_RECORD);
+        ActionPlaces {
+            deposit_again: room(EDIT),
+            record: status,
+            folder,
+            remove: folder + room(SHOW_FOLDER),
+        }
+    }
+}
+
+/// How wide a small button reading `label` is in `ui`: its text and its margins at the
+/// sides.
+fn small_button_width(ui: &egui::Ui, label: &str) -> f32 {
+    let text = egui::WidgetText::from(label).into_galley(
+        ui,
+        Some(egui::TextWrapMode::Extend),
+        f32::INFINITY,
+        egui::TextStyle::Body,
+    );
+    text.size().x + 2.0 * ui.spacing().button_padding.x
+}
+
+/// Lay out `add`'s buttons from `x` (a place, from the cell's left edge `left`), or right
+/// after the buttons before when they reach past it.
+fn at_place(ui: &mut egui::Ui, left: f32, x: f32, add: impl FnOnce(&mut egui::Ui)) {
+    let mut room = ui.available_rect_before_wrap();
+    room.min.x = (left + x).max(ui.cursor().left());
+    room.max.x = room.max.x.max(room.min.x);
+    let layout = egui::Layout::left_to_right(egui::Align::Center);
+    ui.scope_builder(egui::UiBuilder::new().max_rect(room).layout(layout), add);
+}
+
 fn actions(
     ui: &mut egui::Ui,
     row: &Row<'_>,
@@ -661,10 +729,16 @@ fn actions(
         target,
         edits,
     } = *row;
+    // Closer together than egui's buttons usually are: with a place for each, a row's
+    // actions still fit beside the details panel in the smallest window (800 wide).
+    ui.spacing_mut().button_padding.x = 4.0;
+    ui.spacing_mut().item_spacing.x = 4.0;
+    let places = ActionPlaces::measure(ui);
+    let left = ui.cursor().left();
     if let DedupStatus::Hashing { .. } = status {
         // The wrong folder dropped, or one far bigger than meant: no need to wait it out.
         let stop = ui
-            .small_button("Stop")
+            .small_button(STOP)
             .on_hover_text("Stop hashing this folder; nothing of this scan is recorded");
         if stop.clicked() {
             commands.push(Command::StopHashing { row: entry.id });
@@ -680,7 +754,7 @@ fn actions(
         }
         DedupStatus::ChangedSinceScan { .. } => {
             let button = ui
-                .small_button("Rescan")
+                .small_button(RESCAN)
                 .on_hover_text("Scan the folder again and re-key it");
             if button.clicked() {
                 commands.push(rescan(entry));
@@ -705,7 +779,7 @@ fn actions(
             };
             let saves_first = matches!(command, Ok(Command::SetMetadata { .. }));
             let deposit = ui
-                .add_enabled(ready, egui::Button::new("Deposit").small())
+                .add_enabled(ready, egui::Button::new(DEPOSIT).small())
                 .on_disabled_hover_text(why_not);
             // Edits held in its details (a draft, perhaps out of sight) go with it.
             let deposit = match saves_first {
@@ -725,7 +799,7 @@ fn actions(
             // no Edit, only Deposit again once the other deposit is made.
             if !crate::targets::datacite::waits_for_landing(cause) {
                 let edit = ui
-                    .small_button("Edit")
+                    .small_button(EDIT)
                     .on_hover_text("Fix the metadata in the details panel, then deposit again");
                 if edit.clicked() {
                     commands.push(Command::LoadDetails { id: entry.id });
@@ -734,47 +808,59 @@ fn actions(
             // A refusal that no metadata edit fixes (a DOI's landing page not deposited
             // yet, a repository's setting) is sent again once its cause is put right.
             if let Ok(command) = LodgeApp::deposit_command(entry, edits, target) {
-                let again = ui
-                    .add_enabled(
-                        entry.problems.is_empty(),
-                        egui::Button::new("Deposit again").small(),
-                    )
-                    .on_hover_text(
-                        "Send it again with the same key, once what the refusal names is put \
-                         right (with the metadata unchanged, a refusal of the metadata comes \
-                         back the same)",
-                    );
-                if again.clicked() {
-                    commands.push(command);
-                }
+                at_place(ui, left, places.deposit_again, |ui| {
+                    let again = ui
+                        .add_enabled(
+                            entry.problems.is_empty(),
+                            egui::Button::new("Deposit again").small(),
+                        )
+                        .on_hover_text(
+                            "Send it again with the same key, once what the refusal names is \
+                             put right (with the metadata unchanged, a refusal of the metadata \
+                             comes back the same)",
+                        );
+                    if again.clicked() {
+                        commands.push(command);
+                    }
+                });
             }
         }
         _ => {}
     }
-    if let Some(url) = status.record_url()
-        && ui.small_button("Open record").on_hover_text(url).clicked()
-    {
-        // Through the service, which says so when no browser opens it (egui would not).
-        commands.push(Command::OpenRecord(url.to_string()));
+    if let Some(url) = status.record_url() {
+        at_place(ui, left, places.record, |ui| {
+            if ui.small_button(OPEN_RECORD).on_hover_text(url).clicked() {
+                // Through the service, which says so when no browser opens it (egui would
+                // not).
+                commands.push(Command::OpenRecord(url.to_string()));
+            }
+        });
     }
     // No folder to show when it is gone. A failed deposit with edits not saved has two
     // buttons for its retry, which take the folder's room (it is back once the edits are
     // saved or undone).
     let two_retries = matches!(status, DedupStatus::Failed { .. })
         && edits.is_some_and(|(metadata, _)| *metadata != entry.metadata);
-    if !matches!(status, DedupStatus::FolderMissing { .. })
-        && !two_retries
-        && ui.small_button("📂").on_hover_text("Show folder").clicked()
-    {
-        commands.push(Command::ShowFolder(entry.path.clone().into()));
+    if !matches!(status, DedupStatus::FolderMissing { .. }) && !two_retries {
+        at_place(ui, left, places.folder, |ui| {
+            if ui
+                .small_button(SHOW_FOLDER)
+                .on_hover_text("Show folder")
+                .clicked()
+            {
+                commands.push(Command::ShowFolder(entry.path.clone().into()));
+            }
+        });
     }
-    if ui
-        .small_button("🗑")
-        .on_hover_text("Remove from the list (Delete)")
-        .clicked()
-    {
-        *remove = Some(entry.id);
-    }
+    at_place(ui, left, places.remove, |ui| {
+        if ui
+            .small_button(REMOVE)
+            .on_hover_text("Remove from the list (Delete)")
+            .clicked()
+        {
+            *remove = Some(entry.id);
+        }
+    });
 }
 
 #[cfg(test)]
