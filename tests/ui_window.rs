@@ -1832,6 +1832,31 @@ fn notices_stay_clear_of_the_details_panel() {
     );
 }
 
+/// When the file in which the window remembers its picked target and the list's order
+/// cannot be written, its warning names that file and the system's reason, says what that
+/// costs and what to look at.
+#[test]
+fn a_view_file_that_cannot_be_written_is_named_in_the_warning_with_the_cause() {
+    let lab = support::Lab::new();
+    let config = gui::config(&lab, FaultConfig::default());
+    // A folder where the file goes: writing it fails whoever runs the test (root too).
+    let view_file = config.paths.view_file.clone();
+    std::fs::create_dir_all(&view_file).unwrap();
+    let mut w = Window::open_with(lab, config);
+    let named = view_file.display().to_string();
+    w.wait("the warning", |app| !notices_with(app, &named).is_empty());
+    let (level, text) = notices_with(w.app(), &named).remove(0);
+    assert_eq!(level, LogLevel::Warning);
+    for part in [
+        "(os error ",
+        "may not open on the target picked now",
+        "permissions",
+        "free space",
+    ] {
+        assert!(text.contains(part), "'{part}' missing from: {text}");
+    }
+}
+
 /// Notices float over the table's bottom right, where the rows' buttons are. While one
 /// shows, the list scrolls on past its last row by as much as the notices cover: at the end
 /// of the list, its last row's buttons are clear of them.

@@ -25,7 +25,7 @@ mod verify_command;
 pub use export::{ExportFormat, write_history};
 pub use model::{DatasetEntry, LogLevel, LogLine, Model, Notice, NoticeLevel, WorkInHand};
 pub use paths::AppPaths;
-pub use service::{AppService, Command, Opener, Repaint, ServiceConfig};
+pub use service::{AppService, Command, Opener, Repaint, ServiceConfig, ViewNotWritten};
 pub use settings::{Settings, this_year};
 pub use status::{DedupStatus, StatusKind, paused_target_fix};
 pub use targets::{ConfiguredTarget, TargetField, TargetForm, TargetTest};

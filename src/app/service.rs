@@ -183,6 +183,37 @@ pub enum Command {
     },
 }
 
+/// What the window remembers of itself ([`AppPaths::view_file`]) could not be written:
+/// the file, and the system's reason. Said as the window's warning: what that costs and
+/// what to look at.
+#[derive(Debug)]
+pub struct ViewNotWritten {
+    pub file: PathBuf,
+    pub cause: std::io::Error,
+}
+
+impl std::fmt::Display for ViewNotWritten {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let folder = self.file.parent().unwrap_or(&self.file);
+        write!(
+            f,
+            "Lodge could not write {} ({}), the file in which the window keeps the picked \
+             target and the list's order for the next time it opens. The next window may not \
+             open on the target picked now, nor sorted as now: check that Lodge may write in \
+             {} (the folder's permissions) and that its disk has free space.",
+            self.file.display(),
+            self.cause,
+            folder.display()
+        )
+    }
+}
+
+impl std::error::Error for ViewNotWritten {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.cause)
+    }
+}
+
 /// The window's handle on the background side.
 pub struct AppService {
     commands: mpsc::UnboundedSender<Command>,
@@ -225,14 +256,20 @@ impl AppService {
     /// crashed would otherwise reopen on an older pick. Written beside and renamed over,
     /// so a write cut short leaves the one before. A few hundred bytes, on a person's
     /// action (a pick, a sort): written on the window's thread.
-    pub fn remember_view<T: serde::Serialize>(&self, view: &T) -> std::io::Result<()> {
-        let text = serde_json::to_string(view)?;
-        if let Some(dir) = self.view_file.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let written = self.view_file.with_extension("json.new");
-        std::fs::write(&written, text)?;
-        std::fs::rename(&written, &self.view_file)
+    pub fn remember_view<T: serde::Serialize>(&self, view: &T) -> Result<(), ViewNotWritten> {
+        let write = || -> std::io::Result<()> {
+            let text = serde_json::to_string(view)?;
+            if let Some(dir) = self.view_file.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let written = self.view_file.with_extension("json.new");
+            std::fs::write(&written, text)?;
+            std::fs::rename(&written, &self.view_file)
+        };
+        write().map_err(|cause| ViewNotWritten {
+            file: self.view_file.clone(),
+            cause,
+        })
     }
 
     /// Ask for something; the answer comes back as updates.

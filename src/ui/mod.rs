@@ -195,13 +195,10 @@ impl LodgeApp {
         if self.remembered.as_ref() == Some(&now) {
             return;
         }
-        if let Err(e) = self.service.remember_view(&now) {
+        if let Err(not_written) = self.service.remember_view(&now) {
             self.model
                 .apply(crate::app::Update::Notice(crate::app::Notice::warning(
-                    format!(
-                        "The picked target could not be written down ({e}): after a crash the \
-                         window may open on another one."
-                    ),
+                    not_written.to_string(),
                 )));
         }
         self.remembered = Some(now);
