@@ -6,7 +6,7 @@ mod support;
 
 use egui_kittest::kittest::{NodeT, Queryable};
 use lodge::app::{Command, DedupStatus, LogLevel, StatusKind, Update};
-use lodge::content::Affiliation;
+use lodge::content::{Affiliation, ContentKey};
 use lodge::sandbox::FaultConfig;
 use lodge::ui::LodgeApp;
 
@@ -2196,9 +2196,7 @@ fn remove_asked_with_a_deposit_queued() -> (Window, i64) {
     w.wait("the deposit queued", |app| {
         gui::notices_with(app, "1 deposit queued; deposits are paused").len() == 1
     });
-    w.select(id);
-    w.harness.key_press(egui::Key::Delete);
-    w.harness.step();
+    w.ask_to_remove(id);
     (w, id)
 }
 
@@ -2246,10 +2244,7 @@ fn the_remove_confirmation_names_each_deposits_target_record_and_fate() {
     let mut w = Window::open(FaultConfig::default());
     let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
     let (identifier, _) = w.deposit_row(id);
-    w.select(id);
-    w.harness.key_press(egui::Key::Delete);
-    w.harness.step();
-    w.harness.get_by_label("Remove soil-cores?");
+    w.ask_to_remove(id);
     w.harness
         .get_by_label("Its deposit, and what removing it does to each:");
     w.harness.get_by_label(&format!(
@@ -2262,6 +2257,85 @@ fn the_remove_confirmation_names_each_deposits_target_record_and_fate() {
             .is_none(),
         "nothing waits"
     );
+}
+
+/// Change a file of dataset `id`'s `folder`, have the window look for changed folders (as
+/// it does when it comes back into focus), and press the row's Rescan: returns the new key.
+fn change_and_rescan(w: &mut Window, folder: &std::path::Path, id: i64) -> ContentKey {
+    let before = w.app().model.row(id).and_then(|r| r.key).expect("keyed");
+    std::fs::write(folder.join("data/cores.csv"), "core,depth\n1,0.6\n").unwrap();
+    w.app().send(Command::CheckFolders);
+    w.wait("Changed since scan", |app| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::ChangedSinceScan)
+    });
+    w.harness.get_by_label("Rescan").click();
+    w.wait("the new key", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| r.key.is_some_and(|k| k != before) && r.hashing.is_none())
+    });
+    w.app().model.row(id).and_then(|r| r.key).unwrap()
+}
+
+/// Pause sending, press the only Deposit and wait until dataset `id`'s deposit is queued.
+fn deposit_paused(w: &mut Window, id: i64) {
+    if w.app().model.engine_running {
+        w.harness.get_by_label("⏸ Pause").click();
+        w.wait("sending paused", |app| !app.model.engine_running);
+    }
+    w.harness.get_by_label("Deposit").click();
+    w.wait("the deposit queued", |app| {
+        app.status_of(id) == Some(DedupStatus::Queued { paused: true })
+    });
+}
+
+/// A dataset deposited, then changed and rescanned, its new key's deposit on the queue:
+/// the remove confirmation lists the record the earlier key made there, which stays,
+/// beside the queued deposit, which ends rejected.
+#[test]
+fn the_remove_confirmation_lists_an_earlier_keys_record_beside_the_new_keys_queued_deposit() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    let (identifier, _) = w.deposit_row(id);
+    let earlier = w.app().model.row(id).and_then(|r| r.key).expect("keyed");
+    change_and_rescan(&mut w, &folder, id);
+    deposit_paused(&mut w, id);
+
+    w.ask_to_remove(id);
+    w.harness
+        .get_by_label("Its deposits, and what removing it does to each:");
+    w.harness.get_by_label(
+        "• Local sandbox: waits on the queue; once removed, it ends rejected when reached. \
+         Add the folder again to send it.",
+    );
+    w.harness.get_by_label(&format!(
+        "• Local sandbox, earlier key {}: deposited as {}; the record stays.",
+        earlier.short(),
+        lodge::wording::short_identifier(&identifier)
+    ));
+}
+
+/// A deposit queued, then the dataset's metadata edited (a new key) and that queued too:
+/// the remove confirmation lists the earlier key's deposit still on the queue, which ends
+/// rejected when reached whether or not the dataset is removed.
+#[test]
+fn the_remove_confirmation_lists_an_earlier_keys_deposit_still_on_the_queue() {
+    let (mut w, id) = deposit_asked_while_paused();
+    let earlier = w.app().model.row(id).and_then(|r| r.key).expect("keyed");
+    w.retitle(id, " (second version)");
+    deposit_paused(&mut w, id);
+
+    w.ask_to_remove(id);
+    w.harness.get_by_label(
+        "• Local sandbox: waits on the queue; once removed, it ends rejected when reached. \
+         Add the folder again to send it.",
+    );
+    w.harness.get_by_label(&format!(
+        "• Local sandbox, earlier key {}: waits on the queue; it ends rejected when reached, \
+         removed or not: the dataset changed since it was queued.",
+        earlier.short()
+    ));
 }
 
 /// A window whose sandbox answers every deposit 429 with a Retry-After of a minute, which
@@ -4496,9 +4570,7 @@ fn settings_closed_with_changes_not_saved_asks_to_save_or_discard_them() {
 #[test]
 fn a_removed_datasets_log_lines_and_history_keep_its_name_and_offer_no_retry() {
     let (mut w, id) = Window::with_a_failed_deposit();
-    w.select(id);
-    w.harness.key_press(egui::Key::Delete);
-    w.harness.step();
+    w.ask_to_remove(id);
     w.harness.get_by_label("Remove").click();
     w.wait("removed", |app| app.model.row(id).is_none());
     let named = |w: &mut Window| {

@@ -15,7 +15,7 @@ use super::export::{ExportFormat, write_history};
 use super::model::Notice;
 use super::service::{Command, Repaint, ServiceConfig};
 use super::settings::{Settings, this_year};
-use super::update::{Details, FolderChanged, Update};
+use super::update::{DatasetJobs, Details, FolderChanged, Update};
 use crate::catalog::{RecordedDataset, record_folder, scan_dataset_folder};
 use crate::content::{HashProgress, HashWatch, Metadata, SkippedEntry, metadata_from_folder};
 use crate::engine::Engine;
@@ -265,6 +265,11 @@ impl Core {
             Command::Pause => self.pause_by_user(),
             Command::Resume => self.resume_by_user(),
             Command::LoadDetails { id } => self.load_details(id).await,
+            Command::LoadDatasetJobs { id } => {
+                let jobs = self.db(move |s| s.jobs_of_dataset(id)).await;
+                self.out
+                    .send(Update::DatasetJobs(DatasetJobs { dataset: id, jobs }));
+            }
             Command::LoadHistory => {
                 match self.db(|s| Ok((s.history()?, s.paused_targets()?))).await {
                     Ok((rows, paused)) => {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use super::settings::Settings;
 use super::status::DedupStatus;
 use super::targets::{ConfiguredTarget, TargetField, TargetTest};
-use super::update::{Details, Startup, TargetInfo, Update};
+use super::update::{DatasetJobs, Details, Startup, TargetInfo, Update};
 use crate::content::{ContentKey, FieldProblem, Metadata};
 use crate::engine::EngineEvent;
 use crate::engine::verify::verdict_of;
@@ -209,6 +209,15 @@ impl WorkInHand {
     }
 }
 
+/// The deposits removing a dataset leaves behind ([`Model::removal_deposits`]).
+#[derive(Debug)]
+pub struct RemovalDeposits<'a> {
+    /// Target by target, each target's latest deposit first.
+    pub jobs: Vec<&'a JobRow>,
+    /// Why the dataset's other jobs could not be read: only each target's latest is listed.
+    pub unread: Option<&'a str>,
+}
+
 /// Everything the window shows, kept current by [`Model::apply`].
 #[derive(Debug, Default)]
 pub struct Model {
@@ -255,6 +264,9 @@ pub struct Model {
     /// deposit's size.
     pub reading_back: HashMap<i64, (u64, u64)>,
     pub details: Option<Details>,
+    /// Every job of the dataset last asked to be removed, kept current as its jobs change
+    /// ([`Model::removal_deposits`]).
+    pub dataset_jobs: Option<DatasetJobs>,
     pub history: Option<Vec<HistoryRow>>,
     pub settings: Settings,
     pub engine_running: bool,
@@ -438,6 +450,64 @@ impl Model {
             .into_iter()
             .flat_map(|by_target| by_target.keys())
             .filter_map(move |target| self.copy_deposit(entry, target))
+    }
+
+    /// What removing dataset `id` leaves behind, as its remove confirmation lists it: on each
+    /// target (the picker's in its order, then any other by its address), the row's latest
+    /// deposit there, then each other there that still matters, newest first: a deposit
+    /// still on the queue, and the record each earlier key made. `None` until its jobs are
+    /// read ([`Command::LoadDatasetJobs`](super::Command::LoadDatasetJobs)).
+    pub fn removal_deposits(&self, id: i64) -> Option<RemovalDeposits<'_>> {
+        let row = self.row(id)?;
+        let read = self.dataset_jobs.as_ref().filter(|d| d.dataset == id)?;
+        let (every_job, unread) = match &read.jobs {
+            Ok(jobs) => (jobs.as_slice(), None),
+            Err(why) => (&[][..], Some(why.as_str())),
+        };
+        let place = |scope: &str| {
+            (self.targets.iter())
+                .position(|t| t.scope_id == scope)
+                .unwrap_or(usize::MAX)
+        };
+        let mut latest: Vec<&JobRow> = row.jobs.values().collect();
+        latest.sort_by(|a, b| (place(&a.target), &a.target).cmp(&(place(&b.target), &b.target)));
+        let mut jobs = Vec::new();
+        for newest in latest {
+            jobs.push(newest);
+            // The newest's key is said by its own line.
+            let mut keys_said = HashSet::from([newest.key]);
+            for job in every_job {
+                if job.target != newest.target || job.id == newest.id || job.dismissed_at.is_some()
+                {
+                    continue;
+                }
+                let on_the_queue = !job.state.is_terminal();
+                let a_record = job.state.is_landed() && job.identifier.is_some();
+                // One record a key: the newest (a replay of it repeats its record).
+                if on_the_queue || (a_record && keys_said.insert(job.key)) {
+                    jobs.push(job);
+                }
+            }
+        }
+        Some(RemovalDeposits { jobs, unread })
+    }
+
+    /// Keep the jobs read for a remove confirmation current: `job`, now of `dataset`, takes
+    /// its place among them, or joins them.
+    fn note_in_dataset_jobs(&mut self, job: &JobRow, dataset: i64) {
+        let Some(DatasetJobs {
+            dataset: of,
+            jobs: Ok(jobs),
+        }) = &mut self.dataset_jobs
+        else {
+            return;
+        };
+        // A job handed to a copy of the dataset is the copy's now.
+        jobs.retain(|j| j.id != job.id);
+        if *of == dataset {
+            let at = jobs.partition_point(|j| j.id > job.id);
+            jobs.insert(at, job.clone());
+        }
     }
 
     /// The job a row's Retry or Dismiss acts on for `target`: its own deposit of its key,
@@ -736,6 +806,7 @@ impl Model {
                 self.notices.push(notice);
             }
             Update::Details(details) => self.details = Some(*details),
+            Update::DatasetJobs(jobs) => self.dataset_jobs = Some(jobs),
             Update::History(rows) => self.history = Some(rows),
             Update::Settings(settings) => self.settings = settings,
             Update::Exported(path) => self.last_export = Some(path),
@@ -892,6 +963,7 @@ impl Model {
         let Some(dataset) = job.dataset_id else {
             return;
         };
+        self.note_in_dataset_jobs(&job, dataset);
         // A job handed to a copy of its dataset (its folder was gone, see the engine's
         // `stand_in_copy`) is that copy's now: the row it left no longer shows it.
         if let Some(before) = self.job_dataset.insert(job.id, dataset)
@@ -1198,6 +1270,46 @@ mod tests {
             file_count: 1,
             total_bytes: 1,
         })
+    }
+
+    /// What the remove confirmation lists of a dataset: its latest deposit on a target, then
+    /// what else there removing touches, newest first: a deposit still on the queue, and
+    /// the record an earlier key made (once a key: the newest, a replay's); not a failed
+    /// deposit of an earlier key. The list follows the deposits as they change.
+    #[test]
+    fn a_removal_lists_the_latest_deposit_then_an_earlier_keys_queued_job_and_record() {
+        let mut model = Model::default();
+        model.insert(row(1, 'c', "f"));
+        let of = |id, state, key: char| JobRow {
+            key: key.to_string().repeat(64).parse().unwrap(),
+            ..JobRow::for_tests(id, state)
+        };
+        let record = |id, state, key| JobRow {
+            identifier: Some("rec-a".into()),
+            ..of(id, state, key)
+        };
+        let jobs = vec![
+            of(5, JobState::Queued, 'c'),
+            of(4, JobState::Queued, 'b'),
+            of(3, JobState::Failed, 'b'),
+            record(2, JobState::Existing, 'a'),
+            record(1, JobState::Deposited, 'a'),
+        ];
+        model.apply(Update::Jobs(jobs.iter().rev().cloned().collect()));
+        assert!(model.removal_deposits(1).is_none(), "its jobs not read yet");
+        model.apply(Update::DatasetJobs(DatasetJobs {
+            dataset: 1,
+            jobs: Ok(jobs),
+        }));
+        let listed = |model: &Model| -> Vec<i64> {
+            let deposits = model.removal_deposits(1).expect("read");
+            deposits.jobs.iter().map(|j| j.id).collect()
+        };
+        assert_eq!(listed(&model), [5, 4, 2]);
+
+        // The earlier key's deposit reached: refused (its key changed), it leaves the list.
+        model.apply(Update::Jobs(vec![of(4, JobState::Rejected, 'b')]));
+        assert_eq!(listed(&model), [5, 2]);
     }
 
     #[test]

@@ -136,6 +136,10 @@ pub enum Command {
     LoadDetails {
         id: i64,
     },
+    /// Read every job of dataset `id` (its remove confirmation lists them).
+    LoadDatasetJobs {
+        id: i64,
+    },
     LoadHistory,
     /// Write the history to a file in the export folder: every job, or (`jobs`) those the
     /// History view shows once its search and filters narrow it.

@@ -77,6 +77,15 @@ pub struct Details {
     pub jobs: Vec<(JobRow, Vec<EventRow>)>,
 }
 
+/// Every job of one dataset, newest first, read for its remove confirmation (which lists
+/// what removing does to each that still matters, not only each target's latest); or why
+/// they could not be read.
+#[derive(Clone, Debug)]
+pub struct DatasetJobs {
+    pub dataset: i64,
+    pub jobs: Result<Vec<JobRow>, String>,
+}
+
 /// One message from background work to the window.
 #[derive(Clone, Debug)]
 pub enum Update {
@@ -144,6 +153,7 @@ pub enum Update {
     PausedTargets(Vec<(String, String)>),
     Notice(Notice),
     Details(Box<Details>),
+    DatasetJobs(DatasetJobs),
     History(Vec<HistoryRow>),
     Settings(Settings),
     /// A history export was written here.

@@ -201,17 +201,28 @@ fn waits_to_end_rejected(job: &JobRow) -> bool {
     !job.state.is_terminal() && !is_being_sent(job)
 }
 
-/// What removing its dataset does to its latest deposit `job` on the target named `target`
-/// (as the window names it elsewhere): one being sent lands, one waiting ends rejected,
-/// one that landed keeps its record.
-fn deposit_fate(target: &str, job: &JobRow) -> String {
+/// What removing its dataset does to its deposit `job` on the target named `target` (as
+/// the window names it elsewhere; with the key, for a deposit of an `earlier` key than the
+/// dataset's): one being sent lands, one waiting ends rejected (one of an earlier key does,
+/// removed or not), one that landed keeps its record.
+fn deposit_fate(target: &str, job: &JobRow, earlier: bool) -> String {
     use crate::store::JobState;
     let record = job
         .identifier
         .as_deref()
         .map(crate::wording::short_identifier);
+    let target = match earlier {
+        true => format!("{target}, earlier key {}", job.key.short()),
+        false => target.to_string(),
+    };
     if is_being_sent(job) {
         return format!("{target}: being sent now; it lands as the folder was scanned.");
+    }
+    if waits_to_end_rejected(job) && earlier {
+        return format!(
+            "{target}: waits on the queue; it ends rejected when reached, removed or not: the \
+             dataset changed since it was queued."
+        );
     }
     if waits_to_end_rejected(job) {
         return format!(
@@ -231,7 +242,9 @@ fn deposit_fate(target: &str, job: &JobRow) -> String {
     }
 }
 
-/// Remove at once when the dataset has no history; otherwise ask first.
+/// Remove at once when the dataset has no history; otherwise ask first, once its jobs are
+/// read: the question lists every one of them that removing touches, not only each
+/// target's latest, which the row knows.
 pub fn ask_remove(app: &mut LodgeApp, id: i64) {
     let Some(row) = app.model.row(id) else { return };
     if row.id < 0 {
@@ -241,6 +254,7 @@ pub fn ask_remove(app: &mut LodgeApp, id: i64) {
         app.send(Command::Remove { id });
     } else {
         app.dialogs.confirm_remove = Some(id);
+        app.send(Command::LoadDatasetJobs { id });
     }
 }
 
@@ -261,26 +275,32 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         return;
     };
     let name = row.name.clone();
-    // Each target's deposit, as the details list them: the picker's targets by their names
-    // and in its order, then any other (a URL given on the command line, a target since
-    // removed) by its address.
-    let mut jobs: Vec<&JobRow> = row.jobs.values().collect();
-    let place = |scope: &str| {
-        (app.model.targets.iter())
-            .position(|t| t.scope_id == scope)
-            .unwrap_or(usize::MAX)
+    // Opened whole, once the dataset's jobs are read (a moment): a list that grew under the
+    // buttons would move them.
+    let Some(deposits) = app.model.removal_deposits(id) else {
+        return;
     };
-    jobs.sort_by(|a, b| (place(&a.target), &a.target).cmp(&(place(&b.target), &b.target)));
-    let fates: Vec<(String, bool)> = jobs
-        .into_iter()
+    // Each deposit's target as the window names it elsewhere: by its name in the picker,
+    // else (a URL given on the command line, a target since removed) by its address.
+    let fates: Vec<(String, bool)> = (deposits.jobs.iter())
         .map(|job| {
             let target = match app.model.targets.iter().find(|t| t.scope_id == job.target) {
                 Some(t) => t.label.split(" — ").next().unwrap_or("").to_string(),
                 None => format!("{} (not in the target picker)", job.target),
             };
-            (deposit_fate(&target, job), waits_to_end_rejected(job))
+            let earlier = row.key.is_some_and(|key| key != job.key);
+            (
+                deposit_fate(&target, job, earlier),
+                waits_to_end_rejected(job),
+            )
         })
         .collect();
+    let unread = deposits.unread.map(|why| {
+        format!(
+            "Its other deposits could not be read ({why}): only each target's latest is \
+             listed. `lodge show {id}` lists them all."
+        )
+    });
     let mut close = false;
     let mut tallest = app.dialogs.remove_text_height;
     confirmation("confirm_remove", ctx).show(ctx, |ui| {
@@ -299,6 +319,9 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                     true => ui.colored_label(ui.visuals().warn_fg_color, format!("• {fate}")),
                     false => ui.label(format!("• {fate}")),
                 };
+            }
+            if let Some(unread) = &unread {
+                ui.colored_label(ui.visuals().warn_fg_color, unread);
             }
             ui.label(
                 "The history and the records in the repositories stay; only the row, its scan \

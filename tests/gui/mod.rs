@@ -362,6 +362,15 @@ impl Window {
         }
     }
 
+    /// Select row `id` and press Delete, and wait for the remove confirmation to show (it
+    /// opens once the dataset's deposits are read).
+    pub fn ask_to_remove(&mut self, id: i64) {
+        let name = self.app().model.row(id).expect("listed").name.clone();
+        self.select(id);
+        self.harness.key_press(egui::Key::Delete);
+        self.wait_for_label(&format!("Remove {name}?"));
+    }
+
     /// Append `suffix` to dataset `id`'s title in its details, not saved: the details then
     /// hold an edit (`""` empties the title instead).
     pub fn edit_title(&mut self, id: i64, suffix: &str) {
