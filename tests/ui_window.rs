@@ -1910,6 +1910,56 @@ fn the_last_rows_buttons_scroll_clear_of_the_notices() {
     }
 }
 
+/// The history's last rows scroll clear of the notices too: their record links and Retry
+/// buttons sit at the right, where the notices float.
+#[test]
+fn the_historys_last_rows_scroll_clear_of_the_notices() {
+    let mut w = Window::open(FaultConfig::default());
+    w.harness.set_size(egui::vec2(WINDOW[0], 500.0));
+    let folders: Vec<std::path::PathBuf> = (1..=14)
+        .map(|n| citable_folder(&w.lab, &format!("run{n:02}"), &format!("Run {n}")))
+        .collect();
+    w.drop_paths(&folders.iter().map(|f| f.as_path()).collect::<Vec<_>>());
+    w.wait("every folder keyed", |app| {
+        (app.model.rows().iter())
+            .filter(|r| r.id > 0 && r.key.is_some())
+            .count()
+            == 14
+    });
+    w.harness.get_by_label("Deposit all ready (14)").click();
+    w.harness.get_by_label("History").click();
+    w.wait("every deposit in the history", |app| {
+        app.model.history.as_ref().is_some_and(|h| {
+            h.len() == 14
+                && h.iter()
+                    .all(|r| r.state == "deposited" && r.identifier.is_some())
+        })
+    });
+    let warning = "A warning that stays until it is closed, over the history's last rows.";
+    (w.harness.state_mut().model).apply(Update::Notice(lodge::app::Notice::warning(warning)));
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    let records: Vec<String> = (w.app().model.history.as_ref().unwrap().iter())
+        .map(|r| lodge::wording::short_identifier(r.identifier.as_deref().unwrap()).into_owned())
+        .collect();
+    let first = w.harness.get_by_label(&records[0]).rect();
+    w.wheel_down_to_the_end(first.center());
+
+    let text = w.harness.get_by_label(warning).rect();
+    let notice = text.expand(20.0);
+    // The history lists its rows as the model holds them: the last is at the end.
+    let last = w
+        .harness
+        .query_by_label(records.last().unwrap())
+        .expect("the last row in view at the end")
+        .rect();
+    assert!(
+        !last.intersects(notice),
+        "the last row's record link at {last:?} is under the notice at {notice:?}"
+    );
+}
+
 #[test]
 fn a_persons_name_typed_without_a_comma_gets_a_hint_and_a_button_for_family_given() {
     let mut w = Window::open(FaultConfig::default());

@@ -122,6 +122,9 @@ fn passes(app: &LodgeApp, r: &HistoryRow, needle: &str, now: i64) -> bool {
             .any(|s| s.to_lowercase().contains(needle)))
 }
 
+/// The height of a history row.
+const HISTORY_ROW_HEIGHT: f32 = 22.0;
+
 pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     // No store, no history: not a "Loading" that never ends, nor exports that do nothing.
     if super::table::said_not_ready(app, ui) {
@@ -184,6 +187,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         .collect();
     let mut open: Option<String> = None;
     let mut retry: Option<i64> = None;
+    let notices = app.notices.drawn();
     // Narrower than its columns (the smallest window), the table scrolls sideways rather
     // than cutting off its last columns and their buttons.
     egui::ScrollArea::horizontal()
@@ -221,8 +225,17 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                         });
                     }
                 })
-                .body(|body| {
-                    body.rows(22.0, shown.len(), |mut row| {
+                .body(|mut body| {
+                    // The notices float over the last rows' Retry: room to scroll past them.
+                    if let Some(notices) = notices {
+                        super::table::room_below_the_rows(
+                            body.ui_mut(),
+                            shown.len(),
+                            HISTORY_ROW_HEIGHT,
+                            notices,
+                        );
+                    }
+                    body.rows(HISTORY_ROW_HEIGHT, shown.len(), |mut row| {
                         let r = shown[row.index()];
                         row.col(|ui| {
                             ui.label(r.job.to_string());

@@ -5,9 +5,9 @@
 //! An info notice stays a few seconds; a warning or an error stays until closed, since it
 //! says what a person must know (another window holds the sandbox's port) and may take
 //! longer than that to read. All can be closed and all are also in the log. A target's
-//! pause is said until the pause ends, not after. While notices show, the datasets list
-//! scrolls on past its last row by as much as they cover of it ([`Notices::drawn`]), so
-//! they hide no row's buttons for good.
+//! pause is said until the pause ends, not after. While notices show, the datasets list and
+//! the history scroll on past their last row by as much as the notices cover of them
+//! ([`Notices::drawn`]), so they hide no row's buttons for good.
 
 use egui::{Align2, Color32, RichText};
 

@@ -385,7 +385,7 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 .body(|mut body| {
                     let rows = app.table.order.len();
                     if let Some(notices) = notices {
-                        room_below_the_rows(body.ui_mut(), rows, notices);
+                        room_below_the_rows(body.ui_mut(), rows, ROW_HEIGHT, notices);
                     }
                     body.rows(ROW_HEIGHT, rows, |mut row| {
                         let id = app.table.order[row.index()];
@@ -492,17 +492,23 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
 /// The gap kept between the last row and the notices above which it scrolls.
 const CLEAR_OF_NOTICES: f32 = 8.0;
 
-/// Notices float over the table's bottom right, where the rows' buttons are: while they
-/// show (`notices`, where they were drawn), the body of `rows` rows, in `ui`, scrolls on past
-/// its last row by as much as they cover of it, so that at its end every row's buttons are
-/// clear of them. (The rows below the visible ones are not built: their height is
-/// reckoned, as the table reckons it.)
-fn room_below_the_rows(ui: &mut egui::Ui, rows: usize, notices: egui::Rect) {
+/// Notices float over a table's bottom right, where the rows' buttons are: while they
+/// show (`notices`, where they were drawn), the body of `rows` rows of `row_height`, in
+/// `ui`, scrolls on past its last row by as much as they cover of it, so that at its end
+/// every row's buttons are clear of them. (The rows below the visible ones are not built:
+/// their height is reckoned, as the table reckons it.) The datasets' table and the
+/// history's both use it.
+pub(super) fn room_below_the_rows(
+    ui: &mut egui::Ui,
+    rows: usize,
+    row_height: f32,
+    notices: egui::Rect,
+) {
     let covered = ui.clip_rect().bottom() - notices.top();
     if covered <= 0.0 {
         return;
     }
-    let row_pitch = ROW_HEIGHT + ui.spacing().item_spacing.y;
+    let row_pitch = row_height + ui.spacing().item_spacing.y;
     let last_row_end = ui.max_rect().top() + rows as f32 * row_pitch;
     ui.expand_to_include_y(last_row_end + covered + CLEAR_OF_NOTICES);
 }
