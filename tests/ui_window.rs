@@ -1857,31 +1857,41 @@ fn a_view_file_that_cannot_be_written_is_named_in_the_warning_with_the_cause() {
     }
 }
 
-/// Notices float over the table's bottom right, where the rows' buttons are. While one
-/// shows, the list scrolls on past its last row by as much as the notices cover: at the end
-/// of the list, its last row's buttons are clear of them.
-#[test]
-fn the_last_rows_buttons_scroll_clear_of_the_notices() {
+/// A window 500 points high with `n` citable datasets added and keyed, more than its list
+/// shows at once.
+fn short_window_overfilled(n: usize) -> Window {
     let mut w = Window::open(FaultConfig::default());
-    // A short window, which a dozen datasets overfill.
     w.harness.set_size(egui::vec2(WINDOW[0], 500.0));
-    let folders: Vec<std::path::PathBuf> = (1..=12)
-        .map(|n| citable_folder(&w.lab, &format!("run{n:02}"), &format!("Run {n}")))
+    let folders: Vec<std::path::PathBuf> = (1..=n)
+        .map(|i| citable_folder(&w.lab, &format!("run{i:02}"), &format!("Run {i}")))
         .collect();
     w.drop_paths(&folders.iter().map(|f| f.as_path()).collect::<Vec<_>>());
     w.wait("every folder keyed", |app| {
         (app.model.rows().iter())
             .filter(|r| r.id > 0 && r.key.is_some())
             .count()
-            == 12
+            == n
     });
-    // A warning stays until closed.
-    let warning = "Another Lodge window is open, with the local sandbox on its usual port \
-                   8080. This window's local sandbox is on port 32839 until it closes.";
+    w
+}
+
+/// Show a warning notice (which stays until closed) and let the window draw it.
+fn show_warning(w: &mut Window, warning: &str) {
     (w.harness.state_mut().model).apply(Update::Notice(lodge::app::Notice::warning(warning)));
     for _ in 0..3 {
         w.harness.step();
     }
+}
+
+/// Notices float over the table's bottom right, where the rows' buttons are. While one
+/// shows, the list scrolls on past its last row by as much as the notices cover: at the end
+/// of the list, its last row's buttons are clear of them.
+#[test]
+fn the_last_rows_buttons_scroll_clear_of_the_notices() {
+    let mut w = short_window_overfilled(12);
+    let warning = "Another Lodge window is open, with the local sandbox on its usual port \
+                   8080. This window's local sandbox is on port 32839 until it closes.";
+    show_warning(&mut w, warning);
     let name_of = |w: &Window, id: i64| w.app().model.row(id).expect("listed").name.clone();
     let (first, last) = (w.app().table.order[0], *w.app().table.order.last().unwrap());
     let first_row = w.harness.get_by_label(&name_of(&w, first)).rect();
@@ -1914,18 +1924,7 @@ fn the_last_rows_buttons_scroll_clear_of_the_notices() {
 /// buttons sit at the right, where the notices float.
 #[test]
 fn the_historys_last_rows_scroll_clear_of_the_notices() {
-    let mut w = Window::open(FaultConfig::default());
-    w.harness.set_size(egui::vec2(WINDOW[0], 500.0));
-    let folders: Vec<std::path::PathBuf> = (1..=14)
-        .map(|n| citable_folder(&w.lab, &format!("run{n:02}"), &format!("Run {n}")))
-        .collect();
-    w.drop_paths(&folders.iter().map(|f| f.as_path()).collect::<Vec<_>>());
-    w.wait("every folder keyed", |app| {
-        (app.model.rows().iter())
-            .filter(|r| r.id > 0 && r.key.is_some())
-            .count()
-            == 14
-    });
+    let mut w = short_window_overfilled(14);
     w.harness.get_by_label("Deposit all ready (14)").click();
     w.harness.get_by_label("History").click();
     w.wait("every deposit in the history", |app| {
@@ -1936,10 +1935,7 @@ fn the_historys_last_rows_scroll_clear_of_the_notices() {
         })
     });
     let warning = "A warning that stays until it is closed, over the history's last rows.";
-    (w.harness.state_mut().model).apply(Update::Notice(lodge::app::Notice::warning(warning)));
-    for _ in 0..3 {
-        w.harness.step();
-    }
+    show_warning(&mut w, warning);
     let records: Vec<String> = (w.app().model.history.as_ref().unwrap().iter())
         .map(|r| lodge::wording::short_identifier(r.identifier.as_deref().unwrap()).into_owned())
         .collect();
