@@ -2124,7 +2124,7 @@ async fn verify_stops_asking_a_server_that_refused_its_token_and_says_how_to_giv
                  check again once they are corrected",
                 "0 intact, 3 could not be checked",
                 &said,
-                &format!("`lodge verify --target {url} --token TOKEN` (or LODGE_TOKEN)"),
+                &format!("`lodge verify --all --target {url} --token TOKEN` (or LODGE_TOKEN)"),
             ],
         );
         assert_eq!(
@@ -2133,6 +2133,15 @@ async fn verify_stops_asking_a_server_that_refused_its_token_and_says_how_to_giv
             "the first deposit's check, and nothing for the other two"
         );
     }
+    // The command keeps the datasets and the repair asked for: pasted, it runs as meant.
+    let out = lodge_with(&db, &["verify", "1", "2", "--repair"]).await;
+    let t = text(&out);
+    assert_all(
+        &t,
+        &[&format!(
+            "`lodge verify 1 2 --target {url} --repair --token TOKEN` (or LODGE_TOKEN)"
+        )],
+    );
 
     let out = lodge_with(&db, &["verify", "--all", "--token", "s3cret"]).await;
     let t = text(&out);

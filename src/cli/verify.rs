@@ -18,7 +18,7 @@ use super::output::{say, say_err};
 use super::target_arg::{open_by_scope, takes_token_per_run, target_argument};
 use crate::content::ContentKey;
 use crate::engine::repair::{
-    Repair, log_repair, mended_by_repair, repair_deposit, what_is_left, what_was_sent,
+    Repair, log_repair, mended_by_repair, repair_watched, what_is_left, what_was_sent,
 };
 use crate::engine::verify::{
     SilenceWatch, Verification, landed_deposits, log_finding, manifest_of, note_publication,
@@ -327,7 +327,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         // A saved target's refusal says how its credentials are corrected: only a target
         // given by URL, whose token comes with each run, needs a word more.
         if watch.refused_credentials() && takes_token_per_run(scope) {
-            say!("{}", token_hint(&store, scope, args.token.is_some()));
+            say!("{}", token_hint(&store, scope, &args));
         }
     }
     if damaged > 0 && !args.repair {
@@ -399,14 +399,28 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
 
 /// What to do about a target given by URL whose server refused the token of a check (or
 /// wanted one). `--token` is one for all the targets a run checks, so the command named
-/// checks that target alone.
-fn token_hint(store: &Store, scope: &str, token_given: bool) -> String {
+/// checks that target alone, of the datasets this run was given, as this run would have.
+fn token_hint(store: &Store, scope: &str, args: &VerifyArgs) -> String {
     let target = target_argument(store, scope);
+    let mut words: Vec<String> = match args.all {
+        true => vec!["--all".into()],
+        false => args
+            .datasets
+            .iter()
+            .map(|d| shell_word(d).into_owned())
+            .collect(),
+    };
+    words.push(format!("--target {}", shell_word(&target)));
+    for (given, flag) in [(args.bytes, "--bytes"), (args.repair, "--repair")] {
+        if given {
+            words.push(flag.into());
+        }
+    }
     let command = format!(
-        "`lodge verify --target {} --token TOKEN` (or LODGE_TOKEN)",
-        shell_word(&target)
+        "`lodge verify {} --token TOKEN` (or LODGE_TOKEN)",
+        words.join(" ")
     );
-    match token_given {
+    match args.token.is_some() {
         true => format!(
             "{target} refused the token given (--token is one for every target checked): \
              check its deposits with its own, {command}"
@@ -509,7 +523,16 @@ async fn check(
     // history of the checks and repairs.
     let finding = if repair {
         let sent_from = from_the_checked_folder(store, deposit);
-        let repair = repair_deposit(target.as_ref(), &sent_from, &document, read, &progress).await;
+        let repair = repair_watched(
+            watch,
+            target.as_ref(),
+            &deposit.name,
+            &sent_from,
+            &document,
+            read,
+            &progress,
+        )
+        .await;
         if let Err(e) = log_repair(store, job, &repair) {
             say_err!("warning: the repair of job {} was not logged: {e}", job.id);
         }

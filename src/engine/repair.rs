@@ -13,7 +13,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::verify::{Verification, check_deposit, log_finding};
+use super::verify::{SilenceWatch, Verification, check_deposit, log_finding};
 use crate::content::ContentDocument;
 use crate::store::{EventRow, JobRow, Store, StoreError};
 use crate::targets::{DepositRequest, Discrepancy, Failure, ProgressSink, ReadBack, Target};
@@ -98,7 +98,25 @@ pub async fn repair_deposit(
     read: ReadBack,
     progress: &ProgressSink,
 ) -> Repair {
-    let found = check_deposit(target, job, document, read, progress).await;
+    let watch = SilenceWatch::default();
+    repair_watched(&watch, target, "", job, document, read, progress).await
+}
+
+/// [`repair_deposit`] of one of many deposits on `target` that share `watch`: its first
+/// check is not sent once the server has not answered, or refused the credentials of, an
+/// earlier one (`name`: the deposit's dataset, which the later ones say so of).
+pub async fn repair_watched(
+    watch: &SilenceWatch,
+    target: &dyn Target,
+    name: &str,
+    job: &JobRow,
+    document: &ContentDocument,
+    read: ReadBack,
+    progress: &ProgressSink,
+) -> Repair {
+    let found = watch
+        .check(target, name, job, document, read, progress)
+        .await;
     let Verification::Damaged(damage) = &found else {
         return Repair::NothingSent { found, why: None };
     };
