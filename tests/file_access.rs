@@ -167,8 +167,7 @@ fn an_embargo_whose_end_has_come_is_added_with_a_warning_naming_the_day_and_the_
 
 /// A `CITATION.cff` says nothing of who may read the files: a `.zenodo.json` beside it that
 /// keeps them under embargo is obeyed, so they are not published openly because the other
-/// file was read; one that cannot be read for it is named, as any citation file that
-/// cannot be read.
+/// file was read; one whose access cannot be read keeps them restricted, saying why.
 #[test]
 fn an_embargo_in_a_zenodo_json_beside_a_citation_cff_is_kept() {
     let lab = Lab::new();
@@ -217,19 +216,24 @@ fn an_embargo_in_a_zenodo_json_beside_a_citation_cff_is_kept() {
             (".zenodo.json", br#"{"access_right": "embargoed""#),
         ],
     );
-    // As any citation file that cannot be read: added with what the flags give, which
-    // is incomplete, so no deposit sends it open before the file is fixed.
+    // Its access cannot be read, so its files are kept from the public, saying why; the
+    // citation file beside it still gives the metadata.
     let out = add(&broken);
     assert_all(
         &text(&out),
         &[
             &format!(
-                "warning: {} could not be read as citation metadata",
+                "files restricted: {} says who may read them, and that could not be read",
                 broken.join(".zenodo.json").display()
             ),
-            "it is read for who may read the files (access_right, embargo_date); fix the file",
-            "metadata incomplete; deposit will refuse it",
+            "it is read for who may read the files (access_right, embargo_date)",
+            "files: restricted",
         ],
+    );
+    assert!(
+        !text(&out).contains("metadata incomplete"),
+        "{}",
+        text(&out)
     );
 }
 
@@ -375,4 +379,37 @@ fn a_zenodo_json_whose_access_cannot_be_read_keeps_the_files_from_the_public() {
         ],
     );
     assert_all(&shown, &["files        restricted"]);
+}
+
+/// Beside a `CITATION.cff`, a `.zenodo.json` whose access cannot be read costs the
+/// citation file nothing: its metadata is read, and the files are kept restricted, saying
+/// why.
+#[test]
+fn a_citation_cff_is_read_beside_a_zenodo_json_whose_access_cannot_be_read() {
+    let lab = Lab::new();
+    let cff = "cff-version: 1.2.0\ntitle: Ice cores\nmessage: cite\nauthors:\n  - \
+               family-names: Doe\n    given-names: Jane\ndate-released: 2026-01-05\n";
+    let folder = lab.folder(
+        "ice",
+        &[
+            ("cores.csv", b"depth,c\n1,2\n".as_slice()),
+            ("CITATION.cff", cff.as_bytes()),
+            (".zenodo.json", br#"{"access_right": "private"}"#.as_slice()),
+        ],
+    );
+    let (added, said) = lodge_said(&lab, &["add", folder.to_str().unwrap()]);
+    assert!(added, "{said}");
+    assert_all(
+        &said,
+        &[
+            "metadata prefilled from",
+            "files restricted: ",
+            "could not be read (access_right 'private' is not one of",
+        ],
+    );
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    assert_all(
+        &shown,
+        &["Ice cores", "Doe, Jane", "files        restricted"],
+    );
 }

@@ -38,11 +38,19 @@ pub fn metadata_from_folder(root: &Path) -> Result<Option<(Metadata, PathBuf)>, 
         // it that keeps them restricted or under embargo is obeyed, so that its files are
         // never published openly because the other file was read.
         if let Some(text) = read_if_exists(&zenodo)? {
-            metadata.access =
-                access_of_zenodo_json(&text).map_err(|message| ContentError::BadCitation {
-                    path: zenodo.clone(),
-                    message,
-                })?;
+            metadata.access = match access_of_zenodo_json(&text) {
+                Ok(access) => access,
+                // It speaks of access in a way Lodge cannot read: the files are kept from
+                // the public ([`zenodo_json_beside_note`] says so), and the citation file's
+                // metadata is still read.
+                Err(_) if speaks_of_access(&text) => FileAccess::Restricted,
+                Err(message) => {
+                    return Err(ContentError::BadCitation {
+                        path: zenodo.clone(),
+                        message,
+                    });
+                }
+            };
         }
         return Ok(Some((metadata, cff)));
     }
@@ -728,14 +736,21 @@ pub fn citation_notes(citation_file: &Path, give_instead: &str) -> Vec<String> {
 /// read the files, the rest of it to be given `give_instead`.
 pub fn zenodo_json_beside_note(citation_file: &Path, give_instead: &str) -> Option<String> {
     let zenodo = citation_file.parent()?.join(ZENODO_JSON);
-    (citation_file.file_name().is_some_and(|n| n == CITATION_CFF) && zenodo.is_file()).then(|| {
-        format!(
-            "{} was read only for who may read the files (access_right, embargo_date): \
+    (citation_file.file_name().is_some_and(|n| n == CITATION_CFF) && zenodo.is_file()).then(
+        || {
+            // Its access could not be read: the files were kept restricted for want of it.
+            let kept = access_kept_by_folder(citation_file.parent()?)
+                .filter(|kept| kept.unread.is_some())
+                .map(|kept| format!("; {}", kept.said_of(&zenodo)))
+                .unwrap_or_default();
+            Some(format!(
+                "{} was read only for who may read the files (access_right, embargo_date): \
                  with both files in a folder, Lodge reads {CITATION_CFF}; give what else only \
-                 {ZENODO_JSON} says {give_instead}",
-            zenodo.display()
-        )
-    })
+                 {ZENODO_JSON} says {give_instead}{kept}",
+                zenodo.display()
+            ))
+        },
+    )?
 }
 
 /// Each `CITATION.cff` author with only `given-names`, which is sent as an organisation of
