@@ -86,35 +86,50 @@ impl Notices {
         }
         // As wide as a notice reads well, and no wider than the table's side leaves it.
         let width = (ctx.content_rect().width() - beside - 48.0).clamp(200.0, 420.0);
+        // No higher than half the room above the log: several long warnings in a small
+        // window would otherwise cover the whole list and the top bar's buttons. Past that
+        // they scroll, the newest (at the foot) in view.
+        let tallest = ((ctx.content_rect().height() - above) / 2.0).max(80.0);
         let mut close = None;
         let area = egui::Area::new(egui::Id::unique("notices"))
             .anchor(Align2::RIGHT_BOTTOM, [-12.0 - beside, -12.0 - above])
             .order(egui::Order::Foreground)
             .show(ctx, |ui| {
-                for (i, (notice, _)) in self.shown.iter().enumerate() {
-                    let colour = match notice.level {
-                        NoticeLevel::Info => ui.visuals().text_color(),
-                        NoticeLevel::Warning => Color32::from_rgb(0xd0, 0x8a, 0x10),
-                        NoticeLevel::Error => Color32::from_rgb(0xd6, 0x3c, 0x3c),
-                    };
-                    egui::Frame::popup(ui.style()).show(ui, |ui| {
-                        ui.set_max_width(width);
-                        ui.horizontal(|ui| {
-                            ui.add(
-                                egui::Label::new(RichText::new(&notice.text).color(colour)).wrap(),
-                            );
-                            if ui.small_button("✖").on_hover_text("Close").clicked() {
+                egui::ScrollArea::vertical()
+                    .id_salt("notices")
+                    .max_height(tallest)
+                    .stick_to_bottom(true)
+                    .show(ui, |ui| {
+                        for (i, (notice, _)) in self.shown.iter().enumerate() {
+                            if draw_notice(ui, notice, width) {
                                 close = Some(i);
                             }
-                        });
+                        }
                     });
-                }
             });
         self.drawn = Some(area.response.rect);
         if let Some(i) = close {
             self.shown.remove(i);
         }
     }
+}
+
+/// One notice in its frame, no wider than `width`; whether its ✖ was clicked.
+fn draw_notice(ui: &mut egui::Ui, notice: &Notice, width: f32) -> bool {
+    let colour = match notice.level {
+        NoticeLevel::Info => ui.visuals().text_color(),
+        NoticeLevel::Warning => Color32::from_rgb(0xd0, 0x8a, 0x10),
+        NoticeLevel::Error => Color32::from_rgb(0xd6, 0x3c, 0x3c),
+    };
+    let mut closed = false;
+    egui::Frame::popup(ui.style()).show(ui, |ui| {
+        ui.set_max_width(width);
+        ui.horizontal(|ui| {
+            ui.add(egui::Label::new(RichText::new(&notice.text).color(colour)).wrap());
+            closed = ui.small_button("✖").on_hover_text("Close").clicked();
+        });
+    });
+    closed
 }
 
 #[cfg(test)]
@@ -136,6 +151,43 @@ mod tests {
         });
         // No renderer takes up the fonts' texture here.
         output.textures_delta.clear();
+    }
+
+    /// Several long warnings in the smallest window scroll within half the room above the
+    /// log, rather than covering the whole list and the top bar.
+    #[test]
+    fn a_stack_of_long_warnings_in_a_small_window_takes_at_most_half_its_height() {
+        let ctx = egui::Context::default();
+        let mut notices = Notices::default();
+        let long = "A warning long enough to wrap over several lines in a narrow window: the \
+                    folder of a dataset is gone, its files cannot be read, and here is what \
+                    to do about it, said at length.";
+        let (above, height) = (150.0, 600.0);
+        for time in [1.0, 2.0, 3.0, 4.0] {
+            let input = egui::RawInput {
+                time: Some(time),
+                screen_rect: Some(egui::Rect::from_min_size(
+                    egui::Pos2::ZERO,
+                    egui::vec2(800.0, height),
+                )),
+                ..Default::default()
+            };
+            let mut output = ctx.run_ui(input, |ui| {
+                if time == 1.0 {
+                    for n in 1..=4 {
+                        notices.push(Notice::warning(format!("{n}. {long} {long}")), ui.ctx());
+                    }
+                }
+                notices.show(ui.ctx(), Clock::Fixed(0), above, 0.0);
+            });
+            output.textures_delta.clear();
+        }
+        let drawn = notices.drawn().expect("shown");
+        assert!(
+            drawn.height() <= (height - above) / 2.0 + 8.0,
+            "{drawn:?} covers more than half the room above the log"
+        );
+        assert_eq!(texts(&notices).len(), 4, "none dropped: they scroll");
     }
 
     fn texts(notices: &Notices) -> Vec<&str> {
