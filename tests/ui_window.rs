@@ -1855,6 +1855,34 @@ fn a_view_file_that_cannot_be_written_is_named_in_the_warning_with_the_cause() {
     ] {
         assert!(text.contains(part), "'{part}' missing from: {text}");
     }
+
+    // Sorted twice while the cause stands: said once, not at each change.
+    w.add_folder(&w.lab.folder("run1", &[("data.csv", b"1".as_slice())]));
+    for header in ["Name", "Name ⏶"] {
+        w.harness.get_by_label(header).click();
+        for _ in 0..3 {
+            w.harness.step();
+        }
+    }
+    assert_eq!(
+        notices_with(w.app(), &named).len(),
+        1,
+        "{:?}",
+        w.app().model.log
+    );
+}
+
+/// The file named is the one the write failed at: here the one written beside the view
+/// file first, not the view file, which is as it was.
+#[test]
+fn a_view_file_write_failing_beside_it_names_the_file_it_failed_at() {
+    let lab = support::Lab::new();
+    let config = gui::config(&lab, FaultConfig::default());
+    let beside = config.paths.view_file.with_extension("json.new");
+    std::fs::create_dir_all(&beside).unwrap();
+    let mut w = Window::open_with(lab, config);
+    let named = format!("could not write {} (", beside.display());
+    w.wait("the warning", |app| !notices_with(app, &named).is_empty());
 }
 
 /// A window 500 points high with `n` citable datasets added and keyed, more than its list

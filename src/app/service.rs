@@ -261,19 +261,19 @@ impl AppService {
     /// so a write cut short leaves the one before. A few hundred bytes, on a person's
     /// action (a pick, a sort): written on the window's thread.
     pub fn remember_view<T: serde::Serialize>(&self, view: &T) -> Result<(), ViewNotWritten> {
-        let write = || -> std::io::Result<()> {
-            let text = serde_json::to_string(view)?;
-            if let Some(dir) = self.view_file.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            let written = self.view_file.with_extension("json.new");
-            std::fs::write(&written, text)?;
-            std::fs::rename(&written, &self.view_file)
+        // The file named is the one the failing step was at: the one written beside, or
+        // the view file itself.
+        let at = |file: &std::path::Path| {
+            let file = file.to_path_buf();
+            move |cause| ViewNotWritten { file, cause }
         };
-        write().map_err(|cause| ViewNotWritten {
-            file: self.view_file.clone(),
-            cause,
-        })
+        let text = serde_json::to_string(view).map_err(|e| at(&self.view_file)(e.into()))?;
+        if let Some(dir) = self.view_file.parent() {
+            std::fs::create_dir_all(dir).map_err(at(dir))?;
+        }
+        let written = self.view_file.with_extension("json.new");
+        std::fs::write(&written, text).map_err(at(&written))?;
+        std::fs::rename(&written, &self.view_file).map_err(at(&self.view_file))
     }
 
     /// Ask for something; the answer comes back as updates.

@@ -84,6 +84,8 @@ pub struct LodgeApp {
     /// What was last written of [`LodgeApp::remember`] (or read at start), so it is written
     /// again only when it changes.
     remembered: Option<ViewMemory>,
+    /// The last write of what the window remembers failed, and a warning said so.
+    view_not_written: bool,
     /// Whether a text field had the keyboard at the end of the last frame: egui lets go of
     /// a field's focus on Escape before this frame's shortcuts see the key, and that Escape
     /// was the field's, not the window's.
@@ -111,6 +113,7 @@ impl LodgeApp {
             notices: notices::Notices::default(),
             folders_checked_ms: None,
             remembered: None,
+            view_not_written: false,
             typing: false,
         };
         if let Some(memory) = remembered {
@@ -195,11 +198,17 @@ impl LodgeApp {
         if self.remembered.as_ref() == Some(&now) {
             return;
         }
-        if let Err(not_written) = self.service.remember_view(&now) {
-            self.model
-                .apply(crate::app::Update::Notice(crate::app::Notice::warning(
-                    not_written.to_string(),
-                )));
+        match self.service.remember_view(&now) {
+            // Said once, not again at each pick or sort while the cause stands.
+            Err(not_written) if !self.view_not_written => {
+                self.view_not_written = true;
+                self.model
+                    .apply(crate::app::Update::Notice(crate::app::Notice::warning(
+                        not_written.to_string(),
+                    )));
+            }
+            Err(_) => {}
+            Ok(()) => self.view_not_written = false,
         }
         self.remembered = Some(now);
     }
