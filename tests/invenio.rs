@@ -398,7 +398,7 @@ async fn a_dataset_drafted_then_changed_and_sent_to_the_sites_publishing_target_
     let store = lab.store("lodge.db");
     let (changed, first) = deposited_then_changed(&lab, &store, &drafts, 4).await;
 
-    // A dry run says so first, as the deposit will.
+    // A dry run, which asks the site nothing, says what the deposit does either way.
     let mut dry_run = lodge_in(&lab);
     dry_run
         .args(["deposit", "--all", "--dry-run", "--target"])
@@ -408,8 +408,9 @@ async fn a_dataset_drafted_then_changed_and_sent_to_the_sites_publishing_target_
     assert_all(
         &planned,
         &[&format!(
-            "refused  ds004: its earlier content is draft {first} on this site, not published \
-             yet as far as Lodge knows: publish {first}, then deposit again"
+            ", the next version of record {first} if it is published: Lodge last saw it as a \
+             draft, and the deposit asks the site; while {first} is a draft it is refused \
+             (publish {first} first)"
         )],
     );
     let jobs = deposit(&store, &publisher, &[changed], fast_config()).await;

@@ -92,9 +92,10 @@ pub(super) fn print(
                 .next(),
             false => None,
         };
-        // An earlier content's draft on this site, not published yet: a record takes a
-        // new version only once published, so the real run refuses it (as the target
-        // would say), unless it was published on the repository's pages since.
+        // An earlier content's draft on this site, not published as far as the store knows:
+        // a record takes a new version only once published. The real run asks the site
+        // (it may have been published on its pages since) and is refused while it is a
+        // draft; sending nothing, the dry run cannot tell which, and says both.
         let waiting_draft = earlier.as_ref().filter(|earlier| {
             results.iter().any(|r| {
                 r.identifier == **earlier
@@ -102,18 +103,15 @@ pub(super) fn print(
                     && published.is_draft(&r.target, Some(earlier))
             })
         });
-        if let Some(draft) = waiting_draft {
-            say!(
-                "refused  {name}: its earlier content is draft {draft} on this site, not \
-                 published yet as far as Lodge knows: publish {draft}, then deposit again \
-                 (the new content becomes its next version)"
-            );
-            refused += 1;
-            continue;
-        }
-        let version = earlier
-            .map(|earlier| format!(", the next version of record {earlier}"))
-            .unwrap_or_default();
+        let version = match (&earlier, waiting_draft) {
+            (Some(draft), Some(_)) => format!(
+                ", the next version of record {draft} if it is published: Lodge last saw it \
+                 as a draft, and the deposit asks the site; while {draft} is a draft it is \
+                 refused (publish {draft} first)"
+            ),
+            (Some(earlier), None) => format!(", the next version of record {earlier}"),
+            (None, _) => String::new(),
+        };
         if let Some(first) = creating.get(key) {
             say!(
                 "shares   {name}: {first}'s deposit (the same key {}): one record for both",
