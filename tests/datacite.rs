@@ -650,6 +650,13 @@ async fn a_prefix_not_the_repositorys_is_said_to_be_the_targets_to_fix() {
             "Prefix is not assigned to repository",
             "the target's prefix= is not one of its repository's: give the repository's own \
              prefix in the target's URL",
+            // The target's own URL, scheme and all, with the place for the prefix marked.
+            &format!(
+                "then use 'datacite+http://{}/?prefix=PREFIX&repository={}' with one for \
+                 PREFIX",
+                sandbox.addr(),
+                account.repository
+            ),
         ],
     );
     assert!(!t.contains("fix what it names"), "not the metadata: {t}");

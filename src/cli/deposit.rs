@@ -917,7 +917,7 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
 
 /// For a job the server (or Lodge's check of what it takes) refused: where what it names
 /// is fixed. Sent again unchanged, it would be refused the same way.
-fn refusal_hint(job: &JobRow) -> String {
+fn refusal_hint(job: &JobRow, target_url: Option<&str>) -> String {
     match (&job.dataset_path, job.last_error.as_deref()) {
         // Of the target, not the dataset (its bucket or folder missing): the cause names
         // the fix; or the deposit there is given up.
@@ -935,9 +935,9 @@ fn refusal_hint(job: &JobRow) -> String {
         {
             format!(
                 " — the target's prefix= is not one of its repository's: give the \
-                 repository's own prefix in the target's URL (`lodge target add NAME \
-                 'datacite+https://…?prefix=10.xxxxx&repository=…'`), then deposit again; or \
+                 repository's own prefix in the target's URL ({}), then deposit again; or \
                  give it up: `lodge dismiss {}`",
+                prefix_fix(&job.target, target_url),
                 job.id
             )
         }
@@ -973,6 +973,30 @@ fn refusal_hint(job: &JobRow) -> String {
             )
         }
         _ => String::new(),
+    }
+}
+
+/// Where a DataCite target whose prefix is not its repository's (`scope`, opened from
+/// `url`) gets the right one: the command that names the repository's prefixes, and the
+/// URL with PREFIX where one goes (its scheme and the rest as they were).
+fn prefix_fix(scope: &str, url: Option<&str>) -> String {
+    let url = url.unwrap_or(scope);
+    let with_placeholder = match url.split_once("prefix=") {
+        Some((before, after)) => {
+            let rest = after.find('&').map(|at| &after[at..]).unwrap_or_default();
+            format!("{before}prefix=PREFIX{rest}")
+        }
+        None => url.to_string(),
+    };
+    match super::target_arg::TargetNames::load().saved(scope) {
+        Some(name) => format!(
+            "`lodge target test {name}` names them; `lodge target add {name} \
+             '{with_placeholder}'` with one for PREFIX"
+        ),
+        None => format!(
+            "`lodge target test '{url}'` names them; then use '{with_placeholder}' with one \
+             for PREFIX"
+        ),
     }
 }
 
@@ -1322,7 +1346,7 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                     names.of(&job.target),
                     job.last_error.as_deref().unwrap_or("refused"),
                     rescan_hint(job),
-                    refusal_hint(job)
+                    refusal_hint(job, store.target_url(&job.target).ok().flatten().as_deref())
                 ),
                 job.state.as_str(),
             ),
@@ -1445,12 +1469,12 @@ mod tests {
             last_error: Some(error.into()),
             ..JobRow::for_tests(4, JobState::Rejected)
         };
-        let of_metadata = refusal_hint(&with("rejected (HTTP 422): title: must not be empty"));
+        let of_metadata = refusal_hint_of(&with("rejected (HTTP 422): title: must not be empty"));
         assert!(
             of_metadata.contains("the metadata: `lodge add /data/ds1`"),
             "{of_metadata}"
         );
-        let of_target = refusal_hint(&with(
+        let of_target = refusal_hint_of(&with(
             "rejected (HTTP 404): target 'lab-s3': bucket 'x' does not exist (HTTP 404 \
              NoSuchBucket): create it or fix the URL",
         ));
@@ -1458,7 +1482,7 @@ mod tests {
             of_target,
             " — then deposit again; or give it up there: `lodge dismiss 4`"
         );
-        let damaged_there = refusal_hint(&with(
+        let damaged_there = refusal_hint_of(&with(
             "rejected (HTTP 422): manifest[0].size: 'a.csv': the manifest says 20 bytes but \
              blob sha256:ab has 15",
         ));
@@ -1468,7 +1492,7 @@ mod tests {
                 && damaged_there.contains("dismiss 4"),
             "{damaged_there}"
         );
-        let too_large = refusal_hint(&with(
+        let too_large = refusal_hint_of(&with(
             "rejected (HTTP 413): size: the server takes no request this large (scan.tif is \
              larger than the 64 MiB this InvenioRDM emulation keeps a file)",
         ));
@@ -1477,6 +1501,25 @@ mod tests {
             too_large.contains("once the file fits, add the folder again")
                 && too_large.contains("dismiss 4"),
             "{too_large}"
+        );
+    }
+
+    /// [`refusal_hint`] of a job whose target's URL is not known.
+    fn refusal_hint_of(job: &JobRow) -> String {
+        refusal_hint(job, None)
+    }
+
+    #[test]
+    fn a_prefix_not_the_repositorys_is_fixed_in_the_targets_own_url() {
+        let fix = prefix_fix(
+            "datacite+http://127.0.0.1:9/10.99999",
+            Some("datacite+http://127.0.0.1:9?prefix=10.99999&repository=LAB.DATA"),
+        );
+        assert_eq!(
+            fix,
+            "`lodge target test 'datacite+http://127.0.0.1:9?prefix=10.99999&repository=LAB.DATA'` \
+             names them; then use 'datacite+http://127.0.0.1:9?prefix=PREFIX&repository=LAB.DATA' \
+             with one for PREFIX"
         );
     }
 

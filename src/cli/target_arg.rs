@@ -292,7 +292,7 @@ impl TargetNames {
     }
 
     /// The name the target with this identity is saved under, if it is.
-    fn saved(&self, scope_id: &str) -> Option<&str> {
+    pub(super) fn saved(&self, scope_id: &str) -> Option<&str> {
         self.names.get(scope_id).map(String::as_str)
     }
 }
