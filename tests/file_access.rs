@@ -376,6 +376,8 @@ fn a_zenodo_json_whose_access_cannot_be_read_keeps_the_files_from_the_public() {
             ".zenodo.json says who may read them, and that could not be read (embargo_date is \
              given but access_right is closed",
             "they are kept from the public until you say otherwise (--access open",
+            // No flags were given: nothing "given here" fills the metadata.
+            "The folder is added without its metadata: give it with --title, --creator",
         ],
     );
     assert_all(&shown, &["files        restricted"]);

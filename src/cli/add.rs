@@ -831,9 +831,20 @@ async fn add_one(
         // A citation file Lodge cannot read is a note, not a reason to refuse the
         // folder: the file is data too, and the metadata can come from the flags.
         Err(e) => {
+            let given = ["title", "creators", "publisher", "publication year"]
+                .iter()
+                .any(|field| args.sets(field));
             say_err!(
-                "warning: {e}. The folder is added with the metadata given here \
-                 (--title, --creator, ...)"
+                "warning: {e}. {}",
+                match given {
+                    true =>
+                        "The folder is added with the metadata given here (--title, \
+                             --creator, ...)",
+                    false =>
+                        "The folder is added without its metadata: give it with \
+                              --title, --creator, ... (add the folder again with them), or \
+                              in the window's details",
+                }
             );
             kept_access = crate::content::access_kept_by_folder(&root);
             None
