@@ -3068,6 +3068,36 @@ fn a_dataset_whose_folder_went_away_while_lodge_was_closed_is_named_when_the_win
     w.wait("the rescanned row", |app| {
         app.status_of(id).map(|s| s.kind()) == Some(StatusKind::New)
     });
+    // Its folder found again, the warning that it is gone is taken down.
+    w.wait("the missing-folder notice taken down", |app| {
+        !app.notices.current().any(|n| n.text.contains(&said))
+    });
+}
+
+/// A warning that a dataset's folder is gone goes with the dataset's row: removed from the
+/// list, the dataset leaves nothing to warn of.
+#[test]
+fn the_warning_of_a_gone_folder_goes_when_its_dataset_is_removed() {
+    let lab = support::Lab::new();
+    let config = gui::config(&lab, FaultConfig::default());
+    let gone = citable_folder(&lab, "soil-cores", "Soil cores 2026");
+    {
+        let store = lodge::store::Store::open(&config.paths.db).unwrap();
+        support::add(&store, &gone, &support::metadata("Cores"));
+    }
+    std::fs::remove_dir_all(&gone).unwrap();
+    let mut w = Window::open_with(lab, config);
+    let said = "The folder of 1 dataset is gone (moved or deleted): soil-cores";
+    w.wait("the missing-folder notice", |app| {
+        app.notices.current().any(|n| n.text.contains(said))
+    });
+    let id = w.row_id("soil-cores");
+    // Never deposited: removed without a confirmation.
+    w.select(id);
+    w.harness.key_press(egui::Key::Delete);
+    w.wait("the row and its warning gone", |app| {
+        app.model.row(id).is_none() && !app.notices.current().any(|n| n.text.contains(said))
+    });
 }
 
 #[test]

@@ -163,6 +163,9 @@ pub struct Notice {
     /// The target (scope id) whose pause this notice reports: it is taken down once the
     /// target is no longer paused, so it never says "paused" over rows being sent.
     pub while_paused: Option<String>,
+    /// The datasets whose folders this notice says are gone: it is taken down once none of
+    /// them is on the list with its folder gone (removed from the list, or found again).
+    pub while_gone: Vec<i64>,
 }
 
 impl Notice {
@@ -171,6 +174,7 @@ impl Notice {
             level: NoticeLevel::Info,
             text: text.into(),
             while_paused: None,
+            while_gone: Vec::new(),
         }
     }
     pub fn warning(text: impl Into<String>) -> Notice {
@@ -178,6 +182,7 @@ impl Notice {
             level: NoticeLevel::Warning,
             text: text.into(),
             while_paused: None,
+            while_gone: Vec::new(),
         }
     }
     pub fn error(text: impl Into<String>) -> Notice {
@@ -185,6 +190,7 @@ impl Notice {
             level: NoticeLevel::Error,
             text: text.into(),
             while_paused: None,
+            while_gone: Vec::new(),
         }
     }
 }

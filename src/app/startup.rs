@@ -279,7 +279,10 @@ fn note_folders_since_scan(store: Arc<Store>, out: Outbox) {
             .map(|d| format!("{} ({})", d.name, d.path))
             .collect();
         if let Some(notice) = missing_folders_notice(&named) {
-            out.send(Update::Notice(Notice::warning(notice)));
+            out.send(Update::Notice(Notice {
+                while_gone: gone.iter().map(|d| d.id).collect(),
+                ..Notice::warning(notice)
+            }));
         }
         let Ok(changed) = crate::catalog::folders_changed(&store, |_| true) else {
             return;

@@ -27,15 +27,19 @@ pub struct Notices {
 }
 
 impl Notices {
-    /// Take the model's new notices, and take down those about a pause that has ended.
+    /// Take the model's new notices, and take down those about a pause that has ended or
+    /// about gone folders none of which is still listed as gone.
     pub fn take_from(&mut self, model: &mut Model, ctx: &egui::Context) {
         for n in std::mem::take(&mut model.notices) {
             self.push(n, ctx);
         }
         self.shown.retain(|(n, _)| {
-            n.while_paused
-                .as_deref()
-                .is_none_or(|scope| model.paused_reason(scope).is_some())
+            let pause_stands = (n.while_paused.as_deref())
+                .is_none_or(|scope| model.paused_reason(scope).is_some());
+            let a_folder_still_gone = n.while_gone.is_empty()
+                || (n.while_gone.iter())
+                    .any(|id| model.row(*id).is_some() && model.folder_gone(*id));
+            pause_stands && a_folder_still_gone
         });
     }
 
