@@ -2310,6 +2310,37 @@ fn the_remove_dialogs_buttons_stay_put_when_a_deposit_lands_meanwhile() {
     assert_eq!(before, after, "the button moved");
 }
 
+/// A deposit queued from a terminal while the remove confirmation is read adds a line to
+/// its list; the buttons stay where they were (the list scrolls within its first height).
+#[test]
+fn the_remove_dialogs_buttons_stay_put_when_a_deposit_is_queued_meanwhile() {
+    let (mut w, id) = remove_asked_with_a_deposit_queued();
+    w.harness.get_by_label_contains("waits on the queue");
+    let before = w.harness.get_by_label("Remove").rect();
+
+    let store = lodge::store::Store::open(&w.lab.path("app/lodge.db")).unwrap();
+    let key = w.app().model.row(id).unwrap().key.unwrap();
+    let elsewhere = "sandbox+http://127.0.0.1:9";
+    store
+        .upsert_target(elsewhere, elsewhere, "a sandbox")
+        .unwrap();
+    store
+        .enqueue_deposits(
+            elsewhere,
+            &[(id, key)],
+            std::time::Duration::from_secs(3600),
+        )
+        .unwrap();
+    w.wait("the terminal's deposit seen", |app| {
+        app.model
+            .removal_deposits(id)
+            .is_some_and(|d| d.jobs.iter().any(|j| j.target == elsewhere))
+    });
+    w.harness.step();
+    let after = w.harness.get_by_label("Remove").rect();
+    assert_eq!(before, after, "the button moved");
+}
+
 /// The remove confirmation names each target the dataset went to, as the window names it
 /// elsewhere, with the record a deposit there made, and what removing does to it: a record
 /// stays.

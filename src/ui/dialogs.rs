@@ -46,6 +46,22 @@ fn steady_text(ui: &mut egui::Ui, tallest: &mut f32, text: impl FnOnce(&mut egui
     *tallest = tallest.max(height);
 }
 
+/// Draw a confirmation's `text` in a block of the height it had when the confirmation
+/// opened (`opened_at`, 0 until then, kept across frames): lines that go leave room, and
+/// lines that come (a deposit landing meanwhile) scroll within it, so the buttons under it
+/// never move.
+fn fixed_text(ui: &mut egui::Ui, opened_at: &mut f32, text: impl FnOnce(&mut egui::Ui)) {
+    if *opened_at == 0.0 {
+        *opened_at = ui.vertical(text).response.rect.height();
+        return;
+    }
+    egui::ScrollArea::vertical()
+        .id_salt("confirmation_text")
+        .max_height(*opened_at)
+        .auto_shrink([false, false])
+        .show(ui, text);
+}
+
 /// Hold back a close of the window while it sends deposits, has more on the queue to
 /// send, hashes folders, or holds metadata edits or Settings' changes not saved, and ask.
 /// The queue would lose nothing (it is durable and the keys do not change), but what is
@@ -302,11 +318,11 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         )
     });
     let mut close = false;
-    let mut tallest = app.dialogs.remove_text_height;
+    let mut opened_at = app.dialogs.remove_text_height;
     confirmation("confirm_remove", ctx).show(ctx, |ui| {
         ui.set_width(420.0);
         ui.heading(format!("Remove {name}?"));
-        steady_text(ui, &mut tallest, |ui| {
+        fixed_text(ui, &mut opened_at, |ui| {
             ui.label(format!(
                 "Its {}, and what removing it does to each:",
                 match fates.len() {
@@ -341,7 +357,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             }
         });
     });
-    app.dialogs.remove_text_height = tallest;
+    app.dialogs.remove_text_height = opened_at;
     if close || ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
         app.dialogs.confirm_remove = None;
     }
