@@ -1201,6 +1201,26 @@ fn a_retry_that_cannot_requeue_its_job_names_the_reason_for_that_job() {
     });
 }
 
+/// Retry all failed retries the failed deposits the rows show, as its count counts them:
+/// not an earlier key's (the dataset rescanned since), which it could only refuse.
+#[test]
+fn retry_all_failed_leaves_an_earlier_keys_failed_deposit_unasked() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    w.retitle(id, ", corrected");
+    w.harness.step();
+    w.harness.get_by_label("Retry all failed (0)");
+    let target = w.app().model.targets[0].scope_id.clone();
+    w.harness.state().send(Command::RetryAllFailed { target });
+    w.wait("the answer", |app| {
+        !gui::notices_with(app, "No failed deposits to retry.").is_empty()
+    });
+    assert!(
+        gui::notices_with(w.app(), "Not re-queued").is_empty(),
+        "{:?}",
+        w.app().model.log
+    );
+}
+
 #[test]
 fn a_failed_job_on_a_target_used_from_the_command_line_names_the_retry_to_run_there() {
     let mut w = Window::open(FaultConfig::default());

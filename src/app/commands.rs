@@ -251,7 +251,19 @@ impl Core {
             Command::Retry { jobs } => self.retry(jobs).await,
             Command::Dismiss { jobs } => self.dismiss(jobs).await,
             Command::RetryAllFailed { target } => {
-                match self.db(move |s| s.failed_job_ids(Some(&target))).await {
+                // The failed deposits the rows show, as the button counts them: not one of an
+                // earlier key (the dataset rescanned since) nor one whose key landed since,
+                // which a retry would leave as it was. The History names those.
+                let retryable = move |s: &Store| {
+                    let mut ids = Vec::new();
+                    for job in s.jobs(&s.failed_job_ids(Some(&target))?)? {
+                        if matches!(why_left(s, &job)?, LeftAsItWas::Unexplained) {
+                            ids.push(job.id);
+                        }
+                    }
+                    Ok(ids)
+                };
+                match self.db(retryable).await {
                     Ok(ids) if ids.is_empty() => self
                         .out
                         .notice(Notice::info("No failed deposits to retry.")),
