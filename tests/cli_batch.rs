@@ -4300,6 +4300,28 @@ async fn status_names_the_datasets_whose_folders_are_gone_and_the_commands_for_t
         .map(|i| i["folder_gone"].as_bool().unwrap())
         .collect();
     assert_eq!(gone, [true, false, true], "{json:#}");
+
+    // ds003's folder added where it moved to (the same files and metadata, the same key):
+    // what is left of it is its old row to take off, not a folder to add.
+    add(&store, &lab.path("elsewhere"), &metadata("N2"));
+    let t = text(&status(&[]).await);
+    assert!(
+        t.contains(&format!(
+            "folder gone: 3 ds003 ({}); its content is on the list as dataset 4 elsewhere ({}), \
+             where it moved to or a copy: `lodge remove 3` takes the old row off",
+            folders[2].display(),
+            lab.path("elsewhere").display()
+        )),
+        "{t}"
+    );
+    assert!(
+        t.contains(&format!(
+            "folders gone (moved or deleted): 1 ds001 ({}). Add it where it is now (`lodge add \
+             NEWPATH`); `lodge remove 1` takes it off the list",
+            folders[0].display()
+        )),
+        "only ds001 is left to find: {t}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -642,6 +642,35 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             );
         }
     }
+    // A gone folder whose content is on the list again (added where it moved to, or a
+    // copy of it): its old row is what is left to take off, not a folder to add.
+    let mut moved = Vec::new();
+    let mut gone_for_now = Vec::new();
+    for d in gone {
+        let here = match d.key {
+            Some(key) => crate::engine::first_copy_here(store.copies_of_key(&key, Some(d.id))?),
+            None => None,
+        };
+        match here {
+            Some(copy) => moved.push((d, copy)),
+            None => gone_for_now.push(d),
+        }
+    }
+    for (d, copy) in &moved {
+        say!(
+            "folder gone: {} {} ({}); its content is on the list as dataset {} {} ({}), \
+             where it moved to or a copy: `lodge remove {}` takes the old row off (what it \
+             deposited stays)",
+            d.id,
+            d.name,
+            d.path,
+            copy.dataset_id,
+            copy.name,
+            copy.path,
+            d.id
+        );
+    }
+    let gone = gone_for_now;
     if !gone.is_empty() {
         let named: Vec<String> = gone
             .iter()
