@@ -677,6 +677,18 @@ async fn a_prefix_not_the_repositorys_is_said_to_be_the_targets_to_fix() {
         ],
     );
     assert_eq!(sandbox.doi_count(), 0);
+
+    // `status` says, under the refused item, where it is put right or given up on.
+    let mut status = lodge_in(&lab);
+    status.arg("status");
+    let t = text(&run(status).await);
+    assert_all(
+        &t,
+        &[
+            "prefix= is not one of its repository's: give the repository's own prefix",
+            "with one for PREFIX), then deposit again; or give it up: `lodge dismiss 1`",
+        ],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

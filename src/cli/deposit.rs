@@ -917,7 +917,7 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
 
 /// For a job the server (or Lodge's check of what it takes) refused: where what it names
 /// is fixed. Sent again unchanged, it would be refused the same way.
-fn refusal_hint(job: &JobRow, target_url: Option<&str>) -> String {
+pub(super) fn refusal_hint(job: &JobRow, target_url: Option<&str>) -> String {
     match (&job.dataset_path, job.last_error.as_deref()) {
         // Of the target, not the dataset (its bucket or folder missing): the cause names
         // the fix; or the deposit there is given up.
@@ -1224,7 +1224,7 @@ impl Outcome {
 /// For a job refused because its files changed after the scan: the rescan that fixes it
 /// (a retry would only be refused again: the job keeps its key). Not when the folder is
 /// gone: a scan cannot help, and the refusal says what can.
-fn rescan_hint(job: &JobRow) -> String {
+pub(super) fn rescan_hint(job: &JobRow) -> String {
     let folder_here = job
         .dataset_path
         .as_deref()

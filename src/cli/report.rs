@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::Database;
-use super::deposit::{how_to_resume, retry_hint};
+use super::deposit::{how_to_resume, refusal_hint, rescan_hint, retry_hint};
 use super::output::{DatasetNames, check_json, padded, time_text};
 use super::output::{say, say_err};
 use super::target_arg::{deposit_command, target_argument};
@@ -439,6 +439,23 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             && paused.as_ref() != Some(e)
         {
             say!("       last error: {e}");
+        }
+        // A refusal stays until what it names is put right, or it is given up on: where.
+        if r.state == "rejected"
+            && let Some(job) = r.job
+        {
+            let job = store.job(job)?;
+            let hint = format!(
+                "{}{}",
+                rescan_hint(&job),
+                refusal_hint(&job, store.target_url(scope)?.as_deref())
+            );
+            let hint = hint.trim_start_matches(" — ");
+            match (hint.is_empty(), hint.contains("dismiss")) {
+                (true, _) => say!("       give it up: `lodge dismiss {}`", job.id),
+                (false, true) => say!("       {hint}"),
+                (false, false) => say!("       {hint}; or give it up: `lodge dismiss {}`", job.id),
+            }
         }
         if is_draft(r) {
             say!("       {}", super::show::DRAFT_NOTE);
