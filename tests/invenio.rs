@@ -580,7 +580,15 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
     };
     let (status, html) = page(draft_url.clone()).await;
     assert_eq!(status, 200, "{html}");
-    for part in ["Review first", "not published", "data.csv", "README.txt"] {
+    // It names the request that publishes it, as a site's Publish button would.
+    let publish = format!("/api/records/{id}/draft/actions/publish</code>");
+    for part in [
+        "Review first",
+        "not published",
+        "data.csv",
+        "README.txt",
+        &publish,
+    ] {
         assert!(html.contains(part), "{part} in {html}");
     }
     // Checking it reads the draft's files back.

@@ -987,8 +987,11 @@ pub(crate) fn draft_page(app: &App, id: &str) -> Option<Response> {
 <tbody>
 {files}</tbody>
 </table>
-<p>InvenioRDM emulation of Lodge's sandbox. Publish this draft with a deposit of its dataset to
-this site without <code>state=draft</code>.</p>
+<p>InvenioRDM emulation of Lodge's sandbox. Publish this draft as a site's Publish button
+would, with the account's token: <code>curl -X POST -H 'Authorization: Bearer TOKEN'
+http://HOST:PORT/api/records/{id}/draft/actions/publish</code> (this server's address); or
+with a deposit of the same content (the same key) to this site without
+<code>state=draft</code>. Lodge sees it published at its next deposit or check.</p>
 <p><a href=\"/\">All records</a></p>",
                 id = escape(&row.id),
                 creators = shown.creators,
