@@ -1905,6 +1905,44 @@ async fn a_file_lost_from_a_removed_datasets_deposit_is_repaired_once_its_folder
     assert!(t.contains("repaired #"), "{t}");
 }
 
+/// A file lost from the deposit of a dataset removed from the list whose folder is listed
+/// again with other content: adding the folder again would add nothing, and the advice
+/// says the deposited files are no longer in it, not to add it and repair by number.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_file_lost_from_a_removed_datasets_deposit_whose_folder_changed_is_said_to_be_gone() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let folder = lab.folder("changed-since", &[("data.csv", b"t,v\n1,2\n")]);
+    let store = lab.store("lodge.db");
+    let (_, key) = add(&store, &folder, &metadata("Removed, changed, then lost"));
+    let csv = store.document(&key).unwrap().unwrap().manifest[0].clone();
+    deposit_all(&db, &sandbox.target_url()).await;
+    assert!(lodge_with(&db, &["remove", "1"]).await.status.success());
+    std::fs::write(folder.join("data.csv"), b"t,v\n1,3\n").unwrap();
+    let out = lodge_with(&db, &["add", &folder.to_string_lossy()]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    std::fs::remove_file(
+        sandbox
+            .data_dir()
+            .join(format!("blobs/sha256/{}", csv.sha256)),
+    )
+    .unwrap();
+
+    let out = lodge_with(&db, &["verify", "--all"]).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "DAMAGED  #1 changed-since (removed)",
+            "its folder is listed again as dataset 2 changed-since with other content \
+             (another key), so the files as they were deposited are no longer in it",
+        ],
+    );
+    assert!(!t.contains("`lodge add` its folder again"), "{t}");
+}
+
 /// The server lost a file and the folder's copy has changed since it was deposited: the
 /// repair cannot send the deposited bytes. It says so and what to do, and the damage the
 /// check found stands (printed, exit 1, logged, shown by `status`) instead of becoming

@@ -358,11 +358,28 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             let folder = store
                 .removed_dataset(dataset)?
                 .unwrap_or_else(|| format!("dataset {dataset}"));
-            say!(
-                "Lost from the deposit of {folder}, removed from the list: `lodge add` its \
-                 folder again (it takes up its metadata, so its key), then `lodge verify \
-                 NUMBER --repair` with the number it gets sends them again."
-            );
+            // Its folder on the list again, with other content (a newer key): what was
+            // deposited is no longer in it, and adding it again adds nothing.
+            let listed_again = match store.removed_dataset_row(dataset)? {
+                Some(removed) => store.dataset_by_path(&removed.path)?,
+                None => None,
+            };
+            match listed_again {
+                Some(again) => say!(
+                    "Lost from the deposit of {folder}, removed from the list: its folder is \
+                     listed again as dataset {} {} with other content (another key), so the \
+                     files as they were deposited are no longer in it and Lodge cannot send \
+                     them again. Put them back on the server from a copy of the folder as it \
+                     was (the check above names them), or leave that deposit as it is.",
+                    again.id,
+                    again.name
+                ),
+                None => say!(
+                    "Lost from the deposit of {folder}, removed from the list: `lodge add` its \
+                     folder again (it takes up its metadata, so its key), then `lodge verify \
+                     NUMBER --repair` with the number it gets sends them again."
+                ),
+            }
         }
         if !lost_in.is_empty() {
             let datasets: Vec<String> = lost_in.iter().map(i64::to_string).collect();
