@@ -1856,6 +1856,29 @@ async fn a_dataset_whose_file_names_are_nfd_on_disk_deposits_verifies_and_repair
     assert!(t.contains("Zürich/Messung-ä.csv"), "named in NFC: {t}");
 }
 
+/// A folder `name` with one file, added as dataset 1, deposited to `sandbox`, removed from
+/// the list, and then its file lost by the sandbox: the folder.
+async fn deposited_removed_then_lost(
+    lab: &Lab,
+    sandbox: &lodge::sandbox::RunningSandbox,
+    name: &str,
+) -> PathBuf {
+    let db = lab.path("lodge.db");
+    let folder = lab.folder(name, &[("data.csv", b"t,v\n1,2\n")]);
+    let store = lab.store("lodge.db");
+    let (_, key) = add(&store, &folder, &metadata("Removed, then lost"));
+    let csv = store.document(&key).unwrap().unwrap().manifest[0].clone();
+    deposit_all(&db, &sandbox.target_url()).await;
+    assert!(lodge_with(&db, &["remove", "1"]).await.status.success());
+    std::fs::remove_file(
+        sandbox
+            .data_dir()
+            .join(format!("blobs/sha256/{}", csv.sha256)),
+    )
+    .unwrap();
+    folder
+}
+
 /// A file lost from the deposit of a dataset removed from the list: the advice is not a
 /// `verify N --repair` that the removal refuses, but to add the folder again; added again
 /// (its metadata, so its key, taken up), it is repaired by its new number.
@@ -1864,19 +1887,7 @@ async fn a_file_lost_from_a_removed_datasets_deposit_is_repaired_once_its_folder
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let db = lab.path("lodge.db");
-    let folder = lab.folder("gone-from-list", &[("data.csv", b"t,v\n1,2\n")]);
-    let store = lab.store("lodge.db");
-    let (_, key) = add(&store, &folder, &metadata("Removed, then lost"));
-    let csv = store.document(&key).unwrap().unwrap().manifest[0].clone();
-    let url = sandbox.target_url();
-    deposit_all(&db, &url).await;
-    assert!(lodge_with(&db, &["remove", "1"]).await.status.success());
-    std::fs::remove_file(
-        sandbox
-            .data_dir()
-            .join(format!("blobs/sha256/{}", csv.sha256)),
-    )
-    .unwrap();
+    let folder = deposited_removed_then_lost(&lab, &sandbox, "gone-from-list").await;
 
     let out = lodge_with(&db, &["verify", "--all"]).await;
     let t = text(&out);
@@ -1913,21 +1924,10 @@ async fn a_file_lost_from_a_removed_datasets_deposit_whose_folder_changed_is_sai
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let db = lab.path("lodge.db");
-    let folder = lab.folder("changed-since", &[("data.csv", b"t,v\n1,2\n")]);
-    let store = lab.store("lodge.db");
-    let (_, key) = add(&store, &folder, &metadata("Removed, changed, then lost"));
-    let csv = store.document(&key).unwrap().unwrap().manifest[0].clone();
-    deposit_all(&db, &sandbox.target_url()).await;
-    assert!(lodge_with(&db, &["remove", "1"]).await.status.success());
+    let folder = deposited_removed_then_lost(&lab, &sandbox, "changed-since").await;
     std::fs::write(folder.join("data.csv"), b"t,v\n1,3\n").unwrap();
     let out = lodge_with(&db, &["add", &folder.to_string_lossy()]).await;
     assert!(out.status.success(), "{}", text(&out));
-    std::fs::remove_file(
-        sandbox
-            .data_dir()
-            .join(format!("blobs/sha256/{}", csv.sha256)),
-    )
-    .unwrap();
 
     let out = lodge_with(&db, &["verify", "--all"]).await;
     let t = text(&out);
