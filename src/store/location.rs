@@ -58,7 +58,9 @@ pub fn url_not_a_database_file(path: &Path) -> Option<String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
         && rest.starts_with('/');
-    (url_like && !path.exists()).then(|| without_password(text))
+    // A folder of that name here (`backup:` holding `lodge.db`) makes it a path after all.
+    let a_folder_here = path.parent().is_some_and(Path::is_dir);
+    (url_like && !path.exists() && !a_folder_here).then(|| without_password(text))
 }
 
 impl From<PathBuf> for StoreLocation {
@@ -207,6 +209,18 @@ mod tests {
         ] {
             assert_eq!(url_of(Path::new(path)), None, "{path}");
         }
+    }
+
+    #[test]
+    fn a_path_into_a_folder_whose_name_ends_in_a_colon_is_a_path() {
+        let folder = tempfile::Builder::new()
+            .prefix("backup")
+            .suffix(":")
+            .tempdir_in(".")
+            .unwrap();
+        let name = folder.path().file_name().unwrap().to_str().unwrap();
+        let path = format!("{name}/lodge.db");
+        assert_eq!(super::url_not_a_database_file(Path::new(&path)), None);
     }
 
     #[test]
