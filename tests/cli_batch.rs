@@ -1943,6 +1943,36 @@ async fn a_file_lost_from_a_removed_datasets_deposit_whose_folder_changed_is_sai
     assert!(!t.contains("`lodge add` its folder again"), "{t}");
 }
 
+/// A file lost from the deposit of a removed dataset whose copy is on the list, after
+/// `forget` dropped the recorded result: the copy's `verify --repair` that the advice names
+/// finds that deposit (its job, kept in the history) and sends the file again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn after_forget_the_copy_named_by_the_repair_advice_finds_the_deposit_and_repairs_it() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    deposited_removed_then_lost(&lab, &sandbox, "original").await;
+    let copy = lab.folder("original-copy", &[("data.csv", b"t,v\n1,2\n")]);
+    let store = lab.store("lodge.db");
+    let (copy_id, _) = add(&store, &copy, &metadata("Removed, then lost"));
+    drop(store);
+    let out = lodge_with(&db, &["forget", "--older-than", "0s", "--yes"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let out = lodge_with(&db, &["verify", "--all"]).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    let advice = format!("`lodge verify {copy_id} --repair`");
+    assert!(t.contains(&advice), "{t}");
+    let out = lodge_with(&db, &["verify", &copy_id.to_string(), "--repair"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains(&format!("repaired #{copy_id} original-copy")),
+        "{t}"
+    );
+}
+
 /// The server lost a file and the folder's copy has changed since it was deposited: the
 /// repair cannot send the deposited bytes. It says so and what to do, and the damage the
 /// check found stands (printed, exit 1, logged, shown by `status`) instead of becoming

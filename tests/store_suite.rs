@@ -1153,6 +1153,40 @@ fn two_copies(b: &Backend, store: &Store) -> (i64, i64, ContentKey) {
     (one, two, key)
 }
 
+/// A copy's deposit is its twin's, found through the recorded result, and still found
+/// through the twin's job once `forget` has dropped that result: what `verify` checks.
+fn a_copys_deposit_is_its_twins_job_and_stays_so_after_forget(b: Backend) {
+    use lodge::engine::verify::landed_deposits;
+    let store = b.open();
+    with_target(&store);
+    let (one, two, key) = two_copies(&b, &store);
+    store
+        .enqueue_deposit(one, TARGET, &key, Duration::from_secs(3600))
+        .unwrap();
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    store.finish(&lease, &landed("copy-1")).unwrap();
+    let ids = |jobs: Vec<lodge::store::JobRow>| jobs.iter().map(|j| j.id).collect::<Vec<_>>();
+
+    assert_eq!(
+        ids(landed_deposits(&store, two, None).unwrap()),
+        [lease.job.id]
+    );
+    assert_eq!(store.forget_results(-60_000, None).unwrap(), 1);
+    assert_eq!(
+        ids(landed_deposits(&store, two, Some(TARGET)).unwrap()),
+        [lease.job.id]
+    );
+    assert!(
+        landed_deposits(&store, two, Some("elsewhere"))
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        ids(store.deposit_jobs_of_key(&key).unwrap()),
+        [lease.job.id]
+    );
+}
+
 fn status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing(b: Backend) {
     let store = b.open();
     with_target(&store);
@@ -1797,6 +1831,7 @@ every_backend!(
     status_reports_a_copy_whose_twins_deposit_has_not_landed_by_that_deposit,
     status_reports_a_copy_edited_since_its_twin_deposited_it_as_changed,
     status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing,
+    a_copys_deposit_is_its_twins_job_and_stays_so_after_forget,
     status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it,
     status_reports_a_rejected_dataset_whose_key_landed_since_through_its_copy_as_existing,
     cancel_ends_a_queued_job_failed_leaves_a_leased_one_and_retry_brings_it_back,

@@ -184,6 +184,17 @@ pub fn landed_deposits(
                 jobs.push(job);
             }
         }
+        // A result `forget` dropped leaves the job that landed it in the history, and the
+        // record on the server: still this key's deposit there (newest landed first).
+        for job in store.deposit_jobs_of_key(&key)? {
+            let landed = job.state.is_landed() && job.identifier.is_some();
+            if landed
+                && only.is_none_or(|t| job.target == t)
+                && seen.insert((job.target.clone(), job.key))
+            {
+                jobs.push(job);
+            }
+        }
     }
     Ok(jobs)
 }

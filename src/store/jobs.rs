@@ -1810,6 +1810,23 @@ impl Store {
         })
     }
 
+    /// Every deposit job of `key` on any target, whichever dataset queued it, newest first:
+    /// the history of a content key's deposits, which stays when `forget` drops its results.
+    pub fn deposit_jobs_of_key(&self, key: &ContentKey) -> Result<Vec<JobRow>> {
+        self.with(|db| {
+            db.all(
+                &format!(
+                    "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
+                     WHERE j.target IN (SELECT scope_id FROM targets)
+                       AND j.content_key = ?1 AND j.operation = ?2
+                     ORDER BY j.id DESC"
+                ),
+                args![key.to_hex(), OPERATION_DEPOSIT],
+                job_from_row,
+            )
+        })
+    }
+
     /// How many of these jobs are still to be worked on: queued, running or waiting, on a
     /// target that is not paused.
     pub fn unsettled(&self, ids: &HashSet<i64>) -> Result<usize> {
