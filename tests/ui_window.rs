@@ -1645,6 +1645,38 @@ fn a_removed_folder_dropped_again_takes_up_its_metadata() {
     );
 }
 
+/// The remove confirmation says what adding the folder again does, and it does that: the
+/// row comes back with its metadata as it was (its title edited here), so the same key,
+/// and its deposit is a replay of the record made before.
+#[test]
+fn the_remove_confirmation_says_the_folder_added_again_takes_up_its_metadata_and_it_does() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.retitle(id, " (edited)");
+    let key = w.app().model.row(id).unwrap().key;
+    let (identifier, _) = w.deposit_row(id);
+    w.ask_to_remove(id);
+    w.harness.get_by_label_contains(
+        "Adding the folder again lists it anew and takes up its metadata as it is now",
+    );
+    w.harness.get_by_label("Remove").click();
+    w.wait("removed", |app| app.model.row(id).is_none());
+
+    let again = w.add_folder(&folder);
+    let row = w.app().model.row(again).unwrap();
+    assert_eq!(row.metadata.title, "Soil cores 2026 (edited)");
+    assert_eq!(row.key, key, "the same key");
+    assert!(
+        matches!(
+            w.app().status_of(again),
+            Some(DedupStatus::AlreadyDeposited { identifier: ref made, .. }) if *made == identifier
+        ),
+        "its deposit is a replay of the record made before: {:?}",
+        w.app().status_of(again)
+    );
+}
+
 /// A dropped folder's `CITATION.cff` reference with neither a DOI nor a URL is named, by
 /// its title, with where to give it; the one with a DOI becomes a related work.
 #[test]

@@ -340,11 +340,10 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                 ui.colored_label(ui.visuals().warn_fg_color, unread);
             }
             ui.label(
-                "The history and the records in the repositories stay; only the row, its scan \
-                 and its metadata are removed. Adding the folder again lists it anew, its \
-                 metadata from its citation file if it has one, else entered again: with the \
-                 same files and metadata (the same key), a deposit of it is replayed, never \
-                 duplicated.",
+                "The history and the records in the repositories stay; only the row and its \
+                 scan are removed. Adding the folder again lists it anew and takes up its \
+                 metadata as it is now: with the same files (the same key), a deposit of it is replayed, \
+                 never duplicated.",
             );
         });
         ui.horizontal(|ui| {
