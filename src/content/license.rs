@@ -49,7 +49,17 @@ pub fn spdx_suggestion(license: &str) -> Option<&'static str> {
         return None;
     }
     let dashed = license.trim().replace([' ', '_'], "-");
-    if let Some(id) = spdx_license_id(&dashed) {
+    if let Some(id) = spdx_license_id(&dashed).or_else(|| by_full_name(license)) {
+        return Some(id);
+    }
+    // The name a license's own page gives it, its short form in brackets: "Attribution 4.0
+    // International (CC BY 4.0)".
+    if let Some((_, short)) = license
+        .trim()
+        .strip_suffix(')')
+        .and_then(|l| l.rsplit_once('('))
+        && let Some(id) = spdx_license_id(short).or_else(|| spdx_suggestion(short))
+    {
         return Some(id);
     }
     // A Creative Commons license named without its version ("CC BY", "CC0") means the
@@ -71,6 +81,32 @@ pub fn spdx_suggestion(license: &str) -> Option<&'static str> {
     let names = spdx::identifiers::LICENSES.iter().map(|l| l.name);
     crate::wording::closest(&dashed, names, 0.75)
         .or_else(|| spdx::imprecise_license_id(license.trim()).map(|(id, _)| id.name))
+}
+
+/// The SPDX identifier of the license whose full name `license` is, as SPDX's list spells
+/// it ("Creative Commons Attribution 4.0 International"), whatever its case and spacing,
+/// with or without a "License" after it.
+fn by_full_name(license: &str) -> Option<&'static str> {
+    let words = |text: &str| -> String {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = text.to_lowercase();
+        let text = text.strip_prefix("the ").unwrap_or(&text);
+        let text = ["license", "licence"]
+            .iter()
+            .find_map(|word| text.strip_suffix(word))
+            .unwrap_or(text);
+        text.trim_end().to_string()
+    };
+    let wanted = words(license);
+    if wanted.is_empty() {
+        return None;
+    }
+    spdx::identifiers::LICENSES
+        .iter()
+        // A deprecated identifier can share its successor's name ("GPL-3.0+").
+        .filter(|l| l.flags & spdx::flags::IS_DEPRECATED == 0)
+        .find(|l| words(l.full_name) == wanted)
+        .map(|l| l.name)
 }
 
 #[cfg(test)]
@@ -96,6 +132,20 @@ mod tests {
         assert_eq!(spdx_suggestion("cc by-sa"), Some("CC-BY-SA-4.0"));
         assert_eq!(spdx_suggestion("CC0"), Some("CC0-1.0"));
         assert_eq!(spdx_suggestion("CC-BY-4.0"), None, "already one");
+        // Its full name, as SPDX's list and the license's own page give it.
+        for full in [
+            "Creative Commons Attribution 4.0 International",
+            "creative commons attribution 4.0 international license",
+            "  Creative Commons  Attribution 4.0 International  ",
+            "Attribution 4.0 International (CC BY 4.0)",
+        ] {
+            assert_eq!(spdx_suggestion(full), Some("CC-BY-4.0"), "{full}");
+        }
+        assert_eq!(spdx_suggestion("MIT License"), Some("MIT"));
+        assert_eq!(
+            spdx_suggestion("GNU General Public License v3.0 or later"),
+            Some("GPL-3.0-or-later")
+        );
         assert_eq!(spdx_suggestion("All rights reserved by the lab"), None);
         // A family without its version: its current one, not the nearest spelling.
         assert_eq!(spdx_suggestion("GPL"), Some("GPL-3.0-or-later"));
