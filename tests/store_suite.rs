@@ -46,6 +46,22 @@ impl Backend {
         Arc::new(Store::open_at(&self.location).expect("open store"))
     }
 
+    /// Run `sql` on this backend's database as another process would, past the store.
+    fn sql(&self, sql: &str) {
+        match &self.location {
+            StoreLocation::File(path) => {
+                rusqlite::Connection::open(path)
+                    .unwrap()
+                    .execute_batch(sql)
+                    .unwrap();
+            }
+            StoreLocation::Postgres(url) => {
+                let database = url.rsplit('/').next().expect("a database in the URL");
+                support::postgres::shared().sql(database, sql);
+            }
+        }
+    }
+
     /// A recorded dataset with its key, queued for TARGET.
     fn queued(&self, store: &Store, n: usize) -> (i64, ContentKey, i64) {
         let root = self.lab.numbered_folder(n);
@@ -263,6 +279,40 @@ fn a_failed_job_is_requeued_with_the_same_key(b: Backend) {
     assert_eq!(again.job.id, job);
     assert_eq!(again.job.key, key);
     assert_eq!(again.job.attempts, 1);
+}
+
+/// A failed job `retry` re-queued is pending since then, not since it was first queued a
+/// day before: the totals' oldest pending age counts from the re-queue.
+fn a_requeued_job_is_pending_since_its_requeue(b: Backend) {
+    let store = b.open();
+    with_target(&store);
+    let (_, _, job) = b.queued(&store, 1);
+    let lease = claim(&store, "w1", Duration::from_secs(60));
+    let failed = Finish::Failed {
+        error: "gave up".into(),
+        http_status: Some(503),
+    };
+    store.finish(&lease, &failed).unwrap();
+    let day_ms = 24 * 3600 * 1000;
+    b.sql(&format!(
+        "UPDATE jobs SET created_at = created_at - {day_ms} WHERE id = {job}"
+    ));
+    let age = |store: &Store| store.totals().unwrap().oldest_pending_age_secs;
+    assert_eq!(age(&store), None, "nothing pending");
+
+    store.retry_jobs(&[job], Duration::from_secs(60)).unwrap();
+    let requeued = age(&store).expect("one pending");
+    assert!(
+        requeued < 3600.0,
+        "pending since the re-queue: {requeued} s"
+    );
+    // A job queued long ago and never failed is as old as it is.
+    let (_, _, other) = b.queued(&store, 2);
+    b.sql(&format!(
+        "UPDATE jobs SET created_at = created_at - {day_ms} WHERE id = {other}"
+    ));
+    let oldest = age(&store).expect("two pending");
+    assert!(oldest >= 86_400.0, "queued a day ago: {oldest} s");
 }
 
 /// A retry starts the job's count of attempts again (each round has its own bound), but the
@@ -1842,6 +1892,7 @@ every_backend!(
     a_finish_run_again_after_its_commit_answers_what_was_recorded,
     concurrent_claimers_never_share_a_job,
     a_failed_job_is_requeued_with_the_same_key,
+    a_requeued_job_is_pending_since_its_requeue,
     the_history_counts_a_retried_jobs_attempts_of_every_round,
     a_failed_job_deposited_again_leaves_only_the_later_job_to_retry,
     a_failed_job_whose_key_a_copy_deposits_again_names_the_copys_job,

@@ -949,6 +949,10 @@ fn take_over_orphan(
     }))
 }
 
+/// How the log's event of a failed job put back on the queue by `retry` begins: the
+/// pending job's age counts from it.
+pub(super) const REQUEUED_BY_RETRY: &str = "re-queued by retry with the same key";
+
 impl Store {
     /// Put a deposit of `key` to `target` on the queue, or join the job already queued,
     /// running or waiting for that scope. `deadline` bounds when retries may be scheduled.
@@ -1566,12 +1570,9 @@ impl Store {
                         // The count starts again (each round has its attempts and deadline);
                         // the log keeps what the earlier ones did.
                         match job.attempts {
-                            0 => "re-queued by retry with the same key".into(),
-                            1 => "re-queued by retry with the same key, after 1 failed attempt"
-                                .into(),
-                            n => format!(
-                                "re-queued by retry with the same key, after {n} failed attempts"
-                            ),
+                            0 => REQUEUED_BY_RETRY.into(),
+                            1 => format!("{REQUEUED_BY_RETRY}, after 1 failed attempt"),
+                            n => format!("{REQUEUED_BY_RETRY}, after {n} failed attempts"),
                         },
                     ),
                     &self.actor,

@@ -1,5 +1,6 @@
 //! Read-only views: the dedup results, per-dataset status, totals and the history.
 
+use super::jobs::REQUEUED_BY_RETRY;
 use super::sql::{Row, args};
 use super::{OPERATION_DEPOSIT, Result, Store, now_ms};
 use crate::content::ContentKey;
@@ -323,9 +324,18 @@ impl Store {
             let count = |sql: &str| -> Result<u64> {
                 Ok(db.one(sql, args![], |r| r.get::<i64>(0))? as u64)
             };
+            // Pending since it was put on the queue: a failed job `retry` re-queued is
+            // pending since then, not since it was first queued.
             let oldest: Option<i64> = db.one(
-                concat!("SELECT min(created_at) FROM jobs WHERE ", active_job!()),
-                args![],
+                concat!(
+                    "SELECT min(coalesce(
+                        (SELECT max(e.at) FROM events e
+                         WHERE e.job_id = j.id AND e.kind = 'queued' AND e.message LIKE ?1),
+                        j.created_at))
+                     FROM jobs j WHERE ",
+                    active_job!()
+                ),
+                args![format!("{REQUEUED_BY_RETRY}%")],
                 |r| r.get(0),
             )?;
             Ok(Totals {
