@@ -1076,6 +1076,43 @@ fn a_failed_job_is_retried_from_the_history_with_the_same_key() {
     );
 }
 
+/// A failed job deposited again since, and failed again: its History row retries the
+/// later job (the store re-queues only that one), and says which.
+#[test]
+fn a_failed_job_deposited_again_and_failed_again_retries_the_later_job_from_the_history() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    let target = w.app().model.targets[0].scope_id.clone();
+    w.harness.state().send(Command::Deposit {
+        ids: vec![id],
+        target,
+    });
+    w.harness.get_by_label("History").click();
+    w.wait("jobs 1 and 2 failed", |app| {
+        app.model
+            .history
+            .as_ref()
+            .is_some_and(|h| h.iter().filter(|r| r.state == "failed").count() == 2)
+    });
+    w.harness.step();
+    assert_eq!(
+        w.harness.query_all_by_label("Retry").count(),
+        1,
+        "job 2's own"
+    );
+    w.harness
+        .state()
+        .send(Command::SetSandboxFaults(FaultConfig::default()));
+    w.harness.get_by_label("Retry job 2").click();
+    w.wait("job 2 deposited", |app| {
+        app.model.history.as_ref().is_some_and(|h| {
+            h.iter().any(|r| r.job == 1 && r.state == "failed")
+                && h.iter().any(|r| r.job == 2 && r.state == "deposited")
+        })
+    });
+    w.harness.step();
+    w.harness.get_by_label("landed by job 2");
+}
+
 #[test]
 fn a_failed_job_whose_key_a_later_deposit_landed_offers_no_retry_in_the_history() {
     let (mut w, id) = Window::with_a_failed_deposit();

@@ -185,6 +185,18 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
         .filter(|r| r.state == "deposited" || r.state == "existing")
         .map(|r| ((r.target.as_str(), r.key.as_str()), r))
         .collect();
+    // The newest job of each scope: an older failed one deposited again since is retried
+    // as that one (the store re-queues only the newest).
+    let mut newest: HashMap<(&str, &str), &HistoryRow> = HashMap::new();
+    for r in rows {
+        let slot = newest
+            .entry((r.target.as_str(), r.key.as_str()))
+            .or_insert(r);
+        if r.job > slot.job {
+            *slot = r;
+        }
+    }
+    let scopes = Scopes { landed, newest };
     let mut open: Option<String> = None;
     let mut retry: Option<i64> = None;
     let notices = app.notices.drawn();
@@ -260,7 +272,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                         });
                         row.col(|ui| state_cell(app, ui, r));
                         row.col(|ui| {
-                            record_cell(app, ui, r, &landed, &mut open, &mut retry);
+                            record_cell(app, ui, r, &scopes, &mut open, &mut retry);
                         });
                         row.col(|ui| {
                             ui.label(r.attempts.to_string());
@@ -446,9 +458,13 @@ fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
     };
 }
 
-/// A job's record: its identifier (a link when there is one), or for a failed job what
-/// retries it: the Retry button, the command when the window cannot reach its target, or
-/// the later job that landed the same key.
+/// What the history knows of each scope (target and key): the job that landed it, if one
+/// did, and its newest job.
+struct Scopes<'a> {
+    landed: HashMap<(&'a str, &'a str), &'a HistoryRow>,
+    newest: HashMap<(&'a str, &'a str), &'a HistoryRow>,
+}
+
 /// The dataset's current key, when it was scanned again since job `r` was queued under
 /// another one.
 fn scanned_since(app: &LodgeApp, r: &HistoryRow) -> Option<crate::content::ContentKey> {
@@ -456,14 +472,19 @@ fn scanned_since(app: &LodgeApp, r: &HistoryRow) -> Option<crate::content::Conte
     (now.to_hex() != r.key).then_some(now)
 }
 
+/// A job's record: its identifier (a link when there is one), or for a failed job what
+/// retries it: the Retry button (of the later job of its scope, when it was deposited again
+/// since), the command when the window cannot reach its target, or the later job that
+/// landed the same key.
 fn record_cell(
     app: &LodgeApp,
     ui: &mut egui::Ui,
     r: &HistoryRow,
-    landed: &HashMap<(&str, &str), &HistoryRow>,
+    scopes: &Scopes<'_>,
     open: &mut Option<String>,
     retry: &mut Option<i64>,
 ) {
+    let scope = (r.target.as_str(), r.key.as_str());
     match (&r.identifier, &r.url) {
         (Some(id), Some(url)) => {
             let shown = crate::wording::short_identifier(id);
@@ -478,7 +499,8 @@ fn record_cell(
         // A failed job is retried from here whatever target the picker shows, if the window
         // can reach its target.
         _ if r.state == "failed" => {
-            if let Some(later) = landed.get(&(r.target.as_str(), r.key.as_str())) {
+            let later = scopes.newest.get(&scope).filter(|n| n.job != r.job);
+            if let Some(later) = scopes.landed.get(&scope) {
                 ui.weak(format!("landed by job {}", later.job))
                     .on_hover_text(format!(
                         "Nothing to retry: job {} deposited the same key here since, as {}",
@@ -500,6 +522,33 @@ fn record_cell(
                     "Nothing to retry: its dataset was removed from the list. Add its folder \
                      again and deposit it to send it.",
                 );
+            } else if let Some(later) = later {
+                // Deposited again since: that job is the one to retry, or it is on its way.
+                let reachable = app.model.targets.iter().any(|t| t.scope_id == r.target);
+                if later.state == "failed" && reachable {
+                    let button = ui
+                        .small_button(format!("Retry job {}", later.job))
+                        .on_hover_text(format!(
+                            "Deposited again since as job {}, which failed too: this \
+                             re-queues that one with the same key",
+                            later.job
+                        ));
+                    if button.clicked() {
+                        *retry = Some(later.job);
+                    }
+                } else {
+                    ui.weak(format!("job {} {}", later.job, later.state))
+                        .on_hover_text(format!(
+                            "Deposited again since as job {} ({}): that job is the one to \
+                             follow{}",
+                            later.job,
+                            later.state,
+                            match later.state.as_str() {
+                                "failed" => format!(", with `lodge retry {}`", later.job),
+                                _ => String::new(),
+                            }
+                        ));
+                }
             } else if app.model.targets.iter().any(|t| t.scope_id == r.target) {
                 let button = ui
                     .small_button("Retry")
