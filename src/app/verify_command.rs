@@ -174,8 +174,13 @@ impl Core {
                 let mut found = Vec::new();
                 // Two copies of one folder share one deposit: it is checked once.
                 let mut listed = std::collections::HashSet::new();
+                // The datasets with a deposit there (the button's count): a dataset's
+                // earlier keys' deposits are checked too, so there can be more deposits.
+                let mut datasets = 0;
                 for id in ids {
-                    for job in landed_deposits(s, id, Some(&scope))? {
+                    let landed = landed_deposits(s, id, Some(&scope))?;
+                    datasets += usize::from(!landed.is_empty());
+                    for job in landed {
                         if !listed.insert(job.id) {
                             continue;
                         }
@@ -184,11 +189,11 @@ impl Core {
                         found.push((job, document, read));
                     }
                 }
-                Ok(found)
+                Ok((found, datasets))
             })
             .await;
-        let deposits = match listed {
-            Ok(deposits) => deposits,
+        let (deposits, datasets) = match listed {
+            Ok(listed) => listed,
             Err(e) => {
                 return self.out().notice(Notice::error(format!(
                     "Cannot verify: cannot read the deposits from the database: {e}"
@@ -258,7 +263,7 @@ impl Core {
                 .collect()
                 .await;
         self.out()
-            .notice(batch_notice(&label, &told_apart(checked)));
+            .notice(batch_notice(&label, &told_apart(checked), datasets));
     }
 }
 
@@ -306,8 +311,9 @@ fn told_apart(checked: Vec<(String, Option<String>, Verification)>) -> Vec<(Stri
 /// What a *Verify deposited* found, as one notice: how many are intact, and the damaged and
 /// unchecked ones by name with what was found (three of each, then how many more). Unchecked
 /// ones are grouped by why: a server that refused the credentials says so once, not once a
-/// deposit.
-fn batch_notice(label: &str, checked: &[(String, Verification)]) -> Notice {
+/// deposit. Where the `datasets` checked had more deposits than one each (their earlier
+/// keys'), both counts are said.
+fn batch_notice(label: &str, checked: &[(String, Verification)], datasets: usize) -> Notice {
     let mut intact = 0;
     let mut damaged = Vec::new();
     // Each reason a check could not be made, in the order first met, with the deposits.
@@ -326,14 +332,21 @@ fn batch_notice(label: &str, checked: &[(String, Verification)]) -> Notice {
         0..=3 => names.join(", "),
         n => format!("{} and {} more", names[..3].join(", "), n - 3),
     };
+    let of_datasets = match datasets {
+        n if n == checked.len() => String::new(),
+        1 => " of the 1 dataset".to_string(),
+        n => format!(" of the {n} datasets"),
+    };
     if damaged.is_empty() && unknown.is_empty() {
         return Notice::info(match checked.len() {
             1 => format!("The deposit on {label} is intact (record and file sizes)."),
-            n => format!("All {n} deposits on {label} are intact (record and file sizes)."),
+            n => format!(
+                "All {n} deposits{of_datasets} on {label} are intact (record and file sizes)."
+            ),
         });
     }
     let total = count_of(checked.len() as u64, "deposit", "deposits");
-    let mut said = format!("Of {total} on {label}, {intact} intact");
+    let mut said = format!("Of {total}{of_datasets} on {label}, {intact} intact");
     if !damaged.is_empty() {
         said += &format!(
             "; damaged: {}. Each damaged deposit's details offer Repair where its lost files \
@@ -549,7 +562,7 @@ mod tests {
     #[test]
     fn a_verify_deposited_notice_counts_the_intact_and_names_three_of_the_rest() {
         let one = [("soil".to_string(), Verification::Intact("1 file".into()))];
-        let notice = batch_notice("Local sandbox", &one);
+        let notice = batch_notice("Local sandbox", &one, 1);
         assert_eq!(
             notice.text,
             "The deposit on Local sandbox is intact (record and file sizes)."
@@ -563,7 +576,7 @@ mod tests {
             "pond".into(),
             Verification::Unknown("the server could not be asked".into()),
         ));
-        let notice = batch_notice("S3", &many);
+        let notice = batch_notice("S3", &many, 6);
         assert_eq!(notice.level, NoticeLevel::Error);
         assert_eq!(
             notice.text,
@@ -571,6 +584,27 @@ mod tests {
              missing), run3 (a.csv is missing) and 1 more. Each damaged deposit's details \
              offer Repair where its lost files can be sent again; could not be checked: pond \
              (the server could not be asked)."
+        );
+    }
+
+    /// *Verify deposited (313)* counts datasets; their earlier keys' deposits are checked
+    /// too: the notice says both counts where they differ.
+    #[test]
+    fn a_verify_deposited_notice_counts_deposits_and_datasets_where_they_differ() {
+        let intact = |name: &str| (name.to_string(), Verification::Intact("1 file".into()));
+        let three = [intact("soil sbx-1"), intact("soil sbx-2"), intact("lake")];
+        assert_eq!(
+            batch_notice("Local sandbox", &three, 2).text,
+            "All 3 deposits of the 2 datasets on Local sandbox are intact (record and file \
+             sizes)."
+        );
+        let mut some_damaged = three.to_vec();
+        some_damaged.push(("pond".into(), damaged("a.csv")));
+        assert_eq!(
+            batch_notice("S3", &some_damaged, 3).text,
+            "Of 4 deposits of the 3 datasets on S3, 3 intact; damaged: pond (a.csv is \
+             missing). Each damaged deposit's details offer Repair where its lost files can be \
+             sent again."
         );
     }
 
@@ -582,7 +616,7 @@ mod tests {
             .map(|i| (format!("run{i}"), Verification::Unknown(refused.into())))
             .collect();
         checked.extend((3..=7).map(|i| (format!("run{i}"), Verification::Unknown(after.into()))));
-        let notice = batch_notice("WebDAV", &checked);
+        let notice = batch_notice("WebDAV", &checked, 7);
         assert_eq!(
             notice.text,
             format!(
