@@ -115,14 +115,30 @@ pub(super) fn how_to_start(location: &str) -> String {
         .map(|(_, name)| name)
         .filter(|name| matches!(*name, "postgres" | "template0" | "template1"));
     match server_db {
+        // The command names the new database itself: run with this --db, it would be
+        // given this one again.
         Some(name) => format!(
             "'{name}' is the PostgreSQL server's own database, not one for Lodge: create one \
              (`createdb lodge`, or `CREATE DATABASE lodge;` in psql), give it at the URL's end \
-             (postgres://USER@HOST:PORT/lodge), and start it with `lodge add DIR` on it"
+             and start it with `lodge --db {} add DIR`",
+            lodge_database_beside(location)
         ),
         None => "Check the database named by --db, LODGE_DB or the window's Settings, or start \
                  this one with `lodge add DIR` on it"
             .into(),
+    }
+}
+
+/// `url` naming a database `lodge` on the same server, as the same user with the same
+/// settings (`?sslmode=...`), without its password (taken from `PGPASSWORD` or `~/.pgpass`): for a command Lodge prints.
+fn lodge_database_beside(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut beside) => {
+            beside.set_path("/lodge");
+            let _ = beside.set_password(None);
+            beside.to_string()
+        }
+        Err(_) => "postgres://USER@HOST:PORT/lodge".into(),
     }
 }
 
@@ -439,6 +455,15 @@ mod tests {
                 "{url}: {said}"
             );
         }
+        // The command to start it names the new database, not the one given.
+        assert!(
+            how_to_start("postgres://lab:pw@db.example:5432/postgres?sslmode=require").ends_with(
+                "start it with `lodge --db postgres://lab@db.example:5432/lodge?sslmode=require \
+                     add DIR`"
+            ),
+            "{}",
+            how_to_start("postgres://lab:pw@db.example:5432/postgres")
+        );
         let lodges = how_to_start("postgres://lab@db.example/lodge");
         assert!(
             lodges.contains("start this one with `lodge add DIR`"),
