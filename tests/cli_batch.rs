@@ -2216,6 +2216,25 @@ async fn verify_stops_asking_a_server_that_refused_its_token_and_says_how_to_giv
     assert!(out.status.success(), "{t}");
     assert!(t.contains("3 intact"), "{t}");
     assert!(!t.contains("token"), "{t}");
+
+    // A file lost: the repair command keeps the token the check was given (not its value).
+    let blobs = sandbox.data_dir().join("blobs/sha256");
+    let lost = std::fs::read_dir(&blobs).unwrap().next().unwrap().unwrap();
+    std::fs::remove_file(lost.path()).unwrap();
+    let out = lodge_with(
+        &db,
+        &["verify", "--all", "--target", &url, "--token", "s3cret"],
+    )
+    .await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(&format!(
+            "--target {url} --token TOKEN --repair` sends them again"
+        )),
+        "{t}"
+    );
+    assert!(!t.contains("s3cret"), "{t}");
 }
 
 /// A failed job nobody waits on any more (its dataset removed, or rescanned to another key

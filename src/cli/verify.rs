@@ -383,11 +383,15 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         }
         if !lost_in.is_empty() {
             let datasets: Vec<String> = lost_in.iter().map(i64::to_string).collect();
-            // The check as it was asked for: on the target named, if one was.
-            let on = match &args.target {
+            // The check as it was asked for: on the target named, if one was, with the
+            // token it was given (said as TOKEN: a secret is not printed).
+            let mut on = match &args.target {
                 Some(target) => format!(" --target {}", shell_word(target)),
                 None => String::new(),
             };
+            if args.token.is_some() {
+                on.push_str(" --token TOKEN");
+            }
             let show = match datasets.as_slice() {
                 [one] => one.clone(),
                 _ => "DATASET".to_string(),
