@@ -13,10 +13,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use super::retry::{RetryDecision, RetryPolicy};
 use super::verify::{SilenceWatch, Verification, check_deposit, log_finding};
 use crate::content::ContentDocument;
 use crate::store::{EventRow, JobRow, Store, StoreError};
-use crate::targets::{DepositRequest, Discrepancy, Failure, ProgressSink, ReadBack, Target};
+use crate::targets::{
+    DepositRequest, Discrepancy, Failure, FailureClass, ProgressSink, ReadBack, Target,
+};
 
 /// Whether each of `files` (manifest paths) in the folder at `root` still holds what was
 /// deposited (its SHA-256 in `document`'s manifest); the first that does not is a
@@ -175,11 +178,7 @@ pub async fn repair_watched(
     let sent = match files.is_empty() {
         true => Ok(()),
         false => match unchanged_in_folder(Path::new(root), document, &files).await {
-            Ok(()) => {
-                target
-                    .put_back(&request, record, &files, Arc::new(|_| {}))
-                    .await
-            }
+            Ok(()) => retried(|| target.put_back(&request, record, &files, Arc::new(|_| {}))).await,
             Err(changed) => Err(changed),
         },
     };
@@ -204,7 +203,7 @@ pub async fn repair_watched(
     if record_gone {
         // The same conditional write as the deposit's: written only if still not there,
         // and under the name the key decides, so it is the identifier recorded.
-        let error = match target.create_record(&request).await {
+        let error = match retried(|| target.create_record(&request)).await {
             Ok(landed) if landed.record().identifier == record => None,
             Ok(landed) => Some(format!(
                 "written again, the record is {}, not {record} as recorded: check the \
@@ -228,6 +227,56 @@ pub async fn repair_watched(
         files,
         record: record_gone,
         after,
+    }
+}
+
+/// `send` until it is not a failure worth another try (a busy server, a connection lost,
+/// an answer lost): a few tries within two minutes, with backoff. What a repair sends is
+/// written under conditional writes its key decides, so sending it again after an answer
+/// was lost adds nothing twice.
+async fn retried<T, F, Fut>(send: F) -> Result<T, Failure>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, Failure>>,
+{
+    let policy = RetryPolicy {
+        max_attempts: 4,
+        deadline: std::time::Duration::from_secs(120),
+        ..RetryPolicy::default()
+    };
+    retried_under(&policy, send).await
+}
+
+/// [`retried`] under `policy`'s backoff, attempts and deadline.
+async fn retried_under<T, F, Fut>(policy: &RetryPolicy, mut send: F) -> Result<T, Failure>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, Failure>>,
+{
+    let started = std::time::Instant::now();
+    let mut failed = 0;
+    loop {
+        let failure = match send().await {
+            Err(f)
+                if matches!(
+                    f.class(),
+                    FailureClass::Retry | FailureClass::RetryAmbiguous
+                ) =>
+            {
+                f
+            }
+            done => return done,
+        };
+        failed += 1;
+        let left = policy.deadline.saturating_sub(started.elapsed());
+        // Decided before waiting: the thread's generator is not held across the wait.
+        let decision = policy.decide(failed, failure.retry_after(), left, &mut rand::rng());
+        match decision {
+            RetryDecision::After(wait) => tokio::time::sleep(wait).await,
+            RetryDecision::AttemptsExhausted | RetryDecision::DeadlinePassed => {
+                return Err(failure);
+            }
+        }
     }
 }
 
@@ -356,6 +405,58 @@ pub fn log_repair(
 mod tests {
     use super::*;
     use crate::content::Sha256Hex;
+
+    /// A repair's sending is tried again after an answer lost or a busy server, not after
+    /// a refusal, and not without end.
+    #[tokio::test]
+    async fn a_repair_sends_again_after_a_lost_answer_but_not_after_a_refusal() {
+        let quick = RetryPolicy {
+            base: std::time::Duration::from_millis(1),
+            max_attempts: 4,
+            ..RetryPolicy::default()
+        };
+        let tries = std::cell::Cell::new(0);
+        let lost_once = retried_under(&quick, || {
+            tries.set(tries.get() + 1);
+            let answer = match tries.get() {
+                1 => Err(Failure::Ambiguous {
+                    status: None,
+                    message: "connection closed".into(),
+                }),
+                _ => Ok("sent"),
+            };
+            async move { answer }
+        })
+        .await;
+        assert_eq!((lost_once, tries.get()), (Ok("sent"), 2));
+
+        tries.set(0);
+        let refused: Result<(), Failure> = retried_under(&quick, || {
+            tries.set(tries.get() + 1);
+            async {
+                Err(Failure::Rejected {
+                    status: 422,
+                    problems: vec![],
+                })
+            }
+        })
+        .await;
+        assert!(refused.is_err());
+        assert_eq!(tries.get(), 1, "a refusal is final");
+
+        tries.set(0);
+        let always_lost: Result<(), Failure> = retried_under(&quick, || {
+            tries.set(tries.get() + 1);
+            async {
+                Err(Failure::NotSent {
+                    message: "connection reset".into(),
+                })
+            }
+        })
+        .await;
+        assert!(always_lost.is_err());
+        assert_eq!(tries.get(), 4, "bounded");
+    }
 
     #[test]
     fn what_a_repair_leaves_is_always_said_with_what_to_do() {
