@@ -170,6 +170,35 @@ async fn show_names_the_folder_of_a_deposit_to_a_folder_per_dataset_target() {
     assert_eq!(shown["deposits"][0]["files_in"], expected.as_str());
 }
 
+/// A share the user may not write (HTTP 403 with the right password) pauses the target
+/// saying the user needs write access there, not that the password is wrong.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_read_only_webdav_share_is_said_to_need_write_access_not_another_password() {
+    let lab = Lab::new();
+    let dav = &servers::webdav().0;
+    let url = format!("webdav+{dav}/read-only/lodge");
+    let mut add = lodge_in(&lab);
+    add.args(["target", "add", "ro-dav", &url, "--user", DAV_USER])
+        .arg("--secret-stdin");
+    let out = run_with_stdin(add, &format!("{DAV_PASSWORD}\n"));
+    assert!(out.status.success(), "{}", text(&out));
+    add_dataset(&lab.store("lodge.db"), &lab);
+    let out = lodge_in(&lab)
+        .args(["deposit", "--target", "ro-dav", "--all"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_ne!(out.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains(&format!(
+            "the server refused user '{DAV_USER}' (HTTP 403 Forbidden): the user needs write \
+             access to {dav}/read-only/lodge"
+        )),
+        "{t}"
+    );
+    assert!(!t.contains("refused the user name or password"), "{t}");
+}
+
 /// On WebDAV, which replaces a file of the wrong size, verify counts a file left short
 /// among what `--repair` sends again, with a command that runs as printed, instead of
 /// telling the researcher to remove it on the server by hand.

@@ -155,6 +155,19 @@ impl WebDavTarget {
 
     async fn failure(&self, resp: reqwest::Response) -> Failure {
         match failure_of(resp).await {
+            // Let in but refused (a wrong password is answered 401): the user may not write
+            // here, and no other password changes that.
+            Failure::Unauthorized { status: 403, .. } if let Some(auth) = &self.auth => {
+                Failure::Unauthorized {
+                    status: 403,
+                    message: format!(
+                        "target '{}': the server refused user '{}' (HTTP 403 Forbidden): the \
+                         user needs write access to {} (a read-only share, say); give it, or \
+                         use a user that has it (`lodge target test {}` checks)",
+                        self.name, auth.user, self.base, self.name
+                    ),
+                }
+            }
             Failure::Unauthorized { status, .. } => Failure::Unauthorized {
                 status,
                 message: match &self.secret_env {

@@ -161,24 +161,30 @@ pub fn moto() -> &'static str {
     URL.get_or_init(|| std::env::var("LODGE_TEST_MOTO_URL").unwrap_or_else(|_| start_moto(false)))
 }
 
-/// The wsgidav server shared by this test binary: URL and the folder it serves.
+/// The wsgidav server shared by this test binary: URL and the folder it serves (and, at
+/// `/read-only/lodge`, a folder its user may read and not write).
 pub fn webdav() -> &'static (String, PathBuf) {
     static DAV: OnceLock<(String, PathBuf)> = OnceLock::new();
     DAV.get_or_init(|| {
         let port = free_port();
         let root = super::scratch::process_scratch().join(format!("dav-{port}"));
         std::fs::create_dir_all(&root).unwrap();
+        // A share the user may read and not write, at /read-only.
+        let read_only = super::scratch::process_scratch().join(format!("dav-ro-{port}"));
+        std::fs::create_dir_all(read_only.join("lodge")).unwrap();
         let config = super::scratch::process_scratch().join(format!("wsgidav-{port}.yaml"));
         std::fs::write(
             &config,
             format!(
                 "host: 127.0.0.1\nport: {port}\nserver: cheroot\nverbose: 1\n\
-                 provider_mapping:\n  '/': '{}'\n\
+                 provider_mapping:\n  '/': '{}'\n  '/read-only':\n    root: '{}'\n    \
+                 readonly: true\n\
                  http_authenticator:\n  domain_controller: null\n  accept_basic: true\n  \
                  accept_digest: false\n  default_to_digest: false\n\
                  simple_dc:\n  user_mapping:\n    '*':\n      '{DAV_USER}':\n        \
                  password: '{DAV_PASSWORD}'\n",
-                root.display()
+                root.display(),
+                read_only.display()
             ),
         )
         .unwrap();
