@@ -2052,6 +2052,41 @@ async fn repair_of_a_file_changed_in_the_folder_keeps_the_damage_and_says_put_it
     assert_all(&text(&out), &["sent again data.csv", "1 intact"]);
 }
 
+/// A server that asks to wait past the deposit's deadline (Retry-After: an hour) fails
+/// the job at once, saying the wait it asked for is past the deadline, not that the
+/// deadline was reached, and how a longer one waits for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_wait_asked_past_the_deadline_is_said_to_be_so() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                rate_limit: 1.0,
+                retry_after_secs: 3600,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    add_runs(&lab, 1);
+    let db = lab.path("lodge.db");
+    let url = sandbox.target_url();
+    let out = lodge_with(
+        &db,
+        &["deposit", "--all", "--target", &url, "--deadline", "20s"],
+    )
+    .await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(
+            "the server asked to wait 1 h (Lodge waits at most 10 min), past the deadline ("
+        ) && t.contains("from now: a longer --deadline waits for it) after 1 attempt"),
+        "{t}"
+    );
+    assert!(!t.contains("deadline reached"), "{t}");
+}
+
 /// A server that answers no check (here busy through every try; one that hangs would hold
 /// each check for the two-minute read timeout) is asked once: the deposits after the
 /// first on it are not sent, and say why.

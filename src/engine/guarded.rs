@@ -416,6 +416,25 @@ impl Engine {
         }
     }
 
+    /// Why no retry fits before the job's deadline, `remaining` from now: the wait the
+    /// server asked for (Retry-After) is longer, or the deadline is reached.
+    fn past_the_deadline(&self, failure: &Failure, remaining: Duration) -> String {
+        let cap = self.config.retry.retry_after_cap;
+        match failure.retry_after() {
+            Some(asked) if asked.min(cap) > remaining => format!(
+                "the server asked to wait {}{}, past the deadline ({} from now: a longer \
+                 --deadline waits for it)",
+                crate::wording::wait_text(asked),
+                match asked > cap {
+                    true => format!(" (Lodge waits at most {})", crate::wording::wait_text(cap)),
+                    false => String::new(),
+                },
+                crate::wording::wait_text(remaining)
+            ),
+            _ => "deadline reached".into(),
+        }
+    }
+
     /// Turn a failure into the job's next state (invariants 5 and 6).
     fn decide(&self, lease: &Lease, failure: &Failure) -> Finish {
         let error = failure.to_string();
@@ -453,7 +472,8 @@ impl Engine {
                     },
                     RetryDecision::DeadlinePassed => Finish::Failed {
                         error: format!(
-                            "deadline reached after {}{}; last: {error}",
+                            "{} after {}{}; last: {error}",
+                            self.past_the_deadline(failure, remaining),
                             count_of(lease.job.attempts, "attempt", "attempts"),
                             in_all(&lease.job)
                         ),
