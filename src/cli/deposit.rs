@@ -1170,7 +1170,7 @@ fn how_it_existed(events: &[EventRow]) -> String {
                                                     earlier deposit of the same content"
             .into(),
         EventKind::Reconciled => {
-            "the server already had it (found by the look-up before a retry)".into()
+            "the server already had it, found by the look-up before a retry".into()
         }
         EventKind::Existing => {
             let change = last
@@ -1571,7 +1571,7 @@ mod tests {
         );
         assert_eq!(
             how_it_existed(&[attempt.clone(), waited, found.clone()]),
-            "the server already had it (found by the look-up before a retry)"
+            "the server already had it, found by the look-up before a retry"
         );
         let lost = event(
             2,

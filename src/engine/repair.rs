@@ -48,9 +48,11 @@ async fn unchanged_in_folder(
                 return Err(Failure::Changed {
                     path: entry.path.clone(),
                     message: format!(
-                        "it is not the file deposited ({size} bytes, SHA-256 {digest}; \
-                         deposited: {} bytes, SHA-256 {})",
-                        entry.size, entry.sha256
+                        "it is not the file deposited ({}, SHA-256 {digest}; deposited: {}, \
+                         SHA-256 {})",
+                        crate::wording::count_of(size, "byte", "bytes"),
+                        crate::wording::count_of(entry.size, "byte", "bytes"),
+                        entry.sha256
                     ),
                 });
             }

@@ -299,10 +299,11 @@ impl S3Target {
     fn wrong_size_file(&self, key: &str, size: u64, entry: &ManifestEntry) -> Failure {
         Failure::Conflict {
             message: format!(
-                "target '{}': {} {key} holds {size} bytes, not {} ({}); remove it so it can \
-                 be sent again",
+                "target '{}': {} {key} holds {}, not {} ({}); remove it so it can be sent \
+                 again",
                 self.name,
                 self.location.layout.noun(),
+                crate::wording::count_of(size, "byte", "bytes"),
                 entry.size,
                 entry.path
             ),
