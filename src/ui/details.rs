@@ -23,6 +23,10 @@ pub struct DetailsState {
     drafts: HashMap<i64, (MetadataForm, MetadataForm)>,
     /// The row and its jobs' stamp the details were loaded for.
     loaded_for: Option<(i64, (i64, u64))>,
+    /// Where the panel was drawn last frame, while it shows.
+    drawn: Option<egui::Rect>,
+    /// The panel's width, once the person dragged its edge (kept while the window is open).
+    chosen_width: Option<f32>,
 }
 
 impl DetailsState {
@@ -37,8 +41,20 @@ impl DetailsState {
         }
         *self = DetailsState {
             drafts,
+            chosen_width: self.chosen_width,
             ..DetailsState::default()
         };
+    }
+
+    /// Where the panel was drawn in the last frame (the part of it on screen), `None` while
+    /// it is closed.
+    pub fn drawn(&self) -> Option<egui::Rect> {
+        self.drawn
+    }
+
+    /// The panel is not drawn this frame (no dataset selected, or the History shown).
+    pub fn not_drawn(&mut self) {
+        self.drawn = None;
     }
 
     /// The metadata each dataset's edits not saved give (the form shown, and the drafts),
@@ -81,10 +97,15 @@ impl DetailsState {
 
 /// The details panel's least width.
 const DETAILS_LEAST: f32 = 320.0;
+/// The details panel's width until the person drags its edge, where the window has room.
+const DETAILS_DEFAULT: f32 = 430.0;
+/// The details panel's id (among the window's panels).
+const DETAILS_PANEL: &str = "details_panel";
 /// The width the details panel leaves the table at least.
 const TABLE_ROOM: f32 = 480.0;
 
 pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) -> f32 {
+    app.details.drawn = None;
     let Some(id) = app.selected else { return 0.0 };
     let Some(entry) = app.model.row(id).cloned() else {
         return 0.0;
@@ -148,20 +169,37 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) -> f32 {
         ))));
     }
 
-    // The table keeps room for a row's name, status and the actions a person reaches for
-    // (Deposit or Open record, Show folder, Remove): in the smallest window (800 wide) the
-    // panel is its narrowest rather than push them out of sight.
-    let most = (ui.available_width() - TABLE_ROOM).max(DETAILS_LEAST);
-    let panel = egui::Panel::right("details_panel")
+    // The panel's width is the window's and the person's to choose, never its content's: a
+    // long line (a deposit's buttons, a job's header) wraps or is cut short, and widens
+    // nothing. The table keeps room for a row's name, status and the actions a person
+    // reaches for (Deposit or Open record, Show folder, Remove): in the smallest window (800
+    // wide) the panel is its narrowest rather than push them out of sight.
+    let room = ui.available_width();
+    let most = (room - TABLE_ROOM).max(DETAILS_LEAST).min(room);
+    let least = DETAILS_LEAST.min(most);
+    let width = (app.details.chosen_width)
+        .unwrap_or(DETAILS_DEFAULT)
+        .clamp(least, most);
+    // egui keeps the width a panel had last frame and takes it up again: what it keeps is
+    // set to the width chosen here, so a window shrunk and enlarged again gives the panel
+    // its width back. A drag of its edge changes what egui keeps, and is taken as the
+    // person's choice below.
+    let panel_id = ui.scope_id().with_salt(egui::IdSalt::new(DETAILS_PANEL));
+    let at = ui.available_rect_before_wrap();
+    let kept = egui::Rect::from_min_max(egui::pos2(at.right() - width, at.top()), at.max);
+    ui.ctx()
+        .data_mut(|d| d.insert_persisted(panel_id, egui::PanelState { outer_rect: kept }));
+    // A scroll position per dataset: the next one selected opens at its top.
+    let scroll = egui::ScrollArea::vertical()
+        .id_salt(("details_scroll", id))
+        .auto_shrink([false, true]);
+    let panel = egui::Panel::right(DETAILS_PANEL)
         .resizable(true)
-        .default_size(430.0_f32.min(most))
-        .min_size(DETAILS_LEAST)
-        .max_size(most)
+        .default_size(width)
+        .size_range(least..=most)
         .show(ui, |ui| {
-            // A scroll position per dataset: the next one selected opens at its top.
-            egui::ScrollArea::vertical()
-                .id_salt(("details_scroll", id))
-                .show(ui, |ui| {
+            scroll.show(ui, |ui| {
+                within_width(ui, |ui| {
                     ui.horizontal(|ui| {
                         if ui
                             .small_button("✖")
@@ -223,8 +261,35 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) -> f32 {
                     left_out(app, ui, id);
                     attempts(app, ui, id);
                 });
+            });
         });
-    panel.response.rect.width()
+    // Dragged to another width (egui keeps the width it was dragged to once let go).
+    let now_kept = egui::PanelState::load(ui.ctx(), panel_id).map(|s| s.outer_rect.width());
+    if let Some(dragged) = now_kept.filter(|w| (w - width).abs() >= 1.0) {
+        app.details.chosen_width = Some(dragged);
+    }
+    let drawn = panel.response.rect.intersect(ui.max_rect());
+    app.details.drawn = Some(drawn);
+    drawn.width()
+}
+
+/// Lay out `add_contents` no wider than `ui` has room for: what is wider (a header that
+/// does not wrap) is cut off at the edge rather than widen `ui`, and with it the panel.
+fn within_width(ui: &mut egui::Ui, add_contents: impl FnOnce(&mut egui::Ui)) {
+    let width = ui.available_width();
+    let mut inner = ui.new_child(
+        egui::UiBuilder::new()
+            .id_salt("within_width")
+            .max_rect(ui.available_rect_before_wrap())
+            .layout(*ui.layout()),
+    );
+    inner.set_max_width(width);
+    add_contents(&mut inner);
+    let used = inner.min_rect();
+    ui.advance_cursor_after_rect(egui::Rect::from_min_size(
+        used.min,
+        egui::vec2(width, used.height()),
+    ));
 }
 
 /// Under the status of a deposit that failed or was refused: why, in full (the row shows

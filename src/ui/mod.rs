@@ -369,7 +369,10 @@ impl LodgeApp {
         let log_height = log_panel::show(self, ui);
         let details_width = match self.view == View::Datasets && self.selected.is_some() {
             true => details::show(self, ui),
-            false => 0.0,
+            false => {
+                self.details.not_drawn();
+                0.0
+            }
         };
         egui::CentralPanel::default().show(ui, |ui| match self.view {
             View::Datasets => table::show(self, ui),

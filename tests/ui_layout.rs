@@ -1,0 +1,94 @@
+//! The window's layout at the sizes people use it at (the smallest, 800x600, a laptop's
+//! 1024x768): what the details panel and the notices each get of the screen, and that
+//! nothing they show is cut off or hidden.
+
+mod gui;
+mod support;
+
+use egui_kittest::kittest::Queryable;
+use lodge::app::{Command, DedupStatus};
+use lodge::sandbox::FaultConfig;
+
+use gui::{Window, citable_folder};
+
+/// A window with two datasets: `plain`, not deposited anywhere, and `soil-cores`, whose
+/// copy with a long folder name was deposited (the same key: one deposit for both, listed
+/// in soil-cores' details as the copy's, under a header naming it). Their ids.
+fn plain_and_deposited() -> (Window, i64, i64) {
+    let mut w = Window::open(FaultConfig::default());
+    let plain = w.add_folder(&citable_folder(&w.lab, "plain", "Plain 2026"));
+    let copy = w.add_folder(&citable_folder(
+        &w.lab,
+        "soil-cores-as-kept-on-the-shared-lab-drive-2026",
+        "Soil cores 2026",
+    ));
+    let deposited = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let target = w.app().target_id().to_string();
+    w.app().send(Command::Deposit {
+        ids: vec![copy],
+        target,
+    });
+    w.wait("the copy deposited", |app| {
+        matches!(app.status_of(copy), Some(DedupStatus::Deposited { .. }))
+    });
+    (w, plain, deposited)
+}
+
+/// Where the details panel is on screen, once `name`'s details are open and drawn.
+fn details_of(w: &mut Window, name: &str) -> egui::Rect {
+    w.open_details(name, |d| !d.jobs.is_empty() || name == "plain");
+    w.harness.run_steps(4);
+    w.app().details.drawn().expect("the details are drawn")
+}
+
+/// The details panel's width is the window's to choose (and the person's, who drags its
+/// edge), not what it shows: a dataset with deposits (a job's header naming the copy that
+/// made it, Copy citation · Copy identifier · Copy link · Open record) gets the same panel
+/// as one without, every part of it on screen; at 800x600 the panel used to lay out wider
+/// than the room it had, its left part (the close button, the name, the fields' labels)
+/// cut off. Shrinking the window and enlarging it again gives the panel its width back.
+#[test]
+fn the_details_panel_is_as_wide_for_every_dataset_and_all_of_it_is_on_screen() {
+    let (mut w, _, _) = plain_and_deposited();
+    let mut widths = Vec::new();
+    for size in [egui::vec2(800.0, 600.0), egui::vec2(1024.0, 768.0)] {
+        w.harness.set_size(size);
+        let mut drawn = Vec::new();
+        for name in ["plain", "soil-cores", "plain"] {
+            let panel = details_of(&mut w, name);
+            assert!(
+                panel.left() >= 0.0 && panel.right() <= size.x,
+                "at {size:?} the panel {panel:?} is not all in the window"
+            );
+            let close = w.details_close();
+            let title = w.harness.get_by_label("Title").rect();
+            let attempts = w.harness.get_by_label("Deposit attempts").rect();
+            for (what, at) in [
+                ("✖", close),
+                ("Title", title),
+                ("Deposit attempts", attempts),
+            ] {
+                assert!(
+                    at.left() >= panel.left() && at.right() <= panel.right() + 0.5,
+                    "at {size:?} {name}'s {what} at {at:?} is not in the panel {panel:?}"
+                );
+            }
+            drawn.push(panel.width());
+        }
+        assert!(
+            drawn.iter().all(|d| (d - drawn[0]).abs() < 1.0),
+            "at {size:?} the panel's width changed with the dataset shown: {drawn:?}"
+        );
+        widths.push(drawn[0]);
+    }
+    // Shrunk to the smallest and enlarged again: the width it had.
+    w.harness.set_size(egui::vec2(800.0, 600.0));
+    details_of(&mut w, "soil-cores");
+    w.harness.set_size(egui::vec2(1024.0, 768.0));
+    let again = details_of(&mut w, "soil-cores").width();
+    assert!(
+        (again - widths[1]).abs() < 1.0,
+        "the panel was {} wide at 1024x768, {again} after the window was shrunk and enlarged",
+        widths[1]
+    );
+}
