@@ -92,3 +92,40 @@ fn the_details_panel_is_as_wide_for_every_dataset_and_all_of_it_is_on_screen() {
         widths[1]
     );
 }
+
+/// A dataset selected anew opens its details at their top, not where they were scrolled to
+/// when it was shown before (egui keeps scroll positions, even from one run to the next:
+/// the first dataset selected in a window just opened showed the foot of its details).
+#[test]
+fn details_open_at_their_top_for_a_dataset_selected_anew() {
+    let (mut w, _, _) = plain_and_deposited();
+    w.harness.set_size(egui::vec2(1024.0, 768.0));
+    // Whether `name`'s details, once opened, show their top: the ✖ at the panel's top.
+    let opens_at_the_top = |w: &mut Window, name: &str| {
+        let panel = details_of(w, name);
+        let close = w.details_close();
+        close.top() >= panel.top() && close.bottom() <= panel.top() + 40.0
+    };
+    assert!(opens_at_the_top(&mut w, "soil-cores"), "opens at the top");
+    let panel = w.app().details.drawn().expect("drawn");
+    w.wheel_down_to_the_end(panel.center());
+    let close = w.details_close();
+    assert!(
+        close.bottom() < panel.top(),
+        "scrolled down, the ✖ ({close:?}) is out of sight above {panel:?}"
+    );
+    // Another dataset, then this one again: each at its top.
+    assert!(opens_at_the_top(&mut w, "plain"), "plain opens at its top");
+    assert!(
+        opens_at_the_top(&mut w, "soil-cores"),
+        "soil-cores, selected again, opens at its top, not where it was left"
+    );
+    // Closed and opened again: the same.
+    w.wheel_down_to_the_end(panel.center());
+    w.harness.state_mut().select(None);
+    w.harness.run_steps(2);
+    assert!(
+        opens_at_the_top(&mut w, "soil-cores"),
+        "closed and selected again, it opens at its top"
+    );
+}

@@ -25,6 +25,8 @@ pub struct DetailsState {
     loaded_for: Option<(i64, (i64, u64))>,
     /// Where the panel was drawn last frame, while it shows.
     drawn: Option<egui::Rect>,
+    /// The dataset the panel showed last frame: another one opens at its top.
+    shown: Option<i64>,
     /// The panel's width, once the person dragged its edge (kept while the window is open).
     chosen_width: Option<f32>,
 }
@@ -189,10 +191,16 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) -> f32 {
     let kept = egui::Rect::from_min_max(egui::pos2(at.right() - width, at.top()), at.max);
     ui.ctx()
         .data_mut(|d| d.insert_persisted(panel_id, egui::PanelState { outer_rect: kept }));
-    // A scroll position per dataset: the next one selected opens at its top.
-    let scroll = egui::ScrollArea::vertical()
-        .id_salt(("details_scroll", id))
+    // A dataset selected anew opens at its top (egui would keep, and restore in the next
+    // run, where its details were last scrolled to).
+    let to_the_top = app.details.shown != Some(id);
+    app.details.shown = Some(id);
+    let mut scroll = egui::ScrollArea::vertical()
+        .id_salt("details_scroll")
         .auto_shrink([false, true]);
+    if to_the_top {
+        scroll = scroll.vertical_scroll_offset(0.0);
+    }
     let panel = egui::Panel::right(DETAILS_PANEL)
         .resizable(true)
         .default_size(width)
