@@ -6,7 +6,7 @@ mod gui;
 mod support;
 
 use egui_kittest::kittest::Queryable;
-use lodge::app::{Command, DedupStatus};
+use lodge::app::{Command, DedupStatus, Notice, Update};
 use lodge::sandbox::FaultConfig;
 
 use gui::{Window, citable_folder};
@@ -128,4 +128,55 @@ fn details_open_at_their_top_for_a_dataset_selected_anew() {
         opens_at_the_top(&mut w, "soil-cores"),
         "closed and selected again, it opens at its top"
     );
+}
+
+/// Two notices up at once are both in view, whole: the older one used to be cut to the
+/// height of the first (the notices' area measured itself when there was one), its text
+/// and ✖ hidden until the newer one went.
+#[test]
+fn two_notices_show_whole_one_above_the_other() {
+    let mut w = Window::open(FaultConfig::default());
+    for n in 1..=12 {
+        w.add_folder(&citable_folder(&w.lab, &format!("run{n}"), "Run 2026"));
+    }
+    w.harness.set_size(egui::vec2(1024.0, 768.0));
+    let first = "The folder of 1 dataset changed since the last scan: run1 (1 file added).";
+    let second = "The folders of these datasets are gone (moved or deleted): run2, run3, \
+                  run4 and 8 more. Drop each where it is now onto the window to add it \
+                  there, or remove its row (what it deposited stays).";
+    w.harness
+        .state_mut()
+        .model
+        .apply(Update::Notice(Notice::warning(first)));
+    w.harness.run_steps(4);
+    w.harness
+        .state_mut()
+        .model
+        .apply(Update::Notice(Notice::warning(second)));
+    w.harness.run_steps(4);
+    let area = w.app().notices.drawn().expect("notices shown");
+    // The log has the same words: the notice is the one drawn last.
+    let notice = |w: &Window, text: &str| {
+        (w.harness.query_all_by_value(text).last())
+            .expect("the notice")
+            .rect()
+    };
+    // The notices are drawn last: theirs are the last two ✖ (the details' come before).
+    let mut closes: Vec<egui::Rect> = w
+        .harness
+        .query_all_by_label("✖")
+        .map(|n| n.rect())
+        .collect();
+    let closes = closes.split_off(closes.len() - 2);
+    for (what, at) in [
+        ("the first notice", notice(&w, first)),
+        ("the second notice", notice(&w, second)),
+        ("the first ✖", closes[0]),
+        ("the second ✖", closes[1]),
+    ] {
+        assert!(
+            area.contains_rect(at),
+            "{what} at {at:?} is not in view in the notices' area {area:?}"
+        );
+    }
 }

@@ -99,6 +99,11 @@ impl Notices {
             .anchor(Align2::RIGHT_BOTTOM, [-12.0 - beside, -12.0 - above])
             .order(egui::Order::Foreground)
             .show(ctx, |ui| {
+                // An area lays out its content in the size it measured last frame: without
+                // this, the scroll below kept the height of the first notice shown, and a
+                // second one above it was cut to that height, the older one's text and ✖
+                // out of sight.
+                ui.set_max_height(tallest);
                 egui::ScrollArea::vertical()
                     .id_salt("notices")
                     .max_height(tallest)
@@ -111,6 +116,10 @@ impl Notices {
                         }
                     });
             });
+        // Grown or shrunk, the area is placed by its new size in the next frame.
+        if self.drawn != Some(area.response.rect) {
+            ctx.request_repaint();
+        }
         self.drawn = Some(area.response.rect);
         if let Some(i) = close {
             self.shown.remove(i);
