@@ -180,3 +180,44 @@ fn two_notices_show_whole_one_above_the_other() {
         );
     }
 }
+
+/// At 800x600, a failed deposit's details with edits not saved: the rows of buttons that
+/// are then wider than the panel (Retry as saved · Dismiss · Deposit edits, Save metadata ·
+/// Deposit to Local sandbox · Undo edits) wrap inside it, as does a deposit's header; they
+/// used to run past its edge (and, before the panel kept its width, widen it).
+#[test]
+fn at_800_by_600_the_details_rows_of_buttons_wrap_inside_the_panel() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    w.harness.set_size(egui::vec2(800.0, 600.0));
+    w.edit_title(id, " (edited)");
+    w.harness.run_steps(3);
+    let panel = w.app().details.drawn().expect("the details are drawn");
+    let in_panel = |w: &Window, label: &str| {
+        // The row's own buttons are left of the panel.
+        let at = (w.harness.query_all_by_label(label))
+            .map(|n| n.rect())
+            .find(|r| r.left() >= panel.left())
+            .unwrap_or_else(|| panic!("{label} in the details"));
+        assert!(
+            at.left() >= panel.left() && at.right() <= panel.right(),
+            "{label} at {at:?} is not within the panel {panel:?}"
+        );
+    };
+    for label in [
+        "⟳ Retry as saved",
+        "Dismiss",
+        "Deposit edits",
+        "Save metadata",
+        "Deposit to Local sandbox",
+        "Undo edits",
+    ] {
+        in_panel(&w, label);
+    }
+    let header = (w.harness.query_all_by_label_contains("Job ").last())
+        .expect("the job's header")
+        .rect();
+    assert!(
+        header.right() <= panel.right(),
+        "the job's header at {header:?} runs past the panel {panel:?}"
+    );
+}

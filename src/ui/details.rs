@@ -316,8 +316,10 @@ fn why_it_stopped(
     ui.add(egui::Label::new(RichText::new(cause).color(ui.visuals().warn_fg_color)).wrap());
     if let DedupStatus::Failed { .. } = status {
         let edits = app.details.unsaved_edits();
+        // Wrapped: with edits not saved it reads Retry as saved · Dismiss · Deposit edits,
+        // wider than the panel at its narrowest.
         let command = ui
-            .horizontal(|ui| {
+            .horizontal_wrapped(|ui| {
                 super::table::failed_actions(
                     ui,
                     entry,
@@ -461,7 +463,9 @@ fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datas
     let busy = entry.hashing.is_some();
     let mut command = None;
     ui.add_space(6.0);
-    ui.horizontal(|ui| {
+    // Wrapped: Save metadata · Deposit to a target's name · Undo edits is wider than the
+    // panel at its narrowest.
+    ui.horizontal_wrapped(|ui| {
         if ui
             .add_enabled(
                 edited && !busy && !folder_missing,
@@ -646,27 +650,28 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                         Some(name) => format!(" · with {name}"),
                         None => String::new(),
                     };
-                    egui::CollapsingHeader::new(format!(
+                    let header = format!(
                         "Job {} · {}{dismissed} · {}{earlier}{shared}{outcome}",
                         job.id,
                         job.state.as_str(),
                         count_of(job.attempts_in_all(), "attempt", "attempts")
-                    ))
-                    .id_salt(("job", job.id))
-                    .show(ui, |ui| {
-                        for e in events {
-                            ui.label(
-                                RichText::new(format!(
-                                    "{} {:15} {}",
-                                    app.clock.time(e.at),
-                                    e.kind.as_str(),
-                                    app.model.readable(&e.message)
-                                ))
-                                .monospace()
-                                .size(11.0),
-                            );
-                        }
-                    });
+                    );
+                    egui::CollapsingHeader::new(wrapped_header(ui, header))
+                        .id_salt(("job", job.id))
+                        .show(ui, |ui| {
+                            for e in events {
+                                ui.label(
+                                    RichText::new(format!(
+                                        "{} {:15} {}",
+                                        app.clock.time(e.at),
+                                        e.kind.as_str(),
+                                        app.model.readable(&e.message)
+                                    ))
+                                    .monospace()
+                                    .size(11.0),
+                                );
+                            }
+                        });
                     if let Some(error) = job
                         .last_error
                         .as_deref()
@@ -766,6 +771,19 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                 }
             }
         });
+}
+
+/// A collapsing header's text laid out to wrap within `ui` (a header's own text does not
+/// wrap: a long one, a copy's name or an identifier, ran past the panel's edge).
+fn wrapped_header(ui: &egui::Ui, text: String) -> egui::WidgetText {
+    let room = ui.available_width() - ui.spacing().indent - ui.spacing().button_padding.x;
+    let galley = egui::WidgetText::from(text).into_galley(
+        ui,
+        Some(egui::TextWrapMode::Wrap),
+        room.max(40.0),
+        egui::TextStyle::Button,
+    );
+    egui::WidgetText::Galley(galley)
 }
 
 /// When `job` is not dataset `id`'s own but a copy's with the same key (one deposit for

@@ -704,7 +704,9 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
             // A person is identified by an ORCID iD, an organisation by its ROR: the row
             // offers the one the name is (and keeps showing one already typed).
             let organisation = c.is_organisation();
-            ui.horizontal(|ui| {
+            // Wrapped: with both an ORCID and a ROR ID typed the row is wider than the
+            // panel at its narrowest.
+            ui.horizontal_wrapped(|ui| {
                 if !organisation || !c.orcid.trim().is_empty() {
                     let l = ui.label("ORCID");
                     changed |= ui
