@@ -221,3 +221,34 @@ fn at_800_by_600_the_details_rows_of_buttons_wrap_inside_the_panel() {
         "the job's header at {header:?} runs past the panel {panel:?}"
     );
 }
+
+/// A name written without its comma gets a button that writes it "Family, Given": for a
+/// surname longer than the panel is wide, the button is cut short on one line, inside the
+/// panel, not broken mid-word over several.
+#[test]
+fn the_family_given_button_of_a_very_long_name_is_one_line_inside_the_panel() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = w.lab.folder("untitled", &[("a.csv", b"x\n1\n")]);
+    let id = w.add_folder(&folder);
+    w.harness.set_size(egui::vec2(800.0, 600.0));
+    w.select(id);
+    w.harness.get_by_label("+ Add creator").click();
+    w.harness.run_steps(2);
+    (w.harness)
+        .get_by_role_and_label(egui::accesskit::Role::TextInput, "Name")
+        .type_text("Jane Doe-Vanderbiltextraordinarilylonghyphenatedsurname");
+    w.harness.run_steps(3);
+    let panel = w.app().details.drawn().expect("the details are drawn");
+    let button = (w.harness)
+        .get_by_label_contains("Use Doe-Vanderbilt")
+        .rect();
+    let line = w.harness.get_by_label("+ Add creator").rect().height();
+    assert!(
+        button.height() <= line + 1.0,
+        "the button at {button:?} takes more than a line ({line})"
+    );
+    assert!(
+        button.left() >= panel.left() && button.right() <= panel.right(),
+        "the button at {button:?} is not within the panel {panel:?}"
+    );
+}

@@ -571,19 +571,20 @@ fn person_hint(ui: &mut egui::Ui, c: &mut CreatorFields) -> bool {
         return false;
     };
     let mut changed = false;
-    ui.horizontal_wrapped(|ui| {
-        ui.label(
-            RichText::new("No comma: repositories take this as an organisation's name.").weak(),
-        );
-        if ui
-            .small_button(format!("Use {meant}"))
-            .on_hover_text("A person is written \"Family, Given\"")
-            .clicked()
-        {
-            c.name = meant;
-            changed = true;
-        }
-    });
+    ui.label(RichText::new("No comma: repositories take this as an organisation's name.").weak());
+    // On a line of its own, cut short (not broken mid-word) where a name is longer than
+    // the panel is wide; the whole of it on hover.
+    let use_it = egui::Button::new(format!("Use {meant}"))
+        .small()
+        .wrap_mode(egui::TextWrapMode::Truncate);
+    if ui
+        .add(use_it)
+        .on_hover_text(format!("A person is written \"Family, Given\": {meant}"))
+        .clicked()
+    {
+        c.name = meant;
+        changed = true;
+    }
     changed
 }
 
