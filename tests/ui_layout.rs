@@ -222,6 +222,22 @@ fn at_800_by_600_the_details_rows_of_buttons_wrap_inside_the_panel() {
     );
 }
 
+/// With the details open in a window about a laptop's width, the list's count ("1 of 1
+/// dataset") reads on one line: where the bar's line had little room left it went onto
+/// two, its last word under its first.
+#[test]
+fn the_lists_count_is_on_one_line() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    w.harness.set_size(egui::vec2(1000.0, 768.0));
+    w.select(id);
+    let count = w.harness.get_by_label("1 of 1 dataset").rect();
+    let line = w.harness.get_by_label("Search:").rect().height();
+    assert!(
+        count.height() <= line + 1.0,
+        "the count at {count:?} takes more than a line ({line})"
+    );
+}
+
 /// A name written without its comma gets a button that writes it "Family, Given": for a
 /// surname longer than the panel is wide, the button is cut short on one line, inside the
 /// panel, not broken mid-word over several.

@@ -251,11 +251,16 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 .response
                 .labelled_by(l.id);
         });
-        ui.label(format!(
-            "{} of {}",
-            app.table.order.len(),
-            count_of(app.model.rows().len() as u64, "dataset", "datasets")
-        ));
+        // Whole on one line (it went onto two, "39 of 329" and "datasets"): moved to the
+        // next line when the bar's line has no room left for it.
+        ui.add(
+            egui::Label::new(format!(
+                "{} of {}",
+                app.table.order.len(),
+                count_of(app.model.rows().len() as u64, "dataset", "datasets")
+            ))
+            .extend(),
+        );
         // Only while a folder changed since its scan: most weeks none has.
         let changed = app.table.changed_ids.clone();
         if !changed.is_empty() {
