@@ -126,6 +126,10 @@ fn run_window(db: Option<std::path::PathBuf>) -> ExitCode {
     let mut options = eframe::NativeOptions {
         viewport,
         persist_window: true,
+        // Lodge adds the system font fallback itself (`lodge::ui::fonts`), not through
+        // eframe's `system_fonts` feature: without it eframe would add a provider that finds
+        // nothing.
+        system_font_fallback: false,
         ..Default::default()
     };
     // winit delivers no drops on native Wayland: run on X11 (XWayland) so folder drops work.
@@ -141,6 +145,8 @@ fn run_window(db: Option<std::path::PathBuf>) -> ExitCode {
         "Lodge",
         options,
         Box::new(move |cc| {
+            // The system's fonts for what the built-in ones lack (CJK, Hangul, Arabic, ...).
+            lodge::ui::fonts::install(&cc.egui_ctx);
             let ctx = cc.egui_ctx.clone();
             let service = AppService::start(
                 &handle,

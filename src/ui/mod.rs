@@ -3,12 +3,14 @@
 //!
 //! One file per panel: [`top_bar`], [`table`] (datasets), [`details`] (with
 //! [`metadata_form`]), [`log_panel`], [`history`], [`settings_window`], [`drop`] (the drop
-//! overlay, dropped and pasted paths), [`dialogs`], [`notices`] and [`shortcuts`].
+//! overlay, dropped and pasted paths), [`dialogs`], [`notices`] and [`shortcuts`];
+//! [`fonts`] adds the system's fonts for the scripts the built-in ones lack.
 
 pub mod badge;
 pub mod details;
 pub mod dialogs;
 pub mod drop;
+pub mod fonts;
 pub mod format;
 pub mod history;
 pub mod log_panel;
