@@ -227,8 +227,9 @@ fn lookup_with_font_folder(dir: &Path) -> String {
 }
 
 /// Given a font folder holding a known CJK font (a `.ttc` collection), the window's fonts
-/// find it for 土 and list it after egui's built-in fonts. The lookup runs in a child process
-/// whose fontconfig knows only that folder.
+/// find it for 土 and list it after egui's built-in fonts; given an empty one, 土 is simply
+/// not found (no error, no panic). Each lookup runs in a child process whose fontconfig knows
+/// only that folder.
 #[test]
 fn a_font_in_the_font_folder_is_found_after_the_built_in_ones() {
     let Some(font) = font_files_with('土').into_iter().next() else {
@@ -239,6 +240,12 @@ fn a_font_in_the_font_folder_is_found_after_the_built_in_ones() {
         return;
     };
     let lab = support::Lab::new();
+
+    let empty = lab.path("empty-fonts");
+    std::fs::create_dir_all(&empty).unwrap();
+    let stdout = lookup_with_font_folder(&empty);
+    assert!(stdout.contains("NONE"), "{stdout}");
+    assert!(stdout.contains("LATIN Ubuntu-Light\n"), "{stdout}");
 
     let fonts = lab.path("cjk-fonts");
     std::fs::create_dir_all(&fonts).unwrap();

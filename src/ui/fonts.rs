@@ -24,15 +24,43 @@
 //! right in the order they are typed, so in `عينات_التربة` (its `_` from the built-in font)
 //! the two words stand in the reverse of the order an Arabic reader expects.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
+use egui::{FallbackRequest, FontInsert, FontProvider};
 use egui_system_font_provider::SystemFontProvider;
 
 /// Let the window draw characters its built-in fonts lack with the system's fonts. Call once,
 /// when the window's context is first set up (eframe's creation callback); a second call
 /// would list the system's fonts a second time for nothing.
 pub fn install(ctx: &egui::Context) {
-    ctx.add_font_provider(Arc::new(SystemFontProvider::new()));
+    ctx.add_font_provider(Arc::new(SystemFonts {
+        provider: SystemFontProvider::new(),
+        failed: AtomicBool::new(false),
+    }));
+}
+
+/// The system font provider, kept from taking the window down with it: fontique 0.11 (which
+/// it uses) panics while listing the fonts of a fontconfig that has none at all (a minimal
+/// container: fixed in fontique 0.12, which egui 0.37's provider does not take), and the
+/// provider then panics on the UI thread at the first character it is asked for. Such a
+/// panic is taken as "no system font", for good; its message is still printed.
+struct SystemFonts {
+    provider: SystemFontProvider,
+    failed: AtomicBool,
+}
+
+impl FontProvider for SystemFonts {
+    fn font_for(&self, request: &FallbackRequest<'_>) -> Option<FontInsert> {
+        if self.failed.load(Ordering::Relaxed) {
+            return None;
+        }
+        catch_unwind(AssertUnwindSafe(|| self.provider.font_for(request))).unwrap_or_else(|_| {
+            self.failed.store(true, Ordering::Relaxed);
+            None
+        })
+    }
 }
 
 #[cfg(test)]
