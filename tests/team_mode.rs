@@ -407,6 +407,34 @@ async fn a_job_whose_folder_is_on_another_machine_is_left_for_one_that_can_read_
     assert_store_agrees_with_server(&store, &sandbox, 1).await;
 }
 
+/// Another machine's dataset given by its folder is named, with its machine and the
+/// number that gives it here, not "no dataset matches" with advice to give its folder.
+#[test]
+fn another_machines_dataset_given_by_its_folder_is_named_with_its_number() {
+    let lab = Lab::new();
+    let url = shared().new_database();
+    let folder = lab.numbered_folder(1);
+    add_all(&url, "alpha", std::slice::from_ref(&folder));
+    let path = folder.canonicalize().unwrap().display().to_string();
+
+    let shown = lodge_on(&url, "beta")
+        .args(["show", &path])
+        .output()
+        .unwrap();
+    let said = text(&shown);
+    assert_ne!(shown.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(&format!(
+            "'{path}' is the folder of dataset 1 (ds001) on alpha, not of a dataset added on \
+             this machine: give its number, 1, to mean that dataset"
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("no dataset matches"), "{said}");
+    let by_number = lodge_on(&url, "beta").args(["show", "1"]).output().unwrap();
+    assert!(by_number.status.success(), "{}", text(&by_number));
+}
+
 /// A scan on one machine of a dataset another machine added (its folder is that one's,
 /// even at the same path here) is refused, and `scan --all` leaves it to its machine:
 /// neither makes it a second dataset of this machine's.

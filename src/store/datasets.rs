@@ -303,6 +303,23 @@ impl Store {
                 {
                     return Err(StoreError::RemovedDataset { id, folder });
                 }
+                // Another machine's folder (a shared database): say whose, and its number.
+                let elsewhere: Option<(i64, String)> = self.with(|db| {
+                    db.opt(
+                        "SELECT id, name FROM datasets WHERE path = ?1 ORDER BY id LIMIT 1",
+                        args![selector],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                })?;
+                if let Some((id, name)) = elsewhere {
+                    return Err(StoreError::FolderOfAnotherMachine {
+                        folder: selector.into(),
+                        id,
+                        name,
+                        origin: (self.added_elsewhere(id)?)
+                            .unwrap_or_else(|| "another machine".into()),
+                    });
+                }
                 let names: Vec<String> =
                     self.with(|db| db.all("SELECT name FROM datasets", args![], |r| r.get(0)))?;
                 let meant =

@@ -198,6 +198,19 @@ pub enum StoreError {
         /// The name nearest to what was typed, if one is near.
         meant: Option<String>,
     },
+    /// A folder given that is another machine's dataset's, on a shared database: on this
+    /// machine that path is no dataset's.
+    #[error(
+        "'{folder}' is the folder of dataset {id} ({name}) on {origin}, not of a dataset \
+         added on this machine: give its number, {id}, to mean that dataset, or `lodge add` \
+         the folder here to list this machine's copy"
+    )]
+    FolderOfAnotherMachine {
+        folder: String,
+        id: i64,
+        name: String,
+        origin: String,
+    },
     #[error(
         "dataset {id}, {folder}, was removed from the list: `lodge history {id}` and `lodge log \
          --dataset {id}` show what it left; `lodge add` its folder to take it up again"
