@@ -2520,7 +2520,8 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
         &[
             "deposited original -> sbx-000001\n",
             "deposited backup -> sbx-000001 (same key as original: one deposit for both)",
-            "2 deposited; 1 of them by another dataset's deposit of the same key",
+            "2 deposited; 1 of the 2 goes through another dataset's deposit of the same key (a \
+             copy of its folder: one deposit for both)",
         ],
     );
     assert_eq!(sandbox.stats().records, 1);

@@ -1399,10 +1399,17 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     }
     // Already counted above as what they landed as: said apart, not added to the sum.
     let shared = outcomes.iter().filter(|o| o.shared_with.is_some()).count();
-    let shared = match shared {
-        0 => String::new(),
-        1 => "; 1 of them by another dataset's deposit of the same key".to_string(),
-        n => format!("; {n} of them by another dataset's deposit of the same key"),
+    // Of all the items, whatever became of them: not of the count said just before.
+    let shared = match (shared, outcomes.len()) {
+        (0, _) => String::new(),
+        (n, total) => format!(
+            "; {n} of the {total} {} through another dataset's deposit of the same key (a \
+             copy of its folder: one deposit for both)",
+            match n {
+                1 => "goes",
+                _ => "go",
+            }
+        ),
     };
     let made_here = match made_here {
         0 => String::new(),
