@@ -338,12 +338,23 @@ pub fn what_is_left(damage: &[Discrepancy]) -> String {
             other_bytes.join(", ")
         ));
     }
+    // The target named what stands in the record's place and what to do (move it away):
+    // once it is gone, a repair writes the record again where the key alone names it.
+    if damage
+        .iter()
+        .any(|d| matches!(d, Discrepancy::RecordReplaced { .. }))
+    {
+        why.push(
+            "where the key's record belongs stands something else, which Lodge does not \
+             overwrite: move it away on the server as the check says, then repair again \
+             (on S3 and WebDAV that writes the record anew)"
+                .into(),
+        );
+    }
     if damage.iter().any(|d| {
         matches!(
             d,
-            Discrepancy::RecordGone { .. }
-                | Discrepancy::OtherRecord { .. }
-                | Discrepancy::RecordReplaced { .. }
+            Discrepancy::RecordGone { .. } | Discrepancy::OtherRecord { .. }
         )
     }) {
         why.push(
@@ -480,5 +491,15 @@ mod tests {
         assert!(left.contains("ask the repository's operators"), "{left}");
         let still_lost = what_is_left(&[lost]);
         assert!(still_lost.contains("repair again"), "{still_lost}");
+        // Something else where the record belongs (S3, WebDAV): moved away, a repair
+        // writes the record again; no operators to ask.
+        let replaced = what_is_left(&[Discrepancy::RecordReplaced {
+            message: "records/k.json exists but is not Lodge's record of this key".into(),
+        }]);
+        assert!(
+            replaced.contains("move it away on the server as the check says, then repair"),
+            "{replaced}"
+        );
+        assert!(!replaced.contains("operators"), "{replaced}");
     }
 }
