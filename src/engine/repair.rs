@@ -13,13 +13,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::retry::{RetryDecision, RetryPolicy};
+use super::retry::RetryPolicy;
 use super::verify::{SilenceWatch, Verification, check_deposit, log_finding};
 use crate::content::ContentDocument;
 use crate::store::{EventRow, JobRow, Store, StoreError};
-use crate::targets::{
-    DepositRequest, Discrepancy, Failure, FailureClass, ProgressSink, ReadBack, Target,
-};
+use crate::targets::{DepositRequest, Discrepancy, Failure, ProgressSink, ReadBack, Target};
 
 /// Whether each of `files` (manifest paths) in the folder at `root` still holds what was
 /// deposited (its SHA-256 in `document`'s manifest); the first that does not is a
@@ -246,40 +244,7 @@ where
         deadline: std::time::Duration::from_secs(120),
         ..RetryPolicy::default()
     };
-    retried_under(&policy, send).await
-}
-
-/// [`retried`] under `policy`'s backoff, attempts and deadline.
-async fn retried_under<T, F, Fut>(policy: &RetryPolicy, mut send: F) -> Result<T, Failure>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, Failure>>,
-{
-    let started = std::time::Instant::now();
-    let mut failed = 0;
-    loop {
-        let failure = match send().await {
-            Err(f)
-                if matches!(
-                    f.class(),
-                    FailureClass::Retry | FailureClass::RetryAmbiguous
-                ) =>
-            {
-                f
-            }
-            done => return done,
-        };
-        failed += 1;
-        let left = policy.deadline.saturating_sub(started.elapsed());
-        // Decided before waiting: the thread's generator is not held across the wait.
-        let decision = policy.decide(failed, failure.retry_after(), left, &mut rand::rng());
-        match decision {
-            RetryDecision::After(wait) => tokio::time::sleep(wait).await,
-            RetryDecision::AttemptsExhausted | RetryDecision::DeadlinePassed => {
-                return Err(failure);
-            }
-        }
-    }
+    policy.retry_idempotent(send).await
 }
 
 /// How a repair names the record it writes again, beside the files it sends.
@@ -418,58 +383,6 @@ pub fn log_repair(
 mod tests {
     use super::*;
     use crate::content::Sha256Hex;
-
-    /// A repair's sending is tried again after an answer lost or a busy server, not after
-    /// a refusal, and not without end.
-    #[tokio::test]
-    async fn a_repair_sends_again_after_a_lost_answer_but_not_after_a_refusal() {
-        let quick = RetryPolicy {
-            base: std::time::Duration::from_millis(1),
-            max_attempts: 4,
-            ..RetryPolicy::default()
-        };
-        let tries = std::cell::Cell::new(0);
-        let lost_once = retried_under(&quick, || {
-            tries.set(tries.get() + 1);
-            let answer = match tries.get() {
-                1 => Err(Failure::Ambiguous {
-                    status: None,
-                    message: "connection closed".into(),
-                }),
-                _ => Ok("sent"),
-            };
-            async move { answer }
-        })
-        .await;
-        assert_eq!((lost_once, tries.get()), (Ok("sent"), 2));
-
-        tries.set(0);
-        let refused: Result<(), Failure> = retried_under(&quick, || {
-            tries.set(tries.get() + 1);
-            async {
-                Err(Failure::Rejected {
-                    status: 422,
-                    problems: vec![],
-                })
-            }
-        })
-        .await;
-        assert!(refused.is_err());
-        assert_eq!(tries.get(), 1, "a refusal is final");
-
-        tries.set(0);
-        let always_lost: Result<(), Failure> = retried_under(&quick, || {
-            tries.set(tries.get() + 1);
-            async {
-                Err(Failure::NotSent {
-                    message: "connection reset".into(),
-                })
-            }
-        })
-        .await;
-        assert!(always_lost.is_err());
-        assert_eq!(tries.get(), 4, "bounded");
-    }
 
     #[test]
     fn what_a_repair_leaves_is_always_said_with_what_to_do() {

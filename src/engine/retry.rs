@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use rand::Rng;
 
+use crate::targets::{Failure, FailureClass};
+
 /// When and how often to try again.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RetryPolicy {
@@ -93,11 +95,103 @@ impl RetryPolicy {
             RetryDecision::After(delay)
         }
     }
+
+    /// `send` again after a failure worth another try (a busy server, a connection lost,
+    /// an answer lost) under this policy's backoff, attempts and deadline, counted from
+    /// now; what `send` returns otherwise is its answer. Only for what is safe to send
+    /// twice (a conditional write its key decides, a read): a job's deposit is retried
+    /// through the queue instead, which records each attempt.
+    pub async fn retry_idempotent<T, F, Fut>(&self, mut send: F) -> Result<T, Failure>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<T, Failure>>,
+    {
+        let started = std::time::Instant::now();
+        let mut failed = 0;
+        loop {
+            let failure = match send().await {
+                Err(f)
+                    if matches!(
+                        f.class(),
+                        FailureClass::Retry | FailureClass::RetryAmbiguous
+                    ) =>
+                {
+                    f
+                }
+                done => return done,
+            };
+            failed += 1;
+            let left = self.deadline.saturating_sub(started.elapsed());
+            // Decided before waiting: the thread's generator is not held across the wait.
+            let decision = self.decide(failed, failure.retry_after(), left, &mut rand::rng());
+            match decision {
+                RetryDecision::After(wait) => tokio::time::sleep(wait).await,
+                RetryDecision::AttemptsExhausted | RetryDecision::DeadlinePassed => {
+                    return Err(failure);
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    /// What is safe to send twice is sent again after an answer lost or a busy server, not
+    /// after a refusal, and not without end.
+    #[tokio::test]
+    async fn an_idempotent_send_is_retried_after_a_lost_answer_but_not_after_a_refusal() {
+        let quick = RetryPolicy {
+            base: std::time::Duration::from_millis(1),
+            max_attempts: 4,
+            ..RetryPolicy::default()
+        };
+        let tries = std::cell::Cell::new(0);
+        let lost_once = quick
+            .retry_idempotent(|| {
+                tries.set(tries.get() + 1);
+                let answer = match tries.get() {
+                    1 => Err(Failure::Ambiguous {
+                        status: None,
+                        message: "connection closed".into(),
+                    }),
+                    _ => Ok("sent"),
+                };
+                async move { answer }
+            })
+            .await;
+        assert_eq!((lost_once, tries.get()), (Ok("sent"), 2));
+
+        tries.set(0);
+        let refused: Result<(), Failure> = quick
+            .retry_idempotent(|| {
+                tries.set(tries.get() + 1);
+                async {
+                    Err(Failure::Rejected {
+                        status: 422,
+                        problems: vec![],
+                    })
+                }
+            })
+            .await;
+        assert!(refused.is_err());
+        assert_eq!(tries.get(), 1, "a refusal is final");
+
+        tries.set(0);
+        let always_lost: Result<(), Failure> = quick
+            .retry_idempotent(|| {
+                tries.set(tries.get() + 1);
+                async {
+                    Err(Failure::NotSent {
+                        message: "connection reset".into(),
+                    })
+                }
+            })
+            .await;
+        assert!(always_lost.is_err());
+        assert_eq!(tries.get(), 4, "bounded");
+    }
+
     use rand::SeedableRng;
 
     #[test]
