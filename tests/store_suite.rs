@@ -89,6 +89,19 @@ fn claim(store: &Store, owner: &str, lease: Duration) -> Lease {
     }
 }
 
+/// Dataset `n` queued for TARGET, claimed and failed (a 503 through every attempt): its
+/// key and job.
+fn failed_once(b: &Backend, store: &Store, n: usize) -> (ContentKey, i64) {
+    let (_, key, job) = b.queued(store, n);
+    let lease = claim(store, "w1", Duration::from_secs(60));
+    let failed = Finish::Failed {
+        error: "gave up".into(),
+        http_status: Some(503),
+    };
+    store.finish(&lease, &failed).unwrap();
+    (key, job)
+}
+
 fn landed(identifier: &str) -> Finish {
     Finish::Landed {
         record: RecordRef {
@@ -259,17 +272,7 @@ fn concurrent_claimers_never_share_a_job(b: Backend) {
 fn a_failed_job_is_requeued_with_the_same_key(b: Backend) {
     let store = b.open();
     with_target(&store);
-    let (_, key, job) = b.queued(&store, 1);
-    let lease = claim(&store, "w1", Duration::from_secs(60));
-    store
-        .finish(
-            &lease,
-            &Finish::Failed {
-                error: "gave up".into(),
-                http_status: Some(503),
-            },
-        )
-        .unwrap();
+    let (key, job) = failed_once(&b, &store, 1);
     assert_eq!(store.failed_job_ids(Some(TARGET)).unwrap(), vec![job]);
     assert_eq!(
         store.retry_jobs(&[job], Duration::from_secs(60)).unwrap(),
@@ -286,13 +289,7 @@ fn a_failed_job_is_requeued_with_the_same_key(b: Backend) {
 fn a_requeued_job_is_pending_since_its_requeue(b: Backend) {
     let store = b.open();
     with_target(&store);
-    let (_, _, job) = b.queued(&store, 1);
-    let lease = claim(&store, "w1", Duration::from_secs(60));
-    let failed = Finish::Failed {
-        error: "gave up".into(),
-        http_status: Some(503),
-    };
-    store.finish(&lease, &failed).unwrap();
+    let (_, job) = failed_once(&b, &store, 1);
     let day_ms = 24 * 3600 * 1000;
     b.sql(&format!(
         "UPDATE jobs SET created_at = created_at - {day_ms} WHERE id = {job}"
@@ -320,13 +317,7 @@ fn a_requeued_job_is_pending_since_its_requeue(b: Backend) {
 fn the_history_counts_a_retried_jobs_attempts_of_every_round(b: Backend) {
     let store = b.open();
     with_target(&store);
-    let (_, _, job) = b.queued(&store, 1);
-    let lease = claim(&store, "w1", Duration::from_secs(60));
-    let failed = Finish::Failed {
-        error: "gave up".into(),
-        http_status: Some(503),
-    };
-    store.finish(&lease, &failed).unwrap();
+    let (_, job) = failed_once(&b, &store, 1);
     store.retry_jobs(&[job], Duration::from_secs(60)).unwrap();
     let again = claim(&store, "w1", Duration::from_secs(60));
     assert_eq!(again.job.attempts, 1, "the round's own count starts again");
