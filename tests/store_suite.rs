@@ -1185,6 +1185,17 @@ fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: B
     );
 }
 
+/// Dataset `dataset`'s deposit of `key` to TARGET, queued, claimed and landed as
+/// `identifier`: the lease it landed under.
+fn landed_by(store: &Store, dataset: i64, key: &ContentKey, identifier: &str) -> Lease {
+    store
+        .enqueue_deposit(dataset, TARGET, key, Duration::from_secs(3600))
+        .unwrap();
+    let lease = claim(store, "w1", Duration::from_secs(60));
+    store.finish(&lease, &landed(identifier)).unwrap();
+    lease
+}
+
 /// Two copies of one folder with the same metadata, added: two datasets, one key.
 fn two_copies(b: &Backend, store: &Store) -> (i64, i64, ContentKey) {
     let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
@@ -1201,11 +1212,7 @@ fn a_copys_deposit_is_its_twins_job_and_stays_so_after_forget(b: Backend) {
     let store = b.open();
     with_target(&store);
     let (one, two, key) = two_copies(&b, &store);
-    store
-        .enqueue_deposit(one, TARGET, &key, Duration::from_secs(3600))
-        .unwrap();
-    let lease = claim(&store, "w1", Duration::from_secs(60));
-    store.finish(&lease, &landed("copy-1")).unwrap();
+    let lease = landed_by(&store, one, &key, "copy-1");
     let ids = |jobs: Vec<lodge::store::JobRow>| jobs.iter().map(|j| j.id).collect::<Vec<_>>();
 
     assert_eq!(
@@ -1232,11 +1239,7 @@ fn status_reports_a_dataset_whose_key_another_dataset_deposited_as_existing(b: B
     let store = b.open();
     with_target(&store);
     let (one, two, key) = two_copies(&b, &store);
-    store
-        .enqueue_deposit(one, TARGET, &key, Duration::from_secs(3600))
-        .unwrap();
-    let lease = claim(&store, "w1", Duration::from_secs(60));
-    store.finish(&lease, &landed("copy-1")).unwrap();
+    let lease = landed_by(&store, one, &key, "copy-1");
 
     let rows = store.status_rows().unwrap();
     assert_eq!(rows.len(), 2, "{rows:?}");
@@ -1278,11 +1281,7 @@ fn status_reports_a_rejected_dataset_whose_key_landed_since_through_its_copy_as_
     assert_eq!(row(one).state, "rejected", "nothing landed yet");
     assert_eq!(row(one).job, Some(rejected));
 
-    store
-        .enqueue_deposit(two, TARGET, &key, Duration::from_secs(3600))
-        .unwrap();
-    let lease = claim(&store, "w1", Duration::from_secs(60));
-    store.finish(&lease, &landed("copy-1")).unwrap();
+    landed_by(&store, two, &key, "copy-1");
 
     let first = row(one);
     assert_eq!(first.state, "existing", "{first:?}");
@@ -1307,11 +1306,7 @@ fn status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it(b: Back
         (Enqueued::Replayed(job), _) => job,
         other => panic!("expected a replay, got {other:?}"),
     };
-    store
-        .enqueue_deposit(one, TARGET, &key, Duration::from_secs(3600))
-        .unwrap();
-    let lease = claim(&store, "w1", Duration::from_secs(60));
-    store.finish(&lease, &landed("copy-1")).unwrap();
+    let lease = landed_by(&store, one, &key, "copy-1");
     let first = lease.job.id;
     // `lodge deposit` run again for the same dataset: a replay, no request.
     replay(one);
