@@ -366,6 +366,53 @@ async fn postgres_killed_mid_batch_and_started_again_loses_and_duplicates_nothin
     assert_store_agrees_with_server(&store, &sandbox, 30).await;
 }
 
+/// A job of another machine's dataset whose folder this machine cannot read is sent from
+/// this machine's own copy of that folder (the same key), not left waiting for the other
+/// machine: one record, the job handed to the copy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_of_another_machines_dataset_is_sent_from_this_machines_copy() {
+    let lab = Lab::new();
+    let url = shared().new_database();
+    let sandbox = lab.sandbox("sandbox", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    add_all(&url, "alpha", std::slice::from_ref(&folder));
+    let copy = lab.folder(
+        "beta/ds001",
+        &[
+            ("data.csv", b"id,value\n1,1\n"),
+            ("README.txt", b"shared readme"),
+        ],
+    );
+    add_all(&url, "beta", std::slice::from_ref(&copy));
+    let store = open(&url);
+    let key = |id: i64| store.dataset(id).unwrap().unwrap().key;
+    assert_eq!(key(1), key(2), "the same files and metadata");
+    // On machine beta, alpha's folder does not exist.
+    std::fs::rename(&folder, lab.path("elsewhere")).unwrap();
+
+    let on_beta = deposit(&url, "beta", &sandbox.target_url(), &[])
+        .output()
+        .unwrap();
+    let said = text(&on_beta);
+    assert!(on_beta.status.success(), "{said}");
+    assert!(!said.contains("left for a machine"), "{said}");
+    assert_eq!(get_json(&sandbox, "/stats").await["records"], 1);
+    let job = store.jobs_of_dataset(2).unwrap().remove(0);
+    assert_eq!(
+        job.state,
+        JobState::Deposited,
+        "handed to beta's copy: {job:?}"
+    );
+    let handed = store.events_for_job(job.id).unwrap();
+    assert!(
+        handed.iter().any(|e| e.message.contains(&format!(
+            "ds001 was added on alpha, and its folder {} is not on beta",
+            folder.canonicalize().unwrap_or(folder.clone()).display()
+        ))),
+        "{handed:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_whose_folder_is_on_another_machine_is_left_for_one_that_can_read_it() {
     let lab = Lab::new();

@@ -188,10 +188,13 @@ impl Engine {
 
     /// A job whose dataset's folder is gone from this machine takes its files from another
     /// dataset with its key whose folder is here: the folder moved and added again where it
-    /// is now, say. The same key means the same files and metadata, so it is the same
-    /// deposit, and the files are still checked against that dataset's scan before anything
-    /// is sent. Without a copy the job goes on as it was (and is refused, naming the gone
-    /// folder). A removed dataset's job is not handed on: removing it said not to deposit
+    /// is now, say. So does a job of another machine's dataset (a shared database) whose
+    /// folder this machine cannot read, where this machine added a copy of it: a lab's
+    /// machines each with the same data need not wait for the one that queued it. The same
+    /// key means the same files and metadata, so it is the same deposit, and the files are
+    /// still checked against that dataset's scan before anything is sent. Without a copy
+    /// the job goes on as it was (and is refused, naming the gone folder, or left for the
+    /// machine that can read it). A removed dataset's job is not handed on: removing it said not to deposit
     /// it (unless its folder is added again, see `Store::enqueue_deposits`). `false` when
     /// the lease was lost meanwhile: nothing more to do.
     async fn stand_in_copy(
@@ -207,10 +210,21 @@ impl Engine {
                 .is_none_or(|o| o == self.store.host())
                 && folder_is_gone(Path::new(folder))
         };
+        let added_on =
+            (input.origin.as_deref()).filter(|o| !o.is_empty() && *o != self.store.host());
+        let name = job.dataset_name.as_deref().unwrap_or("the dataset");
         let why_not_its_own = match (job.dataset_id, job.dataset_path.as_deref()) {
             (Some(_), Some(folder)) if gone_here(folder) => {
-                let name = job.dataset_name.as_deref().unwrap_or("the dataset");
                 format!("the folder of {name} ({folder}) is gone")
+            }
+            (Some(_), Some(folder))
+                if let Some(origin) = added_on
+                    && !Path::new(folder).is_dir() =>
+            {
+                format!(
+                    "{name} was added on {origin}, and its folder {folder} is not on {}",
+                    self.store.host()
+                )
             }
             _ => return Ok(true),
         };
