@@ -1856,6 +1856,25 @@ async fn a_dataset_whose_file_names_are_nfd_on_disk_deposits_verifies_and_repair
     assert!(t.contains("Zürich/Messung-ä.csv"), "named in NFC: {t}");
 }
 
+/// Two files whose names differ only in case are added (most servers keep both), with a
+/// note that a server ignoring case keeps one of them where files are kept by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn add_notes_names_that_differ_only_in_case() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let folder = lab.folder("cased", &[("Data.csv", b"aaaa\n"), ("data.csv", b"bbbb\n")]);
+    let out = lodge_with(&db, &add_titled(&folder, "Cased")).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains(
+            "note: Data.csv and data.csv differ only in case: a server that ignores case in \
+             names"
+        ),
+        "{t}"
+    );
+}
+
 /// A folder `name` with one file, added as dataset 1, deposited to `sandbox`, removed from
 /// the list, and then its file lost by the sandbox: the folder.
 async fn deposited_removed_then_lost(

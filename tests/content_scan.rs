@@ -287,3 +287,17 @@ fn an_unreadable_folder_is_an_error_naming_it() {
     assert!(matches!(err, ContentError::Unreadable { .. }), "{err:?}");
     assert!(err.to_string().contains("locked"), "{err}");
 }
+
+#[test]
+fn names_differing_only_in_case_are_named_and_others_are_not() {
+    use lodge::content::case_collision_note;
+    let note = case_collision_note(["Data.csv", "README", "data.csv", "raw/A.txt"]).unwrap();
+    assert!(
+        note.starts_with("Data.csv and data.csv differ only in case"),
+        "{note}"
+    );
+    assert!(note.contains("rename one"), "{note}");
+    assert_eq!(case_collision_note(["a.csv", "b.csv", "A/b.csv"]), None);
+    let folders = case_collision_note(["Raw/x", "raw/x"]).unwrap();
+    assert!(folders.starts_with("Raw/x and raw/x"), "{folders}");
+}

@@ -1682,6 +1682,26 @@ fn a_removed_folder_dropped_again_takes_up_its_metadata() {
     );
 }
 
+/// A folder with two files whose names differ only in case is added, with a warning that a
+/// server ignoring case keeps one of them where files are kept by name.
+#[test]
+fn a_dropped_folder_with_names_differing_only_in_case_is_added_with_a_warning() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = w
+        .lab
+        .folder("cased", &[("Data.csv", b"aaaa\n"), ("data.csv", b"bbbb\n")]);
+    w.add_folder(&folder);
+    let said = notices_with(w.app(), "differ only in case");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert_eq!(said[0].0, LogLevel::Warning);
+    assert!(
+        said[0]
+            .1
+            .starts_with("cased: Data.csv and data.csv differ only in case"),
+        "{said:?}"
+    );
+}
+
 /// The remove confirmation says what adding the folder again does, and it does that: the
 /// row comes back with its metadata as it was (its title edited here), so the same key,
 /// and its deposit is a replay of the record made before.

@@ -728,6 +728,12 @@ impl Core {
                 if let Some(left_out) = left_out_notice(&name, &recorded.prepared.report.skipped) {
                     self.out.notice(left_out);
                 }
+                let manifest = &recorded.prepared.document.manifest;
+                if let Some(note) =
+                    crate::content::case_collision_note(manifest.iter().map(|e| e.path.as_str()))
+                {
+                    self.out.notice(Notice::warning(format!("{name}: {note}.")));
+                }
                 self.out.send(Update::DatasetSaved {
                     placeholder: Some(row),
                     summary: summary(&text, &name, &metadata, &recorded),

@@ -456,6 +456,10 @@ fn describe(
         );
     }
     print_skipped(id, &prepared.report.skipped);
+    let paths = prepared.document.manifest.iter().map(|e| e.path.as_str());
+    if let Some(note) = crate::content::case_collision_note(paths) {
+        say!("  note: {note}");
+    }
     // Said when the key is new (a dataset added, or changed), not at every rescan of an
     // unchanged one; with the dataset whose deposit it was, and the target by its name.
     let unchanged = before.is_some_and(|b| b.key == Some(key));

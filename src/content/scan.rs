@@ -152,6 +152,30 @@ fn strict_rel_path(root: &Path, path: &Path) -> Result<String, ContentError> {
     })
 }
 
+/// What to say of files whose paths differ only in case (`Data.csv`, `data.csv`), if any:
+/// a server that ignores case in names keeps one file for both where it keeps files by
+/// name, and the second one's conditional write is answered "already there". Not refused,
+/// since most servers (S3, Linux shares) and every layout by digest keep both.
+pub fn case_collision_note<'a>(paths: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
+    let mut pairs = Vec::new();
+    for path in paths {
+        if let Some(first) = seen.insert(path.to_lowercase(), path) {
+            pairs.push(format!("{first} and {path}"));
+        }
+    }
+    let named = match pairs.len() {
+        0 => return None,
+        1..=3 => pairs.join("; "),
+        n => format!("{} and {} more", pairs[..3].join("; "), n - 3),
+    };
+    Some(format!(
+        "{named} differ only in case: a server that ignores case in names (a WebDAV share \
+         on Windows or macOS, say) keeps one file for both where files are kept by name \
+         (`?layout=folders`); rename one to deposit both there"
+    ))
+}
+
 /// Where the file a manifest calls `rel` (NFC, `/`-separated) is under `root` on disk.
 /// Names are kept in the manifest in NFC, but a disk may hold them in another form (macOS
 /// writes NFD, and such files arrive on Linux by copy or archive), so a part of the path
