@@ -261,6 +261,18 @@ impl Failure {
                     message,
                 }],
             }
+        } else if err.is_timeout() {
+            // The request left and no answer came in time: it may have been committed.
+            let what = err
+                .url()
+                .map_or_else(|| "a request".to_string(), |u| u.to_string());
+            Failure::Ambiguous {
+                status: None,
+                message: format!(
+                    "{origin} did not answer {what} in time: the server is slow or stuck, and \
+                     may have done what was asked; a retry first looks whether it landed"
+                ),
+            }
         } else {
             Failure::Ambiguous {
                 status: None,
@@ -739,6 +751,41 @@ mod tests {
             format!(
                 "could not reach the server: http://{addr} refused the connection: is the \
                  repository running, and is that its address?"
+            )
+        );
+    }
+
+    /// A server that takes the request and does not answer within the read timeout: the
+    /// outcome is unknown, said in words, not as the HTTP library's "operation timed out".
+    #[tokio::test]
+    async fn a_server_that_does_not_answer_in_time_is_said_to_maybe_have_done_it() {
+        use tokio::io::AsyncReadExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut request = [0u8; 1024];
+            let _ = socket.read(&mut request).await;
+            // Reads the request and never answers.
+            tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+        });
+        let err = reqwest::Client::builder()
+            .read_timeout(std::time::Duration::from_millis(200))
+            .build()
+            .unwrap()
+            .put(format!("http://{addr}/records/k"))
+            .body("{}")
+            .send()
+            .await
+            .expect_err("no answer comes");
+        let f = Failure::from_reqwest(&err);
+        assert_eq!(f.class(), FailureClass::RetryAmbiguous);
+        assert_eq!(
+            f.to_string(),
+            format!(
+                "outcome unknown: http://{addr} did not answer http://{addr}/records/k in \
+                 time: the server is slow or stuck, and may have done what was asked; a retry \
+                 first looks whether it landed"
             )
         );
     }
