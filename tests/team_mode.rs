@@ -444,6 +444,16 @@ async fn a_job_whose_folder_is_on_another_machine_is_left_for_one_that_can_read_
     let left = store.jobs_of_dataset(1).unwrap().remove(0);
     assert_eq!(left.state, JobState::Queued);
     assert_eq!(left.attempts, 0, "leaving a job is not an attempt");
+    // `status` on beta names the machine its deposit command works on.
+    let status = lodge_on(&url, "beta").arg("status").output().unwrap();
+    let said = text(&status);
+    assert!(
+        said.contains(&format!(
+            "`lodge deposit --target {} 1` on alpha sends it now",
+            sandbox.target_url()
+        )),
+        "{said}"
+    );
 
     // Back on alpha, where the folder is, the same job lands.
     std::fs::rename(&away, &folder).unwrap();

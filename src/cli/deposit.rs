@@ -14,7 +14,9 @@ use super::folder::FolderNow;
 use super::incomplete::{Incomplete, print_incomplete};
 use super::output::{BytesInFlight, DatasetNames, items_progress_bar, time_text};
 use super::output::{say, say_err};
-use super::target_arg::{deposit_command, open_by_scope, open_deposit_target, takes_token_per_run};
+use super::target_arg::{
+    deposit_command, open_by_scope, open_deposit_target, takes_token_per_run, where_it_sends,
+};
 use super::{Database, EngineArgs};
 use crate::content::ContentKey;
 use crate::engine::requeue::{LeftAsItWas, why_left};
@@ -1377,8 +1379,9 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                                 job.id,
                                 match job.dataset_id {
                                     Some(dataset) => format!(
-                                        "`{}` sends it",
-                                        deposit_command(store, &job.target, dataset)
+                                        "`{}`{} sends it",
+                                        deposit_command(store, &job.target, dataset),
+                                        where_it_sends(store, dataset)
                                     ),
                                     None => "run the command again".to_string(),
                                 }

@@ -9,7 +9,7 @@ use super::Database;
 use super::deposit::{how_to_resume, refusal_hint, rescan_hint, retry_hint};
 use super::output::{DatasetNames, check_json, padded, time_text};
 use super::output::{say, say_err};
-use super::target_arg::{deposit_command, target_argument};
+use super::target_arg::{deposit_command, target_argument, where_it_sends};
 use crate::catalog::FolderChange;
 use crate::engine::verify::verdict_of;
 use crate::store::{DatasetRow, EventKind, EventRow, StatusRow, Store, StoreError};
@@ -502,13 +502,15 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 // back what it would send, which a deposit here would send unasked.
                 None if window_paused => say!(
                     "       on the queue: this machine's window holds its deposits paused \
-                     (its Resume sends it), or `{}` sends it {when}",
-                    deposit_command(&store, scope, r.dataset)
+                     (its Resume sends it), or `{}`{} sends it {when}",
+                    deposit_command(&store, scope, r.dataset),
+                    where_it_sends(&store, r.dataset)
                 ),
                 None => say!(
                     "       on the queue: sent while a `lodge deposit` or the window works on \
-                     {target}; `{}` sends it {when}",
-                    deposit_command(&store, scope, r.dataset)
+                     {target}; `{}`{} sends it {when}",
+                    deposit_command(&store, scope, r.dataset),
+                    where_it_sends(&store, r.dataset)
                 ),
             }
         }

@@ -327,6 +327,28 @@ pub(super) fn deposit_command(store: &Store, scope_id: &str, dataset: i64) -> St
     deposit_command_for(store, scope_id, &[dataset])
 }
 
+/// Where [`deposit_command`] of dataset `dataset` sends it: `" on HOST"` for a dataset
+/// another machine added (a shared database) whose folder is not on this one, nor a copy of
+/// it with its key (which would stand in): run here, it would only be left for HOST again.
+/// Empty where it runs here.
+pub(super) fn where_it_sends(store: &Store, dataset: i64) -> String {
+    let Ok(Some(origin)) = store.added_elsewhere(dataset) else {
+        return String::new();
+    };
+    let Ok(Some(row)) = store.dataset(dataset) else {
+        return String::new();
+    };
+    let readable = |path: &str| std::path::Path::new(path).is_dir();
+    let copy_here = row.key.is_some_and(|key| {
+        (store.copies_of_key(&key, Some(dataset)).ok())
+            .is_some_and(|copies| copies.iter().any(|c| readable(&c.path)))
+    });
+    match readable(&row.path) || copy_here {
+        true => String::new(),
+        false => format!(" on {origin}"),
+    }
+}
+
 /// [`deposit_command`] for several datasets at once: `lodge deposit --target lab 3 4 7`.
 pub(super) fn deposit_command_for(store: &Store, scope_id: &str, datasets: &[i64]) -> String {
     let datasets: Vec<String> = datasets.iter().map(i64::to_string).collect();
