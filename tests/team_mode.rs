@@ -371,11 +371,9 @@ async fn postgres_killed_mid_batch_and_started_again_loses_and_duplicates_nothin
 /// machine: one record, the job handed to the copy.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_of_another_machines_dataset_is_sent_from_this_machines_copy() {
-    let lab = Lab::new();
-    let url = shared().new_database();
-    let sandbox = lab.sandbox("sandbox", FaultConfig::default()).await;
-    let folder = lab.numbered_folder(1);
-    add_all(&url, "alpha", std::slice::from_ref(&folder));
+    let AwayFromBeta {
+        lab, url, sandbox, ..
+    } = AwayFromBeta::new().await;
     let copy = lab.folder(
         "beta/ds001",
         &[
@@ -387,8 +385,7 @@ async fn a_job_of_another_machines_dataset_is_sent_from_this_machines_copy() {
     let store = open(&url);
     let key = |id: i64| store.dataset(id).unwrap().unwrap().key;
     assert_eq!(key(1), key(2), "the same files and metadata");
-    // On machine beta, alpha's folder does not exist.
-    std::fs::rename(&folder, lab.path("elsewhere")).unwrap();
+    let alphas = store.dataset(1).unwrap().unwrap().path;
 
     let on_beta = deposit(&url, "beta", &sandbox.target_url(), &[])
         .output()
@@ -406,23 +403,51 @@ async fn a_job_of_another_machines_dataset_is_sent_from_this_machines_copy() {
     let handed = store.events_for_job(job.id).unwrap();
     assert!(
         handed.iter().any(|e| e.message.contains(&format!(
-            "ds001 was added on alpha, and its folder {} is not on beta",
-            folder.canonicalize().unwrap_or(folder.clone()).display()
+            "ds001 was added on alpha, and its folder {alphas} is not on beta"
         ))),
         "{handed:?}"
     );
 }
 
+/// Dataset 1 added on machine alpha, its folder then moved away (as it is on machine beta,
+/// which does not have it), and a sandbox to deposit to.
+struct AwayFromBeta {
+    lab: Lab,
+    url: String,
+    sandbox: lodge::sandbox::RunningSandbox,
+    /// Where alpha's folder is, and where it was moved.
+    folder: std::path::PathBuf,
+    away: std::path::PathBuf,
+}
+
+impl AwayFromBeta {
+    async fn new() -> AwayFromBeta {
+        let lab = Lab::new();
+        let url = shared().new_database();
+        let sandbox = lab.sandbox("sandbox", FaultConfig::default()).await;
+        let folder = lab.numbered_folder(1);
+        add_all(&url, "alpha", std::slice::from_ref(&folder));
+        let away = lab.path("elsewhere");
+        std::fs::rename(&folder, &away).unwrap();
+        AwayFromBeta {
+            lab,
+            url,
+            sandbox,
+            folder,
+            away,
+        }
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_whose_folder_is_on_another_machine_is_left_for_one_that_can_read_it() {
-    let lab = Lab::new();
-    let url = shared().new_database();
-    let sandbox = lab.sandbox("sandbox", FaultConfig::default()).await;
-    let folder = lab.numbered_folder(1);
-    add_all(&url, "alpha", std::slice::from_ref(&folder));
-    // On machine beta the folder does not exist.
-    let away = lab.path("elsewhere");
-    std::fs::rename(&folder, &away).unwrap();
+    let AwayFromBeta {
+        lab: _lab,
+        url,
+        sandbox,
+        folder,
+        away,
+    } = AwayFromBeta::new().await;
 
     let on_beta = deposit(&url, "beta", &sandbox.target_url(), &[])
         .output()

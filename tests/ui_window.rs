@@ -1655,33 +1655,6 @@ fn a_batch_with_restricted_files_is_told_once_that_the_sandbox_does_not_enforce_
     );
 }
 
-/// A folder removed from the list and dropped again takes up its metadata as it was (its
-/// title edited here, not its citation file's), so the same files make the same key.
-#[test]
-fn a_removed_folder_dropped_again_takes_up_its_metadata() {
-    let mut w = Window::open(FaultConfig::default());
-    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
-    let id = w.add_folder(&folder);
-    w.retitle(id, " (edited)");
-    let key = w.app().model.row(id).unwrap().key;
-    w.harness.state().send(Command::Remove { id });
-    w.wait("removed", |app| app.model.row(id).is_none());
-
-    let again = w.add_folder(&folder);
-    assert_ne!(again, id);
-    let row = w.app().model.row(again).unwrap();
-    assert_eq!(row.metadata.title, "Soil cores 2026 (edited)");
-    assert_eq!(row.key, key, "the same key");
-    let said = notices_with(w.app(), "this folder's until it was removed from the list");
-    assert_eq!(said.len(), 1, "{said:?}");
-    assert!(
-        said[0].1.starts_with(&format!(
-            "Metadata of soil-cores taken from dataset {id} (soil-cores)"
-        )),
-        "{said:?}"
-    );
-}
-
 /// A folder with two files whose names differ only in case is added, with a warning that a
 /// server ignoring case keeps one of them where files are kept by name.
 #[test]
@@ -1702,11 +1675,11 @@ fn a_dropped_folder_with_names_differing_only_in_case_is_added_with_a_warning() 
     );
 }
 
-/// The remove confirmation says what adding the folder again does, and it does that: the
-/// row comes back with its metadata as it was (its title edited here), so the same key,
-/// and its deposit is a replay of the record made before.
+/// A folder removed from the list and dropped again takes up its metadata as it was (its
+/// title edited here, not its citation file's), so the same files make the same key and
+/// its deposit is a replay of the record made before; the remove confirmation says so.
 #[test]
-fn the_remove_confirmation_says_the_folder_added_again_takes_up_its_metadata_and_it_does() {
+fn a_removed_folder_dropped_again_takes_up_its_metadata() {
     let mut w = Window::open(FaultConfig::default());
     let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     let id = w.add_folder(&folder);
@@ -1721,9 +1694,18 @@ fn the_remove_confirmation_says_the_folder_added_again_takes_up_its_metadata_and
     w.wait("removed", |app| app.model.row(id).is_none());
 
     let again = w.add_folder(&folder);
+    assert_ne!(again, id);
     let row = w.app().model.row(again).unwrap();
     assert_eq!(row.metadata.title, "Soil cores 2026 (edited)");
     assert_eq!(row.key, key, "the same key");
+    let said = notices_with(w.app(), "this folder's until it was removed from the list");
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].1.starts_with(&format!(
+            "Metadata of soil-cores taken from dataset {id} (soil-cores)"
+        )),
+        "{said:?}"
+    );
     assert!(
         matches!(
             w.app().status_of(again),
