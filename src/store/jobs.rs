@@ -1816,6 +1816,8 @@ impl Store {
     pub fn deposit_jobs_of_key(&self, key: &ContentKey) -> Result<Vec<JobRow>> {
         self.with(|db| {
             db.all(
+                // By each target's scope and the key: the jobs' (target, content_key) index,
+                // where the key alone would read every job.
                 &format!(
                     "SELECT {JOB_COLUMNS} FROM jobs j LEFT JOIN datasets d ON d.id = j.dataset_id
                      WHERE j.target IN (SELECT scope_id FROM targets)
