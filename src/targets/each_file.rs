@@ -152,8 +152,8 @@ where
                 stored.note(n);
                 one_landed = true;
             }
-            Some((_, Err(failure))) => {
-                first_failure.get_or_insert(failure);
+            Some((n, Err(failure))) => {
+                first_failure.get_or_insert(failure.naming_file(&manifest[n].path));
             }
             None => break,
         }

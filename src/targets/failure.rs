@@ -126,6 +126,29 @@ impl Failure {
         }
     }
 
+    /// The same failure, said of the dataset's file `path` (its path in the manifest) when
+    /// it is the server's refusal of that file's upload (too large, say): "request" alone
+    /// leaves a person to guess which of a thousand files to split. A refusal of the target
+    /// (a missing bucket) or one that names the file already is kept as it is.
+    pub fn naming_file(self, path: &str) -> Failure {
+        match self {
+            Failure::Rejected { status, problems } => Failure::Rejected {
+                status,
+                problems: problems
+                    .into_iter()
+                    .map(|p| match p.field.as_str() {
+                        "request" | "size" if !p.message.contains(path) => FieldProblem {
+                            field: format!("file '{path}'"),
+                            message: p.message,
+                        },
+                        _ => p,
+                    })
+                    .collect(),
+            },
+            other => other,
+        }
+    }
+
     /// The HTTP status behind the failure, when there was one.
     pub fn http_status(&self) -> Option<u16> {
         match self {
@@ -158,11 +181,12 @@ impl Failure {
                 status,
                 retry_after: retry_after.and_then(parse_retry_after),
                 message: match status {
-                    423 => format!("another client holds a lock on it, retrying later ({message})"),
+                    // No "retrying later" here: the retry's event says when, and a job
+                    // that gives up quotes this message after "gave up".
+                    423 => format!("another client holds a lock on it ({message})"),
                     507 => format!(
                         "the server has no room left for it (a full disk or a used-up quota): \
-                         free some space there or ask for a larger quota; retrying later \
-                         ({message})"
+                         free some space there or ask for a larger quota ({message})"
                     ),
                     _ => message,
                 },
@@ -645,6 +669,10 @@ mod tests {
         let full = Failure::from_status(507, None, "");
         assert_eq!(full.class(), FailureClass::Retry);
         assert!(full.to_string().contains("no room left"), "{full}");
+        // The retry's event says when; a job that gives up quotes these after "gave up".
+        for said in [locked.to_string(), full.to_string()] {
+            assert!(!said.contains("retrying"), "{said}");
+        }
         // Any other 4xx is still the request's own fault.
         assert_eq!(
             Failure::from_status(404, None, "").class(),

@@ -547,6 +547,54 @@ pub async fn a_datasets_files_go_out_as_many_at_once_as_set(kind: Kind, at_once:
     );
 }
 
+/// A file the server (or a proxy before it) refuses as too large is named in the refusal:
+/// of a dataset's many files, it is the one a person splits or sends elsewhere. Refused
+/// once, for good: sending it again sends the same size.
+pub async fn a_file_refused_as_too_large_is_named_in_the_refusal(kind: Kind) {
+    assert!(kind.stores_files(), "only for targets that hold files");
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let big = (
+        "plate-07.tif".to_string(),
+        b"II*\0 pretend this is a very large scan".to_vec(),
+    );
+    let small = (
+        "notes.txt".to_string(),
+        b"plates scanned at 600 dpi".to_vec(),
+    );
+    env.proxy.add_rule(Rule {
+        method: "PUT",
+        path_contains: env.file_fragment(&big.0, &Sha256Hex::of(&big.1)),
+        action: Action::Answer {
+            status: 413,
+            content_type: "text/html",
+            body: "<html><head><title>413 Request Entity Too Large</title></head><body>\
+                   <center><h1>413 Request Entity Too Large</h1></center><hr><center>nginx\
+                   </center></body></html>"
+                .into(),
+        },
+        times: usize::MAX,
+    });
+    let folder = lab.folder(
+        "plates",
+        &[(&big.0, big.1.as_slice()), (&small.0, small.1.as_slice())],
+    );
+    let ds = add(&store, &folder, &metadata("Plates"));
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].attempts, 1, "not retried");
+    assert_eq!(jobs[0].last_status, Some(413));
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains("file 'plate-07.tif'"),
+        "names the file: {error}"
+    );
+    assert!(error.contains("no request this large"), "{error}");
+    assert!(!error.contains("notes.txt"), "{error}");
+    assert_eq!(env.records().await, 0);
+}
+
 pub async fn wrong_credentials_pause_the_target_without_a_loop(kind: Kind) {
     let lab = Lab::new();
     let (env, proxy) = Env::with_wrong_credentials(kind, &lab).await;

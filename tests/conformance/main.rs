@@ -44,7 +44,8 @@ conformance!(
     an_attempts_files_that_went_through_are_not_sent_again,
     verify_names_a_lost_file_and_bytes_changed_in_place,
     repair_puts_back_a_lost_file_and_leaves_the_record_alone,
-    repair_does_not_overwrite_other_bytes_under_a_files_name;
+    repair_does_not_overwrite_other_bytes_under_a_files_name,
+    a_file_refused_as_too_large_is_named_in_the_refusal;
     all:
     create,
     verify_finds_a_fresh_deposit_intact,

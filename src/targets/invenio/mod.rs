@@ -907,7 +907,7 @@ impl InvenioTarget {
         }
         let resp = sent?;
         if !resp.status().is_success() {
-            return Err(Self::failure_of(resp).await);
+            return Err(Self::failure_of(resp).await.naming_file(&entry.path));
         }
         let commit_url = self.url(&[
             "api",

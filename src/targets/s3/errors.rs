@@ -230,15 +230,12 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
         (404, "NoSuchUpload") => Failure::Ambiguous {
             status: Some(status),
             message: format!(
-                "target '{name}': the multipart upload was aborted meanwhile ({what}); \
-                 starting over"
+                "target '{name}': the multipart upload was aborted meanwhile ({what})"
             ),
         },
         (409, "ConditionalRequestConflict") => Failure::Ambiguous {
             status: Some(status),
-            message: format!(
-                "target '{name}': a concurrent write to the same key ({what}); retrying"
-            ),
+            message: format!("target '{name}': a concurrent write to the same key ({what})"),
         },
         // S3 redirects only to the endpoint that serves the bucket.
         (300..=399, _) => moved(ctx, status, &code, &endpoint, named(&region)),
@@ -252,7 +249,7 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
         (400, "RequestTimeout") => Failure::Ambiguous {
             status: Some(status),
             message: format!(
-                "target '{name}': the server timed out waiting for the upload ({what}); retrying"
+                "target '{name}': the server timed out waiting for the upload ({what})"
             ),
         },
         (503, _) | (429, _) | (500, "SlowDown") => Failure::Wait {
@@ -262,13 +259,34 @@ pub fn classify(ctx: &Context<'_>, status: u16, retry_after: Option<&str>, body:
         },
         _ => {
             let mut f = Failure::from_status(status, retry_after, body);
-            if let Failure::Rejected { problems, .. } = &mut f {
-                *problems = vec![FieldProblem {
-                    field: "request".into(),
-                    message: format!(
-                        "target '{name}': the server refused the request ({what}){detail}"
-                    ),
-                }];
+            match &mut f {
+                // An object over the server's limit for one PUT (5 GiB on AWS; less on some
+                // servers): in parts, each is under it.
+                Failure::Rejected { problems, .. } if code == "EntityTooLarge" => {
+                    *problems = vec![FieldProblem {
+                        field: "size".into(),
+                        message: format!(
+                            "target '{name}': the server takes no object this large in one \
+                             request ({what}){detail}: send such files in parts, with a lower \
+                             --multipart-threshold for the target (lodge target add {name} \
+                             ... --multipart-threshold BYTES)"
+                        ),
+                    }];
+                }
+                Failure::Rejected { problems, .. } if !code.is_empty() => {
+                    *problems = vec![FieldProblem {
+                        field: "request".into(),
+                        message: format!(
+                            "target '{name}': the server refused the request ({what}){detail}"
+                        ),
+                    }];
+                }
+                // An S3 error body (`InternalError`, say) in its own words, not its XML; a
+                // body that is not one (a proxy's page) is summed up as any other.
+                Failure::Ambiguous { message, .. } if !code.is_empty() => {
+                    *message = format!("target '{name}': the server failed ({what}){detail}");
+                }
+                _ => {}
             }
             f
         }
@@ -294,6 +312,34 @@ mod tests {
         credentials_fix: None,
         region_fix: None,
     };
+
+    #[test]
+    fn a_server_error_is_told_in_its_code_and_message_not_its_xml() {
+        let body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>InternalError\
+                    </Code><Message>We encountered an internal error. Please try again.\
+                    </Message><RequestId>4442587FB7D0A2F9</RequestId></Error>";
+        let failure = classify(&CTX, 500, None, body);
+        assert_eq!(failure.class(), FailureClass::RetryAmbiguous);
+        assert_eq!(
+            failure.to_string(),
+            "outcome unknown (HTTP 500): target 'lab-s3': the server failed (HTTP 500 \
+             InternalError) (We encountered an internal error. Please try again.)"
+        );
+    }
+
+    #[test]
+    fn an_object_too_large_for_one_request_is_refused_for_good_pointing_at_multipart() {
+        let body = "<Error><Code>EntityTooLarge</Code><Message>Your proposed upload exceeds \
+                    the maximum allowed size</Message></Error>";
+        let failure = classify(&CTX, 400, None, body);
+        assert_eq!(failure.class(), FailureClass::Terminal);
+        let said = failure.naming_file("scan.tif").to_string();
+        assert!(
+            said.starts_with("rejected (HTTP 400): file 'scan.tif': "),
+            "{said}"
+        );
+        assert!(said.contains("--multipart-threshold"), "{said}");
+    }
 
     #[test]
     fn a_refused_secret_read_from_a_variable_is_fixed_in_that_variable() {
