@@ -1109,6 +1109,40 @@ pub async fn repair_replaces_a_file_left_short_by_a_cut_off_upload(kind: Kind) {
     assert!(env.blob(&digest).await == whole, "the file is whole again");
 }
 
+/// A deleted bucket is not a lost record and lost files: verify says the bucket is gone,
+/// naming it, and leaves the deposit unknown rather than damaged (a repair could only be
+/// refused); a deposit to it is refused once, naming it too.
+pub async fn a_deleted_bucket_is_named_by_verify_not_taken_for_lost_files(kind: Kind) {
+    let Deposited {
+        lab,
+        env,
+        store,
+        jobs,
+        document,
+        ..
+    } = Deposited::of(kind, |lab| lab.numbered_folder(31), "Bucket gone").await;
+    env.delete_bucket().await;
+    let names_the_bucket =
+        |said: &str| said.contains("bucket 'lodge-") && said.contains("does not exist");
+    for read in [ReadBack::Sizes, ReadBack::Bytes] {
+        let found = check_on(&env, &jobs[0], &document, read).await;
+        let Verification::Unknown(why) = &found else {
+            panic!("not damaged, unknown: {found:?}")
+        };
+        assert!(names_the_bucket(why), "{why}");
+    }
+    let other = add(
+        &store,
+        &lab.numbered_folder(32),
+        &metadata("After the bucket"),
+    );
+    let after = deposit(&store, &env.target, &[other], fast_config()).await;
+    assert_eq!(after[0].state, JobState::Rejected, "{:?}", after[0]);
+    assert_eq!(after[0].attempts, 1, "not retried");
+    let error = after[0].last_error.clone().unwrap();
+    assert!(names_the_bucket(&error), "{error}");
+}
+
 /// On a store that keeps whole objects (S3), a blob of another size already under a file's
 /// digest (written there by another tool) is not this file: the deposit is refused naming
 /// it, a small file (sent straight away, answered "already there") and a large one (looked

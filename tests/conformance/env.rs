@@ -360,6 +360,26 @@ impl Env {
         S3Location::parse(&format!("s3://{bucket}/dep"), Some(servers::moto()), None).unwrap()
     }
 
+    /// S3: empty the bucket and delete it, as a person tidying an account might.
+    pub async fn delete_bucket(&self) {
+        let Server::S3 { bucket } = &self.server else {
+            panic!("only S3 has buckets");
+        };
+        let location =
+            S3Location::parse(&format!("s3://{bucket}"), Some(servers::moto()), None).unwrap();
+        for object in crate::support::s3::list_objects(servers::moto(), bucket, "").await {
+            let (status, _) =
+                s3_request(reqwest::Method::DELETE, location.object_url(&object.key)).await;
+            assert!(status.is_success(), "delete {}: HTTP {status}", object.key);
+        }
+        let (status, body) = s3_request(reqwest::Method::DELETE, location.bucket_url()).await;
+        assert!(
+            status.is_success(),
+            "delete bucket {bucket}: HTTP {status}: {}",
+            String::from_utf8_lossy(&body)
+        );
+    }
+
     /// S3: the bytes of the object `key`, read directly.
     pub async fn s3_object(&self, key: &str) -> Vec<u8> {
         let direct = self.direct_s3();

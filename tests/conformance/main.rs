@@ -103,6 +103,25 @@ mod s3_whole_objects {
     }
 }
 
+/// S3 tells a deleted bucket from lost objects, in both layouts.
+mod s3_bucket_gone {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_deleted_bucket_is_named_by_verify_not_taken_for_lost_files() {
+        crate::cases::a_deleted_bucket_is_named_by_verify_not_taken_for_lost_files(
+            crate::env::Kind::S3,
+        )
+        .await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn in_the_folders_layout_too() {
+        crate::cases::a_deleted_bucket_is_named_by_verify_not_taken_for_lost_files(
+            crate::env::Kind::S3Folders,
+        )
+        .await
+    }
+}
+
 /// S3's multipart uploads: one left open by a killed process does not stay open for good.
 mod s3_multipart {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -348,8 +348,19 @@ impl S3Target {
                 }
                 Ok(Some(self.record_ref(key)))
             }
-            StatusCode::NOT_FOUND => Ok(None),
+            StatusCode::NOT_FOUND => self.bucket_still_there(resp).await.map(|()| None),
             _ => Err(self.failure_of(resp).await),
+        }
+    }
+
+    /// A 404 to a GET says whether the object or the whole bucket is missing: a deleted
+    /// bucket is not a lost record (and a repair would only be refused), so it is said as
+    /// what it is, naming the bucket.
+    async fn bucket_still_there(&self, not_found: reqwest::Response) -> Result<(), Failure> {
+        let body = not_found.text().await.unwrap_or_default();
+        match errors::parse_error(&body).0.as_str() {
+            "NoSuchBucket" => Err(errors::classify(&self.context(), 404, None, &body)),
+            _ => Ok(()),
         }
     }
 }
