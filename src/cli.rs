@@ -548,6 +548,10 @@ impl Database {
     }
 }
 
+/// The most an exiting command waits for uploads its stopped deposits leave open to be
+/// aborted ([`crate::targets::cleanup`]).
+const CLEANUP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Run the command of the parsed arguments; with none, print the help (the `lodge` binary
 /// opens its window instead, when it has one).
 pub fn run_parsed(cli: Cli) -> ExitCode {
@@ -570,7 +574,13 @@ pub fn run_parsed(cli: Cli) -> ExitCode {
         output::suggest_with_db(given);
     }
     let db = Database::chosen(cli.db, cli.db_wait, &crate::settings::settings_path());
-    let result = runtime.block_on(run(&db, command));
+    let result = runtime.block_on(async {
+        let result = run(&db, command).await;
+        // A deposit stopped midway (Ctrl-C) may have left an upload open on a server: the
+        // task aborting it runs before the runtime goes (returns at once when none does).
+        crate::targets::cleanup::finish(CLEANUP_WAIT).await;
+        result
+    });
     match result {
         Ok(code) => code,
         Err(e) => {

@@ -161,7 +161,12 @@ fn run_window(db: Option<std::path::PathBuf>) -> ExitCode {
         }),
     );
     // The window is closed (the app and its service are dropped, which cancels the engine):
-    // give in-flight work a moment to stop cleanly.
+    // uploads its stopped deposits leave open on a server are aborted first (their tasks
+    // are async, which the runtime's shutdown would drop), then in-flight work gets a
+    // moment to stop cleanly.
+    runtime.block_on(lodge::targets::cleanup::finish(
+        std::time::Duration::from_secs(3),
+    ));
     runtime.shutdown_timeout(std::time::Duration::from_secs(3));
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -6,6 +6,7 @@
 //! the engine can act on (invariant 5). The engine never sees HTTP; a target never sees the
 //! store or the queue.
 
+pub mod cleanup;
 pub mod datacite;
 pub mod each_file;
 pub mod failure;

@@ -1197,6 +1197,52 @@ pub async fn an_upload_left_open_by_a_killed_process_is_aborted_once_the_blob_la
     );
 }
 
+/// A deposit stopped while its large file is on its way (Ctrl-C, the window closed or
+/// paused) aborts the multipart upload it began: nothing is left open on the server to be
+/// billed until a lifecycle rule finds it, even if that file is never deposited again.
+pub async fn an_upload_begun_by_a_stopped_deposit_is_aborted(kind: Kind) {
+    assert_eq!(kind, Kind::S3, "multipart uploads are S3's");
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let bytes = big_bytes(17, (2 * PART_SIZE) as usize);
+    let digest = Sha256Hex::of(&bytes);
+    let folder = lab.folder("stopped", &[("large.bin", &bytes)]);
+    let ds = add(&store, &folder, &metadata("Stopped"));
+    // The second part hangs on its way out; the deposit is stopped once it does.
+    let (part_reached, stop) = (CancellationToken::new(), CancellationToken::new());
+    env.proxy.add_rule(Rule {
+        method: "PUT",
+        path_contains: "partNumber=2".into(),
+        action: Action::Stall(part_reached.clone()),
+        times: 1,
+    });
+    let config = fast_config();
+    let deadline = config.retry.deadline;
+    let mut engine = Engine::new(store.clone(), config).expect("engine");
+    engine.add_target(env.target.clone()).unwrap();
+    let job = store
+        .enqueue_deposit(ds.0, env.target.scope_id(), &ds.1, deadline)
+        .unwrap()
+        .0
+        .job_id();
+    let batch = tokio::spawn({
+        let (engine, stop) = (Arc::new(engine), stop.clone());
+        async move { engine.run_batch(vec![job], stop).await }
+    });
+    part_reached.cancelled().await;
+    assert_eq!(env.open_uploads(&digest).await, 1, "the upload is open");
+    stop.cancel();
+    let stopped = batch.await.unwrap().unwrap();
+    assert!(!stopped[0].state.is_terminal(), "{:?}", stopped[0]);
+    lodge::targets::cleanup::finish(std::time::Duration::from_secs(10)).await;
+    assert_eq!(
+        env.open_uploads(&digest).await,
+        0,
+        "the stopped deposit's upload is aborted"
+    );
+}
+
 /// "Open record" in the window: the link a web browser opens for a deposit's record shows
 /// the record to someone holding none of Lodge's credentials, or has the server ask for a
 /// password (WebDAV's Basic challenge, which a browser turns into a prompt). A private S3

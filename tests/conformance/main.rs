@@ -122,7 +122,8 @@ mod s3_bucket_gone {
     }
 }
 
-/// S3's multipart uploads: one left open by a killed process does not stay open for good.
+/// S3's multipart uploads: one left open by a killed process, or by a deposit stopped
+/// midway, does not stay open for good.
 mod s3_multipart {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn an_upload_left_open_by_a_killed_process_is_aborted_once_the_blob_lands() {
@@ -130,6 +131,11 @@ mod s3_multipart {
             crate::env::Kind::S3,
         )
         .await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn an_upload_begun_by_a_stopped_deposit_is_aborted() {
+        crate::cases::an_upload_begun_by_a_stopped_deposit_is_aborted(crate::env::Kind::S3).await
     }
 }
 

@@ -2,9 +2,11 @@
 //! hashed as it leaves; meanwhile one sequential pass hashes the whole file and every part
 //! again. Only when the whole file matches the manifest and every part matches what was sent
 //! is `CompleteMultipartUpload` written, with `If-None-Match: *`. Any failure aborts the
-//! upload, so no half-upload is left behind by a job that gives up; one left by a process
-//! killed mid-upload is aborted by the next upload of the same blob that completes.
+//! upload, so no half-upload is left behind by a job that gives up, nor by one stopped
+//! midway ([`crate::targets::cleanup`]); one left by a process killed mid-upload is aborted
+//! by the next upload of the same blob that completes.
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
 
 use futures_util::StreamExt;
@@ -14,6 +16,7 @@ use sha2::Digest;
 
 use super::{S3Target, errors, etag_of};
 use crate::content::{ManifestEntry, Sha256Hex};
+use crate::targets::cleanup::UndoOnDrop;
 use crate::targets::stream::{FileSlice, file_body, refusal, sent_digest};
 use crate::targets::{CONTENT_CHANGED, Failure, ProgressSink};
 
@@ -48,19 +51,25 @@ pub async fn upload(
     progress: &ProgressSink,
 ) -> Result<(), Failure> {
     let upload_id = create(target, key).await?;
+    // Aborted from a task of its own if this attempt is dropped before it ends the upload
+    // (stopped, interrupted, its lease lost): a dropped attempt runs no error path.
+    let left_open = UndoOnDrop::new(abort_later(target, key, &upload_id));
     let outcome = send_and_complete(target, key, &upload_id, path, entry, progress).await;
     match outcome {
         Ok(Completed::Created) => {
+            left_open.disarm();
             abort_others(target, key, &upload_id).await;
             Ok(())
         }
         Ok(Completed::AlreadyThere) => {
             abort(target, key, &upload_id).await;
+            left_open.disarm();
             abort_others(target, key, &upload_id).await;
             Ok(())
         }
         Err(failure) => {
             abort(target, key, &upload_id).await;
+            left_open.disarm();
             Err(failure)
         }
     }
@@ -274,11 +283,39 @@ async fn abort_others(target: &S3Target, key: &str, ours: &str) {
 
 /// Best effort: a failed abort leaves parts that the bucket's lifecycle rule removes.
 async fn abort(target: &S3Target, key: &str, upload_id: &str) {
+    let _ = target
+        .exec(
+            Method::DELETE,
+            abort_url(target, key, upload_id),
+            HeaderMap::new(),
+            None,
+        )
+        .await;
+}
+
+/// [`abort`], owning what it needs: for a task of its own, which may run after the
+/// attempt that began the upload is gone.
+fn abort_later(
+    target: &S3Target,
+    key: &str,
+    upload_id: &str,
+) -> impl Future<Output = ()> + Send + 'static {
+    let (http, signer) = (target.http.clone(), target.signer.clone());
+    let url = abort_url(target, key, upload_id);
+    async move {
+        let Ok(mut request) = http.request(Method::DELETE, url).build() else {
+            return;
+        };
+        if signer.sign(&mut request).is_ok() {
+            let _ = http.execute(request).await;
+        }
+    }
+}
+
+fn abort_url(target: &S3Target, key: &str, upload_id: &str) -> reqwest::Url {
     let mut url = target.location.object_url(key);
     url.query_pairs_mut().append_pair("uploadId", upload_id);
-    let _ = target
-        .exec(Method::DELETE, url, HeaderMap::new(), None)
-        .await;
+    url
 }
 
 /// The whole file's SHA-256 and each part's, in one sequential read.

@@ -15,6 +15,7 @@ use crate::targets::Failure;
 use crate::targets::secret::UserSecret;
 
 /// Signs requests for one access key in one region.
+#[derive(Clone)]
 pub struct Signer {
     credentials: UserSecret,
     region: String,
