@@ -268,3 +268,25 @@ fn the_family_given_button_of_a_very_long_name_is_one_line_inside_the_panel() {
         "the button at {button:?} is not within the panel {panel:?}"
     );
 }
+
+/// At 800x600 with the details open, a failed row with edits not saved shows Retry and
+/// Deposit edits, and still its 🗑 beside them, whole, left of the panel: the row's "Retry
+/// as saved" used to push the 🗑 under it.
+#[test]
+fn at_800_by_600_a_failed_row_with_edits_keeps_its_remove_button_in_sight() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    w.harness.set_size(egui::vec2(800.0, 600.0));
+    w.edit_title(id, " (edited)");
+    w.harness.run_steps(3);
+    let panel = w.app().details.drawn().expect("the details are drawn");
+    for label in ["Retry", "Deposit edits", "🗑"] {
+        let at = (w.harness.query_all_by_label(label))
+            .map(|n| n.rect())
+            .find(|r| r.left() < panel.left())
+            .unwrap_or_else(|| panic!("{label} in the row"));
+        assert!(
+            at.right() <= panel.left(),
+            "the row's {label} at {at:?} runs under the details panel {panel:?}"
+        );
+    }
+}

@@ -4125,8 +4125,9 @@ fn a_dismiss_of_a_deposit_queued_again_meanwhile_says_it_was_not_dismissed() {
 
 /// A failed deposit whose details hold edits not saved: Retry would send the dataset as
 /// it was saved, not as the form shows it, so the buttons say which is sent. *Deposit
-/// edits* saves them (a new key, a new job); *Retry as saved* sends the failed job again
-/// with its own key, the edits left in the form.
+/// edits* saves them (a new key, a new job); *Retry as saved* (the row's *Retry*, beside
+/// *Deposit edits*) sends the failed job again with its own key, the edits left in the
+/// form.
 #[test]
 fn a_failed_deposit_with_edits_not_saved_says_which_of_them_a_retry_sends() {
     let (mut w, id) = Window::with_a_failed_deposit();
@@ -4137,7 +4138,8 @@ fn a_failed_deposit_with_edits_not_saved_says_which_of_them_a_retry_sends() {
         w.harness.query_by_label("⟳ Retry").is_none(),
         "no plain Retry"
     );
-    w.harness.get_by_label("Retry as saved");
+    w.harness.get_by_label("⟳ Retry as saved");
+    w.harness.get_by_label("Retry");
     assert_eq!(
         w.harness.query_all_by_label("Deposit edits").count(),
         2,
@@ -4147,7 +4149,7 @@ fn a_failed_deposit_with_edits_not_saved_says_which_of_them_a_retry_sends() {
     // The row's two retry buttons and its 🗑 fit the row's actions, 250 points wide
     // (`ACTIONS_WIDTH` in src/ui/table.rs): the 📂 gives way.
     const ACTIONS_WIDTH: f32 = 250.0;
-    let retry_left = w.harness.get_by_label("Retry as saved").rect().left();
+    let retry_left = w.harness.get_by_label("Retry").rect().left();
     let remove = w.harness.get_by_label("🗑").rect();
     assert!(
         remove.right() <= retry_left + ACTIONS_WIDTH,

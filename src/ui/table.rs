@@ -520,9 +520,9 @@ pub(super) fn room_below_the_rows(
 
 /// A failed deposit's buttons: *Retry*, which re-queues the same job with the same key. With
 /// edits in the details not saved, that deposit is not what the form says, so the buttons
-/// say which is sent: *Retry as saved* (the same key, the edits left out) and *Deposit
-/// edits* (saved first, a new key and job; the failed one stays in the history). The
-/// details add *Dismiss*, which gives up on it.
+/// say which is sent: *Retry as saved* (the same key, the edits left out; the row's just
+/// *Retry*, beside the other) and *Deposit edits* (saved first, a new key and job; the
+/// failed one stays in the history). The details add *Dismiss*, which gives up on it.
 ///
 /// `job` is the failed deposit ([`crate::app::Model::deposit_job`]): the row's own, or the
 /// one a copy with the same key queued for both.
@@ -547,12 +547,11 @@ pub(super) fn failed_actions(
             "⟳ Retry",
             "Re-queue this deposit with the same key (Ctrl+R)",
         ),
+        // The row's says only "Retry": beside "Deposit edits" it reads as the other
+        // choice, and "Retry as saved" pushed the row's 🗑 under the details panel of
+        // the smallest window (the details, open while there are edits, say it whole).
         (Some(_), _) => (
-            if small {
-                "Retry as saved"
-            } else {
-                "⟳ Retry as saved"
-            },
+            if small { RETRY } else { "⟳ Retry as saved" },
             "Re-queue this deposit with the same key, as it was saved: the edits in the \
              details are not sent with it (Ctrl+R). Deposit edits sends them instead.",
         ),
