@@ -157,6 +157,17 @@ fn strict_rel_path(root: &Path, path: &Path) -> Result<String, ContentError> {
 /// name, and the second one's conditional write is answered "already there". Not refused,
 /// since most servers (S3, Linux shares) and every layout by digest keep both.
 pub fn case_collision_note<'a>(paths: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let named = case_collisions(paths)?;
+    Some(format!(
+        "{named} differ only in case: a server that ignores case in names (a WebDAV share \
+         on Windows or macOS, say) keeps one file for both where files are kept by name \
+         (`?layout=folders`); rename one to deposit both there"
+    ))
+}
+
+/// The pairs of `paths` that differ only in case, named (`Data.csv and data.csv`; the
+/// first three, and how many more), if any.
+pub fn case_collisions<'a>(paths: impl IntoIterator<Item = &'a str>) -> Option<String> {
     let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
     let mut pairs = Vec::new();
     for path in paths {
@@ -164,16 +175,11 @@ pub fn case_collision_note<'a>(paths: impl IntoIterator<Item = &'a str>) -> Opti
             pairs.push(format!("{first} and {path}"));
         }
     }
-    let named = match pairs.len() {
-        0 => return None,
-        1..=3 => pairs.join("; "),
-        n => format!("{} and {} more", pairs[..3].join("; "), n - 3),
-    };
-    Some(format!(
-        "{named} differ only in case: a server that ignores case in names (a WebDAV share \
-         on Windows or macOS, say) keeps one file for both where files are kept by name \
-         (`?layout=folders`); rename one to deposit both there"
-    ))
+    match pairs.len() {
+        0 => None,
+        1..=3 => Some(pairs.join("; ")),
+        n => Some(format!("{} and {} more", pairs[..3].join("; "), n - 3)),
+    }
 }
 
 /// Where the file a manifest calls `rel` (NFC, `/`-separated) is under `root` on disk.

@@ -49,6 +49,9 @@ pub struct WebDavTarget {
     /// one MKCOL of each instead of racing them: some servers (wsgidav) answer the loser of
     /// two MKCOLs of one folder with a 500.
     folders_made: tokio::sync::OnceCell<()>,
+    /// Whether the server ignores case in names, once asked
+    /// ([`WebDavTarget::refuse_names_one_file_there`]).
+    ignores_case: tokio::sync::OnceCell<bool>,
     /// Each stored file (by the SHA-256 of its path) is sent by one of this target's
     /// deposits at a time: the server writes a PUT's body as it arrives, and a second
     /// deposit of the same file finding it half written would take it for what a cut-off
@@ -101,6 +104,7 @@ impl WebDavTarget {
             auth,
             http: client()?,
             folders_made: tokio::sync::OnceCell::new(),
+            ignores_case: tokio::sync::OnceCell::new(),
             file_uploads: KeyedLock::default(),
             secret_env: None,
             credentials_fix: None,
@@ -244,6 +248,57 @@ impl WebDavTarget {
             }),
             _ => Err(self.failure(resp).await),
         }
+    }
+
+    /// In the folders layout, files whose names differ only in case (`Data.csv`,
+    /// `data.csv`) are one file on a server that ignores case in names (a share on Windows
+    /// or macOS): the second's conditional write is answered "already there", and taken as
+    /// sent, one file's bytes would be lost. Such a deposit is refused before anything is
+    /// sent. Whether the server ignores case is asked only for a dataset that has such
+    /// names, once for the target.
+    async fn refuse_names_one_file_there(
+        &self,
+        request: &DepositRequest<'_>,
+    ) -> Result<(), Failure> {
+        if self.layout != FileLayout::Folders {
+            return Ok(());
+        }
+        let paths = request.document.manifest.iter().map(|e| e.path.as_str());
+        let Some(named) = crate::content::case_collisions(paths) else {
+            return Ok(());
+        };
+        if !*self
+            .ignores_case
+            .get_or_try_init(|| self.asks_ignoring_case())
+            .await?
+        {
+            return Ok(());
+        }
+        Err(Failure::Rejected {
+            status: 0,
+            problems: vec![crate::content::FieldProblem {
+                field: "files".into(),
+                message: format!(
+                    "target '{}' ignores case in names, and {named} differ only in case: it \
+                     would keep one file for both; rename one of each pair (then rescan), or \
+                     deposit to this server without ?layout=folders, which keeps files by \
+                     their digest",
+                    self.name
+                ),
+            }],
+        })
+    }
+
+    /// Whether the server ignores case in names: it finds the layout's top folder
+    /// (`datasets/`, made before) under the name in capitals.
+    async fn asks_ignoring_case(&self) -> Result<bool, Failure> {
+        let propfind = Method::from_bytes(b"PROPFIND").expect("method name");
+        let resp = send(self.request(propfind, "DATASETS/").header("Depth", "0")).await?;
+        Ok(match resp.status() {
+            s if s.is_success() => true,
+            StatusCode::NOT_FOUND => false,
+            _ => return Err(self.failure(resp).await),
+        })
     }
 
     /// In the folders layout, MKCOL the dataset's folder and each folder within it that its
@@ -506,6 +561,7 @@ impl Target for WebDavTarget {
     ) -> Result<(), Failure> {
         validate(request)?;
         self.make_folders().await?;
+        self.refuse_names_one_file_there(request).await?;
         self.make_dataset_folders(request).await?;
         let manifest = &request.document.manifest;
         let shared = self.layout.shares_identical_files();

@@ -1197,6 +1197,50 @@ pub async fn an_upload_left_open_by_a_killed_process_is_aborted_once_the_blob_la
     );
 }
 
+/// On a server that ignores case in names, a dataset's `Data.csv` and `data.csv` are one
+/// file where files are kept by name (`?layout=folders`): the second's conditional write
+/// is answered "already there". Neither is taken for the other, whatever their sizes, nor
+/// written over it: the deposit is refused naming both, and no record is written. A server
+/// that keeps case keeps both.
+pub async fn files_differing_only_in_case_on_a_server_that_ignores_case_are_refused(kind: Kind) {
+    assert!(kind.keeps_folders(), "files kept by name");
+    for (upper, lower) in [
+        (&b"id,value\n1,2\n"[..], &b"id,value\n3,4\n"[..]),
+        (&b"id,value\n1,2\n"[..], &b"id,value\n1,2\n3,4\n5,6\n"[..]),
+    ] {
+        let lab = Lab::new();
+        let env = Env::new(kind, &lab).await;
+        env.proxy.ignore_case_in_names();
+        let store = lab.store("lodge.db");
+        let folder = lab.folder("cased", &[("Data.csv", upper), ("data.csv", lower)]);
+        let ds = add(&store, &folder, &metadata("Cased"));
+        let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+        assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+        let error = jobs[0].last_error.clone().unwrap();
+        assert!(
+            error.contains("Data.csv") && error.contains("data.csv") && error.contains("case"),
+            "names both files and why: {error}"
+        );
+        assert_eq!(
+            env.records().await,
+            0,
+            "no record of a deposit missing a file"
+        );
+    }
+    // A server that keeps case keeps both: nothing is refused there.
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let store = lab.store("lodge.db");
+    let folder = lab.folder("cased", &[("Data.csv", b"1\n"), ("data.csv", b"2\n")]);
+    let ds = add(&store, &folder, &metadata("Cased"));
+    let jobs = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let kept = env.dataset_files().await;
+    for name in ["/Data.csv", "/data.csv"] {
+        assert!(kept.iter().any(|p| p.ends_with(name)), "{name} in {kept:?}");
+    }
+}
+
 /// A deposit stopped while its large file is on its way (Ctrl-C, the window closed or
 /// paused) aborts the multipart upload it began: nothing is left open on the server to be
 /// billed until a lifecycle rule finds it, even if that file is never deposited again.

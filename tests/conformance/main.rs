@@ -92,6 +92,17 @@ mod s3_signatures {
     }
 }
 
+/// WebDAV and S3 in the folders layout, behind a server that ignores case in names.
+mod ignoring_case {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn webdav_files_differing_only_in_case_are_refused() {
+        crate::cases::files_differing_only_in_case_on_a_server_that_ignores_case_are_refused(
+            crate::env::Kind::WebDavFolders,
+        )
+        .await
+    }
+}
+
 /// S3 writes conditionally and keeps whole objects: what is under a digest's name stays.
 mod s3_whole_objects {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -121,6 +121,9 @@ struct State {
     /// Requests arrived and not yet answered, and the most there were at once.
     in_flight: usize,
     peak_in_flight: usize,
+    /// Forward every path in lower case: the server behind then ignores case in names, as
+    /// a WebDAV share on Windows or macOS does.
+    fold_case: bool,
 }
 
 /// Counts a request as in flight until its handler ends (answered, or dropped with its
@@ -234,6 +237,12 @@ impl Proxy {
         self.state.lock().unwrap().peak_in_flight = 0;
     }
 
+    /// From now on the server behind ignores case in names (every path forwarded in lower
+    /// case), as a WebDAV share on Windows or macOS does.
+    pub fn ignore_case_in_names(&self) {
+        self.state.lock().unwrap().fold_case = true;
+    }
+
     /// Forward everything from now on.
     pub fn clear_rules(&self) {
         self.state.lock().unwrap().rules.clear();
@@ -318,7 +327,11 @@ async fn handle(
         _ => {}
     }
     let (parts, body) = req.into_parts();
-    let mut rb = client.request(parts.method.clone(), format!("{upstream}{path}"));
+    let forwarded = match state.lock().unwrap().fold_case {
+        true => path.to_lowercase(),
+        false => path.clone(),
+    };
+    let mut rb = client.request(parts.method.clone(), format!("{upstream}{forwarded}"));
     for (name, value) in &parts.headers {
         if let Some(Action::StripHeader(h)) = &action
             && name.as_str().eq_ignore_ascii_case(h)
