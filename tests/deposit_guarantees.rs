@@ -397,6 +397,38 @@ async fn file_changed_after_scan_is_rejected_and_nothing_lands_on_the_server() {
     assert_eq!((stats.records, stats.blobs, stats.requests), (0, 0, 0));
 }
 
+/// A file a `.lodgeignore` leaves out since the scan is unchanged, so nothing else would
+/// stop it: the deposit is refused as the folder changed since its scan, before anything is
+/// sent, naming the file and the `.lodgeignore`. A private note the person said to leave
+/// out is never published.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_file_left_out_by_lodgeignore_since_the_scan_is_never_sent() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let folder = lab.folder(
+        "private",
+        &[
+            ("data.csv", b"id\n1\n"),
+            ("notes/secret.txt", b"not for publication"),
+        ],
+    );
+    let ds = add(&store, &folder, &metadata("Private"));
+    std::fs::write(folder.join(".lodgeignore"), "secret.txt\n").unwrap();
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(error.contains("changed since scan: "), "{error}");
+    assert!(
+        error.contains("notes/secret.txt") && error.contains(".lodgeignore leaves it out"),
+        "{error}"
+    );
+    let stats = sandbox.stats();
+    assert_eq!((stats.records, stats.blobs, stats.requests), (0, 0, 0));
+}
+
 /// A `touch` (or the same file copied over it) moves the modification time only: the bytes
 /// are what the key says, so the deposit goes ahead, rather than being refused with a rescan
 /// to make that finds nothing changed.

@@ -18,6 +18,7 @@ mod funding;
 mod hash;
 mod labelled;
 mod language;
+mod left_out;
 mod license;
 mod location;
 mod metadata;
@@ -48,6 +49,7 @@ pub use language::{
     EXAMPLE as LANGUAGE_EXAMPLE, datacite_language, keyed_language, language_name,
     language_problem, language_shown,
 };
+pub use left_out::left_out_since_scan;
 pub use license::{is_license_choice, spdx_license_id, spdx_suggestion};
 pub use location::{EXAMPLE as LOCATION_EXAMPLE, GeoBox, Location};
 pub use metadata::{

@@ -583,8 +583,9 @@ pub fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
 }
 
 /// The folder there and every scanned file in it at its scanned size, from one `stat`
-/// each: the files whose modification time moved since (only their bytes tell whether
-/// they changed), or why the folder is no longer as scanned.
+/// each, and none of them left out since by a `.lodgeignore`: the files whose modification
+/// time moved since (only their bytes tell whether they changed), or why the folder is no
+/// longer as scanned.
 pub fn stat_unchanged(root: &Path, files: &[FileScan]) -> Result<Vec<FileScan>, Failure> {
     if let Err(e) = std::fs::metadata(root) {
         let message = if e.kind() == std::io::ErrorKind::NotFound {
@@ -613,6 +614,18 @@ pub fn stat_unchanged(root: &Path, files: &[FileScan]) -> Result<Vec<FileScan>, 
         if stamp.mtime_ns != f.mtime_ns {
             touched.push(f.clone());
         }
+    }
+    // Unchanged, but left out since by a `.lodgeignore`: a person said not to send it.
+    let paths = files.iter().map(|f| f.rel_path.as_str());
+    if let Some((rel, by)) = crate::content::left_out_since_scan(root, paths) {
+        return Err(Failure::Changed {
+            path: crate::content::on_disk(root, rel).display().to_string(),
+            message: format!(
+                "{} leaves it out since the scan, which took it in: a deposit would still \
+                 send it",
+                by.display()
+            ),
+        });
     }
     Ok(touched)
 }
