@@ -483,6 +483,39 @@ async fn a_same_size_edit_since_the_scan_is_refused_before_anything_is_sent() {
     assert_eq!(sandbox.stats().requests, 0, "refused before sending");
 }
 
+/// A file replaced by another of the same size and modification time (`cp -p`, `rsync -a`,
+/// `touch -r`: a new file under the name) is found by its bytes too, since it is another
+/// file than the one scanned, before anything is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_file_replaced_keeping_size_and_time_is_refused_before_anything_is_sent() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let folder = lab.folder("replaced", &[("a.txt", b"aaaa")]);
+    let ds = add(&store, &folder, &metadata("Replaced"));
+    let path = folder.join("a.txt");
+    let scanned_time = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let replacement = folder.join("a.txt.new");
+    std::fs::write(&replacement, b"bbbb").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&replacement)
+        .unwrap()
+        .set_modified(scanned_time)
+        .unwrap();
+    std::fs::rename(&replacement, &path).unwrap();
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains("a.txt: modified since it was scanned"),
+        "{error}"
+    );
+    assert_eq!(sandbox.stats().requests, 0, "refused before sending");
+}
+
 /// A job queued for a dataset whose metadata was edited since (its key changed) sends
 /// nothing, and its refusal says what changed as either may have: rescanned or edited.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

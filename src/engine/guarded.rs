@@ -611,7 +611,10 @@ pub fn stat_unchanged(root: &Path, files: &[FileScan]) -> Result<Vec<FileScan>, 
                 message: format!("size is now {} bytes, was {}", stamp.size, f.size),
             });
         }
-        if stamp.mtime_ns != f.mtime_ns {
+        // Another file under the name (its inode differs: `cp -p`, `rsync -a` replace a
+        // file keeping its size and time) is as good as touched: its bytes tell.
+        let replaced = f.file_id != 0 && stamp.file_id != 0 && stamp.file_id != f.file_id;
+        if stamp.mtime_ns != f.mtime_ns || replaced {
             touched.push(f.clone());
         }
     }
