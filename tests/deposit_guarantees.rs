@@ -516,6 +516,31 @@ async fn a_file_replaced_keeping_size_and_time_is_refused_before_anything_is_sen
     assert_eq!(sandbox.stats().requests, 0, "refused before sending");
 }
 
+/// A scanned file replaced by a symbolic link (to a copy elsewhere, say) is said to be one:
+/// its "size" would be the length of the path the link names.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_file_replaced_by_a_symbolic_link_is_refused_saying_so() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let folder = lab.folder("linked", &[("a.csv", b"id\n1\n")]);
+    let ds = add(&store, &folder, &metadata("Linked"));
+    let elsewhere = lab.folder("elsewhere", &[("a.csv", b"id\n1\n")]);
+    std::fs::remove_file(folder.join("a.csv")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.join("a.csv"), folder.join("a.csv")).unwrap();
+
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    let error = jobs[0].last_error.clone().unwrap();
+    assert!(
+        error.contains("a.csv: is now a symbolic link, which Lodge does not follow"),
+        "{error}"
+    );
+    assert_eq!(sandbox.stats().requests, 0, "refused before sending");
+}
+
 /// A job queued for a dataset whose metadata was edited since (its key changed) sends
 /// nothing, and its refusal says what changed as either may have: rescanned or edited.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

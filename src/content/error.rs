@@ -94,7 +94,7 @@ pub enum ContentError {
 
     #[error(
         "{} could not be read as citation metadata: {message}; fix the file and add the folder \
-         again, or enter the metadata by hand (the file stays part of the dataset either way)",
+         again, or enter the metadata by hand (whether the file is deposited does not change)",
         path.display()
     )]
     BadCitation { path: PathBuf, message: String },

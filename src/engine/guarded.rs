@@ -603,8 +603,16 @@ pub fn stat_unchanged(root: &Path, files: &[FileScan]) -> Result<Vec<FileScan>, 
     let mut touched = Vec::new();
     for f in files {
         let path: PathBuf = crate::content::on_disk(root, &f.rel_path);
-        let stamp = FileStamp::of(&path)
+        let metadata = std::fs::symlink_metadata(&path)
             .map_err(|e| Failure::reading_local_file(&path, "cannot read it any more", &e))?;
+        // Its size would be the link's own (the length of the path it names).
+        if metadata.file_type().is_symlink() {
+            return Err(Failure::Changed {
+                path: path.display().to_string(),
+                message: "is now a symbolic link, which Lodge does not follow".into(),
+            });
+        }
+        let stamp = FileStamp::from_metadata(path.clone(), &metadata);
         if stamp.size != f.size {
             return Err(Failure::Changed {
                 path: path.display().to_string(),
