@@ -4394,6 +4394,18 @@ async fn a_persons_name_without_a_comma_is_kept_with_a_note_giving_family_given(
     let creators = store.dataset(1).unwrap().unwrap().metadata.creators;
     assert_eq!(creators[0].name, "Doe, Jane");
     assert_eq!(creators[0].orcid.as_deref(), Some("0000-0002-1825-0097"));
+
+    // One word with an ORCID iD: a person's family name, whose given name Lodge cannot
+    // guess.
+    let t = text(&add("Curie; orcid=0000-0002-1825-0097").await);
+    assert_all(
+        &t,
+        &[
+            "note: the creator 'Curie' has an ORCID iD, so is a person, but no comma, so \
+           repositories take it as an organisation's name; a person is written \"Family, \
+           Given\" (--creator 'Curie, GIVEN; orcid=0000-0002-1825-0097')",
+        ],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -244,13 +244,14 @@ fn adding_a_folder_with_citation_cff_and_zenodo_json_says_the_zenodo_json_was_re
     );
 }
 
-/// A CFF author with only `given-names` is sent as an organisation of that name: adding the
-/// folder names the author and says how to make it a person or an organisation.
+/// A CFF author with only `given-names`, or only `family-names`, is sent as an organisation
+/// of that name: adding the folder names the author and says how to make it a person or an
+/// organisation.
 #[test]
-fn a_cff_author_with_only_given_names_is_named_with_how_to_make_it_a_person() {
+fn a_cff_author_with_only_given_or_only_family_names_is_named_with_how_to_make_it_a_person() {
     let lab = support::Lab::new();
     let cff = "title: T\nauthors:\n  - family-names: Curie\n    given-names: Marie\n  - \
-               given-names: Solo\ndate-released: 2024-05-31\n";
+               given-names: Solo\n  - family-names: Noether\ndate-released: 2024-05-31\n";
     let folder = lab.folder(
         "solo",
         &[("CITATION.cff", cff.as_bytes()), ("a.csv", b"1\n")],
@@ -261,6 +262,15 @@ fn a_cff_author_with_only_given_names_is_named_with_how_to_make_it_a_person() {
             "note: authors[1] of {} has given-names 'Solo' and no family-names, so it is sent \
              as an organisation named 'Solo': add its family-names for a person, or write \
              `name: Solo` for an organisation",
+            folder.join("CITATION.cff").display()
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "note: authors[2] of {} has family-names 'Noether' and no given-names, so it is \
+             sent as an organisation named 'Noether': add its given-names for a person, or \
+             write `name: Noether` for an organisation",
             folder.join("CITATION.cff").display()
         )),
         "{said}"

@@ -601,6 +601,19 @@ pub(super) fn person_notes(metadata: &Metadata) -> Vec<String> {
         .creators
         .iter()
         .filter_map(|c| {
+            let has_orcid = c.orcid.as_deref().is_some_and(|o| !o.trim().is_empty());
+            // One word with an ORCID iD: a person's family name alone, which cannot be
+            // guessed into "Family, Given".
+            if has_orcid && !c.name.contains(',') && c.name.split_whitespace().count() == 1 {
+                let flag = creator_text(&format!("{}, GIVEN", c.name.trim()), c);
+                return Some(format!(
+                    "the creator '{}' has an ORCID iD, so is a person, but no comma, so \
+                     repositories take it as an organisation's name; a person is written \
+                     \"Family, Given\" (--creator {})",
+                    c.name,
+                    super::output::shell_word(&flag)
+                ));
+            }
             let meant = crate::content::as_person(c)?;
             let flag = creator_text(&meant, c);
             Some(format!(

@@ -783,6 +783,15 @@ pub fn organisation_author_notes(citation_file: &Path) -> Vec<String> {
                  or write `name: {given}` for an organisation",
                 citation_file.display()
             ));
+        } else if let Some(family) = text("family-names")
+            && text("given-names").is_none()
+        {
+            notes.push(format!(
+                "authors[{i}] of {} has family-names '{family}' and no given-names, so it is \
+                 sent as an organisation named '{family}': add its given-names for a person, \
+                 or write `name: {family}` for an organisation",
+                citation_file.display()
+            ));
         }
     }
     notes
