@@ -123,6 +123,49 @@ fn without_read_override(cmd: Command) -> Option<Command> {
     works.then_some(wrapped)
 }
 
+/// A file made unreadable after the scan: the dry run says the deposit would be refused,
+/// naming the file and the fix, as the real run fails it (a stat alone did not tell).
+#[cfg(unix)]
+#[test]
+fn a_dry_run_names_a_file_lodge_may_not_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let lab = Lab::new();
+    let folder = lab.folder("locked", &[("data.csv", b"1,2\n"), ("secret.csv", b"s\n")]);
+    assert!(add_cmd(&lab, &folder).output().unwrap().status.success());
+    let secret = folder.join("secret.csv");
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o000)).unwrap();
+    let mut cmd = deposit_cmd(&lab, "sandbox+http://127.0.0.1:9");
+    cmd.arg("--dry-run");
+    if fs::read(&secret).is_ok() {
+        cmd = match without_read_override(cmd) {
+            Some(cmd) => cmd,
+            None => {
+                fs::set_permissions(&secret, fs::Permissions::from_mode(0o644)).unwrap();
+                eprintln!(
+                    "note: SKIPPED a_dry_run_names_a_file_lodge_may_not_read: running as root \
+                     and `setpriv` (util-linux) cannot drop CAP_DAC_OVERRIDE here"
+                );
+                return;
+            }
+        };
+    }
+    let out = cmd.output().unwrap();
+    fs::set_permissions(&secret, fs::Permissions::from_mode(0o644)).unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!(
+                "refused  locked: cannot read {}",
+                secret.canonicalize().unwrap().display()
+            ),
+            "let Lodge read it (its permissions), then retry",
+            "0 would be created, 1 refused",
+        ],
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn unreadable_file_is_named_with_the_fix_and_nothing_is_recorded() {

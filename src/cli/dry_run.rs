@@ -66,6 +66,21 @@ pub(super) fn print(
             refused += 1;
             continue;
         }
+        // A file Lodge may not open (its permissions) fails the real run at once: a stat
+        // alone does not tell, so each file is opened, and nothing read.
+        if let Some(unreadable) = files.iter().find_map(|f| {
+            let path = crate::content::on_disk(Path::new(&root), &f.rel_path);
+            match std::fs::File::open(&path) {
+                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
+                    Some(crate::targets::Failure::reading_local_file(&path, "", &e))
+                }
+                _ => None,
+            }
+        }) {
+            say!("refused  {name}: {unreadable}");
+            refused += 1;
+            continue;
+        }
         if let Some(refusal) = refusal_before_queueing(store, target, key, &root)? {
             say!("refused  {name}: {refusal}");
             refused += 1;
