@@ -4476,6 +4476,19 @@ async fn status_names_the_datasets_whose_folders_are_gone_and_the_commands_for_t
         )),
         "only ds001 is left to find: {t}"
     );
+    // `scan` says the same of it, not to add a folder that is added already.
+    let t = text(&lodge_with(&db, &["scan", "3"]).await);
+    assert!(
+        t.contains(&format!(
+            "error: dataset 3 ({}): the folder is gone; its content is on the list as dataset \
+             4 elsewhere ({}), where it moved to or a copy: `lodge remove 3` takes the old row \
+             off",
+            folders[2].display(),
+            lab.path("elsewhere").display()
+        )),
+        "{t}"
+    );
+    assert!(!t.contains("add it where it is now"), "{t}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

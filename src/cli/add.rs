@@ -1081,8 +1081,29 @@ pub async fn scan(db: &Database, args: ScanArgs) -> anyhow::Result<ExitCode> {
                 let why = db
                     .trouble(&e)
                     .unwrap_or_else(|| crate::wording::with_causes(e.as_ref()));
-                say_err!("error: dataset {} ({}): {why}", d.id, d.path);
-                if !Path::new(&d.path).exists() {
+                // Moved and added where it is now (or a copy listed): the old row is what
+                // is left to take off, not a folder to add.
+                let moved_to = match (Path::new(&d.path).exists(), d.key) {
+                    (false, Some(key)) => {
+                        crate::engine::first_copy_here(store.copies_of_key(&key, Some(d.id))?)
+                    }
+                    _ => None,
+                };
+                match &moved_to {
+                    Some(copy) => say_err!(
+                        "error: dataset {} ({}): the folder is gone; its content is on the list \
+                         as dataset {} {} ({}), where it moved to or a copy: `lodge remove {}` \
+                         takes the old row off (what it deposited stays)",
+                        d.id,
+                        d.path,
+                        copy.dataset_id,
+                        copy.name,
+                        copy.path,
+                        d.id
+                    ),
+                    None => say_err!("error: dataset {} ({}): {why}", d.id, d.path),
+                }
+                if !Path::new(&d.path).exists() && moved_to.is_none() {
                     say_err!(
                         "       to take it off the list (what it deposited stays): `lodge remove {}`",
                         d.id
