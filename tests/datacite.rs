@@ -794,11 +794,19 @@ async fn a_dry_run_to_a_publishing_target_names_the_draft_doi_it_would_publish()
     assert_all(
         &text(&out),
         &[&format!(
-            "create   ds004: key {}, DOI {doi}, made already by the deposit to {}: made \
+            "takes up ds004: key {}, DOI {doi}, made already by the deposit to {}: made \
              findable if it is not, not minted again",
             ds.1.short(),
             drafts.scope_id()
         )],
+    );
+    // Counted as what it is: no DOI is created.
+    assert_all(
+        &text(&out),
+        &[
+            "dry run: 0 would be created, 1 would take up a record made already; nothing was \
+           sent or recorded",
+        ],
     );
     let out = lodge_deposit(&[]).await;
     assert!(out.status.success(), "{}", text(&out));

@@ -25,7 +25,7 @@ pub(super) fn print(
     // Keys this run would create, by the first dataset that has each: a copy of a
     // folder shares that deposit, as in the real run.
     let mut creating: HashMap<ContentKey, &str> = HashMap::new();
-    let (mut replays, mut shares) = (0u64, 0u64);
+    let (mut replays, mut shares, mut taken_up) = (0u64, 0u64, 0u64);
     // Every recorded result: which drafts of a site were published since.
     let results = store.result_fingerprints()?;
     let published = crate::engine::verify::published_records(store)?;
@@ -142,10 +142,14 @@ pub(super) fn print(
             .map(|r| (r.target, r.identifier))
             .collect();
         match target.plan_beside(key, &elsewhere) {
-            Some(plan) => say!(
-                "create   {name}: key {}, {plan}{version}{note}{from_copy}",
-                key.short()
-            ),
+            // Not a new record: one another target's deposit made (a DOI, a draft).
+            Some(plan) => {
+                say!(
+                    "takes up {name}: key {}, {plan}{version}{note}{from_copy}",
+                    key.short()
+                );
+                taken_up += 1;
+            }
             None => say!(
                 "create   {name}: key {}{version}{note}{from_copy}",
                 key.short()
@@ -153,8 +157,12 @@ pub(super) fn print(
         }
     }
     // One line of totals, as a real run ends with (refused before queueing included).
-    let mut totals = vec![format!("{} would be created", creating.len())];
+    let mut totals = vec![format!(
+        "{} would be created",
+        creating.len() as u64 - taken_up
+    )];
     for (n, what) in [
+        (taken_up, "would take up a record made already"),
         (replays, "replayed"),
         (shares, "share another's deposit"),
         (refused as u64, "refused"),
