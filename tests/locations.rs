@@ -133,7 +133,8 @@ async fn a_location_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
              Zurich; lat=47.27; lon=8.65\")",
             "locations[1]: 'Zurich; lat=47.27' gives half a point: give both its lat= and its \
              lon=",
-            "locations[2]: '47,27' is not a latitude: write decimal degrees with a point (47.27)",
+            "locations[2]: '47,27' is not a latitude: write decimal degrees with a point \
+             (47.27) (--location \"Zurich; lat=47.27; lon=8.65\")",
             "locations[3]: box '5.9,47.8,10.5,45.8' has its south bound (47.8) north of its \
              north bound (45.8)",
         ],

@@ -156,6 +156,24 @@ impl Location {
 
     /// What is wrong with it, worded for the person who fixes it; `None` when it can be
     /// sent.
+    /// The entry with its point written in decimal degrees with a point where it has a
+    /// comma (`lat=47,6` -> `lat=47.6`), as written (`describe`), if that mends it: the
+    /// example a refusal gives is then the person's own place.
+    pub fn corrected(&self) -> Option<String> {
+        let point = |v: &Option<String>| {
+            v.as_ref().map(|t| match number(t) {
+                None if number(&t.replace(',', ".")).is_some() => t.replace(',', "."),
+                _ => t.clone(),
+            })
+        };
+        let mended = Location {
+            latitude: point(&self.latitude),
+            longitude: point(&self.longitude),
+            ..self.clone()
+        };
+        (mended != *self && mended.problem().is_none()).then(|| mended.normalized().describe())
+    }
+
     pub fn problem(&self) -> Option<String> {
         let l = self.normalized();
         let said = l.describe();

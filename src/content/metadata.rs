@@ -773,9 +773,14 @@ impl Metadata {
         }
         for (i, l) in m.locations.iter().enumerate() {
             if let Some(why) = l.problem() {
+                // The person's own place, mended, where a decimal comma was all that was
+                // wrong.
+                let example = l
+                    .corrected()
+                    .unwrap_or_else(|| LOCATION_EXAMPLE.to_string());
                 problem(
                     format!("locations[{i}]"),
-                    &format!("{why} (--location \"{LOCATION_EXAMPLE}\")"),
+                    &format!("{why} (--location \"{example}\")"),
                 );
             }
         }
