@@ -386,6 +386,65 @@ async fn a_changed_dataset_waits_for_its_earlier_draft_to_be_published_then_beco
     );
 }
 
+/// The id of a draft discarded at the site (here the newest, which Lodge's messages tell
+/// people to discard) is never given to another record, as InvenioRDM never gives one
+/// twice: the next dataset's record gets an id of its own, and the discarded draft's
+/// dataset, changed again, still becomes the next version of its own record, not of the
+/// record that would have taken the id.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_id_of_a_discarded_newest_draft_is_not_reused_and_the_next_version_stays_in_its_own_work()
+ {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let (drafts, publisher) = (invenio_drafts(&sandbox), invenio(&sandbox));
+    let store = lab.store("lodge.db");
+    let (changed, first) = deposited_then_changed(&lab, &store, &publisher, 5).await;
+    let jobs = deposit(&store, &drafts, &[changed], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let drafted = jobs[0].identifier.clone().unwrap();
+    let api = Api::new(&sandbox);
+    assert_eq!(api.draft_version_of(&drafted).await, (first.clone(), 2));
+    let (status, discarded) = api
+        .json(
+            reqwest::Method::DELETE,
+            &format!("/api/records/{drafted}/draft"),
+            None,
+        )
+        .await;
+    assert_eq!(status, 204, "discard {drafted}: {discarded}");
+
+    let other = add(&store, &lab.numbered_folder(6), &metadata("Other"));
+    let jobs = deposit(&store, &publisher, &[other], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let others = jobs[0].identifier.clone().unwrap();
+    assert_ne!(
+        others, drafted,
+        "the discarded draft's id is not given again"
+    );
+    assert_ne!(others, first);
+    assert_eq!(api.version_of(&others).await, (others.clone(), 1, true));
+
+    let again = rescanned_with(&store, &lab.numbered_folder(5), "id,value\n1,19\n");
+    assert_eq!(again.0, changed.0, "the same dataset");
+    let jobs = deposit(&store, &publisher, &[again], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let latest = jobs[0].identifier.clone().unwrap();
+    assert_eq!(
+        api.version_of(&latest).await,
+        (first.clone(), 2, true),
+        "the next version of its own record's work"
+    );
+    assert_eq!(
+        logged(&store, jobs[0].id, EventKind::Created),
+        format!("created {latest}, the next version of {first}")
+    );
+    assert_eq!(
+        api.version_of(&others).await,
+        (others.clone(), 1, true),
+        "the other dataset's record is a work of its own still"
+    );
+}
+
 /// A site's drafting and publishing targets hold one work's versions: a dataset drafted
 /// through one, changed, and sent to the other is refused while the draft waits for
 /// review, and once that draft is published (on its page) becomes its work's next version,

@@ -2,7 +2,10 @@
 //!
 //! Identifiers are minted from the row's sequence number in the same IMMEDIATE transaction
 //! that checks for and inserts the record, so two concurrent creates of one key can never both
-//! succeed and the sequence never has a duplicate.
+//! succeed and the sequence never has a duplicate. The sandbox's own records are never
+//! deleted, so the next number after the largest is new; the InvenioRDM emulation's drafts
+//! are (discarded), so its ids come from a counter kept apart (`minted`), which a discarded
+//! draft does not move back: an id is never used twice, as InvenioRDM never reuses one.
 
 use std::path::Path;
 use std::sync::{LazyLock, Mutex};
@@ -79,6 +82,14 @@ CREATE TABLE IF NOT EXISTS invenio_requests (
     created   TEXT NOT NULL,
     UNIQUE (parent, community)
 );
+-- The last number each kind of identifier was minted from, where rows are deleted: the
+-- InvenioRDM emulation's records, whose newest draft may be discarded, and whose id must
+-- not then be given to the next record (a new version of the discarded draft's work would
+-- become one of that record's).
+CREATE TABLE IF NOT EXISTS minted (
+    name TEXT PRIMARY KEY,
+    last INTEGER NOT NULL
+);
 -- DOIs of the DataCite emulation: the attributes as DataCite returns them, as JSON text.
 CREATE TABLE IF NOT EXISTS dois (
     doi        TEXT PRIMARY KEY COLLATE NOCASE,
@@ -107,6 +118,14 @@ fn upgrade(conn: &Connection) -> rusqlite::Result<()> {
              COMMIT;",
         )?;
     }
+    // A database without the counter starts it at the largest id there: one discarded
+    // before cannot be known, but none discarded from now on is minted again.
+    conn.execute(
+        "INSERT INTO minted (name, last)
+         SELECT 'invenio_records', COALESCE(MAX(seq), 0) FROM invenio_records WHERE true
+         ON CONFLICT (name) DO NOTHING",
+        [],
+    )?;
     Ok(())
 }
 
@@ -158,6 +177,7 @@ impl Db {
         if let Some(existing) = find(&tx, key)? {
             return Ok(Insert::Exists(existing));
         }
+        // Nothing deletes a record here, so the number after the largest was never used.
         let seq: i64 = tx
             .prepare_cached("SELECT COALESCE(MAX(seq), 0) + 1 FROM records")?
             .query_row([], |r| r.get(0))?;
@@ -221,14 +241,19 @@ fn invenio_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InvenioRow> {
 }
 
 /// Insert a draft of the work `parent` (`None`: a work of its own) and return its id,
-/// minted from the row's sequence number.
+/// minted from the next number of the `minted` counter, never from the table's largest
+/// row, which a discarded newest draft would give again. The counter also passes any row
+/// an earlier Lodge, which knew no counter, added to the same file.
 fn insert_draft(
     tx: &rusqlite::Transaction<'_>,
     data: &str,
     parent: Option<&str>,
 ) -> rusqlite::Result<String> {
     let seq: i64 = tx.query_row(
-        "SELECT COALESCE(MAX(seq), 0) + 1 FROM invenio_records",
+        "INSERT INTO minted (name, last)
+         VALUES ('invenio_records', (SELECT COALESCE(MAX(seq), 0) + 1 FROM invenio_records))
+         ON CONFLICT (name) DO UPDATE SET last = max(last + 1, excluded.last)
+         RETURNING last",
         [],
         |r| r.get(0),
     )?;
@@ -631,5 +656,34 @@ mod tests {
         // Opened again, nothing is upgraded twice.
         let db = Db::open(&path).unwrap();
         assert_eq!(db.invenio_all().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn the_id_of_a_discarded_newest_draft_is_never_minted_again_even_in_an_earlier_lodges_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sandbox.db");
+        {
+            // As an earlier Lodge left it: a published record, and a draft made after it.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA).unwrap();
+            conn.execute_batch(
+                "INSERT INTO invenio_records (seq, id, published, data, created, updated)
+                 VALUES (1, '00000-00001', 1, '{}', 'then', 'then'),
+                        (2, '00000-00002', 0, '{}', 'then', 'then');",
+            )
+            .unwrap();
+        }
+        let db = Db::open(&path).unwrap();
+        assert!(db.invenio_delete_draft("00000-00002").unwrap());
+        assert_eq!(db.invenio_create("{}").unwrap().id, "00000-00003");
+        let made = db.invenio_create("{}").unwrap().id;
+        assert!(db.invenio_delete_draft(&made).unwrap());
+        drop(db);
+        let db = Db::open(&path).unwrap();
+        assert_eq!(
+            db.invenio_create("{}").unwrap().id,
+            "00000-00005",
+            "not the discarded {made}'s, after the file is opened again either"
+        );
     }
 }
