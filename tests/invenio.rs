@@ -16,7 +16,9 @@ use lodge::targets::invenio::{draft_body, key_subject};
 use lodge::targets::{ProgressSink, ReadBack, Target, is_paused_for_credentials, open_target};
 use serde_json::{Value, json};
 use support::fake::{Answer, FakeServer};
+use support::proxy::{Action, Proxy, Rule};
 use support::*;
+use tokio_util::sync::CancellationToken;
 
 fn invenio(sandbox: &RunningSandbox) -> Arc<dyn Target> {
     open_target(
@@ -1119,6 +1121,122 @@ async fn a_draft_made_before_is_kept_and_named_when_its_file_is_refused_for_good
     assert!(
         error.contains(&format!("draft {id} stays at ")) && error.contains("with the files sent"),
         "{error}"
+    );
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (0, 1),
+        "the draft made before stays"
+    );
+}
+
+/// A dataset whose big.bin is big enough that most of it still waits on this machine while
+/// its upload is held: the dataset, and its folder.
+fn dataset_with_a_big_file(
+    lab: &Lab,
+    store: &lodge::store::Store,
+) -> ((i64, lodge::content::ContentKey), std::path::PathBuf) {
+    let big: Vec<u8> = (0..24u32 << 20).map(|i| (i % 251) as u8).collect();
+    let folder = lab.folder("growing", &[("big.bin", &big), ("notes.txt", b"n")]);
+    (add(store, &folder, &metadata("Changing")), folder)
+}
+
+/// `ds` deposited to the emulation through a proxy that holds the upload of big.bin, whose
+/// end someone rewrites while its start is on the wire: the job.
+async fn deposited_while_its_big_file_changes(
+    sandbox: &RunningSandbox,
+    store: &Arc<lodge::store::Store>,
+    ds: (i64, lodge::content::ContentKey),
+    folder: &std::path::Path,
+) -> lodge::store::JobRow {
+    let proxy = Proxy::start(&sandbox.base_url()).await;
+    let target = open_target(
+        &format!("invenio+{}", proxy.url()),
+        Some(sandbox.invenio_account().token),
+    )
+    .unwrap();
+    let (reached, release) = (CancellationToken::new(), CancellationToken::new());
+    proxy.add_rule(Rule {
+        method: "PUT",
+        path_contains: "big.bin/content".into(),
+        action: Action::Hold {
+            reached: reached.clone(),
+            release: release.clone(),
+        },
+        times: 1,
+    });
+    let run = {
+        let store = store.clone();
+        tokio::spawn(async move { deposit(&store, &target, &[ds], fast_config()).await })
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), reached.cancelled())
+        .await
+        .expect("the upload of big.bin started");
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(folder.join("big.bin"))
+            .unwrap();
+        file.seek(SeekFrom::End(-1024)).unwrap();
+        file.write_all(&[0xEE; 1024]).unwrap();
+    }
+    release.cancel();
+    let jobs = run.await.unwrap();
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    jobs[0].clone()
+}
+
+/// A file changed while it is sent stops the deposit for a rescan, whose key is another:
+/// the draft this attempt made for the key scanned would never be taken up, so it is
+/// discarded, and no stray upload stays in the account.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_draft_made_for_a_file_changed_while_sent_is_discarded() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let (ds, folder) = dataset_with_a_big_file(&lab, &store);
+
+    let job = deposited_while_its_big_file_changes(&sandbox, &store, ds, &folder).await;
+    let error = job.last_error.clone().unwrap();
+    assert_all(
+        &error,
+        &["changed since scan: ", "big.bin", "content changed"],
+    );
+    assert!(!error.contains("stays"), "{error}");
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (0, 0),
+        "nothing published, and the draft made for it discarded"
+    );
+}
+
+/// A draft of the key made before this attempt (by an earlier one, or edited at the site
+/// since) is not discarded when a file changes while it is sent: the message names it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_draft_made_before_is_kept_and_named_when_a_file_changes_while_sent() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let (ds, folder) = dataset_with_a_big_file(&lab, &store);
+    let (status, draft) = Api::new(&sandbox)
+        .json(
+            reqwest::Method::POST,
+            "/api/records",
+            Some(body_sent(&store, &ds.1)),
+        )
+        .await;
+    assert_eq!(status, 201, "{draft}");
+    let id = draft["id"].as_str().unwrap().to_string();
+
+    let job = deposited_while_its_big_file_changes(&sandbox, &store, ds, &folder).await;
+    let error = job.last_error.clone().unwrap();
+    assert_all(
+        &error,
+        &[
+            "changed since scan: ",
+            "content changed",
+            &format!("draft {id} stays at InvenioRDM with the files sent so far"),
+        ],
     );
     assert_eq!(
         sandbox.invenio_counts(),

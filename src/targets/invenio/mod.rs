@@ -978,10 +978,11 @@ impl InvenioTarget {
         Err(Failure::from_status(400, None, &refusal.to_string()))
     }
 
-    /// A file the draft was sent refused for good (too large, say): the draft this attempt
-    /// made is discarded, as one whose metadata is refused is, so that no stray upload stays
-    /// in the account. One made before (it may be one a person has edited at the site), or
-    /// that cannot be discarded, stays and is named.
+    /// A file the draft was sent refused for good (too large, say), or found changed since
+    /// the scan (as it was sent, or before): the draft this attempt made is discarded, as
+    /// one whose metadata is refused is, so that no stray upload stays in the account. One
+    /// made before (it may be one a person has edited at the site), or that cannot be
+    /// discarded, stays and is named.
     async fn discard_refused_draft(
         &self,
         draft: &str,
@@ -1110,10 +1111,14 @@ impl InvenioTarget {
     }
 }
 
-/// `failure` with `note` on the draft it leaves added, when it is a refusal (what the person
-/// acts on); any other failure as it is.
+/// `failure` with `note` on the draft it leaves added, when it is a refusal or a file changed
+/// since the scan (what the person acts on); any other failure as it is.
 fn with_draft_note(failure: Failure, note: String) -> Failure {
     match failure {
+        Failure::Changed { path, message } => Failure::Changed {
+            path,
+            message: format!("{message}; {note}"),
+        },
         Failure::Rejected {
             status,
             mut problems,
@@ -1195,8 +1200,10 @@ impl Target for InvenioTarget {
                     })
                 }
             }
-            Err(refused @ Failure::Rejected { .. }) => {
-                Err(self.discard_refused_draft(&draft, made_here, refused).await)
+            // A file refused for good, or found changed since the scan (its next deposit,
+            // after a rescan, is another key's and would never take this draft up).
+            Err(stopped @ (Failure::Rejected { .. } | Failure::Changed { .. })) => {
+                Err(self.discard_refused_draft(&draft, made_here, stopped).await)
             }
             other => other,
         }
