@@ -1776,6 +1776,94 @@ async fn a_date_invenio_cannot_read_is_refused_naming_the_field() {
     assert!(errors.contains("metadata.dates.0.date"), "{errors}");
 }
 
+/// A published record's landing page links each file by its key as one percent-encoded
+/// path segment (a key may hold `/`, `#`, `?` and spaces), and a browser following the link
+/// of an open record's file gets it without a token, as from InvenioRDM. A draft, a
+/// restricted file and every write still need the token, and a wrong one is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_landing_pages_file_links_open_any_key_and_an_open_records_files_need_no_token() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let odd = "sub dir/file #1?.csv";
+    let files: [(&str, &[u8]); 2] = [(odd, b"id,odd\n1,2\n"), ("plain.txt", b"plain")];
+    let open = add(&store, &lab.folder("odd", &files), &metadata("Odd names"));
+    let restricted = Metadata {
+        access: FileAccess::Restricted,
+        ..metadata("Restricted")
+    };
+    let restricted = add(&store, &lab.folder("closed", &files), &restricted);
+    let jobs = deposit(
+        &store,
+        &invenio(&sandbox),
+        &[open, restricted],
+        fast_config(),
+    )
+    .await;
+    let api = Api::new(&sandbox);
+    let open_id = api.deposited_record(&jobs[0]).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let closed_id = api.deposited_record(&jobs[1]).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let base = sandbox.base_url();
+    let browser = reqwest::Client::new();
+    let page = browser
+        .get(format!("{base}/records/{open_id}"))
+        .header("Accept", "text/html")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let link = format!("/api/records/{open_id}/files/sub%20dir%2Ffile%20%231%3F.csv/content");
+    assert!(
+        page.contains(&format!("<a href=\"{link}\">{odd}</a>")),
+        "{page}"
+    );
+
+    let status_of = |path: String, token: Option<String>| {
+        let mut rb = browser.get(format!("{base}{path}"));
+        if let Some(token) = token {
+            rb = rb.bearer_auth(token);
+        }
+        async move { rb.send().await.unwrap() }
+    };
+    let followed = status_of(link.clone(), None).await;
+    assert_eq!(followed.status(), 200, "the link, as a browser follows it");
+    assert_eq!(followed.bytes().await.unwrap().as_ref(), files[0].1);
+    let record = status_of(format!("/api/records/{open_id}"), None).await;
+    assert_eq!(record.status(), 200, "an open record's JSON");
+    let wrong = status_of(link, Some("wrong".into())).await;
+    assert_eq!(wrong.status(), 401, "a wrong token is refused all the same");
+    let closed = format!("/api/records/{closed_id}/files/plain.txt/content");
+    assert_eq!(status_of(closed.clone(), None).await.status(), 401);
+    let token = sandbox.invenio_account().token;
+    assert_eq!(status_of(closed, Some(token)).await.status(), 200);
+
+    let later = add(&store, &lab.numbered_folder(7), &metadata("Draft"));
+    let jobs = deposit(&store, &invenio_drafts(&sandbox), &[later], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let draft = jobs[0].identifier.clone().unwrap();
+    for path in [
+        format!("/api/records/{draft}"),
+        format!("/api/records/{draft}/draft"),
+        format!("/api/records/{draft}/draft/files/data.csv/content"),
+    ] {
+        assert_eq!(status_of(path.clone(), None).await.status(), 401, "{path}");
+    }
+    let write = browser
+        .post(format!("{base}/api/records/{open_id}/versions"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(write.status(), 401, "a write needs the token");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn wrong_token_pauses_the_invenio_target() {
     let lab = Lab::new();

@@ -1,7 +1,9 @@
 //! The sandbox's InvenioRDM emulation (Zenodo runs InvenioRDM): the records API as
 //! documented, so the Invenio/Zenodo target is tested over real HTTP.
 //!
-//! Reproduced: bearer-token auth (401), drafts (`POST /api/records` -> 201, saved even when
+//! Reproduced: bearer-token auth (401; without a token, a published record that is public,
+//! its file list and its open files are read, as a browser following its landing page's
+//! links reads them), drafts (`POST /api/records` -> 201, saved even when
 //! incomplete, with an `errors` list), the three-step file upload (`POST .../draft/files`,
 //! `PUT .../files/{key}/content`, `POST .../files/{key}/commit` answering the MD5 checksum),
 //! publish (`POST .../draft/actions/publish` -> 202; 400 `{"status","message","errors":
@@ -23,7 +25,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
@@ -133,12 +135,18 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
             over,
         )
     };
-    let token_ok = req
+    let bearer = req
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .is_some_and(|t| t.trim() == account.token);
+        .and_then(|v| v.strip_prefix("Bearer "));
+    // Without a token (a browser following a landing page's link sends none, or the
+    // sandbox's own password), what InvenioRDM shows anyone is served; a token given is
+    // checked, as InvenioRDM refuses a wrong one whatever is asked.
+    let token_ok = match bearer {
+        Some(t) => t.trim() == account.token,
+        None => open_to_anyone(&app, &req),
+    };
     let mut resp = if over {
         let mut r = message(
             StatusCode::TOO_MANY_REQUESTS,
@@ -163,6 +171,40 @@ async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Respons
     h.insert("x-ratelimit-remaining", HeaderValue::from(remaining));
     h.insert("x-ratelimit-reset", HeaderValue::from(reset));
     resp
+}
+
+/// Whether `req` reads what InvenioRDM shows anyone, without a token: a published record
+/// whose metadata is public (`GET /api/records/{id}`), and the file list and files of one
+/// whose files are public too (open access: an embargo keeps them restricted). Drafts,
+/// restricted files and every write need the token.
+fn open_to_anyone(app: &App, req: &Request) -> bool {
+    if !matches!(*req.method(), Method::GET | Method::HEAD) {
+        return false;
+    }
+    let segments: Vec<&str> = req.uri().path().split('/').collect();
+    let (id, files) = match segments.as_slice() {
+        ["", "api", "records", id] => (*id, false),
+        ["", "api", "records", id, "files"] => (*id, true),
+        ["", "api", "records", id, "files", _, "content"] => (*id, true),
+        _ => return false,
+    };
+    let Ok(Some(row)) = app.db.invenio_get(id) else {
+        return false;
+    };
+    let data: Value = serde_json::from_str(&row.data).unwrap_or(Value::Null);
+    let public = |part: &str| data["access"][part].as_str() == Some("public");
+    row.published && public("record") && (!files || public("files"))
+}
+
+/// `key` as one segment of a URL path: a file's key may hold `/`, `#`, `?`, spaces and
+/// anything else a file name does, and the routes take it as one segment.
+fn key_segment(key: &str) -> String {
+    const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'.')
+        .remove(b'_')
+        .remove(b'~');
+    percent_encoding::utf8_percent_encode(key, SEGMENT).to_string()
 }
 
 /// Required metadata, as InvenioRDM reports it: one entry per field.
@@ -692,7 +734,11 @@ async fn delete_draft(State(app): State<Arc<App>>, Path(id): Path<String>) -> Re
 }
 
 fn file_json(app: &App, id: &str, f: &super::db::InvenioFile) -> Value {
-    let base = format!("{}/api/records/{id}/draft/files/{}", app.base_url, f.key);
+    let base = format!(
+        "{}/api/records/{id}/draft/files/{}",
+        app.base_url,
+        key_segment(&f.key)
+    );
     let mut out = json!({
         "key": f.key,
         "status": f.status,
@@ -1097,8 +1143,9 @@ pub(crate) fn landing_page(app: &App, id: &str, html: bool) -> Option<Response> 
         .iter()
         .map(|f| {
             format!(
-                "<tr><td><a href=\"/api/records/{id}/files/{key}/content\">{key}</a></td><td>{size}</td></tr>\n",
+                "<tr><td><a href=\"/api/records/{id}/files/{segment}/content\">{key}</a></td><td>{size}</td></tr>\n",
                 id = escape(&row.id),
+                segment = escape(&key_segment(&f.key)),
                 key = escape(&f.key),
                 size = human_bytes(f.size.unwrap_or(0).max(0) as u64),
             )
