@@ -447,6 +447,84 @@ async fn the_id_of_a_discarded_newest_draft_is_not_reused_and_the_next_version_s
     );
 }
 
+/// A site whose records were reset (here, a sandbox started again on the same address
+/// with nothing in it) gives the id of a dataset's earlier record to another dataset's:
+/// the dataset's next content is not made a new version of that record, which would join
+/// it to someone else's work; the deposit is refused naming the record and the fixes, and
+/// the dataset taken off the list and added again is a record of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_earlier_record_that_carries_another_datasets_key_is_not_given_a_new_version() {
+    let lab = Lab::new();
+    let before = lab.sandbox("sbx-before", FaultConfig::default()).await;
+    let addr = before.addr();
+    let target = invenio(&before);
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(8);
+    let first = add(&store, &folder, &metadata("Cores"));
+    let jobs = deposit(&store, &target, &[first], fast_config()).await;
+    let earlier = jobs[0].identifier.clone().unwrap();
+    before.shutdown().await;
+    let sandbox = RunningSandbox::start(lodge::sandbox::SandboxConfig {
+        addr,
+        data_dir: lab.path("sbx-after"),
+        token: None,
+        faults: FaultConfig::default(),
+    })
+    .await
+    .unwrap();
+    let other = add(&store, &lab.numbered_folder(9), &metadata("Other"));
+    let jobs = deposit(&store, &target, &[other], fast_config()).await;
+    assert_eq!(
+        jobs[0].identifier.as_deref(),
+        Some(earlier.as_str()),
+        "the reset site gives the id again"
+    );
+
+    let changed = rescanned_with(&store, &folder, "id,value\n1,20\n");
+    assert_eq!(changed.0, first.0);
+    let jobs = deposit(&store, &target, &[changed], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Rejected, "{:?}", jobs[0]);
+    assert_eq!(jobs[0].attempts, 1, "a person decides; no retry");
+    let error = jobs[0].last_error.clone().unwrap();
+    assert_all(
+        &error,
+        &[
+            &format!("record {earlier} here is no longer this dataset's"),
+            &format!("subject {}", key_subject(&first.1)),
+            "lodge remove ",
+            "then lodge add ",
+        ],
+    );
+    assert_eq!(
+        sandbox.invenio_counts(),
+        (1, 0),
+        "no version of the other's"
+    );
+
+    let folder_text = folder.to_str().unwrap();
+    lodge_says(&lab, &["remove", folder_text]).await;
+    let added = lodge_says(&lab, &["add", folder_text]).await;
+    assert!(added.contains("metadata taken from dataset"), "{added}");
+    let again = store
+        .datasets()
+        .unwrap()
+        .into_iter()
+        .find(|d| d.metadata.title == "Cores")
+        .unwrap();
+    let jobs = deposit(
+        &store,
+        &target,
+        &[(again.id, again.key.unwrap())],
+        fast_config(),
+    )
+    .await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let own = jobs[0].identifier.clone().unwrap();
+    let api = Api::new(&sandbox);
+    assert_eq!(api.version_of(&own).await, (own.clone(), 1, true));
+    assert_eq!(api.version_of(&earlier).await, (earlier.clone(), 1, true));
+}
+
 /// A site's drafting and publishing targets hold one work's versions: a dataset drafted
 /// through one, changed, and sent to the other is refused while the draft waits for
 /// review, and once that draft is published (on its page) becomes its work's next version,

@@ -13,7 +13,7 @@ use lodge::store::{
     Cancel, Claim, ClaimFilter, Dismiss, Enqueued, EventKind, Finish, JobState, Lease, Store,
     StoreError, StoreLocation,
 };
-use lodge::targets::RecordRef;
+use lodge::targets::{EarlierRecord, RecordRef};
 use support::{Lab, metadata};
 
 const TARGET: &str = "sandbox+http://127.0.0.1:9";
@@ -1146,7 +1146,11 @@ fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: B
         store
             .earlier_version_records(id, &[TARGET.into()], &second_key)
             .unwrap(),
-        ["first-1"]
+        [EarlierRecord {
+            identifier: "first-1".into(),
+            key: first_key
+        }],
+        "with the key it was deposited under, which its record carries"
     );
     assert!(
         store
@@ -1177,12 +1181,13 @@ fn status_reports_a_rescanned_dataset_as_changed_not_as_its_earlier_deposit(b: B
     assert_eq!(after.earlier_identifier, None);
     // A third key: every earlier record, newest first (the newest may be gone by then).
     let third: ContentKey = "ab".repeat(32).parse().unwrap();
-    assert_eq!(
-        store
-            .earlier_version_records(id, &[TARGET.into()], &third)
-            .unwrap(),
-        ["second-2", "first-1"]
-    );
+    let identifiers: Vec<String> = store
+        .earlier_version_records(id, &[TARGET.into()], &third)
+        .unwrap()
+        .into_iter()
+        .map(|earlier| earlier.identifier)
+        .collect();
+    assert_eq!(identifiers, ["second-2", "first-1"]);
 }
 
 /// Dataset `dataset`'s deposit of `key` to TARGET, queued, claimed and landed as

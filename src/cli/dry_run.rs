@@ -104,7 +104,8 @@ pub(super) fn print(
         let earlier = match target.links_versions() {
             true => (store.earlier_version_records(d.id, &work_scopes, key)?)
                 .into_iter()
-                .next(),
+                .next()
+                .map(|earlier| earlier.identifier),
             false => None,
         };
         // An earlier content's draft on this site, not published as far as the store knows:

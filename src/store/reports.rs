@@ -2,8 +2,9 @@
 
 use super::jobs::REQUEUED_BY_RETRY;
 use super::sql::{Row, args};
-use super::{OPERATION_DEPOSIT, Result, Store, now_ms};
+use super::{OPERATION_DEPOSIT, Result, Store, StoreError, now_ms};
 use crate::content::ContentKey;
+use crate::targets::EarlierRecord;
 
 /// A recorded result: what a scope produced.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -124,38 +125,46 @@ impl Store {
 
     /// The records `targets` (one work's: [`crate::targets::same_work_scopes`]) gave earlier
     /// versions of dataset `dataset_id`, newest first, each once: the identifiers of its
-    /// jobs there that landed under a key other than `key` (the newest may be gone since: a
-    /// draft discarded, a record deleted).
+    /// jobs there that landed under a key other than `key`, each with that key (the newest
+    /// job's, for a record several landed as). The newest may be gone since: a draft
+    /// discarded, a record deleted.
     pub fn earlier_version_records(
         &self,
         dataset_id: i64,
         targets: &[String],
         key: &ContentKey,
-    ) -> Result<Vec<String>> {
+    ) -> Result<Vec<EarlierRecord>> {
         let all = self.with(|db| {
             let mut all = Vec::new();
             // One target at a time (at most two: a site's drafting and publishing ones),
             // newest job first across them.
             for target in targets {
                 all.extend(db.all(
-                    "SELECT id, identifier FROM jobs
+                    "SELECT id, identifier, content_key FROM jobs
                      WHERE dataset_id = ?1 AND target = ?2 AND content_key <> ?3
                        AND (state = 'deposited' OR state = 'existing')
                        AND identifier IS NOT NULL",
                     args![dataset_id, target, key.to_hex()],
-                    |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?)),
+                    |r| {
+                        let key: String = r.get(2)?;
+                        let record = EarlierRecord {
+                            identifier: r.get(1)?,
+                            key: key
+                                .parse()
+                                .map_err(|_| StoreError::Corrupt(format!("content key '{key}'")))?,
+                        };
+                        Ok((r.get::<i64>(0)?, record))
+                    },
                 )?);
             }
             all.sort_by_key(|(id, _)| std::cmp::Reverse(*id));
-            Ok(all
-                .into_iter()
-                .map(|(_, identifier)| identifier)
-                .collect::<Vec<_>>())
+            Ok(all)
         })?;
         let mut seen = std::collections::HashSet::new();
         Ok(all
             .into_iter()
-            .filter(|id| seen.insert(id.clone()))
+            .map(|(_, record)| record)
+            .filter(|record| seen.insert(record.identifier.clone()))
             .collect())
     }
 

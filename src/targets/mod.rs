@@ -85,7 +85,7 @@ pub struct DepositRequest<'a> {
     /// keys), newest first, for a target that links versions ([`Target::links_versions`]):
     /// the new record is made the next version of the newest one still there. Not part of
     /// the key: the same content is the same deposit whichever record came before it.
-    pub earlier_records: &'a [String],
+    pub earlier_records: &'a [EarlierRecord],
     /// The files an earlier attempt of the same job got through, which this one does not
     /// send again (targets that send each file apart); it notes those it sends.
     pub files_stored: &'a FilesStored,
@@ -94,8 +94,17 @@ pub struct DepositRequest<'a> {
 impl DepositRequest<'_> {
     /// The record this target made of the dataset's latest earlier version, if any.
     pub fn earlier_record(&self) -> Option<&str> {
-        self.earlier_records.first().map(String::as_str)
+        self.earlier_records.first().map(|r| r.identifier.as_str())
     }
+}
+
+/// A record a target made of an earlier version of a dataset: its identifier, and the key
+/// it was deposited under, which a target that marks its records with their key (InvenioRDM's
+/// subject `lodge:KEY`) finds on it while it is still that dataset's record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EarlierRecord {
+    pub identifier: String,
+    pub key: ContentKey,
 }
 
 /// Reports bytes sent so far, for progress bars. Cheap to call often.

@@ -7,7 +7,10 @@
 //! exists. Found a draft: resume it, skipping files already committed whose MD5 matches the
 //! local file (read once for MD5 and SHA-256 together). Should two machines race and make two
 //! drafts, the oldest wins and the other is discarded before anything is published. Publish
-//! is never retried blindly: every attempt first re-reads what the server has.
+//! is never retried blindly: every attempt first re-reads what the server has. A new key of
+//! a dataset deposited here before becomes the next version of its earlier record, once that
+//! record is read to still carry the earlier key (not another dataset's, as on a site whose
+//! records were reset).
 //!
 //! URL: `zenodo+https://sandbox.zenodo.org` or `invenio+https://HOST`; the token is a personal
 //! access token (`--token` / `LODGE_TOKEN`, or stored with a named target). 429 and the
@@ -34,8 +37,8 @@ use serde_json::{Value, json};
 use super::holdings::hash_body;
 use super::stream::{FileSlice, file_body, refusal};
 use super::{
-    CONTENT_CHANGED, DepositRequest, Failure, FileHeld, Holdings, Landed, ProgressSink, ReadBack,
-    RecordRef, Target,
+    CONTENT_CHANGED, DepositRequest, EarlierRecord, Failure, FileHeld, Holdings, Landed,
+    ProgressSink, ReadBack, RecordRef, Target,
 };
 use crate::content::{
     ContentDocument, ContentKey, Creator, FieldProblem, FileAccess, Funding, Location,
@@ -500,11 +503,13 @@ impl InvenioTarget {
         // deposit with nothing left behind.
         let body = self.draft_json(request).await?;
         for earlier in request.earlier_records {
-            if let Some(draft) = self.new_version_draft(earlier, request, &body).await? {
+            self.refuse_if_another_datasets(earlier, request).await?;
+            let id = earlier.identifier.as_str();
+            if let Some(draft) = self.new_version_draft(id, request, &body).await? {
                 return Ok(draft);
             }
-            if self.is_unpublished_draft(earlier).await? {
-                return Err(self.earlier_draft_unpublished(earlier));
+            if self.is_unpublished_draft(id).await? {
+                return Err(self.earlier_draft_unpublished(id));
             }
             // Gone (a draft discarded, a record deleted, another account's): an older
             // version of the same work may still be there.
@@ -536,6 +541,7 @@ impl InvenioTarget {
     /// gives the newest.
     async fn newest_earlier_record(&self, request: &DepositRequest<'_>) -> Option<String> {
         for earlier in request.earlier_records {
+            let earlier = &earlier.identifier;
             let asked = self
                 .send(
                     Method::GET,
@@ -550,6 +556,55 @@ impl InvenioTarget {
             }
         }
         request.earlier_record().map(str::to_string)
+    }
+
+    /// Refused when `earlier`, a record Lodge made of this dataset's earlier content, is a
+    /// published record that no longer carries that content's key (its subject `lodge:KEY`):
+    /// a site whose records were reset gives the id again to another's, and a new version
+    /// of it would join the dataset to someone else's work. One GET before the new version
+    /// is asked for; a record not there (gone, a draft, another account's) is left to
+    /// [`InvenioTarget::create_draft`], as before.
+    async fn refuse_if_another_datasets(
+        &self,
+        earlier: &EarlierRecord,
+        request: &DepositRequest<'_>,
+    ) -> Result<(), Failure> {
+        let id = earlier.identifier.as_str();
+        let resp = self
+            .send(Method::GET, self.url(&["api", "records", id]), None, false)
+            .await?;
+        match resp.status() {
+            StatusCode::OK => {}
+            StatusCode::NOT_FOUND | StatusCode::GONE | StatusCode::FORBIDDEN => return Ok(()),
+            _ => return Err(Self::failure_of(resp).await),
+        }
+        let record = Self::json_of(resp, "record").await?;
+        let subject = key_subject(&earlier.key);
+        let carried = record["metadata"]["subjects"]
+            .as_array()
+            .is_some_and(|s| s.iter().any(|s| s["subject"] == subject.as_str()));
+        if carried {
+            return Ok(());
+        }
+        let page = record["links"]["self_html"]
+            .as_str()
+            .map(|page| format!(" ({page})"))
+            .unwrap_or_default();
+        let folder = shlex::try_quote(&request.root.to_string_lossy())
+            .map(|f| f.into_owned())
+            .unwrap_or_default();
+        Err(Failure::Conflict {
+            message: format!(
+                "record {id} here is no longer this dataset's: Lodge made it of the \
+                 dataset's earlier content, whose subject {subject} it does not carry now \
+                 (the site's records were reset and its ids given again, or the subject was \
+                 taken off at the site), so this content is not made its next version. If \
+                 {id}{page} is this dataset's record, put the subject {subject} back on it \
+                 there, then deposit again; if not, take the dataset off the list and add \
+                 its folder again (lodge remove {folder}, then lodge add {folder}: its \
+                 metadata comes back), and its next deposit is a record of its own"
+            ),
+        })
     }
 
     /// Whether `id` is a draft never published (a drafting target's earlier deposit, not
