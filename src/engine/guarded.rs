@@ -287,8 +287,10 @@ impl Engine {
                             s.log_for_lease(
                                 &l,
                                 EventKind::Reconciled,
-                                "reconciled: not on the server (the attempts before did not \
-                                 land)",
+                                // Not "did not land": a drafting site's draft, or files
+                                // sent, may be there, to be taken up by this attempt.
+                                "reconciled: no record of this key on the server yet (the \
+                                 attempts before did not finish it)",
                                 Some(404),
                             )
                         })

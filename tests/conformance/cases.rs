@@ -434,6 +434,16 @@ pub async fn an_attempts_files_that_went_through_are_not_sent_again(kind: Kind) 
         assert_eq!(puts, expected, "{name}: {log:?}");
     }
     assert_eq!(env.records().await, 1);
+    // The retry looked the key up first: no record yet, which is not to say nothing of the
+    // attempt before landed (its files, a drafting site's draft, are taken up).
+    let events = store.events_for_job(jobs[0].id).unwrap();
+    assert!(
+        events.iter().any(|e| e.kind == EventKind::Reconciled
+            && e.message
+                == "reconciled: no record of this key on the server yet (the \
+                             attempts before did not finish it)"),
+        "{events:#?}"
+    );
 }
 
 /// Ten small files in a folder (and their names and bytes), and a rule for each on `env`'s
