@@ -953,7 +953,21 @@ async fn a_draft_published_on_the_sites_pages_is_found_so_by_verify_and_then_cit
     assert_eq!(status_draft().await, false);
     let shown = lodge_says(&lab, &["show", "1"]).await;
     assert!(!shown.contains("a draft, not public"), "{shown}");
-    assert!(shown.contains("cite as"), "{shown}");
+    // By the record's public page: the draft's (`/uploads/ID`) is its owner's, behind a
+    // login on Zenodo.
+    let cite = shown
+        .lines()
+        .find(|l| l.contains("cite as"))
+        .unwrap_or_else(|| panic!("cited: {shown}"));
+    let base = sandbox.base_url();
+    assert!(cite.ends_with(&format!(" {base}/records/{id}")), "{cite}");
+    let json: serde_json::Value =
+        serde_json::from_str(&lodge_says(&lab, &["show", "1", "--json"]).await).unwrap();
+    let citation = json["deposits"][0]["citation"].as_str().unwrap();
+    assert!(
+        citation.ends_with(&format!("{base}/records/{id}")),
+        "{citation}"
+    );
     // Known since: not asked, nor logged, again.
     let again = text(&verify().await);
     assert!(!again.contains("published since"), "{again}");

@@ -608,8 +608,8 @@ impl Model {
         }
     }
 
-    /// The address to cite a drafting target's deposit `identifier` on `target` by once it
-    /// is published, where a deposit to the site's publishing target recorded one.
+    /// The address to cite and link a drafting target's deposit `identifier` on `target` by
+    /// once it is published ([`crate::targets::PublishedRecords::public_url`]).
     pub fn public_url(&self, target: &str, identifier: &str) -> Option<&str> {
         self.published.public_url(target, identifier)
     }

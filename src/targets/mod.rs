@@ -434,11 +434,16 @@ impl PublishedRecords {
     }
 
     /// Take in a drafting target's deposit (`identifier` on `scope_id`) that a check found
-    /// published since on the repository's pages ([`Target::draft_published`]).
+    /// published since on the repository's pages ([`Target::draft_published`]). Its public
+    /// address is the one the site gives what it publishes ([`published_page`]), unless a
+    /// deposit to the site's publishing target recorded one.
     pub fn note_published_draft(&mut self, scope_id: &str, identifier: &str) {
-        (self.0)
+        let known = (self.0)
             .entry((site_of(scope_id).to_string(), identifier.to_string()))
             .or_default();
+        if known.is_none() {
+            *known = published_page(scope_id, identifier);
+        }
     }
 
     /// Whether the deposit that landed as `identifier` on `scope_id` is a draft still, as
@@ -451,13 +456,22 @@ impl PublishedRecords {
     }
 
     /// The address of the published record a drafting target's deposit (`identifier` on
-    /// `scope_id`) became, where a deposit to the site's publishing target recorded one:
-    /// what to cite it by, rather than the draft's page.
+    /// `scope_id`) became, once Lodge knows it is published: what to cite and link it by,
+    /// rather than the draft's page, which is its owner's.
     pub fn public_url(&self, scope_id: &str, identifier: &str) -> Option<&str> {
         (self.0)
             .get(&(site_of(scope_id).to_string(), identifier.to_string()))?
             .as_deref()
     }
+}
+
+/// Where the public sees record `identifier` of the target with identity `scope_id` once
+/// it is published: an InvenioRDM or Zenodo record's page, a DataCite DOI's resolver
+/// address. What a draft's page (what its deposit recorded) gives way to once a check found
+/// the draft published since. `None` for a target that makes no drafts.
+pub fn published_page(scope_id: &str, identifier: &str) -> Option<String> {
+    invenio::published_record_page(scope_id, identifier)
+        .or_else(|| datacite::resolvable_page(scope_id, identifier))
 }
 
 /// A target identity without its options: the site (and for DataCite the prefix) that a
@@ -592,6 +606,66 @@ mod tests {
             ),
         ]);
         assert!(!published.is_draft(dois, Some("10.80000/abc")));
+    }
+
+    /// A draft's page (what its deposit recorded) is its owner's: once a check found the
+    /// draft published since, it is cited and linked by the page the public sees.
+    #[test]
+    fn a_draft_published_since_is_cited_by_its_public_page_not_the_drafts() {
+        for (drafts, record, public) in [
+            (
+                "invenio+http://127.0.0.1:8080?state=draft",
+                "00000-00003",
+                "http://127.0.0.1:8080/records/00000-00003",
+            ),
+            (
+                "zenodo+https://zenodo.org:443?state=draft",
+                "1234567",
+                "https://zenodo.org/records/1234567",
+            ),
+            (
+                "invenio+https://data.example.org:443/rdm?state=draft",
+                "abcd-1234",
+                "https://data.example.org/rdm/records/abcd-1234",
+            ),
+            (
+                "datacite+https://api.datacite.org:443/10.1234",
+                "10.1234/xy68-wz53",
+                "https://doi.org/10.1234/xy68-wz53",
+            ),
+            (
+                "datacite+https://api.test.datacite.org:443/10.80000",
+                "10.80000/xy68-wz53",
+                "https://handle.test.datacite.org/10.80000/xy68-wz53",
+            ),
+            (
+                "datacite+http://127.0.0.1:8080/10.80000",
+                "10.80000/xy68-wz53",
+                "http://127.0.0.1:8080/dois/10.80000/xy68-wz53",
+            ),
+        ] {
+            let mut published = PublishedRecords::from_results([(drafts, record, None)]);
+            assert_eq!(published.public_url(drafts, record), None, "a draft still");
+            published.note_published_draft(drafts, record);
+            assert!(!published.is_draft(drafts, Some(record)));
+            assert_eq!(
+                published.public_url(drafts, record),
+                Some(public),
+                "{drafts}"
+            );
+        }
+        // Where the site's publishing target recorded the record's page, that one.
+        let drafts = "invenio+https://rdm.example.org:443?state=draft";
+        let mut published = PublishedRecords::from_results([(
+            "invenio+https://rdm.example.org:443",
+            "abcd-1234",
+            Some("https://rdm.example.org/records/abcd-1234?as=recorded"),
+        )]);
+        published.note_published_draft(drafts, "abcd-1234");
+        assert_eq!(
+            published.public_url(drafts, "abcd-1234"),
+            Some("https://rdm.example.org/records/abcd-1234?as=recorded")
+        );
     }
 
     #[test]

@@ -744,7 +744,10 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                         };
                         let record = Record {
                             identifier,
-                            url: job.url.as_deref(),
+                            // A draft published since: its public page, not the draft's
+                            // (its owner's, behind a login on Zenodo).
+                            url: (app.model.public_url(&job.target, identifier))
+                                .or(job.url.as_deref()),
                             cite,
                             folder,
                         };

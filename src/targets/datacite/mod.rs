@@ -241,20 +241,9 @@ impl DataCiteTarget {
             .header(header::ACCEPT, JSON_API)
     }
 
-    /// Where a person can see the DOI. A registered or findable DOI resolves through doi.org
-    /// (the test system's through its own handle server). A draft resolves nowhere (doi.org
-    /// answers "DOI not found"): its owner sees it in DataCite Fabrica, once logged in.
+    /// Where a person can see the DOI ([`doi_page`]).
     fn record_url(&self, doi: &str, state: DoiState) -> String {
-        let fabrica = |host: &str| format!("https://{host}/dois/{}", doi.replace('/', "%2F"));
-        match (self.api.host_str(), state == DoiState::Draft) {
-            (Some("api.datacite.org"), false) => format!("https://doi.org/{doi}"),
-            (Some("api.datacite.org"), true) => fabrica("doi.datacite.org"),
-            (Some("api.test.datacite.org"), false) => {
-                format!("https://handle.test.datacite.org/{doi}")
-            }
-            (Some("api.test.datacite.org"), true) => fabrica("doi.test.datacite.org"),
-            _ => self.endpoint(&format!("dois/{doi}")).to_string(),
-        }
+        doi_page(&self.api, doi, state)
     }
 
     /// The prefixes DataCite lists for the target's repository (`GET /repositories/{id}`,
@@ -431,6 +420,39 @@ impl DataCiteTarget {
             _ => Err(super::http::failure_of(resp).await),
         }
     }
+}
+
+/// Where a person can see `doi`, in `state`, of the DataCite API at `api` (its path ending
+/// in '/'). A registered or findable DOI resolves through doi.org (the test system's through
+/// its own handle server). A draft resolves nowhere (doi.org answers "DOI not found"): its
+/// owner sees it in DataCite Fabrica, once logged in.
+fn doi_page(api: &Url, doi: &str, state: DoiState) -> String {
+    let fabrica = |host: &str| format!("https://{host}/dois/{}", doi.replace('/', "%2F"));
+    match (api.host_str(), state == DoiState::Draft) {
+        (Some("api.datacite.org"), false) => format!("https://doi.org/{doi}"),
+        (Some("api.datacite.org"), true) => fabrica("doi.datacite.org"),
+        (Some("api.test.datacite.org"), false) => {
+            format!("https://handle.test.datacite.org/{doi}")
+        }
+        (Some("api.test.datacite.org"), true) => fabrica("doi.test.datacite.org"),
+        _ => api
+            .join(&format!("dois/{doi}"))
+            .map(String::from)
+            .unwrap_or_else(|_| doi.to_string()),
+    }
+}
+
+/// Where a person can see `doi` once it is registered or findable, for the DataCite target
+/// with identity `scope_id` (`datacite+SCHEME://HOST:PORT/PATH/PREFIX`, and its options):
+/// what a draft DOI registered or published since (in Fabrica, say) is cited and linked
+/// by, rather than its Fabrica page. `None` for another kind of identity.
+pub fn resolvable_page(scope_id: &str, doi: &str) -> Option<String> {
+    let site = scope_id.strip_prefix("datacite+")?;
+    let site = site.split('?').next().unwrap_or(site);
+    let (prefix, _) = doi.split_once('/')?;
+    let api = site.strip_suffix(&format!("/{prefix}"))?;
+    let api = Url::parse(&format!("{api}/")).ok()?;
+    Some(doi_page(&api, doi, DoiState::Register))
 }
 
 /// The state DataCite reports for a DOI (`draft`, `registered`, `findable`); one it does not

@@ -53,6 +53,25 @@ pub fn key_subject(key: &ContentKey) -> String {
     format!("lodge:{key}")
 }
 
+/// The public page of record `id` on the InvenioRDM or Zenodo site whose target has identity
+/// `scope_id` (its drafting target's or its publishing one's): `{site}/records/{id}`, the
+/// `self_html` the site gives a published record. A draft published since (on the site's
+/// own pages) is cited and linked by it: the draft's page (`/uploads/{id}`, what the deposit
+/// recorded) is its owner's, behind a login on Zenodo. `None` for another kind of identity.
+pub fn published_record_page(scope_id: &str, id: &str) -> Option<String> {
+    let (kind, site) = scope_id.split_once('+')?;
+    if !matches!(kind, "invenio" | "zenodo") {
+        return None;
+    }
+    let site = site.split('?').next().unwrap_or(site);
+    // As `InvenioTarget::new` keeps its base: the path ends in '/', so a join goes below it
+    // (and the URL drops a default port the identity spells out).
+    let mut base = Url::parse(site).ok()?;
+    let path = base.path().trim_end_matches('/').to_string();
+    base.set_path(&format!("{path}/"));
+    base.join(&format!("records/{id}")).ok().map(String::from)
+}
+
 /// Client of one InvenioRDM instance.
 pub struct InvenioTarget {
     base: Url,
