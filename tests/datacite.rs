@@ -616,6 +616,107 @@ async fn a_doi_can_be_minted_for_what_was_just_deposited_to_another_target() {
     assert_eq!(sandbox.doi_count(), 1);
 }
 
+/// A DOI that resolves (registered or findable) is never deleted: it may not lead to a
+/// draft only its owner sees. Such a deposit is refused before anything is minted, as the
+/// dry run says, naming the draft and what to do; a draft DOI may point at the draft. Once
+/// the draft is published at the repository and `lodge verify` found it so, the DOI is
+/// made findable with the record's public page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_resolving_doi_is_not_given_a_draft_only_its_owner_sees_as_its_landing_page() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(3), &metadata("Drafted first"));
+    let invenio_token = sandbox.invenio_account().token;
+    let drafts_url = format!("{}?state=draft", sandbox.invenio_target_url());
+    let drafts = open_target(&drafts_url, Some(invenio_token.clone())).unwrap();
+    let drafted = deposit(&store, &drafts, &[ds], fast_config()).await;
+    let record = drafted[0].identifier.clone().unwrap();
+    let base = sandbox.base_url();
+    let draft_page = format!("{base}/uploads/{record}");
+    assert_eq!(drafted[0].url.as_deref(), Some(draft_page.as_str()));
+
+    let dois = |state: &str| {
+        format!(
+            "{}&state={state}&landing_from={drafts_url}",
+            sandbox.datacite_target_url()
+        )
+    };
+    let lodge_deposit = |state: &str, dry_run: bool| {
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["deposit", "--all", "--target", &dois(state)])
+            .args(["--token", &sandbox.datacite_account().password])
+            .args(FAST);
+        if dry_run {
+            cmd.arg("--dry-run");
+        }
+        run(cmd)
+    };
+    let refused = format!(
+        "refused  ds003: rejected: url: no public landing page: this dataset's record on \
+         {drafts_url} is draft {record} ({draft_page}), which only its owner sees"
+    );
+    for (state, reported, dry_run) in [
+        ("publish", "findable", true),
+        ("publish", "findable", false),
+        ("register", "registered", false),
+    ] {
+        let out = lodge_deposit(state, dry_run).await;
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        assert_all(
+            &text(&out),
+            &[
+                &refused,
+                &format!("a {reported} DOI resolves for anyone and cannot be withdrawn"),
+                &format!("publish {record} at the repository and run `lodge verify`"),
+                "or mint a draft DOI for now (state=draft) — then deposit it here again",
+            ],
+        );
+        assert!(!text(&out).contains("fix what it names"), "{}", text(&out));
+    }
+    assert_eq!(sandbox.doi_count(), 0, "nothing minted");
+    let datacite_jobs = || {
+        (store.jobs_of_dataset(ds.0).unwrap().into_iter())
+            .filter(|j| j.target.starts_with("datacite+"))
+            .count()
+    };
+    assert_eq!(datacite_jobs(), 0, "nothing queued");
+
+    // A draft DOI resolves nowhere and can be deleted: it may point at the draft.
+    let out = lodge_deposit("draft", false).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let doi = doi::doi_for("10.80000", &ds.1);
+    let attributes = |body: Value| body["data"]["attributes"].clone();
+    let minted = attributes(get_doi_json(&sandbox, &doi).await);
+    assert_eq!(minted["state"], "draft");
+    assert_eq!(minted["url"], draft_page.as_str());
+
+    // Published on the repository's pages: Lodge does not know yet, and still refuses.
+    let publish = reqwest::Client::new()
+        .post(format!("{base}/api/records/{record}/draft/actions/publish"))
+        .bearer_auth(&invenio_token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(publish.status(), 202);
+    let out = lodge_deposit("publish", false).await;
+    assert_all(&text(&out), &[&refused]);
+    let mut verify = lodge_in(&lab);
+    verify
+        .args(["verify", "1", "--target", &drafts_url])
+        .args(["--token", &invenio_token]);
+    let out = run(verify).await;
+    assert_all(&text(&out), &["published since"]);
+
+    // Known published: the DOI is raised, with the record's public page.
+    let out = lodge_deposit("publish", false).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let raised = attributes(get_doi_json(&sandbox, &doi).await);
+    assert_eq!(raised["state"], "findable");
+    assert_eq!(raised["url"], format!("{base}/records/{record}"));
+    assert_eq!(sandbox.doi_count(), 1);
+}
+
 /// A prefix that is not the repository's is refused by DataCite; the refusal says to fix
 /// the target's URL, not the dataset's metadata.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -204,7 +204,8 @@ fn open_one(
 
 /// A DataCite target whose landing pages come from another target (`landing_from=`, a saved
 /// target's name or a URL), opened again so that each deposit looks its page up in the
-/// store: the record its dataset's deposit to that target got. `None` for any other target.
+/// store: the record its dataset's deposit to that target got, a draft told apart
+/// ([`crate::engine::landing::landing_of`]). `None` for any other target.
 /// Called once [`crate::config::open_target_for`] has opened it, so its URL and token are
 /// known to be good.
 fn with_landing_lookup(
@@ -230,10 +231,7 @@ fn with_landing_lookup(
         .map_err(|e| format!("target '{name}': its landing_from= names no target: {e}"))?;
     let store = store.clone();
     let lookup: crate::targets::datacite::LandingLookup = Arc::new(move |key| {
-        let result = store
-            .lookup_result(&from_scope, key)
-            .map_err(|e| e.to_string())?;
-        Ok(result.and_then(|r| r.url))
+        crate::engine::landing::landing_of(&store, &from_scope, key).map_err(|e| e.to_string())
     });
     Ok(Some(Arc::new(target.with_landing_lookup(lookup))))
 }

@@ -422,7 +422,7 @@ pub(super) fn stored_token_fix(scope_id: &str) -> Option<String> {
 
 /// Open the target (a name or a URL); a DataCite target with `landing_from=` gets the
 /// landing page of each of `keys` from the record its deposit to that other target
-/// recorded.
+/// recorded ([`crate::engine::landing::landing_of`]: a draft told apart).
 pub(super) fn open_deposit_target(
     store: &Store,
     name_or_url: &str,
@@ -455,8 +455,9 @@ pub(super) fn open_deposit_target(
             let from_scope = cli_target_scope(&from)?;
             let mut pages = std::collections::HashMap::new();
             for key in keys {
-                if let Some(url) = store.lookup_result(&from_scope, key)?.and_then(|r| r.url) {
-                    pages.insert(key.to_hex(), url);
+                if let Some(landing) = crate::engine::landing::landing_of(store, &from_scope, key)?
+                {
+                    pages.insert(key.to_hex(), landing);
                 }
             }
             return Ok(Arc::new(target.with_landing_pages(pages)));

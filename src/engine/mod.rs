@@ -9,6 +9,7 @@
 
 mod batch;
 mod guarded;
+pub mod landing;
 mod liveness;
 pub use liveness::{
     LodgeProgram, expire_dead_leases, held_by_this_process, is_being_sent, lease_owner,

@@ -1473,6 +1473,21 @@ impl Store {
         })
     }
 
+    /// [`Store::published_drafts`] of one deposit scope (drafting target `target`, `key`):
+    /// the records of its jobs a check found published since. Read through the scope's
+    /// jobs, not every `published` event.
+    pub fn published_drafts_of(&self, target: &str, key: &ContentKey) -> Result<Vec<String>> {
+        self.with(|db| {
+            db.all(
+                "SELECT DISTINCT j.identifier FROM jobs j JOIN events e ON e.job_id = j.id
+                 WHERE j.target = ?1 AND j.content_key = ?2 AND e.kind = 'published'
+                   AND j.identifier IS NOT NULL",
+                args![target, key.to_hex()],
+                |r| r.get(0),
+            )
+        })
+    }
+
     pub fn log_verification(&self, job: &JobRow, intact: bool, message: &str) -> Result<EventRow> {
         let kind = if intact {
             EventKind::Verified

@@ -33,17 +33,33 @@ const JSON_API: &str = "application/vnd.api+json";
 /// target recorded (`None`: not deposited there yet; an error: the record could not be
 /// read, which says nothing of whether there is one).
 pub type LandingLookup =
-    std::sync::Arc<dyn Fn(&ContentKey) -> Result<Option<String>, String> + Send + Sync>;
+    std::sync::Arc<dyn Fn(&ContentKey) -> Result<Option<Landing>, String> + Send + Sync>;
 
-/// Client of one DataCite repository (a prefix on a DataCite API endpoint).
+/// The record a dataset's deposit to the `landing_from=` target got, as its DOI's landing
+/// page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Landing {
+    /// A record anyone can see, at this address (a draft published since: its public page).
+    Public(String),
+    /// A draft a drafting target made (`record`, its page at `url`), not published as far
+    /// as Lodge knows: only its owner sees it.
+    Draft { record: String, url: String },
+}
+
 /// How a refusal for want of a landing page begins: the dataset has no record yet on the
 /// target `landing_from=` names.
 const NO_LANDING_PAGE: &str = "no landing page: this dataset has no record on ";
 
-/// Whether a refusal's `cause` is for want of a landing page: not the metadata's fault, the
-/// same deposit goes through once the dataset is deposited to the `landing_from=` target.
+/// How a refusal for want of a public landing page begins: the dataset's record on the
+/// target `landing_from=` names is a draft, and a registered or findable DOI cannot be
+/// taken back once it resolves to that draft's page.
+const DRAFT_LANDING_PAGE: &str = "no public landing page: this dataset's record on ";
+
+/// Whether a refusal's `cause` is for want of a (public) landing page: not the metadata's
+/// fault, the same deposit goes through once the dataset is deposited to the
+/// `landing_from=` target, or its draft there published.
 pub fn waits_for_landing(cause: &str) -> bool {
-    cause.contains(NO_LANDING_PAGE)
+    cause.contains(NO_LANDING_PAGE) || cause.contains(DRAFT_LANDING_PAGE)
 }
 
 /// Whether a refusal's `cause` is DataCite saying the target's prefix is not one of its
@@ -53,6 +69,7 @@ pub fn prefix_not_the_repositorys(cause: &str) -> bool {
     cause.contains("prefix") && cause.contains("not assigned")
 }
 
+/// Client of one DataCite repository (a prefix on a DataCite API endpoint).
 pub struct DataCiteTarget {
     /// `datacite+` and the URL it was opened from (no password: that comes apart).
     url: String,
@@ -66,7 +83,7 @@ pub struct DataCiteTarget {
     /// The target whose record URLs are the landing pages, when `landing_from` is given.
     landing_from: Option<String>,
     /// Landing pages by content key (hex), filled in from the store by the caller.
-    landing_pages: std::collections::HashMap<String, String>,
+    landing_pages: std::collections::HashMap<String, Landing>,
     /// Or where to look each one up as its deposit starts (a window, whose engine outlives
     /// any list of keys).
     landing_lookup: Option<LandingLookup>,
@@ -165,7 +182,8 @@ impl DataCiteTarget {
     }
 
     /// The landing page of `key`'s DOI, if the target gives one; refused (before anything is
-    /// sent) when it comes from `landing_from=` and that target has no record of `key`.
+    /// sent) when it comes from `landing_from=` and that target has no record of `key`, or
+    /// only a draft while this target's DOIs resolve ([`Self::landing_page_of`]).
     fn landing_page(&self, key: &ContentKey, doi: &str) -> Result<Option<String>, Failure> {
         match (&self.landing, &self.landing_from) {
             (Some(template), _) => Ok(Some(
@@ -173,40 +191,60 @@ impl DataCiteTarget {
                     .replace("{key}", &key.to_hex())
                     .replace("{doi}", doi),
             )),
-            (None, Some(from)) => match self.landing_pages.get(&key.to_hex()).cloned() {
-                Some(url) => Ok(Some(url)),
-                None => self.looked_up_landing_page(key, from),
-            },
+            (None, Some(from)) => {
+                let found = match self.landing_pages.get(&key.to_hex()).cloned() {
+                    Some(landing) => Some(landing),
+                    None => self.looked_up_landing(key, from)?,
+                };
+                self.landing_page_of(found, from).map(Some)
+            }
             (None, None) => Ok(None),
         }
     }
 
-    /// The landing page of `key` from [`Self::with_landing_lookup`], refused when `from` has
-    /// no record of it. A lookup that fails is no refusal: nothing was sent, and the
-    /// deposit is tried again.
-    fn looked_up_landing_page(
-        &self,
-        key: &ContentKey,
-        from: &str,
-    ) -> Result<Option<String>, Failure> {
-        let found = match &self.landing_lookup {
+    /// The landing page of `key` from [`Self::with_landing_lookup`]. A lookup that fails is
+    /// no refusal: nothing was sent, and the deposit is tried again.
+    fn looked_up_landing(&self, key: &ContentKey, from: &str) -> Result<Option<Landing>, Failure> {
+        match &self.landing_lookup {
             Some(lookup) => lookup(key).map_err(|e| Failure::NotSent {
                 message: format!(
                     "cannot read from Lodge's store the record on {from} that gives the DOI \
                      its landing page: {e}"
                 ),
-            })?,
-            None => None,
+            }),
+            None => Ok(None),
+        }
+    }
+
+    /// The address a DOI of this target may resolve to, of the record `found` on `from`:
+    /// refused when there is none, and when it is a draft while this target registers or
+    /// publishes. Such a DOI resolves through doi.org for anyone, at once, and DataCite
+    /// never deletes it: it would lead to a page only the draft's owner sees (the draft's
+    /// edit page), or to nothing once the draft is discarded. A draft DOI resolves nowhere
+    /// and can be deleted, so it may point at a draft; the deposit that registers or
+    /// publishes it later looks its landing page up again.
+    fn landing_page_of(&self, found: Option<Landing>, from: &str) -> Result<String, Failure> {
+        let refused = |message: String| Failure::Rejected {
+            status: 0,
+            problems: vec![crate::content::FieldProblem {
+                field: "url".into(),
+                message,
+            }],
         };
         match found {
-            Some(url) => Ok(Some(url)),
-            None => Err(Failure::Rejected {
-                status: 0,
-                problems: vec![crate::content::FieldProblem {
-                    field: "url".into(),
-                    message: format!("{NO_LANDING_PAGE}{from} yet; deposit it there first"),
-                }],
-            }),
+            Some(Landing::Public(url)) => Ok(url),
+            Some(Landing::Draft { url, .. }) if self.state == DoiState::Draft => Ok(url),
+            Some(Landing::Draft { record, url }) => Err(refused(format!(
+                "{DRAFT_LANDING_PAGE}{from} is draft {record} ({url}), which only its owner \
+                 sees, and a {} DOI resolves for anyone and cannot be withdrawn: publish \
+                 {record} at the repository and run `lodge verify` on this dataset so Lodge \
+                 knows (or deposit it to the repository's publishing target), or mint a \
+                 draft DOI for now (state=draft)",
+                self.state.reported()
+            ))),
+            None => Err(refused(format!(
+                "{NO_LANDING_PAGE}{from} yet; deposit it there first"
+            ))),
         }
     }
 
@@ -216,7 +254,7 @@ impl DataCiteTarget {
     }
 
     /// Landing pages by content key (hex), for `landing_from`.
-    pub fn with_landing_pages(mut self, pages: std::collections::HashMap<String, String>) -> Self {
+    pub fn with_landing_pages(mut self, pages: std::collections::HashMap<String, Landing>) -> Self {
         self.landing_pages = pages;
         self
     }
@@ -683,7 +721,7 @@ mod tests {
     #[test]
     fn a_landing_page_looked_up_is_used_missing_is_refused_and_unreadable_is_tried_again() {
         let key: ContentKey = "a".repeat(64).parse().unwrap();
-        let with = |found: Result<Option<String>, String>| {
+        let with = |found: Result<Option<Landing>, String>| {
             DataCiteTarget::new(
                 "http://127.0.0.1:1/?prefix=10.1234&repository=ORG.REPO&state=publish\
                  &landing_from=zen",
@@ -694,7 +732,7 @@ mod tests {
             .landing_page(&key, "10.1234/x")
         };
         assert_eq!(
-            with(Ok(Some("http://lab/records/1".into()))).unwrap(),
+            with(Ok(Some(Landing::Public("http://lab/records/1".into())))).unwrap(),
             Some("http://lab/records/1".into())
         );
         assert!(matches!(
@@ -707,6 +745,57 @@ mod tests {
             matches!(&unreadable, Failure::NotSent { message } if message.contains("disk I/O error")),
             "{unreadable:?}"
         );
+    }
+
+    /// A registered or findable DOI resolves for anyone and is never deleted: it may not
+    /// lead to a draft only its owner sees. A draft DOI resolves nowhere, so it may.
+    #[test]
+    fn a_draft_is_the_landing_page_of_a_draft_doi_only() {
+        let key: ContentKey = "a".repeat(64).parse().unwrap();
+        let from = "invenio+http://127.0.0.1:1?state=draft";
+        let draft = Landing::Draft {
+            record: "00000-00003".into(),
+            url: "http://127.0.0.1:1/uploads/00000-00003".into(),
+        };
+        let landing_page = |state: &str| {
+            let url = format!(
+                "http://127.0.0.1:1/?prefix=10.1234&repository=ORG.REPO&state={state}\
+                 &landing_from={from}"
+            );
+            let pages = [(key.to_hex(), draft.clone())].into_iter().collect();
+            DataCiteTarget::new(&url, None)
+                .unwrap()
+                .with_landing_pages(pages)
+                .landing_page(&key, "10.1234/x")
+        };
+        assert_eq!(
+            landing_page("draft").unwrap(),
+            Some("http://127.0.0.1:1/uploads/00000-00003".into())
+        );
+        for (state, reported) in [("publish", "findable"), ("register", "registered")] {
+            let refused = landing_page(state).unwrap_err();
+            let Failure::Rejected {
+                status: 0,
+                problems,
+            } = &refused
+            else {
+                panic!("refused before anything is sent: {refused:?}")
+            };
+            let said = &problems[0].message;
+            assert_eq!(problems[0].field, "url");
+            for words in [
+                &format!("no public landing page: this dataset's record on {from} is draft "),
+                "00000-00003 (http://127.0.0.1:1/uploads/00000-00003), which only its owner sees",
+                &format!("a {reported} DOI resolves for anyone and cannot be withdrawn"),
+                "publish 00000-00003 at the repository and run `lodge verify` on this dataset",
+                "or deposit it to the repository's publishing target",
+                "or mint a draft DOI for now (state=draft)",
+            ] {
+                assert!(said.contains(words), "{words:?} in {said}");
+            }
+            // No metadata to fix: the same deposit goes through once the draft is public.
+            assert!(waits_for_landing(&refused.to_string()), "{refused}");
+        }
     }
 
     fn target(api: &str, state: &str) -> DataCiteTarget {
