@@ -389,6 +389,37 @@ async fn wrong_password_pauses_the_datacite_target() {
     );
 }
 
+/// DataCite answers 401 for a repository id it does not know as for a wrong password: the
+/// deposit it pauses says to check both, as `lodge target test` does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_deposit_paused_by_datacites_401_names_the_repository_id_as_well_as_the_password() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(7), &metadata("Locked out"));
+    let account = sandbox.datacite_account();
+    let url = sandbox
+        .datacite_target_url()
+        .replace(&account.repository, "LODGE.MISTYPED");
+    let mut cmd = lodge_in(&lab);
+    cmd.args(["deposit", "--all", "--target", &url])
+        .args(["--token", &account.password])
+        .args(FAST);
+    let out = run(cmd).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "paused    ds007",
+            "not authorised (HTTP 401)",
+            "DataCite's 401 is for the repository id or its password: check repository= in \
+             the target's URL (the id you sign in to Fabrica with), and give the right token \
+             with --token (or LODGE_TOKEN), then run the command again",
+        ],
+    );
+    assert_eq!(sandbox.doi_count(), 0);
+}
+
 #[test]
 fn target_urls_name_what_is_missing() {
     let err = |u: &str| open_target(u, None).err().unwrap().to_string();

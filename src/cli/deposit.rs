@@ -1119,19 +1119,31 @@ fn left_for_another_machine(store: &Store, job: &JobRow) -> Option<String> {
 
 /// What the user does about a target paused for `reason`, before running the command
 /// again: a refused token is given again per run, or stored again for a saved DataCite,
-/// Zenodo or InvenioRDM target; other saved credentials are fixed in the config; anything
-/// else is fixed where it says.
+/// Zenodo or InvenioRDM target (DataCite's 401 names its repository id too); other saved
+/// credentials are fixed in the config; anything else is fixed where it says.
 pub(super) fn how_to_resume(reason: &str, target: &str) -> String {
     if !crate::targets::is_paused_for_credentials(reason) {
-        "fix that".into()
-    } else if let Some(fix) = super::target_arg::stored_token_fix(target) {
+        return "fix that".into();
+    }
+    let fix = if let Some(fix) = super::target_arg::stored_token_fix(target) {
         fix
     } else if takes_token_per_run(target) {
         "give the right token with --token (or LODGE_TOKEN)".into()
     } else {
         "fix the credentials".into()
+    };
+    // DataCite refuses a repository id it does not know as it refuses a wrong password, so
+    // the right password alone may not do (`target test` says so too).
+    match target.starts_with("datacite+") && reason.contains("HTTP 401") {
+        true => format!("{DATACITE_401}, and {fix}"),
+        false => fix,
     }
 }
+
+/// What DataCite's 401 may mean besides a wrong password.
+const DATACITE_401: &str = "DataCite's 401 is for the repository id or its password: check \
+                            repository= in the target's URL (the id you sign in to Fabrica \
+                            with)";
 
 /// Why a job ended `existing`, from the event that landed it: the store had the result
 /// (a replay), the server answered that the record exists, or reconciliation found the
