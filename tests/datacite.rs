@@ -8,10 +8,11 @@ mod support;
 use std::sync::Arc;
 
 use lodge::content::Metadata;
+use lodge::engine::repair::{Repair, repair_deposit};
 use lodge::sandbox::{FaultConfig, RunningSandbox};
 use lodge::store::{EventKind, JobState};
 use lodge::targets::datacite::{doi, mapping};
-use lodge::targets::{Failure, FailureClass, Target, open_target};
+use lodge::targets::{Failure, FailureClass, ReadBack, Target, open_target};
 use serde_json::{Value, json};
 use support::*;
 
@@ -418,6 +419,58 @@ async fn a_deposit_paused_by_datacites_401_names_the_repository_id_as_well_as_th
         ],
     );
     assert_eq!(sandbox.doi_count(), 0);
+}
+
+/// A DOI Lodge minted whose metadata names other content since is not Lodge's to change,
+/// and a repair mints no other: the advice is what a person does at DataCite, not to
+/// repair again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_doi_changed_to_carry_another_key_is_not_left_to_a_repair() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = datacite(&sandbox, "");
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(3), &metadata("Mine"));
+    let jobs = deposit(&store, &target, &[ds], fast_config()).await;
+    let doi = jobs[0].identifier.clone().unwrap();
+    // Its key changed in Fabrica, say.
+    let account = sandbox.datacite_account();
+    let changed = json!({"data": {"type": "dois", "attributes": {"alternateIdentifiers": [{
+        "alternateIdentifier": "b".repeat(64),
+        "alternateIdentifierType": mapping::KEY_IDENTIFIER_TYPE,
+    }]}}});
+    let resp = reqwest::Client::new()
+        .put(format!("{}/dois/{doi}", sandbox.base_url()))
+        .basic_auth(&account.repository, Some(&account.password))
+        .header("content-type", "application/vnd.api+json")
+        .body(changed.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+
+    let document = store.document(&ds.1).unwrap().unwrap();
+    let quiet: lodge::targets::ProgressSink = Arc::new(|_| {});
+    let repair = repair_deposit(
+        target.as_ref(),
+        &jobs[0],
+        &document,
+        ReadBack::Sizes,
+        &quiet,
+    )
+    .await;
+    let Repair::NothingSent { why: Some(why), .. } = &repair else {
+        panic!("nothing a repair can send: {repair:?}")
+    };
+    assert_all(
+        why,
+        &[
+            "a repair neither changes it nor mints another for this dataset",
+            "put this dataset's content key back in its metadata",
+        ],
+    );
+    assert!(!why.contains("repair again"), "{why}");
+    assert_eq!(sandbox.doi_count(), 1);
 }
 
 #[test]

@@ -303,16 +303,32 @@ pub fn what_is_left(damage: &[Discrepancy]) -> String {
             other_bytes.join(", ")
         ));
     }
-    // The target named what stands in the record's place and what to do (move it away):
-    // once it is gone, a repair writes the record again where the key alone names it.
-    if damage
-        .iter()
-        .any(|d| matches!(d, Discrepancy::RecordReplaced { .. }))
-    {
+    // The target named what stands in the record's place: on S3 and WebDAV, once it is
+    // moved away, a repair writes the record again where the key alone names it. Elsewhere
+    // (a DataCite DOI now carrying another key) a repair writes nothing: another DOI for
+    // the key is the duplicate Lodge exists to prevent, and the key's DOI is the one there.
+    let replaced = |written_again: bool| {
+        damage.iter().any(|d| {
+            matches!(d, Discrepancy::RecordReplaced { written_again: w, .. } if *w == written_again)
+        })
+    };
+    if replaced(true) {
         why.push(
             "where the key's record belongs stands something else, which Lodge does not \
-             overwrite: move it away on the server as the check says, then repair again \
-             (on S3 and WebDAV that writes the record anew)"
+             overwrite: move it away on the server as the check says, then repair again, \
+             which writes the record anew"
+                .into(),
+        );
+    }
+    if replaced(false) {
+        why.push(
+            "the record Lodge recorded now describes other content (a DOI whose metadata \
+             was changed since, in DataCite Fabrica or by another client), and a repair \
+             neither changes it nor mints another for this dataset: if the change was a \
+             mistake, put this dataset's content key back in its metadata (the alternate \
+             identifier of type 'Lodge content key', in Fabrica) and verify again; if the \
+             DOI now rightly names other content, deposit this dataset to a target with \
+             another prefix"
                 .into(),
         );
     }
@@ -408,11 +424,32 @@ mod tests {
         // writes the record again; no operators to ask.
         let replaced = what_is_left(&[Discrepancy::RecordReplaced {
             message: "records/k.json exists but is not Lodge's record of this key".into(),
+            written_again: true,
         }]);
         assert!(
             replaced.contains("move it away on the server as the check says, then repair"),
             "{replaced}"
         );
         assert!(!replaced.contains("operators"), "{replaced}");
+    }
+
+    /// A repair never writes a DOI: advice to repair again would change nothing.
+    #[test]
+    fn a_doi_now_carrying_another_key_is_not_left_to_a_repair_that_mints_nothing() {
+        let replaced = what_is_left(&[Discrepancy::RecordReplaced {
+            message: "DOI 10.80000/xy68-wz53 already exists for other content".into(),
+            written_again: false,
+        }]);
+        for words in [
+            "a repair neither changes it nor mints another for this dataset",
+            "put this dataset's content key back in its metadata (the alternate identifier \
+             of type 'Lodge content key', in Fabrica) and verify again",
+            "deposit this dataset to a target with another prefix",
+        ] {
+            assert!(replaced.contains(words), "{words:?} in {replaced}");
+        }
+        for not in ["repair again", "move it away", "S3 and WebDAV"] {
+            assert!(!replaced.contains(not), "{not:?} in {replaced}");
+        }
     }
 }

@@ -343,7 +343,10 @@ async fn check_once(
             // The record's place holds something else: damage, not a server that cannot
             // answer.
             Err(Failure::Conflict { message }) => {
-                let replaced = Discrepancy::RecordReplaced { message };
+                let replaced = Discrepancy::RecordReplaced {
+                    message,
+                    written_again: target.rewrites_gone_records(),
+                };
                 return (Verification::Damaged(vec![replaced]), None);
             }
             // Reading is safe to repeat: a busy server (429, 503) or a dropped connection

@@ -138,6 +138,10 @@ pub enum Discrepancy {
     /// words, naming what it found).
     RecordReplaced {
         message: String,
+        /// Whether a repair writes the record there once what stands there is moved away
+        /// ([`super::Target::rewrites_gone_records`]: S3, WebDAV); elsewhere (a DataCite DOI
+        /// carrying another key) it writes nothing, and a person sees to it.
+        written_again: bool,
     },
     FileMissing {
         path: String,
@@ -182,7 +186,7 @@ impl fmt::Display for Discrepancy {
                 f,
                 "the server's record of this key is {found}, not {recorded} as recorded"
             ),
-            Discrepancy::RecordReplaced { message } => f.write_str(message),
+            Discrepancy::RecordReplaced { message, .. } => f.write_str(message),
             Discrepancy::FileMissing { path } => write!(f, "{path} is missing"),
             Discrepancy::SizeDiffers {
                 path,

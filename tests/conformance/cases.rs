@@ -829,7 +829,7 @@ pub async fn verify_finds_a_record_gone_or_replaced(kind: Kind) {
     match kind {
         // Records kept as objects or files: something else now stands in the record's place.
         Kind::S3 | Kind::S3Folders | Kind::WebDav | Kind::WebDavFolders => assert!(
-            matches!(&found[0], Discrepancy::RecordReplaced { message }
+            matches!(&found[0], Discrepancy::RecordReplaced { message, written_again: true }
                 if message.contains("not Lodge's record")),
             "{found:?}"
         ),
