@@ -338,19 +338,7 @@ pub async fn killed_mid_upload_resumes_without_resending_blobs(kind: Kind) {
         action: Action::Stall(third_reached.clone()),
         times: 1,
     });
-    let config = fast_config();
-    let deadline = config.retry.deadline;
-    let mut engine = Engine::new(store.clone(), config).expect("engine");
-    engine.add_target(env.target.clone()).unwrap();
-    let job = store
-        .enqueue_deposit(ds.0, env.target.scope_id(), &ds.1, deadline)
-        .unwrap()
-        .0
-        .job_id();
-    let batch = tokio::spawn({
-        let (engine, kill) = (Arc::new(engine), kill.clone());
-        async move { engine.run_batch(vec![job], kill).await }
-    });
+    let batch = deposit_until_stopped(&store, &env, ds, &kill);
     third_reached.cancelled().await;
     let first_two: Vec<String> = ["a.bin", "b.bin"]
         .iter()
@@ -396,6 +384,27 @@ pub async fn killed_mid_upload_resumes_without_resending_blobs(kind: Kind) {
         "the third file landed intact"
     );
     assert_eq!(env.records().await, 1);
+}
+
+/// The deposit of `ds` to `env`'s target, run in a task of its own until it ends or `stop`
+/// is cancelled (as a `lodge deposit` interrupted, or killed, is).
+fn deposit_until_stopped(
+    store: &Arc<Store>,
+    env: &Env,
+    ds: (i64, ContentKey),
+    stop: &CancellationToken,
+) -> tokio::task::JoinHandle<Result<Vec<JobRow>, lodge::engine::EngineError>> {
+    let config = fast_config();
+    let deadline = config.retry.deadline;
+    let mut engine = Engine::new(store.clone(), config).expect("engine");
+    engine.add_target(env.target.clone()).unwrap();
+    let job = store
+        .enqueue_deposit(ds.0, env.target.scope_id(), &ds.1, deadline)
+        .unwrap()
+        .0
+        .job_id();
+    let (engine, stop) = (Arc::new(engine), stop.clone());
+    tokio::spawn(async move { engine.run_batch(vec![job], stop).await })
 }
 
 /// A file refused for a moment (503) fails the attempt; the next attempt sends it and the
@@ -1271,19 +1280,7 @@ pub async fn an_upload_begun_by_a_stopped_deposit_is_aborted(kind: Kind) {
         action: Action::Stall(part_reached.clone()),
         times: 1,
     });
-    let config = fast_config();
-    let deadline = config.retry.deadline;
-    let mut engine = Engine::new(store.clone(), config).expect("engine");
-    engine.add_target(env.target.clone()).unwrap();
-    let job = store
-        .enqueue_deposit(ds.0, env.target.scope_id(), &ds.1, deadline)
-        .unwrap()
-        .0
-        .job_id();
-    let batch = tokio::spawn({
-        let (engine, stop) = (Arc::new(engine), stop.clone());
-        async move { engine.run_batch(vec![job], stop).await }
-    });
+    let batch = deposit_until_stopped(&store, &env, ds, &stop);
     part_reached.cancelled().await;
     assert_eq!(env.open_uploads(&digest).await, 1, "the upload is open");
     stop.cancel();
