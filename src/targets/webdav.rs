@@ -290,15 +290,14 @@ impl WebDavTarget {
     }
 
     /// Whether the server ignores case in names: it finds the layout's top folder
-    /// (`datasets/`, made before) under the name in capitals.
+    /// (`datasets/`, made before) under the name in capitals. Any other answer than a
+    /// found folder (404, or a server that refuses PROPFIND of what it does not have) is
+    /// taken as keeping case: the question must not stop a deposit the files' own
+    /// requests would answer for.
     async fn asks_ignoring_case(&self) -> Result<bool, Failure> {
         let propfind = Method::from_bytes(b"PROPFIND").expect("method name");
         let resp = send(self.request(propfind, "DATASETS/").header("Depth", "0")).await?;
-        Ok(match resp.status() {
-            s if s.is_success() => true,
-            StatusCode::NOT_FOUND => false,
-            _ => return Err(self.failure(resp).await),
-        })
+        Ok(resp.status().is_success())
     }
 
     /// In the folders layout, MKCOL the dataset's folder and each folder within it that its
