@@ -588,7 +588,21 @@ impl Model {
             .upload
             .filter(|(j, _, _)| *j == job.id)
             .map(|(_, sent, total)| (sent, total));
-        DedupStatus::from_job(job, upload).unless_damaged(self.damage(&job.key, target))
+        let mut status =
+            DedupStatus::from_job(job, upload).unless_damaged(self.damage(&job.key, target));
+        // A draft published since: the row's Open record opens its public page, as its
+        // details' do, not the draft's (its owner's, behind a login on Zenodo).
+        let public = (job.identifier.as_deref()).and_then(|id| self.public_url(target, id));
+        if let (
+            Some(public),
+            DedupStatus::Deposited { url, .. }
+            | DedupStatus::AlreadyDeposited { url, .. }
+            | DedupStatus::Damaged { url, .. },
+        ) = (public, &mut status)
+        {
+            *url = Some(public.to_string());
+        }
+        status
     }
 
     /// A check found a draft published since (`e`, its event): its record is cited now. The
@@ -1915,6 +1929,11 @@ mod tests {
         };
         model.apply(Update::Logged(vec![found]));
         assert!(!model.is_draft(drafts, Some("abcd-1234")));
+        // Its row opens the record's public page, not the draft's.
+        assert_eq!(
+            model.status(model.row(1).unwrap(), drafts).record_url(),
+            Some("https://rdm.example.org/records/abcd-1234")
+        );
     }
 
     #[test]
