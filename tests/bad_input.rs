@@ -123,6 +123,26 @@ fn without_read_override(cmd: Command) -> Option<Command> {
     works.then_some(wrapped)
 }
 
+/// `cmd`, run so that it cannot read the mode-000 file `secret`: as it is, or, as root,
+/// through [`without_read_override`]. `None` where that cannot be done here: `secret` is
+/// made readable again and the test `test` says it is skipped.
+#[cfg(unix)]
+fn unable_to_read(cmd: Command, secret: &Path, test: &str) -> Option<Command> {
+    use std::os::unix::fs::PermissionsExt;
+    if fs::read(secret).is_err() {
+        return Some(cmd);
+    }
+    let wrapped = without_read_override(cmd);
+    if wrapped.is_none() {
+        fs::set_permissions(secret, fs::Permissions::from_mode(0o644)).unwrap();
+        eprintln!(
+            "note: SKIPPED {test}: running as root and `setpriv` (util-linux) cannot drop \
+             CAP_DAC_OVERRIDE here"
+        );
+    }
+    wrapped
+}
+
 /// A file made unreadable after the scan: the dry run says the deposit would be refused,
 /// naming the file and the fix, as the real run fails it (a stat alone did not tell).
 #[cfg(unix)]
@@ -136,19 +156,10 @@ fn a_dry_run_names_a_file_lodge_may_not_read() {
     fs::set_permissions(&secret, fs::Permissions::from_mode(0o000)).unwrap();
     let mut cmd = deposit_cmd(&lab, "sandbox+http://127.0.0.1:9");
     cmd.arg("--dry-run");
-    if fs::read(&secret).is_ok() {
-        cmd = match without_read_override(cmd) {
-            Some(cmd) => cmd,
-            None => {
-                fs::set_permissions(&secret, fs::Permissions::from_mode(0o644)).unwrap();
-                eprintln!(
-                    "note: SKIPPED a_dry_run_names_a_file_lodge_may_not_read: running as root \
-                     and `setpriv` (util-linux) cannot drop CAP_DAC_OVERRIDE here"
-                );
-                return;
-            }
-        };
-    }
+    let Some(mut cmd) = unable_to_read(cmd, &secret, "a_dry_run_names_a_file_lodge_may_not_read")
+    else {
+        return;
+    };
     let out = cmd.output().unwrap();
     fs::set_permissions(&secret, fs::Permissions::from_mode(0o644)).unwrap();
     let t = text(&out);
@@ -177,20 +188,13 @@ fn unreadable_file_is_named_with_the_fix_and_nothing_is_recorded() {
     let secret = folder.join("secret.csv");
     fs::set_permissions(&secret, fs::Permissions::from_mode(0o000)).unwrap();
 
-    let mut cmd = add_cmd(&lab, &folder);
-    if fs::read(&secret).is_ok() {
-        cmd = match without_read_override(cmd) {
-            Some(cmd) => cmd,
-            None => {
-                fs::set_permissions(&secret, fs::Permissions::from_mode(0o644)).unwrap();
-                eprintln!(
-                    "note: SKIPPED unreadable_file_is_named_with_the_fix_and_nothing_is_recorded: \
-                     running as root and `setpriv` (util-linux) cannot drop CAP_DAC_OVERRIDE here"
-                );
-                return;
-            }
-        };
-    }
+    let Some(mut cmd) = unable_to_read(
+        add_cmd(&lab, &folder),
+        &secret,
+        "unreadable_file_is_named_with_the_fix_and_nothing_is_recorded",
+    ) else {
+        return;
+    };
     let out = cmd.output().unwrap();
     // Among several folders: the same error, its cause said once, and the others added.
     let other = lab.numbered_folder(2);

@@ -772,24 +772,21 @@ pub fn organisation_author_notes(citation_file: &Path) -> Vec<String> {
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
         };
-        if let Some(given) = text("given-names")
-            && text("family-names").is_none()
-            && text("name-particle").is_none()
-            && text("name-suffix").is_none()
-        {
+        // Half of a person's name: the name it has, which half that is, and the other.
+        let half = match (text("given-names"), text("family-names")) {
+            (Some(given), None)
+                if text("name-particle").is_none() && text("name-suffix").is_none() =>
+            {
+                Some((given, "given-names", "family-names"))
+            }
+            (None, Some(family)) => Some((family, "family-names", "given-names")),
+            _ => None,
+        };
+        if let Some((name, has, lacks)) = half {
             notes.push(format!(
-                "authors[{i}] of {} has given-names '{given}' and no family-names, so it is \
-                 sent as an organisation named '{given}': add its family-names for a person, \
-                 or write `name: {given}` for an organisation",
-                citation_file.display()
-            ));
-        } else if let Some(family) = text("family-names")
-            && text("given-names").is_none()
-        {
-            notes.push(format!(
-                "authors[{i}] of {} has family-names '{family}' and no given-names, so it is \
-                 sent as an organisation named '{family}': add its given-names for a person, \
-                 or write `name: {family}` for an organisation",
+                "authors[{i}] of {} has {has} '{name}' and no {lacks}, so it is sent as an \
+                 organisation named '{name}': add its {lacks} for a person, or write \
+                 `name: {name}` for an organisation",
                 citation_file.display()
             ));
         }
