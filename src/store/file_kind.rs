@@ -47,26 +47,40 @@ pub(super) fn refuse_a_database_not_lodges(
         path: path.to_path_buf(),
         source,
     };
-    // The first read of the file: SQLite finds out here whether it is a database at all.
-    let version: i64 = match conn.query_row("PRAGMA user_version", [], |r| r.get(0)) {
-        Ok(version) => version,
-        Err(e)
-            if e.sqlite_error_code() == Some(rusqlite::ErrorCode::NotADatabase)
-                && !starts_as_sqlite(path) =>
-        {
-            return Err(StoreError::NotADatabase {
-                path: path.to_path_buf(),
-            });
+    let read_version = || -> Result<i64> {
+        match conn.query_row("PRAGMA user_version", [], |r| r.get(0)) {
+            Ok(version) => Ok(version),
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::NotADatabase)
+                    && !starts_as_sqlite(path) =>
+            {
+                Err(StoreError::NotADatabase {
+                    path: path.to_path_buf(),
+                })
+            }
+            Err(e) => Err(open_err(e)),
         }
-        Err(e) => return Err(open_err(e)),
     };
-    let tables: Vec<String> = conn
-        .prepare(
+    let read_tables = || -> Result<Vec<String>> {
+        conn.prepare(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
              ORDER BY name",
         )
         .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
-        .map_err(open_err)?;
+        .map_err(open_err)
+    };
+    // The version and the tables of one moment: another process (or connection) creating
+    // the file may commit its schema between two reads, and its tables with the version
+    // from before would read as another program's database. Read again until the version
+    // is the same on both sides of the tables. The first read of the file is where SQLite
+    // finds out whether it is a database at all.
+    let (version, tables) = loop {
+        let version = read_version()?;
+        let tables = read_tables()?;
+        if read_version()? == version {
+            break (version, tables);
+        }
+    };
     let lodges = LODGE_TABLES
         .iter()
         .all(|t| tables.iter().any(|have| have == t));
@@ -141,6 +155,31 @@ mod tests {
         log.push("-wal");
         assert!(!Path::new(&log).exists(), "a log was started: {said}");
         said
+    }
+
+    /// Connections opening one new file at once (the hash cache of a test process's
+    /// PostgreSQL stores, a lab's machines starting together): each is Lodge's, none is
+    /// refused as another program's for reading the schema the first one was committing.
+    #[test]
+    fn a_new_file_opened_by_many_at_once_is_lodges_to_every_one() {
+        for _ in 0..20 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("hash-cache.db");
+            let barrier = std::sync::Barrier::new(8);
+            std::thread::scope(|s| {
+                let opened: Vec<_> = (0..8)
+                    .map(|_| {
+                        s.spawn(|| {
+                            barrier.wait();
+                            Store::open(&path).map(|_| ()).map_err(|e| e.to_string())
+                        })
+                    })
+                    .collect();
+                for open in opened {
+                    open.join().unwrap().unwrap();
+                }
+            });
+        }
     }
 
     #[test]
