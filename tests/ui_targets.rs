@@ -1642,6 +1642,64 @@ fn a_doi_minted_from_the_window_lands_on_the_record_its_dataset_got_on_the_landi
     );
 }
 
+/// A findable DOI minted from the window may not lead to a draft only its owner sees: with
+/// `landing_from=` a target that makes drafts (InvenioRDM with `state=draft`), the deposit
+/// is refused before anything is minted, the row naming the draft and what to do, as the
+/// command line does.
+#[test]
+fn a_findable_doi_from_the_window_is_refused_a_draft_as_its_landing_page() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let other = sandbox_beside(&rt, &lab);
+    config_before_opening(
+        &lab,
+        &format!(
+            "[targets.drafts]\nurl = \"{}?state=draft\"\n\n[targets.dois]\nurl = \"{}&state=publish&landing_from=drafts\"\n",
+            other.invenio_target_url(),
+            other.datacite_target_url()
+        ),
+        Some(&format!(
+            "[secrets]\ndrafts = \"{}\"\ndois = \"{}\"\n",
+            other.invenio_account().token,
+            other.datacite_account().password
+        )),
+    );
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("both targets in the picker", |app| {
+        app.model.targets.len() == 3
+    });
+    pick(&mut w, "drafts");
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    let (record, page) = w.deposit_row(id);
+    let page = page.expect("a draft has its owner's page");
+    assert!(page.ends_with(&format!("/uploads/{record}")), "{page}");
+
+    pick(&mut w, "dois");
+    w.harness.get_by_label("Deposit").click();
+    w.wait("refused", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Rejected { .. }))
+    });
+    let Some(DedupStatus::Rejected { cause }) = w.app().status_of(id) else {
+        unreachable!()
+    };
+    for words in [
+        &format!("is draft {record} ({page}), which only its owner sees"),
+        "a findable DOI resolves for anyone and cannot be withdrawn",
+        &format!("publish {record} at the repository and run `lodge verify`"),
+        "or mint a draft DOI for now (state=draft)",
+    ] {
+        assert!(cause.contains(words), "{words:?} in {cause}");
+    }
+    assert_eq!(other.doi_count(), 0, "nothing minted");
+    // No metadata is at fault: the row offers no Edit, only Deposit again.
+    w.harness.step();
+    assert!(w.harness.query_by_label("Edit").is_none());
+    w.harness.get_by_label("Deposit again");
+}
+
 /// A refused deposit given up on with the details' Dismiss: the row no longer shows it
 /// refused, and the History keeps it, marked dismissed, with no Retry (a refused deposit is
 /// not re-queued as it is: depositing the dataset sends it again).
