@@ -246,6 +246,70 @@ fn unreadable_file_is_named_with_the_fix_and_nothing_is_recorded() {
     );
 }
 
+/// A dataset's folder its user may not list is named itself, with the fix for a folder:
+/// not its citation file as if that alone were unreadable, and not "remove it from the
+/// folder". Nothing is recorded; the same holds when a folder added earlier is rescanned.
+#[cfg(unix)]
+#[test]
+fn a_folder_lodge_may_not_open_is_named_itself_with_the_fix_for_a_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let lab = Lab::new();
+    let earlier = lab.folder("earlier", &[("data.csv", b"1,2\n")]);
+    assert!(add_cmd(&lab, &earlier).output().unwrap().status.success());
+    let cff = "cff-version: 1.2.0\ntitle: Locked\nauthors:\n  - family-names: Curie\n";
+    let folder = lab.folder(
+        "locked",
+        &[("data.csv", b"1,2\n"), ("CITATION.cff", cff.as_bytes())],
+    );
+    let mode =
+        |dir: &Path, m: u32| fs::set_permissions(dir, fs::Permissions::from_mode(m)).unwrap();
+    mode(&folder, 0o000);
+    mode(&earlier, 0o000);
+    // As root the folders open anyway: the commands then run without that power.
+    let may_not_open = |cmd: Command| match fs::read_dir(&folder).is_ok() {
+        false => Some(cmd),
+        true => without_read_override(cmd),
+    };
+    let (Some(mut add), Some(mut scan)) = (
+        may_not_open(add_cmd(&lab, &folder)),
+        may_not_open({
+            let mut scan = lodge_in(&lab);
+            scan.args(["scan", "--all"]);
+            scan
+        }),
+    ) else {
+        mode(&folder, 0o755);
+        mode(&earlier, 0o755);
+        eprintln!(
+            "note: SKIPPED a_folder_lodge_may_not_open_is_named_itself_with_the_fix_for_a_folder: \
+             running as root and `setpriv` cannot drop CAP_DAC_OVERRIDE here"
+        );
+        return;
+    };
+    let (added, scanned) = (add.output().unwrap(), scan.output().unwrap());
+    mode(&folder, 0o755);
+    mode(&earlier, 0o755);
+    for (out, folder) in [(&added, &folder), (&scanned, &earlier)] {
+        let t = text(out);
+        assert_ne!(out.status.code(), Some(0), "{t}");
+        assert_all(
+            &t,
+            &[&format!(
+                "cannot open the folder {}: permission denied; give your user permission to \
+                 list it (`chmod u+rx` on it, or ask its owner), then try again",
+                folder.canonicalize().unwrap().display()
+            )],
+        );
+        assert!(!t.contains("CITATION.cff"), "{t}");
+        assert!(!t.contains("remove it from the folder"), "{t}");
+    }
+    assert_eq!(
+        inventory(&lab),
+        vec![("earlier".into(), 1)],
+        "nothing recorded"
+    );
+}
+
 #[cfg(unix)]
 #[test]
 fn non_utf8_file_name_is_named_with_the_fix_and_nothing_is_recorded() {

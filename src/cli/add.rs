@@ -392,6 +392,8 @@ fn canonical_folder(dir: &Path) -> anyhow::Result<PathBuf> {
             dir.display()
         );
     }
+    // A folder Lodge may not list: said of the folder, not of its citation file.
+    crate::content::folder_opens(&path)?;
     Ok(path)
 }
 

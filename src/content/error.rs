@@ -79,6 +79,20 @@ pub enum ContentError {
         source: io::Error,
     },
 
+    /// The dataset's own folder exists but cannot be listed: nothing in it can be read,
+    /// and taking it out of itself is no fix.
+    #[error(
+        "cannot open the folder {}: {}; {}",
+        path.display(),
+        crate::wording::io_cause(source),
+        unopenable_folder_fix(source)
+    )]
+    UnopenableFolder {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+
     #[error(
         "{} changed or was removed while it was being hashed: wait until nothing writes to \
          the folder and rescan",
@@ -108,6 +122,17 @@ fn unreadable_fix(source: &io::Error) -> &'static str {
         }
         io::ErrorKind::PermissionDenied => "fix its permissions or remove it from the folder",
         _ => "make it readable (its permissions, its disk) or remove it from the folder",
+    }
+}
+
+/// What lets Lodge list a dataset's folder again, for the cause `source` it could not.
+fn unopenable_folder_fix(source: &io::Error) -> &'static str {
+    match source.kind() {
+        io::ErrorKind::PermissionDenied => {
+            "give your user permission to list it (`chmod u+rx` on it, or ask its owner), \
+             then try again"
+        }
+        _ => "check that the disk it is on is connected and readable, then try again",
     }
 }
 

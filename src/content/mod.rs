@@ -67,6 +67,6 @@ pub use related::{IdentifierScheme, RELATION_TYPES, RelatedWork};
 pub use ror::{EXAMPLE as ROR_EXAMPLE, RorProblem, ror_address, ror_id};
 pub use scan::{
     IGNORE_FILE_NAME, ScanReport, ScannedFile, SkipReason, SkippedEntry, case_collision_note,
-    case_collisions, on_disk, scan_folder, scan_folder_leaving_out,
+    case_collisions, folder_opens, on_disk, scan_folder, scan_folder_leaving_out,
 };
 pub use title_template::{FOLDER_PLACEHOLDER, template_problem, title_for_folder};

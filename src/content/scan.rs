@@ -247,6 +247,29 @@ fn walk_error(err: ignore::Error, fallback: &Path) -> ContentError {
     ContentError::Unreadable { path, source }
 }
 
+/// Whether the folder `root` can be listed: an error naming it (not one of its files) when
+/// it cannot, so that a folder its user may not open is not taken for one with an
+/// unreadable file or citation in it.
+pub fn folder_opens(root: &Path) -> Result<(), ContentError> {
+    match fs::read_dir(root) {
+        Ok(_) => Ok(()),
+        Err(source)
+            if matches!(
+                source.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            Err(ContentError::NotAFolder {
+                path: root.to_path_buf(),
+            })
+        }
+        Err(source) => Err(ContentError::UnopenableFolder {
+            path: root.to_path_buf(),
+            source,
+        }),
+    }
+}
+
 /// Walk `root` and list the files of the dataset it holds.
 ///
 /// Errors: `root` is not a folder; a file that would be deposited has a name that is not
@@ -280,6 +303,7 @@ pub fn scan_folder_leaving_out(
         path: root.to_path_buf(),
         source,
     })?;
+    folder_opens(&root)?;
 
     // `.git` folders are pruned by the walk's filter, which can only report them through
     // shared state.
