@@ -892,8 +892,9 @@ fn add_lists_what_the_scan_left_out_and_why() {
 fn add_of_a_folder_with_much_left_out_names_ten_and_counts_the_rest() {
     let lab = Lab::new();
     let mut files: Vec<(String, Vec<u8>)> = vec![("data.csv".into(), b"a\n".to_vec())];
-    // A .DS_Store in each of 15 folders, and 12 links.
+    // A .DS_Store beside the data in each of 15 folders, and 12 links.
     files.extend((0..15).map(|i| (format!("day{i:02}/.DS_Store"), b"finder".to_vec())));
+    files.extend((0..15).map(|i| (format!("day{i:02}/obs.csv"), b"1\n".to_vec())));
     let files: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), &b[..])).collect();
     let folder = lab.folder("survey", &files);
     for i in 0..12 {

@@ -70,9 +70,38 @@ fn system_files_and_git_folders_are_skipped_as_system_files() {
         vec![
             (".DS_Store".into(), SkipReason::SystemFile),
             (".git".into(), SkipReason::SystemFile),
+            ("sub".into(), SkipReason::NoFiles),
             ("sub/Thumbs.db".into(), SkipReason::SystemFile),
             ("sub/desktop.ini".into(), SkipReason::SystemFile),
         ]
+    );
+}
+
+/// A repository keeps files, not folders: a folder with nothing of the dataset in it
+/// (empty, or holding only what is left out) does not arrive, and the scan says so, of the
+/// outermost such folder only.
+#[test]
+fn a_folder_with_no_files_to_deposit_is_listed_once_at_its_outermost() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "raw/site-a/cores.csv", b"1,2");
+    write(dir.path(), "raw/cache/.DS_Store", b"x");
+    fs::create_dir_all(dir.path().join("results/figures/draft")).unwrap();
+    fs::create_dir_all(dir.path().join("raw/site-b")).unwrap();
+    assert_eq!(rel_paths(dir.path()), vec!["raw/site-a/cores.csv"]);
+    assert_eq!(
+        skipped(dir.path()),
+        vec![
+            ("raw/cache".into(), SkipReason::NoFiles),
+            ("raw/cache/.DS_Store".into(), SkipReason::SystemFile),
+            ("raw/site-b".into(), SkipReason::NoFiles),
+            ("results".into(), SkipReason::NoFiles),
+        ]
+    );
+    let said = scan_folder(dir.path()).unwrap().skipped[0].clone();
+    assert!(said.is_notable());
+    assert!(
+        said.why()
+            .contains("repositories keep files, not empty folders")
     );
 }
 

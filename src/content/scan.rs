@@ -47,6 +47,10 @@ pub enum SkipReason {
     /// The Lodge database in use (or its log or lock file), kept in the folder: it changes
     /// as Lodge works, and it is Lodge's, not the dataset's.
     LodgeDatabase,
+    /// A folder with no file of the dataset in it (empty, or holding only what is left out):
+    /// a deposit carries files, so the folder does not arrive. Only the outermost such
+    /// folder is listed.
+    NoFiles,
 }
 
 /// An entry of the folder left out of the dataset. An ignored folder is listed once, not
@@ -71,6 +75,10 @@ impl SkippedEntry {
             SkipReason::Ignored => "matched by .lodgeignore",
             SkipReason::NotARegularFile => "not a regular file (a pipe, socket or device)",
             SkipReason::LodgeDatabase => "Lodge's own database, which changes as Lodge works",
+            SkipReason::NoFiles => {
+                "a folder with no files to deposit: repositories keep files, not \
+                 empty folders"
+            }
         }
     }
 
@@ -85,7 +93,10 @@ impl SkippedEntry {
         match self.reason {
             SkipReason::SystemFile => false,
             SkipReason::Ignored => !self.is_ignore_file(),
-            SkipReason::Symlink | SkipReason::NotARegularFile | SkipReason::LodgeDatabase => true,
+            SkipReason::Symlink
+            | SkipReason::NotARegularFile
+            | SkipReason::LodgeDatabase
+            | SkipReason::NoFiles => true,
         }
     }
 }
@@ -387,6 +398,11 @@ pub fn scan_folder_leaving_out(
                 .map(|f| (f.abs_path, SkipReason::LodgeDatabase)),
         );
     }
+    skipped.extend(
+        folders_without_files(&root, &dirs, &files)
+            .into_iter()
+            .map(|p| (p, SkipReason::NoFiles)),
+    );
     files.sort_unstable_by(|a, b| a.rel_path.cmp(&b.rel_path));
     if let Some(pair) = files.windows(2).find(|w| w[0].rel_path == w[1].rel_path) {
         return Err(ContentError::NormalizationClash {
@@ -414,6 +430,27 @@ pub fn scan_folder_leaving_out(
         skipped,
         total_bytes,
     })
+}
+
+/// The outermost folders under `root` (of `dirs`, the folders walked) with none of
+/// `files` in them, at any depth.
+fn folders_without_files(root: &Path, dirs: &[PathBuf], files: &[ScannedFile]) -> Vec<PathBuf> {
+    // Each file marks its folder and the folders above it, up to one marked already.
+    let mut holding: HashSet<&Path> = HashSet::with_capacity(dirs.len());
+    for file in files {
+        let mut at = file.abs_path.parent();
+        while let Some(dir) = at {
+            if !holding.insert(dir) || dir == root {
+                break;
+            }
+            at = dir.parent();
+        }
+    }
+    dirs.iter()
+        .filter(|d| d.as_path() != root && !holding.contains(d.as_path()))
+        .filter(|d| d.parent().is_none_or(|p| p == root || holding.contains(p)))
+        .cloned()
+        .collect()
 }
 
 /// What the walk found, per thread and then merged.
