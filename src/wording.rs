@@ -18,19 +18,25 @@ pub fn sentence(text: &str) -> String {
 }
 
 /// A record's identifier where room is short (a table cell, a header that does not wrap).
-/// An S3 or WebDAV record is named by its whole address, `…/records/KEY.json`, whose one
-/// telling part is its key: it reads `records/6741faaea150….json`, the key cut as the window
-/// cuts keys elsewhere. Other identifiers (`sbx-000003`, a DOI, an InvenioRDM id) are short
-/// already and read as they are. The whole identifier stays in hovers and *Copy identifier*.
+/// An S3 or WebDAV record is named by its whole address, `…/records/KEY.json` (or
+/// `KEY.folders.json` in the folders layout), whose one telling part is its key: it reads
+/// `records/6741faaea150….json`, the key cut as the window cuts keys elsewhere. Other
+/// identifiers (`sbx-000003`, a DOI, an InvenioRDM id) are short already and read as they
+/// are. The whole identifier stays in hovers and *Copy identifier*.
 pub fn short_identifier(identifier: &str) -> std::borrow::Cow<'_, str> {
-    let key = identifier
+    let name = identifier
         .strip_prefix("https://")
         .or_else(|| identifier.strip_prefix("http://"))
         .and_then(|rest| rest.rsplit_once("/records/"))
-        .and_then(|(_, name)| name.strip_suffix(".json"))
-        .filter(|key| key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit()));
-    match key {
-        Some(key) => format!("records/{}….json", &key[..12]).into(),
+        .map(|(_, name)| name);
+    let short = name.and_then(|name| {
+        let (key, ending) = name.split_at_checked(64)?;
+        let is_key = key.bytes().all(|b| b.is_ascii_hexdigit());
+        (is_key && [".json", ".folders.json"].contains(&ending))
+            .then(|| format!("records/{}…{ending}", &key[..12]))
+    });
+    match short {
+        Some(short) => short.into(),
         None => identifier.into(),
     }
 }
@@ -331,11 +337,17 @@ mod tests {
         ] {
             assert_eq!(short_identifier(&address), "records/6741faaea150….json");
         }
+        let in_folders = format!("http://127.0.0.1:9000/lab/records/{key}.folders.json");
+        assert_eq!(
+            short_identifier(&in_folders),
+            "records/6741faaea150….folders.json"
+        );
         for other in [
             "sbx-000003",
             "10.80000/xy68-wz53",
             "https://doi.org/10.80000/xy68-wz53",
             "https://example.org/records/not-a-key.json",
+            "https://example.org/records/6741faaea150a5212625863b6fd4049bfaf47b994afed039adb6d8d95549bbd2.jsonx",
         ] {
             assert_eq!(short_identifier(other), other);
         }

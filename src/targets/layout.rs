@@ -4,10 +4,15 @@
 //! (`PREFIX/datasets/TITLE-KEY12/PATH`), so a person browsing the bucket or the WebDAV
 //! share finds each dataset as it was on disk.
 //!
-//! Both layouts keep the record at `PREFIX/records/KEY.json`, written last with
-//! `If-None-Match: *`: the server arbitrates, and a key is looked up, the same way. A
-//! dataset's folder is named by its document alone (its title and key), so every writer of
-//! one key, on any machine, writes the same paths: a retry finds what an earlier try sent.
+//! Each layout keeps its records apart, under `PREFIX/records/`: `KEY.json` by digest,
+//! `KEY.folders.json` in folders ([`FileLayout::record_path`]), written last with
+//! `If-None-Match: *`: the server arbitrates, and a key is looked up, the same way. Apart,
+//! because the layout is part of the target's identity: a deposit of a key in one layout
+//! does not hold its files in the other, so its record must not answer for them (a deposit
+//! to the folders layout of a prefix whose default layout had the key took that record for
+//! its own, with the folder empty). A dataset's folder is named by its document alone (its
+//! title and key), so every writer of one key, on any machine, writes the same paths: a
+//! retry finds what an earlier try sent.
 
 use super::http::check_url_options;
 use crate::content::{ContentDocument, ContentKey, ManifestEntry};
@@ -88,6 +93,25 @@ impl FileLayout {
         match self {
             FileLayout::Digests => format!("blobs/sha256/{}", entry.sha256),
             FileLayout::Folders => format!("{}/{}", dataset_folder(key, document), entry.path),
+        }
+    }
+
+    /// Where the record of the deposit of `key` is kept, relative to the target's root.
+    pub fn record_path(self, key: &ContentKey) -> String {
+        match self {
+            FileLayout::Digests => format!("records/{key}.json"),
+            FileLayout::Folders => format!("records/{key}.folders.json"),
+        }
+    }
+
+    /// Where this layout kept the record of `key` before its records were kept apart
+    /// (2026-12-07: both layouts wrote `records/KEY.json`). Read by a check of a deposit
+    /// recorded there, so that it still checks whole; never by a look-up, which would take
+    /// the other layout's record of the key for this one's.
+    pub fn earlier_record_path(self, key: &ContentKey) -> Option<String> {
+        match self {
+            FileLayout::Digests => None,
+            FileLayout::Folders => Some(format!("records/{key}.json")),
         }
     }
 

@@ -4,7 +4,7 @@
 //! Folders are made with MKCOL (405 = exists), files are PUT with `If-None-Match: *` where
 //! the target's [`FileLayout`] keeps them (`PATH/blobs/sha256/HEX`, or with
 //! `?layout=folders` `PATH/datasets/TITLE-KEY12/PATH`), and the record
-//! `PATH/records/KEY.json` is written last, with the same condition: 201 created, 412
+//! `PATH/records/KEY.json` (`KEY.folders.json` in the folders layout) is written last, with the same condition: 201 created, 412
 //! exists. A file already there is checked by size and replaced when the size is wrong:
 //! many servers write a PUT's body as it arrives, so a cut-off upload leaves part of a file
 //! behind (one still growing is another upload's, left to it).
@@ -489,7 +489,11 @@ impl WebDavTarget {
     }
 
     fn record_ref(&self, key: &ContentKey) -> RecordRef {
-        let url = self.url(&record_path(key)).to_string();
+        self.record_ref_at(&self.layout.record_path(key))
+    }
+
+    fn record_ref_at(&self, path: &str) -> RecordRef {
+        let url = self.url(path).to_string();
         RecordRef {
             identifier: url.clone(),
             url: Some(url),
@@ -497,7 +501,31 @@ impl WebDavTarget {
     }
 
     async fn read_record(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
-        let resp = send(self.request(Method::GET, &record_path(key))).await?;
+        self.read_record_at(&self.layout.record_path(key), key)
+            .await
+    }
+
+    /// The record of `key` to check a deposit by: where the layout keeps it, or, for a
+    /// deposit made before layouts kept their records apart, where it was kept then (only
+    /// Lodge's record of the key counts there).
+    async fn record_to_check(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
+        let found = self.read_record(key).await?;
+        match (found, self.layout.earlier_record_path(key)) {
+            (None, Some(earlier)) => match self.read_record_at(&earlier, key).await {
+                Err(Failure::Conflict { .. }) => Ok(None),
+                other => other,
+            },
+            (found, _) => Ok(found),
+        }
+    }
+
+    /// Read the file at `path` and check it is Lodge's record of `key`.
+    async fn read_record_at(
+        &self,
+        path: &str,
+        key: &ContentKey,
+    ) -> Result<Option<RecordRef>, Failure> {
+        let resp = send(self.request(Method::GET, path)).await?;
         match resp.status() {
             StatusCode::OK => {
                 let body = resp.bytes().await.map_err(|e| Failure::Ambiguous {
@@ -516,7 +544,7 @@ impl WebDavTarget {
                                  upload of the same data may still be writing it. If it stays \
                                  like this the file is damaged: delete it, then retry the item",
                                 self.name,
-                                self.url(&record_path(key))
+                                self.url(path)
                             ),
                         });
                     }
@@ -526,21 +554,17 @@ impl WebDavTarget {
                                 "target '{}': {} exists but is not Lodge's record of this key; \
                              move it away or deposit into another folder",
                                 self.name,
-                                self.url(&record_path(key))
+                                self.url(path)
                             ),
                         });
                     }
                 }
-                Ok(Some(self.record_ref(key)))
+                Ok(Some(self.record_ref_at(path)))
             }
             StatusCode::NOT_FOUND => Ok(None),
             _ => Err(self.failure(resp).await),
         }
     }
-}
-
-fn record_path(key: &ContentKey) -> String {
-    format!("records/{key}.json")
 }
 
 #[async_trait]
@@ -596,7 +620,7 @@ impl Target for WebDavTarget {
         self.make_folders().await?;
         let body = record_body(request);
         let resp = send(
-            self.request(Method::PUT, &record_path(&request.key))
+            self.request(Method::PUT, &self.layout.record_path(&request.key))
                 .header(IF_NONE_MATCH, "*")
                 .header(CONTENT_TYPE, "application/json")
                 .body(body),
@@ -616,7 +640,7 @@ impl Target for WebDavTarget {
                      deposit into a server that honours If-None-Match (Apache mod_dav, \
                      Nextcloud, ownCloud); `lodge target test` checks one",
                     self.name,
-                    self.url(&record_path(&request.key)),
+                    self.url(&self.layout.record_path(&request.key)),
                     s.as_u16()
                 ),
             }),
@@ -674,7 +698,7 @@ impl Target for WebDavTarget {
         read: ReadBack,
         progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
-        let record = self.read_record(key).await?;
+        let record = self.record_to_check(key).await?;
         let layout = self.layout;
         read_files(record, document, layout, self.files_at_once, |e| {
             let path = layout.file_path(key, document, e);

@@ -1401,6 +1401,101 @@ pub async fn each_file_is_kept_under_its_own_name_in_the_datasets_folder(kind: K
     drop(store);
 }
 
+/// A file store's two layouts on one prefix are two targets, the layout being part of the
+/// identity: a key deposited in the other layout is not found by this one's look-up, and a
+/// deposit here sends its files where this layout keeps them and makes its own record (it
+/// took the other's record for its own, with its folder left empty). Each verifies whole by
+/// its bytes, and a replay of either makes no request.
+pub async fn a_deposit_in_the_other_layout_of_the_prefix_is_not_taken_for_this_ones(kind: Kind) {
+    let lab = Lab::new();
+    let env = Env::new(kind, &lab).await;
+    let other = env.target_in_the_other_layout();
+    assert_ne!(other.scope_id(), env.target.scope_id());
+    let store = lab.store("lodge.db");
+    let ds = add(
+        &store,
+        &lab.folder(
+            "soil",
+            &[
+                ("raw/site A.csv", b"t,v\n1,0.31\n"),
+                ("README.md", b"# Soil\n"),
+            ],
+        ),
+        &metadata("Soil moisture"),
+    );
+    let document = store.document(&ds.1).unwrap().unwrap();
+
+    let there = deposit(&store, &other, &[ds], fast_config()).await;
+    assert_eq!(there[0].state, JobState::Deposited, "{:?}", there[0]);
+    assert_eq!(
+        env.target.lookup(&ds.1).await.unwrap(),
+        None,
+        "the other layout's record is not this layout's"
+    );
+
+    let here = deposit(&store, &env.target, &[ds], fast_config()).await;
+    assert_eq!(here[0].state, JobState::Deposited, "{:?}", here[0]);
+    assert_ne!(here[0].identifier, there[0].identifier);
+    if kind.keeps_folders() {
+        let folder = format!("datasets/Soil-moisture-{}", &ds.1.to_hex()[..12]);
+        assert_eq!(
+            env.dataset_files().await,
+            [
+                format!("{folder}/README.md"),
+                format!("{folder}/raw/site A.csv")
+            ],
+            "the files are in the dataset's folder"
+        );
+    }
+    let checked = check_on(&env, &here[0], &document, ReadBack::Bytes).await;
+    assert!(matches!(checked, Verification::Intact(_)), "{checked:?}");
+    let checked = check_deposit(
+        other.as_ref(),
+        &there[0],
+        &document,
+        ReadBack::Bytes,
+        &quiet(),
+    )
+    .await;
+    assert!(matches!(checked, Verification::Intact(_)), "{checked:?}");
+
+    let sent = env.proxy.log().len();
+    for target in [&env.target, &other] {
+        let again = deposit(&store, target, &[ds], fast_config()).await;
+        assert_eq!(again[0].state, JobState::Existing, "{:?}", again[0]);
+    }
+    assert_eq!(env.proxy.log().len(), sent, "replays make no request");
+    drop(store);
+}
+
+/// A deposit to the folders layout made before its records were kept apart from the default
+/// layout's (at `records/KEY.json`, recorded so) still checks whole, by its bytes; a look-up
+/// does not take that record for this layout's, as it may be the other layout's.
+pub async fn a_folders_deposit_recorded_where_records_were_kept_before_checks_whole(kind: Kind) {
+    assert!(kind.keeps_folders(), "only for the folders layout");
+    let Deposited {
+        env,
+        store,
+        ds,
+        jobs,
+        document,
+        ..
+    } = Deposited::of(kind, |lab| lab.numbered_folder(2), "Kept before").await;
+    env.move_record_where_it_was_kept_before(&ds.1).await;
+    let mut job = jobs[0].clone();
+    let recorded = job.identifier.clone().unwrap();
+    assert!(
+        recorded.ends_with(&format!("/records/{}.folders.json", ds.1)),
+        "{recorded}"
+    );
+    job.identifier = Some(recorded.replace(".folders.json", ".json"));
+
+    let checked = check_on(&env, &job, &document, ReadBack::Bytes).await;
+    assert!(matches!(checked, Verification::Intact(_)), "{checked:?}");
+    assert_eq!(env.target.lookup(&ds.1).await.unwrap(), None);
+    drop(store);
+}
+
 /// A server that checks signatures (moto with its IAM, as AWS) takes a deposit whose files
 /// are named with every kind of punctuation, under a prefix with `+` and `(`, in the
 /// folders layout: each object key is encoded in its URL as the server encodes it before

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use lodge::content::{ContentKey, Sha256Hex};
 use lodge::sandbox::{FaultConfig, RunningSandbox};
 use lodge::targets::each_file::FilesAtOnce;
+use lodge::targets::layout::FileLayout;
 use lodge::targets::s3::{S3Location, S3Options, S3Target};
 use lodge::targets::sandbox::SandboxTarget;
 use lodge::targets::secret::{Secret, UserSecret};
@@ -59,6 +60,17 @@ impl Kind {
     /// Whether files are kept under their own names in a folder per dataset, not by digest.
     pub fn keeps_folders(self) -> bool {
         matches!(self, Kind::S3Folders | Kind::WebDavFolders)
+    }
+
+    /// The same kind of file store in the other layout (files by digest, or in folders).
+    pub fn in_the_other_layout(self) -> Kind {
+        match self {
+            Kind::S3 => Kind::S3Folders,
+            Kind::S3Folders => Kind::S3,
+            Kind::WebDav => Kind::WebDavFolders,
+            Kind::WebDavFolders => Kind::WebDav,
+            other => panic!("{other:?} has no layouts"),
+        }
     }
 
     /// The target URL's query for this kind, after the address.
@@ -352,12 +364,66 @@ impl Env {
         String::from_utf8_lossy(&body).matches("<UploadId>").count()
     }
 
-    /// The S3 target's bucket and prefix, reached directly (not through the proxy).
+    /// The S3 target's bucket and prefix in its layout, reached directly (not through the
+    /// proxy).
     fn direct_s3(&self) -> S3Location {
         let Server::S3 { bucket } = &self.server else {
-            panic!("only S3 has multipart uploads");
+            panic!("only S3 has buckets");
         };
-        S3Location::parse(&format!("s3://{bucket}/dep"), Some(servers::moto()), None).unwrap()
+        let url = format!("s3://{bucket}/dep{}", self.kind.url_query());
+        S3Location::parse(&url, Some(servers::moto()), None).unwrap()
+    }
+
+    /// The same bucket and prefix (S3) or folder (WebDAV), through the same proxy, in the
+    /// other layout: another target, as its identity says.
+    pub fn target_in_the_other_layout(&self) -> Arc<dyn Target> {
+        let query = self.kind.in_the_other_layout().url_query();
+        match &self.server {
+            Server::S3 { bucket } => {
+                let url = format!("s3://{bucket}/dep{query}");
+                let location = S3Location::parse(&url, Some(&self.proxy.url()), None).unwrap();
+                Arc::new(S3Target::new("moto", location, s3_credentials(), s3_options()).unwrap())
+            }
+            Server::WebDav { folder } => {
+                let name = folder.file_name().unwrap().to_str().unwrap();
+                let url = format!("{}/{name}/{query}", self.proxy.url());
+                Arc::new(
+                    WebDavTarget::new("dav", &url, Some(dav_credentials(DAV_PASSWORD))).unwrap(),
+                )
+            }
+            _ => panic!("{:?} has no layouts", self.kind),
+        }
+    }
+
+    /// Where the record of `key` is kept under the target's prefix or folder.
+    fn record_path(&self, key: &ContentKey) -> String {
+        let layout = match self.kind.keeps_folders() {
+            true => FileLayout::Folders,
+            false => FileLayout::Digests,
+        };
+        layout.record_path(key)
+    }
+
+    /// Move the record of `key` to where the folders layout kept it before layouts kept
+    /// their records apart (`records/KEY.json`), as a deposit made then left it.
+    pub async fn move_record_where_it_was_kept_before(&self, key: &ContentKey) {
+        let (now, before) = (self.record_path(key), format!("records/{key}.json"));
+        match &self.server {
+            Server::WebDav { folder } => {
+                std::fs::rename(folder.join(now), folder.join(before)).unwrap()
+            }
+            Server::S3 { .. } => {
+                let direct = self.direct_s3();
+                let bytes = self.s3_object(&direct.record_key(key)).await;
+                let url = direct.object_url(&format!("dep/{before}"));
+                let (status, _) = s3_request_with_body(reqwest::Method::PUT, url, bytes).await;
+                assert!(status.is_success(), "write {before}: HTTP {status}");
+                let url = direct.object_url(&direct.record_key(key));
+                let (status, _) = s3_request(reqwest::Method::DELETE, url).await;
+                assert!(status.is_success(), "delete {now}: HTTP {status}");
+            }
+            _ => panic!("{:?} keeps no record files", self.kind),
+        }
     }
 
     /// S3: empty the bucket and delete it, as a person tidying an account might.
@@ -580,12 +646,10 @@ impl Env {
             Server::Invenio(s) => in_db(s, "DELETE FROM invenio_records"),
             Server::DataCite(s) => in_db(s, "DELETE FROM dois"),
             Server::WebDav { folder } => {
-                std::fs::write(folder.join(format!("records/{key}.json")), other).unwrap()
+                std::fs::write(folder.join(self.record_path(key)), other).unwrap()
             }
-            Server::S3 { bucket } => {
-                let direct =
-                    S3Location::parse(&format!("s3://{bucket}/dep"), Some(servers::moto()), None)
-                        .unwrap();
+            Server::S3 { .. } => {
+                let direct = self.direct_s3();
                 let url = direct.object_url(&direct.record_key(key));
                 let (status, body) = s3_request_with_body(reqwest::Method::PUT, url, other).await;
                 assert!(
@@ -602,12 +666,10 @@ impl Env {
     pub async fn delete_record(&self, key: &ContentKey) {
         match &self.server {
             Server::WebDav { folder } => {
-                std::fs::remove_file(folder.join(format!("records/{key}.json"))).unwrap()
+                std::fs::remove_file(folder.join(self.record_path(key))).unwrap()
             }
-            Server::S3 { bucket } => {
-                let direct =
-                    S3Location::parse(&format!("s3://{bucket}/dep"), Some(servers::moto()), None)
-                        .unwrap();
+            Server::S3 { .. } => {
+                let direct = self.direct_s3();
                 let url = direct.object_url(&direct.record_key(key));
                 let (status, body) = s3_request(reqwest::Method::DELETE, url).await;
                 assert!(

@@ -82,6 +82,48 @@ mod folders_layout {
     }
 }
 
+/// S3 and WebDAV in each layout, on a prefix or folder the other layout deposited to
+/// first: the two layouts' deposits of one key are two deposits, each whole.
+mod both_layouts {
+    macro_rules! after_the_other_layout {
+        ($($name:ident $kind:ident),*) => {$(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $name() {
+                crate::cases::a_deposit_in_the_other_layout_of_the_prefix_is_not_taken_for_this_ones(
+                    crate::env::Kind::$kind,
+                )
+                .await
+            }
+        )*};
+    }
+    after_the_other_layout!(
+        s3_by_digest S3,
+        s3_in_folders S3Folders,
+        webdav_by_digest WebDav,
+        webdav_in_folders WebDavFolders
+    );
+}
+
+/// S3 and WebDAV folders-layout deposits recorded where records were kept before the two
+/// layouts kept theirs apart (2026-12-07).
+mod records_kept_before {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn s3_in_folders() {
+        crate::cases::a_folders_deposit_recorded_where_records_were_kept_before_checks_whole(
+            crate::env::Kind::S3Folders,
+        )
+        .await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn webdav_in_folders() {
+        crate::cases::a_folders_deposit_recorded_where_records_were_kept_before_checks_whole(
+            crate::env::Kind::WebDavFolders,
+        )
+        .await
+    }
+}
+
 /// S3 behind a server that checks every signature, as AWS does: file names and a prefix
 /// with punctuation reach object keys in the folders layout, and are signed as the server
 /// reads them.

@@ -152,8 +152,15 @@ impl S3Location {
         self.key(&self.layout.file_path(key, document, entry))
     }
 
+    /// Where this location's layout keeps the record of `key`.
     pub fn record_key(&self, key: &ContentKey) -> String {
-        self.key(&format!("records/{key}.json"))
+        self.key(&self.layout.record_path(key))
+    }
+
+    /// Where this location's layout kept the record of `key` before layouts kept their
+    /// records apart ([`FileLayout::earlier_record_path`]).
+    pub fn earlier_record_key(&self, key: &ContentKey) -> Option<String> {
+        (self.layout.earlier_record_path(key)).map(|path| self.key(&path))
     }
 
     /// Whether `url` is the address of a record under this bucket and prefix

@@ -3,8 +3,8 @@
 //! Files are sent first where the target's [`FileLayout`] keeps them (content-addressed,
 //! `PREFIX/blobs/sha256/HEX`, or with `?layout=folders` `PREFIX/datasets/TITLE-KEY12/PATH`),
 //! each with its SHA-256 in `x-amz-checksum-sha256` so the server verifies what landed; big
-//! files go by multipart upload ([`multipart`]). The record (`PREFIX/records/KEY.json`) is
-//! written last with `If-None-Match: *`: 200 created, 412 exists (both success), 409
+//! files go by multipart upload ([`multipart`]). The record (`PREFIX/records/KEY.json`, or
+//! `KEY.folders.json` in the folders layout) is written last with `If-None-Match: *`: 200 created, 412 exists (both success), 409
 //! ConditionalRequestConflict ambiguous. A restarted job HEADs large files and skips those
 //! there.
 
@@ -311,7 +311,11 @@ impl S3Target {
     }
 
     fn record_ref(&self, key: &ContentKey) -> RecordRef {
-        let url = self.location.object_url(&self.location.record_key(key));
+        self.record_ref_at(&self.location.record_key(key))
+    }
+
+    fn record_ref_at(&self, object: &str) -> RecordRef {
+        let url = self.location.object_url(object);
         RecordRef {
             identifier: url.to_string(),
             url: Some(url.to_string()),
@@ -320,11 +324,34 @@ impl S3Target {
 
     /// Read an existing record back and check it is the record of `key`.
     async fn read_record(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
-        let object = self.location.record_key(key);
+        self.read_record_at(&self.location.record_key(key), key)
+            .await
+    }
+
+    /// The record of `key` to check a deposit by: where the layout keeps it, or, for a
+    /// deposit made before layouts kept their records apart, where it was kept then (only
+    /// Lodge's record of the key counts there).
+    async fn record_to_check(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
+        let found = self.read_record(key).await?;
+        match (found, self.location.earlier_record_key(key)) {
+            (None, Some(earlier)) => match self.read_record_at(&earlier, key).await {
+                Err(Failure::Conflict { .. }) => Ok(None),
+                other => other,
+            },
+            (found, _) => Ok(found),
+        }
+    }
+
+    /// Read the object `object` and check it is Lodge's record of `key`.
+    async fn read_record_at(
+        &self,
+        object: &str,
+        key: &ContentKey,
+    ) -> Result<Option<RecordRef>, Failure> {
         let resp = self
             .exec(
                 Method::GET,
-                self.location.object_url(&object),
+                self.location.object_url(object),
                 HeaderMap::new(),
                 None,
             )
@@ -346,7 +373,7 @@ impl S3Target {
                         ),
                     });
                 }
-                Ok(Some(self.record_ref(key)))
+                Ok(Some(self.record_ref_at(object)))
             }
             StatusCode::NOT_FOUND => self.bucket_still_there(resp).await.map(|()| None),
             _ => Err(self.failure_of(resp).await),
@@ -569,7 +596,7 @@ impl Target for S3Target {
         read: ReadBack,
         progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
-        let record = self.read_record(key).await?;
+        let record = self.record_to_check(key).await?;
         let (layout, at_once) = (self.location.layout, self.options.files_at_once);
         read_files(record, document, layout, at_once, |e| {
             let object = self.location.file_key(key, document, e);
