@@ -47,6 +47,49 @@ fn add_dav_target_with(lab: &Lab, query: &str) -> (std::process::Output, std::pa
     (out, root.join(folder))
 }
 
+/// A saved WebDAV target's URL given to `--target` (copied from `target list`, say) is the
+/// same place: its saved user and password are sent, a note says so, and the deposit lands
+/// (without them the server refused it, and the saved target, sharing the place, was
+/// paused with advice to save a target that `target add` then refused as a duplicate).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_saved_webdav_targets_url_deposits_with_its_saved_credentials() {
+    let lab = Lab::new();
+    let (out, folder) = add_dav_target(&lab);
+    assert!(out.status.success(), "{}", text(&out));
+    let url = format!(
+        "webdav+{}/{}",
+        servers::webdav().0,
+        folder.file_name().unwrap().to_str().unwrap()
+    );
+    let out = lodge_in(&lab)
+        .args(["target", "test", &url])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[&format!(
+            "note: {url} is where target 'lab-dav' deposits: its saved credentials and \
+             settings are used"
+        )],
+    );
+
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let out = lodge_in(&lab)
+        .args(["deposit", "--target", &url, "--all"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(!t.contains("paused"), "{t}");
+    assert_eq!(
+        std::fs::read_dir(folder.join("records")).unwrap().count(),
+        1
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
     let lab = Lab::new();

@@ -24,8 +24,31 @@ pub(super) fn open_cli_target(
         return Ok(open_target(name_or_url, token)?);
     }
     let (name, spec) = resolve(&config, name_or_url)?;
+    let (name, spec) = saved_as_url(&config, &name, &spec).unwrap_or((name, spec));
     note_token_unused(&name, &spec, token.as_deref());
     Ok(open_target_spec(&path, &name, &spec, token)?)
+}
+
+/// For an S3 or WebDAV URL that is not a saved name: the saved target that is the same
+/// place (the same identity), if one is, said in a note, so that its credentials and
+/// settings are used.
+/// A WebDAV or S3 URL carries none: without them the server would refuse the deposit and
+/// pause the saved target too, which shares the place.
+fn saved_as_url(
+    config: &Config,
+    name: &str,
+    spec: &crate::config::TargetConfig,
+) -> Option<(String, crate::config::TargetConfig)> {
+    if config.targets.contains_key(name) || !crate::targets::layout::url_lays_out_files(name) {
+        return None;
+    }
+    let scope = scope_id_of(name, spec).ok()?;
+    let (saved, saved_spec) = configured_with_scope(config, &scope)?;
+    say_err!(
+        "note: {name} is where target '{saved}' deposits: its saved credentials and settings \
+         are used"
+    );
+    Some((saved.clone(), saved_spec.clone()))
 }
 
 /// For a DataCite, Zenodo or InvenioRDM URL given without `--token`: the token stored with
