@@ -1433,6 +1433,62 @@ async fn verify_asks_a_busy_server_again_rather_than_report_its_deposits_uncheck
     );
 }
 
+/// A refused job whose content landed on the target since (here: a file changed after the
+/// scan, then put back as it was, and the dataset deposited again) is not to be retried or
+/// put right: `retry` and `dismiss` name the deposit that landed, and send nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn retry_and_dismiss_of_a_refusal_name_the_deposit_of_its_content_that_landed_since() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let folder = lab.folder("put-back", &[("x.csv", b"AAAA\n"), ("README.txt", b"r")]);
+    let store = lab.store("lodge.db");
+    add(&store, &folder, &metadata("Put back"));
+    drop(store);
+    let file = folder.join("x.csv");
+    let mtime = std::fs::metadata(&file).unwrap().modified().unwrap();
+    let deposit = || {
+        lodge_with(
+            &db,
+            &["deposit", "--all", "--target", &sandbox.target_url()],
+        )
+    };
+
+    std::fs::write(&file, b"changed after the scan\n").unwrap();
+    let refused = deposit().await;
+    assert_eq!(refused.status.code(), Some(1), "{}", text(&refused));
+    assert!(
+        text(&refused).contains("changed since scan"),
+        "{}",
+        text(&refused)
+    );
+    std::fs::write(&file, b"AAAA\n").unwrap();
+    let put_back = std::fs::File::options().write(true).open(&file).unwrap();
+    put_back.set_modified(mtime).unwrap();
+    let landed = deposit().await;
+    assert!(landed.status.success(), "{}", text(&landed));
+    let requests = sandbox.stats().requests;
+
+    let retry = lodge_with(&db, &["retry", "1"]).await;
+    assert_all(
+        &text(&retry),
+        &[
+            "job 1 was rejected",
+            "the same content is deposited there since, as sbx-000001 (job 2): nothing to retry",
+        ],
+    );
+    let dismiss = lodge_with(&db, &["dismiss", "1"]).await;
+    assert!(dismiss.status.success(), "{}", text(&dismiss));
+    assert_all(
+        &text(&dismiss),
+        &[
+            "dismissed job 1 (rejected): it leaves `lodge status`; the same content is deposited there since, as sbx-000001 (job 2)",
+        ],
+    );
+    assert!(!text(&dismiss).contains("put right"), "{}", text(&dismiss));
+    assert_eq!(sandbox.stats().requests, requests, "nothing sent");
+}
+
 /// A file whose bytes change while its size and modification time stay (a copy that keeps
 /// times, `touch -d`) is caught as it is sent; the rejection's rescan then sees the change
 /// (the hash cache forgets the file), and the next deposit sends the file as it is now.

@@ -674,8 +674,14 @@ pub fn dismiss(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Res
 /// since, or whose key another job is on its way with), as "; `lodge retry N` …"; for a
 /// refused one, the deposit of its dataset.
 fn back_by_retry(store: &Store, job: &JobRow) -> anyhow::Result<String> {
-    // A refusal is not retried: its dataset is deposited again once its cause is put right.
+    // A refusal is not retried: its dataset is deposited again once its cause is put right,
+    // unless its content landed there since.
     if job.state == JobState::Rejected {
+        if let Some(landed) = landed_since(store, job)? {
+            return Ok(format!(
+                "; the same content is deposited there since, as {landed}"
+            ));
+        }
         return Ok(match job.dataset_id {
             Some(dataset) => format!(
                 "; once what refused it is put right, `{}` deposits the dataset again",
@@ -838,6 +844,13 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             "job {id} landed as {} (the record existed already): nothing to retry",
             job.identifier.as_deref().unwrap_or("?")
         ),
+        // The same content landed there since (the cause put right, then deposited again):
+        // nothing is left to send.
+        JobState::Rejected if let Some(landed) = landed_since(store, job)? => format!(
+            "job {id} was {} — the same content is deposited there since, as {landed}: \
+             nothing to retry",
+            refusal_of(job)
+        ),
         // Refused by Lodge itself: a file changed since the scan, and scanned again since
         // (its dataset has another key now): the rescan is made; what is left is its deposit,
         // or nothing when that landed.
@@ -915,6 +928,17 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             }
         }
     })
+}
+
+/// For a job that did not land: the deposit of its key to its target that landed since
+/// (another job's), as "IDENTIFIER (job N)", if one did.
+fn landed_since(store: &Store, job: &JobRow) -> anyhow::Result<Option<String>> {
+    Ok(store
+        .lookup_result(&job.target, &job.key)?
+        .map(|landed| match landed.job_id {
+            Some(by) if by != job.id => format!("{} (job {by})", landed.identifier),
+            _ => landed.identifier,
+        }))
 }
 
 /// For a job the server (or Lodge's check of what it takes) refused: where what it names
