@@ -246,10 +246,12 @@ async fn status_names_the_lodge_deposit_that_sends_a_running_job() {
     assert!(
         t.contains(&format!(
             "on the queue of {}, which lodge deposit (process {} on {}) is working on: it \
-             sends it in its turn",
+             sends it in its turn if that deposit was given it (if not, `lodge deposit \
+             --target {} ",
             sandbox.target_url(),
             child.id(),
-            lodge::store::this_host()
+            lodge::store::this_host(),
+            sandbox.target_url()
         )),
         "{t}"
     );

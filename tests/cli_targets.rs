@@ -2250,8 +2250,8 @@ fn retry_that_cannot_open_a_target_re_queues_nothing_and_queue_only_needs_no_tar
     assert_all(
         &text(&status()),
         &[
-            "on the queue: sent while a `lodge deposit` or the window works on dav; \
-             `lodge deposit --target dav 1` sends it now",
+            "on the queue: the window sends it while it works on dav, or `lodge deposit \
+             --target dav 1` sends it now",
         ],
     );
     // This machine's window paused by its Pause button holds it back: said so.

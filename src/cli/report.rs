@@ -176,9 +176,17 @@ impl ItemFilter {
     }
 }
 
+/// A process sending deposits to a target now, as a person reads it.
+struct Sender {
+    text: String,
+    /// The window works its targets' whole queue; a `lodge deposit` only the jobs it was
+    /// given (and one on another machine is not known).
+    works_the_queue: bool,
+}
+
 /// Who is sending deposits to each target now (a live lease, by a process not known to
-/// have ended), by target: the first found, as a person reads it.
-fn senders_by_target(store: &Store) -> anyhow::Result<HashMap<String, String>> {
+/// have ended), by target: the first found.
+fn senders_by_target(store: &Store) -> anyhow::Result<HashMap<String, Sender>> {
     let leased: Vec<i64> = store
         .live_leases()?
         .into_iter()
@@ -189,7 +197,11 @@ fn senders_by_target(store: &Store) -> anyhow::Result<HashMap<String, String>> {
         if crate::engine::is_being_sent(&job)
             && let Some(owner) = &job.lease_owner
         {
-            (senders.entry(job.target.clone())).or_insert_with(|| crate::engine::owner_text(owner));
+            (senders.entry(job.target.clone())).or_insert_with(|| Sender {
+                text: crate::engine::owner_text(owner),
+                works_the_queue: crate::engine::owner_program(owner)
+                    == Some(crate::engine::LodgeProgram::Window),
+            });
         }
     }
     Ok(senders)
@@ -490,12 +502,25 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                 None => "now".to_string(),
             };
             match working_on.get(scope) {
-                Some(sender) => say!(
-                    "       on the queue of {target}, which {sender} is working on: it sends \
+                Some(sender) if sender.works_the_queue => say!(
+                    "       on the queue of {target}, which {} is working on: it sends \
                      it in its turn{}",
+                    sender.text,
                     match when.as_str() {
                         "now" => String::new(),
                         _ => format!(", {when}"),
+                    }
+                ),
+                // A `lodge deposit` sends only the jobs it was given: maybe not this one.
+                Some(sender) => say!(
+                    "       on the queue of {target}, which {} is working on: it sends it in \
+                     its turn if that deposit was given it (if not, `{}`{} sends it{})",
+                    sender.text,
+                    deposit_command(&store, scope, r.dataset),
+                    where_it_sends(&store, r.dataset),
+                    match when.as_str() {
+                        "now" => String::new(),
+                        _ => format!(" {when}"),
                     }
                 ),
                 // The window on this machine was paused by its Pause button: it holds
@@ -507,8 +532,8 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                     where_it_sends(&store, r.dataset)
                 ),
                 None => say!(
-                    "       on the queue: sent while a `lodge deposit` or the window works on \
-                     {target}; `{}`{} sends it {when}",
+                    "       on the queue: the window sends it while it works on {target}, or \
+                     `{}`{} sends it {when}",
                     deposit_command(&store, scope, r.dataset),
                     where_it_sends(&store, r.dataset)
                 ),
