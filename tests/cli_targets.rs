@@ -475,6 +475,55 @@ fn a_target_url_with_a_password_is_refused_and_the_password_shows_nowhere() {
     );
 }
 
+/// S3's own settings given for a WebDAV (or any other non-S3) target are refused, naming
+/// them, and nothing is saved: listed with the target, they read as if they applied.
+#[test]
+fn s3_settings_for_a_webdav_target_are_refused_naming_them() {
+    let lab = Lab::new();
+    let out = lodge_in(&lab)
+        .args(["target", "add", "y", "webdav+http://127.0.0.1:9/share"])
+        .args([
+            "--endpoint",
+            "http://10.0.0.1:9000",
+            "--region",
+            "eu-west-1",
+        ])
+        .args(["--part-size", "6000000", "--user", "alice"])
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[
+            "--endpoint, --region, --part-size are for S3 targets (s3://BUCKET/PREFIX) only, \
+           and 'webdav+http://127.0.0.1:9/share' is not one: leave them out",
+        ],
+    );
+    assert!(!lab.path("config/config.toml").exists(), "nothing saved");
+    let out = lodge_in(&lab)
+        .args([
+            "target",
+            "add",
+            "s",
+            "s3://labdata/x",
+            "--endpoint",
+            "http://127.0.0.1:9",
+        ])
+        .args([
+            "--region",
+            "eu-west-1",
+            "--part-size",
+            "6000000",
+            "--user",
+            "AKIA",
+        ])
+        .args(["--secret-env", "SK"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}
+
 /// Credentials where a target's settings would save them in the config file are refused
 /// without being repeated: in the endpoint, and a secret given where the name of its
 /// variable goes (`--secret-env $LAB_SECRET`, the shell having put the secret there).

@@ -356,6 +356,29 @@ fn a_plain_https_address_is_answered_in_the_forms_words_not_the_command_lines() 
     assert!(!w.lab.path("app/config.toml").exists(), "nothing saved");
 }
 
+/// An S3 endpoint or region filled in for a WebDAV target is refused under "S3 endpoint",
+/// and nothing is saved: saved, they would be listed as if they applied.
+#[test]
+fn s3_fields_filled_in_for_a_webdav_target_are_refused() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    w.open_settings();
+    w.harness.get_by_label("Add target").click();
+    w.harness.run_steps(2);
+    w.type_into("Target name", "share");
+    w.type_into("Target URL", "webdav+http://127.0.0.1:9/share");
+    w.type_into("S3 region", "eu-west-1");
+    press_save_target(&mut w);
+    w.wait("the refusal", |app| !app.model.target_problems.is_empty());
+    let (field, message) = only_problem(&w);
+    assert_eq!(field, TargetField::Endpoint, "{message}");
+    assert!(
+        message.contains("are for S3 targets (s3://bucket/prefix) only: empty them"),
+        "{message}"
+    );
+    assert!(!w.lab.path("app/config.toml").exists(), "nothing saved");
+}
+
 /// An S3 endpoint typed without its scheme is refused under "S3 endpoint", not under the
 /// URL, which was right; typing the endpoint over takes the message away.
 #[test]

@@ -341,6 +341,17 @@ pub(super) fn save(
         };
         problems.push((field, said(e)));
     }
+    // S3's own fields, filled in for a target of another kind: saved, they would be listed
+    // with it as if they applied.
+    let s3 = crate::targets::with_lowercase_scheme(&t.url).starts_with("s3://");
+    if !t.url.is_empty() && !s3 && (t.endpoint.is_some() || t.region.is_some()) {
+        problems.push((
+            TargetField::Endpoint,
+            "\"S3 endpoint\" and \"S3 region\" are for S3 targets (s3://bucket/prefix) only: \
+             empty them for this target (its URL says where the server is)"
+                .into(),
+        ));
+    }
     if secret.is_some()
         && let Err(e) = crate::config::refuse_sandbox_credentials(checked_as, &t.url)
     {

@@ -85,6 +85,41 @@ pub struct AddTarget {
     pub files_at_once: Option<usize>,
 }
 
+/// S3's own settings (`--endpoint`, `--region`, `--multipart-threshold`, `--part-size`)
+/// given for a target of another kind are refused, naming them: saved, they would be listed
+/// with the target as if they applied to it.
+fn refuse_s3_settings_elsewhere(a: &AddTarget) -> anyhow::Result<()> {
+    if a.url.trim_start().to_ascii_lowercase().starts_with("s3://") {
+        return Ok(());
+    }
+    let given: Vec<&str> = [
+        ("--endpoint", a.endpoint.is_some()),
+        ("--region", a.region.is_some()),
+        ("--multipart-threshold", a.multipart_threshold.is_some()),
+        ("--part-size", a.part_size.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, set)| set.then_some(flag))
+    .collect();
+    if given.is_empty() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{} {} for S3 targets (s3://BUCKET/PREFIX) only, and '{}' is not one: leave {} out \
+         (the URL says where the server is)",
+        given.join(", "),
+        match given.len() {
+            1 => "is",
+            _ => "are",
+        },
+        a.url,
+        match given.len() {
+            1 => "it",
+            _ => "them",
+        }
+    )
+}
+
 /// The store, when there is one to look in: a database file not made yet has no jobs, and
 /// is not to be made by a command about targets.
 fn open_if_started(db: &super::Database) -> Option<crate::store::Store> {
@@ -176,6 +211,7 @@ pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result
             if a.secret_stdin {
                 crate::config::refuse_sandbox_credentials(&a.name, &a.url)?;
             }
+            refuse_s3_settings_elsewhere(&a)?;
             let target = TargetConfig {
                 url: a.url,
                 endpoint: a.endpoint,
