@@ -1181,9 +1181,13 @@ const DATACITE_401: &str = "DataCite's 401 is for the repository id or its passw
 /// Whether an attempt of the job (its `events`) left its outcome unknown, its answer lost:
 /// only then may the job's own attempt have made what the server was found to have.
 fn lost_answer_before(events: &[EventRow]) -> bool {
-    events
-        .iter()
-        .any(|e| e.kind == EventKind::RetryScheduled && e.message.contains(": outcome unknown"))
+    // A look-up that found no record since the lost answer says that attempt made none:
+    // what the server had after it, another deposit of the same content made.
+    events.iter().fold(false, |unknown, e| match e.kind {
+        EventKind::RetryScheduled if e.message.contains(": outcome unknown") => true,
+        EventKind::Reconciled if e.message.starts_with(NONE_FOUND) => false,
+        _ => unknown,
+    })
 }
 
 /// Whether the job's record was found by the look-up before a retry, after an attempt
@@ -1228,7 +1232,7 @@ fn how_it_existed(events: &[EventRow]) -> String {
     }
 }
 
-use crate::engine::EXISTS_AND;
+use crate::engine::{EXISTS_AND, NONE_FOUND};
 
 /// Before the retry advice of a deposit that failed on the window's own local sandbox: that
 /// it answers only while the window is open (else nothing).
@@ -1583,9 +1587,16 @@ mod tests {
             "retry in 1 s after attempt 1: outcome unknown (HTTP 504): Gateway Timeout",
         );
         assert_eq!(
-            how_it_existed(&[attempt.clone(), lost, exists]),
+            how_it_existed(&[attempt.clone(), lost.clone(), exists.clone()]),
             "the server had it: most likely this job's earlier attempt made it, whose answer \
              was lost"
+        );
+        // The look-up before the retry found none: the attempt whose answer was lost made
+        // nothing, and another deposit made it since.
+        let none_found = event(3, EventKind::Reconciled, &format!("{NONE_FOUND} (the ...)"));
+        assert_eq!(
+            how_it_existed(&[attempt.clone(), lost, none_found, exists]),
+            "the server already had it"
         );
         let raised = event(
             3,

@@ -36,6 +36,9 @@ const FILES_STORED_FOR: Duration = Duration::from_secs(15 * 60);
 /// ([`Landed::Updated`]), before the change and the identifier.
 pub const EXISTS_AND: &str = "server says it already exists, and ";
 
+/// How the log begins the look-up before a retry that found no record of the key.
+pub const NONE_FOUND: &str = "reconciled: no record of this key on the server yet";
+
 /// What an attempt produced, before it is recorded.
 enum AttemptOutcome {
     Landed(Landed),
@@ -289,8 +292,7 @@ impl Engine {
                                 EventKind::Reconciled,
                                 // Not "did not land": a drafting site's draft, or files
                                 // sent, may be there, to be taken up by this attempt.
-                                "reconciled: no record of this key on the server yet (the \
-                                 attempts before did not finish it)",
+                                &format!("{NONE_FOUND} (the attempts before did not finish it)"),
                                 Some(404),
                             )
                         })

@@ -33,7 +33,7 @@ use tokio_util::sync::CancellationToken;
 use crate::store::{Claim, ClaimFilter, EventRow, Finish, JobRow, Store, StoreError, now_ms};
 use crate::targets::Target;
 use batch::Batch;
-pub use guarded::{EXISTS_AND, check_unchanged, first_copy_here, folder_is_gone};
+pub use guarded::{EXISTS_AND, NONE_FOUND, check_unchanged, first_copy_here, folder_is_gone};
 pub use retry::{RetryDecision, RetryPolicy};
 pub use store_thread::STORE_THREADS;
 
