@@ -5220,7 +5220,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
             "data.csv has other bytes on the server",
             "not repaired: the server holds other bytes under a file's name",
             "remove that file on the server (data.csv; a server that keeps files by digest",
-            "`lodge show DATASET --files`, or the window's details), then repair again",
+            "`lodge show 1 --files`, or the window's details), then repair again",
         ],
     );
     assert_eq!(

@@ -24,6 +24,9 @@ use crate::store::{EventRow, JobRow};
 use crate::targets::{Discrepancy, ProgressSink, ReadBack, Target};
 use crate::wording::{count_of, sentence};
 
+/// Where the window lists a dataset's files with their SHA-256, for advice that needs one.
+const FILE_LIST: &str = "its details' Files, with each file's SHA-256";
+
 impl Core {
     /// Verify the deposit `job` landed, reading it back as `asked`, or (`repair`) repair it.
     pub(super) async fn verify_deposit(self: Arc<Self>, job: i64, asked: ReadBack, repair: bool) {
@@ -409,7 +412,7 @@ impl Subject {
                     });
                 }
                 if !rest.is_empty() {
-                    advice.push(crate::wording::capitalized(&what_is_left(&rest)));
+                    advice.push(crate::wording::capitalized(&what_is_left(&rest, FILE_LIST)));
                 }
                 Notice::error(format!(
                     "{name} is damaged on {label} (record {recorded}): {}. {}.",
@@ -458,7 +461,7 @@ impl Subject {
                         "{name} on {label} (record {recorded}): {sent}, but it is still \
                          damaged: {}. {}.",
                         listed(left),
-                        crate::wording::capitalized(&what_is_left(left))
+                        crate::wording::capitalized(&what_is_left(left, FILE_LIST))
                     )),
                     Verification::Unknown(why) => Notice::warning(format!(
                         "{name} on {label}: {sent}, but the check after it could not be \

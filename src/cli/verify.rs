@@ -248,6 +248,8 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
     // The datasets whose damaged deposits lost files (which --repair sends again: missing
     // ones, and on a server that replaces them, files of the wrong size), and the rest.
     let (mut lost_in, mut not_repairable) = (std::collections::BTreeSet::new(), Vec::new());
+    // The datasets of what a repair does not mend, whose file lists the advice names.
+    let mut not_repairable_in = std::collections::BTreeSet::new();
     // Whether any of them lost its record (written again by --repair on S3 and WebDAV).
     let mut records_lost = false;
     let mut json = Vec::new();
@@ -281,7 +283,10 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                             lost_in.insert((deposit.dataset, deposit.job.key.to_hex()));
                             records_lost |= matches!(d, Discrepancy::RecordGone { .. });
                         }
-                        false => not_repairable.push(d.clone()),
+                        false => {
+                            not_repairable.push(d.clone());
+                            not_repairable_in.insert(deposit.dataset);
+                        }
                     }
                 }
             }
@@ -408,7 +413,14 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             );
         }
         if !not_repairable.is_empty() {
-            let rest = what_is_left(&not_repairable);
+            let one = match not_repairable_in.iter().collect::<Vec<_>>()[..] {
+                [one] => Some(*one),
+                _ => None,
+            };
+            let rest = what_is_left(
+                &not_repairable,
+                &crate::engine::repair::file_list_command(one),
+            );
             match lost_in.is_empty() {
                 false => say!("The rest: {rest}."),
                 true => say!("{}.", crate::wording::capitalized(&rest)),

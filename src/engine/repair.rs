@@ -137,7 +137,11 @@ pub async fn repair_watched(
             .iter()
             .any(|d| matches!(d, Discrepancy::RecordGone { .. }));
     if files.is_empty() && !record_gone {
-        return refuse(what_is_left(damage));
+        let file_list = format!(
+            "{}, or the window's details",
+            file_list_command(job.dataset_id)
+        );
+        return refuse(what_is_left(damage, &file_list));
     }
     if !files.is_empty()
         && let Err(why) = target.files_can_be_put_back()
@@ -188,9 +192,9 @@ pub async fn repair_watched(
             // needs the bytes it was made of.
             Failure::Changed { .. } => format!(
                 "{failure}. The folder no longer holds that file as it was deposited, and the \
-                 server lost it: put the deposited file back in the folder (`lodge show \
-                 DATASET --files`, or the window's details, give its SHA-256), then repair \
-                 again"
+                 server lost it: put the deposited file back in the folder ({}, or the \
+                 window's details, give its SHA-256), then repair again",
+                file_list_command(job.dataset_id)
             ),
             other => other.to_string(),
         };
@@ -282,8 +286,19 @@ pub fn sent_again(damage: &Discrepancy, replaces_wrong_size: bool) -> Option<&st
     }
 }
 
-/// Why the damage a repair does not touch stays, and what to do about it.
-pub fn what_is_left(damage: &[Discrepancy]) -> String {
+/// The command that lists the files of `dataset` with their SHA-256 (`DATASET` where it is
+/// not one known dataset).
+pub fn file_list_command(dataset: Option<i64>) -> String {
+    match dataset {
+        Some(id) => format!("`lodge show {id} --files`"),
+        None => "`lodge show DATASET --files`".into(),
+    }
+}
+
+/// Why the damage a repair does not touch stays, and what to do about it; `file_list`
+/// says where the dataset's files are listed with their SHA-256 (a command, or the
+/// window's details).
+pub fn what_is_left(damage: &[Discrepancy], file_list: &str) -> String {
     let mut why: Vec<String> = Vec::new();
     let other_bytes: Vec<&str> = damage
         .iter()
@@ -299,7 +314,7 @@ pub fn what_is_left(damage: &[Discrepancy]) -> String {
             "the server holds other bytes under a file's name, which a conditional write \
              does not replace: remove that file on the server ({}; a server that keeps \
              files by digest names it by its SHA-256, in the dataset's file list: \
-             `lodge show DATASET --files`, or the window's details), then repair again",
+             {file_list}), then repair again",
             other_bytes.join(", ")
         ));
     }
@@ -412,20 +427,27 @@ mod tests {
         let lost = Discrepancy::FileMissing {
             path: "b.csv".into(),
         };
-        let left = what_is_left(&[other_bytes, gone]);
+        let left = what_is_left(&[other_bytes, gone], &file_list_command(Some(3)));
         assert!(
             left.contains("remove that file on the server (a.csv;"),
             "{left}"
         );
+        assert!(
+            left.contains("file list: `lodge show 3 --files`)"),
+            "{left}"
+        );
         assert!(left.contains("ask the repository's operators"), "{left}");
-        let still_lost = what_is_left(&[lost]);
+        let still_lost = what_is_left(&[lost], "");
         assert!(still_lost.contains("repair again"), "{still_lost}");
         // Something else where the record belongs (S3, WebDAV): moved away, a repair
         // writes the record again; no operators to ask.
-        let replaced = what_is_left(&[Discrepancy::RecordReplaced {
-            message: "records/k.json exists but is not Lodge's record of this key".into(),
-            written_again: true,
-        }]);
+        let replaced = what_is_left(
+            &[Discrepancy::RecordReplaced {
+                message: "records/k.json exists but is not Lodge's record of this key".into(),
+                written_again: true,
+            }],
+            "",
+        );
         assert!(
             replaced.contains("move it away on the server as the check says, then repair"),
             "{replaced}"
@@ -436,10 +458,13 @@ mod tests {
     /// A repair never writes a DOI: advice to repair again would change nothing.
     #[test]
     fn a_doi_now_carrying_another_key_is_not_left_to_a_repair_that_mints_nothing() {
-        let replaced = what_is_left(&[Discrepancy::RecordReplaced {
-            message: "DOI 10.80000/xy68-wz53 already exists for other content".into(),
-            written_again: false,
-        }]);
+        let replaced = what_is_left(
+            &[Discrepancy::RecordReplaced {
+                message: "DOI 10.80000/xy68-wz53 already exists for other content".into(),
+                written_again: false,
+            }],
+            "",
+        );
         for words in [
             "a repair neither changes it nor mints another for this dataset",
             "put this dataset's content key back in its metadata (the alternate identifier \
