@@ -152,7 +152,8 @@ fn strict_rel_path(root: &Path, path: &Path) -> Result<String, ContentError> {
     };
     if let Some(what) = what {
         return Err(ContentError::UnusableName {
-            path: path.to_string_lossy().escape_debug().to_string(),
+            // Control characters as escapes (`\n`), a backslash as it is.
+            path: crate::wording::on_one_line(&path.to_string_lossy()).into_owned(),
             what,
         });
     }
