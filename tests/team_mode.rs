@@ -517,6 +517,49 @@ fn another_machines_dataset_given_by_its_folder_is_named_with_its_number() {
     assert!(by_number.status.success(), "{}", text(&by_number));
 }
 
+/// A deposit on one machine refusing another machine's dataset for incomplete metadata
+/// names that machine and the dataset's number: a `lodge add` of its folder's path here
+/// would change this machine's own dataset of that path, or add one, not that one.
+#[test]
+fn incomplete_metadata_of_another_machines_dataset_is_to_be_fixed_on_that_machine() {
+    let lab = Lab::new();
+    let url = shared().new_database();
+    let folder = lab.numbered_folder(1);
+    let out = lodge_on(&url, "alpha")
+        .arg("add")
+        .arg(&folder)
+        .args(["--title", "Untitled run"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let path = folder.canonicalize().unwrap().display().to_string();
+
+    let out = deposit(&url, "beta", "sandbox+http://127.0.0.1:9", &[])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "dataset 1 was added on alpha, where its folder is: fix it there, with `lodge add \
+             {path}` and the flags named above on alpha"
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("fix with `lodge add"), "{said}");
+    // On the machine that added it, the fix is its own `lodge add`.
+    let out = deposit(&url, "alpha", "sandbox+http://127.0.0.1:9", &[])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(
+        said.contains(&format!(
+            "fix with `lodge add {path}` and the flags named above"
+        )),
+        "{said}"
+    );
+}
+
 /// A scan on one machine of a dataset another machine added (its folder is that one's,
 /// even at the same path here) is refused, and `scan --all` leaves it to its machine:
 /// neither makes it a second dataset of this machine's.

@@ -1018,6 +1018,7 @@ async fn add_one(
         problems: problems.iter().map(ToString::to_string).collect(),
         // `add` said it already, as it read the folder.
         citation_error: None,
+        added_elsewhere: None,
     }))
 }
 

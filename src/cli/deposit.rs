@@ -107,6 +107,12 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
             }
             Some(_) if !problems.is_empty() => {
                 let folder = Path::new(&d.path).file_name().unwrap_or_default();
+                let added_elsewhere = store.added_elsewhere(d.id)?.map(|m| (d.id, m));
+                // A folder of that path here is another machine's dataset's namesake.
+                let citation_error = match added_elsewhere {
+                    Some(_) => None,
+                    None => Incomplete::citation_error_in(Path::new(&d.path)),
+                };
                 incomplete.push(Incomplete {
                     defaults_fill: defaults
                         .as_ref()
@@ -115,7 +121,8 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
                     name: d.name.clone(),
                     path: d.path.clone(),
                     problems: problems.iter().map(ToString::to_string).collect(),
-                    citation_error: Incomplete::citation_error_in(Path::new(&d.path)),
+                    citation_error,
+                    added_elsewhere,
                 });
                 refused += 1;
             }

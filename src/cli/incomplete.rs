@@ -17,6 +17,10 @@ pub(super) struct Incomplete {
     /// Why the folder's citation file (`CITATION.cff`, `.zenodo.json`) filled nothing: it
     /// is there but cannot be read. Said, as the fix may be the file's rather than flags.
     pub citation_error: Option<String>,
+    /// On a shared store, the dataset's number and the other machine it was added on: its
+    /// folder is there, and a `lodge add` of the same path here would change this
+    /// machine's dataset of that path (or make one), not it.
+    pub added_elsewhere: Option<(i64, String)>,
 }
 
 impl Incomplete {
@@ -85,13 +89,25 @@ pub(super) fn print_incomplete(
             },
         );
     };
+    let say_elsewhere = |d: &Incomplete| {
+        if let Some((id, machine)) = &d.added_elsewhere {
+            say!(
+                "           dataset {id} was added on {machine}, where its folder is: fix it \
+                 there, with `lodge add {}` and the flags named above on {machine} (run here, \
+                 it would change this machine's own dataset of that folder, or add one)",
+                shell_word(&d.path)
+            );
+        }
+    };
     for (problems, members) in groups {
         if members.len() <= ONE_BY_ONE {
             for d in members {
                 say!("{}", one(&d.name));
                 print_problems(problems);
                 say_citation_errors(&[d]);
-                if gone(d) {
+                if d.added_elsewhere.is_some() {
+                    say_elsewhere(d);
+                } else if gone(d) {
                     say_gone(&[d]);
                 } else {
                     say!(
@@ -109,6 +125,10 @@ pub(super) fn print_incomplete(
         say!("{}", many(members.len(), &names.join(", ")));
         print_problems(problems);
         say_citation_errors(&members);
+        let (elsewhere, members): (Vec<&Incomplete>, Vec<&Incomplete>) = members
+            .iter()
+            .copied()
+            .partition(|d| d.added_elsewhere.is_some());
         let (away, here): (Vec<&Incomplete>, Vec<&Incomplete>) =
             members.iter().copied().partition(|d| gone(d));
         let folders: Vec<String> = here.iter().map(|d| shell_word(&d.path).into()).collect();
@@ -120,7 +140,12 @@ pub(super) fn print_incomplete(
             );
         }
         say_gone(&away);
-        if let Some(hint) = defaults_hint(&members[0].defaults_fill) {
+        elsewhere.iter().for_each(|d| say_elsewhere(d));
+        if let Some(hint) = members
+            .first()
+            .or(elsewhere.first())
+            .and_then(|d| defaults_hint(&d.defaults_fill))
+        {
             say!("           {hint}");
         }
     }
