@@ -515,6 +515,28 @@ fn another_machines_dataset_given_by_its_folder_is_named_with_its_number() {
     assert!(!said.contains("no dataset matches"), "{said}");
     let by_number = lodge_on(&url, "beta").args(["show", "1"]).output().unwrap();
     assert!(by_number.status.success(), "{}", text(&by_number));
+    // So is a deposit of it by its folder, given as typed (relative): not "a folder, but
+    // not one of Lodge's datasets", whose `lodge add` would make a second dataset.
+    let deposited = lodge_on(&url, "beta")
+        .current_dir(folder.parent().unwrap())
+        .args([
+            "deposit",
+            "--target",
+            "sandbox+http://127.0.0.1:9",
+            "./ds001",
+        ])
+        .output()
+        .unwrap();
+    let said = text(&deposited);
+    assert_ne!(deposited.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(&format!(
+            "'{path}' is the folder of dataset 1 (ds001) on alpha, not of a dataset added on \
+             this machine: give its number, 1, to mean that dataset"
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("not one of Lodge's datasets"), "{said}");
 }
 
 /// A deposit on one machine refusing another machine's dataset for incomplete metadata

@@ -1235,6 +1235,14 @@ pub(super) fn select_datasets(
                         if !removed.is_empty() {
                             return Err(removed_error(&removed));
                         }
+                        // Another machine's dataset's folder (a shared database): named
+                        // with its number and machine, not as a folder to add.
+                        if let Some(c) = &canonical
+                            && let Err(e @ StoreError::FolderOfAnotherMachine { .. }) =
+                                store.find_dataset(c)
+                        {
+                            return Err(e.into());
+                        }
                         // A folder on disk that no dataset is: it was never added.
                         if Path::new(s).is_dir() {
                             anyhow::bail!(
