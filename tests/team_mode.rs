@@ -859,6 +859,48 @@ fn a_database_the_user_may_not_create_tables_in_is_named_with_what_to_grant() {
     assert!(out.status.success(), "granted, it starts: {}", text(&out));
 }
 
+/// A lab member whose user may use Lodge's tables (select, insert, update, delete) but not
+/// create any works with a database the owner set up: nothing is created while the schema
+/// is up to date. A schema a newer Lodge wrote is named as such, not as a database that
+/// cannot be reached.
+#[test]
+fn a_user_who_may_not_create_tables_works_with_a_database_set_up_and_a_newer_schema_is_named() {
+    let cluster = shared();
+    let url = cluster.new_database();
+    let database = url.rsplit('/').next().unwrap().to_string();
+    let lab = Lab::new();
+    add_all(&url, "owner", &[lab.numbered_folder(1)]);
+    let role = format!("member_{}", std::process::id());
+    cluster.sql(&database, &format!("CREATE ROLE {role} LOGIN"));
+    cluster.sql(&database, "REVOKE CREATE ON SCHEMA public FROM PUBLIC");
+    cluster.sql(
+        &database,
+        &format!(
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}; \
+             GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}"
+        ),
+    );
+    let as_member = url.replace("postgres://postgres@", &format!("postgres://{role}@"));
+    let out = lodge_on(&as_member, "member")
+        .arg("status")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("ds001"), "{}", text(&out));
+    add_all(&as_member, "member", &[lab.numbered_folder(2)]);
+
+    cluster.sql(&database, "INSERT INTO lodge_schema (version) VALUES (999)");
+    let out = lodge_on(&url, "owner").arg("status").output().unwrap();
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(
+        t.contains("was written by a newer Lodge (schema 999, this Lodge knows up to ")
+            && t.contains("Lodge has not changed it. Use a newer Lodge"),
+        "{t}"
+    );
+    assert!(!t.contains("cannot reach"), "{t}");
+}
+
 #[test]
 fn a_shared_database_in_settings_that_cannot_be_reached_is_named_with_where_to_change_it() {
     let lab = Lab::new();

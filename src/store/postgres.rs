@@ -98,6 +98,15 @@ pub(super) fn what_to_check(reason: &str) -> &'static str {
         "the server has no database of that name: create it (`createdb -h HOST -p PORT -U \
          USER NAME`, or `CREATE DATABASE name;` in psql), or fix the name at the URL's end; \
          `lodge add DIR` then gives it Lodge's tables"
+    } else if reason.contains("too many clients") {
+        "the server has no connection left (its max_connections): run fewer Lodge processes \
+         or a lower --concurrency, or raise max_connections in postgresql.conf"
+    } else if reason.contains("role \"") && reason.contains("does not exist") {
+        "the server has no user of that name: fix the user in the URL \
+         (postgres://USER@HOST:PORT/DATABASE), or have it made (`createuser NAME`)"
+    } else if reason.contains("does not support TLS") {
+        "the server takes no TLS connections: take sslmode=require off the URL (on this \
+         machine or a network you trust), or have ssl turned on in postgresql.conf"
     } else {
         "check that PostgreSQL is running and the URL is right"
     }
@@ -185,7 +194,11 @@ pub(super) fn migrate(session: &PgSession, url: &str, tables: Tables) -> Result<
                 location: StoreLocation::Postgres(url.to_string()).to_string(),
             });
         }
-        db.batch("CREATE TABLE IF NOT EXISTS lodge_schema (version BIGINT NOT NULL)")?;
+        // Made only where missing: a user who may use Lodge's tables but not create any
+        // (no CREATE on the schema) opens a database whose schema is up to date.
+        if !has_lodge_schema(&db)? {
+            db.batch("CREATE TABLE IF NOT EXISTS lodge_schema (version BIGINT NOT NULL)")?;
+        }
         let version: i64 = db.one(
             "SELECT coalesce(max(version), 0) FROM lodge_schema",
             &[],
@@ -193,12 +206,10 @@ pub(super) fn migrate(session: &PgSession, url: &str, tables: Tables) -> Result<
         )?;
         let all = schema::postgres_migrations();
         if version as usize > all.len() {
-            return Err(StoreError::Unavailable {
-                location: StoreLocation::Postgres(url.to_string()).to_string(),
-                reason: format!(
-                    "its schema is version {version}, newer than this Lodge knows ({}); use a newer Lodge",
-                    all.len()
-                ),
+            return Err(StoreError::NewerSchema {
+                path: StoreLocation::Postgres(url.to_string()).to_string().into(),
+                version,
+                known: all.len() as i64,
             });
         }
         for (i, migration) in all.iter().enumerate().skip(version as usize) {
@@ -479,6 +490,30 @@ mod tests {
         let missing = "invalid configuration: password missing";
         assert!(what_to_check(missing).starts_with("the server asks for a password"));
         assert!(what_to_check("Connection refused (os error 111)").contains("is running"));
+    }
+
+    /// Each way the server turns a connection away is named with its own fix, not "check
+    /// that PostgreSQL is running".
+    #[test]
+    fn a_full_server_an_unknown_user_and_no_tls_are_each_named_with_their_fix() {
+        for (reason, fix) in [
+            (
+                "db error: FATAL: sorry, too many clients already",
+                "raise max_connections",
+            ),
+            (
+                "db error: FATAL: role \"nouser\" does not exist",
+                "the server has no user of that name",
+            ),
+            (
+                "error performing TLS handshake: server does not support TLS",
+                "take sslmode=require off the URL",
+            ),
+        ] {
+            let said = what_to_check(reason);
+            assert!(said.contains(fix), "{reason}: {said}");
+            assert!(!said.contains("is running"), "{reason}: {said}");
+        }
     }
 
     #[test]
