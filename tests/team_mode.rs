@@ -901,6 +901,38 @@ fn a_user_who_may_not_create_tables_works_with_a_database_set_up_and_a_newer_sch
     assert!(!t.contains("cannot reach"), "{t}");
 }
 
+/// The PostgreSQL server's own database, named or opened by a URL without a database's
+/// name, is not given Lodge's tables by a first `add`: refused, naming a database of its
+/// own to make, and nothing is written there (as `status` says of it).
+#[test]
+fn the_servers_own_database_is_not_given_lodges_tables() {
+    let cluster = shared();
+    let lab = Lab::new();
+    let own = cluster.url("postgres");
+    let unnamed = own.strip_suffix("/postgres").unwrap().to_string();
+    for url in [&own, &unnamed] {
+        let out = lodge_on(url, "alpha")
+            .args(support::add_titled(&lab.numbered_folder(1), "Cores"))
+            .output()
+            .unwrap();
+        let t = text(&out);
+        assert!(!out.status.success(), "{url}: {t}");
+        assert!(
+            t.contains(
+                "'postgres' is the PostgreSQL server's own database, not one for Lodge (Lodge \
+                 wrote nothing there): create one (`createdb lodge`"
+            ) && t.contains("/lodge add DIR`"),
+            "{url}: {t}"
+        );
+        let status = lodge_on(url, "alpha").arg("status").output().unwrap();
+        assert!(
+            text(&status).contains("no Lodge database at"),
+            "{url}: {}",
+            text(&status)
+        );
+    }
+}
+
 #[test]
 fn a_shared_database_in_settings_that_cannot_be_reached_is_named_with_where_to_change_it() {
     let lab = Lab::new();

@@ -257,6 +257,14 @@ pub enum StoreError {
         postgres::how_to_start(location)
     )]
     NotStarted { location: String },
+    /// A shared database URL naming (or, without a name, opening) one of the PostgreSQL
+    /// server's own databases, which Lodge does not start: nothing was written there.
+    #[error(
+        "'{name}' is the PostgreSQL server's own database, not one for Lodge (Lodge wrote \
+         nothing there): create one (`createdb lodge`, or `CREATE DATABASE lodge;` in psql), \
+         give it at the URL's end and start it with `lodge --db {instead} add DIR`"
+    )]
+    ServersOwnDatabase { name: String, instead: String },
     /// The group transaction a call ran in could not commit: the call's effect is undone.
     #[error("the database could not commit: {0}")]
     GroupCommit(String),

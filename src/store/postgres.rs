@@ -194,6 +194,17 @@ pub(super) fn migrate(session: &PgSession, url: &str, tables: Tables) -> Result<
                 location: StoreLocation::Postgres(url.to_string()).to_string(),
             });
         }
+        // The server's own databases (the one a URL without a name opens, too) are not
+        // to be given Lodge's tables: a database of its own is made for it.
+        if !has_lodge_schema(&db)? {
+            let name: String = db.one("SELECT current_database()::text", &[], |r| r.get(0))?;
+            if matches!(name.as_str(), "postgres" | "template0" | "template1") {
+                return Err(StoreError::ServersOwnDatabase {
+                    name,
+                    instead: lodge_database_beside(url),
+                });
+            }
+        }
         // Made only where missing: a user who may use Lodge's tables but not create any
         // (no CREATE on the schema) opens a database whose schema is up to date.
         if !has_lodge_schema(&db)? {
