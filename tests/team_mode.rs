@@ -366,6 +366,77 @@ async fn postgres_killed_mid_batch_and_started_again_loses_and_duplicates_nothin
     assert_store_agrees_with_server(&store, &sandbox, 30).await;
 }
 
+/// While the shared database does not answer, a deposit says so (it seems to do nothing
+/// else), and a stop waits for it to give its jobs back: a second Ctrl-C ends it at once,
+/// losing nothing, as a crash would. The next run, once the database is back, finishes the
+/// batch with one record each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deposit_says_when_the_database_does_not_answer_and_a_second_ctrl_c_ends_it() {
+    let lab = Lab::new();
+    let cluster = PgCluster::start_new();
+    let url = cluster.new_database();
+    let sandbox = lab
+        .sandbox(
+            "sandbox",
+            FaultConfig {
+                latency_ms: 300,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let folders: Vec<_> = (0..8).map(|n| lab.numbered_folder(n)).collect();
+    add_all(&url, "ws1", &folders);
+    let worker = deposit(&url, "ws1", &sandbox.target_url(), &["--concurrency", "2"])
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while get_json(&sandbox, "/stats").await["records"]
+        .as_u64()
+        .unwrap()
+        < 1
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "nothing landed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    cluster.stop_immediately();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let interrupt = || {
+        let sent = Command::new("kill")
+            .args(["-INT", &worker.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    };
+    interrupt();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    interrupt();
+    let out = wait_for(worker, Duration::from_secs(30));
+    let said = text(&out);
+    cluster.start();
+    assert_eq!(out.status.code(), Some(130), "{said}");
+    for words in [
+        "does not answer: Lodge keeps trying (up to 10 minutes) and carries on once it \
+         answers; nothing is lost",
+        "Ctrl-C again stops Lodge at once",
+        "stopped at once: what was in flight is taken over by the next deposit",
+    ] {
+        assert!(said.contains(words), "{words:?} in {said}");
+    }
+
+    let again = wait_for(
+        deposit(&url, "ws1", &sandbox.target_url(), &[])
+            .spawn()
+            .unwrap(),
+        Duration::from_secs(120),
+    );
+    assert!(again.status.success(), "{}", text(&again));
+    let store = open(&url);
+    assert_store_agrees_with_server(&store, &sandbox, 8).await;
+}
+
 /// A job of another machine's dataset whose folder this machine cannot read is sent from
 /// this machine's own copy of that folder (the same key), not left waiting for the other
 /// machine: one record, the job handed to the copy.

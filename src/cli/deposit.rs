@@ -765,18 +765,36 @@ async fn run_jobs(
     let shutdown = CancellationToken::new();
     let on_signal = shutdown.clone();
     let signal_bar = bar.clone();
+    // On a line of its own, not at the end of the bar's.
+    let say_above = move |bar: &indicatif::ProgressBar, line: &str| match bar.is_hidden() {
+        true => say_err!("{line}"),
+        false => bar.suspend(|| say_err!("{line}")),
+    };
     tokio::spawn(async move {
         // Ctrl-C, or SIGTERM from `timeout`, cron or systemd: the same orderly stop.
         if super::stop_signal::stop_requested().await.is_ok() {
-            let line = format!("stopping: items in flight go back on the queue ({finish})");
-            // On a line of its own, not at the end of the bar's.
-            match signal_bar.is_hidden() {
-                true => say_err!("{line}"),
-                false => signal_bar.suspend(|| say_err!("{line}")),
-            }
+            say_above(
+                &signal_bar,
+                &format!(
+                    "stopping: items in flight go back on the queue ({finish}); Ctrl-C again \
+                     stops Lodge at once"
+                ),
+            );
             on_signal.cancel();
         }
+        // The orderly stop needs the database (to give jobs back): one that does not
+        // answer holds it up. A second signal ends the process as a crash would, which
+        // loses nothing: what was in flight is taken over once its lease runs out.
+        if super::stop_signal::stop_requested().await.is_ok() {
+            say_above(
+                &signal_bar,
+                "stopped at once: what was in flight is taken over by the next deposit once \
+                 its lease runs out (it looks the record up first)",
+            );
+            std::process::exit(super::stop_signal::STOPPED_EXIT.into());
+        }
     });
+    say_while_the_database_waits(bar.clone(), say_above);
     let jobs = engine.run_batch(job_ids, shutdown.clone()).await;
     drop(engine);
     let _ = printer.await;
@@ -785,6 +803,53 @@ async fn run_jobs(
         jobs: jobs?,
         stopped: Stopped(shutdown.is_cancelled()),
     })
+}
+
+/// How long the shared database may not answer before a deposit says so: a restart's
+/// moment is no news.
+const UNANSWERED_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Say, above `bar`, when the shared database stops answering (for longer than
+/// [`UNANSWERED_GRACE`]) and when it answers again: meanwhile the run seems to do nothing.
+fn say_while_the_database_waits(
+    bar: indicatif::ProgressBar,
+    say_above: impl Fn(&indicatif::ProgressBar, &str) + Send + 'static,
+) {
+    let mut waiting = crate::store::shared_database_waited_for();
+    tokio::spawn(async move {
+        let mut said: Option<String> = None;
+        loop {
+            let now = waiting.borrow_and_update().clone();
+            match (now, &said) {
+                (None, Some(location)) => {
+                    say_above(
+                        &bar,
+                        &format!("the shared database {location} answers again"),
+                    );
+                    said = None;
+                }
+                (Some(location), None) => {
+                    tokio::time::sleep(UNANSWERED_GRACE).await;
+                    if waiting.borrow().is_some() {
+                        say_above(
+                            &bar,
+                            &format!(
+                                "the shared database {location} does not answer: Lodge keeps \
+                                 trying (up to 10 minutes) and carries on once it answers; \
+                                 nothing is lost"
+                            ),
+                        );
+                        said = Some(location);
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            if waiting.changed().await.is_err() {
+                return;
+            }
+        }
+    });
 }
 
 /// How the items a stopped run leaves on the queue are sent, as its stop says.

@@ -108,6 +108,7 @@ pub use jobs::{
 pub use location::{StoreLocation, url_not_a_database_file};
 pub use notices::EventNotices;
 pub use overview::{DatasetSummary, ResultFingerprint};
+pub use postgres::waiting_for as shared_database_waited_for;
 pub use reports::{DepositResult, HistoryRow, StatusRow, Totals};
 pub use trouble::DatabaseTrouble;
 

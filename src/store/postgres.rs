@@ -321,6 +321,35 @@ pub(super) fn classify(e: tokio_postgres::Error) -> StoreError {
     StoreError::Postgres { message, transient }
 }
 
+/// The shared database a call of this process is waiting for (it stopped answering), if
+/// one is, so that a command can say why it seems to do nothing ([`waiting_for`]).
+static WAITING: std::sync::LazyLock<tokio::sync::watch::Sender<Option<String>>> =
+    std::sync::LazyLock::new(|| tokio::sync::watch::channel(None).0);
+
+/// Whether [`WAITING`] names a database: checked before it is cleared, so that a call that
+/// succeeds, the usual case, takes no lock.
+static SOME_WAIT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The shared database (its location, password masked) this process's calls are waiting
+/// for, `None` while every call is answered.
+pub fn waiting_for() -> tokio::sync::watch::Receiver<Option<String>> {
+    WAITING.subscribe()
+}
+
+fn note_waiting(location: &StoreLocation) {
+    if !SOME_WAIT.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        WAITING.send_replace(Some(location.to_string()));
+    }
+}
+
+fn note_answered() {
+    if SOME_WAIT.load(std::sync::atomic::Ordering::Relaxed)
+        && SOME_WAIT.swap(false, std::sync::atomic::Ordering::Relaxed)
+    {
+        WAITING.send_replace(None);
+    }
+}
+
 /// Run `f` on the session in `slot`, re-opening the session and running `f` again after a
 /// transient error, until [`patience`] runs out. This is how workers "wait and carry on"
 /// through a database restart.
@@ -349,7 +378,10 @@ pub(super) fn run<T>(
                     }
                     e
                 }
-                done => return done,
+                done => {
+                    note_answered();
+                    return done;
+                }
             },
             None => match connect(url) {
                 Ok(session) => {
@@ -359,7 +391,9 @@ pub(super) fn run<T>(
                 Err(e) => e,
             },
         };
+        note_waiting(location);
         if Instant::now() >= give_up {
+            note_answered();
             return Err(match last_error {
                 StoreError::Postgres { message, .. } => StoreError::Unavailable {
                     location: location.to_string(),
