@@ -406,9 +406,16 @@ fn parse_token(s: &str) -> Result<String, String> {
 /// machine, over plain HTTP and without a token by default; Lodge itself refuses plain
 /// HTTP to any other host, so a sandbox on the network could not be deposited to anyway.
 fn parse_loopback_addr(s: &str) -> Result<std::net::SocketAddr, String> {
-    let addr: std::net::SocketAddr = s
-        .parse()
-        .map_err(|_| format!("'{s}' is not an address and port: give one like 127.0.0.1:8080"))?;
+    // `localhost` is this machine's loopback, whatever the resolver says of it.
+    let port_of_localhost = s
+        .get(..10)
+        .filter(|host| host.eq_ignore_ascii_case("localhost:"))
+        .map(|_| &s[10..]);
+    let addr: std::net::SocketAddr = match port_of_localhost {
+        Some(port) => format!("127.0.0.1:{port}").parse(),
+        None => s.parse(),
+    }
+    .map_err(|_| format!("'{s}' is not an address and port: give one like 127.0.0.1:8080"))?;
     if !addr.ip().is_loopback() {
         return Err(format!(
             "the sandbox listens on this machine's loopback only, not on {}: give \
@@ -693,6 +700,26 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::error_text;
+
+    /// The sandbox takes `localhost` for this machine's loopback; any other host is
+    /// refused, naming the loopback address to give.
+    #[test]
+    fn the_sandbox_listens_on_localhost_as_on_the_loopback_and_nowhere_else() {
+        for given in ["localhost:8090", "LocalHost:8090", "127.0.0.1:8090"] {
+            assert_eq!(
+                super::parse_loopback_addr(given).unwrap(),
+                "127.0.0.1:8090".parse().unwrap(),
+                "{given}"
+            );
+        }
+        let refused = super::parse_loopback_addr("0.0.0.0:8090").unwrap_err();
+        assert!(refused.contains("give 127.0.0.1:8090"), "{refused}");
+        let refused = super::parse_loopback_addr("localhost").unwrap_err();
+        assert!(
+            refused.contains("give one like 127.0.0.1:8080"),
+            "{refused}"
+        );
+    }
 
     #[test]
     fn a_duration_or_age_that_is_no_number_is_refused_with_examples_not_the_parsers_words() {
