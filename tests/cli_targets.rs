@@ -90,6 +90,45 @@ async fn a_saved_webdav_targets_url_deposits_with_its_saved_credentials() {
     );
 }
 
+/// A saved target paused for a refused password is said to resume by the name it is saved
+/// under, as its pause is, not by its identity.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_saved_target_paused_then_resumed_is_named_by_its_name() {
+    let lab = Lab::new();
+    let (out, folder) = add_dav_target(&lab);
+    assert!(out.status.success(), "{}", text(&out));
+    let url = format!(
+        "webdav+{}/{}",
+        servers::webdav().0,
+        folder.file_name().unwrap().to_str().unwrap()
+    );
+    let save = |password: &str| {
+        let mut add = lodge_in(&lab);
+        add.args(["target", "add", "lab-dav", &url, "--user", DAV_USER])
+            .arg("--secret-stdin");
+        let out = run_with_stdin(add, &format!("{password}\n"));
+        assert!(out.status.success(), "{}", text(&out));
+    };
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+    let deposit = || {
+        lodge_in(&lab)
+            .args(["deposit", "--target", "lab-dav", "--all"])
+            .output()
+            .unwrap()
+    };
+    save("not the password");
+    let out = deposit();
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("lab-dav is paused"), "{}", text(&out));
+    save(DAV_PASSWORD);
+    let out = deposit();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.lines().any(|l| l == "lab-dav resumed"), "{t}");
+    assert!(!t.contains(&format!("{url} resumed")), "{t}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn webdav_target_by_name_deposits_and_the_secret_never_shows() {
     let lab = Lab::new();

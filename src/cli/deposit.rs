@@ -192,8 +192,12 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     let config = args.engine.config();
     let mut engine = Engine::new(store.clone(), config.clone())?;
     engine.add_target(target.clone())?;
-    if let Some(event) = store.resume_target(target.scope_id())? {
-        say!("{}", event.message);
+    // Called by the name it is saved under, as its pause was, not by its identity.
+    if store.resume_target(target.scope_id())?.is_some() {
+        say!(
+            "{} resumed",
+            super::target_arg::TargetNames::load().of(target.scope_id())
+        );
     }
     let items: Vec<(i64, crate::content::ContentKey)> =
         ready.iter().map(|(d, key)| (d.id, *key)).collect();
