@@ -751,6 +751,46 @@ fn a_rows_deposit_carries_the_edits_not_saved_in_its_details() {
     assert!(w.harness.query_by_label("Undo edits").is_none());
 }
 
+/// A Year that is no number cannot be saved: the metadata has no place for it, so a save
+/// dropped it, and the year stored before with it (then warned of a save "elsewhere" that
+/// never happened). Both Save buttons wait until the Year is a year or empty.
+#[test]
+fn a_year_that_is_no_number_is_not_saved_over_the_stored_year() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.select(id);
+    let stored_year = w.app().model.row(id).unwrap().metadata.publication_year;
+    assert_eq!(stored_year, Some(2026));
+    w.replace_text("Year", "abc");
+    w.harness.step();
+    w.harness.get_by_label("✏ Edits not saved");
+    for save in ["Save", "Save metadata"] {
+        let button = w.harness.get_by_label(save);
+        assert!(
+            button.accesskit_node().is_disabled(),
+            "{save} waits for a year"
+        );
+    }
+    w.harness.get_by_label("Save").hover();
+    w.wait_for_label_contains("'abc' is not a year: write four digits in Year");
+    assert_eq!(
+        w.app().model.row(id).unwrap().metadata.publication_year,
+        Some(2026),
+        "the stored year stays"
+    );
+
+    w.replace_text("Year", "2025");
+    w.harness.step();
+    w.harness.get_by_label("Save").click();
+    w.wait("saved", |app| {
+        app.model.row(id).unwrap().metadata.publication_year == Some(2025)
+    });
+    assert!(
+        gui::notices_with(w.app(), "saved elsewhere").is_empty(),
+        "no save elsewhere to warn of"
+    );
+}
+
 #[test]
 fn edits_saved_by_save_or_by_deposit_leave_the_form_with_nothing_to_save_or_undo() {
     let mut w = Window::open(FaultConfig::default());

@@ -394,16 +394,18 @@ fn edits_strip(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datase
         return;
     }
     let mut save = false;
+    let unsaveable = form.unsaveable();
     ui.horizontal(|ui| {
         ui.label(RichText::new("✏ Edits not saved").color(ui.visuals().warn_fg_color));
         save = ui
             .add_enabled(
-                entry.hashing.is_none() && !folder_missing,
+                entry.hashing.is_none() && !folder_missing && unsaveable.is_none(),
                 egui::Button::new("Save").small(),
             )
             .on_hover_text(
                 "As Save metadata at the form's foot: re-key the dataset with what the form says",
             )
+            .on_disabled_hover_text(unsaveable.clone().unwrap_or_default())
             .clicked();
         if ui
             .small_button("Undo")
@@ -461,6 +463,7 @@ fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datas
     let (metadata, problems) = form.to_metadata();
     let edited = !form.says_the_same_as(base);
     let busy = entry.hashing.is_some();
+    let unsaveable = form.unsaveable();
     let mut command = None;
     ui.add_space(6.0);
     // Wrapped: Save metadata · Deposit to a target's name · Undo edits is wider than the
@@ -468,10 +471,11 @@ fn form_section(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datas
     ui.horizontal_wrapped(|ui| {
         if ui
             .add_enabled(
-                edited && !busy && !folder_missing,
+                edited && !busy && !folder_missing && unsaveable.is_none(),
                 egui::Button::new("Save metadata"),
             )
             .on_hover_text("Re-key the dataset with this metadata (files are not hashed again)")
+            .on_disabled_hover_text(unsaveable.clone().unwrap_or_default())
             .clicked()
         {
             command = Some(Command::SetMetadata {

@@ -339,6 +339,19 @@ impl MetadataForm {
                 && self.to_metadata().0.normalized() == other.to_metadata().0.normalized())
     }
 
+    /// Why the form cannot be saved as it is, if it cannot: a Year that is no number has no
+    /// place in the metadata, so a save would drop it (and the year stored before with it).
+    /// Every other problem is kept as typed, saved and marked.
+    pub fn unsaveable(&self) -> Option<String> {
+        let year = self.year.trim();
+        (!year.is_empty() && year.parse::<i32>().is_err()).then(|| {
+            format!(
+                "'{year}' is not a year: write four digits in Year (e.g. 2026), or empty it, \
+                 before saving"
+            )
+        })
+    }
+
     /// The metadata the form says, and every problem with it.
     pub fn to_metadata(&self) -> (Metadata, Vec<FieldProblem>) {
         let opt = |s: &str| Some(s.trim().to_string()).filter(|s| !s.is_empty());
