@@ -1278,6 +1278,40 @@ fn a_retry_that_cannot_requeue_its_job_names_the_reason_for_that_job() {
     });
 }
 
+/// Retry all failed leaves out a failed deposit whose dataset's details hold edits not
+/// saved, and names it, as Deposit all ready does: retried as saved, it would land a record
+/// the edits then make a new version of.
+#[test]
+fn retry_all_failed_leaves_out_a_dataset_whose_details_hold_edits_not_saved() {
+    let (mut w, id) = Window::with_a_failed_deposit();
+    let name = w.app().model.row(id).unwrap().name.clone();
+    w.select(id);
+    w.replace_text("Description", "Cores from the north plot.");
+    w.harness.step();
+    w.harness.get_by_label("Retry all failed (1)").click();
+    w.wait("the answer", |app| {
+        !gui::notices_with(app, "Not retried").is_empty()
+    });
+    assert_eq!(
+        gui::notices_with(
+            w.app(),
+            &format!(
+                "Not retried: {name} — its details hold edits not saved. Save them and \
+                      deposit it, or Undo them and retry it"
+            )
+        )
+        .len(),
+        1,
+        "{:?}",
+        w.app().model.log
+    );
+    assert!(
+        matches!(w.app().status_of(id), Some(DedupStatus::Failed { .. })),
+        "left as it was: {:?}",
+        w.app().status_of(id)
+    );
+}
+
 /// Retry all failed retries the failed deposits the rows show, as its count counts them:
 /// not an earlier key's (the dataset rescanned since), which it could only refuse.
 #[test]
@@ -1287,7 +1321,10 @@ fn retry_all_failed_leaves_an_earlier_keys_failed_deposit_unasked() {
     w.harness.step();
     w.harness.get_by_label("Retry all failed (0)");
     let target = w.app().model.targets[0].scope_id.clone();
-    w.harness.state().send(Command::RetryAllFailed { target });
+    w.harness.state().send(Command::RetryAllFailed {
+        target,
+        leave_out: Vec::new(),
+    });
     w.wait("the answer", |app| {
         !gui::notices_with(app, "No failed deposits to retry.").is_empty()
     });

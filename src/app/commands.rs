@@ -250,24 +250,45 @@ impl Core {
             Command::Deposit { ids, target } => self.deposit(ids, target).await,
             Command::Retry { jobs } => self.retry(jobs).await,
             Command::Dismiss { jobs } => self.dismiss(jobs).await,
-            Command::RetryAllFailed { target } => {
+            Command::RetryAllFailed { target, leave_out } => {
                 // The failed deposits the rows show, as the button counts them: not one of an
                 // earlier key (the dataset rescanned since) nor one whose key landed since,
                 // which a retry would leave as it was. The History names those.
                 let retryable = move |s: &Store| {
-                    let mut ids = Vec::new();
+                    let (mut ids, mut held) = (Vec::new(), Vec::new());
                     for job in s.jobs(&s.failed_job_ids(Some(&target))?)? {
-                        if matches!(why_left(s, &job)?, LeftAsItWas::Unexplained) {
-                            ids.push(job.id);
+                        if !matches!(why_left(s, &job)?, LeftAsItWas::Unexplained) {
+                            continue;
+                        }
+                        match job.dataset_id.filter(|d| leave_out.contains(d)) {
+                            Some(_) => held.extend(job.dataset_name.clone()),
+                            None => ids.push(job.id),
                         }
                     }
-                    Ok(ids)
+                    Ok((ids, held))
                 };
                 match self.db(retryable).await {
-                    Ok(ids) if ids.is_empty() => self
-                        .out
-                        .notice(Notice::info("No failed deposits to retry.")),
-                    Ok(ids) => self.retry(ids).await,
+                    Ok((ids, held)) => {
+                        if !held.is_empty() {
+                            let (its, it) = match held.len() {
+                                1 => ("its details hold", "it"),
+                                _ => ("their details hold", "each"),
+                            };
+                            self.out.notice(Notice::warning(format!(
+                                "Not retried: {} — {its} edits not saved. Save them and \
+                                 deposit {it}, or Undo them and retry {it}: Retry all failed \
+                                 sends only what is saved.",
+                                held.join(", ")
+                            )));
+                        }
+                        match (ids.is_empty(), held.is_empty()) {
+                            (true, true) => self
+                                .out
+                                .notice(Notice::info("No failed deposits to retry.")),
+                            (true, false) => {}
+                            (false, _) => self.retry(ids).await,
+                        }
+                    }
                     Err(e) => self.out.notice(Notice::error(format!(
                         "Cannot list the failed deposits: {e}"
                     ))),

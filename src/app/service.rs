@@ -123,8 +123,11 @@ pub enum Command {
     Dismiss {
         jobs: Vec<i64>,
     },
+    /// Re-queue the failed deposits to `target` the rows show, except the datasets of
+    /// `leave_out` (whose details hold edits not saved: a retry sends what is saved).
     RetryAllFailed {
         target: String,
+        leave_out: Vec<i64>,
     },
     /// Forget a dataset (its jobs, results and events stay as history).
     Remove {

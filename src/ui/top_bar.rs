@@ -76,7 +76,16 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 .clicked()
             {
                 let target = app.target_id().to_string();
-                app.send(Command::RetryAllFailed { target });
+                // A dataset whose details hold edits not saved is left out (and named): a
+                // retry sends what is saved, which the edits would then make a new version of.
+                let edits = app.details.unsaved_edits();
+                let leave_out = (edits.iter())
+                    .filter(|(id, (metadata, _))| {
+                        app.model.row(**id).is_some_and(|e| *metadata != e.metadata)
+                    })
+                    .map(|(id, _)| *id)
+                    .collect();
+                app.send(Command::RetryAllFailed { target, leave_out });
             }
             if app.model.engine_running {
                 if ui
