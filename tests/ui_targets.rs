@@ -499,7 +499,19 @@ fn removing_a_target_in_settings_takes_it_out_of_the_picker_the_config_and_the_s
     w.harness.state_mut().target = 1;
     w.harness.step();
 
+    // Asked first: its stored secret goes with it. Keep it keeps it.
     w.harness.get_by_label("Remove").click();
+    w.harness.step();
+    w.harness.get_by_label_contains(
+        "Remove 'short-lived' and its stored secret (to use it again, it is typed again)?",
+    );
+    w.harness.get_by_label("Keep it").click();
+    w.harness.run_steps(3);
+    assert_eq!(w.app().model.configured.len(), 1, "kept");
+    assert!(w.harness.query_by_label("Remove short-lived").is_none());
+    w.harness.get_by_label("Remove").click();
+    w.harness.step();
+    w.harness.get_by_label("Remove short-lived").click();
     w.wait("the target gone", |app| {
         app.model.targets.len() == 1 && app.model.configured.is_empty()
     });
@@ -603,6 +615,11 @@ fn removing_a_target_with_deposits_queued_says_they_wait_and_how_to_cancel_them(
     let (mut w, locked) = window_with_a_paused_target();
     w.open_settings();
     w.harness.get_by_label("Remove").click();
+    w.harness.step();
+    // It kept no secret: none is said to go with it.
+    w.harness
+        .get_by_label_contains("Remove 'locked'? Its deposit history stays");
+    w.harness.get_by_label("Remove locked").click();
     let said = format!(
         "Target 'locked' removed; its deposit history stays. 1 deposit for it is still \
          queued: add the target again to send it, or `lodge cancel --target {}` takes it \

@@ -19,6 +19,9 @@ pub struct TargetsSection {
     form: Option<Draft>,
     /// "Save target" was pressed and the service has not answered yet.
     saving: bool,
+    /// The target whose Remove was pressed, asking to be confirmed: its stored secret goes
+    /// with it, and would have to be found and typed again.
+    confirm_remove: Option<String>,
 }
 
 /// The Add / Edit form as typed.
@@ -181,9 +184,31 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
             .on_hover_text("Remove the target and its stored secret; its deposit history stays")
             .clicked()
         {
-            app.send(Command::RemoveTarget(name.clone()));
+            app.settings.targets.confirm_remove = Some(name.clone());
         }
     });
+    if app.settings.targets.confirm_remove.as_ref() == Some(name) {
+        let secret = match t.config.keeps_secret() {
+            true => " and its stored secret (to use it again, it is typed again)",
+            false => "",
+        };
+        ui.label(
+            RichText::new(format!(
+                "Remove '{name}'{secret}? Its deposit history stays, and its deposits stay on \
+                 the server."
+            ))
+            .color(ui.visuals().warn_fg_color),
+        );
+        ui.horizontal(|ui| {
+            if ui.button(format!("Remove {name}")).clicked() {
+                app.settings.targets.confirm_remove = None;
+                app.send(Command::RemoveTarget(name.clone()));
+            }
+            if ui.button("Keep it").clicked() {
+                app.settings.targets.confirm_remove = None;
+            }
+        });
+    }
     match app.model.target_tests.get(name) {
         None => {}
         Some(TargetTest::Running) => {
