@@ -1181,7 +1181,7 @@ fn a_failed_job_whose_key_a_later_deposit_landed_offers_no_retry_in_the_history(
 }
 
 #[test]
-fn a_failed_job_of_a_dataset_scanned_again_since_offers_no_retry_in_the_history() {
+fn a_failed_job_of_a_dataset_changed_since_offers_no_retry_in_the_history() {
     let (mut w, id) = Window::with_a_failed_deposit();
     // New metadata: a new key, so job 1's content is no longer what the folder holds.
     let mut metadata = w.app().model.row(id).unwrap().metadata.clone();
@@ -1207,9 +1207,14 @@ fn a_failed_job_of_a_dataset_scanned_again_since_offers_no_retry_in_the_history(
     w.harness.step();
     assert!(
         w.harness.query_by_label("Retry").is_none(),
-        "retry would be refused: the folder was scanned again since"
+        "retry would be refused: the dataset changed since"
     );
-    w.harness.get_by_label("scanned since");
+    // Its metadata was edited, not its folder scanned: said as either, not as a rescan.
+    w.harness.get_by_label("changed since").hover();
+    w.wait_for_label_contains(
+        "changed since this job was queued (its metadata edited, or its folder scanned again)",
+    );
+    w.harness.get_by_label_contains("deposit it as it is now.");
 }
 
 /// Export CSV and Export JSON in the history write the files `lodge history --csv` and

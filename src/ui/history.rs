@@ -465,9 +465,9 @@ struct Scopes<'a> {
     newest: HashMap<(&'a str, &'a str), &'a HistoryRow>,
 }
 
-/// The dataset's current key, when it was scanned again since job `r` was queued under
-/// another one.
-fn scanned_since(app: &LodgeApp, r: &HistoryRow) -> Option<crate::content::ContentKey> {
+/// The dataset's current key, when it changed (its metadata edited, or its folder scanned
+/// again) since job `r` was queued under another one.
+fn changed_since(app: &LodgeApp, r: &HistoryRow) -> Option<crate::content::ContentKey> {
     let now = app.model.row(r.dataset?)?.key?;
     (now.to_hex() != r.key).then_some(now)
 }
@@ -507,11 +507,21 @@ fn record_cell(
                         later.job,
                         later.identifier.as_deref().unwrap_or("?")
                     ));
-            } else if let Some(now) = scanned_since(app, r) {
-                // `retry` would refuse it: what it was to send is no longer the folder.
-                ui.weak("scanned since").on_hover_text(format!(
-                    "Nothing to retry: {} was scanned again since this job was queued, and \
-                     its key changed ({}, now {}). Deposit it as it is now.",
+            } else if let Some(now) = changed_since(app, r) {
+                // `retry` would refuse it: what it was to send is no longer the dataset.
+                let hex = now.to_hex();
+                let then = match scopes.landed.get(&(r.target.as_str(), hex.as_str())) {
+                    Some(landed) => format!(
+                        "as it is now, job {} deposited it here since, as {}",
+                        landed.job,
+                        landed.identifier.as_deref().unwrap_or("?")
+                    ),
+                    None => "deposit it as it is now".to_string(),
+                };
+                ui.weak("changed since").on_hover_text(format!(
+                    "Nothing to retry: {} changed since this job was queued (its metadata \
+                     edited, or its folder scanned again), and its key with it ({}, now {}): \
+                     {then}.",
                     r.name.as_deref().unwrap_or("the dataset"),
                     &r.key[..12.min(r.key.len())],
                     now.short()
