@@ -220,8 +220,10 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
         Some(TargetTest::Done(report)) => {
             for check in &report.checks {
                 let (text, color) = match &check.outcome {
-                    Outcome::Passed(t) => (format!("✔ {} passed: {t}", check.name), PASSED),
-                    Outcome::Failed(t) => (format!("✖ {} failed: {t}", check.name), ERROR),
+                    // The mark says how it went, as the command line's ok / FAILED do: "✖
+                    // reachable failed: … does not answer" said it twice.
+                    Outcome::Passed(t) => (format!("✔ {}: {t}", check.name), PASSED),
+                    Outcome::Failed(t) => (format!("✖ {}: {t}", check.name), ERROR),
                     Outcome::Skipped(t) => (
                         format!("– {} skipped: {t}", check.name),
                         ui.visuals().weak_text_color(),
