@@ -3495,7 +3495,10 @@ fn dropping_a_plain_file_says_not_a_folder_and_the_same_folder_twice_is_added_on
     });
     assert!(
         w.harness
-            .query_all_by_label_contains("README.txt is a file, not a folder")
+            .query_all_by_label_contains(
+                "README.txt is a file, not a folder: add the folder that holds the dataset's \
+                 files (drop it onto the window, or paste its path)",
+            )
             .next()
             .is_some(),
         "the notice is on screen"

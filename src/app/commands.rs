@@ -538,7 +538,8 @@ impl Core {
         };
         if !meta.is_dir() {
             return self.out.notice(Notice::warning(format!(
-                "{name} is a file, not a folder: drop the folder that holds the dataset's files."
+                "{name} is a file, not a folder: add the folder that holds the dataset's files \
+                 (drop it onto the window, or paste its path)."
             )));
         }
         let root = match tokio::fs::canonicalize(&path).await {
