@@ -105,7 +105,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                     "https://ror.org/… (ror.org finds it)",
                 );
                 other_affiliations(ui, &mut editing.more_affiliations);
-                row(ui, "License", &mut editing.license, "CC-BY-4.0");
+                row(ui, "License", &mut editing.license, "none unless given, e.g. CC-BY-4.0");
                 let license = editing.license.trim();
                 if !license.is_empty() && crate::content::spdx_license_id(license).is_none() {
                     ui.label("");
