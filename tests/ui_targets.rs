@@ -1785,6 +1785,60 @@ fn dismiss_in_a_refused_deposits_details_gives_it_up_and_the_history_keeps_it() 
     assert_eq!(other.doi_count(), 0, "nothing was sent");
 }
 
+/// A failed job whose dataset changed since (its metadata edited) and whose content as it is
+/// now landed on that target since: the history's "changed since" names that deposit, not
+/// "deposit it as it is now".
+#[test]
+fn a_failed_job_whose_dataset_changed_and_landed_since_names_that_deposit_in_the_history() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let other = sandbox_beside(&rt, &lab);
+    other.set_faults(FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    });
+    config_before_opening(
+        &lab,
+        &format!("[targets.lab]\nurl = \"{}\"\n", other.target_url()),
+        None,
+    );
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    pick(&mut w, "lab");
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("failed", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Failed { .. }))
+    });
+
+    let mut metadata = w.app().model.row(id).unwrap().metadata.clone();
+    metadata.title = "Soil cores 2026, revised".into();
+    let before = w.app().model.row(id).unwrap().key;
+    w.harness.state().send(lodge::app::Command::SetMetadata {
+        id,
+        metadata: Box::new(metadata),
+        then_deposit: None,
+    });
+    w.wait("re-keyed", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| r.key.is_some() && r.key != before)
+    });
+    other.set_faults(FaultConfig::default());
+    let (identifier, _) = w.deposit_row(id);
+
+    w.open_history();
+    w.harness.step();
+    w.harness.get_by_label("changed since").hover();
+    w.wait_for_label_contains(&format!(
+        "as it is now, job 2 deposited it here since, as {identifier}."
+    ));
+}
+
 /// A window on a config file written by hand (`config`, its text) with one target, once
 /// Settings lists it.
 fn window_on_one_target(config: &str) -> Window {
