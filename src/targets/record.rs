@@ -2,7 +2,8 @@
 //! manifest, content key and the Lodge version, as canonical JSON, so every writer of one key
 //! writes the very same bytes.
 
-use super::{DepositRequest, Failure};
+use super::layout::FileLayout;
+use super::{DepositRequest, Failure, RecordRef};
 use crate::content::ContentKey;
 
 /// Refuse, before anything is sent, a document the record must not be made of. Servers that
@@ -30,6 +31,29 @@ pub fn record_body(request: &DepositRequest<'_>) -> Vec<u8> {
         "metadata": doc.metadata,
     });
     serde_json_canonicalizer::to_vec(&value).expect("canonical JSON of a record")
+}
+
+/// The record of `key` to check a deposit by, as `read_at` reads it (Lodge's record of the
+/// key at a path under the target's root, or none there): where `layout` keeps it, or, for a
+/// deposit made before layouts kept their records apart, where it was kept then
+/// ([`FileLayout::earlier_record_path`]), where only Lodge's record of the key counts.
+pub async fn record_to_check<Found>(
+    layout: FileLayout,
+    key: &ContentKey,
+    read_at: impl Fn(String) -> Found,
+) -> Result<Option<RecordRef>, Failure>
+where
+    Found: std::future::Future<Output = Result<Option<RecordRef>, Failure>>,
+{
+    let found = read_at(layout.record_path(key)).await?;
+    match (found, layout.earlier_record_path(key)) {
+        (None, Some(earlier)) => match read_at(earlier).await {
+            // Something else there is no record of this deposit's.
+            Err(Failure::Conflict { .. }) => Ok(None),
+            other => other,
+        },
+        (found, _) => Ok(found),
+    }
 }
 
 /// What was found where the record of `key` belongs.

@@ -505,20 +505,6 @@ impl WebDavTarget {
             .await
     }
 
-    /// The record of `key` to check a deposit by: where the layout keeps it, or, for a
-    /// deposit made before layouts kept their records apart, where it was kept then (only
-    /// Lodge's record of the key counts there).
-    async fn record_to_check(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
-        let found = self.read_record(key).await?;
-        match (found, self.layout.earlier_record_path(key)) {
-            (None, Some(earlier)) => match self.read_record_at(&earlier, key).await {
-                Err(Failure::Conflict { .. }) => Ok(None),
-                other => other,
-            },
-            (found, _) => Ok(found),
-        }
-    }
-
     /// Read the file at `path` and check it is Lodge's record of `key`.
     async fn read_record_at(
         &self,
@@ -698,7 +684,10 @@ impl Target for WebDavTarget {
         read: ReadBack,
         progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
-        let record = self.record_to_check(key).await?;
+        let record = super::record::record_to_check(self.layout, key, |path| async move {
+            self.read_record_at(&path, key).await
+        })
+        .await?;
         let layout = self.layout;
         read_files(record, document, layout, self.files_at_once, |e| {
             let path = layout.file_path(key, document, e);

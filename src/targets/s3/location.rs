@@ -129,7 +129,8 @@ impl S3Location {
         Some((url, endpoint))
     }
 
-    fn key(&self, rest: &str) -> String {
+    /// The object key of `rest`, a path under the prefix.
+    pub(super) fn key(&self, rest: &str) -> String {
         if self.prefix.is_empty() {
             rest.to_string()
         } else {
@@ -155,12 +156,6 @@ impl S3Location {
     /// Where this location's layout keeps the record of `key`.
     pub fn record_key(&self, key: &ContentKey) -> String {
         self.key(&self.layout.record_path(key))
-    }
-
-    /// Where this location's layout kept the record of `key` before layouts kept their
-    /// records apart ([`FileLayout::earlier_record_path`]).
-    pub fn earlier_record_key(&self, key: &ContentKey) -> Option<String> {
-        (self.layout.earlier_record_path(key)).map(|path| self.key(&path))
     }
 
     /// Whether `url` is the address of a record under this bucket and prefix

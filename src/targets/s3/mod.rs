@@ -328,20 +328,6 @@ impl S3Target {
             .await
     }
 
-    /// The record of `key` to check a deposit by: where the layout keeps it, or, for a
-    /// deposit made before layouts kept their records apart, where it was kept then (only
-    /// Lodge's record of the key counts there).
-    async fn record_to_check(&self, key: &ContentKey) -> Result<Option<RecordRef>, Failure> {
-        let found = self.read_record(key).await?;
-        match (found, self.location.earlier_record_key(key)) {
-            (None, Some(earlier)) => match self.read_record_at(&earlier, key).await {
-                Err(Failure::Conflict { .. }) => Ok(None),
-                other => other,
-            },
-            (found, _) => Ok(found),
-        }
-    }
-
     /// Read the object `object` and check it is Lodge's record of `key`.
     async fn read_record_at(
         &self,
@@ -596,7 +582,10 @@ impl Target for S3Target {
         read: ReadBack,
         progress: &ProgressSink,
     ) -> Result<Holdings, Failure> {
-        let record = self.record_to_check(key).await?;
+        let record = super::record::record_to_check(self.location.layout, key, |path| async move {
+            self.read_record_at(&self.location.key(&path), key).await
+        })
+        .await?;
         let (layout, at_once) = (self.location.layout, self.options.files_at_once);
         read_files(record, document, layout, at_once, |e| {
             let object = self.location.file_key(key, document, e);
