@@ -40,11 +40,21 @@ fn add_dav_target_with(lab: &Lab, query: &str) -> (std::process::Output, std::pa
     let (dav, root) = servers::webdav().clone();
     let folder = dav_folder(&root);
     let url = format!("webdav+{dav}/{folder}{query}");
+    (save_dav_target(lab, &url, DAV_PASSWORD), root.join(folder))
+}
+
+/// Save `url` as the WebDAV target `lab-dav`, with the test server's user and `password`.
+fn save_dav_target(lab: &Lab, url: &str, password: &str) -> std::process::Output {
     let mut add = lodge_in(lab);
-    add.args(["target", "add", "lab-dav", &url, "--user", DAV_USER])
+    add.args(["target", "add", "lab-dav", url, "--user", DAV_USER])
         .arg("--secret-stdin");
-    let out = run_with_stdin(add, &format!("{DAV_PASSWORD}\n"));
-    (out, root.join(folder))
+    run_with_stdin(add, &format!("{password}\n"))
+}
+
+/// The URL of the test WebDAV server's folder `folder` (its path on the server's disk).
+fn dav_url_of(folder: &std::path::Path) -> String {
+    let name = folder.file_name().unwrap().to_str().unwrap();
+    format!("webdav+{}/{name}", servers::webdav().0)
 }
 
 /// A saved WebDAV target's URL given to `--target` (copied from `target list`, say) is the
@@ -56,11 +66,7 @@ async fn a_saved_webdav_targets_url_deposits_with_its_saved_credentials() {
     let lab = Lab::new();
     let (out, folder) = add_dav_target(&lab);
     assert!(out.status.success(), "{}", text(&out));
-    let url = format!(
-        "webdav+{}/{}",
-        servers::webdav().0,
-        folder.file_name().unwrap().to_str().unwrap()
-    );
+    let url = dav_url_of(&folder);
     let out = lodge_in(&lab)
         .args(["target", "test", &url])
         .output()
@@ -97,16 +103,9 @@ async fn a_saved_target_paused_then_resumed_is_named_by_its_name() {
     let lab = Lab::new();
     let (out, folder) = add_dav_target(&lab);
     assert!(out.status.success(), "{}", text(&out));
-    let url = format!(
-        "webdav+{}/{}",
-        servers::webdav().0,
-        folder.file_name().unwrap().to_str().unwrap()
-    );
+    let url = dav_url_of(&folder);
     let save = |password: &str| {
-        let mut add = lodge_in(&lab);
-        add.args(["target", "add", "lab-dav", &url, "--user", DAV_USER])
-            .arg("--secret-stdin");
-        let out = run_with_stdin(add, &format!("{password}\n"));
+        let out = save_dav_target(&lab, &url, password);
         assert!(out.status.success(), "{}", text(&out));
     };
     let store = lab.store("lodge.db");
