@@ -319,8 +319,23 @@ async fn a_worker_paused_past_its_lease_cannot_record_its_stale_result() {
     assert_eq!(get_json(&sandbox, "/stats").await["records"], 1);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_killed_mid_batch_and_started_again_loses_and_duplicates_nothing() {
+/// A batch of `n` datasets, added on `ws1` to a database of a cluster of its own, being
+/// deposited by `ws1` (`concurrency` at a time) to a sandbox answering after `latency_ms`,
+/// once `landed` of them have landed: the database can be stopped under it.
+struct BatchUnderWay {
+    lab: Lab,
+    cluster: PgCluster,
+    url: String,
+    sandbox: RunningSandbox,
+    worker: Child,
+}
+
+async fn batch_under_way(
+    n: usize,
+    concurrency: &str,
+    latency_ms: u64,
+    landed: u64,
+) -> BatchUnderWay {
     let lab = Lab::new();
     let cluster = PgCluster::start_new();
     let url = cluster.new_database();
@@ -328,23 +343,26 @@ async fn postgres_killed_mid_batch_and_started_again_loses_and_duplicates_nothin
         .sandbox(
             "sandbox",
             FaultConfig {
-                latency_ms: 40,
+                latency_ms,
                 ..FaultConfig::default()
             },
         )
         .await;
-    let folders: Vec<_> = (0..30).map(|n| lab.numbered_folder(n)).collect();
+    let folders: Vec<_> = (0..n).map(|n| lab.numbered_folder(n)).collect();
     add_all(&url, "ws1", &folders);
-    let worker = deposit(&url, "ws1", &sandbox.target_url(), &["--concurrency", "4"])
-        .spawn()
-        .unwrap();
-
-    // Let part of the batch land, then crash the database under it.
+    let worker = deposit(
+        &url,
+        "ws1",
+        &sandbox.target_url(),
+        &["--concurrency", concurrency],
+    )
+    .spawn()
+    .unwrap();
     let started = Instant::now();
     while get_json(&sandbox, "/stats").await["records"]
         .as_u64()
         .unwrap()
-        < 5
+        < landed
     {
         assert!(
             started.elapsed() < Duration::from_secs(60),
@@ -352,6 +370,25 @@ async fn postgres_killed_mid_batch_and_started_again_loses_and_duplicates_nothin
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    BatchUnderWay {
+        lab,
+        cluster,
+        url,
+        sandbox,
+        worker,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_killed_mid_batch_and_started_again_loses_and_duplicates_nothing() {
+    // Part of the batch landed: crash the database under it.
+    let BatchUnderWay {
+        lab: _lab,
+        cluster,
+        url,
+        sandbox,
+        worker,
+    } = batch_under_way(30, "4", 40, 5).await;
     cluster.stop_immediately();
     tokio::time::sleep(Duration::from_secs(2)).await;
     cluster.start();
@@ -372,35 +409,13 @@ async fn postgres_killed_mid_batch_and_started_again_loses_and_duplicates_nothin
 /// batch with one record each.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_deposit_says_when_the_database_does_not_answer_and_a_second_ctrl_c_ends_it() {
-    let lab = Lab::new();
-    let cluster = PgCluster::start_new();
-    let url = cluster.new_database();
-    let sandbox = lab
-        .sandbox(
-            "sandbox",
-            FaultConfig {
-                latency_ms: 300,
-                ..FaultConfig::default()
-            },
-        )
-        .await;
-    let folders: Vec<_> = (0..8).map(|n| lab.numbered_folder(n)).collect();
-    add_all(&url, "ws1", &folders);
-    let worker = deposit(&url, "ws1", &sandbox.target_url(), &["--concurrency", "2"])
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while get_json(&sandbox, "/stats").await["records"]
-        .as_u64()
-        .unwrap()
-        < 1
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "nothing landed"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let BatchUnderWay {
+        lab: _lab,
+        cluster,
+        url,
+        sandbox,
+        worker,
+    } = batch_under_way(8, "2", 300, 1).await;
     cluster.stop_immediately();
     tokio::time::sleep(Duration::from_secs(5)).await;
     let interrupt = || {
