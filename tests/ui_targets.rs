@@ -356,21 +356,35 @@ fn a_plain_https_address_is_answered_in_the_forms_words_not_the_command_lines() 
     assert!(!w.lab.path("app/config.toml").exists(), "nothing saved");
 }
 
+/// Settings' Add target filled in with `name` and `url` (`target`) and one more field
+/// (`field`, its label and value), then saved: the one problem the form is refused with.
+fn refused_new_target(
+    w: &mut Window,
+    target: (&str, &str),
+    field: (&str, &str),
+) -> (TargetField, String) {
+    w.open_settings();
+    w.harness.get_by_label("Add target").click();
+    w.harness.run_steps(2);
+    w.type_into("Target name", target.0);
+    w.type_into("Target URL", target.1);
+    w.type_into(field.0, field.1);
+    press_save_target(w);
+    w.wait("the refusal", |app| !app.model.target_problems.is_empty());
+    only_problem(w)
+}
+
 /// An S3 endpoint or region filled in for a WebDAV target is refused under "S3 endpoint",
 /// and nothing is saved: saved, they would be listed as if they applied.
 #[test]
 fn s3_fields_filled_in_for_a_webdav_target_are_refused() {
     no_keyring();
     let mut w = Window::open(FaultConfig::default());
-    w.open_settings();
-    w.harness.get_by_label("Add target").click();
-    w.harness.run_steps(2);
-    w.type_into("Target name", "share");
-    w.type_into("Target URL", "webdav+http://127.0.0.1:9/share");
-    w.type_into("S3 region", "eu-west-1");
-    press_save_target(&mut w);
-    w.wait("the refusal", |app| !app.model.target_problems.is_empty());
-    let (field, message) = only_problem(&w);
+    let (field, message) = refused_new_target(
+        &mut w,
+        ("share", "webdav+http://127.0.0.1:9/share"),
+        ("S3 region", "eu-west-1"),
+    );
     assert_eq!(field, TargetField::Endpoint, "{message}");
     assert!(
         message.contains("are for S3 targets (s3://bucket/prefix) only: empty them"),
@@ -385,15 +399,11 @@ fn s3_fields_filled_in_for_a_webdav_target_are_refused() {
 fn a_refused_s3_endpoint_is_said_under_the_endpoint_field() {
     no_keyring();
     let mut w = Window::open(FaultConfig::default());
-    w.open_settings();
-    w.harness.get_by_label("Add target").click();
-    w.harness.run_steps(2);
-    w.type_into("Target name", "gui-s3");
-    w.type_into("Target URL", "s3://gui-bucket/dep");
-    w.type_into("S3 endpoint", "127.0.0.1:9");
-    press_save_target(&mut w);
-    w.wait("the refusal", |app| !app.model.target_problems.is_empty());
-    let (field, message) = only_problem(&w);
+    let (field, message) = refused_new_target(
+        &mut w,
+        ("gui-s3", "s3://gui-bucket/dep"),
+        ("S3 endpoint", "127.0.0.1:9"),
+    );
     assert_eq!(field, TargetField::Endpoint, "{message}");
     assert!(
         message.contains("did you mean http://127.0.0.1:9"),
@@ -1815,19 +1825,9 @@ fn a_failed_job_whose_dataset_changed_and_landed_since_names_that_deposit_in_the
         matches!(app.status_of(id), Some(DedupStatus::Failed { .. }))
     });
 
-    let mut metadata = w.app().model.row(id).unwrap().metadata.clone();
-    metadata.title = "Soil cores 2026, revised".into();
     let before = w.app().model.row(id).unwrap().key;
-    w.harness.state().send(lodge::app::Command::SetMetadata {
-        id,
-        metadata: Box::new(metadata),
-        then_deposit: None,
-    });
-    w.wait("re-keyed", |app| {
-        app.model
-            .row(id)
-            .is_some_and(|r| r.key.is_some() && r.key != before)
-    });
+    w.retitle(id, ", revised");
+    assert_ne!(w.app().model.row(id).unwrap().key, before, "re-keyed");
     other.set_faults(FaultConfig::default());
     let (identifier, _) = w.deposit_row(id);
 
