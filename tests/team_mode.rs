@@ -584,6 +584,10 @@ fn another_machines_dataset_given_by_its_folder_is_named_with_its_number() {
     let folder = lab.numbered_folder(1);
     add_all(&url, "alpha", std::slice::from_ref(&folder));
     let path = folder.canonicalize().unwrap().display().to_string();
+    let named = format!(
+        "'{path}' is the folder of dataset 1 (ds001) on alpha, not of a dataset added on this \
+         machine: give its number, 1, to mean that dataset"
+    );
 
     let shown = lodge_on(&url, "beta")
         .args(["show", &path])
@@ -591,13 +595,7 @@ fn another_machines_dataset_given_by_its_folder_is_named_with_its_number() {
         .unwrap();
     let said = text(&shown);
     assert_ne!(shown.status.code(), Some(0), "{said}");
-    assert!(
-        said.contains(&format!(
-            "'{path}' is the folder of dataset 1 (ds001) on alpha, not of a dataset added on \
-             this machine: give its number, 1, to mean that dataset"
-        )),
-        "{said}"
-    );
+    assert!(said.contains(&named), "{said}");
     assert!(!said.contains("no dataset matches"), "{said}");
     let by_number = lodge_on(&url, "beta").args(["show", "1"]).output().unwrap();
     assert!(by_number.status.success(), "{}", text(&by_number));
@@ -615,13 +613,7 @@ fn another_machines_dataset_given_by_its_folder_is_named_with_its_number() {
         .unwrap();
     let said = text(&deposited);
     assert_ne!(deposited.status.code(), Some(0), "{said}");
-    assert!(
-        said.contains(&format!(
-            "'{path}' is the folder of dataset 1 (ds001) on alpha, not of a dataset added on \
-             this machine: give its number, 1, to mean that dataset"
-        )),
-        "{said}"
-    );
+    assert!(said.contains(&named), "{said}");
     assert!(!said.contains("not one of Lodge's datasets"), "{said}");
 }
 
