@@ -290,3 +290,52 @@ fn at_800_by_600_a_failed_row_with_edits_keeps_its_remove_button_in_sight() {
         );
     }
 }
+
+/// While Settings is open, the notices keep off it: beside it where the window leaves them
+/// room (over the details panel if only that does), and at the smallest size, where it
+/// does not, under it: Settings is drawn over them, so no notice covers a field or Save
+/// settings.
+#[test]
+fn notices_never_cover_settings() {
+    for (size, beside) in [
+        ((1280.0, 800.0), true),
+        ((1024.0, 768.0), true),
+        ((800.0, 600.0), false),
+    ] {
+        let (mut w, _, _) = plain_and_deposited();
+        w.harness.set_size(egui::vec2(size.0, size.1));
+        details_of(&mut w, "soil-cores");
+        w.open_settings();
+        w.harness
+            .state_mut()
+            .model
+            .apply(Update::Notice(Notice::warning(
+                "The folders of these datasets are gone (moved or deleted): run2, run3, run4 and \
+             8 more. Drop each where it is now onto the window to add it there.",
+            )));
+        w.harness.run_steps(4);
+        let settings = (w.harness.ctx)
+            .memory(|m| m.area_rect(lodge::ui::settings_window::window_id()))
+            .expect("Settings is open");
+        let notices = w.app().notices.drawn().expect("a notice shown");
+        assert!(
+            w.harness.ctx.content_rect().contains_rect(notices),
+            "at {size:?}, the notice {notices:?} is on screen"
+        );
+        let overlap = settings.intersect(notices);
+        if beside {
+            assert!(
+                !overlap.is_positive(),
+                "at {size:?}, the notice {notices:?} covers Settings {settings:?}"
+            );
+        } else {
+            assert!(overlap.is_positive(), "at {size:?} there is no room beside");
+            let on_top = w.harness.ctx.layer_id_at(overlap.center());
+            assert_eq!(
+                on_top.map(|l| l.id),
+                Some(lodge::ui::settings_window::window_id()),
+                "at {size:?}, Settings is drawn over the notice"
+            );
+        }
+    }
+}

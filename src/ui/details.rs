@@ -95,6 +95,14 @@ impl DetailsState {
         ids.sort_unstable();
         ids
     }
+
+    /// The form holding dataset `id`'s edits (shown, or kept as a draft), if any.
+    pub fn form_of(&self, id: i64) -> Option<&MetadataForm> {
+        match &self.form {
+            Some((shown, form, _)) if *shown == id => Some(form),
+            _ => self.drafts.get(&id).map(|(form, _)| form),
+        }
+    }
 }
 
 /// The details panel's least width.

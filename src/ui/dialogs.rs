@@ -20,6 +20,19 @@ pub struct Dialogs {
     /// read takes its paragraph away, and the buttons below must not move under the pointer.
     close_text_height: f32,
     remove_text_height: f32,
+    /// The close dialog's Save and close was pressed: what it sent to be saved, awaited
+    /// before the window closes.
+    saving_to_close: Option<SavingToClose>,
+    /// A save sent by Save and close failed: the dialog says so until it closes.
+    save_to_close_failed: bool,
+}
+
+/// The saves that Save and close sent, which the window waits for before it closes.
+struct SavingToClose {
+    /// The Settings sent to be saved, if any: saved once the service says they are.
+    settings: Option<crate::app::Settings>,
+    /// Error notices before the saves were sent: one more, and a save failed.
+    errors_before: u64,
 }
 
 /// A confirmation anchored by its top edge (a fifth down the window), not its centre: text
@@ -112,10 +125,70 @@ fn unsaved_question(names: &[String]) -> String {
         _ => ("have", "each"),
     };
     format!(
-        "The metadata of {of} {has} edits not saved. Closing throws them away; to keep them, \
-         keep Lodge open, select {each} and press Save beside ✏ Edits not saved at the top of \
-         its details."
+        "The metadata of {of} {has} edits not saved. Closing without saving throws them \
+         away. Save and close saves them first (re-keying {each}, as Save does); or keep Lodge \
+         open, select {each} and press Save beside ✏ Edits not saved at the top of its \
+         details."
     )
+}
+
+/// Why Save and close cannot save everything now, naming what stands in the way; `None`
+/// when it can. It saves as the details' Save and Settings' Save settings would, so what
+/// disables those disables it.
+fn cannot_save_to_close(app: &LodgeApp, unsaved: &[i64]) -> Option<String> {
+    for &id in unsaved {
+        let (Some(row), Some(form)) = (app.model.row(id), app.details.form_of(id)) else {
+            continue;
+        };
+        if row.hashing.is_some() {
+            return Some(format!(
+                "{} is being hashed: its edits can be saved once that is done",
+                row.name
+            ));
+        }
+        if app.model.folder_gone(id) {
+            return Some(format!(
+                "The folder of {} is gone: saving re-keys the folder, so its edits cannot be \
+                 saved until it is added where it is now",
+                row.name
+            ));
+        }
+        if let Some(why) = form.unsaveable() {
+            return Some(format!("{}: {why}", row.name));
+        }
+    }
+    let problem = settings_not_saved(app)
+        .then(|| app.settings.problem())
+        .flatten();
+    problem.map(|why| format!("Settings: {why}"))
+}
+
+/// Send the saves of `unsaved`'s edits and of Settings' changes (if any), and wait for them
+/// before closing.
+fn save_to_close(app: &mut LodgeApp, unsaved: &[i64]) {
+    let metadata: Vec<(i64, crate::content::Metadata)> = (unsaved.iter())
+        .filter_map(|&id| Some((id, app.details.form_of(id)?.to_metadata().0)))
+        .collect();
+    let errors_before = app.notices.errors_so_far();
+    for (id, metadata) in metadata {
+        app.send(Command::SetMetadata {
+            id,
+            metadata: Box::new(metadata),
+            then_deposit: None,
+        });
+    }
+    let settings = match settings_not_saved(app) {
+        true => app.settings.take_to_save(),
+        false => None,
+    };
+    if let Some(s) = &settings {
+        app.send(Command::SaveSettings(s.clone()));
+    }
+    app.dialogs.save_to_close_failed = false;
+    app.dialogs.saving_to_close = Some(SavingToClose {
+        settings,
+        errors_before,
+    });
 }
 
 /// What the close dialog says closing now would cut short.
@@ -166,13 +239,33 @@ fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
     let work = app.model.work_in_hand();
     let unsaved = unsaved_names(app);
     let settings = settings_not_saved(app);
-    // What held the close back is done: close, as the person asked.
-    if work.is_empty() && unsaved.is_empty() && !settings {
+    let saved = match &app.dialogs.saving_to_close {
+        None => false,
+        Some(saving) if app.notices.errors_so_far() > saving.errors_before => {
+            // The error notice says why; the dialog says what is still not saved.
+            app.dialogs.saving_to_close = None;
+            app.dialogs.save_to_close_failed = true;
+            false
+        }
+        Some(saving) => {
+            unsaved.is_empty()
+                && !settings
+                && (saving.settings.as_ref()).is_none_or(|s| *s == app.model.settings)
+        }
+    };
+    // What held the close back is done, or saved as asked: close, as the person asked.
+    if saved || (work.is_empty() && unsaved.is_empty() && !settings) {
         app.dialogs.confirm_close = false;
+        app.dialogs.saving_to_close = None;
         app.dialogs.close_allowed = true;
         ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         return;
     }
+    let unsaved_ids = (app.details).edits_not_stored(|id| app.model.row(id).map(|r| &r.metadata));
+    let cannot_save = cannot_save_to_close(app, &unsaved_ids);
+    let saving = app.dialogs.saving_to_close.is_some();
+    let save_failed = app.dialogs.save_to_close_failed;
+    let mut save = false;
     let mut keep_open = false;
     let mut tallest = app.dialogs.close_text_height;
     confirmation("confirm_close", ctx).show(ctx, |ui| {
@@ -189,15 +282,39 @@ fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
             if !work.is_empty() {
                 ui.label(close_question(work));
             }
+            if save_failed {
+                ui.colored_label(
+                    ui.visuals().error_fg_color,
+                    "Not everything could be saved: the notice at the window's foot says why. \
+                     What is named above is still not saved.",
+                );
+            }
         });
         ui.horizontal(|ui| {
             if ui.button("Keep Lodge open").clicked() {
                 keep_open = true;
             }
-            let close = if unsaved.is_empty() && !settings {
-                "Close anyway"
-            } else {
+            let something_to_save = !unsaved.is_empty() || settings;
+            if something_to_save {
+                let label = if saving {
+                    "Saving…"
+                } else {
+                    "Save and close"
+                };
+                save = ui
+                    .add_enabled(cannot_save.is_none() && !saving, egui::Button::new(label))
+                    .on_hover_text(
+                        "Save the edits and Settings' changes named above, then close (what is \
+                         being sent or waits on the queue stays there, as with Close without \
+                         saving)",
+                    )
+                    .on_disabled_hover_text(cannot_save.clone().unwrap_or_default())
+                    .clicked();
+            }
+            let close = if something_to_save {
                 "Close without saving"
+            } else {
+                "Close anyway"
             };
             if ui.button(close).clicked() {
                 app.dialogs.close_allowed = true;
@@ -206,8 +323,14 @@ fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
         });
     });
     app.dialogs.close_text_height = tallest;
+    if save {
+        save_to_close(app, &unsaved_ids);
+    }
     if keep_open || ctx.input(|i| i.key_pressed(egui::Key::Escape)) {
         app.dialogs.confirm_close = false;
+        // A save sent goes on, but no longer closes the window when it lands.
+        app.dialogs.saving_to_close = None;
+        app.dialogs.save_to_close_failed = false;
     }
 }
 

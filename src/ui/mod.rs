@@ -383,8 +383,16 @@ impl LodgeApp {
 
         settings_window::show(self, ui.ctx());
         dialogs::show(self, ui.ctx());
-        self.notices
-            .show(ui.ctx(), self.clock, log_height, details_width);
+        let settings = settings_window::drawn(self, ui.ctx());
+        self.notices.show(
+            ui.ctx(),
+            self.clock,
+            notices::Room {
+                above: log_height,
+                beside: details_width,
+                clear_of: settings.map(|rect| (rect, settings_window::window_id())),
+            },
+        );
         drop::overlay(ui.ctx());
         self.typing = ui.ctx().egui_wants_keyboard_input();
     }

@@ -1,7 +1,8 @@
 //! Brief, non-blocking messages at the bottom right of the table's side, just above the log
 //! and beside the details panel ("not a folder", "exported to"), so they cover neither the
-//! log's newest lines nor its filters, nor the details' buttons (Verify, Copy link), nor
-//! Settings, which opens at the left.
+//! log's newest lines nor its filters, nor the details' buttons (Verify, Copy link). While
+//! Settings is open they sit beside it, or under it where the window is too narrow for
+//! both: no notice covers a field of Settings or its Save. A notice said again shows once.
 //! An info notice stays a few seconds; a warning or an error stays until closed, since it
 //! says what a person must know (another window holds the sandbox's port) and may take
 //! longer than that to read. All can be closed and all are also in the log. A target's
@@ -14,6 +15,22 @@ use egui::{Align2, Color32, RichText};
 use super::Clock;
 use crate::app::{Model, Notice, NoticeLevel};
 
+/// The room the window leaves the notices.
+pub struct Room {
+    /// Points between their foot and the window's bottom edge (the log's height).
+    pub above: f32,
+    /// Points between their right edge and the window's (the details panel's width, when
+    /// it is open).
+    pub beside: f32,
+    /// A floating window the notices keep clear of (Settings, while open): where it is,
+    /// and its id.
+    pub clear_of: Option<(egui::Rect, egui::Id)>,
+}
+
+/// What a notice's frame and ✖ add to its text's width.
+const FRAMING: f32 = 48.0;
+/// The least width of a notice's text.
+const LEAST_WIDTH: f32 = 200.0;
 /// How long an info notice stays.
 const SHOWN_FOR_SECS: f64 = 8.0;
 const MAX_SHOWN: usize = 4;
@@ -24,6 +41,9 @@ pub struct Notices {
     shown: Vec<(Notice, Option<f64>)>,
     /// Where the notices were drawn last frame, while any is shown.
     drawn: Option<egui::Rect>,
+    /// How many error notices came since the window opened: what waits on commands it sent
+    /// (the close dialog's Save and close) tells from it that one of them failed.
+    errors: u64,
 }
 
 impl Notices {
@@ -45,6 +65,13 @@ impl Notices {
 
     pub fn push(&mut self, notice: Notice, ctx: &egui::Context) {
         let now = ctx.input(|i| i.time);
+        if notice.level == NoticeLevel::Error {
+            self.errors += 1;
+        }
+        // Said again (the same folder dropped twice, say): shown once, as the newest, its
+        // time starting over, rather than piling up copies that push the others out.
+        self.shown
+            .retain(|(n, _)| (n.level, &n.text) != (notice.level, &notice.text));
         let until = match notice.level {
             NoticeLevel::Info => Some(now + SHOWN_FOR_SECS),
             NoticeLevel::Warning | NoticeLevel::Error => None,
@@ -59,6 +86,11 @@ impl Notices {
         }
     }
 
+    /// How many error notices came since the window opened.
+    pub fn errors_so_far(&self) -> u64 {
+        self.errors
+    }
+
     /// The notices on screen now.
     pub fn current(&self) -> impl Iterator<Item = &Notice> {
         self.shown.iter().map(|(n, _)| n)
@@ -71,10 +103,13 @@ impl Notices {
         self.drawn
     }
 
-    /// Draw the notices, their foot `above` points over the window's bottom edge (the log's
-    /// height), their right edge `beside` points left of the window's (the details panel's
-    /// width, when it is open).
-    pub fn show(&mut self, ctx: &egui::Context, clock: Clock, above: f32, beside: f32) {
+    /// Draw the notices in the `room` the window leaves them.
+    pub fn show(&mut self, ctx: &egui::Context, clock: Clock, room: Room) {
+        let Room {
+            above,
+            mut beside,
+            clear_of,
+        } = room;
         let now = ctx.input(|i| i.time);
         // A fixed clock (snapshots) keeps notices until closed.
         if clock == Clock::System {
@@ -88,8 +123,29 @@ impl Notices {
         if let Some(next) = self.shown.iter().filter_map(|(_, t)| *t).reduce(f64::min) {
             ctx.request_repaint_after(std::time::Duration::from_secs_f64((next - now).max(0.05)));
         }
-        // As wide as a notice reads well, and no wider than the table's side leaves it.
-        let width = (ctx.content_rect().width() - beside - 48.0).clamp(200.0, 420.0);
+        // Beside a floating window (Settings), whose fields and buttons they must not
+        // cover: over the details panel if only that leaves room, and below the window (it
+        // drawn over them) where the screen is too narrow for both.
+        let mut order = egui::Order::Foreground;
+        let mut text_room = f32::INFINITY;
+        if let Some((window, _)) = clear_of {
+            // The text's room between the window's right edge and the notices' own.
+            let room = |beside: f32| {
+                ctx.content_rect().right() - 12.0 - beside - window.right() - 12.0 - FRAMING
+            };
+            if room(beside) < LEAST_WIDTH && room(0.0) >= LEAST_WIDTH {
+                beside = 0.0;
+            }
+            text_room = room(beside);
+            if text_room < LEAST_WIDTH {
+                order = egui::Order::Middle;
+            }
+        }
+        // As wide as a notice reads well, and no wider than the table's side (or the room
+        // beside the floating window) leaves it.
+        let width = (ctx.content_rect().width() - beside - 48.0)
+            .min(text_room)
+            .clamp(LEAST_WIDTH, 420.0);
         // No higher than half the room above the log: several long warnings in a small
         // window would otherwise cover the whole list and the top bar's buttons. Past that
         // they scroll, the newest (at the foot) in view.
@@ -97,7 +153,7 @@ impl Notices {
         let mut close = None;
         let area = egui::Area::new(egui::Id::unique("notices"))
             .anchor(Align2::RIGHT_BOTTOM, [-12.0 - beside, -12.0 - above])
-            .order(egui::Order::Foreground)
+            .order(order)
             .show(ctx, |ui| {
                 // An area lays out its content in the size it measured last frame: without
                 // this, the scroll below kept the height of the first notice shown, and a
@@ -116,6 +172,9 @@ impl Notices {
                         }
                     });
             });
+        if let (egui::Order::Middle, Some((_, window))) = (order, clear_of) {
+            ctx.move_to_top(egui::LayerId::new(egui::Order::Middle, window));
+        }
         // Grown or shrunk, the area is placed by its new size in the next frame.
         if self.drawn != Some(area.response.rect) {
             ctx.request_repaint();
@@ -149,6 +208,15 @@ fn draw_notice(ui: &mut egui::Ui, notice: &Notice, width: f32) -> bool {
 mod tests {
     use super::*;
 
+    /// The room of a window with no details panel nor Settings open, the log `above` high.
+    fn room(above: f32) -> Room {
+        Room {
+            above,
+            beside: 0.0,
+            clear_of: None,
+        }
+    }
+
     /// One frame at input time `time`, `new` notices taken in first.
     fn frame(ctx: &egui::Context, notices: &mut Notices, time: f64, new: Vec<Notice>) {
         let input = egui::RawInput {
@@ -160,7 +228,7 @@ mod tests {
             for n in new.take().unwrap_or_default() {
                 notices.push(n, ui.ctx());
             }
-            notices.show(ui.ctx(), Clock::System, 0.0, 0.0);
+            notices.show(ui.ctx(), Clock::System, room(0.0));
         });
         // No renderer takes up the fonts' texture here.
         output.textures_delta.clear();
@@ -191,7 +259,7 @@ mod tests {
                         notices.push(Notice::warning(format!("{n}. {long} {long}")), ui.ctx());
                     }
                 }
-                notices.show(ui.ctx(), Clock::Fixed(0), above, 0.0);
+                notices.show(ui.ctx(), Clock::Fixed(0), room(above));
             });
             output.textures_delta.clear();
         }
@@ -230,6 +298,34 @@ mod tests {
             texts(&notices),
             [warning, "The database stopped answering"],
             "the info notice faded, the others stay"
+        );
+    }
+
+    /// The same notice said again (a folder dropped twice) shows once, as the newest, its
+    /// time starting over; it does not push the others out.
+    #[test]
+    fn a_notice_said_again_shows_once_as_the_newest() {
+        let ctx = egui::Context::default();
+        let mut notices = Notices::default();
+        let gone = Notice::error("The folder /lab/soil-cores is gone");
+        let drop = Notice::info("Not a folder: notes.txt. Drop folders, not files.");
+        frame(
+            &ctx,
+            &mut notices,
+            1.0,
+            vec![drop.clone(), gone.clone(), Notice::info("Exported 3 jobs")],
+        );
+        frame(&ctx, &mut notices, 7.0, vec![drop.clone(), gone.clone()]);
+        assert_eq!(
+            texts(&notices),
+            ["Exported 3 jobs", drop.text.as_str(), gone.text.as_str()]
+        );
+        assert_eq!(notices.errors_so_far(), 2, "each error counts");
+        frame(&ctx, &mut notices, 12.0, vec![]);
+        assert_eq!(
+            texts(&notices),
+            [drop.text.as_str(), gone.text.as_str()],
+            "the first info notice faded; the one said again at 7 s stays its full time"
         );
     }
 

@@ -27,10 +27,33 @@ impl SettingsWindow {
         self.editing.is_some()
     }
 
+    /// What is wrong with the open form's Settings, which Save settings would refuse.
+    pub fn problem(&self) -> Option<String> {
+        self.editing.as_ref().and_then(|s| s.problem())
+    }
+
+    /// Close the form, handing over the Settings it holds to be saved.
+    pub fn take_to_save(&mut self) -> Option<Settings> {
+        self.editing.take()
+    }
+
     /// Whether the form holds changes to `saved` not saved yet.
     pub fn has_changes(&self, saved: &Settings) -> bool {
         self.editing.as_ref().is_some_and(|s| s != saved)
     }
+}
+
+/// The Settings window's id (its area's, among the window's layers).
+pub fn window_id() -> egui::Id {
+    egui::Id::unique("settings_window")
+}
+
+/// Where the Settings window is on screen, while it is open.
+pub fn drawn(app: &LodgeApp, ctx: &egui::Context) -> Option<egui::Rect> {
+    app.settings
+        .is_open()
+        .then(|| ctx.memory(|m| m.area_rect(window_id())))
+        .flatten()
 }
 
 pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
@@ -42,6 +65,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     let mut fill_in = false;
     let mut discard = false;
     egui::Window::new("Settings")
+        .id(window_id())
         .open(&mut open)
         .collapsible(false)
         .resizable(false)
