@@ -3906,6 +3906,34 @@ fn closing_while_a_deposit_waits_to_retry_asks_first_and_not_while_paused() {
     );
 }
 
+/// The first key typed into the details' form brings the *✏ Edits not saved* strip at
+/// their top; the form below does not move under the caret for it (the strip's place
+/// says *✔ Metadata as saved* until then), nor when Undo takes the edit back.
+#[test]
+fn the_form_stays_put_when_the_edits_strip_comes_and_goes() {
+    let mut w = Window::open(FaultConfig::default());
+    let soil = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.select(soil);
+    w.harness.get_by_label("✔ Metadata as saved");
+    let before = w.harness.get_by_label("Title").rect();
+    w.edit_title(soil, ", revised");
+    w.harness.get_by_label("✏ Edits not saved");
+    assert_eq!(
+        w.harness.get_by_label("Title").rect(),
+        before,
+        "the form moved"
+    );
+    w.harness.get_by_label("Undo").click();
+    w.harness.step();
+    w.harness.step();
+    w.harness.get_by_label("✔ Metadata as saved");
+    assert_eq!(
+        w.harness.get_by_label("Title").rect(),
+        before,
+        "the form moved"
+    );
+}
+
 /// Closing the window while a dataset's details hold metadata edits not saved asks first,
 /// naming the dataset: those edits would be gone for good. A draft left behind by
 /// selecting another row counts too. "Keep Lodge open" keeps the edits, the details say

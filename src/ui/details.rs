@@ -398,12 +398,24 @@ fn edits_strip(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datase
     let Some((_, form, base)) = app.details.form.as_mut() else {
         return;
     };
+    // The strip keeps one height, edits or none: the form below must not move under the
+    // pointer (or the caret) when the first key typed brings the strip.
+    let height = ui.spacing().interact_size.y;
     if form.says_the_same_as(base) {
+        ui.horizontal(|ui| {
+            ui.set_min_height(height);
+            ui.label(RichText::new("✔ Metadata as saved").weak())
+                .on_hover_text(
+                    "The form holds the metadata as it was saved; an edit below is marked \
+                     here, with Save and Undo",
+                );
+        });
         return;
     }
     let mut save = false;
     let unsaveable = form.unsaveable();
     ui.horizontal(|ui| {
+        ui.set_min_height(height);
         ui.label(RichText::new("✏ Edits not saved").color(ui.visuals().warn_fg_color));
         save = ui
             .add_enabled(
