@@ -82,7 +82,7 @@ impl HistoryFile {
 }
 
 /// The CSV's columns, in order.
-pub const CSV_COLUMNS: [&str; 14] = [
+pub const CSV_COLUMNS: [&str; 15] = [
     "job",
     "dataset",
     "name",
@@ -97,6 +97,7 @@ pub const CSV_COLUMNS: [&str; 14] = [
     "created_at",
     "updated_at",
     "dismissed_at",
+    "queued_by",
 ];
 
 /// Write `rows` as CSV to `out`, a header first, times as RFC 3339 text. A text cell that a
@@ -123,6 +124,7 @@ pub fn write_csv(rows: &[HistoryRow], out: impl std::io::Write) -> Result<(), cs
             time_text(r.created_at),
             time_text(r.updated_at),
             r.dismissed_at.map(time_text).unwrap_or_default(),
+            text(&r.queued_by),
         ])?;
     }
     w.flush()?;
@@ -178,6 +180,7 @@ mod tests {
             created_at: 1_796_000_000_000,
             updated_at: 1_796_000_001_000,
             dismissed_at: None,
+            queued_by: Some("ada@lab-1".into()),
         }
     }
 

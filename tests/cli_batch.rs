@@ -5687,3 +5687,62 @@ fn flags_after_a_double_dash_are_refused_as_folders_saying_why() {
     );
     assert!(!lab.path("lodge.db").exists(), "nothing added: {t}");
 }
+
+/// Two machines sharing one database (`LODGE_HOST` stands for each): `lodge history` says
+/// who queued each job where more than one did, and its JSON and CSV always carry it
+/// (`queued_by`); one machine's own history does not repeat its name on every line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn history_says_who_queued_each_job_once_more_than_one_machine_did() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let as_machine = |host: &str, args: &[&str]| {
+        let mut cmd = lodge(&db);
+        cmd.env("LODGE_HOST", host).env("USER", "ada").args(args);
+        run(cmd)
+    };
+    let first = lab.numbered_folder(3);
+    let first = first.to_str().unwrap();
+    let out = as_machine("lab-a", &support::add_titled(Path::new(first), "First")).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let target = sandbox.target_url();
+    let out = as_machine("lab-a", &["deposit", "--target", &target, "1"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let history = as_machine("lab-a", &["history"]).await;
+    assert!(
+        !text(&history).contains("queued by"),
+        "one machine: {}",
+        text(&history)
+    );
+
+    let second = lab.numbered_folder(4);
+    let second = second.to_str().unwrap();
+    let out = as_machine("lab-b", &support::add_titled(Path::new(second), "Second")).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let out = as_machine("lab-b", &["deposit", "--target", &target, "2"]).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    let history = text(&as_machine("lab-a", &["history"]).await);
+    let line = |job: &str| {
+        (history.lines())
+            .find(|l| l.contains(&format!(" job {job} ")))
+            .unwrap_or_else(|| panic!("no job {job} in:\n{history}"))
+            .to_string()
+    };
+    assert!(line("1").ends_with("(queued by ada@lab-a)"), "{history}");
+    assert!(line("2").ends_with("(queued by ada@lab-b)"), "{history}");
+
+    let json = as_machine("lab-b", &["history", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let by: Vec<(i64, &str)> = (json.as_array().unwrap().iter())
+        .map(|r| (r["job"].as_i64().unwrap(), r["queued_by"].as_str().unwrap()))
+        .collect();
+    assert_eq!(by, [(2, "ada@lab-b"), (1, "ada@lab-a")]);
+    let csv = as_machine("lab-b", &["history", "--csv"]).await;
+    let mut read = csv::Reader::from_reader(csv.stdout.as_slice());
+    assert_eq!(read.headers().unwrap().get(14), Some("queued_by"));
+    let by: Vec<String> = (read.records())
+        .map(|r| r.unwrap()[14].to_string())
+        .collect();
+    assert_eq!(by, ["ada@lab-b", "ada@lab-a"]);
+}

@@ -328,6 +328,8 @@ fn the_history_counts_a_retried_jobs_attempts_of_every_round(b: Backend) {
     assert_eq!(row.state, "deposited");
     assert_eq!(row.attempts, 2, "{row:?}");
     assert_eq!(store.job(job).unwrap().attempts, 1);
+    // Who queued it: the handle whose events its first was.
+    assert_eq!(row.queued_by.as_deref(), Some(store.actor()), "{row:?}");
 }
 
 /// A failed deposit queued again (a `deposit` run anew makes a new job) is taken over by

@@ -3573,6 +3573,56 @@ fn work_done_from_the_command_line_shows_in_the_open_window() {
     );
 }
 
+/// The History has a *Queued by* column once more than one person or machine queued
+/// deposits into its database (another machine, standing in as `LODGE_HOST`, from a
+/// terminal): one machine's history does not repeat its own name on every row. The search
+/// finds a job by who queued it.
+#[test]
+fn the_history_names_who_queued_each_job_once_another_machine_did() {
+    let mut w = Window::open(FaultConfig::default());
+    let soil = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.get_by_label("Deposit").click();
+    w.wait("deposited", |app| {
+        matches!(app.status_of(soil), Some(DedupStatus::Deposited { .. }))
+    });
+    w.open_history();
+    assert!(
+        w.harness.query_by_label("Queued by").is_none(),
+        "one machine"
+    );
+
+    let sandbox = w
+        .runtime
+        .block_on(w.lab.sandbox("elsewhere", FaultConfig::default()));
+    let folder = w.lab.numbered_folder(1);
+    let db = w.lab.path("app/lodge.db");
+    let machine = [
+        ("LODGE_HOST", std::path::Path::new("lab-b")),
+        ("USER", std::path::Path::new("ada")),
+    ];
+    let terminal = |args: &[&str]| gui::lodge_elsewhere(&db, &machine, args);
+    terminal(&support::add_titled(&folder, "From the terminal"));
+    terminal(&["deposit", "--target", &sandbox.target_url(), "2"]);
+    w.wait("the other machine's job in the history", |app| {
+        app.model.history.as_ref().is_some_and(|h| h.len() == 2)
+    });
+    w.harness.step();
+    w.harness.get_by_label("Queued by");
+    w.harness.get_by_label("ada@lab-b");
+    let here = w.app().model.history.as_ref().unwrap()[1].queued_by.clone();
+    let here = here.expect("the window's job names who queued it");
+    assert_ne!(here, "ada@lab-b");
+    w.harness.get_by_label(&here);
+
+    w.type_into("Search:", "lab-b");
+    w.harness.step();
+    assert!(
+        w.harness.query_by_label("soil-cores").is_none(),
+        "{here}'s job is not lab-b's"
+    );
+    w.harness.get_by_label("ada@lab-b");
+}
+
 /// Metadata saved in a terminal while the form has unsaved edits joins the form: Save keeps
 /// both, the terminal's description and the title typed here. A field changed in both
 /// places keeps what was typed here, and a notice says so.

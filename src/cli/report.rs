@@ -828,7 +828,14 @@ pub fn history(
             say!("no jobs match (of {listed}); `lodge history` lists every one");
         }
         let names = super::target_arg::TargetNames::load();
+        // Who queued each is said where more than one person or machine did (a shared
+        // database): on one machine's own file it would repeat one name on every line.
+        let queuers: HashSet<&str> = rows.iter().filter_map(|r| r.queued_by.as_deref()).collect();
         for (r, removed) in rows.iter().zip(&removed) {
+            let by = match (&r.queued_by, queuers.len() > 1) {
+                (Some(who), true) => format!(" (queued by {who})"),
+                _ => String::new(),
+            };
             // An S3 or WebDAV record's identifier is its address: said once, not twice.
             let url = r
                 .url
@@ -840,7 +847,7 @@ pub fn history(
                 n => format!(" ({})", count_of(n, "attempt", "attempts")),
             };
             say!(
-                "{} job {:<5} {:<9} {} {} {}{}{attempts}{}",
+                "{} job {:<5} {:<9} {} {} {}{}{attempts}{by}{}",
                 time_text(r.updated_at),
                 r.job,
                 r.state,

@@ -106,6 +106,9 @@ pub struct HistoryRow {
     pub updated_at: i64,
     /// When a person gave up on it (`lodge dismiss`), if they did.
     pub dismissed_at: Option<i64>,
+    /// Who queued it (`user@host`, as its first event names them): on a shared database,
+    /// which of a lab's people and machines asked for the deposit.
+    pub queued_by: Option<String>,
 }
 
 impl Store {
@@ -397,7 +400,9 @@ impl Store {
                             d.name, {title},
                             j.target, j.content_key, j.state, j.identifier, j.url,
                             j.attempts_before + j.attempts,
-                            j.last_error, j.created_at, j.updated_at, j.dismissed_at
+                            j.last_error, j.created_at, j.updated_at, j.dismissed_at,
+                            (SELECT e.actor FROM events e WHERE e.job_id = j.id
+                             ORDER BY e.id LIMIT 1)
                      FROM jobs j
                      LEFT JOIN datasets d ON d.id = j.dataset_id
                      LEFT JOIN documents doc ON doc.content_key = j.content_key
@@ -420,6 +425,7 @@ impl Store {
                         created_at: r.get(11)?,
                         updated_at: r.get(12)?,
                         dismissed_at: r.get(13)?,
+                        queued_by: r.get(14)?,
                     })
                 },
             )

@@ -2,7 +2,7 @@
 //! filters by status, target and date, export to CSV and JSON, links to the records, and
 //! Retry for a failed job.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use egui::RichText;
 use egui_extras::{Column, TableBuilder};
@@ -116,6 +116,7 @@ fn passes(app: &LodgeApp, r: &HistoryRow, needle: &str, now: i64) -> bool {
                 r.title.as_deref(),
                 r.identifier.as_deref(),
                 Some(r.key.as_str()),
+                r.queued_by.as_deref(),
             ]
             .into_iter()
             .flatten()
@@ -200,12 +201,16 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     let mut open: Option<String> = None;
     let mut retry: Option<i64> = None;
     let notices = app.notices.drawn();
+    // Who queued each job is a column where more than one person or machine did (a shared
+    // database): on one machine's own file it would repeat one name on every row.
+    let queuers: HashSet<&str> = rows.iter().filter_map(|r| r.queued_by.as_deref()).collect();
+    let by_column = queuers.len() > 1;
     // Narrower than its columns (the smallest window), the table scrolls sideways rather
     // than cutting off its last columns and their buttons.
     egui::ScrollArea::horizontal()
         .id_salt("history_sideways")
         .show(ui, |ui| {
-            TableBuilder::new(ui)
+            let mut table = TableBuilder::new(ui)
                 .id_salt("history")
                 .striped(true)
                 .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
@@ -220,20 +225,27 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 // (`records/961f6abd154e….json`), which a narrower column cut to its key.
                 .column(Column::exact(190.0).clip(true))
                 .column(Column::exact(65.0))
-                .column(Column::exact(130.0))
+                .column(Column::exact(130.0));
+            if by_column {
+                table = table.column(Column::initial(160.0).at_least(90.0).clip(true));
+            }
+            let titles = [
+                "Job",
+                "Dataset",
+                "Title",
+                "Target",
+                "State",
+                "Record",
+                "Attempts",
+                "Updated (UTC)",
+                "Queued by",
+            ];
+            let titles = &titles[..titles.len() - usize::from(!by_column)];
+            table
                 .header(22.0, |mut h| {
-                    for title in [
-                        "Job",
-                        "Dataset",
-                        "Title",
-                        "Target",
-                        "State",
-                        "Record",
-                        "Attempts",
-                        "Updated (UTC)",
-                    ] {
+                    for title in titles {
                         h.col(|ui| {
-                            ui.strong(title);
+                            ui.strong(*title);
                         });
                     }
                 })
@@ -280,6 +292,11 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                         row.col(|ui| {
                             ui.label(app.clock.date_time(r.updated_at));
                         });
+                        if by_column {
+                            row.col(|ui| {
+                                ui.label(r.queued_by.as_deref().unwrap_or(""));
+                            });
+                        }
                     });
                 });
         });
@@ -604,6 +621,7 @@ mod tests {
             created_at: 0,
             updated_at: 0,
             dismissed_at: None,
+            queued_by: Some("ada@lab-1".into()),
         }
     }
 
