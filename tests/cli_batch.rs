@@ -299,7 +299,11 @@ async fn a_dataset_removed_mid_batch_is_rejected_as_itself_not_as_a_shared_depos
         original,
         "the copy has the removed dataset's key"
     );
-    let removed = lodge_with(&db, &["remove", "3"]).await;
+    // Removed by someone else (on a shared database, perhaps at another machine): the
+    // refusal says who.
+    let mut remove = lodge(&db);
+    remove.env("USER", "ada").args(["remove", "3"]);
+    let removed = run(remove).await;
     assert!(removed.status.success(), "{}", text(&removed));
     let out = output_of(child).await;
     let t = text(&out);
@@ -307,8 +311,9 @@ async fn a_dataset_removed_mid_batch_is_rejected_as_itself_not_as_a_shared_depos
     let folder = _lab.numbered_folder(2);
     assert!(
         t.contains(&format!(
-            "the dataset ds002 ({}) was removed from Lodge: add its folder again",
-            folder.display()
+            "the dataset ds002 ({}) was removed from Lodge (by ada@{}): add its folder again",
+            folder.display(),
+            lodge::store::this_host()
         )),
         "{t}"
     );
@@ -1663,12 +1668,23 @@ fn status_show_and_cancel_see_that_a_jobs_depositing_process_was_killed() {
     assert_eq!(sender["ended"], true, "{json}");
     assert!(sender["lease_until"].is_string(), "{json}");
 
-    let out = lodge(&db).args(["cancel", "1"]).output().unwrap();
+    // Cancelled by another person: the job's error names who (on a shared database it is
+    // read on every machine).
+    let out = (lodge(&db).env("USER", "ada"))
+        .args(["cancel", "1"])
+        .output()
+        .unwrap();
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert!(t.contains("cancelled job 1"), "{t}");
     assert!(!t.contains("being deposited"), "{t}");
     assert_eq!(store.job(1).unwrap().state, lodge::store::JobState::Failed);
+    let status = text(&lodge(&db).arg("status").output().unwrap());
+    let who = format!("ada@{}", lodge::store::this_host());
+    assert!(
+        status.contains(&format!("cancelled by {who} (`lodge cancel`)")),
+        "{status}"
+    );
 }
 
 /// An item waiting out a retry's backoff (or a server's Retry-After) is said to be sent

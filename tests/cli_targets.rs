@@ -1740,7 +1740,10 @@ async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_
         "{show}"
     );
     let log = text(&with_token(&lab, &["log", "--job", "1"], None));
-    assert!(log.contains("dismissed by hand (`lodge dismiss`)"), "{log}");
+    assert!(
+        log.contains(&format!("dismissed by {} (`lodge dismiss`)", store.actor())),
+        "{log}"
+    );
     let again = text(&with_token(&lab, &["dismiss", "1"], None));
     assert!(
         again.contains("job 1 was dismissed before: nothing to do"),

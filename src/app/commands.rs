@@ -1127,10 +1127,11 @@ impl Core {
         let result = self
             .db(move |s| {
                 let before = s.last_event_id()?;
-                let answers = s.dismiss_jobs(
-                    &jobs,
-                    "dismissed in the window: given up on; the history keeps it",
-                )?;
+                let why = format!(
+                    "dismissed in the window by {}: given up on; the history keeps it",
+                    s.actor()
+                );
+                let answers = s.dismiss_jobs(&jobs, &why)?;
                 // What the dismissal logged (the earlier failures of the same deposit too).
                 let events = s.events_after(before, 1_000)?;
                 Ok((answers, events, s.latest_jobs()?))

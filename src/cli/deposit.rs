@@ -531,7 +531,9 @@ pub fn cancel(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Resu
     };
     let mut cancelled = 0u64;
     let mut left = false;
-    for (job, answer) in store.cancel_jobs(&ids, "cancelled by hand (`lodge cancel`)")? {
+    // Named, as every job's error is read on every machine of a shared database.
+    let why = format!("cancelled by {} (`lodge cancel`)", store.actor());
+    for (job, answer) in store.cancel_jobs(&ids, &why)? {
         let id = job.id;
         match answer {
             Cancel::Cancelled => {
@@ -605,10 +607,13 @@ pub fn dismiss(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Res
     {
         say!("nothing failed or refused for {scope}: nothing to dismiss");
     }
-    let why = "dismissed by hand (`lodge dismiss`): given up on; the history keeps it";
+    let why = format!(
+        "dismissed by {} (`lodge dismiss`): given up on; the history keeps it",
+        store.actor()
+    );
     let mut dismissed = 0u64;
     let mut left = false;
-    for (job, answer) in store.dismiss_jobs(&ids, why)? {
+    for (job, answer) in store.dismiss_jobs(&ids, &why)? {
         let id = job.id;
         match answer {
             Dismiss::Dismissed { earlier } => {

@@ -77,9 +77,10 @@ impl Engine {
             let id = job.id;
             let folder = self.db(move |s| s.removed_dataset_of_job(id)).await?;
             let message = match folder {
-                Some(folder) => {
-                    format!("the dataset {folder} was removed from Lodge: add its folder again")
-                }
+                // Who removed it: on a shared database, perhaps someone at another machine.
+                Some((folder, by)) => format!(
+                    "the dataset {folder} was removed from Lodge (by {by}): add its folder again"
+                ),
                 None => "the dataset was removed from Lodge: add its folder again".to_string(),
             };
             return self.reject(&lease, &message).await;

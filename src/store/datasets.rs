@@ -412,12 +412,27 @@ impl Store {
     }
 
     /// The removed dataset that job `job_id` was for, as its removal logged it: its name
-    /// and folder, `ds001 (/data/ds001)`. `None` when the job's dataset was not removed.
-    pub fn removed_dataset_of_job(&self, job_id: i64) -> Result<Option<String>> {
-        match self.dataset_id_of_job_logged(job_id)? {
-            Some(id) => self.removed_dataset(id),
-            None => Ok(None),
-        }
+    /// and folder, `ds001 (/data/ds001)`, and who removed it (`user@host`). `None` when the
+    /// job's dataset was not removed.
+    pub fn removed_dataset_of_job(&self, job_id: i64) -> Result<Option<(String, String)>> {
+        let Some(id) = self.dataset_id_of_job_logged(job_id)? else {
+            return Ok(None);
+        };
+        let removal: Option<(String, String)> = self.with(|db| {
+            db.opt(
+                "SELECT message, actor FROM events
+                 WHERE job_id IS NULL AND kind = 'removed' AND dataset_id = ?1
+                 ORDER BY id DESC LIMIT 1",
+                args![id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+        })?;
+        Ok(removal.and_then(|(message, by)| {
+            let folder = message
+                .strip_prefix(REMOVED_BEFORE)?
+                .strip_suffix(REMOVED_AFTER)?;
+            Some((folder.to_string(), by))
+        }))
     }
 
     /// The dataset job `job_id` was for, as its log says (a removed dataset's job keeps
