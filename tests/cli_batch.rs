@@ -1747,8 +1747,8 @@ fn status_says_when_a_waiting_items_next_attempt_is_due() {
 }
 
 /// A deposit killed (kill -9) while it sent several items leaves each running with nothing
-/// sending it: `status` says so under each, and once for all of a target's, with the one
-/// command that takes them all over; that command lands each exactly once.
+/// sending it: `status` says so under each, pointing to the one command said once for
+/// all of a target's, which takes them all over; that command lands each exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn status_names_one_command_that_takes_over_every_item_a_killed_deposit_left() {
     let lab = Lab::new();
@@ -1786,12 +1786,17 @@ async fn status_names_one_command_that_takes_over_every_item_a_killed_deposit_le
     let out = lodge_with(&db, &["status"]).await;
     let t = text(&out);
     assert!(out.status.success(), "{t}");
+    // Each points to the one command below, rather than repeat a command of its own.
     assert_eq!(
-        t.matches("which has ended: nothing is sending it now")
-            .count(),
+        t.matches(
+            "which has ended: nothing is sending it now; the `lodge deposit` below the list \
+             takes it over with the others"
+        )
+        .count(),
         2,
         "{t}"
     );
+    assert!(!t.contains("takes it over (with the same key"), "{t}");
     let takeover = format!("lodge deposit --target {scope} 1 2");
     assert!(
         t.contains(&format!(

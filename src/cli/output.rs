@@ -92,23 +92,40 @@ fn with_db_flag(line: &str, flag: &str) -> String {
     out
 }
 
+/// How the note under a `running` job says it is taken over: by a command of its own, or
+/// by the one said once below the list with the other items left on its target.
+pub enum TakeOver<'a> {
+    Command(&'a str),
+    SaidBelow,
+}
+
 /// Under a job that is `running`: who is sending it, or, when that process has ended (a
 /// crash, a kill, a closed laptop lid) or its lease has run out, that nothing is and how
-/// it is taken up again. `resume` is the command that takes it over.
-pub fn running_note(job: &JobRow, resume: &str) -> Option<String> {
+/// it is taken up again (`resume`).
+pub fn running_note(job: &JobRow, resume: TakeOver<'_>) -> Option<String> {
     use crate::engine::{owner_alive, owner_text};
     let owner = job.lease_owner.as_deref()?;
     let expires = job.lease_expires?;
     let holder = owner_text(owner);
+    let takes_over = match &resume {
+        TakeOver::Command(command) => {
+            format!(
+                "`{command}` takes it over (with the same key, looking first whether it landed)"
+            )
+        }
+        TakeOver::SaidBelow => {
+            "the `lodge deposit` below the list takes it over with the others".to_string()
+        }
+    };
+    let resume = match resume {
+        TakeOver::Command(command) => command,
+        TakeOver::SaidBelow => "lodge deposit",
+    };
     Some(if owner_alive(owner) == Some(false) {
-        format!(
-            "sent by {holder}, which has ended: nothing is sending it now; `{resume}` takes it \
-             over (with the same key, looking first whether it landed)"
-        )
+        format!("sent by {holder}, which has ended: nothing is sending it now; {takes_over}")
     } else if expires < crate::store::now_ms() {
         format!(
-            "sent by {holder}, whose lease ran out at {}: `{resume}` takes it over (with the \
-             same key, looking first whether it landed)",
+            "sent by {holder}, whose lease ran out at {}: {takes_over}",
             time_text(expires)
         )
     } else if owner_alive(owner).is_none() {
@@ -371,7 +388,7 @@ mod tests {
             lease_expires: Some(until),
             ..JobRow::for_tests(9, crate::store::JobState::Running)
         };
-        let said = running_note(&job, "lodge deposit --target lab 3").unwrap();
+        let said = running_note(&job, TakeOver::Command("lodge deposit --target lab 3")).unwrap();
         assert_eq!(
             said,
             format!(

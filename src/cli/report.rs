@@ -410,6 +410,16 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     // target: one command takes over all of a target's, said after the list.
     let mut left_running = HashSet::new();
     let mut left_by_target: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    // How many each target has: where more than one, each item's note points to that one
+    // command rather than repeat a command of its own.
+    let mut left_on: HashMap<String, HashSet<i64>> = HashMap::new();
+    for r in rows.iter().filter(|r| r.state == "running") {
+        if let (Some(job), Some(scope)) = (r.job, &r.target)
+            && !crate::engine::is_being_sent(&store.job(job)?)
+        {
+            left_on.entry(scope.clone()).or_default().insert(job);
+        }
+    }
     for (r, paused) in rows.iter().zip(&paused) {
         let key = r
             .key
@@ -477,7 +487,13 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         {
             let job = store.job(job)?;
             let resume = deposit_command(&store, scope, r.dataset);
-            if let Some(note) = super::output::running_note(&job, &resume) {
+            let left_with_others =
+                (left_on.get(scope)).is_some_and(|jobs| jobs.len() > 1 && jobs.contains(&job.id));
+            let resume = match left_with_others {
+                true => super::output::TakeOver::SaidBelow,
+                false => super::output::TakeOver::Command(&resume),
+            };
+            if let Some(note) = super::output::running_note(&job, resume) {
                 say!("       {note}");
             }
             if !crate::engine::is_being_sent(&job) && left_running.insert(job.id) {

@@ -429,7 +429,8 @@ fn print_text(
             }
             if j.state == JobState::Running {
                 let resume = deposit_command(store, &j.target, d.id);
-                if let Some(note) = super::output::running_note(j, &resume) {
+                let resume = super::output::TakeOver::Command(&resume);
+                if let Some(note) = super::output::running_note(j, resume) {
                     say!("            {note}");
                 }
             }
