@@ -966,3 +966,58 @@ async fn a_listener_hears_each_job_running_before_its_outcome() {
         );
     }
 }
+
+/// Uploads longer than a lease, more jobs than workers: each worker claims its next job
+/// while it sends one, and holds that claim's lease (renewed, as a running job's is) until
+/// it gets to it. The claim used to lapse meanwhile, and another worker of the same
+/// process took the job over: each job still landed once, but with attempts counted that
+/// were never made, and a log saying a live process had ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_job_claimed_ahead_is_held_through_an_upload_longer_than_its_lease() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                latency_ms: 700,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    // One file, then four (a request each, and each request slow): the two workers finish
+    // out of step, so one claims while the other's claim made ahead waits.
+    let datasets: Vec<_> = (0..6)
+        .map(|n| {
+            let contents: Vec<String> = (0..[1, 4][n % 2]).map(|f| format!("{n},{f}\n")).collect();
+            let files: Vec<(String, &[u8])> = (contents.iter().enumerate())
+                .map(|(f, c)| (format!("part{f}.csv"), c.as_bytes()))
+                .collect();
+            let files: Vec<(&str, &[u8])> = files.iter().map(|(p, c)| (p.as_str(), *c)).collect();
+            let folder = lab.folder(&format!("slow{n}"), &files);
+            add(&store, &folder, &metadata(&format!("Slow {n}")))
+        })
+        .collect();
+    let config = lodge::engine::EngineConfig {
+        concurrency: 2,
+        lease: Duration::from_millis(900),
+        ..fast_config()
+    };
+    let jobs = deposit(&store, &target, &datasets, config).await;
+    assert!(
+        jobs.iter().all(|j| j.state == JobState::Deposited),
+        "{jobs:?}"
+    );
+    assert_eq!(sandbox.stats().records, 6);
+    for job in &jobs {
+        let events = store.events_for_job(job.id).unwrap();
+        let reclaimed: Vec<_> = events
+            .iter()
+            .filter(|e| e.kind == EventKind::Reclaimed)
+            .map(|e| e.message.clone())
+            .collect();
+        assert!(reclaimed.is_empty(), "job {}: {reclaimed:?}", job.id);
+        assert_eq!(job.attempts, 1, "job {}: {events:?}", job.id);
+    }
+}

@@ -30,7 +30,9 @@ use rand::SeedableRng;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
-use crate::store::{Claim, ClaimFilter, EventRow, Finish, JobRow, Store, StoreError, now_ms};
+use crate::store::{
+    AttemptInput, Claim, ClaimFilter, EventRow, Finish, JobRow, Lease, Store, StoreError, now_ms,
+};
 use crate::targets::Target;
 use batch::Batch;
 pub use guarded::{EXISTS_AND, NONE_FOUND, check_unchanged, first_copy_here, folder_is_gone};
@@ -80,6 +82,25 @@ pub enum EngineEvent {
 
 /// A claim sent to the store thread ahead of time.
 type ClaimAhead = tokio::sync::oneshot::Receiver<Result<Claim, StoreError>>;
+
+/// A worker's next job, claimed while it sends one: the claim on its way from the store
+/// thread, or in (with the lease it holds, kept renewed until the worker gets to it).
+enum Ahead {
+    Coming(ClaimAhead),
+    In(Result<Claim, EngineError>),
+}
+
+impl Ahead {
+    /// The claim, once the store thread has answered.
+    async fn claim(self) -> Result<Claim, EngineError> {
+        match self {
+            Ahead::Coming(claimed) => {
+                Ok(claimed.await.map_err(|_| store_thread::StoreThreadGone)??)
+            }
+            Ahead::In(claim) => claim,
+        }
+    }
+}
 
 /// Errors that stop the engine itself (not a job).
 #[derive(Debug, thiserror::Error)]
@@ -362,7 +383,7 @@ impl Engine {
             job_ids: batch.as_ref().map(|b| b.ids().clone()),
             skip: HashSet::new(),
         };
-        let mut ahead: Option<ClaimAhead> = None;
+        let mut ahead: Option<Ahead> = None;
         // Set when this worker watched the queue and its timer ran out: what it then finds
         // due may be more than one job, so the other idle workers are woken to look too.
         let mut watched = false;
@@ -395,8 +416,11 @@ impl Engine {
                         if self.events.receiver_count() > 0 {
                             self.emit(EngineEvent::JobChanged(lease.job.clone()));
                         }
-                        ahead = Some(self.store_thread.submit(self.claim_call(&filter))?);
-                        self.run_guarded(*lease, *input, &shutdown).await?;
+                        let next =
+                            Ahead::Coming(self.store_thread.submit(self.claim_call(&filter))?);
+                        let (ran, next) = self.run_holding(*lease, *input, &shutdown, next).await;
+                        ahead = Some(next);
+                        ran?;
                         continue;
                     }
                     Claim::Replayed { job, events } => {
@@ -443,7 +467,7 @@ impl Engine {
         }
         .await;
         if let Some(claimed) = ahead
-            && let Ok(Ok(Claim::Attempt { lease, .. })) = claimed.await
+            && let Ok(Claim::Attempt { lease, .. }) = claimed.claim().await
         {
             self.record(
                 &lease,
@@ -498,11 +522,78 @@ impl Engine {
         move |s: &Store| s.claim(&owner, lease_for, max_attempts, &filter)
     }
 
-    /// A job claimed ahead, once the job before it is done. Its lease has been running
-    /// meanwhile: with less than half of it left it is renewed first, and if another worker
-    /// took it over in the meantime (a long upload), it is not this worker's any more.
-    async fn take_ahead(&self, claimed: ClaimAhead) -> Result<Claim, EngineError> {
-        let claim = claimed.await.map_err(|_| store_thread::StoreThreadGone)??;
+    /// Run the job of `lease` to its outcome while holding the job claimed `ahead`: once
+    /// that claim is in, its lease is renewed every third of its term, as a running job's
+    /// is. Left to run out during an upload longer than a lease, it was taken over by
+    /// another worker of this very process, counting an attempt never made and logging
+    /// that a live process had ended. The claim ahead comes back whatever the run did.
+    async fn run_holding(
+        &self,
+        lease: Lease,
+        input: AttemptInput,
+        shutdown: &CancellationToken,
+        mut ahead: Ahead,
+    ) -> (Result<(), EngineError>, Ahead) {
+        /// What ended a wait: the run, the claim ahead coming in, or its renewal.
+        enum Woke {
+            Ran(Result<(), EngineError>),
+            Claimed(Result<Claim, EngineError>),
+            Renewed(Result<(bool, Box<Lease>), EngineError>),
+        }
+        let run = self.run_guarded(lease, input, shutdown);
+        tokio::pin!(run);
+        // Cleared once a renewal finds the claim taken over (by another process, whose
+        // clock or lease said so): `take_ahead` then finds that out itself.
+        let mut renewing = true;
+        loop {
+            let woke = match &mut ahead {
+                Ahead::Coming(claimed) => tokio::select! {
+                    ran = &mut run => Woke::Ran(ran),
+                    claim = claimed => Woke::Claimed(
+                        claim.map_err(|_| store_thread::StoreThreadGone.into())
+                            .and_then(|c| c.map_err(EngineError::from)),
+                    ),
+                },
+                Ahead::In(Ok(Claim::Attempt { lease, .. })) if renewing => {
+                    let (held, lease_for) = (lease.as_ref().clone(), self.config.lease);
+                    let renewal = async {
+                        tokio::time::sleep(lease_for / 3).await;
+                        self.db(move |s| {
+                            let mut held = held.clone();
+                            s.renew_lease(&mut held, lease_for)
+                                .map(|kept| (kept, Box::new(held)))
+                        })
+                        .await
+                    };
+                    tokio::select! {
+                        ran = &mut run => Woke::Ran(ran),
+                        renewed = renewal => Woke::Renewed(renewed),
+                    }
+                }
+                Ahead::In(_) => Woke::Ran(run.as_mut().await),
+            };
+            match woke {
+                Woke::Ran(ran) => return (ran, ahead),
+                Woke::Claimed(claim) => ahead = Ahead::In(claim),
+                Woke::Renewed(Ok((true, renewed))) => {
+                    if let Ahead::In(Ok(Claim::Attempt { lease, .. })) = &mut ahead {
+                        *lease = renewed;
+                    }
+                }
+                Woke::Renewed(Ok((false, _))) => renewing = false,
+                // The database is briefly unavailable: `take_ahead` renews it, or finds
+                // it taken over, when the worker gets to it.
+                Woke::Renewed(Err(_)) => {}
+            }
+        }
+    }
+
+    /// A job claimed ahead, once the job before it is done. Its lease has been renewed
+    /// while it waited: with less than half of it left it is renewed first, and if another
+    /// worker took it over in the meantime (another process, its lease lapsed while the
+    /// database was out of reach), it is not this worker's any more.
+    async fn take_ahead(&self, claimed: Ahead) -> Result<Claim, EngineError> {
+        let claim = claimed.claim().await?;
         let Claim::Attempt {
             mut lease,
             input,
