@@ -284,6 +284,42 @@ async fn response_dropped_after_commit_retry_records_the_original_identifier() {
     );
 }
 
+/// The answer to the last attempt allowed is lost after the server committed it: before
+/// the job is called failed, the key is looked up once (as a retry would first), so it
+/// ends with the server's record, not failed with the record on the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_lost_answer_to_the_last_attempt_is_looked_up_before_the_job_fails() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    // As above: the second dataset's only PUT is its record.
+    let big = vec![7u8; 2 << 20];
+    let folder = lab.folder("big", &[("big.bin", &big)]);
+    let first = add(&store, &folder, &metadata("First title"));
+    deposit(&store, &target, &[first], fast_config()).await;
+
+    let second = add(&store, &folder, &metadata("Second title"));
+    sandbox.set_faults(FaultConfig {
+        drop_after_commit: 1.0,
+        ..FaultConfig::default()
+    });
+    let mut config = fast_config();
+    config.retry.max_attempts = 1;
+    let jobs = deposit(&store, &target, &[second], config).await;
+    let job = &jobs[0];
+    assert_eq!(job.state, JobState::Existing, "{job:?}");
+    assert_eq!(job.attempts, 1);
+    let server = get_json(&sandbox, &format!("/records/{}", second.1)).await;
+    assert_eq!(job.identifier.as_deref(), server["identifier"].as_str());
+    assert_eq!(sandbox.stats().records, 2, "no duplicate record");
+    let said = logged(&store, job.id, EventKind::Reconciled);
+    assert!(
+        said.contains("the last attempt's answer was lost; looked up before giving up"),
+        "{said}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn expired_lease_lets_a_second_worker_finish_and_refuses_the_first() {
     let lab = Lab::new();

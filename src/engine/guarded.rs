@@ -185,9 +185,43 @@ impl Engine {
                 kind: EventKind::Reconciled,
                 http_status: None,
             },
-            AttemptOutcome::Failed(failure) => self.decide(&lease, &failure),
+            AttemptOutcome::Failed(failure) => match self.decide(&lease, &failure) {
+                failed @ Finish::Failed { .. }
+                    if failure.class() == FailureClass::RetryAmbiguous && target.can_lookup() =>
+                {
+                    self.last_look(&lease, &target, &document, failed).await
+                }
+                finish => finish,
+            },
         };
         self.record(&lease, finish).await
+    }
+
+    /// The last attempt allowed went out and its answer was lost (a timeout, a reset, a
+    /// 5xx): it may have landed. Look the key up once before giving up, as a retry would
+    /// have looked first, so a record on the server is not called failed. Found, the job
+    /// ends with it; otherwise (nothing found, or the look failed too) as `failed` says.
+    async fn last_look(
+        &self,
+        lease: &Lease,
+        target: &Arc<dyn Target>,
+        document: &ContentDocument,
+        failed: Finish,
+    ) -> Finish {
+        match target.reconcile(&lease.job.key, document).await {
+            Ok(Some(record)) => Finish::Landed {
+                message: format!(
+                    "reconciled: the server has {} for this key (the last attempt's answer was \
+                     lost; looked up before giving up)",
+                    record.identifier
+                ),
+                record,
+                created: false,
+                kind: EventKind::Reconciled,
+                http_status: None,
+            },
+            _ => failed,
+        }
     }
 
     /// A job whose dataset's folder is gone from this machine takes its files from another
