@@ -3410,6 +3410,68 @@ fn a_folder_deleted_while_the_window_was_in_the_background_is_named_missing_and_
     assert_eq!(w.harness.query_all_by_label("Rescan").count(), 1);
 }
 
+/// A folder moved away, then put back where it was, while the window has the focus: the
+/// row says Folder missing only until the next look a few seconds on (no focus change
+/// needed); given again (pasted or dropped) it says so at once.
+#[test]
+fn a_gone_folder_put_back_is_found_again_without_the_window_losing_focus() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    let away = w.lab.path("soil-cores-away");
+    let missing = |app: &lodge::ui::LodgeApp| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::FolderMissing)
+    };
+
+    std::fs::rename(&folder, &away).unwrap();
+    w.app().send(Command::CheckFolders);
+    w.wait("Folder missing", missing);
+    std::fs::rename(&away, &folder).unwrap();
+    w.wait("the folder found again", |app| !missing(app));
+    assert_eq!(
+        w.app().status_of(id).map(|s| s.kind()),
+        Some(StatusKind::New)
+    );
+
+    std::fs::rename(&folder, &away).unwrap();
+    w.app().send(Command::CheckFolders);
+    w.wait("Folder missing", missing);
+    std::fs::rename(&away, &folder).unwrap();
+    w.drop_paths(&[&folder]);
+    w.wait("found again once given again", |app| {
+        !missing(app) && gui::notices_with(app, "already in the list").len() == 1
+    });
+}
+
+/// A folder given a file after its scan, deposited from the window: the deposit is of the
+/// folder as scanned, and a notice says the new file is left out and how to include it
+/// (as `lodge deposit` notes); the row then says Changed since scan, with Rescan.
+#[test]
+fn depositing_a_folder_with_a_file_added_since_its_scan_says_the_file_is_left_out() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    std::fs::write(folder.join("added-later.csv"), "x\n1\n").unwrap();
+    w.harness.get_by_label("Deposit").click();
+    w.wait("deposited as scanned, and said", |app| {
+        let landed =
+            (app.model.row(id)).is_some_and(|r| r.jobs.values().any(|j| j.state.is_landed()));
+        landed && !gui::notices_with(app, "Files added since the last scan").is_empty()
+    });
+    let said = gui::notices_with(w.app(), "Files added since the last scan");
+    assert_eq!(
+        said[0].1,
+        "Files added since the last scan: soil-cores (1 file). This deposit is of the folder \
+         as scanned, without them. To include them, Rescan it (a new key), then deposit \
+         again; its deposit of the content as scanned stays."
+    );
+    w.wait("Changed since scan", |app| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::ChangedSinceScan)
+    });
+    w.harness.step();
+    assert_eq!(w.harness.query_all_by_label("Rescan").count(), 1);
+}
+
 #[test]
 fn rescan_changed_in_the_top_bar_rescans_every_changed_folder_at_once() {
     let mut w = Window::open(FaultConfig::default());

@@ -317,27 +317,8 @@ impl Core {
             Command::ExportHistory { format, jobs } => self.export(format, jobs).await,
             Command::SaveSettings(settings) => self.save_settings(settings).await,
             Command::FillInIncomplete(settings) => self.clone().fill_in_incomplete(settings).await,
-            Command::CheckFolders => {
-                // Gone (moved or deleted meanwhile), as the window says at its start; or
-                // back again (put back where it was).
-                if let Ok(gone) = self.db(crate::catalog::folders_gone).await {
-                    self.out.send(Update::FoldersGoneAsChecked(
-                        gone.iter().map(|d| d.id).collect(),
-                    ));
-                }
-                let changed = self
-                    .db(|s| crate::catalog::folders_changed(s, |_| true))
-                    .await;
-                // A failed look says nothing new: the rows keep what they showed.
-                if let Ok(changed) = changed {
-                    self.out.send(Update::FoldersChanged(
-                        changed
-                            .iter()
-                            .map(|(d, change)| FolderChanged::of(d, change))
-                            .collect(),
-                    ));
-                }
-            }
+            Command::CheckFolders => self.check_folders().await,
+            Command::CheckGoneFolders => self.check_gone_folders().await,
             Command::ShowFolder(path) => {
                 if let Err(e) = self.config.opener.open(&path) {
                     let shown = format!("{:?}", path.display().to_string());
@@ -564,6 +545,9 @@ impl Core {
         match known {
             Ok(Some(d)) => {
                 lock(&self.adding).remove(&text);
+                // Given again where it is: a row that said its folder was gone (it was put
+                // back) says so no more.
+                self.check_gone_folders().await;
                 return self.out.notice(Notice::info(format!(
                     "{name} is already in the list (dataset {}); it was not added twice.",
                     d.id
@@ -841,6 +825,33 @@ impl Core {
         }
     }
 
+    /// Look again at every folder: gone (moved or deleted meanwhile), as the window says at
+    /// its start, or back again (put back where it was); changed since its last scan.
+    async fn check_folders(&self) {
+        self.check_gone_folders().await;
+        let changed = self
+            .db(|s| crate::catalog::folders_changed(s, |_| true))
+            .await;
+        // A failed look says nothing new: the rows keep what they showed.
+        if let Ok(changed) = changed {
+            self.out.send(Update::FoldersChanged(
+                changed
+                    .iter()
+                    .map(|(d, change)| FolderChanged::of(d, change))
+                    .collect(),
+            ));
+        }
+    }
+
+    /// Look again at which folders are gone: one `stat` each, no walk.
+    async fn check_gone_folders(&self) {
+        if let Ok(gone) = self.db(crate::catalog::folders_gone).await {
+            self.out.send(Update::FoldersGoneAsChecked(
+                gone.iter().map(|d| d.id).collect(),
+            ));
+        }
+    }
+
     async fn set_metadata(self: Arc<Self>, id: i64, metadata: Metadata, then: Option<String>) {
         if !self.clone().rekey(id, metadata).await {
             return;
@@ -947,15 +958,27 @@ impl Core {
                 // Restricted or embargoed files about to be sent (not replayed), to say
                 // where the target does not enforce that.
                 let mut restricted = Vec::new();
+                // Folders with files added since their scan, about to be sent as scanned
+                // (without them): the deposit says so, as `lodge deposit` does. A file
+                // changed or gone, the deposit refuses itself.
+                let mut grown = Vec::new();
                 for id in ids {
                     let Some(d) = s.dataset(id)? else { continue };
                     let problems = d.metadata.problems();
                     match d.key {
                         Some(key) if problems.is_empty() => {
-                            if !d.metadata.access.is_open()
-                                && s.lookup_result(&target, &key)?.is_none()
-                            {
+                            let sent = s.lookup_result(&target, &key)?.is_none();
+                            if !d.metadata.access.is_open() && sent {
                                 restricted.push((d.name.clone(), d.metadata.access.clone()));
+                            }
+                            if sent
+                                && let Some(crate::catalog::FolderChange::Files(changes)) =
+                                    crate::catalog::change_since_scan(s, &d)?
+                                && changes.added > 0
+                                && changes.removed == 0
+                                && changes.modified == 0
+                            {
+                                grown.push((d.name.clone(), changes.added));
                             }
                             items.push((id, key));
                         }
@@ -994,14 +1017,27 @@ impl Core {
                     refused,
                     (already, copies, not_new),
                     resumed,
-                    restricted,
+                    (restricted, grown),
                 ))
             })
             .await;
         match result {
-            Ok((jobs, events, refused, (already, copies, not_new), resumed, restricted)) => {
+            Ok((
+                jobs,
+                events,
+                refused,
+                (already, copies, not_new),
+                resumed,
+                (restricted, grown),
+            )) => {
                 // The engine's idle workers start on them now, not at their next look.
                 self.engine().wake();
+                if !grown.is_empty() {
+                    self.out
+                        .notice(Notice::warning(grown_folders_notice(&grown)));
+                    // Their rows say Changed since scan, with Rescan, from now on.
+                    self.check_folders().await;
+                }
                 if let Some(target) = self.engine().target(&scope) {
                     let said: Vec<String> = restricted
                         .iter()
@@ -1427,6 +1463,24 @@ fn left_out_notice(name: &str, skipped: &[SkippedEntry]) -> Option<Notice> {
         "{name}: left out of the dataset, so not deposited: {}.",
         named.join("; ")
     )))
+}
+
+/// What a deposit says of folders `grown` (name, files added) since their scan: they are
+/// sent as scanned, without the new files, and Rescan takes them in (a new key).
+fn grown_folders_notice(grown: &[(String, usize)]) -> String {
+    let named: Vec<String> = (grown.iter())
+        .map(|(name, added)| format!("{name} ({})", count_of(*added as u64, "file", "files")))
+        .collect();
+    let (these, each, it) = match grown.len() {
+        1 => ("This deposit is", "its", "it"),
+        _ => ("These deposits are", "each one's", "each"),
+    };
+    format!(
+        "Files added since the last scan: {}. {these} of the folder as scanned, without \
+         them. To include them, Rescan {it} (a new key), then deposit again; {each} deposit \
+         of the content as scanned stays.",
+        named.join(", ")
+    )
 }
 
 /// The row of a freshly recorded folder.

@@ -364,6 +364,11 @@ impl Model {
         self.folders_gone.contains(&id)
     }
 
+    /// Whether any row's folder is said to be gone.
+    pub fn any_folder_gone(&self) -> bool {
+        !self.folders_gone.is_empty()
+    }
+
     /// A row's dedup status for `target`. A row whose folder is gone says so where it
     /// would otherwise offer a deposit or a rescan (neither can work); what it has on the
     /// queue, deposited or failed it still shows.

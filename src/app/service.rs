@@ -157,6 +157,9 @@ pub enum Command {
     /// Look again for dataset folders changed since their last scan (the window came back
     /// into focus: a person may have been editing files elsewhere).
     CheckFolders,
+    /// Look again only at which folders are gone (a `stat` each): sent now and then while a
+    /// row says its folder is gone, which a person may put back.
+    CheckGoneFolders,
     /// Open a folder in the system's file manager.
     ShowFolder(PathBuf),
     /// Open a deposit's record (its URL) in the system's web browser.

@@ -83,6 +83,8 @@ pub struct LodgeApp {
     pub notices: notices::Notices,
     /// When the folders were last looked at for changes since their scans (unix ms).
     folders_checked_ms: Option<i64>,
+    /// When the folders said to be gone were last looked at again.
+    gone_checked_ms: Option<i64>,
     /// What was last written of [`LodgeApp::remember`] (or read at start), so it is written
     /// again only when it changes.
     remembered: Option<ViewMemory>,
@@ -114,6 +116,7 @@ impl LodgeApp {
             dialogs: dialogs::Dialogs::default(),
             notices: notices::Notices::default(),
             folders_checked_ms: None,
+            gone_checked_ms: None,
             remembered: None,
             view_not_written: false,
             typing: false,
@@ -235,6 +238,25 @@ impl LodgeApp {
             self.folders_checked_ms = Some(now);
             self.send(Command::CheckFolders);
         }
+    }
+
+    /// While a row says its folder is gone, look again every few seconds (a `stat` each):
+    /// a folder put back (or a terminal's `lodge scan` of it) then shows as it is, without
+    /// waiting for the window to lose and regain focus.
+    fn check_gone_folders_now_and_then(&mut self, ctx: &egui::Context) {
+        const EVERY_MS: i64 = 5_000;
+        if !self.model.ready || !self.model.any_folder_gone() {
+            return;
+        }
+        let now = self.clock.now_ms();
+        if self
+            .gone_checked_ms
+            .is_none_or(|then| now - then >= EVERY_MS)
+        {
+            self.gone_checked_ms = Some(now);
+            self.send(Command::CheckGoneFolders);
+        }
+        ctx.request_repaint_after(std::time::Duration::from_millis(EVERY_MS as u64));
     }
 
     /// The selected target's scope id (empty before the store is open).
@@ -366,6 +388,7 @@ impl LodgeApp {
         self.table.refresh(&self.model, &target);
         shortcuts::handle(self, ui.ctx());
         self.check_folders_on_focus(ui.ctx());
+        self.check_gone_folders_now_and_then(ui.ctx());
 
         top_bar::show(self, ui);
         let log_height = log_panel::show(self, ui);
