@@ -592,6 +592,36 @@ fn a_picked_target_removed_and_saved_again_from_a_terminal_is_picked_again() {
         .len(),
         1
     );
+    // The warning that it was gone is taken down: the picker shows it again.
+    let shown: Vec<String> = (w.app().notices.current())
+        .map(|n| n.text.clone())
+        .collect();
+    assert!(
+        !shown.iter().any(|t| t.contains("is no longer configured")),
+        "{shown:?}"
+    );
+
+    // Removed, then added again at its address under another name: named as it is now.
+    terminal(&["target", "remove", "lab"]);
+    w.wait("the target gone", |app| app.model.targets.len() == 1);
+    terminal(&["target", "add", "steady", &url]);
+    w.wait("the target back", |app| app.model.targets.len() == 2);
+    w.harness.step();
+    assert_eq!(w.app().target_id(), w.app().model.targets[1].scope_id);
+    assert_eq!(
+        gui::notices_with(
+            w.app(),
+            "The target 'steady' has the address of 'lab', removed before, so the picker shows \
+             it now."
+        )
+        .len(),
+        1
+    );
+    terminal(&["target", "remove", "steady"]);
+    w.wait("the target gone", |app| app.model.targets.len() == 1);
+    terminal(&["target", "add", "lab", &url]);
+    w.wait("the target back", |app| app.model.targets.len() == 2);
+    w.harness.step();
 
     // Lost again, and the sandbox picked by hand meanwhile: it stays picked.
     terminal(&["target", "remove", "lab"]);
@@ -626,9 +656,13 @@ fn removing_a_target_with_deposits_queued_says_they_wait_and_how_to_cancel_them(
     w.open_settings();
     w.harness.get_by_label("Remove").click();
     w.harness.step();
-    // It kept no secret: none is said to go with it.
-    w.harness
-        .get_by_label_contains("Remove 'locked'? Its deposit history stays");
+    // It kept no secret: none is said to go with it. Its deposit on the queue is said
+    // before it is removed, not only after.
+    w.harness.get_by_label_contains(
+        "Remove 'locked'? Its deposit history stays, and its deposits stay on the server. 1 \
+         deposit for it still on the queue waits there, unsent, until the target is added \
+         again or it is taken off the queue.",
+    );
     w.harness.get_by_label("Remove locked").click();
     let said = format!(
         "Target 'locked' removed; its deposit history stays. 1 deposit for it is still \

@@ -166,15 +166,27 @@ pub struct Notice {
     /// The datasets whose folders this notice says are gone: it is taken down once none of
     /// them is on the list with its folder gone (removed from the list, or found again).
     pub while_gone: Vec<i64>,
+    /// What the notice is news of, when a later notice may overtake it (the picked target
+    /// lost, then back): a notice of the same topic takes the earlier one's place.
+    pub topic: Option<&'static str>,
 }
 
 impl Notice {
+    /// This notice, of `topic`: it takes the place of an earlier one of the same topic.
+    pub fn about(self, topic: &'static str) -> Notice {
+        Notice {
+            topic: Some(topic),
+            ..self
+        }
+    }
+
     pub fn info(text: impl Into<String>) -> Notice {
         Notice {
             level: NoticeLevel::Info,
             text: text.into(),
             while_paused: None,
             while_gone: Vec::new(),
+            topic: None,
         }
     }
     pub fn warning(text: impl Into<String>) -> Notice {
@@ -183,6 +195,7 @@ impl Notice {
             text: text.into(),
             while_paused: None,
             while_gone: Vec::new(),
+            topic: None,
         }
     }
     pub fn error(text: impl Into<String>) -> Notice {
@@ -191,6 +204,7 @@ impl Notice {
             text: text.into(),
             while_paused: None,
             while_gone: Vec::new(),
+            topic: None,
         }
     }
 }

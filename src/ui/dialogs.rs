@@ -99,8 +99,8 @@ fn settings_not_saved(app: &LodgeApp) -> bool {
 }
 
 /// What the close dialog says of Settings' changes not saved.
-const SETTINGS_QUESTION: &str = "Settings has changes not saved. Closing throws them away; to \
-     keep them, keep Lodge open and press Save settings.";
+const SETTINGS_QUESTION: &str = "Settings has changes not saved. Closing without saving throws \
+     them away; Save and close saves them first (as Save settings does).";
 
 /// The names of the datasets whose metadata edits are not saved, in the list's order of
 /// adding.

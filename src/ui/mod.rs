@@ -56,6 +56,10 @@ struct LostPick {
 /// The key of [`ViewMemory`] in eframe's storage.
 const VIEW_MEMORY_KEY: &str = "lodge-view";
 
+/// The topic of the notices saying what the picker shows once its target went or came back:
+/// the later takes the earlier's place.
+const PICKED_TARGET: &str = "picked target";
+
 /// The window: the service, the model it keeps current, and what each panel remembers.
 pub struct LodgeApp {
     pub service: AppService,
@@ -319,13 +323,25 @@ impl LodgeApp {
                 && let Some(back) = position(&lost.scope).or_else(|| by_name(&lost.name))
             {
                 found = Some(back);
-                self.model
-                    .apply(crate::app::Update::Notice(crate::app::Notice::info(
-                        format!(
-                            "The target '{}' is configured again, so the picker shows it again.",
-                            lost.name.unwrap_or(lost.scope)
-                        ),
-                    )));
+                let was = lost.name.unwrap_or(lost.scope);
+                let now = (self.model.target_label(&self.model.targets[back].scope_id))
+                    .split(" — ")
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                // Back under another name (removed, then added again with its address).
+                let text = match now == was {
+                    true => format!(
+                        "The target '{was}' is configured again, so the picker shows it again."
+                    ),
+                    false => format!(
+                        "The target '{now}' has the address of '{was}', removed before, so the \
+                         picker shows it now."
+                    ),
+                };
+                self.model.apply(crate::app::Update::Notice(
+                    crate::app::Notice::info(text).about(PICKED_TARGET),
+                ));
             }
             // Removed while picked (Settings, `lodge target remove`): the sandbox takes its
             // place, and that is said, lest the next Deposit go somewhere unlooked-for.
@@ -336,18 +352,18 @@ impl LodgeApp {
                     name: name.clone(),
                     shown_instead: self.model.targets[0].scope_id.clone(),
                 });
-                self.model
-                    .apply(crate::app::Update::Notice(crate::app::Notice::warning(
-                        format!(
-                            "The target '{gone}' is no longer configured, so the picker shows {} \
+                self.model.apply(crate::app::Update::Notice(
+                    crate::app::Notice::warning(format!(
+                        "The target '{gone}' is no longer configured, so the picker shows {} \
                          now: pick another before depositing.",
-                            self.model.targets[0]
-                                .label
-                                .split(" — ")
-                                .next()
-                                .unwrap_or("the local sandbox")
-                        ),
-                    )));
+                        self.model.targets[0]
+                            .label
+                            .split(" — ")
+                            .next()
+                            .unwrap_or("the local sandbox")
+                    ))
+                    .about(PICKED_TARGET),
+                ));
             }
             self.target = found.unwrap_or(if scope.is_empty() { self.target } else { 0 });
         }

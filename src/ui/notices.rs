@@ -33,7 +33,11 @@ const FRAMING: f32 = 48.0;
 const LEAST_WIDTH: f32 = 200.0;
 /// How long an info notice stays.
 const SHOWN_FOR_SECS: f64 = 8.0;
+/// How many notices are shown before the oldest info notice makes room for a new one.
 const MAX_SHOWN: usize = 4;
+/// How many warnings and errors are kept, at most, until closed: past that the oldest goes
+/// (each is in the log too).
+const MAX_KEPT: usize = 12;
 
 #[derive(Default)]
 pub struct Notices {
@@ -69,20 +73,28 @@ impl Notices {
             self.errors += 1;
         }
         // Said again (the same folder dropped twice, say): shown once, as the newest, its
-        // time starting over, rather than piling up copies that push the others out.
-        self.shown
-            .retain(|(n, _)| (n.level, &n.text) != (notice.level, &notice.text));
+        // time starting over, rather than piling up copies that push the others out. News
+        // of the same topic overtakes the earlier notice (a target lost, then back).
+        self.shown.retain(|(n, _)| {
+            (n.level, &n.text) != (notice.level, &notice.text)
+                && (n.topic.is_none() || n.topic != notice.topic)
+        });
         let until = match notice.level {
             NoticeLevel::Info => Some(now + SHOWN_FOR_SECS),
             NoticeLevel::Warning | NoticeLevel::Error => None,
         };
         self.shown.push((notice, until));
         if self.shown.len() > MAX_SHOWN {
-            // Room is made by the oldest info notice first: a warning goes when closed.
-            let oldest = (self.shown.iter())
-                .position(|(n, _)| n.level == NoticeLevel::Info)
-                .unwrap_or(0);
-            self.shown.remove(oldest);
+            // Room is made by the oldest info notice: a warning or an error goes when closed
+            // (past the stack's height they scroll), unless a great many pile up.
+            // Not the one just said: it is news.
+            let earlier = &self.shown[..self.shown.len() - 1];
+            let oldest = (earlier.iter()).position(|(n, _)| n.level == NoticeLevel::Info);
+            match oldest {
+                Some(oldest) => drop(self.shown.remove(oldest)),
+                None if self.shown.len() > MAX_KEPT => drop(self.shown.remove(0)),
+                None => {}
+            }
         }
     }
 
@@ -345,5 +357,31 @@ mod tests {
                 "info 4"
             ]
         );
+    }
+
+    /// Warnings and errors are not dropped to make room: they stay until closed (the
+    /// stack scrolls), a great many aside.
+    #[test]
+    fn warnings_and_errors_stay_until_closed_however_many() {
+        let ctx = egui::Context::default();
+        let mut notices = Notices::default();
+        let new: Vec<Notice> = (1..=6)
+            .map(|n| Notice::error(format!("Cannot open record {n} in a web browser")))
+            .chain([Notice::info("Exported 3 jobs")])
+            .collect();
+        frame(&ctx, &mut notices, 1.0, new);
+        assert_eq!(texts(&notices).len(), 7, "{:?}", texts(&notices));
+        assert!(texts(&notices)[0].contains("record 1"));
+        assert_eq!(texts(&notices)[6], "Exported 3 jobs", "news is shown");
+        let many = (1..=20)
+            .map(|n| Notice::warning(format!("warning {n}")))
+            .collect();
+        frame(&ctx, &mut notices, 2.0, many);
+        assert_eq!(
+            texts(&notices).len(),
+            MAX_KEPT,
+            "the oldest go past {MAX_KEPT}"
+        );
+        assert_eq!(texts(&notices).last(), Some(&"warning 20"));
     }
 }

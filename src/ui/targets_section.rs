@@ -192,10 +192,25 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
             true => " and its stored secret (to use it again, it is typed again)",
             false => "",
         };
+        // Deposits still to do there wait on the queue: said before, not only after.
+        let scope = &t.summary.scope_id;
+        let waiting = (app.model.rows().iter())
+            .filter(|r| r.jobs.get(scope).is_some_and(|j| !j.state.is_terminal()))
+            .count();
+        let queued = match waiting {
+            0 => String::new(),
+            n => format!(
+                " {} for it still on the queue {} there, unsent, until the target is added \
+                 again or {} taken off the queue.",
+                crate::wording::count_of(n as u64, "deposit", "deposits"),
+                if n == 1 { "waits" } else { "wait" },
+                if n == 1 { "it is" } else { "they are" },
+            ),
+        };
         ui.label(
             RichText::new(format!(
                 "Remove '{name}'{secret}? Its deposit history stays, and its deposits stay on \
-                 the server."
+                 the server.{queued}"
             ))
             .color(ui.visuals().warn_fg_color),
         );
