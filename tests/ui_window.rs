@@ -1598,7 +1598,7 @@ fn invalid_metadata_blocks_deposit_and_shows_the_message_next_to_the_field() {
         "the title's message sits right under the title field ({title_field:?} vs {message:?})"
     );
     w.harness
-        .get_by_label_contains("at least one creator is required");
+        .get_by_label_contains("At least one creator is required");
     w.harness
         .get_by_label_contains("is required: give the year of publication");
     assert!(
@@ -1901,7 +1901,7 @@ fn a_creator_typed_into_a_new_creator_field_lands_whole_as_the_problem_above_it_
     let id = w.add_folder(&folder);
     w.select(id);
     w.harness
-        .get_by_label_contains("at least one creator is required");
+        .get_by_label_contains("At least one creator is required");
     w.harness.get_by_label("+ Add creator").click();
     w.harness.step();
     w.harness.step();
@@ -1920,7 +1920,7 @@ fn a_creator_typed_into_a_new_creator_field_lands_whole_as_the_problem_above_it_
     }
     assert!(
         w.harness
-            .query_by_label_contains("at least one creator is required")
+            .query_by_label_contains("At least one creator is required")
             .is_none()
     );
     assert_eq!(
@@ -4789,7 +4789,7 @@ fn a_location_typed_in_the_details_is_checked_beside_the_field_and_stored() {
         "Locations",
         (
             "Lake Zurich; lat=147.27; lon=8.65",
-            "latitude 147.27 is outside -90 to 90 degrees",
+            "Latitude 147.27 is outside -90 to 90 degrees",
             "is outside",
         ),
         "Lake Zurich; lat=47.270; lon=8.65",

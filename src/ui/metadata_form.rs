@@ -562,12 +562,49 @@ fn affiliation_rows(
     changed
 }
 
-/// One problem, in red, without the command-line flag that fixes it.
+/// One problem, in red, without the command-line flag that fixes it, and with the name of
+/// its field where the message goes on from it ("Publisher is required: …", not "is
+/// required: …").
 fn problem_line(ui: &mut egui::Ui, p: &FieldProblem) {
     ui.label(
-        RichText::new(format!("⚠ {}", p.message_without_flag()))
-            .color(Color32::from_rgb(0xd6, 0x3c, 0x3c)),
+        RichText::new(format!("⚠ {}", problem_text(p))).color(Color32::from_rgb(0xd6, 0x3c, 0x3c)),
     );
+}
+
+/// What [`problem_line`] says of `p`.
+fn problem_text(p: &FieldProblem) -> String {
+    let message = p.message_without_flag();
+    let goes_on = ["is ", "has ", "must ", "are "]
+        .iter()
+        .any(|verb| message.starts_with(verb));
+    if !goes_on {
+        return capitalised(message);
+    }
+    format!("{} {message}", field_label(&p.field))
+}
+
+/// `text` with its first letter a capital.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The form's label of a problem's field (`creators[0].orcid` is the ORCID iD box).
+fn field_label(field: &str) -> String {
+    let last = field.rsplit('.').next().unwrap_or(field);
+    let last = last.split('[').next().unwrap_or(last);
+    match last {
+        "publication_year" => "Year".into(),
+        "orcid" => "ORCID iD".into(),
+        "ror" | "affiliation_ror" => "ROR".into(),
+        "resource_type" => "Resource type".into(),
+        "until" => "Embargo end".into(),
+        "" => "This field".into(),
+        other => capitalised(&other.replace('_', " ")),
+    }
 }
 
 /// Under a creator's name: one that looks like a person's written without the comma is
@@ -951,4 +988,48 @@ fn embargo_come(until: &str, today: &str) -> Option<String> {
              Open to anyone."
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::content::FieldProblem;
+
+    /// A problem shown under its field names the field where its words go on from it.
+    #[test]
+    fn a_problem_under_its_field_names_the_field() {
+        let said = |field: &str, message: &str| {
+            super::problem_text(&FieldProblem {
+                field: field.into(),
+                message: message.into(),
+            })
+        };
+        assert_eq!(
+            said(
+                "publisher",
+                "is required: name the publishing institution (--publisher)"
+            ),
+            "Publisher is required: name the publishing institution"
+        );
+        assert_eq!(
+            said(
+                "creators[0].orcid",
+                "is not a valid ORCID iD: expected 0000-0000-0000-000X"
+            ),
+            "ORCID iD is not a valid ORCID iD: expected 0000-0000-0000-000X"
+        );
+        assert_eq!(
+            said(
+                "publication_year",
+                "must be a four-digit year, not 99 (--year)"
+            ),
+            "Year must be a four-digit year, not 99"
+        );
+        assert_eq!(
+            said(
+                "creators",
+                "at least one creator is required (--creator \"Family, Given\")"
+            ),
+            "At least one creator is required"
+        );
+    }
 }
