@@ -291,51 +291,60 @@ fn at_800_by_600_a_failed_row_with_edits_keeps_its_remove_button_in_sight() {
     }
 }
 
-/// While Settings is open, the notices keep off it: beside it where the window leaves them
-/// room (over the details panel if only that does), and at the smallest size, where it
-/// does not, under it: Settings is drawn over them, so no notice covers a field or Save
-/// settings.
+/// While Settings is open, the notices keep off it and off the details: beside it where the
+/// window leaves them room, else in it, at its foot (every size with the details open),
+/// where they cover none of its fields nor Save settings, and stay in view.
 #[test]
 fn notices_never_cover_settings() {
-    for (size, beside) in [
-        ((1280.0, 800.0), true),
-        ((1024.0, 768.0), true),
-        ((800.0, 600.0), false),
+    let text = "The folders of these datasets are gone (moved or deleted): run2, run3, run4 \
+                and 8 more. Drop each where it is now onto the window to add it there.";
+    for (size, details, beside) in [
+        ((1280.0, 800.0), false, true),
+        ((1280.0, 800.0), true, false),
+        ((1024.0, 768.0), true, false),
+        ((800.0, 600.0), false, false),
     ] {
         let (mut w, _, _) = plain_and_deposited();
         w.harness.set_size(egui::vec2(size.0, size.1));
-        details_of(&mut w, "soil-cores");
+        w.harness.run_steps(2);
+        let details = details.then(|| details_of(&mut w, "soil-cores"));
         w.open_settings();
-        w.harness
-            .state_mut()
-            .model
-            .apply(Update::Notice(Notice::warning(
-                "The folders of these datasets are gone (moved or deleted): run2, run3, run4 and \
-             8 more. Drop each where it is now onto the window to add it there.",
-            )));
+        (w.harness.state_mut().model).apply(Update::Notice(Notice::warning(text)));
         w.harness.run_steps(4);
         let settings = (w.harness.ctx)
             .memory(|m| m.area_rect(lodge::ui::settings_window::window_id()))
             .expect("Settings is open");
-        let notices = w.app().notices.drawn().expect("a notice shown");
+        // The log has the same words: the notice's are drawn last.
+        let notice = (w.harness.query_all_by_value(text).last())
+            .expect("the notice")
+            .rect();
         assert!(
-            w.harness.ctx.content_rect().contains_rect(notices),
-            "at {size:?}, the notice {notices:?} is on screen"
+            w.harness.ctx.content_rect().contains_rect(notice),
+            "at {size:?}, the notice {notice:?} is on screen"
         );
-        let overlap = settings.intersect(notices);
-        if beside {
+        if let Some(details) = details {
             assert!(
-                !overlap.is_positive(),
-                "at {size:?}, the notice {notices:?} covers Settings {settings:?}"
+                !details.intersect(notice).is_positive(),
+                "at {size:?}, the notice {notice:?} covers the details {details:?}"
             );
-        } else {
-            assert!(overlap.is_positive(), "at {size:?} there is no room beside");
-            let on_top = w.harness.ctx.layer_id_at(overlap.center());
-            assert_eq!(
-                on_top.map(|l| l.id),
-                Some(lodge::ui::settings_window::window_id()),
-                "at {size:?}, Settings is drawn over the notice"
-            );
+        }
+        match beside {
+            true => assert!(
+                !settings.intersect(notice).is_positive(),
+                "at {size:?}, the notice {notice:?} covers Settings {settings:?}"
+            ),
+            false => {
+                assert!(
+                    settings.contains_rect(notice),
+                    "at {size:?}, the notice {notice:?} is in Settings {settings:?}"
+                );
+                // Below everything Settings holds: its Save buttons and fields are above.
+                let save = w.harness.get_by_label("Save settings").rect();
+                assert!(
+                    save.bottom() <= notice.top(),
+                    "at {size:?}, Save settings {save:?} is above the notice {notice:?}"
+                );
+            }
         }
     }
 }

@@ -1,8 +1,9 @@
 //! Brief, non-blocking messages at the bottom right of the table's side, just above the log
 //! and beside the details panel ("not a folder", "exported to"), so they cover neither the
 //! log's newest lines nor its filters, nor the details' buttons (Verify, Copy link). While
-//! Settings is open they sit beside it, or under it where the window is too narrow for
-//! both: no notice covers a field of Settings or its Save. A notice said again shows once.
+//! Settings is open they sit beside it, or, where the window leaves no room beside it and
+//! the details, in it at its foot: no notice covers a field of Settings or its Save, nor of
+//! the details. A notice said again shows once.
 //! An info notice stays a few seconds; a warning or an error stays until closed, since it
 //! says what a person must know (another window holds the sandbox's port) and may take
 //! longer than that to read. All can be closed and all are also in the log. A target's
@@ -48,6 +49,9 @@ pub struct Notices {
     /// How many error notices came since the window opened: what waits on commands it sent
     /// (the close dialog's Save and close) tells from it that one of them failed.
     errors: u64,
+    /// Settings is open with no room beside it: the notices are drawn at its foot, in it
+    /// ([`Notices::show_inside`]), as decided in the last frame.
+    inside: bool,
 }
 
 impl Notices {
@@ -119,7 +123,7 @@ impl Notices {
     pub fn show(&mut self, ctx: &egui::Context, clock: Clock, room: Room) {
         let Room {
             above,
-            mut beside,
+            beside,
             clear_of,
         } = room;
         let now = ctx.input(|i| i.time);
@@ -136,21 +140,21 @@ impl Notices {
             ctx.request_repaint_after(std::time::Duration::from_secs_f64((next - now).max(0.05)));
         }
         // Beside a floating window (Settings), whose fields and buttons they must not
-        // cover: over the details panel if only that leaves room, and below the window (it
-        // drawn over them) where the screen is too narrow for both.
-        let mut order = egui::Order::Foreground;
+        // cover, where the screen leaves room beside it and the details panel; else in it,
+        // at its foot (drawn there from the next frame).
         let mut text_room = f32::INFINITY;
+        let was_inside = std::mem::take(&mut self.inside);
         if let Some((window, _)) = clear_of {
             // The text's room between the window's right edge and the notices' own.
-            let room = |beside: f32| {
-                ctx.content_rect().right() - 12.0 - beside - window.right() - 12.0 - FRAMING
-            };
-            if room(beside) < LEAST_WIDTH && room(0.0) >= LEAST_WIDTH {
-                beside = 0.0;
-            }
-            text_room = room(beside);
+            text_room =
+                ctx.content_rect().right() - 12.0 - beside - window.right() - 12.0 - FRAMING;
             if text_room < LEAST_WIDTH {
-                order = egui::Order::Middle;
+                self.inside = true;
+                self.drawn = None;
+                if !was_inside {
+                    ctx.request_repaint();
+                }
+                return;
             }
         }
         // As wide as a notice reads well, and no wider than the table's side (or the room
@@ -165,7 +169,7 @@ impl Notices {
         let mut close = None;
         let area = egui::Area::new(egui::Id::unique("notices"))
             .anchor(Align2::RIGHT_BOTTOM, [-12.0 - beside, -12.0 - above])
-            .order(order)
+            .order(egui::Order::Foreground)
             .show(ctx, |ui| {
                 // An area lays out its content in the size it measured last frame: without
                 // this, the scroll below kept the height of the first notice shown, and a
@@ -184,9 +188,6 @@ impl Notices {
                         }
                     });
             });
-        if let (egui::Order::Middle, Some((_, window))) = (order, clear_of) {
-            ctx.move_to_top(egui::LayerId::new(egui::Order::Middle, window));
-        }
         // Grown or shrunk, the area is placed by its new size in the next frame.
         if self.drawn != Some(area.response.rect) {
             ctx.request_repaint();
@@ -197,6 +198,60 @@ impl Notices {
         }
     }
 }
+
+impl Notices {
+    /// Whether the notices go in Settings, at its foot ([`Notices::show_inside`]), this
+    /// frame.
+    pub fn inside(&self) -> bool {
+        self.inside && !self.shown.is_empty()
+    }
+
+    /// The height Settings leaves its foot for the notices: as much as they may take there
+    /// (a quarter of the window; past that they scroll), so they are whole at once.
+    pub fn inside_height(&self, ctx: &egui::Context) -> f32 {
+        match self.inside() {
+            true => inside_room(ctx) + INSIDE_FRAMING,
+            false => 0.0,
+        }
+    }
+
+    /// Draw the notices in `ui` (Settings' foot): the newest at the bottom, scrolling past a
+    /// few lines, so Settings keeps most of the screen.
+    pub fn show_inside(&mut self, ui: &mut egui::Ui) {
+        if !self.inside() {
+            return;
+        }
+        let width = (ui.available_width() - FRAMING).max(LEAST_WIDTH);
+        let tallest = inside_room(ui.ctx());
+        let mut close = None;
+        ui.separator();
+        egui::ScrollArea::vertical()
+            .id_salt("notices_inside")
+            .max_height(tallest)
+            // Settings sizes itself by what it held last frame: without this, the notices
+            // kept the height the first frame left them, cut short.
+            .min_scrolled_height(tallest)
+            .stick_to_bottom(true)
+            .show(ui, |ui| {
+                for (i, (notice, _)) in self.shown.iter().enumerate() {
+                    if draw_notice(ui, notice, width) {
+                        close = Some(i);
+                    }
+                }
+            });
+        if let Some(i) = close {
+            self.shown.remove(i);
+        }
+    }
+}
+
+/// How tall the notices may be at Settings' foot: a quarter of the window.
+fn inside_room(ctx: &egui::Context) -> f32 {
+    (ctx.content_rect().height() * 0.25).max(80.0)
+}
+
+/// What the separator above the notices at Settings' foot takes.
+const INSIDE_FRAMING: f32 = 12.0;
 
 /// One notice in its frame, no wider than `width`; whether its ✖ was clicked.
 fn draw_notice(ui: &mut egui::Ui, notice: &Notice, width: f32) -> bool {

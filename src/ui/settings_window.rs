@@ -70,9 +70,11 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         .collapsible(false)
         .resizable(false)
         .show(ctx, |ui| {
+            // Room at the foot for the notices, when they are drawn there.
+            let height = ctx.content_rect().height() - 80.0 - app.notices.inside_height(ctx);
             egui::ScrollArea::vertical()
-                .max_height((ctx.content_rect().height() - 80.0).max(200.0))
-                .min_scrolled_height(600.0_f32.min(ctx.content_rect().height() - 80.0))
+                .max_height(height.max(200.0))
+                .min_scrolled_height(600.0_f32.min(height))
                 .show(ui, |ui| {
             ui.set_min_width(560.0);
             let Some(editing) = app.settings.editing.as_mut() else {
@@ -197,6 +199,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             ui.separator();
             targets_section::show(app, ui);
             });
+            app.notices.show_inside(ui);
         });
     if save {
         // A problem is shown under its field and the window stays open with what was typed.
