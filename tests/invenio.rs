@@ -2230,3 +2230,48 @@ fn a_sites_label_names_its_port_where_one_is_given() {
     );
     assert_eq!(label("zenodo+https://zenodo.org"), "Zenodo at zenodo.org");
 }
+
+/// A deposit to a site given by its URL and `--token` that fails: the retry it suggests
+/// carries `--token TOKEN` too (without it the site answers 401 and the target pauses),
+/// and run with the token, that retry lands each once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_retry_suggested_after_a_failed_deposit_with_a_token_asks_for_the_token() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox(
+            "sbx",
+            FaultConfig {
+                fail_before_commit: 1.0,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("First"));
+    add(&store, &lab.numbered_folder(2), &metadata("Second"));
+    let token = sandbox.invenio_account().token.clone();
+    let mut deposit = lodge_in(&lab);
+    deposit
+        .args(["deposit", "--all", "--max-attempts", "1", "--target"])
+        .arg(sandbox.invenio_target_url())
+        .args(["--token", &token]);
+    let out = run(deposit).await;
+    assert!(!out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "retry with `lodge retry 1 --token TOKEN`",
+            "to retry the 2 failed with the same keys: `lodge retry --all-failed --token TOKEN`",
+        ],
+    );
+
+    sandbox.set_faults(FaultConfig::default());
+    let mut retry = lodge_in(&lab);
+    retry.args(["retry", "--all-failed", "--token", &token]);
+    let out = run(retry).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let landed = (store.history().unwrap().iter())
+        .filter(|r| r.state == "deposited")
+        .count();
+    assert_eq!(landed, 2);
+}

@@ -1394,6 +1394,20 @@ pub(super) fn retry_hint(store: &Store, mut failed: Vec<i64>) -> Option<String> 
                 .join(" ")
         ),
     };
+    // Sent to a target that takes a token given on the command line, the retry needs it
+    // too: without it the target answers 401 and is paused.
+    let targets: std::collections::HashSet<String> = (store.jobs(&failed).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|job| job.target)
+        .collect();
+    let command = match targets
+        .iter()
+        .any(|t| super::target_arg::needs_token(store, t))
+    {
+        true => format!("{command} --token TOKEN"),
+        false => command,
+    };
     Some(match failed.len() {
         1 => format!("to retry the failed item with the same key: `{command}`"),
         n => format!("to retry the {n} failed with the same keys: `{command}`"),
@@ -1453,12 +1467,16 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
             }
             JobState::Failed => (
                 format!(
-                    "failed    {name} (job {}){shared} at {}: {} — {}retry with `lodge retry {}`",
+                    "failed    {name} (job {}){shared} at {}: {} — {}retry with `lodge retry {}{}`",
                     job.id,
                     names.of(&job.target),
                     job.last_error.as_deref().unwrap_or("unknown error"),
                     window_sandbox_word(&job.target),
-                    job.id
+                    job.id,
+                    match super::target_arg::needs_token(store, &job.target) {
+                        true => " --token TOKEN",
+                        false => "",
+                    }
                 ),
                 job.state.as_str(),
             ),

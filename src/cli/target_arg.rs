@@ -375,16 +375,25 @@ pub(super) fn where_it_sends(store: &Store, dataset: i64) -> String {
 /// [`deposit_command`] for several datasets at once: `lodge deposit --target lab 3 4 7`.
 pub(super) fn deposit_command_for(store: &Store, scope_id: &str, datasets: &[i64]) -> String {
     let datasets: Vec<String> = datasets.iter().map(i64::to_string).collect();
-    let needs_token = match crate::targets::is_token_target_url(scope_id) {
-        true => saved_token_target(scope_id).is_none(),
-        false => scope_id.starts_with("sandbox+") && sandbox_wants_token(store, scope_id),
+    let token = if needs_token(store, scope_id) {
+        " --token TOKEN"
+    } else {
+        ""
     };
-    let token = if needs_token { " --token TOKEN" } else { "" };
     format!(
         "lodge deposit --target {} {}{token}",
         super::output::shell_word(&target_argument(store, scope_id)),
         datasets.join(" ")
     )
+}
+
+/// Whether a command sending to `scope_id` must be given `--token`: a target used by its
+/// URL (not saved with its token) whose kind takes one, or a sandbox started with one.
+pub(super) fn needs_token(store: &Store, scope_id: &str) -> bool {
+    match crate::targets::is_token_target_url(scope_id) {
+        true => saved_token_target(scope_id).is_none(),
+        false => scope_id.starts_with("sandbox+") && sandbox_wants_token(store, scope_id),
+    }
 }
 
 /// Whether the sandbox at `scope_id` ever refused Lodge for want of its token (it was
