@@ -2703,9 +2703,16 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
         .unwrap_or_else(|| panic!("no failed line for the original in:\n{t}"));
     assert_all(
         &t,
-        &[&format!(
-            "failed    backup (job {job}) (same key as original: one deposit for both) at"
-        )],
+        &[
+            &format!(
+                "failed    backup (job {job}) (same key as original: one deposit for both) at"
+            ),
+            // Two failed lines, one deposit to retry: said so, not "the failed item".
+            &format!(
+                "to retry the failed deposit (of 2 datasets: copies with the same key share \
+                 one) with the same key: `lodge retry {job}`"
+            ),
+        ],
     );
     assert_eq!(failing.stats().records, 0);
 

@@ -1371,7 +1371,24 @@ fn retry_all_hint(store: &Store, outcomes: &[Outcome]) -> Option<String> {
     if failed.len() < 2 {
         return None;
     }
-    retry_hint(store, failed)
+    let items = failed.len();
+    let jobs: HashSet<i64> = failed.iter().copied().collect();
+    let hint = retry_hint(store, failed)?;
+    // Copies with one key share one deposit: "5 failed" above, but 4 deposits to retry.
+    let shared = format!("(of {items} datasets: copies with the same key share one)");
+    Some(match jobs.len() {
+        n if n == items => hint,
+        1 => hint.replacen(
+            "the failed item",
+            &format!("the failed deposit {shared}"),
+            1,
+        ),
+        n => hint.replacen(
+            &format!("the {n} failed"),
+            &format!("the {n} failed deposits {shared}"),
+            1,
+        ),
+    })
 }
 
 /// One command that re-queues `failed` jobs with their keys: `--all-failed` when they are
