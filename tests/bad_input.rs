@@ -443,6 +443,37 @@ async fn folder_deleted_after_scan_is_rejected_by_name_and_the_rest_of_the_batch
     assert_eq!(sandbox.stats().records, 2);
 }
 
+/// A file deleted since the scan is named, and said to be deleted, not as the system's
+/// "No such file or directory" error; nothing lands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_file_deleted_after_scan_is_rejected_as_deleted_by_name() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let folder = lab.numbered_folder(1);
+    assert!(run(add_cmd(&lab, &folder)).await.status.success());
+    let file = open_store(&lab).dataset_files(1).unwrap()[0]
+        .rel_path
+        .clone();
+    fs::remove_file(folder.join(&file)).unwrap();
+
+    let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "rejected  ds001 (job 1)",
+            &format!(
+                "changed since scan: {}: deleted (or moved or renamed) since the scan",
+                folder.join(&file).display()
+            ),
+            "`lodge scan 1`, then deposit again",
+        ],
+    );
+    assert!(!t.contains("os error"), "{t}");
+    assert_eq!(sandbox.stats().records, 0);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn file_changed_while_uploading_is_rejected_and_neither_its_blob_nor_its_record_lands() {
     let lab = Lab::new();

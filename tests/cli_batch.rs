@@ -831,7 +831,8 @@ async fn a_folder_changed_since_its_scan_is_noted_at_deposit_and_status_after_a_
         &[
             "ds002",
             " changed ",
-            "deposited as sbx-000002 before its last scan",
+            "deposited as sbx-000002 under its earlier key (before its last rescan or metadata \
+             edit)",
             &format!("`lodge deposit --target {} {second}`", sandbox.target_url()),
         ],
     );
@@ -2484,8 +2485,8 @@ async fn a_copy_deposited_through_its_twin_and_changed_since_is_changed_not_new(
     assert!(line.ends_with(&format!(" {url} attempts 0")), "{line}");
     assert!(
         t.contains(&format!(
-            "deposited as sbx-000001 before its last scan; this content is not deposited \
-             here yet: `lodge deposit --target {url} 2`"
+            "deposited as sbx-000001 under its earlier key (before its last rescan or metadata \
+             edit); this content is not deposited here yet: `lodge deposit --target {url} 2`"
         )),
         "{t}"
     );

@@ -578,8 +578,9 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         }
         if r.state == "changed" {
             let before = match &r.earlier_identifier {
-                Some(id) => format!("deposited as {id} before its last scan"),
-                None => "its earlier key went here before its last scan, not deposited".to_string(),
+                // A rescan or a metadata edit gives a new key: either may be what changed.
+                Some(id) => format!("deposited as {id} under its earlier key (before its last rescan or metadata edit)"),
+                None => "its earlier key went here (before its last rescan or metadata edit), not deposited".to_string(),
             };
             say!(
                 "       {before}; this content is not deposited here yet: `{}`",

@@ -642,8 +642,14 @@ pub fn stat_unchanged(root: &Path, files: &[FileScan]) -> Result<Vec<FileScan>, 
     let mut touched = Vec::new();
     for f in files {
         let path: PathBuf = crate::content::on_disk(root, &f.rel_path);
-        let metadata = std::fs::symlink_metadata(&path)
-            .map_err(|e| Failure::reading_local_file(&path, "cannot read it any more", &e))?;
+        let metadata = std::fs::symlink_metadata(&path).map_err(|e| match e.kind() {
+            // The commonest change of all, said plainly rather than as the system's error.
+            std::io::ErrorKind::NotFound => Failure::Changed {
+                path: path.display().to_string(),
+                message: "deleted (or moved or renamed) since the scan".into(),
+            },
+            _ => Failure::reading_local_file(&path, "cannot read it any more", &e),
+        })?;
         // Its size would be the link's own (the length of the path it names).
         if metadata.file_type().is_symlink() {
             return Err(Failure::Changed {
