@@ -1668,8 +1668,9 @@ fn files_embargoed_in_the_form_need_a_date_and_the_sandbox_deposit_says_it_does_
 }
 
 /// Deposit all ready sends what is saved: a dataset whose details hold edits not saved (a
-/// draft left by selecting another row, out of sight) is left out and named, its edits
-/// kept, and the others go. Saved, it is deposited with them.
+/// draft left by selecting another row, out of sight) is left out of its count, and out of
+/// what it sends, and named, its edits kept, and the others go. Saved, it is deposited with
+/// them.
 #[test]
 fn deposit_all_ready_leaves_out_a_dataset_with_edits_not_saved_and_names_it() {
     let mut w = Window::open(FaultConfig::default());
@@ -1677,7 +1678,8 @@ fn deposit_all_ready_leaves_out_a_dataset_with_edits_not_saved_and_names_it() {
     let other = w.add_folder(&citable_folder(&w.lab, "plot-2", "Plot two"));
     w.edit_title(edited, " EDITED");
     w.select(other);
-    let (level, said) = w.press_for_notice("Deposit all ready (2)", "Not deposited");
+    // Its count is of what a press sends: plot-2 alone.
+    let (level, said) = w.press_for_notice("Deposit all ready (1)", "Not deposited");
     assert_eq!(level, LogLevel::Warning);
     assert_eq!(
         said,
@@ -1693,6 +1695,11 @@ fn deposit_all_ready_leaves_out_a_dataset_with_edits_not_saved_and_names_it() {
     // Its row's own Deposit says on hover that the edits go with it.
     w.harness.get_by_label("Deposit").hover();
     w.wait_for_label("Save the edits in its details (not saved yet), then deposit it with them");
+    // Left the only one ready, it holds Deposit all ready back, saying why.
+    let all_ready = w.harness.get_by_label("Deposit all ready (0)");
+    assert!(all_ready.accesskit_node().is_disabled());
+    all_ready.hover();
+    w.wait_for_label_contains("1 dataset is ready but has edits not saved in its details");
     // The draft is still there: the window would ask before closing over it.
     assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
 }

@@ -32,11 +32,26 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 app.send(Command::PickFolder);
             }
             let ready_ids = app.table.ready_ids.clone();
+            // Those whose details hold edits not saved are left out (named when pressed):
+            // the count is of what a press sends.
+            let held = held_back_by_edits(app, &ready_ids).len();
+            let sent = ready_ids.len() - held;
             if ui
                 .add_enabled(
-                    !ready_ids.is_empty(),
-                    egui::Button::new(format!("Deposit all ready ({})", ready_ids.len())),
+                    sent > 0,
+                    egui::Button::new(format!("Deposit all ready ({sent})")),
                 )
+                .on_disabled_hover_text(match held {
+                    0 => "No dataset is ready: a new one with complete metadata, or a new \
+                          version of a deposited one"
+                        .to_string(),
+                    n => format!(
+                        "{} ready but {} edits not saved in {} details: save or undo them first",
+                        crate::wording::count_of(n as u64, "dataset is", "datasets are"),
+                        if n == 1 { "has" } else { "have" },
+                        if n == 1 { "its" } else { "their" },
+                    ),
+                })
                 .on_hover_text(match app.table.ready_hidden {
                     0 => "Deposit every new dataset, or new version of a deposited one, whose \
                           metadata is complete, as saved (one with edits not saved is left \
@@ -147,17 +162,34 @@ fn target_picker(app: &mut LodgeApp, ui: &mut egui::Ui) {
 /// so out of sight) is left out, with a notice naming it: a batch never sends what the
 /// person has not saved, and sending it as saved would make a record the edits then
 /// replace with a new version.
+/// Of the datasets `ids`, those whose details hold edits not saved (shown, or left as a
+/// draft): Deposit all ready sends what is saved, so it leaves them out.
+fn held_back_by_edits(app: &LodgeApp, ids: &[i64]) -> Vec<i64> {
+    let edits = app.details.unsaved_edits();
+    if edits.is_empty() {
+        return Vec::new();
+    }
+    (ids.iter().copied())
+        .filter(|id| {
+            let stored = app.model.row(*id).map(|r| &r.metadata);
+            edits
+                .get(id)
+                .is_some_and(|(metadata, _)| Some(metadata) != stored)
+        })
+        .collect()
+}
+
 fn deposit_all_ready(app: &mut LodgeApp, ids: Vec<i64>) {
     let target = app.target_id().to_string();
-    let edits = app.details.unsaved_edits();
+    let held_ids = held_back_by_edits(app, &ids);
     let (mut sent, mut held) = (Vec::new(), Vec::new());
     for id in ids {
         let Some(entry) = app.model.row(id) else {
             continue;
         };
-        match edits.get(&id) {
-            Some((metadata, _)) if *metadata != entry.metadata => held.push(entry.name.clone()),
-            _ => sent.push(id),
+        match held_ids.contains(&id) {
+            true => held.push(entry.name.clone()),
+            false => sent.push(id),
         }
     }
     if !sent.is_empty() {
