@@ -2407,3 +2407,41 @@ fn files_at_once_typed_in_the_target_form_is_checked_beside_the_field_and_saved(
         "the form shows it"
     );
 }
+
+/// In the smallest window, Remove of the last of several targets brings its question and
+/// buttons into view: below the fold, Remove would seem to do nothing.
+#[test]
+fn removing_a_target_below_the_fold_brings_the_question_into_view() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let config: String = (1..=6)
+        .map(|n| {
+            format!(
+                "[targets.lab{n}]\nurl = \"sandbox+http://127.0.0.1:{}\"\n",
+                9 + n
+            )
+        })
+        .collect();
+    config_before_opening(&lab, &config, None);
+    let cfg = gui::config(&lab, FaultConfig::default());
+    let mut w = Window::open_with(lab, cfg);
+    w.harness.set_size(egui::vec2(800.0, 600.0));
+    w.wait("the targets", |app| app.model.configured.len() == 6);
+    w.open_settings();
+    w.harness.run_steps(2);
+    // Scrolled to, as a person would, and pressed: the question comes below it.
+    let removes: Vec<_> = w.harness.query_all_by_label("Remove").collect();
+    removes.last().expect("a target's Remove").scroll_to_me();
+    w.harness.run_steps(2);
+    let removes: Vec<_> = w.harness.query_all_by_label("Remove").collect();
+    removes.last().expect("a target's Remove").click_accesskit();
+    w.harness.run_steps(4);
+    let settings = (w.harness.ctx)
+        .memory(|m| m.area_rect(lodge::ui::settings_window::window_id()))
+        .expect("Settings is open");
+    let confirm = w.harness.get_by_label("Remove lab6").rect();
+    assert!(
+        settings.contains_rect(confirm),
+        "Remove lab6 {confirm:?} is in Settings {settings:?}"
+    );
+}

@@ -206,7 +206,10 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     let queuers: HashSet<&str> = rows.iter().filter_map(|r| r.queued_by.as_deref()).collect();
     let by_column = queuers.len() > 1;
     // Narrower than its columns (the smallest window), the table scrolls sideways rather
-    // than cutting off its last columns and their buttons.
+    // than cutting off its last columns and their buttons. Its scroll bar is a solid one,
+    // in sight: egui's floating bar shows only under the pointer, and the columns past the
+    // edge would seem not to be there.
+    ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
     egui::ScrollArea::horizontal()
         .id_salt("history_sideways")
         .show(ui, |ui| {

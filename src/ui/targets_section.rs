@@ -22,6 +22,9 @@ pub struct TargetsSection {
     /// The target whose Remove was pressed, asking to be confirmed: its stored secret goes
     /// with it, and would have to be found and typed again.
     confirm_remove: Option<String>,
+    /// The question was just asked: brought into view once (below the fold in a small
+    /// window, it would seem that Remove did nothing).
+    show_question: bool,
 }
 
 /// The Add / Edit form as typed.
@@ -185,6 +188,7 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
             .clicked()
         {
             app.settings.targets.confirm_remove = Some(name.clone());
+            app.settings.targets.show_question = true;
         }
     });
     if app.settings.targets.confirm_remove.as_ref() == Some(name) {
@@ -214,7 +218,7 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
             ))
             .color(ui.visuals().warn_fg_color),
         );
-        ui.horizontal(|ui| {
+        let buttons = ui.horizontal(|ui| {
             if ui.button(format!("Remove {name}")).clicked() {
                 app.settings.targets.confirm_remove = None;
                 app.send(Command::RemoveTarget(name.clone()));
@@ -223,6 +227,9 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
                 app.settings.targets.confirm_remove = None;
             }
         });
+        if std::mem::take(&mut app.settings.targets.show_question) {
+            buttons.response.scroll_to_me(None);
+        }
     }
     match app.model.target_tests.get(name) {
         None => {}
