@@ -9,6 +9,7 @@
 mod gui;
 mod support;
 
+use egui_kittest::kittest::Queryable;
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -325,4 +326,38 @@ fn snapshot_history_view() {
     });
     freeze(&mut w);
     w.harness.snapshot_options("history_view", &options());
+}
+
+/// A refused row's Edit opens its details at their top, where the refusal's cause is said:
+/// also when the row was selected already and its details scrolled down (Edit otherwise
+/// seemed to do nothing).
+#[test]
+fn a_refused_rows_edit_opens_its_details_at_their_top() {
+    let mut w = mixed_window();
+    w.harness.set_size(egui::vec2(1024.0, 600.0));
+    let id = w.row_id("rejected");
+    w.harness.state_mut().select(Some(id));
+    w.wait("the details", |app| {
+        app.model.details.as_ref().is_some_and(|d| d.dataset == id)
+    });
+    w.harness.run_steps(2);
+    w.harness.get_by_label("Resource type").scroll_to_me();
+    w.harness.run_steps(3);
+    // The details' heading names the dataset, as its row does: the one in the panel.
+    let heading = |w: &Window| {
+        let panel = w.app().details.drawn().expect("the details are drawn");
+        (w.harness.query_all_by_label("rejected"))
+            .map(|n| n.rect())
+            .find(|r| r.left() >= panel.left())
+            .expect("the details' heading")
+    };
+    let panel = w.app().details.drawn().expect("the details are drawn");
+    assert!(heading(&w).top() < panel.top(), "scrolled past the heading");
+    w.harness.get_by_label("Edit").click();
+    w.harness.run_steps(3);
+    assert!(
+        heading(&w).top() >= panel.top(),
+        "the heading {:?} is in view in {panel:?}",
+        heading(&w)
+    );
 }

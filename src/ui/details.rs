@@ -48,6 +48,12 @@ impl DetailsState {
         };
     }
 
+    /// Open the panel at its top in the next frame (where a refusal's cause is said), as
+    /// for a dataset selected anew.
+    pub fn to_the_top(&mut self) {
+        self.shown = None;
+    }
+
     /// Where the panel was drawn in the last frame (the part of it on screen), `None` while
     /// it is closed.
     pub fn drawn(&self) -> Option<egui::Rect> {

@@ -479,15 +479,22 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                     });
                 });
         });
+    let mut edit = false;
     for c in commands {
         if let Command::LoadDetails { id } = c {
+            // A refused row's Edit: its details open at their top, where the refusal's cause
+            // is, even when it was selected and its details scrolled down already.
             clicked = Some(id);
+            edit = true;
         } else {
             app.send(c);
         }
     }
     if let Some(id) = clicked {
         app.select(Some(id));
+        if edit {
+            app.details.to_the_top();
+        }
     }
     if let Some(id) = remove {
         super::dialogs::ask_remove(app, id);
