@@ -226,6 +226,17 @@ async fn a_stopped_retry_names_the_deposit_that_sends_what_it_left() {
         t.contains(&format!("not finished; `lodge deposit --target {url} ")),
         "{t}"
     );
+    // And once for them all: the one command that sends every item left, which does.
+    let all = t
+        .lines()
+        .find(|l| l.starts_with("to send the ") && l.contains(" not finished at "))
+        .and_then(|l| l.split('`').nth(1))
+        .unwrap_or_else(|| panic!("no one command for all in:\n{t}"));
+    let args: Vec<&str> = all.split(' ').skip(1).collect();
+    assert_eq!(args[..3], ["deposit", "--target", url.as_str()], "{all}");
+    let out = lodge_with(&db, &args).await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 8);
 }
 
 /// `status` while a `lodge deposit` of this machine sends a job names that command and its

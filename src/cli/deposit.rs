@@ -1442,6 +1442,8 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     // Existing because an attempt of this job made the record and its answer was lost: a
     // record this run made, which "existing" alone would not tell.
     let mut made_here = 0;
+    // Items a stop (Ctrl-C) left unfinished, by target: one command sends all of a target's.
+    let mut unfinished: BTreeMap<String, Vec<i64>> = BTreeMap::new();
     let mut all_landed = refused == 0;
     for Outcome {
         name,
@@ -1528,22 +1530,30 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                         // Stopped (Ctrl-C) before it ended: the deposit that sends it,
                         // whichever command queued it (`retry` would not see it again: it is
                         // no longer failed).
-                        None => (
-                            format!(
-                                "{:<9} {name} (job {}): not finished; {}",
-                                other.as_str(),
-                                job.id,
-                                match job.dataset_id {
-                                    Some(dataset) => format!(
-                                        "`{}`{} sends it",
-                                        deposit_command(store, &job.target, dataset),
-                                        where_it_sends(store, dataset)
-                                    ),
-                                    None => "run the command again".to_string(),
+                        None => {
+                            if let Some(dataset) = job.dataset_id {
+                                let datasets = unfinished.entry(job.target.clone()).or_default();
+                                if !datasets.contains(&dataset) {
+                                    datasets.push(dataset);
                                 }
-                            ),
-                            other.as_str(),
-                        ),
+                            }
+                            (
+                                format!(
+                                    "{:<9} {name} (job {}): not finished; {}",
+                                    other.as_str(),
+                                    job.id,
+                                    match job.dataset_id {
+                                        Some(dataset) => format!(
+                                            "`{}`{} sends it",
+                                            deposit_command(store, &job.target, dataset),
+                                            where_it_sends(store, dataset)
+                                        ),
+                                        None => "run the command again".to_string(),
+                                    }
+                                ),
+                                other.as_str(),
+                            )
+                        }
                     },
                 }
             }
@@ -1580,6 +1590,15 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     say!("{}{made_here}{shared}", parts.join(", "));
     if let Some(line) = retry_all_hint(store, outcomes) {
         say!("{line}");
+    }
+    for (target, datasets) in unfinished.iter().filter(|(_, d)| d.len() > 1) {
+        say!(
+            "to send the {} not finished at {} (with the same keys, looking first whether each \
+             landed): `{}`",
+            datasets.len(),
+            names.of(target),
+            super::target_arg::deposit_command_for(store, target, datasets)
+        );
     }
     if all_landed {
         ExitCode::SUCCESS
