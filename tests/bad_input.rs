@@ -215,8 +215,9 @@ fn unreadable_file_is_named_with_the_fix_and_nothing_is_recorded() {
     assert_all(
         &t,
         &[&format!(
-            "cannot read {}: permission denied; fix its permissions or remove it from the \
-                 folder",
+            "cannot read {}: permission denied; fix its permissions, or leave it out of \
+             the dataset (a line naming it in the folder's .lodgeignore), or remove it from \
+             the folder",
             secret.canonicalize().unwrap().display()
         )],
     );

@@ -120,7 +120,10 @@ fn unreadable_fix(source: &io::Error) -> &'static str {
         io::ErrorKind::InvalidFilename => {
             "shorten its name or the names of the folders above it, or remove it from the folder"
         }
-        io::ErrorKind::PermissionDenied => "fix its permissions or remove it from the folder",
+        io::ErrorKind::PermissionDenied => {
+            "fix its permissions, or leave it out of the dataset (a line naming it in the \
+             folder's .lodgeignore), or remove it from the folder"
+        }
         _ => "make it readable (its permissions, its disk) or remove it from the folder",
     }
 }
@@ -151,10 +154,10 @@ mod tests {
             .to_string()
         };
         let (denied, too_long) = (rustix::io::Errno::ACCESS, rustix::io::Errno::NAMETOOLONG);
-        assert!(
-            said(denied.raw_os_error())
-                .ends_with("fix its permissions or remove it from the folder")
-        );
+        assert!(said(denied.raw_os_error()).ends_with(
+            "fix its permissions, or leave it out of the dataset (a line naming it in the \
+             folder's .lodgeignore), or remove it from the folder"
+        ));
         let long = said(too_long.raw_os_error());
         assert!(
             long.contains("shorten its name or the names of the folders above it"),
