@@ -249,14 +249,21 @@ async fn a_dataset_of_many_files_lands_through_a_server_failing_now_and_then() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn response_dropped_after_commit_retry_records_the_original_identifier() {
+/// A dataset whose files one deposit sent already, under new metadata, and a sandbox that
+/// from now on commits every write and drops its answer: the deposit of that dataset
+/// (returned with its key) has one PUT, its record, whose answer is lost. Its blob is big
+/// enough to be looked up with HEAD rather than sent again.
+async fn a_record_whose_answer_drops() -> (
+    Lab,
+    lodge::sandbox::RunningSandbox,
+    std::sync::Arc<dyn lodge::targets::Target>,
+    std::sync::Arc<lodge::store::Store>,
+    (i64, lodge::content::ContentKey),
+) {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let target = target_of(&sandbox);
     let store = lab.store("lodge.db");
-    // Big enough that its blob is looked up with HEAD: once uploaded by the first dataset,
-    // the second dataset's only PUT is its record.
     let big = vec![7u8; 2 << 20];
     let folder = lab.folder("big", &[("big.bin", &big)]);
     let first = add(&store, &folder, &metadata("First title"));
@@ -267,6 +274,12 @@ async fn response_dropped_after_commit_retry_records_the_original_identifier() {
         drop_after_commit: 1.0,
         ..FaultConfig::default()
     });
+    (lab, sandbox, target, store, second)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn response_dropped_after_commit_retry_records_the_original_identifier() {
+    let (_lab, sandbox, target, store, second) = a_record_whose_answer_drops().await;
     let jobs = deposit(&store, &target, &[second], fast_config()).await;
     let job = &jobs[0];
     assert_eq!(job.state, JobState::Existing, "{job:?}");
@@ -289,21 +302,7 @@ async fn response_dropped_after_commit_retry_records_the_original_identifier() {
 /// ends with the server's record, not failed with the record on the server.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_lost_answer_to_the_last_attempt_is_looked_up_before_the_job_fails() {
-    let lab = Lab::new();
-    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
-    let target = target_of(&sandbox);
-    let store = lab.store("lodge.db");
-    // As above: the second dataset's only PUT is its record.
-    let big = vec![7u8; 2 << 20];
-    let folder = lab.folder("big", &[("big.bin", &big)]);
-    let first = add(&store, &folder, &metadata("First title"));
-    deposit(&store, &target, &[first], fast_config()).await;
-
-    let second = add(&store, &folder, &metadata("Second title"));
-    sandbox.set_faults(FaultConfig {
-        drop_after_commit: 1.0,
-        ..FaultConfig::default()
-    });
+    let (_lab, sandbox, target, store, second) = a_record_whose_answer_drops().await;
     let mut config = fast_config();
     config.retry.max_attempts = 1;
     let jobs = deposit(&store, &target, &[second], config).await;
