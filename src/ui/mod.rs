@@ -429,7 +429,7 @@ impl LodgeApp {
             notices::Room {
                 above: log_height,
                 beside: details_width,
-                clear_of: settings.map(|rect| (rect, settings_window::window_id())),
+                clear_of: settings,
             },
         );
         drop::overlay(ui.ctx());

@@ -23,9 +23,8 @@ pub struct Room {
     /// Points between their right edge and the window's (the details panel's width, when
     /// it is open).
     pub beside: f32,
-    /// A floating window the notices keep clear of (Settings, while open): where it is,
-    /// and its id.
-    pub clear_of: Option<(egui::Rect, egui::Id)>,
+    /// Where a floating window the notices keep clear of is (Settings, while open).
+    pub clear_of: Option<egui::Rect>,
 }
 
 /// What a notice's frame and ✖ add to its text's width.
@@ -144,7 +143,7 @@ impl Notices {
         // at its foot (drawn there from the next frame).
         let mut text_room = f32::INFINITY;
         let was_inside = std::mem::take(&mut self.inside);
-        if let Some((window, _)) = clear_of {
+        if let Some(window) = clear_of {
             // The text's room between the window's right edge and the notices' own.
             text_room =
                 ctx.content_rect().right() - 12.0 - beside - window.right() - 12.0 - FRAMING;
