@@ -731,6 +731,16 @@ async fn dry_run_sends_nothing_and_records_nothing() {
     assert_eq!(sandbox.stats().requests, 0);
     assert_eq!(store.last_event_id().unwrap(), events_before);
     assert!(store.history().unwrap().is_empty(), "no job was queued");
+    // The server was not asked either: it says so, and names the check that asks it.
+    let test = format!("lodge target test {}", sandbox.target_url());
+    assert!(
+        text(&out).contains(&format!(
+            "the target was not asked: `{test}` checks that it answers and takes the \
+             credentials, without depositing"
+        )),
+        "{}",
+        text(&out)
+    );
 
     // A scanned file changed since: refused, naming the rescan, as the real run does.
     let folder = lab.numbered_folder(1);
@@ -758,6 +768,16 @@ async fn dry_run_sends_nothing_and_records_nothing() {
         &["refused  ds001:", "— `lodge scan 1`, then deposit again"],
     );
     assert_eq!(sandbox.stats().requests, 0);
+
+    // The check the first dry run named asks the server, and deposits nothing.
+    let args: Vec<&str> = test.split(' ').skip(1).collect();
+    let checked = lodge_with(&db, &args).await;
+    assert!(checked.status.success(), "{}", text(&checked));
+    assert!(
+        store.history().unwrap().is_empty(),
+        "the check queued nothing"
+    );
+    assert_eq!(sandbox.stats().records, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

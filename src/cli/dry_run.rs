@@ -176,6 +176,20 @@ pub(super) fn print(
         "dry run: {}; nothing was sent or recorded",
         totals.join(", ")
     );
+    // Nothing was asked of the server either: whether it answers, and takes the
+    // credentials given, shows only at the real run, unless checked first.
+    if creating.len() as u64 > 0 {
+        let target_arg = super::target_arg::target_argument(store, target.scope_id());
+        let token = match super::target_arg::needs_token(store, target.scope_id()) {
+            true => " --token TOKEN",
+            false => "",
+        };
+        say!(
+            "the target was not asked: `lodge target test {}{token}` checks that it answers \
+             and takes the credentials, without depositing",
+            super::output::shell_word(&target_arg)
+        );
+    }
     Ok(if refused == 0 {
         ExitCode::SUCCESS
     } else {
