@@ -1011,25 +1011,31 @@ impl Core {
                 events.extend(queued.into_iter().filter_map(|(_, e)| e));
                 let jobs = s.jobs(&job_ids)?;
                 let not_new = already + copies + replayed;
-                Ok((
+                Ok(DepositPressed {
                     jobs,
                     events,
                     refused,
-                    (already, copies, not_new),
+                    already,
+                    copies,
+                    not_new,
                     resumed,
-                    (restricted, grown),
-                ))
+                    restricted,
+                    grown,
+                })
             })
             .await;
         match result {
-            Ok((
+            Ok(DepositPressed {
                 jobs,
                 events,
                 refused,
-                (already, copies, not_new),
+                already,
+                copies,
+                not_new,
                 resumed,
-                (restricted, grown),
-            )) => {
+                restricted,
+                grown,
+            }) => {
                 // The engine's idle workers start on them now, not at their next look.
                 self.engine().wake();
                 if !grown.is_empty() {
@@ -1463,6 +1469,28 @@ fn left_out_notice(name: &str, skipped: &[SkippedEntry]) -> Option<Notice> {
         "{name}: left out of the dataset, so not deposited: {}.",
         named.join("; ")
     )))
+}
+
+/// What a press of Deposit queued, and what it has to say about it.
+struct DepositPressed {
+    /// The jobs of the datasets queued (new, joined, or replayed at once).
+    jobs: Vec<JobRow>,
+    /// What the store logged: the queueing, the replays, a pause lifted.
+    events: Vec<crate::store::EventRow>,
+    /// Datasets not queued, with their metadata's problems.
+    refused: Vec<(String, Vec<crate::content::FieldProblem>)>,
+    /// Datasets whose deposit was on the queue already.
+    already: usize,
+    /// Datasets of this press with the key of another of it: one deposit for both.
+    copies: usize,
+    /// Of `jobs`, those not queued anew by this press.
+    not_new: usize,
+    /// The press lifted the target's pause.
+    resumed: bool,
+    /// Datasets with restricted or embargoed files about to be sent (name, access).
+    restricted: Vec<(String, crate::content::FileAccess)>,
+    /// Folders given files since their scan, sent without them (name, files added).
+    grown: Vec<(String, usize)>,
 }
 
 /// What a deposit says of folders `grown` (name, files added) since their scan: they are
