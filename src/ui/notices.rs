@@ -179,13 +179,7 @@ impl Notices {
                     .id_salt("notices")
                     .max_height(tallest)
                     .stick_to_bottom(true)
-                    .show(ui, |ui| {
-                        for (i, (notice, _)) in self.shown.iter().enumerate() {
-                            if draw_notice(ui, notice, width) {
-                                close = Some(i);
-                            }
-                        }
-                    });
+                    .show(ui, |ui| close = draw_stack(ui, &self.shown, width));
             });
         // Grown or shrunk, the area is placed by its new size in the next frame.
         if self.drawn != Some(area.response.rect) {
@@ -231,13 +225,7 @@ impl Notices {
             // kept the height the first frame left them, cut short.
             .min_scrolled_height(tallest)
             .stick_to_bottom(true)
-            .show(ui, |ui| {
-                for (i, (notice, _)) in self.shown.iter().enumerate() {
-                    if draw_notice(ui, notice, width) {
-                        close = Some(i);
-                    }
-                }
-            });
+            .show(ui, |ui| close = draw_stack(ui, &self.shown, width));
         if let Some(i) = close {
             self.shown.remove(i);
         }
@@ -251,6 +239,18 @@ fn inside_room(ctx: &egui::Context) -> f32 {
 
 /// What the separator above the notices at Settings' foot takes.
 const INSIDE_FRAMING: f32 = 12.0;
+
+/// The notices `shown`, oldest first, each no wider than `width`, wherever they go (over
+/// the window, or at Settings' foot): the one whose ✖ was clicked, if any.
+fn draw_stack(ui: &mut egui::Ui, shown: &[(Notice, Option<f64>)], width: f32) -> Option<usize> {
+    let mut close = None;
+    for (i, (notice, _)) in shown.iter().enumerate() {
+        if draw_notice(ui, notice, width) {
+            close = Some(i);
+        }
+    }
+    close
+}
 
 /// One notice in its frame, no wider than `width`; whether its ✖ was clicked.
 fn draw_notice(ui: &mut egui::Ui, notice: &Notice, width: f32) -> bool {
