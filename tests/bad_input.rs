@@ -247,6 +247,104 @@ fn unreadable_file_is_named_with_the_fix_and_nothing_is_recorded() {
     );
 }
 
+/// Several unreadable files and a folder that cannot be listed are all named in one run,
+/// each with its fix, whether the walk or the hashing meets them: fixing them takes one
+/// round, not one scan per file. Nothing is recorded.
+#[cfg(unix)]
+#[test]
+fn every_unreadable_file_and_folder_is_named_in_one_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let lab = Lab::new();
+    let folder = lab.folder(
+        "locked",
+        &[
+            ("data.csv", b"1,2\n"),
+            ("a-secret.csv", b"s\n"),
+            ("z-secret.csv", b"z\n"),
+            ("shut/inside.csv", b"i\n"),
+        ],
+    );
+    let only_files = lab.folder(
+        "files",
+        &[("data.csv", b"1,2\n"), ("b.csv", b"b\n"), ("c.csv", b"c\n")],
+    );
+    let locked = |path: &Path, mode| fs::set_permissions(path, fs::Permissions::from_mode(mode));
+    let secrets = [
+        folder.join("a-secret.csv"),
+        folder.join("z-secret.csv"),
+        only_files.join("b.csv"),
+        only_files.join("c.csv"),
+    ];
+    for secret in &secrets {
+        locked(secret, 0o000).unwrap();
+    }
+    locked(&folder.join("shut"), 0o000).unwrap();
+    let run = |dir: &Path| {
+        let cmd = unable_to_read(
+            add_cmd(&lab, dir),
+            &secrets[0],
+            "every_unreadable_file_and_folder_is_named_in_one_run",
+        );
+        cmd.map(|mut cmd| cmd.output().unwrap())
+    };
+    let (walked, hashed) = (run(&folder), run(&only_files));
+    locked(&folder.join("shut"), 0o755).unwrap();
+    for secret in &secrets {
+        locked(secret, 0o644).unwrap();
+    }
+    let (Some(walked), Some(hashed)) = (walked, hashed) else {
+        return;
+    };
+    let canonical = |p: std::path::PathBuf| p.canonicalize().unwrap().display().to_string();
+    // Met by the walk (the folder it cannot list), with the files it could list.
+    let t = text(&walked);
+    assert_eq!(walked.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!(
+                "3 files or folders in {} cannot be read",
+                canonical(folder.clone())
+            ),
+            &format!(
+                "cannot read {}: permission denied",
+                canonical(folder.join("a-secret.csv"))
+            ),
+            &format!(
+                "cannot read {}: permission denied",
+                canonical(folder.join("z-secret.csv"))
+            ),
+            &format!(
+                "cannot read {}: permission denied",
+                canonical(folder.join("shut"))
+            ),
+        ],
+    );
+    // Met by the hashing alone (every file could be listed).
+    let t = text(&hashed);
+    assert_eq!(hashed.status.code(), Some(2), "{t}");
+    assert_all(
+        &t,
+        &[
+            &format!(
+                "2 files or folders in {} cannot be read",
+                canonical(only_files.clone())
+            ),
+            &format!(
+                "cannot read {}: permission denied",
+                canonical(only_files.join("b.csv"))
+            ),
+            &format!(
+                "cannot read {}: permission denied",
+                canonical(only_files.join("c.csv"))
+            ),
+            "fix its permissions, or leave it out of the dataset",
+        ],
+    );
+    assert!(!t.contains("data.csv"), "a readable file is not named: {t}");
+    assert_eq!(inventory(&lab), vec![], "nothing recorded");
+}
+
 /// A dataset's folder its user may not list is named itself, with the fix for a folder:
 /// not its citation file as if that alone were unreadable, and not "remove it from the
 /// folder". Nothing is recorded; the same holds when a folder added earlier is rescanned.

@@ -79,6 +79,20 @@ pub enum ContentError {
         source: io::Error,
     },
 
+    /// Several files or folders of one dataset cannot be read: each is named, with its
+    /// cause and fix, so that one round of fixes does for all of them.
+    #[error(
+        "{} files or folders in {} cannot be read; fix each, then try again:\n  {}",
+        each.len(),
+        root.display(),
+        each.join("\n  ")
+    )]
+    UnreadableEntries {
+        root: PathBuf,
+        /// Each one's own [`ContentError::Unreadable`], in the order of their paths.
+        each: Vec<String>,
+    },
+
     /// The dataset's own folder exists but cannot be listed: nothing in it can be read,
     /// and taking it out of itself is no fix.
     #[error(
@@ -112,6 +126,28 @@ pub enum ContentError {
         path.display()
     )]
     BadCitation { path: PathBuf, message: String },
+}
+
+impl ContentError {
+    /// One error for the files and folders of the dataset at `root` that could not be read
+    /// (`first` and `more`, each with its path), in the order of their paths: the one error
+    /// itself when there is one, [`ContentError::UnreadableEntries`] when there are more.
+    pub fn unreadable_together(
+        root: &std::path::Path,
+        first: (PathBuf, ContentError),
+        mut more: Vec<(PathBuf, ContentError)>,
+    ) -> ContentError {
+        more.push(first);
+        more.sort_by(|a, b| a.0.cmp(&b.0));
+        more.dedup_by(|a, b| a.0 == b.0);
+        if more.len() == 1 {
+            return more.remove(0).1;
+        }
+        ContentError::UnreadableEntries {
+            root: root.to_path_buf(),
+            each: more.into_iter().map(|(_, e)| e.to_string()).collect(),
+        }
+    }
 }
 
 /// What makes a file readable again, for the cause `source` it could not be read.

@@ -352,8 +352,25 @@ pub fn hash_files(
                 });
             }
         });
-        if let Some((_, e)) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            return Err(e);
+        if let Some((index, e)) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            let ContentError::Unreadable { .. } = e else {
+                return Err(e);
+            };
+            // The other files not hashed yet may be unreadable too: name every one now, not
+            // one per scan. Opening each is enough to know.
+            let first = (files[index].abs_path.clone(), e);
+            let more = todo
+                .iter()
+                .enumerate()
+                .filter(|&(slot, &other)| other != index && fresh[slot].get().is_none())
+                .filter_map(|(_, &other)| {
+                    let file = &files[other];
+                    let source = File::open(&file.abs_path).err()?;
+                    Some((file.abs_path.clone(), io_error(file, source)))
+                })
+                .filter(|(_, e)| matches!(e, ContentError::Unreadable { .. }))
+                .collect();
+            return Err(ContentError::unreadable_together(&report.root, first, more));
         }
         let mut remembered = Vec::with_capacity(todo.len());
         for (slot, &index) in todo.iter().enumerate() {

@@ -362,9 +362,22 @@ pub fn scan_folder_leaving_out(
         saw_ignore_file,
         error,
         mut bad_names,
+        mut unreadable,
     } = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some((_, error)) = error {
         return Err(error);
+    }
+    if !unreadable.is_empty() {
+        // The files the walk could list may be unreadable too; hashing would meet them one
+        // at a time, so they are named with the rest now.
+        unreadable.extend(files.iter().filter_map(|f| {
+            let source = fs::File::open(&f.abs_path).err()?;
+            let path = f.abs_path.clone();
+            Some((path.clone(), ContentError::Unreadable { path, source }))
+        }));
+    }
+    if let Some(first) = unreadable.pop() {
+        return Err(ContentError::unreadable_together(&root, first, unreadable));
     }
     // In the order of their paths, whichever thread met them; the files of one folder whose
     // own name is the trouble (not UTF-8) are that folder's one refusal.
@@ -466,6 +479,9 @@ struct Collected {
     error: Option<(PathBuf, ContentError)>,
     /// Every file whose name a deposit cannot carry, with why.
     bad_names: Vec<(PathBuf, ContentError)>,
+    /// Every file or folder under the root that could not be read ([`ContentError::Unreadable`]):
+    /// the walk goes on past them, so that all are named at once.
+    unreadable: Vec<(PathBuf, ContentError)>,
 }
 
 impl Collected {
@@ -477,6 +493,7 @@ impl Collected {
 
     fn merge(&mut self, other: Collected) {
         self.bad_names.extend(other.bad_names);
+        self.unreadable.extend(other.unreadable);
         self.files.extend(other.files);
         self.skipped.extend(other.skipped);
         self.dirs.extend(other.dirs);
@@ -492,11 +509,15 @@ impl Collected {
             Ok(entry) => entry,
             Err(e) => {
                 let error = walk_error(e, root);
-                let path = match &error {
-                    ContentError::Unreadable { path, .. } => path.clone(),
-                    _ => root.to_path_buf(),
-                };
-                self.fail(path, error);
+                match &error {
+                    // A folder or file below the root that cannot be read is noted and the
+                    // walk goes on: every such entry is said at once, not one per scan.
+                    ContentError::Unreadable { path, .. } if path.as_path() != root => {
+                        self.unreadable.push((path.clone(), error));
+                        return WalkState::Continue;
+                    }
+                    _ => self.fail(root.to_path_buf(), error),
+                }
                 return WalkState::Quit;
             }
         };
@@ -546,8 +567,9 @@ impl Collected {
         let md = match entry.metadata() {
             Ok(md) => md,
             Err(e) => {
-                self.fail(entry.path().to_path_buf(), walk_error(e, entry.path()));
-                return WalkState::Quit;
+                let error = walk_error(e, entry.path());
+                self.unreadable.push((entry.into_path(), error));
+                return WalkState::Continue;
             }
         };
         let stamp = FileStamp::from_metadata(entry.into_path(), &md);
