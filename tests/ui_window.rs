@@ -3479,6 +3479,9 @@ fn depositing_a_folder_with_a_file_added_since_its_scan_says_the_file_is_left_ou
     assert_eq!(w.harness.query_all_by_label("Rescan").count(), 1);
 }
 
+/// *Rescan changed* is there, greyed out, while no folder changed: appearing when one
+/// changes, it wrapped the bar of a narrow window and moved every row down from under the
+/// pointer.
 #[test]
 fn rescan_changed_in_the_top_bar_rescans_every_changed_folder_at_once() {
     let mut w = Window::open(FaultConfig::default());
@@ -3491,32 +3494,52 @@ fn rescan_changed_in_the_top_bar_rescans_every_changed_folder_at_once() {
         ids.push(id);
         folders.push(folder);
     }
-    assert_eq!(
-        w.harness
-            .query_all_by_label_contains("Rescan changed")
-            .count(),
-        0,
-        "nothing to rescan, no button"
+    w.harness.step();
+    assert!(
+        (w.harness.get_by_label("Rescan changed (0)"))
+            .accesskit_node()
+            .is_disabled(),
+        "nothing to rescan"
     );
+    // As narrow as the bar's one line holds the greyed-out button and no more.
+    let one_line = |w: &mut Window, width: f32| {
+        w.harness.set_size(egui::vec2(width, 700.0));
+        w.harness.step();
+        let verify = w.harness.get_by_label("Verify deposited (2)").rect();
+        verify.top() < w.harness.get_by_label("Search:").rect().bottom()
+    };
+    let mut width = 1800.0;
+    assert!(one_line(&mut w, width));
+    while one_line(&mut w, width - 8.0) {
+        width -= 8.0;
+    }
+    assert!(one_line(&mut w, width));
+    let before = w.harness.get_by_label("run1").rect();
     for folder in &folders {
         std::fs::write(folder.join("data/cores.csv"), "core,depth\n9,9.9\n").unwrap();
     }
-    let mut w = w.reopen();
+    // Coming back to the window looks at the folders again.
+    w.harness.event(egui::Event::WindowFocused(true));
     w.wait("both changed", |app| {
         ids.iter()
             .all(|&id| app.status_of(id).map(|s| s.kind()) == Some(StatusKind::ChangedSinceScan))
     });
+    w.harness.step();
+    assert_eq!(
+        w.harness.get_by_label("run1").rect(),
+        before,
+        "the rows stay put"
+    );
     w.harness.get_by_label("Rescan changed (2)").click();
     w.wait("both rescanned", |app| {
         ids.iter()
             .all(|&id| app.status_of(id).map(|s| s.kind()) == Some(StatusKind::NewVersion))
     });
     w.harness.step();
-    assert_eq!(
-        w.harness
-            .query_all_by_label_contains("Rescan changed")
-            .count(),
-        0
+    assert!(
+        (w.harness.get_by_label("Rescan changed (0)"))
+            .accesskit_node()
+            .is_disabled()
     );
 }
 

@@ -261,22 +261,29 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             ))
             .extend(),
         );
-        // Only while a folder changed since its scan: most weeks none has.
+        // Always there, greyed out while no folder listed changed since its scan (most
+        // weeks none has): appearing when a folder changes, it would wrap the bar of a
+        // narrow window and move every row down under the pointer.
         let changed = app.table.changed_ids.clone();
-        if !changed.is_empty() {
-            ui.separator();
-            if ui
-                .button(format!("Rescan changed ({})", changed.len()))
-                .on_hover_text(
-                    "Scan again every dataset listed whose folder changed since its last \
-                     scan, so that a deposit sends its files as they are now",
-                )
-                .clicked()
-            {
-                for id in changed {
-                    if let Some(entry) = app.model.row(id) {
-                        app.send(rescan(entry));
-                    }
+        ui.separator();
+        let rescan_changed = ui.add_enabled(
+            !changed.is_empty(),
+            egui::Button::new(format!("Rescan changed ({})", changed.len())),
+        );
+        let rescan_changed = if changed.is_empty() {
+            rescan_changed.on_disabled_hover_text(
+                "No dataset listed has a folder that changed since its last scan",
+            )
+        } else {
+            rescan_changed.on_hover_text(
+                "Scan again every dataset listed whose folder changed since its last scan, \
+                 so that a deposit sends its files as they are now",
+            )
+        };
+        if rescan_changed.clicked() {
+            for id in changed {
+                if let Some(entry) = app.model.row(id) {
+                    app.send(rescan(entry));
                 }
             }
         }
