@@ -3708,6 +3708,19 @@ fn the_history_names_who_queued_each_job_once_another_machine_did() {
     w.harness.step();
     w.harness.get_by_label("Queued by");
     w.harness.get_by_label("ada@lab-b");
+    // The other machine's target, a URL this window never used, is in the target filter.
+    let pickers = w
+        .harness
+        .get_all_by_role_and_label(egui::accesskit::Role::ComboBox, "Target:")
+        .collect::<Vec<_>>();
+    let url = sandbox.target_url();
+    let before = w.harness.query_all_by_label(&url).count();
+    pickers.last().expect("the history's target filter").click();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(w.harness.query_all_by_label(&url).count(), before + 1);
+    w.harness.key_press(egui::Key::Escape);
+    w.harness.step();
     let here = w.app().model.history.as_ref().unwrap()[1].queued_by.clone();
     let here = here.expect("the window's job names who queued it");
     assert_ne!(here, "ada@lab-b");
