@@ -167,6 +167,7 @@ impl Settings {
                 .chain(more)
                 .filter(|a| !a.is_blank())
                 .collect(),
+            organisation: false,
         })
     }
 

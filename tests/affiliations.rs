@@ -276,3 +276,73 @@ async fn an_organisations_own_ror_is_sent_as_its_identifier_to_invenio_and_datac
         "https://ror.org/05a28rw58"
     );
 }
+
+/// An organisation whose name has a comma ("University of California, Berkeley") stays an
+/// organisation: a `CITATION.cff` entity (`name:`) is marked one, as is a creator given
+/// with `type=organisation`; each is shown so, and sent whole, as an organisation's name,
+/// not split into a person's family and given names. A person's `"Family, Given"` is not
+/// changed by it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_organisation_whose_name_has_a_comma_is_sent_as_an_organisation() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let cff = "cff-version: 1.2.0\ntitle: Cores\nauthors:\n  - family-names: Curie\n    \
+               given-names: Marie\n  - name: \"University of California, Berkeley\"\n";
+    let folder = lab.folder(
+        "cores",
+        &[("data.csv", b"1,2\n"), ("CITATION.cff", cff.as_bytes())],
+    );
+    let folder = folder.display().to_string();
+    let (ok, said) = lodge_said(
+        &lab,
+        &["add", &folder, "--publisher", "Lab", "--year", "2026"],
+    );
+    assert!(ok, "{said}");
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    assert_all(
+        &shown,
+        &[
+            "University of California, Berkeley; type=organisation",
+            "Curie, Marie",
+        ],
+    );
+    assert!(!shown.contains("Curie, Marie; type="), "{shown}");
+
+    let DepositedToBoth {
+        record, attributes, ..
+    } = deposited_to_invenio_and_datacite(&lab, &sandbox, 1).await;
+    let m = &record["metadata"];
+    assert_eq!(
+        m["creators"][1]["person_or_org"],
+        json!({"type": "organizational", "name": "University of California, Berkeley"})
+    );
+    assert_eq!(m["creators"][0]["person_or_org"]["family_name"], "Curie");
+    assert_eq!(attributes["creators"][1]["nameType"], "Organizational");
+    assert_eq!(
+        attributes["creators"][1]["name"],
+        "University of California, Berkeley"
+    );
+    assert!(attributes["creators"][1].get("familyName").is_none());
+    assert_eq!(attributes["creators"][0]["nameType"], "Personal");
+
+    // Given on the command line, and a type that is none is refused, naming the fix.
+    let other = lab.numbered_folder(2);
+    let flags = [
+        "--creator",
+        "Max Planck Institute for Chemistry, Mainz; type=organization",
+    ];
+    added_titled_with(&lab, &other, "Other cores", &flags);
+    let (_, shown) = lodge_said(&lab, &["show", "2"]);
+    assert!(
+        shown.contains("Max Planck Institute for Chemistry, Mainz; type=organisation"),
+        "{shown}"
+    );
+    let third = lab.numbered_folder(3);
+    let out = add_titled_with(&lab, &third, "Third", &["--creator", "Lab, X; type=team"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("type=team is not a creator's type: write type=organisation"),
+        "{}",
+        text(&out)
+    );
+}

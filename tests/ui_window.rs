@@ -5188,3 +5188,38 @@ fn a_removed_datasets_log_lines_and_history_keep_its_name_and_offer_no_retry() {
     w.wait("the log read", |app| !app.model.log.is_empty());
     assert!(named(&mut w) > 0, "its lines name it after a restart");
 }
+
+/// A creator whose name has a comma is a person's "Family, Given" unless the form says it
+/// is an organisation's: a `CITATION.cff` entity (`name:`) comes ticked, and unticking it
+/// and saving makes it a person (another key).
+#[test]
+fn an_organisation_whose_name_has_a_comma_is_ticked_so_in_the_details() {
+    let mut w = Window::open(FaultConfig::default());
+    let cff = "cff-version: 1.2.0\ntitle: Cores\nauthors:\n  - name: \"University of \
+               California, Berkeley\"\ndate-released: 2026-03-01\npublisher: Lodge test lab\n";
+    let folder = w.lab.folder(
+        "cores",
+        &[("CITATION.cff", cff.as_bytes()), ("data.csv", b"1,2\n")],
+    );
+    let id = w.add_folder(&folder);
+    let key = w.app().model.row(id).and_then(|r| r.key);
+    assert!(w.app().model.row(id).unwrap().metadata.creators[0].organisation);
+    w.open_details("cores", |_| true);
+    let tick = "An organisation (the comma is part of its name)";
+    let checked = |w: &Window| {
+        w.harness.get_by_label(tick).accesskit_node().toggled()
+            == Some(egui::accesskit::Toggled::True)
+    };
+    assert!(checked(&w));
+    w.harness.get_by_label(tick).click();
+    // Save shows above the form on the frame after the edit.
+    w.harness.step();
+    w.harness.step();
+    assert!(!checked(&w));
+    w.harness.get_by_label("Save").click();
+    w.wait("saved as a person", |app| {
+        app.model
+            .row(id)
+            .is_some_and(|r| !r.metadata.creators[0].organisation && r.key != key)
+    });
+}

@@ -1325,7 +1325,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            why.contains("use orcid=..., affiliation=... or ror=..."),
+            why.contains("use orcid=..., affiliation=..., ror=... or type=organisation"),
             "{why}"
         );
         // What `show` prints and the notes suggest reads back as the same creator.

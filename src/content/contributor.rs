@@ -109,6 +109,8 @@ impl Contributor {
             orcid: self.orcid.clone(),
             ror: self.ror.clone(),
             affiliations: self.affiliations.clone(),
+            // A contributor has no way to say it yet: a name with a comma is a person's.
+            organisation: false,
         }
     }
 

@@ -74,6 +74,12 @@ pub struct Creator {
     /// several.
     #[serde(flatten, with = "super::affiliation::keyed")]
     pub affiliations: Vec<Affiliation>,
+    /// An organisation whose name has a comma ("University of California, Berkeley"),
+    /// which would otherwise read as a person's `"Family, Given"`. Keyed only when set,
+    /// and set only on such a name (see [`Creator::normalized`]), so that every other
+    /// creator keys as it did before there was a way to say it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub organisation: bool,
 }
 
 impl Creator {
@@ -91,8 +97,28 @@ impl Creator {
     /// Whether the result can be sent is [`Metadata::problems`]' to say; only a text that
     /// cannot be read is refused here.
     pub fn parse(text: &str) -> Result<Creator, String> {
-        let labels = [("orcid", "..."), ("affiliation", "..."), ("ror", "...")];
+        let labels = [
+            ("orcid", "..."),
+            ("affiliation", "..."),
+            ("ror", "..."),
+            ("type", "organisation"),
+        ];
         let (name, parts) = read_labelled_parts(text, labels, "Curie, Marie; orcid=...")?;
+        let mut organisation = false;
+        for (_, value) in parts.iter().filter(|(label, _)| *label == "type") {
+            organisation = match value.to_lowercase().as_str() {
+                "organisation" | "organization" => true,
+                "person" => false,
+                _ => {
+                    return Err(format!(
+                        "'{text}': type={value} is not a creator's type: write \
+                         type=organisation for an organisation whose name has a comma \
+                         (\"University of California, Berkeley; type=organisation\"); a \
+                         name without one is an organisation's already"
+                    ));
+                }
+            };
+        }
         // The last ORCID iD given wins, as a repeated part of any other text does.
         let orcid = parts.iter().rev().find(|(label, _)| *label == "orcid");
         let (ror, affiliations) = read_ror_and_affiliations(&name, &parts, text)?;
@@ -101,14 +127,27 @@ impl Creator {
             orcid: orcid.map(|(_, value)| value.clone()),
             ror,
             affiliations,
+            organisation,
         })
+    }
+
+    /// The family and given names of a person (`"Family, Given"`, each trimmed); `None` for
+    /// an organisation: a name without a comma, or one marked an organisation.
+    pub fn person_names(&self) -> Option<(&str, &str)> {
+        if self.organisation {
+            return None;
+        }
+        let (family, given) = self.name.split_once(',')?;
+        Some((family.trim(), given.trim()))
     }
 
     /// As it is written: `Curie, Marie; orcid=...; affiliation=...; ror=...`, what
     /// [`Creator::parse`] reads back.
     pub fn describe(&self) -> String {
         // Its own ROR before any affiliation, where [`Creator::parse`] reads it back.
+        let organisation = (self.organisation && self.name.contains(',')).then_some("organisation");
         let mut parts = vec![
+            ("type", organisation),
             ("orcid", self.orcid.as_deref()),
             ("ror", self.ror.as_deref()),
         ];
@@ -129,6 +168,7 @@ impl Creator {
             // A ROR as its address; anything else kept as written, for `problems` to name.
             ror: clean_opt(&self.ror).map(|ror| ror_address(&ror).unwrap_or(ror)),
             affiliations: normalized_affiliations(&self.affiliations),
+            organisation: self.organisation && clean(&self.name).contains(','),
         }
     }
 
@@ -158,11 +198,11 @@ impl Creator {
         if let Err(why) = ror_address(ror) {
             return Some(why.explain(ror));
         }
-        c.name.contains(',').then(|| {
+        c.person_names().is_some().then(|| {
             format!(
                 "{ror} names an organisation, but '{}' is written as a person's name: give \
-                 the ROR to an affiliation (affiliation=NAME; ror=...), or write the \
-                 organisation's name without a comma",
+                 the ROR to an affiliation (affiliation=NAME; ror=...), or, for an \
+                 organisation whose name has a comma, say so (type=organisation)",
                 c.name
             )
         })
@@ -830,6 +870,40 @@ fn closest_resource_type(text: &str) -> Option<&'static str> {
 mod tests {
     use super::*;
 
+    /// `type=organisation` marks a name with a comma an organisation's: it reads back from
+    /// what `show` prints, is keyed, and takes its ROR; on a name without a comma (an
+    /// organisation's already) it is dropped from the keyed form, so that both spellings
+    /// key the same and every creator without it keys as before.
+    #[test]
+    fn an_organisation_whose_name_has_a_comma_is_marked_and_keyed_as_one() {
+        let berkeley =
+            Creator::parse("University of California, Berkeley; type=Organization").unwrap();
+        assert!(berkeley.organisation);
+        assert_eq!(berkeley.person_names(), None);
+        let keyed = berkeley.normalized();
+        assert_eq!(
+            keyed.describe(),
+            "University of California, Berkeley; type=organisation"
+        );
+        assert_eq!(Creator::parse(&keyed.describe()).unwrap(), keyed);
+        let json = serde_json::to_string(&keyed).unwrap();
+        assert!(json.contains(r#""organisation":true"#), "{json}");
+        let with_ror = Creator {
+            ror: Some("01an7q238".into()),
+            ..keyed.clone()
+        };
+        assert_eq!(with_ror.ror_problem(), None);
+
+        let cern = Creator::parse("CERN; type=organisation")
+            .unwrap()
+            .normalized();
+        assert_eq!(cern, Creator::named("CERN"));
+        let curie = Creator::parse("Curie, Marie; type=person").unwrap();
+        assert_eq!(curie.person_names(), Some(("Curie", "Marie")));
+        let json = serde_json::to_string(&curie.normalized()).unwrap();
+        assert!(!json.contains("organisation"), "{json}");
+    }
+
     /// An organisation's own ROR is written before any affiliation and reads back from what
     /// `show` prints; a mistyped one, or one given to a person, is a problem of its own
     /// field naming the fix.
@@ -884,6 +958,7 @@ mod tests {
                 orcid: None,
                 ror: None,
                 affiliations: vec![Affiliation::named("Lab\r\nParis")],
+                organisation: false,
             }],
             description: Some("Line one.\nLine two.".into()),
             publication_year: Some(2026),
@@ -916,6 +991,7 @@ mod tests {
             orcid: Some(orcid.into()),
             ror: None,
             affiliations: Vec::new(),
+            organisation: false,
         };
         let mut stored = Metadata {
             title: "Kept".into(),
@@ -977,6 +1053,7 @@ mod tests {
                 orcid: Some("0000-0002-1825-0098".into()),
                 ror: None,
                 affiliations: Vec::new(),
+                organisation: false,
             }],
             publication_year: Some(20261),
             resource_type: "Datset".into(),
@@ -1045,6 +1122,7 @@ mod tests {
                 orcid: Some("éé-éé-éé-éé".into()),
                 ror: None,
                 affiliations: Vec::new(),
+                organisation: false,
             }],
             ..Metadata::default()
         };
@@ -1065,6 +1143,7 @@ mod tests {
                     orcid: Some(orcid.into()),
                     ror: None,
                     affiliations: Vec::new(),
+                    organisation: false,
                 }],
                 ..Metadata::default()
             };
@@ -1111,6 +1190,7 @@ mod tests {
                 orcid: Some("https://orcid.org/0000-0002-1825-0097".into()),
                 ror: None,
                 affiliations: vec![Affiliation::named("   ")],
+                organisation: false,
             }],
             ..Metadata::default()
         }

@@ -354,14 +354,20 @@ fn cff_author(i: usize, a: &Yaml) -> Result<Creator, String> {
         .collect::<Vec<_>>()
         .join(" ");
     let given = field("given-names")?.unwrap_or_default();
-    let name = match (family.is_empty(), given.trim().is_empty()) {
-        (false, false) => format!("{family}, {}", given.trim()),
-        (false, true) => family,
-        (true, false) => given.trim().to_string(),
+    let (name, entity) = match (family.is_empty(), given.trim().is_empty()) {
+        (false, false) => (format!("{family}, {}", given.trim()), false),
+        (false, true) => (family, false),
+        (true, false) => (given.trim().to_string(), false),
         // An entity (organisation, team) has a `name`; persons may use an alias.
-        (true, true) => field("name")?.or(field("alias")?).unwrap_or_default(),
+        (true, true) => match field("name")? {
+            Some(name) => (name, true),
+            None => (field("alias")?.unwrap_or_default(), false),
+        },
     };
     Ok(Creator {
+        // An entity's name with a comma ("University of California, Berkeley") is still an
+        // organisation's, not a person's "Family, Given".
+        organisation: entity && name.contains(','),
         name,
         orcid: field("orcid")?,
         // CITATION.cff 1.2 has no ROR for an entity, and one affiliation, a name without
@@ -391,6 +397,8 @@ fn zenodo_person(person: &Json, field: &str) -> Result<Creator, String> {
     let text = |key: &str| json_opt_text(person, key, &format!("{field}.{key}"));
     Ok(Creator {
         name: text("name")?.unwrap_or_default(),
+        // Zenodo's legacy creators are persons or organisations by the comma alone.
+        organisation: false,
         orcid: text("orcid")?,
         // Zenodo's legacy deposit fields have no ROR for a creator, and one affiliation, a
         // name without its ROR.

@@ -19,6 +19,9 @@ pub struct CreatorFields {
     pub ror: String,
     /// One row each, in order; always at least one, so there is a box to type the first in.
     pub affiliations: Vec<AffiliationFields>,
+    /// An organisation whose name has a comma (see [`Creator::organisation`]): offered
+    /// under a name with a comma only.
+    pub organisation: bool,
 }
 
 impl Default for CreatorFields {
@@ -28,6 +31,7 @@ impl Default for CreatorFields {
             orcid: String::new(),
             ror: String::new(),
             affiliations: vec![AffiliationFields::default()],
+            organisation: false,
         }
     }
 }
@@ -48,7 +52,10 @@ impl CreatorFields {
             orcid: Some(self.orcid.clone()),
             ..Creator::named(name)
         };
-        !name.is_empty() && !name.contains(',') && as_person(&creator).is_none()
+        if name.contains(',') {
+            return self.organisation;
+        }
+        !name.is_empty() && as_person(&creator).is_none()
     }
 }
 
@@ -173,6 +180,7 @@ impl MetadataForm {
                         orcid: c.orcid.clone().unwrap_or_default(),
                         ror: ror_shown(c.ror.as_deref()),
                         affiliations,
+                        organisation: c.organisation,
                     }
                 })
                 .collect(),
@@ -387,6 +395,7 @@ impl MetadataForm {
                         .map(AffiliationFields::to_affiliation)
                         .filter(|a| !a.is_blank())
                         .collect(),
+                    organisation: c.organisation && c.name.contains(','),
                 })
                 .collect(),
             description: opt(&self.description),
@@ -616,6 +625,7 @@ fn person_hint(ui: &mut egui::Ui, c: &mut CreatorFields) -> bool {
         orcid: Some(c.orcid.clone()),
         ror: Some(c.ror.clone()),
         affiliations: Vec::new(),
+        organisation: false,
     };
     let Some(meant) = as_person(&creator) else {
         return false;
@@ -752,6 +762,20 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
             });
             error_text(ui, problems, &format!("creators[{i}].name"));
             changed |= person_hint(ui, c);
+            // A comma makes a name a person's "Family, Given", unless this says it is an
+            // organisation's ("University of California, Berkeley").
+            if c.name.contains(',') {
+                changed |= ui
+                    .checkbox(
+                        &mut c.organisation,
+                        "An organisation (the comma is part of its name)",
+                    )
+                    .on_hover_text(
+                        "Ticked, repositories are sent this name whole, as an \
+                         organisation's; unticked, as a person's family and given names",
+                    )
+                    .changed();
+            }
             // A person is identified by an ORCID iD, an organisation by its ROR: the row
             // offers the one the name is (and keeps showing one already typed).
             let organisation = c.is_organisation();

@@ -101,6 +101,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                     orcid: Some(editing.orcid.clone()),
                     ror: None,
                     affiliations: Vec::new(),
+                    organisation: false,
                 };
                 if let Some(meant) = crate::content::as_person(&creator) {
                     ui.label("");

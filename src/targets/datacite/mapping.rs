@@ -54,11 +54,11 @@ impl DoiState {
 
 fn creator(c: &Creator) -> Value {
     let mut out = json!({ "name": c.name });
-    match c.name.split_once(',') {
+    match c.person_names() {
         Some((family, given)) => {
             out["nameType"] = json!("Personal");
-            out["familyName"] = json!(family.trim());
-            out["givenName"] = json!(given.trim());
+            out["familyName"] = json!(family);
+            out["givenName"] = json!(given);
         }
         None => out["nameType"] = json!("Organizational"),
     }
@@ -355,6 +355,7 @@ mod tests {
                         name: "Sorbonne".into(),
                         ror: Some("https://ror.org/02en5vm52".into()),
                     }],
+                    organisation: false,
                 },
                 Creator::named("Lodge Lab"),
             ],

@@ -119,11 +119,11 @@ fn resource_type(general: &str) -> &'static str {
 }
 
 fn creator(c: &Creator) -> Value {
-    let mut person = match c.name.split_once(',') {
+    let mut person = match c.person_names() {
         Some((family, given)) => json!({
             "type": "personal",
-            "family_name": family.trim(),
-            "given_name": given.trim(),
+            "family_name": family,
+            "given_name": given,
         }),
         None => json!({"type": "organizational", "name": c.name}),
     };
