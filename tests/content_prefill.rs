@@ -72,6 +72,7 @@ fn citation_cff_fills_title_authors_year_license_keywords_and_version() {
                 orcid: Some("https://orcid.org/0000-0002-1825-0097".into()),
                 ror: None,
                 affiliations: vec![Affiliation::named("University of Paris")],
+                organisation: false,
             },
             Creator::named("The Soil Consortium"),
         ]

@@ -12,13 +12,15 @@ use lodge::content::{
 #[derive(Arbitrary, Debug)]
 struct Fields {
     title: String,
-    /// Name, ORCID, own ROR and affiliations (each a name and a ROR) of each creator.
+    /// Name, ORCID, own ROR, affiliations (each a name and a ROR) and whether it is
+    /// marked an organisation, of each creator.
     #[allow(clippy::type_complexity)]
     creators: Vec<(
         String,
         Option<String>,
         Option<String>,
         Vec<(String, Option<String>)>,
+        bool,
     )>,
     description: Option<String>,
     publication_year: Option<i32>,
@@ -66,11 +68,12 @@ fuzz_target!(|f: Fields| {
         creators: f
             .creators
             .into_iter()
-            .map(|(name, orcid, ror, affiliations)| Creator {
+            .map(|(name, orcid, ror, affiliations, organisation)| Creator {
                 name,
                 orcid,
                 ror,
                 affiliations: affiliations_of(affiliations),
+                organisation,
             })
             .collect(),
         description: f.description,
