@@ -678,6 +678,20 @@ impl Metadata {
                     "is empty: write the name as \"Family, Given\" or an organisation's name \
                      (--creator \"Family, Given\")",
                 );
+            } else if let Some((family, _)) = c.person_names()
+                && !family.chars().any(char::is_alphanumeric)
+            {
+                // ", Wei": a person with no family name, which repositories require.
+                problem(
+                    format!("creators[{i}].name"),
+                    &format!(
+                        "'{}' has no family name before its comma: write it \"Family, Given\" \
+                         (one name alone is written \"Name,\"), or, for an organisation, \
+                         without the comma or with type=organisation (--creator \"Family, \
+                         Given\")",
+                        c.name.trim()
+                    ),
+                );
             }
             if let Some(orcid) = &c.orcid
                 && !orcid_is_valid(orcid)
@@ -874,6 +888,33 @@ mod tests {
     /// what `show` prints, is keyed, and takes its ROR; on a name without a comma (an
     /// organisation's already) it is dropped from the keyed form, so that both spellings
     /// key the same and every creator without it keys as before.
+    /// ", Wei" is a person with no family name, which repositories require: a problem of
+    /// the name, naming the fix. "Zhang," (one name alone) is not.
+    #[test]
+    fn a_person_with_no_family_name_is_a_problem_of_the_name() {
+        let problems = |name: &str| {
+            Metadata {
+                creators: vec![Creator::named(name)],
+                ..Metadata::default()
+            }
+            .problems()
+            .into_iter()
+            .filter(|p| p.field == "creators[0].name")
+            .map(|p| p.message)
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            problems(", Wei"),
+            [
+                "', Wei' has no family name before its comma: write it \"Family, Given\" (one \
+              name alone is written \"Name,\"), or, for an organisation, without the comma or \
+              with type=organisation (--creator \"Family, Given\")"
+            ]
+        );
+        assert!(problems("Zhang,").is_empty());
+        assert!(problems("Curie, Marie").is_empty());
+    }
+
     #[test]
     fn an_organisation_whose_name_has_a_comma_is_marked_and_keyed_as_one() {
         let berkeley =

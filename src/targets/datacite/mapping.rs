@@ -58,7 +58,11 @@ fn creator(c: &Creator) -> Value {
         Some((family, given)) => {
             out["nameType"] = json!("Personal");
             out["familyName"] = json!(family);
-            out["givenName"] = json!(given);
+            // One name alone ("Zhang,"): a family name and no given name, not an empty one.
+            match given.is_empty() {
+                true => out["name"] = json!(family),
+                false => out["givenName"] = json!(given),
+            }
         }
         None => out["nameType"] = json!("Organizational"),
     }
@@ -311,6 +315,25 @@ pub fn key_of(attributes: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use crate::content::{ManifestEntry, Metadata, RelatedWork, Sha256Hex};
+
+    /// A person with one name alone ("Zhang,") is sent with a family name and no given
+    /// name, not an empty one; an organisation whose name has a comma is sent whole.
+    #[test]
+    fn one_name_alone_has_no_given_name_and_a_marked_organisation_is_sent_whole() {
+        let zhang = creator(&Creator::named("Zhang,"));
+        assert_eq!(
+            zhang,
+            json!({"name": "Zhang", "nameType": "Personal", "familyName": "Zhang"})
+        );
+        let berkeley = creator(&Creator {
+            organisation: true,
+            ..Creator::named("University of California, Berkeley")
+        });
+        assert_eq!(
+            berkeley,
+            json!({"name": "University of California, Berkeley", "nameType": "Organizational"})
+        );
+    }
 
     #[test]
     fn a_license_is_an_spdx_identifier_only_when_it_is_one() {

@@ -120,6 +120,8 @@ fn resource_type(general: &str) -> &'static str {
 
 fn creator(c: &Creator) -> Value {
     let mut person = match c.person_names() {
+        // One name alone ("Zhang,"): a family name and no given name, not an empty one.
+        Some((family, "")) => json!({"type": "personal", "family_name": family}),
         Some((family, given)) => json!({
             "type": "personal",
             "family_name": family,
@@ -1484,5 +1486,28 @@ impl Target for InvenioTarget {
                     .await
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A person with one name alone ("Zhang,") is sent with a family name and no given
+    /// name, not an empty one; an organisation whose name has a comma is sent whole.
+    #[test]
+    fn one_name_alone_has_no_given_name_and_a_marked_organisation_is_sent_whole() {
+        assert_eq!(
+            creator(&Creator::named("Zhang,"))["person_or_org"],
+            json!({"type": "personal", "family_name": "Zhang"})
+        );
+        let berkeley = Creator {
+            organisation: true,
+            ..Creator::named("University of California, Berkeley")
+        };
+        assert_eq!(
+            creator(&berkeley)["person_or_org"],
+            json!({"type": "organizational", "name": "University of California, Berkeley"})
+        );
     }
 }
