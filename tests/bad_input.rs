@@ -869,6 +869,74 @@ fn a_citation_file_fixed_after_the_warning_fills_in_what_the_dataset_lacks_when_
         text(&out)
     );
     assert_eq!(stored().title, "Soil cores, corrected");
+
+    // Or --from-citation, which the note names: every field the file gives otherwise is
+    // taken from it, a flag given with it aside.
+    std::fs::write(
+        folder.join("CITATION.cff"),
+        "cff-version: 1.2.0\ntitle: Soil cores, again\nauthors:\n  - family-names: \
+         Curie\n    given-names: Marie\n  - family-names: Weber\n    given-names: \
+         Anna\ndate-released: 2025-03-01\n",
+    )
+    .unwrap();
+    let t = add();
+    assert!(
+        t.contains(
+            "differs from the dataset in its title, creators, publication year; the \
+             dataset's stay (take the file's with --from-citation, or change them with flags"
+        ),
+        "{t}"
+    );
+    let mut cmd = lodge_in(&lab);
+    cmd.arg("add")
+        .arg(&folder)
+        .args(["--from-citation", "--year", "2026"]);
+    let out = cmd.output().unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("title, creators taken from "), "{t}");
+    assert!(!t.contains("differs from the dataset"), "{t}");
+    let m = stored();
+    assert_eq!(m.title, "Soil cores, again");
+    assert_eq!(m.creators.len(), 2);
+    assert_eq!(m.publication_year, Some(2026), "the flag's");
+
+    // Taken off the list and added again, its metadata comes back as it was; a file
+    // edited meanwhile is named as before.
+    let id = open_store(&lab).datasets().unwrap()[0].id.to_string();
+    let (removed, said) = lodge_said(&lab, &["remove", &id]);
+    assert!(removed, "{said}");
+    std::fs::write(
+        folder.join("CITATION.cff"),
+        "cff-version: 1.2.0\ntitle: Soil cores, fourth\nauthors:\n  - family-names: \
+         Curie\n    given-names: Marie\n  - family-names: Weber\n    given-names: \
+         Anna\ndate-released: 2026-03-01\n",
+    )
+    .unwrap();
+    let t = add();
+    assert_all(
+        &t,
+        &[
+            "metadata taken from dataset",
+            "differs from the dataset in its title;",
+        ],
+    );
+
+    // A folder without a citation file has nothing to take: said, naming the folder.
+    let plain = lab.folder("plain", &[("data.csv", b"2")]);
+    let mut cmd = lodge_in(&lab);
+    let out = cmd
+        .arg("add")
+        .arg(&plain)
+        .arg("--from-citation")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("--from-citation: ") && text(&out).contains("has no CITATION.cff"),
+        "{}",
+        text(&out)
+    );
 }
 
 /// An invalid ORCID in the citation file, fixed there and the folder added again: the

@@ -122,6 +122,11 @@ pub struct AddArgs {
     /// title with {folder}, the year added (as for a folder dropped on the window).
     #[arg(long)]
     pub defaults: bool,
+    /// Take every field the folder's CITATION.cff (or .zenodo.json) gives in place of the
+    /// dataset's: for a citation file edited since the folder was added. Flags given with
+    /// it still set what they name.
+    #[arg(long)]
+    pub from_citation: bool,
 }
 
 /// `--access`.
@@ -901,6 +906,7 @@ async fn add_one(
                 removed.name
             );
             fill_from_citation(&mut metadata, cited.as_ref(), creators_by_flag);
+            recited = cited;
             metadata
         }
         (None, cited) if moved_from.is_some() => {
@@ -913,6 +919,7 @@ async fn add_one(
             );
             let mut metadata = old.metadata.clone();
             fill_from_citation(&mut metadata, cited.as_ref(), creators_by_flag);
+            recited = cited;
             metadata
         }
         (None, Some((m, from))) => {
@@ -937,6 +944,28 @@ async fn add_one(
             metadata
         }
     };
+    // Asked for: what the citation file says otherwise than the dataset, flags aside, is
+    // taken from it.
+    if args.from_citation {
+        let Some((cited, from)) = &recited else {
+            anyhow::bail!(
+                "--from-citation: {} has no CITATION.cff or .zenodo.json that Lodge could read \
+                 metadata from (any problem with one is said above); leave out \
+                 --from-citation, or give the fields with flags",
+                root.display()
+            );
+        };
+        let differing: Vec<&str> = metadata
+            .fields_differing_from(cited)
+            .into_iter()
+            .filter(|field| !args.sets(field))
+            .collect();
+        metadata.take_fields_from(cited, &differing);
+        match differing.is_empty() {
+            true => say!("{} gives nothing the dataset does not have", from.display()),
+            false => say!("{} taken from {}", differing.join(", "), from.display()),
+        }
+    }
     let folder = folder_name(&root);
     args.apply(&mut metadata, &folder)?;
     if let Some(defaults) = defaults.filter(|_| args.defaults) {
@@ -959,8 +988,9 @@ async fn add_one(
             .collect();
         if !differing.is_empty() {
             say!(
-                "  note: {} differs from the dataset in its {}; the dataset's stay (flags \
-                 change them: --title, --creator, ...)",
+                "  note: {} differs from the dataset in its {}; the dataset's stay (take the \
+                 file's with --from-citation, or change them with flags: --title, --creator, \
+                 ...)",
                 from.display(),
                 differing.join(", ")
             );

@@ -526,6 +526,37 @@ impl Metadata {
 
     /// The fields both this and `other` give, with other values (compared normalized).
     pub fn fields_differing_from(&self, other: &Metadata) -> Vec<&'static str> {
+        self.fields_differing(other)
+    }
+
+    /// Set each of `fields` (named as [`Metadata::fields_differing_from`] names them) to
+    /// `other`'s value of it.
+    pub fn take_fields_from(&mut self, other: &Metadata, fields: &[&str]) {
+        for field in fields {
+            match *field {
+                "title" => self.title = other.title.clone(),
+                "creators" => self.creators = other.creators.clone(),
+                "description" => self.description = other.description.clone(),
+                "publication year" => self.publication_year = other.publication_year,
+                "publisher" => self.publisher = other.publisher.clone(),
+                "license" => self.license = other.license.clone(),
+                "keywords" => self.keywords = other.keywords.clone(),
+                "version" => self.version = other.version.clone(),
+                "related works" => self.related = other.related.clone(),
+                "contributors" => self.contributors = other.contributors.clone(),
+                "dates" => self.dates = other.dates.clone(),
+                "locations" => self.locations = other.locations.clone(),
+                "communities" => self.communities = other.communities.clone(),
+                "methods" => self.methods = other.methods.clone(),
+                "language" => self.language = other.language.clone(),
+                "funding" => self.funding = other.funding.clone(),
+                "file access" => self.access = other.access.clone(),
+                _ => {}
+            }
+        }
+    }
+
+    fn fields_differing(&self, other: &Metadata) -> Vec<&'static str> {
         /// Given on both sides, and not the same.
         fn differ<T: PartialEq>(a: &T, b: &T, given: impl Fn(&T) -> bool) -> bool {
             given(a) && given(b) && a != b
