@@ -1795,6 +1795,13 @@ fn jobs_are_read_in_the_order_asked_and_a_missing_one_is_named(b: Backend) {
         Err(StoreError::NoSuchJob(id)) => assert_eq!(id, ids[3] + 1),
         other => panic!("expected the missing job at the end of a run, got {other:?}"),
     }
+    // The largest id there can be is a job missing like any other, not an overflow.
+    for asked in [vec![i64::MAX], vec![i64::MAX - 1, i64::MAX], vec![ids[0], i64::MAX]] {
+        match store.jobs(&asked) {
+            Err(StoreError::NoSuchJob(id)) => assert!(id >= i64::MAX - 1, "{id}"),
+            other => panic!("expected {asked:?} named missing, got {other:?}"),
+        }
+    }
 }
 
 /// A target keeps the URL it was last opened from, for `lodge retry` to open it again.

@@ -1775,12 +1775,13 @@ impl Store {
             while let Some(&first) = rest.first() {
                 // A run of consecutive ids (a batch queued at once is one) is read by one
                 // statement: one per job cost a batch's end a serial pause.
+                // Up to i64::MAX inclusive: an open range would overflow past the largest id.
                 let run = rest
                     .iter()
-                    .zip(first..)
+                    .zip(first..=i64::MAX)
                     .take_while(|(id, next)| **id == *next)
                     .count();
-                let last = first + run as i64 - 1;
+                let last = first + (run as i64 - 1);
                 let read = db.all(&LOAD_JOBS_BETWEEN, args![first, last], job_from_row)?;
                 if read.len() != run {
                     let missing = (first..=last)
