@@ -3198,6 +3198,42 @@ async fn a_failed_item_deposited_again_and_failed_again_is_retried_by_its_later_
     );
 }
 
+/// `lodge retry 1 2` of two failed jobs for one key: the newer is sent, the older is said
+/// to be retried as it, and the command exits 0 once that lands.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn retrying_two_failed_jobs_of_one_key_sends_the_newer_and_succeeds_when_it_lands() {
+    let lab = Lab::new();
+    let sandbox = lab.failing_sandbox("sbx").await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (id, _) = add(&store, &lab.numbered_folder(1), &metadata("N1"));
+    for _ in 0..2 {
+        let mut c = lodge(&db);
+        c.args([
+            "deposit",
+            "--target",
+            &sandbox.target_url(),
+            &id.to_string(),
+        ])
+        .args(["--max-attempts", "1"])
+        .args(FAST);
+        assert_eq!(run(c).await.status.code(), Some(1));
+    }
+    sandbox.set_faults(FaultConfig::default());
+    let out = lodge_with(&db, &["retry", "1", "2"]).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    assert!(
+        t.contains("job 1 is retried as job 2, the newer job for the same key"),
+        "{t}"
+    );
+    assert_eq!(
+        store.job(2).unwrap().state,
+        lodge::store::JobState::Deposited
+    );
+    assert_eq!(sandbox.stats().records, 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn several_failed_items_end_with_one_command_that_retries_them_all() {
     let lab = Lab::new();

@@ -1796,7 +1796,11 @@ fn jobs_are_read_in_the_order_asked_and_a_missing_one_is_named(b: Backend) {
         other => panic!("expected the missing job at the end of a run, got {other:?}"),
     }
     // The largest id there can be is a job missing like any other, not an overflow.
-    for asked in [vec![i64::MAX], vec![i64::MAX - 1, i64::MAX], vec![ids[0], i64::MAX]] {
+    for asked in [
+        vec![i64::MAX],
+        vec![i64::MAX - 1, i64::MAX],
+        vec![ids[0], i64::MAX],
+    ] {
         match store.jobs(&asked) {
             Err(StoreError::NoSuchJob(id)) => assert!(id >= i64::MAX - 1, "{id}"),
             other => panic!("expected {asked:?} named missing, got {other:?}"),

@@ -418,6 +418,18 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
         .filter(|id| !requeued.contains(id) && !held_ids.contains(id))
     {
         let job = store.job(*id)?;
+        // An older failed job of a scope whose newest this very command re-queued: that
+        // one sends the key, and its outcome is the command's.
+        if job.state == JobState::Failed
+            && let LeftAsItWas::AnotherOnItsWay(other) = why_left(&store, &job)?
+            && (requeued.contains(&other.id) || held_ids.contains(&other.id))
+        {
+            say!(
+                "job {id} is retried as job {}, the newer job for the same key",
+                other.id
+            );
+            continue;
+        }
         failed_left |= job.state == JobState::Failed;
         unlanded_left |= store.lookup_result(&job.target, &job.key)?.is_none();
         say!("{}", not_retried(&store, &job)?);
