@@ -1392,6 +1392,27 @@ fn a_database_path_with_no_database_or_naming_a_folder_is_named_and_nothing_is_c
         assert_eq!(fs::read_dir(&folder_db).unwrap().count(), 0, "{t}");
     }
 
+    // A device given as the database (/dev/null): named as no file, not as a full disk or
+    // a schema this Lodge does not know.
+    #[cfg(unix)]
+    for args in [&["status"][..], &["add"][..]] {
+        let mut cmd = lodge(Path::new("/dev/null"));
+        cmd.args(args);
+        if args[0] == "add" {
+            cmd.arg(lab.numbered_folder(4)).args(METADATA);
+        }
+        let out = cmd.output().unwrap();
+        let t = text(&out);
+        assert_eq!(out.status.code(), Some(2), "lodge {args:?}: {t}");
+        assert_all(
+            &t,
+            &[
+                "the Lodge database /dev/null is not a regular file (a device, a pipe or a \
+               socket): give a file's path",
+            ],
+        );
+    }
+
     // A shared database that does not answer: named, with why (not only "error connecting").
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("postgres://lodge@{}/lodge", closed.local_addr().unwrap());

@@ -39,7 +39,7 @@ trait Pending: Send {
     fn run(&mut self, store: &Store);
     /// Hand the kept result to whoever waits for it, or `commit_error` if the group it ran
     /// in could not commit.
-    fn deliver(self: Box<Self>, commit_error: Option<&str>);
+    fn deliver(self: Box<Self>, commit_error: Option<&StoreError>);
 }
 
 /// A call and what receives its result.
@@ -59,10 +59,10 @@ where
         self.result = Some((self.call)(store));
     }
 
-    fn deliver(self: Box<Self>, commit_error: Option<&str>) {
+    fn deliver(self: Box<Self>, commit_error: Option<&StoreError>) {
         let StoreCall { then, result, .. } = *self;
         then(match (commit_error, result) {
-            (Some(e), _) => Err(StoreError::GroupCommit(e.to_string())),
+            (Some(e), _) => Err(e.for_each_of_a_group()),
             (None, Some(result)) => result,
             (None, None) => Err(StoreError::GroupCommit(
                 "the call never ran (the store thread's bug)".into(),
@@ -212,9 +212,9 @@ fn serve(store: Store, queue: mpsc::Receiver<Call>, checkpoints: Option<mpsc::Se
             store.rollback_group();
             group.into_iter().for_each(|call| run_alone(&store, call));
         } else {
-            let outcome = store.commit_group().err().map(|e| e.to_string());
+            let outcome = store.commit_group().err();
             for call in group {
-                call.deliver(outcome.as_deref());
+                call.deliver(outcome.as_ref());
             }
         }
         if let Some(pacer) = &mut pacer {

@@ -134,6 +134,12 @@ pub enum StoreError {
     )]
     IsAFolder { path: PathBuf },
     #[error(
+        "the Lodge database {path} is not a regular file (a device, a pipe or a socket): give \
+         a file's path, such as {}",
+        own_file_beside(path).display()
+    )]
+    NotAFile { path: PathBuf },
+    #[error(
         "{url} looks like a URL, and Lodge's database is a SQLite file (a path) or a shared \
          PostgreSQL database given as postgres://USER@HOST:PORT/DB; nothing was created. Check \
          what --db or LODGE_DB gives (postgres:// or postgresql://, with two slashes), or give \
@@ -269,11 +275,30 @@ pub enum StoreError {
     /// The group transaction a call ran in could not commit: the call's effect is undone.
     #[error("the database could not commit: {0}")]
     GroupCommit(String),
+    /// [`StoreError::GroupCommit`] where SQLite said why (a full disk, say): kept as its
+    /// error, so that what is wrong with the file is told as such.
+    #[error("the database could not commit: {source}")]
+    GroupCommitFailed {
+        #[source]
+        source: rusqlite::Error,
+    },
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 impl StoreError {
+    /// What each call of a group is told when the group's commit failed with `self`.
+    pub fn for_each_of_a_group(&self) -> StoreError {
+        match self {
+            StoreError::Sql(rusqlite::Error::SqliteFailure(code, message)) => {
+                StoreError::GroupCommitFailed {
+                    source: rusqlite::Error::SqliteFailure(*code, message.clone()),
+                }
+            }
+            other => StoreError::GroupCommit(other.to_string()),
+        }
+    }
+
     /// Worth trying the same transaction again (PostgreSQL's lost connections and timeouts).
     pub fn is_transient(&self) -> bool {
         matches!(
@@ -418,6 +443,13 @@ impl Store {
                 path: path.to_path_buf(),
             });
         }
+        // /dev/null and the like: SQLite opens them and then fails at its first write with
+        // an I/O error that would read as a disk's.
+        if std::fs::metadata(path).is_ok_and(|md| !md.is_file()) {
+            return Err(StoreError::NotAFile {
+                path: path.to_path_buf(),
+            });
+        }
         // A file there already must be a started store when the command only works on
         // what is there; one not there yet is Lodge's to start.
         let must_be_started = tables == postgres::Tables::MustBeThere && path.exists();
@@ -481,6 +513,19 @@ impl Store {
         while let Err(source) = schema::migrations().to_latest(&mut conn) {
             tries += 1;
             let busy = matches!(&source, rusqlite_migration::Error::RusqliteError { err, .. } if is_busy(err));
+            // The file itself failed (a full disk, a read-only folder, damaged pages): said
+            // as the database's trouble, not as a schema this Lodge does not know.
+            if let rusqlite_migration::Error::RusqliteError { err, .. } = &source
+                && err
+                    .sqlite_error_code()
+                    .is_some_and(trouble::DatabaseTrouble::is_the_files)
+                && !busy
+            {
+                let rusqlite_migration::Error::RusqliteError { err, .. } = source else {
+                    unreachable!("matched above")
+                };
+                return Err(open_err(err));
+            }
             if tries == 5 || !(busy || source.to_string().contains("already exists")) {
                 return Err(StoreError::Migrate {
                     path: path.to_path_buf(),

@@ -20,6 +20,9 @@ pub enum DatabaseTrouble {
     DiskFull,
     /// The file or its folder cannot be written.
     ReadOnly,
+    /// Reading or writing the file (or its companions, `-wal` and `-shm`) failed at the
+    /// disk: most often a full disk, or one disconnected.
+    DiskIo,
 }
 
 impl DatabaseTrouble {
@@ -41,8 +44,15 @@ impl DatabaseTrouble {
             ErrorCode::DatabaseCorrupt | ErrorCode::NotADatabase => Some(DatabaseTrouble::Damaged),
             ErrorCode::DiskFull => Some(DatabaseTrouble::DiskFull),
             ErrorCode::ReadOnly => Some(DatabaseTrouble::ReadOnly),
+            ErrorCode::SystemIoFailure | ErrorCode::CannotOpen => Some(DatabaseTrouble::DiskIo),
             _ => None,
         }
+    }
+
+    /// Whether an error of this code is about the database file (or its disk), not about
+    /// what a statement asked.
+    pub fn is_the_files(code: ErrorCode) -> bool {
+        Self::of_code(code).is_some()
     }
 
     /// What to tell the user about the database at `path`; `waited` is how long Lodge waited
@@ -71,6 +81,13 @@ impl DatabaseTrouble {
                  again; the step that could not be written was rolled back, everything \
                  recorded before it is kept"
             ),
+            DatabaseTrouble::DiskIo => format!(
+                "the Lodge database {path} could not be read or written on its disk ({cause}): \
+                 most often its disk is full or was disconnected. Free some space on it, or \
+                 connect it again (or use --db with a database on another disk), then run the \
+                 command again; the step that failed was not recorded, everything recorded \
+                 before it is kept"
+            ),
             DatabaseTrouble::ReadOnly => format!(
                 "the Lodge database {path} cannot be written ({cause}): give your user write \
                  access to the file and its folder, or use --db with another database"
@@ -98,5 +115,27 @@ mod tests {
         assert_eq!(DatabaseTrouble::of(&notadb), Some(DatabaseTrouble::Damaged));
         let other = rusqlite::Error::QueryReturnedNoRows;
         assert_eq!(DatabaseTrouble::of(&other), None);
+        // SQLITE_IOERR_SHMMAP, what a disk with no byte free gives when the `-shm` file
+        // cannot grow.
+        let shm = rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(4874), None);
+        assert_eq!(DatabaseTrouble::of(&shm), Some(DatabaseTrouble::DiskIo));
+        let said =
+            DatabaseTrouble::DiskIo.explain(Path::new("/data/lodge.db"), Duration::ZERO, "x");
+        assert!(
+            said.contains("most often its disk is full or was disconnected"),
+            "{said}"
+        );
+        // A group's commit that failed on a full disk is told to each of its calls as a
+        // full disk, not as words alone.
+        let full = crate::store::StoreError::Sql(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+            Some("database or disk is full".into()),
+        ));
+        let told = full.for_each_of_a_group();
+        assert_eq!(DatabaseTrouble::of(&told), Some(DatabaseTrouble::DiskFull));
+        assert_eq!(
+            told.to_string(),
+            "the database could not commit: database or disk is full"
+        );
     }
 }
