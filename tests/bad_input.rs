@@ -939,6 +939,54 @@ fn a_citation_file_fixed_after_the_warning_fills_in_what_the_dataset_lacks_when_
     );
 }
 
+/// A problem of one of several creators: since `--creator` replaces them all, the fix
+/// names the flags that give every one again, in order, and fixing the citation file the
+/// creators came from with `--from-citation`; `show` says the same.
+#[test]
+fn a_problem_of_one_of_several_creators_names_the_flags_for_all_of_them() {
+    let lab = Lab::new();
+    let cff = "cff-version: 1.2.0\ntitle: T\nauthors:\n  - family-names: Curie\n    \
+               given-names: Marie\n  - family-names: Bad\n    given-names: Betty\n    \
+               orcid: \"0000-0002-1825-0098\"\n";
+    let folder = lab.folder("two", &[("CITATION.cff", cff.as_bytes()), ("a.csv", b"1")]);
+    let mut cmd = lodge_in(&lab);
+    cmd.arg("add")
+        .arg(&folder)
+        .args(["--publisher", "Lab", "--year", "2026"]);
+    let out = cmd.output().unwrap();
+    let fix = format!(
+        "--creator replaces every creator, so give all 2 again, in order, correcting the one \
+         named: --creator 'Curie, Marie' --creator 'Bad, Betty; orcid=0000-0002-1825-0098'; or \
+         fix CITATION.cff and take it again: `lodge add {} --from-citation`",
+        folder.canonicalize().unwrap().display()
+    );
+    assert_all(
+        &text(&out),
+        &["creators[1].orcid: is not a valid ORCID iD", &fix],
+    );
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    assert_all(&shown, &[&fix]);
+    // One creator: its own flag is the whole fix.
+    let one = lab.folder(
+        "one",
+        &[
+            (
+                "CITATION.cff",
+                b"cff-version: 1.2.0\ntitle: T\nauthors:\n  - family-names: Bad\n    \
+                  given-names: Betty\n    orcid: \"0000-0002-1825-0098\"\n",
+            ),
+            ("a.csv", b"2"),
+        ],
+    );
+    let mut cmd = lodge_in(&lab);
+    cmd.arg("add")
+        .arg(&one)
+        .args(["--publisher", "Lab", "--year", "2026"]);
+    let t = text(&cmd.output().unwrap());
+    assert!(t.contains("creators[0].orcid"), "{t}");
+    assert!(!t.contains("replaces every creator"), "{t}");
+}
+
 /// An invalid ORCID in the citation file, fixed there and the folder added again: the
 /// fixed creators replace the invalid ones (other fields the dataset has stay).
 #[test]

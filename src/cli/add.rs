@@ -502,8 +502,12 @@ fn describe(
     let problems = prepared.document.metadata.problems();
     if !problems.is_empty() && !problems_later {
         say!("  metadata incomplete; deposit will refuse it until these are fixed:");
-        for p in problems {
+        for p in &problems {
             say!("    {p}");
+        }
+        let m = &prepared.document.metadata;
+        if let Some(fix) = creators_fix(m, &problems, &prepared.report.root) {
+            say!("    {fix}");
         }
         let folder = folder_name(&prepared.report.root);
         let fills = defaults.map(|d| d.would_fill(&prepared.document.metadata, &folder));
@@ -511,6 +515,43 @@ fn describe(
             say!("    {hint}");
         }
     }
+}
+
+/// With several creators and a problem of one of them: `--creator` replaces them all, so
+/// the fix its problem names would drop the others. The flags that give every creator
+/// again, in order, for the person to correct the one named; and, where the folder at
+/// `root` has a citation file, that fixing it there and taking it again does too.
+pub(super) fn creators_fix(
+    m: &Metadata,
+    problems: &[crate::content::FieldProblem],
+    root: &Path,
+) -> Option<String> {
+    let of_a_creator = problems.iter().any(|p| p.field.starts_with("creators["));
+    if m.creators.len() < 2 || !of_a_creator {
+        return None;
+    }
+    let flags: Vec<String> = m
+        .creators
+        .iter()
+        .map(|c| format!("--creator {}", shell_word(&c.describe())))
+        .collect();
+    let cited = [crate::content::CITATION_CFF, crate::content::ZENODO_JSON]
+        .into_iter()
+        .find(|name| root.join(name).is_file());
+    let or_the_file = cited
+        .map(|name| {
+            format!(
+                "; or fix {name} and take it again: `lodge add {} --from-citation`",
+                shell_word(&root.display().to_string())
+            )
+        })
+        .unwrap_or_default();
+    Some(format!(
+        "--creator replaces every creator, so give all {} again, in order, correcting the one \
+         named: {}{or_the_file}",
+        m.creators.len(),
+        flags.join(" ")
+    ))
 }
 
 /// The name a `{folder}` title takes for the folder at `root`.

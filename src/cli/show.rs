@@ -4,6 +4,7 @@
 //! is now, so a researcher can check what a deposit will say before making it.
 
 use std::collections::{HashMap, HashSet};
+use std::path::Path;
 use std::process::ExitCode;
 
 use super::Database;
@@ -300,7 +301,7 @@ fn print_text(
             human_bytes(d.total_bytes)
         );
     }
-    print_metadata(&d.metadata);
+    print_metadata(&d.metadata, Path::new(&d.path));
 
     if let Some(doc) = document {
         say!("files ({}):", doc.manifest.len());
@@ -509,7 +510,7 @@ fn print_text(
 }
 
 /// The metadata a deposit will send, one field a line, then what stops it being deposited.
-fn print_metadata(m: &Metadata) {
+fn print_metadata(m: &Metadata, root: &Path) {
     // Every value on its own line: one that holds a line break (refused as a problem
     // below, but it may be stored) shows it as `\n`. The description alone may run over
     // several lines; its further lines are indented under the first.
@@ -623,8 +624,11 @@ fn print_metadata(m: &Metadata) {
             "  metadata incomplete; deposit will refuse it until these are fixed \
              (`lodge add` the folder again with the flags named):"
         );
-        for p in problems {
+        for p in &problems {
             say!("    {p}");
+        }
+        if let Some(fix) = super::add::creators_fix(m, &problems, root) {
+            say!("    {fix}");
         }
     }
 }
