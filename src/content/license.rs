@@ -28,7 +28,7 @@ pub fn is_license_choice(license: &str) -> bool {
 }
 
 /// License families, as people write them, and the identifier of the version meant.
-const FAMILIES: [(&str, &str); 11] = [
+const FAMILIES: [(&str, &str); 12] = [
     ("GPL", "GPL-3.0-or-later"),
     ("GNU-GPL", "GPL-3.0-or-later"),
     ("LGPL", "LGPL-3.0-or-later"),
@@ -40,6 +40,8 @@ const FAMILIES: [(&str, &str); 11] = [
     ("ODC-BY", "ODC-By-1.0"),
     ("PDDL", "PDDL-1.0"),
     ("EUPL", "EUPL-1.2"),
+    // Zenodo's legacy id for CC0 (its `.zenodo.json` files say `"license": "cc-zero"`).
+    ("CC-ZERO", "CC0-1.0"),
 ];
 
 /// The SPDX identifier `license` most likely means, when it is not one itself: "CC BY 4.0",
@@ -125,6 +127,11 @@ mod tests {
     #[test]
     fn a_near_miss_is_answered_with_the_identifier_meant() {
         assert_eq!(spdx_suggestion("CC BY 4.0"), Some("CC-BY-4.0"));
+        assert_eq!(
+            spdx_suggestion("cc-zero"),
+            Some("CC0-1.0"),
+            "Zenodo's legacy id"
+        );
         assert_eq!(spdx_suggestion("CC-BY 4"), Some("CC-BY-4.0"));
         assert_eq!(spdx_suggestion("Apache 2.0"), Some("Apache-2.0"));
         // Creative Commons without a version: the current one.

@@ -290,7 +290,8 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
         }
     }
     if let Some(kind) = kept(&mut problems, yaml_opt_text(&doc, "type", "type")).flatten() {
-        m.resource_type = match kind.as_str() {
+        // CFF's two types, in whatever case a file writes them.
+        m.resource_type = match kind.trim().to_lowercase().as_str() {
             "software" => "Software",
             _ => "Dataset",
         }
@@ -421,10 +422,13 @@ fn zenodo_grant_ids(doc: &Json) -> Result<Vec<String>, String> {
     Ok(ids)
 }
 
-/// Zenodo `upload_type` -> DataCite `resourceTypeGeneral`.
+/// Zenodo `upload_type` -> DataCite `resourceTypeGeneral`, in whatever case a file writes
+/// it (Zenodo's own are lower case: "Dataset" is still a dataset).
 fn resource_type_of_upload(upload_type: &str) -> &'static str {
-    match upload_type {
+    match upload_type.trim().to_lowercase().as_str() {
         "dataset" => "Dataset",
+        "workflow" => "Workflow",
+        "model" => "Model",
         "software" => "Software",
         "image" => "Image",
         "video" => "Audiovisual",
@@ -1175,6 +1179,29 @@ mod tests {
     fn cff_numeric_version_is_kept_as_text() {
         let m = parse_citation_cff("title: T\nversion: 2\n").unwrap();
         assert_eq!(m.version.as_deref(), Some("2"));
+    }
+
+    /// Zenodo's upload types and CFF's types in any case, and Zenodo's workflow and model,
+    /// become the DataCite types they are, not "Other" (or a dataset for software).
+    #[test]
+    fn resource_types_are_read_whatever_their_case() {
+        let zenodo = |kind: &str| {
+            let text = format!(r#"{{"title": "T", "upload_type": "{kind}"}}"#);
+            parse_zenodo_json(&text).unwrap().resource_type
+        };
+        assert_eq!(zenodo("Dataset"), "Dataset");
+        assert_eq!(zenodo(" SOFTWARE "), "Software");
+        assert_eq!(zenodo("workflow"), "Workflow");
+        assert_eq!(zenodo("model"), "Model");
+        assert_eq!(zenodo("poster"), "Text");
+        assert_eq!(zenodo("something"), "Other");
+        let cff = |kind: &str| {
+            parse_citation_cff(&format!("title: T\ntype: {kind}\n"))
+                .unwrap()
+                .resource_type
+        };
+        assert_eq!(cff("Software"), "Software");
+        assert_eq!(cff("dataset"), "Dataset");
     }
 
     #[test]
