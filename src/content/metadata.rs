@@ -403,7 +403,18 @@ fn bare_orcid(s: &str) -> String {
         .or_else(|| s.strip_prefix("http://orcid.org/"))
         .or_else(|| s.strip_prefix("orcid.org/"))
         .unwrap_or(s);
-    s.to_ascii_uppercase()
+    // "ORCID: 0000-..." as CVs and signatures write it.
+    let s = match s.get(..6) {
+        Some(prefix) if prefix.eq_ignore_ascii_case("orcid:") => s[6..].trim_start(),
+        _ => s,
+    };
+    let s = s.to_ascii_uppercase();
+    // Sixteen characters without their hyphens, as some forms store them: put them back
+    // (such a form was refused before, so no key changes).
+    if s.len() == 16 && s.is_ascii() && s[..15].bytes().all(|b| b.is_ascii_digit()) {
+        return [&s[0..4], &s[4..8], &s[8..12], &s[12..16]].join("-");
+    }
+    s
 }
 
 /// ISO 7064 11,2 check of an ORCID in its bare form.
@@ -1270,6 +1281,29 @@ mod tests {
         assert_eq!(m.title, "Soil cores");
         assert_eq!(m.creators[0].orcid.as_deref(), Some("0000-0002-1825-0097"));
         assert_eq!(m.creators[0].affiliations, []);
+        // "ORCID:" before it, or its hyphens left out: the same iD, valid and keyed alike.
+        for written in [
+            "ORCID: 0000-0002-1825-0097",
+            "orcid:0000-0002-1825-0097",
+            "0000000218250097",
+            " https://orcid.org/000000021825009x ",
+        ] {
+            let c = Creator {
+                orcid: Some(written.into()),
+                ..Creator::named("Curie, Marie")
+            };
+            let bare = c.normalized().orcid.unwrap();
+            assert!(bare.starts_with("0000-0002-1825-009"), "{written}: {bare}");
+            assert!(
+                orcid_is_valid(&bare) == !bare.ends_with('X'),
+                "{written}: {bare}"
+            );
+        }
+        assert_eq!(
+            bare_orcid("00000002182500971"),
+            "00000002182500971",
+            "17: left as is"
+        );
     }
 
     #[test]
