@@ -360,6 +360,9 @@ fn say_not_carried(from: &Path, authors_taken: bool) {
     for note in crate::content::unsent_reference_notes(from, give_related) {
         say!("  note: {note}");
     }
+    if let Some(note) = crate::content::release_day_note(from) {
+        say!("  note: {note}");
+    }
     let fields = crate::content::fields_not_carried(from);
     if !fields.is_empty() {
         say!(

@@ -60,8 +60,8 @@ pub use person_name::as_person;
 pub use prefill::{
     CITATION_CFF, KeptAccess, UNSENT_GRANTS, ZENODO_JSON, access_kept_by_folder, citation_notes,
     dois_cited, fields_not_carried, metadata_from_folder, organisation_author_notes,
-    parse_citation_cff, parse_zenodo_json, references_not_sent, unsent_reference_notes,
-    zenodo_json_beside_note,
+    parse_citation_cff, parse_zenodo_json, references_not_sent, release_day_note,
+    unsent_reference_notes, zenodo_json_beside_note,
 };
 pub use related::{IdentifierScheme, RELATION_TYPES, RelatedWork};
 pub use ror::{EXAMPLE as ROR_EXAMPLE, RorProblem, ror_address, ror_id};

@@ -683,6 +683,31 @@ pub fn fields_not_carried(citation_file: &Path) -> Vec<String> {
     fields
 }
 
+/// The day a citation file says the work was released (`date-released`, a `.zenodo.json`'s
+/// `publication_date`), when it gives one: only its year is sent, as the publication year.
+/// Said, with the flag that sends the day too.
+pub fn release_day_note(citation_file: &Path) -> Option<String> {
+    let (doc, read) = citation_fields(citation_file)?;
+    let field = if read == CFF_READ {
+        "date-released"
+    } else {
+        "publication_date"
+    };
+    let day = doc.get(field)?.as_str()?.trim();
+    let is_a_day = day.len() == 10
+        && day
+            .bytes()
+            .enumerate()
+            .all(|(i, b)| matches!(i, 4 | 7) == (b == b'-') && (b == b'-' || b.is_ascii_digit()));
+    is_a_day.then(|| {
+        format!(
+            "{} gives the day of release, {field} {day}: Lodge sends its year, as the \
+             publication year; to send the day too, give it as a date: --date \"Issued {day}\"",
+            citation_file.display()
+        )
+    })
+}
+
 /// The references of a `CITATION.cff` that are not sent: those with neither a DOI nor a
 /// URL (the rest are read as related works `References`), each as its place in the list
 /// and its title, when it has one. Empty for a `.zenodo.json`, and for a file that cannot
@@ -1319,6 +1344,38 @@ mod tests {
         assert_eq!(err, "grants[0] must be an object with an id");
         let err = parse_zenodo_json(r#"{"title": "T", "grants": [{}]}"#).unwrap_err();
         assert_eq!(err, "grants[0].id is missing");
+    }
+
+    /// The day a citation file gives for the release is named, with the flag that sends
+    /// it, since only its year is sent; a year alone, or no date, says nothing.
+    #[test]
+    fn a_day_of_release_is_named_with_the_flag_that_sends_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cff = dir.path().join(CITATION_CFF);
+        let note = |text: &str| {
+            fs::write(&cff, text).unwrap();
+            release_day_note(&cff)
+        };
+        let said = note("title: T\ndate-released: 2024-03-15\n").unwrap();
+        assert!(
+            said.ends_with(
+                "gives the day of release, date-released 2024-03-15: Lodge sends its year, as \
+                 the publication year; to send the day too, give it as a date: --date \"Issued \
+                 2024-03-15\""
+            ),
+            "{said}"
+        );
+        assert_eq!(note("title: T\ndate-released: '2024'\n"), None);
+        assert_eq!(note("title: T\n"), None);
+        let zenodo = dir.path().join(ZENODO_JSON);
+        fs::remove_file(&cff).unwrap();
+        fs::write(
+            &zenodo,
+            r#"{"title": "T", "publication_date": "2023-11-02"}"#,
+        )
+        .unwrap();
+        let said = release_day_note(&zenodo).unwrap();
+        assert!(said.contains("publication_date 2023-11-02"), "{said}");
     }
 
     #[test]
