@@ -1781,6 +1781,7 @@ async fn methods_are_an_additional_description_and_a_type_invenio_does_not_know_
     let store = lab.store("lodge.db");
     let m = Metadata {
         methods: Some("Sieved at 2 mm".into()),
+        description: Some("Cores from the plot.\n\nDepth < 2 m & dry.".into()),
         ..metadata("Sieved")
     };
     let ds = add(&store, &lab.numbered_folder(1), &m);
@@ -1789,9 +1790,14 @@ async fn methods_are_an_additional_description_and_a_type_invenio_does_not_know_
 
     let api = Api::new(&sandbox);
     let mut body = body_sent(&store, &ds.1);
+    // InvenioRDM renders both as HTML: plain text goes as its paragraphs, escaped.
     assert_eq!(
         body["metadata"]["additional_descriptions"],
-        json!([{"description": "Sieved at 2 mm", "type": {"id": "methods"}}])
+        json!([{"description": "<p>Sieved at 2 mm</p>", "type": {"id": "methods"}}])
+    );
+    assert_eq!(
+        body["metadata"]["description"],
+        "<p>Cores from the plot.</p><p>Depth &lt; 2 m &amp; dry.</p>"
     );
     body["metadata"]["additional_descriptions"] = json!([
         {"description": "x", "type": {"id": "method"}},

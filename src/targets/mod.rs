@@ -8,6 +8,7 @@
 
 pub mod cleanup;
 pub mod datacite;
+pub mod description;
 pub mod each_file;
 pub mod failure;
 pub mod holdings;

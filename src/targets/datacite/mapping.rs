@@ -143,7 +143,9 @@ pub fn attributes(
     let given: Vec<Value> = descriptions
         .iter()
         .filter_map(|(text, kind)| {
-            let text = text.as_ref()?;
+            // DataCite shows descriptions as plain text: HTML (a .zenodo.json's) without
+            // its tags.
+            let text = crate::targets::description::as_plain_text(text.as_ref()?);
             Some(json!({ "description": text, "descriptionType": kind }))
         })
         .collect();
@@ -333,6 +335,24 @@ mod tests {
             berkeley,
             json!({"name": "University of California, Berkeley", "nameType": "Organizational"})
         );
+    }
+
+    /// DataCite shows descriptions as plain text: one written as HTML (a .zenodo.json's)
+    /// goes without its tags; plain text as it is.
+    #[test]
+    fn an_html_description_goes_to_datacite_as_plain_text() {
+        let metadata = Metadata {
+            description: Some("<p>Profiles from <em>Argo</em> floats.</p><p>Two</p>".into()),
+            methods: Some("Depth < 2 m".into()),
+            ..Metadata::default()
+        };
+        let doc = ContentDocument::new(Vec::new(), &metadata);
+        let a = attributes("10.80000/x", &doc.key(), &doc, DoiState::Draft, None, None);
+        assert_eq!(
+            a["descriptions"][0]["description"],
+            "Profiles from Argo floats.\n\nTwo"
+        );
+        assert_eq!(a["descriptions"][1]["description"], "Depth < 2 m");
     }
 
     #[test]

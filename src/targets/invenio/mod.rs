@@ -167,11 +167,13 @@ pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
         "publisher": m.publisher,
         "subjects": subjects,
     });
+    // InvenioRDM renders descriptions as HTML: plain text is sent as paragraphs.
     if let Some(d) = &m.description {
-        metadata["description"] = json!(d);
+        metadata["description"] = json!(crate::targets::description::as_html(d));
     }
     if let Some(methods) = &m.methods {
         // The description types vocabulary: DataCite's, in lower case.
+        let methods = crate::targets::description::as_html(methods);
         metadata["additional_descriptions"] =
             json!([{"description": methods, "type": {"id": "methods"}}]);
     }
