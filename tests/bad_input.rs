@@ -1265,6 +1265,15 @@ fn corrupt_store_is_named_left_untouched_with_the_fix() {
     let t = text(&out);
     assert_eq!(out.status.code(), Some(2), "{t}");
     assert_all(&t, &[&db.display().to_string(), "is damaged", "malformed"]);
+    // Restoring a backup beside the damaged file's log would play that log into it.
+    assert_all(
+        &t,
+        &[&format!(
+            "restore it from a backup (with Lodge closed, and {0}-wal and {0}-shm moved away \
+             first",
+            db.display()
+        )],
+    );
     assert_eq!(fs::read(&db).unwrap(), bytes, "the file is untouched");
 }
 

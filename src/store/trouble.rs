@@ -70,7 +70,9 @@ impl DatabaseTrouble {
             ),
             DatabaseTrouble::Damaged => format!(
                 "the Lodge database {path} is damaged ({cause}); Lodge has not changed it. Keep \
-                 a copy of the file, then restore it from a backup, or recover what it holds \
+                 a copy of the file, then restore it from a backup (with Lodge closed, and \
+                 {path}-wal and {path}-shm moved away first: SQLite would play the damaged \
+                 file's log into the backup), or recover what it holds \
                  with `sqlite3 {path} .recover | sqlite3 recovered.db` (where that sqlite3's \
                  .recover fails, as 3.40's does, `.dump` in its place) and use \
                  `--db recovered.db`"
