@@ -530,6 +530,26 @@ async fn folder_deleted_after_scan_is_rejected_by_name_and_the_rest_of_the_batch
         1,
         "the rest of the batch deposited"
     );
+    // A retry says Lodge refused it itself (no server did), and what to do.
+    let (_, said) = lodge_said(&lab, &["retry", "1"]);
+    assert!(
+        said.contains("Lodge refused it before sending anything, and its folder is not there now: put the folder back, or `lodge add` it where it is now"),
+        "{said}"
+    );
+    assert!(!said.contains("the server would refuse it"), "{said}");
+    // A file where the folder was is said so, not as "Not a directory (os error 20)".
+    fs::write(&gone, b"not a folder").unwrap();
+    let out = run(deposit_cmd(&lab, &sandbox.target_url())).await;
+    let t = text(&out);
+    assert_all(
+        &t,
+        &[
+            "the dataset's folder is gone",
+            "a file has its name now, not a folder",
+        ],
+    );
+    assert!(!t.contains("os error"), "{t}");
+    fs::remove_file(&gone).unwrap();
 
     // Nothing was lost: the folder put back deposits under the same key.
     fs::rename(&away, &gone).unwrap();

@@ -975,6 +975,15 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             refusal_of(job),
             rescan_hint(job)
         ),
+        // Refused by Lodge itself, its folder not there as a folder: nothing was sent.
+        JobState::Rejected if job.last_error.as_deref().is_some_and(is_changed_since_scan) => {
+            format!(
+                "job {id} was {} — Lodge refused it before sending anything, and its folder is \
+                 not there now: put the folder back, or `lodge add` it where it is now, then \
+                 deposit it again",
+                refusal_of(job)
+            )
+        }
         JobState::Rejected => format!(
             "job {id} was {} — the server would refuse it again the same way; fix that, then \
              deposit the dataset again{}",

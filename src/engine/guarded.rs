@@ -626,14 +626,20 @@ pub fn check_unchanged(root: &Path, files: &[FileScan]) -> Result<(), Failure> {
 /// time moved since (only their bytes tell whether they changed), or why the folder is no
 /// longer as scanned.
 pub fn stat_unchanged(root: &Path, files: &[FileScan]) -> Result<Vec<FileScan>, Failure> {
-    if let Err(e) = std::fs::metadata(root) {
-        let message = if e.kind() == std::io::ErrorKind::NotFound {
-            "the dataset's folder is gone (moved or deleted since it was scanned): put it back \
-             and deposit again, or add the folder where it is now (lodge add NEWPATH)"
-                .to_string()
-        } else {
-            format!("the dataset's folder cannot be read any more ({e})")
-        };
+    let gone = "the dataset's folder is gone (moved or deleted since it was scanned): put it \
+                back and deposit again, or add the folder where it is now (lodge add NEWPATH)";
+    let message = match std::fs::metadata(root) {
+        Ok(md) if md.is_dir() => None,
+        // A file where the folder was (the folder replaced, or a name reused).
+        Ok(_) => Some(format!("{gone}; a file has its name now, not a folder")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(gone.to_string()),
+        Err(e) => Some(format!(
+            "the dataset's folder cannot be read any more ({}): let Lodge read it (its \
+             permissions, its disk), then deposit again",
+            crate::wording::io_cause(&e)
+        )),
+    };
+    if let Some(message) = message {
         return Err(Failure::Changed {
             path: root.display().to_string(),
             message,
@@ -647,6 +653,13 @@ pub fn stat_unchanged(root: &Path, files: &[FileScan]) -> Result<Vec<FileScan>, 
             std::io::ErrorKind::NotFound => Failure::Changed {
                 path: path.display().to_string(),
                 message: "deleted (or moved or renamed) since the scan".into(),
+            },
+            // A folder on its path is a file now.
+            std::io::ErrorKind::NotADirectory => Failure::Changed {
+                path: path.display().to_string(),
+                message: "deleted (or moved or renamed) since the scan: a folder on its path \
+                          is a file now"
+                    .into(),
             },
             _ => Failure::reading_local_file(&path, "cannot read it any more", &e),
         })?;
