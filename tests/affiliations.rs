@@ -337,6 +337,22 @@ async fn an_organisation_whose_name_has_a_comma_is_sent_as_an_organisation() {
         shown.contains("Max Planck Institute for Chemistry, Mainz; type=organisation"),
         "{shown}"
     );
+    // Without it, a name with a comma and an organisation's word gets a note with the flag.
+    let said = added_titled_with(
+        &lab,
+        &other,
+        "Other cores",
+        &["--creator", "University of Oslo, Norway"],
+    );
+    assert!(
+        said.contains(
+            "the creator 'University of Oslo, Norway' has a comma, so repositories take it as \
+             a person (family name 'University of Oslo', given name 'Norway'); for an \
+             organisation whose name has a comma, say so: --creator 'University of Oslo, \
+             Norway; type=organisation'"
+        ),
+        "{said}"
+    );
     let third = lab.numbered_folder(3);
     let out = add_titled_with(&lab, &third, "Third", &["--creator", "Lab, X; type=team"]);
     assert!(!out.status.success());

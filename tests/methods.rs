@@ -45,9 +45,13 @@ async fn methods_given_on_the_command_line_are_shown_keyed_and_reach_invenio_and
     let DepositedToBoth {
         record, attributes, ..
     } = deposited_to_invenio_and_datacite(&lab, &sandbox, 1).await;
+    // InvenioRDM renders it as HTML: its two lines, one paragraph.
     assert_eq!(
         record["metadata"]["additional_descriptions"],
-        json!([{"description": methods, "type": {"id": "methods"}}])
+        json!([{
+            "description": "<p>Cores taken with a Russian corer.<br>Sliced at 1 cm.</p>",
+            "type": {"id": "methods"}
+        }])
     );
     assert_eq!(
         attributes["descriptions"],

@@ -5204,8 +5204,13 @@ fn an_organisation_whose_name_has_a_comma_is_ticked_so_in_the_details() {
     let id = w.add_folder(&folder);
     let key = w.app().model.row(id).and_then(|r| r.key);
     assert!(w.app().model.row(id).unwrap().metadata.creators[0].organisation);
-    w.open_details("cores", |_| true);
+    // A person's "Family, Given" is offered no such tick.
+    let person = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.open_details("soil-cores", |_| true);
     let tick = "An organisation (the comma is part of its name)";
+    assert!(w.harness.query_by_label(tick).is_none());
+    assert!(person != id);
+    w.open_details("cores", |_| true);
     let checked = |w: &Window| {
         w.harness.get_by_label(tick).accesskit_node().toggled()
             == Some(egui::accesskit::Toggled::True)

@@ -665,6 +665,24 @@ pub(super) fn person_notes(metadata: &Metadata) -> Vec<String> {
                     super::output::shell_word(&flag)
                 ));
             }
+            // A comma and an organisation's word: most likely an organisation whose name
+            // has a comma, which would go as a person's family and given names.
+            if let Some((family, given)) = c.person_names()
+                && crate::content::has_organisation_word(&c.name)
+            {
+                let flag = Creator {
+                    organisation: true,
+                    ..c.clone()
+                }
+                .describe();
+                return Some(format!(
+                    "the creator '{}' has a comma, so repositories take it as a person (family \
+                     name '{family}', given name '{given}'); for an organisation whose name has \
+                     a comma, say so: --creator {}",
+                    c.name,
+                    super::output::shell_word(&flag)
+                ));
+            }
             let meant = crate::content::as_person(c)?;
             let flag = creator_text(&meant, c);
             Some(format!(

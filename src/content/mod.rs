@@ -56,7 +56,7 @@ pub use metadata::{
     Creator, FieldProblem, FileAccess, Metadata, PUBLICATION_YEARS, RESOURCE_TYPES,
     is_calendar_date, this_year, today,
 };
-pub use person_name::as_person;
+pub use person_name::{as_person, has_organisation_word};
 pub use prefill::{
     CITATION_CFF, KeptAccess, UNSENT_GRANTS, ZENODO_JSON, access_kept_by_folder, citation_notes,
     dois_cited, fields_not_carried, metadata_from_folder, organisation_author_notes,

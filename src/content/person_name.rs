@@ -129,6 +129,18 @@ pub fn as_person(creator: &Creator) -> Option<String> {
     (has_orcid || looks_personal).then(|| format!("{family}, {}", given.join(" ")))
 }
 
+/// Whether `name` holds a word only organisations' names have ("University of California,
+/// Berkeley", "Max Planck Institute for Chemistry, Mainz"): a name with a comma that does is
+/// most likely an organisation's, not a person's "Family, Given".
+pub fn has_organisation_word(name: &str) -> bool {
+    name.split(|c: char| c.is_whitespace() || c == ',')
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .any(|w| ORGANISATION_WORDS.contains(&w.as_str()))
+}
+
 /// "Doe", "O'Brien", "Smith-Jones", "McDonald", "Łukasz": a capital, then letters with at
 /// least one lower-case one (so not an acronym such as "NASA").
 fn is_name_word(word: &str) -> bool {
@@ -150,6 +162,19 @@ mod tests {
 
     fn person(name: &str) -> Option<String> {
         as_person(&Creator::named(name))
+    }
+
+    #[test]
+    fn an_organisations_word_is_found_beside_a_comma_and_in_any_case() {
+        assert!(has_organisation_word("University of California, Berkeley"));
+        assert!(has_organisation_word(
+            "Max Planck INSTITUTE for Chemistry,Mainz"
+        ));
+        assert!(!has_organisation_word("Curie, Marie"));
+        assert!(
+            !has_organisation_word("Labrador, Ann"),
+            "a word, not a part of one"
+        );
     }
 
     #[test]

@@ -763,8 +763,11 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
             error_text(ui, problems, &format!("creators[{i}].name"));
             changed |= person_hint(ui, c);
             // A comma makes a name a person's "Family, Given", unless this says it is an
-            // organisation's ("University of California, Berkeley").
-            if c.name.contains(',') {
+            // organisation's ("University of California, Berkeley"): offered under a name
+            // with an organisation's word in it, or ticked already, not under every person.
+            if c.name.contains(',')
+                && (c.organisation || crate::content::has_organisation_word(&c.name))
+            {
                 changed |= ui
                     .checkbox(
                         &mut c.organisation,
