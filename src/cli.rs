@@ -588,7 +588,7 @@ pub fn run_parsed(cli: Cli) -> ExitCode {
         crate::targets::cleanup::finish(CLEANUP_WAIT).await;
         result
     });
-    match result {
+    let code = match result {
         Ok(code) => code,
         Err(e) => {
             match db.trouble(&e) {
@@ -597,6 +597,18 @@ pub fn run_parsed(cli: Cli) -> ExitCode {
             }
             ExitCode::from(2)
         }
+    };
+    // The output cut short (a full disk, a closed descriptor): the command's work may be done,
+    // but what it printed is not whole, and a script must not take it for whole.
+    match output::output_failed() {
+        Some(why) => {
+            say_err!(
+                "error: the output could not be written whole ({why}): what was written is \
+                 cut short; free space or write it elsewhere, then run the command again"
+            );
+            ExitCode::from(2)
+        }
+        None => code,
     }
 }
 

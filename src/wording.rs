@@ -64,6 +64,24 @@ pub fn for_a_terminal(text: &str) -> std::borrow::Cow<'_, str> {
     controls_escaped(text, |c| c == '\n' || c == '\t')
 }
 
+/// A JSON document for a terminal: each control character but its own whitespace (line
+/// breaks and tabs between values) written as JSON's `\u00XX` escape. Inside a string that
+/// is the same JSON, and serde_json writes the whitespace of a string's own as escapes
+/// already, so the document reads the same while a terminal is given nothing to act on.
+pub fn json_for_a_terminal(text: &str) -> std::borrow::Cow<'_, str> {
+    let escaped = |c: char| c.is_control() && !matches!(c, '\n' | '\t' | '\r');
+    if !text.chars().any(escaped) {
+        return text.into();
+    }
+    text.chars()
+        .map(|c| match escaped(c) {
+            true => format!("\\u{:04x}", c as u32),
+            false => c.to_string(),
+        })
+        .collect::<String>()
+        .into()
+}
+
 /// `text` with each control character but those `kept` written as its escape.
 fn controls_escaped(text: &str, kept: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
     let escaped = |c: char| c.is_control() && !kept(c);

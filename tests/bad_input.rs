@@ -2537,6 +2537,72 @@ fn a_folder_named_with_an_escape_sequence_is_printed_harmless() {
     );
 }
 
+/// A folder whose name holds DEL and a C1 control: every `--json` stays JSON (JSON's own
+/// `\u007f` escapes, not a terminal's `\u{7f}`), gives the name back as it is, and reaches
+/// the terminal with no control character in it.
+#[test]
+fn a_folder_named_with_control_characters_leaves_json_valid() {
+    let lab = Lab::new();
+    let name = "del\u{7f}name\u{9b}c1";
+    let folder = lab.folder(name, &[("a.csv", b"1")]);
+    assert!(add_titled_with(&lab, &folder, "Plot", &[]).status.success());
+    for args in [
+        &["status", "--json"][..],
+        &["show", "1", "--json"],
+        &["log", "--json"],
+    ] {
+        let (ok, said) = lodge_said(&lab, args);
+        assert!(ok, "{args:?}: {said}");
+        assert!(
+            !said.chars().any(|c| c == '\u{7f}' || c == '\u{9b}'),
+            "{said:?}"
+        );
+        // One document, or one a line.
+        let documents: Vec<serde_json::Value> = match serde_json::from_str(&said) {
+            Ok(one) => vec![one],
+            Err(_) => said
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+                .collect(),
+        };
+        assert!(
+            documents
+                .iter()
+                .any(|d| d.to_string().contains("del\\u007fname\\u009bc1")
+                    || d.to_string().contains(name)),
+            "{args:?}: {said}"
+        );
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&lodge_said(&lab, &["status", "--json"]).1).unwrap();
+    assert_eq!(json["items"][0]["name"], name);
+}
+
+/// Output that cannot be written whole (a full disk) is an error, exit status 2, not a
+/// cut-short export taken for a whole one; a reader that goes away (`| head`) is none.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_that_cannot_be_written_is_an_error_not_a_cut_short_success() {
+    let lab = Lab::new();
+    add_first_folder(&lab);
+    let full = fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = lodge(&lab.path("lodge.db"))
+        .args(["history", "--json"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("error: the output could not be written whole (no space left on device)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A job number mistyped (a letter in it, a zero) is named with where the numbers are
 /// listed, not the number parser's "invalid digit found in string"; nothing is changed.
 #[test]

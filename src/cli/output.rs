@@ -35,15 +35,46 @@ pub(crate) use say_err;
 /// elsewhere) must not clear the screen or retitle the terminal when its name is printed.
 pub fn say_line(out: &mut impl Write, line: std::fmt::Arguments<'_>) {
     let line = line.to_string();
-    let line = crate::wording::for_a_terminal(&line);
-    match DB_FLAG.get() {
-        Some(flag) => {
-            let _ = writeln!(out, "{}", with_db_flag(&line, flag));
-        }
-        None => {
-            let _ = writeln!(out, "{line}");
-        }
+    // A JSON document (`--json`) gets JSON's own escapes, which keep it JSON; serde_json
+    // writes DEL and the C1 controls as they are, which a terminal may act on.
+    let line = match line.trim_start().starts_with(['{', '[']) {
+        true => crate::wording::json_for_a_terminal(&line),
+        false => crate::wording::for_a_terminal(&line),
+    };
+    let written = match DB_FLAG.get() {
+        Some(flag) => writeln!(out, "{}", with_db_flag(&line, flag)),
+        None => writeln!(out, "{line}"),
+    };
+    if let Err(e) = written {
+        note_write_error(e);
     }
+}
+
+/// The first error met writing the output, other than its reader going away (a closed
+/// pipe: `lodge history | head -1`): a full disk, a closed descriptor. Said at the end, and
+/// the command then exits 2, so that a script does not take a cut-short export for a whole
+/// one.
+static WRITE_ERROR: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Keep `e` as [`WRITE_ERROR`] unless it is a closed pipe, or one is kept already.
+pub fn note_write_error(e: std::io::Error) {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        return;
+    }
+    let mut kept = WRITE_ERROR.lock().unwrap_or_else(|e| e.into_inner());
+    kept.get_or_insert_with(|| crate::wording::io_cause(&e));
+}
+
+/// Why the output could not be written, after flushing what is left of it; `None` when all
+/// of it was (or its reader went away).
+pub fn output_failed() -> Option<String> {
+    if let Err(e) = std::io::stdout().flush() {
+        note_write_error(e);
+    }
+    WRITE_ERROR
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone()
 }
 
 /// `--db X` as this run was given it on its command line, for the commands it suggests.
