@@ -1295,7 +1295,7 @@ mod tests {
             let bare = c.normalized().orcid.unwrap();
             assert!(bare.starts_with("0000-0002-1825-009"), "{written}: {bare}");
             assert!(
-                orcid_is_valid(&bare) == !bare.ends_with('X'),
+                orcid_is_valid(&bare) != bare.ends_with('X'),
                 "{written}: {bare}"
             );
         }
