@@ -314,9 +314,64 @@ async fn a_lost_answer_to_the_last_attempt_is_looked_up_before_the_job_fails() {
     assert_eq!(sandbox.stats().records, 2, "no duplicate record");
     let said = logged(&store, job.id, EventKind::Reconciled);
     assert!(
-        said.contains("the last attempt's answer was lost; looked up before giving up"),
+        said.contains("an attempt's answer was lost; looked up before giving up"),
         "{said}"
     );
+}
+
+/// The first attempt's answer is lost after the server committed; the last attempt allowed
+/// fails on its look-up (a 503, "nothing was committed" of that request alone). Before the
+/// job is called failed the key is looked up once more: found, the job ends with the
+/// server's record; when that look fails too, the failure says an earlier answer was lost,
+/// not only that nothing was committed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_job_whose_earlier_answer_was_lost_is_looked_up_before_it_fails_on_a_503() {
+    use support::proxy::{Action, Proxy, Rule};
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let proxy = Proxy::start(&sandbox.base_url()).await;
+    let target = lodge::targets::open_target(&format!("sandbox+http://{}", proxy.addr), None)
+        .expect("the sandbox behind the proxy");
+    let store = lab.store("lodge.db");
+    let mut config = fast_config();
+    config.retry.max_attempts = 2;
+    for (n, lookups_refused) in [(1, 1), (2, 2)] {
+        let ds = add(
+            &store,
+            &lab.numbered_folder(n),
+            &metadata(&format!("Lost {n}")),
+        );
+        let record = format!("/records/{}", ds.1);
+        proxy.add_rule(Rule {
+            method: "PUT",
+            path_contains: record.clone(),
+            action: Action::DropAfterCommit,
+            times: 1,
+        });
+        proxy.add_rule(Rule {
+            method: "GET",
+            path_contains: record.clone(),
+            action: Action::Unavailable,
+            times: lookups_refused,
+        });
+        let jobs = deposit(&store, &target, &[ds], config.clone()).await;
+        let job = &jobs[0];
+        let server = get_json(&sandbox, &record).await;
+        if lookups_refused == 1 {
+            assert_eq!(job.state, JobState::Existing, "{job:?}");
+            assert_eq!(job.identifier.as_deref(), server["identifier"].as_str());
+            let said = logged(&store, job.id, EventKind::Reconciled);
+            assert!(said.contains("looked up before giving up"), "{said}");
+        } else {
+            assert_eq!(job.state, JobState::Failed, "{job:?}");
+            let error = job.last_error.as_deref().unwrap_or_default();
+            assert!(
+                error.ends_with(lodge::engine::EARLIER_ANSWER_LOST),
+                "{error}"
+            );
+        }
+    }
+    assert_eq!(sandbox.stats().records, 2, "no duplicate record");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

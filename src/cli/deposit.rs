@@ -1271,6 +1271,12 @@ const DATACITE_401: &str = "DataCite's 401 is for the repository id or its passw
                             repository= in the target's URL (the id you sign in to Fabrica \
                             with)";
 
+/// Whether the job's record was found by the look-up before a retry, after an attempt
+/// whose answer was lost.
+fn found_after_lost_answer(events: &[EventRow]) -> bool {
+    events.last().map(|e| e.kind) == Some(EventKind::Reconciled) && lost_answer_before(events)
+}
+
 /// Why a job ended `existing`, from the event that landed it: the store had the result
 /// (a replay), the server answered that the record exists, or reconciliation found the
 /// record an earlier attempt made although its answer was lost. Without the last the line
@@ -1280,24 +1286,6 @@ const DATACITE_401: &str = "DataCite's 401 is for the repository id or its passw
 /// attempt's own record (a server that cannot be looked the key up in first, or one whose
 /// look-up missed it); an "exists" that changed the record says how ("it was a draft DOI
 /// and is findable now").
-/// Whether an attempt of the job (its `events`) left its outcome unknown, its answer lost:
-/// only then may the job's own attempt have made what the server was found to have.
-fn lost_answer_before(events: &[EventRow]) -> bool {
-    // A look-up that found no record since the lost answer says that attempt made none:
-    // what the server had after it, another deposit of the same content made.
-    events.iter().fold(false, |unknown, e| match e.kind {
-        EventKind::RetryScheduled if e.message.contains(": outcome unknown") => true,
-        EventKind::Reconciled if e.message.starts_with(NONE_FOUND) => false,
-        _ => unknown,
-    })
-}
-
-/// Whether the job's record was found by the look-up before a retry, after an attempt
-/// whose answer was lost.
-fn found_after_lost_answer(events: &[EventRow]) -> bool {
-    events.last().map(|e| e.kind) == Some(EventKind::Reconciled) && lost_answer_before(events)
-}
-
 fn how_it_existed(events: &[EventRow]) -> String {
     let Some(last) = events.last() else {
         return "already deposited".into();
@@ -1334,7 +1322,8 @@ fn how_it_existed(events: &[EventRow]) -> String {
     }
 }
 
-use crate::engine::{EXISTS_AND, NONE_FOUND};
+use crate::engine::EXISTS_AND;
+use crate::engine::answer_lost_in as lost_answer_before;
 
 /// Before the retry advice of a deposit that failed on the window's own local sandbox: that
 /// it answers only while the window is open (else nothing).

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::{Engine, EngineError, EngineEvent, RetryDecision};
 use crate::content::{ContentDocument, FileStamp};
 use crate::store::{
-    AttemptInput, EventKind, FileScan, Finish, JobRow, KeyCopy, Lease, StoreError, now_ms,
+    AttemptInput, EventKind, EventRow, FileScan, Finish, JobRow, KeyCopy, Lease, StoreError, now_ms,
 };
 use crate::targets::{
     DepositRequest, Failure, FailureClass, FilesStored, Landed, ProgressSink, RecordRef, Target,
@@ -38,6 +38,25 @@ pub const EXISTS_AND: &str = "server says it already exists, and ";
 
 /// How the log begins the look-up before a retry that found no record of the key.
 pub const NONE_FOUND: &str = "reconciled: no record of this key on the server yet";
+
+/// Said of a job that failed for good after an attempt whose answer was lost, when no
+/// look-up could tell whether that attempt made its record.
+pub const EARLIER_ANSWER_LOST: &str = "an earlier attempt's answer was lost, so its record may \
+                                       be on the server: a retry looks the key up before \
+                                       sending again";
+
+/// Whether an attempt of a job (its `events`, in order) left its outcome unknown, its
+/// answer lost, with no look-up since that found no record: only then may the job's own
+/// attempt have made what the server has.
+pub fn answer_lost_in(events: &[EventRow]) -> bool {
+    // A look-up that found no record since the lost answer says that attempt made none:
+    // what the server had after it, another deposit of the same content made.
+    events.iter().fold(false, |unknown, e| match e.kind {
+        EventKind::RetryScheduled if e.message.contains(": outcome unknown") => true,
+        EventKind::Reconciled if e.message.starts_with(NONE_FOUND) => false,
+        _ => unknown,
+    })
+}
 
 /// What an attempt produced, before it is recorded.
 enum AttemptOutcome {
@@ -191,10 +210,39 @@ impl Engine {
                 {
                     self.last_look(&lease, &target, &document, failed).await
                 }
+                // This attempt made nothing (a 503, or its look-up failed), but an earlier
+                // one's answer was lost: its record may be there. Look once more, and if
+                // that cannot tell either, say so rather than that nothing was made.
+                Finish::Failed { error, http_status }
+                    if failure.class() == FailureClass::Retry
+                        && self.answer_lost_before(&lease).await =>
+                {
+                    let failed = Finish::Failed {
+                        error: format!("{error}; {EARLIER_ANSWER_LOST}"),
+                        http_status,
+                    };
+                    match target.can_lookup() {
+                        true => self.last_look(&lease, &target, &document, failed).await,
+                        false => failed,
+                    }
+                }
                 finish => finish,
             },
         };
         self.record(&lease, finish).await
+    }
+
+    /// Whether an earlier attempt of the job under `lease` left its outcome unknown, with no
+    /// look-up since that found nothing: its record may be on the server though this
+    /// attempt's failure says nothing was made. (Read from the job's log; a job that fails
+    /// for good is rare, so the read is too.)
+    async fn answer_lost_before(&self, lease: &Lease) -> bool {
+        let id = lease.job.id;
+        match self.db(move |s| s.events_for_job(id)).await {
+            Ok(events) => answer_lost_in(&events),
+            // Not known: said as the failure says it.
+            Err(_) => false,
+        }
     }
 
     /// The last attempt allowed went out and its answer was lost (a timeout, a reset, a
@@ -211,7 +259,7 @@ impl Engine {
         match target.reconcile(&lease.job.key, document).await {
             Ok(Some(record)) => Finish::Landed {
                 message: format!(
-                    "reconciled: the server has {} for this key (the last attempt's answer was \
+                    "reconciled: the server has {} for this key (an attempt's answer was \
                      lost; looked up before giving up)",
                     record.identifier
                 ),

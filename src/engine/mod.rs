@@ -35,7 +35,10 @@ use crate::store::{
 };
 use crate::targets::Target;
 use batch::Batch;
-pub use guarded::{EXISTS_AND, NONE_FOUND, check_unchanged, first_copy_here, folder_is_gone};
+pub use guarded::{
+    EARLIER_ANSWER_LOST, EXISTS_AND, NONE_FOUND, answer_lost_in, check_unchanged, first_copy_here,
+    folder_is_gone,
+};
 pub use retry::{RetryDecision, RetryPolicy};
 pub use store_thread::STORE_THREADS;
 
