@@ -1620,6 +1620,7 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::NONE_FOUND;
 
     #[test]
     fn a_stopped_run_ends_130_unless_everything_had_landed() {
