@@ -743,6 +743,17 @@ impl Metadata {
                     "is not a valid ORCID iD: expected 0000-0000-0000-000X with a correct check \
                      digit (--creator \"Family, Given; orcid=0000-0000-0000-000X\")",
                 );
+            } else if c.orcid.is_some() && c.organisation {
+                // As a ROR given to a person is: an ORCID iD names a person.
+                problem(
+                    format!("creators[{i}].orcid"),
+                    &format!(
+                        "an ORCID iD identifies a person, but '{}' is marked an organisation: \
+                         leave the ORCID iD out, or write it as a person's \"Family, Given\" \
+                         (without type=organisation)",
+                        c.name
+                    ),
+                );
             }
             if let Some(why) = c.ror_problem() {
                 problem(
@@ -976,6 +987,21 @@ mod tests {
             ..keyed.clone()
         };
         assert_eq!(with_ror.ror_problem(), None);
+        let with_orcid = Creator {
+            orcid: Some("0000-0002-1825-0097".into()),
+            ..keyed.clone()
+        };
+        let m = Metadata {
+            creators: vec![with_orcid],
+            ..Metadata::default()
+        };
+        assert!(
+            m.problems().iter().any(|p| p.field == "creators[0].orcid"
+                && p.message
+                    .starts_with("an ORCID iD identifies a person, but")),
+            "{:?}",
+            m.problems()
+        );
 
         let cern = Creator::parse("CERN; type=organisation")
             .unwrap()
