@@ -93,7 +93,7 @@ async fn a_contributor_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
         &text(&out),
         &[
             "--contributor 'Curie, Marie; Editor': 'Editor' should be role=..., orcid=..., \
-             affiliation=... or ror=...",
+             affiliation=..., ror=... or type=organisation",
         ],
     );
     assert!(!lab.path("lodge.db").exists(), "nothing added");

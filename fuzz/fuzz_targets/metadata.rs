@@ -35,8 +35,8 @@ struct Fields {
     related: Vec<(String, String)>,
     /// Funder, funder id, award number and award title of each funding.
     funding: Vec<(String, Option<String>, Option<String>, Option<String>)>,
-    /// Name, role, ORCID, own ROR and affiliations (each a name and a ROR) of each
-    /// contributor.
+    /// Name, role, ORCID, own ROR, affiliations (each a name and a ROR) and whether it is
+    /// marked an organisation, of each contributor.
     #[allow(clippy::type_complexity)]
     contributors: Vec<(
         String,
@@ -44,6 +44,7 @@ struct Fields {
         Option<String>,
         Option<String>,
         Vec<(String, Option<String>)>,
+        bool,
     )>,
     /// Type and date of each date.
     dates: Vec<(String, String)>,
@@ -109,12 +110,13 @@ fuzz_target!(|f: Fields| {
         contributors: f
             .contributors
             .into_iter()
-            .map(|(name, role, orcid, ror, affiliations)| Contributor {
+            .map(|(name, role, orcid, ror, affiliations, organisation)| Contributor {
                 name,
                 role,
                 orcid,
                 ror,
                 affiliations: affiliations_of(affiliations),
+                organisation,
             })
             .collect(),
         dates: f

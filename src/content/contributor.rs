@@ -58,6 +58,10 @@ pub struct Contributor {
     /// [`Creator::affiliations`]).
     #[serde(flatten, with = "super::affiliation::keyed")]
     pub affiliations: Vec<Affiliation>,
+    /// An organisation whose name has a comma, keyed as a creator's mark is (see
+    /// [`Creator::organisation`]): only when set.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub organisation: bool,
 }
 
 impl Contributor {
@@ -73,8 +77,14 @@ impl Contributor {
             ("orcid", "..."),
             ("affiliation", "..."),
             ("ror", "..."),
+            ("type", "organisation"),
         ];
         let (name, parts) = read_labelled_parts(text, labels, EXAMPLE)?;
+        // Read as a creator's type is, with the same refusal of any other.
+        let organisation = match parts.iter().rev().find(|(label, _)| *label == "type") {
+            Some((_, value)) => super::metadata::is_organisation_type(value, text)?,
+            None => false,
+        };
         // The last role and ORCID iD given win, as a repeated part of any other text does.
         let last = |wanted: &str| {
             let given = parts.iter().rev().find(|(label, _)| *label == wanted);
@@ -87,6 +97,7 @@ impl Contributor {
             orcid: last("orcid"),
             ror,
             affiliations,
+            organisation,
         };
         Ok(contributor.normalized())
     }
@@ -100,6 +111,7 @@ impl Contributor {
             orcid: person.orcid,
             ror: person.ror,
             affiliations: person.affiliations,
+            organisation: person.organisation,
         }
     }
 
@@ -109,8 +121,7 @@ impl Contributor {
             orcid: self.orcid.clone(),
             ror: self.ror.clone(),
             affiliations: self.affiliations.clone(),
-            // A contributor has no way to say it yet: a name with a comma is a person's.
-            organisation: false,
+            organisation: self.organisation,
         }
     }
 
@@ -167,6 +178,13 @@ impl Contributor {
         if let Some(why) = person.orcid_problem() {
             return Some(why);
         }
+        if person.organisation && person.orcid.is_some() {
+            return Some(format!(
+                "'{said}': an ORCID iD identifies a person, but this is marked an organisation: \
+                 leave the ORCID iD out, or write it as a person's \"Family, Given\" (without \
+                 type=organisation)"
+            ));
+        }
         if let Some(why) = person.ror_problem() {
             return Some(why);
         }
@@ -200,8 +218,10 @@ impl Contributor {
 
     pub fn describe(&self) -> String {
         let role = Some(self.role.as_str()).filter(|r| !r.trim().is_empty());
+        let organisation = (self.organisation && self.name.contains(',')).then_some("organisation");
         let mut parts = vec![
             ("role", role),
+            ("type", organisation),
             ("orcid", self.orcid.as_deref()),
             ("ror", self.ror.as_deref()),
         ];
@@ -222,6 +242,38 @@ mod tests {
         }
     }
 
+    /// An organisation whose name has a comma says so as a creator does, reads back from
+    /// what it is written as, and is sent as an organisation; with an ORCID iD it is a
+    /// problem.
+    #[test]
+    fn a_contributor_organisation_whose_name_has_a_comma_is_marked_one() {
+        let c = Contributor::parse(
+            "University of California, Berkeley; role=HostingInstitution; type=organization",
+        )
+        .unwrap();
+        assert!(c.organisation);
+        assert_eq!(
+            c.describe(),
+            "University of California, Berkeley; role=HostingInstitution; type=organisation"
+        );
+        assert_eq!(Contributor::parse(&c.describe()).unwrap(), c);
+        assert_eq!(c.person().person_names(), None);
+        assert_eq!(c.problem(), None);
+        let err = Contributor::parse("Lab, X; role=Other; type=team").unwrap_err();
+        assert!(err.contains("type=team is not a creator's type"), "{err}");
+        let with_orcid = Contributor {
+            orcid: Some("0000-0002-1825-0097".into()),
+            ..c
+        };
+        assert!(
+            with_orcid
+                .problem()
+                .is_some_and(|p| p.contains("an ORCID iD identifies a person")),
+            "{:?}",
+            with_orcid.problem()
+        );
+    }
+
     #[test]
     fn a_contributor_is_a_name_then_a_role_orcid_affiliation_and_its_ror() {
         let c = Contributor::parse(
@@ -240,6 +292,7 @@ mod tests {
                     name: "Sorbonne".into(),
                     ror: Some("https://ror.org/02en5vm52".into()),
                 }],
+                organisation: false,
             }
         );
         assert_eq!(
@@ -260,7 +313,7 @@ mod tests {
         let why = Contributor::parse("Curie, Marie; ContactPerson").unwrap_err();
         assert!(
             why.contains(
-                "'ContactPerson' should be role=..., orcid=..., affiliation=... or ror=..."
+                "'ContactPerson' should be role=..., orcid=..., affiliation=..., ror=... or type=organisation"
             ),
             "{why}"
         );

@@ -57,6 +57,21 @@ pub const RESOURCE_TYPES: &[&str] = &[
     "Other",
 ];
 
+/// Whether `type=value` (in `text`, a creator or contributor as written) marks an
+/// organisation (`organisation`, `organization`) or a person (`person`); any other value
+/// is refused, naming the fix.
+pub(super) fn is_organisation_type(value: &str, text: &str) -> Result<bool, String> {
+    match value.trim().to_lowercase().as_str() {
+        "organisation" | "organization" => Ok(true),
+        "person" => Ok(false),
+        _ => Err(format!(
+            "'{text}': type={value} is not a creator's type: write type=organisation for an \
+             organisation whose name has a comma (\"University of California, Berkeley; \
+             type=organisation\"); a name without one is an organisation's already"
+        )),
+    }
+}
+
 /// A person or organisation credited for the dataset.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Creator {
@@ -106,18 +121,7 @@ impl Creator {
         let (name, parts) = read_labelled_parts(text, labels, "Curie, Marie; orcid=...")?;
         let mut organisation = false;
         for (_, value) in parts.iter().filter(|(label, _)| *label == "type") {
-            organisation = match value.to_lowercase().as_str() {
-                "organisation" | "organization" => true,
-                "person" => false,
-                _ => {
-                    return Err(format!(
-                        "'{text}': type={value} is not a creator's type: write \
-                         type=organisation for an organisation whose name has a comma \
-                         (\"University of California, Berkeley; type=organisation\"); a \
-                         name without one is an organisation's already"
-                    ));
-                }
-            };
+            organisation = is_organisation_type(value, text)?;
         }
         // The last ORCID iD given wins, as a repeated part of any other text does.
         let orcid = parts.iter().rev().find(|(label, _)| *label == "orcid");
