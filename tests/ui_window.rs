@@ -5228,3 +5228,29 @@ fn an_organisation_whose_name_has_a_comma_is_ticked_so_in_the_details() {
             .is_some_and(|r| !r.metadata.creators[0].organisation && r.key != key)
     });
 }
+
+/// Escape in the *Close Lodge?* dialog closes the dialog, not the details behind it; the
+/// edits it named are still there, unsaved.
+#[test]
+fn escape_in_the_close_dialog_closes_the_dialog_not_the_details_behind_it() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.select(id);
+    w.harness.get_by_label("Title").focus();
+    w.harness.get_by_label("Title").type_text(", revised");
+    w.harness.step();
+    // Out of the field (Escape leaves it, and leaves the details open).
+    w.harness.key_press(egui::Key::Escape);
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(w.app().selected, Some(id));
+    assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
+    w.harness.step();
+    w.harness.get_by_label("Close Lodge?");
+    w.harness.key_press(egui::Key::Escape);
+    w.harness.step();
+    w.harness.step();
+    assert!(w.harness.query_by_label("Close Lodge?").is_none());
+    assert_eq!(w.app().selected, Some(id), "the details stay open");
+    w.harness.get_by_label("✏ Edits not saved");
+}

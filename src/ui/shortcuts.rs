@@ -43,6 +43,7 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
     // cursor, or Escape leaves the field) and no dialog or Settings asks for them.
     let free = !ctx.egui_wants_keyboard_input()
         && app.dialogs.confirm_remove.is_none()
+        && !app.dialogs.confirm_close
         && !app.settings.is_open();
     if free && app.view == View::Datasets {
         let down = ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::ArrowDown));
@@ -57,8 +58,10 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
             app.select(None);
         }
     }
-    // Delete only when no text field is being typed in.
+    // Delete only when no text field is being typed in, and no dialog is open.
     if !ctx.egui_wants_keyboard_input()
+        && !app.dialogs.confirm_close
+        && app.dialogs.confirm_remove.is_none()
         && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Delete))
         && let Some(id) = app.selected
     {
