@@ -1558,6 +1558,8 @@ fn a_license_that_is_not_an_spdx_identifier_gets_a_hint_and_a_button_for_the_one
             .is_none(),
         "the hint goes once the license is an identifier"
     );
+    // The keyboard's place is the license's field again, not lost with the button.
+    assert!(w.harness.get_by_label("License").is_focused());
     assert_eq!(
         w.harness
             .get_by_label("License")

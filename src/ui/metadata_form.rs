@@ -650,7 +650,13 @@ fn person_hint(ui: &mut egui::Ui, c: &mut CreatorFields) -> bool {
 
 /// Under the license: a license that is not an SPDX identifier is allowed, but goes to
 /// repositories as text only; where one is close, a button puts it in. True when pressed.
-pub(super) fn license_hint(ui: &mut egui::Ui, license: &mut String) -> bool {
+/// The button goes once pressed, so the keyboard's focus is given back to the license's
+/// field (`field`, when known): Tab then goes on to the next one, not to the window's top.
+pub(super) fn license_hint(
+    ui: &mut egui::Ui,
+    license: &mut String,
+    field: Option<egui::Id>,
+) -> bool {
     if license.trim().is_empty() || spdx_license_id(license).is_some() {
         return false;
     }
@@ -665,6 +671,9 @@ pub(super) fn license_hint(ui: &mut egui::Ui, license: &mut String) -> bool {
         {
             *license = id.to_string();
             changed = true;
+            if let Some(field) = field {
+                ui.memory_mut(|m| m.request_focus(field));
+            }
         }
     });
     changed
@@ -685,10 +694,16 @@ fn text_field(
     };
     // A stable id, not one counted from the widgets above: a problem line that comes or goes
     // above a field while it is typed in would otherwise move its id, and its focus with it.
-    let edit = edit.id_salt(("metadata field", label));
+    let edit = edit.id(field_id(ui, label));
     ui.add(edit.hint_text(hint).desired_width(f32::INFINITY))
         .labelled_by(l.id)
         .changed()
+}
+
+/// The id of the field [`text_field`] shows under `label` in `ui`: for giving it the
+/// keyboard's focus.
+fn field_id(ui: &egui::Ui, label: &str) -> egui::Id {
+    ui.make_persistent_id(("metadata field", label))
 }
 
 /// A field of one item a line, `text` under `label`, growing with what is typed in it; under
@@ -869,7 +884,8 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "SPDX id, e.g. CC-BY-4.0",
         Lines::One,
     );
-    changed |= license_hint(ui, &mut form.license);
+    let license_field = field_id(ui, "License");
+    changed |= license_hint(ui, &mut form.license, Some(license_field));
     changed |= text_field(
         ui,
         "Keywords",

@@ -136,7 +136,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                 let license = editing.license.trim();
                 if !license.is_empty() && crate::content::spdx_license_id(license).is_none() {
                     ui.label("");
-                    super::metadata_form::license_hint(ui, &mut editing.license);
+                    super::metadata_form::license_hint(ui, &mut editing.license, None);
                     ui.end_row();
                 }
                 row(ui, "Publisher", &mut editing.publisher, "Institution or repository");
