@@ -486,6 +486,8 @@ fn error_text(ui: &mut egui::Ui, problems: &[FieldProblem], field: &str) {
 const SMALL_BUTTON: f32 = 30.0;
 /// About how wide the "ROR" label is, in points.
 const ROR_LABEL: f32 = 32.0;
+/// The width an affiliation's ROR box gets: its id (`02en5vm52`) and a little more.
+const ROR_BOX: f32 = 110.0;
 
 /// The rows of creator `i`'s affiliations, each its name and its ROR with their problems
 /// beneath; the last row's `+` adds one, and each after the first can be removed. True
@@ -515,7 +517,9 @@ fn affiliation_rows(
             // the buttons never widen the panel.
             let gap = ui.spacing().item_spacing.x;
             let boxes = ui.available_width() - 2.0 * (SMALL_BUTTON + gap) - (ROR_LABEL + 2.0 * gap);
-            let name_width = (boxes * 0.6).clamp(60.0, 180.0);
+            // A ROR id is nine characters; the organisation's name takes the rest, so that a
+            // long one ("Sorbonne Université") shows whole where the panel has room.
+            let name_width = (boxes - ROR_BOX).max(60.0);
             changed |= ui
                 .add(
                     egui::TextEdit::singleline(&mut row.name)
@@ -760,7 +764,12 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
                         egui::TextEdit::singleline(&mut c.name)
                             .id_salt(("creator name", i))
                             .hint_text("Family, Given")
-                            .desired_width(180.0),
+                            // The row's width but the remove button's: a long name
+                            // ("University of California, Berkeley") shows whole.
+                            .desired_width(
+                                (ui.available_width() - SMALL_BUTTON - ui.spacing().item_spacing.x)
+                                    .max(120.0),
+                            ),
                     )
                     .labelled_by(l.id);
                 if focus_new == Some(i) {
