@@ -596,8 +596,12 @@ fn problem_text(p: &FieldProblem) -> String {
     format!("{} {message}", field_label(&p.field))
 }
 
-/// `text` with its first letter a capital.
+/// `text` with its first letter a capital; one that begins with an address
+/// (`https://ror.org/...`) or an identifier in quotes is left as it is.
 fn capitalised(text: &str) -> String {
+    if text.starts_with("http://") || text.starts_with("https://") || text.starts_with('\'') {
+        return text.to_string();
+    }
     let mut chars = text.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
@@ -1055,6 +1059,14 @@ mod tests {
                 message: message.into(),
             })
         };
+        // An address at its start is not capitalised ("Https://").
+        assert_eq!(
+            said(
+                "creators[0].ror",
+                "https://ror.org/02en5vm52 names an organisation"
+            ),
+            "https://ror.org/02en5vm52 names an organisation"
+        );
         assert_eq!(
             said(
                 "publisher",
