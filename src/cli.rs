@@ -80,9 +80,14 @@ pub enum Command {
     /// rejected. Exit status 0 only if all landed.
     Deposit(deposit::DepositArgs),
     /// Every dataset with its state per target, then totals.
+    // `dismissed` is taken (to say that `lodge history` lists those), not offered.
     #[command(mut_arg("states", |a| a.value_parser(
         clap::builder::PossibleValuesParser::new(
-            report::DATASET_STATES.into_iter().chain(report::JOB_STATES).chain(["dismissed"])
+            report::DATASET_STATES
+                .into_iter()
+                .chain(report::JOB_STATES)
+                .map(clap::builder::PossibleValue::new)
+                .chain([clap::builder::PossibleValue::new("dismissed").hide(true)])
         )
     )))]
     Status {

@@ -1730,6 +1730,12 @@ async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_
         "{}",
         text(&status)
     );
+    // Taken, but not offered: `status --help` does not list what it refuses.
+    let help = text(&with_token(&lab, &["status", "--help"], None));
+    assert!(
+        help.contains("[possible values: new,") && !help.contains("dismissed"),
+        "{help}"
+    );
     let history = with_token(&lab, &["history", "--json"], None);
     let history: serde_json::Value = serde_json::from_slice(&history.stdout).unwrap();
     assert!(history[0]["dismissed"].is_string(), "{history}");
