@@ -36,8 +36,9 @@ const FILES_STORED_FOR: Duration = Duration::from_secs(15 * 60);
 /// ([`Landed::Updated`]), before the change and the identifier.
 pub const EXISTS_AND: &str = "server says it already exists, and ";
 
-/// How the log begins the look-up before a retry that found no record of the key.
-pub const NONE_FOUND: &str = "reconciled: no record of this key on the server yet";
+/// How the log begins the look-up before a retry that found no record of the key (the
+/// store's totals tell such a look-up from one that found the record by it).
+pub use crate::store::NONE_FOUND;
 
 /// Said of a job that failed for good after an attempt whose answer was lost, when no
 /// look-up could tell whether that attempt made its record.

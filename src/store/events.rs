@@ -5,6 +5,10 @@ use super::sql::{Db, Row, args};
 use super::{Result, Store, StoreError, now_ms};
 use crate::content::ContentKey;
 
+/// How the log begins a look-up of a key that found no record of it on the server
+/// ([`EventKind::Reconciled`], as is one that found the record).
+pub const NONE_FOUND: &str = "reconciled: no record of this key on the server yet";
+
 /// What happened. Stored as its lowercase name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -100,7 +100,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use file_kind::{own_file_beside, refuse_a_database_not_lodges};
 
 pub use datasets::{AttemptInput, DatasetRow, FileScan, NewDataset, RemovedDataset};
-pub use events::{EventKind, EventRow, NewEvent};
+pub use events::{EventKind, EventRow, NONE_FOUND, NewEvent};
 pub use jobs::{
     Cancel, Claim, ClaimFilter, Dismiss, Enqueued, Finish, JobRow, JobState, KeyCopy, Lease,
     replays_by_original,

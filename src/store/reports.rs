@@ -70,7 +70,8 @@ pub struct StatusRow {
 pub struct Totals {
     /// Deposits answered from the store with no request sent.
     pub replays: u64,
-    /// Times a server said the record already existed.
+    /// Times a server said the record already existed: it answered so to a write, or a
+    /// look-up found the record (before a retry, or before giving up).
     pub conflicts: u64,
     /// Retries scheduled.
     pub retries: u64,
@@ -352,7 +353,13 @@ impl Store {
             )?;
             Ok(Totals {
                 replays: count("SELECT count(*) FROM events WHERE kind = 'replay'")?,
-                conflicts: count("SELECT count(*) FROM events WHERE kind = 'existing'")?,
+                // A look-up that found no record is logged as `reconciled` too, beginning
+                // with `NONE_FOUND`; every other `reconciled` found one.
+                conflicts: count(&format!(
+                    "SELECT count(*) FROM events WHERE kind = 'existing' OR (kind = 'reconciled' \
+                     AND message NOT LIKE '{}%')",
+                    super::NONE_FOUND
+                ))?,
                 retries: count("SELECT count(*) FROM events WHERE kind = 'retry_scheduled'")?,
                 // Dead letters still to retry: not those given up on, nor those whose key
                 // landed since through a later job (what `retry --all-failed` re-queues, too).
