@@ -489,7 +489,27 @@ impl Database {
     /// or a `postgres://` URL for a store shared by a lab's machines. For `lodge add`, the
     /// command that puts something in a database.
     pub fn open(&self) -> anyhow::Result<Store> {
-        self.open_with(Store::open_at_waiting)
+        // Said when this starts one, so that a mistyped --db (or a copy cut short to nothing)
+        // is not taken for the database that holds the lab's history.
+        let started = match StoreLocation::from(self.path.clone()) {
+            StoreLocation::File(path) => match std::fs::metadata(&path) {
+                Err(_) => Some(format!(
+                    "started a new Lodge database at {}",
+                    path.display()
+                )),
+                Ok(md) if md.is_file() && md.len() == 0 => Some(format!(
+                    "{} was an empty file: started a new Lodge database in it",
+                    path.display()
+                )),
+                Ok(_) => None,
+            },
+            StoreLocation::Postgres(_) => None,
+        };
+        let store = self.open_with(Store::open_at_waiting)?;
+        if let Some(started) = started {
+            say_err!("note: {started}");
+        }
+        Ok(store)
     }
 
     /// [`Database::open`] with `opener`, which opens the store at a location.

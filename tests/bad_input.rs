@@ -1242,10 +1242,29 @@ fn corrupt_store_is_named_left_untouched_with_the_fix() {
         )],
     );
     assert_eq!(fs::read(&empty).unwrap(), b"", "the file is untouched");
-    // `add` starts it.
+    // `add` starts it, and says so; as it does a database not there yet, and not one
+    // that is there.
     let folder = lab.numbered_folder(1);
     let out = lodge(&empty).arg("add").arg(&folder).output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[&format!(
+            "note: {} was an empty file: started a new Lodge database in it",
+            empty.display()
+        )],
+    );
+    let new = lab.path("new/lodge.db");
+    let out = lodge(&new).arg("add").arg(&folder).output().unwrap();
+    assert_all(
+        &text(&out),
+        &[&format!(
+            "note: started a new Lodge database at {}",
+            new.display()
+        )],
+    );
+    let out = lodge(&new).arg("add").arg(&folder).output().unwrap();
+    assert!(!text(&out).contains("started a new"), "{}", text(&out));
 
     // Another program's SQLite database is not given Lodge's tables.
     let theirs = lab.path("zotero.sqlite");
