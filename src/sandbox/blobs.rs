@@ -50,6 +50,34 @@ impl Drop for TempFile {
     }
 }
 
+/// Remove the temporary files of uploads that a sandbox killed mid-upload left in `dir`
+/// (`.tmp-PID-...`, named by the process that wrote them), where that process is gone: they
+/// would take their space for good. Another sandbox's, still running on the same folder,
+/// are left alone; so is everything where this system cannot tell.
+fn remove_leftovers(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(".tmp-")) else {
+            continue;
+        };
+        let rest = rest.strip_prefix("probe-").unwrap_or(rest);
+        let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|pid| pid != std::process::id() && process_is_gone(pid)) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether no process `pid` runs here (known on Linux by `/proc`; elsewhere never said).
+fn process_is_gone(pid: u32) -> bool {
+    cfg!(target_os = "linux")
+        && Path::new("/proc/self").exists()
+        && !Path::new("/proc").join(pid.to_string()).exists()
+}
+
 impl BlobStore {
     /// Create `DATA_DIR/blobs/sha256` if needed and check that it is writable.
     pub fn open(data_dir: &Path) -> anyhow::Result<BlobStore> {
@@ -61,6 +89,7 @@ impl BlobStore {
             format!("the sandbox data folder {} is not writable", dir.display())
         })?;
         let _ = std::fs::remove_file(&probe);
+        remove_leftovers(&dir);
         Ok(BlobStore { dir })
     }
 
@@ -141,5 +170,31 @@ impl BlobStore {
             }
         };
         Ok(Written { size, new })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An upload's temporary file left by a sandbox killed mid-upload goes when a sandbox
+    /// opens the folder again; one of a process still running stays, and so do the blobs.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_killed_sandboxs_half_uploads_are_removed_and_a_running_ones_kept() {
+        let data = tempfile::tempdir().unwrap();
+        let dir = data.path().join("blobs").join("sha256");
+        std::fs::create_dir_all(&dir).unwrap();
+        // A pid past the largest Linux hands out: no process has it.
+        let gone = dir.join(".tmp-4194305-00000000000000ff");
+        let mine = dir.join(format!(".tmp-{}-0000000000000001", std::process::id()));
+        let blob = dir.join("a".repeat(64));
+        for file in [&gone, &mine, &blob] {
+            std::fs::write(file, b"x").unwrap();
+        }
+        BlobStore::open(data.path()).unwrap();
+        assert!(!gone.exists(), "a killed process's half upload");
+        assert!(mine.exists(), "a running process's");
+        assert!(blob.exists());
     }
 }
