@@ -270,6 +270,21 @@ pub struct EngineArgs {
 }
 
 impl EngineArgs {
+    /// The settings that cannot hold together, named with the fix: a first backoff longer
+    /// than the longest would be cut to it at once (none would ever double).
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.retry_base > self.retry_cap {
+            anyhow::bail!(
+                "--retry-base {} is longer than --retry-cap {}: no wait is longer than the cap, \
+                 so the backoff would never grow; give a base shorter than the cap (the \
+                 defaults are 500ms and 60s)",
+                humantime::format_duration(self.retry_base),
+                humantime::format_duration(self.retry_cap)
+            );
+        }
+        Ok(())
+    }
+
     pub fn config(&self) -> EngineConfig {
         EngineConfig {
             concurrency: self.concurrency,
@@ -309,8 +324,13 @@ fn parse_at_most(
     longest: (Duration, &str),
     examples: &str,
 ) -> Result<Duration, String> {
-    let d = humantime::parse_duration(s)
-        .map_err(|_| format!("'{s}' is not {what}: write e.g. {examples} (a number and a unit)"))?;
+    let d = humantime::parse_duration(s).map_err(|e| match e {
+        // A number too large for any duration: longer than the longest, not no duration.
+        humantime::DurationError::NumberOverflow => {
+            format!("'{s}' is longer than {}; write e.g. {examples}", longest.1)
+        }
+        _ => format!("'{s}' is not {what}: write e.g. {examples} (a number and a unit)"),
+    })?;
     if d > longest.0 {
         return Err(format!(
             "'{s}' is longer than {}; write e.g. {examples}",
@@ -779,6 +799,41 @@ mod tests {
             super::parse_duration("5").unwrap_err(),
             "'5' is not a duration: write e.g. 500ms, 30s, 10m, 1h, 7d (a number and a unit)"
         );
+        // A number too large for any duration is one too long, as a year and a day is.
+        for huge in ["999999999999999999d", "367d"] {
+            assert_eq!(
+                super::parse_duration(huge).unwrap_err(),
+                format!("'{huge}' is longer than a year; write e.g. 500ms, 30s, 10m, 1h, 7d")
+            );
+        }
+    }
+
+    /// A first backoff longer than the longest is refused, naming both and the defaults.
+    #[test]
+    fn a_retry_base_longer_than_its_cap_is_refused() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Flags {
+            #[command(flatten)]
+            engine: super::EngineArgs,
+        }
+        let flags = |args: &[&str]| {
+            Flags::try_parse_from(std::iter::once("lodge").chain(args.iter().copied()))
+                .unwrap()
+                .engine
+        };
+        let said = flags(&["--retry-base", "2s", "--retry-cap", "1s"])
+            .check()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            said.starts_with("--retry-base 2s is longer than --retry-cap 1s"),
+            "{said}"
+        );
+        flags(&["--retry-base", "1s", "--retry-cap", "1s"])
+            .check()
+            .unwrap();
+        flags(&[]).check().unwrap();
     }
 
     #[derive(Debug, thiserror::Error)]

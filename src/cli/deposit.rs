@@ -80,6 +80,7 @@ const RETRY_ELSEWHERE: (&str, &str) = (
 );
 
 pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCode> {
+    args.engine.check()?;
     let store = Arc::new(db.open_existing()?);
     let datasets = select_datasets(&store, &args.datasets, args.all)?;
     let keys: Vec<ContentKey> = datasets.iter().filter_map(|d| d.key).collect();
@@ -320,6 +321,7 @@ fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Opt
 }
 
 pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
+    args.engine.check()?;
     let store = Arc::new(db.open_existing()?);
     // Jobs left on the queue of a target paused since (its credentials refused): the pause
     // said to run the command again once that is fixed, and this is that command.
