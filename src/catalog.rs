@@ -52,11 +52,13 @@ pub fn record_folder(
         .to_str()
         .ok_or_else(|| CatalogError::NonUtf8Root(root.display().to_string()))?
         .to_string();
+    // On one line, as every listing shows it: a folder named with a line break or a tab
+    // would otherwise split each line that names it (`lodge status`, the log) in two.
     let name = prepared
         .report
         .root
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+        .map(|n| crate::wording::on_one_line(&n.to_string_lossy()).into_owned())
         .unwrap_or_else(|| path.clone());
     let files: Vec<FileScan> = prepared
         .files

@@ -2556,6 +2556,21 @@ fn a_folder_named_with_an_escape_sequence_is_printed_harmless() {
     );
 }
 
+/// A folder named with a line break and a tab is listed under a name on one line: each
+/// line of `status` and the log that names it stays one line.
+#[test]
+fn a_folder_named_with_a_line_break_is_listed_on_one_line() {
+    let lab = Lab::new();
+    let folder = lab.folder("nl\nname\ttab", &[("a.csv", b"1")]);
+    assert!(add_titled_with(&lab, &folder, "Plot", &[]).status.success());
+    let (_, status) = lodge_said(&lab, &["status"]);
+    let (_, log) = lodge_said(&lab, &["log"]);
+    for said in [&status, &log] {
+        assert!(said.contains("nl\\nname\\ttab"), "{said}");
+        assert!(!said.lines().any(|l| l.starts_with("name")), "{said}");
+    }
+}
+
 /// A folder whose name holds DEL and a C1 control: every `--json` stays JSON (JSON's own
 /// `\u007f` escapes, not a terminal's `\u{7f}`), gives the name back as it is, and reaches
 /// the terminal with no control character in it.
