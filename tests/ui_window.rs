@@ -4116,8 +4116,10 @@ fn closing_with_metadata_edits_not_saved_asks_first_naming_the_datasets() {
     w.harness.step();
     w.harness.step();
     w.harness.get_by_label("✏ Edits not saved");
-    // Another row selected: soil-cores' edits wait as a draft.
+    // Another row selected: soil-cores' edits wait as a draft, marked beside its name.
     w.select(river);
+    w.harness.step();
+    w.harness.get_by_label("✏");
     assert!(request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
     w.harness.step();
     w.harness.get_by_label("Close Lodge?");
@@ -4141,6 +4143,7 @@ fn closing_with_metadata_edits_not_saved_asks_first_naming_the_datasets() {
     });
     w.harness.step();
     assert!(w.harness.query_by_label("✏ Edits not saved").is_none());
+    assert!(w.harness.query_by_label("✏").is_none(), "saved: no mark");
     assert!(
         !request_close(&mut w).contains(&egui::ViewportCommand::CancelClose),
         "everything saved: the window closes"

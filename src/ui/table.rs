@@ -415,6 +415,17 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                             // The folder too: two datasets may share a name.
                             ui.label(&entry.name)
                                 .on_hover_text(format!("{title}\n{}", entry.path));
+                            // Edits waiting in its details, unsaved, since another row was
+                            // selected: seen here, not only when the window is closed.
+                            let edited = edits
+                                .get(&id)
+                                .is_some_and(|(metadata, _)| *metadata != entry.metadata);
+                            if edited {
+                                ui.weak(EDITED_MARK).on_hover_text(
+                                    "Its metadata has edits not saved: select it to save them \
+                                     (or drop them) in its details",
+                                );
+                            }
                         });
                         if shown.files_and_size {
                             // A folder being added has no scan yet: its counts are not known,
@@ -618,6 +629,9 @@ pub(super) fn dismiss_button(
 }
 
 /// The datasets table's narrowest widths, per column.
+/// Beside the name of a dataset whose details hold edits not saved.
+pub const EDITED_MARK: &str = "✏";
+
 const NAME_WIDTH: f32 = 100.0;
 const FILES_WIDTH: f32 = 50.0;
 const SIZE_WIDTH: f32 = 80.0;
