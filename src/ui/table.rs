@@ -326,11 +326,19 @@ fn header_button(app: &mut LodgeApp, ui: &mut egui::Ui, title: &str, sort: SortB
     } else {
         ""
     };
-    if ui
+    let header = ui
         .add(egui::Button::new(RichText::new(format!("{title}{arrow}")).strong()).frame(false))
-        .on_hover_text("Sort by this column")
-        .clicked()
-    {
+        .on_hover_text("Sort by this column");
+    // Frameless, it shows no focus of its own: a keyboard's Tab onto it is drawn.
+    if header.has_focus() {
+        ui.painter().rect_stroke(
+            header.rect.expand(1.0),
+            2.0,
+            ui.visuals().selection.stroke,
+            egui::StrokeKind::Outside,
+        );
+    }
+    if header.clicked() {
         if app.table.sort == sort {
             app.table.descending = !app.table.descending;
         } else {
