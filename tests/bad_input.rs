@@ -2556,6 +2556,27 @@ fn a_folder_named_with_an_escape_sequence_is_printed_harmless() {
     );
 }
 
+/// A keyword with a comma of its own is shown in quotes: joined by commas it would read as
+/// two keywords.
+#[test]
+fn show_quotes_a_keyword_with_a_comma_in_it() {
+    let lab = Lab::new();
+    let folder = lab.numbered_folder(1);
+    let flags = ["--keyword", "soil, frozen", "--keyword", "ice"];
+    assert!(
+        add_titled_with(&lab, &folder, "Plot", &flags)
+            .status
+            .success()
+    );
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    assert!(
+        shown
+            .lines()
+            .any(|l| l == "  keywords     \"soil, frozen\", ice"),
+        "{shown}"
+    );
+}
+
 /// A folder named with a line break and a tab is listed under a name on one line: each
 /// line of `status` and the log that names it stays one line.
 #[test]

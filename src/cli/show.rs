@@ -558,7 +558,16 @@ fn print_metadata(m: &Metadata, root: &Path) {
         (
             "keywords",
             (!m.keywords.is_empty()).then(|| {
-                let shown: Vec<_> = m.keywords.iter().map(|k| on_one_line(k)).collect();
+                // A keyword with a comma of its own ("soil, frozen") in quotes: joined by
+                // commas, it would read as two.
+                let shown: Vec<String> = m
+                    .keywords
+                    .iter()
+                    .map(|k| match k.contains(',') {
+                        true => format!("\"{}\"", on_one_line(k)),
+                        false => on_one_line(k).into_owned(),
+                    })
+                    .collect();
                 shown.join(", ").into()
             }),
         ),
