@@ -467,6 +467,17 @@ pub fn this_year() -> i32 {
 }
 
 impl Metadata {
+    /// The keywords as a repository is sent them: each once, in the order first given (a
+    /// citation file may list one twice). The metadata, and its key, keep them as given.
+    pub fn keywords_once(&self) -> Vec<&str> {
+        let mut seen = std::collections::HashSet::new();
+        self.keywords
+            .iter()
+            .map(|k| k.as_str())
+            .filter(|k| seen.insert(*k))
+            .collect()
+    }
+
     /// Fill each field this leaves empty from `other` (a citation file read again, say),
     /// and replace the creators or publication year this has invalid where `other` has
     /// them valid (the file fixed since); anything else this has stays. The names of the

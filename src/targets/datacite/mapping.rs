@@ -154,8 +154,8 @@ pub fn attributes(
     }
     if !m.keywords.is_empty() {
         a["subjects"] = json!(
-            m.keywords
-                .iter()
+            m.keywords_once()
+                .into_iter()
                 .map(|k| json!({ "subject": k }))
                 .collect::<Vec<_>>()
         );
@@ -317,6 +317,21 @@ pub fn key_of(attributes: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use crate::content::{ManifestEntry, Metadata, RelatedWork, Sha256Hex};
+
+    /// A keyword given twice (a citation file's list) is sent once, in its first place.
+    #[test]
+    fn a_keyword_given_twice_is_sent_once() {
+        let metadata = Metadata {
+            keywords: vec!["weather".into(), "soil".into(), "weather".into()],
+            ..Metadata::default()
+        };
+        let doc = ContentDocument::new(Vec::new(), &metadata);
+        let a = attributes("10.80000/x", &doc.key(), &doc, DoiState::Draft, None, None);
+        assert_eq!(
+            a["subjects"],
+            json!([{"subject": "weather"}, {"subject": "soil"}])
+        );
+    }
 
     /// A person with one name alone ("Zhang,") is sent with a family name and no given
     /// name, not an empty one; an organisation whose name has a comma is sent whole.

@@ -157,7 +157,9 @@ fn creator(c: &Creator) -> Value {
 /// The draft body: InvenioRDM metadata, with the content key as a subject of Lodge's.
 pub fn draft_body(key: &ContentKey, document: &ContentDocument) -> Value {
     let m = &document.metadata;
-    let mut subjects: Vec<Value> = m.keywords.iter().map(|k| json!({"subject": k})).collect();
+    let mut subjects: Vec<Value> = (m.keywords_once().into_iter())
+        .map(|k| json!({"subject": k}))
+        .collect();
     subjects.push(json!({"subject": key_subject(key)}));
     let mut metadata = json!({
         "title": m.title,
