@@ -376,6 +376,47 @@ async fn a_job_whose_earlier_answer_was_lost_is_looked_up_before_it_fails_on_a_5
     assert_eq!(sandbox.stats().records, 2, "no duplicate record");
 }
 
+/// A job whose earlier runs made more attempts than this run allows (killed mid-attempt,
+/// with a larger bound) is tried once more and, failing, says why it stopped after one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_job_past_this_runs_attempt_bound_says_the_earlier_runs_count() {
+    let lab = Lab::new();
+    let sandbox = lab.failing_sandbox("sbx").await;
+    let target = target_of(&sandbox);
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(21), &metadata("Bounded"));
+    // Three runs killed during their attempts: each claim counted one.
+    let engine = engine_for(&store, &target, fast_config());
+    drop(engine);
+    store
+        .enqueue_deposit(ds.0, target.scope_id(), &ds.1, Duration::from_secs(60))
+        .unwrap();
+    let filter = lodge::store::ClaimFilter {
+        targets: vec![target.scope_id().to_string()],
+        ..Default::default()
+    };
+    for _ in 0..3 {
+        let claim = store
+            .claim("killed", Duration::from_millis(20), 8, &filter)
+            .unwrap();
+        assert!(matches!(claim, Claim::Attempt { .. }));
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    let mut config = fast_config();
+    config.retry.max_attempts = 2;
+    let jobs = deposit(&store, &target, &[ds], config).await;
+    let job = &jobs[0];
+    assert_eq!(job.state, JobState::Failed, "{job:?}");
+    let error = job.last_error.as_deref().unwrap_or_default();
+    assert!(
+        error.starts_with(
+            "gave up after 4 attempts (this run allows 2 attempts: the attempts of the runs \
+             before it count too); last: "
+        ),
+        "{error}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn expired_lease_lets_a_second_worker_finish_and_refuses_the_first() {
     let lab = Lab::new();

@@ -233,6 +233,20 @@ impl Engine {
         self.record(&lease, finish).await
     }
 
+    /// Said of a job that gave up after `attempts`, more than the bound this engine allows:
+    /// the attempts a run before this one made (with a larger bound) count too, so it
+    /// stopped after its first here.
+    fn past_the_bound(&self, attempts: u32) -> String {
+        let bound = self.config.retry.max_attempts;
+        match attempts > bound {
+            true => format!(
+                " (this run allows {}: the attempts of the runs before it count too)",
+                count_of(bound, "attempt", "attempts")
+            ),
+            false => String::new(),
+        }
+    }
+
     /// Whether an earlier attempt of the job under `lease` left its outcome unknown, with no
     /// look-up since that found nothing: its record may be on the server though this
     /// attempt's failure says nothing was made. (Read from the job's log; a job that fails
@@ -566,9 +580,10 @@ impl Engine {
                     },
                     RetryDecision::AttemptsExhausted => Finish::Failed {
                         error: format!(
-                            "gave up after {}{}; last: {error}",
+                            "gave up after {}{}{}; last: {error}",
                             count_of(lease.job.attempts, "attempt", "attempts"),
-                            in_all(&lease.job)
+                            in_all(&lease.job),
+                            self.past_the_bound(lease.job.attempts)
                         ),
                         http_status,
                     },
