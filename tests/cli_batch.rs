@@ -3142,17 +3142,18 @@ async fn failed_items_are_retried_with_one_command_and_the_same_key() {
     assert_eq!(sandbox.stats().records, 1);
 }
 
-/// A failed item deposited again (rather than retried) that fails again: the later job is
-/// the one the status shows and the one `retry --all-failed` sends; the first is history,
-/// and a retry of it by number names the later one.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_failed_item_deposited_again_and_failed_again_is_retried_by_its_later_job() {
+/// One dataset (its id) deposited twice, one attempt each, into a sandbox that fails every
+/// request: jobs 1 and 2, both failed, for one key.
+async fn one_key_failed_twice() -> (Lab, lodge::sandbox::RunningSandbox, i64) {
     let lab = Lab::new();
     let sandbox = lab.failing_sandbox("sbx").await;
     let db = lab.path("lodge.db");
-    let store = lab.store("lodge.db");
-    let (id, _) = add(&store, &lab.numbered_folder(1), &metadata("N1"));
-    let deposit = || {
+    let (id, _) = add(
+        &lab.store("lodge.db"),
+        &lab.numbered_folder(1),
+        &metadata("N1"),
+    );
+    for job in 1..=2 {
         let mut c = lodge(&db);
         c.args([
             "deposit",
@@ -3162,10 +3163,19 @@ async fn a_failed_item_deposited_again_and_failed_again_is_retried_by_its_later_
         ])
         .args(["--max-attempts", "1"])
         .args(FAST);
-        run(c)
-    };
-    assert_eq!(deposit().await.status.code(), Some(1), "job 1 fails");
-    assert_eq!(deposit().await.status.code(), Some(1), "job 2 fails");
+        assert_eq!(run(c).await.status.code(), Some(1), "job {job} fails");
+    }
+    (lab, sandbox, id)
+}
+
+/// A failed item deposited again (rather than retried) that fails again: the later job is
+/// the one the status shows and the one `retry --all-failed` sends; the first is history,
+/// and a retry of it by number names the later one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_failed_item_deposited_again_and_failed_again_is_retried_by_its_later_job() {
+    let (lab, sandbox, id) = one_key_failed_twice().await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
 
     let status = text(&lodge_with(&db, &["status"]).await);
     assert!(status.contains("`lodge retry 2`"), "{status}");
@@ -3202,23 +3212,9 @@ async fn a_failed_item_deposited_again_and_failed_again_is_retried_by_its_later_
 /// to be retried as it, and the command exits 0 once that lands.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn retrying_two_failed_jobs_of_one_key_sends_the_newer_and_succeeds_when_it_lands() {
-    let lab = Lab::new();
-    let sandbox = lab.failing_sandbox("sbx").await;
+    let (lab, sandbox, _) = one_key_failed_twice().await;
     let db = lab.path("lodge.db");
     let store = lab.store("lodge.db");
-    let (id, _) = add(&store, &lab.numbered_folder(1), &metadata("N1"));
-    for _ in 0..2 {
-        let mut c = lodge(&db);
-        c.args([
-            "deposit",
-            "--target",
-            &sandbox.target_url(),
-            &id.to_string(),
-        ])
-        .args(["--max-attempts", "1"])
-        .args(FAST);
-        assert_eq!(run(c).await.status.code(), Some(1));
-    }
     sandbox.set_faults(FaultConfig::default());
     let out = lodge_with(&db, &["retry", "1", "2"]).await;
     let t = text(&out);

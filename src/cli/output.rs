@@ -22,7 +22,7 @@ pub(crate) use say;
 
 /// [`say!`] on standard error (`eprintln!`'s place).
 macro_rules! say_err {
-    ($($arg:tt)*) => { $crate::cli::output::say_line(&mut std::io::stderr(), format_args!($($arg)*)) };
+    ($($arg:tt)*) => { $crate::cli::output::say_err_line(&mut std::io::stderr(), format_args!($($arg)*)) };
 }
 pub(crate) use say_err;
 
@@ -34,6 +34,19 @@ pub(crate) use say_err;
 /// ([`crate::wording::for_a_terminal`]): a folder named with an escape sequence (data from
 /// elsewhere) must not clear the screen or retitle the terminal when its name is printed.
 pub fn say_line(out: &mut impl Write, line: std::fmt::Arguments<'_>) {
+    if let Err(e) = write_said(out, line) {
+        note_write_error(e);
+    }
+}
+
+/// [`say_line`] for standard error: a failure to write there is no output cut short (a
+/// script reads the output, not the warnings), so it is not kept.
+pub fn say_err_line(out: &mut impl Write, line: std::fmt::Arguments<'_>) {
+    let _ = write_said(out, line);
+}
+
+/// `line` written to `out` as [`say_line`] says.
+fn write_said(out: &mut impl Write, line: std::fmt::Arguments<'_>) -> std::io::Result<()> {
     let line = line.to_string();
     // A JSON document (`--json`) gets JSON's own escapes, which keep it JSON; serde_json
     // writes DEL and the C1 controls as they are, which a terminal may act on.
@@ -41,12 +54,9 @@ pub fn say_line(out: &mut impl Write, line: std::fmt::Arguments<'_>) {
         true => crate::wording::json_for_a_terminal(&line),
         false => crate::wording::for_a_terminal(&line),
     };
-    let written = match DB_FLAG.get() {
+    match DB_FLAG.get() {
         Some(flag) => writeln!(out, "{}", with_db_flag(&line, flag)),
         None => writeln!(out, "{line}"),
-    };
-    if let Err(e) = written {
-        note_write_error(e);
     }
 }
 

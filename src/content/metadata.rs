@@ -552,37 +552,6 @@ impl Metadata {
 
     /// The fields both this and `other` give, with other values (compared normalized).
     pub fn fields_differing_from(&self, other: &Metadata) -> Vec<&'static str> {
-        self.fields_differing(other)
-    }
-
-    /// Set each of `fields` (named as [`Metadata::fields_differing_from`] names them) to
-    /// `other`'s value of it.
-    pub fn take_fields_from(&mut self, other: &Metadata, fields: &[&str]) {
-        for field in fields {
-            match *field {
-                "title" => self.title = other.title.clone(),
-                "creators" => self.creators = other.creators.clone(),
-                "description" => self.description = other.description.clone(),
-                "publication year" => self.publication_year = other.publication_year,
-                "publisher" => self.publisher = other.publisher.clone(),
-                "license" => self.license = other.license.clone(),
-                "keywords" => self.keywords = other.keywords.clone(),
-                "version" => self.version = other.version.clone(),
-                "related works" => self.related = other.related.clone(),
-                "contributors" => self.contributors = other.contributors.clone(),
-                "dates" => self.dates = other.dates.clone(),
-                "locations" => self.locations = other.locations.clone(),
-                "communities" => self.communities = other.communities.clone(),
-                "methods" => self.methods = other.methods.clone(),
-                "language" => self.language = other.language.clone(),
-                "funding" => self.funding = other.funding.clone(),
-                "file access" => self.access = other.access.clone(),
-                _ => {}
-            }
-        }
-    }
-
-    fn fields_differing(&self, other: &Metadata) -> Vec<&'static str> {
         /// Given on both sides, and not the same.
         fn differ<T: PartialEq>(a: &T, b: &T, given: impl Fn(&T) -> bool) -> bool {
             given(a) && given(b) && a != b
@@ -640,6 +609,33 @@ impl Metadata {
         .into_iter()
         .filter_map(|(field, differs)| differs.then_some(field))
         .collect()
+    }
+
+    /// Set each of `fields` (named as [`Metadata::fields_differing_from`] names them) to
+    /// `other`'s value of it.
+    pub fn take_fields_from(&mut self, other: &Metadata, fields: &[&str]) {
+        for field in fields {
+            match *field {
+                "title" => self.title = other.title.clone(),
+                "creators" => self.creators = other.creators.clone(),
+                "description" => self.description = other.description.clone(),
+                "publication year" => self.publication_year = other.publication_year,
+                "publisher" => self.publisher = other.publisher.clone(),
+                "license" => self.license = other.license.clone(),
+                "keywords" => self.keywords = other.keywords.clone(),
+                "version" => self.version = other.version.clone(),
+                "related works" => self.related = other.related.clone(),
+                "contributors" => self.contributors = other.contributors.clone(),
+                "dates" => self.dates = other.dates.clone(),
+                "locations" => self.locations = other.locations.clone(),
+                "communities" => self.communities = other.communities.clone(),
+                "methods" => self.methods = other.methods.clone(),
+                "language" => self.language = other.language.clone(),
+                "funding" => self.funding = other.funding.clone(),
+                "file access" => self.access = other.access.clone(),
+                _ => {}
+            }
+        }
     }
 
     /// The form that is keyed and stored: trimmed, NFC, empty optionals dropped, bare ORCIDs.
@@ -956,6 +952,40 @@ mod tests {
     /// what `show` prints, is keyed, and takes its ROR; on a name without a comma (an
     /// organisation's already) it is dropped from the keyed form, so that both spellings
     /// key the same and every creator without it keys as before.
+    /// Every field `fields_differing_from` names is one `take_fields_from` takes: after it,
+    /// nothing differs (`lodge add --from-citation` leaves no field of the file behind).
+    #[test]
+    fn every_field_named_as_differing_is_taken() {
+        let one = |n: &str| Metadata {
+            title: format!("Title {n}"),
+            creators: vec![Creator::named(format!("Curie{n}, Marie"))],
+            description: Some(format!("About {n}")),
+            publication_year: Some(2020 + n.len() as i32),
+            publisher: format!("Lab {n}"),
+            license: Some(format!("License {n}")),
+            keywords: vec![format!("k{n}")],
+            version: Some(format!("v{n}")),
+            access: match n.len() {
+                1 => FileAccess::Open,
+                _ => FileAccess::Restricted,
+            },
+            related: vec![RelatedWork::parse(&format!("References https://x.org/{n}")).unwrap()],
+            contributors: vec![Contributor::parse(&format!("Doe{n}, Jane; role=Other")).unwrap()],
+            dates: vec![DatasetDate::parse(&format!("Collected 202{}-01-01", n.len())).unwrap()],
+            locations: vec![Location::parse(&format!("Place {n}")).unwrap()],
+            communities: vec![format!("c{n}")],
+            methods: Some(format!("Method {n}")),
+            language: Some(if n.len() == 1 { "en" } else { "de" }.into()),
+            funding: vec![Funding::parse(&format!("Funder {n}")).unwrap()],
+            ..Metadata::default()
+        };
+        let (mut mine, theirs) = (one("a"), one("bb"));
+        let differing = mine.fields_differing_from(&theirs);
+        assert_eq!(differing.len(), 17, "{differing:?}");
+        mine.take_fields_from(&theirs, &differing);
+        assert!(mine.fields_differing_from(&theirs).is_empty());
+    }
+
     /// ", Wei" is a person with no family name, which repositories require: a problem of
     /// the name, naming the fix. "Zhang," (one name alone) is not.
     #[test]
