@@ -942,6 +942,29 @@ fn a_citation_file_fixed_after_the_warning_fills_in_what_the_dataset_lacks_when_
         ],
     );
 
+    // A folder added for the first time with it takes the file as any first add does.
+    let fresh = lab.folder(
+        "fresh",
+        &[
+            (
+                "CITATION.cff",
+                b"cff-version: 1.2.0\ntitle: Fresh\nauthors:\n  - family-names: Curie\n    \
+                  given-names: Marie\ndate-released: 2026-03-01\n",
+            ),
+            ("data.csv", b"3"),
+        ],
+    );
+    let mut cmd = lodge_in(&lab);
+    let out = cmd
+        .arg("add")
+        .arg(&fresh)
+        .arg("--from-citation")
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("gives nothing the dataset does not have"), "{t}");
+
     // A folder without a citation file has nothing to take: said, naming the folder.
     let plain = lab.folder("plain", &[("data.csv", b"2")]);
     let mut cmd = lodge_in(&lab);
@@ -2654,6 +2677,27 @@ fn output_that_cannot_be_written_is_an_error_not_a_cut_short_success() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // A description's lines too (written apart from the others once, and a panic then).
+    let described = lab.numbered_folder(2);
+    let out = add_titled_with(
+        &lab,
+        &described,
+        "Described",
+        &["--description", "One.\nTwo."],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let full = fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = lodge(&lab.path("lodge.db"))
+        .args(["show", "2"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(!said.contains("panicked"), "{said}");
 }
 
 /// A job number mistyped (a letter in it, a zero) is named with where the numbers are

@@ -987,6 +987,8 @@ async fn add_one(
         (None, Some((m, from))) => {
             say!("metadata prefilled from {}", from.display());
             say_not_carried(&from, !creators_by_flag);
+            // Taken whole already: `--from-citation` has nothing more to take.
+            recited = Some((m.clone(), from));
             m
         }
         (None, None) => match kept_access {

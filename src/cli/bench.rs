@@ -89,7 +89,10 @@ pub async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     say!("machine: {}", bench::machine());
     let rows = bench::run(&options, &|step| say_err!("measuring {step}")).await?;
     say!();
-    print!("{}", bench::table(&rows));
+    // Line by line, as all output is written: a failed write is said, not a panic.
+    for line in bench::table(&rows).lines() {
+        say!("{line}");
+    }
     say!();
     say!("ratio: Lodge's speed relative to the reference (above 1: faster)");
     let below = rows

@@ -1276,7 +1276,7 @@ const DATACITE_401: &str = "DataCite's 401 is for the repository id or its passw
 /// Whether the job's record was found by the look-up before a retry, after an attempt
 /// whose answer was lost.
 fn found_after_lost_answer(events: &[EventRow]) -> bool {
-    events.last().map(|e| e.kind) == Some(EventKind::Reconciled) && lost_answer_before(events)
+    events.last().map(|e| e.kind) == Some(EventKind::Reconciled) && answer_lost_in(events)
 }
 
 /// Why a job ended `existing`, from the event that landed it: the store had the result
@@ -1292,7 +1292,7 @@ fn how_it_existed(events: &[EventRow]) -> String {
     let Some(last) = events.last() else {
         return "already deposited".into();
     };
-    let unknown_before = lost_answer_before(events);
+    let unknown_before = answer_lost_in(events);
     match last.kind {
         EventKind::Replay => "recorded already: no request sent".into(),
         // Found by the look-up before a retry: after a lost answer, that attempt may have
@@ -1325,7 +1325,7 @@ fn how_it_existed(events: &[EventRow]) -> String {
 }
 
 use crate::engine::EXISTS_AND;
-use crate::engine::answer_lost_in as lost_answer_before;
+use crate::engine::answer_lost_in;
 
 /// Before the retry advice of a deposit that failed on the window's own local sandbox: that
 /// it answers only while the window is open (else nothing).

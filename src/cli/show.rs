@@ -609,11 +609,13 @@ fn print_metadata(m: &Metadata, root: &Path) {
         let label = if i == 0 { "contributor" } else { "" };
         say!("  {label:<12} {}", on_one_line(&c.describe()));
     }
-    if let Some(description) = &m.description {
-        print!("{}", indented("description", description));
-    }
-    if let Some(methods) = &m.methods {
-        print!("{}", indented("methods", methods));
+    // Line by line, as all output is written: a failed write is said, not a panic.
+    for (label, text) in [("description", &m.description), ("methods", &m.methods)] {
+        if let Some(text) = text {
+            for line in indented(label, text).lines() {
+                say!("{line}");
+            }
+        }
     }
     if let Some(note) = super::add::license_note(m) {
         say!("  note: {note}");

@@ -233,6 +233,21 @@ fn io_error(file: &ScannedFile, source: io::Error) -> ContentError {
     }
 }
 
+/// Those of `files` that cannot be opened for reading (their permissions, say), each with
+/// its path and [`ContentError::Unreadable`]: opening is enough to know, without reading.
+/// One gone since its scan is not among them (that is a change, said when it is met).
+pub(super) fn unopenable<'a>(
+    files: impl Iterator<Item = &'a ScannedFile>,
+) -> Vec<(PathBuf, ContentError)> {
+    files
+        .filter_map(|file| {
+            let source = File::open(&file.abs_path).err()?;
+            Some((file.abs_path.clone(), io_error(file, source)))
+        })
+        .filter(|(_, e)| matches!(e, ContentError::Unreadable { .. }))
+        .collect()
+}
+
 /// Hash one file and check that it still matches the stamp taken when it was scanned.
 fn hash_one(
     file: &ScannedFile,
@@ -359,17 +374,10 @@ pub fn hash_files(
             // The other files not hashed yet may be unreadable too: name every one now, not
             // one per scan. Opening each is enough to know.
             let first = (files[index].abs_path.clone(), e);
-            let more = todo
-                .iter()
-                .enumerate()
+            let not_hashed = (todo.iter().enumerate())
                 .filter(|&(slot, &other)| other != index && fresh[slot].get().is_none())
-                .filter_map(|(_, &other)| {
-                    let file = &files[other];
-                    let source = File::open(&file.abs_path).err()?;
-                    Some((file.abs_path.clone(), io_error(file, source)))
-                })
-                .filter(|(_, e)| matches!(e, ContentError::Unreadable { .. }))
-                .collect();
+                .map(|(_, &other)| &files[other]);
+            let more = unopenable(not_hashed);
             return Err(ContentError::unreadable_together(&report.root, first, more));
         }
         let mut remembered = Vec::with_capacity(todo.len());

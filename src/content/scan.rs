@@ -370,11 +370,7 @@ pub fn scan_folder_leaving_out(
     if !unreadable.is_empty() {
         // The files the walk could list may be unreadable too; hashing would meet them one
         // at a time, so they are named with the rest now.
-        unreadable.extend(files.iter().filter_map(|f| {
-            let source = fs::File::open(&f.abs_path).err()?;
-            let path = f.abs_path.clone();
-            Some((path.clone(), ContentError::Unreadable { path, source }))
-        }));
+        unreadable.extend(super::hash::unopenable(files.iter()));
     }
     if let Some(first) = unreadable.pop() {
         return Err(ContentError::unreadable_together(&root, first, unreadable));
