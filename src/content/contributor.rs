@@ -218,7 +218,10 @@ impl Contributor {
 
     pub fn describe(&self) -> String {
         let role = Some(self.role.as_str()).filter(|r| !r.trim().is_empty());
-        let organisation = (self.organisation && self.name.contains(',')).then_some("organisation");
+        let organisation = self
+            .person()
+            .is_marked_organisation()
+            .then_some("organisation");
         let mut parts = vec![
             ("role", role),
             ("type", organisation),

@@ -135,6 +135,12 @@ impl Creator {
         })
     }
 
+    /// Whether it is marked an organisation where the mark says something: on a name with a
+    /// comma (without one it is an organisation's already). What is keyed and written.
+    pub fn is_marked_organisation(&self) -> bool {
+        self.organisation && self.name.contains(',')
+    }
+
     /// The family and given names of a person (`"Family, Given"`, each trimmed); `None` for
     /// an organisation: a name without a comma, or one marked an organisation.
     pub fn person_names(&self) -> Option<(&str, &str)> {
@@ -149,7 +155,7 @@ impl Creator {
     /// [`Creator::parse`] reads back.
     pub fn describe(&self) -> String {
         // Its own ROR before any affiliation, where [`Creator::parse`] reads it back.
-        let organisation = (self.organisation && self.name.contains(',')).then_some("organisation");
+        let organisation = self.is_marked_organisation().then_some("organisation");
         let mut parts = vec![
             ("type", organisation),
             ("orcid", self.orcid.as_deref()),

@@ -694,12 +694,7 @@ pub fn release_day_note(citation_file: &Path) -> Option<String> {
         "publication_date"
     };
     let day = doc.get(field)?.as_str()?.trim();
-    let is_a_day = day.len() == 10
-        && day
-            .bytes()
-            .enumerate()
-            .all(|(i, b)| matches!(i, 4 | 7) == (b == b'-') && (b == b'-' || b.is_ascii_digit()));
-    is_a_day.then(|| {
+    super::is_calendar_date(day).then(|| {
         format!(
             "{} gives the day of release, {field} {day}: Lodge sends its year, as the \
              publication year; to send the day too, give it as a date: --date \"Issued {day}\"",
