@@ -68,6 +68,7 @@ pub fn as_html(text: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;");
     paragraphs(&escaped)
+        .into_iter()
         .map(|p| {
             format!(
                 "<p>{}</p>",
@@ -138,7 +139,7 @@ pub fn as_plain_text(text: &str) -> String {
 }
 
 /// The paragraphs of `text`: its runs of lines apart by blank ones, none empty.
-fn paragraphs(text: &str) -> impl Iterator<Item = String> + '_ {
+fn paragraphs(text: &str) -> Vec<String> {
     let mut current: Vec<&str> = Vec::new();
     let mut all: Vec<String> = Vec::new();
     for line in text.lines() {
@@ -154,7 +155,7 @@ fn paragraphs(text: &str) -> impl Iterator<Item = String> + '_ {
     if !current.is_empty() {
         all.push(current.join("\n"));
     }
-    all.into_iter()
+    all
 }
 
 #[cfg(test)]
