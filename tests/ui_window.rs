@@ -8,6 +8,7 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use lodge::app::{Command, DedupStatus, LogLevel, StatusKind, Update};
 use lodge::content::{Affiliation, ContentKey};
 use lodge::sandbox::FaultConfig;
+use lodge::store::JobState;
 use lodge::ui::LodgeApp;
 
 use gui::{WINDOW, Window, citable_folder, notices_with};
@@ -1063,6 +1064,89 @@ fn a_sandbox_that_always_fails_ends_failed_and_retry_after_the_faults_stop_depos
         !w.log_of("created").is_empty(),
         "the log shows the record created"
     );
+}
+
+#[test]
+fn a_deposit_whose_answer_was_lost_reads_deposited_once_the_retry_finds_its_record_and_after_a_restart()
+ {
+    // A first version deposited puts its one file on the sandbox (one that big is looked
+    // up before it is sent again). Then every write is committed and its answer lost: the
+    // second version's retry finds by its look-up the record its first attempt made. The
+    // store says `existing`; the row says what happened.
+    let mut w = Window::open(FaultConfig::default());
+    let big = vec![7u8; 2 << 20];
+    let id = w.add_folder(&w.lab.folder("soil-cores", &[("cores.bin", &big)]));
+    let metadata = |title: &str| lodge::content::Metadata {
+        title: title.into(),
+        creators: vec![lodge::content::Creator::named("Curie, Marie")],
+        publisher: "Lodge test lab".into(),
+        publication_year: Some(2026),
+        ..lodge::content::Metadata::default()
+    };
+    let set = |w: &mut Window, title: &str| {
+        let before = w.app().model.row(id).unwrap().key;
+        w.harness.state().send(Command::SetMetadata {
+            id,
+            metadata: Box::new(metadata(title)),
+            then_deposit: None,
+        });
+        w.wait("re-keyed", |app| {
+            app.model
+                .row(id)
+                .is_some_and(|r| r.key.is_some() && r.key != before)
+        });
+    };
+    set(&mut w, "Soil cores 2026");
+    w.harness.step();
+    w.deposit_row(id);
+    set(&mut w, "Soil cores 2026, second version");
+    w.harness
+        .state()
+        .send(Command::SetSandboxFaults(FaultConfig {
+            drop_after_commit: 1.0,
+            ..FaultConfig::default()
+        }));
+    w.select(id);
+    w.harness
+        .get_by_label("Deposit to Local sandbox")
+        .click_accesskit();
+    w.wait("landed", |app| {
+        app.status_of(id)
+            .is_some_and(|s| s.record_identifier().is_some())
+    });
+    let found_after_lost_answer = |w: &Window| {
+        let job = (w.app().model.row(id).unwrap().jobs.values().next()).unwrap();
+        assert_eq!(job.state, JobState::Existing, "the store's word: {job:?}");
+        match w.app().status_of(id) {
+            Some(DedupStatus::Deposited {
+                identifier,
+                after_lost_answer: true,
+                ..
+            }) => identifier,
+            other => panic!("{other:?}"),
+        }
+    };
+    let identifier = found_after_lost_answer(&w);
+    assert_eq!(identifier, "sbx-000002");
+    assert!(
+        !w.log_of("reconciled").is_empty(),
+        "the look-up found it: {:?}",
+        w.app().model.log
+    );
+    w.harness.step();
+    assert_eq!(
+        w.harness
+            .query_all_by_label("✔ Deposited · sbx-000002")
+            .count(),
+        2,
+        "the row's badge and its details'"
+    );
+
+    // The next day the row still says so, read from the job's log.
+    let mut w = w.reopen();
+    w.harness.step();
+    assert_eq!(found_after_lost_answer(&w), "sbx-000002");
+    w.harness.get_by_label("✔ Deposited · sbx-000002");
 }
 
 #[test]
@@ -2756,6 +2840,7 @@ fn a_dataset_deposited_again_still_shows_the_deposit_that_made_its_record() {
     let deposited = Some(DedupStatus::Deposited {
         identifier: identifier.clone(),
         url,
+        after_lost_answer: false,
     });
 
     // Deposit again from the details: a replay, no request.

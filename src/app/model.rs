@@ -267,6 +267,9 @@ pub struct Model {
     /// Datasets removed from the list, by id: their names, as their removal logged them,
     /// for their log lines and jobs in the History.
     removed_names: HashMap<i64, String>,
+    /// Jobs that landed `existing` on finding their record after their own attempt's answer
+    /// was lost ([`Update::LandedAfterLostAnswer`]): their rows read *Deposited*.
+    landed_after_lost_answer: HashSet<i64>,
     /// Datasets whose folders were found gone ([`Update::FoldersGone`]).
     folders_gone: HashSet<i64>,
     /// Datasets whose folders changed since their last scan, with what changed
@@ -607,8 +610,9 @@ impl Model {
             .upload
             .filter(|(j, _, _)| *j == job.id)
             .map(|(_, sent, total)| (sent, total));
-        let mut status =
-            DedupStatus::from_job(job, upload).unless_damaged(self.damage(&job.key, target));
+        let mut status = DedupStatus::from_job(job, upload)
+            .after_lost_answer(self.landed_after_lost_answer.contains(&job.id))
+            .unless_damaged(self.damage(&job.key, target));
         // A draft published since: the row's Open record opens its public page, as its
         // details' do, not the draft's (its owner's, behind a login on Zenodo).
         let public = (job.identifier.as_deref()).and_then(|id| self.public_url(target, id));
@@ -846,6 +850,10 @@ impl Model {
             }
             Update::Details(details) => self.details = Some(*details),
             Update::DatasetJobs(jobs) => self.dataset_jobs = Some(jobs),
+            Update::LandedAfterLostAnswer(jobs) => {
+                self.landed_after_lost_answer.extend(jobs);
+                self.version += 1;
+            }
             Update::History(rows) => self.history = Some(rows),
             Update::Settings(settings) => self.settings = settings,
             Update::Exported(path) => self.last_export = Some(path),
@@ -933,6 +941,7 @@ impl Model {
             .enumerate()
             .map(|(i, r)| (r.id, i))
             .collect();
+        self.landed_after_lost_answer = s.landed_after_lost_answer.into_iter().collect();
         for job in s.latest_jobs {
             self.job_changed(job);
         }
@@ -1563,6 +1572,7 @@ mod tests {
         let deposited = DedupStatus::Deposited {
             identifier: "sbx-1".into(),
             url: None,
+            after_lost_answer: false,
         };
         // The window opens on a deposit whose latest check, older than the log's end it
         // reads, found a file missing.

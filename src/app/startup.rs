@@ -19,7 +19,7 @@ use super::targets::register_all;
 use super::update::{FolderChanged, Startup, Update};
 use crate::engine::{Engine, EngineEvent};
 use crate::sandbox::{RunningSandbox, SandboxConfig};
-use crate::store::{EventKind, EventRow, JobState, Store, StoreLocation};
+use crate::store::{EventKind, EventRow, JobRow, JobState, Store, StoreError, StoreLocation};
 use crate::targets::{is_changed_since_scan, open_target};
 
 /// What the picker calls the built-in sandbox.
@@ -163,13 +163,15 @@ pub(super) async fn open(
             // Every paused target, the picker's and those used from the command line (the
             // History says which queued jobs wait on one).
             let paused = store.paused_targets()?;
+            let latest_jobs = store.latest_jobs()?;
             Ok::<_, crate::store::StoreError>(Startup {
                 db,
                 actor: store.actor().to_string(),
                 targets,
                 configured,
                 datasets: store.dataset_summaries()?,
-                latest_jobs: store.latest_jobs()?,
+                landed_after_lost_answer: landed_after_lost_answer(&store, &latest_jobs)?,
+                latest_jobs,
                 results: store.result_fingerprints()?,
                 published_drafts: store.published_drafts()?,
                 recent_events: store.events_after(last - RECENT_EVENTS, RECENT_EVENTS as usize)?,
@@ -398,6 +400,21 @@ pub(super) fn forward_engine_events(
                         }
                         _ => None,
                     };
+                    // A job that found its record after its own lost answer reads as
+                    // deposited, not as the server's already: its log says which.
+                    if let EngineEvent::JobChanged(job) = &e
+                        && might_have_landed_after_lost_answer(job)
+                    {
+                        let (store, job) = (store.clone(), job.clone());
+                        let found = tokio::task::spawn_blocking(move || {
+                            landed_after_lost_answer(&store, std::slice::from_ref(&job))
+                        });
+                        if let Ok(Ok(jobs)) = found.await
+                            && !jobs.is_empty()
+                        {
+                            out.send(Update::LandedAfterLostAnswer(jobs));
+                        }
+                    }
                     out.send(Update::Engine(e));
                     if let Some(dataset) = gone {
                         out.send(Update::FoldersGone(vec![dataset]));
@@ -415,9 +432,14 @@ pub(super) fn forward_engine_events(
                 }
                 Err(RecvError::Lagged(_)) => {
                     let store = store.clone();
-                    if let Ok(Ok(jobs)) =
-                        tokio::task::spawn_blocking(move || store.latest_jobs()).await
+                    if let Ok(Ok(jobs)) = tokio::task::spawn_blocking(move || {
+                        let jobs = store.latest_jobs()?;
+                        Ok::<_, StoreError>((landed_after_lost_answer(&store, &jobs)?, jobs))
+                    })
+                    .await
                     {
+                        let (landed, jobs) = jobs;
+                        out.send(Update::LandedAfterLostAnswer(landed));
                         out.send(Update::JobsReloaded(jobs));
                     }
                 }
@@ -535,10 +557,11 @@ fn watch_shared_store(
                 if events.iter().any(|e| e.kind == EventKind::Dismissed) {
                     jobs.extend(s.latest_jobs()?);
                 }
-                Ok::<_, crate::store::StoreError>((newest, events, jobs, datasets, paused))
+                let landed = landed_after_lost_answer(&s, &jobs)?;
+                Ok::<_, crate::store::StoreError>((newest, events, jobs, landed, datasets, paused))
             })
             .await;
-            let Ok(Ok((Some(newest), events, jobs, datasets, paused))) = read else {
+            let Ok(Ok((Some(newest), events, jobs, landed, datasets, paused))) = read else {
                 continue;
             };
             last = newest;
@@ -558,11 +581,35 @@ fn watch_shared_store(
             if !events.is_empty() {
                 out.send(Update::Logged(events));
             }
+            if !landed.is_empty() {
+                out.send(Update::LandedAfterLostAnswer(landed));
+            }
             if !jobs.is_empty() {
                 out.send(Update::Jobs(jobs));
             }
         }
     });
+}
+
+/// Whether `job` may have landed after its own lost answer: it ended `existing` after an
+/// attempt (a replay makes none). Only such jobs' logs are read.
+fn might_have_landed_after_lost_answer(job: &JobRow) -> bool {
+    job.state == JobState::Existing && job.attempts_in_all() > 0
+}
+
+/// Those of `jobs` that landed `existing` on finding their record after their own attempt's
+/// answer was lost ([`crate::engine::landed_after_lost_answer`]), read from their logs.
+fn landed_after_lost_answer(store: &Store, jobs: &[JobRow]) -> Result<Vec<i64>, StoreError> {
+    let mut landed = Vec::new();
+    for job in jobs
+        .iter()
+        .filter(|j| might_have_landed_after_lost_answer(j))
+    {
+        if crate::engine::landed_after_lost_answer(&store.events_for_job(job.id)?) {
+            landed.push(job.id);
+        }
+    }
+    Ok(landed)
 }
 
 /// What the window changes of its datasets for `events` logged elsewhere, in their order: a

@@ -53,13 +53,17 @@ pub enum DedupStatus {
         cause: String,
         paused: bool,
     },
-    /// This job created the record.
+    /// This job created the record. `after_lost_answer`: the answer to the attempt that sent
+    /// it was lost, and the next try found the record on the server (most likely that
+    /// attempt's; [`crate::engine::landed_after_lost_answer`]), so the store says `existing`.
     Deposited {
         identifier: String,
         url: Option<String>,
+        after_lost_answer: bool,
     },
-    /// The record already existed: replayed from the store, the server said so, or a lookup
-    /// found the one an earlier attempt made when its answer was lost.
+    /// The record already existed: replayed from the store, or the server had it before
+    /// this job's deposit (its "exists", or the look-up before a retry after an answer that
+    /// said nothing was made).
     AlreadyDeposited {
         identifier: String,
         url: Option<String>,
@@ -218,13 +222,28 @@ impl DedupStatus {
     pub fn unless_damaged(self, finding: Option<&str>) -> DedupStatus {
         match (self, finding) {
             (
-                DedupStatus::Deposited { identifier, url }
+                DedupStatus::Deposited {
+                    identifier, url, ..
+                }
                 | DedupStatus::AlreadyDeposited { identifier, url },
                 Some(finding),
             ) => DedupStatus::Damaged {
                 identifier,
                 url,
                 finding: finding.to_string(),
+            },
+            (status, _) => status,
+        }
+    }
+
+    /// This status, a job's `existing` read as *Deposited* when its record was found after
+    /// its own attempt's answer was lost (`landed_after_lost_answer`).
+    pub fn after_lost_answer(self, landed_after_lost_answer: bool) -> DedupStatus {
+        match (self, landed_after_lost_answer) {
+            (DedupStatus::AlreadyDeposited { identifier, url }, true) => DedupStatus::Deposited {
+                identifier,
+                url,
+                after_lost_answer: true,
             },
             (status, _) => status,
         }
@@ -252,6 +271,7 @@ impl DedupStatus {
             JobState::Deposited => DedupStatus::Deposited {
                 identifier: identifier(),
                 url: job.url.clone(),
+                after_lost_answer: false,
             },
             JobState::Existing => DedupStatus::AlreadyDeposited {
                 identifier: identifier(),

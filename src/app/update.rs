@@ -46,6 +46,9 @@ pub struct Startup {
     pub configured: Vec<ConfiguredTarget>,
     pub datasets: Vec<DatasetSummary>,
     pub latest_jobs: Vec<JobRow>,
+    /// Those of `latest_jobs` that landed `existing` after their own attempt's answer was
+    /// lost ([`crate::engine::landed_after_lost_answer`]).
+    pub landed_after_lost_answer: Vec<i64>,
     pub results: Vec<ResultFingerprint>,
     /// Drafting targets' deposits a check found published since: target and record.
     pub published_drafts: Vec<(String, String)>,
@@ -140,6 +143,10 @@ pub enum Update {
     },
     /// Jobs as they are now (after queueing or retrying).
     Jobs(Vec<JobRow>),
+    /// These jobs landed `existing` on finding their record after their own attempt's answer
+    /// was lost: most likely that attempt made it, so their rows read *Deposited*. Sent
+    /// before the jobs themselves.
+    LandedAfterLostAnswer(Vec<i64>),
     /// Events committed by a command (queueing, retry) rather than by the engine.
     Logged(Vec<EventRow>),
     /// The store's word on a target after a worker paused it: why it is paused, or `None`

@@ -59,6 +59,23 @@ pub fn answer_lost_in(events: &[EventRow]) -> bool {
     })
 }
 
+/// Whether a job's deposit (its `events`, in order) landed as `existing` on finding its
+/// record on the server, by the look-up before a retry or by the server's "exists", after an
+/// attempt of its own whose answer was lost: most likely that attempt made the record (else
+/// an earlier deposit of the same content did). Events after the landing (a later check's)
+/// do not count.
+pub fn landed_after_lost_answer(events: &[EventRow]) -> bool {
+    let landing = events.iter().rposition(|e| match e.kind {
+        EventKind::Reconciled => !e.message.starts_with(NONE_FOUND),
+        EventKind::Existing | EventKind::Created | EventKind::Replay => true,
+        _ => false,
+    });
+    landing.is_some_and(|at| {
+        matches!(events[at].kind, EventKind::Reconciled | EventKind::Existing)
+            && answer_lost_in(&events[..at])
+    })
+}
+
 /// What an attempt produced, before it is recorded.
 enum AttemptOutcome {
     Landed(Landed),
@@ -786,5 +803,58 @@ fn in_all(job: &JobRow) -> String {
     match job.attempts_before {
         0 => String::new(),
         _ => format!(" ({} in all)", job.attempts_in_all()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(id: i64, kind: EventKind, message: &str) -> EventRow {
+        EventRow {
+            message: message.into(),
+            ..EventRow::for_tests(id, kind)
+        }
+    }
+
+    #[test]
+    fn a_record_found_after_the_jobs_own_lost_answer_counts_as_landed_after_it_until_checked_later()
+    {
+        let attempt = event(1, EventKind::Attempt, "attempt 1 of 8");
+        let lost = event(
+            2,
+            EventKind::RetryScheduled,
+            "retry in 1 s after attempt 1: outcome unknown (connection reset)",
+        );
+        let busy = event(
+            2,
+            EventKind::RetryScheduled,
+            "retry in 1 s after attempt 1: server busy (HTTP 503): nothing was committed",
+        );
+        let found = event(
+            3,
+            EventKind::Reconciled,
+            "reconciled: the server already has r-1",
+        );
+        let exists = event(3, EventKind::Existing, "server says it already exists: r-1");
+        let none_found = event(3, EventKind::Reconciled, &format!("{NONE_FOUND} (the ...)"));
+        let verified = event(9, EventKind::Verified, "verified intact");
+
+        let landed = |events: &[&EventRow]| {
+            landed_after_lost_answer(&events.iter().map(|e| (*e).clone()).collect::<Vec<_>>())
+        };
+        assert!(landed(&[&attempt, &lost, &found]));
+        assert!(landed(&[&attempt, &lost, &exists]));
+        // A later check of the deposit leaves how it landed as it was.
+        assert!(landed(&[&attempt, &lost, &found, &verified]));
+        // After a 503 nothing was made: the server had it before.
+        assert!(!landed(&[&attempt, &busy, &found]));
+        // A look-up found nothing after the lost answer: that attempt made nothing.
+        assert!(!landed(&[&attempt, &lost, &none_found, &attempt, &exists]));
+        // Created by this job, or answered from the store: not a find.
+        let created = event(3, EventKind::Created, "created r-1");
+        assert!(!landed(&[&attempt, &lost, &attempt, &created]));
+        assert!(!landed(&[&event(1, EventKind::Replay, "replayed")]));
+        assert!(!landed(&[]));
     }
 }

@@ -37,7 +37,7 @@ use crate::targets::Target;
 use batch::Batch;
 pub use guarded::{
     EARLIER_ANSWER_LOST, EXISTS_AND, NONE_FOUND, answer_lost_in, check_unchanged, first_copy_here,
-    folder_is_gone,
+    folder_is_gone, landed_after_lost_answer,
 };
 pub use retry::{RetryDecision, RetryPolicy};
 pub use store_thread::STORE_THREADS;

@@ -102,9 +102,20 @@ pub fn hover(status: &DedupStatus) -> String {
         } => format!(
             "Retry scheduled, and sending is paused: press ▶ Resume to send it. Cause: {cause}"
         ),
-        DedupStatus::Deposited { identifier, .. } => format!("Deposited as {identifier}."),
+        DedupStatus::Deposited {
+            identifier,
+            after_lost_answer: false,
+            ..
+        } => format!("Deposited as {identifier}."),
+        DedupStatus::Deposited {
+            identifier,
+            after_lost_answer: true,
+            ..
+        } => format!(
+            "Deposited as {identifier}. The answer to the attempt that sent it was lost on the way back, and the next try found the record on the server: most likely that attempt made it (else an earlier deposit of the same content did). Nothing was duplicated."
+        ),
         DedupStatus::AlreadyDeposited { identifier, .. } => format!(
-            "Already deposited as {identifier}: replayed from the store, the server said the record exists, or a lookup found the record an earlier attempt made when its answer was lost. Nothing was duplicated."
+            "Already deposited as {identifier}: replayed from the store, or the server had the record before this deposit. Nothing was duplicated."
         ),
         DedupStatus::Damaged {
             identifier,

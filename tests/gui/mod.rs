@@ -430,7 +430,9 @@ impl Window {
             matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
         });
         match self.app().status_of(id) {
-            Some(DedupStatus::Deposited { identifier, url }) => (identifier, url),
+            Some(DedupStatus::Deposited {
+                identifier, url, ..
+            }) => (identifier, url),
             other => unreachable!("{other:?}"),
         }
     }
