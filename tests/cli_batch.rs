@@ -3703,15 +3703,48 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
     // Then its emulations, each line a command that deposits there as it is (the default
     // DataCite password is no secret).
     assert!(
-        said[2].starts_with("DataCite emulation: lodge deposit --target 'datacite+")
-            && said[2].ends_with(" --token sandbox"),
+        said[2].starts_with("DataCite emulation: lodge deposit --target 'datacite+"),
         "{}",
         said[2]
     );
-    assert!(said[3].ends_with(" --token sandbox"), "{}", said[3]);
+    assert!(
+        said[3].starts_with("InvenioRDM emulation: lodge deposit --target invenio+"),
+        "{}",
+        said[3]
+    );
     // The last, where a person sees its records.
     assert_eq!(said[4], format!("Its records in a browser: {base}/"));
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    // Each command, pasted as it is (with --dry-run added), runs: it names what to deposit.
+    let db = lab.path("banner.db");
+    let folder = lab.folder("banner", &[("a.csv", b"1,2\n")]);
+    let added = run({
+        let mut c = lodge(&db);
+        c.arg("add").arg(&folder).args([
+            "--title",
+            "Banner",
+            "--creator",
+            "Curie, Marie",
+            "--publisher",
+            "Lab",
+            "--year",
+            "2026",
+        ]);
+        c
+    })
+    .await;
+    assert!(added.status.success(), "{}", text(&added));
+    for line in &said[1..4] {
+        let command = line.split_once(": lodge ").unwrap().1;
+        let args: Vec<&str> = command.split(' ').map(|a| a.trim_matches('\'')).collect();
+        let dry = run({
+            let mut c = lodge(&db);
+            c.args(&args).arg("--dry-run");
+            c
+        })
+        .await;
+        assert!(dry.status.success(), "{line}: {}", text(&dry));
+    }
     let stats = reqwest::get(format!("{base}/stats")).await.unwrap();
     assert!(stats.status().is_success(), "{}", stats.status());
     assert!(child.0.try_wait().unwrap().is_none(), "the sandbox exited");
@@ -3739,7 +3772,9 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
     assert!(said[1].ends_with(" --token TOKEN --all"), "{}", said[1]);
     // A DataCite password of the person's own is not printed.
     assert!(
-        said[2].ends_with(" --token PASSWORD (the one given with --datacite-password)"),
+        said[2].ends_with(
+            " --token PASSWORD --all (PASSWORD: the one given with --datacite-password)"
+        ),
         "{}",
         said[2]
     );

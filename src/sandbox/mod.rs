@@ -267,11 +267,15 @@ pub async fn serve_until(
     let config_token = config.token.clone();
     // The default password is no secret (it is in `--help`): the line can be run as it is.
     // One of the person's own choosing is not printed.
-    let datacite_password = if datacite.password == DataCiteAccount::default().password {
-        datacite.password.clone()
-    } else {
-        "PASSWORD (the one given with --datacite-password)".to_string()
-    };
+    let (datacite_password, which_password) =
+        if datacite.password == DataCiteAccount::default().password {
+            (datacite.password.clone(), "")
+        } else {
+            (
+                "PASSWORD".to_string(),
+                " (PASSWORD: the one given with --datacite-password)",
+            )
+        };
     let sandbox = RunningSandbox::start(config).await?;
     sandbox.set_datacite_account(datacite);
     // Whoever started the sandbox may stop reading after the first line (a script that
@@ -288,8 +292,8 @@ pub async fn serve_until(
         std::io::stdout().lock(),
         "Lodge sandbox listening on {} (data: {})\n\
          Deposit here: lodge deposit --target {}{token} --all\n\
-         DataCite emulation: lodge deposit --target '{}' --token {datacite_password}\n\
-         InvenioRDM emulation: lodge deposit --target {} --token {}\n\
+         DataCite emulation: lodge deposit --target '{}' --token {datacite_password} --all{which_password}\n\
+         InvenioRDM emulation: lodge deposit --target {} --token {} --all\n\
          Its records in a browser: {}/{password}",
         sandbox.base_url(),
         sandbox.data_dir().display(),
