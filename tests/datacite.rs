@@ -993,6 +993,28 @@ async fn a_dry_run_to_a_publishing_target_names_the_draft_doi_it_would_publish()
            sent or recorded",
         ],
     );
+    // The check it names runs as it is written, the token given where it says TOKEN: the
+    // target's URL with its state, not the identity its deposits are recorded under.
+    let said = text(&out);
+    let check = said
+        .split_once("the target was not asked: `lodge ")
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(command, _)| command)
+        .unwrap_or_else(|| panic!("{said}"));
+    let args: Vec<String> = check
+        .split(' ')
+        .map(|a| match a.trim_matches('\'') {
+            "TOKEN" => password.clone(),
+            a => a.to_string(),
+        })
+        .collect();
+    let checked = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(&args);
+        cmd
+    })
+    .await;
+    assert!(checked.status.success(), "{check}: {}", text(&checked));
     let out = lodge_deposit(&[]).await;
     assert!(out.status.success(), "{}", text(&out));
     assert_all(

@@ -171,7 +171,7 @@ pub async fn deposit(db: &Database, args: DepositArgs) -> anyhow::Result<ExitCod
     }
 
     if args.dry_run {
-        return super::dry_run::print(&store, &*target, &ready, &recorded, refused);
+        return super::dry_run::print(&store, &*target, &ready, &recorded, refused, &args.target);
     }
 
     // What the target would refuse before sending anything (a DOI whose landing page is

@@ -21,6 +21,7 @@ pub(super) fn print(
     ready: &[(DatasetRow, ContentKey)],
     recorded: &[Option<DepositResult>],
     mut refused: usize,
+    given: &str,
 ) -> anyhow::Result<ExitCode> {
     // Keys this run would create, by the first dataset that has each: a copy of a
     // folder shares that deposit, as in the real run.
@@ -179,7 +180,13 @@ pub(super) fn print(
     // Nothing was asked of the server either: whether it answers, and takes the
     // credentials given, shows only at the real run, unless checked first.
     if creating.len() as u64 > 0 {
-        let target_arg = super::target_arg::target_argument(store, target.scope_id());
+        // A target never deposited to has no URL in the store (nor does a dry run record
+        // one), and its identity is not always a URL that opens it (a DataCite target's
+        // `state=publish`): the `--target` given then, which opened it just now.
+        let target_arg = match super::target_arg::target_argument(store, target.scope_id()) {
+            known if known == target.scope_id() => given.to_string(),
+            known => known,
+        };
         let token = match super::target_arg::needs_token(store, target.scope_id()) {
             true => " --token TOKEN",
             false => "",
