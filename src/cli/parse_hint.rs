@@ -52,9 +52,21 @@ pub fn hint_after_refusal(
         }
         previous = Some(word);
     }
+    // With the target gone, no dataset may be left to name (`lodge deposit URL`): the
+    // command would be refused again for that, so it deposits all, and says so.
+    let datasets_named = rest.iter().enumerate().any(|(j, word)| {
+        j != i && (word == "--all" || (!word.starts_with('-') && !a_flags_value(j)))
+    });
+    let all = match datasets_named {
+        true => "",
+        false => {
+            words.push("--all".into());
+            " (or name the datasets in place of --all)"
+        }
+    };
     Some(format!(
         "hint: '{target}' looks like a target, not a dataset: give it with --target, as in \
-         `{}`",
+         `{}`{all}",
         words.join(" ")
     ))
 }
@@ -126,6 +138,23 @@ mod tests {
             Some(
                 "hint: 'zenodo' looks like a target, not a dataset: give it with --target, as \
                  in `lodge deposit --target zenodo plot-1`"
+            )
+        );
+    }
+
+    #[test]
+    fn a_target_given_alone_is_hinted_with_all_its_datasets_so_the_command_runs() {
+        assert_eq!(
+            hint(
+                ErrorKind::MissingRequiredArgument,
+                "lodge deposit sandbox+http://127.0.0.1:8080 --token s3cret"
+            )
+            .as_deref(),
+            Some(
+                "hint: 'sandbox+http://127.0.0.1:8080' looks like a target, not a dataset: \
+                 give it with --target, as in `lodge deposit --target \
+                 sandbox+http://127.0.0.1:8080 --token TOKEN --all` (or name the datasets in \
+                 place of --all)"
             )
         );
     }
