@@ -1149,13 +1149,45 @@ fn forget_command(older_than: Duration, target: Option<&str>, store: &Store) -> 
     )
 }
 
-/// An age as `--older-than` takes it, in whole days, hours or seconds: `90d`, `0s`.
+/// An age as `--older-than` takes it, in whole years, months, days, hours or seconds:
+/// `2years`, `90d`, `0s`. A year and a month are `humantime`'s, as `--older-than` read
+/// them (365.25 and 30.44 days): `2years` is no whole number of days or hours.
 fn age_text(age: Duration) -> String {
+    const YEAR: u64 = 31_557_600;
+    const MONTH: u64 = 2_630_016;
     let secs = age.as_secs();
     match secs {
         0 => "0s".into(),
+        s if s % YEAR == 0 => format!("{}years", s / YEAR),
+        s if s % MONTH == 0 => format!("{}months", s / MONTH),
         s if s % 86_400 == 0 => format!("{}d", s / 86_400),
         s if s % 3_600 == 0 => format!("{}h", s / 3_600),
         s => format!("{s}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_age_is_written_back_as_it_was_given_and_reads_as_the_same_age() {
+        for given in ["2years", "1years", "3months", "90d", "26weeks", "36h", "0s"] {
+            let age = humantime::parse_duration(given).unwrap();
+            let written = age_text(age);
+            assert_eq!(humantime::parse_duration(&written).unwrap(), age, "{given}");
+        }
+        assert_eq!(
+            age_text(humantime::parse_duration("2years").unwrap()),
+            "2years"
+        );
+        assert_eq!(
+            age_text(humantime::parse_duration("3months").unwrap()),
+            "3months"
+        );
+        assert_eq!(
+            age_text(humantime::parse_duration("26weeks").unwrap()),
+            "182d"
+        );
     }
 }
