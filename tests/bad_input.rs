@@ -1005,7 +1005,10 @@ fn a_problem_of_one_of_several_creators_names_the_flags_for_all_of_them() {
     );
     assert_all(
         &text(&out),
-        &["creators[1].orcid: is not a valid ORCID iD", &fix],
+        &[
+            "creators[1].orcid: '0000-0002-1825-0098' is not a valid ORCID iD",
+            &fix,
+        ],
     );
     let (_, shown) = lodge_said(&lab, &["show", "1"]);
     assert_all(&shown, &[&fix]);
@@ -1145,7 +1148,7 @@ async fn invalid_metadata_is_refused_field_by_field_and_the_rest_of_the_batch_de
         &t,
         &[
             "refused  ds001: metadata incomplete",
-            "creators[0].orcid: is not a valid ORCID iD",
+            "creators[0].orcid: '0000-0002-1825-0098' is not a valid ORCID iD",
             "resource_type: is not a DataCite resourceTypeGeneral",
             &format!(
                 "fix with `lodge add {}` and the flags named above",

@@ -752,13 +752,10 @@ impl Metadata {
                     ),
                 );
             }
-            if let Some(orcid) = &c.orcid
-                && !orcid_is_valid(orcid)
-            {
+            if let Some(why) = c.orcid_problem() {
                 problem(
                     format!("creators[{i}].orcid"),
-                    "is not a valid ORCID iD: expected 0000-0000-0000-000X with a correct check \
-                     digit (--creator \"Family, Given; orcid=0000-0000-0000-000X\")",
+                    &format!("{why} (--creator \"Family, Given; orcid=0000-0000-0000-000X\")"),
                 );
             } else if c.orcid.is_some() && c.organisation {
                 // As a ROR given to a person is: an ORCID iD names a person.

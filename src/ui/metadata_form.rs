@@ -1077,9 +1077,9 @@ mod tests {
         assert_eq!(
             said(
                 "creators[0].orcid",
-                "is not a valid ORCID iD: expected 0000-0000-0000-000X"
+                "'0000-0002-1825-0098' is not a valid ORCID iD: expected 0000-0000-0000-000X"
             ),
-            "ORCID iD is not a valid ORCID iD: expected 0000-0000-0000-000X"
+            "'0000-0002-1825-0098' is not a valid ORCID iD: expected 0000-0000-0000-000X"
         );
         assert_eq!(
             said(
