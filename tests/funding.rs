@@ -105,6 +105,26 @@ async fn funding_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
         ],
     );
     deposit_all_refused_unsent(&lab, &sandbox).await;
+
+    // A funder-id that is no identifier: the fix named is the person's own funding without
+    // it, not an award they never gave.
+    let out = add_titled_with(
+        &lab,
+        &folder,
+        "Cores",
+        &[
+            "--funding",
+            "European Commission; funder-id=00k4n6c3x; award=42",
+        ],
+    );
+    assert_all(
+        &text(&out),
+        &[
+            "funding[0]: '00k4n6c3x' is neither a ROR (https://ror.org/00k4n6c32) nor a Crossref \
+           Funder ID (10.13039/501100000780): give one of them as funder-id=, or leave it out \
+           (--funding \"European Commission; award=42\")",
+        ],
+    );
 }
 
 /// A `.zenodo.json`'s grants are read as funding where Lodge knows the funder by name (an EC

@@ -209,6 +209,21 @@ impl Funding {
         line_break_problem(&said, &parts)
     }
 
+    /// The entry as written without its funder-id, when that id is all that is wrong with
+    /// it (an id that is neither a ROR nor a Crossref Funder ID): the person's own funding,
+    /// given again, deposits. `None` otherwise.
+    pub fn without_bad_funder_id(&self) -> Option<String> {
+        let f = self.normalized();
+        if funder_identifier(f.funder_id.as_deref()?).is_some() {
+            return None;
+        }
+        let without = Funding {
+            funder_id: None,
+            ..f
+        };
+        without.problem().is_none().then(|| without.describe())
+    }
+
     /// Whether it names an award by only one of its number and title.
     pub fn award_is_partial(&self) -> bool {
         let f = self.normalized();

@@ -919,9 +919,13 @@ impl Metadata {
         }
         for (i, f) in m.funding.iter().enumerate() {
             if let Some(why) = f.problem() {
+                // A funder-id that is no identifier: the person's own entry without it.
+                let example = f
+                    .without_bad_funder_id()
+                    .unwrap_or_else(|| FUNDING_EXAMPLE.to_string());
                 problem(
                     format!("funding[{i}]"),
-                    &format!("{why} (--funding \"{FUNDING_EXAMPLE}\")"),
+                    &format!("{why} (--funding \"{example}\")"),
                 );
             }
         }
