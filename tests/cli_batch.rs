@@ -4421,8 +4421,12 @@ async fn add_with_defaults_fills_what_the_folders_lack_from_the_windows_settings
         cmd.env("XDG_CONFIG_HOME", &xdg).args(args);
         support::cli::run(cmd)
     };
-    let hint = "or with `lodge add --defaults`, which fills title, creators, publication year, \
-                publisher, license from the window's Settings";
+    // The command it names runs as it is: it names the folders.
+    let hint = format!(
+        "or with `lodge add {a} {b} --defaults`, which fills title, creators, publication \
+         year, publisher, license from the window's Settings"
+    );
+    let hint = hint.as_str();
 
     let out = lodge_here(&["add", a, b]).await;
     let t = text(&out);

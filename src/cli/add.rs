@@ -514,7 +514,8 @@ fn describe(
         }
         let folder = folder_name(&prepared.report.root);
         let fills = defaults.map(|d| d.would_fill(&prepared.document.metadata, &folder));
-        if let Some(hint) = defaults_hint(&fills.unwrap_or_default()) {
+        let root = prepared.report.root.to_string_lossy();
+        if let Some(hint) = defaults_hint(&fills.unwrap_or_default(), &shell_word(&root)) {
             say!("    {hint}");
         }
     }

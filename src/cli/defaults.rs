@@ -76,11 +76,13 @@ impl WindowDefaults {
     }
 }
 
-/// The hint for a dataset whose metadata `--defaults` would complete.
-pub(super) fn defaults_hint(fields: &[&str]) -> Option<String> {
+/// The hint for datasets whose metadata `--defaults` would complete: `folders`, shell
+/// words joined, are what `lodge add` is given.
+pub(super) fn defaults_hint(fields: &[&str], folders: &str) -> Option<String> {
     (!fields.is_empty()).then(|| {
         format!(
-            "or with `lodge add --defaults`, which fills {} from the window's Settings",
+            "or with `lodge add {folders} --defaults`, which fills {} from the window's \
+             Settings",
             fields.join(", ")
         )
     })

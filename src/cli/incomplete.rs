@@ -115,7 +115,7 @@ pub(super) fn print_incomplete(
                         shell_word(&d.path)
                     );
                 }
-                if let Some(hint) = defaults_hint(&d.defaults_fill) {
+                if let Some(hint) = defaults_hint(&d.defaults_fill, &shell_word(&d.path)) {
                     say!("           {hint}");
                 }
             }
@@ -141,10 +141,16 @@ pub(super) fn print_incomplete(
         }
         say_gone(&away);
         elsewhere.iter().for_each(|d| say_elsewhere(d));
+        // The folders here, as the fix above names them (a folder gone or on another
+        // machine is added where it is, as said of it).
+        let folders = match folders.is_empty() {
+            true => "FOLDER".to_string(),
+            false => folders.join(" "),
+        };
         if let Some(hint) = members
             .first()
             .or(elsewhere.first())
-            .and_then(|d| defaults_hint(&d.defaults_fill))
+            .and_then(|d| defaults_hint(&d.defaults_fill, &folders))
         {
             say!("           {hint}");
         }
