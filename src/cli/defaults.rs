@@ -136,7 +136,7 @@ mod tests {
         let defaults = WindowDefaults::if_any(&file).unwrap();
         let m = Metadata::default();
         assert!(defaults.would_fill(&m, "run1").is_empty());
-        assert!(defaults_hint(&[]).is_none());
+        assert!(defaults_hint(&[], "ds").is_none());
     }
 
     #[test]
