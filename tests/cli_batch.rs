@@ -2630,6 +2630,71 @@ async fn a_copy_of_the_same_name_is_named_by_number_where_it_shares_the_deposit(
     );
 }
 
+/// A folder copied (or moved) after its deposit and added again: depositing the copy is a
+/// replay of its own, and `status` reports it as it reports a copy deposited with the
+/// original, by the job that made the record, with a line naming that dataset, not by the
+/// replay's "attempts 0".
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_copy_added_after_the_deposit_and_replayed_is_reported_by_the_job_that_made_the_record() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
+    add(&store, &lab.folder("original", files), &metadata("Copy"));
+    let target = sandbox.target_url();
+    let deposited = lodge_with(&db, &["deposit", "--all", "--target", &target]).await;
+    assert!(deposited.status.success(), "{}", text(&deposited));
+    add(&store, &lab.folder("later-copy", files), &metadata("Copy"));
+    let replay = lodge_with(&db, &["deposit", "later-copy", "--target", &target]).await;
+    assert!(
+        text(&replay)
+            .contains("existing  later-copy -> sbx-000001 (recorded already: no request sent)"),
+        "{}",
+        text(&replay)
+    );
+
+    let t = text(&lodge_with(&db, &["status"]).await);
+    let copy = (t.lines().find(|l| l.contains(" later-copy "))).unwrap_or_default();
+    assert!(
+        copy.contains(" existing ") && copy.ends_with(" sbx-000001 job 1 attempts 1"),
+        "{t}"
+    );
+    assert_all(
+        &t,
+        &[
+            "the same key as dataset 1 original: its deposit (job 1) is this one's too (one \
+           record for both)",
+        ],
+    );
+    let json = lodge_with(&db, &["status", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let items = json["items"].as_array().unwrap();
+    assert_eq!(items[1]["name"], "later-copy", "{json}");
+    assert_eq!(
+        (&items[1]["job"], &items[1]["shared_with"]),
+        (&1.into(), &1.into())
+    );
+    assert_eq!(items[1]["attempts"], 1, "{json}");
+
+    // The original taken off the list, the folder added again and replayed: the deposit
+    // shown is still the one that made the record.
+    let removed = lodge_with(&db, &["remove", "original"]).await;
+    assert!(removed.status.success(), "{}", text(&removed));
+    add(&store, &lab.folder("original", files), &metadata("Copy"));
+    let replay = lodge_with(&db, &["deposit", "--all", "--target", &target]).await;
+    assert!(replay.status.success(), "{}", text(&replay));
+    let t = text(&lodge_with(&db, &["status"]).await);
+    for name in [" original ", " later-copy "] {
+        let again = (t.lines().find(|l| l.contains(name))).unwrap_or_default();
+        assert!(
+            again.contains(" existing ") && again.ends_with(" sbx-000001 job 1 attempts 1"),
+            "{name}: {t}"
+        );
+    }
+    assert_eq!(sandbox.stats().records, 1);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_by_name() {
     let lab = Lab::new();

@@ -1329,11 +1329,19 @@ fn status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it(b: Back
         "the job that deposited it, with its attempt"
     );
     assert_eq!(row(one).identifier.as_deref(), Some("copy-1"));
+    // The copy's replay is reported as a copy deposited with it is: by the job that made
+    // the record, naming its dataset (its own replay made no attempt).
     assert_eq!(row(two).state, "existing", "{:?}", row(two));
-    assert_eq!(row(two).job, Some(copys));
+    assert_eq!(
+        (row(two).job, row(two).shared_with, row(two).attempts),
+        (Some(first), Some(one), 1),
+        "{:?}",
+        row(two)
+    );
     assert_eq!(row(two).identifier.as_deref(), Some("copy-1"));
 
-    // The window's rows, as it opens, say the same.
+    // The window's rows, as it opens, show the first's deposit by its job, the copy's by
+    // its replay (its badge says Already deposited).
     let latest = store.latest_jobs().unwrap();
     let job_of = |d: i64| -> Vec<i64> {
         latest

@@ -268,6 +268,18 @@ impl Store {
                                     AND NOT ",
                     replay_of_its_own_deposit!(),
                     "
+                                    -- A copy's replay of the record another dataset's job
+                                    -- made (one since removed too): reported as a copy
+                                    -- deposited with it is, by that job (the result's),
+                                    -- naming that dataset while it is listed.
+                                    AND NOT (j.state = 'existing' AND j.attempts = 0
+                                      AND EXISTS (SELECT 1 FROM results r
+                                                  JOIN jobs o ON o.id = r.job_id
+                                                  WHERE r.target = j.target
+                                                    AND r.operation = j.operation
+                                                    AND r.content_key = j.content_key
+                                                    AND (o.dataset_id IS NULL
+                                                         OR o.dataset_id <> j.dataset_id)))
                                     AND NOT (j.state IN ('failed', 'rejected')
                                       AND EXISTS (SELECT 1 FROM results r
                                                   WHERE r.target = j.target
