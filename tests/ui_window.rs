@@ -2904,6 +2904,9 @@ fn arrow_keys_move_the_selection_through_the_table_and_escape_closes_the_details
         Some(order[0]),
         "typing moves no selection"
     );
+    // (Down left the one-line field for the widget below it, as egui does.)
+    w.harness.get_by_label("Title").focus();
+    w.harness.step();
     press(&mut w, egui::Key::Escape);
     assert_eq!(
         w.app().selected,
@@ -2912,6 +2915,56 @@ fn arrow_keys_move_the_selection_through_the_table_and_escape_closes_the_details
     );
     press(&mut w, egui::Key::Escape);
     assert_eq!(w.app().selected, None);
+
+    // A button with the keyboard's focus (Tab reached it) leaves them to the table: Down
+    // selects, the focus stays where it was, and one Escape closes the details.
+    w.harness.get_by_label("Datasets").focus();
+    w.harness.step();
+    press(&mut w, egui::Key::ArrowDown);
+    assert_eq!(w.app().selected, Some(order[0]), "Down on a focused button");
+    assert!(
+        w.harness.get_by_label("Datasets").is_focused(),
+        "focus kept"
+    );
+    press(&mut w, egui::Key::ArrowDown);
+    assert_eq!(w.app().selected, Some(order[1]));
+    press(&mut w, egui::Key::Escape);
+    assert_eq!(w.app().selected, None, "one Escape");
+}
+
+/// Tab from the search field walks the table's header and its rows' buttons, each a
+/// widget that says what it is and draws its focus: no cell of a row is a Tab stop of its
+/// own (they drew nothing, five a row).
+#[test]
+fn tab_through_the_table_stops_only_at_named_widgets() {
+    let mut w = Window::open(FaultConfig::default());
+    for name in ["run1", "run2"] {
+        w.add_folder(&w.lab.folder(name, &[("data.csv", name.as_bytes())]));
+    }
+    w.harness.step();
+    w.harness.get_by_label("Search:").focus();
+    w.harness.step();
+    let mut reached = Vec::new();
+    for _ in 0..16 {
+        w.harness.key_press(egui::Key::Tab);
+        w.harness.step();
+        w.harness.step();
+        let focused = w.harness.query_by(|node| node.is_focused());
+        let label = focused.and_then(|n| {
+            n.accesskit_node()
+                .label()
+                .or_else(|| n.accesskit_node().value())
+        });
+        reached.push(label.clone().unwrap_or_default());
+        assert!(
+            label.is_some_and(|l| !l.trim().is_empty()),
+            "an unnamed Tab stop after {reached:?}"
+        );
+    }
+    assert!(
+        reached.iter().any(|l| l == "🗑"),
+        "a row's button: {reached:?}"
+    );
 }
 
 #[test]

@@ -26,7 +26,7 @@ pub fn take_dropped(app: &mut LodgeApp, ctx: &egui::Context) {
 /// is open) to the service; a notice for pasted text that names no folder.
 pub fn take_pasted(app: &mut LodgeApp, ctx: &egui::Context) {
     if !app.model.ready
-        || ctx.egui_wants_keyboard_input()
+        || super::shortcuts::typing_text(ctx)
         || app.dialogs.confirm_remove.is_some()
         || app.settings.is_open()
     {

@@ -433,7 +433,7 @@ impl LodgeApp {
             },
         );
         drop::overlay(ui.ctx());
-        self.typing = ui.ctx().egui_wants_keyboard_input();
+        self.typing = shortcuts::typing_text(ui.ctx());
     }
 }
 

@@ -1,6 +1,7 @@
 //! Keyboard shortcuts: Ctrl+O add a folder, Ctrl+F search (the view's own), Ctrl+R retry the selected
 //! dataset, Delete remove it (with confirmation when it has history), Up and Down move the
-//! selection through the table, Escape closes the details.
+//! selection through the table, Escape closes the details. All but the Ctrl ones wait while a
+//! text field is typed in or a drop-down list is open; a focused button does not stop them.
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
@@ -40,8 +41,10 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
         }
     }
     // The keys below only when no text field is being typed in (there they move the
-    // cursor, or Escape leaves the field) and no dialog or Settings asks for them.
-    let free = !ctx.egui_wants_keyboard_input()
+    // cursor, or Escape leaves the field), no drop-down list is open (its arrows pick in
+    // it) and no dialog or Settings asks for them. A button with the keyboard's focus
+    // leaves them be: Up and Down still move through the datasets, as the README says.
+    let free = !typing_text(ctx)
         && app.dialogs.confirm_remove.is_none()
         && !app.dialogs.confirm_close
         && !app.settings.is_open();
@@ -49,6 +52,8 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
         let down = ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::ArrowDown));
         let up = ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::ArrowUp));
         if down || up {
+            // Not both: egui would also move the focus to the widget above or below.
+            ctx.memory_mut(|m| m.move_focus(egui::FocusDirection::None));
             move_selection(app, if down { 1 } else { -1 });
         }
         if app.selected.is_some()
@@ -59,7 +64,7 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
         }
     }
     // Delete only when no text field is being typed in, and no dialog is open.
-    if !ctx.egui_wants_keyboard_input()
+    if !typing_text(ctx)
         && !app.dialogs.confirm_close
         && app.dialogs.confirm_remove.is_none()
         && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Delete))
@@ -67,6 +72,11 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
     {
         dialogs::ask_remove(app, id);
     }
+}
+
+/// Whether the keys go to a text field being typed in, or to a drop-down list that is open.
+pub fn typing_text(ctx: &egui::Context) -> bool {
+    ctx.text_edit_focused() || egui::Popup::is_any_open(ctx)
 }
 
 /// Select the row `step` rows below (or above) the selected one in the table's order, the

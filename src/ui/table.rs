@@ -376,7 +376,9 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
             table
                 .id_salt("datasets")
                 .striped(true)
-                .sense(egui::Sense::click())
+                // Clicked, not focused: a row's cells as Tab stops (five a row, before its
+                // buttons) drew no focus; Up and Down move through the rows.
+                .sense(egui::Sense::CLICK)
                 .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
                 // Name and Status share what the fixed columns leave, so that with the details
                 // panel open the actions still fit (the status's full text is on hover).
