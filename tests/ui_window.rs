@@ -3443,9 +3443,31 @@ fn the_warning_of_a_gone_folder_goes_when_its_dataset_is_removed() {
         app.notices.current().any(|n| n.text.contains(said))
     });
     let id = w.row_id("soil-cores");
-    // Never deposited: removed without a confirmation.
-    w.select(id);
-    w.harness.key_press(egui::Key::Delete);
+    // Never deposited: asked all the same (what was typed into it would go), with the
+    // keyboard on Cancel, so the Enter that followed by habit keeps it.
+    w.ask_to_remove(id);
+    w.harness
+        .get_by_label_contains("It was never deposited. Its metadata goes with it");
+    w.harness.step();
+    eprintln!(
+        "DEBUG {:?} {:?}",
+        w.harness.ctx.memory(|m| m.focused()),
+        w.harness.get_by_label("Cancel").accesskit_node().id()
+    );
+    assert!(
+        w.harness.get_by_label("Cancel").is_focused(),
+        "Cancel first"
+    );
+    w.harness.key_press(egui::Key::Enter);
+    w.harness.step();
+    w.harness.step();
+    assert!(w.app().model.row(id).is_some(), "Enter cancelled");
+    assert!(
+        w.harness.query_by_label("Remove").is_none(),
+        "the dialog closed"
+    );
+    w.ask_to_remove(id);
+    w.harness.get_by_label("Remove").click();
     w.wait("the row and its warning gone", |app| {
         app.model.row(id).is_none() && !app.notices.current().any(|n| n.text.contains(said))
     });

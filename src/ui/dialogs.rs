@@ -1,4 +1,5 @@
-//! Confirmation dialogs: removing a dataset that has deposit history, and closing the
+//! Confirmation dialogs: removing a dataset (what it deposited stays, and what was typed
+//! into a dataset never deposited goes with it), and closing the
 //! window while it sends deposits, has more on the queue to send, hashes folders, or holds
 //! metadata edits or Settings' changes not saved.
 
@@ -20,6 +21,9 @@ pub struct Dialogs {
     /// read takes its paragraph away, and the buttons below must not move under the pointer.
     close_text_height: f32,
     remove_text_height: f32,
+    /// Frames the remove dialog has asked for its Cancel to have the keyboard since it
+    /// opened (the first Tab or Enter must not remove), or `DONE` once it had it.
+    remove_cancel_asked: u8,
     /// The close dialog's Save and close was pressed: what it sent to be saved, awaited
     /// before the window closes.
     saving_to_close: Option<SavingToClose>,
@@ -381,20 +385,17 @@ fn deposit_fate(target: &str, job: &JobRow, earlier: bool) -> String {
     }
 }
 
-/// Remove at once when the dataset has no history; otherwise ask first, once its jobs are
-/// read: the question lists every one of them that removing touches, not only each
-/// target's latest, which the row knows.
+/// Ask first, once the dataset's jobs are read: the question lists every one of them that
+/// removing touches, not only each target's latest, which the row knows.
 pub fn ask_remove(app: &mut LodgeApp, id: i64) {
     let Some(row) = app.model.row(id) else { return };
     if row.id < 0 {
         return;
     }
-    if row.jobs.is_empty() {
-        app.send(Command::Remove { id });
-    } else {
-        app.dialogs.confirm_remove = Some(id);
-        app.send(Command::LoadDatasetJobs { id });
-    }
+    // Asked first even with no deposit: its metadata, typed here perhaps, goes with it, and
+    // Delete is one key away from the one that was meant.
+    app.dialogs.confirm_remove = Some(id);
+    app.send(Command::LoadDatasetJobs { id });
 }
 
 pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
@@ -407,6 +408,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     }
     let Some(id) = app.dialogs.confirm_remove else {
         app.dialogs.remove_text_height = 0.0;
+        app.dialogs.remove_cancel_asked = 0;
         return;
     };
     let Some(row) = app.model.row(id) else {
@@ -446,6 +448,14 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         ui.set_width(420.0);
         ui.heading(format!("Remove {name}?"));
         fixed_text(ui, &mut opened_at, |ui| {
+            if fates.is_empty() && unread.is_none() {
+                ui.label(
+                    "It was never deposited. Its metadata goes with it: adding the folder \
+                     again takes up what its citation file (CITATION.cff, .zenodo.json) and \
+                     Settings' defaults give, not what was typed here.",
+                );
+                return;
+            }
             ui.label(format!(
                 "Its {}, and what removing it does to each:",
                 match fates.len() {
@@ -469,15 +479,29 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                  never duplicated.",
             );
         });
-        ui.horizontal(|ui| {
+        // Ids of their own: the text above is measured in its first frame and scrolls in
+        // the next, which would number the buttons anew and drop Cancel's focus.
+        ui.push_id("remove_buttons", |ui| ui.horizontal(|ui| {
             if ui.button("Remove").clicked() {
                 app.send(Command::Remove { id });
                 close = true;
             }
-            if ui.button("Cancel").clicked() {
+            let cancel = ui.button("Cancel");
+            // Asked again until it has it (the dialog's first frame, a sizing pass, does
+            // not keep it), a few frames at most: never held there against a Tab.
+            const DONE: u8 = u8::MAX;
+            match (cancel.has_focus(), app.dialogs.remove_cancel_asked) {
+                (true, _) => app.dialogs.remove_cancel_asked = DONE,
+                (false, asked @ 0..4) => {
+                    cancel.request_focus();
+                    app.dialogs.remove_cancel_asked = asked + 1;
+                }
+                _ => {}
+            }
+            if cancel.clicked() {
                 close = true;
             }
-        });
+        }));
     });
     app.dialogs.remove_text_height = opened_at;
     if close || ctx.input(|i| i.key_pressed(egui::Key::Escape)) {

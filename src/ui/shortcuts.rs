@@ -1,5 +1,5 @@
 //! Keyboard shortcuts: Ctrl+O add a folder, Ctrl+F search (the view's own), Ctrl+R retry the selected
-//! dataset, Delete remove it (with confirmation when it has history), Up and Down move the
+//! dataset, Delete remove it (asking first), Up and Down move the
 //! selection through the table, Escape closes the details. All but the Ctrl ones wait while a
 //! text field is typed in or a drop-down list is open; a focused button does not stop them.
 
