@@ -5317,6 +5317,55 @@ fn settings_closed_with_changes_not_saved_asks_to_save_or_discard_them() {
     assert!(!request_close(&mut w).contains(&egui::ViewportCommand::CancelClose));
 }
 
+/// Escape closes Settings as its ✖ does (after leaving a text field first), and so does
+/// the Settings button pressed again: it opened them anew, over what was typed.
+#[test]
+fn escape_or_the_settings_button_again_closes_settings_keeping_what_was_typed() {
+    let mut w = Window::open(FaultConfig::default());
+    let press = |w: &mut Window, key: egui::Key| {
+        w.harness.key_press(key);
+        w.harness.step();
+        w.harness.step();
+    };
+    w.open_settings();
+    press(&mut w, egui::Key::Escape);
+    assert!(
+        !w.app().settings.is_open(),
+        "nothing typed: Escape closed it"
+    );
+
+    w.open_settings();
+    w.type_into("Your name", "Curie, Marie");
+    press(&mut w, egui::Key::Escape);
+    assert!(
+        w.app().settings.is_open(),
+        "the first Escape left the field"
+    );
+    press(&mut w, egui::Key::Escape);
+    assert!(w.app().settings.is_open(), "what was typed is kept");
+    w.harness
+        .get_by_label("Changes not saved: save them, or discard them to close Settings.");
+
+    w.harness
+        .get_by_role_and_label(egui::accesskit::Role::Button, "Settings")
+        .click();
+    w.harness.step();
+    w.harness.step();
+    assert!(w.app().settings.is_open(), "still asking");
+    let typed = w.harness.get_by_label("Your name").value();
+    assert_eq!(typed.as_deref(), Some("Curie, Marie"), "not opened anew");
+    w.harness.get_by_label("Discard changes").click();
+    w.harness.step();
+    w.harness.step();
+    assert!(!w.app().settings.is_open());
+    w.open_settings();
+    w.harness
+        .get_by_role_and_label(egui::accesskit::Role::Button, "Settings")
+        .click();
+    w.harness.step();
+    assert!(!w.app().settings.is_open(), "pressed again, closed");
+}
+
 /// A dataset removed from the list keeps its name in the log panel and the History, marked
 /// removed (as `lodge history` names it), not a bare number; its failed job offers no Retry
 /// there: removing the dataset said not to deposit it.

@@ -37,6 +37,15 @@ impl SettingsWindow {
         self.editing.take()
     }
 
+    /// Close it as its ✖ does: at once, or, with changes to `saved` typed and not saved,
+    /// not yet: it stays open, asking to save or discard them.
+    pub fn close(&mut self, saved: &Settings) {
+        match self.has_changes(saved) {
+            true => self.closing_with_changes = true,
+            false => self.editing = None,
+        }
+    }
+
     /// Whether the form holds changes to `saved` not saved yet.
     pub fn has_changes(&self, saved: &Settings) -> bool {
         self.editing.as_ref().is_some_and(|s| s != saved)
@@ -60,6 +69,12 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     if app.settings.editing.is_none() {
         return;
     }
+    // Escape closes it as its ✖ does, unless it was a text field's (egui lets go of the
+    // field) or an open list's.
+    let escape = !app.typing
+        && !egui::Popup::is_any_open(ctx)
+        && !app.dialogs.confirm_close
+        && ctx.input(|i| i.key_pressed(egui::Key::Escape));
     let mut open = true;
     let mut save = false;
     let mut fill_in = false;
@@ -217,12 +232,9 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         }
     } else if discard {
         app.settings.editing = None;
-    } else if !open {
+    } else if !open || escape {
         // Typed changes are not thrown away by the ✖: the window says so and stays.
-        match app.settings.has_changes(&app.model.settings) {
-            true => app.settings.closing_with_changes = true,
-            false => app.settings.editing = None,
-        }
+        app.settings.close(&app.model.settings);
     }
 }
 

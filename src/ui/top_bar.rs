@@ -120,9 +120,16 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
             {
                 app.send(Command::Resume);
             }
+            // Pressed again, it closes Settings as their ✖ does (it opened them anew over
+            // what was typed).
             if ui.button("Settings").clicked() {
-                app.settings.open(&app.model.settings);
-                app.model.forget_finished_target_tests();
+                match app.settings.is_open() {
+                    true => app.settings.close(&app.model.settings),
+                    false => {
+                        app.settings.open(&app.model.settings);
+                        app.model.forget_finished_target_tests();
+                    }
+                }
             }
         });
         ui.add_space(4.0);
