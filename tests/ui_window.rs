@@ -4258,6 +4258,26 @@ fn the_form_stays_put_when_the_edits_strip_comes_and_goes() {
     );
 }
 
+/// Ctrl+S saves the details' edits, typing in a field too (the form's own Save is at its
+/// foot, some twenty fields down); with nothing to save it does nothing.
+#[test]
+fn ctrl_s_saves_the_metadata_edits_while_typing() {
+    let mut w = Window::open(FaultConfig::default());
+    let soil = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let key = w.app().model.row(soil).unwrap().key;
+    w.edit_title(soil, ", revised");
+    assert!(w.harness.get_by_label("Title").is_focused(), "typing");
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    w.wait("saved, re-keyed", |app| {
+        app.model.row(soil).is_some_and(|r| {
+            r.metadata.title == "Soil cores 2026, revised" && r.key.is_some() && r.key != key
+        })
+    });
+    w.harness.step();
+    w.harness.get_by_label("✔ Metadata as saved");
+}
+
 /// Closing the window while a dataset's details hold metadata edits not saved asks first,
 /// naming the dataset: those edits would be gone for good. A draft left behind by
 /// selecting another row counts too. "Keep Lodge open" keeps the edits, the details say

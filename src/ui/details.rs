@@ -420,19 +420,21 @@ fn edits_strip(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datase
     }
     let mut save = false;
     let unsaveable = form.unsaveable();
+    let can_save = entry.hashing.is_none() && !folder_missing && unsaveable.is_none();
     ui.horizontal(|ui| {
         ui.set_min_height(height);
         ui.label(RichText::new("✏ Edits not saved").color(ui.visuals().warn_fg_color));
         save = ui
-            .add_enabled(
-                entry.hashing.is_none() && !folder_missing && unsaveable.is_none(),
-                egui::Button::new("Save").small(),
-            )
-            .on_hover_text(
-                "As Save metadata at the form's foot: re-key the dataset with what the form says",
-            )
+            .add_enabled(can_save, egui::Button::new("Save").small())
+            .on_hover_text(format!(
+                "As Save metadata at the form's foot: re-key the dataset with what the form \
+                 says ({})",
+                ui.ctx().format_shortcut(&super::shortcuts::SAVE)
+            ))
             .on_disabled_hover_text(unsaveable.clone().unwrap_or_default())
             .clicked();
+        // Typing in a field too: the form's own Save is some twenty fields below.
+        save |= can_save && ui.input_mut(|i| i.consume_shortcut(&super::shortcuts::SAVE));
         if ui
             .small_button("Undo")
             .on_hover_text(

@@ -1,5 +1,6 @@
 //! Keyboard shortcuts: Ctrl+O add a folder, Ctrl+F search (the view's own), Ctrl+R retry the selected
-//! dataset, Delete remove it (asking first), Up and Down move the
+//! dataset, Ctrl+S save its metadata edits (in the details), Delete remove it (asking
+//! first), Up and Down move the
 //! selection through the table, Escape closes the details. All but the Ctrl ones wait while a
 //! text field is typed in or a drop-down list is open; a focused button does not stop them.
 
@@ -11,6 +12,8 @@ use crate::app::Command;
 pub const ADD: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
 pub const SEARCH: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::F);
 pub const RETRY: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::R);
+/// Save the details' metadata edits (handled by the details, which hold them).
+pub const SAVE: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::S);
 
 pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
     if !app.model.ready {
