@@ -2990,6 +2990,32 @@ fn the_next_dataset_selected_opens_its_details_at_the_top() {
     );
 }
 
+/// Tab past the foot of a scrolled panel brings the widget it reaches into view: the
+/// details' form runs far below the fold, and a keyboard's user cannot scroll to it.
+#[test]
+fn the_details_scroll_to_the_field_the_keyboard_reaches() {
+    let mut w = Window::open(FaultConfig::default());
+    let soil = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let height = 420.0;
+    w.harness.set_size(egui::vec2(WINDOW[0], height));
+    w.select(soil);
+    for _ in 0..3 {
+        w.harness.step();
+    }
+    let below = w.harness.get_by_label("Version").rect();
+    assert!(below.top() > height, "below the fold first: {below:?}");
+    // The field before it has the keyboard; Tab moves on to it.
+    w.harness.get_by_label("Version").focus();
+    for _ in 0..4 {
+        w.harness.step();
+    }
+    let shown = w.harness.get_by_label("Version").rect();
+    assert!(
+        shown.top() >= 0.0 && shown.bottom() <= height,
+        "in view now: {shown:?}"
+    );
+}
+
 #[test]
 fn sorting_by_name_puts_run2_before_run10() {
     let mut w = Window::open(FaultConfig::default());

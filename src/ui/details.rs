@@ -283,6 +283,7 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) -> f32 {
                     left_out(app, ui, id);
                     attempts(app, ui, id);
                 });
+                super::follow_focus(ui, app.focus_moved);
             });
         });
     // Dragged to another width (egui keeps the width it was dragged to once let go).

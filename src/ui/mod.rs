@@ -98,6 +98,10 @@ pub struct LodgeApp {
     /// a field's focus on Escape before this frame's shortcuts see the key, and that Escape
     /// was the field's, not the window's.
     typing: bool,
+    /// The widget that had the keyboard's focus at the last frame's start, and the one
+    /// that took it this frame, if one did ([`follow_focus`]).
+    last_focus: Option<egui::Id>,
+    focus_moved: Option<egui::Id>,
 }
 
 impl LodgeApp {
@@ -124,6 +128,8 @@ impl LodgeApp {
             remembered: None,
             view_not_written: false,
             typing: false,
+            last_focus: None,
+            focus_moved: None,
         };
         if let Some(memory) = remembered {
             app.recall(memory.clone());
@@ -389,6 +395,13 @@ impl LodgeApp {
         dialogs::hold_close_while_working(self, ctx);
     }
 
+    /// Which widget took the keyboard's focus since the last frame, for [`follow_focus`].
+    fn note_focus_moved(&mut self, ctx: &egui::Context) {
+        let focused = ctx.memory(|m| m.focused());
+        self.focus_moved = focused.filter(|_| focused != self.last_focus);
+        self.last_focus = focused;
+    }
+
     /// Draw one frame.
     pub fn show(&mut self, ui: &mut egui::Ui) {
         self.service.drain(&mut self.model);
@@ -403,6 +416,7 @@ impl LodgeApp {
         let target = self.target_id().to_string();
         self.table.refresh(&self.model, &target);
         shortcuts::handle(self, ui.ctx());
+        self.note_focus_moved(ui.ctx());
         self.check_folders_on_focus(ui.ctx());
         self.check_gone_folders_now_and_then(ui.ctx());
 
@@ -434,6 +448,20 @@ impl LodgeApp {
         );
         drop::overlay(ui.ctx());
         self.typing = shortcuts::typing_text(ui.ctx());
+    }
+}
+
+/// Bring the widget that has just taken the keyboard's focus (`moved`) into view, when it
+/// is in the scroll area whose content `ui` is (called at the content's end): Tab walks
+/// past the edge of a scrolled panel (the details' form runs far below the fold, Settings
+/// too), and egui leaves it there, out of sight. Its place is the last frame's. One in view
+/// stays put.
+pub(crate) fn follow_focus(ui: &egui::Ui, moved: Option<egui::Id>) {
+    let Some(widget) = moved.and_then(|id| ui.ctx().read_response(id)) else {
+        return;
+    };
+    if widget.layer_id == ui.layer_id() && ui.min_rect().intersects(widget.rect) {
+        ui.scroll_to_rect(widget.rect, None);
     }
 }
 

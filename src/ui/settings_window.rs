@@ -214,6 +214,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
             });
             ui.separator();
             targets_section::show(app, ui);
+            super::follow_focus(ui, app.focus_moved);
             });
             app.notices.show_inside(ui);
         });
