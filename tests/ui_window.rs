@@ -4897,6 +4897,25 @@ fn history_export_writes_the_jobs_the_search_and_filters_show() {
     );
 }
 
+/// A search that leaves no row says so in place of the rows, with a button that shows
+/// them all again; a folder added meanwhile is among them.
+#[test]
+fn a_search_that_matches_nothing_says_so_and_show_all_brings_the_rows_back() {
+    let mut w = Window::open(FaultConfig::default());
+    w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.type_into("Search:", "river");
+    w.harness.step();
+    w.harness
+        .get_by_label("No dataset matches the search 'river'.");
+    assert!(w.harness.query_by_label("🗑").is_none(), "no row shown");
+    w.harness.get_by_label("Show all datasets").click();
+    w.harness.step();
+    w.harness.step();
+    assert_eq!(w.app().table.order.len(), 1);
+    assert!(w.harness.query_by_label("Show all datasets").is_none());
+    w.harness.get_by_label("🗑");
+}
+
 /// What the details' field `label` of a cited dataset does with a mistake and its fix:
 /// `mistake` typed in is named beside the field (`named`) and blocks the deposit; replaced by
 /// `fix`, no message of its kind (`kind`) is left, and the metadata saved, once `holds` says

@@ -196,7 +196,32 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) {
     }
     toolbar(app, ui);
     ui.separator();
+    if app.table.order.is_empty() {
+        no_match(app, ui);
+        return;
+    }
     rows(app, ui);
+}
+
+/// In place of the rows when the search or the status filter leaves none: says so, with a
+/// button that shows them all again (an empty table under a forgotten search read as an
+/// empty list, a folder just added in it too).
+fn no_match(app: &mut LodgeApp, ui: &mut egui::Ui) {
+    let search = app.table.search.trim();
+    let what = match (search.is_empty(), app.table.filter) {
+        (false, Some(kind)) => format!("the search '{search}' with the status {}", kind.label()),
+        (false, None) => format!("the search '{search}'"),
+        (true, Some(kind)) => format!("the status {}", kind.label()),
+        (true, None) => "what is shown".to_string(),
+    };
+    ui.vertical_centered(|ui| {
+        ui.add_space(24.0);
+        ui.label(format!("No dataset matches {what}."));
+        if ui.button("Show all datasets").clicked() {
+            app.table.search.clear();
+            app.table.filter = None;
+        }
+    });
 }
 
 fn empty_hint(ui: &mut egui::Ui) {
