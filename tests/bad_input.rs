@@ -903,7 +903,8 @@ fn a_citation_file_fixed_after_the_warning_fills_in_what_the_dataset_lacks_when_
     assert!(
         t.contains(
             "differs from the dataset in its title, creators, publication year; the \
-             dataset's stay (take the file's with --from-citation, or change them with flags"
+             dataset's stay (take the file's with --from-citation, or change them with \
+             --title, --creator, --year)"
         ),
         "{t}"
     );

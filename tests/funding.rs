@@ -178,4 +178,24 @@ async fn zenodo_json_grants_are_funding_and_a_grant_lodge_cannot_name_is_said() 
                "funderIdentifier": "https://doi.org/10.13039/501100000780",
                "funderIdentifierType": "Crossref Funder ID", "awardNumber": "101017452"})
     );
+
+    // Funding given with --funding on the folder again: taken, and not said to differ from
+    // the file as though the flag had been passed over.
+    let folder = lab.path("with-grants");
+    let (added, said) = lodge_said(
+        &lab,
+        &[
+            "add",
+            folder.to_str().unwrap(),
+            "--funding",
+            "European Commission; funder-id=00k4n6c32; award=101000001; award-title=Soil carbon",
+        ],
+    );
+    assert!(added, "{said}");
+    assert!(
+        !said.contains("differs from the dataset in its funding"),
+        "{said}"
+    );
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    assert_all(&shown, &["award=101000001"]);
 }

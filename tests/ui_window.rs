@@ -3469,17 +3469,14 @@ fn the_warning_of_a_gone_folder_goes_when_its_dataset_is_removed() {
         app.notices.current().any(|n| n.text.contains(said))
     });
     let id = w.row_id("soil-cores");
-    // Never deposited: asked all the same (what was typed into it would go), with the
+    // Never deposited: asked all the same (Delete is one key from another), with the
     // keyboard on Cancel, so the Enter that followed by habit keeps it.
     w.ask_to_remove(id);
-    w.harness
-        .get_by_label_contains("It was never deposited. Its metadata goes with it");
-    w.harness.step();
-    eprintln!(
-        "DEBUG {:?} {:?}",
-        w.harness.ctx.memory(|m| m.focused()),
-        w.harness.get_by_label("Cancel").accesskit_node().id()
+    w.harness.get_by_label_contains(
+        "It was never deposited. Only the row and its scan are removed: adding the folder \
+         again brings its metadata back",
     );
+    w.harness.step();
     assert!(
         w.harness.get_by_label("Cancel").is_focused(),
         "Cancel first"

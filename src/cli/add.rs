@@ -237,6 +237,7 @@ impl AddArgs {
             "dates" => !self.dates.is_empty(),
             "locations" => !self.locations.is_empty(),
             "communities" => !self.communities.is_empty(),
+            "funding" => !self.funding.is_empty(),
             _ => false,
         }
     }
@@ -1052,12 +1053,13 @@ async fn add_one(
             .filter(|field| !args.sets(field))
             .collect();
         if !differing.is_empty() {
+            let flags: Vec<&str> = differing.iter().filter_map(|f| flag_of(f)).collect();
             say!(
                 "  note: {} differs from the dataset in its {}; the dataset's stay (take the \
-                 file's with --from-citation, or change them with flags: --title, --creator, \
-                 ...)",
+                 file's with --from-citation, or change them with {})",
                 from.display(),
-                differing.join(", ")
+                differing.join(", "),
+                flags.join(", ")
             );
         }
     }
@@ -1394,6 +1396,31 @@ fn removed_error(removed: &[RemovedDataset]) -> anyhow::Error {
         named.join(", "),
         ids.join(" ")
     )
+}
+
+/// The flag that sets the metadata field `field` (named as
+/// [`Metadata::fields_differing_from`] names it).
+fn flag_of(field: &str) -> Option<&'static str> {
+    Some(match field {
+        "title" => "--title",
+        "creators" => "--creator",
+        "description" => "--description",
+        "methods" => "--methods",
+        "language" => "--language",
+        "publication year" => "--year",
+        "publisher" => "--publisher",
+        "license" => "--license",
+        "keywords" => "--keyword",
+        "version" => "--version",
+        "file access" => "--access",
+        "related works" => "--related",
+        "contributors" => "--contributor",
+        "dates" => "--date",
+        "locations" => "--location",
+        "communities" => "--community",
+        "funding" => "--funding",
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

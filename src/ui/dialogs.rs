@@ -1,5 +1,5 @@
-//! Confirmation dialogs: removing a dataset (what it deposited stays, and what was typed
-//! into a dataset never deposited goes with it), and closing the
+//! Confirmation dialogs: removing a dataset (what it deposited stays, and adding its folder
+//! again brings its metadata back), and closing the
 //! window while it sends deposits, has more on the queue to send, hashes folders, or holds
 //! metadata edits or Settings' changes not saved.
 
@@ -392,8 +392,8 @@ pub fn ask_remove(app: &mut LodgeApp, id: i64) {
     if row.id < 0 {
         return;
     }
-    // Asked first even with no deposit: its metadata, typed here perhaps, goes with it, and
-    // Delete is one key away from the one that was meant.
+    // Asked first even with no deposit: Delete is one key away from the one that was
+    // meant, and the row's metadata comes back only with its folder added again.
     app.dialogs.confirm_remove = Some(id);
     app.send(Command::LoadDatasetJobs { id });
 }
@@ -450,9 +450,8 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         fixed_text(ui, &mut opened_at, |ui| {
             if fates.is_empty() && unread.is_none() {
                 ui.label(
-                    "It was never deposited. Its metadata goes with it: adding the folder \
-                     again takes up what its citation file (CITATION.cff, .zenodo.json) and \
-                     Settings' defaults give, not what was typed here.",
+                    "It was never deposited. Only the row and its scan are removed: adding \
+                     the folder again brings its metadata back as it is now.",
                 );
                 return;
             }
