@@ -161,6 +161,8 @@ async fn a_mistyped_community_is_refused_naming_the_one_the_site_has_that_it_mos
         "soil-sciences",
         "--community",
         "lake-sediment",
+        "--community",
+        "soil",
     ];
     added_titled_with(&lab, &folder, "Cores", &mistyped);
     let mut cmd = lodge_in(&lab);
@@ -176,6 +178,9 @@ async fn a_mistyped_community_is_refused_naming_the_one_the_site_has_that_it_mos
              (did you mean 'soil-science', \"Soil science\"?): check its short name",
             "communities[1]: InvenioRDM has no community 'lake-sediment' this account can see \
              (did you mean 'lake-sediments', \"Lake sediments\"?)",
+            // Part of the short name: the one community whose short name holds it.
+            "communities[2]: InvenioRDM has no community 'soil' this account can see \
+             (did you mean 'soil-science', \"Soil science\"?)",
         ],
     );
     assert_eq!(sandbox.invenio_counts(), (0, 0), "no draft made");

@@ -102,8 +102,18 @@ impl InvenioTarget {
         }
         let found = Self::json_of(resp, "communities search").await.ok()?;
         let hits = found["hits"]["hits"].as_array()?;
-        let slugs = hits.iter().filter_map(|h| h["slug"].as_str());
-        let meant = crate::wording::closest(name, slugs, 0.6)?;
+        let slugs = || hits.iter().filter_map(|h| h["slug"].as_str());
+        // A short name near it (a letter more, a letter less); else the one found whose
+        // short name holds each of its words (`soil` for `soil-science`), when one alone
+        // does.
+        let holding: Vec<&str> = slugs()
+            .filter(|slug| {
+                let slug = slug.to_lowercase();
+                words.iter().all(|w| slug.contains(&w.to_lowercase()))
+            })
+            .collect();
+        let meant = crate::wording::closest(name, slugs(), 0.6)
+            .or_else(|| (holding.len() == 1).then(|| holding[0]))?;
         let title = hits
             .iter()
             .find(|h| h["slug"] == meant)
