@@ -432,13 +432,12 @@ pub(super) fn forward_engine_events(
                 }
                 Err(RecvError::Lagged(_)) => {
                     let store = store.clone();
-                    if let Ok(Ok(jobs)) = tokio::task::spawn_blocking(move || {
+                    if let Ok(Ok((landed, jobs))) = tokio::task::spawn_blocking(move || {
                         let jobs = store.latest_jobs()?;
                         Ok::<_, StoreError>((landed_after_lost_answer(&store, &jobs)?, jobs))
                     })
                     .await
                     {
-                        let (landed, jobs) = jobs;
                         out.send(Update::LandedAfterLostAnswer(landed));
                         out.send(Update::JobsReloaded(jobs));
                     }
