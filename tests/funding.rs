@@ -106,6 +106,23 @@ async fn funding_that_cannot_be_sent_is_named_and_nothing_is_deposited() {
     );
     deposit_all_refused_unsent(&lab, &sandbox).await;
 
+    // The funder left out: its award is not taken for the funder's name (DataCite got
+    // "award=55" as one), and the line is refused naming what is missing.
+    let out = add_titled_with(
+        &lab,
+        &folder,
+        "Cores",
+        &["--funding", "award=55; award-title=Orphan"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_all(
+        &text(&out),
+        &[
+            "'award=55; award-title=Orphan' begins with award=, not with the name: write the \
+           name first",
+        ],
+    );
+
     // A funder-id that is no identifier: the fix named is the person's own funding without
     // it, not an award they never gave.
     let out = add_titled_with(

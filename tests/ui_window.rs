@@ -4965,6 +4965,29 @@ fn mistake_then_fix_saved_after(
     stored.metadata.normalized()
 }
 
+/// A control character pasted into the License, Keywords or Version is named under its
+/// field (the form's foot counted a problem that no field showed).
+#[test]
+fn a_tab_pasted_into_license_keywords_or_version_is_named_under_the_field() {
+    for (label, pasted) in [
+        ("License", "CC-BY-4.0\tx"),
+        ("Keywords", "soil\tcarbon, lake"),
+        ("Version", "1.0\tbeta"),
+    ] {
+        let mut w = Window::open(FaultConfig::default());
+        let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+        w.select(id);
+        w.scroll_to(label);
+        w.type_into(label, pasted);
+        w.harness.step();
+        w.harness.step();
+        w.harness.get_by_label_contains(&format!(
+            "{label} has a line break or another control character: write it on one line"
+        ));
+        assert!(w.deposit_blocked(), "{label}");
+    }
+}
+
 /// Related works are typed in the details, one a line: one that cannot be sent (a relation
 /// type DataCite does not have) is named beside the field and blocks the deposit; fixed,
 /// it is stored with the metadata as DataCite spells it.

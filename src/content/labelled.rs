@@ -44,6 +44,16 @@ pub(super) fn read_labelled_parts<'a, const N: usize>(
     };
     let mut parts = split_unescaped(text).into_iter();
     let name = parts.next().unwrap_or_default().trim().to_string();
+    // `award=55; award-title=...`: the name left out, its first part would be taken for
+    // it (and sent to a repository as a funder's name).
+    if let Some((label, _)) = name.split_once('=')
+        && let Some((label, _)) = labels.iter().find(|(l, _)| *l == label.trim())
+    {
+        return Err(format!(
+            "'{text}' begins with {label}=, not with the name: write the name first, e.g. \
+             \"{example}\""
+        ));
+    }
     let mut values = Vec::new();
     for part in parts.filter(|p| !p.trim().is_empty()) {
         let Some((label, value)) = part.split_once('=') else {
@@ -94,19 +104,24 @@ pub(super) fn join_labelled(name: &str, parts: &[(&str, Option<&str>)]) -> Strin
     text
 }
 
-/// What is wrong with an item whose `name` holds a `;`: a line of the window that could
-/// not be read, kept whole as the name so that it is named rather than dropped (read again
-/// here to say why). `said` is the item as written, `parse` how it is read; `None` when the
-/// name has no `;`.
+/// What is wrong with an item whose `name` holds a `;` or an `=`: a line of the window that
+/// could not be read (one that begins with a part, `award=55`, its name left out), kept
+/// whole as the name so that it is named rather than dropped (read again here to say why).
+/// `said` is the item as written, `parse` how it is read; `None` when the name reads as
+/// one.
 pub(super) fn unread_line_problem<T>(
     name: &str,
     said: &str,
     parse: impl Fn(&str) -> Result<T, String>,
 ) -> Option<String> {
-    name.contains(';').then(|| match parse(name) {
-        Err(why) => why,
-        Ok(_) => format!("'{said}': a name cannot hold ';'"),
-    })
+    if !name.contains([';', '=']) {
+        return None;
+    }
+    match parse(name) {
+        Err(why) => Some(why),
+        Ok(_) if name.contains(';') => Some(format!("'{said}': a name cannot hold ';'")),
+        Ok(_) => None,
+    }
 }
 
 /// What is wrong with an item (`said`, as written) one of whose `parts` holds a line break
@@ -166,6 +181,24 @@ mod tests {
         let why = unread_line_problem("NSF; 2045678", "NSF; 2045678", parse).unwrap();
         assert!(why.contains("'2045678' should be role=ROLE"), "{why}");
         assert_eq!(unread_line_problem("NSF", "NSF", parse), None);
+        // A name with an `=` that is no part's label is a name.
+        assert_eq!(unread_line_problem("A=B Lab", "A=B Lab", parse), None);
+    }
+
+    #[test]
+    fn a_line_that_begins_with_a_part_is_refused_for_its_missing_name() {
+        let why = read_labelled("role=Editor; orcid=1", LABELS, "NSF; role=R").unwrap_err();
+        assert_eq!(
+            why,
+            "'role=Editor; orcid=1' begins with role=, not with the name: write the name \
+             first, e.g. \"NSF; role=R\""
+        );
+        let parse = |t: &str| read_labelled(t, LABELS, "NSF; role=R");
+        let alone = unread_line_problem("role=Editor", "role=Editor", parse).unwrap();
+        assert!(
+            alone.contains("begins with role=, not with the name"),
+            "{alone}"
+        );
     }
 
     #[test]

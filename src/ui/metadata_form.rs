@@ -899,6 +899,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
     );
     let license_field = field_id(ui, "License");
     changed |= license_hint(ui, &mut form.license, Some(license_field));
+    error_text(ui, problems, "license");
     changed |= text_field(
         ui,
         "Keywords",
@@ -906,6 +907,9 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "comma, separated",
         Lines::One,
     );
+    for p in problems.iter().filter(|p| p.field.starts_with("keywords[")) {
+        problem_line(ui, p);
+    }
     ui.horizontal(|ui| {
         let l = ui.label(RichText::new("Resource type").strong());
         egui::ComboBox::from_id_salt("resource_type")
@@ -928,6 +932,7 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
         "Optional, e.g. 1.0",
         Lines::One,
     );
+    error_text(ui, problems, "version");
     changed |= text_field(
         ui,
         "Language",
