@@ -3469,9 +3469,37 @@ fn the_warning_of_a_gone_folder_goes_when_its_dataset_is_removed() {
         app.notices.current().any(|n| n.text.contains(said))
     });
     let id = w.row_id("soil-cores");
+    // Delete, then Enter at once, before the question has read the dataset's deposits:
+    // the Enter is not the focused button's (it would have switched to the History).
+    w.select(id);
+    w.harness.get_by_label("History").focus();
+    w.harness.step();
+    // Each a frame of its own, the second before the service has answered.
+    let key = |key, pressed| egui::Event::Key {
+        key,
+        physical_key: None,
+        pressed,
+        repeat: false,
+        modifiers: egui::Modifiers::NONE,
+    };
+    w.harness
+        .input_mut()
+        .events
+        .extend([key(egui::Key::Delete, true), key(egui::Key::Delete, false)]);
+    w.harness.step();
+    w.harness
+        .input_mut()
+        .events
+        .extend([key(egui::Key::Enter, true), key(egui::Key::Enter, false)]);
+    w.harness.step();
+    assert_eq!(
+        w.app().view,
+        lodge::ui::View::Datasets,
+        "Enter went to History"
+    );
     // Never deposited: asked all the same (Delete is one key from another), with the
     // keyboard on Cancel, so the Enter that followed by habit keeps it.
-    w.ask_to_remove(id);
+    w.wait_for_label("Remove soil-cores?");
     w.harness.get_by_label_contains(
         "It was never deposited. Only the row and its scan are removed: adding the folder \
          again brings its metadata back",
@@ -4146,7 +4174,10 @@ fn closing_while_a_deposit_is_sent_asks_first_and_close_anyway_closes() {
     w.harness
         .get_by_label_contains("1 deposit is being sent. Closing stops it");
 
-    w.harness.get_by_label("Keep Lodge open").click();
+    // The keyboard is on Keep Lodge open: an Enter keeps it.
+    w.harness.step();
+    assert!(w.harness.get_by_label("Keep Lodge open").is_focused());
+    w.harness.key_press(egui::Key::Enter);
     w.harness.step();
     w.harness.step();
     assert!(w.harness.query_by_label("Close Lodge?").is_none());

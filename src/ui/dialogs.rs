@@ -22,8 +22,10 @@ pub struct Dialogs {
     close_text_height: f32,
     remove_text_height: f32,
     /// Frames the remove dialog has asked for its Cancel to have the keyboard since it
-    /// opened (the first Tab or Enter must not remove), or `DONE` once it had it.
+    /// opened (the first Tab or Enter must not remove), or [`HAD_IT`] once it had it.
     remove_cancel_asked: u8,
+    /// The same for the close dialog's *Keep Lodge open*.
+    close_keep_asked: u8,
     /// The close dialog's Save and close was pressed: what it sent to be saved, awaited
     /// before the window closes.
     saving_to_close: Option<SavingToClose>,
@@ -77,6 +79,24 @@ fn fixed_text(ui: &mut egui::Ui, opened_at: &mut f32, text: impl FnOnce(&mut egu
         .max_height(*opened_at)
         .auto_shrink([false, false])
         .show(ui, text);
+}
+
+/// What a dialog's `asked` counter holds once its safe button had the keyboard.
+const HAD_IT: u8 = u8::MAX;
+
+/// Give a dialog's safe button (Cancel, Keep Lodge open) the keyboard as the dialog opens,
+/// so that an Enter typed by habit keeps what it asks about. Asked again until it has it
+/// (the dialog's first frame, a sizing pass, does not keep it), a few frames at most:
+/// never held there against a Tab. `asked` counts the frames, 0 when the dialog opens.
+fn give_the_keyboard(button: &egui::Response, asked: &mut u8) {
+    match (button.has_focus(), *asked) {
+        (true, _) => *asked = HAD_IT,
+        (false, n @ 0..4) => {
+            button.request_focus();
+            *asked = n + 1;
+        }
+        _ => {}
+    }
 }
 
 /// Hold back a close of the window while it sends deposits, has more on the queue to
@@ -294,36 +314,42 @@ fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
                 );
             }
         });
-        ui.horizontal(|ui| {
-            if ui.button("Keep Lodge open").clicked() {
-                keep_open = true;
-            }
-            let something_to_save = !unsaved.is_empty() || settings;
-            if something_to_save {
-                let label = if saving {
-                    "Saving…"
-                } else {
-                    "Save and close"
-                };
-                save = ui
-                    .add_enabled(cannot_save.is_none() && !saving, egui::Button::new(label))
-                    .on_hover_text(
-                        "Save the edits and Settings' changes named above, then close (what is \
+        // Ids of their own, as the remove dialog's (the text above is measured, then
+        // scrolls): Keep Lodge open keeps its focus from frame to frame.
+        ui.push_id("close_buttons", |ui| {
+            ui.horizontal(|ui| {
+                let keep = ui.button("Keep Lodge open");
+                give_the_keyboard(&keep, &mut app.dialogs.close_keep_asked);
+                if keep.clicked() {
+                    keep_open = true;
+                }
+                let something_to_save = !unsaved.is_empty() || settings;
+                if something_to_save {
+                    let label = if saving {
+                        "Saving…"
+                    } else {
+                        "Save and close"
+                    };
+                    save = ui
+                        .add_enabled(cannot_save.is_none() && !saving, egui::Button::new(label))
+                        .on_hover_text(
+                            "Save the edits and Settings' changes named above, then close (what is \
                          being sent or waits on the queue stays there, as with Close without \
                          saving)",
-                    )
-                    .on_disabled_hover_text(cannot_save.clone().unwrap_or_default())
-                    .clicked();
-            }
-            let close = if something_to_save {
-                "Close without saving"
-            } else {
-                "Close anyway"
-            };
-            if ui.button(close).clicked() {
-                app.dialogs.close_allowed = true;
-                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-            }
+                        )
+                        .on_disabled_hover_text(cannot_save.clone().unwrap_or_default())
+                        .clicked();
+                }
+                let close = if something_to_save {
+                    "Close without saving"
+                } else {
+                    "Close anyway"
+                };
+                if ui.button(close).clicked() {
+                    app.dialogs.close_allowed = true;
+                    ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            })
         });
     });
     app.dialogs.close_text_height = tallest;
@@ -402,9 +428,11 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     if app.dialogs.confirm_close {
         show_close(app, ctx);
     }
-    // A dialog opened anew starts from its own height.
+    // A dialog opened anew starts from its own height, and gives its safe button the
+    // keyboard again.
     if !app.dialogs.confirm_close {
         app.dialogs.close_text_height = 0.0;
+        app.dialogs.close_keep_asked = 0;
     }
     let Some(id) = app.dialogs.confirm_remove else {
         app.dialogs.remove_text_height = 0.0;
@@ -486,17 +514,7 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                 close = true;
             }
             let cancel = ui.button("Cancel");
-            // Asked again until it has it (the dialog's first frame, a sizing pass, does
-            // not keep it), a few frames at most: never held there against a Tab.
-            const DONE: u8 = u8::MAX;
-            match (cancel.has_focus(), app.dialogs.remove_cancel_asked) {
-                (true, _) => app.dialogs.remove_cancel_asked = DONE,
-                (false, asked @ 0..4) => {
-                    cancel.request_focus();
-                    app.dialogs.remove_cancel_asked = asked + 1;
-                }
-                _ => {}
-            }
+            give_the_keyboard(&cancel, &mut app.dialogs.remove_cancel_asked);
             if cancel.clicked() {
                 close = true;
             }

@@ -75,6 +75,22 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
     {
         dialogs::ask_remove(app, id);
     }
+    // The remove question waits for the dataset's deposits to be read (a moment): an Enter
+    // or a Tab typed meanwhile is not for the widget under it (a row's Deposit, say).
+    if let Some(id) = app.dialogs.confirm_remove
+        && app.model.removal_deposits(id).is_none()
+    {
+        ctx.memory_mut(|m| {
+            if let Some(focused) = m.focused() {
+                m.surrender_focus(focused);
+            }
+            m.move_focus(egui::FocusDirection::None);
+        });
+        ctx.input_mut(|i| {
+            i.consume_key(Modifiers::NONE, Key::Enter);
+            i.consume_key(Modifiers::NONE, Key::Space);
+        });
+    }
 }
 
 /// Whether the keys go to a text field being typed in, or to a drop-down list that is open.
