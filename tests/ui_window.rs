@@ -4330,6 +4330,19 @@ fn ctrl_s_saves_the_metadata_edits_while_typing() {
     });
     w.harness.step();
     w.harness.get_by_label("✔ Metadata as saved");
+
+    // One that cannot be saved says why: the greyed Save's hover is no keyboard's.
+    w.replace_text("Year", "20x5");
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    w.harness.step();
+    w.harness.step();
+    let said = notices_with(
+        w.app(),
+        "soil-cores's metadata is not saved: '20x5' is not a year: write four digits in Year",
+    );
+    assert_eq!(said.len(), 1, "said once: {said:?}");
+    assert_eq!(said[0].0, LogLevel::Warning);
 }
 
 /// Closing the window while a dataset's details hold metadata edits not saved asks first,

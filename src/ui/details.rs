@@ -420,6 +420,7 @@ fn edits_strip(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datase
         return;
     }
     let mut save = false;
+    let mut not_saved: Option<String> = None;
     let unsaveable = form.unsaveable();
     let can_save = entry.hashing.is_none() && !folder_missing && unsaveable.is_none();
     ui.horizontal(|ui| {
@@ -434,8 +435,20 @@ fn edits_strip(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datase
             ))
             .on_disabled_hover_text(unsaveable.clone().unwrap_or_default())
             .clicked();
-        // Typing in a field too: the form's own Save is some twenty fields below.
-        save |= can_save && ui.input_mut(|i| i.consume_shortcut(&super::shortcuts::SAVE));
+        // Typing in a field too: the form's own Save is some twenty fields below. One that
+        // cannot save says why (a greyed button's hover is no keyboard's).
+        if ui.input_mut(|i| i.consume_shortcut(&super::shortcuts::SAVE)) {
+            match (can_save, &unsaveable) {
+                (true, _) => save = true,
+                (false, Some(why)) => not_saved = Some(why.clone()),
+                (false, None) if folder_missing => {
+                    not_saved = Some(
+                        "its folder is gone: drop it where it is now onto the window".into(),
+                    )
+                }
+                (false, None) => not_saved = Some("it is being hashed: wait a moment".into()),
+            }
+        }
         if ui
             .small_button("Undo")
             .on_hover_text(
@@ -453,6 +466,12 @@ fn edits_strip(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datase
             metadata: Box::new(metadata),
             then_deposit: None,
         });
+    }
+    if let Some(why) = not_saved {
+        app.model.apply(Update::Notice(Notice::warning(format!(
+            "{}'s metadata is not saved: {why}",
+            entry.name
+        ))));
     }
 }
 
