@@ -442,9 +442,8 @@ fn edits_strip(app: &mut LodgeApp, ui: &mut egui::Ui, entry: &crate::app::Datase
                 (true, _) => save = true,
                 (false, Some(why)) => not_saved = Some(why.clone()),
                 (false, None) if folder_missing => {
-                    not_saved = Some(
-                        "its folder is gone: drop it where it is now onto the window".into(),
-                    )
+                    not_saved =
+                        Some("its folder is gone: drop it where it is now onto the window".into())
                 }
                 (false, None) => not_saved = Some("it is being hashed: wait a moment".into()),
             }

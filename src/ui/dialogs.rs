@@ -85,10 +85,11 @@ fn fixed_text(ui: &mut egui::Ui, opened_at: &mut f32, text: impl FnOnce(&mut egu
 const HAD_IT: u8 = u8::MAX;
 
 /// Give a dialog's safe button (Cancel, Keep Lodge open) the keyboard as the dialog opens,
-/// so that an Enter typed by habit keeps what it asks about. Asked again until it has it
+/// so that an Enter typed by habit keeps what it asks about (Settings give it their first
+/// field). Asked again until it has it
 /// (the dialog's first frame, a sizing pass, does not keep it), a few frames at most:
 /// never held there against a Tab. `asked` counts the frames, 0 when the dialog opens.
-fn give_the_keyboard(button: &egui::Response, asked: &mut u8) {
+pub(super) fn give_the_keyboard(button: &egui::Response, asked: &mut u8) {
     match (button.has_focus(), *asked) {
         (true, _) => *asked = HAD_IT,
         (false, n @ 0..4) => {

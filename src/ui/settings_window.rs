@@ -14,6 +14,9 @@ pub struct SettingsWindow {
     editing: Option<Settings>,
     /// Closed (✖) with changes not saved: the window stays, asking to save or discard them.
     closing_with_changes: bool,
+    /// Frames the first field has asked for the keyboard since they opened (Tab would
+    /// otherwise walk the window behind them first): see `dialogs::give_the_keyboard`.
+    first_field_asked: u8,
     pub targets: TargetsSection,
 }
 
@@ -21,6 +24,7 @@ impl SettingsWindow {
     pub fn open(&mut self, current: &Settings) {
         self.editing = Some(current.clone());
         self.closing_with_changes = false;
+        self.first_field_asked = 0;
     }
 
     pub fn is_open(&self) -> bool {
@@ -69,10 +73,9 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
     if app.settings.editing.is_none() {
         return;
     }
-    // Escape closes it as its ✖ does, unless it was a text field's (egui lets go of the
-    // field) or an open list's.
-    let escape = !app.typing
-        && !egui::Popup::is_any_open(ctx)
+    // Escape closes it as its ✖ does (typed changes kept, asking), from a text field too
+    // (they open with the keyboard in their first), unless it was an open list's.
+    let escape = !egui::Popup::is_any_open(ctx)
         && !app.dialogs.confirm_close
         && ctx.input(|i| i.key_pressed(egui::Key::Escape));
     let mut open = true;
@@ -101,15 +104,18 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                 // `{folder}` is.
                 let row = |ui: &mut egui::Ui, label: &str, value: &mut String, hint: &str| {
                     let l = ui.label(label);
-                    ui.add(
-                        egui::TextEdit::singleline(value)
-                            .hint_text(hint)
-                            .desired_width(400.0),
-                    )
-                    .labelled_by(l.id);
+                    let field = ui
+                        .add(
+                            egui::TextEdit::singleline(value)
+                                .hint_text(hint)
+                                .desired_width(400.0),
+                        )
+                        .labelled_by(l.id);
                     ui.end_row();
+                    field
                 };
-                row(ui, "Your name", &mut editing.name, "Family, Given");
+                let name = row(ui, "Your name", &mut editing.name, "Family, Given");
+                super::dialogs::give_the_keyboard(&name, &mut app.settings.first_field_asked);
                 // As under a creator in the details: every folder added gets this name.
                 let creator = crate::content::Creator {
                     name: editing.name.clone(),
