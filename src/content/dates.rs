@@ -81,6 +81,8 @@ impl DatasetDate {
                 d.describe()
             ));
         }
+        // A mistyped type and a date that is none are both said, not one per fix.
+        let date_problem = d.date_problem();
         if !DATE_TYPES.contains(&d.date_type.as_str()) {
             let hint = match crate::wording::closest(&d.date_type, DATE_TYPES.iter().copied(), 0.7)
             {
@@ -89,11 +91,18 @@ impl DatasetDate {
                          Valid"
                     .to_string(),
             };
-            return Some(format!(
-                "'{}' is not a DataCite date type: {hint}",
-                d.date_type
-            ));
+            let type_problem = format!("'{}' is not a DataCite date type: {hint}", d.date_type);
+            return Some(match date_problem {
+                Some(also) => format!("{type_problem}; and {also}"),
+                None => type_problem,
+            });
         }
+        date_problem
+    }
+
+    /// What is wrong with its date alone (normalised already).
+    fn date_problem(&self) -> Option<String> {
+        let d = self;
         let ends: Vec<&str> = d.date.split('/').collect();
         let readable = ends.len() <= 2 && ends.iter().all(|end| is_partial_date(end));
         if !readable {
@@ -124,13 +133,12 @@ impl DatasetDate {
             return None;
         }
         let meant = crate::wording::closest(&d.date_type, DATE_TYPES.iter().copied(), 0.7)?;
-        Some(
-            DatasetDate {
-                date_type: meant.to_string(),
-                ..d
-            }
-            .describe(),
-        )
+        let corrected = DatasetDate {
+            date_type: meant.to_string(),
+            ..d
+        };
+        // Offered only as a fix that is one: with its date wrong too, it is not.
+        corrected.problem().is_none().then(|| corrected.describe())
     }
 
     /// As it is written: `Collected 2025-03-01/2025-06-30`.
@@ -217,6 +225,12 @@ mod tests {
 
     #[test]
     fn an_unknown_date_type_is_a_problem_with_the_one_most_likely_meant() {
+        let both = date("Colected", "2025-13-01").problem().unwrap();
+        assert!(
+            both.contains("did you mean Collected?; and '2025-13-01' is not a date"),
+            "{both}"
+        );
+        assert_eq!(date("Colected", "2025-13-01").with_type_corrected(), None);
         let why = date("Colected", "2025").problem().unwrap();
         assert!(
             why.contains("'Colected' is not a DataCite date type: did you mean Collected?"),
