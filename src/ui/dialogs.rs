@@ -314,6 +314,15 @@ fn show_close(app: &mut LodgeApp, ctx: &egui::Context) {
                      What is named above is still not saved.",
                 );
             }
+            // Why Save and close is greyed, said where a keyboard's user reads it too.
+            if let Some(why) = &cannot_save
+                && (!unsaved.is_empty() || settings)
+            {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    format!("Save and close cannot save yet: {why}."),
+                );
+            }
         });
         // Ids of their own, as the remove dialog's (the text above is measured, then
         // scrolls): Keep Lodge open keeps its focus from frame to frame.
