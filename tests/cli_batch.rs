@@ -3783,21 +3783,7 @@ async fn sandbox_command_serves_and_rejects_bad_options_by_name() {
     // Each command, pasted as it is (with --dry-run added), runs: it names what to deposit.
     let db = lab.path("banner.db");
     let folder = lab.folder("banner", &[("a.csv", b"1,2\n")]);
-    let added = run({
-        let mut c = lodge(&db);
-        c.arg("add").arg(&folder).args([
-            "--title",
-            "Banner",
-            "--creator",
-            "Curie, Marie",
-            "--publisher",
-            "Lab",
-            "--year",
-            "2026",
-        ]);
-        c
-    })
-    .await;
+    let added = lodge_with(&db, &add_titled(&folder, "Banner")).await;
     assert!(added.status.success(), "{}", text(&added));
     for line in &said[1..4] {
         let command = line.split_once(": lodge ").unwrap().1;

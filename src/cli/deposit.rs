@@ -1636,10 +1636,7 @@ mod tests {
     }
 
     fn event(id: i64, kind: EventKind, message: &str) -> EventRow {
-        EventRow {
-            message: message.into(),
-            ..EventRow::for_tests(id, kind)
-        }
+        EventRow::for_tests_saying(id, kind, message)
     }
 
     #[test]

@@ -194,6 +194,14 @@ impl EventRow {
             actor: "me@here".into(),
         }
     }
+
+    /// [`EventRow::for_tests`] with its message `message`.
+    pub(crate) fn for_tests_saying(id: i64, kind: EventKind, message: &str) -> EventRow {
+        EventRow {
+            message: message.into(),
+            ..EventRow::for_tests(id, kind)
+        }
+    }
 }
 
 /// Append inside whatever transaction `db` is in; returns the stored row.

@@ -1,8 +1,8 @@
-//! Keyboard shortcuts: Ctrl+O add a folder, Ctrl+F search (the view's own), Ctrl+R retry the selected
-//! dataset, Ctrl+S save its metadata edits (in the details), Delete remove it (asking
-//! first), Up and Down move the
-//! selection through the table, Escape closes the details. All but the Ctrl ones wait while a
-//! text field is typed in or a drop-down list is open; a focused button does not stop them.
+//! Keyboard shortcuts: Ctrl+O add a folder, Ctrl+F search (the view's own), Ctrl+R retry
+//! the selected dataset, Ctrl+S save its metadata edits (in the details), Delete remove it
+//! (asking first), Up and Down move the selection through the table, Escape closes the
+//! details. All but the Ctrl ones wait while a text field is typed in or a drop-down list
+//! is open; a focused button does not stop them.
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
