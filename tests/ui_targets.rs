@@ -1488,6 +1488,9 @@ fn the_target_forms_fields_line_up_in_one_column() {
     for _ in 0..3 {
         w.harness.step();
     }
+    // The form opens with the keyboard in its first field: the Add target pressed by
+    // keyboard went away with the focus.
+    assert!(w.harness.get_by_label("Target name").is_focused());
     let fields = [
         "Target name",
         "Target URL",

@@ -47,6 +47,10 @@ struct Draft {
     /// Shown for the first time this frame: scrolled into view (it opens below the list,
     /// often past the window's edge, where a press on Edit would seem to do nothing).
     just_opened: bool,
+    /// Frames its first field to type in has asked for the keyboard since it opened (the
+    /// Add target or Edit pressed by keyboard vanished with the focus): see
+    /// `dialogs::give_the_keyboard`.
+    first_field_asked: u8,
 }
 
 impl Draft {
@@ -65,6 +69,7 @@ impl Draft {
             secret_missing: target.secret_missing,
             secret_refused,
             just_opened: true,
+            first_field_asked: 0,
         }
     }
 
@@ -315,15 +320,21 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
     egui::Grid::new("target_form")
         .num_columns(2)
         .show(ui, |ui| {
-            field(ui, "Target name", &mut draft.name, "lab-s3", !editing);
+            let name = field(ui, "Target name", &mut draft.name, "lab-s3", !editing);
             error_at(ui, TargetField::Name);
-            field(
+            let url = field(
                 ui,
                 "Target URL",
                 &mut draft.url,
                 "s3://bucket/prefix, webdav+https://host/path, zenodo+https://zenodo.org, …",
                 true,
             );
+            // The keyboard to the first field to type in (a target's name is kept when
+            // edited), unless the secret is what the person came to type (below).
+            if !(draft.secret_missing || draft.secret_refused) {
+                let first = if editing { &url } else { &name };
+                super::dialogs::give_the_keyboard(first, &mut draft.first_field_asked);
+            }
             error_at(ui, TargetField::Url);
             folders_checkbox(ui, &mut draft.url);
             ui.label("");
@@ -429,16 +440,24 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
 const FIELD_WIDTH: f32 = 360.0;
 
 /// One row of the form's grid: the label, and the field it names.
-fn field(ui: &mut egui::Ui, label: &str, value: &mut String, hint: &str, enabled: bool) {
+fn field(
+    ui: &mut egui::Ui,
+    label: &str,
+    value: &mut String,
+    hint: &str,
+    enabled: bool,
+) -> egui::Response {
     let l = ui.label(RichText::new(label).strong());
-    ui.add_enabled(
-        enabled,
-        egui::TextEdit::singleline(value)
-            .hint_text(hint)
-            .desired_width(FIELD_WIDTH),
-    )
-    .labelled_by(l.id);
+    let field = ui
+        .add_enabled(
+            enabled,
+            egui::TextEdit::singleline(value)
+                .hint_text(hint)
+                .desired_width(FIELD_WIDTH),
+        )
+        .labelled_by(l.id);
     ui.end_row();
+    field
 }
 
 /// "A folder per dataset": puts `?layout=folders` on an S3 or WebDAV URL, or takes it off,
