@@ -5601,3 +5601,33 @@ fn escape_in_the_close_dialog_closes_the_dialog_not_the_details_behind_it() {
     assert_eq!(w.app().selected, Some(id), "the details stay open");
     w.harness.get_by_label("✏ Edits not saved");
 }
+
+/// A drop-down list picked from by keyboard closes on the pick (Enter or Space), as a
+/// click closes it, and the keyboard stays on it.
+#[test]
+fn a_drop_down_list_closes_when_the_keyboard_picks_from_it() {
+    let mut w = Window::open(FaultConfig::default());
+    w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    let press = |w: &mut Window, key: egui::Key| {
+        w.harness.key_press(key);
+        w.harness.step();
+        w.harness.step();
+    };
+    w.harness.get_by_label("Status:").focus();
+    w.harness.step();
+    press(&mut w, egui::Key::Space);
+    assert!(egui::Popup::is_any_open(&w.harness.ctx), "opened");
+    press(&mut w, egui::Key::ArrowDown);
+    press(&mut w, egui::Key::ArrowDown);
+    press(&mut w, egui::Key::Enter);
+    assert!(
+        !egui::Popup::is_any_open(&w.harness.ctx),
+        "closed on the pick"
+    );
+    assert_eq!(
+        w.app().table.filter,
+        Some(StatusKind::New),
+        "{:?}",
+        w.app().table.filter
+    );
+}

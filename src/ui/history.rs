@@ -330,9 +330,9 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
         egui::ComboBox::from_id_salt("history_state")
             .selected_text(app.history.state.unwrap_or("All"))
             .show_ui(ui, |ui| {
-                ui.selectable_value(&mut app.history.state, None, "All");
+                super::pick(ui, &mut app.history.state, None, "All");
                 for s in STATES {
-                    ui.selectable_value(&mut app.history.state, Some(s), s);
+                    super::pick(ui, &mut app.history.state, Some(s), s);
                 }
             })
             .response
@@ -354,10 +354,10 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
         egui::ComboBox::from_id_salt("history_target")
             .selected_text(current)
             .show_ui(ui, |ui| {
-                ui.selectable_value(&mut app.history.target, None, "All");
+                super::pick(ui, &mut app.history.target, None, "All");
                 // Read while the list is open only: the history may hold many rows.
                 for (scope, label) in target_choices(&app.model) {
-                    ui.selectable_value(&mut app.history.target, Some(scope), label);
+                    super::pick(ui, &mut app.history.target, Some(scope), label);
                 }
             })
             .response
@@ -367,7 +367,7 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             .selected_text(app.history.since.label())
             .show_ui(ui, |ui| {
                 for s in [Since::Any, Since::Day, Since::Week, Since::Month] {
-                    ui.selectable_value(&mut app.history.since, s, s.label());
+                    super::pick(ui, &mut app.history.since, s, s.label());
                 }
             })
             .response

@@ -109,13 +109,14 @@ fn filters(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 Some(LogLevel::Error) => "Errors",
             })
             .show_ui(ui, |ui| {
-                ui.selectable_value(&mut app.log.min_level, None, "All");
-                ui.selectable_value(
+                super::pick(ui, &mut app.log.min_level, None, "All");
+                super::pick(
+                    ui,
                     &mut app.log.min_level,
                     Some(LogLevel::Warning),
                     "Warnings and errors",
                 );
-                ui.selectable_value(&mut app.log.min_level, Some(LogLevel::Error), "Errors");
+                super::pick(ui, &mut app.log.min_level, Some(LogLevel::Error), "Errors");
             })
             .response
             .labelled_by(l.id);

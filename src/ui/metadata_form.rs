@@ -916,9 +916,8 @@ pub fn show(ui: &mut egui::Ui, form: &mut MetadataForm, problems: &[FieldProblem
             .selected_text(&form.resource_type)
             .show_ui(ui, |ui| {
                 for t in RESOURCE_TYPES {
-                    changed |= ui
-                        .selectable_value(&mut form.resource_type, t.to_string(), *t)
-                        .changed();
+                    changed |=
+                        super::pick(ui, &mut form.resource_type, t.to_string(), *t).changed();
                 }
             })
             .response
@@ -1009,8 +1008,7 @@ fn access_field(ui: &mut egui::Ui, form: &mut MetadataForm) -> bool {
             .selected_text(form.access.label())
             .show_ui(ui, |ui| {
                 for choice in AccessChoice::ALL {
-                    changed |= ui
-                        .selectable_value(&mut form.access, choice, choice.label())
+                    changed |= super::pick(ui, &mut form.access, choice, choice.label())
                         .on_hover_text(choice.hover())
                         .changed();
                 }

@@ -451,6 +451,22 @@ impl LodgeApp {
     }
 }
 
+/// A choice of a drop-down list (`ui` its popup's): as `selectable_value`, and the list
+/// closes once it is picked, by keyboard too (egui closes it on a pointer's click only,
+/// and a keyboard's pick left it open over what is below).
+pub(crate) fn pick<V: PartialEq>(
+    ui: &mut egui::Ui,
+    current: &mut V,
+    value: V,
+    text: impl Into<egui::WidgetText>,
+) -> egui::Response {
+    let picked = ui.selectable_value(current, value, text);
+    if picked.clicked() {
+        ui.close();
+    }
+    picked
+}
+
 /// Bring the widget that has just taken the keyboard's focus (`moved`) into view, when it
 /// is in the scroll area whose content `ui` is (called at the content's end): Tab walks
 /// past the edge of a scrolled panel (the details' form runs far below the fold, Settings

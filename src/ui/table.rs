@@ -268,9 +268,9 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
             egui::ComboBox::from_id_salt("status_filter")
                 .selected_text(app.table.filter.map_or("All", |k| k.label()))
                 .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut app.table.filter, None, "All");
+                    super::pick(ui, &mut app.table.filter, None, "All");
                     for kind in StatusKind::ALL {
-                        ui.selectable_value(&mut app.table.filter, Some(kind), kind.label());
+                        super::pick(ui, &mut app.table.filter, Some(kind), kind.label());
                     }
                 })
                 .response

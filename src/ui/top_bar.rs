@@ -155,7 +155,7 @@ fn target_picker(app: &mut LodgeApp, ui: &mut egui::Ui) {
             .truncate()
             .show_ui(ui, |ui| {
                 for (i, t) in app.model.targets.iter().enumerate() {
-                    ui.selectable_value(&mut app.target, i, &t.label);
+                    super::pick(ui, &mut app.target, i, &t.label);
                 }
             })
             .response
