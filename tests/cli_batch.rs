@@ -2630,6 +2630,24 @@ async fn a_copy_of_the_same_name_is_named_by_number_where_it_shares_the_deposit(
     );
 }
 
+/// `lodge status` (its output `t`) reports dataset `name`, a copy of dataset 1
+/// `original`, by the original's deposit: `existing` as `sbx-000001`, job 1 and its one
+/// attempt, and a line naming the original.
+fn reported_through_the_originals_job(t: &str, name: &str) {
+    let line = (t.lines().find(|l| l.contains(&format!(" {name} ")))).unwrap_or_default();
+    assert!(
+        line.contains(" existing ") && line.ends_with(" sbx-000001 job 1 attempts 1"),
+        "{name}: {t}"
+    );
+    assert_all(
+        t,
+        &[
+            "the same key as dataset 1 original: its deposit (job 1) is this one's too (one \
+           record for both)",
+        ],
+    );
+}
+
 /// A folder copied (or moved) after its deposit and added again: depositing the copy is a
 /// replay of its own, and `status` reports it as it reports a copy deposited with the
 /// original, by the job that made the record, with a line naming that dataset, not by the
@@ -2655,18 +2673,7 @@ async fn a_copy_added_after_the_deposit_and_replayed_is_reported_by_the_job_that
     );
 
     let t = text(&lodge_with(&db, &["status"]).await);
-    let copy = (t.lines().find(|l| l.contains(" later-copy "))).unwrap_or_default();
-    assert!(
-        copy.contains(" existing ") && copy.ends_with(" sbx-000001 job 1 attempts 1"),
-        "{t}"
-    );
-    assert_all(
-        &t,
-        &[
-            "the same key as dataset 1 original: its deposit (job 1) is this one's too (one \
-           record for both)",
-        ],
-    );
+    reported_through_the_originals_job(&t, "later-copy");
     let json = lodge_with(&db, &["status", "--json"]).await;
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     let items = json["items"].as_array().unwrap();
@@ -2745,23 +2752,9 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
     let mut status = lodge(&db);
     status.arg("status");
     let t = text(&run(status).await);
-    let backup = t
-        .lines()
-        .find(|l| l.contains(" backup "))
-        .unwrap_or_default();
     // With the job that landed it and its attempts (it read "attempts 0", naming no job),
     // and whose job that is.
-    assert!(
-        backup.contains(" existing ") && backup.ends_with(" sbx-000001 job 1 attempts 1"),
-        "{t}"
-    );
-    assert_all(
-        &t,
-        &[
-            "the same key as dataset 1 original: its deposit (job 1) is this one's too (one \
-           record for both)",
-        ],
-    );
+    reported_through_the_originals_job(&t, "backup");
     let json = lodge_with(&db, &["status", "--json"]).await;
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     let items = json["items"].as_array().unwrap();
