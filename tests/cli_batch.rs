@@ -2661,8 +2661,7 @@ async fn a_copy_added_after_the_deposit_and_replayed_is_reported_by_the_job_that
     let files: &[(&str, &[u8])] = &[("data.csv", b"id\n1\n")];
     add(&store, &lab.folder("original", files), &metadata("Copy"));
     let target = sandbox.target_url();
-    let deposited = lodge_with(&db, &["deposit", "--all", "--target", &target]).await;
-    assert!(deposited.status.success(), "{}", text(&deposited));
+    deposit_all(&db, &target).await;
     add(&store, &lab.folder("later-copy", files), &metadata("Copy"));
     let replay = lodge_with(&db, &["deposit", "later-copy", "--target", &target]).await;
     assert!(
@@ -2689,8 +2688,7 @@ async fn a_copy_added_after_the_deposit_and_replayed_is_reported_by_the_job_that
     let removed = lodge_with(&db, &["remove", "original"]).await;
     assert!(removed.status.success(), "{}", text(&removed));
     add(&store, &lab.folder("original", files), &metadata("Copy"));
-    let replay = lodge_with(&db, &["deposit", "--all", "--target", &target]).await;
-    assert!(replay.status.success(), "{}", text(&replay));
+    deposit_all(&db, &target).await;
     let t = text(&lodge_with(&db, &["status"]).await);
     for name in [" original ", " later-copy "] {
         let again = (t.lines().find(|l| l.contains(name))).unwrap_or_default();

@@ -220,26 +220,35 @@ fn parse_creator(text: &str) -> anyhow::Result<Creator> {
 impl AddArgs {
     /// Whether a flag gives this field (named as [`Metadata::fields_differing_from`] does).
     fn sets(&self, field: &str) -> bool {
-        match field {
-            "title" => self.title.is_some(),
-            "creators" => !self.creators.is_empty(),
-            "description" => self.description.is_some(),
-            "methods" => self.methods.is_some(),
-            "language" => self.language.is_some(),
-            "publication year" => self.year.is_some(),
-            "publisher" => self.publisher.is_some(),
-            "license" => self.license.is_some(),
-            "keywords" => !self.keywords.is_empty(),
-            "version" => self.version.is_some(),
-            "file access" => self.access.is_some() || self.embargo_until.is_some(),
-            "related works" => !self.related.is_empty(),
-            "contributors" => !self.contributors.is_empty(),
-            "dates" => !self.dates.is_empty(),
-            "locations" => !self.locations.is_empty(),
-            "communities" => !self.communities.is_empty(),
-            "funding" => !self.funding.is_empty(),
-            _ => false,
-        }
+        self.flag_for(field).is_some_and(|(_, given)| given)
+    }
+
+    /// The flag that gives the metadata field `field` (named as
+    /// [`Metadata::fields_differing_from`] names it), and whether it was given.
+    fn flag_for(&self, field: &str) -> Option<(&'static str, bool)> {
+        Some(match field {
+            "title" => ("--title", self.title.is_some()),
+            "creators" => ("--creator", !self.creators.is_empty()),
+            "description" => ("--description", self.description.is_some()),
+            "methods" => ("--methods", self.methods.is_some()),
+            "language" => ("--language", self.language.is_some()),
+            "publication year" => ("--year", self.year.is_some()),
+            "publisher" => ("--publisher", self.publisher.is_some()),
+            "license" => ("--license", self.license.is_some()),
+            "keywords" => ("--keyword", !self.keywords.is_empty()),
+            "version" => ("--version", self.version.is_some()),
+            "file access" => (
+                "--access",
+                self.access.is_some() || self.embargo_until.is_some(),
+            ),
+            "related works" => ("--related", !self.related.is_empty()),
+            "contributors" => ("--contributor", !self.contributors.is_empty()),
+            "dates" => ("--date", !self.dates.is_empty()),
+            "locations" => ("--location", !self.locations.is_empty()),
+            "communities" => ("--community", !self.communities.is_empty()),
+            "funding" => ("--funding", !self.funding.is_empty()),
+            _ => return None,
+        })
     }
 
     /// Put the flags into `m`, for the folder named `folder`.
@@ -1053,7 +1062,9 @@ async fn add_one(
             .filter(|field| !args.sets(field))
             .collect();
         if !differing.is_empty() {
-            let flags: Vec<&str> = differing.iter().filter_map(|f| flag_of(f)).collect();
+            let flags: Vec<&str> = (differing.iter())
+                .filter_map(|f| args.flag_for(f).map(|(flag, _)| flag))
+                .collect();
             say!(
                 "  note: {} differs from the dataset in its {}; the dataset's stay (take the \
                  file's with --from-citation, or change them with {})",
@@ -1396,31 +1407,6 @@ fn removed_error(removed: &[RemovedDataset]) -> anyhow::Error {
         named.join(", "),
         ids.join(" ")
     )
-}
-
-/// The flag that sets the metadata field `field` (named as
-/// [`Metadata::fields_differing_from`] names it).
-fn flag_of(field: &str) -> Option<&'static str> {
-    Some(match field {
-        "title" => "--title",
-        "creators" => "--creator",
-        "description" => "--description",
-        "methods" => "--methods",
-        "language" => "--language",
-        "publication year" => "--year",
-        "publisher" => "--publisher",
-        "license" => "--license",
-        "keywords" => "--keyword",
-        "version" => "--version",
-        "file access" => "--access",
-        "related works" => "--related",
-        "contributors" => "--contributor",
-        "dates" => "--date",
-        "locations" => "--location",
-        "communities" => "--community",
-        "funding" => "--funding",
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
