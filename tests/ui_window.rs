@@ -2967,6 +2967,60 @@ fn tab_through_the_table_stops_only_at_named_widgets() {
     );
 }
 
+/// The log's lines take the keyboard's focus (a click on them, or Tab): Home shows the
+/// first line, End the newest, Page Up and Down a page, and Up and Down scroll a line
+/// rather than move the table's selection.
+#[test]
+fn the_logs_lines_scroll_by_keyboard_once_focused() {
+    let mut w = Window::open(FaultConfig::default());
+    let mut ids = Vec::new();
+    for i in 0..12 {
+        let name = format!("run{i:02}");
+        ids.push(w.add_folder(&w.lab.folder(&name, &[("data.csv", name.as_bytes())])));
+    }
+    w.select(ids[3]);
+    let line = |w: &Window, i: usize| {
+        let app = w.app();
+        lodge::ui::log_panel::line_text(app, &app.model.log[i])
+    };
+    let shows = |w: &Window, text: &str| w.harness.query_by_label(text).is_some();
+    let (first, newest) = (line(&w, 0), line(&w, w.app().model.log.len() - 1));
+    assert!(shows(&w, &newest), "the log follows its newest line");
+    assert!(!shows(&w, &first), "more lines than fit: {first}");
+
+    w.harness.get_by_label_contains("Log lines").click();
+    w.harness.step();
+    assert!(w.harness.get_by_label_contains("Log lines").is_focused());
+    w.harness.key_press(egui::Key::Home);
+    w.harness.step();
+    assert!(shows(&w, &first), "Home: the first line");
+    assert!(!shows(&w, &newest));
+
+    w.harness.key_press(egui::Key::ArrowDown);
+    w.harness.step();
+    assert_eq!(w.app().selected, Some(ids[3]), "Down scrolled the log only");
+    assert!(!shows(&w, &first), "Down: one line on");
+    w.harness.key_press(egui::Key::ArrowUp);
+    w.harness.step();
+    assert!(shows(&w, &first), "Up: one line back");
+    assert_eq!(w.app().selected, Some(ids[3]));
+
+    w.harness.key_press(egui::Key::End);
+    w.harness.step();
+    assert!(shows(&w, &newest), "End: the newest line");
+    assert!(!shows(&w, &first));
+    w.harness.key_press(egui::Key::PageUp);
+    w.harness.step();
+    assert!(!shows(&w, &newest), "Page Up: a page back");
+
+    // Once the focus leaves the lines, Down moves through the table again.
+    w.harness.get_by_label("Datasets").focus();
+    w.harness.step();
+    w.harness.key_press(egui::Key::ArrowDown);
+    w.harness.step();
+    assert_eq!(w.app().selected, Some(ids[4]));
+}
+
 #[test]
 fn the_next_dataset_selected_opens_its_details_at_the_top() {
     let mut w = Window::open(FaultConfig::default());

@@ -1,7 +1,9 @@
 //! The live log (bottom panel): every event as it happens, filtered by level and dataset,
-//! following new lines until the person scrolls up, with a Copy button.
+//! following new lines until the person scrolls up, with a Copy button. Its lines take the
+//! keyboard's focus (Tab, or a click on them): then Up and Down scroll a line, Page Up and
+//! Page Down a page, Home and End to the first and the newest line.
 
-use egui::{Color32, RichText};
+use egui::{Color32, Key, Modifiers, RichText};
 
 use super::LodgeApp;
 use crate::app::{LogLevel, LogLine};
@@ -16,6 +18,43 @@ pub struct LogState {
     /// Indexes into the model's log that pass the filters, and what they were built for.
     shown: Vec<usize>,
     built_for: Option<(u64, Option<LogLevel>, Option<i64>, usize)>,
+    /// Where the lines were scrolled to in the last frame, and how far they can go: what a
+    /// key scrolls from.
+    offset: f32,
+    max_offset: f32,
+    page: f32,
+}
+
+/// The lines' place in the keyboard's focus order.
+pub fn lines_id() -> egui::Id {
+    egui::Id::unique("log_lines")
+}
+
+/// Whether the log's lines have the keyboard's focus (its keys are theirs then).
+pub fn lines_focused(ctx: &egui::Context) -> bool {
+    ctx.memory(|m| m.has_focus(lines_id()))
+}
+
+/// Where a key pressed in the focused lines scrolls them to, if it is one of theirs.
+fn scrolled_by_keys(ui: &egui::Ui, state: &LogState) -> Option<f32> {
+    let line = LINE_HEIGHT + ui.spacing().item_spacing.y;
+    let page = (state.page - line).max(line);
+    let mut offset = None;
+    ui.input_mut(|i| {
+        for (key, to) in [
+            (Key::ArrowUp, state.offset - line),
+            (Key::ArrowDown, state.offset + line),
+            (Key::PageUp, state.offset - page),
+            (Key::PageDown, state.offset + page),
+            (Key::Home, 0.0),
+            (Key::End, state.max_offset),
+        ] {
+            if i.consume_key(Modifiers::NONE, key) {
+                offset = Some(to.clamp(0.0, state.max_offset));
+            }
+        }
+    });
+    offset
 }
 
 fn passes(line: &LogLine, min: Option<LogLevel>, dataset: Option<i64>) -> bool {
@@ -71,30 +110,74 @@ pub fn show(app: &mut LodgeApp, ui: &mut egui::Ui) -> f32 {
                 app.log.built_for = Some(stamp);
             }
             ui.separator();
-            egui::ScrollArea::vertical()
+            let keyed = match lines_focused(ui.ctx()) {
+                true => scrolled_by_keys(ui, &app.log),
+                false => None,
+            };
+            // A key's scroll would be undone by sticking to the newest line (End sticks
+            // again, being there).
+            let mut area = egui::ScrollArea::vertical()
                 .id_salt("log_scroll")
                 .auto_shrink(false)
-                .stick_to_bottom(true)
-                .show_rows(ui, LINE_HEIGHT, app.log.shown.len(), |ui, range| {
-                    for &i in &app.log.shown[range] {
-                        let line = &app.model.log[i];
-                        let colour = match line.level {
-                            LogLevel::Info => ui.visuals().text_color(),
-                            LogLevel::Warning => Color32::from_rgb(0xd0, 0x8a, 0x10),
-                            LogLevel::Error => Color32::from_rgb(0xd6, 0x3c, 0x3c),
-                        };
-                        ui.add(
-                            egui::Label::new(
-                                RichText::new(line_text(app, line))
-                                    .monospace()
-                                    .color(colour),
-                            )
-                            .truncate(),
-                        );
-                    }
-                });
+                .stick_to_bottom(keyed.is_none());
+            if let Some(offset) = keyed {
+                area = area.vertical_scroll_offset(offset);
+            }
+            let shown = area.show_rows(ui, LINE_HEIGHT, app.log.shown.len(), |ui, range| {
+                for &i in &app.log.shown[range] {
+                    let line = &app.model.log[i];
+                    let colour = match line.level {
+                        LogLevel::Info => ui.visuals().text_color(),
+                        LogLevel::Warning => Color32::from_rgb(0xd0, 0x8a, 0x10),
+                        LogLevel::Error => Color32::from_rgb(0xd6, 0x3c, 0x3c),
+                    };
+                    ui.add(
+                        egui::Label::new(
+                            RichText::new(line_text(app, line))
+                                .monospace()
+                                .color(colour),
+                        )
+                        .truncate(),
+                    );
+                }
+            });
+            app.log.offset = shown.state.clamped_offset().y;
+            app.log.page = shown.inner_rect.height();
+            app.log.max_offset = (shown.content_size.y - app.log.page).max(0.0);
+            focusable_lines(ui, shown.inner_rect);
         });
     (ui.ctx().content_rect().bottom() - panel.response.rect.top()).max(0.0)
+}
+
+/// The lines as one widget the keyboard can focus (Tab reaches it; so does a click on them),
+/// with a ring while it has the focus.
+fn focusable_lines(ui: &mut egui::Ui, rect: egui::Rect) {
+    let lines = ui.interact(rect, lines_id(), egui::Sense::FOCUSABLE);
+    lines.widget_info(|| {
+        egui::WidgetInfo::labeled(
+            egui::Role::Log,
+            true,
+            "Log lines (Up, Down, Page Up, Page Down, Home, End scroll them)",
+        )
+    });
+    if ui.input(|i| i.pointer.primary_pressed()) && lines.contains_pointer() {
+        lines.request_focus();
+    }
+    if lines.has_focus() {
+        // Up and Down are the lines' own, not egui's moves of the focus to a neighbour.
+        ui.memory_mut(|m| {
+            m.set_focus_lock_filter(
+                lines.id,
+                egui::EventFilter {
+                    vertical_arrows: true,
+                    ..Default::default()
+                },
+            )
+        });
+        let stroke = ui.visuals().selection.stroke;
+        ui.painter()
+            .rect_stroke(rect, 2.0, stroke, egui::StrokeKind::Inside);
+    }
 }
 
 fn filters(app: &mut LodgeApp, ui: &mut egui::Ui) {

@@ -2,11 +2,12 @@
 //! the selected dataset, Ctrl+S save its metadata edits (in the details), Delete remove it
 //! (asking first), Up and Down move the selection through the table, Escape closes the
 //! details. All but the Ctrl ones wait while a text field is typed in or a drop-down list
-//! is open; a focused button does not stop them.
+//! is open; a focused button does not stop them. Up and Down scroll the log instead while
+//! its lines have the focus.
 
 use egui::{Key, KeyboardShortcut, Modifiers};
 
-use super::{LodgeApp, View, dialogs};
+use super::{LodgeApp, View, dialogs, log_panel};
 use crate::app::Command;
 
 pub const ADD: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::O);
@@ -52,8 +53,10 @@ pub fn handle(app: &mut LodgeApp, ctx: &egui::Context) {
         && !app.dialogs.confirm_close
         && !app.settings.is_open();
     if free && app.view == View::Datasets {
-        let down = ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::ArrowDown));
-        let up = ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::ArrowUp));
+        // The log's lines, when focused, scroll by these keys instead.
+        let arrows = !log_panel::lines_focused(ctx);
+        let down = arrows && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::ArrowDown));
+        let up = arrows && ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::ArrowUp));
         if down || up {
             // Not both: egui would also move the focus to the widget above or below.
             ctx.memory_mut(|m| m.move_focus(egui::FocusDirection::None));
