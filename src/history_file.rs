@@ -94,9 +94,10 @@ pub const CSV_COLUMNS: [&str; 15] = [
     "url",
     "attempts",
     "last_error",
-    "created_at",
-    "updated_at",
-    "dismissed_at",
+    // Times as text: named as the JSON's text times, whose `*_at` are milliseconds.
+    "created",
+    "updated",
+    "dismissed",
     "queued_by",
 ];
 
@@ -199,6 +200,8 @@ mod tests {
         assert_eq!(&records[1][3], "'-80 m, \"deep\"");
         assert_eq!(&records[0][2], "ocean, temps");
         assert_eq!(&records[0][11], "2026-11-30T00:53:20Z");
+        // The text time has the JSON's text time's name: `created_at` is milliseconds there.
+        assert_eq!(&read.headers().unwrap()[11], "created");
     }
 
     #[test]

@@ -1739,6 +1739,15 @@ async fn a_failed_deposit_to_a_mistyped_target_is_dismissed_from_the_status_but_
     let history = with_token(&lab, &["history", "--json"], None);
     let history: serde_json::Value = serde_json::from_slice(&history.stdout).unwrap();
     assert!(history[0]["dismissed"].is_string(), "{history}");
+    assert!(history[0]["dismissed_at"].is_i64(), "{history}");
+    // `show --json` names the time given up on as `history --json` does: text in
+    // `dismissed` (`dismissed_at` is milliseconds there).
+    let shown = with_token(&lab, &["show", "1", "--json"], None);
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let deposit = &shown["deposits"][0];
+    assert_eq!(deposit["dismissed"], history[0]["dismissed"], "{shown}");
+    assert!(deposit.get("dismissed_at").is_none(), "{shown}");
+    assert!(shown["scanned"].as_str().unwrap().ends_with('Z'), "{shown}");
     let show = text(&with_token(&lab, &["show", "1"], None));
     assert!(
         show.contains("dismissed (given up on) ")

@@ -717,7 +717,9 @@ fn as_json(
                 "attempts": j.attempts_in_all(),
                 "last_error": j.last_error,
                 // Given up on (`lodge dismiss`): out of `status`, kept here.
-                "dismissed_at": j.dismissed_at.map(time_text),
+                // As text, named as `history --json` names its text time (its
+                // `dismissed_at` is milliseconds).
+                "dismissed": j.dismissed_at.map(time_text),
                 // Landed as a draft, not public until published.
                 "draft": j.state.is_landed()
                     && published.is_draft(&j.target, j.identifier.as_deref()),
@@ -744,7 +746,8 @@ fn as_json(
         "path": d.path,
         "key": d.key.map(|k| k.to_hex()),
         "fingerprint": d.fingerprint.as_ref().map(|f| f.to_hex()),
-        "scanned_at": d.scanned_at.map(time_text),
+        // Text, as every time named without `_at` (`*_at` are milliseconds).
+        "scanned": d.scanned_at.map(time_text),
         "file_count": d.file_count,
         "total_bytes": d.total_bytes,
         "metadata": d.metadata,
