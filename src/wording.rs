@@ -57,6 +57,12 @@ pub fn on_one_line(text: &str) -> std::borrow::Cow<'_, str> {
     controls_escaped(text, |_| false)
 }
 
+/// A path as one line of output, as [`on_one_line`] writes text: a folder named with a line
+/// break reads `line\nbreak`, as `lodge status` lists its name.
+pub fn path_on_one_line(path: &std::path::Path) -> String {
+    on_one_line(&path.display().to_string()).into_owned()
+}
+
 /// `text` for a terminal: control characters written as escapes (`\u{1b}`), as
 /// [`on_one_line`] writes them, but line breaks and tabs kept, so a message's own lines
 /// stay lines while a folder named with an escape sequence cannot drive the terminal.

@@ -2605,15 +2605,19 @@ fn show_quotes_a_keyword_with_a_comma_in_it() {
 }
 
 /// A folder named with a line break and a tab is listed under a name on one line: each
-/// line of `status` and the log that names it stays one line.
+/// line of `add`, `status`, `show`, the log and `remove` that names it or its folder stays
+/// one line.
 #[test]
 fn a_folder_named_with_a_line_break_is_listed_on_one_line() {
     let lab = Lab::new();
     let folder = lab.folder("nl\nname\ttab", &[("a.csv", b"1")]);
-    assert!(add_titled_with(&lab, &folder, "Plot", &[]).status.success());
+    let added = add_titled_with(&lab, &folder, "Plot", &[]);
+    assert!(added.status.success());
     let (_, status) = lodge_said(&lab, &["status"]);
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
     let (_, log) = lodge_said(&lab, &["log"]);
-    for said in [&status, &log] {
+    let (_, removed) = lodge_said(&lab, &["remove", "1"]);
+    for said in [&text(&added), &status, &shown, &log, &removed] {
         assert!(said.contains("nl\\nname\\ttab"), "{said}");
         assert!(!said.lines().any(|l| l.starts_with("name")), "{said}");
     }

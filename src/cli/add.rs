@@ -378,7 +378,7 @@ fn say_not_carried(from: &Path, authors_taken: bool) {
         say!(
             "  note: {} also gives {}, which Lodge does not send: add them on the record's \
              page once it is deposited",
-            from.display(),
+            crate::wording::path_on_one_line(from),
             fields.join(", ")
         );
     }
@@ -399,7 +399,7 @@ fn canonical_folder(dir: &Path) -> anyhow::Result<PathBuf> {
     let path = std::fs::canonicalize(dir).with_context(|| {
         format!(
             "cannot find the folder {}: check the path (it must exist and be readable)",
-            dir.display()
+            crate::wording::path_on_one_line(dir)
         )
     })?;
     // Before anything reads "the folder's" CITATION.cff or opens the database.
@@ -407,7 +407,7 @@ fn canonical_folder(dir: &Path) -> anyhow::Result<PathBuf> {
         anyhow::bail!(
             "{} is a file, not a folder: give the folder that holds the dataset's files \
              (a single file goes in a folder of its own)",
-            dir.display()
+            crate::wording::path_on_one_line(dir)
         );
     }
     // A folder Lodge may not list: said of the folder, not of its citation file.
@@ -448,7 +448,7 @@ fn describe(
     say!("dataset {id} key {key}");
     say!(
         "  {} — {}, {}",
-        prepared.report.root.display(),
+        crate::wording::path_on_one_line(&prepared.report.root),
         count_of(prepared.files.len() as u64, "file", "files"),
         human_bytes(prepared.report.total_bytes)
     );
@@ -841,7 +841,10 @@ fn stopped_adding(at: usize, total: usize, root: &Path, at_added: bool) -> Strin
     let left = total - added;
     let lost = match at_added {
         true => String::new(),
-        false => format!(" (nothing of {} was recorded)", root.display()),
+        false => format!(
+            " (nothing of {} was recorded)",
+            crate::wording::path_on_one_line(root)
+        ),
     };
     if left == 0 {
         return "stopped, with every folder added".into();
@@ -872,7 +875,11 @@ fn fill_from_citation(
     if let Some((m, from)) = cited {
         let filled = metadata.fill_lacking_from(m);
         if !filled.is_empty() {
-            say!("{} filled in from {}", filled.join(", "), from.display());
+            say!(
+                "{} filled in from {}",
+                filled.join(", "),
+                crate::wording::path_on_one_line(from)
+            );
             let authors_taken =
                 !creators_by_flag && filled.iter().any(|f| f.starts_with("creators"));
             say_not_carried(from, authors_taken);
@@ -996,7 +1003,10 @@ async fn add_one(
             metadata
         }
         (None, Some((m, from))) => {
-            say!("metadata prefilled from {}", from.display());
+            say!(
+                "metadata prefilled from {}",
+                crate::wording::path_on_one_line(&from)
+            );
             say_not_carried(&from, !creators_by_flag);
             // Taken whole already: `--from-citation` has nothing more to take.
             recited = Some((m.clone(), from));
@@ -1027,7 +1037,7 @@ async fn add_one(
                 "--from-citation: {} has no CITATION.cff or .zenodo.json that Lodge could read \
                  metadata from (any problem with one is said above); leave out \
                  --from-citation, or give the fields with flags",
-                root.display()
+                crate::wording::path_on_one_line(&root)
             );
         };
         let differing: Vec<&str> = metadata
@@ -1037,8 +1047,15 @@ async fn add_one(
             .collect();
         metadata.take_fields_from(cited, &differing);
         match differing.is_empty() {
-            true => say!("{} gives nothing the dataset does not have", from.display()),
-            false => say!("{} taken from {}", differing.join(", "), from.display()),
+            true => say!(
+                "{} gives nothing the dataset does not have",
+                crate::wording::path_on_one_line(from)
+            ),
+            false => say!(
+                "{} taken from {}",
+                differing.join(", "),
+                crate::wording::path_on_one_line(from)
+            ),
         }
     }
     let folder = folder_name(&root);
@@ -1049,7 +1066,7 @@ async fn add_one(
             say!(
                 "{} filled in from the window's Settings ({})",
                 filled.join(", "),
-                defaults.file().display()
+                crate::wording::path_on_one_line(defaults.file())
             );
         }
     }
@@ -1068,7 +1085,7 @@ async fn add_one(
             say!(
                 "  note: {} differs from the dataset in its {}; the dataset's stay (take the \
                  file's with --from-citation, or change them with {})",
-                from.display(),
+                crate::wording::path_on_one_line(&from),
                 differing.join(", "),
                 flags.join(", ")
             );
@@ -1266,7 +1283,7 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
             "removed dataset {} {} ({}); what it deposited stays in `lodge history`",
             d.id,
             d.name,
-            d.path
+            crate::wording::on_one_line(&d.path)
         );
         if !active.is_empty() {
             let ids: Vec<String> = active.iter().map(i64::to_string).collect();

@@ -13,7 +13,7 @@ use super::target_arg::{deposit_command, target_argument, where_it_sends};
 use crate::catalog::FolderChange;
 use crate::engine::verify::verdict_of;
 use crate::store::{DatasetRow, EventKind, EventRow, StatusRow, Store, StoreError};
-use crate::wording::count_of;
+use crate::wording::{count_of, on_one_line};
 
 /// The states `--state` takes: a job's, and `unfinished` (queued, running and waiting).
 pub const JOB_STATES: [&str; 8] = [
@@ -85,7 +85,7 @@ fn dataset_or_removed(store: &Store, selector: &str, listing: Listing) -> anyhow
             }
             let named: Vec<String> = removed
                 .iter()
-                .map(|r| format!("{} {} ({})", r.id, r.name, r.path))
+                .map(|r| format!("{} {} ({})", r.id, r.name, on_one_line(&r.path)))
                 .collect();
             let ids: Vec<i64> = removed.iter().map(|r| r.id).collect();
             say_err!(
@@ -724,10 +724,10 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
              deposited stays)",
             d.id,
             d.name,
-            d.path,
+            on_one_line(&d.path),
             copy.dataset_id,
             copy.name,
-            copy.path,
+            on_one_line(&copy.path),
             d.id
         );
     }
@@ -735,7 +735,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     if !gone.is_empty() {
         let named: Vec<String> = gone
             .iter()
-            .map(|d| format!("{} {} ({})", d.id, d.name, d.path))
+            .map(|d| format!("{} {} ({})", d.id, d.name, on_one_line(&d.path)))
             .collect();
         let ids: Vec<String> = gone.iter().map(|d| d.id.to_string()).collect();
         let (each, them, they) = match gone.len() {

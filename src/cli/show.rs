@@ -288,7 +288,7 @@ fn print_text(
         published,
     } = deposits;
     say!("dataset {} {}", d.id, d.name);
-    say!("  folder       {}", d.path);
+    say!("  folder       {}", on_one_line(&d.path));
     match &d.key {
         Some(key) => say!("  key          {}", key.to_hex()),
         None => say!("  key          (not scanned yet: `lodge scan {}`)", d.id),
