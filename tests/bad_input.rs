@@ -2604,6 +2604,45 @@ fn show_quotes_a_keyword_with_a_comma_in_it() {
     );
 }
 
+/// Text that begins with '-' (a title "-80 C freezer log", a keyword "-omics") is taken as
+/// given; a flag where the text should be (the title forgotten) is refused naming it, and
+/// nothing is added.
+#[test]
+fn text_beginning_with_a_hyphen_is_taken_and_a_flag_in_its_place_is_refused() {
+    let lab = Lab::new();
+    let folder = lab.numbered_folder(1);
+    added_titled_with(&lab, &folder, "-80 C freezer log", &["--keyword", "-omics"]);
+    let (_, shown) = lodge_said(&lab, &["show", "1"]);
+    assert!(
+        shown
+            .lines()
+            .any(|l| l == "  title        -80 C freezer log"),
+        "{shown}"
+    );
+    assert!(
+        shown.lines().any(|l| l == "  keywords     -omics"),
+        "{shown}"
+    );
+
+    let other = lab.numbered_folder(2);
+    let other = other.to_str().unwrap();
+    let (ok, said) = lodge_said(&lab, &["add", other, "--title", "--creator", "Doe, Jane"]);
+    assert!(!ok);
+    assert!(
+        said.contains("'--creator' is a flag, not text: the text goes right after the flag"),
+        "{said}"
+    );
+    let (_, status) = lodge_said(&lab, &["status"]);
+    assert_eq!(
+        status
+            .lines()
+            .filter(|l| l.contains("not deposited"))
+            .count(),
+        1,
+        "{status}"
+    );
+}
+
 /// A folder named with a line break and a tab is listed under a name on one line: each
 /// line of `add`, `status`, `show`, the log and `remove` that names it or its folder stays
 /// one line.

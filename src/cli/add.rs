@@ -32,21 +32,21 @@ pub struct AddArgs {
     /// The title. `{folder}` in it becomes each folder's name, so several folders get a
     /// title each: `--title "Ocean run {folder}"`; without it, one folder only. `{folder}` is
     /// the one placeholder: `{name}`, `{}` and the like are refused, not sent as written.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = text_value)]
     pub title: Option<String>,
     /// "Family, Given", optionally with "; orcid=0000-0002-1825-0097; affiliation=Lab" and
     /// the affiliation's ROR ("; ror=https://ror.org/02en5vm52"); repeat "; affiliation=..."
     /// (each with its own "; ror=...") for several. An organisation's own ROR goes before
     /// any affiliation ("CERN; ror=01ggx4157"). Repeat --creator for several creators
     /// (they replace the ones already known).
-    #[arg(long = "creator", value_name = "NAME")]
+    #[arg(long = "creator", value_name = "NAME", allow_hyphen_values = true, value_parser = text_value)]
     pub creators: Vec<String>,
     /// What the dataset is, for the record's abstract.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = text_value)]
     pub description: Option<String>,
     /// How the data were collected or made (instruments, sampling, processing), sent beside
     /// the description as its methods; --methods "" removes them.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = text_value)]
     pub methods: Option<String>,
     /// The language of the content (its texts, transcripts, labels): an ISO 639 code (en,
     /// eng) or an English name (English); --language "" removes it.
@@ -56,19 +56,19 @@ pub struct AddArgs {
     #[arg(long, value_parser = parse_year)]
     pub year: Option<i32>,
     /// The institution or repository that publishes it.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = text_value)]
     pub publisher: Option<String>,
     /// License, preferably an SPDX identifier (CC-BY-4.0).
     #[arg(long)]
     pub license: Option<String>,
     /// Repeat for several keywords (they replace the ones already known).
-    #[arg(long = "keyword", value_name = "K")]
+    #[arg(long = "keyword", value_name = "K", allow_hyphen_values = true, value_parser = text_value)]
     pub keywords: Vec<String>,
     /// DataCite resourceTypeGeneral (default Dataset).
     #[arg(long)]
     pub resource_type: Option<String>,
     /// The dataset's version, e.g. 1.0.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true, value_parser = text_value)]
     pub version: Option<String>,
     /// A work the dataset is related to: a DataCite relation type, then a DOI or an http(s)
     /// URL, e.g. "IsSupplementTo 10.1234/abc" (this dataset supplements that paper). Repeat
@@ -89,7 +89,7 @@ pub struct AddArgs {
     /// (a DataCite contributor type): "Curie, Marie; role=ContactPerson", optionally with
     /// "; orcid=...; affiliation=..." as --creator. Repeat for several (they replace the
     /// ones already known); --contributor "" removes them all.
-    #[arg(long = "contributor", value_name = "NAME; role=ROLE")]
+    #[arg(long = "contributor", value_name = "NAME; role=ROLE", allow_hyphen_values = true, value_parser = text_value)]
     pub contributors: Vec<String>,
     /// A date of the dataset other than its publication: a DataCite date type, then a date
     /// (YYYY, YYYY-MM or YYYY-MM-DD) or a range, e.g. "Collected 2025-03-01/2025-06-30".
@@ -100,7 +100,7 @@ pub struct AddArgs {
     /// a point (lat=, lon=) and a box (box=WEST,SOUTH,EAST,NORTH), in decimal degrees, e.g.
     /// "Lake Zurich; lat=47.27; lon=8.65" or "box=5.9,45.8,10.5,47.8". Repeat for several
     /// (they replace the ones already known); --location "" removes them all.
-    #[arg(long = "location", value_name = "PLACE; lat=LAT; lon=LON")]
+    #[arg(long = "location", value_name = "PLACE; lat=LAT; lon=LON", allow_hyphen_values = true, value_parser = text_value)]
     pub locations: Vec<String>,
     /// A community of Zenodo (or another InvenioRDM site) to include the dataset in: its
     /// short name, the part after /communities/ in its address (or the address), e.g.
@@ -127,6 +127,23 @@ pub struct AddArgs {
     /// it still set what they name.
     #[arg(long)]
     pub from_citation: bool,
+}
+
+/// A text flag's value, which may begin with '-' (a title "-80 °C freezer log", a
+/// keyword "-omics"): one that is a flag itself (`--title --creator ...`, the title
+/// forgotten) is refused rather than taken as the text. No text is a flag's name.
+fn text_value(value: &str) -> Result<String, String> {
+    let a_flag = value.len() > 2
+        && value.starts_with("--")
+        && value[2..]
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-');
+    match a_flag {
+        true => Err(format!(
+            "'{value}' is a flag, not text: the text goes right after the flag that takes it"
+        )),
+        false => Ok(value.to_string()),
+    }
 }
 
 /// `--access`.
