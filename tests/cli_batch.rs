@@ -3038,6 +3038,7 @@ async fn add_prints_id_and_full_key_and_status_history_and_log_report_the_deposi
     for field in [
         "replays",
         "conflicts",
+        "found_by_lookup",
         "retries",
         "failed",
         "rejected",

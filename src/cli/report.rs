@@ -594,9 +594,11 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         say!("totals for every item:");
     }
     say!(
-        "replays {}, conflicts (server said exists) {}, retries {}, failed {}, rejected {}, pending {}{}",
+        "replays {}, conflicts (server said exists) {}, found by look-up {}, retries {}, failed {}, \
+         rejected {}, pending {}{}",
         totals.replays,
         totals.conflicts,
+        totals.found_by_lookup,
         totals.retries,
         totals.failed,
         totals.rejected,

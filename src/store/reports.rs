@@ -70,9 +70,12 @@ pub struct StatusRow {
 pub struct Totals {
     /// Deposits answered from the store with no request sent.
     pub replays: u64,
-    /// Times a server said the record already existed: it answered so to a write, or a
-    /// look-up found the record (before a retry, or before giving up).
+    /// Times a server answered a write that the record already existed (412, 409, "already
+    /// taken"): what the server counts as its conflicts.
     pub conflicts: u64,
+    /// Times a look-up found the record of a key before a retry, or before giving up (an
+    /// attempt's answer was lost): the server was asked, not written to.
+    pub found_by_lookup: u64,
     /// Retries scheduled.
     pub retries: u64,
     /// Jobs in the dead-letter state whose key has not landed since (those `retry
@@ -365,11 +368,12 @@ impl Store {
             )?;
             Ok(Totals {
                 replays: count("SELECT count(*) FROM events WHERE kind = 'replay'")?,
+                conflicts: count("SELECT count(*) FROM events WHERE kind = 'existing'")?,
                 // A look-up that found no record is logged as `reconciled` too, beginning
                 // with `NONE_FOUND`; every other `reconciled` found one.
-                conflicts: count(&format!(
-                    "SELECT count(*) FROM events WHERE kind = 'existing' OR (kind = 'reconciled' \
-                     AND message NOT LIKE '{}%')",
+                found_by_lookup: count(&format!(
+                    "SELECT count(*) FROM events WHERE kind = 'reconciled' \
+                     AND message NOT LIKE '{}%'",
                     super::NONE_FOUND
                 ))?,
                 retries: count("SELECT count(*) FROM events WHERE kind = 'retry_scheduled'")?,
