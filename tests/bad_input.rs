@@ -1200,7 +1200,17 @@ fn a_year_that_is_not_four_digits_is_refused_when_added_and_the_dataset_keeps_it
     let lab = Lab::new();
     let folder = lab.numbered_folder(1);
     add_first_folder(&lab);
-    for year in ["26", "0", "999", "20261", "99999999999", "twenty26", ""] {
+    // "0999" has four digits, but is no year from 1000 to 9999.
+    for year in [
+        "26",
+        "0",
+        "999",
+        "0999",
+        "20261",
+        "99999999999",
+        "twenty26",
+        "",
+    ] {
         let mut cmd = lodge_in(&lab);
         cmd.arg("add").arg(&folder).args(["--year", year]);
         let out = cmd.output().unwrap();
@@ -1210,7 +1220,9 @@ fn a_year_that_is_not_four_digits_is_refused_when_added_and_the_dataset_keeps_it
             &t,
             &[
                 "--year",
-                &format!("'{year}' is not a year: a publication year has four digits, e.g. 2026"),
+                &format!(
+                    "'{year}' is not a year: a publication year is from 1000 to 9999, e.g. 2026"
+                ),
             ],
         );
     }

@@ -172,7 +172,11 @@ fn parse_year(text: &str) -> Result<i32, String> {
         .ok()
         .filter(|year| PUBLICATION_YEARS.contains(year))
         .ok_or_else(|| {
-            format!("'{text}' is not a year: a publication year has four digits, e.g. 2026")
+            format!(
+                "'{text}' is not a year: a publication year is from {} to {}, e.g. 2026",
+                PUBLICATION_YEARS.start(),
+                PUBLICATION_YEARS.end()
+            )
         })
 }
 
