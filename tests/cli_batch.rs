@@ -429,8 +429,8 @@ async fn a_moved_folder_added_again_deposits_from_where_it_is_now_though_its_old
     let verify = lodge_with(&db, &["verify", "--all"]).await;
     let t = text(&verify);
     assert!(verify.status.success(), "{t}");
-    assert!(t.contains("intact   #2 cores on"), "{t}");
-    assert!(!t.contains("#1 cores on"), "{t}");
+    assert!(t.contains("intact   dataset 2 cores on"), "{t}");
+    assert!(!t.contains("dataset 1 cores on"), "{t}");
 }
 
 /// The copy that stands in for a gone folder is checked as the real run checks it: changed
@@ -1964,7 +1964,7 @@ async fn a_dataset_whose_file_names_are_nfd_on_disk_deposits_verifies_and_repair
     let out = lodge_with(&db, &["verify", &id.to_string(), "--repair"]).await;
     let t = text(&out);
     assert!(out.status.success(), "{t}");
-    assert!(t.contains("repaired #1 nfd-names"), "{t}");
+    assert!(t.contains("repaired dataset 1 nfd-names"), "{t}");
     assert!(t.contains("Zürich/Messung-ä.csv"), "named in NFC: {t}");
 }
 
@@ -2026,7 +2026,7 @@ async fn a_file_lost_from_a_removed_datasets_deposit_is_repaired_once_its_folder
     assert_all(
         &t,
         &[
-            "DAMAGED  #1 gone-from-list (removed)",
+            "DAMAGED  dataset 1 gone-from-list (removed)",
             &format!(
                 "Lost from the deposit of gone-from-list ({}), removed from the list: `lodge \
                  add` its folder again",
@@ -2044,7 +2044,7 @@ async fn a_file_lost_from_a_removed_datasets_deposit_is_repaired_once_its_folder
     let out = lodge_with(&db, &["verify", "2", "--repair"]).await;
     let t = text(&out);
     assert!(out.status.success(), "{t}");
-    assert!(t.contains("repaired #"), "{t}");
+    assert!(t.contains("repaired dataset "), "{t}");
 }
 
 /// A file lost from the deposit of a dataset removed from the list whose folder is listed
@@ -2066,7 +2066,7 @@ async fn a_file_lost_from_a_removed_datasets_deposit_whose_folder_changed_is_sai
     assert_all(
         &t,
         &[
-            "DAMAGED  #1 changed-since (removed)",
+            "DAMAGED  dataset 1 changed-since (removed)",
             "its folder is listed again as dataset 2 changed-since with other content \
              (another key), so the files as they were deposited are no longer in it",
         ],
@@ -2099,7 +2099,7 @@ async fn after_forget_the_copy_named_by_the_repair_advice_finds_the_deposit_and_
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert!(
-        t.contains(&format!("repaired #{copy_id} original-copy")),
+        t.contains(&format!("repaired dataset {copy_id} original-copy")),
         "{t}"
     );
 }
@@ -2142,7 +2142,7 @@ async fn repair_of_a_file_changed_in_the_folder_keeps_the_damage_and_says_put_it
     assert_all(
         &t,
         &[
-            "DAMAGED  #1 changed",
+            "DAMAGED  dataset 1 changed",
             "data.csv is missing",
             "not repaired: sending data.csv again stopped: changed since scan",
             "put the deposited file back in the folder",
@@ -2238,10 +2238,10 @@ async fn verify_stops_asking_a_server_that_did_not_answer_one_check() {
     assert_all(
         &t,
         &[
-            "UNKNOWN  #1 ds001",
+            "UNKNOWN  dataset 1 ds001",
             "the server could not be asked: server busy (HTTP 429)",
-            "UNKNOWN  #2 ds002",
-            "UNKNOWN  #3 ds003",
+            "UNKNOWN  dataset 2 ds002",
+            "UNKNOWN  dataset 3 ds003",
             "not checked: the server did not answer the check of ds001; check again when it does",
             "0 intact, 3 could not be checked",
         ],
@@ -2351,9 +2351,9 @@ async fn verify_stops_asking_a_server_that_refused_its_token_and_says_how_to_giv
         assert_all(
             &t,
             &[
-                "UNKNOWN  #1 ds001",
+                "UNKNOWN  dataset 1 ds001",
                 "the server could not be asked: not authorised (HTTP 401)",
-                "UNKNOWN  #3 ds003",
+                "UNKNOWN  dataset 3 ds003",
                 "not checked: the server refused Lodge's credentials for the check of ds001; \
                  check again once they are corrected",
                 "0 intact, 3 could not be checked",
@@ -2578,7 +2578,10 @@ async fn verify_all_goes_on_checking_the_records_of_a_removed_dataset() {
     assert!(checked.status.success(), "{t}");
     assert_all(
         &t,
-        &["intact   #1 ds001 on ", "intact   #2 ds002 (removed) on "],
+        &[
+            "intact   dataset 1 ds001 on ",
+            "intact   dataset 2 ds002 (removed) on ",
+        ],
     );
 
     // Its own data file (the README's bytes are ds001's too).
@@ -2594,8 +2597,8 @@ async fn verify_all_goes_on_checking_the_records_of_a_removed_dataset() {
     assert_all(
         &text(&checked),
         &[
-            &format!("DAMAGED  #{gone} ds002 (removed) on "),
-            "intact   #1 ds001 on ",
+            &format!("DAMAGED  dataset {gone} ds002 (removed) on "),
+            "intact   dataset 1 ds001 on ",
         ],
     );
 }
@@ -2766,7 +2769,7 @@ async fn two_copies_with_one_key_make_one_record_and_each_is_reported_deposited_
     let t = text(&out);
     assert!(out.status.success(), "{t}");
     assert!(
-        t.contains("intact   #2 backup on ") && t.contains("record sbx-000001"),
+        t.contains("intact   dataset 2 backup on ") && t.contains("record sbx-000001"),
         "{t}"
     );
     let t = text(&lodge_with(&db, &["verify", "--all"]).await);
@@ -5098,7 +5101,7 @@ async fn verify_all_counts_the_datasets_with_no_deposit_on_the_target_and_names_
         &[
             &format!("3 datasets have no deposit on {url}; not checked"),
             "checking 1 deposit",
-            "intact   #2 ds002",
+            "intact   dataset 2 ds002",
             "1 intact",
         ],
     );
@@ -5114,9 +5117,9 @@ async fn verify_all_counts_the_datasets_with_no_deposit_on_the_target_and_names_
     assert_all(
         &text(&named),
         &[
-            &format!("#1 ds001: no deposit to check on {url}"),
-            &format!("#3 ds003: no deposit to check on {url}"),
-            "intact   #2 ds002",
+            &format!("dataset 1 ds001: no deposit to check on {url}"),
+            &format!("dataset 3 ds003: no deposit to check on {url}"),
+            "intact   dataset 2 ds002",
         ],
     );
     assert!(!text(&named).contains("not checked"), "{}", text(&named));
@@ -5154,7 +5157,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         &text(&intact),
         &[
             "checking 1 deposit by record and file sizes",
-            "intact   #1 ds001 on Local sandbox at 127.0.0.1",
+            "intact   dataset 1 ds001 on Local sandbox at 127.0.0.1",
             &format!("record {identifier}: 2 files"),
             "1 dataset has no deposit; not checked",
             "1 intact",
@@ -5173,7 +5176,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
     assert_all(
         &text(&other),
         &[
-            &format!("#1 ds001: no deposit to check on {elsewhere}"),
+            &format!("dataset 1 ds001: no deposit to check on {elsewhere}"),
             &format!(
                 "no deposit of this dataset is on {elsewhere}; they are on {}: check the name \
                  or URL",
@@ -5205,7 +5208,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         assert_all(
             &text(&damaged),
             &[
-                "DAMAGED  #1 ds001 on Local sandbox at 127.0.0.1",
+                "DAMAGED  dataset 1 ds001 on Local sandbox at 127.0.0.1",
                 &format!("           data.csv is missing\n             at {lost_at}\n"),
                 "0 intact, 1 damaged",
                 "Lost files: `lodge verify 1 --repair` sends them again from the dataset's folder",
@@ -5308,9 +5311,9 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
     assert_all(
         &text(&repaired),
         &[
-            "repaired #1 ds001 on Local sandbox at 127.0.0.1",
+            "repaired dataset 1 ds001 on Local sandbox at 127.0.0.1",
             &format!("record {identifier}: sent again data.csv"),
-            "intact   #1 ds001 on Local sandbox",
+            "intact   dataset 1 ds001 on Local sandbox",
             "1 intact",
         ],
     );

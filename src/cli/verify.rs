@@ -64,10 +64,11 @@ struct Deposit {
 }
 
 impl Deposit {
-    /// "#3 ocean-temps on Local sandbox at …, record ID", for the text lines.
+    /// "dataset 3 ocean-temps on Local sandbox at …, record ID", for the text lines (a
+    /// dataset's number said as such: `#12` is a job's elsewhere).
     fn head(&self, target: &str) -> String {
         format!(
-            "#{} {} on {target}, record {}",
+            "dataset {} {} on {target}, record {}",
             self.dataset,
             self.name,
             self.job.identifier.as_deref().unwrap_or_default()
@@ -93,7 +94,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             unlisted += 1;
         } else if found.is_empty() && !args.json {
             say!(
-                "-        #{} {}: no deposit to check{}",
+                "-        dataset {} {}: no deposit to check{}",
                 dataset.id,
                 dataset.name,
                 match &args.target {
