@@ -89,13 +89,7 @@ fn edit_target_url(w: &mut Window, url: &str) {
     w.harness.get_by_label("Edit").click();
     w.harness.step();
     w.harness.step();
-    w.harness.get_by_label("Target URL").focus();
-    w.harness.step();
-    w.harness
-        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    w.harness.step();
-    w.harness.get_by_label("Target URL").type_text(url);
-    w.harness.step();
+    retype_url(w, url);
 }
 
 /// Press the target form's button `label` (Save target, Cancel).
@@ -372,6 +366,61 @@ fn refused_new_target(
     press_save_target(w);
     w.wait("the refusal", |app| !app.model.target_problems.is_empty());
     only_problem(w)
+}
+
+/// Type `url` over the open form's URL.
+fn retype_url(w: &mut Window, url: &str) {
+    w.harness.get_by_label("Target URL").focus();
+    w.harness.step();
+    w.harness
+        .key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    w.harness.step();
+    w.harness.get_by_label("Target URL").type_text(url);
+    w.harness.step();
+}
+
+/// A save refused for its URL keeps the secret typed: the URL fixed, the next save stores
+/// it (it was emptied, and the save after the fix refused for want of it). A problem of
+/// the user or the secret that the URL's kind made (a sandbox keeps none) goes once the
+/// URL is typed over.
+#[test]
+fn a_save_refused_for_its_url_keeps_the_typed_secret_for_the_next() {
+    no_keyring();
+    let mut w = Window::open(FaultConfig::default());
+    add_target(
+        &mut w,
+        "dav1",
+        "sandbox+http://127.0.0.1:9",
+        Some(("alice", "pw123")),
+    );
+    w.wait("the refusal", |app| !app.model.target_problems.is_empty());
+    let problems = w.app().model.target_problems.clone();
+    assert!(
+        problems
+            .iter()
+            .all(|(f, _)| matches!(f, TargetField::User | TargetField::Secret)),
+        "{problems:?}"
+    );
+    retype_url(&mut w, "webdav+http://127.0.0.1:9/dav?x=1");
+    assert!(
+        w.app().model.target_problems.is_empty(),
+        "the user's and the secret's problems went with the sandbox's URL: {:?}",
+        w.app().model.target_problems
+    );
+
+    press_save_target(&mut w);
+    w.wait("the refusal", |app| !app.model.target_problems.is_empty());
+    assert_eq!(only_problem(&w).0, TargetField::Url);
+    retype_url(&mut w, "webdav+http://127.0.0.1:9/dav");
+    press_save_target(&mut w);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    let secrets = std::fs::read_to_string(w.lab.path("app/secrets.toml")).unwrap();
+    assert!(
+        secrets.contains("pw123"),
+        "the secret typed first is stored"
+    );
 }
 
 /// An S3 endpoint or region filled in for a WebDAV target is refused under "S3 endpoint",

@@ -73,10 +73,11 @@ impl Draft {
         }
     }
 
-    /// The form for the service; the typed secret moves into a [`Secret`] and leaves the
-    /// draft.
-    fn take_form(&mut self) -> TargetForm {
-        let secret = std::mem::take(&mut self.secret);
+    /// The form for the service, the typed secret in a [`Secret`]. The draft keeps it
+    /// until the save is done (the form closes then): a save refused for another field (a
+    /// mistyped URL) must not lose what was typed for the next.
+    fn form(&self) -> TargetForm {
+        let secret = self.secret.clone();
         TargetForm {
             editing: self.editing.clone(),
             name: self.name.clone(),
@@ -312,6 +313,7 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
         TargetField::FilesAtOnce => Some(draft.files_at_once.clone()),
         TargetField::Form => None,
     };
+    let url_before = draft.url.clone();
     let before: Vec<(TargetField, Option<String>)> = problems
         .iter()
         .map(|(f, _)| (*f, value_of(draft, *f)))
@@ -401,11 +403,16 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
     for (_, message) in problems.iter().filter(|(f, _)| *f == TargetField::Form) {
         ui.label(RichText::new(format!("⚠ {message}")).color(ERROR));
     }
-    let typed_over: Vec<TargetField> = before
+    let mut typed_over: Vec<TargetField> = before
         .into_iter()
         .filter(|(f, held)| held.is_some() && value_of(draft, *f) != *held)
         .map(|(f, _)| f)
         .collect();
+    // Whether a user or a secret fits depends on the kind of target the URL says (a
+    // sandbox keeps none): a new URL is a new question for them too.
+    if draft.url != url_before {
+        typed_over.extend([TargetField::Url, TargetField::User, TargetField::Secret]);
+    }
     let mut save = false;
     let mut cancel = false;
     ui.horizontal(|ui| {
@@ -425,7 +432,7 @@ fn form(app: &mut LodgeApp, ui: &mut egui::Ui) {
             .retain(|(f, _)| !typed_over.contains(f));
     }
     if save {
-        let form = draft.take_form();
+        let form = draft.form();
         app.settings.targets.saving = true;
         app.model.begin_target_save();
         app.send(Command::SaveTarget(form));
