@@ -4002,6 +4002,56 @@ fn the_history_names_who_queued_each_job_once_another_machine_did() {
     w.harness.get_by_label("ada@lab-b");
 }
 
+/// A dataset removed in a terminal while the window holds edits of it not saved (its
+/// details open, or another's, the edits kept as a draft): a warning names it and says the
+/// edits went with it. One with no edits goes with no word, and so does one the window
+/// removes itself (it asked first).
+#[test]
+fn a_dataset_removed_in_a_terminal_while_edited_here_says_its_edits_went_with_it() {
+    let mut w = Window::open(FaultConfig::default());
+    let db = w.lab.path("app/lodge.db");
+    let terminal = |args: &[&str]| gui::lodge_elsewhere(&db, &[], args);
+    for n in 1..=4 {
+        terminal(&support::add_titled(&w.lab.numbered_folder(n), "Survey"));
+    }
+    w.wait("the terminal's datasets", |app| app.model.rows().len() == 4);
+    let [shown, drafted, _, here] = ["ds001", "ds002", "ds003", "ds004"].map(|n| w.row_id(n));
+    for id in [drafted, shown] {
+        w.edit_title(id, " edited");
+    }
+    w.select(here);
+    w.edit_title(here, " edited");
+    w.select(shown);
+    let warned = |w: &Window, name: &str| {
+        !gui::notices_with(
+            w.app(),
+            &format!("{name} was removed from the list elsewhere"),
+        )
+        .is_empty()
+    };
+
+    terminal(&["remove", "ds001", "ds002", "ds003"]);
+    w.wait("the rows gone", |app| app.model.rows().len() == 1);
+    w.harness.step();
+    for name in ["ds001", "ds002"] {
+        assert!(warned(&w, name), "{name}");
+    }
+    let said = gui::notices_with(w.app(), "ds001 was removed");
+    assert!(
+        said[0]
+            .1
+            .contains("held edits not saved: they went with it"),
+        "{said:?}"
+    );
+    assert!(!warned(&w, "ds003"), "no edits, no word");
+
+    w.ask_to_remove(here);
+    w.harness.get_by_label("Remove").click();
+    w.wait("removed here", |app| app.model.rows().is_empty());
+    w.harness.step();
+    assert!(!warned(&w, "ds004"), "asked before, no word after");
+}
+
 /// Metadata saved in a terminal while the form has unsaved edits joins the form: Save keeps
 /// both, the terminal's description and the title typed here. A field changed in both
 /// places keeps what was typed here, and a notice says so.

@@ -320,6 +320,11 @@ impl Model {
 
     /// Dataset `id`'s name, as its log lines and jobs show it: its row's, or for one removed
     /// from the list its name then with `(removed)`; `None` when the window knows neither.
+    /// The name a dataset taken off the list had, if it was.
+    pub fn removed_name(&self, id: i64) -> Option<String> {
+        self.removed_names.get(&id).cloned()
+    }
+
     pub fn dataset_name(&self, id: i64) -> Option<String> {
         match self.row(id) {
             Some(row) => Some(row.name.clone()),

@@ -48,6 +48,38 @@ impl DetailsState {
         };
     }
 
+    /// Drop the forms of datasets no longer on the list (`listed` says which are): removed
+    /// elsewhere, by a terminal's `lodge remove` or another window. Returns those whose
+    /// forms held edits not saved, which went with them.
+    pub fn drop_unlisted(&mut self, listed: impl Fn(i64) -> bool) -> Vec<i64> {
+        let mut lost = Vec::new();
+        if let Some((id, form, base)) = &self.form
+            && !listed(*id)
+        {
+            if !form.says_the_same_as(base) {
+                lost.push(*id);
+            }
+            self.form = None;
+        }
+        self.drafts.retain(|id, (form, base)| {
+            let keep = listed(*id);
+            if !keep && !form.says_the_same_as(base) {
+                lost.push(*id);
+            }
+            keep
+        });
+        lost.sort_unstable();
+        lost
+    }
+
+    /// Forget dataset `id`'s form and its edits: the window removes it, having asked.
+    pub fn forget(&mut self, id: i64) {
+        if self.form.as_ref().is_some_and(|(shown, _, _)| *shown == id) {
+            self.form = None;
+        }
+        self.drafts.remove(&id);
+    }
+
     /// Open the panel at its top in the next frame (where a refusal's cause is said), as
     /// for a dataset selected anew.
     pub fn to_the_top(&mut self) {

@@ -520,6 +520,8 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
         // the next, which would number the buttons anew and drop Cancel's focus.
         ui.push_id("remove_buttons", |ui| ui.horizontal(|ui| {
             if ui.button("Remove").clicked() {
+                // Asked and answered: its edits not saved go with it, with no word after.
+                app.details.forget(id);
                 app.send(Command::Remove { id });
                 close = true;
             }

@@ -395,6 +395,25 @@ impl LodgeApp {
         dialogs::hold_close_while_working(self, ctx);
     }
 
+    /// A dataset removed elsewhere (a terminal's `lodge remove`, another window) while its
+    /// details held edits not saved: the edits went with it, and a warning says so rather
+    /// than let them vanish with the row.
+    fn say_edits_removed_elsewhere(&mut self) {
+        if !self.model.ready {
+            return;
+        }
+        let model = &self.model;
+        let lost = self.details.drop_unlisted(|id| model.row(id).is_some());
+        for id in lost {
+            let name = (self.model.removed_name(id)).unwrap_or_else(|| format!("Dataset {id}"));
+            self.model.apply(crate::app::Update::Notice(crate::app::Notice::warning(format!(
+                "{name} was removed from the list elsewhere (a terminal's `lodge remove`, or \
+                 another window) while its details held edits not saved: they went with it. \
+                 Adding its folder again brings back its metadata as last saved."
+            ))));
+        }
+    }
+
     /// Which widget took the keyboard's focus since the last frame, for [`follow_focus`].
     fn note_focus_moved(&mut self, ctx: &egui::Context) {
         let focused = ctx.memory(|m| m.focused());
@@ -407,6 +426,7 @@ impl LodgeApp {
         self.service.drain(&mut self.model);
         self.keep_picked_target();
         self.remember_at_once();
+        self.say_edits_removed_elsewhere();
         if self.selected.is_some_and(|id| self.model.row(id).is_none()) {
             self.select(None);
         }
