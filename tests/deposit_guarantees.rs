@@ -829,19 +829,32 @@ async fn exhausted_retries_fail_and_retry_requeues_with_the_same_key() {
             .contains("gave up after 3 attempts")
     );
 
-    sandbox.set_faults(FaultConfig::default());
     let requeued = store
         .retry_jobs(&[jobs[0].id], Duration::from_secs(60))
         .unwrap();
     assert_eq!(requeued, vec![jobs[0].id]);
     // The new round counts its attempts from one; the log says how many the last took.
-    let events = store.events_for_job(jobs[0].id).unwrap();
-    assert!(
-        events
-            .iter()
-            .any(|e| e.message == "re-queued by retry with the same key, after 3 failed attempts"),
-        "{events:?}"
+    let said = |message: &str| {
+        let events = store.events_for_job(jobs[0].id).unwrap();
+        assert!(
+            events.iter().any(|e| e.message == message),
+            "{message}: {events:?}"
+        );
+    };
+    said("re-queued by retry with the same key, after 3 failed attempts");
+    // A second round fails too: its retry says this round's attempts and the sum, as the
+    // history counts them.
+    let again = run_jobs(&engine_for(&store, &target, config.clone()), requeued).await;
+    assert_eq!(
+        (again[0].state, again[0].attempts_in_all()),
+        (JobState::Failed, 6)
     );
+    let requeued = store
+        .retry_jobs(&[jobs[0].id], Duration::from_secs(60))
+        .unwrap();
+    said("re-queued by retry with the same key, after 3 failed attempts of this round (6 in all)");
+
+    sandbox.set_faults(FaultConfig::default());
     let done = run_jobs(&engine_for(&store, &target, config), requeued).await;
     assert_eq!(done[0].id, jobs[0].id);
     assert_eq!(done[0].key, ds.1, "same key");

@@ -1583,11 +1583,21 @@ impl Store {
                         &job,
                         EventKind::Queued,
                         // The count starts again (each round has its attempts and deadline);
-                        // the log keeps what the earlier ones did.
-                        match job.attempts {
-                            0 => REQUEUED_BY_RETRY.into(),
-                            1 => format!("{REQUEUED_BY_RETRY}, after 1 failed attempt"),
-                            n => format!("{REQUEUED_BY_RETRY}, after {n} failed attempts"),
+                        // the log keeps what the earlier ones did. After earlier rounds the
+                        // sum is said too, as the history counts them.
+                        match (job.attempts, job.attempts_before) {
+                            (0, _) => REQUEUED_BY_RETRY.into(),
+                            (1, 0) => format!("{REQUEUED_BY_RETRY}, after 1 failed attempt"),
+                            (n, 0) => format!("{REQUEUED_BY_RETRY}, after {n} failed attempts"),
+                            (n, before) => format!(
+                                "{REQUEUED_BY_RETRY}, after {} of this round ({} in all)",
+                                crate::wording::count_of(
+                                    n as u64,
+                                    "failed attempt",
+                                    "failed attempts"
+                                ),
+                                n + before
+                            ),
                         },
                     ),
                     &self.actor,
