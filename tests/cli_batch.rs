@@ -234,6 +234,14 @@ async fn a_stopped_retry_names_the_deposit_that_sends_what_it_left() {
         .unwrap_or_else(|| panic!("no one command for all in:\n{t}"));
     let args: Vec<&str> = all.split(' ').skip(1).collect();
     assert_eq!(args[..3], ["deposit", "--target", url.as_str()], "{all}");
+    // A target given by URL (saved nowhere) is none the window can pick: `status` names
+    // the deposit that sends what waits for it, not the window.
+    let status = text(&lodge_with(&db, &["status"]).await);
+    assert!(
+        status.contains(&format!("on the queue: `lodge deposit --target {url} ")),
+        "{status}"
+    );
+    assert!(!status.contains("the window sends it"), "{status}");
     let out = lodge_with(&db, &args).await;
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(sandbox.stats().records, 8);

@@ -318,6 +318,12 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         checks.get(&(r.target.clone()?, r.key.clone()?))
     };
     let working_on = senders_by_target(&store)?;
+    let saved_names = super::target_arg::TargetNames::load();
+    let window_port = crate::sandbox::window::port_file();
+    let window_can_send = |scope: &str| {
+        saved_names.saved(scope).is_some()
+            || crate::sandbox::window::is_window_sandbox(scope, &window_port)
+    };
     // A drafting target's deposit stays a draft until a deposit to its site's publishing
     // target publishes it.
     let published = crate::engine::verify::published_records(&store)?;
@@ -547,9 +553,16 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                     deposit_command(&store, scope, r.dataset),
                     where_it_sends(&store, r.dataset)
                 ),
-                None => say!(
+                // The window sends to the targets it can pick (the saved ones, and its own
+                // sandbox): one given by URL in a terminal only a deposit sends.
+                None if window_can_send(scope) => say!(
                     "       on the queue: the window sends it while it works on {target}, or \
                      `{}`{} sends it {when}",
+                    deposit_command(&store, scope, r.dataset),
+                    where_it_sends(&store, r.dataset)
+                ),
+                None => say!(
+                    "       on the queue: `{}`{} sends it {when}",
                     deposit_command(&store, scope, r.dataset),
                     where_it_sends(&store, r.dataset)
                 ),
