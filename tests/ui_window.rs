@@ -343,6 +343,49 @@ fn the_first_deposit_landing_does_not_move_the_rows() {
     assert_eq!(w.harness.get_by_label("soil-cores").rect(), before);
 }
 
+/// A check of more than five deposits says it started; its findings take that notice's
+/// place, rather than "a notice follows" staying beside them.
+#[test]
+fn verify_deposited_of_many_replaces_its_started_notice_with_its_findings() {
+    let mut w = Window::open(FaultConfig::default());
+    for n in 1..=6 {
+        w.add_folder(&w.lab.numbered_folder(n));
+        let id = w.row_id(&format!("ds{n:03}"));
+        let target = w.app().target_id().to_string();
+        w.harness
+            .state_mut()
+            .send(lodge::app::Command::SetMetadata {
+                id,
+                metadata: Box::new(support::metadata(&format!("Survey {n}"))),
+                then_deposit: Some(target),
+            });
+    }
+    w.wait("all deposited", |app| {
+        app.model.rows().iter().all(|r| {
+            matches!(
+                gui::status_of(app, &r.name),
+                Some(DedupStatus::Deposited { .. })
+            )
+        })
+    });
+    w.harness.step();
+    let (_, said) = w.press_for_notice("Verify deposited (6)", "All 6 deposits");
+    assert!(said.contains("are intact"), "{said}");
+    w.harness.step();
+    let shown: Vec<&str> = (w.app().notices.current())
+        .map(|n| n.text.as_str())
+        .collect();
+    assert!(
+        !gui::notices_with(w.app(), "Verifying 6 deposits").is_empty(),
+        "it said it started"
+    );
+    assert!(
+        shown.iter().all(|n| !n.starts_with("Verifying"))
+            && shown.iter().any(|n| n.starts_with("All 6 deposits")),
+        "the started notice went with the findings: {shown:?}"
+    );
+}
+
 /// *Verify deposited*, above the table, checks every deposit in the list on the chosen
 /// target at once: one notice sums up, naming the damaged deposit and what it lost, and
 /// only that row turns damaged.

@@ -1082,10 +1082,13 @@ impl Core {
                 self.out.send(Update::Logged(events));
                 self.out.send(Update::Jobs(jobs));
                 if new > 0 && paused {
-                    self.out.notice(Notice::info(format!(
-                        "{} queued; deposits are paused: press Resume to send them.",
-                        count_of(new as u64, "deposit", "deposits")
-                    )));
+                    self.out.notice(
+                        Notice::info(format!(
+                            "{} queued; deposits are paused: press Resume to send them.",
+                            count_of(new as u64, "deposit", "deposits")
+                        ))
+                        .while_deposits_paused(),
+                    );
                 }
                 if copies > 0 {
                     self.out.notice(Notice::info(format!(
@@ -1106,7 +1109,7 @@ impl Core {
                         if already == 1 { "is" } else { "are" }
                     )));
                 } else if already > 0 {
-                    self.out.notice(Notice::info(format!(
+                    let notice = Notice::info(format!(
                         "{} on the queue already, so not queued again{}.",
                         count_of(already as u64, "deposit was", "deposits were"),
                         match (paused, already) {
@@ -1114,7 +1117,11 @@ impl Core {
                             (false, 1) => ": it is sent in its turn",
                             (false, _) => ": they are sent in their turn",
                         }
-                    )));
+                    ));
+                    self.out.notice(match paused {
+                        true => notice.while_deposits_paused(),
+                        false => notice,
+                    });
                 }
             }
             Err(e) => self

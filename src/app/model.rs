@@ -167,15 +167,27 @@ pub struct Notice {
     /// them is on the list with its folder gone (removed from the list, or found again).
     pub while_gone: Vec<i64>,
     /// What the notice is news of, when a later notice may overtake it (the picked target
-    /// lost, then back): a notice of the same topic takes the earlier one's place.
-    pub topic: Option<&'static str>,
+    /// lost, then back; a check's start, then its findings): a notice of the same topic
+    /// takes the earlier one's place.
+    pub topic: Option<String>,
+    /// Said while the window's deposits are paused (its Pause button): it is taken down once
+    /// they are resumed, so it never says "paused" over rows being sent.
+    pub while_deposits_paused: bool,
 }
 
 impl Notice {
     /// This notice, of `topic`: it takes the place of an earlier one of the same topic.
-    pub fn about(self, topic: &'static str) -> Notice {
+    pub fn about(self, topic: impl Into<String>) -> Notice {
         Notice {
-            topic: Some(topic),
+            topic: Some(topic.into()),
+            ..self
+        }
+    }
+
+    /// This notice, taken down once the window's deposits are resumed.
+    pub fn while_deposits_paused(self) -> Notice {
+        Notice {
+            while_deposits_paused: true,
             ..self
         }
     }
@@ -187,6 +199,7 @@ impl Notice {
             while_paused: None,
             while_gone: Vec::new(),
             topic: None,
+            while_deposits_paused: false,
         }
     }
     pub fn warning(text: impl Into<String>) -> Notice {
@@ -196,6 +209,7 @@ impl Notice {
             while_paused: None,
             while_gone: Vec::new(),
             topic: None,
+            while_deposits_paused: false,
         }
     }
     pub fn error(text: impl Into<String>) -> Notice {
@@ -205,6 +219,7 @@ impl Notice {
             while_paused: None,
             while_gone: Vec::new(),
             topic: None,
+            while_deposits_paused: false,
         }
     }
 }

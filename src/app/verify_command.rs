@@ -210,10 +210,14 @@ impl Core {
         }
         if deposits.len() > 5 {
             // Many checks take a while over a real network: say they started.
-            self.out().notice(Notice::info(format!(
-                "Verifying {} deposits on {label}; a notice follows when it is done.",
-                deposits.len()
-            )));
+            // Its findings, when they come, take this notice's place.
+            self.out().notice(
+                Notice::info(format!(
+                    "Verifying {} deposits on {label}; a notice follows when it is done.",
+                    deposits.len()
+                ))
+                .about(verify_topic(&label)),
+            );
         }
         // A few at a time: a slow repository answers a HEAD in a round trip or two. Once
         // the server has not answered one, the rest are not sent (see SilenceWatch).
@@ -265,9 +269,16 @@ impl Core {
                 .buffer_unordered(4)
                 .collect()
                 .await;
-        self.out()
-            .notice(batch_notice(&label, &told_apart(checked), datasets));
+        self.out().notice(
+            batch_notice(&label, &told_apart(checked), datasets).about(verify_topic(&label)),
+        );
     }
+}
+
+/// What a check of every deposit on the target labelled `label` is news of: its start,
+/// then its findings.
+fn verify_topic(label: &str) -> String {
+    format!("verify {label}")
 }
 
 /// What a check of job `job` reading back as `read` tells of its progress: by bytes, the

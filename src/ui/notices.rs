@@ -54,8 +54,9 @@ pub struct Notices {
 }
 
 impl Notices {
-    /// Take the model's new notices, and take down those about a pause that has ended or
-    /// about gone folders none of which is still listed as gone.
+    /// Take the model's new notices, and take down those about a pause that has ended (a
+    /// target's, or the window's own) or about gone folders none of which is still listed
+    /// as gone.
     pub fn take_from(&mut self, model: &mut Model, ctx: &egui::Context) {
         for n in std::mem::take(&mut model.notices) {
             self.push(n, ctx);
@@ -66,7 +67,8 @@ impl Notices {
             let a_folder_still_gone = n.while_gone.is_empty()
                 || (n.while_gone.iter())
                     .any(|id| model.row(*id).is_some() && model.folder_gone(*id));
-            pause_stands && a_folder_still_gone
+            let deposits_still_paused = !n.while_deposits_paused || !model.engine_running;
+            pause_stands && a_folder_still_gone && deposits_still_paused
         });
     }
 
@@ -437,5 +439,61 @@ mod tests {
             "the oldest go past {MAX_KEPT}"
         );
         assert_eq!(texts(&notices).last(), Some(&"warning 20"));
+    }
+
+    /// Notices given to the model, taken in one frame at `time`.
+    fn taken(ctx: &egui::Context, notices: &mut Notices, model: &mut Model, time: f64) {
+        let input = egui::RawInput {
+            time: Some(time),
+            ..Default::default()
+        };
+        let mut output = ctx.run_ui(input, |ui| notices.take_from(model, ui.ctx()));
+        output.textures_delta.clear();
+    }
+
+    /// "Queued; deposits are paused: press Resume" goes once they are resumed: it must not
+    /// say "paused" beside rows being sent. Another notice stays its time.
+    #[test]
+    fn a_notice_that_deposits_are_paused_goes_once_they_are_resumed() {
+        let ctx = egui::Context::default();
+        let mut notices = Notices::default();
+        let mut model = Model::default();
+        model.engine_running = false;
+        let paused = "1 deposit queued; deposits are paused: press Resume to send them.";
+        model.notices = vec![
+            Notice::info(paused).while_deposits_paused(),
+            Notice::info("Exported 3 jobs"),
+        ];
+        taken(&ctx, &mut notices, &mut model, 1.0);
+        assert_eq!(texts(&notices), [paused, "Exported 3 jobs"]);
+        model.engine_running = true;
+        taken(&ctx, &mut notices, &mut model, 1.5);
+        assert_eq!(texts(&notices), ["Exported 3 jobs"]);
+    }
+
+    /// A check's findings take the place of the notice that it started, on its target
+    /// only.
+    #[test]
+    fn the_findings_of_a_check_take_the_place_of_its_start() {
+        let ctx = egui::Context::default();
+        let mut notices = Notices::default();
+        let started = |on: &str| {
+            Notice::info(format!("Verifying 26 deposits on {on}; a notice follows")).about(on)
+        };
+        frame(
+            &ctx,
+            &mut notices,
+            1.0,
+            vec![started("lab"), started("dav")],
+        );
+        let found = Notice::info("All 26 deposits on lab are intact").about("lab");
+        frame(&ctx, &mut notices, 2.0, vec![found]);
+        assert_eq!(
+            texts(&notices),
+            [
+                "Verifying 26 deposits on dav; a notice follows",
+                "All 26 deposits on lab are intact"
+            ]
+        );
     }
 }
