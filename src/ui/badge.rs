@@ -150,7 +150,9 @@ pub fn hover(status: &DedupStatus) -> String {
 }
 
 /// Draw the badge. Cut short in a narrow cell, it shows its hover alone, which says all
-/// the badge does and more (a label's own tooltip of its cut text would stack on it).
+/// the badge does and more (a label's own tooltip of its cut text would stack on it). A
+/// progress bar fills in the badge's colour, not the selection's: on the selected row it
+/// would not show.
 pub fn show(ui: &mut egui::Ui, status: &DedupStatus, now_ms: i64) -> egui::Response {
     let (_, colour) = style(status.kind());
     let text = egui::Label::new(RichText::new(text(status, now_ms)).color(colour).strong())
@@ -167,6 +169,7 @@ pub fn show(ui: &mut egui::Ui, status: &DedupStatus, now_ms: i64) -> egui::Respo
                 ui.add(
                     egui::ProgressBar::new(fraction)
                         .desired_width(70.0)
+                        .fill(colour)
                         .show_percentage(),
                 );
             })
@@ -175,7 +178,11 @@ pub fn show(ui: &mut egui::Ui, status: &DedupStatus, now_ms: i64) -> egui::Respo
         }
         DedupStatus::Uploading { sent, total } if *total > 0 => ui
             .horizontal(|ui| {
-                ui.add(egui::ProgressBar::new(*sent as f32 / *total as f32).desired_width(50.0));
+                ui.add(
+                    egui::ProgressBar::new(*sent as f32 / *total as f32)
+                        .desired_width(50.0)
+                        .fill(colour),
+                );
                 ui.add(text);
             })
             .response

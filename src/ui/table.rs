@@ -388,6 +388,7 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
     // the click for itself (to select its text), and the row would not see it.
     ui.style_mut().interaction.selectable_labels = false;
     let shown = ShownColumns::for_width(ui.available_width(), ui.spacing().item_spacing.x);
+    let status_width = shown.status_width(ui.available_width(), ui.spacing().item_spacing.x);
     let notices = app.notices.drawn();
     // Narrower than its columns (the smallest window, with the details open), the table
     // scrolls sideways rather than cutting off its last columns and their buttons.
@@ -405,13 +406,14 @@ fn rows(app: &mut LodgeApp, ui: &mut egui::Ui) {
                 // buttons) drew no focus; Up and Down move through the rows.
                 .sense(egui::Sense::CLICK)
                 .cell_layout(egui::Layout::left_to_right(egui::Align::Center))
-                // Name and Status share what the fixed columns leave, so that with the details
-                // panel open the actions still fit (the status's full text is on hover).
+                // Name and Status share what the fixed columns leave, the status first taking
+                // its room, so that with the details panel open the actions still fit and
+                // the status reads whole (its full text is also on hover).
                 .column(Column::remainder().at_least(NAME_WIDTH).clip(true))
                 .columns(Column::exact(FILES_WIDTH), shown.files_and_size as usize)
                 .columns(Column::exact(SIZE_WIDTH), shown.files_and_size as usize)
                 .columns(Column::exact(KEY_WIDTH), shown.key as usize)
-                .column(Column::remainder().at_least(STATUS_WIDTH).clip(true))
+                .column(Column::exact(status_width).clip(true))
                 .column(Column::exact(ACTIONS_WIDTH).clip(true))
                 .header(24.0, |mut h| {
                     h.col(|ui| header_button(app, ui, "Name", SortBy::Name));
@@ -689,6 +691,25 @@ struct ShownColumns {
 }
 
 impl ShownColumns {
+    /// How wide the status column is in a table `width` wide with these columns shown: its
+    /// [`STATUS_ROOM`] before the name gets more than its least (an even split cut a badge
+    /// with a note, `(folder missing)`, beside the details), half of what the other columns
+    /// leave in a wide window, and never under [`STATUS_WIDTH`].
+    fn status_width(self, width: f32, spacing: f32) -> f32 {
+        let mut fixed = ACTIONS_WIDTH + spacing;
+        if self.files_and_size {
+            fixed += FILES_WIDTH + SIZE_WIDTH + 2.0 * spacing;
+        }
+        if self.key {
+            fixed += KEY_WIDTH + spacing;
+        }
+        // What the name and the status share, their spacing taken out.
+        let rest = width - fixed - 2.0 * spacing;
+        (rest / 2.0)
+            .max((rest - NAME_WIDTH).min(STATUS_ROOM))
+            .max(STATUS_WIDTH)
+    }
+
     fn for_width(width: f32, spacing: f32) -> ShownColumns {
         let always = NAME_WIDTH + STATUS_ROOM + ACTIONS_WIDTH + 2.0 * spacing;
         let files_and_size = always + FILES_WIDTH + SIZE_WIDTH + 2.0 * spacing;
@@ -939,6 +960,20 @@ fn actions(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_status_takes_its_room_before_the_name_takes_more_than_its_least() {
+        let width = |table: f32| {
+            let shown = ShownColumns::for_width(table, 8.0);
+            shown.status_width(table, 8.0)
+        };
+        // Beside the details panel (a 1280-wide window): the name keeps its least.
+        assert_eq!(width(826.0), STATUS_ROOM);
+        // A full window: half of what the name and the status share.
+        assert!(width(1264.0) > STATUS_ROOM, "{}", width(1264.0));
+        // The smallest window with the details open: never under its least.
+        assert_eq!(width(480.0), STATUS_WIDTH);
+    }
 
     #[test]
     fn the_status_keeps_its_room_before_the_key_and_then_the_files_and_size_are_shown() {
