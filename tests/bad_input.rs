@@ -1414,7 +1414,7 @@ fn a_database_not_lodges_is_refused_untouched_whatever_its_schema_version() {
     let db = lab.path("lodge.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
     conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
-    conn.pragma_update(None, "user_version", 10).unwrap();
+    conn.pragma_update(None, "user_version", 11).unwrap();
     drop(conn);
     let before = fs::read(&db).unwrap();
     let out = lodge(&db).arg("status").output().unwrap();
@@ -1427,7 +1427,7 @@ fn a_database_not_lodges_is_refused_untouched_whatever_its_schema_version() {
                 "the Lodge database {} was written by a newer Lodge",
                 db.display()
             ),
-            "(schema 10, this Lodge knows up to 9)",
+            "(schema 11, this Lodge knows up to 10)",
             "Use a newer Lodge, or another --db",
         ],
     );

@@ -2116,6 +2116,58 @@ async fn after_forget_the_copy_named_by_the_repair_advice_finds_the_deposit_and_
 /// repair cannot send the deposited bytes. It says so and what to do, and the damage the
 /// check found stands (printed, exit 1, logged, shown by `status`) instead of becoming
 /// "could not be checked".
+/// A sandbox started with `--token`, given it from the first deposit (so it never
+/// refused Lodge): the commands suggested for it later carry `--token TOKEN`, the check
+/// that `status` suggests for a damaged deposit and a failed deposit's `lodge retry`;
+/// without it they would be refused (401) and pause the target.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn commands_suggested_for_a_sandbox_given_its_token_from_the_first_carry_the_token() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox_with_token("sbx", "s3cret").await;
+    let db = lab.path("lodge.db");
+    let folder = lab.folder("tokened", &[("data.csv", b"t,v\n1,2\n")]);
+    let store = lab.store("lodge.db");
+    let (_, key) = add(&store, &folder, &metadata("Tokened"));
+    let csv = store.document(&key).unwrap().unwrap().manifest[0].sha256;
+    drop(store);
+    let url = sandbox.target_url();
+    let with_token = ["--target", url.as_str(), "--token", "s3cret"];
+    let deposit = [&["deposit", "--all"][..], &with_token].concat();
+    let out = lodge_with(&db, &deposit).await;
+    assert!(out.status.success(), "{}", text(&out));
+
+    std::fs::remove_file(sandbox.data_dir().join(format!("blobs/sha256/{csv}"))).unwrap();
+    let verify = [&["verify", "1"][..], &with_token].concat();
+    let out = lodge_with(&db, &verify).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let status = text(&lodge_with(&db, &["status"]).await);
+    assert!(
+        status.contains(&format!(
+            "`lodge verify 1 --target {url} --repair --token TOKEN` sends lost files again"
+        )),
+        "{status}"
+    );
+
+    // A deposit that fails there: its retry is named with the token too.
+    sandbox.set_faults(FaultConfig {
+        fail_before_commit: 1.0,
+        ..FaultConfig::default()
+    });
+    let other = lab.folder("failing", &[("data.csv", b"t,v\n3,4\n")]);
+    add(&lab.store("lodge.db"), &other, &metadata("Failing"));
+    let deposit = [
+        &["deposit", "failing", "--max-attempts", "1"][..],
+        &with_token,
+    ]
+    .concat();
+    let out = lodge_with(&db, &deposit).await;
+    assert!(
+        text(&out).contains("retry with `lodge retry 2 --token TOKEN`"),
+        "{}",
+        text(&out)
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn repair_of_a_file_changed_in_the_folder_keeps_the_damage_and_says_put_it_back() {
     let lab = Lab::new();

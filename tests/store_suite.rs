@@ -1836,6 +1836,18 @@ fn a_target_keeps_the_url_it_was_last_opened_from(b: Backend) {
     );
 }
 
+/// A run that gave a target a token on the command line is remembered, past later runs
+/// that gave none (they were refused, or not sent).
+fn a_target_given_a_token_once_is_known_for_it(b: Backend) {
+    let store = b.open();
+    store.upsert_target(TARGET, TARGET, "a sandbox").unwrap();
+    assert!(!store.target_took_token(TARGET).unwrap());
+    store.note_target_took_token(TARGET).unwrap();
+    store.upsert_target(TARGET, TARGET, "a sandbox").unwrap();
+    assert!(store.target_took_token(TARGET).unwrap());
+    assert!(!store.target_took_token("another").unwrap());
+}
+
 /// A target paused by a worker is listed with why, others are not, and a resumed one is
 /// no longer: what the window's History reads to tell a queued job that waits for the
 /// person from one that waits for its turn.
@@ -1931,6 +1943,7 @@ every_backend!(
     a_queued_job_logs_its_scope,
     jobs_are_read_in_the_order_asked_and_a_missing_one_is_named,
     a_target_keeps_the_url_it_was_last_opened_from,
+    a_target_given_a_token_once_is_known_for_it,
     paused_targets_are_listed_with_why_until_resumed,
 );
 

@@ -395,10 +395,15 @@ impl DatasetNames {
 pub(super) fn damage_hint(store: &Store, found: &str, dataset: i64, scope: &str) -> String {
     let target = super::target_arg::target_argument(store, scope);
     let target = shell_word(&target);
+    // A target that takes its token with each run is asked nothing without it.
+    let token = match super::target_arg::needs_token(store, scope) {
+        true => " --token TOKEN",
+        false => "",
+    };
     if found.contains(" is missing") {
-        format!("`lodge verify {dataset} --target {target} --repair` sends lost files again")
+        format!("`lodge verify {dataset} --target {target} --repair{token}` sends lost files again")
     } else {
-        format!("`lodge verify {dataset} --target {target}` says what can mend it")
+        format!("`lodge verify {dataset} --target {target}{token}` says what can mend it")
     }
 }
 

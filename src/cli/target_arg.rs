@@ -396,17 +396,20 @@ pub(super) fn needs_token(store: &Store, scope_id: &str) -> bool {
     }
 }
 
-/// Whether the sandbox at `scope_id` ever refused Lodge for want of its token (it was
-/// started with `--token`), asked once a run for each: the reports ask for every row.
+/// Whether the sandbox at `scope_id` wants a token (it was started with `--token`): it ever
+/// refused Lodge for want of it, or a run gave it one. Asked once a run for each: the
+/// reports ask for every row.
 fn sandbox_wants_token(store: &Store, scope_id: &str) -> bool {
     static ASKED: std::sync::Mutex<Vec<(String, bool)>> = std::sync::Mutex::new(Vec::new());
     let mut asked = ASKED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, wants)) = asked.iter().find(|(scope, _)| scope == scope_id) {
         return *wants;
     }
+    // Refused for want of it, or given it from the first (and so never refused).
     let wants = store
         .target_ever_refused_credentials(scope_id)
-        .unwrap_or(false);
+        .unwrap_or(false)
+        || store.target_took_token(scope_id).unwrap_or(false);
     asked.push((scope_id.to_string(), wants));
     wants
 }

@@ -223,6 +223,9 @@ impl Engine {
     pub fn add_target(&mut self, target: Arc<dyn Target>) -> Result<(), EngineError> {
         self.store
             .upsert_target(target.scope_id(), &target.target_url(), &target.label())?;
+        if target.sends_run_token() {
+            self.store.note_target_took_token(target.scope_id())?;
+        }
         self.targets.insert(target.scope_id().to_string(), target);
         Ok(())
     }

@@ -281,9 +281,16 @@ INSERT INTO target_pauses (scope_id, actor, reason, paused_at)
     WHERE paused_reason IS NOT NULL;
 UPDATE targets SET paused_reason = NULL, paused_at = NULL;";
 
+/// V10: whether a run ever sent a target a token given on the command line (`--token`,
+/// `LODGE_TOKEN`): a sandbox started with `--token` says so only by refusing a request
+/// without it, and one given its token from the first never refuses. The commands Lodge
+/// suggests for it later (`lodge retry`, `lodge verify`) then carry `--token TOKEN`. The
+/// same words on PostgreSQL (its V9).
+const V10: &str = "ALTER TABLE targets ADD COLUMN token_given BIGINT NOT NULL DEFAULT 0;";
+
 /// The schema version the last of [`migrations`] leaves a SQLite database at (its
 /// `user_version`): a database beyond it was written by a newer Lodge.
-pub const SQLITE_LATEST: i64 = 9;
+pub const SQLITE_LATEST: i64 = 10;
 
 /// Tables every Lodge database has had since V1 (later versions rebuild some, under the same
 /// names): an SQLite file with a schema version but without them is another program's.
@@ -300,6 +307,7 @@ pub fn migrations() -> Migrations<'static> {
         M::up(V7),
         M::up(V8),
         M::up(V9),
+        M::up(V10),
     ])
 }
 
@@ -433,9 +441,10 @@ DROP INDEX results_by_fingerprint;";
 
 /// Every PostgreSQL migration, oldest first: the same as [`migrations`] without SQLite's V4,
 /// which has nothing to change here. So PostgreSQL's version 4 is SQLite's V5, its 5
-/// SQLite's V6, its 6 SQLite's V7, its 7 SQLite's V8 and its 8 SQLite's V9.
+/// SQLite's V6, its 6 SQLite's V7, its 7 SQLite's V8, its 8 SQLite's V9 and its 9 SQLite's
+/// V10.
 pub fn postgres_migrations() -> &'static [&'static str] {
-    &[PG_V1, PG_V2, PG_V3, CHECKS_TABLE, V6, V7, V8, V9]
+    &[PG_V1, PG_V2, PG_V3, CHECKS_TABLE, V6, V7, V8, V9, V10]
 }
 
 #[cfg(test)]

@@ -24,6 +24,30 @@ impl Store {
         })
     }
 
+    /// Remember that a run sends the target `scope_id` (upserted before) a token given on
+    /// the command line ([`Store::target_took_token`]).
+    pub fn note_target_took_token(&self, scope_id: &str) -> Result<()> {
+        self.with(|db| {
+            db.run(
+                "UPDATE targets SET token_given = 1 WHERE scope_id = ?1 AND token_given = 0",
+                args![scope_id],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Whether a run ever sent the target `scope_id` a token given on the command line.
+    pub fn target_took_token(&self, scope_id: &str) -> Result<bool> {
+        self.with(|db| {
+            db.opt(
+                "SELECT 1 FROM targets WHERE scope_id = ?1 AND token_given = 1",
+                args![scope_id],
+                |r| r.get::<i64>(0),
+            )
+        })
+        .map(|found| found.is_some())
+    }
+
     /// The URL a target was last opened from (see `Target::target_url`), if it ever was.
     pub fn target_url(&self, scope_id: &str) -> Result<Option<String>> {
         self.with(|db| {

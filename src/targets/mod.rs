@@ -125,6 +125,12 @@ pub trait Target: Send + Sync {
     /// A short human label ("Local sandbox at 127.0.0.1:8080").
     fn label(&self) -> String;
 
+    /// Whether it sends a token given on the command line for this run (a sandbox started
+    /// with `--token`): the store remembers it, for the commands suggested later.
+    fn sends_run_token(&self) -> bool {
+        false
+    }
+
     /// The URL that opens this target again as `--target` takes it (kind, endpoint and
     /// options, never a credential), which the store keeps so that `lodge retry` can. The
     /// scope id is such a URL for every kind but DataCite, whose options it leaves out.

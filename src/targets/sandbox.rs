@@ -180,6 +180,10 @@ impl Target for SandboxTarget {
         &self.scope_id
     }
 
+    fn sends_run_token(&self) -> bool {
+        self.token.is_some()
+    }
+
     fn label(&self) -> String {
         let at = self.base.host_str().unwrap_or("?").to_owned()
             + &self
