@@ -623,8 +623,9 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     );
     // The totals count jobs; the items are each dataset's latest per target. A failed job
     // of a dataset's earlier key (scanned again since, its new key not landed there) is in
-    // the history only.
-    if filter.is_empty() && totals.failed > failed_items {
+    // the history only. Said under a filtered list too: its totals are the whole store's,
+    // and a count no line explains reads as a job lost.
+    if totals.failed > failed_items {
         let not_items = totals.failed - failed_items;
         // Their numbers, for the command that gives them up (a retry cannot send them).
         let jobs: Vec<String> = store
@@ -642,7 +643,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             count_of(not_items, "is a job", "are jobs"),
         );
     }
-    if filter.is_empty() && totals.pending > 0 {
+    if totals.pending > 0 {
         for line in pending_not_listed(&store, &listed_jobs, &all_names)? {
             say!("{line}");
         }
