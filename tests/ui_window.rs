@@ -3010,6 +3010,64 @@ fn tab_through_the_table_stops_only_at_named_widgets() {
     );
 }
 
+/// A row's Deposit pressed by the keyboard goes once the deposit starts: the focus moves
+/// to the row's next button, not out of the window (the next Tab started over at the top).
+/// A creator's ✖ pressed by the keyboard takes its row: the focus stays in the form.
+#[test]
+fn the_focus_stays_in_place_when_the_focused_button_goes() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.harness.step();
+    w.harness.get_by_label("Deposit").focus();
+    w.harness.step();
+    w.harness.key_press(egui::Key::Enter);
+    w.wait("Deposited", |app| {
+        matches!(app.status_of(id), Some(DedupStatus::Deposited { .. }))
+    });
+    w.harness.run_steps(3);
+    let row = w.harness.get_by_label("soil-cores").rect();
+    let focused = w
+        .harness
+        .query_by(|n| n.is_focused())
+        .expect("a widget has the focus");
+    let label = focused.accesskit_node().label().unwrap_or_default();
+    assert!(
+        (focused.rect().center().y - row.center().y).abs() < 4.0,
+        "the focus is on the row's line: {label} at {:?}, the row at {row:?}",
+        focused.rect()
+    );
+
+    // In the details' form: two creators, the first's ✖ pressed by the keyboard.
+    w.select(id);
+    w.harness.get_by_label("+ Add creator").click();
+    w.harness.run_steps(2);
+    let creators = w.harness.get_by_label("Creators").rect();
+    let details = w.details_close();
+    // The creators' ✖ are below their heading (the details' own ✖, which closes them, is
+    // above).
+    let first_remove = w
+        .harness
+        .query_all_by_label("✖")
+        .filter(|n| n.rect().top() > creators.top() && n.rect().left() > details.left())
+        .min_by(|a, b| a.rect().top().total_cmp(&b.rect().top()))
+        .expect("a creator's ✖");
+    first_remove.focus();
+    w.harness.step();
+    w.harness.key_press(egui::Key::Enter);
+    w.harness.run_steps(3);
+    assert_eq!(w.app().selected, Some(id), "the details stay open");
+    let focused = w
+        .harness
+        .query_by(|n| n.is_focused())
+        .expect("still a widget with the focus");
+    assert!(
+        focused.rect().left() >= details.left() && focused.rect().top() > creators.top(),
+        "the focus stays in the creators: {:?} at {:?}",
+        focused.accesskit_node().label(),
+        focused.rect()
+    );
+}
+
 /// The log's lines take the keyboard's focus (a click on them, or Tab): Home shows the
 /// first line, End the newest, Page Up and Down a page, and Up and Down scroll a line
 /// rather than move the table's selection.

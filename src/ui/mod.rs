@@ -10,6 +10,7 @@ pub mod badge;
 pub mod details;
 pub mod dialogs;
 pub mod drop;
+pub mod focus;
 pub mod fonts;
 pub mod format;
 pub mod history;
@@ -102,6 +103,8 @@ pub struct LodgeApp {
     /// that took it this frame, if one did ([`follow_focus`]).
     last_focus: Option<egui::Id>,
     focus_moved: Option<egui::Id>,
+    /// Where the focused widget was drawn, to keep the focus there when it goes.
+    focus_place: focus::FocusPlace,
 }
 
 impl LodgeApp {
@@ -130,6 +133,7 @@ impl LodgeApp {
             typing: false,
             last_focus: None,
             focus_moved: None,
+            focus_place: focus::FocusPlace::default(),
         };
         if let Some(memory) = remembered {
             app.recall(memory.clone());
@@ -467,6 +471,7 @@ impl LodgeApp {
             },
         );
         drop::overlay(ui.ctx());
+        self.focus_place.keep(ui.ctx());
         self.typing = shortcuts::typing_text(ui.ctx());
     }
 }
