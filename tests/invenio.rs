@@ -751,6 +751,13 @@ async fn a_drafting_target_leaves_a_draft_with_every_file_and_a_publishing_one_p
         &["a draft, not public: publish it at the repository"],
     );
     assert!(!shown.contains("cite as"), "{shown}");
+    // Nor in its JSON.
+    let mut show = lodge_in(&lab);
+    show.args(["show", &ds.0.to_string(), "--json"]);
+    let json: Value = serde_json::from_slice(&run(show).await.stdout).unwrap();
+    let draft = &json["deposits"][0];
+    assert_eq!(draft["draft"], true, "{json:#}");
+    assert!(draft["citation"].is_null(), "{json:#}");
     // Nor for a copy of it (the same key), which shares the draft.
     let copy = lab.folder(
         "copy-of-ds001",

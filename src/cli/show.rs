@@ -126,13 +126,17 @@ fn print_folder(folder: &FolderNow, dataset: i64) {
 /// How to cite the record job `j` made or found, when it landed under the dataset's current
 /// key (whose metadata is the dataset's).
 /// A drafting target's deposit published since is cited by its record's address, not the
-/// draft's page, where Lodge has it (`published`).
+/// draft's page, where Lodge has it (`published`); one still a draft is not cited, since
+/// nobody can follow its link or DOI until it is published.
 fn citation_of(
     d: &DatasetRow,
     j: &JobRow,
     published: &crate::targets::PublishedRecords,
 ) -> Option<String> {
     let identifier = j.identifier.as_deref()?;
+    if published.is_draft(&j.target, Some(identifier)) {
+        return None;
+    }
     let url = published
         .public_url(&j.target, identifier)
         .or(j.url.as_deref());
@@ -487,9 +491,8 @@ fn print_text(
                     );
                 }
             }
-            // Once per record: replays of it name the same one. Not a draft's: nobody can
-            // follow its link or DOI until it is published.
-            if let Some(cite) = citation_of(d, j, published).filter(|_| !draft)
+            // Once per record: replays of it name the same one (a draft's none).
+            if let Some(cite) = citation_of(d, j, published)
                 && cited.insert(cite.clone())
             {
                 say!("            cite as: {cite}");
