@@ -490,6 +490,26 @@ fn target_urls_name_what_is_missing() {
     assert!(
         err("datacite+http://datacite.example.org?prefix=10.1234&repository=A.B").contains("https")
     );
+    // A prefix with a space would be another target, one DataCite refuses.
+    assert!(
+        err("datacite+https://api.test.datacite.org?prefix=10.1234%20&repository=A.B")
+            .contains("'10.1234 ' is not a DOI prefix")
+    );
+    // A landing page template is checked before a DOI (never withdrawn) is minted with it:
+    // a mistyped placeholder, one page for every DOI, an address that is no web page.
+    let publish = "datacite+https://api.test.datacite.org?prefix=10.1234&repository=A.B\
+                   &state=publish&url=";
+    for (template, said) in [
+        (
+            "https://x.org/{dio}",
+            "holds {dio}: only {doi} and {key} are filled in",
+        ),
+        ("https://x.org/", "is the same for every DOI: put {doi}"),
+        ("ftp://x.org/{doi}", "is no http(s) address"),
+    ] {
+        let refused = err(&format!("{publish}{template}"));
+        assert!(refused.contains(said), "{template}: {refused}");
+    }
     let t = open_target(
         "datacite+https://api.test.datacite.org?prefix=10.1234&repository=A.B",
         Some("secret".into()),

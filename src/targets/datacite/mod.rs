@@ -129,7 +129,12 @@ impl DataCiteTarget {
         )?;
         let prefix = query(&url, "prefix")
             .ok_or("it needs the DOI prefix: add ?prefix=10.xxxx (your repository's prefix)")?;
-        if !prefix.starts_with("10.") || prefix.contains('/') {
+        // A space (`%20`, a "+" pasted with it) would make another target, one DataCite
+        // refuses, that reads the same in every listing.
+        if !prefix.starts_with("10.")
+            || prefix.contains('/')
+            || prefix.contains(char::is_whitespace)
+        {
             return Err(format!("'{prefix}' is not a DOI prefix (expected 10.xxxx)"));
         }
         let repository = query(&url, "repository")
@@ -140,6 +145,9 @@ impl DataCiteTarget {
                 .ok_or_else(|| format!("state '{s}' is not one of draft, register, publish"))?,
         };
         let landing = query(&url, "url");
+        if let Some(template) = &landing {
+            check_landing_template(template)?;
+        }
         // A target URL's "+" arrives as a space after query decoding; target URLs hold no
         // spaces, so put it back rather than make people write %2B.
         let landing_from = query(&url, "landing_from").map(|u| u.replace(' ', "+"));
@@ -711,6 +719,34 @@ impl Target for DataCiteTarget {
             "DataCite keeps a DOI's metadata, not its files: put the files back where the \
              DOI's landing page serves them",
         )
+    }
+}
+
+/// A DataCite target's `url=`, the landing page each DOI resolves to, checked before any DOI
+/// is minted with it (a findable DOI cannot be withdrawn): an http(s) address, with `{doi}`
+/// or `{key}` in it (else every DOI resolves to one page), and no other placeholder (a
+/// mistyped `{dio}` would be sent as written).
+fn check_landing_template(template: &str) -> Result<(), String> {
+    let filled = template.replace("{doi}", "10.1/x").replace("{key}", "k");
+    if let Some(at) = filled.find('{') {
+        let placeholder: String = filled[at..].chars().take_while(|c| *c != '}').collect();
+        return Err(format!(
+            "the landing page url={template} holds {placeholder}}}: only {{doi}} and {{key}} \
+             are filled in"
+        ));
+    }
+    if filled == template {
+        return Err(format!(
+            "the landing page url={template} is the same for every DOI: put {{doi}} (or \
+             {{key}}) in it, e.g. url=https://data.example.org/{{doi}}"
+        ));
+    }
+    match url::Url::parse(&filled) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host_str().is_some() => Ok(()),
+        _ => Err(format!(
+            "the landing page url={template} is no http(s) address: give one like \
+             url=https://data.example.org/{{doi}}"
+        )),
     }
 }
 
