@@ -1054,6 +1054,31 @@ fn an_unknown_invenio_state_is_refused_naming_the_two_there_are() {
     assert!(e.contains("state 'review' is not one of draft"), "{e}");
 }
 
+/// A site's API address pasted as the target (`https://zenodo.org/api`) is refused naming
+/// the site's own: Lodge adds `/api`, and twice every request was a 404, blamed on the
+/// metadata.
+#[test]
+fn an_invenio_url_ending_in_api_is_refused_naming_the_sites_address() {
+    for (given, site) in [
+        ("zenodo+https://zenodo.org/api", "zenodo+https://zenodo.org"),
+        (
+            "invenio+https://api.example.org/rdm/api/?state=draft",
+            "invenio+https://api.example.org/rdm",
+        ),
+    ] {
+        let e = open_target(given, Some("t".into()))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains(&format!(
+                "give the site's address without /api (Lodge adds it): {site}"
+            )),
+            "{e}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn another_machine_finds_the_published_record_by_key_instead_of_creating_one() {
     let lab = Lab::new();

@@ -358,6 +358,17 @@ impl InvenioTarget {
             }
         };
         let path = base.path().trim_end_matches('/').to_string();
+        // The site's address, as its pages have it: Lodge adds the API's `/api` itself (with
+        // it twice, every request is a 404).
+        if let Some(site_path) = path.strip_suffix("/api") {
+            let mut site = base.clone();
+            site.set_query(None);
+            site.set_path(site_path);
+            let site = format!("{kind}+{}", site.as_str().trim_end_matches('/'));
+            return Err(format!(
+                "give the site's address without /api (Lodge adds it): {site}"
+            ));
+        }
         base.set_path(&format!("{path}/"));
         base.set_query(None);
         let http = super::http::client()?;
