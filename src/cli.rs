@@ -233,13 +233,13 @@ pub struct SandboxArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Repository id the DataCite emulation (`/dois`) accepts.
-    #[arg(long, default_value = "LODGE.SANDBOX")]
+    #[arg(long, default_value = "LODGE.SANDBOX", value_parser = parse_datacite_repository)]
     pub datacite_repository: String,
     /// Password the DataCite emulation accepts.
     #[arg(long, default_value = "sandbox")]
     pub datacite_password: String,
     /// DOI prefix the DataCite emulation owns (a local, unregistered one by default).
-    #[arg(long, default_value = "10.80000")]
+    #[arg(long, default_value = "10.80000", value_parser = parse_datacite_prefix)]
     pub datacite_prefix: String,
 }
 
@@ -425,6 +425,30 @@ fn parse_token(s: &str) -> Result<String, String> {
         return Err(EMPTY.to_string());
     }
     Ok(s.to_string())
+}
+
+/// `--datacite-prefix`: what a DataCite target's `prefix=` takes (the sandbox prints a
+/// target URL with it, which Lodge would refuse).
+fn parse_datacite_prefix(s: &str) -> Result<String, String> {
+    let ok = s.starts_with("10.")
+        && s.len() > 3
+        && !s.contains('/')
+        && !s.contains(|c: char| c.is_whitespace() || c == '&' || c == '#');
+    match ok {
+        true => Ok(s.to_string()),
+        false => Err(format!("'{s}' is not a DOI prefix: give one like 10.80000")),
+    }
+}
+
+/// `--datacite-repository`: an id a target URL can carry (`&repository=ORG.REPO`).
+fn parse_datacite_repository(s: &str) -> Result<String, String> {
+    let ok = !s.is_empty() && !s.contains(|c: char| c.is_whitespace() || c == '&' || c == '#');
+    match ok {
+        true => Ok(s.to_string()),
+        false => Err(format!(
+            "'{s}' is no repository id: give one like LODGE.SANDBOX (no spaces, & or #)"
+        )),
+    }
 }
 
 /// The sandbox's address: loopback only. It is for trying Lodge and for tests on this
@@ -757,6 +781,32 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::error_text;
+
+    /// The DataCite emulation's prefix and repository are ones a target URL takes: the
+    /// sandbox prints that URL, which Lodge must not refuse.
+    #[test]
+    fn the_sandboxs_datacite_prefix_and_repository_make_a_target_lodge_takes() {
+        for (prefix, repository) in [("10.80000", "LODGE.SANDBOX"), ("10.5072", "LAB")] {
+            let prefix = super::parse_datacite_prefix(prefix).unwrap();
+            let repository = super::parse_datacite_repository(repository).unwrap();
+            let url =
+                format!("datacite+http://127.0.0.1:8080?prefix={prefix}&repository={repository}");
+            assert!(crate::targets::open_target(&url, None).is_ok(), "{url}");
+        }
+        for prefix in ["80000", "10.", "10.1/x", "10.1 ", ""] {
+            let refused = super::parse_datacite_prefix(prefix).unwrap_err();
+            assert!(
+                refused.contains("is not a DOI prefix"),
+                "{prefix}: {refused}"
+            );
+        }
+        for repository in ["", "A B", "A&B"] {
+            assert!(
+                super::parse_datacite_repository(repository).is_err(),
+                "{repository}"
+            );
+        }
+    }
 
     /// The sandbox takes `localhost` for this machine's loopback; any other host is
     /// refused, naming the loopback address to give.
