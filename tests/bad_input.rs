@@ -964,7 +964,11 @@ fn a_citation_file_fixed_after_the_warning_fills_in_what_the_dataset_lacks_when_
         .unwrap();
     let t = text(&out);
     assert!(out.status.success(), "{t}");
-    assert!(t.contains("gives nothing the dataset does not have"), "{t}");
+    assert!(t.contains("metadata prefilled from "), "{t}");
+    assert!(
+        t.contains("gives nothing else the dataset does not have"),
+        "{t}"
+    );
 
     // A folder without a citation file has nothing to take: said, naming the folder.
     let plain = lab.folder("plain", &[("data.csv", b"2")]);
@@ -980,6 +984,28 @@ fn a_citation_file_fixed_after_the_warning_fills_in_what_the_dataset_lacks_when_
         text(&out).contains("--from-citation: ") && text(&out).contains("has no CITATION.cff"),
         "{}",
         text(&out)
+    );
+
+    // Added without one, then given one: what it fills in is said, and then that it gives
+    // nothing *else* (not "nothing", right under the fields it gave).
+    let later = lab.folder("later", &[("data.csv", b"4")]);
+    let (ok, t) = lodge_said(&lab, &["add", later.to_str().unwrap()]);
+    assert!(ok, "{t}");
+    std::fs::write(
+        later.join("CITATION.cff"),
+        "cff-version: 1.2.0\ntitle: Plain\nauthors:\n  - family-names: Curie\n    \
+         given-names: Marie\ndate-released: 2026-03-01\n",
+    )
+    .unwrap();
+    let (ok, t) = lodge_said(&lab, &["add", later.to_str().unwrap(), "--from-citation"]);
+    assert!(ok, "{t}");
+    assert!(
+        t.contains("title, creators, publication year filled in from "),
+        "{t}"
+    );
+    assert!(
+        t.contains("gives nothing else the dataset does not have"),
+        "{t}"
     );
 }
 

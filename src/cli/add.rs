@@ -892,9 +892,11 @@ fn fill_from_citation(
     metadata: &mut Metadata,
     cited: Option<&(Metadata, PathBuf)>,
     creators_by_flag: bool,
-) {
+) -> bool {
+    let mut filled_any = false;
     if let Some((m, from)) = cited {
         let filled = metadata.fill_lacking_from(m);
+        filled_any = !filled.is_empty();
         if !filled.is_empty() {
             say!(
                 "{} filled in from {}",
@@ -906,6 +908,7 @@ fn fill_from_citation(
             say_not_carried(from, authors_taken);
         }
     }
+    filled_any
 }
 
 /// When `dir` is not a folder here but names a dataset Lodge knows (`lodge add ds1 --title
@@ -976,6 +979,8 @@ async fn add_one(
         }
     };
     let mut recited = None;
+    // Whether the dataset's gaps were filled from the citation file just now (said).
+    let mut filled_from_citation = false;
     // A folder moved here: its metadata comes with it, from the entry left behind.
     let moved_from = match &before {
         None => {
@@ -1006,7 +1011,8 @@ async fn add_one(
                 removed.id,
                 removed.name
             );
-            fill_from_citation(&mut metadata, cited.as_ref(), creators_by_flag);
+            filled_from_citation =
+                fill_from_citation(&mut metadata, cited.as_ref(), creators_by_flag);
             recited = cited;
             metadata
         }
@@ -1019,7 +1025,8 @@ async fn add_one(
                 old.path
             );
             let mut metadata = old.metadata.clone();
-            fill_from_citation(&mut metadata, cited.as_ref(), creators_by_flag);
+            filled_from_citation =
+                fill_from_citation(&mut metadata, cited.as_ref(), creators_by_flag);
             recited = cited;
             metadata
         }
@@ -1029,6 +1036,7 @@ async fn add_one(
                 crate::wording::path_on_one_line(&from)
             );
             say_not_carried(&from, !creators_by_flag);
+            filled_from_citation = true;
             // Taken whole already: `--from-citation` has nothing more to take.
             recited = Some((m.clone(), from));
             m
@@ -1045,7 +1053,8 @@ async fn add_one(
         },
         (Some(d), cited) => {
             let mut metadata = d.metadata.clone();
-            fill_from_citation(&mut metadata, cited.as_ref(), creators_by_flag);
+            filled_from_citation =
+                fill_from_citation(&mut metadata, cited.as_ref(), creators_by_flag);
             recited = cited;
             metadata
         }
@@ -1068,6 +1077,11 @@ async fn add_one(
             .collect();
         metadata.take_fields_from(cited, &differing);
         match differing.is_empty() {
+            // What it filled in was said just above: nothing *else*.
+            true if filled_from_citation => say!(
+                "{} gives nothing else the dataset does not have",
+                crate::wording::path_on_one_line(from)
+            ),
             true => say!(
                 "{} gives nothing the dataset does not have",
                 crate::wording::path_on_one_line(from)
