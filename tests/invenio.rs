@@ -1994,6 +1994,34 @@ async fn a_landing_pages_file_links_open_any_key_and_an_open_records_files_need_
     assert_eq!(write.status(), 401, "a write needs the token");
 }
 
+/// On a sandbox started with `--token`, a published record's landing page is public, as on
+/// an InvenioRDM site (its findable DOI resolves there, and its JSON is public already);
+/// the sandbox's own records stay its token's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_published_records_landing_page_needs_no_sandbox_token() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox_with_token("sbx", "s3cret").await;
+    let store = lab.store("lodge.db");
+    let ds = add(&store, &lab.numbered_folder(1), &metadata("Public page"));
+    let jobs = deposit(&store, &invenio(&sandbox), &[ds], fast_config()).await;
+    assert_eq!(jobs[0].state, JobState::Deposited, "{:?}", jobs[0]);
+    let id = jobs[0].identifier.clone().unwrap();
+    let base = sandbox.base_url();
+    let get = |path: String| {
+        let rb = reqwest::Client::new()
+            .get(format!("{base}{path}"))
+            .header("Accept", "text/html");
+        async move { rb.send().await.unwrap().status() }
+    };
+    assert_eq!(get(format!("/records/{id}")).await, 200, "the landing page");
+    assert_eq!(
+        get(format!("/records/{}", ds.1.to_hex())).await,
+        401,
+        "the sandbox's own"
+    );
+    assert_eq!(get("/".to_string()).await, 401, "the sandbox's page");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn wrong_token_pauses_the_invenio_target() {
     let lab = Lab::new();

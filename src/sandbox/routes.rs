@@ -187,9 +187,12 @@ async fn gate_api(State(app): AppState, req: Request, next: Next) -> Response {
         tokio::time::sleep(std::time::Duration::from_millis(decision.latency_ms)).await;
     }
     // The DataCite and InvenioRDM emulations check their own credentials, as those
-    // services do.
-    let token_protected =
-        !(req.uri().path().starts_with("/dois") || req.uri().path().starts_with("/api"));
+    // services do; a published InvenioRDM record's landing page is public, as on the site
+    // (a findable DOI resolves to it).
+    let path = req.uri().path();
+    let token_protected = !(path.starts_with("/dois")
+        || path.starts_with("/api")
+        || (req.method() == Method::GET && is_invenio_record_page(path)));
     if token_protected && !authorized(&app, req.headers()) {
         return needs_token(req.headers());
     }
@@ -492,6 +495,18 @@ async fn record_put(
 /// Whether the request asks for a page (a browser opening a record's link, as Lodge's
 /// *Open record* does) rather than the API's JSON, which is what any client gets unless it
 /// names `text/html` in `Accept`.
+/// Whether `path` is `/records/{id}` with an id of the InvenioRDM emulation's form
+/// (`00000-00001`), not a content key (the sandbox's own records, which its token keeps).
+fn is_invenio_record_page(path: &str) -> bool {
+    path.strip_prefix("/records/").is_some_and(|id| {
+        let (left, right) = id.split_once('-').unwrap_or_default();
+        !left.is_empty()
+            && !right.is_empty()
+            && id.len() <= 32
+            && (left.chars().chain(right.chars())).all(|c| c.is_ascii_alphanumeric())
+    })
+}
+
 fn wants_html(headers: &HeaderMap) -> bool {
     headers
         .get(header::ACCEPT)
