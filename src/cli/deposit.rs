@@ -1095,6 +1095,26 @@ pub(super) fn refusal_hint(job: &JobRow, target_url: Option<&str>) -> String {
              there: `lodge dismiss {}`",
             job.id
         ),
+        // An S3 bucket or a WebDAV folder keeps files and a record and checks no metadata:
+        // what it refused is the request, its place or its settings.
+        (_, Some(error))
+            if error.starts_with("rejected")
+                && (job.target.starts_with("s3:") || job.target.starts_with("webdav+")) =>
+        {
+            let names = super::target_arg::TargetNames::load();
+            let target = match (names.saved(&job.target), target_url) {
+                (Some(name), _) => name.to_string(),
+                (None, Some(url)) => url.to_string(),
+                (None, None) => job.target.clone(),
+            };
+            format!(
+                " — the server refused the request, not the metadata: check the target \
+                 (`lodge target test {}` says what it answers), then deposit again; or give \
+                 it up there: `lodge dismiss {}`",
+                super::output::shell_word(&target),
+                job.id
+            )
+        }
         (Some(path), Some(error)) if job.dataset_id.is_some() && error.starts_with("rejected") => {
             format!(
                 " — fix what it names (the metadata: `lodge add {}` with the flags that \
@@ -1696,6 +1716,21 @@ mod tests {
             too_large.contains("once the file fits, add the folder again")
                 && too_large.contains("dismiss 4"),
             "{too_large}"
+        );
+        // A WebDAV server's 400 (a path it reads as an absolute URI, say) is the request's,
+        // not the metadata's: it checks none.
+        let dav = JobRow {
+            target: "webdav+http://127.0.0.1:9/lodge".into(),
+            ..with("rejected (HTTP 400): record: Absolute URI not allowed")
+        };
+        let of_dav = refusal_hint(&dav, Some("webdav+http://127.0.0.1:9/lodge"));
+        assert!(!of_dav.contains("lodge add"), "{of_dav}");
+        assert!(
+            of_dav.contains(
+                "the server refused the request, not the metadata: check the target (`lodge \
+                 target test webdav+http://127.0.0.1:9/lodge` says what it answers)"
+            ) && of_dav.contains("dismiss 4"),
+            "{of_dav}"
         );
     }
 

@@ -91,6 +91,18 @@ impl WebDavTarget {
             base.set_path(&p);
         }
         let path = base.path().trim_end_matches('/');
+        // `//lodge` is another identity than `/lodge` for one place (and a server reads
+        // `//host/...` as an absolute URI): the folders it means are written once each.
+        if path.contains("//") {
+            return Err(format!(
+                "its path '{path}' has an empty part (//): write the folders it means, \
+                 e.g. webdav+{}://{host}:{port}{}",
+                base.scheme(),
+                path.split('/')
+                    .filter(|s| !s.is_empty())
+                    .fold(String::new(), |p, s| p + "/" + s)
+            ));
+        }
         let scope_id = format!(
             "webdav+{}://{host}:{port}{path}{}",
             base.scheme(),
@@ -805,5 +817,23 @@ mod tests {
             "webdav+https://dav.example.org:443/remote/files"
         );
         assert!(!t.label().contains("pw"));
+    }
+
+    /// A path with an empty part is refused naming the folders it means; a `..` part is
+    /// resolved, as the URL is read, to the one identity of its place.
+    #[test]
+    fn a_path_with_an_empty_part_is_refused_and_a_dot_dot_part_resolved() {
+        let refused = WebDavTarget::new("x", "http://127.0.0.1:8080//lodge", None)
+            .err()
+            .unwrap();
+        assert!(
+            refused.contains(
+                "has an empty part (//): write the folders it means, e.g. \
+                              webdav+http://127.0.0.1:8080/lodge"
+            ),
+            "{refused}"
+        );
+        let t = WebDavTarget::new("x", "http://127.0.0.1:8080/a/../lodge/", None).unwrap();
+        assert_eq!(t.scope_id(), "webdav+http://127.0.0.1:8080/lodge");
     }
 }

@@ -60,6 +60,29 @@ impl S3Location {
             ));
         }
         let prefix = prefix.trim_matches('/').to_string();
+        // One place, one identity: `a/../deposits` and `a//b` are written elsewhere than
+        // they read (requests are normalised), so they could name a place saved already.
+        if prefix
+            .split('/')
+            .any(|segment| matches!(segment, "" | "." | ".."))
+            && !prefix.is_empty()
+        {
+            return Err(format!(
+                "the prefix '{prefix}' has an empty, '.' or '..' part: write the folders it \
+                 means, e.g. s3://{bucket}/deposits"
+            ));
+        }
+        if let Some(region) = region.filter(|r| {
+            r.is_empty()
+                || !r
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        }) {
+            return Err(format!(
+                "--region '{region}' is not a region: lowercase letters, digits and '-', \
+                 e.g. eu-west-1"
+            ));
+        }
         let region = region.unwrap_or(AWS_DEFAULT_REGION).to_string();
         let endpoint = match endpoint {
             Some(e) => e.to_string(),
@@ -401,6 +424,33 @@ mod tests {
             aws.scope_id(),
             "s3:https://s3.eu-west-1.amazonaws.com:443/lab-data"
         );
+    }
+
+    /// A prefix that reads as another place than it is written to, and a region that is
+    /// none (it became part of the endpoint's host, or an error about the endpoint), are
+    /// refused naming the part to fix.
+    #[test]
+    fn a_prefix_with_dot_parts_and_a_malformed_region_are_refused() {
+        let endpoint = Some("http://127.0.0.1:9000");
+        for url in [
+            "s3://labdata/a/../deposits",
+            "s3://labdata/a//b",
+            "s3://labdata/./x",
+        ] {
+            let refused = S3Location::parse(url, endpoint, None).unwrap_err();
+            assert!(
+                refused.contains("has an empty, '.' or '..' part"),
+                "{url}: {refused}"
+            );
+        }
+        assert!(S3Location::parse("s3://labdata/a/b/", endpoint, None).is_ok());
+        for region in ["eu-west-1/x", "us east", "eu_west_1", ""] {
+            let refused = S3Location::parse("s3://labdata", None, Some(region)).unwrap_err();
+            assert!(
+                refused.contains(&format!("--region '{region}' is not a region")),
+                "{region}: {refused}"
+            );
+        }
     }
 
     #[test]
