@@ -819,6 +819,21 @@ fn the_add_command_suggested_for_missing_s3_credentials_keeps_the_endpoint() {
     let t = text(&out);
     assert!(t.contains("`lodge target add NAME s3://labdata/y"), "{t}");
 
+    // Spaces alone are no secret: refused, and nothing is saved.
+    let mut blank = lodge_in(&lab);
+    blank
+        .args(["target", "add", "blank", "webdav+http://127.0.0.1:9/x"])
+        .args(["--user", "u", "--secret-stdin"]);
+    let out = run_with_stdin(blank, "  \n");
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("the secret on standard input is only spaces"),
+        "{}",
+        text(&out)
+    );
+    let listed = text(&lodge_in(&lab).args(["target", "list"]).output().unwrap());
+    assert!(!listed.contains("blank"), "{listed}");
+
     let mut add = lodge_in(&lab);
     add.args(["target", "add", "dav", "webdav+http://127.0.0.1:9/x"])
         .args(["--user", "u", "--secret-stdin"]);
@@ -3013,9 +3028,9 @@ async fn a_saved_datacite_target_mints_by_name_with_landing_pages_from_a_saved_t
     );
 }
 
-/// A saved S3 target signs its requests with its access key and secret: a token given for
-/// the run is not used, and a note says so, as for a saved token target. Nothing is sent
-/// (a dry run).
+/// A saved S3 target signs its requests with its access key and secret, a WebDAV one signs
+/// in with its user and password: a token given for the run is not used, and a note says
+/// so, as for a saved token target. Nothing is sent (a dry run).
 #[test]
 fn a_token_given_to_a_saved_s3_target_is_not_used_and_a_note_says_so() {
     let lab = Lab::new();
@@ -3023,12 +3038,13 @@ fn a_token_given_to_a_saved_s3_target_is_not_used_and_a_note_says_so() {
     std::fs::write(
         lab.path("config/config.toml"),
         "[targets.lab-s3]\nurl = \"s3://labdata/x\"\nendpoint = \"http://127.0.0.1:9\"\n\
-         user = \"AKIAEXAMPLE\"\n",
+         user = \"AKIAEXAMPLE\"\n\
+         [targets.dav]\nurl = \"webdav+http://127.0.0.1:9/x\"\nuser = \"u\"\n",
     )
     .unwrap();
     std::fs::write(
         lab.path("config/secrets.toml"),
-        "[secrets]\n\"lab-s3\" = \"not-a-real-secret\"\n",
+        "[secrets]\n\"lab-s3\" = \"not-a-real-secret\"\ndav = \"pw\"\n",
     )
     .unwrap();
     add_dataset(&lab.store("lodge.db"), &lab);
@@ -3045,6 +3061,19 @@ fn a_token_given_to_a_saved_s3_target_is_not_used_and_a_note_says_so() {
             "note: target 'lab-s3' (S3) signs its requests with its access key and secret; the \
            token given with --token (or LODGE_TOKEN) is not used",
         ],
+    );
+    let out = with_token(
+        &lab,
+        &["deposit", "--all", "--dry-run", "--target", "dav"],
+        Some("a-token"),
+    );
+    assert!(
+        text(&out).contains(
+            "note: target 'dav' (WebDAV) signs in with its user name and password; the token \
+             given with --token (or LODGE_TOKEN) is not used"
+        ),
+        "{}",
+        text(&out)
     );
     // Without a token, no note.
     let out = with_token(

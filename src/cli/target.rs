@@ -237,6 +237,13 @@ pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result
                 std::io::stdin().read_to_string(&mut text)?;
                 let secret = text.trim_end_matches(['\n', '\r']);
                 anyhow::ensure!(!secret.is_empty(), "no secret on standard input");
+                // Spaces alone are no secret (an echo of an unset variable, say): nothing is
+                // stored or saved.
+                anyhow::ensure!(
+                    !secret.trim().is_empty(),
+                    "the secret on standard input is only spaces: give the secret itself \
+                     (nothing was saved)"
+                );
                 let went = store_secret(&path, &a.name, &Secret::new(secret))?;
                 say!("secret of '{}' stored in {went}", a.name);
             }

@@ -80,6 +80,12 @@ fn note_token_unused(name: &str, spec: &crate::config::TargetConfig, token: Opti
             "note: target '{name}' (S3) signs its requests with its access key and secret; the \
              token given with --token (or LODGE_TOKEN) is not used"
         );
+    } else if spec.url.trim_start().starts_with("webdav+") {
+        // WebDAV signs in with a user name and password: a token has no place.
+        say_err!(
+            "note: target '{name}' (WebDAV) signs in with its user name and password; the \
+             token given with --token (or LODGE_TOKEN) is not used"
+        );
     }
 }
 
