@@ -481,10 +481,20 @@ impl Subject {
                     )),
                 }
             }
-            Repair::SendFailed { files, error, .. } => Notice::error(format!(
-                "The repair of {name} on {label} stopped while sending {} again: {} \
-                 It is still damaged; once that is seen to, press Repair again.",
-                files.join(", "),
+            Repair::SendFailed {
+                files, sent, error, ..
+            } => Notice::error(format!(
+                "The repair of {name} on {label} {} {} It is still damaged; once that is seen \
+                 to, press Repair again.",
+                match (sent.is_empty(), files.is_empty()) {
+                    (true, _) => format!("stopped while sending {} again:", files.join(", ")),
+                    (false, true) => format!("sent again {}, then stopped:", sent.join(", ")),
+                    (false, false) => format!(
+                        "sent again {}, then stopped while sending {}:",
+                        sent.join(", "),
+                        files.join(", ")
+                    ),
+                },
                 sentence(&error.to_string())
             )),
         }

@@ -718,10 +718,21 @@ fn print_text(head: &str, finding: &Finding) {
         Some(Repair::NothingSent { why: Some(why), .. }) => {
             say!("           not repaired: {why}");
         }
-        Some(Repair::SendFailed { files, error, .. }) => say!(
-            "           not repaired: sending {} again stopped: {error}",
-            files.join(", ")
-        ),
+        Some(Repair::SendFailed {
+            files, sent, error, ..
+        }) => {
+            // What went back before it stopped is back (the damage above is what is left).
+            if !sent.is_empty() {
+                say!("           sent again {}", sent.join(", "));
+            }
+            match files.is_empty() {
+                true => say!("           not repaired: {error}"),
+                false => say!(
+                    "           not repaired: sending {} again stopped: {error}",
+                    files.join(", ")
+                ),
+            }
+        }
         _ => {}
     }
 }
@@ -756,7 +767,7 @@ fn as_json(deposit: &Deposit, finding: &Finding) -> serde_json::Value {
         let (sent, record, not_repaired): (&[String], bool, Option<&str>) = match repair {
             Repair::NothingSent { why, .. } => (&[], false, why.as_deref()),
             Repair::PutBack { files, record, .. } => (files, *record, None),
-            Repair::SendFailed { error, .. } => (&[], false, Some(error.as_str())),
+            Repair::SendFailed { sent, error, .. } => (sent, false, Some(error.as_str())),
         };
         out["repaired"] = serde_json::json!(sent);
         out["record_written_again"] = serde_json::json!(record);

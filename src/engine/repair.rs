@@ -82,10 +82,13 @@ pub enum Repair {
         record: bool,
         after: Verification,
     },
-    /// Sending the lost files failed (`error`, which says what to do); the deposit still
-    /// lacks some or all of them. `found` is what the check before it found.
+    /// Sending the lost files failed (`error`, which says what to do): `sent` are those it
+    /// put back before it stopped (a later file's conflict stops the rest, not what went
+    /// before), `files` those still lost. `found` is what the check found that stands: the
+    /// one after the attempt when some were sent, else the one before.
     SendFailed {
         files: Vec<String>,
+        sent: Vec<String>,
         error: String,
         found: Verification,
     },
@@ -187,6 +190,7 @@ pub async fn repair_watched(
         },
     };
     if let Err(failure) = sent {
+        let failure_was_a_change = matches!(failure, Failure::Changed { .. });
         let error = match failure {
             // A rescan would only make the folder's new bytes the dataset's: the deposit
             // needs the bytes it was made of.
@@ -198,8 +202,30 @@ pub async fn repair_watched(
             ),
             other => other.to_string(),
         };
+        // Which of them are back: the check again (a file's conflict stops the upload of the
+        // rest, not of those before it), when anything may have been sent.
+        let after = match failure_was_a_change {
+            true => None,
+            false => Some(check_deposit(target, job, document, read, progress).await),
+        };
+        let still_lost: Vec<String> = match &after {
+            Some(Verification::Damaged(left)) => left
+                .iter()
+                .filter_map(|d| sent_again(d, target.replaces_wrong_size_files()))
+                .map(str::to_string)
+                .collect(),
+            Some(_) => Vec::new(),
+            None => files.clone(),
+        };
+        let (sent, files): (Vec<String>, Vec<String>) =
+            files.into_iter().partition(|f| !still_lost.contains(f));
+        let found = match after {
+            Some(after) if !sent.is_empty() => after,
+            _ => found,
+        };
         return Repair::SendFailed {
             files,
+            sent,
             error,
             found,
         };
@@ -217,10 +243,9 @@ pub async fn repair_watched(
             Err(failure) => Some(failure.to_string()),
         };
         if let Some(error) = error {
-            let mut sent = files;
-            sent.push(RECORD.into());
             return Repair::SendFailed {
-                files: sent,
+                files: vec![RECORD.into()],
+                sent: files,
                 error,
                 found,
             };
@@ -398,10 +423,22 @@ pub fn log_repair(
                 what_was_sent(files, *record)
             ),
         }),
-        Repair::SendFailed { files, error, .. } => Some(format!(
-            "repair stopped while sending {} again: {error}",
-            files.join(", ")
-        )),
+        Repair::SendFailed {
+            files, sent, error, ..
+        } => Some(match sent.is_empty() {
+            true => format!(
+                "repair stopped while sending {} again: {error}",
+                files.join(", ")
+            ),
+            false => format!(
+                "repair sent again {}, then stopped{}: {error}",
+                sent.join(", "),
+                match files.is_empty() {
+                    true => String::new(),
+                    false => format!(" while sending {}", files.join(", ")),
+                }
+            ),
+        }),
     };
     if let Some(message) = sent {
         logged.push(store.log_repair(job, &message)?);

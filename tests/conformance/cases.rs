@@ -1190,6 +1190,60 @@ pub async fn a_blob_of_another_size_under_a_files_digest_is_refused_not_taken(ki
     }
 }
 
+/// A repair on a target that leaves a file of another size under its digest's name (S3's
+/// default layout): the lost file is sent again all the same, the repair says so (it said
+/// "stopped while sending" the lost file, which was back), and what is left is the
+/// other-size file, with its fix.
+pub async fn a_repair_stopped_by_a_file_of_another_size_says_what_it_sent_before(kind: Kind) {
+    let bytes: (&[u8], &[u8]) = (b"1,2,3\n", b"measured\n");
+    let Deposited {
+        lab: _lab,
+        env,
+        ds,
+        jobs,
+        document,
+        ..
+    } = Deposited::of(
+        kind,
+        |lab: &Lab| lab.folder("mixed", &[("lost.csv", bytes.0), ("short.csv", bytes.1)]),
+        "Mixed",
+    )
+    .await;
+    env.tamper("lost.csv", &Sha256Hex::of(bytes.0), None).await;
+    env.tamper("short.csv", &Sha256Hex::of(bytes.1), Some(b"4 by"))
+        .await;
+
+    let repair = repair_on(&env, &jobs[0], &document, ReadBack::Sizes).await;
+    let Repair::SendFailed {
+        files,
+        sent,
+        error,
+        found,
+    } = &repair
+    else {
+        panic!("the other-size file stops it: {repair:?}")
+    };
+    assert_eq!(sent, &["lost.csv"], "{repair:?}");
+    assert!(files.is_empty(), "{repair:?}");
+    assert!(
+        error.contains("holds 4 bytes, not 9 (short.csv)"),
+        "{error}"
+    );
+    let Verification::Damaged(left) = found else {
+        panic!("still damaged: {found:?}")
+    };
+    assert!(
+        left.iter().all(|d| d.file() == Some("short.csv")),
+        "only the other-size file is left: {left:?}"
+    );
+    assert!(
+        env.blob(&Sha256Hex::of(bytes.0)).await == bytes.0,
+        "lost.csv is back"
+    );
+    let check = check_on(&env, &jobs[0], &document, ReadBack::Sizes).await;
+    assert_eq!(&check, found, "{ds:?}");
+}
+
 /// A multipart upload left open by a process killed mid-upload (its parts billed until a
 /// lifecycle rule removes them) is aborted when a later deposit completes the same blob.
 /// It stayed open for good.

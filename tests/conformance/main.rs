@@ -148,6 +148,14 @@ mod ignoring_case {
 /// S3 writes conditionally and keeps whole objects: what is under a digest's name stays.
 mod s3_whole_objects {
     #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn a_repair_stopped_by_a_file_of_another_size_says_what_it_sent_before() {
+        crate::cases::a_repair_stopped_by_a_file_of_another_size_says_what_it_sent_before(
+            crate::env::Kind::S3,
+        )
+        .await
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
     async fn a_blob_of_another_size_under_a_files_digest_is_refused_not_taken() {
         crate::cases::a_blob_of_another_size_under_a_files_digest_is_refused_not_taken(
             crate::env::Kind::S3,
