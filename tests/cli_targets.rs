@@ -787,13 +787,20 @@ fn the_add_command_suggested_for_missing_s3_credentials_keeps_the_endpoint() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
+    let suggested = "lodge target add lab-s3 s3://labdata/x --endpoint http://127.0.0.1:9 \
+                     --region eu-west-1 --access-key-env VAR --secret-env VAR";
+    // Saved with no access key at all: said at once, with the command that gives them.
+    assert!(
+        text(&out).contains("note: 'lab-s3' has no access key id, so the server will refuse it")
+            && text(&out).contains(&format!("`{suggested}`")),
+        "{}",
+        text(&out)
+    );
     let out = lodge_in(&lab)
         .args(["deposit", "--all", "--target", "lab-s3"])
         .output()
         .unwrap();
     let t = text(&out);
-    let suggested = "lodge target add lab-s3 s3://labdata/x --endpoint http://127.0.0.1:9 \
-                     --region eu-west-1 --access-key-env VAR --secret-env VAR";
     assert!(t.contains(&format!("`{suggested}`")), "{t}");
     let words: Vec<&str> = suggested.split(' ').skip(1).collect();
     let out = lodge_in(&lab).args(&words).output().unwrap();

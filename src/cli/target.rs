@@ -282,6 +282,24 @@ pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result
             let saved = &config.targets[&a.name];
             // The target is saved by now: a secrets file that cannot be read is said, not
             // made this command's failure.
+            // S3 signs every request with an access key id and its secret: one saved with
+            // no access key at all is refused by any server but one that checks nothing.
+            if saved.url.trim_start().starts_with("s3://")
+                && saved.user.is_none()
+                && saved.user_env.is_none()
+            {
+                let add = crate::config::add_command(
+                    &a.name,
+                    saved,
+                    "--access-key-env VAR --secret-env VAR",
+                );
+                say_err!(
+                    "note: '{}' has no access key id, so the server will refuse it: S3 signs \
+                     each request with an access key and its secret: `{add}` (or --user \
+                     KEY_ID --secret-stdin)",
+                    a.name
+                );
+            }
             match lacks_stored_secret(&path, &a.name, saved) {
                 Ok(true) => say_err!(
                     "note: '{}' has {} yet, so the server will refuse it: {}",
