@@ -3035,6 +3035,43 @@ async fn a_saved_datacite_target_mints_by_name_with_landing_pages_from_a_saved_t
     );
 }
 
+/// A saved S3 target with its own endpoint, given by its URL as `target list` shows it
+/// (which alone would name AWS's endpoint) or by its identity as `status` shows it: the
+/// saved target is used, with its credentials, and a note says so. Nothing is sent (a
+/// dry run).
+#[test]
+fn a_saved_s3_target_given_by_its_url_or_its_identity_is_used_with_its_credentials() {
+    let lab = Lab::new();
+    std::fs::create_dir_all(lab.path("config")).unwrap();
+    std::fs::write(
+        lab.path("config/config.toml"),
+        "[targets.lab-s3]\nurl = \"s3://labdata/x\"\nendpoint = \"http://127.0.0.1:9\"\n\
+         user = \"AKIAEXAMPLE\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        lab.path("config/secrets.toml"),
+        "[secrets]\n\"lab-s3\" = \"not-a-real-secret\"\n",
+    )
+    .unwrap();
+    add_dataset(&lab.store("lodge.db"), &lab);
+    for given in ["s3://labdata/x", "s3:http://127.0.0.1:9/labdata/x"] {
+        let out = with_token(
+            &lab,
+            &["deposit", "--all", "--dry-run", "--target", given],
+            None,
+        );
+        let t = text(&out);
+        assert!(out.status.success(), "{given}: {t}");
+        assert!(
+            t.contains(&format!("note: {given} is"))
+                && t.contains("'lab-s3'")
+                && t.contains("its saved credentials and settings are used"),
+            "{given}: {t}"
+        );
+    }
+}
+
 /// A saved S3 target signs its requests with its access key and secret, a WebDAV one signs
 /// in with its user and password: a token given for the run is not used, and a note says
 /// so, as for a saved token target. Nothing is sent (a dry run).

@@ -23,6 +23,17 @@ pub(super) fn open_cli_target(
         let token = token.or_else(|| saved_token_for_url(&config, &path, name_or_url));
         return Ok(open_target(name_or_url, token)?);
     }
+    // A saved target's identity, as `status` and `target list` print it (for S3,
+    // `s3:ENDPOINT/BUCKET/PREFIX`, which is no URL): that target, with its credentials.
+    if !config.targets.contains_key(name_or_url)
+        && let Some((name, spec)) = configured_with_scope(&config, name_or_url)
+    {
+        say_err!(
+            "note: {name_or_url} is target '{name}': its saved credentials and settings are used"
+        );
+        note_token_unused(name, spec, token.as_deref());
+        return Ok(open_target_spec(&path, name, spec, token)?);
+    }
     let (name, spec) = resolve(&config, name_or_url)?;
     let (name, spec) = saved_as_url(&config, &name, &spec).unwrap_or((name, spec));
     note_token_unused(&name, &spec, token.as_deref());
@@ -43,7 +54,16 @@ fn saved_as_url(
         return None;
     }
     let scope = scope_id_of(name, spec).ok()?;
-    let (saved, saved_spec) = configured_with_scope(config, &scope)?;
+    // The same identity; else the one saved target given this URL as it is written (an S3
+    // target with its own endpoint: the URL alone names AWS's).
+    let (saved, saved_spec) = configured_with_scope(config, &scope).or_else(|| {
+        let mut written = config
+            .targets
+            .iter()
+            .filter(|(_, saved)| saved.url.trim() == name);
+        let one = written.next()?;
+        written.next().is_none().then_some(one)
+    })?;
     say_err!(
         "note: {name} is where target '{saved}' deposits: its saved credentials and settings \
          are used"
