@@ -23,9 +23,11 @@ pub(super) fn open_cli_target(
         let token = token.or_else(|| saved_token_for_url(&config, &path, name_or_url));
         return Ok(open_target(name_or_url, token)?);
     }
-    // A saved target's identity, as `status` and `target list` print it (for S3,
-    // `s3:ENDPOINT/BUCKET/PREFIX`, which is no URL): that target, with its credentials.
+    // A saved S3 target's identity, as `status` and `target list` print it
+    // (`s3:ENDPOINT/BUCKET/PREFIX`, which is no URL): that target, with its credentials.
+    // (Another kind's identity is its URL, which `saved_as_url` finds.)
     if !config.targets.contains_key(name_or_url)
+        && crate::targets::s3::S3Location::from_scope_id(name_or_url).is_some()
         && let Some((name, spec)) = configured_with_scope(&config, name_or_url)
     {
         say_err!(
