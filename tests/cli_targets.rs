@@ -3035,6 +3035,25 @@ async fn a_saved_datacite_target_mints_by_name_with_landing_pages_from_a_saved_t
     );
 }
 
+/// The lab's config file with S3 target `lab-s3` saved (its own endpoint, a user, and a
+/// secret in the secrets file), and `more` config and secrets lines after it.
+fn saved_lab_s3(lab: &Lab, more_config: &str, more_secrets: &str) {
+    std::fs::create_dir_all(lab.path("config")).unwrap();
+    std::fs::write(
+        lab.path("config/config.toml"),
+        format!(
+            "[targets.lab-s3]\nurl = \"s3://labdata/x\"\nendpoint = \"http://127.0.0.1:9\"\n\
+             user = \"AKIAEXAMPLE\"\n{more_config}"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        lab.path("config/secrets.toml"),
+        format!("[secrets]\n\"lab-s3\" = \"not-a-real-secret\"\n{more_secrets}"),
+    )
+    .unwrap();
+}
+
 /// A saved S3 target with its own endpoint, given by its URL as `target list` shows it
 /// (which alone would name AWS's endpoint) or by its identity as `status` shows it: the
 /// saved target is used, with its credentials, and a note says so. Nothing is sent (a
@@ -3042,18 +3061,7 @@ async fn a_saved_datacite_target_mints_by_name_with_landing_pages_from_a_saved_t
 #[test]
 fn a_saved_s3_target_given_by_its_url_or_its_identity_is_used_with_its_credentials() {
     let lab = Lab::new();
-    std::fs::create_dir_all(lab.path("config")).unwrap();
-    std::fs::write(
-        lab.path("config/config.toml"),
-        "[targets.lab-s3]\nurl = \"s3://labdata/x\"\nendpoint = \"http://127.0.0.1:9\"\n\
-         user = \"AKIAEXAMPLE\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        lab.path("config/secrets.toml"),
-        "[secrets]\n\"lab-s3\" = \"not-a-real-secret\"\n",
-    )
-    .unwrap();
+    saved_lab_s3(&lab, "", "");
     add_dataset(&lab.store("lodge.db"), &lab);
     for given in ["s3://labdata/x", "s3:http://127.0.0.1:9/labdata/x"] {
         let out = with_token(
@@ -3078,19 +3086,11 @@ fn a_saved_s3_target_given_by_its_url_or_its_identity_is_used_with_its_credentia
 #[test]
 fn a_token_given_to_a_saved_s3_target_is_not_used_and_a_note_says_so() {
     let lab = Lab::new();
-    std::fs::create_dir_all(lab.path("config")).unwrap();
-    std::fs::write(
-        lab.path("config/config.toml"),
-        "[targets.lab-s3]\nurl = \"s3://labdata/x\"\nendpoint = \"http://127.0.0.1:9\"\n\
-         user = \"AKIAEXAMPLE\"\n\
-         [targets.dav]\nurl = \"webdav+http://127.0.0.1:9/x\"\nuser = \"u\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        lab.path("config/secrets.toml"),
-        "[secrets]\n\"lab-s3\" = \"not-a-real-secret\"\ndav = \"pw\"\n",
-    )
-    .unwrap();
+    saved_lab_s3(
+        &lab,
+        "[targets.dav]\nurl = \"webdav+http://127.0.0.1:9/x\"\nuser = \"u\"\n",
+        "dav = \"pw\"\n",
+    );
     add_dataset(&lab.store("lodge.db"), &lab);
     let out = with_token(
         &lab,

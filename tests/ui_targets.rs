@@ -79,6 +79,17 @@ fn add_target(w: &mut Window, name: &str, url: &str, user_secret: Option<(&str, 
     press_save_target(w);
 }
 
+/// Press Save target, wait until the picker has the target beside the sandbox, and check
+/// the secret `typed` is stored.
+fn saved_with_secret(w: &mut Window, typed: &str) {
+    press_save_target(w);
+    w.wait("the target in the picker", |app| {
+        app.model.targets.len() == 2
+    });
+    let secrets = std::fs::read_to_string(w.lab.path("app/secrets.toml")).unwrap();
+    assert!(secrets.contains(typed), "the secret is stored");
+}
+
 /// Press the form's Save target.
 fn press_save_target(w: &mut Window) {
     press_in_form(w, "Save target");
@@ -412,15 +423,8 @@ fn a_save_refused_for_its_url_keeps_the_typed_secret_for_the_next() {
     w.wait("the refusal", |app| !app.model.target_problems.is_empty());
     assert_eq!(only_problem(&w).0, TargetField::Url);
     retype_url(&mut w, "webdav+http://127.0.0.1:9/dav");
-    press_save_target(&mut w);
-    w.wait("the target in the picker", |app| {
-        app.model.targets.len() == 2
-    });
-    let secrets = std::fs::read_to_string(w.lab.path("app/secrets.toml")).unwrap();
-    assert!(
-        secrets.contains("pw123"),
-        "the secret typed first is stored"
-    );
+    // The secret typed first.
+    saved_with_secret(&mut w, "pw123");
 }
 
 /// An S3 endpoint or region filled in for a WebDAV target is refused under "S3 endpoint",
@@ -1196,15 +1200,7 @@ fn a_target_without_its_stored_password_says_where_to_type_it_and_typing_it_brin
         "the form opens with the cursor in the password field"
     );
     w.type_into("Password, secret key or token", "typed-in-settings");
-    press_save_target(&mut w);
-    w.wait("the target in the picker", |app| {
-        app.model.targets.len() == 2
-    });
-    let secrets = std::fs::read_to_string(w.lab.path("app/secrets.toml")).unwrap();
-    assert!(
-        secrets.contains("typed-in-settings"),
-        "the secret is stored"
-    );
+    saved_with_secret(&mut w, "typed-in-settings");
 }
 
 #[test]

@@ -2913,35 +2913,30 @@ fn arrow_keys_move_the_selection_through_the_table_and_escape_closes_the_details
     }
     let order = w.app().table.order.clone();
     assert_eq!(order.len(), 3);
-    let press = |w: &mut Window, key: egui::Key| {
-        w.harness.key_press(key);
-        w.harness.step();
-        w.harness.step();
-    };
-    press(&mut w, egui::Key::ArrowDown);
+    w.press(egui::Key::ArrowDown);
     assert_eq!(
         w.app().selected,
         Some(order[0]),
         "Down selects the first row"
     );
-    press(&mut w, egui::Key::ArrowDown);
-    press(&mut w, egui::Key::ArrowDown);
-    press(&mut w, egui::Key::ArrowDown);
+    w.press(egui::Key::ArrowDown);
+    w.press(egui::Key::ArrowDown);
+    w.press(egui::Key::ArrowDown);
     assert_eq!(w.app().selected, Some(order[2]), "and stops at the last");
     w.harness
         .query_by_label("Save metadata")
         .expect("its details are open");
-    press(&mut w, egui::Key::ArrowUp);
+    w.press(egui::Key::ArrowUp);
     assert_eq!(w.app().selected, Some(order[1]));
-    press(&mut w, egui::Key::Escape);
+    w.press(egui::Key::Escape);
     assert_eq!(w.app().selected, None, "Escape closes the details");
     assert!(w.harness.query_by_label("Save metadata").is_none());
 
     // In a text field the keys are the field's: Escape leaves the field, a second closes.
-    press(&mut w, egui::Key::ArrowDown);
+    w.press(egui::Key::ArrowDown);
     w.harness.get_by_label("Title").focus();
     w.harness.step();
-    press(&mut w, egui::Key::ArrowDown);
+    w.press(egui::Key::ArrowDown);
     assert_eq!(
         w.app().selected,
         Some(order[0]),
@@ -2950,28 +2945,28 @@ fn arrow_keys_move_the_selection_through_the_table_and_escape_closes_the_details
     // (Down left the one-line field for the widget below it, as egui does.)
     w.harness.get_by_label("Title").focus();
     w.harness.step();
-    press(&mut w, egui::Key::Escape);
+    w.press(egui::Key::Escape);
     assert_eq!(
         w.app().selected,
         Some(order[0]),
         "Escape left the field only"
     );
-    press(&mut w, egui::Key::Escape);
+    w.press(egui::Key::Escape);
     assert_eq!(w.app().selected, None);
 
     // A button with the keyboard's focus (Tab reached it) leaves them to the table: Down
     // selects, the focus stays where it was, and one Escape closes the details.
     w.harness.get_by_label("Datasets").focus();
     w.harness.step();
-    press(&mut w, egui::Key::ArrowDown);
+    w.press(egui::Key::ArrowDown);
     assert_eq!(w.app().selected, Some(order[0]), "Down on a focused button");
     assert!(
         w.harness.get_by_label("Datasets").is_focused(),
         "focus kept"
     );
-    press(&mut w, egui::Key::ArrowDown);
+    w.press(egui::Key::ArrowDown);
     assert_eq!(w.app().selected, Some(order[1]));
-    press(&mut w, egui::Key::Escape);
+    w.press(egui::Key::Escape);
     assert_eq!(w.app().selected, None, "one Escape");
 }
 
@@ -3079,7 +3074,13 @@ fn the_logs_lines_scroll_by_keyboard_once_focused() {
         let name = format!("run{i:02}");
         ids.push(w.add_folder(&w.lab.folder(&name, &[("data.csv", name.as_bytes())])));
     }
+    // Every folder's line in the log, and drawn: a line that came in the last frame shows
+    // from the next (the log follows its newest line at a frame's end).
+    w.wait("every folder's line in the log", |app| {
+        app.model.log.iter().filter(|l| l.kind == "added").count() == 12
+    });
     w.select(ids[3]);
+    w.harness.run_steps(2);
     let line = |w: &Window, i: usize| {
         let app = w.app();
         lodge::ui::log_panel::line_text(app, &app.model.log[i])
@@ -3092,33 +3093,27 @@ fn the_logs_lines_scroll_by_keyboard_once_focused() {
     w.harness.get_by_label_contains("Log lines").click();
     w.harness.step();
     assert!(w.harness.get_by_label_contains("Log lines").is_focused());
-    w.harness.key_press(egui::Key::Home);
-    w.harness.step();
+    w.press(egui::Key::Home);
     assert!(shows(&w, &first), "Home: the first line");
     assert!(!shows(&w, &newest));
 
-    w.harness.key_press(egui::Key::ArrowDown);
-    w.harness.step();
+    w.press(egui::Key::ArrowDown);
     assert_eq!(w.app().selected, Some(ids[3]), "Down scrolled the log only");
     assert!(!shows(&w, &first), "Down: one line on");
-    w.harness.key_press(egui::Key::ArrowUp);
-    w.harness.step();
+    w.press(egui::Key::ArrowUp);
     assert!(shows(&w, &first), "Up: one line back");
     assert_eq!(w.app().selected, Some(ids[3]));
 
-    w.harness.key_press(egui::Key::End);
-    w.harness.step();
+    w.press(egui::Key::End);
     assert!(shows(&w, &newest), "End: the newest line");
     assert!(!shows(&w, &first));
-    w.harness.key_press(egui::Key::PageUp);
-    w.harness.step();
+    w.press(egui::Key::PageUp);
     assert!(!shows(&w, &newest), "Page Up: a page back");
 
     // Once the focus leaves the lines, Down moves through the table again.
     w.harness.get_by_label("Datasets").focus();
     w.harness.step();
-    w.harness.key_press(egui::Key::ArrowDown);
-    w.harness.step();
+    w.press(egui::Key::ArrowDown);
     assert_eq!(w.app().selected, Some(ids[4]));
 }
 
@@ -5660,18 +5655,13 @@ fn settings_closed_with_changes_not_saved_asks_to_save_or_discard_them() {
 #[test]
 fn escape_or_the_settings_button_again_closes_settings_keeping_what_was_typed() {
     let mut w = Window::open(FaultConfig::default());
-    let press = |w: &mut Window, key: egui::Key| {
-        w.harness.key_press(key);
-        w.harness.step();
-        w.harness.step();
-    };
     w.open_settings();
     w.harness.step();
     assert!(
         w.harness.get_by_label("Your name").is_focused(),
         "the first field"
     );
-    press(&mut w, egui::Key::Escape);
+    w.press(egui::Key::Escape);
     assert!(
         !w.app().settings.is_open(),
         "nothing typed: Escape closed it"
@@ -5679,7 +5669,7 @@ fn escape_or_the_settings_button_again_closes_settings_keeping_what_was_typed() 
 
     w.open_settings();
     w.type_into("Your name", "Curie, Marie");
-    press(&mut w, egui::Key::Escape);
+    w.press(egui::Key::Escape);
     assert!(w.app().settings.is_open(), "what was typed is kept");
     w.harness
         .get_by_label("Changes not saved: save them, or discard them to close Settings.");
@@ -5813,18 +5803,13 @@ fn escape_in_the_close_dialog_closes_the_dialog_not_the_details_behind_it() {
 fn a_drop_down_list_closes_when_the_keyboard_picks_from_it() {
     let mut w = Window::open(FaultConfig::default());
     w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
-    let press = |w: &mut Window, key: egui::Key| {
-        w.harness.key_press(key);
-        w.harness.step();
-        w.harness.step();
-    };
     w.harness.get_by_label("Status:").focus();
     w.harness.step();
-    press(&mut w, egui::Key::Space);
+    w.press(egui::Key::Space);
     assert!(egui::Popup::is_any_open(&w.harness.ctx), "opened");
-    press(&mut w, egui::Key::ArrowDown);
-    press(&mut w, egui::Key::ArrowDown);
-    press(&mut w, egui::Key::Enter);
+    w.press(egui::Key::ArrowDown);
+    w.press(egui::Key::ArrowDown);
+    w.press(egui::Key::Enter);
     assert!(
         !egui::Popup::is_any_open(&w.harness.ctx),
         "closed on the pick"

@@ -327,6 +327,14 @@ impl Window {
         })
     }
 
+    /// Press `key` and let the window draw what it did (two frames: a key queued for the
+    /// next one, then what it changed).
+    pub fn press(&mut self, key: egui::Key) {
+        self.harness.key_press(key);
+        self.harness.step();
+        self.harness.step();
+    }
+
     /// Paste `text` (Ctrl+V) onto the window, or into the text field being typed in.
     pub fn paste(&mut self, text: &str) {
         self.harness
