@@ -3063,6 +3063,47 @@ fn the_focus_stays_in_place_when_the_focused_button_goes() {
     );
 }
 
+/// A focused row button that goes out of sight unpressed (its row scrolled away as Down
+/// moves the selection) leaves no focus behind, rather than hand it to the row that
+/// scrolled into its place, where Enter would press another dataset's button.
+#[test]
+fn a_focused_button_scrolled_out_of_sight_hands_the_focus_to_no_other_row() {
+    let mut w = Window::open(FaultConfig::default());
+    let db = w.lab.path("app/lodge.db");
+    let folders: Vec<String> = (1..=40)
+        .map(|n| w.lab.numbered_folder(n).to_string_lossy().into_owned())
+        .collect();
+    let mut args = vec!["add"];
+    args.extend(folders.iter().map(String::as_str));
+    gui::lodge_elsewhere(&db, &[], &args);
+    w.wait("the terminal's datasets", |app| {
+        app.model.rows().len() == 40
+    });
+    w.harness.step();
+    let first = w.row_id("ds001");
+    w.select(first);
+    // The first row's 🗑, focused by the keyboard.
+    w.harness
+        .query_all_by_label("🗑")
+        .min_by(|a, b| a.rect().top().total_cmp(&b.rect().top()))
+        .expect("a row's 🗑")
+        .focus();
+    w.harness.step();
+    for _ in 0..39 {
+        w.press(egui::Key::ArrowDown);
+    }
+    assert!(
+        w.harness.query_by_label("ds001").is_none(),
+        "the first row scrolled out of sight"
+    );
+    let focused = w.harness.query_by(|n| n.is_focused());
+    assert!(
+        focused.is_none(),
+        "no other row's button took the focus: {:?}",
+        focused.map(|n| n.accesskit_node().label())
+    );
+}
+
 /// The log's lines take the keyboard's focus (a click on them, or Tab): Home shows the
 /// first line, End the newest, Page Up and Down a page, and Up and Down scroll a line
 /// rather than move the table's selection.
