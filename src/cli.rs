@@ -430,13 +430,9 @@ fn parse_token(s: &str) -> Result<String, String> {
 /// `--datacite-prefix`: what a DataCite target's `prefix=` takes (the sandbox prints a
 /// target URL with it, which Lodge would refuse).
 fn parse_datacite_prefix(s: &str) -> Result<String, String> {
-    let ok = s.starts_with("10.")
-        && s.len() > 3
-        && !s.contains('/')
-        && !s.contains(|c: char| c.is_whitespace() || c == '&' || c == '#');
-    match ok {
-        true => Ok(s.to_string()),
-        false => Err(format!("'{s}' is not a DOI prefix: give one like 10.80000")),
+    match crate::targets::datacite::prefix_problem(s) {
+        None => Ok(s.to_string()),
+        Some(problem) => Err(problem),
     }
 }
 

@@ -318,10 +318,10 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         checks.get(&(r.target.clone()?, r.key.clone()?))
     };
     let working_on = senders_by_target(&store)?;
-    let saved_names = super::target_arg::TargetNames::load();
+    let names = super::target_arg::TargetNames::load();
     let window_port = crate::sandbox::window::port_file();
     let window_can_send = |scope: &str| {
-        saved_names.saved(scope).is_some()
+        names.saved(scope).is_some()
             || crate::sandbox::window::is_window_sandbox(scope, &window_port)
     };
     // A drafting target's deposit stays a draft until a deposit to its site's publishing
@@ -411,7 +411,6 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     } else if rows.is_empty() {
         say!("no items match (of {listed}); `lodge status` lists every one");
     }
-    let names = super::target_arg::TargetNames::load();
     // Running items nothing sends now (their process killed, or their lease run out), by
     // target: one command takes over all of a target's, said after the list.
     let mut left_running = HashSet::new();

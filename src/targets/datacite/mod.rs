@@ -129,13 +129,8 @@ impl DataCiteTarget {
         )?;
         let prefix = query(&url, "prefix")
             .ok_or("it needs the DOI prefix: add ?prefix=10.xxxx (your repository's prefix)")?;
-        // A space (`%20`, a "+" pasted with it) would make another target, one DataCite
-        // refuses, that reads the same in every listing.
-        if !prefix.starts_with("10.")
-            || prefix.contains('/')
-            || prefix.contains(char::is_whitespace)
-        {
-            return Err(format!("'{prefix}' is not a DOI prefix (expected 10.xxxx)"));
+        if let Some(problem) = prefix_problem(&prefix) {
+            return Err(problem);
         }
         let repository = query(&url, "repository")
             .ok_or("it needs the repository id: add &repository=ORG.REPO")?;
@@ -720,6 +715,17 @@ impl Target for DataCiteTarget {
              DOI's landing page serves them",
         )
     }
+}
+
+/// What is wrong with `prefix` as a DataCite target's `prefix=` (the sandbox's
+/// `--datacite-prefix` too, which prints a target URL with it), if anything. A space (`%20`,
+/// a "+" pasted with it) would make another target, one DataCite refuses, that reads the
+/// same in every listing; `&` or `#` would end the URL's option.
+pub fn prefix_problem(prefix: &str) -> Option<String> {
+    let fits = prefix.starts_with("10.")
+        && prefix.len() > 3
+        && !prefix.contains(|c: char| c == '/' || c == '&' || c == '#' || c.is_whitespace());
+    (!fits).then(|| format!("'{prefix}' is not a DOI prefix (expected 10.xxxx, e.g. 10.80000)"))
 }
 
 /// A DataCite target's `url=`, the landing page each DOI resolves to, checked before any DOI
