@@ -1107,6 +1107,68 @@ async fn target_test_names_a_prefix_the_repository_lacks_and_the_ones_it_has() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn target_test_of_another_repository_url_sent_a_saved_targets_token_does_not_name_that_targets_add_command()
+ {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let account = sandbox.datacite_account();
+    let saved = sandbox.datacite_target_url();
+    let mut add = lodge_in(&lab);
+    add.args(["target", "add", "dois", &saved, "--secret-stdin"]);
+    let out = run_with_stdin(add, &format!("{}\n", account.password));
+    assert!(out.status.success(), "{}", text(&out));
+    let test = |url: &str, token: Option<&str>| {
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["target", "test", url]);
+        if let Some(token) = token {
+            cmd.args(["--token", token]);
+        }
+        run(cmd)
+    };
+
+    // The same prefix, so the same place as 'dois', whose token is sent; but a repository
+    // id that is not its own. Storing 'dois''s token again would mend nothing.
+    let other = saved.replace("LODGE.SANDBOX", "LODGE.NOPE");
+    let out = test(&other, None).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert_all(
+        &t,
+        &[
+            "FAILED  credentials: not authorised (HTTP 401)",
+            "the token sent is the one saved with target 'dois', whose URL is not this one",
+            "`lodge target test dois`",
+        ],
+    );
+    assert!(!t.contains("store the right token"), "{t}");
+
+    // Given with a token of its own, that token is the one to fix.
+    let out = test(&other, Some("wrong")).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains("the credentials check failed: give the right token with --token"),
+        "{t}"
+    );
+    assert!(!t.contains("store the right token"), "{t}");
+
+    // The saved target's own URL is that target: storing its token again is the fix.
+    let mut add = lodge_in(&lab);
+    add.args(["target", "add", "dois", &saved, "--secret-stdin"]);
+    let out = run_with_stdin(add, "expired\n");
+    assert!(out.status.success(), "{}", text(&out));
+    let out = test(&saved, None).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    assert!(
+        t.contains(
+            "the credentials check failed: store the right token with `lodge target add dois"
+        ),
+        "{t}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn emulation_shows_its_repository_with_its_prefix_publicly_and_no_other() {
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;

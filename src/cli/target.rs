@@ -400,12 +400,28 @@ pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result
                     // A token given per run, refused or missing, is what the user fixes; a
                     // saved token target's stored one is saved again.
                     let credentials = check.name == "credentials";
-                    let stored_fix = super::target_arg::stored_token_fix(target.scope_id());
+                    // (A URL given with its own token sent that token, not a saved one.)
+                    let own_token = name.contains("://") && token.is_some();
+                    let stored_fix = super::target_arg::stored_token_fix(target.scope_id())
+                        .filter(|_| !own_token);
+                    let borrowed = super::target_arg::token_borrowed_from(&name, token.is_some());
                     let hint = if !credentials {
                         String::new()
+                    } else if let Some(saved) = borrowed {
+                        // Another URL of the saved target's place (a DataCite URL with
+                        // another repository=, say) was sent that target's token: storing
+                        // the token again would not mend this URL.
+                        format!(
+                            ": the token sent is the one saved with target '{saved}', whose URL \
+                             is not this one; check this URL against `lodge target list`, test \
+                             the saved one with `lodge target test {saved}`, or give this URL's \
+                             token with --token"
+                        )
                     } else if let Some(fix) = stored_fix {
                         format!(": {fix}")
-                    } else if !super::target_arg::takes_token_per_run(target.scope_id()) {
+                    } else if !(own_token
+                        || super::target_arg::takes_token_per_run(target.scope_id()))
+                    {
                         String::new()
                     } else if token.is_some() {
                         ": give the right token with --token (or LODGE_TOKEN)".into()

@@ -469,6 +469,20 @@ fn saved_token_target(scope_id: &str) -> Option<&'static (String, crate::config:
         .map(|(_, target)| target)
 }
 
+/// The saved target whose token a URL given in its place was sent (see
+/// `saved_token_for_url`), when that URL is not the target's own: a DataCite URL of the
+/// same prefix with another `repository=`, say. `None` for a saved name, a URL given with
+/// its own token, or the saved target's own URL.
+pub(super) fn token_borrowed_from(name_or_url: &str, token_given: bool) -> Option<String> {
+    if token_given || !name_or_url.contains("://") {
+        return None;
+    }
+    let scope = open_target(name_or_url, None).ok()?.scope_id().to_string();
+    let (name, spec) = saved_token_target(&scope)?;
+    let own = crate::targets::with_lowercase_scheme(spec.url.trim());
+    (own != crate::targets::with_lowercase_scheme(name_or_url.trim())).then(|| name.clone())
+}
+
 /// What to do when a saved DataCite, Zenodo or InvenioRDM target (identity `scope_id`) had
 /// its token refused: store the right one (or put it in the variable it is read from).
 /// `None` for any other target.
