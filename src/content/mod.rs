@@ -6,6 +6,7 @@
 //! trait so that this module does not depend on the store.
 
 mod affiliation;
+mod cff_as_written;
 mod citation;
 mod community;
 mod contributor;

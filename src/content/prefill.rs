@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value as Json;
 use serde_yaml_ng::Value as Yaml;
 
+use super::cff_as_written::CffAsWritten;
 use super::{
     Affiliation, ContentError, Contributor, Creator, DatasetDate, FileAccess, Funding, Location,
     Metadata, RelatedWork,
@@ -138,14 +139,11 @@ fn read_if_exists(path: &Path) -> Result<Option<String>, ContentError> {
     }
 }
 
-/// A number as the file writes it after `key` (`version:` at a line's start in YAML,
-/// `"version"` in JSON), where parsing would lose its form (1.10 is 1.1 to a parser).
-/// `None` unless exactly one place in `text` gives `key` a plain number.
+/// A number as the file writes it after `key` (`"version"` in a `.zenodo.json`), where
+/// parsing would lose its form (1.10 is 1.1 to a parser). `None` unless exactly one place in
+/// `text` gives `key` a plain number.
 fn number_as_written(text: &str, key: &str) -> Option<String> {
-    let yaml = !key.starts_with('"');
-    let keys = text
-        .match_indices(key)
-        .filter(|(at, _)| !yaml || *at == 0 || text.as_bytes()[at - 1] == b'\n');
+    let keys = text.match_indices(key);
     let mut found = keys.filter_map(|(at, _)| {
         let rest = text[at + key.len()..].trim_start_matches([' ', '\t']);
         let rest = rest.strip_prefix(':').unwrap_or(rest).trim_start();
@@ -177,19 +175,29 @@ fn year_of(field: &str, date: &str) -> Result<i32, String> {
 
 // ---- CITATION.cff ------------------------------------------------------------------------
 
-fn yaml_text(field: &str, v: &Yaml) -> Result<String, String> {
+/// The text of field `field` (value `v`): a plain `True` or `1.10`, which YAML reads as a
+/// boolean or a number, as the file writes it where [`CffAsWritten`] read it.
+fn yaml_text(written: &CffAsWritten, field: &str, v: &Yaml) -> Result<String, String> {
     match v {
         Yaml::String(s) => Ok(s.clone()),
+        Yaml::Number(_) | Yaml::Bool(_) if let Some(text) = written.get(field) => {
+            Ok(text.to_string())
+        }
         Yaml::Number(n) => Ok(n.to_string()),
         Yaml::Bool(b) => Ok(b.to_string()),
         _ => Err(format!("{field} must be text")),
     }
 }
 
-fn yaml_opt_text(map: &Yaml, key: &str, field: &str) -> Result<Option<String>, String> {
+fn yaml_opt_text(
+    written: &CffAsWritten,
+    map: &Yaml,
+    key: &str,
+    field: &str,
+) -> Result<Option<String>, String> {
     match map.get(key) {
         None | Some(Yaml::Null) => Ok(None),
-        Some(v) => yaml_text(field, v).map(Some),
+        Some(v) => yaml_text(written, field, v).map(Some),
     }
 }
 
@@ -204,26 +212,20 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
             "expected a YAML mapping of CFF keys (cff-version, title, authors, ...)".into(),
         );
     }
+    let w = &CffAsWritten::read(text);
     // Every problem of the file at once, not one per run: the person fixes them together.
     let mut problems = Vec::new();
     let mut m = Metadata {
-        title: kept(&mut problems, yaml_opt_text(&doc, "title", "title"))
+        title: kept(&mut problems, yaml_opt_text(w, &doc, "title", "title"))
             .flatten()
             .unwrap_or_default(),
-        description: kept(&mut problems, yaml_opt_text(&doc, "abstract", "abstract")).flatten(),
-        version: kept(
+        description: kept(
             &mut problems,
-            match doc.get("version") {
-                // `version: 1.10` is a number to YAML, and 1.1 once read: keep it as written.
-                Some(Yaml::Number(_)) => number_as_written(text, "version:"),
-                _ => None,
-            }
-            .map_or_else(
-                || yaml_opt_text(&doc, "version", "version"),
-                |v| Ok(Some(v)),
-            ),
+            yaml_opt_text(w, &doc, "abstract", "abstract"),
         )
         .flatten(),
+        // (`version: 1.10` is a number to YAML, 1.1 once read: it is kept as written.)
+        version: kept(&mut problems, yaml_opt_text(w, &doc, "version", "version")).flatten(),
         ..Metadata::default()
     };
     if let Some(authors) = doc.get("authors") {
@@ -231,13 +233,13 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
             None => problems.push("authors must be a list of persons or entities".into()),
             Some(list) => {
                 for (i, a) in list.iter().enumerate() {
-                    m.creators.extend(kept(&mut problems, cff_author(i, a)));
+                    m.creators.extend(kept(&mut problems, cff_author(w, i, a)));
                 }
             }
         }
     }
     if let Some(date) = doc.get("date-released").filter(|v| !v.is_null())
-        && let Some(date) = kept(&mut problems, yaml_text("date-released", date))
+        && let Some(date) = kept(&mut problems, yaml_text(w, "date-released", date))
     {
         m.publication_year = kept(&mut problems, year_of("date-released", &date));
     }
@@ -247,20 +249,20 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
         Some(Yaml::Sequence(ids)) => {
             let ids = ids
                 .iter()
-                .map(|v| yaml_text("license", v))
+                .map(|v| yaml_text(w, "license", v))
                 .collect::<Result<Vec<_>, _>>();
             kept(&mut problems, ids)
                 .map(|ids| ids.join(" OR "))
                 .filter(|s| !s.is_empty())
         }
-        Some(v) => kept(&mut problems, yaml_text("license", v)),
+        Some(v) => kept(&mut problems, yaml_text(w, "license", v)),
     };
     if let Some(keywords) = doc.get("keywords").filter(|v| !v.is_null()) {
         match keywords.as_sequence() {
             None => problems.push("keywords must be a list".into()),
             Some(list) => {
                 for (i, k) in list.iter().enumerate() {
-                    let keyword = yaml_text(&format!("keywords[{i}]"), k);
+                    let keyword = yaml_text(w, &format!("keywords[{i}]"), k);
                     m.keywords.extend(kept(&mut problems, keyword));
                 }
             }
@@ -268,8 +270,8 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
     }
     if let Some(publisher) = doc.get("publisher").filter(|v| !v.is_null()) {
         let named = match publisher {
-            Yaml::Mapping(_) => yaml_opt_text(publisher, "name", "publisher.name"),
-            other => yaml_text("publisher", other).map(Some),
+            Yaml::Mapping(_) => yaml_opt_text(w, publisher, "name", "publisher.name"),
+            other => yaml_text(w, "publisher", other).map(Some),
         };
         m.publisher = kept(&mut problems, named).flatten().unwrap_or_default();
     }
@@ -278,7 +280,7 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
             None => problems.push("references must be a list of works".into()),
             Some(list) => {
                 for (i, r) in list.iter().enumerate() {
-                    let found = cff_reference_identifier(i, r).map(|id| {
+                    let found = cff_reference_identifier(w, i, r).map(|id| {
                         id.map(|identifier| RelatedWork {
                             relation: "References".into(),
                             identifier,
@@ -289,7 +291,7 @@ pub fn parse_citation_cff(text: &str) -> Result<Metadata, String> {
             }
         }
     }
-    if let Some(kind) = kept(&mut problems, yaml_opt_text(&doc, "type", "type")).flatten() {
+    if let Some(kind) = kept(&mut problems, yaml_opt_text(w, &doc, "type", "type")).flatten() {
         // CFF's two types, in whatever case a file writes them.
         m.resource_type = match kind.trim().to_lowercase().as_str() {
             "software" => "Software",
@@ -311,13 +313,17 @@ fn kept<T>(problems: &mut Vec<String>, read: Result<T, String>) -> Option<T> {
 /// The DOI (its `doi`, else an `identifiers` entry of type `doi`) or else the URL of a
 /// `CITATION.cff` reference, the work the dataset references; `None` for a reference with
 /// neither, which cannot be sent as a related work (named by [`fields_not_carried`]).
-fn cff_reference_identifier(i: usize, r: &Yaml) -> Result<Option<String>, String> {
+fn cff_reference_identifier(
+    w: &CffAsWritten,
+    i: usize,
+    r: &Yaml,
+) -> Result<Option<String>, String> {
     if !r.is_mapping() {
         return Err(format!(
             "references[{i}] must be a mapping (type, title, authors, doi, ...)"
         ));
     }
-    let field = |key: &str| yaml_opt_text(r, key, &format!("references[{i}].{key}"));
+    let field = |key: &str| yaml_opt_text(w, r, key, &format!("references[{i}].{key}"));
     if let Some(doi) = field("doi")?.filter(|d| !d.trim().is_empty()) {
         return Ok(Some(doi));
     }
@@ -333,13 +339,13 @@ fn cff_reference_identifier(i: usize, r: &Yaml) -> Result<Option<String>, String
     Ok(field("url")?.filter(|u| !u.trim().is_empty()))
 }
 
-fn cff_author(i: usize, a: &Yaml) -> Result<Creator, String> {
+fn cff_author(w: &CffAsWritten, i: usize, a: &Yaml) -> Result<Creator, String> {
     if !a.is_mapping() {
         return Err(format!(
             "authors[{i}] must be a mapping (family-names, given-names, ...)"
         ));
     }
-    let field = |key: &str| yaml_opt_text(a, key, &format!("authors[{i}].{key}"));
+    let field = |key: &str| yaml_opt_text(w, a, key, &format!("authors[{i}].{key}"));
     let family_names = field("family-names")?;
     // CFF keeps the particle apart ("van" + "Beethoven"), but files often carry it in the
     // family names as well ("van der Berg" + "van der"): said once, not twice.
@@ -1164,6 +1170,22 @@ mod tests {
         assert_eq!(m.version.as_deref(), Some("2.0"));
         let m = parse_zenodo_json("{\"title\": \"T\", \"version\": 3}").unwrap();
         assert_eq!(m.version.as_deref(), Some("3"));
+    }
+
+    #[test]
+    fn cff_words_yaml_reads_as_booleans_or_numbers_are_prefilled_as_written() {
+        let m = parse_citation_cff(
+            "title: True\nversion: 01.10\nkeywords: [Yes, 1.50]\nauthors:\n  - \
+             family-names: Off\n    given-names: 'Ann'\n",
+        )
+        .unwrap();
+        assert_eq!(m.title, "True");
+        assert_eq!(m.version.as_deref(), Some("01.10"));
+        assert_eq!(m.keywords, ["Yes", "1.50"]);
+        assert_eq!(m.creators[0].name, "Off, Ann");
+        // A field of another shape is still its problem; the rest reads as the parser does.
+        let said = parse_citation_cff("title: True\nkeywords: {a: b}\n").unwrap_err();
+        assert!(said.contains("keywords must be a list"), "{said}");
     }
 
     #[test]
