@@ -11,7 +11,11 @@ use serde::{Deserialize, Serialize};
 use crate::content::{Affiliation, Creator, Metadata, template_problem, title_for_folder};
 
 /// Defaults applied to the metadata of newly added folders.
+///
+/// A key the file has and these do not (a misspelt `publsher`) makes the file damaged, not
+/// ignored: ignored, it would be dropped at the next save.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Settings {
     /// "Family, Given".
     #[serde(default)]
@@ -49,6 +53,7 @@ pub struct Settings {
 /// Another organisation you belong to, as typed in Settings: its name and its ROR (in any
 /// spelling; empty for none).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OtherAffiliation {
     #[serde(default)]
     pub name: String,
@@ -86,6 +91,27 @@ pub fn window_view_path() -> PathBuf {
         .join("window-view.json")
 }
 
+/// Move a damaged settings file aside (`settings.damaged.json`, or `settings.damaged-2.json`
+/// and on if that is taken), so a save does not put the defaults over what it held.
+fn keep_damaged(path: &Path) -> Result<PathBuf, String> {
+    let aside = (1..)
+        .map(|n| match n {
+            1 => path.with_file_name("settings.damaged.json"),
+            n => path.with_file_name(format!("settings.damaged-{n}.json")),
+        })
+        .find(|p| !p.exists())
+        .expect("a free name");
+    std::fs::rename(path, &aside).map_err(|e| {
+        format!(
+            "the settings file {} could not be read, and keeping it as {} failed ({e}): \
+             nothing was saved; fix it or delete it, then save again",
+            path.display(),
+            aside.display()
+        )
+    })?;
+    Ok(aside)
+}
+
 impl Settings {
     /// Read the settings file; a missing file is the defaults, a damaged one is an error that
     /// names the file.
@@ -115,14 +141,59 @@ impl Settings {
 
     /// Check the settings, then write them to `path` off the async threads: why not, if
     /// they were not (then nothing is written, and the window keeps what was typed).
-    pub async fn save_checked(&self, path: &Path) -> Result<(), String> {
+    /// `read_before` is what the file held when the window last read or saved it: a file
+    /// changed since (by hand, by another window) is not written over, and a damaged one is
+    /// kept beside it, which the `Ok` note says.
+    pub async fn save_checked(
+        &self,
+        path: &Path,
+        read_before: &Settings,
+    ) -> Result<Option<String>, String> {
         if let Some(problem) = self.problem() {
             return Err(problem);
         }
-        let (settings, path) = (self.clone(), path.to_path_buf());
-        tokio::task::spawn_blocking(move || settings.save(&path))
+        let (settings, path, read_before) = (self.clone(), path.to_path_buf(), read_before.clone());
+        tokio::task::spawn_blocking(move || settings.save_over(&path, &read_before))
             .await
             .unwrap_or_else(|e| Err(format!("saving the settings failed: {e}")))
+    }
+
+    /// [`Settings::save`] over what the file holds now, as [`Settings::save_checked`] says.
+    fn save_over(&self, path: &Path, read_before: &Settings) -> Result<Option<String>, String> {
+        let damaged = match std::fs::read_to_string(path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            Err(e) => {
+                return Err(format!(
+                    "cannot read the settings file {}: {e}",
+                    path.display()
+                ));
+            }
+            Ok(text) => match serde_json::from_str::<Settings>(&text) {
+                Ok(now) if now != *read_before && now != *self => {
+                    return Err(format!(
+                        "The settings file {} was changed since this window read it (by hand, \
+                         or by another Lodge): nothing was saved, so that change is kept. \
+                         Settings shows what the file holds now: make your changes again, \
+                         then save.",
+                        path.display()
+                    ));
+                }
+                Ok(_) => false,
+                Err(_) => true,
+            },
+        };
+        let kept = match damaged {
+            true => Some(keep_damaged(path)?),
+            false => None,
+        };
+        self.save(path)?;
+        Ok(kept.map(|kept| {
+            format!(
+                "The settings file could not be read, so it was kept as {} before the new \
+                 one was written: copy from it what you need.",
+                kept.display()
+            )
+        }))
     }
 
     /// What is wrong with these settings, if anything, naming the field and the fix.
@@ -493,5 +564,90 @@ mod tests {
             "{problem}"
         );
         assert_eq!(s.shared_database(), None);
+    }
+
+    fn named(name: &str) -> Settings {
+        Settings {
+            name: name.into(),
+            publisher: "Soil lab".into(),
+            ..Settings::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_save_over_a_damaged_settings_file_keeps_that_file_beside_the_new_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        let damaged =
+            r#"{"name": "Curie, Marie", "publisher": "My Lab", "year_when_added": "yes","#;
+        std::fs::write(&path, damaged).unwrap();
+        assert!(Settings::load(&path).unwrap_err().contains("is damaged"));
+
+        let note = named("Doe, Jane")
+            .save_checked(&path, &Settings::default())
+            .await
+            .unwrap()
+            .expect("the kept file is named");
+        let kept = dir.path().join("settings.damaged.json");
+        assert!(note.contains(&kept.display().to_string()), "{note}");
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), damaged);
+        assert_eq!(Settings::load(&path).unwrap(), named("Doe, Jane"));
+
+        // Damaged again: the first kept file stays, the second gets a name of its own.
+        std::fs::write(&path, "{").unwrap();
+        named("Roe, Ann")
+            .save_checked(&path, &named("Doe, Jane"))
+            .await
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&kept).unwrap(), damaged);
+        let second = dir.path().join("settings.damaged-2.json");
+        assert_eq!(std::fs::read_to_string(second).unwrap(), "{");
+    }
+
+    #[tokio::test]
+    async fn a_settings_file_changed_since_it_was_read_is_not_written_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        named("Curie, Marie").save(&path).unwrap();
+        // Edited by hand after the window read it.
+        named("Marie Curie").save(&path).unwrap();
+
+        let refused = named("Doe, Jane")
+            .save_checked(&path, &named("Curie, Marie"))
+            .await
+            .unwrap_err();
+        assert!(
+            refused.contains("was changed since this window read it"),
+            "{refused}"
+        );
+        assert_eq!(Settings::load(&path).unwrap(), named("Marie Curie"));
+
+        // Read as it is now, the save goes; so does one that writes what the file holds,
+        // and one where the file was deleted (to start over).
+        named("Doe, Jane")
+            .save_checked(&path, &named("Marie Curie"))
+            .await
+            .unwrap();
+        assert_eq!(Settings::load(&path).unwrap(), named("Doe, Jane"));
+        std::fs::remove_file(&path).unwrap();
+        named("Roe, Ann")
+            .save_checked(&path, &named("Doe, Jane"))
+            .await
+            .unwrap();
+        assert_eq!(Settings::load(&path).unwrap(), named("Roe, Ann"));
+    }
+
+    #[test]
+    fn a_misspelt_key_in_the_settings_file_is_named_not_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, r#"{"name": "Curie, Marie", "publsher": "My Lab"}"#).unwrap();
+        let said = Settings::load(&path).unwrap_err();
+        assert!(said.contains("unknown field `publsher`"), "{said}");
+        let said = {
+            std::fs::write(&path, r#"{"more_affiliations": [{"nmae": "ETH"}]}"#).unwrap();
+            Settings::load(&path).unwrap_err()
+        };
+        assert!(said.contains("unknown field `nmae`"), "{said}");
     }
 }

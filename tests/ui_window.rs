@@ -3433,6 +3433,60 @@ fn a_saved_default_title_with_an_unknown_placeholder_is_said_at_start_and_not_ap
     assert_eq!(row.metadata.publisher, "Soil lab");
 }
 
+/// The settings file edited by hand while the window is open: the window takes its
+/// defaults (as `lodge add --defaults` does), so its next save does not put the old ones
+/// back; a damaged one is kept beside the file a save writes.
+#[test]
+fn a_settings_file_edited_by_hand_while_the_window_is_open_is_read_again_and_a_damaged_one_is_kept()
+{
+    let mut w = Window::open(FaultConfig::default());
+    let path = w.lab.path("app/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let edited = serde_json::json!({ "name": "Curie, Marie", "publisher": "Hand lab" });
+    std::fs::write(&path, edited.to_string()).unwrap();
+    w.wait("the edited settings read again", |app| {
+        app.model.settings.publisher == "Hand lab"
+    });
+    w.wait("the notice", |app| {
+        !gui::notices_with(app, "was changed outside this window").is_empty()
+    });
+    let id = w.add_folder(&w.lab.folder("plot-1", &[("cores.csv", b"1")]));
+    assert_eq!(
+        w.app().model.row(id).unwrap().metadata.publisher,
+        "Hand lab"
+    );
+    w.open_settings();
+    w.replace_text("License", "CC-BY-4.0");
+    w.harness.get_by_label("Save settings").click();
+    w.wait("the settings saved and closed", |app| {
+        !app.settings.is_open()
+    });
+    w.wait("saved", |_| {
+        std::fs::read_to_string(&path).is_ok_and(|t| t.contains("CC-BY-4.0"))
+    });
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        saved["publisher"], "Hand lab",
+        "the hand edit stays: {saved}"
+    );
+
+    // Damaged by hand: said, and the next save keeps it beside the new file.
+    std::fs::write(&path, r#"{"name": "Curie, Marie", "publsher": "Lab"}"#).unwrap();
+    w.wait("the damaged file said", |app| {
+        !gui::notices_with(app, "unknown field `publsher`").is_empty()
+    });
+    w.open_settings();
+    w.replace_text("License", "CC0-1.0");
+    w.harness.get_by_label("Save settings").click();
+    w.wait("the damaged file kept", |app| {
+        !gui::notices_with(app, "settings.damaged.json").is_empty()
+    });
+    let kept = std::fs::read_to_string(w.lab.path("app/settings.damaged.json")).unwrap();
+    assert!(kept.contains("publsher"), "{kept}");
+    assert!(std::fs::read_to_string(&path).unwrap().contains("CC0-1.0"));
+}
+
 /// A shared database typed into Settings that cannot be reached is said at once, while the
 /// person is there to correct it: the next start would stop on it.
 #[test]

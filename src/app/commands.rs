@@ -410,6 +410,18 @@ impl Core {
         &self.out
     }
 
+    /// Take `now`, the settings file as read again (changed outside this window), as the
+    /// saved settings: `false` when it holds what the window has already.
+    pub(super) fn settings_read_again(&self, now: Settings) -> bool {
+        let mut settings = lock(&self.settings);
+        if *settings == now {
+            return false;
+        }
+        *settings = now.clone();
+        self.out.send(Update::Settings(now));
+        true
+    }
+
     pub(super) fn shutdown_token(&self) -> &CancellationToken {
         &self.shutdown
     }
@@ -1378,12 +1390,12 @@ impl Core {
         // A shared database newly named is tried now, while the person is here to correct a
         // typo, rather than at the next start (which it would stop).
         let try_now = settings.shared_database().filter(|_| database_changed);
-        match settings
-            .save_checked(&self.config.paths.settings_file)
-            .await
-        {
-            Ok(()) => {
-                *lock(&self.settings) = settings.clone();
+        let path = &self.config.paths.settings_file;
+        // Taken before the file is written, so the look for changes made outside this
+        // window finds its own save no change.
+        let read_before = std::mem::replace(&mut *lock(&self.settings), settings.clone());
+        match settings.save_checked(path, &read_before).await {
+            Ok(kept) => {
                 self.out.send(Update::Settings(settings));
                 self.out.notice(Notice::info(if database_changed {
                     "Settings saved. Restart Lodge to use the new database (`lodge` commands \
@@ -1392,6 +1404,9 @@ impl Core {
                 } else {
                     "Settings saved; they apply to folders added from now on."
                 }));
+                if let Some(kept) = kept {
+                    self.out.notice(Notice::warning(kept));
+                }
                 if let Some(location) = try_now {
                     let out = self.out.clone();
                     tokio::spawn(async move {
@@ -1406,7 +1421,14 @@ impl Core {
                     });
                 }
             }
-            Err(e) => self.out.notice(Notice::error(e)),
+            Err(e) => {
+                // Not saved: what the file holds is the window's still, changed on disk
+                // since it was read or not (then the window shows the file's values).
+                let now = Settings::load(path).unwrap_or(read_before);
+                *lock(&self.settings) = now.clone();
+                self.out.send(Update::Settings(now));
+                self.out.notice(Notice::error(e));
+            }
         }
     }
 }

@@ -36,25 +36,57 @@ type FileStamp = Option<(SystemTime, u64)>;
 impl ConfigStamp {
     /// The stamp of the config file at `path` and of its secrets file.
     pub(super) fn of(path: &Path) -> ConfigStamp {
-        let stamp = |path: &Path| {
-            std::fs::metadata(path)
-                .ok()
-                .map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len()))
-        };
         ConfigStamp {
-            config: stamp(path),
-            secrets: stamp(&crate::config::credentials::secrets_path(path)),
+            config: file_stamp(path),
+            secrets: file_stamp(&crate::config::credentials::secrets_path(path)),
         }
     }
 }
 
-/// Watch the config file until `shutdown`, opening the targets again when it changes.
+/// The modification time and size of the file at `path`; none when there is no such file.
+fn file_stamp(path: &Path) -> FileStamp {
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| (m.modified().unwrap_or(SystemTime::UNIX_EPOCH), m.len()))
+}
+
+/// The settings file changed (edited by hand, saved by `lodge` elsewhere, or by this window,
+/// which then holds its values already): its defaults are the window's from now on, as
+/// they are already `lodge add --defaults`'s. One that cannot be read is said, and the
+/// window keeps what it has (its Save keeps the damaged file beside the new one).
+fn look_at_settings(core: &Core, path: &Path) {
+    match crate::settings::Settings::load(path) {
+        Ok(now) => {
+            if core.settings_read_again(now) {
+                core.out().notice(Notice::info(format!(
+                    "The settings file {} was changed outside this window: its defaults apply \
+                     to folders added from now on, and Settings shows them.",
+                    path.display()
+                )));
+            }
+        }
+        Err(e) => core.out().notice(Notice::warning(format!(
+            "Changed outside this window, {} The window keeps the settings it has.",
+            crate::wording::sentence(&e)
+        ))),
+    }
+}
+
+/// Watch the config file until `shutdown`, opening the targets again when it changes; and
+/// the settings file, taking its defaults again when it changes.
 pub(super) fn watch_config_file(core: Arc<Core>, shutdown: CancellationToken) {
     tokio::spawn(async move {
+        let settings_file = core.config().paths.settings_file.clone();
+        let mut settings_stamp = file_stamp(&settings_file);
         loop {
             tokio::select! {
                 () = tokio::time::sleep(LOOK_EVERY) => {}
                 () = shutdown.cancelled() => return,
+            }
+            let stamp = file_stamp(&settings_file);
+            if stamp != settings_stamp {
+                settings_stamp = stamp;
+                look_at_settings(&core, &settings_file);
             }
             let path = core.config().paths.config_file.clone();
             // Settings saving or removing a target opens them again itself: not twice.

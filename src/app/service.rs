@@ -369,9 +369,8 @@ async fn serve_settings_only(
     shutdown: CancellationToken,
 ) {
     // The form shows what is saved: a Save must not put the defaults over it.
-    if let Ok(saved) = Settings::load(&path) {
-        out.send(Update::Settings(saved));
-    }
+    let mut read = Settings::load(&path).unwrap_or_default();
+    out.send(Update::Settings(read.clone()));
     loop {
         let command = tokio::select! {
             c = commands.recv() => c,
@@ -381,14 +380,26 @@ async fn serve_settings_only(
         let Command::SaveSettings(settings) = command else {
             continue;
         };
-        match settings.save_checked(&path).await {
-            Ok(()) => {
+        match settings.save_checked(&path, &read).await {
+            Ok(kept) => {
+                read = settings.clone();
                 out.send(Update::Settings(settings));
                 out.notice(Notice::info(
                     "Settings saved. Start Lodge again to use them.",
                 ));
+                if let Some(kept) = kept {
+                    out.notice(Notice::warning(kept));
+                }
             }
-            Err(e) => out.notice(Notice::error(e)),
+            Err(e) => {
+                if let Ok(now) = Settings::load(&path)
+                    && now != read
+                {
+                    read = now.clone();
+                    out.send(Update::Settings(now));
+                }
+                out.notice(Notice::error(e));
+            }
         }
     }
 }
