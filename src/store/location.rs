@@ -45,22 +45,46 @@ impl StoreLocation {
 }
 
 /// A database "file" given as a URL of another kind (`postgress://…`, `mysql://…`,
-/// `postgresql:/db`), which would otherwise become a file of that odd name in the current
-/// folder while the person believes they use a shared database: the URL as said back
-/// (its password hidden). `None` for a path, or for a file of that name that exists.
+/// `postgresql:/db`) or as a PostgreSQL URL with its slashes missing (`postgres:lab@db/x`,
+/// `postgres//lab@db/x`, `lab@db.example:5432/lodge`), which would otherwise become a file
+/// of that odd name in the current folder while the person believes they use a shared
+/// database: the URL as said back (its password hidden). `None` for a path, or for a file
+/// of that name that exists.
 pub fn url_not_a_database_file(path: &Path) -> Option<String> {
     let text = path.to_str()?;
-    let (scheme, rest) = text.split_once(':')?;
-    // Two letters at least: `C:/data/lodge.db` is a Windows path.
-    let url_like = scheme.len() >= 2
-        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        && rest.starts_with('/');
+    let url_like = scheme_then_slash(text) || postgres_without_slashes(text);
     // A folder of that name here (`backup:` holding `lodge.db`) makes it a path after all.
     let a_folder_here = path.parent().is_some_and(Path::is_dir);
     (url_like && !path.exists() && !a_folder_here).then(|| without_password(text))
+}
+
+/// `SCHEME:/…`, as a URL begins. (A scheme of two letters at least: `C:/data/lodge.db` is
+/// a Windows path.)
+fn scheme_then_slash(text: &str) -> bool {
+    text.split_once(':').is_some_and(|(scheme, rest)| {
+        scheme.len() >= 2
+            && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+            && rest.starts_with('/')
+    })
+}
+
+/// A PostgreSQL URL whose `://` went missing: `postgres` or `postgresql` then `:`, `//` or
+/// `@` (`postgres/lodge.db` is a folder's file), or a first part `USER@HOST:PORT`.
+fn postgres_without_slashes(text: &str) -> bool {
+    let lower = text.trim().to_ascii_lowercase();
+    let after_scheme = ["postgresql", "postgres"]
+        .iter()
+        .find_map(|scheme| lower.strip_prefix(scheme));
+    let first = text.split('/').next().unwrap_or_default();
+    let user_host_port = first.split_once('@').is_some_and(|(_, host)| {
+        host.rsplit_once(':')
+            .is_some_and(|(_, port)| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()))
+    });
+    after_scheme.is_some_and(|rest| rest.starts_with([':', '@']) || rest.starts_with("//"))
+        || user_host_port
 }
 
 impl From<PathBuf> for StoreLocation {
@@ -194,6 +218,11 @@ mod tests {
             "postgress://lab@db.example:5432/lodge",
             "mysql://lab@db.example/lodge",
             "postgresql:/lodge",
+            "postgres:postgres@127.0.0.1:18150/lodge",
+            "postgres//lab@db.example/lodge",
+            "postgres@db.example:5432/lodge",
+            "lab@db.example:5432/lodge",
+            "PostgreSQL:lab@db.example/lodge",
         ] {
             assert_eq!(url_of(Path::new(url)).as_deref(), Some(url), "{url}");
         }
@@ -206,6 +235,10 @@ mod tests {
             "/var/tmp/lodge.db",
             "C:/data/lodge.db",
             "./a:b/lodge.db",
+            "postgres-backup/lodge.db",
+            "postgres/lodge.db",
+            "postgres.db",
+            "me@home/lodge.db",
         ] {
             assert_eq!(url_of(Path::new(path)), None, "{path}");
         }
