@@ -526,14 +526,31 @@ impl AwayFromBeta {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_job_whose_folder_is_on_another_machine_is_left_for_one_that_can_read_it() {
+async fn a_job_whose_folder_is_on_another_machine_is_left_for_it_and_every_hint_names_that_machine()
+{
     let AwayFromBeta {
-        lab: _lab,
+        lab,
         url,
         sandbox,
         folder,
         away,
     } = AwayFromBeta::new().await;
+
+    // A dry run on beta says what the real run does: left for alpha, not refused as gone.
+    let dry = deposit(&url, "beta", &sandbox.target_url(), &["--dry-run"])
+        .output()
+        .unwrap();
+    let said = text(&dry);
+    assert_eq!(dry.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("left     ds001: cannot read ")
+            && said.contains("the dataset was added on alpha; a deposit leaves it for a machine"),
+        "{said}"
+    );
+    assert!(
+        said.contains("1 left for the machine that added them") && !said.contains("refused"),
+        "{said}"
+    );
 
     let on_beta = deposit(&url, "beta", &sandbox.target_url(), &[])
         .output()
@@ -565,6 +582,16 @@ async fn a_job_whose_folder_is_on_another_machine_is_left_for_one_that_can_read_
         )),
         "{said}"
     );
+    // `show` on beta says where the folder is, and does not offer to remove the dataset:
+    // that would take it off alpha's list too.
+    let show = lodge_on(&url, "beta").args(["show", "1"]).output().unwrap();
+    let said = text(&show);
+    assert!(show.status.success(), "{said}");
+    assert!(
+        said.contains("note: the folder is on alpha, where the dataset was added"),
+        "{said}"
+    );
+    assert!(!said.contains("lodge remove"), "{said}");
 
     // Back on alpha, where the folder is, the same job lands.
     std::fs::rename(&away, &folder).unwrap();
@@ -573,6 +600,55 @@ async fn a_job_whose_folder_is_on_another_machine_is_left_for_one_that_can_read_
         .unwrap();
     assert!(on_alpha.status.success(), "{}", text(&on_alpha));
     assert_store_agrees_with_server(&store, &sandbox, 1).await;
+
+    // A file the server lost: the repair, which sends from the folder, is alpha's.
+    let key = store.dataset(1).unwrap().unwrap().key.unwrap();
+    let lost = store.document(&key).unwrap().unwrap().manifest[0].sha256;
+    std::fs::remove_file(sandbox.data_dir().join(format!("blobs/sha256/{lost}"))).unwrap();
+    std::fs::rename(&folder, &away).unwrap();
+    let verify = lodge_on(&url, "beta")
+        .args(["verify", "1"])
+        .output()
+        .unwrap();
+    let said = text(&verify);
+    assert_eq!(verify.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("`lodge verify 1 --repair` on alpha, where the folder is, sends them again"),
+        "{said}"
+    );
+    std::fs::rename(&away, &folder).unwrap();
+
+    // A file changed after alpha's scan, the folder readable on beta too: beta's deposit
+    // refuses it, and the rescan it names is alpha's.
+    std::fs::write(folder.join("more.csv"), "id\n2\n").unwrap();
+    let first = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap() != "more.csv")
+        .unwrap();
+    std::fs::write(&first, "changed after the scan").unwrap();
+    let other = lab.sandbox("other", FaultConfig::default()).await;
+    let on_beta = deposit(&url, "beta", &other.target_url(), &[])
+        .output()
+        .unwrap();
+    let said = text(&on_beta);
+    assert!(!on_beta.status.success(), "{said}");
+    assert!(
+        said.contains("`lodge scan 1` on alpha, then deposit again"),
+        "{said}"
+    );
+
+    // Removed on beta, it is off every machine's list, which the removal says.
+    let removed = lodge_on(&url, "beta")
+        .args(["remove", "1"])
+        .output()
+        .unwrap();
+    let said = text(&removed);
+    assert!(removed.status.success(), "{said}");
+    assert!(
+        said.contains("it was added on alpha: it is off the list there too"),
+        "{said}"
+    );
 }
 
 /// Another machine's dataset given by its folder is named, with its machine and the

@@ -1310,6 +1310,7 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
                 shared_failed.push((job, copy));
             }
         }
+        let origin = store.added_elsewhere(d.id)?;
         // Named twice (by number and by folder, say): removed once.
         if !store.remove_dataset(d.id)? {
             continue;
@@ -1320,6 +1321,13 @@ pub fn remove(db: &Database, selectors: &[String]) -> anyhow::Result<ExitCode> {
             d.name,
             crate::wording::on_one_line(&d.path)
         );
+        // A shared database: the list is every machine's.
+        if let Some(origin) = origin {
+            say!(
+                "  it was added on {origin}: it is off the list there too (`lodge add` of its \
+                 folder on {origin} puts it back, with its deposits)"
+            );
+        }
         if !active.is_empty() {
             let ids: Vec<String> = active.iter().map(i64::to_string).collect();
             let (jobs, are, them) = match active.len() {

@@ -292,7 +292,7 @@ fn drift_note(store: &Store, d: &DatasetRow, replay: bool) -> anyhow::Result<Opt
     let FolderNow::Readable { changed, added, .. } = FolderNow::of(store, d)? else {
         return Ok(None);
     };
-    let rescan = format!("`lodge scan {}`, then deposit again", d.id);
+    let rescan = format!("{}, then deposit again", scan_command(store, d.id));
     if let Some(changed) = changed {
         return Ok(replay.then(|| {
             format!(
@@ -950,7 +950,7 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
         // (its dataset has another key now): the rescan is made; what is left is its deposit,
         // or nothing when that landed.
         JobState::Rejected
-            if !rescan_hint(job).is_empty()
+            if !rescan_hint(store, job).is_empty()
                 && let Some(dataset) = job.dataset_id
                 && let Some(now) = store.dataset(dataset)?.and_then(|d| d.key)
                 && now != job.key =>
@@ -971,11 +971,11 @@ fn not_retried(store: &Store, job: &JobRow) -> anyhow::Result<String> {
             }
         }
         // Refused by Lodge itself: a file changed since the scan. The rescan is the fix.
-        JobState::Rejected if !rescan_hint(job).is_empty() => format!(
+        JobState::Rejected if !rescan_hint(store, job).is_empty() => format!(
             "job {id} was {} — a retry would send what was scanned, not what the folder \
              holds{}",
             refusal_of(job),
-            rescan_hint(job)
+            rescan_hint(store, job)
         ),
         // Refused by Lodge itself, its folder not there as a folder: nothing was sent.
         JobState::Rejected if job.last_error.as_deref().is_some_and(is_changed_since_scan) => {
@@ -1379,16 +1379,25 @@ impl Outcome {
 /// For a job refused because its files changed after the scan: the rescan that fixes it
 /// (a retry would only be refused again: the job keeps its key). Not when the folder is
 /// gone: a scan cannot help, and the refusal says what can.
-pub(super) fn rescan_hint(job: &JobRow) -> String {
+pub(super) fn rescan_hint(store: &Store, job: &JobRow) -> String {
     let folder_here = job
         .dataset_path
         .as_deref()
         .is_some_and(|p| Path::new(p).is_dir());
     match (job.dataset_id, job.last_error.as_deref()) {
         (Some(dataset), Some(error)) if folder_here && is_changed_since_scan(error) => {
-            format!(" — `lodge scan {dataset}`, then deposit again")
+            format!(" — {}, then deposit again", scan_command(store, dataset))
         }
         _ => String::new(),
+    }
+}
+
+/// "`lodge scan N`", said with the machine it runs on when dataset `dataset` was added on
+/// another one (a shared database): only that machine scans it.
+pub(super) fn scan_command(store: &Store, dataset: i64) -> String {
+    match store.added_elsewhere(dataset).ok().flatten() {
+        Some(origin) => format!("`lodge scan {dataset}` on {origin}"),
+        None => format!("`lodge scan {dataset}`"),
     }
 }
 
@@ -1537,7 +1546,7 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                     job.id,
                     names.of(&job.target),
                     job.last_error.as_deref().unwrap_or("refused"),
-                    rescan_hint(job),
+                    rescan_hint(store, job),
                     refusal_hint(job, store.target_url(&job.target).ok().flatten().as_deref())
                 ),
                 job.state.as_str(),

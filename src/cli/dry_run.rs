@@ -14,7 +14,8 @@ use crate::targets::Target;
 
 /// Say what depositing `ready` (each dataset with its key, and `recorded`: the result its
 /// scope holds already, if any) to `target` would do; `refused`: how many were refused
-/// before these (not scanned, metadata incomplete). Exit status 0 only if none is refused.
+/// before these (not scanned, metadata incomplete). Exit status 0 only if none is refused
+/// or left for another machine.
 pub(super) fn print(
     store: &Store,
     target: &dyn Target,
@@ -26,7 +27,7 @@ pub(super) fn print(
     // Keys this run would create, by the first dataset that has each: a copy of a
     // folder shares that deposit, as in the real run.
     let mut creating: HashMap<ContentKey, &str> = HashMap::new();
-    let (mut replays, mut shares, mut taken_up) = (0u64, 0u64, 0u64);
+    let (mut replays, mut shares, mut taken_up, mut left) = (0u64, 0u64, 0u64, 0u64);
     // Every recorded result: which drafts of a site were published since.
     let results = store.result_fingerprints()?;
     let published = crate::engine::verify::published_records(store)?;
@@ -56,11 +57,27 @@ pub(super) fn print(
             }
             None => (d.id, d.path.clone(), String::new()),
         };
+        // Another machine's dataset whose folder is not here: the real run leaves its job
+        // for a machine that can read it, and refuses nothing.
+        if !Path::new(&root).is_dir()
+            && let Some(origin) = store.added_elsewhere(sender)?
+        {
+            say!(
+                "left     {name}: cannot read {} on this machine: the dataset was added on \
+                 {origin}; a deposit leaves it for a machine that can read it",
+                crate::wording::on_one_line(&root)
+            );
+            left += 1;
+            continue;
+        }
         let files = store.dataset_files(sender)?;
         if let Err(f) = check_unchanged(Path::new(&root), &files) {
             // As the real run says it: with the rescan that fixes it, where one can.
             let hint = match Path::new(&root).is_dir() {
-                true => format!(" — `lodge scan {sender}`, then deposit again"),
+                true => format!(
+                    " — {}, then deposit again",
+                    super::deposit::scan_command(store, sender)
+                ),
                 false => String::new(),
             };
             say!("refused  {name}: {f}{hint}");
@@ -167,6 +184,7 @@ pub(super) fn print(
         (taken_up, "would take up a record made already"),
         (replays, "replayed"),
         (shares, "share another's deposit"),
+        (left, "left for the machine that added them"),
         (refused as u64, "refused"),
     ] {
         if n > 0 {
@@ -197,7 +215,7 @@ pub(super) fn print(
             super::output::shell_word(&target_arg)
         );
     }
-    Ok(if refused == 0 {
+    Ok(if refused == 0 && left == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -20,8 +20,11 @@ pub(super) enum FolderNow {
         /// order.
         added: Vec<String>,
     },
-    /// It cannot be walked (moved, deleted, on another machine, unreadable): why.
+    /// It cannot be walked (moved, deleted, unreadable): why.
     Unreadable(String),
+    /// It cannot be walked here, and the dataset was added on another machine (a shared
+    /// database), by its name: the folder is that machine's, not gone.
+    OnAnotherMachine(String),
 }
 
 impl FolderNow {
@@ -29,7 +32,12 @@ impl FolderNow {
         let root = Path::new(&d.path);
         let report = match crate::catalog::scan_dataset_folder(store, root) {
             Ok(report) => report,
-            Err(e) => return Ok(FolderNow::Unreadable(e.to_string())),
+            Err(e) => {
+                return Ok(match store.added_elsewhere(d.id)? {
+                    Some(origin) => FolderNow::OnAnotherMachine(origin),
+                    None => FolderNow::Unreadable(e.to_string()),
+                });
+            }
         };
         let scanned = store.dataset_files(d.id)?;
         let known: HashSet<&str> = scanned.iter().map(|f| f.rel_path.as_str()).collect();

@@ -474,7 +474,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             let job = store.job(job)?;
             let hint = format!(
                 "{}{}",
-                rescan_hint(&job),
+                rescan_hint(&store, &job),
                 refusal_hint(&job, store.target_url(scope)?.as_deref())
             );
             let hint = hint.trim_start_matches(" — ");

@@ -120,6 +120,11 @@ fn print_folder(folder: &FolderNow, dataset: i64) {
                  `lodge remove {dataset}`"
             );
         }
+        // Not gone: removing it here would take it off every machine's list.
+        FolderNow::OnAnotherMachine(origin) => say!(
+            "note: the folder is on {origin}, where the dataset was added (this machine cannot \
+             read it): scan it or change its metadata there"
+        ),
     }
 }
 
@@ -697,6 +702,10 @@ fn as_json(
             "added_since_scan": added,
         }),
         FolderNow::Unreadable(why) => serde_json::json!({ "problem": why }),
+        FolderNow::OnAnotherMachine(origin) => serde_json::json!({
+            "problem": format!("the folder is on {origin}, where the dataset was added"),
+            "added_on": origin,
+        }),
     };
     let files: Vec<serde_json::Value> = document
         .map(|doc| {

@@ -402,9 +402,26 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                 [one] => one.clone(),
                 _ => "DATASET".to_string(),
             };
+            // A repair sends from the folder: another machine's dataset (a shared database)
+            // whose folder is not here is repaired on that machine.
+            let mut away: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for &id in &lost_in {
+                let here = on_the_list
+                    .iter()
+                    .any(|d| d.id == id && std::path::Path::new(&d.path).is_dir());
+                if !here && let Some(origin) = store.added_elsewhere(id)? {
+                    away.entry(origin).or_default().push(id.to_string());
+                }
+            }
+            let run_where = match away.iter().next() {
+                Some((origin, ids)) if away.len() == 1 && ids.len() == lost_in.len() => {
+                    format!(" on {origin}, where the folder is,")
+                }
+                _ => String::new(),
+            };
             say!(
-                "Lost {}: `lodge verify {}{on} --repair` sends them again from the dataset's \
-                 folder, or put them back on the server yourself (`lodge show {show} \
+                "Lost {}: `lodge verify {}{on} --repair`{run_where} sends them again from the \
+                 dataset's folder, or put them back on the server yourself (`lodge show {show} \
                  --files` lists each file with its SHA-256).",
                 match records_lost {
                     true => "files or records",
@@ -412,6 +429,17 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                 },
                 datasets.join(" ")
             );
+            if run_where.is_empty() {
+                for (origin, ids) in &away {
+                    say!(
+                        "  {} added on {origin}, whose folder is there: repair on {origin}.",
+                        match ids.as_slice() {
+                            [one] => format!("dataset {one} was"),
+                            _ => format!("datasets {} were", ids.join(", ")),
+                        }
+                    );
+                }
+            }
         }
         if !not_repairable.is_empty() {
             let one = match not_repairable_in.iter().collect::<Vec<_>>()[..] {
