@@ -14,14 +14,20 @@ use super::Failure;
 /// somewhere else (or turned into a GET, as a followed 302 would), and a redirect loop must
 /// not cost ten requests per attempt.
 pub fn client() -> Result<reqwest::Client, String> {
+    builder()
+        .read_timeout(super::stream::STALLED_AFTER)
+        .build()
+        .map_err(|e| format!("cannot build an HTTP client: {e}"))
+}
+
+/// What every client of Lodge's has: the redirect policy, the connect timeout, the pool
+/// and the user agent.
+fn builder() -> reqwest::ClientBuilder {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(Duration::from_secs(10))
-        .read_timeout(Duration::from_secs(120))
         .pool_max_idle_per_host(16)
         .user_agent(concat!("lodge/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| format!("cannot build an HTTP client: {e}"))
 }
 
 /// Refuse a target URL whose query (`query`, after the `?`) holds an option other than
@@ -87,6 +93,60 @@ pub fn credentials_in_url(url: &str) -> Option<(String, String)> {
 /// Send a request; a transport error becomes a classified failure.
 pub async fn send(rb: reqwest::RequestBuilder) -> Result<reqwest::Response, Failure> {
     rb.send().await.map_err(|e| Failure::from_reqwest(&e))
+}
+
+/// Send `request` with `client`, or, when its body is a file's (`file`: that body's
+/// watch), with the upload client, for as long as the upload makes progress.
+///
+/// Why another client: [`client`]'s read timeout runs from the moment the request starts,
+/// while its body is still being sent, so it would cut off every upload that takes longer
+/// than the timeout, at any speed. The upload client has none; [`super::stream::watched`]
+/// gives up only on an upload that stalls.
+pub async fn execute(
+    client: &reqwest::Client,
+    request: reqwest::Request,
+    file: Option<&super::stream::BodyWatch>,
+) -> Result<reqwest::Response, Failure> {
+    match file {
+        None => (client.execute(request).await).map_err(|e| Failure::from_reqwest(&e)),
+        Some(watch) => send_file(request, watch).await,
+    }
+}
+
+/// Send `request`, whose body is a file's (watched by `watch`), with the upload client.
+pub async fn send_file(
+    request: reqwest::Request,
+    watch: &super::stream::BodyWatch,
+) -> Result<reqwest::Response, Failure> {
+    send_file_within(request, watch, super::stream::STALLED_AFTER).await
+}
+
+/// [`send_file`], given up after `stalled_after` without progress.
+async fn send_file_within(
+    request: reqwest::Request,
+    watch: &super::stream::BodyWatch,
+    stalled_after: Duration,
+) -> Result<reqwest::Response, Failure> {
+    let url = request.url().clone();
+    let client = upload_client().map_err(|message| Failure::NotSent { message })?;
+    let send =
+        async move { (client.execute(request).await).map_err(|e| Failure::from_reqwest(&e)) };
+    super::stream::watched(watch, &url, stalled_after, send).await
+}
+
+/// The client of file uploads: [`client`]'s settings without its read timeout (see
+/// [`execute`]). One for the process, so its connections are kept for the next file.
+fn upload_client() -> Result<&'static reqwest::Client, String> {
+    static UPLOADS: std::sync::OnceLock<Result<reqwest::Client, String>> =
+        std::sync::OnceLock::new();
+    UPLOADS
+        .get_or_init(|| {
+            builder()
+                .build()
+                .map_err(|e| format!("cannot build an HTTP client: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 /// Status, `Retry-After` and body of a response that did not succeed.
@@ -167,6 +227,7 @@ pub fn check_transport(url: &Url, allow_insecure: bool) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     #[test]
     fn only_loopback_may_use_plain_http() {
@@ -198,5 +259,110 @@ mod tests {
         ] {
             assert_eq!(credentials_in_url(fine), None, "{fine}");
         }
+    }
+
+    /// A loopback HTTP server that takes one request's body `per_read` bytes every
+    /// `every` (none at all with `per_read` 0), then answers 201.
+    async fn slow_server(per_read: usize, every: Duration) -> std::net::SocketAddr {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        // A small receive buffer, as across a real network: what the server has not read
+        // yet stays in the client (loopback's buffers would otherwise hold megabytes).
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(64 * 1024).unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        let listener = socket.listen(1).unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut conn, _) = listener.accept().await.unwrap();
+            let mut buf = vec![0u8; per_read.max(1)];
+            let mut seen = Vec::new();
+            // The head first, at once: then the body, slowly.
+            let (head_end, length) = loop {
+                let n = conn.read(&mut buf[..1]).await.unwrap();
+                assert!(n > 0, "the request ended early");
+                seen.push(buf[0]);
+                if seen.ends_with(b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&seen).to_ascii_lowercase();
+                    let length = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length: "))
+                        .map(|v| v.trim().parse::<usize>().unwrap())
+                        .unwrap();
+                    break (seen.len(), length);
+                }
+            };
+            let _ = head_end;
+            let mut body = 0;
+            while body < length {
+                tokio::time::sleep(every).await;
+                if per_read == 0 {
+                    continue;
+                }
+                let want = per_read.min(length - body);
+                conn.read_exact(&mut buf[..want]).await.unwrap();
+                body += want;
+            }
+            let answer = b"HTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n";
+            conn.write_all(answer).await.unwrap();
+        });
+        addr
+    }
+
+    /// A file's PUT to `addr`, given up after `stalled_after` without progress.
+    async fn upload(
+        addr: std::net::SocketAddr,
+        size: usize,
+        stalled_after: Duration,
+    ) -> (Result<reqwest::Response, Failure>, Duration) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.bin");
+        std::fs::write(&path, vec![7u8; size]).unwrap();
+        let slice = super::super::stream::FileSlice {
+            path: &path,
+            offset: 0,
+            len: size as u64,
+            expect: None,
+        };
+        let (body, watch) = super::super::stream::file_body(slice, Arc::new(|_| {}))
+            .await
+            .unwrap();
+        let request = client()
+            .unwrap()
+            .put(format!("http://{addr}/blobs/big"))
+            .header(header::CONTENT_LENGTH, size)
+            .body(body)
+            .build()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let sent = send_file_within(request, &watch, stalled_after).await;
+        (sent, started.elapsed())
+    }
+
+    #[tokio::test]
+    async fn an_upload_longer_than_the_stall_limit_goes_on_while_its_bytes_flow() {
+        // 16 MiB taken at about 5 MiB/s: over the 2 s limit in all, but a chunk sent every
+        // 0.05 s or so. (The client's send buffer holds up to 4 MiB or so: the last chunk
+        // leaves about a second before the server has read it all and answers.)
+        let addr = slow_server(512 * 1024, Duration::from_millis(100)).await;
+        let (sent, took) = upload(addr, 16 * 1024 * 1024, Duration::from_secs(2)).await;
+        let resp = sent.expect("a flowing upload is not cut off");
+        assert_eq!(resp.status().as_u16(), 201);
+        assert!(
+            took > Duration::from_secs(2),
+            "it outlasted the limit: {took:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_upload_the_server_stops_taking_is_given_up_as_ambiguous() {
+        let addr = slow_server(0, Duration::from_millis(100)).await;
+        let (sent, took) = upload(addr, 32 * 1024 * 1024, Duration::from_millis(500)).await;
+        match sent {
+            Err(Failure::Ambiguous { message, .. }) => {
+                assert!(message.contains("made no progress for 0.5 s"), "{message}")
+            }
+            other => panic!("expected a stalled upload, got {other:?}"),
+        }
+        assert!(took < Duration::from_secs(10), "{took:?}");
     }
 }

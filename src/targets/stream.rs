@@ -8,6 +8,7 @@
 use std::io::SeekFrom;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use bytes::Bytes;
 use sha2::Digest;
@@ -25,6 +26,9 @@ pub const CHUNK: usize = 256 * 1024;
 pub struct BodyReport {
     pub changed: Option<String>,
     pub sent_digest: Option<Sha256Hex>,
+    /// When the body was opened or last sent a chunk: how [`watched`] tells an upload
+    /// that goes on from one that stalled.
+    pub last_progress: Option<Instant>,
 }
 
 /// Shared with the body while it streams; read it after the request returned.
@@ -56,7 +60,10 @@ pub async fn file_body(
             .await
             .map_err(|e| changed(format!("cannot seek in it ({e})")))?;
     }
-    let watch = BodyWatch::default();
+    let watch = BodyWatch::new(Mutex::new(BodyReport {
+        last_progress: Some(Instant::now()),
+        ..BodyReport::default()
+    }));
     let body = hashing_body(file, slice.len, slice.expect, watch.clone(), progress);
     Ok((body, watch))
 }
@@ -78,16 +85,60 @@ pub async fn put_file(
         expect: Some(entry.sha256),
     };
     let (body, watch) = file_body(slice, progress.clone()).await?;
-    let sent = super::http::send(
-        rb.header(reqwest::header::CONTENT_LENGTH, entry.size)
-            .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
-            .body(body),
-    )
-    .await;
+    let request = rb
+        .header(reqwest::header::CONTENT_LENGTH, entry.size)
+        .header(reqwest::header::CONTENT_TYPE, "application/octet-stream")
+        .body(body)
+        .build()
+        .map_err(|e| Failure::from_reqwest(&e))?;
+    let sent = super::http::send_file(request, &watch).await;
     if let Some(changed) = refusal(&path, &watch) {
         return Err(changed);
     }
     sent
+}
+
+/// How long an upload may make no progress (no chunk taken by the server, or no answer
+/// after the last one) before it is given up as stalled.
+pub const STALLED_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Await `send`, the request whose body `watch` watches, until it answers or the upload
+/// stalls: no chunk taken for `stalled_after` ([`STALLED_AFTER`]), or no answer that long
+/// after the last.
+/// A file that takes longer than that to send goes on while its bytes flow. `url` names
+/// the request in the failure.
+pub async fn watched(
+    watch: &BodyWatch,
+    url: &reqwest::Url,
+    stalled_after: std::time::Duration,
+    send: impl Future<Output = Result<reqwest::Response, Failure>>,
+) -> Result<reqwest::Response, Failure> {
+    let last_progress = || {
+        (watch.lock().unwrap_or_else(|e| e.into_inner()))
+            .last_progress
+            .unwrap_or_else(Instant::now)
+    };
+    let mut send = std::pin::pin!(send);
+    loop {
+        let stalled_at = last_progress() + stalled_after;
+        tokio::select! {
+            answer = &mut send => return answer,
+            () = tokio::time::sleep_until(stalled_at.into()) => {
+                if last_progress() + stalled_after > Instant::now() {
+                    continue;
+                }
+                return Err(Failure::Ambiguous {
+                    status: None,
+                    message: format!(
+                        "sending {url} made no progress for {} s: the server stopped taking \
+                         the file, or did not answer once it had all of it; it may have done \
+                         what was asked, and a retry first looks whether it landed",
+                        stalled_after.as_secs_f32()
+                    ),
+                });
+            }
+        }
+    }
 }
 
 /// After the request returned: a refusal recorded by the body, as a failure.
@@ -170,6 +221,10 @@ fn hashing_body(
                 .sent_digest = Some(digest);
         }
         (st.progress)(n as u64);
+        st.watch
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .last_progress = Some(Instant::now());
         buf.truncate(n);
         Ok(Some((Bytes::from(buf), st)))
     });

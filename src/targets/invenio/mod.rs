@@ -417,6 +417,19 @@ impl InvenioTarget {
         body: Option<reqwest::Body>,
         json: bool,
     ) -> Result<reqwest::Response, Failure> {
+        self.send_watched(method, url, body, json, None).await
+    }
+
+    /// [`Self::send`] of a request whose body is a file's, `file` watching it: sent for as
+    /// long as the upload makes progress ([`super::http::execute`]).
+    async fn send_watched(
+        &self,
+        method: Method,
+        url: Url,
+        body: Option<reqwest::Body>,
+        json: bool,
+        file: Option<&super::stream::BodyWatch>,
+    ) -> Result<reqwest::Response, Failure> {
         let wait = {
             let until = *self.quiet_until.lock().unwrap_or_else(|e| e.into_inner());
             until.saturating_sub(now_secs())
@@ -440,7 +453,8 @@ impl InvenioTarget {
                 )
                 .body(body);
         }
-        let resp = rb.send().await.map_err(|e| Failure::from_reqwest(&e))?;
+        let request = rb.build().map_err(|e| Failure::from_reqwest(&e))?;
+        let resp = super::http::execute(&self.http, request, file).await?;
         let number = |name: &str| {
             resp.headers()
                 .get(name)
@@ -992,7 +1006,8 @@ impl InvenioTarget {
             &entry.path,
             "content",
         ]);
-        let sent = self.send(Method::PUT, content_url, Some(body), false).await;
+        let sent =
+            (self.send_watched(Method::PUT, content_url, Some(body), false, Some(&watch))).await;
         if let Some(changed) = refusal(&path, &watch) {
             return Err(changed);
         }

@@ -171,13 +171,40 @@ impl S3Target {
         headers: HeaderMap,
         body: Option<reqwest::Body>,
     ) -> Result<reqwest::Response, Failure> {
+        let request = self.signed(method, url, headers, body)?;
+        send_request(&self.http, request).await
+    }
+
+    /// [`Self::exec`] of a request whose body is a file's (or a part of one), `watch`
+    /// watching it: sent for as long as the upload makes progress
+    /// ([`super::http::execute`]).
+    async fn exec_file(
+        &self,
+        method: Method,
+        url: Url,
+        headers: HeaderMap,
+        body: reqwest::Body,
+        watch: &super::stream::BodyWatch,
+    ) -> Result<reqwest::Response, Failure> {
+        let request = self.signed(method, url, headers, Some(body))?;
+        super::http::execute(&self.http, request, Some(watch)).await
+    }
+
+    /// The request, built and signed.
+    fn signed(
+        &self,
+        method: Method,
+        url: Url,
+        headers: HeaderMap,
+        body: Option<reqwest::Body>,
+    ) -> Result<reqwest::Request, Failure> {
         let mut rb = self.http.request(method, url).headers(headers);
         if let Some(body) = body {
             rb = rb.body(body);
         }
         let mut request = rb.build().map_err(|e| Failure::from_reqwest(&e))?;
         self.signer.sign(&mut request)?;
-        send_request(&self.http, request).await
+        Ok(request)
     }
 
     /// HEAD an object: its size and ETag when it exists.
@@ -267,11 +294,12 @@ impl S3Target {
             HeaderValue::from_str(&checksum_header(&entry.sha256)).expect("base64 is ASCII"),
         );
         let sent = self
-            .exec(
+            .exec_file(
                 Method::PUT,
                 self.location.object_url(key),
                 headers,
-                Some(body),
+                body,
+                &watch,
             )
             .await;
         if let Some(changed) = refusal(&path, &watch) {

@@ -177,7 +177,7 @@ async fn send_part(
         .append_pair("uploadId", upload_id);
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_LENGTH, HeaderValue::from(len));
-    let sent = target.exec(Method::PUT, url, headers, Some(body)).await;
+    let sent = (target.exec_file(Method::PUT, url, headers, body, &watch)).await;
     if let Some(changed) = refusal(path, &watch) {
         return Err(changed);
     }
