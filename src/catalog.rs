@@ -71,6 +71,12 @@ pub fn record_folder(
             sha256: h.sha256.to_hex(),
         })
         .collect();
+    // Asked to stop once the files were hashed (writing their digests to the cache, or
+    // keying the document, takes a while for many files): nothing is recorded yet, so
+    // nothing is. Once the save has begun, it completes (one transaction).
+    if progress.cancelled() {
+        return Err(ContentError::Cancelled.into());
+    }
     let id = store.save_dataset(&NewDataset {
         path: &path,
         name: &name,

@@ -262,3 +262,29 @@ fn an_unreadable_file_is_an_error_naming_it() {
     assert!(matches!(err, ContentError::Unreadable { .. }), "{err:?}");
     assert!(err.to_string().contains("sub/mid.bin"), "{err}");
 }
+
+/// Asks to stop only once the hashing threads are done: as a Ctrl-C that comes while the
+/// digests are cached and the document keyed, after the last file was read.
+struct StopAfterHashing;
+
+impl HashWatch for StopAfterHashing {
+    fn progress(&self, _: HashProgress) {}
+    fn cancelled(&self) -> bool {
+        rayon::current_thread_index().is_none()
+    }
+}
+
+#[test]
+fn a_stop_asked_once_the_files_are_hashed_records_nothing_of_the_folder() {
+    let dir = sample_folder();
+    let db = tempfile::tempdir().unwrap();
+    let store = lodge::store::Store::open(&db.path().join("lodge.db")).unwrap();
+    let recorded =
+        lodge::catalog::record_folder(&store, dir.path(), &Metadata::default(), &StopAfterHashing);
+    match recorded {
+        Err(lodge::catalog::CatalogError::Content(ContentError::Cancelled)) => {}
+        Err(other) => panic!("expected a stop, got {other}"),
+        Ok(_) => panic!("expected a stop, and the folder was recorded"),
+    }
+    assert!(store.datasets().unwrap().is_empty());
+}
