@@ -5981,6 +5981,9 @@ async fn history_says_who_queued_each_job_once_more_than_one_machine_did() {
     };
     assert!(line("1").ends_with("(queued by ada@lab-a)"), "{history}");
     assert!(line("2").ends_with("(queued by ada@lab-b)"), "{history}");
+    // A filter that leaves one machine's jobs still says whose they are.
+    let one = text(&as_machine("lab-a", &["history", "2"]).await);
+    assert!(one.contains("(queued by ada@lab-b)"), "{one}");
 
     let json = as_machine("lab-b", &["history", "--json"]).await;
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();

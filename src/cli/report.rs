@@ -807,6 +807,14 @@ pub fn history(
     let wanted = filter.resolve(&store, Listing::History)?;
     let all_rows = store.history()?;
     let listed = all_rows.len();
+    // Who queued each is said where more than one person or machine did (a shared
+    // database), over every job, not the ones a filter leaves: one machine's own file would
+    // repeat one name on every line, and a filter (a target, the failed) would hide who.
+    let queued_by_many = (all_rows.iter())
+        .filter_map(|r| r.queued_by.as_deref())
+        .collect::<HashSet<&str>>()
+        .len()
+        > 1;
     // A named dataset's deposits are also those of its key a copy made or queued (one job
     // for every dataset with the key): by key, the named dataset each is of.
     let mut named_keys: HashMap<String, (i64, String)> = HashMap::new();
@@ -860,11 +868,8 @@ pub fn history(
             say!("no jobs match (of {listed}); `lodge history` lists every one");
         }
         let names = super::target_arg::TargetNames::load();
-        // Who queued each is said where more than one person or machine did (a shared
-        // database): on one machine's own file it would repeat one name on every line.
-        let queuers: HashSet<&str> = rows.iter().filter_map(|r| r.queued_by.as_deref()).collect();
         for (r, removed) in rows.iter().zip(&removed) {
-            let by = match (&r.queued_by, queuers.len() > 1) {
+            let by = match (&r.queued_by, queued_by_many) {
                 (Some(who), true) => format!(" (queued by {who})"),
                 _ => String::new(),
             };
