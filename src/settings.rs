@@ -205,7 +205,7 @@ impl Settings {
 
     /// What is wrong with your ORCID iD or an affiliation's ROR, if anything: not one, or
     /// a ROR without the affiliation's name. Such an id is not given to new folders.
-    fn creator_problem(&self) -> Option<String> {
+    pub fn creator_problem(&self) -> Option<String> {
         let creator = self.default_creator()?;
         let orcid = creator
             .orcid_problem()

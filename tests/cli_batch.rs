@@ -4514,6 +4514,43 @@ fn two_folders_lacking_the_same_metadata_are_told_about_it_once() {
     assert_eq!(t.matches("title: is required").count(), 1, "said once: {t}");
 }
 
+/// A wrong ORCID iD in the window's Settings (a hand-edited file) is left out of the
+/// creator `lodge add --defaults` fills in, and said, not dropped without a word.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn add_with_defaults_says_a_wrong_orcid_in_the_settings_is_left_out() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let xdg = lab.path("xdg");
+    let settings = xdg.join("lodge/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let window_defaults = serde_json::json!({
+        "name": "Curie, Marie",
+        "orcid": "0000-0002-1825-0098",
+        "publisher": "Soil lab",
+        "title": "Survey {folder}",
+        "year_when_added": true,
+    });
+    fs::write(&settings, window_defaults.to_string()).unwrap();
+    let folder = lab.numbered_folder(1);
+    let mut cmd = lodge(&db);
+    cmd.env("XDG_CONFIG_HOME", &xdg)
+        .args(["add", "--defaults"])
+        .arg(&folder);
+    let out = support::cli::run(cmd).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(
+        t.contains("hold an id that is not given to folders, left out of the creator they fill in: Your ORCID iD"),
+        "{t}"
+    );
+    let store = lab.store("lodge.db");
+    let creator = &store.datasets().unwrap()[0].metadata.creators[0];
+    assert_eq!(
+        (creator.name.as_str(), creator.orcid.as_deref()),
+        ("Curie, Marie", None)
+    );
+}
+
 /// `lodge add --defaults` gives a batch what the window's Settings hold (flags and citation
 /// files first); without it, the datasets those defaults would complete say so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -3487,6 +3487,27 @@ fn a_settings_file_edited_by_hand_while_the_window_is_open_is_read_again_and_a_d
     assert!(std::fs::read_to_string(&path).unwrap().contains("CC0-1.0"));
 }
 
+/// A wrong ORCID iD already saved (a hand-edited settings file) is said at start: the
+/// creator new folders get leaves it out.
+#[test]
+fn a_saved_wrong_orcid_is_said_at_start_and_left_out_of_new_folders() {
+    let lab = support::Lab::new();
+    let config = gui::config(&lab, FaultConfig::default());
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    let saved = serde_json::json!({ "name": "Curie, Marie", "orcid": "0000-0002-1825-0098" });
+    std::fs::write(lab.path("app/settings.json"), saved.to_string()).unwrap();
+    let mut w = Window::open_with(lab, config);
+    w.wait("the notice", |app| {
+        !gui::notices_with(app, "An id saved in Settings is left out of the creator").is_empty()
+    });
+    let id = w.add_folder(&w.lab.folder("plot-1", &[("cores.csv", b"1")]));
+    let creator = w.app().model.row(id).unwrap().metadata.creators[0].clone();
+    assert_eq!(
+        (creator.name.as_str(), creator.orcid),
+        ("Curie, Marie", None)
+    );
+}
+
 /// A shared database typed into Settings that cannot be reached is said at once, while the
 /// person is there to correct it: the next start would stop on it.
 #[test]

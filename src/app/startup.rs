@@ -53,12 +53,22 @@ pub(super) async fn open(
         tokio::task::spawn_blocking(move || {
             let (settings, problem) = match Settings::load(&paths.settings_file) {
                 Ok(s) => {
-                    let problem = s.title_problem().map(|p| {
+                    let title = s.title_problem().map(|p| {
                         format!(
                             "The default title saved in Settings is not given to new folders: \
                              {p}. Correct it in Settings."
                         )
                     });
+                    let creator = s.creator_problem().map(|p| {
+                        format!(
+                            "An id saved in Settings is left out of the creator new folders \
+                             get: {p}. Correct it in Settings."
+                        )
+                    });
+                    let problem = match (title, creator) {
+                        (Some(title), Some(creator)) => Some(format!("{title} {creator}")),
+                        (title, creator) => title.or(creator),
+                    };
                     (s, problem)
                 }
                 Err(problem) => (Settings::default(), Some(problem)),

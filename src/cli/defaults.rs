@@ -33,6 +33,15 @@ impl WindowDefaults {
                  {problem}. Correct it in Settings, or give --title"
             );
         }
+        // The name and affiliations are still given, without the wrong id.
+        if let Some(problem) = settings.creator_problem() {
+            super::output::say_err!(
+                "warning: the window's Settings ({}) hold an id that is not given to folders, \
+                 left out of the creator they fill in: {problem}. Correct it in Settings, or \
+                 give --creator",
+                file.display()
+            );
+        }
         Ok(WindowDefaults {
             settings,
             file: file.to_path_buf(),
