@@ -1974,6 +1974,38 @@ fn settings_name_a_hand_edited_bad_bucket_before_the_missing_secret() {
     );
 }
 
+/// A config file that cannot be read when the window opens is said as the file's problem:
+/// Settings lists no make-believe target named "(config file)" with buttons that act on
+/// nothing, and the notice names the file, not a target.
+#[test]
+fn a_config_file_unreadable_at_start_is_said_as_the_files_problem_not_listed_as_a_target() {
+    let mut w = window_on_one_target(
+        "[targets.lab]\nurl = \"sandbox+http://127.0.0.1:9\"\nendpont = \"x\"\n",
+    );
+    let unreadable = w.app().model.configured[0].clone();
+    assert!(unreadable.unreadable_config);
+    w.wait("the notice", |app| {
+        !gui::notices_with(
+            app,
+            "Until it is fixed the window lists and uses no saved target",
+        )
+        .is_empty()
+    });
+    assert!(
+        gui::notices_with(w.app(), "is not in the picker").is_empty(),
+        "no target is named for the file"
+    );
+    w.open_settings();
+    w.harness
+        .get_by_label_contains("The saved targets are listed here once it is fixed");
+    assert!(
+        w.harness.query_by_label("Test connection").is_none()
+            && w.harness.query_by_label("Edit").is_none()
+            && w.harness.query_by_label("Remove").is_none(),
+        "nothing to test, edit or remove"
+    );
+}
+
 /// A config file saved halfway through an edit (a typo, a bracket missing) takes no target
 /// away from the open window: it keeps the ones it has and says why, once; fixed, the file
 /// is read again.

@@ -389,6 +389,7 @@ impl Core {
     pub(super) fn set_targets_opened(&self, configured: &[super::ConfiguredTarget]) {
         *lock(&self.targets_opened) = configured
             .iter()
+            .filter(|t| !t.unreadable_config)
             .map(|t| (t.summary.name.clone(), t.config.clone()))
             .collect();
     }

@@ -147,6 +147,9 @@ pub(super) async fn open(
         .iter()
         .map(|(name, p)| format!("Target '{name}' is not in the picker: {p}"))
         .collect();
+    problems.extend(super::target_commands::unreadable_config_notice(
+        &configured,
+    ));
     if held_by_another_window && let Some(saved) = saved_port {
         problems.push(format!(
             "Another Lodge window is open, with the local sandbox on its usual port {saved}. \

@@ -209,6 +209,22 @@ impl Core {
 pub(super) fn left_out_of_picker(configured: &[ConfiguredTarget]) -> BTreeMap<String, String> {
     configured
         .iter()
+        .filter(|t| !t.unreadable_config)
         .filter_map(|t| Some((t.summary.name.clone(), t.problem.clone()?)))
         .collect()
+}
+
+/// What the window says when the config file could not be read (no saved target is then
+/// listed or used), if it could not.
+pub(super) fn unreadable_config_notice(configured: &[ConfiguredTarget]) -> Option<String> {
+    let t = configured.iter().find(|t| t.unreadable_config)?;
+    Some(format!(
+        "{} Until it is fixed the window lists and uses no saved target, only the local \
+         sandbox; it reads the file again once it changes.",
+        crate::wording::sentence(&crate::wording::capitalized(
+            t.problem
+                .as_deref()
+                .unwrap_or("the config file cannot be read")
+        ))
+    ))
 }

@@ -25,6 +25,9 @@ pub struct ConfiguredTarget {
     pub problem: Option<String>,
     /// It has a user whose password or secret key should be stored but is not.
     pub secret_missing: bool,
+    /// Not a target: the config file itself could not be read (`problem` says why, the
+    /// summary's URL is its path), so no saved target is listed or used until it is fixed.
+    pub unreadable_config: bool,
 }
 
 /// What the Add / Edit form says when "Save target" is pressed.
@@ -121,6 +124,7 @@ pub(super) fn register_all(
                     config: TargetConfig::default(),
                     problem: Some(e.to_string()),
                     secret_missing: false,
+                    unreadable_config: true,
                 }],
             });
         }
@@ -161,6 +165,7 @@ pub(super) fn register_all(
             config: t,
             problem,
             secret_missing,
+            unreadable_config: false,
         });
     }
     Ok(Registered {

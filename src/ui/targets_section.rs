@@ -142,6 +142,23 @@ fn follow_save(app: &mut LodgeApp) {
 fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
     let name = &t.summary.name;
     ui.separator();
+    // No target: the file they are saved in. Nothing here to test, edit or remove; the
+    // fix is made in the file, which the window reads again once it changes.
+    if t.unreadable_config {
+        ui.label(
+            RichText::new(format!(
+                "⚠ {} The saved targets are listed here once it is fixed (in an editor); \
+                 until then only the local sandbox is used.",
+                crate::wording::sentence(&crate::wording::capitalized(
+                    t.problem
+                        .as_deref()
+                        .unwrap_or("The config file cannot be read")
+                ))
+            ))
+            .color(ERROR),
+        );
+        return;
+    }
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(name).strong());
         ui.label(format!("({})", t.summary.kind));
