@@ -720,8 +720,10 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
             files,
             json,
         } => show::show(db, &dataset, files, json),
-        Command::Deposit(args) => deposit::deposit(db, args).await,
-        Command::Retry(args) => deposit::retry(db, args).await,
+        Command::Deposit(args) => (deposit::deposit(db, args).await)
+            .map_err(|e| deposit::when_the_database_went(e, "deposit")),
+        Command::Retry(args) => (deposit::retry(db, args).await)
+            .map_err(|e| deposit::when_the_database_went(e, "retry")),
         Command::Cancel { jobs, target } => deposit::cancel(db, &jobs, target.as_deref()),
         Command::Dismiss { jobs, target } => deposit::dismiss(db, &jobs, target.as_deref()),
         Command::Verify(args) => verify::verify(db, args).await,

@@ -452,6 +452,58 @@ async fn a_deposit_says_when_the_database_does_not_answer_and_a_second_ctrl_c_en
     assert_store_agrees_with_server(&store, &sandbox, 8).await;
 }
 
+/// A call that gives up waiting for the shared database (its patience, 10 minutes unless
+/// `LODGE_PG_PATIENCE_SECS` says otherwise, run out) does not make the deposit say the
+/// database answers again while it is still down.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_given_up_is_not_said_as_the_database_answering_again() {
+    let lab = Lab::new();
+    let cluster = PgCluster::start_new();
+    let url = cluster.new_database();
+    let sandbox = lab
+        .sandbox(
+            "sandbox",
+            FaultConfig {
+                latency_ms: 300,
+                ..FaultConfig::default()
+            },
+        )
+        .await;
+    let folders: Vec<_> = (0..6).map(|n| lab.numbered_folder(n)).collect();
+    add_all(&url, "ws1", &folders);
+    let worker = deposit(&url, "ws1", &sandbox.target_url(), &["--concurrency", "2"])
+        .env("LODGE_PG_PATIENCE_SECS", "5")
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while get_json(&sandbox, "/stats").await["records"]
+        .as_u64()
+        .unwrap()
+        < 1
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "nothing landed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::task::block_in_place(|| cluster.stop_immediately());
+    let out = tokio::task::block_in_place(|| wait_for(worker, Duration::from_secs(90)));
+    let said = text(&out);
+    tokio::task::block_in_place(|| cluster.start());
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("does not answer: Lodge keeps trying"),
+        "{said}"
+    );
+    assert!(!said.contains("answers again"), "it never did: {said}");
+    assert!(
+        said.contains("Nothing is lost: what this run had not finished stays queued")
+            && said.contains("run the same `lodge deposit` again once the database answers"),
+        "{said}"
+    );
+}
+
 /// A job of another machine's dataset whose folder this machine cannot read is sent from
 /// this machine's own copy of that folder (the same key), not left waiting for the other
 /// machine: one record, the job handed to the copy.

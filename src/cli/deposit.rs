@@ -828,6 +828,31 @@ async fn run_jobs(
     })
 }
 
+/// A run (`lodge COMMAND`, a deposit or a retry) ended by `e`: when that is the shared
+/// database not answering for longer than the store waits, what became of the run's items
+/// and how to go on, after the error itself.
+pub(super) fn when_the_database_went(e: anyhow::Error, command: &str) -> anyhow::Error {
+    use crate::engine::EngineError;
+    use crate::store::StoreError;
+    let unavailable = e.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<StoreError>(),
+            Some(StoreError::Unavailable { .. })
+        ) || matches!(
+            cause.downcast_ref::<EngineError>(),
+            Some(EngineError::Store(StoreError::Unavailable { .. }))
+        )
+    });
+    match unavailable {
+        true => anyhow::anyhow!(
+            "{e}. Nothing is lost: what this run had not finished stays queued (an item being \
+             sent is taken over once its lease runs out, without a second record); run the \
+             same `lodge {command}` again once the database answers"
+        ),
+        false => e,
+    }
+}
+
 /// How long the shared database may not answer before a deposit says so: a restart's
 /// moment is no news.
 const UNANSWERED_GRACE: std::time::Duration = std::time::Duration::from_secs(3);

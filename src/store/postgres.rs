@@ -393,7 +393,8 @@ pub(super) fn run<T>(
         };
         note_waiting(location);
         if Instant::now() >= give_up {
-            note_answered();
+            // Still waited for: the database has not answered, so nothing may say it does
+            // (the next call that gets an answer clears it).
             return Err(match last_error {
                 StoreError::Postgres { message, .. } => StoreError::Unavailable {
                     location: location.to_string(),
