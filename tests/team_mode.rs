@@ -1130,12 +1130,15 @@ fn the_servers_own_database_is_not_given_lodges_tables() {
             ) && t.contains("/lodge add DIR`"),
             "{url}: {t}"
         );
+        // `status` says the same: its "start it with `lodge add`" would be refused.
         let status = lodge_on(url, "alpha").arg("status").output().unwrap();
+        let t = text(&status);
         assert!(
-            text(&status).contains("no Lodge database at"),
-            "{url}: {}",
-            text(&status)
+            t.contains("'postgres' is the PostgreSQL server's own database")
+                && t.contains("/lodge add DIR`"),
+            "{url}: {t}"
         );
+        assert!(!t.contains("start this one with"), "{url}: {t}");
     }
 }
 

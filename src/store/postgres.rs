@@ -189,13 +189,9 @@ pub(super) fn migrate(session: &PgSession, url: &str, tables: Tables) -> Result<
     db.batch("BEGIN; SELECT pg_advisory_xact_lock(74112026);")?;
     let applied = (|| {
         refuse_another_programs_database(&db, url)?;
-        if tables == Tables::MustBeThere && !has_lodge_schema(&db)? {
-            return Err(StoreError::NotStarted {
-                location: StoreLocation::Postgres(url.to_string()).to_string(),
-            });
-        }
         // The server's own databases (the one a URL without a name opens, too) are not
-        // to be given Lodge's tables: a database of its own is made for it.
+        // to be given Lodge's tables: a database of its own is made for it. Said before
+        // "not started", whose fix (`lodge add` on it) would be refused here.
         if !has_lodge_schema(&db)? {
             let name: String = db.one("SELECT current_database()::text", &[], |r| r.get(0))?;
             if matches!(name.as_str(), "postgres" | "template0" | "template1") {
@@ -204,6 +200,11 @@ pub(super) fn migrate(session: &PgSession, url: &str, tables: Tables) -> Result<
                     instead: lodge_database_beside(url),
                 });
             }
+        }
+        if tables == Tables::MustBeThere && !has_lodge_schema(&db)? {
+            return Err(StoreError::NotStarted {
+                location: StoreLocation::Postgres(url.to_string()).to_string(),
+            });
         }
         // Made only where missing: a user who may use Lodge's tables but not create any
         // (no CREATE on the schema) opens a database whose schema is up to date.
