@@ -743,7 +743,11 @@ async fn run_jobs(
     let batch: std::collections::HashSet<i64> = job_ids.iter().copied().collect();
     let store = engine.store().clone();
     // The batch's names in one read, rather than one read per line as outcomes arrive.
-    let mut names = DatasetNames::of_jobs(&store.jobs(&job_ids).unwrap_or_default());
+    let jobs_now = store.jobs(&job_ids).unwrap_or_default();
+    let mut names = DatasetNames::of_jobs(&jobs_now);
+    // Finished already (a replay is recorded as it is queued): counted from the start, as
+    // no change of theirs will come.
+    bar.inc(jobs_now.iter().filter(|j| j.state.is_terminal()).count() as u64);
     let printer = tokio::spawn(async move {
         use tokio::sync::broadcast::error::RecvError;
         let mut uploads = BytesInFlight::default();
