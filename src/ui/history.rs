@@ -416,6 +416,23 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
 
 /// A job's state, and why it ended where it did on hover. A queued job whose target is
 /// paused says *paused*: it waits for the person, not for its turn.
+/// How a job that landed did, for its state's hover: "existing" alone does not say
+/// whether anything was sent.
+fn landed_how(r: &HistoryRow) -> Option<&'static str> {
+    match (r.state.as_str(), r.attempts) {
+        ("deposited", _) => Some("Created: the server made the record when this job sent it."),
+        ("existing", 0) => Some(
+            "Replayed: this deposit was recorded already (the same content to the same \
+             target), so no request was sent.",
+        ),
+        ("existing", _) => Some(
+            "Already there: the server said it holds this content, or a look-up found it \
+             after an answer was lost. Its identifier was recorded; no second record was made.",
+        ),
+        _ => None,
+    }
+}
+
 fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
     let paused = app
         .model
@@ -453,7 +470,16 @@ fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
                 }
             )),
         ),
-        None => (RichText::new(&r.state), r.last_error.clone()),
+        None => (
+            RichText::new(&r.state),
+            match landed_how(r) {
+                Some(how) => Some(match &r.last_error {
+                    Some(e) => format!("{how} Before that: {e}"),
+                    None => how.to_string(),
+                }),
+                None => r.last_error.clone(),
+            },
+        ),
     };
     match (paused, &last_error) {
         (Some(reason), _) => {
@@ -626,6 +652,31 @@ mod tests {
             dismissed_at: None,
             queued_by: Some("ada@lab-1".into()),
         }
+    }
+
+    #[test]
+    fn a_landed_jobs_hover_says_whether_it_was_replayed_found_or_created() {
+        let row = |state: &str, attempts: u32| HistoryRow {
+            state: state.into(),
+            attempts,
+            ..job_to("sandbox+http://127.0.0.1:1", 1)
+        };
+        assert!(
+            landed_how(&row("existing", 0))
+                .unwrap()
+                .starts_with("Replayed")
+        );
+        assert!(
+            landed_how(&row("existing", 2))
+                .unwrap()
+                .starts_with("Already there")
+        );
+        assert!(
+            landed_how(&row("deposited", 1))
+                .unwrap()
+                .starts_with("Created")
+        );
+        assert_eq!(landed_how(&row("failed", 8)), None);
     }
 
     #[test]
