@@ -1069,6 +1069,47 @@ fn a_database_the_user_may_not_create_tables_in_is_named_with_what_to_grant() {
 /// create any works with a database the owner set up: nothing is created while the schema
 /// is up to date. A schema a newer Lodge wrote is named as such, not as a database that
 /// cannot be reached.
+/// A user given no right to Lodge's tables, or to read them only, is told what to grant:
+/// the tables are there, so the right to create them is not what is missing.
+#[test]
+fn a_user_who_may_not_use_lodges_tables_is_told_what_to_grant() {
+    let cluster = shared();
+    let url = cluster.new_database();
+    let database = url.rsplit('/').next().unwrap().to_string();
+    let lab = Lab::new();
+    add_all(&url, "owner", &[lab.numbered_folder(1)]);
+    let role = format!("reader_{}", std::process::id());
+    cluster.sql(&database, &format!("CREATE ROLE {role} LOGIN"));
+    let as_reader = url.replace("postgres://postgres@", &format!("postgres://{role}@"));
+    let grant = "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO USER";
+    let out = lodge_on(&as_reader, "reader")
+        .arg("status")
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(t.contains("(42501)") && t.contains(grant), "{t}");
+    assert!(!t.contains("may not create Lodge's tables"), "{t}");
+
+    // Reading only: what it reads works, what it writes says what to grant.
+    cluster.sql(
+        &database,
+        &format!("GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}"),
+    );
+    let out = lodge_on(&as_reader, "reader")
+        .arg("status")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = lodge_on(&as_reader, "reader")
+        .args(support::add_titled(&lab.numbered_folder(2), "Cores"))
+        .output()
+        .unwrap();
+    let t = text(&out);
+    assert!(!out.status.success(), "{t}");
+    assert!(t.contains("(42501)") && t.contains(grant), "{t}");
+}
+
 #[test]
 fn a_user_who_may_not_create_tables_works_with_a_database_set_up_and_a_newer_schema_is_named() {
     let cluster = shared();

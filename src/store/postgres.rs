@@ -246,7 +246,10 @@ pub(super) fn migrate(session: &PgSession, url: &str, tables: Tables) -> Result<
 /// (SQLSTATE 42501), with the database named and what its owner can do.
 fn cannot_create_tables(e: StoreError, url: &str) -> StoreError {
     match e {
-        StoreError::Postgres { message, .. } if message.ends_with("(42501)") => {
+        // (Refused one of the tables already there, it says what to grant itself.)
+        StoreError::Postgres { message, .. }
+            if message.ends_with("(42501)") && !message.contains(NO_USE_OF_THE_TABLES) =>
+        {
             let location = StoreLocation::Postgres(url.to_string()).to_string();
             StoreError::Postgres {
                 message: format!(
@@ -319,8 +322,21 @@ pub(super) fn classify(e: tokio_postgres::Error) -> StoreError {
         Some(db) => format!("{} ({})", db.message(), db.code().code()),
         None => e.to_string(),
     };
+    let message = match message.starts_with("permission denied for table")
+        || message.starts_with("permission denied for sequence")
+    {
+        true => format!("{message}{NO_USE_OF_THE_TABLES}"),
+        false => message,
+    };
     StoreError::Postgres { message, transient }
 }
+
+/// Said after PostgreSQL refuses the user one of Lodge's tables (or their sequences):
+/// they are there, so what is missing is the right to use them, not to create them.
+const NO_USE_OF_THE_TABLES: &str = ": Lodge's tables are there, but this user may not use \
+     them all. Have the database's owner grant it (`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL \
+     TABLES IN SCHEMA public TO USER; GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO \
+     USER`), or use the database as its owner";
 
 /// The shared database a call of this process is waiting for (it stopped answering), if
 /// one is, so that a command can say why it seems to do nothing ([`waiting_for`]).
