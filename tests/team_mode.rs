@@ -1021,6 +1021,17 @@ fn a_url_without_its_password_takes_it_from_pgpassword_or_the_password_file() {
             "a file others can read: {}",
             text(&out)
         );
+        // Said, with the fix, not left to look like a password ignored for no reason.
+        assert!(
+            text(&out).contains(&format!(
+                "{} holds passwords but others can read it, so it is not used (as psql does \
+                 not): `chmod 600 {}`",
+                file.display(),
+                file.display()
+            )),
+            "{}",
+            text(&out)
+        );
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
     }
     let out = add(None, &file);

@@ -40,6 +40,12 @@ pub(super) fn password_for(config: &tokio_postgres::Config) -> Option<String> {
     find_in(&text, &host, port, database, user)
 }
 
+/// The password file, when there is one that is not used because others can read it.
+pub(super) fn password_file_not_private() -> Option<PathBuf> {
+    let file = password_file()?;
+    (file.is_file() && !private(&file)).then_some(file)
+}
+
 /// Where the password file is: `PGPASSFILE`, else the user's default one.
 fn password_file() -> Option<PathBuf> {
     if let Some(file) = std::env::var_os("PGPASSFILE") {

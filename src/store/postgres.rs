@@ -88,7 +88,26 @@ pub(super) fn connect(url: &str) -> Result<PgSession> {
 
 /// What to check when the database cannot be reached for `reason`: the password the server
 /// refused or asked for, else that it runs and the URL is right.
-pub(super) fn what_to_check(reason: &str) -> &'static str {
+pub(super) fn what_to_check(reason: &str) -> std::borrow::Cow<'static, str> {
+    // As libpq does, a password file others can read is not used: said, or the password
+    // in it looks ignored for no reason.
+    if reason.contains("password missing")
+        && let Some(file) = super::pg_password::password_file_not_private()
+    {
+        return format!(
+            "the server asks for a password: {} holds passwords but others can read it, so \
+             it is not used (as psql does not): `chmod 600 {}`; or put the password in the \
+             URL or in PGPASSWORD",
+            file.display(),
+            file.display()
+        )
+        .into();
+    }
+    advice_for(reason).into()
+}
+
+/// [`what_to_check`], where nothing but `reason` decides it.
+fn advice_for(reason: &str) -> &'static str {
     if reason.contains("password authentication failed") {
         "the server refused the password: check it (in the URL, or in PGPASSWORD or \
          ~/.pgpass for a URL without one)"
