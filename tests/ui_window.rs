@@ -3508,6 +3508,23 @@ fn a_saved_wrong_orcid_is_said_at_start_and_left_out_of_new_folders() {
     );
 }
 
+/// A window started with `--db` or `LODGE_DB` says in Settings that it wins over the shared
+/// database typed there; one started without says nothing of it.
+#[test]
+fn settings_say_a_database_given_at_the_start_wins_over_the_shared_one() {
+    let note = "This window was started with --db or LODGE_DB";
+    let mut w = Window::open(FaultConfig::default());
+    w.open_settings();
+    assert!(w.harness.query_by_label_contains(note).is_none());
+
+    let lab = support::Lab::new();
+    let mut config = gui::config(&lab, FaultConfig::default());
+    config.paths.db_from_command_line = true;
+    let mut w = Window::open_with(lab, config);
+    w.open_settings();
+    w.harness.get_by_label_contains(note);
+}
+
 /// A shared database typed into Settings that cannot be reached is said at once, while the
 /// person is there to correct it: the next start would stop on it.
 #[test]

@@ -260,6 +260,9 @@ pub struct Model {
     pub ready: bool,
     pub start_error: Option<String>,
     pub db: Option<PathBuf>,
+    /// `db` was given by `--db` or `LODGE_DB`, which win over the shared database in
+    /// Settings.
+    pub db_given: bool,
     pub targets: Vec<TargetInfo>,
     rows: Vec<DatasetEntry>,
     index: HashMap<i64, usize>,
@@ -945,6 +948,7 @@ impl Model {
     fn start(&mut self, s: Startup) {
         self.ready = true;
         self.db = Some(s.db);
+        self.db_given = s.db_given;
         self.actor = s.actor;
         self.targets = s.targets;
         self.configured = s.configured;

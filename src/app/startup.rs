@@ -179,6 +179,7 @@ pub(super) async fn open(
             let latest_jobs = store.latest_jobs()?;
             Ok::<_, crate::store::StoreError>(Startup {
                 db,
+                db_given: paths.db_from_command_line,
                 actor: store.actor().to_string(),
                 targets,
                 configured,

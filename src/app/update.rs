@@ -38,6 +38,8 @@ pub struct TargetInfo {
 #[derive(Clone, Debug, Default)]
 pub struct Startup {
     pub db: PathBuf,
+    /// The database was given by `--db` or `LODGE_DB`, which win over Settings' shared one.
+    pub db_given: bool,
     /// `user@host` this window's events are written as.
     pub actor: String,
     /// The picker: the sandbox first, then every configured target that opened.

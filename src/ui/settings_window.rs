@@ -183,6 +183,20 @@ pub fn show(app: &mut LodgeApp, ctx: &egui::Context) {
                 .labelled_by(l.id);
                 ui.end_row();
             });
+            // Given at the start, the window's database wins over this field: said, or a
+            // shared database typed here would look used.
+            if app.model.db_given
+                && let Some(db) = &app.model.db
+            {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    format!(
+                        "This window was started with --db or LODGE_DB ({}), which wins over \
+                         the field above: it is used where neither is given.",
+                        crate::store::StoreLocation::from(db.clone())
+                    ),
+                );
+            }
             if let Some(problem) = editing.problem() {
                 ui.colored_label(ui.visuals().error_fg_color, problem);
             }
