@@ -504,6 +504,37 @@ async fn a_wait_given_up_is_not_said_as_the_database_answering_again() {
     );
 }
 
+/// `forget` on a shared database says that what it forgets is forgotten for every machine
+/// that uses it, before and after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forgetting_on_a_shared_database_says_it_is_for_every_machine() {
+    let lab = Lab::new();
+    let url = shared().new_database();
+    let sandbox = lab.sandbox("sandbox", FaultConfig::default()).await;
+    add_all(&url, "alpha", &[lab.numbered_folder(1)]);
+    let out = deposit(&url, "alpha", &sandbox.target_url(), &[])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    for (args, words) in [
+        (
+            &["forget", "--older-than", "0s"][..],
+            "would forget 1 recorded result of the shared database",
+        ),
+        (
+            &["forget", "--older-than", "0s", "--yes"][..],
+            "forgot 1 recorded result of the shared database",
+        ),
+    ] {
+        let out = lodge_on(&url, "beta").args(args).output().unwrap();
+        let t = text(&out);
+        assert!(
+            t.contains(words) && t.contains("for every machine that uses it"),
+            "{t}"
+        );
+    }
+}
+
 /// A job of another machine's dataset whose folder this machine cannot read is sent from
 /// this machine's own copy of that folder (the same key), not left waiting for the other
 /// machine: one record, the job handed to the copy.

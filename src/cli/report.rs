@@ -1114,9 +1114,17 @@ pub fn forget(
         return Ok(ExitCode::SUCCESS);
     }
     let names = super::target_arg::TargetNames::load();
+    // A lab's shared database: what is forgotten is forgotten for every machine on it.
+    let shared = match store.location() {
+        crate::store::StoreLocation::Postgres(_) => format!(
+            " of the shared database {}, for every machine that uses it",
+            store.location()
+        ),
+        crate::store::StoreLocation::File(_) => String::new(),
+    };
     if !yes {
         say!(
-            "would forget {}:",
+            "would forget {}{shared}:",
             count_of(total, "recorded result", "recorded results")
         );
         for (scope, n) in &by_target {
@@ -1149,7 +1157,7 @@ pub fn forget(
     }
     let n = store.forget_results(age, target.as_deref())?;
     say!(
-        "forgot {}; the servers still hold the records",
+        "forgot {}{shared}; the servers still hold the records",
         count_of(n as u64, "recorded result", "recorded results")
     );
     Ok(ExitCode::SUCCESS)
