@@ -648,6 +648,13 @@ async fn a_job_whose_folder_is_on_another_machine_is_left_for_it_and_every_hint_
         said.contains("left      ds001 (job 1)"),
         "the summary names it: {said}"
     );
+    assert!(
+        said.contains(&format!(
+            "to send what is left for alpha: `lodge deposit --target {} 1` on alpha",
+            sandbox.target_url()
+        )),
+        "and how it is sent: {said}"
+    );
     assert_eq!(get_json(&sandbox, "/stats").await["records"], 0);
     let store = open(&url);
     let last = store.events_for_job(1).unwrap().pop().unwrap();

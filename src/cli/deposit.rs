@@ -1514,6 +1514,8 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     let mut made_here = 0;
     // Items a stop (Ctrl-C) left unfinished, by target: one command sends all of a target's.
     let mut unfinished: BTreeMap<String, Vec<i64>> = BTreeMap::new();
+    // Items left for the machine that added their dataset, by that machine and target.
+    let mut left_for: BTreeMap<(String, String), Vec<i64>> = BTreeMap::new();
     let mut all_landed = refused == 0;
     for Outcome {
         name,
@@ -1593,10 +1595,21 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                         (line, "paused")
                     }
                     None => match left_for_another_machine(store, job) {
-                        Some(why) => (
-                            format!("left      {name} (job {}): {why}", job.id),
-                            "left for the machine that added them",
-                        ),
+                        Some(why) => {
+                            if let Some(dataset) = job.dataset_id
+                                && let Ok(Some(origin)) = store.added_elsewhere(dataset)
+                            {
+                                let datasets =
+                                    (left_for.entry((origin, job.target.clone()))).or_default();
+                                if !datasets.contains(&dataset) {
+                                    datasets.push(dataset);
+                                }
+                            }
+                            (
+                                format!("left      {name} (job {}): {why}", job.id),
+                                "left for the machine that added them",
+                            )
+                        }
                         // Stopped (Ctrl-C) before it ended: the deposit that sends it,
                         // whichever command queued it (`retry` would not see it again: it is
                         // no longer failed).
@@ -1660,6 +1673,13 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     say!("{}{made_here}{shared}", parts.join(", "));
     if let Some(line) = retry_all_hint(store, outcomes) {
         say!("{line}");
+    }
+    // What is left for another machine is sent there: by which command.
+    for ((origin, target), datasets) in &left_for {
+        say!(
+            "to send what is left for {origin}: `{}` on {origin}",
+            super::target_arg::deposit_command_for(store, target, datasets)
+        );
     }
     for (target, datasets) in unfinished.iter().filter(|(_, d)| d.len() > 1) {
         say!(
