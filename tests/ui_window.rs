@@ -3508,6 +3508,22 @@ fn a_saved_wrong_orcid_is_said_at_start_and_left_out_of_new_folders() {
     );
 }
 
+/// A settings file that cannot be read at start is said in a sentence of its own, naming
+/// the file; the window starts with the defaults.
+#[test]
+fn a_damaged_settings_file_at_start_is_said_naming_it() {
+    let lab = support::Lab::new();
+    let config = gui::config(&lab, FaultConfig::default());
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    std::fs::write(lab.path("app/settings.json"), "{\"name\": ").unwrap();
+    let mut w = Window::open_with(lab, config);
+    w.wait("the notice", |app| {
+        !gui::notices_with(app, "is damaged").is_empty()
+    });
+    let said = gui::notices_with(w.app(), "is damaged");
+    assert!(said[0].1.starts_with("The settings file "), "{said:?}");
+}
+
 /// A window started with `--db` or `LODGE_DB` says in Settings that it wins over the shared
 /// database typed there; one started without says nothing of it.
 #[test]

@@ -71,7 +71,10 @@ pub(super) async fn open(
                     };
                     (s, problem)
                 }
-                Err(problem) => (Settings::default(), Some(problem)),
+                Err(problem) => (
+                    Settings::default(),
+                    Some(crate::wording::capitalized(&problem)),
+                ),
             };
             // `--db`/`LODGE_DB` first, then the shared database named in Settings.
             let (location, from_settings) = match settings.shared_database() {
