@@ -4245,6 +4245,13 @@ fn the_history_names_who_queued_each_job_once_another_machine_did() {
         "{here}'s job is not lab-b's"
     );
     w.harness.get_by_label("ada@lab-b");
+
+    // A job by its number, as the command line names it.
+    let first = w.app().model.history.as_ref().unwrap()[1].job;
+    w.replace_text("Search:", &format!("#{first}"));
+    w.harness.step();
+    w.harness.get_by_label("soil-cores");
+    assert!(w.harness.query_by_label("ada@lab-b").is_none());
 }
 
 /// A dataset removed in a terminal while the window holds edits of it not saved (its

@@ -111,16 +111,29 @@ fn passes(app: &LodgeApp, r: &HistoryRow, needle: &str, now: i64) -> bool {
         && h.target.as_ref().is_none_or(|t| &r.target == t)
         && h.since.millis().is_none_or(|ms| r.updated_at >= now - ms)
         && (needle.is_empty()
+            || job_number(needle) == Some(r.job)
             || [
                 r.name.as_deref(),
                 r.title.as_deref(),
                 r.identifier.as_deref(),
                 Some(r.key.as_str()),
                 r.queued_by.as_deref(),
+                // The target as its column names it, and its URL.
+                Some(app.model.target_label(&r.target)),
+                Some(r.target.as_str()),
             ]
             .into_iter()
             .flatten()
             .any(|s| s.to_lowercase().contains(needle)))
+}
+
+/// The job a search names as the command line does, "#12" or "job 12"; a bare number is
+/// searched as text (it may be part of a key or a record).
+fn job_number(needle: &str) -> Option<i64> {
+    let number = (needle.strip_prefix('#'))
+        .or_else(|| needle.strip_prefix("job"))?
+        .trim();
+    number.parse().ok()
 }
 
 /// The height of a history row.
@@ -319,7 +332,7 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
         let search = ui
             .add(
                 egui::TextEdit::singleline(&mut app.history.search)
-                    .hint_text("dataset, title, record or key (Ctrl+F)")
+                    .hint_text("dataset, title, target, record, key or #job (Ctrl+F)")
                     .desired_width(220.0),
             )
             .labelled_by(l.id);
@@ -652,6 +665,16 @@ mod tests {
             dismissed_at: None,
             queued_by: Some("ada@lab-1".into()),
         }
+    }
+
+    #[test]
+    fn a_search_names_a_job_by_hash_or_job_and_its_number() {
+        assert_eq!(job_number("#12"), Some(12));
+        assert_eq!(job_number("job 12"), Some(12));
+        assert_eq!(job_number("job12"), Some(12));
+        assert_eq!(job_number("12"), None, "a bare number is text");
+        assert_eq!(job_number("#x"), None);
+        assert_eq!(job_number("jobs"), None);
     }
 
     #[test]
