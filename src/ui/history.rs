@@ -332,10 +332,14 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
         let search = ui
             .add(
                 egui::TextEdit::singleline(&mut app.history.search)
-                    .hint_text("dataset, title, target, record, key or #job (Ctrl+F)")
+                    .hint_text("dataset, target, record, #job…")
                     .desired_width(220.0),
             )
-            .labelled_by(l.id);
+            .labelled_by(l.id)
+            .on_hover_text(
+                "Finds the jobs whose dataset, title, target, record, key or who queued it \
+                 holds what is typed; #12 (or job 12) finds job 12. Ctrl+F comes here.",
+            );
         if std::mem::take(&mut app.history.focus_search) {
             search.request_focus();
         }
