@@ -229,19 +229,31 @@ pub fn check_json(check: &EventRow) -> Option<serde_json::Value> {
     }))
 }
 
-/// A bytes progress bar for hashing a folder, drawn on stderr only when it is a terminal.
+/// A progress bar for hashing a folder, drawn on stderr only when it is a terminal: a
+/// spinner while the folder is walked (its size not known yet: a bar would be drawn full),
+/// then the bytes hashed, with the files done beside them.
 pub fn hash_progress_bar(root: &Path) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "hashing {msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
     let name = root.file_name().map(|n| n.to_string_lossy().into_owned());
-    bar.set_message(crate::wording::for_a_terminal(&name.unwrap_or_default()).into_owned());
+    let name = crate::wording::for_a_terminal(&name.unwrap_or_default()).into_owned();
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+        .with_style(
+            ProgressStyle::with_template("looking through {prefix} {spinner} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        )
+        .with_prefix(name);
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
+}
+
+/// The bar [`hash_progress_bar`] turns into once the folder's size is known.
+fn hashing_style() -> ProgressStyle {
+    // What varies in length last, cut to the terminal's width: a line that wrapped would
+    // be drawn again on two rows at each step.
+    ProgressStyle::with_template(
+        "hashing {prefix} [{bar:20}] {bytes}/{total_bytes} eta {eta} {wide_msg}",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar())
+    .progress_chars("=> ")
 }
 
 /// Hashing's progress on a [`hash_progress_bar`], stopped when `stop` is raised (Ctrl-C):
@@ -262,8 +274,15 @@ impl HashBar {
 
 impl crate::content::HashWatch for HashBar {
     fn progress(&self, p: crate::content::HashProgress) {
+        if self.bar.length().is_none() {
+            self.bar.disable_steady_tick();
+            self.bar.set_style(hashing_style());
+        }
         self.bar.set_length(p.bytes_total);
         self.bar.set_position(p.bytes_done);
+        // Many small files make few bytes: the files done say how far it is too.
+        self.bar
+            .set_message(format!("{}/{} files", p.files_done, p.files_total));
     }
 
     fn cancelled(&self) -> bool {
