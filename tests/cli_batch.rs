@@ -185,6 +185,33 @@ async fn sigterm_mid_batch_puts_the_items_in_flight_back_on_the_queue() {
     assert_eq!(sandbox.stats().records, 12);
 }
 
+/// `retry --all-failed` over jobs of two targets names the target of each line: the same
+/// dataset may land on both, and two lines "deposited ds001" would not say which is which.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_retry_over_two_targets_names_each_lines_target() {
+    let lab = Lab::new();
+    let first = lab.sandbox("first", FaultConfig::default()).await;
+    let second = lab.sandbox("second", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    add_numbered(&lab, 1);
+    every_deposit_fails_once(&first, &db).await;
+    every_deposit_fails_once(&second, &db).await;
+    let out = lodge_with(&db, &["retry", "--all-failed"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    for sandbox in [&first, &second] {
+        assert!(
+            t.contains(&format!("deposited ds000 at {} -> ", sandbox.target_url())),
+            "{t}"
+        );
+    }
+    // One target: no need to say it on each line.
+    add_numbered(&lab, 2);
+    let out = lodge_with(&db, &["deposit", "--all", "--target", &first.target_url()]).await;
+    let t = text(&out);
+    assert!(t.contains("deposited ds001 -> "), "{t}");
+}
+
 /// A `lodge retry` stopped mid-way leaves what it re-queued on the queue, where a second
 /// `retry` (which re-queues failed jobs) would not find it: the stop says each item left is
 /// named with the deposit that sends it, and is; the status is 130.

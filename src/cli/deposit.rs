@@ -1517,12 +1517,21 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
     // Items left for the machine that added their dataset, by that machine and target.
     let mut left_for: BTreeMap<(String, String), Vec<i64>> = BTreeMap::new();
     let mut all_landed = refused == 0;
+    // A run over several targets (`retry --all-failed`) says which each landed at: the same
+    // dataset may be on the list twice.
+    let targets: std::collections::HashSet<&str> =
+        outcomes.iter().map(|o| o.job.target.as_str()).collect();
+    let at_where = |job: &JobRow| match targets.len() > 1 {
+        true => format!(" at {}", names.of(&job.target)),
+        false => String::new(),
+    };
     for Outcome {
         name,
         shared_with,
         job,
     } in outcomes
     {
+        let at = at_where(job);
         let shared = shared_with
             .as_ref()
             .map(|other| format!(" (same key as {other}: one deposit for both)"))
@@ -1539,7 +1548,7 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
         let (line, counted_as) = match job.state {
             JobState::Deposited => (
                 format!(
-                    "deposited {name} -> {}{draft}{shared}",
+                    "deposited {name}{at} -> {}{draft}{shared}",
                     job.identifier.as_deref().unwrap_or("?")
                 ),
                 job.state.as_str(),
@@ -1550,7 +1559,7 @@ fn summarize(store: &Store, outcomes: &[Outcome], refused: usize) -> ExitCode {
                 let how = how_it_existed(&events);
                 (
                     format!(
-                        "existing  {name} -> {}{draft} ({how}){shared}",
+                        "existing  {name}{at} -> {}{draft} ({how}){shared}",
                         job.identifier.as_deref().unwrap_or("?"),
                     ),
                     job.state.as_str(),
