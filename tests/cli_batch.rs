@@ -4541,23 +4541,32 @@ fn two_folders_lacking_the_same_metadata_are_told_about_it_once() {
     assert_eq!(t.matches("title: is required").count(), 1, "said once: {t}");
 }
 
+/// The window's settings file holding `settings`, under an `XDG_CONFIG_HOME` of the lab's
+/// own: that folder (to give the commands) and the file.
+fn window_settings_file(lab: &Lab, settings: serde_json::Value) -> (PathBuf, PathBuf) {
+    let xdg = lab.path("xdg");
+    let file = xdg.join("lodge/settings.json");
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(&file, settings.to_string()).unwrap();
+    (xdg, file)
+}
+
 /// A wrong ORCID iD in the window's Settings (a hand-edited file) is left out of the
 /// creator `lodge add --defaults` fills in, and said, not dropped without a word.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn add_with_defaults_says_a_wrong_orcid_in_the_settings_is_left_out() {
     let lab = Lab::new();
     let db = lab.path("lodge.db");
-    let xdg = lab.path("xdg");
-    let settings = xdg.join("lodge/settings.json");
-    fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    let window_defaults = serde_json::json!({
-        "name": "Curie, Marie",
-        "orcid": "0000-0002-1825-0098",
-        "publisher": "Soil lab",
-        "title": "Survey {folder}",
-        "year_when_added": true,
-    });
-    fs::write(&settings, window_defaults.to_string()).unwrap();
+    let (xdg, _) = window_settings_file(
+        &lab,
+        serde_json::json!({
+            "name": "Curie, Marie",
+            "orcid": "0000-0002-1825-0098",
+            "publisher": "Soil lab",
+            "title": "Survey {folder}",
+            "year_when_added": true,
+        }),
+    );
     let folder = lab.numbered_folder(1);
     let mut cmd = lodge(&db);
     cmd.env("XDG_CONFIG_HOME", &xdg)
@@ -4585,18 +4594,17 @@ async fn add_with_defaults_fills_what_the_folders_lack_from_the_windows_settings
     let lab = Lab::new();
     let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
     let db = lab.path("lodge.db");
-    let xdg = lab.path("xdg");
-    let settings = xdg.join("lodge/settings.json");
-    fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    let window_defaults = serde_json::json!({
-        "name": "Curie, Marie",
-        "affiliation": "Soil lab",
-        "publisher": "Soil lab",
-        "license": "CC-BY-4.0",
-        "title": "Survey {folder}",
-        "year_when_added": true,
-    });
-    fs::write(&settings, window_defaults.to_string()).unwrap();
+    let (xdg, settings) = window_settings_file(
+        &lab,
+        serde_json::json!({
+            "name": "Curie, Marie",
+            "affiliation": "Soil lab",
+            "publisher": "Soil lab",
+            "license": "CC-BY-4.0",
+            "title": "Survey {folder}",
+            "year_when_added": true,
+        }),
+    );
     let (a, b) = (lab.numbered_folder(1), lab.numbered_folder(2));
     let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
     let lodge_here = |args: &[&str]| {

@@ -1114,22 +1114,51 @@ fn a_database_the_user_may_not_create_tables_in_is_named_with_what_to_grant() {
     assert!(out.status.success(), "granted, it starts: {}", text(&out));
 }
 
-/// A lab member whose user may use Lodge's tables (select, insert, update, delete) but not
-/// create any works with a database the owner set up: nothing is created while the schema
-/// is up to date. A schema a newer Lodge wrote is named as such, not as a database that
-/// cannot be reached.
+/// A database the owner started (one dataset added), and a login role of its own on it,
+/// named `prefix` and this process's id, with no grants yet.
+struct RoleOnStartedDatabase {
+    cluster: &'static PgCluster,
+    url: String,
+    database: String,
+    lab: Lab,
+    role: String,
+    /// `url` as that role.
+    as_role: String,
+}
+
+impl RoleOnStartedDatabase {
+    fn new(prefix: &str) -> RoleOnStartedDatabase {
+        let cluster = shared();
+        let url = cluster.new_database();
+        let database = url.rsplit('/').next().unwrap().to_string();
+        let lab = Lab::new();
+        add_all(&url, "owner", &[lab.numbered_folder(1)]);
+        let role = format!("{prefix}_{}", std::process::id());
+        cluster.sql(&database, &format!("CREATE ROLE {role} LOGIN"));
+        let as_role = url.replace("postgres://postgres@", &format!("postgres://{role}@"));
+        RoleOnStartedDatabase {
+            cluster,
+            url,
+            database,
+            lab,
+            role,
+            as_role,
+        }
+    }
+}
+
 /// A user given no right to Lodge's tables, or to read them only, is told what to grant:
 /// the tables are there, so the right to create them is not what is missing.
 #[test]
 fn a_user_who_may_not_use_lodges_tables_is_told_what_to_grant() {
-    let cluster = shared();
-    let url = cluster.new_database();
-    let database = url.rsplit('/').next().unwrap().to_string();
-    let lab = Lab::new();
-    add_all(&url, "owner", &[lab.numbered_folder(1)]);
-    let role = format!("reader_{}", std::process::id());
-    cluster.sql(&database, &format!("CREATE ROLE {role} LOGIN"));
-    let as_reader = url.replace("postgres://postgres@", &format!("postgres://{role}@"));
+    let RoleOnStartedDatabase {
+        cluster,
+        database,
+        lab,
+        role,
+        as_role: as_reader,
+        ..
+    } = RoleOnStartedDatabase::new("reader");
     let grant = "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO USER";
     let out = lodge_on(&as_reader, "reader")
         .arg("status")
@@ -1159,15 +1188,20 @@ fn a_user_who_may_not_use_lodges_tables_is_told_what_to_grant() {
     assert!(t.contains("(42501)") && t.contains(grant), "{t}");
 }
 
+/// A lab member whose user may use Lodge's tables (select, insert, update, delete) but not
+/// create any works with a database the owner set up: nothing is created while the schema
+/// is up to date. A schema a newer Lodge wrote is named as such, not as a database that
+/// cannot be reached.
 #[test]
 fn a_user_who_may_not_create_tables_works_with_a_database_set_up_and_a_newer_schema_is_named() {
-    let cluster = shared();
-    let url = cluster.new_database();
-    let database = url.rsplit('/').next().unwrap().to_string();
-    let lab = Lab::new();
-    add_all(&url, "owner", &[lab.numbered_folder(1)]);
-    let role = format!("member_{}", std::process::id());
-    cluster.sql(&database, &format!("CREATE ROLE {role} LOGIN"));
+    let RoleOnStartedDatabase {
+        cluster,
+        url,
+        database,
+        lab,
+        role,
+        as_role: as_member,
+    } = RoleOnStartedDatabase::new("member");
     cluster.sql(&database, "REVOKE CREATE ON SCHEMA public FROM PUBLIC");
     cluster.sql(
         &database,
@@ -1176,7 +1210,6 @@ fn a_user_who_may_not_create_tables_works_with_a_database_set_up_and_a_newer_sch
              GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {role}"
         ),
     );
-    let as_member = url.replace("postgres://postgres@", &format!("postgres://{role}@"));
     let out = lodge_on(&as_member, "member")
         .arg("status")
         .output()

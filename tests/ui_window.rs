@@ -3406,17 +3406,22 @@ fn another_default_affiliation_added_in_settings_goes_to_new_folders_after_the_f
     );
 }
 
+/// A window opened on a lab whose settings file holds `text` (written by hand).
+fn window_with_settings_file(text: &str) -> Window {
+    let lab = support::Lab::new();
+    let config = gui::config(&lab, FaultConfig::default());
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    std::fs::write(lab.path("app/settings.json"), text).unwrap();
+    Window::open_with(lab, config)
+}
+
 /// Such a title already saved (a hand-edited settings file) is said at start, and a folder
 /// added then gets no title from it (its row says the title is missing) rather than the
 /// braces.
 #[test]
 fn a_saved_default_title_with_an_unknown_placeholder_is_said_at_start_and_not_applied() {
-    let lab = support::Lab::new();
-    let config = gui::config(&lab, FaultConfig::default());
-    std::fs::create_dir_all(lab.path("app")).unwrap();
     let saved = serde_json::json!({ "title": "Soil survey {name}", "publisher": "Soil lab" });
-    std::fs::write(lab.path("app/settings.json"), saved.to_string()).unwrap();
-    let mut w = Window::open_with(lab, config);
+    let mut w = window_with_settings_file(&saved.to_string());
     w.wait("the notice", |app| {
         !gui::notices_with(app, "The default title saved in Settings is not given").is_empty()
     });
@@ -3491,12 +3496,8 @@ fn a_settings_file_edited_by_hand_while_the_window_is_open_is_read_again_and_a_d
 /// creator new folders get leaves it out.
 #[test]
 fn a_saved_wrong_orcid_is_said_at_start_and_left_out_of_new_folders() {
-    let lab = support::Lab::new();
-    let config = gui::config(&lab, FaultConfig::default());
-    std::fs::create_dir_all(lab.path("app")).unwrap();
     let saved = serde_json::json!({ "name": "Curie, Marie", "orcid": "0000-0002-1825-0098" });
-    std::fs::write(lab.path("app/settings.json"), saved.to_string()).unwrap();
-    let mut w = Window::open_with(lab, config);
+    let mut w = window_with_settings_file(&saved.to_string());
     w.wait("the notice", |app| {
         !gui::notices_with(app, "An id saved in Settings is left out of the creator").is_empty()
     });
@@ -3512,11 +3513,7 @@ fn a_saved_wrong_orcid_is_said_at_start_and_left_out_of_new_folders() {
 /// the file; the window starts with the defaults.
 #[test]
 fn a_damaged_settings_file_at_start_is_said_naming_it() {
-    let lab = support::Lab::new();
-    let config = gui::config(&lab, FaultConfig::default());
-    std::fs::create_dir_all(lab.path("app")).unwrap();
-    std::fs::write(lab.path("app/settings.json"), "{\"name\": ").unwrap();
-    let mut w = Window::open_with(lab, config);
+    let mut w = window_with_settings_file("{\"name\": ");
     w.wait("the notice", |app| {
         !gui::notices_with(app, "is damaged").is_empty()
     });
