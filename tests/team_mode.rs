@@ -336,6 +336,17 @@ async fn batch_under_way(
     latency_ms: u64,
     landed: u64,
 ) -> BatchUnderWay {
+    batch_under_way_with(n, concurrency, latency_ms, landed, &[]).await
+}
+
+/// [`batch_under_way`], the deposit run with the environment variables `env` set.
+async fn batch_under_way_with(
+    n: usize,
+    concurrency: &str,
+    latency_ms: u64,
+    landed: u64,
+    env: &[(&str, &str)],
+) -> BatchUnderWay {
     let lab = Lab::new();
     let cluster = PgCluster::start_new();
     let url = cluster.new_database();
@@ -356,6 +367,7 @@ async fn batch_under_way(
         &sandbox.target_url(),
         &["--concurrency", concurrency],
     )
+    .envs(env.iter().copied())
     .spawn()
     .unwrap();
     let started = Instant::now();
@@ -457,36 +469,12 @@ async fn a_deposit_says_when_the_database_does_not_answer_and_a_second_ctrl_c_en
 /// database answers again while it is still down.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wait_given_up_is_not_said_as_the_database_answering_again() {
-    let lab = Lab::new();
-    let cluster = PgCluster::start_new();
-    let url = cluster.new_database();
-    let sandbox = lab
-        .sandbox(
-            "sandbox",
-            FaultConfig {
-                latency_ms: 300,
-                ..FaultConfig::default()
-            },
-        )
-        .await;
-    let folders: Vec<_> = (0..6).map(|n| lab.numbered_folder(n)).collect();
-    add_all(&url, "ws1", &folders);
-    let worker = deposit(&url, "ws1", &sandbox.target_url(), &["--concurrency", "2"])
-        .env("LODGE_PG_PATIENCE_SECS", "5")
-        .spawn()
-        .unwrap();
-    let started = Instant::now();
-    while get_json(&sandbox, "/stats").await["records"]
-        .as_u64()
-        .unwrap()
-        < 1
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "nothing landed"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let BatchUnderWay {
+        lab: _lab,
+        cluster,
+        worker,
+        ..
+    } = batch_under_way_with(6, "2", 300, 1, &[("LODGE_PG_PATIENCE_SECS", "5")]).await;
     tokio::task::block_in_place(|| cluster.stop_immediately());
     let out = tokio::task::block_in_place(|| wait_for(worker, Duration::from_secs(90)));
     let said = text(&out);
