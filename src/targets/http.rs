@@ -353,6 +353,28 @@ mod tests {
         );
     }
 
+    /// A body opened, then held back before its request left (InvenioRDM waits out its
+    /// rate limit there): the wait is no stall, the answer that comes is the one returned.
+    #[tokio::test]
+    async fn a_wait_between_opening_a_body_and_sending_it_is_not_a_stall() {
+        let watch = super::super::stream::BodyWatch::default();
+        watch.lock().unwrap().last_progress =
+            Some(std::time::Instant::now() - Duration::from_secs(10));
+        let url = Url::parse("http://127.0.0.1:9/blobs/big").unwrap();
+        let answer = async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            Err(Failure::NotSent {
+                message: "the answer".into(),
+            })
+        };
+        let sent =
+            super::super::stream::watched(&watch, &url, Duration::from_secs(1), answer).await;
+        match sent {
+            Err(Failure::NotSent { message }) => assert_eq!(message, "the answer"),
+            other => panic!("expected the answer, got {other:?}"),
+        }
+    }
+
     #[tokio::test]
     async fn an_upload_the_server_stops_taking_is_given_up_as_ambiguous() {
         let addr = slow_server(0, Duration::from_millis(100)).await;

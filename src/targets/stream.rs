@@ -113,6 +113,13 @@ pub async fn watched(
     stalled_after: std::time::Duration,
     send: impl Future<Output = Result<reqwest::Response, Failure>>,
 ) -> Result<reqwest::Response, Failure> {
+    // The clock starts as the request leaves, not when the body was opened: a target may
+    // wait in between (InvenioRDM, for its rate limit, up to two minutes), and that wait is
+    // no stall.
+    watch
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .last_progress = Some(Instant::now());
     let last_progress = || {
         (watch.lock().unwrap_or_else(|e| e.into_inner()))
             .last_progress
