@@ -606,9 +606,10 @@ fn a_secret_in_the_endpoint_or_in_place_of_a_variable_name_is_refused_and_shown_
 }
 
 /// A key the config file does not know is refused with its line, not ignored (a misspelt
-/// `endpoint` would send the data to AWS), and a password written there is not printed.
+/// `endpoint` would send the data to AWS), and a password written there is not printed:
+/// `target list` lists the entry as not valid, and using it is refused.
 #[test]
-fn a_config_file_with_an_unknown_key_is_refused_naming_its_line_and_not_its_value() {
+fn a_config_entry_with_an_unknown_key_is_refused_naming_its_line_and_not_its_value() {
     let lab = Lab::new();
     let config = lab.path("config/config.toml");
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
@@ -627,15 +628,94 @@ fn a_config_file_with_an_unknown_key_is_refused_naming_its_line_and_not_its_valu
             format!("[targets.typo]\nurl = \"s3://labdata/x\"\n{entry}"),
         )
         .unwrap();
-        let out = lodge_in(&lab).args(["target", "list"]).output().unwrap();
-        let t = text(&out);
-        assert_eq!(out.status.code(), Some(2), "{t}");
-        assert!(t.contains(said), "{t}");
-        assert!(!t.contains("hunter2"), "{t}");
-        if entry.starts_with("password") {
-            assert!(t.contains("no secret goes in this file"), "{t}");
+        let list = lodge_in(&lab).args(["target", "list"]).output().unwrap();
+        let listed = text(&list);
+        assert!(list.status.success(), "{listed}");
+        assert!(listed.starts_with("typo             (invalid) s3://labdata/x\n"));
+        let test = lodge_in(&lab)
+            .args(["target", "test", "typo"])
+            .output()
+            .unwrap();
+        let tested = text(&test);
+        assert_eq!(test.status.code(), Some(2), "{tested}");
+        for t in [listed, tested] {
+            assert!(t.contains(said), "{t}");
+            assert!(!t.contains("hunter2"), "{t}");
+            if entry.starts_with("password") {
+                assert!(t.contains("no secret goes in this file"), "{t}");
+            }
         }
     }
+}
+
+/// One entry of the config file that is not valid (a lab member's typo) takes no other
+/// target away: a deposit to another saved target goes, and writing the config file (a
+/// target added, then the broken one removed) keeps the entry as written until it is
+/// removed by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_entry_not_valid_leaves_the_other_saved_targets_working_and_is_kept_until_removed() {
+    let lab = Lab::new();
+    let sandbox = lab
+        .sandbox("sbx", lodge::sandbox::FaultConfig::default())
+        .await;
+    let config = lab.path("config/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let broken =
+        "[targets.typo]\n# the lab's store\nurl = \"s3://labdata/x\"\nfiles_at_once = \"4\"\n";
+    std::fs::write(
+        &config,
+        format!(
+            "{broken}\n[targets.lab]\nurl = \"{}\"\n",
+            sandbox.target_url()
+        ),
+    )
+    .unwrap();
+    let store = lab.store("lodge.db");
+    add_dataset(&store, &lab);
+
+    let out = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["deposit", "--all", "--target", "lab"]);
+        cmd
+    })
+    .await;
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(sandbox.stats().records, 1);
+
+    let out = run({
+        let mut cmd = lodge_in(&lab);
+        cmd.args(["deposit", "--all", "--target", "typo"]);
+        cmd
+    })
+    .await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains("target 'typo' in the config file")
+            && t.contains("is not valid: line 4: invalid type: string \"4\", expected usize"),
+        "{t}"
+    );
+
+    let add = lodge_in(&lab)
+        .args(["target", "add", "other", "sandbox+http://127.0.0.1:9"])
+        .output()
+        .unwrap();
+    assert!(add.status.success(), "{}", text(&add));
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(written.starts_with(broken), "{written}");
+    assert!(written.contains("[targets.other]"), "{written}");
+
+    let remove = lodge_in(&lab)
+        .args(["target", "remove", "typo"])
+        .output()
+        .unwrap();
+    assert!(remove.status.success(), "{}", text(&remove));
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(!written.contains("typo"), "{written}");
+    assert!(
+        written.contains("[targets.lab]") && written.contains("[targets.other]"),
+        "{written}"
+    );
 }
 
 /// S3 part settings outside S3's limits are refused when the target is added, naming the
@@ -2708,7 +2788,7 @@ async fn a_malformed_config_file_does_not_stop_a_deposit_by_url() {
     std::fs::create_dir_all(config.parent().unwrap()).unwrap();
     std::fs::write(
         &config,
-        "[targets.typo]\nurl = \"s3://labdata/x\"\nendpont = \"x\"\n",
+        "[targets.typo]\nurl = \"s3://labdata/x\"\nendpoint = \"x\n",
     )
     .unwrap();
     let store = lab.store("lodge.db");
@@ -2722,7 +2802,8 @@ async fn a_malformed_config_file_does_not_stop_a_deposit_by_url() {
     .await;
     let t = text(&out);
     assert!(out.status.success(), "{t}");
-    assert!(t.contains("line 3: unknown field `endpont`"), "{t}");
+    assert!(t.contains("is not valid: line 3: "), "{t}");
+    assert!(t.contains("fix the file there"), "{t}");
     assert!(t.contains("going by the URL alone"), "{t}");
     assert_eq!(sandbox.stats().records, 1);
 
@@ -2734,11 +2815,7 @@ async fn a_malformed_config_file_does_not_stop_a_deposit_by_url() {
     })
     .await;
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(
-        text(&out).contains("unknown field `endpont`"),
-        "{}",
-        text(&out)
-    );
+    assert!(text(&out).contains("fix the file there"), "{}", text(&out));
 }
 
 /// `target test` of a sandbox started with `--token` says what to do when the token is

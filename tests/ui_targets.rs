@@ -1979,9 +1979,7 @@ fn settings_name_a_hand_edited_bad_bucket_before_the_missing_secret() {
 /// nothing, and the notice names the file, not a target.
 #[test]
 fn a_config_file_unreadable_at_start_is_said_as_the_files_problem_not_listed_as_a_target() {
-    let mut w = window_on_one_target(
-        "[targets.lab]\nurl = \"sandbox+http://127.0.0.1:9\"\nendpont = \"x\"\n",
-    );
+    let mut w = window_on_one_target("[targets.lab\nurl = \"sandbox+http://127.0.0.1:9\"\n");
     let unreadable = w.app().model.configured[0].clone();
     assert!(unreadable.unreadable_config);
     w.wait("the notice", |app| {
@@ -2004,6 +2002,56 @@ fn a_config_file_unreadable_at_start_is_said_as_the_files_problem_not_listed_as_
             && w.harness.query_by_label("Remove").is_none(),
         "nothing to test, edit or remove"
     );
+}
+
+/// One entry of the config file that is not valid (a lab member's typo) takes no other
+/// target away from the window: the others stay in the picker, Settings lists the entry
+/// with its line and the fix, and its Remove takes it out of the file, the rest kept.
+#[test]
+fn an_entry_not_valid_is_listed_with_its_problem_and_the_others_stay_in_the_picker() {
+    no_keyring();
+    let lab = support::Lab::new();
+    let cfg = gui::config(&lab, FaultConfig::default());
+    let good = "[targets.good]\nurl = \"sandbox+http://127.0.0.1:9\"\n";
+    config_before_opening(
+        &lab,
+        &format!("{good}\n[targets.typo]\nurl = \"s3://labdata/x\"\nendpont = \"x\"\n"),
+        None,
+    );
+    let mut w = Window::open_with(lab, cfg);
+    w.wait("both listed", |app| app.model.configured.len() == 2);
+    assert_eq!(w.app().model.targets.len(), 2, "the sandbox and 'good'");
+    let typo = w.app().model.configured[1].clone();
+    assert_eq!(typo.summary.name, "typo");
+    assert!(!typo.unreadable_config);
+    let problem = typo.problem.expect("said");
+    assert!(
+        problem.contains("is not valid: line 6: unknown field `endpont`"),
+        "{problem}"
+    );
+    w.wait("the notice", |app| {
+        !gui::notices_with(app, "Target 'typo' is not in the picker: target 'typo' in").is_empty()
+    });
+    let said = |w: &Window| {
+        w.harness
+            .query_all_by_label_contains("line 6: unknown field `endpont`")
+            .count()
+    };
+    let in_the_notice = said(&w);
+    w.open_settings();
+    w.harness.run_steps(2);
+    assert!(
+        said(&w) > in_the_notice,
+        "said beside the entry in Settings too"
+    );
+    let removes: Vec<_> = w.harness.query_all_by_label("Remove").collect();
+    assert_eq!(removes.len(), 2, "each target has its Remove");
+    removes[1].click_accesskit();
+    w.harness.run_steps(2);
+    w.harness.get_by_label("Remove typo").click_accesskit();
+    w.wait("the entry gone", |app| app.model.configured.len() == 1);
+    assert_eq!(config_text(&w), good);
+    assert_eq!(w.app().model.targets.len(), 2, "'good' stays in the picker");
 }
 
 /// A config file saved halfway through an edit (a typo, a bracket missing) takes no target

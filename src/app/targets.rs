@@ -168,6 +168,28 @@ pub(super) fn register_all(
             unreadable_config: false,
         });
     }
+    // Listed, with what is wrong, to fix in Settings; never opened.
+    for (name, broken) in config.broken {
+        let url = broken.url.unwrap_or_default();
+        configured.push(ConfiguredTarget {
+            summary: TargetSummary {
+                name,
+                kind: url.split(['+', ':']).next().unwrap_or("").to_string(),
+                url: url.clone(),
+                scope_id: String::new(),
+                credentials: String::new(),
+                settings: String::new(),
+            },
+            config: TargetConfig {
+                url,
+                ..TargetConfig::default()
+            },
+            problem: Some(broken.problem),
+            secret_missing: false,
+            unreadable_config: false,
+        });
+    }
+    configured.sort_by(|a, b| a.summary.name.cmp(&b.summary.name));
     Ok(Registered {
         engine,
         picker,
@@ -261,13 +283,15 @@ pub(super) fn save(
         problems.push((TargetField::Name, e.to_string()));
     }
     let existing = match &form.editing {
+        // An entry not valid is written anew from the form.
+        Some(old) if config.broken.contains_key(old) => TargetConfig::default(),
         Some(old) => config.targets.get(old).cloned().ok_or_else(|| {
             vec![(
                 TargetField::Form,
                 format!("target '{old}' is no longer in the config file: add it again"),
             )]
         })?,
-        None if config.targets.contains_key(&name) => {
+        None if config.targets.contains_key(&name) || config.broken.contains_key(&name) => {
             problems.push((
                 TargetField::Name,
                 format!(
@@ -374,8 +398,7 @@ pub(super) fn save(
         |field: TargetField| move |e: crate::config::ConfigError| vec![(field, e.to_string())];
     // The place the name stood for until now: a secret stored for it is that place's, not
     // to be sent to another.
-    let was =
-        (config.targets.get(&name)).and_then(|old| crate::config::scope_id_of(&name, old).ok());
+    let was = config.place_of(&name);
     config
         .set_target(&name, t.clone())
         .map_err(one(TargetField::Url))?;
@@ -457,18 +480,19 @@ pub(super) struct RemovedTarget {
 /// Remove a target and its stored secret from the config (blocking).
 pub(super) fn remove(config_path: &Path, name: &str) -> Result<RemovedTarget, String> {
     let mut config = Config::load(config_path).map_err(|e| e.to_string())?;
-    let Some(target) = config.targets.get(name).cloned() else {
+    let scope = config.place_of(name);
+    let target = config.targets.get(name).cloned();
+    if !config.remove_target(name) {
         return Err(format!(
             "there is no target named '{name}' in {} any more",
             config_path.display()
         ));
-    };
-    config.remove_target(name);
+    }
     config.save(config_path).map_err(|e| e.to_string())?;
     credentials::forget_secret(config_path, name).map_err(|e| e.to_string())?;
     Ok(RemovedTarget {
-        kept_secret: target.secret_env.is_none() && target.keeps_secret(),
-        scope: crate::config::scope_id_of(name, &target).ok(),
+        kept_secret: target.is_some_and(|t| t.secret_env.is_none() && t.keeps_secret()),
+        scope,
     })
 }
 

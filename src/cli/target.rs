@@ -227,8 +227,8 @@ pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result
             let secret_from_env = target.secret_env.is_some();
             // Replacing a target with one of another place: the secret stored for the old
             // place is not to be sent to the new one.
-            let was = (config.targets.get(&a.name))
-                .and_then(|old| crate::config::scope_id_of(&a.name, old).ok());
+            let was = config.place_of(&a.name);
+            let was_not_valid = config.broken.contains_key(&a.name);
             config.set_target(&a.name, target)?;
             let now = crate::config::scope_id_of(&a.name, &config.targets[&a.name])?;
             let moved = was.as_ref().filter(|was| **was != now);
@@ -263,7 +263,17 @@ pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result
             }
             let scope = now;
             say!("target '{}' saved in {} ({scope})", a.name, path.display());
-            if let Some(was) = moved {
+            if was_not_valid {
+                // Its place was only guessed from its URL: not said as where it was.
+                say!(
+                    "  it replaces the entry '{}' that was not valid{}",
+                    a.name,
+                    match secret_dropped {
+                        true => "; the secret stored for that one is removed",
+                        false => "",
+                    }
+                );
+            } else if let Some(was) = moved {
                 say!(
                     "  it replaces '{}' at {was}{}",
                     a.name,
@@ -323,7 +333,7 @@ pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result
         }
         TargetCommand::List => {
             let config = Config::load(&path)?;
-            if config.targets.is_empty() {
+            if config.targets.is_empty() && config.broken.is_empty() {
                 say!(
                     "no targets in {}: add one with `lodge target add NAME URL`",
                     path.display()
@@ -351,6 +361,15 @@ pub async fn run(db: &super::Database, command: TargetCommand) -> anyhow::Result
                 if !t.settings.is_empty() {
                     say!("{:<16} {}", "", t.settings);
                 }
+            }
+            // The entries not valid, after the ones that work, each with its fix.
+            for (name, broken) in &config.broken {
+                say!(
+                    "{name:<16} {:<8} {}",
+                    "(invalid)",
+                    broken.url.as_deref().unwrap_or("")
+                );
+                say!("{:<16} {}", "", broken.problem);
             }
             // Two names for one place (a config edited by hand; `target add` refuses it):
             // one target's deposits under two names, each with its own credentials.

@@ -99,6 +99,29 @@ impl TargetConfig {
 pub struct Config {
     #[serde(default)]
     pub targets: BTreeMap<String, TargetConfig>,
+    /// The entries that are not valid (a misspelt key, a number in quotes), by name: never
+    /// opened, named when asked for, and kept in the file as written when it is saved.
+    /// One lab member's typo does not take every other target away.
+    #[serde(skip)]
+    pub broken: BTreeMap<String, BrokenEntry>,
+}
+
+/// A target's entry in the config file that is not valid.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BrokenEntry {
+    /// Its `url`, where that much is a string.
+    pub url: Option<String>,
+    /// What is wrong, where, and the fix.
+    pub problem: String,
+}
+
+/// The config file as TOML tables, each target's entry not yet read: what is left to
+/// stand on when one entry is not valid.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigTables {
+    #[serde(default)]
+    targets: BTreeMap<String, toml::Spanned<toml::Value>>,
 }
 
 /// The names the targets in the config file at `path` are saved under, by identity (the
@@ -139,43 +162,39 @@ impl Config {
                 )));
             }
         };
-        toml::from_str(&text).map_err(|e| {
-            // The message and its line, not the line itself: a password written into the
-            // file by mistake is not to be printed.
-            let line = e
-                .span()
-                .map(|s| format!("line {}: ", text[..s.start].matches('\n').count() + 1))
-                .unwrap_or_default();
-            let secret_here = ["password", "secret", "token", "key"]
-                .iter()
-                .any(|word| e.message().starts_with(&format!("unknown field `{word}")));
-            let advice = if secret_here {
-                "; no secret goes in this file: `lodge target add NAME URL --secret-stdin` keeps \
-                 one in the keyring (or the private secrets.toml), or `secret_env` names the \
-                 environment variable that holds it"
-            } else {
-                ""
-            };
-            // A field the file should not have (or lacks) is an entry's; anything else is
-            // the file's own syntax (a bracket or a quote missing).
-            let fix = match [
-                "unknown field",
-                "missing field",
-                "invalid type",
-                "invalid value",
-            ]
-            .iter()
-            .any(|entry| e.message().starts_with(entry))
-            {
-                true => "fix or remove the entry",
-                false => "fix the file there",
-            };
-            ConfigError::new(format!(
-                "the config file {} is not valid: {line}{}{advice}; {fix}",
+        let whole = match toml::from_str::<Config>(&text) {
+            Ok(config) => return Ok(config),
+            Err(e) => e,
+        };
+        // A file that parses up to its targets' entries keeps the entries that are valid.
+        let Ok(tables) = toml::from_str::<ConfigTables>(&text) else {
+            return Err(ConfigError::new(format!(
+                "the config file {} is not valid: {}",
                 path.display(),
-                e.message().trim_end()
-            ))
-        })
+                invalid_because(&text, whole.span(), whole.message())
+            )));
+        };
+        let mut config = Config::default();
+        for (name, entry) in tables.targets {
+            let span = entry.span();
+            let value = entry.into_inner();
+            let url = value.get("url").and_then(|u| u.as_str()).map(String::from);
+            match value.clone().try_into::<TargetConfig>() {
+                Ok(t) => {
+                    config.targets.insert(name, t);
+                }
+                Err(e) => {
+                    let at = key_at_fault(&text, &name, &value, e.message()).unwrap_or(span);
+                    let problem = format!(
+                        "target '{name}' in the config file {} is not valid: {}",
+                        path.display(),
+                        invalid_because(&text, Some(at), e.message())
+                    );
+                    config.broken.insert(name, BrokenEntry { url, problem });
+                }
+            }
+        }
+        Ok(config)
     }
 
     /// The config at [`config_path`].
@@ -197,9 +216,10 @@ impl Config {
         let text = toml::to_string_pretty(self)
             .map_err(|e| ConfigError::new(format!("cannot encode the config: {e}")))?;
         // Written over the file as it is, so its comments and layout stay (a lab documents
-        // its targets there); a file that does not parse is written anew.
+        // its targets there), and so do the entries that are not valid, as written; a file
+        // that does not parse is written anew.
         let text = match std::fs::read_to_string(path) {
-            Ok(old) => keeping_layout(&old, &text).unwrap_or(text),
+            Ok(old) => keeping_layout(&old, &text, &self.broken).unwrap_or(text),
             Err(_) => text,
         };
         let tmp = path.with_extension("toml.tmp");
@@ -229,6 +249,8 @@ impl Config {
                  takes one name; change '{other}' instead, or remove it first"
             )));
         }
+        // Written anew, an entry that was not valid is replaced.
+        self.broken.remove(name);
         self.targets.insert(name.to_string(), target);
         Ok(())
     }
@@ -257,16 +279,107 @@ impl Config {
         )))
     }
 
-    /// Remove a target; true if it was there.
-    pub fn remove_target(&mut self, name: &str) -> bool {
-        self.targets.remove(name).is_some()
+    /// The identity of the place the target `name` stands for now, if it can be worked out;
+    /// for an entry that is not valid, its URL's alone (a secret stored for it is then
+    /// dropped, not sent to another place, when it is written anew with other settings).
+    pub fn place_of(&self, name: &str) -> Option<String> {
+        match (self.targets.get(name), self.broken.get(name)) {
+            (Some(t), _) => scope_id_of(name, t).ok(),
+            (None, Some(broken)) => {
+                let url = broken.url.clone()?;
+                scope_id_of(
+                    name,
+                    &TargetConfig {
+                        url,
+                        ..TargetConfig::default()
+                    },
+                )
+                .ok()
+            }
+            (None, None) => None,
+        }
     }
+
+    /// Remove a target, valid or not; true if it was there.
+    pub fn remove_target(&mut self, name: &str) -> bool {
+        let broken = self.broken.remove(name).is_some();
+        self.targets.remove(name).is_some() || broken
+    }
+}
+
+/// Where in `text` the key of target `name`'s entry (`entry`) that `message` is about is
+/// written: the one it names (an unknown field), or the one whose value alone is refused
+/// (a number in quotes). `None` for a problem of the entry as a whole (a missing field).
+fn key_at_fault(
+    text: &str,
+    name: &str,
+    entry: &toml::Value,
+    message: &str,
+) -> Option<std::ops::Range<usize>> {
+    let named = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split('`').next());
+    let key = match named {
+        Some(key) => key.to_string(),
+        None => entry.as_table()?.iter().find_map(|(key, value)| {
+            let mut alone = toml::Table::new();
+            alone.insert("url".into(), toml::Value::String(String::new()));
+            alone.insert(key.clone(), value.clone());
+            toml::Value::Table(alone)
+                .try_into::<TargetConfig>()
+                .is_err()
+                .then(|| key.clone())
+        })?,
+    };
+    let doc = toml_edit::Document::parse(text).ok()?;
+    let entry = doc.get("targets")?.get(name)?.as_table_like()?;
+    entry.get_key_value(&key)?.0.span()
+}
+
+/// Why TOML `text` is not a valid config, `message` as the parser said it at `span`: the
+/// line, the message and the fix. The line's text is not quoted: a password written into
+/// the file by mistake is not to be printed.
+fn invalid_because(text: &str, span: Option<std::ops::Range<usize>>, message: &str) -> String {
+    let line = span
+        .and_then(|s| text.get(..s.start))
+        .map(|before| format!("line {}: ", before.matches('\n').count() + 1))
+        .unwrap_or_default();
+    let secret_here = ["password", "secret", "token", "key"]
+        .iter()
+        .any(|word| message.starts_with(&format!("unknown field `{word}")));
+    let advice = if secret_here {
+        "; no secret goes in this file: `lodge target add NAME URL --secret-stdin` keeps one \
+         in the keyring (or the private secrets.toml), or `secret_env` names the environment \
+         variable that holds it"
+    } else {
+        ""
+    };
+    // A field the file should not have (or lacks) is an entry's; anything else is the
+    // file's own syntax (a bracket or a quote missing).
+    let fix = match [
+        "unknown field",
+        "missing field",
+        "invalid type",
+        "invalid value",
+    ]
+    .iter()
+    .any(|entry| message.starts_with(entry))
+    {
+        true => "fix or remove the entry",
+        false => "fix the file there",
+    };
+    format!("{line}{}{advice}; {fix}", message.trim_end())
 }
 
 /// `fresh` (the config as Lodge writes it) laid over `old` (the file as it is): the
 /// targets' tables and settings of `old` that `fresh` still has keep their place and the
-/// comments around them; the rest is removed or added. `None` when either does not parse.
-fn keeping_layout(old: &str, fresh: &str) -> Option<String> {
+/// comments around them; the rest is removed or added, but for the entries `broken` names,
+/// kept as they are. `None` when either does not parse.
+fn keeping_layout(
+    old: &str,
+    fresh: &str,
+    broken: &BTreeMap<String, BrokenEntry>,
+) -> Option<String> {
     use toml_edit::{DocumentMut, Item, Table};
     let mut doc: DocumentMut = old.parse().ok()?;
     let fresh: DocumentMut = fresh.parse().ok()?;
@@ -283,7 +396,7 @@ fn keeping_layout(old: &str, fresh: &str) -> Option<String> {
             Item::Table(t)
         })
         .as_table_mut()?;
-    targets.retain(|name, _| wanted.contains_key(name));
+    targets.retain(|name, _| wanted.contains_key(name) || broken.contains_key(name));
     for (name, settings) in wanted.iter() {
         let Some(settings) = settings.as_table() else {
             continue;
@@ -388,10 +501,88 @@ mod tests {
         let said = Config::load(&path).unwrap_err().to_string();
         assert!(said.contains("is not valid: line 1: "), "{said}");
         assert!(said.ends_with("; fix the file there"), "{said}");
-        std::fs::write(&path, "[targets.lab]\nurl = \"s3://b/p\"\ncolour = 1\n").unwrap();
+        std::fs::write(&path, "[target.lab]\nurl = \"s3://b/p\"\n").unwrap();
         let said = Config::load(&path).unwrap_err().to_string();
-        assert!(said.contains("unknown field `colour`"), "{said}");
+        assert!(said.contains("line 1: unknown field `target`"), "{said}");
         assert!(said.ends_with("; fix or remove the entry"), "{said}");
+        std::fs::write(&path, "[targets.lab]\nurl = \"s3://b/p\"\ncolour = 1\n").unwrap();
+        let config = Config::load(&path).unwrap();
+        let said = &config.broken["lab"].problem;
+        assert!(
+            said.starts_with(&format!(
+                "target 'lab' in the config file {} is not valid: line 3: unknown field `colour`",
+                path.display()
+            )),
+            "{said}"
+        );
+        assert!(said.ends_with("; fix or remove the entry"), "{said}");
+    }
+
+    /// One entry not valid leaves the others to use; asked for by name it is refused with
+    /// its problem, and a name not saved lists it as not used.
+    #[test]
+    fn an_entry_not_valid_is_set_aside_and_named_when_asked_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let text = "[targets.a]\nurl = \"s3://b/p\"\n\n[targets.lab]\nurl = \"s3://b/q\"\n\
+                    part_size = \"16M\"\n\n[targets.z]\nfiles_at_once = 2\n";
+        std::fs::write(&path, text).unwrap();
+        let config = Config::load(&path).unwrap();
+        assert_eq!(config.targets.keys().collect::<Vec<_>>(), ["a"]);
+        let lab = &config.broken["lab"];
+        assert_eq!(lab.url.as_deref(), Some("s3://b/q"));
+        assert!(
+            lab.problem.contains("line 6: invalid type: string \"16M\""),
+            "{lab:?}"
+        );
+        // A field missing is the entry's, said at its header.
+        let z = &config.broken["z"].problem;
+        assert!(z.contains("line 8: missing field `url`"), "{z}");
+        let refused = open::resolve(&config, "lab").unwrap_err().to_string();
+        assert_eq!(refused, lab.problem);
+        let unknown = open::resolve(&config, "lob").unwrap_err().to_string();
+        assert!(
+            unknown.contains("(known: a; not valid, so not used: lab, z)"),
+            "{unknown}"
+        );
+    }
+
+    /// Saving keeps an entry not valid as it is written (a lab's config is written by
+    /// hand too) until it is written anew or removed.
+    #[test]
+    fn saving_keeps_an_entry_not_valid_as_written_until_replaced_or_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        let broken = "[targets.lab]\n# the lab's bucket\nurl = \"s3://b/q\"\nregion = 4\n";
+        std::fs::write(&path, broken).unwrap();
+        let mut config = Config::load(&path).unwrap();
+        let s3 = |url: &str| TargetConfig {
+            url: url.into(),
+            ..TargetConfig::default()
+        };
+        config.set_target("a", s3("s3://lab-b/p")).unwrap();
+        config.save(&path).unwrap();
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert!(written.starts_with(broken), "{written}");
+        assert!(Config::load(&path).unwrap().broken.contains_key("lab"));
+
+        config.set_target("lab", s3("s3://lab-b/q")).unwrap();
+        config.save(&path).unwrap();
+        let written = Config::load(&path).unwrap();
+        assert!(written.broken.is_empty(), "{written:?}");
+        assert_eq!(written.targets["lab"], s3("s3://lab-b/q"));
+        assert!(
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .contains("# the lab's bucket")
+        );
+
+        std::fs::write(&path, broken).unwrap();
+        let mut config = Config::load(&path).unwrap();
+        assert!(config.remove_target("lab"));
+        config.save(&path).unwrap();
+        let written = std::fs::read_to_string(&path).unwrap();
+        assert!(!written.contains("lab"), "{written}");
     }
 
     #[test]

@@ -139,6 +139,9 @@ pub fn resolve(config: &Config, name_or_url: &str) -> Result<(String, TargetConf
     if let Some(t) = config.targets.get(name_or_url) {
         return Ok((name_or_url.to_string(), t.clone()));
     }
+    if let Some(broken) = config.broken.get(name_or_url) {
+        return Err(ConfigError::new(broken.problem.clone()));
+    }
     if name_or_url.contains("://") {
         if let Some((shown, why)) = crate::targets::http::credentials_in_url(name_or_url) {
             return Err(ConfigError::new(format!("target '{shown}': {why}")));
@@ -197,8 +200,13 @@ pub fn no_such_target(config: &Config, name: &str) -> String {
     let meant = crate::wording::closest(name, known.iter().copied(), 0.6)
         .map(|m| format!("did you mean '{m}'? "))
         .unwrap_or_default();
+    // The entries not valid are named too: the one meant may be among them.
+    let not_valid = match config.broken.keys().map(String::as_str).collect::<Vec<_>>() {
+        names if names.is_empty() => String::new(),
+        names => format!("; not valid, so not used: {}", names.join(", ")),
+    };
     format!(
-        "there is no target named '{name}' ({meant}known: {})",
+        "there is no target named '{name}' ({meant}known: {}{not_valid})",
         if known.is_empty() {
             "none".to_string()
         } else {

@@ -164,7 +164,10 @@ fn target_row(app: &mut LodgeApp, ui: &mut egui::Ui, t: &ConfiguredTarget) {
         ui.label(format!("({})", t.summary.kind));
         ui.label(&t.summary.url);
     });
-    ui.label(format!("Credentials: {}", t.summary.credentials));
+    // (None said for an entry that is not valid: its problem is.)
+    if !t.summary.credentials.is_empty() {
+        ui.label(format!("Credentials: {}", t.summary.credentials));
+    }
     if !t.summary.settings.is_empty() {
         ui.label(format!("Settings: {}", t.summary.settings));
     }
