@@ -104,6 +104,9 @@ pub enum Command {
     History {
         #[command(flatten)]
         filter: report::ItemFilter,
+        /// Only these jobs (the numbers other commands print, `job 12` or `#12`; repeatable).
+        #[arg(long = "job", value_name = "JOB", value_parser = parse_job)]
+        jobs: Vec<i64>,
         /// One JSON array of every job, with its dataset, target, state, record and times.
         #[arg(long, conflicts_with = "csv")]
         json: bool,
@@ -145,9 +148,12 @@ pub enum Command {
         /// Keep printing new events as they are written (by any process).
         #[arg(long)]
         follow: bool,
-        /// Start with the last N events.
+        /// Start with the last N events (a note says when earlier ones are left out).
         #[arg(long, default_value_t = 200)]
         tail: usize,
+        /// Every event from the first (an audit's export), not only the last --tail.
+        #[arg(long, conflicts_with = "tail")]
+        all: bool,
         /// Only this dataset's events (its number, folder, name or key prefix of 8 or more characters).
         #[arg(long, value_name = "DATASET", conflicts_with = "job")]
         dataset: Option<String>,
@@ -313,6 +319,16 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 /// (a lab keeps results for some), so up to a century, past which it is a typo.
 fn parse_age(s: &str) -> Result<Duration, String> {
     const CENTURY: Duration = Duration::from_secs(100 * 366 * 24 * 3600);
+    // humantime reads `m` as minutes and `M` as months: an age of results to forget, given
+    // as `6m`, is as likely meant as half a year, and minutes would forget nearly every one.
+    let units = s.split(|c: char| c.is_ascii_digit() || c.is_whitespace() || c == '.');
+    if let Some(unit) = units.into_iter().find(|unit| *unit == "m" || *unit == "M") {
+        let number: String = s.chars().take_while(|c| c.is_ascii_digit()).collect();
+        return Err(format!(
+            "'{s}': `{unit}` could be minutes or months; write {number}months, or {number}min \
+             for minutes"
+        ));
+    }
     parse_at_most(s, "an age", (CENTURY, "a century"), "90d, 26weeks, 2years")
 }
 
@@ -728,14 +744,23 @@ async fn run(db: &Database, command: Command) -> anyhow::Result<ExitCode> {
         Command::Dismiss { jobs, target } => deposit::dismiss(db, &jobs, target.as_deref()),
         Command::Verify(args) => verify::verify(db, args).await,
         Command::Status { filter, json } => report::status(db, &filter, json),
-        Command::History { filter, json, csv } => report::history(db, &filter, json, csv),
+        Command::History {
+            filter,
+            jobs,
+            json,
+            csv,
+        } => report::history(db, &filter, &jobs, json, csv),
         Command::Log {
             follow,
             tail,
+            all,
             dataset,
             job,
             json,
-        } => report::log(db, follow, tail, dataset.as_deref(), job, json).await,
+        } => {
+            let tail = if all { usize::MAX } else { tail };
+            report::log(db, follow, tail, dataset.as_deref(), job, json).await
+        }
         Command::Forget {
             older_than,
             target,
@@ -824,6 +849,28 @@ mod tests {
             refused.contains("give one like 127.0.0.1:8080"),
             "{refused}"
         );
+    }
+
+    /// `m` is minutes to humantime and `M` months: an age asked in either is refused with
+    /// both spelt out, not read as minutes (forgetting nearly every result).
+    #[test]
+    fn an_age_in_m_is_refused_as_minutes_or_months() {
+        for (given, unit) in [("6m", "m"), ("6M", "M"), ("1y 6m", "m")] {
+            let said = super::parse_age(given).unwrap_err();
+            assert!(
+                said.contains(&format!("`{unit}` could be minutes or months")),
+                "{given}: {said}"
+            );
+        }
+        assert_eq!(
+            super::parse_age("6m").unwrap_err(),
+            "'6m': `m` could be minutes or months; write 6months, or 6min for minutes"
+        );
+        assert_eq!(
+            super::parse_age("6months").unwrap().as_secs(),
+            6 * 2_630_016
+        );
+        assert_eq!(super::parse_age("6min").unwrap().as_secs(), 360);
     }
 
     #[test]

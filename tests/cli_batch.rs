@@ -1197,7 +1197,13 @@ fn log_tail_past_a_page_prints_the_newest_and_a_datasets_log_has_its_own_events(
         .args(["log", "--json", "--tail", "1200"])
         .output()
         .unwrap();
-    let ids: Vec<i64> = text(&out)
+    // The earlier ones left out are said, on standard error (the lines stay JSON).
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "note: only the last 1200 events shown, the earlier ones left out: `--tail N` shows \
+         more, `--all` every one\n"
+    );
+    let ids: Vec<i64> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| {
             serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
@@ -1208,14 +1214,21 @@ fn log_tail_past_a_page_prints_the_newest_and_a_datasets_log_has_its_own_events(
     assert_eq!(ids.len(), 1200);
     assert_eq!(*ids.last().unwrap(), last, "the newest is there");
     assert_eq!(ids[0], last - 1199);
-    // A tail past every event (past i64::MAX, past u64::MAX's half) shows them all.
-    for tail in ["9223372036854775808", "10000000000000000000"] {
+    // A tail past every event (past i64::MAX, past u64::MAX's half) shows them all, as
+    // `--all` does, with nothing said left out.
+    for tail in [
+        &["--tail", "9223372036854775808"][..],
+        &["--tail", "10000000000000000000"],
+        &["--all"],
+    ] {
         let out = lodge(&db)
-            .args(["log", "--json", "--tail", tail])
+            .args(["log", "--json"])
+            .args(tail)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{tail}: {}", text(&out));
-        assert_eq!(text(&out).lines().count() as i64, last, "{tail}");
+        assert!(out.stderr.is_empty(), "{tail:?}: {}", text(&out));
+        assert!(out.status.success(), "{tail:?}: {}", text(&out));
+        assert_eq!(text(&out).lines().count() as i64, last, "{tail:?}");
     }
 
     let out = lodge(&db)
@@ -1279,7 +1292,14 @@ async fn log_of_one_dataset_or_one_job_shows_only_its_events() {
     );
     let (code, t) = log(&["--job", &job_one.to_string(), "--tail", "1"]);
     assert_eq!(code, Some(0), "{t}");
-    assert_eq!(t.lines().count(), 1, "the last event only: {t}");
+    // (Standard output, then the note on standard error.)
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines.len(), 2, "the last event only, and the note: {t}");
+    assert_eq!(
+        lines[1],
+        "note: only the last 1 event shown, the earlier ones left out: `--tail N` shows more, \
+         `--all` every one"
+    );
     assert!(t.contains(&format!("job {job_one} created sbx-")), "{t}");
 
     // As JSON Lines: one object a line, every key on every line.
@@ -3995,7 +4015,7 @@ async fn forgotten_results_leave_the_records_and_a_new_deposit_is_answered_exist
         &[
             "nothing to forget: no result was recorded longer ago than 0s",
             "note: nothing was ever deposited to sandbox+http://127.0.0.1:1",
-            "`lodge status` names the targets used",
+            "from this database; the targets it has used: sandbox+http://127.0.0.1:",
         ],
     );
     let before = sandbox.stats().requests;
@@ -4028,6 +4048,24 @@ async fn forgotten_results_leave_the_records_and_a_new_deposit_is_answered_exist
         &text(&forget),
         &["forgot 2 recorded results; the servers still hold the records"],
     );
+    // The log keeps what went, and why.
+    let log = lodge_with(&db, &["log", "--json"]).await;
+    let forgotten: Vec<serde_json::Value> = String::from_utf8_lossy(&log.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["kind"] == "forgotten")
+        .collect();
+    assert_eq!(forgotten.len(), 1, "{}", text(&log));
+    assert_eq!(forgotten[0]["target"], sandbox.target_url().as_str());
+    assert_eq!(
+        forgotten[0]["message"],
+        "2 recorded results forgotten (`lodge forget --older-than 0s`): a deposit of their \
+         keys asks the server again; the records stay there"
+    );
+    // An age in `m` is refused: minutes or months?
+    let ambiguous = lodge_with(&db, &["forget", "--older-than", "6m", "--yes"]).await;
+    assert_eq!(ambiguous.status.code(), Some(2), "{}", text(&ambiguous));
+    assert_all(&text(&ambiguous), &["write 6months, or 6min for minutes"]);
 
     // With nothing recorded locally, the deposit goes to the server, which arbitrates: the
     // records it holds answer "exists", and no second record is made.
@@ -4365,8 +4403,38 @@ async fn status_and_history_list_only_the_datasets_states_and_target_asked_for()
     assert_eq!(names(&landed), ["ds001"], "{}", text(&landed));
     let by_name = status(&["ds002", "ds001"]).await;
     assert_eq!(names(&by_name), ["ds001", "ds002"], "{}", text(&by_name));
+    // Asked about one target, a dataset with nothing there is new there: what is left
+    // to send to it.
     let by_target = status(&["--target", &url]).await;
-    assert_eq!(names(&by_target), ["ds001"], "{}", text(&by_target));
+    assert_eq!(
+        names(&by_target),
+        ["ds001", "ds002"],
+        "{}",
+        text(&by_target)
+    );
+    assert_all(
+        &text(&by_target),
+        &[&format!("new        {url}: not deposited there yet")],
+    );
+    let left = status(&["--target", &url, "--state", "new"]).await;
+    assert_eq!(names(&left), ["ds002"], "{}", text(&left));
+    // A target this database never used (`localhost` for `127.0.0.1`): said, with the
+    // ones it used, not passed off as every dataset still to send.
+    let elsewhere = url.replace("127.0.0.1", "localhost");
+    for command in ["status", "history"] {
+        let typo = lodge_with(&db, &[command, "--target", &elsewhere]).await;
+        assert!(typo.status.success(), "{}", text(&typo));
+        assert!(
+            String::from_utf8_lossy(&typo.stderr).contains(&format!(
+                "note: nothing was ever deposited to {elsewhere} from this database; the \
+                 targets it has used: {url}"
+            )),
+            "{command}: {}",
+            text(&typo)
+        );
+    }
+    let used = status(&["--target", &url]).await;
+    assert!(used.stderr.is_empty(), "{}", text(&used));
 
     let none = status(&["--state", "failed"]).await;
     assert!(none.status.success());
@@ -4402,6 +4470,18 @@ async fn status_and_history_list_only_the_datasets_states_and_target_asked_for()
     assert_eq!(String::from_utf8_lossy(&csv.stdout).lines().count(), 2);
     let not_a_job_state = history(&["--state", "new"]).await;
     assert_eq!(not_a_job_state.status.code(), Some(2));
+    // A job by its number, as the other commands print it; `#1` is not taken for dataset 1.
+    let job = history(&["--job", "#1"]).await;
+    assert!(job.status.success(), "{}", text(&job));
+    assert_all(&text(&job), &["job 1", "deposited ds001"]);
+    let no_job = history(&["--job", "7"]).await;
+    assert_eq!(no_job.status.code(), Some(2), "{}", text(&no_job));
+    let hashed = history(&["#1"]).await;
+    assert_eq!(hashed.status.code(), Some(2), "{}", text(&hashed));
+    assert_all(
+        &text(&hashed),
+        &["'#1' is a job's number, and these are datasets: `lodge history --job 1`"],
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

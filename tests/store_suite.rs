@@ -934,8 +934,20 @@ fn the_latest_check_of_each_deposit_is_kept_apart_from_older_ones(b: Backend) {
         [(TARGET.to_string(), 2)]
     );
     assert_eq!(store.results_older_than(0, Some("other")).unwrap(), []);
-    assert_eq!(store.forget_results(0, Some(TARGET)).unwrap(), 2);
+    assert_eq!(store.forget_results(0, Some(TARGET), "a test").unwrap(), 2);
     assert_eq!(store.results_older_than(0, None).unwrap(), []);
+    // What went is in the log, by target, with why.
+    let forgotten: Vec<_> = (store.events_after(0, 10_000).unwrap().into_iter())
+        .filter(|e| e.kind == EventKind::Forgotten)
+        .collect();
+    assert_eq!(forgotten.len(), 1, "{forgotten:?}");
+    assert_eq!(forgotten[0].target.as_deref(), Some(TARGET));
+    assert!(
+        forgotten[0]
+            .message
+            .starts_with("2 recorded results forgotten (a test)"),
+        "{forgotten:?}"
+    );
     let again = store
         .enqueue_deposit(
             two.dataset_id.unwrap(),
@@ -982,7 +994,7 @@ fn reports_read_the_same_on_every_backend(b: Backend) {
     assert_eq!(store.latest_jobs().unwrap().len(), 2);
     assert_eq!(store.result_fingerprints().unwrap().len(), 1);
     assert_eq!(store.dataset_summaries().unwrap().len(), 2);
-    assert_eq!(store.forget_results(-1, Some(TARGET)).unwrap(), 1);
+    assert_eq!(store.forget_results(-1, Some(TARGET), "a test").unwrap(), 1);
 }
 
 /// A copy of the lab's folder 1 (the same files, so with the same metadata the same key),
@@ -1226,7 +1238,7 @@ fn a_copys_deposit_is_its_twins_job_and_stays_so_after_forget(b: Backend) {
         ids(landed_deposits(&store, two, None).unwrap()),
         [lease.job.id]
     );
-    assert_eq!(store.forget_results(-60_000, None).unwrap(), 1);
+    assert_eq!(store.forget_results(-60_000, None, "a test").unwrap(), 1);
     assert_eq!(
         ids(landed_deposits(&store, two, Some(TARGET)).unwrap()),
         [lease.job.id]
@@ -1355,7 +1367,7 @@ fn status_reports_a_dataset_deposited_again_by_the_job_that_deposited_it(b: Back
 
     // Its result forgotten (`lodge forget`): still the job that deposited it, not its
     // replay, in both.
-    assert_eq!(store.forget_results(-60_000, None).unwrap(), 1);
+    assert_eq!(store.forget_results(-60_000, None, "a test").unwrap(), 1);
     let rows = store.status_rows().unwrap();
     let row = rows.iter().find(|r| r.dataset == one).unwrap();
     assert_eq!(

@@ -537,6 +537,7 @@ pub fn cancel(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Resu
             let ids = store.active_job_ids(Some(&scope))?;
             if ids.is_empty() {
                 say!("no job still to do for {scope}: nothing to cancel");
+                super::target_arg::note_if_never_used(&store, &scope)?;
                 return Ok(ExitCode::SUCCESS);
             }
             ids
@@ -620,6 +621,7 @@ pub fn dismiss(db: &Database, jobs: &[i64], target: Option<&str>) -> anyhow::Res
         && ids.is_empty()
     {
         say!("nothing failed or refused for {scope}: nothing to dismiss");
+        super::target_arg::note_if_never_used(&store, scope)?;
     }
     let why = format!(
         "dismissed by {} (`lodge dismiss`): given up on; the history keeps it",

@@ -51,6 +51,16 @@ pub struct ItemFilter {
 /// (every removed one of that name): its jobs and events stay, under it. Anything else is
 /// the error naming the selector.
 fn dataset_or_removed(store: &Store, selector: &str, listing: Listing) -> anyhow::Result<Vec<i64>> {
+    // `#12` is how job numbers are written: a job is not a dataset.
+    if let Some(job) = selector.strip_prefix('#')
+        && !job.is_empty()
+        && job.bytes().all(|b| b.is_ascii_digit())
+    {
+        anyhow::bail!(
+            "'{selector}' is a job's number, and these are datasets: `lodge history --job \
+             {job}` lists that job (`lodge log --job {job}` its events)"
+        );
+    }
     let e = match super::add::select_datasets(store, &[selector.to_string()], false) {
         Ok(named) => return Ok(vec![named[0].id]),
         Err(e) => e,
@@ -275,6 +285,35 @@ fn pending_not_listed(
     Ok(lines)
 }
 
+/// A `new` line on `target` for each dataset of `rows` that has none there (never queued
+/// there, nor deposited there by a copy with its key).
+fn not_on_target(rows: &[StatusRow], target: &str) -> Vec<StatusRow> {
+    let there: HashSet<i64> = rows
+        .iter()
+        .filter(|r| r.target.as_deref() == Some(target))
+        .map(|r| r.dataset)
+        .collect();
+    let mut seen = HashSet::new();
+    rows.iter()
+        .filter(|r| !there.contains(&r.dataset) && seen.insert(r.dataset))
+        .map(|r| StatusRow {
+            dataset: r.dataset,
+            name: r.name.clone(),
+            path: r.path.clone(),
+            key: r.key.clone(),
+            target: Some(target.to_string()),
+            state: "new".into(),
+            job: None,
+            identifier: None,
+            url: None,
+            attempts: 0,
+            last_error: None,
+            earlier_identifier: None,
+            shared_with: None,
+        })
+        .collect()
+}
+
 pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<ExitCode> {
     // Taken by `--state` so as to say where they are, rather than clap's nearest value.
     if filter.states.iter().any(|s| s == "dismissed") {
@@ -299,6 +338,12 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         .collect();
     let failed_items = all_rows.iter().filter(|r| r.state == "failed").count() as u64;
     let listed_jobs: HashSet<i64> = all_rows.iter().filter_map(|r| r.job).collect();
+    let mut all_rows = all_rows;
+    if let Some(target) = &wanted.target {
+        // Asked about one target, a dataset not deposited there is new there, whatever
+        // went elsewhere: "what is left to send to the lab's repository?"
+        all_rows.extend(not_on_target(&all_rows, target));
+    }
     let rows: Vec<StatusRow> = all_rows
         .into_iter()
         .filter(|r| wanted.wants(Some(r.dataset), r.target.as_deref(), &r.state))
@@ -411,6 +456,9 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     } else if rows.is_empty() {
         say!("no items match (of {listed}); `lodge status` lists every one");
     }
+    if let Some(scope) = &wanted.target {
+        super::target_arg::note_if_never_used(&store, scope)?;
+    }
     // Running items nothing sends now (their process killed, or their lease run out), by
     // target: one command takes over all of a target's, said after the list.
     let mut left_running = HashSet::new();
@@ -439,6 +487,14 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
             // No job anywhere: nothing to say of a target, a job or its attempts.
             say!(
                 "{:>4} {} {key} {:<10} not deposited anywhere yet",
+                r.dataset,
+                padded(&r.name, 24),
+                r.state
+            );
+        } else if r.state == "new" {
+            // Listed for the target asked about, where it has no job.
+            say!(
+                "{:>4} {} {key} {:<10} {target}: not deposited there yet",
                 r.dataset,
                 padded(&r.name, 24),
                 r.state
@@ -800,11 +856,16 @@ fn jobs_to_dismiss(jobs: &[String], many: &str) -> String {
 pub fn history(
     db: &Database,
     filter: &ItemFilter,
+    jobs: &[i64],
     json: bool,
     csv: bool,
 ) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
     let wanted = filter.resolve(&store, Listing::History)?;
+    // A job that does not exist is named as `lodge log --job` names it.
+    for id in jobs {
+        store.job(*id)?;
+    }
     let all_rows = store.history()?;
     let listed = all_rows.len();
     // Who queued each is said where more than one person or machine did (a shared
@@ -831,6 +892,7 @@ pub fn history(
         .into_iter()
         // A job given up on is `dismissed` to `--state`, as the window's filter has it: not
         // among the failed still to retry.
+        .filter(|r| jobs.is_empty() || jobs.contains(&r.job))
         .filter(|r| {
             let state = match r.dismissed_at {
                 Some(_) => "dismissed",
@@ -866,6 +928,9 @@ pub fn history(
             say!("no deposits yet");
         } else if rows.is_empty() {
             say!("no jobs match (of {listed}); `lodge history` lists every one");
+        }
+        if let Some(scope) = &wanted.target {
+            super::target_arg::note_if_never_used(&store, scope)?;
         }
         let names = super::target_arg::TargetNames::load();
         for (r, removed) in rows.iter().zip(&removed) {
@@ -998,14 +1063,33 @@ pub async fn log(
         (None, None) => LogFilter::All,
     };
     let last = last_event_id(&store)?;
+    // Said before the events (an export piped to a file would otherwise be quietly short).
+    let left_out = |shown: usize| {
+        say_err!(
+            "note: only the last {} shown, the earlier ones left out: `--tail N` shows more, \
+             `--all` every one",
+            count_of(shown as u64, "event", "events")
+        )
+    };
     let mut after = match filter {
         // A tail past every event shows them all (one past i64::MAX would wrap).
-        LogFilter::All => last
-            .saturating_sub(i64::try_from(tail).unwrap_or(i64::MAX))
-            .max(0),
+        LogFilter::All => {
+            let after = last
+                .saturating_sub(i64::try_from(tail).unwrap_or(i64::MAX))
+                .max(0);
+            let first = store.events_after(0, 1)?.first().map(|e| e.id);
+            if tail > 0 && first.is_some_and(|first| first <= after) {
+                left_out(tail);
+            }
+            after
+        }
         // One job's or dataset's events: the last `tail` of them, read through the jobs.
         LogFilter::Job(id) => {
-            print_last(&store.events_for_job(id)?, tail, print_event);
+            let events = store.events_for_job(id)?;
+            if tail > 0 && events.len() > tail {
+                left_out(tail);
+            }
+            print_last(&events, tail, print_event);
             last
         }
         LogFilter::Dataset(ref ids) => {
@@ -1015,6 +1099,9 @@ pub async fn log(
             }
             events.sort_by_key(|e| e.id);
             events.dedup_by_key(|e| e.id);
+            if tail > 0 && events.len() > tail {
+                left_out(tail);
+            }
             print_last(&events, tail, print_event);
             last
         }
@@ -1103,13 +1190,8 @@ pub fn forget(
             age_text(older_than)
         );
         // A target this database never used is most likely a typo: say so.
-        if let Some(scope) = target.as_deref()
-            && store.target_url(scope)?.is_none()
-        {
-            say!(
-                "note: nothing was ever deposited to {scope} from this database; `lodge \
-                 status` names the targets used"
-            );
+        if let Some(scope) = target.as_deref() {
+            super::target_arg::note_if_never_used(&store, scope)?;
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -1155,10 +1237,11 @@ pub fn forget(
         );
         return Ok(ExitCode::FAILURE);
     }
-    let n = store.forget_results(age, target.as_deref())?;
+    let why = format!("`lodge forget --older-than {}`", age_text(older_than));
+    let n = store.forget_results(age, target.as_deref(), &why)?;
     say!(
-        "forgot {}{shared}; the servers still hold the records",
-        count_of(n as u64, "recorded result", "recorded results")
+        "forgot {}{shared}; the servers still hold the records (`lodge log` keeps what went)",
+        count_of(n, "recorded result", "recorded results")
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -1186,10 +1269,13 @@ fn age_text(age: Duration) -> String {
     let secs = age.as_secs();
     match secs {
         0 => "0s".into(),
+        YEAR => "1year".into(),
+        MONTH => "1month".into(),
         s if s % YEAR == 0 => format!("{}years", s / YEAR),
         s if s % MONTH == 0 => format!("{}months", s / MONTH),
         s if s % 86_400 == 0 => format!("{}d", s / 86_400),
         s if s % 3_600 == 0 => format!("{}h", s / 3_600),
+        s if s % 60 == 0 => format!("{}min", s / 60),
         s => format!("{s}s"),
     }
 }
@@ -1200,7 +1286,9 @@ mod tests {
 
     #[test]
     fn an_age_is_written_back_as_it_was_given_and_reads_as_the_same_age() {
-        for given in ["2years", "1years", "3months", "90d", "26weeks", "36h", "0s"] {
+        for given in [
+            "2years", "1years", "3months", "1month", "90d", "26weeks", "36h", "30min", "0s",
+        ] {
             let age = humantime::parse_duration(given).unwrap();
             let written = age_text(age);
             assert_eq!(humantime::parse_duration(&written).unwrap(), age, "{given}");
@@ -1217,5 +1305,9 @@ mod tests {
             age_text(humantime::parse_duration("26weeks").unwrap()),
             "182d"
         );
+        for (given, written) in [("1y", "1year"), ("1month", "1month"), ("30min", "30min")] {
+            let age = humantime::parse_duration(given).unwrap();
+            assert_eq!(age_text(age), written, "{given}");
+        }
     }
 }

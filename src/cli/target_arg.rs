@@ -184,6 +184,30 @@ pub(super) fn stored_target_scope(store: &Store, name_or_url: &str) -> anyhow::R
     )
 }
 
+/// Said when `scope` (what `--target` named) was never deposited to from `store`: most
+/// likely a typo, or another spelling of a target's address (`localhost` for `127.0.0.1`),
+/// which an empty answer would pass off as "all clear". Names the targets it has used.
+pub(super) fn note_if_never_used(store: &Store, scope: &str) -> anyhow::Result<()> {
+    if store.target_url(scope)?.is_some() {
+        return Ok(());
+    }
+    let names = TargetNames::load();
+    let used: Vec<String> = store
+        .target_scopes()?
+        .iter()
+        .map(|used| super::output::shell_word(names.of(used)).into_owned())
+        .collect();
+    let used = match used.is_empty() {
+        true => "none yet".to_string(),
+        false => used.join(", "),
+    };
+    say_err!(
+        "note: nothing was ever deposited to {scope} from this database; the targets it has \
+         used: {used}"
+    );
+    Ok(())
+}
+
 /// The target jobs were queued for, to send `keys` again: the configured target with that
 /// identity, else the URL it was last opened from (which the store keeps: for DataCite it
 /// holds the prefix, repository and state that the identity leaves out). When it cannot be

@@ -64,6 +64,9 @@ pub enum EventKind {
     /// A check (`lodge verify`, the window's Verify) found a drafting target's deposit
     /// published since on the repository's pages: a draft no more.
     Published,
+    /// `lodge forget` dropped a target's recorded results: their next deposit asks the
+    /// server again. The records stay on the server.
+    Forgotten,
 }
 
 impl EventKind {
@@ -92,11 +95,12 @@ impl EventKind {
             EventKind::Repair => "repair",
             EventKind::Dismissed => "dismissed",
             EventKind::Published => "published",
+            EventKind::Forgotten => "forgotten",
         }
     }
 
     /// Every kind, in the order of the log's vocabulary.
-    pub const ALL: [EventKind; 23] = [
+    pub const ALL: [EventKind; 24] = [
         EventKind::Added,
         EventKind::Rescanned,
         EventKind::Edited,
@@ -120,6 +124,7 @@ impl EventKind {
         EventKind::Repair,
         EventKind::Dismissed,
         EventKind::Published,
+        EventKind::Forgotten,
     ];
 
     pub fn parse(s: &str) -> Option<EventKind> {

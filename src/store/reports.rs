@@ -476,14 +476,43 @@ impl Store {
         })
     }
 
-    pub fn forget_results(&self, older_than_ms: i64, target: Option<&str>) -> Result<usize> {
+    /// Drop the results recorded longer ago than `older_than_ms` (of `target` alone, when
+    /// given), logging, in the same transaction, how many of each target's went and `why`
+    /// (`lodge forget --older-than 90d`, say). Returns how many went.
+    pub fn forget_results(
+        &self,
+        older_than_ms: i64,
+        target: Option<&str>,
+        why: &str,
+    ) -> Result<u64> {
         let before = now_ms() - older_than_ms;
-        self.with(|db| {
-            db.run(
-                "DELETE FROM results
-                 WHERE recorded_at < ?1 AND (CAST(?2 AS TEXT) IS NULL OR target = ?2)",
+        self.write(|db| {
+            let by_target: Vec<(String, i64)> = db.all(
+                "SELECT target, count(*) FROM results
+                 WHERE recorded_at < ?1 AND (CAST(?2 AS TEXT) IS NULL OR target = ?2)
+                 GROUP BY target ORDER BY target",
                 args![before, target],
-            )
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?;
+            let mut total = 0;
+            for (target, n) in by_target {
+                total += db.run(
+                    "DELETE FROM results WHERE recorded_at < ?1 AND target = ?2",
+                    args![before, &target],
+                )? as u64;
+                let event = super::NewEvent {
+                    target: Some(target),
+                    kind: Some(super::EventKind::Forgotten),
+                    message: format!(
+                        "{} forgotten ({why}): a deposit of their keys asks the server again; \
+                         the records stay there",
+                        crate::wording::count_of(n as u64, "recorded result", "recorded results")
+                    ),
+                    ..super::NewEvent::default()
+                };
+                super::events::insert_event(db, &event, &self.actor)?;
+            }
+            Ok(total)
         })
     }
 }
