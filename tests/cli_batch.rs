@@ -2113,6 +2113,61 @@ async fn a_file_lost_from_a_removed_datasets_deposit_is_repaired_once_its_folder
     assert!(t.contains("repaired dataset "), "{t}");
 }
 
+/// A file lost from the deposit of a dataset whose folder was moved since: the advice of
+/// `status` and `verify` is to add the folder where it is now, not a repair that has no
+/// folder to send from; added there (the same key), the repair by the old number sends
+/// from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_file_lost_from_a_moved_folders_deposit_is_repaired_from_where_it_is_added_now() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let folder = lab.folder("moved", &[("data.csv", b"t,v\n1,2\n")]);
+    let store = lab.store("lodge.db");
+    let (_, key) = add(&store, &folder, &metadata("Moved, then lost"));
+    let csv = store.document(&key).unwrap().unwrap().manifest[0].clone();
+    deposit_all(&db, &sandbox.target_url()).await;
+    let blob = sandbox
+        .data_dir()
+        .join(format!("blobs/sha256/{}", csv.sha256));
+    std::fs::remove_file(&blob).unwrap();
+    let now_at = lab.path("elsewhere");
+    std::fs::rename(&folder, &now_at).unwrap();
+
+    let out = lodge_with(&db, &["verify", "1"]).await;
+    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{t}");
+    let gone = format!(
+        "dataset 1 moved's folder {} is not there (moved or deleted): `lodge add` it where it \
+         is now first",
+        folder.display()
+    );
+    assert_all(&t, &[&gone]);
+    let status = text(&lodge_with(&db, &["status"]).await);
+    assert_all(
+        &status,
+        &[&format!(
+            "its folder {} is not there (moved or deleted): `lodge add` it where it is now, \
+             then `lodge verify 1 --target",
+            folder.display()
+        )],
+    );
+    let refused = text(&lodge_with(&db, &["verify", "1", "--repair"]).await);
+    assert_all(
+        &refused,
+        &["is not on this machine (moved or deleted): add it where it is now"],
+    );
+    assert!(!blob.exists());
+
+    let out = lodge_with(&db, &["add", &now_at.to_string_lossy()]).await;
+    assert!(out.status.success(), "{}", text(&out));
+    let out = lodge_with(&db, &["verify", "1", "--repair"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert!(t.contains("repaired dataset 1 moved"), "{t}");
+    assert!(blob.exists(), "sent again from the folder where it is now");
+}
+
 /// A file lost from the deposit of a dataset removed from the list whose folder is listed
 /// again with other content: adding the folder again would add nothing, and the advice
 /// says the deposited files are no longer in it, not to add it and repair by number.

@@ -36,10 +36,12 @@ impl Core {
                 let job = s.job(job)?;
                 let document = manifest_of(s, &job);
                 let read = read_back_for(s, &job, asked);
-                Ok((job, document, read))
+                // A repair sends from a folder here with the deposit's key.
+                let sent_from = crate::engine::repair::from_a_folder_here(s, &job);
+                Ok((job, document, read, sent_from))
             })
             .await;
-        let (job, document, read) = match found {
+        let (job, document, read, sent_from) = match found {
             Ok(found) => found,
             Err(e) => {
                 return self.out().notice(Notice::error(format!(
@@ -80,7 +82,8 @@ impl Core {
         let progress = read_back_progress(self.out(), job.id, read, document.total_size());
         let logged_job = job.clone();
         let (notice, logged) = if repair {
-            let done = repair_deposit(target.as_ref(), &job, &document, read, &progress).await;
+            let done =
+                repair_deposit(target.as_ref(), &sent_from, &document, read, &progress).await;
             let notice = subject.repair_notice(&done);
             let logged = self.db(move |s| log_repair(s, &logged_job, &done)).await;
             (notice, logged)

@@ -420,10 +420,30 @@ pub(super) fn damage_hint(store: &Store, found: &str, dataset: i64, scope: &str)
         false => "",
     };
     if found.contains(" is missing") {
-        format!("`lodge verify {dataset} --target {target} --repair{token}` sends lost files again")
+        let repair = format!("`lodge verify {dataset} --target {target} --repair{token}`");
+        match folder_gone_here(store, dataset) {
+            Some(path) => format!(
+                "its folder {} is not there (moved or deleted): `lodge add` it where it is \
+                 now, then {repair} sends lost files again",
+                crate::wording::on_one_line(&path)
+            ),
+            None => format!("{repair} sends lost files again"),
+        }
     } else {
         format!("`lodge verify {dataset} --target {target}{token}` says what can mend it")
     }
+}
+
+/// The folder of `dataset`, added on this machine, when it is not there and no dataset
+/// added here with its key has its folder here: a repair would have nothing to send from.
+fn folder_gone_here(store: &Store, dataset: i64) -> Option<String> {
+    let d = store.dataset(dataset).ok()??;
+    let here = |path: &str| std::path::Path::new(path).is_dir();
+    if here(&d.path) || store.added_elsewhere(d.id).ok()?.is_some() {
+        return None;
+    }
+    let copies = store.copies_of_key(&d.key?, Some(d.id)).ok()?;
+    (!copies.iter().any(|copy| here(&copy.path))).then_some(d.path)
 }
 
 #[cfg(test)]

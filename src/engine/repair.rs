@@ -66,6 +66,28 @@ async fn unchanged_in_folder(
     })
 }
 
+/// The deposit's `job` as a repair sends its files: from its dataset's folder, or, where
+/// that folder is not on this machine (moved, deleted), from the folder of a dataset added
+/// here with the same key (the folder added again where it is now, a copy): the same key is
+/// the same files. As it was when there is none.
+pub fn from_a_folder_here(store: &Store, job: &JobRow) -> JobRow {
+    let here = |path: &str| Path::new(path).is_dir();
+    if job.dataset_path.as_deref().is_some_and(here) {
+        return job.clone();
+    }
+    let copies = store
+        .copies_of_key(&job.key, job.dataset_id)
+        .unwrap_or_default();
+    match copies.into_iter().find(|copy| here(&copy.path)) {
+        Some(copy) => JobRow {
+            dataset_id: Some(copy.dataset_id),
+            dataset_path: Some(copy.path),
+            ..job.clone()
+        },
+        None => job.clone(),
+    }
+}
+
 /// What a repair of one deposit did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Repair {
@@ -160,8 +182,9 @@ pub async fn repair_watched(
     };
     if !Path::new(root).is_dir() {
         return refuse(format!(
-            "its folder {root} is not on this machine: put it back, or repair from the \
-             machine that has it"
+            "its folder {root} is not on this machine (moved or deleted): add it where it is \
+             now (`lodge add FOLDER`, or drop it on the window), then repair again; or repair \
+             on the machine that has it"
         ));
     }
     // The target's own way back (by default the deposit's upload: every file of the
