@@ -2113,6 +2113,49 @@ async fn a_file_lost_from_a_removed_datasets_deposit_is_repaired_once_its_folder
     assert!(t.contains("repaired dataset "), "{t}");
 }
 
+/// A dataset deposited, changed, rescanned and deposited again has two deposits on the
+/// target: `verify` tells them apart, the earlier key's by its job, in the lines and the
+/// JSON.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn verify_tells_the_deposit_of_a_datasets_earlier_key_from_its_current_one() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let folder = lab.folder("twice", &[("data.csv", b"t,v\n1,2\n")]);
+    let store = lab.store("lodge.db");
+    add(&store, &folder, &metadata("Twice"));
+    deposit_all(&db, &sandbox.target_url()).await;
+    std::fs::write(folder.join("data.csv"), b"t,v\n1,3\n").unwrap();
+    assert!(lodge_with(&db, &["scan", "1"]).await.status.success());
+    deposit_all(&db, &sandbox.target_url()).await;
+
+    let out = lodge_with(&db, &["verify", "1"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[
+            "intact   dataset 1 twice (its earlier key's deposit, job 1) on ",
+            "intact   dataset 1 twice on ",
+        ],
+    );
+    let json = lodge_with(&db, &["verify", "1", "--json"]).await;
+    let checked: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let earlier: Vec<(i64, bool)> = (checked.as_array().unwrap().iter())
+        .map(|d| {
+            (
+                d["job"].as_i64().unwrap(),
+                d["earlier_key"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(earlier.len(), 2, "{checked:#}");
+    assert!(
+        earlier.contains(&(1, true)) && earlier.contains(&(2, false)),
+        "{earlier:?}"
+    );
+}
+
 /// A file lost from the deposit of a dataset whose folder was moved since: the advice of
 /// `status` and `verify` is to add the folder where it is now, not a repair that has no
 /// folder to send from; added there (the same key), the repair by the old number sends
@@ -5520,6 +5563,7 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
             "target": sandbox.target_url(),
             "target_label": checked[0]["target_label"],
             "key": key.to_hex(),
+            "earlier_key": false,
             "identifier": identifier,
             "url": checked[0]["url"],
             "verdict": "damaged",

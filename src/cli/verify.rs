@@ -61,14 +61,21 @@ struct Deposit {
     dataset: i64,
     name: String,
     job: JobRow,
+    /// The deposit is of a key the dataset had before its last scan or edit: one of two
+    /// (or more) deposits of it on the target, told apart in the lines.
+    earlier_key: bool,
 }
 
 impl Deposit {
     /// "dataset 3 ocean-temps on Local sandbox at …, record ID", for the text lines (a
     /// dataset's number said as such: `#12` is a job's elsewhere).
     fn head(&self, target: &str) -> String {
+        let earlier = match self.earlier_key {
+            true => format!(" (its earlier key's deposit, job {})", self.job.id),
+            false => String::new(),
+        };
         format!(
-            "dataset {} {} on {target}, record {}",
+            "dataset {} {}{earlier} on {target}, record {}",
             self.dataset,
             self.name,
             self.job.identifier.as_deref().unwrap_or_default()
@@ -115,6 +122,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
         deposits.extend(found.map(|job| Deposit {
             dataset: dataset.id,
             name: dataset.name.clone(),
+            earlier_key: dataset.key.is_some_and(|key| key != job.key),
             job,
         }));
     }
@@ -148,6 +156,7 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
                 dataset,
                 name: format!("{name} (removed)"),
                 job,
+                earlier_key: false,
             });
         }
     }
@@ -807,6 +816,7 @@ fn as_json(deposit: &Deposit, finding: &Finding) -> serde_json::Value {
         "target": job.target,
         "target_label": finding.label,
         "key": job.key.to_hex(),
+        "earlier_key": deposit.earlier_key,
         "identifier": job.identifier,
         "url": job.url,
         "verdict": verdict,
