@@ -343,6 +343,48 @@ fn the_first_deposit_landing_does_not_move_the_rows() {
     assert_eq!(w.harness.get_by_label("soil-cores").rect(), before);
 }
 
+/// A check runs once at a time: while *Verify deposited* checks, its button waits
+/// ("Verifying…"), and so do a deposit's own Verify, Verify bytes and Repair while it is
+/// checked ("Checking…"); a second press would check, or read back, everything again. Each
+/// is offered again once its check ends.
+#[test]
+fn a_check_running_holds_its_buttons_until_it_ends() {
+    let mut w = Window::open(FaultConfig::default());
+    let id = w.add_folder(&citable_folder(&w.lab, "soil-cores", "Soil cores 2026"));
+    w.deposit_row(id);
+    w.harness.step();
+    let slow = FaultConfig {
+        latency_ms: 1_500,
+        ..FaultConfig::default()
+    };
+    w.harness.state().send(Command::SetSandboxFaults(slow));
+    w.harness
+        .get_by_label("Verify deposited (1)")
+        .click_accesskit();
+    w.harness.run_steps(2);
+    let waiting = w.harness.get_by_label("Verifying…");
+    assert!(waiting.accesskit_node().is_disabled());
+    w.wait("the check's notice", |app| {
+        !gui::notices_with(app, "is intact").is_empty()
+    });
+    w.harness.step();
+    let again = w.harness.get_by_label("Verify deposited (1)");
+    assert!(!again.accesskit_node().is_disabled());
+
+    w.open_details("soil-cores", |d| !d.jobs.is_empty());
+    w.harness.step();
+    w.harness.get_by_label("Verify").click_accesskit();
+    w.harness.run_steps(2);
+    let checking = w.harness.get_by_label("Checking…");
+    assert!(checking.accesskit_node().is_disabled());
+    assert!(w.harness.query_by_label("Verify bytes").is_none());
+    w.wait("the second notice", |app| {
+        gui::notices_with(app, "is intact").len() == 2
+    });
+    w.harness.step();
+    w.harness.get_by_label("Verify bytes");
+}
+
 /// A check of more than five deposits says it started; its findings take that notice's
 /// place, rather than "a notice follows" staying beside them.
 #[test]

@@ -15,7 +15,7 @@ use super::export::{ExportFormat, write_history};
 use super::model::Notice;
 use super::service::{Command, Repaint, ServiceConfig};
 use super::settings::{Settings, this_year};
-use super::update::{DatasetJobs, Details, FolderChanged, Update};
+use super::update::{CheckOf, DatasetJobs, Details, FolderChanged, Update};
 use crate::catalog::{RecordedDataset, record_folder, scan_dataset_folder};
 use crate::content::{HashProgress, HashWatch, Metadata, SkippedEntry, metadata_from_folder};
 use crate::engine::Engine;
@@ -56,7 +56,30 @@ impl Drop for LogWatch {
     }
 }
 
+/// A check the window asked for, running: the window is told it ended when this is
+/// dropped, however it ends (a notice, an error, a panic unwinding the task).
+pub(super) struct CheckRunning {
+    out: Outbox,
+    of: Option<CheckOf>,
+}
+
+impl Drop for CheckRunning {
+    fn drop(&mut self) {
+        if let Some(of) = self.of.take() {
+            self.out.send(Update::CheckEnded(of));
+        }
+    }
+}
+
 impl Outbox {
+    /// See [`CheckRunning`].
+    pub(super) fn check_running(&self, of: CheckOf) -> CheckRunning {
+        CheckRunning {
+            out: self.clone(),
+            of: Some(of),
+        }
+    }
+
     pub fn new(tx: std::sync::mpsc::Sender<Update>, repaint: Repaint) -> Outbox {
         Outbox {
             tx,
@@ -347,9 +370,18 @@ impl Core {
             Command::SaveTarget(form) => self.save_target(form).await,
             Command::RemoveTarget(name) => self.remove_target(name).await,
             Command::TestTarget(name) => self.test_target(name).await,
-            Command::VerifyDeposit { job, read } => self.verify_deposit(job, read, false).await,
-            Command::VerifyDatasets { ids, target } => self.verify_datasets(ids, target).await,
-            Command::RepairDeposit { job } => self.verify_deposit(job, ReadBack::Sizes, true).await,
+            Command::VerifyDeposit { job, read } => {
+                let _ends = self.out.check_running(CheckOf::Deposit(job));
+                self.verify_deposit(job, read, false).await
+            }
+            Command::VerifyDatasets { ids, target } => {
+                let _ends = self.out.check_running(CheckOf::Target(target.clone()));
+                self.verify_datasets(ids, target).await
+            }
+            Command::RepairDeposit { job } => {
+                let _ends = self.out.check_running(CheckOf::Deposit(job));
+                self.verify_deposit(job, ReadBack::Sizes, true).await
+            }
         }
     }
 

@@ -29,4 +29,4 @@ pub use service::{AppService, Command, Opener, Repaint, ServiceConfig, ViewNotWr
 pub use settings::{Settings, this_year};
 pub use status::{DedupStatus, StatusKind, paused_target_fix};
 pub use targets::{ConfiguredTarget, TargetField, TargetForm, TargetTest};
-pub use update::{DatasetJobs, Details, Startup, TargetInfo, Update};
+pub use update::{CheckOf, DatasetJobs, Details, Startup, TargetInfo, Update};

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use super::settings::Settings;
 use super::status::DedupStatus;
 use super::targets::{ConfiguredTarget, TargetField, TargetTest};
-use super::update::{DatasetJobs, Details, Startup, TargetInfo, Update};
+use super::update::{CheckOf, DatasetJobs, Details, Startup, TargetInfo, Update};
 use crate::content::{ContentKey, FieldProblem, Metadata};
 use crate::engine::EngineEvent;
 use crate::engine::verify::verdict_of;
@@ -304,6 +304,11 @@ pub struct Model {
     /// Deposits being read back by bytes (Verify bytes, Repair), by job: bytes read of the
     /// deposit's size.
     pub reading_back: HashMap<i64, (u64, u64)>,
+    /// The checks asked of the window and not ended yet: their buttons wait (a second
+    /// press would check, or read back, everything again). Marked as they are asked
+    /// ([`Model::check_asked`]), cleared by [`Update::CheckEnded`].
+    /// (In a cell: asked from a panel that reads the model as it draws.)
+    pub checks_running: std::cell::RefCell<HashSet<CheckOf>>,
     pub details: Option<Details>,
     /// Every job of the dataset last asked to be removed, kept current as its jobs change
     /// ([`Model::removal_deposits`]).
@@ -328,6 +333,17 @@ pub struct Model {
 }
 
 impl Model {
+    /// A check was asked for (its command sent): its buttons wait from this frame on, not
+    /// from when the service gets to it.
+    pub fn check_asked(&self, of: CheckOf) {
+        self.checks_running.borrow_mut().insert(of);
+    }
+
+    /// Whether a check of `of` asked of the window is still running.
+    pub fn check_running(&self, of: &CheckOf) -> bool {
+        self.checks_running.borrow().contains(of)
+    }
+
     pub fn rows(&self) -> &[DatasetEntry] {
         &self.rows
     }
@@ -853,6 +869,9 @@ impl Model {
             Update::PausedTargets(paused) => {
                 self.paused_targets = paused.into_iter().collect();
                 self.version += 1;
+            }
+            Update::CheckEnded(of) => {
+                self.checks_running.get_mut().remove(&of);
             }
             Update::ReadBack { job, progress } => match progress {
                 Some(progress) => {

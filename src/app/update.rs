@@ -91,6 +91,15 @@ pub struct DatasetJobs {
     pub jobs: Result<Vec<JobRow>, String>,
 }
 
+/// What a check asked of the window is of: one deposit (by its job), or every deposit
+/// listed on a target (Verify deposited). One is asked at a time: its buttons wait until
+/// it ends ([`Update::CheckEnded`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CheckOf {
+    Deposit(i64),
+    Target(String),
+}
+
 /// One message from background work to the window.
 #[derive(Clone, Debug)]
 pub enum Update {
@@ -143,6 +152,9 @@ pub enum Update {
         job: i64,
         progress: Option<(u64, u64)>,
     },
+    /// A check asked of the window (Verify, Verify bytes, Repair, Verify deposited) is
+    /// over, whatever it found: its buttons are offered again.
+    CheckEnded(CheckOf),
     /// Jobs as they are now (after queueing or retrying).
     Jobs(Vec<JobRow>),
     /// These jobs landed `existing` on finding their record after their own attempt's answer

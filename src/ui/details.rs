@@ -7,7 +7,7 @@ use egui::RichText;
 
 use super::metadata_form::{self, MetadataForm};
 use super::{LodgeApp, badge, format, table};
-use crate::app::{Command, DedupStatus, Notice, StatusKind, Update};
+use crate::app::{CheckOf, Command, DedupStatus, Notice, StatusKind, Update};
 use crate::content::{FieldProblem, Metadata, citation};
 use crate::store::{JobRow, JobState, replays_by_original};
 use crate::targets::ReadBack;
@@ -809,6 +809,7 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                             );
                         }
                         let checks = Checks {
+                            running: app.model.check_running(&CheckOf::Deposit(job.id)),
                             verify: landed && copys.is_none(),
                             read_back: landed
                                 && copys.is_none()
@@ -883,6 +884,8 @@ fn copy_of(job: &JobRow, id: i64) -> Option<String> {
 
 /// Which checks of a deposit its buttons offer.
 struct Checks {
+    /// A check of this deposit asked earlier is still running: its buttons wait.
+    running: bool,
     verify: bool,
     /// Verify bytes: not where the target keeps no files (nothing to read back).
     read_back: bool,
@@ -958,6 +961,14 @@ fn record_buttons(ui: &mut egui::Ui, record: Record<'_>, checks: Checks) -> Opti
         if let Some(why) = checks.elsewhere.as_deref().filter(|_| checks.verify) {
             ui.add_enabled(false, egui::Button::new("Verify").small())
                 .on_disabled_hover_text(why);
+            return;
+        }
+        if checks.running && (checks.verify || checks.read_back || checks.repair) {
+            ui.add_enabled(false, egui::Button::new("Checking…").small())
+                .on_disabled_hover_text(
+                    "This deposit is being checked (or repaired): a notice says what was found \
+                     when it is done",
+                );
             return;
         }
         let what = if checks.read_back {

@@ -23,7 +23,7 @@ pub mod table;
 pub mod targets_section;
 pub mod top_bar;
 
-use crate::app::{AppService, Command, DedupStatus, Model};
+use crate::app::{AppService, CheckOf, Command, DedupStatus, Model};
 use crate::wording::count_of;
 pub use format::Clock;
 
@@ -289,6 +289,16 @@ impl LodgeApp {
     }
 
     pub fn send(&self, command: Command) {
+        // A check's buttons wait from this frame until it ends (see `Model::check_asked`).
+        match &command {
+            Command::VerifyDeposit { job, .. } | Command::RepairDeposit { job } => {
+                self.model.check_asked(CheckOf::Deposit(*job))
+            }
+            Command::VerifyDatasets { target, .. } => {
+                self.model.check_asked(CheckOf::Target(target.clone()))
+            }
+            _ => {}
+        }
         self.service.send(command);
     }
 

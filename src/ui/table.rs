@@ -5,7 +5,7 @@ use egui::RichText;
 use egui_extras::{Column, TableBuilder};
 
 use super::{LodgeApp, badge, format};
-use crate::app::{Command, DedupStatus, Model, StatusKind};
+use crate::app::{CheckOf, Command, DedupStatus, Model, StatusKind};
 use crate::wording::count_of;
 
 pub const ROW_HEIGHT: f32 = 26.0;
@@ -318,11 +318,21 @@ fn toolbar(app: &mut LodgeApp, ui: &mut egui::Ui) {
         let landed = app.table.landed_ids.clone();
         if !app.model.rows().is_empty() {
             ui.separator();
+            let on = CheckOf::Target(app.target_id().to_string());
+            let verifying = app.model.check_running(&on);
             let verify = ui.add_enabled(
-                !landed.is_empty(),
-                egui::Button::new(format!("Verify deposited ({})", app.table.landed_count)),
+                !landed.is_empty() && !verifying,
+                egui::Button::new(match verifying {
+                    true => "Verifying…".to_string(),
+                    false => format!("Verify deposited ({})", app.table.landed_count),
+                }),
             );
-            let verify = if landed.is_empty() {
+            let verify = if verifying {
+                verify.on_disabled_hover_text(
+                    "The deposits on the chosen target are being checked: a notice says what \
+                     was found when it is done",
+                )
+            } else if landed.is_empty() {
                 verify.on_disabled_hover_text(
                     "None of the datasets listed has a deposit on the chosen target to check \
                      yet",
