@@ -598,6 +598,26 @@ fn verify_bytes_in_the_details_finds_a_file_replaced_by_other_bytes_of_its_size(
             )
         })
     });
+    // ...nor is it offered for them: it could only say it cannot.
+    w.harness.run_steps(2);
+    w.harness.get_by_label("Verify bytes");
+    assert!(w.harness.query_by_label("Repair").is_none());
+
+    // Deposit again: a replay, which mends nothing, and is said not to.
+    w.harness
+        .get_by_label("Deposit to Local sandbox")
+        .click_accesskit();
+    w.wait("the replay's warning", |app| {
+        !gui::notices_with(app, "soil-cores was found damaged when last checked").is_empty()
+    });
+    let (level, said) =
+        gui::notices_with(w.app(), "soil-cores was found damaged when last checked").remove(0);
+    assert_eq!(level, LogLevel::Warning);
+    assert!(
+        said.contains("README.txt has other bytes on the server")
+            && said.contains("a deposit replays a landed deposit and sends nothing"),
+        "{said}"
+    );
 }
 
 #[test]

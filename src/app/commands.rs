@@ -1007,12 +1007,20 @@ impl Core {
                 // (without them): the deposit says so, as `lodge deposit` does. A file
                 // changed or gone, the deposit refuses itself.
                 let mut grown = Vec::new();
+                let mut damaged = Vec::new();
                 for id in ids {
                     let Some(d) = s.dataset(id)? else { continue };
                     let problems = d.metadata.problems();
                     match d.key {
                         Some(key) if problems.is_empty() => {
                             let sent = s.lookup_result(&target, &key)?.is_none();
+                            if !sent
+                                && let Some(check) = s.latest_check(&target, &key)?
+                                && let Some((false, found)) =
+                                    crate::engine::verify::verdict_of(&check)
+                            {
+                                damaged.push((d.name.clone(), found.to_string()));
+                            }
                             if !d.metadata.access.is_open() && sent {
                                 restricted.push((d.name.clone(), d.metadata.access.clone()));
                             }
@@ -1066,6 +1074,7 @@ impl Core {
                     resumed,
                     restricted,
                     grown,
+                    damaged,
                 })
             })
             .await;
@@ -1080,9 +1089,14 @@ impl Core {
                 resumed,
                 restricted,
                 grown,
+                damaged,
             }) => {
                 // The engine's idle workers start on them now, not at their next look.
                 self.engine().wake();
+                if !damaged.is_empty() {
+                    self.out
+                        .notice(Notice::warning(damaged_replay_notice(&damaged)));
+                }
                 if !grown.is_empty() {
                     self.out
                         .notice(Notice::warning(grown_folders_notice(&grown)));
@@ -1553,6 +1567,30 @@ struct DepositPressed {
     restricted: Vec<(String, crate::content::FileAccess)>,
     /// Folders given files since their scan, sent without them (name, files added).
     grown: Vec<(String, usize)>,
+    /// Datasets whose deposit there replays, though its last check found it damaged
+    /// (name, what was found): the press mends nothing, and is said not to.
+    damaged: Vec<(String, String)>,
+}
+
+/// What a deposit says of datasets it replays whose last check found them `damaged`
+/// (name, what was found): the replay sends nothing, so mends nothing; the details'
+/// Repair and Verify are what do.
+fn damaged_replay_notice(damaged: &[(String, String)]) -> String {
+    let what = match damaged {
+        [(name, found)] => format!("{name} was found damaged when last checked ({found})"),
+        _ => format!(
+            "{} were found damaged when last checked",
+            (damaged.iter())
+                .map(|(name, _)| name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    format!(
+        "{what}: a deposit replays a landed deposit and sends nothing, so it mends nothing. \
+         In the details, Repair sends lost files again where the target takes them, and \
+         Verify checks again."
+    )
 }
 
 /// What a deposit says of folders `grown` (name, files added) since their scan: they are

@@ -723,12 +723,19 @@ impl Model {
         self.version += 1;
     }
 
-    /// Whether Repair can send lost files again to the target `scope_id` (one of the
-    /// picker's).
-    pub fn puts_back_files(&self, scope_id: &str) -> bool {
-        self.targets
-            .iter()
-            .any(|t| t.scope_id == scope_id && t.puts_back_files)
+    /// Whether Repair mends any of what a check `found` (its logged words) on the target
+    /// `scope_id`: a file lost, where the target takes files back; a file of the wrong size,
+    /// where it writes over one; a record gone, where it writes the record again. Offered
+    /// for nothing else (other bytes, another record): it could only say it cannot.
+    pub fn repair_mends(&self, scope_id: &str, found: &str) -> bool {
+        let Some(t) = self.targets.iter().find(|t| t.scope_id == scope_id) else {
+            return false;
+        };
+        let lost = found.contains(" is missing");
+        let wrong_size = found.contains(" on the server, ") && found.contains(" when deposited");
+        let record_gone = found.contains(" is gone: the server has no record of this key");
+        (t.puts_back_files && (lost || (t.repairs_sizes && wrong_size)))
+            || (t.repairs_records && record_gone)
     }
 
     /// Where the target `scope_id` keeps the files of the deposit of `key` of a dataset
@@ -1310,6 +1317,8 @@ mod tests {
             scope_id: scope.into(),
             label: format!("{label} — {scope}"),
             puts_back_files: false,
+            repairs_sizes: false,
+            repairs_records: false,
             keeps_files: false,
             makes_drafts: false,
             datasets_base: None,
@@ -1441,6 +1450,8 @@ mod tests {
             scope_id: scope.into(),
             label: scope.into(),
             puts_back_files: false,
+            repairs_sizes: false,
+            repairs_records: false,
             keeps_files: false,
             makes_drafts: false,
             datasets_base: None,

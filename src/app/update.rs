@@ -23,6 +23,11 @@ pub struct TargetInfo {
     /// Whether Repair can send a deposit's lost files there again
     /// ([`crate::targets::Target::files_can_be_put_back`]).
     pub puts_back_files: bool,
+    /// What a repair mends there besides lost files: a file of the wrong size written over
+    /// ([`crate::targets::Target::replaces_wrong_size_files`]), a record gone written
+    /// again ([`crate::targets::Target::rewrites_gone_records`]).
+    pub repairs_sizes: bool,
+    pub repairs_records: bool,
     /// Whether the target keeps the files, so Verify bytes has something to read back
     /// ([`crate::targets::Target::keeps_files`]).
     pub keeps_files: bool,

@@ -122,7 +122,7 @@ pub fn hover(status: &DedupStatus) -> String {
             finding,
             ..
         } => format!(
-            "Deposited as {identifier}, but the last check found it damaged on the server: {finding}. Deposit does not send a landed deposit again: put back what is missing or changed from the dataset's folder, then press Verify in the details panel."
+            "Deposited as {identifier}, but the last check found it damaged on the server: {finding}. Deposit does not send a landed deposit again (it replays it, sending nothing). In the details panel, Repair sends lost files again where the target takes them; else put back what is missing or changed on the server, then press Verify there."
         ),
         DedupStatus::NewVersion { identifier, .. } => format!(
             "Deposited to this target as {identifier} before its files or metadata changed. This version is not deposited here yet: Deposit creates its record, which InvenioRDM and Zenodo keep as the next version of {identifier} (DataCite relates the new DOI to it)."

@@ -794,8 +794,8 @@ fn attempts(app: &LodgeApp, ui: &mut egui::Ui, id: i64) {
                         // Offered once a check found it damaged, where lost files can be
                         // sent again.
                         let repairable = landed
-                            && app.model.damage(&job.key, &job.target).is_some()
-                            && app.model.puts_back_files(&job.target);
+                            && (app.model.damage(&job.key, &job.target))
+                                .is_some_and(|found| app.model.repair_mends(&job.target, found));
                         // A copy's deposit is checked from the copy's own details, which
                         // a check's log joins; a removed copy's, from the command line.
                         if let (true, Some(name)) = (landed, &copys) {

@@ -713,6 +713,8 @@ mod tests {
             scope_id: "sandbox+http://127.0.0.1:1".into(),
             label: "Local sandbox — test deposits".into(),
             puts_back_files: true,
+            repairs_sizes: false,
+            repairs_records: false,
             keeps_files: true,
             makes_drafts: false,
             datasets_base: None,
