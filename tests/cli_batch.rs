@@ -1785,6 +1785,74 @@ fn status_show_and_cancel_see_that_a_jobs_depositing_process_was_killed() {
     );
 }
 
+/// A job left running by a killed process, of the key its dataset had before a rescan:
+/// `show` says `lodge cancel` ends it, as `status` does, not a deposit (which sends the
+/// current key, and would leave the job running).
+#[test]
+fn show_says_to_cancel_an_earlier_keys_job_a_killed_process_left_running() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let pid = an_ended_process();
+    job_leased_to(&lab, &store, pid);
+    std::fs::write(lab.numbered_folder(1).join("later.csv"), b"1,2\n").unwrap();
+    let scan = lodge(&db).args(["scan", "1"]).output().unwrap();
+    assert!(scan.status.success(), "{}", text(&scan));
+
+    let t = text(&lodge(&db).args(["show", "1"]).output().unwrap());
+    assert!(
+        t.contains(
+            "which has ended: nothing is sending it now; it is of the dataset's earlier key, \
+             which no `lodge deposit` sends now (a deposit sends the current one): `lodge \
+             cancel 1` ends it"
+        ),
+        "{t}"
+    );
+}
+
+/// A `retry --all-failed` (or `deposit`) killed mid-job leaves its jobs running under a
+/// process that has ended: running `retry --all-failed` again takes them over and sends
+/// them, rather than saying there is nothing to retry while nothing sends them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn retry_all_failed_again_takes_over_the_jobs_a_killed_run_left_running() {
+    let lab = Lab::new();
+    let sandbox = lab.sandbox("sbx", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let (id, key) = add(&store, &lab.numbered_folder(1), &metadata("One"));
+    let scope = sandbox.target_url();
+    store.upsert_target(&scope, &scope, "a sandbox").unwrap();
+    store
+        .enqueue_deposits(&scope, &[(id, key)], Duration::from_secs(3600))
+        .unwrap();
+    let pid = an_ended_process();
+    let owner = format!("{}/{pid}/cafe", lodge::store::this_host());
+    let filter = lodge::store::ClaimFilter {
+        targets: vec![scope.clone()],
+        ..Default::default()
+    };
+    let claimed = store
+        .claim(&owner, Duration::from_secs(600), 8, &filter)
+        .unwrap();
+    assert!(matches!(claimed, lodge::store::Claim::Attempt { .. }));
+
+    let out = lodge_with(&db, &["retry", "--all-failed"]).await;
+    let t = text(&out);
+    assert!(out.status.success(), "{t}");
+    assert_all(
+        &t,
+        &[&format!(
+            "job 1 was left running by process {pid} on {}, which has ended: taking it over now",
+            lodge::store::this_host()
+        )],
+    );
+    assert_eq!(sandbox.stats().records, 1);
+    assert_eq!(
+        store.job(1).unwrap().state,
+        lodge::store::JobState::Deposited
+    );
+}
+
 /// An item waiting out a retry's backoff (or a server's Retry-After) is said to be sent
 /// when that wait ends, not "now": the deposit named would otherwise seem to hang.
 #[test]

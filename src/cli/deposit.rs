@@ -326,11 +326,28 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     // Jobs left on the queue of a target paused since (its credentials refused): the pause
     // said to run the command again once that is fixed, and this is that command.
     let paused: BTreeMap<String, String> = store.paused_targets()?.into_iter().collect();
+    // Jobs a killed process left running (a `retry` or `deposit` cut short): nothing sends
+    // them until one takes them over, and running the command again is how a person does.
+    crate::engine::expire_dead_leases(&store, &crate::engine::lease_owner())?;
+    let left_running =
+        |job: &JobRow| job.state == JobState::Running && !crate::engine::is_being_sent(job);
     let (ids, held) = if args.all_failed {
         let failed = store.failed_job_ids(None)?;
         let mut held = Vec::new();
         for scope in paused.keys() {
             held.extend(store.jobs(&store.active_job_ids(Some(scope))?)?);
+        }
+        let held_now: HashSet<i64> = held.iter().map(|j| j.id).collect();
+        for job in store.jobs(&store.active_job_ids(None)?)? {
+            // Of a dataset's current key only: an earlier key's job sends nothing now
+            // (`lodge status` names it, with `lodge cancel`).
+            let current = match job.dataset_id {
+                Some(id) => store.dataset(id)?.is_some_and(|d| d.key == Some(job.key)),
+                None => false,
+            };
+            if left_running(&job) && current && !held_now.contains(&job.id) {
+                held.push(job);
+            }
         }
         if failed.is_empty() && held.is_empty() {
             say!("no failed jobs: nothing to retry (`lodge status` shows every job's state)");
@@ -343,7 +360,9 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
         let held = store
             .jobs(&args.jobs)?
             .into_iter()
-            .filter(|j| j.state == JobState::Queued && paused.contains_key(&j.target))
+            .filter(|j| {
+                (j.state == JobState::Queued && paused.contains_key(&j.target)) || left_running(j)
+            })
             .collect();
         (args.jobs.clone(), held)
     };
@@ -458,11 +477,20 @@ pub async fn retry(db: &Database, args: RetryArgs) -> anyhow::Result<ExitCode> {
     }
     let names = super::target_arg::TargetNames::load();
     for job in &held {
-        say!(
-            "job {} waited on the queue while {} was paused: sending it now",
-            job.id,
-            names.of(&job.target)
-        );
+        match job.state {
+            JobState::Running => say!(
+                "job {} was left running by {}, which has ended: taking it over now",
+                job.id,
+                job.lease_owner
+                    .as_deref()
+                    .map_or("a process".to_string(), crate::engine::owner_text)
+            ),
+            _ => say!(
+                "job {} waited on the queue while {} was paused: sending it now",
+                job.id,
+                names.of(&job.target)
+            ),
+        }
     }
     if requeued.is_empty() && held.is_empty() && failed_left {
         say!("nothing was re-queued");

@@ -138,6 +138,9 @@ fn with_db_flag(line: &str, flag: &str) -> String {
 pub enum TakeOver<'a> {
     Command(&'a str),
     SaidBelow,
+    /// A job of the dataset's key before its last scan or edit (this job's number): no
+    /// `lodge deposit` sends it now, so none takes it over; `lodge cancel` ends it.
+    EarlierKey(i64),
 }
 
 /// Under a job that is `running`: who is sending it, or, when that process has ended (a
@@ -157,10 +160,19 @@ pub fn running_note(job: &JobRow, resume: TakeOver<'_>) -> Option<String> {
         TakeOver::SaidBelow => {
             "the `lodge deposit` below the list takes it over with the others".to_string()
         }
+        TakeOver::EarlierKey(job) => format!(
+            "it is of the dataset's earlier key, which no `lodge deposit` sends now (a deposit \
+             sends the current one): `lodge cancel {job}` ends it"
+        ),
     };
+    let cancel;
     let resume = match resume {
         TakeOver::Command(command) => command,
         TakeOver::SaidBelow => "lodge deposit",
+        TakeOver::EarlierKey(job) => {
+            cancel = format!("lodge cancel {job}");
+            &cancel
+        }
     };
     Some(if owner_alive(owner) == Some(false) {
         format!("sent by {holder}, which has ended: nothing is sending it now; {takes_over}")

@@ -439,7 +439,10 @@ fn print_text(
             }
             if j.state == JobState::Running {
                 let resume = deposit_command(store, &j.target, d.id);
-                let resume = super::output::TakeOver::Command(&resume);
+                let resume = match d.key == Some(j.key) {
+                    true => super::output::TakeOver::Command(&resume),
+                    false => super::output::TakeOver::EarlierKey(j.id),
+                };
                 if let Some(note) = super::output::running_note(j, resume) {
                     say!("            {note}");
                 }

@@ -47,16 +47,25 @@ pub const EARLIER_ANSWER_LOST: &str = "an earlier attempt's answer was lost, so 
                                        sending again";
 
 /// Whether an attempt of a job (its `events`, in order) left its outcome unknown, its
-/// answer lost, with no look-up since that found no record: only then may the job's own
-/// attempt have made what the server has.
+/// answer lost (or its process ended mid-attempt: killed, crashed, and the job taken over),
+/// with no look-up since that found no record: only then may the job's own attempt have
+/// made what the server has.
 pub fn answer_lost_in(events: &[EventRow]) -> bool {
     // A look-up that found no record since the lost answer says that attempt made none:
     // what the server had after it, another deposit of the same content made.
-    events.iter().fold(false, |unknown, e| match e.kind {
-        EventKind::RetryScheduled if e.message.contains(": outcome unknown") => true,
-        EventKind::Reconciled if e.message.starts_with(NONE_FOUND) => false,
-        _ => unknown,
-    })
+    let (unknown, _) = events
+        .iter()
+        .fold((false, false), |(unknown, sending), e| match e.kind {
+            EventKind::Attempt => (unknown, true),
+            EventKind::RetryScheduled if e.message.contains(": outcome unknown") => (true, false),
+            // An attempt under way when its lease was taken over: what it sent may have
+            // landed before its process ended.
+            EventKind::Reclaimed if sending => (true, false),
+            EventKind::Reconciled if e.message.starts_with(NONE_FOUND) => (false, false),
+            EventKind::RetryScheduled | EventKind::Reconciled => (unknown, false),
+            _ => (unknown, sending),
+        });
+    unknown
 }
 
 /// Whether a job's deposit (its `events`, in order) landed as `existing` on finding its
@@ -853,5 +862,12 @@ mod tests {
         assert!(!landed(&[&attempt, &lost, &attempt, &created]));
         assert!(!landed(&[&event(1, EventKind::Replay, "replayed")]));
         assert!(!landed(&[]));
+        // Its process ended mid-attempt (a kill), the job taken over: that attempt may
+        // have made the record found.
+        let reclaimed = event(2, EventKind::Reclaimed, "the lease of vm/1/ab ended");
+        assert!(landed(&[&attempt, &reclaimed, &attempt, &found]));
+        assert!(landed(&[&attempt, &reclaimed, &attempt, &exists]));
+        // Taken over with no attempt of its own under way: nothing of it was sent.
+        assert!(!landed(&[&reclaimed, &attempt, &found]));
     }
 }
