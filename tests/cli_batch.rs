@@ -1249,6 +1249,34 @@ fn log_tail_past_a_page_prints_the_newest_and_a_datasets_log_has_its_own_events(
     );
 }
 
+/// With more than one target, `log` names each deposit's target: two sandboxes both mint
+/// `sbx-000001`, and the lines would otherwise read the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn log_names_each_deposits_target_when_there_is_more_than_one() {
+    let lab = Lab::new();
+    let first = lab.sandbox("one", FaultConfig::default()).await;
+    let second = lab.sandbox("two", FaultConfig::default()).await;
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("One"));
+    for sandbox in [&first, &second] {
+        let out = lodge_with(
+            &db,
+            &["deposit", "--all", "--target", &sandbox.target_url()],
+        )
+        .await;
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    let log = text(&lodge_with(&db, &["log", "--dataset", "ds001"]).await);
+    assert_all(
+        &log,
+        &[
+            &format!("ds001: job 1 ({}) created sbx-000001", first.target_url()),
+            &format!("ds001: job 2 ({}) created sbx-000001", second.target_url()),
+        ],
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn log_of_one_dataset_or_one_job_shows_only_its_events() {
     let lab = Lab::new();

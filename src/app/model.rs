@@ -1193,6 +1193,15 @@ impl Model {
             self.version += 1;
         }
         let mut text = self.readable(&e.message);
+        // With more than one target, a deposit's line says which (each may mint the same
+        // `sbx-000001`), unless its words name it already.
+        if let Some(scope) = e.target.as_deref().filter(|_| self.targets.len() > 1) {
+            let label = self.target_label(scope);
+            let short = label.split(" — ").next().unwrap_or(label);
+            if !text.contains(short) && !text.contains(scope) {
+                text = format!("{short}: {text}");
+            }
+        }
         if !self.actor.is_empty() && e.actor != self.actor {
             // Another machine (or user) on a shared store: say who.
             text = format!("{} — {text}", e.actor);
@@ -1344,6 +1353,50 @@ mod tests {
         assert_eq!(
             model.readable("stored in webdav+http://h/lab/sub, not webdav+http://h/lab"),
             "stored in webdav+http://h/lab/sub, not lab"
+        );
+    }
+
+    /// With more than one target, a deposit's log line names its target (each may mint
+    /// `sbx-000001`), unless its words name it; with one, nothing is added.
+    #[test]
+    fn a_deposits_log_line_names_its_target_when_there_is_more_than_one() {
+        let target = |scope: &str, label: &str| TargetInfo {
+            scope_id: scope.into(),
+            label: format!("{label} — {scope}"),
+            puts_back_files: false,
+            repairs_sizes: false,
+            repairs_records: false,
+            keeps_files: false,
+            makes_drafts: false,
+            datasets_base: None,
+        };
+        let event = |id: i64, scope: &str, message: &str| EventRow {
+            target: Some(scope.into()),
+            ..EventRow::for_tests_saying(id, EventKind::Created, message)
+        };
+        let mut model = Model {
+            targets: vec![target("sandbox+http://a:1", "Local sandbox")],
+            ..Model::default()
+        };
+        model.apply(Update::Logged(vec![event(
+            1,
+            "sandbox+http://a:1",
+            "created sbx-000001",
+        )]));
+        assert_eq!(model.log.back().unwrap().text, "created sbx-000001");
+        model.targets.push(target("sandbox+http://b:2", "lab"));
+        model.apply(Update::Logged(vec![
+            event(2, "sandbox+http://b:2", "created sbx-000001"),
+            event(3, "sandbox+http://b:2", "queued for sandbox+http://b:2"),
+        ]));
+        let said: Vec<&str> = model.log.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(
+            said,
+            [
+                "created sbx-000001",
+                "lab: created sbx-000001",
+                "queued for lab"
+            ]
         );
     }
 

@@ -981,7 +981,9 @@ pub fn history(
 }
 
 /// One event a line: `TIME KIND NAME: job N MESSAGE [attempt, HTTP status, delay] (who)`.
-fn print_event(e: &EventRow, name: Option<String>) {
+/// One event as a line of `lodge log`: its time, kind, dataset, job, `target` (when it is
+/// to be named), words, and who.
+fn print_event(e: &EventRow, name: Option<String>, target: Option<&str>) {
     let mut extra = Vec::new();
     // An attempt's message says which attempt it is already.
     if let Some(a) = e.attempt.filter(|_| e.kind != EventKind::Attempt) {
@@ -996,6 +998,10 @@ fn print_event(e: &EventRow, name: Option<String>) {
     }
     let name = name.map(|n| format!("{n}: ")).unwrap_or_default();
     let job = e.job_id.map(|j| format!("job {j} ")).unwrap_or_default();
+    let job = match target {
+        Some(target) => format!("{job}({target}) "),
+        None => job,
+    };
     let extra = if extra.is_empty() {
         String::new()
     } else {
@@ -1038,6 +1044,10 @@ pub async fn log(
 ) -> anyhow::Result<ExitCode> {
     let store = db.open_existing()?;
     let names = RefCell::new(DatasetNames::default());
+    // With more than one target, each deposit's line names its target (each may mint
+    // `sbx-000001`).
+    let targets = super::target_arg::TargetNames::load();
+    let many_targets = store.target_scopes()?.len() > 1;
     let print_event = |e: &EventRow| {
         let name = names.borrow_mut().of(&store, e);
         match json {
@@ -1050,7 +1060,13 @@ pub async fn log(
                 });
                 say!("{}", event_json(e, name))
             }
-            false => print_event(e, name),
+            false => {
+                let target = (e.target.as_deref())
+                    .filter(|scope| many_targets && !e.message.contains(scope))
+                    .map(|scope| targets.of(scope))
+                    .filter(|name| !e.message.contains(name));
+                print_event(e, name, target)
+            }
         }
     };
     let filter = match (dataset, job) {
