@@ -3166,6 +3166,82 @@ fn a_focused_button_scrolled_out_of_sight_hands_the_focus_to_no_other_row() {
     );
 }
 
+/// The log shows a long dataset name shortened, so the event's words stay on the line;
+/// Copy puts the lines on the clipboard whole, each with its date and time, and says so
+/// for a moment (a clipboard shows nothing of itself).
+#[test]
+fn the_log_shortens_a_long_name_and_copy_gives_whole_lines_with_their_date() {
+    let mut w = Window::open(FaultConfig::default());
+    let long = "coastal-sediment-cores-from-the-north-sea-survey-2026-station-42";
+    w.add_folder(&w.lab.folder(long, &[("data.csv", b"t,v\n1,2\n")]));
+    w.wait("the added line", |app| {
+        app.model.log.iter().any(|l| l.kind == "added")
+    });
+    w.harness.run_steps(2);
+    let added = |app: &lodge::ui::LodgeApp| {
+        let line = app.model.log.iter().find(|l| l.kind == "added").unwrap();
+        (
+            lodge::ui::log_panel::line_text(app, line),
+            lodge::ui::log_panel::copied_line(app, line),
+        )
+    };
+    let (shown, whole) = added(w.app());
+    assert!(
+        shown.contains("coastal-sediment-cores-from-the-north-s…: added"),
+        "{shown}"
+    );
+    assert!(whole.contains(&format!("{long}: added")), "{whole}");
+    let copied = w.copied_by("Copy").expect("copied");
+    assert!(copied.lines().any(|l| l == whole), "{copied}");
+    // The date and time in full, UTC: `2026-12-08T00:04:30Z`.
+    let stamp = whole.split(' ').next().unwrap();
+    assert!(
+        stamp.len() == 20 && stamp.as_bytes()[10] == b'T' && stamp.ends_with('Z'),
+        "{whole}"
+    );
+    let count = copied.lines().count();
+    w.harness.get_by_label(&format!(
+        "{count} {} copied",
+        if count == 1 { "line" } else { "lines" }
+    ));
+}
+
+/// The window loads the newest few hundred events of the log: when there are earlier
+/// ones, the log panel says where they are, rather than pass the newest off as all.
+#[test]
+fn the_log_panel_says_where_the_events_it_did_not_load_are() {
+    let lab = support::Lab::new();
+    std::fs::create_dir_all(lab.path("app")).unwrap();
+    let store = lab.store("app/lodge.db");
+    for n in 0..600 {
+        store
+            .append_event(&lodge::store::NewEvent {
+                kind: Some(lodge::store::EventKind::Rescanned),
+                message: format!("filler {n}"),
+                ..Default::default()
+            })
+            .unwrap();
+    }
+    drop(store);
+    let cfg = gui::config(&lab, FaultConfig::default());
+    let mut w = Window::open_with(lab, cfg);
+    w.harness.run_steps(2);
+    assert!(w.app().model.earlier_events);
+    w.harness
+        .get_by_label("· earlier events: `lodge log --all`");
+
+    // A log that fits says nothing of the kind.
+    let mut fresh = Window::open(FaultConfig::default());
+    fresh.harness.run_steps(2);
+    assert!(!fresh.app().model.earlier_events);
+    assert!(
+        fresh
+            .harness
+            .query_by_label("· earlier events: `lodge log --all`")
+            .is_none()
+    );
+}
+
 /// The log's lines take the keyboard's focus (a click on them, or Tab): Home shows the
 /// first line, End the newest, Page Up and Down a page, and Up and Down scroll a line
 /// rather than move the table's selection.

@@ -304,6 +304,9 @@ pub struct Model {
     /// Deposits being read back by bytes (Verify bytes, Repair), by job: bytes read of the
     /// deposit's size.
     pub reading_back: HashMap<i64, (u64, u64)>,
+    /// The log has events from before the window opened that it did not load (it loads
+    /// the newest few hundred): the log panel says where they are.
+    pub earlier_events: bool,
     /// The checks asked of the window and not ended yet: their buttons wait (a second
     /// press would check, or read back, everything again). Marked as they are asked
     /// ([`Model::check_asked`]), cleared by [`Update::CheckEnded`].
@@ -1013,6 +1016,7 @@ impl Model {
         for e in &s.recent_events {
             self.push_event(e);
         }
+        self.earlier_events = s.earlier_events;
         // The store's word, whatever the recent events said (the pause may be older).
         self.paused_targets = s.paused_targets.into_iter().collect();
         if let Some(problem) = s.settings_problem {

@@ -191,6 +191,9 @@ pub(super) async fn open(
                 latest_jobs,
                 results: store.result_fingerprints()?,
                 published_drafts: store.published_drafts()?,
+                earlier_events: last > RECENT_EVENTS
+                    && (store.events_after(0, 1)?.first())
+                        .is_some_and(|first| first.id <= last - RECENT_EVENTS),
                 recent_events: store.events_after(last - RECENT_EVENTS, RECENT_EVENTS as usize)?,
                 removed: store.removed_datasets()?,
                 checks: store.latest_checks()?,

@@ -61,6 +61,8 @@ pub struct Startup {
     pub published_drafts: Vec<(String, String)>,
     /// The end of the event log, oldest first.
     pub recent_events: Vec<EventRow>,
+    /// The log has events before `recent_events` (the window shows the newest only).
+    pub earlier_events: bool,
     /// Datasets removed from the list, named as their removals logged them.
     pub removed: Vec<crate::store::RemovedDataset>,
     /// The latest check of every deposit ever checked (`lodge verify`, Verify).

@@ -55,6 +55,19 @@ impl Clock {
         }
     }
 
+    /// A timestamp in full, as RFC 3339 UTC (`2026-12-08T00:04:30Z`): what a line copied
+    /// out of the window carries, read later on another day.
+    pub fn stamp(self, at_ms: i64) -> String {
+        match self {
+            Clock::Fixed(_) => "----------T--:--:--Z".into(),
+            Clock::System => {
+                let t =
+                    std::time::UNIX_EPOCH + std::time::Duration::from_millis(at_ms.max(0) as u64);
+                humantime::format_rfc3339_seconds(t).to_string()
+            }
+        }
+    }
+
     /// A timestamp as `YYYY-MM-DD HH:MM` UTC.
     pub fn date_time(self, at_ms: i64) -> String {
         match self {

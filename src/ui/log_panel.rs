@@ -23,6 +23,8 @@ pub struct LogState {
     offset: f32,
     max_offset: f32,
     page: f32,
+    /// The lines last copied, and when (egui's clock): said beside the count for a moment.
+    copied: Option<(usize, f64)>,
 }
 
 /// The lines' place in the keyboard's focus order.
@@ -61,16 +63,34 @@ fn passes(line: &LogLine, min: Option<LogLevel>, dataset: Option<i64>) -> bool {
     min.is_none_or(|m| line.level >= m) && dataset.is_none_or(|d| line.dataset == Some(d))
 }
 
-/// One line as text (what Copy puts on the clipboard).
+/// The most of a dataset's name a line shows: a long one would push the event's words off
+/// the line (a line is cut at the panel's edge; its hover shows it whole).
+const NAME_SHOWN: usize = 40;
+
+/// One line as the panel shows it: the time of day, and a long name shortened.
 pub fn line_text(app: &LodgeApp, line: &LogLine) -> String {
+    line_as(app, line, app.clock.time(line.at), Some(NAME_SHOWN))
+}
+
+/// One line as Copy puts it on the clipboard: its date and time in full (read later, on
+/// another day), and the name whole.
+pub fn copied_line(app: &LodgeApp, line: &LogLine) -> String {
+    line_as(app, line, app.clock.stamp(line.at), None)
+}
+
+fn line_as(app: &LodgeApp, line: &LogLine, at: String, name_up_to: Option<usize>) -> String {
     let dataset = line
         .dataset
         .map(|d| app.model.dataset_name(d).unwrap_or_else(|| format!("#{d}")))
-        .map(|n| format!("{n}: "))
+        .map(|n| match name_up_to {
+            Some(most) if n.chars().count() > most => {
+                format!("{}…: ", n.chars().take(most - 1).collect::<String>())
+            }
+            _ => format!("{n}: "),
+        })
         .unwrap_or_default();
     format!(
-        "{} {:7} {:15} {dataset}{}",
-        app.clock.time(line.at),
+        "{at} {:7} {:15} {dataset}{}",
         line.level.label(),
         line.kind,
         line.text
@@ -208,17 +228,43 @@ fn filters(app: &mut LodgeApp, ui: &mut egui::Ui) {
         });
         if ui
             .button("Copy")
-            .on_hover_text("Copy the lines shown to the clipboard")
+            .on_hover_text(
+                "Copy the lines shown to the clipboard, each with its date and time (UTC)",
+            )
             .clicked()
         {
             let text: Vec<String> = app
                 .log
                 .shown
                 .iter()
-                .map(|&i| line_text(app, &app.model.log[i]))
+                .map(|&i| copied_line(app, &app.model.log[i]))
                 .collect();
             ui.ctx().copy_text(text.join("\n"));
+            app.log.copied = Some((app.log.shown.len(), ui.input(|i| i.time)));
         }
-        ui.weak(count_of(app.log.shown.len() as u64, "line", "lines"));
+        let lines = count_of(app.log.shown.len() as u64, "line", "lines");
+        // Said for a moment: a clipboard shows nothing of itself.
+        let now = ui.input(|i| i.time);
+        match app.log.copied.filter(|(_, at)| now - at < COPIED_SHOWN) {
+            Some((n, at)) => {
+                ui.weak(format!("{} copied", count_of(n as u64, "line", "lines")));
+                ui.ctx()
+                    .request_repaint_after_secs((COPIED_SHOWN - (now - at)) as f32);
+            }
+            None => {
+                ui.weak(lines);
+            }
+        }
+        if app.model.earlier_events {
+            ui.weak("· earlier events: `lodge log --all`")
+                .on_hover_text(
+                    "The window loads the newest few hundred events of the log when it opens. \
+                 Every one is kept: `lodge log --all` prints them (`--dataset` or `--job` \
+                 narrows it), and each deposit's own are in its details.",
+                );
+        }
     });
 }
+
+/// How long "N lines copied" stands in for the count, in seconds.
+const COPIED_SHOWN: f64 = 2.0;
