@@ -13,6 +13,9 @@ pub struct HistoryFile {
     rows: Vec<HistoryRow>,
     removed: Vec<bool>,
     target_names: HashMap<String, String>,
+    /// Each landed row's deposit's latest check (`lodge verify`, the window's Verify), if
+    /// it was ever checked: a deposit found damaged since is not reported as only landed.
+    checks: Vec<Option<crate::store::EventRow>>,
 }
 
 impl HistoryFile {
@@ -34,10 +37,25 @@ impl HistoryFile {
                 r.name = r.dataset.and_then(|id| names.get(&id).cloned());
             }
         }
+        let mut latest: HashMap<(String, String), crate::store::EventRow> = HashMap::new();
+        for check in store.latest_checks()? {
+            if let (Some(target), Some(key)) = (check.target.clone(), check.content_key.clone()) {
+                latest.insert((target, key), check);
+            }
+        }
+        let checks = (rows.iter())
+            .map(|r| {
+                let landed = matches!(r.state.as_str(), "deposited" | "existing");
+                landed
+                    .then(|| latest.get(&(r.target.clone(), r.key.clone())).cloned())
+                    .flatten()
+            })
+            .collect();
         Ok(HistoryFile {
             rows,
             removed,
             target_names,
+            checks,
         })
     }
 
@@ -55,15 +73,21 @@ impl HistoryFile {
     pub fn to_json(&self) -> serde_json::Result<serde_json::Value> {
         let mut json = to_json(&self.rows)?;
         if let Some(jobs) = json.as_array_mut() {
-            for ((job, removed), r) in jobs.iter_mut().zip(&self.removed).zip(&self.rows) {
+            for (((job, removed), r), check) in (jobs.iter_mut())
+                .zip(&self.removed)
+                .zip(&self.rows)
+                .zip(&self.checks)
+            {
                 job["removed"] = (*removed).into();
                 job["target_name"] = self.target_names.get(&r.target).cloned().into();
+                job["last_check"] = check.as_ref().and_then(check_json).into();
             }
         }
         Ok(json)
     }
 
-    /// As CSV ([`write_csv`]), a removed dataset's name followed by "(removed)".
+    /// As CSV ([`write_csv`]), a removed dataset's name followed by "(removed)", and each
+    /// landed deposit's latest check in `last_check`.
     pub fn write_csv(&self, out: impl std::io::Write) -> Result<(), csv::Error> {
         let rows: Vec<HistoryRow> = self
             .rows
@@ -77,12 +101,38 @@ impl HistoryFile {
                 ..r.clone()
             })
             .collect();
-        write_csv(&rows, out)
+        let checks: Vec<String> = (self.checks.iter())
+            .map(|check| check.as_ref().map(check_text).unwrap_or_default())
+            .collect();
+        write_csv_checked(&rows, &checks, out)
+    }
+}
+
+/// A deposit's latest check for the JSON: when, the verdict, and what was found.
+fn check_json(check: &crate::store::EventRow) -> Option<serde_json::Value> {
+    let (intact, found) = crate::engine::verify::verdict_of(check)?;
+    Some(serde_json::json!({
+        "at": time_text(check.at),
+        "verdict": if intact { "intact" } else { "damaged" },
+        "found": found,
+    }))
+}
+
+/// A deposit's latest check for the CSV's `last_check`: "intact 2026-…: 3 files, …" or
+/// "damaged 2026-…: data.csv is missing".
+fn check_text(check: &crate::store::EventRow) -> String {
+    match crate::engine::verify::verdict_of(check) {
+        Some((intact, found)) => format!(
+            "{} {}: {found}",
+            if intact { "intact" } else { "damaged" },
+            time_text(check.at)
+        ),
+        None => String::new(),
     }
 }
 
 /// The CSV's columns, in order.
-pub const CSV_COLUMNS: [&str; 15] = [
+pub const CSV_COLUMNS: [&str; 16] = [
     "job",
     "dataset",
     "name",
@@ -99,6 +149,8 @@ pub const CSV_COLUMNS: [&str; 15] = [
     "updated",
     "dismissed",
     "queued_by",
+    // Written by [`HistoryFile::write_csv`]; empty from [`write_csv`] alone.
+    "last_check",
 ];
 
 /// Write `rows` as CSV to `out`, a header first, times as RFC 3339 text. A text cell that a
@@ -106,10 +158,19 @@ pub const CSV_COLUMNS: [&str; 15] = [
 /// carriage return: a title `=HYPERLINK(...)`, say) gets a leading `'`, which spreadsheets
 /// show as text.
 pub fn write_csv(rows: &[HistoryRow], out: impl std::io::Write) -> Result<(), csv::Error> {
+    write_csv_checked(rows, &[], out)
+}
+
+/// [`write_csv`] with each row's `last_check` cell (`checks`, by row; missing ones empty).
+fn write_csv_checked(
+    rows: &[HistoryRow],
+    checks: &[String],
+    out: impl std::io::Write,
+) -> Result<(), csv::Error> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(CSV_COLUMNS)?;
     let text = |s: &Option<String>| as_text_cell(s.as_deref().unwrap_or_default());
-    for r in rows {
+    for (i, r) in rows.iter().enumerate() {
         w.write_record([
             r.job.to_string(),
             r.dataset.map(|d| d.to_string()).unwrap_or_default(),
@@ -126,6 +187,7 @@ pub fn write_csv(rows: &[HistoryRow], out: impl std::io::Write) -> Result<(), cs
             time_text(r.updated_at),
             r.dismissed_at.map(time_text).unwrap_or_default(),
             text(&r.queued_by),
+            as_text_cell(checks.get(i).map(String::as_str).unwrap_or_default()),
         ])?;
     }
     w.flush()?;

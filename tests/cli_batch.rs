@@ -5686,6 +5686,22 @@ async fn verify_says_each_deposit_is_intact_then_names_the_file_the_server_lost(
         ],
     );
 
+    // The history's files carry the latest check: an export does not report a deposit
+    // found damaged as only deposited.
+    let json = lodge_with(&db, &["history", "--json"]).await;
+    let history: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(history[0]["state"], "deposited");
+    assert_eq!(history[0]["last_check"]["verdict"], "damaged");
+    assert_eq!(history[0]["last_check"]["found"], "data.csv is missing");
+    let csv = lodge_with(&db, &["history", "--csv"]).await;
+    let mut read = csv::Reader::from_reader(csv.stdout.as_slice());
+    assert_eq!(&read.headers().unwrap()[15], "last_check");
+    let row = read.records().next().unwrap().unwrap();
+    assert!(
+        row[15].starts_with("damaged ") && row[15].ends_with(": data.csv is missing"),
+        "{row:?}"
+    );
+
     // `show` says what the deposit's latest check found, and what to do.
     let shown = lodge_with(&db, &["show", "1"]).await;
     assert_all(

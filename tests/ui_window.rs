@@ -467,6 +467,15 @@ fn verify_deposited_checks_every_deposit_and_names_the_damaged_one() {
     );
     assert_eq!(w.log_of("verified").len(), 1);
     assert_eq!(w.log_of("damaged").len(), 1);
+
+    // The History says so too, beside the state it landed in.
+    w.open_history();
+    w.harness.run_steps(2);
+    assert_eq!(
+        w.harness.query_all_by_label("deposited, damaged").count(),
+        1,
+        "soil-cores' deposit only"
+    );
 }
 
 /// A dataset edited since its deposit reads *New version*, but its record is still there,

@@ -487,16 +487,34 @@ fn state_cell(app: &LodgeApp, ui: &mut egui::Ui, r: &HistoryRow) {
                 }
             )),
         ),
-        None => (
-            RichText::new(&r.state),
-            match landed_how(r) {
+        None => {
+            // Landed, and found damaged since by a check: the history says so too (an
+            // export of it would otherwise report a lost record as fine).
+            let damaged = (matches!(r.state.as_str(), "deposited" | "existing"))
+                .then(|| r.key.parse::<crate::content::ContentKey>().ok())
+                .flatten()
+                .and_then(|key| app.model.damage(&key, &r.target));
+            let how = match landed_how(r) {
                 Some(how) => Some(match &r.last_error {
                     Some(e) => format!("{how} Before that: {e}"),
                     None => how.to_string(),
                 }),
                 None => r.last_error.clone(),
-            },
-        ),
+            };
+            match damaged {
+                Some(found) => {
+                    let (_, colour) = super::badge::style(crate::app::StatusKind::Damaged);
+                    (
+                        RichText::new(format!("{}, damaged", r.state)).color(colour),
+                        Some(format!(
+                            "The last check found it damaged on the server: {found}.{}",
+                            how.map(|how| format!(" {how}")).unwrap_or_default()
+                        )),
+                    )
+                }
+                None => (RichText::new(&r.state), how),
+            }
+        }
     };
     match (paused, &last_error) {
         (Some(reason), _) => {
