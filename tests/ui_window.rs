@@ -3215,6 +3215,24 @@ fn the_log_shortens_a_long_name_and_copy_gives_whole_lines_with_their_date() {
     ));
 }
 
+/// The zoom a person sets (Ctrl+plus) is kept with what the window remembers of itself,
+/// as soon as it changes, and the window opens at it again: larger text is not to be set
+/// again at each start.
+#[test]
+fn the_zoom_is_remembered_and_the_window_opens_at_it_again() {
+    let mut w = Window::open(FaultConfig::default());
+    w.harness.run_steps(2);
+    w.harness.ctx.set_zoom_factor(1.5);
+    w.harness.run_steps(3);
+    let on_disk = std::fs::read_to_string(w.lab.path("app/window-view.json")).expect("written");
+    let memory: lodge::ui::ViewMemory = serde_json::from_str(&on_disk).expect("readable");
+    assert_eq!(memory.zoom_percent, Some(150));
+
+    let mut w = w.reopen();
+    w.harness.run_steps(2);
+    assert_eq!(w.harness.ctx.zoom_factor(), 1.5);
+}
+
 /// The window loads the newest few hundred events of the log: when there are earlier
 /// ones, the log panel says where they are, rather than pass the newest off as all.
 #[test]

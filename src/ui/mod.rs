@@ -45,6 +45,45 @@ pub struct ViewMemory {
     /// edited since to another URL is found by its name).
     pub target_scope: String,
     pub target_name: Option<String>,
+    /// The zoom (Ctrl+plus, Ctrl+minus), in percent: a person who needs larger text is not
+    /// to zoom again at each start. Absent: 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zoom_percent: Option<u16>,
+}
+
+/// The window's zoom as it is remembered: one recalled from the last run, set on the first
+/// frame (the context is not there before), then the zoom as the person leaves it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Zoom {
+    Recalled(Option<u16>),
+    Now(f32),
+}
+
+impl Default for Zoom {
+    fn default() -> Zoom {
+        Zoom::Now(1.0)
+    }
+}
+
+impl Zoom {
+    /// Set a recalled zoom on `ctx`, else take up the zoom `ctx` has now.
+    fn follow(&mut self, ctx: &egui::Context) {
+        if let Zoom::Recalled(percent) = *self {
+            // Within egui's own bounds of Ctrl+plus and Ctrl+minus.
+            let factor = f32::from(percent.unwrap_or(100)) / 100.0;
+            ctx.set_zoom_factor(factor.clamp(0.2, 5.0));
+        }
+        *self = Zoom::Now(ctx.zoom_factor());
+    }
+
+    /// The zoom to remember: `None` at 100 % (nothing to keep).
+    fn percent_to_keep(self) -> Option<u16> {
+        let percent = match self {
+            Zoom::Recalled(percent) => return percent,
+            Zoom::Now(factor) => (factor * 100.0).round() as u16,
+        };
+        (percent != 100).then_some(percent)
+    }
 }
 
 /// A picked target that stopped being configured, and what the picker shows instead.
@@ -93,6 +132,8 @@ pub struct LodgeApp {
     /// What was last written of [`LodgeApp::remember`] (or read at start), so it is written
     /// again only when it changes.
     remembered: Option<ViewMemory>,
+    /// The zoom, to remember it ([`ViewMemory::zoom_percent`]).
+    zoom: Zoom,
     /// The last write of what the window remembers failed, and a warning said so.
     view_not_written: bool,
     /// Whether a text field had the keyboard at the end of the last frame: egui lets go of
@@ -129,6 +170,7 @@ impl LodgeApp {
             folders_checked_ms: None,
             gone_checked_ms: None,
             remembered: None,
+            zoom: Zoom::default(),
             view_not_written: false,
             typing: false,
             last_focus: None,
@@ -182,6 +224,7 @@ impl LodgeApp {
             descending: self.table.descending,
             target_scope: self.picked.0.clone(),
             target_name: self.picked.1.clone(),
+            zoom_percent: self.zoom.percent_to_keep(),
         }
     }
 
@@ -192,6 +235,7 @@ impl LodgeApp {
         self.table.descending = memory.descending;
         // A version no list of targets has: the next frame with targets picks this one.
         self.picked = (memory.target_scope, memory.target_name, u64::MAX);
+        self.zoom = Zoom::Recalled(memory.zoom_percent);
     }
 
     /// [`LodgeApp::recall`] what eframe's `storage` holds, if it holds anything and Lodge's
@@ -437,6 +481,7 @@ impl LodgeApp {
 
     /// Draw one frame.
     pub fn show(&mut self, ui: &mut egui::Ui) {
+        self.zoom.follow(ui.ctx());
         self.service.drain(&mut self.model);
         self.keep_picked_target();
         self.remember_at_once();
