@@ -4567,6 +4567,42 @@ async fn a_failed_job_of_an_earlier_key_counted_in_the_totals_is_said_to_be_in_t
     assert!(retry.status.success(), "{}", text(&retry));
 }
 
+/// A dataset not deposited yet whose metadata a deposit would refuse says so under its
+/// `new` line, with where to see what to add: `new` alone reads as ready to go.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_says_which_new_datasets_a_deposit_would_refuse_as_they_are() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    add(&store, &lab.numbered_folder(1), &metadata("One"));
+    let bare = lab.folder("bare", &[("data.csv", b"t,v\n1,2\n")]);
+    let added = lodge_with(&db, &["add", &bare.to_string_lossy()]).await;
+    assert!(added.status.success(), "{}", text(&added));
+
+    let status = lodge_with(&db, &["status"]).await;
+    let t = text(&status);
+    assert!(status.status.success(), "{t}");
+    let lines: Vec<&str> = t.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains(" bare "))
+        .expect("its line");
+    assert!(
+        lines[at + 1].starts_with("       a deposit would refuse it as it is: ")
+            && lines[at + 1].ends_with("; `lodge show 2` says what to add"),
+        "{t}"
+    );
+    assert!(
+        !t.contains("lodge show 1` says what to add"),
+        "ds001's metadata is complete: {t}"
+    );
+    let json = lodge_with(&db, &["status", "--json"]).await;
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let items = json["items"].as_array().unwrap();
+    assert!(items[0]["metadata_problems"].is_null(), "{json:#}");
+    assert!(!items[1]["metadata_problems"].as_array().unwrap().is_empty());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn status_and_history_list_only_the_datasets_states_and_target_asked_for() {
     let lab = Lab::new();

@@ -380,6 +380,22 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
     };
     // This machine's window paused by its Pause button (and so when it is next opened).
     let window_paused = crate::settings::window_paused_path().exists();
+    // What a deposit would refuse of each dataset not deposited yet (its metadata's
+    // problems): `new` alone would not say it cannot go as it is.
+    let mut refused_for: HashMap<i64, Vec<String>> = HashMap::new();
+    if rows.iter().any(|r| r.state == "new") {
+        for d in store.datasets()? {
+            let problems = d.metadata.problems();
+            if !problems.is_empty() {
+                refused_for.insert(d.id, problems.into_iter().map(|p| p.message).collect());
+            }
+        }
+    }
+    let refused_for = |r: &StatusRow| {
+        (r.state == "new")
+            .then(|| refused_for.get(&r.dataset))
+            .flatten()
+    };
     let gone: Vec<DatasetRow> = crate::catalog::folders_gone(&store)?
         .into_iter()
         .filter(|d| rows.iter().any(|r| r.dataset == d.id))
@@ -439,6 +455,7 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                         .map(|(_, change)| change.to_json()),
                     "sender": r.job.and_then(|j| senders.get(&j)),
                     "retry_due": retry_due(&store, r).ok().flatten().map(time_text),
+                    "metadata_problems": refused_for(r),
                 })
             })
             .collect();
@@ -516,6 +533,18 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
         }
         if let Some(copy) = r.shared_with {
             say!("       {}", shared_deposit_note(&all_names, copy, r.job));
+        }
+        if let Some(problems) = refused_for(r) {
+            let more = match problems.len() {
+                1 => String::new(),
+                n => format!(" (and {} more)", n - 1),
+            };
+            say!(
+                "       a deposit would refuse it as it is: {}{more}; `lodge show {}` says what \
+                 to add",
+                problems[0],
+                r.dataset
+            );
         }
         if let Some(e) = &r.last_error
             && !matches!(r.state.as_str(), "deposited" | "existing")
