@@ -681,6 +681,11 @@ async fn an_entry_not_valid_leaves_the_other_saved_targets_working_and_is_kept_u
     .await;
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(sandbox.stats().records, 1);
+    // `status --json` names the saved target as the text does.
+    let status = lodge_in(&lab).args(["status", "--json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(json["items"][0]["target_name"], "lab", "{json:#}");
+    assert_eq!(json["items"][0]["target"], sandbox.target_url().as_str());
 
     let out = run({
         let mut cmd = lodge_in(&lab);

@@ -437,6 +437,9 @@ pub fn status(db: &Database, filter: &ItemFilter, json: bool) -> anyhow::Result<
                     "path": r.path,
                     "key": r.key,
                     "target": r.target,
+                    // The name it is saved under, as the text shows it and `history --json`
+                    // has it (null when it is not saved).
+                    "target_name": r.target.as_deref().and_then(|t| names.saved(t)),
                     "state": r.state,
                     "job": r.job,
                     "identifier": r.identifier,
