@@ -629,6 +629,32 @@ fn verify_bytes_in_the_details_finds_a_file_replaced_by_other_bytes_of_its_size(
     );
 }
 
+/// A notice that a deposit is damaged goes once a later check finds it intact (a repair
+/// from the command line, the file put back by hand): it would say "damaged" over a row
+/// that reads deposited.
+#[test]
+fn a_damaged_notice_goes_once_a_later_check_finds_the_deposit_intact() {
+    let mut w = Window::open(FaultConfig::default());
+    let folder = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
+    let id = w.add_folder(&folder);
+    w.deposit_row(id);
+    let cff = std::fs::read(folder.join("CITATION.cff")).unwrap();
+    let blob = w.sandbox_blob(&cff);
+    std::fs::remove_file(&blob).unwrap();
+    w.open_details("soil-cores", |d| !d.jobs.is_empty());
+    w.harness.step();
+    w.press_for_notice("Verify", "is damaged");
+    let shown = |w: &Window| (w.app().notices.current()).any(|n| n.text.contains("is damaged"));
+    w.harness.step();
+    assert!(shown(&w));
+
+    std::fs::write(&blob, &cff).unwrap();
+    w.harness.run_steps(2);
+    w.press_for_notice("Verify", "is intact");
+    w.harness.run_steps(2);
+    assert!(!shown(&w), "the damaged notice is taken down");
+}
+
 #[test]
 fn verify_in_the_details_says_the_deposit_is_intact_then_names_the_file_the_sandbox_lost() {
     let mut w = Window::open(FaultConfig::default());

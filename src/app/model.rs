@@ -173,6 +173,9 @@ pub struct Notice {
     /// Said while the window's deposits are paused (its Pause button): it is taken down once
     /// they are resumed, so it never says "paused" over rows being sent.
     pub while_deposits_paused: bool,
+    /// The deposit (its key, and its target's scope id) this notice says is damaged: it is
+    /// taken down once a later check finds it intact (a repair from the command line, say).
+    pub while_damaged: Option<(ContentKey, String)>,
 }
 
 impl Notice {
@@ -180,6 +183,18 @@ impl Notice {
     pub fn about(self, topic: impl Into<String>) -> Notice {
         Notice {
             topic: Some(topic.into()),
+            ..self
+        }
+    }
+
+    /// This notice, taken down once the deposit of `key` on `target` is no longer found
+    /// damaged (an info notice, which goes by itself, is left as it is).
+    pub fn while_damaged(self, key: ContentKey, target: &str) -> Notice {
+        if self.level == NoticeLevel::Info {
+            return self;
+        }
+        Notice {
+            while_damaged: Some((key, target.to_string())),
             ..self
         }
     }
@@ -200,6 +215,7 @@ impl Notice {
             while_gone: Vec::new(),
             topic: None,
             while_deposits_paused: false,
+            while_damaged: None,
         }
     }
     pub fn warning(text: impl Into<String>) -> Notice {
@@ -210,6 +226,7 @@ impl Notice {
             while_gone: Vec::new(),
             topic: None,
             while_deposits_paused: false,
+            while_damaged: None,
         }
     }
     pub fn error(text: impl Into<String>) -> Notice {
@@ -220,6 +237,7 @@ impl Notice {
             while_gone: Vec::new(),
             topic: None,
             while_deposits_paused: false,
+            while_damaged: None,
         }
     }
 }

@@ -102,7 +102,8 @@ impl Core {
                 "What the {doing} of {name} found could not be logged: {e}"
             ))),
         }
-        self.out().notice(notice);
+        self.out()
+            .notice(notice.while_damaged(job.key, &job.target));
         if let Some(dataset) = job.dataset_id {
             // The details show the job's events: the check is one now.
             self.load_details(dataset).await;

@@ -68,7 +68,9 @@ impl Notices {
                 || (n.while_gone.iter())
                     .any(|id| model.row(*id).is_some() && model.folder_gone(*id));
             let deposits_still_paused = !n.while_deposits_paused || !model.engine_running;
-            pause_stands && a_folder_still_gone && deposits_still_paused
+            let still_damaged = (n.while_damaged.as_ref())
+                .is_none_or(|(key, target)| model.damage(key, target).is_some());
+            pause_stands && a_folder_still_gone && deposits_still_paused && still_damaged
         });
     }
 
