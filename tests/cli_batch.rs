@@ -1183,15 +1183,7 @@ fn log_tail_past_a_page_prints_the_newest_and_a_datasets_log_has_its_own_events(
     let db = lab.path("lodge.db");
     let store = lab.store("lodge.db");
     let (id, _) = add(&store, &lab.numbered_folder(1), &metadata("One"));
-    for n in 0..1500 {
-        store
-            .append_event(&lodge::store::NewEvent {
-                kind: Some(lodge::store::EventKind::Rescanned),
-                message: format!("filler {n}"),
-                ..Default::default()
-            })
-            .unwrap();
-    }
+    support::log_filler_events(&store, 1500);
     let last = store.events_after(0, 10_000).unwrap().last().unwrap().id;
     let out = lodge(&db)
         .args(["log", "--json", "--tail", "1200"])

@@ -3266,15 +3266,7 @@ fn the_log_panel_says_where_the_events_it_did_not_load_are() {
     let lab = support::Lab::new();
     std::fs::create_dir_all(lab.path("app")).unwrap();
     let store = lab.store("app/lodge.db");
-    for n in 0..600 {
-        store
-            .append_event(&lodge::store::NewEvent {
-                kind: Some(lodge::store::EventKind::Rescanned),
-                message: format!("filler {n}"),
-                ..Default::default()
-            })
-            .unwrap();
-    }
+    support::log_filler_events(&store, 600);
     drop(store);
     let cfg = gui::config(&lab, FaultConfig::default());
     let mut w = Window::open_with(lab, cfg);

@@ -1342,9 +1342,10 @@ mod tests {
         assert_eq!(model.dataset_name(5), None);
     }
 
-    #[test]
-    fn a_scope_id_that_begins_another_names_neither_in_the_others_place() {
-        let target = |scope: &str, label: &str| TargetInfo {
+    /// A picker's target at `scope` labelled `label — scope`, which can do nothing beyond
+    /// depositing.
+    fn target(scope: &str, label: &str) -> TargetInfo {
+        TargetInfo {
             scope_id: scope.into(),
             label: format!("{label} — {scope}"),
             puts_back_files: false,
@@ -1353,7 +1354,11 @@ mod tests {
             keeps_files: false,
             makes_drafts: false,
             datasets_base: None,
-        };
+        }
+    }
+
+    #[test]
+    fn a_scope_id_that_begins_another_names_neither_in_the_others_place() {
         let drafts = "datacite+http://127.0.0.1:8080/10.80000";
         let model = Model {
             targets: vec![
@@ -1382,16 +1387,6 @@ mod tests {
     /// `sbx-000001`), unless its words name it; with one, nothing is added.
     #[test]
     fn a_deposits_log_line_names_its_target_when_there_is_more_than_one() {
-        let target = |scope: &str, label: &str| TargetInfo {
-            scope_id: scope.into(),
-            label: format!("{label} — {scope}"),
-            puts_back_files: false,
-            repairs_sizes: false,
-            repairs_records: false,
-            keeps_files: false,
-            makes_drafts: false,
-            datasets_base: None,
-        };
         let event = |id: i64, scope: &str, message: &str| EventRow {
             target: Some(scope.into()),
             ..EventRow::for_tests_saying(id, EventKind::Created, message)

@@ -121,6 +121,20 @@ pub fn metadata(title: &str) -> Metadata {
     }
 }
 
+/// Append `n` events to `store`'s log that belong to no dataset or job ("filler 0", ...):
+/// a log longer than a reader shows at once.
+pub fn log_filler_events(store: &Store, n: usize) {
+    for i in 0..n {
+        store
+            .append_event(&lodge::store::NewEvent {
+                kind: Some(lodge::store::EventKind::Rescanned),
+                message: format!("filler {i}"),
+                ..Default::default()
+            })
+            .expect("append an event");
+    }
+}
+
 /// Scan and record a folder; returns its dataset id and key.
 pub fn add(store: &Store, root: &Path, metadata: &Metadata) -> (i64, ContentKey) {
     let recorded = record_folder(store, root, metadata, &|_| {}).expect("record folder");
