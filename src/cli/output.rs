@@ -448,14 +448,16 @@ pub(super) fn damage_hint(store: &Store, found: &str, dataset: i64, scope: &str)
 
 /// The folder of `dataset`, added on this machine, when it is not there and no dataset
 /// added here with its key has its folder here: a repair would have nothing to send from.
-fn folder_gone_here(store: &Store, dataset: i64) -> Option<String> {
+pub(super) fn folder_gone_here(store: &Store, dataset: i64) -> Option<String> {
     let d = store.dataset(dataset).ok()??;
     let here = |path: &str| std::path::Path::new(path).is_dir();
     if here(&d.path) || store.added_elsewhere(d.id).ok()?.is_some() {
         return None;
     }
     let copies = store.copies_of_key(&d.key?, Some(d.id)).ok()?;
-    (!copies.iter().any(|copy| here(&copy.path))).then_some(d.path)
+    crate::engine::first_copy_here(copies)
+        .is_none()
+        .then_some(d.path)
 }
 
 #[cfg(test)]

@@ -452,23 +452,13 @@ pub async fn verify(db: &Database, args: VerifyArgs) -> anyhow::Result<ExitCode>
             // A folder moved or deleted here, with no folder here of the same key to send
             // from: the repair has nothing to send until it is added where it is now.
             for d in on_the_list.iter().filter(|d| lost_in.contains(&d.id)) {
-                let away_too = away.values().flatten().any(|id| *id == d.id.to_string());
-                if away_too || std::path::Path::new(&d.path).is_dir() {
-                    continue;
-                }
-                let copy_here = on_the_list.iter().any(|other| {
-                    other.id != d.id
-                        && other.key.is_some()
-                        && other.key == d.key
-                        && std::path::Path::new(&other.path).is_dir()
-                });
-                if !copy_here {
+                if let Some(path) = super::output::folder_gone_here(&store, d.id) {
                     say!(
                         "  dataset {} {}'s folder {} is not there (moved or deleted): `lodge \
                          add` it where it is now first; the repair then sends from it.",
                         d.id,
                         d.name,
-                        crate::wording::on_one_line(&d.path)
+                        crate::wording::on_one_line(&path)
                     );
                 }
             }

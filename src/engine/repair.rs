@@ -78,7 +78,7 @@ pub fn from_a_folder_here(store: &Store, job: &JobRow) -> JobRow {
     let copies = store
         .copies_of_key(&job.key, job.dataset_id)
         .unwrap_or_default();
-    match copies.into_iter().find(|copy| here(&copy.path)) {
+    match super::first_copy_here(copies) {
         Some(copy) => JobRow {
             dataset_id: Some(copy.dataset_id),
             dataset_path: Some(copy.path),
