@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::content::{
-    ContentError, DataFingerprint, DocumentChanges, HashWatch, Metadata, PreparedDataset,
-    ScanReport, prepare_scanned, scan_folder_leaving_out,
+    ContentError, DataFingerprint, DocumentChanges, FileStamp, HashCache, HashWatch, Metadata,
+    PreparedDataset, ScanReport, ScannedFile, prepare_scanned, scan_folder_leaving_out,
 };
 use crate::store::{DatasetRow, FileScan, NewDataset, Store, StoreError};
 
@@ -221,9 +221,9 @@ impl FolderChange {
 }
 
 /// What a dataset's folder holds now against its last scan, from a walk and a `stat` of
-/// each file, hashing nothing: `None` when it is as scanned. A file touched but not
-/// changed counts as modified (its modification time moved); a rescan then finds the same
-/// key. A dataset never scanned has nothing to compare and is `None`.
+/// each file: `None` when it is as scanned. A file whose modification time alone moved (a
+/// `touch`) is read to tell, once ([`modified_among_touched`]): touched but not changed, it
+/// is as scanned. A dataset never scanned has nothing to compare and is `None`.
 pub fn change_since_scan(
     store: &Store,
     d: &DatasetRow,
@@ -239,19 +239,56 @@ pub fn change_since_scan(
     let mut then: HashMap<&str, &FileScan> =
         scanned.iter().map(|f| (f.rel_path.as_str(), f)).collect();
     let mut changes = DocumentChanges::default();
+    let mut touched = Vec::new();
     for now in &report.files {
         match then.remove(now.rel_path.as_str()) {
             None => changes.added += 1,
-            Some(was) if was.size != now.stamp.size || was.mtime_ns != now.stamp.mtime_ns => {
-                changes.modified += 1
-            }
+            Some(was) if was.size != now.stamp.size => changes.modified += 1,
+            Some(was) if was.mtime_ns != now.stamp.mtime_ns => touched.push((now, was)),
             Some(_) => {}
         }
     }
+    changes.modified += modified_among_touched(store, &touched);
     changes.removed = then.len();
     Ok(changes
         .files_changed()
         .then_some(FolderChange::Files(changes)))
+}
+
+/// The most bytes of files whose modification time alone moved that a look at a folder
+/// reads to tell whether they changed; past it they are said modified, as a rescan would
+/// find out (a look runs each time the window comes into focus: a tree of large files
+/// touched at once is not read then).
+const TOUCHED_READ_AT_MOST: u64 = 256 * 1024 * 1024;
+
+/// Of the files whose modification time moved since the scan at their scanned size (`now`
+/// as the walk found it, `was` as scanned): how many hold other bytes. Only the time moves
+/// with a `touch`, or the same file copied over it: the bytes tell, read once (the digest
+/// is remembered by the stamp, so the next look costs a stat). Past
+/// [`TOUCHED_READ_AT_MOST`] bytes, or unreadable, a file counts as modified.
+fn modified_among_touched(store: &Store, touched: &[(&ScannedFile, &FileScan)]) -> usize {
+    if touched.is_empty() {
+        return 0;
+    }
+    let stamps: Vec<FileStamp> = touched.iter().map(|(now, _)| now.stamp.clone()).collect();
+    let cached = HashCache::lookup_many(store, &stamps);
+    let mut budget = TOUCHED_READ_AT_MOST;
+    let mut fresh = Vec::new();
+    let mut modified = 0;
+    for ((now, was), cached) in touched.iter().zip(cached) {
+        let digest = cached.or_else(|| {
+            budget = budget.checked_sub(now.stamp.size)?;
+            let file = std::fs::File::open(&now.abs_path).ok()?;
+            let (digest, _) = crate::content::sha256_reader(file).ok()?;
+            fresh.push((now.stamp.clone(), digest));
+            Some(digest)
+        });
+        if digest.is_none_or(|d| d.to_hex() != was.sha256) {
+            modified += 1;
+        }
+    }
+    HashCache::remember(store, &fresh);
+    modified
 }
 
 /// This machine's datasets, of those `wanted`, whose folders changed since their last scan,

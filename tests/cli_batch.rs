@@ -5174,6 +5174,41 @@ async fn status_names_the_datasets_whose_folders_are_gone_and_the_commands_for_t
     assert!(!t.contains("add it where it is now"), "{t}");
 }
 
+/// A file whose modification time alone moved (a `touch`, the same file copied over it)
+/// is not said modified: its bytes are read once to tell, and the next look costs a stat.
+/// The same size with other bytes still is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_reads_a_touched_file_to_tell_it_unchanged_and_names_one_of_other_bytes() {
+    let lab = Lab::new();
+    let db = lab.path("lodge.db");
+    let store = lab.store("lodge.db");
+    let folder = lab.numbered_folder(1);
+    add(&store, &folder, &metadata("One"));
+    let file = folder.join("data.csv");
+    let later = std::time::SystemTime::now() + Duration::from_secs(3600);
+    let touch = |to: std::time::SystemTime| {
+        fs::File::options()
+            .write(true)
+            .open(&file)
+            .unwrap()
+            .set_modified(to)
+            .unwrap()
+    };
+    touch(later);
+    for look in ["first", "second (from the remembered digest)"] {
+        let t = text(&lodge_with(&db, &["status"]).await);
+        assert!(!t.contains("changed since"), "{look} look: {t}");
+    }
+
+    // The same size, other bytes, and the time moved again.
+    let mut bytes = fs::read(&file).unwrap();
+    bytes[0] ^= 1;
+    fs::write(&file, &bytes).unwrap();
+    touch(later + Duration::from_secs(60));
+    let t = text(&lodge_with(&db, &["status"]).await);
+    assert!(t.contains("   1 ds001: 1 file modified\n"), "{t}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn status_names_the_folders_changed_since_their_scan_and_the_scan_that_keys_them_anew() {
     let lab = Lab::new();
