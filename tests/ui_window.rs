@@ -4097,13 +4097,23 @@ fn a_folder_deleted_while_the_window_was_in_the_background_is_named_missing_and_
         "no Deposit is offered for a folder that is gone"
     );
 
-    // Put back (its files written anew): the next look, a minute later, finds it there
-    // again, and since its files' times changed, offers to rescan it.
+    // Put back (its files written anew, the same bytes): the next look, a minute later,
+    // finds it there again. Only its files' times changed, and their bytes tell that they
+    // did not: it is as scanned, with nothing to rescan.
     let again = citable_folder(&w.lab, "soil-cores", "Soil cores 2026");
     assert_eq!(again, folder);
     w.harness.state_mut().clock = lodge::ui::Clock::Fixed(lodge::store::now_ms() + 60_000);
     w.harness.event(egui::Event::WindowFocused(true));
     w.wait("the folder back", |app| {
+        app.status_of(id).map(|s| s.kind()) == Some(StatusKind::New)
+    });
+    assert_eq!(w.harness.query_all_by_label("Rescan").count(), 0);
+
+    // Written again with other bytes: now it offers to rescan.
+    std::fs::write(folder.join("README.txt"), "Soil cores, second look\n").unwrap();
+    w.harness.state_mut().clock = lodge::ui::Clock::Fixed(lodge::store::now_ms() + 120_000);
+    w.harness.event(egui::Event::WindowFocused(true));
+    w.wait("the change seen", |app| {
         app.status_of(id).map(|s| s.kind()) == Some(StatusKind::ChangedSinceScan)
     });
     assert_eq!(w.harness.query_all_by_label("Rescan").count(), 1);
