@@ -108,8 +108,9 @@ impl HistoryFile {
     }
 }
 
-/// A deposit's latest check for the JSON: when, the verdict, and what was found.
-fn check_json(check: &crate::store::EventRow) -> Option<serde_json::Value> {
+/// A deposit's latest check (a `verified` or `damaged` event) for the JSON of the history,
+/// `status` and `show`: when, its verdict and what it found; `None` for any other event.
+pub fn check_json(check: &crate::store::EventRow) -> Option<serde_json::Value> {
     let (intact, found) = crate::engine::verify::verdict_of(check)?;
     Some(serde_json::json!({
         "at": time_text(check.at),

@@ -7,7 +7,6 @@ use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::engine::verify::verdict_of;
 use crate::store::{EventRow, JobRow, Store};
 
 /// `println!` for the command line: when what reads the output has gone (`lodge add … |
@@ -228,18 +227,7 @@ pub fn shell_word(text: &str) -> std::borrow::Cow<'_, str> {
     shlex::try_quote(text).unwrap_or(std::borrow::Cow::Borrowed(text))
 }
 
-pub use crate::history_file::time_text;
-
-/// A deposit's latest check (a `verified` or `damaged` event) for `--json`: when, its
-/// verdict and what it found; `None` for any other event.
-pub fn check_json(check: &EventRow) -> Option<serde_json::Value> {
-    let (intact, found) = verdict_of(check)?;
-    Some(serde_json::json!({
-        "at": time_text(check.at),
-        "verdict": if intact { "intact" } else { "damaged" },
-        "found": found,
-    }))
-}
+pub use crate::history_file::{check_json, time_text};
 
 /// A progress bar for hashing a folder, drawn on stderr only when it is a terminal: a
 /// spinner while the folder is walked (its size not known yet: a bar would be drawn full),

@@ -47,24 +47,19 @@ impl Clock {
         match self {
             Clock::Fixed(_) => "--:--:--".into(),
             Clock::System => {
-                let t =
-                    std::time::UNIX_EPOCH + std::time::Duration::from_millis(at_ms.max(0) as u64);
-                let s = humantime::format_rfc3339_seconds(t).to_string();
+                let s = self.stamp(at_ms);
                 s.get(11..19).unwrap_or(&s).to_string()
             }
         }
     }
 
-    /// A timestamp in full, as RFC 3339 UTC (`2026-12-08T00:04:30Z`): what a line copied
-    /// out of the window carries, read later on another day.
+    /// A timestamp in full, as RFC 3339 UTC (`2026-12-08T00:04:30Z`, as the history's files
+    /// write times): what a line copied out of the window carries, read later on another
+    /// day.
     pub fn stamp(self, at_ms: i64) -> String {
         match self {
             Clock::Fixed(_) => "----------T--:--:--Z".into(),
-            Clock::System => {
-                let t =
-                    std::time::UNIX_EPOCH + std::time::Duration::from_millis(at_ms.max(0) as u64);
-                humantime::format_rfc3339_seconds(t).to_string()
-            }
+            Clock::System => crate::history_file::time_text(at_ms),
         }
     }
 
@@ -73,9 +68,7 @@ impl Clock {
         match self {
             Clock::Fixed(_) => "----------- --:--".into(),
             Clock::System => {
-                let t =
-                    std::time::UNIX_EPOCH + std::time::Duration::from_millis(at_ms.max(0) as u64);
-                let s = humantime::format_rfc3339_seconds(t).to_string();
+                let s = self.stamp(at_ms);
                 format!(
                     "{} {}",
                     s.get(..10).unwrap_or(&s),
